@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import sjson from 'secure-json-parse';
+import type { Config } from './config/config.ts';
+import { registerAccessControl } from './http/auth.ts';
+import './http/context.ts';
+import { invalidJson, registerErrorHandling } from './http/errors.ts';
+import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
+import { mediaRoutes } from './http/routes/media.ts';
+import { openServices } from './services/container.ts';
+
+export const apiVersion = '0.1.0';
+
+/**
+ * Bodies are validated strictly (a string is never turned into a number); query strings and
+ * path parameters are text by nature, so they are coerced.
+ */
+function validators() {
+  const make = (coerce: boolean) => {
+    const ajv = new Ajv({ coerceTypes: coerce, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+    addFormats.default(ajv);
+    return ajv;
+  };
+  const body = make(false);
+  const text = make(true);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+}
+
+const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the whole app (no listen). `app.close()` also closes the stores. */
+export async function buildApp(config: Config): Promise<FastifyInstance> {
+  const services = await openServices(config);
+  const app = Fastify({
+    logger: { level: config.logLevel },
+    trustProxy: config.trustProxy,
+    bodyLimit: config.limits.bodyBytes,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { strict: false } },
+  });
+  app.setValidatorCompiler(validators());
+  app.decorate('loupe', { config, ...services });
+  app.addHook('onClose', async () => services.close());
+
+  // Only JSON is accepted. An empty body with a JSON content type is "no body", which is what
+  // clients send to close/, reopen/ and DELETE.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, undefined);
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (err) {
+      done(invalidJson((err as Error).message), undefined);
+    }
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  registerAccessControl(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Loupe',
+        version: apiVersion,
+        description: 'Self-hosted visual-AI server. Authenticate with the header `Authorization: Token <token>`.',
+      },
+      components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <token>' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
+  await app.register(mediaRoutes);
+
+  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  return app;
+}

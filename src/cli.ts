@@ -1,0 +1,118 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config/config.ts';
+import { parseServices } from './services/account-service.ts';
+import { openServices, type Services } from './services/container.ts';
+import { ServiceError } from './services/errors.ts';
+
+const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
+
+  loupe account create --name N [--credits C] [--services s1,s2]
+  loupe account list
+  loupe account show --account A
+  loupe workspace add --account A [--name N]
+  loupe workspace list --account A
+  loupe token add --account A [--name N]
+  loupe token revoke --token T | --id TOKEN_ID
+  loupe credits add --account A --amount N
+  loupe services enable --account A --services s1,s2
+  loupe services disable --account A --services s1,s2
+  loupe migrate
+
+Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).`;
+
+class UsageError extends Error {}
+
+const options = {
+  name: { type: 'string' },
+  credits: { type: 'string' },
+  amount: { type: 'string' },
+  services: { type: 'string' },
+  account: { type: 'string' },
+  token: { type: 'string' },
+  id: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing --${flag}`);
+  return value;
+}
+
+function integer(value: string, flag: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${flag} must be an integer, got "${value}"`);
+  return Number(value);
+}
+
+type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
+
+async function run(services: Services, command: string, values: Values, rest: string[]): Promise<unknown> {
+  const { accounts } = services;
+  switch (command) {
+    case 'account create': {
+      const credits = values.credits !== undefined ? integer(values.credits, 'credits') : loadConfig().defaultCredits;
+      return accounts.createAccount({ name: need(values.name, 'name'), credits, ...(values.services !== undefined ? { services: parseServices(values.services) } : {}) });
+    }
+    case 'account list':
+      return { accounts: await accounts.listAccounts() };
+    case 'account show': {
+      const id = need(values.account, 'account');
+      return { ...(await accounts.getAccount(id)), workspaces: await accounts.listWorkspaces(id) };
+    }
+    case 'workspace add':
+      return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
+    case 'workspace list':
+      return { workspaces: await accounts.listWorkspaces(need(values.account, 'account')) };
+    case 'token add':
+      return accounts.addToken(need(values.account, 'account'), values.name ?? '');
+    case 'token revoke':
+      return accounts.revokeToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
+    case 'credits add': {
+      const amount = values.amount ?? values.credits ?? rest[0];
+      return accounts.addCredits(need(values.account, 'account'), integer(need(amount, 'amount'), 'amount'));
+    }
+    case 'services enable':
+    case 'services disable': {
+      const list = values.services ?? rest.join(',');
+      return accounts.setServiceState(need(values.account, 'account'), parseServices(need(list, 'services')), command === 'services enable');
+    }
+    case 'migrate':
+      return { migrated: true };
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(`loupe: ${(err as Error).message}\n\n${usage}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(`${usage}\n`);
+    return positionals.length === 0 && !values.help ? 2 : 0;
+  }
+  const command = positionals[0] === 'migrate' ? 'migrate' : positionals.slice(0, 2).join(' ');
+  const rest = positionals.slice(command === 'migrate' ? 1 : 2);
+  let services: Services | undefined;
+  try {
+    services = await openServices(loadConfig());
+    const result = await run(services, command, values, rest);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`loupe: ${err.message}\n\n${usage}\n`);
+      return 2;
+    }
+    process.stderr.write(`loupe: ${err instanceof ServiceError ? err.detail : (err as Error).message}\n`);
+    return 1;
+  } finally {
+    await services?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,107 @@
+import path from 'node:path';
+
+/** Every limit the spec leaves open gets a documented default here (see docs/api-decisions.md). */
+export interface Limits {
+  /** Body limit for ordinary JSON endpoints. */
+  bodyBytes: number;
+  /** Body limit for identification batches (500 rows with grading can be large). */
+  batchBodyBytes: number;
+  /** Body limit for base64 image uploads. */
+  imageBodyBytes: number;
+  /** Decoded image bytes accepted. */
+  imageBytes: number;
+  /** Decoded pixels accepted (decompression-bomb guard). */
+  imagePixels: number;
+  /** Stored originals are scaled down to this long edge when larger. */
+  imageLongEdge: number;
+  thumbnailLongEdge: number;
+  batchRows: number;
+  sessionPageSize: number;
+  identificationPageSize: number;
+  identificationPageSizeMax: number;
+}
+
+export interface RateLimit {
+  /** Sustained requests per second per token. */
+  perSecond: number;
+  /** Requests a token may send at once before the sustained rate applies. */
+  burst: number;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** Absolute base URL for links the server hands out (images, pages); taken from the request when unset. */
+  publicUrl: string | undefined;
+  logLevel: string;
+  trustProxy: boolean;
+  rateLimit: RateLimit;
+  /** Credits charged per priced endpoint, keyed `<service>.<operation>`. */
+  prices: Record<string, number>;
+  defaultCredits: number;
+  limits: Limits;
+}
+
+export const defaultPrices: Record<string, number> = {
+  'cardstream.session.create': 1,
+};
+
+export const defaultLimits: Limits = {
+  bodyBytes: 1024 * 1024,
+  batchBodyBytes: 32 * 1024 * 1024,
+  imageBodyBytes: 20 * 1024 * 1024,
+  imageBytes: 15 * 1024 * 1024,
+  imagePixels: 40_000_000,
+  imageLongEdge: 1024,
+  thumbnailLongEdge: 256,
+  batchRows: 1000,
+  sessionPageSize: 50,
+  identificationPageSize: 100,
+  identificationPageSizeMax: 500,
+};
+
+function intFrom(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`);
+  return n;
+}
+
+function pricesFrom(value: string | undefined): Record<string, number> {
+  if (!value) return { ...defaultPrices };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error('LOUPE_PRICES must be a JSON object such as {"cardstream.session.create": 1}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('LOUPE_PRICES must be a JSON object');
+  const out = { ...defaultPrices };
+  for (const [k, v] of Object.entries(parsed)) {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`LOUPE_PRICES.${k} must be a non-negative integer`);
+    out[k] = v;
+  }
+  return out;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config: Config = {
+    port: intFrom(env.PORT, 8080, 'PORT'),
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: path.resolve(env.LOUPE_DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    publicUrl: env.LOUPE_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: env.LOUPE_TRUST_PROXY === '1' || env.LOUPE_TRUST_PROXY === 'true',
+    rateLimit: {
+      perSecond: intFrom(env.LOUPE_RATE_LIMIT, 100, 'LOUPE_RATE_LIMIT'),
+      burst: intFrom(env.LOUPE_RATE_BURST, 200, 'LOUPE_RATE_BURST'),
+    },
+    prices: pricesFrom(env.LOUPE_PRICES),
+    defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
+    limits: { ...defaultLimits },
+  };
+  return { ...config, ...overrides, limits: { ...config.limits, ...overrides.limits } };
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import { ServiceError } from '../services/errors.ts';
+
+/**
+ * Authentication, rate limit, service switch and workspace selection happen before the body is
+ * read; credits are charged after validation so a malformed call costs nothing, and refunded
+ * when the call fails.
+ */
+export function registerAccessControl(app: FastifyInstance): void {
+  const { accounts, rateLimiter, config } = app.loupe;
+
+  app.addHook('onRequest', async (request) => {
+    const service = request.routeOptions.config.service;
+    if (!service) return;
+    const principal = await accounts.authenticate(request.headers.authorization);
+    const wait = rateLimiter.take(principal.tokenId);
+    if (wait > 0) {
+      throw new ServiceError(429, 'rate_limited', `Too many requests; retry in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+    }
+    accounts.assertService(principal, service);
+    const workspace = (request.query as Record<string, unknown> | undefined)?.workspace;
+    request.principal = principal;
+    request.workspaceId = await accounts.resolveWorkspace(principal, typeof workspace === 'string' ? workspace : undefined);
+  });
+
+  app.addHook('preHandler', async (request) => {
+    const priceKey = request.routeOptions.config.price;
+    if (!priceKey || !request.principal) return;
+    const price = config.prices[priceKey] ?? 0;
+    await accounts.charge(request.principal.account.id, priceKey, price);
+    request.charged = { accountId: request.principal.account.id, price };
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.charged && reply.statusCode >= 400) {
+      const { accountId, price } = request.charged;
+      request.charged = undefined;
+      await accounts.refund(accountId, price).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
+    }
+  });
+}

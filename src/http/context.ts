@@ -1,0 +1,31 @@
+import type { Config } from '../config/config.ts';
+import type { AccountService, Principal } from '../services/account-service.ts';
+import type { CardSessionService } from '../services/card-session-service.ts';
+import type { MediaService } from '../services/media-service.ts';
+import type { RateLimiter } from '../services/rate-limiter.ts';
+
+/** What routes may reach: configuration and services, never a store or a file. */
+export interface AppContext {
+  config: Config;
+  accounts: AccountService;
+  cardSessions: CardSessionService;
+  media: MediaService;
+  rateLimiter: RateLimiter;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    loupe: AppContext;
+  }
+  interface FastifyRequest {
+    principal?: Principal;
+    workspaceId?: string;
+    charged?: { accountId: string; price: number };
+  }
+  interface FastifyContextConfig {
+    /** The account must have this service enabled; the route is authenticated. */
+    service?: string;
+    /** Key into the price table; charged after validation, refunded when the call fails. */
+    price?: string;
+  }
+}

@@ -1,0 +1,63 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ServiceError, type FieldError } from '../services/errors.ts';
+
+interface AjvError {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** `/identifications/3/name` → `identifications[3].name`, row 3. */
+function fieldOf(context: string | undefined, e: AjvError): FieldError {
+  const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') parts.push(e.params.missingProperty);
+  let field = '';
+  for (const p of parts) field += /^\d+$/.test(p) ? `[${p}]` : field ? `.${p}` : p;
+  if (!field) field = context ?? 'body';
+  const message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+  const rowMatch = /^identifications\/(\d+)/.exec(parts.join('/'));
+  return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
+}
+
+const clientErrors: Record<string, { status: number; code: string; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Unsupported content type; send JSON with "Content-Type: application/json".' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is too large.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', detail: 'The Content-Length header does not match the body.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The body is empty.' },
+};
+
+export function send(reply: FastifyReply, status: number, body: { detail: string; code: string; errors?: FieldError[] }): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ServiceError) {
+      if (err.headers) reply.headers(err.headers);
+      return send(reply, err.status, { detail: err.detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
+    }
+    if (err.validation) {
+      const errors = (err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e));
+      const first = errors[0]!;
+      const where = first.row !== undefined ? `Row ${first.row}: ` : '';
+      const suffix = first.row !== undefined ? ' The batch was not stored.' : '';
+      return send(reply, 400, { detail: `${where}${first.field} ${first.message}.${suffix}`, code: 'invalid_request', errors });
+    }
+    const known = err.code ? clientErrors[err.code] : undefined;
+    if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return send(reply, err.statusCode, { detail: err.message, code: err.statusCode === 400 ? 'invalid_request' : 'client_error' });
+    }
+    request.log.error({ err }, 'unhandled error');
+    return send(reply, 500, { detail: `Internal server error. Quote request id ${request.id} when reporting it.`, code: 'internal_error' });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, 404, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}.`, code: 'not_found' }),
+  );
+}
+
+export function invalidJson(message: string): ServiceError {
+  return new ServiceError(400, 'invalid_json', `The body is not valid JSON: ${message}`);
+}

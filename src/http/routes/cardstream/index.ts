@@ -1,0 +1,128 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { CallContext } from '../../../services/card-session-service.ts';
+import { baseUrlOf } from '../../base-url.ts';
+import { pageEnvelope } from '../../pagination.ts';
+import { ErrorSchema, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
+import * as S from './schemas.ts';
+
+const service = 'cardstream';
+const tags = ['card sessions'];
+const security = [{ token: [] }];
+
+const errors = (...statuses: number[]) => Object.fromEntries([401, 403, 404, 429, ...statuses].map((s) => [s, ErrorSchema]));
+
+function ctx(request: FastifyRequest): CallContext {
+  return { workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) };
+}
+
+/** `/cardstream/v2/…`: the card sessions service of spec document 1. */
+export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { cardSessions, accounts, config } = app.loupe;
+  const sessionConfig = { service };
+
+  app.get('/ping/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Check that the token can use the service', querystring: WorkspaceQuery, response: { 200: S.Ping, ...errors() } },
+    handler: async (request) => {
+      const account = await accounts.getAccount(request.principal!.account.id);
+      return { detail: 'ok', service, account: account.id, workspace: request.workspaceId!, credits: account.credits };
+    },
+  });
+
+  app.post('/session/', {
+    config: { service, price: 'cardstream.session.create' },
+    schema: { tags, security, summary: 'Create a session (starts live)', querystring: WorkspaceQuery, body: S.SessionCreateBody, response: { 201: S.Session, ...errors(400, 402, 413, 415) } },
+    handler: async (request, reply) => reply.code(201).send(await cardSessions.createSession(ctx(request), request.body)),
+  });
+
+  app.get('/session/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'List sessions, newest first', querystring: S.SessionListQuery, response: { 200: pageOf(S.Session), ...errors(400) } },
+    handler: async (request) => pageEnvelope(request, await cardSessions.listSessions(ctx(request), { page: request.query.page ?? 1, pageSize: request.query.page_size, search: request.query.search })),
+  });
+
+  app.get('/session/:session_id/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Get a session', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
+    handler: async (request) => cardSessions.getSession(ctx(request), request.params.session_id),
+  });
+
+  app.patch('/session/:session_id/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Rename a session', params: S.SessionParams, querystring: WorkspaceQuery, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 415) } },
+    handler: async (request) => cardSessions.renameSession(ctx(request), request.params.session_id, request.body.name),
+  });
+
+  app.delete('/session/:session_id/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Delete a session with all its cards and images', params: S.SessionParams, querystring: WorkspaceQuery, response: { 204: Type.Null(), ...errors() } },
+    handler: async (request, reply) => {
+      await cardSessions.deleteSession(ctx(request), request.params.session_id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/session/:session_id/close/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
+    handler: async (request) => cardSessions.closeSession(ctx(request), request.params.session_id),
+  });
+
+  app.post('/session/:session_id/reopen/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
+    handler: async (request) => cardSessions.reopenSession(ctx(request), request.params.session_id),
+  });
+
+  app.get('/session/:session_id/summary/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Session summary', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Summary, ...errors() } },
+    handler: async (request) => cardSessions.summary(ctx(request), request.params.session_id),
+  });
+
+  app.post('/session/:session_id/calls/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Report the API calls of one app run (highest count per run is kept)', params: S.SessionParams, querystring: WorkspaceQuery, body: S.CallsBody, response: { 200: S.CallsResponse, ...errors(400, 415) } },
+    handler: async (request) => cardSessions.recordCalls(ctx(request), request.params.session_id, String(request.body.run), request.body.calls),
+  });
+
+  app.post('/session/:session_id/identifications/', {
+    config: sessionConfig,
+    bodyLimit: config.limits.batchBodyBytes,
+    schema: {
+      tags,
+      security,
+      summary: 'Upload a batch of cards (new event ids are created, known ones updated)',
+      params: S.SessionParams,
+      querystring: WorkspaceQuery,
+      body: S.UploadBody,
+      response: { 200: S.UploadResult, ...errors(400, 409, 413, 415) },
+    },
+    handler: async (request) => cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications),
+  });
+
+  app.post('/session/:session_id/images/', {
+    config: sessionConfig,
+    bodyLimit: config.limits.imageBodyBytes,
+    schema: { tags, security, summary: 'Attach an image to an uploaded card', params: S.SessionParams, querystring: WorkspaceQuery, body: S.ImageBody, response: { 200: S.Identification, ...errors(400, 413, 415) } },
+    handler: async (request) => cardSessions.attachImage(ctx(request), request.params.session_id, request.body.event_id, request.body.image),
+  });
+
+  app.get('/identification/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'List the cards of a session in upload order', querystring: S.IdentificationListQuery, response: { 200: pageOf(S.Identification), ...errors(400) } },
+    handler: async (request) => {
+      const q = request.query;
+      return pageEnvelope(request, await cardSessions.listIdentifications(ctx(request), { session: q.session, eventId: q.event_id, page: q.page ?? 1, pageSize: q.page_size }));
+    },
+  });
+
+  app.patch('/identification/:id/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: "Correct a card's match (kept as the user's correction)", params: S.IdentificationParams, querystring: WorkspaceQuery, body: S.CorrectionBody, response: { 200: S.Identification, ...errors(400, 415) } },
+    handler: async (request) => cardSessions.correctIdentification(ctx(request), request.params.id, request.body),
+  });
+}

@@ -1,0 +1,186 @@
+import { Type } from '@sinclair/typebox';
+import { AnyObject, Nullable, StringEnum } from '../../schemas/common.ts';
+
+const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
+const num = (description?: string) => Type.Optional(Nullable(Type.Number(description ? { description } : {})));
+
+export const noteMaxLength = 10_000;
+
+export const Session = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Type.String(),
+  game: Type.String({ description: '`TCG`, `Sports`, `Comics`, `Slabs`, or empty for a mix.' }),
+  platform: Type.String(),
+  status: StringEnum(['live', 'closed']),
+  started: Type.String({ format: 'date-time' }),
+  ended: Nullable(Type.String({ format: 'date-time' })),
+  identification_count: Type.Integer(),
+  total_price: Type.Number(),
+  client: AnyObject,
+  meta_data: AnyObject,
+});
+
+export const ClientInfo = Type.Object(
+  { name: text(255), version: text(255), os: text(255) },
+  { additionalProperties: true, description: 'The app that made the session.' },
+);
+
+export const SessionCreateBody = Type.Object({
+  name: text(255),
+  description: text(noteMaxLength),
+  game: Type.Optional(Nullable(Type.String({ maxLength: 20, description: '`TCG`, `Sports`, `Comics`, `Slabs` (any case), or empty for a mix.' }))),
+  platform: text(100, 'Where the cards were identified, e.g. a streaming platform; `other` for anything else.'),
+  client: Type.Optional(Nullable(ClientInfo)),
+  meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Any JSON object, up to 64 KiB.' }))),
+});
+
+export const SessionPatchBody = Type.Object({ name: Type.String({ maxLength: 255 }) });
+
+export const SessionListQuery = Type.Object({
+  workspace: Type.Optional(Type.String()),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 50; values above 500 are treated as 500.' })),
+  search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive text in name, description, platform or game.' })),
+});
+
+export const SessionParams = Type.Object({ session_id: Type.String() });
+
+export const Summary = Type.Object({
+  identifications: Type.Integer(),
+  distinct_cards: Type.Integer(),
+  total_price: Type.Number(),
+  paid_calls: Type.Integer(),
+  average_grade: Nullable(Type.Number()),
+});
+
+export const CallsBody = Type.Object({
+  run: Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Integer()], { description: 'The app run (launch) the count belongs to.' }),
+  calls: Type.Integer({ minimum: 0, description: 'Calls made so far in this run; the highest count per run is kept.' }),
+});
+
+export const CallsResponse = Type.Object({ run: Type.String(), calls: Type.Integer() });
+
+const IdType = StringEnum(['tcg', 'sport', 'comics', 'slab']);
+const Confidence = StringEnum(['high', 'medium', 'low']);
+
+export const IdentificationInput = Type.Object(
+  {
+    event_id: Type.String({ minLength: 1, maxLength: 255, description: 'Client-chosen key, unique within the session.' }),
+    seen: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601; a time without zone is read as UTC.' }))),
+    calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
+    duration: Type.Optional(Nullable(Type.Number({ minimum: 0, description: 'Seconds spent identifying the card.' }))),
+    id_type: Type.Optional(Nullable(IdType)),
+    name: text(255),
+    full_name: text(500),
+    set_name: text(255),
+    set_code: text(50),
+    card_number: text(50),
+    series: text(255),
+    year: text(20),
+    subcategory: text(100),
+    distance: num('Distance of the best match; lower is closer.'),
+    confidence: Type.Optional(Nullable(Confidence)),
+    links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50 }))),
+    alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
+    price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
+    price: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+    grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'At most 64 KiB of JSON; `grades.final` becomes `grade`.' }))),
+    sold: Type.Optional(Nullable(Type.Boolean())),
+    note: text(noteMaxLength),
+  },
+  { additionalProperties: true, description: '`id`, `grade`, `image` and `thumbnail` are set by the service and ignored here.' },
+);
+
+export const UploadBody = Type.Object({ identifications: Type.Array(IdentificationInput) });
+
+export const UploadResult = Type.Object({
+  received: Type.Integer(),
+  created: Type.Integer(),
+  updated: Type.Integer({ description: 'Rows whose event_id existed and whose grading, calls, duration, sold or note changed.' }),
+  duplicates: Type.Integer({ description: 'Rows whose event_id existed and that changed nothing.' }),
+});
+
+export const ImageBody = Type.Object({
+  event_id: Type.String({ minLength: 1, maxLength: 255 }),
+  image: Type.String({ minLength: 1, description: 'Base64 JPEG, PNG or WebP, with or without a data: prefix.' }),
+});
+
+const MatchSnapshot = Type.Object({
+  name: Nullable(Type.String()),
+  full_name: Nullable(Type.String()),
+  set_name: Nullable(Type.String()),
+  set_code: Nullable(Type.String()),
+  card_number: Nullable(Type.String()),
+  series: Nullable(Type.String()),
+  year: Nullable(Type.String()),
+  subcategory: Nullable(Type.String()),
+  price: Nullable(Type.Number()),
+});
+
+export const Identification = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  session: Type.String({ format: 'uuid' }),
+  event_id: Type.String(),
+  seen: Nullable(Type.String({ format: 'date-time' })),
+  calls: Nullable(Type.Integer()),
+  duration: Nullable(Type.Number()),
+  id_type: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  full_name: Nullable(Type.String()),
+  set_name: Nullable(Type.String()),
+  set_code: Nullable(Type.String()),
+  card_number: Nullable(Type.String()),
+  series: Nullable(Type.String()),
+  year: Nullable(Type.String()),
+  subcategory: Nullable(Type.String()),
+  distance: Nullable(Type.Number()),
+  confidence: Nullable(Type.String()),
+  links: Nullable(Type.Record(Type.String(), Type.String())),
+  alternatives: Nullable(Type.Array(Type.Unknown())),
+  price_stats: Nullable(Type.Array(Type.Unknown())),
+  price: Nullable(Type.Number()),
+  grading: Nullable(AnyObject),
+  grade: Nullable(Type.Number({ description: 'Read-only: grading.grades.final.' })),
+  image: Nullable(Type.String({ format: 'uri' })),
+  thumbnail: Nullable(Type.String({ format: 'uri' })),
+  sold: Nullable(Type.Boolean()),
+  note: Nullable(Type.String()),
+  corrected: Type.Boolean({ description: 'True once a PATCH changed the match.' }),
+  original: Nullable({ ...MatchSnapshot, description: 'The match as first uploaded, kept from the first correction on.' }),
+  corrected_at: Nullable(Type.String({ format: 'date-time' })),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+export const IdentificationListQuery = Type.Object({
+  workspace: Type.Optional(Type.String()),
+  session: Type.String({ description: 'Session id.' }),
+  event_id: Type.Optional(Type.String()),
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 100; values above 500 are treated as 500.' })),
+});
+
+export const IdentificationParams = Type.Object({ id: Type.String() });
+
+export const CorrectionBody = Type.Object({
+  name: text(255),
+  full_name: text(500),
+  set_name: text(255),
+  set_code: text(50),
+  card_number: text(50),
+  series: text(255),
+  year: text(20),
+  subcategory: text(100),
+  price: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  sold: Type.Optional(Nullable(Type.Boolean())),
+  note: text(noteMaxLength),
+});
+
+export const Ping = Type.Object({
+  detail: Type.String(),
+  service: Type.String(),
+  account: Type.String({ format: 'uuid' }),
+  workspace: Type.String({ format: 'uuid' }),
+  credits: Type.Integer(),
+});

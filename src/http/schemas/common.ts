@@ -1,0 +1,45 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+/** A value that may also be JSON null. Uses the OpenAPI `nullable` keyword, which Ajv and the serializer both understand. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+
+/** A string from a fixed list, as a plain `enum` (so it can also be made nullable). */
+export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String(),
+  message: Type.String(),
+  row: Type.Optional(Type.Integer()),
+});
+
+export const ErrorSchema = Type.Object(
+  {
+    detail: Type.String({ description: 'A sentence for people.' }),
+    code: Type.String({ description: 'Stable machine-readable code; see docs/api-decisions.md.' }),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'Error', title: 'Error' },
+);
+
+export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(ErrorSchema)]));
+
+/** Every authenticated call may answer these. */
+export const commonErrors = [400, 401, 403, 404, 429] as const;
+
+export const WorkspaceQuery = Type.Object({
+  workspace: Type.Optional(Type.String({ description: 'Workspace id (UUID); the token\'s default workspace when absent.' })),
+});
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+});
+
+export const pageOf = <T extends TSchema>(item: T) =>
+  Type.Object({
+    count: Type.Integer(),
+    next: Nullable(Type.String({ format: 'uri' })),
+    previous: Nullable(Type.String({ format: 'uri' })),
+    results: Type.Array(item),
+  });
+
+export const AnyObject = Type.Object({}, { additionalProperties: true });

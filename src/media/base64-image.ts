@@ -1,0 +1,25 @@
+import { ServiceError } from '../services/errors.ts';
+
+const dataUrl = /^data:([a-z0-9.+/-]+)?(;[a-z0-9=.+-]+)*;base64,/i;
+const base64Body = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/**
+ * Decodes base64 (standard or URL-safe alphabet, with or without a `data:image/...;base64,`
+ * prefix, whitespace ignored). Node's decoder silently skips bad characters, so the alphabet is
+ * checked first: broken base64 is an error, never a half image.
+ */
+export function decodeBase64Image(input: string, maxBytes: number): Buffer {
+  let body = input.trim();
+  const prefix = dataUrl.exec(body);
+  if (prefix) body = body.slice(prefix[0].length);
+  body = body.replace(/\s+/g, '');
+  if (body.length === 0) throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image is empty.');
+  if (!base64Body.test(body) || body.length % 4 === 1) {
+    throw new ServiceError(400, 'invalid_base64', 'Error Loading Image: the image is not valid base64.');
+  }
+  const approxBytes = Math.floor((body.length * 3) / 4);
+  if (approxBytes > maxBytes + 2) {
+    throw new ServiceError(413, 'image_too_large', `Error Loading Image: the image is larger than ${maxBytes} bytes.`);
+  }
+  return Buffer.from(body, 'base64');
+}

@@ -1,0 +1,64 @@
+import sharp from 'sharp';
+import { ServiceError } from '../services/errors.ts';
+import type { MediaExt } from './media-store.ts';
+
+export interface CardImageLimits {
+  imagePixels: number;
+  imageLongEdge: number;
+  thumbnailLongEdge: number;
+}
+
+export interface PreparedCardImage {
+  original: Buffer;
+  originalExt: MediaExt;
+  thumbnail: Buffer;
+  width: number;
+  height: number;
+}
+
+const accepted: Record<string, MediaExt> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
+
+/**
+ * Checks a card image by decoding it (never by trusting its bytes), and makes the stored
+ * original (kept byte for byte when its long edge is within the limit and it needs no rotation,
+ * otherwise scaled down) and a JPEG thumbnail. sharp runs on libuv's thread pool, off the event loop.
+ */
+export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): Promise<PreparedCardImage> {
+  const open = () => sharp(bytes, { limitInputPixels: limits.imagePixels, failOn: 'warning', sequentialRead: true });
+  let meta: sharp.Metadata;
+  try {
+    meta = await open().metadata();
+  } catch {
+    throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the data is not a readable image.');
+  }
+  const ext = meta.format ? accepted[meta.format] : undefined;
+  if (!ext) {
+    throw new ServiceError(400, 'unsupported_image_format', `Error Loading Image: format ${meta.format ?? 'unknown'} is not accepted; send JPEG, PNG or WebP.`);
+  }
+  if (!meta.width || !meta.height) throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image has no size.');
+  if (meta.width * meta.height > limits.imagePixels) {
+    throw new ServiceError(413, 'image_too_large', `Error Loading Image: ${meta.width}x${meta.height} is more than ${limits.imagePixels} pixels.`);
+  }
+  // EXIF orientations 5-8 swap width and height.
+  const rotated = (meta.orientation ?? 1) >= 5;
+  const width = rotated ? meta.height : meta.width;
+  const height = rotated ? meta.width : meta.height;
+  try {
+    const thumbnail = await open()
+      .rotate()
+      .resize({ width: limits.thumbnailLongEdge, height: limits.thumbnailLongEdge, fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .jpeg({ quality: 80 })
+      .toBuffer();
+    const needsRotation = (meta.orientation ?? 1) !== 1;
+    if (Math.max(width, height) <= limits.imageLongEdge && !needsRotation) {
+      return { original: bytes, originalExt: ext, thumbnail, width, height };
+    }
+    const scaled = open().rotate().resize({ width: limits.imageLongEdge, height: limits.imageLongEdge, fit: 'inside', withoutEnlargement: true });
+    const encoded = ext === 'jpg' ? scaled.jpeg({ quality: 88 }) : ext === 'png' ? scaled.png() : scaled.webp({ quality: 88 });
+    const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
+    return { original: data, originalExt: ext, thumbnail, width: info.width, height: info.height };
+  } catch {
+    throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image data is corrupt or truncated.');
+  }
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+/** 128 random bits: a media URL works without the API token, so its key must not be guessable. */
+const keyPattern = /^([0-9a-f]{2})[0-9a-f]{30}\.(jpg|png|webp)$/;
+
+export const mediaTypes: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+export type MediaExt = 'jpg' | 'png' | 'webp';
+
+/**
+ * Media files in a local folder, sharded by the key's first byte. Writes go to a temporary
+ * name and are renamed into place, so a crash never leaves a half-written file under a key.
+ */
+export class MediaStore {
+  constructor(readonly root: string) {
+    fs.mkdirSync(root, { recursive: true });
+  }
+
+  static isKey(key: string): boolean {
+    return keyPattern.test(key);
+  }
+
+  private pathOf(key: string): string | undefined {
+    const m = keyPattern.exec(key);
+    return m ? path.join(this.root, m[1]!, key) : undefined;
+  }
+
+  async put(bytes: Buffer, ext: MediaExt): Promise<string> {
+    const key = `${randomBytes(16).toString('hex')}.${ext}`;
+    const file = this.pathOf(key)!;
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    await fsp.writeFile(tmp, bytes);
+    await fsp.rename(tmp, file);
+    return key;
+  }
+
+  async remove(keys: Iterable<string>): Promise<void> {
+    await Promise.all(
+      [...keys].map(async (key) => {
+        const file = this.pathOf(key);
+        if (file) await fsp.rm(file, { force: true });
+      }),
+    );
+  }
+
+  async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
+    const file = this.pathOf(key);
+    if (!file) return undefined;
+    try {
+      const handle = await fsp.open(file, 'r');
+      const { size } = await handle.stat();
+      return { stream: handle.createReadStream(), size, contentType: mediaTypes[key.slice(key.lastIndexOf('.') + 1)]! };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Absolute URL of a key under the server's media route. */
+  static url(baseUrl: string, key: string | null): string | null {
+    return key === null ? null : `${baseUrl}/media/${key}`;
+  }
+}

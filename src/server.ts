@@ -1,0 +1,27 @@
+import { buildApp } from './app.ts';
+import { loadConfig } from './config/config.ts';
+
+const config = loadConfig();
+const app = await buildApp(config);
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down: finishing requests in flight');
+  // A second signal, or a shutdown that hangs, ends the process anyway.
+  const force = setTimeout(() => process.exit(1), 15_000);
+  force.unref();
+  try {
+    await app.close();
+    process.exit(0);
+  } catch (err) {
+    app.log.error({ err }, 'shutdown failed');
+    process.exit(1);
+  }
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ port: config.port, host: config.host });
+app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');

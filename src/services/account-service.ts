@@ -1,0 +1,163 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { AccountRecord, AccountStore, WorkspaceRecord } from '../store/account-store.ts';
+import { ServiceError, isUuid, notFound } from './errors.ts';
+
+/** Services an account can be granted. `*` grants every service, including ones added later. */
+export const knownServices = ['cardstream'] as const;
+export type ServiceName = (typeof knownServices)[number];
+export const allServices = '*';
+
+export interface Principal {
+  tokenId: string;
+  account: AccountRecord;
+  defaultWorkspaceId: string;
+}
+
+export interface CreatedAccount {
+  account: string;
+  workspace: string;
+  token: string;
+}
+
+const tokenPrefix = 'lp_';
+
+/** Tokens carry 256 random bits, so a fast hash is enough: nothing to brute-force. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function newToken(): string {
+  return tokenPrefix + randomBytes(32).toString('base64url');
+}
+
+export function parseServices(list: string): string[] {
+  const names = list.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (n !== allServices && !(knownServices as readonly string[]).includes(n)) {
+      throw new ServiceError(400, 'unknown_service', `Unknown service "${n}". Known services: ${knownServices.join(', ')} (or * for all).`);
+    }
+  }
+  return [...new Set(names)];
+}
+
+export class AccountService {
+  constructor(private readonly accounts: AccountStore) {}
+
+  async createAccount(input: { name: string; credits: number; services?: string[] }): Promise<CreatedAccount> {
+    if (!input.name.trim()) throw new ServiceError(400, 'invalid_request', 'An account needs a non-empty name.');
+    if (!Number.isInteger(input.credits) || input.credits < 0) throw new ServiceError(400, 'invalid_request', 'Credits must be a non-negative integer.');
+    const token = newToken();
+    const created = { account: randomUUID(), workspace: randomUUID(), token };
+    await this.accounts.createAccount({
+      id: created.account,
+      name: input.name.trim(),
+      credits: input.credits,
+      services: input.services ?? [allServices],
+      workspaceId: created.workspace,
+      tokenId: randomUUID(),
+      tokenHash: hashToken(token),
+    });
+    return created;
+  }
+
+  async getAccount(accountId: string): Promise<AccountRecord> {
+    const account = isUuid(accountId) ? await this.accounts.getAccount(accountId) : undefined;
+    if (!account) throw notFound(`Account ${accountId}`);
+    return account;
+  }
+
+  listAccounts(): Promise<AccountRecord[]> {
+    return this.accounts.listAccounts();
+  }
+
+  async addWorkspace(accountId: string, name = 'workspace'): Promise<{ workspace: string }> {
+    await this.getAccount(accountId);
+    const id = randomUUID();
+    await this.accounts.addWorkspace({ id, accountId, name });
+    return { workspace: id };
+  }
+
+  async listWorkspaces(accountId: string): Promise<WorkspaceRecord[]> {
+    await this.getAccount(accountId);
+    return this.accounts.listWorkspaces(accountId);
+  }
+
+  async addToken(accountId: string, name = ''): Promise<{ token: string; token_id: string }> {
+    await this.getAccount(accountId);
+    const token = newToken();
+    const id = randomUUID();
+    await this.accounts.addToken({ id, accountId, tokenHash: hashToken(token), name });
+    return { token, token_id: id };
+  }
+
+  /** Accepts the token itself or its id (as printed by `token add`). */
+  async revokeToken(tokenOrId: string): Promise<{ revoked: boolean }> {
+    const revoked = isUuid(tokenOrId)
+      ? await this.accounts.revokeToken({ id: tokenOrId })
+      : await this.accounts.revokeToken({ tokenHash: hashToken(tokenOrId) });
+    if (!revoked) throw notFound('Active token');
+    return { revoked };
+  }
+
+  async addCredits(accountId: string, amount: number): Promise<{ account: string; credits: number }> {
+    if (!Number.isInteger(amount)) throw new ServiceError(400, 'invalid_request', 'Credits must be an integer.');
+    await this.getAccount(accountId);
+    const credits = await this.accounts.addCredits(accountId, amount);
+    if (credits === undefined) throw notFound(`Account ${accountId}`);
+    return { account: accountId, credits };
+  }
+
+  async setServiceState(accountId: string, services: string[], enabled: boolean): Promise<{ account: string; services: string[] }> {
+    const account = await this.getAccount(accountId);
+    let current = new Set(account.services);
+    if (enabled) {
+      for (const s of services) current.add(s);
+    } else {
+      // Disabling one service of an all-services account leaves it every other known service.
+      if (current.has(allServices)) current = new Set(knownServices);
+      for (const s of services) {
+        if (s === allServices) current.clear();
+        current.delete(s);
+      }
+    }
+    const list = current.has(allServices) ? [allServices] : [...current].sort();
+    await this.accounts.setServices(accountId, list);
+    return { account: accountId, services: list };
+  }
+
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const match = header ? /^\s*(?:Token|Bearer)\s+(\S+)\s*$/i.exec(header) : null;
+    if (!match?.[1]) throw new ServiceError(401, 'not_authenticated', 'Authentication credentials were not provided. Send the header "Authorization: Token <token>".');
+    const owner = await this.accounts.findTokenOwner(hashToken(match[1]));
+    if (!owner) throw new ServiceError(401, 'invalid_token', 'Invalid or revoked token.');
+    return owner;
+  }
+
+  /** A workspace the account does not own is answered exactly like one that does not exist. */
+  async resolveWorkspace(principal: Principal, requested: string | undefined): Promise<string> {
+    if (requested === undefined || requested === '') return principal.defaultWorkspaceId;
+    if (isUuid(requested)) {
+      const id = requested.toLowerCase();
+      if (id === principal.defaultWorkspaceId || (await this.accounts.workspaceOwnedBy(id, principal.account.id))) return id;
+    }
+    throw notFound(`Workspace ${requested}`);
+  }
+
+  assertService(principal: Principal, service: string): void {
+    const s = principal.account.services;
+    if (!s.includes(allServices) && !s.includes(service)) {
+      throw new ServiceError(403, 'service_not_enabled', `The ${service} service is not enabled for this account.`);
+    }
+  }
+
+  async charge(accountId: string, priceKey: string, price: number): Promise<void> {
+    if (price <= 0) return;
+    if (!(await this.accounts.debit(accountId, price))) {
+      throw new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
+    }
+  }
+
+  async refund(accountId: string, price: number): Promise<void> {
+    if (price > 0) await this.accounts.addCredits(accountId, price);
+  }
+}

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import type { Config } from '../config/config.ts';
+import { MediaStore } from '../media/media-store.ts';
+import { AccountStore } from '../store/account-store.ts';
+import { CardSessionStore } from '../store/card-session-store.ts';
+import { openStore, type Store } from '../store/database.ts';
+import { AccountService } from './account-service.ts';
+import { CardSessionService } from './card-session-service.ts';
+import { MediaService } from './media-service.ts';
+import { RateLimiter } from './rate-limiter.ts';
+
+export interface Services {
+  store: Store;
+  accounts: AccountService;
+  cardSessions: CardSessionService;
+  media: MediaService;
+  rateLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+/** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
+export async function openServices(config: Config): Promise<Services> {
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
+  return {
+    store,
+    accounts: new AccountService(new AccountStore(store)),
+    cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
+    media: new MediaService(mediaStore),
+    rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,239 @@
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
+
+export type SessionRow = Selectable<CardSessionsTable> & { identification_count: number; total_price: number | null };
+export type IdentificationRow = Selectable<CardIdentificationsTable>;
+
+export interface NewSession {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  game: string;
+  platform: string;
+  client: string;
+  meta_data: string;
+  started: string;
+}
+
+/** Column values of an identification as written (JSON already serialised, booleans per dialect). */
+export type IdentificationValues = Insertable<CardIdentificationsTable>;
+export type IdentificationUpdate = Updateable<CardIdentificationsTable>;
+
+export interface SummaryRow {
+  identifications: number;
+  distinct_cards: number;
+  total_price: number | null;
+  row_calls: number | null;
+  run_calls: number | null;
+  average_grade: number | null;
+}
+
+/** Rows per INSERT statement: keeps every statement under SQLite's bound-parameter limit. */
+const insertChunk = 250;
+const inChunk = 500;
+
+/**
+ * SQL for card sessions. Every method that takes a workspace id scopes by it, so a caller can
+ * never reach another workspace's data through this adapter.
+ */
+export class CardSessionStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    readonly dialect: DialectName,
+  ) {}
+
+  static of(store: Store): CardSessionStore {
+    return new CardSessionStore(store.db, store.dialect);
+  }
+
+  /** Runs `fn` in one transaction with a store bound to it. */
+  transaction<T>(fn: (tx: CardSessionStore) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute((trx) => fn(new CardSessionStore(trx, this.dialect)));
+  }
+
+  bool(v: boolean | null): number | boolean | null {
+    if (v === null) return null;
+    return this.dialect === 'sqlite' ? (v ? 1 : 0) : v;
+  }
+
+  async insertSession(s: NewSession): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db
+      .insertInto('card_sessions')
+      .values({ ...s, status: 'live', ended: null, created_at: now, updated_at: now })
+      .execute();
+  }
+
+  private sessionQuery(workspaceId: string) {
+    return this.db
+      .selectFrom('card_sessions as s')
+      .selectAll('s')
+      .select((eb) => [
+        eb.selectFrom('card_identifications as i').whereRef('i.session_id', '=', 's.id').select((e) => e.fn.countAll<number>().as('c')).as('identification_count'),
+        eb.selectFrom('card_identifications as i').whereRef('i.session_id', '=', 's.id').select((e) => e.fn.sum<number | null>('i.price').as('p')).as('total_price'),
+      ])
+      .where('s.workspace_id', '=', workspaceId);
+  }
+
+  async getSession(id: string, workspaceId: string): Promise<SessionRow | undefined> {
+    const row = await this.sessionQuery(workspaceId).where('s.id', '=', id).executeTakeFirst();
+    return row as SessionRow | undefined;
+  }
+
+  async listSessions(workspaceId: string, search: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
+    const pattern = search ? `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
+    const matches = pattern
+      ? sql<boolean>`(lower(s.name) LIKE ${pattern} ESCAPE '\\' OR lower(s.description) LIKE ${pattern} ESCAPE '\\' OR lower(s.platform) LIKE ${pattern} ESCAPE '\\' OR lower(s.game) LIKE ${pattern} ESCAPE '\\')`
+      : undefined;
+    let countQ = this.db.selectFrom('card_sessions as s').select((eb) => eb.fn.countAll<number>().as('c')).where('s.workspace_id', '=', workspaceId);
+    let rowsQ = this.sessionQuery(workspaceId);
+    if (matches) {
+      countQ = countQ.where(matches);
+      rowsQ = rowsQ.where(matches);
+    }
+    const [count, rows] = await Promise.all([
+      countQ.executeTakeFirstOrThrow(),
+      rowsQ.orderBy('s.started', 'desc').orderBy('s.id').limit(limit).offset(offset).execute(),
+    ]);
+    return { count: Number(count.c), rows: rows as SessionRow[] };
+  }
+
+  async renameSession(id: string, workspaceId: string, name: string): Promise<boolean> {
+    const res = await this.db.updateTable('card_sessions').set({ name, updated_at: new Date().toISOString() }).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  /** Sets the status only when it differs, so closing twice keeps the first `ended`. */
+  async setStatus(id: string, workspaceId: string, status: 'live' | 'closed'): Promise<void> {
+    const now = new Date().toISOString();
+    await this.db
+      .updateTable('card_sessions')
+      .set({ status, ended: status === 'closed' ? now : null, updated_at: now })
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '<>', status)
+      .execute();
+  }
+
+  /** Locks the session against a concurrent close for the rest of the transaction; returns its status. */
+  async lockSessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
+    let q = this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId);
+    if (this.dialect === 'postgres') q = q.forShare();
+    return (await q.executeTakeFirst())?.status;
+  }
+
+  async sessionExists(id: string, workspaceId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('card_sessions').select('id').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Deletes the session (rows and call counts cascade) and returns the media keys it referenced. */
+  async deleteSession(id: string, workspaceId: string): Promise<string[] | undefined> {
+    return this.transaction(async (tx) => {
+      const keys = await tx.db
+        .selectFrom('card_identifications as i')
+        .innerJoin('card_sessions as s', 's.id', 'i.session_id')
+        .select(['i.image_key', 'i.thumbnail_key'])
+        .where('s.id', '=', id)
+        .where('s.workspace_id', '=', workspaceId)
+        .execute();
+      const res = await tx.db.deleteFrom('card_sessions').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+      if (Number(res.numDeletedRows) === 0) return undefined;
+      return keys.flatMap((k) => [k.image_key, k.thumbnail_key]).filter((k): k is string => k !== null);
+    });
+  }
+
+  /** Rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */
+  async identificationsByEventIds(sessionId: string, eventIds: string[]): Promise<IdentificationRow[]> {
+    const out: IdentificationRow[] = [];
+    const sorted = [...eventIds].sort();
+    for (let i = 0; i < sorted.length; i += inChunk) {
+      let q = this.db
+        .selectFrom('card_identifications')
+        .selectAll()
+        .where('session_id', '=', sessionId)
+        .where('event_id', 'in', sorted.slice(i, i + inChunk))
+        .orderBy('event_id');
+      if (this.dialect === 'postgres') q = q.forUpdate();
+      out.push(...(await q.execute()));
+    }
+    return out;
+  }
+
+  /** Inserts rows whose event id is new; returns the event ids actually inserted (others raced in). */
+  async insertIdentifications(rows: IdentificationValues[]): Promise<Set<string>> {
+    const inserted = new Set<string>();
+    for (let i = 0; i < rows.length; i += insertChunk) {
+      const res = await this.db
+        .insertInto('card_identifications')
+        .values(rows.slice(i, i + insertChunk))
+        .onConflict((oc) => oc.columns(['session_id', 'event_id']).doNothing())
+        .returning('event_id')
+        .execute();
+      for (const r of res) inserted.add(r.event_id);
+    }
+    return inserted;
+  }
+
+  async updateIdentification(id: string, values: IdentificationUpdate): Promise<void> {
+    await this.db.updateTable('card_identifications').set(values).where('id', '=', id).execute();
+  }
+
+  async listIdentifications(sessionId: string, eventId: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: IdentificationRow[] }> {
+    let countQ = this.db.selectFrom('card_identifications').select((eb) => eb.fn.countAll<number>().as('c')).where('session_id', '=', sessionId);
+    let rowsQ = this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId);
+    if (eventId !== undefined) {
+      countQ = countQ.where('event_id', '=', eventId);
+      rowsQ = rowsQ.where('event_id', '=', eventId);
+    }
+    const [count, rows] = await Promise.all([countQ.executeTakeFirstOrThrow(), rowsQ.orderBy('seq').limit(limit).offset(offset).execute()]);
+    return { count: Number(count.c), rows };
+  }
+
+  async identificationByEventId(sessionId: string, eventId: string): Promise<IdentificationRow | undefined> {
+    return this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId).where('event_id', '=', eventId).executeTakeFirst();
+  }
+
+  /** An identification, only when its session is in the workspace. */
+  async identificationInWorkspace(id: string, workspaceId: string): Promise<IdentificationRow | undefined> {
+    return this.db
+      .selectFrom('card_identifications as i')
+      .innerJoin('card_sessions as s', 's.id', 'i.session_id')
+      .selectAll('i')
+      .where('i.id', '=', id)
+      .where('s.workspace_id', '=', workspaceId)
+      .executeTakeFirst();
+  }
+
+  async summary(sessionId: string): Promise<SummaryRow> {
+    const [rows, runs] = await Promise.all([
+      this.db
+        .selectFrom('card_identifications')
+        .select((eb) => [
+          eb.fn.countAll<number>().as('identifications'),
+          eb.fn.count<number>('card_key').distinct().as('distinct_cards'),
+          eb.fn.sum<number | null>('price').as('total_price'),
+          eb.fn.sum<number | null>('calls').as('row_calls'),
+          eb.fn.avg<number | null>('grade').as('average_grade'),
+        ])
+        .where('session_id', '=', sessionId)
+        .executeTakeFirstOrThrow(),
+      this.db.selectFrom('card_session_calls').select((eb) => eb.fn.sum<number | null>('calls').as('run_calls')).where('session_id', '=', sessionId).executeTakeFirstOrThrow(),
+    ]);
+    return { ...rows, run_calls: runs.run_calls };
+  }
+
+  /** Keeps the highest count reported for each run; returns the count now stored. */
+  async recordRunCalls(sessionId: string, run: string, calls: number): Promise<number> {
+    const now = new Date().toISOString();
+    const greatest = this.dialect === 'sqlite' ? sql<number>`max(card_session_calls.calls, excluded.calls)` : sql<number>`greatest(card_session_calls.calls, excluded.calls)`;
+    const row = await this.db
+      .insertInto('card_session_calls')
+      .values({ session_id: sessionId, run, calls, updated_at: now })
+      .onConflict((oc) => oc.columns(['session_id', 'run']).doUpdateSet({ calls: greatest, updated_at: now }))
+      .returning('calls')
+      .executeTakeFirstOrThrow();
+    return Number(row.calls);
+  }
+}

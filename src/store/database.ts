@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, type ColumnType, type Generated } from 'kysely';
+import { migrate } from './migrate.ts';
+
+/** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
+type Timestamp = ColumnType<string | Date, string, string>;
+/** JSON columns: text in SQLite, jsonb in PostgreSQL; always written as JSON text. */
+type Json = ColumnType<unknown, string, string>;
+/** Booleans: 0/1 in SQLite, boolean in PostgreSQL. */
+type Bool = ColumnType<number | boolean, number | boolean, number | boolean>;
+/** bigint columns come back as strings from PostgreSQL. */
+type BigInt = ColumnType<number | string, number, number>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  credits: BigInt;
+  services: Json;
+  created_at: Timestamp;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  is_default: Bool;
+  created_at: Timestamp;
+}
+
+export interface ApiTokensTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  name: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface CardSessionsTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string;
+  game: string;
+  platform: string;
+  status: string;
+  started: Timestamp;
+  ended: Timestamp | null;
+  client: Json;
+  meta_data: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CardIdentificationsTable {
+  seq: Generated<number | string>;
+  id: string;
+  session_id: string;
+  event_id: string;
+  seen: Timestamp | null;
+  calls: number | null;
+  duration: number | null;
+  id_type: string | null;
+  name: string | null;
+  full_name: string | null;
+  set_name: string | null;
+  set_code: string | null;
+  card_number: string | null;
+  series: string | null;
+  year: string | null;
+  subcategory: string | null;
+  distance: number | null;
+  confidence: string | null;
+  links: Json | null;
+  alternatives: Json | null;
+  price_stats: Json | null;
+  price: number | null;
+  grading: Json | null;
+  grade: number | null;
+  image_key: string | null;
+  thumbnail_key: string | null;
+  sold: Bool | null;
+  note: string | null;
+  card_key: string | null;
+  original: Json | null;
+  corrected_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CardSessionCallsTable {
+  session_id: string;
+  run: string;
+  calls: number;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  workspaces: WorkspacesTable;
+  api_tokens: ApiTokensTable;
+  card_sessions: CardSessionsTable;
+  card_identifications: CardIdentificationsTable;
+  card_session_calls: CardSessionCallsTable;
+}
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** Where the SQLite file lives (embedded backend only). */
+  file?: string;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+}
+
+// PostgreSQL bigint (COUNT, SUM of integers) arrives as text; our counts fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+// numeric (SUM/AVG of doubles can widen to it) likewise.
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  let store: Store;
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: 10 });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    store = { db, dialect: 'postgres', close: () => db.destroy() };
+  } else {
+    fs.mkdirSync(options.dataDir, { recursive: true });
+    const file = path.join(options.dataDir, 'loupe.db');
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    // The admin CLI and the server may write at the same time; wait for the lock instead of failing.
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    store = { db, dialect: 'sqlite', file, close: () => db.destroy() };
+  }
+  try {
+    await migrate(store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+export function toIso(value: string | Date): string;
+export function toIso(value: string | Date | null): string | null;
+export function toIso(value: string | Date | null): string | null {
+  if (value === null) return null;
+  return value instanceof Date ? value.toISOString() : value;
+}
+
+export function fromJson<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+export function fromBool(value: number | boolean | null): boolean | null {
+  return value === null ? null : Boolean(value);
+}
+
+/** Backends disagree on the error shape of a unique violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}

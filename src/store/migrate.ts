@@ -1,0 +1,26 @@
+import { sql } from 'kysely';
+import type { Store } from './database.ts';
+import { migrations } from './migrations/index.ts';
+
+/**
+ * Applies pending migrations in order, each in its own transaction, recording them in
+ * `loupe_migrations`. Several processes may start at once (server + CLI, many API nodes):
+ * PostgreSQL serialises them with an advisory lock, SQLite with its write lock.
+ */
+export async function migrate(store: Store): Promise<string[]> {
+  const { db, dialect } = store;
+  const applied: string[] = [];
+  await sql`CREATE TABLE IF NOT EXISTS loupe_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(4242001)`.execute(trx);
+    const done = await sql<{ name: string }>`SELECT name FROM loupe_migrations`.execute(trx);
+    const have = new Set(done.rows.map((r) => r.name));
+    for (const m of migrations) {
+      if (have.has(m.name)) continue;
+      for (const statement of m[dialect]) await sql.raw(statement).execute(trx);
+      await sql`INSERT INTO loupe_migrations (name, applied_at) VALUES (${m.name}, ${new Date().toISOString()})`.execute(trx);
+      applied.push(m.name);
+    }
+  });
+  return applied;
+}

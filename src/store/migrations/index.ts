@@ -1,0 +1,10 @@
+import { initial } from './001-initial.ts';
+
+export interface Migration {
+  name: string;
+  sqlite: string[];
+  postgres: string[];
+}
+
+/** In order. Never edit a released migration; add a new one. */
+export const migrations: Migration[] = [initial];
