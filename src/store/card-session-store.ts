@@ -94,7 +94,7 @@ export class CardSessionStore {
     }
     const [count, rows] = await Promise.all([
       countQ.executeTakeFirstOrThrow(),
-      rowsQ.orderBy('s.started', 'desc').orderBy('s.id').limit(limit).offset(offset).execute(),
+      rowsQ.orderBy('s.started', 'desc').orderBy('s.seq', 'desc').limit(limit).offset(offset).execute(),
     ]);
     return { count: Number(count.c), rows: rows as SessionRow[] };
   }

@@ -40,6 +40,7 @@ export interface ApiTokensTable {
 }
 
 export interface CardSessionsTable {
+  seq: Generated<number | string>;
   id: string;
   workspace_id: string;
   name: string;

@@ -1,7 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** A value that may also be JSON null. Uses the OpenAPI `nullable` keyword, which Ajv and the serializer both understand. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+export const Nullable = <T extends TSchema>(schema: T) =>
+  // Ajv checks `enum` before `nullable` lets null through, so a nullable enum must list null itself.
+  Type.Unsafe<Static<T> | null>({ ...schema, nullable: true, ...(Array.isArray(schema.enum) ? { enum: [...(schema.enum as unknown[]), null] } : {}) });
 
 /** A string from a fixed list, as a plain `enum` (so it can also be made nullable). */
 export const StringEnum = <T extends string>(values: readonly T[], options: Record<string, unknown> = {}) => Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

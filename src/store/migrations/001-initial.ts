@@ -27,7 +27,8 @@ export const initial: Migration = {
       revoked_at TEXT
     )`,
     `CREATE TABLE card_sessions (
-      id TEXT PRIMARY KEY,
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
       workspace_id TEXT NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
       name TEXT NOT NULL,
       description TEXT NOT NULL,
@@ -41,7 +42,7 @@ export const initial: Migration = {
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`,
-    `CREATE INDEX card_sessions_workspace ON card_sessions(workspace_id, started DESC, id)`,
+    `CREATE INDEX card_sessions_workspace ON card_sessions(workspace_id, started DESC, seq DESC)`,
     `CREATE TABLE card_identifications (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       id TEXT NOT NULL UNIQUE,
@@ -112,7 +113,8 @@ export const initial: Migration = {
       revoked_at timestamptz
     )`,
     `CREATE TABLE card_sessions (
-      id uuid PRIMARY KEY,
+      seq bigserial PRIMARY KEY,
+      id uuid NOT NULL UNIQUE,
       workspace_id uuid NOT NULL REFERENCES workspaces(id) ON DELETE CASCADE,
       name text NOT NULL,
       description text NOT NULL,
@@ -126,7 +128,7 @@ export const initial: Migration = {
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL
     )`,
-    `CREATE INDEX card_sessions_workspace ON card_sessions(workspace_id, started DESC, id)`,
+    `CREATE INDEX card_sessions_workspace ON card_sessions(workspace_id, started DESC, seq DESC)`,
     `CREATE TABLE card_identifications (
       seq bigserial PRIMARY KEY,
       id uuid NOT NULL UNIQUE,

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config/config.ts';
+
+export type Backend = 'sqlite' | 'postgres';
+
+/** SQLite always; PostgreSQL too when DATABASE_URL points at a server (CI sets it). */
+export const backends: Backend[] = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface TestAccount {
+  account: string;
+  workspace: string;
+  token: string;
+}
+
+export interface Harness {
+  app: FastifyInstance;
+  config: Config;
+  backend: Backend;
+  dataDir: string;
+  account: TestAccount;
+  newAccount(credits?: number, services?: string[]): Promise<TestAccount>;
+  request(method: InjectOptions['method'], url: string, options?: { token?: string | null; body?: unknown; headers?: Record<string, string>; payload?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** A fresh database for one test file, dropped afterwards. */
+async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.DATABASE_URL!;
+  const name = `loupe_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: base });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+export async function startHarness(backend: Backend, overrides: Partial<Config> = {}): Promise<Harness> {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-test-'));
+  const pgDb = backend === 'postgres' ? await createPgDatabase() : undefined;
+  const config = loadConfig({}, {
+    dataDir,
+    databaseUrl: pgDb?.url,
+    logLevel: 'silent',
+    rateLimit: { perSecond: 0, burst: 0 },
+    ...overrides,
+  });
+  const app = await buildApp(config);
+  const newAccount = (credits = 100, services?: string[]) => app.loupe.accounts.createAccount({ name: 'test', credits, ...(services ? { services } : {}) });
+  const account = await newAccount();
+  return {
+    app,
+    config,
+    backend,
+    dataDir,
+    account,
+    newAccount,
+    request: (method, url, options = {}) => {
+      const headers: Record<string, string> = { ...options.headers };
+      const token = options.token === undefined ? account.token : options.token;
+      if (token !== null) headers.authorization = `Token ${token}`;
+      if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+      return app.inject({
+        method,
+        url,
+        headers,
+        ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : options.payload !== undefined ? { payload: options.payload } : {}),
+      });
+    },
+    close: async () => {
+      await app.close();
+      await pgDb?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const cs = (p: string) => `/cardstream/v2/${p}`;
+
+export async function createSession(h: Harness, body: Record<string, unknown> = {}, token?: string): Promise<string> {
+  const res = await h.request('POST', cs('session/'), { body, ...(token ? { token } : {}) });
+  if (res.statusCode !== 201) throw new Error(`session create failed: ${res.statusCode} ${res.body}`);
+  return res.json().id as string;
+}
+
+/** Every file under a folder, recursively. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) out.push(path.join(entry.parentPath, entry.name));
+  }
+  return out;
+}

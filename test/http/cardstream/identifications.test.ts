@@ -1,0 +1,306 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
+
+const card = (event_id: string, extra: Record<string, unknown> = {}) => ({
+  event_id,
+  seen: '2026-11-20T10:00:00Z',
+  calls: 1,
+  duration: 1.5,
+  id_type: 'tcg',
+  name: 'Pikachu',
+  full_name: 'Pikachu 025/165 Scarlet & Violet 151',
+  set_name: 'Scarlet & Violet 151',
+  set_code: 'MEW',
+  card_number: '025',
+  series: 'Scarlet & Violet',
+  year: '2023',
+  subcategory: 'Pokemon',
+  distance: 0.12,
+  confidence: 'high',
+  links: { tcgplayer: 'https://www.tcgplayer.com/product/1', ebay: 'https://www.ebay.com/sch/i.html?_nkw=pikachu' },
+  alternatives: [{ name: 'Pikachu', set_code: 'PAF', distance: 0.3 }],
+  price_stats: [{ source: 'tcgplayer', market: 1.25, currency: 'USD' }],
+  price: 1.25,
+  sold: false,
+  note: '',
+  ...extra,
+});
+
+describe.each(backends)('identifications (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(async () => h?.close());
+
+  const upload = (sid: string, identifications: unknown[], token?: string) => h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications }, ...(token ? { token } : {}) });
+  const list = async (sid: string, query = '') => (await h.request('GET', cs(`identification/?session=${sid}${query}`))).json();
+
+  it('creates rows with every field kept as sent; read-only fields are the service\'s', async () => {
+    const sid = await createSession(h);
+    const res = await upload(sid, [card('e1', { id: 'mine', grade: 10, image: 'http://evil/x.jpg', thumbnail: 'x', extra_field: 'ignored' })]);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ received: 1, created: 1, updated: 0, duplicates: 0 });
+    const row = (await list(sid)).results[0];
+    const { id: _id, grade: _g, image: _i, thumbnail: _t, extra_field: _x, ...sent } = card('e1', { id: 'mine', grade: 10, image: 'http://evil/x.jpg', thumbnail: 'x', extra_field: 'ignored' });
+    expect(row).toMatchObject({ ...sent, seen: '2026-11-20T10:00:00.000Z', session: sid, grade: null, image: null, thumbnail: null, corrected: false, original: null });
+    expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(row).not.toHaveProperty('extra_field');
+  });
+
+  it('re-sent event ids never change card fields; grading, calls and duration are later data', async () => {
+    const sid = await createSession(h);
+    await upload(sid, [card('a', { calls: 3, duration: 4 }), card('b')]);
+    const res = await upload(sid, [
+      card('a', { name: 'Raichu', card_number: '026', price: 99, calls: 2, duration: 1 }), // nothing mutable grows: duplicate
+      card('b', { grading: { endpoint: 'grade/v2', grades: { final: 8.5, condition: 'NM', corners: 9 } } }), // grading added: updated
+      card('c'),
+    ]);
+    expect(res.json()).toEqual({ received: 3, created: 1, updated: 1, duplicates: 1 });
+    const rows = (await list(sid)).results;
+    expect(rows.map((r: { event_id: string }) => r.event_id)).toEqual(['a', 'b', 'c']);
+    expect(rows[0]).toMatchObject({ name: 'Pikachu', card_number: '025', price: 1.25, calls: 3, duration: 4 });
+    expect(rows[1]).toMatchObject({ grade: 8.5, grading: { endpoint: 'grade/v2', grades: { final: 8.5, condition: 'NM', corners: 9 } } });
+
+    const grow = await upload(sid, [{ event_id: 'a', calls: 5, duration: 6.5 }]);
+    expect(grow.json()).toEqual({ received: 1, created: 0, updated: 1, duplicates: 0 });
+    expect((await list(sid, '&event_id=a')).results[0]).toMatchObject({ calls: 5, duration: 6.5, name: 'Pikachu' });
+    const same = await upload(sid, [{ event_id: 'a', calls: 5 }]);
+    expect(same.json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
+  });
+
+  it('counts repeats inside one batch; received = created + updated + duplicates', async () => {
+    const sid = await createSession(h);
+    const res = await upload(sid, [card('x', { calls: 1 }), card('x', { calls: 1 }), card('x', { calls: 4 }), card('y')]);
+    const body = res.json();
+    expect(body).toEqual({ received: 4, created: 2, updated: 1, duplicates: 1 });
+    expect(body.received).toBe(body.created + body.updated + body.duplicates);
+    expect((await list(sid)).count).toBe(2);
+    expect((await list(sid, '&event_id=x')).results[0].calls).toBe(4);
+  });
+
+  it('derives grade from grading.grades.final (numbers and numeric strings)', async () => {
+    const sid = await createSession(h);
+    await upload(sid, [
+      { event_id: 'g1', name: 'A', grading: { grades: { final: 9 } } },
+      { event_id: 'g2', name: 'B', grading: { grades: { final: '7.5' } } },
+      { event_id: 'g3', name: 'C', grading: { grades: { final: 'n/a' } } },
+      { event_id: 'g4', name: 'D', grading: { records: [] } },
+    ]);
+    const rows = (await list(sid)).results;
+    expect(rows.map((r: { grade: number | null }) => r.grade)).toEqual([9, 7.5, null, null]);
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().average_grade).toBe(8.25);
+  });
+
+  describe('a batch with one bad row is rejected whole, naming the row and field', () => {
+    const bad: Array<[string, Record<string, unknown>, string]> = [
+      ['name over 255', { name: 'n'.repeat(256) }, 'name'],
+      ['full_name over 500', { full_name: 'f'.repeat(501) }, 'full_name'],
+      ['set_code over 50', { set_code: 's'.repeat(51) }, 'set_code'],
+      ['card_number over 50', { card_number: '1'.repeat(51) }, 'card_number'],
+      ['year over 20', { year: '2'.repeat(21) }, 'year'],
+      ['subcategory over 100', { subcategory: 'p'.repeat(101) }, 'subcategory'],
+      ['series over 255', { series: 's'.repeat(256) }, 'series'],
+      ['set_name over 255', { set_name: 's'.repeat(256) }, 'set_name'],
+      ['a link over 2048', { links: { ebay: `https://e.com/${'x'.repeat(2048)}` } }, 'links.ebay'],
+      ['11 alternatives', { alternatives: Array.from({ length: 11 }, () => ({})) }, 'alternatives'],
+      ['11 price_stats', { price_stats: Array.from({ length: 11 }, () => ({})) }, 'price_stats'],
+      ['grading over 64 KiB', { grading: { grades: { final: 9 }, blob: 'g'.repeat(65 * 1024) } }, 'grading'],
+      ['calls as a string', { calls: '3' }, 'calls'],
+      ['price as a string', { price: '1.00' }, 'price'],
+      ['negative calls', { calls: -1 }, 'calls'],
+      ['unknown id_type', { id_type: 'pokemon' }, 'id_type'],
+      ['unknown confidence', { confidence: 'certain' }, 'confidence'],
+      ['sold as a string', { sold: 'yes' }, 'sold'],
+      ['seen that is no time', { seen: 'yesterday-ish' }, 'seen'],
+      ['links not a dict', { links: ['https://x'] }, 'links'],
+    ];
+    it.each(bad)('%s', async (_label, extra, field) => {
+      const sid = await createSession(h);
+      await upload(sid, [card('kept')]);
+      const res = await upload(sid, [card('ok-1'), card('ok-2'), { ...card('bad'), ...extra }, card('ok-3')]);
+      expect(res.statusCode).toBe(400);
+      const body = res.json();
+      expect(body.code).toBe('invalid_request');
+      expect(body.errors[0]).toMatchObject({ row: 2, field: `identifications[2].${field}` });
+      expect(body.detail).toContain('Row 2');
+      expect(body.detail).toContain(field);
+      const after = await list(sid);
+      expect(after.count).toBe(1);
+      expect(after.results[0].event_id).toBe('kept');
+    });
+
+    it('a row without event_id', async () => {
+      const sid = await createSession(h);
+      const res = await upload(sid, [card('a'), { name: 'no id' }]);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().errors[0]).toMatchObject({ row: 1, field: 'identifications[1].event_id' });
+      expect((await list(sid)).count).toBe(0);
+    });
+
+    it('a body without identifications, or not a list', async () => {
+      const sid = await createSession(h);
+      expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: {} })).statusCode).toBe(400);
+      expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: {} } })).statusCode).toBe(400);
+      expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: [] })).statusCode).toBe(400);
+    });
+  });
+
+  it('accepts limits exactly at the edge, nulls and a naive seen time (read as UTC)', async () => {
+    const sid = await createSession(h);
+    const edge = {
+      event_id: 'edge',
+      name: 'n'.repeat(255),
+      full_name: 'é'.repeat(500),
+      set_code: 's'.repeat(50),
+      year: '2'.repeat(20),
+      links: { a: `https://e.com/${'x'.repeat(2048 - 14)}` },
+      alternatives: Array.from({ length: 10 }, (_, i) => ({ i })),
+      price_stats: Array.from({ length: 10 }, (_, i) => ({ i })),
+      grading: { grades: { final: 10 }, pad: 'g'.repeat(60 * 1024) },
+      seen: '2026-11-20T10:00:00',
+    };
+    const res = await upload(sid, [edge, { event_id: 'nulls', name: null, price: null, links: null, grading: null, seen: null, id_type: null }]);
+    expect(res.statusCode, res.body).toBe(200);
+    const rows = (await list(sid)).results;
+    expect(rows[0].seen).toBe('2026-11-20T10:00:00.000Z');
+    expect(rows[0].full_name).toHaveLength(500);
+    expect(rows[1]).toMatchObject({ name: null, price: null, links: null, grading: null, seen: null });
+  });
+
+  it('rejects more rows than the batch limit', async () => {
+    const sid = await createSession(h);
+    const rows = Array.from({ length: h.config.limits.batchRows + 1 }, (_, i) => ({ event_id: `r${i}` }));
+    const res = await upload(sid, rows);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toContain(String(h.config.limits.batchRows));
+    expect((await list(sid)).count).toBe(0);
+  });
+
+  it('409 with detail when uploading to a closed session; works again after reopen', async () => {
+    const sid = await createSession(h);
+    await h.request('POST', cs(`session/${sid}/close/`));
+    const res = await upload(sid, [card('late')]);
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toMatchObject({ code: 'session_closed' });
+    expect(res.json().detail).toMatch(/closed/);
+    expect((await list(sid)).count).toBe(0);
+    await h.request('POST', cs(`session/${sid}/reopen/`));
+    expect((await upload(sid, [card('late')])).json().created).toBe(1);
+  });
+
+  it('concurrent uploads of the same event ids make one row each and no error', async () => {
+    const sid = await createSession(h);
+    const batch = Array.from({ length: 40 }, (_, i) => card(`same-${i}`, { calls: 1 }));
+    const results = await Promise.all(Array.from({ length: 8 }, (_, k) => upload(sid, k % 2 ? [...batch].reverse() : batch)));
+    for (const r of results) expect(r.statusCode, r.body).toBe(200);
+    const created = results.reduce((n, r) => n + (r.json().created as number), 0);
+    expect(created).toBe(40);
+    for (const r of results) {
+      const b = r.json();
+      expect(b.received).toBe(b.created + b.updated + b.duplicates);
+    }
+    const rows = await list(sid, '&page_size=500');
+    expect(rows.count).toBe(40);
+    expect(new Set(rows.results.map((r: { event_id: string }) => r.event_id)).size).toBe(40);
+  });
+
+  it('lists in upload order with page_size (default 100, at most 500) and the event_id filter', async () => {
+    const sid = await createSession(h);
+    const rows = Array.from({ length: 620 }, (_, i) => ({ event_id: `p${String(i).padStart(4, '0')}`, name: `Card ${i}` }));
+    expect((await upload(sid, rows.slice(0, 500))).json().created).toBe(500);
+    expect((await upload(sid, rows.slice(500))).json().created).toBe(120);
+
+    const first = await list(sid);
+    expect(first.count).toBe(620);
+    expect(first.results).toHaveLength(100);
+    expect(first.results[0].event_id).toBe('p0000');
+    const big = await list(sid, '&page_size=1000');
+    expect(big.results).toHaveLength(500);
+    expect(big.next).toContain('page=2');
+    const second = (await h.request('GET', new URL(big.next).pathname + new URL(big.next).search)).json();
+    expect(second.results).toHaveLength(120);
+    expect(second.results[119].event_id).toBe('p0619');
+    expect(second.next).toBeNull();
+
+    const one = await list(sid, '&event_id=p0042');
+    expect(one.count).toBe(1);
+    expect(one.results[0].name).toBe('Card 42');
+    expect((await list(sid, '&event_id=missing')).count).toBe(0);
+
+    expect((await h.request('GET', cs('identification/'))).statusCode).toBe(400);
+    expect((await h.request('GET', cs(`identification/?session=${randomUUID()}`))).statusCode).toBe(404);
+    expect((await h.request('GET', cs(`identification/?session=${sid}&page_size=0`))).statusCode).toBe(400);
+    const other = await h.newAccount();
+    expect((await h.request('GET', cs(`identification/?session=${sid}`), { token: other.token })).statusCode).toBe(404);
+  });
+
+  it('PATCH corrects the match, keeps the original visible, works on closed sessions', async () => {
+    const sid = await createSession(h);
+    await upload(sid, [card('fix')]);
+    const row = (await list(sid)).results[0];
+    await h.request('POST', cs(`session/${sid}/close/`));
+
+    const res = await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Raichu', card_number: '026', price: 3 } });
+    expect(res.statusCode).toBe(200);
+    const fixed = res.json();
+    expect(fixed).toMatchObject({ id: row.id, name: 'Raichu', card_number: '026', price: 3, corrected: true, set_code: 'MEW' });
+    expect(fixed.original).toEqual({ name: 'Pikachu', full_name: 'Pikachu 025/165 Scarlet & Violet 151', set_name: 'Scarlet & Violet 151', set_code: 'MEW', card_number: '025', series: 'Scarlet & Violet', year: '2023', subcategory: 'Pokemon', price: 1.25 });
+    expect(Date.parse(fixed.corrected_at)).not.toBeNaN();
+
+    const second = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Alakazam', price: null } })).json();
+    expect(second).toMatchObject({ name: 'Alakazam', price: null });
+    expect(second.original.name).toBe('Pikachu');
+
+    // A re-upload of the row does not undo the user's correction.
+    await h.request('POST', cs(`session/${sid}/reopen/`));
+    expect((await upload(sid, [card('fix')])).json().duplicates).toBe(1);
+    expect((await list(sid)).results[0].name).toBe('Alakazam');
+
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'x'.repeat(256) } })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { price: 'free' } })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`identification/${randomUUID()}/`), { body: { name: 'x' } })).statusCode).toBe(404);
+    const other = await h.newAccount();
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { token: other.token, body: { name: 'x' } })).statusCode).toBe(404);
+
+    const sold = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { sold: true, note: 'to Sam' } })).json();
+    expect(sold).toMatchObject({ sold: true, note: 'to Sam', name: 'Alakazam' });
+
+    await h.request('DELETE', cs(`session/${sid}/`));
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'x' } })).statusCode).toBe(404);
+  });
+
+  it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
+    const sid = await createSession(h);
+    const empty = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(empty).toEqual({ identifications: 0, distinct_cards: 0, total_price: 0, paid_calls: 0, average_grade: null });
+
+    await upload(sid, [
+      card('1', { price: 1.1, calls: 2 }),
+      card('2', { price: 2.2, calls: 1, name: ' PIKACHU ' }), // same card, other case and spaces
+      card('3', { price: null, calls: 1, card_number: '026' }),
+      { event_id: '4', calls: 3 }, // unidentified: not a card
+    ]);
+    const s = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(s).toEqual({ identifications: 4, distinct_cards: 2, total_price: 3.3, paid_calls: 7, average_grade: null });
+    const session = (await h.request('GET', cs(`session/${sid}/`))).json();
+    expect(session).toMatchObject({ identification_count: 4, total_price: 3.3 });
+
+    // Runs report every paid call, including failed ones; the highest count per run is kept.
+    const post = (run: unknown, calls: unknown) => h.request('POST', cs(`session/${sid}/calls/`), { body: { run, calls } });
+    expect((await post('run-1', 5)).json()).toEqual({ run: 'run-1', calls: 5 });
+    expect((await post('run-1', 3)).json()).toEqual({ run: 'run-1', calls: 5 });
+    expect((await post('run-1', 6)).json()).toEqual({ run: 'run-1', calls: 6 });
+    expect((await post(2, 4)).json()).toEqual({ run: '2', calls: 4 });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().paid_calls).toBe(10);
+    expect((await post('run-1', -1)).statusCode).toBe(400);
+    expect((await post('run-1', 'many')).statusCode).toBe(400);
+    expect((await h.request('POST', cs(`session/${randomUUID()}/calls/`), { body: { run: 'a', calls: 1 } })).statusCode).toBe(404);
+
+    // A correction changes what counts as distinct.
+    const rows = (await list(sid)).results;
+    await h.request('PATCH', cs(`identification/${rows[2].id}/`), { body: { card_number: '025' } });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().distinct_cards).toBe(1);
+  });
+});

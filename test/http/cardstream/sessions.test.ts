@@ -1,0 +1,250 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
+
+describe.each(backends)('card sessions (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(async () => h?.close());
+
+  it('creates a live session with every field and returns it', async () => {
+    const res = await h.request('POST', cs('session/'), {
+      body: { name: 'Friday stream', description: 'SV151 breaks', game: 'TCG', platform: 'whatnot', client: { name: 'scanner', version: '2.1', os: 'macOS' }, meta_data: { threshold: 0.4, nested: { a: [1, 2] } } },
+    });
+    expect(res.statusCode).toBe(201);
+    const s = res.json();
+    expect(s).toMatchObject({ name: 'Friday stream', description: 'SV151 breaks', game: 'TCG', platform: 'whatnot', status: 'live', ended: null, identification_count: 0, total_price: 0, client: { name: 'scanner', version: '2.1', os: 'macOS' }, meta_data: { threshold: 0.4, nested: { a: [1, 2] } } });
+    expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(s.started)).toBeGreaterThan(Date.now() - 60_000);
+    const got = await h.request('GET', cs(`session/${s.id}/`));
+    expect(got.statusCode).toBe(200);
+    expect(got.json()).toEqual(s);
+  });
+
+  it('accepts an empty body, no body and null fields; normalises game case', async () => {
+    for (const body of [{}, undefined, { name: null, game: null, client: null, meta_data: null }]) {
+      const res = await h.request('POST', cs('session/'), body === undefined ? { headers: { 'content-type': 'application/json' } } : { body });
+      expect(res.statusCode).toBe(201);
+      expect(res.json()).toMatchObject({ status: 'live', game: '', description: '', client: {}, meta_data: {} });
+      expect(res.json().name).toMatch(/^Session \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$/);
+    }
+    const sports = await h.request('POST', cs('session/'), { body: { game: 'sports' } });
+    expect(sports.json().game).toBe('Sports');
+  });
+
+  it('rejects bad session fields with 400 naming the field', async () => {
+    const long = await h.request('POST', cs('session/'), { body: { name: 'x'.repeat(256) } });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toMatchObject({ code: 'invalid_request', errors: [{ field: 'name' }] });
+    expect(long.json().detail).toContain('name');
+    const game = await h.request('POST', cs('session/'), { body: { game: 'Chess' } });
+    expect(game.statusCode).toBe(400);
+    expect(game.json().errors[0].field).toBe('game');
+    const type = await h.request('POST', cs('session/'), { body: { name: 42 } });
+    expect(type.statusCode).toBe(400);
+    const meta = await h.request('POST', cs('session/'), { body: { meta_data: 'settings' } });
+    expect(meta.statusCode).toBe(400);
+    expect(meta.json().errors[0].field).toBe('meta_data');
+    const bigMeta = await h.request('POST', cs('session/'), { body: { meta_data: { blob: 'x'.repeat(70_000) } } });
+    expect(bigMeta.statusCode).toBe(400);
+    expect(bigMeta.json().errors[0].field).toBe('meta_data');
+  });
+
+  it('renames with PATCH, and keeps the name limit', async () => {
+    const id = await createSession(h, { name: 'old' });
+    const res = await h.request('PATCH', cs(`session/${id}/`), { body: { name: 'new name' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id, name: 'new name' });
+    expect((await h.request('PATCH', cs(`session/${id}/`), { body: { name: 'n'.repeat(256) } })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`session/${id}/`), { body: {} })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`session/${randomUUID()}/`), { body: { name: 'x' } })).statusCode).toBe(404);
+  });
+
+  it('closes, closes again, reopens, reopens again; ended follows the state', async () => {
+    const id = await createSession(h);
+    const closed = await h.request('POST', cs(`session/${id}/close/`));
+    expect(closed.statusCode).toBe(200);
+    expect(closed.json().status).toBe('closed');
+    const ended = closed.json().ended as string;
+    expect(Date.parse(ended)).not.toBeNaN();
+
+    await new Promise((r) => setTimeout(r, 5));
+    const again = await h.request('POST', cs(`session/${id}/close/`), { headers: { 'content-type': 'application/json' } });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ status: 'closed', ended });
+
+    const reopened = await h.request('POST', cs(`session/${id}/reopen/`));
+    expect(reopened.statusCode).toBe(200);
+    expect(reopened.json()).toMatchObject({ id, status: 'live', ended: null });
+    const reopenedAgain = await h.request('POST', cs(`session/${id}/reopen/`));
+    expect(reopenedAgain.statusCode).toBe(200);
+    expect(reopenedAgain.json()).toMatchObject({ status: 'live', ended: null });
+  });
+
+  it('deletes a session; afterwards every endpoint answers 404', async () => {
+    const id = await createSession(h);
+    const del = await h.request('DELETE', cs(`session/${id}/`));
+    expect(del.statusCode).toBe(204);
+    for (const [method, path] of [
+      ['GET', `session/${id}/`],
+      ['DELETE', `session/${id}/`],
+      ['POST', `session/${id}/close/`],
+      ['POST', `session/${id}/reopen/`],
+      ['GET', `session/${id}/summary/`],
+      ['GET', `identification/?session=${id}`],
+    ] as const) {
+      const res = await h.request(method, cs(path));
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+      expect(res.json().code).toBe('not_found');
+    }
+    const upload = await h.request('POST', cs(`session/${id}/identifications/`), { body: { identifications: [{ event_id: 'a' }] } });
+    expect(upload.statusCode).toBe(404);
+  });
+
+  it('answers 404 for malformed and unknown ids, never 500', async () => {
+    for (const id of ['nope', '123', randomUUID(), "1' OR '1'='1", '%00']) {
+      const res = await h.request('GET', cs(`session/${encodeURIComponent(id)}/`));
+      expect(res.statusCode, id).toBe(404);
+    }
+    expect((await h.request('PATCH', cs('identification/not-a-uuid/'), { body: { name: 'x' } })).statusCode).toBe(404);
+  });
+
+  it('lists newest first with pages, absolute next/previous and search', async () => {
+    const ws = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'listing')).workspace;
+    const q = `workspace=${ws}`;
+    for (let i = 0; i < 55; i++) {
+      const res = await h.request('POST', cs(`session/?${q}`), { body: { name: i % 10 === 0 ? `Binder ${i}` : `Stream ${i}`, platform: i === 3 ? 'TikTok_Live' : 'other' } });
+      expect(res.statusCode).toBe(201);
+    }
+    const p1 = await h.request('GET', cs(`session/?${q}`));
+    expect(p1.statusCode).toBe(200);
+    const b1 = p1.json();
+    expect(b1.count).toBe(55);
+    expect(b1.results).toHaveLength(50);
+    expect(b1.previous).toBeNull();
+    expect(b1.next).toMatch(/^http:\/\/localhost(:\d+)?\/cardstream\/v2\/session\/\?workspace=[0-9a-f-]+&page=2$/);
+    expect(b1.results[0].name).toBe('Stream 54');
+    const p2 = await h.request('GET', new URL(b1.next).pathname + new URL(b1.next).search);
+    const b2 = p2.json();
+    expect(b2.results).toHaveLength(5);
+    expect(b2.next).toBeNull();
+    expect(b2.previous).toContain('page=1');
+    const all = [...b1.results, ...b2.results].map((s: { id: string }) => s.id);
+    expect(new Set(all).size).toBe(55);
+
+    const search = await h.request('GET', cs(`session/?${q}&search=binder`));
+    expect(search.json().count).toBe(6);
+    expect(search.json().results.every((s: { name: string }) => s.name.startsWith('Binder'))).toBe(true);
+    // LIKE wildcards in the search text are literal.
+    expect((await h.request('GET', cs(`session/?${q}&search=${encodeURIComponent('%')}`))).json().count).toBe(0);
+    expect((await h.request('GET', cs(`session/?${q}&search=tiktok_`))).json().count).toBe(1);
+
+    const beyond = await h.request('GET', cs(`session/?${q}&page=9`));
+    expect(beyond.statusCode).toBe(200);
+    expect(beyond.json()).toMatchObject({ count: 55, next: null, results: [] });
+    expect((await h.request('GET', cs(`session/?${q}&page=0`))).statusCode).toBe(400);
+    expect((await h.request('GET', cs(`session/?${q}&page=abc`))).statusCode).toBe(400);
+  });
+
+  describe('accounts and workspaces', () => {
+    it('401 without or with a wrong token, in the one error shape', async () => {
+      for (const token of [null, 'wrong']) {
+        const res = await h.request('GET', cs('session/'), { token });
+        expect(res.statusCode).toBe(401);
+        expect(typeof res.json().detail).toBe('string');
+        expect(res.json().code).toMatch(/^(not_authenticated|invalid_token)$/);
+      }
+      const bearerStyle = await h.app.inject({ method: 'GET', url: cs('ping/'), headers: { authorization: `token ${h.account.token}` } });
+      expect(bearerStyle.statusCode).toBe(200);
+    });
+
+    it('a revoked token stops working at once; a second token works', async () => {
+      const acc = await h.newAccount();
+      const second = await h.app.loupe.accounts.addToken(acc.account, 'ci');
+      expect((await h.request('GET', cs('ping/'), { token: second.token })).statusCode).toBe(200);
+      await h.app.loupe.accounts.revokeToken(acc.token);
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(401);
+      expect((await h.request('GET', cs('ping/'), { token: second.token })).statusCode).toBe(200);
+    });
+
+    it('keeps workspaces apart and never shows another account\'s data', async () => {
+      const other = await h.newAccount();
+      const mine = await createSession(h, { name: 'mine' });
+      const theirs = await createSession(h, { name: 'theirs' }, other.token);
+      const ws2 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'second')).workspace;
+      const inWs2 = (await h.request('POST', cs(`session/?workspace=${ws2}`), { body: { name: 'ws2' } })).json().id;
+
+      expect((await h.request('GET', cs(`session/${theirs}/`))).statusCode).toBe(404);
+      expect((await h.request('GET', cs(`session/${mine}/`), { token: other.token })).statusCode).toBe(404);
+      expect((await h.request('DELETE', cs(`session/${mine}/`), { token: other.token })).statusCode).toBe(404);
+      expect((await h.request('GET', cs(`session/${inWs2}/`))).statusCode).toBe(404);
+      expect((await h.request('GET', cs(`session/${inWs2}/?workspace=${ws2}`))).statusCode).toBe(200);
+      expect((await h.request('GET', cs(`session/${mine}/?workspace=${h.account.workspace}`))).statusCode).toBe(200);
+      // Another account's workspace, a made-up one and garbage all look the same: 404.
+      for (const ws of [other.workspace, randomUUID(), 'garbage']) {
+        const res = await h.request('GET', cs(`session/?workspace=${ws}`));
+        expect(res.statusCode, ws).toBe(404);
+      }
+      const list = (await h.request('GET', cs(`session/?workspace=${ws2}`))).json();
+      expect(list.results.map((s: { id: string }) => s.id)).toEqual([inWs2]);
+    });
+
+    it('403 when the service is not enabled for the account; enabling it later works', async () => {
+      const acc = await h.newAccount(10, []);
+      const res = await h.request('POST', cs('session/'), { token: acc.token, body: {} });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('service_not_enabled');
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(403);
+      await h.app.loupe.accounts.setServiceState(acc.account, ['cardstream'], true);
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(200);
+      await h.app.loupe.accounts.setServiceState(acc.account, ['cardstream'], false);
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(403);
+    });
+
+    it('402 when credits run out; session create costs one credit and a failed create costs nothing', async () => {
+      const acc = await h.newAccount(2);
+      expect((await h.request('POST', cs('session/'), { token: acc.token, body: {} })).statusCode).toBe(201);
+      // Invalid bodies are rejected before charging.
+      expect((await h.request('POST', cs('session/'), { token: acc.token, body: { name: 7 } })).statusCode).toBe(400);
+      expect((await h.request('POST', cs('session/'), { token: acc.token, body: {} })).statusCode).toBe(201);
+      const broke = await h.request('POST', cs('session/'), { token: acc.token, body: {} });
+      expect(broke.statusCode).toBe(402);
+      expect(broke.json().code).toBe('insufficient_credits');
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).json().credits).toBe(0);
+      // Unpriced calls still work at zero credits.
+      expect((await h.request('GET', cs('session/'), { token: acc.token })).statusCode).toBe(200);
+      await h.app.loupe.accounts.addCredits(acc.account, 1);
+      expect((await h.request('POST', cs('session/'), { token: acc.token, body: {} })).statusCode).toBe(201);
+    });
+
+    it('never overdraws under concurrent priced calls', async () => {
+      const acc = await h.newAccount(5);
+      const results = await Promise.all(Array.from({ length: 12 }, () => h.request('POST', cs('session/'), { token: acc.token, body: {} })));
+      expect(results.filter((r) => r.statusCode === 201)).toHaveLength(5);
+      expect(results.filter((r) => r.statusCode === 402)).toHaveLength(7);
+      expect((await h.request('GET', cs('ping/'), { token: acc.token })).json().credits).toBe(0);
+    });
+  });
+});
+
+describe.each(backends)('rate limit (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend, { rateLimit: { perSecond: 1, burst: 3 } });
+  });
+  afterAll(async () => h?.close());
+
+  it('answers 429 with Retry-After per token once the burst is spent', async () => {
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await h.request('GET', cs('ping/'))).statusCode);
+    expect(codes).toEqual([200, 200, 200, 429]);
+    const limited = await h.request('GET', cs('ping/'));
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.json().code).toBe('rate_limited');
+    const other = await h.newAccount();
+    expect((await h.request('GET', cs('ping/'), { token: other.token })).statusCode).toBe(200);
+  });
+});
