@@ -16,6 +16,9 @@ export interface PreparedCardImage {
   height: number;
 }
 
+const tooManyPixels = (limit: number, width?: number, height?: number) =>
+  new ServiceError(413, 'image_too_large', `Error Loading Image: ${width ? `${width}x${height} is ` : 'the image has '}more than ${limit} pixels.`);
+
 const accepted: Record<string, MediaExt> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
 
 /**
@@ -28,7 +31,9 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   let meta: sharp.Metadata;
   try {
     meta = await open().metadata();
-  } catch {
+  } catch (err) {
+    // libvips refuses to even describe an image over limitInputPixels: that is a bomb, not garbage.
+    if (/pixel limit/i.test((err as Error).message)) throw tooManyPixels(limits.imagePixels);
     throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the data is not a readable image.');
   }
   const ext = meta.format ? accepted[meta.format] : undefined;
@@ -36,9 +41,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
     throw new ServiceError(400, 'unsupported_image_format', `Error Loading Image: format ${meta.format ?? 'unknown'} is not accepted; send JPEG, PNG or WebP.`);
   }
   if (!meta.width || !meta.height) throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image has no size.');
-  if (meta.width * meta.height > limits.imagePixels) {
-    throw new ServiceError(413, 'image_too_large', `Error Loading Image: ${meta.width}x${meta.height} is more than ${limits.imagePixels} pixels.`);
-  }
+  if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
   const rotated = (meta.orientation ?? 1) >= 5;
   const width = rotated ? meta.height : meta.width;

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { defaultLimits, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.dataDir.endsWith('/data')).toBe(true);
+    expect(c.databaseUrl).toBeUndefined();
+    expect(c.prices['cardstream.session.create']).toBe(1);
+    expect(c.limits).toEqual(defaultLimits);
+  });
+
+  it('reads the environment', () => {
+    const c = loadConfig({ PORT: '9000', LOUPE_DATA_DIR: '/tmp/x', DATABASE_URL: 'postgres://h/db', LOUPE_PRICES: '{"cardstream.session.create": 3}', LOUPE_RATE_LIMIT: '5', LOUPE_PUBLIC_URL: 'https://loupe.example.com/' });
+    expect(c).toMatchObject({ port: 9000, dataDir: '/tmp/x', databaseUrl: 'postgres://h/db', publicUrl: 'https://loupe.example.com', rateLimit: { perSecond: 5 } });
+    expect(c.prices['cardstream.session.create']).toBe(3);
+  });
+
+  it('refuses nonsense instead of guessing', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadConfig({ LOUPE_PRICES: '{bad' })).toThrow(/LOUPE_PRICES/);
+    expect(() => loadConfig({ LOUPE_PRICES: '{"x": -1}' })).toThrow(/non-negative/);
+  });
+});

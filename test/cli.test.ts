@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+
+const run = promisify(execFile);
+const bin = path.resolve(import.meta.dirname, '../bin/loupe.js');
+
+describe('admin CLI (embedded backend)', () => {
+  let dataDir: string;
+  const loupe = async (...args: string[]) => {
+    const { stdout } = await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '' } });
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
+    return JSON.parse(lines[0]!);
+  };
+  const fails = async (...args: string[]) => {
+    try {
+      await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '' } });
+    } catch (err) {
+      const e = err as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+    throw new Error(`loupe ${args.join(' ')} should have failed`);
+  };
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-'));
+  });
+  afterAll(async () => fs.rm(dataDir, { recursive: true, force: true }));
+
+  it('creates accounts whose token, workspace, credits and services drive the server', async () => {
+    const created = await loupe('account', 'create', '--name', 'Card Shop', '--credits', '1', '--services', 'cardstream');
+    expect(Object.keys(created).sort()).toEqual(['account', 'token', 'workspace']);
+    expect(created.account).toMatch(/^[0-9a-f-]{36}$/);
+    expect(created.workspace).toMatch(/^[0-9a-f-]{36}$/);
+
+    const ws2 = await loupe('workspace', 'add', '--account', created.account, '--name', 'binders');
+    expect(ws2.workspace).toMatch(/^[0-9a-f-]{36}$/);
+    const token2 = await loupe('token', 'add', '--account', created.account);
+    expect(token2.token).toMatch(/^lp_/);
+
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: undefined }));
+    try {
+      const call = (method: 'GET' | 'POST', url: string, token = created.token) =>
+        app.inject({ method, url, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
+      const ping = await call('GET', `/cardstream/v2/ping/?workspace=${ws2.workspace}`);
+      expect(ping.statusCode).toBe(200);
+      expect(ping.json()).toMatchObject({ workspace: ws2.workspace, credits: 1 });
+      expect((await call('POST', '/cardstream/v2/session/')).statusCode).toBe(201);
+      expect((await call('POST', '/cardstream/v2/session/')).statusCode).toBe(402);
+      expect(await loupe('credits', 'add', '--account', created.account, '--amount', '10')).toEqual({ account: created.account, credits: 10 });
+      expect((await call('POST', '/cardstream/v2/session/', token2.token)).statusCode).toBe(201);
+
+      expect(await loupe('services', 'disable', '--account', created.account, '--services', 'cardstream')).toEqual({ account: created.account, services: [] });
+      expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(403);
+      expect((await loupe('services', 'enable', '--account', created.account, '--services', 'cardstream')).services).toEqual(['cardstream']);
+      expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(200);
+
+      expect(await loupe('token', 'revoke', '--token', token2.token)).toEqual({ revoked: true });
+      expect((await call('GET', '/cardstream/v2/ping/', token2.token)).statusCode).toBe(401);
+      expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+
+    const shown = await loupe('account', 'show', '--account', created.account);
+    expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'] });
+    expect(shown.workspaces).toHaveLength(2);
+    // Tokens are stored hashed: the database file never contains one.
+    const db = await fs.readFile(path.join(dataDir, 'loupe.db'));
+    expect(db.includes(Buffer.from(created.token))).toBe(false);
+  });
+
+  it('defaults: every service, the configured default credits', async () => {
+    const created = await loupe('account', 'create', '--name', 'Defaults');
+    const shown = await loupe('account', 'show', '--account', created.account);
+    expect(shown.services).toEqual(['*']);
+    expect(shown.credits).toBe(1000);
+  });
+
+  it('reports usage errors with exit code 2 and nothing on stdout', async () => {
+    for (const args of [['account', 'create'], ['bogus'], ['account', 'create', '--name', 'x', '--credits', 'lots'], ['account', 'create', '--nmae', 'x']]) {
+      const r = await fails(...args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/loupe: /);
+    }
+    const unknown = await fails('credits', 'add', '--account', '00000000-0000-4000-8000-000000000000', '--amount', '5');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/not found/);
+    const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
+    expect(badService.code).toBe(1);
+    expect(badService.stderr).toMatch(/Unknown service/);
+  });
+});

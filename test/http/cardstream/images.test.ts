@@ -1,0 +1,176 @@
+import { deflateSync } from 'node:zlib';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
+
+/** A photo-like test image: smooth gradients plus noise, so JPEG sizes are realistic. */
+async function photo(width: number, height: number, format: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' = 'jpeg', orientation?: number): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      raw[i] = (x * 255) / width;
+      raw[i + 1] = (y * 255) / height;
+      raw[i + 2] = (x * y) % 251;
+    }
+  }
+  let img = sharp(raw, { raw: { width, height, channels: 3 } });
+  if (orientation) img = img.withMetadata({ orientation });
+  return img.toFormat(format).toBuffer();
+}
+
+/** A valid PNG whose header claims a huge size: decoding it would need gigabytes. */
+function pngBomb(width: number, height: number): Buffer {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf: Buffer) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // greyscale
+  const row = Buffer.alloc(1 + Math.min(width, 1 << 16));
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(row)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+describe.each(backends)('card images (%s)', (backend) => {
+  let h: Harness;
+  let mediaDir: string;
+  beforeAll(async () => {
+    h = await startHarness(backend, { limits: { imageBodyBytes: 4 * 1024 * 1024 } as never });
+    mediaDir = path.join(h.dataDir, 'media');
+  });
+  afterAll(async () => h?.close());
+
+  const attach = (sid: string, event_id: string, image: string) => h.request('POST', cs(`session/${sid}/images/`), { body: { event_id, image } });
+  const withCard = async (event_id = 'c1') => {
+    const sid = await createSession(h);
+    await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: [{ event_id, name: 'Pikachu' }] } });
+    return sid;
+  };
+  const fetchUrl = (url: string) => h.app.inject({ method: 'GET', url: new URL(url).pathname });
+
+  it('stores a large JPEG scaled to 1024 px plus a thumbnail, served without the token at unguessable URLs', async () => {
+    const sid = await withCard();
+    const jpeg = await photo(2000, 1500);
+    const res = await attach(sid, 'c1', jpeg.toString('base64'));
+    expect(res.statusCode, res.body).toBe(200);
+    const row = res.json();
+    expect(row).toMatchObject({ event_id: 'c1', name: 'Pikachu' });
+    expect(row.image).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg$/);
+    expect(row.thumbnail).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg$/);
+
+    const image = await fetchUrl(row.image);
+    expect(image.statusCode).toBe(200);
+    expect(image.headers['content-type']).toBe('image/jpeg');
+    const meta = await sharp(image.rawPayload).metadata();
+    expect([meta.width, meta.height]).toEqual([1024, 768]);
+    const thumb = await sharp((await fetchUrl(row.thumbnail)).rawPayload).metadata();
+    expect(Math.max(thumb.width!, thumb.height!)).toBe(256);
+
+    const listed = (await h.request('GET', cs(`identification/?session=${sid}&event_id=c1`))).json().results[0];
+    expect(listed.image).toBe(row.image);
+    expect((await h.app.inject({ method: 'GET', url: '/media/00000000000000000000000000000000.jpg' })).statusCode).toBe(404);
+    expect((await h.app.inject({ method: 'GET', url: '/media/..%2F..%2Floupe.db' })).statusCode).toBe(404);
+  });
+
+  it('keeps a small original byte for byte; accepts PNG, WebP and a data: prefix', async () => {
+    const sid = await withCard();
+    const png = await photo(600, 800, 'png');
+    const res = await attach(sid, 'c1', `data:image/png;base64,${png.toString('base64')}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().image).toMatch(/\.png$/);
+    const stored = await fetchUrl(res.json().image);
+    expect(Buffer.compare(stored.rawPayload, png)).toBe(0);
+    expect(stored.headers['content-type']).toBe('image/png');
+
+    const webp = await photo(300, 200, 'webp');
+    const w = await attach(sid, 'c1', webp.toString('base64'));
+    expect(w.statusCode).toBe(200);
+    expect(w.json().image).toMatch(/\.webp$/);
+  });
+
+  it('applies EXIF orientation when storing', async () => {
+    const sid = await withCard();
+    const res = await attach(sid, 'c1', (await photo(300, 200, 'jpeg', 6)).toString('base64'));
+    expect(res.statusCode).toBe(200);
+    const meta = await sharp((await fetchUrl(res.json().image)).rawPayload).metadata();
+    expect([meta.width, meta.height]).toEqual([200, 300]);
+  });
+
+  it('replacing an image removes the old files; deleting the session leaves no file', async () => {
+    const sid = await withCard('r1');
+    await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: [{ event_id: 'r2' }] } });
+    const before = new Set(await filesUnder(mediaDir));
+    const first = (await attach(sid, 'r1', (await photo(400, 300)).toString('base64'))).json();
+    await attach(sid, 'r2', (await photo(300, 400)).toString('base64'));
+    const afterFirst = (await filesUnder(mediaDir)).filter((f) => !before.has(f));
+    expect(afterFirst).toHaveLength(4);
+
+    const second = (await attach(sid, 'r1', (await photo(500, 300)).toString('base64'))).json();
+    expect(second.image).not.toBe(first.image);
+    expect((await fetchUrl(first.image)).statusCode).toBe(404);
+    expect((await fetchUrl(first.thumbnail)).statusCode).toBe(404);
+    expect((await fetchUrl(second.image)).statusCode).toBe(200);
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toHaveLength(4);
+
+    expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
+    expect((await fetchUrl(second.image)).statusCode).toBe(404);
+  });
+
+  it('attaches to a closed session (the card is already there) and 404s for an unknown event_id', async () => {
+    const sid = await withCard();
+    await h.request('POST', cs(`session/${sid}/close/`));
+    const jpeg = (await photo(100, 140)).toString('base64');
+    expect((await attach(sid, 'c1', jpeg)).statusCode).toBe(200);
+    const missing = await attach(sid, 'nope', jpeg);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().detail).toContain('nope');
+  });
+
+  describe('rejects what is not a usable image, storing nothing', () => {
+    const cases: Array<[string, () => Promise<string>, number, string]> = [
+      ['broken base64', async () => 'this is not base64!!', 400, 'invalid_base64'],
+      ['text that is valid base64', async () => Buffer.from('hello, I am not an image at all').toString('base64'), 400, 'invalid_image'],
+      ['a truncated JPEG', async () => (await photo(400, 300)).subarray(0, 2000).toString('base64'), 400, 'invalid_image'],
+      ['a GIF', async () => (await photo(50, 50, 'gif')).toString('base64'), 400, 'unsupported_image_format'],
+      ['a TIFF', async () => (await photo(50, 50, 'tiff')).toString('base64'), 400, 'unsupported_image_format'],
+      ['a decompression bomb (PNG claiming 100000 x 100000)', async () => pngBomb(100_000, 100_000).toString('base64'), 413, 'image_too_large'],
+      ['an empty string of spaces', async () => '   ', 400, 'invalid_image'],
+    ];
+    it.each(cases)('%s', async (_label, make, status, code) => {
+      const sid = await withCard();
+      const before = await filesUnder(mediaDir);
+      const res = await attach(sid, 'c1', await make());
+      expect(res.statusCode, res.body).toBe(status);
+      expect(res.json().code).toBe(code);
+      expect(res.json().detail).toMatch(/^Error Loading Image: /);
+      expect(await filesUnder(mediaDir)).toEqual(before);
+      expect((await h.request('GET', cs(`identification/?session=${sid}`))).json().results[0].image).toBeNull();
+    });
+
+    it('a body over the image body limit is 413', async () => {
+      const sid = await withCard();
+      const res = await attach(sid, 'c1', 'A'.repeat(5 * 1024 * 1024));
+      expect(res.statusCode).toBe(413);
+      expect(res.json().code).toBe('body_too_large');
+    });
+  });
+});

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/database.ts';
+import { backends, createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
+
+describe.each(backends)('request errors (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(async () => h?.close());
+
+  it('malformed JSON is 400 invalid_json', async () => {
+    const sid = await createSession(h);
+    for (const payload of ['{bad', '{"identifications": [', 'nul', '"\\u12"']) {
+      const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().code).toBe('invalid_json');
+    }
+  });
+
+  it('a body that is not JSON is 415', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await h.request('POST', cs('session/'), { payload: 'name=x', headers: { 'content-type': type } });
+      expect(res.statusCode, type).toBe(415);
+      expect(res.json().code).toBe('unsupported_media_type');
+    }
+  });
+
+  it('a body over the limit is 413', async () => {
+    const res = await h.request('POST', cs('session/'), { body: { description: 'x'.repeat(2 * 1024 * 1024) } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().code).toBe('body_too_large');
+  });
+
+  it('ignores prototype-polluting keys', async () => {
+    const res = await h.request('POST', cs('session/'), { payload: '{"name":"p","meta_data":{"__proto__":{"polluted":true},"ok":1}}', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().meta_data).toEqual({ ok: 1 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('unknown paths are 404 in the error shape; trailing slash optional', async () => {
+    const res = await h.request('GET', cs('nothing-here/'));
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ code: 'not_found' });
+    expect((await h.request('GET', '/cardstream/v2/ping')).statusCode).toBe(200);
+  });
+
+  it('echoes a sane X-Request-Id and makes one otherwise', async () => {
+    const given = await h.request('GET', cs('ping/'), { headers: { 'x-request-id': 'client-abc-123' } });
+    expect(given.headers['x-request-id']).toBe('client-abc-123');
+    const made = await h.request('GET', cs('ping/'), { headers: { 'x-request-id': 'bad id with spaces <script>' } });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('serves the API docs at /docs', async () => {
+    const ui = await h.app.inject({ method: 'GET', url: '/docs' });
+    expect([200, 302]).toContain(ui.statusCode);
+    const json = await h.app.inject({ method: 'GET', url: '/docs/json' });
+    expect(json.json().openapi).toBe('3.0.3');
+  });
+});
+
+describe('server errors', () => {
+  it('5xx bodies hide internals and carry the request id', async () => {
+    const h = await startHarness('sqlite');
+    try {
+      const sid = await createSession(h);
+      // Pull the database away under the running app.
+      await (h.app.loupe as unknown as { store: Store }).store.close();
+      const res = await h.request('GET', cs(`session/${sid}/`), { headers: { 'x-request-id': 'trace-500' } });
+      expect(res.statusCode).toBe(500);
+      const body = res.json();
+      expect(body.code).toBe('internal_error');
+      expect(body.detail).toContain('trace-500');
+      expect(body.detail).not.toMatch(/sqlite|kysely|database|stack|at /i);
+    } finally {
+      await h.close().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import fs from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { generateOpenapi, openapiFile } from '../../src/http/openapi.ts';
+
+describe('OpenAPI', () => {
+  it('docs/openapi.json matches the routes (run `npm run openapi` after changing a schema)', async () => {
+    const generated = await generateOpenapi();
+    const kept = await fs.readFile(openapiFile, 'utf8').catch(() => '');
+    expect(kept, 'docs/openapi.json is stale: run `npm run openapi`').toBe(generated);
+  });
+
+  it('documents every card sessions endpoint', async () => {
+    const doc = JSON.parse(await generateOpenapi());
+    const paths = Object.keys(doc.paths);
+    for (const p of [
+      '/cardstream/v2/ping/',
+      '/cardstream/v2/session/',
+      '/cardstream/v2/session/{session_id}/',
+      '/cardstream/v2/session/{session_id}/close/',
+      '/cardstream/v2/session/{session_id}/reopen/',
+      '/cardstream/v2/session/{session_id}/summary/',
+      '/cardstream/v2/session/{session_id}/identifications/',
+      '/cardstream/v2/session/{session_id}/images/',
+      '/cardstream/v2/session/{session_id}/calls/',
+      '/cardstream/v2/identification/',
+      '/cardstream/v2/identification/{id}/',
+    ]) {
+      expect(paths).toContain(p);
+    }
+  });
+});
