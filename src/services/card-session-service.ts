@@ -190,6 +190,8 @@ function mergeMutable(state: MutableState, row: IdentificationInput): MutableSta
 const sameMutable = (a: MutableState, b: MutableState): boolean =>
   a.calls === b.calls && a.duration === b.duration && a.grading === b.grading && a.sold === b.sold && a.note === b.note;
 
+const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
+
 /** PostgreSQL asks to retry on these: a concurrent batch inserted the same event id, or a deadlock. */
 class RetryBatch extends Error {}
 const retryable = (err: unknown): boolean => err instanceof RetryBatch || ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
@@ -329,9 +331,9 @@ export class CardSessionService {
   }
 
   private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: Array<IdentificationInput & { seenIso: string | null }>): Promise<UploadResult> {
-    const status = await tx.lockSessionStatus(sid, ctx.workspaceId);
+    const status = await tx.sessionStatus(sid, ctx.workspaceId);
     if (status === undefined) throw notFound(`Session ${id}`);
-    if (status !== 'live') throw new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
+    if (status !== 'live') throw sessionClosed();
 
     const existing = new Map<string, IdentificationRow>();
     for (const r of await tx.identificationsByEventIds(sid, [...new Set(rows.map((r) => r.event_id))])) existing.set(r.event_id, r);
@@ -365,13 +367,20 @@ export class CardSessionService {
       }
     }
 
-    if (fresh.size > 0) {
-      const inserted = await tx.insertIdentifications([...fresh.values()].map((f) => f.values));
+    const values = [...fresh.values()].map((f) => f.values);
+    if (values.length > 0) {
+      const inserted = await tx.insertIdentifications(values);
       // Another batch inserted one of these event ids after we looked: start again and merge into it.
-      if (inserted.size !== fresh.size) throw new RetryBatch();
+      if (inserted.size !== values.length) throw new RetryBatch();
     }
     for (const { row, state } of changed.values()) {
       await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), updated_at: now });
+    }
+    const price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
+    if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
+      // Closed or deleted while this batch was being written: the transaction rolls back.
+      if ((await tx.sessionStatus(sid, ctx.workspaceId)) === undefined) throw notFound(`Session ${id}`);
+      throw sessionClosed();
     }
     return result;
   }
@@ -431,10 +440,10 @@ export class CardSessionService {
   }
 
   async listIdentifications(ctx: CallContext, query: { session: string; eventId?: string | undefined; page: number; pageSize?: number | undefined }): Promise<Page<IdentificationView>> {
-    const sid = this.sessionId(query.session);
-    if (!(await this.store.sessionExists(sid, ctx.workspaceId))) throw notFound(`Session ${query.session}`);
+    const session = await this.sessionRow(ctx, query.session);
     const pageSize = Math.min(query.pageSize ?? this.limits.identificationPageSize, this.limits.identificationPageSizeMax);
-    const { count, rows } = await this.store.listIdentifications(sid, query.eventId, pageSize, (query.page - 1) * pageSize);
+    const knownCount = query.eventId === undefined ? Number(session.identification_count) : undefined;
+    const { count, rows } = await this.store.listIdentifications(session.id, query.eventId, pageSize, (query.page - 1) * pageSize, knownCount);
     return { count, page: query.page, pageSize, results: rows.map((r) => this.identificationView(ctx, r)) };
   }
 
@@ -453,6 +462,7 @@ export class CardSessionService {
         Object.assign(values, next, { card_key: cardKey({ ...row, ...next } as Parameters<typeof cardKey>[0]), corrected_at: now });
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify(current);
+        if (next.price !== current.price) await tx.bumpCounters(row.session_id, 0, (next.price ?? 0) - (current.price ?? 0));
       }
       if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined) values.note = patch.note;

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
-export type SessionRow = Selectable<CardSessionsTable> & { identification_count: number; total_price: number | null };
+export type SessionRow = Selectable<CardSessionsTable>;
 export type IdentificationRow = Selectable<CardIdentificationsTable>;
 
 export interface NewSession {
@@ -66,19 +66,21 @@ export class CardSessionStore {
   }
 
   private sessionQuery(workspaceId: string) {
-    return this.db
-      .selectFrom('card_sessions as s')
-      .selectAll('s')
-      .select((eb) => [
-        eb.selectFrom('card_identifications as i').whereRef('i.session_id', '=', 's.id').select((e) => e.fn.countAll<number>().as('c')).as('identification_count'),
-        eb.selectFrom('card_identifications as i').whereRef('i.session_id', '=', 's.id').select((e) => e.fn.sum<number | null>('i.price').as('p')).as('total_price'),
-      ])
-      .where('s.workspace_id', '=', workspaceId);
+    return this.db.selectFrom('card_sessions as s').selectAll('s').where('s.workspace_id', '=', workspaceId);
   }
 
   async getSession(id: string, workspaceId: string): Promise<SessionRow | undefined> {
-    const row = await this.sessionQuery(workspaceId).where('s.id', '=', id).executeTakeFirst();
-    return row as SessionRow | undefined;
+    return this.sessionQuery(workspaceId).where('s.id', '=', id).executeTakeFirst();
+  }
+
+  /** Adds to the session's counters; call in the transaction that changed the rows. */
+  async bumpCounters(id: string, rows: number, price: number): Promise<void> {
+    if (rows === 0 && price === 0) return;
+    await this.db
+      .updateTable('card_sessions')
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: sql`total_price + ${price}` })
+      .where('id', '=', id)
+      .execute();
   }
 
   async listSessions(workspaceId: string, search: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
@@ -96,7 +98,7 @@ export class CardSessionStore {
       countQ.executeTakeFirstOrThrow(),
       rowsQ.orderBy('s.started', 'desc').orderBy('s.seq', 'desc').limit(limit).offset(offset).execute(),
     ]);
-    return { count: Number(count.c), rows: rows as SessionRow[] };
+    return { count: Number(count.c), rows };
   }
 
   async renameSession(id: string, workspaceId: string, name: string): Promise<boolean> {
@@ -116,11 +118,26 @@ export class CardSessionStore {
       .execute();
   }
 
-  /** Locks the session against a concurrent close for the rest of the transaction; returns its status. */
-  async lockSessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
-    let q = this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId);
-    if (this.dialect === 'postgres') q = q.forShare();
-    return (await q.executeTakeFirst())?.status;
+  async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return row?.status;
+  }
+
+  /**
+   * Adds a batch's rows to the session's counters, only while the session is live. It is the
+   * last statement of an upload, so the session row is locked just until commit: batches to one
+   * session overlap, and a close that committed first makes this match nothing (PostgreSQL
+   * re-checks the updated row), which rolls the batch back.
+   */
+  async addBatchToLiveSession(id: string, workspaceId: string, rows: number, price: number): Promise<boolean> {
+    const res = await this.db
+      .updateTable('card_sessions')
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: sql`total_price + ${price}` })
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .where('status', '=', 'live')
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
   }
 
   async sessionExists(id: string, workspaceId: string): Promise<boolean> {
@@ -164,6 +181,8 @@ export class CardSessionStore {
   /** Inserts rows whose event id is new; returns the event ids actually inserted (others raced in). */
   async insertIdentifications(rows: IdentificationValues[]): Promise<Set<string>> {
     const inserted = new Set<string>();
+    // One key order for every batch, so two batches inserting the same ids wait rather than deadlock.
+    rows = [...rows].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
     for (let i = 0; i < rows.length; i += insertChunk) {
       const res = await this.db
         .insertInto('card_identifications')
@@ -180,15 +199,16 @@ export class CardSessionStore {
     await this.db.updateTable('card_identifications').set(values).where('id', '=', id).execute();
   }
 
-  async listIdentifications(sessionId: string, eventId: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: IdentificationRow[] }> {
+  /** `knownCount` (the session's counter) saves counting the rows again. */
+  async listIdentifications(sessionId: string, eventId: string | undefined, limit: number, offset: number, knownCount?: number): Promise<{ count: number; rows: IdentificationRow[] }> {
     let countQ = this.db.selectFrom('card_identifications').select((eb) => eb.fn.countAll<number>().as('c')).where('session_id', '=', sessionId);
     let rowsQ = this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId);
     if (eventId !== undefined) {
       countQ = countQ.where('event_id', '=', eventId);
       rowsQ = rowsQ.where('event_id', '=', eventId);
     }
-    const [count, rows] = await Promise.all([countQ.executeTakeFirstOrThrow(), rowsQ.orderBy('seq').limit(limit).offset(offset).execute()]);
-    return { count: Number(count.c), rows };
+    const [count, rows] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit).offset(offset).execute()]);
+    return { count, rows };
   }
 
   async identificationByEventId(sessionId: string, eventId: string): Promise<IdentificationRow | undefined> {

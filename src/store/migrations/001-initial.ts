@@ -39,6 +39,8 @@ export const initial: Migration = {
       ended TEXT,
       client TEXT NOT NULL,
       meta_data TEXT NOT NULL,
+      identification_count INTEGER NOT NULL DEFAULT 0,
+      total_price REAL NOT NULL DEFAULT 0,
       created_at TEXT NOT NULL,
       updated_at TEXT NOT NULL
     )`,
@@ -125,6 +127,8 @@ export const initial: Migration = {
       ended timestamptz,
       client jsonb NOT NULL,
       meta_data jsonb NOT NULL,
+      identification_count integer NOT NULL DEFAULT 0,
+      total_price double precision NOT NULL DEFAULT 0,
       created_at timestamptz NOT NULL,
       updated_at timestamptz NOT NULL
     )`,

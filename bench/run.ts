@@ -1,0 +1,11 @@
+/** `npm run bench -- <name>`: runs bench/<name>.ts. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const name = process.argv[2];
+const available = fs.readdirSync(import.meta.dirname).filter((f) => f.endsWith('.ts') && f !== 'run.ts' && !f.startsWith('lib-')).map((f) => f.slice(0, -3));
+if (!name || !available.includes(name)) {
+  console.error(`usage: npm run bench -- <${available.join('|')}>`);
+  process.exit(2);
+}
+await import(path.join(import.meta.dirname, `${name}.ts`));

@@ -1,0 +1,57 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type SQLite from 'better-sqlite3';
+
+/**
+ * Kysely prepares every statement anew; with a server issuing the same few shapes of SQL, a
+ * small cache of prepared statements removes most of that cost. Statements run to completion
+ * synchronously, so sharing one between calls is safe.
+ */
+export function cachePreparedStatements(db: SQLite.Database, size = 256): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = db.prepare.bind(db);
+  db.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      // Refresh its place so the least recently used statement is the one dropped.
+      cache.delete(source);
+    } else {
+      stmt = prepare(source);
+      if (cache.size >= size) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, stmt);
+    return stmt;
+  }) as typeof db.prepare;
+  return db;
+}
+
+const checkpointerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 1000');
+const timer = setInterval(() => {
+  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy: next time */ }
+}, workerData.intervalMs);
+parentPort.on('message', () => { clearInterval(timer); db.close(); parentPort.close(); });
+`;
+
+/**
+ * A WAL checkpoint fsyncs the WAL and the database file; run from the server's connection it
+ * stalls the event loop (and every request) for as long as the disk takes. A worker thread with
+ * its own connection checkpoints instead; the server connection keeps a large automatic
+ * threshold only as a safety net in case the worker stops.
+ */
+export function startCheckpointer(db: SQLite.Database, file: string, intervalMs = 1000): () => Promise<void> {
+  db.pragma('wal_autocheckpoint = 20000');
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(checkpointerSource, { eval: true, workerData: { file, driver, intervalMs } });
+  worker.unref();
+  worker.on('error', () => undefined);
+  return async () => {
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.postMessage('stop');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 2000))]);
+    await worker.terminate();
+  };
+}
