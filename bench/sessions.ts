@@ -6,6 +6,7 @@
  *
  *   npm run bench -- sessions                  # SQLite; PostgreSQL too when DATABASE_URL is set
  *   BENCH_SECONDS=10 npm run bench -- sessions # shorter load phase
+ *   BENCH_BACKENDS=postgres npm run bench -- sessions
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -16,7 +17,7 @@ import { median, startServer, type BenchServer } from './lib-server.ts';
 
 const batches = Number(process.env.BENCH_BATCHES ?? 20);
 const loadSeconds = Number(process.env.BENCH_SECONDS ?? 30);
-const backends: Array<'sqlite' | 'postgres'> = process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+const backends = (process.env.BENCH_BACKENDS?.split(',') ?? (process.env.DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'])) as Array<'sqlite' | 'postgres'>;
 
 const row = (i: number, prefix: string) => ({
   event_id: `${prefix}-${i}`,

@@ -9,6 +9,7 @@ import type { Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { invalidJson, registerErrorHandling } from './http/errors.ts';
+import { InFlight } from './http/in-flight.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { openServices } from './services/container.ts';
@@ -34,7 +35,7 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
-  const services = await openServices(config);
+  const services = await openServices(config, { longRunning: true });
   const app = Fastify({
     logger: { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -47,8 +48,19 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   });
   app.setValidatorCompiler(validators());
-  app.decorate('loupe', { config, ...services });
-  app.addHook('onClose', async () => services.close());
+  const inFlight = new InFlight();
+  app.decorate('loupe', { config, ...services, inFlight });
+  app.addHook('onRoute', (route) => {
+    const handler = route.handler;
+    route.handler = function (request, reply) {
+      return inFlight.run(() => handler.call(this, request, reply));
+    };
+  });
+  // Runs after the server stopped accepting and its connections ended.
+  app.addHook('onClose', async () => {
+    if (!(await inFlight.drained(10_000))) app.log.warn({ inFlight: inFlight.count }, 'closing stores with requests still running');
+    await services.close();
+  });
 
   // Only JSON is accepted. An empty body with a JSON content type is "no body", which is what
   // clients send to close/, reopen/ and DELETE.

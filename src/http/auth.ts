@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ServiceError } from '../services/errors.ts';
 
 /**
@@ -7,11 +7,15 @@ import { ServiceError } from '../services/errors.ts';
  * when the call fails.
  */
 export function registerAccessControl(app: FastifyInstance): void {
-  const { accounts, rateLimiter, config } = app.loupe;
+  const { accounts, rateLimiter, config, inFlight } = app.loupe;
 
   app.addHook('onRequest', async (request) => {
     const service = request.routeOptions.config.service;
     if (!service) return;
+    await inFlight.run(() => authorize(request, service));
+  });
+
+  async function authorize(request: FastifyRequest, service: string): Promise<void> {
     const principal = await accounts.authenticate(request.headers.authorization);
     const wait = rateLimiter.take(principal.tokenId);
     if (wait > 0) {
@@ -21,21 +25,22 @@ export function registerAccessControl(app: FastifyInstance): void {
     const workspace = (request.query as Record<string, unknown> | undefined)?.workspace;
     request.principal = principal;
     request.workspaceId = await accounts.resolveWorkspace(principal, typeof workspace === 'string' ? workspace : undefined);
-  });
+  }
 
   app.addHook('preHandler', async (request) => {
     const priceKey = request.routeOptions.config.price;
     if (!priceKey || !request.principal) return;
+    const { id } = request.principal.account;
     const price = config.prices[priceKey] ?? 0;
-    await accounts.charge(request.principal.account.id, priceKey, price);
-    request.charged = { accountId: request.principal.account.id, price };
+    await inFlight.run(() => accounts.charge(id, priceKey, price));
+    request.charged = { accountId: id, price };
   });
 
   app.addHook('onResponse', async (request, reply) => {
     if (request.charged && reply.statusCode >= 400) {
       const { accountId, price } = request.charged;
       request.charged = undefined;
-      await accounts.refund(accountId, price).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
+      await inFlight.run(() => accounts.refund(accountId, price)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
     }
   });
 }

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { AccountService, Principal } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
+import type { InFlight } from './in-flight.ts';
 import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 
@@ -11,6 +12,7 @@ export interface AppContext {
   cardSessions: CardSessionService;
   media: MediaService;
   rateLimiter: RateLimiter;
+  inFlight: InFlight;
 }
 
 declare module 'fastify' {

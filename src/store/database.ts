@@ -127,6 +127,8 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PostgreSQL connections per process. */
   poolSize?: number | undefined;
+  /** Long-running processes (the server) checkpoint SQLite's WAL from a worker thread. */
+  backgroundCheckpoints?: boolean;
 }
 
 // PostgreSQL bigint (COUNT, SUM of integers) arrives as text; our counts fit in a double.
@@ -163,7 +165,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     // The admin CLI and the server may write at the same time; wait for the lock instead of failing.
     sqlite.pragma('busy_timeout = 5000');
-    const stopCheckpointer = startCheckpointer(sqlite, file);
+    const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachePreparedStatements(sqlite) }) });
     store = {
       db,
