@@ -152,11 +152,15 @@ for (const backend of backends) {
     console.log(`upload 500-row batches: ${ours.toFixed(0)} rows/s (target >= ${target}: ${ours >= target ? 'MET' : 'MISSED'}); raw driver ${raw.toFixed(0)} rows/s; ours/raw = ${(ours / raw).toFixed(2)}`);
     console.log(`list a 500-row page over HTTP: median ${median(listTimes).toFixed(1)} ms (target <= 25: ${median(listTimes) <= 25 ? 'MET' : 'MISSED'}); raw SELECT+stringify ${listRaw.toFixed(1)} ms; ratio ${(median(listTimes) / listRaw).toFixed(1)}x`);
 
+    // Baseline for the load: the same 50 connections on /health (no auth, no database) show
+    // what this machine's HTTP stack and the load generator allow in this very run.
+    const ceiling = await autocannon({ url: `${s.url}/health`, connections: 50, duration: Math.min(10, loadSeconds) });
     const result = await load(s, sid, loadSeconds);
     const errors = result.errors + result.timeouts + result.non2xx;
     console.log(
       `50 clients x ${loadSeconds}s (get session, list 100, upload 20): ${result.requests.total} requests, ${result.requests.average.toFixed(0)} req/s, errors ${errors} (non2xx ${result.non2xx}), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target p99 <= 200, 0 errors: ${errors === 0 && result.latency.p99 <= 200 ? 'MET' : 'MISSED'})`,
     );
+    console.log(`  baseline, same 50 connections on /health: ${ceiling.requests.average.toFixed(0)} req/s, p99 ${ceiling.latency.p99} ms; mixed load runs at ${((100 * result.requests.average) / ceiling.requests.average).toFixed(1)} % of that rate`);
   } finally {
     await s.stop();
   }
