@@ -1,48 +1,25 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '..');
-
-/** The real entry point (`npm start`) as its own process on the embedded default. */
-async function start(dataDir: string, port: number): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/server.ts')], {
-    env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOUPE_RATE_LIMIT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, exited };
-    } catch {
-      /* starting */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('server did not start');
-}
+import { loupeCli, randomPort, startServerProcess } from './helpers/processes.ts';
 
 describe('server process', () => {
   let dataDir: string;
   let token: string;
-  const port = 30000 + Math.floor(Math.random() * 20000);
+  const port = randomPort();
+  const env = () => ({ ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', LOUPE_RATE_LIMIT: '0' });
+  const start = () => startServerProcess(env(), port);
   const base = `http://127.0.0.1:${port}/cardstream/v2`;
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-server-'));
-    const cli = spawn(process.execPath, [path.join(root, 'bin/loupe.js'), 'account', 'create', '--name', 'srv'], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '' } });
-    let out = '';
-    cli.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await new Promise((r) => cli.on('exit', r));
-    token = JSON.parse(out).token;
+    token = (await loupeCli(env(), 'account', 'create', '--name', 'srv')).token!;
   });
   afterAll(async () => fs.rm(dataDir, { recursive: true, force: true }));
 
   it('shuts down gracefully on SIGTERM under load: no 500, exit 0, every acknowledged batch kept', async () => {
-    const server = await start(dataDir, port);
+    const server = await start();
     const headers = { authorization: `Token ${token}`, 'content-type': 'application/json' };
     const session = (await (await fetch(`${base}/session/`, { method: 'POST', headers, body: '{}' })).json()) as { id: string };
 
@@ -74,7 +51,7 @@ describe('server process', () => {
     expect(statuses.filter((s) => s >= 500 && s !== 503)).toEqual([]);
 
     // Restart on the same data: every acknowledged row is there.
-    const again = await start(dataDir, port);
+    const again = await start();
     try {
       const listed = new Set<string>();
       for (let page = 1; ; page++) {

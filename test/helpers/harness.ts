@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
+import { scratchPgDatabase } from './processes.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -29,30 +28,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A fresh database for one test file, dropped afterwards. */
-async function createPgDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const base = process.env.DATABASE_URL!;
-  const name = `loupe_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 export async function startHarness(backend: Backend, overrides: Partial<Config> = {}): Promise<Harness> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-test-'));
-  const pgDb = backend === 'postgres' ? await createPgDatabase() : undefined;
+  const pgDb = backend === 'postgres' ? await scratchPgDatabase('loupe_test') : undefined;
   const config = loadConfig({}, {
     dataDir,
     databaseUrl: pgDb?.url,

@@ -207,6 +207,29 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(new Set(rows.results.map((r: { event_id: string }) => r.event_id)).size).toBe(40);
   });
 
+  it('uploads racing a close: each batch is all in (200) or all out (409), counters stay exact', async () => {
+    const sid = await createSession(h);
+    const batches = Array.from({ length: 12 }, (_, b) => Array.from({ length: 30 }, (_, i) => card(`race-${b}-${i}`, { price: 0.5 })));
+    const uploads = batches.map((rows, b) => new Promise((r) => setTimeout(r, b)).then(() => upload(sid, rows)));
+    const closing = new Promise((r) => setTimeout(r, 4)).then(() => h.request('POST', cs(`session/${sid}/close/`)));
+    const results = await Promise.all(uploads);
+    expect((await closing).statusCode).toBe(200);
+    const accepted = results.filter((r) => r.statusCode === 200).length;
+    expect(results.every((r) => r.statusCode === 200 || r.statusCode === 409)).toBe(true);
+
+    const rows = await list(sid, '&page_size=500');
+    expect(rows.count).toBe(accepted * 30);
+    for (let b = 0; b < batches.length; b++) {
+      const stored = rows.results.filter((r: { event_id: string }) => r.event_id.startsWith(`race-${b}-`)).length;
+      expect([0, 30]).toContain(stored);
+    }
+    const session = (await h.request('GET', cs(`session/${sid}/`))).json();
+    const summary = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(session.identification_count).toBe(rows.count);
+    expect(session.total_price).toBe(summary.total_price);
+    expect(summary.identifications).toBe(rows.count);
+  });
+
   it('lists in upload order with page_size (default 100, at most 500) and the event_id filter', async () => {
     const sid = await createSession(h);
     const rows = Array.from({ length: 620 }, (_, i) => ({ event_id: `p${String(i).padStart(4, '0')}`, name: `Card ${i}` }));
