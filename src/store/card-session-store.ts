@@ -3,6 +3,7 @@ import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName
 
 export type SessionRow = Selectable<CardSessionsTable>;
 export type IdentificationRow = Selectable<CardIdentificationsTable>;
+export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'sold' | 'note'>;
 
 export interface NewSession {
   id: string;
@@ -161,14 +162,14 @@ export class CardSessionStore {
     });
   }
 
-  /** Rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */
-  async identificationsByEventIds(sessionId: string, eventIds: string[]): Promise<IdentificationRow[]> {
-    const out: IdentificationRow[] = [];
+  /** The fields an upload may merge into, for rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */
+  async identificationsByEventIds(sessionId: string, eventIds: string[]): Promise<MergeableRow[]> {
+    const out: MergeableRow[] = [];
     const sorted = [...eventIds].sort();
     for (let i = 0; i < sorted.length; i += inChunk) {
       let q = this.db
         .selectFrom('card_identifications')
-        .selectAll()
+        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'sold', 'note'])
         .where('session_id', '=', sessionId)
         .where('event_id', 'in', sorted.slice(i, i + inChunk))
         .orderBy('event_id');

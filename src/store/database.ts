@@ -152,7 +152,7 @@ pg.types.setTypeParser(1184, pgTimestampToIso);
 export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20, options: '-c TimeZone=UTC' });
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC' });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', close: () => db.destroy() };
   } else {
