@@ -100,30 +100,48 @@ async function rawListMedian(s: BenchServer, backend: 'sqlite' | 'postgres', ses
   return median(times);
 }
 
-async function load(s: BenchServer, sessionId: string, seconds: number): Promise<autocannon.Result> {
-  let n = 0;
+/**
+ * 50 connections mixing session reads, 100-row page listings and 20-row uploads (15 new cards, 5
+ * re-sent ones, as the real client repeats event ids). With `sessions.length === 50` each
+ * connection is one app with its own session (the real case); with one session all 50 share it,
+ * which serialises their uploads on that session's row (a stress case).
+ */
+async function load(s: BenchServer, sessions: string[], seconds: number): Promise<autocannon.Result> {
+  // autocannon resets the context at every pass through `requests`, so each pass (get, list,
+  // upload) takes the next session round-robin: with 50 sessions and 50 connections that is one
+  // session per client at a time.
+  let nextSession = 0;
+  let nextCard = 0;
   const auth = { authorization: `Token ${s.token}`, 'content-type': 'application/json' };
+  type Ctx = { session?: number };
+  const pick = (ctx: Ctx) => (ctx.session ??= nextSession++ % sessions.length);
   return autocannon({
     url: s.url,
     connections: 50,
     duration: seconds,
     requests: [
-      { method: 'GET', path: `/cardstream/v2/session/${sessionId}/`, headers: auth },
-      { method: 'GET', path: `/cardstream/v2/identification/?session=${sessionId}&page_size=100&page=3`, headers: auth },
+      // Headers stay static: replacing them in setupRequest makes autocannon send a wrong Content-Length.
+      { method: 'GET', headers: auth, setupRequest: (req, ctx: Ctx) => ({ ...req, path: `/cardstream/v2/session/${sessions[pick(ctx)]}/` }) },
+      { method: 'GET', headers: auth, setupRequest: (req, ctx: Ctx) => ({ ...req, path: `/cardstream/v2/identification/?session=${sessions[pick(ctx)]}&page_size=100&page=3` }) },
       {
         method: 'POST',
-        path: `/cardstream/v2/session/${sessionId}/identifications/`,
         headers: auth,
-        // Each upload: 15 new cards and 5 re-sent ones (the real client repeats event ids).
-        setupRequest: (req) => {
-          const k = n++;
-          const rows = Array.from({ length: 20 }, (_, i) => (i < 15 ? row(k * 15 + i, 'load') : row(Math.max(0, k - 1) * 15 + i, 'load')));
-          return { ...req, body: JSON.stringify({ identifications: rows }) };
+        // 15 new cards and 5 the session already has (the real client re-sends event ids).
+        setupRequest: (req, ctx: Ctx) => {
+          const c = pick(ctx);
+          const rows = Array.from({ length: 20 }, (_, i) => (i < 15 ? row(nextCard++, 'load') : row((nextCard + i * 7) % 300, `pre-${c}`)));
+          return { ...req, path: `/cardstream/v2/session/${sessions[c]}/identifications/`, body: JSON.stringify({ identifications: rows }) };
         },
       },
     ],
   });
 }
+
+const loadLine = (label: string, result: autocannon.Result, seconds: number, target: boolean) => {
+  const errors = result.errors + result.timeouts + result.non2xx;
+  const verdict = target ? ` (target p99 <= 200, 0 errors: ${errors === 0 && result.latency.p99 <= 200 ? 'MET' : 'MISSED'})` : '';
+  return `${label} x ${seconds}s: ${result.requests.total} requests, ${result.requests.average.toFixed(0)} req/s, errors ${errors} (non2xx ${result.non2xx}), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${verdict}`;
+};
 
 for (const backend of backends) {
   const s = await startServer(backend);
@@ -152,15 +170,27 @@ for (const backend of backends) {
     console.log(`upload 500-row batches: ${ours.toFixed(0)} rows/s (target >= ${target}: ${ours >= target ? 'MET' : 'MISSED'}); raw driver ${raw.toFixed(0)} rows/s; ours/raw = ${(ours / raw).toFixed(2)}`);
     console.log(`list a 500-row page over HTTP: median ${median(listTimes).toFixed(1)} ms (target <= 25: ${median(listTimes) <= 25 ? 'MET' : 'MISSED'}); raw SELECT+stringify ${listRaw.toFixed(1)} ms; ratio ${(median(listTimes) / listRaw).toFixed(1)}x`);
 
+    // 50 apps, each with its own session of 300 cards.
+    const own: string[] = [];
+    for (let c = 0; c < 50; c++) {
+      const id = ((await (await api(s, 'POST', 'session/', { name: `client ${c}` })).json()) as { id: string }).id;
+      // Pre-filled with event ids `pre-<c>-0..299`, which the load re-sends.
+      await api(s, 'POST', `session/${id}/identifications/`, { identifications: Array.from({ length: 300 }, (_, i) => row(i, `pre-${c}`)) });
+      own.push(id);
+    }
     // Baseline for the load: the same 50 connections on /health (no auth, no database) show
     // what this machine's HTTP stack and the load generator allow in this very run.
     const ceiling = await autocannon({ url: `${s.url}/health`, connections: 50, duration: Math.min(10, loadSeconds) });
-    const result = await load(s, sid, loadSeconds);
-    const errors = result.errors + result.timeouts + result.non2xx;
-    console.log(
-      `50 clients x ${loadSeconds}s (get session, list 100, upload 20): ${result.requests.total} requests, ${result.requests.average.toFixed(0)} req/s, errors ${errors} (non2xx ${result.non2xx}), latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms (target p99 <= 200, 0 errors: ${errors === 0 && result.latency.p99 <= 200 ? 'MET' : 'MISSED'})`,
-    );
-    console.log(`  baseline, same 50 connections on /health: ${ceiling.requests.average.toFixed(0)} req/s, p99 ${ceiling.latency.p99} ms; mixed load runs at ${((100 * result.requests.average) / ceiling.requests.average).toFixed(1)} % of that rate`);
+    const result = await load(s, own, loadSeconds);
+    console.log(loadLine('50 clients, one session each (get session, list 100, upload 20)', result, loadSeconds, true));
+    // Check the load did real work: every acknowledged upload added 15 new cards.
+    let stored = 0;
+    for (const id of own) stored += ((await (await api(s, 'GET', `session/${id}/`)).json()) as { identification_count: number }).identification_count;
+    const uploads = Math.round(result.requests.total / 3);
+    console.log(`  check: the load stored ${stored - 50 * 300} new cards from about ${uploads} uploads of 15 new + 5 re-sent (expected about ${uploads * 15})`);
+    console.log(`  baseline, same 50 connections on /health: ${ceiling.requests.average.toFixed(0)} req/s, p99 ${ceiling.latency.p99} ms; the mixed load runs at ${((100 * result.requests.average) / ceiling.requests.average).toFixed(1)} % of that rate`);
+    const shared = await load(s, [sid], Math.min(10, loadSeconds));
+    console.log(loadLine('  stress: the same 50 clients all on one session', shared, Math.min(10, loadSeconds), false));
   } finally {
     await s.stop();
   }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect, type ColumnType, type Generated } from 'kysely';
 import { migrate } from './migrate.ts';
+import { prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, startCheckpointer } from './sqlite-tuning.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
@@ -153,6 +154,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC' });
+    prepareHotStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', close: () => db.destroy() };
   } else {
