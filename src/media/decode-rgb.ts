@@ -1,0 +1,41 @@
+import sharp from 'sharp';
+import { ImageLoadError } from './image-load-error.ts';
+
+export interface RgbImage {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 3;
+  format: string;
+}
+
+export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const;
+
+/**
+ * Decodes an image to 8-bit sRGB: EXIF orientation applied, first frame of animations, alpha
+ * flattened on white, CMYK/greyscale converted, 16-bit reduced. Formats other than JPEG, PNG,
+ * TIFF, WebP and GIF (SVG, PDF, HEIF…) are refused; so is anything over `maxPixels`, before it
+ * is decoded. Runs on libuv's thread pool, not the event loop.
+ */
+export async function decodeRgb(bytes: Buffer, maxPixels: number): Promise<RgbImage> {
+  const open = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'warning', pages: 1 });
+  let format: string | undefined;
+  try {
+    const meta = await open().metadata();
+    format = meta.format;
+  } catch (err) {
+    if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
+    throw new ImageLoadError('the data is not a readable image');
+  }
+  if (!format || !(intakeFormats as readonly string[]).includes(format)) {
+    throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`);
+  }
+  try {
+    const { data, info } = await open().rotate().flatten({ background: '#ffffff' }).toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels`);
+    return { data, width: info.width, height: info.height, channels: 3, format };
+  } catch (err) {
+    if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
+    throw new ImageLoadError('the image data is corrupt or truncated');
+  }
+}

@@ -1,0 +1,50 @@
+import { ServiceError } from '../services/errors.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import { decodeBase64Image } from './base64-image.ts';
+import { decodeRgb, type RgbImage } from './decode-rgb.ts';
+import { ImageLoadError } from './image-load-error.ts';
+import { readLocalImage } from './local-file.ts';
+import { fetchImage, type FetchLimits } from './url-fetch.ts';
+
+export interface ImageRecord {
+  _url?: unknown;
+  _base64?: unknown;
+  _file?: unknown;
+}
+
+export interface IntakeOptions {
+  policy: AddressPolicy;
+  fetch: FetchLimits;
+  /** Folder `_file` records are read from; `_file` is refused when unset. */
+  fileRoot: string | undefined;
+  maxBytes: number;
+  maxPixels: number;
+}
+
+/**
+ * The one way every image endpoint turns a record (`_base64`, `_url` or `_file`, in that order
+ * of preference when several are given) into pixels. Failures are ImageLoadError, which services
+ * report as the record's own status.
+ */
+export class ImageIntake {
+  constructor(readonly options: IntakeOptions) {}
+
+  async bytes(record: ImageRecord): Promise<Buffer> {
+    const { _base64, _url, _file } = record;
+    if (typeof _base64 === 'string') {
+      try {
+        return decodeBase64Image(_base64, this.options.maxBytes);
+      } catch (err) {
+        if (err instanceof ServiceError) throw new ImageLoadError(err.detail.replace(/^Error Loading Image: /, ''));
+        throw err;
+      }
+    }
+    if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: this.options.maxBytes });
+    if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
+    throw new ImageLoadError('the record has no _url, _base64 or _file');
+  }
+
+  async rgb(record: ImageRecord): Promise<RgbImage> {
+    return decodeRgb(await this.bytes(record), this.options.maxPixels);
+  }
+}

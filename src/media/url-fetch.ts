@@ -1,0 +1,126 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import net from 'node:net';
+import type { AddressPolicy } from './address-policy.ts';
+import { ImageLoadError } from './image-load-error.ts';
+
+export interface FetchLimits {
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  /** Further attempts after a network error or a 5xx answer. */
+  retries: number;
+}
+
+export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2 };
+
+class Permanent extends ImageLoadError {}
+
+/**
+ * Downloads an image over http(s). The address is checked after DNS resolution, inside the
+ * socket's own lookup, so the connection goes to exactly the address that was checked (no DNS
+ * rebinding between check and connect); every redirect is checked again.
+ */
+export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits): Promise<Buffer> {
+  let lastError: ImageLoadError | undefined;
+  for (let attempt = 0; attempt <= limits.retries; attempt++) {
+    try {
+      return await fetchFollowing(url, policy, limits);
+    } catch (err) {
+      if (err instanceof Permanent) throw new ImageLoadError(err.reason);
+      lastError = err instanceof ImageLoadError ? err : new ImageLoadError((err as Error).message);
+      if (attempt < limits.retries) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+    }
+  }
+  throw new ImageLoadError(`the image cannot be downloaded after ${limits.retries + 1} attempts (${lastError!.reason})`);
+}
+
+async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits): Promise<Buffer> {
+  const deadline = Date.now() + limits.totalTimeoutMs;
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    const res = await fetchOnce(url, policy, limits, deadline);
+    if ('location' in res) {
+      if (hop >= limits.maxRedirects) throw new Permanent(`more than ${limits.maxRedirects} redirects`);
+      url = new URL(res.location, url).toString();
+      continue;
+    }
+    return res.body;
+  }
+}
+
+function parse(url: string): URL {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Permanent('the URL is not valid');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Permanent(`only http and https URLs are fetched, not ${u.protocol.replace(':', '')}`);
+  if (u.username || u.password) throw new Permanent('URLs with credentials are not fetched');
+  return u;
+}
+
+function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, deadline: number): Promise<{ body: Buffer } | { location: string }> {
+  const u = parse(url);
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(host)) {
+    const refused = policy.refusal(host);
+    if (refused) return Promise.reject(new Permanent(refused));
+  }
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      const list = addresses as dns.LookupAddress[];
+      for (const a of list) {
+        const refused = policy.refusal(a.address, hostname);
+        if (refused) return callback(new Permanent(`${hostname} resolves to ${refused.replace(/^address /, '')}`), '', 4);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) return Promise.reject(new ImageLoadError('the download took too long'));
+
+  return new Promise((resolve, reject) => {
+    const client = u.protocol === 'https:' ? https : http;
+    const req = client.get(u, { lookup, headers: { 'user-agent': 'Loupe image fetcher', accept: 'image/*' }, agent: false }, (res) => {
+      const status = res.statusCode ?? 0;
+      if (status >= 300 && status < 400 && res.headers.location) {
+        res.resume();
+        return resolve({ location: res.headers.location });
+      }
+      if (status < 200 || status >= 300) {
+        res.resume();
+        const msg = `the server answered HTTP ${status}`;
+        return reject(status >= 500 || status === 429 ? new ImageLoadError(msg) : new Permanent(msg));
+      }
+      const declared = Number(res.headers['content-length'] ?? NaN);
+      if (declared > limits.maxBytes) {
+        res.destroy();
+        return reject(new Permanent(`the image is larger than ${limits.maxBytes} bytes`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limits.maxBytes) {
+          res.destroy();
+          reject(new Permanent(`the image is larger than ${limits.maxBytes} bytes`));
+        } else {
+          chunks.push(chunk);
+        }
+      });
+      res.on('end', () => resolve({ body: Buffer.concat(chunks) }));
+      res.on('error', (err) => reject(new ImageLoadError(err.message)));
+    });
+    const total = setTimeout(() => req.destroy(new ImageLoadError('the download took too long')), remaining);
+    req.setTimeout(limits.connectTimeoutMs, () => req.destroy(new ImageLoadError('the server did not answer in time')));
+    req.on('error', (err) => reject(err instanceof ImageLoadError ? err : new ImageLoadError(err.message)));
+    req.on('close', () => clearTimeout(total));
+  });
+}

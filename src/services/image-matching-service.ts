@@ -1,0 +1,128 @@
+import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import { hammingDistance, visualHashes, type HashType } from '../vision/visual-hash.ts';
+import { recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { ServiceError } from './errors.ts';
+
+export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
+
+interface Hashed {
+  record: InputRecord;
+  width: number;
+  height: number;
+  hashes: Partial<Record<HashType, string>>;
+}
+interface Failed {
+  record: InputRecord;
+  error: string;
+}
+type Outcome = Hashed | Failed;
+const failed = (o: Outcome): o is Failed => 'error' in o;
+
+/** A record as echoed back: everything the client sent except the image data itself. */
+function echo(record: InputRecord): Record<string, unknown> {
+  const { _base64: _omitted, ...rest } = record;
+  return rest;
+}
+
+/** The overall status: all good 200, some records failed 300 MIXED_RESULT, all failed 400. */
+function overall(ctx: SearchContext, outcomes: Outcome[]): Required<EnvelopeStatus> {
+  const bad = outcomes.filter(failed).length;
+  if (bad === 0) return status(ctx, 200, 'OK');
+  if (bad === outcomes.length) return status(ctx, 400, 'Error Loading Image');
+  return status(ctx, 300, 'MIXED_RESULT');
+}
+
+/** Image matching (spec 2 §4): hashes, duplicate removal and ranking of the images sent, no collection. */
+export class ImageMatchingService {
+  constructor(private readonly intake: ImageIntake) {}
+
+  ping(ctx: SearchContext) {
+    return {
+      status: status(ctx, 200, 'OK'),
+      _service_info: { _name: 'image_matching', _info: 'Visual hashes (bmh1: 256-bit block mean, phash: 64-bit DCT) of images sent in the request; Hamming distances.' },
+    };
+  }
+
+  private async hashAll(records: InputRecord[], types: readonly HashType[]): Promise<Outcome[]> {
+    return Promise.all(
+      records.map(async (record): Promise<Outcome> => {
+        try {
+          const img = await this.intake.rgb(record);
+          return { record, width: img.width, height: img.height, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
+        } catch (err) {
+          if (err instanceof ImageLoadError) return { record, error: err.message };
+          throw err;
+        }
+      }),
+    );
+  }
+
+  async visualHash(ctx: SearchContext, records: InputRecord[], hashType: HashType | undefined): Promise<{ status: EnvelopeStatus; records: Record<string, unknown>[]; statistics: Statistics }> {
+    const clock = stopwatch();
+    const outcomes = await this.hashAll(records, hashType ? [hashType] : ['bmh1', 'phash']);
+    return {
+      status: overall(ctx, outcomes),
+      records: outcomes.map((o) =>
+        failed(o)
+          ? { ...echo(o.record), _status: recordError(ctx, o.error) }
+          : { ...echo(o.record), _width: o.width, _height: o.height, ...o.hashes, _status: { code: 200, text: 'OK' } },
+      ),
+      statistics: clock.done(),
+    };
+  }
+
+  /**
+   * Greedy, in request order: each record not yet removed keeps every later record within
+   * `range` bits of it in its `removed_records`. Deterministic for a given request.
+   */
+  async removeDuplicates(ctx: SearchContext, records: InputRecord[], hashType: HashType, range: number) {
+    const clock = stopwatch();
+    const outcomes = await this.hashAll(records, [hashType]);
+    const ids = records.map((r, i) => (r._id === undefined ? String(i) : r._id));
+    const removed = new Set<number>();
+    const out: Record<string, unknown>[] = [];
+    outcomes.forEach((o, i) => {
+      if (removed.has(i)) return;
+      if (failed(o)) {
+        out.push({ ...echo(o.record), _id: ids[i], _status: recordError(ctx, o.error) });
+        return;
+      }
+      const dups: Record<string, unknown>[] = [];
+      for (let j = i + 1; j < outcomes.length; j++) {
+        const other = outcomes[j]!;
+        if (removed.has(j) || failed(other)) continue;
+        const d = hammingDistance(o.hashes[hashType]!, other.hashes[hashType]!);
+        if (d <= range) {
+          removed.add(j);
+          dups.push({ ...echo(other.record), _id: ids[j], _width: other.width, _height: other.height, _distance: d });
+        }
+      }
+      out.push({ ...echo(o.record), _id: ids[i], _width: o.width, _height: o.height, _status: { code: 200, text: 'OK', request_id: ctx.requestId }, ...(dups.length ? { removed_records: dups } : {}) });
+    });
+    return { status: overall(ctx, outcomes), records: out, statistics: clock.done() };
+  }
+
+  /** Records ranked by Hamming distance to the query, closest first; ties keep request order. */
+  async rankImages(ctx: SearchContext, query: InputRecord, records: InputRecord[], hashType: HashType) {
+    const clock = stopwatch();
+    const [first, ...rest] = await this.hashAll([query, ...records], [hashType]);
+    const q = first!;
+    if (failed(q)) throw new ServiceError(400, 'invalid_image', `query_record: ${q.error}`);
+    const ranked = rest
+      .map((o, i) => ({ o, i, id: o.record._id === undefined ? String(i) : o.record._id }))
+      .filter((x): x is { o: Hashed; i: number; id: string | number } => !failed(x.o))
+      .map((x) => ({ ...x, d: hammingDistance(q.hashes[hashType]!, x.o.hashes[hashType]!) }))
+      .sort((a, b) => a.d - b.d || a.i - b.i);
+    const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: o.record._id ?? String(i), _status: recordError(ctx, o.error) }] : []));
+    return {
+      status: skipped.length ? status(ctx, 300, 'MIXED_RESULT') : status(ctx, 200, 'OK'),
+      query_records: [{ ...echo(query), _width: q.width, _height: q.height }],
+      answer_records: ranked.map((x) => ({ ...echo(x.o.record), _id: x.id, _width: x.o.width, _height: x.o.height })),
+      answer_distances: ranked.map((x) => x.d),
+      answer_count: ranked.length,
+      skipped_records: skipped,
+      statistics: clock.done(),
+    };
+  }
+}
