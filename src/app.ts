@@ -13,6 +13,7 @@ import { InFlight } from './http/in-flight.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { openServices } from './services/container.ts';
+import { ServiceError } from './services/errors.ts';
 
 export const apiVersion = '0.1.0';
 
@@ -68,11 +69,21 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, undefined);
+    // Neither backend stores NUL in text; refuse it here rather than fail in the database.
+    if (/\\u0000|\0/i.test(text)) return done(new ServiceError(400, 'invalid_request', 'NUL characters (\\u0000) are not accepted.'), undefined);
     try {
       done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
     } catch (err) {
       done(invalidJson((err as Error).message), undefined);
     }
+  });
+  // Any other content type is refused, except an empty body ("no body"), whatever it is labelled.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
+    done(new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".'), undefined);
+  });
+  app.addHook('onRequest', async (request) => {
+    if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
   });
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};

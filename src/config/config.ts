@@ -57,7 +57,7 @@ export const defaultPrices: Record<string, number> = {
 
 export const defaultLimits: Limits = {
   bodyBytes: 1024 * 1024,
-  batchBodyBytes: 32 * 1024 * 1024,
+  batchBodyBytes: 64 * 1024 * 1024,
   imageBodyBytes: 20 * 1024 * 1024,
   imageBytes: 15 * 1024 * 1024,
   imagePixels: 40_000_000,

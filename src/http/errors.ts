@@ -44,6 +44,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const suffix = first.row !== undefined ? ' The batch was not stored.' : '';
       return send(reply, 400, { detail: `${where}${first.field} ${first.message}.${suffix}`, code: 'invalid_request', errors });
     }
+    // PostgreSQL class 22 (data exception): a value the schema let through but the column cannot
+    // hold. The client must not retry it as if it were a server fault.
+    if (typeof err.code === 'string' && /^22[0-9A-Z]{3}$/.test(err.code)) {
+      request.log.warn({ err }, 'value rejected by the database');
+      return send(reply, 400, { detail: 'A value in the request is outside what the server can store.', code: 'invalid_request' });
+    }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {

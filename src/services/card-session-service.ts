@@ -135,12 +135,27 @@ const games: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', co
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-/** Naive ISO times (no zone) are read as UTC, not as the server's local time. */
+/** JSON with object keys sorted at every level, so equal values compare equal as text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
+const isoShape = /^(\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/**
+ * ISO 8601 only (the engine's Date.parse would also take "1" or "March 7"); years 1–9999, which
+ * both backends store. Naive times (no zone) are read as UTC, not as the server's local time.
+ */
 export function normaliseTime(value: string): string | undefined {
   const v = value.trim();
-  const hasZone = /(?:z|[+-]\d{2}(?::?\d{2})?)$/i.test(v);
-  const withZone = !hasZone && /\d{2}:\d{2}/.test(v) ? `${v}Z` : v;
-  const ms = Date.parse(withZone);
+  const m = isoShape.exec(v);
+  if (!m) return undefined;
+  const year = Number(m[1]);
+  if (year < 1 || year > 9999) return undefined;
+  const withZone = !m[2] && /\d{2}:\d{2}/.test(v) ? `${v}Z` : v;
+  const ms = Date.parse(withZone.replace(' ', 'T'));
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
@@ -181,7 +196,7 @@ function mergeMutable(state: MutableState, row: IdentificationInput): MutableSta
   return {
     calls: maxOf(state.calls, row.calls),
     duration: maxOf(state.duration, row.duration),
-    grading: row.grading === undefined || row.grading === null ? state.grading : JSON.stringify(row.grading),
+    grading: row.grading === undefined || row.grading === null ? state.grading : canonicalJson(row.grading),
     sold: row.sold === undefined || row.sold === null ? state.sold : row.sold,
     note: row.note === undefined || row.note === null ? state.note : row.note,
   };
@@ -206,7 +221,8 @@ export class CardSessionService {
   // ---- sessions ----
 
   async createSession(ctx: CallContext, input: SessionInput): Promise<SessionView> {
-    const game = games[(input.game ?? '').trim().toLowerCase()];
+    const gameKey = (input.game ?? '').trim().toLowerCase();
+    const game = Object.hasOwn(games, gameKey) ? games[gameKey] : undefined;
     if (game === undefined) throw badRequest(`game must be one of TCG, Sports, Comics, Slabs or empty; got "${input.game}".`, [{ field: 'game', message: 'must be TCG, Sports, Comics, Slabs or empty' }]);
     for (const [field, max] of [['meta_data', metaDataMaxBytes], ['client', clientMaxBytes]] as const) {
       if (input[field] && Buffer.byteLength(JSON.stringify(input[field])) > max) {
@@ -389,7 +405,8 @@ export class CardSessionService {
     return {
       calls: row.calls,
       duration: row.duration,
-      grading: row.grading === null ? null : JSON.stringify(fromJson(row.grading)),
+      // PostgreSQL's jsonb reorders keys; compare in one canonical form on both backends.
+      grading: row.grading === null ? null : canonicalJson(fromJson(row.grading)),
       sold: fromBool(row.sold),
       note: row.note,
     };
@@ -413,7 +430,7 @@ export class CardSessionService {
       session_id: sid,
       event_id: row.event_id,
       seen: row.seenIso,
-      id_type: orNull(row.id_type),
+      id_type: row.id_type ? row.id_type.toLowerCase() : null,
       name: orNull(row.name),
       full_name: orNull(row.full_name),
       set_name: orNull(row.set_name),
@@ -423,7 +440,7 @@ export class CardSessionService {
       year: orNull(row.year),
       subcategory: orNull(row.subcategory),
       distance: orNull(row.distance),
-      confidence: orNull(row.confidence),
+      confidence: row.confidence ? row.confidence.toLowerCase() : null,
       links: json(row.links),
       alternatives: json(row.alternatives),
       price_stats: json(row.price_stats),
@@ -451,22 +468,29 @@ export class CardSessionService {
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
     const iid = id.toLowerCase();
     return this.store.transaction(async (tx) => {
-      const row = await tx.identificationInWorkspace(iid, ctx.workspaceId);
+      // Locked: a concurrent correction waits and then applies its changes on top of ours.
+      const row = await tx.identificationInWorkspace(iid, ctx.workspaceId, true);
       if (!row) throw notFound(`Identification ${id}`);
       const now = new Date().toISOString();
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
-      const next: MatchSnapshot = { ...current };
-      for (const f of matchFields) if (patch[f] !== undefined) (next as Record<MatchField, unknown>)[f] = patch[f];
       const values: IdentificationUpdate = {};
-      if (matchFields.some((f) => next[f] !== current[f])) {
-        Object.assign(values, next, { card_key: cardKey({ ...row, ...next } as Parameters<typeof cardKey>[0]), corrected_at: now });
+      const changed = matchFields.filter((f) => patch[f] !== undefined && patch[f] !== current[f]);
+      if (changed.length > 0) {
+        const next: MatchSnapshot = { ...current };
+        for (const f of changed) {
+          (next as Record<MatchField, unknown>)[f] = patch[f];
+          (values as Record<string, unknown>)[f] = patch[f];
+        }
+        values.card_key = cardKey({ ...row, ...next });
+        values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify(current);
-        if (next.price !== current.price) await tx.bumpCounters(row.session_id, 0, (next.price ?? 0) - (current.price ?? 0));
       }
       if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined) values.note = patch.note;
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
+      // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.
+      if (changed.includes('price')) await tx.bumpCounters(row.session_id, 0, (patch.price ?? 0) - (current.price ?? 0));
       return this.identificationView(ctx, (await tx.identificationInWorkspace(iid, ctx.workspaceId))!);
     });
   }
@@ -482,7 +506,8 @@ export class CardSessionService {
     let old: IdentificationRow | undefined;
     try {
       old = await this.store.transaction(async (tx) => {
-        const current = await tx.identificationByEventId(sid, eventId);
+        // Locked, so two uploads of an image for one card each see the other's files and remove them.
+        const current = await tx.identificationByEventId(sid, eventId, true);
         if (current) await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: new Date().toISOString() });
         return current;
       });

@@ -146,16 +146,15 @@ export class CardSessionStore {
     return row !== undefined;
   }
 
-  /** Deletes the session (rows and call counts cascade) and returns the media keys it referenced. */
+  /**
+   * Deletes the session and returns the media keys its rows referenced. The rows are deleted
+   * first, returning their keys as they are at that moment: an image attached concurrently
+   * either commits before (and its keys come back) or finds its row gone.
+   */
   async deleteSession(id: string, workspaceId: string): Promise<string[] | undefined> {
     return this.transaction(async (tx) => {
-      const keys = await tx.db
-        .selectFrom('card_identifications as i')
-        .innerJoin('card_sessions as s', 's.id', 'i.session_id')
-        .select(['i.image_key', 'i.thumbnail_key'])
-        .where('s.id', '=', id)
-        .where('s.workspace_id', '=', workspaceId)
-        .execute();
+      if (!(await tx.sessionExists(id, workspaceId))) return undefined;
+      const keys = await tx.db.deleteFrom('card_identifications').where('session_id', '=', id).returning(['image_key', 'thumbnail_key']).execute();
       const res = await tx.db.deleteFrom('card_sessions').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
       if (Number(res.numDeletedRows) === 0) return undefined;
       return keys.flatMap((k) => [k.image_key, k.thumbnail_key]).filter((k): k is string => k !== null);
@@ -212,19 +211,23 @@ export class CardSessionStore {
     return { count, rows };
   }
 
-  async identificationByEventId(sessionId: string, eventId: string): Promise<IdentificationRow | undefined> {
-    return this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId).where('event_id', '=', eventId).executeTakeFirst();
+  /** `lock`: inside a transaction, hold the row (PostgreSQL) until it ends. */
+  async identificationByEventId(sessionId: string, eventId: string, lock = false): Promise<IdentificationRow | undefined> {
+    let q = this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId).where('event_id', '=', eventId);
+    if (lock && this.dialect === 'postgres') q = q.forUpdate();
+    return q.executeTakeFirst();
   }
 
-  /** An identification, only when its session is in the workspace. */
-  async identificationInWorkspace(id: string, workspaceId: string): Promise<IdentificationRow | undefined> {
-    return this.db
+  /** An identification, only when its session is in the workspace; `lock` as above. */
+  async identificationInWorkspace(id: string, workspaceId: string, lock = false): Promise<IdentificationRow | undefined> {
+    let q = this.db
       .selectFrom('card_identifications as i')
       .innerJoin('card_sessions as s', 's.id', 'i.session_id')
       .selectAll('i')
       .where('i.id', '=', id)
-      .where('s.workspace_id', '=', workspaceId)
-      .executeTakeFirst();
+      .where('s.workspace_id', '=', workspaceId);
+    if (lock && this.dialect === 'postgres') q = q.forUpdate('i');
+    return q.executeTakeFirst();
   }
 
   async summary(sessionId: string): Promise<SummaryRow> {

@@ -115,6 +115,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
       ['unknown confidence', { confidence: 'certain' }, 'confidence'],
       ['sold as a string', { sold: 'yes' }, 'sold'],
       ['seen that is no time', { seen: 'yesterday-ish' }, 'seen'],
+      ['seen that is not ISO ("1")', { seen: '1' }, 'seen'],
+      ['seen that is not ISO ("March 7")', { seen: 'March 7' }, 'seen'],
+      ['seen in year 0', { seen: '0000-01-01T00:00:00Z' }, 'seen'],
+      ['calls beyond what is stored', { calls: 3_000_000_000 }, 'calls'],
+      ['a price beyond what is stored', { price: 1e308 }, 'price'],
       ['links not a dict', { links: ['https://x'] }, 'links'],
     ];
     it.each(bad)('%s', async (_label, extra, field) => {
@@ -146,6 +151,27 @@ describe.each(backends)('identifications (%s)', (backend) => {
       expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: {} } })).statusCode).toBe(400);
       expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: [] })).statusCode).toBe(400);
     });
+  });
+
+  it('accepts id_type and confidence in any case, stored lower-case', async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('case', { id_type: 'TCG', confidence: 'High' })])).statusCode).toBe(200);
+    expect((await list(sid)).results[0]).toMatchObject({ id_type: 'tcg', confidence: 'high' });
+  });
+
+  it('NUL characters are a 400, not a database error', async () => {
+    const sid = await createSession(h);
+    const res = await upload(sid, [card('nul', { name: 'Pika\u0000chu' })]);
+    expect(res.statusCode).toBe(400);
+    expect((await h.request('GET', cs(`identification/?session=${sid}&event_id=a%00b`))).statusCode).toBe(400);
+    expect((await list(sid)).count).toBe(0);
+  });
+
+  it('an identical re-send with grading is a duplicate on every backend (jsonb reorders keys)', async () => {
+    const sid = await createSession(h);
+    const grading = { records: [{ z: 1, a: 2 }], grades: { final: 9, condition: 'NM', corners: 9.5 }, endpoint: 'grade/v2' };
+    expect((await upload(sid, [card('g', { grading })])).json().created).toBe(1);
+    expect((await upload(sid, [card('g', { grading })])).json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
   });
 
   it('accepts limits exactly at the edge, nulls and a naive seen time (read as UTC)', async () => {
@@ -189,6 +215,23 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).count).toBe(0);
     await h.request('POST', cs(`session/${sid}/reopen/`));
     expect((await upload(sid, [card('late')])).json().created).toBe(1);
+  });
+
+  it('concurrent corrections of one row both apply; the price total stays exact', async () => {
+    const sid = await createSession(h);
+    await upload(sid, [card('cc', { price: 1 })]);
+    const row = (await list(sid)).results[0];
+    const results = await Promise.all([
+      h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Raichu', price: 5 } }),
+      h.request('PATCH', cs(`identification/${row.id}/`), { body: { card_number: '026', price: 7 } }),
+      h.request('PATCH', cs(`identification/${row.id}/`), { body: { year: '1999' } }),
+    ]);
+    for (const r of results) expect(r.statusCode, r.body).toBe(200);
+    const after = (await list(sid)).results[0];
+    expect(after).toMatchObject({ name: 'Raichu', card_number: '026', year: '1999' });
+    expect([5, 7]).toContain(after.price);
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().total_price).toBe(after.price);
+    expect(after.original.price).toBe(1);
   });
 
   it('concurrent uploads of the same event ids make one row each and no error', async () => {
@@ -288,6 +331,12 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const other = await h.newAccount();
     expect((await h.request('PATCH', cs(`identification/${row.id}/`), { token: other.token, body: { name: 'x' } })).statusCode).toBe(404);
 
+    // Price corrections keep the session's total in step with its rows.
+    const session = (await h.request('GET', cs(`session/${sid}/`))).json();
+    const summary = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(session.total_price).toBe(summary.total_price);
+    expect(session.total_price).toBe(0);
+
     const sold = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { sold: true, note: 'to Sam' } })).json();
     expect(sold).toMatchObject({ sold: true, note: 'to Sam', name: 'Alakazam' });
 
@@ -321,6 +370,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await post('run-1', -1)).statusCode).toBe(400);
     expect((await post('run-1', 'many')).statusCode).toBe(400);
     expect((await h.request('POST', cs(`session/${randomUUID()}/calls/`), { body: { run: 'a', calls: 1 } })).statusCode).toBe(404);
+    const other = await h.newAccount();
+    expect((await h.request('POST', cs(`session/${sid}/calls/`), { token: other.token, body: { run: 'x', calls: 99 } })).statusCode).toBe(404);
+    expect((await h.request('POST', cs(`session/${sid}/images/`), { token: other.token, body: { event_id: '1', image: 'AAAA' } })).statusCode).toBe(404);
+    expect((await h.request('POST', cs(`session/${sid}/identifications/`), { token: other.token, body: { identifications: [{ event_id: 'intruder' }] } })).statusCode).toBe(404);
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().paid_calls).toBe(10);
 
     // A correction changes what counts as distinct.
     const rows = (await list(sid)).results;

@@ -44,6 +44,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(game.json().errors[0].field).toBe('game');
     const type = await h.request('POST', cs('session/'), { body: { name: 42 } });
     expect(type.statusCode).toBe(400);
+    for (const g of ['__proto__', 'constructor', 'toString']) {
+      const proto = await h.request('POST', cs('session/'), { body: { game: g } });
+      expect(proto.statusCode, g).toBe(400);
+    }
     const meta = await h.request('POST', cs('session/'), { body: { meta_data: 'settings' } });
     expect(meta.statusCode).toBe(400);
     expect(meta.json().errors[0].field).toBe('meta_data');
@@ -71,7 +75,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(Date.parse(ended)).not.toBeNaN();
 
     await new Promise((r) => setTimeout(r, 5));
-    const again = await h.request('POST', cs(`session/${id}/close/`), { headers: { 'content-type': 'application/json' } });
+    // An empty body is "no body" whatever its content type says.
+    const again = await h.request('POST', cs(`session/${id}/close/`), { headers: { 'content-type': 'text/plain' } });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ status: 'closed', ended });
 
@@ -146,6 +151,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(beyond.json()).toMatchObject({ count: 55, next: null, results: [] });
     expect((await h.request('GET', cs(`session/?${q}&page=0`))).statusCode).toBe(400);
     expect((await h.request('GET', cs(`session/?${q}&page=abc`))).statusCode).toBe(400);
+    for (const page of ['1e300', '1152921504606846976', '-1', '2.5']) {
+      expect((await h.request('GET', cs(`session/?${q}&page=${page}`))).statusCode, page).toBe(400);
+      expect((await h.request('GET', cs(`identification/?session=${b1.results[0].id}&page=${page}`))).statusCode, page).toBe(400);
+    }
   });
 
   describe('accounts and workspaces', () => {

@@ -2,9 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { AnyObject, Nullable, StringEnum } from '../../schemas/common.ts';
 
 const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
-const num = (description?: string) => Type.Optional(Nullable(Type.Number(description ? { description } : {})));
 
 export const noteMaxLength = 10_000;
+/** Past any real page, and small enough that page × size stays an exact integer offset. */
+const maxPage = 1_000_000;
+/** Both backends store these in 32-bit integers and doubles. */
+const maxCalls = 1_000_000_000;
+const maxPrice = 1_000_000_000;
 
 export const Session = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -39,8 +43,8 @@ export const SessionPatchBody = Type.Object({ name: Type.String({ maxLength: 255
 
 export const SessionListQuery = Type.Object({
   workspace: Type.Optional(Type.String()),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 50; values above 500 are treated as 500.' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, default: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'Default 50; values above 500 are treated as 500.' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive text in name, description, platform or game.' })),
 });
 
@@ -56,20 +60,21 @@ export const Summary = Type.Object({
 
 export const CallsBody = Type.Object({
   run: Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Integer()], { description: 'The app run (launch) the count belongs to.' }),
-  calls: Type.Integer({ minimum: 0, description: 'Calls made so far in this run; the highest count per run is kept.' }),
+  calls: Type.Integer({ minimum: 0, maximum: maxCalls, description: 'Calls made so far in this run; the highest count per run is kept.' }),
 });
 
 export const CallsResponse = Type.Object({ run: Type.String(), calls: Type.Integer() });
 
-const IdType = StringEnum(['tcg', 'sport', 'comics', 'slab']);
-const Confidence = StringEnum(['high', 'medium', 'low']);
+/** Any case is accepted and stored lower-case (a batch is not dropped over "High"). */
+const IdType = Type.String({ pattern: '^(?:[Tt][Cc][Gg]|[Ss][Pp][Oo][Rr][Tt]|[Cc][Oo][Mm][Ii][Cc][Ss]|[Ss][Ll][Aa][Bb])$', description: '`tcg`, `sport`, `comics` or `slab` (any case).' });
+const Confidence = Type.String({ pattern: '^(?:[Hh][Ii][Gg][Hh]|[Mm][Ee][Dd][Ii][Uu][Mm]|[Ll][Oo][Ww])$', description: '`high`, `medium` or `low` (any case).' });
 
 export const IdentificationInput = Type.Object(
   {
     event_id: Type.String({ minLength: 1, maxLength: 255, description: 'Client-chosen key, unique within the session.' }),
     seen: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601; a time without zone is read as UTC.' }))),
-    calls: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
-    duration: Type.Optional(Nullable(Type.Number({ minimum: 0, description: 'Seconds spent identifying the card.' }))),
+    calls: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: maxCalls }))),
+    duration: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9, description: 'Seconds spent identifying the card.' }))),
     id_type: Type.Optional(Nullable(IdType)),
     name: text(255),
     full_name: text(500),
@@ -79,12 +84,12 @@ export const IdentificationInput = Type.Object(
     series: text(255),
     year: text(20),
     subcategory: text(100),
-    distance: num('Distance of the best match; lower is closer.'),
+    distance: Type.Optional(Nullable(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'Distance of the best match; lower is closer.' }))),
     confidence: Type.Optional(Nullable(Confidence)),
     links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50 }))),
     alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
     price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
-    price: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+    price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
     grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'At most 64 KiB of JSON; `grades.final` becomes `grade`.' }))),
     sold: Type.Optional(Nullable(Type.Boolean())),
     note: text(noteMaxLength),
@@ -157,8 +162,8 @@ export const IdentificationListQuery = Type.Object({
   workspace: Type.Optional(Type.String()),
   session: Type.String({ description: 'Session id.' }),
   event_id: Type.Optional(Type.String()),
-  page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 100; values above 500 are treated as 500.' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, default: 1 })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'Default 100; values above 500 are treated as 500.' })),
 });
 
 export const IdentificationParams = Type.Object({ id: Type.String() });
@@ -172,7 +177,7 @@ export const CorrectionBody = Type.Object({
   series: text(255),
   year: text(20),
   subcategory: text(100),
-  price: Type.Optional(Nullable(Type.Number({ minimum: 0 }))),
+  price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
   sold: Type.Optional(Nullable(Type.Boolean())),
   note: text(noteMaxLength),
 });
