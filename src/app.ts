@@ -11,6 +11,7 @@ import './http/context.ts';
 import { invalidJson, registerErrorHandling } from './http/errors.ts';
 import { InFlight } from './http/in-flight.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
+import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
@@ -109,6 +110,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
+  await app.register(imageMatchingRoutes, { prefix: '/image_matching/v2' });
   await app.register(mediaRoutes);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -20,7 +20,24 @@ export interface Limits {
   sessionPageSize: number;
   identificationPageSize: number;
   identificationPageSizeMax: number;
+  /** Records per visual_hash (spec: 10), and per remove_duplicates / rank_images (spec: not shown). */
+  hashRecords: number;
+  matchRecords: number;
+  /** Body limit of image-matching requests (base64 images inline). */
+  matchBodyBytes: number;
 }
+
+/** How `_url` images are downloaded. */
+export interface FetchLimits {
+  connectTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  /** Further attempts after a network error or a 5xx answer. */
+  retries: number;
+}
+
+export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2 };
 
 export interface RateLimit {
   /** Sustained requests per second per token. */
@@ -49,10 +66,18 @@ export interface Config {
   prices: Record<string, number>;
   defaultCredits: number;
   limits: Limits;
+  /** Hosts, IPs and CIDRs that `_url` may reach although they are not public (LOUPE_URL_ALLOWLIST). */
+  urlAllowList: string[];
+  /** Folder `_file` records are read from (LOUPE_FILE_ROOT); `_file` is refused when unset. */
+  fileRoot: string | undefined;
+  fetch: FetchLimits;
 }
 
 export const defaultPrices: Record<string, number> = {
   'cardstream.session.create': 1,
+  'image_matching.visual_hash': 1,
+  'image_matching.remove_duplicates': 1,
+  'image_matching.rank_images': 1,
 };
 
 export const defaultLimits: Limits = {
@@ -67,6 +92,9 @@ export const defaultLimits: Limits = {
   sessionPageSize: 50,
   identificationPageSize: 100,
   identificationPageSizeMax: 500,
+  hashRecords: 10,
+  matchRecords: 100,
+  matchBodyBytes: 64 * 1024 * 1024,
 };
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -110,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     prices: pricesFrom(env.LOUPE_PRICES),
     defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
     limits: { ...defaultLimits },
+    urlAllowList: (env.LOUPE_URL_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
+    fetch: { ...defaultFetchLimits },
   };
   return { ...config, ...overrides, limits: { ...config.limits, ...overrides.limits } };
 }

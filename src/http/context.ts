@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { AccountService, Principal } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
+import type { ImageMatchingService } from '../services/image-matching-service.ts';
 import type { InFlight } from './in-flight.ts';
 import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
@@ -10,6 +11,7 @@ export interface AppContext {
   config: Config;
   accounts: AccountService;
   cardSessions: CardSessionService;
+  imageMatching: ImageMatchingService;
   media: MediaService;
   rateLimiter: RateLimiter;
   inFlight: InFlight;
@@ -29,5 +31,7 @@ declare module 'fastify' {
     service?: string;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
+    /** A search-style route (spec 2): error bodies also carry the envelope's `status`. */
+    envelope?: boolean;
   }
 }

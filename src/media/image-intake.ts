@@ -4,7 +4,8 @@ import { decodeBase64Image } from './base64-image.ts';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
 import { ImageLoadError } from './image-load-error.ts';
 import { readLocalImage } from './local-file.ts';
-import { fetchImage, type FetchLimits } from './url-fetch.ts';
+import type { FetchLimits } from '../config/config.ts';
+import { fetchImage } from './url-fetch.ts';
 
 export interface ImageRecord {
   _url?: unknown;
@@ -39,7 +40,7 @@ export class ImageIntake {
         throw err;
       }
     }
-    if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: this.options.maxBytes });
+    if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) });
     if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
     throw new ImageLoadError('the record has no _url, _base64 or _file');
   }

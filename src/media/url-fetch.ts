@@ -6,16 +6,9 @@ import net from 'node:net';
 import type { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 
-export interface FetchLimits {
-  connectTimeoutMs: number;
-  totalTimeoutMs: number;
-  maxBytes: number;
-  maxRedirects: number;
-  /** Further attempts after a network error or a 5xx answer. */
-  retries: number;
-}
+import { defaultFetchLimits, type FetchLimits } from '../config/config.ts';
 
-export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2 };
+export type { FetchLimits };
 
 class Permanent extends ImageLoadError {}
 

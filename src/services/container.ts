@@ -1,11 +1,14 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
+import { AddressPolicy } from '../media/address-policy.ts';
+import { ImageIntake } from '../media/image-intake.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
 import { openStore, type Store } from '../store/database.ts';
 import { AccountService } from './account-service.ts';
 import { CardSessionService } from './card-session-service.ts';
+import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
 import { RateLimiter } from './rate-limiter.ts';
 
@@ -13,6 +16,7 @@ export interface Services {
   store: Store;
   accounts: AccountService;
   cardSessions: CardSessionService;
+  imageMatching: ImageMatchingService;
   media: MediaService;
   rateLimiter: RateLimiter;
   close(): Promise<void>;
@@ -22,10 +26,18 @@ export interface Services {
 export async function openServices(config: Config, options: { longRunning?: boolean } = {}): Promise<Services> {
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
+  const intake = new ImageIntake({
+    policy: new AddressPolicy(config.urlAllowList),
+    fetch: config.fetch,
+    fileRoot: config.fileRoot,
+    maxBytes: config.limits.imageBytes,
+    maxPixels: config.limits.imagePixels,
+  });
   return {
     store,
     accounts: new AccountService(new AccountStore(store)),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
+    imageMatching: new ImageMatchingService(intake),
     media: new MediaService(mediaStore),
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     close: () => store.close(),

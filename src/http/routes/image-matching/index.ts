@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { EnvelopeStatus, HashType, ImageRecordInput, OutputRecord, SearchError, Statistics } from '../../schemas/search.ts';
+
+const service = 'image_matching';
+const tags = ['image matching'];
+const security = [{ token: [] }];
+const errors = Object.fromEntries([400, 401, 402, 403, 404, 413, 415, 429].map((s) => [s, SearchError]));
+
+/** `/image_matching/v2/…`: hashes, duplicate removal and ranking of images sent in the request (spec 2 §4). */
+export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { imageMatching, config } = app.loupe;
+  const ctx = (requestId: string) => ({ requestId });
+  const envelope = true;
+
+  const Ping = Type.Object({ status: EnvelopeStatus, _service_info: Type.Object({ _name: Type.String(), _info: Type.String() }) });
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/ping',
+      config: { service, envelope },
+      schema: { tags, security, summary: 'Check that the token can use image matching', response: { 200: Ping, ...errors } },
+      handler: async (request) => imageMatching.ping(ctx(request.id)),
+    });
+  }
+
+  app.post('/visual_hash', {
+    config: { service, envelope, price: 'image_matching.visual_hash' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags,
+      security,
+      summary: 'bmh1 and phash visual hashes of up to 10 images',
+      body: Type.Object({
+        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+        hash_type: Type.Optional({ ...HashType, description: 'One hash; both when absent.' }),
+      }),
+      response: { 200: Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), ...errors },
+    },
+    handler: async (request) => imageMatching.visualHash(ctx(request.id), request.body.records, request.body.hash_type),
+  });
+
+  app.post('/remove_duplicates', {
+    config: { service, envelope, price: 'image_matching.remove_duplicates' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags,
+      security,
+      summary: 'Group duplicate and near-duplicate images',
+      body: Type.Object({
+        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
+        hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
+        range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates.' })),
+      }),
+      response: { 200: Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), ...errors },
+    },
+    handler: async (request) => imageMatching.removeDuplicates(ctx(request.id), request.body.records, request.body.hash_type ?? 'bmh1', request.body.range ?? 0),
+  });
+
+  app.post('/rank_images', {
+    config: { service, envelope, price: 'image_matching.rank_images' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags,
+      security,
+      summary: 'Rank images by visual-hash distance to a query image',
+      body: Type.Object({
+        query_record: ImageRecordInput,
+        records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
+        hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
+      }),
+      response: {
+        200: Type.Object({
+          status: EnvelopeStatus,
+          query_records: Type.Array(OutputRecord),
+          answer_records: Type.Array(OutputRecord),
+          answer_distances: Type.Array(Type.Integer()),
+          answer_count: Type.Integer(),
+          skipped_records: Type.Array(OutputRecord),
+          statistics: Statistics,
+        }),
+        ...errors,
+      },
+    },
+    handler: async (request) => imageMatching.rankImages(ctx(request.id), request.body.query_record, request.body.records, request.body.hash_type ?? 'bmh1'),
+  });
+}

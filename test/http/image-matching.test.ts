@@ -1,0 +1,332 @@
+import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hammingDistance } from '../../src/vision/visual-hash.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+const im = (m: string) => `/image_matching/v2/${m}`;
+
+async function photo(width: number, height: number, seed = 1, format: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' = 'jpeg'): Promise<Buffer> {
+  const raw = Buffer.alloc(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      raw[i] = (x * 255 * seed) / width;
+      raw[i + 1] = (y * 255) / height;
+      raw[i + 2] = ((x * seed + y * 3) * 7) % 251;
+    }
+  }
+  return sharp(raw, { raw: { width, height, channels: 3 } }).toFormat(format).toBuffer();
+}
+
+/** A smooth, photo-like scene (shapes on a gradient, softened), unlike the synthetic noise of photo(). */
+async function sceneJpeg(variant: number): Promise<Buffer> {
+  const shapes =
+    variant === 1
+      ? '<circle cx="200" cy="220" r="120" fill="#d33"/><rect x="380" y="80" width="180" height="260" fill="#2a6"/><ellipse cx="450" cy="400" rx="150" ry="50" fill="#fd4"/>'
+      : '<rect x="40" y="300" width="560" height="120" fill="#236"/><circle cx="480" cy="140" r="90" fill="#f92"/><polygon points="100,40 300,260 60,260" fill="#8c4"/>';
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="480"><defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#9cf"/><stop offset="1" stop-color="#fec"/></linearGradient></defs><rect width="640" height="480" fill="url(#g)"/>${shapes}</svg>`;
+  return sharp(Buffer.from(svg)).blur(2).jpeg({ quality: 90 }).toBuffer();
+}
+
+function pngBomb(): Buffer {
+  // A valid PNG header claiming 100000 × 100000 pixels; see test/http/cardstream/images.test.ts.
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (b: Buffer) => {
+    let c = 0xffffffff;
+    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(body));
+    return Buffer.concat([len, body, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(100_000, 0);
+  ihdr.writeUInt32BE(100_000, 4);
+  ihdr[8] = 8;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1001))), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A real HTTP server serving test images, redirects and failures on 127.0.0.1. */
+async function imageServer(files: Record<string, Buffer>) {
+  let hits503 = 0;
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url!, 'http://x');
+    if (url.pathname.startsWith('/redirect')) {
+      res.writeHead(302, { location: url.searchParams.get('to')! });
+      return res.end();
+    }
+    if (url.pathname === '/unavailable') {
+      hits503++;
+      res.writeHead(503);
+      return res.end();
+    }
+    if (url.pathname === '/slow') return; // never answers
+    if (url.pathname === '/huge') {
+      res.writeHead(200, { 'content-type': 'image/jpeg' });
+      res.write(Buffer.alloc(64 * 1024));
+      return setTimeout(() => res.end(Buffer.alloc(64 * 1024)), 10);
+    }
+    const body = files[url.pathname];
+    if (!body) {
+      res.writeHead(404);
+      return res.end();
+    }
+    res.writeHead(200, { 'content-type': 'image/jpeg' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return { base: `http://127.0.0.1:${port}`, port, close: () => new Promise((r) => server.close(r)), hits503: () => hits503 };
+}
+
+describe('image matching', () => {
+  let h: Harness;
+  let open: Harness;
+  let srv: Awaited<ReturnType<typeof imageServer>>;
+  let fileRoot: string;
+  let jpeg: Buffer;
+
+  beforeAll(async () => {
+    jpeg = await photo(640, 480, 1);
+    srv = await imageServer({ '/a.jpg': jpeg, '/b.jpg': await photo(640, 480, 3), '/text.jpg': Buffer.from('not an image') });
+    fileRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-files-'));
+    await fs.writeFile(path.join(fileRoot, 'card.jpg'), jpeg);
+    await fs.mkdir(path.join(fileRoot, 'sub'));
+    await fs.writeFile(path.join(fileRoot, 'sub', 'card.png'), await photo(200, 150, 2, 'png'));
+    await fs.writeFile(path.join(os.tmpdir(), 'loupe-outside.jpg'), jpeg);
+    await fs.symlink(path.join(os.tmpdir(), 'loupe-outside.jpg'), path.join(fileRoot, 'escape.jpg'));
+    const fetch = { connectTimeoutMs: 300, totalTimeoutMs: 800, maxBytes: 100 * 1024, maxRedirects: 2, retries: 2 };
+    // `h` may fetch from the local test server; `open` has no allow-list, as in production.
+    h = await startHarness('sqlite', { urlAllowList: ['127.0.0.1'], fileRoot, fetch });
+    open = await startHarness('sqlite', { fetch });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await open?.close();
+    await srv?.close();
+    await fs.rm(fileRoot, { recursive: true, force: true });
+  });
+
+  it('ping answers with the service info (GET and POST)', async () => {
+    for (const method of ['GET', 'POST'] as const) {
+      const res = await h.request(method, im('ping'));
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ status: { code: 200, text: 'OK' }, _service_info: { _name: 'image_matching' } });
+    }
+    expect((await h.request('GET', im('ping'), { token: null })).statusCode).toBe(401);
+  });
+
+  it('visual_hash: both hashes by default, as binary strings, from base64, URL and file alike', async () => {
+    const res = await h.request('POST', im('visual_hash'), {
+      body: { records: [{ _base64: jpeg.toString('base64') }, { _url: `${srv.base}/a.jpg` }, { _file: 'card.jpg' }, { _base64: `data:image/jpeg;base64,${jpeg.toString('base64')}`, _id: 'x' }] },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.status).toMatchObject({ code: 200, text: 'OK' });
+    expect(body.status.request_id).toBeTruthy();
+    expect(typeof body.statistics['processing time']).toBe('number');
+    expect(typeof body.statistics.OperationTime).toBe('number');
+    for (const r of body.records) {
+      expect(r).toMatchObject({ _width: 640, _height: 480, _status: { code: 200 } });
+      expect(r.bmh1).toMatch(/^[01]{256}$/);
+      expect(r.phash).toMatch(/^[01]{64}$/);
+      expect(r.bmh1).toBe(body.records[0].bmh1);
+      expect(r.phash).toBe(body.records[0].phash);
+      expect(r).not.toHaveProperty('_base64');
+    }
+    expect(body.records[1]._url).toBe(`${srv.base}/a.jpg`);
+    const one = (await h.request('POST', im('visual_hash'), { body: { records: [{ _file: 'sub/card.png' }], hash_type: 'phash' } })).json();
+    expect(one.records[0]).not.toHaveProperty('bmh1');
+    expect(one.records[0].phash).toMatch(/^[01]{64}$/);
+  });
+
+  it('visual_hash: limits and bad parameters are a clear 400 with the envelope status', async () => {
+    const eleven = Array.from({ length: 11 }, () => ({ _base64: 'AAAA' }));
+    const res = await h.request('POST', im('visual_hash'), { body: { records: eleven } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_request', status: { code: 400 } });
+    expect((await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: 'AAAA' }], hash_type: 'md5' } })).statusCode).toBe(400);
+    expect((await h.request('POST', im('visual_hash'), { body: { records: [] } })).statusCode).toBe(400);
+  });
+
+  describe('a bad record gets its own 400 status; the others are still processed', () => {
+    const cases: Array<[string, () => Record<string, unknown>, RegExp]> = [
+      ['broken base64', () => ({ _base64: '!!not base64!!' }), /not valid base64/],
+      ['not an image', () => ({ _base64: Buffer.from('hello world, not an image').toString('base64') }), /not a readable image/],
+      ['a truncated JPEG', () => ({ _base64: jpeg.subarray(0, 3000).toString('base64') }), /corrupt or truncated/],
+      ['a PNG bomb', () => ({ _base64: pngBomb().toString('base64') }), /more than \d+ pixels/],
+      ['an SVG', () => ({ _base64: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>').toString('base64') }), /format svg is not accepted/],
+      ['a URL answering 404', () => ({ _url: `${srv.base}/missing.jpg` }), /HTTP 404/],
+      ['a URL serving text', () => ({ _url: `${srv.base}/text.jpg` }), /not a readable image/],
+      ['a URL over the byte limit', () => ({ _url: `${srv.base}/huge` }), /larger than/],
+      ['a server that never answers', () => ({ _url: `${srv.base}/slow` }), /after 3 attempts/],
+      ['a server answering 503', () => ({ _url: `${srv.base}/unavailable` }), /cannot be downloaded after 3 attempts/],
+      ['too many redirects', () => ({ _url: `${srv.base}/redirect1?to=${encodeURIComponent(`${srv.base}/redirect2?to=${encodeURIComponent(`${srv.base}/redirect3?to=/a.jpg`)}`)}` }), /more than 2 redirects/],
+      ['an ftp URL', () => ({ _url: 'ftp://example.com/a.jpg' }), /only http and https/],
+      ['a file URL', () => ({ _url: 'file:///etc/passwd' }), /only http and https/],
+      ['_file with ..', () => ({ _file: '../../etc/passwd' }), /outside the folder/],
+      ['_file absolute elsewhere', () => ({ _file: '/etc/hostname' }), /outside the folder/],
+      ['_file through a symlink out', () => ({ _file: 'escape.jpg' }), /outside the folder/],
+      ['_file missing', () => ({ _file: 'nope.jpg' }), /does not exist/],
+      ['a record with no image', () => ({ _id: 'empty' }), /no _url, _base64 or _file/],
+    ];
+    it.each(cases)('%s', async (_label, make, reason) => {
+      const res = await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: jpeg.toString('base64') }, make()] } });
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
+      expect(body.records[0]._status.code).toBe(200);
+      expect(body.records[1]._status).toMatchObject({ code: 400 });
+      expect(body.records[1]._status.text).toMatch(/^Error Loading Image: /);
+      expect(body.records[1]._status.text).toMatch(reason);
+      expect(body.records[1]._status.request_id).toBe(body.status.request_id);
+    });
+  });
+
+  describe('SSRF guard: private addresses are refused after DNS, in redirects too', () => {
+    const refused: Array<[string, string, RegExp]> = [
+      ['loopback IPv4', 'http://127.0.0.1:9/a.jpg', /loopback/],
+      ['loopback by name', 'http://localhost:9/a.jpg', /localhost resolves to .*loopback/],
+      ['loopback IPv6', 'http://[::1]:9/a.jpg', /loopback/],
+      ['IPv4-mapped IPv6 loopback', 'http://[::ffff:127.0.0.1]:9/a.jpg', /loopback/],
+      ['private 10/8', 'http://10.0.0.1/a.jpg', /private/],
+      ['private 192.168/16', 'http://192.168.1.1/a.jpg', /private/],
+      ['cloud metadata', 'http://169.254.169.254/latest/meta-data/', /link-local/],
+      ['unique-local IPv6', 'http://[fd00::1]/a.jpg', /unique-local/],
+      ['multicast', 'http://224.0.0.1/a.jpg', /multicast/],
+      ['unspecified', 'http://0.0.0.0:9/a.jpg', /unspecified/],
+    ];
+    it.each(refused)('%s', async (_label, url, reason) => {
+      const t0 = Date.now();
+      const res = await open.request('POST', im('visual_hash'), { body: { records: [{ _url: url }] } });
+      expect(res.statusCode).toBe(200);
+      const r = res.json().records[0];
+      expect(r._status.code).toBe(400);
+      expect(r._status.text).toMatch(reason);
+      // Refused before any connection, and not retried.
+      expect(Date.now() - t0).toBeLessThan(1000);
+    });
+
+    it('without the allow-list, the local test server itself is refused', async () => {
+      const res = await open.request('POST', im('visual_hash'), { body: { records: [{ _url: `${srv.base}/a.jpg` }] } });
+      expect(res.json().records[0]._status.text).toMatch(/loopback/);
+    });
+
+    it.each([
+      ['to another loopback address', 'http://127.0.0.2:9/a.jpg', /loopback/],
+      ['to cloud metadata', 'http://169.254.169.254/latest/meta-data/', /link-local/],
+      ['to an IPv4-mapped private address', 'http://[::ffff:10.1.1.1]/x.jpg', /private/],
+    ])('a redirect %s is refused even from an allowed server', async (_label, target, reason) => {
+      const res = await h.request('POST', im('visual_hash'), { body: { records: [{ _url: `${srv.base}/redirect?to=${encodeURIComponent(target)}` }] } });
+      const r = res.json().records[0];
+      expect(r._status.code).toBe(400);
+      expect(r._status.text).toMatch(reason);
+    });
+
+    it('a redirect within the allowed server is followed', async () => {
+      const res = await h.request('POST', im('visual_hash'), { body: { records: [{ _url: `${srv.base}/redirect?to=/a.jpg` }] } });
+      expect(res.json().records[0]._status.code).toBe(200);
+    });
+  });
+
+  it('remove_duplicates: near-duplicates move into removed_records of the first match, deterministically', async () => {
+    const a = jpeg;
+    const aSmall = await sharp(a).resize(320, 240).jpeg({ quality: 60 }).toBuffer();
+    const aBright = await sharp(a).modulate({ brightness: 1.1 }).jpeg().toBuffer();
+    const b = await photo(640, 480, 3);
+    const records = [
+      { _id: 'a', _base64: a.toString('base64') },
+      { _id: 'b', _base64: b.toString('base64') },
+      { _id: 'a-small', _base64: aSmall.toString('base64') },
+      { _id: 'broken', _base64: 'AAAA' },
+      { _id: 'a-bright', _base64: aBright.toString('base64') },
+      { _base64: a.toString('base64') },
+    ];
+    const exact = (await h.request('POST', im('remove_duplicates'), { body: { records } })).json();
+    expect(exact.status.code).toBe(300);
+    const exactIds = exact.records.map((r: { _id: string }) => r._id);
+    expect(exactIds).toContain('a');
+    expect(exactIds).toContain('b');
+    expect(exact.records.find((r: { _id: string }) => r._id === 'a').removed_records.map((r: { _id: string }) => r._id)).toContain('5');
+    expect(exact.records.find((r: { _id: string }) => r._id === 'broken')._status.code).toBe(400);
+
+    const near = (await h.request('POST', im('remove_duplicates'), { body: { records, range: 20 } })).json();
+    const first = near.records.find((r: { _id: string }) => r._id === 'a');
+    expect(first.removed_records.map((r: { _id: string }) => r._id).sort()).toEqual(['5', 'a-bright', 'a-small']);
+    for (const r of first.removed_records) expect(r._distance).toBeLessThanOrEqual(20);
+    expect(near.records.map((r: { _id: string }) => r._id)).toEqual(['a', 'b', 'broken']);
+    const again = (await h.request('POST', im('remove_duplicates'), { body: { records, range: 20 } })).json();
+    const withoutRequestIds = (rs: Array<{ _status?: { request_id?: string } }>) => rs.map((r) => ({ ...r, _status: { ...r._status, request_id: undefined } }));
+    expect(withoutRequestIds(again.records)).toEqual(withoutRequestIds(near.records));
+  });
+
+  it('rank_images: ascending distance, ids given where none was sent, skipped records, MIXED_RESULT', async () => {
+    const b = await photo(640, 480, 3);
+    const aSmall = await sharp(jpeg).resize(200, 150).toBuffer();
+    const res = await h.request('POST', im('rank_images'), {
+      body: {
+        query_record: { _base64: jpeg.toString('base64'), _id: 'q' },
+        records: [{ _base64: b.toString('base64') }, { _id: 'same', _base64: aSmall.toString('base64') }, { _id: 'bad', _url: 'http://10.0.0.1/x.jpg' }, { _url: `${srv.base}/a.jpg` }],
+        hash_type: 'phash',
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
+    expect(body.answer_count).toBe(3);
+    expect(body.answer_distances).toEqual([...body.answer_distances].sort((x: number, y: number) => x - y));
+    expect(body.answer_records.map((r: { _id: string }) => r._id)).toEqual(['3', 'same', '0']);
+    expect(body.answer_distances[0]).toBe(0);
+    expect(body.skipped_records).toHaveLength(1);
+    expect(body.skipped_records[0]).toMatchObject({ _id: 'bad', _status: { code: 400 } });
+    expect(body.query_records[0]).toMatchObject({ _id: 'q', _width: 640, _height: 480 });
+    expect(body.query_records[0]).not.toHaveProperty('_base64');
+
+    const clean = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: jpeg.toString('base64') }] } })).json();
+    expect(clean.status).toMatchObject({ code: 200, text: 'OK' });
+    expect(clean.skipped_records).toEqual([]);
+
+    const badQuery = await h.request('POST', im('rank_images'), { body: { query_record: { _base64: 'AAAA' }, records: [{ _base64: jpeg.toString('base64') }] } });
+    expect(badQuery.statusCode).toBe(400);
+    expect(badQuery.json().status.text).toMatch(/query_record: Error Loading Image/);
+  });
+
+  it('hashes survive re-encoding and scaling (Hamming distance small), but differ between different photos', async () => {
+    const scene = await sceneJpeg(1);
+    const variants = [await sharp(scene).resize(320, 240).toBuffer(), await sharp(scene).jpeg({ quality: 30 }).toBuffer(), await sharp(scene).resize(1280, 960).png().toBuffer()];
+    const hash = async (buf: Buffer) => (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: buf.toString('base64') }] } })).json().records[0];
+    const base = await hash(scene);
+    for (const v of variants) {
+      const x = await hash(v);
+      expect(hammingDistance(base.bmh1, x.bmh1)).toBeLessThanOrEqual(20);
+      expect(hammingDistance(base.phash, x.phash)).toBeLessThanOrEqual(8);
+    }
+    const other = await hash(await sceneJpeg(2));
+    expect(hammingDistance(base.bmh1, other.bmh1)).toBeGreaterThan(40);
+    expect(hammingDistance(base.phash, other.phash)).toBeGreaterThan(10);
+  });
+
+  it('needs the image_matching service and credits like every service', async () => {
+    const acc = await h.newAccount(0, ['cardstream']);
+    expect((await h.request('POST', im('visual_hash'), { token: acc.token, body: { records: [{ _base64: 'AAAA' }] } })).statusCode).toBe(403);
+    await h.app.loupe.accounts.setServiceState(acc.account, ['image_matching'], true);
+    const broke = await h.request('POST', im('visual_hash'), { token: acc.token, body: { records: [{ _base64: jpeg.toString('base64') }] } });
+    expect(broke.statusCode).toBe(402);
+    expect(broke.json().status.code).toBe(402);
+  });
+});
