@@ -7,6 +7,9 @@ export interface RgbImage {
   height: number;
   channels: 3;
   format: string;
+  /** Size of the image as stored, EXIF rotation applied (before any `maxEdge` reduction). */
+  originalWidth: number;
+  originalHeight: number;
 }
 
 export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const;
@@ -15,14 +18,20 @@ export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const;
  * Decodes an image to 8-bit sRGB: EXIF orientation applied, first frame of animations, alpha
  * flattened on white, CMYK/greyscale converted, 16-bit reduced. Formats other than JPEG, PNG,
  * TIFF, WebP and GIF (SVG, PDF, HEIF…) are refused; so is anything over `maxPixels`, before it
- * is decoded. Runs on libuv's thread pool, not the event loop.
+ * is decoded. `maxEdge` reduces the image (libvips, shrink-on-load where the format allows) so
+ * its long edge is at most that. Runs on libuv's thread pool, not the event loop.
  */
-export async function decodeRgb(bytes: Buffer, maxPixels: number): Promise<RgbImage> {
+export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { maxEdge?: number } = {}): Promise<RgbImage> {
   const open = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'warning', pages: 1 });
   let format: string | undefined;
+  let originalWidth = 0;
+  let originalHeight = 0;
   try {
     const meta = await open().metadata();
     format = meta.format;
+    const swap = (meta.orientation ?? 1) >= 5;
+    originalWidth = (swap ? meta.height : meta.width) ?? 0;
+    originalHeight = (swap ? meta.width : meta.height) ?? 0;
   } catch (err) {
     if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
     throw new ImageLoadError('the data is not a readable image');
@@ -31,9 +40,13 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number): Promise<RgbIm
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`);
   }
   try {
-    const { data, info } = await open().rotate().flatten({ background: '#ffffff' }).toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    let pipeline = open().rotate();
+    // Reducing in the decoder (JPEG/WebP shrink-on-load) is what makes hashing fast: a 1024-px
+    // JPEG decodes at 1/4 scale in a fraction of the time of a full decode.
+    if (options.maxEdge) pipeline = pipeline.resize({ width: options.maxEdge, height: options.maxEdge, fit: 'inside', withoutEnlargement: true });
+    const { data, info } = await pipeline.flatten({ background: '#ffffff' }).toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels`);
-    return { data, width: info.width, height: info.height, channels: 3, format };
+    return { data, width: info.width, height: info.height, channels: 3, format, originalWidth, originalHeight };
   } catch (err) {
     if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
     throw new ImageLoadError('the image data is corrupt or truncated');

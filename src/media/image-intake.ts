@@ -45,7 +45,8 @@ export class ImageIntake {
     throw new ImageLoadError('the record has no _url, _base64 or _file');
   }
 
-  async rgb(record: ImageRecord): Promise<RgbImage> {
-    return decodeRgb(await this.bytes(record), this.options.maxPixels);
+  /** Pixels of the record, reduced to `maxEdge` on the long edge when given. */
+  async rgb(record: ImageRecord, maxEdge?: number): Promise<RgbImage> {
+    return decodeRgb(await this.bytes(record), this.options.maxPixels, maxEdge ? { maxEdge } : {});
   }
 }

@@ -1,6 +1,6 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { hammingDistance, visualHashes, type HashType } from '../vision/visual-hash.ts';
+import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/visual-hash.ts';
 import { recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 
@@ -48,8 +48,8 @@ export class ImageMatchingService {
     return Promise.all(
       records.map(async (record): Promise<Outcome> => {
         try {
-          const img = await this.intake.rgb(record);
-          return { record, width: img.width, height: img.height, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
+          const img = await this.intake.rgb(record, hashInputEdge);
+          return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
         } catch (err) {
           if (err instanceof ImageLoadError) return { record, error: err.message };
           throw err;

@@ -1,6 +1,6 @@
 /**
- * Visual hashes, defined on the decoded 8-bit sRGB pixels so that another implementation can
- * reproduce them bit for bit (docs/visual-hashes.md):
+ * Visual hashes, defined on an array of 8-bit sRGB pixels so that another implementation can
+ * reproduce them bit for bit from the same pixels (docs/visual-hashes.md):
  *
  * - luma per pixel, as an integer scaled by 1000: Y = 299 R + 587 G + 114 B;
  * - the image is cut into an N×N grid; cell (i, j) covers rows floor(i·H/N) … floor((i+1)·H/N)−1
@@ -13,6 +13,12 @@
  */
 
 export type HashType = 'bmh1' | 'phash';
+
+/**
+ * The server hashes the decoded image reduced so its long edge is at most this many pixels
+ * (libvips, with JPEG/WebP shrink-on-load); the hash itself is exact on those pixels.
+ */
+export const hashInputEdge = 128;
 export const hashTypes: readonly HashType[] = ['bmh1', 'phash'];
 export const hashBits: Record<HashType, number> = { bmh1: 256, phash: 64 };
 
@@ -25,28 +31,23 @@ interface GridSums {
 /** Sums and pixel counts of Y·1000 per cell of an n×n grid, row-major. `channels` ≥ 3, RGB first. */
 function gridSums(rgb: Uint8Array, width: number, height: number, channels: number, n: number): GridSums {
   const rowCell = new Int32Array(height).fill(-1);
-  const colCell = new Int32Array(width).fill(-1);
   for (let i = 0; i < n; i++) for (let y = Math.floor((i * height) / n); y < Math.floor(((i + 1) * height) / n); y++) rowCell[y] = i;
-  for (let j = 0; j < n; j++) for (let x = Math.floor((j * width) / n); x < Math.floor(((j + 1) * width) / n); x++) colCell[x] = j;
   const sums = new Float64Array(n * n);
   const counts = new Float64Array(n * n);
-  const rowSums = new Float64Array(n);
-  const rowCounts = new Float64Array(n);
+  const colStart = new Int32Array(n + 1);
+  for (let j = 0; j <= n; j++) colStart[j] = Math.floor((j * width) / n);
   for (let y = 0; y < height; y++) {
     const ci = rowCell[y]!;
     if (ci < 0) continue;
-    rowSums.fill(0);
-    rowCounts.fill(0);
-    let p = y * width * channels;
-    for (let x = 0; x < width; x++, p += channels) {
-      const cj = colCell[x]!;
-      if (cj < 0) continue;
-      rowSums[cj]! += 299 * rgb[p]! + 587 * rgb[p + 1]! + 114 * rgb[p + 2]!;
-      rowCounts[cj]!++;
-    }
+    const row = y * width * channels;
+    // Each cell's columns are one contiguous run: sum it without a per-pixel cell lookup.
     for (let j = 0; j < n; j++) {
-      sums[ci * n + j]! += rowSums[j]!;
-      counts[ci * n + j]! += rowCounts[j]!;
+      const x0 = colStart[j]!;
+      const x1 = colStart[j + 1]!;
+      let sum = 0;
+      for (let p = row + x0 * channels, end = row + x1 * channels; p < end; p += channels) sum += 299 * rgb[p]! + 587 * rgb[p + 1]! + 114 * rgb[p + 2]!;
+      sums[ci * n + j]! += sum;
+      counts[ci * n + j]! += x1 - x0;
     }
   }
   return { n, sums, counts };
