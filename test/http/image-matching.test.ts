@@ -155,6 +155,49 @@ describe('image matching', () => {
     expect(one.records[0].phash).toMatch(/^[01]{64}$/);
   });
 
+  it('visual_hash: PNG, JPEG, TIFF, WebP, GIF, CMYK, 16-bit and alpha images all decode, to nearly the same hash', async () => {
+    const scene = await sceneJpeg(1);
+    const rgba = await sharp(scene).ensureAlpha(1).png().toBuffer();
+    const frames = await sharp(scene).resize(160, 120).raw().toBuffer({ resolveWithObject: true });
+    const animated = await sharp(Buffer.concat([frames.data, Buffer.alloc(frames.data.length, 0)]), { raw: { width: 160, height: 240, channels: 3 } })
+      .gif({ loop: 0 })
+      .toBuffer()
+      .then((b) => sharp(b, { pages: -1 }).toBuffer())
+      .catch(() => sharp(scene).resize(160, 120).gif().toBuffer());
+    const inputs: Record<string, Buffer> = {
+      png: await sharp(scene).png().toBuffer(),
+      tiff: await sharp(scene).tiff().toBuffer(),
+      webp: await sharp(scene).webp().toBuffer(),
+      gif: await sharp(scene).gif().toBuffer(),
+      cmyk: await sharp(scene).toColourspace('cmyk').jpeg().toBuffer(),
+      '16-bit': await sharp(scene).toColourspace('rgb16').png().toBuffer(),
+      alpha: rgba,
+      'animated or tall gif': animated,
+    };
+    expect((await sharp(inputs.cmyk!).metadata()).space).toBe('cmyk');
+    expect((await sharp(inputs['16-bit']!).metadata()).depth).toBe('ushort');
+    const base = (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: scene.toString('base64') }] } })).json().records[0];
+    const names = Object.keys(inputs).filter((n) => n !== 'animated or tall gif');
+    const res = (await h.request('POST', im('visual_hash'), { body: { records: names.map((n) => ({ _id: n, _base64: inputs[n]!.toString('base64') })) } })).json();
+    expect(res.status.code).toBe(200);
+    for (const r of res.records) {
+      expect(r._status.code, r._id).toBe(200);
+      expect([r._width, r._height], r._id).toEqual([640, 480]);
+      expect(hammingDistance(base.phash, r.phash), r._id).toBeLessThanOrEqual(6);
+    }
+    const gif = (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: inputs['animated or tall gif']!.toString('base64') }] } })).json();
+    expect(gif.records[0]._status.code).toBe(200);
+  });
+
+  it('visual_hash: EXIF orientation is applied (a rotated photo reports its upright size and hash)', async () => {
+    const scene = await sceneJpeg(2);
+    // Stored sideways with orientation 6 (rotate 90° clockwise to view).
+    const sideways = await sharp(scene).rotate(-90).withMetadata({ orientation: 6 }).jpeg().toBuffer();
+    const body = (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: scene.toString('base64') }, { _base64: sideways.toString('base64') }] } })).json();
+    expect([body.records[1]._width, body.records[1]._height]).toEqual([640, 480]);
+    expect(hammingDistance(body.records[0].phash, body.records[1].phash)).toBeLessThanOrEqual(4);
+  });
+
   it('visual_hash: limits and bad parameters are a clear 400 with the envelope status', async () => {
     const eleven = Array.from({ length: 11 }, () => ({ _base64: 'AAAA' }));
     const res = await h.request('POST', im('visual_hash'), { body: { records: eleven } });
