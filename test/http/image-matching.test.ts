@@ -3,8 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { pngBomb } from '../helpers/images.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hammingDistance } from '../../src/vision/visual-hash.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
@@ -34,32 +34,6 @@ async function sceneJpeg(variant: number): Promise<Buffer> {
   return sharp(Buffer.from(svg)).blur(2).jpeg({ quality: 90 }).toBuffer();
 }
 
-function pngBomb(): Buffer {
-  // A valid PNG header claiming 100000 × 100000 pixels; see test/http/cardstream/images.test.ts.
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Buffer) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(100_000, 0);
-  ihdr.writeUInt32BE(100_000, 4);
-  ihdr[8] = 8;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1001))), chunk('IEND', Buffer.alloc(0))]);
-}
 
 /** A real HTTP server serving test images, redirects and failures on 127.0.0.1. */
 async function imageServer(files: Record<string, Buffer>) {

@@ -1,6 +1,6 @@
-import { deflateSync } from 'node:zlib';
 import path from 'node:path';
 import sharp from 'sharp';
+import { pngBomb } from '../../helpers/images.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -20,34 +20,6 @@ async function photo(width: number, height: number, format: 'jpeg' | 'png' | 'we
   return img.toFormat(format).toBuffer();
 }
 
-/** A valid PNG whose header claims a huge size: decoding it would need gigabytes. */
-function pngBomb(width: number, height: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (buf: Buffer) => {
-    let c = 0xffffffff;
-    for (const b of buf) c = crcTable[(c ^ b) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const c = Buffer.alloc(4);
-    c.writeUInt32BE(crc(body));
-    return Buffer.concat([len, body, c]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
-  const row = Buffer.alloc(1 + Math.min(width, 1 << 16));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(row)), chunk('IEND', Buffer.alloc(0))]);
-}
 
 describe.each(backends)('card images (%s)', (backend) => {
   let h: Harness;
