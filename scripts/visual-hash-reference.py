@@ -34,6 +34,13 @@ def bits_above_median(values):
     m = (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
     return "".join("1" if v > m else "0" for v in values)
 
+def bits_above_mean(values):
+    t = 0.0
+    for v in values:
+        t += v
+    t /= len(values)
+    return "".join("1" if v > t else "0" for v in values)
+
 def phash(kind, w, h):
     f = cell_means(kind, w, h, 32)
     coeffs = []
@@ -49,5 +56,5 @@ def phash(kind, w, h):
 cases = [("halves", 16, 16), ("halves", 64, 40), ("formula", 37, 23), ("formula", 100, 61), ("formula", 9, 5)]
 out = []
 for kind, w, h in cases:
-    out.append({"kind": kind, "width": w, "height": h, "bmh1": bits_above_median(cell_means(kind, w, h, 16)), "phash": phash(kind, w, h)})
+    out.append({"kind": kind, "width": w, "height": h, "bmh1": bits_above_mean(cell_means(kind, w, h, 16)), "phash": phash(kind, w, h)})
 print(json.dumps(out, indent=1))

