@@ -22,6 +22,10 @@ describe('AddressPolicy', () => {
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:169.254.169.254', 'link-local'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::7f00:1', 'loopback'],
+    ['::a00:1', 'private'],
+    ['64:ff9b::a00:1', 'not public'],
+    ['2002:a00:1::', 'not public'],
   ])('refuses %s (%s)', (address, why) => {
     expect(policy.refusal(address)).toContain(why);
   });
@@ -39,6 +43,9 @@ describe('AddressPolicy', () => {
     expect(p.refusal('192.168.0.5', 'images.internal')).toBeUndefined();
     expect(p.refusal('192.168.0.5', 'other.internal')).toContain('private');
     expect(p.refusal('fd12::1')).toBeUndefined();
+    const mapped = new AddressPolicy(['::ffff:10.0.0.0/104']);
+    expect(mapped.refusal('10.1.2.3')).toBeUndefined();
+    expect(mapped.refusal('::ffff:10.1.2.3')).toBeUndefined();
   });
 
   it('reads LOUPE_URL_ALLOWLIST', () => {

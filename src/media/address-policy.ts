@@ -14,7 +14,10 @@ export class AddressPolicy {
   constructor(allowList: string[] = []) {
     for (const raw of allowList.map((s) => s.trim().toLowerCase()).filter(Boolean)) {
       if (raw.includes('/')) {
-        this.ranges.push(ipaddr.parseCIDR(raw));
+        const [range, bits] = ipaddr.parseCIDR(raw);
+        // Addresses are judged in IPv4 form when they carry one, so allow-list entries are too.
+        const v4 = range.kind() === 'ipv6' && bits >= 96 ? embeddedIPv4(range as ipaddr.IPv6) : undefined;
+        this.ranges.push(v4 ? [v4, bits - 96] : [range, bits]);
       } else if (ipaddr.isValid(raw)) {
         const a = normalise(ipaddr.parse(raw));
         this.ranges.push([a, a.kind() === 'ipv4' ? 32 : 128]);
@@ -45,9 +48,20 @@ export class AddressPolicy {
   }
 }
 
-/** ::ffff:127.0.0.1 is 127.0.0.1. */
+/**
+ * The IPv4 address carried by an IPv4-mapped (::ffff:a.b.c.d) or the deprecated IPv4-compatible
+ * (::a.b.c.d) form, which ipaddr.js would otherwise call plain unicast. :: and ::1 stay IPv6.
+ */
+function embeddedIPv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  const p = ip.parts;
+  const compatible = p.slice(0, 6).every((x) => x === 0) && (p[6] !== 0 || p[7]! > 1);
+  return compatible ? ipaddr.IPv4.parse(`${p[6]! >> 8}.${p[6]! & 255}.${p[7]! >> 8}.${p[7]! & 255}`) : undefined;
+}
+
+/** ::ffff:127.0.0.1 and ::127.0.0.1 are 127.0.0.1. */
 function normalise(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  return ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress() ? (ip as ipaddr.IPv6).toIPv4Address() : ip;
+  return (ip.kind() === 'ipv6' && embeddedIPv4(ip as ipaddr.IPv6)) || ip;
 }
 
 function describe(range: string): string {

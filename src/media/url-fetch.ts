@@ -19,26 +19,32 @@ class Permanent extends ImageLoadError {}
  */
 export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits): Promise<Buffer> {
   let lastError: ImageLoadError | undefined;
+  // One deadline for the whole download, attempts and redirects included.
+  const deadline = Date.now() + limits.totalTimeoutMs;
   for (let attempt = 0; attempt <= limits.retries; attempt++) {
+    if (attempt > 0 && Date.now() >= deadline) break;
     try {
-      return await fetchFollowing(url, policy, limits);
+      return await fetchFollowing(url, policy, limits, deadline);
     } catch (err) {
       if (err instanceof Permanent) throw new ImageLoadError(err.reason);
       lastError = err instanceof ImageLoadError ? err : new ImageLoadError((err as Error).message);
-      if (attempt < limits.retries) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+      if (attempt < limits.retries) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
   }
-  throw new ImageLoadError(`the image cannot be downloaded after ${limits.retries + 1} attempts (${lastError!.reason})`);
+  throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
 }
 
-async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits): Promise<Buffer> {
-  const deadline = Date.now() + limits.totalTimeoutMs;
+async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number): Promise<Buffer> {
   let url = start;
   for (let hop = 0; ; hop++) {
     const res = await fetchOnce(url, policy, limits, deadline);
     if ('location' in res) {
       if (hop >= limits.maxRedirects) throw new Permanent(`more than ${limits.maxRedirects} redirects`);
-      url = new URL(res.location, url).toString();
+      try {
+        url = new URL(res.location, url).toString();
+      } catch {
+        throw new Permanent('a redirect points to an invalid URL');
+      }
       continue;
     }
     return res.body;
@@ -83,12 +89,13 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
     const client = u.protocol === 'https:' ? https : http;
     const req = client.get(u, { lookup, headers: { 'user-agent': 'Loupe image fetcher', accept: 'image/*' }, agent: false }, (res) => {
       const status = res.statusCode ?? 0;
+      // Bodies of redirects and errors are not wanted: close the socket rather than read them.
       if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume();
+        res.destroy();
         return resolve({ location: res.headers.location });
       }
       if (status < 200 || status >= 300) {
-        res.resume();
+        res.destroy();
         const msg = `the server answered HTTP ${status}`;
         return reject(status >= 500 || status === 429 ? new ImageLoadError(msg) : new Permanent(msg));
       }

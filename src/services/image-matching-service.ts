@@ -19,6 +19,22 @@ interface Failed {
 type Outcome = Hashed | Failed;
 const failed = (o: Outcome): o is Failed => 'error' in o;
 
+const perRequest = 8;
+
+/** Like Promise.all over `items`, with at most `limit` calls of `fn` running at once; order kept. */
+export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** A record as echoed back: everything the client sent except the image data itself. */
 function echo(record: InputRecord): Record<string, unknown> {
   const { _base64: _omitted, ...rest } = record;
@@ -44,18 +60,20 @@ export class ImageMatchingService {
     };
   }
 
+  /**
+   * At most `perRequest` records of one request load at once: a request of 100 `_url` records
+   * must not hold 100 downloads (up to 1.5 GB) or fill the thread pool that decoding shares.
+   */
   private async hashAll(records: InputRecord[], types: readonly HashType[]): Promise<Outcome[]> {
-    return Promise.all(
-      records.map(async (record): Promise<Outcome> => {
-        try {
-          const img = await this.intake.rgb(record, hashInputEdge);
-          return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
-        } catch (err) {
-          if (err instanceof ImageLoadError) return { record, error: err.message };
-          throw err;
-        }
-      }),
-    );
+    return mapLimited(records, perRequest, async (record): Promise<Outcome> => {
+      try {
+        const img = await this.intake.rgb(record, hashInputEdge);
+        return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
+      } catch (err) {
+        // One bad image never fails the request: anything unexpected is still that record's error.
+        return { record, error: err instanceof ImageLoadError ? err.message : 'Error Loading Image: the image could not be processed' };
+      }
+    });
   }
 
   async visualHash(ctx: SearchContext, records: InputRecord[], hashType: HashType | undefined): Promise<{ status: EnvelopeStatus; records: Record<string, unknown>[]; statistics: Statistics }> {
@@ -116,7 +134,7 @@ export class ImageMatchingService {
       .sort((a, b) => a.d - b.d || a.i - b.i);
     const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: o.record._id ?? String(i), _status: recordError(ctx, o.error) }] : []));
     return {
-      status: skipped.length ? status(ctx, 300, 'MIXED_RESULT') : status(ctx, 200, 'OK'),
+      status: overall(ctx, rest),
       query_records: [{ ...echo(query), _width: q.width, _height: q.height }],
       answer_records: ranked.map((x) => ({ ...echo(x.o.record), _id: x.id, _width: x.o.width, _height: x.o.height })),
       answer_distances: ranked.map((x) => x.d),

@@ -27,7 +27,7 @@ describe('visual hashes', () => {
     expect(visualHashes(image('halves', 16, 16), 16, 16, 3).bmh1).toBe('0000000011111111'.repeat(16));
   });
 
-  it('a uniform image: bmh1 all zeros (no cell above the median); phash starts with the DC bit', () => {
+  it('a uniform image: bmh1 all zeros (no cell above the mean); phash starts with the DC bit', () => {
     const grey = new Uint8Array(50 * 30 * 3).fill(128);
     const h = visualHashes(grey, 50, 30, 3);
     expect(h.bmh1).toBe('0'.repeat(256));

@@ -132,12 +132,10 @@ describe('image matching', () => {
   it('visual_hash: PNG, JPEG, TIFF, WebP, GIF, CMYK, 16-bit and alpha images all decode, to nearly the same hash', async () => {
     const scene = await sceneJpeg(1);
     const rgba = await sharp(scene).ensureAlpha(1).png().toBuffer();
-    const frames = await sharp(scene).resize(160, 120).raw().toBuffer({ resolveWithObject: true });
-    const animated = await sharp(Buffer.concat([frames.data, Buffer.alloc(frames.data.length, 0)]), { raw: { width: 160, height: 240, channels: 3 } })
-      .gif({ loop: 0 })
-      .toBuffer()
-      .then((b) => sharp(b, { pages: -1 }).toBuffer())
-      .catch(() => sharp(scene).resize(160, 120).gif().toBuffer());
+    // A two-frame animation: the scene, then black. Only the first frame is hashed.
+    const black = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#000' } }).png().toBuffer();
+    const animated = await sharp([await sharp(scene).png().toBuffer(), black], { join: { animated: true } }).gif().toBuffer();
+    expect((await sharp(animated, { pages: -1 }).metadata()).pages).toBe(2);
     const inputs: Record<string, Buffer> = {
       png: await sharp(scene).png().toBuffer(),
       tiff: await sharp(scene).tiff().toBuffer(),
@@ -146,12 +144,12 @@ describe('image matching', () => {
       cmyk: await sharp(scene).toColourspace('cmyk').jpeg().toBuffer(),
       '16-bit': await sharp(scene).toColourspace('rgb16').png().toBuffer(),
       alpha: rgba,
-      'animated or tall gif': animated,
+      animated,
     };
     expect((await sharp(inputs.cmyk!).metadata()).space).toBe('cmyk');
     expect((await sharp(inputs['16-bit']!).metadata()).depth).toBe('ushort');
     const base = (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: scene.toString('base64') }] } })).json().records[0];
-    const names = Object.keys(inputs).filter((n) => n !== 'animated or tall gif');
+    const names = Object.keys(inputs);
     const res = (await h.request('POST', im('visual_hash'), { body: { records: names.map((n) => ({ _id: n, _base64: inputs[n]!.toString('base64') })) } })).json();
     expect(res.status.code).toBe(200);
     for (const r of res.records) {
@@ -159,8 +157,6 @@ describe('image matching', () => {
       expect([r._width, r._height], r._id).toEqual([640, 480]);
       expect(hammingDistance(base.phash, r.phash), r._id).toBeLessThanOrEqual(6);
     }
-    const gif = (await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: inputs['animated or tall gif']!.toString('base64') }] } })).json();
-    expect(gif.records[0]._status.code).toBe(200);
   });
 
   it('visual_hash: EXIF orientation is applied (a rotated photo reports its upright size and hash)', async () => {
@@ -191,8 +187,8 @@ describe('image matching', () => {
       ['a URL answering 404', () => ({ _url: `${srv.base}/missing.jpg` }), /HTTP 404/],
       ['a URL serving text', () => ({ _url: `${srv.base}/text.jpg` }), /not a readable image/],
       ['a URL over the byte limit', () => ({ _url: `${srv.base}/huge` }), /larger than/],
-      ['a server that never answers', () => ({ _url: `${srv.base}/slow` }), /after 3 attempts/],
-      ['a server answering 503', () => ({ _url: `${srv.base}/unavailable` }), /cannot be downloaded after 3 attempts/],
+      ['a server that never answers', () => ({ _url: `${srv.base}/slow` }), /after several attempts/],
+      ['a server answering 503', () => ({ _url: `${srv.base}/unavailable` }), /cannot be downloaded after several attempts/],
       ['too many redirects', () => ({ _url: `${srv.base}/redirect1?to=${encodeURIComponent(`${srv.base}/redirect2?to=${encodeURIComponent(`${srv.base}/redirect3?to=/a.jpg`)}`)}` }), /more than 2 redirects/],
       ['an ftp URL', () => ({ _url: 'ftp://example.com/a.jpg' }), /only http and https/],
       ['a file URL', () => ({ _url: 'file:///etc/passwd' }), /only http and https/],
@@ -317,6 +313,11 @@ describe('image matching', () => {
     const clean = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: jpeg.toString('base64') }] } })).json();
     expect(clean.status).toMatchObject({ code: 200, text: 'OK' });
     expect(clean.skipped_records).toEqual([]);
+
+    const allBad = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: 'AAAA' }, { _file: '../x' }] } })).json();
+    expect(allBad.status).toMatchObject({ code: 400, text: 'Error Loading Image' });
+    expect(allBad.answer_count).toBe(0);
+    expect(allBad.skipped_records).toHaveLength(2);
 
     const badQuery = await h.request('POST', im('rank_images'), { body: { query_record: { _base64: 'AAAA' }, records: [{ _base64: jpeg.toString('base64') }] } });
     expect(badQuery.statusCode).toBe(400);

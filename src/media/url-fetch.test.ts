@@ -1,0 +1,86 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AddressPolicy } from './address-policy.ts';
+import { ImageLoadError } from './image-load-error.ts';
+import { fetchImage } from './url-fetch.ts';
+
+describe('fetchImage', () => {
+  let base: string;
+  let server: http.Server;
+  const hits: Record<string, number> = {};
+  let redirectBodyClosed = false;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      const p = new URL(req.url!, 'http://x').pathname;
+      hits[p] = (hits[p] ?? 0) + 1;
+      if (p === '/ok') return res.end(Buffer.from('image bytes'));
+      if (p === '/slow') return; // never answers
+      if (p === '/bad-location') {
+        res.writeHead(302, { location: 'http://[not an address/' });
+        return res.end();
+      }
+      if (p === '/declared-huge') {
+        res.writeHead(200, { 'content-length': String(10 * 1024 * 1024) });
+        return res.write(Buffer.alloc(10));
+      }
+      if (p === '/redirect-with-endless-body') {
+        res.writeHead(302, { location: '/ok' });
+        const chunk = Buffer.alloc(64 * 1024);
+        const pump = () => {
+          while (res.write(chunk));
+          res.once('drain', pump);
+        };
+        res.on('close', () => (redirectBodyClosed = true));
+        return pump();
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  const policy = new AddressPolicy(['127.0.0.1']);
+  const limits = { connectTimeoutMs: 200, totalTimeoutMs: 600, maxBytes: 1024, maxRedirects: 2, retries: 2 };
+
+  it('downloads from an allowed address', async () => {
+    expect((await fetchImage(`${base}/ok`, policy, limits)).toString()).toBe('image bytes');
+  });
+
+  it('an allow-listed host name is reached through DNS', async () => {
+    const byName = base.replace('127.0.0.1', 'localhost');
+    const named = new AddressPolicy(['localhost']);
+    expect((await fetchImage(`${byName}/ok`, named, limits)).toString()).toBe('image bytes');
+  });
+
+  it('one deadline covers every attempt: a server that never answers costs the total timeout, not three', async () => {
+    const t0 = Date.now();
+    await expect(fetchImage(`${base}/slow`, policy, limits)).rejects.toThrow(/after several attempts/);
+    expect(Date.now() - t0).toBeLessThan(limits.totalTimeoutMs + 400);
+  });
+
+  it('a redirect to an invalid URL fails at once, without retries', async () => {
+    await expect(fetchImage(`${base}/bad-location`, policy, limits)).rejects.toThrow(/invalid URL/);
+    expect(hits['/bad-location']).toBe(1);
+  });
+
+  it('a Content-Length over the limit is refused before reading the body', async () => {
+    const err = await fetchImage(`${base}/declared-huge`, policy, limits).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImageLoadError);
+    expect((err as ImageLoadError).reason).toMatch(/larger than 1024 bytes/);
+  });
+
+  it('the body of a redirect is not read: the connection is closed and the target fetched', async () => {
+    const t0 = Date.now();
+    expect((await fetchImage(`${base}/redirect-with-endless-body`, policy, limits)).toString()).toBe('image bytes');
+    expect(Date.now() - t0).toBeLessThan(500);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(redirectBodyClosed).toBe(true);
+  });
+});
