@@ -6,21 +6,25 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { backends } from './helpers/harness.ts';
+import { scratchPgDatabase } from './helpers/processes.ts';
 
 const run = promisify(execFile);
 const bin = path.resolve(import.meta.dirname, '../bin/loupe.js');
 
-describe('admin CLI (embedded backend)', () => {
+describe.each(backends)('admin CLI (%s)', (backend) => {
   let dataDir: string;
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  const databaseUrl = () => db?.url ?? '';
   const loupe = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '' } });
+    const { stdout } = await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl() } });
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
     return JSON.parse(lines[0]!);
   };
   const fails = async (...args: string[]) => {
     try {
-      await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '' } });
+      await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl() } });
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
@@ -30,8 +34,12 @@ describe('admin CLI (embedded backend)', () => {
 
   beforeAll(async () => {
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-'));
+    if (backend === 'postgres') db = await scratchPgDatabase('loupe_cli');
   });
-  afterAll(async () => fs.rm(dataDir, { recursive: true, force: true }));
+  afterAll(async () => {
+    await db?.drop();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
 
   it('creates accounts whose token, workspace, credits and services drive the server', async () => {
     const created = await loupe('account', 'create', '--name', 'Card Shop', '--credits', '1', '--services', 'cardstream');
@@ -44,7 +52,7 @@ describe('admin CLI (embedded backend)', () => {
     const token2 = await loupe('token', 'add', '--account', created.account);
     expect(token2.token).toMatch(/^lp_/);
 
-    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: undefined }));
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
     try {
       const call = (method: 'GET' | 'POST', url: string, token = created.token) =>
         app.inject({ method, url, headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, payload: method === 'POST' ? '{}' : undefined });
@@ -72,8 +80,10 @@ describe('admin CLI (embedded backend)', () => {
     expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'] });
     expect(shown.workspaces).toHaveLength(2);
     // Tokens are stored hashed: the database file never contains one.
-    const db = await fs.readFile(path.join(dataDir, 'loupe.db'));
-    expect(db.includes(Buffer.from(created.token))).toBe(false);
+    if (backend === 'sqlite') {
+      const file = await fs.readFile(path.join(dataDir, 'loupe.db'));
+      expect(file.includes(Buffer.from(created.token))).toBe(false);
+    }
   });
 
   it('defaults: every service, the configured default credits', async () => {
