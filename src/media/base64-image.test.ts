@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../services/errors.ts';
+import { ImageLoadError } from './image-load-error.ts';
 import { decodeBase64Image } from './base64-image.ts';
 
 const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff]);
@@ -13,11 +13,11 @@ describe('decodeBase64Image', () => {
   });
 
   it.each(['%%%%', 'abc$', 'ab==cd', 'a'])('rejects broken base64 %j', (input) => {
-    expect(() => decodeBase64Image(input, 1000)).toThrow(ServiceError);
+    expect(() => decodeBase64Image(input, 1000)).toThrow(ImageLoadError);
     try {
       decodeBase64Image(input, 1000);
     } catch (err) {
-      expect((err as ServiceError).code).toBe('invalid_base64');
+      expect((err as ImageLoadError).code).toBe('invalid_base64');
     }
   });
 
@@ -27,7 +27,7 @@ describe('decodeBase64Image', () => {
       decodeBase64Image(Buffer.alloc(2000).toString('base64'), 1000);
       expect.unreachable();
     } catch (err) {
-      expect((err as ServiceError).status).toBe(413);
+      expect((err as ImageLoadError).status).toBe(413);
     }
   });
 });

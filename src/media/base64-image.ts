@@ -1,4 +1,4 @@
-import { ServiceError } from '../services/errors.ts';
+import { ImageLoadError } from './image-load-error.ts';
 
 const dataUrl = /^data:([a-z0-9.+/-]+)?(;[a-z0-9=.+-]+)*;base64,/i;
 const base64Body = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -19,13 +19,13 @@ export function decodeBase64Image(input: string, maxBytes: number): Buffer {
     if (fast.length === Buffer.byteLength(body, 'base64') && body.length % 4 !== 1 && !/[^A-Za-z0-9+/_=-]/.test(body.slice(-4))) return fast;
   }
   body = body.replace(/\s+/g, '');
-  if (body.length === 0) throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image is empty.');
+  if (body.length === 0) throw new ImageLoadError('the image is empty');
   if (!base64Body.test(body) || body.length % 4 === 1) {
-    throw new ServiceError(400, 'invalid_base64', 'Error Loading Image: the image is not valid base64.');
+    throw new ImageLoadError('the image is not valid base64', 400, 'invalid_base64');
   }
   const approxBytes = Math.floor((body.length * 3) / 4);
   if (approxBytes > maxBytes + 2) {
-    throw new ServiceError(413, 'image_too_large', `Error Loading Image: the image is larger than ${maxBytes} bytes.`);
+    throw new ImageLoadError(`the image is larger than ${maxBytes} bytes`, 413, 'image_too_large');
   }
   return Buffer.from(body, 'base64');
 }

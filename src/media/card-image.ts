@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { ServiceError } from '../services/errors.ts';
+import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
 import type { MediaExt } from './media-store.ts';
 
 export interface CardImageLimits {
@@ -16,9 +16,6 @@ export interface PreparedCardImage {
   height: number;
 }
 
-const tooManyPixels = (limit: number, width?: number, height?: number) =>
-  new ServiceError(413, 'image_too_large', `Error Loading Image: ${width ? `${width}x${height} is ` : 'the image has '}more than ${limit} pixels.`);
-
 const accepted: Record<string, MediaExt> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
 
 /**
@@ -32,15 +29,13 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   try {
     meta = await open().metadata();
   } catch (err) {
-    // libvips refuses to even describe an image over limitInputPixels: that is a bomb, not garbage.
-    if (/pixel limit/i.test((err as Error).message)) throw tooManyPixels(limits.imagePixels);
-    throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the data is not a readable image.');
+    throw pixelLimitError(err, limits.imagePixels) ?? new ImageLoadError('the data is not a readable image');
   }
   const ext = meta.format ? accepted[meta.format] : undefined;
   if (!ext) {
-    throw new ServiceError(400, 'unsupported_image_format', `Error Loading Image: format ${meta.format ?? 'unknown'} is not accepted; send JPEG, PNG or WebP.`);
+    throw new ImageLoadError(`format ${meta.format ?? 'unknown'} is not accepted; send JPEG, PNG or WebP`, 400, 'unsupported_image_format');
   }
-  if (!meta.width || !meta.height) throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image has no size.');
+  if (!meta.width || !meta.height) throw new ImageLoadError('the image has no size');
   if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
   const rotated = (meta.orientation ?? 1) >= 5;
@@ -62,6 +57,6 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { original: data, originalExt: ext, thumbnail, width: info.width, height: info.height };
   } catch {
-    throw new ServiceError(400, 'invalid_image', 'Error Loading Image: the image data is corrupt or truncated.');
+    throw new ImageLoadError('the image data is corrupt or truncated');
   }
 }

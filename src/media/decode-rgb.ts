@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { ImageLoadError } from './image-load-error.ts';
+import { ImageLoadError, pixelLimitError } from './image-load-error.ts';
 
 export interface RgbImage {
   data: Buffer;
@@ -34,11 +34,10 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     originalWidth = (swap ? meta.height : meta.width) ?? 0;
     originalHeight = (swap ? meta.width : meta.height) ?? 0;
   } catch (err) {
-    if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
-    throw new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, maxPixels) ?? new ImageLoadError('the data is not a readable image');
   }
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
-    throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`);
+    throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`, 400, 'unsupported_image_format');
   }
   try {
     let pipeline = open().rotate();
@@ -49,7 +48,6 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels`);
     return { data, width: info.width, height: info.height, channels: 3, format, originalWidth, originalHeight };
   } catch (err) {
-    if (/pixel limit/i.test((err as Error).message)) throw new ImageLoadError(`the image has more than ${maxPixels} pixels`);
-    throw new ImageLoadError('the image data is corrupt or truncated');
+    throw pixelLimitError(err, maxPixels) ?? new ImageLoadError('the image data is corrupt or truncated');
   }
 }

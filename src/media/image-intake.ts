@@ -1,4 +1,3 @@
-import { ServiceError } from '../services/errors.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { decodeBase64Image } from './base64-image.ts';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
@@ -32,14 +31,7 @@ export class ImageIntake {
 
   async bytes(record: ImageRecord): Promise<Buffer> {
     const { _base64, _url, _file } = record;
-    if (typeof _base64 === 'string') {
-      try {
-        return decodeBase64Image(_base64, this.options.maxBytes);
-      } catch (err) {
-        if (err instanceof ServiceError) throw new ImageLoadError(err.detail.replace(/^Error Loading Image: /, ''));
-        throw err;
-      }
-    }
+    if (typeof _base64 === 'string') return decodeBase64Image(_base64, this.options.maxBytes);
     if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) });
     if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
     throw new ImageLoadError('the record has no _url, _base64 or _file');

@@ -1,7 +1,24 @@
-/** A record's image could not be used; `reason` completes "Error Loading Image: …". */
+/**
+ * An image could not be used; `reason` completes "Error Loading Image: …". Search-style services
+ * report it as the record's own status; the card sessions service answers the request with
+ * `status` and `code`.
+ */
 export class ImageLoadError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly status: 400 | 413 = 400,
+    readonly code: 'invalid_image' | 'invalid_base64' | 'unsupported_image_format' | 'image_too_large' = 'invalid_image',
+  ) {
     super(`Error Loading Image: ${reason}`);
     this.name = 'ImageLoadError';
   }
+}
+
+/** libvips refuses to even describe an image over `limitInputPixels`: that is a bomb, not garbage. */
+export function pixelLimitError(err: unknown, limit: number): ImageLoadError | undefined {
+  return /pixel limit/i.test((err as Error)?.message ?? '') ? tooManyPixels(limit) : undefined;
+}
+
+export function tooManyPixels(limit: number, width?: number, height?: number): ImageLoadError {
+  return new ImageLoadError(`${width ? `${width}x${height} is` : 'the image has'} more than ${limit} pixels`, 413, 'image_too_large');
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Limits } from '../config/config.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
 import { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
 import { fromBool, fromJson, toIso } from '../store/database.ts';
@@ -500,7 +501,13 @@ export class CardSessionService {
     if (!(await this.store.sessionExists(sid, ctx.workspaceId))) throw notFound(`Session ${id}`);
     const row = await this.store.identificationByEventId(sid, eventId);
     if (!row) throw notFound(`Card with event_id "${eventId}" in session ${id}`);
-    const prepared = await prepareCardImage(decodeBase64Image(image, this.limits.imageBytes), this.limits);
+    let prepared: Awaited<ReturnType<typeof prepareCardImage>>;
+    try {
+      prepared = await prepareCardImage(decodeBase64Image(image, this.limits.imageBytes), this.limits);
+    } catch (err) {
+      if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message);
+      throw err;
+    }
     const imageKey = await this.media.put(prepared.original, prepared.originalExt);
     const thumbKey = await this.media.put(prepared.thumbnail, 'jpg');
     let old: IdentificationRow | undefined;
