@@ -17,6 +17,11 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe services enable --account A --services s1,s2
   loupe services disable --account A --services s1,s2
   loupe migrate
+  loupe models add <dir> [--name N] [--no-activate]
+  loupe models list
+  loupe models activate --name N
+  loupe models deactivate
+  loupe models remove --name N
 
 Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).`;
 
@@ -30,6 +35,7 @@ const options = {
   account: { type: 'string' },
   token: { type: 'string' },
   id: { type: 'string' },
+  'no-activate': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -82,6 +88,27 @@ async function run(services: Services, command: string, values: Values, rest: st
   }
 }
 
+/** Model packs live in the data folder only: these commands never open the database. */
+async function runModels(dataDir: string, command: string, values: Values, rest: string[]): Promise<unknown> {
+  // Loaded here so the other commands do not load the ONNX runtime's native library.
+  const { activatePack, deactivatePack, installPack, listPacks, removePack } = await import('./vision/clip/clip-pack.ts');
+  switch (command) {
+    case 'models add':
+      if (!rest[0]) throw new UsageError('missing the pack folder: loupe models add <dir>');
+      return installPack(rest[0], dataDir, { ...(values.name !== undefined ? { name: values.name } : {}), activate: !values['no-activate'] });
+    case 'models list':
+      return listPacks(dataDir);
+    case 'models activate':
+      return activatePack(dataDir, need(values.name ?? rest[0], 'name'));
+    case 'models deactivate':
+      return deactivatePack(dataDir);
+    case 'models remove':
+      return removePack(dataDir, need(values.name ?? rest[0], 'name'));
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -99,8 +126,14 @@ async function main(argv: string[]): Promise<number> {
   const rest = positionals.slice(command === 'migrate' ? 1 : 2);
   let services: Services | undefined;
   try {
-    services = await openServices(loadConfig());
-    const result = await run(services, command, values, rest);
+    const config = loadConfig();
+    let result: unknown;
+    if (positionals[0] === 'models') {
+      result = await runModels(config.dataDir, command, values, rest);
+    } else {
+      services = await openServices(config);
+      result = await run(services, command, values, rest);
+    }
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {

@@ -27,5 +27,9 @@ async function shutdown(signal: string): Promise<void> {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
+// Models load and run once on every worker before the port opens, so the first requests are as
+// fast as the rest and a broken model install fails the start, not a request.
+const warm = await app.loupe.vision.start();
+app.log.info({ threads: config.vision.threads, models: config.vision.warm, ms: warm.ms }, 'vision workers ready');
 await app.listen({ port: config.port, host: config.host });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');

@@ -108,3 +108,41 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(badService.stderr).toMatch(/Unknown service/);
   });
 });
+
+describe('admin CLI: model packs', () => {
+  it('installs a CLIP pack with `loupe models add`, lists, activates and removes it, without a database', async () => {
+    const { writeTinyClipPack } = await import('./helpers/tiny-clip.ts');
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-models-'));
+    // An unreachable database: model commands must not open one.
+    const env = { ...process.env, LOUPE_DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const loupe = async (...args: string[]) => {
+      const { stdout } = await run(process.execPath, [bin, ...args], { env });
+      const lines = stdout.split('\n').filter(Boolean);
+      expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
+      return JSON.parse(lines[0]!);
+    };
+    try {
+      const src = await writeTinyClipPack(path.join(scratch, 'clip-vit-tiny'));
+      const added = await loupe('models', 'add', src);
+      expect(added).toMatchObject({ name: 'clip-vit-tiny', dimension: 8, active: true, image: { crop: 32 }, text: { context_length: 77 } });
+      await fs.access(path.join(scratch, 'data/models/clip-vit-tiny/pack.json'));
+
+      expect(await loupe('models', 'add', src, '--name', 'spare', '--no-activate')).toMatchObject({ name: 'spare', active: false });
+      const listed = await loupe('models', 'list');
+      expect(listed.active).toBe('clip-vit-tiny');
+      expect(listed.packs.map((p: { name: string }) => p.name)).toEqual(['clip-vit-tiny', 'spare']);
+      expect(await loupe('models', 'activate', '--name', 'spare')).toEqual({ active: 'spare' });
+      expect(await loupe('models', 'remove', '--name', 'spare')).toEqual({ removed: 'spare', was_active: true });
+      expect((await loupe('models', 'list')).active).toBeNull();
+
+      await fs.rm(path.join(src, 'tokenizer.json'));
+      const broken = await run(process.execPath, [bin, 'models', 'add', src, '--name', 'broken'], { env }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect(broken).toMatchObject({ code: 1, stdout: '' });
+      expect((broken as { stderr: string }).stderr).toMatch(/loupe: .* has no tokenizer\.json/);
+      const usage = await run(process.execPath, [bin, 'models', 'add'], { env }).catch((e: { code: number; stderr: string }) => e);
+      expect(usage).toMatchObject({ code: 2 });
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  }, 90_000); // eight CLI processes, each starting tsx
+});

@@ -39,6 +39,36 @@ export interface FetchLimits {
 
 export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2 };
 
+/** The vision worker pool (see src/vision/vision-engine.ts). */
+export interface VisionOptions {
+  /** Worker threads; each loads its own copy of the models (tfjs-wasm runs single-threaded). */
+  threads: number;
+  /** Images waiting or running before new requests are turned away with 503. */
+  maxQueue: number;
+  /** An image taking longer than this is stopped and its worker replaced. */
+  taskTimeoutMs: number;
+  /** Models loaded and run once on every worker at start-up; the others load on first use. */
+  warm: string[];
+  /** The generic image embedding behind descriptors (see docs/models.md); empty = the default. */
+  embedder: string;
+  /** Folder of the active CLIP-family pack (`loupe models activate`), found at start-up. */
+  clipPack?: string | undefined;
+  /** Lets tests crash a worker on purpose; never set in production. */
+  testHooks?: boolean;
+}
+
+export const visionModels = ['embed', 'faces', 'objects', 'pose'] as const;
+
+function warmFrom(value: string | undefined): string[] {
+  if (value === undefined || value === '' || value === 'all') return [...visionModels];
+  if (value === 'none') return [];
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const m of list) {
+    if (!(visionModels as readonly string[]).includes(m)) throw new Error(`LOUPE_VISION_WARM: unknown model "${m}"; use all, none or a list of ${visionModels.join(', ')}`);
+  }
+  return list;
+}
+
 export interface RateLimit {
   /** Sustained requests per second per token. */
   perSecond: number;
@@ -71,6 +101,7 @@ export interface Config {
   /** Folder `_file` records are read from (LOUPE_FILE_ROOT); `_file` is refused when unset. */
   fileRoot: string | undefined;
   fetch: FetchLimits;
+  vision: VisionOptions;
 }
 
 export const defaultPrices: Record<string, number> = {
@@ -78,6 +109,9 @@ export const defaultPrices: Record<string, number> = {
   'image_matching.visual_hash': 1,
   'image_matching.remove_duplicates': 1,
   'image_matching.rank_images': 1,
+  'descriptor.descriptor': 1,
+  'identity.face': 1,
+  'identity.person': 1,
 };
 
 export const defaultLimits: Limits = {
@@ -141,6 +175,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     urlAllowList: (env.LOUPE_URL_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
     fetch: { ...defaultFetchLimits },
+    vision: {
+      threads: intFrom(env.LOUPE_VISION_THREADS, os.availableParallelism(), 'LOUPE_VISION_THREADS') || 1,
+      maxQueue: intFrom(env.LOUPE_VISION_QUEUE, 64, 'LOUPE_VISION_QUEUE') || 1,
+      taskTimeoutMs: intFrom(env.LOUPE_VISION_TIMEOUT_MS, 30_000, 'LOUPE_VISION_TIMEOUT_MS') || 30_000,
+      warm: warmFrom(env.LOUPE_VISION_WARM),
+      embedder: env.LOUPE_EMBEDDER ?? '',
+    },
   };
-  return { ...config, ...overrides, limits: { ...config.limits, ...overrides.limits } };
+  return { ...config, ...overrides, limits: { ...config.limits, ...overrides.limits }, vision: { ...config.vision, ...overrides.vision } };
 }

@@ -5,6 +5,7 @@ import type { ImageMatchingService } from '../services/image-matching-service.ts
 import type { InFlight } from './in-flight.ts';
 import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
+import type { VisionService } from '../services/vision-service.ts';
 
 /** What routes may reach: configuration and services, never a store or a file. */
 export interface AppContext {
@@ -14,6 +15,7 @@ export interface AppContext {
   imageMatching: ImageMatchingService;
   media: MediaService;
   rateLimiter: RateLimiter;
+  vision: VisionService;
   inFlight: InFlight;
 }
 

@@ -11,6 +11,9 @@ import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
 import { RateLimiter } from './rate-limiter.ts';
+import { VisionService } from './vision-service.ts';
+import { VisionEngine } from '../vision/vision-engine.ts';
+import { activePack } from '../vision/clip/clip-pack.ts';
 
 export interface Services {
   store: Store;
@@ -18,12 +21,18 @@ export interface Services {
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
+  vision: VisionService;
   rateLimiter: RateLimiter;
   close(): Promise<void>;
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
 export async function openServices(config: Config, options: { longRunning?: boolean } = {}): Promise<Services> {
+  // The CLI opens services for account work: a broken pack must not stop it, only the server.
+  const pack = await activePack(config.dataDir).catch((err: unknown) => {
+    if (options.longRunning) throw err;
+    return undefined;
+  });
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
   const intake = new ImageIntake({
@@ -33,13 +42,18 @@ export async function openServices(config: Config, options: { longRunning?: bool
     maxBytes: config.limits.imageBytes,
     maxPixels: config.limits.imagePixels,
   });
+  const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
   return {
     store,
     accounts: new AccountService(new AccountStore(store)),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
     imageMatching: new ImageMatchingService(intake),
     media: new MediaService(mediaStore),
+    vision: new VisionService(intake, visionEngine),
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
-    close: () => store.close(),
+    close: async () => {
+      await visionEngine.close();
+      await store.close();
+    },
   };
 }

@@ -32,7 +32,38 @@ export function stopwatch(): { done(): Statistics } {
   };
 }
 
-/** Per-record status of a record whose image could not be used. */
-export function recordError(ctx: SearchContext, text: string): { code: number; text: string; request_id: string } {
-  return { code: 400, text, request_id: ctx.requestId };
+/** Per-record status of a record whose image could not be used (or, with `code`, processed). */
+export function recordError(ctx: SearchContext, text: string, code = 400): { code: number; text: string; request_id: string } {
+  return { code, text, request_id: ctx.requestId };
+}
+
+/** A record as echoed back: everything the client sent except the image data itself. */
+export function echo(record: Record<string, unknown>): Record<string, unknown> {
+  const { _base64: _omitted, ...rest } = record;
+  return rest;
+}
+
+/**
+ * The overall status of a request over images: all good 200, some records failed 300
+ * MIXED_RESULT, all failed 400 (or the failures' own code when they all share one).
+ */
+export function overall(ctx: SearchContext, failures: { code: number }[], total: number): Required<EnvelopeStatus> {
+  if (failures.length === 0) return status(ctx, 200, 'OK');
+  if (failures.length < total) return status(ctx, 300, 'MIXED_RESULT');
+  const code = failures.every((f) => f.code === failures[0]!.code) ? failures[0]!.code : 400;
+  return status(ctx, code, code === 400 ? 'Error Loading Image' : 'Error Processing Image');
+}
+
+/** Like Promise.all over `items`, with at most `limit` calls of `fn` running at once; order kept. */
+export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }

@@ -1,7 +1,7 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/visual-hash.ts';
-import { recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { echo, mapLimited, overall, recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
@@ -21,32 +21,8 @@ const failed = (o: Outcome): o is Failed => 'error' in o;
 
 const perRequest = 8;
 
-/** Like Promise.all over `items`, with at most `limit` calls of `fn` running at once; order kept. */
-export async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** A record as echoed back: everything the client sent except the image data itself. */
-function echo(record: InputRecord): Record<string, unknown> {
-  const { _base64: _omitted, ...rest } = record;
-  return rest;
-}
-
-/** The overall status: all good 200, some records failed 300 MIXED_RESULT, all failed 400. */
-function overall(ctx: SearchContext, outcomes: Outcome[]): Required<EnvelopeStatus> {
-  const bad = outcomes.filter(failed).length;
-  if (bad === 0) return status(ctx, 200, 'OK');
-  if (bad === outcomes.length) return status(ctx, 400, 'Error Loading Image');
-  return status(ctx, 300, 'MIXED_RESULT');
+function overallOf(ctx: SearchContext, outcomes: Outcome[]): Required<EnvelopeStatus> {
+  return overall(ctx, outcomes.filter(failed).map(() => ({ code: 400 })), outcomes.length);
 }
 
 /** Image matching (spec 2 §4): hashes, duplicate removal and ranking of the images sent, no collection. */
@@ -80,7 +56,7 @@ export class ImageMatchingService {
     const clock = stopwatch();
     const outcomes = await this.hashAll(records, hashType ? [hashType] : ['bmh1', 'phash']);
     return {
-      status: overall(ctx, outcomes),
+      status: overallOf(ctx, outcomes),
       records: outcomes.map((o) =>
         failed(o)
           ? { ...echo(o.record), _status: recordError(ctx, o.error) }
@@ -118,7 +94,7 @@ export class ImageMatchingService {
       }
       out.push({ ...echo(o.record), _id: ids[i], _width: o.width, _height: o.height, _status: { code: 200, text: 'OK', request_id: ctx.requestId }, ...(dups.length ? { removed_records: dups } : {}) });
     });
-    return { status: overall(ctx, outcomes), records: out, statistics: clock.done() };
+    return { status: overallOf(ctx, outcomes), records: out, statistics: clock.done() };
   }
 
   /** Records ranked by Hamming distance to the query, closest first; ties keep request order. */
@@ -134,7 +110,7 @@ export class ImageMatchingService {
       .sort((a, b) => a.d - b.d || a.i - b.i);
     const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: o.record._id ?? String(i), _status: recordError(ctx, o.error) }] : []));
     return {
-      status: overall(ctx, rest),
+      status: overallOf(ctx, rest),
       query_records: [{ ...echo(query), _width: q.width, _height: q.height }],
       answer_records: ranked.map((x) => ({ ...echo(x.o.record), _id: x.id, _width: x.o.width, _height: x.o.height })),
       answer_distances: ranked.map((x) => x.d),

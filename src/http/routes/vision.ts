@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { EnvelopeStatus, ImageRecordInput, SearchError, Statistics } from '../schemas/search.ts';
+
+const security = [{ token: [] }];
+const errors = Object.fromEntries([400, 401, 402, 403, 413, 415, 429, 503].map((s) => [s, SearchError]));
+
+const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
+const DetectedObject = Type.Object({
+  name: Type.String(),
+  prob: Type.Number({ minimum: 0, maximum: 1 }),
+  bound_box: Type.Array(Type.Integer(), { minItems: 4, maxItems: 4, description: '[xmin, ymin, xmax, ymax] in pixels of the image as stored (EXIF orientation applied).' }),
+});
+const Detections = Type.Object({ status: EnvelopeStatus, records: Type.Array(Type.Object({ _status: RecordStatus, _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()), _objects: Type.Optional(Type.Array(DetectedObject)) }, { additionalProperties: true })), statistics: Statistics });
+
+/** `/photo/v2/descriptor` and `/identity/v2/{face,person}` (spec 2 §4), on the vision engine. */
+export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { vision, config } = app.loupe;
+  const envelope = true;
+  const records = Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords });
+
+  app.post('/photo/v2/descriptor', {
+    config: { service: 'descriptor', envelope, price: 'descriptor.descriptor' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['descriptor'],
+      security,
+      summary: 'Image embeddings (descriptors) of up to 10 images',
+      description: 'Each record gets `_descriptor`, the L2-normalised embedding of the default model (see `descriptor_model` and docs/models.md); compare two with the dot product (cosine).',
+      body: Type.Object({ records }),
+      response: {
+        200: Type.Object({
+          status: EnvelopeStatus,
+          records: Type.Array(Type.Object({ _status: RecordStatus, _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()), _descriptor: Type.Optional(Type.Array(Type.Number())) }, { additionalProperties: true })),
+          descriptor_model: Type.Optional(Type.Object({ name: Type.String(), dimension: Type.Integer() })),
+          statistics: Statistics,
+        }),
+        ...errors,
+      },
+    },
+    handler: async (request) => vision.descriptor({ requestId: request.id }, request.body.records),
+  });
+
+  app.post('/identity/v2/face', {
+    config: { service: 'identity', envelope, price: 'identity.face' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: { tags: ['identity'], security, summary: 'Faces in up to 10 images (beta)', body: Type.Object({ records }), response: { 200: Detections, ...errors } },
+    handler: async (request) => vision.faces({ requestId: request.id }, request.body.records),
+  });
+
+  app.post('/identity/v2/person', {
+    config: { service: 'identity', envelope, price: 'identity.person' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: Type.Object({ records }), response: { 200: Detections, ...errors } },
+    handler: async (request) => vision.persons({ requestId: request.id }, request.body.records),
+  });
+}

@@ -1,0 +1,129 @@
+import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/vision-engine.ts';
+import type { ImageTaskKind, ImageTaskResults } from '../vision/vision-tasks.ts';
+import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { ServiceError } from './errors.ts';
+
+export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
+
+type Outcome<K extends ImageTaskKind> = { ok: ImageTaskResults[K] } | { error: { code: number; text: string } };
+
+/** Downloads and decodes of one request that may run at once (the workers bound the inference). */
+const perRequest = 8;
+
+/**
+ * BlazeFace scores ≥ 0.5 count as faces: on the hand-boxed photos of test/fixtures (93 faces, 10
+ * with no face) that gave recall 0.925 at precision 0.956 (`npm run bench -- vision`).
+ */
+const faceMinProb = 0.5;
+
+/** Float32 carries ~7 significant digits; more in JSON is noise that triples the response size. */
+const float7 = (x: number) => Number(x.toPrecision(7));
+
+/** What a failed task means to the client, as the record's `_status`. */
+function failure(err: unknown): { code: number; text: string } {
+  if (err instanceof ImageLoadError) return { code: 400, text: err.message };
+  if (err instanceof VisionTaskError) {
+    return err.reason === 'timeout' ? { code: 504, text: `Error Processing Image: ${err.message}` } : { code: 500, text: `Error Processing Image: ${err.message}` };
+  }
+  return { code: 500, text: 'Error Processing Image: the image could not be processed' };
+}
+
+export type OutputRecord = Record<string, unknown> & { _status: { code: number; text: string; request_id?: string } };
+
+export interface VisionResponse {
+  status: EnvelopeStatus;
+  records: OutputRecord[];
+  statistics: Statistics;
+}
+
+/** The descriptor and identity-detection endpoints (spec 2 §4) over the vision engine. */
+export class VisionService {
+  constructor(
+    private readonly intake: ImageIntake,
+    private readonly engine: VisionEngine,
+  ) {}
+
+  /** Starts the workers and warms the configured models (the server awaits this before listening). */
+  start(): Promise<{ ms: number }> {
+    return this.engine.start();
+  }
+
+  /**
+   * Runs one task per record. Room in the engine's queue is reserved for the whole request
+   * first, so a busy server answers 503 at once instead of after the downloads.
+   */
+  private async each<K extends ImageTaskKind>(kind: K, records: InputRecord[]): Promise<Outcome<K>[]> {
+    let ticket: { release(): void };
+    try {
+      ticket = this.engine.admit(records.length);
+    } catch (err) {
+      if (err instanceof VisionBusyError) {
+        throw new ServiceError(503, 'busy', `${err.message} Try again in ${err.retryAfterSeconds} s.`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
+      }
+      throw err;
+    }
+    try {
+      return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
+        try {
+          const bytes = await this.intake.bytes(record);
+          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels) };
+        } catch (err) {
+          return { error: failure(err) };
+        }
+      });
+    } finally {
+      ticket.release();
+    }
+  }
+
+  private respond<K extends ImageTaskKind>(ctx: SearchContext, records: InputRecord[], outcomes: Outcome<K>[], clock: { done(): Statistics }, fields: (r: ImageTaskResults[K]) => Record<string, unknown>): VisionResponse {
+    const failures = outcomes.flatMap((o) => ('error' in o ? [o.error] : []));
+    return {
+      status: overall(ctx, failures, outcomes.length),
+      records: outcomes.map((o, i): OutputRecord =>
+        'error' in o
+          ? { ...echo(records[i]!), _status: recordError(ctx, o.error.text, o.error.code) }
+          : { ...echo(records[i]!), _status: { code: 200, text: 'OK' }, _width: o.ok.width, _height: o.ok.height, ...fields(o.ok) },
+      ),
+      statistics: clock.done(),
+    };
+  }
+
+  /**
+   * The text-tower vector of a query, in the same space as descriptors when a CLIP-family pack is
+   * active; a clear 501 otherwise (text search then uses the keyword engine).
+   */
+  async textVector(text: string): Promise<{ vector: number[]; model: string }> {
+    if (!this.engine.clipPack) throw new ServiceError(501, 'no_text_model', 'No CLIP-family model pack is active; install one with `loupe models add <dir>`.');
+    try {
+      return await this.engine.text(text);
+    } catch (err) {
+      throw new ServiceError(500, 'vision_failed', `The text could not be embedded: ${(err as Error).message}`);
+    }
+  }
+
+  /** `POST /photo/v2/descriptor`: the L2-normalised embedding of each image. */
+  async descriptor(ctx: SearchContext, records: InputRecord[]): Promise<VisionResponse & { descriptor_model?: { name: string; dimension: number } }> {
+    const clock = stopwatch();
+    const outcomes = await this.each('embed', records);
+    const first = outcomes.find((o): o is { ok: ImageTaskResults['embed'] } => 'ok' in o);
+    return {
+      ...this.respond(ctx, records, outcomes, clock, (r) => ({ _descriptor: r.descriptor.map(float7) })),
+      ...(first ? { descriptor_model: { name: first.ok.model, dimension: first.ok.descriptor.length } } : {}),
+    };
+  }
+
+  /** `POST /identity/v2/face`: faces, best first. */
+  async faces(ctx: SearchContext, records: InputRecord[]): Promise<VisionResponse> {
+    const clock = stopwatch();
+    return this.respond(ctx, records, await this.each('faces', records), clock, (r) => ({ _objects: r.objects.filter((o) => o.prob >= faceMinProb) }));
+  }
+
+  /** `POST /identity/v2/person`: people, from the COCO object detector's `person` class. */
+  async persons(ctx: SearchContext, records: InputRecord[]): Promise<VisionResponse> {
+    const clock = stopwatch();
+    return this.respond(ctx, records, await this.each('objects', records), clock, (r) => ({ _objects: r.objects.filter((o) => o.name === 'person') }));
+  }
+}

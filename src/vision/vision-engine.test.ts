@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import { VisionBusyError, VisionEngine, VisionTaskError } from './vision-engine.ts';
+import { crashMarker } from './vision-tasks.ts';
+
+const faces = path.resolve(import.meta.dirname, '../../../shared/datasets/faces_persons/group/faces.jpg');
+const present = fs.existsSync(faces);
+const photo = () => fs.readFileSync(faces);
+
+describe.skipIf(!present)('vision engine (real workers, real models)', () => {
+  let engine: VisionEngine;
+  beforeAll(async () => {
+    engine = new VisionEngine({ threads: 2, maxQueue: 6, taskTimeoutMs: 20_000, warm: ['faces'], embedder: '', testHooks: true });
+    await engine.start();
+  }, 60_000);
+  afterAll(() => engine.close());
+
+  it('detects faces off the main thread and reports the stored image size', async () => {
+    const r = await engine.image('faces', photo(), 40_000_000);
+    expect(r).toMatchObject({ width: 710, height: 473 });
+    expect(r.objects.length).toBeGreaterThanOrEqual(5);
+    for (const o of r.objects) {
+      expect(o.bound_box[0]).toBeLessThan(o.bound_box[2]);
+      expect(o.bound_box[2]).toBeLessThanOrEqual(710);
+    }
+  });
+
+  it('refuses bytes that are not an image as an image error, not a worker failure', async () => {
+    await expect(engine.image('faces', Buffer.from('not an image at all'), 40_000_000)).rejects.toBeInstanceOf(ImageLoadError);
+  });
+
+  it('fails only the task of a worker that dies, and replaces the worker', async () => {
+    const crashing = Buffer.concat([photo(), Buffer.from(crashMarker)]);
+    const [bad, good] = await Promise.allSettled([engine.image('faces', crashing, 40_000_000), engine.image('faces', photo(), 40_000_000)]);
+    expect(bad.status).toBe('rejected');
+    expect((bad as PromiseRejectedResult).reason).toBeInstanceOf(VisionTaskError);
+    expect(((bad as PromiseRejectedResult).reason as VisionTaskError).reason).toBe('crashed');
+    expect(good.status).toBe('fulfilled');
+    // Both threads serve again (the replacement loads its model on first use).
+    const again = await Promise.all([engine.image('faces', photo(), 40_000_000), engine.image('faces', photo(), 40_000_000)]);
+    expect(again.every((r) => r.objects.length >= 5)).toBe(true);
+    expect(engine.load.threads).toBe(2);
+  }, 60_000);
+
+  it('admits at most maxQueue images at once and says when to retry', () => {
+    const a = engine.admit(4);
+    expect(() => engine.admit(3)).toThrow(VisionBusyError);
+    try {
+      engine.admit(3);
+    } catch (err) {
+      expect((err as VisionBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+    const b = engine.admit(2);
+    a.release();
+    a.release();
+    b.release();
+    expect(engine.load.reserved).toBe(0);
+  });
+});
+
+describe.skipIf(!present)('vision engine timeouts', () => {
+  it('stops a task over its time limit with a timeout error', async () => {
+    const engine = new VisionEngine({ threads: 1, maxQueue: 4, taskTimeoutMs: 1, warm: [], embedder: '' });
+    try {
+      const err = await engine.image('objects', photo(), 40_000_000).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(VisionTaskError);
+      expect((err as VisionTaskError).reason).toBe('timeout');
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+});

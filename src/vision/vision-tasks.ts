@@ -1,0 +1,54 @@
+import type { visionModels } from '../config/config.ts';
+import type { Detection, Pose } from './human-detector.ts';
+
+/** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
+export type ImageTaskKind = (typeof visionModels)[number];
+export type ModelName = ImageTaskKind;
+
+export interface ImageTask {
+  kind: ImageTaskKind;
+  /** The encoded image (JPEG, PNG…), transferred to the worker, which decodes it. */
+  image: ArrayBuffer;
+  maxPixels: number;
+}
+
+export type VisionTask =
+  | ImageTask
+  /** Loads the given models (all when omitted) and runs each once, so the first request is not slow. */
+  | { kind: 'warm'; models: readonly string[] }
+  /** The text tower of the active CLIP-family pack (text-to-image search). */
+  | { kind: 'text'; text: string };
+
+export interface TextEmbedding {
+  vector: number[];
+  model: string;
+}
+
+/**
+ * Test hook, honoured only when the pool runs with `testHooks`: a worker given image bytes that end
+ * with this marker exits mid-task, as a worker killed by a native crash or the OOM killer would.
+ */
+export const crashMarker = 'LOUPE-TEST-CRASH';
+
+/** Size of the image as stored (EXIF orientation applied); results are in these pixels. */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+export interface ImageTaskResults {
+  embed: ImageSize & { descriptor: number[]; model: string };
+  faces: ImageSize & { objects: Detection[] };
+  objects: ImageSize & { objects: Detection[] };
+  pose: ImageSize & { poses: Pose[] };
+}
+
+/**
+ * An image the worker could not decode comes back as a value, not a thrown error: errors lose
+ * their class crossing threads, and this one must stay the record's own 400/413.
+ */
+export interface ImageRefused {
+  refused: { reason: string; status: 400 | 413; code: 'invalid_image' | 'unsupported_image_format' | 'image_too_large' };
+}
+
+export type TaskOutcome<K extends ImageTaskKind> = ImageTaskResults[K] | ImageRefused;

@@ -1,0 +1,137 @@
+import { workerData } from 'node:worker_threads';
+import sharp from 'sharp';
+import { decodeRgb, type RgbImage } from '../media/decode-rgb.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from './embedding-models.ts';
+import { ClipModel } from './clip/clip-model.ts';
+import { HumanDetector, type Detection } from './human-detector.ts';
+import type { RgbPixels } from './tfjs-runtime.ts';
+import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
+
+// One worker per core: libvips must not start its own threads on top.
+sharp.concurrency(1);
+
+export interface WorkerOptions {
+  embedder: string;
+  /** Folder of the active CLIP-family pack: when set, its image tower makes the descriptors. */
+  clipPack: string | undefined;
+  testHooks: boolean;
+}
+const options: WorkerOptions = { embedder: '', clipPack: undefined, testHooks: false, ...(workerData as Partial<WorkerOptions> | undefined) };
+
+/** The one interface descriptors need, whichever model is behind it. */
+interface ImageEmbedder {
+  name: string;
+  embed(img: RgbPixels): Promise<Float32Array>;
+}
+
+/** Each model loads once per worker, on first use or at warm-up. */
+const models = new Map<ModelName | 'clip', Promise<unknown>>();
+function model<T>(name: ModelName | 'clip', load: () => Promise<T>): Promise<T> {
+  let m = models.get(name) as Promise<T> | undefined;
+  if (!m) {
+    m = load();
+    // A failed load is retried by the next task rather than cached as a permanent failure.
+    m.catch(() => models.delete(name));
+    models.set(name, m);
+  }
+  return m;
+}
+const clip = () => model('clip', () => ClipModel.load(options.clipPack!));
+const embedder = () =>
+  model<ImageEmbedder>('embed', async () => {
+    if (options.clipPack) {
+      const pack = await clip();
+      // The fingerprint names the vector space: two packs with one name are still told apart.
+      return { name: `clip:${pack.name}:${pack.fingerprint.slice(0, 12)}`, embed: (img) => pack.embedImage(img) };
+    }
+    if (options.embedder && !(embedderNames as readonly string[]).includes(options.embedder)) throw new Error(`unknown embedder "${options.embedder}"; known: ${embedderNames.join(', ')}`);
+    return loadEmbedder((options.embedder || undefined) as EmbedderName | undefined) satisfies Promise<Embedder>;
+  });
+const faces = () => model('faces', () => HumanDetector.load('faces'));
+const objects = () => model('objects', () => HumanDetector.load('objects'));
+const pose = () => model('pose', () => HumanDetector.load('pose'));
+
+/**
+ * The long edge each task decodes to. The detectors resize to their own input (BlazeFace 256,
+ * CenterNet 512, MoveNet 192) anyway; decoding at 1024 keeps small faces and costs far less than
+ * a 12-MP decode. The embedders' inputs are 224–336 px squares.
+ */
+const decodeEdge: Record<ImageTaskKind, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024 };
+
+function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
+  const sx = img.originalWidth / img.width;
+  const sy = img.originalHeight / img.height;
+  if (sx === 1 && sy === 1) return found;
+  return found.map((d) => ({
+    ...d,
+    bound_box: [Math.round(d.bound_box[0] * sx), Math.round(d.bound_box[1] * sy), Math.round(d.bound_box[2] * sx), Math.round(d.bound_box[3] * sy)],
+  }));
+}
+
+async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>> {
+  if (options.testHooks && Buffer.from(task.image).subarray(-crashMarker.length).toString('latin1') === crashMarker) process.exit(70);
+  let img: RgbImage;
+  try {
+    img = await decodeRgb(Buffer.from(task.image), task.maxPixels, { maxEdge: decodeEdge[task.kind] });
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } } satisfies ImageRefused;
+    throw err;
+  }
+  const pixels: RgbPixels = { data: img.data, width: img.width, height: img.height };
+  const size = { width: img.originalWidth, height: img.originalHeight };
+  switch (task.kind) {
+    case 'embed': {
+      const e = await embedder();
+      return { ...size, descriptor: Array.from(await e.embed(pixels)), model: e.name };
+    }
+    case 'faces':
+      return { ...size, objects: scaleBoxes(await (await faces()).faces(pixels), img) };
+    case 'objects':
+      return { ...size, objects: scaleBoxes(await (await objects()).objects(pixels), img) };
+    case 'pose': {
+      const found = await (await pose()).pose(pixels);
+      const sx = img.originalWidth / img.width;
+      const sy = img.originalHeight / img.height;
+      return {
+        ...size,
+        poses: found.map((p) => ({
+          ...p,
+          bound_box: scaleBoxes([{ name: 'person', prob: p.prob, bound_box: p.bound_box }], img)[0]!.bound_box,
+          keypoints: p.keypoints.map((k) => ({ ...k, x: Math.round(k.x * sx), y: Math.round(k.y * sy) })),
+        })),
+      };
+    }
+  }
+}
+
+/** A small real photo-like input (a gradient with a disc) to run each model once. */
+function warmImage(): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><defs><linearGradient id="g"><stop offset="0" stop-color="#3a6"/><stop offset="1" stop-color="#c84"/></linearGradient></defs><rect width="320" height="240" fill="url(#g)"/><circle cx="160" cy="110" r="60" fill="#eebb99"/></svg>`;
+  return sharp(Buffer.from(svg)).jpeg().toBuffer();
+}
+
+async function warm(requested: readonly string[]): Promise<{ warmed: ModelName[]; ms: number }> {
+  const t0 = performance.now();
+  const names = requested.filter((m): m is ModelName => m in decodeEdge);
+  const bytes = await warmImage();
+  for (const kind of names) {
+    const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    await runImageTask({ kind, image, maxPixels: 1_000_000 });
+  }
+  return { warmed: [...names], ms: Math.round(performance.now() - t0) };
+}
+
+export async function handleTask(task: VisionTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'warm':
+      return warm(task.models);
+    case 'text': {
+      if (!options.clipPack) throw new Error('no text model: install and activate a CLIP-family pack (loupe models add)');
+      const pack = await clip();
+      return { vector: Array.from(await pack.embedText(task.text)), model: `clip:${pack.name}:${pack.fingerprint.slice(0, 12)}` };
+    }
+    default:
+      return runImageTask(task);
+  }
+}

@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crashMarker } from '../../src/vision/vision-tasks.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { pngBomb } from '../helpers/images.ts';
+
+const datasets = path.resolve(import.meta.dirname, '../../../shared/datasets');
+const present = fs.existsSync(path.join(datasets, 'faces_persons')) && fs.existsSync(path.join(datasets, 'near_duplicates_ukbench'));
+if (!present) console.warn(`vision API tests skipped: ${datasets} is absent (the shared datasets folder beside the project)`);
+const b64 = (rel: string) => fs.readFileSync(path.join(datasets, rel)).toString('base64');
+
+type Rec = { _id?: string; _status: { code: number; text: string }; _width?: number; _height?: number; _descriptor?: number[]; _objects?: { name: string; prob: number; bound_box: number[] }[] };
+const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 2, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', testHooks: true } });
+  });
+  afterAll(() => h?.close());
+
+  it('descriptor: unit vectors, a resized copy closer than an unrelated photo, bad records get their own status', async () => {
+    const res = await h.request('POST', '/photo/v2/descriptor', {
+      body: {
+        records: [
+          { _id: 'orig', _base64: b64('near_duplicates_ukbench/ukbench00120.jpg') },
+          { _id: 'resized', _base64: `data:image/jpeg;base64,${b64('near_duplicates_ukbench/ukbench00120_resize.jpg')}` },
+          { _id: 'other', _base64: b64('near_duplicates_ukbench/ukbench09012.jpg') },
+          { _id: 'text', _base64: Buffer.from('hello, not an image').toString('base64') },
+          { _id: 'broken', _base64: '@@@not base64@@@' },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { status: { code: number; text: string }; records: Rec[]; descriptor_model: { name: string; dimension: number } };
+    expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
+    const [orig, resized, other, text, broken] = body.records;
+    for (const r of [orig!, resized!, other!]) {
+      expect(r._status.code).toBe(200);
+      expect(r._descriptor).toHaveLength(body.descriptor_model.dimension);
+      expect(Math.abs(dot(r._descriptor!, r._descriptor!) - 1)).toBeLessThan(1e-3);
+    }
+    expect(orig).toMatchObject({ _id: 'orig', _width: 640, _height: 480 });
+    expect(dot(orig!._descriptor!, resized!._descriptor!)).toBeGreaterThan(dot(orig!._descriptor!, other!._descriptor!) + 0.1);
+    expect(text!._status).toMatchObject({ code: 400 });
+    expect(text!._status.text).toMatch(/^Error Loading Image: /);
+    expect(broken!._status.code).toBe(400);
+    expect(text).not.toHaveProperty('_descriptor');
+    expect(orig).not.toHaveProperty('_base64');
+  }, 60_000);
+
+  it('face: every face of a group photo inside the image, none in a landscape; a bomb is refused', async () => {
+    const bomb = await pngBomb();
+    const res = await h.request('POST', '/identity/v2/face', {
+      body: {
+        records: [
+          { _id: 'group', _base64: b64('faces_persons/group/faces.jpg') },
+          { _id: 'scenery', _base64: (await sharp({ create: { width: 400, height: 300, channels: 3, background: '#6a8' } }).jpeg().toBuffer()).toString('base64') },
+          { _id: 'bomb', _base64: bomb.toString('base64') },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(200);
+    const [group, scenery, bombRec] = (res.json() as { records: Rec[] }).records;
+    expect(group).toMatchObject({ _width: 710, _height: 473, _status: { code: 200 } });
+    expect(group!._objects!.length).toBe(6);
+    for (const o of group!._objects!) {
+      expect(o.name).toBe('face');
+      expect(o.prob).toBeGreaterThan(0.5);
+      const [x0, y0, x1, y1] = o.bound_box as [number, number, number, number];
+      expect(0 <= x0 && x0 < x1 && x1 <= 710 && 0 <= y0 && y0 < y1 && y1 <= 473).toBe(true);
+    }
+    expect(scenery, JSON.stringify(scenery)).toMatchObject({ _status: { code: 200 }, _objects: [] });
+    expect(bombRec!._status.code).toBe(400);
+    expect(bombRec!._status.text).toMatch(/pixels/);
+  }, 60_000);
+
+  it('person: people of a group photo', async () => {
+    const res = await h.request('POST', '/identity/v2/person', { body: { records: [{ _base64: b64('faces_persons/group/bbt1.jpg') }] } });
+    const [rec] = (res.json() as { records: Rec[] }).records;
+    expect(rec!._status.code).toBe(200);
+    expect(rec!._objects!.length).toBeGreaterThanOrEqual(3);
+    expect(rec!._objects!.every((o) => o.name === 'person')).toBe(true);
+  }, 60_000);
+
+  it('validates the request: at most 10 records, a token, the service enabled', async () => {
+    const rec = { _base64: b64('faces_persons/expression/happy.jpg') };
+    expect((await h.request('POST', '/identity/v2/face', { body: { records: Array(11).fill(rec) } })).statusCode).toBe(400);
+    expect((await h.request('POST', '/identity/v2/face', { body: { records: [] } })).statusCode).toBe(400);
+    expect((await h.request('POST', '/photo/v2/descriptor', { body: { records: [rec] }, token: null })).statusCode).toBe(401);
+    const other = await h.newAccount(10, ['image_matching']);
+    const res = await h.request('POST', '/photo/v2/descriptor', { body: { records: [rec] }, token: other.token });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().status.code).toBe(403);
+  });
+
+  it('a worker that dies fails only its own record, with a clear status; the next request is served', async () => {
+    const crashing = Buffer.concat([fs.readFileSync(path.join(datasets, 'faces_persons/expression/happy.jpg')), Buffer.from(crashMarker)]).toString('base64');
+    const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _id: 'ok', _base64: b64('faces_persons/expression/happy.jpg') }, { _id: 'crash', _base64: crashing }] } });
+    const body = res.json() as { status: { code: number }; records: Rec[] };
+    expect(body.status.code).toBe(300);
+    expect(body.records[0]!._objects).toHaveLength(1);
+    expect(body.records[1]!._status).toMatchObject({ code: 500 });
+    expect(body.records[1]!._status.text).toMatch(/worker stopped/);
+    const again = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: b64('faces_persons/expression/happy.jpg') }, { _base64: b64('faces_persons/expression/sad.jpg') }] } });
+    expect((again.json() as { status: { code: number } }).status.code).toBe(200);
+  }, 60_000);
+
+  it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
+    const rec = { _base64: b64('faces_persons/group/linzaer_9.jpg') };
+    const load = Array.from({ length: 2 }, () => h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } }));
+    await new Promise((r) => setTimeout(r, 200));
+    const pings: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      const ping = await h.request('GET', '/image_matching/v2/ping');
+      pings.push(performance.now() - t0);
+      expect(ping.statusCode).toBe(200);
+    }
+    expect(Math.max(...pings)).toBeLessThan(50);
+    const refused = await h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } });
+    expect(refused.statusCode).toBe(503);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.json()).toMatchObject({ code: 'busy', status: { code: 503 } });
+    for (const r of await Promise.all(load)) expect(r.json().status.code).toBe(200);
+  }, 120_000);
+});
+
+describe('descriptor with a CLIP-family pack active', () => {
+  let h: Harness;
+  let packDir: string;
+  beforeAll(async () => {
+    const { writeTinyClipPack } = await import('../helpers/tiny-clip.ts');
+    const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
+    const src = await writeTinyClipPack(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-tiny-clip-')));
+    // `loupe models add` installs into the data folder; the harness's own folder is made later,
+    // so the installed pack's folder is passed the way openServices would find it.
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-pack-data-'));
+    packDir = (await installPack(src, dataDir, { name: 'tiny' })).dir;
+    h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
+  });
+  afterAll(() => h?.close());
+
+  it('describes images with the pack image tower, named by the pack, comparable with its text tower', async () => {
+    const solid = async (background: string) => (await sharp({ create: { width: 64, height: 48, channels: 3, background } }).png().toBuffer()).toString('base64');
+    const res = await h.request('POST', '/photo/v2/descriptor', { body: { records: [{ _base64: await solid('#e01010') }, { _base64: await solid('#1010e0') }] } });
+    const body = res.json() as { status: { code: number }; records: Rec[]; descriptor_model: { name: string; dimension: number } };
+    expect(body.status.code).toBe(200);
+    expect(body.descriptor_model.dimension).toBe(8);
+    expect(body.descriptor_model.name).toMatch(/^clip:tiny:[0-9a-f]{12}$/);
+    const [red, blue] = body.records.map((r) => r._descriptor!);
+    expect(dot(red!, red!)).toBeCloseTo(1, 3);
+    expect(dot(red!, blue!)).toBeLessThan(0.9);
+    const text = await h.app.loupe.vision.textVector('a photo of a red thing');
+    expect(text.model).toBe(body.descriptor_model.name);
+    expect(dot(text.vector, red!)).toBeGreaterThan(dot(text.vector, blue!));
+  });
+});
