@@ -5,16 +5,18 @@ import path from 'node:path';
 export interface AnnotatedImage {
   file: string;
   faces: { box: [number, number, number, number]; difficult: boolean }[];
+  /** People visible, counted by eye (not boxed). */
+  persons: number;
 }
 
 export function annotatedFaces(): { images: AnnotatedImage[]; missing: string[] } {
   const root = path.resolve(import.meta.dirname, '..');
-  const spec = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/face-annotations.json'), 'utf8')) as { images: { path: string; root: string; faces: AnnotatedImage['faces'] }[] };
+  const spec = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/face-annotations.json'), 'utf8')) as { images: { path: string; root: string; faces: AnnotatedImage['faces']; persons: number }[] };
   const images: AnnotatedImage[] = [];
   const missing: string[] = [];
   for (const img of spec.images) {
     const file = img.root === 'shared-datasets' ? path.resolve(root, '../shared/datasets', img.path) : img.root === 'node_modules' ? path.join(root, 'node_modules', img.path) : img.path;
-    if (fs.existsSync(file)) images.push({ file, faces: img.faces });
+    if (fs.existsSync(file)) images.push({ file, faces: img.faces, persons: img.persons });
     else missing.push(file);
   }
   return { images, missing };

@@ -9,6 +9,7 @@ export interface BenchServer {
   databaseUrl: string | undefined;
   token: string;
   workspace: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -27,6 +28,7 @@ export async function startServer(backend: 'sqlite' | 'postgres', env: Record<st
     databaseUrl: db?.url,
     token: account.token!,
     workspace: account.workspace!,
+    pid: server.child.pid!,
     stop: async () => {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -48,12 +48,13 @@ export interface ServerProcess {
  */
 export async function startServerProcess(env: NodeJS.ProcessEnv, port: number, extraNodeArgs: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...extraNodeArgs, '--import', 'tsx', path.join(root, 'src/server.ts')], {
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Models are not warmed unless asked: most process tests never send an image.
+    env: { LOUPE_VISION_WARM: 'none', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     try {
       if ((await fetch(`${url}/health`)).ok) return { url, child, exited };
     } catch {
