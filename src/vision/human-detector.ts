@@ -168,11 +168,13 @@ export class HumanDetector {
     return result.body.map((b) => ({
       prob: round3(b.score),
       bound_box: clampBox(b.box[0], b.box[1], b.box[2], b.box[3], img),
-      keypoints: b.keypoints.map((k) => ({ part: k.part, x: Math.round(k.position[0]), y: Math.round(k.position[1]), prob: round3(k.score) })),
+      // MoveNet extrapolates joints just outside the frame (a hip below the bottom edge): clamp.
+      keypoints: b.keypoints.map((k) => ({ part: k.part, x: clamp(Math.round(k.position[0]), img.width), y: clamp(Math.round(k.position[1]), img.height), prob: round3(k.score) })),
     }));
   }
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const clamp = (v: number, max: number) => Math.min(max, Math.max(0, v));
 const faceBoxWidth = 0.88;
 const faceBoxRaise = 0.067;

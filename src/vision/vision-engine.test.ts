@@ -27,6 +27,18 @@ describe.skipIf(!present)('vision engine (real workers, real models)', () => {
     }
   });
 
+  it('finds COCO objects and a body pose (MoveNet keypoints) in stored-image pixels', async () => {
+    const objects = await engine.image('objects', photo(), 40_000_000);
+    expect(objects.objects.filter((o) => o.name === 'person').length).toBeGreaterThanOrEqual(3);
+    const pose = await engine.image('pose', photo(), 40_000_000);
+    expect(pose.poses).toHaveLength(1);
+    // Keypoints below MoveNet's confidence floor are left out; a group photo shows upper bodies.
+    expect(pose.poses[0]!.keypoints.length).toBeGreaterThanOrEqual(5);
+    expect(pose.poses[0]!.keypoints.length).toBeLessThanOrEqual(17);
+    expect(pose.poses[0]!.keypoints.map((k) => k.part)).toContain('leftShoulder');
+    for (const k of pose.poses[0]!.keypoints) expect(k.x >= 0 && k.x <= 710 && k.y >= 0 && k.y <= 473).toBe(true);
+  }, 60_000);
+
   it('refuses bytes that are not an image as an image error, not a worker failure', async () => {
     await expect(engine.image('faces', Buffer.from('not an image at all'), 40_000_000)).rejects.toBeInstanceOf(ImageLoadError);
   });
