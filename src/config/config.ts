@@ -57,7 +57,7 @@ export interface VisionOptions {
   testHooks?: boolean;
 }
 
-export const visionModels = ['embed', 'faces', 'objects', 'pose'] as const;
+export const visionModels = ['embed', 'faces', 'objects', 'pose', 'ocr'] as const;
 
 function warmFrom(value: string | undefined): string[] {
   if (value === undefined || value === '' || value === 'all') return [...visionModels];

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionEngine, VisionTaskError } from './vision-engine.ts';
@@ -38,6 +39,25 @@ describe.skipIf(!present)('vision engine (real workers, real models)', () => {
     expect(pose.poses[0]!.keypoints.map((k) => k.part)).toContain('leftShoulder');
     for (const k of pose.poses[0]!.keypoints) expect(k.x >= 0 && k.x <= 710 && k.y >= 0 && k.y <= 473).toBe(true);
   }, 60_000);
+
+  it('reads text (OCR) in stored-image pixels and refuses a language the model cannot read', async () => {
+    const slab = path.resolve(import.meta.dirname, '../../../shared/datasets/graded_slabs/psa/img212_top_left.jpg');
+    if (!fs.existsSync(slab)) return;
+    const r = await engine.image('ocr', fs.readFileSync(slab), 40_000_000, { language: 'en' });
+    const cert = r.lines.find((l) => l.text === '69039810');
+    expect(cert).toBeDefined();
+    for (const [x, y] of cert!.polygon) expect(x >= 0 && x <= r.width && y >= 0 && y <= r.height).toBe(true);
+    await expect(engine.image('ocr', fs.readFileSync(slab), 40_000_000, { language: 'fr' })).rejects.toThrow(/not supported/);
+  }, 60_000);
+
+  it('gives the dominant colors of a region, background excluded', async () => {
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300"><rect width="400" height="300" fill="#ffffff"/><rect x="100" y="50" width="140" height="200" fill="#d01818"/><rect x="240" y="50" width="60" height="200" fill="#1830c0"/></svg>';
+    const png = await sharp(Buffer.from(svg)).png().toBuffer();
+    const r = await engine.image('colors', png, 40_000_000, { boundBox: [80, 30, 320, 270] });
+    expect(r.colors.map((c) => c.name)).toEqual(expect.arrayContaining([expect.stringMatching(/red/), expect.stringMatching(/blue/)]));
+    expect(r.colors[0]!.percentage).toBeGreaterThan(60);
+    expect(r.colors.some((c) => c.name === 'white')).toBe(false);
+  });
 
   it('refuses bytes that are not an image as an image error, not a worker failure', async () => {
     await expect(engine.image('faces', Buffer.from('not an image at all'), 40_000_000)).rejects.toBeInstanceOf(ImageLoadError);

@@ -1,7 +1,8 @@
 import { Piscina } from 'piscina';
 import type { VisionOptions } from '../config/config.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { type ImageTaskKind, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
+import { resolveOcrLanguage } from './ocr-language.ts';
+import { type ImageTaskKind, type ImageTaskOptions, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
 
 export type VisionEngineOptions = VisionOptions;
@@ -113,9 +114,11 @@ export class VisionEngine {
    * Runs one image task. The bytes are transferred to the worker (the caller's buffer may be
    * detached afterwards). An image the worker cannot decode rejects with ImageLoadError.
    */
-  async image<K extends ImageTaskKind>(kind: K, bytes: Uint8Array, maxPixels: number): Promise<ImageTaskResults[K]> {
+  async image<K extends ImageTaskKind>(kind: K, bytes: Uint8Array, maxPixels: number, options?: ImageTaskOptions): Promise<ImageTaskResults[K]> {
+    // Checked here, on the main thread, so a bad hint is the caller's error, not a failed task.
+    if (options?.language !== undefined) resolveOcrLanguage(options.language);
     const image = exclusiveArrayBuffer(bytes);
-    const outcome = (await this.run({ kind, image, maxPixels }, [image])) as TaskOutcome<K>;
+    const outcome = (await this.run({ kind, image, maxPixels, ...(options ? { options } : {}) }, [image])) as TaskOutcome<K>;
     if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
     return outcome;
   }

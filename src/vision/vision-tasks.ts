@@ -1,15 +1,27 @@
 import type { visionModels } from '../config/config.ts';
+import type { DominantColor } from './dominant-colors.ts';
 import type { Detection, Pose } from './human-detector.ts';
+import type { OcrLine } from './ocr-reader.ts';
 
 /** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
-export type ImageTaskKind = (typeof visionModels)[number];
-export type ModelName = ImageTaskKind;
+export type ModelName = (typeof visionModels)[number];
+/** `colors` needs no model, but its pixel work belongs off the event loop too. */
+export type ImageTaskKind = ModelName | 'colors';
+
+export interface ImageTaskOptions {
+  /** OCR language hint (`auto`, `en`, `zh`; see ocr-language.ts). */
+  language?: string;
+  /** Dominant colors of this region only, `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
+  boundBox?: [number, number, number, number];
+  maxColors?: number;
+}
 
 export interface ImageTask {
   kind: ImageTaskKind;
   /** The encoded image (JPEG, PNG…), transferred to the worker, which decodes it. */
   image: ArrayBuffer;
   maxPixels: number;
+  options?: ImageTaskOptions;
 }
 
 export type VisionTask =
@@ -41,6 +53,8 @@ export interface ImageTaskResults {
   faces: ImageSize & { objects: Detection[] };
   objects: ImageSize & { objects: Detection[] };
   pose: ImageSize & { poses: Pose[] };
+  ocr: ImageSize & { lines: OcrLine[] };
+  colors: ImageSize & { colors: DominantColor[] };
 }
 
 /**

@@ -4,7 +4,9 @@ import { decodeRgb, type RgbImage } from '../media/decode-rgb.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from './embedding-models.ts';
 import { ClipModel } from './clip/clip-model.ts';
+import { dominantColors } from './dominant-colors.ts';
 import { HumanDetector, type Detection } from './human-detector.ts';
+import { loadOcrReader } from './ocr-reader.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
 
@@ -51,13 +53,15 @@ const embedder = () =>
 const faces = () => model('faces', () => HumanDetector.load('faces'));
 const objects = () => model('objects', () => HumanDetector.load('objects'));
 const pose = () => model('pose', () => HumanDetector.load('pose'));
+const ocr = () => model('ocr', () => loadOcrReader({ threads: 1 }));
 
 /**
  * The long edge each task decodes to. The detectors resize to their own input (BlazeFace 256,
  * CenterNet 512, MoveNet 192) anyway; decoding at 1024 keeps small faces and costs far less than
- * a 12-MP decode. The embedders' inputs are 224–336 px squares.
+ * a 12-MP decode. The embedders' inputs are 224–336 px squares. OCR finds lines at 960 px but
+ * reads each from the decoded image, so small print needs more; colors need few pixels.
  */
-const decodeEdge: Record<ImageTaskKind, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024 };
+const decodeEdge: Record<ImageTaskKind, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
 
 function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
   const sx = img.originalWidth / img.width;
@@ -68,6 +72,8 @@ function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
     bound_box: [Math.round(d.bound_box[0] * sx), Math.round(d.bound_box[1] * sy), Math.round(d.bound_box[2] * sx), Math.round(d.bound_box[3] * sy)],
   }));
 }
+
+const scalePoint = (img: RgbImage, [x, y]: [number, number]): [number, number] => [Math.round((x * img.originalWidth) / img.width), Math.round((y * img.originalHeight) / img.height)];
 
 async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>> {
   if (options.testHooks && Buffer.from(task.image).subarray(-crashMarker.length).toString('latin1') === crashMarker) process.exit(70);
@@ -89,6 +95,17 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
       return { ...size, objects: scaleBoxes(await (await faces()).faces(pixels), img) };
     case 'objects':
       return { ...size, objects: scaleBoxes(await (await objects()).objects(pixels), img) };
+    case 'ocr': {
+      const lines = await (await ocr()).read(pixels, { language: task.options?.language });
+      return { ...size, lines: lines.map((l) => ({ ...l, polygon: l.polygon.map((p) => scalePoint(img, p)) })) };
+    }
+    case 'colors': {
+      const box = task.options?.boundBox;
+      const sx = img.width / img.originalWidth;
+      const sy = img.height / img.originalHeight;
+      const boundBox = box ? ([Math.floor(box[0] * sx), Math.floor(box[1] * sy), Math.ceil(box[2] * sx), Math.ceil(box[3] * sy)] as [number, number, number, number]) : undefined;
+      return { ...size, colors: dominantColors(pixels, { ...(boundBox ? { boundBox } : {}), ...(task.options?.maxColors ? { maxColors: task.options.maxColors } : {}) }) };
+    }
     case 'pose': {
       const found = await (await pose()).pose(pixels);
       const sx = img.originalWidth / img.width;
@@ -113,7 +130,7 @@ function warmImage(): Promise<Buffer> {
 
 async function warm(requested: readonly string[]): Promise<{ warmed: ModelName[]; ms: number }> {
   const t0 = performance.now();
-  const names = requested.filter((m): m is ModelName => m in decodeEdge);
+  const names = requested.filter((m): m is ModelName => m in decodeEdge && m !== 'colors');
   const bytes = await warmImage();
   for (const kind of names) {
     const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
