@@ -23,6 +23,7 @@ import sharpPhashModule from 'sharp-phash';
 import { decodeRgb } from '../src/media/decode-rgb.ts';
 import { hammingDistance, hashInputEdge, visualHashes } from '../src/vision/visual-hash.ts';
 import { median, startServer } from './lib-server.ts';
+import { listImages } from './lib-images.ts';
 
 // sharp-phash ships no types: (image) => Promise<binary string>.
 const sharpPhash = sharpPhashModule as unknown as (image: Buffer) => Promise<string>;
@@ -30,15 +31,6 @@ const phase = process.env.BENCH_PHASE ?? 'all'; // quality | speed | all
 
 const wallpaperDirs = ['/usr/share/backgrounds', '/usr/share/wallpapers', '/usr/share/mate-background-properties', '/usr/share/lomiri', '/usr/share/ukui-background-properties'];
 const caltech = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101_subset');
-
-function listImages(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && /\.(jpe?g|png|webp)$/i.test(e.name))
-    .map((e) => path.join(e.parentPath, e.name))
-    .sort();
-}
 
 const wallpaperFiles = wallpaperDirs.flatMap(listImages);
 const caltechFiles = listImages(caltech);

@@ -18,6 +18,11 @@ import { nodeRequire, packageDir, tfjs, type RgbPixels, type Tf } from './tfjs-r
 export const embedderNames = ['mobilenet_v2', 'mobilenet_v2_mid', 'inception_v3', 'centernet'] as const;
 export type EmbedderName = (typeof embedderNames)[number];
 
+/**
+ * The hub feature vector inside `mobilenet_v2_mid` kept ImageNet-generic features: best category
+ * retrieval and near-duplicate recall of the four, and as fast as the smaller MobileNetV2, whose
+ * backbone was fine-tuned towards nsfwjs' five classes (docs/models.md).
+ */
 export const defaultEmbedder: EmbedderName = 'mobilenet_v2_mid';
 
 export interface EmbedderOptions {
@@ -30,13 +35,20 @@ export interface EmbedderOptions {
 }
 
 export interface Embedder {
-  /** Identifies the vector space: vectors are comparable only when their names are equal. */
+  /**
+   * Identifies the vector space, e.g. `mobilenet_v2_mid-nsfwjs-4.4.0/feature_vector`: vectors are
+   * comparable only when their names are equal. Non-default options are appended (`#crop,unit,sharp`).
+   */
   name: string;
   model: EmbedderName;
   dim: number;
   inputSize: number;
   options: Required<EmbedderOptions>;
-  /** L2-normalised; cosine similarity is then a dot product. */
+  /**
+   * L2-normalised; cosine similarity is then a dot product. Any size is accepted, but the decode
+   * size is part of the vector space: long edges of 448 and 640 give the same vectors (cosine
+   * ≥ 0.999), 224 does not (down to 0.82).
+   */
   embed(img: RgbPixels): Promise<Float32Array>;
   dispose(): void;
 }
