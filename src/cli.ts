@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
+import { describeCollection } from './services/collection-service.ts';
 import { ServiceError } from './services/errors.ts';
 
 const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
@@ -16,6 +17,10 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe credits add --account A --amount N
   loupe services enable --account A --services s1,s2
   loupe services disable --account A --services s1,s2
+  loupe collection create --account A --type photo|product|custom|fashion|homedecor --name N [--product-field F] [--capacity N]
+  loupe collection list [--account A]
+  loupe collection show --collection C
+  loupe collection delete --collection C
   loupe migrate
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
@@ -35,6 +40,10 @@ const options = {
   account: { type: 'string' },
   token: { type: 'string' },
   id: { type: 'string' },
+  type: { type: 'string' },
+  collection: { type: 'string' },
+  'product-field': { type: 'string' },
+  capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -81,6 +90,22 @@ async function run(services: Services, command: string, values: Values, rest: st
       const list = values.services ?? rest.join(',');
       return accounts.setServiceState(need(values.account, 'account'), parseServices(need(list, 'services')), command === 'services enable');
     }
+    case 'collection create': {
+      const created = await services.collections.create({
+        accountId: need(values.account, 'account'),
+        type: need(values.type, 'type'),
+        name: need(values.name, 'name'),
+        productField: values['product-field'],
+        capacity: values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined,
+      });
+      return { collection_id: created.id };
+    }
+    case 'collection list':
+      return { collections: (await services.collections.list(values.account)).map(describeCollection) };
+    case 'collection show':
+      return describeCollection(await services.collections.get(need(values.collection ?? values.id ?? rest[0], 'collection')));
+    case 'collection delete':
+      return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
     case 'migrate':
       return { migrated: true };
     default:

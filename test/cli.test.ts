@@ -93,6 +93,25 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(shown.credits).toBe(1000);
   });
 
+  it('creates, lists, shows and deletes collections', async () => {
+    const owner = await loupe('account', 'create', '--name', 'Shoe shop');
+    const created = await loupe('collection', 'create', '--account', owner.account, '--type', 'product', '--name', 'Shoes', '--capacity', '500');
+    expect(Object.keys(created)).toEqual(['collection_id']);
+    const photo = await loupe('collection', 'create', '--account', owner.account, '--type', 'photo', '--name', 'Photos', '--product-field', 'sku');
+    const shown = await loupe('collection', 'show', '--collection', created.collection_id);
+    expect(shown).toMatchObject({ collection_id: created.collection_id, account: owner.account, type: 'product', name: 'Shoes', product_field: 'product_id', capacity: 500, records: 0, model: null });
+    expect((await loupe('collection', 'show', '--collection', photo.collection_id)).product_field).toBe('sku');
+    const listed = await loupe('collection', 'list', '--account', owner.account);
+    expect(listed.collections.map((c: { collection_id: string }) => c.collection_id).sort()).toEqual([created.collection_id, photo.collection_id].sort());
+    expect(await loupe('collection', 'delete', '--collection', created.collection_id)).toEqual({ deleted: created.collection_id });
+    const gone = await fails('collection', 'show', '--collection', created.collection_id);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/not found/);
+    const badType = await fails('collection', 'create', '--account', owner.account, '--type', 'music', '--name', 'x');
+    expect(badType.stderr).toMatch(/photo, product, custom, fashion, homedecor/);
+    expect((await fails('collection', 'create', '--account', owner.account, '--name', 'x')).code).toBe(2);
+  }, 60_000);
+
   it('reports usage errors with exit code 2 and nothing on stdout', async () => {
     for (const args of [['account', 'create'], ['bogus'], ['account', 'create', '--name', 'x', '--credits', 'lots'], ['account', 'create', '--nmae', 'x']]) {
       const r = await fails(...args);

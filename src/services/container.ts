@@ -7,6 +7,8 @@ import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
 import { openStore, type Store } from '../store/database.ts';
 import { AccountService } from './account-service.ts';
+import { CollectionService } from './collection-service.ts';
+import { CollectionStore } from '../store/collection-store.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -18,6 +20,7 @@ import { activePack } from '../vision/clip/clip-pack.ts';
 export interface Services {
   store: Store;
   accounts: AccountService;
+  collections: CollectionService;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
@@ -43,9 +46,11 @@ export async function openServices(config: Config, options: { longRunning?: bool
     maxPixels: config.limits.imagePixels,
   });
   const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
+  const accounts = new AccountService(new AccountStore(store));
   return {
     store,
-    accounts: new AccountService(new AccountStore(store)),
+    accounts,
+    collections: new CollectionService(new CollectionStore(store), accounts),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
     imageMatching: new ImageMatchingService(intake),
     media: new MediaService(mediaStore),

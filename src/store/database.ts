@@ -104,6 +104,40 @@ export interface CardSessionCallsTable {
   updated_at: Timestamp;
 }
 
+export interface CollectionsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  name: string;
+  product_field: string | null;
+  capacity: number;
+  model: string | null;
+  dimensions: number | null;
+  record_count: ColumnType<number, number | undefined, number>;
+  seq: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+}
+
+export interface CollectionRecordsTable {
+  key: Generated<number>;
+  collection_id: string;
+  record_id: string;
+  data: Json;
+  /** SQLite: float32 little-endian BLOB. */
+  vector?: Buffer | null;
+  /** PostgreSQL: pgvector text form `[1,2,3]` on write. */
+  embedding?: string | null;
+  seq: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CollectionTombstonesTable {
+  collection_id: string;
+  key: number;
+  seq: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -111,6 +145,9 @@ export interface Database {
   card_sessions: CardSessionsTable;
   card_identifications: CardIdentificationsTable;
   card_session_calls: CardSessionCallsTable;
+  collections: CollectionsTable;
+  collection_records: CollectionRecordsTable;
+  collection_tombstones: CollectionTombstonesTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

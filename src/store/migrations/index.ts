@@ -1,4 +1,5 @@
 import { initial } from './001-initial.ts';
+import { collections } from './002-collections.ts';
 
 export interface Migration {
   name: string;
@@ -7,4 +8,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial];
+export const migrations: Migration[] = [initial, collections];

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { collectionTypes, type CollectionRecord, type CollectionStore, type CollectionType } from '../store/collection-store.ts';
+import type { AccountService } from './account-service.ts';
+import { ServiceError, isUuid } from './errors.ts';
+
+/** Records a collection may hold when `--capacity` is not given. */
+export const defaultCapacity = 1_000_000;
+
+/**
+ * Product and fashion collections group images of one product by `product_id` unless the
+ * administrator names another field (spec 2, "product_field"); other types have none.
+ */
+const defaultProductField: Record<CollectionType, string | null> = { photo: null, product: 'product_id', custom: null, fashion: 'product_id', homedecor: 'product_id' };
+
+/** What an administrator sees of a collection (CLI output). */
+export function describeCollection(c: CollectionRecord) {
+  return {
+    collection_id: c.id,
+    account: c.accountId,
+    type: c.type,
+    name: c.name,
+    product_field: c.productField,
+    capacity: c.capacity,
+    records: c.recordCount,
+    model: c.model,
+    dimensions: c.dimensions,
+    created_at: c.createdAt,
+  };
+}
+
+/** Visual-search collections: administration now; the search methods build on it. */
+export class CollectionService {
+  constructor(
+    private readonly collections: CollectionStore,
+    private readonly accounts: AccountService,
+  ) {}
+
+  async create(input: { accountId: string; type: string; name: string; productField?: string | undefined; capacity?: number | undefined }): Promise<CollectionRecord> {
+    await this.accounts.getAccount(input.accountId);
+    if (!(collectionTypes as readonly string[]).includes(input.type)) {
+      throw new ServiceError(400, 'invalid_collection_type', `Unknown collection type "${input.type}"; use one of ${collectionTypes.join(', ')}.`);
+    }
+    const type = input.type as CollectionType;
+    const name = input.name.trim();
+    if (!name || name.length > 200) throw new ServiceError(400, 'invalid_request', 'The collection name must be 1 to 200 characters.');
+    const capacity = input.capacity ?? defaultCapacity;
+    if (!Number.isInteger(capacity) || capacity < 1) throw new ServiceError(400, 'invalid_request', 'The capacity must be a positive integer.');
+    const productField = input.productField?.trim() || defaultProductField[type];
+    if (productField !== null && (productField.length > 200 || productField.startsWith('$'))) throw new ServiceError(400, 'invalid_request', 'The product field must be a field name of at most 200 characters, not starting with $.');
+    return this.collections.create({ id: randomUUID(), accountId: input.accountId, type, name, productField, capacity });
+  }
+
+  async list(accountId?: string): Promise<CollectionRecord[]> {
+    if (accountId !== undefined) await this.accounts.getAccount(accountId);
+    return this.collections.list(accountId);
+  }
+
+  /** For administrators: any account's collection. */
+  async get(collectionId: string): Promise<CollectionRecord> {
+    const c = isUuid(collectionId) ? await this.collections.get(collectionId) : undefined;
+    if (!c) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId} not found.`);
+    return c;
+  }
+
+  async delete(collectionId: string): Promise<{ deleted: string }> {
+    await this.get(collectionId);
+    await this.collections.delete(collectionId);
+    return { deleted: collectionId };
+  }
+
+  /**
+   * The collection a request names, as its account sees it: another account's collection is a
+   * 404 like an unknown one (its existence is not revealed), and a base path of another
+   * collection type is a 400 naming the right one.
+   */
+  async forRequest(collectionId: string | undefined, accountId: string, acceptedTypes: readonly CollectionType[]): Promise<CollectionRecord> {
+    if (!collectionId) throw new ServiceError(400, 'missing_collection_id', 'The collection-id header is required.');
+    const c = isUuid(collectionId) ? await this.collections.get(collectionId) : undefined;
+    if (!c || c.accountId !== accountId) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId} not found.`);
+    if (!acceptedTypes.includes(c.type)) {
+      throw new ServiceError(400, 'collection_type_mismatch', `Collection ${collectionId} is a ${c.type} collection; use its base path (${basesOf(c.type).join(' or ')}).`);
+    }
+    return c;
+  }
+}
+
+/** The request bases of each collection type (spec 2 §4), deprecated ones last. */
+export function basesOf(type: CollectionType): string[] {
+  switch (type) {
+    case 'photo':
+      return ['/similarity/photos/v2', '/photo/search/v2'];
+    case 'product':
+      return ['/similarity/products-new/v2'];
+    case 'custom':
+      return ['/similarity/custom/v2'];
+    case 'fashion':
+      return ['/similarity/fashion-new/v2', '/similarity/fashion/v2'];
+    case 'homedecor':
+      return ['/similarity/homedecor-new/v2', '/similarity/homedecor/v2'];
+  }
+}

@@ -1,0 +1,229 @@
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { CollectionsTable, Database, Store } from './database.ts';
+import { fromJson, isUniqueViolation, toIso } from './database.ts';
+
+export const collectionTypes = ['photo', 'product', 'custom', 'fashion', 'homedecor'] as const;
+export type CollectionType = (typeof collectionTypes)[number];
+
+export interface CollectionRecord {
+  id: string;
+  accountId: string;
+  type: CollectionType;
+  name: string;
+  productField: string | null;
+  capacity: number;
+  /** Name of the model whose vectors the collection holds (fixed by its first insert). */
+  model: string | null;
+  dimensions: number | null;
+  recordCount: number;
+  seq: number;
+  createdAt: string;
+}
+
+export interface StoredRecord {
+  key: number;
+  recordId: string;
+  data: Record<string, unknown>;
+}
+
+export type InsertOutcome = { key: number } | { refused: 'duplicate' | 'capacity' };
+
+/** Float32 vectors as stored: a little-endian BLOB in SQLite, pgvector's text form in PostgreSQL. */
+export function vectorToBlob(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+export function blobToVector(b: Uint8Array): Float32Array {
+  // Copy: a BLOB's bytes need not be 4-byte aligned.
+  const copy = new Uint8Array(b.byteLength);
+  copy.set(b);
+  return new Float32Array(copy.buffer);
+}
+const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
+
+/** Name of a collection's HNSW index in PostgreSQL (identifiers are at most 63 bytes). */
+export const pgIndexName = (collectionId: string) => `collection_hnsw_${collectionId.replace(/-/g, '')}`;
+
+/** Collections and their records, on SQLite or PostgreSQL. */
+export class CollectionStore {
+  constructor(readonly store: Store) {}
+
+  private toCollection(r: Selectable<CollectionsTable>): CollectionRecord {
+    return {
+      id: r.id,
+      accountId: r.account_id,
+      type: r.type as CollectionType,
+      name: r.name,
+      productField: r.product_field,
+      capacity: Number(r.capacity),
+      model: r.model,
+      dimensions: r.dimensions === null ? null : Number(r.dimensions),
+      recordCount: Number(r.record_count),
+      seq: Number(r.seq),
+      createdAt: toIso(r.created_at),
+    };
+  }
+
+  async create(c: { id: string; accountId: string; type: CollectionType; name: string; productField: string | null; capacity: number }): Promise<CollectionRecord> {
+    await this.store.db
+      .insertInto('collections')
+      .values({ id: c.id, account_id: c.accountId, type: c.type, name: c.name, product_field: c.productField, capacity: c.capacity, model: null, dimensions: null, created_at: new Date().toISOString() })
+      .execute();
+    return (await this.get(c.id))!;
+  }
+
+  async get(id: string): Promise<CollectionRecord | undefined> {
+    const row = await this.store.db.selectFrom('collections').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && this.toCollection(row);
+  }
+
+  async list(accountId?: string): Promise<CollectionRecord[]> {
+    let q = this.store.db.selectFrom('collections').selectAll().orderBy('created_at').orderBy('id');
+    if (accountId) q = q.where('account_id', '=', accountId);
+    return (await q.execute()).map((r) => this.toCollection(r));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.store.db.transaction().execute(async (trx) => {
+      if (this.store.dialect === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(id)}`).execute(trx);
+      const res = await trx.deleteFrom('collections').where('id', '=', id).executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    });
+  }
+
+  /** Takes the collection's next change numbers, locking its row until the transaction ends. */
+  private async nextSeq(trx: Transaction<Database>, collectionId: string, count: number): Promise<number> {
+    const row = await trx
+      .updateTable('collections')
+      .set((eb) => ({ seq: eb('seq', '+', count) }))
+      .where('id', '=', collectionId)
+      .returning(['seq'])
+      .executeTakeFirstOrThrow();
+    return Number(row.seq) - count + 1;
+  }
+
+  /**
+   * Inserts in request order: an `_id` already present is refused as `duplicate`, and records
+   * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
+   * (and, in PostgreSQL, creates its HNSW index).
+   */
+  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[], model: string): Promise<InsertOutcome[]> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const c = await trx.selectFrom('collections').selectAll().where('id', '=', collectionId).forUpdate().executeTakeFirstOrThrow();
+      const dims = rows[0]?.vector.length ?? 0;
+      if (c.model === null && rows.length) {
+        await trx.updateTable('collections').set({ model, dimensions: dims }).where('id', '=', collectionId).execute();
+        if (this.store.dialect === 'postgres') {
+          await sql
+            .raw(`CREATE INDEX IF NOT EXISTS ${pgIndexName(collectionId)} ON collection_records USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`)
+            .execute(trx);
+        }
+      }
+      let room = Number(c.capacity) - Number(c.record_count);
+      const outcomes: InsertOutcome[] = [];
+      const now = new Date().toISOString();
+      let seq = rows.length ? await this.nextSeq(trx, collectionId, rows.length) : 0;
+      for (const r of rows) {
+        if (room <= 0) {
+          outcomes.push({ refused: 'capacity' });
+          continue;
+        }
+        const exists = await trx.selectFrom('collection_records').select('key').where('collection_id', '=', collectionId).where('record_id', '=', r.recordId).executeTakeFirst();
+        if (exists) {
+          outcomes.push({ refused: 'duplicate' });
+          continue;
+        }
+        const values = {
+          collection_id: collectionId,
+          record_id: r.recordId,
+          data: JSON.stringify(r.data),
+          seq: seq++,
+          created_at: now,
+          updated_at: now,
+          ...(this.store.dialect === 'postgres' ? { embedding: pgVector(r.vector) } : { vector: vectorToBlob(r.vector) }),
+        };
+        try {
+          const inserted = await trx.insertInto('collection_records').values(values).returning('key').executeTakeFirstOrThrow();
+          outcomes.push({ key: Number(inserted.key) });
+          room--;
+        } catch (err) {
+          if (!isUniqueViolation(err)) throw err;
+          outcomes.push({ refused: 'duplicate' });
+        }
+      }
+      const added = outcomes.filter((o) => 'key' in o).length;
+      if (added) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added) })).where('id', '=', collectionId).execute();
+      return outcomes;
+    });
+  }
+
+  async getByIds(collectionId: string, recordIds: string[]): Promise<StoredRecord[]> {
+    if (!recordIds.length) return [];
+    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds).execute();
+    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  async getByKeys(collectionId: string, keys: number[]): Promise<StoredRecord[]> {
+    if (!keys.length) return [];
+    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('key', 'in', keys).execute();
+    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  /** Deletes by `_id`; returns the deleted records (their keys leave tombstones for the index). */
+  async deleteByIds(collectionId: string, recordIds: string[]): Promise<StoredRecord[]> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const found = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
+      if (!found.length) return [];
+      let seq = await this.nextSeq(trx, collectionId, found.length);
+      await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
+      for (const r of found) {
+        await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
+      }
+      await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '-', found.length) })).where('id', '=', collectionId).execute();
+      return found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+    });
+  }
+
+  /**
+   * Replaces a record's attributes (and vector, when given); the key stays, so the index entry
+   * is updated in place. Returns the stored record, or undefined when the `_id` is unknown.
+   */
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array): Promise<StoredRecord | undefined> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
+      if (!found) return undefined;
+      const seq = await this.nextSeq(trx, collectionId, 1);
+      const set = {
+        data: JSON.stringify(data),
+        seq,
+        updated_at: new Date().toISOString(),
+        ...(vector ? (this.store.dialect === 'postgres' ? { embedding: pgVector(vector) } : { vector: vectorToBlob(vector) }) : {}),
+      };
+      await trx.updateTable('collection_records').set(set).where('key', '=', found.key).execute();
+      return { key: Number(found.key), recordId, data };
+    });
+  }
+
+  /** Every record's attributes (the embedded backend filters these in memory). */
+  async allDocs(collectionId: string): Promise<StoredRecord[]> {
+    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).orderBy('key').execute();
+    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  /** SQLite only: live vectors, for a full index rebuild. */
+  async *allVectors(collectionId: string): AsyncIterable<{ key: number; vector: Float32Array }> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.store.db.selectFrom('collection_records').select(['key', 'vector']).where('collection_id', '=', collectionId).where('key', '>', after).orderBy('key').limit(5000).execute();
+      if (!rows.length) return;
+      for (const r of rows) if (r.vector) yield { key: Number(r.key), vector: blobToVector(r.vector) };
+      after = Number(rows[rows.length - 1]!.key);
+    }
+  }
+
+  /** SQLite only: upserts (with vectors) and deletions (null vector) after `seq`, in seq order. */
+  async changesSince(collectionId: string, seq: number): Promise<{ key: number; vector: Float32Array | null; seq: number }[]> {
+    const ups = await this.store.db.selectFrom('collection_records').select(['key', 'vector', 'seq']).where('collection_id', '=', collectionId).where('seq', '>', seq).execute();
+    const dels = await this.store.db.selectFrom('collection_tombstones').select(['key', 'seq']).where('collection_id', '=', collectionId).where('seq', '>', seq).execute();
+    return [...ups.map((r) => ({ key: Number(r.key), vector: r.vector ? blobToVector(r.vector) : null, seq: Number(r.seq) })), ...dels.map((d) => ({ key: Number(d.key), vector: null, seq: Number(d.seq) }))].sort((a, b) => a.seq - b.seq);
+  }
+}
