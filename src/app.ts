@@ -14,6 +14,7 @@ import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { visionRoutes } from './http/routes/vision.ts';
+import { collectionRoutes } from './http/routes/collections.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 
@@ -118,6 +119,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
   await app.register(imageMatchingRoutes, { prefix: '/image_matching/v2' });
   await app.register(visionRoutes);
+  await app.register(collectionRoutes);
   await app.register(mediaRoutes);
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));

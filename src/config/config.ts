@@ -112,6 +112,9 @@ export const defaultPrices: Record<string, number> = {
   'descriptor.descriptor': 1,
   'identity.face': 1,
   'identity.person': 1,
+  'visual_search.insert': 1,
+  'visual_search.update': 1,
+  'visual_search.visualKNN': 1,
 };
 
 export const defaultLimits: Limits = {

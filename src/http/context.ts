@@ -1,6 +1,8 @@
 import type { Config } from '../config/config.ts';
 import type { AccountService, Principal } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
+import type { CollectionService } from '../services/collection-service.ts';
+import type { VisualSearchService } from '../services/visual-search-service.ts';
 import type { ImageMatchingService } from '../services/image-matching-service.ts';
 import type { InFlight } from './in-flight.ts';
 import type { MediaService } from '../services/media-service.ts';
@@ -11,6 +13,8 @@ import type { VisionService } from '../services/vision-service.ts';
 export interface AppContext {
   config: Config;
   accounts: AccountService;
+  collections: CollectionService;
+  visualSearch: VisualSearchService;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;

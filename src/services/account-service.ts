@@ -3,7 +3,7 @@ import type { AccountRecord, AccountStore, WorkspaceRecord } from '../store/acco
 import { ServiceError, isUuid, notFound } from './errors.ts';
 
 /** Services an account can be granted. `*` grants every service, including ones added later. */
-export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity'] as const;
+export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity', 'visual_search'] as const;
 export type ServiceName = (typeof knownServices)[number];
 export const allServices = '*';
 

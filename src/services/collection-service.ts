@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { collectionTypes, type CollectionRecord, type CollectionStore, type CollectionType } from '../store/collection-store.ts';
+import type { CollectionQueries } from '../index/collection-queries.ts';
 import type { AccountService } from './account-service.ts';
 import { ServiceError, isUuid } from './errors.ts';
 
@@ -33,6 +34,7 @@ export class CollectionService {
   constructor(
     private readonly collections: CollectionStore,
     private readonly accounts: AccountService,
+    private readonly queries: CollectionQueries,
   ) {}
 
   async create(input: { accountId: string; type: string; name: string; productField?: string | undefined; capacity?: number | undefined }): Promise<CollectionRecord> {
@@ -65,6 +67,7 @@ export class CollectionService {
   async delete(collectionId: string): Promise<{ deleted: string }> {
     await this.get(collectionId);
     await this.collections.delete(collectionId);
+    await this.queries.forget(collectionId);
     return { deleted: collectionId };
   }
 

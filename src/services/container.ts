@@ -9,6 +9,9 @@ import { openStore, type Store } from '../store/database.ts';
 import { AccountService } from './account-service.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
+import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
+import { EmbeddedCollectionQueries } from '../index/embedded-collection-queries.ts';
+import { VisualSearchService } from './visual-search-service.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -21,6 +24,7 @@ export interface Services {
   store: Store;
   accounts: AccountService;
   collections: CollectionService;
+  visualSearch: VisualSearchService;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
@@ -47,16 +51,21 @@ export async function openServices(config: Config, options: { longRunning?: bool
   });
   const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
   const accounts = new AccountService(new AccountStore(store));
+  const collectionStore = new CollectionStore(store);
+  const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'));
+  const vision = new VisionService(intake, visionEngine);
   return {
     store,
     accounts,
-    collections: new CollectionService(new CollectionStore(store), accounts),
+    collections: new CollectionService(collectionStore, accounts, queries),
+    visualSearch: new VisualSearchService(collectionStore, queries, vision),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
     imageMatching: new ImageMatchingService(intake),
     media: new MediaService(mediaStore),
-    vision: new VisionService(intake, visionEngine),
+    vision,
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     close: async () => {
+      await queries.close();
       await visionEngine.close();
       await store.close();
     },

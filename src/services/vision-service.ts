@@ -7,7 +7,7 @@ import { ServiceError } from './errors.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
 
-type Outcome<K extends ImageTaskKind> = { ok: ImageTaskResults[K] } | { error: { code: number; text: string } };
+export type Outcome<K extends ImageTaskKind> = { ok: ImageTaskResults[K] } | { error: { code: number; text: string } };
 
 /** Downloads and decodes of one request that may run at once (the workers bound the inference). */
 const perRequest = 8;
@@ -54,7 +54,7 @@ export class VisionService {
    * Runs one task per record. Room in the engine's queue is reserved for the whole request
    * first, so a busy server answers 503 at once instead of after the downloads.
    */
-  private async each<K extends ImageTaskKind>(kind: K, records: InputRecord[]): Promise<Outcome<K>[]> {
+  async each<K extends ImageTaskKind>(kind: K, records: InputRecord[]): Promise<Outcome<K>[]> {
     let ticket: { release(): void };
     try {
       ticket = this.engine.admit(records.length);

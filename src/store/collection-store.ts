@@ -108,7 +108,10 @@ export class CollectionStore {
    */
   async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[], model: string): Promise<InsertOutcome[]> {
     return this.store.db.transaction().execute(async (trx) => {
-      const c = await trx.selectFrom('collections').selectAll().where('id', '=', collectionId).forUpdate().executeTakeFirstOrThrow();
+      // Taking the change numbers first locks the collection's row (PostgreSQL) for the capacity
+      // check below; SQLite's transaction already holds the write lock. Unused numbers are gaps.
+      let seq = rows.length ? await this.nextSeq(trx, collectionId, rows.length) : 0;
+      const c = await trx.selectFrom('collections').selectAll().where('id', '=', collectionId).executeTakeFirstOrThrow();
       const dims = rows[0]?.vector.length ?? 0;
       if (c.model === null && rows.length) {
         await trx.updateTable('collections').set({ model, dimensions: dims }).where('id', '=', collectionId).execute();
@@ -121,7 +124,6 @@ export class CollectionStore {
       let room = Number(c.capacity) - Number(c.record_count);
       const outcomes: InsertOutcome[] = [];
       const now = new Date().toISOString();
-      let seq = rows.length ? await this.nextSeq(trx, collectionId, rows.length) : 0;
       for (const r of rows) {
         if (room <= 0) {
           outcomes.push({ refused: 'capacity' });
@@ -207,6 +209,12 @@ export class CollectionStore {
   async allDocs(collectionId: string): Promise<StoredRecord[]> {
     const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).orderBy('key').execute();
     return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  /** SQLite only: one record's vector. */
+  async vectorOf(collectionId: string, key: number): Promise<Float32Array | undefined> {
+    const row = await this.store.db.selectFrom('collection_records').select('vector').where('collection_id', '=', collectionId).where('key', '=', key).executeTakeFirst();
+    return row?.vector ? blobToVector(row.vector) : undefined;
   }
 
   /** SQLite only: live vectors, for a full index rebuild. */

@@ -1,0 +1,156 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { basesOf } from '../../services/collection-service.ts';
+import { collectionTypes, type CollectionType } from '../../store/collection-store.ts';
+import { badRequest } from '../../services/errors.ts';
+import { baseUrlOf } from '../base-url.ts';
+import { EnvelopeStatus, ImageRecordInput, SearchError, Statistics } from '../schemas/search.ts';
+
+const security = [{ token: [] }];
+const errors = Object.fromEntries([400, 401, 402, 403, 404, 409, 413, 415, 429, 503].map((s) => [s, SearchError]));
+const service = 'visual_search';
+const envelope = true;
+
+const Fields = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200, description: 'Field names to return; `*` for all. `_id` is always returned.' });
+const Filter = Type.Object({}, { additionalProperties: true, description: 'MongoDB-style query (docs/filters.md).' });
+const IdRecord = Type.Object({ _id: Type.Union([Type.String({ maxLength: 255 }), Type.Integer()]) }, { additionalProperties: true });
+const Envelope = Type.Object({ status: EnvelopeStatus, statistics: Statistics }, { additionalProperties: true });
+const K = Type.Integer({ minimum: 1, maximum: 1000, default: 30 });
+const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });
+
+/** Every base of every collection type, each with the types it serves. */
+function bases(): { prefix: string; types: CollectionType[] }[] {
+  const out = new Map<string, CollectionType[]>();
+  for (const t of collectionTypes) for (const b of basesOf(t)) out.set(b, [...(out.get(b) ?? []), t]);
+  return [...out].map(([prefix, types]) => ({ prefix, types }));
+}
+
+/** The collection methods of spec 2 §4 under every collection base. */
+export async function collectionRoutes(fastify: FastifyInstance): Promise<void> {
+  for (const { prefix, types } of bases()) {
+    await fastify.register(
+      async (scope) => {
+        const app = scope.withTypeProvider<TypeBoxTypeProvider>();
+        const { collections, visualSearch, config } = app.loupe;
+        const tags = [`collections ${prefix}`];
+        const collectionOf = (request: FastifyRequest) => {
+          const header = request.headers['collection-id'];
+          return collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, types);
+        };
+        const ctx = (request: FastifyRequest) => ({ requestId: request.id });
+        const post = (url: string, summary: string, body: ReturnType<typeof Type.Object>, handler: (request: FastifyRequest<{ Body: never }>) => Promise<unknown>, bodyLimit = config.limits.bodyBytes) =>
+          app.post(url, {
+            config: { service, envelope, price: `visual_search.${url.slice(1)}` },
+            bodyLimit,
+            schema: { tags, security, summary, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: { 200: Envelope, ...errors } },
+            handler: handler as never,
+          });
+
+        for (const method of ['GET', 'POST'] as const) {
+          app.route({
+            method,
+            url: '/ping',
+            config: { service, envelope },
+            schema: { tags, security, summary: 'Information about the collection and its index', response: { 200: Envelope, ...errors } },
+            handler: async (request) => visualSearch.ping(ctx(request), await collectionOf(request)),
+          });
+        }
+
+        post(
+          '/insert',
+          'Insert up to 10 records (images with metadata)',
+          Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }), fields_to_return: Type.Optional(Fields) }),
+          async (request) => {
+            const body = request.body as { records: never[]; fields_to_return?: string[] };
+            return visualSearch.insert(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
+          },
+          config.limits.matchBodyBytes,
+        );
+        post('/delete', 'Delete records by _id', Type.Object({ records: Type.Array(IdRecord, { minItems: 1, maxItems: 1000 }) }), async (request) => {
+          const body = request.body as { records: { _id: string }[] };
+          return visualSearch.delete(ctx(request), await collectionOf(request), body.records);
+        });
+        post('/get', 'Records by _id', Type.Object({ records: Type.Array(IdRecord, { minItems: 1, maxItems: 1000 }), fields_to_return: Type.Optional(Fields) }), async (request) => {
+          const body = request.body as { records: { _id: string }[]; fields_to_return?: string[] };
+          return visualSearch.get(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
+        });
+        post(
+          '/update',
+          'Update attributes (null removes a field; an image replaces the vector)',
+          Type.Object({ records: Type.Array(Type.Intersect([IdRecord, ImageRecordInput]), { minItems: 1, maxItems: config.limits.hashRecords }), fields_to_return: Type.Optional(Fields) }),
+          async (request) => {
+            const body = request.body as { records: never[]; fields_to_return?: string[] };
+            return visualSearch.update(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
+          },
+          config.limits.matchBodyBytes,
+        );
+        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), fields_to_return: Type.Optional(Fields) }), async (request) => {
+          const body = request.body as { filter?: object; limit?: number; fields_to_return?: string[] };
+          return visualSearch.find(ctx(request), await collectionOf(request), body.filter, body.limit ?? 10, body.fields_to_return);
+        });
+        post('/getRecordCount', 'Number of records (matching a filter, when given)', Type.Object({ filter: Type.Optional(Filter) }), async (request) => {
+          const body = request.body as { filter?: object };
+          return visualSearch.count(ctx(request), await collectionOf(request), body.filter);
+        });
+        post(
+          '/random',
+          'Random records',
+          Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10 })), filter: Type.Optional(Filter), fields_to_return: Type.Optional(Fields) }),
+          async (request) => {
+            const body = request.body as { count?: number; filter?: object; fields_to_return?: string[] };
+            return visualSearch.random(ctx(request), await collectionOf(request), body.count ?? 10, body.filter, body.fields_to_return);
+          },
+        );
+        post('/deleteByFilter', 'Delete every record matching a filter', Type.Object({ filter: Filter }), async (request) => {
+          const body = request.body as { filter: object };
+          return visualSearch.deleteByFilter(ctx(request), await collectionOf(request), body.filter);
+        });
+
+        app.post('/allRecords', {
+          config: { service, envelope, price: 'visual_search.allRecords' },
+          schema: {
+            tags,
+            security,
+            summary: 'All records, a page at a time (`?size=&page=`)',
+            querystring: Type.Object({ size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })), page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })), only_ids: Type.Optional(Type.Boolean()) }),
+            body: Type.Object({ filter: Type.Optional(Filter), only_ids: Type.Optional(Type.Boolean()) }),
+            response: { 200: Envelope, ...errors },
+          },
+          handler: async (request) => {
+            const size = request.query.size ?? 100;
+            const page = request.query.page ?? 1;
+            const c = await collectionOf(request);
+            const next = (p: number) => `${baseUrlOf(request)}${prefix}/allRecords?size=${size}&page=${p}`;
+            return visualSearch.allRecords(ctx(request), c, page, size, request.query.only_ids ?? request.body.only_ids ?? false, request.body.filter, next);
+          },
+        });
+
+        const knnBody = Type.Object({
+          query_record: Type.Optional(ImageRecordInput),
+          records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1, description: 'Older clients send the query as a one-record list.' })),
+          k: Type.Optional(K),
+          from: Type.Optional(From),
+          fields_to_return: Type.Optional(Fields),
+          filter: Type.Optional(Filter),
+          product_field: Type.Optional(Type.String({ maxLength: 200 })),
+          cand_set_size: Type.Optional(Type.Integer({ minimum: 1 })),
+        });
+        post(
+          '/visualKNN',
+          'Visually similar records to a stored record (_id) or an image',
+          knnBody,
+          async (request) => {
+            const body = request.body as { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object; product_field?: string };
+            const c = await collectionOf(request);
+            const query = body.query_record ?? body.records?.[0];
+            if (!query) throw badRequest('query_record is required.');
+            return visualSearch.visualKnn(ctx(request), c, query, { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, productField: body.product_field ?? c.productField ?? undefined });
+          },
+          config.limits.matchBodyBytes,
+        );
+      },
+      { prefix },
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
+
+/** A filter already checked by `validateFilter` (src/store/filters). */
+export type Filter = Record<string, unknown>;
+
+export interface Hit {
+  record: StoredRecord;
+  /** Cosine distance, 1 − cos, in [0, 2]; the API scales it (see docs/api-decisions.md). */
+  distance: number;
+}
+
+/**
+ * The reads of a collection that depend on the backend: the embedded one keeps each collection's
+ * documents and HNSW index in memory (filters run in JS), PostgreSQL runs them as SQL over JSONB
+ * with pgvector. Writes go through CollectionStore first; `applied` then tells the embedded
+ * backend what changed (PostgreSQL needs nothing: its index is the table's).
+ */
+export interface CollectionQueries {
+  count(c: CollectionRecord, filter?: Filter): Promise<number>;
+  /** Matching records in insertion order. */
+  find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]>;
+  random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]>;
+  /** The stored vector of a record, for queries by `_id`. */
+  vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined>;
+  /** The `k` nearest records, closest first; never fewer than k when k records match. */
+  knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]>;
+  /** Every record within `maxDistance` (cosine distance), closest first, at most `limit`. */
+  range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]>;
+  applied(c: CollectionRecord, change: Change): void;
+  /** Drops what is held for a collection (after it is deleted). */
+  forget(collectionId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type Change =
+  | { kind: 'upsert'; record: StoredRecord; vector?: Float32Array; seq: number }
+  | { kind: 'delete'; keys: number[]; seq: number };

@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
+import { compileFilter } from '../store/filters/mongo-filter.ts';
+import type { Change, CollectionQueries, Filter, Hit } from './collection-queries.ts';
+import { HnswIndex } from './hnsw-index.ts';
+
+/** Changes between index checkpoints; the database has them all, so a crash only costs a catch-up. */
+const checkpointEvery = 2000;
+const checkpointAfterMs = 30_000;
+
+interface Loaded {
+  /** Every record's attributes, in key (insertion) order: filters run over these. */
+  docs: Map<number, StoredRecord>;
+  index: HnswIndex | undefined;
+  unsaved: number;
+  lastSeq: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * The embedded backend's reads: each collection's documents and usearch HNSW index live in memory
+ * once first used, the index persisted in `<dataDir>/indexes/<collection>.usearch` (crash-safe:
+ * see docs/vector-index.md). All work on one collection is chained, so a change applied while the
+ * collection loads lands after the load, and queries see every change acknowledged before them.
+ */
+export class EmbeddedCollectionQueries implements CollectionQueries {
+  private readonly loaded = new Map<string, Promise<Loaded>>();
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly store: CollectionStore,
+    private readonly dir: string,
+  ) {}
+
+  private chain<T>(collectionId: string, work: () => Promise<T>): Promise<T> {
+    const prev = this.chains.get(collectionId) ?? Promise.resolve();
+    const next = prev.then(work, work);
+    this.chains.set(collectionId, next.catch(() => undefined));
+    return next;
+  }
+
+  private state(c: CollectionRecord): Promise<Loaded> {
+    let s = this.loaded.get(c.id);
+    if (!s) {
+      s = (async () => {
+        const docs = new Map<number, StoredRecord>();
+        for (const r of await this.store.allDocs(c.id)) docs.set(r.key, r);
+        const fresh = await this.store.get(c.id);
+        const state: Loaded = { docs, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined };
+        if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions);
+        return state;
+      })();
+      s.catch(() => this.loaded.delete(c.id));
+      this.loaded.set(c.id, s);
+    }
+    return s;
+  }
+
+  private async openIndex(collectionId: string, dimensions: number): Promise<HnswIndex> {
+    fs.mkdirSync(this.dir, { recursive: true });
+    return HnswIndex.open({
+      file: path.join(this.dir, `${collectionId}.usearch`),
+      dimensions,
+      source: {
+        dimensions,
+        all: () => this.store.allVectors(collectionId),
+        changesSince: (seq) => this.store.changesSince(collectionId, seq),
+        currentSeq: async () => (await this.store.get(collectionId))?.seq ?? 0,
+      },
+    });
+  }
+
+  /** Reads wait for the collection's pending changes. */
+  private ready(c: CollectionRecord): Promise<Loaded> {
+    return this.chain(c.id, () => this.state(c));
+  }
+
+  applied(c: CollectionRecord, change: Change): void {
+    void this.chain(c.id, async () => {
+      const s = await this.state(c);
+      if (change.kind === 'delete') {
+        for (const key of change.keys) {
+          s.docs.delete(key);
+          s.index?.remove(key);
+        }
+      } else {
+        s.docs.set(change.record.key, change.record);
+        if (change.vector) {
+          s.index ??= await this.openIndex(c.id, change.vector.length);
+          s.index.add(change.record.key, change.vector);
+        }
+      }
+      s.lastSeq = Math.max(s.lastSeq, change.seq);
+      s.unsaved++;
+      if (s.unsaved >= checkpointEvery) await this.checkpoint(s);
+      else if (!s.timer) {
+        s.timer = setTimeout(() => void this.chain(c.id, () => this.checkpoint(s)), checkpointAfterMs);
+        s.timer.unref();
+      }
+    });
+  }
+
+  private async checkpoint(s: Loaded): Promise<void> {
+    if (s.timer) clearTimeout(s.timer);
+    s.timer = undefined;
+    if (!s.unsaved || !s.index) return;
+    s.unsaved = 0;
+    await s.index.checkpoint(s.lastSeq);
+  }
+
+  private matching(s: Loaded, filter?: Filter): StoredRecord[] {
+    const all = [...s.docs.values()];
+    if (!filter || !Object.keys(filter).length) return all;
+    const test = compileFilter(filter);
+    return all.filter((r) => test(r.data));
+  }
+
+  async count(c: CollectionRecord, filter?: Filter): Promise<number> {
+    const s = await this.ready(c);
+    return filter && Object.keys(filter).length ? this.matching(s, filter).length : s.docs.size;
+  }
+
+  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
+    return this.matching(await this.ready(c), filter).slice(offset, offset + limit);
+  }
+
+  async random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]> {
+    const pool = this.matching(await this.ready(c), filter);
+    // Partial Fisher–Yates: the first `count` places get a uniform sample.
+    for (let i = 0; i < Math.min(count, pool.length); i++) {
+      const j = i + Math.floor(Math.random() * (pool.length - i));
+      [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+    }
+    return pool.slice(0, count);
+  }
+
+  async vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined> {
+    await this.ready(c);
+    return this.store.vectorOf(c.id, key);
+  }
+
+  async knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {
+    const s = await this.ready(c);
+    if (!s.index || query.length !== s.index.dimensions) return [];
+    const allowedKeys = filter && Object.keys(filter).length ? this.matching(s, filter).map((r) => r.key) : undefined;
+    const found = s.index.search(query, k, allowedKeys ? { allowedKeys } : {});
+    return found.keys.flatMap((key, i) => {
+      const record = s.docs.get(key);
+      return record ? [{ record, distance: found.distances[i]! }] : [];
+    });
+  }
+
+  async range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]> {
+    return (await this.knn(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
+  }
+
+  async forget(collectionId: string): Promise<void> {
+    const s = await this.loaded.get(collectionId)?.catch(() => undefined);
+    if (s?.timer) clearTimeout(s.timer);
+    await s?.index?.close();
+    this.loaded.delete(collectionId);
+    this.chains.delete(collectionId);
+    fs.rmSync(path.join(this.dir, `${collectionId}.usearch`), { force: true });
+    fs.rmSync(path.join(this.dir, `${collectionId}.usearch.json`), { force: true });
+  }
+
+  /** Saves every index that has unsaved changes (a clean shutdown then needs no catch-up). */
+  async close(): Promise<void> {
+    for (const [id, p] of this.loaded) {
+      await this.chain(id, async () => {
+        const s = await p.catch(() => undefined);
+        if (!s) return;
+        await this.checkpoint(s);
+        await s.index?.close();
+      });
+    }
+    this.loaded.clear();
+  }
+}

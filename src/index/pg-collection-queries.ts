@@ -1,0 +1,90 @@
+import { sql, type RawBuilder } from 'kysely';
+import { filterToSql } from '../store/filters/pg-filter.ts';
+import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
+import { fromJson, type Store } from '../store/database.ts';
+import type { CollectionQueries, Filter, Hit } from './collection-queries.ts';
+
+const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
+
+/**
+ * HNSW search breadth: pgvector's default ef_search (40) bounds how many rows one scan returns,
+ * so it must grow with k; iterative scans (pgvector 0.8) keep scanning when a filter rejects
+ * candidates, up to max_scan_tuples.
+ */
+const efSearch = (k: number) => Math.min(1000, Math.max(64, 2 * k));
+
+/**
+ * Collections on PostgreSQL: filters become SQL over the `data` JSONB column, vectors are
+ * searched with the collection's own partial HNSW index (created with its first vector). The
+ * index's predicate names the collection id as a literal, so queries must too: the id is a UUID
+ * validated before it gets here.
+ */
+export class PgCollectionQueries implements CollectionQueries {
+  constructor(private readonly store: Store) {}
+
+  private where(c: CollectionRecord, filter?: Filter): RawBuilder<unknown> {
+    const own = sql`collection_id = ${sql.lit(c.id)}`;
+    return filter && Object.keys(filter).length ? sql`${own} AND (${filterToSql(filter)})` : own;
+  }
+
+  private rows(rows: { key: number | string; record_id: string; data: unknown }[]): StoredRecord[] {
+    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  async count(c: CollectionRecord, filter?: Filter): Promise<number> {
+    const res = await sql<{ n: number }>`SELECT count(*) AS n FROM collection_records WHERE ${this.where(c, filter)}`.execute(this.store.db);
+    return Number(res.rows[0]?.n ?? 0);
+  }
+
+  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
+    const res = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(this.store.db);
+    return this.rows(res.rows);
+  }
+
+  async random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]> {
+    const res = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY random() LIMIT ${count}`.execute(this.store.db);
+    return this.rows(res.rows);
+  }
+
+  async vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined> {
+    const res = await sql<{ v: string | null }>`SELECT embedding::text AS v FROM collection_records WHERE ${this.where(c)} AND key = ${key}`.execute(this.store.db);
+    const text = res.rows[0]?.v;
+    return text ? Float32Array.from(JSON.parse(text) as number[]) : undefined;
+  }
+
+  private async nearest(c: CollectionRecord, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
+    if (!c.dimensions || query.length !== c.dimensions) return [];
+    const dims = sql.raw(String(c.dimensions));
+    const q = pgVector(query);
+    return this.store.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
+      // relaxed_order may return rows slightly out of order: the outer query sorts them again.
+      const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
+        WITH hits AS MATERIALIZED (
+          SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${q}::vector(${dims}) AS distance
+          FROM collection_records
+          WHERE ${this.where(c, filter)}
+          ORDER BY (embedding::vector(${dims})) <=> ${q}::vector(${dims})
+          LIMIT ${limit}
+        )
+        SELECT * FROM hits ORDER BY distance, key`.execute(trx);
+      return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
+    });
+  }
+
+  knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {
+    return this.nearest(c, query, k, filter);
+  }
+
+  async range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]> {
+    return (await this.nearest(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
+  }
+
+  applied(): void {
+    // The table is the index.
+  }
+
+  async forget(): Promise<void> {}
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,308 @@
+import type { Change, CollectionQueries, Hit } from '../index/collection-queries.ts';
+import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
+import { FilterError } from '../store/filters/filter-error.ts';
+import { validateFilter } from '../store/filters/mongo-filter.ts';
+import { status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { ServiceError } from './errors.ts';
+import type { InputRecord, VisionService } from './vision-service.ts';
+
+/**
+ * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
+ * near-duplicate radius of 5 means cos ≥ 0.95: copies, resizes and recompressions of one photo.
+ */
+export const distanceScale = 100;
+const scaled = (d: number) => Math.round(d * distanceScale * 10_000) / 10_000;
+
+export type Fields = string[] | undefined;
+type Out = Record<string, unknown>;
+
+/** A stored record as returned: `_id` always, then the requested fields (`*` = all). */
+export function project(r: StoredRecord, fields: Fields, fallback: string[]): Out {
+  const want = fields?.length ? fields : fallback;
+  if (want.includes('*')) {
+    const { _id: _stored, ...rest } = r.data;
+    return { _id: r.recordId, ...rest };
+  }
+  const out: Out = { _id: r.recordId };
+  for (const f of want) if (f !== '_id' && f in r.data) out[f] = r.data[f];
+  return out;
+}
+
+/** The attributes stored for a record: everything sent except the id and the image itself. */
+function attributes(record: InputRecord): Record<string, unknown> {
+  const { _id: _i, _base64: _b, _url: url, _file: _f, ...rest } = record;
+  // The URL is kept: clients show it; base64 data and server paths are not.
+  return typeof url === 'string' ? { _url: url, ...rest } : rest;
+}
+
+function idOf(record: { _id?: unknown }): string | undefined {
+  if (typeof record._id === 'string' && record._id.length > 0 && record._id.length <= 255) return record._id;
+  if (typeof record._id === 'number' && Number.isInteger(record._id)) return String(record._id);
+  return undefined;
+}
+
+function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
+  if (filter === undefined || filter === null) return undefined;
+  try {
+    return validateFilter(filter) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
+    throw err;
+  }
+}
+
+const skipped = (ctx: SearchContext, record: Out, code: number, text: string): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId } } });
+
+export interface Envelope {
+  status: EnvelopeStatus;
+  statistics: Statistics;
+  [key: string]: unknown;
+}
+
+/** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
+export class VisualSearchService {
+  constructor(
+    private readonly store: CollectionStore,
+    private readonly queries: CollectionQueries,
+    private readonly vision: VisionService,
+  ) {}
+
+  private apply(c: CollectionRecord, change: Change): void {
+    this.queries.applied(c, change);
+  }
+
+  ping(ctx: SearchContext, c: CollectionRecord): Envelope {
+    const clock = stopwatch();
+    return {
+      status: status(ctx, 200, 'OK'),
+      info: `${c.type} collection "${c.name}": ${c.recordCount} records, HNSW index over ${c.dimensions ?? 'not yet known'}-d ${c.model ?? 'descriptors'} (cosine distance × ${distanceScale})`,
+      statistics: clock.done(),
+    };
+  }
+
+  async insert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const answers: Out[] = [];
+    const skips: Out[] = [];
+    const seen = new Set<string>();
+    const candidates: { record: InputRecord; id: string }[] = [];
+    let duplicates = 0;
+    for (const record of records) {
+      const id = idOf(record);
+      if (id === undefined) skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
+      else if (seen.has(id)) {
+        duplicates++;
+        skips.push(skipped(ctx, { _id: id }, 411, `_id ${id} appears twice in the request`));
+      } else {
+        seen.add(id);
+        candidates.push({ record, id });
+      }
+    }
+    const existing = new Set((await this.store.getByIds(c.id, candidates.map((x) => x.id))).map((r) => r.recordId));
+    const fresh = candidates.filter((x) => {
+      if (!existing.has(x.id)) return true;
+      duplicates++;
+      skips.push(skipped(ctx, { _id: x.id }, 411, `_id ${x.id} already exists`));
+      return false;
+    });
+    let capacityHit = false;
+    if (fresh.length) {
+      const embedded = await this.vision.each('embed', fresh.map((x) => x.record));
+      const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[] = [];
+      let model = c.model;
+      embedded.forEach((o, i) => {
+        const x = fresh[i]!;
+        if ('error' in o) return skips.push(skipped(ctx, { _id: x.id }, o.error.code, o.error.text));
+        if (model !== null && o.ok.model !== model) {
+          return skips.push(skipped(ctx, { _id: x.id }, 409, `the collection holds ${model} vectors; the server now makes ${o.ok.model} (see docs/model-packs.md)`));
+        }
+        model = o.ok.model;
+        // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
+        rows.push({ recordId: x.id, data: { _id: x.id, ...attributes(x.record) }, vector: Float32Array.from(o.ok.descriptor) });
+      });
+      if (rows.length) {
+        const outcomes = await this.store.insert(c.id, rows, model!);
+        const fresh2 = (await this.store.get(c.id))!;
+        outcomes.forEach((o, i) => {
+          const row = rows[i]!;
+          if ('key' in o) {
+            const stored = { key: o.key, recordId: row.recordId, data: row.data };
+            this.apply(fresh2, { kind: 'upsert', record: stored, vector: row.vector, seq: fresh2.seq });
+            answers.push(project(stored, fields, ['_id']));
+          } else if (o.refused === 'duplicate') {
+            duplicates++;
+            skips.push(skipped(ctx, { _id: row.recordId }, 411, `_id ${row.recordId} already exists`));
+          } else {
+            capacityHit = true;
+            skips.push(skipped(ctx, { _id: row.recordId }, 412, `the collection is full (capacity ${c.capacity} records)`));
+          }
+        });
+      }
+    }
+    const code = answers.length === records.length ? 210 : answers.length ? 211 : capacityHit ? 412 : duplicates === records.length ? 411 : 400;
+    const text = { 210: 'Inserted', 211: 'Some records were not inserted', 411: 'All records already exist', 412: 'Storage capacity exceeded', 400: 'No record was inserted' }[code]!;
+    return { status: status(ctx, code, text), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+  }
+
+  /** get/delete/update answer 205 (or 220 for delete) when all were found, 206 for some, 404 for none. */
+  private foundStatus(ctx: SearchContext, found: number, asked: number, allCode: number): EnvelopeStatus {
+    if (found === asked && asked > 0) return status(ctx, allCode, allCode === 220 ? 'Deleted' : 'All found');
+    if (found > 0) return status(ctx, 206, 'Some records were not found');
+    return status(ctx, 404, 'No record was found');
+  }
+
+  async get(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[], fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const ids = records.map(idOf);
+    const found = new Map((await this.store.getByIds(c.id, ids.filter((x): x is string => x !== undefined))).map((r) => [r.recordId, r]));
+    const answers = ids.flatMap((id) => (id !== undefined && found.has(id) ? [project(found.get(id)!, fields, ['*'])] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined || !found.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+  }
+
+  async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
+    const clock = stopwatch();
+    const ids = records.map(idOf);
+    const deleted = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
+    const fresh = (await this.store.get(c.id))!;
+    if (deleted.length) this.apply(fresh, { kind: 'delete', keys: deleted.map((d) => d.key), seq: fresh.seq });
+    const gone = new Set(deleted.map((d) => d.recordId));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined || !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    return { status: this.foundStatus(ctx, deleted.length, records.length, 220), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
+  }
+
+  /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
+  async update(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const answers: Out[] = [];
+    const skips: Out[] = [];
+    for (const record of records) {
+      const id = idOf(record);
+      const current = id === undefined ? undefined : (await this.store.getByIds(c.id, [id]))[0];
+      if (!current) {
+        skips.push(skipped(ctx, { _id: record._id ?? null }, 404, 'not found'));
+        continue;
+      }
+      let vector: Float32Array | undefined;
+      if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
+        const [o] = await this.vision.each('embed', [record]);
+        if ('error' in o!) {
+          skips.push(skipped(ctx, { _id: id }, o.error.code, o.error.text));
+          continue;
+        }
+        vector = Float32Array.from(o!.ok.descriptor);
+      }
+      const data: Record<string, unknown> = { ...current.data, _id: id };
+      for (const [k, v] of Object.entries(attributes(record))) {
+        if (v === null) delete data[k];
+        else data[k] = v;
+      }
+      if (vector === undefined && typeof record._url !== 'string' && current.data._url !== undefined) data._url = current.data._url;
+      const stored = await this.store.update(c.id, id!, data, vector);
+      const fresh = (await this.store.get(c.id))!;
+      this.apply(fresh, { kind: 'upsert', record: stored!, ...(vector ? { vector } : {}), seq: fresh.seq });
+      answers.push(project(stored!, fields, ['*']));
+    }
+    return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+  }
+
+  async find(ctx: SearchContext, c: CollectionRecord, filter: unknown, limit: number, fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const rows = await this.queries.find(c, checkedFilter(filter), limit, 0);
+    return { status: status(ctx, 200, 'OK'), answer_records: rows.map((r) => project(r, fields, ['*'])), answer_count: rows.length, statistics: clock.done() };
+  }
+
+  async count(ctx: SearchContext, c: CollectionRecord, filter: unknown): Promise<Envelope> {
+    const clock = stopwatch();
+    return { status: status(ctx, 200, 'OK'), count: await this.queries.count(c, checkedFilter(filter)), statistics: clock.done() };
+  }
+
+  async random(ctx: SearchContext, c: CollectionRecord, count: number, filter: unknown, fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const rows = await this.queries.random(c, count, checkedFilter(filter));
+    return { status: status(ctx, 200, 'OK'), answer_records: rows.map((r) => project(r, fields, ['_id'])), answer_count: rows.length, statistics: clock.done() };
+  }
+
+  /** Pages of `size` records in insertion order; `page` counts from 1; `next` is the next page's URL. */
+  async allRecords(ctx: SearchContext, c: CollectionRecord, page: number, size: number, idsOnly: boolean, filter: unknown, nextUrl: (page: number) => string): Promise<Envelope> {
+    const clock = stopwatch();
+    const f = checkedFilter(filter);
+    const rows = await this.queries.find(c, f, size + 1, (page - 1) * size);
+    const more = rows.length > size;
+    const out = rows.slice(0, size).map((r) => (idsOnly ? { _id: r.recordId } : project(r, ['*'], ['*'])));
+    return { status: status(ctx, 200, 'OK'), answer_records: out, answer_count: out.length, page, size, next: more ? nextUrl(page + 1) : null, statistics: clock.done() };
+  }
+
+  async deleteByFilter(ctx: SearchContext, c: CollectionRecord, filter: unknown): Promise<Envelope> {
+    const clock = stopwatch();
+    const f = checkedFilter(filter);
+    if (!f || !Object.keys(f).length) throw new ServiceError(400, 'invalid_filter', 'deleteByFilter needs a non-empty filter (delete the collection to remove everything).');
+    let total = 0;
+    for (;;) {
+      const batch = await this.queries.find(c, f, 1000, 0);
+      if (!batch.length) break;
+      const deleted = await this.store.deleteByIds(c.id, batch.map((r) => r.recordId));
+      const fresh = (await this.store.get(c.id))!;
+      if (deleted.length) this.apply(fresh, { kind: 'delete', keys: deleted.map((d) => d.key), seq: fresh.seq });
+      total += deleted.length;
+      if (deleted.length < batch.length) break;
+    }
+    return { status: status(ctx, 200, 'OK'), deleted_count: total, statistics: clock.done() };
+  }
+
+  /** The query vector: a stored record's (`_id` alone) or a new image's. */
+  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out }> {
+    const hasImage = query._url !== undefined || query._base64 !== undefined || query._file !== undefined;
+    if (!hasImage) {
+      const id = idOf(query);
+      if (id === undefined) throw new ServiceError(400, 'invalid_request', 'query_record needs an _id of a stored record, or _url / _base64.');
+      const stored = (await this.store.getByIds(c.id, [id]))[0];
+      const vector = stored && (await this.queries.vectorOf(c, stored.key));
+      if (!stored || !vector) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
+      return { vector, echo: { _id: id } };
+    }
+    const [o] = await this.vision.each('embed', [query]);
+    if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
+    if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', `The collection holds ${c.model} vectors; the server now makes ${o!.ok.model}.`);
+    const { _base64: _b, ...echo } = query;
+    return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
+  }
+
+  /**
+   * k nearest after `from`; with a product field, one record per product (the closest), found by
+   * widening the search until k distinct products are seen or the collection is exhausted.
+   */
+  async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
+    const clock = stopwatch();
+    const { vector, echo } = await this.queryVector(ctx, c, query);
+    const filter = checkedFilter(opts.filter);
+    const want = opts.k + opts.from;
+    const productField = opts.productField;
+    let hits: Hit[];
+    if (!productField) hits = await this.queries.knn(c, vector, want, filter);
+    else {
+      let fetch = want * 4;
+      for (;;) {
+        const raw = await this.queries.knn(c, vector, fetch, filter);
+        const seen = new Set<string>();
+        hits = raw.filter((h) => {
+          const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
+          if (seen.has(p)) return false;
+          seen.add(p);
+          return true;
+        });
+        if (hits.length >= want || raw.length < fetch || fetch >= c.recordCount) break;
+        fetch *= 4;
+      }
+    }
+    const page = hits.slice(opts.from, want);
+    return {
+      status: status(ctx, 200, 'OK'),
+      query_records: [echo],
+      answer_records: page.map((h) => project(h.record, opts.fields, ['_id'])),
+      answer_distances: page.map((h) => scaled(h.distance)),
+      answer_count: page.length,
+      statistics: clock.done(),
+    };
+  }
+}
