@@ -115,6 +115,12 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.insert': 1,
   'visual_search.update': 1,
   'visual_search.visualKNN': 1,
+  'visual_search.visualTagsKNN': 1,
+  'visual_search.visualKNNMulti': 1,
+  'visual_search.visualTagsKNNMulti': 1,
+  'visual_search.range': 1,
+  'visual_search.nearDuplicates': 1,
+  'visual_search.nearDupsInsert': 1,
 };
 
 export const defaultLimits: Limits = {

@@ -28,6 +28,12 @@ export function project(r: StoredRecord, fields: Fields, fallback: string[]): Ou
   return out;
 }
 
+/** The tag field of each collection type (spec 2, visualTagsKNN). */
+const tagField = { photo: 'tags', product: '_tags_simple', custom: '_tags', fashion: '_tags_simple', homedecor: '_tags_simple' } as const;
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
+const tagsOf = (c: CollectionRecord, record: Record<string, unknown>) => stringsOf(record[tagField[c.type]]);
+const recordTags = (c: CollectionRecord, r: StoredRecord) => stringsOf(r.data[tagField[c.type]]);
+
 /** The attributes stored for a record: everything sent except the id and the image itself. */
 function attributes(record: InputRecord): Record<string, unknown> {
   const { _id: _i, _base64: _b, _url: url, _file: _f, ...rest } = record;
@@ -266,6 +272,136 @@ export class VisualSearchService {
     if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', `The collection holds ${c.model} vectors; the server now makes ${o!.ok.model}.`);
     const { _base64: _b, ...echo } = query;
     return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
+  }
+
+  private answer(ctx: SearchContext, clock: { done(): Statistics }, queryRecords: Out[], hits: Hit[], fields: Fields): Envelope {
+    return {
+      status: status(ctx, 200, 'OK'),
+      query_records: queryRecords,
+      answer_records: hits.map((h) => project(h.record, fields, ['_id'])),
+      answer_distances: hits.map((h) => scaled(h.distance)),
+      answer_count: hits.length,
+      statistics: clock.done(),
+    };
+  }
+
+  /** Every record within `radius` (scaled distance) of the query, closest first, at most `limit`. */
+  async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+    const clock = stopwatch();
+    const { vector, echo } = await this.queryVector(ctx, c, query);
+    const hits = await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit, checkedFilter(opts.filter));
+    return this.answer(ctx, clock, [echo], hits, opts.fields);
+  }
+
+  /**
+   * Several query images: the answers are the records nearest to their mean direction (the
+   * normalised sum of the query vectors), so a record close to all of them ranks first.
+   */
+  async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
+    const clock = stopwatch();
+    const resolved = [];
+    for (const q of queries) resolved.push(await this.queryVector(ctx, c, q));
+    const sum = new Float32Array(resolved[0]!.vector.length);
+    for (const r of resolved) r.vector.forEach((x, i) => (sum[i] = sum[i]! + x));
+    let sq = 0;
+    for (const x of sum) sq += x * x;
+    const norm = Math.sqrt(sq) || 1;
+    const centre = sum.map((x) => x / norm);
+    const tags = opts.tags ? [...new Set(queries.flatMap((q) => tagsOf(c, q)))] : undefined;
+    const hits = await this.rank(c, centre, opts.k + opts.from, checkedFilter(opts.filter), tags);
+    return this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
+  }
+
+  /**
+   * Visual distance re-ranked by tags: among the nearest candidates (at least 100, or 4k), each
+   * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
+   * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
+   */
+  private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined): Promise<Hit[]> {
+    if (!tags?.length) return this.queries.knn(c, vector, want, filter);
+    const pool = await this.queries.knn(c, vector, Math.max(100, 4 * want), filter);
+    const q = new Set(tags);
+    return pool
+      .map((h) => {
+        const own = recordTags(c, h.record);
+        const inter = own.filter((t) => q.has(t)).length;
+        const union = new Set([...own, ...q]).size;
+        const j = union ? inter / union : 0;
+        return { ...h, distance: h.distance * (1 - 0.5 * j) };
+      })
+      .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key)
+      .slice(0, want);
+  }
+
+  async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+    const clock = stopwatch();
+    const { vector, echo } = await this.queryVector(ctx, c, query);
+    const hits = await this.rank(c, vector, opts.k + opts.from, checkedFilter(opts.filter), tagsOf(c, query));
+    return this.answer(ctx, clock, [echo], hits.slice(opts.from), opts.fields);
+  }
+
+  /**
+   * Inserts each record unless a stored record (or an earlier one of this request) lies within
+   * `radius`; skipped ones carry those records and distances in `_reason`.
+   */
+  async nearDupsInsert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], radius: number, fields: Fields): Promise<Envelope> {
+    const clock = stopwatch();
+    const answers: Out[] = [];
+    const skips: Out[] = [];
+    const codes = { inserted: 0, dups: 0, capacity: false };
+    for (const record of records) {
+      const current = (await this.store.get(c.id))!;
+      const id = idOf(record);
+      if (id !== undefined && current.dimensions) {
+        const [o] = await this.vision.each('embed', [record]);
+        if ('ok' in o!) {
+          const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
+          if (near.length) {
+            codes.dups++;
+            skips.push({
+              _id: id,
+              _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
+            });
+            continue;
+          }
+        }
+      }
+      const one = await this.insert(ctx, current, [record], fields);
+      answers.push(...(one.answer_records as Out[]));
+      skips.push(...((one.skipped_records as Out[] | undefined) ?? []));
+      if (one.status.code === 210) codes.inserted++;
+      if (one.status.code === 412) codes.capacity = true;
+      if (one.status.code === 411) codes.dups++;
+    }
+    const code = codes.inserted === records.length ? 210 : codes.inserted ? 211 : codes.capacity ? 412 : codes.dups === records.length ? 411 : 400;
+    return { status: status(ctx, code, code === 210 ? 'Inserted' : code === 211 ? 'Some records were not inserted' : 'No record was inserted'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+  }
+
+  /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */
+  async allNearDupPairs(ctx: SearchContext, c: CollectionRecord, radius: number, limit: number, filter: unknown): Promise<Envelope> {
+    const clock = stopwatch();
+    const f = checkedFilter(filter);
+    const pairs: { a: string; b: string; d: number }[] = [];
+    const seen = new Set<string>();
+    for (let offset = 0; ; offset += 500) {
+      const batch = await this.queries.find(c, f, 500, offset);
+      for (const r of batch) {
+        const v = await this.queries.vectorOf(c, r.key);
+        if (!v) continue;
+        for (const h of await this.queries.range(c, v, radius / distanceScale, 20, f)) {
+          if (h.record.key === r.key) continue;
+          const [a, b] = r.key < h.record.key ? [r, h.record] : [h.record, r];
+          const id = `${a.key}:${b.key}`;
+          if (seen.has(id)) continue;
+          seen.add(id);
+          pairs.push({ a: a.recordId, b: b.recordId, d: scaled(h.distance) });
+        }
+      }
+      if (batch.length < 500) break;
+    }
+    pairs.sort((x, y) => x.d - y.d);
+    const out = pairs.slice(0, limit);
+    return { status: status(ctx, 200, 'OK'), answer_pairs: out.map((p) => ({ _id_a: p.a, _id_b: p.b, distance: p.d })), answer_count: out.length, statistics: clock.done() };
   }
 
   /**

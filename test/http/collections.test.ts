@@ -129,6 +129,46 @@ describe.skipIf(!present).each(backends)('collections API (%s)', (backend) => {
     expect(knn.body.answer_records.map((r) => r._id).sort()).toEqual(['leo-1', 'leo-2']);
     expect((await call(`${base}/delete`, { records: [{ _id: 'leo-1' }, { _id: 'leo-2' }] })).body.status.code).toBe(220);
   });
+  it('range, nearDuplicates, nearDupsInsert, visualTagsKNN, visualKNNMulti and allNearDupPairs', async () => {
+    const ins = await call(`${base}/insert`, {
+      records: [
+        { _id: 'l1', _base64: img('Leopards', 1), _tags_simple: ['spots', 'cat'] },
+        { _id: 'l1-copy', _base64: img('Leopards', 1), _tags_simple: ['spots'] },
+        { _id: 'l5', _base64: img('Leopards', 5), _tags_simple: ['cat', 'night'] },
+        { _id: 'p1', _base64: img('airplanes', 1), _tags_simple: ['sky'] },
+      ],
+    });
+    expect(ins.body.status.code).toBe(210);
+    const all = await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 200, limit: 10 });
+    expect(all.body.answer_count).toBe(4);
+    const tight = await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 0.5 });
+    expect(tight.body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
+    const dups = await call(`${base}/nearDuplicates`, { query_record: { _base64: img('Leopards', 1) } });
+    expect(dups.body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
+    expect(dups.body.answer_distances![0]).toBeLessThan(0.5);
+
+    const ndi = await call(`${base}/nearDupsInsert`, { records: [{ _id: 'l1-again', _base64: img('Leopards', 1) }, { _id: 'c1', _base64: img('cannon', 1) }] });
+    expect(ndi.body.status.code).toBe(211);
+    expect(ndi.body.answer_records).toEqual([{ _id: 'c1' }]);
+    const reason = ndi.body.skipped_records![0]!._reason as { answer_records: { _id: string }[]; answer_distances: number[] };
+    expect(reason.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
+    expect(reason.answer_distances).toHaveLength(2);
+
+    const plain = await call(`${base}/visualKNN`, { query_record: { _id: 'l5' }, k: 4, product_field: '' });
+    const tagged = await call(`${base}/visualTagsKNN`, { query_record: { _id: 'l5', _tags_simple: ['night', 'cat'] }, k: 4 });
+    expect(tagged.body.answer_records[0]!._id).toBe('l5');
+    // l1 shares "cat" with the query, l1-copy shares nothing: tags pull l1 ahead of its copy.
+    const rank = (b: Body, id: string) => b.answer_records.findIndex((r) => r._id === id);
+    expect(rank(tagged.body, 'l1')).toBeLessThan(rank(tagged.body, 'l1-copy'));
+    expect(tagged.body.answer_distances![rank(tagged.body, 'l1')]!).toBeLessThan(plain.body.answer_distances![rank(plain.body, 'l1')]!);
+
+    const multi = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'l5' }, { _id: 'p1' }], k: 2 });
+    expect(multi.body.query_records).toHaveLength(2);
+    expect(multi.body.answer_records.map((r) => r._id).sort()).toEqual(['l5', 'p1']);
+
+    const pairs = await h.request('POST', `${base}/allNearDupPairs`, { body: { radius: 0.5 }, headers: { 'collection-id': product } });
+    expect(pairs.json()).toMatchObject({ answer_pairs: [{ _id_a: 'l1', _id_b: 'l1-copy' }], answer_count: 1 });
+  }, 120_000);
 });
 
 describe.skipIf(!present)('collections across restarts (embedded index)', () => {

@@ -141,13 +141,91 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           'Visually similar records to a stored record (_id) or an image',
           knnBody,
           async (request) => {
-            const body = request.body as { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object; product_field?: string };
+            const body = request.body as KnnBody & { product_field?: string };
             const c = await collectionOf(request);
-            const query = body.query_record ?? body.records?.[0];
-            if (!query) throw badRequest('query_record is required.');
-            return visualSearch.visualKnn(ctx(request), c, query, { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, productField: body.product_field ?? c.productField ?? undefined });
+            return visualSearch.visualKnn(ctx(request), c, queryOf(body), { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, productField: body.product_field ?? c.productField ?? undefined });
           },
           config.limits.matchBodyBytes,
+        );
+        type KnnBody = { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
+        const queryOf = (body: KnnBody) => {
+          const query = body.query_record ?? body.records?.[0];
+          if (!query) throw badRequest('query_record is required.');
+          return query;
+        };
+        post(
+          '/visualTagsKNN',
+          'Visually similar records, re-ranked by shared tags (docs/api-decisions.md)',
+          knnBody,
+          async (request) => {
+            const body = request.body as KnnBody;
+            return visualSearch.visualTagsKnn(ctx(request), await collectionOf(request), queryOf(body), { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+          },
+          config.limits.matchBodyBytes,
+        );
+        const multiBody = Type.Object({
+          query_records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+          k: Type.Optional(K),
+          from: Type.Optional(From),
+          fields_to_return: Type.Optional(Fields),
+          filter: Type.Optional(Filter),
+          cand_set_size: Type.Optional(Type.Integer({ minimum: 1 })),
+        });
+        for (const [url, tagsToo] of [['/visualKNNMulti', false], ['/visualTagsKNNMulti', true]] as const) {
+          post(
+            url,
+            tagsToo ? 'Similar to a list of images, re-ranked by their tags' : 'Similar to a list of images (nearest to their mean descriptor)',
+            multiBody,
+            async (request) => {
+              const body = request.body as { query_records: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
+              return visualSearch.visualKnnMulti(ctx(request), await collectionOf(request), body.query_records, { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, tags: tagsToo });
+            },
+            config.limits.matchBodyBytes,
+          );
+        }
+        const Radius = Type.Number({ minimum: 0, maximum: 200, description: 'Largest distance (100 × (1 − cos)).' });
+        for (const [url, defaultRadius] of [['/range', 10], ['/nearDuplicates', 5]] as const) {
+          post(
+            url,
+            url === '/range' ? 'Records within a radius of the query' : 'Exact and near duplicates of the query image',
+            Type.Object({
+              query_record: Type.Optional(ImageRecordInput),
+              records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1 })),
+              radius: Type.Optional({ ...Radius, default: defaultRadius }),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+              fields_to_return: Type.Optional(Fields),
+              filter: Type.Optional(Filter),
+            }),
+            async (request) => {
+              const body = request.body as KnnBody & { radius?: number; limit?: number };
+              return visualSearch.range(ctx(request), await collectionOf(request), queryOf(body), { radius: body.radius ?? defaultRadius, limit: body.limit ?? 100, fields: body.fields_to_return, filter: body.filter });
+            },
+            config.limits.matchBodyBytes,
+          );
+        }
+        post(
+          '/nearDupsInsert',
+          'Insert records that are not near duplicates of stored ones',
+          Type.Object({
+            records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+            fields_to_return: Type.Optional(Fields),
+            radius: Type.Optional({ ...Radius, default: 5 }),
+            cand_set_size: Type.Optional(Type.Integer({ minimum: 1 })),
+          }),
+          async (request) => {
+            const body = request.body as { records: never[]; fields_to_return?: string[]; radius?: number };
+            return visualSearch.nearDupsInsert(ctx(request), await collectionOf(request), body.records, body.radius ?? 5, body.fields_to_return);
+          },
+          config.limits.matchBodyBytes,
+        );
+        post(
+          '/allNearDupPairs',
+          'Every pair of records within a radius of each other',
+          Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })), filter: Type.Optional(Filter) }),
+          async (request) => {
+            const body = request.body as { radius?: number; limit?: number; filter?: object };
+            return visualSearch.allNearDupPairs(ctx(request), await collectionOf(request), body.radius ?? 5, body.limit ?? 1000, body.filter);
+          },
         );
       },
       { prefix },
