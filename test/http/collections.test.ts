@@ -8,7 +8,7 @@ const present = fs.existsSync(caltech);
 if (!present) console.warn(`collection API tests skipped: ${caltech} is absent (the shared datasets folder beside the project)`);
 const img = (cls: string, n: number) => fs.readFileSync(path.join(caltech, cls, `image_${String(n).padStart(4, '0')}.jpg`)).toString('base64');
 
-type Body = { status: { code: number; text: string }; answer_records: Record<string, unknown>[]; skipped_records?: Record<string, unknown>[]; answer_distances?: number[]; answer_count: number; next?: string | null; count?: number };
+type Body = { status: { code: number; text: string }; query_records?: Record<string, unknown>[]; answer_records: Record<string, unknown>[]; skipped_records?: Record<string, unknown>[]; answer_distances?: number[]; answer_count: number; next?: string | null; count?: number };
 
 describe.skipIf(!present).each(backends)('collections API (%s)', (backend) => {
   let h: Harness;
