@@ -121,6 +121,7 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.range': 1,
   'visual_search.nearDuplicates': 1,
   'visual_search.nearDupsInsert': 1,
+  'visual_search.detectKNN': 1,
 };
 
 export const defaultLimits: Limits = {

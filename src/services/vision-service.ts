@@ -55,15 +55,7 @@ export class VisionService {
    * first, so a busy server answers 503 at once instead of after the downloads.
    */
   async each<K extends ImageTaskKind>(kind: K, records: InputRecord[]): Promise<Outcome<K>[]> {
-    let ticket: { release(): void };
-    try {
-      ticket = this.engine.admit(records.length);
-    } catch (err) {
-      if (err instanceof VisionBusyError) {
-        throw new ServiceError(503, 'busy', `${err.message} Try again in ${err.retryAfterSeconds} s.`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
-      }
-      throw err;
-    }
+    const ticket = this.admit(records.length);
     try {
       return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
         try {
@@ -89,6 +81,37 @@ export class VisionService {
       ),
       statistics: clock.done(),
     };
+  }
+
+  /**
+   * Objects in one image (the given detector) and a descriptor of each object's region, plus one
+   * of the whole image: what detectKNN searches with. Failures are ImageLoadError (400) or
+   * VisionTaskError; the caller reports them.
+   */
+  async detectAndDescribe(record: InputRecord, detector: 'objects' | 'faces', minProb: number, maxObjects: number) {
+    const ticket = this.admit(2 + maxObjects);
+    try {
+      const bytes = await this.intake.bytes(record);
+      const maxPixels = this.intake.options.maxPixels;
+      // Each task takes its own copy: the bytes are transferred to a worker.
+      const [found, whole] = await Promise.all([this.engine.image(detector, Buffer.from(bytes), maxPixels), this.engine.image('embed', Buffer.from(bytes), maxPixels)]);
+      const objects = found.objects.filter((o) => o.prob >= minProb).slice(0, maxObjects);
+      const vectors = await Promise.all(objects.map((o) => this.engine.image('embed', Buffer.from(bytes), maxPixels, { boundBox: o.bound_box })));
+      return { width: whole.width, height: whole.height, model: whole.model, whole: Float32Array.from(whole.descriptor), objects: objects.map((o, i) => ({ ...o, vector: Float32Array.from(vectors[i]!.descriptor) })) };
+    } finally {
+      ticket.release();
+    }
+  }
+
+  private admit(tasks: number): { release(): void } {
+    try {
+      return this.engine.admit(tasks);
+    } catch (err) {
+      if (err instanceof VisionBusyError) {
+        throw new ServiceError(503, 'busy', `${err.message} Try again in ${err.retryAfterSeconds} s.`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
+      }
+      throw err;
+    }
   }
 
   /**

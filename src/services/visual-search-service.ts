@@ -1,4 +1,5 @@
 import type { Change, CollectionQueries, Hit } from '../index/collection-queries.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
@@ -402,6 +403,54 @@ export class VisualSearchService {
     pairs.sort((x, y) => x.d - y.d);
     const out = pairs.slice(0, limit);
     return { status: status(ctx, 200, 'OK'), answer_pairs: out.map((p) => ({ _id_a: p.a, _id_b: p.b, distance: p.d })), answer_count: out.length, statistics: clock.done() };
+  }
+
+  /**
+   * Detects objects in the query image and searches with each object's region; without any
+   * object, with the whole image (spec 2, detectKNN). `detection_task_id` picks the detector:
+   * `objects` (COCO-80, the default), `person` (its person class) or `face`.
+   */
+  async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+    const clock = stopwatch();
+    const tasks: Record<string, { detector: 'objects' | 'faces'; keep: (name: string) => boolean }> = {
+      objects: { detector: 'objects', keep: () => true },
+      person: { detector: 'objects', keep: (n) => n === 'person' },
+      face: { detector: 'faces', keep: () => true },
+    };
+    const task = tasks[opts.task];
+    if (!task) throw new ServiceError(400, 'invalid_request', `Unknown detection_task_id "${opts.task}"; use one of ${Object.keys(tasks).join(', ')}.`);
+    const filter = checkedFilter(opts.filter);
+    if (query._url === undefined && query._base64 === undefined && query._file === undefined) throw new ServiceError(400, 'invalid_request', 'detectKNN needs an image in query_record (_url, _base64 or _file).');
+    let found;
+    try {
+      found = await this.vision.detectAndDescribe(query, task.detector, task.detector === 'faces' ? 0.5 : 0.3, 10);
+    } catch (err) {
+      if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, `query_record: ${err.message}`);
+      throw err;
+    }
+    if (c.model !== null && found.model !== c.model) throw new ServiceError(409, 'model_mismatch', `The collection holds ${c.model} vectors; the server now makes ${found.model}.`);
+    const objects = found.objects.filter((o) => task.keep(o.name));
+    const { _base64: _b, ...echo } = query;
+    const queryRecords = [{ ...echo, _width: found.width, _height: found.height, _objects: objects.map((o, i) => ({ name: o.name, id: String(i), prob: o.prob, bound_box: o.bound_box })) }];
+    const want = opts.k + opts.from;
+    if (!objects.length) {
+      const hits = (await this.queries.knn(c, found.whole, want, filter)).slice(opts.from);
+      return this.answer(ctx, clock, queryRecords, hits, opts.fields);
+    }
+    const answerObjects = [];
+    for (const [i, o] of objects.entries()) {
+      const hits = (await this.queries.knn(c, o.vector, want, filter)).slice(opts.from);
+      answerObjects.push({
+        name: o.name,
+        id: String(i),
+        prob: o.prob,
+        bound_box: o.bound_box,
+        answer_records: hits.map((h) => project(h.record, opts.fields, ['_id'])),
+        answer_distances: hits.map((h) => scaled(h.distance)),
+        answer_count: hits.length,
+      });
+    }
+    return { status: status(ctx, 200, 'OK'), query_records: queryRecords, answer_objects: answerObjects, statistics: clock.done() };
   }
 
   /**

@@ -73,6 +73,20 @@ function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
   }));
 }
 
+/** The region `box` (pixels of the stored image) of the decoded pixels; at least 1×1. */
+function crop(pixels: RgbPixels, img: RgbImage, box: [number, number, number, number]): RgbPixels {
+  const sx = img.width / img.originalWidth;
+  const sy = img.height / img.originalHeight;
+  const x0 = Math.max(0, Math.min(img.width - 1, Math.floor(box[0] * sx)));
+  const y0 = Math.max(0, Math.min(img.height - 1, Math.floor(box[1] * sy)));
+  const x1 = Math.max(x0 + 1, Math.min(img.width, Math.ceil(box[2] * sx)));
+  const y1 = Math.max(y0 + 1, Math.min(img.height, Math.ceil(box[3] * sy)));
+  const w = x1 - x0;
+  const out = new Uint8Array(w * (y1 - y0) * 3);
+  for (let y = y0; y < y1; y++) out.set(pixels.data.subarray((y * img.width + x0) * 3, (y * img.width + x1) * 3), (y - y0) * w * 3);
+  return { data: out, width: w, height: y1 - y0 };
+}
+
 const scalePoint = (img: RgbImage, [x, y]: [number, number]): [number, number] => [Math.round((x * img.originalWidth) / img.width), Math.round((y * img.originalHeight) / img.height)];
 
 async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>> {
@@ -89,7 +103,8 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
   switch (task.kind) {
     case 'embed': {
       const e = await embedder();
-      return { ...size, descriptor: Array.from(await e.embed(pixels)), model: e.name };
+      const box = task.options?.boundBox;
+      return { ...size, descriptor: Array.from(await e.embed(box ? crop(pixels, img, box) : pixels)), model: e.name };
     }
     case 'faces':
       return { ...size, objects: scaleBoxes(await (await faces()).faces(pixels), img) };

@@ -166,6 +166,19 @@ describe.skipIf(!present).each(backends)('collections API (%s)', (backend) => {
     expect(multi.body.query_records).toHaveLength(2);
     expect(multi.body.answer_records.map((r) => r._id).sort()).toEqual(['l5', 'p1']);
 
+    const detected = await call(`${base}/detectKNN`, { query_record: { _base64: fs.readFileSync(path.resolve(caltech, '../faces_persons/group/bbt1.jpg')).toString('base64') }, detection_task_id: 'person', k: 2 });
+    const objects = (detected.body as unknown as { answer_objects: { name: string; bound_box: number[]; answer_records: unknown[]; answer_distances: number[] }[] }).answer_objects;
+    expect(objects.length).toBeGreaterThanOrEqual(3);
+    for (const o of objects) {
+      expect(o.name).toBe('person');
+      expect(o.answer_records).toHaveLength(2);
+      expect(o.answer_distances[0]).toBeLessThanOrEqual(o.answer_distances[1]!);
+    }
+    const none = await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 1) }, detection_task_id: 'face', k: 1 });
+    // l1 and l1-copy hold the same image: either may come first.
+    expect(['l1', 'l1-copy']).toContain(none.body.answer_records[0]!._id);
+    expect((await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 1) }, detection_task_id: 'cars' })).http).toBe(400);
+
     const pairs = await h.request('POST', `${base}/allNearDupPairs`, { body: { radius: 0.5 }, headers: { 'collection-id': product } });
     expect(pairs.json()).toMatchObject({ answer_pairs: [{ _id_a: 'l1', _id_b: 'l1-copy' }], answer_count: 1 });
   }, 120_000);

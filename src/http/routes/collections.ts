@@ -219,6 +219,23 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           config.limits.matchBodyBytes,
         );
         post(
+          '/detectKNN',
+          'Detect objects in the query image, then search with each',
+          Type.Object({
+            query_record: ImageRecordInput,
+            detection_task_id: Type.Optional(Type.String({ maxLength: 100, default: 'objects', description: '`objects` (COCO-80), `person` or `face`.' })),
+            k: Type.Optional(K),
+            from: Type.Optional(From),
+            fields_to_return: Type.Optional(Fields),
+            filter: Type.Optional(Filter),
+          }),
+          async (request) => {
+            const body = request.body as { query_record: never; detection_task_id?: string; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
+            return visualSearch.detectKnn(ctx(request), await collectionOf(request), body.query_record, { task: body.detection_task_id ?? 'objects', k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+          },
+          config.limits.matchBodyBytes,
+        );
+        post(
           '/allNearDupPairs',
           'Every pair of records within a radius of each other',
           Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })), filter: Type.Optional(Filter) }),
