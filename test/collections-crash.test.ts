@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loupeCli, randomPort, startServerProcess } from './helpers/processes.ts';
+
+const caltech = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101_subset');
+const present = fs.existsSync(caltech);
+const images = present
+  ? fs
+      .readdirSync(caltech)
+      .filter((d) => !d.endsWith('.json'))
+      .flatMap((d) => ['image_0001.jpg', 'image_0002.jpg'].map((f) => fs.readFileSync(path.join(caltech, d, f)).toString('base64')))
+  : [];
+
+describe.skipIf(!present)('collections survive kill -9 (embedded backend)', () => {
+  let dataDir: string;
+  let token: string;
+  let collection: string;
+  const port = randomPort();
+  const env = () => ({ ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn', LOUPE_RATE_LIMIT: '0', LOUPE_VISION_THREADS: '2' });
+  const base = `http://127.0.0.1:${port}/similarity/custom/v2`;
+
+  beforeAll(async () => {
+    dataDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-crash-'));
+    const account = await loupeCli(env(), 'account', 'create', '--name', 'crash', '--credits', '100000');
+    token = account.token!;
+    collection = (await loupeCli(env(), 'collection', 'create', '--account', account.account!, '--type', 'custom', '--name', 'c')).collection_id!;
+  });
+  afterAll(async () => fsp.rm(dataDir, { recursive: true, force: true }));
+
+  it('every acknowledged insert is found after a SIGKILL mid-insert and a restart', async () => {
+    const headers = { authorization: `Token ${token}`, 'content-type': 'application/json', 'collection-id': collection };
+    let server = await startServerProcess(env(), port);
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writer = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const records = [0, 1].map((j) => ({ _id: `w${w}-${i}-${j}`, _base64: images[(w * 7 + i * 2 + j) % images.length] }));
+        try {
+          const res = await fetch(`${base}/insert`, { method: 'POST', headers, body: JSON.stringify({ records }) });
+          const body = (await res.json()) as { answer_records: { _id: string }[] };
+          acknowledged.push(...body.answer_records.map((r) => r._id));
+        } catch {
+          return; // the server is gone
+        }
+      }
+    };
+    const writers = [writer(0), writer(1), writer(2)];
+    // Enough inserts that some land after the last index checkpoint (there is none before 30 s).
+    while (acknowledged.length < 24) await new Promise((r) => setTimeout(r, 100));
+    server.child.kill('SIGKILL');
+    stop = true;
+    await server.exited;
+    await Promise.all(writers);
+
+    server = await startServerProcess(env(), port);
+    try {
+      const count = (await (await fetch(`${base}/getRecordCount`, { method: 'POST', headers, body: '{}' })).json()) as { count: number };
+      expect(count.count).toBeGreaterThanOrEqual(acknowledged.length);
+      for (const id of acknowledged) {
+        const res = await fetch(`${base}/visualKNN`, { method: 'POST', headers, body: JSON.stringify({ query_record: { _id: id }, k: 3 }) });
+        const body = (await res.json()) as { answer_records: { _id: string }[]; answer_distances: number[] };
+        expect(body.answer_records.map((r) => r._id), id).toContain(id);
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  }, 180_000);
+});
