@@ -128,13 +128,12 @@ export class VisualSearchService {
         rows.push({ recordId: x.id, data: { _id: x.id, ...attributes(x.record) }, vector: Float32Array.from(o.ok.descriptor) });
       });
       if (rows.length) {
-        const outcomes = await this.store.insert(c.id, rows, model!);
-        const fresh2 = (await this.store.get(c.id))!;
+        const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
         outcomes.forEach((o, i) => {
           const row = rows[i]!;
           if ('key' in o) {
             const stored = { key: o.key, recordId: row.recordId, data: row.data };
-            this.apply(fresh2, { kind: 'upsert', record: stored, vector: row.vector, seq: fresh2.seq });
+            this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, seq });
             answers.push(project(stored, fields, ['_id']));
           } else if (o.refused === 'duplicate') {
             duplicates++;
@@ -170,9 +169,8 @@ export class VisualSearchService {
   async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
     const clock = stopwatch();
     const ids = records.map(idOf);
-    const deleted = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
-    const fresh = (await this.store.get(c.id))!;
-    if (deleted.length) this.apply(fresh, { kind: 'delete', keys: deleted.map((d) => d.key), seq: fresh.seq });
+    const { deleted, seq } = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
+    if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
     const gone = new Set(deleted.map((d) => d.recordId));
     const skips = records.flatMap((r, i) => (ids[i] === undefined || !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
     return { status: this.foundStatus(ctx, deleted.length, records.length, 220), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
@@ -205,10 +203,13 @@ export class VisualSearchService {
         else data[k] = v;
       }
       if (vector === undefined && typeof record._url !== 'string' && current.data._url !== undefined) data._url = current.data._url;
-      const stored = await this.store.update(c.id, id!, data, vector);
-      const fresh = (await this.store.get(c.id))!;
-      this.apply(fresh, { kind: 'upsert', record: stored!, ...(vector ? { vector } : {}), seq: fresh.seq });
-      answers.push(project(stored!, fields, ['*']));
+      const updated = await this.store.update(c.id, id!, data, vector);
+      if (!updated) {
+        skips.push(skipped(ctx, { _id: id }, 404, 'not found'));
+        continue;
+      }
+      this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector } : {}), seq: updated.seq });
+      answers.push(project(updated.record, fields, ['*']));
     }
     return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
@@ -248,9 +249,8 @@ export class VisualSearchService {
     for (;;) {
       const batch = await this.queries.find(c, f, 1000, 0);
       if (!batch.length) break;
-      const deleted = await this.store.deleteByIds(c.id, batch.map((r) => r.recordId));
-      const fresh = (await this.store.get(c.id))!;
-      if (deleted.length) this.apply(fresh, { kind: 'delete', keys: deleted.map((d) => d.key), seq: fresh.seq });
+      const { deleted, seq } = await this.store.deleteByIds(c.id, batch.map((r) => r.recordId));
+      if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
       total += deleted.length;
       if (deleted.length < batch.length) break;
     }

@@ -102,11 +102,15 @@ export class CollectionStore {
   }
 
   /**
+   * Every write returns the last change number it took: the embedded index's checkpoint may only
+   * claim a number once every change up to it is applied, and SQLite commits (and the service
+   * applies) writes one after another.
+   *
    * Inserts in request order: an `_id` already present is refused as `duplicate`, and records
    * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
    * (and, in PostgreSQL, creates its HNSW index).
    */
-  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[], model: string): Promise<InsertOutcome[]> {
+  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       // Taking the change numbers first locks the collection's row (PostgreSQL) for the capacity
       // check below; SQLite's transaction already holds the write lock. Unused numbers are gaps.
@@ -154,7 +158,7 @@ export class CollectionStore {
       }
       const added = outcomes.filter((o) => 'key' in o).length;
       if (added) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added) })).where('id', '=', collectionId).execute();
-      return outcomes;
+      return { outcomes, seq: seq - 1 };
     });
   }
 
@@ -170,18 +174,21 @@ export class CollectionStore {
     return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
   }
 
-  /** Deletes by `_id`; returns the deleted records (their keys leave tombstones for the index). */
-  async deleteByIds(collectionId: string, recordIds: string[]): Promise<StoredRecord[]> {
+  /**
+   * Deletes by `_id`; returns the deleted records (their keys leave tombstones for the index) and
+   * the last change number this transaction took (0 when nothing was deleted).
+   */
+  async deleteByIds(collectionId: string, recordIds: string[]): Promise<{ deleted: StoredRecord[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       const found = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
-      if (!found.length) return [];
+      if (!found.length) return { deleted: [], seq: 0 };
       let seq = await this.nextSeq(trx, collectionId, found.length);
       await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
       for (const r of found) {
         await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
       }
       await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '-', found.length) })).where('id', '=', collectionId).execute();
-      return found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+      return { deleted: found.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) })), seq: seq - 1 };
     });
   }
 
@@ -189,7 +196,7 @@ export class CollectionStore {
    * Replaces a record's attributes (and vector, when given); the key stays, so the index entry
    * is updated in place. Returns the stored record, or undefined when the `_id` is unknown.
    */
-  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array): Promise<StoredRecord | undefined> {
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array): Promise<{ record: StoredRecord; seq: number } | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
       const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
@@ -201,7 +208,7 @@ export class CollectionStore {
         ...(vector ? (this.store.dialect === 'postgres' ? { embedding: pgVector(vector) } : { vector: vectorToBlob(vector) }) : {}),
       };
       await trx.updateTable('collection_records').set(set).where('key', '=', found.key).execute();
-      return { key: Number(found.key), recordId, data };
+      return { record: { key: Number(found.key), recordId, data }, seq };
     });
   }
 

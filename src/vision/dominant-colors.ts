@@ -5,6 +5,7 @@
  */
 import { colorPalette } from './color-palette.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
+import { seededRandom } from '../util/seeded-random.ts';
 
 export type Luv = [number, number, number];
 
@@ -136,17 +137,6 @@ export function nameColor(luv: ArrayLike<number>): string {
 
 // ---------------------------------------------------------------- k-means
 
-/** mulberry32: a tiny seeded generator, so the same pixels always give the same clusters. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Cluster {
   luv: Luv;

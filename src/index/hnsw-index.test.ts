@@ -1,0 +1,353 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HnswIndex, estimateMemory, type IndexChange, type IndexSource } from './hnsw-index.ts';
+import { seededRandom as rng } from '../util/seeded-random.ts';
+
+const DIMS = 16;
+
+
+function vectors(count: number, seed: number, dims = DIMS): Float32Array[] {
+  const r = rng(seed);
+  return Array.from({ length: count }, () => {
+    const v = Float32Array.from({ length: dims }, () => r() * 2 - 1);
+    const n = Math.hypot(...v);
+    return v.map((x) => x / n);
+  });
+}
+
+/** The store's contract in memory: live rows plus a change log with a seq per change. */
+class MemorySource implements IndexSource {
+  readonly rows = new Map<number, Float32Array>();
+  log: IndexChange[] = [];
+  seq = 0;
+  historyComplete = true;
+  constructor(readonly dimensions = DIMS) {}
+  put(key: number, vector: Float32Array): number {
+    this.rows.set(key, vector);
+    this.log.push({ key, vector, seq: ++this.seq });
+    return this.seq;
+  }
+  del(key: number): number {
+    this.rows.delete(key);
+    this.log.push({ key, vector: null, seq: ++this.seq });
+    return this.seq;
+  }
+  all() {
+    return [...this.rows].map(([key, vector]) => ({ key, vector }));
+  }
+  async changesSince(seq: number) {
+    // Mimic a store that lists upserts before deletions regardless of order.
+    if (!this.historyComplete) return null;
+    const after = this.log.filter((c) => c.seq > seq);
+    return [...after.filter((c) => c.vector), ...after.filter((c) => !c.vector)];
+  }
+  currentSeq() {
+    return this.seq;
+  }
+}
+
+function bruteForce(rows: Map<number, Float32Array>, q: Float32Array, k: number, allowed: (key: number) => boolean = () => true): number[] {
+  const scored: { key: number; d: number }[] = [];
+  for (const [key, v] of rows) {
+    if (!allowed(key)) continue;
+    let dot = 0;
+    for (let j = 0; j < q.length; j++) dot += q[j]! * v[j]!;
+    scored.push({ key, d: 1 - dot });
+  }
+  scored.sort((a, b) => a.d - b.d || a.key - b.key);
+  return scored.slice(0, k).map((s) => s.key);
+}
+
+let dir: string;
+let file: string;
+const open: HnswIndex[] = [];
+async function openIndex(source: IndexSource, extra: Partial<Parameters<typeof HnswIndex.open>[0]> = {}): Promise<HnswIndex> {
+  const index = await HnswIndex.open({ file, dimensions: source.dimensions, source, threads: 2, ...extra });
+  open.push(index);
+  return index;
+}
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-hnsw-'));
+  file = path.join(dir, 'c1.usearch');
+});
+afterEach(async () => {
+  for (const i of open.splice(0)) await i.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('HnswIndex basics', () => {
+  it('adds, searches, replaces and removes', async () => {
+    const source = new MemorySource();
+    const index = await openIndex(source);
+    expect(index.openOutcome).toBe('created');
+    expect(index.search(vectors(1, 9)[0]!, 5).keys).toEqual([]);
+    const vs = vectors(200, 1);
+    vs.forEach((v, i) => index.add(i + 1, v));
+    expect(index.size).toBe(200);
+    const hit = index.search(vs[41]!, 5, { expansion: 1000 });
+    expect(hit.keys[0]).toBe(42);
+    expect(hit.distances[0]).toBeCloseTo(0, 2);
+    expect([...hit.distances].sort((a, b) => a - b)).toEqual(hit.distances);
+
+    // Replace key 42 with another vector: the old one no longer finds it first.
+    const other = vectors(1, 77)[0]!;
+    index.add(42, other);
+    expect(index.size).toBe(200);
+    expect(index.search(other, 1, { expansion: 1000 }).keys).toEqual([42]);
+    expect(index.search(vs[41]!, 5).keys).not.toContain(42);
+
+    expect(index.remove(42)).toBe(true);
+    expect(index.remove(42)).toBe(false);
+    expect(index.size).toBe(199);
+    expect(index.search(other, 200).keys).not.toContain(42);
+    expect(index.search(other, 500).keys).toHaveLength(199);
+  });
+
+  it('rejects wrong dimensions and bad keys', async () => {
+    const index = await openIndex(new MemorySource());
+    expect(() => index.add(1, new Float32Array(DIMS + 1))).toThrow(/dimensions/);
+    expect(() => index.add(-1, new Float32Array(DIMS))).toThrow(/non-negative/);
+    expect(() => index.search(new Float32Array(3), 1)).toThrow(/dimensions/);
+  });
+
+  it('copies queries that are views into a larger buffer', async () => {
+    const index = await openIndex(new MemorySource());
+    const vs = vectors(50, 3);
+    vs.forEach((v, i) => index.add(i, v));
+    const backing = new Float32Array(DIMS * 3);
+    backing.set(vs[7]!, DIMS);
+    const view = backing.subarray(DIMS, 2 * DIMS);
+    expect(index.search(view, 1, { allowedKeys: [7, 8, 9] }).keys).toEqual([7]);
+    expect(index.search(view, 1, { expansion: 1000 }).keys).toEqual([7]);
+  });
+
+  it('estimates memory from the layout', () => {
+    const e = estimateMemory({ count: 1_000_000, dimensions: 1792, quantization: 'i8', connectivity: 16 });
+    expect(e.vectors).toBe(1792e6);
+    expect(e.graph / 1e6).toBeGreaterThan(150);
+    expect(e.graph / 1e6).toBeLessThan(250);
+  });
+});
+
+describe('HnswIndex filtered search', () => {
+  const N = 3000;
+  let source: MemorySource;
+  let index: HnswIndex;
+  const vs = vectors(N, 5);
+  beforeEach(async () => {
+    source = new MemorySource();
+    vs.forEach((v, i) => source.put(i, v));
+    index = await openIndex(source);
+  });
+
+  it('tiny allowed sets give every match, exactly', () => {
+    const q = vectors(1, 11)[0]!;
+    const res = index.search(q, 10, { allowedKeys: [5, 17, 2999, 123456] });
+    expect(res.strategy).toBe('exact');
+    expect(res.keys.sort((a, b) => a - b)).toEqual([5, 17, 2999]);
+    const forty = Array.from({ length: 40 }, (_, i) => i * 71);
+    const r40 = index.search(q, 30, { allowedKeys: new Set(forty) });
+    expect(r40.keys).toEqual(bruteForce(source.rows, q, 30, (k) => forty.includes(k)));
+  });
+
+  it('large allowed sets return k allowed results close to exact', () => {
+    const allowed = (key: number) => key % 2 === 0;
+    const keys = new Set(Array.from({ length: N / 2 }, (_, i) => i * 2));
+    let overlap = 0;
+    for (const q of vectors(20, 12)) {
+      const res = index.search(q, 30, { allowedKeys: keys, exactBelow: 100 });
+      expect(res.strategy).toBe('hnsw-filtered');
+      expect(res.keys).toHaveLength(30);
+      expect(res.keys.every(allowed)).toBe(true);
+      const want = new Set(bruteForce(source.rows, q, 30, allowed));
+      overlap += res.keys.filter((k) => want.has(k)).length;
+    }
+    expect(overlap / (20 * 30)).toBeGreaterThan(0.95);
+  });
+
+  it('a rare predicate still yields k results (oversampling, then exact)', () => {
+    const allowed = (key: number) => key % 97 === 3;
+    const matches = [...source.rows.keys()].filter(allowed).length;
+    expect(matches).toBeGreaterThan(30);
+    for (const q of vectors(5, 13)) {
+      const res = index.search(q, 30, { allowed });
+      expect(res.keys).toHaveLength(30);
+      expect(res.keys.every(allowed)).toBe(true);
+      expect(res.keys).toEqual(bruteForce(source.rows, q, 30, allowed));
+    }
+  });
+
+  it('exactly k matches anywhere in the collection are all returned', () => {
+    const chosen = new Set([1, 400, 801, 1202, 1603, 2004, 2405, 2806, 2999, 0]);
+    const q = vs[1500]!;
+    for (const opts of [{ allowed: (k: number) => chosen.has(k) }, { allowedKeys: chosen, exactBelow: 0 }, { allowedKeys: chosen }]) {
+      const res = index.search(q, 10, opts);
+      expect(new Set(res.keys)).toEqual(chosen);
+    }
+  });
+
+  it('results are ordered by distance, then key', () => {
+    const dup = vs[10]!;
+    index.add(5000, dup);
+    index.add(4000, dup);
+    const res = index.search(dup, 3, { allowedKeys: [10, 4000, 5000] });
+    expect(res.keys).toEqual([10, 4000, 5000]);
+  });
+});
+
+describe('HnswIndex persistence', () => {
+  async function seeded(count = 300): Promise<{ source: MemorySource; vs: Float32Array[] }> {
+    const source = new MemorySource();
+    const vs = vectors(count, 21);
+    vs.forEach((v, i) => source.put(i + 1, v));
+    return { source, vs };
+  }
+
+  it('checkpoints and reloads without rebuilding', async () => {
+    const { source, vs } = await seeded();
+    const a = await openIndex(source);
+    expect(a.openOutcome).toBe('rebuilt');
+    const before = a.search(vs[3]!, 10, { expansion: 1000 }).keys;
+    await a.checkpoint(source.currentSeq());
+    await a.close();
+    const meta = JSON.parse(fs.readFileSync(`${file}.json`, 'utf8')) as { seq: number; count: number };
+    expect(meta).toMatchObject({ seq: 300, count: 300 });
+    const b = await openIndex(source);
+    expect(b.openOutcome).toBe('loaded');
+    expect(b.search(vs[3]!, 10, { expansion: 1000 }).keys).toEqual(before);
+  });
+
+  it('catches up from the changes after the saved seq', async () => {
+    const { source, vs } = await seeded();
+    const a = await openIndex(source);
+    await a.close();
+    const fresh = vectors(20, 22);
+    fresh.forEach((v, i) => source.put(1000 + i, v));
+    source.del(5);
+    const b = await openIndex(source);
+    expect(b.openOutcome).toBe('caught-up');
+    expect(b.size).toBe(319);
+    expect(b.search(fresh[4]!, 1, { expansion: 1000 }).keys).toEqual([1004]);
+    expect(b.search(vs[4]!, 400).keys).not.toContain(5);
+  });
+
+  const damage: [string, () => void][] = [
+    ['missing file', () => fs.rmSync(file)],
+    ['missing sidecar', () => fs.rmSync(`${file}.json`)],
+    ['truncated file', () => fs.truncateSync(file, Math.floor(fs.statSync(file).size / 2))],
+    [
+      'corrupted bytes',
+      () => {
+        const buf = fs.readFileSync(file);
+        for (let i = 200; i < 260; i++) buf[i] = buf[i]! ^ 0xff;
+        fs.writeFileSync(file, buf);
+      },
+    ],
+    ['garbage sidecar', () => fs.writeFileSync(`${file}.json`, '{"format":')],
+    ['sidecar seq ahead of the database', () => fs.writeFileSync(`${file}.json`, fs.readFileSync(`${file}.json`, 'utf8').replace(/"seq":\d+/, '"seq":999999'))],
+  ];
+  for (const [label, harm] of damage) {
+    it(`rebuilds on ${label}, same answers`, async () => {
+      const { source, vs } = await seeded();
+      const a = await openIndex(source);
+      await a.close();
+      harm();
+      const b = await openIndex(source);
+      expect(b.openOutcome).toBe('rebuilt');
+      expect(b.size).toBe(300);
+      // A pool as large as the collection makes the graph answer exhaustively, so answers compare exactly.
+      for (const q of vs.slice(0, 20)) expect(b.search(q, 10, { expansion: 1000 }).keys).toEqual(bruteForce(source.rows, q, 10));
+      // The rebuild checkpointed, so the next open loads.
+      await b.close();
+      expect((await openIndex(source)).openOutcome).toBe('loaded');
+    });
+  }
+
+  it('rebuilds when the saved index has another dimension', async () => {
+    const small = new MemorySource(8);
+    vectors(50, 30, 8).forEach((v, i) => small.put(i, v));
+    await (await openIndex(small)).close();
+    const { source, vs } = await seeded(100);
+    const b = await openIndex(source);
+    expect(b.openOutcome).toBe('rebuilt');
+    expect(b.openReason).toMatch(/dimensions/);
+    expect(b.search(vs[9]!, 1, { expansion: 1000 }).keys).toEqual([10]);
+  });
+
+  it('rebuilds when parameters change or history is incomplete', async () => {
+    const { source } = await seeded(100);
+    await (await openIndex(source)).close();
+    const b = await openIndex(source, { quantization: 'f16' });
+    expect(b.openOutcome).toBe('rebuilt');
+    await b.close();
+    source.put(500, vectors(1, 40)[0]!);
+    source.historyComplete = false;
+    const c = await openIndex(source, { quantization: 'f16' });
+    expect(c.openOutcome).toBe('rebuilt');
+    expect(c.openReason).toMatch(/history/);
+    expect(c.size).toBe(101);
+  });
+
+  it('repairs a change log that lost a deletion (index holds a key the database does not)', async () => {
+    const { source } = await seeded(100);
+    await (await openIndex(source)).close();
+    source.del(50);
+    source.log = source.log.filter((c) => !(c.key === 50 && c.vector === null));
+    const b = await openIndex(source);
+    expect(b.openOutcome).toBe('rebuilt');
+    expect(b.openReason).toMatch(/diverged/);
+    expect(b.search(vectors(1, 1)[0]!, 200).keys).not.toContain(50);
+  });
+
+  it('after a simulated crash (saved at seq 10, database at 25) catch-up gives exactly the live set', async () => {
+    const source = new MemorySource();
+    const vs = vectors(40, 50);
+    const a = await openIndex(source);
+    // Seq 1–10: keys 1..10 inserted, each applied to the index after the "commit".
+    for (let i = 1; i <= 10; i++) {
+      source.put(i, vs[i]!);
+      a.add(i, vs[i]!);
+    }
+    expect(source.currentSeq()).toBe(10);
+    await a.checkpoint(10);
+    // Seq 11–25 reach the database; only some reach the index before the crash (no checkpoint).
+    const ops: (() => number)[] = [
+      () => source.put(11, vs[11]!),
+      () => source.put(12, vs[12]!),
+      () => source.del(3),
+      () => source.put(4, vs[30]!), // update: new vector for key 4
+      () => source.put(13, vs[13]!),
+      () => source.del(11),
+      () => source.put(14, vs[14]!),
+      () => source.del(7),
+      () => source.put(7, vs[31]!), // key reused after deletion
+      () => source.put(15, vs[15]!),
+      () => source.del(1),
+      () => source.put(16, vs[16]!),
+      () => source.put(17, vs[17]!),
+      () => source.del(16),
+      () => source.put(18, vs[18]!),
+    ];
+    ops.forEach((op, i) => {
+      op();
+      if (i < 6) {
+        const last = source.log.at(-1)!;
+        if (last.vector) a.add(last.key, last.vector);
+        else a.remove(last.key);
+      }
+    });
+    expect(source.currentSeq()).toBe(25);
+    // Crash: no close, no checkpoint; the next process opens the same files.
+    const b = await HnswIndex.open({ file, dimensions: DIMS, source, threads: 2 });
+    open.push(b);
+    expect(b.openOutcome).toBe('caught-up');
+    const live = [...source.rows.keys()].sort((x, y) => x - y);
+    expect(b.size).toBe(live.length);
+    expect(b.search(vs[0]!, 100).keys.sort((x, y) => x - y)).toEqual(live);
+    for (const [key, v] of source.rows) expect(b.search(v, 1, { expansion: 1000 }).keys).toEqual([key]);
+    expect(b.search(vs[4]!, 1).keys).not.toEqual([4]);
+  });
+});
