@@ -8,6 +8,7 @@ export interface BenchServer {
   dataDir: string;
   databaseUrl: string | undefined;
   token: string;
+  account: string;
   workspace: string;
   pid: number;
   stop(): Promise<void>;
@@ -27,6 +28,7 @@ export async function startServer(backend: 'sqlite' | 'postgres', env: Record<st
     dataDir,
     databaseUrl: db?.url,
     token: account.token!,
+    account: account.account!,
     workspace: account.workspace!,
     pid: server.child.pid!,
     stop: async () => {

@@ -19,7 +19,7 @@ interface Loaded {
   /** Bumped by every change: cached filter results of an older version are stale. */
   version: number;
   /** Matching records per filter (its JSON), for the version they were computed at. */
-  filtered: Map<string, { version: number; records: StoredRecord[]; keys: number[] }>;
+  filtered: Map<string, { version: number; records: StoredRecord[]; keys: Set<number> }>;
 }
 
 /**
@@ -125,7 +125,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return this.filtered(s, filter).records;
   }
 
-  private filtered(s: Loaded, filter: Filter): { records: StoredRecord[]; keys: number[] } {
+  private filtered(s: Loaded, filter: Filter): { records: StoredRecord[]; keys: Set<number> } {
     const id = JSON.stringify(filter);
     const hit = s.filtered.get(id);
     if (hit && hit.version === s.version) {
@@ -137,7 +137,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     const test = compileFilter(filter);
     const records: StoredRecord[] = [];
     for (const r of s.docs.values()) if (test(r.data)) records.push(r);
-    const entry = { version: s.version, records, keys: records.map((r) => r.key) };
+    // A Set, built once: the index would otherwise build one from an array on every query.
+    const entry = { version: s.version, records, keys: new Set(records.map((r) => r.key)) };
     s.filtered.delete(id);
     s.filtered.set(id, entry);
     if (s.filtered.size > filterCacheSize) s.filtered.delete(s.filtered.keys().next().value!);

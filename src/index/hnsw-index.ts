@@ -296,7 +296,10 @@ export class HnswIndex {
         }
         return this.exact(q, k, slots);
       };
-      if (n <= exactBelow) return exactOverKeys();
+      // A small set that is also a small share goes to brute force. A set that is a large share
+      // of a small index is cheaper through the graph: at 5k records a 50 % filter was 4× faster
+      // post-filtered (bench/collections.ts).
+      if (n <= exactBelow && Math.ceil((k * OVERSAMPLE * size) / Math.max(n, 1)) > MAX_FILTER_POOL) return exactOverKeys();
       const set = isSet(keySet) ? keySet : new Set(keySet);
       const allowed = extra ? (key: number) => set.has(key) && extra(key) : (key: number) => set.has(key);
       return this.hnsw(q, k, ef, { allowed, count: Math.min(n, size), exactBelow, exact: exactOverKeys });

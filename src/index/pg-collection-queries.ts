@@ -9,9 +9,11 @@ const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 /**
  * HNSW search breadth: pgvector's default ef_search (40) bounds how many rows one scan returns,
  * so it must grow with k; iterative scans (pgvector 0.8) keep scanning when a filter rejects
- * candidates, up to max_scan_tuples.
+ * candidates, up to max_scan_tuples. Filtered scans get a wider beam: at ef 64 a 50 % filter gave
+ * recall@30 0.89 on 5k records (bench/collections.ts).
  */
-const efSearch = (k: number) => Math.min(1000, Math.max(64, 2 * k));
+const overfetch = (limit: number) => Math.min(2000, 2 * limit + 20);
+const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Math.max(200, 4 * k) : Math.max(64, 2 * k));
 
 /**
  * Collections on PostgreSQL: filters become SQL over the `data` JSONB column, vectors are
@@ -57,17 +59,18 @@ export class PgCollectionQueries implements CollectionQueries {
     const dims = sql.raw(String(c.dimensions));
     const q = pgVector(query);
     return this.store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
-      // relaxed_order may return rows slightly out of order: the outer query sorts them again.
+      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filter !== undefined && Object.keys(filter).length > 0))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
+      // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
+      // the best `limit`: take more, sort, then cut.
       const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
         WITH hits AS MATERIALIZED (
           SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${q}::vector(${dims}) AS distance
           FROM collection_records
           WHERE ${this.where(c, filter)}
           ORDER BY (embedding::vector(${dims})) <=> ${q}::vector(${dims})
-          LIMIT ${limit}
+          LIMIT ${overfetch(limit)}
         )
-        SELECT * FROM hits ORDER BY distance, key`.execute(trx);
+        SELECT * FROM hits ORDER BY distance, key LIMIT ${limit}`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
     });
   }

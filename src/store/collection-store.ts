@@ -43,6 +43,13 @@ const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 /** Name of a collection's HNSW index in PostgreSQL (identifiers are at most 63 bytes). */
 export const pgIndexName = (collectionId: string) => `collection_hnsw_${collectionId.replace(/-/g, '')}`;
 
+/**
+ * A collection's own pgvector HNSW index: partial (its rows only) over the vector cast to its
+ * dimension. Queries must repeat the expression and the literal predicate to use it.
+ */
+export const pgIndexDdl = (collectionId: string, dimensions: number) =>
+  `CREATE INDEX IF NOT EXISTS ${pgIndexName(collectionId)} ON collection_records USING hnsw ((embedding::vector(${Number(dimensions)})) vector_cosine_ops) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`;
+
 /** Collections and their records, on SQLite or PostgreSQL. */
 export class CollectionStore {
   constructor(readonly store: Store) {}
@@ -120,9 +127,7 @@ export class CollectionStore {
       if (c.model === null && rows.length) {
         await trx.updateTable('collections').set({ model, dimensions: dims }).where('id', '=', collectionId).execute();
         if (this.store.dialect === 'postgres') {
-          await sql
-            .raw(`CREATE INDEX IF NOT EXISTS ${pgIndexName(collectionId)} ON collection_records USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`)
-            .execute(trx);
+          await sql.raw(pgIndexDdl(collectionId, dims)).execute(trx);
         }
       }
       let room = Number(c.capacity) - Number(c.record_count);

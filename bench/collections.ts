@@ -1,0 +1,143 @@
+/**
+ * `npm run bench -- collections`: visualKNN over HTTP on a collection of BENCH_N (default 100,000)
+ * records of the default descriptor dimension (1792; synthetic clustered unit vectors: the index
+ * part does not care where vectors come from), on SQLite + usearch and on PostgreSQL + pgvector
+ * (when DATABASE_URL is set), in the same run.
+ *
+ * Measures, per backend: requests/s of visualKNN by `_id` (k = 30) with no filter, a 50 % filter
+ * and a 10 % filter (autocannon, BENCH_CONNECTIONS connections, BENCH_SECONDS each), and
+ * recall@30 of the same queries against exact search computed here.
+ *
+ * The records are written straight into the database (CollectionStore, batches of 1,000) before
+ * the server touches the collection; the embedded index is built and checkpointed here, and
+ * PostgreSQL's HNSW index is built once after the load (as an operator would for a bulk import).
+ */
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import path from 'node:path';
+import { HnswIndex } from '../src/index/hnsw-index.ts';
+import { CollectionStore, pgIndexDdl, pgIndexName } from '../src/store/collection-store.ts';
+import { openStore } from '../src/store/database.ts';
+import { seededRandom } from '../src/util/seeded-random.ts';
+import { loupeCli } from '../test/helpers/processes.ts';
+import { startServer } from './lib-server.ts';
+
+const N = Number(process.env.BENCH_N ?? 100_000);
+const D = 1792;
+const K = 30;
+const seconds = Number(process.env.BENCH_SECONDS ?? 15);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 8);
+const queries = Number(process.env.BENCH_QUERIES ?? 200);
+const backends = (process.env.BENCH_BACKENDS ?? (process.env.DATABASE_URL ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
+
+const rand = seededRandom(20261122);
+const gauss = () => Math.sqrt(-2 * Math.log(rand() || 1e-12)) * Math.cos(2 * Math.PI * rand());
+function unit(v: Float32Array): Float32Array {
+  let s = 0;
+  for (const x of v) s += x * x;
+  const n = Math.sqrt(s) || 1;
+  for (let i = 0; i < v.length; i++) v[i]! /= n;
+  return v;
+}
+
+console.log(`# collections bench — ${new Date().toISOString().slice(0, 10)}, ${N} records × ${D}-d, k = ${K}, ${connections} connections × ${seconds} s\n`);
+const t0 = performance.now();
+const clusters = Math.max(1, Math.round(N / 100));
+const centres = Array.from({ length: clusters }, () => unit(Float32Array.from({ length: D }, gauss)));
+const vectors = Array.from({ length: N }, (_, i) => {
+  const c = centres[i % clusters]!;
+  return unit(Float32Array.from({ length: D }, (_, d) => c[d]! + 0.08 * gauss()));
+});
+const docs = (i: number) => ({ _id: `r${i}`, in_stock: i % 2 === 0, category: `c${i % 10}` });
+console.log(`generated vectors in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+const filters: { label: string; filter?: Record<string, unknown>; match: (i: number) => boolean }[] = [
+  { label: 'no filter', match: () => true },
+  { label: 'filter, 50 % match', filter: { in_stock: true }, match: (i) => i % 2 === 0 },
+  { label: 'filter, 10 % match', filter: { category: 'c3' }, match: (i) => i % 10 === 3 },
+];
+const sample = Array.from({ length: queries }, () => Math.floor(rand() * N));
+
+function exact(q: Float32Array, match: (i: number) => boolean): Set<string> {
+  const scored: { i: number; d: number }[] = [];
+  for (let i = 0; i < N; i++) {
+    if (!match(i)) continue;
+    const v = vectors[i]!;
+    let dot = 0;
+    for (let d = 0; d < D; d++) dot += v[d]! * q[d]!;
+    scored.push({ i, d: 1 - dot });
+  }
+  scored.sort((a, b) => a.d - b.d || a.i - b.i);
+  return new Set(scored.slice(0, K).map((s) => `r${s.i}`));
+}
+const truth = filters.map((f) => sample.map((i) => exact(vectors[i]!, f.match)));
+console.log(`exact answers for ${queries} queries × ${filters.length} filters in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+
+const results: string[] = [];
+for (const backend of backends) {
+  const server = await startServer(backend, { LOUPE_VISION_WARM: 'none' });
+  try {
+    const env = { ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? '' };
+    const collection = (await loupeCli(env, 'collection', 'create', '--account', server.account, '--type', 'custom', '--name', 'bench', '--capacity', String(N + 10))).collection_id!;
+    const store = await openStore({ dataDir: server.dataDir, databaseUrl: server.databaseUrl });
+    const cs = new CollectionStore(store);
+    const tLoad = performance.now();
+    for (let b = 0; b < N; b += 1000) {
+      const rows = vectors.slice(b, b + 1000).map((vector, j) => ({ recordId: `r${b + j}`, data: docs(b + j), vector }));
+      await cs.insert(collection, rows, 'synthetic-1792');
+      // PostgreSQL: the first insert made the (empty) HNSW index; drop it for the bulk load.
+      if (b === 0 && backend === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(collection)}`).execute(store.db);
+    }
+    const loadS = (performance.now() - tLoad) / 1000;
+    const tIndex = performance.now();
+    if (backend === 'postgres') {
+      await sql.raw(`SET maintenance_work_mem = '1GB'`).execute(store.db);
+      await sql.raw(pgIndexDdl(collection, D)).execute(store.db);
+    } else {
+      const c = (await cs.get(collection))!;
+      const index = await HnswIndex.open({
+        file: path.join(server.dataDir, 'indexes', `${collection}.usearch`),
+        dimensions: D,
+        source: { dimensions: D, all: () => cs.allVectors(collection), changesSince: (seq) => cs.changesSince(collection, seq), currentSeq: async () => (await cs.get(collection))!.seq },
+      });
+      await index.checkpoint(c.seq);
+      await index.close();
+    }
+    const indexS = (performance.now() - tIndex) / 1000;
+    await store.close();
+
+    const headers = { authorization: `Token ${server.token}`, 'content-type': 'application/json', 'collection-id': collection };
+    const knn = async (id: string, filter?: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/similarity/custom/v2/visualKNN`, { method: 'POST', headers, body: JSON.stringify({ query_record: { _id: id }, k: K, ...(filter ? { filter } : {}) }) });
+      return ((await res.json()) as { answer_records: { _id: string }[] }).answer_records.map((r) => r._id);
+    };
+    const tFirst = performance.now();
+    await knn('r0');
+    const firstS = (performance.now() - tFirst) / 1000;
+    results.push(`\n## ${backend}: load ${loadS.toFixed(0)} s, index build ${indexS.toFixed(0)} s, first query (loads the collection) ${firstS.toFixed(1)} s\n`);
+    results.push('| query | req/s | p50 ms | p99 ms | errors | recall@30 |');
+    results.push('|---|---|---|---|---|---|');
+    for (const [fi, f] of filters.entries()) {
+      let hits = 0;
+      for (const [qi, i] of sample.entries()) {
+        const got = await knn(`r${i}`, f.filter);
+        for (const id of got) if (truth[fi]![qi]!.has(id)) hits++;
+      }
+      const recall = hits / (sample.length * K);
+      let n = 0;
+      const body = (id: number) => JSON.stringify({ query_record: { _id: `r${id}` }, k: K, ...(f.filter ? { filter: f.filter } : {}) });
+      const r = await autocannon({
+        url: `${server.url}/similarity/custom/v2/visualKNN`,
+        method: 'POST',
+        connections,
+        duration: seconds,
+        headers,
+        requests: [{ setupRequest: (req) => ({ ...req, body: body(sample[n++ % sample.length]!) }) }],
+      });
+      results.push(`| visualKNN by _id, ${f.label} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.errors + r.timeouts + r.non2xx} | ${recall.toFixed(3)} |`);
+    }
+  } finally {
+    await server.stop();
+  }
+}
+console.log(results.join('\n'));
