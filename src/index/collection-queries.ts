@@ -22,6 +22,8 @@ export interface CollectionQueries {
   random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]>;
   /** The stored vector of a record, for queries by `_id`. */
   vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined>;
+  /** A record and its vector by the client's `_id` (the query of visualKNN and kin). */
+  lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined>;
   /** The `k` nearest records, closest first; never fewer than k when k records match. */
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]>;
   /** Every record within `maxDistance` (cosine distance), closest first, at most `limit`. */

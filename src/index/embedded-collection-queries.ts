@@ -12,6 +12,8 @@ const checkpointAfterMs = 30_000;
 interface Loaded {
   /** Every record's attributes, in key (insertion) order: filters run over these. */
   docs: Map<number, StoredRecord>;
+  /** The key of each client `_id`. */
+  keys: Map<string, number>;
   index: HnswIndex | undefined;
   unsaved: number;
   lastSeq: number;
@@ -55,9 +57,13 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (!s) {
       s = (async () => {
         const docs = new Map<number, StoredRecord>();
-        for (const r of await this.store.allDocs(c.id)) docs.set(r.key, r);
+        const keys = new Map<string, number>();
+        for (const r of await this.store.allDocs(c.id)) {
+          docs.set(r.key, r);
+          keys.set(r.recordId, r.key);
+        }
         const fresh = await this.store.get(c.id);
-        const state: Loaded = { docs, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
+        const state: Loaded = { docs, keys, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
         if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions);
         return state;
       })();
@@ -91,11 +97,14 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       const s = await this.state(c);
       if (change.kind === 'delete') {
         for (const key of change.keys) {
+          const gone = s.docs.get(key);
+          if (gone && s.keys.get(gone.recordId) === key) s.keys.delete(gone.recordId);
           s.docs.delete(key);
           s.index?.remove(key);
         }
       } else {
         s.docs.set(change.record.key, change.record);
+        s.keys.set(change.record.recordId, change.record.key);
         if (change.vector) {
           s.index ??= await this.openIndex(c.id, change.vector.length);
           s.index.add(change.record.key, change.vector);
@@ -168,6 +177,14 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   async vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined> {
     await this.ready(c);
     return this.store.vectorOf(c.id, key);
+  }
+
+  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
+    const s = await this.ready(c);
+    const key = s.keys.get(recordId);
+    const record = key === undefined ? undefined : s.docs.get(key);
+    const vector = key === undefined ? undefined : s.index?.vectorOf(key);
+    return record && vector ? { record, vector } : undefined;
   }
 
   async knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {

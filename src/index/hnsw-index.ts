@@ -245,6 +245,12 @@ export class HnswIndex {
     return this.arena.slotOf.has(key);
   }
 
+  /** A copy of a stored vector (from memory: queries by a stored record skip the database). */
+  vectorOf(key: number): Float32Array | undefined {
+    const slot = this.arena.slotOf.get(key);
+    return slot === undefined ? undefined : Float32Array.from(this.arena.vector(slot));
+  }
+
   /** Inserts or replaces. Runs on the calling thread (a few ms at 1792-d). */
   add(key: number, vector: Float32Array): void {
     this.assertOpen();

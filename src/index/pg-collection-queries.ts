@@ -54,6 +54,13 @@ export class PgCollectionQueries implements CollectionQueries {
     return text ? Float32Array.from(JSON.parse(text) as number[]) : undefined;
   }
 
+  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
+    const res = await sql<{ key: number; record_id: string; data: unknown; v: string | null }>`SELECT key, record_id, data, embedding::text AS v FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
+    const row = res.rows[0];
+    if (!row?.v) return undefined;
+    return { record: this.rows([row])[0]!, vector: Float32Array.from(JSON.parse(row.v) as number[]) };
+  }
+
   private async nearest(c: CollectionRecord, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
     if (!c.dimensions || query.length !== c.dimensions) return [];
     const dims = sql.raw(String(c.dimensions));

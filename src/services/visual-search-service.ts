@@ -263,10 +263,9 @@ export class VisualSearchService {
     if (!hasImage) {
       const id = idOf(query);
       if (id === undefined) throw new ServiceError(400, 'invalid_request', 'query_record needs an _id of a stored record, or _url / _base64.');
-      const stored = (await this.store.getByIds(c.id, [id]))[0];
-      const vector = stored && (await this.queries.vectorOf(c, stored.key));
-      if (!stored || !vector) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
-      return { vector, echo: { _id: id } };
+      const found = await this.queries.lookup(c, id);
+      if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
+      return { vector: found.vector, echo: { _id: id } };
     }
     const [o] = await this.vision.each('embed', [query]);
     if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
