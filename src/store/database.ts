@@ -191,6 +191,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC' });
+    // An idle connection the server ends (a restart, an administrator, a dropped test database)
+    // is reported on the pool; without a listener that event would crash the process. The pool
+    // already discards the connection, and the next query opens a new one.
+    pool.on('error', () => {});
     prepareHotStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', close: () => db.destroy() };
