@@ -20,8 +20,6 @@ export interface CollectionQueries {
   /** Matching records in insertion order. */
   find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]>;
   random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]>;
-  /** The stored vector of a record, for queries by `_id`. */
-  vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined>;
   /** A record and its vector by the client's `_id` (the query of visualKNN and kin). */
   lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined>;
   /** The `k` nearest records, closest first; never fewer than k when k records match. */

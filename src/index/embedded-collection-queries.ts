@@ -174,11 +174,6 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return pool.slice(0, count);
   }
 
-  async vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined> {
-    await this.ready(c);
-    return this.store.vectorOf(c.id, key);
-  }
-
   async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
     const s = await this.ready(c);
     const key = s.keys.get(recordId);

@@ -48,12 +48,6 @@ export class PgCollectionQueries implements CollectionQueries {
     return this.rows(res.rows);
   }
 
-  async vectorOf(c: CollectionRecord, key: number): Promise<Float32Array | undefined> {
-    const res = await sql<{ v: string | null }>`SELECT embedding::text AS v FROM collection_records WHERE ${this.where(c)} AND key = ${key}`.execute(this.store.db);
-    const text = res.rows[0]?.v;
-    return text ? Float32Array.from(JSON.parse(text) as number[]) : undefined;
-  }
-
   async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
     const res = await sql<{ key: number; record_id: string; data: unknown; v: string | null }>`SELECT key, record_id, data, embedding::text AS v FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
     const row = res.rows[0];

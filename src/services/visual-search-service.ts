@@ -5,7 +5,7 @@ import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
 import { status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
-import type { InputRecord, VisionService } from './vision-service.ts';
+import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
@@ -58,6 +58,17 @@ function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
   }
 }
 
+const mismatch = (held: string, made: string) => `the collection holds ${held} vectors; the server now makes ${made} (see docs/model-packs.md)`;
+
+/** What an insert has done so far, per record. */
+interface Tally {
+  answers: Out[];
+  skips: Out[];
+  duplicates: number;
+  capacityHit: boolean;
+}
+const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, capacityHit: false });
+
 const skipped = (ctx: SearchContext, record: Out, code: number, text: string): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId } } });
 
 export interface Envelope {
@@ -89,65 +100,76 @@ export class VisualSearchService {
 
   async insert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {
     const clock = stopwatch();
-    const answers: Out[] = [];
-    const skips: Out[] = [];
+    const tally = newTally();
+    const candidates = await this.admissible(ctx, c, records, tally);
+    const embedded = candidates.length ? await this.vision.each('embed', candidates.map((x) => x.record)) : [];
+    await this.storeEmbedded(ctx, c, candidates, embedded, fields, tally);
+    return this.inserted(ctx, clock, records.length, tally);
+  }
+
+  /**
+   * The records an insert may take: an `_id` of the right form, not repeated in the request and
+   * not stored yet. The others are skipped before any image is fetched.
+   */
+  private async admissible(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], tally: Tally): Promise<{ record: InputRecord; id: string }[]> {
     const seen = new Set<string>();
     const candidates: { record: InputRecord; id: string }[] = [];
-    let duplicates = 0;
     for (const record of records) {
       const id = idOf(record);
-      if (id === undefined) skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
+      if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
       else if (seen.has(id)) {
-        duplicates++;
-        skips.push(skipped(ctx, { _id: id }, 411, `_id ${id} appears twice in the request`));
+        tally.duplicates++;
+        tally.skips.push(skipped(ctx, { _id: id }, 411, `_id ${id} appears twice in the request`));
       } else {
         seen.add(id);
         candidates.push({ record, id });
       }
     }
     const existing = new Set((await this.store.getByIds(c.id, candidates.map((x) => x.id))).map((r) => r.recordId));
-    const fresh = candidates.filter((x) => {
+    return candidates.filter((x) => {
       if (!existing.has(x.id)) return true;
-      duplicates++;
-      skips.push(skipped(ctx, { _id: x.id }, 411, `_id ${x.id} already exists`));
+      tally.duplicates++;
+      tally.skips.push(skipped(ctx, { _id: x.id }, 411, `_id ${x.id} already exists`));
       return false;
     });
-    let capacityHit = false;
-    if (fresh.length) {
-      const embedded = await this.vision.each('embed', fresh.map((x) => x.record));
-      const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[] = [];
-      let model = c.model;
-      embedded.forEach((o, i) => {
-        const x = fresh[i]!;
-        if ('error' in o) return skips.push(skipped(ctx, { _id: x.id }, o.error.code, o.error.text));
-        if (model !== null && o.ok.model !== model) {
-          return skips.push(skipped(ctx, { _id: x.id }, 409, `the collection holds ${model} vectors; the server now makes ${o.ok.model} (see docs/model-packs.md)`));
-        }
-        model = o.ok.model;
-        // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
-        rows.push({ recordId: x.id, data: { _id: x.id, ...attributes(x.record) }, vector: Float32Array.from(o.ok.descriptor) });
-      });
-      if (rows.length) {
-        const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
-        outcomes.forEach((o, i) => {
-          const row = rows[i]!;
-          if ('key' in o) {
-            const stored = { key: o.key, recordId: row.recordId, data: row.data };
-            this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, seq });
-            answers.push(project(stored, fields, ['_id']));
-          } else if (o.refused === 'duplicate') {
-            duplicates++;
-            skips.push(skipped(ctx, { _id: row.recordId }, 411, `_id ${row.recordId} already exists`));
-          } else {
-            capacityHit = true;
-            skips.push(skipped(ctx, { _id: row.recordId }, 412, `the collection is full (capacity ${c.capacity} records)`));
-          }
-        });
+  }
+
+  /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
+  private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: Outcome<'embed'>[], fields: Fields, tally: Tally): Promise<void> {
+    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[] = [];
+    let model = c.model;
+    embedded.forEach((o, i) => {
+      const x = candidates[i]!;
+      if ('error' in o) return tally.skips.push(skipped(ctx, { _id: x.id }, o.error.code, o.error.text));
+      if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, { _id: x.id }, 409, mismatch(model, o.ok.model)));
+      model = o.ok.model;
+      // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
+      rows.push({ recordId: x.id, data: { _id: x.id, ...attributes(x.record) }, vector: Float32Array.from(o.ok.descriptor) });
+    });
+    if (!rows.length) return;
+    const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
+    outcomes.forEach((o, i) => {
+      const row = rows[i]!;
+      if ('key' in o) {
+        const stored = { key: o.key, recordId: row.recordId, data: row.data };
+        this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, seq });
+        tally.answers.push(project(stored, fields, ['_id']));
+      } else if (o.refused === 'duplicate') {
+        tally.duplicates++;
+        tally.skips.push(skipped(ctx, { _id: row.recordId }, 411, `_id ${row.recordId} already exists`));
+      } else {
+        tally.capacityHit = true;
+        tally.skips.push(skipped(ctx, { _id: row.recordId }, 412, `the collection is full (capacity ${c.capacity} records)`));
       }
-    }
-    const code = answers.length === records.length ? 210 : answers.length ? 211 : capacityHit ? 412 : duplicates === records.length ? 411 : 400;
+    });
+  }
+
+  /** 210 all inserted, 211 some, 412 none for lack of room, 411 none as all existed, else 400. */
+  private inserted(ctx: SearchContext, clock: { done(): Statistics }, asked: number, t: Tally): Envelope {
+    const n = t.answers.length;
+    const code = n === asked ? 210 : n ? 211 : t.capacityHit ? 412 : t.duplicates === asked ? 411 : 400;
     const text = { 210: 'Inserted', 211: 'Some records were not inserted', 411: 'All records already exist', 412: 'Storage capacity exceeded', 400: 'No record was inserted' }[code]!;
-    return { status: status(ctx, code, text), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+    return { status: status(ctx, code, text), answer_records: t.answers, skipped_records: t.skips, answer_count: n, statistics: clock.done() };
   }
 
   /** get/delete/update answer 205 (or 220 for delete) when all were found, 206 for some, 404 for none. */
@@ -195,14 +217,20 @@ export class VisualSearchService {
           skips.push(skipped(ctx, { _id: id }, o.error.code, o.error.text));
           continue;
         }
+        // A vector of another model would not fit the collection's index.
+        if (c.model !== null && o!.ok.model !== c.model) {
+          skips.push(skipped(ctx, { _id: id }, 409, mismatch(c.model, o!.ok.model)));
+          continue;
+        }
         vector = Float32Array.from(o!.ok.descriptor);
       }
       const data: Record<string, unknown> = { ...current.data, _id: id };
+      // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
+      if (vector && typeof record._url !== 'string') delete data._url;
       for (const [k, v] of Object.entries(attributes(record))) {
         if (v === null) delete data[k];
         else data[k] = v;
       }
-      if (vector === undefined && typeof record._url !== 'string' && current.data._url !== undefined) data._url = current.data._url;
       const updated = await this.store.update(c.id, id!, data, vector);
       if (!updated) {
         skips.push(skipped(ctx, { _id: id }, 404, 'not found'));
@@ -269,7 +297,7 @@ export class VisualSearchService {
     }
     const [o] = await this.vision.each('embed', [query]);
     if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
-    if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', `The collection holds ${c.model} vectors; the server now makes ${o!.ok.model}.`);
+    if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, o!.ok.model));
     const { _base64: _b, ...echo } = query;
     return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
   }
@@ -346,35 +374,27 @@ export class VisualSearchService {
    */
   async nearDupsInsert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], radius: number, fields: Fields): Promise<Envelope> {
     const clock = stopwatch();
-    const answers: Out[] = [];
-    const skips: Out[] = [];
-    const codes = { inserted: 0, dups: 0, capacity: false };
-    for (const record of records) {
+    const tally = newTally();
+    const candidates = await this.admissible(ctx, c, records, tally);
+    const embedded = candidates.length ? await this.vision.each('embed', candidates.map((x) => x.record)) : [];
+    // One at a time, so a record is also checked against those this request inserted before it.
+    for (const [i, x] of candidates.entries()) {
+      const o = embedded[i]!;
       const current = (await this.store.get(c.id))!;
-      const id = idOf(record);
-      if (id !== undefined && current.dimensions) {
-        const [o] = await this.vision.each('embed', [record]);
-        if ('ok' in o!) {
-          const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
-          if (near.length) {
-            codes.dups++;
-            skips.push({
-              _id: id,
-              _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
-            });
-            continue;
-          }
+      if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
+        const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
+        if (near.length) {
+          tally.duplicates++;
+          tally.skips.push({
+            _id: x.id,
+            _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
+          });
+          continue;
         }
       }
-      const one = await this.insert(ctx, current, [record], fields);
-      answers.push(...(one.answer_records as Out[]));
-      skips.push(...((one.skipped_records as Out[] | undefined) ?? []));
-      if (one.status.code === 210) codes.inserted++;
-      if (one.status.code === 412) codes.capacity = true;
-      if (one.status.code === 411) codes.dups++;
+      await this.storeEmbedded(ctx, current, [x], [o], fields, tally);
     }
-    const code = codes.inserted === records.length ? 210 : codes.inserted ? 211 : codes.capacity ? 412 : codes.dups === records.length ? 411 : 400;
-    return { status: status(ctx, code, code === 210 ? 'Inserted' : code === 211 ? 'Some records were not inserted' : 'No record was inserted'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+    return this.inserted(ctx, clock, records.length, tally);
   }
 
   /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */
@@ -386,9 +406,9 @@ export class VisualSearchService {
     for (let offset = 0; ; offset += 500) {
       const batch = await this.queries.find(c, f, 500, offset);
       for (const r of batch) {
-        const v = await this.queries.vectorOf(c, r.key);
+        const v = await this.queries.lookup(c, r.recordId);
         if (!v) continue;
-        for (const h of await this.queries.range(c, v, radius / distanceScale, 20, f)) {
+        for (const h of await this.queries.range(c, v.vector, radius / distanceScale, 20, f)) {
           if (h.record.key === r.key) continue;
           const [a, b] = r.key < h.record.key ? [r, h.record] : [h.record, r];
           const id = `${a.key}:${b.key}`;
@@ -427,7 +447,7 @@ export class VisualSearchService {
       if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, `query_record: ${err.message}`);
       throw err;
     }
-    if (c.model !== null && found.model !== c.model) throw new ServiceError(409, 'model_mismatch', `The collection holds ${c.model} vectors; the server now makes ${found.model}.`);
+    if (c.model !== null && found.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, found.model));
     const objects = found.objects.filter((o) => task.keep(o.name));
     const { _base64: _b, ...echo } = query;
     const queryRecords = [{ ...echo, _width: found.width, _height: found.height, _objects: objects.map((o, i) => ({ name: o.name, id: String(i), prob: o.prob, bound_box: o.bound_box })) }];
@@ -479,14 +499,6 @@ export class VisualSearchService {
         fetch *= 4;
       }
     }
-    const page = hits.slice(opts.from, want);
-    return {
-      status: status(ctx, 200, 'OK'),
-      query_records: [echo],
-      answer_records: page.map((h) => project(h.record, opts.fields, ['_id'])),
-      answer_distances: page.map((h) => scaled(h.distance)),
-      answer_count: page.length,
-      statistics: clock.done(),
-    };
+    return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
 }

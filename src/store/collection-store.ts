@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { CollectionsTable, Database, Store } from './database.ts';
-import { fromJson, isUniqueViolation, toIso } from './database.ts';
+import { fromJson, toIso } from './database.ts';
 
 export const collectionTypes = ['photo', 'product', 'custom', 'fashion', 'homedecor'] as const;
 export type CollectionType = (typeof collectionTypes)[number];
@@ -152,14 +152,11 @@ export class CollectionStore {
           updated_at: now,
           ...(this.store.dialect === 'postgres' ? { embedding: pgVector(r.vector) } : { vector: vectorToBlob(r.vector) }),
         };
-        try {
-          const inserted = await trx.insertInto('collection_records').values(values).returning('key').executeTakeFirstOrThrow();
-          outcomes.push({ key: Number(inserted.key) });
-          room--;
-        } catch (err) {
-          if (!isUniqueViolation(err)) throw err;
-          outcomes.push({ refused: 'duplicate' });
-        }
+        // The collection's row lock (above) serialises inserts, so the check before is final; a
+        // unique violation here would be a bug, and in PostgreSQL it aborts the transaction anyway.
+        const inserted = await trx.insertInto('collection_records').values(values).returning('key').executeTakeFirstOrThrow();
+        outcomes.push({ key: Number(inserted.key) });
+        room--;
       }
       const added = outcomes.filter((o) => 'key' in o).length;
       if (added) await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '+', added) })).where('id', '=', collectionId).execute();
@@ -221,12 +218,6 @@ export class CollectionStore {
   async allDocs(collectionId: string): Promise<StoredRecord[]> {
     const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).orderBy('key').execute();
     return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
-  }
-
-  /** SQLite only: one record's vector. */
-  async vectorOf(collectionId: string, key: number): Promise<Float32Array | undefined> {
-    const row = await this.store.db.selectFrom('collection_records').select('vector').where('collection_id', '=', collectionId).where('key', '=', key).executeTakeFirst();
-    return row?.vector ? blobToVector(row.vector) : undefined;
   }
 
   /** SQLite only: live vectors, for a full index rebuild. */

@@ -126,6 +126,12 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           },
         });
 
+        type KnnBody = { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
+        const queryOf = (body: KnnBody) => {
+          const query = body.query_record ?? body.records?.[0];
+          if (!query) throw badRequest('query_record is required.');
+          return query;
+        };
         const knnBody = Type.Object({
           query_record: Type.Optional(ImageRecordInput),
           records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1, description: 'Older clients send the query as a one-record list.' })),
@@ -147,12 +153,6 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           },
           config.limits.matchBodyBytes,
         );
-        type KnnBody = { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
-        const queryOf = (body: KnnBody) => {
-          const query = body.query_record ?? body.records?.[0];
-          if (!query) throw badRequest('query_record is required.');
-          return query;
-        };
         post(
           '/visualTagsKNN',
           'Visually similar records, re-ranked by shared tags (docs/api-decisions.md)',
