@@ -10,6 +10,8 @@ import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { invalidJson, registerErrorHandling } from './http/errors.ts';
 import { InFlight } from './http/in-flight.ts';
+import { ErrorSchema } from './http/schemas/common.ts';
+import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
@@ -103,7 +105,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerErrorHandling(app);
   registerAccessControl(app);
 
+  // Shared schemas: responses refer to them (`Type.Ref`), and the OpenAPI document lists each once
+  // under components instead of a copy per status code and route.
+  app.addSchema(ErrorSchema);
+  app.addSchema(SearchError);
+  app.addSchema(SearchEnvelope);
   await app.register(swagger, {
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     openapi: {
       openapi: '3.0.3',
       info: {

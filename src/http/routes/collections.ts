@@ -5,17 +5,17 @@ import { basesOf } from '../../services/collection-service.ts';
 import { collectionTypes, type CollectionType } from '../../store/collection-store.ts';
 import { badRequest } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
-import { EnvelopeStatus, ImageRecordInput, SearchError, Statistics } from '../schemas/search.ts';
+import { ImageRecordInput, SearchEnvelope, searchErrors } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
-const errors = Object.fromEntries([400, 401, 402, 403, 404, 409, 413, 415, 429, 503].map((s) => [s, SearchError]));
+const errors = searchErrors(400, 401, 402, 403, 404, 409, 413, 415, 429, 503);
 const service = 'visual_search';
 const envelope = true;
 
 const Fields = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200, description: 'Field names to return; `*` for all. `_id` is always returned.' });
 const Filter = Type.Object({}, { additionalProperties: true, description: 'MongoDB-style query (docs/filters.md).' });
 const IdRecord = Type.Object({ _id: Type.Union([Type.String({ maxLength: 255 }), Type.Integer()]) }, { additionalProperties: true });
-const Envelope = Type.Object({ status: EnvelopeStatus, statistics: Statistics }, { additionalProperties: true });
+const Envelope = Type.Ref(SearchEnvelope);
 const K = Type.Integer({ minimum: 1, maximum: 1000, default: 30 });
 const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ErrorSchema } from '../schemas/common.ts';
+import { errorResponses } from '../schemas/common.ts';
 
 /** Stored images, without the API token: the unguessable key is the credential. */
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
@@ -11,7 +11,7 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
       tags: ['media'],
       summary: 'A stored image or thumbnail',
       params: Type.Object({ key: Type.String() }),
-      response: { 200: Type.Unsafe({ description: 'The image bytes', type: 'string', format: 'binary' }), 404: ErrorSchema },
+      response: { 200: Type.Unsafe({ description: 'The image bytes', type: 'string', format: 'binary' }), ...errorResponses(404) },
     },
     handler: async (request, reply) => {
       const file = await app.loupe.media.open(request.params.key);

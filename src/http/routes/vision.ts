@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { EnvelopeStatus, ImageRecordInput, SearchError, Statistics } from '../schemas/search.ts';
+import { EnvelopeStatus, ImageRecordInput, searchErrors, Statistics } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
-const errors = Object.fromEntries([400, 401, 402, 403, 413, 415, 429, 503].map((s) => [s, SearchError]));
+const errors = searchErrors(400, 401, 402, 403, 413, 415, 429, 503);
 
 const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
 const DetectedObject = Type.Object({

@@ -23,10 +23,8 @@ export const ErrorSchema = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
+/** Error responses by reference to the one shared schema (registered in app.ts), not a copy per status and route. */
 export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(ErrorSchema)]));
-
-/** Every authenticated call may answer these. */
-export const commonErrors = [400, 401, 403, 404, 429] as const;
 
 export const WorkspaceQuery = Type.Object({
   workspace: Type.Optional(Type.String({ description: 'Workspace id (UUID); the token\'s default workspace when absent.' })),

@@ -29,10 +29,19 @@ export const OutputRecord = Type.Object({}, { additionalProperties: true });
 
 export const HashType = StringEnum(['bmh1', 'phash']);
 
+/** The answer of a collection method: the envelope plus the method's own fields (docs/api-decisions.md). */
+export const SearchEnvelope = Type.Object({ status: EnvelopeStatus, statistics: Statistics }, { additionalProperties: true, $id: 'SearchEnvelope', title: 'SearchEnvelope' });
+
 /** Errors of search-style routes also carry the envelope's `status`, which their clients read. */
-export const SearchError = Type.Object({
-  detail: Type.String(),
-  code: Type.String(),
-  status: Type.Optional(EnvelopeStatus),
-  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-});
+export const SearchError = Type.Object(
+  {
+    detail: Type.String(),
+    code: Type.String(),
+    status: Type.Optional(EnvelopeStatus),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'SearchError', title: 'SearchError' },
+);
+
+/** Error responses of search-style routes, by reference to the one shared schema (registered in app.ts). */
+export const searchErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(SearchError)]));

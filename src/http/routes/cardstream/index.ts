@@ -4,14 +4,14 @@ import { Type } from '@sinclair/typebox';
 import type { CallContext } from '../../../services/card-session-service.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
-import { ErrorSchema, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
+import { errorResponses, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
 import * as S from './schemas.ts';
 
 const service = 'cardstream';
 const tags = ['card sessions'];
 const security = [{ token: [] }];
 
-const errors = (...statuses: number[]) => Object.fromEntries([401, 403, 404, 429, ...statuses].map((s) => [s, ErrorSchema]));
+const errors = (...statuses: number[]) => errorResponses(401, 403, 404, 429, ...statuses);
 
 function ctx(request: FastifyRequest): CallContext {
   return { workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) };

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { EnvelopeStatus, HashType, ImageRecordInput, OutputRecord, SearchError, Statistics } from '../../schemas/search.ts';
+import { EnvelopeStatus, HashType, ImageRecordInput, OutputRecord, searchErrors, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
 const tags = ['image matching'];
 const security = [{ token: [] }];
-const errors = Object.fromEntries([400, 401, 402, 403, 404, 413, 415, 429].map((s) => [s, SearchError]));
+const errors = searchErrors(400, 401, 402, 403, 404, 413, 415, 429);
 
 /** `/image_matching/v2/…`: hashes, duplicate removal and ranking of images sent in the request (spec 2 §4). */
 export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<void> {
