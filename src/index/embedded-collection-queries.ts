@@ -160,7 +160,17 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   }
 
   async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
-    return this.matching(await this.ready(c), filter).slice(offset, offset + limit);
+    const s = await this.ready(c);
+    if (filter && Object.keys(filter).length) return this.filtered(s, filter).records.slice(offset, offset + limit);
+    // Unfiltered pages (allRecords) walk the documents without copying all of them per page.
+    const out: StoredRecord[] = [];
+    let i = 0;
+    for (const r of s.docs.values()) {
+      if (i++ < offset) continue;
+      if (out.length === limit) break;
+      out.push(r);
+    }
+    return out;
   }
 
   async random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]> {
