@@ -168,6 +168,31 @@ describe('HnswIndex filtered search', () => {
     expect(overlap / (20 * 30)).toBeGreaterThan(0.95);
   });
 
+  it('brute force over a large key set (int8 pass, float32 rescoring) is exact, and a reused set sees later changes', () => {
+    // 1100 of 3000 keys at k = 60: a graph pool would have to be ~245 deep, so brute force.
+    const keys = new Set(Array.from({ length: 1100 }, (_, i) => i + 500));
+    const allowed = (key: number) => keys.has(key);
+    for (const q of vectors(10, 14)) {
+      const res = index.search(q, 60, { allowedKeys: keys, exactBelow: 5000 });
+      expect(res.strategy).toBe('exact');
+      expect(res.keys).toEqual(bruteForce(source.rows, q, 60, allowed));
+      const d = res.distances[0]!;
+      const v = source.rows.get(res.keys[0]!)!;
+      expect(d).toBeCloseTo(1 - q.reduce((s, x, j) => s + x * v[j]!, 0), 5);
+    }
+    // The same Set again: the gathered matrix is reused only while the index is unchanged.
+    const q = vectors(1, 15)[0]!;
+    index.search(q, 5, { allowedKeys: keys, exactBelow: 5000 });
+    index.add(600, q);
+    index.remove(601);
+    const after = index.search(q, 5, { allowedKeys: keys, exactBelow: 5000 });
+    expect(after.keys[0]).toBe(600);
+    expect(after.keys).not.toContain(601);
+    source.put(600, q);
+    source.del(601);
+    expect(after.keys).toEqual(bruteForce(source.rows, q, 5, allowed));
+  });
+
   it('a rare predicate still yields k results (oversampling, then exact)', () => {
     const allowed = (key: number) => key % 97 === 3;
     const matches = [...source.rows.keys()].filter(allowed).length;
