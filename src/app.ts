@@ -17,6 +17,7 @@ import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
+import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 
@@ -41,7 +42,9 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
-  const services = await openServices(config, { longRunning: true });
+  // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
+  const logger: { to?: FastifyInstance['log'] } = {};
+  const services = await openServices(config, { longRunning: true, log: (level, message, details) => logger.to?.[level](details ?? {}, message) });
   const app = Fastify({
     logger: { level: config.logLevel },
     trustProxy: config.trustProxy,
@@ -53,6 +56,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     },
     ajv: { customOptions: { strict: false } },
   });
+  logger.to = app.log;
   app.setValidatorCompiler(validators());
   const inFlight = new InFlight();
   app.decorate('loupe', { config, ...services, inFlight });
@@ -62,6 +66,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       return inFlight.run(() => handler.call(this, request, reply));
     };
   });
+  // The queue's workers, webhook deliveries and retention sweeps run beside the API.
+  app.addHook('onReady', async () => services.queue.start());
   // Runs after the server stopped accepting and its connections ended.
   app.addHook('onClose', async () => {
     if (!(await inFlight.drained(10_000))) app.log.warn({ inFlight: inFlight.count }, 'closing stores with requests still running');
@@ -129,6 +135,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(visionRoutes);
   await app.register(collectionRoutes);
   await app.register(mediaRoutes);
+  await app.register(requestRoutes, { prefix: '/account/v2/request' });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   return app;

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { parseServices } from './services/account-service.ts';
@@ -22,6 +23,13 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection show --collection C
   loupe collection delete --collection C
   loupe migrate
+  loupe worker                      run queue workers in this process until stopped (scale-out)
+  loupe flow create --file f.json [--name N]   create or replace a flow (docs/flows.md)
+  loupe flow list
+  loupe flow show --name N
+  loupe flow delete --name N
+  loupe webhook-secret show --account A      the key webhook signatures are made with
+  loupe webhook-secret rotate --account A
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
@@ -45,6 +53,7 @@ const options = {
   'product-field': { type: 'string' },
   capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
+  file: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -108,6 +117,37 @@ async function run(services: Services, command: string, values: Values, rest: st
       return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
     case 'migrate':
       return { migrated: true };
+    case 'flow create': {
+      const file = need(values.file ?? rest[0], 'file');
+      let definition: unknown;
+      try {
+        definition = JSON.parse(await readFile(file, 'utf8'));
+      } catch (err) {
+        throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+      }
+      const name = values.name ?? (definition as { name?: unknown } | null)?.name;
+      if (typeof name !== 'string') throw new UsageError('name the flow with --name or a "name" field in the file');
+      return services.flows.put(name, definition);
+    }
+    case 'flow list':
+      return { flows: await services.flows.list() };
+    case 'flow show': {
+      const name = need(values.name ?? rest[0], 'name');
+      const flow = (await services.flows.list()).find((f) => f.name === name);
+      if (!flow) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
+      return flow;
+    }
+    case 'flow delete': {
+      const name = need(values.name ?? rest[0], 'name');
+      if (!(await services.flows.delete(name))) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
+      return { deleted: name };
+    }
+    case 'webhook-secret show':
+    case 'webhook-secret rotate': {
+      const account = await accounts.getAccount(need(values.account, 'account'));
+      const secret = command === 'webhook-secret show' ? await services.requests.webhookSecret(account.id) : await services.requests.rotateWebhookSecret(account.id);
+      return { account: account.id, webhook_secret: secret };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -134,7 +174,7 @@ async function runModels(dataDir: string, command: string, values: Values, rest:
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number | undefined> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
@@ -147,8 +187,15 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usage}\n`);
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
-  const command = positionals[0] === 'migrate' ? 'migrate' : positionals.slice(0, 2).join(' ');
-  const rest = positionals.slice(command === 'migrate' ? 1 : 2);
+  const single = positionals[0] === 'migrate' || positionals[0] === 'worker';
+  const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
+  const rest = positionals.slice(single ? 1 : 2);
+  if (command === 'worker') {
+    // Runs until a signal; it logs JSON lines instead of printing one result.
+    const { runWorker } = await import('./worker.ts');
+    await runWorker();
+    return undefined;
+  }
   let services: Services | undefined;
   try {
     const config = loadConfig();

@@ -1,6 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 
+/** About an hour in all: 9 attempts, the last 58 minutes after the first (docs/webhooks.md). */
+export const defaultRetryDelaysMs = [5, 15, 45, 120, 300, 600, 900, 1500].map((s) => s * 1000);
+
 /** Every limit the spec leaves open gets a documented default here (see docs/api-decisions.md). */
 export interface Limits {
   /** Body limit for ordinary JSON endpoints. */
@@ -43,6 +46,11 @@ export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalT
 export interface VisionOptions {
   /** Worker threads; each loads its own copy of the models (tfjs-wasm runs single-threaded). */
   threads: number;
+  /** Threads for minutes-long tasks (super-resolution), apart from the request threads. */
+  longThreads?: number;
+  /** Super-resolution: largest result in pixels, and the time one image may take. */
+  upscaleMaxOutputPixels?: number;
+  upscaleTimeoutMs?: number;
   /** Images waiting or running before new requests are turned away with 503. */
   maxQueue: number;
   /** An image taking longer than this is stopped and its worker replaced. */
@@ -67,6 +75,28 @@ function warmFrom(value: string | undefined): string[] {
     if (!(visionModels as readonly string[]).includes(m)) throw new Error(`LOUPE_VISION_WARM: unknown model "${m}"; use all, none or a list of ${visionModels.join(', ')}`);
   }
   return list;
+}
+
+/** The asynchronous request queue (docs/queue.md). */
+export interface QueueOptions {
+  /** Jobs this process runs at once; 0 = none here (run `loupe worker` processes instead). */
+  workers: number;
+  /** A job's lease; a worker that dies is noticed this long after its last renewal. */
+  leaseMs: number;
+  /** Look for work this often when no signal came (other processes on SQLite). */
+  pollMs: number;
+  /** Runs of one request before it is finished with every record failed. */
+  maxAttempts: number;
+  /** Requests and their result media are deleted this long after submission. */
+  retentionMs: number;
+  sweepIntervalMs: number;
+}
+
+/** Completion webhooks (docs/webhooks.md). */
+export interface WebhookSettings {
+  retryDelaysMs: number[];
+  timeoutMs: number;
+  concurrency: number;
 }
 
 export interface RateLimit {
@@ -102,6 +132,8 @@ export interface Config {
   fileRoot: string | undefined;
   fetch: FetchLimits;
   vision: VisionOptions;
+  queue: QueueOptions;
+  webhooks: WebhookSettings;
 }
 
 export const defaultPrices: Record<string, number> = {
@@ -122,6 +154,9 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.nearDuplicates': 1,
   'visual_search.nearDupsInsert': 1,
   'visual_search.detectKNN': 1,
+  /** Asynchronous requests: per record, charged at submit, refunded for records that fail. */
+  'requests.upscaler': 1,
+  'requests.flows': 1,
 };
 
 export const defaultLimits: Limits = {
@@ -165,7 +200,14 @@ function pricesFrom(value: string | undefined): Record<string, number> {
   return out;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue' | 'webhooks'> & {
+  limits?: Partial<Limits>;
+  vision?: Partial<VisionOptions>;
+  queue?: Partial<QueueOptions>;
+  webhooks?: Partial<WebhookSettings>;
+};
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
   const config: Config = {
     port: intFrom(env.PORT, 8080, 'PORT'),
     host: env.HOST ?? '0.0.0.0',
@@ -191,7 +233,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       taskTimeoutMs: intFrom(env.LOUPE_VISION_TIMEOUT_MS, 30_000, 'LOUPE_VISION_TIMEOUT_MS') || 30_000,
       warm: warmFrom(env.LOUPE_VISION_WARM),
       embedder: env.LOUPE_EMBEDDER ?? '',
+      longThreads: intFrom(env.LOUPE_VISION_LONG_THREADS, 1, 'LOUPE_VISION_LONG_THREADS') || 1,
+      upscaleMaxOutputPixels: intFrom(env.LOUPE_UPSCALE_MAX_PIXELS, 16_777_216, 'LOUPE_UPSCALE_MAX_PIXELS') || 16_777_216,
+      upscaleTimeoutMs: intFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS') || 600_000,
+    },
+    queue: {
+      workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),
+      leaseMs: intFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS') || 30_000,
+      pollMs: intFrom(env.LOUPE_QUEUE_POLL_MS, 1000, 'LOUPE_QUEUE_POLL_MS') || 1000,
+      maxAttempts: intFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS') || 1,
+      retentionMs: intFrom(env.LOUPE_RETENTION_DAYS, 7, 'LOUPE_RETENTION_DAYS') * 86_400_000,
+      sweepIntervalMs: 10 * 60_000,
+    },
+    webhooks: {
+      retryDelaysMs: env.LOUPE_WEBHOOK_RETRIES_S ? env.LOUPE_WEBHOOK_RETRIES_S.split(',').map((s) => intFrom(s.trim(), 0, 'LOUPE_WEBHOOK_RETRIES_S') * 1000) : [...defaultRetryDelaysMs],
+      timeoutMs: intFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS') || 10_000,
+      concurrency: 8,
     },
   };
-  return { ...config, ...overrides, limits: { ...config.limits, ...overrides.limits }, vision: { ...config.vision, ...overrides.vision } };
+  return {
+    ...config,
+    ...overrides,
+    limits: { ...config.limits, ...overrides.limits },
+    vision: { ...config.vision, ...overrides.vision },
+    queue: { ...config.queue, ...overrides.queue },
+    webhooks: { ...config.webhooks, ...overrides.webhooks },
+  };
 }

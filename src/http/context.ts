@@ -8,6 +8,7 @@ import type { InFlight } from './in-flight.ts';
 import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { VisionService } from '../services/vision-service.ts';
+import type { RequestService } from '../services/request-service.ts';
 
 /** What routes may reach: configuration and services, never a store or a file. */
 export interface AppContext {
@@ -20,6 +21,7 @@ export interface AppContext {
   media: MediaService;
   rateLimiter: RateLimiter;
   vision: VisionService;
+  requests: RequestService;
   inFlight: InFlight;
 }
 

@@ -112,6 +112,8 @@ const I8_RESCORE_FACTOR = 4;
  * (the filter cache hands back the same Set while the collection is unchanged).
  */
 const SUBSET_CACHE_BYTES = 256 << 20;
+/** Int8 bytes from which one scan uses two threads. */
+const PARALLEL_SCAN_BYTES = 8 << 20;
 
 interface Sidecar {
   format: string;
@@ -640,7 +642,10 @@ export class HnswIndex {
     const n = subset.slots.length;
     const want = Math.min(n, k * I8_RESCORE_FACTOR);
     encodeI8(q, this.queryCode, 0);
-    const m = exactSearch(subset.matrix, this.queryCode, this.dims, want, MetricKind.Cos, 1) as Matches;
+    // A large subset is split across two threads: the scan is memory-bound and the event loop
+    // waits for it either way (measured 0.95 → 0.67 ms for 10k × 1792 int8).
+    const threads = n * this.dims >= PARALLEL_SCAN_BYTES ? 2 : 1;
+    const m = exactSearch(subset.matrix, this.queryCode, this.dims, want, MetricKind.Cos, threads) as Matches;
     const candidates: number[] = [];
     for (let i = 0; i < want; i++) candidates.push(subset.slots[Number(m.keys[i])]!);
     return this.exactF32(q, k, candidates);

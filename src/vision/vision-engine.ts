@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../config/config.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { resolveOcrLanguage } from './ocr-language.ts';
-import { type ImageTaskKind, type ImageTaskOptions, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
+import { type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
 
 export type VisionEngineOptions = VisionOptions;
@@ -43,6 +43,8 @@ function exclusiveArrayBuffer(bytes: Uint8Array): ArrayBuffer {
  */
 export class VisionEngine {
   private poolInstance: Piscina | undefined;
+  /** Minutes-long work (super-resolution) runs in its own small pool, so it never holds up requests. */
+  private longPoolInstance: Piscina | undefined;
   private pending = 0;
   private reserved = 0;
   /** Moving average of task time, for the Retry-After estimate. */
@@ -57,18 +59,21 @@ export class VisionEngine {
    * models that take seconds to rebuild, so idle ones are kept, and a dead one is replaced.
    */
   private get pool(): Piscina {
-    if (!this.poolInstance) {
-      const workerData: WorkerOptions = { embedder: this.options.embedder, clipPack: this.options.clipPack, testHooks: this.options.testHooks ?? false };
-      this.poolInstance = new Piscina({
-        filename: new URL('./vision-worker-entry.js', import.meta.url).href,
-        minThreads: this.options.threads,
-        maxThreads: this.options.threads,
-        workerData,
-      });
-      // Without a listener an 'error' event (a worker failing outside a task) would crash the server.
-      this.poolInstance.on('error', () => {});
-    }
+    this.poolInstance ??= this.newPool(this.options.threads);
     return this.poolInstance;
+  }
+
+  private get longPool(): Piscina {
+    this.longPoolInstance ??= this.newPool(this.options.longThreads ?? 1);
+    return this.longPoolInstance;
+  }
+
+  private newPool(threads: number): Piscina {
+    const workerData: WorkerOptions = { embedder: this.options.embedder, clipPack: this.options.clipPack, testHooks: this.options.testHooks ?? false };
+    const pool = new Piscina({ filename: new URL('./vision-worker-entry.js', import.meta.url).href, minThreads: threads, maxThreads: threads, workerData });
+    // Without a listener an 'error' event (a worker failing outside a task) would crash the server.
+    pool.on('error', () => {});
+    return pool;
   }
 
   /**
@@ -123,6 +128,18 @@ export class VisionEngine {
     return outcome;
   }
 
+  /**
+   * Super-resolution of one image by `factor` in the long-task pool (one task per thread at a
+   * time, queued behind each other). Refusals (undecodable, too large) are ImageLoadError.
+   */
+  async upscale(bytes: Uint8Array, factor: 2 | 3 | 4 | 8, limits: { maxPixels: number; maxOutputPixels: number; timeoutMs: number }, signal?: AbortSignal): Promise<UpscaleResult> {
+    const image = exclusiveArrayBuffer(bytes);
+    const task: VisionTask = { kind: 'upscale', image, factor, maxPixels: limits.maxPixels, maxOutputPixels: limits.maxOutputPixels };
+    const outcome = (await this.run(task, [image], { pool: this.longPool, timeoutMs: limits.timeoutMs, signal })) as UpscaleResult | ImageRefused;
+    if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
+    return outcome;
+  }
+
   /** The text embedding of the active CLIP-family pack; fails when none is active. */
   async text(text: string): Promise<TextEmbedding> {
     return (await this.run({ kind: 'text', text }, [])) as TextEmbedding;
@@ -133,25 +150,30 @@ export class VisionEngine {
     return this.options.clipPack;
   }
 
-  private async run(task: VisionTask, transferList: ArrayBuffer[]): Promise<unknown> {
-    this.pending++;
+  private async run(task: VisionTask, transferList: ArrayBuffer[], long?: { pool: Piscina; timeoutMs: number; signal?: AbortSignal | undefined }): Promise<unknown> {
+    const timeoutMs = long?.timeoutMs ?? this.options.taskTimeoutMs;
+    if (!long) this.pending++;
     const t0 = performance.now();
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
-      return await this.pool.run(task, { transferList, signal: AbortSignal.timeout(this.options.taskTimeoutMs) });
+      return await (long?.pool ?? this.pool).run(task, { transferList, signal: long?.signal ? AbortSignal.any([timeout, long.signal]) : timeout });
     } catch (err) {
       const e = err as Error;
+      if (long?.signal?.aborted) throw new VisionTaskError('failed', 'the task was cancelled');
       if (e.name === 'AbortError' || e.name === 'TimeoutError') {
-        throw new VisionTaskError('timeout', `the image took longer than ${Math.round(this.options.taskTimeoutMs / 1000)} s to process`);
+        throw new VisionTaskError('timeout', `the image took longer than ${Math.round(timeoutMs / 1000)} s to process`);
       }
       if (/worker exited|terminated/i.test(e.message)) throw new VisionTaskError('crashed', 'the vision worker stopped while processing the image (it has been restarted)');
       throw new VisionTaskError('failed', e.message);
     } finally {
-      this.pending--;
-      this.avgTaskMs = 0.9 * this.avgTaskMs + 0.1 * (performance.now() - t0);
+      if (!long) {
+        this.pending--;
+        this.avgTaskMs = 0.9 * this.avgTaskMs + 0.1 * (performance.now() - t0);
+      }
     }
   }
 
   async close(): Promise<void> {
-    await this.poolInstance?.destroy();
+    await Promise.all([this.poolInstance?.destroy(), this.longPoolInstance?.destroy()]);
   }
 }

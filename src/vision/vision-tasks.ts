@@ -24,8 +24,28 @@ export interface ImageTask {
   options?: ImageTaskOptions;
 }
 
+/** Super-resolution of a whole image (the upscaler); runs in the engine's long-task pool. */
+export interface UpscaleTask {
+  kind: 'upscale';
+  image: ArrayBuffer;
+  maxPixels: number;
+  factor: 2 | 3 | 4 | 8;
+  /** Pixels of the upscaled image at most; a larger result is refused (413) before any work. */
+  maxOutputPixels: number;
+}
+
+export interface UpscaleResult extends ImageSize {
+  upscaledWidth: number;
+  upscaledHeight: number;
+  model: string;
+  /** The encoded result: PNG when the input was PNG (lossless in, lossless out), else JPEG. */
+  image: ArrayBuffer;
+  format: 'png' | 'jpg';
+}
+
 export type VisionTask =
   | ImageTask
+  | UpscaleTask
   /** Loads the given models (all when omitted) and runs each once, so the first request is not slow. */
   | { kind: 'warm'; models: readonly string[] }
   /** The text tower of the active CLIP-family pack (text-to-image search). */
@@ -62,7 +82,7 @@ export interface ImageTaskResults {
  * their class crossing threads, and this one must stay the record's own 400/413.
  */
 export interface ImageRefused {
-  refused: { reason: string; status: 400 | 413; code: 'invalid_image' | 'unsupported_image_format' | 'image_too_large' };
+  refused: { reason: string; status: 400 | 413; code: 'invalid_image' | 'unsupported_image_format' | 'image_too_large' | 'too_large_to_process' };
 }
 
 export type TaskOutcome<K extends ImageTaskKind> = ImageTaskResults[K] | ImageRefused;

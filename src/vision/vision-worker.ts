@@ -7,8 +7,9 @@ import { ClipModel } from './clip/clip-model.ts';
 import { dominantColors } from './dominant-colors.ts';
 import { HumanDetector, type Detection } from './human-detector.ts';
 import { loadOcrReader } from './ocr-reader.ts';
+import { loadUpscaler, type UpscaleFactor, type Upscaler } from './super-resolution.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
-import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type VisionTask } from './vision-tasks.ts';
+import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
 
 // One worker per core: libvips must not start its own threads on top.
 sharp.concurrency(1);
@@ -28,8 +29,8 @@ interface ImageEmbedder {
 }
 
 /** Each model loads once per worker, on first use or at warm-up. */
-const models = new Map<ModelName | 'clip', Promise<unknown>>();
-function model<T>(name: ModelName | 'clip', load: () => Promise<T>): Promise<T> {
+const models = new Map<string, Promise<unknown>>();
+function model<T>(name: ModelName | 'clip' | `upscale-x${UpscaleFactor}`, load: () => Promise<T>): Promise<T> {
   let m = models.get(name) as Promise<T> | undefined;
   if (!m) {
     m = load();
@@ -137,6 +138,35 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
   }
 }
 
+async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefused> {
+  let img: RgbImage;
+  try {
+    img = await decodeRgb(Buffer.from(task.image), task.maxPixels);
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
+    throw err;
+  }
+  const f = task.factor;
+  if (img.width * f * img.height * f > task.maxOutputPixels) {
+    const limit = Math.floor(Math.sqrt(task.maxOutputPixels / (f * f)));
+    return { refused: { reason: `the image is ${img.width}x${img.height}; upscaling it ${f}x would pass ${task.maxOutputPixels} pixels (about ${limit}x${limit} is the largest input)`, status: 413, code: 'too_large_to_process' } };
+  }
+  const up = await model<Upscaler>(`upscale-x${f}`, () => loadUpscaler(f));
+  const out = await up.upscale({ data: img.data, width: img.width, height: img.height });
+  const png = (await sharp(Buffer.from(task.image)).metadata()).format === 'png';
+  const encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
+  const bytes = await (png ? encoded.png({ compressionLevel: 6 }) : encoded.jpeg({ quality: 92, chromaSubsampling: '4:4:4' })).toBuffer();
+  return {
+    width: img.width,
+    height: img.height,
+    upscaledWidth: out.width,
+    upscaledHeight: out.height,
+    model: up.model,
+    image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    format: png ? 'png' : 'jpg',
+  };
+}
+
 /** A small real photo-like input (a gradient with a disc) to run each model once. */
 function warmImage(): Promise<Buffer> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><defs><linearGradient id="g"><stop offset="0" stop-color="#3a6"/><stop offset="1" stop-color="#c84"/></linearGradient></defs><rect width="320" height="240" fill="url(#g)"/><circle cx="160" cy="110" r="60" fill="#eebb99"/></svg>`;
@@ -163,6 +193,8 @@ export async function handleTask(task: VisionTask): Promise<unknown> {
       const pack = await clip();
       return { vector: Array.from(await pack.embedText(task.text)), model: `clip:${pack.name}:${pack.fingerprint.slice(0, 12)}` };
     }
+    case 'upscale':
+      return runUpscale(task);
     default:
       return runImageTask(task);
   }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config/config.ts';
+import { loadConfig, type Config, type ConfigOverrides } from '../../src/config/config.ts';
 import { scratchPgDatabase } from './processes.ts';
 
 export type Backend = 'sqlite' | 'postgres';
@@ -28,7 +28,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(backend: Backend, overrides: Partial<Config> = {}): Promise<Harness> {
+export async function startHarness(backend: Backend, overrides: ConfigOverrides = {}): Promise<Harness> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-test-'));
   const pgDb = backend === 'postgres' ? await scratchPgDatabase('loupe_test') : undefined;
   const config = loadConfig({}, {

@@ -1,5 +1,6 @@
 import { initial } from './001-initial.ts';
 import { collections } from './002-collections.ts';
+import { requests } from './003-requests.ts';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections];
+export const migrations: Migration[] = [initial, collections, requests];

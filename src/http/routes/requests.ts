@@ -1,0 +1,110 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { requestStates } from '../../store/request-store.ts';
+import { baseUrlOf } from '../base-url.ts';
+import { pageEnvelope } from '../pagination.ts';
+import { AnyObject, errorResponses, Nullable, pageOf, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
+
+const service = 'requests';
+const tags = ['asynchronous requests'];
+const security = [{ token: [] }];
+const errors = (...statuses: number[]) => errorResponses(401, 403, 404, 429, ...statuses);
+
+const State = StringEnum(requestStates);
+const Echo = Type.Object(
+  { type: Type.String(), endpoint: Type.String(), records: Type.Array(AnyObject), mode: Type.Optional(Type.String()) },
+  { additionalProperties: true, description: 'The request as submitted; `_base64` images are left out.' },
+);
+const Submitted = Type.Object({ id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() });
+const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Type.String(), workspace: Type.String() });
+const Webhook = Type.Object(
+  {
+    url: Type.String(),
+    state: StringEnum(['waiting', 'pending', 'delivered', 'failed'], { description: 'waiting: the request is not DONE yet; pending: being delivered or retried.' }),
+    attempts: Type.Integer(),
+    last_error: Nullable(Type.String()),
+    next_attempt: Nullable(Type.String()),
+    delivered: Nullable(Type.String()),
+  },
+  { description: 'Delivery of the completion webhook (docs/webhooks.md).' },
+);
+const Detail = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  status: State,
+  request: Echo,
+  response: Type.Optional(Type.Object({ records: Type.Array(AnyObject) }, { additionalProperties: true, description: 'Present when DONE.' })),
+  type: Type.String(),
+  created: Type.String(),
+  modified: Type.String(),
+  workspace: Type.String(),
+  webhook: Type.Optional(Webhook),
+});
+
+const SubmitBody = Type.Object({
+  type: Type.String({ maxLength: 100, description: '`upscaler` or `flows` (grading and recognition register theirs).' }),
+  records: Type.Array(Type.Object({ _url: Type.Optional(Type.String({ maxLength: 8192 })), _base64: Type.Optional(Type.String()), _id: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()])) }, { additionalProperties: true }), { minItems: 1, maxItems: 10 }),
+  endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name.' })),
+  webhook: Type.Optional(
+    Type.Object(
+      {
+        endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+        url: Type.Optional(Type.String({ maxLength: 2048, description: 'Same as `endpoint` (the grading documents name it so).' })),
+        headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+      },
+      { additionalProperties: false },
+    ),
+  ),
+  mode: Type.Optional(Type.String({ maxLength: 100 })),
+});
+
+const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+const ListQuery = Type.Composite([
+  WorkspaceQuery,
+  Type.Object({
+    type: Type.Optional(Type.String({ maxLength: 100 })),
+    status: Type.Optional(State),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  }),
+]);
+
+/** `/account/v2/request/…`: the asynchronous request API of spec 3 §4. */
+export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { requests, config } = app.loupe;
+  const accountOf = (request: FastifyRequest) => request.principal!.account.id;
+
+  app.post('/', {
+    config: { service },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: { tags, security, summary: 'Submit a request (up to 10 records); poll it or get a webhook when DONE', querystring: WorkspaceQuery, body: SubmitBody, response: { 201: Submitted, ...errors(400, 402, 413, 415) } },
+    handler: async (request, reply) => {
+      const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) }, request.body);
+      return reply.code(201).send({ id: d.id, request: d.request, type: d.type, status: d.status, created: d.created, workspace: d.workspace });
+    },
+  });
+
+  app.get('/', {
+    config: { service },
+    schema: { tags, security, summary: 'List requests, newest first', querystring: ListQuery, response: { 200: pageOf(Summary), ...errors(400) } },
+    handler: async (request) => {
+      const q = request.query;
+      // Without ?workspace= the list covers every workspace of the account.
+      const page = await requests.list(accountOf(request), { workspaceId: q.workspace ? request.workspaceId : undefined, type: q.type, status: q.status, page: q.page ?? 1, pageSize: q.page_size ?? 20 });
+      return pageEnvelope(request, page);
+    },
+  });
+
+  app.get('/:id/status', {
+    config: { service },
+    schema: { tags, security, summary: 'The state of a request', params: IdParams, querystring: WorkspaceQuery, response: { 200: Type.Object({ status: State }), ...errors() } },
+    handler: async (request) => requests.status(accountOf(request), request.params.id),
+  });
+
+  app.get('/:id', {
+    config: { service },
+    schema: { tags, security, summary: 'A request with its response once DONE', params: IdParams, querystring: WorkspaceQuery, response: { 200: Detail, ...errors() } },
+    handler: async (request) => requests.get(accountOf(request), request.params.id),
+  });
+}

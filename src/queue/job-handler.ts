@@ -1,0 +1,57 @@
+/**
+ * What a job handler sees. Handlers are registered by `type` (+ the endpoints they accept) and
+ * turn a request's records into result records; the runner does leases, retries and storage.
+ */
+export interface JobContext {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  type: string;
+  endpoint: string;
+  /** Request-level options kept at submit (e.g. `mode`). */
+  options: Record<string, unknown>;
+  /** The records as submitted, `_base64` left out (its bytes come from `image`). */
+  records: Record<string, unknown>[];
+  /** The request id reported in every record's `_status.request_id`. */
+  requestId: string;
+  /** Image bytes of record `index`: the upload, or the `_url` fetched now. Throws ImageLoadError. */
+  image(index: number): Promise<Buffer>;
+  /** Stores a result image, deleted with the request; returns its absolute URL. */
+  putMedia(bytes: Buffer, ext: 'jpg' | 'png' | 'webp'): Promise<string>;
+  /** Aborted when this worker lost the lease (another worker will redo the job) or is stopping. */
+  signal: AbortSignal;
+}
+
+export interface JobOutcome {
+  /** One per submitted record, in order; each carries its own `_status`. */
+  records: Record<string, unknown>[];
+  /** Further fields of `response` beside `records` (grading adds type, endpoint, statistics). */
+  extra?: Record<string, unknown>;
+}
+
+export interface JobHandler {
+  type: string;
+  /** Whether `endpoint` names something this handler runs (an upscale factor, a flow name…). */
+  accepts(endpoint: string): Promise<boolean> | boolean;
+  /** Endpoints to list in errors and docs. */
+  endpoints(): Promise<string[]> | string[];
+  run(ctx: JobContext): Promise<JobOutcome>;
+}
+
+/** Handlers by type; grading and recognition register theirs the same way. */
+export class HandlerRegistry {
+  private readonly handlers = new Map<string, JobHandler>();
+
+  register(handler: JobHandler): void {
+    if (this.handlers.has(handler.type)) throw new Error(`a handler for ${handler.type} is already registered`);
+    this.handlers.set(handler.type, handler);
+  }
+
+  get(type: string): JobHandler | undefined {
+    return this.handlers.get(type);
+  }
+
+  types(): string[] {
+    return [...this.handlers.keys()].sort();
+  }
+}

@@ -1,0 +1,221 @@
+import { EventEmitter } from 'node:events';
+import type { ImageIntake } from '../media/image-intake.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import type { MediaStore } from '../media/media-store.ts';
+import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
+import type { HandlerRegistry, JobContext, JobOutcome } from './job-handler.ts';
+import type { QueueSignal } from './queue-signal.ts';
+
+export interface RunnerOptions {
+  /** Jobs run at once by this runner. */
+  concurrency: number;
+  /** A job's lease; renewed every third of it while the job runs. */
+  leaseMs: number;
+  /** How often to look for work when no signal came (other processes on SQLite, lost notices). */
+  pollMs: number;
+  /** Runs of one request before it is finished with every record failed. */
+  maxAttempts: number;
+  log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+}
+
+export interface RunnerDeps {
+  requests: RequestStore;
+  registry: HandlerRegistry;
+  signal: QueueSignal;
+  intake: ImageIntake;
+  media: MediaStore;
+}
+
+/** Events: `done` (id) after a result was written by this runner. */
+export class JobRunner extends EventEmitter {
+  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void> }>();
+  private running = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly log: NonNullable<RunnerOptions['log']>;
+
+  constructor(
+    private readonly deps: RunnerDeps,
+    private readonly options: RunnerOptions,
+  ) {
+    super();
+    this.log = options.log ?? (() => {});
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.signal.on('requests', () => this.poke());
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    this.heartbeat.unref();
+    this.loop = this.run();
+  }
+
+  /** Stops claiming; waits up to `graceMs` for running jobs, then hands the rest back to the queue. */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.poke();
+    await this.loop;
+    const all = Promise.all([...this.active.values()].map((a) => a.finished));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    for (const [id, job] of this.active) {
+      job.abort.abort();
+      await this.deps.requests.release(id, job.token, 'the worker stopped before finishing').catch(() => false);
+    }
+    await all.catch(() => {});
+    clearInterval(this.heartbeat);
+  }
+
+  get busy(): number {
+    return this.active.size;
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.options.concurrency - this.active.size;
+      let claimed: Claim[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.deps.requests.claim(free, this.options.leaseMs);
+        } catch (err) {
+          this.log('error', 'claiming jobs failed', { err: String(err) });
+        }
+        for (const c of claimed) this.begin(c);
+      }
+      // Full, or nothing claimable: sleep until a job finishes, a signal comes, or the poll is due.
+      if (claimed.length === 0 || this.active.size >= this.options.concurrency) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          if (!this.running) this.poke();
+        });
+      }
+    }
+  }
+
+  private begin(claim: Claim): void {
+    const abort = new AbortController();
+    const entry = { token: claim.token, abort, finished: Promise.resolve() };
+    this.active.set(claim.row.id, entry);
+    entry.finished = this.execute(claim, abort.signal)
+      .catch((err: unknown) => this.log('error', 'job bookkeeping failed', { id: claim.row.id, err: String(err) }))
+      .finally(() => {
+        this.active.delete(claim.row.id);
+        this.poke();
+      });
+  }
+
+  private async execute({ row, token }: Claim, signal: AbortSignal): Promise<void> {
+    const { requests, registry } = this.deps;
+    const handler = registry.get(row.type);
+    const media: string[] = [];
+    let outcome: JobOutcome;
+    if (!handler) {
+      // Submitted to a node that knew this type; this one does not (a mixed-version deployment).
+      await requests.release(row.id, token, `no handler for type ${row.type} on this worker`);
+      return;
+    }
+    if (row.attempts > this.options.maxAttempts) {
+      outcome = failedOutcome(row, `Processing failed ${row.attempts - 1} times${row.lastError ? ` (last: ${row.lastError})` : ''}`);
+    } else {
+      try {
+        outcome = await handler.run(this.context(row, signal, media));
+        if (outcome.records.length !== recordsOf(row).length) throw new Error(`handler returned ${outcome.records.length} records for ${recordsOf(row).length}`);
+      } catch (err) {
+        await this.deps.media.remove(media);
+        if (signal.aborted) return;
+        this.log('warn', 'job failed; it goes back to the queue', { id: row.id, attempt: row.attempts, err: String(err) });
+        await requests.release(row.id, token, err instanceof Error ? err.message : String(err));
+        return;
+      }
+    }
+    const failed = outcome.records.filter((r) => ((r._status as { code?: number } | undefined)?.code ?? 200) >= 400).length;
+    const pricePerRecord = Number(row.options.pricePerRecord ?? 0);
+    const refund = Math.min(row.charged, failed * pricePerRecord);
+    const written = await requests.complete(row.id, token, { response: { ...outcome.extra, records: outcome.records }, media, refund, webhookAt: row.webhook ? Date.now() : null });
+    if (!written) {
+      // The lease went to another worker meanwhile; its result is the one that counts.
+      await this.deps.media.remove(media);
+      this.log('warn', 'job finished after its lease was lost; result dropped', { id: row.id });
+      return;
+    }
+    if (row.webhook) this.deps.signal.notify('webhooks');
+    this.emit('done', row.id);
+  }
+
+  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[]): JobContext {
+    const records = recordsOf(row);
+    let inputs: Promise<Map<number, Buffer>> | undefined;
+    const baseUrl = String(row.options.baseUrl ?? '');
+    return {
+      id: row.id,
+      accountId: row.accountId,
+      workspaceId: row.workspaceId,
+      type: row.type,
+      endpoint: row.endpoint,
+      options: row.options,
+      records,
+      requestId: row.id,
+      signal,
+      image: async (index) => {
+        inputs ??= this.deps.requests.inputs(row.id);
+        const uploaded = (await inputs).get(index);
+        if (uploaded) return uploaded;
+        const error = (row.options.inputErrors as Record<string, string> | undefined)?.[index];
+        if (error) throw new ImageLoadError(error);
+        return this.deps.intake.bytes(records[index] ?? {});
+      },
+      putMedia: async (bytes, ext) => {
+        const key = await this.deps.media.put(bytes, ext);
+        media.push(key);
+        return `${baseUrl}/media/${key}`;
+      },
+    };
+  }
+
+  private async renew(): Promise<void> {
+    const byToken = new Map<string, string[]>();
+    for (const [id, job] of this.active) byToken.set(job.token, [...(byToken.get(job.token) ?? []), id]);
+    for (const [token, ids] of byToken) {
+      try {
+        const lost = await this.deps.requests.extend(ids, token, Date.now() + this.options.leaseMs);
+        for (const id of lost) this.active.get(id)?.abort.abort();
+      } catch (err) {
+        this.log('warn', 'renewing leases failed', { err: String(err) });
+      }
+    }
+  }
+}
+
+export function recordsOf(row: AsyncRequestRow): Record<string, unknown>[] {
+  return (row.request.records as Record<string, unknown>[] | undefined) ?? [];
+}
+
+function failedOutcome(row: AsyncRequestRow, text: string): JobOutcome {
+  return {
+    records: recordsOf(row).map((r) => ({ ...pick(r), _status: { code: 500, text, request_id: row.id } })),
+  };
+}
+
+/** The identifying fields of a submitted record, echoed in its result. */
+export function pick(record: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (record._id !== undefined) out._id = record._id;
+  if (record._url !== undefined) out._url = record._url;
+  return out;
+}

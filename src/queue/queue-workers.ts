@@ -1,0 +1,67 @@
+import type { QueueOptions, WebhookSettings } from '../config/config.ts';
+import type { AddressPolicy } from '../media/address-policy.ts';
+import type { ImageIntake } from '../media/image-intake.ts';
+import type { MediaStore } from '../media/media-store.ts';
+import type { RequestStore } from '../store/request-store.ts';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import type { HandlerRegistry } from './job-handler.ts';
+import { JobRunner } from './job-runner.ts';
+import type { QueueSignal } from './queue-signal.ts';
+
+export type QueueLog = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+
+/**
+ * Everything that works the queue in one process: job runner, webhook dispatcher and retention
+ * sweeper. The server runs one (unless LOUPE_QUEUE_WORKERS=0); `loupe worker` runs one alone.
+ */
+export class QueueWorkers {
+  readonly runner: JobRunner;
+  readonly webhooks: WebhookDispatcher;
+  private sweeper: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> = Promise.resolve();
+  private started = false;
+
+  constructor(
+    private readonly deps: { requests: RequestStore; registry: HandlerRegistry; signal: QueueSignal; intake: ImageIntake; media: MediaStore; policy: AddressPolicy },
+    private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
+  ) {
+    const log = options.log ?? (() => {});
+    const q = options.queue;
+    this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, log });
+    this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, log }, { ...options.webhooks, pollMs: q.pollMs });
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    if (this.options.queue.workers > 0) this.runner.start();
+    this.webhooks.start();
+    this.sweeper = setInterval(() => void this.sweep(), this.options.queue.sweepIntervalMs);
+    this.sweeper.unref();
+    void this.sweep();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    clearInterval(this.sweeper);
+    await Promise.all([this.runner.stop(), this.webhooks.stop(), this.sweeping]);
+  }
+
+  /** Deletes requests past retention and their media; returns how many went. */
+  sweep(now = Date.now()): Promise<number> {
+    const run = this.sweeping.then(async () => {
+      try {
+        const { deleted, media } = await this.deps.requests.sweep(now);
+        await this.deps.media.remove(media);
+        if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length });
+        return deleted;
+      } catch (err) {
+        this.options.log?.('error', 'retention sweep failed', { err: String(err) });
+        return 0;
+      }
+    });
+    this.sweeping = run;
+    return run;
+  }
+}

@@ -1,0 +1,160 @@
+import sharp from 'sharp';
+import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import { pick } from '../../queue/job-runner.ts';
+import type { RequestStore } from '../../store/request-store.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { ServiceError } from '../errors.ts';
+import { FlowDefinitionError, flowToJson, parseFlow, type FlowDefinition, type FlowStep } from '../flow-definition.ts';
+import type { ImageMatchingService } from '../image-matching-service.ts';
+import type { VisionService } from '../vision-service.ts';
+import type { SearchContext } from '../envelope.ts';
+
+type StepRecord = Record<string, unknown> & { _status?: { code: number; text: string } };
+
+/** Flows administrators define (`loupe flow create|list|show|delete`). */
+export class FlowService {
+  constructor(private readonly requests: RequestStore) {}
+
+  async put(name: string, definition: unknown): Promise<{ flow: Record<string, unknown>; outcome: 'created' | 'updated' }> {
+    let def: FlowDefinition;
+    try {
+      def = parseFlow(name, definition);
+    } catch (err) {
+      if (err instanceof FlowDefinitionError) throw new ServiceError(400, 'invalid_flow', err.message);
+      throw err;
+    }
+    const json = flowToJson(def);
+    return { flow: json, outcome: await this.requests.putFlow(name, json) };
+  }
+
+  async get(name: string): Promise<FlowDefinition | undefined> {
+    const row = await this.requests.getFlow(name);
+    return row && parseFlow(row.name, row.definition);
+  }
+
+  async list(): Promise<Record<string, unknown>[]> {
+    return (await this.requests.listFlows()).map((f) => f.definition as Record<string, unknown>);
+  }
+
+  async delete(name: string): Promise<boolean> {
+    return this.requests.deleteFlow(name);
+  }
+}
+
+/**
+ * `type: flows`: each record goes through the flow's steps in order; a step's result is stored
+ * under its `as` key. A failing step ends that record's chain with the step's own status.
+ */
+export class FlowsJob implements JobHandler {
+  readonly type = 'flows';
+
+  constructor(
+    private readonly flows: FlowService,
+    private readonly vision: VisionService,
+    private readonly matching: ImageMatchingService,
+  ) {}
+
+  async accepts(endpoint: string): Promise<boolean> {
+    return endpoint !== '' && (await this.flows.get(endpoint)) !== undefined;
+  }
+
+  async endpoints(): Promise<string[]> {
+    return (await this.flows.list()).map((f) => String(f.name));
+  }
+
+  async run(ctx: JobContext): Promise<JobOutcome> {
+    const flow = await this.flows.get(ctx.endpoint);
+    const search: SearchContext = { requestId: ctx.requestId };
+    const records: Record<string, unknown>[] = [];
+    for (let i = 0; i < ctx.records.length; i++) {
+      const base = pick(ctx.records[i]!);
+      if (!flow) {
+        records.push({ ...base, _status: { code: 404, text: `The flow ${ctx.endpoint} was deleted before the request ran`, request_id: ctx.requestId } });
+        continue;
+      }
+      records.push(await this.runRecord(ctx, search, flow, i, base));
+    }
+    return { records };
+  }
+
+  private async runRecord(ctx: JobContext, search: SearchContext, flow: FlowDefinition, index: number, base: Record<string, unknown>): Promise<Record<string, unknown>> {
+    let bytes: Buffer;
+    try {
+      bytes = await ctx.image(index);
+    } catch (err) {
+      const text = err instanceof ImageLoadError ? err.message : 'Error Loading Image: the image could not be loaded';
+      return { ...base, _status: { code: 400, text, request_id: ctx.requestId } };
+    }
+    const out: Record<string, unknown> = { ...base };
+    const results = new Map<string, StepRecord>();
+    for (const step of flow.steps) {
+      if (step.over === undefined) {
+        const r = await this.step(ctx, search, step, bytes);
+        if (failedStep(r)) return { ...out, _status: { code: r._status!.code, text: `${step.as}: ${r._status!.text}`, request_id: ctx.requestId } };
+        if (out._width === undefined && r._width !== undefined) Object.assign(out, { _width: r._width, _height: r._height });
+        results.set(step.as, r);
+        out[step.as] = fieldsOf(r);
+      } else {
+        const objects = ((results.get(step.over)?._objects as { bound_box: number[] }[] | undefined) ?? []).slice(0, step.maxObjects);
+        const each: Record<string, unknown>[] = [];
+        for (const object of objects) {
+          const r = await this.step(ctx, search, step, await crop(bytes, object.bound_box));
+          each.push({ bound_box: object.bound_box, ...(failedStep(r) ? { _status: r._status } : fieldsOf(r)) });
+        }
+        out[step.as] = each;
+      }
+    }
+    return { ...out, _status: { code: 200, text: 'OK', request_id: ctx.requestId } };
+  }
+
+  /** One endpoint over one image; a busy vision pool is waited out rather than failing the job. */
+  private async step(ctx: JobContext, search: SearchContext, step: FlowStep, bytes: Buffer): Promise<StepRecord> {
+    const record = { _base64: bytes.toString('base64') };
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+      try {
+        switch (step.endpoint) {
+          case 'photo/descriptor': {
+            const r = await this.vision.descriptor(search, [record]);
+            return { ...r.records[0]!, ...(r.descriptor_model ? { descriptor_model: r.descriptor_model } : {}) };
+          }
+          case 'identity/face':
+            return (await this.vision.faces(search, [record])).records[0]!;
+          case 'identity/person':
+            return (await this.vision.persons(search, [record])).records[0]!;
+          case 'image_matching/visual_hash':
+            return (await this.matching.visualHash(search, [record], step.hashType)).records[0] as StepRecord;
+        }
+      } catch (err) {
+        if (!(err instanceof ServiceError && err.status === 503) || ctx.signal.aborted) throw err;
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+  }
+}
+
+function failedStep(r: StepRecord): boolean {
+  return (r._status?.code ?? 200) >= 400;
+}
+
+/** A step's own result without the envelope fields the flow record already carries. */
+function fieldsOf(r: StepRecord): Record<string, unknown> {
+  const { _status: _s, _width: _w, _height: _h, _base64: _b, ...rest } = r;
+  return rest;
+}
+
+/** The box of an object, in the pixels the detector reported (EXIF orientation applied). */
+async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
+  const [x0, y0, x1, y1] = box.map((v) => Math.max(0, Math.round(v))) as [number, number, number, number];
+  // The image already passed the detector's pixel limit; orientation must match its boxes.
+  const meta = await sharp(bytes).metadata();
+  const swap = (meta.orientation ?? 1) >= 5;
+  const width = (swap ? meta.height : meta.width) ?? 1;
+  const height = (swap ? meta.width : meta.height) ?? 1;
+  const left = Math.min(x0, width - 1);
+  const top = Math.min(y0, height - 1);
+  return sharp(bytes)
+    .rotate()
+    .extract({ left, top, width: Math.max(1, Math.min(x1, width) - left), height: Math.max(1, Math.min(y1, height) - top) })
+    .jpeg({ quality: 92 })
+    .toBuffer();
+}

@@ -1,0 +1,45 @@
+import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import { pick } from '../../queue/job-runner.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { failure, type VisionService } from '../vision-service.ts';
+
+const factors = { upscale_2x: 2, upscale_3x: 3, upscale_4x: 4, upscale_8x: 8 } as const;
+type UpscaleEndpoint = keyof typeof factors;
+
+/**
+ * `type: upscaler`: super-resolution of each record's image with ESRGAN (slim, from
+ * @upscalerjs/esrgan-slim). Results are stored as media kept as long as the request.
+ */
+export class UpscalerJob implements JobHandler {
+  readonly type = 'upscaler';
+
+  constructor(private readonly vision: VisionService) {}
+
+  accepts(endpoint: string): boolean {
+    return Object.hasOwn(factors, endpoint);
+  }
+
+  endpoints(): string[] {
+    return Object.keys(factors);
+  }
+
+  async run(ctx: JobContext): Promise<JobOutcome> {
+    const factor = factors[ctx.endpoint as UpscaleEndpoint];
+    const records: Record<string, unknown>[] = [];
+    // One image at a time: each already keeps a whole long-task thread busy.
+    for (let i = 0; i < ctx.records.length; i++) {
+      const base = pick(ctx.records[i]!);
+      try {
+        const r = await this.vision.upscale(await ctx.image(i), factor, ctx.signal);
+        const url = await ctx.putMedia(Buffer.from(r.image), r.format);
+        records.push({ ...base, _width: r.width, _height: r.height, _upscaled_width: r.upscaledWidth, _upscaled_height: r.upscaledHeight, _upscaled_image_url: url, _model: r.model, _status: { code: 200, text: 'OK', request_id: ctx.requestId } });
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        // Loaded fine but past what the upscaler takes: not a loading error.
+        const { code, text } = err instanceof ImageLoadError && err.code === 'too_large_to_process' ? { code: 413, text: `Error Processing Image: ${err.reason}` } : failure(err);
+        records.push({ ...base, _status: { code, text, request_id: ctx.requestId } });
+      }
+    }
+    return { records };
+  }
+}

@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import type { AddressPolicy } from '../media/address-policy.ts';
+import { decodeBase64Image } from '../media/base64-image.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import type { HandlerRegistry } from '../queue/job-handler.ts';
+import type { QueueSignal } from '../queue/queue-signal.ts';
+import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from '../store/request-store.ts';
+import type { AccountService } from './account-service.ts';
+import type { Page } from './card-session-service.ts';
+import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
+
+export interface RequestCaller {
+  accountId: string;
+  workspaceId: string;
+  /** Absolute base of result media URLs (how the caller reached the server). */
+  baseUrl: string;
+}
+
+export interface SubmitInput {
+  type: string;
+  endpoint?: string | undefined;
+  records: Record<string, unknown>[];
+  webhook?: { endpoint?: string | undefined; url?: string | undefined; headers?: Record<string, string> | undefined } | undefined;
+  mode?: string | undefined;
+}
+
+export interface RequestSettings {
+  retentionMs: number;
+  maxImageBytes: number;
+  /** Credits per record by type (`requests.<type>` in the price table). */
+  priceOf: (type: string) => number;
+}
+
+export interface RequestSummary {
+  id: string;
+  status: RequestState;
+  type: string;
+  created: string;
+  workspace: string;
+}
+
+/** The request as submitted, `_base64` left out. */
+export interface RequestEcho {
+  type: string;
+  endpoint: string;
+  records: Record<string, unknown>[];
+  mode?: string;
+}
+
+export interface RequestDetail extends RequestSummary {
+  request: RequestEcho;
+  response?: { records: Record<string, unknown>[]; [key: string]: unknown };
+  modified: string;
+  webhook?: { url: string; state: string; attempts: number; last_error: string | null; next_attempt: string | null; delivered: string | null };
+}
+
+const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+/** Headers the server sets itself; a configured value would be overwritten or break the request. */
+const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'loupe-signature', 'loupe-request-id', 'loupe-delivery-attempt']);
+
+/** Submitting, reading and listing asynchronous requests (spec 3 §4). */
+export class RequestService {
+  constructor(
+    private readonly requests: RequestStore,
+    private readonly registry: HandlerRegistry,
+    private readonly accounts: AccountService,
+    private readonly signal: QueueSignal,
+    private readonly policy: AddressPolicy,
+    private readonly settings: RequestSettings,
+  ) {}
+
+  types(): string[] {
+    return this.registry.types();
+  }
+
+  webhookSecret(accountId: string): Promise<string> {
+    return this.requests.webhookSecret(accountId);
+  }
+
+  rotateWebhookSecret(accountId: string): Promise<string> {
+    return this.requests.rotateWebhookSecret(accountId);
+  }
+
+  async submit(caller: RequestCaller, input: SubmitInput): Promise<RequestDetail> {
+    const handler = this.registry.get(input.type);
+    if (!handler) throw new ServiceError(400, 'unknown_type', `Unknown type "${input.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
+    const endpoint = input.endpoint ?? '';
+    if (!(await handler.accepts(endpoint))) {
+      const known = await handler.endpoints();
+      const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
+      throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
+    }
+    const webhook = input.webhook ? await this.webhookTarget(input.webhook) : null;
+
+    // Uploads are decoded now: their bytes wait in the database for a worker. A broken one
+    // becomes that record's own error in the result, like every other per-record problem.
+    const inputs = new Map<number, Buffer>();
+    const inputErrors: Record<number, string> = {};
+    const echoed = input.records.map((record, i) => {
+      const { _base64, ...rest } = record;
+      if (typeof _base64 === 'string') {
+        try {
+          inputs.set(i, decodeBase64Image(_base64, this.settings.maxImageBytes));
+        } catch (err) {
+          if (!(err instanceof ImageLoadError)) throw err;
+          inputErrors[i] = err.reason;
+        }
+      } else if (_base64 !== undefined) {
+        inputErrors[i] = '_base64 must be a string';
+      } else if (typeof rest._url !== 'string' && typeof rest._file !== 'string') {
+        inputErrors[i] = 'the record has no _url or _base64';
+      }
+      return rest;
+    });
+
+    const price = this.settings.priceOf(input.type);
+    const charge = price * input.records.length;
+    await this.accounts.charge(caller.accountId, `requests.${input.type}`, charge);
+    const id = randomUUID();
+    const request: Record<string, unknown> = { type: input.type, endpoint, records: echoed };
+    if (input.mode !== undefined) request.mode = input.mode;
+    try {
+      const row = await this.requests.insert({
+        id,
+        accountId: caller.accountId,
+        workspaceId: caller.workspaceId,
+        type: input.type,
+        endpoint,
+        request,
+        options: { baseUrl: caller.baseUrl, pricePerRecord: price, inputErrors, ...(input.mode !== undefined ? { mode: input.mode } : {}) },
+        charged: charge,
+        webhook,
+        expiresAt: Date.now() + this.settings.retentionMs,
+        inputs,
+      });
+      this.signal.notify('requests');
+      return this.detail(row);
+    } catch (err) {
+      await this.accounts.refund(caller.accountId, charge);
+      throw err;
+    }
+  }
+
+  async status(accountId: string, id: string): Promise<{ status: RequestState }> {
+    const row = isUuid(id) ? await this.requests.status(id.toLowerCase()) : undefined;
+    if (!row || row.accountId !== accountId) throw notFound(`Request ${id}`);
+    return { status: row.status };
+  }
+
+  async get(accountId: string, id: string): Promise<RequestDetail> {
+    const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
+    if (!row || row.accountId !== accountId) throw notFound(`Request ${id}`);
+    return this.detail(row);
+  }
+
+  async list(accountId: string, query: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
+    const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
+    return { count, page: query.page, pageSize: query.pageSize, results: rows.map((r) => this.summary(r)) };
+  }
+
+  private summary(row: AsyncRequestRow): RequestSummary {
+    return { id: row.id, status: row.status, type: row.type, created: row.createdAt, workspace: row.workspaceId };
+  }
+
+  private detail(row: AsyncRequestRow): RequestDetail {
+    const out: RequestDetail = { ...this.summary(row), request: row.request as unknown as RequestEcho, modified: row.modifiedAt };
+    if (row.status === 'DONE' && row.response) out.response = row.response as RequestDetail['response'];
+    if (row.webhook) {
+      out.webhook = {
+        url: row.webhook.url,
+        state: row.webhookState ?? 'waiting',
+        attempts: row.webhookAttempts,
+        last_error: row.webhookLastError,
+        next_attempt: row.webhookState === 'pending' && row.webhookNextAt !== null ? new Date(row.webhookNextAt).toISOString() : null,
+        delivered: row.webhookDeliveredAt,
+      };
+    }
+    return out;
+  }
+
+  /** The webhook as given (`endpoint` or `url`), checked now so a bad one never gets queued. */
+  private async webhookTarget(w: NonNullable<SubmitInput['webhook']>): Promise<WebhookTarget> {
+    const bad = (message: string) => badRequest(`Invalid webhook: ${message}.`, [{ field: 'webhook', message }]);
+    if (w.endpoint !== undefined && w.url !== undefined && w.endpoint !== w.url) throw bad('give the URL as `endpoint` or as `url`, not two different ones');
+    const raw = w.endpoint ?? w.url;
+    if (!raw) throw bad('`endpoint` (or `url`) is required');
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      throw bad('the URL is not valid');
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('only http and https URLs are called');
+    if (u.username || u.password) throw bad('URLs with credentials are not accepted; send them in `headers`');
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const addresses = net.isIP(host)
+      ? [host]
+      : await dns.lookup(host, { all: true }).then(
+          (list) => list.map((a) => a.address),
+          () => {
+            throw bad(`${host} does not resolve`);
+          },
+        );
+    for (const address of addresses) {
+      const refused = this.policy.refusal(address, host);
+      if (refused) throw bad(net.isIP(host) ? refused : `${host} resolves to ${refused.replace(/^address /, '')}`);
+    }
+    const headers: Record<string, string> = {};
+    const given = Object.entries(w.headers ?? {});
+    if (given.length > 30) throw bad('at most 30 headers');
+    for (const [name, value] of given) {
+      if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
+      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
+      if (reservedHeaders.has(name.toLowerCase())) throw bad(`header ${name} is set by the server`);
+      headers[name] = value;
+    }
+    return { url: u.toString(), headers };
+  }
+}

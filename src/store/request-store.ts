@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { AsyncRequestsTable, Store } from './database.ts';
+import { fromJson, toIso } from './database.ts';
+
+export const requestStates = ['CREATED', 'PROCESSING', 'DONE'] as const;
+export type RequestState = (typeof requestStates)[number];
+export type WebhookState = 'pending' | 'delivered' | 'failed';
+
+export interface WebhookTarget {
+  url: string;
+  headers: Record<string, string>;
+}
+
+export interface AsyncRequestRow {
+  seq: number;
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  type: string;
+  endpoint: string;
+  status: RequestState;
+  request: Record<string, unknown>;
+  options: Record<string, unknown>;
+  response: Record<string, unknown> | null;
+  charged: number;
+  attempts: number;
+  leaseToken: string | null;
+  leaseUntil: number | null;
+  lastError: string | null;
+  media: string[];
+  webhook: WebhookTarget | null;
+  webhookState: WebhookState | null;
+  webhookAttempts: number;
+  webhookNextAt: number | null;
+  webhookLastError: string | null;
+  webhookDeliveredAt: string | null;
+  expiresAt: number;
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export interface NewRequest {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  type: string;
+  endpoint: string;
+  request: Record<string, unknown>;
+  options: Record<string, unknown>;
+  charged: number;
+  webhook: WebhookTarget | null;
+  expiresAt: number;
+  /** Uploaded image bytes by record index. */
+  inputs: Map<number, Buffer>;
+}
+
+export interface RequestListQuery {
+  accountId: string;
+  workspaceId?: string | undefined;
+  type?: string | undefined;
+  status?: RequestState | undefined;
+  limit: number;
+  offset: number;
+}
+
+/** A claimed job: the row plus the token that proves the lease when finishing it. */
+export interface Claim {
+  row: AsyncRequestRow;
+  token: string;
+}
+
+/**
+ * Asynchronous requests and their queue state, on SQLite or PostgreSQL. Claiming is one
+ * UPDATE … RETURNING: SQLite serialises writers, PostgreSQL skips rows another worker has
+ * locked, so two workers never claim the same row with the same lease.
+ */
+export class RequestStore {
+  constructor(readonly store: Store) {}
+
+  private get db() {
+    return this.store.db;
+  }
+
+  private get skipLocked() {
+    return this.store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
+  }
+
+  async insert(r: NewRequest, now = new Date()): Promise<AsyncRequestRow> {
+    const iso = now.toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('async_requests')
+        .values({
+          id: r.id,
+          account_id: r.accountId,
+          workspace_id: r.workspaceId,
+          type: r.type,
+          endpoint: r.endpoint,
+          status: 'CREATED',
+          request: JSON.stringify(r.request),
+          options: JSON.stringify(r.options),
+          response: null,
+          charged: r.charged,
+          lease_token: null,
+          lease_until: null,
+          last_error: null,
+          webhook: r.webhook ? JSON.stringify(r.webhook) : null,
+          webhook_state: null,
+          webhook_next_at: null,
+          webhook_lease_until: null,
+          webhook_last_error: null,
+          webhook_delivered_at: null,
+          expires_at: r.expiresAt,
+          created_at: iso,
+          modified_at: iso,
+        })
+        .execute();
+      for (const [idx, bytes] of r.inputs) await trx.insertInto('async_request_inputs').values({ request_id: r.id, idx, bytes }).execute();
+    });
+    return (await this.get(r.id))!;
+  }
+
+  async get(id: string): Promise<AsyncRequestRow | undefined> {
+    const row = await this.db.selectFrom('async_requests').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && toRow(row);
+  }
+
+  async status(id: string): Promise<{ accountId: string; status: RequestState } | undefined> {
+    const row = await this.db.selectFrom('async_requests').select(['account_id', 'status']).where('id', '=', id).executeTakeFirst();
+    return row && { accountId: row.account_id, status: row.status as RequestState };
+  }
+
+  async list(q: RequestListQuery): Promise<{ count: number; rows: AsyncRequestRow[] }> {
+    let base = this.db.selectFrom('async_requests').where('account_id', '=', q.accountId);
+    if (q.workspaceId) base = base.where('workspace_id', '=', q.workspaceId);
+    if (q.type) base = base.where('type', '=', q.type);
+    if (q.status) base = base.where('status', '=', q.status);
+    const [{ n }] = (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).execute()) as [{ n: number | string }];
+    const rows = await base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute();
+    return { count: Number(n), rows: rows.map(toRow) };
+  }
+
+  async inputs(id: string): Promise<Map<number, Buffer>> {
+    const rows = await this.db.selectFrom('async_request_inputs').select(['idx', 'bytes']).where('request_id', '=', id).execute();
+    return new Map(rows.map((r) => [r.idx, Buffer.from(r.bytes)]));
+  }
+
+  /**
+   * Leases up to `n` runnable requests (CREATED, or PROCESSING whose lease ran out because its
+   * worker died) in submission order, counting an attempt on each.
+   */
+  async claim(n: number, leaseMs: number, now = Date.now()): Promise<Claim[]> {
+    const token = randomBytes(12).toString('hex');
+    const iso = new Date(now).toISOString();
+    const result = await sql<Selectable<AsyncRequestsTable>>`
+      UPDATE async_requests
+      SET status = 'PROCESSING', lease_token = ${token}, lease_until = ${now + leaseMs}, attempts = attempts + 1, modified_at = ${iso}
+      WHERE seq IN (
+        SELECT seq FROM async_requests
+        WHERE status = 'CREATED' OR (status = 'PROCESSING' AND lease_until < ${now})
+        ORDER BY seq LIMIT ${n} ${this.skipLocked}
+      )
+      RETURNING *`.execute(this.db);
+    return result.rows.map((r) => ({ row: toRow(r), token })).sort((a, b) => a.row.seq - b.row.seq);
+  }
+
+  /** Extends the leases still held with `token`; returns the ids whose lease was lost. */
+  async extend(ids: string[], token: string, until: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const kept = await this.db
+      .updateTable('async_requests')
+      .set({ lease_until: until })
+      .where('id', 'in', ids)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'PROCESSING')
+      .returning('id')
+      .execute();
+    const held = new Set(kept.map((r) => r.id));
+    return ids.filter((id) => !held.has(id));
+  }
+
+  /**
+   * Writes the response and moves the request to DONE, only while the lease is still this
+   * worker's: a worker that lost its lease (it stalled past it and another took over) writes
+   * nothing, so a result is written once. The uploaded inputs go in the same transaction.
+   */
+  async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('async_requests')
+        .set({
+          status: 'DONE',
+          response: JSON.stringify(done.response),
+          media: JSON.stringify(done.media),
+          lease_token: null,
+          lease_until: null,
+          charged: sql`charged - ${done.refund}`,
+          webhook_state: sql<string | null>`CASE WHEN webhook IS NULL THEN NULL ELSE 'pending' END`,
+          webhook_next_at: done.webhookAt,
+          modified_at: new Date(now).toISOString(),
+        })
+        .where('id', '=', id)
+        .where('lease_token', '=', token)
+        .where('status', '=', 'PROCESSING')
+        .returning(['account_id'])
+        .executeTakeFirst();
+      if (!updated) return false;
+      await trx.deleteFrom('async_request_inputs').where('request_id', '=', id).execute();
+      // Records that failed are not charged for.
+      if (done.refund > 0) await trx.updateTable('accounts').set({ credits: sql`credits + ${done.refund}` }).where('id', '=', updated.account_id).execute();
+      return true;
+    });
+  }
+
+  /** Gives a claimed request back to the queue after its handler failed as a whole. */
+  async release(id: string, token: string, error: string, now = Date.now()): Promise<boolean> {
+    const r = await this.db
+      .updateTable('async_requests')
+      .set({ status: 'CREATED', lease_token: null, lease_until: null, last_error: error.slice(0, 2000), modified_at: new Date(now).toISOString() })
+      .where('id', '=', id)
+      .where('lease_token', '=', token)
+      .where('status', '=', 'PROCESSING')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Leases up to `n` webhook deliveries that are due. */
+  async claimWebhooks(n: number, leaseMs: number, now = Date.now()): Promise<AsyncRequestRow[]> {
+    const result = await sql<Selectable<AsyncRequestsTable>>`
+      UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}
+      WHERE seq IN (
+        SELECT seq FROM async_requests
+        WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
+        ORDER BY webhook_next_at LIMIT ${n} ${this.skipLocked}
+      )
+      RETURNING *`.execute(this.db);
+    return result.rows.map(toRow);
+  }
+
+  /** Records one delivery attempt: delivered, failed for good, or due again at `nextAt`. */
+  async webhookAttempt(id: string, outcome: { state: WebhookState; error: string | null; nextAt: number | null }, now = Date.now()): Promise<void> {
+    await this.db
+      .updateTable('async_requests')
+      .set({
+        webhook_state: outcome.state,
+        webhook_attempts: sql`webhook_attempts + 1`,
+        webhook_last_error: outcome.error?.slice(0, 2000) ?? null,
+        webhook_next_at: outcome.nextAt,
+        webhook_lease_until: null,
+        webhook_delivered_at: outcome.state === 'delivered' ? new Date(now).toISOString() : null,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Earliest time something becomes runnable (a lease running out or a webhook falling due). */
+  async nextWakeAt(): Promise<number | null> {
+    const r = await this.db
+      .selectFrom('async_requests')
+      .select((eb) => [eb.fn.min('lease_until').as('lease'), eb.fn.min('webhook_next_at').as('hook')])
+      .where((eb) => eb.or([eb('status', '=', 'PROCESSING'), eb('webhook_state', '=', 'pending')]))
+      .executeTakeFirst();
+    const times = [r?.lease, r?.hook].filter((t) => t !== null && t !== undefined).map(Number);
+    return times.length ? Math.min(...times) : null;
+  }
+
+  /** Deletes requests past their retention; returns the media keys they held. */
+  async sweep(now = Date.now(), batch = 500): Promise<{ deleted: number; media: string[] }> {
+    let deleted = 0;
+    const media: string[] = [];
+    for (;;) {
+      const rows = await sql<{ id: string; media: unknown }>`
+        DELETE FROM async_requests WHERE seq IN (
+          SELECT seq FROM async_requests WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
+        ) RETURNING id, media`.execute(this.db);
+      deleted += rows.rows.length;
+      for (const r of rows.rows) media.push(...fromJson<string[]>(r.media));
+      if (rows.rows.length < batch) return { deleted, media };
+    }
+  }
+
+  async webhookSecret(accountId: string): Promise<string> {
+    const row = await this.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirst();
+    if (row?.webhook_secret) return row.webhook_secret;
+    const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+    // Two workers racing here must end up signing with the same secret.
+    await this.db.updateTable('accounts').set({ webhook_secret: secret }).where('id', '=', accountId).where('webhook_secret', 'is', null).execute();
+    const again = await this.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirstOrThrow();
+    return again.webhook_secret!;
+  }
+
+  async rotateWebhookSecret(accountId: string): Promise<string> {
+    const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+    await this.db.updateTable('accounts').set({ webhook_secret: secret }).where('id', '=', accountId).execute();
+    return secret;
+  }
+
+  async getFlow(name: string): Promise<{ name: string; definition: unknown; createdAt: string; updatedAt: string } | undefined> {
+    const row = await this.db.selectFrom('flows').selectAll().where('name', '=', name).executeTakeFirst();
+    return row && { name: row.name, definition: fromJson(row.definition), createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) };
+  }
+
+  async listFlows(): Promise<{ name: string; definition: unknown; createdAt: string; updatedAt: string }[]> {
+    const rows = await this.db.selectFrom('flows').selectAll().orderBy('name').execute();
+    return rows.map((row) => ({ name: row.name, definition: fromJson(row.definition), createdAt: toIso(row.created_at), updatedAt: toIso(row.updated_at) }));
+  }
+
+  async putFlow(name: string, definition: unknown): Promise<'created' | 'updated'> {
+    const now = new Date().toISOString();
+    const json = JSON.stringify(definition);
+    const r = await this.db.updateTable('flows').set({ definition: json, updated_at: now }).where('name', '=', name).executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) return 'updated';
+    await this.db.insertInto('flows').values({ name, definition: json, created_at: now, updated_at: now }).execute();
+    return 'created';
+  }
+
+  async deleteFlow(name: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('flows').where('name', '=', name).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+}
+
+function toRow(r: Selectable<AsyncRequestsTable>): AsyncRequestRow {
+  const num = (v: number | string | null) => (v === null ? null : Number(v));
+  return {
+    seq: Number(r.seq),
+    id: r.id,
+    accountId: r.account_id,
+    workspaceId: r.workspace_id,
+    type: r.type,
+    endpoint: r.endpoint,
+    status: r.status as RequestState,
+    request: fromJson(r.request),
+    options: fromJson(r.options),
+    response: r.response === null ? null : fromJson(r.response),
+    charged: Number(r.charged),
+    attempts: Number(r.attempts),
+    leaseToken: r.lease_token,
+    leaseUntil: num(r.lease_until),
+    lastError: r.last_error,
+    media: fromJson<string[]>(r.media),
+    webhook: r.webhook === null ? null : fromJson(r.webhook),
+    webhookState: r.webhook_state as WebhookState | null,
+    webhookAttempts: Number(r.webhook_attempts),
+    webhookNextAt: num(r.webhook_next_at),
+    webhookLastError: r.webhook_last_error,
+    webhookDeliveredAt: toIso(r.webhook_delivered_at),
+    expiresAt: Number(r.expires_at),
+    createdAt: toIso(r.created_at),
+    modifiedAt: toIso(r.modified_at),
+  };
+}

@@ -1,0 +1,169 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressPolicy } from '../media/address-policy.ts';
+import { guardedLookup } from '../media/url-fetch.ts';
+import type { QueueSignal } from '../queue/queue-signal.ts';
+import type { AsyncRequestRow, RequestStore } from '../store/request-store.ts';
+import { signatureHeader, signWebhook } from './webhook-signature.ts';
+
+export interface WebhookOptions {
+  /** Wait before each retry; its length is the number of retries (docs/webhooks.md). */
+  retryDelaysMs: number[];
+  /** One delivery attempt, connect to last byte. */
+  timeoutMs: number;
+  concurrency: number;
+  pollMs: number;
+}
+
+type Attempt = { ok: true } | { ok: false; retry: boolean; error: string; retryAfterMs?: number };
+
+/**
+ * Delivers completion webhooks: claims due deliveries from the database (so any worker node can
+ * send them and a crash loses none), signs and POSTs them, and reschedules failures.
+ */
+export class WebhookDispatcher {
+  private running = false;
+  private active = 0;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly deps: { requests: RequestStore; signal: QueueSignal; policy: AddressPolicy; log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void },
+    private readonly options: WebhookOptions,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.signal.on('webhooks', () => this.poke());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.unsubscribe?.();
+    this.poke();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.options.concurrency - this.active;
+      let due: AsyncRequestRow[] = [];
+      if (free > 0) {
+        try {
+          // The lease outlives one attempt, so a slow receiver is not called twice at once.
+          due = await this.deps.requests.claimWebhooks(free, this.options.timeoutMs * 2 + 5000);
+        } catch (err) {
+          this.deps.log?.('error', 'claiming webhooks failed', { err: String(err) });
+        }
+        for (const row of due) {
+          this.active++;
+          const p = this.deliver(row).finally(() => {
+            this.active--;
+            this.inFlight.delete(p);
+            this.poke();
+          });
+          this.inFlight.add(p);
+        }
+      }
+      if (due.length === 0 || this.active >= this.options.concurrency) {
+        const wait = await this.untilNextDue();
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          if (!this.running) this.poke();
+        });
+      }
+    }
+  }
+
+  /** Sleep until the earliest scheduled retry when that is sooner than the poll. */
+  private async untilNextDue(): Promise<number> {
+    const next = await this.deps.requests.nextWakeAt().catch(() => null);
+    const wait = next === null ? this.options.pollMs : Math.max(10, next - Date.now());
+    return Math.min(wait, this.options.pollMs);
+  }
+
+  private async deliver(row: AsyncRequestRow): Promise<void> {
+    const target = row.webhook!;
+    const body = JSON.stringify({ status: row.status, id: row.id, type: row.type, response: row.response });
+    let attempt: Attempt;
+    try {
+      const secret = await this.deps.requests.webhookSecret(row.accountId);
+      const headers: Record<string, string> = {
+        ...target.headers,
+        'content-type': 'application/json',
+        'user-agent': 'Loupe webhooks',
+        [signatureHeader]: signWebhook(secret, body),
+        'loupe-request-id': row.id,
+        'loupe-delivery-attempt': String(row.webhookAttempts + 1),
+      };
+      attempt = await post(target.url, body, headers, this.deps.policy, this.options.timeoutMs);
+    } catch (err) {
+      attempt = { ok: false, retry: true, error: (err as Error).message };
+    }
+    const n = row.webhookAttempts; // retries already used
+    if (attempt.ok) {
+      await this.deps.requests.webhookAttempt(row.id, { state: 'delivered', error: null, nextAt: null });
+      return;
+    }
+    const delay = this.options.retryDelaysMs[n];
+    if (attempt.retry && delay !== undefined) {
+      const wait = Math.max(delay, Math.min(attempt.retryAfterMs ?? 0, 3_600_000));
+      await this.deps.requests.webhookAttempt(row.id, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait });
+    } else {
+      this.deps.log?.('warn', 'webhook delivery failed for good', { id: row.id, error: attempt.error });
+      await this.deps.requests.webhookAttempt(row.id, { state: 'failed', error: attempt.error, nextAt: null });
+    }
+  }
+}
+
+/**
+ * One POST. Network errors, 429 and 5xx are worth retrying; any other answer is final. Redirects
+ * are not followed: a receiver that moved is a configuration error, and following would need
+ * its own address checks.
+ */
+function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number): Promise<Attempt> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return Promise.resolve({ ok: false, retry: false, error: 'the webhook URL is not valid' });
+  }
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  const refused = policy.refusal(host, host);
+  if (refused && !refused.endsWith('is not an IP address')) return Promise.resolve({ ok: false, retry: false, error: refused });
+  return new Promise((resolve) => {
+    const client = u.protocol === 'https:' ? https : http;
+    const req = client.request(u, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup(policy, (reason) => Object.assign(new Error(reason), { refused: true })), agent: false, timeout: timeoutMs }, (res) => {
+      const status = res.statusCode ?? 0;
+      res.resume();
+      res.on('end', () => clearTimeout(total));
+      if (status >= 200 && status < 300) return resolve({ ok: true });
+      const retryAfter = Number(res.headers['retry-after']);
+      resolve({ ok: false, retry: status === 429 || status >= 500, error: `the receiver answered HTTP ${status}`, ...(Number.isFinite(retryAfter) ? { retryAfterMs: retryAfter * 1000 } : {}) });
+    });
+    const total = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (err) => {
+      clearTimeout(total);
+      // An address the policy refuses stays refused; retrying would not change it.
+      resolve({ ok: false, retry: !(err as { refused?: boolean }).refused, error: err.message });
+    });
+    req.end(body);
+  });
+}

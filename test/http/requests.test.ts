@@ -1,0 +1,248 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Services } from '../../src/services/container.ts';
+import { verifyWebhook } from '../../src/webhooks/webhook-signature.ts';
+import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
+
+const base = '/account/v2/request';
+type Rec = { _id?: string; _status: { code: number; text: string; request_id: string }; [k: string]: unknown };
+type Detail = { id: string; status: string; request: { type: string; endpoint: string; records: Record<string, unknown>[] }; response?: { records: Rec[] }; webhook?: { state: string; attempts: number; last_error: string | null; delivered: string | null } };
+
+async function photo(width: number, height: number, format: 'jpeg' | 'png' = 'jpeg'): Promise<string> {
+  // Smooth shapes, so the image has structure for hashes and the upscaler.
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#4a7"/><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 3}" fill="#e95"/><rect x="4" y="4" width="${width / 4}" height="${height / 5}" fill="#236"/></svg>`;
+  return (await sharp(Buffer.from(svg))[format]().toBuffer()).toString('base64');
+}
+
+async function waitDone(h: Harness, id: string, timeoutMs = 60_000): Promise<Detail> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await h.request('GET', `${base}/${id}`);
+    expect(res.statusCode).toBe(200);
+    const d = res.json() as Detail;
+    if (d.status === 'DONE') return d;
+    if (Date.now() > until) throw new Error(`request ${id} still ${d.status}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A webhook receiver that answers the given statuses in turn (then 200), recording each call. */
+async function receiver(statuses: number[]) {
+  const calls: { headers: http.IncomingHttpHeaders; body: string; at: number }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      calls.push({ headers: req.headers, body, at: Date.now() });
+      res.statusCode = statuses[calls.length - 1] ?? 200;
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, calls, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe.each(backends)('asynchronous requests (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend, {
+      urlAllowList: ['127.0.0.1'],
+      vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '' },
+      queue: { workers: 2, leaseMs: 5000, pollMs: 200 },
+      webhooks: { retryDelaysMs: [100, 100, 100], timeoutMs: 2000 },
+    });
+    await h.app.ready();
+  });
+  /** Flows and the sweeper are the CLI's and the workers' business, not the API's: reach them directly. */
+  const services = () => h.app.loupe as unknown as Services;
+  afterAll(() => h?.close());
+
+  const flow = (name: string, definition: unknown) => services().flows.put(name, definition);
+
+  it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
+    const rec = { _base64: await photo(32, 32) };
+    const cases: [unknown, number, string][] = [
+      [{ type: 'teleporter', records: [rec] }, 400, 'unknown_type'],
+      [{ type: 'upscaler', endpoint: 'upscale_5x', records: [rec] }, 400, 'unknown_endpoint'],
+      [{ type: 'upscaler', records: [rec] }, 400, 'unknown_endpoint'],
+      [{ type: 'flows', endpoint: 'no-such-flow', records: [rec] }, 400, 'unknown_endpoint'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: Array.from({ length: 11 }, () => rec) }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [] }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'ftp://example.com/x' } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://10.1.2.3/hook' } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { url: 'http://169.254.169.254/latest' } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://[::ffff:10.0.0.1]/x' } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://no-such-host.invalid/x' } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Length': '1' } } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'a\r\nb' } } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: {} }, 400, 'invalid_request'],
+      [{ type: 7, records: [rec] }, 400, 'invalid_request'],
+    ];
+    for (const [body, status, code] of cases) {
+      const res = await h.request('POST', `${base}/`, { body });
+      expect(res.statusCode, JSON.stringify(body).slice(0, 200)).toBe(status);
+      expect(res.json().code).toBe(code);
+    }
+    const list = await h.request('GET', `${base}/`);
+    expect(list.json().count).toBe(0);
+    expect((await h.request('GET', `${base}/${'0'.repeat(8)}-0000-4000-8000-000000000000`)).statusCode).toBe(404);
+    expect((await h.request('GET', `${base}/not-a-uuid/status`)).statusCode).toBe(404);
+    expect((await h.request('GET', `${base}/`, { token: null })).statusCode).toBe(401);
+  });
+
+  it('a flow runs each record through its steps; states go CREATED → DONE; failed records are per-record and not charged', async () => {
+    const created = await flow('hash-and-faces', {
+      description: 'Hashes, then faces, then a descriptor of each face',
+      steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes', hash_type: 'phash' }, { endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'face_descriptors' }],
+    });
+    expect(created.outcome).toBe('created');
+    const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
+    const group = fs.readFileSync(new URL('../../../shared/datasets/faces_persons/group/faces.jpg', import.meta.url)).toString('base64');
+    const res = await h.request('POST', `${base}/`, {
+      body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'group', _base64: group }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'broken', _base64: '%%%' }] },
+    });
+    expect(res.statusCode).toBe(201);
+    const sub = res.json() as { id: string; status: string; type: string; request: Detail['request']; workspace: string; created: string };
+    expect(sub).toMatchObject({ status: 'CREATED', type: 'flows', workspace: h.account.workspace });
+    expect(sub.request.records[0]).toEqual({ _id: 'group' });
+    expect(JSON.stringify(sub)).not.toContain(group.slice(0, 100));
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 3);
+
+    const d = await waitDone(h, sub.id, 120_000);
+    expect((await h.request('GET', `${base}/${sub.id}/status`)).json()).toEqual({ status: 'DONE' });
+    const [g, text, broken] = d.response!.records;
+    expect(g!._status).toEqual({ code: 200, text: 'OK', request_id: sub.id });
+    expect(g).toMatchObject({ _id: 'group', _width: expect.any(Number) });
+    expect((g!.hashes as { phash: string }).phash).toMatch(/^[01]{64}$/);
+    const faces = (g!.face as { _objects: { bound_box: number[] }[] })._objects;
+    expect(faces.length).toBeGreaterThan(2);
+    const perFace = g!.face_descriptors as { bound_box: number[]; _descriptor: number[] }[];
+    expect(perFace).toHaveLength(Math.min(faces.length, 10));
+    expect(perFace[0]!.bound_box).toEqual(faces[0]!.bound_box);
+    expect(perFace[0]!._descriptor.length).toBeGreaterThan(100);
+    expect(text!._status.code).toBe(400);
+    expect(text!._status.text).toMatch(/^(hashes: )?Error Loading Image/);
+    expect(broken!._status).toMatchObject({ code: 400, request_id: sub.id });
+    expect(broken!._status.text).toMatch(/Error Loading Image: the image is not valid base64/);
+    // Two of three records failed: their credits come back.
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
+  }, 180_000);
+
+  it('upscaler: a 2x result at the stated size, served as media; a too-large image is a per-record 413', async () => {
+    const res = await h.request('POST', `${base}/`, {
+      body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _id: 'small', _base64: await photo(60, 40, 'png') }, { _id: 'huge', _base64: await photo(3000, 3000) }] },
+    });
+    expect(res.statusCode).toBe(201);
+    const d = await waitDone(h, res.json().id, 120_000);
+    const [small, huge] = d.response!.records;
+    expect(small).toMatchObject({ _id: 'small', _width: 60, _height: 40, _upscaled_width: 120, _upscaled_height: 80, _status: { code: 200 } });
+    const url = new URL(small!._upscaled_image_url as string);
+    const media = await h.app.inject({ method: 'GET', url: url.pathname });
+    expect(media.statusCode).toBe(200);
+    expect(media.headers['content-type']).toBe('image/png');
+    expect(await sharp(media.rawPayload).metadata()).toMatchObject({ width: 120, height: 80 });
+    expect(huge!._status, JSON.stringify(huge)).toMatchObject({ code: 413 });
+    expect(huge).not.toHaveProperty('_upscaled_image_url');
+  }, 180_000);
+
+  it('lists with filters and pages, newest first', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }] } });
+      ids.push(r.json().id as string);
+    }
+    for (const id of ids) await waitDone(h, id);
+    const page1 = (await h.request('GET', `${base}/?type=flows&page_size=2`)).json() as { count: number; next: string | null; previous: string | null; results: { id: string; status: string; type: string; workspace: string }[] };
+    expect(page1.count).toBe(4);
+    expect(page1.results.map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.previous).toBeNull();
+    expect(new URL(page1.next!).searchParams.get('page')).toBe('2');
+    const page2 = (await h.request('GET', `${base}/?type=flows&page_size=2&page=2`)).json() as typeof page1;
+    expect(page2.results.map((r) => r.id)).toEqual([ids[0], expect.any(String)]);
+    expect((await h.request('GET', `${base}/?type=upscaler`)).json().count).toBe(1);
+    expect((await h.request('GET', `${base}/?status=CREATED`)).json().count).toBe(0);
+    expect((await h.request('GET', `${base}/?status=DONE`)).json().count).toBe(5);
+    expect((await h.request('GET', `${base}/?status=LOST`)).statusCode).toBe(400);
+    // Another account sees none of them.
+    const other = await h.newAccount();
+    expect((await h.request('GET', `${base}/`, { token: other.token })).json().count).toBe(0);
+    expect((await h.request('GET', `${base}/${ids[0]}`, { token: other.token })).statusCode).toBe(404);
+  }, 60_000);
+
+  it('webhook: retried after failures, signed, with the configured headers; the delivery state is in the detail', async () => {
+    const rx = await receiver([500, 503]);
+    try {
+      const res = await h.request('POST', `${base}/`, {
+        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, headers: { 'X-Shop': 'north', Authorization: 'Bearer abc' } } },
+      });
+      expect(res.statusCode).toBe(201);
+      const id = res.json().id as string;
+      const done = await waitDone(h, id);
+      const until = Date.now() + 10_000;
+      let d = done;
+      while (d.webhook?.state !== 'delivered' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        d = (await h.request('GET', `${base}/${id}`)).json() as Detail;
+      }
+      expect(d.webhook).toMatchObject({ state: 'delivered', attempts: 3, last_error: null });
+      expect(rx.calls).toHaveLength(3);
+      const last = rx.calls[2]!;
+      expect(last.headers['x-shop']).toBe('north');
+      expect(last.headers.authorization).toBe('Bearer abc');
+      expect(last.headers['loupe-delivery-attempt']).toBe('3');
+      const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
+      expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });
+      expect(payload.response).toEqual(done.response);
+      const secret = await h.app.loupe.requests.webhookSecret(h.account.account);
+      expect(verifyWebhook(secret, last.body, String(last.headers['loupe-signature']))).toBe(true);
+      expect(verifyWebhook(`${secret}x`, last.body, String(last.headers['loupe-signature']))).toBe(false);
+      // Retries waited their schedule (100 ms each here).
+      expect(rx.calls[1]!.at - rx.calls[0]!.at).toBeGreaterThanOrEqual(90);
+    } finally {
+      await rx.close();
+    }
+  }, 60_000);
+
+  it('webhook: a receiver that keeps failing ends as failed with its last error; a 4xx is not retried', async () => {
+    const down = await receiver([500, 500, 500, 500, 500]);
+    const gone = await receiver([410]);
+    try {
+      const submit = async (url: string) => (await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url } } })).json().id as string;
+      const [a, b] = [await submit(down.url), await submit(gone.url)];
+      const settle = async (id: string) => {
+        for (let i = 0; i < 200; i++) {
+          const d = (await h.request('GET', `${base}/${id}`)).json() as Detail;
+          if (d.webhook?.state === 'failed' || d.webhook?.state === 'delivered') return d;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error('webhook never settled');
+      };
+      expect((await settle(a)).webhook).toMatchObject({ state: 'failed', attempts: 4, last_error: 'the receiver answered HTTP 500' });
+      expect((await settle(b)).webhook).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the receiver answered HTTP 410' });
+      expect(down.calls).toHaveLength(4);
+      expect(gone.calls).toHaveLength(1);
+    } finally {
+      await down.close();
+      await gone.close();
+    }
+  }, 60_000);
+
+  it('retention: the sweeper deletes expired requests and their result media, and nothing younger', async () => {
+    const list = (await h.request('GET', `${base}/?type=upscaler`)).json() as { results: { id: string }[] };
+    const upscaled = (await h.request('GET', `${base}/${list.results[0]!.id}`)).json() as Detail;
+    const mediaPath = new URL(upscaled.response!.records[0]!._upscaled_image_url as string).pathname;
+    expect((await h.app.inject({ method: 'GET', url: mediaPath })).statusCode).toBe(200);
+    const before = (await h.request('GET', `${base}/`)).json().count as number;
+    expect(await services().queue.sweep(Date.now() + 6 * 86_400_000)).toBe(0);
+    expect(await services().queue.sweep(Date.now() + 7 * 86_400_000 + 1000)).toBe(before);
+    expect((await h.request('GET', `${base}/`)).json().count).toBe(0);
+    expect((await h.request('GET', `${base}/${upscaled.id}`)).statusCode).toBe(404);
+    expect((await h.app.inject({ method: 'GET', url: mediaPath })).statusCode).toBe(404);
+    const left = (await filesUnder(`${h.dataDir}/media`)).filter((f) => f.endsWith('.png'));
+    expect(left).toHaveLength(0);
+  });
+});
