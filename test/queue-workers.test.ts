@@ -1,0 +1,149 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/config.ts';
+import { openServices, type Services } from '../src/services/container.ts';
+import { RequestStore } from '../src/store/request-store.ts';
+import { backends, type Backend } from './helpers/harness.ts';
+import { scratchPgDatabase } from './helpers/processes.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+interface Worker {
+  child: ChildProcess;
+  done: string[];
+  exited: Promise<number | null>;
+}
+
+/** `loupe worker` as its own process (src/worker.ts), collecting the ids it reports done. */
+function startWorker(env: NodeJS.ProcessEnv): Worker {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker.ts')], {
+    env: { ...process.env, LOUPE_VISION_WARM: 'none', LOUPE_VISION_THREADS: '1', LOUPE_QUEUE_POLL_MS: '100', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const w: Worker = { child, done: [], exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+  let buffered = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    buffered += d.toString();
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines) {
+      const entry = JSON.parse(line) as { msg: string; id?: string };
+      if (entry.msg === 'job done') w.done.push(entry.id!);
+    }
+  });
+  return w;
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function setup(backend: Backend) {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-queue-'));
+  const pg = backend === 'postgres' ? await scratchPgDatabase('loupe_queue') : undefined;
+  const env = { LOUPE_DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '' };
+  const services: Services = await openServices(loadConfig({}, { dataDir, databaseUrl: pg?.url, logLevel: 'silent' }));
+  const account = await services.accounts.createAccount({ name: 'queue', credits: 100_000 });
+  const caller = { accountId: account.account, workspaceId: account.workspace, baseUrl: 'http://loupe.test' };
+  return {
+    env,
+    services,
+    caller,
+    close: async () => {
+      await services.close();
+      await pg?.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const workers: Worker[] = [];
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  for (const w of workers.splice(0)) {
+    w.child.kill('SIGKILL');
+    await w.exited;
+  }
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+describe.each(backends)('queue worker processes (%s)', (backend) => {
+  it('a job whose worker is killed (kill -9) goes back to the queue when its lease ends and another worker finishes it, once', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const photo = await sharp({ create: { width: 480, height: 320, channels: 3, background: '#7a9' } })
+      .composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="480" height="320"><circle cx="240" cy="160" r="100" fill="#c53"/></svg>') }])
+      .jpeg()
+      .toBuffer();
+    const submitted = await t.services.requests.submit(t.caller, { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _id: 'p', _base64: photo.toString('base64') }] });
+    const lease = { LOUPE_QUEUE_LEASE_MS: '1500' };
+
+    const a = startWorker({ ...t.env, ...lease });
+    workers.push(a);
+    await until('the first worker to take the job', async () => (await t.services.requests.status(t.caller.accountId, submitted.id)).status === 'PROCESSING', 30_000);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect((await t.services.requests.status(t.caller.accountId, submitted.id)).status).toBe('PROCESSING');
+
+    const b = startWorker({ ...t.env, ...lease });
+    workers.push(b);
+    const done = await until('the second worker to finish it', async () => {
+      const d = await t.services.requests.get(t.caller.accountId, submitted.id);
+      return d.status === 'DONE' && d;
+    }, 120_000);
+    expect(done.response!.records[0]).toMatchObject({ _id: 'p', _upscaled_width: 960, _upscaled_height: 640, _status: { code: 200 } });
+    expect(a.done).toEqual([]);
+    expect(b.done).toEqual([submitted.id]);
+  }, 180_000);
+
+  it('a worker whose lease ran out cannot write its result over the new holder\'s', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const { id } = await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _base64: '!!' }] });
+    const now = Date.now();
+    const [first] = await store.claim(5, 1000, now);
+    expect(first!.row).toMatchObject({ id, status: 'PROCESSING', attempts: 1 });
+    expect(await store.claim(5, 1000, now + 500)).toEqual([]);
+    const [second] = await store.claim(5, 1000, now + 1500);
+    expect(second!.row.attempts).toBe(2);
+    expect(await store.extend([id], first!.token, now + 5000)).toEqual([id]);
+    const result = (text: string) => ({ response: { records: [{ _status: { code: 200, text } }] }, media: [], refund: 0, webhookAt: null });
+    expect(await store.complete(id, first!.token, result('stale'))).toBe(false);
+    expect(await store.complete(id, second!.token, result('fresh'))).toBe(true);
+    expect(await store.complete(id, second!.token, result('again'))).toBe(false);
+    expect((await store.get(id))!.response).toEqual(result('fresh').response);
+  });
+
+  it.skipIf(backend !== 'postgres')('two worker processes and 500 jobs: every job DONE exactly once', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const tiny = (await sharp({ create: { width: 24, height: 16, channels: 3, background: '#358' } }).png().toBuffer()).toString('base64');
+    const env = { ...t.env, LOUPE_QUEUE_WORKERS: '4' };
+    const pair = [startWorker(env), startWorker(env)];
+    workers.push(...pair);
+    const ids: string[] = [];
+    for (let i = 0; i < 500; i++) ids.push((await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _id: String(i), _base64: tiny }] })).id);
+    await until('every job to be done', async () => (await t.services.requests.list(t.caller.accountId, { status: 'DONE', page: 1, pageSize: 1 })).count === 500, 120_000);
+    const reported = [...pair[0]!.done, ...pair[1]!.done];
+    expect(reported.sort()).toEqual([...ids].sort());
+    expect(new Set(reported).size).toBe(500);
+    expect(pair[0]!.done.length).toBeGreaterThan(0);
+    expect(pair[1]!.done.length).toBeGreaterThan(0);
+    const sample = await t.services.requests.get(t.caller.accountId, ids[123]!);
+    expect(sample.response!.records[0]).toMatchObject({ _id: '123', _status: { code: 200 } });
+  }, 180_000);
+});
