@@ -39,6 +39,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   requests: RequestService;
   flows: FlowService;
+  /** Job handlers by type; grading and recognition add theirs. */
+  registry: HandlerRegistry;
   /** Job runner, webhook dispatcher and retention sweeper of this process; started by the caller. */
   queue: QueueWorkers;
   close(): Promise<void>;
@@ -92,6 +94,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
+    registry,
     queue,
     close: async () => {
       await queue.stop();
