@@ -41,6 +41,29 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
+  it('manages flows and webhook secrets', async () => {
+    const file = path.join(dataDir, 'faces.json');
+    await fs.writeFile(file, JSON.stringify({ name: 'faces', steps: [{ endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'vecs' }] }));
+    expect(await loupe('flow', 'create', '--file', file)).toMatchObject({ outcome: 'created', flow: { name: 'faces', steps: [{ endpoint: 'identity/face', as: 'face' }, { endpoint: 'photo/descriptor', as: 'vecs', over: 'face', max_objects: 10 }] } });
+    expect(await loupe('flow', 'create', '--file', file)).toMatchObject({ outcome: 'updated' });
+    expect((await loupe('flow', 'list')).flows.map((f: { name: string }) => f.name)).toEqual(['faces']);
+    expect(await loupe('flow', 'show', '--name', 'faces')).toMatchObject({ name: 'faces' });
+    await fs.writeFile(file, JSON.stringify({ steps: [{ endpoint: 'photo/descriptor', over: 'nothing' }] }));
+    const bad = await fails('flow', 'create', '--file', file, '--name', 'broken');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/step 1: "over" must name an earlier step/);
+    expect(await loupe('flow', 'delete', '--name', 'faces')).toEqual({ deleted: 'faces' });
+    expect((await fails('flow', 'show', '--name', 'faces')).code).toBe(1);
+
+    const { account } = await loupe('account', 'create', '--name', 'hooks');
+    const first = await loupe('webhook-secret', 'show', '--account', account);
+    expect(first.webhook_secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+    expect((await loupe('webhook-secret', 'show', '--account', account)).webhook_secret).toBe(first.webhook_secret);
+    const rotated = await loupe('webhook-secret', 'rotate', '--account', account);
+    expect(rotated.webhook_secret).not.toBe(first.webhook_secret);
+    expect((await loupe('webhook-secret', 'show', '--account', account)).webhook_secret).toBe(rotated.webhook_secret);
+  });
+
   it('creates accounts whose token, workspace, credits and services drive the server', async () => {
     const created = await loupe('account', 'create', '--name', 'Card Shop', '--credits', '1', '--services', 'cardstream');
     expect(Object.keys(created).sort()).toEqual(['account', 'token', 'workspace']);

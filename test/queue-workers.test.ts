@@ -18,9 +18,9 @@ interface Worker {
   exited: Promise<number | null>;
 }
 
-/** `loupe worker` as its own process (src/worker.ts), collecting the ids it reports done. */
+/** `loupe worker` as its own process, collecting the ids it reports done. */
 function startWorker(env: NodeJS.ProcessEnv): Worker {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'src/worker.ts')], {
+  const child = spawn(process.execPath, [path.join(root, 'bin/loupe.js'), 'worker'], {
     env: { ...process.env, LOUPE_VISION_WARM: 'none', LOUPE_VISION_THREADS: '1', LOUPE_QUEUE_POLL_MS: '100', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

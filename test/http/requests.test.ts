@@ -132,13 +132,26 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 180_000);
 
-  it('upscaler: a 2x result at the stated size, served as media; a too-large image is a per-record 413', async () => {
+  it('upscaler: a 2x result at the stated size, served as media; URLs are fetched by the worker; a too-large image is a per-record 413', async () => {
+    const jpeg = Buffer.from(await photo(50, 30), 'base64');
+    const images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
+    await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
+    const imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/photo.jpg`;
     const res = await h.request('POST', `${base}/`, {
-      body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _id: 'small', _base64: await photo(60, 40, 'png') }, { _id: 'huge', _base64: await photo(3000, 3000) }] },
+      body: {
+        type: 'upscaler',
+        endpoint: 'upscale_2x',
+        records: [{ _id: 'small', _base64: await photo(60, 40, 'png') }, { _id: 'huge', _base64: await photo(3000, 3000) }, { _id: 'web', _url: imageUrl }, { _id: 'private', _url: 'http://10.255.1.1/x.jpg' }],
+      },
     });
     expect(res.statusCode).toBe(201);
     const d = await waitDone(h, res.json().id, 120_000);
-    const [small, huge] = d.response!.records;
+    images.close();
+    const [small, huge, web, privateRec] = d.response!.records;
+    expect(web).toMatchObject({ _id: 'web', _url: imageUrl, _width: 50, _height: 30, _upscaled_width: 100, _upscaled_height: 60, _status: { code: 200 } });
+    expect(new URL(web!._upscaled_image_url as string).pathname).toMatch(/\.jpg$/);
+    expect(privateRec!._status).toMatchObject({ code: 400 });
+    expect(privateRec!._status.text).toMatch(/^Error Loading Image: .*private/);
     expect(small).toMatchObject({ _id: 'small', _width: 60, _height: 40, _upscaled_width: 120, _upscaled_height: 80, _status: { code: 200 } });
     const url = new URL(small!._upscaled_image_url as string);
     const media = await h.app.inject({ method: 'GET', url: url.pathname });
@@ -242,7 +255,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('GET', `${base}/`)).json().count).toBe(0);
     expect((await h.request('GET', `${base}/${upscaled.id}`)).statusCode).toBe(404);
     expect((await h.app.inject({ method: 'GET', url: mediaPath })).statusCode).toBe(404);
-    const left = (await filesUnder(`${h.dataDir}/media`)).filter((f) => f.endsWith('.png'));
+    const left = (await filesUnder(`${h.dataDir}/media`)).filter((f) => /\.(png|jpg)$/.test(f));
     expect(left).toHaveLength(0);
   });
 });
