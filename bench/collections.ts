@@ -14,6 +14,7 @@
  */
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
+import fs from 'node:fs';
 import path from 'node:path';
 import { HnswIndex } from '../src/index/hnsw-index.ts';
 import { CollectionStore, pgIndexDdl, pgIndexName } from '../src/store/collection-store.ts';
@@ -22,7 +23,7 @@ import { seededRandom } from '../src/util/seeded-random.ts';
 import { loupeCli } from '../test/helpers/processes.ts';
 import { startServer } from './lib-server.ts';
 
-const N = Number(process.env.BENCH_N ?? 100_000);
+const N = process.env.BENCH_ONLY === 'insert' ? 0 : Number(process.env.BENCH_N ?? 100_000);
 const D = 1792;
 const K = 30;
 const seconds = Number(process.env.BENCH_SECONDS ?? 15);
@@ -40,7 +41,11 @@ function unit(v: Float32Array): Float32Array {
   return v;
 }
 
-console.log(`# collections bench — ${new Date().toISOString().slice(0, 10)}, ${N} records × ${D}-d, k = ${K}, ${connections} connections × ${seconds} s\n`);
+/** BENCH_ONLY=insert runs only the insert phase (it needs no synthetic vectors). */
+const onlyInsert = process.env.BENCH_ONLY === 'insert';
+const insertBatches = Number(process.env.BENCH_INSERT_BATCHES ?? 12);
+
+console.log(`# collections bench — ${new Date().toISOString().slice(0, 10)}, ${onlyInsert ? 0 : N} records × ${D}-d, k = ${K}, ${connections} connections × ${seconds} s\n`);
 const t0 = performance.now();
 const clusters = Math.max(1, Math.round(N / 100));
 const centres = Array.from({ length: clusters }, () => unit(Float32Array.from({ length: D }, gauss)));
@@ -80,7 +85,7 @@ const truth = filters.map((f) => sample.map((i) => exact(vectors[i]!, f.match)))
 console.log(`exact answers for ${queries} queries × ${filters.length} filters in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 
 const results: string[] = [];
-for (const backend of backends) {
+for (const backend of onlyInsert ? [] : backends) {
   const server = await startServer(backend, { LOUPE_VISION_WARM: 'none' });
   try {
     const env = { ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? '' };
@@ -147,3 +152,49 @@ for (const backend of backends) {
   }
 }
 console.log(results.join('\n'));
+
+/**
+ * Insert of 10-image batches over HTTP, real photos, 2 clients: images/s against the descriptor
+ * endpoint on the same batches in the same server (the embedding speed that bounds it).
+ */
+async function insertPhase(backend: 'sqlite' | 'postgres'): Promise<string> {
+  const root = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101_subset');
+  const files = fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort();
+  const images = files.slice(0, insertBatches * 10).map((f) => fs.readFileSync(path.join(root, f)).toString('base64'));
+  const server = await startServer(backend, { LOUPE_VISION_WARM: 'embed' });
+  try {
+    const env = { ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl ?? '' };
+    const collection = (await loupeCli(env, 'collection', 'create', '--account', server.account, '--type', 'photo', '--name', 'insert')).collection_id!;
+    const headers = { authorization: `Token ${server.token}`, 'content-type': 'application/json', 'collection-id': collection };
+    const batches = Array.from({ length: insertBatches }, (_, b) => images.slice(b * 10, b * 10 + 10).map((img, i) => ({ _id: `p${b}-${i}`, _base64: img })));
+    const run = async (url: string) => {
+      let next = 0;
+      let ok = 0;
+      const t = performance.now();
+      await Promise.all(
+        [0, 1].map(async () => {
+          while (next < batches.length) {
+            const batch = batches[next++]!;
+            const res = await fetch(`${server.url}${url}`, { method: 'POST', headers, body: JSON.stringify({ records: batch }) });
+            const body = (await res.json()) as { status: { code: number } };
+            if (res.ok && body.status.code < 300) ok += batch.length;
+          }
+        }),
+      );
+      return { perSecond: ok / ((performance.now() - t) / 1000), ok };
+    };
+    // One warm-up batch each, so neither side pays first-call costs.
+    await fetch(`${server.url}/photo/v2/descriptor`, { method: 'POST', headers, body: JSON.stringify({ records: batches[0] }) });
+    const descriptor = await run('/photo/v2/descriptor');
+    const insert = await run('/similarity/photos/v2/insert');
+    return `| ${backend} | ${insert.perSecond.toFixed(1)} images/s (${insert.ok} inserted) | ${descriptor.perSecond.toFixed(1)} images/s | ${(insert.perSecond / descriptor.perSecond).toFixed(2)}× |`;
+  } finally {
+    await server.stop();
+  }
+}
+
+if (insertBatches > 0) {
+  const rows = ['\n## insert, 10-image batches of real photos over HTTP, 2 clients\n', '| backend | insert | descriptor, same batches, same run | ratio |', '|---|---|---|---|'];
+  for (const backend of backends) rows.push(await insertPhase(backend));
+  console.log(rows.join('\n'));
+}
