@@ -1,0 +1,311 @@
+import type * as OpenCv from '@techstark/opencv-js';
+import { nodeRequire, type RgbPixels } from './tfjs-runtime.ts';
+
+export type Cv = typeof OpenCv;
+export type Point = [number, number];
+/** Corners in the order upper-left, upper-right, down-right, down-left (spec 3 §2). */
+export type Quad = [Point, Point, Point, Point];
+
+/** Card shape, width : height (ISO 7810 ID-1 trading cards are 63 × 88 mm). */
+export const CARD_ASPECT = 63 / 88;
+
+/**
+ * OpenCV (WebAssembly build from `@techstark/opencv-js`), loaded once per thread. The module is
+ * a thenable Emscripten object: it is handed out inside a wrapper, because resolving a promise
+ * with it directly makes the promise adopt it forever.
+ */
+let loading: Promise<{ cv: Cv }> | undefined;
+export function loadCv(): Promise<{ cv: Cv }> {
+  loading ??= new Promise((resolve) => {
+    const mod = nodeRequire('@techstark/opencv-js') as Cv & { onRuntimeInitialized?: () => void };
+    if (typeof mod.Mat === 'function') return resolve({ cv: mod });
+    mod.onRuntimeInitialized = () => resolve({ cv: mod });
+  });
+  return loading;
+}
+
+export interface CardLocation {
+  quad: Quad;
+  /** How card-like the outline is: 63:88 aspect, filled like a quadrilateral, clear of the image frame; 0–1. */
+  prob: number;
+}
+
+/** Long edge the outline is searched at: enough for sub-pixel line fits, cheap on 12-MP photos. */
+const DETECT_EDGE = 800;
+
+/**
+ * Finds the card: the most card-like convex quadrilateral among the outlines of edges (Canny) and
+ * of Otsu regions, then each side re-fitted as a straight line through its outline points away
+ * from the rounded corners, the corners being the sides' intersections. Null when nothing
+ * card-like covers at least 3 % of the image.
+ */
+export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
+  const scale = Math.min(1, DETECT_EDGE / Math.max(img.width, img.height));
+  const w = Math.max(1, Math.round(img.width * scale));
+  const h = Math.max(1, Math.round(img.height * scale));
+  const mats: { delete(): void }[] = [];
+  const keep = <T extends { delete(): void }>(m: T): T => (mats.push(m), m);
+  try {
+    const rgb = keep(new cv.Mat(img.height, img.width, cv.CV_8UC3));
+    rgb.data.set(img.data);
+    const small = keep(new cv.Mat());
+    cv.resize(rgb, small, new cv.Size(w, h), 0, 0, cv.INTER_AREA);
+    const gray = keep(new cv.Mat());
+    cv.cvtColor(small, gray, cv.COLOR_RGB2GRAY);
+    const blurred = keep(new cv.Mat());
+    cv.GaussianBlur(gray, blurred, new cv.Size(5, 5), 0);
+
+    const masks: OpenCv.Mat[] = [];
+    // Edges: thresholds from the median brightness, closed so a card outline is one contour.
+    const med = median(blurred.data);
+    const edges = keep(new cv.Mat());
+    cv.Canny(blurred, edges, Math.max(10, 0.5 * med), Math.min(255, Math.max(40, 1.2 * med)));
+    const kernel = keep(cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(3, 3)));
+    cv.dilate(edges, edges, kernel);
+    masks.push(edges);
+    // Regions: a card is usually brighter or darker than what it lies on.
+    for (const type of [cv.THRESH_BINARY, cv.THRESH_BINARY_INV]) {
+      const bin = keep(new cv.Mat());
+      cv.threshold(blurred, bin, 0, 255, type + cv.THRESH_OTSU);
+      cv.morphologyEx(bin, bin, cv.MORPH_OPEN, kernel);
+      masks.push(bin);
+    }
+
+    let best: { quad: Quad; score: number; shape: number; contour: Point[] } | null = null;
+    const imageArea = w * h;
+    for (const mask of masks) {
+      const contours = keep(new cv.MatVector());
+      const hierarchy = keep(new cv.Mat());
+      cv.findContours(mask, contours, hierarchy, cv.RETR_LIST, cv.CHAIN_APPROX_NONE);
+      for (let i = 0, n = contours.size() as unknown as number; i < n; i++) {
+        const c = contours.get(i);
+        try {
+          const area = cv.contourArea(c);
+          if (area < 0.03 * imageArea) continue;
+          const hull = new cv.Mat();
+          cv.convexHull(c, hull);
+          const approx = new cv.Mat();
+          cv.approxPolyDP(hull, approx, 0.02 * cv.arcLength(hull, true), true);
+          const hullArea = cv.contourArea(hull);
+          let quad: Point[] | null = approx.rows === 4 ? pointsOf(approx) : null;
+          if (!quad) {
+            const r = cv.minAreaRect(hull);
+            quad = rectCorners(r.center.x, r.center.y, r.size.width, r.size.height, r.angle);
+          }
+          hull.delete();
+          approx.delete();
+          const quadArea = Math.abs(polygonArea(quad));
+          if (quadArea <= 0) continue;
+          // Filled outlines fit their quadrilateral; an edge contour is a thin loop around it.
+          const solidity = Math.min(1, hullArea / quadArea);
+          const [s1, s2] = sideLengths(quad);
+          const ratio = Math.min(s1, s2) / Math.max(s1, s2);
+          const aspect = Math.exp(-(((ratio - CARD_ASPECT) / 0.12) ** 2));
+          // The image's own frame (an Otsu region covering the background) is not a card.
+          const onFrame = quad.filter(([x, y]) => x < 2.5 || y < 2.5 || x > w - 3.5 || y > h - 3.5).length;
+          if (onFrame >= 3) continue;
+          const touches = onFrame > 0 ? 0.6 : 1;
+          const shape = aspect * solidity ** 2 * touches;
+          const score = Math.sqrt(quadArea / imageArea) * shape;
+          if (!best || score > best.score) best = { quad: order(quad), score, shape, contour: pointsOf(c) };
+        } finally {
+          c.delete();
+        }
+      }
+    }
+    if (!best || best.score < 0.08 || best.shape < 0.3) return null;
+    const coarse = (refine(best.quad, best.contour) ?? best.quad).map(([x, y]) => [x / scale, y / scale] as Point) as Quad;
+    const quad = refineInRoi(cv, rgb, coarse) ?? coarse;
+    return { quad, prob: Math.round(best.shape * 1000) / 1000 };
+  } finally {
+    for (const m of mats) m.delete();
+  }
+}
+
+/**
+ * Second pass around the found card at up to full resolution: Canny edge pixels (gradient maxima,
+ * so within a pixel of the true edge) near each side are fitted as lines again. A card that is
+ * small in a large photo gains the most: the first pass saw it at the reduced size.
+ */
+function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
+  const xs = quad.map((p) => p[0]);
+  const ys = quad.map((p) => p[1]);
+  const pad = cardWidthOf(quad) * 0.06;
+  const x0 = Math.max(0, Math.floor(Math.min(...xs) - pad));
+  const y0 = Math.max(0, Math.floor(Math.min(...ys) - pad));
+  const x1 = Math.min(rgb.cols, Math.ceil(Math.max(...xs) + pad));
+  const y1 = Math.min(rgb.rows, Math.ceil(Math.max(...ys) + pad));
+  if (x1 - x0 < 16 || y1 - y0 < 16) return null;
+  const s = Math.min(1, (DETECT_EDGE * 1.5) / Math.max(x1 - x0, y1 - y0));
+  const roi = rgb.roi(new cv.Rect(x0, y0, x1 - x0, y1 - y0));
+  const mats: { delete(): void }[] = [roi];
+  try {
+    const small = new cv.Mat();
+    mats.push(small);
+    cv.resize(roi, small, new cv.Size(Math.round((x1 - x0) * s), Math.round((y1 - y0) * s)), 0, 0, cv.INTER_AREA);
+    const gray = new cv.Mat();
+    mats.push(gray);
+    cv.cvtColor(small, gray, cv.COLOR_RGB2GRAY);
+    cv.GaussianBlur(gray, gray, new cv.Size(3, 3), 0);
+    const edges = new cv.Mat();
+    mats.push(edges);
+    const med = median(gray.data);
+    cv.Canny(gray, edges, Math.max(10, 0.5 * med), Math.min(255, Math.max(40, 1.2 * med)));
+    const pts: Point[] = [];
+    const e = edges.data;
+    for (let i = 0; i < e.length; i++) if (e[i]) pts.push([i % edges.cols, Math.floor(i / edges.cols)]);
+    const local = quad.map(([x, y]) => [(x - x0) * s, (y - y0) * s] as Point) as Quad;
+    const refined = refine(local, pts);
+    return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
+  } finally {
+    for (const m of mats) m.delete();
+  }
+}
+
+/** Warps the card to an upright 63:88 image `width` pixels wide. */
+export function warpCard(cv: Cv, img: RgbPixels, quad: Quad, width: number): RgbPixels {
+  const height = Math.round(width / CARD_ASPECT);
+  const src = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
+  const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, width, 0, width, height, 0, height]);
+  const rgb = new cv.Mat(img.height, img.width, cv.CV_8UC3);
+  const out = new cv.Mat();
+  try {
+    rgb.data.set(img.data);
+    const m = cv.getPerspectiveTransform(src, dst);
+    cv.warpPerspective(rgb, out, m, new cv.Size(width, height), cv.INTER_LINEAR, cv.BORDER_REPLICATE);
+    m.delete();
+    return { data: Uint8Array.from(out.data), width, height };
+  } finally {
+    src.delete();
+    dst.delete();
+    rgb.delete();
+    out.delete();
+  }
+}
+
+/** The card's width in source pixels (mean of the upper and lower sides). */
+export function cardWidthOf(quad: Quad): number {
+  return (dist(quad[0], quad[1]) + dist(quad[3], quad[2])) / 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function pointsOf(m: OpenCv.Mat): Point[] {
+  const d = m.data32S;
+  const out: Point[] = [];
+  for (let i = 0; i + 1 < d.length; i += 2) out.push([d[i]!, d[i + 1]!]);
+  return out;
+}
+
+function rectCorners(cx: number, cy: number, w: number, h: number, angleDeg: number): Point[] {
+  const a = (angleDeg * Math.PI) / 180;
+  const c = Math.cos(a);
+  const s = Math.sin(a);
+  return [
+    [-w / 2, -h / 2],
+    [w / 2, -h / 2],
+    [w / 2, h / 2],
+    [-w / 2, h / 2],
+  ].map(([x, y]) => [cx + x! * c - y! * s, cy + x! * s + y! * c] as Point);
+}
+
+function polygonArea(p: Point[]): number {
+  let a = 0;
+  for (let i = 0; i < p.length; i++) {
+    const [x1, y1] = p[i]!;
+    const [x2, y2] = p[(i + 1) % p.length]!;
+    a += x1 * y2 - x2 * y1;
+  }
+  return a / 2;
+}
+
+const dist = (a: Point, b: Point) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
+function sideLengths(q: Point[]): [number, number] {
+  return [(dist(q[0]!, q[1]!) + dist(q[2]!, q[3]!)) / 2, (dist(q[1]!, q[2]!) + dist(q[3]!, q[0]!)) / 2];
+}
+
+/**
+ * Clockwise from the upper-left, with the upper side a short one (the card upright). A card lying
+ * sideways is taken as turned clockwise: its upper side is the image's left one.
+ */
+export function order(points: Point[]): Quad {
+  const cx = points.reduce((s, p) => s + p[0], 0) / points.length;
+  const cy = points.reduce((s, p) => s + p[1], 0) / points.length;
+  const sorted = [...points].sort((a, b) => Math.atan2(a[1] - cy, a[0] - cx) - Math.atan2(b[1] - cy, b[0] - cx));
+  // In image coordinates increasing angle runs clockwise; start at the upper-left-most point.
+  let start = 0;
+  for (let i = 1; i < 4; i++) if (sorted[i]![0] + sorted[i]![1] < sorted[start]![0] + sorted[start]![1]) start = i;
+  let q = [0, 1, 2, 3].map((i) => sorted[(start + i) % 4]!) as Quad;
+  if (dist(q[0], q[1]) > dist(q[1], q[2]) * 1.05) q = [q[3], q[0], q[1], q[2]];
+  return q;
+}
+
+/** Median of 8-bit values. */
+function median(data: Uint8Array): number {
+  const hist = new Uint32Array(256);
+  for (const v of data) hist[v]!++;
+  let seen = 0;
+  for (let v = 0; v < 256; v++) {
+    seen += hist[v]!;
+    if (seen >= data.length / 2) return v;
+  }
+  return 128;
+}
+
+/**
+ * Each side as the least-squares line (two passes, the second without points far from the first)
+ * through the outline points near it, away from the rounded corners; corners are where adjacent
+ * lines meet. Null when a side has too few points to trust.
+ */
+function refine(quad: Quad, contour: Point[]): Quad | null {
+  const lines: { p: Point; d: Point }[] = [];
+  for (let s = 0; s < 4; s++) {
+    const a = quad[s]!;
+    const b = quad[(s + 1) % 4]!;
+    const len = dist(a, b);
+    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    const tol = Math.max(3, len * 0.03);
+    let pts = contour.filter((p) => {
+      const t = (p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1];
+      const off = Math.abs((p[0] - a[0]) * d[1] - (p[1] - a[1]) * d[0]);
+      return t > len * 0.12 && t < len * 0.88 && off < tol;
+    });
+    if (pts.length < 10) return null;
+    let line = fit(pts);
+    pts = pts.filter((p) => Math.abs((p[0] - line.p[0]) * line.d[1] - (p[1] - line.p[1]) * line.d[0]) < 1.5);
+    if (pts.length >= 10) line = fit(pts);
+    lines.push(line);
+  }
+  const out: Point[] = [];
+  for (let s = 0; s < 4; s++) {
+    const hit = intersect(lines[(s + 3) % 4]!, lines[s]!);
+    if (!hit || dist(hit, quad[s]!) > sideLengths(quad)[0] * 0.15) return null;
+    out.push(hit);
+  }
+  return out as Quad;
+}
+
+function fit(pts: Point[]): { p: Point; d: Point } {
+  const n = pts.length;
+  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
+  const my = pts.reduce((s, p) => s + p[1], 0) / n;
+  let sxx = 0;
+  let syy = 0;
+  let sxy = 0;
+  for (const [x, y] of pts) {
+    sxx += (x - mx) ** 2;
+    syy += (y - my) ** 2;
+    sxy += (x - mx) * (y - my);
+  }
+  // Principal direction of the scatter (total least squares).
+  const theta = 0.5 * Math.atan2(2 * sxy, sxx - syy);
+  return { p: [mx, my], d: [Math.cos(theta), Math.sin(theta)] };
+}
+
+function intersect(l1: { p: Point; d: Point }, l2: { p: Point; d: Point }): Point | null {
+  const den = l1.d[0] * l2.d[1] - l1.d[1] * l2.d[0];
+  if (Math.abs(den) < 1e-6) return null;
+  const t = ((l2.p[0] - l1.p[0]) * l2.d[1] - (l2.p[1] - l1.p[1]) * l2.d[0]) / den;
+  return [l1.p[0] + t * l1.d[0], l1.p[1] + t * l1.d[1]];
+}

@@ -1,0 +1,113 @@
+import sharp from 'sharp';
+import { loadCv, type Quad } from '../../src/vision/card-geometry.ts';
+import type { RgbPixels } from '../../src/vision/tfjs-runtime.ts';
+import { seededRandom } from '../../src/util/seeded-random.ts';
+
+/** A made card: upright RGBA with rounded corners, a printed border of known margins around the art. */
+export interface CardSpec {
+  width: number;
+  height: number;
+  /** Border widths in card pixels: left, top, right, bottom. */
+  margins: [number, number, number, number];
+  border: [number, number, number];
+}
+
+export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
+  const { width: w, height: h, margins: [l, t, r, b], border } = spec;
+  const rand = seededRandom(seed);
+  const hue = Math.floor(rand() * 360);
+  const radius = Math.round(w * 0.05);
+  const art = `<rect x="${l}" y="${t}" width="${w - l - r}" height="${h - t - b}" fill="hsl(${hue},55%,45%)"/>
+    <circle cx="${w / 2}" cy="${t + (h - t - b) * 0.4}" r="${w * 0.2}" fill="hsl(${(hue + 150) % 360},70%,60%)"/>
+    <rect x="${l + 10}" y="${h - b - (h - t - b) * 0.3}" width="${w - l - r - 20}" height="${(h - t - b) * 0.25}" fill="#f4efe0"/>
+    <text x="${l + 20}" y="${h - b - (h - t - b) * 0.15}" font-size="${w * 0.05}" fill="#222">Loupe test card ${seed}</text>`;
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
+    <clipPath id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}"/></clipPath>
+    <g clip-path="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}</g></svg>`;
+  return sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
+}
+
+export interface Scene {
+  image: RgbPixels;
+  /** The card's corners in the scene (the sharp corners its sides meet at), UL, UR, DR, DL. */
+  quad: Quad;
+  card: CardSpec;
+}
+
+export interface SceneOptions {
+  width?: number;
+  height?: number;
+  /** Fraction of the scene's short side the card's height spans. */
+  size?: number;
+  rotationDeg?: number;
+  /** Corner jitter as a fraction of the card width (perspective). */
+  perspective?: number;
+  blur?: number;
+  noise?: number;
+  /** Brightness gradient strength across the scene, 0–1. */
+  light?: number;
+  background?: Buffer;
+}
+
+/** A photo-like scene: the card warped onto a background with perspective, light, blur and noise. */
+export async function makeScene(card: CardSpec, seed: number, o: SceneOptions = {}): Promise<Scene> {
+  const { cv } = await loadCv();
+  const rand = seededRandom(seed);
+  const W = o.width ?? 1600;
+  const H = o.height ?? 1200;
+  const cardRgba = await makeCard(card, seed);
+  const bg = o.background
+    ? await sharp(o.background).resize(W, H, { fit: 'cover' }).removeAlpha().raw().toBuffer()
+    : await sharp({ create: { width: W, height: H, channels: 3, background: { r: 90 + Math.floor(rand() * 60), g: 80 + Math.floor(rand() * 60), b: 70 + Math.floor(rand() * 60) } } })
+        .composite([{ input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect x="${W * 0.05}" y="${H * 0.7}" width="${W * 0.3}" height="${H * 0.2}" fill="#334"/><circle cx="${W * 0.85}" cy="${H * 0.2}" r="${H * 0.1}" fill="#b98"/></svg>`) }])
+        .removeAlpha()
+        .raw()
+        .toBuffer();
+
+  const hCard = Math.min(W, H) * (o.size ?? 0.7);
+  const wCard = hCard * (card.width / card.height);
+  const a = ((o.rotationDeg ?? 0) * Math.PI) / 180;
+  const cx = W / 2 + (rand() - 0.5) * (W - wCard * 1.4) * 0.5;
+  const cy = H / 2 + (rand() - 0.5) * (H - hCard * 1.2) * 0.3;
+  const p = o.perspective ?? 0;
+  const quad = [
+    [-wCard / 2, -hCard / 2],
+    [wCard / 2, -hCard / 2],
+    [wCard / 2, hCard / 2],
+    [-wCard / 2, hCard / 2],
+  ].map(([x, y]) => {
+    const jx = (rand() - 0.5) * 2 * p * wCard;
+    const jy = (rand() - 0.5) * 2 * p * wCard;
+    return [cx + (x! + jx) * Math.cos(a) - (y! + jy) * Math.sin(a), cy + (x! + jx) * Math.sin(a) + (y! + jy) * Math.cos(a)];
+  }) as Quad;
+
+  const src = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, card.width, 0, card.width, card.height, 0, card.height]);
+  const dst = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
+  const m = cv.getPerspectiveTransform(src, dst);
+  const cardMat = new cv.Mat(card.height, card.width, cv.CV_8UC4);
+  cardMat.data.set(cardRgba);
+  const warped = new cv.Mat();
+  cv.warpPerspective(cardMat, warped, m, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0, 0, 0, 0));
+  const wd = warped.data;
+  const out = new Uint8Array(W * H * 3);
+  const light = o.light ?? 0;
+  const noise = o.noise ?? 0;
+  const gx = rand() - 0.5;
+  const gy = rand() - 0.5;
+  for (let i = 0; i < W * H; i++) {
+    const alpha = wd[i * 4 + 3]! / 255;
+    const x = i % W;
+    const y = Math.floor(i / W);
+    const gain = 1 + light * ((x / W - 0.5) * gx + (y / H - 0.5) * gy) * 2;
+    for (let c = 0; c < 3; c++) {
+      const v = (wd[i * 4 + c]! * alpha + bg[i * 3 + c]! * (1 - alpha)) * gain + (noise ? (rand() - 0.5) * 2 * noise : 0);
+      out[i * 3 + c] = Math.max(0, Math.min(255, Math.round(v)));
+    }
+  }
+  for (const mat of [src, dst, m, cardMat, warped]) mat.delete();
+  let data = out;
+  if (o.blur) data = new Uint8Array(await sharp(out, { raw: { width: W, height: H, channels: 3 } }).blur(o.blur).raw().toBuffer());
+  return { image: { data, width: W, height: H }, quad, card };
+}
+
+export const standardCard = (margins: [number, number, number, number] = [30, 30, 30, 30]): CardSpec => ({ width: 630, height: 880, margins, border: [240, 205, 40] });
