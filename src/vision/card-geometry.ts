@@ -147,15 +147,8 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     mats.push(gray);
     cv.cvtColor(small, gray, cv.COLOR_RGB2GRAY);
     cv.GaussianBlur(gray, gray, new cv.Size(3, 3), 0);
-    const edges = new cv.Mat();
-    mats.push(edges);
-    const med = median(gray.data);
-    cv.Canny(gray, edges, Math.max(10, 0.5 * med), Math.min(255, Math.max(40, 1.2 * med)));
-    const pts: Point[] = [];
-    const e = edges.data;
-    for (let i = 0; i < e.length; i++) if (e[i]) pts.push([i % edges.cols, Math.floor(i / edges.cols)]);
     const local = quad.map(([x, y]) => [(x - x0) * s, (y - y0) * s] as Point) as Quad;
-    const refined = refine(local, pts);
+    const refined = refineByProfiles(local, gray.data, gray.cols, gray.rows);
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
     for (const m of mats) m.delete();
@@ -166,7 +159,8 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
 export function warpCard(cv: Cv, img: RgbPixels, quad: Quad, width: number): RgbPixels {
   const height = Math.round(width / CARD_ASPECT);
   const src = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
-  const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, width, 0, width, height, 0, height]);
+  // OpenCV puts pixel centres on integers: the card's outer edges go to the output's outer pixel edges.
+  const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [-0.5, -0.5, width - 0.5, -0.5, width - 0.5, height - 0.5, -0.5, height - 0.5]);
   const rgb = new cv.Mat(img.height, img.width, cv.CV_8UC3);
   const out = new cv.Mat();
   try {
@@ -254,28 +248,87 @@ function median(data: Uint8Array): number {
 }
 
 /**
- * Each side as the least-squares line (two passes, the second without points far from the first)
- * through the outline points near it, away from the rounded corners; corners are where adjacent
+ * Sub-pixel edges: across each side, every ~2 px along it (away from the rounded corners), the
+ * brightness profile along the outward normal is read with bilinear interpolation and the
+ * outermost strong gradient peak is located by a parabola through its neighbours. Those points
+ * go to the same robust line fit as outline points.
+ */
+function refineByProfiles(quad: Quad, gray: Uint8Array, w: number, h: number): Quad | null {
+  const at = (x: number, y: number): number => {
+    const xi = Math.max(0, Math.min(w - 2, Math.floor(x)));
+    const yi = Math.max(0, Math.min(h - 2, Math.floor(y)));
+    const fx = Math.max(0, Math.min(1, x - xi));
+    const fy = Math.max(0, Math.min(1, y - yi));
+    const i = yi * w + xi;
+    return (gray[i]! * (1 - fx) + gray[i + 1]! * fx) * (1 - fy) + (gray[i + w]! * (1 - fx) + gray[i + w + 1]! * fx) * fy;
+  };
+  const points: Point[] = [];
+  for (let side = 0; side < 4; side++) {
+    const a = quad[side]!;
+    const b = quad[(side + 1) % 4]!;
+    const len = dist(a, b);
+    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    const n: Point = [d[1], -d[0]];
+    const reach = Math.max(4, len * 0.025);
+    const step = 0.5;
+    for (let t = len * 0.12; t < len * 0.88; t += 2) {
+      const px = a[0] + d[0] * t;
+      const py = a[1] + d[1] * t;
+      const prof: number[] = [];
+      for (let o = -reach; o <= reach; o += step) prof.push(at(px + n[0] * o, py + n[1] * o));
+      const grad = prof.map((_, i) => (i === 0 || i === prof.length - 1 ? 0 : Math.abs(prof[i + 1]! - prof[i - 1]!)));
+      const peak = Math.max(...grad);
+      if (peak < 8) continue;
+      // Outermost local maximum that is a real edge (the border's inner edge lies further in).
+      for (let i = grad.length - 2; i > 0; i--) {
+        if (grad[i]! >= peak * 0.45 && grad[i]! >= grad[i - 1]! && grad[i]! >= grad[i + 1]!) {
+          const den = grad[i - 1]! - 2 * grad[i]! + grad[i + 1]!;
+          const frac = den !== 0 ? (0.5 * (grad[i - 1]! - grad[i + 1]!)) / den : 0;
+          const o = -reach + (i + Math.max(-0.5, Math.min(0.5, frac))) * step;
+          points.push([px + n[0] * o, py + n[1] * o]);
+          break;
+        }
+      }
+    }
+  }
+  return refine(quad, points);
+}
+
+/**
+ * Each side as a line through the card's outer edge: of the edge points in a band around the
+ * side, away from the rounded corners, the outermost per stretch of the side (the printed
+ * border's inner edge runs parallel just inside and must not pull the line in), then those
+ * within 2 px of their median offset, fitted by total least squares. Corners are where adjacent
  * lines meet. Null when a side has too few points to trust.
  */
-function refine(quad: Quad, contour: Point[]): Quad | null {
+function refine(quad: Quad, points: Point[]): Quad | null {
   const lines: { p: Point; d: Point }[] = [];
   for (let s = 0; s < 4; s++) {
     const a = quad[s]!;
     const b = quad[(s + 1) % 4]!;
     const len = dist(a, b);
     const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    // Corners run clockwise in image coordinates, so (d.y, −d.x) points out of the card.
+    const n: Point = [d[1], -d[0]];
     const tol = Math.max(3, len * 0.03);
-    let pts = contour.filter((p) => {
+    const bins = new Map<number, Point & { off?: number }>();
+    const offs = new Map<number, number>();
+    for (const p of points) {
       const t = (p[0] - a[0]) * d[0] + (p[1] - a[1]) * d[1];
-      const off = Math.abs((p[0] - a[0]) * d[1] - (p[1] - a[1]) * d[0]);
-      return t > len * 0.12 && t < len * 0.88 && off < tol;
-    });
-    if (pts.length < 10) return null;
-    let line = fit(pts);
-    pts = pts.filter((p) => Math.abs((p[0] - line.p[0]) * line.d[1] - (p[1] - line.p[1]) * line.d[0]) < 1.5);
-    if (pts.length >= 10) line = fit(pts);
-    lines.push(line);
+      if (t <= len * 0.12 || t >= len * 0.88) continue;
+      const off = (p[0] - a[0]) * n[0] + (p[1] - a[1]) * n[1];
+      if (Math.abs(off) >= tol) continue;
+      const bin = Math.round(t);
+      if (!bins.has(bin) || off > offs.get(bin)!) {
+        bins.set(bin, p);
+        offs.set(bin, off);
+      }
+    }
+    if (bins.size < 10) return null;
+    const med = medianNumber([...offs.values()]);
+    const kept = [...bins.keys()].filter((k) => Math.abs(offs.get(k)! - med) < 2).map((k) => bins.get(k)!);
+    if (kept.length < 10) return null;
+    lines.push(fit(kept));
   }
   const out: Point[] = [];
   for (let s = 0; s < 4; s++) {
@@ -284,6 +337,11 @@ function refine(quad: Quad, contour: Point[]): Quad | null {
     out.push(hit);
   }
   return out as Quad;
+}
+
+function medianNumber(xs: number[]): number {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[s.length >> 1]!;
 }
 
 function fit(pts: Point[]): { p: Point; d: Point } {

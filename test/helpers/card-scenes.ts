@@ -81,7 +81,8 @@ export async function makeScene(card: CardSpec, seed: number, o: SceneOptions = 
     return [cx + (x! + jx) * Math.cos(a) - (y! + jy) * Math.sin(a), cy + (x! + jx) * Math.sin(a) + (y! + jy) * Math.cos(a)];
   }) as Quad;
 
-  const src = cv.matFromArray(4, 1, cv.CV_32FC2, [0, 0, card.width, 0, card.width, card.height, 0, card.height]);
+  // Pixel centres on integers (OpenCV): the card's outer pixel edges land on the quad.
+  const src = cv.matFromArray(4, 1, cv.CV_32FC2, [-0.5, -0.5, card.width - 0.5, -0.5, card.width - 0.5, card.height - 0.5, -0.5, card.height - 0.5]);
   const dst = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
   const m = cv.getPerspectiveTransform(src, dst);
   const cardMat = new cv.Mat(card.height, card.width, cv.CV_8UC4);
