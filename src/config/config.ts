@@ -157,6 +157,7 @@ export const defaultPrices: Record<string, number> = {
   /** Asynchronous requests: per record, charged at submit, refunded for records that fail. */
   'requests.upscaler': 1,
   'requests.flows': 1,
+  'requests.card-grader': 1,
 };
 
 export const defaultLimits: Limits = {

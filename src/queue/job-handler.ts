@@ -35,6 +35,8 @@ export interface JobHandler {
   accepts(endpoint: string): Promise<boolean> | boolean;
   /** Endpoints to list in errors and docs. */
   endpoints(): Promise<string[]> | string[];
+  /** Records one request may carry for this endpoint (10 when not given). */
+  maxRecords?(endpoint: string): number;
   run(ctx: JobContext): Promise<JobOutcome>;
 }
 

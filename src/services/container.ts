@@ -26,6 +26,7 @@ import { QueueWorkers, type QueueLog } from '../queue/queue-workers.ts';
 import { RequestService } from './request-service.ts';
 import { FlowService, FlowsJob } from './jobs/flows-job.ts';
 import { UpscalerJob } from './jobs/upscaler-job.ts';
+import { CardGraderJob } from './jobs/card-grader-job.ts';
 
 export interface Services {
   store: Store;
@@ -76,6 +77,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const registry = new HandlerRegistry();
   registry.register(new UpscalerJob(vision));
   registry.register(new FlowsJob(flows, vision, imageMatching));
+  registry.register(new CardGraderJob(vision));
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
     retentionMs: config.queue.retentionMs,

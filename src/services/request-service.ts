@@ -92,6 +92,8 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
+    const max = handler.maxRecords?.(endpoint) ?? 10;
+    if (input.records.length > max) throw badRequest(`${input.type} ${endpoint} takes at most ${max} records per request.`, [{ field: 'records', message: `at most ${max}` }]);
     const webhook = input.webhook ? await this.webhookTarget(input.webhook) : null;
 
     // Uploads are decoded now: their bytes wait in the database for a worker. A broken one

@@ -133,6 +133,11 @@ export class VisionService {
     return this.engine.upscale(bytes, factor, { maxPixels: this.intake.options.maxPixels, maxOutputPixels: o.upscaleMaxOutputPixels ?? 16_777_216, timeoutMs: o.upscaleTimeoutMs ?? 600_000 }, signal);
   }
 
+  /** Card geometry for the grading jobs; refusals are ImageLoadError, failures VisionTaskError. */
+  card(bytes: Buffer, op: 'localize' | 'crop_level' | 'centering', options: Parameters<VisionEngine['card']>[2]) {
+    return this.engine.card(bytes, op, options, this.intake.options.maxPixels);
+  }
+
   /** `POST /photo/v2/descriptor`: the L2-normalised embedding of each image. */
   async descriptor(ctx: SearchContext, records: InputRecord[]): Promise<VisionResponse & { descriptor_model?: { name: string; dimension: number } }> {
     const clock = stopwatch();

@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../config/config.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { resolveOcrLanguage } from './ocr-language.ts';
-import { type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
+import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
 
 export type VisionEngineOptions = VisionOptions;
@@ -136,6 +136,14 @@ export class VisionEngine {
     const image = exclusiveArrayBuffer(bytes);
     const task: VisionTask = { kind: 'upscale', image, factor, maxPixels: limits.maxPixels, maxOutputPixels: limits.maxOutputPixels };
     const outcome = (await this.run(task, [image], { pool: this.longPool, timeoutMs: limits.timeoutMs, signal })) as UpscaleResult | ImageRefused;
+    if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
+    return outcome;
+  }
+
+  /** Card geometry of one photo (localize, crop_level, centering) in the request pool. */
+  async card(bytes: Uint8Array, op: CardTask['op'], options: CardTask['options'], maxPixels: number): Promise<CardResult> {
+    const image = exclusiveArrayBuffer(bytes);
+    const outcome = (await this.run({ kind: 'card', image, maxPixels, op, options }, [image])) as CardResult | ImageRefused;
     if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
     return outcome;
   }

@@ -43,9 +43,41 @@ export interface UpscaleResult extends ImageSize {
   format: 'png' | 'jpg';
 }
 
+/** Card grading geometry (card-tasks.ts): localize, crop_level or centering of one photo. */
+export interface CardTask {
+  kind: 'card';
+  image: ArrayBuffer;
+  maxPixels: number;
+  op: 'localize' | 'crop_level' | 'centering';
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back' };
+}
+
+export interface CardResult extends ImageSize {
+  found: boolean;
+  /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
+  quad?: [[number, number], [number, number], [number, number], [number, number]];
+  prob?: number;
+  versions: Record<string, string>;
+  centering?: {
+    pixels: [number, number, number, number];
+    offsets: [number, number, number, number];
+    leftRight: string;
+    topBottom: string;
+    boundBox: [number, number, number, number];
+    worstShare: number;
+    grade: number;
+    uprightWidth: number;
+    uprightHeight: number;
+  };
+  centeringUnmeasurable?: string;
+  /** Encoded pictures: `crop` WebP (crop_level); `clean` and `exact` JPEG (centering). */
+  images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer };
+}
+
 export type VisionTask =
   | ImageTask
   | UpscaleTask
+  | CardTask
   /** Loads the given models (all when omitted) and runs each once, so the first request is not slow. */
   | { kind: 'warm'; models: readonly string[] }
   /** The text tower of the active CLIP-family pack (text-to-image search). */

@@ -7,6 +7,7 @@ import { ClipModel } from './clip/clip-model.ts';
 import { dominantColors } from './dominant-colors.ts';
 import { HumanDetector, type Detection } from './human-detector.ts';
 import { loadOcrReader } from './ocr-reader.ts';
+import { runCardTask } from './card-tasks.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from './super-resolution.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
@@ -195,6 +196,8 @@ export async function handleTask(task: VisionTask): Promise<unknown> {
     }
     case 'upscale':
       return runUpscale(task);
+    case 'card':
+      return runCardTask(task);
     default:
       return runImageTask(task);
   }

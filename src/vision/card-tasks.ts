@@ -1,0 +1,176 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
+import { decodeRgb } from '../media/decode-rgb.ts';
+import { ImageLoadError } from '../media/image-load-error.ts';
+import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
+import { cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
+import type { RgbPixels } from './tfjs-runtime.ts';
+import type { CardResult, CardTask, ImageRefused } from './vision-tasks.ts';
+
+/**
+ * Long edge card photos are decoded to: a 12-MP phone photo shrinks on load (JPEG DCT scaling)
+ * to about a fifth of its pixels, and a card spanning half of it is still ~1000 px wide, where a
+ * corner error of 1 px is 0.1 % of its width.
+ */
+const CARD_DECODE_EDGE = 2400;
+/** Width of the upright card images (height by the 63:88 shape). */
+const UPRIGHT_WIDTH = 750;
+
+/** A short hash of each algorithm's source: it changes exactly when the code does. */
+function versionOf(...files: string[]): string {
+  const h = crypto.createHash('sha256');
+  for (const f of files) h.update(fs.readFileSync(fileURLToPath(new URL(f, import.meta.url))));
+  return h.digest('hex').slice(0, 8);
+}
+let versionsCache: Record<string, string> | undefined;
+export function cardVersions(): Record<string, string> {
+  versionsCache ??= { detection: versionOf('./card-geometry.ts'), points: versionOf('./card-geometry.ts'), centering: versionOf('./card-centering.ts') };
+  return versionsCache;
+}
+
+export async function runCardTask(task: CardTask): Promise<CardResult | ImageRefused> {
+  const bytes = Buffer.from(task.image);
+  let img;
+  try {
+    img = await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE });
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
+    throw err;
+  }
+  const { cv } = await loadCv();
+  const pixels: RgbPixels = { data: img.data, width: img.width, height: img.height };
+  const sx = img.originalWidth / img.width;
+  const sy = img.originalHeight / img.height;
+  const size = { width: img.originalWidth, height: img.originalHeight };
+  const versions = cardVersions();
+
+  let quad: Quad | null = null;
+  let prob = 1;
+  if (task.options.skipLocation) {
+    quad = [[-0.5, -0.5], [img.width - 0.5, -0.5], [img.width - 0.5, img.height - 0.5], [-0.5, img.height - 0.5]];
+  } else if (task.options.transparent) {
+    quad = await quadFromAlpha(bytes, img.width, img.height);
+  } else {
+    const found = locateCard(cv, pixels);
+    if (found) {
+      quad = found.quad;
+      prob = found.prob;
+    }
+  }
+  if (!quad) return { ...size, found: false, versions };
+
+  const full = quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const result: CardResult = { ...size, found: true, quad: full, prob, versions };
+  if (task.op === 'localize') return result;
+
+  const upright = warpCard(cv, pixels, quad, Math.min(UPRIGHT_WIDTH, Math.max(300, Math.round(cardWidthOf(quad) * 1.1))));
+  if (task.op === 'crop_level') {
+    const leveled = task.options.level === false ? upright : level(upright);
+    const webp = await sharp(Buffer.from(leveled.data.buffer, leveled.data.byteOffset, leveled.data.byteLength), { raw: { width: leveled.width, height: leveled.height, channels: 3 } })
+      .sharpen(task.options.level === false ? undefined : { sigma: 0.8 })
+      .webp({ quality: 90 })
+      .toBuffer();
+    return { ...result, images: { crop: toArrayBuffer(webp) } };
+  }
+
+  // centering
+  const measured = measureCentering(upright);
+  if ('measured' in measured) {
+    result.centering = { ...measured.measured, grade: centeringGrade(measured.measured.worstShare, task.options.side ?? 'front'), uprightWidth: upright.width, uprightHeight: upright.height };
+  } else {
+    result.centeringUnmeasurable = measured.unmeasurable;
+  }
+  if (!task.options.noImageOutput) {
+    const clean = await encodeJpeg(upright);
+    const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);
+    result.images = { clean: toArrayBuffer(clean), exact: toArrayBuffer(exact) };
+  }
+  return result;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+function toArrayBuffer(b: Buffer): ArrayBuffer {
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+}
+
+function encodeJpeg(img: RgbPixels): Promise<Buffer> {
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/** Histogram clipping: each channel stretched so 0.5 % of pixels clip at either end. */
+function level(img: RgbPixels): RgbPixels {
+  const out = new Uint8Array(img.data.length);
+  const n = img.width * img.height;
+  for (let c = 0; c < 3; c++) {
+    const hist = new Uint32Array(256);
+    for (let i = 0; i < n; i++) hist[img.data[i * 3 + c]!]!++;
+    let lo = 0;
+    let hi = 255;
+    for (let acc = 0; lo < 255 && acc + hist[lo]! <= n * 0.005; lo++) acc += hist[lo]!;
+    for (let acc = 0; hi > 0 && acc + hist[hi]! <= n * 0.005; hi--) acc += hist[hi]!;
+    const span = Math.max(1, hi - lo);
+    for (let i = 0; i < n; i++) out[i * 3 + c] = Math.max(0, Math.min(255, Math.round(((img.data[i * 3 + c]! - lo) * 255) / span)));
+  }
+  return { data: out, width: img.width, height: img.height };
+}
+
+/** The upright card with the inner frame and each margin's width drawn on it. */
+async function drawCentering(img: RgbPixels, c: Centering | undefined): Promise<Buffer> {
+  const { width: w, height: h } = img;
+  const font = Math.round(w * 0.035);
+  let overlay = `<rect x="1" y="1" width="${w - 2}" height="${h - 2}" fill="none" stroke="#00c2ff" stroke-width="2"/>`;
+  if (c) {
+    const [x0, y0, x1, y1] = c.boundBox;
+    const [l, t, r, b] = c.pixels;
+    const text = (x: number, y: number, body: string, size = font) =>
+      `<text x="${x}" y="${y}" font-family="DejaVu Sans, sans-serif" font-size="${size}" font-weight="bold" fill="#fff" stroke="#000" stroke-width="${Math.max(3, size / 6)}" paint-order="stroke" text-anchor="middle">${body}</text>`;
+    // Dark under-strokes keep the marks visible on any border color.
+    const line = (xa: number, ya: number, xb: number, yb: number) =>
+      `<line x1="${xa}" y1="${ya}" x2="${xb}" y2="${yb}" stroke="#000" stroke-width="7"/><line x1="${xa}" y1="${ya}" x2="${xb}" y2="${yb}" stroke="#ff2d95" stroke-width="3"/>`;
+    overlay += `<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#000" stroke-width="5"/><rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#00e5ff" stroke-width="2"/>`;
+    overlay += line(0, h / 2, l, h / 2) + line(w - r, h / 2, w, h / 2) + line(w / 2, 0, w / 2, t) + line(w / 2, h - b, w / 2, h);
+    const small = Math.round(font * 0.8);
+    const pct = (x: number, y: number) => `${((100 * x) / (x + y)).toFixed(1)}%`;
+    overlay += text(l + small * 2.2, h / 2 - small * 0.6, pct(l, r), small) + text(w - r - small * 2.2, h / 2 - small * 0.6, pct(r, l), small);
+    overlay += text(w / 2 + small * 2.6, t + small * 1.3, pct(t, b), small) + text(w / 2 + small * 2.6, h - b - small * 0.5, pct(b, t), small);
+    overlay += `<rect x="${w * 0.2}" y="${h * 0.42 - font * 1.2}" width="${w * 0.6}" height="${font * 3}" rx="${font / 3}" fill="#000" fill-opacity="0.55"/>`;
+    overlay += text(w / 2, h * 0.42, `L/R ${c.leftRight}`) + text(w / 2, h * 0.42 + font * 1.3, `T/B ${c.topBottom}`);
+  } else {
+    overlay += `<text x="${w / 2}" y="${h / 2}" font-family="DejaVu Sans, sans-serif" font-size="${font}" fill="#fff" stroke="#000" stroke-width="3" paint-order="stroke" text-anchor="middle">centering not measurable</text>`;
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${overlay}</svg>`;
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: w, height: h, channels: 3 } })
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/** A card on a transparent background: the corners of its opaque region. */
+async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<Quad | null> {
+  const alpha = await sharp(bytes).rotate().resize(width, height, { fit: 'fill' }).ensureAlpha().extractChannel(3).raw().toBuffer();
+  let minSum = Infinity;
+  let maxSum = -Infinity;
+  let minDiff = Infinity;
+  let maxDiff = -Infinity;
+  const corner: Point[] = [[0, 0], [0, 0], [0, 0], [0, 0]];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (alpha[y * width + x]! < 128) continue;
+      const s = x + y;
+      const d = x - y;
+      if (s < minSum) ((minSum = s), (corner[0] = [x, y]));
+      if (d > maxDiff) ((maxDiff = d), (corner[1] = [x, y]));
+      if (s > maxSum) ((maxSum = s), (corner[2] = [x, y]));
+      if (d < minDiff) ((minDiff = d), (corner[3] = [x, y]));
+    }
+  }
+  if (!Number.isFinite(minSum)) return null;
+  // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
+  // pixels inside the sharp corners the other modes report.
+  return order(corner);
+}

@@ -1,0 +1,102 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeCard, makeScene, standardCard } from '../helpers/card-scenes.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+
+const base = '/account/v2/request';
+type Rec = Record<string, unknown> & { _status: { code: number; text: string } };
+
+async function jpeg(img: { data: Uint8Array; width: number; height: number }): Promise<string> {
+  return (await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+}
+
+describe.each(backends)('card grader (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '' }, queue: { workers: 2, pollMs: 200 } });
+    await h.app.ready();
+  });
+  afterAll(() => h?.close());
+
+  async function run(endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> {
+    const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint, records } });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().id as string;
+    for (let i = 0; i < 600; i++) {
+      const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[] } };
+      if (d.status === 'DONE') return d.response!.records;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error('not done');
+  }
+
+  it('localize: corners within 1 % of the card width, named corners and edges, versions; no card is a per-record 404', async () => {
+    const scene = await makeScene(standardCard(), 21, { rotationDeg: 8, perspective: 0.04, noise: 6 });
+    const noise = new Uint8Array(320 * 240 * 3).map((_, i) => (i * 7919) % 251);
+    const [card, none, broken] = await run('localize', [{ _id: 'c', _base64: await jpeg(scene.image) }, { _id: 'n', _base64: await jpeg({ data: noise, width: 320, height: 240 }) }, { _id: 'b', _base64: '%%' }]);
+    expect(card).toMatchObject({ _id: 'c', _width: 1600, _height: 1200, _status: { code: 200 } });
+    const points = card!._points as [number, number][];
+    const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
+    points.forEach((p, i) => expect(Math.hypot(p[0] - scene.quad[i]![0], p[1] - scene.quad[i]![1]) / width).toBeLessThan(0.01));
+    expect((card!._objects as { name: string }[])[0]).toMatchObject({ id: 0, name: 'Card', bound_box: expect.any(Array) });
+    expect((card!.corners as { name: string; point: number[] }[]).map((c) => c.name)).toEqual(['UPPER_LEFT', 'UPPER_RIGHT', 'DOWN_RIGHT', 'DOWN_LEFT']);
+    expect((card!.edges as { name: string; polygon: number[][] }[]).map((e) => [e.name, e.polygon.length])).toEqual([['UPPER', 4], ['RIGHT', 4], ['DOWN', 4], ['LEFT', 4]]);
+    expect((card!.card as { name: string }[])[0]!.name).toBe('CARD');
+    expect(card!.versions).toMatchObject({ detection: expect.stringMatching(/^[0-9a-f]{8}$/), points: expect.any(String) });
+    expect(none!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
+    expect(broken!._status.code).toBe(400);
+  }, 60_000);
+
+  it('centering: the margins of an off-centre card, a grade, and the two pictures (or none when asked)', async () => {
+    const scene = await makeScene(standardCard([44, 26, 16, 34]), 22, { rotationDeg: -6 });
+    const b64 = await jpeg(scene.image);
+    const [rec, quiet] = await run('centering', [{ _id: 'off', _base64: b64 }, { _id: 'quiet', _base64: b64, 'no-image-output': true }]);
+    expect(rec!._status.code).toBe(200);
+    const c = (rec!.card as { centering: { 'left/right': string; 'top/bottom': string; grade: number; pixels: number[] } }[])[0]!.centering;
+    expect(Math.abs(Number(c['left/right'].split('/')[0]) - (100 * 44) / 60)).toBeLessThan(1);
+    expect(Math.abs(Number(c['top/bottom'].split('/')[0]) - (100 * 26) / 60)).toBeLessThan(1);
+    expect(c.grade).toBeGreaterThan(1);
+    expect(c.grade).toBeLessThan(8);
+    expect(rec!.grades).toEqual({ centering: c.grade });
+    for (const key of ['_clean_url_card', '_exact_url_card']) {
+      const media = await h.app.inject({ method: 'GET', url: new URL(rec![key] as string).pathname });
+      expect(media.statusCode).toBe(200);
+      const meta = await sharp(media.rawPayload).metadata();
+      expect(meta.format).toBe('jpeg');
+      expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
+    }
+    expect(quiet).not.toHaveProperty('_clean_url_card');
+    expect(quiet).not.toHaveProperty('_exact_url_card');
+  }, 60_000);
+
+  it('centering of a borderless card says it cannot be measured; skip-location takes the whole image as the card', async () => {
+    const art = { ...standardCard([0, 0, 0, 0]) };
+    const scene = await makeScene(art, 23, {});
+    const flat = await sharp(await makeCard(standardCard([36, 30, 24, 30]), 5), { raw: { width: 630, height: 880, channels: 4 } }).flatten({ background: '#f0cd28' }).jpeg().toBuffer();
+    const [borderless, whole] = await run('centering', [{ _base64: await jpeg(scene.image) }, { _base64: flat.toString('base64'), 'skip-location': true }]);
+    const c = (borderless!.card as { centering: { grade: null; detail: string } }[])[0]!.centering;
+    expect(c.grade).toBeNull();
+    expect(c.detail).toMatch(/not measured/);
+    expect(borderless!.grades).toEqual({ centering: null });
+    const w = (whole!.card as { centering: { 'left/right': string } }[])[0]!.centering;
+    expect(Math.abs(Number(w['left/right'].split('/')[0]) - 60)).toBeLessThan(1.5);
+  }, 60_000);
+
+  it('crop_level: an upright WebP of the card', async () => {
+    const scene = await makeScene(standardCard(), 24, { rotationDeg: 15 });
+    const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
+    const media = await h.app.inject({ method: 'GET', url: new URL(rec!._img_url as string).pathname });
+    const meta = await sharp(media.rawPayload).metadata();
+    expect(meta.format).toBe('webp');
+    expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
+  }, 60_000);
+
+  it('refuses endpoints not built yet and more records than an endpoint takes', async () => {
+    const rec = { _url: 'http://example.com/card.jpg' };
+    const grade = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [rec] } });
+    expect(grade.statusCode).toBe(400);
+    expect(grade.json().detail).toMatch(/localize, crop_level, centering/);
+    const many = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) } });
+    expect(many.statusCode).toBe(400);
+  });
+});
