@@ -163,10 +163,22 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
       if (alpha[y * width + x]! < 128) continue;
       const s = x + y;
       const d = x - y;
-      if (s < minSum) ((minSum = s), (corner[0] = [x, y]));
-      if (d > maxDiff) ((maxDiff = d), (corner[1] = [x, y]));
-      if (s > maxSum) ((maxSum = s), (corner[2] = [x, y]));
-      if (d < minDiff) ((minDiff = d), (corner[3] = [x, y]));
+      if (s < minSum) {
+        minSum = s;
+        corner[0] = [x, y];
+      }
+      if (d > maxDiff) {
+        maxDiff = d;
+        corner[1] = [x, y];
+      }
+      if (s > maxSum) {
+        maxSum = s;
+        corner[2] = [x, y];
+      }
+      if (d < minDiff) {
+        minDiff = d;
+        corner[3] = [x, y];
+      }
     }
   }
   if (!Number.isFinite(minSum)) return null;
