@@ -56,10 +56,26 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
     cv.GaussianBlur(gray, blurred, new cv.Size(5, 5), 0);
 
     const masks: OpenCv.Mat[] = [];
-    // Edges: thresholds from the median brightness, closed so a card outline is one contour.
-    const med = median(blurred.data);
-    const edges = keep(new cv.Mat());
-    cv.Canny(blurred, edges, Math.max(10, 0.5 * med), Math.min(255, Math.max(40, 1.2 * med)));
+    // Edges in brightness and in the two colour-opponent channels (a yellow card on beige is
+    // plain in grey and obvious in colour), thresholds from each channel's median, closed so a
+    // card outline is one contour.
+    const lab = keep(new cv.Mat());
+    cv.cvtColor(small, lab, cv.COLOR_RGB2Lab);
+    const channels = keep(new cv.MatVector());
+    cv.split(lab, channels);
+    const edges = keep(cv.Mat.zeros(h, w, cv.CV_8UC1));
+    for (let c = 0; c < 3; c++) {
+      const ch = channels.get(c);
+      const e = new cv.Mat();
+      cv.GaussianBlur(ch, ch, new cv.Size(5, 5), 0);
+      const med = median(ch.data);
+      // Colour channels sit near 128 with little spread: fixed thresholds suit them better.
+      if (c === 0) cv.Canny(ch, e, Math.max(10, 0.5 * med), Math.min(255, Math.max(40, 1.2 * med)));
+      else cv.Canny(ch, e, 12, 30);
+      cv.bitwise_or(edges, e, edges);
+      e.delete();
+      ch.delete();
+    }
     const kernel = keep(cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(3, 3)));
     cv.dilate(edges, edges, kernel);
     masks.push(edges);
@@ -104,7 +120,7 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
           // The image's own frame (an Otsu region covering the background) is not a card.
           const onFrame = quad.filter(([x, y]) => x < 2.5 || y < 2.5 || x > w - 3.5 || y > h - 3.5).length;
           if (onFrame >= 3) continue;
-          const touches = onFrame > 0 ? 0.6 : 1;
+          const touches = onFrame > 0 ? 0.3 : 1;
           const shape = aspect * solidity ** 2 * touches;
           const score = Math.sqrt(quadArea / imageArea) * shape;
           if (!best || score > best.score) best = { quad: order(quad), score, shape, contour: pointsOf(c) };
@@ -130,7 +146,7 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
 function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
   const xs = quad.map((p) => p[0]);
   const ys = quad.map((p) => p[1]);
-  const pad = cardWidthOf(quad) * 0.06;
+  const pad = cardWidthOf(quad) * 0.15;
   const x0 = Math.max(0, Math.floor(Math.min(...xs) - pad));
   const y0 = Math.max(0, Math.floor(Math.min(...ys) - pad));
   const x1 = Math.min(rgb.cols, Math.ceil(Math.max(...xs) + pad));
@@ -148,7 +164,10 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     cv.cvtColor(small, gray, cv.COLOR_RGB2GRAY);
     cv.GaussianBlur(gray, gray, new cv.Size(3, 3), 0);
     const local = quad.map(([x, y]) => [(x - x0) * s, (y - y0) * s] as Point) as Quad;
-    const refined = refineByProfiles(local, gray.data, gray.cols, gray.rows);
+    let refined = refineByProfiles(local, gray.data, gray.cols, gray.rows);
+    // The outline found may be the art box inside the printed border: look for the card's edge.
+    const outer = refined && expandToBorder(refined, small.data, small.cols, small.rows);
+    if (outer) refined = refineByProfiles(outer, gray.data, gray.cols, gray.rows) ?? outer;
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
     for (const m of mats) m.delete();
@@ -245,6 +264,81 @@ function median(data: Uint8Array): number {
     if (seen >= data.length / 2) return v;
   }
   return 128;
+}
+
+/**
+ * When every side has, just outside it, a band of one uniform colour ending in a straight edge,
+ * the quad found is the art box and the band is the printed border: the quad moves out to that
+ * edge. A side whose outside is background (varied, or no straight edge in reach) stays.
+ */
+function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad | null {
+  const color = (x: number, y: number): [number, number, number] => {
+    const xi = Math.max(0, Math.min(w - 1, Math.round(x)));
+    const yi = Math.max(0, Math.min(h - 1, Math.round(y)));
+    const i = (yi * w + xi) * 3;
+    return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
+  };
+  const cd = (a: number[], b: number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+  const width = cardWidthOf(quad);
+  const maxOut = width * 0.14;
+  const shifts: number[] = [];
+  for (let side = 0; side < 4; side++) {
+    const a = quad[side]!;
+    const b = quad[(side + 1) % 4]!;
+    const len = dist(a, b);
+    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    const n: Point = [d[1], -d[0]];
+    const offsets: number[] = [];
+    const refs: number[][] = [];
+    let lines = 0;
+    for (let t = len * 0.15; t < len * 0.85; t += 3) {
+      lines++;
+      const px = a[0] + d[0] * t;
+      const py = a[1] + d[1] * t;
+      const ref = color(px + n[0] * 3, py + n[1] * 3);
+      for (let o = 4; o < maxOut; o += 1) {
+        if (cd(color(px + n[0] * o, py + n[1] * o), ref) > 45 && cd(color(px + n[0] * (o + 2), py + n[1] * (o + 2)), ref) > 45) {
+          offsets.push(o);
+          refs.push(ref);
+          break;
+        }
+      }
+    }
+    shifts.push(borderShift(offsets, refs, lines, width));
+  }
+  if (shifts.every((x) => x === 0)) return null;
+  const lines = shifts.map((shift, side) => {
+    const a = quad[side]!;
+    const b = quad[(side + 1) % 4]!;
+    const len = dist(a, b);
+    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+    return { p: [a[0] + d[1] * shift, a[1] - d[0] * shift] as Point, d };
+  });
+  const out: Point[] = [];
+  for (let side = 0; side < 4; side++) {
+    const hit = intersect(lines[(side + 3) % 4]!, lines[side]!);
+    if (!hit) return null;
+    out.push(hit);
+  }
+  // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
+  // out to some background edge takes it away.
+  const aspectError = (q: Point[]) => {
+    const [s1, s2] = sideLengths(q);
+    return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
+  };
+  return aspectError(out) <= aspectError(quad) + 0.01 ? (out as Quad) : null;
+}
+
+/** How far out a side's border band ends, or 0 when what lies outside is not a border. */
+function borderShift(offsets: number[], refs: number[][], lines: number, width: number): number {
+  if (offsets.length < lines * 0.6) return 0;
+  const sorted = [...offsets].sort((x, y) => x - y);
+  const iqr = sorted[Math.floor(sorted.length * 0.75)]! - sorted[Math.floor(sorted.length * 0.25)]!;
+  if (iqr > Math.max(2, width * 0.006)) return 0;
+  const refMedian = [0, 1, 2].map((c) => medianNumber(refs.map((r) => r[c]!)));
+  if (medianNumber(refs.map((r) => Math.hypot(r[0]! - refMedian[0]!, r[1]! - refMedian[1]!, r[2]! - refMedian[2]!))) > 20) return 0;
+  const shift = medianNumber(offsets);
+  return shift < width * 0.012 ? 0 : shift;
 }
 
 /**

@@ -82,6 +82,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(Math.abs(Number(w['left/right'].split('/')[0]) - 60)).toBeLessThan(1.5);
   }, 60_000);
 
+  it('localize with transparent: the opaque card region of a cut-out PNG', async () => {
+    const card = await makeCard(standardCard(), 6);
+    const png = await sharp({ create: { width: 900, height: 1100, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: card, raw: { width: 630, height: 880, channels: 4 }, left: 120, top: 90 }])
+      .png()
+      .toBuffer();
+    const [rec] = await run('localize', [{ _base64: png.toString('base64'), transparent: true }]);
+    expect(rec!._status.code).toBe(200);
+    const want = [[120, 90], [749, 90], [749, 969], [120, 969]];
+    // Extreme opaque points sit on the rounded corners' arcs: within 4 % of the width of the sharp corners.
+    (rec!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - want[i]![0]!, p[1]! - want[i]![1]!)).toBeLessThan(630 * 0.04));
+  }, 60_000);
+
   it('crop_level: an upright WebP of the card', async () => {
     const scene = await makeScene(standardCard(), 24, { rotationDeg: 15 });
     const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);

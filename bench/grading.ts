@@ -1,0 +1,89 @@
+/**
+ * Card grading accuracy and speed (issue 7), on generated cards with known geometry placed into
+ * real photos (Caltech-101 subset backgrounds) with rotation, perspective, light, blur and noise:
+ *  - corner-point error (worst of the four corners, % of the card's width);
+ *  - centering error (percentage points, left/right and top/bottom);
+ *  - processing time of localize and centering on 12-MP JPEGs (what one vision worker does),
+ *    against decoding the same JPEG with sharp in the same run.
+ *
+ *   npm run bench -- grading          # BENCH_SCENES=100 for more scenes
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { runCardTask } from '../src/vision/card-tasks.ts';
+import { seededRandom } from '../src/util/seeded-random.ts';
+import { makeScene, type CardSpec } from '../test/helpers/card-scenes.ts';
+import { median } from './lib-server.ts';
+
+const scenes = Number(process.env.BENCH_SCENES ?? 60);
+const rand = seededRandom(77);
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+const root = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101_subset');
+const backgrounds = fs.existsSync(root) ? fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort().map((f) => path.join(root, f)) : [];
+
+const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+const cornerErrors: number[] = [];
+const centeringErrors: number[] = [];
+let notFound = 0;
+let unmeasurable = 0;
+console.log(`# grading bench — ${new Date().toISOString().slice(0, 10)}, ${scenes} scenes${backgrounds.length ? ' on real photo backgrounds' : ''}\n`);
+for (let i = 0; i < scenes; i++) {
+  const m = [0, 0, 0, 0].map(() => 14 + Math.round(rand() * 36)) as [number, number, number, number];
+  const spec: CardSpec = { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][i % 4] as [number, number, number] };
+  const opts = {
+    rotationDeg: (rand() - 0.5) * 30,
+    perspective: rand() * 0.06,
+    light: rand() * 0.5,
+    blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
+    noise: rand() * 12,
+    size: 0.45 + rand() * 0.35,
+    ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[(i * 7) % backgrounds.length]!) } : {}),
+  };
+  const scene = await makeScene(spec, 1000 + i, opts);
+  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'centering', options: { noImageOutput: true } });
+  if ('refused' in r || !r.found || !r.quad) {
+    notFound++;
+    continue;
+  }
+  const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
+  cornerErrors.push((100 * Math.max(...r.quad.map((p, k) => Math.hypot(p[0] - scene.quad[k]![0], p[1] - scene.quad[k]![1])))) / width);
+  if (!r.centering) {
+    unmeasurable++;
+    continue;
+  }
+  const lr = (100 * m[0]) / (m[0] + m[2]);
+  const tb = (100 * m[1]) / (m[1] + m[3]);
+  centeringErrors.push(Math.abs(Number(r.centering.leftRight.split('/')[0]) - lr), Math.abs(Number(r.centering.topBottom.split('/')[0]) - tb));
+}
+
+console.log('| measure | result | target |');
+console.log('|---|---|---|');
+console.log(`| card found | ${scenes - notFound} of ${scenes} | |`);
+console.log(`| corner-point error, % of card width | p50 ${median(cornerErrors).toFixed(2)}, p95 ${pct(cornerErrors, 0.95).toFixed(2)}, ≤ 1 % in ${((100 * cornerErrors.filter((e) => e <= 1).length) / Math.max(1, cornerErrors.length)).toFixed(0)} % of photos | ≤ 1 % in 95 % |`);
+console.log(`| centering measured | ${scenes - notFound - unmeasurable} of ${scenes - notFound} found | |`);
+console.log(`| centering error, percentage points | median ${median(centeringErrors).toFixed(2)}, p95 ${pct(centeringErrors, 0.95).toFixed(2)} | ≤ 1 / ≤ 2 |`);
+
+// Speed on 12-MP phone-sized photos.
+const times: Record<string, number[]> = { decode: [], localize: [], centering: [] };
+for (let i = 0; i < 6; i++) {
+  const scene = await makeScene({ width: 630, height: 880, margins: [30, 30, 30, 30], border: [240, 205, 40] }, 500 + i, { width: 4000, height: 3000, rotationDeg: 5 + i, perspective: 0.03, noise: 5, size: 0.7, ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[i]!) } : {}) });
+  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  for (let rep = 0; rep < 3; rep++) {
+    let t = performance.now();
+    await sharp(jpeg).resize(2400, 2400, { fit: 'inside' }).raw().toBuffer();
+    times.decode!.push(performance.now() - t);
+    for (const op of ['localize', 'centering'] as const) {
+      t = performance.now();
+      await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op, options: {} });
+      times[op]!.push(performance.now() - t);
+    }
+  }
+}
+const d = median(times.decode!);
+console.log('');
+console.log('| 12-MP JPEG, one thread | p50 | p95 | ÷ decode (same run) | target |');
+console.log('|---|---|---|---|---|');
+console.log(`| decode to 2400 px (baseline) | ${d.toFixed(0)} ms | ${pct(times.decode!, 0.95).toFixed(0)} ms | 1.0× | |`);
+for (const op of ['localize', 'centering'] as const) console.log(`| ${op} | ${median(times[op]!).toFixed(0)} ms | ${pct(times[op]!, 0.95).toFixed(0)} ms | ${(median(times[op]!) / d).toFixed(1)}× | ≤ 400 ms |`);
