@@ -105,8 +105,12 @@ const EXACT_BATCH = 128;
  * few in float32, so the answer and its distances are still exact float32 cosine.
  */
 const I8_PRESELECT_ABOVE = 1024;
-/** Int8 candidates per wanted result rescored in float32. */
+/**
+ * Int8 candidates rescored in float32: 4 per wanted result and at least 64, because int8 codes
+ * tie often in few dimensions (and near-ties decide the last places of small k).
+ */
 const I8_RESCORE_FACTOR = 4;
+const I8_RESCORE_MIN = 64;
 /**
  * Gathered int8 matrices of allowed-key sets kept for repeat queries with the same filter
  * (the filter cache hands back the same Set while the collection is unchanged).
@@ -592,7 +596,7 @@ export class HnswIndex {
   /** Coarse int8 pass over sorted slots, batched through a scratch matrix; returns the best slots. */
   private preselect(q: Float32Array, k: number, slots: Int32Array): number[] {
     const d = this.dims;
-    const want = k * I8_RESCORE_FACTOR;
+    const want = Math.max(k * I8_RESCORE_FACTOR, I8_RESCORE_MIN);
     encodeI8(q, this.queryCode, 0);
     const best: { key: number; d: number }[] = [];
     const rows = I8_PRESELECT_ABOVE;
@@ -640,7 +644,7 @@ export class HnswIndex {
 
   private exactOverSubset(q: Float32Array, k: number, subset: Subset): SearchResult {
     const n = subset.slots.length;
-    const want = Math.min(n, k * I8_RESCORE_FACTOR);
+    const want = Math.min(n, Math.max(k * I8_RESCORE_FACTOR, I8_RESCORE_MIN));
     encodeI8(q, this.queryCode, 0);
     // A large subset is split across two threads: the scan is memory-bound and the event loop
     // waits for it either way (measured 0.95 → 0.67 ms for 10k × 1792 int8).
