@@ -10,6 +10,16 @@ export interface CardSpec {
   /** Border widths in card pixels: left, top, right, bottom. */
   margins: [number, number, number, number];
   border: [number, number, number];
+  /** Made wear, on the upper-left corner and the upper edge (card pixels). */
+  damage?: {
+    /** Radius of white worn stock at the corner tip. */
+    whitenedCorner?: number;
+    /** Number of white nicks along the upper edge, each `nickSize` across. */
+    nicks?: number;
+    nickSize?: number;
+    /** Side of a triangle cut off the corner (the background shows). */
+    chippedCorner?: number;
+  };
 }
 
 export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
@@ -21,9 +31,14 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
     <circle cx="${w / 2}" cy="${t + (h - t - b) * 0.4}" r="${w * 0.2}" fill="hsl(${(hue + 150) % 360},70%,60%)"/>
     <rect x="${l + 10}" y="${h - b - (h - t - b) * 0.3}" width="${w - l - r - 20}" height="${(h - t - b) * 0.25}" fill="#f4efe0"/>
     <text x="${l + 20}" y="${h - b - (h - t - b) * 0.15}" font-size="${w * 0.05}" fill="#222">Loupe test card ${seed}</text>`;
+  const dmg = spec.damage ?? {};
+  let wear = '';
+  if (dmg.whitenedCorner) wear += `<circle cx="${radius * 0.3}" cy="${radius * 0.3}" r="${dmg.whitenedCorner}" fill="#f4f2ec"/>`;
+  for (let i = 0; i < (dmg.nicks ?? 0); i++) wear += `<circle cx="${w * 0.15 + ((w * 0.7) / Math.max(1, dmg.nicks! - 1)) * i}" cy="0" r="${(dmg.nickSize ?? 6) / 2}" fill="#f4f2ec"/>`;
+  const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
-    <clipPath id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}"/></clipPath>
-    <g clip-path="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}</g></svg>`;
+    <mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>
+    <g mask="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}${wear}</g></svg>`;
   return sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
 }
 
