@@ -19,6 +19,8 @@ export interface CardSpec {
     nickSize?: number;
     /** Side of a triangle cut off the corner (the background shows). */
     chippedCorner?: number;
+    /** Lengths (card pixels) of thin light scratches across the art. */
+    scratches?: number[];
   };
 }
 
@@ -35,6 +37,12 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
   let wear = '';
   if (dmg.whitenedCorner) wear += `<circle cx="${radius * 0.3}" cy="${radius * 0.3}" r="${dmg.whitenedCorner}" fill="#f4f2ec"/>`;
   for (let i = 0; i < (dmg.nicks ?? 0); i++) wear += `<circle cx="${w * 0.15 + ((w * 0.7) / Math.max(1, dmg.nicks! - 1)) * i}" cy="0" r="${(dmg.nickSize ?? 6) / 2}" fill="#f4f2ec"/>`;
+  // Scratches run across the upper art, clear of the text box and of each other.
+  (dmg.scratches ?? []).forEach((len, i) => {
+    const x = w * 0.12 + i * w * 0.05;
+    const y = h * 0.12 + i * h * 0.1;
+    wear += `<line x1="${x}" y1="${y}" x2="${x + len * 0.96}" y2="${y + len * 0.28}" stroke="#eceae4" stroke-width="1.6" stroke-opacity="0.9"/>`;
+  });
   const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>
