@@ -37,6 +37,8 @@ export interface JobHandler {
   endpoints(): Promise<string[]> | string[];
   /** Records one request may carry for this endpoint (10 when not given). */
   maxRecords?(endpoint: string): number;
+  /** Checks request-level options at submit; returns a sentence saying what is wrong, or nothing. */
+  validate?(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined;
   run(ctx: JobContext): Promise<JobOutcome>;
 }
 

@@ -24,6 +24,8 @@ export interface SubmitInput {
   records: Record<string, unknown>[];
   webhook?: { endpoint?: string | undefined; url?: string | undefined; headers?: Record<string, string> | undefined } | undefined;
   mode?: string | undefined;
+  /** Card grading `grade`: the front's weight in the top-level grades (0–1, default 0.7). */
+  front_weight?: number | undefined;
 }
 
 export interface RequestSettings {
@@ -47,6 +49,7 @@ export interface RequestEcho {
   endpoint: string;
   records: Record<string, unknown>[];
   mode?: string;
+  front_weight?: number;
 }
 
 export interface RequestDetail extends RequestSummary {
@@ -92,6 +95,8 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
+    const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight });
+    if (invalid) throw badRequest(invalid);
     const max = handler.maxRecords?.(endpoint) ?? 10;
     if (input.records.length > max) throw badRequest(`${input.type} ${endpoint} takes at most ${max} records per request.`, [{ field: 'records', message: `at most ${max}` }]);
     const webhook = input.webhook ? await this.webhookTarget(input.webhook) : null;
@@ -123,6 +128,7 @@ export class RequestService {
     const id = randomUUID();
     const request: Record<string, unknown> = { type: input.type, endpoint, records: echoed };
     if (input.mode !== undefined) request.mode = input.mode;
+    if (input.front_weight !== undefined) request.front_weight = input.front_weight;
     try {
       const row = await this.requests.insert({
         id,
@@ -131,7 +137,7 @@ export class RequestService {
         type: input.type,
         endpoint,
         request,
-        options: { baseUrl: caller.baseUrl, pricePerRecord: price, inputErrors, ...(input.mode !== undefined ? { mode: input.mode } : {}) },
+        options: { baseUrl: caller.baseUrl, pricePerRecord: price, inputErrors, ...(input.mode !== undefined ? { mode: input.mode } : {}), ...(input.front_weight !== undefined ? { frontWeight: input.front_weight } : {}) },
         charged: charge,
         webhook,
         expiresAt: Date.now() + this.settings.retentionMs,

@@ -1,7 +1,7 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/vision-engine.ts';
-import type { ImageTaskKind, ImageTaskResults } from '../vision/vision-tasks.ts';
+import type { CardOp, ImageTaskKind, ImageTaskResults } from '../vision/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 
@@ -134,7 +134,7 @@ export class VisionService {
   }
 
   /** Card geometry for the grading jobs; refusals are ImageLoadError, failures VisionTaskError. */
-  card(bytes: Buffer, op: 'localize' | 'crop_level' | 'centering', options: Parameters<VisionEngine['card']>[2]) {
+  card(bytes: Buffer, op: CardOp, options: Parameters<VisionEngine['card']>[2]) {
     return this.engine.card(bytes, op, options, this.intake.options.maxPixels);
   }
 

@@ -6,6 +6,8 @@ import { decodeRgb } from '../media/decode-rgb.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
 import { cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
+import { measureSurface } from './card-surface.ts';
+import { CORNER_REACH, measureWear } from './card-wear.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import type { CardResult, CardTask, ImageRefused } from './vision-tasks.ts';
 
@@ -26,7 +28,14 @@ function versionOf(...files: string[]): string {
 }
 let versionsCache: Record<string, string> | undefined;
 export function cardVersions(): Record<string, string> {
-  versionsCache ??= { detection: versionOf('./card-geometry.ts'), points: versionOf('./card-geometry.ts'), centering: versionOf('./card-centering.ts') };
+  versionsCache ??= {
+    detection: versionOf('./card-geometry.ts'),
+    points: versionOf('./card-geometry.ts'),
+    corners: versionOf('./card-wear.ts'),
+    edges: versionOf('./card-wear.ts'),
+    surface: versionOf('./card-surface.ts'),
+    centering: versionOf('./card-centering.ts'),
+  };
   return versionsCache;
 }
 
@@ -75,17 +84,25 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
     return { ...result, images: { crop: toArrayBuffer(webp) } };
   }
 
-  // centering
+  // centering and grade
   const measured = measureCentering(upright);
   if ('measured' in measured) {
     result.centering = { ...measured.measured, grade: centeringGrade(measured.measured.worstShare, task.options.side ?? 'front'), uprightWidth: upright.width, uprightHeight: upright.height };
   } else {
     result.centeringUnmeasurable = measured.unmeasurable;
   }
+  if (task.op === 'grade') {
+    const wear = measureWear(upright);
+    result.wear = { corners: wear.corners, edges: wear.edges };
+    // Inside the printed border when it was found, else a margin of 5 % of the width.
+    const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
+    result.surface = measureSurface(cv, upright, inset);
+  }
   if (!task.options.noImageOutput) {
-    const clean = await encodeJpeg(upright);
     const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);
-    result.images = { clean: toArrayBuffer(clean), exact: toArrayBuffer(exact) };
+    result.images = { exact: toArrayBuffer(exact) };
+    if (task.op === 'centering') result.images.clean = toArrayBuffer(await encodeJpeg(upright));
+    if (task.op === 'grade') result.images.full = toArrayBuffer(await drawFull(pixels, quad, result));
   }
   return result;
 }
@@ -147,6 +164,50 @@ async function drawCentering(img: RgbPixels, c: Centering | undefined): Promise<
   return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: w, height: h, channels: 3 } })
     .composite([{ input: Buffer.from(svg) }])
     .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/**
+ * The photo with the card's outline, each corner's region and each edge coloured by its grade
+ * (green 9–10, amber 6–9, red below) and the grade written beside it.
+ */
+async function drawFull(img: RgbPixels, quad: Quad, r: CardResult): Promise<Buffer> {
+  const { width: w, height: h } = img;
+  const cardW = cardWidthOf(quad);
+  const font = Math.max(14, Math.round(cardW * 0.05));
+  const stroke = Math.max(2, Math.round(cardW * 0.006));
+  const color = (g: number) => (g >= 9 ? '#34c759' : g >= 6 ? '#ffb300' : '#ff3b30');
+  const text = (x: number, y: number, body: string, fill = '#fff') =>
+    `<text x="${x}" y="${y}" font-family="DejaVu Sans, sans-serif" font-size="${font}" font-weight="bold" fill="${fill}" stroke="#000" stroke-width="${Math.max(3, font / 6)}" paint-order="stroke" text-anchor="middle" dominant-baseline="middle">${body}</text>`;
+  const pts = (ps: Point[]) => ps.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(' ');
+  let svg = `<polygon points="${pts(quad)}" fill="none" stroke="#000" stroke-width="${stroke + 3}"/><polygon points="${pts(quad)}" fill="none" stroke="#00e5ff" stroke-width="${stroke}"/>`;
+  const cx = quad.reduce((s, p) => s + p[0], 0) / 4;
+  const cy = quad.reduce((s, p) => s + p[1], 0) / 4;
+  quad.forEach((p, i) => {
+    const g = r.wear?.corners[i]?.grade;
+    if (g === undefined) return;
+    const toward = (q: Point) => [p[0] + (q[0] - p[0]) * CORNER_REACH * 1.4, p[1] + (q[1] - p[1]) * CORNER_REACH * 1.4] as Point;
+    const a = toward(quad[(i + 1) % 4]!);
+    const b = toward(quad[(i + 3) % 4]!);
+    svg += `<polyline points="${pts([a, p, b])}" fill="none" stroke="#000" stroke-width="${stroke * 3 + 3}"/><polyline points="${pts([a, p, b])}" fill="none" stroke="${color(g)}" stroke-width="${stroke * 3}"/>`;
+    // Labels just outside the corner.
+    const lx = p[0] + (p[0] - cx) * 0.12;
+    const ly = p[1] + (p[1] - cy) * 0.12;
+    svg += text(Math.min(w - font * 1.5, Math.max(font * 1.5, lx)), Math.min(h - font, Math.max(font, ly)), g.toFixed(1), color(g));
+  });
+  quad.forEach((p, i) => {
+    const g = r.wear?.edges[i]?.grade;
+    if (g === undefined) return;
+    const q = quad[(i + 1) % 4]!;
+    const mx = (p[0] + q[0]) / 2;
+    const my = (p[1] + q[1]) / 2;
+    svg += text(Math.min(w - font * 1.5, Math.max(font * 1.5, mx + (mx - cx) * 0.1)), Math.min(h - font, Math.max(font, my + (my - cy) * 0.1)), g.toFixed(1), color(g));
+  });
+  const lines = [r.surface ? `surface ${r.surface.grade.toFixed(1)}` : '', r.centering ? `centering ${r.centering.grade.toFixed(1)}` : 'centering n/a'].filter(Boolean);
+  lines.forEach((line, k) => (svg += text(cx, cy + (k - (lines.length - 1) / 2) * font * 1.3, line)));
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: w, height: h, channels: 3 } })
+    .composite([{ input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${svg}</svg>`) }])
+    .jpeg({ quality: 88 })
     .toBuffer();
 }
 

@@ -43,13 +43,21 @@ export interface UpscaleResult extends ImageSize {
   format: 'png' | 'jpg';
 }
 
-/** Card grading geometry (card-tasks.ts): localize, crop_level or centering of one photo. */
+export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade';
+
+/** Card grading (card-tasks.ts): localize, crop_level, centering or the full measurement of one photo. */
 export interface CardTask {
   kind: 'card';
   image: ArrayBuffer;
   maxPixels: number;
-  op: 'localize' | 'crop_level' | 'centering';
+  op: CardOp;
   options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back' };
+}
+
+export interface WearResult {
+  whitening: number;
+  loss: number;
+  grade: number;
 }
 
 export interface CardResult extends ImageSize {
@@ -70,8 +78,11 @@ export interface CardResult extends ImageSize {
     uprightHeight: number;
   };
   centeringUnmeasurable?: string;
-  /** Encoded pictures: `crop` WebP (crop_level); `clean` and `exact` JPEG (centering). */
-  images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer };
+  /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
+  wear?: { corners: WearResult[]; edges: WearResult[] };
+  surface?: { lines: number; segments: number; glare: number; grade: number };
+  /** Encoded pictures: `crop` WebP (crop_level); `clean`, `exact` and `full` JPEG. */
+  images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer; full?: ArrayBuffer };
 }
 
 export type VisionTask =

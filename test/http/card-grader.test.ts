@@ -104,12 +104,72 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
   }, 60_000);
 
-  it('refuses endpoints not built yet and more records than an endpoint takes', async () => {
+  it('grade: sub-grades measured on the card, final and condition, front and back weighed, pictures', async () => {
+    const clean = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140] }, 51, { rotationDeg: 4, noise: 3 })).image);
+    const worn = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140], damage: { whitenedCorner: 18, nicks: 4, nickSize: 10, scratches: [260, 200] } }, 52, { rotationDeg: -3, noise: 3 })).image);
+    const submit = async (body: Record<string, unknown>) => {
+      const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', ...body } });
+      expect(res.statusCode, res.body).toBe(201);
+      const id = res.json().id as string;
+      for (let i = 0; i < 600; i++) {
+        const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[]; grades: Record<string, number | string | null>; type: string; endpoint: string; front_weight?: number } };
+        if (d.status === 'DONE') return d.response!;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error('not done');
+    };
+    const pair = await submit({ records: [{ _id: 'front', _base64: worn }, { _id: 'back', _base64: clean }] });
+    expect(pair).toMatchObject({ type: 'card-grader', endpoint: 'grade', front_weight: 0.7 });
+    const [front, back] = pair.records;
+    const fg = front!.grades as { corners: number; edges: number; surface: number; centering: number; final: number; condition: string };
+    const bg = back!.grades as typeof fg;
+    expect(fg.final).toBeLessThan(bg.final);
+    expect(fg.surface).toBeLessThan(bg.surface);
+    expect(fg.edges).toBeLessThan(bg.edges);
+    expect((front!.corners as { name: string; grade: number }[])[0]!.grade).toBeLessThan((front!.corners as { grade: number }[])[2]!.grade);
+    expect(bg.final).toBeGreaterThanOrEqual(9);
+    expect(pair.grades.final).toBeCloseTo(Math.round((fg.final * 0.7 + bg.final * 0.3) * 10) / 10, 5);
+    expect(front!.versions).toMatchObject({ corners: expect.any(String), edges: expect.any(String), surface: expect.any(String), centering: expect.any(String), final: expect.any(String) });
+    for (const key of ['_full_url_card', '_exact_url_card']) expect((await h.app.inject({ method: 'GET', url: new URL(front![key] as string).pathname })).statusCode).toBe(200);
+    const even = await submit({ records: [{ _base64: worn }, { _base64: clean }], front_weight: 0.5 });
+    expect(even.grades.final).toBeCloseTo(Math.round(((even.records[0]!.grades as typeof fg).final * 0.5 + (even.records[1]!.grades as typeof fg).final * 0.5) * 10) / 10, 5);
+  }, 120_000);
+
+  it('condition: the label on the asked scale', async () => {
+    const clean = await jpeg((await makeScene({ ...standardCard(), border: [40, 60, 140] }, 53, { rotationDeg: 2 })).image);
+    const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'condition', mode: 'grading', records: [{ _base64: clean }] } });
+    expect(res.statusCode).toBe(201);
+    const id = res.json().id as string;
+    let rec: Rec | undefined;
+    for (let i = 0; i < 600 && !rec; i++) {
+      const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[] } };
+      if (d.status === 'DONE') rec = d.response!.records[0];
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    const object = (rec!._objects as { name: string; 'Top Category': unknown[]; Condition: { value: number; label: string; mode: string; scale: string[]; scale_value: number; max_scale_value: number }[] }[])[0]!;
+    expect(object.name).toBe('Card');
+    expect(object['Top Category']).toEqual([{ id: 0, name: 'Card', prob: 1 }]);
+    const c = object.Condition[0]!;
+    expect(c).toMatchObject({ mode: 'grading', max_scale_value: 8 });
+    expect(c.scale[c.max_scale_value - c.scale_value]).toBe(c.label);
+    expect(c.value).toBeGreaterThan(8);
+  }, 60_000);
+
+  it('refuses unknown endpoints and modes, misplaced options, and more records than an endpoint takes', async () => {
     const rec = { _url: 'http://example.com/card.jpg' };
-    const grade = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [rec] } });
-    expect(grade.statusCode).toBe(400);
-    expect(grade.json().detail).toMatch(/localize, crop_level, centering/);
-    const many = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) } });
-    expect(many.statusCode).toBe(400);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ endpoint: 'appraise', records: [rec] }, /grade, condition, centering, localize, crop_level/],
+      [{ endpoint: 'grade', records: [rec, rec, rec] }, /at most 2 records/],
+      [{ endpoint: 'condition', mode: 'fancy', records: [rec] }, /Unknown mode "fancy"/],
+      [{ endpoint: 'localize', mode: 'grading', records: [rec] }, /condition endpoint only/],
+      [{ endpoint: 'localize', front_weight: 0.5, records: [rec] }, /grade endpoint only/],
+      [{ endpoint: 'grade', front_weight: 1.5, records: [rec] }, /front_weight/],
+      [{ endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) }, /records/],
+    ];
+    for (const [body, detail] of cases) {
+      const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(`${res.json().detail} ${JSON.stringify(res.json().errors ?? [])}`).toMatch(detail);
+    }
   });
 });

@@ -13,7 +13,7 @@ const errors = (...statuses: number[]) => errorResponses(401, 403, 404, 429, ...
 
 const State = StringEnum(requestStates);
 const Echo = Type.Object(
-  { type: Type.String(), endpoint: Type.String(), records: Type.Array(AnyObject), mode: Type.Optional(Type.String()) },
+  { type: Type.String(), endpoint: Type.String(), records: Type.Array(AnyObject), mode: Type.Optional(Type.String()), front_weight: Type.Optional(Type.Number()) },
   { additionalProperties: true, description: 'The request as submitted; `_base64` images are left out.' },
 );
 const Submitted = Type.Object({ id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() });
@@ -55,7 +55,8 @@ const SubmitBody = Type.Object({
       { additionalProperties: false },
     ),
   ),
-  mode: Type.Optional(Type.String({ maxLength: 100 })),
+  mode: Type.Optional(Type.String({ maxLength: 100, description: 'Card grading `condition`: the label scale (docs/grading.md).' })),
+  front_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Card grading `grade` with front and back: the front\'s weight (default 0.7).' })),
 });
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });

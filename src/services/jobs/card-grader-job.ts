@@ -1,13 +1,19 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import type { CardResult } from '../../vision/vision-tasks.ts';
 import { failure, type VisionService } from '../vision-service.ts';
+import { conditionEntry, conditionModes, gradesOf, weighFrontBack, type ConditionMode, type Grades } from '../grading-rules.ts';
 
 type Point = [number, number];
-type Op = 'localize' | 'crop_level' | 'centering';
+type Op = 'grade' | 'condition' | 'centering' | 'localize' | 'crop_level';
 
-/** Endpoints built so far; `grade` and `condition` come with corners, edges and surface. */
-const endpoints: Record<Op, { records: number }> = { localize: { records: 10 }, crop_level: { records: 10 }, centering: { records: 10 } };
+/** Records per request (spec 3 §8: `grade` takes the front and back of one card). */
+const endpoints: Record<Op, { records: number }> = { grade: { records: 2 }, condition: { records: 10 }, centering: { records: 10 }, localize: { records: 10 }, crop_level: { records: 10 } };
+
+/** Version of the final-grade rules: a short hash of their source, changing when they do. */
+const FINAL_VERSION = createHash('sha256').update(fs.readFileSync(new URL('../grading-rules.ts', import.meta.url))).digest('hex').slice(0, 8);
 
 const corners = ['UPPER_LEFT', 'UPPER_RIGHT', 'DOWN_RIGHT', 'DOWN_LEFT'] as const;
 const edges = ['UPPER', 'RIGHT', 'DOWN', 'LEFT'] as const;
@@ -40,35 +46,52 @@ export class CardGraderJob implements JobHandler {
     return endpoints[endpoint as Op]?.records ?? 10;
   }
 
+  validate(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
+    if (options.mode !== undefined && endpoint !== 'condition') return '`mode` applies to the condition endpoint only.';
+    if (options.mode !== undefined && !(conditionModes as readonly string[]).includes(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')}.`;
+    if (options.frontWeight !== undefined && endpoint !== 'grade') return '`front_weight` applies to the grade endpoint only.';
+    return undefined;
+  }
+
   async run(ctx: JobContext): Promise<JobOutcome> {
     const op = ctx.endpoint as Op;
     const records: Record<string, unknown>[] = [];
+    const sides: { side: 'front' | 'back'; grades: Grades }[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
       const rec = ctx.records[i]!;
       const base = pick(rec);
       const status = (code: number, text: string) => ({ code, text, request_id: ctx.requestId });
       try {
-        const side = rec.side === 'back' || rec.side === 'front' ? rec.side : undefined;
-        const r = await this.vision.card(await ctx.image(i), op, {
+        // Until the Side tag exists, a grade request's second record is the back unless told.
+        const side = rec.side === 'back' || rec.side === 'front' ? rec.side : op === 'grade' && i === 1 ? 'back' : 'front';
+        const r = await this.vision.card(await ctx.image(i), op === 'condition' ? 'grade' : op, {
           transparent: bool(rec.transparent) ?? false,
           skipLocation: bool(rec['skip-location']) ?? false,
-          noImageOutput: bool(rec['no-image-output']) ?? false,
+          noImageOutput: op === 'condition' || (bool(rec['no-image-output']) ?? false),
           level: bool(rec.level) ?? true,
-          ...(side ? { side } : {}),
+          side,
         });
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
           records.push({ ...sized, _objects: [], versions: r.versions, _status: status(404, 'No card was found in the image') });
           continue;
         }
-        records.push({ ...sized, ...(await this.shape(ctx, op, r)), _status: status(200, 'OK') });
+        const shaped = await this.shape(ctx, op, r);
+        if (op === 'grade') sides.push({ side, grades: shaped.grades as Grades });
+        records.push({ ...sized, ...shaped, _status: status(200, 'OK') });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const { code, text } = failure(err);
         records.push({ ...base, _status: status(code, text) });
       }
     }
-    return { records };
+    if (op !== 'grade') return { records };
+    // Top-level grades: the one card's, or its front and back weighed.
+    const front = sides.find((x) => x.side === 'front');
+    const back = sides.find((x) => x.side === 'back');
+    const weight = typeof ctx.options.frontWeight === 'number' ? ctx.options.frontWeight : 0.7;
+    const grades = front && back ? weighFrontBack(front.grades, back.grades, weight) : (front ?? back)?.grades ?? null;
+    return { records, extra: { type: this.type, endpoint: op, grades, ...(front && back ? { front_weight: weight } : {}) } };
   }
 
   private async shape(ctx: JobContext, op: Op, r: CardResult): Promise<Record<string, unknown>> {
@@ -84,15 +107,49 @@ export class CardGraderJob implements JobHandler {
     if (op === 'localize') {
       return { ...geometry, corners: cornerRegions(quad, r.width, r.height), edges: edgeBands(quad), card: [{ name: 'CARD', polygon: quad, bound_box: box }], versions: r.versions };
     }
+    if (op === 'grade' || op === 'condition') return this.shapeGrade(ctx, op, r, geometry, box);
     const c = r.centering;
-    const centering = c
-      ? { 'left/right': c.leftRight, 'top/bottom': c.topBottom, bound_box: c.boundBox, pixels: c.pixels, offsets: c.offsets, grade: c.grade }
-      : { grade: null, detail: r.centeringUnmeasurable };
+    const centering = centeringOf(r);
     const images: Record<string, string> = {};
     if (r.images?.clean) images._clean_url_card = await ctx.putMedia(Buffer.from(r.images.clean), 'jpg');
     if (r.images?.exact) images._exact_url_card = await ctx.putMedia(Buffer.from(r.images.exact), 'jpg');
     return { ...geometry, card: [{ name: 'CARD', polygon: quad, bound_box: box, centering }], grades: { centering: c ? c.grade : null }, versions: r.versions, ...images };
   }
+
+  private async shapeGrade(ctx: JobContext, op: 'grade' | 'condition', r: CardResult, geometry: { _objects: Record<string, unknown>[]; _points: unknown }, box: number[]): Promise<Record<string, unknown>> {
+    const quad = r.quad!;
+    const wear = r.wear!;
+    const grades = gradesOf({ corners: wear.corners.map((c) => c.grade), edges: wear.edges.map((e) => e.grade), surface: r.surface!.grade, centering: r.centering?.grade ?? null });
+    if (op === 'condition') {
+      const requested = typeof ctx.options.mode === 'string' ? ctx.options.mode : 'default';
+      const [x0, y0, x1, y1] = box as [number, number, number, number];
+      const object = {
+        ...geometry._objects[0],
+        area: Math.round((x1 - x0) * (y1 - y0)),
+        'Top Category': [{ id: 0, name: 'Card', prob: 1 }],
+        Condition: [conditionEntry(grades.final, requested as ConditionMode, requested)],
+      };
+      return { _objects: [object], _points: quad, versions: r.versions };
+    }
+    const regions = cornerRegions(quad, r.width, r.height);
+    const images: Record<string, string> = {};
+    if (r.images?.full) images._full_url_card = await ctx.putMedia(Buffer.from(r.images.full), 'jpg');
+    if (r.images?.exact) images._exact_url_card = await ctx.putMedia(Buffer.from(r.images.exact), 'jpg');
+    return {
+      ...geometry,
+      corners: regions.map((c, i) => ({ ...c, grade: wear.corners[i]!.grade, whitening: wear.corners[i]!.whitening, loss: wear.corners[i]!.loss })),
+      edges: edgeBands(quad).map((e, i) => ({ ...e, grade: wear.edges[i]!.grade, whitening: wear.edges[i]!.whitening, loss: wear.edges[i]!.loss })),
+      card: [{ name: 'CARD', polygon: quad, bound_box: box, surface: { grade: r.surface!.grade, lines: r.surface!.lines, glare: r.surface!.glare }, centering: centeringOf(r) }],
+      grades,
+      versions: { ...r.versions, final: FINAL_VERSION },
+      ...images,
+    };
+  }
+}
+
+function centeringOf(r: CardResult) {
+  const c = r.centering;
+  return c ? { 'left/right': c.leftRight, 'top/bottom': c.topBottom, bound_box: c.boundBox, pixels: c.pixels, offsets: c.offsets, grade: c.grade } : { grade: null, detail: r.centeringUnmeasurable };
 }
 
 function boundBox(points: Point[], width: number, height: number): [number, number, number, number] {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { conditionEntry, conditionLabel, geometricMean, gradesOf, weighFrontBack } from './grading-rules.ts';
+
+describe('grading rules', () => {
+  it('final is the geometric mean of corners, edges, surface and centering', () => {
+    const g = gradesOf({ corners: [10, 10, 10, 10], edges: [9, 9, 9, 9], surface: 8, centering: 10 });
+    expect(g.final).toBeCloseTo(Math.round(Math.pow(10 * 9 * 8 * 10, 1 / 4) * 10) / 10, 5);
+    expect(geometricMean([4, 9])).toBeCloseTo(6, 5);
+    // One bad corner pulls the corners down more than an arithmetic mean would.
+    expect(gradesOf({ corners: [10, 10, 10, 2], edges: [10, 10, 10, 10], surface: 10, centering: 10 }).corners).toBe(6.7);
+  });
+
+  it('without centering the final grade is of the other three', () => {
+    const g = gradesOf({ corners: [9, 9, 9, 9], edges: [9, 9, 9, 9], surface: 9, centering: null });
+    expect(g).toMatchObject({ centering: null, final: 9, condition: 'Mint' });
+  });
+
+  it('front and back weigh 70/30 unless told otherwise', () => {
+    const front = gradesOf({ corners: [10, 10, 10, 10], edges: [10, 10, 10, 10], surface: 10, centering: 10 });
+    const back = gradesOf({ corners: [5, 5, 5, 5], edges: [5, 5, 5, 5], surface: 5, centering: 5 });
+    expect(weighFrontBack(front, back).final).toBe(8.5);
+    expect(weighFrontBack(front, back, 0.5).final).toBe(7.5);
+    expect(weighFrontBack(front, back, 1).final).toBe(10);
+  });
+
+  it('labels follow the documented thresholds on every scale', () => {
+    expect([10, 9.5, 9, 8, 7, 5, 3.5, 2.5, 1].map((f) => conditionLabel(f, 'grading'))).toEqual(['Gem Mint', 'Gem Mint', 'Mint', 'Near Mint', 'Excellent', 'Very Good', 'Good', 'Fair', 'Poor']);
+    expect(conditionLabel(6.5, 'default')).toBe('Lightly Played');
+    expect(conditionLabel(6.5, 'default_sports')).toBe('Excellent');
+    expect(conditionEntry(8, 'five_step', 'five_step')).toEqual({ id: 0, name: 'Near Mint', value: 8, label: 'Near Mint', mode: 'five_step', scale: ['Near Mint', 'Lightly Played', 'Moderately Played', 'Heavily Played', 'Damaged'], scale_value: 5, max_scale_value: 5 });
+    expect(conditionEntry(1.5, 'seven_step', 'seven_step')).toMatchObject({ label: 'Poor', scale_value: 1, max_scale_value: 7 });
+  });
+});

@@ -1,0 +1,70 @@
+/**
+ * How measured sub-grades become the final grade and condition labels (spec 3 §4 "grade" rules;
+ * thresholds and scales in docs/grading.md).
+ */
+
+export function geometricMean(xs: number[]): number {
+  return Math.exp(xs.reduce((s, x) => s + Math.log(Math.max(1, x)), 0) / xs.length);
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+export interface SubGrades {
+  corners: number[];
+  edges: number[];
+  surface: number;
+  /** Null when the card has no border to measure centering on. */
+  centering: number | null;
+}
+
+export interface Grades {
+  corners: number;
+  edges: number;
+  surface: number;
+  centering: number | null;
+  final: number;
+  condition: string;
+}
+
+/** Geometric mean of (corners' geometric mean, edges' geometric mean, surface, centering); without centering, of the other three. */
+export function gradesOf(s: SubGrades): Grades {
+  const corners = geometricMean(s.corners);
+  const edges = geometricMean(s.edges);
+  const parts = [corners, edges, s.surface, ...(s.centering === null ? [] : [s.centering])];
+  const final = round1(geometricMean(parts));
+  return { corners: round1(corners), edges: round1(edges), surface: round1(s.surface), centering: s.centering === null ? null : round1(s.centering), final, condition: conditionLabel(final, 'grading') };
+}
+
+/** Front and back of one card: each grade weighed `frontWeight` : 1 − `frontWeight` (default 0.7). */
+export function weighFrontBack(front: Grades, back: Grades, frontWeight = 0.7): Grades {
+  const mix = (a: number, b: number) => round1(a * frontWeight + b * (1 - frontWeight));
+  const centering = front.centering === null || back.centering === null ? (front.centering ?? back.centering) : mix(front.centering, back.centering);
+  const final = mix(front.final, back.final);
+  return { corners: mix(front.corners, back.corners), edges: mix(front.edges, back.edges), surface: mix(front.surface, back.surface), centering, final, condition: conditionLabel(final, 'grading') };
+}
+
+/** Condition scales, best label first, each with the lowest final grade that earns it. */
+export const conditionScales = {
+  /** The spec's default for trading cards (sports cards use `default_sports`). */
+  default: [['Near Mint', 7.5], ['Lightly Played', 6], ['Moderately Played', 4], ['Damaged', 0]],
+  default_sports: [['Near Mint', 7.5], ['Excellent', 6], ['Very Good', 4.5], ['Poor', 0]],
+  five_step: [['Near Mint', 7.5], ['Lightly Played', 6], ['Moderately Played', 4.5], ['Heavily Played', 3], ['Damaged', 0]],
+  grading: [['Gem Mint', 9.5], ['Mint', 8.5], ['Near Mint', 7.5], ['Excellent', 6], ['Very Good', 4.5], ['Good', 3], ['Fair', 2], ['Poor', 0]],
+  seven_step: [['Mint', 8.5], ['Near Mint', 7.5], ['Excellent', 6], ['Good', 4.5], ['Light Played', 3.5], ['Played', 2], ['Poor', 0]],
+} as const satisfies Record<string, readonly (readonly [string, number])[]>;
+
+export type ConditionMode = keyof typeof conditionScales;
+/** Modes a client may ask for; `default` picks `default_sports` for sports cards by itself. */
+export const conditionModes = ['default', 'five_step', 'grading', 'seven_step'] as const;
+
+export function conditionLabel(final: number, mode: ConditionMode): string {
+  return conditionScales[mode].find(([, min]) => final >= min)![0];
+}
+
+/** The `Condition` entry of the condition endpoint. */
+export function conditionEntry(final: number, mode: ConditionMode, requested: string) {
+  const scale = conditionScales[mode].map(([label]) => label);
+  const label = conditionLabel(final, mode);
+  const index = scale.indexOf(label as never);
+  return { id: index, name: label, value: round1(final), label, mode: requested, scale, scale_value: scale.length - index, max_scale_value: scale.length };
+}
