@@ -65,6 +65,23 @@ console.log(`| corner-point error, % of card width | p50 ${median(cornerErrors).
 console.log(`| centering measured | ${scenes - notFound - unmeasurable} of ${scenes - notFound} found | |`);
 console.log(`| centering error, percentage points | median ${median(centeringErrors).toFixed(2)}, p95 ${pct(centeringErrors, 0.95).toFixed(2)} | ≤ 1 / ≤ 2 |`);
 
+// Damage of known size on one card in one photo: each sub-grade must fall as the damage grows.
+console.log('');
+console.log('| damage (card pixels of 630) | measured | grade |');
+console.log('|---|---|---|');
+const levels: { label: string; damage: CardSpec['damage']; pick: (r: { wear?: { corners: { grade: number; whitening: number; loss: number }[]; edges: { grade: number; whitening: number; loss: number }[] }; surface?: { grade: number; lines: number } }) => [string, number] }[] = [];
+for (const r of [0, 6, 12, 20, 28]) levels.push({ label: `corner whitened, radius ${r}`, damage: r ? { whitenedCorner: r } : undefined, pick: (x) => [`whitening ${x.wear!.corners[0]!.whitening.toFixed(3)}`, x.wear!.corners[0]!.grade] });
+for (const c of [4, 8, 14, 20]) levels.push({ label: `corner chipped, ${c}`, damage: { chippedCorner: c }, pick: (x) => [`loss ${x.wear!.corners[0]!.loss.toFixed(3)}`, x.wear!.corners[0]!.grade] });
+for (const [n, size] of [[0, 0], [2, 6], [4, 10], [7, 14]] as const) levels.push({ label: `edge nicks, ${n} × ${size}`, damage: n ? { nicks: n, nickSize: size } : undefined, pick: (x) => [`whitening ${x.wear!.edges[0]!.whitening.toFixed(3)}`, x.wear!.edges[0]!.grade] });
+for (const sc of [[], [100], [200, 150], [300, 250]]) levels.push({ label: `scratches ${sc.join(' + ') || 'none'}`, damage: { scratches: sc }, pick: (x) => [`lines ${x.surface!.lines.toFixed(3)} widths`, x.surface!.grade] });
+for (const level of levels) {
+  const scene = await makeScene({ width: 630, height: 880, margins: [30, 30, 30, 30], border: [40, 60, 140], damage: level.damage }, 900, { rotationDeg: 4, noise: 4, perspective: 0.02 });
+  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+  const [what, grade] = 'refused' in r || !r.found ? ['card not found', NaN] : level.pick(r);
+  console.log(`| ${level.label} | ${what} | ${grade} |`);
+}
+
 // Speed on 12-MP phone-sized photos.
 const times: Record<string, number[]> = { decode: [], localize: [], centering: [], grade: [] };
 for (let i = 0; i < 6; i++) {
