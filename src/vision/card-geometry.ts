@@ -159,15 +159,24 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     const small = new cv.Mat();
     mats.push(small);
     cv.resize(roi, small, new cv.Size(Math.round((x1 - x0) * s), Math.round((y1 - y0) * s)), 0, 0, cv.INTER_AREA);
-    const gray = new cv.Mat();
-    mats.push(gray);
-    cv.cvtColor(small, gray, cv.COLOR_RGB2GRAY);
-    cv.GaussianBlur(gray, gray, new cv.Size(3, 3), 0);
+    const lab = new cv.Mat();
+    mats.push(lab);
+    cv.GaussianBlur(small, lab, new cv.Size(3, 3), 0);
+    cv.cvtColor(lab, lab, cv.COLOR_RGB2Lab);
+    const planes = new cv.MatVector();
+    mats.push(planes);
+    cv.split(lab, planes);
+    const channels = [0, 1, 2].map((c) => {
+      const m = planes.get(c);
+      const data = Uint8Array.from(m.data);
+      m.delete();
+      return data;
+    });
     const local = quad.map(([x, y]) => [(x - x0) * s, (y - y0) * s] as Point) as Quad;
-    let refined = refineByProfiles(local, gray.data, gray.cols, gray.rows);
+    let refined = refineByProfiles(local, channels, small.cols, small.rows);
     // The outline found may be the art box inside the printed border: look for the card's edge.
     const outer = refined && expandToBorder(refined, small.data, small.cols, small.rows);
-    if (outer) refined = refineByProfiles(outer, gray.data, gray.cols, gray.rows) ?? outer;
+    if (outer) refined = refineByProfiles(outer, channels, small.cols, small.rows) ?? outer;
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
     for (const m of mats) m.delete();
@@ -347,14 +356,14 @@ function borderShift(offsets: number[], refs: number[][], lines: number, width: 
  * outermost strong gradient peak is located by a parabola through its neighbours. Those points
  * go to the same robust line fit as outline points.
  */
-function refineByProfiles(quad: Quad, gray: Uint8Array, w: number, h: number): Quad | null {
-  const at = (x: number, y: number): number => {
+function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: number): Quad | null {
+  const sample = (ch: Uint8Array, x: number, y: number): number => {
     const xi = Math.max(0, Math.min(w - 2, Math.floor(x)));
     const yi = Math.max(0, Math.min(h - 2, Math.floor(y)));
     const fx = Math.max(0, Math.min(1, x - xi));
     const fy = Math.max(0, Math.min(1, y - yi));
     const i = yi * w + xi;
-    return (gray[i]! * (1 - fx) + gray[i + 1]! * fx) * (1 - fy) + (gray[i + w]! * (1 - fx) + gray[i + w + 1]! * fx) * fy;
+    return (ch[i]! * (1 - fx) + ch[i + 1]! * fx) * (1 - fy) + (ch[i + w]! * (1 - fx) + ch[i + w + 1]! * fx) * fy;
   };
   const points: Point[] = [];
   for (let side = 0; side < 4; side++) {
@@ -368,10 +377,29 @@ function refineByProfiles(quad: Quad, gray: Uint8Array, w: number, h: number): Q
     for (let t = len * 0.12; t < len * 0.88; t += 2) {
       const px = a[0] + d[0] * t;
       const py = a[1] + d[1] * t;
-      const prof: number[] = [];
-      for (let o = -reach; o <= reach; o += step) prof.push(at(px + n[0] * o, py + n[1] * o));
-      const grad = prof.map((_, i) => (i === 0 || i === prof.length - 1 ? 0 : Math.abs(prof[i + 1]! - prof[i - 1]!)));
-      const peak = Math.max(...grad);
+      // Gradient magnitude over the Lab channels: an edge in colour alone counts too.
+      const count = Math.floor((2 * reach) / step) + 1;
+      const [l, a2, b2] = channels as [Uint8Array, Uint8Array, Uint8Array];
+      const pl = new Float32Array(count);
+      const pa = new Float32Array(count);
+      const pb = new Float32Array(count);
+      for (let i = 0; i < count; i++) {
+        const o = -reach + i * step;
+        const x = px + n[0] * o;
+        const y = py + n[1] * o;
+        pl[i] = sample(l, x, y);
+        pa[i] = sample(a2, x, y);
+        pb[i] = sample(b2, x, y);
+      }
+      const grad = new Float32Array(count);
+      for (let i = 1; i < count - 1; i++) {
+        const dl = pl[i + 1]! - pl[i - 1]!;
+        const da = pa[i + 1]! - pa[i - 1]!;
+        const db = pb[i + 1]! - pb[i - 1]!;
+        grad[i] = Math.sqrt(dl * dl + da * da + db * db);
+      }
+      let peak = 0;
+      for (let i = 0; i < count; i++) if (grad[i]! > peak) peak = grad[i]!;
       if (peak < 8) continue;
       // Outermost local maximum that is a real edge (the border's inner edge lies further in).
       for (let i = grad.length - 2; i > 0; i--) {
