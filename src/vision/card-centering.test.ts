@@ -28,13 +28,8 @@ describe('card centering', () => {
     const W = 300;
     const H = 419;
     const data = new Uint8Array(W * H * 3);
-    for (let i = 0; i < W * H; i++) {
-      const x = i % W;
-      const y = Math.floor(i / W);
-      data[i * 3] = (x * 5 + y * 3) % 256;
-      data[i * 3 + 1] = (x * 11) % 256;
-      data[i * 3 + 2] = (y * 7) % 256;
-    }
+    // Full art to the edge: busy texture everywhere, no band of one colour along any side.
+    for (let i = 0; i < data.length; i++) data[i] = (i * 7919 + (i >> 7) * 104729) % 251;
     const out = measureCentering({ data, width: W, height: H });
     expect(out).toHaveProperty('unmeasurable');
     expect((out as { unmeasurable: string }).unmeasurable).toMatch(/not measured/);

@@ -49,15 +49,21 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
     const lines: number[] = [];
     for (let a = side.len * 0.2; a <= side.len * 0.8; a += Math.max(1, side.len / 200)) lines.push(Math.round(a));
     // The side's border color: median over a thin strip just inside the edge.
-    const samples: Rgb[] = [];
-    for (const a of lines) for (let d = inset; d < inset + strip; d++) samples.push(side.at(a, d));
-    const border: Rgb = [0, 1, 2].map((c) => medianOf(samples.map((s) => s[c]!))) as Rgb;
-    const spread = medianOf(samples.map((s) => colorDist(s, border)));
+    // Each line's own border colour (median of its strip): a border printed as a gradient along
+    // the side (the metallic frames of recent cards) is uniform across its depth, not along it.
+    const locals = lines.map((a) => {
+      const strip_: Rgb[] = [];
+      for (let d = inset; d < inset + strip; d++) strip_.push(side.at(a, d));
+      const color: Rgb = [0, 1, 2].map((c) => medianOf(strip_.map((x) => x[c]!))) as Rgb;
+      return { color, spread: medianOf(strip_.map((x) => colorDist(x, color))) };
+    });
+    const spread = medianOf(locals.map((l) => l.spread));
     if (spread > 18) return { unmeasurable: `no uniform printed border along the ${side.name} edge (full-art or borderless card): centering is not measured` };
     const threshold = Math.max(28, spread * 5);
     const found: number[] = [];
     const maxDepth = Math.round(side.depth * MAX_BORDER);
-    for (const a of lines) {
+    for (const [li, a] of lines.entries()) {
+      const border = locals[li]!.color;
       for (let d = inset + strip; d < maxDepth; d++) {
         if (colorDist(side.at(a, d), border) <= threshold) continue;
         // A lasting change, not a speck: the next pixels differ too.
