@@ -5,6 +5,7 @@ import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
 import type { HandlerRegistry, JobContext, JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
+import { WakeableSleep } from './wakeable-sleep.ts';
 
 export interface RunnerOptions {
   /** Jobs run at once by this runner. */
@@ -30,7 +31,7 @@ export interface RunnerDeps {
 export class JobRunner extends EventEmitter {
   private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void> }>();
   private running = false;
-  private wake: (() => void) | undefined;
+  private readonly doze = new WakeableSleep();
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
@@ -72,14 +73,8 @@ export class JobRunner extends EventEmitter {
     clearInterval(this.heartbeat);
   }
 
-  get busy(): number {
-    return this.active.size;
-  }
-
   private poke(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    this.doze.wake();
   }
 
   private async run(): Promise<void> {
@@ -96,14 +91,7 @@ export class JobRunner extends EventEmitter {
       }
       // Full, or nothing claimable: sleep until a job finishes, a signal comes, or the poll is due.
       if (claimed.length === 0 || this.active.size >= this.options.concurrency) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          if (!this.running) this.poke();
-        });
+        await this.doze.sleep(this.options.pollMs);
       }
     }
   }

@@ -74,10 +74,6 @@ export class RequestService {
     private readonly settings: RequestSettings,
   ) {}
 
-  types(): string[] {
-    return this.registry.types();
-  }
-
   webhookSecret(accountId: string): Promise<string> {
     return this.requests.webhookSecret(accountId);
   }

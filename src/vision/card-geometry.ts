@@ -263,6 +263,18 @@ export function order(points: Point[]): Quad {
   return q;
 }
 
+/**
+ * Side `side` of a clockwise quad: its start, length, unit direction, and the unit normal
+ * pointing out of the card ((d.y, −d.x) in image coordinates).
+ */
+function sideFrame(quad: Quad, side: number): { a: Point; len: number; d: Point; n: Point } {
+  const a = quad[side]!;
+  const b = quad[(side + 1) % 4]!;
+  const len = dist(a, b);
+  const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
+  return { a, len, d, n: [d[1], -d[0]] };
+}
+
 /** Median of 8-bit values. */
 function median(data: Uint8Array): number {
   const hist = new Uint32Array(256);
@@ -292,11 +304,7 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   const maxOut = width * 0.14;
   const shifts: number[] = [];
   for (let side = 0; side < 4; side++) {
-    const a = quad[side]!;
-    const b = quad[(side + 1) % 4]!;
-    const len = dist(a, b);
-    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
-    const n: Point = [d[1], -d[0]];
+    const { a, len, d, n } = sideFrame(quad, side);
     const offsets: number[] = [];
     const refs: number[][] = [];
     let lines = 0;
@@ -317,11 +325,8 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   }
   if (shifts.every((x) => x === 0)) return null;
   const lines = shifts.map((shift, side) => {
-    const a = quad[side]!;
-    const b = quad[(side + 1) % 4]!;
-    const len = dist(a, b);
-    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
-    return { p: [a[0] + d[1] * shift, a[1] - d[0] * shift] as Point, d };
+    const { a, d, n } = sideFrame(quad, side);
+    return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift] as Point, d };
   });
   const out: Point[] = [];
   for (let side = 0; side < 4; side++) {
@@ -367,11 +372,7 @@ function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: numb
   };
   const points: Point[] = [];
   for (let side = 0; side < 4; side++) {
-    const a = quad[side]!;
-    const b = quad[(side + 1) % 4]!;
-    const len = dist(a, b);
-    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
-    const n: Point = [d[1], -d[0]];
+    const { a, len, d, n } = sideFrame(quad, side);
     const reach = Math.max(4, len * 0.025);
     const step = 0.5;
     for (let t = len * 0.12; t < len * 0.88; t += 2) {
@@ -426,12 +427,7 @@ function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: numb
 function refine(quad: Quad, points: Point[]): Quad | null {
   const lines: { p: Point; d: Point }[] = [];
   for (let s = 0; s < 4; s++) {
-    const a = quad[s]!;
-    const b = quad[(s + 1) % 4]!;
-    const len = dist(a, b);
-    const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
-    // Corners run clockwise in image coordinates, so (d.y, −d.x) points out of the card.
-    const n: Point = [d[1], -d[0]];
+    const { a, len, d, n } = sideFrame(quad, s);
     const tol = Math.max(3, len * 0.03);
     const bins = new Map<number, Point & { off?: number }>();
     const offs = new Map<number, number>();

@@ -92,8 +92,7 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
     result.centeringUnmeasurable = measured.unmeasurable;
   }
   if (task.op === 'grade') {
-    const wear = measureWear(upright);
-    result.wear = { corners: wear.corners, edges: wear.edges };
+    result.wear = measureWear(upright);
     // Inside the printed border when it was found, else a margin of 5 % of the width.
     const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
     result.surface = measureSurface(cv, upright, inset);

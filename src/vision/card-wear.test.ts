@@ -16,6 +16,7 @@ describe('card wear', () => {
     expect(wearGrade(0.1, 0)).toBe(8);
     expect(wearGrade(0.3, 0)).toBe(5.3);
     expect(wearGrade(0, 0.2)).toBe(wearGrade(0.3, 0));
+    expect(wearGrade(1, 1)).toBeLessThan(wearGrade(1, 0));
     expect(wearGrade(1, 1)).toBeGreaterThanOrEqual(1);
   });
 

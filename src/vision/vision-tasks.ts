@@ -1,4 +1,7 @@
 import type { visionModels } from '../config/config.ts';
+import type { Centering } from './card-centering.ts';
+import type { Surface } from './card-surface.ts';
+import type { CardWear } from './card-wear.ts';
 import type { DominantColor } from './dominant-colors.ts';
 import type { Detection, Pose } from './human-detector.ts';
 import type { OcrLine } from './ocr-reader.ts';
@@ -54,33 +57,17 @@ export interface CardTask {
   options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back' };
 }
 
-export interface WearResult {
-  whitening: number;
-  loss: number;
-  grade: number;
-}
-
 export interface CardResult extends ImageSize {
   found: boolean;
   /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
   quad?: [[number, number], [number, number], [number, number], [number, number]];
   prob?: number;
   versions: Record<string, string>;
-  centering?: {
-    pixels: [number, number, number, number];
-    offsets: [number, number, number, number];
-    leftRight: string;
-    topBottom: string;
-    boundBox: [number, number, number, number];
-    worstShare: number;
-    grade: number;
-    uprightWidth: number;
-    uprightHeight: number;
-  };
+  centering?: Centering & { grade: number; uprightWidth: number; uprightHeight: number };
   centeringUnmeasurable?: string;
   /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
-  wear?: { corners: WearResult[]; edges: WearResult[] };
-  surface?: { lines: number; segments: number; glare: number; grade: number };
+  wear?: CardWear;
+  surface?: Surface;
   /** Encoded pictures: `crop` WebP (crop_level); `clean`, `exact` and `full` JPEG. */
   images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer; full?: ArrayBuffer };
 }

@@ -1,8 +1,10 @@
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import type { AddressPolicy } from '../media/address-policy.ts';
 import { guardedLookup } from '../media/url-fetch.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
+import { WakeableSleep } from '../queue/wakeable-sleep.ts';
 import type { AsyncRequestRow, RequestStore } from '../store/request-store.ts';
 import { signatureHeader, signWebhook } from './webhook-signature.ts';
 
@@ -24,7 +26,7 @@ type Attempt = { ok: true } | { ok: false; retry: boolean; error: string; retryA
 export class WebhookDispatcher {
   private running = false;
   private active = 0;
-  private wake: (() => void) | undefined;
+  private readonly doze = new WakeableSleep();
   private loop: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
@@ -51,9 +53,7 @@ export class WebhookDispatcher {
   }
 
   private poke(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    this.doze.wake();
   }
 
   private async run(): Promise<void> {
@@ -79,14 +79,7 @@ export class WebhookDispatcher {
       }
       if (due.length === 0 || this.active >= this.options.concurrency) {
         const wait = await this.untilNextDue();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          if (!this.running) this.poke();
-        });
+        await this.doze.sleep(wait);
       }
     }
   }
@@ -144,9 +137,10 @@ function post(url: string, body: string, headers: Record<string, string>, policy
   } catch {
     return Promise.resolve({ ok: false, retry: false, error: 'the webhook URL is not valid' });
   }
+  // An IP literal is connected to without a lookup, so it is checked here; names in the lookup.
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const refused = policy.refusal(host, host);
-  if (refused && !refused.endsWith('is not an IP address')) return Promise.resolve({ ok: false, retry: false, error: refused });
+  const refused = net.isIP(host) ? policy.refusal(host) : undefined;
+  if (refused) return Promise.resolve({ ok: false, retry: false, error: refused });
   return new Promise((resolve) => {
     const client = u.protocol === 'https:' ? https : http;
     const req = client.request(u, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup(policy, (reason) => Object.assign(new Error(reason), { refused: true })), agent: false, timeout: timeoutMs }, (res) => {
