@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import sharpPhashModule from 'sharp-phash';
-import { decodeRgb } from '../src/media/decode-rgb.ts';
+import { decodeReduced, jpegReduceAvailable } from '../src/media/jpeg-reduce.ts';
 import { hammingDistance, hashInputEdge, visualHashes } from '../src/vision/visual-hash.ts';
 import { median, startServer } from './lib-server.ts';
 import { listImages } from './lib-images.ts';
@@ -71,16 +71,17 @@ const transforms: Record<string, Transform> = {
 
 const hashers = {
   bmh1: async (b: Buffer) => {
-    const img = await decodeRgb(b, 100e6, { maxEdge: hashInputEdge });
+    const img = await decodeReduced(b, 100e6, hashInputEdge);
     return visualHashes(img.data, img.width, img.height, 3, ['bmh1']).bmh1!;
   },
   phash: async (b: Buffer) => {
-    const img = await decodeRgb(b, 100e6, { maxEdge: hashInputEdge });
+    const img = await decodeReduced(b, 100e6, hashInputEdge);
     return visualHashes(img.data, img.width, img.height, 3, ['phash']).phash!;
   },
   'sharp-phash': (b: Buffer) => sharpPhash(b),
 };
 
+console.log(`JPEG thumbnail path: ${jpegReduceAvailable() ? 'libvips direct (jpeg-reduce.ts)' : 'sharp (lean path unavailable)'}`);
 const photos = await loadPhotos();
 console.log(`${photos.length} distinct photos (${wallpaperFiles.length} wallpaper files, ${caltechFiles.length} Caltech-101 files)`);
 
@@ -171,7 +172,7 @@ const baseline = await rate('sharp-phash package, in process, 8 in flight (basel
 
 let m = 0;
 await rate('our decode + both hashes, in process, 8 in flight (same work as the baseline, no HTTP)', async () => {
-  const img = await decodeRgb(jpegs1024[m++ % jpegs1024.length]!, 100e6, { maxEdge: hashInputEdge });
+  const img = await decodeReduced(jpegs1024[m++ % jpegs1024.length]!, 100e6, hashInputEdge);
   visualHashes(img.data, img.width, img.height, 3);
   return 1;
 }, 8);

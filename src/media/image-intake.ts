@@ -2,6 +2,7 @@ import type { AddressPolicy } from './address-policy.ts';
 import { decodeBase64Image } from './base64-image.ts';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
 import { ImageLoadError } from './image-load-error.ts';
+import { decodeReduced } from './jpeg-reduce.ts';
 import { readLocalImage } from './local-file.ts';
 import type { FetchLimits } from '../config/config.ts';
 import { fetchImage } from './url-fetch.ts';
@@ -37,8 +38,9 @@ export class ImageIntake {
     throw new ImageLoadError('the record has no _url, _base64 or _file');
   }
 
-  /** Pixels of the record, reduced to `maxEdge` on the long edge when given. */
+  /** Pixels of the record; with `maxEdge`, reduced to a long edge under 2·`maxEdge` (see decodeReduced). */
   async rgb(record: ImageRecord, maxEdge?: number): Promise<RgbImage> {
-    return decodeRgb(await this.bytes(record), this.options.maxPixels, maxEdge ? { maxEdge } : {});
+    const bytes = await this.bytes(record);
+    return maxEdge ? decodeReduced(bytes, this.options.maxPixels, maxEdge) : decodeRgb(bytes, this.options.maxPixels);
   }
 }

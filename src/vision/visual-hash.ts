@@ -16,8 +16,9 @@
 export type HashType = 'bmh1' | 'phash';
 
 /**
- * The server hashes the decoded image reduced so its long edge is at most this many pixels
- * (libvips, with JPEG/WebP shrink-on-load); the hash itself is exact on those pixels.
+ * The server hashes the decoded image reduced towards this long edge (media/jpeg-reduce.ts:
+ * JPEGs by DCT scaling to between this and twice this, other formats by libvips to at most this);
+ * the hash itself is exact on those pixels.
  */
 export const hashInputEdge = 128;
 export const hashTypes: readonly HashType[] = ['bmh1', 'phash'];
