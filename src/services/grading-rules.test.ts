@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionEntry, conditionLabel, geometricMean, gradesOf, weighFrontBack } from './grading-rules.ts';
+import { categoryHint, conditionEntry, conditionLabel, damagedTag, geometricMean, gradesOf, weighFrontBack } from './grading-rules.ts';
 
 describe('grading rules', () => {
   it('final is the geometric mean of corners, edges, surface and centering', () => {
@@ -29,5 +29,26 @@ describe('grading rules', () => {
     expect(conditionLabel(6.5, 'default_sports')).toBe('Excellent');
     expect(conditionEntry(8, 'five_step', 'five_step')).toEqual({ id: 0, name: 'Near Mint', value: 8, label: 'Near Mint', mode: 'five_step', scale: ['Near Mint', 'Lightly Played', 'Moderately Played', 'Heavily Played', 'Damaged'], scale_value: 5, max_scale_value: 5 });
     expect(conditionEntry(1.5, 'seven_step', 'seven_step')).toMatchObject({ label: 'Poor', scale_value: 1, max_scale_value: 7 });
+  });
+});
+
+describe('card tags', () => {
+  it('Damaged follows the worst corner, edge or surface grade: 50/50 at 4, sure a grade and a half away', () => {
+    const at = (worst: number) => damagedTag({ corners: [9, 9, worst, 9], edges: [9, 9, 9, 9], surface: 9 });
+    expect(at(4).find((t) => t.name === 'Yes')!.prob).toBe(0.5);
+    expect(at(2.5)[0]).toEqual({ id: 1, name: 'Yes', prob: 0.953 });
+    expect(at(5.5)[0]).toEqual({ id: 0, name: 'No', prob: 0.953 });
+    expect(damagedTag({ corners: [9, 9, 9, 9], edges: [9, 9, 9, 9], surface: 2 })[0]!.name).toBe('Yes');
+    // The two entries always add up to 1.
+    for (const w of [1, 3.7, 4.2, 8]) expect(at(w).reduce((s, t) => s + t.prob, 0)).toBeCloseTo(1, 3);
+  });
+
+  it('reads a client’s Category hint, and ignores what it cannot place', () => {
+    expect(categoryHint('Sports')).toBe('Sport');
+    expect(categoryHint('sport cards')).toBe('Sport');
+    expect(categoryHint('Trading Card Game')).toBe('Trading Card Game');
+    expect(categoryHint('tcg')).toBe('Trading Card Game');
+    expect(categoryHint('comics')).toBeUndefined();
+    expect(categoryHint(3)).toBeUndefined();
   });
 });

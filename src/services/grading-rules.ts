@@ -68,3 +68,44 @@ export function conditionEntry(final: number, mode: ConditionMode, requested: st
   const index = scale.indexOf(label as never);
   return { id: index, name: label, value: round1(final), label, mode: requested, scale, scale_value: scale.length - index, max_scale_value: scale.length };
 }
+
+/** One candidate of a card tag (spec 3 §2 `_tags`); `pre-filled` when it was given or assumed, not measured. */
+export interface TagEntry {
+  id: number;
+  name: string;
+  prob: number;
+  'pre-filled'?: true;
+}
+
+export const categories = ['Trading Card Game', 'Sport'] as const;
+export type Category = (typeof categories)[number];
+
+/** A client's `Category` hint: "sport"/"sports…" is Sport, any trading-card wording the other. */
+export function categoryHint(v: unknown): Category | undefined {
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim().toLowerCase();
+  if (/^sports?\b/.test(s)) return 'Sport';
+  if (/trading|tcg|ccg|game/.test(s)) return 'Trading Card Game';
+  return undefined;
+}
+
+/** A tag that was not measured: the given or assumed value, prob 1, flagged `pre-filled`. */
+export function prefilled(name: string, names: readonly string[]): TagEntry[] {
+  return [{ id: names.indexOf(name), name, prob: 1, 'pre-filled': true }];
+}
+
+/** Worst sub-grade at which wear counts as damage: a chipped corner, heavy whitening, long scratches (docs/grading.md). */
+export const DAMAGED_BELOW = 4;
+
+/**
+ * `Damaged` from the measurements: the worst corner, edge or surface grade against
+ * DAMAGED_BELOW, as a logistic with a half-grade scale, so a card right at the line is 50/50
+ * and one a grade beyond it 88/12.
+ */
+export function damagedTag(s: Pick<SubGrades, 'corners' | 'edges' | 'surface'>): TagEntry[] {
+  const worst = Math.min(...s.corners, ...s.edges, s.surface);
+  const p = Math.round(1000 / (1 + Math.exp((worst - DAMAGED_BELOW) / 0.5))) / 1000;
+  const yes = { id: 1, name: 'Yes', prob: p };
+  const no = { id: 0, name: 'No', prob: Math.round((1 - p) * 1000) / 1000 };
+  return p >= 0.5 ? [yes, no] : [no, yes];
+}

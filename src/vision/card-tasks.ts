@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { decodeRgb } from '../media/decode-rgb.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
+import { reduceJpeg } from '../media/jpeg-reduce.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
 import { cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
@@ -17,6 +18,11 @@ import type { CardResult, CardTask, ImageRefused } from './vision-tasks.ts';
  * corner error of 1 px is 0.1 % of its width.
  */
 const CARD_DECODE_EDGE = 2400;
+/**
+ * Plain JPEGs decode faster through libjpeg's DCT scaling (media/jpeg-reduce.ts): a 4000-px
+ * photo at 1/2, to 2000 px, in about half the time sharp takes to reach 2400 px.
+ */
+const CARD_FAST_EDGE = 1600;
 /** Width of the upright card images (height by the 63:88 shape). */
 const UPRIGHT_WIDTH = 750;
 
@@ -43,7 +49,8 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
   const bytes = Buffer.from(task.image);
   let img;
   try {
-    img = await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE });
+    const fast = await reduceJpeg(bytes, task.maxPixels, CARD_FAST_EDGE);
+    img = fast && Math.max(fast.width, fast.height) <= CARD_DECODE_EDGE ? fast : await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE });
   } catch (err) {
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
     throw err;
@@ -92,7 +99,7 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
     result.centeringUnmeasurable = measured.unmeasurable;
   }
   if (task.op === 'grade') {
-    result.wear = measureWear(upright);
+    result.wear = measureWear(upright, 'measured' in measured ? measured.measured.pixels : undefined);
     // Inside the printed border when it was found, else a margin of 5 % of the width.
     const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
     result.surface = measureSurface(cv, upright, inset);

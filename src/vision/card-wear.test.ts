@@ -52,4 +52,14 @@ describe('card wear', () => {
     }
     for (let i = 1; i < grades.length; i++) expect(grades[i]!).toBeLessThan(grades[i - 1]!);
   });
+
+  it('a thin border: with the measured margins the band stays in the border and a clean card is clean', async () => {
+    const { cv } = await loadCv();
+    // 14 px of 630 is a 2.2 % border: the fixed colour strip would sit in the art.
+    const scene = await makeScene({ ...standardCard([14, 14, 14, 14]), border: [40, 60, 140] }, 33, { rotationDeg: 3, noise: 4 });
+    const upright = warpCard(cv, scene.image, locateCard(cv, scene.image)!.quad, 750);
+    const margin = (14 / 630) * 750;
+    const measured = measureWear(upright, [margin, margin, margin, margin]);
+    for (const c of [...measured.corners, ...measured.edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
+  });
 });

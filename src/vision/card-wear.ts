@@ -38,10 +38,16 @@ export function wearGrade(whitening: number, loss: number): number {
   return Math.round((1 + 9 * Math.exp(-2.5 * (whitening + 1.5 * loss))) * 10) / 10;
 }
 
-export function measureWear(card: RgbPixels): CardWear {
+/**
+ * `margins`: the printed border's width on each side [left, top, right, bottom] in the card's
+ * pixels, when centering measured it. The band then stays inside the border, and the border
+ * colour is read along the middle of each side's border: on a card with a thin border the fixed
+ * depths would reach into the art, whose colour is not the border's.
+ */
+export function measureWear(card: RgbPixels, margins?: readonly [number, number, number, number]): CardWear {
   const { width: W, height: H, data } = card;
   const R = W * CORNER_RADIUS;
-  const band = Math.max(2, W * BAND);
+  const band = Math.max(2, Math.min(W * BAND, margins ? 0.75 * Math.min(...margins) : Infinity));
   const reach = W * CORNER_REACH;
   const px = (x: number, y: number): Rgb => {
     const i = (y * W + x) * 3;
@@ -57,9 +63,9 @@ export function measureWear(card: RgbPixels): CardWear {
 
   // The border colour: median of a strip inside each side's middle, deeper than the band.
   const strip: Rgb[] = [];
-  const inset = Math.round(band * 1.5);
+  const [il, it, ir, ib] = (margins ?? [band * 3, band * 3, band * 3, band * 3]).map((m) => Math.max(1, Math.round(m / 2)));
   for (let t = 0.3; t <= 0.7; t += 0.01) {
-    strip.push(px(inset, Math.round(H * t)), px(W - 1 - inset, Math.round(H * t)), px(Math.round(W * t), inset), px(Math.round(W * t), H - 1 - inset));
+    strip.push(px(il!, Math.round(H * t)), px(W - 1 - ir!, Math.round(H * t)), px(Math.round(W * t), it!), px(Math.round(W * t), H - 1 - ib!));
   }
   const border = medianColor(strip);
 

@@ -58,6 +58,12 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(c.grade).toBeGreaterThan(1);
     expect(c.grade).toBeLessThan(8);
     expect(rec!.grades).toEqual({ centering: c.grade });
+    // Tags no measurement decides are the documented assumptions, flagged pre-filled.
+    expect((rec!.card as { _tags: unknown }[])[0]!._tags).toEqual({
+      Category: [{ id: 0, name: 'Trading Card Game', prob: 1, 'pre-filled': true }],
+      Side: [{ id: 0, name: 'Front', prob: 1, 'pre-filled': true }],
+      Autograph: [],
+    });
     for (const key of ['_clean_url_card', '_exact_url_card']) {
       const media = await h.app.inject({ method: 'GET', url: new URL(rec![key] as string).pathname });
       expect(media.statusCode).toBe(200);
@@ -131,6 +137,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(pair.grades.final).toBeCloseTo(Math.round((fg.final * 0.7 + bg.final * 0.3) * 10) / 10, 5);
     expect(front!.versions).toMatchObject({ corners: expect.any(String), edges: expect.any(String), surface: expect.any(String), centering: expect.any(String), final: expect.any(String) });
     for (const key of ['_full_url_card', '_exact_url_card']) expect((await h.app.inject({ method: 'GET', url: new URL(front![key] as string).pathname })).statusCode).toBe(200);
+    type Tags = Record<string, { name: string; prob: number; 'pre-filled'?: true }[]>;
+    const tagsOf = (r: Rec) => (r.card as { _tags: Tags }[])[0]!._tags;
+    expect(tagsOf(front!).Side).toEqual([{ id: 0, name: 'Front', prob: 1, 'pre-filled': true }]);
+    expect(tagsOf(back!).Side).toEqual([{ id: 1, name: 'Back', prob: 1, 'pre-filled': true }]);
+    // Damaged is measured: the worn card's worst sub-grade is past the line, the clean one's is not.
+    expect(tagsOf(back!).Damaged![0]).toMatchObject({ name: 'No' });
+    expect(tagsOf(back!).Damaged![0]!.prob).toBeGreaterThan(0.9);
+    expect(tagsOf(back!).Damaged![0]).not.toHaveProperty('pre-filled');
+    const worstFront = Math.min(...(front!.corners as { grade: number }[]).map((c) => c.grade), ...(front!.edges as { grade: number }[]).map((e) => e.grade), fg.surface);
+    expect(tagsOf(front!).Damaged!.find((t) => t.name === 'Yes')!.prob).toBeCloseTo(1 / (1 + Math.exp((worstFront - 4) / 0.5)), 2);
+    // Hints from the client are taken, and shown as given.
+    const hinted = await submit({ records: [{ _base64: clean, Side: 'back', Category: 'Sports', Autograph: true }] });
+    expect(tagsOf(hinted.records[0]!)).toMatchObject({ Side: [{ name: 'Back' }], Category: [{ name: 'Sport' }], Autograph: [{ name: 'Yes', 'pre-filled': true }] });
     const even = await submit({ records: [{ _base64: worn }, { _base64: clean }], front_weight: 0.5 });
     expect(even.grades.final).toBeCloseTo(Math.round(((even.records[0]!.grades as typeof fg).final * 0.5 + (even.records[1]!.grades as typeof fg).final * 0.5) * 10) / 10, 5);
   }, 120_000);
@@ -153,6 +172,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(c).toMatchObject({ mode: 'grading', max_scale_value: 8 });
     expect(c.scale[c.max_scale_value - c.scale_value]).toBe(c.label);
     expect(c.value).toBeGreaterThan(8);
+    expect((rec!._objects as { Category: unknown[] }[])[0]!.Category).toEqual([{ id: 0, name: 'Trading Card Game', prob: 1, 'pre-filled': true }]);
   }, 60_000);
 
   it('refuses unknown endpoints and modes, misplaced options, and more records than an endpoint takes', async () => {

@@ -4,7 +4,7 @@ import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler
 import { pick } from '../../queue/job-runner.ts';
 import type { CardResult } from '../../vision/vision-tasks.ts';
 import { failure, type VisionService } from '../vision-service.ts';
-import { conditionEntry, conditionModes, gradesOf, weighFrontBack, type ConditionMode, type Grades } from '../grading-rules.ts';
+import { categories, categoryHint, conditionEntry, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
 
 type Point = [number, number];
 type Op = 'grade' | 'condition' | 'centering' | 'localize' | 'crop_level';
@@ -62,8 +62,10 @@ export class CardGraderJob implements JobHandler {
       const base = pick(rec);
       const status = (code: number, text: string) => ({ code, text, request_id: ctx.requestId });
       try {
-        // Until the Side tag exists, a grade request's second record is the back unless told.
-        const side = rec.side === 'back' || rec.side === 'front' ? rec.side : op === 'grade' && i === 1 ? 'back' : 'front';
+        // Side is not recognised from the picture (docs/grading.md "Tags"): a record's own `side`
+        // hint, else a grade request's second record is the back.
+        const hint = String(rec.side ?? rec.Side ?? '').toLowerCase();
+        const side = hint === 'back' || hint === 'front' ? hint : op === 'grade' && i === 1 ? 'back' : 'front';
         const r = await this.vision.card(await ctx.image(i), op === 'condition' ? 'grade' : op, {
           transparent: bool(rec.transparent) ?? false,
           skipLocation: bool(rec['skip-location']) ?? false,
@@ -76,7 +78,8 @@ export class CardGraderJob implements JobHandler {
           records.push({ ...sized, _objects: [], versions: r.versions, _status: status(404, 'No card was found in the image') });
           continue;
         }
-        const shaped = await this.shape(ctx, op, r);
+        const tags = tagsOf(rec, side);
+        const shaped = await this.shape(ctx, op, r, tags);
         if (op === 'grade') sides.push({ side, grades: shaped.grades as Grades });
         records.push({ ...sized, ...shaped, _status: status(200, 'OK') });
       } catch (err) {
@@ -94,7 +97,7 @@ export class CardGraderJob implements JobHandler {
     return { records, extra: { type: this.type, endpoint: op, grades, ...(front && back ? { front_weight: weight } : {}) } };
   }
 
-  private async shape(ctx: JobContext, op: Op, r: CardResult): Promise<Record<string, unknown>> {
+  private async shape(ctx: JobContext, op: Op, r: CardResult, tags: RecordTags): Promise<Record<string, unknown>> {
     const quad = r.quad!;
     const box = boundBox(quad, r.width, r.height);
     const geometry = {
@@ -107,27 +110,31 @@ export class CardGraderJob implements JobHandler {
     if (op === 'localize') {
       return { ...geometry, corners: cornerRegions(quad, r.width, r.height), edges: edgeBands(quad), card: [{ name: 'CARD', polygon: quad, bound_box: box }], versions: r.versions };
     }
-    if (op === 'grade' || op === 'condition') return this.shapeGrade(ctx, op, r, geometry, box);
+    if (op === 'grade' || op === 'condition') return this.shapeGrade(ctx, op, r, geometry, box, tags);
     const c = r.centering;
     const centering = centeringOf(r);
     const images: Record<string, string> = {};
     if (r.images?.clean) images._clean_url_card = await ctx.putMedia(Buffer.from(r.images.clean), 'jpg');
     if (r.images?.exact) images._exact_url_card = await ctx.putMedia(Buffer.from(r.images.exact), 'jpg');
-    return { ...geometry, card: [{ name: 'CARD', polygon: quad, bound_box: box, centering }], grades: { centering: c ? c.grade : null }, versions: r.versions, ...images };
+    return { ...geometry, card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: tags.map, centering }], grades: { centering: c ? c.grade : null }, versions: r.versions, ...images };
   }
 
-  private async shapeGrade(ctx: JobContext, op: 'grade' | 'condition', r: CardResult, geometry: { _objects: Record<string, unknown>[]; _points: unknown }, box: number[]): Promise<Record<string, unknown>> {
+  private async shapeGrade(ctx: JobContext, op: 'grade' | 'condition', r: CardResult, geometry: { _objects: Record<string, unknown>[]; _points: unknown }, box: number[], tags: RecordTags): Promise<Record<string, unknown>> {
     const quad = r.quad!;
     const wear = r.wear!;
-    const grades = gradesOf({ corners: wear.corners.map((c) => c.grade), edges: wear.edges.map((e) => e.grade), surface: r.surface!.grade, centering: r.centering?.grade ?? null });
+    const sub = { corners: wear.corners.map((c) => c.grade), edges: wear.edges.map((e) => e.grade), surface: r.surface!.grade };
+    const grades = gradesOf({ ...sub, centering: r.centering?.grade ?? null });
     if (op === 'condition') {
       const requested = typeof ctx.options.mode === 'string' ? ctx.options.mode : 'default';
+      // The default scale follows the card's top Category (spec 3 §4).
+      const scale: ConditionMode = requested === 'default' && tags.category === 'Sport' ? 'default_sports' : (requested as ConditionMode);
       const [x0, y0, x1, y1] = box as [number, number, number, number];
       const object = {
         ...geometry._objects[0],
         area: Math.round((x1 - x0) * (y1 - y0)),
         'Top Category': [{ id: 0, name: 'Card', prob: 1 }],
-        Condition: [conditionEntry(grades.final, requested as ConditionMode, requested)],
+        Category: tags.map.Category,
+        Condition: [conditionEntry(grades.final, scale, requested)],
       };
       return { _objects: [object], _points: quad, versions: r.versions };
     }
@@ -139,12 +146,35 @@ export class CardGraderJob implements JobHandler {
       ...geometry,
       corners: regions.map((c, i) => ({ ...c, grade: wear.corners[i]!.grade, whitening: wear.corners[i]!.whitening, loss: wear.corners[i]!.loss })),
       edges: edgeBands(quad).map((e, i) => ({ ...e, grade: wear.edges[i]!.grade, whitening: wear.edges[i]!.whitening, loss: wear.edges[i]!.loss })),
-      card: [{ name: 'CARD', polygon: quad, bound_box: box, surface: { grade: r.surface!.grade, lines: r.surface!.lines, glare: r.surface!.glare }, centering: centeringOf(r) }],
+      card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: { ...tags.map, Damaged: damagedTag(sub) }, surface: { grade: r.surface!.grade, lines: r.surface!.lines, glare: r.surface!.glare }, centering: centeringOf(r) }],
       grades,
       versions: { ...r.versions, final: FINAL_VERSION },
       ...images,
     };
   }
+}
+
+interface RecordTags {
+  category: Category;
+  map: { Category: TagEntry[]; Side: TagEntry[]; Autograph: TagEntry[] };
+}
+
+/**
+ * The card tags no measurement here decides (docs/grading.md "Tags"): the record's hints
+ * (`Category`, `Side`/`side`, `Autograph`) or the documented assumptions, all `pre-filled`.
+ * An autograph is never assumed either way: without a hint its list is empty.
+ */
+function tagsOf(rec: Record<string, unknown>, side: 'front' | 'back'): RecordTags {
+  const category = categoryHint(rec.Category ?? rec.category) ?? 'Trading Card Game';
+  const autograph = bool(rec.Autograph ?? rec.autograph);
+  return {
+    category,
+    map: {
+      Category: prefilled(category, categories),
+      Side: prefilled(side === 'back' ? 'Back' : 'Front', ['Front', 'Back']),
+      Autograph: autograph === undefined ? [] : prefilled(autograph ? 'Yes' : 'No', ['No', 'Yes']),
+    },
+  };
 }
 
 function centeringOf(r: CardResult) {
