@@ -165,20 +165,24 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
     const fitOf = (c: Candidate) => refine(c.quad, c.contour ?? edgePoints(thinEdges.data, w, h));
     if (!best || best.score < 0.08 || best.shape < 0.3) best = fromLines();
     if (!best) return null;
-    // A card lying on something rectangular (a book, a mat, a photo's own frame) can lose to that
-    // bigger outline: a card-shaped outline well inside the winner, on edges all round, is the card.
-    // (The art box inside a card is never this small a share of it.)
+    // A card lying on something rectangular that fills the picture (a photo's own frame, a
+    // vignette, a mat) can lose to that bigger outline. Only then, the largest card-shaped
+    // outline well inside it, on edges all round, is the card. Not for any winner: inside a
+    // real card, the art box is card-shaped too.
     const winner = best;
-    const inner = outlines
-      .filter((c) => c !== winner && c.shape >= 0.5 && c.quad.every((p) => inside(winner.quad, p)))
-      .filter((c) => {
-        const share = Math.abs(polygonArea(c.quad)) / Math.abs(polygonArea(winner.quad));
-        return share >= 0.05 && share <= 0.6;
-      })
-      .map((c) => ({ c, fit: fitOf(c) }))
-      .filter(({ fit }) => fit && Math.min(...sideSupport(fit, edges.data, w, h)) >= 0.6)
-      .sort((a, b) => b.c.score - a.c.score)[0];
-    if (inner) best = inner.c;
+    const span = (k: 0 | 1) => (Math.max(...winner.quad.map((p) => p[k])) - Math.min(...winner.quad.map((p) => p[k]))) / (k === 0 ? w : h);
+    if (span(0) >= 0.8 && span(1) >= 0.8) {
+      const inner = outlines
+        .filter((c) => c !== winner && c.shape >= 0.5 && c.quad.every((p) => inside(winner.quad, p)))
+        .map((c) => ({ c, share: Math.abs(polygonArea(c.quad)) / Math.abs(polygonArea(winner.quad)) }))
+        .filter(({ share }) => share >= 0.05 && share <= 0.6)
+        .sort((a, b) => b.share - a.share)
+        .find(({ c }) => {
+          const fit = fitOf(c);
+          return fit && Math.min(...sideSupport(fit, edges.data, w, h)) >= 0.6;
+        });
+      if (inner) best = inner.c;
+    }
     let fitted = fitOf(best);
     if (best.contour && (!fitted || Math.min(...sideSupport(fitted, edges.data, w, h)) < 0.6)) {
       const alt = fromLines();
@@ -382,6 +386,8 @@ function median(data: Uint8Array): number {
  */
 /** Colour distance (RGB, on the smoothed image) at which a border band ends. */
 const BAND_END = 30;
+/** Median colour distance from the band's median colour above which it is not one printed border (metallic borders shade along their length). */
+const BAND_SPREAD = 40;
 
 function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad | null {
   const color = (x: number, y: number): [number, number, number] => {
@@ -449,15 +455,24 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   return aspectError(out) <= aspectError(quad) + 0.01 ? (out as Quad) : null;
 }
 
-/** How far out a side's border band ends, or 0 when what lies outside is not a border. */
+/**
+ * How far out a side's border band ends, or 0 when what lies outside is not a border: the
+ * outermost offset a quarter of the lines agree on (within 1.5 px), over a band of one colour.
+ */
 function borderShift(offsets: number[], refs: number[][], lines: number, width: number): number {
   if (offsets.length < lines * 0.6) return 0;
-  const sorted = [...offsets].sort((x, y) => x - y);
-  const iqr = sorted[Math.floor(sorted.length * 0.75)]! - sorted[Math.floor(sorted.length * 0.25)]!;
-  if (iqr > Math.max(2, width * 0.006)) return 0;
-  const refMedian = [0, 1, 2].map((c) => medianNumber(refs.map((r) => r[c]!)));
-  if (medianNumber(refs.map((r) => Math.hypot(r[0]! - refMedian[0]!, r[1]! - refMedian[1]!, r[2]! - refMedian[2]!))) > 20) return 0;
-  const shift = medianNumber(offsets);
+  // The outermost offset that a quarter of the lines agree on: small print in a border stops
+  // some lines early, the card's edge is where the rest end.
+  let mode = 0;
+  for (const o of offsets) {
+    if (o > mode && offsets.filter((x) => Math.abs(x - o) <= 1.5).length >= lines * 0.25) mode = o;
+  }
+  if (mode === 0) return 0;
+  const kept = offsets.map((o, k) => [o, k] as const).filter(([o]) => Math.abs(o - mode) <= 1.5);
+  const keptRefs = kept.map(([, k]) => refs[k]!);
+  const refMedian = [0, 1, 2].map((c) => medianNumber(keptRefs.map((r) => r[c]!)));
+  if (medianNumber(keptRefs.map((r) => Math.hypot(r[0]! - refMedian[0]!, r[1]! - refMedian[1]!, r[2]! - refMedian[2]!))) > BAND_SPREAD) return 0;
+  const shift = medianNumber(kept.map(([o]) => o));
   return shift < width * 0.012 ? 0 : shift;
 }
 

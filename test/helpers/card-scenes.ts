@@ -22,6 +22,11 @@ export interface CardSpec {
     /** Lengths (card pixels) of thin light scratches across the art. */
     scratches?: number[];
   };
+  /**
+   * A real card's scan to print instead of the made design (margins and border are then only
+   * nominal); it is stretched to width × height and given the rounded corners.
+   */
+  face?: Buffer;
 }
 
 export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
@@ -43,6 +48,13 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
     const y = h * 0.12 + i * h * 0.1;
     wear += `<line x1="${x}" y1="${y}" x2="${x + len * 0.96}" y2="${y + len * 0.28}" stroke="#eceae4" stroke-width="1.6" stroke-opacity="0.9"/>`;
   });
+  if (spec.face) {
+    const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/></svg>`;
+    return sharp(await sharp(spec.face).resize(w, h, { fit: 'fill' }).removeAlpha().ensureAlpha().png().toBuffer())
+      .composite([{ input: Buffer.from(mask), blend: 'dest-in' }])
+      .raw()
+      .toBuffer();
+  }
   const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>
