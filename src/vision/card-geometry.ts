@@ -241,7 +241,7 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     const smooth = new cv.Mat();
     mats.push(smooth);
     cv.GaussianBlur(small, smooth, new cv.Size(5, 5), 0);
-    const outer = refined && expandToBorder(refined, smooth.data, small.cols, small.rows);
+    const outer = expandToBorder(refined ?? local, smooth.data, small.cols, small.rows);
     if (outer) refined = refineByProfiles(outer, channels, small.cols, small.rows) ?? outer;
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
@@ -386,6 +386,8 @@ function median(data: Uint8Array): number {
  */
 /** Colour distance (RGB, on the smoothed image) at which a border band ends. */
 const BAND_END = 30;
+/** Colour distance within which two bands are the same printed border (lighting and metallic shading vary along a card). */
+const SAME_BORDER = 45;
 /** Median colour distance from the band's median colour above which it is not one printed border (metallic borders shade along their length). */
 const BAND_SPREAD = 40;
 
@@ -443,8 +445,14 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   const stayed = [0, 1, 2, 3].filter((side) => shifts[side] === 0);
   if (stayed.length >= 1) {
     const borderColour = [0, 1, 2].map((c) => medianNumber(stayed.map((side) => inside[side]![c]!)));
-    const sameBorder = shifts.every((shift, side) => shift === 0 || cd(bands[side]!, borderColour) < 25);
-    if (sameBorder && stayed.every((side) => cd(inside[side]!, borderColour) < 25)) return out as Quad;
+    const sameBorder = shifts.every((shift, side) => shift === 0 || cd(bands[side]!, borderColour) < SAME_BORDER);
+    if (sameBorder && stayed.every((side) => cd(inside[side]!, borderColour) < SAME_BORDER)) return out as Quad;
+  } else {
+    // Every side moved across a band of one colour and about one width: the printed border seen
+    // all round the art box. (Perspective can take the shape either way from 63:88.)
+    const bandColour = [0, 1, 2].map((c) => medianNumber(bands.map((b) => b[c]!)));
+    const widths = medianNumber(shifts);
+    if (bands.every((b) => cd(b, bandColour) < SAME_BORDER) && shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths)) return out as Quad;
   }
   // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
   // out to some background edge takes it away.
