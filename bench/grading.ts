@@ -14,7 +14,8 @@ import sharp from 'sharp';
 import { damagedTag } from '../src/services/grading-rules.ts';
 import { runCardTask } from '../src/vision/card-tasks.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
-import { makeScene, type CardSpec } from '../test/helpers/card-scenes.ts';
+import type { Quad } from '../src/vision/card-geometry.ts';
+import { makeScene, type CardSpec, type Scene, type SceneOptions } from '../test/helpers/card-scenes.ts';
 import { median } from './lib-server.ts';
 
 const scenes = Number(process.env.BENCH_SCENES ?? 100);
@@ -24,6 +25,19 @@ const root = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101
 const backgrounds = fs.existsSync(root) ? fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort().map((f) => path.join(root, f)) : [];
 
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+const toJpeg = (img: Scene['image'], quality = 90) => sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality }).toBuffer();
+/** Worst corner's distance from the truth, % of the card's width. */
+const cornerError = (found: Quad, truth: Quad) => (100 * Math.max(...found.map((p, k) => Math.hypot(p[0] - truth[k]![0], p[1] - truth[k]![1])))) / Math.hypot(truth[1][0] - truth[0][0], truth[1][1] - truth[0][1]);
+/** A photo's conditions: rotation ±15°, perspective, light, blur, noise, size, the `bg`-th Caltech photo behind. */
+const photoOptions = (bg: number): SceneOptions => ({
+  rotationDeg: (rand() - 0.5) * 30,
+  perspective: rand() * 0.06,
+  light: rand() * 0.5,
+  blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
+  noise: rand() * 12,
+  size: 0.45 + rand() * 0.35,
+  ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[bg % backgrounds.length]!) } : {}),
+});
 const cornerErrors: number[] = [];
 const centeringErrors: number[] = [];
 let notFound = 0;
@@ -36,25 +50,16 @@ console.log(`# grading bench — ${new Date().toISOString().slice(0, 10)}, ${sce
 for (let i = 0; i < scenes; i++) {
   const m = [0, 0, 0, 0].map(() => 14 + Math.round(rand() * 36)) as [number, number, number, number];
   const spec: CardSpec = { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][i % 4] as [number, number, number] };
-  const opts = {
-    rotationDeg: (rand() - 0.5) * 30,
-    perspective: rand() * 0.06,
-    light: rand() * 0.5,
-    blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
-    noise: rand() * 12,
-    size: 0.45 + rand() * 0.35,
-    ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[(i * 7) % backgrounds.length]!) } : {}),
-  };
+  const opts = photoOptions(i * 7);
   const scene = await makeScene(spec, 1000 + i, opts);
-  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const jpeg = await toJpeg(scene.image);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
   if ('refused' in r || !r.found || !r.quad) {
     notFound++;
     continue;
   }
-  const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
   if (r.wear && r.surface && damagedYes(r.wear, r.surface) >= 0.5) cleanFlaggedDamaged++;
-  cornerErrors.push((100 * Math.max(...r.quad.map((p, k) => Math.hypot(p[0] - scene.quad[k]![0], p[1] - scene.quad[k]![1])))) / width);
+  cornerErrors.push(cornerError(r.quad, scene.quad));
   if (!r.centering) {
     unmeasurable++;
     continue;
@@ -76,24 +81,15 @@ let realNotFound = 0;
 const realScenes = faces.length ? Math.min(Number(process.env.BENCH_REAL ?? 60), faces.length) : 0;
 for (let i = 0; i < realScenes; i++) {
   const face = fs.readFileSync(faces[Math.floor((i * faces.length) / realScenes)]!);
-  const opts = {
-    rotationDeg: (rand() - 0.5) * 30,
-    perspective: rand() * 0.06,
-    light: rand() * 0.5,
-    blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
-    noise: rand() * 12,
-    size: 0.45 + rand() * 0.35,
-    ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[(i * 11 + 3) % backgrounds.length]!) } : {}),
-  };
+  const opts = photoOptions(i * 11 + 3);
   const scene = await makeScene({ width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face }, 3000 + i, opts);
-  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const jpeg = await toJpeg(scene.image);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true } });
   if ('refused' in r || !r.found || !r.quad) {
     realNotFound++;
     continue;
   }
-  const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
-  realErrors.push((100 * Math.max(...r.quad.map((p, k) => Math.hypot(p[0] - scene.quad[k]![0], p[1] - scene.quad[k]![1])))) / width);
+  realErrors.push(cornerError(r.quad, scene.quad));
 }
 
 console.log('| measure | result | target |');
@@ -119,7 +115,7 @@ for (const [n, size] of [[0, 0], [2, 6], [4, 10], [7, 14]] as const) levels.push
 for (const sc of [[], [100], [200, 150], [300, 250]]) levels.push({ label: `scratches ${sc.join(' + ') || 'none'}`, damage: { scratches: sc }, pick: (x) => [`lines ${x.surface!.lines.toFixed(3)} widths`, x.surface!.grade] });
 for (const level of levels) {
   const scene = await makeScene({ width: 630, height: 880, margins: [30, 30, 30, 30], border: [40, 60, 140], damage: level.damage }, 900, { rotationDeg: 4, noise: 4, perspective: 0.02 });
-  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+  const jpeg = await toJpeg(scene.image, 92);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
   const [what, grade] = 'refused' in r || !r.found ? ['card not found', NaN] : level.pick(r);
   const damaged = 'refused' in r || !r.wear || !r.surface ? NaN : damagedYes(r.wear, r.surface);
@@ -131,7 +127,7 @@ const times: Record<string, number[]> = { decode: [], localize: [], centering: [
 const bigErrors: number[] = [];
 for (let i = 0; i < 6; i++) {
   const scene = await makeScene({ width: 630, height: 880, margins: [30, 30, 30, 30], border: [240, 205, 40] }, 500 + i, { width: 4000, height: 3000, rotationDeg: 5 + i, perspective: 0.03, noise: 5, size: 0.7, ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[i]!) } : {}) });
-  const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: 4000, height: 3000, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  const jpeg = await toJpeg(scene.image);
   for (let rep = 0; rep < 3; rep++) {
     let t = performance.now();
     await sharp(jpeg).resize(2400, 2400, { fit: 'inside' }).raw().toBuffer();
@@ -141,8 +137,7 @@ for (let i = 0; i < 6; i++) {
       const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op, options: {} });
       times[op]!.push(performance.now() - t);
       if (op === 'localize' && rep === 0) {
-        const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
-        bigErrors.push('refused' in r || !r.quad ? Infinity : (100 * Math.max(...r.quad.map((p, k) => Math.hypot(p[0] - scene.quad[k]![0], p[1] - scene.quad[k]![1])))) / width);
+        bigErrors.push('refused' in r || !r.quad ? Infinity : cornerError(r.quad, scene.quad));
       }
     }
   }

@@ -70,6 +70,13 @@ describe.runIf(jpegReduceAvailable())('reduceJpeg (sharp’s libvips, called dir
     expect(fast!.width).toBeLessThan(256);
   });
 
+  it('declines, from the header alone, a result longer than asked (a 3000-px photo stays 3000 px over 1600)', async () => {
+    const mid = await (await scene()).resize(3000, 1875).jpeg().toBuffer();
+    expect(await reduceJpeg(mid, 100e6, 1600, 2400)).toBeUndefined();
+    const big = await (await scene()).resize(4000, 2500).jpeg().toBuffer();
+    expect((await reduceJpeg(big, 100e6, 1600, 2400))!.width).toBe(2000);
+  });
+
   it('expands a greyscale JPEG to three equal channels', async () => {
     const grey = await (await scene()).toColourspace('b-w').jpeg().toBuffer();
     const fast = (await reduceJpeg(grey, 100e6, 128))!;

@@ -162,20 +162,23 @@ export function jpegReduceAvailable(): boolean {
 /**
  * The JPEG reduced by libjpeg's DCT scaling, then by an integer box shrink when still over twice
  * `maxEdge`, so its long edge ends between `maxEdge` and 2·`maxEdge` (or the original when
- * smaller). `undefined` when the image is not one this path handles. The decode runs on libuv's
- * thread pool.
+ * smaller). `undefined` when the image is not one this path handles, or when the result would
+ * have a long edge over `maxResultEdge` (known from the header, before anything is decoded). The
+ * decode runs on libuv's thread pool.
  */
-export async function reduceJpeg(bytes: Buffer, maxPixels: number, maxEdge: number): Promise<RgbImage | undefined> {
-  return inTurn(() => reduceNow(bytes, maxPixels, maxEdge));
+export async function reduceJpeg(bytes: Buffer, maxPixels: number, maxEdge: number, maxResultEdge = Infinity): Promise<RgbImage | undefined> {
+  return inTurn(() => reduceNow(bytes, maxPixels, maxEdge, maxResultEdge));
 }
 
-async function reduceNow(bytes: Buffer, maxPixels: number, maxEdge: number): Promise<RgbImage | undefined> {
+async function reduceNow(bytes: Buffer, maxPixels: number, maxEdge: number, maxResultEdge: number): Promise<RgbImage | undefined> {
   const frame = readJpegFrame(bytes);
   if (!frame || frame.precision !== 8 || (frame.components !== 1 && frame.components !== 3)) return undefined;
   if (frame.width === 0 || frame.height === 0 || frame.width * frame.height > maxPixels) return undefined;
   const v = openVips();
   if (!v) return undefined;
   const scale = jpegScaleFor(Math.max(frame.width, frame.height), maxEdge);
+  const scaled = Math.ceil(Math.max(frame.width, frame.height) / scale);
+  if (scaled / Math.max(1, Math.floor(scaled / maxEdge)) > maxResultEdge) return undefined;
   const loaded: unknown[] = [null];
   // fail_on 3 = VIPS_FAIL_ON_WARNING, as sharp's failOn: 'warning'; revalidate: never a cached result.
   if (v.jpegload(bytes, bytes.length, loaded, 'str', 'shrink', 'int', scale, 'str', 'fail_on', 'int', 3, 'str', 'revalidate', 'int', 1, 'str', null) !== 0) {

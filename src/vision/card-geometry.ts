@@ -162,7 +162,8 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
       }
       return found && found.score >= 0.08 && found.shape >= 0.3 ? found : null;
     };
-    const fitOf = (c: Candidate) => refine(c.quad, c.contour ?? edgePoints(thinEdges.data, w, h));
+    let allEdgePoints: Point[] | undefined;
+    const fitOf = (c: Candidate) => refine(c.quad, c.contour ?? (allEdgePoints ??= edgePoints(thinEdges.data, w, h)));
     if (!best || best.score < 0.08 || best.shape < 0.3) best = fromLines();
     if (!best) return null;
     // A card lying on something rectangular that fills the picture (a photo's own frame, a
@@ -170,20 +171,24 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
     // outline well inside it, on edges all round, is the card. Not for any winner: inside a
     // real card, the art box is card-shaped too.
     const winner = best;
+    let fitted: Quad | null | undefined;
     const span = (k: 0 | 1) => (Math.max(...winner.quad.map((p) => p[k])) - Math.min(...winner.quad.map((p) => p[k]))) / (k === 0 ? w : h);
     if (span(0) >= 0.8 && span(1) >= 0.8) {
       const inner = outlines
         .filter((c) => c !== winner && c.shape >= 0.5 && c.quad.every((p) => inside(winner.quad, p)))
         .map((c) => ({ c, share: Math.abs(polygonArea(c.quad)) / Math.abs(polygonArea(winner.quad)) }))
         .filter(({ share }) => share >= 0.05 && share <= 0.6)
-        .sort((a, b) => b.share - a.share)
-        .find(({ c }) => {
-          const fit = fitOf(c);
-          return fit && Math.min(...sideSupport(fit, edges.data, w, h)) >= 0.6;
-        });
-      if (inner) best = inner.c;
+        .sort((a, b) => b.share - a.share);
+      for (const { c } of inner) {
+        const fit = fitOf(c);
+        if (fit && Math.min(...sideSupport(fit, edges.data, w, h)) >= 0.6) {
+          best = c;
+          fitted = fit;
+          break;
+        }
+      }
     }
-    let fitted = fitOf(best);
+    if (fitted === undefined) fitted = fitOf(best);
     if (best.contour && (!fitted || Math.min(...sideSupport(fitted, edges.data, w, h)) < 0.6)) {
       const alt = fromLines();
       const altFit = alt && fitOf(alt);
@@ -277,6 +282,21 @@ export function cardWidthOf(quad: Quad): number {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+export type Rgb = [number, number, number];
+
+/** Per-channel median of RGB colours. */
+export function medianColor(cs: readonly (readonly number[])[]): Rgb {
+  return [0, 1, 2].map((k) => {
+    const v = cs.map((c) => c[k]!).sort((a, b) => a - b);
+    return v[v.length >> 1]!;
+  }) as Rgb;
+}
+
+/** Euclidean distance between RGB colours. */
+export function colorDistance(a: readonly number[], b: readonly number[]): number {
+  return Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
+}
 
 /** 1 when every side lies on edges, falling with the worst side; never 0, so a faint card still ranks. */
 function supportFactor(support: number[]): number {
@@ -398,13 +418,12 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
     const i = (yi * w + xi) * 3;
     return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
   };
-  const cd = (a: number[], b: number[]) => Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);
   const width = cardWidthOf(quad);
   const maxOut = width * 0.14;
   const shifts: number[] = [];
   // Per side: the colour of the band found outside it, and the colour just inside it.
-  const bands: number[][] = [];
-  const inside: number[][] = [];
+  const bands: Rgb[] = [];
+  const insideColours: Rgb[] = [];
   for (let side = 0; side < 4; side++) {
     const { a, len, d, n } = sideFrame(quad, side);
     const offsets: number[] = [];
@@ -418,7 +437,7 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
       insides.push(color(px - n[0] * 3, py - n[1] * 3));
       const ref = color(px + n[0] * 3, py + n[1] * 3);
       for (let o = 4; o < maxOut; o += 1) {
-        if (cd(color(px + n[0] * o, py + n[1] * o), ref) > BAND_END && cd(color(px + n[0] * (o + 2), py + n[1] * (o + 2)), ref) > BAND_END) {
+        if (colorDistance(color(px + n[0] * o, py + n[1] * o), ref) > BAND_END && colorDistance(color(px + n[0] * (o + 2), py + n[1] * (o + 2)), ref) > BAND_END) {
           offsets.push(o);
           refs.push(ref);
           break;
@@ -426,8 +445,8 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
       }
     }
     shifts.push(borderShift(offsets, refs, lines, width));
-    bands.push([0, 1, 2].map((c) => medianNumber(refs.map((r) => r[c]!))));
-    inside.push([0, 1, 2].map((c) => medianNumber(insides.map((r) => r[c]!))));
+    bands.push(medianColor(refs));
+    insideColours.push(medianColor(insides));
   }
   if (shifts.every((x) => x === 0)) return null;
   const lines = shifts.map((shift, side) => {
@@ -444,15 +463,15 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   // A side that moves out across a band of that same colour was on the border's inner edge.
   const stayed = [0, 1, 2, 3].filter((side) => shifts[side] === 0);
   if (stayed.length >= 1) {
-    const borderColour = [0, 1, 2].map((c) => medianNumber(stayed.map((side) => inside[side]![c]!)));
-    const sameBorder = shifts.every((shift, side) => shift === 0 || cd(bands[side]!, borderColour) < SAME_BORDER);
-    if (sameBorder && stayed.every((side) => cd(inside[side]!, borderColour) < SAME_BORDER)) return out as Quad;
+    const borderColour = medianColor(stayed.map((side) => insideColours[side]!));
+    const sameBorder = shifts.every((shift, side) => shift === 0 || colorDistance(bands[side]!, borderColour) < SAME_BORDER);
+    if (sameBorder && stayed.every((side) => colorDistance(insideColours[side]!, borderColour) < SAME_BORDER)) return out as Quad;
   } else {
     // Every side moved across a band of one colour and about one width: the printed border seen
     // all round the art box. (Perspective can take the shape either way from 63:88.)
-    const bandColour = [0, 1, 2].map((c) => medianNumber(bands.map((b) => b[c]!)));
+    const bandColour = medianColor(bands);
     const widths = medianNumber(shifts);
-    if (bands.every((b) => cd(b, bandColour) < SAME_BORDER) && shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths)) return out as Quad;
+    if (bands.every((b) => colorDistance(b, bandColour) < SAME_BORDER) && shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths)) return out as Quad;
   }
   // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
   // out to some background edge takes it away.
@@ -478,8 +497,8 @@ function borderShift(offsets: number[], refs: number[][], lines: number, width: 
   if (mode === 0) return 0;
   const kept = offsets.map((o, k) => [o, k] as const).filter(([o]) => Math.abs(o - mode) <= 1.5);
   const keptRefs = kept.map(([, k]) => refs[k]!);
-  const refMedian = [0, 1, 2].map((c) => medianNumber(keptRefs.map((r) => r[c]!)));
-  if (medianNumber(keptRefs.map((r) => Math.hypot(r[0]! - refMedian[0]!, r[1]! - refMedian[1]!, r[2]! - refMedian[2]!))) > BAND_SPREAD) return 0;
+  const refMedian = medianColor(keptRefs);
+  if (medianNumber(keptRefs.map((r) => colorDistance(r, refMedian))) > BAND_SPREAD) return 0;
   const shift = medianNumber(kept.map(([o]) => o));
   return shift < width * 0.012 ? 0 : shift;
 }

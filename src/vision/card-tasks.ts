@@ -49,8 +49,7 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
   const bytes = Buffer.from(task.image);
   let img;
   try {
-    const fast = await reduceJpeg(bytes, task.maxPixels, CARD_FAST_EDGE);
-    img = fast && Math.max(fast.width, fast.height) <= CARD_DECODE_EDGE ? fast : await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE });
+    img = (await reduceJpeg(bytes, task.maxPixels, CARD_FAST_EDGE, CARD_DECODE_EDGE)) ?? (await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE }));
   } catch (err) {
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
     throw err;

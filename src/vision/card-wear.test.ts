@@ -53,13 +53,26 @@ describe('card wear', () => {
     for (let i = 1; i < grades.length; i++) expect(grades[i]!).toBeLessThan(grades[i - 1]!);
   });
 
-  it('a thin border: with the measured margins the band stays in the border and a clean card is clean', async () => {
-    const { cv } = await loadCv();
-    // 14 px of 630 is a 2.2 % border: the fixed colour strip would sit in the art.
-    const scene = await makeScene({ ...standardCard([14, 14, 14, 14]), border: [40, 60, 140] }, 33, { rotationDeg: 3, noise: 4 });
-    const upright = warpCard(cv, scene.image, locateCard(cv, scene.image)!.quad, 750);
-    const margin = (14 / 630) * 750;
-    const measured = measureWear(upright, [margin, margin, margin, margin]);
+  it('a thin border: with the measured margins the band and the border colour stay in the border', () => {
+    // An upright 630 × 880 card: a 20-px blue border (3 % of the width), red art, and outside the
+    // rounded corners a dark blue-grey table, nearer the border's blue than the art's red is.
+    const W = 630;
+    const H = 880;
+    const R = W * (3 / 63);
+    const data = new Uint8Array(W * H * 3);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const cx = Math.min(Math.max(x + 0.5, R), W - R);
+        const cy = Math.min(Math.max(y + 0.5, R), H - R);
+        const outside = Math.hypot(x + 0.5 - cx, y + 0.5 - cy) > R;
+        const border = x < 20 || y < 20 || x >= W - 20 || y >= H - 20;
+        data.set(outside ? [50, 60, 100] : border ? [40, 60, 160] : [180, 40, 40], (y * W + x) * 3);
+      }
+    }
+    const card = { data, width: W, height: H };
+    const measured = measureWear(card, [20, 20, 20, 20]);
     for (const c of [...measured.corners, ...measured.edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
+    // Without the margins the colour strip lies in the red art and the blue border reads as lost.
+    expect(Math.max(...measureWear(card).edges.map((e) => e.grade))).toBeLessThan(5);
   });
 });

@@ -1,3 +1,4 @@
+import { colorDistance, medianColor, type Rgb } from './card-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -21,7 +22,6 @@ export interface CardWear {
   edges: [Wear, Wear, Wear, Wear];
 }
 
-type Rgb = [number, number, number];
 
 /** Corner radius of a standard card (3 mm of 63 mm), as a share of its width. */
 export const CORNER_RADIUS = 3 / 63;
@@ -80,11 +80,11 @@ export function measureWear(card: RgbPixels, margins?: readonly [number, number,
         if (d < 1 || d > band) continue;
         n++;
         const c = px(x, y);
-        const toBorder = dist(c, border);
+        const toBorder = colorDistance(c, border);
         // Light grey stock first: on a light table a chip and worn stock look alike, and the
         // milder reading is the one the photo supports.
         if (lightness(c) > 165 && lightness(c) - lightness(border) > 25 && chroma(c) < Math.max(25, chroma(border) * 0.6)) white++;
-        else if (background && toBorder > 40 && dist(c, background) < toBorder) lost++;
+        else if (background && toBorder > 40 && colorDistance(c, background) < toBorder) lost++;
       }
     }
     return n ? { whitening: white / n, loss: lost / n } : { whitening: 0, loss: 0 };
@@ -136,16 +136,5 @@ function finish(m: { whitening: number; loss: number }): Wear {
   return { whitening: r(m.whitening), loss: r(m.loss), grade: wearGrade(m.whitening, m.loss) };
 }
 
-function dist(a: Rgb, b: Rgb): number {
-  return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
-}
-
 const lightness = (c: Rgb) => 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
 const chroma = (c: Rgb) => Math.max(...c) - Math.min(...c);
-
-function medianColor(cs: Rgb[]): Rgb {
-  return [0, 1, 2].map((k) => {
-    const v = cs.map((c) => c[k]!).sort((a, b) => a - b);
-    return v[v.length >> 1]!;
-  }) as Rgb;
-}
