@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadCv, locateCard, warpCard } from './card-geometry.ts';
 import { measureSurface, surfaceGrade } from './card-surface.ts';
-import { makeScene, standardCard } from '../../test/helpers/card-scenes.ts';
+import { measureCentering } from './card-centering.ts';
+import { makeScene, standardCard, type CardSpec } from '../../test/helpers/card-scenes.ts';
 
 async function surfaceOf(scratches: number[], seed = 41) {
   const { cv } = await loadCv();
@@ -10,11 +11,69 @@ async function surfaceOf(scratches: number[], seed = 41) {
   return measureSurface(cv, warpCard(cv, scene.image, found.quad, 750));
 }
 
+/** A blue-bordered card with `damage`, measured with its border found (as `grade` does). */
+async function damagedSurface(damage: CardSpec['damage'], border: [number, number, number] = [40, 60, 140]) {
+  const { cv } = await loadCv();
+  const scene = await makeScene({ ...standardCard(), border, damage }, 41, { rotationDeg: 4, noise: 4 });
+  const found = locateCard(cv, scene.image)!;
+  const upright = warpCard(cv, scene.image, found.quad, 750);
+  const c = measureCentering(upright);
+  if (!('measured' in c)) throw new Error('border not found');
+  return measureSurface(cv, upright, 0.06, c.measured.pixels);
+}
+
 describe('card surface', () => {
   it('grades fall with the length of line defects', () => {
     expect(surfaceGrade(0)).toBe(10);
     expect(surfaceGrade(1 / 3)).toBe(7.4);
     expect(surfaceGrade(1)).toBe(4.3);
+    expect(surfaceGrade(0, 1)).toBe(3);
+    expect(surfaceGrade(0, 0, 0.05)).toBe(6.5);
+  });
+
+  it('a fold across the card is a crease, not a scratch; a longer and a second fold grade lower', async () => {
+    const clean = await damagedSurface(undefined);
+    expect(clean).toMatchObject({ lines: 0, creases: 0, grade: 10 });
+    const corner = await damagedSurface({ creases: [[0, 0.25, 0.35, 0]] });
+    const across = await damagedSurface({ creases: [[0, 0.3, 1, 0.45]] });
+    const two = await damagedSurface({ creases: [[0, 0.3, 1, 0.45], [0.2, 1, 0.9, 0]] });
+    // The corner fold is 0.49 widths long, the one across 1.0; each is one crease.
+    expect(corner.creases).toBeGreaterThan(0.4);
+    expect(corner.creases).toBeLessThan(0.6);
+    expect(across.creases).toBeGreaterThan(0.9);
+    expect(across.creases).toBeLessThan(1.1);
+    expect(across.lines).toBe(0);
+    expect(two.creases).toBeGreaterThan(2.2);
+    expect(corner.grade).toBeLessThan(clean.grade);
+    expect(across.grade).toBeLessThan(corner.grade);
+    expect(two.grade).toBeLessThan(across.grade);
+  });
+
+  it('printed frames and rules that stop at the border are not creases', async () => {
+    // The generated design has a text box and an art panel with straight sides; none reaches the edge.
+    for (const border of [[240, 205, 40], [235, 235, 235], [200, 60, 50]] as [number, number, number][]) expect((await damagedSurface(undefined, border)).creases).toBe(0);
+  });
+
+  it('a stain on the border is measured by its area, and a bigger one grades lower', async () => {
+    const grades: number[] = [];
+    const shares: number[] = [];
+    for (const r of [0, 0.02, 0.04, 0.06]) {
+      const s = await damagedSurface(r ? { stains: [[0.02, 0.5, r]] } : undefined, [235, 235, 235]);
+      grades.push(s.grade);
+      shares.push(s.stains!);
+    }
+    expect(shares[0]).toBeLessThan(0.002);
+    for (let i = 1; i < grades.length; i++) {
+      expect(shares[i]!).toBeGreaterThan(shares[i - 1]!);
+      expect(grades[i]!).toBeLessThan(grades[i - 1]!);
+    }
+  });
+
+  it('without a border found, stains are not measured (null), never guessed', async () => {
+    const { cv } = await loadCv();
+    const scene = await makeScene({ ...standardCard(), damage: { stains: [[0.02, 0.5, 0.06]] } }, 41, { rotationDeg: 4, noise: 4 });
+    const found = locateCard(cv, scene.image)!;
+    expect(measureSurface(cv, warpCard(cv, scene.image, found.quad, 750)).stains).toBeNull();
   });
 
   it('a clean card has a clean surface; scratches of growing length grade strictly lower', async () => {

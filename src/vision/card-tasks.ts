@@ -101,7 +101,7 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
     result.wear = measureWear(upright, 'measured' in measured ? measured.measured.pixels : undefined);
     // Inside the printed border when it was found, else a margin of 5 % of the width.
     const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
-    result.surface = measureSurface(cv, upright, inset);
+    result.surface = measureSurface(cv, upright, inset, 'measured' in measured ? measured.measured.pixels : undefined);
   }
   if (!task.options.noImageOutput) {
     const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);

@@ -53,9 +53,8 @@ describe('card wear', () => {
     for (let i = 1; i < grades.length; i++) expect(grades[i]!).toBeLessThan(grades[i - 1]!);
   });
 
-  it('a thin border: with the measured margins the band and the border colour stay in the border', () => {
-    // An upright 630 × 880 card: a 20-px blue border (3 % of the width), red art, and outside the
-    // rounded corners a dark blue-grey table, nearer the border's blue than the art's red is.
+  /** An upright 630 × 880 card drawn pixel by pixel: `paint(x, y, outside)` gives each colour. */
+  const drawn = (paint: (x: number, y: number, outside: boolean) => readonly number[]) => {
     const W = 630;
     const H = 880;
     const R = W * (3 / 63);
@@ -64,15 +63,34 @@ describe('card wear', () => {
       for (let x = 0; x < W; x++) {
         const cx = Math.min(Math.max(x + 0.5, R), W - R);
         const cy = Math.min(Math.max(y + 0.5, R), H - R);
-        const outside = Math.hypot(x + 0.5 - cx, y + 0.5 - cy) > R;
-        const border = x < 20 || y < 20 || x >= W - 20 || y >= H - 20;
-        data.set(outside ? [50, 60, 100] : border ? [40, 60, 160] : [180, 40, 40], (y * W + x) * 3);
+        data.set(paint(x, y, Math.hypot(x + 0.5 - cx, y + 0.5 - cy) > R), (y * W + x) * 3);
       }
     }
-    const card = { data, width: W, height: H };
-    const measured = measureWear(card, [20, 20, 20, 20]);
-    for (const c of [...measured.corners, ...measured.edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
-    // Without the margins the colour strip lies in the red art and the blue border reads as lost.
-    expect(Math.max(...measureWear(card).edges.map((e) => e.grade))).toBeLessThan(5);
+    return { data, width: W, height: H };
+  };
+
+  it('a thin border: the band and the border colour stay in the border, with or without the margins', () => {
+    // A 20-px blue border (3 % of the width), red art, and outside the rounded corners a dark
+    // blue-grey table, nearer the border's blue than the art's red is.
+    const card = drawn((x, y, outside) => (outside ? [50, 60, 100] : x < 20 || y < 20 || x >= 610 || y >= 860 ? [40, 60, 160] : [180, 40, 40]));
+    for (const c of [...measureWear(card, [20, 20, 20, 20]).corners, ...measureWear(card, [20, 20, 20, 20]).edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
+    // Without the margins the global colour strip lies in the red art; each region's own
+    // border, read next to it, still holds.
+    for (const c of [...measureWear(card).corners, ...measureWear(card).edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
+  });
+
+  it('a metallic border shading darker toward the corners, with white print in it, is not wear', () => {
+    // SV151-like: silver 195 mid-side, 150 at the corners, on a grey table nearer the dark
+    // corners' tone than the mid-side's; a white copyright line inside the bottom border.
+    const card = drawn((x, y, outside) => {
+      if (outside) return [120, 115, 110];
+      if (x >= 30 && y >= 30 && x < 600 && y < 850) return [90, 170, 60];
+      if (y >= 860 && y <= 866 && x >= 100 && x < 520 && x % 4 !== 0) return [250, 250, 250];
+      const t = Math.hypot((x - 315) / 315, (y - 440) / 440) / Math.SQRT2;
+      const v = Math.round(195 - 45 * t * t);
+      return [v, v + 2, v + 4];
+    });
+    const w = measureWear(card, [30, 30, 30, 30]);
+    for (const c of [...w.corners, ...w.edges]) expect(c.grade).toBeGreaterThanOrEqual(9.5);
   });
 });

@@ -29,6 +29,11 @@ export const CORNER_RADIUS = 3 / 63;
 export const CORNER_REACH = 0.08;
 /** Depth of the band examined, as a share of the width. */
 const BAND = 0.022;
+/** A pixel reads as lost card only within this RGB distance of the table around the corner. */
+const LOST_MATCH = 45;
+/** Band pixels this close to the outline (px) start the damage that counts. */
+const OUTLINE_RING = 3;
+const NEIGHBOURS = [[1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [1, -1], [-1, 1], [-1, -1]] as const;
 
 /**
  * 1–10 from the damage shares: 1 + 9·e^(−2.5·(whitening + 1.5·loss)). Strictly lower with more
@@ -69,22 +74,77 @@ export function measureWear(card: RgbPixels, margins?: readonly [number, number,
   }
   const border = medianColor(strip);
 
-  const classify = (xs: [number, number], ys: [number, number], background: Rgb | null) => {
+  // Median colour of the band's inner half over a box: the border as printed right there. A
+  // metallic or shaded border changes tone along the card (SV151's silver is 195 mid-side and 150
+  // at the corners), so each region is also compared with the border next to it.
+  const localBorder = (boxes: [[number, number], [number, number]][]): Rgb | null => {
+    const cs: Rgb[] = [];
+    for (const [xs, ys] of boxes) {
+      for (let y = Math.max(0, Math.floor(ys[0])); y < Math.min(H, Math.ceil(ys[1])); y++) {
+        for (let x = Math.max(0, Math.floor(xs[0])); x < Math.min(W, Math.ceil(xs[1])); x++) {
+          const d = inside(x + 0.5, y + 0.5);
+          if (d >= band * 0.5 && d <= band) cs.push(px(x, y));
+        }
+      }
+    }
+    return cs.length >= 6 ? medianColor(cs) : null;
+  };
+
+  const classify = (xs: [number, number], ys: [number, number], background: Rgb | null, local: Rgb | null) => {
+    const refs = local ? [border, local] : [border];
+    const refLightness = Math.max(...refs.map(lightness));
+    const refChroma = Math.max(...refs.map(chroma));
+    const x0 = Math.max(0, Math.floor(xs[0]));
+    const y0 = Math.max(0, Math.floor(ys[0]));
+    const bw = Math.min(W, Math.ceil(xs[1])) - x0;
+    const bh = Math.min(H, Math.ceil(ys[1])) - y0;
+    if (bw <= 0 || bh <= 0) return { whitening: 0, loss: 0 };
+    // 0 outside the band, 1 sound, 2 whitened, 3 lost.
+    const kind = new Uint8Array(bw * bh);
+    const seeds: number[] = [];
     let n = 0;
-    let white = 0;
-    let lost = 0;
-    for (let y = Math.max(0, Math.floor(ys[0])); y < Math.min(H, Math.ceil(ys[1])); y++) {
-      for (let x = Math.max(0, Math.floor(xs[0])); x < Math.min(W, Math.ceil(xs[1])); x++) {
+    for (let j = 0; j < bh; j++) {
+      for (let i = 0; i < bw; i++) {
+        const x = x0 + i;
+        const y = y0 + j;
         const d = inside(x + 0.5, y + 0.5);
         // The outermost pixel blends card and background in any photo: skip it.
         if (d < 1 || d > band) continue;
         n++;
         const c = px(x, y);
-        const toBorder = colorDistance(c, border);
+        const toBorder = Math.min(...refs.map((r) => colorDistance(c, r)));
+        const toBackground = background ? colorDistance(c, background) : Infinity;
         // Light grey stock first: on a light table a chip and worn stock look alike, and the
         // milder reading is the one the photo supports.
-        if (lightness(c) > 165 && lightness(c) - lightness(border) > 25 && chroma(c) < Math.max(25, chroma(border) * 0.6)) white++;
-        else if (background && toBorder > 40 && colorDistance(c, background) < toBorder) lost++;
+        let k = 1;
+        if (lightness(c) > 165 && lightness(c) - refLightness > 25 && chroma(c) < Math.max(25, refChroma * 0.6)) k = 2;
+        // Lost: far from the border and plainly the table's colour, not merely nearer to it.
+        else if (toBorder > 40 && toBackground < toBorder && toBackground < LOST_MATCH) k = 3;
+        kind[j * bw + i] = k;
+        if (k > 1 && d < OUTLINE_RING) seeds.push(j * bw + i);
+      }
+    }
+    // Wear starts at the card's outline: only damage joined to it counts. White print inside a
+    // border (SV151's copyright line, set symbols) is ringed by border colour and stays out.
+    let white = 0;
+    let lost = 0;
+    const seen = new Uint8Array(bw * bh);
+    for (const s of seeds) seen[s] = 1;
+    while (seeds.length) {
+      const p = seeds.pop()!;
+      if (kind[p] === 2) white++;
+      else lost++;
+      const i = p % bw;
+      const j = (p - i) / bw;
+      for (const [di, dj] of NEIGHBOURS) {
+        const a = i + di;
+        const b = j + dj;
+        if (a < 0 || b < 0 || a >= bw || b >= bh) continue;
+        const q = b * bw + a;
+        if (!seen[q] && kind[q]! > 1) {
+          seen[q] = 1;
+          seeds.push(q);
+        }
       }
     }
     return n ? { whitening: white / n, loss: lost / n } : { whitening: 0, loss: 0 };
@@ -107,7 +167,18 @@ export function measureWear(card: RgbPixels, margins?: readonly [number, number,
     [[W - reach, W], [H - reach, H]],
     [[0, reach], [H - reach, H]],
   ];
-  const corners = cornerBoxes.map(([xs, ys], i) => finish(classify(xs, ys, bgs[i] ?? bgAny))) as CardWear['corners'];
+  // A corner's own border: the two sides next to it, one corner-reach further along, clear of
+  // corner damage.
+  const nextToCorner = (i: number): [[number, number], [number, number]][] => {
+    const [fx, fy] = [i === 1 || i === 2, i === 2 || i === 3];
+    const span = (far: boolean, len: number): [number, number] => (far ? [len - 2 * reach, len - reach] : [reach, 2 * reach]);
+    const edge = (far: boolean, len: number): [number, number] => (far ? [len - band - 1, len] : [0, band + 1]);
+    return [
+      [span(fx, W), edge(fy, H)],
+      [edge(fx, W), span(fy, H)],
+    ];
+  };
+  const corners = cornerBoxes.map(([xs, ys], i) => finish(classify(xs, ys, bgs[i] ?? bgAny, localBorder(nextToCorner(i))))) as CardWear['corners'];
 
   // Edges: windows of one corner-reach along each side; the worst window counts as much as the mean.
   const edgeWindows = (side: number): [[number, number], [number, number]][] => {
@@ -123,7 +194,9 @@ export function measureWear(card: RgbPixels, margins?: readonly [number, number,
     return out;
   };
   const edges = [0, 1, 2, 3].map((side) => {
-    const parts = edgeWindows(side).map(([xs, ys]) => classify(xs, ys, bgAny));
+    const windows = edgeWindows(side);
+    // Each window's own border: it and its neighbours, so one nick cannot set its reference.
+    const parts = windows.map(([xs, ys], k) => classify(xs, ys, bgAny, localBorder(windows.slice(Math.max(0, k - 1), k + 2))));
     const mean = (f: (p: { whitening: number; loss: number }) => number) => parts.reduce((s, p) => s + f(p), 0) / Math.max(1, parts.length);
     const worst = (f: (p: { whitening: number; loss: number }) => number) => Math.max(0, ...parts.map(f));
     return finish({ whitening: (mean((p) => p.whitening) + worst((p) => p.whitening)) / 2, loss: (mean((p) => p.loss) + worst((p) => p.loss)) / 2 });

@@ -21,6 +21,13 @@ export interface CardSpec {
     chippedCorner?: number;
     /** Lengths (card pixels) of thin light scratches across the art. */
     scratches?: number[];
+    /**
+     * Creases as [x0, y0, x1, y1] in card fractions: a fold line under raking light, a thin
+     * highlight beside a thin shadow, from (x0, y0) to (x1, y1).
+     */
+    creases?: [number, number, number, number][];
+    /** Stains as [x, y, radius] (fractions of the width for x, y and radius, y of the height): soft brown blots. */
+    stains?: [number, number, number][];
   };
   /**
    * A real card's scan to print instead of the made design (margins and border are then only
@@ -48,9 +55,24 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
     const y = h * 0.12 + i * h * 0.1;
     wear += `<line x1="${x}" y1="${y}" x2="${x + len * 0.96}" y2="${y + len * 0.28}" stroke="#eceae4" stroke-width="1.6" stroke-opacity="0.9"/>`;
   });
+  (dmg.creases ?? []).forEach(([ax, ay, bx, by]) => {
+    const [x0, y0, x1, y1] = [ax * w, ay * h, bx * w, by * h];
+    const len = Math.hypot(x1 - x0, y1 - y0);
+    const [nx, ny] = [(-(y1 - y0) / len) * 1.6, ((x1 - x0) / len) * 1.6];
+    wear += `<line x1="${x0 + nx}" y1="${y0 + ny}" x2="${x1 + nx}" y2="${y1 + ny}" stroke="#fff" stroke-width="2" stroke-opacity="0.6"/>`;
+    wear += `<line x1="${x0 - nx}" y1="${y0 - ny}" x2="${x1 - nx}" y2="${y1 - ny}" stroke="#000" stroke-width="2.2" stroke-opacity="0.45"/>`;
+  });
+  const stainDefs = (dmg.stains ?? []).length ? `<defs><filter id="soft"><feGaussianBlur stdDeviation="${w * 0.006}"/></filter></defs>` : '';
+  (dmg.stains ?? []).forEach(([x, y, r]) => {
+    wear += `<circle cx="${x * w}" cy="${y * h}" r="${r * w}" fill="rgb(125,85,35)" fill-opacity="0.45" filter="url(#soft)"/>`;
+  });
   if (spec.face) {
+    // Damage drawn over a real scan too: the scan, then the same overlay.
+    const face = await sharp(spec.face).resize(w, h, { fit: 'fill' }).removeAlpha().png().toBuffer();
+    const overlay = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${stainDefs}${wear}</svg>`;
     const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/></svg>`;
-    return sharp(await sharp(spec.face).resize(w, h, { fit: 'fill' }).removeAlpha().ensureAlpha().png().toBuffer())
+    const damaged = wear ? await sharp(face).composite([{ input: Buffer.from(overlay) }]).png().toBuffer() : face;
+    return sharp(await sharp(damaged).ensureAlpha().png().toBuffer())
       .composite([{ input: Buffer.from(mask), blend: 'dest-in' }])
       .raw()
       .toBuffer();
@@ -58,7 +80,7 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
   const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
     <mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>
-    <g mask="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}${wear}</g></svg>`;
+    ${stainDefs}<g mask="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}${wear}</g></svg>`;
   return sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
 }
 

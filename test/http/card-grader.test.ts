@@ -131,6 +131,11 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const bg = back!.grades as typeof fg;
     expect(fg.final).toBeLessThan(bg.final);
     expect(fg.surface).toBeLessThan(bg.surface);
+    // The surface's measurements: scratches (lines), creases and border stains, glare apart.
+    const surfaceOf = (r: Rec) => (r.card as { surface: Record<string, number | null> }[])[0]!.surface;
+    expect(surfaceOf(front!)).toEqual({ grade: fg.surface, lines: expect.any(Number), creases: 0, stains: expect.any(Number), glare: expect.any(Number) });
+    expect(surfaceOf(front!).lines).toBeGreaterThan(0.3);
+    expect(surfaceOf(back!)).toMatchObject({ lines: 0, creases: 0, stains: 0 });
     expect(fg.edges).toBeLessThan(bg.edges);
     expect((front!.corners as { name: string; grade: number }[])[0]!.grade).toBeLessThan((front!.corners as { grade: number }[])[2]!.grade);
     expect(bg.final).toBeGreaterThanOrEqual(9);

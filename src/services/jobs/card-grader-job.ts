@@ -146,7 +146,7 @@ export class CardGraderJob implements JobHandler {
       ...geometry,
       corners: regions.map((c, i) => ({ ...c, grade: wear.corners[i]!.grade, whitening: wear.corners[i]!.whitening, loss: wear.corners[i]!.loss })),
       edges: edgeBands(quad).map((e, i) => ({ ...e, grade: wear.edges[i]!.grade, whitening: wear.edges[i]!.whitening, loss: wear.edges[i]!.loss })),
-      card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: { ...tags.map, Damaged: damagedTag(sub) }, surface: { grade: r.surface!.grade, lines: r.surface!.lines, glare: r.surface!.glare }, centering: centeringOf(r) }],
+      card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: { ...tags.map, Damaged: damagedTag(sub) }, surface: { grade: r.surface!.grade, lines: r.surface!.lines, creases: r.surface!.creases, stains: r.surface!.stains, glare: r.surface!.glare }, centering: centeringOf(r) }],
       grades,
       versions: { ...r.versions, final: FINAL_VERSION },
       ...images,
