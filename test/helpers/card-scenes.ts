@@ -70,7 +70,9 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
     // Damage drawn over a real scan too: the scan, then the same overlay.
     const face = await sharp(spec.face).resize(w, h, { fit: 'fill' }).removeAlpha().png().toBuffer();
     const overlay = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${stainDefs}${wear}</svg>`;
-    const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/></svg>`;
+    const cut = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
+    // dest-in keeps what the mask's alpha covers: the rounded card less any chip.
+    const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><mask id="m"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${cut}</mask><rect width="${w}" height="${h}" fill="#fff" mask="url(#m)"/></svg>`;
     const damaged = wear ? await sharp(face).composite([{ input: Buffer.from(overlay) }]).png().toBuffer() : face;
     return sharp(await sharp(damaged).ensureAlpha().png().toBuffer())
       .composite([{ input: Buffer.from(mask), blend: 'dest-in' }])
