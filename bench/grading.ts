@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { damagedTag } from '../src/services/grading-rules.ts';
+import { damagedTag, gradesOf } from '../src/services/grading-rules.ts';
 import { runCardTask } from '../src/vision/card-tasks.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
 import type { Quad } from '../src/vision/card-geometry.ts';
@@ -29,7 +29,7 @@ const toJpeg = (img: Scene['image'], quality = 90) => sharp(Buffer.from(img.data
 /** Worst corner's distance from the truth, % of the card's width. */
 const cornerError = (found: Quad, truth: Quad) => (100 * Math.max(...found.map((p, k) => Math.hypot(p[0] - truth[k]![0], p[1] - truth[k]![1])))) / Math.hypot(truth[1][0] - truth[0][0], truth[1][1] - truth[0][1]);
 /** A photo's conditions: rotation ±15°, perspective, light, blur, noise, size, the `bg`-th Caltech photo behind. */
-const photoOptions = (bg: number): SceneOptions => ({
+const photoOptions = (bg: number, rand: () => number): SceneOptions => ({
   rotationDeg: (rand() - 0.5) * 30,
   perspective: rand() * 0.06,
   light: rand() * 0.5,
@@ -50,7 +50,7 @@ console.log(`# grading bench — ${new Date().toISOString().slice(0, 10)}, ${sce
 for (let i = 0; i < scenes; i++) {
   const m = [0, 0, 0, 0].map(() => 14 + Math.round(rand() * 36)) as [number, number, number, number];
   const spec: CardSpec = { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][i % 4] as [number, number, number] };
-  const opts = photoOptions(i * 7);
+  const opts = photoOptions(i * 7, rand);
   const scene = await makeScene(spec, 1000 + i, opts);
   const jpeg = await toJpeg(scene.image);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
@@ -80,11 +80,12 @@ const realErrors: number[] = [];
 let realNotFound = 0;
 /** Pristine official designs, graded where the card was found within 1 %: what a seller of a new card would see. */
 const pristine: { corners: number; edges: number; surface: number; final: number; damaged: boolean; centering: boolean }[] = [];
-const geo = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(x), 0) / xs.length);
+// Their own random stream: the same 60 photos whatever BENCH_SCENES is.
+const realRand = seededRandom(78);
 const realScenes = faces.length ? Math.min(Number(process.env.BENCH_REAL ?? 60), faces.length) : 0;
 for (let i = 0; i < realScenes; i++) {
   const face = fs.readFileSync(faces[Math.floor((i * faces.length) / realScenes)]!);
-  const opts = photoOptions(i * 11 + 3);
+  const opts = photoOptions(i * 11 + 3, realRand);
   const scene = await makeScene({ width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face }, 3000 + i, opts);
   const jpeg = await toJpeg(scene.image);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
@@ -95,10 +96,8 @@ for (let i = 0; i < realScenes; i++) {
   const err = cornerError(r.quad, scene.quad);
   realErrors.push(err);
   if (err <= 1 && r.wear && r.surface) {
-    const corners = geo(r.wear.corners.map((c) => c.grade));
-    const edges = geo(r.wear.edges.map((e) => e.grade));
-    const parts = [corners, edges, r.surface.grade, ...(r.centering ? [r.centering.grade] : [])];
-    pristine.push({ corners, edges, surface: r.surface.grade, final: geo(parts), damaged: damagedYes(r.wear, r.surface) >= 0.5, centering: !!r.centering });
+    const g = gradesOf({ corners: r.wear.corners.map((c) => c.grade), edges: r.wear.edges.map((e) => e.grade), surface: r.surface.grade, centering: r.centering?.grade ?? null });
+    pristine.push({ corners: g.corners, edges: g.edges, surface: g.surface, final: g.final, damaged: damagedYes(r.wear, r.surface) >= 0.5, centering: !!r.centering });
   }
 }
 

@@ -293,6 +293,11 @@ export function medianColor(cs: readonly (readonly number[])[]): Rgb {
   }) as Rgb;
 }
 
+/** Luma (Rec. 601) of an RGB colour, 0–255. */
+export const lightness = (c: readonly number[]) => 0.299 * c[0]! + 0.587 * c[1]! + 0.114 * c[2]!;
+/** Chroma as max − min channel: 0 for greys. */
+export const chroma = (c: readonly number[]) => Math.max(c[0]!, c[1]!, c[2]!) - Math.min(c[0]!, c[1]!, c[2]!);
+
 /** Euclidean distance between RGB colours. */
 export function colorDistance(a: readonly number[], b: readonly number[]): number {
   return Math.hypot(a[0]! - b[0]!, a[1]! - b[1]!, a[2]! - b[2]!);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadCv, locateCard, warpCard } from './card-geometry.ts';
 import { measureSurface, surfaceGrade } from './card-surface.ts';
+import sharp from 'sharp';
 import { measureCentering } from './card-centering.ts';
+import { runCardTask } from './card-tasks.ts';
 import { makeScene, standardCard, type CardSpec } from '../../test/helpers/card-scenes.ts';
 
 async function surfaceOf(scratches: number[], seed = 41) {
@@ -69,11 +71,19 @@ describe('card surface', () => {
     }
   });
 
-  it('without a border found, stains are not measured (null), never guessed', async () => {
-    const { cv } = await loadCv();
-    const scene = await makeScene({ ...standardCard(), damage: { stains: [[0.02, 0.5, 0.06]] } }, 41, { rotationDeg: 4, noise: 4 });
-    const found = locateCard(cv, scene.image)!;
-    expect(measureSurface(cv, warpCard(cv, scene.image, found.quad, 750)).stains).toBeNull();
+  it('grade measures stains on the border centering found, and none (null, never guessed) without one', async () => {
+    const gradeOf = async (margins: [number, number, number, number]) => {
+      const scene = await makeScene({ ...standardCard(margins), border: [235, 235, 235], damage: { stains: [[0.02, 0.5, 0.06]] } }, 41, { rotationDeg: 4, noise: 4 });
+      const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
+      const r = await runCardTask({ kind: 'card', image: jpeg.buffer.slice(jpeg.byteOffset, jpeg.byteOffset + jpeg.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+      if ('refused' in r) throw new Error('refused');
+      return r;
+    };
+    const bordered = await gradeOf([30, 30, 30, 30]);
+    expect(bordered.surface!.stains).toBeGreaterThan(0.01);
+    const borderless = await gradeOf([0, 0, 0, 0]);
+    expect(borderless.centeringUnmeasurable).toBeTruthy();
+    expect(borderless.surface!.stains).toBeNull();
   });
 
   it('a clean card has a clean surface; scratches of growing length grade strictly lower', async () => {

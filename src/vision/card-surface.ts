@@ -1,4 +1,5 @@
-import { colorDistance, medianColor, type Cv, type Rgb } from './card-geometry.ts';
+import { chroma, colorDistance, lightness, medianColor, type Cv, type Rgb } from './card-geometry.ts';
+import type * as OpenCv from '@techstark/opencv-js';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -120,12 +121,10 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
     };
 
     const creaseLines = findCreases(cv, keep, lineKind, g, md, W, H, !!margins);
-    // Scratches: Hough segments on light colourless line pixels inside the art.
+    // Scratches: Hough segments on light line pixels inside the art.
     const scratchMask = keep(new cv.Mat(H, W, cv.CV_8UC1, new cv.Scalar(0)));
     const sm = scratchMask.data;
     for (let y = y0; y < H - y0; y++) for (let x = x0; x < W - x0; x++) if (lineKind[y * W + x] === 1) sm[y * W + x] = 255;
-    const segments = keep(new cv.Mat());
-    const minLength = W * SCRATCH_MIN;
     // A thin line split between pixel rows shows as dashes: weaker light pixels (over half the
     // threshold) next to a marked one join it.
     for (let y = Math.max(1, y0); y < H - Math.max(1, y0); y++) {
@@ -135,6 +134,8 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
         if (lineKind[i - 1] === 1 || lineKind[i + 1] === 1 || lineKind[i - W] === 1 || lineKind[i + W] === 1 || lineKind[i - W - 1] === 1 || lineKind[i - W + 1] === 1 || lineKind[i + W - 1] === 1 || lineKind[i + W + 1] === 1) sm[i] = 255;
       }
     }
+    const segments = keep(new cv.Mat());
+    const minLength = W * SCRATCH_MIN;
     cv.HoughLinesP(scratchMask, segments, 1, Math.PI / 360, Math.round(minLength * 0.6), minLength, 3);
     const s = segments.data32S;
     // Overlapping detections of one line are merged by counting each stretch once.
@@ -146,7 +147,7 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
       // The light rim a printed dark outline leaves after sharpening or JPEG is not a scratch.
       if (darkBeside(ax, ay, bx, by) > 0.5) continue;
       // Counted once, as the crease it lies on.
-      if (creaseLines.some((l) => l.has(ax, ay) && l.has(bx, by))) continue;
+      if (creaseLines.some((l) => offLine(l, ax, ay) < 6 && offLine(l, bx, by) < 6)) continue;
       // Printed frames, rules and text lines run along the card's axes and stop inside it; an
       // axis-parallel line counts only when it crosses the whole art (a print line does).
       const axial = Math.min(Math.abs(bx - ax), Math.abs(by - ay)) < AXIAL_SLOPE * Math.hypot(bx - ax, by - ay);
@@ -172,7 +173,7 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
     }
 
     const creases = Math.round((creaseLines.reduce((sum, l) => sum + l.length, 0) / W) * 1000) / 1000;
-    const stains = margins ? measureStains(cv, keep, card, margins) : null;
+    const stains = margins ? measureStains(cv, keep, rgb, W, H, margins) : null;
     const lines = Math.round((length / W) * 1000) / 1000;
     return {
       lines,
@@ -193,16 +194,15 @@ interface CreaseLine {
   theta: number;
   rho: number;
   length: number;
-  /** Whether a point lies on the crease's line. */
-  has(x: number, y: number): boolean;
 }
 
 /**
  * Creases: Hough segments on all thin-line pixels, light or dark, over the whole card (a fold
  * runs into the border); collinear ones join into one line, which is a crease when its segments
  * cover half of it and it runs on to the card's edge, followed faintly across the plain border
- * where the segments stop: at both ends, or at one end and a quarter of the width long. Printed frames, rules and text stop at the border, 3 % of the width or more
- * in; a straight line that crosses the plain border does not belong to the design. Where the
+ * where the segments stop: at both ends, or at one end and a quarter of the width long. Printed
+ * frames, rules and text stop at the border, 3 % of the width or more in; a straight line that
+ * crosses the plain border does not belong to the design. Where the
  * fold's shadow or highlight does not show (light or dark art), the half that shows is enough.
  * Without a border found (full art, or the card's outline missed) printed rules may reach the
  * edge: lines along the card's sides are then not counted.
@@ -225,7 +225,7 @@ function findCreases(cv: Cv, keep: Keep, lineKind: Uint8Array, g: Uint8Array, md
     let theta = Math.atan2(by - ay, bx - ax);
     if (theta < 0) theta += Math.PI;
     if (theta >= Math.PI) theta -= Math.PI;
-    const line = lines.find((l) => angleDiff(l.theta, theta) < 0.05 && onLine(l, ax, ay) && onLine(l, bx, by));
+    const line = lines.find((l) => angleDiff(l.theta, theta) < 0.05 && offLine(l, ax, ay) < 6 && offLine(l, bx, by) < 6);
     const [ux, uy] = line ? [Math.cos(line.theta), Math.sin(line.theta)] : [Math.cos(theta), Math.sin(theta)];
     const [ta, tb] = [ax * ux + ay * uy, bx * ux + by * uy];
     if (line) {
@@ -238,6 +238,7 @@ function findCreases(cv: Cv, keep: Keep, lineKind: Uint8Array, g: Uint8Array, md
   const creases: CreaseLine[] = [];
   for (const l of lines) {
     const [ux, uy] = [Math.cos(l.theta), Math.sin(l.theta)];
+    const axial = Math.min(Math.abs(ux), Math.abs(uy)) < AXIAL_SLOPE;
     const len = l.hi - l.lo;
     if (l.covered < len * 0.5) continue;
     // Where the line enters and leaves the card: an end reaches the edge when it is near there
@@ -258,7 +259,7 @@ function findCreases(cv: Cv, keep: Keep, lineKind: Uint8Array, g: Uint8Array, md
       if (gap < reach) return true;
       // Not for lines along the card's sides: printed bars end at the border, and a textured
       // (metallic) border shows faint lines everywhere along them.
-      if (gap > W * 0.25 || Math.min(Math.abs(ux), Math.abs(uy)) < AXIAL_SLOPE) return false;
+      if (gap > W * 0.25 || axial) return false;
       const dir = Math.sign(to - from);
       let seen = 0;
       let n = 0;
@@ -278,17 +279,18 @@ function findCreases(cv: Cv, keep: Keep, lineKind: Uint8Array, g: Uint8Array, md
     };
     const ends = Number(runsOn(l.lo, tIn)) + Number(runsOn(l.hi, tOut));
     if (!(ends === 2 || (ends === 1 && len >= W * 0.25))) continue;
-    if (!bordered && Math.min(Math.abs(ux), Math.abs(uy)) < AXIAL_SLOPE) continue;
+    if (!bordered && axial) continue;
     // A fold's highlight and shadow, a few pixels apart, are one crease.
     const mid = [px0 + ((l.lo + l.hi) / 2) * ux, py0 + ((l.lo + l.hi) / 2) * uy] as const;
-    const twin = creases.find((c) => angleDiff(c.theta, l.theta) < 0.05 && Math.abs(-mid[0] * Math.sin(c.theta) + mid[1] * Math.cos(c.theta) - c.rho) < 10);
+    const twin = creases.find((c) => angleDiff(c.theta, l.theta) < 0.05 && offLine(c, mid[0], mid[1]) < 10);
     if (twin) twin.length = Math.max(twin.length, len);
-    else creases.push({ theta: l.theta, rho: l.rho, length: len, has: (x, y) => onLine(l, x, y) });
+    else creases.push({ theta: l.theta, rho: l.rho, length: len });
   }
   return creases;
 }
 
-const onLine = (l: { theta: number; rho: number }, x: number, y: number) => Math.abs(-x * Math.sin(l.theta) + y * Math.cos(l.theta) - l.rho) < 6;
+/** A point's distance from the line at angle theta, offset rho from the origin. */
+const offLine = (l: { theta: number; rho: number }, x: number, y: number) => Math.abs(-x * Math.sin(l.theta) + y * Math.cos(l.theta) - l.rho);
 
 const angleDiff = (a: number, b: number) => {
   const d = Math.abs(a - b) % Math.PI;
@@ -303,10 +305,7 @@ const angleDiff = (a: number, b: number) => {
  * that only darkens a border of its own hue (brown on orange) reads as shading and is missed.
  * Returns the stained share.
  */
-function measureStains(cv: Cv, keep: Keep, card: RgbPixels, margins: readonly [number, number, number, number]): number | null {
-  const { width: W, height: H } = card;
-  const rgb = keep(new cv.Mat(H, W, cv.CV_8UC3));
-  rgb.data.set(card.data);
+function measureStains(cv: Cv, keep: Keep, rgb: OpenCv.Mat, W: number, H: number, margins: readonly [number, number, number, number]): number | null {
   // Only the four border strips are median-filtered (the whole card took 100 ms).
   const strips = margins.map((m, side) => {
     const depth = Math.min(side % 2 === 0 ? W : H, Math.ceil(m) + 4);
@@ -357,5 +356,3 @@ function measureStains(cv: Cv, keep: Keep, card: RgbPixels, margins: readonly [n
   return ring ? Math.round((stained / ring) * 1000) / 1000 : null;
 }
 
-const lightness = (c: Rgb) => 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
-const chroma = (c: Rgb) => Math.max(...c) - Math.min(...c);

@@ -1,10 +1,8 @@
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { decodeRgb } from '../media/decode-rgb.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { reduceJpeg } from '../media/jpeg-reduce.ts';
+import { sourceVersion } from '../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
 import { cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
@@ -26,21 +24,21 @@ const CARD_FAST_EDGE = 1600;
 /** Width of the upright card images (height by the 63:88 shape). */
 const UPRIGHT_WIDTH = 750;
 
-/** A short hash of each algorithm's source: it changes exactly when the code does. */
-function versionOf(...files: string[]): string {
-  const h = crypto.createHash('sha256');
-  for (const f of files) h.update(fs.readFileSync(fileURLToPath(new URL(f, import.meta.url))));
-  return h.digest('hex').slice(0, 8);
-}
 let versionsCache: Record<string, string> | undefined;
+/**
+ * Each algorithm's version: a hash of the modules its numbers come from (the shared colour
+ * helpers and the line search live in card-geometry.ts and card-quad-search.ts).
+ */
 export function cardVersions(): Record<string, string> {
+  const src = (f: string) => new URL(f, import.meta.url);
+  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts')];
   versionsCache ??= {
-    detection: versionOf('./card-geometry.ts'),
-    points: versionOf('./card-geometry.ts'),
-    corners: versionOf('./card-wear.ts'),
-    edges: versionOf('./card-wear.ts'),
-    surface: versionOf('./card-surface.ts'),
-    centering: versionOf('./card-centering.ts'),
+    detection: sourceVersion(...geometry),
+    points: sourceVersion(...geometry),
+    corners: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
+    edges: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
+    surface: sourceVersion(src('./card-surface.ts'), src('./card-geometry.ts')),
+    centering: sourceVersion(src('./card-centering.ts')),
   };
   return versionsCache;
 }
@@ -98,10 +96,11 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
     result.centeringUnmeasurable = measured.unmeasurable;
   }
   if (task.op === 'grade') {
-    result.wear = measureWear(upright, 'measured' in measured ? measured.measured.pixels : undefined);
+    const margins = 'measured' in measured ? measured.measured.pixels : undefined;
+    result.wear = measureWear(upright, margins);
     // Inside the printed border when it was found, else a margin of 5 % of the width.
     const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
-    result.surface = measureSurface(cv, upright, inset, 'measured' in measured ? measured.measured.pixels : undefined);
+    result.surface = measureSurface(cv, upright, inset, margins);
   }
   if (!task.options.noImageOutput) {
     const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);

@@ -1,4 +1,4 @@
-import { colorDistance, medianColor, type Rgb } from './card-geometry.ts';
+import { chroma, colorDistance, lightness, medianColor, type Rgb } from './card-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -112,7 +112,7 @@ export function measureWear(card: RgbPixels, margins?: readonly [number, number,
         if (d < 1 || d > band) continue;
         n++;
         const c = px(x, y);
-        const toBorder = Math.min(...refs.map((r) => colorDistance(c, r)));
+        const toBorder = local ? Math.min(colorDistance(c, border), colorDistance(c, local)) : colorDistance(c, border);
         const toBackground = background ? colorDistance(c, background) : Infinity;
         // Light grey stock first: on a light table a chip and worn stock look alike, and the
         // milder reading is the one the photo supports.
@@ -209,5 +209,3 @@ function finish(m: { whitening: number; loss: number }): Wear {
   return { whitening: r(m.whitening), loss: r(m.loss), grade: wearGrade(m.whitening, m.loss) };
 }
 
-const lightness = (c: Rgb) => 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2];
-const chroma = (c: Rgb) => Math.max(...c) - Math.min(...c);

@@ -66,23 +66,23 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
   (dmg.stains ?? []).forEach(([x, y, r]) => {
     wear += `<circle cx="${x * w}" cy="${y * h}" r="${r * w}" fill="rgb(125,85,35)" fill-opacity="0.45" filter="url(#soft)"/>`;
   });
+  // The card's shape: rounded corners, less a triangle cut off the upper-left corner when chipped.
+  const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
+  const cardMask = `<mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>`;
   if (spec.face) {
     // Damage drawn over a real scan too: the scan, then the same overlay.
     const face = await sharp(spec.face).resize(w, h, { fit: 'fill' }).removeAlpha().png().toBuffer();
     const overlay = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${stainDefs}${wear}</svg>`;
-    const cut = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
     // dest-in keeps what the mask's alpha covers: the rounded card less any chip.
-    const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><mask id="m"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${cut}</mask><rect width="${w}" height="${h}" fill="#fff" mask="url(#m)"/></svg>`;
+    const mask = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${cardMask}<rect width="${w}" height="${h}" fill="#fff" mask="url(#c)"/></svg>`;
     const damaged = wear ? await sharp(face).composite([{ input: Buffer.from(overlay) }]).png().toBuffer() : face;
     return sharp(await sharp(damaged).ensureAlpha().png().toBuffer())
       .composite([{ input: Buffer.from(mask), blend: 'dest-in' }])
       .raw()
       .toBuffer();
   }
-  const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">
-    <mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>
-    ${stainDefs}<g mask="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}${wear}</g></svg>`;
+    ${cardMask}${stainDefs}<g mask="url(#c)"><rect width="${w}" height="${h}" fill="rgb(${border.join(',')})"/>${art}${wear}</g></svg>`;
   return sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
 }
 

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
+import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/vision-tasks.ts';
 import { failure, type VisionService } from '../vision-service.ts';
 import { categories, categoryHint, conditionEntry, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
@@ -13,7 +12,7 @@ type Op = 'grade' | 'condition' | 'centering' | 'localize' | 'crop_level';
 const endpoints: Record<Op, { records: number }> = { grade: { records: 2 }, condition: { records: 10 }, centering: { records: 10 }, localize: { records: 10 }, crop_level: { records: 10 } };
 
 /** Version of the final-grade rules: a short hash of their source, changing when they do. */
-const FINAL_VERSION = createHash('sha256').update(fs.readFileSync(new URL('../grading-rules.ts', import.meta.url))).digest('hex').slice(0, 8);
+const FINAL_VERSION = sourceVersion(new URL('../grading-rules.ts', import.meta.url));
 
 const corners = ['UPPER_LEFT', 'UPPER_RIGHT', 'DOWN_RIGHT', 'DOWN_LEFT'] as const;
 const edges = ['UPPER', 'RIGHT', 'DOWN', 'LEFT'] as const;
