@@ -1,3 +1,4 @@
+import { colorDistance, type Rgb } from './card-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -21,8 +22,6 @@ export interface Centering {
 
 export type CenteringOutcome = { measured: Centering } | { unmeasurable: string };
 
-type Rgb = [number, number, number];
-const colorDist = (a: Rgb, b: Rgb) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /** Skipped at the card's edge: the cut, the rounded corners' shadow and the warp's blur. */
 const EDGE_INSET = 0.006;
@@ -55,7 +54,7 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
       const strip_: Rgb[] = [];
       for (let d = inset; d < inset + strip; d++) strip_.push(side.at(a, d));
       const color: Rgb = [0, 1, 2].map((c) => medianOf(strip_.map((x) => x[c]!))) as Rgb;
-      return { color, spread: medianOf(strip_.map((x) => colorDist(x, color))) };
+      return { color, spread: medianOf(strip_.map((x) => colorDistance(x, color))) };
     });
     const spread = medianOf(locals.map((l) => l.spread));
     if (spread > 18) return { unmeasurable: `no uniform printed border along the ${side.name} edge (full-art or borderless card): centering is not measured` };
@@ -65,16 +64,16 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
     for (const [li, a] of lines.entries()) {
       const border = locals[li]!.color;
       for (let d = inset + strip; d < maxDepth; d++) {
-        if (colorDist(side.at(a, d), border) <= threshold) continue;
+        if (colorDistance(side.at(a, d), border) <= threshold) continue;
         // A lasting change, not a speck: the next pixels differ too.
-        if (colorDist(side.at(a, d + 2), border) <= threshold || colorDist(side.at(a, d + 4), border) <= threshold) continue;
+        if (colorDistance(side.at(a, d + 2), border) <= threshold || colorDistance(side.at(a, d + 4), border) <= threshold) continue;
         // Sub-pixel: where the color is halfway between the border and what follows it.
         const inner = side.at(a, d + 3);
-        const half = colorDist(inner, border) / 2;
+        const half = colorDistance(inner, border) / 2;
         let pos = d;
         for (let k = d - 2; k <= d + 1; k++) {
-          const d0 = colorDist(side.at(a, k), border);
-          const d1 = colorDist(side.at(a, k + 1), border);
+          const d0 = colorDistance(side.at(a, k), border);
+          const d1 = colorDistance(side.at(a, k + 1), border);
           if (d0 <= half && d1 > half) {
             pos = k + (half - d0) / (d1 - d0) + 0.5;
             break;

@@ -38,7 +38,7 @@ export function cardVersions(): Record<string, string> {
     corners: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
     edges: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
     surface: sourceVersion(src('./card-surface.ts'), src('./card-geometry.ts')),
-    centering: sourceVersion(src('./card-centering.ts')),
+    centering: sourceVersion(src('./card-centering.ts'), src('./card-geometry.ts')),
   };
   return versionsCache;
 }
