@@ -27,6 +27,21 @@ describe('card geometry', () => {
     expect(found!.prob).toBeGreaterThan(0.5);
   });
 
+  // A top-loader is card-shaped too (3 × 4 in), its rim a bright line with the table behind on
+  // both sides; the code before holders were handled took its outline 20 % of a width out.
+  it.each([
+    ['top-loader', 'toploader', 1],
+    ['top-loader', 'toploader', 2],
+    ['top-loader', 'toploader', 6],
+    ['penny sleeve', 'sleeve', 1],
+  ] as const)('finds the card inside a %s (seed %s), not the holder', async (_label, holder, seed) => {
+    const { cv } = await loadCv();
+    const scene = await makeScene(standardCard(), seed, { rotationDeg: 6, holder, size: 0.6 });
+    const found = locateCard(cv, scene.image);
+    expect(found).not.toBeNull();
+    expect(err(found!.quad, scene.quad) / cardWidthOf(scene.quad)).toBeLessThan(0.01);
+  });
+
   it('finds nothing in an image without a card', async () => {
     const { cv } = await loadCv();
     const data = new Uint8Array(400 * 300 * 3);

@@ -246,8 +246,13 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     const smooth = new cv.Mat();
     mats.push(smooth);
     cv.GaussianBlur(small, smooth, new cv.Size(5, 5), 0);
-    const outer = expandToBorder(refined ?? local, smooth.data, small.cols, small.rows);
-    if (outer) refined = refineByProfiles(outer, channels, small.cols, small.rows) ?? outer;
+    // The outline found may be a clear holder's (sleeve, top-loader): look for the card inside it.
+    const inner = shrinkToCard(refined ?? local, smooth.data, small.cols, small.rows);
+    if (inner) refined = refineByProfiles(inner.quad, channels, small.cols, small.rows, undefined, inner.shifts.map((x) => (x > 0 ? x / 2 : Infinity))) ?? inner.quad;
+    const outer = inner ? null : expandToBorder(refined ?? local, smooth.data, small.cols, small.rows);
+    // A side that moved out across the border must not be pulled back in to the art box's
+    // edge, which is often the stronger one: look no further in than half the band.
+    if (outer) refined = refineByProfiles(outer.quad, channels, small.cols, small.rows, outer.shifts.map((x) => (x > 0 ? x / 2 : Infinity))) ?? outer.quad;
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
     for (const m of mats) m.delete();
@@ -415,8 +420,112 @@ const BAND_END = 30;
 const SAME_BORDER = 45;
 /** Median colour distance from the band's median colour above which it is not one printed border (metallic borders shade along their length). */
 const BAND_SPREAD = 40;
+/** Share of a side's lines that must end together for a band's end to be a straight edge, when nothing else vouches for the move. */
+const STRAIGHT_END = 0.6;
+/** Below this share of lines ending together, a band's end is ragged: a background's edges, not a card's. */
+const RAGGED_END = 0.3;
 
-function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad | null {
+/** Colour distance below which the two sides of an edge are one surface: a line, not a step. */
+const LINE_STEP = 20;
+/** Most a clear holder's film lightens what is behind it (share of the way to white): haze and soft glare. */
+const MAX_HAZE = 0.35;
+/** Mean colour change across a side (RGB distance over 3 px) that makes a card's edge inside a holder. */
+const STEP_EDGE = 25;
+
+/**
+ * Whether `inside` is `outside` seen through clear plastic: the same colour, lightened by up to
+ * MAX_HAZE of the way to white, within LINE_STEP.
+ */
+function seenThrough(inside: Rgb, outside: Rgb): boolean {
+  let num = 0;
+  let den = 0;
+  for (let k = 0; k < 3; k++) {
+    num += (inside[k]! - outside[k]!) * (255 - outside[k]!);
+    den += (255 - outside[k]!) ** 2;
+  }
+  const haze = Math.max(0, Math.min(MAX_HAZE, den > 0 ? num / den : 0));
+  return colorDistance(inside, outside.map((c) => c + haze * (255 - c))) < LINE_STEP;
+}
+
+/**
+ * A clear holder's edge (sleeve, top-loader) is a thin line with the same background on both
+ * sides, where a card's edge is a step from card to background. Sides lying on such lines move
+ * in to the first step edge that most of their length agrees on: the card inside the holder.
+ */
+function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
+  const color = (x: number, y: number): Rgb => {
+    const xi = Math.max(0, Math.min(w - 1, Math.round(x)));
+    const yi = Math.max(0, Math.min(h - 1, Math.round(y)));
+    const i = (yi * w + xi) * 3;
+    return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
+  };
+  const width = cardWidthOf(quad);
+  const maxIn = width * 0.25;
+  const shifts: number[] = [];
+  let lineSides = 0;
+  for (let side = 0; side < 4; side++) {
+    const { a, len, d, n } = sideFrame(quad, side);
+    let lines = 0;
+    let lineLike = 0;
+    const starts: number[] = [];
+    // Colours are compared per stretch of the side, so a textured background matches itself.
+    const WINDOWS = 7;
+    for (let k = 0; k < WINDOWS; k++) {
+      const ts: number[] = [];
+      for (let t = len * (0.15 + (0.7 * k) / WINDOWS); t < len * (0.15 + (0.7 * (k + 1)) / WINDOWS); t += 3) ts.push(t);
+      const at = (t: number, o: number) => color(a[0] + d[0] * t + n[0] * o, a[1] + d[1] * t + n[1] * o);
+      const band = (o0: number) => medianColor(ts.flatMap((t) => [at(t, o0), at(t, o0 - 1), at(t, o0 - 2)]));
+      lines += ts.length;
+      const outside = band(6);
+      // Just inside the line, or past a thick rim (a top-loader's edge is ~2 mm of denser plastic).
+      let from = 4;
+      let inside = band(-from);
+      if (!seenThrough(inside, outside)) {
+        from = Math.round(width * 0.045);
+        inside = band(-from);
+        if (!seenThrough(inside, outside)) continue;
+      }
+      lineLike += ts.length;
+      starts.push(from + 3);
+    }
+    if (lineLike < lines * 0.6) {
+      shifts.push(0);
+      continue;
+    }
+    // The card's edge is straight and parallel to the holder's: the strongest step in the mean
+    // colour change across the side, past the rim. A textured background averages out.
+    const first = Math.min(...starts);
+    const profile = new Float32Array(Math.ceil(maxIn) + 4);
+    let count = 0;
+    for (let t = len * 0.15; t < len * 0.85; t += 3, count++) {
+      const at = (o: number) => color(a[0] + d[0] * t - n[0] * o, a[1] + d[1] * t - n[1] * o);
+      for (let o = first; o < maxIn; o++) profile[o] = profile[o]! + colorDistance(at(o - 1.5), at(o + 1.5));
+    }
+    for (let o = first; o < maxIn; o++) profile[o] = profile[o]! / count;
+    let peak = 0;
+    for (let o = first; o < maxIn; o++) peak = Math.max(peak, profile[o]!);
+    let edge = 0;
+    for (let o = first + 1; o < maxIn - 1 && !edge; o++) {
+      if (profile[o]! >= Math.max(STEP_EDGE, 0.5 * peak) && profile[o]! >= profile[o - 1]! && profile[o]! >= profile[o + 1]!) edge = o;
+    }
+    lineSides++;
+    shifts.push(edge);
+  }
+  if (lineSides < 2 || shifts.every((x) => x === 0)) return null;
+  const lines = shifts.map((shift, side) => {
+    const { a, d, n } = sideFrame(quad, side);
+    return { p: [a[0] - n[0] * shift, a[1] - n[1] * shift] as Point, d };
+  });
+  const out: Point[] = [];
+  for (let side = 0; side < 4; side++) {
+    const hit = intersect(lines[(side + 3) % 4]!, lines[side]!);
+    if (!hit) return null;
+    out.push(hit);
+  }
+  return { quad: out as Quad, shifts };
+}
+
+function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
   const color = (x: number, y: number): [number, number, number] => {
     const xi = Math.max(0, Math.min(w - 1, Math.round(x)));
     const yi = Math.max(0, Math.min(h - 1, Math.round(y)));
@@ -426,6 +535,8 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   const width = cardWidthOf(quad);
   const maxOut = width * 0.14;
   const shifts: number[] = [];
+  /** Per side, the share of lines whose band ends at the shift: a card's edge is straight, a background's ends are ragged. */
+  const agreement: number[] = [];
   // Per side: the colour of the band found outside it, and the colour just inside it.
   const bands: Rgb[] = [];
   const insideColours: Rgb[] = [];
@@ -433,6 +544,7 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
     const { a, len, d, n } = sideFrame(quad, side);
     const offsets: number[] = [];
     const refs: number[][] = [];
+    const where: number[] = [];
     const insides: number[][] = [];
     let lines = 0;
     for (let t = len * 0.15; t < len * 0.85; t += 3) {
@@ -445,14 +557,19 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
         if (colorDistance(color(px + n[0] * o, py + n[1] * o), ref) > BAND_END && colorDistance(color(px + n[0] * (o + 2), py + n[1] * (o + 2)), ref) > BAND_END) {
           offsets.push(o);
           refs.push(ref);
+          where.push(t);
           break;
         }
       }
     }
-    shifts.push(borderShift(offsets, refs, lines, width));
+    const found = borderShift(offsets, refs, where, lines, width);
+    shifts.push(found.shift);
+    agreement.push(found.agree);
     bands.push(medianColor(refs));
     insideColours.push(medianColor(insides));
   }
+  // While some sides stay, a move over a band that ends ragged is background, not border.
+  if (shifts.some((x) => x === 0)) shifts.forEach((x, side) => (agreement[side]! < RAGGED_END ? (shifts[side] = 0) : 0));
   if (shifts.every((x) => x === 0)) return null;
   const lines = shifts.map((shift, side) => {
     const { a, d, n } = sideFrame(quad, side);
@@ -470,13 +587,14 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
   if (stayed.length >= 1) {
     const borderColour = medianColor(stayed.map((side) => insideColours[side]!));
     const sameBorder = shifts.every((shift, side) => shift === 0 || colorDistance(bands[side]!, borderColour) < SAME_BORDER);
-    if (sameBorder && stayed.every((side) => colorDistance(insideColours[side]!, borderColour) < SAME_BORDER)) return out as Quad;
+    if (sameBorder && stayed.every((side) => colorDistance(insideColours[side]!, borderColour) < SAME_BORDER)) return { quad: out as Quad, shifts };
   } else {
     // Every side moved across a band of one colour and about one width: the printed border seen
     // all round the art box. (Perspective can take the shape either way from 63:88.)
     const bandColour = medianColor(bands);
     const widths = medianNumber(shifts);
-    if (bands.every((b) => colorDistance(b, bandColour) < SAME_BORDER) && shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths)) return out as Quad;
+    // Margins may differ a lot (off-centre printing): then every band must end in a straight edge.
+    if (bands.every((b) => colorDistance(b, bandColour) < SAME_BORDER) && (shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths) || Math.min(...agreement) >= RAGGED_END)) return { quad: out as Quad, shifts };
   }
   // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
   // out to some background edge takes it away.
@@ -484,28 +602,38 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): Quad
     const [s1, s2] = sideLengths(q);
     return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
   };
-  return aspectError(out) <= aspectError(quad) + 0.01 ? (out as Quad) : null;
+  // A side that moved while others stayed, with no border colour to vouch for it, must at least
+  // end on a straight edge (a background's edges end ragged).
+  const straight = stayed.length === 0 || shifts.every((shift, side) => shift === 0 || agreement[side]! >= STRAIGHT_END);
+  return straight && aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out as Quad, shifts } : null;
 }
 
 /**
  * How far out a side's border band ends, or 0 when what lies outside is not a border: the
  * outermost offset a quarter of the lines agree on (within 1.5 px), over a band of one colour.
  */
-function borderShift(offsets: number[], refs: number[][], lines: number, width: number): number {
-  if (offsets.length < lines * 0.6) return 0;
+function borderShift(offsets: number[], refs: number[][], where: number[], lines: number, width: number): { shift: number; agree: number } {
+  const none = { shift: 0, agree: 0 };
+  if (offsets.length < lines * 0.6) return none;
   // The outermost offset that a quarter of the lines agree on: small print in a border stops
   // some lines early, the card's edge is where the rest end.
   let mode = 0;
   for (const o of offsets) {
     if (o > mode && offsets.filter((x) => Math.abs(x - o) <= 1.5).length >= lines * 0.25) mode = o;
   }
-  if (mode === 0) return 0;
+  if (mode === 0) return none;
   const kept = offsets.map((o, k) => [o, k] as const).filter(([o]) => Math.abs(o - mode) <= 1.5);
   const keptRefs = kept.map(([, k]) => refs[k]!);
   const refMedian = medianColor(keptRefs);
-  if (medianNumber(keptRefs.map((r) => colorDistance(r, refMedian))) > BAND_SPREAD) return 0;
+  if (medianNumber(keptRefs.map((r) => colorDistance(r, refMedian))) > BAND_SPREAD) return none;
   const shift = medianNumber(kept.map(([o]) => o));
-  return shift < width * 0.012 ? 0 : shift;
+  if (shift < width * 0.012) return none;
+  // How many lines end on one straight line: fitted to the ends near the mode, since the side
+  // found need not be quite parallel to the card's edge.
+  const near = offsets.map((o, k) => [where[k]!, o] as Point).filter(([, o]) => Math.abs(o - mode) <= 4);
+  const { p, d } = fit(near);
+  const onLine = near.filter(([t, o]) => Math.abs((t - p[0]) * d[1] - (o - p[1]) * d[0]) <= 1.5).length;
+  return { shift, agree: onLine / lines };
 }
 
 /**
@@ -514,7 +642,7 @@ function borderShift(offsets: number[], refs: number[][], lines: number, width: 
  * outermost strong gradient peak is located by a parabola through its neighbours. Those points
  * go to the same robust line fit as outline points.
  */
-function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: number): Quad | null {
+function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: number, inward = [Infinity, Infinity, Infinity, Infinity], outward = [Infinity, Infinity, Infinity, Infinity]): Quad | null {
   const sample = (ch: Uint8Array, x: number, y: number): number => {
     const xi = Math.max(0, Math.min(w - 2, Math.floor(x)));
     const yi = Math.max(0, Math.min(h - 2, Math.floor(y)));
@@ -527,18 +655,20 @@ function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: numb
   for (let side = 0; side < 4; side++) {
     const { a, len, d, n } = sideFrame(quad, side);
     const reach = Math.max(4, len * 0.025);
+    const back = Math.max(2, Math.min(reach, inward[side]!));
+    const ahead = Math.max(2, Math.min(reach, outward[side]!));
     const step = 0.5;
     for (let t = len * 0.12; t < len * 0.88; t += 2) {
       const px = a[0] + d[0] * t;
       const py = a[1] + d[1] * t;
       // Gradient magnitude over the Lab channels: an edge in colour alone counts too.
-      const count = Math.floor((2 * reach) / step) + 1;
+      const count = Math.floor((ahead + back) / step) + 1;
       const [l, a2, b2] = channels as [Uint8Array, Uint8Array, Uint8Array];
       const pl = new Float32Array(count);
       const pa = new Float32Array(count);
       const pb = new Float32Array(count);
       for (let i = 0; i < count; i++) {
-        const o = -reach + i * step;
+        const o = -back + i * step;
         const x = px + n[0] * o;
         const y = py + n[1] * o;
         pl[i] = sample(l, x, y);
@@ -560,7 +690,7 @@ function refineByProfiles(quad: Quad, channels: Uint8Array[], w: number, h: numb
         if (grad[i]! >= peak * 0.45 && grad[i]! >= grad[i - 1]! && grad[i]! >= grad[i + 1]!) {
           const den = grad[i - 1]! - 2 * grad[i]! + grad[i + 1]!;
           const frac = den !== 0 ? (0.5 * (grad[i - 1]! - grad[i + 1]!)) / den : 0;
-          const o = -reach + (i + Math.max(-0.5, Math.min(0.5, frac))) * step;
+          const o = -back + (i + Math.max(-0.5, Math.min(0.5, frac))) * step;
           points.push([px + n[0] * o, py + n[1] * o]);
           break;
         }

@@ -106,6 +106,48 @@ export interface SceneOptions {
   /** Brightness gradient strength across the scene, 0–1. */
   light?: number;
   background?: Buffer;
+  /**
+   * The card inside a clear holder, drawn over it with the same perspective: a penny sleeve
+   * (66 × 91 mm, open top, thin hazy film) or a top-loader (3 × 4 in rigid PVC, thick clear rim,
+   * a thumb notch at the open top), the card resting near the holder's bottom.
+   */
+  holder?: 'sleeve' | 'toploader';
+}
+
+/**
+ * The holder as an RGBA overlay in card pixels, and where its top-left lies in the card's
+ * frame. Sizes in millimetres scaled to the card (63 mm wide).
+ */
+async function holderOverlay(kind: 'sleeve' | 'toploader', card: CardSpec, seed: number): Promise<{ rgba: Buffer; x: number; y: number; width: number; height: number }> {
+  const rand = seededRandom(seed * 31 + 7);
+  const mm = card.width / 63;
+  const [wMm, hMm, rMm] = kind === 'sleeve' ? [66, 93, 0.6] : [76.2, 101.6, 2.5];
+  const bottomGap = (kind === 'sleeve' ? 0.6 + rand() * 1.2 : 1 + rand() * 2.5) * mm;
+  const width = Math.round(wMm * mm);
+  const height = Math.round(hMm * mm);
+  const x = -Math.round((width - card.width) / 2 + (rand() - 0.5) * (kind === 'sleeve' ? 0.8 : 3) * mm);
+  const y = card.height + Math.round(bottomGap) - height;
+  const r = rMm * mm;
+  const haze = kind === 'sleeve' ? 0.03 + rand() * 0.05 : 0.04 + rand() * 0.06;
+  const rim = 2 * mm;
+  let shapes = `<rect width="${width}" height="${height}" rx="${r}" fill="#fff" fill-opacity="${haze}"/>`;
+  if (kind === 'toploader') {
+    // The thick rim refracts: brighter than the sheet, with a light outer and a dark inner line.
+    shapes += `<path fill-rule="evenodd" fill="#fff" fill-opacity="0.1" d="M0,${r} a${r},${r} 0 0 1 ${r},-${r} h${width - 2 * r} a${r},${r} 0 0 1 ${r},${r} v${height - 2 * r} a${r},${r} 0 0 1 -${r},${r} h-${width - 2 * r} a${r},${r} 0 0 1 -${r},-${r} z M${rim},${rim} v${height - 2 * rim} h${width - 2 * rim} v-${height - 2 * rim} z"/>`;
+    shapes += `<rect x="${rim}" y="${rim}" width="${width - 2 * rim}" height="${height - 2 * rim}" fill="none" stroke="#000" stroke-opacity="0.18" stroke-width="${0.15 * mm}"/>`;
+    // The thumb notch in the front sheet at the open top.
+    shapes += `<ellipse cx="${width / 2}" cy="0" rx="${7 * mm}" ry="${3.5 * mm}" fill="none" stroke="#fff" stroke-opacity="0.35" stroke-width="${0.15 * mm}"/>`;
+  }
+  shapes += `<rect x="0.5" y="0.5" width="${width - 1}" height="${height - 1}" rx="${r}" fill="none" stroke="#fff" stroke-opacity="${kind === 'sleeve' ? 0.3 : 0.5}" stroke-width="${0.2 * mm}"/>`;
+  // Glare in half the photos: a soft light band across the holder.
+  if (rand() < 0.5) {
+    const gx = rand() * width;
+    const gw = (4 + rand() * 8) * mm;
+    shapes += `<defs><filter id="g"><feGaussianBlur stdDeviation="${2 * mm}"/></filter></defs><polygon filter="url(#g)" fill="#fff" fill-opacity="${0.15 + rand() * 0.25}" points="${gx},0 ${gx + gw},0 ${gx + gw - height * 0.4},${height} ${gx - height * 0.4},${height}"/>`;
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${shapes}</svg>`;
+  const rgba = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer();
+  return { rgba, x, y, width, height };
 }
 
 /** A photo-like scene: the card warped onto a background with perspective, light, blur and noise. */
@@ -148,6 +190,31 @@ export async function makeScene(card: CardSpec, seed: number, o: SceneOptions = 
   cardMat.data.set(cardRgba);
   const warped = new cv.Mat();
   cv.warpPerspective(cardMat, warped, m, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0, 0, 0, 0));
+  // The holder, warped with the card's perspective (its top-left at (hx, hy) in the card's frame).
+  let holderData: Uint8Array | null = null;
+  if (o.holder) {
+    const hol = await holderOverlay(o.holder, card, seed);
+    const M = m.data64F;
+    const toScene = (x: number, y: number) => {
+      const z = M[6]! * x + M[7]! * y + M[8]!;
+      return [(M[0]! * x + M[1]! * y + M[2]!) / z, (M[3]! * x + M[4]! * y + M[5]!) / z];
+    };
+    const corners = [
+      [-0.5, -0.5],
+      [hol.width - 0.5, -0.5],
+      [hol.width - 0.5, hol.height - 0.5],
+      [-0.5, hol.height - 0.5],
+    ];
+    const hs = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flat());
+    const hd = cv.matFromArray(4, 1, cv.CV_32FC2, corners.flatMap(([x, y]) => toScene(x! + hol.x, y! + hol.y)));
+    const hm = cv.getPerspectiveTransform(hs, hd);
+    const holMat = new cv.Mat(hol.height, hol.width, cv.CV_8UC4);
+    holMat.data.set(hol.rgba);
+    const holWarped = new cv.Mat();
+    cv.warpPerspective(holMat, holWarped, hm, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0, 0, 0, 0));
+    holderData = Uint8Array.from(holWarped.data);
+    for (const mat of [hs, hd, hm, holMat, holWarped]) mat.delete();
+  }
   const wd = warped.data;
   const out = new Uint8Array(W * H * 3);
   const light = o.light ?? 0;
@@ -159,8 +226,11 @@ export async function makeScene(card: CardSpec, seed: number, o: SceneOptions = 
     const x = i % W;
     const y = Math.floor(i / W);
     const gain = 1 + light * ((x / W - 0.5) * gx + (y / H - 0.5) * gy) * 2;
+    const over = holderData ? holderData[i * 4 + 3]! / 255 : 0;
     for (let c = 0; c < 3; c++) {
-      const v = (wd[i * 4 + c]! * alpha + bg[i * 3 + c]! * (1 - alpha)) * gain + (noise ? (rand() - 0.5) * 2 * noise : 0);
+      let v = wd[i * 4 + c]! * alpha + bg[i * 3 + c]! * (1 - alpha);
+      if (over) v = holderData![i * 4 + c]! * over + v * (1 - over);
+      v = v * gain + (noise ? (rand() - 0.5) * 2 * noise : 0);
       out[i * 3 + c] = Math.max(0, Math.min(255, Math.round(v)));
     }
   }
