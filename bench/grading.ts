@@ -1,7 +1,8 @@
 /**
  * Card grading accuracy and speed (issue 7), on generated cards with known geometry placed into
  * real photos (Caltech-101 subset backgrounds) with rotation, perspective, light, blur and noise:
- *  - corner-point error (worst of the four corners, % of the card's width);
+ *  - corner-point error (worst of the four corners, % of the card's width), also for cards in a
+ *    penny sleeve or a top-loader;
  *  - centering error (percentage points, left/right and top/bottom);
  *  - processing time of localize and centering on 12-MP JPEGs (what one vision worker does),
  *    against decoding the same JPEG with sharp in the same run.
@@ -101,6 +102,29 @@ for (let i = 0; i < realScenes; i++) {
   }
 }
 
+// Cards in clear holders: a penny sleeve and a top-loader drawn over the card with the same
+// perspective, generated and real designs taking turns, each holder on its own random stream.
+const holderRows: string[] = [];
+for (const [holder, seed] of [['sleeve', 80], ['toploader', 79]] as const) {
+  const hRand = seededRandom(seed);
+  const n = Number(process.env.BENCH_HOLDERS ?? 60);
+  const errs: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const m = [0, 0, 0, 0].map(() => 14 + Math.round(hRand() * 36)) as [number, number, number, number];
+    const spec: CardSpec =
+      i % 2 && faces.length
+        ? { width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face: fs.readFileSync(faces[(i * 7) % faces.length]!) }
+        : { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][(i >> 1) % 4] as [number, number, number] };
+    const opts = { ...photoOptions(i * 5 + 1, hRand), holder };
+    opts.size = opts.size! * 0.85;
+    const scene = await makeScene(spec, 7000 + i, opts);
+    const r = await runCardTask({ kind: 'card', image: ab(await toJpeg(scene.image)), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true } });
+    errs.push('refused' in r || !r.found || !r.quad ? Infinity : cornerError(r.quad, scene.quad));
+  }
+  const found = errs.filter(Number.isFinite);
+  holderRows.push(`| in a ${holder === 'sleeve' ? 'penny sleeve' : 'top-loader'}: found, corner error | ${found.length} of ${n}; p50 ${median(found).toFixed(2)}, ≤ 1 % in ${((100 * errs.filter((e) => e <= 1).length) / n).toFixed(0)} % of photos | |`);
+}
+
 console.log('| measure | result | target |');
 console.log('|---|---|---|');
 console.log(`| card found | ${scenes - notFound} of ${scenes} | |`);
@@ -119,6 +143,7 @@ if (realScenes) {
   console.log(`| … final ≥ 9 (median ${median(pristine.map((p) => p.final)).toFixed(1)}) | ${share((p) => p.final >= 9)} | |`);
   console.log(`| … tagged Damaged | ${share((p) => p.damaged)} | |`);
 }
+for (const row of holderRows) console.log(row);
 console.log(`| undamaged cards tagged Damaged (P ≥ 0.5) | ${cleanFlaggedDamaged} of ${scenes - notFound} found | |`);
 
 // Damage of known size on one card in one photo: each sub-grade must fall as the damage grows.

@@ -421,9 +421,11 @@ const SAME_BORDER = 45;
 /** Median colour distance from the band's median colour above which it is not one printed border (metallic borders shade along their length). */
 const BAND_SPREAD = 40;
 /** Share of a side's lines that must end together for a band's end to be a straight edge, when nothing else vouches for the move. */
-const STRAIGHT_END = 0.6;
+const STRAIGHT_END = 0.5;
 /** Below this share of lines ending together, a band's end is ragged: a background's edges, not a card's. */
 const RAGGED_END = 0.3;
+/** A share of lines ending on one line that only a card's straight edge gives. */
+const CLEAN_END = 0.75;
 
 /** Colour distance below which the two sides of an edge are one surface: a line, not a step. */
 const LINE_STEP = 20;
@@ -555,6 +557,9 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { qu
       const ref = color(px + n[0] * 3, py + n[1] * 3);
       for (let o = 4; o < maxOut; o += 1) {
         if (colorDistance(color(px + n[0] * o, py + n[1] * o), ref) > BAND_END && colorDistance(color(px + n[0] * (o + 2), py + n[1] * (o + 2)), ref) > BAND_END) {
+          // A thin line with the band's colour past it (print in the border, a clear holder's
+          // edge) is not the card's edge: look on past it.
+          if ([6, 12, 20].some((k) => colorDistance(ref, color(px + n[0] * (o + k), py + n[1] * (o + k))) < LINE_STEP)) continue;
           offsets.push(o);
           refs.push(ref);
           where.push(t);
@@ -569,7 +574,7 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { qu
     insideColours.push(medianColor(insides));
   }
   // While some sides stay, a move over a band that ends ragged is background, not border.
-  if (shifts.some((x) => x === 0)) shifts.forEach((x, side) => (agreement[side]! < RAGGED_END ? (shifts[side] = 0) : 0));
+  if (shifts.some((x) => x === 0)) shifts.forEach((x, side) => (agreement[side]! < STRAIGHT_END ? (shifts[side] = 0) : 0));
   if (shifts.every((x) => x === 0)) return null;
   const lines = shifts.map((shift, side) => {
     const { a, d, n } = sideFrame(quad, side);
@@ -602,10 +607,14 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { qu
     const [s1, s2] = sideLengths(q);
     return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
   };
-  // A side that moved while others stayed, with no border colour to vouch for it, must at least
-  // end on a straight edge (a background's edges end ragged).
-  const straight = stayed.length === 0 || shifts.every((shift, side) => shift === 0 || agreement[side]! >= STRAIGHT_END);
-  return straight && aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out as Quad, shifts } : null;
+  // (Sides that stayed leave only moves over straight ends.) Ends that are nearly all on one
+  // line are a card's edge whatever perspective does to the shape, when the band is near the
+  // border's colour (metallic borders shade beyond SAME_BORDER; a holder's margin shows the table).
+  if (stayed.length > 0) {
+    const borderColour = medianColor(stayed.map((side) => insideColours[side]!));
+    if (shifts.every((shift, side) => shift === 0 || (agreement[side]! >= CLEAN_END && colorDistance(bands[side]!, borderColour) < 2 * SAME_BORDER))) return { quad: out as Quad, shifts };
+  }
+  return aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out as Quad, shifts } : null;
 }
 
 /**
