@@ -494,14 +494,16 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
       shifts.push(0);
       continue;
     }
-    // The card's edge is straight and parallel to the holder's: the strongest step in the mean
-    // colour change across the side, past the rim. A textured background averages out.
+    // The card's edge is straight and parallel to the holder's: the first strong step in the
+    // mean colour change across the side, past the rim. A textured background averages out.
     const first = Math.min(...starts);
     const profile = new Float32Array(Math.ceil(maxIn) + 4);
     let count = 0;
     for (let t = len * 0.15; t < len * 0.85; t += 3, count++) {
       const at = (o: number) => color(a[0] + d[0] * t - n[0] * o, a[1] + d[1] * t - n[1] * o);
-      for (let o = first; o < maxIn; o++) profile[o] = profile[o]! + colorDistance(at(o - 1.5), at(o + 1.5));
+      // A step, not a line: the colours differ close by and still further out (a thin bright
+      // line of plastic differs close by only).
+      for (let o = first; o < maxIn; o++) profile[o] = profile[o]! + Math.min(colorDistance(at(o - 2), at(o + 2)), colorDistance(at(o - 5), at(o + 5)));
     }
     for (let o = first; o < maxIn; o++) profile[o] = profile[o]! / count;
     let peak = 0;
