@@ -420,7 +420,7 @@ const BAND_END = 30;
 const SAME_BORDER = 45;
 /** Median colour distance from the band's median colour above which it is not one printed border (metallic borders shade along their length). */
 const BAND_SPREAD = 40;
-/** Share of a side's lines that must end together for a band's end to be a straight edge, when nothing else vouches for the move. */
+/** Share of a side's lines that must end on one line for its move to count while other sides stay. */
 const STRAIGHT_END = 0.5;
 /** Below this share of lines ending together, a band's end is ragged: a background's edges, not a card's. */
 const RAGGED_END = 0.3;
@@ -431,8 +431,16 @@ const CLEAN_END = 0.75;
 const LINE_STEP = 20;
 /** Most a clear holder's film lightens what is behind it (share of the way to white): haze and soft glare. */
 const MAX_HAZE = 0.35;
-/** Mean colour change across a side (RGB distance over 3 px) that makes a card's edge inside a holder. */
+/** Mean colour step across a side (RGB distance both 2 px and 5 px either side) that makes a card's edge inside a holder. */
 const STEP_EDGE = 25;
+
+/** The colour of the nearest pixel of an RGB image, clamped to its frame. */
+function colorAt(rgb: Uint8Array, w: number, h: number): (x: number, y: number) => Rgb {
+  return (x, y) => {
+    const i = (Math.max(0, Math.min(h - 1, Math.round(y))) * w + Math.max(0, Math.min(w - 1, Math.round(x)))) * 3;
+    return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
+  };
+}
 
 /**
  * Whether `inside` is `outside` seen through clear plastic: the same colour, lightened by up to
@@ -455,12 +463,7 @@ function seenThrough(inside: Rgb, outside: Rgb): boolean {
  * in to the first step edge that most of their length agrees on: the card inside the holder.
  */
 function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
-  const color = (x: number, y: number): Rgb => {
-    const xi = Math.max(0, Math.min(w - 1, Math.round(x)));
-    const yi = Math.max(0, Math.min(h - 1, Math.round(y)));
-    const i = (yi * w + xi) * 3;
-    return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
-  };
+  const color = colorAt(rgb, w, h);
   const width = cardWidthOf(quad);
   const maxIn = width * 0.25;
   const shifts: number[] = [];
@@ -530,12 +533,7 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
 }
 
 function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
-  const color = (x: number, y: number): [number, number, number] => {
-    const xi = Math.max(0, Math.min(w - 1, Math.round(x)));
-    const yi = Math.max(0, Math.min(h - 1, Math.round(y)));
-    const i = (yi * w + xi) * 3;
-    return [rgb[i]!, rgb[i + 1]!, rgb[i + 2]!];
-  };
+  const color = colorAt(rgb, w, h);
   const width = cardWidthOf(quad);
   const maxOut = width * 0.14;
   const shifts: number[] = [];
