@@ -39,6 +39,10 @@ const photoOptions = (bg: number, rand: () => number): SceneOptions => ({
   size: 0.45 + rand() * 0.35,
   ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[bg % backgrounds.length]!) } : {}),
 });
+/** A generated card with these margins and the `k`-th of four border colours. */
+const generatedCard = (margins: [number, number, number, number], k: number): CardSpec => ({ width: 630, height: 880, margins, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][k % 4] as [number, number, number] });
+/** A real card's scan as the card's face (its margins are not known). */
+const realCard = (face: Buffer): CardSpec => ({ width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face });
 const cornerErrors: number[] = [];
 const centeringErrors: number[] = [];
 let notFound = 0;
@@ -50,7 +54,7 @@ let unmeasurable = 0;
 console.log(`# grading bench — ${new Date().toISOString().slice(0, 10)}, ${scenes} scenes${backgrounds.length ? ' on real photo backgrounds' : ''}\n`);
 for (let i = 0; i < scenes; i++) {
   const m = [0, 0, 0, 0].map(() => 14 + Math.round(rand() * 36)) as [number, number, number, number];
-  const spec: CardSpec = { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][i % 4] as [number, number, number] };
+  const spec = generatedCard(m, i);
   const opts = photoOptions(i * 7, rand);
   const scene = await makeScene(spec, 1000 + i, opts);
   const jpeg = await toJpeg(scene.image);
@@ -87,7 +91,7 @@ const realScenes = faces.length ? Math.min(Number(process.env.BENCH_REAL ?? 60),
 for (let i = 0; i < realScenes; i++) {
   const face = fs.readFileSync(faces[Math.floor((i * faces.length) / realScenes)]!);
   const opts = photoOptions(i * 11 + 3, realRand);
-  const scene = await makeScene({ width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face }, 3000 + i, opts);
+  const scene = await makeScene(realCard(face), 3000 + i, opts);
   const jpeg = await toJpeg(scene.image);
   const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
   if ('refused' in r || !r.found || !r.quad) {
@@ -111,10 +115,7 @@ for (const [holder, seed] of [['sleeve', 80], ['toploader', 79]] as const) {
   const errs: number[] = [];
   for (let i = 0; i < n; i++) {
     const m = [0, 0, 0, 0].map(() => 14 + Math.round(hRand() * 36)) as [number, number, number, number];
-    const spec: CardSpec =
-      i % 2 && faces.length
-        ? { width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face: fs.readFileSync(faces[(i * 7) % faces.length]!) }
-        : { width: 630, height: 880, margins: m, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][(i >> 1) % 4] as [number, number, number] };
+    const spec = i % 2 && faces.length ? realCard(fs.readFileSync(faces[(i * 7) % faces.length]!)) : generatedCard(m, i >> 1);
     const opts = { ...photoOptions(i * 5 + 1, hRand), holder };
     opts.size = opts.size! * 0.85;
     const scene = await makeScene(spec, 7000 + i, opts);

@@ -22,7 +22,6 @@ export interface Centering {
 
 export type CenteringOutcome = { measured: Centering } | { unmeasurable: string };
 
-
 /** Skipped at the card's edge: the cut, the rounded corners' shadow and the warp's blur. */
 const EDGE_INSET = 0.006;
 /** A border is at most this share of the card's width or height. */

@@ -409,11 +409,6 @@ function median(data: Uint8Array): number {
   return 128;
 }
 
-/**
- * When every side has, just outside it, a band of one uniform colour ending in a straight edge,
- * the quad found is the art box and the band is the printed border: the quad moves out to that
- * edge. A side whose outside is background (varied, or no straight edge in reach) stays.
- */
 /** Colour distance (RGB, on the smoothed image) at which a border band ends. */
 const BAND_END = 30;
 /** Colour distance within which two bands are the same printed border (lighting and metallic shading vary along a card). */
@@ -433,6 +428,8 @@ const LINE_STEP = 20;
 const MAX_HAZE = 0.35;
 /** Mean colour step across a side (RGB distance both 2 px and 5 px either side) that makes a card's edge inside a holder. */
 const STEP_EDGE = 25;
+/** Stretches along a side whose colours are compared on either side of a holder's edge. */
+const HOLDER_WINDOWS = 7;
 
 /** The colour of the nearest pixel of an RGB image, clamped to its frame. */
 function colorAt(rgb: Uint8Array, w: number, h: number): (x: number, y: number) => Rgb {
@@ -474,10 +471,9 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
     let lineLike = 0;
     const starts: number[] = [];
     // Colours are compared per stretch of the side, so a textured background matches itself.
-    const WINDOWS = 7;
-    for (let k = 0; k < WINDOWS; k++) {
+    for (let k = 0; k < HOLDER_WINDOWS; k++) {
       const ts: number[] = [];
-      for (let t = len * (0.15 + (0.7 * k) / WINDOWS); t < len * (0.15 + (0.7 * (k + 1)) / WINDOWS); t += 3) ts.push(t);
+      for (let t = len * (0.15 + (0.7 * k) / HOLDER_WINDOWS); t < len * (0.15 + (0.7 * (k + 1)) / HOLDER_WINDOWS); t += 3) ts.push(t);
       const at = (t: number, o: number) => color(a[0] + d[0] * t + n[0] * o, a[1] + d[1] * t + n[1] * o);
       const band = (o0: number) => medianColor(ts.flatMap((t) => [at(t, o0), at(t, o0 - 1), at(t, o0 - 2)]));
       lines += ts.length;
@@ -532,6 +528,12 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
   return { quad: out as Quad, shifts };
 }
 
+/**
+ * When a side has, just outside it, a band of one uniform colour ending in a straight edge, it
+ * was found on the art box and the band is the printed border: it moves out to that edge. A side
+ * whose outside is background (varied, or ending ragged) stays. docs/grading.md, Localization
+ * step 6, says when a move is kept.
+ */
 function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
   const color = colorAt(rgb, w, h);
   const width = cardWidthOf(quad);

@@ -79,8 +79,7 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
       const gg = d[i * 3 + 1]!;
       const b = d[i * 3 + 2]!;
       const lo = Math.min(r, gg, b);
-      const chroma = Math.max(r, gg, b) - lo;
-      if (lo > 235 && chroma < 12) glareMask[i] = 1;
+      if (lo > 235 && Math.max(r, gg, b) - lo < 12) glareMask[i] = 1;
       const x = i % W;
       const y = (i - x) / W;
       if (x >= x0 && y >= y0 && x < W - x0 && y < H - y0) {

@@ -22,7 +22,6 @@ export interface CardWear {
   edges: [Wear, Wear, Wear, Wear];
 }
 
-
 /** Corner radius of a standard card (3 mm of 63 mm), as a share of its width. */
 export const CORNER_RADIUS = 3 / 63;
 /** Corner squares reach this share of the width along each side; edges run between them. */

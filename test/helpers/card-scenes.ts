@@ -108,7 +108,7 @@ export interface SceneOptions {
   background?: Buffer;
   /**
    * The card inside a clear holder, drawn over it with the same perspective: a penny sleeve
-   * (66 × 91 mm, open top, thin hazy film) or a top-loader (3 × 4 in rigid PVC, thick clear rim,
+   * (66 × 93 mm, open top, thin hazy film) or a top-loader (3 × 4 in rigid PVC, thick clear rim,
    * a thumb notch at the open top), the card resting near the holder's bottom.
    */
   holder?: 'sleeve' | 'toploader';
@@ -190,7 +190,7 @@ export async function makeScene(card: CardSpec, seed: number, o: SceneOptions = 
   cardMat.data.set(cardRgba);
   const warped = new cv.Mat();
   cv.warpPerspective(cardMat, warped, m, new cv.Size(W, H), cv.INTER_LINEAR, cv.BORDER_CONSTANT, new cv.Scalar(0, 0, 0, 0));
-  // The holder, warped with the card's perspective (its top-left at (hx, hy) in the card's frame).
+  // The holder, warped with the card's perspective (its top-left at (hol.x, hol.y) in the card's frame).
   let holderData: Uint8Array | null = null;
   if (o.holder) {
     const hol = await holderOverlay(o.holder, card, seed);
