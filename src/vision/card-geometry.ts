@@ -253,6 +253,12 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): Quad | null {
     // A side that moved out across the border must not be pulled back in to the art box's
     // edge, which is often the stronger one: look no further in than half the band.
     if (outer) refined = refineByProfiles(outer.quad, channels, small.cols, small.rows, outer.shifts.map((x) => (x > 0 ? x / 2 : Infinity))) ?? outer.quad;
+    const moved = cornerCheck(refined ?? local, smooth.data, small.cols, small.rows);
+    if (moved) {
+      // The sides that moved are re-fitted close to the edge chosen; the others stay as they were.
+      const near = moved.shifts.map((x) => (x === 0 ? 1 : 3));
+      refined = refineByProfiles(moved.quad, channels, small.cols, small.rows, near, near) ?? moved.quad;
+    }
     return refined && (refined.map(([x, y]) => [x / s + x0, y / s + y0] as Point) as Quad);
   } finally {
     for (const m of mats) m.delete();
@@ -455,6 +461,23 @@ function seenThrough(inside: Rgb, outside: Rgb): boolean {
 }
 
 /**
+ * Mean colour step across a side at offsets `from`…`to` − 1 along `normal` (index 0 is `from`),
+ * over the middle 70 % of its length. A step, not a line: the colours must differ both 2 px and
+ * 5 px either side (a thin bright line of plastic differs close by only). A textured background
+ * averages out.
+ */
+function stepProfile(color: (x: number, y: number) => Rgb, a: Point, len: number, d: Point, normal: Point, from: number, to: number): Float32Array {
+  const profile = new Float32Array(Math.max(0, to - from));
+  let count = 0;
+  for (let t = len * 0.15; t < len * 0.85; t += 3, count++) {
+    const at = (o: number) => color(a[0] + d[0] * t + normal[0] * o, a[1] + d[1] * t + normal[1] * o);
+    for (let o = from; o < to; o++) profile[o - from] = profile[o - from]! + Math.min(colorDistance(at(o - 2), at(o + 2)), colorDistance(at(o - 5), at(o + 5)));
+  }
+  for (let i = 0; i < profile.length; i++) profile[i] = profile[i]! / Math.max(1, count);
+  return profile;
+}
+
+/**
  * A clear holder's edge (sleeve, top-loader) is a thin line with the same background on both
  * sides, where a card's edge is a step from card to background. Sides lying on such lines move
  * in to the first step edge that most of their length agrees on: the card inside the holder.
@@ -496,20 +519,14 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
     // The card's edge is straight and parallel to the holder's: the first strong step in the
     // mean colour change across the side, past the rim. A textured background averages out.
     const first = Math.min(...starts);
-    const profile = new Float32Array(Math.ceil(maxIn) + 4);
-    let count = 0;
-    for (let t = len * 0.15; t < len * 0.85; t += 3, count++) {
-      const at = (o: number) => color(a[0] + d[0] * t - n[0] * o, a[1] + d[1] * t - n[1] * o);
-      // A step, not a line: the colours differ close by and still further out (a thin bright
-      // line of plastic differs close by only).
-      for (let o = first; o < maxIn; o++) profile[o] = profile[o]! + Math.min(colorDistance(at(o - 2), at(o + 2)), colorDistance(at(o - 5), at(o + 5)));
-    }
-    for (let o = first; o < maxIn; o++) profile[o] = profile[o]! / count;
+    const inward: Point = [-n[0], -n[1]];
+    const steps = stepProfile(color, a, len, d, inward, first, Math.ceil(maxIn));
+    const profile = (o: number) => steps[o - first]!;
     let peak = 0;
-    for (let o = first; o < maxIn; o++) peak = Math.max(peak, profile[o]!);
+    for (let o = first; o < maxIn; o++) peak = Math.max(peak, profile(o));
     let edge = 0;
     for (let o = first + 1; o < maxIn - 1 && !edge; o++) {
-      if (profile[o]! >= Math.max(STEP_EDGE, 0.5 * peak) && profile[o]! >= profile[o - 1]! && profile[o]! >= profile[o + 1]!) edge = o;
+      if (profile(o) >= Math.max(STEP_EDGE, 0.5 * peak) && profile(o) >= profile(o - 1) && profile(o) >= profile(o + 1)) edge = o;
     }
     lineSides++;
     shifts.push(edge);
@@ -617,6 +634,130 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { qu
     if (shifts.every((shift, side) => shift === 0 || (agreement[side]! >= CLEAN_END && colorDistance(bands[side]!, borderColour) < 2 * SAME_BORDER))) return { quad: out as Quad, shifts };
   }
   return aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out as Quad, shifts } : null;
+}
+
+/** A card's corner radius as a share of its width (1/8 in on a 63 mm card; the same on TCG and sports cards). */
+const CORNER_RADIUS = 0.05;
+/** Colour distance between the two sides of a corner below which its shape cannot be read. */
+const CORNER_CONTRAST = 15;
+/** Most a side may move in (a card low in a top-loader) or out (the widest printed border) to make card corners. */
+const CORNER_IN = 0.22;
+const CORNER_OUT = 0.16;
+/** Corner evidence below minus this is a corner that is not a card's. */
+const BAD_CORNER = 0.3;
+/** Candidate edges tried per side, strongest first. */
+const CORNER_CANDIDATES = 6;
+
+/**
+ * How much the corner at `c`, with the card lying along unit directions `u` and `v`, looks like a
+ * card's rounded corner of radius `r`: −1 … 1, 0 when the two sides of the outline do not differ.
+ * Just inside the sides (past the rounding) is the card and just outside them the background; a
+ * rounded corner leaves the tip, where the sides meet, the background's colour, and half a
+ * radius in along the diagonal the card's. An outline on a printed frame inside the card has a
+ * sharp corner (the tip has the inside's colour); one outside the card shows background deeper in.
+ */
+function cornerShape(color: (x: number, y: number) => Rgb, c: Point, u: Point, v: Point, r: number): number {
+  const at = ([a, b]: readonly [number, number]) => color(c[0] + (a * u[0] + b * v[0]) * r, c[1] + (a * u[1] + b * v[1]) * r);
+  const along = [1.2, 1.5, 1.8, 2.1];
+  // Either side of each side of the corner, past the rounding, pairwise.
+  const outside = [...along.map((a) => at([a, -0.5])), ...along.map((b) => at([-0.5, b]))];
+  const inside = [...along.map((a) => at([a, 0.5])), ...along.map((b) => at([0.5, b]))];
+  const contrast = medianNumber(outside.map((o, i) => colorDistance(o, inside[i]!)));
+  const weight = Math.max(0, Math.min(1, (contrast - CORNER_CONTRAST) / 20));
+  if (weight === 0) return 0;
+  outside.push(at([-0.4, -0.4]));
+  // Each sample goes with the nearest reference colour: backgrounds and art are not one colour.
+  const outsideShare = (pts: (readonly [number, number])[]) =>
+    pts.filter((p) => {
+      const x = at(p);
+      return Math.min(...outside.map((o) => colorDistance(x, o))) < Math.min(...inside.map((o) => colorDistance(x, o)));
+    }).length / pts.length;
+  // Points 0.2–0.27 r outside the rounding, and well inside it.
+  const tip = outsideShare([[0.1, 0.1], [0.05, 0.25], [0.25, 0.05], [0.15, 0.15], [0.2, 0.08], [0.08, 0.2]]);
+  const deep = 1 - outsideShare([[0.5, 0.5], [0.45, 0.6], [0.6, 0.45], [0.55, 0.55], [0.7, 0.4], [0.4, 0.7]]);
+  const clamp = (x: number) => Math.max(0, Math.min(1, x));
+  const round = clamp((tip - 0.3) / 0.4) * clamp((deep - 0.3) / 0.4);
+  return weight * (2 * round - 1);
+}
+
+/** The corner evidence of each corner of `quad` (cornerShape). */
+function cornerShapes(quad: Quad, color: (x: number, y: number) => Rgb, r: number): number[] {
+  return [0, 1, 2, 3].map((k) => {
+    const next = sideFrame(quad, k).d;
+    const prev = sideFrame(quad, (k + 3) % 4).d;
+    return cornerShape(color, quad[k]!, next, [-prev[0], -prev[1]], r);
+  });
+}
+
+/**
+ * A card's corners are rounded; an outline on its printed frame, or on a holder around it, meets
+ * in sharp corners or in background. When the corners found do not look like a card's, each side
+ * may move to one of the strongest step edges across it; the combination whose four corners look
+ * most like a card's wins, if clearly better than the outline as found.
+ */
+function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad: Quad; shifts: number[] } | null {
+  const color = colorAt(rgb, w, h);
+  const width = cardWidthOf(quad);
+  const r = CORNER_RADIUS * width;
+  const now = cornerShapes(quad, color, r);
+  // Only corners that look wrong say anything: one with no contrast is no reason to move.
+  const wrong = now.map((e) => e < -BAD_CORNER);
+  if (!wrong.some(Boolean)) return null;
+  const frames = [0, 1, 2, 3].map((side) => sideFrame(quad, side));
+  const from = -Math.round(CORNER_IN * width);
+  const to = Math.round(CORNER_OUT * width);
+  // Only sides at a wrong corner move.
+  const candidates = frames.map(({ a, len, d, n }, side) => {
+    if (!wrong[side] && !wrong[(side + 1) % 4]) return [0];
+    const profile = stepProfile(color, a, len, d, n, from, to);
+    const peaks: { o: number; s: number }[] = [];
+    for (let i = 1; i < profile.length - 1; i++) {
+      if (profile[i]! >= STEP_EDGE && profile[i]! >= profile[i - 1]! && profile[i]! > profile[i + 1]!) peaks.push({ o: from + i, s: profile[i]! });
+    }
+    // The side as found stays a choice; edges within 2 px of it are the same edge.
+    const picked = peaks.sort((x, y) => y.s - x.s).filter((p) => Math.abs(p.o) > 2).slice(0, CORNER_CANDIDATES).map((p) => p.o);
+    return [0, ...picked];
+  });
+  const lineOf = (side: number, shift: number) => {
+    const { a, d, n } = frames[side]!;
+    return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift] as Point, d };
+  };
+  // Corner k joins side k − 1 (arriving) and side k (leaving): its evidence per pair of choices.
+  const evidence = [0, 1, 2, 3].map((k) => {
+    const prev = (k + 3) % 4;
+    const u = frames[k]!.d;
+    const v: Point = [-frames[prev]!.d[0], -frames[prev]!.d[1]];
+    return candidates[prev]!.map((sp) => candidates[k]!.map((sk) => {
+      const c = intersect(lineOf(prev, sp), lineOf(k, sk));
+      return c ? cornerShape(color, c, u, v, r) : -1;
+    }));
+  });
+  const base = now.reduce((x, y) => x + y, 0);
+  let best = { score: base + 1, pick: [0, 0, 0, 0] };
+  const pick = [0, 0, 0, 0];
+  const visit = (side: number): void => {
+    if (side === 4) {
+      const score = [0, 1, 2, 3].reduce((sum, k) => sum + evidence[k]![pick[(k + 3) % 4]!]![pick[k]!]!, 0);
+      if (score > best.score) best = { score, pick: [...pick] };
+      return;
+    }
+    for (let i = 0; i < candidates[side]!.length; i++) {
+      pick[side] = i;
+      visit(side + 1);
+    }
+  };
+  visit(0);
+  if (best.pick.every((i) => i === 0)) return null;
+  const shifts = best.pick.map((i, side) => candidates[side]![i]!);
+  const out: Point[] = [];
+  for (let k = 0; k < 4; k++) {
+    const hit = intersect(lineOf((k + 3) % 4, shifts[(k + 3) % 4]!), lineOf(k, shifts[k]!));
+    if (!hit) return null;
+    out.push(hit);
+  }
+  const [s1, s2] = sideLengths(out);
+  if (Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT) > 0.08) return null;
+  return { quad: out as Quad, shifts };
 }
 
 /**
