@@ -62,7 +62,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const rotated = await loupe('webhook-secret', 'rotate', '--account', account);
     expect(rotated.webhook_secret).not.toBe(first.webhook_secret);
     expect((await loupe('webhook-secret', 'show', '--account', account)).webhook_secret).toBe(rotated.webhook_secret);
-  });
+  }, 120_000); // twelve CLI processes, each starting tsx: 19 s on an idle machine, 23 s under load
 
   it('creates accounts whose token, workspace, credits and services drive the server', async () => {
     const created = await loupe('account', 'create', '--name', 'Card Shop', '--credits', '1', '--services', 'cardstream');
@@ -107,7 +107,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       const file = await fs.readFile(path.join(dataDir, 'loupe.db'));
       expect(file.includes(Buffer.from(created.token))).toBe(false);
     }
-  });
+  }, 90_000); // eight CLI processes and an app
 
   it('defaults: every service, the configured default credits', async () => {
     const created = await loupe('account', 'create', '--name', 'Defaults');
@@ -148,7 +148,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
     expect(badService.code).toBe(1);
     expect(badService.stderr).toMatch(/Unknown service/);
-  });
+  }, 60_000); // six CLI processes
 });
 
 describe('admin CLI: model packs', () => {

@@ -103,6 +103,8 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
       return d.status === 'DONE' && d;
     }, 120_000);
     expect(done.response!.records[0]).toMatchObject({ _id: 'p', _upscaled_width: 960, _upscaled_height: 640, _status: { code: 200 } });
+    // The worker logs "job done" after the commit the poll above saw: wait for the line to arrive.
+    await until('the second worker to report it', async () => b.done.length > 0, 10_000);
     expect(a.done).toEqual([]);
     expect(b.done).toEqual([submitted.id]);
   }, 180_000);
@@ -138,6 +140,8 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const ids: string[] = [];
     for (let i = 0; i < 500; i++) ids.push((await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _id: String(i), _base64: tiny }] })).id);
     await until('every job to be done', async () => (await t.services.requests.list(t.caller.accountId, { status: 'DONE', page: 1, pageSize: 1 })).count === 500, 120_000);
+    // Each "job done" line follows its commit: the last ones may still be in the pipe.
+    await until('every job to be reported', async () => pair[0]!.done.length + pair[1]!.done.length >= 500, 10_000);
     const reported = [...pair[0]!.done, ...pair[1]!.done];
     expect(reported.sort()).toEqual([...ids].sort());
     expect(new Set(reported).size).toBe(500);

@@ -39,7 +39,9 @@ describe('server process', () => {
       }
     };
     const writers = Array.from({ length: 6 }, (_, w) => writer(w));
+    // Under load for a while, and at least one batch in: on a slow machine 600 ms may not be.
     await new Promise((r) => setTimeout(r, 600));
+    for (let i = 0; i < 400 && acknowledged.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     const t0 = Date.now();
     server.child.kill('SIGTERM');
     const code = await server.exited;
@@ -64,5 +66,5 @@ describe('server process', () => {
       again.child.kill('SIGTERM');
       expect(await again.exited).toBe(0);
     }
-  });
+  }, 120_000); // two server starts (each up to 60 s on a slow machine) and a drain of up to 10 s
 });

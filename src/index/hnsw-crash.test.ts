@@ -58,7 +58,8 @@ it('every acknowledged record is searchable after kill -9, deletions stay delete
   const live = new Map<number, boolean>();
   const readies: string[] = [];
   // Odd counts so the kill lands at varying distances from the every-25 checkpoint.
-  for (const [round, acks] of [137, 211, 89].entries()) readies.push(await runAndKill(dbFile, indexFile, 1000 + round, acks, live));
+  const kills = [137, 211, 89];
+  for (const [round, acks] of kills.entries()) readies.push(await runAndKill(dbFile, indexFile, 1000 + round, acks, live));
   expect(readies[0]).toMatch(/^ready created 0/);
   expect(readies.slice(1).every((r) => /^ready (loaded|caught-up|rebuilt) \d+/.test(r))).toBe(true);
 
@@ -69,6 +70,17 @@ it('every acknowledged record is searchable after kill -9, deletions stay delete
       const rows = db.prepare('SELECT key, vector FROM records').all() as { key: number; vector: Buffer }[];
       expect(index.size).toBe(rows.length);
       const inDb = new Set(rows.map((r) => r.key));
+      // A kill can also land after a deletion committed and before its "del" line was written
+      // (about one kill in 60 under load): that key was acknowledged, then deleted without a word.
+      // The child runs one change at a time, so there is at most one such key per kill, and the
+      // database holds its tombstone; an acknowledged key gone without one is lost, and fails.
+      const tombstoned = new Set((db.prepare('SELECT key FROM tombstones').all() as { key: number }[]).map((r) => r.key));
+      const unreported = [...live].filter(([key, alive]) => alive && !inDb.has(key)).map(([key]) => key);
+      expect(unreported.length, `acknowledged keys missing from the database: ${unreported.join(', ')}`).toBeLessThanOrEqual(kills.length);
+      for (const key of unreported) {
+        expect(tombstoned.has(key), `key ${key} left the database without a deletion`).toBe(true);
+        live.set(key, false);
+      }
       // A kill between commit and ack leaves unacknowledged rows (possibly reusing a deleted key):
       // those must be indexed too, so dead keys are checked against the database, not the log.
       for (const [key, alive] of live) expect(index.has(key), `key ${key}`).toBe(alive || inDb.has(key));

@@ -241,7 +241,9 @@ describe.each(backends)('card sessions (%s)', (backend) => {
 describe.each(backends)('rate limit (%s)', (backend) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness(backend, { rateLimit: { perSecond: 1, burst: 3 } });
+    // One token per 100 s: the bucket cannot refill between these requests however slow the
+    // machine (at 1 per second, four requests spread over a second would all pass).
+    h = await startHarness(backend, { rateLimit: { perSecond: 0.01, burst: 3 } });
   });
   afterAll(async () => h?.close());
 
