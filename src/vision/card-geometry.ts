@@ -468,10 +468,29 @@ function seenThrough(inside: Rgb, outside: Rgb): boolean {
  */
 function stepProfile(color: (x: number, y: number) => Rgb, a: Point, len: number, d: Point, normal: Point, from: number, to: number): Float32Array {
   const profile = new Float32Array(Math.max(0, to - from));
+  // Colours along the normal, read once per point of the side: from − 5 … to + 4.
+  const span = profile.length + 10;
+  const line = new Float32Array(span * 3);
+  const step = (i: number, k: number) => {
+    const q = (i + 5 + k) * 3;
+    const r = (i + 5 - k) * 3;
+    const dr = line[q]! - line[r]!;
+    const dg = line[q + 1]! - line[r + 1]!;
+    const db = line[q + 2]! - line[r + 2]!;
+    return Math.sqrt(dr * dr + dg * dg + db * db);
+  };
   let count = 0;
   for (let t = len * 0.15; t < len * 0.85; t += 3, count++) {
-    const at = (o: number) => color(a[0] + d[0] * t + normal[0] * o, a[1] + d[1] * t + normal[1] * o);
-    for (let o = from; o < to; o++) profile[o - from] = profile[o - from]! + Math.min(colorDistance(at(o - 2), at(o + 2)), colorDistance(at(o - 5), at(o + 5)));
+    const x0 = a[0] + d[0] * t;
+    const y0 = a[1] + d[1] * t;
+    for (let j = 0; j < span; j++) {
+      const o = from - 5 + j;
+      const c = color(x0 + normal[0] * o, y0 + normal[1] * o);
+      line[j * 3] = c[0];
+      line[j * 3 + 1] = c[1];
+      line[j * 3 + 2] = c[2];
+    }
+    for (let i = 0; i < profile.length; i++) profile[i] = profile[i]! + Math.min(step(i, 2), step(i, 5));
   }
   for (let i = 0; i < profile.length; i++) profile[i] = profile[i]! / Math.max(1, count);
   return profile;
@@ -642,11 +661,13 @@ const CORNER_RADIUS = 0.05;
 const CORNER_CONTRAST = 15;
 /** Most a side may move in (a card low in a top-loader) or out (the widest printed border) to make card corners. */
 const CORNER_IN = 0.22;
-const CORNER_OUT = 0.16;
-/** Corner evidence below minus this is a corner that is not a card's. */
-const BAD_CORNER = 0.3;
-/** Candidate edges tried per side, strongest first. */
-const CORNER_CANDIDATES = 6;
+const CORNER_OUT = 0.22;
+/** Corner evidence a moved side must add, so that a chance fit of a few corners is not taken. */
+const MOVE_COST = 0.3;
+/** Mean colour step across a side that makes a candidate edge (the corners judge it). */
+const CORNER_EDGE = 15;
+/** Strongest candidate edges tried per side each way (and the two nearest). */
+const CORNER_CANDIDATES = 4;
 
 /**
  * How much the corner at `c`, with the card lying along unit directions `u` and `v`, looks like a
@@ -656,7 +677,7 @@ const CORNER_CANDIDATES = 6;
  * radius in along the diagonal the card's. An outline on a printed frame inside the card has a
  * sharp corner (the tip has the inside's colour); one outside the card shows background deeper in.
  */
-function cornerShape(color: (x: number, y: number) => Rgb, c: Point, u: Point, v: Point, r: number): number {
+function cornerShape(color: (x: number, y: number) => Rgb, c: Point, u: Point, v: Point, r: number): Corner {
   const at = ([a, b]: readonly [number, number]) => color(c[0] + (a * u[0] + b * v[0]) * r, c[1] + (a * u[1] + b * v[1]) * r);
   const along = [1.2, 1.5, 1.8, 2.1];
   // Either side of each side of the corner, past the rounding, pairwise.
@@ -664,7 +685,7 @@ function cornerShape(color: (x: number, y: number) => Rgb, c: Point, u: Point, v
   const inside = [...along.map((a) => at([a, 0.5])), ...along.map((b) => at([0.5, b]))];
   const contrast = medianNumber(outside.map((o, i) => colorDistance(o, inside[i]!)));
   const weight = Math.max(0, Math.min(1, (contrast - CORNER_CONTRAST) / 20));
-  if (weight === 0) return 0;
+  if (weight === 0) return { evidence: 0, wrong: false };
   outside.push(at([-0.4, -0.4]));
   // Each sample goes with the nearest reference colour: backgrounds and art are not one colour.
   const outsideShare = (pts: (readonly [number, number])[]) =>
@@ -677,11 +698,19 @@ function cornerShape(color: (x: number, y: number) => Rgb, c: Point, u: Point, v
   const deep = 1 - outsideShare([[0.5, 0.5], [0.45, 0.6], [0.6, 0.45], [0.55, 0.55], [0.7, 0.4], [0.4, 0.7]]);
   const clamp = (x: number) => Math.max(0, Math.min(1, x));
   const round = clamp((tip - 0.3) / 0.4) * clamp((deep - 0.3) / 0.4);
-  return weight * (2 * round - 1);
+  // A tip of background with the card only partly further in is a side a little too far out.
+  return { evidence: weight * (2 * round - 1), wrong: weight >= 0.5 && round < 0.6 };
+}
+
+interface Corner {
+  /** −1 … 1: how much it looks like a card's rounded corner, weighed by the contrast across it. */
+  evidence: number;
+  /** Clearly not a card's corner (sharp, or background too deep in). */
+  wrong: boolean;
 }
 
 /** The corner evidence of each corner of `quad` (cornerShape). */
-function cornerShapes(quad: Quad, color: (x: number, y: number) => Rgb, r: number): number[] {
+function cornerShapes(quad: Quad, color: (x: number, y: number) => Rgb, r: number): Corner[] {
   return [0, 1, 2, 3].map((k) => {
     const next = sideFrame(quad, k).d;
     const prev = sideFrame(quad, (k + 3) % 4).d;
@@ -701,7 +730,7 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
   const r = CORNER_RADIUS * width;
   const now = cornerShapes(quad, color, r);
   // Only corners that look wrong say anything: one with no contrast is no reason to move.
-  const wrong = now.map((e) => e < -BAD_CORNER);
+  const wrong = now.map((c) => c.wrong);
   if (!wrong.some(Boolean)) return null;
   const frames = [0, 1, 2, 3].map((side) => sideFrame(quad, side));
   const from = -Math.round(CORNER_IN * width);
@@ -712,33 +741,45 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
     const profile = stepProfile(color, a, len, d, n, from, to);
     const peaks: { o: number; s: number }[] = [];
     for (let i = 1; i < profile.length - 1; i++) {
-      if (profile[i]! >= STEP_EDGE && profile[i]! >= profile[i - 1]! && profile[i]! > profile[i + 1]!) peaks.push({ o: from + i, s: profile[i]! });
+      if (profile[i]! >= CORNER_EDGE && profile[i]! >= profile[i - 1]! && profile[i]! > profile[i + 1]!) peaks.push({ o: from + i, s: profile[i]! });
     }
-    // The side as found stays a choice; edges within 2 px of it are the same edge.
-    const picked = peaks.sort((x, y) => y.s - x.s).filter((p) => Math.abs(p.o) > 2).slice(0, CORNER_CANDIDATES).map((p) => p.o);
-    return [0, ...picked];
+    // The side as found stays a choice; edges within 2 px of it are the same edge. Each way, the
+    // strongest (art has more edges than a border band) and the nearest (the card's edge is the
+    // first step past a border band or inside a holder's edge).
+    const picked = new Set<number>([0]);
+    for (const way of [-1, 1]) {
+      const these = peaks.filter((p) => p.o * way > 2);
+      for (const p of [...these].sort((x, y) => y.s - x.s).slice(0, CORNER_CANDIDATES)) picked.add(p.o);
+      for (const p of these.sort((x, y) => Math.abs(x.o) - Math.abs(y.o)).slice(0, 2)) picked.add(p.o);
+    }
+    return [...picked];
   });
   const lineOf = (side: number, shift: number) => {
     const { a, d, n } = frames[side]!;
     return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift] as Point, d };
   };
-  // Corner k joins side k − 1 (arriving) and side k (leaving): its evidence per pair of choices.
-  const evidence = [0, 1, 2, 3].map((k) => {
+  // Corner k joins side k − 1 (arriving) and side k (leaving): where, and its evidence, per pair of choices.
+  const corners = [0, 1, 2, 3].map((k) => {
     const prev = (k + 3) % 4;
     const u = frames[k]!.d;
     const v: Point = [-frames[prev]!.d[0], -frames[prev]!.d[1]];
     return candidates[prev]!.map((sp) => candidates[k]!.map((sk) => {
-      const c = intersect(lineOf(prev, sp), lineOf(k, sk));
-      return c ? cornerShape(color, c, u, v, r) : -1;
+      const at = intersect(lineOf(prev, sp), lineOf(k, sk));
+      return { at, ...(at ? cornerShape(color, at, u, v, r) : { evidence: -1, wrong: true }) };
     }));
   });
-  const base = now.reduce((x, y) => x + y, 0);
+  const base = now.reduce((x, y) => x + y.evidence, 0);
   let best = { score: base + 1, pick: [0, 0, 0, 0] };
   const pick = [0, 0, 0, 0];
   const visit = (side: number): void => {
     if (side === 4) {
-      const score = [0, 1, 2, 3].reduce((sum, k) => sum + evidence[k]![pick[(k + 3) % 4]!]![pick[k]!]!, 0);
-      if (score > best.score) best = { score, pick: [...pick] };
+      const chosen = [0, 1, 2, 3].map((k) => corners[k]![pick[(k + 3) % 4]!]![pick[k]!]!);
+      // Every corner a card's or unreadable, and each side moved must pay for itself.
+      const score = chosen.reduce((sum, c) => sum + c.evidence, 0) - MOVE_COST * pick.filter((i) => i > 0).length;
+      if (score <= best.score || chosen.some((c) => !c.at || c.wrong)) return;
+      // Still card-shaped, give or take perspective.
+      const [s1, s2] = sideLengths(chosen.map((c) => c.at!));
+      if (Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT) <= 0.08) best = { score, pick: [...pick] };
       return;
     }
     for (let i = 0; i < candidates[side]!.length; i++) {
@@ -749,14 +790,7 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
   visit(0);
   if (best.pick.every((i) => i === 0)) return null;
   const shifts = best.pick.map((i, side) => candidates[side]![i]!);
-  const out: Point[] = [];
-  for (let k = 0; k < 4; k++) {
-    const hit = intersect(lineOf((k + 3) % 4, shifts[(k + 3) % 4]!), lineOf(k, shifts[k]!));
-    if (!hit) return null;
-    out.push(hit);
-  }
-  const [s1, s2] = sideLengths(out);
-  if (Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT) > 0.08) return null;
+  const out = [0, 1, 2, 3].map((k) => corners[k]![best.pick[(k + 3) % 4]!]![best.pick[k]!]!.at!);
   return { quad: out as Quad, shifts };
 }
 
