@@ -120,7 +120,9 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
       pings.push(performance.now() - t0);
       expect(ping.statusCode).toBe(200);
     }
-    expect(Math.max(...pings)).toBeLessThan(50);
+    // The median: one ping may meet a GC pause or a busy core; inference on the event loop
+    // (~200 ms a record) would hold up every one of them.
+    expect(pings.sort((a, b) => a - b)[2]!).toBeLessThan(50);
     const refused = await h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } });
     expect(refused.statusCode).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
