@@ -497,6 +497,39 @@ function stepProfile(color: (x: number, y: number) => Rgb, a: Point, len: number
 }
 
 /**
+ * Whether side `side` of `quad` lies on a clear holder's edge: over 60 % of its length, the colour
+ * just inside (or past a thick rim) is the colour just outside seen through plastic. Colours are
+ * compared per stretch of the side, so a textured background matches itself. Returns how far in
+ * the holder's edge ends (where to look for the card's), or null.
+ */
+function holderEdge(quad: Quad, side: number, color: (x: number, y: number) => Rgb): number | null {
+  const { a, len, d, n } = sideFrame(quad, side);
+  const width = cardWidthOf(quad);
+  let lines = 0;
+  let lineLike = 0;
+  const starts: number[] = [];
+  for (let k = 0; k < HOLDER_WINDOWS; k++) {
+    const ts: number[] = [];
+    for (let t = len * (0.15 + (0.7 * k) / HOLDER_WINDOWS); t < len * (0.15 + (0.7 * (k + 1)) / HOLDER_WINDOWS); t += 3) ts.push(t);
+    const at = (t: number, o: number) => color(a[0] + d[0] * t + n[0] * o, a[1] + d[1] * t + n[1] * o);
+    const band = (o0: number) => medianColor(ts.flatMap((t) => [at(t, o0), at(t, o0 - 1), at(t, o0 - 2)]));
+    lines += ts.length;
+    const outside = band(6);
+    // Just inside the line, or past a thick rim (a top-loader's edge is ~2 mm of denser plastic).
+    let from = 4;
+    let inside = band(-from);
+    if (!seenThrough(inside, outside)) {
+      from = Math.round(width * 0.045);
+      inside = band(-from);
+      if (!seenThrough(inside, outside)) continue;
+    }
+    lineLike += ts.length;
+    starts.push(from + 3);
+  }
+  return lineLike >= lines * 0.6 ? Math.min(...starts) : null;
+}
+
+/**
  * A clear holder's edge (sleeve, top-loader) is a thin line with the same background on both
  * sides, where a card's edge is a step from card to background. Sides lying on such lines move
  * in to the first step edge that most of their length agrees on: the card inside the holder.
@@ -509,35 +542,13 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
   let lineSides = 0;
   for (let side = 0; side < 4; side++) {
     const { a, len, d, n } = sideFrame(quad, side);
-    let lines = 0;
-    let lineLike = 0;
-    const starts: number[] = [];
-    // Colours are compared per stretch of the side, so a textured background matches itself.
-    for (let k = 0; k < HOLDER_WINDOWS; k++) {
-      const ts: number[] = [];
-      for (let t = len * (0.15 + (0.7 * k) / HOLDER_WINDOWS); t < len * (0.15 + (0.7 * (k + 1)) / HOLDER_WINDOWS); t += 3) ts.push(t);
-      const at = (t: number, o: number) => color(a[0] + d[0] * t + n[0] * o, a[1] + d[1] * t + n[1] * o);
-      const band = (o0: number) => medianColor(ts.flatMap((t) => [at(t, o0), at(t, o0 - 1), at(t, o0 - 2)]));
-      lines += ts.length;
-      const outside = band(6);
-      // Just inside the line, or past a thick rim (a top-loader's edge is ~2 mm of denser plastic).
-      let from = 4;
-      let inside = band(-from);
-      if (!seenThrough(inside, outside)) {
-        from = Math.round(width * 0.045);
-        inside = band(-from);
-        if (!seenThrough(inside, outside)) continue;
-      }
-      lineLike += ts.length;
-      starts.push(from + 3);
-    }
-    if (lineLike < lines * 0.6) {
+    const first = holderEdge(quad, side, color);
+    if (first === null) {
       shifts.push(0);
       continue;
     }
     // The card's edge is straight and parallel to the holder's: the first strong step in the
     // mean colour change across the side, past the rim. A textured background averages out.
-    const first = Math.min(...starts);
     const inward: Point = [-n[0], -n[1]];
     const steps = stepProfile(color, a, len, d, inward, first, Math.ceil(maxIn));
     const profile = (o: number) => steps[o - first]!;
@@ -729,15 +740,20 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
   const width = cardWidthOf(quad);
   const r = CORNER_RADIUS * width;
   const now = cornerShapes(quad, color, r);
-  // Only corners that look wrong say anything: one with no contrast is no reason to move.
+  // Only corners that look wrong say anything: one with no contrast is no reason to move. A side
+  // in the wrong place makes both its corners wrong; one wrong corner alone is more likely
+  // damage (whitened, chipped), which must be measured where it is, not moved away from.
+  // A side on a clear holder's edge with one wrong corner is misplaced too: a top-loader's own
+  // corner is rounded like a card's.
   const wrong = now.map((c) => c.wrong);
-  if (!wrong.some(Boolean)) return null;
+  const misplaced = [0, 1, 2, 3].map((side) => (wrong[side]! && wrong[(side + 1) % 4]!) || ((wrong[side]! || wrong[(side + 1) % 4]!) && holderEdge(quad, side, color) !== null));
+  if (!misplaced.some(Boolean)) return null;
   const frames = [0, 1, 2, 3].map((side) => sideFrame(quad, side));
   const from = -Math.round(CORNER_IN * width);
   const to = Math.round(CORNER_OUT * width);
-  // Only sides at a wrong corner move.
+  // Only misplaced sides move.
   const candidates = frames.map(({ a, len, d, n }, side) => {
-    if (!wrong[side] && !wrong[(side + 1) % 4]) return [0];
+    if (!misplaced[side]) return [0];
     const profile = stepProfile(color, a, len, d, n, from, to);
     const peaks: { o: number; s: number }[] = [];
     for (let i = 1; i < profile.length - 1; i++) {
