@@ -9,6 +9,8 @@ export type Quad = [Point, Point, Point, Point];
 
 /** Card shape, width : height (ISO 7810 ID-1 trading cards are 63 × 88 mm). */
 export const CARD_ASPECT = 63 / 88;
+/** A standard card's corner radius (3 mm of 63 mm) as a share of its width. */
+export const CORNER_RADIUS = 3 / 63;
 
 /**
  * OpenCV (WebAssembly build from `@techstark/opencv-js`), loaded once per thread. The module is
@@ -371,7 +373,7 @@ function polygonArea(p: Point[]): number {
 
 const dist = (a: Point, b: Point) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
-function sideLengths(q: Point[]): [number, number] {
+function sideLengths(q: readonly Point[]): [number, number] {
   return [(dist(q[0]!, q[1]!) + dist(q[2]!, q[3]!)) / 2, (dist(q[1]!, q[2]!) + dist(q[3]!, q[0]!)) / 2];
 }
 
@@ -401,6 +403,29 @@ function sideFrame(quad: Quad, side: number): { a: Point; len: number; d: Point;
   const len = dist(a, b);
   const d: Point = [(b[0] - a[0]) / len, (b[1] - a[1]) / len];
   return { a, len, d, n: [d[1], -d[0]] };
+}
+
+/** Side `side` of `quad` as a line moved `shift` along its outward normal. */
+function shiftedSide(quad: Quad, side: number, shift: number): { p: Point; d: Point } {
+  const { a, d, n } = sideFrame(quad, side);
+  return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift], d };
+}
+
+/** `quad` with each side moved out by its shift (in when negative), corners where the lines meet. */
+function shiftSides(quad: Quad, shifts: readonly number[]): Quad | null {
+  const out: Point[] = [];
+  for (let k = 0; k < 4; k++) {
+    const hit = intersect(shiftedSide(quad, (k + 3) % 4, shifts[(k + 3) % 4]!), shiftedSide(quad, k, shifts[k]!));
+    if (!hit) return null;
+    out.push(hit);
+  }
+  return out as Quad;
+}
+
+/** How far the shape's ratio of mean side lengths is from a card's 63:88. */
+function aspectError(q: readonly Point[]): number {
+  const [s1, s2] = sideLengths(q);
+  return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
 }
 
 /** Median of 8-bit values. */
@@ -562,17 +587,8 @@ function shrinkToCard(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad
     shifts.push(edge);
   }
   if (lineSides < 2 || shifts.every((x) => x === 0)) return null;
-  const lines = shifts.map((shift, side) => {
-    const { a, d, n } = sideFrame(quad, side);
-    return { p: [a[0] - n[0] * shift, a[1] - n[1] * shift] as Point, d };
-  });
-  const out: Point[] = [];
-  for (let side = 0; side < 4; side++) {
-    const hit = intersect(lines[(side + 3) % 4]!, lines[side]!);
-    if (!hit) return null;
-    out.push(hit);
-  }
-  return { quad: out as Quad, shifts };
+  const out = shiftSides(quad, shifts.map((x) => -x));
+  return out && { quad: out, shifts };
 }
 
 /**
@@ -625,49 +641,35 @@ function expandToBorder(quad: Quad, rgb: Uint8Array, w: number, h: number): { qu
   // While some sides stay, a move over a band that ends ragged is background, not border.
   if (shifts.some((x) => x === 0)) shifts.forEach((x, side) => (agreement[side]! < STRAIGHT_END ? (shifts[side] = 0) : 0));
   if (shifts.every((x) => x === 0)) return null;
-  const lines = shifts.map((shift, side) => {
-    const { a, d, n } = sideFrame(quad, side);
-    return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift] as Point, d };
-  });
-  const out: Point[] = [];
-  for (let side = 0; side < 4; side++) {
-    const hit = intersect(lines[(side + 3) % 4]!, lines[side]!);
-    if (!hit) return null;
-    out.push(hit);
-  }
+  const out = shiftSides(quad, shifts);
+  if (!out) return null;
   // Some sides stayed: they are on the card's edge, with the printed border just inside them.
   // A side that moves out across a band of that same colour was on the border's inner edge.
   const stayed = [0, 1, 2, 3].filter((side) => shifts[side] === 0);
   if (stayed.length >= 1) {
     const borderColour = medianColor(stayed.map((side) => insideColours[side]!));
     const sameBorder = shifts.every((shift, side) => shift === 0 || colorDistance(bands[side]!, borderColour) < SAME_BORDER);
-    if (sameBorder && stayed.every((side) => colorDistance(insideColours[side]!, borderColour) < SAME_BORDER)) return { quad: out as Quad, shifts };
+    if (sameBorder && stayed.every((side) => colorDistance(insideColours[side]!, borderColour) < SAME_BORDER)) return { quad: out, shifts };
   } else {
     // Every side moved across a band of one colour and about one width: the printed border seen
     // all round the art box. (Perspective can take the shape either way from 63:88.)
     const bandColour = medianColor(bands);
     const widths = medianNumber(shifts);
     // Margins may differ a lot (off-centre printing): then every band must end in a straight edge.
-    if (bands.every((b) => colorDistance(b, bandColour) < SAME_BORDER) && (shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths) || Math.min(...agreement) >= RAGGED_END)) return { quad: out as Quad, shifts };
+    if (bands.every((b) => colorDistance(b, bandColour) < SAME_BORDER) && (shifts.every((x) => Math.abs(x - widths) <= 0.35 * widths) || Math.min(...agreement) >= RAGGED_END)) return { quad: out, shifts };
   }
-  // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
-  // out to some background edge takes it away.
-  const aspectError = (q: Point[]) => {
-    const [s1, s2] = sideLengths(q);
-    return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
-  };
   // (Sides that stayed leave only moves over straight ends.) Ends that are nearly all on one
   // line are a card's edge whatever perspective does to the shape, when the band is near the
   // border's colour (metallic borders shade beyond SAME_BORDER; a holder's margin shows the table).
   if (stayed.length > 0) {
     const borderColour = medianColor(stayed.map((side) => insideColours[side]!));
-    if (shifts.every((shift, side) => shift === 0 || (agreement[side]! >= CLEAN_END && colorDistance(bands[side]!, borderColour) < 2 * SAME_BORDER))) return { quad: out as Quad, shifts };
+    if (shifts.every((shift, side) => shift === 0 || (agreement[side]! >= CLEAN_END && colorDistance(bands[side]!, borderColour) < 2 * SAME_BORDER))) return { quad: out, shifts };
   }
-  return aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out as Quad, shifts } : null;
+  // Moving out to the true edge brings the shape towards 63:88; moving a side that was right
+  // out to some background edge takes it away.
+  return aspectError(out) <= aspectError(quad) + 0.01 ? { quad: out, shifts } : null;
 }
 
-/** A card's corner radius as a share of its width (1/8 in on a 63 mm card; the same on TCG and sports cards). */
-const CORNER_RADIUS = 0.05;
 /** Colour distance between the two sides of a corner below which its shape cannot be read. */
 const CORNER_CONTRAST = 15;
 /** Most a side may move in (a card low in a top-loader) or out (the widest printed border) to make card corners. */
@@ -720,15 +722,6 @@ interface Corner {
   wrong: boolean;
 }
 
-/** The corner evidence of each corner of `quad` (cornerShape). */
-function cornerShapes(quad: Quad, color: (x: number, y: number) => Rgb, r: number): Corner[] {
-  return [0, 1, 2, 3].map((k) => {
-    const next = sideFrame(quad, k).d;
-    const prev = sideFrame(quad, (k + 3) % 4).d;
-    return cornerShape(color, quad[k]!, next, [-prev[0], -prev[1]], r);
-  });
-}
-
 /**
  * A card's corners are rounded; an outline on its printed frame, or on a holder around it, meets
  * in sharp corners or in background. When the corners found do not look like a card's, each side
@@ -739,7 +732,13 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
   const color = colorAt(rgb, w, h);
   const width = cardWidthOf(quad);
   const r = CORNER_RADIUS * width;
-  const now = cornerShapes(quad, color, r);
+  const frames = [0, 1, 2, 3].map((side) => sideFrame(quad, side));
+  // Corner k joins side k − 1 (arriving) and side k (leaving); the card lies along both.
+  const shapeAt = (k: number, at: Point) => {
+    const prev = frames[(k + 3) % 4]!.d;
+    return cornerShape(color, at, frames[k]!.d, [-prev[0], -prev[1]], r);
+  };
+  const now = quad.map((p, k) => shapeAt(k, p));
   // Only corners that look wrong say anything: one with no contrast is no reason to move. A side
   // in the wrong place makes both its corners wrong; one wrong corner alone is more likely
   // damage (whitened, chipped), which must be measured where it is, not moved away from.
@@ -748,7 +747,6 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
   const wrong = now.map((c) => c.wrong);
   const misplaced = [0, 1, 2, 3].map((side) => (wrong[side]! && wrong[(side + 1) % 4]!) || ((wrong[side]! || wrong[(side + 1) % 4]!) && holderEdge(quad, side, color) !== null));
   if (!misplaced.some(Boolean)) return null;
-  const frames = [0, 1, 2, 3].map((side) => sideFrame(quad, side));
   const from = -Math.round(CORNER_IN * width);
   const to = Math.round(CORNER_OUT * width);
   // Only misplaced sides move.
@@ -770,18 +768,12 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
     }
     return [...picked];
   });
-  const lineOf = (side: number, shift: number) => {
-    const { a, d, n } = frames[side]!;
-    return { p: [a[0] + n[0] * shift, a[1] + n[1] * shift] as Point, d };
-  };
-  // Corner k joins side k − 1 (arriving) and side k (leaving): where, and its evidence, per pair of choices.
+  // Each corner, where and how card-like, per pair of choices for its two sides.
   const corners = [0, 1, 2, 3].map((k) => {
     const prev = (k + 3) % 4;
-    const u = frames[k]!.d;
-    const v: Point = [-frames[prev]!.d[0], -frames[prev]!.d[1]];
     return candidates[prev]!.map((sp) => candidates[k]!.map((sk) => {
-      const at = intersect(lineOf(prev, sp), lineOf(k, sk));
-      return { at, ...(at ? cornerShape(color, at, u, v, r) : { evidence: -1, wrong: true }) };
+      const at = intersect(shiftedSide(quad, prev, sp), shiftedSide(quad, k, sk));
+      return { at, ...(at ? shapeAt(k, at) : { evidence: -1, wrong: true }) };
     }));
   });
   const base = now.reduce((x, y) => x + y.evidence, 0);
@@ -794,8 +786,7 @@ function cornerCheck(quad: Quad, rgb: Uint8Array, w: number, h: number): { quad:
       const score = chosen.reduce((sum, c) => sum + c.evidence, 0) - MOVE_COST * pick.filter((i) => i > 0).length;
       if (score <= best.score || chosen.some((c) => !c.at || c.wrong)) return;
       // Still card-shaped, give or take perspective.
-      const [s1, s2] = sideLengths(chosen.map((c) => c.at!));
-      if (Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT) <= 0.08) best = { score, pick: [...pick] };
+      if (aspectError(chosen.map((c) => c.at!)) <= 0.08) best = { score, pick: [...pick] };
       return;
     }
     for (let i = 0; i < candidates[side]!.length; i++) {

@@ -1,4 +1,4 @@
-import { chroma, colorDistance, lightness, medianColor, type Rgb } from './card-geometry.ts';
+import { chroma, colorDistance, CORNER_RADIUS, lightness, medianColor, type Rgb } from './card-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -22,8 +22,6 @@ export interface CardWear {
   edges: [Wear, Wear, Wear, Wear];
 }
 
-/** Corner radius of a standard card (3 mm of 63 mm), as a share of its width. */
-export const CORNER_RADIUS = 3 / 63;
 /** Corner squares reach this share of the width along each side; edges run between them. */
 export const CORNER_REACH = 0.08;
 /** Depth of the band examined, as a share of the width. */
