@@ -453,7 +453,7 @@ function shiftSides(quad: Quad, shifts: readonly number[]): Quad | null {
 }
 
 /** How far the shape's ratio of mean side lengths is from a card's 63:88. */
-function aspectError(q: readonly Point[]): number {
+export function aspectError(q: readonly Point[]): number {
   const [s1, s2] = sideLengths(q);
   return Math.abs(Math.min(s1, s2) / Math.max(s1, s2) - CARD_ASPECT);
 }

@@ -4,7 +4,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { reduceJpeg } from '../media/jpeg-reduce.ts';
 import { sourceVersion } from '../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
-import { cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
+import { aspectError, cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
 import { CORNER_REACH, measureWear } from './card-wear.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
@@ -23,6 +23,18 @@ const CARD_DECODE_EDGE = 2400;
 const CARD_FAST_EDGE = 1600;
 /** Width of the upright card images (height by the 63:88 shape). */
 const UPRIGHT_WIDTH = 750;
+/**
+ * Fewest pixels across the card (as stored) that centering and grading measure: at 120 px a
+ * corner's rounding is under 6 px and a 1 % centering step 1 px; below it the numbers would be
+ * noise dressed as grades.
+ */
+export const MIN_CARD_PIXELS = 120;
+/**
+ * Most an outline the client gave (`skip-location`, `transparent`) may differ from 63:88 in its
+ * ratio of side lengths for the card to be warped upright and measured (0.62–0.82: Japanese-size
+ * cards, 59:86, are 0.69; a strip or a page is not a card).
+ */
+export const MAX_GIVEN_SHAPE_ERROR = 0.1;
 
 let versionsCache: Record<string, string> | undefined;
 /**
@@ -74,17 +86,29 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
   }
   if (!quad) return { ...size, found: false, versions };
 
-  const full = quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  // The whole image as the card: its corners are the image's own, 0 to width and height.
+  const full = task.options.skipLocation
+    ? ([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]] as Quad)
+    : (quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
   if (task.op === 'localize') return result;
+  const given = task.options.skipLocation || task.options.transparent;
+  const unfit = given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR
+    ? `The ${task.options.skipLocation ? 'image' : 'opaque region'} is not card-shaped (${shapeOf(full)}; a card is 63:88), so it cannot be warped upright.`
+    : task.op !== 'crop_level' && cardWidthOf(full) < MIN_CARD_PIXELS
+      ? `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}.`
+      : undefined;
+  if (unfit) return { ...result, unfit };
 
   const upright = warpCard(cv, pixels, quad, Math.min(UPRIGHT_WIDTH, Math.max(300, Math.round(cardWidthOf(quad) * 1.1))));
   if (task.op === 'crop_level') {
-    const leveled = task.options.level === false ? upright : level(upright);
-    const webp = await sharp(Buffer.from(leveled.data.buffer, leveled.data.byteOffset, leveled.data.byteLength), { raw: { width: leveled.width, height: leveled.height, channels: 3 } })
-      .sharpen(task.options.level === false ? undefined : { sigma: 0.8 })
-      .webp({ quality: 90 })
-      .toBuffer();
+    // `level: false` is the plain warp: no clipping and no sharpening (sharp's sharpen() with no
+    // options is its own mild sharpen, not none).
+    const plain = task.options.level === false;
+    const leveled = plain ? upright : level(upright);
+    let out = sharp(Buffer.from(leveled.data.buffer, leveled.data.byteOffset, leveled.data.byteLength), { raw: { width: leveled.width, height: leveled.height, channels: 3 } });
+    if (!plain) out = out.sharpen({ sigma: 0.8 });
+    const webp = await out.webp({ quality: 90 }).toBuffer();
     return { ...result, images: { crop: toArrayBuffer(webp) } };
   }
 
@@ -250,4 +274,11 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
   // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
   // pixels inside the sharp corners the other modes report.
   return order(corner);
+}
+
+/** A quad's mean side lengths as `short:long`, for messages. */
+function shapeOf(q: Quad): string {
+  const a = (Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1]) + Math.hypot(q[2][0] - q[3][0], q[2][1] - q[3][1])) / 2;
+  const b = (Math.hypot(q[3][0] - q[0][0], q[3][1] - q[0][1]) + Math.hypot(q[2][0] - q[1][0], q[2][1] - q[1][1])) / 2;
+  return `${Math.round(Math.min(a, b))}:${Math.round(Math.max(a, b))} px`;
 }

@@ -59,6 +59,11 @@ export interface CardTask {
 
 export interface CardResult extends ImageSize {
   found: boolean;
+  /**
+   * Why the card found cannot be measured (too few pixels across it, or a given outline that is
+   * not card-shaped): the record's 422, with this sentence. Only set when `found`.
+   */
+  unfit?: string;
   /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
   quad?: [[number, number], [number, number], [number, number], [number, number]];
   prob?: number;

@@ -18,22 +18,28 @@ describe.each(backends)('card grader (%s)', (backend) => {
   });
   afterAll(() => h?.close());
 
-  async function run(endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> {
-    const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint, records } });
+  type Response = { records: Rec[]; type: string; endpoint: string; statistics: { 'processing time': number }; grades: Record<string, number | string | null>; front_weight?: number };
+  async function submit(body: Record<string, unknown>): Promise<Response> {
+    const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().id as string;
     for (let i = 0; i < 600; i++) {
-      const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[] } };
-      if (d.status === 'DONE') return d.response!.records;
+      const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: Response };
+      if (d.status === 'DONE') return d.response!;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('not done');
   }
+  const run = async (endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> => (await submit({ endpoint, records })).records;
 
   it('localize: corners within 1 % of the card width, named corners and edges, versions; no card is a per-record 404', async () => {
     const scene = await makeScene(standardCard(), 21, { rotationDeg: 8, perspective: 0.04, noise: 6 });
     const noise = new Uint8Array(320 * 240 * 3).map((_, i) => (i * 7919) % 251);
-    const [card, none, broken] = await run('localize', [{ _id: 'c', _base64: await jpeg(scene.image) }, { _id: 'n', _base64: await jpeg({ data: noise, width: 320, height: 240 }) }, { _id: 'b', _base64: '%%' }]);
+    const response = await submit({ endpoint: 'localize', records: [{ _id: 'c', _base64: await jpeg(scene.image) }, { _id: 'n', _base64: await jpeg({ data: noise, width: 320, height: 240 }) }, { _id: 'b', _base64: '%%' }] });
+    // The same envelope on every endpoint (spec 3 §2): type, endpoint, statistics.
+    expect(response).toMatchObject({ type: 'card-grader', endpoint: 'localize', statistics: { 'processing time': expect.any(Number) } });
+    expect(response.statistics['processing time']).toBeGreaterThan(0);
+    const [card, none, broken] = response.records;
     expect(card).toMatchObject({ _id: 'c', _width: 1600, _height: 1200, _status: { code: 200 } });
     const points = card!._points as [number, number][];
     const width = Math.hypot(scene.quad[1][0] - scene.quad[0][0], scene.quad[1][1] - scene.quad[0][1]);
@@ -42,6 +48,20 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect((card!.corners as { name: string; point: number[] }[]).map((c) => c.name)).toEqual(['UPPER_LEFT', 'UPPER_RIGHT', 'DOWN_RIGHT', 'DOWN_LEFT']);
     expect((card!.edges as { name: string; polygon: number[][] }[]).map((e) => [e.name, e.polygon.length])).toEqual([['UPPER', 4], ['RIGHT', 4], ['DOWN', 4], ['LEFT', 4]]);
     expect((card!.card as { name: string }[])[0]!.name).toBe('CARD');
+    // One outline throughout: the corners' points, the card's polygon, the boxes around them.
+    const box = (card!._objects as { bound_box: number[]; prob: number }[])[0]!;
+    expect(box.prob).toBeGreaterThan(0.5);
+    expect(box.prob).toBeLessThanOrEqual(1);
+    expect(box.bound_box).toEqual([Math.min(...points.map((p) => p[0])), Math.min(...points.map((p) => p[1])), Math.max(...points.map((p) => p[0])), Math.max(...points.map((p) => p[1]))]);
+    expect((card!.card as { polygon: number[][]; bound_box: number[] }[])[0]).toMatchObject({ polygon: points, bound_box: box.bound_box });
+    (card!.corners as { point: number[]; bound_box: number[] }[]).forEach((c, i) => {
+      expect(c.point).toEqual(points[i]);
+      const [x0, y0, x1, y1] = c.bound_box as [number, number, number, number];
+      // The region reaches 8 % of the width into the card from its corner.
+      expect(x1 - x0).toBeGreaterThan(0.05 * width);
+      expect(x1 - x0).toBeLessThan(0.2 * width);
+      expect(c.point[0]! >= x0 - 0.5 && c.point[0]! <= x1 + 0.5 && c.point[1]! >= y0 - 0.5 && c.point[1]! <= y1 + 0.5).toBe(true);
+    });
     expect(card!.versions).toMatchObject({ detection: expect.stringMatching(/^[0-9a-f]{8}$/), points: expect.any(String) });
     expect(none!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     expect(broken!._status.code).toBe(400);
@@ -58,6 +78,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(c.grade).toBeGreaterThan(1);
     expect(c.grade).toBeLessThan(8);
     expect(rec!.grades).toEqual({ centering: c.grade });
+    // The margins in upright-card pixels, as shares of the card, and the inner frame they leave.
+    const m = c as unknown as { pixels: number[]; offsets: number[]; bound_box: number[] };
+    const [l, t, r, b] = m.pixels as [number, number, number, number];
+    expect(Math.abs((100 * l) / (l + r) - Number(c['left/right'].split('/')[0]))).toBeLessThan(0.1);
+    expect(Math.abs((100 * t) / (t + b) - Number(c['top/bottom'].split('/')[0]))).toBeLessThan(0.1);
+    const uprightWidth = m.bound_box[2]! + r;
+    const uprightHeight = m.bound_box[3]! + b;
+    expect(Math.abs(uprightWidth / uprightHeight - 63 / 88)).toBeLessThan(0.01);
+    expect(m.bound_box.slice(0, 2)).toEqual([l, t]);
+    expect(Math.abs(m.offsets[0]! - l / uprightWidth)).toBeLessThan(0.001);
+    expect(Math.abs(m.offsets[3]! - b / uprightHeight)).toBeLessThan(0.001);
+    // Generated border 44 px of 630 on the left.
+    expect(Math.abs(m.offsets[0]! - 44 / 630)).toBeLessThan(0.01);
     // Tags no measurement decides are the documented assumptions, flagged pre-filled.
     expect((rec!.card as { _tags: unknown }[])[0]!._tags).toEqual({
       Category: [{ id: 0, name: 'Trading Card Game', prob: 1, 'pre-filled': true }],
@@ -113,22 +146,21 @@ describe.each(backends)('card grader (%s)', (backend) => {
   it('grade: sub-grades measured on the card, final and condition, front and back weighed, pictures', async () => {
     const clean = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140] }, 51, { rotationDeg: 4, noise: 3 })).image);
     const worn = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140], damage: { whitenedCorner: 18, nicks: 4, nickSize: 10, scratches: [260, 200] } }, 52, { rotationDeg: -3, noise: 3 })).image);
-    const submit = async (body: Record<string, unknown>) => {
-      const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', ...body } });
-      expect(res.statusCode, res.body).toBe(201);
-      const id = res.json().id as string;
-      for (let i = 0; i < 600; i++) {
-        const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[]; grades: Record<string, number | string | null>; type: string; endpoint: string; front_weight?: number } };
-        if (d.status === 'DONE') return d.response!;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      throw new Error('not done');
-    };
-    const pair = await submit({ records: [{ _id: 'front', _base64: worn }, { _id: 'back', _base64: clean }] });
-    expect(pair).toMatchObject({ type: 'card-grader', endpoint: 'grade', front_weight: 0.7 });
+    const grade = (body: Record<string, unknown>) => submit({ endpoint: 'grade', ...body });
+    const pair = await grade({ records: [{ _id: 'front', _base64: worn }, { _id: 'back', _base64: clean }] });
+    expect(pair).toMatchObject({ type: 'card-grader', endpoint: 'grade', front_weight: 0.7, statistics: { 'processing time': expect.any(Number) } });
     const [front, back] = pair.records;
     const fg = front!.grades as { corners: number; edges: number; surface: number; centering: number; final: number; condition: string };
     const bg = back!.grades as typeof fg;
+    // final = geometric mean of the corners' and edges' geometric means, surface and centering;
+    // the condition label from it on the grading scale (docs/grading.md).
+    const gm = (xs: number[]) => Math.exp(xs.reduce((a, x) => a + Math.log(Math.max(1, x)), 0) / xs.length);
+    const cornerGrades = (front!.corners as { grade: number }[]).map((c) => c.grade);
+    const edgeGrades = (front!.edges as { grade: number }[]).map((e) => e.grade);
+    const centeringGrade = (front!.card as { centering: { grade: number } }[])[0]!.centering.grade;
+    expect(fg.final).toBeCloseTo(gm([gm(cornerGrades), gm(edgeGrades), (front!.card as { surface: { grade: number } }[])[0]!.surface.grade, centeringGrade]), 0);
+    const scale: [string, number][] = [['Gem Mint', 9.5], ['Mint', 8.5], ['Near Mint', 7.5], ['Excellent', 6], ['Very Good', 4.5], ['Good', 3], ['Fair', 2], ['Poor', 0]];
+    for (const g of [fg, bg, pair.grades as unknown as typeof fg]) expect(g.condition).toBe(scale.find(([, min]) => g.final >= min)![0]);
     expect(fg.final).toBeLessThan(bg.final);
     expect(fg.surface).toBeLessThan(bg.surface);
     // The surface's measurements: scratches (lines), creases and border stains, glare apart.
@@ -153,10 +185,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const worstFront = Math.min(...(front!.corners as { grade: number }[]).map((c) => c.grade), ...(front!.edges as { grade: number }[]).map((e) => e.grade), fg.surface);
     expect(tagsOf(front!).Damaged!.find((t) => t.name === 'Yes')!.prob).toBeCloseTo(1 / (1 + Math.exp((worstFront - 4) / 0.5)), 2);
     // Hints from the client are taken, and shown as given.
-    const hinted = await submit({ records: [{ _base64: clean, Side: 'back', Category: 'Sports', Autograph: true }] });
+    const hinted = await grade({ records: [{ _base64: clean, Side: 'back', Category: 'Sports', Autograph: true }] });
     expect(tagsOf(hinted.records[0]!)).toMatchObject({ Side: [{ name: 'Back' }], Category: [{ name: 'Sport' }], Autograph: [{ name: 'Yes', 'pre-filled': true }] });
-    const even = await submit({ records: [{ _base64: worn }, { _base64: clean }], front_weight: 0.5 });
+    const even = await grade({ records: [{ _base64: worn }, { _base64: clean }], front_weight: 0.5 });
     expect(even.grades.final).toBeCloseTo(Math.round(((even.records[0]!.grades as typeof fg).final * 0.5 + (even.records[1]!.grades as typeof fg).final * 0.5) * 10) / 10, 5);
+    // One side given: the other record is the other side, and the two are weighed (the back
+    // first here, so the worn card is the front by its place in the weighing, not its index).
+    const swapped = await grade({ records: [{ _base64: clean, side: 'back' }, { _base64: worn, 'no-image-output': true }] });
+    expect(tagsOf(swapped.records[1]!).Side).toEqual([{ id: 0, name: 'Front', prob: 1, 'pre-filled': true }]);
+    expect(swapped.front_weight).toBe(0.7);
+    expect(swapped.grades.final).toBeCloseTo(Math.round(((swapped.records[1]!.grades as typeof fg).final * 0.7 + (swapped.records[0]!.grades as typeof fg).final * 0.3) * 10) / 10, 5);
+    expect(swapped.records[1]).not.toHaveProperty('_full_url_card');
+    expect(swapped.records[1]).not.toHaveProperty('_exact_url_card');
+    expect(swapped.records[0]).toHaveProperty('_full_url_card');
   }, 120_000);
 
   it('condition: the label on the asked scale', async () => {
@@ -180,6 +221,78 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect((rec!._objects as { Category: unknown[] }[])[0]!.Category).toEqual([{ id: 0, name: 'Trading Card Game', prob: 1, 'pre-filled': true }]);
   }, 60_000);
 
+  it('condition: the default scale follows the Category, sports cards their own; a record without a card is its own 404', async () => {
+    const clean = await jpeg((await makeScene({ ...standardCard(), border: [40, 60, 140] }, 54, { rotationDeg: -2 })).image);
+    const noise = new Uint8Array(320 * 240 * 3).map((_, i) => (i * 7919) % 251);
+    const [tcg, sport, none] = await run('condition', [{ _base64: clean }, { _base64: clean, Category: 'Sports' }, { _base64: await jpeg({ data: noise, width: 320, height: 240 }) }]);
+    type Cond = { Condition: { label: string; mode: string; scale: string[]; max_scale_value: number; value: number }[]; area: number };
+    const cond = (r: Rec) => (r._objects as Cond[])[0]!;
+    expect(cond(tcg!).Condition[0]).toMatchObject({ mode: 'default', label: 'Near Mint', scale: ['Near Mint', 'Lightly Played', 'Moderately Played', 'Damaged'], max_scale_value: 4 });
+    expect(cond(sport!).Condition[0]).toMatchObject({ mode: 'default', label: 'Near Mint', scale: ['Near Mint', 'Excellent', 'Very Good', 'Poor'] });
+    expect(cond(tcg!).area).toBeGreaterThan(0.2 * 1600 * 1200 * 0.3);
+    expect(none!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
+    expect(none!._objects).toEqual([]);
+  }, 60_000);
+
+  it('grade: a record without a card is its own 404 and the top-level grades are the found card\'s', async () => {
+    const clean = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [200, 60, 50] }, 55, { rotationDeg: 3 })).image);
+    const noise = new Uint8Array(320 * 240 * 3).map((_, i) => (i * 7919) % 251);
+    const response = await submit({ endpoint: 'grade', records: [{ _base64: await jpeg({ data: noise, width: 320, height: 240 }) }, { _base64: clean, 'no-image-output': true }] });
+    expect(response.records[0]!._status.code).toBe(404);
+    expect(response.records[1]!._status.code).toBe(200);
+    expect(response.grades).toEqual(response.records[1]!.grades);
+    expect(response).not.toHaveProperty('front_weight');
+  }, 60_000);
+
+  it('refuses what cannot be measured: a card too few pixels across, an outline not card-shaped, an image over the pixel limit', async () => {
+    const png = async (width: number, height: number, colour = '#3050a0') => (await sharp({ create: { width, height, channels: 3, background: colour } }).png().toBuffer()).toString('base64');
+    const small = await makeScene(standardCard(), 56, { width: 320, height: 240, size: 0.5 });
+    const [tiny, strip, smallCard, located] = await run('centering', [
+      { _base64: await png(40, 56), 'skip-location': true },
+      { _base64: await png(2000, 50), 'skip-location': true },
+      { _base64: await jpeg(small.image) },
+      { _base64: await png(8, 8), 'skip-location': true, _id: 'x' },
+    ]);
+    expect(tiny!._status).toMatchObject({ code: 422, text: expect.stringMatching(/40 px across; centering and grading need at least 120/) });
+    expect(tiny!._points).toEqual([[0, 0], [40, 0], [40, 56], [0, 56]]);
+    expect(tiny).not.toHaveProperty('grades');
+    expect(strip!._status).toMatchObject({ code: 422, text: expect.stringMatching(/not card-shaped \(50:2000 px; a card is 63:88\)/) });
+    // A card about 85 px wide in a 320-px photo is found, but not graded.
+    expect(smallCard!._status.code).toBe(422);
+    expect(smallCard!._points).toHaveLength(4);
+    expect(located!._id).toBe('x');
+    const [graded] = await run('grade', [{ _base64: await png(40, 56), 'skip-location': true }]);
+    expect(graded!._status.code).toBe(422);
+    // The whole image may be a card-shaped crop: then it is measured.
+    const [whole] = await run('localize', [{ _base64: await png(630, 880), 'skip-location': true }]);
+    expect(whole).toMatchObject({ _status: { code: 200 }, _points: [[0, 0], [630, 0], [630, 880], [0, 880]] });
+    const [huge] = await run('localize', [{ _base64: await png(8000, 6000) }]);
+    expect(huge!._status).toMatchObject({ code: 400, text: expect.stringMatching(/^Error Loading Image: .*40000000 pixels/) });
+  }, 60_000);
+
+  it('crop_level with level false is the plain warp: no clipping, no sharpening', async () => {
+    // Two flat greys meeting in a straight step: sharpening overshoots either side of it.
+    const step = await sharp({ create: { width: 630, height: 880, channels: 3, background: '#646464' } })
+      .composite([{ input: await sharp({ create: { width: 315, height: 880, channels: 3, background: '#a0a0a0' } }).png().toBuffer(), left: 315, top: 0 }])
+      .png()
+      .toBuffer();
+    const [plain, levelled] = await run('crop_level', [{ _base64: step.toString('base64'), 'skip-location': true, level: false }, { _base64: step.toString('base64'), 'skip-location': true }]);
+    const range = async (r: Rec) => {
+      const media = await h.app.inject({ method: 'GET', url: new URL(r._img_url as string).pathname });
+      const { data } = await sharp(media.rawPayload).greyscale().raw().toBuffer({ resolveWithObject: true });
+      let min = 255;
+      let max = 0;
+      for (const v of data) [min, max] = [Math.min(min, v), Math.max(max, v)];
+      return [min, max] as const;
+    };
+    const [lo, hi] = await range(plain!);
+    expect(lo).toBeGreaterThanOrEqual(100 - 3);
+    expect(hi).toBeLessThanOrEqual(160 + 3);
+    // Levelled, the same image is stretched and sharpened past both greys.
+    const [llo, lhi] = await range(levelled!);
+    expect(lhi - llo).toBeGreaterThan(hi - lo + 20);
+  }, 60_000);
+
   it('refuses unknown endpoints and modes, misplaced options, and more records than an endpoint takes', async () => {
     const rec = { _url: 'http://example.com/card.jpg' };
     const cases: [Record<string, unknown>, RegExp][] = [
@@ -190,6 +303,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'localize', front_weight: 0.5, records: [rec] }, /grade endpoint only/],
       [{ endpoint: 'grade', front_weight: 1.5, records: [rec] }, /front_weight/],
       [{ endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) }, /records/],
+      [{ endpoint: 'condition', records: Array.from({ length: 11 }, () => rec) }, /records/],
+      [{ endpoint: 'centering', records: Array.from({ length: 11 }, () => rec) }, /records/],
+      [{ endpoint: 'crop_level', records: Array.from({ length: 11 }, () => rec) }, /records/],
     ];
     for (const [body, detail] of cases) {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });

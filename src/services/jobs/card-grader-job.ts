@@ -2,6 +2,7 @@ import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler
 import { pick } from '../../queue/job-runner.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/vision-tasks.ts';
+import { stopwatch } from '../envelope.ts';
 import { failure, type VisionService } from '../vision-service.ts';
 import { categories, categoryHint, conditionEntry, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
 
@@ -54,17 +55,16 @@ export class CardGraderJob implements JobHandler {
 
   async run(ctx: JobContext): Promise<JobOutcome> {
     const op = ctx.endpoint as Op;
+    const clock = stopwatch();
     const records: Record<string, unknown>[] = [];
     const sides: { side: 'front' | 'back'; grades: Grades }[] = [];
+    const sideOf = sidesOf(ctx.records, op);
     for (let i = 0; i < ctx.records.length; i++) {
       const rec = ctx.records[i]!;
       const base = pick(rec);
       const status = (code: number, text: string) => ({ code, text, request_id: ctx.requestId });
       try {
-        // Side is not recognised from the picture (docs/grading.md "Tags"): a record's own `side`
-        // hint, else a grade request's second record is the back.
-        const hint = String(rec.side ?? rec.Side ?? '').toLowerCase();
-        const side = hint === 'back' || hint === 'front' ? hint : op === 'grade' && i === 1 ? 'back' : 'front';
+        const side = sideOf[i]!;
         const r = await this.vision.card(await ctx.image(i), op === 'condition' ? 'grade' : op, {
           transparent: bool(rec.transparent) ?? false,
           skipLocation: bool(rec['skip-location']) ?? false,
@@ -77,6 +77,10 @@ export class CardGraderJob implements JobHandler {
           records.push({ ...sized, _objects: [], versions: r.versions, _status: status(404, 'No card was found in the image') });
           continue;
         }
+        if (r.unfit) {
+          records.push({ ...sized, _objects: [{ id: 0, name: 'Card', prob: r.prob ?? 1, bound_box: boundBox(r.quad, r.width, r.height) }], _points: r.quad, versions: r.versions, _status: status(422, r.unfit) });
+          continue;
+        }
         const tags = tagsOf(rec, side);
         const shaped = await this.shape(ctx, op, r, tags);
         if (op === 'grade') sides.push({ side, grades: shaped.grades as Grades });
@@ -87,13 +91,14 @@ export class CardGraderJob implements JobHandler {
         records.push({ ...base, _status: status(code, text) });
       }
     }
-    if (op !== 'grade') return { records };
+    const envelope = { type: this.type, endpoint: op, statistics: clock.done() };
+    if (op !== 'grade') return { records, extra: envelope };
     // Top-level grades: the one card's, or its front and back weighed.
     const front = sides.find((x) => x.side === 'front');
     const back = sides.find((x) => x.side === 'back');
     const weight = typeof ctx.options.frontWeight === 'number' ? ctx.options.frontWeight : 0.7;
     const grades = front && back ? weighFrontBack(front.grades, back.grades, weight) : (front ?? back)?.grades ?? null;
-    return { records, extra: { type: this.type, endpoint: op, grades, ...(front && back ? { front_weight: weight } : {}) } };
+    return { records, extra: { ...envelope, grades, ...(front && back ? { front_weight: weight } : {}) } };
   }
 
   private async shape(ctx: JobContext, op: Op, r: CardResult, tags: RecordTags): Promise<Record<string, unknown>> {
@@ -151,6 +156,22 @@ export class CardGraderJob implements JobHandler {
       ...images,
     };
   }
+}
+
+/**
+ * Each record's side. Side is not recognised from the picture (docs/grading.md "Tags"): a
+ * record's own `side`/`Side` hint counts; in a `grade` request of two, a record without one is
+ * the other side of the one that has it, and with no hints the second record is the back.
+ */
+function sidesOf(records: Record<string, unknown>[], op: Op): ('front' | 'back')[] {
+  const hints = records.map((rec) => {
+    const hint = String(rec.side ?? rec.Side ?? '').toLowerCase();
+    return hint === 'front' || hint === 'back' ? hint : undefined;
+  });
+  if (op !== 'grade' || records.length !== 2) return hints.map((h) => h ?? 'front');
+  const other = (h: 'front' | 'back') => (h === 'front' ? 'back' : 'front');
+  const [a, b] = hints;
+  return [a ?? (b ? other(b) : 'front'), b ?? (a ? other(a) : 'back')];
 }
 
 interface RecordTags {
