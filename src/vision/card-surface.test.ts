@@ -56,6 +56,31 @@ describe('card surface', () => {
     for (const border of [[240, 205, 40], [235, 235, 235], [200, 60, 50]] as [number, number, number][]) expect((await damagedSurface(undefined, border)).creases).toBe(0);
   });
 
+  it('glare is measured as a share of the card and kept out of the defects', async () => {
+    const { cv } = await loadCv();
+    const scene = await makeScene({ ...standardCard(), border: [40, 60, 140] }, 41, { rotationDeg: 4, noise: 4 });
+    const upright = warpCard(cv, scene.image, locateCard(cv, scene.image)!.quad, 750);
+    const c = measureCentering(upright);
+    if (!('measured' in c)) throw new Error('border not found');
+    // A soft, colourless highlight over the art, as a lamp leaves on a glossy card: a bright core
+    // fading out over its rim, so its edge is a ring of gradient a line finder could take.
+    const lit = { ...upright, data: Uint8Array.from(upright.data) };
+    const [cx, cy, radius] = [upright.width * 0.5, upright.height * 0.4, upright.width * 0.18];
+    for (let y = 0; y < lit.height; y++) {
+      for (let x = 0; x < lit.width; x++) {
+        const d = Math.hypot(x - cx, (y - cy) * 1.4) / radius;
+        const k = d < 0.8 ? 1 : d < 1.2 ? (1.2 - d) / 0.4 : 0;
+        for (let ch = 0; ch < 3; ch++) lit.data[(y * lit.width + x) * 3 + ch] = Math.round(lit.data[(y * lit.width + x) * 3 + ch]! * (1 - k) + 250 * k);
+      }
+    }
+    const plain = measureSurface(cv, upright, 0.06, c.measured.pixels);
+    const glared = measureSurface(cv, lit, 0.06, c.measured.pixels);
+    expect(plain.glare).toBe(0);
+    expect(glared.glare).toBeGreaterThan(0.03);
+    expect(glared).toMatchObject({ lines: 0, creases: 0, stains: 0 });
+    expect(glared.grade).toBe(plain.grade);
+  });
+
   it('a stain on the border is measured by its area, and a bigger one grades lower', async () => {
     const grades: number[] = [];
     const shares: number[] = [];

@@ -140,7 +140,7 @@ export class CardGraderJob implements JobHandler {
         Category: tags.map.Category,
         Condition: [conditionEntry(grades.final, scale, requested)],
       };
-      return { _objects: [object], _points: quad, versions: r.versions };
+      return { _objects: [object], _points: quad, versions: { ...r.versions, final: FINAL_VERSION } };
     }
     const regions = cornerRegions(quad, r.width, r.height);
     const images: Record<string, string> = {};
