@@ -53,6 +53,20 @@ describe('card wear', () => {
     for (let i = 1; i < grades.length; i++) expect(grades[i]!).toBeLessThan(grades[i - 1]!);
   });
 
+  it('chips out of the upper edge are lost shape, and more and bigger chips grade it lower', async () => {
+    const found: { loss: number; grade: number }[] = [];
+    for (const [chips, size] of [[0, 0], [2, 8], [4, 12], [6, 18]]) {
+      const w = await wearOf(chips ? { edgeChips: chips, edgeChipSize: size } : undefined);
+      found.push(w.edges[0]);
+      expect(w.edges[2].grade).toBeGreaterThanOrEqual(9.5);
+    }
+    expect(found[0]!.loss).toBe(0);
+    for (let i = 1; i < found.length; i++) {
+      expect(found[i]!.loss).toBeGreaterThan(found[i - 1]!.loss);
+      expect(found[i]!.grade).toBeLessThan(found[i - 1]!.grade);
+    }
+  });
+
   /** An upright 630 × 880 card drawn pixel by pixel: `paint(x, y, outside)` gives each colour. */
   const drawn = (paint: (x: number, y: number, outside: boolean) => readonly number[]) => {
     const W = 630;

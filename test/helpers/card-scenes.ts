@@ -19,6 +19,9 @@ export interface CardSpec {
     nickSize?: number;
     /** Side of a triangle cut off the corner (the background shows). */
     chippedCorner?: number;
+    /** Bites cut out of the upper edge (the background shows), each `edgeChipSize` across and half as deep. */
+    edgeChips?: number;
+    edgeChipSize?: number;
     /** Lengths (card pixels) of thin light scratches across the art. */
     scratches?: number[];
     /**
@@ -67,7 +70,12 @@ export async function makeCard(spec: CardSpec, seed = 1): Promise<Buffer> {
     wear += `<circle cx="${x * w}" cy="${y * h}" r="${r * w}" fill="rgb(125,85,35)" fill-opacity="0.45" filter="url(#soft)"/>`;
   });
   // The card's shape: rounded corners, less a triangle cut off the upper-left corner when chipped.
-  const chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
+  let chip = dmg.chippedCorner ? `<polygon points="0,0 ${radius + dmg.chippedCorner},0 0,${radius + dmg.chippedCorner}" fill="#000"/>` : '';
+  for (let i = 0; i < (dmg.edgeChips ?? 0); i++) {
+    const size = dmg.edgeChipSize ?? 8;
+    const x = w * 0.2 + ((w * 0.6) / Math.max(1, dmg.edgeChips! - 1)) * i;
+    chip += `<polygon points="${x - size / 2},0 ${x + size / 2},0 ${x + size / 6},${size / 2} ${x - size / 6},${size / 2}" fill="#000"/>`;
+  }
   const cardMask = `<mask id="c"><rect width="${w}" height="${h}" rx="${radius}" ry="${radius}" fill="#fff"/>${chip}</mask>`;
   if (spec.face) {
     // Damage drawn over a real scan too: the scan, then the same overlay.
