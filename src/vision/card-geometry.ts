@@ -403,7 +403,7 @@ function polygonArea(p: Point[]): number {
 
 const dist = (a: Point, b: Point) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
-function sideLengths(q: readonly Point[]): [number, number] {
+export function sideLengths(q: readonly Point[]): [number, number] {
   return [(dist(q[0]!, q[1]!) + dist(q[2]!, q[3]!)) / 2, (dist(q[1]!, q[2]!) + dist(q[3]!, q[0]!)) / 2];
 }
 

@@ -4,7 +4,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { reduceJpeg } from '../media/jpeg-reduce.ts';
 import { sourceVersion } from '../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
-import { aspectError, cardWidthOf, loadCv, locateCard, order, warpCard, type Point, type Quad } from './card-geometry.ts';
+import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
 import { CORNER_REACH, measureWear } from './card-wear.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
@@ -28,13 +28,13 @@ const UPRIGHT_WIDTH = 750;
  * corner's rounding is under 6 px and a 1 % centering step 1 px; below it the numbers would be
  * noise dressed as grades.
  */
-export const MIN_CARD_PIXELS = 120;
+const MIN_CARD_PIXELS = 120;
 /**
  * Most an outline the client gave (`skip-location`, `transparent`) may differ from 63:88 in its
  * ratio of side lengths for the card to be warped upright and measured (0.62–0.82: Japanese-size
  * cards, 59:86, are 0.69; a strip or a page is not a card).
  */
-export const MAX_GIVEN_SHAPE_ERROR = 0.1;
+const MAX_GIVEN_SHAPE_ERROR = 0.1;
 
 let versionsCache: Record<string, string> | undefined;
 /**
@@ -278,7 +278,6 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
 
 /** A quad's mean side lengths as `short:long`, for messages. */
 function shapeOf(q: Quad): string {
-  const a = (Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1]) + Math.hypot(q[2][0] - q[3][0], q[2][1] - q[3][1])) / 2;
-  const b = (Math.hypot(q[3][0] - q[0][0], q[3][1] - q[0][1]) + Math.hypot(q[2][0] - q[1][0], q[2][1] - q[1][1])) / 2;
-  return `${Math.round(Math.min(a, b))}:${Math.round(Math.max(a, b))} px`;
+  const sides = sideLengths(q);
+  return `${Math.round(Math.min(...sides))}:${Math.round(Math.max(...sides))} px`;
 }

@@ -78,7 +78,7 @@ export class CardGraderJob implements JobHandler {
           continue;
         }
         if (r.unfit) {
-          records.push({ ...sized, _objects: [{ id: 0, name: 'Card', prob: r.prob ?? 1, bound_box: boundBox(r.quad, r.width, r.height) }], _points: r.quad, versions: r.versions, _status: status(422, r.unfit) });
+          records.push({ ...sized, ...geometryOf(r), versions: r.versions, _status: status(422, r.unfit) });
           continue;
         }
         const tags = tagsOf(rec, side);
@@ -103,11 +103,8 @@ export class CardGraderJob implements JobHandler {
 
   private async shape(ctx: JobContext, op: Op, r: CardResult, tags: RecordTags): Promise<Record<string, unknown>> {
     const quad = r.quad!;
-    const box = boundBox(quad, r.width, r.height);
-    const geometry = {
-      _objects: [{ id: 0, name: 'Card', prob: r.prob ?? 1, bound_box: box }],
-      _points: quad,
-    };
+    const geometry = geometryOf(r);
+    const box = geometry._objects[0]!.bound_box;
     if (op === 'crop_level') {
       return { _img_url: await ctx.putMedia(Buffer.from(r.images!.crop!), 'webp'), versions: r.versions };
     }
@@ -156,6 +153,12 @@ export class CardGraderJob implements JobHandler {
       ...images,
     };
   }
+}
+
+/** The card found as the spec's `_objects` entry and `_points`. */
+function geometryOf(r: CardResult) {
+  const quad = r.quad!;
+  return { _objects: [{ id: 0, name: 'Card', prob: r.prob ?? 1, bound_box: boundBox(quad, r.width, r.height) }], _points: quad };
 }
 
 /**
