@@ -12,6 +12,21 @@ SUDO=""
 log() { echo "[postgres] $*" >&2; }
 
 apt_updated=""
+
+# The URI of the machine's configured Debian archive for its own release: the first deb822
+# "URIs:" whose stanza lists the release's codename, or the first one-line "deb" entry for it.
+debian_mirror() {
+  local codename
+  codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  {
+    for f in /etc/apt/sources.list.d/*.sources; do
+      if [ -f "$f" ]; then awk -v c="$codename" 'BEGIN{RS=""} { u=""; ok=0; n=split($0, L, "\n"); for (i=1;i<=n;i++) { if (L[i] ~ /^URIs:/) { split(L[i], w, /[ \t]+/); u=w[2] } if (L[i] ~ /^Suites:/ && (" " L[i] " ") ~ (" " c " ")) ok=1 } if (ok && u != "") print u }' "$f"; fi
+    done
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+      if [ -f "$f" ]; then awk -v c="$codename" '$1 == "deb" { for (i=2;i<=NF;i++) if ($i !~ /^\[/) { if ($(i+1) == c) print $i; break } }' "$f"; fi
+    done
+  } | { grep -v -- '-security' || true; } | head -n 1
+}
 apt_install() {
   [ -n "$apt_updated" ] || { $SUDO apt-get update -qq >&2; apt_updated=1; }
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >&2
@@ -30,7 +45,11 @@ if [ ! -f /usr/share/postgresql/15/extension/vector.control ]; then
     log "postgresql-15-pgvector is not packaged for this release; building Debian's pgvector source package"
     src_list=/etc/apt/sources.list.d/loupe-trixie-src.sources
     if [ ! -f "$src_list" ]; then
-      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' | $SUDO tee "$src_list" >/dev/null
+      # The same Debian mirror the machine already uses for its own release (no host named here).
+      mirror="$(debian_mirror)"
+      [ -n "$mirror" ] || { log "no Debian mirror found in the machine's apt sources"; exit 1; }
+      log "source packages from trixie on $mirror"
+      printf 'Types: deb-src\nURIs: %s\nSuites: trixie\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror" | $SUDO tee "$src_list" >/dev/null
       $SUDO apt-get update -qq >&2
     fi
     apt_install postgresql-server-dev-15 make gcc dpkg-dev

@@ -62,8 +62,26 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.decorate('loupe', { config, ...services, inFlight });
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
+    // The wrapper must keep the handler's own style: a callback-style handler (one that calls
+    // reply.send later, as @fastify/static does, and returns nothing) wrapped in a promise looks
+    // to Fastify like an async handler that resolved to nothing, and an empty reply goes out
+    // before the file. Such a handler counts until its response is finished or abandoned.
     route.handler = function (request, reply) {
-      return inFlight.run(() => handler.call(this, request, reply));
+      const done = inFlight.begin();
+      let result: unknown;
+      try {
+        result = handler.call(this, request, reply);
+      } catch (err) {
+        done();
+        throw err;
+      }
+      if (result instanceof Promise) return result.finally(done);
+      if (reply.raw.writableFinished) done();
+      else {
+        reply.raw.once('finish', done);
+        reply.raw.once('close', done);
+      }
+      return result;
     };
   });
   // The queue's workers, webhook deliveries and retention sweeps run beside the API.

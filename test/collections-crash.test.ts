@@ -1,20 +1,13 @@
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { caltechPhotos, photoBase64 } from './helpers/photos.ts';
 import { loupeCli, randomPort, startServerProcess } from './helpers/processes.ts';
 
-const caltech = path.resolve(import.meta.dirname, '../../shared/datasets/caltech101_subset');
-const present = fs.existsSync(caltech);
-const images = present
-  ? fs
-      .readdirSync(caltech)
-      .filter((d) => !d.endsWith('.json'))
-      .flatMap((d) => ['image_0001.jpg', 'image_0002.jpg'].map((f) => fs.readFileSync(path.join(caltech, d, f)).toString('base64')))
-  : [];
+const images = caltechPhotos().map(photoBase64);
 
-describe.skipIf(!present)('collections survive kill -9 (embedded backend)', () => {
+describe('collections survive kill -9 (embedded backend)', () => {
   let dataDir: string;
   let token: string;
   let collection: string;

@@ -8,13 +8,27 @@ export class InFlight {
   private waiters: Array<() => void> = [];
 
   async run<T>(work: () => T | Promise<T>): Promise<T> {
-    this.active++;
+    const done = this.begin();
     try {
       return await work();
     } finally {
+      done();
+    }
+  }
+
+  /**
+   * Counts work that ends later than the call that started it (a handler that answers with
+   * `reply.send(stream)` and returns nothing); `done` may be called more than once.
+   */
+  begin(): () => void {
+    this.active++;
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
       this.active--;
       if (this.active === 0) for (const wake of this.waiters.splice(0)) wake();
-    }
+    };
   }
 
   get count(): number {

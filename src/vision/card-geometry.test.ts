@@ -3,11 +3,12 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { cardWidthOf, loadCv, locateCard, order, type Quad } from './card-geometry.ts';
+import { photoBytes } from '../../test/helpers/photos.ts';
 import { makeScene, standardCard, type CardSpec, type SceneOptions } from '../../test/helpers/card-scenes.ts';
 
 const datasets = path.resolve(import.meta.dirname, '../../../shared/datasets');
-const present = fs.existsSync(path.join(datasets, 'caltech101_subset')) && fs.existsSync(path.join(datasets, 'pokemon_sv151_reference'));
-if (!present) console.warn(`card-geometry photo tests skipped: ${datasets} is absent (the shared datasets folder beside the project)`);
+const present = fs.existsSync(path.join(datasets, 'pokemon_sv151_reference'));
+if (!present) console.warn(`card-geometry tests on official card scans skipped: ${datasets} is absent (the shared datasets folder beside the project)`);
 
 /** A scene through a JPEG, as a photo comes: its ringing is part of what localization sees. */
 async function throughJpeg(image: { data: Uint8Array; width: number; height: number }) {
@@ -83,20 +84,25 @@ describe('card geometry', () => {
   // width out before the straight-line outline was weighed against the contours; weighing it
   // without refining other outlines when the corners found are not a card's rounded ones took
   // the last three 6–134 % out.
-  it.skipIf(!present).each([
-    ['Vaporeon on a football', { face: 'pokemon_sv151_reference/images/134_Vaporeon.jpg' }, { rotationDeg: -2.611, perspective: 0.001, light: 0.023, noise: 3.337, size: 0.725, background: 'soccer_ball/image_0014.jpg' }, 3035],
-    ['Bellsprout by a gerenuk', { face: 'pokemon_sv151_reference/images/069_Bellsprout.jpg' }, { rotationDeg: -13.167, perspective: 0.014, light: 0.494, blur: 0.788, noise: 0.017, size: 0.686, background: 'gerenuk/image_0007.jpg' }, 3018],
-    ['white border on a dalmatian', { margins: [44, 28, 41, 38], border: [235, 235, 235] }, { rotationDeg: 14.792, perspective: 0.007, light: 0.092, blur: 1.874, noise: 7.746, size: 0.687, background: 'dalmatian/image_0013.jpg' }, 1021],
-    ['red border on a wild cat', { margins: [18, 45, 45, 37], border: [200, 60, 50] }, { rotationDeg: -2.426, perspective: 0.05, light: 0.201, blur: 0.754, noise: 0.867, size: 0.787, background: 'wild_cat/image_0005.jpg' }, 1127],
-    ['blue border in a top-loader', { margins: [45, 43, 15, 14], border: [40, 60, 140] }, { rotationDeg: -5.294, perspective: 0.017, light: 0.011, blur: 0.969, noise: 2.405, size: 0.657, background: 'buddha/image_0002.jpg', holder: 'toploader' }, 7012],
-  ] as const)('finds the card, not a more card-shaped outline: %s', async (_label, card, options, seed) => {
+  const scenes = {
+    'Vaporeon on a football': [{ face: 'pokemon_sv151_reference/images/134_Vaporeon.jpg' }, { rotationDeg: -2.611, perspective: 0.001, light: 0.023, noise: 3.337, size: 0.725, background: 'soccer_ball/image_0014.jpg' }, 3035],
+    'Bellsprout by a gerenuk': [{ face: 'pokemon_sv151_reference/images/069_Bellsprout.jpg' }, { rotationDeg: -13.167, perspective: 0.014, light: 0.494, blur: 0.788, noise: 0.017, size: 0.686, background: 'gerenuk/image_0007.jpg' }, 3018],
+    'white border on a dalmatian': [{ margins: [44, 28, 41, 38], border: [235, 235, 235] }, { rotationDeg: 14.792, perspective: 0.007, light: 0.092, blur: 1.874, noise: 7.746, size: 0.687, background: 'dalmatian/image_0013.jpg' }, 1021],
+    'red border on a wild cat': [{ margins: [18, 45, 45, 37], border: [200, 60, 50] }, { rotationDeg: -2.426, perspective: 0.05, light: 0.201, blur: 0.754, noise: 0.867, size: 0.787, background: 'wild_cat/image_0005.jpg' }, 1127],
+    'blue border in a top-loader': [{ margins: [45, 43, 15, 14], border: [40, 60, 140] }, { rotationDeg: -5.294, perspective: 0.017, light: 0.011, blur: 0.969, noise: 2.405, size: 0.657, background: 'buddha/image_0002.jpg', holder: 'toploader' }, 7012],
+  } as const;
+  const findsTheCard = async (label: keyof typeof scenes) => {
+    const [card, options, seed] = scenes[label];
     const { cv } = await loadCv();
     const spec: CardSpec = 'face' in card ? { width: 630, height: 880, margins: [0, 0, 0, 0], border: [0, 0, 0], face: fs.readFileSync(path.join(datasets, card.face)) } : { width: 630, height: 880, margins: [...card.margins], border: [...card.border] };
-    const scene = await makeScene(spec, seed, { ...options, background: fs.readFileSync(path.join(datasets, 'caltech101_subset', options.background)) } as SceneOptions);
+    const scene = await makeScene(spec, seed, { ...options, background: photoBytes(`caltech101/${options.background}`) } as SceneOptions);
     const found = locateCard(cv, await throughJpeg(scene.image));
     expect(found).not.toBeNull();
     expect(err(found!.quad, scene.quad) / cardWidthOf(scene.quad)).toBeLessThan(0.01);
-  });
+  };
+  // The official card scans are not ours to ship: those two scenes need ../shared/datasets.
+  it.skipIf(!present).each(['Vaporeon on a football', 'Bellsprout by a gerenuk'] as const)('finds the card, not a more card-shaped outline: %s', findsTheCard);
+  it.each(['white border on a dalmatian', 'red border on a wild cat', 'blue border in a top-loader'] as const)('finds the card, not a more card-shaped outline: %s', findsTheCard);
 
   it('finds nothing in an image without a card', async () => {
     const { cv } = await loadCv();

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeRgb } from '../media/decode-rgb.ts';
+import { photoBytes } from '../../test/helpers/photos.ts';
 import { colorPalette } from './color-palette.ts';
 import { deltaE, dominantColors, luvToSrgb, nameColor, srgbToLuv } from './dominant-colors.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
@@ -173,13 +172,9 @@ describe('dominant colours', () => {
   });
 });
 
-const photo = path.resolve(import.meta.dirname, '../../../shared/datasets/caltech101_subset/headphone/image_0001.jpg');
-const present = fs.existsSync(photo);
-if (!present) console.warn(`dominant-colors photo test skipped: ${photo} is absent (the shared datasets folder beside the project)`);
-
-describe.skipIf(!present)('dominant colours of a product photo', () => {
+describe('dominant colours of a product photo', () => {
   it('black headphones on a light grey backdrop: the backdrop is excluded', async () => {
-    const img = await decodeRgb(fs.readFileSync(photo), 100e6, { maxEdge: 256 });
+    const img = await decodeRgb(photoBytes('caltech101/headphone/image_0001.jpg'), 100e6, { maxEdge: 256 });
     const colors = dominantColors(img);
     expect(colors[0]!.name).toBe('charcoal');
     expect(colors[0]!.percentage).toBeGreaterThan(80);

@@ -1,25 +1,30 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import sharp from 'sharp';
+import { photoBytes } from '../../test/helpers/photos.ts';
 import { decodeRgb } from '../media/decode-rgb.ts';
 import { defaultEmbedder, loadEmbedder, type Embedder } from './embedding-models.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
-const dir = path.resolve(import.meta.dirname, '../../../shared/datasets/near_duplicates_ukbench');
-const present = fs.existsSync(path.join(dir, 'ukbench00120.jpg'));
-if (!present) console.warn(`embedding-models tests skipped: ${dir} is absent (the shared datasets folder beside the project)`);
+// A product photo, a mirrored and a resized copy made on the spot, and two unrelated photos.
+const photos: Record<string, () => Promise<Buffer>> = {
+  original: async () => photoBytes('caltech101/watch/image_0001.jpg'),
+  mirrored: () => sharp(photoBytes('caltech101/watch/image_0001.jpg')).flop().jpeg({ quality: 90 }).toBuffer(),
+  resized: () => sharp(photoBytes('caltech101/watch/image_0001.jpg')).resize({ width: 150 }).jpeg({ quality: 80 }).toBuffer(),
+  pyramid: async () => photoBytes('caltech101/pyramid/image_0001.jpg'),
+  leopard: async () => photoBytes('caltech101/Leopards/image_0001.jpg'),
+};
 
 const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
-const load = (f: string) => decodeRgb(fs.readFileSync(path.join(dir, f)), 100e6, { maxEdge: 640 });
+const load = async (f: string) => decodeRgb(await photos[f]!(), 100e6, { maxEdge: 640 });
 
-describe.skipIf(!present)(`default embedder (${defaultEmbedder}) on real photos`, () => {
+describe(`default embedder (${defaultEmbedder}) on real photos`, () => {
   let e: Embedder;
   const img: Record<string, RgbPixels> = {};
   const vec: Record<string, Float32Array> = {};
 
   beforeAll(async () => {
     e = await loadEmbedder();
-    for (const f of ['ukbench00120.jpg', 'ukbench00120_hflip.jpg', 'ukbench00120_resize.jpg', 'ukbench08976.jpg', 'ukbench09348.jpg']) {
+    for (const f of Object.keys(photos)) {
       img[f] = await load(f);
       vec[f] = await e.embed(img[f]);
     }
@@ -38,19 +43,19 @@ describe.skipIf(!present)(`default embedder (${defaultEmbedder}) on real photos`
   });
 
   it('a mirrored and a resized copy are closer to the original than unrelated photos are', () => {
-    const o = vec['ukbench00120.jpg']!;
-    const unrelated = Math.max(cos(o, vec['ukbench08976.jpg']!), cos(o, vec['ukbench09348.jpg']!));
-    expect(cos(o, vec['ukbench00120_hflip.jpg']!)).toBeGreaterThan(unrelated + 0.2);
-    expect(cos(o, vec['ukbench00120_resize.jpg']!)).toBeGreaterThan(unrelated + 0.2);
+    const o = vec.original!;
+    const unrelated = Math.max(cos(o, vec.pyramid!), cos(o, vec.leopard!));
+    expect(cos(o, vec.mirrored!)).toBeGreaterThan(unrelated + 0.2);
+    expect(cos(o, vec.resized!)).toBeGreaterThan(unrelated + 0.2);
   });
 
   it('is deterministic and does not leak tensors', async () => {
     const { tfjs } = await import('./tfjs-runtime.ts');
     const tf = await tfjs();
     const before = tf.memory().numTensors;
-    const again = await e.embed(img['ukbench00120.jpg']!);
+    const again = await e.embed(img.original!);
     expect(tf.memory().numTensors).toBe(before);
-    expect(cos(again, vec['ukbench00120.jpg']!)).toBeCloseTo(1, 5);
+    expect(cos(again, vec.original!)).toBeCloseTo(1, 5);
   });
 
   it('takes any size, including a 1×1 and a uniform image, without NaN', async () => {

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
 import { verifyWebhook } from '../../src/webhooks/webhook-signature.ts';
 import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64 } from '../helpers/photos.ts';
 
 const base = '/account/v2/request';
 type Rec = { _id?: string; _status: { code: number; text: string; request_id: string }; [k: string]: unknown };
@@ -17,10 +17,10 @@ async function photo(width: number, height: number, format: 'jpeg' | 'png' = 'jp
   return (await sharp(Buffer.from(svg))[format]().toBuffer()).toString('base64');
 }
 
-async function waitDone(h: Harness, id: string, timeoutMs = 60_000): Promise<Detail> {
+async function waitDone(h: Harness, id: string, timeoutMs = 60_000, token?: string): Promise<Detail> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const res = await h.request('GET', `${base}/${id}`);
+    const res = await h.request('GET', `${base}/${id}`, token ? { token } : {});
     expect(res.statusCode).toBe(200);
     const d = res.json() as Detail;
     if (d.status === 'DONE') return d;
@@ -62,8 +62,15 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
   afterAll(() => h?.close());
 
   const flow = (name: string, definition: unknown) => services().flows.put(name, definition);
+  const hashAndFaces = {
+    description: 'Hashes, then faces, then a descriptor of each face',
+    steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes', hash_type: 'phash' }, { endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'face_descriptors' }],
+  };
+  // The flow the other tests submit to; each test makes its own account, so any runs alone.
+  beforeAll(() => flow('hash-and-faces', hashAndFaces));
 
   it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
+    const { token } = await h.newAccount();
     const rec = { _base64: await photo(32, 32) };
     const cases: [unknown, number, string][] = [
       [{ type: 'teleporter', records: [rec] }, 400, 'unknown_type'],
@@ -83,11 +90,11 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 7, records: [rec] }, 400, 'invalid_request'],
     ];
     for (const [body, status, code] of cases) {
-      const res = await h.request('POST', `${base}/`, { body });
+      const res = await h.request('POST', `${base}/`, { token, body });
       expect(res.statusCode, JSON.stringify(body).slice(0, 200)).toBe(status);
       expect(res.json().code).toBe(code);
     }
-    const list = await h.request('GET', `${base}/`);
+    const list = await h.request('GET', `${base}/`, { token });
     expect(list.json().count).toBe(0);
     expect((await h.request('GET', `${base}/${'0'.repeat(8)}-0000-4000-8000-000000000000`)).statusCode).toBe(404);
     expect((await h.request('GET', `${base}/not-a-uuid/status`)).statusCode).toBe(404);
@@ -95,15 +102,12 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
   });
 
   it('a flow runs each record through its steps; states go CREATED → DONE; failed records are per-record and not charged', async () => {
-    const created = await flow('hash-and-faces', {
-      description: 'Hashes, then faces, then a descriptor of each face',
-      steps: [{ endpoint: 'image_matching/visual_hash', as: 'hashes', hash_type: 'phash' }, { endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'face_descriptors' }],
-    });
+    const created = await flow('faces-then-descriptors', hashAndFaces);
     expect(created.outcome).toBe('created');
     const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
-    const group = fs.readFileSync(new URL('../../../shared/datasets/faces_persons/group/faces.jpg', import.meta.url)).toString('base64');
+    const group = photoBase64('faces/faces.jpg');
     const res = await h.request('POST', `${base}/`, {
-      body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'group', _base64: group }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'broken', _base64: '%%%' }] },
+      body: { type: 'flows', endpoint: 'faces-then-descriptors', records: [{ _id: 'group', _base64: group }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'broken', _base64: '%%%' }] },
     });
     expect(res.statusCode).toBe(201);
     const sub = res.json() as { id: string; status: string; type: string; request: Detail['request']; workspace: string; created: string };
@@ -163,27 +167,31 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
   }, 180_000);
 
   it('lists with filters and pages, newest first', async () => {
+    const { token } = await h.newAccount();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
-      const r = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }] } });
+    for (let i = 0; i < 4; i++) {
+      const r = await h.request('POST', `${base}/`, { token, body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }] } });
       ids.push(r.json().id as string);
     }
-    for (const id of ids) await waitDone(h, id);
-    const page1 = (await h.request('GET', `${base}/?type=flows&page_size=2`)).json() as { count: number; next: string | null; previous: string | null; results: { id: string; status: string; type: string; workspace: string }[] };
+    const upscale = await h.request('POST', `${base}/`, { token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: '!!' }] } });
+    for (const id of [...ids, upscale.json().id as string]) await waitDone(h, id, 60_000, token);
+    const page1 = (await h.request('GET', `${base}/?type=flows&page_size=3`, { token })).json() as { count: number; next: string | null; previous: string | null; results: { id: string; status: string; type: string; workspace: string }[] };
     expect(page1.count).toBe(4);
-    expect(page1.results.map((r) => r.id)).toEqual([ids[2], ids[1]]);
+    expect(page1.results.map((r) => r.id)).toEqual([ids[3], ids[2], ids[1]]);
     expect(page1.previous).toBeNull();
     expect(new URL(page1.next!).searchParams.get('page')).toBe('2');
-    const page2 = (await h.request('GET', `${base}/?type=flows&page_size=2&page=2`)).json() as typeof page1;
-    expect(page2.results.map((r) => r.id)).toEqual([ids[0], expect.any(String)]);
-    expect((await h.request('GET', `${base}/?type=upscaler`)).json().count).toBe(1);
-    expect((await h.request('GET', `${base}/?status=CREATED`)).json().count).toBe(0);
-    expect((await h.request('GET', `${base}/?status=DONE`)).json().count).toBe(5);
-    expect((await h.request('GET', `${base}/?status=LOST`)).statusCode).toBe(400);
+    const page2 = (await h.request('GET', `${base}/?type=flows&page_size=3&page=2`, { token })).json() as typeof page1;
+    expect(page2.results.map((r) => r.id)).toEqual([ids[0]]);
+    expect(page2.next).toBeNull();
+    expect((await h.request('GET', `${base}/?type=upscaler`, { token })).json().count).toBe(1);
+    expect((await h.request('GET', `${base}/?status=CREATED`, { token })).json().count).toBe(0);
+    expect((await h.request('GET', `${base}/?status=DONE`, { token })).json().count).toBe(5);
+    expect((await h.request('GET', `${base}/?status=LOST`, { token })).statusCode).toBe(400);
     // Another account sees none of them.
     const other = await h.newAccount();
     expect((await h.request('GET', `${base}/`, { token: other.token })).json().count).toBe(0);
     expect((await h.request('GET', `${base}/${ids[0]}`, { token: other.token })).statusCode).toBe(404);
+    expect((await h.request('GET', `${base}/${ids[0]}`, { token })).statusCode).toBe(200);
   }, 60_000);
 
   it('webhook: retried after failures, signed, with the configured headers; the delivery state is in the detail', async () => {

@@ -6,16 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crashMarker } from '../../src/vision/vision-tasks.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { pngBomb } from '../helpers/images.ts';
+import { photoBase64, photoBytes } from '../helpers/photos.ts';
 
-const datasets = path.resolve(import.meta.dirname, '../../../shared/datasets');
-const present = fs.existsSync(path.join(datasets, 'faces_persons')) && fs.existsSync(path.join(datasets, 'near_duplicates_ukbench'));
-if (!present) console.warn(`vision API tests skipped: ${datasets} is absent (the shared datasets folder beside the project)`);
-const b64 = (rel: string) => fs.readFileSync(path.join(datasets, rel)).toString('base64');
+const b64 = photoBase64;
 
 type Rec = { _id?: string; _status: { code: number; text: string }; _width?: number; _height?: number; _descriptor?: number[]; _objects?: { name: string; prob: number; bound_box: number[] }[] };
 const dot = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i]!, 0);
 
-describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
+describe.each(backends)('vision endpoints (%s)', (backend) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 2, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', testHooks: true } });
@@ -26,9 +24,9 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
     const res = await h.request('POST', '/photo/v2/descriptor', {
       body: {
         records: [
-          { _id: 'orig', _base64: b64('near_duplicates_ukbench/ukbench00120.jpg') },
-          { _id: 'resized', _base64: `data:image/jpeg;base64,${b64('near_duplicates_ukbench/ukbench00120_resize.jpg')}` },
-          { _id: 'other', _base64: b64('near_duplicates_ukbench/ukbench09012.jpg') },
+          { _id: 'orig', _base64: b64('caltech101/watch/image_0001.jpg') },
+          { _id: 'resized', _base64: `data:image/jpeg;base64,${(await sharp(photoBytes('caltech101/watch/image_0001.jpg')).resize({ width: 150 }).jpeg({ quality: 80 }).toBuffer()).toString('base64')}` },
+          { _id: 'other', _base64: b64('caltech101/pyramid/image_0001.jpg') },
           { _id: 'text', _base64: Buffer.from('hello, not an image').toString('base64') },
           { _id: 'broken', _base64: '@@@not base64@@@' },
         ],
@@ -43,7 +41,7 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
       expect(r._descriptor).toHaveLength(body.descriptor_model.dimension);
       expect(Math.abs(dot(r._descriptor!, r._descriptor!) - 1)).toBeLessThan(1e-3);
     }
-    expect(orig).toMatchObject({ _id: 'orig', _width: 640, _height: 480 });
+    expect(orig).toMatchObject({ _id: 'orig', _width: 300, _height: 242 });
     expect(dot(orig!._descriptor!, resized!._descriptor!)).toBeGreaterThan(dot(orig!._descriptor!, other!._descriptor!) + 0.1);
     expect(text!._status).toMatchObject({ code: 400 });
     expect(text!._status.text).toMatch(/^Error Loading Image: /);
@@ -57,7 +55,7 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
     const res = await h.request('POST', '/identity/v2/face', {
       body: {
         records: [
-          { _id: 'group', _base64: b64('faces_persons/group/faces.jpg') },
+          { _id: 'group', _base64: b64('faces/faces.jpg') },
           { _id: 'scenery', _base64: (await sharp({ create: { width: 400, height: 300, channels: 3, background: '#6a8' } }).jpeg().toBuffer()).toString('base64') },
           { _id: 'bomb', _base64: bomb.toString('base64') },
         ],
@@ -79,7 +77,7 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
   }, 60_000);
 
   it('person: people of a group photo', async () => {
-    const res = await h.request('POST', '/identity/v2/person', { body: { records: [{ _base64: b64('faces_persons/group/bbt1.jpg') }] } });
+    const res = await h.request('POST', '/identity/v2/person', { body: { records: [{ _base64: b64('faces/bbt1.jpg') }] } });
     const [rec] = (res.json() as { records: Rec[] }).records;
     expect(rec!._status.code).toBe(200);
     expect(rec!._objects!.length).toBeGreaterThanOrEqual(3);
@@ -87,7 +85,7 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
   }, 60_000);
 
   it('validates the request: at most 10 records, a token, the service enabled', async () => {
-    const rec = { _base64: b64('faces_persons/expression/happy.jpg') };
+    const rec = { _base64: b64('faces/happy.jpg') };
     expect((await h.request('POST', '/identity/v2/face', { body: { records: Array(11).fill(rec) } })).statusCode).toBe(400);
     expect((await h.request('POST', '/identity/v2/face', { body: { records: [] } })).statusCode).toBe(400);
     expect((await h.request('POST', '/photo/v2/descriptor', { body: { records: [rec] }, token: null })).statusCode).toBe(401);
@@ -98,19 +96,19 @@ describe.skipIf(!present).each(backends)('vision endpoints (%s)', (backend) => {
   });
 
   it('a worker that dies fails only its own record, with a clear status; the next request is served', async () => {
-    const crashing = Buffer.concat([fs.readFileSync(path.join(datasets, 'faces_persons/expression/happy.jpg')), Buffer.from(crashMarker)]).toString('base64');
-    const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _id: 'ok', _base64: b64('faces_persons/expression/happy.jpg') }, { _id: 'crash', _base64: crashing }] } });
+    const crashing = Buffer.concat([photoBytes('faces/happy.jpg'), Buffer.from(crashMarker)]).toString('base64');
+    const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _id: 'ok', _base64: b64('faces/happy.jpg') }, { _id: 'crash', _base64: crashing }] } });
     const body = res.json() as { status: { code: number }; records: Rec[] };
     expect(body.status.code).toBe(300);
     expect(body.records[0]!._objects).toHaveLength(1);
     expect(body.records[1]!._status).toMatchObject({ code: 500 });
     expect(body.records[1]!._status.text).toMatch(/worker stopped/);
-    const again = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: b64('faces_persons/expression/happy.jpg') }, { _base64: b64('faces_persons/expression/sad.jpg') }] } });
+    const again = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: b64('faces/happy.jpg') }, { _base64: b64('faces/sad.jpg') }] } });
     expect((again.json() as { status: { code: number } }).status.code).toBe(200);
   }, 60_000);
 
   it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
-    const rec = { _base64: b64('faces_persons/group/linzaer_9.jpg') };
+    const rec = { _base64: b64('faces/linzaer_9.jpg') };
     const load = Array.from({ length: 2 }, () => h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } }));
     await new Promise((r) => setTimeout(r, 200));
     const pings: number[] = [];
