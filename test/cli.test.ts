@@ -109,6 +109,19 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
   }, 90_000); // eight CLI processes and an app
 
+  it('every service the README lists can be disabled and enabled; disabling one of all keeps the rest', async () => {
+    const created = await loupe('account', 'create', '--name', 'All services');
+    const rest = await loupe('services', 'disable', '--account', created.account, '--services', 'cardstream');
+    expect([...rest.services].sort()).toEqual(['descriptor', 'identity', 'image_matching', 'requests', 'visual_search']);
+    expect((await loupe('services', 'disable', '--account', created.account, '--services', 'requests')).services).not.toContain('requests');
+    expect((await loupe('services', 'enable', '--account', created.account, '--services', 'requests,cardstream')).services).toEqual(expect.arrayContaining(['requests', 'cardstream']));
+    // The README's list of service names is the CLI's.
+    const readme = await fs.readFile(path.resolve(import.meta.dirname, '../README.md'), 'utf8');
+    const listed = [...(readme.match(/^Services: (.*)$/m)?.[1] ?? '').matchAll(/`([a-z_]+)`/g)].map((m) => m[1]);
+    expect(listed.length).toBeGreaterThan(4);
+    for (const name of listed) expect((await loupe('services', 'enable', '--account', created.account, '--services', name!)).services).toContain(name);
+  }, 90_000);
+
   it('defaults: every service, the configured default credits', async () => {
     const created = await loupe('account', 'create', '--name', 'Defaults');
     const shown = await loupe('account', 'show', '--account', created.account);

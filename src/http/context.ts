@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import type { AccountService, Principal } from '../services/account-service.ts';
+import type { AccountService, Principal, ServiceName } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
 import type { CollectionService } from '../services/collection-service.ts';
 import type { VisualSearchService } from '../services/visual-search-service.ts';
@@ -36,7 +36,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** The account must have this service enabled; the route is authenticated. */
-    service?: string;
+    service?: ServiceName;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
     /** A search-style route (spec 2): error bodies also carry the envelope's `status`. */

@@ -2,8 +2,11 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AccountRecord, AccountStore, WorkspaceRecord } from '../store/account-store.ts';
 import { ServiceError, isUuid, notFound } from './errors.ts';
 
-/** Services an account can be granted. `*` grants every service, including ones added later. */
-export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity', 'visual_search'] as const;
+/**
+ * Services an account can be granted. `*` grants every service, including ones added later.
+ * Routes name their service with this type, so a route cannot use a name the CLI does not know.
+ */
+export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity', 'visual_search', 'requests'] as const;
 export type ServiceName = (typeof knownServices)[number];
 export const allServices = '*';
 

@@ -6,7 +6,7 @@ import { baseUrlOf } from '../base-url.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { AnyObject, errorResponses, Nullable, pageOf, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
 
-const service = 'requests';
+const service = 'requests' as const;
 const tags = ['asynchronous requests'];
 const security = [{ token: [] }];
 const errors = (...statuses: number[]) => errorResponses(401, 403, 404, 429, ...statuses);

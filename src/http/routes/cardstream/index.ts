@@ -7,7 +7,7 @@ import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
 import * as S from './schemas.ts';
 
-const service = 'cardstream';
+const service = 'cardstream' as const;
 const tags = ['card sessions'];
 const security = [{ token: [] }];
 
