@@ -9,7 +9,9 @@ import type { Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { invalidJson, registerErrorHandling } from './http/errors.ts';
+import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { InFlight } from './http/in-flight.ts';
+import { maxJsonDepth, nestsDeeperThan } from './http/json-depth.ts';
 import { ErrorSchema } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
@@ -106,7 +108,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       // A body with no "proto", no "constructor" and no \u escape cannot spell either key, so it
       // skips secure-json-parse's regex scans (a large share of an image request's CPU).
       const plain = !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
-      done(null, plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      const value: unknown = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+      if (nestsDeeperThan(value, maxJsonDepth)) return done(new ServiceError(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`), undefined);
+      done(null, value);
     } catch (err) {
       done(invalidJson((err as Error).message), undefined);
     }
@@ -127,6 +131,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  registerEnvelopeStatus(app);
   registerAccessControl(app);
 
   // Shared schemas: responses refer to them (`Type.Ref`), and the OpenAPI document lists each once

@@ -18,6 +18,33 @@ describe.each(backends)('request errors (%s)', (backend) => {
     }
   });
 
+  it('a body nested deeper than 32 levels is 400 invalid_json on every endpoint family, before any work', async () => {
+    const deep = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+    const sid = await createSession(h);
+    const image = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    const cases: [string, (inner: string) => string][] = [
+      [cs('session/'), (v) => `{"name":"deep","meta_data":${v}}`],
+      [cs(`session/${sid}/identifications/`), (v) => `{"identifications":[{"event_id":"e1","name":"x","grading":${v}}]}`],
+      [cs(`session/${sid}/identifications/`), (v) => `{"identifications":[{"event_id":"e2","name":"x","alternatives":[${v}]}]}`],
+      ['/image_matching/v2/visual_hash', (v) => `{"records":[{"_base64":"${image}","extra":${v}}]}`],
+      ['/photo/v2/descriptor', (v) => `{"records":[{"_base64":"${image}","extra":${v}}]}`],
+      ['/identity/v2/face', (v) => `{"records":[{"_base64":"${image}","extra":${v}}]}`],
+      ['/similarity/custom/v2/insert', (v) => `{"records":[{"_id":"a","_base64":"${image}","meta":${v}}]}`],
+      ['/account/v2/request/', (v) => `{"type":"flows","endpoint":"x","records":[{"_base64":"${image}","x":${v}}]}`],
+    ];
+    for (const [url, body] of cases) {
+      for (const depth of [33, 5000, 20_000]) {
+        const res = await h.request('POST', url, { payload: body(deep(depth)), headers: { 'content-type': 'application/json' } });
+        expect(res.statusCode, `${url} at depth ${depth}`).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'invalid_json' });
+        expect(res.json().detail).toMatch(/deeper than 32 levels/);
+      }
+    }
+    // 32 levels in all is still a body: the session is made.
+    const ok = await h.request('POST', cs('session/'), { payload: `{"name":"deep","meta_data":${deep(31)}}`, headers: { 'content-type': 'application/json' } });
+    expect(ok.statusCode).toBe(201);
+  });
+
   it('a body that is not JSON is 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const res = await h.request('POST', cs('session/'), { payload: 'name=x', headers: { 'content-type': type } });
