@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
@@ -11,7 +11,7 @@ import './http/context.ts';
 import { invalidJson, registerErrorHandling } from './http/errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { InFlight } from './http/in-flight.ts';
-import { maxJsonDepth, nestsDeeperThan } from './http/json-depth.ts';
+import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './http/json-depth.ts';
 import { ErrorSchema } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
@@ -42,6 +42,12 @@ function validators() {
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A DNS name or IP literal, with an optional port: what a URL handed out can be built on. */
+const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;
+const validHost = (host: string | undefined): boolean => typeof host === 'string' && hostPattern.test(host);
+
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
@@ -52,6 +58,16 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // The router's own answers, in the house error shape: a path id over the router's length
+    // limit is an unknown id (404, like any malformed id), a URL that does not decode is a 400.
+    frameworkErrors: (err, request, reply) => {
+      const notFound = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      void (reply as FastifyReply)
+        .code(notFound ? 404 : 400)
+        .header('x-request-id', request.id)
+        .type('application/json; charset=utf-8')
+        .send(notFound ? { detail: 'Not found: an id in the path is longer than any id the server makes.', code: 'not_found' } : { detail: 'The URL is not valid (a percent-escape does not decode).', code: 'invalid_request' });
+    },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
@@ -97,8 +113,15 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Only JSON is accepted. An empty body with a JSON content type is "no body", which is what
   // clients send to close/, reopen/ and DELETE.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw, done) => {
+    // Decoded here rather than by Fastify, which replaces invalid UTF-8 with U+FFFD: a client's
+    // text is never silently altered.
+    let text: string;
+    try {
+      text = utf8.decode(raw as Buffer).trim();
+    } catch {
+      return done(new ServiceError(400, 'invalid_json', 'The body is not valid UTF-8.'), undefined);
+    }
     if (text === '') return done(null, undefined);
     // Neither backend stores NUL in text; refuse it here rather than fail in the database.
     // indexOf, not a regex: this runs over every body, and image bodies are megabytes. JSON's
@@ -110,6 +133,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       const plain = !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
       const value: unknown = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
       if (nestsDeeperThan(value, maxJsonDepth)) return done(new ServiceError(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`), undefined);
+      // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
+      if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return done(new ServiceError(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.'), undefined);
       done(null, value);
     } catch (err) {
       done(invalidJson((err as Error).message), undefined);
@@ -122,6 +147,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
+    // URLs handed out are built from the Host the client used unless LOUPE_PUBLIC_URL is set.
+    if (!config.publicUrl && request.url !== '/health' && !validHost(request.host)) {
+      throw new ServiceError(400, 'invalid_request', 'A valid Host header is required (or set LOUPE_PUBLIC_URL on the server).');
+    }
   });
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};

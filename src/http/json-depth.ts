@@ -18,3 +18,25 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   }
   return false;
 }
+
+// With the u flag a surrogate pair is one code point, so only a half of one matches.
+const loneSurrogate = /[\uD800-\uDFFF]/u;
+
+/** Whether any string or key in `value` holds half of a UTF-16 surrogate pair; iterative. */
+export function hasLoneSurrogate(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (loneSurrogate.test(node)) return true;
+    } else if (Array.isArray(node)) {
+      stack.push(...node);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (loneSurrogate.test(k)) return true;
+        stack.push(v);
+      }
+    }
+  }
+  return false;
+}

@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/database.ts';
 import { backends, createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
@@ -43,6 +45,62 @@ describe.each(backends)('request errors (%s)', (backend) => {
     // 32 levels in all is still a body: the session is made.
     const ok = await h.request('POST', cs('session/'), { payload: `{"name":"deep","meta_data":${deep(31)}}`, headers: { 'content-type': 'application/json' } });
     expect(ok.statusCode).toBe(201);
+  });
+
+  it('invalid UTF-8 and lone surrogate escapes are 400 invalid_json, and nothing is stored', async () => {
+    const before = (await h.request('GET', cs('session/'))).json().count as number;
+    const bodies = [
+      Buffer.concat([Buffer.from('{"name":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3]), Buffer.from('"}')]),
+      Buffer.from('{"name":"a\\ud800b"}'),
+      Buffer.from('{"name":"ok","meta_data":{"\\uDC00":1}}'),
+    ];
+    for (const payload of bodies) {
+      const res = await h.app.inject({ method: 'POST', url: cs('session/'), payload, headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' } });
+      expect(res.statusCode, payload.toString('latin1')).toBe(400);
+      expect(res.json().code).toBe('invalid_json');
+    }
+    expect((await h.request('GET', cs('session/'))).json().count).toBe(before);
+    // A well-formed pair, escaped or not, is a character like any other.
+    const pair = await h.request('POST', cs('session/'), { payload: '{"name":"\\ud83c\\udccf 🃏"}', headers: { 'content-type': 'application/json' } });
+    expect(pair.statusCode).toBe(201);
+    expect(pair.json().name).toBe('🃏 🃏');
+  });
+
+  it('an id in the path longer than the router takes is 404 in the error shape', async () => {
+    for (const url of [cs(`session/${'a'.repeat(300)}/`), cs(`identification/${'9'.repeat(5000)}/`), `/account/v2/request/${'f'.repeat(400)}`]) {
+      const res = await h.request('GET', url);
+      expect(res.statusCode, url.slice(0, 60)).toBe(404);
+      expect(res.json()).toMatchObject({ code: 'not_found', detail: expect.any(String) });
+      expect(res.headers['x-request-id']).toBeTruthy();
+    }
+  });
+
+  it('a request without a valid Host header is 400, and nothing is stored with a broken URL', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.end(request));
+        let out = '';
+        socket.on('data', (d) => (out += d.toString()));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+    const auth = `Authorization: Token ${h.account.token}\r\n`;
+    const body = '{"name":"no host"}';
+    const post = (hostLine: string) => `POST ${cs('session/')} HTTP/1.0\r\n${hostLine}${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const before = (await h.request('GET', cs('session/'))).json().count as number;
+    for (const request of [`GET ${cs('session/')} HTTP/1.0\r\n${auth}\r\n`, post(''), post('Host: bad host/x\r\n'), post('Host: \r\n')]) {
+      const answer = await raw(request);
+      expect(answer, request.split('\r\n')[0]).toMatch(/^HTTP\/1\.[01] 400 /);
+      expect(answer).toContain('"code":"invalid_request"');
+      expect(answer).toContain('Host');
+    }
+    expect((await h.request('GET', cs('session/'))).json().count).toBe(before);
+    // A health probe needs no Host; a good one still works.
+    expect(await raw('GET /health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(await raw(`GET ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.[01] 200 /);
   });
 
   it('a body that is not JSON is 415', async () => {
