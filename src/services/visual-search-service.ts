@@ -58,6 +58,28 @@ function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
   }
 }
 
+/**
+ * The queries, with a filter that fails during a scan answered as the client's 400 like one that
+ * fails validation: on the embedded backend a `$regex` can run out of its step budget over the
+ * records (docs/filters.md), which only the scan finds out.
+ */
+function filterFailuresAre400(queries: CollectionQueries): CollectionQueries {
+  const rethrow = (err: unknown): never => {
+    if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
+    throw err;
+  };
+  return new Proxy(queries, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const out: unknown = value.apply(target, args);
+        return out instanceof Promise ? out.catch(rethrow) : out;
+      };
+    },
+  });
+}
+
 const mismatch = (held: string, made: string) => `the collection holds ${held} vectors; the server now makes ${made} (see docs/model-packs.md)`;
 
 /** What an insert has done so far, per record. */
@@ -79,11 +101,15 @@ export interface Envelope {
 
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
 export class VisualSearchService {
+  private readonly queries: CollectionQueries;
+
   constructor(
     private readonly store: CollectionStore,
-    private readonly queries: CollectionQueries,
+    queries: CollectionQueries,
     private readonly vision: VisionService,
-  ) {}
+  ) {
+    this.queries = filterFailuresAre400(queries);
+  }
 
   private apply(c: CollectionRecord, change: Change): void {
     this.queries.applied(c, change);
@@ -239,7 +265,12 @@ export class VisualSearchService {
       this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector } : {}), seq: updated.seq });
       answers.push(project(updated.record, fields, ['*']));
     }
-    return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+    // When nothing was updated the status says why: 404 only when the records were missing, the
+    // image's own error (400 for an image that does not load) when that is what every record hit.
+    const codes = new Set(skips.map((k) => (k._reason as { status: { code: number } }).status.code));
+    const none = answers.length === 0 && skips.length > 0 && !(codes.size === 1 && codes.has(404));
+    const overallStatus = none ? (codes.size === 1 ? status(ctx, [...codes][0]!, 'No record was updated') : status(ctx, 400, 'No record was updated')) : this.foundStatus(ctx, answers.length, records.length, 205);
+    return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
   async find(ctx: SearchContext, c: CollectionRecord, filter: unknown, limit: number, fields: Fields): Promise<Envelope> {

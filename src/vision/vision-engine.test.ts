@@ -2,10 +2,12 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionEngine, VisionTaskError } from './vision-engine.ts';
-import { crashMarker } from './vision-tasks.ts';
+import { busyMarker, crashMarker } from './vision-tasks.ts';
 import { photoBytes } from '../../test/helpers/photos.ts';
 
 const photo = () => photoBytes('faces/faces.jpg');
+/** Bytes that hold a worker for `ms` (a test hook) and decode nothing. */
+const busy = (ms: number) => Buffer.from(`not an image ${busyMarker(ms)}`);
 
 describe('vision engine (real workers, real models)', () => {
   let engine: VisionEngine;
@@ -98,6 +100,65 @@ describe('vision engine timeouts', () => {
       const err = await engine.image('objects', photo(), 40_000_000).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(VisionTaskError);
       expect((err as VisionTaskError).reason).toBe('timeout');
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
+  it('times only the work: a burst larger than the pool waits in the queue without timing out', async () => {
+    // Issue 16 item 13: the timeout started when a task was posted, so with a 2 s limit six
+    // concurrent 10-image requests timed out 45 of 60 images that only waited their turn.
+    const engine = new VisionEngine({ threads: 1, maxQueue: 16, taskTimeoutMs: 1_000, warm: [], embedder: '', testHooks: true });
+    try {
+      const t0 = performance.now();
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => engine.image('colors', busy(400), 40_000_000)));
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(Array(6).fill('ok'));
+      // They did queue: one thread, 6 × 400 ms of work, far past the 1 s limit overall.
+      expect(performance.now() - t0).toBeGreaterThan(2_400);
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
+  it('after a timeout the replaced worker warms its models first and serves the next task', async () => {
+    // The replacement used to take its next task cold: its start-up and model loading counted
+    // against that task's limit, so it timed out too, and every one after it.
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 1_500, warm: ['faces'], embedder: '', testHooks: true });
+    try {
+      await engine.start();
+      const stuck = await engine.image('colors', busy(20_000), 40_000_000).catch((e: unknown) => e);
+      expect(stuck).toBeInstanceOf(VisionTaskError);
+      expect((stuck as VisionTaskError).reason).toBe('timeout');
+      // Posted at once, while the replacement is still starting.
+      const [first, second] = await Promise.all([engine.image('faces', photo(), 40_000_000), engine.image('faces', photo(), 40_000_000)]);
+      expect(first.objects.length).toBeGreaterThanOrEqual(5);
+      expect(second.objects.length).toBeGreaterThanOrEqual(5);
+      expect(engine.load.threads).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  }, 60_000);
+
+  it('says Retry-After from the measured work time, not the time tasks spent queued', async () => {
+    const engine = new VisionEngine({ threads: 2, maxQueue: 20, taskTimeoutMs: 10_000, warm: [], embedder: '', testHooks: true });
+    try {
+      // 8 tasks of 300 ms on 2 threads: each waited up to 900 ms, but each worked 300 ms.
+      await Promise.all(Array.from({ length: 8 }, () => engine.image('colors', busy(300), 40_000_000)));
+      const full = engine.admit(20);
+      const err = (() => {
+        try {
+          engine.admit(1);
+        } catch (e) {
+          return e;
+        }
+      })();
+      expect(err).toBeInstanceOf(VisionBusyError);
+      // 20 tasks × 300–400 ms ÷ 2 threads: 3–4 s, rounded up.
+      expect((err as VisionBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(3);
+      expect((err as VisionBusyError).retryAfterSeconds).toBeLessThanOrEqual(4);
+      expect(engine.load.meanTaskMs).toBeGreaterThanOrEqual(300);
+      expect(engine.load.meanTaskMs).toBeLessThan(400);
+      full.release();
     } finally {
       await engine.close();
     }

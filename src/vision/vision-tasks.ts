@@ -97,6 +97,32 @@ export interface TextEmbedding {
  */
 export const crashMarker = 'LOUPE-TEST-CRASH';
 
+/**
+ * Test hook, honoured only with `testHooks`: image bytes that end with `busyMarker(ms)` hold the
+ * worker for `ms` (its thread blocked, as in a long model run) and then give an empty result,
+ * without decoding anything.
+ */
+export const busyMarker = (ms: number): string => `LOUPE-TEST-BUSY-${String(Math.round(ms)).padStart(6, '0')}`;
+
+/**
+ * A task as posted to the pool: `taskId` names it in the progress messages the worker posts, so
+ * the engine times only the worker's work, never the queue (see vision-engine.ts).
+ */
+export type PostedTask = VisionTask & { taskId?: number };
+
+/** Posted by a worker (piscina relays it as a pool 'message'): task `loupeTask` entered `phase`. */
+export interface TaskProgress {
+  loupeTask: number;
+  /** `load`: the worker took the task and loads the models it needs; `work`: they are ready. */
+  phase: 'load' | 'work';
+}
+
+/** What a worker answers: the task's result and the time its work took, model loading excluded. */
+export interface TaskDone {
+  value: unknown;
+  workMs: number;
+}
+
 /** Size of the image as stored (EXIF orientation applied); results are in these pixels. */
 export interface ImageSize {
   width: number;

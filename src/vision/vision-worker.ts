@@ -1,4 +1,4 @@
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import sharp from 'sharp';
 import { decodeRgb, type RgbImage } from '../media/decode-rgb.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
@@ -8,9 +8,10 @@ import { dominantColors } from './dominant-colors.ts';
 import { HumanDetector, type Detection } from './human-detector.ts';
 import { loadOcrReader } from './ocr-reader.ts';
 import { runCardTask } from './card-tasks.ts';
+import { loadCv } from './card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from './super-resolution.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
-import { crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type TaskOutcome, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
+import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
 
 // One worker per core: libvips must not start its own threads on top.
 sharp.concurrency(1);
@@ -20,8 +21,10 @@ export interface WorkerOptions {
   /** Folder of the active CLIP-family pack: when set, its image tower makes the descriptors. */
   clipPack: string | undefined;
   testHooks: boolean;
+  /** Models loaded and run once before the worker takes its first task (LOUPE_VISION_WARM). */
+  warm: readonly string[];
 }
-const options: WorkerOptions = { embedder: '', clipPack: undefined, testHooks: false, ...(workerData as Partial<WorkerOptions> | undefined) };
+const options: WorkerOptions = { embedder: '', clipPack: undefined, testHooks: false, warm: [], ...(workerData as Partial<WorkerOptions> | undefined) };
 
 /** The one interface descriptors need, whichever model is behind it. */
 interface ImageEmbedder {
@@ -91,8 +94,17 @@ function crop(pixels: RgbPixels, img: RgbImage, box: [number, number, number, nu
 
 const scalePoint = (img: RgbImage, [x, y]: [number, number]): [number, number] => [Math.round((x * img.originalWidth) / img.width), Math.round((y * img.originalHeight) / img.height)];
 
+const busyPrefix = busyMarker(0).slice(0, -6);
+
 async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>> {
-  if (options.testHooks && Buffer.from(task.image).subarray(-crashMarker.length).toString('latin1') === crashMarker) process.exit(70);
+  if (options.testHooks) {
+    const tail = Buffer.from(task.image).subarray(-busyMarker(0).length).toString('latin1');
+    if (tail.endsWith(crashMarker)) process.exit(70);
+    if (tail.startsWith(busyPrefix)) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(tail.slice(busyPrefix.length)));
+      return { width: 0, height: 0, objects: [], poses: [], lines: [], colors: [], descriptor: [], model: 'busy' } as TaskOutcome<ImageTaskKind>;
+    }
+  }
   let img: RgbImage;
   try {
     img = await decodeRgb(Buffer.from(task.image), task.maxPixels, { maxEdge: decodeEdge[task.kind] });
@@ -174,18 +186,81 @@ function warmImage(): Promise<Buffer> {
   return sharp(Buffer.from(svg)).jpeg().toBuffer();
 }
 
+/** Each model is warmed once per worker: at start-up, and again only if a warm task names another. */
+const warmed = new Map<ModelName, Promise<void>>();
+
 async function warm(requested: readonly string[]): Promise<{ warmed: ModelName[]; ms: number }> {
   const t0 = performance.now();
   const names = requested.filter((m): m is ModelName => m in decodeEdge && m !== 'colors');
-  const bytes = await warmImage();
   for (const kind of names) {
-    const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    await runImageTask({ kind, image, maxPixels: 1_000_000 });
+    let done = warmed.get(kind);
+    if (!done) {
+      done = (async () => {
+        const bytes = await warmImage();
+        const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+        await runImageTask({ kind, image, maxPixels: 1_000_000 });
+      })();
+      // A failed warm-up is tried again by the next warm task; a request loads the model itself.
+      done.catch(() => warmed.delete(kind));
+      warmed.set(kind, done);
+    }
+    await done;
   }
   return { warmed: [...names], ms: Math.round(performance.now() - t0) };
 }
 
-export async function handleTask(task: VisionTask): Promise<unknown> {
+/**
+ * Loads the models a task needs. The engine's timeout covers only what follows (the work on the
+ * image), so a worker that loads a model on first use is not timed out for it.
+ */
+async function prepare(task: VisionTask): Promise<void> {
+  switch (task.kind) {
+    case 'embed':
+      await embedder();
+      break;
+    case 'faces':
+      await faces();
+      break;
+    case 'objects':
+      await objects();
+      break;
+    case 'pose':
+      await pose();
+      break;
+    case 'ocr':
+      await ocr();
+      break;
+    case 'text':
+      if (options.clipPack) await clip();
+      break;
+    case 'upscale':
+      await model<Upscaler>(`upscale-x${task.factor}`, () => loadUpscaler(task.factor));
+      break;
+    case 'card':
+      await loadCv();
+      break;
+    default:
+    // colors needs no model; a warm task is all loading, under the model-load limit.
+  }
+}
+
+const progress = (taskId: number | undefined, phase: TaskProgress['phase']) => {
+  if (taskId !== undefined) parentPort?.postMessage({ loupeTask: taskId, phase } satisfies TaskProgress);
+};
+
+/** One task: says when it is taken and when its work starts, and how long that work took. */
+export async function handleTask(posted: PostedTask): Promise<TaskDone> {
+  const { taskId, ...task } = posted;
+  progress(taskId, 'load');
+  // A model that fails to load fails the task below, where it is used, with the same message.
+  await prepare(task).catch(() => undefined);
+  progress(taskId, 'work');
+  const t0 = performance.now();
+  const value = await run(task);
+  return { value, workMs: performance.now() - t0 };
+}
+
+async function run(task: VisionTask): Promise<unknown> {
   switch (task.kind) {
     case 'warm':
       return warm(task.models);
@@ -201,4 +276,20 @@ export async function handleTask(task: VisionTask): Promise<unknown> {
     default:
       return runImageTask(task);
   }
+}
+
+/**
+ * The start-up warm-up runs while this module loads, and piscina hands a worker tasks only once it
+ * has loaded: a worker that replaces one stopped for a timeout or a crash takes its first task
+ * with its models ready. Before, it loaded them on that task's clock, which with a tight
+ * LOUPE_VISION_TIMEOUT_MS timed it out again, and the next one, for good (issue 16); loading is
+ * now also outside the timeout (`prepare`), and this keeps the first request after a replacement
+ * as fast as any. A warm-up that fails or hangs does not keep the worker from serving: requests
+ * then load the models themselves.
+ */
+const startupWarmMs = 120_000;
+if (options.warm.length) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([warm(options.warm).catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, startupWarmMs)))]);
+  clearTimeout(timer);
 }

@@ -193,6 +193,7 @@ export const malformedFilters: MalformedFilter[] = [
   { name: '$regex nested quantifier', filter: { a: { $regex: '(a+)+$' } }, operator: '$regex' },
   { name: '$regex too long', filter: { a: { $regex: 'a'.repeat(513) } }, operator: '$regex' },
   { name: '$regex repetition above 255', filter: { a: { $regex: 'a{300}' } }, operator: '$regex' },
+  { name: '$regex too large once repeats are written out', filter: { a: { $regex: '(?:abcdefghijklmnopqrstu){255}' } }, operator: '$regex' },
   { name: '$options unknown flag', filter: { a: { $regex: 'a', $options: 'g' } }, operator: '$options' },
   { name: '$options without $regex', filter: { a: { $options: 'i' } }, operator: '$options' },
   { name: '$size negative', filter: { a: { $size: -1 } }, operator: '$size' },

@@ -57,11 +57,80 @@ describe('malformed filters', () => {
 
 describe('regex translation', () => {
   it('spells classes out for both engines', () => {
-    const { js, pg: pattern } = translateRegex('^a.\\d$', 'i');
-    expect(js.flags).toBe('u');
-    expect(js.test('A\u00e99')).toBe(true);
-    expect(js.test('a\n9')).toBe(false);
+    const { js, pg: pattern, program } = translateRegex('^a.\\d$', 'i');
+    const run = program.run({ steps: 0 });
+    expect(run.test('A\u00e99')).toBe(true);
+    expect(run.test('a\n9')).toBe(false);
+    expect(new RegExp(js, 'u').test('A\u00e99')).toBe(true);
     expect(pattern).toBe('(?:^[aA][^\\u000A\\u000D\\u2028-\\u2029][0-9]$)');
+  });
+});
+
+describe('regex evaluation in linear time (the embedded backend runs filters on the event loop)', () => {
+  it('answers patterns that backtrack for seconds in V8 at once', () => {
+    // V8 took 15 s for k = 6 over these 60 characters (n^k work); the linear engine reads each
+    // character once per live NFA state.
+    const title = 'a'.repeat(60);
+    const t0 = performance.now();
+    expect(compileFilter({ title: { $regex: 'a*a*a*a*a*a*b' } })({ title })).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(200);
+    for (const k of [12, 40]) expect(compileFilter({ title: { $regex: 'a*'.repeat(k) + 'b' } })({ title })).toBe(false);
+    expect(compileFilter({ title: { $regex: 'a*a*a*a*a*a*a$' } })({ title })).toBe(true);
+    const long = { title: 'a'.repeat(100_000) };
+    expect(compileFilter({ title: { $regex: 'a*a*a*a*a*a*a*a*b' } })(long)).toBe(false);
+    expect(compileFilter({ title: { $regex: '\\w+\\s*\\w+\\s*\\w+x', $options: 'im' } })(long)).toBe(false);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
+  it('matches exactly what V8 matches for the same pattern, on random patterns and texts', () => {
+    const rnd = seeded(11);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    const atoms = ['a', 'b', 'x', 'X', '.', '\\d', '\\w', '\\s', '\\W', '\\S', '[a-c]', '[^x]', '😀', 'É', '\\n', '(?:x|y)', '[A-Z]', '^', '$', '(ab)', '(a|bc)', '[^]', '\\u2028', '()'];
+    const chars = ['a', 'b', 'x', 'X', 'y', '1', ' ', '\n', '\r', '\u2028', '😀', 'É', 'é', '\ud800', 'c', 'A'];
+    const differences: string[] = [];
+    let compared = 0;
+    for (let t = 0; t < 3_000; t++) {
+      let p = '';
+      for (let i = 0, n = 1 + Math.floor(rnd() * 5); i < n; i++) p += pick(atoms) + pick(['', '', '*', '+', '?', '{2}', '{0,3}', '{2,}', '*?']);
+      const options = pick(['', 'i', 'm', 's', 'ms', 'im']);
+      let translated: ReturnType<typeof translateRegex>;
+      try {
+        translated = translateRegex(p, options);
+      } catch {
+        continue; // a quantifier after an anchor, a repeated group with a quantifier inside…
+      }
+      const v8 = new RegExp(translated.js, 'u');
+      const run = translated.program.run({ steps: 0 });
+      for (let j = 0; j < 20; j++) {
+        let text = '';
+        for (let i = 0, n = Math.floor(rnd() * 10); i < n; i++) text += pick(chars);
+        compared++;
+        if (v8.test(text) !== run.test(text)) differences.push(`${JSON.stringify(p)} ${options} ${JSON.stringify(text)}`);
+      }
+    }
+    expect(differences.slice(0, 10)).toEqual([]);
+    expect(compared).toBeGreaterThan(40_000);
+  });
+
+  it('refuses a pattern that would need too much work over the records with a FilterError', () => {
+    // Every new a/b text needs new DFA states here (whether an "a" stood 200 places back), so the
+    // cache cannot help and each character costs ~100 NFA steps: the scan's budget runs out.
+    const rnd = seeded(3);
+    const docs = Array.from({ length: 400 }, () => ({ s: Array.from({ length: 1_000 }, () => (rnd() < 0.5 ? 'a' : 'b')).join('') }));
+    const test = compileFilter({ s: { $regex: '[ab]*a[ab]{200}c' } });
+    const t0 = performance.now();
+    let error: unknown;
+    try {
+      for (const d of docs) test(d);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(FilterError);
+    expect((error as FilterError).operator).toBe('$regex');
+    expect((error as FilterError).message).toMatch(/too much work/);
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    // A filter compiled again starts with a fresh budget: one short text is fine.
+    expect(compileFilter({ s: { $regex: '[ab]*a[ab]{200}c' } })({ s: 'ab' })).toBe(false);
   });
 });
 
@@ -106,6 +175,13 @@ describe.runIf(process.env.DATABASE_URL)('filters in PostgreSQL (jsonb)', () => 
     });
   });
 
+  it('answers a pattern that backtracks for seconds in V8 at once', async () => {
+    const t0 = performance.now();
+    const res = await sql<{ hit: boolean }>`SELECT ${filterToSql({ title: { $regex: 'a*'.repeat(12) + 'b' } }, 'd')} AS hit FROM (SELECT ${JSON.stringify({ title: 'a'.repeat(60) })}::jsonb AS d) AS t`.execute(db);
+    expect(res.rows).toEqual([{ hit: false }]);
+    expect(performance.now() - t0).toBeLessThan(1_000);
+  });
+
   it('takes a qualified column', async () => {
     const rows = await db
       .selectFrom('filter_docs as r')
@@ -143,14 +219,19 @@ describe.runIf(process.env.DATABASE_URL)('filters in PostgreSQL (jsonb)', () => 
  * (missing, null, scalars, objects, arrays of scalars, of objects, mixed, empty). Arrays directly
  * inside arrays are left out: that is the documented difference between the backends.
  */
-function randomFilters(count: number, seed: number) {
+/** mulberry32: the same numbers on every run. */
+function seeded(seed: number): () => number {
   let state = seed;
-  const rnd = () => {
+  return () => {
     state = (state + 0x6d2b79f5) | 0;
     let t = Math.imul(state ^ (state >>> 15), 1 | state);
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+function randomFilters(count: number, seed: number) {
+  const rnd = seeded(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const shapes: unknown[] = [
     undefined, null, 5, 'x', true, [], {}, [{}], [null], ['x', 5], [null, { b: null }, { b: [1, null] }, 'str'],

@@ -3,6 +3,7 @@ import sift from 'sift';
 import type { Operation, Options } from 'sift/lib/core.js';
 import type { Key } from 'sift/lib/utils.js';
 import { FilterError } from './filter-error.ts';
+import { LINE_BREAKS, RegexProgram, type Range, type RegexNode as Node } from './linear-regex.ts';
 
 /** A filter object as sent by clients; both compilers validate it again (it is cheap). */
 export type MongoFilter = Record<string, unknown>;
@@ -196,17 +197,6 @@ export function validateFilter(filter: unknown): MongoFilter {
 // JavaScript's `u` (code points, like PostgreSQL) and PostgreSQL's `s` (so negated classes may
 // match a newline, as in JavaScript).
 
-type Range = [number, number];
-type Node =
-  | { t: 'char'; c: number }
-  | { t: 'class'; neg: boolean; ranges: Range[] }
-  | { t: 'any' }
-  | { t: 'bol' }
-  | { t: 'eol' }
-  | { t: 'group'; alts: Node[][] }
-  | { t: 'repeat'; node: Node; min: number; max: number };
-
-const LINE_BREAKS: Range[] = [[0x0a, 0x0a], [0x0d, 0x0d], [0x2028, 0x2029]];
 const DIGIT: Range[] = [[0x30, 0x39]];
 const WORD: Range[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
 // What JavaScript's \s matches.
@@ -216,10 +206,15 @@ const SPACE: Range[] = [
 const MAX_REPEAT = 255; // PostgreSQL's RE_DUP_MAX
 
 export interface TranslatedRegex {
-  /** For sift: code-point semantics via the `u` flag. */
-  js: RegExp;
+  /** The embedded backend's matcher: linear in the text (see linear-regex.ts). */
+  program: RegexProgram;
   /** An ARE pattern for PostgreSQL's like_regex with flag "s". */
   pg: string;
+  /**
+   * The same pattern for V8's RegExp with flag `u`. Never run on records (V8 backtracks); the
+   * tests check the linear engine against it.
+   */
+  js: string;
 }
 
 class RegexParser {
@@ -528,10 +523,16 @@ function emit(alts: Node[][], char: (c: number) => string, dialect: 'js' | 'pg',
 }
 
 const translated = new Map<string, TranslatedRegex>();
+/**
+ * NFA instructions held by the cache. A program can have 5,000 of them (~150 KB with its classes),
+ * so the cache is also emptied by size, not only after 10,000 patterns.
+ */
+let translatedInstructions = 0;
 
 /**
- * Parses a `$regex` in the supported dialect and returns equivalent JavaScript and PostgreSQL
- * patterns. Options: i (ASCII letters only), m, s, x.
+ * Parses a `$regex` in the supported dialect and returns the linear engine's program and the
+ * equivalent PostgreSQL pattern (and V8's, for the tests). Options: i (ASCII letters only), m, s,
+ * x. Throws FilterError for anything outside the dialect or its limits.
  */
 export function translateRegex(pattern: string, options: unknown, path = ''): TranslatedRegex {
   if (options !== undefined && (typeof options !== 'string' || !/^[imsx]*$/.test(options))) {
@@ -544,15 +545,13 @@ export function translateRegex(pattern: string, options: unknown, path = ''): Tr
   if (pattern.length > FILTER_LIMITS.regexLength) throw new FilterError('$regex', `pattern longer than ${FILTER_LIMITS.regexLength} characters`, path);
   const flags = { i: opts.includes('i'), m: opts.includes('m'), s: opts.includes('s'), x: opts.includes('x') };
   const alts = new RegexParser(pattern, flags, path).parse();
-  let js: RegExp;
-  try {
-    js = new RegExp(emit(alts, jsChar, 'js', flags), 'u');
-  } catch (err) {
-    throw new FilterError('$regex', `invalid pattern (${(err as Error).message})`, path);
+  const result = { program: new RegexProgram(alts, flags, path), pg: emit(alts, pgChar, 'pg', flags), js: emit(alts, jsChar, 'js', flags) };
+  if (translated.size > 10_000 || translatedInstructions > 500_000) {
+    translated.clear();
+    translatedInstructions = 0;
   }
-  const result = { js, pg: emit(alts, pgChar, 'pg', flags) };
-  if (translated.size > 10_000) translated.clear();
   translated.set(key, result);
+  translatedInstructions += result.program.op.length;
   return result;
 }
 
@@ -675,13 +674,22 @@ const siftOperations: Record<string, OperationCreator> = {
   $gte: rangeOperation((c) => c >= 0),
   $lt: rangeOperation((c) => c < 0),
   $lte: rangeOperation((c) => c <= 0),
-  $regex: (pattern: string, ownerQuery: Record<string, unknown>, options: Options) =>
-    sift.createEqualsOperation(translateRegex(pattern, ownerQuery.$options).js, ownerQuery, options),
   // Validation already refuses these; this keeps sift from running them if a caller skips it.
   $where: refuse('$where'),
   $mod: refuse('$mod'),
   $type: refuse('$type'),
 };
+
+/**
+ * `$regex` runs on the linear engine, never on V8's backtracking RegExp. Every pattern of one
+ * compiled filter draws on one step budget, so one scan of a collection has bounded work.
+ */
+function regexOperation(budget: { steps: number }): OperationCreator {
+  return (pattern: string, ownerQuery: Record<string, unknown>, options: Options) => {
+    const run = translateRegex(pattern, ownerQuery.$options).program.run(budget);
+    return sift.createEqualsOperation((b: unknown) => typeof b === 'string' && run.test(b), ownerQuery, options);
+  };
+}
 
 /** Rewrites implicit equality `{a: v}` as `{a: {$eq: v}}` so it goes through our $eq. */
 function toSiftQuery(query: Record<string, unknown>): Record<string, unknown> {
@@ -711,16 +719,16 @@ export type DocumentPredicate = (doc: Record<string, unknown>) => boolean;
  * short-circuit: sift settles a failed condition only after trying every value, so it would
  * still evaluate the remaining fields of a document that has already failed.
  */
-function compileDocument(query: Record<string, unknown>): DocumentPredicate {
+function compileDocument(query: Record<string, unknown>, operations: Record<string, OperationCreator>): DocumentPredicate {
   const parts: DocumentPredicate[] = Object.entries(query).map(([key, value]) => {
     if (LOGICAL_OPERATORS.has(key)) {
-      const subs = (value as Record<string, unknown>[]).map(compileDocument);
+      const subs = (value as Record<string, unknown>[]).map((sub) => compileDocument(sub, operations));
       if (key === '$and') return (doc) => subs.every((s) => s(doc));
       if (key === '$or') return (doc) => subs.some((s) => s(doc));
       return (doc) => !subs.some((s) => s(doc));
     }
     const field = isOperatorObject(value) ? toSiftOperators(value) : { $eq: value };
-    return sift.default({ [key]: field } as sift.Query<Record<string, unknown>>, { operations: siftOperations });
+    return sift.default({ [key]: field } as sift.Query<Record<string, unknown>>, { operations });
   });
   if (parts.length === 1) return parts[0]!;
   return (doc) => {
@@ -733,5 +741,5 @@ function compileDocument(query: Record<string, unknown>): DocumentPredicate {
 export function compileFilter(filter: unknown): DocumentPredicate {
   const valid = validateFilter(filter);
   if (Object.keys(valid).length === 0) return () => true;
-  return compileDocument(valid);
+  return compileDocument(valid, { ...siftOperations, $regex: regexOperation({ steps: 0 }) });
 }

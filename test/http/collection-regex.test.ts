@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/database.ts';
+import { CollectionStore } from '../../src/store/collection-store.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+
+/**
+ * `$regex` filters must not hold the server (issue 16, item 8): on the embedded backend a filter
+ * runs on the event loop, where V8's backtracking RegExp took 15 s for `a*a*a*a*a*a*b` over one
+ * 60-character title while every other request waited.
+ */
+describe.each(backends)('regex filters do not stop the server (%s)', (backend) => {
+  let h: Harness;
+  let store: Store;
+  const base = '/similarity/products-new/v2';
+
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    // Records written straight to the store (no images, so no models): the queries read them
+    // when the collection is first used.
+    store = await openStore({ dataDir: h.dataDir, databaseUrl: h.config.databaseUrl });
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close();
+    await h?.close();
+  });
+
+  const collectionOf = async (records: Record<string, unknown>[]) => {
+    const { account, token } = await h.newAccount();
+    const { id } = await h.app.loupe.collections.create({ accountId: account, type: 'product', name: 'regex' });
+    const rows = records.map((data, i) => ({ recordId: `r${i}`, data, vector: Float32Array.from({ length: 8 }, (_, k) => Math.sin(i + k + 1)) }));
+    await new CollectionStore(store).insert(id, rows, 'test-model');
+    return { id, token };
+  };
+  const find = (c: { id: string; token: string }, filter: unknown) =>
+    h.request('POST', `${base}/find`, { body: { filter, fields_to_return: ['_id'], limit: 100 }, headers: { 'collection-id': c.id }, token: c.token });
+
+  it('answers a catastrophic pattern over a 60-character title at once, and /health meanwhile', async () => {
+    const c = await collectionOf([{ title: 'a'.repeat(60) }, { title: 'a'.repeat(59) + 'b' }, { title: 'short' }]);
+    // The first request readies the app and loads the collection; only the filter is timed.
+    expect((await find(c, { title: 'short' })).json().answer_records).toEqual([{ _id: 'r2' }]);
+    const t0 = performance.now();
+    const found = find(c, { title: { $regex: 'a*a*a*a*a*a*b' } });
+    const health = h.request('GET', '/health', { token: null }).then((res) => ({ res, ms: performance.now() - t0 }));
+    const [res, healthy] = await Promise.all([found, health]);
+    const ms = performance.now() - t0;
+    expect(res.statusCode).toBe(200);
+    expect(res.json().answer_records).toEqual([{ _id: 'r1' }]);
+    expect(healthy.res.statusCode).toBe(200);
+    expect(healthy.ms).toBeLessThan(1_000);
+    expect(ms).toBeLessThan(1_000);
+    // Many more stars, anchors and line-mode options: still linear.
+    const more = await find(c, { title: { $regex: '^' + 'a*'.repeat(40) + 'b$', $options: 'im' } });
+    expect(more.json().answer_records).toEqual([{ _id: 'r1' }]);
+    expect(performance.now() - t0).toBeLessThan(2_000);
+  });
+
+  it.runIf(backend === 'sqlite')('refuses a pattern that needs too much work over the records with a 400 naming $regex', async () => {
+    // Random a/b texts keep the lazily built DFA from ever warming up: each character costs ~200
+    // NFA steps, so the scan's step budget runs out and the answer is a 400 within a fraction of a second.
+    let state = 7;
+    const rnd = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 16) & 1;
+    const c = await collectionOf(Array.from({ length: 100 }, () => ({ s: Array.from({ length: 1_000 }, () => (rnd() ? 'a' : 'b')).join('') })));
+    expect((await find(c, { s: 'x' })).statusCode).toBe(200);
+    const t0 = performance.now();
+    const res = await find(c, { s: { $regex: '[ab]*a[ab]{200}c' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_filter', detail: expect.stringMatching(/^Invalid filter: \$regex: .*too much work/) });
+    expect(performance.now() - t0).toBeLessThan(3_000);
+    // The same collection still answers other filters.
+    expect((await find(c, { s: { $regex: '^ab' } })).statusCode).toBe(200);
+  });
+});
