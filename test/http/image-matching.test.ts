@@ -204,7 +204,8 @@ describe('image matching', () => {
     ];
     it.each(cases)('%s', async (_label, make, reason) => {
       const res = await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: jpeg.toString('base64') }, make()] } });
-      expect(res.statusCode).toBe(200);
+      // Spec 2 §7: the HTTP status carries status.code (300 MIXED_RESULT, body as with 200).
+      expect(res.statusCode).toBe(300);
       const body = res.json();
       expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
       expect(body.records[0]._status.code).toBe(200);
@@ -230,7 +231,9 @@ describe('image matching', () => {
     ];
     it.each(refused)('%s', async (_label, url, reason) => {
       const res = await open.request('POST', im('visual_hash'), { body: { records: [{ _url: url }] } });
-      expect(res.statusCode).toBe(200);
+      // Every record failed: status.code 400, and so the HTTP status.
+      expect(res.statusCode).toBe(400);
+      expect(res.json().status).toMatchObject({ code: 400, text: 'Error Loading Image' });
       const r = res.json().records[0];
       expect(r._status.code).toBe(400);
       expect(r._status.text).toMatch(reason);
@@ -275,7 +278,9 @@ describe('image matching', () => {
       { _id: 'a-bright', _base64: aBright.toString('base64') },
       { _base64: a.toString('base64') },
     ];
-    const exact = (await h.request('POST', im('remove_duplicates'), { body: { records } })).json();
+    const exactRes = await h.request('POST', im('remove_duplicates'), { body: { records } });
+    expect(exactRes.statusCode).toBe(300);
+    const exact = exactRes.json();
     expect(exact.status.code).toBe(300);
     const exactIds = exact.records.map((r: { _id: string }) => r._id);
     expect(exactIds).toContain('a');
@@ -303,7 +308,7 @@ describe('image matching', () => {
         hash_type: 'phash',
       },
     });
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(300);
     const body = res.json();
     expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
     expect(body.answer_count).toBe(3);
@@ -319,7 +324,9 @@ describe('image matching', () => {
     expect(clean.status).toMatchObject({ code: 200, text: 'OK' });
     expect(clean.skipped_records).toEqual([]);
 
-    const allBad = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: 'AAAA' }, { _file: '../x' }] } })).json();
+    const allBadRes = await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: 'AAAA' }, { _file: '../x' }] } });
+    expect(allBadRes.statusCode).toBe(400);
+    const allBad = allBadRes.json();
     expect(allBad.status).toMatchObject({ code: 400, text: 'Error Loading Image' });
     expect(allBad.answer_count).toBe(0);
     expect(allBad.skipped_records).toHaveLength(2);
@@ -327,6 +334,21 @@ describe('image matching', () => {
     const badQuery = await h.request('POST', im('rank_images'), { body: { query_record: { _base64: 'AAAA' }, records: [{ _base64: jpeg.toString('base64') }] } });
     expect(badQuery.statusCode).toBe(400);
     expect(badQuery.json().status.text).toMatch(/query_record: Error Loading Image/);
+  });
+
+  it('a MIXED_RESULT reaches a fetch() client over HTTP as 300 with its body, not as a redirect', async () => {
+    const address = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const res = await fetch(`${address}${im('visual_hash')}`, {
+      method: 'POST',
+      headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ records: [{ _base64: jpeg.toString('base64') }, { _base64: 'AAAA' }] }),
+    });
+    expect(res.status).toBe(300);
+    expect(res.redirected).toBe(false);
+    expect(res.headers.get('location')).toBeNull();
+    const body = (await res.json()) as { status: { code: number; text: string }; records: unknown[] };
+    expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
+    expect(body.records).toHaveLength(2);
   });
 
   it('hashes survive re-encoding and scaling (Hamming distance small), but differ between different photos', async () => {

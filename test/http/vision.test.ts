@@ -32,7 +32,8 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
         ],
       },
     });
-    expect(res.statusCode).toBe(200);
+    // Spec 2 §7: the HTTP status carries status.code; the body is the same as ever.
+    expect(res.statusCode).toBe(300);
     const body = res.json() as { status: { code: number; text: string }; records: Rec[]; descriptor_model: { name: string; dimension: number } };
     expect(body.status).toMatchObject({ code: 300, text: 'MIXED_RESULT' });
     const [orig, resized, other, text, broken] = body.records;
@@ -48,6 +49,11 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(broken!._status.code).toBe(400);
     expect(text).not.toHaveProperty('_descriptor');
     expect(orig).not.toHaveProperty('_base64');
+    // Every record failed: 400 in both, and the body is the envelope (no request-error `detail`).
+    const allBad = await h.request('POST', '/photo/v2/descriptor', { body: { records: [{ _id: 'a', _base64: '@@@' }, { _id: 'b', _base64: Buffer.from('text').toString('base64') }] } });
+    expect(allBad.statusCode).toBe(400);
+    expect(allBad.json()).toMatchObject({ status: { code: 400, text: 'Error Loading Image' }, records: [{ _id: 'a', _status: { code: 400 } }, { _id: 'b', _status: { code: 400 } }] });
+    expect(allBad.json()).not.toHaveProperty('detail');
   }, 60_000);
 
   it('face: every face of a group photo inside the image, none in a landscape; a bomb is refused', async () => {
@@ -61,7 +67,9 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
         ],
       },
     });
-    expect(res.statusCode).toBe(200);
+    // The bomb fails alone: 300 MIXED_RESULT, in the HTTP status as in the body.
+    expect(res.statusCode).toBe(300);
+    expect(res.json().status.code).toBe(300);
     const [group, scenery, bombRec] = (res.json() as { records: Rec[] }).records;
     expect(group).toMatchObject({ _width: 710, _height: 473, _status: { code: 200 } });
     expect(group!._objects!.length).toBe(6);
@@ -78,6 +86,8 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
 
   it('person: people of a group photo', async () => {
     const res = await h.request('POST', '/identity/v2/person', { body: { records: [{ _base64: b64('faces/bbt1.jpg') }] } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().status.code).toBe(200);
     const [rec] = (res.json() as { records: Rec[] }).records;
     expect(rec!._status.code).toBe(200);
     expect(rec!._objects!.length).toBeGreaterThanOrEqual(3);
@@ -99,6 +109,7 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     const crashing = Buffer.concat([photoBytes('faces/happy.jpg'), Buffer.from(crashMarker)]).toString('base64');
     const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _id: 'ok', _base64: b64('faces/happy.jpg') }, { _id: 'crash', _base64: crashing }] } });
     const body = res.json() as { status: { code: number }; records: Rec[] };
+    expect(res.statusCode).toBe(300);
     expect(body.status.code).toBe(300);
     expect(body.records[0]!._objects).toHaveLength(1);
     expect(body.records[1]!._status).toMatchObject({ code: 500 });

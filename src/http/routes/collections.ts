@@ -5,10 +5,10 @@ import { basesOf } from '../../services/collection-service.ts';
 import { collectionTypes, type CollectionType } from '../../store/collection-store.ts';
 import { badRequest } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
-import { ImageRecordInput, SearchEnvelope, searchErrors } from '../schemas/search.ts';
+import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
-const errors = searchErrors(400, 401, 402, 403, 404, 409, 413, 415, 429, 503);
+const errorStatuses = [400, 401, 402, 403, 404, 409, 413, 415, 429, 503];
 const service = 'visual_search';
 const envelope = true;
 
@@ -18,6 +18,33 @@ const IdRecord = Type.Object({ _id: Type.Union([Type.String({ maxLength: 255 }),
 const Envelope = Type.Ref(SearchEnvelope);
 const K = Type.Integer({ minimum: 1, maximum: 1000, default: 30 });
 const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });
+
+/**
+ * allRecords without `?size=`: pages large enough that a small collection comes whole, for clients
+ * that read one page (docs/api-decisions.md). Ids are a few bytes each, so an ids-only page may be
+ * as large as any page; whole records may each carry kilobytes of attributes.
+ */
+export const allRecordsMaxSize = 10_000;
+export const allRecordsDefaultSize = { ids: allRecordsMaxSize, records: 1000 };
+
+const inserted: Answers = { 210: 'All records inserted', 211: 'Some records inserted, others skipped (`skipped_records`)', 411: 'None inserted: every `_id` exists already', 412: 'None inserted: the collection is full', 400: 'None inserted for other reasons (images that could not be loaded)' };
+const found = (all: number, meaning: string): Answers => ({ [all]: meaning, 206: 'Some records were not found (`skipped_records`)', 404: 'No record was found' });
+/** The `status.code`s of the methods that answer more than 200 (spec 2 §4). */
+const answersOf: Record<string, Answers> = {
+  '/insert': inserted,
+  '/nearDupsInsert': inserted,
+  '/get': found(205, 'All records found'),
+  '/update': {
+    ...found(205, 'All records updated'),
+    400: 'None updated: the new images could not be loaded (each record says why in `skipped_records`)',
+    409: "None updated: the new images' descriptors come from another model than the collection's",
+    413: 'None updated: the new images are too large',
+    500: 'None updated: the new images could not be processed',
+    504: 'None updated: the new images took too long to process',
+  },
+  '/delete': found(220, 'All records deleted'),
+};
+const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
 /** Every base of every collection type, each with the types it serves. */
 function bases(): { prefix: string; types: CollectionType[] }[] {
@@ -43,7 +70,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           app.post(url, {
             config: { service, envelope, price: `visual_search.${url.slice(1)}` },
             bodyLimit,
-            schema: { tags, security, summary, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: { 200: Envelope, ...errors } },
+            schema: { tags, security, summary, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
             handler: handler as never,
           });
 
@@ -52,7 +79,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             method,
             url: '/ping',
             config: { service, envelope },
-            schema: { tags, security, summary: 'Information about the collection and its index', response: { 200: Envelope, ...errors } },
+            schema: { tags, security, summary: 'Information about the collection and its index', response: responses('/ping') },
             handler: async (request) => visualSearch.ping(ctx(request), await collectionOf(request)),
           });
         }
@@ -113,16 +140,29 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             tags,
             security,
             summary: 'All records, a page at a time (`?size=&page=`)',
-            querystring: Type.Object({ size: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 100 })), page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })), only_ids: Type.Optional(Type.Boolean()) }),
+            description: `Without \`size\`, a page holds ${allRecordsDefaultSize.records} records, or ${allRecordsDefaultSize.ids} with \`only_ids\`. \`next\` is the URL of the next page while more remain, else null.`,
+            querystring: Type.Object({
+              size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: `Default ${allRecordsDefaultSize.records}; ${allRecordsDefaultSize.ids} with \`only_ids\`.` })),
+              page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+              only_ids: Type.Optional(Type.Boolean()),
+            }),
             body: Type.Object({ filter: Type.Optional(Filter), only_ids: Type.Optional(Type.Boolean()) }),
-            response: { 200: Envelope, ...errors },
+            response: responses('/allRecords'),
           },
           handler: async (request) => {
-            const size = request.query.size ?? 100;
+            const idsOnly = request.query.only_ids ?? request.body.only_ids ?? false;
+            const size = request.query.size ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
             const page = request.query.page ?? 1;
             const c = await collectionOf(request);
-            const next = (p: number) => `${baseUrlOf(request)}${prefix}/allRecords?size=${size}&page=${p}`;
-            return visualSearch.allRecords(ctx(request), c, page, size, request.query.only_ids ?? request.body.only_ids ?? false, request.body.filter, next);
+            // The next page keeps the request's other query parameters (only_ids, workspace) and
+            // names the size, so a client that follows it gets pages of the same size and kind.
+            const next = (p: number) => {
+              const url = new URL(`${baseUrlOf(request)}${request.url}`);
+              url.searchParams.set('size', String(size));
+              url.searchParams.set('page', String(p));
+              return url.toString();
+            };
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, request.body.filter, next);
           },
         });
 

@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { EnvelopeStatus, ImageRecordInput, searchErrors, Statistics } from '../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
-const errors = searchErrors(400, 401, 402, 403, 413, 415, 429, 503);
+const errorStatuses = [400, 401, 402, 403, 413, 415, 429, 503];
+/** All records failed alike: their shared code (docs/api-decisions.md, vision). */
+const answers: Answers = { ...imageAnswers, 500: 'Error Processing Image: every record failed in the vision worker', 504: 'Error Processing Image: every record ran past the time limit' };
 
 const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
 const DetectedObject = Type.Object({
@@ -30,15 +32,16 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
       summary: 'Image embeddings (descriptors) of up to 10 images',
       description: 'Each record gets `_descriptor`, the L2-normalised embedding of the default model (see `descriptor_model` and docs/models.md); compare two with the dot product (cosine).',
       body: Type.Object({ records }),
-      response: {
-        200: Type.Object({
+      response: envelopeResponses(
+        Type.Object({
           status: EnvelopeStatus,
           records: Type.Array(Type.Object({ _status: RecordStatus, _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()), _descriptor: Type.Optional(Type.Array(Type.Number())) }, { additionalProperties: true })),
           descriptor_model: Type.Optional(Type.Object({ name: Type.String(), dimension: Type.Integer() })),
           statistics: Statistics,
         }),
-        ...errors,
-      },
+        answers,
+        errorStatuses,
+      ),
     },
     handler: async (request) => vision.descriptor({ requestId: request.id }, request.body.records),
   });
@@ -46,14 +49,14 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/identity/v2/face', {
     config: { service: 'identity', envelope, price: 'identity.face' },
     bodyLimit: config.limits.matchBodyBytes,
-    schema: { tags: ['identity'], security, summary: 'Faces in up to 10 images (beta)', body: Type.Object({ records }), response: { 200: Detections, ...errors } },
+    schema: { tags: ['identity'], security, summary: 'Faces in up to 10 images (beta)', body: Type.Object({ records }), response: envelopeResponses(Detections, answers, errorStatuses) },
     handler: async (request) => vision.faces({ requestId: request.id }, request.body.records),
   });
 
   app.post('/identity/v2/person', {
     config: { service: 'identity', envelope, price: 'identity.person' },
     bodyLimit: config.limits.matchBodyBytes,
-    schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: Type.Object({ records }), response: { 200: Detections, ...errors } },
+    schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: Type.Object({ records }), response: envelopeResponses(Detections, answers, errorStatuses) },
     handler: async (request) => vision.persons({ requestId: request.id }, request.body.records),
   });
 }

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { httpStatusOf } from '../envelope-status.ts';
 import { StringEnum } from './common.ts';
 
 /** Shapes shared by the search-style services of spec document 2. */
@@ -45,3 +46,34 @@ export const SearchError = Type.Object(
 
 /** Error responses of search-style routes, by reference to the one shared schema (registered in app.ts). */
 export const searchErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(SearchError)]));
+
+/** What a `status.code` means, by code: the answers a search-style route can give. */
+export type Answers = Record<number, string>;
+
+export const okOnly: Answers = { 200: 'OK' };
+
+/** Requests over images sent in the body (image matching, descriptor, identity detection). */
+export const imageAnswers: Answers = { 200: 'OK: every record succeeded', 300: 'MIXED_RESULT: some records failed (see each `_status`)', 400: 'Error Loading Image: every record failed' };
+
+/**
+ * The responses of a search-style route (`config.envelope`): its answer `ok` under the HTTP status
+ * of every `status.code` it can give (httpStatusOf: the code itself, 205 as 200), and the shared
+ * error under `errors`. A status that is both (404: no record found, or no such collection) takes
+ * either shape. Every answered status is listed so the serializer has a schema for it and the
+ * OpenAPI document shows it.
+ */
+export function envelopeResponses(ok: TSchema, answers: Answers, errors: number[]): Record<number, TSchema> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, meaning] of Object.entries(answers)) {
+    const http = httpStatusOf(Number(code));
+    byStatus.set(http, [...(byStatus.get(http) ?? []), http === Number(code) ? meaning : `status.code ${code} (sent as HTTP ${http}): ${meaning}`]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const s of [...new Set([...byStatus.keys(), ...errors])].sort((a, b) => a - b)) {
+    const meanings = byStatus.get(s);
+    if (!meanings) out[s] = Type.Ref(SearchError);
+    else if (!errors.includes(s)) out[s] = { ...ok, description: meanings.join('; ') };
+    else out[s] = Type.Union([Type.Ref(SearchError), ok], { description: `${meanings.join('; ')}; or a request error (\`detail\`, \`code\`)` });
+  }
+  return out;
+}

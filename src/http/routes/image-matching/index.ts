@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { EnvelopeStatus, HashType, ImageRecordInput, OutputRecord, searchErrors, Statistics } from '../../schemas/search.ts';
+import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
 const tags = ['image matching'];
 const security = [{ token: [] }];
-const errors = searchErrors(400, 401, 402, 403, 404, 413, 415, 429);
+const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429];
 
 /** `/image_matching/v2/…`: hashes, duplicate removal and ranking of images sent in the request (spec 2 §4). */
 export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<void> {
@@ -21,7 +21,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       method,
       url: '/ping',
       config: { service, envelope },
-      schema: { tags, security, summary: 'Check that the token can use image matching', response: { 200: Ping, ...errors } },
+      schema: { tags, security, summary: 'Check that the token can use image matching', response: envelopeResponses(Ping, okOnly, errorStatuses) },
       handler: async (request) => imageMatching.ping(ctx(request.id)),
     });
   }
@@ -37,7 +37,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
         hash_type: Type.Optional({ ...HashType, description: 'One hash; both when absent.' }),
       }),
-      response: { 200: Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), ...errors },
+      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
     handler: async (request) => imageMatching.visualHash(ctx(request.id), request.body.records, request.body.hash_type),
   });
@@ -54,7 +54,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
         range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates.' })),
       }),
-      response: { 200: Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), ...errors },
+      response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
     handler: async (request) => imageMatching.removeDuplicates(ctx(request.id), request.body.records, request.body.hash_type ?? 'bmh1', request.body.range ?? 0),
   });
@@ -71,8 +71,8 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
         records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
       }),
-      response: {
-        200: Type.Object({
+      response: envelopeResponses(
+        Type.Object({
           status: EnvelopeStatus,
           query_records: Type.Array(OutputRecord),
           answer_records: Type.Array(OutputRecord),
@@ -81,8 +81,9 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
           skipped_records: Type.Array(OutputRecord),
           statistics: Statistics,
         }),
-        ...errors,
-      },
+        imageAnswers,
+        errorStatuses,
+      ),
     },
     handler: async (request) => imageMatching.rankImages(ctx(request.id), request.body.query_record, request.body.records, request.body.hash_type ?? 'bmh1'),
   });

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Statuses whose HTTP meaning forbids a body: fetch() hands the client an empty body for them
+ * whatever the server sent (measured with Node 20's fetch: a 205 answer reads as ""), so an
+ * envelope with one of these codes goes out as HTTP 200.
+ */
+const nullBodyStatuses = new Set([204, 205, 304]);
+
+/**
+ * The HTTP status that carries an envelope's `status.code` (spec 2 §7: "Status is carried in the
+ * HTTP status and in `status.code`"): the code itself when it is an HTTP status that may carry a
+ * body (200–599, not 204/205/304); otherwise 200 for a success-like code and 500 for one above
+ * 599 (none of the spec's codes is either). docs/api-decisions.md "HTTP status vs `status.code`".
+ */
+export function httpStatusOf(code: number): number {
+  if (Number.isInteger(code) && code >= 200 && code <= 599 && !nullBodyStatuses.has(code)) return code;
+  return code > 599 ? 500 : 200;
+}
+
+/**
+ * Every route marked `config.envelope` (the search-style services of spec 2, and recognition of
+ * spec 3 when its routes are built with the same flag) answers the HTTP status of its body's
+ * `status.code`. Only the route's own answer (HTTP 200 until now) is touched: errors already have
+ * their HTTP status, and their `status.code` equals it. The route's response schemas must list
+ * the statuses it can answer (see `envelopeResponses`).
+ */
+export function registerEnvelopeStatus(app: FastifyInstance): void {
+  app.addHook('preSerialization', async (request, reply, payload) => {
+    if (!request.routeOptions.config?.envelope || reply.statusCode !== 200) return payload;
+    const code = (payload as { status?: { code?: unknown } } | null)?.status?.code;
+    if (typeof code === 'number') reply.code(httpStatusOf(code));
+    return payload;
+  });
+}
