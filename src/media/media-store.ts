@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 
-/** 128 random bits: a media URL works without the API token, so its key must not be guessable. */
+/** 128 random bits: a media URL works without the API token, so its key must not be guessable (links are signed as well: media-links.ts). */
 const keyPattern = /^([0-9a-f]{2})[0-9a-f]{30}\.(jpg|png|webp)$/;
 
 export const mediaTypes: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
@@ -57,10 +57,5 @@ export class MediaStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-  }
-
-  /** Absolute URL of a key under the server's media route. */
-  static url(baseUrl: string, key: string | null): string | null {
-    return key === null ? null : `${baseUrl}/media/${key}`;
   }
 }

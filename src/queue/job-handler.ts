@@ -16,7 +16,10 @@ export interface JobContext {
   requestId: string;
   /** Image bytes of record `index`: the upload, or the `_url` fetched now. Throws ImageLoadError. */
   image(index: number): Promise<Buffer>;
-  /** Stores a result image, deleted with the request; returns its absolute URL. */
+  /**
+   * Stores a result image, deleted with the request; returns its URL as stored in the result.
+   * That URL is not served as is: every read of the result replaces it with a signed link.
+   */
   putMedia(bytes: Buffer, ext: 'jpg' | 'png' | 'webp'): Promise<string>;
   /** Aborted when this worker lost the lease (another worker will redo the job) or is stopping. */
   signal: AbortSignal;
@@ -39,6 +42,8 @@ export interface JobHandler {
   maxRecords?(endpoint: string): number;
   /** Checks request-level options at submit; returns a sentence saying what is wrong, or nothing. */
   validate?(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined;
+  /** Whether this endpoint's result images are publicly readable (spec): their links live longer. */
+  publicMedia?(endpoint: string): boolean;
   run(ctx: JobContext): Promise<JobOutcome>;
 }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ImageIntake } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
+import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
 import type { HandlerRegistry, JobContext, JobOutcome } from './job-handler.ts';
@@ -171,7 +172,7 @@ export class JobRunner extends EventEmitter {
       putMedia: async (bytes, ext) => {
         const key = await this.deps.media.put(bytes, ext);
         media.push(key);
-        return `${baseUrl}/media/${key}`;
+        return storedMediaUrl(baseUrl, key);
       },
     };
   }

@@ -2,7 +2,7 @@ import type { QueueOptions, WebhookSettings } from '../config/config.ts';
 import type { AddressPolicy } from '../media/address-policy.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
 import type { MediaStore } from '../media/media-store.ts';
-import type { RequestStore } from '../store/request-store.ts';
+import type { AsyncRequestRow, RequestStore } from '../store/request-store.ts';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import type { HandlerRegistry } from './job-handler.ts';
 import { JobRunner } from './job-runner.ts';
@@ -22,13 +22,22 @@ export class QueueWorkers {
   private started = false;
 
   constructor(
-    private readonly deps: { requests: RequestStore; registry: HandlerRegistry; signal: QueueSignal; intake: ImageIntake; media: MediaStore; policy: AddressPolicy },
+    private readonly deps: {
+      requests: RequestStore;
+      registry: HandlerRegistry;
+      signal: QueueSignal;
+      intake: ImageIntake;
+      media: MediaStore;
+      policy: AddressPolicy;
+      /** A finished request's response as clients read it (media links signed); see WebhookDispatcher. */
+      present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
+    },
     private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
   ) {
     const log = options.log ?? (() => {});
     const q = options.queue;
     this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, log });
-    this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, log }, { ...options.webhooks, pollMs: q.pollMs });
+    this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
   }
 
   start(): void {

@@ -1,14 +1,23 @@
+import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import { MediaStore as Media } from '../media/media-store.ts';
 import { notFound } from './errors.ts';
 
-/** Serves stored images by key; the key itself is the credential (128 random bits). */
+/**
+ * Serves stored images to whoever holds a signed, unexpired link (media-links.ts); no API token.
+ * A bare key, a bad signature and an expired link get the same 404 as an unknown key, so an
+ * answer never tells which part was wrong.
+ */
 export class MediaService {
-  constructor(private readonly media: MediaStore) {}
+  constructor(
+    private readonly media: MediaStore,
+    private readonly links: MediaLinks,
+  ) {}
 
-  async open(key: string) {
-    const file = Media.isKey(key) ? await this.media.open(key) : undefined;
+  async open(key: string, expires: unknown, sig: unknown) {
+    const secondsLeft = Media.isKey(key) ? this.links.secondsLeft(key, expires, sig) : undefined;
+    const file = secondsLeft !== undefined ? await this.media.open(key) : undefined;
     if (!file) throw notFound('Image');
-    return file;
+    return { ...file, secondsLeft: secondsLeft! };
   }
 }

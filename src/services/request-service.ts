@@ -10,6 +10,7 @@ import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from 
 import type { AccountService } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
+import type { ResultLinks } from './result-links.ts';
 
 export interface RequestCaller {
   accountId: string;
@@ -72,6 +73,7 @@ export class RequestService {
     private readonly signal: QueueSignal,
     private readonly policy: AddressPolicy,
     private readonly settings: RequestSettings,
+    private readonly results: ResultLinks,
   ) {}
 
   webhookSecret(accountId: string): Promise<string> {
@@ -170,7 +172,7 @@ export class RequestService {
 
   private detail(row: AsyncRequestRow): RequestDetail {
     const out: RequestDetail = { ...this.summary(row), request: row.request as unknown as RequestEcho, modified: row.modifiedAt };
-    if (row.status === 'DONE' && row.response) out.response = row.response as RequestDetail['response'];
+    if (row.status === 'DONE' && row.response) out.response = this.results.response(row) as RequestDetail['response'];
     if (row.webhook) {
       out.webhook = {
         url: row.webhook.url,

@@ -32,7 +32,14 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly deps: { requests: RequestStore; signal: QueueSignal; policy: AddressPolicy; log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void },
+    private readonly deps: {
+      requests: RequestStore;
+      signal: QueueSignal;
+      policy: AddressPolicy;
+      /** The response as a client reads it (media links signed at this delivery); the stored one when absent. */
+      present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
+      log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+    },
     private readonly options: WebhookOptions,
   ) {}
 
@@ -93,7 +100,8 @@ export class WebhookDispatcher {
 
   private async deliver(row: AsyncRequestRow): Promise<void> {
     const target = row.webhook!;
-    const body = JSON.stringify({ status: row.status, id: row.id, type: row.type, response: row.response });
+    const response = this.deps.present ? this.deps.present(row) : row.response;
+    const body = JSON.stringify({ status: row.status, id: row.id, type: row.type, response });
     let attempt: Attempt;
     try {
       const secret = await this.deps.requests.webhookSecret(row.accountId);

@@ -6,6 +6,10 @@ import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 const base = '/account/v2/request';
 type Rec = Record<string, unknown> & { _status: { code: number; text: string } };
 
+/** A media link as handed out, signature included. */
+const linkPath = (url: string) => new URL(url).pathname + new URL(url).search;
+const secondsLeft = (url: string) => Number(new URL(url).searchParams.get('expires')) - Date.now() / 1000;
+
 async function jpeg(img: { data: Uint8Array; width: number; height: number }): Promise<string> {
   return (await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer()).toString('base64');
 }
@@ -98,7 +102,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
       Autograph: [],
     });
     for (const key of ['_clean_url_card', '_exact_url_card']) {
-      const media = await h.app.inject({ method: 'GET', url: new URL(rec![key] as string).pathname });
+      expect(secondsLeft(rec![key] as string)).toBeLessThanOrEqual(3600 + 60);
+      const media = await h.app.inject({ method: 'GET', url: linkPath(rec![key] as string) });
       expect(media.statusCode).toBe(200);
       const meta = await sharp(media.rawPayload).metadata();
       expect(meta.format).toBe('jpeg');
@@ -139,7 +144,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
   it('crop_level: an upright WebP of the card', async () => {
     const scene = await makeScene(standardCard(), 24, { rotationDeg: 15 });
     const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
-    const media = await h.app.inject({ method: 'GET', url: new URL(rec!._img_url as string).pathname });
+    // "Publicly readable" (spec): its link lives a week by default, not the hour of private images.
+    expect(secondsLeft(rec!._img_url as string)).toBeGreaterThan(7 * 86_400 - 60);
+    const media = await h.app.inject({ method: 'GET', url: linkPath(rec!._img_url as string) });
     const meta = await sharp(media.rawPayload).metadata();
     expect(meta.format).toBe('webp');
     expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
@@ -175,7 +182,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(bg.final).toBeGreaterThanOrEqual(9);
     expect(pair.grades.final).toBeCloseTo(Math.round((fg.final * 0.7 + bg.final * 0.3) * 10) / 10, 5);
     expect(front!.versions).toMatchObject({ corners: expect.any(String), edges: expect.any(String), surface: expect.any(String), centering: expect.any(String), final: expect.any(String) });
-    for (const key of ['_full_url_card', '_exact_url_card']) expect((await h.app.inject({ method: 'GET', url: new URL(front![key] as string).pathname })).statusCode).toBe(200);
+    for (const key of ['_full_url_card', '_exact_url_card']) expect((await h.app.inject({ method: 'GET', url: linkPath(front![key] as string) })).statusCode).toBe(200);
     type Tags = Record<string, { name: string; prob: number; 'pre-filled'?: true }[]>;
     const tagsOf = (r: Rec) => (r.card as { _tags: Tags }[])[0]!._tags;
     expect(tagsOf(front!).Side).toEqual([{ id: 0, name: 'Front', prob: 1, 'pre-filled': true }]);
@@ -281,7 +288,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
       .toBuffer();
     const [plain, levelled] = await run('crop_level', [{ _base64: step.toString('base64'), 'skip-location': true, level: false }, { _base64: step.toString('base64'), 'skip-location': true }]);
     const range = async (r: Rec) => {
-      const media = await h.app.inject({ method: 'GET', url: new URL(r._img_url as string).pathname });
+      const media = await h.app.inject({ method: 'GET', url: linkPath(r._img_url as string) });
       const { data } = await sharp(media.rawPayload).greyscale().raw().toBuffer({ resolveWithObject: true });
       let min = 255;
       let max = 0;

@@ -3,22 +3,28 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses } from '../schemas/common.ts';
 
-/** Stored images, without the API token: the unguessable key is the credential. */
+/** Stored images, without the API token: the signed, expiring link is the credential. */
 export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/media/:key', {
     schema: {
       tags: ['media'],
       summary: 'A stored image or thumbnail',
+      description: 'Reached through the signed links the API hands out; a link without its signature, altered or past its expiry is 404 like an unknown key.',
       params: Type.Object({ key: Type.String() }),
+      querystring: Type.Object({
+        expires: Type.Optional(Type.String({ description: 'Unix time (seconds) the link expires' })),
+        sig: Type.Optional(Type.String({ description: 'The link\'s signature' })),
+      }),
       response: { 200: Type.Unsafe({ description: 'The image bytes', type: 'string', format: 'binary' }), ...errorResponses(404) },
     },
     handler: async (request, reply) => {
-      const file = await app.loupe.media.open(request.params.key);
+      const file = await app.loupe.media.open(request.params.key, request.query.expires, request.query.sig);
       return reply
         .type(file.contentType)
         .header('content-length', file.size)
-        .header('cache-control', 'public, max-age=31536000, immutable')
+        // Neither a shared cache nor the browser may keep the image past the link's expiry.
+        .header('cache-control', `private, max-age=${file.secondsLeft}`)
         .header('x-content-type-options', 'nosniff')
         .send(file.stream);
     },

@@ -53,6 +53,11 @@ export class CardGraderJob implements JobHandler {
     return undefined;
   }
 
+  /** Spec 3 §4: crop_level's `_img_url` is "publicly readable". */
+  publicMedia(endpoint: string): boolean {
+    return endpoint === 'crop_level';
+  }
+
   async run(ctx: JobContext): Promise<JobOutcome> {
     const op = ctx.endpoint as Op;
     const clock = stopwatch();

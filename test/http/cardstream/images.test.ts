@@ -36,7 +36,8 @@ describe.each(backends)('card images (%s)', (backend) => {
     await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: [{ event_id, name: 'Pikachu' }] } });
     return sid;
   };
-  const fetchUrl = (url: string) => h.app.inject({ method: 'GET', url: new URL(url).pathname });
+  /** The link as handed out, signature included (test/http/media-links.test.ts covers the signing). */
+  const fetchUrl = (url: string) => h.app.inject({ method: 'GET', url: new URL(url).pathname + new URL(url).search });
 
   it('stores a large JPEG scaled to 1024 px plus a thumbnail, served without the token at unguessable URLs', async () => {
     const sid = await withCard();
@@ -45,8 +46,8 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect(res.statusCode, res.body).toBe(200);
     const row = res.json();
     expect(row).toMatchObject({ event_id: 'c1', name: 'Pikachu' });
-    expect(row.image).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg$/);
-    expect(row.thumbnail).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg$/);
+    expect(row.image).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg\?expires=\d+&sig=[0-9a-f]{64}$/);
+    expect(row.thumbnail).toMatch(/^http:\/\/localhost(:\d+)?\/media\/[0-9a-f]{32}\.jpg\?expires=\d+&sig=[0-9a-f]{64}$/);
 
     const image = await fetchUrl(row.image);
     expect(image.statusCode).toBe(200);
@@ -67,7 +68,7 @@ describe.each(backends)('card images (%s)', (backend) => {
     const png = await photo(600, 800, 'png');
     const res = await attach(sid, 'c1', `data:image/png;base64,${png.toString('base64')}`);
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().image).toMatch(/\.png$/);
+    expect(new URL(res.json().image).pathname).toMatch(/\.png$/);
     const stored = await fetchUrl(res.json().image);
     expect(Buffer.compare(stored.rawPayload, png)).toBe(0);
     expect(stored.headers['content-type']).toBe('image/png');
@@ -75,7 +76,7 @@ describe.each(backends)('card images (%s)', (backend) => {
     const webp = await photo(300, 200, 'webp');
     const w = await attach(sid, 'c1', webp.toString('base64'));
     expect(w.statusCode).toBe(200);
-    expect(w.json().image).toMatch(/\.webp$/);
+    expect(new URL(w.json().image).pathname).toMatch(/\.webp$/);
   });
 
   it('applies EXIF orientation when storing', async () => {

@@ -1,0 +1,34 @@
+import { storedMediaUrl, type MediaLinks } from '../media/media-links.ts';
+import type { HandlerRegistry } from '../queue/job-handler.ts';
+import type { AsyncRequestRow } from '../store/request-store.ts';
+
+/**
+ * Asynchronous results keep their images as unsigned URLs (the job runner's `putMedia`); every
+ * read (the detail, a webhook delivery) swaps them for links signed then, so a poll days later
+ * still gets a working link while a link copied from an older answer expires.
+ */
+export class ResultLinks {
+  constructor(
+    private readonly links: MediaLinks,
+    private readonly registry: HandlerRegistry,
+  ) {}
+
+  response(row: AsyncRequestRow): Record<string, unknown> | null {
+    if (!row.response || row.media.length === 0) return row.response;
+    const baseUrl = String(row.options.baseUrl ?? '');
+    // Only this request's own images: a client's `_url` echoed in the result that names some
+    // other image (another tenant's, say) must not come back signed.
+    const own = new Map(row.media.map((key) => [storedMediaUrl(baseUrl, key), key]));
+    const kind = this.registry.get(row.type)?.publicMedia?.(row.endpoint) ? 'public' : 'private';
+    const sign = (value: unknown): unknown => {
+      if (typeof value === 'string') {
+        const key = own.get(value);
+        return key === undefined ? value : this.links.url(baseUrl, key, kind);
+      }
+      if (Array.isArray(value)) return value.map(sign);
+      if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, sign(v)]));
+      return value;
+    };
+    return sign(row.response) as Record<string, unknown>;
+  }
+}
