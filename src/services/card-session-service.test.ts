@@ -1,31 +1,46 @@
 import { describe, expect, it } from 'vitest';
-import { cardKey, gradeOf, normaliseTime } from './card-session-service.ts';
+import { cardKey, clientTime, derivePrice, gradeOf, intervalDays, normaliseTime } from './card-session-service.ts';
 
 describe('normaliseTime', () => {
   it.each([
-    ['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.000Z'],
-    ['2026-11-20T10:00:00.123456+02:00', '2026-11-20T08:00:00.123Z'],
-    ['2026-11-20T10:00:00-0500', '2026-11-20T15:00:00.000Z'],
-    ['2026-11-20T10:00:00', '2026-11-20T10:00:00.000Z'],
-    ['2026-11-20 10:00:00', '2026-11-20T10:00:00.000Z'],
-    ['2026-11-20', '2026-11-20T00:00:00.000Z'],
+    ['2026-11-20T10:00:00Z', '2026-11-20T10:00:00.000000Z'],
+    ['2026-11-20T10:00:00.123456+02:00', '2026-11-20T08:00:00.123456Z'],
+    ['2026-11-20T10:00:00.123456789Z', '2026-11-20T10:00:00.123456Z'],
+    ['2026-11-20T10:00:00-0500', '2026-11-20T15:00:00.000000Z'],
+    ['2026-11-20T10:00-05', '2026-11-20T15:00:00.000000Z'],
+    ['2026-11-20T10:00:00', '2026-11-20T10:00:00.000000Z'],
+    ['2026-11-20 10:00:00', '2026-11-20T10:00:00.000000Z'],
+    ['2026-11-20', '2026-11-20T00:00:00.000000Z'],
+    ['2026-11-20T24:00:00Z', '2026-11-21T00:00:00.000000Z'],
+    ['0050-03-01T00:00:00Z', '0050-03-01T00:00:00.000000Z'],
+    ['2000-02-29T00:00:00Z', '2000-02-29T00:00:00.000000Z'],
   ])('%s → %s', (input, expected) => {
     expect(normaliseTime(input)).toBe(expected);
   });
 
-  it.each(['', 'yesterday', '2026-13-45T99:99:99Z', 'NaN'])('rejects %j', (input) => {
+  it.each(['', 'yesterday', '2026-13-45T99:99:99Z', 'NaN', '2026-02-30', '1900-02-29', '2026-11-20T24:00:01Z', '2026-11-20T10:60:00Z', '2026-11-20T10:00:00+24:00', '0000-06-01T00:00:00Z', '0001-01-01T00:00:00+00:01', '9999-12-31T23:59:59-00:01'])('rejects %j', (input) => {
     expect(normaliseTime(input)).toBeUndefined();
   });
 });
 
+describe('clientTime', () => {
+  it('reads both stored forms as microseconds', () => {
+    expect(clientTime('2026-11-20T10:00:00.123Z')).toBe('2026-11-20T10:00:00.123000Z');
+    expect(clientTime('2026-11-20T10:00:00.123456Z')).toBe('2026-11-20T10:00:00.123456Z');
+    expect(clientTime('2026-11-20T10:00:00Z')).toBe('2026-11-20T10:00:00.000000Z');
+    expect(clientTime(null)).toBeNull();
+  });
+});
+
 describe('gradeOf', () => {
-  it('reads grades.final as a number', () => {
+  it('reads grades.final as a number from 0 to 10', () => {
     expect(gradeOf({ grades: { final: 9.5 } })).toBe(9.5);
     expect(gradeOf({ grades: { final: '8' } })).toBe(8);
     expect(gradeOf({ grades: { final: 0 } })).toBe(0);
+    expect(gradeOf({ grades: { final: '10.0' } })).toBe(10);
   });
-  it('is null when there is no numeric final grade', () => {
-    for (const g of [null, undefined, {}, { grades: null }, { grades: 'A' }, { grades: { final: 'mint' } }, { grades: { final: '' } }, { grades: { final: null } }]) {
+  it('is null when there is no final grade from 0 to 10', () => {
+    for (const g of [null, undefined, {}, { grades: null }, { grades: 'A' }, { grades: { final: 'mint' } }, { grades: { final: '' } }, { grades: { final: null } }, { grades: { final: '0x1A' } }, { grades: { final: 1e308 } }, { grades: { final: '1e1' } }, { grades: { final: -0.5 } }]) {
       expect(gradeOf(g as Record<string, unknown> | null)).toBeNull();
     }
   });
@@ -42,5 +57,36 @@ describe('cardKey', () => {
   it('is null for unidentified rows', () => {
     expect(cardKey({ set_code: 'MEW', card_number: '1' })).toBeNull();
     expect(cardKey({ name: '   ', full_name: null })).toBeNull();
+  });
+});
+
+describe('intervalDays', () => {
+  it.each([
+    ['7d', 7],
+    ['30 days', 30],
+    ['last_90_days', 90],
+    ['2w', 14],
+    ['3 months', 90],
+    ['1y', 365],
+    ['P30D', 30],
+    ['14', 14],
+    ['all', Infinity],
+    [null, Infinity],
+  ])('%j → %d', (interval, days) => {
+    expect(intervalDays(interval)).toBe(days);
+  });
+});
+
+describe('derivePrice', () => {
+  const entry = (stats_type: string, interval: string, value: Record<string, unknown>) => ({ stats_type, interval, value });
+  it('prefers ungraded, the shortest interval, the median', () => {
+    const stats = [entry('overall', '7d', { median: 1 }), entry('ungraded', '90d', { median: 2 }), entry('ungraded', '30d', { median: 3.456, mean: 9 })];
+    expect(derivePrice(stats, 'tcg')).toEqual({ price: 3.46, basis: { stats_type: 'ungraded', interval: '30d', statistic: 'median' } });
+    expect(derivePrice([...stats, entry('graded', '1y', { latest: 70 })], 'slab')).toEqual({ price: 70, basis: { stats_type: 'graded', interval: '1y', statistic: 'latest' } });
+  });
+  it('the first of equal entries wins; nothing usable is no price', () => {
+    expect(derivePrice([entry('ungraded', '7d', { median: 1 }), entry('Ungraded', '7d', { median: 2 })], null)?.price).toBe(1);
+    expect(derivePrice([entry('ungraded', '7d', { median: '0x10' }), entry('sealed', '7d', { median: 5 }), { stats_type: 'ungraded', value: 5 }], null)).toBeNull();
+    expect(derivePrice(null, null)).toBeNull();
   });
 });

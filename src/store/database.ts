@@ -50,6 +50,8 @@ export interface CardSessionsTable {
   name: string;
   description: string;
   game: string;
+  /** `game` folded for the list's `game` filter (the service makes it). */
+  game_key: string;
   platform: string;
   status: string;
   started: Timestamp;
@@ -86,6 +88,8 @@ export interface CardIdentificationsTable {
   alternatives: Json | null;
   price_stats: Json | null;
   price: number | null;
+  /** The `price_stats` entry a derived price came from; null when the price was not derived. */
+  price_basis: Json | null;
   grading: Json | null;
   grade: number | null;
   image_key: string | null;

@@ -1,6 +1,7 @@
 import { initial } from './001-initial.ts';
 import { collections } from './002-collections.ts';
 import { requests } from './003-requests.ts';
+import { cardSessionValues } from './004-card-session-values.ts';
 
 export interface Migration {
   name: string;
@@ -9,4 +10,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues];

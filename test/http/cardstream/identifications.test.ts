@@ -45,7 +45,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(res.json()).toEqual({ received: 1, created: 1, updated: 0, duplicates: 0 });
     const row = (await list(sid)).results[0];
     const sent = card('e1');
-    expect(row).toMatchObject({ ...sent, seen: '2026-11-20T10:00:00.000Z', session: sid, grade: null, image: null, thumbnail: null, corrected: false, original: null });
+    expect(row).toMatchObject({ ...sent, seen: '2026-11-20T10:00:00.000000Z', session: sid, grade: null, image: null, thumbnail: null, corrected: false, original: null, price_derived: false, price_basis: null });
     expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(row).not.toHaveProperty('extra_field');
   });
@@ -86,7 +86,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
     await upload(sid, [
       { event_id: 'g1', name: 'A', grading: { grades: { final: 9 } } },
       { event_id: 'g2', name: 'B', grading: { grades: { final: '7.5' } } },
-      { event_id: 'g3', name: 'C', grading: { grades: { final: 'n/a' } } },
+      { event_id: 'g3', name: 'C', grading: { grades: { final: null } } },
       { event_id: 'g4', name: 'D', grading: { records: [] } },
     ]);
     const rows = (await list(sid)).results;
@@ -191,7 +191,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const res = await upload(sid, [edge, { event_id: 'nulls', name: null, price: null, links: null, grading: null, seen: null, id_type: null }]);
     expect(res.statusCode, res.body).toBe(200);
     const rows = (await list(sid)).results;
-    expect(rows[0].seen).toBe('2026-11-20T10:00:00.000Z');
+    expect(rows[0].seen).toBe('2026-11-20T10:00:00.000000Z');
     expect(rows[0].full_name).toHaveLength(500);
     expect(rows[1]).toMatchObject({ name: null, price: null, links: null, grading: null, seen: null });
   });

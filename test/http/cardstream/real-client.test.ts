@@ -35,7 +35,7 @@ class ScannerClient {
   }
 
   async start(name: string): Promise<string> {
-    const res = await this.call('POST', 'session/', { name, game: 'TCG', platform: 'other', client: { name: 'live-scanner', version: '3.2.0', os: 'Windows' }, meta_data: { camera: 'obs', threshold: 0.35 } });
+    const res = await this.call('POST', 'session/', { name, game: 'Pokémon', platform: 'other', client: { name: 'live-scanner', version: '3.2.0', os: 'Windows' }, meta_data: { camera: 'obs', threshold: 0.35 } });
     expect(res.status).toBe(201);
     return res.json().id;
   }
@@ -98,9 +98,18 @@ class ScannerClient {
   }
 }
 
+/** The client's times are Python's isoformat: microseconds and `+00:00`. */
+const seenAt = (i: number) => `${new Date(Date.UTC(2026, 10, 20, 20, 0, i)).toISOString().slice(0, 19)}.${String(i % 1_000_000).padStart(6, '0')}+00:00`;
+
+/** The client sends the recognition service's price statistics, and no price. */
+const priceStats = [
+  { stats_type: 'overall', interval: '90d', start_date: '2026-08-22', value: { median: 0.6, mean: 0.7, latest: 0.55, min: 0.2, max: 3 } },
+  { stats_type: 'ungraded', interval: '30d', start_date: '2026-10-21', value: { median: 0.5, mean: 0.58, latest: 0.45, min: 0.2, max: 2 } },
+];
+
 const scanned = (i: number, extra: Record<string, unknown> = {}) => ({
   event_id: `frame-${i}.jpg`,
-  seen: new Date(Date.UTC(2026, 10, 20, 20, 0, i)).toISOString(),
+  seen: seenAt(i),
   duration: 0.8,
   calls: 1,
   id_type: 'tcg',
@@ -111,7 +120,7 @@ const scanned = (i: number, extra: Record<string, unknown> = {}) => ({
   card_number: String(i % 400),
   distance: 0.2,
   confidence: 'high',
-  price: 0.5,
+  price_stats: priceStats,
   links: { tcgplayer: `https://www.tcgplayer.com/search?q=${i}` },
   ...extra,
 });
@@ -140,7 +149,7 @@ describe.each(backends)('a scripted run of the real live-stream client (%s)', (b
     const jpeg = await sharp({ create: { width: 745, height: 1040, channels: 3, background: '#c33' } }).jpeg().toBuffer();
     const img = await client.image(id, 'frame-5.jpg', jpeg);
     expect(img.status).toBe(200);
-    expect(img.json()).toMatchObject({ event_id: 'frame-5.jpg', name: 'Card 5', calls: 3, duration: 2.5 });
+    expect(img.json()).toMatchObject({ event_id: 'frame-5.jpg', name: 'Card 5', calls: 3, duration: 2.5, seen: '2026-11-20T20:00:05.000005Z', price: 0.5, price_derived: true });
     expect(img.json().image).toMatch(/\/media\//);
 
     expect((await client.calls(id, 'run-1', 700)).status).toBe(200);
@@ -156,6 +165,8 @@ describe.each(backends)('a scripted run of the real live-stream client (%s)', (b
     const resumed = new ScannerClient(h, h.account.token, ws);
     const present = await resumed.resume(id);
     expect(present.size).toBe(1200);
+    // Listed in the order the frames were shown, not sorted by event id ("frame-10" before "frame-2").
+    expect([...present]).toEqual(Array.from({ length: 1200 }, (_, i) => `frame-${i}.jpg`));
     const next = Array.from({ length: 1500 }, (_, i) => scanned(i)).filter((r) => !present.has(r.event_id));
     expect(next).toHaveLength(300);
     const second = await resumed.upload(id, next);

@@ -14,7 +14,7 @@ export const Session = Type.Object({
   id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   description: Type.String(),
-  game: Type.String({ description: '`TCG`, `Sports`, `Comics`, `Slabs`, or empty for a mix.' }),
+  game: Type.String({ description: '`TCG`, `Sports`, `Comics`, `Slabs`, empty for a mix, or any other game as the client sent it (for example "Pokémon").' }),
   platform: Type.String(),
   status: StringEnum(['live', 'closed']),
   started: Type.String({ format: 'date-time' }),
@@ -33,7 +33,7 @@ export const ClientInfo = Type.Object(
 export const SessionCreateBody = Type.Object({
   name: text(255),
   description: text(noteMaxLength),
-  game: Type.Optional(Nullable(Type.String({ maxLength: 20, description: '`TCG`, `Sports`, `Comics`, `Slabs` (any case), or empty for a mix.' }))),
+  game: Type.Optional(Nullable(Type.String({ maxLength: 100, description: 'Free text up to 100 characters, such as the game\'s display name ("Pokémon", "Magic The Gathering"). The documented values `TCG`, `Sports`, `Comics`, `Slabs` (any case) are stored as spelled here; empty means a mix; anything else is kept as sent.' }))),
   platform: text(100, 'Where the cards were identified, e.g. a streaming platform; `other` for anything else.'),
   client: Type.Optional(Nullable(ClientInfo)),
   meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Any JSON object, up to 64 KiB.' }))),
@@ -46,6 +46,7 @@ export const SessionListQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, default: 1 })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'Default 50; values above 500 are treated as 500.' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive text in name, description, platform or game.' })),
+  game: Type.Optional(Type.String({ maxLength: 100, description: 'Only sessions of this game, compared with the stored `game` ignoring case and surrounding spaces (`tcg` finds `TCG`, `pokémon` finds `Pokémon`); not a substring search. Empty: no filter.' })),
 });
 
 export const SessionParams = Type.Object({ session_id: Type.String() });
@@ -72,7 +73,7 @@ const Confidence = Type.String({ pattern: '^(?:[Hh][Ii][Gg][Hh]|[Mm][Ee][Dd][Ii]
 export const IdentificationInput = Type.Object(
   {
     event_id: Type.String({ minLength: 1, maxLength: 255, description: 'Client-chosen key, unique within the session.' }),
-    seen: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601; a time without zone is read as UTC.' }))),
+    seen: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'ISO 8601; a time without zone is read as UTC. Kept to the microsecond and returned in UTC with six fractional digits.' }))),
     calls: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: maxCalls }))),
     duration: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1e9, description: 'Seconds spent identifying the card.' }))),
     id_type: Type.Optional(Nullable(IdType)),
@@ -89,8 +90,8 @@ export const IdentificationInput = Type.Object(
     links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50 }))),
     alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
     price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
-    price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
-    grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'At most 64 KiB of JSON; `grades.final` becomes `grade`.' }))),
+    price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice, description: 'USD. Without it, a price is derived from `price_stats` (see `price_derived`).' }))),
+    grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'At most 64 KiB of JSON; `grades.final`, when present and not null, must be a number from 0 to 10 or such a number in decimal text ("9.5"), and becomes `grade`.' }))),
     sold: Type.Optional(Nullable(Type.Boolean())),
     note: text(noteMaxLength),
   },
@@ -102,7 +103,7 @@ export const UploadBody = Type.Object({ identifications: Type.Array(Identificati
 export const UploadResult = Type.Object({
   received: Type.Integer(),
   created: Type.Integer(),
-  updated: Type.Integer({ description: 'Rows whose event_id existed and whose grading, calls, duration, sold or note changed.' }),
+  updated: Type.Integer({ description: 'Rows whose event_id existed and whose grading, calls, duration, sold, note or price (one the client had not given) changed.' }),
   duplicates: Type.Integer({ description: 'Rows whose event_id existed and that changed nothing.' }),
 });
 
@@ -127,7 +128,7 @@ export const Identification = Type.Object({
   id: Type.String({ format: 'uuid' }),
   session: Type.String({ format: 'uuid' }),
   event_id: Type.String(),
-  seen: Nullable(Type.String({ format: 'date-time' })),
+  seen: Nullable(Type.String({ format: 'date-time', description: 'UTC, to the microsecond: `2026-11-23T23:53:00.969530Z`.' })),
   calls: Nullable(Type.Integer()),
   duration: Nullable(Type.Number()),
   id_type: Nullable(Type.String()),
@@ -145,6 +146,13 @@ export const Identification = Type.Object({
   alternatives: Nullable(Type.Array(Type.Unknown())),
   price_stats: Nullable(Type.Array(Type.Unknown())),
   price: Nullable(Type.Number()),
+  price_derived: Type.Boolean({ description: 'True when `price` was derived from `price_stats` (the row was sent without a price); false for a price the client sent or a user corrected.' }),
+  price_basis: Nullable(
+    Type.Object(
+      { stats_type: Type.String(), interval: Nullable(Type.String()), statistic: StringEnum(['median', 'mean', 'latest']) },
+      { description: 'The `price_stats` entry and statistic a derived price is; null when `price_derived` is false.' },
+    ),
+  ),
   grading: Nullable(AnyObject),
   grade: Nullable(Type.Number({ description: 'Read-only: grading.grades.final.' })),
   image: Nullable(Type.String({ format: 'uri' })),
