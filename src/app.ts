@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import sjson from 'secure-json-parse';
 import type { Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
-import { invalidJson, registerErrorHandling } from './http/errors.ts';
+import { registerErrorHandling } from './http/errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { InFlight } from './http/in-flight.ts';
-import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './http/json-depth.ts';
+import { registerLargeBodyLimit } from './http/large-bodies.ts';
+import { JsonParser } from './http/json-parser.ts';
 import { ErrorSchema } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
@@ -41,8 +41,6 @@ function validators() {
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A DNS name or IP literal, with an optional port: what a URL handed out can be built on. */
 const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;
@@ -113,32 +111,12 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Only JSON is accepted. An empty body with a JSON content type is "no body", which is what
   // clients send to close/, reopen/ and DELETE.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, raw, done) => {
-    // Decoded here rather than by Fastify, which replaces invalid UTF-8 with U+FFFD: a client's
-    // text is never silently altered.
-    let text: string;
-    try {
-      text = utf8.decode(raw as Buffer).trim();
-    } catch {
-      return done(new ServiceError(400, 'invalid_json', 'The body is not valid UTF-8.'), undefined);
-    }
-    if (text === '') return done(null, undefined);
-    // Neither backend stores NUL in text; refuse it here rather than fail in the database.
-    // indexOf, not a regex: this runs over every body, and image bodies are megabytes. JSON's
-    // \u escapes are lower-case by definition.
-    if (text.includes('\\u0000') || text.includes('\0')) return done(new ServiceError(400, 'invalid_request', 'NUL characters (\\u0000) are not accepted.'), undefined);
-    try {
-      // A body with no "proto", no "constructor" and no \u escape cannot spell either key, so it
-      // skips secure-json-parse's regex scans (a large share of an image request's CPU).
-      const plain = !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
-      const value: unknown = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-      if (nestsDeeperThan(value, maxJsonDepth)) return done(new ServiceError(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`), undefined);
-      // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
-      if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return done(new ServiceError(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.'), undefined);
-      done(null, value);
-    } catch (err) {
-      done(invalidJson((err as Error).message), undefined);
-    }
+  const jsonParser = new JsonParser(config.limits.largeBodyBytes);
+  app.addHook('onClose', () => jsonParser.close());
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, raw: Buffer) => {
+    const parsed = await jsonParser.parse(raw, request.routeOptions.config.batchBody === true);
+    if ('error' in parsed) throw new ServiceError(parsed.error.status, parsed.error.code, parsed.error.detail);
+    return parsed.value;
   });
   // Any other content type is refused, except an empty body ("no body"), whatever it is labelled.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
@@ -159,6 +137,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
+  registerLargeBodyLimit(app, { thresholdBytes: config.limits.largeBodyBytes, atOnce: config.limits.largeBodiesAtOnce, maxWaiting: 32 });
   registerErrorHandling(app);
   registerEnvelopeStatus(app);
   registerAccessControl(app);

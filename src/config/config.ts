@@ -28,6 +28,9 @@ export interface Limits {
   matchRecords: number;
   /** Body limit of image-matching requests (base64 images inline). */
   matchBodyBytes: number;
+  /** Bodies over this size wait for one of `largeBodiesAtOnce` slots before they are read. */
+  largeBodyBytes: number;
+  largeBodiesAtOnce: number;
 }
 
 /** How `_url` images are downloaded. */
@@ -99,6 +102,16 @@ export interface WebhookSettings {
   concurrency: number;
 }
 
+/** Signed media links (src/media/media-links.ts). */
+export interface MediaLinkSettings {
+  /** LOUPE_MEDIA_SECRET; when unset, a secret made once in the data folder. */
+  secret: string | undefined;
+  /** Lifetime of links to private images (session images, thumbnails, request results). */
+  linkLifetimeS: number;
+  /** Lifetime of links to results the spec calls publicly readable (card grading's crop_level). */
+  publicLinkLifetimeS: number;
+}
+
 export interface RateLimit {
   /** Sustained requests per second per token. */
   perSecond: number;
@@ -134,6 +147,7 @@ export interface Config {
   vision: VisionOptions;
   queue: QueueOptions;
   webhooks: WebhookSettings;
+  media: MediaLinkSettings;
 }
 
 export const defaultPrices: Record<string, number> = {
@@ -175,6 +189,8 @@ export const defaultLimits: Limits = {
   hashRecords: 10,
   matchRecords: 100,
   matchBodyBytes: 64 * 1024 * 1024,
+  largeBodyBytes: 1024 * 1024,
+  largeBodiesAtOnce: 2,
 };
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {
@@ -201,11 +217,22 @@ function pricesFrom(value: string | undefined): Record<string, number> {
   return out;
 }
 
-export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue' | 'webhooks'> & {
+/** A media secret shorter than this (from the environment or a damaged file) is refused, not used. */
+export const MIN_SECRET_LENGTH = 32;
+
+/** Every API node and worker must sign with the same secret; a short one could be guessed. */
+function mediaSecretFrom(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value.trim().length < MIN_SECRET_LENGTH) throw new Error(`LOUPE_MEDIA_SECRET must be at least ${MIN_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`)`);
+  return value.trim();
+}
+
+export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue' | 'webhooks' | 'media'> & {
   limits?: Partial<Limits>;
   vision?: Partial<VisionOptions>;
   queue?: Partial<QueueOptions>;
   webhooks?: Partial<WebhookSettings>;
+  media?: Partial<MediaLinkSettings>;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
@@ -224,7 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     prices: pricesFrom(env.LOUPE_PRICES),
     defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
-    limits: { ...defaultLimits },
+    limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
     urlAllowList: (env.LOUPE_URL_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
     fetch: { ...defaultFetchLimits },
@@ -251,6 +278,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       timeoutMs: intFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS') || 10_000,
       concurrency: 8,
     },
+    media: {
+      secret: mediaSecretFrom(env.LOUPE_MEDIA_SECRET),
+      linkLifetimeS: intFrom(env.LOUPE_MEDIA_LINK_TTL_S, 3600, 'LOUPE_MEDIA_LINK_TTL_S') || 3600,
+      publicLinkLifetimeS: intFrom(env.LOUPE_MEDIA_PUBLIC_LINK_TTL_S, 7 * 86_400, 'LOUPE_MEDIA_PUBLIC_LINK_TTL_S') || 7 * 86_400,
+    },
   };
   return {
     ...config,
@@ -259,5 +291,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     vision: { ...config.vision, ...overrides.vision },
     queue: { ...config.queue, ...overrides.queue },
     webhooks: { ...config.webhooks, ...overrides.webhooks },
+    media: { ...config.media, ...overrides.media },
   };
 }

@@ -39,7 +39,16 @@ declare module 'fastify' {
     service?: ServiceName;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
-    /** A search-style route (spec 2): error bodies also carry the envelope's `status`. */
+    /**
+     * A search-style route (spec 2; recognition of spec 3 too): error bodies also carry the
+     * envelope's `status`, and the route's own answer goes out with the HTTP status of its
+     * `status.code` (src/http/envelope-status.ts).
+     */
     envelope?: boolean;
+    /**
+     * Batches of many rows (megabytes of JSON): bodies over the large-body size take turns and
+     * are parsed on a thread of their own (src/http/large-bodies.ts, json-parser.ts).
+     */
+    batchBody?: boolean;
   }
 }

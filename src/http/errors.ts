@@ -66,7 +66,3 @@ export function registerErrorHandling(app: FastifyInstance): void {
     send(reply, 404, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}.`, code: 'not_found' }),
   );
 }
-
-export function invalidJson(message: string): ServiceError {
-  return new ServiceError(400, 'invalid_json', `The body is not valid JSON: ${message}`);
-}

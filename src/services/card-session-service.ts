@@ -3,7 +3,8 @@ import type { Limits } from '../config/config.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { MediaStore } from '../media/media-store.ts';
+import type { MediaLinks } from '../media/media-links.ts';
+import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
 import { fromBool, fromJson, toIso } from '../store/database.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
@@ -92,6 +93,8 @@ export interface IdentificationView {
   alternatives: unknown[] | null;
   price_stats: unknown[] | null;
   price: number | null;
+  price_derived: boolean;
+  price_basis: PriceBasis | null;
   grading: Record<string, unknown> | null;
   grade: number | null;
   image: string | null;
@@ -127,12 +130,37 @@ export interface Page<T> {
   results: T[];
 }
 
+/** Which `price_stats` entry and statistic a derived price is. */
+export interface PriceBasis {
+  stats_type: string;
+  interval: string | null;
+  statistic: PriceStatistic;
+}
+
 export const gradingMaxBytes = 64 * 1024;
+
+/**
+ * A batch may be 1,000 rows with 64 KiB of grading each: its rows are checked and prepared a few
+ * at a time, giving other requests a turn between (one 55 MiB batch held /health for 4.8 s).
+ */
+const rowsPerTurn = 25;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const metaDataMaxBytes = 64 * 1024;
 export const clientMaxBytes = 4 * 1024;
 
-/** The spec's spellings; clients may send any case. */
-const games: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs' };
+/** The spec's documented values, by their key; any case is accepted and stored as the spec spells them. */
+const documentedGames: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs' };
+
+/** What the session list's `game` filter compares: one form for "Pokémon", "POKÉMON" and " pokémon". */
+export function gameKey(game: string): string {
+  return game.normalize('NFC').trim().toLowerCase();
+}
+
+/** A documented value in its spelling; any other game (a display name such as "Pokémon") exactly as sent. */
+export function storedGame(game: string): string {
+  const key = gameKey(game);
+  return Object.hasOwn(documentedGames, key) ? documentedGames[key]! : game;
+}
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
@@ -143,30 +171,127 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
-const isoShape = /^(\d{4})-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const isoShape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const daysInMonth = (year: number, month: number): number =>
+  month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
 /**
- * ISO 8601 only (the engine's Date.parse would also take "1" or "March 7"); years 1–9999, which
- * both backends store. Naive times (no zone) are read as UTC, not as the server's local time.
+ * A client's time as ISO 8601 in UTC with six fractional digits (`2026-11-23T23:53:00.969530Z`),
+ * or undefined when it is not one. ISO 8601 only (the engine's Date.parse would also take "1" or
+ * "March 7", and moves 30 February to March). Every field is checked against the calendar;
+ * `24:00:00` is the end of the day. Naive times (no zone) are read as UTC, not as the server's
+ * local time. Microseconds are what PostgreSQL keeps: digits past the sixth are dropped. The
+ * time in UTC must fall in years 1–9999, which both backends store alike.
  */
 export function normaliseTime(value: string): string | undefined {
-  const v = value.trim();
-  const m = isoShape.exec(v);
+  const m = isoShape.exec(value.trim());
   if (!m) return undefined;
-  const year = Number(m[1]);
-  if (year < 1 || year > 9999) return undefined;
-  const withZone = !m[2] && /\d{2}:\d{2}/.test(v) ? `${v}Z` : v;
-  const ms = Date.parse(withZone.replace(' ', 'T'));
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  const fraction = m[7] ?? '';
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  const endOfDay = hour === 24 && minute === 0 && second === 0 && /^0*$/.test(fraction);
+  if ((hour > 23 && !endOfDay) || minute > 59 || second > 59) return undefined;
+  let offsetMinutes = 0;
+  const zone = /^([+-])(\d{2}):?(\d{2})?$/.exec(m[8] ?? '');
+  if (zone) {
+    const [hours, minutes] = [Number(zone[2]), Number(zone[3] ?? 0)];
+    if (hours > 23 || minutes > 59) return undefined;
+    offsetMinutes = (zone[1] === '-' ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const t = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not read years 0–99 as 1900–1999.
+  t.setUTCFullYear(year, month - 1, day);
+  t.setUTCHours(hour, minute - offsetMinutes, second, 0);
+  if (t.getUTCFullYear() < 1 || t.getUTCFullYear() > 9999) return undefined;
+  return `${t.toISOString().slice(0, 19)}.${fraction.padEnd(6, '0').slice(0, 6)}Z`;
 }
 
-/** `grading.grades.final` as a number, when it is one (numeric strings such as "9.5" count). */
-export function gradeOf(grading: Record<string, unknown> | null | undefined): number | null {
+const storedTime = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d+))?Z$/;
+
+/** A stored client time in the form normaliseTime makes; rows written before microseconds hold milliseconds. */
+export function clientTime(stored: string | null): string | null {
+  const m = stored === null ? null : storedTime.exec(stored);
+  return m ? `${m[1]}.${(m[2] ?? '').padEnd(6, '0').slice(0, 6)}Z` : stored;
+}
+
+const decimalText = /^(?:\d+(?:\.\d*)?|\.\d+)$/;
+
+/**
+ * A number, or text holding a plain decimal number ("9.5", " 8 "); null for anything else. Not
+ * Number(): it reads "0x1A" as 26, "1e3" as 1000 and "" as 0.
+ */
+export function decimalNumber(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string' || !decimalText.test(value.trim())) return null;
+  return Number(value.trim());
+}
+
+export const gradeMax = 10;
+
+/** `grading.grades.final` when the grading has one (absent and null are "not graded"). */
+function finalGradeOf(grading: Record<string, unknown> | null | undefined): unknown {
   const grades = grading?.grades;
-  if (!grades || typeof grades !== 'object') return null;
-  const final = (grades as Record<string, unknown>).final;
-  const n = typeof final === 'number' ? final : typeof final === 'string' && final.trim() !== '' ? Number(final) : NaN;
-  return Number.isFinite(n) ? n : null;
+  return grades && typeof grades === 'object' && !Array.isArray(grades) ? (grades as Record<string, unknown>).final : undefined;
+}
+
+/** `grading.grades.final` as a grade from 0 to 10 (a number or decimal text), else null. */
+export function gradeOf(grading: Record<string, unknown> | null | undefined): number | null {
+  const n = decimalNumber(finalGradeOf(grading));
+  return n !== null && n >= 0 && n <= gradeMax ? n : null;
+}
+
+/** Whether an upload's grading holds a final grade that is not one: refused, since the summary averages grades. */
+function badFinalGrade(grading: Record<string, unknown> | null | undefined): boolean {
+  const final = finalGradeOf(grading);
+  return final !== undefined && final !== null && gradeOf(grading) === null;
+}
+
+export type PriceStatistic = (typeof priceStatistics)[number];
+/** Most representative first: the median ignores the odd outlier sale; the mean and the last sale stand in when it is missing. */
+const priceStatistics = ['median', 'mean', 'latest'] as const;
+const maxPrice = 1_000_000_000;
+
+const intervalUnitDays: Record<string, number> = { d: 1, w: 7, m: 30, y: 365 };
+
+/** An interval such as "7d", "30 days", "3 months", "1y" or "P30D" in days; Infinity for "all" and anything unreadable. */
+export function intervalDays(interval: unknown): number {
+  if (typeof interval !== 'string') return Infinity;
+  const m = /(\d+(?:\.\d+)?)\s*[-_ ]?\s*(d|days?|w|wks?|weeks?|m|mos?|mon|months?|y|yrs?|years?)(?![a-z])/i.exec(interval);
+  if (m) return Number(m[1]) * intervalUnitDays[m[2]!.toLowerCase()[0]!]!;
+  return /^\s*\d+\s*$/.test(interval) ? Number(interval) : Infinity;
+}
+
+/**
+ * A representative price from the recognition service's `price_stats` (spec 3 §2: entries of
+ * `stats_type`, `interval`, `value.{median, mean, latest, …}`), for a row sent without a price.
+ * The entry: by `stats_type`, `ungraded`, then `overall`, then `graded` (a slab: `graded` first,
+ * then `overall`, then `ungraded`); within a type the shortest interval (the most current
+ * market; "all" and unreadable intervals last), then the first sent. From the entry its median,
+ * else its mean, else its latest sale: the first that is a number (or decimal text) above 0 and
+ * at most 10⁹. Entries in another currency than USD are skipped. Rounded to cents.
+ */
+export function derivePrice(priceStats: unknown[] | null | undefined, idType: string | null | undefined): { price: number; basis: PriceBasis } | null {
+  if (!Array.isArray(priceStats)) return null;
+  const typeOrder = idType?.toLowerCase() === 'slab' ? ['graded', 'overall', 'ungraded'] : ['ungraded', 'overall', 'graded'];
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const notUsd = (currency: unknown) => currency !== undefined && currency !== null && (typeof currency !== 'string' || currency.trim().toUpperCase() !== 'USD');
+  let best: { rank: number; days: number; price: number; basis: PriceBasis } | undefined;
+  for (const entry of priceStats) {
+    if (!isObject(entry) || typeof entry.stats_type !== 'string' || !isObject(entry.value)) continue;
+    const rank = typeOrder.indexOf(entry.stats_type.trim().toLowerCase());
+    if (rank < 0 || notUsd(entry.currency) || notUsd(entry.value.currency)) continue;
+    const days = intervalDays(entry.interval);
+    // Strictly better only: among equals the first sent wins.
+    if (best && (rank > best.rank || (rank === best.rank && days >= best.days))) continue;
+    for (const statistic of priceStatistics) {
+      const n = decimalNumber(entry.value[statistic]);
+      if (n !== null && n > 0 && n <= maxPrice) {
+        best = { rank, days, price: round2(n), basis: { stats_type: entry.stats_type, interval: typeof entry.interval === 'string' ? entry.interval : null, statistic } };
+        break;
+      }
+    }
+  }
+  return best ? { price: best.price, basis: best.basis } : null;
 }
 
 /**
@@ -184,27 +309,42 @@ export function cardKey(row: { id_type?: string | null; name?: string | null; fu
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 const maxOf = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : a === null ? b : Math.max(a, b));
 
-/** The fields a re-sent row may change: later data such as grading; call counts only grow. */
+/**
+ * The fields a re-sent row may change: later data such as grading; call counts only grow. The
+ * price only while the client has not given one: a derived price (or none) gives way to a price
+ * the client sends; a price it sent, or a user's correction, stays.
+ */
 interface MutableState {
   calls: number | null;
   duration: number | null;
   grading: string | null;
   sold: boolean | null;
   note: string | null;
+  price: number | null;
+  /** Canonical JSON of the PriceBasis of a derived price, else null. */
+  priceBasis: string | null;
+  /** The client sent the price, or a user corrected the row. */
+  priceFixed: boolean;
 }
 
+const emptyState: MutableState = { calls: null, duration: null, grading: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false };
+
 function mergeMutable(state: MutableState, row: IdentificationInput): MutableState {
+  const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null;
   return {
     calls: maxOf(state.calls, row.calls),
     duration: maxOf(state.duration, row.duration),
     grading: row.grading === undefined || row.grading === null ? state.grading : canonicalJson(row.grading),
     sold: row.sold === undefined || row.sold === null ? state.sold : row.sold,
     note: row.note === undefined || row.note === null ? state.note : row.note,
+    price: sentPrice ? row.price! : state.price,
+    priceBasis: sentPrice ? null : state.priceBasis,
+    priceFixed: state.priceFixed || sentPrice,
   };
 }
 
 const sameMutable = (a: MutableState, b: MutableState): boolean =>
-  a.calls === b.calls && a.duration === b.duration && a.grading === b.grading && a.sold === b.sold && a.note === b.note;
+  a.calls === b.calls && a.duration === b.duration && a.grading === b.grading && a.sold === b.sold && a.note === b.note && a.price === b.price && a.priceBasis === b.priceBasis;
 
 const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
 
@@ -217,14 +357,14 @@ export class CardSessionService {
     private readonly store: CardSessionStore,
     private readonly media: MediaStore,
     private readonly limits: Limits,
+    private readonly links: MediaLinks,
   ) {}
 
   // ---- sessions ----
 
   async createSession(ctx: CallContext, input: SessionInput): Promise<SessionView> {
-    const gameKey = (input.game ?? '').trim().toLowerCase();
-    const game = Object.hasOwn(games, gameKey) ? games[gameKey] : undefined;
-    if (game === undefined) throw badRequest(`game must be one of TCG, Sports, Comics, Slabs or empty; got "${input.game}".`, [{ field: 'game', message: 'must be TCG, Sports, Comics, Slabs or empty' }]);
+    // Free text up to 100 characters (the schema's limit): clients send a game's display name.
+    const game = storedGame(input.game ?? '');
     for (const [field, max] of [['meta_data', metaDataMaxBytes], ['client', clientMaxBytes]] as const) {
       if (input[field] && Buffer.byteLength(JSON.stringify(input[field])) > max) {
         throw badRequest(`${field} must be at most ${max} bytes of JSON.`, [{ field, message: `must be at most ${max} bytes of JSON` }]);
@@ -238,6 +378,7 @@ export class CardSessionService {
       name: input.name ?? `Session ${started.slice(0, 16).replace('T', ' ')} UTC`,
       description: input.description ?? '',
       game,
+      game_key: gameKey(game),
       platform: input.platform ?? '',
       client: JSON.stringify(input.client ?? {}),
       meta_data: JSON.stringify(input.meta_data ?? {}),
@@ -246,10 +387,12 @@ export class CardSessionService {
     return this.getSession(ctx, id);
   }
 
-  async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined }): Promise<Page<SessionView>> {
+  async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined; game?: string | undefined }): Promise<Page<SessionView>> {
     const pageSize = Math.min(query.pageSize ?? this.limits.sessionPageSize, this.limits.identificationPageSizeMax);
     const search = query.search?.trim() || undefined;
-    const { count, rows } = await this.store.listSessions(ctx.workspaceId, search, pageSize, (query.page - 1) * pageSize);
+    // Empty is no filter, like `search`; otherwise the game as stored, in any case.
+    const game = query.game === undefined || gameKey(query.game) === '' ? undefined : gameKey(query.game);
+    const { count, rows } = await this.store.listSessions(ctx.workspaceId, search, game, pageSize, (query.page - 1) * pageSize);
     return { count, page: query.page, pageSize, results: rows.map((r) => this.sessionView(r)) };
   }
 
@@ -315,7 +458,7 @@ export class CardSessionService {
 
   async uploadIdentifications(ctx: CallContext, id: string, rows: IdentificationInput[]): Promise<UploadResult> {
     const sid = this.sessionId(id);
-    const prepared = this.validateBatch(rows);
+    const prepared = await this.validateBatch(rows);
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared));
@@ -326,22 +469,26 @@ export class CardSessionService {
     }
   }
 
-  private validateBatch(rows: IdentificationInput[]): Array<IdentificationInput & { seenIso: string | null }> {
+  private async validateBatch(rows: IdentificationInput[]): Promise<Array<IdentificationInput & { seenIso: string | null }>> {
     if (rows.length > this.limits.batchRows) {
       throw badRequest(`A batch holds at most ${this.limits.batchRows} identifications; this one has ${rows.length}.`, [{ field: 'identifications', message: `at most ${this.limits.batchRows} rows` }]);
     }
     const errors: FieldError[] = [];
-    const out = rows.map((row, i) => {
+    const out: Array<IdentificationInput & { seenIso: string | null }> = [];
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
       let seenIso: string | null = null;
       if (row.seen !== undefined && row.seen !== null) {
         seenIso = normaliseTime(row.seen) ?? null;
-        if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time' });
+        if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
       }
       if (row.grading && Buffer.byteLength(JSON.stringify(row.grading)) > gradingMaxBytes) {
         errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
+      } else if (badFinalGrade(row.grading)) {
+        errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
       }
-      return { ...row, seenIso };
-    });
+      out.push({ ...row, seenIso });
+    }
     const first = errors[0];
     if (first) throw badRequest(`Row ${first.row}: ${first.field} ${first.message}. The batch was not stored.`, errors);
     return out;
@@ -360,11 +507,14 @@ export class CardSessionService {
     const changed = new Map<string, { row: MergeableRow; state: MutableState }>();
     const result: UploadResult = { received: rows.length, created: 0, updated: 0, duplicates: 0 };
 
-    for (const row of rows) {
+    for (const [i, row] of rows.entries()) {
+      if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
       const pending = fresh.get(row.event_id);
       const stored = existing.get(row.event_id);
       if (!pending && !stored) {
-        const state = mergeMutable({ calls: null, duration: null, grading: null, sold: null, note: null }, row);
+        // A price the client sends wins over one derived from its price_stats.
+        const derived = derivePrice(row.price_stats, row.id_type);
+        const state = mergeMutable(derived ? { ...emptyState, price: derived.price, priceBasis: canonicalJson(derived.basis) } : emptyState, row);
         fresh.set(row.event_id, { values: this.newRowValues(sid, row, state, now), state });
         result.created++;
         continue;
@@ -390,10 +540,11 @@ export class CardSessionService {
       // Another batch inserted one of these event ids after we looked: start again and merge into it.
       if (inserted.size !== values.length) throw new RetryBatch();
     }
+    let price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
     for (const { row, state } of changed.values()) {
       await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), updated_at: now });
+      price += (state.price ?? 0) - (row.price ?? 0);
     }
-    const price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
     if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
       // Closed or deleted while this batch was being written: the transaction rolls back.
       if ((await tx.sessionStatus(sid, ctx.workspaceId)) === undefined) throw notFound(`Session ${id}`);
@@ -410,10 +561,13 @@ export class CardSessionService {
       grading: row.grading === null ? null : canonicalJson(fromJson(row.grading)),
       sold: fromBool(row.sold),
       note: row.note,
+      price: row.price,
+      priceBasis: row.price_basis === null ? null : canonicalJson(fromJson(row.price_basis)),
+      priceFixed: row.corrected_at !== null || (row.price !== null && row.price_basis === null),
     };
   }
 
-  private mutableValues(tx: CardSessionStore, s: MutableState): Pick<IdentificationValues, 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note'> {
+  private mutableValues(tx: CardSessionStore, s: MutableState): Pick<IdentificationValues, 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis'> {
     return {
       calls: s.calls,
       duration: s.duration,
@@ -421,6 +575,8 @@ export class CardSessionService {
       grade: s.grading === null ? null : gradeOf(JSON.parse(s.grading) as Record<string, unknown>),
       sold: tx.bool(s.sold),
       note: s.note,
+      price: s.price,
+      price_basis: s.priceBasis,
     };
   }
 
@@ -445,7 +601,6 @@ export class CardSessionService {
       links: json(row.links),
       alternatives: json(row.alternatives),
       price_stats: json(row.price_stats),
-      price: orNull(row.price),
       ...this.mutableValues(this.store, state),
       image_key: null,
       thumbnail_key: null,
@@ -475,7 +630,8 @@ export class CardSessionService {
       const now = new Date().toISOString();
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
-      const changed = matchFields.filter((f) => patch[f] !== undefined && patch[f] !== current[f]);
+      // A price in a PATCH is the user's even when it equals the one derived from price_stats.
+      const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       if (changed.length > 0) {
         const next: MatchSnapshot = { ...current };
         for (const f of changed) {
@@ -483,6 +639,7 @@ export class CardSessionService {
           (values as Record<string, unknown>)[f] = patch[f];
         }
         values.card_key = cardKey({ ...row, ...next });
+        if (changed.includes('price')) values.price_basis = null;
         values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify(current);
@@ -561,13 +718,20 @@ export class CardSessionService {
     };
   }
 
+  /** In a fixed key order (jsonb keeps its own). */
+  private priceBasisView(stored: unknown): PriceBasis | null {
+    if (stored === null) return null;
+    const b = fromJson<PriceBasis>(stored);
+    return { stats_type: b.stats_type, interval: b.interval, statistic: b.statistic };
+  }
+
   private identificationView(ctx: CallContext, r: IdentificationRow): IdentificationView {
     const json = <T>(v: unknown): T | null => (v === null ? null : fromJson<T>(v));
     return {
       id: r.id,
       session: r.session_id,
       event_id: r.event_id,
-      seen: toIso(r.seen),
+      seen: clientTime(r.seen),
       calls: r.calls,
       duration: r.duration,
       id_type: r.id_type,
@@ -585,10 +749,14 @@ export class CardSessionService {
       alternatives: json(r.alternatives),
       price_stats: json(r.price_stats),
       price: r.price,
+      price_derived: r.price_basis !== null,
+      price_basis: this.priceBasisView(r.price_basis),
       grading: json(r.grading),
-      grade: r.grade,
-      image: MediaStore.url(ctx.baseUrl, r.image_key),
-      thumbnail: MediaStore.url(ctx.baseUrl, r.thumbnail_key),
+      // Rows stored before grades were validated may hold one outside 0–10: that is no grade.
+      grade: r.grade !== null && r.grade >= 0 && r.grade <= gradeMax ? r.grade : null,
+      // Signed afresh on every read: a leaked link expires, the row always gives a working one.
+      image: this.links.url(ctx.baseUrl, r.image_key),
+      thumbnail: this.links.url(ctx.baseUrl, r.thumbnail_key),
       sold: fromBool(r.sold),
       note: r.note,
       corrected: r.corrected_at !== null,

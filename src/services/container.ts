@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { AddressPolicy } from '../media/address-policy.ts';
 import { ImageIntake } from '../media/image-intake.ts';
+import { loadMediaSecret, MediaLinks } from '../media/media-links.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
@@ -24,6 +25,7 @@ import { QueueSignal } from '../queue/queue-signal.ts';
 import { HandlerRegistry } from '../queue/job-handler.ts';
 import { QueueWorkers, type QueueLog } from '../queue/queue-workers.ts';
 import { RequestService } from './request-service.ts';
+import { ResultLinks } from './result-links.ts';
 import { FlowService, FlowsJob } from './jobs/flows-job.ts';
 import { UpscalerJob } from './jobs/upscaler-job.ts';
 import { CardGraderJob } from './jobs/card-grader-job.ts';
@@ -54,8 +56,14 @@ export async function openServices(config: Config, options: { longRunning?: bool
     if (options.longRunning) throw err;
     return undefined;
   });
+  // Before the store opens: a damaged secret file stops start-up without leaving a pool behind.
+  const { secret, file: secretFile } = await loadMediaSecret(config.dataDir, config.media.secret);
+  if (secretFile && config.databaseUrl && options.longRunning) {
+    options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
+  }
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
+  const links = new MediaLinks(secret, { privateS: config.media.linkLifetimeS, publicS: config.media.publicLinkLifetimeS });
   const policy = new AddressPolicy(config.urlAllowList);
   const intake = new ImageIntake({
     policy,
@@ -78,20 +86,21 @@ export async function openServices(config: Config, options: { longRunning?: bool
   registry.register(new UpscalerJob(vision));
   registry.register(new FlowsJob(flows, vision, imageMatching));
   registry.register(new CardGraderJob(vision));
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const results = new ResultLinks(links, registry);
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
     priceOf: (type) => config.prices[`requests.${type}`] ?? 0,
-  });
+  }, results);
   return {
     store,
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
     visualSearch: new VisualSearchService(collectionStore, queries, vision),
-    cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits),
+    cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
     imageMatching,
-    media: new MediaService(mediaStore),
+    media: new MediaService(mediaStore, links),
     vision,
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,

@@ -2,8 +2,9 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
 export type SessionRow = Selectable<CardSessionsTable>;
-export type IdentificationRow = Selectable<CardIdentificationsTable>;
-export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'sold' | 'note'>;
+/** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
+export type IdentificationRow = Omit<Selectable<CardIdentificationsTable>, 'seen'> & { seen: string | null };
+export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at'>;
 
 export interface NewSession {
   id: string;
@@ -11,6 +12,7 @@ export interface NewSession {
   name: string;
   description: string;
   game: string;
+  game_key: string;
   platform: string;
   client: string;
   meta_data: string;
@@ -30,8 +32,17 @@ export interface SummaryRow {
   average_grade: number | null;
 }
 
+/** A row as read with `seen_text` (below) in place of the `seen` column. */
+function withSeenText<T extends { seen: unknown; seen_text: string | null }>(row: T): Omit<T, 'seen' | 'seen_text'> & { seen: string | null } {
+  const { seen_text: seen, seen: _column, ...rest } = row;
+  return { ...rest, seen };
+}
+
 /** Rows per INSERT statement: keeps every statement under SQLite's bound-parameter limit. */
-const insertChunk = 250;
+// Rows per INSERT. Between chunks other requests get a turn: better-sqlite3 runs each statement
+// on the event loop, and a chunk of large rows takes tens of milliseconds.
+const insertChunk = 50;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const inChunk = 500;
 
 /**
@@ -51,6 +62,14 @@ export class CardSessionStore {
   /** Runs `fn` in one transaction with a store bound to it. */
   transaction<T>(fn: (tx: CardSessionStore) => Promise<T>): Promise<T> {
     return this.db.transaction().execute((trx) => fn(new CardSessionStore(trx, this.dialect)));
+  }
+
+  /**
+   * `seen` as ISO 8601 text in UTC. PostgreSQL keeps microseconds, which the pool's timestamptz
+   * parser (milliseconds, shared by every service) would drop; SQLite stores the text itself.
+   */
+  private seenText(column: 'seen' | 'i.seen') {
+    return this.dialect === 'postgres' ? sql<string | null>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` : sql<string | null>`${sql.ref(column)}`;
   }
 
   bool(v: boolean | null): number | boolean | null {
@@ -84,7 +103,8 @@ export class CardSessionStore {
       .execute();
   }
 
-  async listSessions(workspaceId: string, search: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
+  /** `gameKey`: only sessions whose `game_key` is exactly this. */
+  async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
     const pattern = search ? `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
     const matches = pattern
       ? sql<boolean>`(lower(s.name) LIKE ${pattern} ESCAPE '\\' OR lower(s.description) LIKE ${pattern} ESCAPE '\\' OR lower(s.platform) LIKE ${pattern} ESCAPE '\\' OR lower(s.game) LIKE ${pattern} ESCAPE '\\')`
@@ -94,6 +114,10 @@ export class CardSessionStore {
     if (matches) {
       countQ = countQ.where(matches);
       rowsQ = rowsQ.where(matches);
+    }
+    if (gameKey !== undefined) {
+      countQ = countQ.where('s.game_key', '=', gameKey);
+      rowsQ = rowsQ.where('s.game_key', '=', gameKey);
     }
     const [count, rows] = await Promise.all([
       countQ.executeTakeFirstOrThrow(),
@@ -168,7 +192,7 @@ export class CardSessionStore {
     for (let i = 0; i < sorted.length; i += inChunk) {
       let q = this.db
         .selectFrom('card_identifications')
-        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'sold', 'note'])
+        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'sold', 'note', 'price', 'price_basis', 'corrected_at'])
         .where('session_id', '=', sessionId)
         .where('event_id', 'in', sorted.slice(i, i + inChunk))
         .orderBy('event_id');
@@ -178,12 +202,23 @@ export class CardSessionStore {
     return out;
   }
 
-  /** Inserts rows whose event id is new; returns the event ids actually inserted (others raced in). */
+  /**
+   * Inserts rows whose event id is new, numbered (`seq`, the list order) in the order given;
+   * returns the event ids actually inserted (others raced in).
+   */
   async insertIdentifications(rows: IdentificationValues[]): Promise<Set<string>> {
     const inserted = new Set<string>();
-    // One key order for every batch, so two batches inserting the same ids wait rather than deadlock.
-    rows = [...rows].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+    if (this.dialect === 'postgres' && rows.length > 0) {
+      // Two batches inserting the same event ids must take their unique-index locks in one key
+      // order or they deadlock, so rows go in sorted by event id. Their list order is the order
+      // received: take the sequence numbers first, in that order, and write them explicitly.
+      const seqs = await sql<{ seq: number }>`SELECT nextval(pg_get_serial_sequence('card_identifications', 'seq')) AS seq FROM generate_series(1, ${rows.length})`.execute(this.db);
+      const numbers = seqs.rows.map((r) => Number(r.seq)).sort((a, b) => a - b);
+      rows = rows.map((r, i) => ({ ...r, seq: numbers[i]! })).sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+    }
+    // SQLite runs one write transaction at a time: rows go in as received and AUTOINCREMENT numbers them.
     for (let i = 0; i < rows.length; i += insertChunk) {
+      if (i > 0) await nextTurn();
       const res = await this.db
         .insertInto('card_identifications')
         .values(rows.slice(i, i + insertChunk))
@@ -202,20 +237,21 @@ export class CardSessionStore {
   /** `knownCount` (the session's counter) saves counting the rows again. */
   async listIdentifications(sessionId: string, eventId: string | undefined, limit: number, offset: number, knownCount?: number): Promise<{ count: number; rows: IdentificationRow[] }> {
     let countQ = this.db.selectFrom('card_identifications').select((eb) => eb.fn.countAll<number>().as('c')).where('session_id', '=', sessionId);
-    let rowsQ = this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId);
+    let rowsQ = this.db.selectFrom('card_identifications').selectAll().select(this.seenText('seen').as('seen_text')).where('session_id', '=', sessionId);
     if (eventId !== undefined) {
       countQ = countQ.where('event_id', '=', eventId);
       rowsQ = rowsQ.where('event_id', '=', eventId);
     }
     const [count, rows] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit).offset(offset).execute()]);
-    return { count, rows };
+    return { count, rows: rows.map(withSeenText) };
   }
 
   /** `lock`: inside a transaction, hold the row (PostgreSQL) until it ends. */
   async identificationByEventId(sessionId: string, eventId: string, lock = false): Promise<IdentificationRow | undefined> {
-    let q = this.db.selectFrom('card_identifications').selectAll().where('session_id', '=', sessionId).where('event_id', '=', eventId);
+    let q = this.db.selectFrom('card_identifications').selectAll().select(this.seenText('seen').as('seen_text')).where('session_id', '=', sessionId).where('event_id', '=', eventId);
     if (lock && this.dialect === 'postgres') q = q.forUpdate();
-    return q.executeTakeFirst();
+    const row = await q.executeTakeFirst();
+    return row && withSeenText(row);
   }
 
   /** An identification, only when its session is in the workspace; `lock` as above. */
@@ -224,10 +260,12 @@ export class CardSessionStore {
       .selectFrom('card_identifications as i')
       .innerJoin('card_sessions as s', 's.id', 'i.session_id')
       .selectAll('i')
+      .select(this.seenText('i.seen').as('seen_text'))
       .where('i.id', '=', id)
       .where('s.workspace_id', '=', workspaceId);
     if (lock && this.dialect === 'postgres') q = q.forUpdate('i');
-    return q.executeTakeFirst();
+    const row = await q.executeTakeFirst();
+    return row && withSeenText(row);
   }
 
   async summary(sessionId: string): Promise<SummaryRow> {
@@ -239,7 +277,9 @@ export class CardSessionStore {
           eb.fn.count<number>('card_key').distinct().as('distinct_cards'),
           eb.fn.sum<number | null>('price').as('total_price'),
           eb.fn.sum<number | null>('calls').as('row_calls'),
-          eb.fn.avg<number | null>('grade').as('average_grade'),
+          // Grades are validated at upload; a row stored before that (1e308 overflows PostgreSQL's
+          // avg) is not a grade, so it can never make the summary fail.
+          sql<number | null>`avg(CASE WHEN grade >= 0 AND grade <= 10 THEN grade END)`.as('average_grade'),
         ])
         .where('session_id', '=', sessionId)
         .executeTakeFirstOrThrow(),

@@ -41,7 +41,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   app.get('/session/', {
     config: sessionConfig,
     schema: { tags, security, summary: 'List sessions, newest first', querystring: S.SessionListQuery, response: { 200: pageOf(S.Session), ...errors(400) } },
-    handler: async (request) => pageEnvelope(request, await cardSessions.listSessions(ctx(request), { page: request.query.page ?? 1, pageSize: request.query.page_size, search: request.query.search })),
+    handler: async (request) => pageEnvelope(request, await cardSessions.listSessions(ctx(request), { page: request.query.page ?? 1, pageSize: request.query.page_size, search: request.query.search, game: request.query.game })),
   });
 
   app.get('/session/:session_id/', {
@@ -90,7 +90,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/:session_id/identifications/', {
-    config: sessionConfig,
+    config: { ...sessionConfig, batchBody: true },
     bodyLimit: config.limits.batchBodyBytes,
     schema: {
       tags,

@@ -1,0 +1,84 @@
+import sjson from 'secure-json-parse';
+import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
+
+/** A parsed body, or why it is refused (plain data, so it can come back from a worker thread). */
+export type ParsedBody = { value: unknown } | { error: { status: number; code: string; detail: string } };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const refuse = (status: number, code: string, detail: string): ParsedBody => ({ error: { status, code, detail } });
+
+/**
+ * Every rule a JSON body passes, in one place for the event loop and the parsing thread: strict
+ * UTF-8 (a client's text is never silently altered), no NUL, no prototype keys, at most
+ * `maxJsonDepth` levels, no lone surrogates. An empty body is "no body".
+ */
+export function parseJsonBody(raw: Uint8Array): ParsedBody {
+  let text: string;
+  try {
+    text = utf8.decode(raw).trim();
+  } catch {
+    return refuse(400, 'invalid_json', 'The body is not valid UTF-8.');
+  }
+  if (text === '') return { value: undefined };
+  // Neither backend stores NUL in text; refuse it here rather than fail in the database.
+  // indexOf, not a regex: this runs over every body, and image bodies are megabytes. JSON's
+  // \u escapes are lower-case by definition.
+  if (text.includes('\\u0000') || text.includes('\0')) return refuse(400, 'invalid_request', 'NUL characters (\\u0000) are not accepted.');
+  let value: unknown;
+  try {
+    // A body with no "proto", no "constructor" and no \u escape cannot spell either key, so it
+    // skips secure-json-parse's regex scans (a large share of an image request's CPU).
+    const plain = !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
+    value = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch (err) {
+    return refuse(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
+  }
+  if (nestsDeeperThan(value, maxJsonDepth)) return refuse(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`);
+  // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return refuse(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.');
+  return { value };
+}
+
+/**
+ * A large body as it travels back from the parsing thread: the top level as a value, and each
+ * top-level array of objects (the rows of a batch) as one JSON text per element. Strings cross
+ * threads for the price of a copy, where a cloned tree of a million properties cost the event
+ * loop a second to rebuild; the rows are then parsed a few at a time (`assembleBody`).
+ */
+export type SplitBody = { error: { status: number; code: string; detail: string } } | { value: unknown; rows: Record<string, string[]> };
+
+export function parseAndSplitBody(raw: Uint8Array): SplitBody {
+  const parsed = parseJsonBody(raw);
+  if ('error' in parsed) return parsed;
+  const { value } = parsed;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { value, rows: {} };
+  const top: Record<string, unknown> = {};
+  const rows: Record<string, string[]> = {};
+  for (const [key, field] of Object.entries(value)) {
+    if (Array.isArray(field) && field.length > 0 && field.every((e) => e !== null && typeof e === 'object')) rows[key] = field.map((e) => JSON.stringify(e));
+    else top[key] = field;
+  }
+  return { value: top, rows };
+}
+
+/** Rebuilds a split body, yielding to other work after about `bytesPerTurn` of row text. */
+export async function assembleBody(split: { value: unknown; rows: Record<string, string[]> }, bytesPerTurn: number): Promise<unknown> {
+  const entries = Object.entries(split.rows);
+  if (entries.length === 0) return split.value;
+  const out = split.value as Record<string, unknown>;
+  let since = 0;
+  for (const [key, texts] of entries) {
+    const list: unknown[] = [];
+    for (const text of texts) {
+      // Parsed already on the thread and checked there: the text is what JSON.stringify wrote.
+      list.push(JSON.parse(text));
+      since += text.length;
+      if (since >= bytesPerTurn) {
+        since = 0;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+    out[key] = list;
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
+
+/** Large bodies take turns (one at a time here) so their memory is bounded; small ones never wait. */
+describe('large bodies take turns', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { limits: { largeBodyBytes: 2000, largeBodiesAtOnce: 1 } });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => h?.close());
+
+  it('a second large upload waits, unread, until the first is answered; small requests go on meanwhile', async () => {
+    const sid = await createSession(h);
+    const rows = (prefix: string) => JSON.stringify({ identifications: Array.from({ length: 40 }, (_, i) => ({ event_id: `${prefix}-${i}`, name: `Card ${i} with a long enough name` })) });
+    const first = rows('a');
+    expect(first.length).toBeGreaterThan(2000);
+    const url = cs(`session/${sid}/identifications/`);
+    // The first upload sends its headers and half its body, then stalls.
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let firstAnswer = '';
+    const order: string[] = [];
+    socket.on('data', (d) => {
+      if (!firstAnswer) order.push('first');
+      firstAnswer += d.toString();
+    });
+    socket.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${first.length}\r\nConnection: close\r\n\r\n${first.slice(0, 1000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+
+    const second = fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' }, body: rows('b') }).then(async (res) => {
+      order.push('second');
+      return res.status;
+    });
+    const small = await fetch(`http://127.0.0.1:${port}${cs(`session/${sid}/`)}`, { headers: { authorization: `Token ${h.account.token}` } });
+    expect(small.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(order).toEqual([]);
+
+    // Written, not ended: a half-closed socket may be closed before the answer (Connection: close ends it after).
+    socket.write(first.slice(1000));
+    await new Promise<void>((r) => socket.once('close', () => r()));
+    expect(firstAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(await second).toBe(200);
+    expect(order).toEqual(['first', 'second']);
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(80);
+  });
+
+  it('a large batch gives other work many turns while it is parsed, checked and stored', async () => {
+    const sid = await createSession(h);
+    const grading = { grades: { final: 8.5 }, detail: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}`, i / 7])) };
+    const body = JSON.stringify({ identifications: Array.from({ length: 400 }, (_, i) => ({ event_id: `t-${i}`, name: `Card ${i}`, grading })) });
+    expect(body.length).toBeGreaterThan(1_500_000);
+    // Counts how often the event loop gets round to other callbacks during the upload: a batch
+    // handled in one go leaves it a handful of turns, one handled a few rows at a time dozens.
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: body, headers: { 'content-type': 'application/json' } });
+    counting = false;
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ created: 400 });
+    expect(turns).toBeGreaterThan(30);
+    const rows = (await h.request('GET', cs(`identification/?session=${sid}&page_size=500`))).json() as { results: { event_id: string; grade: number }[] };
+    expect(rows.results.map((r) => r.event_id)).toEqual(Array.from({ length: 400 }, (_, i) => `t-${i}`));
+    expect(rows.results[399]!.grade).toBe(8.5);
+  });
+
+  it('a large upload whose client hangs up gives its turn back', async () => {
+    const sid = await createSession(h);
+    const body = JSON.stringify({ identifications: Array.from({ length: 40 }, (_, i) => ({ event_id: `c-${i}`, name: `Card ${i} with a long enough name` })) });
+    const url = cs(`session/${sid}/identifications/`);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    socket.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 100)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 200));
+    const res = await fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(200);
+  });
+});
