@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import sjson from 'secure-json-parse';
 import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
 
@@ -75,7 +76,7 @@ export async function assembleBody(split: { value: unknown; rows: Record<string,
       since += text.length;
       if (since >= bytesPerTurn) {
         since = 0;
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
     out[key] = list;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
@@ -144,7 +145,6 @@ export const gradingMaxBytes = 64 * 1024;
  * at a time, giving other requests a turn between (one 55 MiB batch held /health for 4.8 s).
  */
 const rowsPerTurn = 25;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export const metaDataMaxBytes = 64 * 1024;
 export const clientMaxBytes = 4 * 1024;
 
@@ -318,6 +318,8 @@ interface MutableState {
   calls: number | null;
   duration: number | null;
   grading: string | null;
+  /** Follows `grading` (its `grades.final`), kept beside it so it is read from the object once. */
+  grade: number | null;
   sold: boolean | null;
   note: string | null;
   price: number | null;
@@ -327,14 +329,21 @@ interface MutableState {
   priceFixed: boolean;
 }
 
-const emptyState: MutableState = { calls: null, duration: null, grading: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false };
+const emptyState: MutableState = { calls: null, duration: null, grading: null, grade: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false };
 
-function mergeMutable(state: MutableState, row: IdentificationInput): MutableState {
+/**
+ * An uploaded row once checked: its time in UTC, and its grading as canonical JSON with the grade
+ * it holds, made once per row (a batch may carry 64 MiB of grading).
+ */
+type PreparedRow = IdentificationInput & { seenIso: string | null; gradingJson: string | null; grade: number | null };
+
+function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
   const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null;
   return {
     calls: maxOf(state.calls, row.calls),
     duration: maxOf(state.duration, row.duration),
-    grading: row.grading === undefined || row.grading === null ? state.grading : canonicalJson(row.grading),
+    grading: row.gradingJson ?? state.grading,
+    grade: row.gradingJson === null ? state.grade : row.grade,
     sold: row.sold === undefined || row.sold === null ? state.sold : row.sold,
     note: row.note === undefined || row.note === null ? state.note : row.note,
     price: sentPrice ? row.price! : state.price,
@@ -469,12 +478,12 @@ export class CardSessionService {
     }
   }
 
-  private async validateBatch(rows: IdentificationInput[]): Promise<Array<IdentificationInput & { seenIso: string | null }>> {
+  private async validateBatch(rows: IdentificationInput[]): Promise<PreparedRow[]> {
     if (rows.length > this.limits.batchRows) {
       throw badRequest(`A batch holds at most ${this.limits.batchRows} identifications; this one has ${rows.length}.`, [{ field: 'identifications', message: `at most ${this.limits.batchRows} rows` }]);
     }
     const errors: FieldError[] = [];
-    const out: Array<IdentificationInput & { seenIso: string | null }> = [];
+    const out: PreparedRow[] = [];
     for (const [i, row] of rows.entries()) {
       if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
       let seenIso: string | null = null;
@@ -482,19 +491,21 @@ export class CardSessionService {
         seenIso = normaliseTime(row.seen) ?? null;
         if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
       }
-      if (row.grading && Buffer.byteLength(JSON.stringify(row.grading)) > gradingMaxBytes) {
+      // Canonical JSON has the length of the JSON sent (only the key order differs).
+      const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
+      if (gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
         errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
       } else if (badFinalGrade(row.grading)) {
         errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
       }
-      out.push({ ...row, seenIso });
+      out.push({ ...row, seenIso, gradingJson, grade: gradeOf(row.grading) });
     }
     const first = errors[0];
     if (first) throw badRequest(`Row ${first.row}: ${first.field} ${first.message}. The batch was not stored.`, errors);
     return out;
   }
 
-  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: Array<IdentificationInput & { seenIso: string | null }>): Promise<UploadResult> {
+  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[]): Promise<UploadResult> {
     const status = await tx.sessionStatus(sid, ctx.workspaceId);
     if (status === undefined) throw notFound(`Session ${id}`);
     if (status !== 'live') throw sessionClosed();
@@ -559,6 +570,7 @@ export class CardSessionService {
       duration: row.duration,
       // PostgreSQL's jsonb reorders keys; compare in one canonical form on both backends.
       grading: row.grading === null ? null : canonicalJson(fromJson(row.grading)),
+      grade: row.grade,
       sold: fromBool(row.sold),
       note: row.note,
       price: row.price,
@@ -572,7 +584,7 @@ export class CardSessionService {
       calls: s.calls,
       duration: s.duration,
       grading: s.grading,
-      grade: s.grading === null ? null : gradeOf(JSON.parse(s.grading) as Record<string, unknown>),
+      grade: s.grade,
       sold: tx.bool(s.sold),
       note: s.note,
       price: s.price,
@@ -580,7 +592,7 @@ export class CardSessionService {
     };
   }
 
-  private newRowValues(sid: string, row: IdentificationInput & { seenIso: string | null }, state: MutableState, now: string): IdentificationValues {
+  private newRowValues(sid: string, row: PreparedRow, state: MutableState, now: string): IdentificationValues {
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
     return {
       id: randomUUID(),

@@ -50,8 +50,13 @@ export function echo(record: Record<string, unknown>): Record<string, unknown> {
 export function overall(ctx: SearchContext, failures: { code: number }[], total: number): Required<EnvelopeStatus> {
   if (failures.length === 0) return status(ctx, 200, 'OK');
   if (failures.length < total) return status(ctx, 300, 'MIXED_RESULT');
-  const code = failures.every((f) => f.code === failures[0]!.code) ? failures[0]!.code : 400;
+  const code = sharedCode(failures);
   return status(ctx, code, code === 400 ? 'Error Loading Image' : 'Error Processing Image');
+}
+
+/** The code of a request whose every record failed: theirs when they all share one, else 400. */
+export function sharedCode(failures: { code: number }[]): number {
+  return failures.length > 0 && failures.every((f) => f.code === failures[0]!.code) ? failures[0]!.code : 400;
 }
 
 /** Like Promise.all over `items`, with at most `limit` calls of `fn` running at once; order kept. */

@@ -3,7 +3,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
-import { status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 
@@ -267,9 +267,9 @@ export class VisualSearchService {
     }
     // When nothing was updated the status says why: 404 only when the records were missing, the
     // image's own error (400 for an image that does not load) when that is what every record hit.
-    const codes = new Set(skips.map((k) => (k._reason as { status: { code: number } }).status.code));
-    const none = answers.length === 0 && skips.length > 0 && !(codes.size === 1 && codes.has(404));
-    const overallStatus = none ? (codes.size === 1 ? status(ctx, [...codes][0]!, 'No record was updated') : status(ctx, 400, 'No record was updated')) : this.foundStatus(ctx, answers.length, records.length, 205);
+    const failures = skips.map((k) => (k._reason as { status: { code: number } }).status);
+    const code = sharedCode(failures);
+    const overallStatus = answers.length === 0 && failures.length > 0 && code !== 404 ? status(ctx, code, 'No record was updated') : this.foundStatus(ctx, answers.length, records.length, 205);
     return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 

@@ -1,10 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
 export type SessionRow = Selectable<CardSessionsTable>;
 /** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
 export type IdentificationRow = Omit<Selectable<CardIdentificationsTable>, 'seen'> & { seen: string | null };
-export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at'>;
+export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at'>;
 
 export interface NewSession {
   id: string;
@@ -38,11 +39,12 @@ function withSeenText<T extends { seen: unknown; seen_text: string | null }>(row
   return { ...rest, seen };
 }
 
-/** Rows per INSERT statement: keeps every statement under SQLite's bound-parameter limit. */
-// Rows per INSERT. Between chunks other requests get a turn: better-sqlite3 runs each statement
-// on the event loop, and a chunk of large rows takes tens of milliseconds.
+/**
+ * Rows per INSERT statement: under SQLite's bound-parameter limit, and small enough that other
+ * requests get a turn between chunks (better-sqlite3 runs each statement on the event loop, and
+ * a chunk of large rows takes tens of milliseconds).
+ */
 const insertChunk = 50;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const inChunk = 500;
 
 /**
@@ -192,7 +194,7 @@ export class CardSessionStore {
     for (let i = 0; i < sorted.length; i += inChunk) {
       let q = this.db
         .selectFrom('card_identifications')
-        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'sold', 'note', 'price', 'price_basis', 'corrected_at'])
+        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'grade', 'sold', 'note', 'price', 'price_basis', 'corrected_at'])
         .where('session_id', '=', sessionId)
         .where('event_id', 'in', sorted.slice(i, i + inChunk))
         .orderBy('event_id');

@@ -44,9 +44,6 @@ export const SearchError = Type.Object(
   { $id: 'SearchError', title: 'SearchError' },
 );
 
-/** Error responses of search-style routes, by reference to the one shared schema (registered in app.ts). */
-export const searchErrors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(SearchError)]));
-
 /** What a `status.code` means, by code: the answers a search-style route can give. */
 export type Answers = Record<number, string>;
 
