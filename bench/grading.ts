@@ -7,6 +7,10 @@
  *  - processing time of localize and centering on 12-MP JPEGs (what one vision worker does),
  *    against decoding the same JPEG with sharp in the same run.
  *
+ * The cards here are drawn (flat borders, known margins), which the trained detector does not take
+ * for cards, so this bench runs the classical outline search (`locator: classical`); real photos
+ * are measured by `npm run bench -- card-detector`.
+ *
  *   npm run bench -- grading          # BENCH_SCENES=N for another number of scenes (100 by default)
  */
 import fs from 'node:fs';
@@ -58,7 +62,7 @@ for (let i = 0; i < scenes; i++) {
   const opts = photoOptions(i * 7, rand);
   const scene = await makeScene(spec, 1000 + i, opts);
   const jpeg = await toJpeg(scene.image);
-  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true, locator: 'classical' } });
   if ('refused' in r || !r.found || !r.quad) {
     notFound++;
     continue;
@@ -93,7 +97,7 @@ for (let i = 0; i < realScenes; i++) {
   const opts = photoOptions(i * 11 + 3, realRand);
   const scene = await makeScene(realCard(face), 3000 + i, opts);
   const jpeg = await toJpeg(scene.image);
-  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+  const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true, locator: 'classical' } });
   if ('refused' in r || !r.found || !r.quad) {
     realNotFound++;
     continue;
@@ -119,7 +123,7 @@ for (const [holder, seed] of [['sleeve', 80], ['toploader', 79]] as const) {
     const opts = { ...photoOptions(i * 5 + 1, hRand), holder };
     opts.size = opts.size! * 0.85;
     const scene = await makeScene(spec, 7000 + i, opts);
-    const r = await runCardTask({ kind: 'card', image: ab(await toJpeg(scene.image)), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true } });
+    const r = await runCardTask({ kind: 'card', image: ab(await toJpeg(scene.image)), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true, locator: 'classical' } });
     errs.push('refused' in r || !r.found || !r.quad ? Infinity : cornerError(r.quad, scene.quad));
   }
   const found = errs.filter(Number.isFinite);
@@ -166,7 +170,7 @@ for (const level of levels) {
   for (const face of [undefined, ...(realFace ? [fs.readFileSync(realFace)] : [])]) {
     const scene = await makeScene({ width: 630, height: 880, margins: [30, 30, 30, 30], border: [40, 60, 140], damage: level.damage, face }, 900, { rotationDeg: 4, noise: 4, perspective: 0.02 });
     const jpeg = await toJpeg(scene.image, 92);
-    const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+    const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true, locator: 'classical' } });
     const [what, grade] = 'refused' in r || !r.found ? ['card not found', NaN] : level.pick(r);
     row.push(what, String(grade));
     if (!face) row.push(('refused' in r || !r.wear || !r.surface ? NaN : damagedYes(r.wear, r.surface)).toFixed(2));
@@ -186,7 +190,7 @@ for (let i = 0; i < 6; i++) {
     times.decode!.push(performance.now() - t);
     for (const op of ['localize', 'centering', 'grade'] as const) {
       t = performance.now();
-      const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op, options: {} });
+      const r = await runCardTask({ kind: 'card', image: ab(jpeg), maxPixels: 100e6, op, options: { locator: 'classical' } });
       times[op]!.push(performance.now() - t);
       if (op === 'localize' && rep === 0) {
         bigErrors.push('refused' in r || !r.quad ? Infinity : cornerError(r.quad, scene.quad));

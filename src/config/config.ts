@@ -66,6 +66,17 @@ export interface VisionOptions {
   clipPack?: string | undefined;
   /** Lets tests crash a worker on purpose; never set in production. */
   testHooks?: boolean;
+  /**
+   * Where card grading finds the card: `detector`, the trained card detector (docs/card-detector.md),
+   * or `classical`, issue 7's outline search alone (docs/grading.md "Localization").
+   */
+  cardLocator?: 'detector' | 'classical';
+}
+
+function locatorFrom(value: string | undefined): 'detector' | 'classical' {
+  if (value === undefined || value === '' || value === 'detector') return 'detector';
+  if (value === 'classical') return 'classical';
+  throw new Error(`LOUPE_CARD_LOCATOR: "${value}" is not detector or classical`);
 }
 
 export const visionModels = ['embed', 'faces', 'objects', 'pose', 'ocr'] as const;
@@ -264,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       longThreads: intFrom(env.LOUPE_VISION_LONG_THREADS, 1, 'LOUPE_VISION_LONG_THREADS') || 1,
       upscaleMaxOutputPixels: intFrom(env.LOUPE_UPSCALE_MAX_PIXELS, 16_777_216, 'LOUPE_UPSCALE_MAX_PIXELS') || 16_777_216,
       upscaleTimeoutMs: intFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS') || 600_000,
+      cardLocator: locatorFrom(env.LOUPE_CARD_LOCATOR),
     },
     queue: {
       workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),

@@ -100,7 +100,7 @@ describe('card surface', () => {
     const gradeOf = async (margins: [number, number, number, number]) => {
       const scene = await makeScene({ ...standardCard(margins), border: [235, 235, 235], damage: { stains: [[0.02, 0.5, 0.06]] } }, 41, { rotationDeg: 4, noise: 4 });
       const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 92 }).toBuffer();
-      const r = await runCardTask({ kind: 'card', image: jpeg.buffer.slice(jpeg.byteOffset, jpeg.byteOffset + jpeg.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+      const r = await runCardTask({ kind: 'card', image: jpeg.buffer.slice(jpeg.byteOffset, jpeg.byteOffset + jpeg.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'grade', options: { noImageOutput: true, locator: 'classical' } });
       if ('refused' in r) throw new Error('refused');
       return r;
     };

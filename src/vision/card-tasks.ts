@@ -4,6 +4,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { reduceJpeg } from '../media/jpeg-reduce.ts';
 import { sourceVersion } from '../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from './card-centering.ts';
+import { CardDetector, type DetectedCard } from './card-detector.ts';
 import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
 import { CORNER_REACH, measureWear } from './card-wear.ts';
@@ -44,9 +45,10 @@ let versionsCache: Record<string, string> | undefined;
 export function cardVersions(): Record<string, string> {
   const src = (f: string) => new URL(f, import.meta.url);
   const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts')];
+  const detector = [...geometry, src('../../models/card-detector.onnx'), src('./card-detector.ts'), src('./card-detector-maps.ts'), src('./card-edge-fit.ts')];
   versionsCache ??= {
-    detection: sourceVersion(...geometry),
-    points: sourceVersion(...geometry),
+    detection: sourceVersion(...detector),
+    points: sourceVersion(...detector),
     corners: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
     edges: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
     surface: sourceVersion(src('./card-surface.ts'), src('./card-geometry.ts')),
@@ -55,11 +57,26 @@ export function cardVersions(): Record<string, string> {
   return versionsCache;
 }
 
+/** A card photo decoded as grading measures it (JPEG DCT scaling where it applies). */
+export async function decodeCardPhoto(bytes: Buffer, maxPixels: number) {
+  return (await reduceJpeg(bytes, maxPixels, CARD_FAST_EDGE, CARD_DECODE_EDGE)) ?? (await decodeRgb(bytes, maxPixels, { maxEdge: CARD_DECODE_EDGE }));
+}
+
+let detectorCache: Promise<CardDetector> | undefined;
+/** The card detector, loaded once per worker; a failed load is tried again by the next task. */
+export function cardDetector(): Promise<CardDetector> {
+  if (!detectorCache) {
+    detectorCache = CardDetector.load(1);
+    detectorCache.catch(() => (detectorCache = undefined));
+  }
+  return detectorCache;
+}
+
 export async function runCardTask(task: CardTask): Promise<CardResult | ImageRefused> {
   const bytes = Buffer.from(task.image);
   let img;
   try {
-    img = (await reduceJpeg(bytes, task.maxPixels, CARD_FAST_EDGE, CARD_DECODE_EDGE)) ?? (await decodeRgb(bytes, task.maxPixels, { maxEdge: CARD_DECODE_EDGE }));
+    img = await decodeCardPhoto(bytes, task.maxPixels);
   } catch (err) {
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
     throw err;
@@ -73,24 +90,43 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
 
   let quad: Quad | null = null;
   let prob = 1;
+  let found: DetectedCard[] = [];
   if (task.options.skipLocation) {
     quad = [[-0.5, -0.5], [img.width - 0.5, -0.5], [img.width - 0.5, img.height - 0.5], [-0.5, img.height - 0.5]];
   } else if (task.options.transparent) {
     quad = await quadFromAlpha(bytes, img.width, img.height);
   } else {
-    const found = locateCard(cv, pixels);
-    if (found) {
-      quad = found.quad;
-      prob = found.prob;
+    if (task.options.locator === 'classical') {
+      const located = locateCard(cv, pixels);
+      if (located) {
+        quad = located.quad;
+        prob = located.prob;
+      }
+    } else {
+      found = await (await cardDetector()).detect(pixels);
+      if (found[0]) {
+        quad = found[0].quad;
+        prob = found[0].prob;
+      }
     }
   }
   if (!quad) return { ...size, found: false, versions };
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
   // The whole image as the card: its corners are the image's own, 0 to width and height.
   const full = task.options.skipLocation
     ? ([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]] as Quad)
-    : (quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad);
+    : toStored(quad);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
+  if (found.length) {
+    // Every card found, largest first: the first is the one measured.
+    result.cards = found.map((c) => ({
+      quad: toStored(c.quad),
+      prob: c.prob,
+      kind: c.kind,
+      ...(c.labelBox ? { labelBox: [Math.round(c.labelBox[0] * sx), Math.round(c.labelBox[1] * sy), Math.round(c.labelBox[2] * sx), Math.round(c.labelBox[3] * sy)] as [number, number, number, number] } : {}),
+    }));
+  }
   if (task.op === 'localize') return result;
   const given = task.options.skipLocation || task.options.transparent;
   const unfit = given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR

@@ -201,7 +201,7 @@ export class VisionEngine {
   /** Card geometry of one photo (localize, crop_level, centering) in the request pool. */
   async card(bytes: Uint8Array, op: CardTask['op'], options: CardTask['options'], maxPixels: number): Promise<CardResult> {
     const image = exclusiveArrayBuffer(bytes);
-    const outcome = (await this.run({ kind: 'card', image, maxPixels, op, options }, [image])) as CardResult | ImageRefused;
+    const outcome = (await this.run({ kind: 'card', image, maxPixels, op, options: { locator: this.options.cardLocator ?? 'detector', ...options } }, [image])) as CardResult | ImageRefused;
     if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
     return outcome;
   }

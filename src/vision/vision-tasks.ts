@@ -54,7 +54,7 @@ export interface CardTask {
   image: ArrayBuffer;
   maxPixels: number;
   op: CardOp;
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back' };
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical' };
 }
 
 export interface CardResult extends ImageSize {
@@ -67,6 +67,12 @@ export interface CardResult extends ImageSize {
   /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
   quad?: [[number, number], [number, number], [number, number], [number, number]];
   prob?: number;
+  /**
+   * Every card the detector found, largest first (the first is `quad`, the one measured): its
+   * corners in pixels of the image as stored, confidence, kind (`raw`, `holder` for a sleeve or
+   * top-loader, `slab`) and a slab's label box. Absent when the client gave the outline.
+   */
+  cards?: { quad: [[number, number], [number, number], [number, number], [number, number]]; prob: number; kind: 'raw' | 'holder' | 'slab'; labelBox?: [number, number, number, number] }[];
   versions: Record<string, string>;
   centering?: Centering & { grade: number; uprightWidth: number; uprightHeight: number };
   centeringUnmeasurable?: string;

@@ -7,7 +7,7 @@ import { ClipModel } from './clip/clip-model.ts';
 import { dominantColors } from './dominant-colors.ts';
 import { HumanDetector, type Detection } from './human-detector.ts';
 import { loadOcrReader } from './ocr-reader.ts';
-import { runCardTask } from './card-tasks.ts';
+import { cardDetector, runCardTask } from './card-tasks.ts';
 import { loadCv } from './card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from './super-resolution.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
@@ -238,6 +238,7 @@ async function prepare(task: VisionTask): Promise<void> {
       break;
     case 'card':
       await loadCv();
+      await cardDetector();
       break;
     default:
     // colors needs no model; a warm task is all loading, under the model-load limit.

@@ -160,10 +160,25 @@ export class CardGraderJob implements JobHandler {
   }
 }
 
-/** The card found as the spec's `_objects` entry and `_points`. */
+/**
+ * The cards found as the spec's `_objects` and the measured one's `_points`. Every card the
+ * detector found is listed, largest first; the first is the one measured (`measured: true`), with
+ * its kind (`raw`, `holder` for a sleeve or top-loader, `slab`) and a slab's `label_box`.
+ */
 function geometryOf(r: CardResult) {
   const quad = r.quad!;
-  return { _objects: [{ id: 0, name: 'Card', prob: r.prob ?? 1, bound_box: boundBox(quad, r.width, r.height) }], _points: quad };
+  const cards = r.cards?.length ? r.cards : [{ quad, prob: r.prob ?? 1 }];
+  const _objects = cards.map((c, i) => ({
+    id: i,
+    name: 'Card',
+    prob: c.prob,
+    bound_box: boundBox(c.quad, r.width, r.height),
+    ...('kind' in c ? { kind: c.kind } : {}),
+    ...('labelBox' in c && c.labelBox ? { label_box: c.labelBox } : {}),
+    ...(cards.length > 1 ? { measured: i === 0 } : {}),
+    ...(i > 0 ? { polygon: c.quad } : {}),
+  }));
+  return { _objects, _points: quad };
 }
 
 /**

@@ -1,0 +1,185 @@
+import { InferenceSession, Tensor } from 'onnxruntime-node';
+import sharp from 'sharp';
+import { fileURLToPath } from 'node:url';
+import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, overlap, type MapCard } from './card-detector-maps.ts';
+import { fitCardEdges } from './card-edge-fit.ts';
+import { loadCv, locateCard, type Point, type Quad } from './card-geometry.ts';
+import type { RgbPixels } from './tfjs-runtime.ts';
+
+/**
+ * The card detector trained in this repository (training/card-detector/, docs/card-detector.md):
+ * a small U-Net that maps a 256-px letterboxed photo to five maps at 128 px: card surface,
+ * card centre, corners, holder (slab shell, top-loader, sleeve) and slab label. The maps give
+ * each card's rough outline and kind; the outline is then fitted to the photo's own edges at
+ * the decoded resolution (card-edge-fit.ts).
+ */
+export const CARD_DETECTOR_FILE = fileURLToPath(new URL('../../models/card-detector.onnx', import.meta.url));
+export const DETECTOR_INPUT = 256;
+
+export type CardKind = 'raw' | 'holder' | 'slab';
+
+export interface DetectedCard {
+  /** Corners in pixels of the image given, upper-left first, clockwise. */
+  quad: Quad;
+  /** The detector's confidence that this is a card, 0–1. */
+  prob: number;
+  kind: CardKind;
+  /** A slab's grading label, [x0, y0, x1, y1] in pixels of the image given. */
+  labelBox?: [number, number, number, number];
+  /** A slab's or holder's outline. */
+  holderQuad?: Quad;
+  /** Whether the photo's own edges confirmed each side (false: the network's outline stands). */
+  fitted: [boolean, boolean, boolean, boolean];
+  /** How the corners were placed: the outline search inside the card's region, or the network's outline fitted to the edges. */
+  outline: 'search' | 'fit';
+}
+
+/** Overlap with the card's map pixels by which the outline search's candidate may trail the network's and still win. */
+const NEAR_TIE = 0.03;
+
+export class CardDetector {
+  private constructor(private readonly session: InferenceSession) {}
+
+  static async load(threads = 1): Promise<CardDetector> {
+    const session = await InferenceSession.create(CARD_DETECTOR_FILE, {
+      intraOpNumThreads: threads,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+      graphOptimizationLevel: 'all',
+    });
+    return new CardDetector(session);
+  }
+
+  /** The five maps for an image, and the share of the map the photo covers (the rest is padding). */
+  async maps(img: RgbPixels): Promise<{ maps: Float32Array; scaleX: number; scaleY: number; validW: number; validH: number }> {
+    const k = DETECTOR_INPUT / Math.max(img.width, img.height);
+    const nw = Math.max(1, Math.round(img.width * k));
+    const nh = Math.max(1, Math.round(img.height * k));
+    const small = await sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
+      .resize(nw, nh, { fit: 'fill', kernel: 'linear' })
+      .raw()
+      .toBuffer();
+    const plane = DETECTOR_INPUT * DETECTOR_INPUT;
+    const input = new Float32Array(3 * plane);
+    for (let y = 0; y < nh; y++) {
+      for (let x = 0; x < nw; x++) {
+        const s = (y * nw + x) * 3;
+        const d = y * DETECTOR_INPUT + x;
+        input[d] = small[s]! / 255;
+        input[plane + d] = small[s + 1]! / 255;
+        input[2 * plane + d] = small[s + 2]! / 255;
+      }
+    }
+    const out = await this.session.run({ image: new Tensor('float32', input, [1, 3, DETECTOR_INPUT, DETECTOR_INPUT]) });
+    const maps = out.maps!.data as Float32Array;
+    if (maps.length !== MAP_CHANNELS * MAP_SIZE * MAP_SIZE) throw new Error(`card detector: unexpected output size ${maps.length}`);
+    // map pixel j covers input pixels 2j..2j+1; the photo spans nw x nh input pixels
+    return { maps, scaleX: (nw / img.width) * (MAP_SIZE / DETECTOR_INPUT), scaleY: (nh / img.height) * (MAP_SIZE / DETECTOR_INPUT), validW: Math.ceil(nw / 2), validH: Math.ceil(nh / 2) };
+  }
+
+  /** Mean of the card map inside an outline given in image pixels (0 where the network sees no card). */
+  static cardness(m: { maps: Float32Array; scaleX: number; scaleY: number }, quad: Quad): number {
+    const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
+    const q = quad.map(toMap);
+    let sum = 0;
+    let n = 0;
+    const xs = q.map((p) => p[0]);
+    const ys = q.map((p) => p[1]);
+    for (let y = Math.max(0, Math.ceil(Math.min(...ys))); y <= Math.min(MAP_SIZE - 1, Math.floor(Math.max(...ys))); y++) {
+      for (let x = Math.max(0, Math.ceil(Math.min(...xs))); x <= Math.min(MAP_SIZE - 1, Math.floor(Math.max(...xs))); x++) {
+        if (!insideQuad(q, x, y)) continue;
+        sum += m.maps[y * MAP_SIZE + x]!;
+        n++;
+      }
+    }
+    return n ? sum / n : 0;
+  }
+
+  /** Every card in the photo, largest first; empty when there is none. */
+  async detect(img: RgbPixels): Promise<DetectedCard[]> {
+    const m = await this.maps(img);
+    const found = decodeCardMaps(m.maps, m.validW, m.validH);
+    const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5, (p[1] + 0.5) / m.scaleY - 0.5];
+    const { cv } = await loadCv();
+    const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
+    // The outline search over the whole photo, once: a candidate for whichever card it outlines.
+    const whole = found.length ? locateCard(cv, img)?.quad ?? null : null;
+    const cards = found.map((c: MapCard): DetectedCard => {
+      const rough = c.quad.map(toImage) as Quad;
+      const fit = fitCardEdges(img, rough);
+      // Candidates: the network's outline fitted to the edges, and the outline search's (in the
+      // card's region, and over the photo). The one that best covers the card's map pixels wins;
+      // the search's edges are the more exact, so it wins near-ties.
+      const candidates: { quad: Quad; outline: DetectedCard['outline']; fitted: DetectedCard['fitted']; bonus: number }[] = [{ quad: fit.quad, outline: 'fit', fitted: fit.fitted, bonus: 0 }];
+      const searched = searchAround(cv, img, rough);
+      if (searched) candidates.push({ quad: searched, outline: 'search', fitted: [true, true, true, true], bonus: NEAR_TIE });
+      if (whole) candidates.push({ quad: whole, outline: 'search', fitted: [true, true, true, true], bonus: NEAR_TIE });
+      let best = candidates[0]!;
+      let bestScore = -1;
+      for (const k of candidates) {
+        const score = overlap(k.quad.map(toMap), c.pixels) + k.bonus;
+        if (score > bestScore) {
+          bestScore = score;
+          best = k;
+        }
+      }
+      const out: DetectedCard = { quad: best.quad, prob: c.prob, kind: c.kind, fitted: best.fitted, outline: best.outline };
+      if (c.labelBox) {
+        const [x0, y0] = toImage([c.labelBox[0] - 0.5, c.labelBox[1] - 0.5]);
+        const [x1, y1] = toImage([c.labelBox[2] + 0.5, c.labelBox[3] + 0.5]);
+        out.labelBox = [clamp(x0, img.width), clamp(y0, img.height), clamp(x1, img.width), clamp(y1, img.height)];
+      }
+      if (c.holderQuad) out.holderQuad = c.holderQuad.map(toImage) as Quad;
+      return out;
+    });
+    return cards.sort((a, b) => area(b.quad) - area(a.quad));
+  }
+}
+
+/**
+ * The classical outline search (card-geometry.ts) run on the card's own region only: it places
+ * edges to a fraction of a pixel where it finds the card, and the region keeps it from choosing
+ * another rectangle in the photo.
+ */
+function searchAround(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixels, rough: Quad): Quad | null {
+  const xs = rough.map((p) => p[0]);
+  const ys = rough.map((p) => p[1]);
+  const short = Math.min(Math.hypot(rough[1][0] - rough[0][0], rough[1][1] - rough[0][1]), Math.hypot(rough[3][0] - rough[0][0], rough[3][1] - rough[0][1]));
+  const pad = short * 0.12;
+  const x0 = Math.max(0, Math.floor(Math.min(...xs) - pad));
+  const y0 = Math.max(0, Math.floor(Math.min(...ys) - pad));
+  const x1 = Math.min(img.width, Math.ceil(Math.max(...xs) + pad));
+  const y1 = Math.min(img.height, Math.ceil(Math.max(...ys) + pad));
+  if (x1 - x0 < 32 || y1 - y0 < 32) return null;
+  const w = x1 - x0;
+  const h = y1 - y0;
+  const data = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++) data.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x1) * 3), y * w * 3);
+  const found = locateCard(cv, { data, width: w, height: h });
+  return found ? (found.quad.map(([x, y]) => [x + x0, y + y0] as Point) as Quad) : null;
+}
+
+function insideQuad(q: readonly Point[], x: number, y: number): boolean {
+  let sign = 0;
+  for (let i = 0; i < 4; i++) {
+    const a = q[i]!;
+    const b = q[(i + 1) % 4]!;
+    const c = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+    if (c === 0) continue;
+    if (!sign) sign = Math.sign(c);
+    else if (Math.sign(c) !== sign) return false;
+  }
+  return true;
+}
+
+const clamp = (v: number, max: number) => Math.round(Math.max(0, Math.min(max, v)));
+
+export function area(q: readonly Point[]): number {
+  let s = 0;
+  for (let i = 0; i < q.length; i++) {
+    const a = q[i]!;
+    const b = q[(i + 1) % q.length]!;
+    s += a[0] * b[1] - b[0] * a[1];
+  }
+  return Math.abs(s) / 2;
+}

@@ -1,0 +1,47 @@
+"""Backgrounds for the generated scenes: photos from Debian wallpaper packages and the sample
+images inside @vladmandic/human, resized to at most 1024 px, duplicates dropped.
+
+    python3 training/card-detector/gather_backgrounds.py <out folder>
+
+Needs apt-get (packages come from the machine's configured Debian sources) and node_modules.
+"""
+import glob
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+
+import cv2
+
+PACKAGES = ['ukui-wallpapers', 'lomiri-wallpapers', 'lomiri-wallpapers-20.04', 'plasma-workspace-wallpapers', 'gnome-backgrounds', 'desktop-base']
+
+
+def main(out: str):
+    os.makedirs(out, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(['apt-get', 'download', *PACKAGES], cwd=tmp, check=True)
+        for deb in sorted(glob.glob(os.path.join(tmp, '*.deb'))):
+            subprocess.run(['dpkg-deb', '-x', deb, os.path.join(tmp, 'x')], check=True)
+        src = [p for p in glob.glob(os.path.join(tmp, 'x/**/*'), recursive=True) if p.lower().endswith(('.jpg', '.jpeg', '.png')) and os.path.getsize(p) > 100_000]
+        repo = os.path.join(os.path.dirname(__file__), '../..')
+        src += [p for p in glob.glob(os.path.join(repo, 'node_modules/@vladmandic/human/assets/*')) if p.lower().endswith(('.jpg', '.jpeg', '.png'))]
+        seen, n = set(), 0
+        # sorted by path inside the package tree, so the numbering does not depend on the temp folder
+        for p in sorted(src, key=lambda q: q.split('/x/', 1)[-1]):
+            im = cv2.imread(p, cv2.IMREAD_COLOR)
+            if im is None or min(im.shape[:2]) < 400:
+                continue
+            k = 1024 / max(im.shape[:2])
+            im = cv2.resize(im, None, fx=min(1, k), fy=min(1, k), interpolation=cv2.INTER_AREA)
+            h = hashlib.md5(cv2.resize(im, (8, 8)).tobytes()).hexdigest()
+            if h in seen:
+                continue
+            seen.add(h)
+            cv2.imwrite(os.path.join(out, f'bg{n:03d}.jpg'), im, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            n += 1
+    print(n, 'backgrounds in', out)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1])
