@@ -48,6 +48,7 @@ export function fitCardEdges(img: RgbPixels, rough: Quad): { quad: Quad; fitted:
       fitted.push(false);
     }
   }
+  if (!fitted.some(Boolean)) return { quad: rough, fitted: [false, false, false, false] };
   const quad = corners(lines);
   // Lines that meet far from the network's corners are a fit gone wrong: keep the network's outline.
   if (!quad || quad.some((p, i) => dist(p, rough[i]!) > short * 0.05)) return { quad: rough, fitted: [false, false, false, false] };

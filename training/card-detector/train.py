@@ -103,6 +103,8 @@ def main():
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--out', default=os.path.join(os.path.dirname(__file__), 'runs'))
     ap.add_argument('--resume', action='store_true')
+    ap.add_argument('--init', help='start from these weights (a checkpoint.pt) with a fresh optimiser and schedule: a second phase')
+    ap.add_argument('--data-start', type=int, default=0, help='first scene index / batch: a second phase sees new scenes')
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.set_num_threads(args.threads)
@@ -119,8 +121,10 @@ def main():
         opt.load_state_dict(state['opt'])
         sched.load_state_dict(state['sched'])
         step = state['step']
+    if args.init and not (args.resume and os.path.exists(ckpt)):
+        model.load_state_dict(torch.load(args.init)['model'])
     print(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'start_step': step, **vars(args)}), flush=True)
-    data = torch.utils.data.DataLoader(Scenes(args.backgrounds, step, args.batch, args.real_share), batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
+    data = torch.utils.data.DataLoader(Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share), batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
     log = open(os.path.join(args.out, 'train-log.jsonl'), 'a')
     t0 = time.time()
     run = 0.0
