@@ -22,6 +22,7 @@ import { CardDetector } from '../src/vision/card-detector.ts';
 import { loadCv, locateCard, type Point, type Quad } from '../src/vision/card-geometry.ts';
 import { decodeCardPhoto, runCardTask } from '../src/vision/card-tasks.ts';
 import { makeScene } from '../test/helpers/card-scenes.ts';
+import { photoOptions } from './lib-card-scenes.ts';
 import { median } from './lib-server.ts';
 
 interface LabelledCard {
@@ -207,13 +208,7 @@ function iou(a: number[], b: number[]): number {
   for (let i = 0; i < n; i++) {
     const spec = i % 2 ? { width: 630, height: 880, margins: [0, 0, 0, 0] as [number, number, number, number], border: [0, 0, 0] as [number, number, number], face: fs.readFileSync(faces[(i * 13) % faces.length]!) } : { width: 630, height: 880, margins: [30, 24, 34, 28] as [number, number, number, number], border: [[240, 205, 40], [235, 235, 235], [40, 60, 140]][i % 3] as [number, number, number] };
     const scene = await makeScene(spec, 9100 + i, {
-      rotationDeg: (rand() - 0.5) * 30,
-      perspective: rand() * 0.06,
-      light: rand() * 0.5,
-      blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
-      noise: rand() * 12,
-      size: 0.45 + rand() * 0.35,
-      background: fs.readFileSync(path.join(caltech, backgrounds[(i * 7) % backgrounds.length]!)),
+      ...photoOptions(rand, fs.readFileSync(path.join(caltech, backgrounds[(i * 7) % backgrounds.length]!))),
       ...(i % 5 === 4 ? { holder: i % 10 === 4 ? ('sleeve' as const) : ('toploader' as const) } : {}),
     });
     const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
@@ -279,8 +274,12 @@ function spearman(pairs: [number, number][]): number {
 
 // ---------------------------------------------------------------- time per 12-MP photo
 {
-  const single = labels.photos.find((p) => p.set === 'single')!;
-  const big = await sharp(path.join(datasets, single.file)).resize(3000, 4000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+  // A photo whose card is found: with no card the detector stops after the network and would look fast.
+  let big: Buffer = Buffer.alloc(0);
+  for (const p of labels.photos.filter((p) => p.set === 'single')) {
+    big = await sharp(path.join(datasets, p.file)).resize(3000, 4000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+    if ((await locate('detector', big)).quads.length) break;
+  }
   const decodeMs: number[] = [];
   const ms: Record<Method, number[]> = { detector: [], classical: [] };
   for (let i = 0; i < 8; i++) {
@@ -289,7 +288,7 @@ function spearman(pairs: [number, number][]): number {
     decodeMs.push(performance.now() - t0);
     for (const method of ['detector', 'classical'] as const) ms[method].push((await locate(method, big)).ms);
   }
-  row('time per 12-MP photo (median of 8; decode alone ' + median(decodeMs).toFixed(0) + ' ms)', `${median(ms.detector).toFixed(0)} ms`, `${median(ms.classical).toFixed(0)} ms`, '≤ 150 ms');
+  row('time per 12-MP photo with a card found (median of 8; decode alone ' + median(decodeMs).toFixed(0) + ' ms)', `${median(ms.detector).toFixed(0)} ms`, `${median(ms.classical).toFixed(0)} ms`, '≤ 150 ms');
 }
 
 console.log(`# card-detector bench — ${new Date().toISOString().slice(0, 10)}\n`);

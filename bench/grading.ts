@@ -21,6 +21,7 @@ import { runCardTask } from '../src/vision/card-tasks.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
 import type { Quad } from '../src/vision/card-geometry.ts';
 import { makeScene, type CardSpec, type Scene, type SceneOptions } from '../test/helpers/card-scenes.ts';
+import { photoOptions as sceneOptions } from './lib-card-scenes.ts';
 import { median } from './lib-server.ts';
 
 const scenes = Number(process.env.BENCH_SCENES ?? 100);
@@ -33,16 +34,8 @@ const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLeng
 const toJpeg = (img: Scene['image'], quality = 90) => sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } }).jpeg({ quality }).toBuffer();
 /** Worst corner's distance from the truth, % of the card's width. */
 const cornerError = (found: Quad, truth: Quad) => (100 * Math.max(...found.map((p, k) => Math.hypot(p[0] - truth[k]![0], p[1] - truth[k]![1])))) / Math.hypot(truth[1][0] - truth[0][0], truth[1][1] - truth[0][1]);
-/** A photo's conditions: rotation ±15°, perspective, light, blur, noise, size, the `bg`-th Caltech photo behind. */
-const photoOptions = (bg: number, rand: () => number): SceneOptions => ({
-  rotationDeg: (rand() - 0.5) * 30,
-  perspective: rand() * 0.06,
-  light: rand() * 0.5,
-  blur: rand() < 0.5 ? 0.3 + rand() * 1.7 : 0,
-  noise: rand() * 12,
-  size: 0.45 + rand() * 0.35,
-  ...(backgrounds.length ? { background: fs.readFileSync(backgrounds[bg % backgrounds.length]!) } : {}),
-});
+/** A photo's conditions (bench/lib-card-scenes.ts), the `bg`-th Caltech photo behind. */
+const photoOptions = (bg: number, rand: () => number): SceneOptions => sceneOptions(rand, backgrounds.length ? fs.readFileSync(backgrounds[bg % backgrounds.length]!) : undefined);
 /** A generated card with these margins and the `k`-th of four border colours. */
 const generatedCard = (margins: [number, number, number, number], k: number): CardSpec => ({ width: 630, height: 880, margins, border: [[240, 205, 40], [235, 235, 235], [40, 60, 140], [200, 60, 50]][k % 4] as [number, number, number] });
 /** A real card's scan as the card's face (its margins are not known). */

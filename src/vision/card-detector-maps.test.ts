@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect, orderQuad } from './card-detector-maps.ts';
-import type { Point, Quad } from './card-geometry.ts';
+import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect } from './card-detector-maps.ts';
+import { clockwiseFromTopLeft, insideConvex, type Point, type Quad } from './plane-geometry.ts';
 
 const N = MAP_SIZE;
 
@@ -12,7 +12,7 @@ function mapsOf(cards: { quad: Quad; holder?: Quad; label?: [number, number, num
       for (let x = 0; x < N; x++) {
         // 4x4 supersampling: the share of the pixel inside the quad
         let hit = 0;
-        for (let sy = 0; sy < 4; sy++) for (let sx = 0; sx < 4; sx++) if (insideQuad(q, x - 0.375 + sx * 0.25, y - 0.375 + sy * 0.25)) hit++;
+        for (let sy = 0; sy < 4; sy++) for (let sx = 0; sx < 4; sx++) if (insideConvex(q, x - 0.375 + sx * 0.25, y - 0.375 + sy * 0.25)) hit++;
         const i = c * N * N + y * N + x;
         maps[i] = Math.max(maps[i]!, hit / 16);
       }
@@ -40,19 +40,6 @@ function mapsOf(cards: { quad: Quad; holder?: Quad; label?: [number, number, num
   return maps;
 }
 
-function insideQuad(q: readonly Point[], x: number, y: number): boolean {
-  let sign = 0;
-  for (let i = 0; i < 4; i++) {
-    const a = q[i]!;
-    const b = q[(i + 1) % 4]!;
-    const cross = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
-    if (cross === 0) continue;
-    if (sign === 0) sign = Math.sign(cross);
-    else if (Math.sign(cross) !== sign) return false;
-  }
-  return true;
-}
-
 const maxCornerError = (a: Quad, b: Quad) => Math.max(...a.map((p, i) => Math.hypot(p[0] - b[i]![0], p[1] - b[i]![1])));
 
 describe('card detector maps', () => {
@@ -77,9 +64,9 @@ describe('card detector maps', () => {
     const maps = mapsOf([{ quad }]);
     maps.fill(0, 2 * N * N, 3 * N * N);
     expect(decodeCardMaps(maps)).toEqual([]);
-    // a cross-shaped blob: its rectangle is mostly empty
+    // a cross-shaped blob with corners at its arms' ends: its rectangle is mostly empty
     const cross = mapsOf([{ quad: [[60, 10], [70, 10], [70, 110], [60, 110]] }, { quad: [[20, 55], [110, 55], [110, 65], [20, 65]] }]);
-    expect(decodeCardMaps(cross).filter((c) => c.quad.every(([x]) => x > 15 && x < 115) && Math.abs(c.quad[0][0] - 20) < 3)).toEqual([]);
+    expect(decodeCardMaps(cross)).toEqual([]);
   });
 
   it('calls a card with a label beside it in one holder a slab, and gives the label box', () => {
@@ -97,7 +84,7 @@ describe('card detector maps', () => {
   });
 
   it('orders corners clockwise from the upper-left and fits the smallest rectangle', () => {
-    expect(orderQuad([[10, 10], [0, 10], [0, 0], [10, 0]])).toEqual([[0, 0], [10, 0], [10, 10], [0, 10]]);
+    expect(clockwiseFromTopLeft([[10, 10], [0, 10], [0, 0], [10, 0]])).toEqual([[0, 0], [10, 0], [10, 10], [0, 10]]);
     const r = minAreaRect([[0, 0], [4, 0], [4, 2], [0, 2], [2, 1]])!;
     expect(r.map((p) => p.map((v) => Math.round(v * 1000) / 1000))).toEqual([[0, 0], [4, 0], [4, 2], [0, 2]]);
   });

@@ -1,4 +1,4 @@
-import type { Point, Quad } from './card-geometry.ts';
+import { clockwiseFromTopLeft, convexHull, insideConvex, quadFromSides, robustLine, sideLengths, type Line, type Point, type Quad } from './plane-geometry.ts';
 
 /**
  * Reading the card detector's maps (card-detector.ts) into cards: plain arithmetic on five
@@ -179,16 +179,11 @@ function fitToMap(prob: (x: number, y: number) => number, quad: Quad): Quad | nu
     const line = pts.length >= 8 ? robustLine(pts) : null;
     lines.push(line && line.kept >= pts.length * 0.5 ? line.line : { p: a, d });
   }
-  const fitted = corners(lines);
+  const fitted = quadFromSides(lines);
   // A side pulled off by a blob on the mask (a hand, a stand) makes far corners: keep the rectangle.
   const short = Math.min(...[0, 1, 2, 3].map((i) => Math.hypot(quad[(i + 1) % 4]![0] - quad[i]![0], quad[(i + 1) % 4]![1] - quad[i]![1])));
   if (!fitted || fitted.some((p, i) => Math.hypot(p[0] - quad[i]![0], p[1] - quad[i]![1]) > short * 0.12)) return null;
   return fitted;
-}
-
-export interface Line {
-  p: Point;
-  d: Point;
 }
 
 /**
@@ -217,69 +212,9 @@ export function overlap(quad: readonly Point[], pixels: Int32Array): number {
   return inter / Math.max(1, inQuad + pixels.length - inter);
 }
 
-function insideConvex(q: readonly Point[], x: number, y: number): boolean {
-  let sign = 0;
-  for (let i = 0; i < q.length; i++) {
-    const a = q[i]!;
-    const b = q[(i + 1) % q.length]!;
-    const c = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
-    if (c === 0) continue;
-    if (!sign) sign = Math.sign(c);
-    else if (Math.sign(c) !== sign) return false;
-  }
-  return true;
-}
-
-/** Total least squares line through points. */
-export function fitLine(pts: readonly Point[]): Line {
-  const n = pts.length;
-  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
-  const my = pts.reduce((s, p) => s + p[1], 0) / n;
-  let sxx = 0;
-  let syy = 0;
-  let sxy = 0;
-  for (const [x, y] of pts) {
-    sxx += (x - mx) ** 2;
-    syy += (y - my) ** 2;
-    sxy += (x - mx) * (y - my);
-  }
-  const theta = 0.5 * Math.atan2(2 * sxy, sxx - syy);
-  return { p: [mx, my], d: [Math.cos(theta), Math.sin(theta)] };
-}
-
-/** A line through the points with those far from it (over 2.5 x the median distance, at least 0.75 px) dropped, twice. */
-export function robustLine(pts: Point[]): { line: Line; kept: number } | null {
-  let kept = pts;
-  let line = fitLine(kept);
-  for (let pass = 0; pass < 3; pass++) {
-    const res = kept.map((p) => Math.abs((p[0] - line.p[0]) * line.d[1] - (p[1] - line.p[1]) * line.d[0]));
-    const sorted = [...res].sort((x, y) => x - y);
-    const tol = Math.max(0.75, 2.5 * sorted[sorted.length >> 1]!);
-    const next = kept.filter((_, i) => res[i]! <= tol);
-    if (next.length < 8) return null;
-    kept = next;
-    line = fitLine(kept);
-  }
-  return { line, kept: kept.length };
-}
-
-/** Corners where side s-1 meets side s; null when two sides are parallel. */
-export function corners(lines: readonly Line[]): Quad | null {
-  const out: Point[] = [];
-  for (let s = 0; s < 4; s++) {
-    const l1 = lines[(s + 3) % 4]!;
-    const l2 = lines[s]!;
-    const den = l1.d[0] * l2.d[1] - l1.d[1] * l2.d[0];
-    if (Math.abs(den) < 1e-6) return null;
-    const t = ((l2.p[0] - l1.p[0]) * l2.d[1] - (l2.p[1] - l1.p[1]) * l2.d[0]) / den;
-    out.push([l1.p[0] + t * l1.d[0], l1.p[1] + t * l1.d[1]]);
-  }
-  return out as Quad;
-}
-
+/** A quad's mean side lengths, shorter first. */
 function sides(q: Quad): [number, number] {
-  const a = (Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1]) + Math.hypot(q[3][0] - q[2][0], q[3][1] - q[2][1])) / 2;
-  const b = (Math.hypot(q[2][0] - q[1][0], q[2][1] - q[1][1]) + Math.hypot(q[0][0] - q[3][0], q[0][1] - q[3][1])) / 2;
+  const [a, b] = sideLengths(q);
   return a < b ? [a, b] : [b, a];
 }
 
@@ -313,35 +248,7 @@ export function minAreaRect(points: readonly Point[]): Quad | null {
       best = { area, q: [pt(u0, v0), pt(u1, v0), pt(u1, v1), pt(u0, v1)] };
     }
   }
-  return best ? orderQuad(best.q) : null;
-}
-
-/** Upper-left, upper-right, lower-right, lower-left: clockwise (in image coordinates) from the corner nearest the top-left. */
-export function orderQuad(pts: readonly Point[]): Quad {
-  const cx = pts.reduce((s, p) => s + p[0], 0) / pts.length;
-  const cy = pts.reduce((s, p) => s + p[1], 0) / pts.length;
-  const sorted = [...pts].sort((p, q) => Math.atan2(p[1] - cy, p[0] - cx) - Math.atan2(q[1] - cy, q[0] - cx));
-  let start = 0;
-  for (let i = 1; i < sorted.length; i++) if (sorted[i]![0] + sorted[i]![1] < sorted[start]![0] + sorted[start]![1]) start = i;
-  return [0, 1, 2, 3].map((k) => sorted[(start + k) % 4]!) as Quad;
-}
-
-function convexHull(points: readonly Point[]): Point[] {
-  const p = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (p.length < 3) return p;
-  const cross = (o: Point, a: Point, b: Point) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  const lower: Point[] = [];
-  for (const q of p) {
-    while (lower.length >= 2 && cross(lower[lower.length - 2]!, lower[lower.length - 1]!, q) <= 0) lower.pop();
-    lower.push(q);
-  }
-  const upper: Point[] = [];
-  for (let i = p.length - 1; i >= 0; i--) {
-    const q = p[i]!;
-    while (upper.length >= 2 && cross(upper[upper.length - 2]!, upper[upper.length - 1]!, q) <= 0) upper.pop();
-    upper.push(q);
-  }
-  return lower.slice(0, -1).concat(upper.slice(0, -1));
+  return best ? clockwiseFromTopLeft(best.q) : null;
 }
 
 /**

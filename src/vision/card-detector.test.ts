@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { caltechPhotos, photoBytes, photosDir } from '../../test/helpers/photos.ts';
-import { area, CardDetector, type DetectedCard } from './card-detector.ts';
-import type { Quad } from './card-geometry.ts';
+import { CardDetector, type DetectedCard } from './card-detector.ts';
+import { polygonArea, type Point, type Quad } from './plane-geometry.ts';
 import { decodeCardPhoto } from './card-tasks.ts';
 
 /**
@@ -34,6 +34,7 @@ function worstCorner(found: Quad, scale: [number, number], truth: Quad): number 
   return Math.max(...truth.map((t, k) => Math.hypot((found[k]![0] + 0.5) * scale[0] - 0.5 - t[0], (found[k]![1] + 0.5) * scale[1] - 0.5 - t[1]))) / short;
 }
 
+const area = (q: readonly Point[]) => Math.abs(polygonArea(q));
 const cardsDir = path.join(photosDir, 'cards');
 const fixtures = fs.readdirSync(cardsDir).filter((f) => f.endsWith('.jpg')).sort();
 
@@ -59,7 +60,7 @@ describe('card detector on real photos', () => {
     const { cards } = await detect(`cards/${name}`);
     const truth = labelOf(name.replace(/^multi-/, ''));
     expect(cards.length).toBeGreaterThanOrEqual(Math.min(2, truth.cards.length));
-    const areas = cards.map((c) => Math.abs((c.quad[2][0] - c.quad[0][0]) * (c.quad[2][1] - c.quad[0][1])));
+    const areas = cards.map((c) => area(c.quad));
     expect(areas).toEqual([...areas].sort((a, b) => b - a));
   });
 

@@ -3,7 +3,8 @@ import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, overlap, type MapCard } from './card-detector-maps.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
-import { loadCv, locateCard, type Point, type Quad } from './card-geometry.ts';
+import { loadCv, locateCard } from './card-geometry.ts';
+import { polygonArea, type Point, type Quad } from './plane-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /**
@@ -77,24 +78,6 @@ export class CardDetector {
     return { maps, scaleX: (nw / img.width) * (MAP_SIZE / DETECTOR_INPUT), scaleY: (nh / img.height) * (MAP_SIZE / DETECTOR_INPUT), validW: Math.ceil(nw / 2), validH: Math.ceil(nh / 2) };
   }
 
-  /** Mean of the card map inside an outline given in image pixels (0 where the network sees no card). */
-  static cardness(m: { maps: Float32Array; scaleX: number; scaleY: number }, quad: Quad): number {
-    const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
-    const q = quad.map(toMap);
-    let sum = 0;
-    let n = 0;
-    const xs = q.map((p) => p[0]);
-    const ys = q.map((p) => p[1]);
-    for (let y = Math.max(0, Math.ceil(Math.min(...ys))); y <= Math.min(MAP_SIZE - 1, Math.floor(Math.max(...ys))); y++) {
-      for (let x = Math.max(0, Math.ceil(Math.min(...xs))); x <= Math.min(MAP_SIZE - 1, Math.floor(Math.max(...xs))); x++) {
-        if (!insideQuad(q, x, y)) continue;
-        sum += m.maps[y * MAP_SIZE + x]!;
-        n++;
-      }
-    }
-    return n ? sum / n : 0;
-  }
-
   /** Every card in the photo, largest first; empty when there is none. */
   async detect(img: RgbPixels): Promise<DetectedCard[]> {
     const m = await this.maps(img);
@@ -102,7 +85,11 @@ export class CardDetector {
     const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5, (p[1] + 0.5) / m.scaleY - 0.5];
     const { cv } = await loadCv();
     const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
-    // The outline search over the whole photo, once: a candidate for whichever card it outlines.
+    // The outline search over the whole photo, once, as a candidate for whichever card it
+    // outlines. It repeats part of the search in each card's region, but on the graded slabs it
+    // is the better outline often enough to matter: without it, 36 % of slab corners are within
+    // 1 % instead of 49 % (and 47 % of single cards instead of 49 %), for 223 ms instead of 378 ms
+    // per 12-MP photo.
     const whole = found.length ? locateCard(cv, img)?.quad ?? null : null;
     const cards = found.map((c: MapCard): DetectedCard => {
       const rough = c.quad.map(toImage) as Quad;
@@ -132,7 +119,7 @@ export class CardDetector {
       if (c.holderQuad) out.holderQuad = c.holderQuad.map(toImage) as Quad;
       return out;
     });
-    return cards.sort((a, b) => area(b.quad) - area(a.quad));
+    return cards.sort((a, b) => Math.abs(polygonArea(b.quad)) - Math.abs(polygonArea(a.quad)));
   }
 }
 
@@ -159,27 +146,4 @@ function searchAround(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixe
   return found ? (found.quad.map(([x, y]) => [x + x0, y + y0] as Point) as Quad) : null;
 }
 
-function insideQuad(q: readonly Point[], x: number, y: number): boolean {
-  let sign = 0;
-  for (let i = 0; i < 4; i++) {
-    const a = q[i]!;
-    const b = q[(i + 1) % 4]!;
-    const c = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
-    if (c === 0) continue;
-    if (!sign) sign = Math.sign(c);
-    else if (Math.sign(c) !== sign) return false;
-  }
-  return true;
-}
-
 const clamp = (v: number, max: number) => Math.round(Math.max(0, Math.min(max, v)));
-
-export function area(q: readonly Point[]): number {
-  let s = 0;
-  for (let i = 0; i < q.length; i++) {
-    const a = q[i]!;
-    const b = q[(i + 1) % q.length]!;
-    s += a[0] * b[1] - b[0] * a[1];
-  }
-  return Math.abs(s) / 2;
-}

@@ -1,5 +1,4 @@
-import { corners, robustLine, type Line } from './card-detector-maps.ts';
-import type { Point, Quad } from './card-geometry.ts';
+import { quadFromSides, robustLine, type Line, type Point, type Quad } from './plane-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
 /** Least colour step (RGB distance per pixel, after light smoothing) that is an edge. */
@@ -49,7 +48,7 @@ export function fitCardEdges(img: RgbPixels, rough: Quad): { quad: Quad; fitted:
     }
   }
   if (!fitted.some(Boolean)) return { quad: rough, fitted: [false, false, false, false] };
-  const quad = corners(lines);
+  const quad = quadFromSides(lines);
   // Lines that meet far from the network's corners are a fit gone wrong: keep the network's outline.
   if (!quad || quad.some((p, i) => dist(p, rough[i]!) > short * 0.05)) return { quad: rough, fitted: [false, false, false, false] };
   return { quad, fitted: fitted as [boolean, boolean, boolean, boolean] };

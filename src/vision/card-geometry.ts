@@ -1,11 +1,11 @@
 import type * as OpenCv from '@techstark/opencv-js';
 import { mergeSegments, quadsFromLines, sideSupport, type Segment } from './card-quad-search.ts';
+import { clockwiseFromTopLeft, fitLine, insideConvex, intersect, polygonArea, sideLengths, type Point, type Quad } from './plane-geometry.ts';
 import { nodeRequire, type RgbPixels } from './tfjs-runtime.ts';
 
 export type Cv = typeof OpenCv;
-export type Point = [number, number];
-/** Corners in the order upper-left, upper-right, down-right, down-left (spec 3 §2). */
-export type Quad = [Point, Point, Point, Point];
+export type { Point, Quad } from './plane-geometry.ts';
+export { sideLengths } from './plane-geometry.ts';
 
 /** Card shape, width : height (ISO 7810 ID-1 trading cards are 63 × 88 mm). */
 export const CARD_ASPECT = 63 / 88;
@@ -184,7 +184,7 @@ export function locateCard(cv: Cv, img: RgbPixels): CardLocation | null {
     const span = (k: 0 | 1) => (Math.max(...winner.quad.map((p) => p[k])) - Math.min(...winner.quad.map((p) => p[k]))) / (k === 0 ? w : h);
     if (span(0) >= 0.8 && span(1) >= 0.8) {
       const inner = outlines
-        .filter((c) => c !== winner && c.shape >= 0.5 && c.quad.every((p) => inside(winner.quad, p)))
+        .filter((c) => c !== winner && c.shape >= 0.5 && c.quad.every((p) => insideConvex(winner.quad, p[0], p[1])))
         .map((c) => ({ c, share: Math.abs(polygonArea(c.quad)) / Math.abs(polygonArea(winner.quad)) }))
         .filter(({ share }) => share >= 0.05 && share <= 0.6)
         .sort((a, b) => b.share - a.share);
@@ -352,20 +352,6 @@ function supportFactor(support: number[]): number {
   return 0.2 + 0.8 * Math.sqrt(mean * Math.min(...support));
 }
 
-/** Whether `p` lies inside the convex quad (either winding). */
-function inside(quad: Quad, p: Point): boolean {
-  let sign = 0;
-  for (let i = 0; i < 4; i++) {
-    const a = quad[i]!;
-    const b = quad[(i + 1) % 4]!;
-    const cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-    if (cross === 0) continue;
-    if (sign === 0) sign = Math.sign(cross);
-    else if (Math.sign(cross) !== sign) return false;
-  }
-  return true;
-}
-
 function edgePoints(edges: Uint8Array, w: number, h: number): Point[] {
   const out: Point[] = [];
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (edges[y * w + x]) out.push([x, y]);
@@ -391,34 +377,14 @@ function rectCorners(cx: number, cy: number, w: number, h: number, angleDeg: num
   ].map(([x, y]) => [cx + x! * c - y! * s, cy + x! * s + y! * c] as Point);
 }
 
-function polygonArea(p: Point[]): number {
-  let a = 0;
-  for (let i = 0; i < p.length; i++) {
-    const [x1, y1] = p[i]!;
-    const [x2, y2] = p[(i + 1) % p.length]!;
-    a += x1 * y2 - x2 * y1;
-  }
-  return a / 2;
-}
-
 const dist = (a: Point, b: Point) => Math.hypot(a[0] - b[0], a[1] - b[1]);
-
-export function sideLengths(q: readonly Point[]): [number, number] {
-  return [(dist(q[0]!, q[1]!) + dist(q[2]!, q[3]!)) / 2, (dist(q[1]!, q[2]!) + dist(q[3]!, q[0]!)) / 2];
-}
 
 /**
  * Clockwise from the upper-left, with the upper side a short one (the card upright). A card lying
  * sideways is taken as turned clockwise: its upper side is the image's left one.
  */
 export function order(points: Point[]): Quad {
-  const cx = points.reduce((s, p) => s + p[0], 0) / points.length;
-  const cy = points.reduce((s, p) => s + p[1], 0) / points.length;
-  const sorted = [...points].sort((a, b) => Math.atan2(a[1] - cy, a[0] - cx) - Math.atan2(b[1] - cy, b[0] - cx));
-  // In image coordinates increasing angle runs clockwise; start at the upper-left-most point.
-  let start = 0;
-  for (let i = 1; i < 4; i++) if (sorted[i]![0] + sorted[i]![1] < sorted[start]![0] + sorted[start]![1]) start = i;
-  let q = [0, 1, 2, 3].map((i) => sorted[(start + i) % 4]!) as Quad;
+  let q = clockwiseFromTopLeft(points);
   if (dist(q[0], q[1]) > dist(q[1], q[2]) * 1.05) q = [q[3], q[0], q[1], q[2]];
   return q;
 }
@@ -868,7 +834,7 @@ function borderShift(offsets: number[], refs: number[][], where: number[], lines
   // How many lines end on one straight line: fitted to the ends near the mode, since the side
   // found need not be quite parallel to the card's edge.
   const near = offsets.map((o, k) => [where[k]!, o] as Point).filter(([, o]) => Math.abs(o - mode) <= 4);
-  const { p, d } = fit(near);
+  const { p, d } = fitLine(near);
   const onLine = near.filter(([t, o]) => Math.abs((t - p[0]) * d[1] - (o - p[1]) * d[0]) <= 1.5).length;
   return { shift, agree: onLine / lines };
 }
@@ -966,7 +932,7 @@ function refine(quad: Quad, points: Point[]): Quad | null {
     const med = medianNumber([...offs.values()]);
     const kept = [...bins.keys()].filter((k) => Math.abs(offs.get(k)! - med) < 2).map((k) => bins.get(k)!);
     if (kept.length < 10) return null;
-    lines.push(fit(kept));
+    lines.push(fitLine(kept));
   }
   const out: Point[] = [];
   for (let s = 0; s < 4; s++) {
@@ -980,28 +946,4 @@ function refine(quad: Quad, points: Point[]): Quad | null {
 function medianNumber(xs: number[]): number {
   const s = [...xs].sort((x, y) => x - y);
   return s[s.length >> 1]!;
-}
-
-function fit(pts: Point[]): { p: Point; d: Point } {
-  const n = pts.length;
-  const mx = pts.reduce((s, p) => s + p[0], 0) / n;
-  const my = pts.reduce((s, p) => s + p[1], 0) / n;
-  let sxx = 0;
-  let syy = 0;
-  let sxy = 0;
-  for (const [x, y] of pts) {
-    sxx += (x - mx) ** 2;
-    syy += (y - my) ** 2;
-    sxy += (x - mx) * (y - my);
-  }
-  // Principal direction of the scatter (total least squares).
-  const theta = 0.5 * Math.atan2(2 * sxy, sxx - syy);
-  return { p: [mx, my], d: [Math.cos(theta), Math.sin(theta)] };
-}
-
-function intersect(l1: { p: Point; d: Point }, l2: { p: Point; d: Point }): Point | null {
-  const den = l1.d[0] * l2.d[1] - l1.d[1] * l2.d[0];
-  if (Math.abs(den) < 1e-6) return null;
-  const t = ((l2.p[0] - l1.p[0]) * l2.d[1] - (l2.p[1] - l1.p[1]) * l2.d[0]) / den;
-  return [l1.p[0] + t * l1.d[0], l1.p[1] + t * l1.d[1]];
 }

@@ -26,6 +26,7 @@
 import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { convexHull } from './plane-geometry.ts';
 import { resolveOcrLanguage, type OcrLanguage } from './ocr-language.ts';
 import { nodeRequire, type RgbPixels } from './tfjs-runtime.ts';
 
@@ -321,24 +322,6 @@ export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: n
     boxes.push(box);
   }
   return boxes;
-}
-
-function convexHull(points: Point[]): Point[] {
-  const pts = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  if (pts.length < 3) return pts;
-  const cross = (o: Point, a: Point, b: Point) => (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
-  const lower: Point[] = [];
-  for (const p of pts) {
-    while (lower.length >= 2 && cross(lower[lower.length - 2]!, lower[lower.length - 1]!, p) <= 0) lower.pop();
-    lower.push(p);
-  }
-  const upper: Point[] = [];
-  for (let i = pts.length - 1; i >= 0; i--) {
-    const p = pts[i]!;
-    while (upper.length >= 2 && cross(upper[upper.length - 2]!, upper[upper.length - 1]!, p) <= 0) upper.pop();
-    upper.push(p);
-  }
-  return lower.slice(0, -1).concat(upper.slice(0, -1));
 }
 
 /** Minimum-area enclosing rectangle: one of its sides lies on a hull edge (rotating calipers, by brute force over edges). */
