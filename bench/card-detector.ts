@@ -1,6 +1,7 @@
 /**
- * The card detector (issue 17) on real photos first, generated scenes beside, the classical
- * outline search of issue 7 as a same-run row:
+ * The card detector (issue 17) with its corner refiner, on real photos first, generated scenes
+ * beside; the detector's first version (edge fit or outline search) and the classical outline
+ * search of issue 7 as columns of the same run:
  *  - corner error (% of the card's width) on real single-card photos whose corners were labelled
  *    by eye from zoomed crops (test/fixtures/card-detector/real-corners.json; the photos are the
  *    validation split of ../shared/datasets/real_card_photos, never trained on, and the graded
@@ -63,7 +64,9 @@ function cornerErrors(found: readonly Point[], truth: Quad): number[] {
 }
 const centre = (q: readonly Point[]): Point => [q.reduce((s, p) => s + p[0], 0) / q.length, q.reduce((s, p) => s + p[1], 0) / q.length];
 
-type Method = 'detector' | 'classical';
+type Method = 'detector' | 'search' | 'classical';
+const METHODS = ['detector', 'search', 'classical'] as const;
+const empty = <T,>(f: () => T): Record<Method, T> => ({ detector: f(), search: f(), classical: f() });
 async function locate(method: Method, bytes: Buffer): Promise<{ quads: Quad[]; kinds: string[]; ms: number; scale: [number, number] }> {
   const img = await decodeCardPhoto(bytes, 100e6);
   const pixels = { data: img.data, width: img.width, height: img.height };
@@ -72,8 +75,8 @@ async function locate(method: Method, bytes: Buffer): Promise<{ quads: Quad[]; k
   const t0 = performance.now();
   let quads: Quad[];
   let kinds: string[];
-  if (method === 'detector') {
-    const found = await detector.detect(pixels);
+  if (method !== 'classical') {
+    const found = await detector.detect(pixels, method === 'detector' ? 'refine' : 'search');
     quads = found.map((c) => c.quad);
     kinds = found.map((c) => c.kind);
   } else {
@@ -87,16 +90,16 @@ async function locate(method: Method, bytes: Buffer): Promise<{ quads: Quad[]; k
 }
 
 const rows: string[] = [];
-const row = (measure: string, detectorValue: string, classicalValue: string, target = '') => rows.push(`| ${measure} | ${detectorValue} | ${classicalValue} | ${target} |`);
+const row = (measure: string, detectorValue: string, searchValue: string, classicalValue: string, target = '') => rows.push(`| ${measure} | ${detectorValue} | ${searchValue} | ${classicalValue} | ${target} |`);
 
 // ---------------------------------------------------------------- real single-card photos and slabs
 for (const set of ['single', 'slab'] as const) {
   const photos = labels.photos.filter((p) => p.set === set && p.cards.length >= 1);
-  const result: Record<Method, { errs: number[]; missed: number; kindOk: number }> = { detector: { errs: [], missed: 0, kindOk: 0 }, classical: { errs: [], missed: 0, kindOk: 0 } };
+  const result = empty(() => ({ errs: [] as number[], missed: 0, kindOk: 0 }));
   for (const photo of photos) {
     const bytes = fs.readFileSync(path.join(datasets, photo.file));
     const truth = [...photo.cards].sort((a, b) => widthOf(b.corners) * shortSide(b.corners) - widthOf(a.corners) * shortSide(a.corners))[0]!;
-    for (const method of ['detector', 'classical'] as const) {
+    for (const method of METHODS) {
       const r = await locate(method, bytes);
       const hidden = new Set(truth.hidden ?? []);
       if (!r.quads[0]) {
@@ -115,19 +118,19 @@ for (const set of ['single', 'slab'] as const) {
     const finite = e.filter(Number.isFinite);
     return `≤ 1 %: ${share(e, 1)}, ≤ 2 %: ${share(e, 2)}; p50 ${median(finite).toFixed(2)} %, p90 ${pct(e, 0.9).toFixed(2)} %; no card: ${result[m].missed}`;
   };
-  row(`${name}: corners`, fmt('detector'), fmt('classical'), set === 'single' ? '≥ 90 % within 1 %, ≥ 98 % within 2 %' : '');
-  if (set === 'slab') row('slab told from raw, slabs', `${result.detector.kindOk} of ${photos.length}`, 'n/a');
+  row(`${name}: corners`, fmt('detector'), fmt('search'), fmt('classical'), set === 'single' ? '≥ 90 % within 1 %, ≥ 98 % within 2 %' : '');
+  if (set === 'slab') row('slab told from raw, slabs', `${result.detector.kindOk} of ${photos.length}`, `${result.search.kindOk} of ${photos.length}`, 'n/a');
 }
 
 // ---------------------------------------------------------------- multi-card photos
 {
   const photos = labels.photos.filter((p) => p.set === 'multi');
-  const count: Record<Method, { found: number; missed: number; extra: number }> = { detector: { found: 0, missed: 0, extra: 0 }, classical: { found: 0, missed: 0, extra: 0 } };
+  const count = empty(() => ({ found: 0, missed: 0, extra: 0 }));
   let cards = 0;
   for (const photo of photos) {
     const bytes = fs.readFileSync(path.join(datasets, photo.file));
     cards += photo.cards.length;
-    for (const method of ['detector', 'classical'] as const) {
+    for (const method of METHODS) {
       const r = await locate(method, bytes);
       const used = new Set<number>();
       for (const t of photo.cards) {
@@ -143,7 +146,7 @@ for (const set of ['single', 'slab'] as const) {
     }
   }
   const fmt = (m: Method) => `found ${count[m].found}, missed ${count[m].missed}, extra ${count[m].extra}`;
-  row(`multi-card photos (${photos.length} photos, ${cards} cards)`, fmt('detector'), fmt('classical'), '');
+  row(`multi-card photos (${photos.length} photos, ${cards} cards)`, fmt('detector'), fmt('search'), fmt('classical'), '');
 }
 
 // Video stills with many small cards (box labels; a card counts as found when a quad's box overlaps its box by IoU ≥ 0.5).
@@ -167,7 +170,7 @@ for (const set of ['single', 'slab'] as const) {
     }
     extra += qb.length - used.size;
   }
-  row(`video stills, many small cards (${stills.length} stills, ${boxes} boxed cards; labels incomplete)`, `found ${found} (${((100 * found) / Math.max(1, boxes)).toFixed(0)} %), unmatched detections ${extra}`, 'not run', '');
+  row(`video stills, many small cards (${stills.length} stills, ${boxes} boxed cards; labels incomplete)`, `found ${found} (${((100 * found) / Math.max(1, boxes)).toFixed(0)} %), unmatched detections ${extra}`, 'the same cards', 'not run', '');
 }
 
 function iou(a: number[], b: number[]): number {
@@ -181,20 +184,20 @@ function iou(a: number[], b: number[]): number {
 {
   const root = path.join(datasets, 'caltech101_subset');
   const files = fs.readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort();
-  const fp: Record<Method, number> = { detector: 0, classical: 0 };
+  const fp = empty(() => 0);
   for (const f of files) {
     const bytes = fs.readFileSync(path.join(root, f));
-    for (const method of ['detector', 'classical'] as const) if ((await locate(method, bytes)).quads.length) fp[method]++;
+    for (const method of METHODS) if ((await locate(method, bytes)).quads.length) fp[method]++;
   }
   const fmt = (m: Method) => `${fp[m]} of ${files.length} (${((100 * fp[m]) / files.length).toFixed(1)} %)`;
-  row('"card" found in photos with no card (Caltech-101)', fmt('detector'), fmt('classical'), '≤ 1 %');
+  row('"card" found in photos with no card (Caltech-101)', fmt('detector'), fmt('search'), fmt('classical'), '≤ 1 %');
   const negatives = labels.photos.filter((p) => p.set === 'none');
-  const nfp: Record<Method, number> = { detector: 0, classical: 0 };
+  const nfp = empty(() => 0);
   for (const p of negatives) {
     const bytes = fs.readFileSync(path.join(datasets, p.file));
-    for (const method of ['detector', 'classical'] as const) if ((await locate(method, bytes)).quads.length) nfp[method]++;
+    for (const method of METHODS) if ((await locate(method, bytes)).quads.length) nfp[method]++;
   }
-  row(`"card" found in card-shop photos with no card (${negatives.length}: booster packs, deck box)`, `${nfp.detector} of ${negatives.length}`, `${nfp.classical} of ${negatives.length}`, '');
+  row(`"card" found in card-shop photos with no card (${negatives.length}: booster packs, deck box)`, `${nfp.detector} of ${negatives.length}`, `${nfp.search} of ${negatives.length}`, `${nfp.classical} of ${negatives.length}`, '');
 }
 
 // ---------------------------------------------------------------- generated scenes (issue 7's generator, not the training one)
@@ -204,7 +207,7 @@ function iou(a: number[], b: number[]): number {
   const caltech = path.join(datasets, 'caltech101_subset');
   const backgrounds = fs.readdirSync(caltech, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort();
   const faces = ['pokemon_sv151_reference/images', 'mtg_gatherer_reference/cards'].flatMap((d) => fs.readdirSync(path.join(datasets, d)).sort().map((f) => path.join(datasets, d, f)));
-  const errs: Record<Method, number[]> = { detector: [], classical: [] };
+  const errs = empty(() => [] as number[]);
   for (let i = 0; i < n; i++) {
     const spec = i % 2 ? { width: 630, height: 880, margins: [0, 0, 0, 0] as [number, number, number, number], border: [0, 0, 0] as [number, number, number], face: fs.readFileSync(faces[(i * 13) % faces.length]!) } : { width: 630, height: 880, margins: [30, 24, 34, 28] as [number, number, number, number], border: [[240, 205, 40], [235, 235, 235], [40, 60, 140]][i % 3] as [number, number, number] };
     const scene = await makeScene(spec, 9100 + i, {
@@ -212,13 +215,13 @@ function iou(a: number[], b: number[]): number {
       ...(i % 5 === 4 ? { holder: i % 10 === 4 ? ('sleeve' as const) : ('toploader' as const) } : {}),
     });
     const jpeg = await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
-    for (const method of ['detector', 'classical'] as const) {
+    for (const method of METHODS) {
       const r = await locate(method, jpeg);
       errs[method].push(...(r.quads[0] ? cornerErrors(r.quads[0], scene.quad) : [Infinity, Infinity, Infinity, Infinity]));
     }
   }
   const fmt = (m: Method) => `≤ 1 %: ${share(errs[m], 1)}, ≤ 2 %: ${share(errs[m], 2)}; p50 ${median(errs[m].filter(Number.isFinite)).toFixed(2)} %`;
-  row(`generated scenes (${n}, issue 7's generator on Caltech backgrounds): corners`, fmt('detector'), fmt('classical'), '');
+  row(`generated scenes (${n}, issue 7's generator on Caltech backgrounds): corners`, fmt('detector'), fmt('search'), fmt('classical'), '');
 }
 
 // ---------------------------------------------------------------- grades on slabs against their labels
@@ -241,8 +244,8 @@ function iou(a: number[], b: number[]): number {
     const half = await finalOf(await sharp(bytes).resize(Math.round(meta.width! / 2)).jpeg({ quality: 92 }).toBuffer());
     if (half !== null) shifts.push(Math.abs(full - half));
   }
-  row(`Loupe's final grade vs the slab label's grade (${pairs.length} slabs graded of ${photos.length})`, `Spearman ${spearman(pairs).toFixed(2)}; mean grade ${(pairs.reduce((s, p) => s + p[0], 0) / Math.max(1, pairs.length)).toFixed(1)} vs label ${(pairs.reduce((s, p) => s + p[1], 0) / Math.max(1, pairs.length)).toFixed(1)}`, '(issue: −0.29 before)', '');
-  row('same slab at full and half resolution: final grade difference', `median ${median(shifts).toFixed(2)}, max ${Math.max(...shifts).toFixed(2)}; within 0.5 in ${shifts.filter((d) => d <= 0.5).length} of ${shifts.length}`, '', '≤ 0.5');
+  row(`Loupe's final grade vs the slab label's grade (${pairs.length} slabs graded of ${photos.length})`, `Spearman ${spearman(pairs).toFixed(2)}; mean grade ${(pairs.reduce((s, p) => s + p[0], 0) / Math.max(1, pairs.length)).toFixed(1)} vs label ${(pairs.reduce((s, p) => s + p[1], 0) / Math.max(1, pairs.length)).toFixed(1)}`, '', '(issue: −0.29 before)', '');
+  row('same slab at full and half resolution: final grade difference', `median ${median(shifts).toFixed(2)}, max ${Math.max(...shifts).toFixed(2)}; within 0.5 in ${shifts.filter((d) => d <= 0.5).length} of ${shifts.length}`, '', '', '≤ 0.5');
 }
 
 function spearman(pairs: [number, number][]): number {
@@ -281,17 +284,17 @@ function spearman(pairs: [number, number][]): number {
     if ((await locate('detector', big)).quads.length) break;
   }
   const decodeMs: number[] = [];
-  const ms: Record<Method, number[]> = { detector: [], classical: [] };
+  const ms = empty(() => [] as number[]);
   for (let i = 0; i < 8; i++) {
     const t0 = performance.now();
     await decodeCardPhoto(big, 100e6);
     decodeMs.push(performance.now() - t0);
-    for (const method of ['detector', 'classical'] as const) ms[method].push((await locate(method, big)).ms);
+    for (const method of METHODS) ms[method].push((await locate(method, big)).ms);
   }
-  row('time per 12-MP photo with a card found (median of 8; decode alone ' + median(decodeMs).toFixed(0) + ' ms)', `${median(ms.detector).toFixed(0)} ms`, `${median(ms.classical).toFixed(0)} ms`, '≤ 150 ms');
+  row('time per 12-MP photo with a card found (median of 8; decode alone ' + median(decodeMs).toFixed(0) + ' ms)', `${median(ms.detector).toFixed(0)} ms`, `${median(ms.search).toFixed(0)} ms`, `${median(ms.classical).toFixed(0)} ms`, '≤ 150 ms');
 }
 
 console.log(`# card-detector bench — ${new Date().toISOString().slice(0, 10)}\n`);
-console.log('| measure | detector (issue 17) | classical outline search (issue 7) | target |');
-console.log('|---|---|---|---|');
+console.log('| measure | detector + corner refiner | detector, first version (edge fit or search) | classical outline search (issue 7) | target |');
+console.log('|---|---|---|---|---|');
 for (const r of rows) console.log(r);

@@ -45,6 +45,15 @@ describe('card detector on real photos', () => {
     expect(cards.length).toBeGreaterThanOrEqual(1);
     expect(worstCorner(cards[0]!.quad, scale, truth.cards[0]!.corners)).toBeLessThan(0.02);
     expect(cards[0]!.prob).toBeGreaterThan(0.6);
+    // the corner refiner is sure of a card it has placed
+    expect(Math.max(...cards[0]!.spread)).toBeLessThan(0.05);
+  });
+
+  it("keeps issue 17's first way of placing corners (edge fit or outline search) for the bench's comparison", async () => {
+    const name = fixtures.find((f) => f.startsWith('single-'))!;
+    const img = await decodeCardPhoto(photoBytes(`cards/${name}`), 100e6);
+    const cards = await detector.detect({ data: img.data, width: img.width, height: img.height }, 'search');
+    expect(worstCorner(cards[0]!.quad, [img.originalWidth / img.width, img.originalHeight / img.height], labelOf(name.replace(/^single-/, '')).cards[0]!.corners)).toBeLessThan(0.02);
   });
 
   it('finds no card in photos without one: a booster pack, and all but one of the 19 Caltech-101 photos', async () => {

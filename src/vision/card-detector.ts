@@ -2,6 +2,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, overlap, type MapCard } from './card-detector-maps.ts';
+import { CardCornerRefiner } from './card-corner-refiner.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
 import { loadCv, locateCard } from './card-geometry.ts';
 import { polygonArea, type Point, type Quad } from './plane-geometry.ts';
@@ -29,17 +30,27 @@ export interface DetectedCard {
   labelBox?: [number, number, number, number];
   /** A slab's or holder's outline. */
   holderQuad?: Quad;
-  /** Whether the photo's own edges confirmed each side (false: the network's outline stands). */
-  fitted: [boolean, boolean, boolean, boolean];
-  /** How the corners were placed: the outline search inside the card's region, or the network's outline fitted to the edges. */
-  outline: 'search' | 'fit';
+  /** The corner refiner's doubt per corner, as a share of the card's short side (low is sure). */
+  spread: [number, number, number, number];
 }
 
+/** How the corners are placed: 'refine' (the corner network; the default), or 'search' (issue 17's first version: the network's outline fitted to the photo's edges, or the classical outline search, whichever covers the card's map; kept for the bench's comparison). */
+export type CornerMethod = 'refine' | 'search';
+
+/**
+ * The most doubt a card may have: the mean spread of its four corners in the refiner, as a share
+ * of its short side. Chosen on the hand-labelled train photos against 83 no-card photos never
+ * trained on (faces_persons, UKBench); see docs/card-detector.md "Thresholds".
+ */
+const MAX_SPREAD = 0.028;
 /** Overlap with the card's map pixels by which the outline search's candidate may trail the network's and still win. */
 const NEAR_TIE = 0.03;
 
 export class CardDetector {
-  private constructor(private readonly session: InferenceSession) {}
+  private constructor(
+    private readonly session: InferenceSession,
+    private readonly refiner: CardCornerRefiner,
+  ) {}
 
   static async load(threads = 1): Promise<CardDetector> {
     const session = await InferenceSession.create(CARD_DETECTOR_FILE, {
@@ -48,7 +59,7 @@ export class CardDetector {
       executionMode: 'sequential',
       graphOptimizationLevel: 'all',
     });
-    return new CardDetector(session);
+    return new CardDetector(session, await CardCornerRefiner.load(threads));
   }
 
   /** The five maps for an image, and the share of the map the photo covers (the rest is padding). */
@@ -79,47 +90,59 @@ export class CardDetector {
   }
 
   /** Every card in the photo, largest first; empty when there is none. */
-  async detect(img: RgbPixels): Promise<DetectedCard[]> {
+  async detect(img: RgbPixels, method: CornerMethod = 'refine'): Promise<DetectedCard[]> {
     const m = await this.maps(img);
     const found = decodeCardMaps(m.maps, m.validW, m.validH);
     const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5, (p[1] + 0.5) / m.scaleY - 0.5];
-    const { cv } = await loadCv();
     const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
-    // The outline search over the whole photo, once, as a candidate for whichever card it
-    // outlines. It repeats part of the search in each card's region, but on the graded slabs it
-    // is the better outline often enough to matter: without it, 36 % of slab corners are within
-    // 1 % instead of 49 % (and 47 % of single cards instead of 49 %), for 223 ms instead of 378 ms
-    // per 12-MP photo.
-    const whole = found.length ? locateCard(cv, img)?.quad ?? null : null;
-    const cards = found.map((c: MapCard): DetectedCard => {
+    const whole = method === 'search' && found.length ? locateCard((await loadCv()).cv, img)?.quad ?? null : null;
+    const cards: DetectedCard[] = [];
+    for (const c of found) {
       const rough = c.quad.map(toImage) as Quad;
-      const fit = fitCardEdges(img, rough);
-      // Candidates: the network's outline fitted to the edges, and the outline search's (in the
-      // card's region, and over the photo). The one that best covers the card's map pixels wins;
-      // the search's edges are the more exact, so it wins near-ties.
-      const candidates: { quad: Quad; outline: DetectedCard['outline']; fitted: DetectedCard['fitted']; bonus: number }[] = [{ quad: fit.quad, outline: 'fit', fitted: fit.fitted, bonus: 0 }];
-      const searched = searchAround(cv, img, rough);
-      if (searched) candidates.push({ quad: searched, outline: 'search', fitted: [true, true, true, true], bonus: NEAR_TIE });
-      if (whole) candidates.push({ quad: whole, outline: 'search', fitted: [true, true, true, true], bonus: NEAR_TIE });
-      let best = candidates[0]!;
-      let bestScore = -1;
-      for (const k of candidates) {
-        const score = overlap(k.quad.map(toMap), c.pixels) + k.bonus;
-        if (score > bestScore) {
-          bestScore = score;
-          best = k;
-        }
-      }
-      const out: DetectedCard = { quad: best.quad, prob: c.prob, kind: c.kind, fitted: best.fitted, outline: best.outline };
+      let quad: Quad;
+      let spread: DetectedCard['spread'] = [0, 0, 0, 0];
+      if (method === 'refine') {
+        // The corner network brings the outline within a percent or so; the photo's own colour
+        // steps, searched within 2 % of that, place each side to a fraction of a pixel. On the
+        // dev photos the fit raised corners within 1 % from 62 % to 70 %.
+        const r = await this.refiner.refine(img, rough);
+        if (r.spread.reduce((a, b) => a + b, 0) / 4 > MAX_SPREAD) continue;
+        quad = fitCardEdges(img, r.quad).quad;
+        spread = r.spread;
+      } else quad = await this.searched(img, rough, whole, c, toMap);
+      const out: DetectedCard = { quad, prob: c.prob, kind: c.kind, spread };
       if (c.labelBox) {
         const [x0, y0] = toImage([c.labelBox[0] - 0.5, c.labelBox[1] - 0.5]);
         const [x1, y1] = toImage([c.labelBox[2] + 0.5, c.labelBox[3] + 0.5]);
         out.labelBox = [clamp(x0, img.width), clamp(y0, img.height), clamp(x1, img.width), clamp(y1, img.height)];
       }
       if (c.holderQuad) out.holderQuad = c.holderQuad.map(toImage) as Quad;
-      return out;
-    });
+      cards.push(out);
+    }
     return cards.sort((a, b) => Math.abs(polygonArea(b.quad)) - Math.abs(polygonArea(a.quad)));
+  }
+
+  /**
+   * Issue 17's first way of placing corners: the network's outline fitted to the photo's edges,
+   * the classical outline search in the card's region, or over the whole photo, whichever
+   * outline best covers the card's map pixels (the search's winning near-ties).
+   */
+  private async searched(img: RgbPixels, rough: Quad, whole: Quad | null, c: MapCard, toMap: (p: Point) => Point): Promise<Quad> {
+    const { cv } = await loadCv();
+    const candidates: { quad: Quad; bonus: number }[] = [{ quad: fitCardEdges(img, rough).quad, bonus: 0 }];
+    const searched = searchAround(cv, img, rough);
+    if (searched) candidates.push({ quad: searched, bonus: NEAR_TIE });
+    if (whole) candidates.push({ quad: whole, bonus: NEAR_TIE });
+    let best = candidates[0]!;
+    let bestScore = -1;
+    for (const k of candidates) {
+      const score = overlap(k.quad.map(toMap), c.pixels) + k.bonus;
+      if (score > bestScore) {
+        bestScore = score;
+        best = k;
+      }
+    }
+    return best.quad;
   }
 }
 

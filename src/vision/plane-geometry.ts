@@ -123,3 +123,52 @@ export function clockwiseFromTopLeft(pts: readonly Point[]): Quad {
   for (let i = 1; i < sorted.length; i++) if (sorted[i]![0] + sorted[i]![1] < sorted[start]![0] + sorted[start]![1]) start = i;
   return [0, 1, 2, 3].map((k) => sorted[(start + k) % 4]!) as Quad;
 }
+
+/** A plane-to-plane projective map: x = (a u + b v + c) / (g u + h v + 1), y likewise with d, e, f. */
+export interface Homography {
+  a: number;
+  b: number;
+  c: number;
+  d: number;
+  e: number;
+  f: number;
+  g: number;
+  h: number;
+}
+
+/**
+ * The homography that takes the upright w × h rectangle ((0,0), (w,0), (w,h), (0,h)) onto a
+ * quad, in that corner order (Heckbert's square-to-quad map, scaled to the rectangle).
+ */
+export function rectToQuad(w: number, h: number, q: readonly Point[]): Homography {
+  const [[x0, y0], [x1, y1], [x2, y2], [x3, y3]] = q as Quad;
+  const dx1 = x1 - x2;
+  const dx2 = x3 - x2;
+  const dx3 = x0 - x1 + x2 - x3;
+  const dy1 = y1 - y2;
+  const dy2 = y3 - y2;
+  const dy3 = y0 - y1 + y2 - y3;
+  let g = 0;
+  let h2 = 0;
+  const den = dx1 * dy2 - dx2 * dy1;
+  if ((dx3 !== 0 || dy3 !== 0) && den !== 0) {
+    g = (dx3 * dy2 - dx2 * dy3) / den;
+    h2 = (dx1 * dy3 - dx3 * dy1) / den;
+  }
+  // unit square (s, t) -> quad; s = u / w, t = v / h
+  return {
+    a: (x1 - x0 + g * x1) / w,
+    b: (x3 - x0 + h2 * x3) / h,
+    c: x0,
+    d: (y1 - y0 + g * y1) / w,
+    e: (y3 - y0 + h2 * y3) / h,
+    f: y0,
+    g: g / w,
+    h: h2 / h,
+  };
+}
+
+export function applyHomography(m: Homography, u: number, v: number): Point {
+  const z = m.g * u + m.h * v + 1;
+  return [(m.a * u + m.b * v + m.c) / z, (m.d * u + m.e * v + m.f) / z];
+}

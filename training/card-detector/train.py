@@ -9,10 +9,8 @@ Real photos come only from the train split of ../shared/datasets/real_card_photo
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
 
 import numpy as np
 import torch
@@ -20,9 +18,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+import loop  # noqa: E402
 import scenes  # noqa: E402
-
-SEED = 20261124
 
 
 def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -94,60 +91,15 @@ def loss_fn(logits, target, weight):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--backgrounds', required=True)
-    ap.add_argument('--steps', type=int, default=6000)
-    ap.add_argument('--batch', type=int, default=16)
-    ap.add_argument('--lr', type=float, default=3e-3)
+    loop.add_common_args(ap, steps=6000, batch=16, out=os.path.join(os.path.dirname(__file__), 'runs'))
     ap.add_argument('--real-share', type=float, default=0.3)
-    ap.add_argument('--workers', type=int, default=1)
-    ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--out', default=os.path.join(os.path.dirname(__file__), 'runs'))
-    ap.add_argument('--resume', action='store_true')
-    ap.add_argument('--init', help='start from these weights (a checkpoint.pt) with a fresh optimiser and schedule: a second phase')
-    ap.add_argument('--data-start', type=int, default=0, help='first scene index / batch: a second phase sees new scenes')
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(SEED)
-    np.random.seed(SEED)
-    model = CardNet()
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.05)
-    ckpt = os.path.join(args.out, 'checkpoint.pt')
-    step = 0
-    if args.resume and os.path.exists(ckpt):
-        state = torch.load(ckpt)
-        model.load_state_dict(state['model'])
-        opt.load_state_dict(state['opt'])
-        sched.load_state_dict(state['sched'])
-        step = state['step']
-    if args.init and not (args.resume and os.path.exists(ckpt)):
-        model.load_state_dict(torch.load(args.init)['model'])
-    print(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'start_step': step, **vars(args)}), flush=True)
-    data = torch.utils.data.DataLoader(Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share), batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
-    log = open(os.path.join(args.out, 'train-log.jsonl'), 'a')
-    t0 = time.time()
-    run = 0.0
-    model.train()
-    for x, t, w in data:
-        if step >= args.steps:
-            break
-        loss = loss_fn(model(x), t, w)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        sched.step()
-        step += 1
-        run = loss.item() if step == 1 else 0.98 * run + 0.02 * loss.item()
-        if step % 25 == 0:
-            rec = {'step': step, 'loss': round(run, 5), 'lr': round(sched.get_last_lr()[0], 6), 'elapsed_s': round(time.time() - t0, 1)}
-            print(json.dumps(rec), flush=True)
-            log.write(json.dumps(rec) + '\n')
-            log.flush()
-        if step % 200 == 0 or step == args.steps:
-            torch.save({'model': model.state_dict(), 'opt': opt.state_dict(), 'sched': sched.state_dict(), 'step': step}, ckpt + '.tmp')
-            os.replace(ckpt + '.tmp', ckpt)
-    export(model, os.path.join(args.out, 'card-detector.onnx'))
+
+    def data(step: int):
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share)
+        return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
+
+    loop.train(args, CardNet, data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')
 
 
 def export(model: nn.Module, path: str):

@@ -1,0 +1,86 @@
+"""The training loop both networks share: AdamW with a one-cycle schedule, a fixed seed, a
+checkpoint every 200 steps that a stopped run resumes from (seeing the same data), a JSON-lines
+log every 25 steps, and an ONNX export at the end."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from typing import Callable, Iterable
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+SEED = 20261124
+
+
+def add_common_args(ap: argparse.ArgumentParser, steps: int, batch: int, out: str) -> None:
+    ap.add_argument('--backgrounds', required=True)
+    ap.add_argument('--steps', type=int, default=steps)
+    ap.add_argument('--batch', type=int, default=batch)
+    ap.add_argument('--lr', type=float, default=3e-3)
+    ap.add_argument('--workers', type=int, default=1)
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--out', default=out)
+    ap.add_argument('--resume', action='store_true')
+    ap.add_argument('--init', help='start from these weights (a checkpoint.pt) with a fresh optimiser and schedule: a second phase')
+    ap.add_argument('--data-start', type=int, default=0, help='where the data starts: a second phase sees new samples')
+
+
+def train(
+    args: argparse.Namespace,
+    make_model: Callable[[], nn.Module],
+    data: Callable[[int], Iterable],
+    step_loss: Callable[[nn.Module, object], torch.Tensor],
+    export: Callable[[nn.Module, str], None],
+    onnx_name: str,
+    report: Callable[[nn.Module, int], dict] | None = None,
+    header: dict | None = None,
+) -> nn.Module:
+    """`data(step)` gives the batches from a step on; `report(model, step)` adds figures to a log line."""
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(SEED)
+    np.random.seed(SEED)
+    model = make_model()
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.05)
+    ckpt = os.path.join(args.out, 'checkpoint.pt')
+    step = 0
+    if args.resume and os.path.exists(ckpt):
+        state = torch.load(ckpt)
+        model.load_state_dict(state['model'])
+        opt.load_state_dict(state['opt'])
+        sched.load_state_dict(state['sched'])
+        step = state['step']
+    if args.init and not (args.resume and os.path.exists(ckpt)):
+        model.load_state_dict(torch.load(args.init)['model'])
+    print(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'start_step': step, **(header or {}), **vars(args)}), flush=True)
+    log = open(os.path.join(args.out, 'train-log.jsonl'), 'a')
+    t0 = time.time()
+    run = 0.0
+    model.train()
+    for batch in data(step):
+        if step >= args.steps:
+            break
+        loss = step_loss(model, batch)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        step += 1
+        run = loss.item() if step == 1 else 0.98 * run + 0.02 * loss.item()
+        if step % 25 == 0 or step == args.steps:
+            rec = {'step': step, 'loss': round(run, 5), 'lr': round(sched.get_last_lr()[0], 6), 'elapsed_s': round(time.time() - t0, 1)}
+            if report:
+                rec.update(report(model, step))
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + '\n')
+            log.flush()
+        if step % 200 == 0 or step == args.steps:
+            torch.save({'model': model.state_dict(), 'opt': opt.state_dict(), 'sched': sched.state_dict(), 'step': step}, ckpt + '.tmp')
+            os.replace(ckpt + '.tmp', ckpt)
+    export(model, os.path.join(args.out, onnx_name))
+    return model
