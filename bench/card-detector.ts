@@ -122,6 +122,26 @@ for (const set of ['single', 'slab'] as const) {
   if (set === 'slab') row('slab told from raw, slabs', `${result.detector.kindOk} of ${photos.length}`, `${result.search.kindOk} of ${photos.length}`, 'n/a');
 }
 
+// ---------------------------------------------------------------- centering on real designs
+{
+  // How often grading can measure centering on a real card it found (the issue: about one in six).
+  const photos = labels.photos.filter((p) => p.set === 'single');
+  let found = 0;
+  let measured = 0;
+  const why = new Map<string, number>();
+  for (const photo of photos) {
+    const r = await runCardTask({ kind: 'card', image: ab(fs.readFileSync(path.join(datasets, photo.file))), maxPixels: 100e6, op: 'centering', options: { noImageOutput: true } });
+    if ('refused' in r || !r.found) continue;
+    found++;
+    if (r.centering) measured++;
+    else {
+      const reason = /not straight/.test(r.centeringUnmeasurable ?? '') ? 'inner edge not straight' : /no uniform/.test(r.centeringUnmeasurable ?? '') ? 'no uniform border' : 'other';
+      why.set(reason, (why.get(reason) ?? 0) + 1);
+    }
+  }
+  row(`centering measured on real single-card photos with a card found (${found} of ${photos.length})`, `${measured} of ${found}; not measured: ${[...why].map(([k, v]) => `${k} ${v}`).join(', ')}`, '', '', '');
+}
+
 // ---------------------------------------------------------------- multi-card photos
 {
   const photos = labels.photos.filter((p) => p.set === 'multi');

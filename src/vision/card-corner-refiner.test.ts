@@ -1,5 +1,8 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { photosDir } from '../../test/helpers/photos.ts';
 import { CARD_CORNERS_FILE, CardCornerRefiner, cornerPatches, PATCH } from './card-corner-refiner.ts';
 import type { Quad } from './plane-geometry.ts';
 
@@ -52,5 +55,23 @@ describe.runIf(fs.existsSync(CARD_CORNERS_FILE))('corner refiner', () => {
     a.quad.forEach((p, k) => expect(Math.hypot(p[0] - truth[k]![0], p[1] - truth[k]![1])).toBeLessThan(1.8));
     const b = await refiner.refine(img, rough);
     expect(b.quad).toEqual(a.quad);
+  });
+});
+
+describe('corner patches as the training sampled them', () => {
+  it('match training/card-detector/corners.py on a real photo (so the network sees what it learnt on)', async () => {
+    const ref = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../test/fixtures/card-detector/patch-parity.json'), 'utf8')) as { file: string; quad: Quad; span: number; points: [number, number][]; rgb: number[][][] };
+    const { data, info } = await sharp(path.join(photosDir, ref.file.replace(/^photos\//, ''))).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const { input } = cornerPatches({ data: new Uint8Array(data), width: info.width, height: info.height }, ref.quad, ref.span);
+    const plane = PATCH * PATCH;
+    let worst = 0;
+    ref.rgb.forEach((values, k) =>
+      values.forEach((rgb, n) => {
+        const [i, j] = ref.points[n]!;
+        rgb.forEach((v, c) => (worst = Math.max(worst, Math.abs(input[k * 3 * plane + c * plane + j * PATCH + i]! - v))));
+      }),
+    );
+    // OpenCV's remap works in 1/32-pixel steps and the two JPEG decoders may differ by a level
+    expect(worst).toBeLessThan(0.02);
   });
 });
