@@ -52,8 +52,8 @@ export class CardDetector {
     private readonly refiner: CardCornerRefiner,
   ) {}
 
-  static async load(threads = 1): Promise<CardDetector> {
-    const session = await InferenceSession.create(CARD_DETECTOR_FILE, {
+  static async load(threads = 1, file = CARD_DETECTOR_FILE): Promise<CardDetector> {
+    const session = await InferenceSession.create(file, {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionMode: 'sequential',

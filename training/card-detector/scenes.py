@@ -50,7 +50,7 @@ def order_quad(q: np.ndarray) -> np.ndarray:
 class Library:
     """Card faces, backgrounds and real labelled photos, loaded once."""
 
-    def __init__(self, backgrounds: str, real_split: str = 'train', real_faces: bool = True):
+    def __init__(self, backgrounds: str, real_split: str = 'train', real_faces: bool = True, hand_labels: str = ''):
         self.faces: list[np.ndarray] = []
         for p in sorted(glob.glob(os.path.join(DATASETS, 'pokemon_sv151_reference/images/*.jpg'))):
             im = _read(p, 700)
@@ -64,12 +64,21 @@ class Library:
         # Real photos: only the train split of real_card_photos (the val split is never seen here).
         self.real: list[tuple[np.ndarray, list[dict]]] = []
         manifest = json.load(open(os.path.join(DATASETS, 'real_card_photos/manifest.json')))
+        # Corners placed by eye (train-corners.json) replace the source's polygons, which lie off
+        # the card; the refiner's dev fifth keeps the source's, so that split stays unseen by them.
+        hand: dict[str, list[dict]] = {}
+        if hand_labels:
+            import corners  # noqa: PLC0415 (corners imports nothing from here)
+            for p in json.load(open(hand_labels))['photos']:
+                name = p['file'].removeprefix('real_card_photos/')
+                if not corners.in_dev(name):
+                    hand[name] = [{'polygon': c['corners'], 'box': None} for c in p['cards']]
         for f in manifest['files']:
             if f['split'] != real_split or not f['file'].startswith('shrey'):
                 continue
             im = cv2.imread(os.path.join(DATASETS, 'real_card_photos', f['file']), cv2.IMREAD_COLOR)
             if im is not None:
-                self.real.append((im, f['labels']['cards']))
+                self.real.append((im, hand.get(f['file'], f['labels']['cards'])))
         # Real card faces: the train photos' quads warped upright. Their source outlines lie a pixel
         # or two outside the card, so the corner refiner, which learns exact edges, goes without them.
         for im, cards in (self.real if real_faces else []):

@@ -63,11 +63,11 @@ def to_input(img: np.ndarray) -> torch.Tensor:
 
 
 class Scenes(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float):
-        self.backgrounds, self.start, self.batch, self.real_share = backgrounds, start, batch, real_share
+    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = ''):
+        self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels = backgrounds, start, batch, real_share, hand_labels
 
     def __iter__(self):
-        lib = scenes.Library(self.backgrounds)
+        lib = scenes.Library(self.backgrounds, hand_labels=self.hand_labels)
         info = torch.utils.data.get_worker_info()
         wid, n = (info.id, info.num_workers) if info else (0, 1)
         step = self.start + wid
@@ -93,10 +93,11 @@ def main():
     ap = argparse.ArgumentParser()
     loop.add_common_args(ap, steps=6000, batch=16, out=os.path.join(os.path.dirname(__file__), 'runs'))
     ap.add_argument('--real-share', type=float, default=0.3)
+    ap.add_argument('--labels', default='', help="corners placed by eye (train-corners.json) to use instead of the source's polygons")
     args = ap.parse_args()
 
     def data(step: int):
-        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share)
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels)
         return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
     loop.train(args, CardNet, data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')
