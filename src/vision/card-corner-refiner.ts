@@ -1,5 +1,6 @@
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { fileURLToPath } from 'node:url';
+import { workerSessionOptions } from './onnx-session.ts';
 import { applyHomography, rectToQuad, sideLengths, type Point, type Quad } from './plane-geometry.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
@@ -72,13 +73,7 @@ export class CardCornerRefiner {
   private constructor(private readonly session: InferenceSession) {}
 
   static async load(threads = 1, file = CARD_CORNERS_FILE): Promise<CardCornerRefiner> {
-    const session = await InferenceSession.create(file, {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
-    return new CardCornerRefiner(session);
+    return new CardCornerRefiner(await InferenceSession.create(file, workerSessionOptions(threads)));
   }
 
   /**

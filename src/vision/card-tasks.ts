@@ -45,7 +45,15 @@ let versionsCache: Record<string, string> | undefined;
 export function cardVersions(): Record<string, string> {
   const src = (f: string) => new URL(f, import.meta.url);
   const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('./plane-geometry.ts')];
-  const detector = [...geometry, src('../../models/card-detector.onnx'), src('./card-detector.ts'), src('./card-detector-maps.ts'), src('./card-edge-fit.ts')];
+  const detector = [
+    ...geometry,
+    src('../../models/card-detector.onnx'),
+    src('../../models/card-corners.onnx'),
+    src('./card-detector.ts'),
+    src('./card-detector-maps.ts'),
+    src('./card-corner-refiner.ts'),
+    src('./card-edge-fit.ts'),
+  ];
   versionsCache ??= {
     detection: sourceVersion(...detector),
     points: sourceVersion(...detector),

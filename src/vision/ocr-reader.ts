@@ -26,6 +26,7 @@
 import fs from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { workerSessionOptions } from './onnx-session.ts';
 import { convexHull } from './plane-geometry.ts';
 import { resolveOcrLanguage, type OcrLanguage } from './ocr-language.ts';
 import { nodeRequire, type RgbPixels } from './tfjs-runtime.ts';
@@ -112,12 +113,7 @@ async function packagedModelFiles(): Promise<ModelFiles> {
 export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise<OcrReader> {
   const files = await packagedModelFiles();
   const threads = options.threads ?? 1;
-  const sessionOptions: InferenceSession.SessionOptions = {
-    intraOpNumThreads: threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-  };
+  const sessionOptions = workerSessionOptions(threads);
   const det = await InferenceSession.create(files.detectionPath, sessionOptions);
   const rec = await InferenceSession.create(files.recognitionPath, sessionOptions);
   // Class 0 is the CTC blank, 1..n the dictionary lines, n+1 a space (use_space_char).

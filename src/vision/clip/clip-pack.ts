@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { workerSessionOptions } from '../onnx-session.ts';
 import { ClipTokenizer, defaultContextLength } from './clip-tokenizer.ts';
 
 /**
@@ -66,22 +67,11 @@ export interface InstalledPack extends PackManifest {
 
 export const modelsDir = (dataDir: string): string => path.join(dataDir, 'models');
 
-/** Session options of every tower: the server runs one worker per core, so one thread each. */
-export const sessionOptions: InferenceSession.SessionOptions = {
-  executionProviders: ['cpu'],
-  intraOpNumThreads: 1,
-  interOpNumThreads: 1,
-  executionMode: 'sequential',
-  graphOptimizationLevel: 'all',
-  // Errors only: optimiser notes about an export's unused initialisers would land on the CLI's
-  // stderr and the server log on every load.
-  logSeverityLevel: 3,
-};
 
 /** Opens an ONNX file, naming the file in the error when it is not a loadable model. */
 export async function openTower(file: string, label = path.basename(file)): Promise<InferenceSession> {
   try {
-    return await InferenceSession.create(file, sessionOptions);
+    return await InferenceSession.create(file, workerSessionOptions());
   } catch (err) {
     throw new ModelPackError(`${label} is not a loadable ONNX model: ${(err as Error).message}`);
   }

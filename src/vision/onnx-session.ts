@@ -1,0 +1,18 @@
+import type { InferenceSession } from 'onnxruntime-node';
+
+/**
+ * Session options of every ONNX model the vision workers run: the server runs one worker per
+ * core, so one inter-op thread and sequential execution; `threads` intra-op threads (1 in the
+ * workers). Errors only in the log: optimiser notes about an export's unused initialisers would
+ * land on the CLI's stderr and the server log on every load.
+ */
+export function workerSessionOptions(threads = 1): InferenceSession.SessionOptions {
+  return {
+    executionProviders: ['cpu'],
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    graphOptimizationLevel: 'all',
+    logSeverityLevel: 3,
+  };
+}
