@@ -26,6 +26,15 @@ export type CenteringOutcome = { measured: Centering } | { unmeasurable: string 
 const EDGE_INSET = 0.006;
 /** A border is at most this share of the card's width or height. */
 const MAX_BORDER = 0.22;
+/** Share of lines on which the inner edge must be found. */
+const MIN_LINES = 0.6;
+/** Share of lines that must agree on an edge deeper than most lines' first change for it to be the edge (print on the border stops the rest). */
+const MIN_DEEPER = 0.25;
+/** How tightly they must agree: their quartiles within this share of the card's width. */
+const DEEPER_IQR = 0.005;
+/** How far past the first changes (their lower quartile) such an edge lies: print is 1–2 % of a card's width tall. */
+const PRINT_MIN = 0.01;
+const PRINT_MAX = 0.025;
 
 export function measureCentering(card: RgbPixels): CenteringOutcome {
   const { width: W, height: H } = card;
@@ -58,35 +67,35 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
     const spread = medianOf(locals.map((l) => l.spread));
     if (spread > 18) return { unmeasurable: `no uniform printed border along the ${side.name} edge (full-art or borderless card): centering is not measured` };
     const threshold = Math.max(28, spread * 5);
-    const found: number[] = [];
     const maxDepth = Math.round(side.depth * MAX_BORDER);
-    for (const [li, a] of lines.entries()) {
-      const border = locals[li]!.color;
-      for (let d = inset + strip; d < maxDepth; d++) {
-        if (colorDistance(side.at(a, d), border) <= threshold) continue;
-        // A lasting change, not a speck: the next pixels differ too.
-        if (colorDistance(side.at(a, d + 2), border) <= threshold || colorDistance(side.at(a, d + 4), border) <= threshold) continue;
-        // Sub-pixel: where the color is halfway between the border and what follows it.
-        const inner = side.at(a, d + 3);
-        const half = colorDistance(inner, border) / 2;
-        let pos = d;
-        for (let k = d - 2; k <= d + 1; k++) {
-          const d0 = colorDistance(side.at(a, k), border);
-          const d1 = colorDistance(side.at(a, k + 1), border);
-          if (d0 <= half && d1 > half) {
-            pos = k + (half - d0) / (d1 - d0) + 0.5;
-            break;
-          }
+    const isBorder = (li: number, d: number) => colorDistance(side.at(lines[li]!, d), locals[li]!.color) <= threshold;
+    const changeAt = (li: number, d: number) => !isBorder(li, d) && !isBorder(li, d + 2) && !isBorder(li, d + 4);
+    // Each line's first lasting change (a speck is not one: the next pixels differ too).
+    const scan = (): number[] => {
+      const found: number[] = [];
+      for (const [li, a] of lines.entries()) {
+        for (let d = inset + strip; d < maxDepth; d++) {
+          if (!changeAt(li, d)) continue;
+          found.push(subPixel(side.at, a, d, locals[li]!.color));
+          break;
         }
-        found.push(pos);
-        break;
       }
-    }
-    if (found.length < lines.length * 0.6) return { unmeasurable: `the inner edge of the ${side.name} border was not found on enough of the card: centering is not measured` };
-    const m = medianOf(found);
+      return found;
+    };
+    // Print on the border (the copyright line along a Pokémon card's bottom, an artist's name)
+    // stops the lines it crosses early, at one depth; the rest run on to the inner edge just past
+    // it. When a quarter of the lines or more agree tightly on such an edge, that is the edge.
+    // Not further in: a card body of the border's colour (an Electric card's yellow, a silver
+    // frame on a silver body) lets lines run on to the art box, which is straight too.
+    const found = scan();
     const sorted = [...found].sort((x, y) => x - y);
-    const iqr = sorted[Math.floor(sorted.length * 0.75)]! - sorted[Math.floor(sorted.length * 0.25)]!;
-    if (iqr > W * 0.02) return { unmeasurable: `the ${side.name} border's inner edge is not straight (art or text reaches into it): centering is not measured` };
+    const first = sorted[Math.floor(sorted.length * 0.25)] ?? 0;
+    const deeper = sorted.filter((f) => f > first + W * PRINT_MIN && f <= first + W * PRINT_MAX);
+    const tight = deeper.length >= lines.length * MIN_DEEPER && deeper[Math.floor(deeper.length * 0.75)]! - deeper[Math.floor(deeper.length * 0.25)]! <= W * DEEPER_IQR;
+    const edge = tight ? { depth: medianOf(deeper) } : innerEdge(found, lines.length, W);
+    if (edge === 'too few') return { unmeasurable: `the inner edge of the ${side.name} border was not found on enough of the card: centering is not measured` };
+    if (edge === 'not straight') return { unmeasurable: `the ${side.name} border's inner edge is not straight (art or text reaches into it): centering is not measured` };
+    const m = edge.depth;
     margins.push(m);
   }
   const [l, t, r, b] = margins as [number, number, number, number];
@@ -124,6 +133,26 @@ export function centeringGrade(worstShare: number, side: 'front' | 'back'): numb
     if (worstShare <= x1) return Math.round((g0 + ((worstShare - x0) / (x1 - x0)) * (g1 - g0)) * 10) / 10;
   }
   return 1;
+}
+
+/** The inner edge's depth from each line's change: their median where they agree. */
+function innerEdge(found: number[], lines: number, W: number): { depth: number } | 'too few' | 'not straight' {
+  if (found.length < lines * MIN_LINES) return 'too few';
+  const sorted = [...found].sort((x, y) => x - y);
+  const iqr = sorted[Math.floor(sorted.length * 0.75)]! - sorted[Math.floor(sorted.length * 0.25)]!;
+  if (iqr > W * 0.02) return 'not straight';
+  return { depth: medianOf(found) };
+}
+
+/** Sub-pixel: where the colour is halfway between the border and what follows the change at d. */
+function subPixel(at: (along: number, d: number) => Rgb, a: number, d: number, border: Rgb): number {
+  const half = colorDistance(at(a, d + 3), border) / 2;
+  for (let k = d - 2; k <= d + 1; k++) {
+    const d0 = colorDistance(at(a, k), border);
+    const d1 = colorDistance(at(a, k + 1), border);
+    if (d0 <= half && d1 > half) return k + (half - d0) / (d1 - d0) + 0.5;
+  }
+  return d;
 }
 
 function medianOf(xs: number[]): number {

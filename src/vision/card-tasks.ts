@@ -8,6 +8,8 @@ import { CardDetector, type DetectedCard } from './card-detector.ts';
 import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from './card-surface.ts';
 import { CORNER_REACH, measureWear } from './card-wear.ts';
+import { loadOcrReader, type OcrReader } from './ocr-reader.ts';
+import { findSlabLabel } from './slab-label.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import type { CardResult, CardTask, ImageRefused } from './vision-tasks.ts';
 
@@ -53,6 +55,7 @@ export function cardVersions(): Record<string, string> {
     src('./card-detector-maps.ts'),
     src('./card-corner-refiner.ts'),
     src('./card-edge-fit.ts'),
+    src('./slab-label.ts'),
   ];
   versionsCache ??= {
     detection: sourceVersion(...detector),
@@ -80,7 +83,18 @@ export function cardDetector(): Promise<CardDetector> {
   return detectorCache;
 }
 
-export async function runCardTask(task: CardTask): Promise<CardResult | ImageRefused> {
+let ocrCache: Promise<OcrReader> | undefined;
+/** The OCR models for reading a slab's label, when the caller has none to share (benches, tests). */
+function ownOcr(): Promise<OcrReader> {
+  if (!ocrCache) {
+    ocrCache = loadOcrReader({ threads: 1 });
+    ocrCache.catch(() => (ocrCache = undefined));
+  }
+  return ocrCache;
+}
+
+/** `ocr`: the worker's OCR models, shared with its OCR tasks (read here to tell a slab by its label). */
+export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> = ownOcr): Promise<CardResult | ImageRefused> {
   const bytes = Buffer.from(task.image);
   let img;
   try {
@@ -112,6 +126,10 @@ export async function runCardTask(task: CardTask): Promise<CardResult | ImageRef
       }
     } else {
       found = await (await cardDetector()).detect(pixels);
+      // The measured card is a slab's when the strip beside it reads as a grading label: the
+      // first stage's label map never fired on real slabs (docs/card-detector.md).
+      const label = found[0] && found[0].kind !== 'slab' ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
+      if (label) found[0] = { ...found[0]!, kind: 'slab', labelBox: label.box };
       if (found[0]) {
         quad = found[0].quad;
         prob = found[0].prob;

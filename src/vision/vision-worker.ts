@@ -273,7 +273,7 @@ async function run(task: VisionTask): Promise<unknown> {
     case 'upscale':
       return runUpscale(task);
     case 'card':
-      return runCardTask(task);
+      return runCardTask(task, ocr);
     default:
       return runImageTask(task);
   }
