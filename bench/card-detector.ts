@@ -281,6 +281,28 @@ function iou(a: number[], b: number[]): number {
   row('same slab at full and half resolution: final grade difference', `median ${median(shifts).toFixed(2)}, max ${Math.max(...shifts).toFixed(2)}; within 0.5 in ${shifts.filter((d) => d <= 0.5).length} of ${shifts.length}`, '', '', '≤ 0.5');
 }
 
+// ---------------------------------------------------------------- the same card at two resolutions (official scans)
+{
+  // Every tenth SV151 reference scan on a dark page, as a flatbed scan gives it, graded at full and half resolution.
+  const dir = path.join(datasets, 'pokemon_sv151_reference/images');
+  const files = fs.readdirSync(dir).sort().filter((_, i) => i % 10 === 3);
+  const shifts: number[] = [];
+  for (const file of files) {
+    const card = await sharp(path.join(dir, file)).toBuffer();
+    const meta = await sharp(card).metadata();
+    const scan = await sharp({ create: { width: meta.width! + 167, height: meta.height! + 226, channels: 3, background: { r: 25, g: 28, b: 32 } } }).composite([{ input: card, left: 84, top: 113 }]).jpeg({ quality: 92 }).toBuffer();
+    const grade = async (bytes: Buffer) => {
+      const r = await runCardTask({ kind: 'card', image: ab(bytes), maxPixels: 100e6, op: 'grade', options: { noImageOutput: true } });
+      if ('refused' in r || !r.found || !r.wear || !r.surface) return null;
+      return gradesOf({ corners: r.wear.corners.map((c) => c.grade), edges: r.wear.edges.map((e) => e.grade), surface: r.surface.grade, centering: r.centering?.grade ?? null }).final;
+    };
+    const full = await grade(scan);
+    const half = await grade(await sharp(scan).resize(Math.round((meta.width! + 167) / 2)).jpeg({ quality: 92 }).toBuffer());
+    if (full !== null && half !== null) shifts.push(Math.abs(full - half));
+  }
+  row(`same official scan (SV151, ${files.length}) at full and half resolution: final grade difference`, `median ${median(shifts).toFixed(2)}, max ${Math.max(...shifts).toFixed(2)}; within 0.5 in ${shifts.filter((d) => d <= 0.5).length} of ${shifts.length}`, '', '', '≤ 0.5');
+}
+
 function spearman(pairs: [number, number][]): number {
   const rank = (xs: number[]) => {
     const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);

@@ -27,6 +27,15 @@ const CARD_FAST_EDGE = 1600;
 /** Width of the upright card images (height by the 63:88 shape). */
 const UPRIGHT_WIDTH = 750;
 /**
+ * Width the upright card is brought to, up or down, before wear and surface are measured: their
+ * findings depend on how many pixels a defect spans, so one scale makes the same card grade the
+ * same from a 12-MP photo and a small scan (issue 17: a slab scanned twice graded 7.8 and 9.9).
+ * 20 official SV151 scans on a dark page, graded at full and half resolution: final grades
+ * within 0.3 of each other at 600 px; 1.9 apart at worst at the photo's own size, 0.7 at 400 px
+ * (npm run bench -- card-detector).
+ */
+const GRADE_WIDTH = 600;
+/**
  * Fewest pixels across the card (as stored) that centering and grading measure: at 120 px a
  * corner's rounding is under 6 px and a 1 % centering step 1 px; below it the numbers would be
  * noise dressed as grades.
@@ -60,9 +69,9 @@ export function cardVersions(): Record<string, string> {
   versionsCache ??= {
     detection: sourceVersion(...detector),
     points: sourceVersion(...detector),
-    corners: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
-    edges: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts')),
-    surface: sourceVersion(src('./card-surface.ts'), src('./card-geometry.ts')),
+    corners: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
+    edges: sourceVersion(src('./card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
+    surface: sourceVersion(src('./card-surface.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
     centering: sourceVersion(src('./card-centering.ts'), src('./card-geometry.ts')),
   };
   return versionsCache;
@@ -182,11 +191,13 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     result.centeringUnmeasurable = measured.unmeasurable;
   }
   if (task.op === 'grade') {
-    const margins = 'measured' in measured ? measured.measured.pixels : undefined;
-    result.wear = measureWear(upright, margins);
+    const k = GRADE_WIDTH / upright.width;
+    const graded = k !== 1 ? resample(cv, upright, k) : upright;
+    const margins = 'measured' in measured ? (measured.measured.pixels.map((m) => m * k) as typeof measured.measured.pixels) : undefined;
+    result.wear = measureWear(graded, margins);
     // Inside the printed border when it was found, else a margin of 5 % of the width.
     const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
-    result.surface = measureSurface(cv, upright, inset, margins);
+    result.surface = measureSurface(cv, graded, inset, margins);
   }
   if (!task.options.noImageOutput) {
     const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);
@@ -198,6 +209,22 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The image scaled by k: area averaging down, bicubic up. */
+function resample(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixels, k: number): RgbPixels {
+  const width = Math.round(img.width * k);
+  const height = Math.round(img.height * k);
+  const src = new cv.Mat(img.height, img.width, cv.CV_8UC3);
+  const out = new cv.Mat();
+  try {
+    src.data.set(img.data);
+    cv.resize(src, out, new cv.Size(width, height), 0, 0, k < 1 ? cv.INTER_AREA : cv.INTER_CUBIC);
+    return { data: Uint8Array.from(out.data), width, height };
+  } finally {
+    src.delete();
+    out.delete();
+  }
+}
 
 function toArrayBuffer(b: Buffer): ArrayBuffer {
   return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
