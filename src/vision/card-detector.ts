@@ -2,7 +2,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import sharp from 'sharp';
 import { fileURLToPath } from 'node:url';
 import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, overlap, type MapCard } from './card-detector-maps.ts';
-import { CardCornerRefiner } from './card-corner-refiner.ts';
+import { CARD_CORNERS_FILE, CardCornerRefiner } from './card-corner-refiner.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
 import { loadCv, locateCard } from './card-geometry.ts';
 import { workerSessionOptions } from './onnx-session.ts';
@@ -53,9 +53,9 @@ export class CardDetector {
     private readonly refiner: CardCornerRefiner,
   ) {}
 
-  static async load(threads = 1, file = CARD_DETECTOR_FILE): Promise<CardDetector> {
+  static async load(threads = 1, file = CARD_DETECTOR_FILE, cornersFile = CARD_CORNERS_FILE): Promise<CardDetector> {
     const session = await InferenceSession.create(file, workerSessionOptions(threads));
-    return new CardDetector(session, await CardCornerRefiner.load(threads));
+    return new CardDetector(session, await CardCornerRefiner.load(threads, cornersFile));
   }
 
   /** The five maps for an image, and the share of the map the photo covers (the rest is padding). */

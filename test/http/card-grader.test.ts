@@ -364,4 +364,15 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     expect((card!.grades as { final: number }).final).toBeGreaterThan(0);
     for (const r of [none, pack]) expect(r!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
   }, 60_000);
+
+  it('calls a graded slab a slab, with its label box above the card, by reading the label', async () => {
+    const [slab] = await run('localize', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }]);
+    expect(slab!._status.code).toBe(200);
+    const first = (slab!._objects as { kind: string; label_box?: number[]; bound_box: number[] }[])[0]!;
+    expect(first.kind).toBe('slab');
+    expect(first.label_box).toHaveLength(4);
+    // the label lies above the card, across most of its width
+    expect(first.label_box![3]!).toBeLessThan(first.bound_box[1]!);
+    expect(first.label_box![2]! - first.label_box![0]!).toBeGreaterThan((first.bound_box[2]! - first.bound_box[0]!) * 0.5);
+  }, 60_000);
 });
