@@ -44,15 +44,7 @@ export interface MapCard {
   fill: number;
 }
 
-/** The gates a blob on the maps passes to be taken as a card. */
-export interface DecodeLimits {
-  centre: number;
-  corners: number;
-  fill: number;
-}
-export const DECODE_LIMITS: DecodeLimits = { centre: MIN_CARD_PROB, corners: MIN_CORNERS, fill: MIN_FILL };
-
-export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = MAP_SIZE, limits: DecodeLimits = DECODE_LIMITS): MapCard[] {
+export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = MAP_SIZE): MapCard[] {
   const N = MAP_SIZE;
   const at = (c: number, x: number, y: number) => maps[c * N * N + y * N + x]!;
   const inside = (x: number, y: number) => x >= 0 && y >= 0 && x < validW && y < validH;
@@ -116,7 +108,7 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
 
   const cards: MapCard[] = [];
   pixels.forEach((px, id) => {
-    if (seedProb[id]! < limits.centre || px.length < MIN_CARD_PIXELS) return;
+    if (seedProb[id]! < MIN_CARD_PROB || px.length < MIN_CARD_PIXELS) return;
     const own = (x: number, y: number) => inside(x, y) && owner[y * N + x] === id;
     const boundary = px.filter(([x, y]) => !own(x - 1, y) || !own(x + 1, y) || !own(x, y - 1) || !own(x, y + 1));
     const rect = minAreaRect(boundary.flatMap(([x, y]) => [[x - 0.5, y - 0.5], [x + 0.5, y - 0.5], [x + 0.5, y + 0.5], [x - 0.5, y + 0.5]] as Point[]));
@@ -132,7 +124,7 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
       return sum + peak / 4;
     }, 0);
     const fill = overlap(quad, pixelsOf);
-    if (corners < limits.corners || fill < limits.fill) return;
+    if (corners < MIN_CORNERS || fill < MIN_FILL) return;
     const card: MapCard = { quad, prob: round3(seedProb[id]! * Math.min(1, corners / 0.5)), kind: 'raw', pixels: pixelsOf, corners: round3(corners), fill: round3(fill) };
     Object.assign(card, holderOf(maps, quad, validW, validH));
     cards.push(card);

@@ -16,6 +16,16 @@ import torch.nn as nn
 SEED = 20261124
 
 
+def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+    """3x3 convolution, batch norm, ReLU: the block both networks are built of."""
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+def to_input(img: np.ndarray) -> torch.Tensor:
+    """BGR uint8 HxWx3 -> RGB float in [0, 1], CHW (the server feeds RGB)."""
+    return torch.from_numpy(img[..., ::-1].copy()).permute(2, 0, 1).float().div(255)
+
+
 def add_common_args(ap: argparse.ArgumentParser, steps: int, batch: int, out: str) -> None:
     ap.add_argument('--backgrounds', required=True)
     ap.add_argument('--steps', type=int, default=steps)

@@ -19,11 +19,8 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import loop  # noqa: E402
+from loop import cbr, to_input  # noqa: E402
 import scenes  # noqa: E402
-
-
-def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class CardNet(nn.Module):
@@ -55,11 +52,6 @@ class CardNet(nn.Module):
         y = self.d1(torch.cat([up(y, a), a], 1))
         y = self.d0(torch.cat([up(y, s), s], 1))
         return self.head(y)
-
-
-def to_input(img: np.ndarray) -> torch.Tensor:
-    """BGR uint8 HxWx3 -> RGB float in [0, 1], NCHW (the server feeds RGB)."""
-    return torch.from_numpy(img[..., ::-1].copy()).permute(2, 0, 1).float().div(255)
 
 
 class Scenes(torch.utils.data.IterableDataset):

@@ -26,12 +26,9 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 import corners  # noqa: E402
 import loop  # noqa: E402
+from loop import cbr, to_input  # noqa: E402
 import scenes  # noqa: E402
 GRID = corners.PATCH // 2
-
-
-def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class CornerNet(nn.Module):
@@ -67,11 +64,6 @@ class CornerNet(nn.Module):
         v = (p * self.gy).sum(1)
         spread = ((p * ((self.gx - u[:, None]) ** 2 + (self.gy - v[:, None]) ** 2)).sum(1) + 1e-8).sqrt()
         return torch.stack([u, v, spread], 1)
-
-
-def to_input(patch: np.ndarray) -> torch.Tensor:
-    """BGR uint8 patch -> RGB float 0-1, CHW (the server feeds RGB)."""
-    return torch.from_numpy(patch[..., ::-1].copy()).permute(2, 0, 1).float().div(255)
 
 
 def real_cards(labels: str, dev: bool) -> list[tuple[str, np.ndarray, list[np.ndarray]]]:
