@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeName, numberKey, readCardText, type CardTextLine } from './card-text.ts';
+
+/** Lines as [text, top, left, height] on the upright card, the way the OCR returned them for real photos. */
+const lines = (rows: [string, number, number, number][]): CardTextLine[] => rows.map(([text, y, x, h]) => ({ text, prob: 0.9, box: { x0: x, y0: y, x1: x + 0.3, y1: y + h } }));
+
+// A French Tyranocif V (train-split photo), as PP-OCRv4 read the upright card at 630 px.
+const tyranocif = lines([
+  ['BASE', 0.05, 0.11, 0.023],
+  ['Tyranocif', 0.05, 0.24, 0.045],
+  ['230', 0.04, 0.7, 0.052],
+  ['*-Lapid', 0.65, 0.13, 0.049],
+  ['Defaussezles 2cartes', 0.69, 0.1, 0.027],
+  ['Ecrasement Poing Final 240', 0.76, 0.32, 0.041],
+  ['Faiblesse', 0.85, 0.06, 0.018],
+  ['Resistance', 0.86, 0.3, 0.02],
+  ['Retraite', 0.88, 0.6, 0.023],
+  ['luAyako Yoshida', 0.9, 0.07, 0.023],
+  ['097/163*', 0.92, 0.06, 0.036],
+  ["T'adversaire recupere 2cartes Recompense.", 0.94, 0.37, 0.02],
+  ['02021P', 0.98, 0.3, 0.013],
+]);
+
+describe('readCardText', () => {
+  it('reads the collector number, HP, year, name and language of a real French card', () => {
+    const c = readCardText(tyranocif);
+    expect(c.numbers).toEqual([expect.objectContaining({ number: '097', total: '163', key: '97', form: 'fraction' })]);
+    expect(c.hp).toBe(230);
+    expect(c.year).toBe('2021');
+    expect(c.names[0]!.text).toBe('Tyranocif');
+    expect(c.names.map((n) => n.norm)).not.toContain('base');
+    expect(c.names.map((n) => n.norm)).not.toContain('resistance');
+    expect(c.language).toBe('fr');
+  });
+
+  it('takes a letter glued before the number for the regulation mark', () => {
+    const c = readCardText(lines([['F120/195', 0.93, 0.12, 0.024], ['02022P3', 0.97, 0.3, 0.014]]));
+    expect(c.numbers[0]).toMatchObject({ number: '120', total: '195' });
+    expect(c.regulationMark).toBe('F');
+    expect(c.year).toBe('2022');
+  });
+
+  it('keeps a prefix shared by number and total, and reads promo codes alone', () => {
+    const c = readCardText(lines([['TG05/TG30', 0.93, 0.1, 0.02], ['SWSH2O4', 0.95, 0.1, 0.02]]));
+    expect(c.numbers.map((n) => [n.number, n.total, n.key])).toEqual([
+      ['TG05', 'TG30', 'TG5'],
+      ['SWSH204', null, 'SWSH204'],
+    ]);
+  });
+
+  it('undoes digit look-alikes only inside numbers', () => {
+    const c = readCardText(lines([['O97/l63', 0.93, 0.1, 0.02], ['Slowbro', 0.05, 0.2, 0.05]]));
+    expect(c.numbers[0]).toMatchObject({ number: '097', total: '163' });
+    expect(c.names[0]!.text).toBe('Slowbro');
+    // mostly letters: a word, not a number
+    expect(readCardText(lines([['IS/IO', 0.93, 0.1, 0.02]])).numbers).toEqual([]);
+  });
+
+  it('reads Yu-Gi-Oh! print codes and MTG set lines', () => {
+    const c = readCardText(lines([['LOB-ENOO1', 0.7, 0.6, 0.02], ['DOM • EN', 0.95, 0.05, 0.02], ['123/280 R', 0.93, 0.05, 0.02]]));
+    expect(c.printCodes).toEqual(['LOB-EN001']);
+    expect(c.setCodes).toEqual(['DOM']);
+    expect(c.numbers[0]).toMatchObject({ number: '123', total: '280' });
+  });
+
+  it('reads HP written with its letters, in any language', () => {
+    expect(readCardText(lines([['pv150', 0.05, 0.75, 0.04]])).hp).toBe(150);
+    expect(readCardText(lines([['HP 60', 0.05, 0.75, 0.04]])).hp).toBe(60);
+    // a damage figure lower on the card is not the HP
+    expect(readCardText(lines([['120', 0.75, 0.83, 0.036]])).hp).toBeNull();
+  });
+
+  it('says nothing it did not read', () => {
+    const c = readCardText(lines([['Pikachu', 0.05, 0.2, 0.05]]));
+    expect(c).toMatchObject({ numbers: [], printCodes: [], setCodes: [], year: null, regulationMark: null, hp: null, language: null });
+    expect(readCardText([]).names).toEqual([]);
+  });
+
+  it('does not take a number in the rules text for a year', () => {
+    expect(readCardText(lines([['Flip 2 coins. 2020 damage', 0.6, 0.1, 0.02]])).year).toBeNull();
+  });
+});
+
+describe('numberKey and normalizeName', () => {
+  it('compares printed and catalog numbers', () => {
+    expect(numberKey('097')).toBe(numberKey('97'));
+    expect(numberKey('SWSH001')).toBe('SWSH1');
+    expect(numberKey('tg05')).toBe('TG5');
+    expect(numberKey('101a')).toBe('101A');
+    expect(numberKey('1★')).toBe('1★');
+  });
+
+  it('drops accents, case, spaces and punctuation', () => {
+    expect(normalizeName('Flabébé')).toBe('flabebe');
+    expect(normalizeName('Pokémon-V')).toBe('pokemonv');
+    expect(normalizeName('Nidoran ♀')).toBe(normalizeName('Nidoran♀'));
+    expect(normalizeName('Nidoran ♀')).not.toBe(normalizeName('Nidoran ♂'));
+  });
+});

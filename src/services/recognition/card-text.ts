@@ -1,0 +1,248 @@
+/**
+ * What the text read from an upright card says about its identity: the collector number and set
+ * total, promo and print codes, the set code and language of an MTG card, the copyright year, the
+ * regulation mark, the HP, and which lines may be the name. Pure functions over OCR lines, so the
+ * rules are tested on the strings the OCR really returns (docs/recognition.md "Reading the card").
+ *
+ * OCR confusions are undone only inside a pattern that already looks like a number (`O97/163`,
+ * `SWSH2O4`), never across free text, so a name is never turned into digits.
+ */
+
+export interface CardTextLine {
+  text: string;
+  /** Mean character probability, 0–1. */
+  prob: number;
+  /** The line's box on the upright card, as shares of its width and height (0–1). */
+  box: { x0: number; y0: number; x1: number; y1: number };
+}
+
+export interface CollectorNumber {
+  /** As printed, confusions undone: `097`, `TG05`, `SWSH294`. */
+  number: string;
+  /** The set total as printed (`163`, `TG30`), or null for a lone number or promo code. */
+  total: string | null;
+  /** {@link numberKey} of `number`, for comparing with a catalog's numbers. */
+  key: string;
+  raw: string;
+  prob: number;
+  /** How it was found: `fraction` (n/t), `promo` (a promo code alone), `lone` (a lone number in the bottom band). */
+  form: 'fraction' | 'promo' | 'lone';
+}
+
+export interface NameCandidate {
+  text: string;
+  /** {@link normalizeName} of the text. */
+  norm: string;
+  prob: number;
+  /** Why it may be the name: its band and size; higher is likelier. */
+  score: number;
+}
+
+export interface CardTextClues {
+  numbers: CollectorNumber[];
+  /** Yu-Gi-Oh! print codes (`LOB-EN001`), upper-case. */
+  printCodes: string[];
+  /** Set codes beside a language code on MTG cards (`DOM • EN` → `DOM`). */
+  setCodes: string[];
+  /** The copyright year (`©2021 Pokémon`), as a string. */
+  year: string | null;
+  /** Pokémon's regulation mark (D, E, F, G, H, I …). */
+  regulationMark: string | null;
+  hp: number | null;
+  names: NameCandidate[];
+  /** An ISO 639-1 code voted by the card's furniture words, or null. */
+  language: string | null;
+  /** Every line's text joined, in reading order. */
+  fullText: string;
+}
+
+/** Digit look-alikes the recogniser returns inside numbers. */
+const DIGIT_LIKE: Record<string, string> = { O: '0', o: '0', D: '0', Q: '0', I: '1', l: '1', '|': '1', i: '1', '!': '1', S: '5', s: '5', B: '8', Z: '2', z: '2', G: '6', g: '9' };
+const D = '[0-9OoDQIl|i!SsBZzGg]';
+
+/** `s` as digits; unless `loose`, a token with more look-alikes than digits is a word, not a number. */
+function digits(s: string, loose = false): string | null {
+  let real = 0;
+  let out = '';
+  for (const ch of s) {
+    if (ch >= '0' && ch <= '9') {
+      real++;
+      out += ch;
+    } else if (DIGIT_LIKE[ch]) out += DIGIT_LIKE[ch];
+    else return null;
+  }
+  return loose || real * 2 >= out.length ? out : null;
+}
+
+/**
+ * A number as a catalog key: upper-case, no spaces, leading zeros dropped from its digits
+ * (`097` → `97`, `SWSH001` → `SWSH1`, `TG05` → `TG5`), so a printed and a catalog number compare.
+ */
+export function numberKey(number: string): string {
+  const s = number.toUpperCase().replace(/\s+/g, '');
+  const m = /^([A-Z]*)0*(\d+)(.*)$/.exec(s);
+  return m ? `${m[1]}${m[2]}${m[3]}` : s;
+}
+
+/** Names compared without accents, case, punctuation or spaces; `♀`/`♂` kept as letters. */
+export function normalizeName(name: string): string {
+  return name
+    .replace(/♀/g, ' f ')
+    .replace(/♂/g, ' m ')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})\b/g;
+const FRACTION = new RegExp(`(?<![A-Za-z0-9])([A-Z]{0,4})\\s?(${D}{1,3})\\s?/\\s?([A-Z]{0,4})\\s?(${D}{1,3})(?![0-9])`, 'g');
+const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\b`, 'g');
+const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
+// © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
+const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
+const HP = /\b(?:HP|PV|KP|PS)\s?([0-9OoIl]{2,3})\b|\b([0-9]{2,3})\s?(?:HP|PV|KP|PS)\b/i;
+
+/** The furniture words that name a card's language (Pokémon and MTG); five letters at least, since they are looked for inside run-together text. */
+const LANGUAGE_WORDS: Record<string, readonly string[]> = {
+  en: ['weakness', 'resistance', 'retreat', 'ability', 'creature', 'sorcery', 'enchantment', 'artifact', 'evolves', 'illus'],
+  fr: ['faiblesse', 'resistance', 'retraite', 'talent', 'defaussez', 'adversaire', 'creature', 'ephemere', 'rituel', 'enchantement', 'dresseur', 'niveau', 'regle', 'lancez', 'votre'],
+  de: ['schwache', 'ruckzug', 'fahigkeit', 'kreatur', 'spontanzauber', 'hexerei', 'verzauberung', 'artefakt', 'entwickelt', 'gegners', 'deines'],
+  es: ['debilidad', 'resistencia', 'retirada', 'habilidad', 'criatura', 'conjuro', 'encantamiento', 'artefacto', 'entrenador', 'evoluciona'],
+  it: ['debolezza', 'resistenza', 'ritirata', 'abilita', 'creatura', 'stregoneria', 'incantesimo', 'artefatto', 'allenatore', 'avversario'],
+  pt: ['fraqueza', 'resistencia', 'recuo', 'habilidade', 'criatura', 'feitico', 'encantamento', 'artefato', 'treinador', 'oponente'],
+};
+
+/** Lines that name the card's kind or stage, never its name. */
+const NOT_A_NAME = new Set(['base', 'basic', 'basis', 'niveau1', 'niveau2', 'stage1', 'stage2', 'phase1', 'phase2', 'trainer', 'dresseur', 'energy', 'energie', 'item', 'objet', 'supporter', 'supporteur', 'stade', 'stadium', 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
+
+export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
+  const numbers: CollectorNumber[] = [];
+  const printCodes = new Set<string>();
+  const setCodes = new Set<string>();
+  let year: string | null = null;
+  let regulationMark: string | null = null;
+  let hp: number | null = null;
+  const names: NameCandidate[] = [];
+  const votes = new Map<string, number>();
+  const seen = new Set<string>();
+  const addNumber = (n: CollectorNumber) => {
+    const id = `${n.key}/${n.total ?? ''}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    numbers.push(n);
+  };
+
+  for (const line of lines) {
+    const text = line.text.trim();
+    if (!text) continue;
+
+    for (const m of text.matchAll(FRACTION)) {
+      const [raw, pre0 = '', n0 = '', tpre = '', t = ''] = m;
+      let pre = pre0;
+      let n = n0;
+      // "O97/163": a zero read as O went to the prefix (numbers are padded to three digits).
+      if (/[OQ]$/.test(pre) && n.length < 3) {
+        n = `0${n}`;
+        pre = pre.slice(0, -1);
+      }
+      const num = digits(n);
+      const tot = digits(t);
+      if (num === null || tot === null) continue;
+      let prefix = '';
+      if (pre && tpre && pre === tpre) prefix = pre;
+      else if (pre.length === 1 && !tpre && /[D-I]/.test(pre)) regulationMark ??= pre; // "F120/195": the mark glued to the number
+      else if (pre && !tpre && pre.length > 1) prefix = /(TG|GG|SV|RC|SH|SL|AR|RT|H)$/.exec(pre)?.[1] ?? '';
+      // A set total is never smaller than 1 card; "0" totals are misreads of other digits.
+      if (Number(tot) === 0) continue;
+      const number = prefix + num;
+      addNumber({ number, total: (tpre === prefix ? tpre : '') + tot, key: numberKey(number), raw, prob: line.prob, form: 'fraction' });
+    }
+    for (const m of text.matchAll(PROMO)) {
+      const num = digits(m[2]!);
+      if (num === null) continue;
+      // "TG05/TG30" was taken as a fraction already.
+      if (numbers.some((x) => x.raw.includes(m[0].replace(/\s|-/g, '')))) continue;
+      const number = m[1]! + num;
+      addNumber({ number, total: null, key: numberKey(number), raw: m[0], prob: line.prob, form: 'promo' });
+    }
+    for (const m of text.matchAll(PRINT_CODE)) {
+      // the set prefix and region letters already say this is a code
+      const num = digits(m[3]!, true);
+      if (num === null || !/[A-Z]/.test(m[1]!)) continue;
+      printCodes.add(`${m[1]}-${m[2] ?? ''}${num}`);
+    }
+    for (const m of text.matchAll(MTG_SET)) setCodes.add(m[1]!);
+
+    const y = YEAR.exec(text);
+    if (y && year === null) year = y[1]!;
+    const h = HP.exec(text);
+    if (h && hp === null && line.box.y0 < 0.2) {
+      const v = Number(digits(h[1] ?? h[2]!) ?? NaN);
+      if (v >= 10 && v <= 400) hp = v;
+    }
+    if (line.box.y0 > 0.85 && regulationMark === null && /^[D-I]$/.test(text)) regulationMark = text;
+    if (line.box.y0 > 0.88) {
+      const lone = /^(?:[A-Z]\s)?(\d{3,4})(?:\s?[CURMSLT★])?$/.exec(text);
+      if (lone) addNumber({ number: lone[1]!, total: null, key: numberKey(lone[1]!), raw: text, prob: line.prob, form: 'lone' });
+    }
+
+    // The recogniser often drops spaces ("Defaussezles"), so furniture words are looked for inside the letters.
+    const letters = lettersOnly(text);
+    for (const [lang, words] of Object.entries(LANGUAGE_WORDS)) for (const w of words) if (letters.includes(w)) votes.set(lang, (votes.get(lang) ?? 0) + 1);
+
+    const norm = normalizeName(text);
+    const nameLetters = norm.replace(/[0-9]/g, '').length;
+    const furniture = Object.values(LANGUAGE_WORDS).some((words) => words.some((w) => letters.includes(w)));
+    if (nameLetters >= 3 && !furniture && !NOT_A_NAME.has(norm) && nameLetters >= norm.length * 0.6) {
+      const height = line.box.y1 - line.box.y0;
+      // Names sit in the top band on trading cards (at the foot on many sport cards) and are set larger than the rules text.
+      const band = line.box.y0 < 0.15 ? 1 : line.box.y0 > 0.8 ? 0.5 : 0.15;
+      names.push({ text, norm, prob: line.prob, score: band * Math.min(1, height / 0.05) * line.prob });
+    }
+  }
+
+  if (hp === null) {
+    // The HP printed alone in the top right ("230" beside the name).
+    for (const line of lines) {
+      if (line.box.y0 < 0.12 && line.box.x0 > 0.5 && /^[0-9]{2,3}$/.test(line.text.trim())) {
+        const v = Number(line.text.trim());
+        if (v >= 30 && v <= 400 && v % 10 === 0) {
+          hp = v;
+          break;
+        }
+      }
+    }
+  }
+
+  names.sort((a, b) => b.score - a.score);
+  let language: string | null = null;
+  let best = 1; // two furniture words at least
+  for (const [lang, n] of votes) {
+    if (n > best) {
+      best = n;
+      language = lang;
+    }
+  }
+  if (lines.some((l) => /[\u4e00-\u9fff]/.test(l.text)) && !language) language = 'zh';
+
+  return {
+    numbers,
+    printCodes: [...printCodes],
+    setCodes: [...setCodes],
+    year,
+    regulationMark,
+    hp,
+    names: names.slice(0, 8),
+    language,
+    fullText: lines.map((l) => l.text).join('\n'),
+  };
+}
+
+function lettersOnly(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^a-z]+/g, '');
+}
