@@ -5,6 +5,8 @@ import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
 import { describeCollection } from './services/collection-service.ts';
 import { ServiceError } from './services/errors.ts';
+import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type ImportProgress } from './catalog/catalog-import.ts';
+import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
 
 const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
 
@@ -30,6 +32,11 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe flow delete --name N
   loupe webhook-secret show --account A      the key webhook signatures are made with
   loupe webhook-secret rotate --account A
+  loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME]
+                    (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
+                     csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
+                    files may be gzipped; the catalog is named after the kind unless --catalog says otherwise
+  loupe catalog list
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
@@ -54,6 +61,12 @@ const options = {
   capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
   file: { type: 'string' },
+  kind: { type: 'string' },
+  cards: { type: 'string' },
+  sets: { type: 'string' },
+  csv: { type: 'string' },
+  catalog: { type: 'string' },
+  map: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -148,9 +161,55 @@ async function run(services: Services, command: string, values: Values, rest: st
       const secret = command === 'webhook-secret show' ? await services.requests.webhookSecret(account.id) : await services.requests.rotateWebhookSecret(account.id);
       return { account: account.id, webhook_secret: secret };
     }
+    case 'catalog import':
+      return importCatalog(services, values);
+    case 'catalog list':
+      return services.catalogs.list();
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+async function importCatalog(services: Services, values: Values): Promise<unknown> {
+  const kind = need(values.kind, 'kind');
+  if (!isCatalogKind(kind)) throw new UsageError(`--kind must be one of ${CATALOG_KINDS.join(', ')}, not "${kind}"`);
+  const files = { cards: values.cards, sets: values.sets, csv: values.csv, file: values.file };
+  try {
+    inputsOf(kind, files);
+  } catch (err) {
+    if (err instanceof CatalogRequestError) throw new UsageError(err.message);
+    throw err;
+  }
+  if (values.map !== undefined && kind !== 'csv') throw new UsageError('--map is for --kind csv');
+  let map: Map<string, string> | undefined;
+  try {
+    map = values.map !== undefined ? parseColumnMap(values.map) : undefined;
+  } catch (err) {
+    if (err instanceof ColumnMapError) throw new UsageError(err.message);
+    throw err;
+  }
+  const catalog = values.catalog ?? kind;
+  return services.catalogs.import({ kind, catalog, files, map }, progressLines(catalog));
+}
+
+/** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
+function progressLines(catalog: string): (p: ImportProgress) => void {
+  let last = 0;
+  let phase = '';
+  const count = (n: number) => n.toLocaleString('en-US');
+  return (p) => {
+    const now = Date.now();
+    const key = p.phase === 'read' ? `read ${p.file}` : 'write';
+    const finished = p.phase === 'read' ? p.bytes === p.size : p.written === p.total;
+    if (key === phase && now - last < 1000 && !finished) return;
+    phase = key;
+    last = now;
+    const line =
+      p.phase === 'read'
+        ? `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} % (${count(p.records)} records)`
+        : `writing: ${count(p.written)} of ${count(p.total)} rows`;
+    process.stderr.write(`loupe: catalog ${catalog}: ${line}\n`);
+  };
 }
 
 /** Model packs live in the data folder only: these commands never open the database. */

@@ -29,6 +29,8 @@ import { ResultLinks } from './result-links.ts';
 import { FlowService, FlowsJob } from './jobs/flows-job.ts';
 import { UpscalerJob } from './jobs/upscaler-job.ts';
 import { CardGraderJob } from './jobs/card-grader-job.ts';
+import { CatalogService } from './catalog-service.ts';
+import { CatalogStore } from '../store/catalog-store.ts';
 
 export interface Services {
   store: Store;
@@ -42,6 +44,7 @@ export interface Services {
   rateLimiter: RateLimiter;
   requests: RequestService;
   flows: FlowService;
+  catalogs: CatalogService;
   /** Job handlers by type; grading and recognition add theirs. */
   registry: HandlerRegistry;
   /** Job runner, webhook dispatcher and retention sweeper of this process; started by the caller. */
@@ -105,6 +108,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
+    catalogs: new CatalogService(new CatalogStore(store)),
     registry,
     queue,
     close: async () => {

@@ -189,6 +189,57 @@ export interface FlowsTable {
   updated_at: Timestamp;
 }
 
+export interface CatalogsTable {
+  id: string;
+  name: string;
+  kind: string;
+  /** Moves with every import that changes a row: caches built from the catalog compare it. */
+  version: number;
+  card_count: number;
+  set_count: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CatalogSetsTable {
+  catalog_id: string;
+  code: string;
+  name: string;
+  series: string | null;
+  printed_total: number | null;
+  total: number | null;
+  /** `YYYY-MM-DD` on both backends. */
+  release_date: string | null;
+  extra: Json;
+  source: string;
+  source_rank: number;
+  content_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface CatalogCardsTable {
+  catalog_id: string;
+  card_key: string;
+  set_code: string | null;
+  set_name: string | null;
+  name: string;
+  name_norm: string;
+  number: string | null;
+  number_norm: string | null;
+  rarity: string | null;
+  year: string | null;
+  fields: Json;
+  links: Json;
+  aliases: Json;
+  flags: Json;
+  source: string;
+  source_rank: number;
+  content_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -202,6 +253,9 @@ export interface Database {
   async_requests: AsyncRequestsTable;
   async_request_inputs: AsyncRequestInputsTable;
   flows: FlowsTable;
+  catalogs: CatalogsTable;
+  catalog_sets: CatalogSetsTable;
+  catalog_cards: CatalogCardsTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -229,6 +283,8 @@ export interface StoreOptions {
 pg.types.setTypeParser(20, (v) => Number(v));
 // numeric (SUM/AVG of doubles can widen to it) likewise.
 pg.types.setTypeParser(1700, (v) => Number(v));
+// date (catalog release dates) stays `YYYY-MM-DD` text, as SQLite stores it; a Date would shift it by the local zone.
+pg.types.setTypeParser(1082, (v) => v);
 
 const pgUtcTimestamp = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
 /**

@@ -8,6 +8,10 @@
  * `SWSH2O4`), never across free text, so a name is never turned into digits.
  */
 
+import { normalizeName, numberKey } from '../../catalog/card-keys.ts';
+
+export { normalizeName, numberKey };
+
 export interface CardTextLine {
   text: string;
   /** Mean character probability, 0–1. */
@@ -72,27 +76,6 @@ function digits(s: string, loose = false): string | null {
     else return null;
   }
   return loose || real * 2 >= out.length ? out : null;
-}
-
-/**
- * A number as a catalog key: upper-case, no spaces, leading zeros dropped from its digits
- * (`097` → `97`, `SWSH001` → `SWSH1`, `TG05` → `TG5`), so a printed and a catalog number compare.
- */
-export function numberKey(number: string): string {
-  const s = number.toUpperCase().replace(/\s+/g, '');
-  const m = /^([A-Z]*)0*(\d+)(.*)$/.exec(s);
-  return m ? `${m[1]}${m[2]}${m[3]}` : s;
-}
-
-/** Names compared without accents, case, punctuation or spaces; `♀`/`♂` kept as letters. */
-export function normalizeName(name: string): string {
-  return name
-    .replace(/♀/g, ' f ')
-    .replace(/♂/g, ' m ')
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
 }
 
 const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})\b/g;

@@ -2,6 +2,7 @@ import { initial } from './001-initial.ts';
 import { collections } from './002-collections.ts';
 import { requests } from './003-requests.ts';
 import { cardSessionValues } from './004-card-session-values.ts';
+import { catalogs } from './005-catalogs.ts';
 
 export interface Migration {
   name: string;
@@ -10,4 +11,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs];

@@ -1,0 +1,26 @@
+/**
+ * The folded forms of a card's name and collector number. Catalogs store them at import and
+ * recognition compares what it reads against them, so both sides must fold alike: this module is
+ * the one definition.
+ */
+
+/**
+ * A number as a catalog key: upper-case, no spaces, leading zeros dropped from its digits
+ * (`097` → `97`, `SWSH001` → `SWSH1`, `TG05` → `TG5`), so a printed and a catalog number compare.
+ */
+export function numberKey(number: string): string {
+  const s = number.toUpperCase().replace(/\s+/g, '');
+  const m = /^([A-Z]*)0*(\d+)(.*)$/.exec(s);
+  return m ? `${m[1]}${m[2]}${m[3]}` : s;
+}
+
+/** Names compared without accents, case, punctuation or spaces; `♀`/`♂` kept as letters. */
+export function normalizeName(name: string): string {
+  return name
+    .replace(/♀/g, ' f ')
+    .replace(/♂/g, ' m ')
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+}

@@ -1,0 +1,154 @@
+import { CatalogKindConflict, type CatalogCardInput, type CatalogImportOutcome, type CatalogStore, type RowCounts } from '../store/catalog-store.ts';
+import { foldedName, foldedNumber, Remarks, type CardRow, type ReadContext, type ReadResult, type SetRow } from './catalog-rows.ts';
+import { readComics } from './formats/comics.ts';
+import { readGenericCsv } from './formats/generic-csv.ts';
+import { readMtg } from './formats/mtg.ts';
+import { readPokemon } from './formats/pokemon.ts';
+import { readSports } from './formats/sports-csv.ts';
+import { readYugioh } from './formats/yugioh.ts';
+
+export const CATALOG_KINDS = ['pokemon', 'mtg', 'yugioh', 'sports', 'comics', 'csv'] as const;
+export type CatalogKind = (typeof CATALOG_KINDS)[number];
+
+export const isCatalogKind = (value: string): value is CatalogKind => (CATALOG_KINDS as readonly string[]).includes(value);
+
+/** The files an import reads; which ones a kind takes is in {@link inputsOf}. */
+export interface CatalogFiles {
+  cards?: string | undefined;
+  sets?: string | undefined;
+  csv?: string | undefined;
+  file?: string | undefined;
+}
+
+export interface CatalogImportRequest {
+  kind: CatalogKind;
+  catalog: string;
+  files: CatalogFiles;
+  /** `--kind csv`: target → column. */
+  map?: ReadonlyMap<string, string> | undefined;
+}
+
+export type ImportProgress =
+  | { phase: 'read'; file: string; bytes: number; size: number; records: number }
+  | { phase: 'write'; written: number; total: number };
+
+export interface CatalogImportResult {
+  catalog: string;
+  kind: CatalogKind;
+  /** The shape read: `pokemon`, `mtgjson`, `scryfall`, `mtg-pool`, `yugioh`, `yugioh-csv`, `sports`, `comics`, `csv`. */
+  format: string;
+  created_catalog: boolean;
+  version: number;
+  records: number;
+  sets: RowCounts & { total: number };
+  cards: RowCounts & { total: number; duplicates: number };
+  remarks: string[];
+  seconds: { read: number; write: number };
+}
+
+/** A request naming the wrong files for its kind (the CLI reports it as a usage error). */
+export class CatalogRequestError extends Error {}
+
+/** Per kind: the file holding the cards (first given of the flags listed) and whether `--sets` applies. */
+const INPUTS: Record<CatalogKind, { main: (keyof CatalogFiles)[]; sets: boolean }> = {
+  pokemon: { main: ['cards'], sets: true },
+  mtg: { main: ['cards'], sets: true },
+  yugioh: { main: ['cards', 'csv'], sets: false },
+  sports: { main: ['csv', 'file', 'cards'], sets: false },
+  comics: { main: ['file', 'cards', 'csv'], sets: false },
+  csv: { main: ['csv', 'file'], sets: false },
+};
+
+/** The cards file of a request, checked against what its kind takes. */
+export function inputsOf(kind: CatalogKind, files: CatalogFiles): { main: string; sets?: string } {
+  const spec = INPUTS[kind];
+  const given = (Object.keys(files) as (keyof CatalogFiles)[]).filter((k) => files[k] !== undefined && files[k] !== '');
+  const flags = (list: readonly string[]) => list.map((k) => `--${k}`).join(' or ');
+  const mains = given.filter((k) => spec.main.includes(k));
+  if (mains.length === 0) throw new CatalogRequestError(`--kind ${kind} needs ${flags(spec.main)}`);
+  if (mains.length > 1) throw new CatalogRequestError(`--kind ${kind} takes one of ${flags(spec.main)}, not ${mains.length}`);
+  const other = given.filter((k) => !spec.main.includes(k) && !(k === 'sets' && spec.sets));
+  if (other.length) throw new CatalogRequestError(`--kind ${kind} does not take ${flags(other)}`);
+  return { main: files[mains[0]!]!, ...(spec.sets && files.sets ? { sets: files.sets } : {}) };
+}
+
+function toInput(row: CardRow): CatalogCardInput {
+  return { ...row, nameNorm: foldedName(row), numberNorm: foldedNumber(row) };
+}
+
+const seconds = (ms: number) => Math.round(ms / 10) / 100;
+
+/**
+ * Reads and checks every record of the files first, with nothing written; then stores all rows
+ * in one transaction. A malformed file stops at the first bad record with an error naming its
+ * line (and record), before the catalog is touched; a failure while writing rolls back. So the
+ * catalog is either as it was or fully updated.
+ */
+export async function importCatalog(store: CatalogStore, request: CatalogImportRequest, onProgress?: (p: ImportProgress) => void): Promise<CatalogImportResult> {
+  const { main, sets: setsFile } = inputsOf(request.kind, request.files);
+  const existing = await store.get(request.catalog);
+  // Fail before reading a large file when the import cannot go into that catalog anyway.
+  if (existing && existing.kind !== request.kind) throw new CatalogKindConflict(existing.name, existing.kind);
+  const knownSets = new Map<string, SetRow>(existing ? (await store.sets(existing.id)).map((s) => [s.code, s]) : []);
+  const remarks = new Remarks();
+  let records = 0;
+  const ctx: ReadContext = {
+    knownSets,
+    remarks,
+    onRecord: () => {
+      records++;
+    },
+    onBytes: (file, bytes, size) => onProgress?.({ phase: 'read', file, bytes, size, records }),
+  };
+
+  const readStart = performance.now();
+  let read: ReadResult;
+  switch (request.kind) {
+    case 'pokemon':
+      read = await readPokemon({ cards: main, sets: setsFile }, ctx);
+      break;
+    case 'mtg':
+      read = await readMtg({ cards: main, sets: setsFile }, ctx);
+      break;
+    case 'yugioh':
+      read = await readYugioh(main, ctx);
+      break;
+    case 'sports':
+      read = await readSports(main, ctx);
+      break;
+    case 'comics':
+      read = await readComics(main, ctx);
+      break;
+    case 'csv':
+      read = await readGenericCsv(main, request.map ?? new Map(), ctx);
+      break;
+  }
+  const readMs = performance.now() - readStart;
+
+  const writeStart = performance.now();
+  const rows = read.cards.rows;
+  const outcome: CatalogImportOutcome = await store.applyImport({
+    catalog: request.catalog,
+    kind: request.kind,
+    source: read.format,
+    rank: read.rank,
+    sets: read.sets,
+    cards: (function* () {
+      for (const { row } of rows.values()) yield toInput(row);
+    })(),
+    cardCount: rows.size,
+    onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
+  });
+  return {
+    catalog: outcome.catalog.name,
+    kind: request.kind,
+    format: read.format,
+    created_catalog: outcome.createdCatalog,
+    version: outcome.catalog.version,
+    records: read.records,
+    sets: { ...outcome.sets, total: outcome.catalog.sets },
+    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates },
+    remarks: remarks.list(),
+    seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
+  };
+}

@@ -1,0 +1,231 @@
+import { normalizeName, numberKey } from './card-keys.ts';
+import { CatalogFileError, describeAt } from './record-stream.ts';
+
+/** A card (or printing, or issue) as every format is normalised to before it is stored. */
+export interface CardRow {
+  /** Unique within the catalog; re-importing a row with the same key updates it. */
+  key: string;
+  name: string;
+  setCode: string | null;
+  setName: string | null;
+  /** The collector number (or print code, or issue number) as printed. */
+  number: string | null;
+  rarity: string | null;
+  /** Text, as sessions store it (spec 1: `year` is a string). */
+  year: string | null;
+  /** What the format has beyond the columns above, under the format's own names. */
+  fields: Record<string, unknown>;
+  /** Marketplace and reference pages: site → URL. */
+  links: Record<string, string>;
+  /** Other ids the same card is known by (MTGJSON face uuids), for joining prices. */
+  aliases: string[];
+  /** Facts identification filters on: `oversized`, `digital`, `promo`, `placeholder_code`, … */
+  flags: string[];
+}
+
+export interface SetRow {
+  code: string;
+  name: string;
+  series: string | null;
+  /** The total printed on the cards (`/165`). */
+  printedTotal: number | null;
+  /** Every card of the set, secret rares included. */
+  total: number | null;
+  /** ISO date `YYYY-MM-DD`. */
+  releaseDate: string | null;
+  extra: Record<string, unknown>;
+}
+
+/** Where a record was read, for messages: the file and `line N (record K)`. */
+export interface RecordPlace {
+  file: string;
+  line: number;
+  index: number | null;
+  path: string | null;
+}
+
+export const placeText = (p: RecordPlace): string => describeAt(p.line, p.index, p.path);
+
+export function fail(p: RecordPlace, problem: string): never {
+  throw new CatalogFileError(p.file, placeText(p), problem);
+}
+
+/** A record's fields with checks that name the record and the field when they fail. */
+export class Fields {
+  constructor(
+    readonly value: Record<string, unknown>,
+    readonly at: RecordPlace,
+  ) {}
+
+  static of(value: unknown, at: RecordPlace): Fields {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) fail(at, `is not an object (${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`);
+    return new Fields(value as Record<string, unknown>, at);
+  }
+
+  has(name: string): boolean {
+    const v = this.value[name];
+    return v !== undefined && v !== null && v !== '';
+  }
+
+  /** Text (numbers are taken as their decimal text); null when absent or empty. */
+  text(name: string): string | null {
+    const v = this.value[name];
+    if (v === undefined || v === null) return null;
+    if (typeof v === 'string') {
+      const t = v.trim();
+      return t === '' ? null : t;
+    }
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    return fail(this.at, `"${name}" must be text, not ${describe(v)}`);
+  }
+
+  need(name: string): string {
+    return this.text(name) ?? fail(this.at, `"${name}" is missing`);
+  }
+
+  /** An integer; CSV text like `165` is accepted. */
+  integer(name: string): number | null {
+    const v = this.value[name];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    if (typeof v === 'string' && /^\s*-?\d+\s*$/.test(v)) return Number(v);
+    return fail(this.at, `"${name}" must be an integer, not ${describe(v)}`);
+  }
+
+  /** A list of text values; null when absent. */
+  textList(name: string): string[] | null {
+    const v = this.value[name];
+    if (v === undefined || v === null) return null;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return fail(this.at, `"${name}" must be a list of text values, not ${describe(v)}`);
+    return v as string[];
+  }
+
+  object(name: string): Fields | null {
+    const v = this.value[name];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== 'object' || Array.isArray(v)) return fail(this.at, `"${name}" must be an object, not ${describe(v)}`);
+    return new Fields(v as Record<string, unknown>, this.at);
+  }
+
+  boolean(name: string): boolean | null {
+    const v = this.value[name];
+    if (v === undefined || v === null || v === '') return null;
+    if (typeof v === 'boolean') return v;
+    if (v === 'true' || v === 'false') return v === 'true';
+    return fail(this.at, `"${name}" must be true or false, not ${describe(v)}`);
+  }
+
+  /** A date as `YYYY-MM-DD` (`YYYY/MM/DD` as the Pokémon data writes it is accepted). */
+  date(name: string): string | null {
+    const t = this.text(name);
+    if (t === null) return null;
+    const m = /^(\d{4})[-/](\d{2})[-/](\d{2})$/.exec(t);
+    if (!m || Number(m[2]) < 1 || Number(m[2]) > 12 || Number(m[3]) < 1 || Number(m[3]) > 31) return fail(this.at, `"${name}" must be a date YYYY-MM-DD or YYYY/MM/DD, not "${t}"`);
+    return `${m[1]}-${m[2]}-${m[3]}`;
+  }
+
+  /** The record without the named fields and without empty values: what a row keeps in `fields`. */
+  rest(...taken: string[]): Record<string, unknown> {
+    const skip = new Set(taken);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(this.value)) {
+      if (skip.has(k) || v === undefined || v === null || v === '') continue;
+      out[k] = v;
+    }
+    return out;
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'string') return `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`;
+  return String(v);
+}
+
+/** A year as text from a number, `2021`, or a date. */
+export function yearOf(value: string | number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const m = /^(\d{4})/.exec(String(value).trim());
+  return m ? m[1]! : null;
+}
+
+/** The folded columns stored beside a row for lookups. */
+export function foldedName(row: CardRow): string {
+  return normalizeName(row.name);
+}
+export function foldedNumber(row: CardRow): string | null {
+  return row.number === null || row.flags.includes('placeholder_code') ? null : numberKey(row.number);
+}
+
+/**
+ * Rows of one import by key. A key seen twice is the same card twice: identical rows are kept
+ * once (and counted), different rows are an error naming both records, since a later one
+ * silently winning would hide a broken file.
+ */
+export class RowSet {
+  readonly rows = new Map<string, { row: CardRow; at: RecordPlace }>();
+  duplicates = 0;
+
+  add(row: CardRow, at: RecordPlace): void {
+    const before = this.rows.get(row.key);
+    if (!before) {
+      this.rows.set(row.key, { row, at });
+      return;
+    }
+    if (JSON.stringify(before.row) === JSON.stringify(row)) {
+      this.duplicates++;
+      return;
+    }
+    fail(at, `card "${row.key}" is already ${placeText(before.at)} with other values (every card needs its own key)`);
+  }
+}
+
+/** Counted remarks about an import that are not errors (a card naming an unknown set, a fixed quirk). */
+export class Remarks {
+  private readonly counts = new Map<string, { count: number; first: string }>();
+
+  /** `what` is the remark with `{n}` where the count goes; `example` names the first case. */
+  add(what: string, example: string): void {
+    const r = this.counts.get(what);
+    if (r) r.count++;
+    else this.counts.set(what, { count: 1, first: example });
+  }
+
+  list(): string[] {
+    return [...this.counts].map(([what, r]) => `${what.replace('{n}', r.count.toLocaleString('en-US'))} (first: ${r.first})`);
+  }
+}
+
+/** What a format reader is given besides its files. */
+export interface ReadContext {
+  /** Sets the catalog already holds, for cards that name their set by code only. */
+  knownSets: ReadonlyMap<string, SetRow>;
+  remarks: Remarks;
+  /** Called per record read, with the file's bytes read so far and its size. */
+  onRecord(file: string): void;
+  onBytes(file: string, read: number, size: number): void;
+}
+
+/** What a format reader returns: rows checked and ready to store. */
+export interface ReadResult {
+  /** The shape that was read: `pokemon`, `mtgjson`, `scryfall`, `mtg-pool`, … */
+  format: string;
+  /**
+   * How complete this source's rows are. A row is never replaced by one of a lower rank: the MTG
+   * booster-pool supplement (no multiverse or TCGplayer ids, no MTGJSON uuids) must not overwrite
+   * the MTGJSON printing of the same Scryfall card, whichever is imported first.
+   */
+  rank: number;
+  sets: SetRow[];
+  cards: RowSet;
+  records: number;
+}
+
+export const placeOf = (file: string, r: { line: number; index: number | null; path?: string | null }, oneLine = true): RecordPlace => ({
+  file,
+  line: r.line,
+  index: oneLine ? r.index : null,
+  path: r.path ?? null,
+});

@@ -1,0 +1,380 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { CatalogCardsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
+import { fromJson, toIso } from './database.ts';
+
+export interface CatalogSummary {
+  id: string;
+  name: string;
+  kind: string;
+  version: number;
+  cards: number;
+  sets: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A card as the importer hands it over: folded columns made, JSON not yet serialised. */
+export interface CatalogCardInput {
+  key: string;
+  name: string;
+  nameNorm: string;
+  setCode: string | null;
+  setName: string | null;
+  number: string | null;
+  numberNorm: string | null;
+  rarity: string | null;
+  year: string | null;
+  fields: Record<string, unknown>;
+  links: Record<string, string>;
+  aliases: string[];
+  flags: string[];
+}
+
+export interface CatalogSetInput {
+  code: string;
+  name: string;
+  series: string | null;
+  printedTotal: number | null;
+  total: number | null;
+  releaseDate: string | null;
+  extra: Record<string, unknown>;
+}
+
+export interface StoredCard extends CatalogCardInput {
+  source: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface StoredSet extends CatalogSetInput {
+  source: string;
+}
+
+/** What an import did to rows of one table. */
+export interface RowCounts {
+  created: number;
+  updated: number;
+  unchanged: number;
+  /** Rows left as they were because a more complete source wrote them (see `source_rank`). */
+  kept: number;
+}
+
+export interface CatalogImport {
+  catalog: string;
+  kind: string;
+  /** The format the rows were read from (`pokemon`, `mtgjson`, `mtg-pool`, …). */
+  source: string;
+  /** A row is never replaced by a row of a lower rank. */
+  rank: number;
+  sets: readonly CatalogSetInput[];
+  /** Read once, in order; keys are unique (the importer checked). */
+  cards: Iterable<CatalogCardInput>;
+  cardCount: number;
+  /** Rows written so far (sets and cards), after each batch. */
+  onProgress?: (written: number, total: number) => void;
+}
+
+export interface CatalogImportOutcome {
+  catalog: CatalogSummary;
+  /** Whether this import made the catalog. */
+  createdCatalog: boolean;
+  sets: RowCounts;
+  cards: RowCounts;
+}
+
+/** The catalog exists with another kind of cards. */
+export class CatalogKindConflict extends Error {
+  constructor(
+    readonly catalog: string,
+    readonly kind: string,
+  ) {
+    super(`catalog ${catalog} holds ${kind} cards`);
+  }
+}
+
+/**
+ * Rows per INSERT: 19 parameters each keeps a batch far under SQLite's 32,766 and PostgreSQL's
+ * 65,535 bound parameters, and a batch of large MTG rows under a few MB of SQL.
+ */
+const batchRows = 500;
+
+const hashOf = (value: unknown): string => createHash('sha1').update(JSON.stringify(value)).digest('base64url');
+
+const emptyCounts = (): RowCounts => ({ created: 0, updated: 0, unchanged: 0, kept: 0 });
+
+/** Catalogs, their sets and cards, on SQLite or PostgreSQL. */
+export class CatalogStore {
+  constructor(readonly store: Store) {}
+
+  private get db(): Kysely<Database> {
+    return this.store.db;
+  }
+
+  private toSummary(r: Selectable<CatalogsTable>): CatalogSummary {
+    return {
+      id: r.id,
+      name: r.name,
+      kind: r.kind,
+      version: Number(r.version),
+      cards: Number(r.card_count),
+      sets: Number(r.set_count),
+      createdAt: toIso(r.created_at),
+      updatedAt: toIso(r.updated_at),
+    };
+  }
+
+  async list(): Promise<CatalogSummary[]> {
+    const rows = await this.db.selectFrom('catalogs').selectAll().orderBy('name').execute();
+    return rows.map((r) => this.toSummary(r));
+  }
+
+  async get(name: string): Promise<CatalogSummary | null> {
+    const row = await this.db.selectFrom('catalogs').selectAll().where('name', '=', name).executeTakeFirst();
+    return row ? this.toSummary(row) : null;
+  }
+
+  /** The catalog of that name, made empty if it does not exist yet. */
+  async create(name: string, kind: string): Promise<CatalogSummary> {
+    return this.db.transaction().execute(async (trx) => (await this.claim(trx, name, kind)).catalog);
+  }
+
+  /** Inserts the catalog row if missing, then reads it (locked on PostgreSQL, so imports into one catalog take turns). */
+  private async claim(trx: Transaction<Database>, name: string, kind: string): Promise<{ catalog: CatalogSummary; created: boolean }> {
+    const now = new Date().toISOString();
+    const inserted = await trx
+      .insertInto('catalogs')
+      .values({ id: randomUUID(), name, kind, version: 0, card_count: 0, set_count: 0, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .executeTakeFirst();
+    let q = trx.selectFrom('catalogs').selectAll().where('name', '=', name);
+    if (this.store.dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirstOrThrow();
+    if (row.kind !== kind) throw new CatalogKindConflict(name, row.kind);
+    return { catalog: this.toSummary(row), created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
+  }
+
+  async sets(catalogId: string): Promise<StoredSet[]> {
+    const rows = await this.db.selectFrom('catalog_sets').selectAll().where('catalog_id', '=', catalogId).orderBy('code').execute();
+    return rows.map((r) => this.toSet(r));
+  }
+
+  private toSet(r: Selectable<CatalogSetsTable>): StoredSet {
+    return {
+      code: r.code,
+      name: r.name,
+      series: r.series,
+      printedTotal: r.printed_total === null ? null : Number(r.printed_total),
+      total: r.total === null ? null : Number(r.total),
+      releaseDate: r.release_date,
+      extra: fromJson(r.extra),
+      source: r.source,
+    };
+  }
+
+  private toCard(r: Selectable<CatalogCardsTable>): StoredCard {
+    return {
+      key: r.card_key,
+      name: r.name,
+      nameNorm: r.name_norm,
+      setCode: r.set_code,
+      setName: r.set_name,
+      number: r.number,
+      numberNorm: r.number_norm,
+      rarity: r.rarity,
+      year: r.year,
+      fields: fromJson(r.fields),
+      links: fromJson(r.links),
+      aliases: fromJson(r.aliases),
+      flags: fromJson(r.flags),
+      source: r.source,
+      createdAt: toIso(r.created_at),
+      updatedAt: toIso(r.updated_at),
+    };
+  }
+
+  async card(catalogId: string, key: string): Promise<StoredCard | null> {
+    const row = await this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('card_key', '=', key).executeTakeFirst();
+    return row ? this.toCard(row) : null;
+  }
+
+  /** Cards in key order after `after`, for walking a whole catalog in pages (index builds, exports). */
+  async cards(catalogId: string, options: { after?: string; limit: number }): Promise<StoredCard[]> {
+    let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId);
+    if (options.after !== undefined) q = q.where('card_key', '>', options.after);
+    const rows = await q.orderBy('card_key').limit(options.limit).execute();
+    return rows.map((r) => this.toCard(r));
+  }
+
+  /** Cards whose folded number is `numberNorm` (optionally in one set). */
+  async cardsByNumber(catalogId: string, numberNorm: string, setCode?: string): Promise<StoredCard[]> {
+    let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);
+    if (setCode !== undefined) q = q.where('set_code', '=', setCode);
+    const rows = await q.orderBy('card_key').execute();
+    return rows.map((r) => this.toCard(r));
+  }
+
+  /**
+   * Writes one import in one transaction: the catalog row (made if missing), then sets and cards
+   * in batches of upserts keyed by (catalog, code) and (catalog, key). Unchanged rows (same
+   * content hash) are not written; a row from a more complete source is not replaced. The
+   * version moves when any row was written. Any failure rolls all of it back.
+   */
+  async applyImport(input: CatalogImport): Promise<CatalogImportOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const { catalog, created } = await this.claim(trx, input.catalog, input.kind);
+      const now = new Date().toISOString();
+      const total = input.sets.length + input.cardCount;
+      let written = 0;
+      const progress = (n: number) => {
+        written += n;
+        input.onProgress?.(written, total);
+      };
+
+      const existingSets = new Map((await trx.selectFrom('catalog_sets').select(['code', 'content_hash', 'source_rank']).where('catalog_id', '=', catalog.id).execute()).map((r) => [r.code, r]));
+      const sets = emptyCounts();
+      const setRows: Insertable<CatalogSetsTable>[] = [];
+      for (const s of input.sets) {
+        const content_hash = hashOf([input.source, s.code, s.name, s.series, s.printedTotal, s.total, s.releaseDate, s.extra]);
+        const before = existingSets.get(s.code);
+        if (before && Number(before.source_rank) > input.rank) sets.kept++;
+        else if (before && before.content_hash === content_hash) sets.unchanged++;
+        else {
+          if (before) sets.updated++;
+          else sets.created++;
+          setRows.push({
+            catalog_id: catalog.id,
+            code: s.code,
+            name: s.name,
+            series: s.series,
+            printed_total: s.printedTotal,
+            total: s.total,
+            release_date: s.releaseDate,
+            extra: JSON.stringify(s.extra),
+            source: input.source,
+            source_rank: input.rank,
+            content_hash,
+            created_at: now,
+            updated_at: now,
+          });
+        }
+      }
+      for (let i = 0; i < setRows.length; i += batchRows) {
+        const batch = setRows.slice(i, i + batchRows);
+        await trx
+          .insertInto('catalog_sets')
+          .values(batch)
+          .onConflict((oc) =>
+            oc.columns(['catalog_id', 'code']).doUpdateSet((eb) => ({
+              name: eb.ref('excluded.name'),
+              series: eb.ref('excluded.series'),
+              printed_total: eb.ref('excluded.printed_total'),
+              total: eb.ref('excluded.total'),
+              release_date: eb.ref('excluded.release_date'),
+              extra: eb.ref('excluded.extra'),
+              source: eb.ref('excluded.source'),
+              source_rank: eb.ref('excluded.source_rank'),
+              content_hash: eb.ref('excluded.content_hash'),
+              updated_at: eb.ref('excluded.updated_at'),
+            })),
+          )
+          .execute();
+        progress(batch.length);
+      }
+      progress(input.sets.length - setRows.length);
+
+      const existingCards = new Map((await trx.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank']).where('catalog_id', '=', catalog.id).execute()).map((r) => [r.card_key, r]));
+      const cards = emptyCounts();
+      let batch: Insertable<CatalogCardsTable>[] = [];
+      let skipped = 0;
+      const flush = async () => {
+        if (batch.length === 0) return;
+        await trx
+          .insertInto('catalog_cards')
+          .values(batch)
+          .onConflict((oc) =>
+            oc.columns(['catalog_id', 'card_key']).doUpdateSet((eb) => ({
+              set_code: eb.ref('excluded.set_code'),
+              set_name: eb.ref('excluded.set_name'),
+              name: eb.ref('excluded.name'),
+              name_norm: eb.ref('excluded.name_norm'),
+              number: eb.ref('excluded.number'),
+              number_norm: eb.ref('excluded.number_norm'),
+              rarity: eb.ref('excluded.rarity'),
+              year: eb.ref('excluded.year'),
+              fields: eb.ref('excluded.fields'),
+              links: eb.ref('excluded.links'),
+              aliases: eb.ref('excluded.aliases'),
+              flags: eb.ref('excluded.flags'),
+              source: eb.ref('excluded.source'),
+              source_rank: eb.ref('excluded.source_rank'),
+              content_hash: eb.ref('excluded.content_hash'),
+              updated_at: eb.ref('excluded.updated_at'),
+            })),
+          )
+          .execute();
+        progress(batch.length + skipped);
+        batch = [];
+        skipped = 0;
+      };
+      for (const c of input.cards) {
+        const fields = JSON.stringify(c.fields);
+        const links = JSON.stringify(c.links);
+        const aliases = JSON.stringify(c.aliases);
+        const flags = JSON.stringify(c.flags);
+        const content_hash = hashOf([input.source, c.key, c.name, c.nameNorm, c.setCode, c.setName, c.number, c.numberNorm, c.rarity, c.year, fields, links, aliases, flags]);
+        const before = existingCards.get(c.key);
+        if (before && Number(before.source_rank) > input.rank) {
+          cards.kept++;
+          skipped++;
+          continue;
+        }
+        if (before && before.content_hash === content_hash) {
+          cards.unchanged++;
+          skipped++;
+          continue;
+        }
+        if (before) cards.updated++;
+        else cards.created++;
+        batch.push({
+          catalog_id: catalog.id,
+          card_key: c.key,
+          set_code: c.setCode,
+          set_name: c.setName,
+          name: c.name,
+          name_norm: c.nameNorm,
+          number: c.number,
+          number_norm: c.numberNorm,
+          rarity: c.rarity,
+          year: c.year,
+          fields,
+          links,
+          aliases,
+          flags,
+          source: input.source,
+          source_rank: input.rank,
+          content_hash,
+          created_at: now,
+          updated_at: now,
+        });
+        if (batch.length >= batchRows) await flush();
+      }
+      await flush();
+      if (skipped) progress(skipped);
+
+      const changed = sets.created + sets.updated + cards.created + cards.updated > 0;
+      const row = await trx
+        .updateTable('catalogs')
+        .set({
+          version: changed ? catalog.version + 1 : catalog.version,
+          card_count: existingCards.size + cards.created,
+          set_count: existingSets.size + sets.created,
+          ...(changed ? { updated_at: now } : {}),
+        })
+        .where('id', '=', catalog.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      return { catalog: this.toSummary(row), createdCatalog: created, sets, cards };
+    });
+  }
+}
