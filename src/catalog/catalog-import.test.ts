@@ -1,0 +1,221 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type TestStore } from '../../test/helpers/catalogs.ts';
+import { backends } from '../../test/helpers/harness.ts';
+import { CatalogKindConflict } from '../store/catalog-store.ts';
+import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
+import { parseColumnMap } from './formats/generic-csv.ts';
+import { CatalogFileError } from './record-stream.ts';
+
+if (!sharedPresent) console.warn(`catalog import tests on the full catalogs skipped: ${sharedCatalogs} is absent (the shared folder beside the project)`);
+
+/** Every fixture as one import request, by catalog kind. */
+const requests: Record<string, CatalogImportRequest> = {
+  pokemon: { kind: 'pokemon', catalog: 'pokemon', files: { cards: fixture('pokemon/cards.json'), sets: fixture('pokemon/sets.json') } },
+  mtgjson: { kind: 'mtg', catalog: 'mtg', files: { cards: fixture('mtg/mtgjson-printings.json.gz'), sets: fixture('mtg/mtgjson-sets.json') } },
+  pool: { kind: 'mtg', catalog: 'mtg', files: { cards: fixture('mtg/booster-pool-supplement.json') } },
+  scryfall: { kind: 'mtg', catalog: 'mtg', files: { cards: fixture('mtg/scryfall-default-cards.json') } },
+  yugioh: { kind: 'yugioh', catalog: 'yugioh', files: { cards: fixture('yugioh/cards.json') } },
+  yugiohCsv: { kind: 'yugioh', catalog: 'yugioh-printings', files: { csv: fixture('yugioh/printings_en.csv') } },
+  sports: { kind: 'sports', catalog: 'sports', files: { csv: fixture('sports/topps_checklist.csv') } },
+  comics: { kind: 'comics', catalog: 'comics', files: { file: fixture('comics/marvel_comics.json') } },
+  comicsRecent: { kind: 'comics', catalog: 'comics', files: { file: fixture('comics/marvel_recent_issues_with_year.json') } },
+  csv: { kind: 'csv', catalog: 'binder', files: { csv: fixture('csv/binder.csv') }, map: parseColumnMap('name=Card Name,number=No.,set_code=Set') },
+};
+
+describe('which files an import takes', () => {
+  it('takes the cards file per kind and refuses files the kind does not read', () => {
+    expect(inputsOf('pokemon', { cards: 'c.json', sets: 's.json' })).toEqual({ main: 'c.json', sets: 's.json' });
+    expect(inputsOf('yugioh', { csv: 'p.csv' })).toEqual({ main: 'p.csv' });
+    expect(() => inputsOf('pokemon', { sets: 's.json' })).toThrow(new CatalogRequestError('--kind pokemon needs --cards'));
+    expect(() => inputsOf('yugioh', { cards: 'c.json', csv: 'p.csv' })).toThrow(/takes one of --cards or --csv, not 2/);
+    expect(() => inputsOf('sports', { csv: 'c.csv', sets: 's.json' })).toThrow(/does not take --sets/);
+  });
+});
+
+describe.each(backends)('catalog import (%s)', (backend) => {
+  let t: TestStore;
+  let files: Awaited<ReturnType<typeof scratchDir>>;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    files = await scratchDir();
+  });
+  afterAll(async () => {
+    await t.close();
+    await files.remove();
+  });
+  const run = (request: CatalogImportRequest) => importCatalog(t.catalogs, request);
+  const failure = async (request: CatalogImportRequest): Promise<CatalogFileError> => {
+    const err = await run(request).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CatalogFileError);
+    return err as CatalogFileError;
+  };
+  /** Everything a catalog holds, to compare before and after a failed import. */
+  const snapshot = async (name: string) => {
+    const c = (await t.catalogs.get(name))!;
+    return { catalog: c, cards: await t.catalogs.cards(c.id, { limit: 10_000 }), sets: await t.catalogs.sets(c.id) };
+  };
+
+  it.each(Object.keys(requests))('imports the %s fixture, and a second import creates nothing and keeps the version', async (name) => {
+    const request = { ...requests[name]!, catalog: `again-${name}` };
+    const first = await run(request);
+    expect(first.created_catalog).toBe(true);
+    expect(first.version).toBe(1);
+    expect(first.cards.created).toBeGreaterThan(0);
+    expect(first.cards.total).toBe(first.cards.created);
+    const second = await run(request);
+    expect(second).toMatchObject({ created_catalog: false, version: 1 });
+    expect(second.cards).toMatchObject({ created: 0, updated: 0, unchanged: first.cards.created, kept: 0, total: first.cards.total });
+    expect(second.sets).toMatchObject({ created: 0, updated: 0, unchanged: first.sets.created });
+    expect(second.remarks).toEqual(first.remarks);
+  });
+
+  it('imports Pokémon cards with folded names and numbers for lookups', async () => {
+    const result = await run(requests.pokemon!);
+    expect(result).toMatchObject({ catalog: 'pokemon', kind: 'pokemon', format: 'pokemon', records: 8, sets: { created: 2, total: 2 }, cards: { created: 6, total: 6, duplicates: 0 }, remarks: [] });
+    expect(result.seconds.read).toBeGreaterThanOrEqual(0);
+    const c = (await t.catalogs.get('pokemon'))!;
+    expect(await t.catalogs.card(c.id, 'tst1-2')).toMatchObject({ name: 'Émberon', nameNorm: 'emberon', setName: 'Test Base', year: '2001' });
+    expect(await t.catalogs.card(c.id, 'tst1-3')).toMatchObject({ nameNorm: 'glimmothf', number: '003', numberNorm: '3' });
+    expect((await t.catalogs.cardsByNumber(c.id, 'TG5')).map((x) => x.key)).toEqual(['tst2pt5-TG05']);
+    expect((await t.catalogs.cardsByNumber(c.id, '3', 'tst1')).map((x) => x.key)).toEqual(['tst1-3']);
+  });
+
+  it('bumps the version only when a re-import changes something', async () => {
+    const request = { ...requests.pokemon!, catalog: 'pokemon-bump' };
+    await run(request);
+    const text = (await fs.readFile(fixture('pokemon/cards.json'), 'utf8')).replace('"hp":"90"', '"hp":"100"');
+    const changed = await run({ ...request, files: { ...request.files, cards: await files.write('changed.json', text) } });
+    expect(changed.version).toBe(2);
+    expect(changed.cards).toMatchObject({ created: 0, updated: 1, unchanged: 5 });
+    expect(changed.sets).toMatchObject({ unchanged: 2 });
+    const same = await run({ ...request, files: { ...request.files, cards: path.join(files.dir, 'changed.json') } });
+    expect(same.version).toBe(2);
+    expect(same.cards.updated).toBe(0);
+  });
+
+  it('a malformed JSON line fails naming the file and line, and leaves the catalog as it was', async () => {
+    await run({ ...requests.pokemon!, catalog: 'pokemon-broken' });
+    const before = await snapshot('pokemon-broken');
+    const lines = (await fs.readFile(fixture('pokemon/cards.json'), 'utf8')).split('\n');
+    // A changed first card (that must not be stored) and a broken fifth.
+    lines[1] = lines[1]!.replace('"hp":"60"', '"hp":"61"');
+    lines[5] = lines[5]!.replace('"number":"TG05",', '"number":"TG05",,');
+    const broken = await files.write('broken.json', lines.join('\n'));
+    const err = await failure({ ...requests.pokemon!, catalog: 'pokemon-broken', files: { cards: broken, sets: fixture('pokemon/sets.json') } });
+    expect(err.message).toMatch(new RegExp(`^${broken.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 6 \\(record 5\\): is not valid JSON`));
+    expect(await snapshot('pokemon-broken')).toEqual(before);
+    // Into a new catalog: not even the catalog is made.
+    await failure({ ...requests.pokemon!, catalog: 'pokemon-never', files: { cards: broken } });
+    expect(await t.catalogs.get('pokemon-never')).toBeNull();
+  });
+
+  it('a broken CSV quote and a missing column fail naming file and line, and leave the catalog as it was', async () => {
+    await run({ ...requests.sports!, catalog: 'sports-broken' });
+    const before = await snapshot('sports-broken');
+    const text = await fs.readFile(fixture('sports/topps_checklist.csv'), 'utf8');
+    const quote = await files.write('quote.csv', text.replace('1,Test Slugger,Test City Testers,,base', '1,Test Slugger,Test City "Testers",,base'));
+    expect((await failure({ ...requests.sports!, catalog: 'sports-broken', files: { csv: quote } })).message).toBe(`${quote} line 2: a quote inside an unquoted field (field 7)`);
+    const column = await files.write('column.csv', text.replace('set_name,', 'set,'));
+    expect((await failure({ ...requests.sports!, catalog: 'sports-broken', files: { csv: column } })).message).toMatch(/column\.csv line 1: the header lacks "set_name"/);
+    const short = await files.write('short.csv', text.replace(',Veteran Tester,Test Bay Bashers,', ',Veteran Tester,'));
+    expect((await failure({ ...requests.sports!, catalog: 'sports-broken', files: { csv: short } })).message).toMatch(/short\.csv line 6: 9 fields where the header has 10 columns/);
+    expect(await snapshot('sports-broken')).toEqual(before);
+  });
+
+  it('merges MTG faces into one card with uuid aliases, and spells Conflux CON', async () => {
+    const result = await run({ ...requests.mtgjson!, catalog: 'mtg-faces' });
+    expect(result).toMatchObject({ format: 'mtgjson', records: 10, cards: { created: 6 }, sets: { created: 3 } });
+    const c = (await t.catalogs.get('mtg-faces'))!;
+    expect(await t.catalogs.card(c.id, 'aaaaaaaa-0000-4000-8000-000000000003')).toMatchObject({
+      name: 'Frost Test // Flame Test',
+      nameNorm: 'frosttestflametest',
+      aliases: ['00000000-0000-5000-8000-00000000003a', '00000000-0000-5000-8000-00000000003b'],
+      source: 'mtgjson',
+    });
+    expect((await t.catalogs.cardsByNumber(c.id, '17', 'CON')).map((x) => x.name)).toEqual(['Conflux Tester']);
+    expect(await t.catalogs.cardsByNumber(c.id, '17', 'CON_')).toEqual([]);
+    expect((await t.catalogs.sets(c.id)).map((s) => s.code)).toEqual(['CON', 'OTST', 'TST']);
+  });
+
+  it('never lets the booster pool replace an MTGJSON card, in either order', async () => {
+    const angel = 'aaaaaaaa-0000-4000-8000-000000000001';
+    await run({ ...requests.mtgjson!, catalog: 'mtg-rank' });
+    const pool = await run({ ...requests.pool!, catalog: 'mtg-rank' });
+    expect(pool).toMatchObject({ format: 'mtg-pool', version: 2, cards: { created: 2, kept: 1, total: 8 }, sets: { created: 2, total: 5 } });
+    const c = (await t.catalogs.get('mtg-rank'))!;
+    expect(await t.catalogs.card(c.id, angel)).toMatchObject({ source: 'mtgjson', aliases: ['00000000-0000-5000-8000-000000000001'] });
+    // Pool first: MTGJSON's fuller row replaces the pool's.
+    await run({ ...requests.pool!, catalog: 'mtg-rank-2' });
+    const c2 = (await t.catalogs.get('mtg-rank-2'))!;
+    expect(await t.catalogs.card(c2.id, angel)).toMatchObject({ source: 'mtg-pool', aliases: [] });
+    const full = await run({ ...requests.mtgjson!, catalog: 'mtg-rank-2' });
+    expect(full.cards).toMatchObject({ created: 5, updated: 1, kept: 0 });
+    expect(await t.catalogs.card(c2.id, angel)).toMatchObject({ source: 'mtgjson', fields: { uuid: '00000000-0000-5000-8000-000000000001' } });
+    // And a pool re-import after that keeps it.
+    expect((await run({ ...requests.pool!, catalog: 'mtg-rank-2' })).cards).toMatchObject({ kept: 1, updated: 0, unchanged: 2 });
+  });
+
+  it('keeps Yu-Gi-Oh! placeholder codes out of number lookups', async () => {
+    await run({ ...requests.yugioh!, catalog: 'ygo' });
+    const c = (await t.catalogs.get('ygo'))!;
+    expect((await t.catalogs.cardsByNumber(c.id, 'TST-EN001')).map((x) => x.rarity)).toEqual(['Ultra Rare']);
+    const rows = await t.catalogs.cards(c.id, { limit: 100 });
+    const placeholders = rows.filter((r) => r.number === 'BETT-EN0??');
+    expect(placeholders).toHaveLength(2);
+    expect(placeholders.every((r) => r.numberNorm === null && r.flags.includes('placeholder_code'))).toBe(true);
+  });
+
+  it('refuses to import cards of another kind into a catalog before reading the file', async () => {
+    await run({ ...requests.sports!, catalog: 'kind-clash' });
+    const err = await run({ ...requests.pokemon!, catalog: 'kind-clash', files: { cards: path.join(files.dir, 'does-not-exist.json') } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CatalogKindConflict);
+  });
+
+  describe.skipIf(!sharedPresent)('the full catalogs in ../shared', () => {
+    let pokemon: CatalogImportResult;
+    let mtg: CatalogImportResult;
+    beforeAll(async () => {
+      pokemon = await run({ kind: 'pokemon', catalog: 'pokemon-full', files: { cards: path.join(sharedCatalogs, 'pokemon/cards.json'), sets: path.join(sharedCatalogs, 'pokemon/sets.json') } });
+      mtg = await run({ kind: 'mtg', catalog: 'mtg-full', files: { cards: path.join(sharedCatalogs, 'mtg/mtgjson_printings.json.gz'), sets: path.join(sharedCatalogs, 'mtg/mtgjson_sets.json') } });
+    }, 300_000);
+
+    it('Pokémon: 20,202 cards in 172 sets, and a re-import changes nothing', async () => {
+      expect(pokemon).toMatchObject({ cards: { created: 20_202, total: 20_202, duplicates: 0 }, sets: { created: 172, total: 172 }, remarks: [] });
+      console.log(`full Pokémon catalog (${backend}): read ${pokemon.seconds.read} s, write ${pokemon.seconds.write} s`);
+      const again = await run({ kind: 'pokemon', catalog: 'pokemon-full', files: { cards: path.join(sharedCatalogs, 'pokemon/cards.json'), sets: path.join(sharedCatalogs, 'pokemon/sets.json') } });
+      expect(again).toMatchObject({ version: 1, cards: { created: 0, updated: 0, unchanged: 20_202 }, sets: { unchanged: 172 } });
+    }, 300_000);
+
+    it('MTG: 58,638 cards from 59,634 faces, and all 79 required printings found by their MTGJSON uuid', async () => {
+      expect(mtg).toMatchObject({ cards: { created: 58_638, total: 58_638 }, sets: { created: 579 } });
+      console.log(`full MTGJSON catalog (${backend}): read ${mtg.seconds.read} s, write ${mtg.seconds.write} s`);
+      const { present } = JSON.parse(await fs.readFile(path.join(sharedCatalogs, 'mtg/required_printings_check.json'), 'utf8')) as {
+        present: { name: string; setCode: string; number: string; mtgjson_uuid: string; scryfallId: string }[];
+      };
+      expect(present).toHaveLength(79);
+      // Every uuid of the catalog, walked in pages as an index build would.
+      const c = (await t.catalogs.get('mtg-full'))!;
+      const byUuid = new Map<string, { key: string; name: string; setCode: string | null; number: string | null }>();
+      for (let after: string | undefined; ; ) {
+        const page = await t.catalogs.cards(c.id, { ...(after === undefined ? {} : { after }), limit: 5000 });
+        for (const card of page) for (const uuid of card.aliases) byUuid.set(uuid, card);
+        if (page.length < 5000) break;
+        after = page.at(-1)!.key;
+      }
+      expect(byUuid.size).toBe(59_634);
+      const missing = present.filter((p) => {
+        const card = byUuid.get(p.mtgjson_uuid);
+        return !card || card.key !== p.scryfallId || card.name !== p.name || card.number !== p.number;
+      });
+      expect(missing.map((p) => `${p.name} (${p.setCode})`)).toEqual([]);
+    }, 300_000);
+
+    it('Conflux is found under CON (its printed code)', async () => {
+      const c = (await t.catalogs.get('mtg-full'))!;
+      expect((await t.catalogs.cardsByNumber(c.id, '1', 'CON')).map((x) => x.name)).toEqual(['Aerie Mystics']);
+      expect((await t.catalogs.sets(c.id)).filter((s) => s.code.startsWith('CON')).map((s) => [s.code, s.name])).toEqual([['CON', 'Conflux']]);
+    });
+  });
+});

@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
+import { CatalogFileError } from '../record-stream.ts';
+import { readComics } from './comics.ts';
+
+let files: Awaited<ReturnType<typeof scratchDir>>;
+beforeAll(async () => {
+  files = await scratchDir();
+});
+afterAll(() => files.remove());
+
+describe('comics (Marvel subset)', () => {
+  it('keys issues by Marvel id; the series is the name, the volume start its origin date, not its year', async () => {
+    const read = await readComics(fixture('comics/marvel_comics.json'), readContext());
+    expect(read).toMatchObject({ format: 'comics', rank: 2, records: 3 });
+    expect([...read.cards.rows.keys()]).toEqual(['100001', '100002', '100003']);
+    // A collected edition without parsed fields is named by its title.
+    expect(read.cards.rows.get('100001')!.row).toMatchObject({ name: 'Test Ronin (Hardcover)', number: null, setName: 'Marvel', year: null });
+    const issue = read.cards.rows.get('100002')!.row;
+    expect(issue).toMatchObject({ name: 'Amazing Tester', number: '4', year: null });
+    expect(issue.fields).toMatchObject({ title: 'Amazing Tester (2014) #4', origin_date: '2014', marvel_comic_id: 100002, format: 'Comic', page_count: 32 });
+    expect(read.cards.rows.get('100003')!.row).toMatchObject({ year: '2015', fields: { variant: 'Variant' } });
+  });
+
+  it('keys issues without ids by title, and by cover file when one title is several products', async () => {
+    const read = await readComics(fixture('comics/marvel_recent_issues_with_year.json'), readContext());
+    expect([...read.cards.rows.keys()]).toEqual(['title:Immortal Tester (2023) #13|aaaa0001', 'title:Tester Omnibus (Hardcover)|aaaa0002', 'title:Tester Omnibus (Hardcover)|aaaa0003']);
+    expect(read.cards.rows.get('title:Immortal Tester (2023) #13|aaaa0001')!.row).toMatchObject({ name: 'Immortal Tester', number: '13', year: '2024', fields: { origin_date: '2023' } });
+  });
+
+  it('reads a CSV with the same columns, and names a header without a title', async () => {
+    const csv = await files.write('comics.csv', 'title,publisher,series,issue_number,series_start_year,publication_year,marvel_character_ids\nTester (2020) #1,Marvel,Tester,1,2020,2020,1;2\n');
+    const read = await readComics(csv, readContext());
+    expect(read.cards.rows.get('title:Tester (2020) #1')!.row).toMatchObject({ name: 'Tester', number: '1', year: '2020', fields: { marvel_character_ids: ['1', '2'] } });
+    const noTitle = await files.write('no-title.csv', 'name,publisher\nX,Marvel\n');
+    const err = await readComics(noTitle, readContext()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CatalogFileError);
+    expect((err as Error).message).toMatch(/no-title\.csv line 1: the header lacks "title"/);
+  });
+});

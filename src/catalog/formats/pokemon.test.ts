@@ -1,0 +1,92 @@
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
+import { CatalogFileError } from '../record-stream.ts';
+import { readPokemon } from './pokemon.ts';
+
+const cards = fixture('pokemon/cards.json');
+const sets = fixture('pokemon/sets.json');
+
+let files: Awaited<ReturnType<typeof scratchDir>>;
+beforeAll(async () => {
+  files = await scratchDir();
+});
+afterAll(() => files.remove());
+
+async function failure(p: Promise<unknown>): Promise<CatalogFileError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CatalogFileError);
+  return err as CatalogFileError;
+}
+
+describe('Pokémon TCG data files', () => {
+  it('reads cards and sets; a card takes its set name and release year', async () => {
+    const ctx = readContext();
+    const read = await readPokemon({ cards, sets }, ctx);
+    expect(read).toMatchObject({ format: 'pokemon', rank: 2, records: 8 });
+    expect(read.sets.map((s) => [s.code, s.name, s.printedTotal, s.total, s.releaseDate])).toEqual([
+      ['tst1', 'Test Base', 3, 4, '2001-02-03'],
+      ['tst2pt5', 'Gallery Test', 30, 31, '2022-05-06'],
+    ]);
+    expect(read.sets[0]!.extra).toMatchObject({ ptcgoCode: 'TB', cardsInFile: 4 });
+    // A null ptcgoCode is not kept as a value.
+    expect(read.sets[1]!.extra).not.toHaveProperty('ptcgoCode');
+    expect([...read.cards.rows.keys()]).toEqual(['tst1-1', 'tst1-2', 'tst1-3', 'tst1-4', 'tst2pt5-TG05', 'tst2pt5-12']);
+    const tg = read.cards.rows.get('tst2pt5-TG05')!.row;
+    expect(tg).toMatchObject({ name: 'Field Researcher', setCode: 'tst2pt5', setName: 'Gallery Test', number: 'TG05', rarity: 'Trainer Gallery Rare Holo', year: '2022' });
+    expect(tg.fields).toMatchObject({ supertype: 'Trainer', subtypes: ['Supporter'], regulationMark: 'F', images: { small: expect.stringContaining('TG05.png') } });
+    // Taken columns are not repeated in fields.
+    expect(tg.fields).not.toHaveProperty('name');
+    expect(tg.fields).not.toHaveProperty('number');
+    // A card without a rarity (295 in the real file) keeps null.
+    expect(read.cards.rows.get('tst1-3')!.row.rarity).toBeNull();
+    expect(ctx.remarks.list()).toEqual([]);
+  });
+
+  it('without a sets file, says how many cards name an unknown set and leaves their set name and year empty', async () => {
+    const ctx = readContext();
+    const read = await readPokemon({ cards }, ctx);
+    expect(read.cards.rows.get('tst1-1')!.row).toMatchObject({ setName: null, year: null });
+    expect(ctx.remarks.list()).toEqual(['6 cards name a set that is in neither the sets file nor the catalog: no set name or year for them (first: "tst1" on line 2)']);
+  });
+
+  it('takes the sets a catalog already holds for cards imported without a sets file', async () => {
+    const known = new Map([['tst1', { code: 'tst1', name: 'Known Base', series: null, printedTotal: 3, total: 4, releaseDate: '1999-01-09', extra: {} }]]);
+    const ctx = readContext(known);
+    const read = await readPokemon({ cards }, ctx);
+    expect(read.cards.rows.get('tst1-2')!.row).toMatchObject({ setName: 'Known Base', year: '1999' });
+    expect(ctx.remarks.list()).toEqual(['2 cards name a set that is in neither the sets file nor the catalog: no set name or year for them (first: "tst2pt5" on line 6)']);
+  });
+
+  it('names the line and field of a card without a number, or with a field of the wrong type', async () => {
+    const lines = (await fs.readFile(cards, 'utf8')).split('\n');
+    const noNumber = lines.map((l, i) => (i === 2 ? l.replace('"number":"2",', '') : l)).join('\n');
+    const err = await failure(readPokemon({ cards: await files.write('no-number.json', noNumber) }, readContext()));
+    expect(err.message).toBe(`${files.dir}/no-number.json line 3 (record 2): "number" is missing`);
+    const badTypes = lines.map((l, i) => (i === 4 ? l.replace('"types":["Lightning"]', '"types":"Lightning"') : l)).join('\n');
+    const typed = await failure(readPokemon({ cards: await files.write('bad-types.json', badTypes) }, readContext()));
+    expect(typed.message).toMatch(/bad-types\.json line 5 \(record 4\): "types" must be a list of text values, not "Lightning"/);
+  });
+
+  it('keeps an identical repeated card once and counts it; a repeated key with other values names both lines', async () => {
+    const lines = (await fs.readFile(cards, 'utf8')).split('\n');
+    const repeated = [...lines.slice(0, 6), lines[1], ...lines.slice(6)].join('\n');
+    const read = await readPokemon({ cards: await files.write('repeat.json', repeated) }, readContext());
+    expect(read.cards.duplicates).toBe(1);
+    expect(read.cards.rows.size).toBe(6);
+    const changed = [...lines.slice(0, 6), lines[1]!.replace('"hp":"60"', '"hp":"70"'), ...lines.slice(6)].join('\n');
+    const err = await failure(readPokemon({ cards: await files.write('clash.json', changed) }, readContext()));
+    expect(err.message).toMatch(/clash\.json line 7 \(record 6\): card "tst1-1" is already line 2 \(record 1\) with other values/);
+  });
+
+  it('names the set repeated in a sets file and a sets file that is not an array', async () => {
+    const text = await fs.readFile(sets, 'utf8');
+    const twice = text.replace('"id": "tst2pt5"', '"id": "tst1"');
+    expect((await failure(readPokemon({ cards, sets: await files.write('sets-twice.json', twice) }, readContext()))).message).toMatch(/line 14 \(record 2\): set "tst1" is already on line 2/);
+    const object = await files.write('sets-object.json', '{"data":[{"id":"x","name":"X"}]}');
+    expect((await failure(readPokemon({ cards, sets: object }, readContext()))).problem).toMatch(/a Pokémon sets file is a JSON array of sets/);
+  });
+});

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
+import { backends } from '../../test/helpers/harness.ts';
+import { CatalogKindConflict, type CatalogCardInput, type CatalogImport, type CatalogSetInput } from './catalog-store.ts';
+
+const card = (n: number, over: Partial<CatalogCardInput> = {}): CatalogCardInput => ({
+  key: `c-${n}`,
+  name: `Card ${n}`,
+  nameNorm: `card${n}`,
+  setCode: n % 2 ? 'S1' : 'S2',
+  setName: n % 2 ? 'Set One' : 'Set Two',
+  number: String(n).padStart(3, '0'),
+  numberNorm: String(n),
+  rarity: 'Common',
+  year: '2020',
+  fields: { hp: n, nested: { list: [1, 'two', null], ok: true } },
+  links: { scryfall: `https://scryfall.com/card/s1/${n}` },
+  aliases: [`alias-${n}`],
+  flags: n === 3 ? ['promo'] : [],
+  ...over,
+});
+
+const set = (code: string, over: Partial<CatalogSetInput> = {}): CatalogSetInput => ({ code, name: `Set ${code}`, series: 'Series', printedTotal: 100, total: 110, releaseDate: '2020-03-04', extra: { ptcgoCode: code }, ...over });
+
+const importOf = (catalog: string, cards: CatalogCardInput[], over: Partial<CatalogImport> = {}): CatalogImport => ({
+  catalog,
+  kind: 'pokemon',
+  source: 'pokemon',
+  rank: 2,
+  sets: [set('S1'), set('S2')],
+  cards,
+  cardCount: cards.length,
+  ...over,
+});
+
+describe.each(backends)('catalog store (%s)', (backend) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+  });
+  afterAll(() => t.close());
+
+  it('imports into a new catalog, then a same import changes nothing and keeps the version', async () => {
+    const cards = Array.from({ length: 1201 }, (_, i) => card(i + 1));
+    const first = await t.catalogs.applyImport(importOf('same', cards));
+    expect(first.createdCatalog).toBe(true);
+    expect(first.sets).toEqual({ created: 2, updated: 0, unchanged: 0, kept: 0 });
+    expect(first.cards).toEqual({ created: 1201, updated: 0, unchanged: 0, kept: 0 });
+    expect(first.catalog).toMatchObject({ name: 'same', kind: 'pokemon', version: 1, cards: 1201, sets: 2 });
+
+    const again = await t.catalogs.applyImport(importOf('same', cards));
+    expect(again.createdCatalog).toBe(false);
+    expect(again.sets).toEqual({ created: 0, updated: 0, unchanged: 2, kept: 0 });
+    expect(again.cards).toEqual({ created: 0, updated: 0, unchanged: 1201, kept: 0 });
+    expect(again.catalog.version).toBe(1);
+    expect(again.catalog.updatedAt).toBe(first.catalog.updatedAt);
+  });
+
+  it('moves the version when one card changes and counts what was created and updated', async () => {
+    const cards = [card(1), card(2), card(3)];
+    const v1 = await t.catalogs.applyImport(importOf('bump', cards));
+    const changed = [card(1), card(2, { rarity: 'Rare' }), card(3), card(4)];
+    const v2 = await t.catalogs.applyImport(importOf('bump', changed));
+    expect(v2.cards).toEqual({ created: 1, updated: 1, unchanged: 2, kept: 0 });
+    expect(v2.catalog).toMatchObject({ version: v1.catalog.version + 1, cards: 4 });
+    expect((await t.catalogs.card(v2.catalog.id, 'c-2'))!.rarity).toBe('Rare');
+    // A change in a JSON field alone is a change.
+    const v3 = await t.catalogs.applyImport(importOf('bump', [card(1, { fields: { hp: 999 } })]));
+    expect(v3.cards).toMatchObject({ updated: 1 });
+    expect(v3.catalog).toMatchObject({ version: 3, cards: 4 });
+    // A set change alone moves it too.
+    const v4 = await t.catalogs.applyImport(importOf('bump', [], { sets: [set('S1', { printedTotal: 101 })] }));
+    expect(v4.sets).toEqual({ created: 0, updated: 1, unchanged: 0, kept: 0 });
+    expect(v4.catalog.version).toBe(4);
+    expect((await t.catalogs.sets(v4.catalog.id)).find((s) => s.code === 'S1')!.printedTotal).toBe(101);
+  });
+
+  it('never replaces a row from a fuller source with one of a lower rank, whichever comes first', async () => {
+    const full = card(1, { fields: { uuid: 'u-1' }, aliases: ['u-1'] });
+    const poor = card(1, { fields: { pool: 'commons' }, aliases: [] });
+    const a = await t.catalogs.applyImport(importOf('rank-a', [full], { kind: 'mtg', source: 'mtgjson', rank: 2 }));
+    const kept = await t.catalogs.applyImport(importOf('rank-a', [poor, card(2)], { kind: 'mtg', source: 'mtg-pool', rank: 1, sets: [set('S1', { name: 'Pool name' })] }));
+    expect(kept.cards).toEqual({ created: 1, updated: 0, unchanged: 0, kept: 1 });
+    expect(kept.sets).toEqual({ created: 0, updated: 0, unchanged: 0, kept: 1 });
+    expect(kept.catalog.version).toBe(a.catalog.version + 1);
+    expect(await t.catalogs.card(a.catalog.id, 'c-1')).toMatchObject({ source: 'mtgjson', aliases: ['u-1'], fields: { uuid: 'u-1' } });
+    expect((await t.catalogs.sets(a.catalog.id)).find((s) => s.code === 'S1')!.name).toBe('Set S1');
+    // Only kept rows: nothing changed, so the version stays.
+    const only = await t.catalogs.applyImport(importOf('rank-a', [poor], { kind: 'mtg', source: 'mtg-pool', rank: 1, sets: [] }));
+    expect(only.cards).toEqual({ created: 0, updated: 0, unchanged: 0, kept: 1 });
+    expect(only.catalog.version).toBe(kept.catalog.version);
+
+    // The other order: the fuller source replaces the pool's row.
+    await t.catalogs.applyImport(importOf('rank-b', [poor], { kind: 'mtg', source: 'mtg-pool', rank: 1 }));
+    const replaced = await t.catalogs.applyImport(importOf('rank-b', [full], { kind: 'mtg', source: 'mtgjson', rank: 2 }));
+    expect(replaced.cards).toEqual({ created: 0, updated: 1, unchanged: 0, kept: 0 });
+    expect(await t.catalogs.card(replaced.catalog.id, 'c-1')).toMatchObject({ source: 'mtgjson', aliases: ['u-1'] });
+  });
+
+  it('rolls back everything when the import fails after rows were written, a new catalog included', async () => {
+    const base = await t.catalogs.applyImport(importOf('rollback', [card(1), card(2)]));
+    const failing = function* () {
+      yield card(1, { rarity: 'Changed' });
+      // Past one batch of 500, so rows were really written before the failure.
+      for (let i = 3; i < 800; i++) yield card(i);
+      throw new Error('disk on fire');
+    };
+    await expect(t.catalogs.applyImport(importOf('rollback', [], { cards: failing(), cardCount: 800 }))).rejects.toThrow('disk on fire');
+    const after = (await t.catalogs.get('rollback'))!;
+    expect(after).toMatchObject({ version: base.catalog.version, cards: 2 });
+    expect((await t.catalogs.card(after.id, 'c-1'))!.rarity).toBe('Common');
+    expect(await t.catalogs.card(after.id, 'c-500')).toBeNull();
+    expect(await t.catalogs.cards(after.id, { limit: 10 })).toHaveLength(2);
+
+    await expect(t.catalogs.applyImport(importOf('never-made', [], { cards: failing(), cardCount: 800 }))).rejects.toThrow('disk on fire');
+    expect(await t.catalogs.get('never-made')).toBeNull();
+  });
+
+  it('refuses cards of another kind into a catalog', async () => {
+    await t.catalogs.create('kinded', 'pokemon');
+    const err = await t.catalogs.applyImport(importOf('kinded', [card(1)], { kind: 'mtg' })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CatalogKindConflict);
+    expect(err).toMatchObject({ catalog: 'kinded', kind: 'pokemon' });
+    // create() of an existing catalog hands it back.
+    expect((await t.catalogs.create('kinded', 'pokemon')).cards).toBe(0);
+  });
+
+  it('reads cards back alike on both backends: JSON fields, dates as text, lookups by number and pages by key', async () => {
+    const { catalog } = await t.catalogs.applyImport(importOf('read', [card(1), card(2), card(3), card(11, { setCode: 'S1', numberNorm: '1', number: '1' })]));
+    const c3 = (await t.catalogs.card(catalog.id, 'c-3'))!;
+    expect(c3).toMatchObject({
+      key: 'c-3',
+      nameNorm: 'card3',
+      number: '003',
+      numberNorm: '3',
+      fields: { hp: 3, nested: { list: [1, 'two', null], ok: true } },
+      links: { scryfall: 'https://scryfall.com/card/s1/3' },
+      aliases: ['alias-3'],
+      flags: ['promo'],
+      source: 'pokemon',
+    });
+    expect(c3.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect((await t.catalogs.sets(catalog.id)).map((s) => [s.code, s.releaseDate, s.extra])).toEqual([
+      ['S1', '2020-03-04', { ptcgoCode: 'S1' }],
+      ['S2', '2020-03-04', { ptcgoCode: 'S2' }],
+    ]);
+    expect((await t.catalogs.cardsByNumber(catalog.id, '1')).map((c) => c.key)).toEqual(['c-1', 'c-11']);
+    expect((await t.catalogs.cardsByNumber(catalog.id, '2', 'S1')).map((c) => c.key)).toEqual([]);
+    expect((await t.catalogs.cardsByNumber(catalog.id, '2', 'S2')).map((c) => c.key)).toEqual(['c-2']);
+    const page1 = await t.catalogs.cards(catalog.id, { limit: 2 });
+    const page2 = await t.catalogs.cards(catalog.id, { after: page1.at(-1)!.key, limit: 2 });
+    expect([...page1, ...page2].map((c) => c.key)).toEqual(['c-1', 'c-11', 'c-2', 'c-3']);
+    expect(await t.catalogs.card(catalog.id, 'nope')).toBeNull();
+    expect((await t.catalogs.list()).map((c) => c.name)).toEqual(expect.arrayContaining(['read', 'same', 'bump']));
+  });
+});
