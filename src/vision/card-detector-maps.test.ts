@@ -69,6 +69,18 @@ describe('card detector maps', () => {
     expect(decodeCardMaps(cross)).toEqual([]);
   });
 
+  it('keeps a card with faint corners as a weak one, for the refiner to confirm', () => {
+    const quad: Quad = [[40, 20], [90, 20], [90, 90], [40, 90]];
+    const maps = mapsOf([{ quad }]);
+    const strong = decodeCardMaps(maps);
+    expect(strong.map((c) => c.strong)).toEqual([true]);
+    for (let i = 2 * N * N; i < 3 * N * N; i++) maps[i]! *= 0.3;
+    const [weak] = decodeCardMaps(maps);
+    expect(weak).toMatchObject({ strong: false });
+    expect(weak!.corners).toBeLessThan(0.4);
+    expect(weak!.quad.flat().map(Math.round)).toEqual(strong[0]!.quad.flat().map(Math.round));
+  });
+
   it('calls a card with a label beside it in one holder a slab, and gives the label box', () => {
     const quad: Quad = [[40, 50], [80, 50], [80, 106], [40, 106]];
     const [card] = decodeCardMaps(mapsOf([{ quad, holder: [[34, 20], [86, 20], [86, 112], [34, 112]], label: [37, 24, 83, 43] }]));

@@ -23,6 +23,13 @@ export const MIN_CARD_PROB = 0.6;
 const MIN_CORNERS = 0.4;
 /** Least share of the outline that the card's pixels fill (intersection over union): a card is a filled quadrilateral. */
 const MIN_FILL = 0.8;
+/**
+ * A card below those two but above these is still a candidate, a weak one: on close-ups the card
+ * map runs into the table and the corner map is faint (25 of the 89 train-split 720 x 960 photos
+ * of single cards had no card). The corner refiner must then be surer of it (card-detector.ts).
+ */
+const WEAK_MIN_CORNERS = 0.2;
+const WEAK_MIN_FILL = 0.6;
 /** Fewest map pixels a card covers (a card 5 map pixels wide, 1/25 of the photo's long side). */
 const MIN_CARD_PIXELS = 24;
 /** Narrowest shape (short side over long) taken as a card; a card is 0.72, a slab label strip 0.3. */
@@ -42,6 +49,8 @@ export interface MapCard {
   corners: number;
   /** How well the outline covers the card's pixels (intersection over union). */
   fill: number;
+  /** Corners and fill both reach the first limits; a weak card only the lower ones. */
+  strong: boolean;
 }
 
 export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = MAP_SIZE): MapCard[] {
@@ -124,8 +133,9 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
       return sum + peak / 4;
     }, 0);
     const fill = overlap(quad, pixelsOf);
-    if (corners < MIN_CORNERS || fill < MIN_FILL) return;
-    const card: MapCard = { quad, prob: round3(seedProb[id]! * Math.min(1, corners / 0.5)), kind: 'raw', pixels: pixelsOf, corners: round3(corners), fill: round3(fill) };
+    if (corners < WEAK_MIN_CORNERS || fill < WEAK_MIN_FILL) return;
+    const strong = corners >= MIN_CORNERS && fill >= MIN_FILL;
+    const card: MapCard = { quad, prob: round3(seedProb[id]! * Math.min(1, corners / 0.5)), kind: 'raw', pixels: pixelsOf, corners: round3(corners), fill: round3(fill), strong };
     Object.assign(card, holderOf(maps, quad, validW, validH));
     cards.push(card);
   });

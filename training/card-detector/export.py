@@ -1,6 +1,7 @@
 """Exports a training checkpoint to ONNX:
     python3 training/card-detector/export.py <checkpoint.pt> <out.onnx>              # the card detector
     python3 training/card-detector/export.py --corners <checkpoint.pt> <out.onnx>    # the corner refiner
+    python3 training/card-detector/export.py --verifier <checkpoint.pt> <out.onnx>   # the card verifier
 """
 import os
 import sys
@@ -10,12 +11,14 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import train  # noqa: E402
 import train_corners  # noqa: E402
+import train_verifier  # noqa: E402
 
 if __name__ == '__main__':
     torch.set_num_threads(1)
     args = sys.argv[1:]
-    corners = args[0] == '--corners'
-    ckpt, out = args[1:] if corners else args
-    model = train_corners.CornerNet() if corners else train.CardNet()
+    kind = args[0] if args[0] in ('--corners', '--verifier') else None
+    ckpt, out = args[1:] if kind else args
+    module = {'--corners': train_corners, '--verifier': train_verifier, None: train}[kind]
+    model = {'--corners': train_corners.CornerNet, '--verifier': train_verifier.Verifier, None: train.CardNet}[kind]()
     model.load_state_dict(torch.load(ckpt)['model'])
-    (train_corners.export if corners else train.export)(model, out)
+    module.export(model, out)

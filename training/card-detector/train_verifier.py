@@ -1,0 +1,287 @@
+"""The card verifier: is this outline a card? (docs/card-detector.md "The verifier")
+
+The first stage's maps and the corner refiner's doubt say where a card may be; on close-ups whose
+card map runs into the table, the maps' corner evidence is faint, and the gates that keep false
+cards out of leopard photos also drop those cards. The verifier looks at the candidate itself:
+the outline warped upright with a margin around it, VIEW_W x VIEW_H pixels, and says card or
+not. The server samples the view the same way (src/vision/card-verifier.ts):
+  - the outline is turned so its left side is the longer (portrait);
+  - view pixel (i, j) is the rectangle point ((-M + (i + 0.5) (1 + 2M) / VIEW_W) W,
+    (-M + (j + 0.5) (1 + 2M) / VIEW_H) H), W x H the mean lengths of opposite sides, through the
+    outline's homography; bilinear, black outside the photo (as corners.py).
+
+Positives: the train split's cards (corners placed by eye where there are some, the source's
+four-point polygons elsewhere; the refiner's dev fifth kept out), and generated scenes' cards, each
+outline moved by about 1 % of its short side as a refined outline is. Negatives: card-shaped
+outlines anywhere on the training backgrounds, on the train split's photos away from their cards,
+on the train split's photos of booster packs and deck boxes, on generated scenes away from their
+cards; and outlines of real cards that are not the card's: the art box, the card with the table
+around it, the card half off. A quarter of all samples, cards and not, are cut close around the
+outline, so that an outline on the photo's frame (a cropped scan, or a small photo taken whole) is
+decided by what it holds (v2, after v1 took 3.3 % of the Caltech photos whole for cards).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import corners
+import scenes
+from loop import SEED, add_common_args, cbr, to_input, train
+
+VIEW_W, VIEW_H = 64, 88
+MARGIN = 0.08
+# share of samples cut close around their outline (framed)
+FRAMED = 0.25
+
+
+def upright(quad: np.ndarray) -> np.ndarray:
+    q = scenes.order_quad(np.asarray(quad, np.float64))
+    if np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3]) > np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    return q
+
+
+def view_grid(quad: np.ndarray) -> np.ndarray:
+    H, w, h = corners.homography(quad)
+    u = (-MARGIN + (np.arange(VIEW_W) + 0.5) * (1 + 2 * MARGIN) / VIEW_W) * w
+    v = (-MARGIN + (np.arange(VIEW_H) + 0.5) * (1 + 2 * MARGIN) / VIEW_H) * h
+    uu, vv = np.meshgrid(u, v)
+    P = np.stack([uu, vv, np.ones_like(uu)], -1) @ H.T
+    return (P[..., :2] / P[..., 2:3]).astype(np.float32)
+
+
+def card_view(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    g = view_grid(upright(quad))
+    return cv2.remap(img, g[..., 0], g[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+class Verifier(nn.Module):
+    def __init__(self, c=(16, 32, 48, 64, 96)):
+        super().__init__()
+        layers, cin = [], 3
+        for co in c:
+            layers += [cbr(cin, co, 2), cbr(co, co)]
+            cin = co
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(cin, 1)
+
+    def forward(self, x):
+        return self.head(self.body(x).mean((2, 3)))[:, 0]
+
+
+class Exported(nn.Module):
+    """The probability, for the server."""
+
+    def __init__(self, m: Verifier):
+        super().__init__()
+        self.m = m
+
+    def forward(self, views):
+        return torch.sigmoid(self.m(views))
+
+
+def export(model: nn.Module, path: str):
+    model.eval()
+    torch.onnx.export(Exported(model), torch.zeros(1, 3, VIEW_H, VIEW_W), path, input_names=['views'], output_names=['card'], dynamic_axes={'views': {0: 'n'}, 'card': {0: 'n'}}, opset_version=17, dynamo=False)
+
+
+def jitter(rng: np.random.Generator, quad: np.ndarray, amount: float) -> np.ndarray:
+    w, h = corners.rect_of(quad)
+    return np.asarray(quad, np.float64) + rng.normal(0, amount * min(w, h), (4, 2))
+
+
+def random_quad(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """A card-shaped outline (side ratio within 0.1 of 63:88, as the detector's shape rule keeps) anywhere in a w x h image."""
+    size = min(w, h) * rng.uniform(0.15, 0.95)
+    aspect = 63 / 88 + rng.uniform(-0.09, 0.09)
+    M = scenes.card_homography(rng, 100, int(100 / aspect), rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h, size, rng.uniform(-math.pi, math.pi), rng.uniform(0, 0.04))
+    return scenes.apply(M, [[0, 0], [100, 0], [100, int(100 / aspect)], [0, int(100 / aspect)]])
+
+
+def overlaps(q: np.ndarray, cards: list[np.ndarray], limit: float = 0.2) -> bool:
+    """Whether q covers a share over `limit` of any card (or a card covers that share of q)."""
+    a = cv2.contourArea(q.astype(np.float32))
+    for c in cards:
+        inter, _ = cv2.intersectConvexConvex(q.astype(np.float32), c.astype(np.float32))
+        if inter > limit * min(a, cv2.contourArea(c.astype(np.float32))):
+            return True
+    return False
+
+
+def wrong_outline(rng: np.random.Generator, quad: np.ndarray) -> np.ndarray:
+    """An outline of a real card that is not its outline: inside it (an art box, an inner frame), around it with the table, or half off it."""
+    q = np.asarray(quad, np.float64)
+    c = q.mean(0)
+    kind = rng.integers(3)
+    if kind == 0:
+        # an art box sits high on the card
+        s = rng.uniform(0.5, 0.82)
+        shift = (q[0] + q[1] - q[2] - q[3]) / 4 * rng.uniform(0, 0.4)
+        return (q - c) * s + c + shift
+    if kind == 1:
+        return (q - c) * rng.uniform(1.18, 1.7) + c
+    w, h = corners.rect_of(q)
+    d = rng.uniform(0.2, 0.6) * min(w, h)
+    a = rng.uniform(0, 2 * math.pi)
+    return q + [d * math.cos(a), d * math.sin(a)]
+
+
+class Pool:
+    """Everything the samples are cut from, loaded once per data worker."""
+
+    def __init__(self, backgrounds: str, labels: str, scene_count: int, seed: int):
+        lib = scenes.Library(backgrounds, real_faces=True, hand_labels=labels)
+        self.backgrounds = lib.backgrounds
+        self.real: list[tuple[np.ndarray, list[np.ndarray]]] = []
+        self.dev: list[tuple[np.ndarray, list[np.ndarray]]] = []
+        self.empty: list[np.ndarray] = []
+        hand = {p['file'].removeprefix('real_card_photos/'): p for p in json.load(open(labels))['photos']} if labels else {}
+        manifest = json.load(open(os.path.join(scenes.DATASETS, 'real_card_photos/manifest.json')))
+        for f in manifest['files']:
+            if f['split'] != 'train' or not f['file'].startswith('shrey'):
+                continue
+            im = cv2.imread(os.path.join(scenes.DATASETS, 'real_card_photos', f['file']), cv2.IMREAD_COLOR)
+            if im is None:
+                continue
+            if not f['labels']['cards']:
+                self.empty.append(im)
+                continue
+            if f['file'] in hand:
+                quads = [scenes.order_quad(np.array(c['corners'], np.float64)) for c in hand[f['file']]['cards'] if not c.get('hidden')]
+            else:
+                quads = [scenes.order_quad(np.array(c['polygon'], np.float64)) for c in f['labels']['cards'] if c.get('polygon') and len(c['polygon']) == 4]
+            # a card labelled with a box only is somewhere: no negatives may be cut near it
+            boxes = [np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float64) for b in (c['box'] for c in f['labels']['cards'])]
+            entry = (im, quads, boxes)
+            (self.dev if corners.in_dev(f['file']) else self.real).append(entry)
+        rng = np.random.default_rng(seed)
+        self.scenes = []
+        for _ in range(scene_count):
+            s = scenes.generate(rng, lib, long=int(rng.integers(384, 641)))
+            self.scenes.append((np.clip(s.img, 0, 255).astype(np.uint8), s.cards, s.holders + s.labels))
+
+
+def framed(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The view of an outline, a quarter of the time with the photo cut close around it: a
+    scanned or cropped card fills its image, and so does a small photo taken whole for a card
+    (a Caltech-like picture, its outline the photo's frame), so the frame itself must say nothing."""
+    if rng.random() < FRAMED:
+        h, w = im.shape[:2]
+        size = max(corners.rect_of(quad))
+        x0, y0 = quad.min(0) - rng.uniform(0, 0.03, 2) * size
+        x1, y1 = quad.max(0) + rng.uniform(0, 0.03, 2) * size
+        x0, y0 = max(0, int(x0)), max(0, int(y0))
+        x1, y1 = min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1)))
+        if x1 - x0 > 8 and y1 - y0 > 8:
+            return card_view(im[y0:y1, x0:x1], quad - [x0, y0])
+    return card_view(im, quad)
+
+
+def sample(rng: np.random.Generator, pool: Pool, entries) -> tuple[np.ndarray, float]:
+    r = rng.random()
+    if r < 0.3:
+        im, quads, _ = entries[rng.integers(len(entries))]
+        if quads:
+            q = quads[rng.integers(len(quads))]
+            if rng.random() < 0.5:
+                im = scenes.photo_effects(im, rng)
+            return framed(rng, im, jitter(rng, q, rng.uniform(0.002, 0.012))), 1.0
+    if r < 0.5 and pool.scenes:
+        im, cards, _ = pool.scenes[rng.integers(len(pool.scenes))]
+        if cards:
+            return framed(rng, im, jitter(rng, cards[rng.integers(len(cards))], rng.uniform(0.002, 0.012))), 1.0
+    if r < 0.62:
+        im, quads, _ = entries[rng.integers(len(entries))]
+        if quads:
+            return framed(rng, im, wrong_outline(rng, quads[rng.integers(len(quads))])), 0.0
+    # card-shaped outlines away from any card
+    src = rng.random()
+    if src < 0.35:
+        im, cards = pool.backgrounds[rng.integers(len(pool.backgrounds))], []
+    elif src < 0.55 and pool.empty:
+        im, cards = pool.empty[rng.integers(len(pool.empty))], []
+    elif src < 0.8 or not pool.scenes:
+        im, quads, boxes = entries[rng.integers(len(entries))]
+        cards = quads + boxes
+    else:
+        im, cards, holders = pool.scenes[rng.integers(len(pool.scenes))]
+        cards = cards + holders
+    for _ in range(20):
+        q = random_quad(rng, im.shape[1], im.shape[0])
+        if not overlaps(q, cards):
+            return framed(rng, im, q), 0.0
+    return framed(rng, pool.backgrounds[0], random_quad(rng, pool.backgrounds[0].shape[1], pool.backgrounds[0].shape[0])), 0.0
+
+
+class Samples(torch.utils.data.IterableDataset):
+    def __init__(self, backgrounds: str, labels: str, start: int, batch: int):
+        self.backgrounds, self.labels, self.start, self.batch = backgrounds, labels, start, batch
+
+    def __iter__(self):
+        pool = Pool(self.backgrounds, self.labels, 500, SEED)
+        seed = self.start
+        while True:
+            rng = np.random.default_rng(seed)
+            seed += 1
+            xs, ys = [], []
+            for _ in range(self.batch):
+                v, y = sample(rng, pool, pool.real)
+                if rng.random() < 0.5:
+                    v = v[::-1, ::-1]  # a card upside down
+                xs.append(to_input(np.ascontiguousarray(v)))
+                ys.append(y)
+            yield torch.stack(xs), torch.tensor(ys)
+
+
+def dev_set(backgrounds: str, labels: str, n: int = 1200):
+    """Views cut the same way from the dev fifth of the train split (never trained on)."""
+    pool = Pool(backgrounds, labels, 0, SEED + 1)
+    pool.scenes = []
+    rng = np.random.default_rng(SEED + 7)
+    xs, ys = [], []
+    while len(xs) < n:
+        v, y = sample(rng, pool, pool.dev)
+        xs.append(to_input(np.ascontiguousarray(v)))
+        ys.append(y)
+    return torch.stack(xs), torch.tensor(ys)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    add_common_args(ap, steps=2500, batch=64, out='runs/verifier')
+    ap.add_argument('--labels', default='')
+    args = ap.parse_args()
+    dev = dev_set(args.backgrounds, args.labels)
+
+    def data(step: int):
+        ds = Samples(args.backgrounds, args.labels, step + args.data_start, args.batch)
+        return (b for b in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers))
+
+    def step_loss(model, batch):
+        x, y = batch
+        return F.binary_cross_entropy_with_logits(model(x), y)
+
+    def report(model, step):
+        if step % 250 and step != args.steps:
+            return {}
+        model.eval()
+        with torch.no_grad():
+            p = torch.sigmoid(model(dev[0]))
+        model.train()
+        y = dev[1]
+        return {'dev_pos_kept': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_neg_taken': round(float((p[y == 0] > 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
+
+    train(args, Verifier, data, step_loss, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
+
+
+if __name__ == '__main__':
+    main()
