@@ -11,7 +11,8 @@ import { CORNER_REACH, measureWear } from './card-wear.ts';
 import { loadOcrReader, type OcrReader } from './ocr-reader.ts';
 import { findSlabLabel } from './slab-label.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
-import type { CardResult, CardTask, ImageRefused } from './vision-tasks.ts';
+import { readCard } from './card-reading.ts';
+import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from './vision-tasks.ts';
 
 /**
  * Long edge card photos are decoded to: a 12-MP phone photo shrinks on load (JPEG DCT scaling)
@@ -60,9 +61,11 @@ export function cardVersions(): Record<string, string> {
     ...geometry,
     src('../../models/card-detector.onnx'),
     src('../../models/card-corners.onnx'),
+    src('../../models/card-verifier.onnx'),
     src('./card-detector.ts'),
     src('./card-detector-maps.ts'),
     src('./card-corner-refiner.ts'),
+    src('./card-verifier.ts'),
     src('./card-edge-fit.ts'),
     src('./slab-label.ts'),
   ];
@@ -145,6 +148,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       }
     }
   }
+  if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
@@ -209,6 +213,33 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * Every card's text, largest card first. With no card found, an image that is itself card-shaped
+ * is read whole: clients send scans cropped to the card, where the card has no edge to find.
+ */
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
+  const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
+  const whole = given || (!found.length && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
+  const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
+  if (!cards.length) return { ...base, found: false };
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const readings: NonNullable<CardResult['readings']> = [];
+  for (const [index, card] of cards.slice(0, MAX_READ_CARDS).entries()) {
+    // too small to read: the collector number of a card 120 px across is 2 px tall
+    if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
+    readings.push({ index, ...(await readCard(cv, ocr, pixels, card.quad)) });
+  }
+  return {
+    ...base,
+    found: true,
+    quad: toStored(cards[0]!.quad),
+    prob: cards[0]!.prob,
+    cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
+    readings,
+    ...(whole ? { whole: true } : {}),
+  };
+}
 
 /** The image scaled by k: area averaging down, bicubic up. */
 function resample(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixels, k: number): RgbPixels {

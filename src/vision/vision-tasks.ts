@@ -46,9 +46,9 @@ export interface UpscaleResult extends ImageSize {
   format: 'png' | 'jpg';
 }
 
-export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade';
+export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade' | 'read';
 
-/** Card grading (card-tasks.ts): localize, crop_level, centering or the full measurement of one photo. */
+/** Card grading (card-tasks.ts): localize, crop_level, centering or the full measurement of one photo; or `read`: every card's text, for recognition. */
 export interface CardTask {
   kind: 'card';
   image: ArrayBuffer;
@@ -76,12 +76,22 @@ export interface CardResult extends ImageSize {
   versions: Record<string, string>;
   centering?: Centering & { grade: number; uprightWidth: number; uprightHeight: number };
   centeringUnmeasurable?: string;
+  /**
+   * `read`: the text of each card read (card-reading.ts), in the order of `cards`, at most
+   * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
+   * read as the card (a scan cropped to the card).
+   */
+  readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number } }[] }[];
+  whole?: boolean;
   /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
   wear?: CardWear;
   surface?: Surface;
   /** Encoded pictures: `crop` WebP (crop_level); `clean`, `exact` and `full` JPEG. */
   images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer; full?: ArrayBuffer };
 }
+
+/** Most cards of one photo whose text is read (a binder page holds 9). */
+export const MAX_READ_CARDS = 12;
 
 export type VisionTask =
   | ImageTask

@@ -48,6 +48,26 @@ describe('readCardText', () => {
     ]);
   });
 
+  it('reads a number glued to the set code or a mark before it, as wide as its total', () => {
+    // as PP-OCRv4 read the bottom bands of real French cards (train split)
+    const c = readCardText(lines([['GSVIR194/198', 0.95, 0.05, 0.02], ['s120067/172RR', 0.94, 0.05, 0.02], ['3060/142', 0.93, 0.05, 0.02]]));
+    expect(c.numbers.map((n) => [n.number, n.total])).toEqual([
+      ['194', '198'],
+      ['067', '172'],
+      ['060', '142'],
+    ]);
+    // the slash read as a 7 is not a fraction
+    expect(readCardText(lines([['0657072', 0.93, 0.05, 0.02]])).numbers.filter((n) => n.form === 'fraction')).toEqual([]);
+  });
+
+  it('reads a promo code whose S came out small, and a year whose © was lost', () => {
+    const c = readCardText(lines([['sWSH294', 0.93, 0.1, 0.02], ['2022Pokemor/Nintendo/Creatures', 0.97, 0.3, 0.014]]));
+    expect(c.numbers.map((n) => n.number)).toEqual(['SWSH294']);
+    expect(c.year).toBe('2022');
+    // a number in the rules text is no year
+    expect(readCardText(lines([['Piochez 2020 cartes', 0.7, 0.1, 0.02]])).year).toBeNull();
+  });
+
   it('undoes digit look-alikes only inside numbers', () => {
     const c = readCardText(lines([['O97/l63', 0.93, 0.1, 0.02], ['Slowbro', 0.05, 0.2, 0.05]]));
     expect(c.numbers[0]).toMatchObject({ number: '097', total: '163' });

@@ -79,11 +79,21 @@ function digits(s: string, loose = false): string | null {
 }
 
 const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})\b/g;
+// "sWSH294": the recogniser takes the S of a promo code for a small one now and then.
+const PROMO_LOWER_S = /\bsWSH(?=\s?[0-9])/g;
+/**
+ * A fraction glued to what stands before it: "GSVIR194/198", "s120067/172RR", "3060/142" (the set
+ * code, regulation mark or a border mark run into the number). Numbers are padded to the total's
+ * width, so the digits just before the slash, as many as the total has, are the number.
+ */
+const GLUED_FRACTION = /(?<=[A-Za-z0-9])(?<![0-9])([0-9]{2,3})\s?\/\s?([0-9]{2,3})(?![0-9])|(?<![0-9])([0-9]{4,6})\s?\/\s?([0-9]{2,3})(?![0-9])/g;
 const FRACTION = new RegExp(`(?<![A-Za-z0-9])([A-Z]{0,4})\\s?(${D}{1,3})\\s?/\\s?([A-Z]{0,4})\\s?(${D}{1,3})(?![0-9])`, 'g');
 const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\b`, 'g');
 const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
 // © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
 const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
+// "2022Pokemor/Nintendo": the © lost, the year still runs into the owner's name.
+const YEAR_BEFORE_OWNER = /(?:^|[^0-9])((?:19[89]|20[0-4])\d)\s?(?:P[o0c][kc]|Nin|Wiz|Kon)/;
 const HP = /\b(?:HP|PV|KP|PS)\s?([0-9OoIl]{2,3})\b|\b([0-9]{2,3})\s?(?:HP|PV|KP|PS)\b/i;
 
 /** The furniture words that name a card's language (Pokémon and MTG); five letters at least, since they are looked for inside run-together text. */
@@ -117,7 +127,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   };
 
   for (const line of lines) {
-    const text = line.text.trim();
+    const text = line.text.trim().replace(PROMO_LOWER_S, 'SWSH');
     if (!text) continue;
 
     for (const m of text.matchAll(FRACTION)) {
@@ -141,6 +151,14 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       const number = prefix + num;
       addNumber({ number, total: (tpre === prefix ? tpre : '') + tot, key: numberKey(number), raw, prob: line.prob, form: 'fraction' });
     }
+    for (const m of text.matchAll(GLUED_FRACTION)) {
+      const raw = m[0];
+      const run = m[1] ?? m[3] ?? '';
+      const t = m[2] ?? m[4] ?? '';
+      const num = run.length > t.length ? run.slice(-t.length) : run;
+      if (Number(t) === 0 || Number(num) === 0) continue;
+      addNumber({ number: num, total: t, key: numberKey(num), raw, prob: line.prob * 0.9, form: 'fraction' });
+    }
     for (const m of text.matchAll(PROMO)) {
       const num = digits(m[2]!);
       if (num === null) continue;
@@ -157,7 +175,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     }
     for (const m of text.matchAll(MTG_SET)) setCodes.add(m[1]!);
 
-    const y = YEAR.exec(text);
+    const y = YEAR.exec(text) ?? YEAR_BEFORE_OWNER.exec(text);
     if (y && year === null) year = y[1]!;
     const h = HP.exec(text);
     if (h && hp === null && line.box.y0 < 0.2) {
