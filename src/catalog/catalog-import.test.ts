@@ -79,7 +79,7 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     expect(await t.catalogs.card(c.id, 'tst1-2')).toMatchObject({ name: 'Émberon', nameNorm: 'emberon', setName: 'Test Base', year: '2001' });
     expect(await t.catalogs.card(c.id, 'tst1-3')).toMatchObject({ nameNorm: 'glimmothf', number: '003', numberNorm: '3' });
     expect((await t.catalogs.cardsByNumber(c.id, 'TG5')).map((x) => x.key)).toEqual(['tst2pt5-TG05']);
-    expect((await t.catalogs.cardsByNumber(c.id, '3', 'tst1')).map((x) => x.key)).toEqual(['tst1-3']);
+    expect((await t.catalogs.cardsByNumber(c.id, '3', { setCode: 'tst1' })).map((x) => x.key)).toEqual(['tst1-3']);
   });
 
   it('bumps the version only when a re-import changes something', async () => {
@@ -134,8 +134,8 @@ describe.each(backends)('catalog import (%s)', (backend) => {
       aliases: ['00000000-0000-5000-8000-00000000003a', '00000000-0000-5000-8000-00000000003b'],
       source: 'mtgjson',
     });
-    expect((await t.catalogs.cardsByNumber(c.id, '17', 'CON')).map((x) => x.name)).toEqual(['Conflux Tester']);
-    expect(await t.catalogs.cardsByNumber(c.id, '17', 'CON_')).toEqual([]);
+    expect((await t.catalogs.cardsByNumber(c.id, '17', { setCode: 'CON' })).map((x) => x.name)).toEqual(['Conflux Tester']);
+    expect(await t.catalogs.cardsByNumber(c.id, '17', { setCode: 'CON_' })).toEqual([]);
     expect((await t.catalogs.sets(c.id)).map((s) => s.code)).toEqual(['CON', 'OTST', 'TST']);
   });
 
@@ -212,9 +212,34 @@ describe.each(backends)('catalog import (%s)', (backend) => {
       expect(missing.map((p) => `${p.name} (${p.setCode})`)).toEqual([]);
     }, 300_000);
 
+    it('finds names read with typos among all Pokémon and MTG names, each search in milliseconds', async () => {
+      const pokemonId = (await t.catalogs.get('pokemon-full'))!.id;
+      const mtgId = (await t.catalogs.get('mtg-full'))!.id;
+      const cases: [string, string, string][] = [
+        [pokemonId, 'Pikachv', 'Pikachu'],
+        [pokemonId, 'Charizrd', 'Charizard'],
+        [pokemonId, 'Flabebe', 'Flabébé'],
+        [pokemonId, 'Tyranitar', 'Tyranitar'],
+        [mtgId, 'Blak Lotus', 'Black Lotus'],
+        [mtgId, 'Stoneforge Mystik', 'Stoneforge Mystic'],
+        [mtgId, 'Lsland', 'Island'],
+      ];
+      const times: number[] = [];
+      for (const [id, text, name] of cases) {
+        const t0 = performance.now();
+        const found = await t.catalogs.searchNames(id, text, { limit: 3 });
+        times.push(performance.now() - t0);
+        expect(found.map((m) => m.name), text).toContain(name);
+      }
+      const pikachu = (await t.catalogs.searchNames(pokemonId, 'Pikachu', { limit: 1 }))[0]!;
+      expect(pikachu.cards).toBeGreaterThan(50);
+      expect(await t.catalogs.cardsByName(pokemonId, pikachu.nameNorm)).toHaveLength(pikachu.cards);
+      console.log(`name search on the full catalogs (${backend}): ${times.map((x) => x.toFixed(1)).join(', ')} ms`);
+    });
+
     it('Conflux is found under CON (its printed code)', async () => {
       const c = (await t.catalogs.get('mtg-full'))!;
-      expect((await t.catalogs.cardsByNumber(c.id, '1', 'CON')).map((x) => x.name)).toEqual(['Aerie Mystics']);
+      expect((await t.catalogs.cardsByNumber(c.id, '1', { setCode: 'CON' })).map((x) => x.name)).toEqual(['Aerie Mystics']);
       expect((await t.catalogs.sets(c.id)).filter((s) => s.code.startsWith('CON')).map((s) => [s.code, s.name])).toEqual([['CON', 'Conflux']]);
     });
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { normalizeName } from '../catalog/card-keys.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
 import { CatalogKindConflict, type CatalogCardInput, type CatalogImport, type CatalogSetInput } from './catalog-store.ts';
@@ -125,6 +126,79 @@ describe.each(backends)('catalog store (%s)', (backend) => {
     expect((await t.catalogs.create('kinded', 'pokemon')).cards).toBe(0);
   });
 
+  describe('name search', () => {
+    const names = ['Pikachu', 'Pikachu V', 'Raichu', 'Pichu', 'Charizard', 'Charmander', 'Flabébé', 'Mr. Mime', 'Mew', 'Mewtwo', 'Ho-Oh', 'Eevee', 'Frost Test // Flame Test', 'Stoneforge Mystic', 'Stoneforge Masterwork'];
+    const printed = (name: string, n: number): CatalogCardInput => card(n, { name, nameNorm: normalizeName(name), number: String(n), numberNorm: String(n) });
+    let catalogId: string;
+    beforeAll(async () => {
+      const cards = names.map((name, i) => printed(name, i + 1));
+      // One name on many cards: Island's printings are one search row.
+      for (let i = 0; i < 5; i++) cards.push(printed('Island', 100 + i));
+      catalogCards = cards;
+      catalogId = (await t.catalogs.applyImport(importOf('search', cards))).catalog.id;
+      // The same names in another catalog must not come back.
+      await t.catalogs.applyImport(importOf('search-other', [printed('Pikachu', 1), printed('Pikachu Libre', 2)]));
+    });
+    let catalogCards: CatalogCardInput[] = [];
+    const top = async (text: string, limit = 3) => (await t.catalogs.searchNames(catalogId, text, { limit })).map((m) => m.name);
+
+    it('finds a name from a typo, a swap, accents left out and another case in the top 3', async () => {
+      expect(await top('Pikachv')).toContain('Pikachu');
+      expect(await top('Pikcahu')).toContain('Pikachu');
+      expect(await top('Charizerd')).toContain('Charizard');
+      expect(await top('Flabebe')).toContain('Flabébé');
+      expect(await top('FLABÉBÉ')).toContain('Flabébé');
+      expect(await top('Eevae')).toContain('Eevee');
+      // Two letters wrong in a longer name.
+      expect(await top('Stonefqrge Mystix')).toContain('Stoneforge Mystic');
+      // The back face of a split card.
+      expect(await top('Flame Test')).toContain('Frost Test // Flame Test');
+    });
+
+    it('ranks the exact name first, with its folded form and how many cards bear it', async () => {
+      const [best, ...rest] = await t.catalogs.searchNames(catalogId, 'Pikachu', { limit: 5 });
+      expect(best).toMatchObject({ name: 'Pikachu', nameNorm: 'pikachu', cards: 1 });
+      expect(rest.every((m) => m.score < best!.score)).toBe(true);
+      expect(rest.map((m) => m.name)).toContain('Pikachu V');
+      expect(rest.map((m) => m.name)).not.toContain('Pikachu Libre');
+      const [island] = await t.catalogs.searchNames(catalogId, 'lsland');
+      expect(island).toMatchObject({ name: 'Island', cards: 5 });
+      expect((await t.catalogs.cardsByName(catalogId, island!.nameNorm)).map((c) => c.number)).toEqual(['100', '101', '102', '103', '104']);
+      expect((await t.catalogs.cardsByName(catalogId, island!.nameNorm, { setCode: 'S1' })).map((c) => c.number)).toEqual(['101', '103']);
+      expect(await top('Stoneforge Mystic', 1)).toEqual(['Stoneforge Mystic']);
+    });
+
+    it('answers queries under 3 characters by the names they start, the exact name first, without trigrams', async () => {
+      expect(await top('Mr', 5)).toEqual(['Mr. Mime']);
+      expect(await top('ho', 5)).toEqual(['Ho-Oh']);
+      const m = await t.catalogs.searchNames(catalogId, 'M', { limit: 3 });
+      expect(m.map((x) => x.name)).toEqual(['Mew', 'Mewtwo', 'Mr. Mime']);
+      expect(m[0]!.score).toBeCloseTo(1 / 3);
+      expect(await t.catalogs.searchNames(catalogId, 'Pi!', { limit: 10 })).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Pichu' })]));
+      expect(await t.catalogs.searchNames(catalogId, 'zz')).toEqual([]);
+      expect(await t.catalogs.searchNames(catalogId, '— !! —')).toEqual([]);
+      expect(await t.catalogs.searchNames(catalogId, '')).toEqual([]);
+    });
+
+    it('takes any text without error: search syntax, quotes, very long lines', async () => {
+      expect(await top('"Pikachu" OR NEAR(x) *')).toContain('Pikachu');
+      expect(await top('Pikachu'.repeat(40))).toContain('Pikachu');
+      expect(await top('日本語のカード')).toEqual([]);
+      expect((await t.catalogs.searchNames(catalogId, 'chu', { limit: 2 })).length).toBe(2);
+    });
+
+    it('follows a re-import: a renamed card leaves its old name when no card bears it, counts move', async () => {
+      const renamed = catalogCards.map((c) => (c.name === 'Raichu' ? printed('Raichu ex', Number(c.number)) : c.name === 'Island' && c.number === '104' ? printed('Snow-Covered Island', 104) : c));
+      const outcome = await t.catalogs.applyImport(importOf('search', renamed));
+      expect(outcome.cards).toMatchObject({ updated: 2 });
+      expect(await top('Raichu', 10)).toContain('Raichu ex');
+      expect(await top('Raichu', 10)).not.toContain('Raichu');
+      const [island] = await t.catalogs.searchNames(catalogId, 'Island', { limit: 1 });
+      expect(island).toMatchObject({ name: 'Island', cards: 4 });
+      expect(await top('Snow Covered Island')).toContain('Snow-Covered Island');
+    });
+  });
+
   it('reads cards back alike on both backends: JSON fields, dates as text, lookups by number and pages by key', async () => {
     const { catalog } = await t.catalogs.applyImport(importOf('read', [card(1), card(2), card(3), card(11, { setCode: 'S1', numberNorm: '1', number: '1' })]));
     const c3 = (await t.catalogs.card(catalog.id, 'c-3'))!;
@@ -145,8 +219,8 @@ describe.each(backends)('catalog store (%s)', (backend) => {
       ['S2', '2020-03-04', { ptcgoCode: 'S2' }],
     ]);
     expect((await t.catalogs.cardsByNumber(catalog.id, '1')).map((c) => c.key)).toEqual(['c-1', 'c-11']);
-    expect((await t.catalogs.cardsByNumber(catalog.id, '2', 'S1')).map((c) => c.key)).toEqual([]);
-    expect((await t.catalogs.cardsByNumber(catalog.id, '2', 'S2')).map((c) => c.key)).toEqual(['c-2']);
+    expect((await t.catalogs.cardsByNumber(catalog.id, '2', { setCode: 'S1' })).map((c) => c.key)).toEqual([]);
+    expect((await t.catalogs.cardsByNumber(catalog.id, '2', { setCode: 'S2' })).map((c) => c.key)).toEqual(['c-2']);
     const page1 = await t.catalogs.cards(catalog.id, { limit: 2 });
     const page2 = await t.catalogs.cards(catalog.id, { after: page1.at(-1)!.key, limit: 2 });
     expect([...page1, ...page2].map((c) => c.key)).toEqual(['c-1', 'c-11', 'c-2', 'c-3']);

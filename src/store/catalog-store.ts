@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { normalizeName } from '../catalog/card-keys.ts';
 import type { CatalogCardsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
 
@@ -82,6 +83,30 @@ export interface CatalogImportOutcome {
   sets: RowCounts;
   cards: RowCounts;
 }
+
+/** A name found by text search, with how many of the catalog's cards bear it. */
+export interface NameMatch {
+  name: string;
+  nameNorm: string;
+  cards: number;
+  /**
+   * Higher is closer. The engine's own measure, so comparable within one result only: BM25 over
+   * the shared trigrams on SQLite (unbounded), trigram similarity on PostgreSQL (0–1); for a query
+   * under 3 characters, on both, the share of the name the query covers as its start (1 = exact).
+   */
+  score: number;
+}
+
+/** Folded queries longer than this are cut: a card name is shorter, and each character is a trigram to look up. */
+const maxQueryChars = 64;
+
+/**
+ * pg_trgm similarity below which a name is no candidate. Measured on the full MTG names with two
+ * letters replaced (bench/catalog-search.ts): 0.3 (pg_trgm's default) keeps the right name in the
+ * top 3 for 90 % of names, 0.2 for 98 %, 0.1 for 99 % at a few ms a search; SQLite's OR of
+ * trigrams has no floor (any shared trigram makes a candidate).
+ */
+const pgSimilarityFloor = 0.1;
 
 /** The catalog exists with another kind of cards. */
 export class CatalogKindConflict extends Error {
@@ -206,12 +231,73 @@ export class CatalogStore {
     return rows.map((r) => this.toCard(r));
   }
 
-  /** Cards whose folded number is `numberNorm` (optionally in one set). */
-  async cardsByNumber(catalogId: string, numberNorm: string, setCode?: string): Promise<StoredCard[]> {
+  /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
+  async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);
-    if (setCode !== undefined) q = q.where('set_code', '=', setCode);
+    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
     const rows = await q.orderBy('card_key').execute();
     return rows.map((r) => this.toCard(r));
+  }
+
+  /** Cards whose folded name is `nameNorm` (a `NameMatch.nameNorm`), optionally in one set; exact. */
+  async cardsByName(catalogId: string, nameNorm: string, options: { setCode?: string | undefined; limit?: number } = {}): Promise<StoredCard[]> {
+    let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('name_norm', '=', nameNorm);
+    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
+    const rows = await q.orderBy('card_key').limit(options.limit ?? 1000).execute();
+    return rows.map((r) => this.toCard(r));
+  }
+
+  /**
+   * The catalog's names closest to `text` (as OCR read it: folded here like the catalog's names,
+   * so case, accents, spaces and punctuation do not count), best first, by the engine's trigram
+   * index: FTS5 `trigram` with BM25 on SQLite, pg_trgm's similarity on PostgreSQL. Every trigram
+   * of the query is a separate term, so a name still matches when a typo breaks some of them.
+   * Trigrams need 3 characters: a shorter query finds the names it starts (an exact name first).
+   */
+  async searchNames(catalogId: string, text: string, options: { limit?: number } = {}): Promise<NameMatch[]> {
+    const limit = Math.max(1, Math.min(Math.floor(options.limit ?? 10), 200));
+    const query = [...normalizeName(text)].slice(0, maxQueryChars).join('');
+    const chars = [...query].length;
+    if (chars === 0) return [];
+    if (chars < 3) return this.namesStartingWith(catalogId, query, chars, limit);
+    if (this.store.dialect === 'sqlite') {
+      // The text each name is indexed under is padded like pg_trgm's words (migration 005); so is the query.
+      const padded = [...`  ${query} `];
+      const terms = new Set<string>();
+      for (let i = 0; i + 3 <= padded.length; i++) terms.add(padded.slice(i, i + 3).join(''));
+      const match = [...terms].map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+      const { rows } = await sql<{ name: string; name_norm: string; card_count: number; rank: number }>`
+        SELECT n.name, n.name_norm, n.card_count, bm25(catalog_names_fts) AS rank
+        FROM catalog_names_fts JOIN catalog_names n ON n.id = catalog_names_fts.rowid
+        WHERE catalog_names_fts MATCH ${match} AND n.catalog_id = ${catalogId}
+        ORDER BY rank, n.name_norm
+        LIMIT ${limit}`.execute(this.db);
+      return rows.map((r) => ({ name: r.name, nameNorm: r.name_norm, cards: Number(r.card_count), score: -Number(r.rank) }));
+    }
+    // pg_trgm's `%` takes its threshold from a setting; set_config(…, true) scopes it to this transaction.
+    return this.db.transaction().execute(async (trx) => {
+      await sql`SELECT set_config('pg_trgm.similarity_threshold', ${String(pgSimilarityFloor)}, true)`.execute(trx);
+      const { rows } = await sql<{ name: string; name_norm: string; card_count: number; score: number }>`
+        SELECT name, name_norm, card_count, similarity(name_norm, ${query}) AS score
+        FROM catalog_names
+        WHERE catalog_id = ${catalogId} AND name_norm % ${query}
+        ORDER BY score DESC, name_norm
+        LIMIT ${limit}`.execute(trx);
+      return rows.map((r) => ({ name: r.name, nameNorm: r.name_norm, cards: Number(r.card_count), score: Number(r.score) }));
+    });
+  }
+
+  private async namesStartingWith(catalogId: string, query: string, chars: number, limit: number): Promise<NameMatch[]> {
+    const rows = await this.db
+      .selectFrom('catalog_names')
+      .select(['name', 'name_norm', 'card_count'])
+      .where('catalog_id', '=', catalogId)
+      .where(sql<string>`substr(name_norm, 1, ${chars})`, '=', query)
+      .orderBy(sql`length(name_norm)`)
+      .orderBy('name_norm')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({ name: r.name, nameNorm: r.name_norm, cards: Number(r.card_count), score: chars / [...r.name_norm].length }));
   }
 
   /**
@@ -283,7 +369,9 @@ export class CatalogStore {
       }
       progress(input.sets.length - setRows.length);
 
-      const existingCards = new Map((await trx.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank']).where('catalog_id', '=', catalog.id).execute()).map((r) => [r.card_key, r]));
+      const existingCards = new Map((await trx.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm']).where('catalog_id', '=', catalog.id).execute()).map((r) => [r.card_key, r]));
+      // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
+      const renamedFrom = new Set<string>();
       const cards = emptyCounts();
       let batch: Insertable<CatalogCardsTable>[] = [];
       let skipped = 0;
@@ -334,8 +422,10 @@ export class CatalogStore {
           skipped++;
           continue;
         }
-        if (before) cards.updated++;
-        else cards.created++;
+        if (before) {
+          cards.updated++;
+          if (before.name_norm !== c.nameNorm) renamedFrom.add(before.name_norm);
+        } else cards.created++;
         batch.push({
           catalog_id: catalog.id,
           card_key: c.key,
@@ -362,6 +452,8 @@ export class CatalogStore {
       await flush();
       if (skipped) progress(skipped);
 
+      if (cards.created + cards.updated > 0) await this.refreshNames(trx, catalog.id, [...renamedFrom]);
+
       const changed = sets.created + sets.updated + cards.created + cards.updated > 0;
       const row = await trx
         .updateTable('catalogs')
@@ -376,5 +468,32 @@ export class CatalogStore {
         .executeTakeFirstOrThrow();
       return { catalog: this.toSummary(row), createdCatalog: created, sets, cards };
     });
+  }
+
+  /**
+   * Brings the catalog's names (the text-search rows) in line with its cards, in the import's
+   * transaction: counts and display names from one pass over the catalog's cards, new names
+   * added; names that cards were renamed from go when no card bears them any more. On SQLite the
+   * FTS rows follow by trigger. Gone names are looked up by name, not found by an anti-join of
+   * names against cards: statistics from before the import made PostgreSQL plan that join as
+   * nested scans, which ran for minutes on MTG.
+   */
+  private async refreshNames(trx: Transaction<Database>, catalogId: string, renamedFrom: readonly string[]): Promise<void> {
+    await sql`
+      INSERT INTO catalog_names (catalog_id, name_norm, name, card_count)
+      SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${catalogId} GROUP BY catalog_id, name_norm
+      ON CONFLICT (catalog_id, name_norm) DO UPDATE SET name = excluded.name, card_count = excluded.card_count
+      WHERE catalog_names.name <> excluded.name OR catalog_names.card_count <> excluded.card_count`.execute(trx);
+    for (let i = 0; i < renamedFrom.length; i += batchRows) {
+      const names = renamedFrom.slice(i, i + batchRows);
+      const borne = new Set((await trx.selectFrom('catalog_cards').select('name_norm').distinct().where('catalog_id', '=', catalogId).where('name_norm', 'in', names).execute()).map((r) => r.name_norm));
+      const gone = names.filter((n) => !borne.has(n));
+      if (gone.length) await trx.deleteFrom('catalog_names').where('catalog_id', '=', catalogId).where('name_norm', 'in', gone).execute();
+    }
+    // The planner's statistics on names are what they were before this import (or absent): with
+    // the catalog's id unknown to them it took one catalog's names for a handful and filtered
+    // them all by similarity (50 ms a search on MTG) instead of using the trigram index (3–8 ms).
+    // ANALYZE in the transaction samples its own new rows; others see the statistics at commit.
+    if (this.store.dialect === 'postgres') await sql`ANALYZE catalog_names`.execute(trx);
   }
 }

@@ -240,6 +240,14 @@ export interface CatalogCardsTable {
   updated_at: Timestamp;
 }
 
+/** A catalog's distinct folded names (SQLite adds an integer `id`, the FTS row id; see migration 005). */
+export interface CatalogNamesTable {
+  catalog_id: string;
+  name_norm: string;
+  name: string;
+  card_count: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -256,6 +264,7 @@ export interface Database {
   catalogs: CatalogsTable;
   catalog_sets: CatalogSetsTable;
   catalog_cards: CatalogCardsTable;
+  catalog_names: CatalogNamesTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

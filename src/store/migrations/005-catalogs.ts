@@ -12,6 +12,14 @@ import type { Migration } from './index.ts';
  *   complete source (MTG booster pools) from replacing a fuller one's row.
  * - `release_date` is a date on PostgreSQL (read back as text, see database.ts) and ISO text on
  *   SQLite.
+ * - `catalog_names` holds each catalog's distinct folded names with their card counts, for text
+ *   search by the engines' own trigram indexes (recognition looks names read by OCR up in it):
+ *   SQLite's FTS5 `trigram` tokenizer over a contentless table kept in step by triggers, and
+ *   PostgreSQL's pg_trgm. One row per name rather than per card: a name is what OCR reads, and
+ *   MTG's Island has 400 printings that would crowd every other candidate out of a result. The
+ *   FTS text is the folded name padded as pg_trgm pads a word (two spaces before, one after), so
+ *   both engines see the same trigrams and a typo in a short name still leaves its first letters
+ *   and its end to match. The importer refreshes the rows in its transaction (catalog-store.ts).
  */
 export const catalogs: Migration = {
   name: '005-catalogs',
@@ -67,6 +75,27 @@ export const catalogs: Migration = {
     `CREATE INDEX catalog_cards_number ON catalog_cards(catalog_id, number_norm)`,
     `CREATE INDEX catalog_cards_name ON catalog_cards(catalog_id, name_norm)`,
     `CREATE INDEX catalog_cards_set ON catalog_cards(catalog_id, set_code, number_norm)`,
+    // The integer key is the FTS row id: a rowid that is not an INTEGER PRIMARY KEY may change on VACUUM.
+    `CREATE TABLE catalog_names (
+      id INTEGER PRIMARY KEY,
+      catalog_id TEXT NOT NULL REFERENCES catalogs(id) ON DELETE CASCADE,
+      name_norm TEXT NOT NULL,
+      name TEXT NOT NULL,
+      card_count INTEGER NOT NULL,
+      UNIQUE (catalog_id, name_norm)
+    )`,
+    // Contentless: the names are in catalog_names already; contentless_delete lets triggers remove rows by id.
+    `CREATE VIRTUAL TABLE catalog_names_fts USING fts5(padded, content='', contentless_delete=1, tokenize='trigram')`,
+    `CREATE TRIGGER catalog_names_fts_insert AFTER INSERT ON catalog_names BEGIN
+      INSERT INTO catalog_names_fts (rowid, padded) VALUES (new.id, '  ' || new.name_norm || ' ');
+    END`,
+    `CREATE TRIGGER catalog_names_fts_delete AFTER DELETE ON catalog_names BEGIN
+      DELETE FROM catalog_names_fts WHERE rowid = old.id;
+    END`,
+    `CREATE TRIGGER catalog_names_fts_update AFTER UPDATE OF name_norm ON catalog_names BEGIN
+      DELETE FROM catalog_names_fts WHERE rowid = old.id;
+      INSERT INTO catalog_names_fts (rowid, padded) VALUES (new.id, '  ' || new.name_norm || ' ');
+    END`,
   ],
   postgres: [
     `CREATE TABLE catalogs (
@@ -120,5 +149,17 @@ export const catalogs: Migration = {
     `CREATE INDEX catalog_cards_number ON catalog_cards(catalog_id, number_norm)`,
     `CREATE INDEX catalog_cards_name ON catalog_cards(catalog_id, name_norm)`,
     `CREATE INDEX catalog_cards_set ON catalog_cards(catalog_id, set_code, number_norm)`,
+    // Trusted since PostgreSQL 13: a database owner without superuser rights may create it.
+    `CREATE EXTENSION IF NOT EXISTS pg_trgm`,
+    `CREATE TABLE catalog_names (
+      catalog_id uuid NOT NULL REFERENCES catalogs(id) ON DELETE CASCADE,
+      name_norm text NOT NULL,
+      name text NOT NULL,
+      card_count integer NOT NULL,
+      PRIMARY KEY (catalog_id, name_norm)
+    )`,
+    // Without fastupdate an import's names go straight into the index: a pending list of fresh
+    // names would be scanned by every search until the next vacuum.
+    `CREATE INDEX catalog_names_trgm ON catalog_names USING gin (name_norm gin_trgm_ops) WITH (fastupdate = off)`,
   ],
 };
