@@ -18,6 +18,7 @@ import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { visionRoutes } from './http/routes/vision.ts';
+import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
 import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
@@ -164,6 +165,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
   await app.register(imageMatchingRoutes, { prefix: '/image_matching/v2' });
   await app.register(visionRoutes);
+  await app.register(collectiblesRoutes, { prefix: '/collectibles/v2' });
   await app.register(collectionRoutes);
   await app.register(mediaRoutes);
   await app.register(requestRoutes, { prefix: '/account/v2/request' });

@@ -9,6 +9,7 @@ import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { VisionService } from '../services/vision-service.ts';
 import type { RequestService } from '../services/request-service.ts';
+import type { RecognitionService } from '../services/recognition/recognition-service.ts';
 
 /** What routes may reach: configuration and services, never a store or a file. */
 export interface AppContext {
@@ -22,6 +23,7 @@ export interface AppContext {
   rateLimiter: RateLimiter;
   vision: VisionService;
   requests: RequestService;
+  recognition: RecognitionService;
   inFlight: InFlight;
 }
 

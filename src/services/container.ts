@@ -31,6 +31,7 @@ import { UpscalerJob } from './jobs/upscaler-job.ts';
 import { CardGraderJob } from './jobs/card-grader-job.ts';
 import { CatalogService } from './catalog-service.ts';
 import { CatalogStore } from '../store/catalog-store.ts';
+import { RecognitionService } from './recognition/recognition-service.ts';
 
 export interface Services {
   store: Store;
@@ -45,6 +46,7 @@ export interface Services {
   requests: RequestService;
   flows: FlowService;
   catalogs: CatalogService;
+  recognition: RecognitionService;
   /** Job handlers by type; grading and recognition add theirs. */
   registry: HandlerRegistry;
   /** Job runner, webhook dispatcher and retention sweeper of this process; started by the caller. */
@@ -80,6 +82,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const collectionStore = new CollectionStore(store);
   const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'));
   const vision = new VisionService(intake, visionEngine);
+  const catalogStore = new CatalogStore(store);
   const imageMatching = new ImageMatchingService(intake);
   const requestStore = new RequestStore(store);
   // Only long-running processes listen for other processes' queue notices.
@@ -108,7 +111,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
-    catalogs: new CatalogService(new CatalogStore(store)),
+    catalogs: new CatalogService(catalogStore),
+    recognition: new RecognitionService(intake, vision, catalogStore),
     registry,
     queue,
     close: async () => {

@@ -1,6 +1,7 @@
 import type { Cv } from './card-geometry.ts';
 import { warpCard, type Quad } from './card-geometry.ts';
 import { portrait } from './card-verifier.ts';
+import { applyHomography, rectToQuad, type Point } from './plane-geometry.ts';
 import type { OcrReader } from './ocr-reader.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 
@@ -24,6 +25,8 @@ export interface ReadLine {
   prob: number;
   /** The line's box on the upright card, as shares of its width and height (0–1). */
   box: { x0: number; y0: number; x1: number; y1: number };
+  /** The box's corners in pixels of the image read (upper-left first, clockwise as the text runs). */
+  polygon: [Point, Point, Point, Point];
 }
 
 export interface CardReading {
@@ -53,8 +56,8 @@ function turned(img: RgbPixels): RgbPixels {
   return { data, width: img.width, height: img.height };
 }
 
-async function readBands(ocr: OcrReader, up: RgbPixels): Promise<ReadLine[]> {
-  const out: ReadLine[] = [];
+async function readBands(ocr: OcrReader, up: RgbPixels): Promise<Omit<ReadLine, 'polygon'>[]> {
+  const out: Omit<ReadLine, 'polygon'>[] = [];
   for (const [y0, y1] of [[0, BAND], [1 - BAND, 1]] as const) {
     const part = band(up, y0, y1);
     for (const l of await ocr.read(part)) {
@@ -81,10 +84,22 @@ async function readBands(ocr: OcrReader, up: RgbPixels): Promise<ReadLine[]> {
  * bands are read turned over too: the reading with more number-like lines wins.
  */
 export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
-  const up = warpCard(cv, img, portrait(quad), READ_WIDTH);
-  const first = await readBands(ocr, up);
+  const upright = portrait(quad);
+  const up = warpCard(cv, img, upright, READ_WIDTH);
+  // from the upright card's shares (0–1) back to the photo; turned over, the shares run from the far corner
+  const m = rectToQuad(1, 1, upright);
+  const placed = (lines: Omit<ReadLine, 'polygon'>[], rotation: 0 | 180): ReadLine[] =>
+    lines.map((l) => {
+      const at = (u: number, v: number): Point => {
+        const [x, y] = rotation === 0 ? applyHomography(m, u, v) : applyHomography(m, 1 - u, 1 - v);
+        return [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+      };
+      const { x0, y0, x1, y1 } = l.box;
+      return { ...l, polygon: [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)] };
+    });
+  const first = placed(await readBands(ocr, up), 0);
   const numberish = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01 && NUMBER_LIKE.test(l.text)).length;
   if (numberish(first) > 0) return { lines: first, rotation: 0 };
-  const second = await readBands(ocr, turned(up));
+  const second = placed(await readBands(ocr, turned(up)), 180);
   return numberish(second) > numberish(first) ? { lines: second, rotation: 180 } : { lines: first, rotation: 0 };
 }

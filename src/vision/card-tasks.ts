@@ -228,7 +228,8 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
   for (const [index, card] of cards.slice(0, MAX_READ_CARDS).entries()) {
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
-    readings.push({ index, ...(await readCard(cv, ocr, pixels, card.quad)) });
+    const reading = await readCard(cv, ocr, pixels, card.quad);
+    readings.push({ index, rotation: reading.rotation, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
   return {
     ...base,

@@ -81,7 +81,7 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number } }[] }[];
+  readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
   /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
   wear?: CardWear;

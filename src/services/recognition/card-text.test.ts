@@ -68,6 +68,11 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Piochez 2020 cartes', 0.7, 0.1, 0.02]])).year).toBeNull();
   });
 
+  it('tells Japanese by its kana, Chinese by Han characters alone', () => {
+    expect(readCardText(lines([['カイオーガ', 0.05, 0.2, 0.05], ['036/190', 0.93, 0.05, 0.02]])).language).toBe('ja');
+    expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05]])).language).toBe('zh');
+  });
+
   it('undoes digit look-alikes only inside numbers', () => {
     const c = readCardText(lines([['O97/l63', 0.93, 0.1, 0.02], ['Slowbro', 0.05, 0.2, 0.05]]));
     expect(c.numbers[0]).toMatchObject({ number: '097', total: '163' });

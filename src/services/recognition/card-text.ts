@@ -225,7 +225,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       language = lang;
     }
   }
-  if (lines.some((l) => /[\u4e00-\u9fff]/.test(l.text)) && !language) language = 'zh';
+  // Kana is Japanese only; Han characters alone are read as Chinese.
+  if (!language && lines.some((l) => /[\u3040-\u30ff]/.test(l.text))) language = 'ja';
+  if (!language && lines.some((l) => /[\u4e00-\u9fff]/.test(l.text))) language = 'zh';
 
   return {
     numbers,

@@ -1,0 +1,65 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
+
+const security = [{ token: [] }];
+const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429, 503];
+const answers: Answers = {
+  ...imageAnswers,
+  404: 'No card was found in any image',
+  500: 'Error Processing Image: every record failed in the vision worker',
+  504: 'Error Processing Image: every record ran past the time limit',
+};
+
+const Hint = Type.Optional(Type.String({ maxLength: 100 }));
+const TcgRecord = Type.Intersect([
+  ImageRecordInput,
+  Type.Object(
+    {
+      set_code: Type.Optional(Type.String({ maxLength: 50, description: 'Limits identification to one set: its code (`sv3pt5`, `DOM`) or the code printed on its cards (`MEW`).' })),
+      'Top Category': Hint,
+      Category: Hint,
+      Side: Hint,
+      Alphabet: Hint,
+      Subcategory: Hint,
+      'Foil/Holo': Hint,
+      Rotation: Hint,
+    },
+    { additionalProperties: true },
+  ),
+]);
+const RecordStatus = Type.Object({ code: Type.Integer(), text: Type.String(), request_id: Type.Optional(Type.String()) });
+const Recognized = Type.Object(
+  {
+    status: EnvelopeStatus,
+    records: Type.Array(Type.Object({ _status: RecordStatus, _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()), _objects: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))) }, { additionalProperties: true })),
+    statistics: Statistics,
+  },
+  { additionalProperties: true },
+);
+
+/** `/collectibles/v2/*` (document 3 §4): recognition of collectibles against the imported catalogs. */
+export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { recognition, config } = app.loupe;
+  const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
+
+  app.post('/tcg_id', {
+    config: { service: 'collectibles', envelope: true, price: 'collectibles.tcg_id' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['collectibles'],
+      security,
+      summary: 'Identifies the largest trading card (Pokémon, MTG, Yu-Gi-Oh!) in each of up to 10 images',
+      description: 'Reads each card\'s name and collector line and identifies it in the imported catalogs (`loupe catalog import`); see docs/recognition.md for how, and for the distances. A card that is not in a catalog gets `best_match: null`, never a guess.',
+      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...options }),
+      response: envelopeResponses(Recognized, answers, errorStatuses),
+    },
+    handler: async (request) => {
+      const { records, ...given } = request.body;
+      return recognition.tcgId({ requestId: request.id }, records, given);
+    },
+  });
+}

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, openTestStore, type TestStore } from '../../../test/helpers/catalogs.ts';
+import { backends } from '../../../test/helpers/harness.ts';
+import { importCatalog } from '../../catalog/catalog-import.ts';
+import { catalogSearch } from './catalog-candidates.ts';
+import { bestMatch, identify } from './identify.ts';
+import { readCardText } from './card-text.ts';
+
+describe.each(backends)('identification candidates from a stored catalog (%s)', (backend) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    await importCatalog(t.catalogs, { kind: 'pokemon', catalog: 'pokemon', files: { cards: fixture('pokemon/cards.json'), sets: fixture('pokemon/sets.json') } });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('gives a card its set printed total and release year, its HP, by folded number', async () => {
+    const { source } = await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!);
+    const [c] = await source.byNumber('3');
+    expect(c).toMatchObject({ key: 'tst1-3', number: '003', setTotal: 3, year: '2001', hp: 50, regulationMark: null });
+    expect(await source.byNumber('999')).toEqual([]);
+  });
+
+  it('finds cards by a name read with a typo, through the engine trigram search', async () => {
+    const { source } = await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!);
+    // any shared trigram brings a name; the closest name's cards come first
+    const found = await source.byName('Sparkjt', 10);
+    expect(found.slice(0, 2).map((c) => c.key).sort()).toEqual(['tst1-1', 'tst1-4']);
+  });
+
+  it('identifies a card from the lines of its bands', async () => {
+    const { source } = await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!);
+    const clues = readCardText([
+      { text: 'Sparkit', prob: 0.95, box: { x0: 0.2, y0: 0.04, x1: 0.5, y1: 0.09 } },
+      { text: '4/3', prob: 0.9, box: { x0: 0.05, y0: 0.93, x1: 0.2, y1: 0.96 } },
+    ]);
+    const m = bestMatch(await identify(clues, source));
+    expect(m?.card.key).toBe('tst1-4');
+    expect(m?.evidence).toMatchObject({ number: 'same', total: 'same', name: 1 });
+  });
+
+  it('keeps to the set a set_code hint names, by its code or the code printed on its cards', async () => {
+    const catalog = (await t.catalogs.get('pokemon'))!;
+    const inSet = await catalogSearch(t.catalogs, catalog, { setCode: 'tb' });
+    expect(inSet.hasSet).toBe(true);
+    expect((await inSet.source.byName('Sparkit', 10)).map((c) => c.setCode)).toEqual(['tst1', 'tst1']);
+    expect(inSet.detail('tst1-1')?.set?.name).toBe('Test Base');
+    const other = await catalogSearch(t.catalogs, catalog, { setCode: 'tst2pt5' });
+    const there = await other.source.byName('Sparkit', 10);
+    expect(there.map((c) => c.name)).not.toContain('Sparkit');
+    expect(there.every((c) => c.setCode === 'tst2pt5')).toBe(true);
+    expect((await catalogSearch(t.catalogs, catalog, { setCode: 'NOPE' })).hasSet).toBe(false);
+  });
+});

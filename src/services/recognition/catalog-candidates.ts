@@ -1,0 +1,95 @@
+import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
+import type { CandidateCard, CandidateSource } from './identify.ts';
+
+/** Names the engine's trigram search returns per name read; each brings its cards. */
+const NAMES_PER_QUERY = 5;
+
+/** Promo sets run for years under their first release date, so their date says nothing of a card's year. */
+function isPromoSet(set: StoredSet | undefined): boolean {
+  return set !== undefined && /promo/i.test(set.name);
+}
+
+function numberOrNull(v: unknown): number | null {
+  const n = typeof v === 'string' ? Number(v) : typeof v === 'number' ? v : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/** A stored card as identification sees it: its set's printed total and year, its HP and regulation mark. */
+export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>): CandidateCard {
+  const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
+  const year = isPromoSet(set) ? null : (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null;
+  const mark = card.fields.regulationMark;
+  return {
+    key: card.key,
+    name: card.name,
+    nameNorm: card.nameNorm,
+    number: card.number,
+    numberNorm: card.numberNorm,
+    setCode: card.setCode,
+    setTotal: set?.printedTotal ?? null,
+    year,
+    hp: numberOrNull(card.fields.hp),
+    regulationMark: typeof mark === 'string' ? mark : null,
+  };
+}
+
+export interface CandidateFilter {
+  /** The `set_code` hint: a set's code or the code printed on its cards (`MEW`), any case. */
+  setCode?: string | undefined;
+  /** MTG oversized (planar, scheme, vanguard) and digital-only printings are left out unless asked for. */
+  includeOversized?: boolean;
+  includeDigital?: boolean;
+}
+
+/** One catalog as identification searches it, and the stored cards behind its candidates. */
+export interface CatalogSearch {
+  catalog: CatalogSummary;
+  source: CandidateSource;
+  /** The stored card and its set behind a candidate this search returned. */
+  detail(key: string): { card: StoredCard; set: StoredSet | undefined } | undefined;
+  /** Whether the `set_code` hint may name a set of this catalog (always true without a hint or without a sets table). */
+  hasSet: boolean;
+}
+
+/** Candidates from one catalog through the store's indexes: exact folded numbers, and the engine's trigram name search. */
+export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}): Promise<CatalogSearch> {
+  const sets = new Map((await store.sets(catalog.id)).map((s) => [s.code, s]));
+  const wanted = filter.setCode?.trim().toUpperCase();
+  const setCodes = wanted
+    ? new Set([...sets.values()].filter((s) => s.code.toUpperCase() === wanted || (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === wanted)).map((s) => s.code))
+    : null;
+  const seen = new Map<string, StoredCard>();
+  const keep = (c: StoredCard): boolean => {
+    if (setCodes && !(c.setCode !== null && (setCodes.has(c.setCode) || c.setCode.toUpperCase() === wanted))) return false;
+    if (!filter.includeOversized && c.flags.includes('oversized')) return false;
+    if (!filter.includeDigital && c.flags.includes('digital')) return false;
+    return true;
+  };
+  const take = (cards: StoredCard[]): CandidateCard[] =>
+    cards.filter(keep).map((c) => {
+      seen.set(c.key, c);
+      return candidateOf(c, sets);
+    });
+  // Catalogs without a sets table (Yu-Gi-Oh!, sport checklists) carry the set code on each card
+  // only; there the hint filters the candidates but cannot be told unknown beforehand.
+  const hasSet = !wanted || sets.size === 0 || (setCodes !== null && setCodes.size > 0);
+  return {
+    catalog,
+    hasSet,
+    detail: (key) => {
+      const card = seen.get(key);
+      return card ? { card, set: card.setCode !== null ? sets.get(card.setCode) : undefined } : undefined;
+    },
+    source: {
+      byNumber: async (numberNorm) => take(await store.cardsByNumber(catalog.id, numberNorm)),
+      byName: async (text, limit) => {
+        const out: CandidateCard[] = [];
+        for (const n of await store.searchNames(catalog.id, text, { limit: NAMES_PER_QUERY })) {
+          out.push(...take(await store.cardsByName(catalog.id, n.nameNorm, { limit })));
+          if (out.length >= limit) break;
+        }
+        return out.slice(0, limit);
+      },
+    },
+  };
+}

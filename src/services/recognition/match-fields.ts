@@ -1,0 +1,83 @@
+import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
+
+/**
+ * A catalog card in the spec's trading-card `best_match` shape (document 3 §2): `year`,
+ * `full_name`, `name`, `set`, `color`, `type`, `set_code`, `rarity`, `out_of`, `card_number`,
+ * `series`, `subcategory`, `links`, and `set_series_code`. Field by field per catalog kind in
+ * docs/recognition.md "Match fields"; a field the catalog does not have is null, never made up.
+ * `year` is a string (sessions store it as text, document 1).
+ */
+export interface TradingCardMatch {
+  id: string;
+  name: string;
+  full_name: string;
+  set: string | null;
+  set_code: string | null;
+  set_series_code: string | null;
+  series: string | null;
+  card_number: string | null;
+  out_of: number | null;
+  rarity: string | null;
+  year: string | null;
+  color: string | null;
+  type: string | null;
+  subcategory: string;
+  links: Record<string, string>;
+  catalog: string;
+}
+
+/** The spec's subcategory spellings per catalog kind. */
+export const SUBCATEGORY: Record<string, string> = { pokemon: 'Pokemon', mtg: 'Magic The Gathering', yugioh: 'Yu-Gi-Oh!' };
+
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+const MTG_COLORS: Record<string, string> = { W: 'White', U: 'Blue', B: 'Black', R: 'Red', G: 'Green' };
+
+export function tradingCardMatch(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): TradingCardMatch {
+  const f = card.fields;
+  const setName = set?.name ?? card.setName;
+  const outOf = set?.printedTotal ?? null;
+  let color: string | null = null;
+  let type: string | null = null;
+  let setCode = card.setCode;
+  if (kind === 'pokemon') {
+    color = strings(f.types).join(', ') || null;
+    const sub = strings(f.subtypes);
+    type = text(f.supertype) ? `${f.supertype as string}${sub.length ? ` — ${sub.join(' ')}` : ''}` : null;
+    // the code printed on the card and used by players (`MEW`); the data project's id when there is none
+    setCode = text(set?.extra.ptcgoCode) ?? card.setCode;
+  } else if (kind === 'mtg') {
+    color = strings(f.colors).map((c) => MTG_COLORS[c] ?? c).join(', ') || (card.fields.manaCost ? 'Colorless' : null);
+    type = text(f.type);
+  } else if (kind === 'yugioh') {
+    color = text(f.attribute);
+    type = text(f.monster_type_line) ?? ([text(f.card_type), text(f.property)].filter(Boolean).join(' — ') || null);
+  }
+  const numbered = card.number ? (kind === 'pokemon' && outOf ? `${card.number}/${outOf}` : card.number) : null;
+  return {
+    id: card.key,
+    name: card.name,
+    full_name: [card.name, numbered, setName].filter(Boolean).join(' '),
+    set: setName,
+    set_code: setCode,
+    set_series_code: card.setCode,
+    series: set?.series ?? null,
+    card_number: card.number,
+    out_of: outOf,
+    rarity: card.rarity,
+    year: (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null,
+    color,
+    type,
+    subcategory: SUBCATEGORY[kind] ?? kind,
+    links: card.links,
+    catalog,
+  };
+}
+
+/** Simplified Chinese and other CJK characters: what `ignore_non_ascii` omits (accents stay). */
+const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
+
+/** The match without its string fields that hold CJK text (`ignore_non_ascii`). */
+export function withoutNonAscii<T extends object>(match: T): T {
+  return Object.fromEntries(Object.entries(match).filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))) as T;
+}

@@ -1,0 +1,170 @@
+import type { ImageIntake } from '../../media/image-intake.ts';
+import type { CatalogStore } from '../../store/catalog-store.ts';
+import { VisionBusyError } from '../../vision/vision-engine.ts';
+import type { CardResult } from '../../vision/vision-tasks.ts';
+import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
+import { ServiceError } from '../errors.ts';
+import { failure, type InputRecord, type OutputRecord, type VisionService } from '../vision-service.ts';
+import { readCardText, type CardTextClues } from './card-text.ts';
+import { catalogSearch, type CatalogSearch } from './catalog-candidates.ts';
+import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
+import { SUBCATEGORY, tradingCardMatch, withoutNonAscii, type TradingCardMatch } from './match-fields.ts';
+
+/** The catalog kinds `/tcg_id` identifies against. */
+export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
+
+/** The `/tcg_id` options (document 3 §4), all boolean, default false; echoed when given. */
+export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
+export type TcgOption = (typeof TCG_OPTIONS)[number];
+export type TcgOptions = Partial<Record<TcgOption, boolean>>;
+
+/** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
+export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
+
+/** Photos of one request read at once (each read is several OCR runs in the workers). */
+const perRequest = 2;
+/** Candidates kept per card as `alternatives`. */
+const ALTERNATIVES = 5;
+/** ISO 639-1 codes the clue parser names, with their names. */
+const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', pt: 'Portuguese', ja: 'Japanese', zh: 'Chinese' };
+
+/**
+ * The distance the spec's `distances` carry: e^(−score/4) of identification's score, so 0 is
+ * certain and 1 is no clue at all; a best match needs a score of 6 (distance ≤ 0.223) and a lead
+ * of 1 over the next (docs/recognition.md "Distances").
+ */
+export const distanceOf = (score: number): number => Number(Math.exp(-Math.max(0, score) / 4).toFixed(4));
+export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
+
+type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
+
+interface Ranked extends Identified {
+  search: CatalogSearch;
+}
+
+/** `/collectibles/v2/tcg_id` (document 3 §4): trading cards identified against the imported catalogs. */
+export class RecognitionService {
+  constructor(
+    private readonly intake: ImageIntake,
+    private readonly vision: VisionService,
+    private readonly catalogs: CatalogStore,
+  ) {}
+
+  async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+    const clock = stopwatch();
+    if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
+    const catalogs = (await this.catalogs.list()).filter((c) => (TCG_KINDS as readonly string[]).includes(c.kind));
+    if (!catalogs.length) {
+      throw new ServiceError(503, 'no_catalog', 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).');
+    }
+    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, options, catalogs));
+    const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
+    const echoed = Object.fromEntries(TCG_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
+    return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
+  }
+
+  private async tcgRecord(ctx: SearchContext, record: InputRecord, options: TcgOptions, catalogs: Awaited<ReturnType<CatalogStore['list']>>): Promise<OutputRecord> {
+    const base = echo(record);
+    let read: CardResult;
+    try {
+      const bytes = await this.intake.bytes(record);
+      read = await this.vision.card(bytes, 'read', {});
+    } catch (err) {
+      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
+      const f = failure(err);
+      return { ...base, _status: recordError(ctx, f.text, f.code) };
+    }
+    const sized = { ...base, _width: read.width, _height: read.height };
+    if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+
+    const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
+    const searches = await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
+    if (setCode && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
+
+    const readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
+    const objects = [];
+    for (const reading of readings) {
+      const card = read.cards[reading.index]!;
+      const clues = readCardText(reading.lines);
+      const ranked = await this.rank(clues, searches);
+      objects.push(this.cardObject(reading.index, card, read, reading, clues, ranked, record, options));
+    }
+    if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
+    const slab = read.cards[readings[0]!.index]!.kind === 'slab';
+    const notes = (['slab_id', 'slab_grade'] as const).filter((o) => options[o]);
+    const text = notes.length ? `OK; ${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server yet (not charged)` : 'OK';
+    const kind = objects[0]!._identification.best_match ? (objects[0]!._identification.best_match as TradingCardMatch).subcategory : null;
+    return {
+      ...sized,
+      _status: { code: 200, text },
+      ...(kind ? { Category: `Trading Card Game/${kind}` } : {}),
+      _objects: objects,
+      'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
+    };
+  }
+
+  /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
+  private async rank(clues: CardTextClues, searches: CatalogSearch[]): Promise<Ranked[]> {
+    const all: Ranked[] = [];
+    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1)) all.push({ ...m, search });
+    return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
+  }
+
+  private cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions) {
+    const xs = card.quad.map((p) => p[0]);
+    const ys = card.quad.map((p) => p[1]);
+    const bound_box = [Math.max(0, Math.round(Math.min(...xs))), Math.max(0, Math.round(Math.min(...ys))), Math.min(read.width, Math.round(Math.max(...xs))), Math.min(read.height, Math.round(Math.max(...ys)))];
+    const best = bestMatch(ranked) as Ranked | null;
+    const asMatch = (r: Ranked): TradingCardMatch & { price_stats?: unknown[] } => {
+      const d = r.search.detail(r.card.key)!;
+      const m: TradingCardMatch & { price_stats?: unknown[] } = tradingCardMatch(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
+      if (options.price_stats) m.price_stats = [];
+      return options.ignore_non_ascii ? withoutNonAscii(m) : m;
+    };
+    const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
+    const subcategory = best ? SUBCATEGORY[best.search.catalog.kind] : undefined;
+    const latin = /[A-Za-z]/.test(clues.fullText);
+    const tags: Record<string, Tag[]> = {
+      Category: subcategory ? [{ id: 1, name: subcategory, prob: 1 }] : [],
+      Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }],
+      ...(clues.fullText ? { Alphabet: [{ id: 1, name: latin ? 'latin' : 'other', prob: 1 }] } : {}),
+      ...(!options.lang && clues.language ? { Language: [{ id: 1, name: clues.language, prob: 1 }] } : {}),
+    };
+    // hints the client gave and we do not measure are returned as given, marked pre-filled
+    for (const hint of ['Side', 'Foil/Holo', 'Rotation'] as const) {
+      if (typeof record[hint] === 'string' && record[hint]) tags[hint] = [{ id: 1, name: record[hint], prob: 1, 'pre-filled': true }];
+    }
+    const area = polygonShare(card.quad, read.width, read.height);
+    return {
+      name: 'Card',
+      id: index + 1,
+      bound_box,
+      prob: Number(card.prob.toFixed(3)),
+      area,
+      'Top Category': [{ id: 1, name: 'Trading Card', prob: 1 }],
+      _tags: tags,
+      _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
+      _ocr: {
+        full_text: clues.fullText,
+        ...(options.lang ? { lang: clues.language, lang_name: clues.language ? (LANGUAGE_NAMES[clues.language] ?? clues.language) : null } : {}),
+        texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
+      },
+      _identification: {
+        best_match: best ? asMatch(best) : null,
+        alternatives: alternatives.map(asMatch),
+        distances: [...(best ? [best] : []), ...alternatives].map((r) => distanceOf(r.score)),
+      },
+    };
+  }
+}
+
+/** The card's share of the image (0–1), from its outline. */
+function polygonShare(q: [number, number][], w: number, h: number): number {
+  let a = 0;
+  for (let i = 0; i < q.length; i++) {
+    const [x0, y0] = q[i]!;
+    const [x1, y1] = q[(i + 1) % q.length]!;
+    a += x0 * y1 - x1 * y0;
+  }
+  return Number((Math.abs(a) / 2 / (w * h)).toFixed(4));
+}

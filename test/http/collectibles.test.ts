@@ -1,0 +1,121 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Services } from '../../src/services/container.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64, photoBytes, photosDir } from '../helpers/photos.ts';
+
+/**
+ * `/collectibles/v2/tcg_id` on a real photo (test/fixtures/photos/cards, a Japanese card whose
+ * collector line reads 036/190) against a made-up catalog in the Pokémon data project's format:
+ * the card's number in a set of 190 cards, and decoys with the same number in sets of other sizes.
+ */
+const photo = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('single-440572034'))!;
+const sets = [
+  { id: 'tsa', name: 'Test Alpha', series: 'Testing', printedTotal: 190, total: 200, releaseDate: '2023/06/09', ptcgoCode: 'TSA' },
+  { id: 'tsb', name: 'Test Beta', series: 'Testing', printedTotal: 165, total: 170, releaseDate: '2023/09/22', ptcgoCode: 'TSB' },
+  { id: 'tsc', name: 'Test Gamma', series: 'Testing', printedTotal: 98, total: 98, releaseDate: '2019/02/01', ptcgoCode: null },
+];
+const cards = [
+  { id: 'tsa-36', name: 'Alphamon', number: '036', set: 'tsa', rarity: 'Common', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70', types: ['Water'] },
+  { id: 'tsb-36', name: 'Betamon', number: '036', set: 'tsb', rarity: 'Uncommon', supertype: 'Pokémon', subtypes: ['Stage 1'], hp: '90', types: ['Fire'] },
+  { id: 'tsc-36', name: 'Gammamon', number: '36', set: 'tsc', rarity: 'Rare', supertype: 'Pokémon', subtypes: ['Basic'], hp: '60', types: ['Grass'] },
+];
+
+type Obj = { name: string; id: number; bound_box: number[]; prob: number; area: number; 'Top Category': { name: string }[]; _tags: Record<string, { name: string; 'pre-filled'?: boolean }[]>; _tags_simple: string[]; _ocr: { full_text: string; lang?: string; texts: { polygon: number[][]; text: string }[] }; _identification: { best_match: Record<string, unknown> | null; alternatives: Record<string, unknown>[]; distances: number[] } };
+type Rec = { _id?: string; _status: { code: number; text: string }; _width?: number; _height?: number; _objects?: Obj[]; 'Graded Slab'?: { name: string }[]; Category?: string };
+
+describe.each(backends)('collectibles recognition (%s)', (backend) => {
+  let h: Harness;
+  let dir: string;
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tcg-'));
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers 503 with a clear message while no trading-card catalog is imported', async () => {
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });
+    expect(res.statusCode).toBe(503);
+    expect(JSON.stringify(res.json())).toMatch(/loupe catalog import/);
+  });
+
+  it('identifies the card of a real photo by its collector line, with the spec record shape', async () => {
+    await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await fs.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _id: 'fr', _base64: photoBase64(`cards/${photo}`), Side: 'front' }], lang: true, price_stats: true } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { status: { code: number }; records: Rec[]; lang: boolean; price_stats: boolean; statistics: Record<string, number> };
+    expect(body).toMatchObject({ status: { code: 200 }, lang: true, price_stats: true });
+    const [r] = body.records;
+    expect(r).toMatchObject({ _id: 'fr', _status: { code: 200, text: 'OK' }, _width: 720, _height: 960, Category: 'Trading Card Game/Pokemon', 'Graded Slab': [{ name: 'no' }] });
+    expect(r).not.toHaveProperty('_base64');
+    const o = r!._objects![0]!;
+    expect(o).toMatchObject({ name: 'Card', id: 1, 'Top Category': [{ name: 'Trading Card' }] });
+    expect(o.bound_box[2]).toBeGreaterThan(o.bound_box[0]! + 300);
+    expect(o.area).toBeGreaterThan(0.2);
+    expect(o.area).toBeLessThan(1);
+    expect(o._tags.Category).toEqual([{ id: 1, name: 'Pokemon', prob: 1 }]);
+    expect(o._tags.Side).toEqual([{ id: 1, name: 'front', prob: 1, 'pre-filled': true }]);
+    expect(o._ocr.lang).toBe('ja'); // a Japanese card (Kyogre, s4a), labelled by eye
+    expect(o._ocr.full_text).toMatch(/036\/190/);
+    // the collector line's polygon lies in the card's lower part, in pixels of the photo
+    const line = o._ocr.texts.find((t) => t.text.includes('036/190'))!;
+    for (const [x, y] of line.polygon) {
+      expect(x).toBeGreaterThanOrEqual(o.bound_box[0]! - 5);
+      expect(x).toBeLessThanOrEqual(o.bound_box[2]! + 5);
+      expect(y).toBeGreaterThan((o.bound_box[1]! + o.bound_box[3]!) / 2);
+    }
+    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', name: 'Alphamon', set: 'Test Alpha', set_code: 'TSA', set_series_code: 'tsa', card_number: '036', out_of: 190, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 036/190 Test Alpha', price_stats: [] });
+    expect(o._identification.alternatives.map((a) => a.id)).not.toContain('tsa-36');
+    expect(o._identification.distances[0]).toBeLessThan(0.23);
+    expect(o._identification.distances.length).toBe(1 + o._identification.alternatives.length);
+    expect([...o._identification.distances]).toEqual([...o._identification.distances].sort((a, b) => a - b));
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
+  }, 120_000);
+
+  it('keeps to a set_code hint: another set gives no match, an unknown one is the record\'s 400', async () => {
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', {
+      body: { records: [{ _id: 'tsb', _base64: photoBase64(`cards/${photo}`), set_code: 'tsb' }, { _id: 'nope', _base64: photoBase64(`cards/${photo}`), set_code: 'NOPE' }] },
+    });
+    expect(res.statusCode).toBe(300);
+    const [inB, nope] = (res.json() as { records: Rec[] }).records;
+    expect(inB!._status.code).toBe(200);
+    expect(inB!._objects![0]!._identification.best_match).toBeNull();
+    expect(nope!._status).toMatchObject({ code: 400 });
+    expect(nope!._status.text).toMatch(/Unknown set_code "NOPE"/);
+  }, 120_000);
+
+  it('gives each bad record its own status: no card 404, broken image 400; analyze_all takes one record', async () => {
+    const wide = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer();
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', {
+      body: { records: [{ _id: 'blank', _base64: wide.toString('base64') }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'card', _base64: photoBase64(`cards/${photo}`) }], slab_id: true },
+    });
+    expect(res.statusCode).toBe(300);
+    const [blank, text, card] = (res.json() as { records: Rec[] }).records;
+    expect(blank!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
+    expect(blank!._objects).toEqual([]);
+    expect(text!._status.code).toBe(400);
+    expect(text!._status.text).toMatch(/^Error Loading Image/);
+    expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id is not available on this server yet (not charged)' });
+    const two = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }], analyze_all: true } });
+    expect(two.statusCode).toBe(400);
+    expect(JSON.stringify(two.json())).toMatch(/analyze_all takes 1 record/);
+    const many = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: Array.from({ length: 11 }, () => ({ _base64: 'a' })) } });
+    expect(many.statusCode).toBe(400);
+  }, 120_000);
+
+  it('is a service an account can be refused', async () => {
+    const other = await h.newAccount(100, ['descriptor']);
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });
+    expect(res.statusCode).toBe(403);
+    expect(photoBytes(`cards/${photo}`).length).toBeGreaterThan(0);
+  });
+});
