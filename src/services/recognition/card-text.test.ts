@@ -68,6 +68,17 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Piochez 2020 cartes', 0.7, 0.1, 0.02]])).year).toBeNull();
   });
 
+  it('reads the regulation mark and set code run into a Scarlet & Violet collector line', () => {
+    // as PP-OCRv4 read the bottom bands of real French cards (train split)
+    const a = readCardText(lines([['GSVIR194/198', 0.95, 0.05, 0.02]]));
+    expect(a).toMatchObject({ regulationMark: 'G', setCodes: ['SVI'] });
+    expect(a.numbers[0]).toMatchObject({ number: '194', total: '198' });
+    expect(readCardText(lines([['GPARR', 0.94, 0.05, 0.02], ['158/182★', 0.95, 0.2, 0.02]]))).toMatchObject({ regulationMark: 'G', setCodes: ['PAR'] });
+    expect(readCardText(lines([['OBFFR', 0.94, 0.05, 0.02], ['156/197', 0.95, 0.2, 0.02]])).setCodes).toEqual(['OBF']);
+    // words of the rules text and the copyright line are no set codes
+    expect(readCardText(lines([['FEVGAMEFREAK', 0.97, 0.3, 0.02], ['RegleV', 0.9, 0.1, 0.02]])).setCodes).toEqual([]);
+  });
+
   it('tells Japanese by its kana, Chinese by Han characters alone', () => {
     expect(readCardText(lines([['カイオーガ', 0.05, 0.2, 0.05], ['036/190', 0.93, 0.05, 0.02]])).language).toBe('ja');
     expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05]])).language).toBe('zh');

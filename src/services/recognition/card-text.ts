@@ -46,7 +46,10 @@ export interface CardTextClues {
   numbers: CollectorNumber[];
   /** Yu-Gi-Oh! print codes (`LOB-EN001`), upper-case. */
   printCodes: string[];
-  /** Set codes beside a language code on MTG cards (`DOM • EN` → `DOM`). */
+  /**
+   * Set codes printed on the card: beside a language code on MTG cards (`DOM • EN` → `DOM`), and
+   * before the collector number on Pokémon cards since Scarlet & Violet (`G SVI FR 194/198` → `SVI`).
+   */
   setCodes: string[];
   /** The copyright year (`©2021 Pokémon`), as a string. */
   year: string | null;
@@ -89,6 +92,11 @@ const PROMO_LOWER_S = /\bsWSH(?=\s?[0-9])/g;
 const GLUED_FRACTION = /(?<=[A-Za-z0-9])(?<![0-9])([0-9]{2,3})\s?\/\s?([0-9]{2,3})(?![0-9])|(?<![0-9])([0-9]{4,6})\s?\/\s?([0-9]{2,3})(?![0-9])/g;
 const FRACTION = new RegExp(`(?<![A-Za-z0-9])([A-Z]{0,4})\\s?(${D}{1,3})\\s?/\\s?([A-Z]{0,4})\\s?(${D}{1,3})(?![0-9])`, 'g');
 const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\b`, 'g');
+/**
+ * The Scarlet & Violet collector line: regulation mark, set code, language, number, often run
+ * together by the recogniser (`GSVIR194/198`, `GPARR`, `PALR052/193`, `OBFFR`).
+ */
+const PTCG_SET_LINE = /(?<![A-Za-z])([D-I])?\s?([A-Z]{3})\s?(?:FR|EN|DE|IT|ES|PT|JP|R|N)?(?=\s?[0-9]{2,3}\s?\/|\s*$)/g;
 const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
 // © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
 const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
@@ -174,6 +182,12 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       printCodes.add(`${m[1]}-${m[2] ?? ''}${num}`);
     }
     for (const m of text.matchAll(MTG_SET)) setCodes.add(m[1]!);
+    if (line.box.y0 > 0.85) {
+      for (const m of text.matchAll(PTCG_SET_LINE)) {
+        setCodes.add(m[2]!);
+        if (m[1] && regulationMark === null) regulationMark = m[1];
+      }
+    }
 
     const y = YEAR.exec(text) ?? YEAR_BEFORE_OWNER.exec(text);
     if (y && year === null) year = y[1]!;

@@ -26,6 +26,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     number: card.number,
     numberNorm: card.numberNorm,
     setCode: card.setCode,
+    setCodes: [...new Set([card.setCode, typeof set?.extra.ptcgoCode === 'string' ? set.extra.ptcgoCode : null].filter((c): c is string => !!c).map((c) => c.toUpperCase()))],
     setTotal: set?.printedTotal ?? null,
     year,
     hp: numberOrNull(card.fields.hp),

@@ -10,6 +10,7 @@ const card = (key: string, name: string, number: string, setTotal: number | null
   number,
   numberNorm: number.replace(/^([A-Z]*)0*(\d)/, '$1$2'),
   setCode: key.split('-')[0]!,
+  setCodes: [key.split('-')[0]!.toUpperCase()],
   setTotal,
   year,
   hp: null,
@@ -46,6 +47,16 @@ describe('identification', () => {
     const m = bestMatch(await identify(read([['105/159', 0.93], ['©2022 Pokémon', 0.97]]), src));
     expect(m?.card.key).toBe('swsh12pt5-105');
     expect(m?.evidence.year).toBe('near');
+  });
+
+  it('tells sets of the same size apart by the set code printed on the card', async () => {
+    const sv1 = card('sv1-45', 'Lechonk', '045', 198, '2023', { setCodes: ['SV1', 'SVI'] });
+    const swsh6 = card('swsh6-45', 'Glastrier', '045', 198, '2021', { setCodes: ['SWSH6', 'CRE'] });
+    const src = source([sv1, swsh6]);
+    expect(bestMatch(await identify(read([['045/198', 0.95]]), src))).toBeNull();
+    const m = bestMatch(await identify(read([['GSVIFR 045/198', 0.95]]), src));
+    expect(m?.card.key).toBe('sv1-45');
+    expect(m?.evidence.setCode).toBe('same');
   });
 
   it('takes a promo code that only one card has', async () => {

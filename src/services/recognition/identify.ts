@@ -18,6 +18,8 @@ export interface CandidateCard {
   number: string | null;
   numberNorm: string | null;
   setCode: string | null;
+  /** Upper-case codes the card's set is known by: its catalog code and the code printed on its cards (`SVI`). */
+  setCodes: string[];
   /** The set's printed total (`165` on `…/165`), when the catalog has it. */
   setTotal: number | null;
   /**
@@ -39,6 +41,8 @@ export interface Evidence {
   number: 'same' | 'none';
   /** A code with letters (`SWSH131`, `TG05`) that no other candidate has: a promo or subset card. */
   uniqueCode: boolean;
+  /** A set code printed on the card (`SVI`) is the candidate's set's; misreads of other text make a mismatch say nothing. */
+  setCode: 'same' | 'unknown';
   total: 'same' | 'differs' | 'unknown';
   year: 'same' | 'near' | 'differs' | 'unknown';
   regulationMark: 'same' | 'differs' | 'unknown';
@@ -61,6 +65,7 @@ export interface Identified {
 export const WEIGHTS = {
   number: 4,
   uniqueCode: 2,
+  setCode: 3,
   totalSame: 3,
   totalDiffers: -2,
   yearSame: 1.5,
@@ -102,7 +107,7 @@ function totalOf(n: CollectorNumber): number | null {
 
 /** Scores one candidate against the clues. */
 export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', name: 0 };
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', name: 0 };
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm);
   if (numbers.length) {
     evidence.number = 'same';
@@ -110,6 +115,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
     const totals = numbers.map(totalOf).filter((t): t is number => t !== null);
     if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : 'differs';
   }
+  if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
     const d = Number(card.year.slice(0, 4)) - Number(clues.year);
     // a card printed ©2021 comes out in 2021 or early 2022
@@ -122,6 +128,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   let score = 0;
   if (evidence.number === 'same') score += w.number;
   if (evidence.uniqueCode) score += w.uniqueCode;
+  if (evidence.setCode === 'same') score += w.setCode;
   score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? w.totalDiffers : 0;
   score += evidence.year === 'same' ? w.yearSame : evidence.year === 'near' ? w.yearNear : evidence.year === 'differs' ? w.yearDiffers : 0;
   score += evidence.regulationMark === 'same' ? w.markSame : evidence.regulationMark === 'differs' ? w.markDiffers : 0;
