@@ -184,6 +184,7 @@ export const defaultPrices: Record<string, number> = {
   'requests.upscaler': 1,
   'requests.flows': 1,
   'requests.card-grader': 1,
+  'requests.collectibles-recognition': 1,
 };
 
 export const defaultLimits: Limits = {

@@ -31,7 +31,9 @@ import { UpscalerJob } from './jobs/upscaler-job.ts';
 import { CardGraderJob } from './jobs/card-grader-job.ts';
 import { CatalogService } from './catalog-service.ts';
 import { CatalogStore } from '../store/catalog-store.ts';
+import { PriceStore } from '../store/price-store.ts';
 import { RecognitionService } from './recognition/recognition-service.ts';
+import { CollectiblesJob } from './jobs/collectibles-job.ts';
 
 export interface Services {
   store: Store;
@@ -92,6 +94,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   registry.register(new UpscalerJob(vision));
   registry.register(new FlowsJob(flows, vision, imageMatching));
   registry.register(new CardGraderJob(vision));
+  const recognition = new RecognitionService(intake, vision, catalogStore);
+  registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
@@ -111,8 +115,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
-    catalogs: new CatalogService(catalogStore),
-    recognition: new RecognitionService(intake, vision, catalogStore),
+    catalogs: new CatalogService(catalogStore, new PriceStore(store)),
+    recognition,
     registry,
     queue,
     close: async () => {

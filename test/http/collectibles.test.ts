@@ -31,7 +31,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   let h: Harness;
   let dir: string;
   beforeAll(async () => {
-    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' }, queue: { workers: 1, pollMs: 200 } });
+    await h.app.ready();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tcg-'));
   });
   afterAll(async () => {
@@ -111,6 +112,27 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const many = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: Array.from({ length: 11 }, () => ({ _base64: 'a' })) } });
     expect(many.statusCode).toBe(400);
   }, 120_000);
+
+  it('runs as the asynchronous type collectibles-recognition, options on each record', async () => {
+    const res = await h.request('POST', '/account/v2/request/', {
+      body: { type: 'collectibles-recognition', endpoint: '/tcg_id', records: [{ _id: 'fr', _base64: photoBase64(`cards/${photo}`), lang: true, set_code: 'TSA' }, { _id: 'bad', _base64: '%%' }] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = (res.json() as { id: string }).id;
+    let done: { status: string; response?: { records: Rec[] } } | undefined;
+    for (let i = 0; i < 1200 && done?.status !== 'DONE'; i++) {
+      done = (await h.request('GET', `/account/v2/request/${id}`)).json() as typeof done;
+      if (done?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
+    }
+    const [fr, bad] = done!.response!.records;
+    expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
+    expect(fr).not.toHaveProperty('_base64');
+    expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-36' });
+    expect(fr!._objects![0]!._ocr.lang).toBe('ja');
+    expect(bad!._status.code).toBe(400);
+    const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _base64: 'a' }] } });
+    expect(wrong.statusCode).toBe(400);
+  }, 180_000);
 
   it('is a service an account can be refused', async () => {
     const other = await h.newAccount(100, ['descriptor']);

@@ -1,5 +1,5 @@
 import type { ImageIntake } from '../../media/image-intake.ts';
-import type { CatalogStore } from '../../store/catalog-store.ts';
+import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import { VisionBusyError } from '../../vision/vision-engine.ts';
 import type { CardResult } from '../../vision/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
@@ -20,6 +20,9 @@ export type TcgOptions = Partial<Record<TcgOption, boolean>>;
 
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
+
+/** What a server with no trading-card catalog answers. */
+export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).';
 
 /** Photos of one request read at once (each read is several OCR runs in the workers). */
 const perRequest = 2;
@@ -53,22 +56,28 @@ export class RecognitionService {
   async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
-    const catalogs = (await this.catalogs.list()).filter((c) => (TCG_KINDS as readonly string[]).includes(c.kind));
-    if (!catalogs.length) {
-      throw new ServiceError(503, 'no_catalog', 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).');
-    }
-    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, options, catalogs));
+    const catalogs = await this.tcgCatalogs();
+    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', NO_CATALOG);
+    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, () => this.intake.bytes(record), options, catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     const echoed = Object.fromEntries(TCG_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
   }
 
-  private async tcgRecord(ctx: SearchContext, record: InputRecord, options: TcgOptions, catalogs: Awaited<ReturnType<CatalogStore['list']>>): Promise<OutputRecord> {
-    const base = echo(record);
+  /** The imported catalogs `/tcg_id` searches. */
+  tcgCatalogs(): Promise<CatalogSummary[]> {
+    return this.catalogs.list().then((all) => all.filter((c) => (TCG_KINDS as readonly string[]).includes(c.kind)));
+  }
+
+  /**
+   * One record of `/tcg_id`, from its image bytes (`bytes` throws ImageLoadError for an image
+   * that cannot be loaded): the synchronous endpoint and the asynchronous type share it. `base`
+   * is what the result record starts from (the synchronous endpoint echoes the record).
+   */
+  async tcgRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
     let read: CardResult;
     try {
-      const bytes = await this.intake.bytes(record);
-      read = await this.vision.card(bytes, 'read', {});
+      read = await this.vision.card(await bytes(), 'read', {});
     } catch (err) {
       if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
       const f = failure(err);

@@ -1,0 +1,55 @@
+import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import { pick } from '../../queue/job-runner.ts';
+import { stopwatch } from '../envelope.ts';
+import { NO_CATALOG, TCG_OPTIONS, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+
+/** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
+const endpoints: Record<string, { records: number }> = { tcg_id: { records: 10 } };
+
+/** `tcg_id` and `/tcg_id` name the same endpoint: clients copy the path. */
+const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
+
+/**
+ * `type: collectibles-recognition` (spec 3 §4 "Asynchronous API"): the synchronous endpoints'
+ * records, worked out by a queue worker. The options of §4 are read from each record (the spec:
+ * "records may carry per-record options"); a record that does not say takes the default, false.
+ */
+export class CollectiblesJob implements JobHandler {
+  readonly type = 'collectibles-recognition';
+
+  constructor(private readonly recognition: RecognitionService) {}
+
+  accepts(endpoint: string): boolean {
+    return Object.hasOwn(endpoints, endpointOf(endpoint));
+  }
+
+  endpoints(): string[] {
+    return Object.keys(endpoints);
+  }
+
+  maxRecords(endpoint: string): number {
+    return endpoints[endpointOf(endpoint)]?.records ?? 10;
+  }
+
+  validate(_endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
+    if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
+    return undefined;
+  }
+
+  async run(ctx: JobContext): Promise<JobOutcome> {
+    const clock = stopwatch();
+    const catalogs = await this.recognition.tcgCatalogs();
+    const records: Record<string, unknown>[] = [];
+    for (let i = 0; i < ctx.records.length; i++) {
+      const rec = ctx.records[i]!;
+      if (!catalogs.length) {
+        records.push({ ...pick(rec), _status: { code: 503, text: NO_CATALOG, request_id: ctx.requestId } });
+        continue;
+      }
+      const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
+      const out = await this.recognition.tcgRecord({ requestId: ctx.requestId }, rec, () => ctx.image(i), options, catalogs, pick(rec));
+      records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
+    }
+    return { records, extra: { statistics: clock.done() } };
+  }
+}
