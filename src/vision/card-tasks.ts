@@ -9,7 +9,7 @@ import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpC
 import { measureSurface } from './card-surface.ts';
 import { CORNER_REACH, measureWear } from './card-wear.ts';
 import { loadOcrReader, type OcrReader } from './ocr-reader.ts';
-import { findSlabLabel } from './slab-label.ts';
+import { findSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import { readCard } from './card-reading.ts';
 import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from './vision-tasks.ts';
@@ -125,6 +125,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   let quad: Quad | null = null;
   let prob = 1;
   let found: DetectedCard[] = [];
+  let slabLabel: SlabLabel | null = null;
   if (task.options.skipLocation) {
     quad = [[-0.5, -0.5], [img.width - 0.5, -0.5], [img.width - 0.5, img.height - 0.5], [-0.5, img.height - 0.5]];
   } else if (task.options.transparent) {
@@ -140,15 +141,17 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       found = await (await cardDetector()).detect(pixels);
       // The measured card is a slab's when the strip beside it reads as a grading label: the
       // first stage's label map never fired on real slabs (docs/card-detector.md).
-      const label = found[0] && found[0].kind !== 'slab' ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
+      // (read: recognition reports the label's text, so it is read on a slab the maps found too)
+      const label = found[0] && (found[0].kind !== 'slab' || task.op === 'read') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
       if (label) found[0] = { ...found[0]!, kind: 'slab', labelBox: label.box };
+      slabLabel = label;
       if (found[0]) {
         quad = found[0].quad;
         prob = found[0].prob;
       }
     }
   }
-  if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
+  if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, slabLabel, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
@@ -218,7 +221,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * Every card's text, largest card first. With no card found, an image that is itself card-shaped
  * is read whole: clients send scans cropped to the card, where the card has no edge to find.
  */
-async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], label: SlabLabel | null, given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
   const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
   const whole = given || (!found.length && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
   const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
@@ -239,6 +242,15 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
     cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
     readings,
     ...(whole ? { whole: true } : {}),
+    ...(label
+      ? {
+          label: {
+            company: label.company,
+            box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
+            lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })),
+          },
+        }
+      : {}),
   };
 }
 

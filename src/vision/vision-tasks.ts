@@ -83,6 +83,8 @@ export interface CardResult extends ImageSize {
    */
   readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
+  /** `read`: the grading label read beside the largest card (a slab's), in pixels of the image as stored. */
+  label?: { company: string | null; box: [number, number, number, number]; lines: { text: string; prob: number; polygon: [number, number][] }[] };
   /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
   wear?: CardWear;
   surface?: Surface;

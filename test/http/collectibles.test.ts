@@ -134,6 +134,23 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(wrong.statusCode).toBe(400);
   }, 180_000);
 
+  it('card_ocr_id: the card and a slab label read, and what their text says; fields not read are null', async () => {
+    const res = await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }, { _id: 'card', _base64: photoBase64(`cards/${photo}`) }] } });
+    expect(res.statusCode).toBe(200);
+    const [slab, card] = (res.json() as { records: Rec[] }).records;
+    const [slabCard, label] = slab!._objects! as unknown as Obj[];
+    expect(slab!['Graded Slab']).toEqual([{ id: 1, name: 'yes', prob: 1 }]);
+    expect(slabCard!.name).toBe('Card');
+    expect(label).toMatchObject({ name: 'Slab Label', id: 2, _tags: { Company: [{ name: 'BGS' }] } });
+    // a BGS label on a 1993 Alpha Counterspell (../shared/datasets/graded_slabs, labelled by its source)
+    expect(label!._identification.best_match).toMatchObject({ year: '1993', grade: 7.5, certificate_number: '0010538585', subcategory: null });
+    expect(label!.bound_box[1]).toBeLessThan(slabCard!.bound_box[1]!);
+    const o = card!._objects![0]!;
+    expect(card!._objects).toHaveLength(1);
+    expect(o._identification.best_match).toMatchObject({ name: 'Alphamon', full_name: 'Alphamon 036/190 Test Alpha', year: '2023', grade: null, certificate_number: null, subcategory: 'Pokemon' });
+    expect(o._ocr.lang).toBe('ja');
+  }, 120_000);
+
   it('is a service an account can be refused', async () => {
     const other = await h.newAccount(100, ['descriptor']);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });

@@ -62,4 +62,18 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       return recognition.tcgId({ requestId: request.id }, records, given);
     },
   });
+
+  app.post('/card_ocr_id', {
+    config: { service: 'collectibles', envelope: true, price: 'collectibles.card_ocr_id' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['collectibles'],
+      security,
+      summary: 'Reads the largest card and the largest slab label in each of up to 10 images, and identifies them from their text',
+      description: 'Objects `Card` and, on a slab, `Slab Label`, each with `_ocr`, `_tags`, `_tags_simple` and `_identification` (`name`, `full_name`, `year`, `grade`, `certificate_number`, `subcategory`; null where the text does not say). See docs/recognition.md.',
+      body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+      response: envelopeResponses(Recognized, answers, errorStatuses),
+    },
+    handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
+  });
 }

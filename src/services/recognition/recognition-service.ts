@@ -9,6 +9,7 @@ import { readCardText, type CardTextClues } from './card-text.ts';
 import { catalogSearch, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
 import { SUBCATEGORY, tradingCardMatch, withoutNonAscii, type TradingCardMatch } from './match-fields.ts';
+import { readLabelText } from './slab-label-text.ts';
 
 /** The catalog kinds `/tcg_id` identifies against. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
@@ -112,6 +113,79 @@ export class RecognitionService {
     };
   }
 
+  /**
+   * `/card_ocr_id` (document 3 §4): the largest card's and the largest slab label's text, and what
+   * the text alone identifies: the card against the catalogs when its clues match one (else the
+   * name and year as read), the label's name, year, grade and certificate number. Fields not
+   * read are null. No catalog is needed.
+   */
+  async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
+    const clock = stopwatch();
+    const catalogs = await this.tcgCatalogs();
+    const outcomes = await mapLimited(records, perRequest, (record) => this.ocrRecord(ctx, record, catalogs));
+    const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
+    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+  }
+
+  private async ocrRecord(ctx: SearchContext, record: InputRecord, catalogs: CatalogSummary[]): Promise<OutputRecord> {
+    const base = echo(record);
+    let read: CardResult;
+    try {
+      read = await this.vision.card(await this.intake.bytes(record), 'read', {});
+    } catch (err) {
+      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
+      const f = failure(err);
+      return { ...base, _status: recordError(ctx, f.text, f.code) };
+    }
+    const sized = { ...base, _width: read.width, _height: read.height };
+    const reading = read.readings?.find((r) => r.index === 0);
+    if (!read.found || !read.cards?.length || !reading) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    const card = read.cards[0]!;
+    const clues = readCardText(reading.lines);
+    const searches = await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c)));
+    const best = bestMatch(await this.rank(clues, searches)) as Ranked | null;
+    const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
+    const objects: Record<string, unknown>[] = [
+      {
+        name: 'Card',
+        id: 1,
+        bound_box: boxOf(card.quad, read.width, read.height),
+        prob: Number(card.prob.toFixed(3)),
+        area: polygonShare(card.quad, read.width, read.height),
+        _ocr: { full_text: clues.fullText, lang: clues.language, lang_name: clues.language ? (LANGUAGE_NAMES[clues.language] ?? clues.language) : null, texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+        _tags: { Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] },
+        _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
+        _identification: {
+          best_match: {
+            name: matched?.name ?? clues.names[0]?.text ?? null,
+            full_name: matched?.full_name ?? null,
+            year: matched?.year ?? clues.year,
+            grade: null,
+            certificate_number: null,
+            subcategory: matched?.subcategory ?? null,
+          },
+          alternatives: [],
+          distances: best ? [distanceOf(best.score)] : [],
+        },
+      },
+    ];
+    if (read.label) {
+      const label = readLabelText(read.label.lines.map((l) => l.text));
+      const company = read.label.company ?? 'OTHER';
+      objects.push({
+        name: 'Slab Label',
+        id: 2,
+        bound_box: read.label.box,
+        prob: 1,
+        _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+        _tags: { Company: [{ id: 1, name: company, prob: 1 }] },
+        _tags_simple: [company],
+        _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
+      });
+    }
+    return { ...sized, _status: { code: 200, text: 'OK' }, _objects: objects, 'Graded Slab': [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] };
+  }
+
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
   private async rank(clues: CardTextClues, searches: CatalogSearch[]): Promise<Ranked[]> {
     const all: Ranked[] = [];
@@ -120,9 +194,7 @@ export class RecognitionService {
   }
 
   private cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions) {
-    const xs = card.quad.map((p) => p[0]);
-    const ys = card.quad.map((p) => p[1]);
-    const bound_box = [Math.max(0, Math.round(Math.min(...xs))), Math.max(0, Math.round(Math.min(...ys))), Math.min(read.width, Math.round(Math.max(...xs))), Math.min(read.height, Math.round(Math.max(...ys)))];
+    const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
     const asMatch = (r: Ranked): TradingCardMatch & { price_stats?: unknown[] } => {
       const d = r.search.detail(r.card.key)!;
@@ -165,6 +237,13 @@ export class RecognitionService {
       },
     };
   }
+}
+
+/** `[xmin, ymin, xmax, ymax]` around an outline, in whole pixels inside the image. */
+function boxOf(q: [number, number][], w: number, h: number): number[] {
+  const xs = q.map((p) => p[0]);
+  const ys = q.map((p) => p[1]);
+  return [Math.max(0, Math.round(Math.min(...xs))), Math.max(0, Math.round(Math.min(...ys))), Math.min(w, Math.round(Math.max(...xs))), Math.min(h, Math.round(Math.max(...ys)))];
 }
 
 /** The card's share of the image (0–1), from its outline. */
