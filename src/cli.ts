@@ -37,6 +37,10 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                      csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise
   loupe catalog list
+  loupe prices import --file F --catalog NAME
+                    a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
+                    history or daily snapshots, MTGO tix, MTG daily USD; rows naming several candidate
+                    cards or a card the catalog lacks are skipped and counted
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
@@ -165,6 +169,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       return importCatalog(services, values);
     case 'catalog list':
       return services.catalogs.list();
+    case 'prices import':
+      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -189,11 +195,11 @@ async function importCatalog(services: Services, values: Values): Promise<unknow
     throw err;
   }
   const catalog = values.catalog ?? kind;
-  return services.catalogs.import({ kind, catalog, files, map }, progressLines(catalog));
+  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`));
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
-function progressLines(catalog: string): (p: ImportProgress) => void {
+function progressLines(label: string): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
   const count = (n: number) => n.toLocaleString('en-US');
@@ -208,7 +214,7 @@ function progressLines(catalog: string): (p: ImportProgress) => void {
       p.phase === 'read'
         ? `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} % (${count(p.records)} records)`
         : `writing: ${count(p.written)} of ${count(p.total)} rows`;
-    process.stderr.write(`loupe: catalog ${catalog}: ${line}\n`);
+    process.stderr.write(`loupe: ${label}: ${line}\n`);
   };
 }
 

@@ -70,6 +70,23 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon')).toMatchObject({ cards: 6, version: 1 });
   }, 60_000);
 
+  it('imports prices with one JSON line, counts them in the list, and refuses what it cannot read', async () => {
+    const { result, stderr } = await loupe('prices', 'import', '--file', fixture('prices/psa_auction_prices_realized.csv'), '--catalog', 'pokemon');
+    expect(result).toMatchObject({ catalog: 'pokemon', layout: 'psa', rows: 5, prices: { created: 3, total: 3 }, skipped: { other_game: 1, unknown_card: 1 } });
+    expect(stderr).toMatch(/^loupe: prices pokemon: writing: 3 of 3 rows$/m);
+    const { result: listed } = await loupe('catalog', 'list');
+    expect(listed.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon')).toMatchObject({ prices: 3 });
+    const json = await fails('prices', 'import', '--file', fixture('prices/pokemon_tcgplayer_3day_products.json'), '--catalog', 'pokemon');
+    expect(json.code).toBe(1);
+    expect(json.stderr).toMatch(/is JSON; price files are CSV .*Nothing was imported; the prices are as they were\./);
+    const noCatalog = await fails('prices', 'import', '--file', fixture('prices/psa_auction_prices_realized.csv'));
+    expect(noCatalog.code).toBe(2);
+    expect(noCatalog.stderr).toMatch(/missing --catalog/);
+    const absent = await fails('prices', 'import', '--file', fixture('prices/psa_auction_prices_realized.csv'), '--catalog', 'nowhere');
+    expect(absent.code).toBe(1);
+    expect(absent.stderr).toMatch(/There is no catalog nowhere: import its cards first/);
+  }, 60_000);
+
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {
     expect((await fails('catalog', 'import', '--kind', 'baseball', '--csv', 'x.csv')).stderr).toMatch(/--kind must be one of pokemon, mtg, yugioh, sports, comics, csv, not "baseball"/);
     const noFile = await fails('catalog', 'import', '--kind', 'mtg', '--sets', 'sets.json');

@@ -231,6 +231,21 @@ export class CatalogStore {
     return rows.map((r) => this.toCard(r));
   }
 
+  /**
+   * Every card key of a catalog and every alias (MTGJSON face uuids) with the key it names, for
+   * joining an external file's ids to cards in one pass (price imports).
+   */
+  async cardIdentities(catalogId: string): Promise<{ keys: Set<string>; aliases: Map<string, string> }> {
+    const rows = await this.db.selectFrom('catalog_cards').select(['card_key', 'aliases']).where('catalog_id', '=', catalogId).execute();
+    const keys = new Set<string>();
+    const aliases = new Map<string, string>();
+    for (const r of rows) {
+      keys.add(r.card_key);
+      for (const a of fromJson<string[]>(r.aliases)) aliases.set(a, r.card_key);
+    }
+    return { keys, aliases };
+  }
+
   /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
   async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);

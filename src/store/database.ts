@@ -248,6 +248,25 @@ export interface CatalogNamesTable {
   card_count: number;
 }
 
+export interface CatalogPricesTable {
+  catalog_id: string;
+  row_key: string;
+  card_key: string;
+  source: string;
+  /** `YYYY-MM-DD` on both backends. */
+  date: string;
+  price: number;
+  currency: string;
+  graded: Bool;
+  grade: string | null;
+  qualifier: string | null;
+  volume: number | null;
+  extra: Json;
+  content_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -265,6 +284,7 @@ export interface Database {
   catalog_sets: CatalogSetsTable;
   catalog_cards: CatalogCardsTable;
   catalog_names: CatalogNamesTable;
+  catalog_prices: CatalogPricesTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

@@ -3,6 +3,7 @@ import { collections } from './002-collections.ts';
 import { requests } from './003-requests.ts';
 import { cardSessionValues } from './004-card-session-values.ts';
 import { catalogs } from './005-catalogs.ts';
+import { prices } from './006-prices.ts';
 
 export interface Migration {
   name: string;
@@ -11,4 +12,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices];

@@ -1,0 +1,214 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type TestStore } from '../../test/helpers/catalogs.ts';
+import { backends } from '../../test/helpers/harness.ts';
+import { CatalogService } from '../services/catalog-service.ts';
+import { ServiceError } from '../services/errors.ts';
+import { priceStats } from '../services/recognition/price-stats.ts';
+import { PriceStore } from '../store/price-store.ts';
+import { importCatalog } from './catalog-import.ts';
+import { importPrices, PriceImportError, type PriceImportResult } from './price-import.ts';
+import { CatalogFileError } from './record-stream.ts';
+
+if (!sharedPresent) console.warn(`price import tests on the shared price files skipped: ${sharedCatalogs} is absent (the shared folder beside the project)`);
+
+const prices = (name: string) => fixture('prices', name);
+const ANGEL = 'aaaaaaaa-0000-4000-8000-000000000001';
+const SPLIT = 'aaaaaaaa-0000-4000-8000-000000000003';
+
+describe.each(backends)('price import (%s)', (backend) => {
+  let t: TestStore;
+  let store: PriceStore;
+  let files: Awaited<ReturnType<typeof scratchDir>>;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    store = new PriceStore(t.store);
+    files = await scratchDir();
+    await importCatalog(t.catalogs, { kind: 'pokemon', catalog: 'pokemon', files: { cards: fixture('pokemon/cards.json'), sets: fixture('pokemon/sets.json') } });
+    await importCatalog(t.catalogs, { kind: 'mtg', catalog: 'mtg', files: { cards: fixture('mtg/mtgjson-printings.json.gz'), sets: fixture('mtg/mtgjson-sets.json') } });
+    await importCatalog(t.catalogs, { kind: 'sports', catalog: 'sports', files: { csv: fixture('sports/topps_checklist.csv') } });
+    for (const c of await t.catalogs.list()) ids[c.name] = c.id;
+  });
+  afterAll(async () => {
+    await t.close();
+    await files.remove();
+  });
+  const run = (catalog: string, file: string) => importPrices(t.catalogs, store, { catalog, file });
+  const rejection = async (p: Promise<unknown>) => p.then(
+    () => {
+      throw new Error('expected the import to fail');
+    },
+    (e: unknown) => e as Error,
+  );
+
+  it('imports PSA graded sales into the Pokémon catalog, skipping the MTG sale and the unknown card, and again changes nothing', async () => {
+    const first = await run('pokemon', prices('psa_auction_prices_realized.csv'));
+    expect(first).toMatchObject({
+      catalog: 'pokemon',
+      layout: 'psa',
+      rows: 5,
+      currencies: { USD: 3 },
+      graded: 3,
+      cards: 1,
+      prices: { created: 3, updated: 0, unchanged: 0, total: 3 },
+      skipped: { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 1, other_game: 1 },
+    });
+    expect(first.remarks).toEqual(['1 rows price MTG cards, not pokemon: skipped (first: line 5)', '1 rows name a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
+    const again = await run('pokemon', prices('psa_auction_prices_realized.csv'));
+    expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, total: 3 });
+    const sales = await store.observations(ids.pokemon!, 'tst1-1');
+    expect(sales.map((s) => [s.date, s.price, s.graded, s.grade, s.qualifier, s.currency, s.source])).toEqual([
+      ['2019-01-05', 1200, true, '10.0', null, 'USD', 'psa'],
+      ['2019-02-10', 300.5, true, '9.0', '(MK)', 'USD', 'psa'],
+      ['2019-03-15', 150, true, 'Authentic', null, 'USD', 'psa'],
+    ]);
+    expect(sales[1]!.extra).toMatchObject({ sale_type: 'Best Offer', psa_cert: '40000002', lot_url: expect.stringMatching(/auction\/2$/) });
+    expect(sales[1]!.rowKey).toBe('psa:https://www.psacard.com/auctionprices/tcg-cards/test-base/sparkit/auction/2');
+  });
+
+  it('updates a re-imported row whose price changed, and only that one', async () => {
+    const text = (await fs.readFile(prices('psa_auction_prices_realized.csv'), 'utf8')).replace(',300.5,', ',310.0,');
+    const changed = await run('pokemon', await files.write('psa-changed.csv', text));
+    expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, total: 3 });
+    expect((await store.observations(ids.pokemon!, 'tst1-1')).map((s) => s.price)).toEqual([1200, 310, 150]);
+    await run('pokemon', prices('psa_auction_prices_realized.csv'));
+  });
+
+  it('imports TCGplayer 3-day windows with their volume, skipping sealed products', async () => {
+    const r = await run('pokemon', prices('pokemon_tcgplayer_3day_history.csv'));
+    expect(r).toMatchObject({ layout: 'tcgplayer-3day', rows: 4, prices: { created: 3, total: 6 }, skipped: { no_card_id: 1 }, graded: 0, cards: 1 });
+    expect((await store.observations(ids.pokemon!, 'tst1-2')).map((s) => [s.date, s.price, s.volume, s.graded])).toEqual([
+      ['2025-04-28', 10, 3, false],
+      ['2025-05-01', 11.5, 0, false],
+      ['2025-05-04', 12.25, 7, false],
+    ]);
+  });
+
+  it('imports only snapshot rows naming one candidate card, and counts the ambiguous ones', async () => {
+    const r = await run('pokemon', prices('pokemon_tcgplayer_daily_snapshots.csv'));
+    expect(r).toMatchObject({ layout: 'tcgplayer-snapshot', rows: 4, prices: { created: 2 }, skipped: { ambiguous: 1, no_card_id: 1 } });
+    expect(r.remarks).toContain('1 rows name several candidate cards (the file gives no collector number to tell them apart): skipped (first: line 4)');
+    // Neither candidate of the ambiguous row got its price.
+    expect((await store.observations(ids.pokemon!, 'tst1-4')).length).toBe(0);
+    expect((await store.observations(ids.pokemon!, 'tst2pt5-TG05')).map((s) => [s.date, s.price, s.extra.low_price_usd])).toEqual([
+      ['2026-04-12', 4.75, 3.05],
+      ['2026-04-13', 4.8, 3.1],
+    ]);
+  });
+
+  it('imports MTGO tix (gzipped) as TIX, finding a face uuid through the card\'s aliases, and daily USD prices by uuid or Scryfall id', async () => {
+    const tix = await run('mtg', prices('mtg_mtgo_tix_daily.csv.gz'));
+    expect(tix).toMatchObject({ layout: 'mtgo-tix', rows: 4, currencies: { TIX: 3 }, prices: { created: 3 }, skipped: { no_card_id: 1 }, cards: 2 });
+    expect((await store.observations(ids.mtg!, SPLIT)).map((s) => [s.date, s.price, s.currency])).toEqual([
+      ['2020-05-14', 1.25, 'TIX'],
+      ['2020-05-15', 1.5, 'TIX'],
+    ]);
+    const usd = await run('mtg', prices('mtg_mtggoldfish_test_angel_tst_daily.csv'));
+    expect(usd).toMatchObject({ layout: 'mtggoldfish', currencies: { USD: 3 }, prices: { created: 3 }, cards: 1 });
+    const psa = await run('mtg', prices('psa_auction_prices_realized.csv'));
+    expect(psa).toMatchObject({ prices: { created: 1 }, skipped: { other_game: 4, unknown_card: 0 } });
+  });
+
+  it('gives price-stats what it needs: graded apart from ungraded, tix left out of dollars', async () => {
+    const angel = await store.observations(ids.mtg!, ANGEL);
+    expect(angel.map((s) => [s.source, s.currency, s.graded])).toEqual([
+      ['mtggoldfish', 'USD', false],
+      ['mtggoldfish', 'USD', false],
+      ['mtggoldfish', 'USD', false],
+      ['psa', 'USD', true],
+      ['mtgo-tix', 'TIX', false],
+    ]);
+    expect(await store.observations(ids.mtg!, ANGEL, { currency: 'TIX' })).toHaveLength(1);
+    expect(await store.observations(ids.mtg!, ANGEL, { source: 'psa' })).toHaveLength(1);
+    const stats = priceStats(angel);
+    const all = stats.find((s) => s.stats_type === 'overall' && s.interval === 'all')!;
+    // Four USD observations; the 0.02 tix is not among them.
+    expect(all.value).toMatchObject({ min: 12.14, max: 45.25, oldest_date: '2010-11-02', latest_date: '2018-07-01' });
+    expect(stats.find((s) => s.stats_type === 'graded' && s.interval === 'all')!.value).toMatchObject({ min: 45.25, max: 45.25 });
+    expect(stats.find((s) => s.stats_type === 'ungraded' && s.interval === 'all')!.value).toMatchObject({ min: 12.14, max: 13, median: 12.5 });
+  });
+
+  it('lists real price counts per catalog', async () => {
+    const service = new CatalogService(t.catalogs, store);
+    const listed = (await service.list()).catalogs;
+    expect(Object.fromEntries(listed.map((c) => [c.catalog, c.prices]))).toEqual({ mtg: 7, pokemon: 8, sports: 0 });
+  });
+
+  it('a malformed row fails naming file and line and writes nothing', async () => {
+    const before = await store.counts();
+    const lines = (await fs.readFile(prices('pokemon_tcgplayer_3day_history.csv'), 'utf8')).split('\n');
+    lines.splice(2, 0, 'tst1-1,900009,Card,Sparkit 1,TST01,2025-06-01,2025-06-03,9.99,1,2025-07-24 22:00:50,False,0');
+    lines[5] = lines[5]!.replace(',12.25,', ',12;25,');
+    const bad = await files.write('bad-price.csv', lines.join('\n'));
+    const err = await rejection(run('pokemon', bad));
+    expect(err).toBeInstanceOf(CatalogFileError);
+    expect(err.message).toBe(`${bad} line 6: "market_price_usd" must be a price like 12.50, not "12;25"`);
+    const quote = await files.write('bad-quote.csv', lines.join('\n').replace(',12;25,', ',"12.25" ,'));
+    expect((await rejection(run('pokemon', quote))).message).toMatch(/bad-quote\.csv line 6: text after the closing quote of field 8/);
+    const short = await files.write('short.csv', lines.join('\n').replace(',12;25,7,', ',12.25,'));
+    expect((await rejection(run('pokemon', short))).message).toMatch(/short\.csv line 6: 11 fields where the header has 12 columns/);
+    expect(await store.counts()).toEqual(before);
+    expect(await store.observations(ids.pokemon!, 'tst1-1', { source: 'tcgplayer-3day' })).toEqual([]);
+  });
+
+  it('refuses a file of another game, an unknown layout, JSON, an empty file and a missing or non-card catalog', async () => {
+    const other = await rejection(run('pokemon', prices('mtg_mtgo_tix_daily.csv.gz')));
+    expect(other).toBeInstanceOf(PriceImportError);
+    expect(other).toMatchObject({ status: 409, code: 'catalog_kind_conflict' });
+    expect(other.message).toMatch(/holds MTG prices \(MTGO prices in tix\); catalog pokemon holds pokemon cards/);
+    const unknown = await rejection(run('pokemon', await files.write('unknown.csv', 'date,card,price\n2020-01-01,x,1\n')));
+    expect(unknown.message).toMatch(/unknown\.csv line 1: the header \(date, card, price\) is none of the price layouts known: TCGplayer daily price snapshots/);
+    const json = await rejection(run('pokemon', prices('pokemon_tcgplayer_3day_products.json')));
+    expect(json).toBeInstanceOf(CatalogFileError);
+    expect(json.message).toMatch(/pokemon_tcgplayer_3day_products\.json: is JSON; price files are CSV/);
+    const empty = await rejection(run('pokemon', await files.write('header-only.csv', 'date,name,set_code,scryfall_id,mtgjson_uuid,price_usd\n')));
+    expect(empty.message).toMatch(/header-only\.csv: holds no price rows/);
+    expect(await rejection(run('nope', prices('psa_auction_prices_realized.csv')))).toMatchObject({ status: 404, code: 'catalog_not_found' });
+    expect(await rejection(run('sports', prices('psa_auction_prices_realized.csv')))).toMatchObject({ status: 409 });
+    // Through the service: the CLI's errors.
+    const service = new CatalogService(t.catalogs, store);
+    const serviceErr = await rejection(service.importPrices({ catalog: 'pokemon', file: prices('pokemon_tcgplayer_3day_products.json') }));
+    expect(serviceErr).toBeInstanceOf(ServiceError);
+    expect(serviceErr).toMatchObject({ status: 400, code: 'price_file_invalid' });
+  });
+
+  describe.skipIf(!sharedPresent)('the shared price files on the full catalogs', () => {
+    const results: Record<string, PriceImportResult> = {};
+    beforeAll(async () => {
+      await importCatalog(t.catalogs, { kind: 'pokemon', catalog: 'pokemon-full', files: { cards: path.join(sharedCatalogs, 'pokemon/cards.json'), sets: path.join(sharedCatalogs, 'pokemon/sets.json') } });
+      await importCatalog(t.catalogs, { kind: 'mtg', catalog: 'mtg-full', files: { cards: path.join(sharedCatalogs, 'mtg/mtgjson_printings.json.gz'), sets: path.join(sharedCatalogs, 'mtg/mtgjson_sets.json') } });
+      const p = (f: string) => path.join(sharedCatalogs, 'prices', f);
+      results.psaPokemon = await run('pokemon-full', p('psa_auction_prices_realized.csv'));
+      results.psaMtg = await run('mtg-full', p('psa_auction_prices_realized.csv'));
+      results.history = await run('pokemon-full', p('pokemon_tcgplayer_3day_history.csv'));
+      results.snapshots = await run('pokemon-full', p('pokemon_tcgplayer_daily_snapshots.csv'));
+      results.tix = await run('mtg-full', p('mtg_mtgo_tix_daily.csv.gz'));
+      results.goldfish = await run('mtg-full', p('mtg_mtggoldfish_stoneforge_mystic_wwk_daily.csv'));
+      for (const [name, r] of Object.entries(results)) console.log(`prices ${name} (${backend}): ${r.rows} rows, ${r.prices.created} stored, read ${r.seconds.read} s, write ${r.seconds.write} s`);
+    }, 300_000);
+
+    it('finds every card the README names, skips what it says cannot be linked', () => {
+      // PSA: 2,287 Pokémon sales of 24 cards, 18 Black Lotus sales.
+      expect(results.psaPokemon).toMatchObject({ cards: 24, graded: 2287, skipped: { other_game: 18, unknown_card: 0 } });
+      expect(results.psaMtg).toMatchObject({ cards: 1, graded: 18, skipped: { other_game: 2287, unknown_card: 0 } });
+      // 9,638 card rows of 20 cards; the rest are sealed products.
+      expect(results.history).toMatchObject({ cards: 20, currencies: { USD: 9638 }, skipped: { no_card_id: 10_996, unknown_card: 0 } });
+      // 28 single-candidate cards × 4 dates; 163 ambiguous × 4; 9 without a candidate × 4.
+      expect(results.snapshots).toMatchObject({ cards: 28, currencies: { USD: 112 }, skipped: { ambiguous: 652, no_card_id: 36, unknown_card: 0 } });
+      // 241 of 245 printings linked; the 4 MTGO-only promos have no ids.
+      expect(results.tix).toMatchObject({ cards: 241, currencies: { TIX: 140_447 }, skipped: { no_card_id: 2639, unknown_card: 0 } });
+      expect(results.goldfish).toMatchObject({ cards: 1, currencies: { USD: 3356 } });
+    });
+
+    it('gives Base Set Charizard\'s graded sales to price-stats', async () => {
+      const id = (await t.catalogs.get('pokemon-full'))!.id;
+      const sales = await store.observations(id, 'base1-4');
+      expect(sales.length).toBe(562);
+      const graded = priceStats(sales).find((s) => s.stats_type === 'graded' && s.interval === 'all')!;
+      expect(graded.value.oldest_date >= '2016-09-10').toBe(true);
+      expect(graded.value.latest_date <= '2020-06-28').toBe(true);
+    });
+  });
+});

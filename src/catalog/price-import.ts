@@ -1,0 +1,169 @@
+import type { CatalogStore } from '../store/catalog-store.ts';
+import type { PriceInput, PriceStore } from '../store/price-store.ts';
+import { Fields, Remarks, fail, placeText, type RecordPlace } from './catalog-rows.ts';
+import { PRICE_LAYOUTS, detectLayout, type CardRef, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
+import { CatalogFileError, looksLikeJson, readCsvRecords } from './record-stream.ts';
+
+export interface PriceImportRequest {
+  catalog: string;
+  file: string;
+}
+
+export type PriceImportProgress = { phase: 'read'; file: string; bytes: number; size: number; records: number } | { phase: 'write'; written: number; total: number };
+
+export interface PriceImportResult {
+  catalog: string;
+  file: string;
+  /** The layout read, also the `source` of every stored row: `psa`, `tcgplayer-3day`, … */
+  layout: string;
+  /** Data rows in the file. */
+  rows: number;
+  /** Rows stored (created, updated or unchanged) per currency. */
+  currencies: Record<string, number>;
+  /** Of the rows stored, graded sales. */
+  graded: number;
+  /** Distinct cards the stored rows price. */
+  cards: number;
+  prices: { created: number; updated: number; unchanged: number; total: number };
+  /** Rows repeated identically in the file, stored once. */
+  duplicates: number;
+  /** Rows not imported, by reason; every row of the file is stored, a duplicate or here. */
+  skipped: Record<SkipReason | 'unknown_card' | 'other_game', number>;
+  remarks: string[];
+  seconds: { read: number; write: number };
+}
+
+/** The import cannot go into that catalog (absent, or of another game); `status` as the service answers it. */
+export class PriceImportError extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const GAMES: Record<string, string> = { pokemon: 'Pokémon', mtg: 'MTG' };
+
+const SKIP_REMARKS: Record<SkipReason, string> = {
+  ambiguous: '{n} rows name several candidate cards (the file gives no collector number to tell them apart): skipped',
+  no_card_id: '{n} rows name no card (sealed products, printings the file could not link): skipped',
+  no_price: '{n} rows have no price: skipped',
+};
+const seconds = (ms: number) => Math.round(ms / 10) / 100;
+
+/** A card key from the row's ids: Pokémon ids are keys; MTG rows by face uuid (an alias), else by Scryfall id (the key). */
+function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, string> }): string | null {
+  if (ref.pokemonId) return ids.keys.has(ref.pokemonId) ? ref.pokemonId : null;
+  if (ref.mtgjsonUuid) {
+    const key = ids.aliases.get(ref.mtgjsonUuid);
+    if (key !== undefined) return key;
+  }
+  if (ref.scryfallId && ids.keys.has(ref.scryfallId)) return ref.scryfallId;
+  return null;
+}
+
+const refText = (ref: CardRef) => ref.pokemonId ?? ref.mtgjsonUuid ?? ref.scryfallId ?? '';
+
+/**
+ * Reads a price file (CSV, gzipped or not) in one of the known layouts, found by its header,
+ * checks every row, resolves each to a card of the catalog, then stores all in one transaction.
+ * Rows that cannot be said to price one card of this catalog are skipped and counted by reason
+ * (several candidate cards, no card id, an id the catalog lacks, another game); a malformed row
+ * is an error naming its line, before anything is written.
+ */
+export async function importPrices(catalogs: CatalogStore, prices: PriceStore, request: PriceImportRequest, onProgress?: (p: PriceImportProgress) => void): Promise<PriceImportResult> {
+  const catalog = await catalogs.get(request.catalog);
+  if (!catalog) throw new PriceImportError(404, 'catalog_not_found', `There is no catalog ${request.catalog}: import its cards first (loupe catalog import).`);
+  if (catalog.kind !== 'pokemon' && catalog.kind !== 'mtg') throw new PriceImportError(409, 'catalog_kind_conflict', `Catalog ${catalog.name} holds ${catalog.kind} cards; the price files known are Pokémon and MTG prices.`);
+  const file = request.file;
+  const layouts = PRICE_LAYOUTS.map((l) => `${l.title} (${l.columns.join(', ')})`).join('; ');
+  if (await looksLikeJson(file)) throw new CatalogFileError(file, null, `is JSON; price files are CSV with a header, one of: ${layouts}`);
+
+  const readStart = performance.now();
+  const ids = await catalogs.cardIdentities(catalog.id);
+  const remarks = new Remarks();
+  const skipped: PriceImportResult['skipped'] = { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 0, other_game: 0 };
+  const rows = new Map<string, { input: PriceInput; at: RecordPlace }>();
+  let layout: PriceLayout | null = null;
+  let records = 0;
+  let duplicates = 0;
+  const bytes = (read: number, size: number) => onProgress?.({ phase: 'read', file, bytes: read, size, records });
+  for await (const r of readCsvRecords(file, bytes)) {
+    const at: RecordPlace = { file, line: r.line, index: null, path: null };
+    if (!layout) {
+      const header = Object.keys(r.value);
+      layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${header.join(', ')}) is none of the price layouts known: ${layouts}`);
+      if (layout.game && layout.game !== catalog.kind) {
+        throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
+      }
+    }
+    records++;
+    const row = layout.read(new Fields(r.value, at));
+    if (row.kind === 'skip') {
+      skipped[row.reason]++;
+      remarks.add(SKIP_REMARKS[row.reason], `line ${r.line}`);
+      continue;
+    }
+    if (row.game !== catalog.kind) {
+      skipped.other_game++;
+      remarks.add(`{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `line ${r.line}`);
+      continue;
+    }
+    const cardKey = resolve(row.ref, ids);
+    if (cardKey === null) {
+      skipped.unknown_card++;
+      remarks.add(`{n} rows name a card the catalog does not have: skipped`, `${refText(row.ref)} on line ${r.line}`);
+      continue;
+    }
+    const input = toInput(layout, row, cardKey);
+    const before = rows.get(input.rowKey);
+    if (before) {
+      if (JSON.stringify(before.input) === JSON.stringify(input)) {
+        duplicates++;
+        continue;
+      }
+      fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
+    }
+    rows.set(input.rowKey, { input, at });
+  }
+  if (!layout) throw new CatalogFileError(file, null, 'holds no price rows');
+  const readMs = performance.now() - readStart;
+
+  const writeStart = performance.now();
+  const inputs = [...rows.values()].map((r) => r.input);
+  const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
+  const currencies: Record<string, number> = {};
+  for (const p of inputs) currencies[p.currency] = (currencies[p.currency] ?? 0) + 1;
+  return {
+    catalog: catalog.name,
+    file,
+    layout: layout.name,
+    rows: records,
+    currencies,
+    graded: inputs.filter((p) => p.graded).length,
+    cards: new Set(inputs.map((p) => p.cardKey)).size,
+    prices: outcome,
+    duplicates,
+    skipped,
+    remarks: remarks.list(),
+    seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
+  };
+}
+
+function toInput(layout: PriceLayout, row: LayoutPrice, cardKey: string): PriceInput {
+  return {
+    rowKey: `${layout.name}:${row.rowKey}`,
+    cardKey,
+    source: layout.name,
+    date: row.date,
+    price: row.price,
+    currency: row.currency,
+    graded: row.graded,
+    grade: row.grade,
+    qualifier: row.qualifier,
+    volume: row.volume,
+    extra: row.extra,
+  };
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { Fields } from './catalog-rows.ts';
+import { detectLayout, type LayoutPrice } from './price-layouts.ts';
+import { CatalogFileError } from './record-stream.ts';
+
+const at = { file: 'p.csv', line: 7, index: null, path: null };
+const row = (layout: string, header: string[], value: Record<string, string>) => {
+  const l = detectLayout(header);
+  expect(l?.name).toBe(layout);
+  return l!.read(new Fields(Object.fromEntries(header.map((h) => [h, value[h] ?? ''])), at));
+};
+
+const PSA = ['date', 'game', 'pokemon_card_id', 'mtgjson_uuid', 'scryfall_id', 'source_card_slug', 'catalog_note', 'grade', 'qualifier', 'price_usd', 'auction_house', 'sale_type', 'psa_cert', 'lot_url'];
+const THREE_DAY = ['pokemon_card_id', 'tcgplayer_product_id', 'product_type', 'name', 'set_code_source', 'window_start', 'window_end', 'market_price_usd', 'volume', 'scraped_at', 'year_corrected', 'duplicates_dropped'];
+const SNAPSHOT = ['date', 'pokemon_card_id_candidates', 'tcgplayer_product_id', 'source_card_id', 'card_name', 'set_name', 'printing', 'market_price_usd', 'low_price_usd', 'median_price_usd', 'source_last_updated'];
+const TIX = ['date', 'card_key', 'name', 'set_code', 'scryfall_id', 'mtgjson_uuid', 'price_tix'];
+const GOLDFISH = ['date', 'name', 'set_code', 'scryfall_id', 'mtgjson_uuid', 'price_usd'];
+
+describe('price layouts', () => {
+  it('are told apart by their header alone, whatever the column order; others are none', () => {
+    expect(detectLayout(PSA)?.name).toBe('psa');
+    expect(detectLayout([...THREE_DAY].reverse())?.name).toBe('tcgplayer-3day');
+    expect(detectLayout(SNAPSHOT)?.name).toBe('tcgplayer-snapshot');
+    expect(detectLayout(TIX)?.name).toBe('mtgo-tix');
+    // PSA's header has every goldfish column too: the more specific layout wins.
+    expect(detectLayout(GOLDFISH)?.name).toBe('mtggoldfish');
+    expect(detectLayout(['date', 'card', 'price'])).toBeNull();
+  });
+
+  it('reads a PSA sale as a graded USD price with grade and qualifier as printed, keyed by its lot', () => {
+    const r = row('psa', PSA, { date: '2019-02-10', game: 'pokemon', pokemon_card_id: 'base1-4', grade: '9.0', qualifier: '(MK)', price_usd: '300.5', sale_type: 'Best Offer', psa_cert: '123', lot_url: 'https://x/lot/2' }) as LayoutPrice;
+    expect(r).toMatchObject({ kind: 'price', game: 'pokemon', ref: { pokemonId: 'base1-4' }, rowKey: 'https://x/lot/2', date: '2019-02-10', price: 300.5, currency: 'USD', graded: true, grade: '9.0', qualifier: '(MK)', volume: null });
+    expect(r.extra).toEqual({ sale_type: 'Best Offer', psa_cert: '123', lot_url: 'https://x/lot/2' });
+    const mtg = row('psa', PSA, { date: '2017-01-05', game: 'mtg', mtgjson_uuid: 'u-1', scryfall_id: 's-1', grade: 'Authentic', price_usd: '3000.0', lot_url: 'https://x/lot/9' });
+    expect(mtg).toMatchObject({ game: 'mtg', ref: { mtgjsonUuid: 'u-1', scryfallId: 's-1' }, grade: 'Authentic', qualifier: null, price: 3000 });
+  });
+
+  it('keeps MTGO tix in their own currency', () => {
+    expect(row('mtgo-tix', TIX, { date: '2020-05-14', scryfall_id: 's', mtgjson_uuid: 'u', price_tix: '0.05' })).toMatchObject({ currency: 'TIX', price: 0.05, graded: false, rowKey: '2020-05-14:u' });
+    expect(row('mtggoldfish', GOLDFISH, { date: '2010-11-02', scryfall_id: 's', price_usd: '12.14' })).toMatchObject({ currency: 'USD', ref: { scryfallId: 's' }, rowKey: '2010-11-02:s' });
+  });
+
+  it('dates a 3-day window by its end, keeps its sales volume, and skips sealed products', () => {
+    expect(row('tcgplayer-3day', THREE_DAY, { pokemon_card_id: 'sv3pt5-199', tcgplayer_product_id: '5', window_start: '2025-04-26', window_end: '2025-04-28', market_price_usd: '266.22', volume: '4' })).toMatchObject({
+      date: '2025-04-28',
+      volume: 4,
+      rowKey: '5:2025-04-26',
+      extra: { window_start: '2025-04-26', tcgplayer_product_id: '5' },
+    });
+    expect(row('tcgplayer-3day', THREE_DAY, { tcgplayer_product_id: '5', window_start: '2025-04-26', window_end: '2025-04-28', market_price_usd: '266.22', volume: '4' })).toEqual({ kind: 'skip', reason: 'no_card_id' });
+  });
+
+  it('takes a snapshot only when it names one candidate card', () => {
+    const base = { date: '2026-04-12', tcgplayer_product_id: '7', printing: 'Holofoil', market_price_usd: '1.08', low_price_usd: '0.7' };
+    expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'sv8pt5-142' })).toMatchObject({ ref: { pokemonId: 'sv8pt5-142' }, price: 1.08, extra: { low_price_usd: 0.7, printing: 'Holofoil' } });
+    expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'sv8pt5-142|sv8pt5-170' })).toEqual({ kind: 'skip', reason: 'ambiguous' });
+    expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: '' })).toEqual({ kind: 'skip', reason: 'no_card_id' });
+    expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'a', market_price_usd: '' })).toEqual({ kind: 'skip', reason: 'no_price' });
+  });
+
+  it('names the line and column of a price or date that is not one', () => {
+    const bad = (value: Record<string, string>) => {
+      try {
+        row('mtggoldfish', GOLDFISH, { date: '2010-11-02', scryfall_id: 's', price_usd: '1', ...value });
+      } catch (err) {
+        expect(err).toBeInstanceOf(CatalogFileError);
+        return (err as Error).message;
+      }
+      throw new Error('expected an error');
+    };
+    expect(bad({ price_usd: '12,50' })).toBe('p.csv line 7: "price_usd" must be a price like 12.50, not "12,50"');
+    expect(bad({ price_usd: '-3' })).toMatch(/"price_usd" must be a price/);
+    expect(bad({ date: '02/11/2010' })).toMatch(/p\.csv line 7: "date" must be a date YYYY-MM-DD/);
+    expect(bad({ date: '' })).toBe('p.csv line 7: "date" is missing');
+    expect(() => row('psa', PSA, { date: '2019-01-01', game: 'yugioh', price_usd: '1', lot_url: 'x' })).toThrow(/"game" must be pokemon or mtg, not "yugioh"/);
+  });
+});

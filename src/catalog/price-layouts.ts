@@ -1,0 +1,248 @@
+import { fail, type Fields } from './catalog-rows.ts';
+
+/**
+ * The price files' layouts (../shared/catalogs/prices/README.md), told apart by their header.
+ * Each row becomes one dated price of one card, named by the ids the file has; the importer
+ * resolves them against the catalog. All are long format: one row per card and date (or sale).
+ */
+
+export type PriceGame = 'pokemon' | 'mtg';
+
+/** The ids a row names its card by; the importer tries them in this order. */
+export interface CardRef {
+  pokemonId?: string | null;
+  mtgjsonUuid?: string | null;
+  scryfallId?: string | null;
+}
+
+export interface LayoutPrice {
+  kind: 'price';
+  game: PriceGame;
+  ref: CardRef;
+  /** Unique within the source; stored prefixed with the layout's name. */
+  rowKey: string;
+  date: string;
+  price: number;
+  currency: string;
+  graded: boolean;
+  grade: string | null;
+  qualifier: string | null;
+  volume: number | null;
+  extra: Record<string, unknown>;
+}
+
+/** Why a row is not imported: counted and reported, never an error. */
+export type SkipReason = 'ambiguous' | 'no_card_id' | 'no_price';
+
+export interface LayoutSkip {
+  kind: 'skip';
+  reason: SkipReason;
+}
+
+export interface PriceLayout {
+  /** Also the `source` stored with each price. */
+  name: string;
+  /** What the file is, for messages. */
+  title: string;
+  /** The game every row is of; null when each row says (PSA's `game`). */
+  game: PriceGame | null;
+  /** Columns the header must have. */
+  columns: readonly string[];
+  read(f: Fields): LayoutPrice | LayoutSkip;
+}
+
+const skip = (reason: SkipReason): LayoutSkip => ({ kind: 'skip', reason });
+
+/** A price as decimal text (`12.5`, `3000.0`); null when empty, an error naming the line when not a number. */
+function money(f: Fields, column: string): number | null {
+  const t = f.text(column);
+  if (t === null) return null;
+  if (!/^\d+(\.\d+)?$/.test(t)) return fail(f.at, `"${column}" must be a price like 12.50, not "${t}"`);
+  return Number(t);
+}
+
+function dateOf(f: Fields, column: string): string {
+  return f.date(column) ?? fail(f.at, `"${column}" is missing`);
+}
+
+/** Non-empty values of the named columns, as the file has them. */
+function kept(f: Fields, columns: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const c of columns) {
+    const v = f.text(c);
+    if (v !== null) out[c] = v;
+  }
+  return out;
+}
+
+/** PSA Auction Prices Realized: one graded sale per row, Pokémon and MTG mixed (`game`). */
+const psa: PriceLayout = {
+  name: 'psa',
+  title: 'PSA auction prices realized (graded sales)',
+  game: null,
+  columns: ['date', 'game', 'pokemon_card_id', 'mtgjson_uuid', 'scryfall_id', 'grade', 'qualifier', 'price_usd', 'lot_url'],
+  read(f) {
+    const game = f.need('game').toLowerCase();
+    if (game !== 'pokemon' && game !== 'mtg') fail(f.at, `"game" must be pokemon or mtg, not "${game}"`);
+    const lot = f.need('lot_url');
+    const date = dateOf(f, 'date');
+    const price = money(f, 'price_usd');
+    if (price === null) return skip('no_price');
+    const ref: CardRef = game === 'pokemon' ? { pokemonId: f.text('pokemon_card_id') } : { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
+    if (!ref.pokemonId && !ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
+    return {
+      kind: 'price',
+      game,
+      ref,
+      rowKey: lot,
+      date,
+      price,
+      currency: 'USD',
+      graded: true,
+      grade: f.text('grade'),
+      qualifier: f.text('qualifier'),
+      volume: null,
+      extra: kept(f, ['sale_type', 'auction_house', 'psa_cert', 'lot_url', 'source_card_slug', 'catalog_note']),
+    };
+  },
+};
+
+/** TCGplayer market price per 3-day window with the sales in it; sealed products have no card id. */
+const tcgplayer3Day: PriceLayout = {
+  name: 'tcgplayer-3day',
+  title: 'TCGplayer 3-day market price history',
+  game: 'pokemon',
+  columns: ['pokemon_card_id', 'tcgplayer_product_id', 'window_start', 'window_end', 'market_price_usd', 'volume'],
+  read(f) {
+    const product = f.need('tcgplayer_product_id');
+    const start = dateOf(f, 'window_start');
+    // The price holds at the window's end; the start names the window.
+    const end = dateOf(f, 'window_end');
+    const price = money(f, 'market_price_usd');
+    if (price === null) return skip('no_price');
+    const id = f.text('pokemon_card_id');
+    if (!id) return skip('no_card_id');
+    return {
+      kind: 'price',
+      game: 'pokemon',
+      ref: { pokemonId: id },
+      rowKey: `${product}:${start}`,
+      date: end,
+      price,
+      currency: 'USD',
+      graded: false,
+      grade: null,
+      qualifier: null,
+      volume: f.integer('volume'),
+      extra: kept(f, ['tcgplayer_product_id', 'window_start', 'product_type', 'name', 'set_code_source', 'scraped_at']),
+    };
+  },
+};
+
+/**
+ * TCGplayer daily snapshots. The source names no collector number, so a card is a list of
+ * candidate ids (`a|b|c`: the regular, full-art and secret printings of one name in one set);
+ * only rows with exactly one candidate can be said to price a card.
+ */
+const tcgplayerSnapshot: PriceLayout = {
+  name: 'tcgplayer-snapshot',
+  title: 'TCGplayer daily price snapshots',
+  game: 'pokemon',
+  columns: ['date', 'pokemon_card_id_candidates', 'tcgplayer_product_id', 'printing', 'market_price_usd'],
+  read(f) {
+    const date = dateOf(f, 'date');
+    const product = f.need('tcgplayer_product_id');
+    const price = money(f, 'market_price_usd');
+    const low = money(f, 'low_price_usd');
+    const median = money(f, 'median_price_usd');
+    if (price === null) return skip('no_price');
+    const candidates = (f.text('pokemon_card_id_candidates') ?? '').split('|').map((s) => s.trim()).filter(Boolean);
+    if (candidates.length === 0) return skip('no_card_id');
+    if (candidates.length > 1) return skip('ambiguous');
+    return {
+      kind: 'price',
+      game: 'pokemon',
+      ref: { pokemonId: candidates[0]! },
+      rowKey: `${date}:${product}:${f.text('printing') ?? ''}`,
+      date,
+      price,
+      currency: 'USD',
+      graded: false,
+      grade: null,
+      qualifier: null,
+      volume: null,
+      extra: {
+        ...kept(f, ['tcgplayer_product_id', 'printing', 'card_name', 'set_name', 'source_card_id', 'source_last_updated']),
+        ...(low !== null ? { low_price_usd: low } : {}),
+        ...(median !== null ? { median_price_usd: median } : {}),
+      },
+    };
+  },
+};
+
+/** MTGO prices in event tickets (Scryfall's `prices.tix`): kept as TIX, never mixed with dollars. */
+const mtgoTix: PriceLayout = {
+  name: 'mtgo-tix',
+  title: 'MTGO prices in tix',
+  game: 'mtg',
+  columns: ['date', 'scryfall_id', 'mtgjson_uuid', 'price_tix'],
+  read(f) {
+    const date = dateOf(f, 'date');
+    const price = money(f, 'price_tix');
+    if (price === null) return skip('no_price');
+    const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
+    if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
+    return {
+      kind: 'price',
+      game: 'mtg',
+      ref,
+      rowKey: `${date}:${ref.mtgjsonUuid ?? ref.scryfallId}`,
+      date,
+      price,
+      currency: 'TIX',
+      graded: false,
+      grade: null,
+      qualifier: null,
+      volume: null,
+      extra: kept(f, ['card_key', 'name', 'set_code']),
+    };
+  },
+};
+
+/** A dated dollar price per MTG printing (the MTGGoldfish file). */
+const mtgDailyUsd: PriceLayout = {
+  name: 'mtggoldfish',
+  title: 'MTG daily prices in USD (MTGGoldfish)',
+  game: 'mtg',
+  columns: ['date', 'scryfall_id', 'mtgjson_uuid', 'price_usd'],
+  read(f) {
+    const date = dateOf(f, 'date');
+    const price = money(f, 'price_usd');
+    if (price === null) return skip('no_price');
+    const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
+    if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
+    return {
+      kind: 'price',
+      game: 'mtg',
+      ref,
+      rowKey: `${date}:${ref.mtgjsonUuid ?? ref.scryfallId}`,
+      date,
+      price,
+      currency: 'USD',
+      graded: false,
+      grade: null,
+      qualifier: null,
+      volume: null,
+      extra: kept(f, ['name', 'set_code']),
+    };
+  },
+};
+
+/** In the order tried: the most specific header first (PSA's also has `mtgjson_uuid` and `price_usd`). */
+export const PRICE_LAYOUTS: readonly PriceLayout[] = [tcgplayerSnapshot, mtgoTix, psa, tcgplayer3Day, mtgDailyUsd];
+
+/** The layout whose columns the header has, or null. */
+export function detectLayout(header: readonly string[]): PriceLayout | null {
+  const have = new Set(header);
+  return PRICE_LAYOUTS.find((l) => l.columns.every((c) => have.has(c))) ?? null;
+}
