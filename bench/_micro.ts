@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { decodeRgb } from '../src/media/decode-rgb.ts';
 import { reduceJpeg, jpegReduceAvailable } from '../src/media/jpeg-reduce.ts';
-import { visualHashes, hammingDistance } from '../src/vision/visual-hash.ts';
+import { visualHashes, hammingDistance } from '../src/vision/models/visual-hash.ts';
 const jpegs = Array.from({ length: 40 }, (_, i) => fs.readFileSync(`/tmp/jt/${i}.jpg`));
 console.log('available', jpegReduceAvailable());
 async function seq(label: string, f: (b: Buffer) => Promise<unknown>) {

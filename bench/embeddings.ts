@@ -21,8 +21,8 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { decodeRgb } from '../src/media/decode-rgb.ts';
-import { loadEmbedder, type EmbedderName, type EmbedderOptions } from '../src/vision/embedding-models.ts';
-import { tfjs, type RgbPixels } from '../src/vision/tfjs-runtime.ts';
+import { loadEmbedder, type EmbedderName, type EmbedderOptions } from '../src/vision/models/embedding-models.ts';
+import { tfjs, type RgbPixels } from '../src/vision/engine/tfjs-runtime.ts';
 import { listImages } from './lib-images.ts';
 
 sharp.concurrency(1);

@@ -21,7 +21,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import sharpPhashModule from 'sharp-phash';
 import { decodeReduced, jpegReduceAvailable } from '../src/media/jpeg-reduce.ts';
-import { hammingDistance, hashInputEdge, visualHashes } from '../src/vision/visual-hash.ts';
+import { hammingDistance, hashInputEdge, visualHashes } from '../src/vision/models/visual-hash.ts';
 import { median, startServer } from './lib-server.ts';
 import { listImages } from './lib-images.ts';
 

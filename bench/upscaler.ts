@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { loadUpscaler, type UpscaleFactor } from '../src/vision/super-resolution.ts';
+import { loadUpscaler, type UpscaleFactor } from '../src/vision/models/super-resolution.ts';
 
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const count = Number(process.env.BENCH_PHOTOS ?? 8);

@@ -14,9 +14,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { decodeRgb } from '../src/media/decode-rgb.ts';
-import { loadEmbedder } from '../src/vision/embedding-models.ts';
-import { HumanDetector } from '../src/vision/human-detector.ts';
-import { VisionEngine } from '../src/vision/vision-engine.ts';
+import { loadEmbedder } from '../src/vision/models/embedding-models.ts';
+import { HumanDetector } from '../src/vision/models/human-detector.ts';
+import { VisionEngine } from '../src/vision/engine/vision-engine.ts';
 import { annotatedFaces, scoreFaces } from './lib-face-eval.ts';
 import { median, startServer } from './lib-server.ts';
 

@@ -45,7 +45,7 @@ export interface FetchLimits {
 
 export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2 };
 
-/** The vision worker pool (see src/vision/vision-engine.ts). */
+/** The vision worker pool (see src/vision/engine/vision-engine.ts). */
 export interface VisionOptions {
   /** Worker threads; each loads its own copy of the models (tfjs-wasm runs single-threaded). */
   threads: number;

@@ -18,7 +18,7 @@ import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { VisionService } from './vision-service.ts';
-import { VisionEngine } from '../vision/vision-engine.ts';
+import { VisionEngine } from '../vision/engine/vision-engine.ts';
 import { activePack } from '../vision/clip/clip-pack.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { QueueSignal } from '../queue/queue-signal.ts';

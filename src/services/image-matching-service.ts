@@ -1,6 +1,6 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/visual-hash.ts';
+import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/models/visual-hash.ts';
 import { echo, mapLimited, overall, recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 

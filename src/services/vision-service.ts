@@ -1,7 +1,7 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/vision-engine.ts';
-import type { CardOp, ImageTaskKind, ImageTaskResults } from '../vision/vision-tasks.ts';
+import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/engine/vision-engine.ts';
+import type { CardOp, ImageTaskKind, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { loadCv, type Quad } from '../../src/vision/card-geometry.ts';
-import type { RgbPixels } from '../../src/vision/tfjs-runtime.ts';
+import { loadCv, type Quad } from '../../src/vision/cards/card-geometry.ts';
+import type { RgbPixels } from '../../src/vision/engine/tfjs-runtime.ts';
 import { seededRandom } from '../../src/util/seeded-random.ts';
 
 /** A made card: upright RGBA with rounded corners, a printed border of known margins around the art. */

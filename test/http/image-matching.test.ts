@@ -6,7 +6,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { pngBomb } from '../helpers/images.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hammingDistance } from '../../src/vision/visual-hash.ts';
+import { hammingDistance } from '../../src/vision/models/visual-hash.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 
 const im = (m: string) => `/image_matching/v2/${m}`;

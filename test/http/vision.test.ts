@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crashMarker } from '../../src/vision/vision-tasks.ts';
+import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { pngBomb } from '../helpers/images.ts';
 import { photoBase64, photoBytes } from '../helpers/photos.ts';

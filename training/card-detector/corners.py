@@ -5,7 +5,7 @@ real photos. The refiner looks at each corner closely. The outline's homography 
 rectangle -> the outline in the photo) is used to sample a PATCH x PATCH patch around each corner,
 mirrored so that every corner looks like an upper-left one (the card lies to the lower right), and
 spanning SPAN_FACTOR x the card's short side either way. The network says where the true corner is
-in the patch; the server samples the same patch the same way (src/vision/card-corner-refiner.ts),
+in the patch; the server samples the same patch the same way (src/vision/cards/card-corner-refiner.ts),
 so the sampling here and there must agree:
   - photo pixel i has its centre at coordinate i; bilinear sampling; black outside the photo;
   - patch pixel (i, j) is the rectangle point corner_k + (sx_k * u_i, sy_k * v_j) with

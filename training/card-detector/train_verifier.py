@@ -4,7 +4,7 @@ The first stage's maps and the corner refiner's doubt say where a card may be; o
 card map runs into the table, the maps' corner evidence is faint, and the gates that keep false
 cards out of leopard photos also drop those cards. The verifier looks at the candidate itself:
 the outline warped upright with a margin around it, VIEW_W x VIEW_H pixels, and says card or
-not. The server samples the view the same way (src/vision/card-verifier.ts):
+not. The server samples the view the same way (src/vision/cards/card-verifier.ts):
   - the outline is turned so its left side is the longer (portrait);
   - view pixel (i, j) is the rectangle point ((-M + (i + 0.5) (1 + 2M) / VIEW_W) W,
     (-M + (j + 0.5) (1 + 2M) / VIEW_H) H), W x H the mean lengths of opposite sides, through the

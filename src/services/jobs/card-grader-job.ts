@@ -1,7 +1,7 @@
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { sourceVersion } from '../../util/source-version.ts';
-import type { CardResult } from '../../vision/vision-tasks.ts';
+import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { stopwatch } from '../envelope.ts';
 import { failure, type VisionService } from '../vision-service.ts';
 import { categories, categoryHint, conditionEntry, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
@@ -27,7 +27,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /**
  * `type: card-grader` (spec 3 §4 "Card grading"): the card's geometry from the vision workers
- * (src/vision/card-tasks.ts), shaped into the spec's result records, with pictures as media.
+ * (src/vision/cards/card-tasks.ts), shaped into the spec's result records, with pictures as media.
  */
 export class CardGraderJob implements JobHandler {
   readonly type = 'card-grader';

@@ -1,7 +1,7 @@
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
-import { VisionBusyError } from '../../vision/vision-engine.ts';
-import type { CardResult } from '../../vision/vision-tasks.ts';
+import { VisionBusyError } from '../../vision/engine/vision-engine.ts';
+import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import { failure, type InputRecord, type OutputRecord, type VisionService } from '../vision-service.ts';

@@ -1,5 +1,5 @@
 /**
- * What a grading label says, from its OCR lines (src/vision/slab-label.ts reads them): year,
+ * What a grading label says, from its OCR lines (src/vision/cards/slab-label.ts reads them): year,
  * card number, name, the grade in words and as a number, and the certificate number. PSA prints
  * "YEAR GAME SET", "#NUM", "NAME", the grade words, the variety, the grade, "PSA" and the
  * certificate; BGS the year and set, the name, the subgrades and the overall grade. The words

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { InferenceSession } from 'onnxruntime-node';
 import { Tensor } from 'onnxruntime-node';
 import sharp from 'sharp';
-import type { RgbPixels } from '../tfjs-runtime.ts';
+import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { openTower, readPackManifest, textFeeds, type PackImageSpec, type PackManifest } from './clip-pack.ts';
 import { ClipTokenizer } from './clip-tokenizer.ts';
 

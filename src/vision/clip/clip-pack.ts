@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { InferenceSession, Tensor } from 'onnxruntime-node';
-import { workerSessionOptions } from '../onnx-session.ts';
+import { workerSessionOptions } from '../engine/onnx-session.ts';
 import { ClipTokenizer, defaultContextLength } from './clip-tokenizer.ts';
 
 /**

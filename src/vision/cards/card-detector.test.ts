@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { caltechPhotos, photoBytes, photosDir } from '../../../test/helpers/photos.ts';
+import { CardDetector, type DetectedCard } from './card-detector.ts';
+import { polygonArea, type Point, type Quad } from '../geometry/plane-geometry.ts';
+import { decodeCardPhoto } from './card-tasks.ts';
+
+/**
+ * The trained detector on real photos committed with the tests (test/fixtures/photos/cards,
+ * CC BY 4.0 and MIT; corners labelled by eye in test/fixtures/card-detector/real-corners.json).
+ */
+interface Labelled {
+  file: string;
+  cards: { corners: Quad; kind: string }[];
+}
+const labels = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../test/fixtures/card-detector/real-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
+const labelOf = (name: string) => labels.find((p) => path.basename(p.file) === name)!;
+
+let detector: CardDetector;
+beforeAll(async () => {
+  detector = await CardDetector.load(1);
+});
+
+async function detect(rel: string): Promise<{ cards: DetectedCard[]; scale: [number, number] }> {
+  const img = await decodeCardPhoto(photoBytes(rel), 100e6);
+  const cards = await detector.detect({ data: img.data, width: img.width, height: img.height });
+  return { cards, scale: [img.originalWidth / img.width, img.originalHeight / img.height] };
+}
+
+/** Worst corner's distance from the label, as a share of the card's short side. */
+function worstCorner(found: Quad, scale: [number, number], truth: Quad): number {
+  const short = Math.min(Math.hypot(truth[1][0] - truth[0][0], truth[1][1] - truth[0][1]), Math.hypot(truth[3][0] - truth[0][0], truth[3][1] - truth[0][1]));
+  return Math.max(...truth.map((t, k) => Math.hypot((found[k]![0] + 0.5) * scale[0] - 0.5 - t[0], (found[k]![1] + 0.5) * scale[1] - 0.5 - t[1]))) / short;
+}
+
+const area = (q: readonly Point[]) => Math.abs(polygonArea(q));
+const cardsDir = path.join(photosDir, 'cards');
+const fixtures = fs.readdirSync(cardsDir).filter((f) => f.endsWith('.jpg')).sort();
+
+describe('card detector on real photos', () => {
+  it.each(fixtures.filter((f) => f.startsWith('single-')))('finds the card in %s with its corners within 2 % of its width', async (name) => {
+    const { cards, scale } = await detect(`cards/${name}`);
+    const truth = labelOf(name.replace(/^single-/, ''));
+    expect(cards.length).toBeGreaterThanOrEqual(1);
+    expect(worstCorner(cards[0]!.quad, scale, truth.cards[0]!.corners)).toBeLessThan(0.02);
+    expect(cards[0]!.prob).toBeGreaterThan(0.6);
+    // the corner refiner is sure of a card it has placed
+    expect(Math.max(...cards[0]!.spread)).toBeLessThan(0.05);
+  });
+
+  it("keeps issue 17's first way of placing corners (edge fit or outline search) for the bench's comparison", async () => {
+    const name = fixtures.find((f) => f.startsWith('single-'))!;
+    const img = await decodeCardPhoto(photoBytes(`cards/${name}`), 100e6);
+    const cards = await detector.detect({ data: img.data, width: img.width, height: img.height }, 'search');
+    // Only that the path still finds this card: its accuracy is the bench's column. Since the first
+    // stage was retrained on the hand labels (2026-11-24) its outline here is 5 % off, against
+    // under 2 % before; the shipped refiner places it within 2 % (the test above).
+    expect(worstCorner(cards[0]!.quad, [img.originalWidth / img.width, img.originalHeight / img.height], labelOf(name.replace(/^single-/, '')).cards[0]!.corners)).toBeLessThan(0.08);
+  });
+
+  it('finds no card in photos without one: a booster pack, and all but one of the 19 Caltech-101 photos', async () => {
+    for (const f of fixtures.filter((f) => f.startsWith('none-'))) expect((await detect(`cards/${f}`)).cards, f).toEqual([]);
+    // On all 450 Caltech photos the detector sees a card in 2.2 % (npm run bench -- card-detector).
+    const seen: string[] = [];
+    for (const rel of caltechPhotos()) if ((await detect(rel)).cards.length) seen.push(rel);
+    expect(seen.length, seen.join(', ')).toBeLessThanOrEqual(1);
+  });
+
+  it('finds each card of a multi-card photo, largest first', async () => {
+    const name = fixtures.find((f) => f.startsWith('multi-'))!;
+    const { cards } = await detect(`cards/${name}`);
+    const truth = labelOf(name.replace(/^multi-/, ''));
+    expect(cards.length).toBeGreaterThanOrEqual(Math.min(2, truth.cards.length));
+    const areas = cards.map((c) => area(c.quad));
+    expect(areas).toEqual([...areas].sort((a, b) => b - a));
+  });
+
+  it('finds the card inside a graded slab, not the slab', async () => {
+    const { cards, scale } = await detect('cards/slab-counterspell_bgs.jpg');
+    const truth = labelOf('counterspell_bgs.jpg').cards[0]!;
+    expect(cards.length).toBeGreaterThanOrEqual(1);
+    const found = cards[0]!.quad.map(([x, y]) => [(x + 0.5) * scale[0] - 0.5, (y + 0.5) * scale[1] - 0.5] as [number, number]);
+    // The slab is about twice the card's area: an outline within a quarter of the card's area
+    // and centred on it is the card, not the slab or its label.
+    expect(Math.abs(area(found) / area(truth.corners) - 1)).toBeLessThan(0.25);
+    const c = (q: readonly (readonly number[])[]) => [q.reduce((s, p) => s + p[0]!, 0) / 4, q.reduce((s, p) => s + p[1]!, 0) / 4];
+    const [fx, fy] = c(found);
+    const [tx, ty] = c(truth.corners);
+    expect(Math.hypot(fx! - tx!, fy! - ty!) / Math.sqrt(area(truth.corners))).toBeLessThan(0.05);
+  });
+
+  it('gives the same answer every time', async () => {
+    const name = fixtures.find((f) => f.startsWith('single-'))!;
+    const a = await detect(`cards/${name}`);
+    const b = await detect(`cards/${name}`);
+    expect(b).toEqual(a);
+  });
+});

@@ -1,0 +1,416 @@
+import sharp from 'sharp';
+import { decodeRgb } from '../../media/decode-rgb.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { reduceJpeg } from '../../media/jpeg-reduce.ts';
+import { sourceVersion } from '../../util/source-version.ts';
+import { centeringGrade, measureCentering, type Centering } from '../grading/card-centering.ts';
+import { CardDetector, type DetectedCard } from './card-detector.ts';
+import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpCard, type Point, type Quad } from './card-geometry.ts';
+import { measureSurface } from '../grading/card-surface.ts';
+import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
+import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
+import { findSlabLabel, type SlabLabel } from './slab-label.ts';
+import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { readCard } from '../recognition/card-reading.ts';
+import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from '../engine/vision-tasks.ts';
+
+/**
+ * Long edge card photos are decoded to: a 12-MP phone photo shrinks on load (JPEG DCT scaling)
+ * to about a fifth of its pixels, and a card spanning half of it is still ~1000 px wide, where a
+ * corner error of 1 px is 0.1 % of its width.
+ */
+const CARD_DECODE_EDGE = 2400;
+/**
+ * Plain JPEGs decode faster through libjpeg's DCT scaling (media/jpeg-reduce.ts): a 4000-px
+ * photo at 1/2, to 2000 px, in about half the time sharp takes to reach 2400 px.
+ */
+const CARD_FAST_EDGE = 1600;
+/** Width of the upright card images (height by the 63:88 shape). */
+const UPRIGHT_WIDTH = 750;
+/**
+ * Width the upright card is brought to, up or down, before wear and surface are measured: their
+ * findings depend on how many pixels a defect spans, so one scale makes the same card grade the
+ * same from a 12-MP photo and a small scan (issue 17: a slab scanned twice graded 7.8 and 9.9).
+ * 20 official SV151 scans on a dark page, graded at full and half resolution: final grades
+ * within 0.3 of each other at 600 px; 1.9 apart at worst at the photo's own size, 0.7 at 400 px
+ * (npm run bench -- card-detector).
+ */
+const GRADE_WIDTH = 600;
+/**
+ * Fewest pixels across the card (as stored) that centering and grading measure: at 120 px a
+ * corner's rounding is under 6 px and a 1 % centering step 1 px; below it the numbers would be
+ * noise dressed as grades.
+ */
+const MIN_CARD_PIXELS = 120;
+/**
+ * Most an outline the client gave (`skip-location`, `transparent`) may differ from 63:88 in its
+ * ratio of side lengths for the card to be warped upright and measured (0.62–0.82: Japanese-size
+ * cards, 59:86, are 0.69; a strip or a page is not a card).
+ */
+const MAX_GIVEN_SHAPE_ERROR = 0.1;
+
+let versionsCache: Record<string, string> | undefined;
+/**
+ * Each algorithm's version: a hash of the modules its numbers come from (the shared colour
+ * helpers and the line search live in card-geometry.ts and card-quad-search.ts).
+ */
+export function cardVersions(): Record<string, string> {
+  const src = (f: string) => new URL(f, import.meta.url);
+  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('../geometry/plane-geometry.ts')];
+  const detector = [
+    ...geometry,
+    src('../../../models/card-detector.onnx'),
+    src('../../../models/card-corners.onnx'),
+    src('../../../models/card-verifier.onnx'),
+    src('./card-detector.ts'),
+    src('./card-detector-maps.ts'),
+    src('./card-corner-refiner.ts'),
+    src('./card-verifier.ts'),
+    src('./card-edge-fit.ts'),
+    src('./slab-label.ts'),
+  ];
+  versionsCache ??= {
+    detection: sourceVersion(...detector),
+    points: sourceVersion(...detector),
+    corners: sourceVersion(src('../grading/card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
+    edges: sourceVersion(src('../grading/card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
+    surface: sourceVersion(src('../grading/card-surface.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
+    centering: sourceVersion(src('../grading/card-centering.ts'), src('./card-geometry.ts')),
+  };
+  return versionsCache;
+}
+
+/** A card photo decoded as grading measures it (JPEG DCT scaling where it applies). */
+export async function decodeCardPhoto(bytes: Buffer, maxPixels: number) {
+  return (await reduceJpeg(bytes, maxPixels, CARD_FAST_EDGE, CARD_DECODE_EDGE)) ?? (await decodeRgb(bytes, maxPixels, { maxEdge: CARD_DECODE_EDGE }));
+}
+
+let detectorCache: Promise<CardDetector> | undefined;
+/** The card detector, loaded once per worker; a failed load is tried again by the next task. */
+export function cardDetector(): Promise<CardDetector> {
+  if (!detectorCache) {
+    detectorCache = CardDetector.load(1);
+    detectorCache.catch(() => (detectorCache = undefined));
+  }
+  return detectorCache;
+}
+
+let ocrCache: Promise<OcrReader> | undefined;
+/** The OCR models for reading a slab's label, when the caller has none to share (benches, tests). */
+function ownOcr(): Promise<OcrReader> {
+  if (!ocrCache) {
+    ocrCache = loadOcrReader({ threads: 1 });
+    ocrCache.catch(() => (ocrCache = undefined));
+  }
+  return ocrCache;
+}
+
+/** `ocr`: the worker's OCR models, shared with its OCR tasks (read here to tell a slab by its label). */
+export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> = ownOcr): Promise<CardResult | ImageRefused> {
+  const bytes = Buffer.from(task.image);
+  let img;
+  try {
+    img = await decodeCardPhoto(bytes, task.maxPixels);
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
+    throw err;
+  }
+  const { cv } = await loadCv();
+  const pixels: RgbPixels = { data: img.data, width: img.width, height: img.height };
+  const sx = img.originalWidth / img.width;
+  const sy = img.originalHeight / img.height;
+  const size = { width: img.originalWidth, height: img.originalHeight };
+  const versions = cardVersions();
+
+  let quad: Quad | null = null;
+  let prob = 1;
+  let found: DetectedCard[] = [];
+  let slabLabel: SlabLabel | null = null;
+  if (task.options.skipLocation) {
+    quad = [[-0.5, -0.5], [img.width - 0.5, -0.5], [img.width - 0.5, img.height - 0.5], [-0.5, img.height - 0.5]];
+  } else if (task.options.transparent) {
+    quad = await quadFromAlpha(bytes, img.width, img.height);
+  } else {
+    if (task.options.locator === 'classical') {
+      const located = locateCard(cv, pixels);
+      if (located) {
+        quad = located.quad;
+        prob = located.prob;
+      }
+    } else {
+      found = await (await cardDetector()).detect(pixels);
+      // The measured card is a slab's when the strip beside it reads as a grading label: the
+      // first stage's label map never fired on real slabs (docs/card-detector.md).
+      // (read: recognition reports the label's text, so it is read on a slab the maps found too)
+      const label = found[0] && (found[0].kind !== 'slab' || task.op === 'read') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
+      if (label) found[0] = { ...found[0]!, kind: 'slab', labelBox: label.box };
+      slabLabel = label;
+      if (found[0]) {
+        quad = found[0].quad;
+        prob = found[0].prob;
+      }
+    }
+  }
+  if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, slabLabel, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
+  if (!quad) return { ...size, found: false, versions };
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+
+  // The whole image as the card: its corners are the image's own, 0 to width and height.
+  const full = task.options.skipLocation
+    ? ([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]] as Quad)
+    : toStored(quad);
+  const result: CardResult = { ...size, found: true, quad: full, prob, versions };
+  if (found.length) {
+    // Every card found, largest first: the first is the one measured.
+    result.cards = found.map((c) => ({
+      quad: toStored(c.quad),
+      prob: c.prob,
+      kind: c.kind,
+      ...(c.labelBox ? { labelBox: [Math.round(c.labelBox[0] * sx), Math.round(c.labelBox[1] * sy), Math.round(c.labelBox[2] * sx), Math.round(c.labelBox[3] * sy)] as [number, number, number, number] } : {}),
+    }));
+  }
+  if (task.op === 'localize') return result;
+  const given = task.options.skipLocation || task.options.transparent;
+  const unfit = given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR
+    ? `The ${task.options.skipLocation ? 'image' : 'opaque region'} is not card-shaped (${shapeOf(full)}; a card is 63:88), so it cannot be warped upright.`
+    : task.op !== 'crop_level' && cardWidthOf(full) < MIN_CARD_PIXELS
+      ? `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}.`
+      : undefined;
+  if (unfit) return { ...result, unfit };
+
+  const upright = warpCard(cv, pixels, quad, Math.min(UPRIGHT_WIDTH, Math.max(300, Math.round(cardWidthOf(quad) * 1.1))));
+  if (task.op === 'crop_level') {
+    // `level: false` is the plain warp: no clipping and no sharpening (sharp's sharpen() with no
+    // options is its own mild sharpen, not none).
+    const plain = task.options.level === false;
+    const leveled = plain ? upright : level(upright);
+    let out = sharp(Buffer.from(leveled.data.buffer, leveled.data.byteOffset, leveled.data.byteLength), { raw: { width: leveled.width, height: leveled.height, channels: 3 } });
+    if (!plain) out = out.sharpen({ sigma: 0.8 });
+    const webp = await out.webp({ quality: 90 }).toBuffer();
+    return { ...result, images: { crop: toArrayBuffer(webp) } };
+  }
+
+  // centering and grade
+  const measured = measureCentering(upright);
+  if ('measured' in measured) {
+    result.centering = { ...measured.measured, grade: centeringGrade(measured.measured.worstShare, task.options.side ?? 'front'), uprightWidth: upright.width, uprightHeight: upright.height };
+  } else {
+    result.centeringUnmeasurable = measured.unmeasurable;
+  }
+  if (task.op === 'grade') {
+    const k = GRADE_WIDTH / upright.width;
+    const graded = k !== 1 ? resample(cv, upright, k) : upright;
+    const margins = 'measured' in measured ? (measured.measured.pixels.map((m) => m * k) as typeof measured.measured.pixels) : undefined;
+    result.wear = measureWear(graded, margins);
+    // Inside the printed border when it was found, else a margin of 5 % of the width.
+    const inset = 'measured' in measured ? Math.min(0.2, Math.max(0.03, Math.max(...measured.measured.offsets) + 0.01)) : 0.05;
+    result.surface = measureSurface(cv, graded, inset, margins);
+  }
+  if (!task.options.noImageOutput) {
+    const exact = await drawCentering(upright, 'measured' in measured ? measured.measured : undefined);
+    result.images = { exact: toArrayBuffer(exact) };
+    if (task.op === 'centering') result.images.clean = toArrayBuffer(await encodeJpeg(upright));
+    if (task.op === 'grade') result.images.full = toArrayBuffer(await drawFull(pixels, quad, result));
+  }
+  return result;
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * Every card's text, largest card first. With no card found, an image that is itself card-shaped
+ * is read whole: clients send scans cropped to the card, where the card has no edge to find.
+ */
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], label: SlabLabel | null, given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
+  const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
+  const whole = given || (!found.length && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
+  const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
+  if (!cards.length) return { ...base, found: false };
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const readings: NonNullable<CardResult['readings']> = [];
+  for (const [index, card] of cards.slice(0, MAX_READ_CARDS).entries()) {
+    // too small to read: the collector number of a card 120 px across is 2 px tall
+    if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
+    const reading = await readCard(cv, ocr, pixels, card.quad);
+    readings.push({ index, rotation: reading.rotation, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+  }
+  return {
+    ...base,
+    found: true,
+    quad: toStored(cards[0]!.quad),
+    prob: cards[0]!.prob,
+    cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
+    readings,
+    ...(whole ? { whole: true } : {}),
+    ...(label
+      ? {
+          label: {
+            company: label.company,
+            box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
+            lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })),
+          },
+        }
+      : {}),
+  };
+}
+
+/** The image scaled by k: area averaging down, bicubic up. */
+function resample(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixels, k: number): RgbPixels {
+  const width = Math.round(img.width * k);
+  const height = Math.round(img.height * k);
+  const src = new cv.Mat(img.height, img.width, cv.CV_8UC3);
+  const out = new cv.Mat();
+  try {
+    src.data.set(img.data);
+    cv.resize(src, out, new cv.Size(width, height), 0, 0, k < 1 ? cv.INTER_AREA : cv.INTER_CUBIC);
+    return { data: Uint8Array.from(out.data), width, height };
+  } finally {
+    src.delete();
+    out.delete();
+  }
+}
+
+function toArrayBuffer(b: Buffer): ArrayBuffer {
+  return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+}
+
+function encodeJpeg(img: RgbPixels): Promise<Buffer> {
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: img.width, height: img.height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/** Histogram clipping: each channel stretched so 0.5 % of pixels clip at either end. */
+function level(img: RgbPixels): RgbPixels {
+  const out = new Uint8Array(img.data.length);
+  const n = img.width * img.height;
+  for (let c = 0; c < 3; c++) {
+    const hist = new Uint32Array(256);
+    for (let i = 0; i < n; i++) hist[img.data[i * 3 + c]!]!++;
+    let lo = 0;
+    let hi = 255;
+    for (let acc = 0; lo < 255 && acc + hist[lo]! <= n * 0.005; lo++) acc += hist[lo]!;
+    for (let acc = 0; hi > 0 && acc + hist[hi]! <= n * 0.005; hi--) acc += hist[hi]!;
+    const span = Math.max(1, hi - lo);
+    for (let i = 0; i < n; i++) out[i * 3 + c] = Math.max(0, Math.min(255, Math.round(((img.data[i * 3 + c]! - lo) * 255) / span)));
+  }
+  return { data: out, width: img.width, height: img.height };
+}
+
+/** The upright card with the inner frame and each margin's width drawn on it. */
+async function drawCentering(img: RgbPixels, c: Centering | undefined): Promise<Buffer> {
+  const { width: w, height: h } = img;
+  const font = Math.round(w * 0.035);
+  let overlay = `<rect x="1" y="1" width="${w - 2}" height="${h - 2}" fill="none" stroke="#00c2ff" stroke-width="2"/>`;
+  if (c) {
+    const [x0, y0, x1, y1] = c.boundBox;
+    const [l, t, r, b] = c.pixels;
+    const text = (x: number, y: number, body: string, size = font) =>
+      `<text x="${x}" y="${y}" font-family="DejaVu Sans, sans-serif" font-size="${size}" font-weight="bold" fill="#fff" stroke="#000" stroke-width="${Math.max(3, size / 6)}" paint-order="stroke" text-anchor="middle">${body}</text>`;
+    // Dark under-strokes keep the marks visible on any border color.
+    const line = (xa: number, ya: number, xb: number, yb: number) =>
+      `<line x1="${xa}" y1="${ya}" x2="${xb}" y2="${yb}" stroke="#000" stroke-width="7"/><line x1="${xa}" y1="${ya}" x2="${xb}" y2="${yb}" stroke="#ff2d95" stroke-width="3"/>`;
+    overlay += `<rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#000" stroke-width="5"/><rect x="${x0}" y="${y0}" width="${x1 - x0}" height="${y1 - y0}" fill="none" stroke="#00e5ff" stroke-width="2"/>`;
+    overlay += line(0, h / 2, l, h / 2) + line(w - r, h / 2, w, h / 2) + line(w / 2, 0, w / 2, t) + line(w / 2, h - b, w / 2, h);
+    const small = Math.round(font * 0.8);
+    const pct = (x: number, y: number) => `${((100 * x) / (x + y)).toFixed(1)}%`;
+    overlay += text(l + small * 2.2, h / 2 - small * 0.6, pct(l, r), small) + text(w - r - small * 2.2, h / 2 - small * 0.6, pct(r, l), small);
+    overlay += text(w / 2 + small * 2.6, t + small * 1.3, pct(t, b), small) + text(w / 2 + small * 2.6, h - b - small * 0.5, pct(b, t), small);
+    overlay += `<rect x="${w * 0.2}" y="${h * 0.42 - font * 1.2}" width="${w * 0.6}" height="${font * 3}" rx="${font / 3}" fill="#000" fill-opacity="0.55"/>`;
+    overlay += text(w / 2, h * 0.42, `L/R ${c.leftRight}`) + text(w / 2, h * 0.42 + font * 1.3, `T/B ${c.topBottom}`);
+  } else {
+    overlay += `<text x="${w / 2}" y="${h / 2}" font-family="DejaVu Sans, sans-serif" font-size="${font}" fill="#fff" stroke="#000" stroke-width="3" paint-order="stroke" text-anchor="middle">centering not measurable</text>`;
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${overlay}</svg>`;
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: w, height: h, channels: 3 } })
+    .composite([{ input: Buffer.from(svg) }])
+    .jpeg({ quality: 90 })
+    .toBuffer();
+}
+
+/**
+ * The photo with the card's outline, each corner's region and each edge coloured by its grade
+ * (green 9–10, amber 6–9, red below) and the grade written beside it.
+ */
+async function drawFull(img: RgbPixels, quad: Quad, r: CardResult): Promise<Buffer> {
+  const { width: w, height: h } = img;
+  const cardW = cardWidthOf(quad);
+  const font = Math.max(14, Math.round(cardW * 0.05));
+  const stroke = Math.max(2, Math.round(cardW * 0.006));
+  const color = (g: number) => (g >= 9 ? '#34c759' : g >= 6 ? '#ffb300' : '#ff3b30');
+  const text = (x: number, y: number, body: string, fill = '#fff') =>
+    `<text x="${x}" y="${y}" font-family="DejaVu Sans, sans-serif" font-size="${font}" font-weight="bold" fill="${fill}" stroke="#000" stroke-width="${Math.max(3, font / 6)}" paint-order="stroke" text-anchor="middle" dominant-baseline="middle">${body}</text>`;
+  const pts = (ps: Point[]) => ps.map((p) => `${p[0].toFixed(1)},${p[1].toFixed(1)}`).join(' ');
+  let svg = `<polygon points="${pts(quad)}" fill="none" stroke="#000" stroke-width="${stroke + 3}"/><polygon points="${pts(quad)}" fill="none" stroke="#00e5ff" stroke-width="${stroke}"/>`;
+  const cx = quad.reduce((s, p) => s + p[0], 0) / 4;
+  const cy = quad.reduce((s, p) => s + p[1], 0) / 4;
+  quad.forEach((p, i) => {
+    const g = r.wear?.corners[i]?.grade;
+    if (g === undefined) return;
+    const toward = (q: Point) => [p[0] + (q[0] - p[0]) * CORNER_REACH * 1.4, p[1] + (q[1] - p[1]) * CORNER_REACH * 1.4] as Point;
+    const a = toward(quad[(i + 1) % 4]!);
+    const b = toward(quad[(i + 3) % 4]!);
+    svg += `<polyline points="${pts([a, p, b])}" fill="none" stroke="#000" stroke-width="${stroke * 3 + 3}"/><polyline points="${pts([a, p, b])}" fill="none" stroke="${color(g)}" stroke-width="${stroke * 3}"/>`;
+    // Labels just outside the corner.
+    const lx = p[0] + (p[0] - cx) * 0.12;
+    const ly = p[1] + (p[1] - cy) * 0.12;
+    svg += text(Math.min(w - font * 1.5, Math.max(font * 1.5, lx)), Math.min(h - font, Math.max(font, ly)), g.toFixed(1), color(g));
+  });
+  quad.forEach((p, i) => {
+    const g = r.wear?.edges[i]?.grade;
+    if (g === undefined) return;
+    const q = quad[(i + 1) % 4]!;
+    const mx = (p[0] + q[0]) / 2;
+    const my = (p[1] + q[1]) / 2;
+    svg += text(Math.min(w - font * 1.5, Math.max(font * 1.5, mx + (mx - cx) * 0.1)), Math.min(h - font, Math.max(font, my + (my - cy) * 0.1)), g.toFixed(1), color(g));
+  });
+  const lines = [r.surface ? `surface ${r.surface.grade.toFixed(1)}` : '', r.centering ? `centering ${r.centering.grade.toFixed(1)}` : 'centering n/a'].filter(Boolean);
+  lines.forEach((line, k) => (svg += text(cx, cy + (k - (lines.length - 1) / 2) * font * 1.3, line)));
+  return sharp(Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength), { raw: { width: w, height: h, channels: 3 } })
+    .composite([{ input: Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${svg}</svg>`) }])
+    .jpeg({ quality: 88 })
+    .toBuffer();
+}
+
+/** A card on a transparent background: the corners of its opaque region. */
+async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<Quad | null> {
+  const alpha = await sharp(bytes).rotate().resize(width, height, { fit: 'fill' }).ensureAlpha().extractChannel(3).raw().toBuffer();
+  let minSum = Infinity;
+  let maxSum = -Infinity;
+  let minDiff = Infinity;
+  let maxDiff = -Infinity;
+  const corner: Point[] = [[0, 0], [0, 0], [0, 0], [0, 0]];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (alpha[y * width + x]! < 128) continue;
+      const s = x + y;
+      const d = x - y;
+      if (s < minSum) {
+        minSum = s;
+        corner[0] = [x, y];
+      }
+      if (d > maxDiff) {
+        maxDiff = d;
+        corner[1] = [x, y];
+      }
+      if (s > maxSum) {
+        maxSum = s;
+        corner[2] = [x, y];
+      }
+      if (d < minDiff) {
+        minDiff = d;
+        corner[3] = [x, y];
+      }
+    }
+  }
+  if (!Number.isFinite(minSum)) return null;
+  // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
+  // pixels inside the sharp corners the other modes report.
+  return order(corner);
+}
+
+/** A quad's mean side lengths as `short:long`, for messages. */
+function shapeOf(q: Quad): string {
+  const sides = sideLengths(q);
+  return `${Math.round(Math.min(...sides))}:${Math.round(Math.max(...sides))} px`;
+}

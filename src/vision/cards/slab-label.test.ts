@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { photoBytes } from '../../../test/helpers/photos.ts';
+import { runCardTask } from './card-tasks.ts';
+import { labelBand, readAsSlabLabel } from './slab-label.ts';
+import type { Quad } from '../geometry/plane-geometry.ts';
+
+const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+
+describe('readAsSlabLabel', () => {
+  it('reads PSA and Beckett labels as they print (graded_slabs transcriptions)', () => {
+    expect(readAsSlabLabel(['2000 P.M. JAPANESE NEO 2', '#197', 'UMBREON', 'NM', 'PROMO', '7', '63055543'])).toEqual({ company: null });
+    expect(readAsSlabLabel(['2002POKEMONNEODESTINY', '13', 'AZUMARILLLUMINEUX', 'NM-MT', 'FRENCH-HOLO', '86068040'])).toEqual({ company: null });
+    expect(readAsSlabLabel(['1993ALPHA', 'COUNTERSPELLUB', '7.5', 'CENTERING', 'NEARMINT+', '0010538585', 'BECKETT'])).toEqual({ company: 'BGS' });
+    expect(readAsSlabLabel(['2021 POKEMON', 'CHARIZARD', 'GEM MT', '10', 'PSA'])).toEqual({ company: 'PSA' });
+  });
+
+  it('does not take a price tag, a note or a listing banner for a label', () => {
+    expect(readAsSlabLabel(['0.10'])).toBeNull();
+    expect(readAsSlabLabel(['Bon', 'Conseil'])).toBeNull();
+    expect(readAsSlabLabel(['Call 0612345678', '5 EUR'])).toBeNull();
+    expect(readAsSlabLabel(['Talent', 'Lame Eon', '200', '10'])).toBeNull();
+    // a company's letters inside a word are not the company
+    expect(readAsSlabLabel(['PSALM 7', 'MINTED 10'])).toBeNull();
+  });
+});
+
+describe('labelBand', () => {
+  // a 200 x 300 photo: a grey card with a red strip above it
+  const width = 200;
+  const height = 300;
+  const data = new Uint8Array(width * height * 3).fill(20);
+  const paint = (x0: number, y0: number, x1: number, y1: number, rgb: number[]) => {
+    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data.set(rgb, (y * width + x) * 3);
+  };
+  paint(50, 100, 150, 240, [128, 128, 128]);
+  paint(60, 70, 140, 95, [255, 0, 0]);
+  const card: Quad = [[49.5, 99.5], [149.5, 99.5], [149.5, 239.5], [49.5, 239.5]];
+  const red = (b: { data: Uint8Array; width: number; height: number }, y0: number, y1: number) => {
+    let n = 0;
+    for (let y = Math.floor(y0 * b.height); y < y1 * b.height; y++) for (let x = 0; x < b.width; x++) if (b.data[(y * b.width + x) * 3]! > 200 && b.data[(y * b.width + x) * 3 + 1]! < 50) n++;
+    return n / (b.width * b.height);
+  };
+
+  it('samples the strip beyond the top upright, the card at its bottom', () => {
+    const { band, toImage } = labelBand({ data, width, height }, card, 0);
+    expect(band.width).toBeGreaterThanOrEqual(480);
+    expect(red(band, 0.55, 1)).toBeGreaterThan(0.1);
+    expect(red(band, 0, 0.4)).toBe(0);
+    // the band's bottom centre is the card's top side
+    const [x, y] = toImage(band.width / 2 - 0.5, band.height - 0.5);
+    expect(x).toBeCloseTo(99.5, 0);
+    expect(y).toBeCloseTo(99.5, 0);
+  });
+
+  it('turns the strip beyond the bottom so an upside-down label reads upright', () => {
+    expect(red(labelBand({ data, width, height }, card, 1).band, 0, 1)).toBe(0);
+    // the same photo upside down: the strip is now below the card, and its text would be upside down
+    const flipped = new Uint8Array(data.length);
+    for (let i = 0; i < width * height; i++) flipped.set(data.subarray(i * 3, i * 3 + 3), (width * height - 1 - i) * 3);
+    const turned: Quad = [[width - 1 - 149.5, height - 1 - 239.5], [width - 1 - 49.5, height - 1 - 239.5], [width - 1 - 49.5, height - 1 - 99.5], [width - 1 - 149.5, height - 1 - 99.5]];
+    const upright = labelBand({ data, width, height }, card, 0).band;
+    const band = labelBand({ data: flipped, width, height }, turned, 1).band;
+    expect(band.width).toBe(upright.width);
+    let diff = 0;
+    for (let i = 0; i < band.data.length; i++) diff += Math.abs(band.data[i]! - upright.data[i]!);
+    expect(diff / band.data.length).toBeLessThan(2);
+  });
+});
+
+describe('slab told by its label in grading', () => {
+  it('calls the BGS slab a slab, with the label box above the card', async () => {
+    const r = await runCardTask({ kind: 'card', image: ab(photoBytes('cards/slab-counterspell_bgs.jpg')), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true } });
+    if ('refused' in r) throw new Error('refused');
+    expect(r.cards?.[0]?.kind).toBe('slab');
+    const box = r.cards![0]!.labelBox!;
+    const top = Math.min(...r.cards![0]!.quad.map((p) => p[1]));
+    expect(box[3]).toBeLessThan(top);
+    expect(box[2] - box[0]).toBeGreaterThan((Math.max(...r.cards![0]!.quad.map((p) => p[0])) - Math.min(...r.cards![0]!.quad.map((p) => p[0]))) * 0.5);
+  });
+
+  it('leaves raw cards raw', async () => {
+    for (const f of ['cards/single-1730716218_jpg.rf.61c0c396008ef0622faa73ed585c18fd.jpg', 'cards/single-440572034_972548190970443_5165651770067805243_n_jpg.rf.cef57ed4e007c98c42289199e88f6776.jpg']) {
+      const r = await runCardTask({ kind: 'card', image: ab(photoBytes(f)), maxPixels: 100e6, op: 'localize', options: { noImageOutput: true } });
+      if ('refused' in r) throw new Error('refused');
+      expect(r.cards?.[0]?.kind).toBe('raw');
+    }
+  });
+});

@@ -1,0 +1,275 @@
+import { Piscina } from 'piscina';
+import type { VisionOptions } from '../../config/config.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { resolveOcrLanguage } from '../models/ocr-language.ts';
+import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
+import type { WorkerOptions } from './vision-worker.ts';
+
+export type VisionEngineOptions = VisionOptions;
+
+/** The pool is full: the request is refused before any work, with a hint when to come back. */
+export class VisionBusyError extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('The vision engine is at capacity; retry later.');
+    this.name = 'VisionBusyError';
+  }
+}
+
+/** A task that did not finish: `timeout`, `crashed` (the worker died and was replaced) or `failed`. */
+export class VisionTaskError extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'crashed' | 'failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VisionTaskError';
+  }
+}
+
+function exclusiveArrayBuffer(bytes: Uint8Array): ArrayBuffer {
+  // Transfer moves the whole ArrayBuffer: a Buffer that is a view into a shared pool slab (small
+  // Buffers are) must be copied out first, or the transfer would detach other Buffers' memory.
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) return bytes.buffer;
+  // (Buffer#slice is a view, not a copy: copy explicitly.)
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy.buffer;
+}
+
+/** Where a posted task stands, as its worker reports it (see `run`). */
+interface Posted {
+  phase: TaskProgress['phase'] | 'queued';
+  progress(phase: TaskProgress['phase']): void;
+}
+
+/**
+ * How long a worker may take to load the models of one task before it is stopped. Apart from the
+ * task timeout, which is for the work on an image: a model loads once per worker and takes
+ * seconds (more on a busy machine), far more than one image may take.
+ */
+const modelLoadTimeoutMs = 120_000;
+
+/** Work times kept for the mean behind Retry-After, and the mean assumed before any is measured. */
+const workSamples = 50;
+const defaultWorkMs = 200;
+/** Retry-After stays within these seconds. */
+const retryAfterRange = [1, 60] as const;
+
+/**
+ * Runs inference and image decoding in a worker_threads pool, never on the event loop. The queue
+ * is bounded (`admit` refuses with VisionBusyError), every task has a timeout on its work, and a
+ * worker that dies or overruns fails only its own task: piscina starts a replacement, which warms
+ * its models before it takes a task.
+ */
+export class VisionEngine {
+  private poolInstance: Piscina | undefined;
+  /** Minutes-long work (super-resolution) runs in its own small pool, so it never holds up requests. */
+  private longPoolInstance: Piscina | undefined;
+  /** Request-pool tasks posted and not finished; `working` of them are past model loading. */
+  private pending = 0;
+  private working = 0;
+  private reserved = 0;
+  /** Posted tasks by id, for the progress messages of their workers. */
+  private readonly posted = new Map<number, Posted>();
+  private nextTaskId = 1;
+  /** The latest work times of request-pool tasks (ms in a worker, queue and model loads excluded). */
+  private readonly workMs: number[] = [];
+  private started: Promise<{ ms: number }> | undefined;
+  /** Set by `start()`: the server's workers warm up as they start; other processes load lazily. */
+  private warmWorkers = false;
+
+  constructor(readonly options: VisionEngineOptions) {}
+
+  /**
+   * Threads start on first use (or `start()`), so an app that never sees an image request (the
+   * admin CLI, most tests) never pays for them. `minThreads` = `maxThreads`: workers hold loaded
+   * models that take seconds to rebuild, so idle ones are kept, and a dead one is replaced.
+   */
+  private get pool(): Piscina {
+    this.poolInstance ??= this.newPool(this.options.threads, this.warmWorkers ? this.options.warm : []);
+    return this.poolInstance;
+  }
+
+  /** The long pool warms nothing: the request models would only take its memory. */
+  private get longPool(): Piscina {
+    this.longPoolInstance ??= this.newPool(this.options.longThreads ?? 1, []);
+    return this.longPoolInstance;
+  }
+
+  private newPool(threads: number, warm: readonly string[]): Piscina {
+    const workerData: WorkerOptions = { embedder: this.options.embedder, clipPack: this.options.clipPack, testHooks: this.options.testHooks ?? false, warm };
+    const pool = new Piscina({ filename: new URL('./vision-worker-entry.js', import.meta.url).href, minThreads: threads, maxThreads: threads, workerData });
+    // Without a listener an 'error' event (a worker failing outside a task) would crash the server.
+    pool.on('error', () => {});
+    pool.on('message', (m: unknown) => {
+      const p = m as Partial<TaskProgress> | null;
+      if (typeof p?.loupeTask === 'number' && (p.phase === 'load' || p.phase === 'work')) this.posted.get(p.loupeTask)?.progress(p.phase);
+    });
+    return pool;
+  }
+
+  /**
+   * Resolves once every worker has loaded and run the warm-up models. After `start()` each worker
+   * warms them as it starts, replacements included (vision-worker.ts); without it (queue worker
+   * processes, the CLI) models load on first use. As many warm tasks as threads are posted at
+   * once to wait for the warm-up: piscina gives a busy worker no second task, so each takes one.
+   */
+  start(): Promise<{ ms: number }> {
+    this.started ??= (async () => {
+      this.warmWorkers = true;
+      const t0 = performance.now();
+      if (this.options.warm.length) {
+        await Promise.all(Array.from({ length: this.options.threads }, () => this.pool.run({ kind: 'warm', models: this.options.warm } satisfies VisionTask)));
+      }
+      return { ms: Math.round(performance.now() - t0) };
+    })();
+    return this.started;
+  }
+
+  /**
+   * Reserves room for a request's `tasks` before any of its work starts (downloads included), or
+   * refuses it (HTTP 503 with Retry-After). The caller releases the reservation when done.
+   */
+  admit(tasks: number): { release(): void } {
+    if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
+    this.reserved += tasks;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.reserved -= tasks;
+      },
+    };
+  }
+
+  /**
+   * When the work admitted so far will have drained: the reserved tasks (waiting or running) ×
+   * the mean work time of recent tasks ÷ threads, in whole seconds within 1–60. The mean is
+   * measured in the workers, so it is the real drain rate, not inflated by time in the queue.
+   */
+  retryAfterSeconds(): number {
+    const seconds = Math.ceil((this.reserved * this.meanWorkMs) / this.options.threads / 1000);
+    return Math.max(retryAfterRange[0], Math.min(retryAfterRange[1], seconds));
+  }
+
+  private get meanWorkMs(): number {
+    return this.workMs.length ? this.workMs.reduce((a, b) => a + b, 0) / this.workMs.length : defaultWorkMs;
+  }
+
+  private recordWork(ms: number): void {
+    this.workMs.push(ms);
+    if (this.workMs.length > workSamples) this.workMs.shift();
+  }
+
+  get load(): { threads: number; running: number; queued: number; reserved: number; maxQueue: number; meanTaskMs: number } {
+    return {
+      threads: this.poolInstance?.threads.length ?? 0,
+      running: this.working,
+      queued: this.pending - this.working,
+      reserved: this.reserved,
+      maxQueue: this.options.maxQueue,
+      meanTaskMs: Math.round(this.meanWorkMs),
+    };
+  }
+
+  /**
+   * Runs one image task. The bytes are transferred to the worker (the caller's buffer may be
+   * detached afterwards). An image the worker cannot decode rejects with ImageLoadError.
+   */
+  async image<K extends ImageTaskKind>(kind: K, bytes: Uint8Array, maxPixels: number, options?: ImageTaskOptions): Promise<ImageTaskResults[K]> {
+    // Checked here, on the main thread, so a bad hint is the caller's error, not a failed task.
+    if (options?.language !== undefined) resolveOcrLanguage(options.language);
+    const image = exclusiveArrayBuffer(bytes);
+    const outcome = (await this.run({ kind, image, maxPixels, ...(options ? { options } : {}) }, [image])) as TaskOutcome<K>;
+    if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
+    return outcome;
+  }
+
+  /**
+   * Super-resolution of one image by `factor` in the long-task pool (one task per thread at a
+   * time, queued behind each other). Refusals (undecodable, too large) are ImageLoadError.
+   */
+  async upscale(bytes: Uint8Array, factor: 2 | 3 | 4 | 8, limits: { maxPixels: number; maxOutputPixels: number; timeoutMs: number }, signal?: AbortSignal): Promise<UpscaleResult> {
+    const image = exclusiveArrayBuffer(bytes);
+    const task: VisionTask = { kind: 'upscale', image, factor, maxPixels: limits.maxPixels, maxOutputPixels: limits.maxOutputPixels };
+    const outcome = (await this.run(task, [image], { pool: this.longPool, timeoutMs: limits.timeoutMs, signal })) as UpscaleResult | ImageRefused;
+    if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
+    return outcome;
+  }
+
+  /** Card geometry of one photo (localize, crop_level, centering) in the request pool. */
+  async card(bytes: Uint8Array, op: CardTask['op'], options: CardTask['options'], maxPixels: number): Promise<CardResult> {
+    const image = exclusiveArrayBuffer(bytes);
+    const outcome = (await this.run({ kind: 'card', image, maxPixels, op, options: { locator: this.options.cardLocator ?? 'detector', ...options } }, [image])) as CardResult | ImageRefused;
+    if ('refused' in outcome) throw new ImageLoadError(outcome.refused.reason, outcome.refused.status, outcome.refused.code);
+    return outcome;
+  }
+
+  /** The text embedding of the active CLIP-family pack; fails when none is active. */
+  async text(text: string): Promise<TextEmbedding> {
+    return (await this.run({ kind: 'text', text }, [])) as TextEmbedding;
+  }
+
+  /** Whether descriptors and text search come from a CLIP-family pack. */
+  get clipPack(): string | undefined {
+    return this.options.clipPack;
+  }
+
+  /**
+   * Posts a task and times it from the moment its worker starts the work, never from the post:
+   * a task waiting in the queue behind a burst must not time out there, and neither may one whose
+   * worker is still loading models (`modelLoadTimeoutMs` bounds that instead). The worker reports
+   * both moments as pool messages (`TaskProgress`) and returns its own work time, which feeds the
+   * Retry-After estimate. On a timeout piscina stops the worker and starts a replacement.
+   */
+  private async run(task: VisionTask, transferList: ArrayBuffer[], long?: { pool: Piscina; timeoutMs: number; signal?: AbortSignal | undefined }): Promise<unknown> {
+    const timeoutMs = long?.timeoutMs ?? this.options.taskTimeoutMs;
+    const id = this.nextTaskId++;
+    const stop = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let expired: 'load' | 'work' | undefined;
+    const entry: Posted = {
+      phase: 'queued',
+      progress: (phase) => {
+        if (phase === 'work' && entry.phase !== 'work' && !long) this.working++;
+        entry.phase = phase;
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          expired = phase;
+          stop.abort();
+        }, phase === 'work' ? timeoutMs : modelLoadTimeoutMs);
+      },
+    };
+    this.posted.set(id, entry);
+    if (!long) this.pending++;
+    try {
+      const posted: PostedTask = { ...task, taskId: id };
+      const done = (await (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal })) as TaskDone;
+      if (!long) this.recordWork(done.workMs);
+      return done.value;
+    } catch (err) {
+      const e = err as Error;
+      if (long?.signal?.aborted) throw new VisionTaskError('failed', 'the task was cancelled');
+      if (expired === 'work') {
+        // It held its worker that long: that is what it cost the queue.
+        if (!long) this.recordWork(timeoutMs);
+        throw new VisionTaskError('timeout', `the image took longer than ${Math.round(timeoutMs / 1000)} s to process`);
+      }
+      if (expired === 'load') throw new VisionTaskError('timeout', `the vision worker took longer than ${Math.round(modelLoadTimeoutMs / 1000)} s to load its models`);
+      if (/worker exited|terminated/i.test(e.message)) throw new VisionTaskError('crashed', 'the vision worker stopped while processing the image (it has been restarted)');
+      throw new VisionTaskError('failed', e.message);
+    } finally {
+      clearTimeout(timer);
+      this.posted.delete(id);
+      if (!long) {
+        this.pending--;
+        if (entry.phase === 'work') this.working--;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.poolInstance?.destroy(), this.longPoolInstance?.destroy()]);
+  }
+}

@@ -1,0 +1,167 @@
+import type { visionModels } from '../../config/config.ts';
+import type { Centering } from '../grading/card-centering.ts';
+import type { Surface } from '../grading/card-surface.ts';
+import type { CardWear } from '../grading/card-wear.ts';
+import type { DominantColor } from '../models/dominant-colors.ts';
+import type { Detection, Pose } from '../models/human-detector.ts';
+import type { OcrLine } from '../models/ocr-reader.ts';
+
+/** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
+export type ModelName = (typeof visionModels)[number];
+/** `colors` needs no model, but its pixel work belongs off the event loop too. */
+export type ImageTaskKind = ModelName | 'colors';
+
+export interface ImageTaskOptions {
+  /** OCR language hint (`auto`, `en`, `zh`; see ocr-language.ts). */
+  language?: string;
+  /** Dominant colors of this region only, `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
+  boundBox?: [number, number, number, number];
+  maxColors?: number;
+}
+
+export interface ImageTask {
+  kind: ImageTaskKind;
+  /** The encoded image (JPEG, PNG…), transferred to the worker, which decodes it. */
+  image: ArrayBuffer;
+  maxPixels: number;
+  options?: ImageTaskOptions;
+}
+
+/** Super-resolution of a whole image (the upscaler); runs in the engine's long-task pool. */
+export interface UpscaleTask {
+  kind: 'upscale';
+  image: ArrayBuffer;
+  maxPixels: number;
+  factor: 2 | 3 | 4 | 8;
+  /** Pixels of the upscaled image at most; a larger result is refused (413) before any work. */
+  maxOutputPixels: number;
+}
+
+export interface UpscaleResult extends ImageSize {
+  upscaledWidth: number;
+  upscaledHeight: number;
+  model: string;
+  /** The encoded result: PNG when the input was PNG (lossless in, lossless out), else JPEG. */
+  image: ArrayBuffer;
+  format: 'png' | 'jpg';
+}
+
+export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade' | 'read';
+
+/** Card grading (card-tasks.ts): localize, crop_level, centering or the full measurement of one photo; or `read`: every card's text, for recognition. */
+export interface CardTask {
+  kind: 'card';
+  image: ArrayBuffer;
+  maxPixels: number;
+  op: CardOp;
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical' };
+}
+
+export interface CardResult extends ImageSize {
+  found: boolean;
+  /**
+   * Why the card found cannot be measured (too few pixels across it, or a given outline that is
+   * not card-shaped): the record's 422, with this sentence. Only set when `found`.
+   */
+  unfit?: string;
+  /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
+  quad?: [[number, number], [number, number], [number, number], [number, number]];
+  prob?: number;
+  /**
+   * Every card the detector found, largest first (the first is `quad`, the one measured): its
+   * corners in pixels of the image as stored, confidence, kind (`raw`, `holder` for a sleeve or
+   * top-loader, `slab`) and a slab's label box. Absent when the client gave the outline.
+   */
+  cards?: { quad: [[number, number], [number, number], [number, number], [number, number]]; prob: number; kind: 'raw' | 'holder' | 'slab'; labelBox?: [number, number, number, number] }[];
+  versions: Record<string, string>;
+  centering?: Centering & { grade: number; uprightWidth: number; uprightHeight: number };
+  centeringUnmeasurable?: string;
+  /**
+   * `read`: the text of each card read (card-reading.ts), in the order of `cards`, at most
+   * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
+   * read as the card (a scan cropped to the card).
+   */
+  readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
+  whole?: boolean;
+  /** `read`: the grading label read beside the largest card (a slab's), in pixels of the image as stored. */
+  label?: { company: string | null; box: [number, number, number, number]; lines: { text: string; prob: number; polygon: [number, number][] }[] };
+  /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
+  wear?: CardWear;
+  surface?: Surface;
+  /** Encoded pictures: `crop` WebP (crop_level); `clean`, `exact` and `full` JPEG. */
+  images?: { crop?: ArrayBuffer; clean?: ArrayBuffer; exact?: ArrayBuffer; full?: ArrayBuffer };
+}
+
+/** Most cards of one photo whose text is read (a binder page holds 9). */
+export const MAX_READ_CARDS = 12;
+
+export type VisionTask =
+  | ImageTask
+  | UpscaleTask
+  | CardTask
+  /** Loads the given models (all when omitted) and runs each once, so the first request is not slow. */
+  | { kind: 'warm'; models: readonly string[] }
+  /** The text tower of the active CLIP-family pack (text-to-image search). */
+  | { kind: 'text'; text: string };
+
+export interface TextEmbedding {
+  vector: number[];
+  model: string;
+}
+
+/**
+ * Test hook, honoured only when the pool runs with `testHooks`: a worker given image bytes that end
+ * with this marker exits mid-task, as a worker killed by a native crash or the OOM killer would.
+ */
+export const crashMarker = 'LOUPE-TEST-CRASH';
+
+/**
+ * Test hook, honoured only with `testHooks`: image bytes that end with `busyMarker(ms)` hold the
+ * worker for `ms` (its thread blocked, as in a long model run) and then give an empty result,
+ * without decoding anything.
+ */
+export const busyMarker = (ms: number): string => `LOUPE-TEST-BUSY-${String(Math.round(ms)).padStart(6, '0')}`;
+
+/**
+ * A task as posted to the pool: `taskId` names it in the progress messages the worker posts, so
+ * the engine times only the worker's work, never the queue (see vision-engine.ts).
+ */
+export type PostedTask = VisionTask & { taskId?: number };
+
+/** Posted by a worker (piscina relays it as a pool 'message'): task `loupeTask` entered `phase`. */
+export interface TaskProgress {
+  loupeTask: number;
+  /** `load`: the worker took the task and loads the models it needs; `work`: they are ready. */
+  phase: 'load' | 'work';
+}
+
+/** What a worker answers: the task's result and the time its work took, model loading excluded. */
+export interface TaskDone {
+  value: unknown;
+  workMs: number;
+}
+
+/** Size of the image as stored (EXIF orientation applied); results are in these pixels. */
+export interface ImageSize {
+  width: number;
+  height: number;
+}
+
+export interface ImageTaskResults {
+  embed: ImageSize & { descriptor: number[]; model: string };
+  faces: ImageSize & { objects: Detection[] };
+  objects: ImageSize & { objects: Detection[] };
+  pose: ImageSize & { poses: Pose[] };
+  ocr: ImageSize & { lines: OcrLine[] };
+  colors: ImageSize & { colors: DominantColor[] };
+}
+
+/**
+ * An image the worker could not decode comes back as a value, not a thrown error: errors lose
+ * their class crossing threads, and this one must stay the record's own 400/413.
+ */
+export interface ImageRefused {
+  refused: { reason: string; status: 400 | 413; code: 'invalid_image' | 'unsupported_image_format' | 'image_too_large' | 'too_large_to_process' };
+}
+
+export type TaskOutcome<K extends ImageTaskKind> = ImageTaskResults[K] | ImageRefused;

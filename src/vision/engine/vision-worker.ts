@@ -1,0 +1,296 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import sharp from 'sharp';
+import { decodeRgb, type RgbImage } from '../../media/decode-rgb.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
+import { ClipModel } from '../clip/clip-model.ts';
+import { dominantColors } from '../models/dominant-colors.ts';
+import { HumanDetector, type Detection } from '../models/human-detector.ts';
+import { loadOcrReader } from '../models/ocr-reader.ts';
+import { cardDetector, runCardTask } from '../cards/card-tasks.ts';
+import { loadCv } from '../cards/card-geometry.ts';
+import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
+import type { RgbPixels } from './tfjs-runtime.ts';
+import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
+
+// One worker per core: libvips must not start its own threads on top.
+sharp.concurrency(1);
+
+export interface WorkerOptions {
+  embedder: string;
+  /** Folder of the active CLIP-family pack: when set, its image tower makes the descriptors. */
+  clipPack: string | undefined;
+  testHooks: boolean;
+  /** Models loaded and run once before the worker takes its first task (LOUPE_VISION_WARM). */
+  warm: readonly string[];
+}
+const options: WorkerOptions = { embedder: '', clipPack: undefined, testHooks: false, warm: [], ...(workerData as Partial<WorkerOptions> | undefined) };
+
+/** The one interface descriptors need, whichever model is behind it. */
+interface ImageEmbedder {
+  name: string;
+  embed(img: RgbPixels): Promise<Float32Array>;
+}
+
+/** Each model loads once per worker, on first use or at warm-up. */
+const models = new Map<string, Promise<unknown>>();
+function model<T>(name: ModelName | 'clip' | `upscale-x${UpscaleFactor}`, load: () => Promise<T>): Promise<T> {
+  let m = models.get(name) as Promise<T> | undefined;
+  if (!m) {
+    m = load();
+    // A failed load is retried by the next task rather than cached as a permanent failure.
+    m.catch(() => models.delete(name));
+    models.set(name, m);
+  }
+  return m;
+}
+const clip = () => model('clip', () => ClipModel.load(options.clipPack!));
+const embedder = () =>
+  model<ImageEmbedder>('embed', async () => {
+    if (options.clipPack) {
+      const pack = await clip();
+      // The fingerprint names the vector space: two packs with one name are still told apart.
+      return { name: `clip:${pack.name}:${pack.fingerprint.slice(0, 12)}`, embed: (img) => pack.embedImage(img) };
+    }
+    if (options.embedder && !(embedderNames as readonly string[]).includes(options.embedder)) throw new Error(`unknown embedder "${options.embedder}"; known: ${embedderNames.join(', ')}`);
+    return loadEmbedder((options.embedder || undefined) as EmbedderName | undefined) satisfies Promise<Embedder>;
+  });
+const faces = () => model('faces', () => HumanDetector.load('faces'));
+const objects = () => model('objects', () => HumanDetector.load('objects'));
+const pose = () => model('pose', () => HumanDetector.load('pose'));
+const ocr = () => model('ocr', () => loadOcrReader({ threads: 1 }));
+
+/**
+ * The long edge each task decodes to. The detectors resize to their own input (BlazeFace 256,
+ * CenterNet 512, MoveNet 192) anyway; decoding at 1024 keeps small faces and costs far less than
+ * a 12-MP decode. The embedders' inputs are 224–336 px squares. OCR finds lines at 960 px but
+ * reads each from the decoded image, so small print needs more; colors need few pixels.
+ */
+const decodeEdge: Record<ImageTaskKind, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
+
+function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
+  const sx = img.originalWidth / img.width;
+  const sy = img.originalHeight / img.height;
+  if (sx === 1 && sy === 1) return found;
+  return found.map((d) => ({
+    ...d,
+    bound_box: [Math.round(d.bound_box[0] * sx), Math.round(d.bound_box[1] * sy), Math.round(d.bound_box[2] * sx), Math.round(d.bound_box[3] * sy)],
+  }));
+}
+
+/** The region `box` (pixels of the stored image) of the decoded pixels; at least 1×1. */
+function crop(pixels: RgbPixels, img: RgbImage, box: [number, number, number, number]): RgbPixels {
+  const sx = img.width / img.originalWidth;
+  const sy = img.height / img.originalHeight;
+  const x0 = Math.max(0, Math.min(img.width - 1, Math.floor(box[0] * sx)));
+  const y0 = Math.max(0, Math.min(img.height - 1, Math.floor(box[1] * sy)));
+  const x1 = Math.max(x0 + 1, Math.min(img.width, Math.ceil(box[2] * sx)));
+  const y1 = Math.max(y0 + 1, Math.min(img.height, Math.ceil(box[3] * sy)));
+  const w = x1 - x0;
+  const out = new Uint8Array(w * (y1 - y0) * 3);
+  for (let y = y0; y < y1; y++) out.set(pixels.data.subarray((y * img.width + x0) * 3, (y * img.width + x1) * 3), (y - y0) * w * 3);
+  return { data: out, width: w, height: y1 - y0 };
+}
+
+const scalePoint = (img: RgbImage, [x, y]: [number, number]): [number, number] => [Math.round((x * img.originalWidth) / img.width), Math.round((y * img.originalHeight) / img.height)];
+
+const busyPrefix = busyMarker(0).slice(0, -6);
+
+async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>> {
+  if (options.testHooks) {
+    const tail = Buffer.from(task.image).subarray(-busyMarker(0).length).toString('latin1');
+    if (tail.endsWith(crashMarker)) process.exit(70);
+    if (tail.startsWith(busyPrefix)) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(tail.slice(busyPrefix.length)));
+      return { width: 0, height: 0, objects: [], poses: [], lines: [], colors: [], descriptor: [], model: 'busy' } as TaskOutcome<ImageTaskKind>;
+    }
+  }
+  let img: RgbImage;
+  try {
+    img = await decodeRgb(Buffer.from(task.image), task.maxPixels, { maxEdge: decodeEdge[task.kind] });
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } } satisfies ImageRefused;
+    throw err;
+  }
+  const pixels: RgbPixels = { data: img.data, width: img.width, height: img.height };
+  const size = { width: img.originalWidth, height: img.originalHeight };
+  switch (task.kind) {
+    case 'embed': {
+      const e = await embedder();
+      const box = task.options?.boundBox;
+      return { ...size, descriptor: Array.from(await e.embed(box ? crop(pixels, img, box) : pixels)), model: e.name };
+    }
+    case 'faces':
+      return { ...size, objects: scaleBoxes(await (await faces()).faces(pixels), img) };
+    case 'objects':
+      return { ...size, objects: scaleBoxes(await (await objects()).objects(pixels), img) };
+    case 'ocr': {
+      const lines = await (await ocr()).read(pixels, { language: task.options?.language });
+      return { ...size, lines: lines.map((l) => ({ ...l, polygon: l.polygon.map((p) => scalePoint(img, p)) })) };
+    }
+    case 'colors': {
+      const box = task.options?.boundBox;
+      const sx = img.width / img.originalWidth;
+      const sy = img.height / img.originalHeight;
+      const boundBox = box ? ([Math.floor(box[0] * sx), Math.floor(box[1] * sy), Math.ceil(box[2] * sx), Math.ceil(box[3] * sy)] as [number, number, number, number]) : undefined;
+      return { ...size, colors: dominantColors(pixels, { ...(boundBox ? { boundBox } : {}), ...(task.options?.maxColors ? { maxColors: task.options.maxColors } : {}) }) };
+    }
+    case 'pose': {
+      const found = await (await pose()).pose(pixels);
+      const sx = img.originalWidth / img.width;
+      const sy = img.originalHeight / img.height;
+      return {
+        ...size,
+        poses: found.map((p) => ({
+          ...p,
+          bound_box: scaleBoxes([{ name: 'person', prob: p.prob, bound_box: p.bound_box }], img)[0]!.bound_box,
+          keypoints: p.keypoints.map((k) => ({ ...k, x: Math.round(k.x * sx), y: Math.round(k.y * sy) })),
+        })),
+      };
+    }
+  }
+}
+
+async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefused> {
+  let img: RgbImage;
+  try {
+    img = await decodeRgb(Buffer.from(task.image), task.maxPixels);
+  } catch (err) {
+    if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } };
+    throw err;
+  }
+  const f = task.factor;
+  if (img.width * f * img.height * f > task.maxOutputPixels) {
+    const limit = Math.floor(Math.sqrt(task.maxOutputPixels / (f * f)));
+    return { refused: { reason: `the image is ${img.width}x${img.height}; upscaling it ${f}x would pass ${task.maxOutputPixels} pixels (about ${limit}x${limit} is the largest input)`, status: 413, code: 'too_large_to_process' } };
+  }
+  const up = await model<Upscaler>(`upscale-x${f}`, () => loadUpscaler(f));
+  const out = await up.upscale({ data: img.data, width: img.width, height: img.height });
+  const png = (await sharp(Buffer.from(task.image)).metadata()).format === 'png';
+  const encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
+  const bytes = await (png ? encoded.png({ compressionLevel: 6 }) : encoded.jpeg({ quality: 92, chromaSubsampling: '4:4:4' })).toBuffer();
+  return {
+    width: img.width,
+    height: img.height,
+    upscaledWidth: out.width,
+    upscaledHeight: out.height,
+    model: up.model,
+    image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    format: png ? 'png' : 'jpg',
+  };
+}
+
+/** A small real photo-like input (a gradient with a disc) to run each model once. */
+function warmImage(): Promise<Buffer> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240"><defs><linearGradient id="g"><stop offset="0" stop-color="#3a6"/><stop offset="1" stop-color="#c84"/></linearGradient></defs><rect width="320" height="240" fill="url(#g)"/><circle cx="160" cy="110" r="60" fill="#eebb99"/></svg>`;
+  return sharp(Buffer.from(svg)).jpeg().toBuffer();
+}
+
+/** Each model is warmed once per worker: at start-up, and again only if a warm task names another. */
+const warmed = new Map<ModelName, Promise<void>>();
+
+async function warm(requested: readonly string[]): Promise<{ warmed: ModelName[]; ms: number }> {
+  const t0 = performance.now();
+  const names = requested.filter((m): m is ModelName => m in decodeEdge && m !== 'colors');
+  for (const kind of names) {
+    let done = warmed.get(kind);
+    if (!done) {
+      done = (async () => {
+        const bytes = await warmImage();
+        const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+        await runImageTask({ kind, image, maxPixels: 1_000_000 });
+      })();
+      // A failed warm-up is tried again by the next warm task; a request loads the model itself.
+      done.catch(() => warmed.delete(kind));
+      warmed.set(kind, done);
+    }
+    await done;
+  }
+  return { warmed: [...names], ms: Math.round(performance.now() - t0) };
+}
+
+/**
+ * Loads the models a task needs. The engine's timeout covers only what follows (the work on the
+ * image), so a worker that loads a model on first use is not timed out for it.
+ */
+async function prepare(task: VisionTask): Promise<void> {
+  switch (task.kind) {
+    case 'embed':
+      await embedder();
+      break;
+    case 'faces':
+      await faces();
+      break;
+    case 'objects':
+      await objects();
+      break;
+    case 'pose':
+      await pose();
+      break;
+    case 'ocr':
+      await ocr();
+      break;
+    case 'text':
+      if (options.clipPack) await clip();
+      break;
+    case 'upscale':
+      await model<Upscaler>(`upscale-x${task.factor}`, () => loadUpscaler(task.factor));
+      break;
+    case 'card':
+      await loadCv();
+      await cardDetector();
+      break;
+    default:
+    // colors needs no model; a warm task is all loading, under the model-load limit.
+  }
+}
+
+const progress = (taskId: number | undefined, phase: TaskProgress['phase']) => {
+  if (taskId !== undefined) parentPort?.postMessage({ loupeTask: taskId, phase } satisfies TaskProgress);
+};
+
+/** One task: says when it is taken and when its work starts, and how long that work took. */
+export async function handleTask(posted: PostedTask): Promise<TaskDone> {
+  const { taskId, ...task } = posted;
+  progress(taskId, 'load');
+  // A model that fails to load fails the task below, where it is used, with the same message.
+  await prepare(task).catch(() => undefined);
+  progress(taskId, 'work');
+  const t0 = performance.now();
+  const value = await run(task);
+  return { value, workMs: performance.now() - t0 };
+}
+
+async function run(task: VisionTask): Promise<unknown> {
+  switch (task.kind) {
+    case 'warm':
+      return warm(task.models);
+    case 'text': {
+      if (!options.clipPack) throw new Error('no text model: install and activate a CLIP-family pack (loupe models add)');
+      const pack = await clip();
+      return { vector: Array.from(await pack.embedText(task.text)), model: `clip:${pack.name}:${pack.fingerprint.slice(0, 12)}` };
+    }
+    case 'upscale':
+      return runUpscale(task);
+    case 'card':
+      return runCardTask(task, ocr);
+    default:
+      return runImageTask(task);
+  }
+}
+
+/**
+ * The start-up warm-up runs while this module loads, and piscina hands a worker tasks only once it
+ * has loaded: a worker that replaces one stopped for a timeout or a crash takes its first task
+ * with its models ready. Before, it loaded them on that task's clock, which with a tight
+ * LOUPE_VISION_TIMEOUT_MS timed it out again, and the next one, for good (issue 16); loading is
+ * now also outside the timeout (`prepare`), and this keeps the first request after a replacement
+ * as fast as any. A warm-up that fails or hangs does not keep the worker from serving: requests
+ * then load the models themselves.
+ */
+const startupWarmMs = 120_000;
+if (options.warm.length) {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([warm(options.warm).catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, startupWarmMs)))]);
+  clearTimeout(timer);
+}

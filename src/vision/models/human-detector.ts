@@ -1,0 +1,180 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nodeRequire, packageDir, tfjs, type RgbPixels, type Tf } from '../engine/tfjs-runtime.ts';
+
+/** A detection in the pixels of the image given, `[xmin, ymin, xmax, ymax]`. */
+export interface Detection {
+  name: string;
+  prob: number;
+  bound_box: [number, number, number, number];
+}
+
+export interface PoseKeypoint {
+  part: string;
+  x: number;
+  y: number;
+  prob: number;
+}
+
+export interface Pose {
+  prob: number;
+  bound_box: [number, number, number, number];
+  keypoints: PoseKeypoint[];
+}
+
+export type DetectorKind = 'faces' | 'objects' | 'pose';
+
+/** The few members of a Human instance used here (the package's own typings pull in all of tfjs). */
+interface HumanInstance {
+  load(): Promise<void>;
+  detect(input: unknown): Promise<HumanResult>;
+  config: Record<string, unknown>;
+}
+interface HumanResult {
+  error?: string | null;
+  face: { score: number; boxScore: number; box: [number, number, number, number] }[];
+  object: { score: number; label: string; box: [number, number, number, number] }[];
+  body: { score: number; box: [number, number, number, number]; keypoints: { part: string; position: [number, number]; score: number }[] }[];
+}
+
+/** Model files and versions, for `docs/models.md` and the engine's status. */
+export const detectorModels: Record<DetectorKind, string> = {
+  faces: 'blazeface (@vladmandic/human 3.3.6)',
+  objects: 'centernet COCO-80 (@vladmandic/human 3.3.6)',
+  pose: 'movenet-lightning (@vladmandic/human 3.3.6)',
+};
+
+let fetchPatched = false;
+
+/**
+ * Human loads its models with `fetch`, and Node's fetch refuses `file://` URLs: answer those
+ * from disk so the models come from the installed package, never the network.
+ */
+function serveFileUrls(): void {
+  if (fetchPatched) return;
+  fetchPatched = true;
+  const original = globalThis.fetch;
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (url.startsWith('file://')) {
+      const body = await fs.readFile(fileURLToPath(url));
+      return new Response(body, { status: 200, headers: { 'content-type': url.endsWith('.json') ? 'application/json' : 'application/octet-stream' } });
+    }
+    return original(input, init);
+  };
+}
+
+const off = { enabled: false };
+
+/**
+ * One Human instance per capability, each with its own fixed configuration: `detect(input,
+ * config)` merges a per-call config into the instance for good, so sharing one instance and
+ * switching parts on and off per call silently disables them. Each instance loads only its model.
+ */
+function configFor(kind: DetectorKind, modelBasePath: string, wasmPath: string): Record<string, unknown> {
+  return {
+    backend: 'wasm',
+    wasmPath,
+    modelBasePath,
+    debug: false,
+    async: true,
+    warmup: 'none',
+    // Results of the previous frame are reused when the input "looks the same"; these are
+    // unrelated photos, never video frames.
+    cacheSensitivity: 0,
+    filter: { enabled: false },
+    gesture: off,
+    hand: off,
+    segmentation: off,
+    face: kind === 'faces'
+      ? {
+        enabled: true,
+        // scale 1 keeps the detector's own face box (Human enlarges it by 1.4 for its face mesh).
+        detector: { enabled: true, modelPath: 'blazeface.json', rotation: false, maxDetected: 100, minConfidence: 0.2, iouThreshold: 0.3, scale: 1, skipFrames: 0, skipTime: 0, return: false },
+        mesh: off, iris: off, description: off, emotion: off, antispoof: off, liveness: off, attention: off, gear: off,
+      }
+      : off,
+    body: kind === 'pose' ? { enabled: true, modelPath: 'movenet-lightning.json', maxDetected: 1, minConfidence: 0.2, skipFrames: 0, skipTime: 0 } : off,
+    object: kind === 'objects' ? { enabled: true, modelPath: 'centernet.json', maxDetected: 100, minConfidence: 0.3, iouThreshold: 0.4, skipFrames: 0, skipTime: 0 } : off,
+  };
+}
+
+const clampBox = (x: number, y: number, w: number, h: number, img: RgbPixels): [number, number, number, number] => [
+  Math.max(0, Math.round(x)),
+  Math.max(0, Math.round(y)),
+  Math.min(img.width, Math.round(x + w)),
+  Math.min(img.height, Math.round(y + h)),
+];
+
+/** Faces, COCO objects and body pose from the models inside `@vladmandic/human`, on tfjs-wasm. */
+export class HumanDetector {
+  private constructor(
+    private readonly tf: Tf,
+    private readonly human: HumanInstance,
+    readonly kind: DetectorKind,
+  ) {}
+
+  static async load(kind: DetectorKind): Promise<HumanDetector> {
+    const tf = await tfjs();
+    serveFileUrls();
+    const root = packageDir('@vladmandic/human');
+    // The package's "node" export needs tfjs-node, which does not install here; its wasm build
+    // requires the tfjs packages we already loaded, so both share one tfjs instance.
+    const { Human } = nodeRequire(path.join(root, 'dist', 'human.node-wasm.js')) as { Human: new (config: Record<string, unknown>) => HumanInstance };
+    const wasmPath = path.join(packageDir('@tensorflow/tfjs-backend-wasm'), 'dist') + path.sep;
+    const human = new Human(configFor(kind, pathToFileURL(path.join(root, 'models')).href + '/', wasmPath));
+    await human.load();
+    return new HumanDetector(tf, human, kind);
+  }
+
+  private async run(img: RgbPixels): Promise<HumanResult> {
+    const input = this.tf.tensor4d(img.data, [1, img.height, img.width, 3], 'int32');
+    try {
+      const result = await this.human.detect(input);
+      if (result.error) throw new Error(`detector failed: ${result.error}`);
+      return result;
+    } finally {
+      input.dispose();
+    }
+  }
+
+  /**
+   * BlazeFace's boxes are square and sit a little low: on the 93 hand-boxed faces of
+   * test/fixtures/face-annotations.json, a forehead-to-chin, ear-to-ear box is 0.88 of its width,
+   * as tall, and 0.067 of its height higher (medians). Two global constants reshape it to that
+   * convention, which is what a client drawing or cropping faces expects.
+   */
+  async faces(img: RgbPixels): Promise<Detection[]> {
+    const result = await this.run(img);
+    return result.face
+      .map((f) => {
+        const [x, y, w, h] = f.box;
+        const nw = w * faceBoxWidth;
+        return { name: 'face', prob: round3(f.boxScore ?? f.score), bound_box: clampBox(x + (w - nw) / 2, y - faceBoxRaise * h, nw, h, img) };
+      })
+      .sort((a, b) => b.prob - a.prob);
+  }
+
+  async objects(img: RgbPixels): Promise<Detection[]> {
+    const result = await this.run(img);
+    return result.object
+      .map((o) => ({ name: o.label, prob: round3(o.score), bound_box: clampBox(o.box[0], o.box[1], o.box[2], o.box[3], img) }))
+      .sort((a, b) => b.prob - a.prob);
+  }
+
+  async pose(img: RgbPixels): Promise<Pose[]> {
+    const result = await this.run(img);
+    return result.body.map((b) => ({
+      prob: round3(b.score),
+      bound_box: clampBox(b.box[0], b.box[1], b.box[2], b.box[3], img),
+      // MoveNet extrapolates joints just outside the frame (a hip below the bottom edge): clamp.
+      keypoints: b.keypoints.map((k) => ({ part: k.part, x: clamp(Math.round(k.position[0]), img.width), y: clamp(Math.round(k.position[1]), img.height), prob: round3(k.score) })),
+    }));
+  }
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const clamp = (v: number, max: number) => Math.min(max, Math.max(0, v));
+const faceBoxWidth = 0.88;
+const faceBoxRaise = 0.067;

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { caltechPhotos, photoBytes, photosDir } from '../../../test/helpers/photos.ts';
+import { readCardText } from '../../services/recognition/card-text.ts';
+import { runCardTask } from '../cards/card-tasks.ts';
+import type { CardResult } from '../engine/vision-tasks.ts';
+
+const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
+const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as CardResult;
+const single = fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('single-440572034'))!;
+
+describe('reading cards for recognition', () => {
+  it('reads the collector number and total of a real French card (as labelled by eye: 036/190)', async () => {
+    const r = await read(photoBytes(`cards/${single}`));
+    expect(r.found).toBe(true);
+    expect(r.whole).toBeUndefined();
+    expect(r.readings).toHaveLength(1);
+    const clues = readCardText(r.readings![0]!.lines);
+    expect(clues.numbers.map((n) => `${n.number}/${n.total}`)).toContain('036/190');
+    // the bands' lines sit in the top and bottom 14 % of the card
+    for (const l of r.readings![0]!.lines) expect(l.box.y0 < 0.15 || l.box.y0 >= 0.85).toBe(true);
+  });
+
+  it('reads a scan cropped to the card whole, and the same card turned upside down the right way', async () => {
+    const r = await read(photoBytes(`cards/${single}`));
+    const [[x0, y0], , [x1, y1]] = r.quad!;
+    const crop = await sharp(photoBytes(`cards/${single}`)).extract({ left: Math.ceil(x0), top: Math.ceil(y0), width: Math.floor(x1 - x0) - 2, height: Math.floor(y1 - y0) - 2 }).jpeg().toBuffer();
+    const turned = await sharp(crop).rotate(180).jpeg().toBuffer();
+    for (const [bytes, rotation] of [[crop, 0], [turned, 180]] as const) {
+      const c = await read(bytes);
+      expect(c.found).toBe(true);
+      const numbers = readCardText(c.readings![0]!.lines).numbers.map((n) => `${n.number}/${n.total}`);
+      expect(numbers, `rotation ${rotation}`).toContain('036/190');
+      expect(c.readings![0]!.rotation).toBe(rotation);
+    }
+  });
+
+  it('finds nothing to read in a photo with no card that is not card-shaped', async () => {
+    const wide = caltechPhotos().find((rel) => rel.includes('airplanes'))!;
+    const r = await read(photoBytes(wide));
+    expect(r.found).toBe(false);
+    expect(r.readings).toBeUndefined();
+  });
+});
