@@ -94,7 +94,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   registry.register(new UpscalerJob(vision));
   registry.register(new FlowsJob(flows, vision, imageMatching));
   registry.register(new CardGraderJob(vision));
-  const recognition = new RecognitionService(intake, vision, catalogStore);
+  const priceStore = new PriceStore(store);
+  const recognition = new RecognitionService(intake, vision, catalogStore, priceStore);
   registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
@@ -115,7 +116,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
-    catalogs: new CatalogService(catalogStore, new PriceStore(store)),
+    catalogs: new CatalogService(catalogStore, priceStore),
     recognition,
     registry,
     queue,

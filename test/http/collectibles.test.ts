@@ -50,6 +50,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
     await fs.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    // market prices of the card in the TCGplayer 3-day layout of ../shared/catalogs/prices
+    const header = 'pokemon_card_id,tcgplayer_product_id,product_type,name,set_code_source,window_start,window_end,market_price_usd,volume,scraped_at,year_corrected,duplicates_dropped';
+    const rows = [['2025-04-26', '2025-04-28', '2.00'], ['2025-05-01', '2025-05-03', '3.00'], ['2025-05-06', '2025-05-08', '4.00']].map(([a, b, p]) => `tsa-36,900036,Card,Alphamon,TSA,${a},${b},${p},2,2025-07-24 22:00:50,False,0`);
+    await fs.writeFile(path.join(dir, 'pokemon_tcgplayer_3day_history.csv'), [header, ...rows].join('\n') + '\n');
+    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'pokemon_tcgplayer_3day_history.csv') });
     const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _id: 'fr', _base64: photoBase64(`cards/${photo}`), Side: 'front' }], lang: true, price_stats: true } });
     expect(res.statusCode).toBe(200);
@@ -74,7 +79,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect(x).toBeLessThanOrEqual(o.bound_box[2]! + 5);
       expect(y).toBeGreaterThan((o.bound_box[1]! + o.bound_box[3]!) / 2);
     }
-    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', name: 'Alphamon', set: 'Test Alpha', set_code: 'TSA', set_series_code: 'tsa', card_number: '036', out_of: 190, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 036/190 Test Alpha', price_stats: [] });
+    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', name: 'Alphamon', set: 'Test Alpha', set_code: 'TSA', set_series_code: 'tsa', card_number: '036', out_of: 190, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 036/190 Test Alpha' });
+    const stats = (o._identification.best_match as { price_stats: { stats_type: string; interval: string; value: { min: number; max: number; median: number; latest: number } }[] }).price_stats;
+    expect(stats.find((e) => e.stats_type === 'overall' && e.interval === 'all')?.value).toMatchObject({ min: 2, max: 4, median: 3, latest: 4 });
+    expect(stats.some((e) => e.stats_type === 'graded')).toBe(false);
     expect(o._identification.alternatives.map((a) => a.id)).not.toContain('tsa-36');
     expect(o._identification.distances[0]).toBeLessThan(0.23);
     expect(o._identification.distances.length).toBe(1 + o._identification.alternatives.length);

@@ -1,5 +1,7 @@
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
+import type { PriceStore } from '../../store/price-store.ts';
+import { priceStats } from './price-stats.ts';
 import { VisionBusyError } from '../../vision/engine/vision-engine.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
@@ -52,6 +54,7 @@ export class RecognitionService {
     private readonly intake: ImageIntake,
     private readonly vision: VisionService,
     private readonly catalogs: CatalogStore,
+    private readonly prices: PriceStore,
   ) {}
 
   async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
@@ -97,7 +100,7 @@ export class RecognitionService {
       const card = read.cards[reading.index]!;
       const clues = readCardText(reading.lines);
       const ranked = await this.rank(clues, searches);
-      objects.push(this.cardObject(reading.index, card, read, reading, clues, ranked, record, options));
+      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
@@ -193,13 +196,14 @@ export class RecognitionService {
     return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
   }
 
-  private cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions) {
+  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
-    const asMatch = (r: Ranked): TradingCardMatch & { price_stats?: unknown[] } => {
+    const asMatch = async (r: Ranked): Promise<TradingCardMatch & { price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: TradingCardMatch & { price_stats?: unknown[] } = tradingCardMatch(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
-      if (options.price_stats) m.price_stats = [];
+      // USD only (priceStats leaves other currencies, MTGO tix, out); empty when none is imported
+      if (options.price_stats) m.price_stats = priceStats(await this.prices.observations(r.search.catalog.id, r.card.key));
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
@@ -231,8 +235,8 @@ export class RecognitionService {
         texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
       },
       _identification: {
-        best_match: best ? asMatch(best) : null,
-        alternatives: alternatives.map(asMatch),
+        best_match: best ? await asMatch(best) : null,
+        alternatives: await Promise.all(alternatives.map(asMatch)),
         distances: [...(best ? [best] : []), ...alternatives].map((r) => distanceOf(r.score)),
       },
     };
