@@ -181,6 +181,9 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.detectKNN': 1,
   'collectibles.tcg_id': 1,
   'collectibles.card_ocr_id': 1,
+  'collectibles.detect': 1,
+  'collectibles.process': 1,
+  'collectibles.analyze': 1,
   /** Asynchronous requests: per record, charged at submit, refunded for records that fail. */
   'requests.upscaler': 1,
   'requests.flows': 1,

@@ -159,6 +159,36 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._ocr.lang).toBe('ja');
   }, 120_000);
 
+  it('detect and process: every card found, a slab\'s label as its own object; process adds the Graded tag; no card is a 404', async () => {
+    const multi = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('multi-'))!;
+    const blank = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer();
+    const res = await h.request('POST', '/collectibles/v2/detect', { body: { records: [{ _base64: photoBase64(`cards/${multi}`) }, { _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }, { _base64: blank.toString('base64') }] } });
+    expect(res.statusCode).toBe(300);
+    const [m, slab, none] = (res.json() as { records: Rec[] }).records;
+    const cards = m!._objects!.filter((o) => o.name === 'Card');
+    expect(cards.length).toBeGreaterThanOrEqual(2);
+    expect(cards.map((o) => o.id)).toEqual(cards.map((_, i) => i + 1));
+    expect(cards[0]!.area).toBeGreaterThanOrEqual(cards[1]!.area);
+    expect(cards[0]).not.toHaveProperty('_tags');
+    const label = slab!._objects!.find((o) => o.name === 'Slab Label')!;
+    expect(label.bound_box[3]).toBeLessThan(slab!._objects![0]!.bound_box[1]! + 5);
+    expect(slab!['Graded Slab']).toEqual([{ id: 1, name: 'yes', prob: 1 }]);
+    expect(none!._status).toMatchObject({ code: 404 });
+    const processed = await h.request('POST', '/collectibles/v2/process', { body: { records: [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }] } });
+    expect((processed.json() as { records: Rec[] }).records[0]!._objects![0]!._tags.Graded).toEqual([{ id: 1, name: 'yes', prob: 1 }]);
+  }, 120_000);
+
+  it('analyze: every card read and identified, with language and prices; one record', async () => {
+    const res = await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { records: Rec[]; analyze_all: boolean };
+    expect(body.analyze_all).toBe(true);
+    const o = body.records[0]!._objects![0]!;
+    expect(o._ocr.lang).toBe('ja');
+    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', price_stats: expect.any(Array) });
+    expect((await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }] } })).statusCode).toBe(400);
+  }, 120_000);
+
   it('is a service an account can be refused', async () => {
     const other = await h.newAccount(100, ['descriptor']);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });

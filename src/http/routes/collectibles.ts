@@ -76,4 +76,37 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
   });
+
+  for (const [path, withTags, summary] of [
+    ['/detect', false, 'Localizes every card (and a slab\'s label) in each of up to 10 images'],
+    ['/process', true, 'Localizes every card (and a slab\'s label) in each of up to 10 images, with the tags measured without reading (Graded)'],
+  ] as const) {
+    app.post(path, {
+      config: { service: 'collectibles', envelope: true, price: `collectibles.${path.slice(1)}` },
+      bodyLimit: config.limits.matchBodyBytes,
+      schema: {
+        tags: ['collectibles'],
+        security,
+        summary,
+        description: 'The spec shows no shape for this path; ours is in docs/api-decisions.md "Collectibles recognition".',
+        body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+        response: envelopeResponses(Recognized, answers, errorStatuses),
+      },
+      handler: async (request) => recognition.detect({ requestId: request.id }, request.body.records, withTags),
+    });
+  }
+
+  app.post('/analyze', {
+    config: { service: 'collectibles', envelope: true, price: 'collectibles.analyze' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['collectibles'],
+      security,
+      summary: 'Reads and identifies every card in one image, with language and price statistics',
+      description: '`/tcg_id` with `analyze_all`, `lang` and `price_stats`; one record. The spec shows no shape for this path; ours is in docs/api-decisions.md.',
+      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }) }),
+      response: envelopeResponses(Recognized, answers, errorStatuses),
+    },
+    handler: async (request) => recognition.analyze({ requestId: request.id }, request.body.records),
+  });
 }

@@ -189,6 +189,59 @@ export class RecognitionService {
     return { ...sized, _status: { code: 200, text: 'OK' }, _objects: objects, 'Graded Slab': [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] };
   }
 
+  /**
+   * `/detect` (localization only) and `/process` (localization with the tags measured without
+   * reading: `Graded`): every card the detector finds, largest first, and each slab label read
+   * beside the largest (docs/api-decisions.md "Collectibles recognition").
+   */
+  async detect(ctx: SearchContext, records: InputRecord[], withTags: boolean): Promise<Record<string, unknown>> {
+    const clock = stopwatch();
+    const outcomes = await mapLimited(records, perRequest, (record) => this.detectRecord(ctx, record, withTags));
+    const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
+    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+  }
+
+  private async detectRecord(ctx: SearchContext, record: InputRecord, withTags: boolean): Promise<OutputRecord> {
+    const base = echo(record);
+    let found: CardResult;
+    try {
+      found = await this.vision.card(await this.intake.bytes(record), 'localize', {});
+    } catch (err) {
+      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
+      const f = failure(err);
+      return { ...base, _status: recordError(ctx, f.text, f.code) };
+    }
+    const sized = { ...base, _width: found.width, _height: found.height };
+    if (!found.found || !found.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    const objects: Record<string, unknown>[] = [];
+    for (const c of found.cards) {
+      const graded = c.kind === 'slab' ? 'yes' : 'no';
+      objects.push({
+        name: 'Card',
+        id: objects.length + 1,
+        bound_box: boxOf(c.quad, found.width, found.height),
+        prob: Number(c.prob.toFixed(3)),
+        area: polygonShare(c.quad, found.width, found.height),
+        'Top Category': [{ id: 1, name: 'Trading Card', prob: 1 }],
+        ...(withTags ? { _tags: { Graded: [{ id: 1, name: graded, prob: 1 }] }, _tags_simple: [graded] } : {}),
+      });
+      if (c.labelBox) {
+        const [x0, y0, x1, y1] = c.labelBox;
+        objects.push({ name: 'Slab Label', id: objects.length + 1, bound_box: c.labelBox, prob: 1, area: Number((((x1 - x0) * (y1 - y0)) / (found.width * found.height)).toFixed(4)), 'Top Category': [{ id: 2, name: 'Slab Label', prob: 1 }] });
+      }
+    }
+    const slab = found.cards[0]!.kind === 'slab';
+    return { ...sized, _status: { code: 200, text: 'OK' }, _objects: objects, 'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }] };
+  }
+
+  /**
+   * `/analyze` (all-in-one): `/tcg_id` with every card read and identified (`analyze_all`), the
+   * language and the price statistics; one record a request, as `analyze_all` takes.
+   */
+  async analyze(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
+    return this.tcgId(ctx, records, { analyze_all: true, lang: true, price_stats: true });
+  }
+
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
   private async rank(clues: CardTextClues, searches: CatalogSearch[]): Promise<Ranked[]> {
     const all: Ranked[] = [];
