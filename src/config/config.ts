@@ -180,6 +180,7 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.nearDupsInsert': 1,
   'visual_search.detectKNN': 1,
   'collectibles.tcg_id': 1,
+  'collectibles.sport_id': 1,
   'collectibles.card_ocr_id': 1,
   'collectibles.detect': 1,
   'collectibles.process': 1,

@@ -113,7 +113,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(blank!._objects).toEqual([]);
     expect(text!._status.code).toBe(400);
     expect(text!._status.text).toMatch(/^Error Loading Image/);
-    expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id is not available on this server yet (not charged)' });
+    expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id is not available on this server (not charged)' });
     const two = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }], analyze_all: true } });
     expect(two.statusCode).toBe(400);
     expect(JSON.stringify(two.json())).toMatch(/analyze_all takes 1 record/);
@@ -187,6 +187,36 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._ocr.lang).toBe('ja');
     expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', price_stats: expect.any(Array) });
     expect((await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }] } })).statusCode).toBe(400);
+  }, 120_000);
+
+  it('sport_id: a drawn sport card identified by its player name and number in an imported checklist; magic_ai takes 2 records and does nothing', async () => {
+    const none = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: 'a' }] } });
+    expect(none.statusCode).toBe(503);
+    const checklist = [
+      'year,brand,set_name,subset,card_number,players,teams,attributes,card_type,sport',
+      '2022,Topps,2022 Topps Update Series,base,50,Marcus Stroman,Chicago Cubs,,base,baseball',
+      '2022,Topps,2022 Topps Series 1,base,212,Marcus Stroman,Toronto Blue Jays,,base,baseball',
+      '2022,Topps,2022 Topps Series 1,base,1,Mookie Betts,Los Angeles Dodgers,,base,baseball',
+    ].join('\n');
+    await fs.writeFile(path.join(dir, 'checklist.csv'), checklist + '\n');
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'sports', catalog: 'topps', files: { csv: path.join(dir, 'checklist.csv') } });
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880"><rect width="630" height="880" fill="#1d4e9e"/><rect x="30" y="30" width="570" height="820" fill="#fff"/><rect x="50" y="50" width="530" height="680" fill="#8a9bb0"/><text x="60" y="800" ${font} font-size="40" font-weight="bold" fill="#111">MARCUS STROMAN</text><text x="60" y="838" ${font} font-size="24" fill="#333">CHICAGO CUBS #50</text></svg>`;
+    const card = (await sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 's', _base64: card, Autograph: 'no' }], magic_ai: true } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { records: Rec[]; magic_ai: boolean };
+    expect(body.magic_ai).toBe(true);
+    const r = body.records[0]!;
+    expect(r._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
+    expect(r.Category).toBe('Sport Card/Baseball');
+    const o = r._objects![0]!;
+    expect(o['Top Category']).toEqual([{ id: 1, name: 'Sport Card', prob: 1 }]);
+    expect(o._tags.Autograph).toEqual([{ id: 1, name: 'no', prob: 1, 'pre-filled': true }]);
+    expect(o._identification.best_match).toMatchObject({ name: 'Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', company: 'Topps', sub_set: 'base', card_type: 'base', subcategory: 'Baseball', full_name: '2022 Topps Update Series #50 Marcus Stroman' });
+    expect(o._identification.alternatives.map((a) => a.id)).toContain('2022 Topps Series 1|base|212');
+    const three = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card }, { _base64: card }, { _base64: card }], magic_ai: true } });
+    expect(three.statusCode).toBe(400);
   }, 120_000);
 
   it('is a service an account can be refused', async () => {

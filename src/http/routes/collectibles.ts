@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -60,6 +60,24 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     handler: async (request) => {
       const { records, ...given } = request.body;
       return recognition.tcgId({ requestId: request.id }, records, given);
+    },
+  });
+
+  const sportOptions = Object.fromEntries(SPORT_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
+  app.post('/sport_id', {
+    config: { service: 'collectibles', envelope: true, price: 'collectibles.sport_id' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['collectibles'],
+      security,
+      summary: 'Identifies the largest sport card in each of up to 10 images against the imported checklists',
+      description: 'Reads the card\'s name and number lines and identifies it in the imported sport checklists (`loupe catalog import --kind sports`). `magic_ai` is accepted (2 records at most) and does nothing: no such model ships. See docs/recognition.md.',
+      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...sportOptions }),
+      response: envelopeResponses(Recognized, answers, errorStatuses),
+    },
+    handler: async (request) => {
+      const { records, ...given } = request.body;
+      return recognition.sportId({ requestId: request.id }, records, given);
     },
   });
 

@@ -79,6 +79,11 @@ describe('readCardText', () => {
     expect(readCardText(lines([['FEVGAMEFREAK', 0.97, 0.3, 0.02], ['RegleV', 0.9, 0.1, 0.02]])).setCodes).toEqual([]);
   });
 
+  it('reads a sport card number written #50 or No. 50', () => {
+    expect(readCardText(lines([['CHICAGO CUBS #50', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['50']);
+    expect(readCardText(lines([['No. 212', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['212']);
+  });
+
   it('tells Japanese by its kana, Chinese by Han characters alone', () => {
     expect(readCardText(lines([['カイオーガ', 0.05, 0.2, 0.05], ['036/190', 0.93, 0.05, 0.02]])).language).toBe('ja');
     expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05]])).language).toBe('zh');

@@ -197,6 +197,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (v >= 10 && v <= 400) hp = v;
     }
     if (line.box.y0 > 0.85 && regulationMark === null && /^[D-I]$/.test(text)) regulationMark = text;
+    // sport checklists number their cards `#50` / `No. 50` (front or back)
+    for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'lone' });
     if (line.box.y0 > 0.88) {
       const lone = /^(?:[A-Z]\s)?(\d{3,4})(?:\s?[CURMSLT★])?$/.exec(text);
       if (lone) addNumber({ number: lone[1]!, total: null, key: numberKey(lone[1]!), raw: text, prob: line.prob, form: 'lone' });

@@ -146,7 +146,7 @@ export const MIN_LEAD = 1;
  * The candidates for a card's clues, best first. Candidates come from every collector number read
  * and from the likeliest name lines.
  */
-export async function identify(clues: CardTextClues, source: CandidateSource, limit = 5): Promise<Identified[]> {
+export async function identify(clues: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2): Promise<Identified[]> {
   const seen = new Map<string, CandidateCard>();
   const holders = new Map<string, number>();
   for (const n of clues.numbers) {
@@ -154,7 +154,7 @@ export async function identify(clues: CardTextClues, source: CandidateSource, li
     holders.set(n.key, found.length);
     for (const c of found) seen.set(c.key, c);
   }
-  for (const n of clues.names.slice(0, 2)) if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
+  for (const n of clues.names.slice(0, nameLines)) if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
   return [...seen.values()]
     .map((c) => scoreCandidate(c, clues, holders))
     .sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key))

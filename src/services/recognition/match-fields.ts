@@ -29,6 +29,9 @@ export interface TradingCardMatch {
 /** The spec's subcategory spellings per catalog kind. */
 export const SUBCATEGORY: Record<string, string> = { pokemon: 'Pokemon', mtg: 'Magic The Gathering', yugioh: 'Yu-Gi-Oh!' };
 
+/** A sport's name as the spec spells subcategories (`Baseball`). */
+const sportName = (s: unknown): string | null => (typeof s === 'string' && s ? s[0]!.toUpperCase() + s.slice(1).toLowerCase() : null);
+
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 const MTG_COLORS: Record<string, string> = { W: 'White', U: 'Blue', B: 'Black', R: 'Red', G: 'Green' };
@@ -80,4 +83,43 @@ const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 /** The match without its string fields that hold CJK text (`ignore_non_ascii`). */
 export function withoutNonAscii<T extends object>(match: T): T {
   return Object.fromEntries(Object.entries(match).filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))) as T;
+}
+
+/**
+ * A checklist card in the spec's sport-card `best_match` shape (document 3 §2): `year`, `name`,
+ * `set_name`, `card_type`, `card_number`, `subcategory`, `sub_set`, `company`, `full_name`,
+ * `links`; plus `id` and `catalog` as on trading cards.
+ */
+export interface SportCardMatch {
+  id: string;
+  name: string;
+  full_name: string;
+  year: string | null;
+  set_name: string | null;
+  card_type: string | null;
+  card_number: string | null;
+  sub_set: string | null;
+  company: string | null;
+  subcategory: string | null;
+  links: Record<string, string>;
+  catalog: string;
+}
+
+export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatch {
+  const f = card.fields;
+  return {
+    id: card.key,
+    name: card.name,
+    // checklists name their sets with the year first (`2022 Topps Update Series`)
+    full_name: [card.year && !card.setName?.startsWith(card.year) ? card.year : null, card.setName, card.number ? `#${card.number}` : null, card.name].filter(Boolean).join(' '),
+    year: card.year,
+    set_name: card.setName,
+    card_type: text(f.card_type),
+    card_number: card.number,
+    sub_set: text(f.sub_set),
+    company: text(f.company),
+    subcategory: sportName(f.sport),
+    links: card.links,
+    catalog,
+  };
 }

@@ -10,15 +10,53 @@ import { failure, type InputRecord, type OutputRecord, type VisionService } from
 import { readCardText, type CardTextClues } from './card-text.ts';
 import { catalogSearch, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
-import { SUBCATEGORY, tradingCardMatch, withoutNonAscii, type TradingCardMatch } from './match-fields.ts';
+import { sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText } from './slab-label-text.ts';
 
 /** The catalog kinds `/tcg_id` identifies against. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
 
-/** The `/tcg_id` options (document 3 §4), all boolean, default false; echoed when given. */
+/** The `/tcg_id` and `/sport_id` options (document 3 §4), all boolean, default false; echoed when given. */
 export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
-export type TcgOption = (typeof TCG_OPTIONS)[number];
+export const SPORT_OPTIONS = ['magic_ai', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all'] as const;
+const ALL_OPTIONS = [...TCG_OPTIONS, 'magic_ai'] as const;
+
+/**
+ * What differs between `/tcg_id` and `/sport_id`: the catalogs searched, the names of the object
+ * and category, how a catalog card becomes a match, and which hints come back as tags.
+ */
+export interface Family {
+  kinds: readonly string[];
+  topCategory: string;
+  categoryPath: string;
+  /** Name lines searched by name: a sport card's player name is often set small, at the foot. */
+  nameLines: number;
+  hintTags: readonly string[];
+  match(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): Record<string, unknown> & { subcategory: string | null };
+  noCatalog: string;
+}
+
+export const TCG: Family = {
+  kinds: TCG_KINDS,
+  topCategory: 'Trading Card',
+  categoryPath: 'Trading Card Game',
+  nameLines: 2,
+  hintTags: ['Side', 'Foil/Holo', 'Rotation'],
+  match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
+  noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).',
+};
+
+export const SPORT: Family = {
+  kinds: ['sports'],
+  topCategory: 'Sport Card',
+  categoryPath: 'Sport Card',
+  nameLines: 4,
+  hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
+  match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
+  noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
+};
+export type TcgOption = (typeof ALL_OPTIONS)[number];
 export type TcgOptions = Partial<Record<TcgOption, boolean>>;
 
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
@@ -26,6 +64,8 @@ export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcatego
 
 /** What a server with no trading-card catalog answers. */
 export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).';
+/** Records `magic_ai` may take (document 3 §8). */
+const MAGIC_AI_RECORDS = 2;
 
 /** Photos of one request read at once (each read is several OCR runs in the workers). */
 const perRequest = 2;
@@ -57,20 +97,26 @@ export class RecognitionService {
     private readonly prices: PriceStore,
   ) {}
 
-  async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+  async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions, family: Family = TCG): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
-    const catalogs = await this.tcgCatalogs();
-    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', NO_CATALOG);
-    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, () => this.intake.bytes(record), options, catalogs));
+    if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
+    const catalogs = await this.tcgCatalogs(family);
+    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
+    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, () => this.intake.bytes(record), options, catalogs, echo(record), family));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
-    const echoed = Object.fromEntries(TCG_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
+    const echoed = Object.fromEntries(ALL_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
   }
 
-  /** The imported catalogs `/tcg_id` searches. */
-  tcgCatalogs(): Promise<CatalogSummary[]> {
-    return this.catalogs.list().then((all) => all.filter((c) => (TCG_KINDS as readonly string[]).includes(c.kind)));
+  /** `/sport_id` (document 3 §4): sport cards identified against the imported checklists. `magic_ai` is accepted and does nothing here: no such model ships. */
+  async sportId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+    return this.tcgId(ctx, records, options, SPORT);
+  }
+
+  /** The imported catalogs a family searches. */
+  tcgCatalogs(family: Family = TCG): Promise<CatalogSummary[]> {
+    return this.catalogs.list().then((all) => all.filter((c) => family.kinds.includes(c.kind)));
   }
 
   /**
@@ -78,7 +124,7 @@ export class RecognitionService {
    * that cannot be loaded): the synchronous endpoint and the asynchronous type share it. `base`
    * is what the result record starts from (the synchronous endpoint echoes the record).
    */
-  async tcgRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
+  async tcgRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
     let read: CardResult;
     try {
       read = await this.vision.card(await bytes(), 'read', {});
@@ -99,18 +145,18 @@ export class RecognitionService {
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
       const clues = readCardText(reading.lines);
-      const ranked = await this.rank(clues, searches);
-      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options));
+      const ranked = await this.rank(clues, searches, family.nameLines);
+      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
-    const notes = (['slab_id', 'slab_grade'] as const).filter((o) => options[o]);
-    const text = notes.length ? `OK; ${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server yet (not charged)` : 'OK';
-    const kind = objects[0]!._identification.best_match ? (objects[0]!._identification.best_match as TradingCardMatch).subcategory : null;
+    const notes = (['slab_id', 'slab_grade', 'magic_ai'] as const).filter((o) => options[o]);
+    const text = notes.length ? `OK; ${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)` : 'OK';
+    const kind = objects[0]!._identification.best_match?.subcategory ?? null;
     return {
       ...sized,
       _status: { code: 200, text },
-      ...(kind ? { Category: `Trading Card Game/${kind}` } : {}),
+      ...(kind ? { Category: `${family.categoryPath}/${kind}` } : {}),
       _objects: objects,
       'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
     };
@@ -243,24 +289,25 @@ export class RecognitionService {
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
-  private async rank(clues: CardTextClues, searches: CatalogSearch[]): Promise<Ranked[]> {
+  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2): Promise<Ranked[]> {
     const all: Ranked[] = [];
-    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1)) all.push({ ...m, search });
+    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines)) all.push({ ...m, search });
     return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
   }
 
-  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions) {
+  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
-    const asMatch = async (r: Ranked): Promise<TradingCardMatch & { price_stats?: unknown[] }> => {
+    const asMatch = async (r: Ranked): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
-      const m: TradingCardMatch & { price_stats?: unknown[] } = tradingCardMatch(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
+      const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
       // USD only (priceStats leaves other currencies, MTGO tix, out); empty when none is imported
       if (options.price_stats) m.price_stats = priceStats(await this.prices.observations(r.search.catalog.id, r.card.key));
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
-    const subcategory = best ? SUBCATEGORY[best.search.catalog.kind] : undefined;
+    const bestFields = best ? await asMatch(best) : null;
+    const subcategory = bestFields?.subcategory ?? undefined;
     const latin = /[A-Za-z]/.test(clues.fullText);
     const tags: Record<string, Tag[]> = {
       Category: subcategory ? [{ id: 1, name: subcategory, prob: 1 }] : [],
@@ -269,8 +316,9 @@ export class RecognitionService {
       ...(!options.lang && clues.language ? { Language: [{ id: 1, name: clues.language, prob: 1 }] } : {}),
     };
     // hints the client gave and we do not measure are returned as given, marked pre-filled
-    for (const hint of ['Side', 'Foil/Holo', 'Rotation'] as const) {
-      if (typeof record[hint] === 'string' && record[hint]) tags[hint] = [{ id: 1, name: record[hint], prob: 1, 'pre-filled': true }];
+    for (const hint of family.hintTags) {
+      const given = record[hint];
+      if (typeof given === 'string' && given) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
     }
     const area = polygonShare(card.quad, read.width, read.height);
     return {
@@ -279,7 +327,7 @@ export class RecognitionService {
       bound_box,
       prob: Number(card.prob.toFixed(3)),
       area,
-      'Top Category': [{ id: 1, name: 'Trading Card', prob: 1 }],
+      'Top Category': [{ id: 1, name: family.topCategory, prob: 1 }],
       _tags: tags,
       _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
       _ocr: {
@@ -288,7 +336,7 @@ export class RecognitionService {
         texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
       },
       _identification: {
-        best_match: best ? await asMatch(best) : null,
+        best_match: bestFields,
         alternatives: await Promise.all(alternatives.map(asMatch)),
         distances: [...(best ? [best] : []), ...alternatives].map((r) => distanceOf(r.score)),
       },
