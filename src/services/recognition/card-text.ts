@@ -29,8 +29,8 @@ export interface CollectorNumber {
   key: string;
   raw: string;
   prob: number;
-  /** How it was found: `fraction` (n/t), `promo` (a promo code alone), `lone` (a lone number in the bottom band). */
-  form: 'fraction' | 'promo' | 'lone';
+  /** How it was found: `fraction` (n/t), `promo` (a promo code alone), `lone` (a lone number in the bottom band), `hash` (`#50`, `No. 50`: sport checklists; also a Pokédex number on Japanese cards). */
+  form: 'fraction' | 'promo' | 'lone' | 'hash';
 }
 
 export interface NameCandidate {
@@ -198,7 +198,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     }
     if (line.box.y0 > 0.85 && regulationMark === null && /^[D-I]$/.test(text)) regulationMark = text;
     // sport checklists number their cards `#50` / `No. 50` (front or back)
-    for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'lone' });
+    for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
     if (line.box.y0 > 0.88) {
       const lone = /^(?:[A-Z]\s)?(\d{3,4})(?:\s?[CURMSLT★])?$/.exec(text);
       if (lone) addNumber({ number: lone[1]!, total: null, key: numberKey(lone[1]!), raw: text, prob: line.prob, form: 'lone' });

@@ -146,7 +146,9 @@ export const MIN_LEAD = 1;
  * The candidates for a card's clues, best first. Candidates come from every collector number read
  * and from the likeliest name lines.
  */
-export async function identify(clues: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2): Promise<Identified[]> {
+export async function identify(given: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2, hashNumbers = false): Promise<Identified[]> {
+  // `#197` / `No.197` is a checklist number on sport cards but the Pokédex number on Japanese Pokémon cards
+  const clues = hashNumbers ? given : { ...given, numbers: given.numbers.filter((n) => n.form !== 'hash') };
   const seen = new Map<string, CandidateCard>();
   const holders = new Map<string, number>();
   for (const n of clues.numbers) {

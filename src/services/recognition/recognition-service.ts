@@ -32,6 +32,8 @@ export interface Family {
   categoryPath: string;
   /** Name lines searched by name: a sport card's player name is often set small, at the foot. */
   nameLines: number;
+  /** Whether `#50` / `No. 50` is a collector number (sport checklists), not a Pokédex number. */
+  hashNumbers: boolean;
   hintTags: readonly string[];
   match(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): Record<string, unknown> & { subcategory: string | null };
   noCatalog: string;
@@ -42,6 +44,7 @@ export const TCG: Family = {
   topCategory: 'Trading Card',
   categoryPath: 'Trading Card Game',
   nameLines: 2,
+  hashNumbers: false,
   hintTags: ['Side', 'Foil/Holo', 'Rotation'],
   match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
   noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).',
@@ -52,6 +55,7 @@ export const SPORT: Family = {
   topCategory: 'Sport Card',
   categoryPath: 'Sport Card',
   nameLines: 4,
+  hashNumbers: true,
   hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
   match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
   noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
@@ -145,7 +149,7 @@ export class RecognitionService {
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
       const clues = readCardText(reading.lines);
-      const ranked = await this.rank(clues, searches, family.nameLines);
+      const ranked = await this.rank(clues, searches, family.nameLines, family.hashNumbers);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
@@ -289,9 +293,9 @@ export class RecognitionService {
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
-  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2): Promise<Ranked[]> {
+  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false): Promise<Ranked[]> {
     const all: Ranked[] = [];
-    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines)) all.push({ ...m, search });
+    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines, hashNumbers)) all.push({ ...m, search });
     return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
   }
 
