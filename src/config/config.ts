@@ -181,6 +181,7 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.detectKNN': 1,
   'collectibles.tcg_id': 1,
   'collectibles.sport_id': 1,
+  'collectibles.comics_id': 1,
   'collectibles.card_ocr_id': 1,
   'collectibles.detect': 1,
   'collectibles.process': 1,

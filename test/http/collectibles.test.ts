@@ -219,6 +219,25 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(three.statusCode).toBe(400);
   }, 120_000);
 
+  it('comics_id: a drawn cover identified by its title and issue number; another language finds no match', async () => {
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'marvel', files: { file: path.resolve(import.meta.dirname, '../fixtures/catalogs/comics/marvel_comics.json') } });
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    // a comic's shape (6.625 x 10.25 in): the title across the top, the issue number beside it
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="660" height="1020"><rect width="660" height="1020" fill="#c8102e"/><rect x="20" y="150" width="620" height="850" fill="#3a5a8c"/><text x="30" y="70" ${font} font-size="48" font-weight="bold" fill="#fff">AMAZING TESTER</text><text x="30" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">#4</text></svg>`;
+    const cover = (await sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _id: 'en', _base64: cover }, { _id: 'de', _base64: cover, lang: 'de' }] } });
+    expect(res.statusCode).toBe(200);
+    const [en, de] = (res.json() as { records: Rec[] }).records;
+    const o = en!._objects![0]!;
+    expect(o).toMatchObject({ name: 'Comics', 'Top Category': [{ name: 'Comics' }] });
+    // the regular issue and its variant share title and number: listed, not guessed
+    const ids = [o._identification.best_match, ...o._identification.alternatives].filter(Boolean).map((m) => m!.id);
+    expect(ids).toEqual(expect.arrayContaining(['100002', '100003']));
+    expect(o._identification.alternatives.find((a) => a.id === '100002') ?? o._identification.best_match).toMatchObject({ name: 'Amazing Tester', number: '4', publisher: 'Marvel', origin_date: '2014', title: 'Amazing Tester (2014) #4' });
+    expect(de!._status.text).toBe('OK; no imported catalog holds "de" editions');
+    expect(de!._objects![0]!._identification.best_match).toBeNull();
+  }, 120_000);
+
   it('is a service an account can be refused', async () => {
     const other = await h.newAccount(100, ['descriptor']);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });

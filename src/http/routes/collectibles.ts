@@ -81,6 +81,24 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
   });
 
+  const comicsOptions = Object.fromEntries((['slab_id', 'price_stats', 'analyze_all'] as const).map((o) => [o, Type.Optional(Type.Boolean())]));
+  app.post('/comics_id', {
+    config: { service: 'collectibles', envelope: true, price: 'collectibles.comics_id' },
+    bodyLimit: config.limits.matchBodyBytes,
+    schema: {
+      tags: ['collectibles'],
+      security,
+      summary: 'Identifies the largest comic in each of up to 10 images against the imported comics catalogs',
+      description: 'Reads the cover\'s title and issue number (`#5`) and identifies the issue (`loupe catalog import --kind comics`). A record may carry `lang` (`en`, `de`…): the catalogs here are English, so another language finds no match. See docs/recognition.md.',
+      body: Type.Object({ records: Type.Array(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: true })]), { minItems: 1, maxItems: 10 }), ...comicsOptions }),
+      response: envelopeResponses(Recognized, answers, errorStatuses),
+    },
+    handler: async (request) => {
+      const { records, ...given } = request.body;
+      return recognition.comicsId({ requestId: request.id }, records, given);
+    },
+  });
+
   app.post('/card_ocr_id', {
     config: { service: 'collectibles', envelope: true, price: 'collectibles.card_ocr_id' },
     bodyLimit: config.limits.matchBodyBytes,

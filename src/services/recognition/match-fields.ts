@@ -123,3 +123,25 @@ export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatc
     catalog,
   };
 }
+
+/**
+ * A catalog issue in the spec's comics `best_match` shape (document 3 §2): `name` (the series),
+ * `title`, `date` (the publication year where the catalog has it), `number` (the issue),
+ * `publisher`, `origin_date` (the series' first year), `links`; plus `id`, `catalog` and
+ * `subcategory` (null: the spec names no comics subcategories).
+ */
+export function comicsMatch(catalog: string, card: StoredCard): Record<string, unknown> & { subcategory: null } {
+  const f = card.fields;
+  return {
+    id: card.key,
+    name: card.name,
+    title: text(f.title) ?? card.name,
+    date: card.year,
+    number: card.number,
+    publisher: card.setName,
+    origin_date: text(f.origin_date) ?? (typeof f.series_start_year === 'number' ? String(f.series_start_year) : null),
+    links: card.links,
+    catalog,
+    subcategory: null,
+  };
+}

@@ -10,7 +10,7 @@ import { failure, type InputRecord, type OutputRecord, type VisionService } from
 import { readCardText, type CardTextClues } from './card-text.ts';
 import { catalogSearch, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
-import { sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText } from './slab-label-text.ts';
 
@@ -28,6 +28,8 @@ const ALL_OPTIONS = [...TCG_OPTIONS, 'magic_ai'] as const;
  */
 export interface Family {
   kinds: readonly string[];
+  /** The object's name (`Card`, `Comics`). */
+  objectName: string;
   topCategory: string;
   categoryPath: string;
   /** Name lines searched by name: a sport card's player name is often set small, at the foot. */
@@ -41,6 +43,7 @@ export interface Family {
 
 export const TCG: Family = {
   kinds: TCG_KINDS,
+  objectName: 'Card',
   topCategory: 'Trading Card',
   categoryPath: 'Trading Card Game',
   nameLines: 2,
@@ -52,6 +55,7 @@ export const TCG: Family = {
 
 export const SPORT: Family = {
   kinds: ['sports'],
+  objectName: 'Card',
   topCategory: 'Sport Card',
   categoryPath: 'Sport Card',
   nameLines: 4,
@@ -59,6 +63,18 @@ export const SPORT: Family = {
   hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
   match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
   noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
+};
+
+export const COMICS: Family = {
+  kinds: ['comics'],
+  objectName: 'Comics',
+  topCategory: 'Comics',
+  categoryPath: 'Comics',
+  nameLines: 4,
+  hashNumbers: true,
+  hintTags: ['Side', 'Rotation'],
+  match: (_kind, catalog, card) => comicsMatch(catalog, card),
+  noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
 };
 export type TcgOption = (typeof ALL_OPTIONS)[number];
 export type TcgOptions = Partial<Record<TcgOption, boolean>>;
@@ -118,6 +134,15 @@ export class RecognitionService {
     return this.tcgId(ctx, records, options, SPORT);
   }
 
+  /**
+   * `/comics_id` (document 3 §4): the largest comic in each image, identified against the imported
+   * comics catalogs by its title and issue number. A record's `lang` other than `en` finds no
+   * match: the catalogs here are English only (docs/api-decisions.md).
+   */
+  async comicsId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+    return this.tcgId(ctx, records, options, COMICS);
+  }
+
   /** The imported catalogs a family searches. */
   tcgCatalogs(family: Family = TCG): Promise<CatalogSummary[]> {
     return this.catalogs.list().then((all) => all.filter((c) => family.kinds.includes(c.kind)));
@@ -141,8 +166,10 @@ export class RecognitionService {
     if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
 
     const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
-    const searches = await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
-    if (setCode && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
+    // comics: a record's `lang` limits the search to that language's editions, and the catalogs here are English
+    const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase() !== 'en' ? record.lang.trim() : null;
+    const searches = otherLanguage ? [] : await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
+    if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     const readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
     const objects = [];
@@ -155,7 +182,11 @@ export class RecognitionService {
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
     const notes = (['slab_id', 'slab_grade', 'magic_ai'] as const).filter((o) => options[o]);
-    const text = notes.length ? `OK; ${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)` : 'OK';
+    const text = [
+      'OK',
+      ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
+      ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
+    ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
     return {
       ...sized,
@@ -326,7 +357,7 @@ export class RecognitionService {
     }
     const area = polygonShare(card.quad, read.width, read.height);
     return {
-      name: 'Card',
+      name: family.objectName,
       id: index + 1,
       bound_box,
       prob: Number(card.prob.toFixed(3)),
