@@ -238,6 +238,22 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(de!._objects![0]!._identification.best_match).toBeNull();
   }, 120_000);
 
+  it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {
+    const multi = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('multi-'))!;
+    const rich = await h.newAccount(100);
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: photoBase64(`cards/${multi}`) }], analyze_all: true } });
+    expect(res.statusCode).toBe(200);
+    const cards = (res.json() as { records: Rec[] }).records[0]!._objects!.length;
+    expect(cards).toBeGreaterThanOrEqual(2);
+    expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - cards);
+    const poor = await h.newAccount(1);
+    const one = await h.request('POST', '/collectibles/v2/tcg_id', { token: poor.token, body: { records: [{ _base64: photoBase64(`cards/${multi}`) }], analyze_all: true } });
+    const r = (one.json() as { records: Rec[] }).records[0]!;
+    expect(r._objects).toHaveLength(1);
+    expect(r._status.text).toMatch(new RegExp(`^OK; analyze_all: ${cards - 1} more cards? found, not analyzed: not enough credits$`));
+    expect((await h.app.loupe.accounts.getAccount(poor.account)).credits).toBe(0);
+  }, 120_000);
+
   it('is a service an account can be refused', async () => {
     const other = await h.newAccount(100, ['descriptor']);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoBase64(`cards/${photo}`) }] } });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
@@ -44,6 +44,11 @@ const Recognized = Type.Object(
 export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { recognition, config } = app.loupe;
+  /** Who pays for analyze_all's further cards, at the call's price each (the first is the call's own). */
+  const billing = (request: FastifyRequest) => {
+    const priceKey = request.routeOptions.config.price;
+    return request.charged && priceKey ? { accountId: request.charged.accountId, priceKey, price: request.charged.price } : undefined;
+  };
   const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
 
   app.post('/tcg_id', {
@@ -59,7 +64,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => {
       const { records, ...given } = request.body;
-      return recognition.tcgId({ requestId: request.id }, records, given);
+      return recognition.tcgId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
 
@@ -77,7 +82,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => {
       const { records, ...given } = request.body;
-      return recognition.sportId({ requestId: request.id }, records, given);
+      return recognition.sportId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
 
@@ -95,7 +100,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => {
       const { records, ...given } = request.body;
-      return recognition.comicsId({ requestId: request.id }, records, given);
+      return recognition.comicsId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
 
@@ -143,6 +148,6 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }) }),
       response: envelopeResponses(Recognized, answers, errorStatuses),
     },
-    handler: async (request) => recognition.analyze({ requestId: request.id }, request.body.records),
+    handler: async (request) => recognition.analyze({ requestId: request.id, billing: billing(request) }, request.body.records),
   });
 }

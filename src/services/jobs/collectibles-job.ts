@@ -46,7 +46,8 @@ export class CollectiblesJob implements JobHandler {
         records.push({ ...pick(rec), _status: { code: 503, text: NO_CATALOG, request_id: ctx.requestId } });
         continue;
       }
-      const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
+      // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only
+      const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
       const out = await this.recognition.tcgRecord({ requestId: ctx.requestId }, rec, () => ctx.image(i), options, catalogs, pick(rec));
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
     }

@@ -1,6 +1,7 @@
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import type { PriceStore } from '../../store/price-store.ts';
+import type { AccountService } from '../account-service.ts';
 import { priceStats } from './price-stats.ts';
 import { VisionBusyError } from '../../vision/engine/vision-engine.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
@@ -104,6 +105,11 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
+/** A request's context; `billing` says who pays `analyze_all`'s further cards, and at what price each. */
+export interface RecognitionContext extends SearchContext {
+  billing?: { accountId: string; priceKey: string; price: number } | undefined;
+}
+
 interface Ranked extends Identified {
   search: CatalogSearch;
 }
@@ -115,9 +121,23 @@ export class RecognitionService {
     private readonly vision: VisionService,
     private readonly catalogs: CatalogStore,
     private readonly prices: PriceStore,
+    private readonly accounts: AccountService,
   ) {}
 
-  async tcgId(ctx: SearchContext, records: InputRecord[], options: TcgOptions, family: Family = TCG): Promise<Record<string, unknown>> {
+  /** Debits `cards` further cards of analyze_all; false when the account cannot pay for them all. */
+  private async chargeCards(ctx: RecognitionContext, cards: number): Promise<boolean> {
+    const b = ctx.billing;
+    if (!b || b.price <= 0) return true;
+    try {
+      await this.accounts.charge(b.accountId, b.priceKey, b.price * cards);
+      return true;
+    } catch (err) {
+      if (err instanceof ServiceError && err.status === 402) return false;
+      throw err;
+    }
+  }
+
+  async tcgId(ctx: RecognitionContext, records: InputRecord[], options: TcgOptions, family: Family = TCG): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
     if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
@@ -130,7 +150,7 @@ export class RecognitionService {
   }
 
   /** `/sport_id` (document 3 §4): sport cards identified against the imported checklists. `magic_ai` is accepted and does nothing here: no such model ships. */
-  async sportId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+  async sportId(ctx: RecognitionContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
     return this.tcgId(ctx, records, options, SPORT);
   }
 
@@ -139,7 +159,7 @@ export class RecognitionService {
    * comics catalogs by its title and issue number. A record's `lang` other than `en` finds no
    * match: the catalogs here are English only (docs/api-decisions.md).
    */
-  async comicsId(ctx: SearchContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
+  async comicsId(ctx: RecognitionContext, records: InputRecord[], options: TcgOptions): Promise<Record<string, unknown>> {
     return this.tcgId(ctx, records, options, COMICS);
   }
 
@@ -153,7 +173,7 @@ export class RecognitionService {
    * that cannot be loaded): the synchronous endpoint and the asynchronous type share it. `base`
    * is what the result record starts from (the synchronous endpoint echoes the record).
    */
-  async tcgRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
+  async tcgRecord(ctx: RecognitionContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
     let read: CardResult;
     try {
       read = await this.vision.card(await bytes(), 'read', {});
@@ -171,7 +191,13 @@ export class RecognitionService {
     const searches = otherLanguage ? [] : await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
-    const readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
+    let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
+    // analyze_all is charged per card (document 3 §8): the first is the call's, each further one a call's price again
+    let unpaid = 0;
+    if (readings.length > 1 && !(await this.chargeCards(ctx, readings.length - 1))) {
+      unpaid = readings.length - 1;
+      readings = readings.slice(0, 1);
+    }
     const objects = [];
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
@@ -186,6 +212,7 @@ export class RecognitionService {
       'OK',
       ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
+      ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
     ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
     return {
@@ -319,7 +346,7 @@ export class RecognitionService {
    * `/analyze` (all-in-one): `/tcg_id` with every card read and identified (`analyze_all`), the
    * language and the price statistics; one record a request, as `analyze_all` takes.
    */
-  async analyze(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
+  async analyze(ctx: RecognitionContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     return this.tcgId(ctx, records, { analyze_all: true, lang: true, price_stats: true });
   }
 
