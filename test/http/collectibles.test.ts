@@ -138,8 +138,19 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-36' });
     expect(fr!._objects![0]!._ocr.lang).toBe('ja');
     expect(bad!._status.code).toBe(400);
-    const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _base64: 'a' }] } });
+    const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'slab_id', records: [{ _base64: 'a' }] } });
     expect(wrong.statusCode).toBe(400);
+    const ocr = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }] } });
+    expect(ocr.statusCode, ocr.body).toBe(201);
+    const ocrId = (ocr.json() as { id: string }).id;
+    let ocrDone: typeof done;
+    for (let i = 0; i < 1200 && ocrDone?.status !== 'DONE'; i++) {
+      ocrDone = (await h.request('GET', `/account/v2/request/${ocrId}`)).json() as typeof done;
+      if (ocrDone?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
+    }
+    const slab = ocrDone!.response!.records[0]!;
+    expect(slab).toMatchObject({ _id: 'slab', _status: { code: 200 } });
+    expect((slab._objects as unknown as Obj[])[1]).toMatchObject({ name: 'Slab Label', _identification: { best_match: { grade: 7.5, certificate_number: '0010538585' } } });
   }, 180_000);
 
   it('card_ocr_id: the card and a slab label read, and what their text says; fields not read are null', async () => {

@@ -1,10 +1,15 @@
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { stopwatch } from '../envelope.ts';
-import { NO_CATALOG, TCG_OPTIONS, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, SPORT, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
-const endpoints: Record<string, { records: number }> = { tcg_id: { records: 10 } };
+const endpoints: Record<string, { records: number; family?: Family }> = {
+  tcg_id: { records: 10, family: TCG },
+  sport_id: { records: 10, family: SPORT },
+  comics_id: { records: 10, family: COMICS },
+  card_ocr_id: { records: 10 },
+};
 
 /** `tcg_id` and `/tcg_id` name the same endpoint: clients copy the path. */
 const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
@@ -38,17 +43,20 @@ export class CollectiblesJob implements JobHandler {
 
   async run(ctx: JobContext): Promise<JobOutcome> {
     const clock = stopwatch();
-    const catalogs = await this.recognition.tcgCatalogs();
+    const family = endpoints[endpointOf(ctx.endpoint)]!.family;
+    const catalogs = await this.recognition.tcgCatalogs(family ?? TCG);
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
       const rec = ctx.records[i]!;
-      if (!catalogs.length) {
-        records.push({ ...pick(rec), _status: { code: 503, text: NO_CATALOG, request_id: ctx.requestId } });
-        continue;
+      const sctx = { requestId: ctx.requestId };
+      let out;
+      if (!family) out = await this.recognition.ocrRecord(sctx, rec, () => ctx.image(i), catalogs, pick(rec));
+      else if (!catalogs.length) out = { ...pick(rec), _status: { code: 503, text: family.noCatalog } };
+      else {
+        // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only
+        const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
+        out = await this.recognition.tcgRecord(sctx, rec, () => ctx.image(i), options, catalogs, pick(rec), family);
       }
-      // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only
-      const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-      const out = await this.recognition.tcgRecord({ requestId: ctx.requestId }, rec, () => ctx.image(i), options, catalogs, pick(rec));
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
     }
     return { records, extra: { statistics: clock.done() } };

@@ -233,16 +233,16 @@ export class RecognitionService {
   async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
-    const outcomes = await mapLimited(records, perRequest, (record) => this.ocrRecord(ctx, record, catalogs));
+    const outcomes = await mapLimited(records, perRequest, (record) => this.ocrRecord(ctx, record, () => this.intake.bytes(record), catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
   }
 
-  private async ocrRecord(ctx: SearchContext, record: InputRecord, catalogs: CatalogSummary[]): Promise<OutputRecord> {
-    const base = echo(record);
+  /** One record of `/card_ocr_id`; `bytes` and `base` as for {@link tcgRecord}. */
+  async ocrRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
     let read: CardResult;
     try {
-      read = await this.vision.card(await this.intake.bytes(record), 'read', {});
+      read = await this.vision.card(await bytes(), 'read', {});
     } catch (err) {
       if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
       const f = failure(err);
