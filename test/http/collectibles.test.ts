@@ -8,20 +8,23 @@ import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photoBytes, photosDir } from '../helpers/photos.ts';
 
 /**
- * `/collectibles/v2/tcg_id` on a real photo (test/fixtures/photos/cards, a Japanese card whose
- * collector line reads 036/190) against a made-up catalog in the Pokémon data project's format:
- * the card's number in a set of 190 cards, and decoys with the same number in sets of other sizes.
+ * `/collectibles/v2/tcg_id` on real photos (test/fixtures/photos/cards): a French card whose
+ * collector line reads G SVI FR 086/198 (Gardevoir ex), against a made-up catalog in the Pokémon
+ * data project's format: the card's number in a set of 198 cards printed SVI, a decoy with the
+ * same number in another set of 198 (CRE) and one in a set of 98; and a Japanese card (036/190,
+ * Kyogre) that no catalog here holds.
  */
-const photo = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('single-440572034'))!;
+const photo = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('read-416032719'))!;
+const japanese = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('single-440572034'))!;
 const sets = [
-  { id: 'tsa', name: 'Test Alpha', series: 'Testing', printedTotal: 190, total: 200, releaseDate: '2023/06/09', ptcgoCode: 'TSA' },
-  { id: 'tsb', name: 'Test Beta', series: 'Testing', printedTotal: 165, total: 170, releaseDate: '2023/09/22', ptcgoCode: 'TSB' },
+  { id: 'tsa', name: 'Test Alpha', series: 'Testing', printedTotal: 198, total: 258, releaseDate: '2023/03/31', ptcgoCode: 'SVI' },
+  { id: 'tsb', name: 'Test Beta', series: 'Testing', printedTotal: 198, total: 233, releaseDate: '2021/06/18', ptcgoCode: 'CRE' },
   { id: 'tsc', name: 'Test Gamma', series: 'Testing', printedTotal: 98, total: 98, releaseDate: '2019/02/01', ptcgoCode: null },
 ];
 const cards = [
-  { id: 'tsa-36', name: 'Alphamon', number: '036', set: 'tsa', rarity: 'Common', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70', types: ['Water'] },
-  { id: 'tsb-36', name: 'Betamon', number: '036', set: 'tsb', rarity: 'Uncommon', supertype: 'Pokémon', subtypes: ['Stage 1'], hp: '90', types: ['Fire'] },
-  { id: 'tsc-36', name: 'Gammamon', number: '36', set: 'tsc', rarity: 'Rare', supertype: 'Pokémon', subtypes: ['Basic'], hp: '60', types: ['Grass'] },
+  { id: 'tsa-86', name: 'Alphamon', number: '086', set: 'tsa', rarity: 'Common', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70', types: ['Water'] },
+  { id: 'tsb-86', name: 'Betamon', number: '086', set: 'tsb', rarity: 'Uncommon', supertype: 'Pokémon', subtypes: ['Stage 1'], hp: '90', types: ['Fire'] },
+  { id: 'tsc-86', name: 'Gammamon', number: '86', set: 'tsc', rarity: 'Rare', supertype: 'Pokémon', subtypes: ['Basic'], hp: '60', types: ['Grass'] },
 ];
 
 type Obj = { name: string; id: number; bound_box: number[]; prob: number; area: number; 'Top Category': { name: string }[]; _tags: Record<string, { name: string; 'pre-filled'?: boolean }[]>; _tags_simple: string[]; _ocr: { full_text: string; lang?: string; texts: { polygon: number[][]; text: string }[] }; _identification: { best_match: Record<string, unknown> | null; alternatives: Record<string, unknown>[]; distances: number[] } };
@@ -52,7 +55,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
     // market prices of the card in the TCGplayer 3-day layout of ../shared/catalogs/prices
     const header = 'pokemon_card_id,tcgplayer_product_id,product_type,name,set_code_source,window_start,window_end,market_price_usd,volume,scraped_at,year_corrected,duplicates_dropped';
-    const rows = [['2025-04-26', '2025-04-28', '2.00'], ['2025-05-01', '2025-05-03', '3.00'], ['2025-05-06', '2025-05-08', '4.00']].map(([a, b, p]) => `tsa-36,900036,Card,Alphamon,TSA,${a},${b},${p},2,2025-07-24 22:00:50,False,0`);
+    const rows = [['2025-04-26', '2025-04-28', '2.00'], ['2025-05-01', '2025-05-03', '3.00'], ['2025-05-06', '2025-05-08', '4.00']].map(([a, b, p]) => `tsa-86,900086,Card,Alphamon,SVI,${a},${b},${p},2,2025-07-24 22:00:50,False,0`);
     await fs.writeFile(path.join(dir, 'pokemon_tcgplayer_3day_history.csv'), [header, ...rows].join('\n') + '\n');
     await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'pokemon_tcgplayer_3day_history.csv') });
     const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
@@ -70,29 +73,31 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o.area).toBeLessThan(1);
     expect(o._tags.Category).toEqual([{ id: 1, name: 'Pokemon', prob: 1 }]);
     expect(o._tags.Side).toEqual([{ id: 1, name: 'front', prob: 1, 'pre-filled': true }]);
-    expect(o._ocr.lang).toBe('ja'); // a Japanese card (Kyogre, s4a), labelled by eye
-    expect(o._ocr.full_text).toMatch(/036\/190/);
+    expect(o._ocr.lang).toBe('fr');
+    expect(o._ocr.full_text).toMatch(/086\/198/);
     // the collector line's polygon lies in the card's lower part, in pixels of the photo
-    const line = o._ocr.texts.find((t) => t.text.includes('036/190'))!;
+    const line = o._ocr.texts.find((t) => t.text.includes('086/198'))!;
     for (const [x, y] of line.polygon) {
       expect(x).toBeGreaterThanOrEqual(o.bound_box[0]! - 5);
       expect(x).toBeLessThanOrEqual(o.bound_box[2]! + 5);
       expect(y).toBeGreaterThan((o.bound_box[1]! + o.bound_box[3]!) / 2);
     }
-    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', name: 'Alphamon', set: 'Test Alpha', set_code: 'TSA', set_series_code: 'tsa', card_number: '036', out_of: 190, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 036/190 Test Alpha' });
+    expect(o._identification.best_match).toMatchObject({ id: 'tsa-86', name: 'Alphamon', set: 'Test Alpha', set_code: 'SVI', set_series_code: 'tsa', card_number: '086', out_of: 198, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 086/198 Test Alpha' });
+    // the other set of 198 is an alternative, behind by the printed set code
+    expect(o._identification.alternatives[0]).toMatchObject({ id: 'tsb-86' });
     const stats = (o._identification.best_match as { price_stats: { stats_type: string; interval: string; value: { min: number; max: number; median: number; latest: number } }[] }).price_stats;
     expect(stats.find((e) => e.stats_type === 'overall' && e.interval === 'all')?.value).toMatchObject({ min: 2, max: 4, median: 3, latest: 4 });
     expect(stats.some((e) => e.stats_type === 'graded')).toBe(false);
-    expect(o._identification.alternatives.map((a) => a.id)).not.toContain('tsa-36');
+    expect(o._identification.alternatives.map((a) => a.id)).not.toContain('tsa-86');
     expect(o._identification.distances[0]).toBeLessThan(0.23);
     expect(o._identification.distances.length).toBe(1 + o._identification.alternatives.length);
     expect([...o._identification.distances]).toEqual([...o._identification.distances].sort((a, b) => a - b));
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 120_000);
 
-  it('keeps to a set_code hint: another set gives no match, an unknown one is the record\'s 400', async () => {
+  it('keeps to a set_code hint: another set gives no match, an unknown one is the record\'s 400; a Japanese card is matched to no Pokémon card', async () => {
     const res = await h.request('POST', '/collectibles/v2/tcg_id', {
-      body: { records: [{ _id: 'tsb', _base64: photoBase64(`cards/${photo}`), set_code: 'tsb' }, { _id: 'nope', _base64: photoBase64(`cards/${photo}`), set_code: 'NOPE' }] },
+      body: { records: [{ _id: 'tsb', _base64: photoBase64(`cards/${photo}`), set_code: 'tsc' }, { _id: 'nope', _base64: photoBase64(`cards/${photo}`), set_code: 'NOPE' }] },
     });
     expect(res.statusCode).toBe(300);
     const [inB, nope] = (res.json() as { records: Rec[] }).records;
@@ -100,6 +105,14 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(inB!._objects![0]!._identification.best_match).toBeNull();
     expect(nope!._status).toMatchObject({ code: 400 });
     expect(nope!._status.text).toMatch(/Unknown set_code "NOPE"/);
+    // 036/190 is also a number in the made-up set of 190 below, but Japanese sets are numbered apart
+    await fs.writeFile(path.join(dir, 'cards-190.json'), JSON.stringify([{ id: 'tsj-36', name: 'Jmon', number: '036', set: 'tsj', supertype: 'Pokémon', subtypes: ['Basic'], hp: '130' }]));
+    await fs.writeFile(path.join(dir, 'sets-190.json'), JSON.stringify([{ id: 'tsj', name: 'Test J', series: 'Testing', printedTotal: 190, total: 190, releaseDate: '2020/11/20', ptcgoCode: null }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-190.json'), sets: path.join(dir, 'sets-190.json') } });
+    const ja = (await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${japanese}`) }] } })).json() as { records: Rec[] };
+    expect(ja.records[0]!._status.text).toBe('OK; the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings');
+    expect(ja.records[0]!._objects![0]!._identification.best_match).toBeNull();
+    expect(ja.records[0]!._objects![0]!._tags.Language).toEqual([{ id: 1, name: 'ja', prob: 1 }]);
   }, 120_000);
 
   it('gives each bad record its own status: no card 404, broken image 400; analyze_all takes one record', async () => {
@@ -123,7 +136,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
 
   it('runs as the asynchronous type collectibles-recognition, options on each record', async () => {
     const res = await h.request('POST', '/account/v2/request/', {
-      body: { type: 'collectibles-recognition', endpoint: '/tcg_id', records: [{ _id: 'fr', _base64: photoBase64(`cards/${photo}`), lang: true, set_code: 'TSA' }, { _id: 'bad', _base64: '%%' }] },
+      body: { type: 'collectibles-recognition', endpoint: '/tcg_id', records: [{ _id: 'fr', _base64: photoBase64(`cards/${photo}`), lang: true, set_code: 'SVI' }, { _id: 'bad', _base64: '%%' }] },
     });
     expect(res.statusCode, res.body).toBe(201);
     const id = (res.json() as { id: string }).id;
@@ -135,8 +148,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const [fr, bad] = done!.response!.records;
     expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
     expect(fr).not.toHaveProperty('_base64');
-    expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-36' });
-    expect(fr!._objects![0]!._ocr.lang).toBe('ja');
+    expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
+    expect(fr!._objects![0]!._ocr.lang).toBe('fr');
     expect(bad!._status.code).toBe(400);
     const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'slab_id', records: [{ _base64: 'a' }] } });
     expect(wrong.statusCode).toBe(400);
@@ -166,8 +179,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(label!.bound_box[1]).toBeLessThan(slabCard!.bound_box[1]!);
     const o = card!._objects![0]!;
     expect(card!._objects).toHaveLength(1);
-    expect(o._identification.best_match).toMatchObject({ name: 'Alphamon', full_name: 'Alphamon 036/190 Test Alpha', year: '2023', grade: null, certificate_number: null, subcategory: 'Pokemon' });
-    expect(o._ocr.lang).toBe('ja');
+    expect(o._identification.best_match).toMatchObject({ name: 'Alphamon', full_name: 'Alphamon 086/198 Test Alpha', year: '2023', grade: null, certificate_number: null, subcategory: 'Pokemon' });
+    expect(o._ocr.lang).toBe('fr');
   }, 120_000);
 
   it('detect and process: every card found, a slab\'s label as its own object; process adds the Graded tag; no card is a 404', async () => {
@@ -195,8 +208,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const body = res.json() as { records: Rec[]; analyze_all: boolean };
     expect(body.analyze_all).toBe(true);
     const o = body.records[0]!._objects![0]!;
-    expect(o._ocr.lang).toBe('ja');
-    expect(o._identification.best_match).toMatchObject({ id: 'tsa-36', price_stats: expect.any(Array) });
+    expect(o._ocr.lang).toBe('fr');
+    expect(o._identification.best_match).toMatchObject({ id: 'tsa-86', price_stats: expect.any(Array) });
     expect((await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }] } })).statusCode).toBe(400);
   }, 120_000);
 
