@@ -86,7 +86,9 @@ describe('readCardText', () => {
 
   it('tells Japanese by its kana, Chinese by Han characters alone', () => {
     expect(readCardText(lines([['カイオーガ', 0.05, 0.2, 0.05], ['036/190', 0.93, 0.05, 0.02]])).language).toBe('ja');
-    expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05]])).language).toBe('zh');
+    expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05], ['抵抗力', 0.9, 0.1, 0.02]])).language).toBe('zh');
+    // one stray character on a French card (as read on a real photo) says nothing
+    expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.88, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

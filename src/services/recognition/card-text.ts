@@ -241,9 +241,13 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       language = lang;
     }
   }
-  // Kana is Japanese only; Han characters alone are read as Chinese.
-  if (!language && lines.some((l) => /[\u3040-\u30ff]/.test(l.text))) language = 'ja';
-  if (!language && lines.some((l) => /[\u4e00-\u9fff]/.test(l.text))) language = 'zh';
+  // Kana is Japanese only; Han characters alone are read as Chinese. A lone one is the recogniser
+  // reading a symbol or a smudge on a Latin card (2 French cards of 190 read so): three at least.
+  const all = lines.map((l) => l.text).join('');
+  const kana = all.match(/[\u3040-\u30ff]/g)?.length ?? 0;
+  const han = all.match(/[\u4e00-\u9fff]/g)?.length ?? 0;
+  if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
+  if (!language && han >= 3) language = 'zh';
 
   return {
     numbers,
