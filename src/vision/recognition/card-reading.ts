@@ -38,6 +38,13 @@ export interface CardReading {
 /** A collector number or promo code as the bottom band shows it: what tells which way up the card is. */
 const NUMBER_LIKE = /\d{1,3}\s?\/\s?[A-Z]{0,2}\d{2,3}|\b[A-Z]{2,4}\s?\d{2,3}\b|\b[A-Z]{2,4}-[A-Z]{0,2}\d{3}\b/;
 
+/**
+ * Words printed along a card's foot (Pokémon's weakness, resistance and retreat line and the
+ * illustrator credit, in the languages of the international prints; MTG's credit): read there,
+ * they say the card is the right way up, so it is not read turned over.
+ */
+const FOOT_WORDS = /weakness|resistance|retreat|faiblesse|r[eé]sistance|retraite|schw[aä]che|r[uü]ckzug|debilidad|retirada|debolezza|resistenza|ritirata|fraqueza|recuo|illus/i;
+
 function band(img: RgbPixels, y0: number, y1: number): RgbPixels {
   const a = Math.round(y0 * img.height);
   const b = Math.round(y1 * img.height);
@@ -98,8 +105,9 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
       return { ...l, polygon: [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)] };
     });
   const first = placed(await readBands(ocr, up), 0);
-  const numberish = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01 && NUMBER_LIKE.test(l.text)).length;
-  if (numberish(first) > 0) return { lines: first, rotation: 0 };
+  const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
+  const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
+  if (numberish(first) > 0 || foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: first, rotation: 0 };
   const second = placed(await readBands(ocr, turned(up)), 180);
   return numberish(second) > numberish(first) ? { lines: second, rotation: 180 } : { lines: first, rotation: 0 };
 }
