@@ -1,40 +1,12 @@
+import type { CatalogCardInput, CatalogSetInput } from '../store/catalog-store.ts';
 import { normalizeName, numberKey } from './card-keys.ts';
 import { CatalogFileError, describeAt } from './record-stream.ts';
 
 /** A card (or printing, or issue) as every format is normalised to before it is stored. */
-export interface CardRow {
-  /** Unique within the catalog; re-importing a row with the same key updates it. */
-  key: string;
-  name: string;
-  setCode: string | null;
-  setName: string | null;
-  /** The collector number (or print code, or issue number) as printed. */
-  number: string | null;
-  rarity: string | null;
-  /** Text, as sessions store it (spec 1: `year` is a string). */
-  year: string | null;
-  /** What the format has beyond the columns above, under the format's own names. */
-  fields: Record<string, unknown>;
-  /** Marketplace and reference pages: site → URL. */
-  links: Record<string, string>;
-  /** Other ids the same card is known by (MTGJSON face uuids), for joining prices. */
-  aliases: string[];
-  /** Facts identification filters on: `oversized`, `digital`, `promo`, `placeholder_code`, … */
-  flags: string[];
-}
+/** A card as a format reads it; the importer adds the folded name and number. */
+export type CardRow = Omit<CatalogCardInput, 'nameNorm' | 'numberNorm'>;
 
-export interface SetRow {
-  code: string;
-  name: string;
-  series: string | null;
-  /** The total printed on the cards (`/165`). */
-  printedTotal: number | null;
-  /** Every card of the set, secret rares included. */
-  total: number | null;
-  /** ISO date `YYYY-MM-DD`. */
-  releaseDate: string | null;
-  extra: Record<string, unknown>;
-}
+export type SetRow = CatalogSetInput;
 
 /** Where a record was read, for messages: the file and `line N (record K)`. */
 export interface RecordPlace {

@@ -180,63 +180,43 @@ const tcgplayerSnapshot: PriceLayout = {
   },
 };
 
-/** MTGO prices in event tickets (Scryfall's `prices.tix`): kept as TIX, never mixed with dollars. */
-const mtgoTix: PriceLayout = {
-  name: 'mtgo-tix',
-  title: 'MTGO prices in tix',
-  game: 'mtg',
-  columns: ['date', 'scryfall_id', 'mtgjson_uuid', 'price_tix'],
-  read(f) {
-    const date = dateOf(f, 'date');
-    const price = money(f, 'price_tix');
-    if (price === null) return skip('no_price');
-    const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
-    if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
-    return {
-      kind: 'price',
-      game: 'mtg',
-      ref,
-      rowKey: `${date}:${ref.mtgjsonUuid ?? ref.scryfallId}`,
-      date,
-      price,
-      currency: 'TIX',
-      graded: false,
-      grade: null,
-      qualifier: null,
-      volume: null,
-      extra: kept(f, ['card_key', 'name', 'set_code']),
-    };
-  },
-};
+/**
+ * A dated price per MTG printing, by MTGJSON uuid or Scryfall id: the MTGO file in event tickets
+ * (kept as TIX, never mixed with dollars) and the MTGGoldfish file in USD differ only in their
+ * price column and currency.
+ */
+function mtgDaily(name: string, title: string, column: string, currency: string, keptColumns: readonly string[]): PriceLayout {
+  return {
+    name,
+    title,
+    game: 'mtg',
+    columns: ['date', 'scryfall_id', 'mtgjson_uuid', column],
+    read(f) {
+      const date = dateOf(f, 'date');
+      const price = money(f, column);
+      if (price === null) return skip('no_price');
+      const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
+      if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
+      return {
+        kind: 'price',
+        game: 'mtg',
+        ref,
+        rowKey: `${date}:${ref.mtgjsonUuid ?? ref.scryfallId}`,
+        date,
+        price,
+        currency,
+        graded: false,
+        grade: null,
+        qualifier: null,
+        volume: null,
+        extra: kept(f, keptColumns),
+      };
+    },
+  };
+}
 
-/** A dated dollar price per MTG printing (the MTGGoldfish file). */
-const mtgDailyUsd: PriceLayout = {
-  name: 'mtggoldfish',
-  title: 'MTG daily prices in USD (MTGGoldfish)',
-  game: 'mtg',
-  columns: ['date', 'scryfall_id', 'mtgjson_uuid', 'price_usd'],
-  read(f) {
-    const date = dateOf(f, 'date');
-    const price = money(f, 'price_usd');
-    if (price === null) return skip('no_price');
-    const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
-    if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
-    return {
-      kind: 'price',
-      game: 'mtg',
-      ref,
-      rowKey: `${date}:${ref.mtgjsonUuid ?? ref.scryfallId}`,
-      date,
-      price,
-      currency: 'USD',
-      graded: false,
-      grade: null,
-      qualifier: null,
-      volume: null,
-      extra: kept(f, ['name', 'set_code']),
-    };
-  },
-};
+const mtgoTix = mtgDaily('mtgo-tix', 'MTGO prices in tix', 'price_tix', 'TIX', ['card_key', 'name', 'set_code']);
+const mtgDailyUsd = mtgDaily('mtggoldfish', 'MTG daily prices in USD (MTGGoldfish)', 'price_usd', 'USD', ['name', 'set_code']);
 
 /** In the order tried: the most specific header first (PSA's also has `mtgjson_uuid` and `price_usd`). */
 export const PRICE_LAYOUTS: readonly PriceLayout[] = [tcgplayerSnapshot, mtgoTix, psa, tcgplayer3Day, mtgDailyUsd];

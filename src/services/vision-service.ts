@@ -1,13 +1,14 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/engine/vision-engine.ts';
-import type { CardOp, ImageTaskKind, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
+import type { CardOp, CardResult, ImageTaskKind, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
 
 export type Outcome<K extends ImageTaskKind> = { ok: ImageTaskResults[K] } | { error: { code: number; text: string } };
+export type CardOutcome = { ok: CardResult } | { error: { code: number; text: string } };
 
 /** Downloads and decodes of one request that may run at once (the workers bound the inference). */
 const perRequest = 8;
@@ -136,6 +137,29 @@ export class VisionService {
   /** Card geometry for the grading jobs; refusals are ImageLoadError, failures VisionTaskError. */
   card(bytes: Buffer, op: CardOp, options: Parameters<VisionEngine['card']>[2]) {
     return this.engine.card(bytes, op, options, this.intake.options.maxPixels);
+  }
+
+  /** One card task, its failure (an image not loadable, a worker that died or timed out) as the record's status. */
+  async cardOutcome(bytes: () => Promise<Buffer>, op: CardOp): Promise<CardOutcome> {
+    try {
+      return { ok: await this.card(await bytes(), op, {}) };
+    } catch (err) {
+      return { error: failure(err) };
+    }
+  }
+
+  /**
+   * A card task per record, for the synchronous recognition endpoints: room in the engine's queue
+   * is reserved for the whole request first, as in {@link each}, so a busy server answers 503 at
+   * once.
+   */
+  async cardEach(records: InputRecord[], op: CardOp): Promise<CardOutcome[]> {
+    const ticket = this.admit(records.length);
+    try {
+      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.intake.bytes(record), op));
+    } finally {
+      ticket.release();
+    }
   }
 
   /** `POST /photo/v2/descriptor`: the L2-normalised embedding of each image. */

@@ -17,18 +17,25 @@ export interface CatalogSummary {
 
 /** A card as the importer hands it over: folded columns made, JSON not yet serialised. */
 export interface CatalogCardInput {
+  /** Unique within the catalog; re-importing a row with the same key updates it. */
   key: string;
   name: string;
   nameNorm: string;
   setCode: string | null;
   setName: string | null;
+  /** The collector number (or print code, or issue number) as printed. */
   number: string | null;
   numberNorm: string | null;
   rarity: string | null;
+  /** Text, as sessions store it (spec 1: `year` is a string). */
   year: string | null;
+  /** What the format has beyond the columns above, under the format's own names. */
   fields: Record<string, unknown>;
+  /** Marketplace and reference pages: site → URL. */
   links: Record<string, string>;
+  /** Other ids the same card is known by (MTGJSON face uuids), for joining prices. */
   aliases: string[];
+  /** Facts identification filters on: `oversized`, `digital`, `promo`, `placeholder_code`, … */
   flags: string[];
 }
 
@@ -36,8 +43,11 @@ export interface CatalogSetInput {
   code: string;
   name: string;
   series: string | null;
+  /** The total printed on the cards (`/165`). */
   printedTotal: number | null;
+  /** Every card of the set, secret rares included. */
   total: number | null;
+  /** ISO date `YYYY-MM-DD`. */
   releaseDate: string | null;
   extra: Record<string, unknown>;
 }

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Remarks, type ReadContext, type SetRow } from '../../src/catalog/catalog-rows.ts';
+import { CatalogFileError } from '../../src/catalog/record-stream.ts';
+import { expect } from 'vitest';
 import { CatalogStore } from '../../src/store/catalog-store.ts';
 import { openStore, type Store } from '../../src/store/database.ts';
 import type { Backend } from './harness.ts';
@@ -56,4 +58,14 @@ export async function scratchDir(): Promise<{ dir: string; write(name: string, t
     },
     remove: () => fsp.rm(dir, { recursive: true, force: true }),
   };
+}
+
+/** The CatalogFileError a read must fail with (the test fails when it does not). */
+export async function catalogFileError(p: Promise<unknown>): Promise<CatalogFileError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(CatalogFileError);
+  return err as CatalogFileError;
 }

@@ -1,8 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
-import { CatalogFileError } from '../record-stream.ts';
+import { catalogFileError, fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
 import { colorsOf, mtgSetCode } from './mtg-common.ts';
 import { readMtg } from './mtg.ts';
 
@@ -19,14 +18,6 @@ beforeAll(async () => {
 });
 afterAll(() => files.remove());
 
-async function failure(p: Promise<unknown>): Promise<CatalogFileError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CatalogFileError);
-  return err as CatalogFileError;
-}
 
 describe('MTG helpers', () => {
   it('spells Conflux CON, as the card does, not MTGJSON\'s CON_', () => {
@@ -97,10 +88,10 @@ describe('MTGJSON printings (gzipped, one record per face)', () => {
     const text = gunzipSync(await fs.readFile(printings)).toString('utf8');
     const moved = text.replace('"faceName":"Frost Test","side":"a","setCode":"TST","setName":"Test Edition","number":"210"', '"faceName":"Frost Test","side":"a","setCode":"TST","setName":"Test Edition","number":"211"');
     expect(moved).not.toBe(text);
-    const err = await failure(readMtg({ cards: await files.write('moved.json.gz', moved, true) }, readContext()));
+    const err = await catalogFileError(readMtg({ cards: await files.write('moved.json.gz', moved, true) }, readContext()));
     expect(err.message).toMatch(/moved\.json\.gz line 6 \(record 5\): a face of Scryfall id aaaaaaaa-0000-4000-8000-000000000003 with set TST #211, where line 4 \(record 3\) says TST #210/);
     const again = text.replace('"faceName":"Frost Test","side":"a"', '"faceName":"Frost Test","side":"b"');
-    const twice = await failure(readMtg({ cards: await files.write('twice.json', again) }, readContext()));
+    const twice = await catalogFileError(readMtg({ cards: await files.write('twice.json', again) }, readContext()));
     expect(twice.problem).toMatch(/Scryfall id aaaaaaaa-0000-4000-8000-000000000003 is already line 4 \(record 3\), and not as another face \(side b\)/);
   });
 
@@ -108,10 +99,10 @@ describe('MTGJSON printings (gzipped, one record per face)', () => {
     const text = gunzipSync(await fs.readFile(printings)).toString('utf8');
     const lines = text.split('\n');
     lines[2] = lines[2]!.replace(/"identifiers":\{[^}]*\},/, '');
-    const err = await failure(readMtg({ cards: await files.write('no-ids.json', lines.join('\n')) }, readContext()));
+    const err = await catalogFileError(readMtg({ cards: await files.write('no-ids.json', lines.join('\n')) }, readContext()));
     expect(err.message).toMatch(/no-ids\.json line 3 \(record 2\): "identifiers" is missing/);
     const all = await files.write('all-printings.json', '{"meta":{"version":"5.2.0"},"data":{"LEA":{"cards":[]}}}');
-    expect((await failure(readMtg({ cards: all }, readContext()))).problem).toMatch(/must be flattened to an array of printings/);
+    expect((await catalogFileError(readMtg({ cards: all }, readContext()))).problem).toMatch(/must be flattened to an array of printings/);
   });
 });
 
@@ -131,10 +122,10 @@ describe('the booster-pool supplement (one-line object)', () => {
   it('names the record of a broken card by its place in "cards"', async () => {
     const text = await fs.readFile(pool, 'utf8');
     const broken = text.replace('"scryfallId":"cccccccc-0000-4000-8000-000000000002",', '');
-    const err = await failure(readMtg({ cards: await files.write('pool.json', broken) }, readContext()));
+    const err = await catalogFileError(readMtg({ cards: await files.write('pool.json', broken) }, readContext()));
     expect(err.message).toMatch(/pool\.json line 1 \("cards" record 2\): "scryfallId" is missing/);
     const extra = await files.write('pool-extra.json', text.replace('],"cards":', '],"tokens":[{"a":1}],"cards":'));
-    expect((await failure(readMtg({ cards: extra }, readContext()))).problem).toMatch(/holds "sets" and "cards" only, not "tokens"/);
+    expect((await catalogFileError(readMtg({ cards: extra }, readContext()))).problem).toMatch(/holds "sets" and "cards" only, not "tokens"/);
   });
 });
 
@@ -161,8 +152,8 @@ describe('Scryfall bulk cards', () => {
 
   it('refuses a file that is neither shape', async () => {
     const other = await files.write('other.json', '[{"name":"x","set":"y"}]');
-    expect((await failure(readMtg({ cards: other }, readContext()))).message).toMatch(/other\.json line 1 \(record 1\): is neither an MTGJSON printing/);
+    expect((await catalogFileError(readMtg({ cards: other }, readContext()))).message).toMatch(/other\.json line 1 \(record 1\): is neither an MTGJSON printing/);
     const empty = await files.write('empty.json', '[]');
-    expect((await failure(readMtg({ cards: empty }, readContext()))).problem).toBe('holds no cards');
+    expect((await catalogFileError(readMtg({ cards: empty }, readContext()))).problem).toBe('holds no cards');
   });
 });

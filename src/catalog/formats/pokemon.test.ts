@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
-import { CatalogFileError } from '../record-stream.ts';
+import { catalogFileError, fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
 import { readPokemon } from './pokemon.ts';
 
 const cards = fixture('pokemon/cards.json');
@@ -13,14 +12,6 @@ beforeAll(async () => {
 });
 afterAll(() => files.remove());
 
-async function failure(p: Promise<unknown>): Promise<CatalogFileError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CatalogFileError);
-  return err as CatalogFileError;
-}
 
 describe('Pokémon TCG data files', () => {
   it('reads cards and sets; a card takes its set name and release year', async () => {
@@ -64,10 +55,10 @@ describe('Pokémon TCG data files', () => {
   it('names the line and field of a card without a number, or with a field of the wrong type', async () => {
     const lines = (await fs.readFile(cards, 'utf8')).split('\n');
     const noNumber = lines.map((l, i) => (i === 2 ? l.replace('"number":"2",', '') : l)).join('\n');
-    const err = await failure(readPokemon({ cards: await files.write('no-number.json', noNumber) }, readContext()));
+    const err = await catalogFileError(readPokemon({ cards: await files.write('no-number.json', noNumber) }, readContext()));
     expect(err.message).toBe(`${files.dir}/no-number.json line 3 (record 2): "number" is missing`);
     const badTypes = lines.map((l, i) => (i === 4 ? l.replace('"types":["Lightning"]', '"types":"Lightning"') : l)).join('\n');
-    const typed = await failure(readPokemon({ cards: await files.write('bad-types.json', badTypes) }, readContext()));
+    const typed = await catalogFileError(readPokemon({ cards: await files.write('bad-types.json', badTypes) }, readContext()));
     expect(typed.message).toMatch(/bad-types\.json line 5 \(record 4\): "types" must be a list of text values, not "Lightning"/);
   });
 
@@ -78,15 +69,15 @@ describe('Pokémon TCG data files', () => {
     expect(read.cards.duplicates).toBe(1);
     expect(read.cards.rows.size).toBe(6);
     const changed = [...lines.slice(0, 6), lines[1]!.replace('"hp":"60"', '"hp":"70"'), ...lines.slice(6)].join('\n');
-    const err = await failure(readPokemon({ cards: await files.write('clash.json', changed) }, readContext()));
+    const err = await catalogFileError(readPokemon({ cards: await files.write('clash.json', changed) }, readContext()));
     expect(err.message).toMatch(/clash\.json line 7 \(record 6\): card "tst1-1" is already line 2 \(record 1\) with other values/);
   });
 
   it('names the set repeated in a sets file and a sets file that is not an array', async () => {
     const text = await fs.readFile(sets, 'utf8');
     const twice = text.replace('"id": "tst2pt5"', '"id": "tst1"');
-    expect((await failure(readPokemon({ cards, sets: await files.write('sets-twice.json', twice) }, readContext()))).message).toMatch(/line 14 \(record 2\): set "tst1" is already on line 2/);
+    expect((await catalogFileError(readPokemon({ cards, sets: await files.write('sets-twice.json', twice) }, readContext()))).message).toMatch(/line 14 \(record 2\): set "tst1" is already on line 2/);
     const object = await files.write('sets-object.json', '{"data":[{"id":"x","name":"X"}]}');
-    expect((await failure(readPokemon({ cards, sets: object }, readContext()))).problem).toMatch(/a Pokémon sets file is a JSON array of sets/);
+    expect((await catalogFileError(readPokemon({ cards, sets: object }, readContext()))).problem).toMatch(/a Pokémon sets file is a JSON array of sets/);
   });
 });

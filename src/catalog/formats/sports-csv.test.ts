@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
-import { CatalogFileError } from '../record-stream.ts';
+import { catalogFileError, fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
 import { readSports } from './sports-csv.ts';
 
 const checklist = fixture('sports/topps_checklist.csv');
@@ -12,14 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => files.remove());
 
-async function failure(p: Promise<unknown>): Promise<CatalogFileError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CatalogFileError);
-  return err as CatalogFileError;
-}
 
 describe('sport checklists (Topps CSV)', () => {
   it('keys a card by set, subset and number, since insert numbers restart at 1 in each subset', async () => {
@@ -59,10 +50,10 @@ describe('sport checklists (Topps CSV)', () => {
   it('names a missing column, a broken quote and an empty player by line', async () => {
     const text = await fs.readFile(checklist, 'utf8');
     const noPlayers = text.replace(',players,', ',player,');
-    expect((await failure(readSports(await files.write('no-players.csv', noPlayers), readContext()))).message).toMatch(/no-players\.csv line 1: the header lacks "players"/);
+    expect((await catalogFileError(readSports(await files.write('no-players.csv', noPlayers), readContext()))).message).toMatch(/no-players\.csv line 1: the header lacks "players"/);
     const quote = text.replace('Veteran Tester,', '"Veteran Tester,');
-    expect((await failure(readSports(await files.write('quote.csv', quote), readContext()))).message).toMatch(/quote\.csv line 6: a quoted field is not closed/);
+    expect((await catalogFileError(readSports(await files.write('quote.csv', quote), readContext()))).message).toMatch(/quote\.csv line 6: a quoted field is not closed/);
     const empty = text.replace('Rookie Tester', '');
-    expect((await failure(readSports(await files.write('empty.csv', empty), readContext()))).message).toMatch(/empty\.csv line 5: "players" is missing/);
+    expect((await catalogFileError(readSports(await files.write('empty.csv', empty), readContext()))).message).toMatch(/empty\.csv line 5: "players" is missing/);
   });
 });

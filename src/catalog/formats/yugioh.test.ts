@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
+import { catalogFileError, fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
 import { foldedNumber } from '../catalog-rows.ts';
-import { CatalogFileError } from '../record-stream.ts';
 import { readYugioh } from './yugioh.ts';
 
 const json = fixture('yugioh/cards.json');
@@ -14,14 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => files.remove());
 
-async function failure(p: Promise<unknown>): Promise<CatalogFileError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(CatalogFileError);
-  return err as CatalogFileError;
-}
 
 describe('Yu-Gi-Oh! cards.json (yaml-yugi)', () => {
   it('makes one row per English printing and rarity, keyed by code, rarity, set and card', async () => {
@@ -67,7 +58,7 @@ describe('Yu-Gi-Oh! cards.json (yaml-yugi)', () => {
 
   it('names the record and the entry of a malformed printing list', async () => {
     const text = (await fs.readFile(json, 'utf8')).replace('["TST-EN050","Legend of Test Dragon",["Common","Short Print"]]', '["TST-EN050"]');
-    const err = await failure(readYugioh(await files.write('bad-sets.json', text), readContext()));
+    const err = await catalogFileError(readYugioh(await files.write('bad-sets.json', text), readContext()));
     expect(err.message).toMatch(/bad-sets\.json line 5 \(record 4\): "sets_en" entry 1 must be \[print code, set name, \[rarities\] or null\], not \["TST-EN050"\]/);
   });
 });
@@ -92,13 +83,13 @@ describe('Yu-Gi-Oh! printings_en.csv', () => {
   it('names a missing column, a broken quote and a short row by line', async () => {
     const text = await fs.readFile(csv, 'utf8');
     const noRarity = text.replace('set_number,set_name,rarity,', 'set_number,set_name,grade,');
-    expect((await failure(readYugioh(await files.write('no-rarity.csv', noRarity), readContext()))).message).toMatch(/no-rarity\.csv line 1: the header lacks "rarity"/);
+    expect((await catalogFileError(readYugioh(await files.write('no-rarity.csv', noRarity), readContext()))).message).toMatch(/no-rarity\.csv line 1: the header lacks "rarity"/);
     const quote = text.replace('"Audtest, Progenitor of the Test Expanse"', '"Audtest, Progenitor" of the Test Expanse');
-    const q = await failure(readYugioh(await files.write('quote.csv', quote), readContext()));
+    const q = await catalogFileError(readYugioh(await files.write('quote.csv', quote), readContext()));
     expect(q.message).toMatch(/quote\.csv line 5: text after the closing quote of field 6/);
     const short = text.replace('TSK-001,Starter Deck: Test Kaiba,Common,10000004,90004,', 'TSK-001,Starter Deck: Test Kaiba,Common,10000004,');
-    expect((await failure(readYugioh(await files.write('short.csv', short), readContext()))).message).toMatch(/short\.csv line 6: 5 fields where the header has 6 columns/);
+    expect((await catalogFileError(readYugioh(await files.write('short.csv', short), readContext()))).message).toMatch(/short\.csv line 6: 5 fields where the header has 6 columns/);
     const badPassword = text.replace('TSK-001,Starter Deck: Test Kaiba,Common,10000004', 'TSK-001,Starter Deck: Test Kaiba,Common,1000000x');
-    expect((await failure(readYugioh(await files.write('password.csv', badPassword), readContext()))).message).toMatch(/password\.csv line 6: "password" must be an integer, not "1000000x"/);
+    expect((await catalogFileError(readYugioh(await files.write('password.csv', badPassword), readContext()))).message).toMatch(/password\.csv line 6: "password" must be an integer, not "1000000x"/);
   });
 });

@@ -50,12 +50,12 @@ export class CollectiblesJob implements JobHandler {
       const rec = ctx.records[i]!;
       const sctx = { requestId: ctx.requestId };
       let out;
-      if (!family) out = await this.recognition.ocrRecord(sctx, rec, () => ctx.image(i), catalogs, pick(rec));
+      if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, pick(rec));
       else if (!catalogs.length) out = { ...pick(rec), _status: { code: 503, text: family.noCatalog } };
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only
         const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        out = await this.recognition.tcgRecord(sctx, rec, () => ctx.image(i), options, catalogs, pick(rec), family);
+        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), options, catalogs, pick(rec), family);
       }
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
     }

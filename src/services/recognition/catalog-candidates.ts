@@ -52,9 +52,12 @@ export interface CatalogSearch {
   hasSet: boolean;
 }
 
-/** Candidates from one catalog through the store's indexes: exact folded numbers, and the engine's trigram name search. */
-export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}): Promise<CatalogSearch> {
-  const sets = new Map((await store.sets(catalog.id)).map((s) => [s.code, s]));
+/**
+ * Candidates from one catalog through the store's indexes: exact folded numbers, and the engine's
+ * trigram name search. `known`: the catalog's sets when the caller has them already.
+ */
+export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}, known?: readonly StoredSet[]): Promise<CatalogSearch> {
+  const sets = new Map((known ?? (await store.sets(catalog.id))).map((s) => [s.code, s]));
   const wanted = filter.setCode?.trim().toUpperCase();
   const setCodes = wanted
     ? new Set([...sets.values()].filter((s) => s.code.toUpperCase() === wanted || (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === wanted)).map((s) => s.code))

@@ -2,14 +2,14 @@ import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import type { PriceStore } from '../../store/price-store.ts';
 import type { AccountService } from '../account-service.ts';
+import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
 import { priceStats } from './price-stats.ts';
-import { VisionBusyError } from '../../vision/engine/vision-engine.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
-import { failure, type InputRecord, type OutputRecord, type VisionService } from '../vision-service.ts';
+import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
 import { readCardText, type CardTextClues } from './card-text.ts';
-import { catalogSearch, type CatalogSearch } from './catalog-candidates.ts';
+import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -143,7 +143,8 @@ export class RecognitionService {
     if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
     const catalogs = await this.tcgCatalogs(family);
     if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
-    const outcomes = await mapLimited(records, perRequest, (record) => this.tcgRecord(ctx, record, () => this.intake.bytes(record), options, catalogs, echo(record), family));
+    const reads = await this.vision.cardEach(records, 'read');
+    const outcomes = await mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, catalogs, echo(record), family));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     const echoed = Object.fromEntries(ALL_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
@@ -163,32 +164,46 @@ export class RecognitionService {
     return this.tcgId(ctx, records, options, COMICS);
   }
 
+  /** Each catalog's sets, read once per catalog version: every record's candidates need them. */
+  private readonly setCache = new Map<string, Promise<StoredSet[]>>();
+
+  private search(catalog: CatalogSummary, filter: CandidateFilter = {}): Promise<CatalogSearch> {
+    const key = `${catalog.id}:${catalog.version}`;
+    let sets = this.setCache.get(key);
+    if (!sets) {
+      for (const k of this.setCache.keys()) if (k.startsWith(`${catalog.id}:`)) this.setCache.delete(k);
+      sets = this.catalogs.sets(catalog.id);
+      sets.catch(() => this.setCache.delete(key));
+      this.setCache.set(key, sets);
+    }
+    return sets.then((known) => catalogSearch(this.catalogs, catalog, filter, known));
+  }
+
+  /** The `read` card task on one image (a queued request's), its failure as the record's status. */
+  read(bytes: () => Promise<Buffer>): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'read');
+  }
+
   /** The imported catalogs a family searches. */
   tcgCatalogs(family: Family = TCG): Promise<CatalogSummary[]> {
     return this.catalogs.list().then((all) => all.filter((c) => family.kinds.includes(c.kind)));
   }
 
   /**
-   * One record of `/tcg_id`, from its image bytes (`bytes` throws ImageLoadError for an image
-   * that cannot be loaded): the synchronous endpoint and the asynchronous type share it. `base`
-   * is what the result record starts from (the synchronous endpoint echoes the record).
+   * One record of `/tcg_id` (or `/sport_id`, `/comics_id`), from its card task's `read` outcome:
+   * the synchronous endpoints and the asynchronous type share it. `base` is what the result record
+   * starts from (the synchronous endpoints echo the record).
    */
-  async tcgRecord(ctx: RecognitionContext, record: InputRecord, bytes: () => Promise<Buffer>, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
-    let read: CardResult;
-    try {
-      read = await this.vision.card(await bytes(), 'read', {});
-    } catch (err) {
-      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
-      const f = failure(err);
-      return { ...base, _status: recordError(ctx, f.text, f.code) };
-    }
+  async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
+    if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
+    const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
     if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
 
     const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
     // comics: a record's `lang` limits the search to that language's editions, and the catalogs here are English
     const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase() !== 'en' ? record.lang.trim() : null;
-    const searches = otherLanguage ? [] : await Promise.all(catalogs.map((c) => catalogSearch(this.catalogs, c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
+    const searches = otherLanguage ? [] : await Promise.all(catalogs.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
@@ -199,16 +214,12 @@ export class RecognitionService {
       readings = readings.slice(0, 1);
     }
     const objects = [];
-    let asian = false;
+    let notHeld = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
       const clues = readCardText(reading.lines);
-      // Japanese, Korean and Chinese Pokémon sets are numbered apart from the international ones the
-      // catalog holds: a number and total alike there name another card (3 of 3 false matches on
-      // the labelled train photos; none of 35 Asian cards there is in the catalog)
-      const asianCard = clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko';
-      const usable = asianCard ? searches.filter((s) => s.catalog.kind !== 'pokemon') : searches;
-      if (asianCard && usable.length < searches.length) asian = true;
+      const usable = searches.filter((s) => holdsPrintingsOf(s.catalog, clues));
+      if (usable.length < searches.length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family));
     }
@@ -219,7 +230,7 @@ export class RecognitionService {
       'OK',
       ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
-      ...(asian ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
+      ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
     ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
@@ -241,28 +252,22 @@ export class RecognitionService {
   async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
-    const outcomes = await mapLimited(records, perRequest, (record) => this.ocrRecord(ctx, record, () => this.intake.bytes(record), catalogs));
+    const reads = await this.vision.cardEach(records, 'read');
+    const outcomes = await mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
   }
 
-  /** One record of `/card_ocr_id`; `bytes` and `base` as for {@link tcgRecord}. */
-  async ocrRecord(ctx: SearchContext, record: InputRecord, bytes: () => Promise<Buffer>, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
-    let read: CardResult;
-    try {
-      read = await this.vision.card(await bytes(), 'read', {});
-    } catch (err) {
-      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
-      const f = failure(err);
-      return { ...base, _status: recordError(ctx, f.text, f.code) };
-    }
+  /** One record of `/card_ocr_id`; `outcome` and `base` as for {@link tcgRecord}. */
+  async ocrRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
+    if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
+    const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
     const reading = read.readings?.find((r) => r.index === 0);
     if (!read.found || !read.cards?.length || !reading) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const card = read.cards[0]!;
     const clues = readCardText(reading.lines);
-    const asianCard = clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko';
-    const searches = await Promise.all(catalogs.filter((c) => !(asianCard && c.kind === 'pokemon')).map((c) => catalogSearch(this.catalogs, c)));
+    const searches = await Promise.all(catalogs.filter((c) => holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches)) as Ranked | null;
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
@@ -313,21 +318,16 @@ export class RecognitionService {
    */
   async detect(ctx: SearchContext, records: InputRecord[], withTags: boolean): Promise<Record<string, unknown>> {
     const clock = stopwatch();
-    const outcomes = await mapLimited(records, perRequest, (record) => this.detectRecord(ctx, record, withTags));
+    const found = await this.vision.cardEach(records, 'localize');
+    const outcomes = records.map((record, i) => this.detectRecord(ctx, record, found[i]!, withTags));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
   }
 
-  private async detectRecord(ctx: SearchContext, record: InputRecord, withTags: boolean): Promise<OutputRecord> {
+  private detectRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, withTags: boolean): OutputRecord {
     const base = echo(record);
-    let found: CardResult;
-    try {
-      found = await this.vision.card(await this.intake.bytes(record), 'localize', {});
-    } catch (err) {
-      if (err instanceof VisionBusyError) return { ...base, _status: recordError(ctx, `Error Processing Image: ${err.message}`, 503) };
-      const f = failure(err);
-      return { ...base, _status: recordError(ctx, f.text, f.code) };
-    }
+    if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
+    const found = outcome.ok;
     const sized = { ...base, _width: found.width, _height: found.height };
     if (!found.found || !found.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const objects: Record<string, unknown>[] = [];
@@ -415,6 +415,16 @@ export class RecognitionService {
   }
 }
 
+/**
+ * Whether a catalog can hold the card read: Japanese, Korean and Chinese Pokémon sets are numbered
+ * apart from the international ones the Pokémon catalog holds, so a number and total alike there
+ * name another card (3 of 3 false matches on the labelled train photos; none of their 35 Asian
+ * cards is in the catalog).
+ */
+function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
+  return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
+}
+
 /** `[xmin, ymin, xmax, ymax]` around an outline, in whole pixels inside the image. */
 function boxOf(q: [number, number][], w: number, h: number): number[] {
   const xs = q.map((p) => p[0]);
@@ -424,11 +434,5 @@ function boxOf(q: [number, number][], w: number, h: number): number[] {
 
 /** The card's share of the image (0–1), from its outline. */
 function polygonShare(q: [number, number][], w: number, h: number): number {
-  let a = 0;
-  for (let i = 0; i < q.length; i++) {
-    const [x0, y0] = q[i]!;
-    const [x1, y1] = q[(i + 1) % q.length]!;
-    a += x0 * y1 - x1 * y0;
-  }
-  return Number((Math.abs(a) / 2 / (w * h)).toFixed(4));
+  return Number((Math.abs(polygonArea(q)) / (w * h)).toFixed(4));
 }

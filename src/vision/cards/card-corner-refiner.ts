@@ -12,6 +12,24 @@ import type { RgbPixels } from '../engine/tfjs-runtime.ts';
  * way; two passes, the second on a narrower patch around the first's answer. The sampling must
  * match training/card-detector/corners.py exactly.
  */
+/**
+ * The photo's RGB at (x, y), bilinear and black outside the photo, as OpenCV's remap with a
+ * constant border samples it in the training scripts: channel c, 0–1, goes to out[o + c × plane].
+ */
+export function sampleRgb(img: RgbPixels, x: number, y: number, out: Float32Array, o: number, plane: number): void {
+  const { data, width, height } = img;
+  const at = (px: number, py: number, c: number) => (px < 0 || py < 0 || px >= width || py >= height ? 0 : data[(py * width + px) * 3 + c]!);
+  const x0 = Math.floor(x);
+  const y0 = Math.floor(y);
+  const fx = x - x0;
+  const fy = y - y0;
+  for (let c = 0; c < 3; c++) {
+    const top = at(x0, y0, c) * (1 - fx) + at(x0 + 1, y0, c) * fx;
+    const bottom = at(x0, y0 + 1, c) * (1 - fx) + at(x0 + 1, y0 + 1, c) * fx;
+    out[o + c * plane] = (top * (1 - fy) + bottom * fy) / 255;
+  }
+}
+
 export const CARD_CORNERS_FILE = fileURLToPath(new URL('../../../models/card-corners.onnx', import.meta.url));
 export const PATCH = 64;
 /** Half the patch's width as a share of the card's short side, per pass. */
@@ -37,8 +55,6 @@ export function cornerPatches(img: RgbPixels, quad: Quad, span: number): { input
   ];
   const plane = PATCH * PATCH;
   const input = new Float32Array(4 * 3 * plane);
-  const { data, width, height } = img;
-  const at = (x: number, y: number, c: number) => (x < 0 || y < 0 || x >= width || y >= height ? 0 : data[(y * width + x) * 3 + c]!);
   for (let k = 0; k < 4; k++) {
     const [cx, cy] = rect[k]!;
     const [sx, sy] = MIRROR[k]!;
@@ -48,16 +64,7 @@ export function cornerPatches(img: RgbPixels, quad: Quad, span: number): { input
       for (let i = 0; i < PATCH; i++) {
         const u = -s + ((i + 0.5) * 2 * s) / PATCH;
         const [x, y] = applyHomography(m, cx + sx * u, cy + sy * v);
-        const x0 = Math.floor(x);
-        const y0 = Math.floor(y);
-        const fx = x - x0;
-        const fy = y - y0;
-        const o = j * PATCH + i;
-        for (let c = 0; c < 3; c++) {
-          const top = at(x0, y0, c) * (1 - fx) + at(x0 + 1, y0, c) * fx;
-          const bottom = at(x0, y0 + 1, c) * (1 - fx) + at(x0 + 1, y0 + 1, c) * fx;
-          input[base + c * plane + o] = (top * (1 - fy) + bottom * fy) / 255;
-        }
+        sampleRgb(img, x, y, input, base + j * PATCH + i, plane);
       }
     }
   }

@@ -1,6 +1,7 @@
 import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { fileURLToPath } from 'node:url';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
+import { sampleRgb } from './card-corner-refiner.ts';
 import { applyHomography, rectToQuad, sideLengths, type Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
@@ -29,23 +30,12 @@ export function cardView(img: RgbPixels, quad: Quad, out = new Float32Array(3 * 
   const [w, h] = sideLengths(q);
   const m = rectToQuad(w, h, q);
   const plane = VIEW_W * VIEW_H;
-  const { data, width, height } = img;
-  const at = (x: number, y: number, c: number) => (x < 0 || y < 0 || x >= width || y >= height ? 0 : data[(y * width + x) * 3 + c]!);
   for (let j = 0; j < VIEW_H; j++) {
     const v = (-VIEW_MARGIN + ((j + 0.5) * (1 + 2 * VIEW_MARGIN)) / VIEW_H) * h;
     for (let i = 0; i < VIEW_W; i++) {
       const u = (-VIEW_MARGIN + ((i + 0.5) * (1 + 2 * VIEW_MARGIN)) / VIEW_W) * w;
       const [x, y] = applyHomography(m, u, v);
-      const x0 = Math.floor(x);
-      const y0 = Math.floor(y);
-      const fx = x - x0;
-      const fy = y - y0;
-      const o = offset + j * VIEW_W + i;
-      for (let c = 0; c < 3; c++) {
-        const top = at(x0, y0, c) * (1 - fx) + at(x0 + 1, y0, c) * fx;
-        const bottom = at(x0, y0 + 1, c) * (1 - fx) + at(x0 + 1, y0 + 1, c) * fx;
-        out[o + c * plane] = (top * (1 - fy) + bottom * fy) / 255;
-      }
+      sampleRgb(img, x, y, out, offset + j * VIEW_W + i, plane);
     }
   }
   return out;
