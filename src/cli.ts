@@ -7,6 +7,7 @@ import { describeCollection } from './services/collection-service.ts';
 import { ServiceError } from './services/errors.ts';
 import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type ImportProgress } from './catalog/catalog-import.ts';
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
+import { MATCH_MODES, type MatchMode } from './catalog/reference-images.ts';
 
 const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
 
@@ -36,6 +37,10 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
                      csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise
+  loupe catalog images --catalog NAME --dir D [--match id|number|name] [--set CODE]
+                    attaches the folder's reference scans to the catalog's cards, for artwork comparison:
+                    each file names one card by its id (a manifest.json beside the files, else the file's
+                    name), its collector number or its name; files naming no card or several are listed
   loupe catalog list
   loupe prices import --file F --catalog NAME
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
@@ -71,6 +76,9 @@ const options = {
   csv: { type: 'string' },
   catalog: { type: 'string' },
   map: { type: 'string' },
+  dir: { type: 'string' },
+  match: { type: 'string' },
+  set: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -169,6 +177,17 @@ async function run(services: Services, command: string, values: Values, rest: st
       return importCatalog(services, values);
     case 'catalog list':
       return services.catalogs.list();
+    case 'catalog images': {
+      const match = values.match ?? 'id';
+      if (!(MATCH_MODES as readonly string[]).includes(match)) throw new UsageError(`--match must be one of ${MATCH_MODES.join(', ')}, not "${match}"`);
+      const catalog = need(values.catalog, 'catalog');
+      let last = 0;
+      return services.catalogs.attachImages({ catalog, dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set }, (p) => {
+        if (Date.now() - last < 1000 && p.done < p.total) return;
+        last = Date.now();
+        process.stderr.write(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
+      });
+    }
     case 'prices import':
       return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`));
     default:

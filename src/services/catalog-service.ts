@@ -1,7 +1,14 @@
 import { importCatalog, type CatalogImportRequest, type CatalogImportResult, type ImportProgress } from '../catalog/catalog-import.ts';
 import { importPrices, PriceImportError, type PriceImportProgress, type PriceImportRequest, type PriceImportResult } from '../catalog/price-import.ts';
 import { CatalogFileError } from '../catalog/record-stream.ts';
-import { CatalogKindConflict, type CatalogStore } from '../store/catalog-store.ts';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { numberKey, normalizeName } from '../catalog/card-keys.ts';
+import { referenceFiles, ReferenceFolderError, type MatchMode, type ReferenceFile } from '../catalog/reference-images.ts';
+import type { CatalogImageInput, CatalogImageStore } from '../store/catalog-image-store.ts';
+import { CatalogKindConflict, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
+import { ARTWORK_VERSION } from '../vision/recognition/card-artwork.ts';
+import type { VisionService } from './vision-service.ts';
 import type { PriceStore } from '../store/price-store.ts';
 import { badRequest, ServiceError } from './errors.ts';
 
@@ -10,7 +17,7 @@ export interface CatalogListing {
   catalog: string;
   kind: string;
   cards: number;
-  /** Reference images: imported by a later command, 0 until then. */
+  /** Reference images (`loupe catalog images`). */
   images: number;
   /** Dated price rows (`loupe prices import`). */
   prices: number;
@@ -22,10 +29,38 @@ export interface CatalogListing {
 const catalogName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Card catalogs and their prices: importing them from the public files the card world publishes, and listing them. */
+export interface CatalogImagesRequest {
+  catalog: string;
+  dir: string;
+  match: MatchMode;
+  /** `number` matching: the set the files' numbers are in, when the files do not say. */
+  setCode?: string | undefined;
+}
+
+export interface CatalogImagesProgress {
+  done: number;
+  total: number;
+}
+
+export interface CatalogImagesResult {
+  catalog: string;
+  files: number;
+  /** References written or kept: `created + updated + unchanged`. */
+  attached: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  /** The catalog's references after the run. */
+  images: number;
+  /** Files no card was attached from, each with why: no card or several cards named, no card seen in the image, not an image. */
+  unmatched: { file: string; reason: string }[];
+}
+
 export class CatalogService {
   constructor(
     private readonly store: CatalogStore,
     private readonly prices: PriceStore,
+    private readonly images?: { store: CatalogImageStore; vision: VisionService },
   ) {}
 
   /**
@@ -58,9 +93,69 @@ export class CatalogService {
   }
 
   async list(): Promise<{ catalogs: CatalogListing[] }> {
-    const [catalogs, prices] = await Promise.all([this.store.list(), this.prices.counts()]);
+    const [catalogs, prices, images] = await Promise.all([this.store.list(), this.prices.counts(), this.images?.store.counts() ?? new Map<string, number>()]);
     return {
-      catalogs: catalogs.map((c) => ({ catalog: c.name, kind: c.kind, cards: c.cards, images: 0, prices: prices.get(c.id) ?? 0, sets: c.sets, version: c.version, updated_at: c.updatedAt })),
+      catalogs: catalogs.map((c) => ({ catalog: c.name, kind: c.kind, cards: c.cards, images: images.get(c.id) ?? 0, prices: prices.get(c.id) ?? 0, sets: c.sets, version: c.version, updated_at: c.updatedAt })),
     };
+  }
+
+  /**
+   * Attaches a folder's reference scans to a catalog's cards (docs/recognition.md "Artwork"): each
+   * file is matched to exactly one card by `match` (never guessed: a file naming no card or
+   * several is reported, not attached), its artwork hash made in the vision workers, and all of
+   * them written in one transaction. Re-running over the same files changes nothing.
+   */
+  async attachImages(request: CatalogImagesRequest, onProgress?: (p: CatalogImagesProgress) => void): Promise<CatalogImagesResult> {
+    if (!this.images) throw new ServiceError(503, 'unavailable', 'Reference images need the vision workers, which this process does not run.');
+    const catalog = await this.store.get(request.catalog);
+    if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
+    let files: ReferenceFile[];
+    try {
+      files = await referenceFiles(request.dir);
+    } catch (err) {
+      if (err instanceof ReferenceFolderError) throw badRequest(err.message);
+      throw err;
+    }
+    if (!files.length) throw badRequest(`The folder ${request.dir} holds no image files.`);
+    const unmatched: CatalogImagesResult['unmatched'] = [];
+    const rows = new Map<string, CatalogImageInput & { file: string }>();
+    let done = 0;
+    for (const f of files) {
+      const cards = await this.cardsNamedBy(catalog.id, f, request);
+      if (cards.length !== 1) {
+        unmatched.push({ file: f.name, reason: cards.length ? `${cards.length} cards match: ${cards.slice(0, 5).map((c) => c.key).join(', ')}${cards.length > 5 ? ', …' : ''}` : `no card of ${catalog.name} matches by ${request.match} (${this.clueOf(f, request.match)})` });
+      } else {
+        const key = cards[0]!.key;
+        const bytes = await readFile(f.file);
+        const outcome = await this.images.vision.cardOutcome(async () => bytes, 'artwork');
+        const made = 'ok' in outcome ? outcome.ok : null;
+        if (!made) unmatched.push({ file: f.name, reason: 'error' in outcome ? outcome.error.text : 'not read' });
+        else if (!made.found || !made.artwork) unmatched.push({ file: f.name, reason: made.unfit ?? 'no card was found in the image' });
+        else if (rows.has(key)) unmatched.push({ file: f.name, reason: `${key} already has a reference in this folder: ${rows.get(key)!.file}` });
+        else rows.set(key, { file: f.name, cardKey: key, sourceFile: f.name, width: made.width, height: made.height, artwork: made.artwork, artworkVersion: ARTWORK_VERSION, contentHash: createHash('sha1').update(bytes).digest('hex') });
+      }
+      onProgress?.({ done: ++done, total: files.length });
+    }
+    const outcome = await this.images.store.attach(catalog.id, [...rows.values()]);
+    return { catalog: catalog.name, files: files.length, attached: rows.size, created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, images: outcome.total, unmatched };
+  }
+
+  private clueOf(f: ReferenceFile, match: MatchMode): string {
+    if (match === 'id') return f.ids.map((i) => `"${i}"`).join(' or ');
+    if (match === 'number') return `number "${f.number ?? ''}"${f.setCode ? ` in set ${f.setCode}` : ''}`;
+    return `name "${f.cardName ?? ''}"`;
+  }
+
+  private async cardsNamedBy(catalogId: string, f: ReferenceFile, request: CatalogImagesRequest): Promise<StoredCard[]> {
+    const setCode = f.setCode ?? request.setCode;
+    if (request.match === 'id') {
+      for (const id of f.ids) {
+        const found = await this.store.cardsByIdentifier(catalogId, id);
+        if (found.length) return found;
+      }
+      return [];
+    }
+    if (request.match === 'number') return f.number ? this.store.cardsByNumber(catalogId, numberKey(f.number), { setCode }) : [];
+    return f.cardName ? this.store.cardsByName(catalogId, normalizeName(f.cardName), { setCode, limit: 20 }) : [];
   }
 }

@@ -30,6 +30,8 @@ import { FlowService, FlowsJob } from './jobs/flows-job.ts';
 import { UpscalerJob } from './jobs/upscaler-job.ts';
 import { CardGraderJob } from './jobs/card-grader-job.ts';
 import { CatalogService } from './catalog-service.ts';
+import { CatalogImageStore } from '../store/catalog-image-store.ts';
+import { ArtworkReferences } from './recognition/artwork-references.ts';
 import { CatalogStore } from '../store/catalog-store.ts';
 import { PriceStore } from '../store/price-store.ts';
 import { RecognitionService } from './recognition/recognition-service.ts';
@@ -95,7 +97,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   registry.register(new FlowsJob(flows, vision, imageMatching));
   registry.register(new CardGraderJob(vision));
   const priceStore = new PriceStore(store);
-  const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts);
+  const catalogImages = new CatalogImageStore(store);
+  const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages));
   registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
@@ -116,7 +119,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,
     flows,
-    catalogs: new CatalogService(catalogStore, priceStore),
+    catalogs: new CatalogService(catalogStore, priceStore, { store: catalogImages, vision }),
     recognition,
     registry,
     queue,

@@ -256,6 +256,30 @@ export class CatalogStore {
     return { keys, aliases };
   }
 
+  /**
+   * Cards an outside id names: the card's key (`sv3pt5-1`, a Scryfall id), one of its aliases (an
+   * MTGJSON face uuid), or the Gatherer multiverse id its Gatherer link carries. Read with the
+   * engines' JSON operators: SQLite's json_each and json_extract, PostgreSQL's jsonb containment.
+   */
+  async cardsByIdentifier(catalogId: string, id: string): Promise<StoredCard[]> {
+    const gatherer = `%multiverseid=${id}`;
+    const rows = await this.db
+      .selectFrom('catalog_cards')
+      .selectAll()
+      .where('catalog_id', '=', catalogId)
+      .where((eb) => {
+        const pg = this.store.dialect === 'postgres';
+        const named = [eb('card_key', '=', id), pg ? eb(sql<boolean>`aliases @> jsonb_build_array(${id}::text)`, '=', true) : eb.exists(sql`(SELECT 1 FROM json_each(catalog_cards.aliases) WHERE value = ${id})`)];
+        // a multiverse id is digits only, so it cannot carry LIKE's wildcards
+        if (/^\d{1,12}$/.test(id)) named.push(eb(pg ? sql<string>`links->>'gatherer'` : sql<string>`json_extract(links, '$.gatherer')`, 'like', gatherer));
+        return eb.or(named);
+      })
+      .orderBy('card_key')
+      .limit(20)
+      .execute();
+    return rows.map((r) => this.toCard(r));
+  }
+
   /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
   async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);

@@ -267,6 +267,19 @@ export interface CatalogPricesTable {
   updated_at: Timestamp;
 }
 
+export interface CatalogImagesTable {
+  catalog_id: string;
+  card_key: string;
+  source_file: string;
+  width: number;
+  height: number;
+  artwork: string;
+  artwork_version: string;
+  content_hash: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -285,6 +298,7 @@ export interface Database {
   catalog_cards: CatalogCardsTable;
   catalog_names: CatalogNamesTable;
   catalog_prices: CatalogPricesTable;
+  catalog_images: CatalogImagesTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

@@ -1,4 +1,5 @@
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
+import type { ArtworkIndex } from './artwork-references.ts';
 import type { CandidateCard, CandidateSource } from './identify.ts';
 
 /** Names the engine's trigram search returns per name read; each brings its cards. */
@@ -50,6 +51,8 @@ export interface CatalogSearch {
   detail(key: string): { card: StoredCard; set: StoredSet | undefined } | undefined;
   /** Whether the `set_code` hint may name a set of this catalog (always true without a hint or without a sets table). */
   hasSet: boolean;
+  /** The catalog's reference artworks, when it has any (artwork-references.ts). */
+  art?: ArtworkIndex | null;
 }
 
 /**
@@ -86,6 +89,7 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
     },
     source: {
       byNumber: async (numberNorm) => take(await store.cardsByNumber(catalog.id, numberNorm)),
+      byKeys: async (keys) => take((await Promise.all(keys.map((k) => store.card(catalog.id, k)))).filter((c): c is StoredCard => c !== null)),
       byName: async (text, limit) => {
         const out: CandidateCard[] = [];
         for (const n of await store.searchNames(catalog.id, text, { limit: NAMES_PER_QUERY })) {

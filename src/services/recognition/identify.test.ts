@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { bestMatch, editDistance, identify, MIN_SCORE, nameLikeness, scoreCandidate, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, editDistance, identify, MIN_SCORE, nameLikeness, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -28,6 +28,12 @@ const promo = card('swshp-SWSH131', 'Galarian Moltres V', 'SWSH131', null, null)
 const source = (cards: CandidateCard[]): CandidateSource => ({
   byNumber: async (k) => cards.filter((c) => c.numberNorm === k),
   byName: async (t, limit) => cards.filter((c) => nameLikeness(normalizeName(t), c.nameNorm) >= 0.75).slice(0, limit),
+  byKeys: async (keys) => cards.filter((c) => keys.includes(c.key)),
+});
+/** Artwork evidence: the distances of the cards that have a reference. */
+const artOf = (distances: Record<string, number>): ArtEvidence => ({
+  distance: (k) => distances[k] ?? null,
+  nearest: Object.entries(distances).filter(([, d]) => d < ART_NONE).sort((a, b) => a[1] - b[1]).map(([k]) => k),
 });
 
 describe('identification', () => {
@@ -87,6 +93,36 @@ describe('identification', () => {
     const m = bestMatch(await identify(clues, src));
     expect(m?.card.key).toBe('sv3pt5-25');
     expect(m?.evidence.name).toBe(1);
+  });
+
+  it('identifies a card by its artwork alone when the reference is near and no other is', async () => {
+    const pikachu = card('sv3pt5-25', 'Pikachu', '025', 165, '2023');
+    const src = source([zenith105, journey105, pikachu]);
+    const nothingRead = read([]);
+    const m = bestMatch(await identify(nothingRead, src, 5, 2, false, artOf({ 'sv3pt5-25': 8, 'swsh12pt5-105': 75 })));
+    expect(m?.card.key).toBe('sv3pt5-25');
+    expect(m?.evidence.art).toBe(8);
+    // an artwork only somewhat alike is a clue, not an identity
+    expect(bestMatch(await identify(nothingRead, src, 5, 2, false, artOf({ 'sv3pt5-25': 40 })))).toBeNull();
+  });
+
+  it('tells two printings the text cannot tell apart by their artwork, and counts a different artwork against a candidate', async () => {
+    const src = source([zenith105, journey105, other105]);
+    const clues = read([['105/159', 0.93]]);
+    expect(bestMatch(await identify(clues, src))).toBeNull();
+    const m = bestMatch(await identify(clues, src, 5, 2, false, artOf({ 'sv9-105': 12, 'swsh12pt5-105': 110 })));
+    expect(m?.card.key).toBe('sv9-105');
+    expect(scoreCandidate(zenith105, clues, new Map(), artOf({ 'swsh12pt5-105': 110 })).score).toBe(scoreCandidate(zenith105, clues).score + WEIGHTS.artDiffers);
+  });
+
+  it('scores artwork from full at 20 bits to nothing at 60', () => {
+    expect(artScore(null)).toBe(0);
+    expect(artScore(0)).toBe(WEIGHTS.art);
+    expect(artScore(20)).toBe(WEIGHTS.art);
+    expect(artScore(40)).toBeCloseTo(WEIGHTS.art / 2, 9);
+    expect(artScore(60)).toBe(0);
+    expect(artScore(89)).toBe(0);
+    expect(artScore(90)).toBe(WEIGHTS.artDiffers);
   });
 
   it('measures names by edits', () => {

@@ -11,6 +11,7 @@ import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../v
 import { readCardText, type CardTextClues } from './card-text.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
+import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText } from './slab-label-text.ts';
@@ -122,6 +123,7 @@ export class RecognitionService {
     private readonly catalogs: CatalogStore,
     private readonly prices: PriceStore,
     private readonly accounts: AccountService,
+    private readonly artworks?: ArtworkReferences,
   ) {}
 
   /** Debits `cards` further cards of analyze_all; false when the account cannot pay for them all. */
@@ -176,7 +178,7 @@ export class RecognitionService {
       sets.catch(() => this.setCache.delete(key));
       this.setCache.set(key, sets);
     }
-    return sets.then((known) => catalogSearch(this.catalogs, catalog, filter, known));
+    return Promise.all([sets, this.artworks?.of(catalog) ?? null]).then(async ([known, art]) => ({ ...(await catalogSearch(this.catalogs, catalog, filter, known)), art }));
   }
 
   /** The `read` card task on one image (a queued request's), its failure as the record's status. */
@@ -220,7 +222,7 @@ export class RecognitionService {
       const clues = readCardText(reading.lines);
       const usable = searches.filter((s) => holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.length) notHeld = true;
-      const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers);
+      const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
@@ -268,7 +270,7 @@ export class RecognitionService {
     const card = read.cards[0]!;
     const clues = readCardText(reading.lines);
     const searches = await Promise.all(catalogs.filter((c) => holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
-    const best = bestMatch(await this.rank(clues, searches)) as Ranked | null;
+    const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
       {
@@ -360,9 +362,12 @@ export class RecognitionService {
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
-  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false): Promise<Ranked[]> {
+  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
     const all: Ranked[] = [];
-    for (const search of searches) for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines, hashNumbers)) all.push({ ...m, search });
+    for (const search of searches) {
+      const evidence = art?.length && search.art ? artEvidence(search.art, art) : undefined;
+      for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines, hashNumbers, evidence)) all.push({ ...m, search });
+    }
     return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
   }
 

@@ -4,6 +4,7 @@ import { requests } from './003-requests.ts';
 import { cardSessionValues } from './004-card-session-values.ts';
 import { catalogs } from './005-catalogs.ts';
 import { prices } from './006-prices.ts';
+import { catalogImages } from './007-catalog-images.ts';
 
 export interface Migration {
   name: string;
@@ -12,4 +13,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages];

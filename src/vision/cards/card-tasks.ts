@@ -9,9 +9,11 @@ import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpC
 import { measureSurface } from '../grading/card-surface.ts';
 import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
 import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
-import { findSlabLabel, type SlabLabel } from './slab-label.ts';
+import { findSlabLabel, searchSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { readCard } from '../recognition/card-reading.ts';
+import { artworkHash } from '../recognition/card-artwork.ts';
+import { portrait } from './card-verifier.ts';
 import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from '../engine/vision-tasks.ts';
 
 /**
@@ -25,6 +27,8 @@ const CARD_DECODE_EDGE = 2400;
  * photo at 1/2, to 2000 px, in about half the time sharp takes to reach 2400 px.
  */
 const CARD_FAST_EDGE = 1600;
+/** Width a reference scan is warped upright to for its artwork hash (the hash is of cell means: any width above the art's detail gives the same bits). */
+const ARTWORK_WIDTH = 500;
 /** Width of the upright card images (height by the 63:88 shape). */
 const UPRIGHT_WIDTH = 750;
 /**
@@ -121,6 +125,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   const sy = img.originalHeight / img.height;
   const size = { width: img.originalWidth, height: img.originalHeight };
   const versions = cardVersions();
+  if (task.op === 'artwork') return artworkOf(cv, pixels, await cardDetector(), { ...size, versions }, [sx, sy]);
 
   let quad: Quad | null = null;
   let prob = 1;
@@ -142,8 +147,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       // The measured card is a slab's when the strip beside it reads as a grading label: the
       // first stage's label map never fired on real slabs (docs/card-detector.md).
       // (read: recognition reports the label's text, so it is read on a slab the maps found too)
-      const label = found[0] && (found[0].kind !== 'slab' || task.op === 'read') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
-      if (label) found[0] = { ...found[0]!, kind: 'slab', labelBox: label.box };
+      let label = found[0] && (found[0].kind !== 'slab' || task.op === 'read' || task.op === 'label') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
+      // `/slab_id`: a label the detector's card does not stand beside (a scan cropped to the holder, a holder's outline taken for the card)
+      if (!label && (task.op === 'label' || task.options.labelSearch)) label = await searchSlabLabel(await ocr(), pixels);
+      if (label && found[0]) found[0] = { ...found[0], kind: 'slab', labelBox: label.box };
       slabLabel = label;
       if (found[0]) {
         quad = found[0].quad;
@@ -151,6 +158,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       }
     }
   }
+  if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
   if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, slabLabel, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
@@ -232,7 +240,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);
-    readings.push({ index, rotation: reading.rotation, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+    readings.push({ index, rotation: reading.rotation, art: reading.art, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
   return {
     ...base,
@@ -251,6 +259,32 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
           },
         }
       : {}),
+  };
+}
+
+/**
+ * A reference scan's artwork hash (`loupe catalog images`): the image itself when it is
+ * card-shaped (a scan cropped to the card), else the largest card found in it.
+ */
+async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: RgbPixels, detector: CardDetector, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
+  const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
+  const whole = aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR;
+  const quad = whole ? frame : (await detector.detect(pixels))[0]?.quad;
+  if (!quad) return { ...base, found: false };
+  if (cardWidthOf(quad) < MIN_CARD_PIXELS) return { ...base, found: true, unfit: `The card is ${Math.round(cardWidthOf(quad))} px across; a reference needs at least ${MIN_CARD_PIXELS}.` };
+  const up = warpCard(cv, pixels, portrait(quad), ARTWORK_WIDTH);
+  return { ...base, found: true, quad: quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)]) as Quad, ...(whole ? { whole: true } : {}), artwork: artworkHash(up) };
+}
+
+/** `label`: the grading label found (in pixels of the image as stored) and the cards beside it. */
+function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): CardResult {
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const box = (b: [number, number, number, number]) => [Math.round(b[0] * sx), Math.round(b[1] * sy), Math.round(b[2] * sx), Math.round(b[3] * sy)] as [number, number, number, number];
+  return {
+    ...base,
+    found: label !== null,
+    cards: found.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: box(c.labelBox) } : {}) })),
+    ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })) } } : {}),
   };
 }
 

@@ -46,7 +46,7 @@ export interface UpscaleResult extends ImageSize {
   format: 'png' | 'jpg';
 }
 
-export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade' | 'read';
+export type CardOp = 'localize' | 'crop_level' | 'centering' | 'grade' | 'read' | 'artwork' | 'label';
 
 /** Card grading (card-tasks.ts): localize, crop_level, centering or the full measurement of one photo; or `read`: every card's text, for recognition. */
 export interface CardTask {
@@ -54,7 +54,11 @@ export interface CardTask {
   image: ArrayBuffer;
   maxPixels: number;
   op: CardOp;
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical' };
+  /**
+   * `labelSearch` (`read`): when no grading label stands beside the largest card, look for one in
+   * the whole image as `label` does (recognition's slab options).
+   */
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean };
 }
 
 export interface CardResult extends ImageSize {
@@ -81,9 +85,15 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; rotation: 0 | 180; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
+  readings?: { index: number; rotation: 0 | 180; art: [string, string]; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
-  /** `read`: the grading label read beside the largest card (a slab's), in pixels of the image as stored. */
+  /** `artwork`: the artwork hash of the card (recognition/card-artwork.ts), a reference scan's. */
+  artwork?: string;
+  /**
+   * `read` and `label`: the grading label read beside the largest card (a slab's), in pixels of the
+   * image as stored; `label` (and `read` with `labelSearch`) also finds one with no card beside it
+   * (slab-label.ts `searchSlabLabel`). `label` returns `found` (a label was read), `cards` and this.
+   */
   label?: { company: string | null; box: [number, number, number, number]; lines: { text: string; prob: number; polygon: [number, number][] }[] };
   /** `grade`: corner (UL, UR, DR, DL) and edge (upper, right, down, left) wear, and the surface. */
   wear?: CardWear;

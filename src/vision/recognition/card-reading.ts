@@ -4,6 +4,7 @@ import { portrait } from '../cards/card-verifier.ts';
 import { applyHomography, rectToQuad, type Point } from '../geometry/plane-geometry.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { artworkHash, turnedOver } from './card-artwork.ts';
 
 /**
  * The text recognition reads on a card (docs/recognition.md "Reading a card"): the card warped
@@ -33,6 +34,11 @@ export interface CardReading {
   lines: ReadLine[];
   /** 0 when the card was read as the photo shows it, 180 when turned over. */
   rotation: 0 | 180;
+  /**
+   * Artwork hashes (card-artwork.ts): the card the way up it was read, then turned over, since
+   * a card whose text could not be read may lie either way.
+   */
+  art: [string, string];
 }
 
 /** A collector number or promo code as the bottom band shows it: what tells which way up the card is. */
@@ -49,18 +55,6 @@ function band(img: RgbPixels, y0: number, y1: number): RgbPixels {
   const a = Math.round(y0 * img.height);
   const b = Math.round(y1 * img.height);
   return { data: img.data.subarray(a * img.width * 3, b * img.width * 3), width: img.width, height: b - a };
-}
-
-function turned(img: RgbPixels): RgbPixels {
-  const n = img.width * img.height;
-  const data = new Uint8Array(img.data.length);
-  for (let i = 0; i < n; i++) {
-    const j = (n - 1 - i) * 3;
-    data[j] = img.data[i * 3]!;
-    data[j + 1] = img.data[i * 3 + 1]!;
-    data[j + 2] = img.data[i * 3 + 2]!;
-  }
-  return { data, width: img.width, height: img.height };
 }
 
 async function readBands(ocr: OcrReader, up: RgbPixels): Promise<Omit<ReadLine, 'polygon'>[]> {
@@ -107,7 +101,9 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
   const first = placed(await readBands(ocr, up), 0);
   const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
-  if (numberish(first) > 0 || foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: first, rotation: 0 };
-  const second = placed(await readBands(ocr, turned(up)), 180);
-  return numberish(second) > numberish(first) ? { lines: second, rotation: 180 } : { lines: first, rotation: 0 };
+  const over = turnedOver(up);
+  const art: [string, string] = [artworkHash(up), artworkHash(over)];
+  if (numberish(first) > 0 || foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: first, rotation: 0, art };
+  const second = placed(await readBands(ocr, over), 180);
+  return numberish(second) > numberish(first) ? { lines: second, rotation: 180, art: [art[1], art[0]] } : { lines: first, rotation: 0, art };
 }

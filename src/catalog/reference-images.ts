@@ -1,0 +1,95 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Which catalog card each reference image shows (`loupe catalog images`): the folder's files, and
+ * what a dataset manifest beside them says of each. A manifest (`manifest.json` in the folder or
+ * its parent, the shape of ../shared/datasets) lists `files[]` with `file` (relative to the
+ * manifest) and `labels`; without one, the file's name is all there is.
+ */
+
+export const MATCH_MODES = ['id', 'number', 'name'] as const;
+export type MatchMode = (typeof MATCH_MODES)[number];
+
+/** Image files a folder may hold; anything else is left alone. */
+const IMAGE_FILE = /\.(jpe?g|png|webp|gif|tiff?|avif)$/i;
+
+export interface ReferenceFile {
+  /** Absolute path. */
+  file: string;
+  /** The path as reported: relative to the folder given. */
+  name: string;
+  /** What identifies the card, by match mode: ids to try in order (the manifest's, the file's name, its leading number); null when nothing does. */
+  ids: string[];
+  number: string | null;
+  setCode: string | null;
+  cardName: string | null;
+}
+
+type Labels = Record<string, unknown>;
+
+const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : null);
+
+/** The manifest's labels by absolute file path; empty when there is no manifest or it says nothing of files. */
+async function manifestLabels(dir: string): Promise<Map<string, Labels>> {
+  const out = new Map<string, Labels>();
+  for (const at of [dir, path.dirname(dir)]) {
+    let raw: string;
+    try {
+      raw = await readFile(path.join(at, 'manifest.json'), 'utf8');
+    } catch {
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      throw new ReferenceFolderError(`${path.join(at, 'manifest.json')} is not JSON: ${(err as Error).message}`);
+    }
+    const files = (parsed as { files?: unknown } | null)?.files;
+    if (!Array.isArray(files)) continue;
+    for (const f of files as { file?: unknown; labels?: unknown }[]) {
+      const name = text(f?.file);
+      if (name && f.labels && typeof f.labels === 'object') out.set(path.resolve(at, name), f.labels as Labels);
+    }
+    return out;
+  }
+  return out;
+}
+
+export class ReferenceFolderError extends Error {}
+
+/** The name a file carries without its extension and a leading running number (`001_Bulbasaur` → `Bulbasaur`). */
+function stemName(stem: string): string {
+  return stem.replace(/^\d+[_\s-]+/, '').replace(/[_]+/g, ' ').trim();
+}
+
+/** The image files of a folder (not its subfolders), in name order, each with what names its card. */
+export async function referenceFiles(dir: string): Promise<ReferenceFile[]> {
+  const root = path.resolve(dir);
+  let entries;
+  try {
+    entries = await readdir(root, { withFileTypes: true });
+  } catch (err) {
+    throw new ReferenceFolderError(`cannot read the folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const labels = await manifestLabels(root);
+  return entries
+    .filter((e) => e.isFile() && IMAGE_FILE.test(e.name))
+    .map((e) => e.name)
+    .sort()
+    .map((name) => {
+      const file = path.join(root, name);
+      const l = labels.get(file) ?? {};
+      const stem = name.replace(/\.[^.]+$/, '');
+      const leading = /^(\d+)[_\s-]/.exec(stem)?.[1] ?? null;
+      return {
+        file,
+        name,
+        ids: [...new Set([l.pokemontcg_io_id, l.scryfall_id, l.card_id, l.id, l.multiverse_id, stem, leading].map(text).filter((v): v is string => v !== null))],
+        number: text(l.collector_number) ?? text(l.number) ?? leading,
+        setCode: text(l.set_code),
+        cardName: text(l.card_name) ?? text(l.name) ?? (stemName(stem) || null),
+      };
+    });
+}
