@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
+import { GRADED_30D, GRADED_ALL, HAND_ENTRIES, HAND_SERIES, LONGER, OVERALL_30D, UNGRADED_30D } from '../services/recognition/price-stats.fixture.ts';
+import { priceStats, type PriceObservation, type PriceStatsEntry, type PriceStatsOptions } from '../services/recognition/price-stats.ts';
 import { PriceStore, type PriceInput } from './price-store.ts';
 
 const price = (n: number, over: Partial<PriceInput> = {}): PriceInput => ({
@@ -62,5 +64,105 @@ describe.each(backends)('price store (%s)', (backend) => {
     await expect(store.applyImport({ catalogId, rows })).rejects.toThrow();
     expect((await store.counts()).get(catalogId)).toBe(1203);
     expect((await store.observations(catalogId, 'c-2')).some((o) => o.rowKey === 'test:5000')).toBe(false);
+  });
+});
+
+/** An observation as the importer hands it over, on card `card`. */
+const asInput = (card: string) => (o: PriceObservation & { rowKey: string }): PriceInput => ({
+  rowKey: o.rowKey,
+  cardKey: card,
+  source: 'hand',
+  date: o.date,
+  price: o.price,
+  currency: o.currency,
+  graded: o.graded,
+  grade: o.graded ? String(o.extra?.grade_value ?? '') : null,
+  qualifier: null,
+  volume: null,
+  extra: o.extra ?? {},
+});
+
+/**
+ * A longer series, the same on every run: 700 prices over three years with several a day, graded
+ * sales of two companies and grades, euros, tix and a price of 0 (no relative change from it).
+ */
+function randomSeries(): (PriceObservation & { rowKey: string })[] {
+  let seed = 42;
+  const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return Array.from({ length: 700 }, (_, i) => {
+    const graded = next() < 0.3;
+    const currency = next() < 0.1 ? 'EUR' : next() < 0.05 ? 'TIX' : 'USD';
+    const day = Math.floor(next() * 1100);
+    const date = new Date(Date.UTC(2021, 0, 1 + day)).toISOString().slice(0, 10);
+    // rising by half over the three years, so that the line explains some of it
+    const price = i === 17 ? 0 : Math.round((graded ? 400 : 40) * (0.5 + next() + day / 2200) * 100) / 100;
+    const extra = graded ? { company: next() < 0.5 ? 'PSA' : 'BGS', grade_value: next() < 0.5 ? 10 : 9.5 } : {};
+    return { rowKey: `r:${String(next()).slice(2, 6)}:${i}`, date, price, graded, currency, extra };
+  });
+}
+
+describe.each(backends)('price statistics in SQL (%s)', (backend) => {
+  let t: TestStore;
+  let store: PriceStore;
+  let catalogId: string;
+  const random = randomSeries();
+  const entry = (s: PriceStatsEntry[], name: string) => s.find((e) => `${e.stats_type} ${e.interval}` === name)?.value;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    store = new PriceStore(t.store);
+    catalogId = (await t.catalogs.create('stats', 'pokemon')).id;
+    const rows = [...HAND_SERIES.map(asInput('hand')), ...random.map(asInput('random')), asInput('one')({ rowKey: 'o:1', date: '2024-03-05', price: 12.5, graded: false, currency: 'USD' })];
+    rows.push(asInput('tix-only')({ rowKey: 't:1', date: '2024-03-05', price: 0.5, graded: false, currency: 'TIX' }));
+    await store.applyImport({ catalogId, rows });
+  });
+  afterAll(() => t.close());
+
+  it('computes the hand-worked figures (price-stats.fixture.ts)', async () => {
+    const stats = await store.priceStats(catalogId, 'hand');
+    expect(stats.map((e) => `${e.stats_type} ${e.interval} ${e.start_date}`)).toEqual(HAND_ENTRIES);
+    expect(entry(stats, 'overall 30d')).toEqual(OVERALL_30D);
+    expect(entry(stats, 'ungraded 30d')).toEqual(UNGRADED_30D);
+    expect(entry(stats, 'graded all')).toEqual(GRADED_ALL);
+    expect(entry(stats, 'graded 365d')).toEqual(GRADED_ALL);
+    expect(entry(stats, 'graded 30d')).toEqual(GRADED_30D);
+    for (const [name, figures] of Object.entries(LONGER)) expect(entry(stats, name), name).toMatchObject(figures);
+    expect(stats).toEqual(priceStats(HAND_SERIES));
+  });
+
+  it('converts only with a configured rate, says what it left out, and prices a slab by its company and grade', async () => {
+    expect(await store.leftOutCurrencies(catalogId, 'hand')).toEqual({ EUR: 1 });
+    expect(await store.leftOutCurrencies(catalogId, 'hand', { rates: { EUR: 1.1 } })).toEqual({});
+    const withEur = await store.priceStats(catalogId, 'hand', { rates: { EUR: 1.1 } });
+    expect(entry(withEur, 'ungraded 30d')).toMatchObject({ mean: 36.25, median: 35, q3: 43.75, max: 55, latest: 40 });
+    expect(withEur).toEqual(priceStats(HAND_SERIES, { rates: { EUR: 1.1 } }));
+    const psa10 = await store.priceStats(catalogId, 'hand', { slab: { company: 'psa', grade: 10 } });
+    for (const interval of ['30d', '365d', 'all']) expect(entry(psa10, `graded ${interval}`)).toEqual(GRADED_30D);
+    expect(entry(psa10, 'overall 30d')).toEqual(OVERALL_30D);
+    expect((await store.priceStats(catalogId, 'hand', { slab: { company: 'BGS', grade: 10 } })).map((e) => e.stats_type)).not.toContain('graded');
+  });
+
+  it('gives one sale as itself, and nothing for a card without a usable price', async () => {
+    const one = await store.priceStats(catalogId, 'one');
+    expect(one.map((e) => `${e.stats_type} ${e.interval} ${e.start_date}`)).toEqual(['overall 30d 2024-02-05', 'overall 365d 2023-03-07', 'overall all null', 'ungraded 30d 2024-02-05', 'ungraded 365d 2023-03-07', 'ungraded all null']);
+    expect(entry(one, 'overall all')).toMatchObject({ mean: 12.5, median: 12.5, q1: 12.5, q3: 12.5, range: 0, std: null, latest: 12.5, oldest_date: '2024-03-05' });
+    expect(entry(one, 'overall all')!.trend).toEqual({ r_squared: null, volatility: null, forecast_30d: null, trimmed_mean: 12.5, slope_per_day: null, slope_per_day_pct: null });
+    expect(one).toEqual(priceStats([{ date: '2024-03-05', price: 12.5, graded: false, currency: 'USD' }]));
+    expect(await store.priceStats(catalogId, 'tix-only')).toEqual([]);
+    expect(await store.leftOutCurrencies(catalogId, 'tix-only')).toEqual({ TIX: 1 });
+    expect(await store.priceStats(catalogId, 'no-such-card')).toEqual([]);
+  });
+
+  it('gives the reference\'s numbers on a long series, every figure, with rates and slabs', async () => {
+    const options: PriceStatsOptions[] = [{}, { rates: { EUR: 1.0825, TIX: 0.9 } }, { slab: { company: 'PSA', grade: 9.5 } }, { slab: { company: 'bgs', grade: null } }];
+    for (const o of options) {
+      const sql = await store.priceStats(catalogId, 'random', o);
+      expect(sql.length, JSON.stringify(o)).toBe(9);
+      expect(sql, JSON.stringify(o)).toEqual(priceStats(random, o));
+    }
+    // the trim, the line and the volatility are not degenerate here
+    const all = entry(await store.priceStats(catalogId, 'random'), 'overall all')!;
+    expect(all.trend.r_squared).toBeGreaterThan(0);
+    expect(all.trend.volatility).toBeGreaterThan(0);
+    expect(all.trend.trimmed_mean).not.toBe(all.mean);
   });
 });

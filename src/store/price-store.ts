@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import {
+  PRICE_CURRENCY,
+  PRICE_STATS_SETS,
+  TRIM_DIVISOR,
+  finishStats,
+  slabFilter,
+  usableRates,
+  type PriceStatsEntry,
+  type PriceStatsOptions,
+  type PriceStatsType,
+} from '../services/recognition/price-stats.ts';
 import type { CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
 
@@ -156,6 +167,59 @@ export class PriceStore {
     return rows.map((r) => this.toPrice(r));
   }
 
+  /**
+   * `price_stats` of one card (spec 3 §2; every figure in docs/prices.md), computed in SQL by
+   * the engine: PostgreSQL's `percentile_cont`, `stddev_samp`, `regr_slope` and `regr_r2`;
+   * SQLite's `percentile_cont` and `median` with the deviations, regression and standard
+   * deviations summed in the query (it has no such aggregates). The rounding and the forecast
+   * are `finishStats`, shared with the TypeScript reference (`priceStats`) that both are tested
+   * against. Empty when the card has no price in USD or in a currency with a rate.
+   */
+  async priceStats(catalogId: string, cardKey: string, options: PriceStatsOptions = {}): Promise<PriceStatsEntry[]> {
+    const query = this.store.dialect === 'postgres' ? pgStatsQuery : sqliteStatsQuery;
+    const { rows } = await query(catalogId, cardKey, options).execute(this.db);
+    return rows.map((r) => ({
+      stats_type: r.stats_type,
+      interval: r.period,
+      start_date: r.start_date,
+      value: finishStats({
+        n: Number(r.n),
+        min: num(r.min),
+        max: num(r.max),
+        mean: num(r.mean),
+        std: numOrNull(r.std),
+        q1: num(r.q1),
+        median: num(r.median),
+        q3: num(r.q3),
+        latest: num(r.latest),
+        latest_date: r.latest_date,
+        oldest: num(r.oldest),
+        oldest_date: r.oldest_date,
+        trimmed_mean: num(r.trimmed_mean),
+        slope: numOrNull(r.slope),
+        r2: numOrNull(r.r2),
+        mean_x: num(r.mean_x),
+        last_x: num(r.last_x),
+        volatility: numOrNull(r.volatility),
+      }),
+    }));
+  }
+
+  /** A card's prices that `priceStats` leaves out for want of a rate, counted by currency. */
+  async leftOutCurrencies(catalogId: string, cardKey: string, options: PriceStatsOptions = {}): Promise<Record<string, number>> {
+    const known = [PRICE_CURRENCY, ...usableRates(options.rates).map(([c]) => c)];
+    const rows = await this.db
+      .selectFrom('catalog_prices')
+      .select((eb) => ['currency', eb.fn.countAll<number>().as('n')])
+      .where('catalog_id', '=', catalogId)
+      .where('card_key', '=', cardKey)
+      .where('currency', 'not in', known)
+      .groupBy('currency')
+      .orderBy('currency')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.currency, Number(r.n)]));
+  }
+
   /** Price rows per catalog id (catalogs without prices are absent). */
   async counts(): Promise<Map<string, number>> {
     const rows = await this.db
@@ -165,4 +229,155 @@ export class PriceStore {
       .execute();
     return new Map(rows.map((r) => [r.catalog_id, Number(r.n)]));
   }
+}
+
+/** One (type, interval) group as the statistics queries return it. */
+interface StatsRow {
+  ord: number;
+  stats_type: PriceStatsType;
+  period: string;
+  start_date: string | null;
+  n: number | string;
+  min: number;
+  max: number;
+  mean: number;
+  std: number | null;
+  q1: number;
+  median: number;
+  q3: number;
+  latest: number;
+  latest_date: string;
+  oldest: number;
+  oldest_date: string;
+  trimmed_mean: number;
+  slope: number | null;
+  r2: number | null;
+  mean_x: number;
+  last_x: number;
+  volatility: number | null;
+}
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+/** The (type, interval) groups with their days, as SQL VALUES; constants of the code, never input. */
+const statsSets = sql.join(PRICE_STATS_SETS.map((s) => sql`(${sql.lit(s.ord)}, ${sql.lit(s.stats_type)}, ${sql.lit(s.interval)}, ${s.days === null ? sql`NULL` : sql.lit(s.days)})`));
+
+/** US dollars per unit of the row's currency; NULL for a currency without a configured rate. */
+const rateOf = (options: PriceStatsOptions): RawBuilder<unknown> =>
+  sql`CASE p.currency WHEN ${sql.lit(PRICE_CURRENCY)} THEN CAST(1 AS double precision) ${sql.join(
+    usableRates(options.rates).map(([c, r]) => sql`WHEN ${c} THEN CAST(${r} AS double precision)`),
+    sql` `,
+  )} END`;
+
+/** Whether a graded row counts toward `graded`: of the slab's company and grade when one was read. */
+function slabMatch(options: PriceStatsOptions, company: (field: string) => RawBuilder<unknown>): RawBuilder<unknown> {
+  const slab = slabFilter(options);
+  const tests: RawBuilder<unknown>[] = [];
+  if (slab.company !== null) tests.push(sql`upper(${company('company')}) = ${slab.company}`);
+  if (slab.grade !== null) tests.push(sql`CAST(${company('grade_value')} AS double precision) = ${slab.grade}`);
+  return tests.length ? sql.join(tests, sql` AND `) : sql`1 = 1`;
+}
+
+/** Rows of one card in dollars, the anchor (latest day) and the groups' start dates: SQL both engines read. */
+function groups(catalogId: string, cardKey: string, options: PriceStatsOptions, dialect: 'postgres' | 'sqlite'): RawBuilder<unknown> {
+  const pg = dialect === 'postgres';
+  const field = (f: string) => (pg ? sql`(p.extra ->> ${f})` : sql`json_extract(p.extra, ${`$.${f}`})`);
+  const day = pg ? sql`(p.date - DATE '1970-01-01')` : sql`(unixepoch(p.date) / 86400)`;
+  const start = pg ? sql`a.d - (s.days - 1)` : sql`date(a.d, printf('-%d days', s.days - 1))`;
+  const graded = pg ? sql`o.graded` : sql`o.graded = 1`;
+  return sql`
+    obs AS (
+      SELECT date, row_key, graded, slab_ok, price * rate AS price, x
+      FROM (
+        SELECT p.date, p.row_key, p.graded, p.price, ${rateOf(options)} AS rate, CAST(${day} AS double precision) AS x, ${slabMatch(options, field)} AS slab_ok
+        FROM catalog_prices p
+        WHERE p.catalog_id = ${catalogId} AND p.card_key = ${cardKey}
+      ) q
+      WHERE rate IS NOT NULL
+    ),
+    anchor AS (SELECT max(date) AS d FROM obs),
+    sets(ord, stats_type, period, days) AS (VALUES ${statsSets}),
+    bounds AS (
+      SELECT s.ord, s.stats_type, s.period, CASE WHEN s.days IS NULL THEN NULL ELSE ${start} END AS start_date
+      FROM sets s CROSS JOIN anchor a
+      WHERE a.d IS NOT NULL
+    ),
+    g AS (
+      SELECT b.ord, b.stats_type, b.period, b.start_date, o.date, o.row_key, o.price, o.x
+      FROM obs o JOIN bounds b
+        ON (b.stats_type = 'overall' OR (b.stats_type = 'graded' AND ${graded} AND o.slab_ok) OR (b.stats_type = 'ungraded' AND NOT ${graded}))
+        AND (b.start_date IS NULL OR o.date >= b.start_date)
+    )`;
+}
+
+/**
+ * PostgreSQL: the engine's own aggregates. Observations of one day are ordered by row key in
+ * byte order (COLLATE "C", as SQLite's BINARY), so `latest`, `oldest` and the changes agree.
+ */
+function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOptions) {
+  return sql<StatsRow>`
+    WITH ${groups(catalogId, cardKey, options, 'postgres')},
+    w AS (
+      SELECT g.*,
+        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, row_key COLLATE "C"), 0) - 1 AS change,
+        row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
+        count(*) OVER (PARTITION BY ord) AS size
+      FROM g
+    )
+    SELECT ord, stats_type, period, to_char(start_date, 'YYYY-MM-DD') AS start_date,
+      count(*) AS n, min(price) AS min, max(price) AS max, avg(price) AS mean, stddev_samp(price) AS std,
+      percentile_cont(0.25) WITHIN GROUP (ORDER BY price) AS q1,
+      percentile_cont(0.5) WITHIN GROUP (ORDER BY price) AS median,
+      percentile_cont(0.75) WITHIN GROUP (ORDER BY price) AS q3,
+      (array_agg(price ORDER BY date DESC, row_key COLLATE "C" DESC))[1] AS latest, to_char(max(date), 'YYYY-MM-DD') AS latest_date,
+      (array_agg(price ORDER BY date, row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
+      avg(price) FILTER (WHERE price_rank > size / ${sql.lit(TRIM_DIVISOR)} AND price_rank <= size - size / ${sql.lit(TRIM_DIVISOR)}) AS trimmed_mean,
+      regr_slope(price, x) AS slope, regr_r2(price, x) AS r2, avg(x) AS mean_x, max(x) AS last_x,
+      stddev_samp(change) AS volatility
+    FROM w
+    GROUP BY ord, stats_type, period, start_date
+    ORDER BY ord`;
+}
+
+/**
+ * SQLite: `percentile_cont` and `median` are the engine's (better-sqlite3 builds it with
+ * SQLITE_ENABLE_PERCENTILE); standard deviations and the least-squares line are summed from
+ * deviations about the group's means (two passes, as the reference), `sqrt` is the engine's.
+ */
+function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOptions) {
+  return sql<StatsRow>`
+    WITH ${groups(catalogId, cardKey, options, 'sqlite')},
+    w AS (
+      SELECT g.*,
+        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, row_key), 0) - 1 AS change,
+        row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
+        row_number() OVER (PARTITION BY ord ORDER BY date DESC, row_key DESC) AS from_latest,
+        row_number() OVER (PARTITION BY ord ORDER BY date, row_key) AS from_oldest,
+        count(*) OVER (PARTITION BY ord) AS size,
+        avg(price) OVER (PARTITION BY ord) AS pm,
+        avg(x) OVER (PARTITION BY ord) AS xm
+      FROM g
+    ),
+    c AS (SELECT w.*, avg(change) OVER (PARTITION BY ord) AS cm FROM w),
+    a AS (
+      SELECT ord, stats_type, period, start_date,
+        count(*) AS n, min(price) AS min, max(price) AS max, avg(price) AS mean,
+        percentile_cont(price, 0.25) AS q1, median(price) AS median, percentile_cont(price, 0.75) AS q3,
+        max(CASE WHEN from_latest = 1 THEN price END) AS latest, max(date) AS latest_date,
+        max(CASE WHEN from_oldest = 1 THEN price END) AS oldest, min(date) AS oldest_date,
+        avg(CASE WHEN price_rank > size / ${sql.lit(TRIM_DIVISOR)} AND price_rank <= size - size / ${sql.lit(TRIM_DIVISOR)} THEN price END) AS trimmed_mean,
+        sum((price - pm) * (price - pm)) AS syy, sum((x - xm) * (x - xm)) AS sxx, sum((x - xm) * (price - pm)) AS sxy,
+        avg(x) AS mean_x, max(x) AS last_x,
+        count(change) AS nc, sum((change - cm) * (change - cm)) AS scc
+      FROM c
+      GROUP BY ord, stats_type, period, start_date
+    )
+    SELECT ord, stats_type, period, start_date, n, min, max, mean, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_mean, mean_x, last_x,
+      CASE WHEN n > 1 THEN sqrt(syy / (n - 1)) END AS std,
+      CASE WHEN sxx > 0 THEN sxy / sxx END AS slope,
+      CASE WHEN sxx > 0 THEN CASE WHEN syy = 0 THEN 1.0 ELSE sxy * sxy / (sxx * syy) END END AS r2,
+      CASE WHEN nc > 1 THEN sqrt(scc / (nc - 1)) END AS volatility
+    FROM a
+    ORDER BY ord`;
 }

@@ -1,66 +1,106 @@
 import { describe, expect, it } from 'vitest';
-import { priceStats, quantile, type PriceObservation } from './price-stats.ts';
+import { GRADED_30D, GRADED_ALL, HAND_ENTRIES, HAND_SERIES, LONGER, OVERALL_30D, UNGRADED_30D } from './price-stats.fixture.ts';
+import { dayOf, intervalStart, leftOutCurrencies, priceStats, quantile, type PriceObservation, type PriceStatsEntry } from './price-stats.ts';
 
-const ungraded = (date: string, price: number): PriceObservation => ({ date, price, graded: false, currency: 'USD' });
-// Worked by hand: ungraded 10, 20, 30, 40 ten days apart (one dollar a day), one graded sale of 100 on the last day.
-const series = [ungraded('2024-01-01', 10), ungraded('2024-01-11', 20), ungraded('2024-01-21', 30), ungraded('2024-01-31', 40), { date: '2024-01-31', price: 100, graded: true, currency: 'USD' }];
+const usd = (date: string, price: number, graded = false): PriceObservation => ({ date, price, graded, currency: 'USD' });
+const entry = (s: PriceStatsEntry[], name: string) => s.find((e) => `${e.stats_type} ${e.interval}` === name)?.value;
+const names = (s: PriceStatsEntry[]) => s.map((e) => `${e.stats_type} ${e.interval} ${e.start_date}`);
+const day = (i: number) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10);
 
-describe('priceStats', () => {
-  it('gives the spec entries, anchored at the latest observation', () => {
-    const s = priceStats(series);
-    expect(s.map((e) => `${e.stats_type} ${e.interval} ${e.start_date}`)).toEqual([
-      'overall 30d 2024-01-02',
-      'overall 365d 2023-02-01',
-      'overall all null',
-      'graded 30d 2024-01-02',
-      'graded 365d 2023-02-01',
-      'graded all null',
-      'ungraded 30d 2024-01-02',
-      'ungraded 365d 2023-02-01',
-      'ungraded all null',
-    ]);
-    expect(s.length).toBeLessThanOrEqual(10);
+describe('priceStats (the TypeScript reference)', () => {
+  const stats = priceStats(HAND_SERIES);
+
+  it('gives every type and interval, anchored at the latest observation', () => {
+    expect(names(stats)).toEqual(HAND_ENTRIES);
   });
 
-  it('computes the order statistics and the spread', () => {
-    const all = priceStats(series).find((e) => e.stats_type === 'overall' && e.interval === 'all')!.value;
-    expect(all).toMatchObject({ min: 10, max: 100, range: 90, mean: 40, median: 30, q1: 20, q3: 40, std: 35.36, oldest: 10, oldest_date: '2024-01-01', latest: 100, latest_date: '2024-01-31' });
-    expect(all.trend.trimmed_mean).toBe(40);
+  it('matches the hand-computed figures (price-stats.fixture.ts)', () => {
+    expect(entry(stats, 'overall 30d')).toEqual(OVERALL_30D);
+    expect(entry(stats, 'ungraded 30d')).toEqual(UNGRADED_30D);
+    expect(entry(stats, 'graded all')).toEqual(GRADED_ALL);
+    expect(entry(stats, 'graded 365d')).toEqual(GRADED_ALL);
+    expect(entry(stats, 'graded 30d')).toEqual(GRADED_30D);
+    for (const [name, figures] of Object.entries(LONGER)) expect(entry(stats, name), name).toMatchObject(figures);
   });
 
-  it('fits the trend line of price on day', () => {
-    const u = priceStats(series).find((e) => e.stats_type === 'ungraded' && e.interval === 'all')!.value;
-    expect(u.trend).toEqual({ r_squared: 1, slope_per_day: 1, slope_per_day_pct: 4, forecast_30d: 70, trimmed_mean: 25, volatility: 0.3469 });
-    const recent = priceStats(series).find((e) => e.stats_type === 'ungraded' && e.interval === '30d')!.value;
-    expect(recent).toMatchObject({ min: 20, oldest_date: '2024-01-11', mean: 30 });
+  it('leaves a currency without a rate out and says so; with a rate it counts in dollars', () => {
+    expect(leftOutCurrencies(HAND_SERIES)).toEqual({ EUR: 1 });
+    const withEur = priceStats(HAND_SERIES, { rates: { EUR: 1.1 } });
+    expect(leftOutCurrencies(HAND_SERIES, { rates: { EUR: 1.1 } })).toEqual({});
+    // ungraded 30d gains 50 EUR × 1.1 = 55 on 2024-01-15: 20, 55, 30, 40; sorted 20, 30, 40, 55:
+    // mean 145 / 4 = 36.25; median (h = 1.5) 35; q3 (h = 2.25) 40 + 0.25·15 = 43.75; the latest stays 40.
+    expect(entry(withEur, 'ungraded 30d')).toMatchObject({ mean: 36.25, median: 35, q3: 43.75, max: 55, latest: 40, oldest: 20 });
+    // rates that are not positive numbers for a three-letter code are no rates
+    for (const rates of [{ EUR: 0 }, { EUR: -1 }, { EUR: Number.NaN }, { eur: 1.1 }] as Record<string, number>[]) expect(priceStats(HAND_SERIES, { rates })).toEqual(stats);
   });
 
-  it('says null where one observation cannot make a trend', () => {
-    const g = priceStats(series).find((e) => e.stats_type === 'graded' && e.interval === 'all')!.value;
-    expect(g).toMatchObject({ mean: 100, std: 0, q1: 100, q3: 100 });
-    expect(g.trend).toMatchObject({ r_squared: null, slope_per_day: null, forecast_30d: null, volatility: null, trimmed_mean: 100 });
+  it('prices a read slab by its company and grade; other types do not change', () => {
+    const psa10 = priceStats(HAND_SERIES, { slab: { company: 'psa', grade: 10 } });
+    // h:7 alone is a PSA 10: each graded interval holds that one sale
+    for (const interval of ['30d', '365d', 'all']) expect(entry(psa10, `graded ${interval}`)).toEqual(GRADED_30D);
+    expect(entry(psa10, 'overall 30d')).toEqual(OVERALL_30D);
+    expect(entry(priceStats(HAND_SERIES, { slab: { company: 'PSA', grade: null } }), 'graded all')).toEqual(GRADED_ALL);
+    const bgs = priceStats(HAND_SERIES, { slab: { company: 'BGS', grade: 10 } });
+    expect(names(bgs)).toEqual(HAND_ENTRIES.filter((n) => !n.startsWith('graded')));
   });
 
-  it('never forecasts below zero, and trims a tenth each end', () => {
-    const falling = [ungraded('2024-01-01', 50), ungraded('2024-01-02', 10), ...Array.from({ length: 8 }, (_, i) => ungraded(`2024-01-${String(i + 3).padStart(2, '0')}`, 1))];
-    const v = priceStats(falling).find((e) => e.interval === 'all')!.value;
-    expect(v.trend.forecast_30d).toBe(0);
-    // 10 prices: the lowest and the highest dropped
-    expect(v.trend.trimmed_mean).toBe(Number(((10 + 7 * 1) / 8).toFixed(2)));
-  });
-
-  it('leaves out other currencies and bad rows, and gives nothing without a price', () => {
-    expect(priceStats([{ date: '2024-01-01', price: 3, graded: false, currency: 'TIX' }])).toEqual([]);
+  it('gives nothing, not zeros, for a card without a usable price', () => {
     expect(priceStats([])).toEqual([]);
-    const s = priceStats([ungraded('2024-01-01', 5), ungraded('not a date', 1000), ungraded('2024-01-02', Number.NaN)]);
-    expect(s.find((e) => e.interval === 'all')!.value.max).toBe(5);
+    const tix = [{ date: '2024-01-01', price: 3, graded: false, currency: 'TIX' }];
+    expect(priceStats(tix)).toEqual([]);
+    expect(leftOutCurrencies(tix)).toEqual({ TIX: 1 });
+  });
+
+  it('reports one sale as itself, with no spread and no trend', () => {
+    const one = priceStats([usd('2024-03-05', 12.5)]);
+    expect(names(one)).toEqual(['overall 30d 2024-02-05', 'overall 365d 2023-03-07', 'overall all null', 'ungraded 30d 2024-02-05', 'ungraded 365d 2023-03-07', 'ungraded all null']);
+    expect(entry(one, 'ungraded all')).toEqual({
+      ...GRADED_30D,
+      ...{ q1: 12.5, q3: 12.5, max: 12.5, min: 12.5, mean: 12.5, median: 12.5, latest: 12.5, oldest: 12.5, latest_date: '2024-03-05', oldest_date: '2024-03-05' },
+      trend: { ...GRADED_30D.trend, trimmed_mean: 12.5 },
+    });
+  });
+
+  it('drops a tenth at each end for the trimmed mean and never forecasts below zero', () => {
+    // 12 observations, ⌊12 / 10⌋ = 1 dropped each end: 1 and 1000 go, the mean of 2..11 is 6.5
+    const twelve = priceStats([...Array.from({ length: 11 }, (_, i) => usd(day(i), i + 1)), usd(day(11), 1000)]);
+    expect(entry(twelve, 'overall all')!.trend.trimmed_mean).toBe(6.5);
+    // nine observations: ⌊0.9⌋ = 0, nothing dropped
+    expect(entry(priceStats(Array.from({ length: 9 }, (_, i) => usd(day(i), i + 1))), 'overall all')!.trend.trimmed_mean).toBe(5);
+    // 50, then 10, then 1 for eight days: the line falls below zero before day 9 + 30
+    const falling = priceStats([usd(day(0), 50), usd(day(1), 10), ...Array.from({ length: 8 }, (_, i) => usd(day(i + 2), 1))]);
+    expect(entry(falling, 'overall all')!.trend.forecast_30d).toBe(0);
+  });
+
+  it('reads a flat price as a perfect flat line, and a single day as no line', () => {
+    const flat = entry(priceStats([usd(day(0), 0.1), usd(day(3), 0.1), usd(day(7), 0.1)]), 'overall all')!;
+    expect(flat).toMatchObject({ std: 0, range: 0, mean: 0.1 });
+    expect(flat.trend).toEqual({ r_squared: 1, volatility: 0, forecast_30d: 0.1, trimmed_mean: 0.1, slope_per_day: 0, slope_per_day_pct: 0 });
+    // three sales on one day: spread yes (10, 20, 30: std 10), line no; two changes (1, 0.5) give a volatility of 0.3536
+    const oneDay = entry(priceStats([usd(day(0), 10), usd(day(0), 20), usd(day(0), 30)]), 'overall all')!;
+    expect(oneDay).toMatchObject({ std: 10, latest: 30, oldest: 10 });
+    expect(oneDay.trend).toEqual({ r_squared: null, volatility: 0.3536, forecast_30d: null, trimmed_mean: 20, slope_per_day: null, slope_per_day_pct: null });
+  });
+
+  it('leaves out rows that are no price on no date', () => {
+    const s = priceStats([usd('2024-01-01', 5), usd('2024-02-31', 1000), usd('not a date', 1000), usd('2024-01-02', Number.NaN), usd('2024-01-03', -4)]);
+    expect(entry(s, 'overall all')).toMatchObject({ max: 5, latest_date: '2024-01-01' });
   });
 });
 
-describe('quantile', () => {
-  it('interpolates between order statistics', () => {
+describe('helpers', () => {
+  it('interpolate quantiles between order statistics', () => {
     expect(quantile([1, 2, 3, 4], 0.5)).toBe(2.5);
     expect(quantile([1, 2, 3, 4], 0.25)).toBe(1.75);
     expect(quantile([7], 0.75)).toBe(7);
+  });
+
+  it('count days on the calendar and start an interval on its first day', () => {
+    expect(dayOf('1970-01-02')).toBe(1);
+    expect(dayOf('2024-02-29')).toBe(19782);
+    expect(dayOf('2023-02-29')).toBeNull();
+    expect(intervalStart('2024-01-31', 30)).toBe('2024-01-02');
+    expect(intervalStart('2024-03-01', 365)).toBe('2023-03-03');
+    expect(intervalStart('2024-03-01', null)).toBeNull();
   });
 });

@@ -1,18 +1,20 @@
 /**
- * Price statistics of one catalog card in the shape of spec 3 §2 (`price_stats`), computed from
- * its dated prices and sales. Definitions (docs/recognition.md "Price statistics"):
- * - intervals end at the card's latest observation, not today: the public price files are
- *   historical, and a card last sold a year ago still has a price a seller wants to see;
- * - `overall` is every USD observation, `graded` the sales of graded copies (all grades
- *   together; the spec's shape has no grade), `ungraded` the rest;
- * - quantiles interpolate linearly between order statistics; `std` is the sample standard
- *   deviation (0 for one observation);
- * - the trend is the least-squares line of price on day: `slope_per_day`, its share of the mean
- *   (`slope_per_day_pct`, in percent), `r_squared`, and `forecast_30d`, the line 30 days past
- *   the latest observation (never below 0); `volatility` is the standard deviation of the
- *   relative change between consecutive observations; `trimmed_mean` drops the lowest and the
- *   highest 10 %.
- * Prices in another currency (MTGO tix) are not mixed in.
+ * Price statistics of one catalog card in the shape of spec 3 §2 (`price_stats`). Every figure
+ * is defined in docs/prices.md; in short:
+ * - prices are in USD: other currencies count only with a rate the operator configured
+ *   (`rates`: US dollars per unit), otherwise they are left out (`leftOutCurrencies` says which);
+ * - intervals end at the card's latest usable observation (not today), so the same data always
+ *   gives the same figures; `start_date` is the first day inside;
+ * - `overall` is every observation, `graded` the sales of graded copies (of the slab's company
+ *   and grade only, when a slab was read), `ungraded` the rest; an interval with no observation
+ *   of a type is left out, and a card with none gets no entries at all, never zeros;
+ * - quantiles interpolate linearly between order statistics (PostgreSQL's and SQLite's
+ *   `percentile_cont`); `std` is the sample standard deviation, null for one observation;
+ * - the trend is the least-squares line of price on day.
+ *
+ * `PriceStore.priceStats` computes the same figures in SQL on either backend; this module holds
+ * the definitions they share (intervals, the last arithmetic and the rounding, in `finishStats`)
+ * and `priceStats`, the reference over an array that the store's SQL is tested against.
  */
 
 export interface PriceObservation {
@@ -22,6 +24,10 @@ export interface PriceObservation {
   /** The copy was graded (a slab sale). */
   graded: boolean;
   currency: string;
+  /** Orders observations of one day (byte order), as the store does; file order when absent. */
+  rowKey?: string;
+  /** `company` (upper case, `PSA`) and `grade_value` (a number) of a graded sale, when known. */
+  extra?: Record<string, unknown>;
 }
 
 export interface PriceTrend {
@@ -38,7 +44,7 @@ export interface PriceStatsValue {
   q3: number;
   max: number;
   min: number;
-  std: number;
+  std: number | null;
   mean: number;
   range: number;
   median: number;
@@ -49,11 +55,23 @@ export interface PriceStatsValue {
   trend: PriceTrend;
 }
 
+export type PriceStatsType = 'overall' | 'graded' | 'ungraded';
+
 export interface PriceStatsEntry {
-  stats_type: 'overall' | 'graded' | 'ungraded';
+  stats_type: PriceStatsType;
   interval: string;
   start_date: string | null;
   value: PriceStatsValue;
+}
+
+export interface PriceStatsOptions {
+  /** US dollars per unit of another currency (`{"EUR": 1.08}`), as the operator configured them. */
+  rates?: Readonly<Record<string, number>>;
+  /**
+   * The slab read on the record: `graded` entries then cover the sales of this company and grade
+   * only (a PSA 10 is priced by PSA 10 sales). `overall` and `ungraded` do not change.
+   */
+  slab?: { company?: string | null; grade?: number | null } | null;
 }
 
 /** The intervals reported, longest last; 3 types × 3 intervals stay within spec 1's 10 entries. */
@@ -62,90 +80,194 @@ export const PRICE_INTERVALS: readonly { name: string; days: number | null }[] =
   { name: '365d', days: 365 },
   { name: 'all', days: null },
 ];
+export const PRICE_STATS_TYPES: readonly PriceStatsType[] = ['overall', 'graded', 'ungraded'];
 export const PRICE_CURRENCY = 'USD';
-const DAY_MS = 86_400_000;
+/** The trend line is read this many days after the entry's latest observation. */
+export const FORECAST_DAYS = 30;
+/** `trimmed_mean` drops ⌊n / 10⌋ observations at each end. */
+export const TRIM_DIVISOR = 10;
 
-export function priceStats(observations: readonly PriceObservation[]): PriceStatsEntry[] {
-  const usd = observations.filter((o) => o.currency === PRICE_CURRENCY && Number.isFinite(o.price) && o.price >= 0 && dayOf(o.date) !== null);
-  if (!usd.length) return [];
-  const latest = usd.reduce((a, o) => (o.date > a ? o.date : a), usd[0]!.date);
+/** Every (type, interval) entry that may be reported, in the order reported. */
+export const PRICE_STATS_SETS: readonly { ord: number; stats_type: PriceStatsType; interval: string; days: number | null }[] = PRICE_STATS_TYPES.flatMap((stats_type, t) =>
+  PRICE_INTERVALS.map((interval, i) => ({ ord: t * PRICE_INTERVALS.length + i, stats_type, interval: interval.name, days: interval.days })),
+);
+
+/** US dollars per unit of `currency`, or null when it has no configured rate. */
+export function usdRate(currency: string, rates: PriceStatsOptions['rates'] = {}): number | null {
+  if (currency === PRICE_CURRENCY) return 1;
+  const r = Object.hasOwn(rates, currency) ? rates[currency] : undefined;
+  return r !== undefined && isRate(currency, r) ? r : null;
+}
+
+const isRate = (currency: string, rate: number) => /^[A-Z]{3}$/.test(currency) && Number.isFinite(rate) && rate > 0;
+
+/** The configured rates the store may use: positive finite numbers for three-letter codes, USD aside. */
+export function usableRates(rates: PriceStatsOptions['rates'] = {}): [string, number][] {
+  return Object.entries(rates).filter(([c, r]) => c !== PRICE_CURRENCY && isRate(c, r));
+}
+
+/** The slab's company as stored (upper case) and its numeric grade; null parts do not filter. */
+export function slabFilter(options: PriceStatsOptions): { company: string | null; grade: number | null } {
+  const company = options.slab?.company?.trim().toUpperCase() || null;
+  const grade = options.slab?.grade ?? null;
+  return { company, grade: grade !== null && Number.isFinite(grade) ? grade : null };
+}
+
+/**
+ * What one (type, interval) group's figures are computed from, before the last arithmetic: the
+ * backends and the reference below each produce these, in full precision.
+ */
+export interface RawPriceStats {
+  n: number;
+  min: number;
+  max: number;
+  mean: number;
+  /** Sample standard deviation; null for one observation. */
+  std: number | null;
+  q1: number;
+  median: number;
+  q3: number;
+  latest: number;
+  latest_date: string;
+  oldest: number;
+  oldest_date: string;
+  trimmed_mean: number;
+  /** Least-squares slope of price on day (USD per day); null when all fall on one day. */
+  slope: number | null;
+  /** R² of that line (1 when every price is the same); null without a slope. */
+  r2: number | null;
+  /** Mean and last day of the observations, in days since 1970-01-01. */
+  mean_x: number;
+  last_x: number;
+  /** Sample standard deviation of the relative changes between consecutive observations. */
+  volatility: number | null;
+}
+
+/** The last arithmetic and the rounding, one definition for both backends and the reference. */
+export function finishStats(raw: RawPriceStats): PriceStatsValue {
+  // A flat series: sums that should be 0 may come out ±1e-17 from one engine and not another.
+  const flat = raw.max === raw.min;
+  const slope = raw.slope === null ? null : flat ? 0 : raw.slope;
+  const r2 = slope === null ? null : flat ? 1 : raw.r2;
+  const forecast = slope === null ? null : Math.max(0, raw.mean + slope * (raw.last_x + FORECAST_DAYS - raw.mean_x));
+  return {
+    q1: money(raw.q1),
+    q3: money(raw.q3),
+    max: money(raw.max),
+    min: money(raw.min),
+    std: raw.n > 1 && raw.std !== null ? money(flat ? 0 : raw.std) : null,
+    mean: money(raw.mean),
+    range: money(raw.max - raw.min),
+    median: money(raw.median),
+    latest: money(raw.latest),
+    oldest: money(raw.oldest),
+    latest_date: raw.latest_date,
+    oldest_date: raw.oldest_date,
+    trend: {
+      r_squared: r2 === null ? null : ratio(r2),
+      volatility: raw.volatility === null ? null : ratio(flat ? 0 : raw.volatility),
+      forecast_30d: forecast === null ? null : money(forecast),
+      trimmed_mean: money(raw.trimmed_mean),
+      slope_per_day: slope === null ? null : ratio(slope),
+      slope_per_day_pct: slope === null || !(raw.mean > 0) ? null : ratio((100 * slope) / raw.mean),
+    },
+  };
+}
+
+/** Start of an interval of `days` days ending on `anchor` (both inside), or null for all. */
+export function intervalStart(anchor: string, days: number | null): string | null {
+  return days === null ? null : dateOf(dayOf(anchor)! - days + 1);
+}
+
+/**
+ * The reference: the figures of `priceStats` computed in TypeScript over a card's observations.
+ * The store computes them in SQL; its tests compare both.
+ */
+export function priceStats(observations: readonly PriceObservation[], options: PriceStatsOptions = {}): PriceStatsEntry[] {
+  const usable: (PriceObservation & { usd: number; day: number; order: number })[] = [];
+  observations.forEach((o, order) => {
+    const rate = usdRate(o.currency, options.rates);
+    const day = dayOf(o.date);
+    if (rate !== null && day !== null && Number.isFinite(o.price) && o.price >= 0) usable.push({ ...o, usd: o.price * rate, day, order });
+  });
+  if (!usable.length) return [];
+  usable.sort((a, b) => a.day - b.day || byKey(a.rowKey, b.rowKey) || a.order - b.order);
+  const anchor = usable[usable.length - 1]!.date;
+  const slab = slabFilter(options);
+  const inType = (o: PriceObservation, type: PriceStatsType) => (type === 'overall' ? true : type === 'ungraded' ? !o.graded : o.graded && slabMatches(o, slab));
   const out: PriceStatsEntry[] = [];
-  for (const type of ['overall', 'graded', 'ungraded'] as const) {
-    const own = type === 'overall' ? usd : usd.filter((o) => o.graded === (type === 'graded'));
-    for (const interval of PRICE_INTERVALS) {
-      const start = interval.days === null ? null : dateOf(dayOf(latest)! - interval.days + 1);
-      const inside = start === null ? own : own.filter((o) => o.date >= start);
-      if (!inside.length) continue;
-      out.push({ stats_type: type, interval: interval.name, start_date: start, value: statistics(inside) });
-    }
+  for (const set of PRICE_STATS_SETS) {
+    const start = intervalStart(anchor, set.days);
+    const inside = usable.filter((o) => inType(o, set.stats_type) && (start === null || o.date >= start));
+    if (!inside.length) continue;
+    out.push({ stats_type: set.stats_type, interval: set.interval, start_date: start, value: finishStats(rawStats(inside)) });
   }
   return out;
 }
 
-function statistics(obs: readonly PriceObservation[]): PriceStatsValue {
-  // Oldest first; several observations on one day keep the file's order.
-  const byDate = [...obs].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  const prices = byDate.map((o) => o.price);
-  const sorted = [...prices].sort((a, b) => a - b);
-  const n = prices.length;
-  const mean = prices.reduce((a, b) => a + b, 0) / n;
-  const std = n > 1 ? Math.sqrt(prices.reduce((a, p) => a + (p - mean) ** 2, 0) / (n - 1)) : 0;
-  const first = byDate[0]!;
-  const last = byDate[n - 1]!;
-  return {
-    q1: round(quantile(sorted, 0.25)),
-    q3: round(quantile(sorted, 0.75)),
-    max: round(sorted[n - 1]!),
-    min: round(sorted[0]!),
-    std: round(std),
-    mean: round(mean),
-    range: round(sorted[n - 1]! - sorted[0]!),
-    median: round(quantile(sorted, 0.5)),
-    latest: round(last.price),
-    oldest: round(first.price),
-    latest_date: last.date,
-    oldest_date: first.date,
-    trend: trend(byDate, sorted, mean),
-  };
+/** Observations (by currency) that `priceStats` leaves out for want of a rate. */
+export function leftOutCurrencies(observations: readonly PriceObservation[], options: PriceStatsOptions = {}): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const o of observations) if (usdRate(o.currency, options.rates) === null) out[o.currency] = (out[o.currency] ?? 0) + 1;
+  return out;
 }
 
-function trend(byDate: readonly PriceObservation[], sorted: readonly number[], mean: number): PriceTrend {
-  const n = byDate.length;
-  const cut = Math.floor(n * 0.1);
-  const kept = sorted.slice(cut, n - cut);
-  const trimmed = kept.reduce((a, b) => a + b, 0) / kept.length;
-  const xs = byDate.map((o) => dayOf(o.date)!);
-  const ys = byDate.map((o) => o.price);
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
+function slabMatches(o: PriceObservation, slab: { company: string | null; grade: number | null }): boolean {
+  if (slab.company !== null && (typeof o.extra?.company !== 'string' || o.extra.company.toUpperCase() !== slab.company)) return false;
+  if (slab.grade !== null && Number(o.extra?.grade_value) !== slab.grade) return false;
+  return true;
+}
+
+/** Byte order of UTF-8 text (as SQLite's BINARY and PostgreSQL's "C" collation), for ties. */
+function byKey(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined || a === b) return 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** Oldest first (ties by row key). */
+function rawStats(obs: readonly { usd: number; day: number; date: string }[]): RawPriceStats {
+  const n = obs.length;
+  const ys = obs.map((o) => o.usd);
+  const xs = obs.map((o) => o.day);
+  const sorted = [...ys].sort((a, b) => a - b);
+  const mean = sum(ys) / n;
+  const meanX = sum(xs) / n;
   let sxx = 0;
   let sxy = 0;
   let syy = 0;
   for (let i = 0; i < n; i++) {
-    sxx += (xs[i]! - mx) ** 2;
-    sxy += (xs[i]! - mx) * (ys[i]! - mean);
+    sxx += (xs[i]! - meanX) ** 2;
+    sxy += (xs[i]! - meanX) * (ys[i]! - mean);
     syy += (ys[i]! - mean) ** 2;
   }
   const changes: number[] = [];
   for (let i = 1; i < n; i++) if (ys[i - 1]! > 0) changes.push(ys[i]! / ys[i - 1]! - 1);
-  const cm = changes.reduce((a, b) => a + b, 0) / (changes.length || 1);
-  const volatility = changes.length > 1 ? Math.sqrt(changes.reduce((a, c) => a + (c - cm) ** 2, 0) / (changes.length - 1)) : null;
-  // A line needs two different days.
-  if (sxx === 0) return { r_squared: null, volatility: nullable(volatility), forecast_30d: null, trimmed_mean: round(trimmed), slope_per_day: null, slope_per_day_pct: null };
-  const slope = sxy / sxx;
-  const intercept = mean - slope * mx;
-  const r2 = syy === 0 ? 1 : (sxy * sxy) / (sxx * syy);
-  const forecast = Math.max(0, intercept + slope * (xs[n - 1]! + 30));
+  const cm = sum(changes) / changes.length;
+  const cut = Math.floor(n / TRIM_DIVISOR);
+  const kept = sorted.slice(cut, n - cut);
   return {
-    r_squared: round(r2, 4),
-    volatility: nullable(volatility),
-    forecast_30d: round(forecast),
-    trimmed_mean: round(trimmed),
-    slope_per_day: round(slope, 4),
-    slope_per_day_pct: mean > 0 ? round((100 * slope) / mean, 4) : null,
+    n,
+    min: sorted[0]!,
+    max: sorted[n - 1]!,
+    mean,
+    std: n > 1 ? Math.sqrt(syy / (n - 1)) : null,
+    q1: quantile(sorted, 0.25),
+    median: quantile(sorted, 0.5),
+    q3: quantile(sorted, 0.75),
+    latest: ys[n - 1]!,
+    latest_date: obs[n - 1]!.date,
+    oldest: ys[0]!,
+    oldest_date: obs[0]!.date,
+    trimmed_mean: sum(kept) / kept.length,
+    slope: sxx > 0 ? sxy / sxx : null,
+    r2: sxx > 0 ? (syy === 0 ? 1 : (sxy * sxy) / (sxx * syy)) : null,
+    mean_x: meanX,
+    last_x: xs[n - 1]!,
+    volatility: changes.length > 1 ? Math.sqrt(changes.reduce((a, c) => a + (c - cm) ** 2, 0) / (changes.length - 1)) : null,
   };
 }
 
-/** Linear interpolation between order statistics (the common "type 7" definition). */
+/** Linear interpolation between order statistics ("type 7", as `percentile_cont`). */
 export function quantile(sorted: readonly number[], q: number): number {
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);
@@ -153,12 +275,24 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (h - lo);
 }
 
-function dayOf(date: string): number | null {
+const DAY_MS = 86_400_000;
+const sum = (v: readonly number[]) => v.reduce((a, b) => a + b, 0);
+
+/** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD`; null for anything else. */
+export function dayOf(date: string): number | null {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
   const t = Date.parse(`${date}T00:00:00Z`);
-  return Number.isFinite(t) ? Math.round(t / DAY_MS) : null;
+  if (!Number.isFinite(t) || new Date(t).toISOString().slice(0, 10) !== date) return null;
+  return Math.round(t / DAY_MS);
 }
 
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-const round = (v: number, digits = 2) => Number(v.toFixed(digits));
-const nullable = (v: number | null) => (v === null ? null : round(v, 4));
+/** As `toFixed` rounds (the decimal nearest the double's exact value); never -0. */
+const roundTo = (v: number, digits: number) => {
+  const r = Number(v.toFixed(digits));
+  return r === 0 ? 0 : r;
+};
+/** Dollars to the cent. */
+const money = (v: number) => roundTo(v, 2);
+/** Ratios, percentages and dollars per day to 4 decimals. */
+const ratio = (v: number) => roundTo(v, 4);
