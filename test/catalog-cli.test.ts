@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture } from './helpers/catalogs.ts';
+import sharp from 'sharp';
+import { fixture, sharedCatalogs, sharedPresent } from './helpers/catalogs.ts';
 import { backends } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
 
@@ -97,4 +98,34 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(clash.code).toBe(1);
     expect(clash.stderr).toMatch(/Catalog pokemon holds pokemon cards; import mtg cards into another catalog \(--catalog NAME\)/);
   }, 60_000);
+
+  it('attaches reference images by the ids a manifest gives (an MTG multiverse id), with progress and one JSON line; a bad --match is a usage error', async () => {
+    await loupe('catalog', 'import', '--kind', 'mtg', '--cards', fixture('mtg/mtgjson-printings.json.gz'), '--sets', fixture('mtg/mtgjson-sets.json'), '--catalog', 'mtg');
+    const refs = path.join(dataDir, 'mtg-refs');
+    await fs.mkdir(path.join(refs, 'cards'), { recursive: true });
+    const scan = (hue: number) => sharp({ create: { width: 223, height: 311, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } }).jpeg().toBuffer();
+    await fs.writeFile(path.join(refs, 'cards', '900001_angel.jpg'), await scan(40));
+    await fs.writeFile(path.join(refs, 'cards', '999999_ghost.jpg'), await scan(200));
+    // the dataset shape of ../shared/datasets: a manifest beside the folder, file paths relative to it
+    const manifest = { files: [{ file: 'cards/900001_angel.jpg', labels: { multiverse_id: '900001' } }, { file: 'cards/999999_ghost.jpg', labels: { multiverse_id: '999999' } }] };
+    await fs.writeFile(path.join(refs, 'manifest.json'), JSON.stringify(manifest));
+    const { result, stderr } = await loupe('catalog', 'images', '--catalog', 'mtg', '--dir', path.join(refs, 'cards'));
+    expect(result).toEqual({ catalog: 'mtg', files: 2, attached: 1, created: 1, updated: 0, unchanged: 0, images: 1, unmatched: [{ file: '999999_ghost.jpg', reason: 'no card of mtg has any of the ids "999999", "999999_ghost"' }] });
+    expect(stderr).toMatch(/^loupe: catalog mtg: images 2 of 2$/m);
+    const { result: listed } = await loupe('catalog', 'list');
+    expect(listed.catalogs.find((c: { catalog: string }) => c.catalog === 'mtg')).toMatchObject({ images: 1 });
+    const bad = await fails('catalog', 'images', '--catalog', 'mtg', '--dir', refs, '--match', 'colour');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--match must be one of id, number, name, not "colour"/);
+  }, 90_000);
+
+  it.skipIf(!sharedPresent || backend === 'postgres')('attaches every SV151 reference scan, and 20 of the 22 MTG scans naming the two the catalog lacks (shared data)', async () => {
+    const datasets = path.resolve(sharedCatalogs, '../datasets');
+    await loupe('catalog', 'import', '--kind', 'pokemon', '--cards', path.join(sharedCatalogs, 'pokemon/cards.json'), '--sets', path.join(sharedCatalogs, 'pokemon/sets.json'), '--catalog', 'pokemon-full');
+    expect((await loupe('catalog', 'images', '--catalog', 'pokemon-full', '--dir', path.join(datasets, 'pokemon_sv151_reference/images'))).result).toMatchObject({ files: 207, attached: 207, unmatched: [] });
+    await loupe('catalog', 'import', '--kind', 'mtg', '--cards', path.join(sharedCatalogs, 'mtg/mtgjson_printings.json.gz'), '--sets', path.join(sharedCatalogs, 'mtg/mtgjson_sets.json'), '--catalog', 'mtg-full');
+    const { result } = await loupe('catalog', 'images', '--catalog', 'mtg-full', '--dir', path.join(datasets, 'mtg_gatherer_reference/cards'));
+    expect(result).toMatchObject({ files: 22, attached: 20 });
+    expect(result.unmatched.map((u: { file: string }) => u.file)).toEqual(['571553_elf.jpg', '574205_elf.jpg']);
+  }, 240_000);
 });

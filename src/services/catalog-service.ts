@@ -123,7 +123,7 @@ export class CatalogService {
     for (const f of files) {
       const cards = await this.cardsNamedBy(catalog.id, f, request);
       if (cards.length !== 1) {
-        unmatched.push({ file: f.name, reason: cards.length ? `${cards.length} cards match: ${cards.slice(0, 5).map((c) => c.key).join(', ')}${cards.length > 5 ? ', …' : ''}` : `no card of ${catalog.name} matches by ${request.match} (${this.clueOf(f, request.match)})` });
+        unmatched.push({ file: f.name, reason: cards.length ? `${cards.length} cards match: ${cards.slice(0, 5).map((c) => c.key).join(', ')}${cards.length > 5 ? ', …' : ''}` : `no card of ${catalog.name} has ${this.clueOf(f, request)}` });
       } else {
         const key = cards[0]!.key;
         const bytes = await readFile(f.file);
@@ -140,10 +140,13 @@ export class CatalogService {
     return { catalog: catalog.name, files: files.length, attached: rows.size, created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, images: outcome.total, unmatched };
   }
 
-  private clueOf(f: ReferenceFile, match: MatchMode): string {
-    if (match === 'id') return f.ids.map((i) => `"${i}"`).join(' or ');
-    if (match === 'number') return `number "${f.number ?? ''}"${f.setCode ? ` in set ${f.setCode}` : ''}`;
-    return `name "${f.cardName ?? ''}"`;
+  /** What a file named its card by, as the reason it matched none says it. */
+  private clueOf(f: ReferenceFile, request: CatalogImagesRequest): string {
+    const setCode = f.setCode ?? request.setCode;
+    const inSet = setCode ? ` in set ${setCode}` : '';
+    if (request.match === 'id') return f.ids.length > 1 ? `any of the ids ${f.ids.map((i) => `"${i}"`).join(', ')}` : `the id "${f.ids[0] ?? ''}"`;
+    if (request.match === 'number') return f.number ? `the number "${f.number}"${inSet}` : 'a number (the file names none)';
+    return f.cardName ? `the name "${f.cardName}"${inSet}` : 'a name (the file names none)';
   }
 
   private async cardsNamedBy(catalogId: string, f: ReferenceFile, request: CatalogImagesRequest): Promise<StoredCard[]> {
