@@ -5,7 +5,7 @@ import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type
 import { backends } from '../../test/helpers/harness.ts';
 import { CatalogService } from '../services/catalog-service.ts';
 import { ServiceError } from '../services/errors.ts';
-import { priceStats } from '../services/recognition/price-stats.ts';
+import { priceStats, type PriceStatsOptions } from '../services/recognition/price-stats.ts';
 import { PriceStore } from '../store/price-store.ts';
 import { importCatalog } from './catalog-import.ts';
 import { importPrices, PriceImportError, type PriceImportResult } from './price-import.ts';
@@ -136,6 +136,75 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect(Object.fromEntries(listed.map((c) => [c.catalog, c.prices]))).toEqual({ mtg: 7, pokemon: 8, sports: 0 });
   });
 
+  it('imports the plain CSV: two sales alike are two, graded by grade or company, other currencies kept apart; again changes nothing', async () => {
+    const text = [
+      'card,date,price,currency,grade,company,source',
+      'tst1-4,2025-06-01,12.00,USD,,,my shop',
+      'tst1-4,2025-06-01,12.00,USD,,,my shop',
+      'tst1-4,2025-06-02,80,usd,GEM MT 10,psa,ebay',
+      'tst1-4,2025-06-02,15.5,EUR,,,ebay',
+      'zzz9-99,2025-06-02,1,USD,,,',
+    ].join('\n');
+    const file = await files.write('plain.csv', text);
+    const first = await run('pokemon', file);
+    expect(first).toMatchObject({ layout: 'csv', rows: 5, currencies: { USD: 3, EUR: 1 }, graded: 1, cards: 1, duplicates: 0, prices: { created: 4, updated: 0, unchanged: 0 }, skipped: { unknown_card: 1 } });
+    expect(first.remarks).toEqual(['1 rows name a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
+    const rows = await store.observations(ids.pokemon!, 'tst1-4');
+    expect(rows.map((r) => [r.rowKey, r.source, r.date, r.price, r.currency, r.graded, r.grade, r.extra])).toEqual([
+      ['csv:tst1-4|2025-06-01|USD|||my shop#1', 'my shop', '2025-06-01', 12, 'USD', false, null, {}],
+      ['csv:tst1-4|2025-06-01|USD|||my shop#2', 'my shop', '2025-06-01', 12, 'USD', false, null, {}],
+      ['csv:tst1-4|2025-06-02|EUR|||ebay#1', 'ebay', '2025-06-02', 15.5, 'EUR', false, null, {}],
+      ['csv:tst1-4|2025-06-02|USD|PSA|GEM MT 10|ebay#1', 'ebay', '2025-06-02', 80, 'USD', true, 'GEM MT 10', { company: 'PSA', grade_value: 10 }],
+    ]);
+    expect((await run('pokemon', file)).prices).toMatchObject({ created: 0, updated: 0, unchanged: 4 });
+    // a price corrected in place is an update of that sale, not one more
+    const corrected = await run('pokemon', await files.write('plain-corrected.csv', text.replace('my shop\ntst1-4,2025-06-01,12.00', 'my shop\ntst1-4,2025-06-01,12.50')));
+    expect(corrected.prices).toMatchObject({ created: 0, updated: 1, unchanged: 3 });
+    // what price_stats makes of it: the PSA 10 sale graded, the two shop sales ungraded, the euros left out and said so
+    const stats = await store.priceStats(ids.pokemon!, 'tst1-4');
+    expect(stats.map((e) => `${e.stats_type} ${e.interval} ${e.value.min}-${e.value.max}`)).toEqual([
+      'overall 30d 12-80',
+      'overall 365d 12-80',
+      'overall all 12-80',
+      'graded 30d 80-80',
+      'graded 365d 80-80',
+      'graded all 80-80',
+      'ungraded 30d 12-12.5',
+      'ungraded 365d 12-12.5',
+      'ungraded all 12-12.5',
+    ]);
+    expect(await store.leftOutCurrencies(ids.pokemon!, 'tst1-4')).toEqual({ EUR: 1 });
+    expect(await store.priceStats(ids.pokemon!, 'tst1-4', { slab: { company: 'PSA', grade: 9 } })).toHaveLength(6);
+  });
+
+  it('imports the plain CSV into a catalog of any kind, by the card\'s key or an alias', async () => {
+    const sports = await run('sports', await files.write('plain-sports.csv', 'card,date,price,currency\n2022 Topps Test Series 1|base|1,2024-05-01,3.25,USD\n'));
+    expect(sports).toMatchObject({ layout: 'csv', cards: 1, prices: { created: 1 } });
+    expect((await store.priceStats(ids.sports!, '2022 Topps Test Series 1|base|1'))[0]!.value).toMatchObject({ mean: 3.25, latest_date: '2024-05-01' });
+    // the MTGJSON uuid of Test Angel is an alias of its Scryfall id, the MTG card key
+    const mtg = await run('mtg', await files.write('plain-mtg.csv', `card,date,price,currency\n00000000-0000-5000-8000-000000000001,2024-05-01,20,USD\n${ANGEL},2024-05-01,20,USD\n`));
+    expect(mtg).toMatchObject({ cards: 1, prices: { created: 2 } });
+    // one key per card found, however the file names it: the two rows are two sales of it
+    expect((await store.observations(ids.mtg!, ANGEL, { source: 'csv' })).map((r) => r.rowKey)).toEqual([`csv:${ANGEL}|2024-05-01|USD|||#1`, `csv:${ANGEL}|2024-05-01|USD|||#2`]);
+  });
+
+  it('refuses a plain CSV with a bad row, naming the line, and writes none of it', async () => {
+    const before = await store.counts();
+    const good = Array.from({ length: 1200 }, (_, i) => `tst1-1,2024-01-01,${i + 1}.00,USD`);
+    const bad = async (name: string, lines: string[], problem: RegExp) => {
+      const err = await rejection(run('pokemon', await files.write(name, ['card,date,price,currency', ...lines].join('\n'))));
+      expect(err).toBeInstanceOf(CatalogFileError);
+      expect(err.message).toMatch(problem);
+    };
+    await bad('late.csv', [...good, 'tst1-1,2024-01-02,4.00,$'], /late\.csv line 1202: "currency" must be a three-letter code such as USD or EUR, not "\$"/);
+    await bad('no-price.csv', ['tst1-1,2024-01-02,,USD'], /no-price\.csv line 2: "price" is missing/);
+    await bad('comma.csv', ['tst1-1,2024-01-02,"1,200.00",USD'], /comma\.csv line 2: "price" must be a price like 12\.50, not "1,200\.00"/);
+    await bad('feb.csv', ['tst1-1,2023-02-29,3.00,USD'], /feb\.csv line 2: "date" is not a day of the calendar: "2023-02-29"/);
+    const extra = await rejection(run('pokemon', await files.write('notes.csv', 'card,date,price,currency,notes\ntst1-1,2024-01-02,3.00,USD,nice\n')));
+    expect(extra.message).toMatch(/notes\.csv line 1: the header \(card, date, price, currency, notes\) is none of the price layouts known: .*plain CSV \(card, date, price, currency\[, grade, company, source\]\)/);
+    expect(await store.counts()).toEqual(before);
+  });
+
   it('a malformed row fails naming file and line and writes nothing', async () => {
     const before = await store.counts();
     const lines = (await fs.readFile(prices('pokemon_tcgplayer_3day_history.csv'), 'utf8')).split('\n');
@@ -209,6 +278,29 @@ describe.each(backends)('price import (%s)', (backend) => {
       const graded = priceStats(sales).find((s) => s.stats_type === 'graded' && s.interval === 'all')!;
       expect(graded.value.oldest_date >= '2016-09-10').toBe(true);
       expect(graded.value.latest_date <= '2020-06-28').toBe(true);
+    });
+
+    it('computes price_stats in SQL as the reference does, on the real series', async () => {
+      const pokemon = (await t.catalogs.get('pokemon-full'))!.id;
+      const mtg = (await t.catalogs.get('mtg-full'))!.id;
+      const cards: [string, string, PriceStatsOptions][] = [
+        [pokemon, 'base1-4', {}],
+        [pokemon, 'base1-4', { slab: { company: 'PSA', grade: 9 } }],
+        [pokemon, 'sv3pt5-199', {}],
+      ];
+      // the one Stoneforge Mystic printing with 3,356 daily prices, and an MTGO printing in tix at 1 USD a tix
+      const goldfishKey = (await t.store.db.selectFrom('catalog_prices').select('card_key').where('catalog_id', '=', mtg).where('source', '=', 'mtggoldfish').executeTakeFirstOrThrow()).card_key;
+      const tixKey = (await t.store.db.selectFrom('catalog_prices').select('card_key').where('catalog_id', '=', mtg).where('source', '=', 'mtgo-tix').orderBy('card_key').executeTakeFirstOrThrow()).card_key;
+      cards.push([mtg, goldfishKey, {}], [mtg, tixKey, { rates: { TIX: 1 } }]);
+      for (const [catalog, card, options] of cards) {
+        const started = performance.now();
+        const sql = await store.priceStats(catalog, card, options);
+        const ms = performance.now() - started;
+        const observations = await store.observations(catalog, card);
+        console.log(`price_stats ${card} (${backend}): ${observations.length} prices, ${sql.length} entries, ${ms.toFixed(1)} ms in SQL`);
+        expect(sql.length, card).toBeGreaterThan(0);
+        expect(sql, `${card} ${JSON.stringify(options)}`).toEqual(priceStats(observations, options));
+      }
     });
   });
 });

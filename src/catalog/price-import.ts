@@ -1,7 +1,7 @@
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PriceInput, PriceStore } from '../store/price-store.ts';
 import { Fields, Remarks, fail, placeText, type RecordPlace } from './catalog-rows.ts';
-import { PRICE_LAYOUTS, detectLayout, type CardRef, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
+import { PRICE_LAYOUTS, detectLayout, layoutColumns, type CardRef, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
 import { CatalogFileError, looksLikeJson, readCsvRecords } from './record-stream.ts';
 
 export interface PriceImportRequest {
@@ -14,7 +14,7 @@ export type PriceImportProgress = { phase: 'read'; file: string; bytes: number; 
 export interface PriceImportResult {
   catalog: string;
   file: string;
-  /** The layout read, also the `source` of every stored row: `psa`, `tcgplayer-3day`, … */
+  /** The layout read, also the `source` of every stored row (`psa`, `tcgplayer-3day`, …) but the plain CSV's, which names its own. */
   layout: string;
   /** Data rows in the file. */
   rows: number;
@@ -53,8 +53,12 @@ const SKIP_REMARKS: Record<SkipReason, string> = {
 };
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
 
-/** A card key from the row's ids: Pokémon ids are keys; MTG rows by face uuid (an alias), else by Scryfall id (the key). */
+/**
+ * A card key from the row's ids: the plain CSV's card is a key or an alias; Pokémon ids are keys;
+ * MTG rows by face uuid (an alias), else by Scryfall id (the key).
+ */
 function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, string> }): string | null {
+  if (ref.cardKey) return ids.keys.has(ref.cardKey) ? ref.cardKey : (ids.aliases.get(ref.cardKey) ?? null);
   if (ref.pokemonId) return ids.keys.has(ref.pokemonId) ? ref.pokemonId : null;
   if (ref.mtgjsonUuid) {
     const key = ids.aliases.get(ref.mtgjsonUuid);
@@ -64,11 +68,14 @@ function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, st
   return null;
 }
 
-const refText = (ref: CardRef) => ref.pokemonId ?? ref.mtgjsonUuid ?? ref.scryfallId ?? '';
+const refText = (ref: CardRef) => ref.cardKey ?? ref.pokemonId ?? ref.mtgjsonUuid ?? ref.scryfallId ?? '';
+const publicGames = (kind: string) => kind === 'pokemon' || kind === 'mtg';
 
 /**
  * Reads a price file (CSV, gzipped or not) in one of the known layouts, found by its header,
- * checks every row, resolves each to a card of the catalog, then stores all in one transaction.
+ * checks every row, resolves each to a card of the catalog, then stores all in one transaction
+ * (the file is read as a stream; the rows checked are held until then, so nothing is written
+ * before the last one is read).
  * Rows that cannot be said to price one card of this catalog are skipped and counted by reason
  * (several candidate cards, no card id, an id the catalog lacks, another game); a malformed row
  * is an error naming its line, before anything is written.
@@ -76,9 +83,8 @@ const refText = (ref: CardRef) => ref.pokemonId ?? ref.mtgjsonUuid ?? ref.scryfa
 export async function importPrices(catalogs: CatalogStore, prices: PriceStore, request: PriceImportRequest, onProgress?: (p: PriceImportProgress) => void): Promise<PriceImportResult> {
   const catalog = await catalogs.get(request.catalog);
   if (!catalog) throw new PriceImportError(404, 'catalog_not_found', `There is no catalog ${request.catalog}: import its cards first (loupe catalog import).`);
-  if (catalog.kind !== 'pokemon' && catalog.kind !== 'mtg') throw new PriceImportError(409, 'catalog_kind_conflict', `Catalog ${catalog.name} holds ${catalog.kind} cards; the price files known are Pokémon and MTG prices.`);
   const file = request.file;
-  const layouts = PRICE_LAYOUTS.map((l) => `${l.title} (${l.columns.join(', ')})`).join('; ');
+  const layouts = PRICE_LAYOUTS.map((l) => `${l.title} (${layoutColumns(l)})`).join('; ');
   if (await looksLikeJson(file)) throw new CatalogFileError(file, null, `is JSON; price files are CSV with a header, one of: ${layouts}`);
 
   const readStart = performance.now();
@@ -89,6 +95,8 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   let layout: PriceLayout | null = null;
   let records = 0;
   let duplicates = 0;
+  // rows alike in a layout whose rows are separate observations: how many so far, per key
+  const repeats = new Map<string, number>();
   const bytes = (read: number, size: number) => onProgress?.({ phase: 'read', file, bytes: read, size, records });
   for await (const r of readCsvRecords(file, bytes)) {
     const at: RecordPlace = { file, line: r.line, index: null, path: null };
@@ -98,6 +106,9 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       if (layout.game && layout.game !== catalog.kind) {
         throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
       }
+      if (!layout.anyCatalog && !publicGames(catalog.kind)) {
+        throw new PriceImportError(409, 'catalog_kind_conflict', `Catalog ${catalog.name} holds ${catalog.kind} cards; ${layout.title} prices are Pokémon and MTG prices (for other cards write the plain CSV: ${layoutColumns(PRICE_LAYOUTS.find((l) => l.anyCatalog)!)}).`);
+      }
     }
     records++;
     const row = layout.read(new Fields(r.value, at));
@@ -106,7 +117,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       remarks.add(SKIP_REMARKS[row.reason], `line ${r.line}`);
       continue;
     }
-    if (row.game !== catalog.kind) {
+    if (row.game !== null && row.game !== catalog.kind) {
       skipped.other_game++;
       remarks.add(`{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `line ${r.line}`);
       continue;
@@ -116,6 +127,13 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       skipped.unknown_card++;
       remarks.add(`{n} rows name a card the catalog does not have: skipped`, `${refText(row.ref)} on line ${r.line}`);
       continue;
+    }
+    if (layout.repeats) {
+      // keyed by the card found (a file may name it by key or by alias), numbered in file order
+      const key = `${cardKey}|${row.rowKey}`;
+      const n = (repeats.get(key) ?? 0) + 1;
+      repeats.set(key, n);
+      row.rowKey = `${key}#${n}`;
     }
     const input = toInput(layout, row, cardKey);
     const before = rows.get(input.rowKey);
@@ -156,7 +174,7 @@ function toInput(layout: PriceLayout, row: LayoutPrice, cardKey: string): PriceI
   return {
     rowKey: `${layout.name}:${row.rowKey}`,
     cardKey,
-    source: layout.name,
+    source: row.source ?? layout.name,
     date: row.date,
     price: row.price,
     currency: row.currency,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Fields } from './catalog-rows.ts';
-import { detectLayout, type LayoutPrice } from './price-layouts.ts';
+import { detectLayout, gradeNumber, type LayoutPrice } from './price-layouts.ts';
 import { CatalogFileError } from './record-stream.ts';
 
 const at = { file: 'p.csv', line: 7, index: null, path: null };
@@ -15,6 +15,7 @@ const THREE_DAY = ['pokemon_card_id', 'tcgplayer_product_id', 'product_type', 'n
 const SNAPSHOT = ['date', 'pokemon_card_id_candidates', 'tcgplayer_product_id', 'source_card_id', 'card_name', 'set_name', 'printing', 'market_price_usd', 'low_price_usd', 'median_price_usd', 'source_last_updated'];
 const TIX = ['date', 'card_key', 'name', 'set_code', 'scryfall_id', 'mtgjson_uuid', 'price_tix'];
 const GOLDFISH = ['date', 'name', 'set_code', 'scryfall_id', 'mtgjson_uuid', 'price_usd'];
+const PLAIN = ['card', 'date', 'price', 'currency', 'grade', 'company', 'source'];
 
 describe('price layouts', () => {
   it('are told apart by their header alone, whatever the column order; others are none', () => {
@@ -25,14 +26,21 @@ describe('price layouts', () => {
     // PSA's header has every goldfish column too: the more specific layout wins.
     expect(detectLayout(GOLDFISH)?.name).toBe('mtggoldfish');
     expect(detectLayout(['date', 'card', 'price'])).toBeNull();
+    expect(detectLayout(['card', 'date', 'price', 'currency'])?.name).toBe('csv');
+    expect(detectLayout([...PLAIN].reverse())?.name).toBe('csv');
+    // a column the plain CSV does not have (a typo of "grade", a note) is no layout, not a column ignored
+    expect(detectLayout(['card', 'date', 'price', 'currency', 'grde'])).toBeNull();
   });
 
   it('reads a PSA sale as a graded USD price with grade and qualifier as printed, keyed by its lot', () => {
     const r = row('psa', PSA, { date: '2019-02-10', game: 'pokemon', pokemon_card_id: 'base1-4', grade: '9.0', qualifier: '(MK)', price_usd: '300.5', sale_type: 'Best Offer', psa_cert: '123', lot_url: 'https://x/lot/2' }) as LayoutPrice;
     expect(r).toMatchObject({ kind: 'price', game: 'pokemon', ref: { pokemonId: 'base1-4' }, rowKey: 'https://x/lot/2', date: '2019-02-10', price: 300.5, currency: 'USD', graded: true, grade: '9.0', qualifier: '(MK)', volume: null });
-    expect(r.extra).toEqual({ sale_type: 'Best Offer', psa_cert: '123', lot_url: 'https://x/lot/2' });
+    expect(r.extra).toEqual({ sale_type: 'Best Offer', psa_cert: '123', lot_url: 'https://x/lot/2', company: 'PSA', grade_value: 9 });
     const mtg = row('psa', PSA, { date: '2017-01-05', game: 'mtg', mtgjson_uuid: 'u-1', scryfall_id: 's-1', grade: 'Authentic', price_usd: '3000.0', lot_url: 'https://x/lot/9' });
     expect(mtg).toMatchObject({ game: 'mtg', ref: { mtgjsonUuid: 'u-1', scryfallId: 's-1' }, grade: 'Authentic', qualifier: null, price: 3000 });
+    // "Authentic" has no number: the company is known, the grade's number is not
+    expect((mtg as LayoutPrice).extra).toMatchObject({ company: 'PSA' });
+    expect((mtg as LayoutPrice).extra).not.toHaveProperty('grade_value');
   });
 
   it('keeps MTGO tix in their own currency', () => {
@@ -56,6 +64,51 @@ describe('price layouts', () => {
     expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'sv8pt5-142|sv8pt5-170' })).toEqual({ kind: 'skip', reason: 'ambiguous' });
     expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: '' })).toEqual({ kind: 'skip', reason: 'no_card_id' });
     expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'a', market_price_usd: '' })).toEqual({ kind: 'skip', reason: 'no_price' });
+  });
+
+  it('reads a plain CSV row: the card as written, currency and company in upper case, graded when it has a grade or a company', () => {
+    expect(row('csv', PLAIN, { card: 'base1-4', date: '2024/01/31', price: '12.5', currency: 'usd' })).toEqual({
+      kind: 'price',
+      game: null,
+      ref: { cardKey: 'base1-4' },
+      rowKey: '2024-01-31|USD|||',
+      date: '2024-01-31',
+      price: 12.5,
+      currency: 'USD',
+      graded: false,
+      grade: null,
+      qualifier: null,
+      volume: null,
+      extra: {},
+    });
+    expect(row('csv', PLAIN, { card: 'base1-4', date: '2024-01-31', price: '450', currency: 'EUR', grade: 'MINT 9 (oc)', company: 'psa', source: 'ebay' })).toMatchObject({
+      rowKey: '2024-01-31|EUR|PSA|MINT 9 (oc)|ebay',
+      source: 'ebay',
+      currency: 'EUR',
+      graded: true,
+      grade: 'MINT 9 (oc)',
+      qualifier: '(OC)',
+      extra: { company: 'PSA', grade_value: 9 },
+    });
+    expect(row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', company: 'CGC' })).toMatchObject({ graded: true, grade: null, extra: { company: 'CGC' } });
+  });
+
+  it('refuses a plain CSV row without a price, currency or card, naming the line', () => {
+    const bad = (value: Record<string, string>) => () => row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', ...value });
+    expect(bad({ price: '' })).toThrow(/^p\.csv line 7: "price" is missing$/);
+    expect(bad({ price: '$3' })).toThrow(/"price" must be a price like 12\.50, not "\$3"/);
+    expect(bad({ currency: '$' })).toThrow(/^p\.csv line 7: "currency" must be a three-letter code such as USD or EUR, not "\$"$/);
+    expect(bad({ currency: '' })).toThrow(/"currency" is missing/);
+    expect(bad({ card: '' })).toThrow(/"card" is missing/);
+    expect(bad({ date: '2023-02-29' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "2023-02-29"$/);
+  });
+
+  it('reads a grade\'s number only where the label prints one', () => {
+    expect(gradeNumber('10.0')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('GEM MT 10')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('BGS 9.5')).toEqual({ value: 9.5, qualifier: null });
+    expect(gradeNumber('8 (MK)')).toEqual({ value: 8, qualifier: '(MK)' });
+    for (const none of ['Authentic', 'BLACK LABEL', '11', '9 10', null]) expect(gradeNumber(none), String(none)).toEqual({ value: null, qualifier: null });
   });
 
   it('names the line and column of a price or date that is not one', () => {

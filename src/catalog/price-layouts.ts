@@ -1,15 +1,19 @@
 import { fail, type Fields } from './catalog-rows.ts';
 
 /**
- * The price files' layouts (../shared/catalogs/prices/README.md), told apart by their header.
- * Each row becomes one dated price of one card, named by the ids the file has; the importer
- * resolves them against the catalog. All are long format: one row per card and date (or sale).
+ * The price files' layouts (../shared/catalogs/prices/README.md), and the plain CSV a shop
+ * writes itself (`card, date, price, currency[, grade, company, source]`), told apart by their
+ * header. Each row becomes one dated price of one card, named by the ids the file has; the
+ * importer resolves them against the catalog. All are long format: one row per card and date
+ * (or sale). docs/prices.md describes them.
  */
 
 export type PriceGame = 'pokemon' | 'mtg';
 
 /** The ids a row names its card by; the importer tries them in this order. */
 export interface CardRef {
+  /** The catalog's own key of the card, or one of its aliases (the plain CSV's `card`). */
+  cardKey?: string | null;
   pokemonId?: string | null;
   mtgjsonUuid?: string | null;
   scryfallId?: string | null;
@@ -17,10 +21,13 @@ export interface CardRef {
 
 export interface LayoutPrice {
   kind: 'price';
-  game: PriceGame;
+  /** Null: a price for whatever catalog the import names (the plain CSV). */
+  game: PriceGame | null;
   ref: CardRef;
   /** Unique within the source; stored prefixed with the layout's name. */
   rowKey: string;
+  /** Stored as the row's `source`; the layout's name when absent. */
+  source?: string;
   date: string;
   price: number;
   currency: string;
@@ -44,10 +51,19 @@ export interface PriceLayout {
   name: string;
   /** What the file is, for messages. */
   title: string;
-  /** The game every row is of; null when each row says (PSA's `game`). */
+  /** The game every row is of; null when each row says (PSA's `game`) or for any catalog (`anyCatalog`). */
   game: PriceGame | null;
+  /** Prices for a catalog of any kind: the rows name cards by the catalog's own keys. */
+  anyCatalog?: boolean;
   /** Columns the header must have. */
   columns: readonly string[];
+  /** Columns it may have besides; when set, a header with any other column is not this layout. */
+  optional?: readonly string[];
+  /**
+   * Rows with the same key are separate observations (two copies sold the same day at the same
+   * grade): the importer numbers them in file order (`#1`, `#2`) rather than take them for one.
+   */
+  repeats?: boolean;
   read(f: Fields): LayoutPrice | LayoutSkip;
 }
 
@@ -61,8 +77,23 @@ function money(f: Fields, column: string): number | null {
   return Number(t);
 }
 
+/** A date on the calendar (2023-02-29 is none), `YYYY-MM-DD` or `YYYY/MM/DD`. */
 function dateOf(f: Fields, column: string): string {
-  return f.date(column) ?? fail(f.at, `"${column}" is missing`);
+  const date = f.date(column) ?? fail(f.at, `"${column}" is missing`);
+  const t = Date.parse(`${date}T00:00:00Z`);
+  if (!Number.isFinite(t) || new Date(t).toISOString().slice(0, 10) !== date) fail(f.at, `"${column}" is not a day of the calendar: "${f.text(column)}"`);
+  return date;
+}
+
+/**
+ * A grade as printed (`10`, `9.5`, `GEM MT 10`, `PSA 9`, `MINT 9 (OC)`): its number (0 to 10) and
+ * its qualifier in brackets; no number for a grade without one (`Authentic`), never a guess.
+ */
+export function gradeNumber(grade: string | null): { value: number | null; qualifier: string | null } {
+  const m = grade === null ? null : /^(?:[A-Za-z][A-Za-z .-]*\s)?(\d{1,2}(?:\.\d+)?)\s*(\([A-Za-z]{1,3}\))?$/.exec(grade.trim());
+  if (!m) return { value: null, qualifier: null };
+  const value = Number(m[1]);
+  return value >= 0 && value <= 10 ? { value, qualifier: m[2]?.toUpperCase() ?? null } : { value: null, qualifier: null };
 }
 
 /** Non-empty values of the named columns, as the file has them. */
@@ -102,7 +133,8 @@ const psa: PriceLayout = {
       grade: f.text('grade'),
       qualifier: f.text('qualifier'),
       volume: null,
-      extra: kept(f, ['sale_type', 'auction_house', 'psa_cert', 'lot_url', 'source_card_slug', 'catalog_note']),
+      // company and numeric grade where price_stats reads them for a slab of the same grade
+      extra: { ...kept(f, ['sale_type', 'auction_house', 'psa_cert', 'lot_url', 'source_card_slug', 'catalog_note']), ...slabFields('PSA', f.text('grade')) },
     };
   },
 };
@@ -215,14 +247,78 @@ function mtgDaily(name: string, title: string, column: string, currency: string,
   };
 }
 
+/** What `price_stats` matches a read slab by: the company (upper case) and the grade's number. */
+function slabFields(company: string | null, grade: string | null): Record<string, unknown> {
+  const value = gradeNumber(grade).value;
+  return { ...(company !== null ? { company } : {}), ...(value !== null ? { grade_value: value } : {}) };
+}
+
+const PLAIN_COLUMNS = ['card', 'date', 'price', 'currency'] as const;
+const PLAIN_OPTIONAL = ['grade', 'company', 'source'] as const;
+
+/**
+ * The plain CSV: `card, date, price, currency[, grade, company, source]`, for a catalog of any
+ * kind. `card` is the catalog's key of the card (or an alias: an MTGJSON uuid); a row with a grade
+ * or a company is a graded sale. Every row is one observation: two alike are two sales, numbered
+ * in file order, so a re-import changes nothing and a price corrected in place is updated.
+ * Unlike the public files, a row without a price or currency is an error, not a skip.
+ */
+const plain: PriceLayout = {
+  name: 'csv',
+  title: 'plain CSV',
+  game: null,
+  anyCatalog: true,
+  columns: PLAIN_COLUMNS,
+  optional: PLAIN_OPTIONAL,
+  repeats: true,
+  read(f) {
+    const card = f.need('card');
+    const date = dateOf(f, 'date');
+    const price = money(f, 'price') ?? fail(f.at, '"price" is missing');
+    const currencyText = f.need('currency');
+    if (!/^[A-Za-z]{3}$/.test(currencyText)) fail(f.at, `"currency" must be a three-letter code such as USD or EUR, not "${currencyText}"`);
+    const currency = currencyText.toUpperCase();
+    const grade = f.text('grade');
+    const company = f.text('company')?.toUpperCase() ?? null;
+    const source = f.text('source');
+    const qualifier = gradeNumber(grade).qualifier;
+    return {
+      kind: 'price',
+      game: null,
+      ref: { cardKey: card },
+      // the importer puts the card it resolved in front and numbers rows alike
+      rowKey: [date, currency, company ?? '', grade ?? '', source ?? ''].join('|'),
+      ...(source !== null ? { source } : {}),
+      date,
+      price,
+      currency,
+      graded: grade !== null || company !== null,
+      grade,
+      qualifier,
+      volume: null,
+      extra: slabFields(company, grade),
+    };
+  },
+};
+
 const mtgoTix = mtgDaily('mtgo-tix', 'MTGO prices in tix', 'price_tix', 'TIX', ['card_key', 'name', 'set_code']);
 const mtgDailyUsd = mtgDaily('mtggoldfish', 'MTG daily prices in USD (MTGGoldfish)', 'price_usd', 'USD', ['name', 'set_code']);
 
 /** In the order tried: the most specific header first (PSA's also has `mtgjson_uuid` and `price_usd`). */
-export const PRICE_LAYOUTS: readonly PriceLayout[] = [tcgplayerSnapshot, mtgoTix, psa, tcgplayer3Day, mtgDailyUsd];
+export const PRICE_LAYOUTS: readonly PriceLayout[] = [tcgplayerSnapshot, mtgoTix, psa, tcgplayer3Day, mtgDailyUsd, plain];
 
-/** The layout whose columns the header has, or null. */
+/** The layout whose columns the header has (and no others, for a layout that lists its optional ones), or null. */
 export function detectLayout(header: readonly string[]): PriceLayout | null {
   const have = new Set(header);
-  return PRICE_LAYOUTS.find((l) => l.columns.every((c) => have.has(c))) ?? null;
+  return (
+    PRICE_LAYOUTS.find((l) => {
+      if (!l.columns.every((c) => have.has(c))) return false;
+      if (!l.optional) return true;
+      const allowed = new Set([...l.columns, ...l.optional]);
+      return header.every((h) => allowed.has(h));
+    }) ?? null
+  );
 }
+
+/** A layout's columns for messages: `card, date, price, currency[, grade, company, source]`. */
+export const layoutColumns = (l: PriceLayout): string => `${l.columns.join(', ')}${l.optional?.length ? `[, ${l.optional.join(', ')}]` : ''}`;
