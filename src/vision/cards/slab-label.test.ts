@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { photoBytes } from '../../../test/helpers/photos.ts';
+import sharp from 'sharp';
+import { renderSlab, slabTruths } from '../../../test/helpers/slab-labels.ts';
 import { runCardTask } from './card-tasks.ts';
 import { labelBand, readAsSlabLabel } from './slab-label.ts';
 import type { Quad } from '../geometry/plane-geometry.ts';
@@ -12,6 +14,10 @@ describe('readAsSlabLabel', () => {
     expect(readAsSlabLabel(['2002POKEMONNEODESTINY', '13', 'AZUMARILLLUMINEUX', 'NM-MT', 'FRENCH-HOLO', '86068040'])).toEqual({ company: null });
     expect(readAsSlabLabel(['1993ALPHA', 'COUNTERSPELLUB', '7.5', 'CENTERING', 'NEARMINT+', '0010538585', 'BECKETT'])).toEqual({ company: 'BGS' });
     expect(readAsSlabLabel(['2021 POKEMON', 'CHARIZARD', 'GEM MT', '10', 'PSA'])).toEqual({ company: 'PSA' });
+    // a qualifier read glued to the words; other companies' words (slashes, spelled out)
+    expect(readAsSlabLabel(['2003UPPERDECK', '#221', 'LEBRONJAMES', 'EX-MTPD', '6', '68034138'])).toEqual({ company: null });
+    expect(readAsSlabLabel(['POKEMON (2016)', 'PIKACHU', 'NM/MINT+', '8.5', '1593909209'])).toEqual({ company: null });
+    expect(readAsSlabLabel(['KSA', 'EXCELLENT', '5'])).toEqual({ company: null });
   });
 
   it('does not take a price tag, a note or a listing banner for a label', () => {
@@ -76,6 +82,23 @@ describe('slab told by its label in grading', () => {
     const top = Math.min(...r.cards![0]!.quad.map((p) => p[1]));
     expect(box[3]).toBeLessThan(top);
     expect(box[2] - box[0]).toBeGreaterThan((Math.max(...r.cards![0]!.quad.map((p) => p[0])) - Math.min(...r.cards![0]!.quad.map((p) => p[0]))) * 0.5);
+  });
+
+  it('label: finds a holder\'s label with no card beside it (a scan cropped to the holder), along the top or turned over', async () => {
+    const truth = slabTruths(1).find((t) => t.company === 'SGC')!;
+    for (const rotation of [0, 180]) {
+      const jpeg = await renderSlab(truth, { rotation, size: 900 });
+      // cropped to the holder: the detector's card is absent or not under the label
+      const crop = await sharp(jpeg).extract({ left: 50, top: 50, width: (await sharp(jpeg).metadata()).width! - 100, height: (await sharp(jpeg).metadata()).height! - 100 }).jpeg().toBuffer();
+      const r = await runCardTask({ kind: 'card', image: ab(crop), maxPixels: 100e6, op: 'label', options: {} });
+      if ('refused' in r) throw new Error('refused');
+      expect(r.found).toBe(true);
+      expect(r.label!.lines.map((l) => l.text).join(' ')).toContain(truth.cert);
+      // the label's box lies in the image's top (or, turned over, bottom) third
+      const mid = (r.label!.box[1] + r.label!.box[3]) / 2;
+      if (rotation === 0) expect(mid).toBeLessThan(r.height / 3);
+      else expect(mid).toBeGreaterThan((r.height * 2) / 3);
+    }
   });
 
   it('leaves raw cards raw', async () => {

@@ -40,8 +40,11 @@ const COMPANIES: [string, RegExp][] = [
   ['CSG', /\bCSG\b/],
   ['ISA', /\bISA\s*GRADING\b/],
 ];
-/** Grade words as the companies print them (catalogs/slabs/grading_scales.json), hyphens and spaces loose. */
-const GRADE_WORDS = /\b(GEM\s*-?\s*MT|GEM\s*MINT|PRISTINE|BLACK\s*LABEL|PERFECT|NM\s*-?\s*MT\+?|NEAR\s*MINT\+?|EX\s*-?\s*MT\+?|VG\s*-?\s*EX\+?|MINT\+?|AUTHENTIC|FLAWLESS)\b/;
+/**
+ * Grade words as the companies print them (catalogs/slabs/grading_scales.json), hyphens, slashes
+ * and spaces loose, a PSA qualifier (`EX-MT PD`, read glued as `EX-MTPD`) allowed after them.
+ */
+const GRADE_WORDS = /\b(GEM\s*-?\s*MT|GEM\s*MINT|PRISTINE|BLACK\s*LABEL|PERFECT|NM\s*[-/]?\s*MT\+?|NM\s*\/\s*MINT\+?|NEAR\s*MINT\+?|EX\s*[-/]?\s*MT\+?|EX\s*\/\s*NM\+?|VG\s*[-/]?\s*EX\+?|MINT\+?|EXCELLENT\+?|VERY\s*GOOD\+?|AUTHENTIC|FLAWLESS)(\s*\(?(OC|ST|PD|OF|MK|MC)\)?)?(?![A-Z])/;
 /** A grade's short word alone on its line (PSA prints "NM" above a 7). */
 const GRADE_WORD_LINE = /^(NM|EX|VG|GOOD|FAIR|POOR|FR|PR|GEM|MT)$/;
 /** A grade number alone on its line or after the words: 1–10 with an optional half. */
@@ -110,6 +113,89 @@ export function labelBand(img: RgbPixels, card: Quad, side: 0 | 1): { band: RgbP
   return { band: { data: out, width: bw, height: bh }, toImage };
 }
 
+/** Where {@link searchSlabLabel} looks, as a share of the image's long side from its edge (a holder's label and its margin span about a quarter of it). */
+const FRAME_DEPTH = 0.34;
+/** An image this much wider than tall (or taller than wide) may be a label alone, read whole. */
+const LABEL_ALONE = 2.2;
+
+/** The image inside `corners` (upper-left, upper-right, down-right, down-left of the upright output), sampled `bw` × `bh`. */
+function sampleQuad(img: RgbPixels, corners: Quad, bw: number, bh: number): RgbPixels {
+  const m = rectToQuad(bw, bh, corners);
+  const out = new Uint8Array(bw * bh * 3);
+  const { data, width, height } = img;
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const [px, py] = applyHomography(m, x + 0.5, y + 0.5);
+      const x0 = Math.floor(px - 0.5);
+      const y0 = Math.floor(py - 0.5);
+      if (x0 < 0 || y0 < 0 || x0 >= width - 1 || y0 >= height - 1) continue;
+      const fx = px - 0.5 - x0;
+      const fy = py - 0.5 - y0;
+      const i = (y0 * width + x0) * 3;
+      const o = (y * bw + x) * 3;
+      for (let c = 0; c < 3; c++) {
+        const top = data[i + c]! * (1 - fx) + data[i + 3 + c]! * fx;
+        const bottom = data[i + width * 3 + c]! * (1 - fx) + data[i + width * 3 + 3 + c]! * fx;
+        out[o + c] = Math.round(top * (1 - fy) + bottom * fy);
+      }
+    }
+  }
+  return { data: out, width: bw, height: bh };
+}
+
+/** Reads the region `corners` upright and keeps it when its text reads as a grading label. */
+async function labelIn(ocr: OcrReader, img: RgbPixels, corners: Quad): Promise<SlabLabel | null> {
+  const along = Math.hypot(corners[1][0] - corners[0][0], corners[1][1] - corners[0][1]);
+  const depth = Math.hypot(corners[3][0] - corners[0][0], corners[3][1] - corners[0][1]);
+  const scale = Math.min(BAND_MAX / Math.max(along, depth), Math.max(1, BAND_MIN / along));
+  const bw = Math.max(8, Math.round(along * scale));
+  const bh = Math.max(8, Math.round(depth * scale));
+  const lines = await ocr.read(sampleQuad(img, corners, bw, bh), { language: 'en' });
+  const found = readAsSlabLabel(lines.map((l) => l.text));
+  if (!found) return null;
+  const m = rectToQuad(bw, bh, corners);
+  const toImage = (x: number, y: number): Point => applyHomography(m, x, y);
+  return labelOf(found.company, lines, toImage);
+}
+
+function labelOf(company: string | null, lines: OcrLine[], toImage: (x: number, y: number) => Point): SlabLabel {
+  const pts = lines.flatMap((l) => l.polygon.map(([x, y]) => toImage(x, y)));
+  const xs = pts.map((p) => p[0]);
+  const ys = pts.map((p) => p[1]);
+  const box: SlabLabel['box'] = [Math.round(Math.min(...xs)), Math.round(Math.min(...ys)), Math.round(Math.max(...xs)), Math.round(Math.max(...ys))];
+  return { company, lines: lines.map((l) => ({ ...l, polygon: l.polygon.map(([x, y]) => toImage(x, y)) })), box };
+}
+
+/**
+ * A grading label found without a card to stand beside: the image read as a holder photographed
+ * whole (the label along the top, or along the bottom, left or right side when the photo is turned),
+ * or as a label alone when it is that narrow. For `/slab_id`, where the detector may miss a slab's
+ * card (4 of the 21 real slabs: a scan cropped to the holder has no table around it) or find the
+ * holder's outline instead of the card's. Up to three OCR reads.
+ */
+export async function searchSlabLabel(ocr: OcrReader, img: RgbPixels): Promise<SlabLabel | null> {
+  const { width: w, height: h } = img;
+  const W = w - 0.5;
+  const H = h - 0.5;
+  const regions: Quad[] = [];
+  if (Math.max(w, h) / Math.min(w, h) >= LABEL_ALONE) {
+    // a label alone: read along its long side, both ways up
+    regions.push(w >= h ? [[-0.5, -0.5], [W, -0.5], [W, H], [-0.5, H]] : [[-0.5, H], [-0.5, -0.5], [W, -0.5], [W, H]]);
+  }
+  if (h >= w) {
+    const d = h * FRAME_DEPTH;
+    regions.push([[-0.5, -0.5], [W, -0.5], [W, d], [-0.5, d]], [[W, H], [-0.5, H], [-0.5, H - d], [W, H - d]]);
+  } else {
+    const d = w * FRAME_DEPTH;
+    regions.push([[-0.5, H], [-0.5, -0.5], [d, -0.5], [d, H]], [[W, -0.5], [W, H], [W - d, H], [W - d, -0.5]]);
+  }
+  for (const corners of regions) {
+    const label = await labelIn(ocr, img, corners);
+    if (label) return label;
+  }
+  return null;
+}
+
 /** The grading label beside a card, read; null when neither strip reads as one. */
 export async function findSlabLabel(ocr: OcrReader, img: RgbPixels, card: Quad): Promise<SlabLabel | null> {
   for (const side of [0, 1] as const) {
@@ -117,11 +203,7 @@ export async function findSlabLabel(ocr: OcrReader, img: RgbPixels, card: Quad):
     const lines = await ocr.read(band, { language: 'en' });
     const found = readAsSlabLabel(lines.map((l) => l.text));
     if (!found) continue;
-    const pts = lines.flatMap((l) => l.polygon.map(([x, y]) => toImage(x, y)));
-    const xs = pts.map((p) => p[0]);
-    const ys = pts.map((p) => p[1]);
-    const box: SlabLabel['box'] = [Math.round(Math.min(...xs)), Math.round(Math.min(...ys)), Math.round(Math.max(...xs)), Math.round(Math.max(...ys))];
-    return { company: found.company, lines: lines.map((l) => ({ ...l, polygon: l.polygon.map(([x, y]) => toImage(x, y)) })), box };
+    return labelOf(found.company, lines, toImage);
   }
   return null;
 }
