@@ -44,8 +44,9 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe catalog list
   loupe prices import --file F --catalog NAME
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
-                    history or daily snapshots, MTGO tix, MTG daily USD; rows naming several candidate
-                    cards or a card the catalog lacks are skipped and counted
+                    history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
+                    card, date, price, currency[, grade, company, source] (docs/prices.md); rows naming
+                    several candidate cards or a card the catalog lacks are skipped and counted
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
