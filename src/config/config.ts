@@ -183,6 +183,9 @@ export const defaultPrices: Record<string, number> = {
   'collectibles.sport_id': 1,
   'collectibles.comics_id': 1,
   'collectibles.card_ocr_id': 1,
+  /** Also the extra a `slab_id` / `slab_grade` option of the identification endpoints costs, once a call. */
+  'collectibles.slab_id': 1,
+  'collectibles.slab_grade': 1,
   'collectibles.detect': 1,
   'collectibles.process': 1,
   'collectibles.analyze': 1,

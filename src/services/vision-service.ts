@@ -140,9 +140,9 @@ export class VisionService {
   }
 
   /** One card task, its failure (an image not loadable, a worker that died or timed out) as the record's status. */
-  async cardOutcome(bytes: () => Promise<Buffer>, op: CardOp): Promise<CardOutcome> {
+  async cardOutcome(bytes: () => Promise<Buffer>, op: CardOp, options: Parameters<VisionEngine['card']>[2] = {}): Promise<CardOutcome> {
     try {
-      return { ok: await this.card(await bytes(), op, {}) };
+      return { ok: await this.card(await bytes(), op, options) };
     } catch (err) {
       return { error: failure(err) };
     }
@@ -153,10 +153,10 @@ export class VisionService {
    * is reserved for the whole request first, as in {@link each}, so a busy server answers 503 at
    * once.
    */
-  async cardEach(records: InputRecord[], op: CardOp): Promise<CardOutcome[]> {
+  async cardEach(records: InputRecord[], op: CardOp, options: Parameters<VisionEngine['card']>[2] = {}): Promise<CardOutcome[]> {
     const ticket = this.admit(records.length);
     try {
-      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.intake.bytes(record), op));
+      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.intake.bytes(record), op, options));
     } finally {
       ticket.release();
     }

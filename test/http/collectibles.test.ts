@@ -126,7 +126,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(blank!._objects).toEqual([]);
     expect(text!._status.code).toBe(400);
     expect(text!._status.text).toMatch(/^Error Loading Image/);
-    expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id is not available on this server (not charged)' });
+    expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id: no grading label was found beside the card' });
     const two = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }], analyze_all: true } });
     expect(two.statusCode).toBe(400);
     expect(JSON.stringify(two.json())).toMatch(/analyze_all takes 1 record/);
@@ -151,7 +151,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     expect(fr!._objects![0]!._ocr.lang).toBe('fr');
     expect(bad!._status.code).toBe(400);
-    const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'slab_id', records: [{ _base64: 'a' }] } });
+    const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'detect', records: [{ _base64: 'a' }] } });
     expect(wrong.statusCode).toBe(400);
     const ocr = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }] } });
     expect(ocr.statusCode, ocr.body).toBe(201);

@@ -44,10 +44,11 @@ const Recognized = Type.Object(
 export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { recognition, config } = app.loupe;
-  /** Who pays for analyze_all's further cards, at the call's price each (the first is the call's own). */
+  /** Who pays for analyze_all's further cards, at the call's price each (the first is the call's own), and for a slab option, at its endpoint's price. */
+  const slabPrices = { slab_id: config.prices['collectibles.slab_id'] ?? 0, slab_grade: config.prices['collectibles.slab_grade'] ?? 0 };
   const billing = (request: FastifyRequest) => {
     const priceKey = request.routeOptions.config.price;
-    return request.charged && priceKey ? { accountId: request.charged.accountId, priceKey, price: request.charged.price } : undefined;
+    return request.charged && priceKey ? { accountId: request.charged.accountId, priceKey, price: request.charged.price, slabPrices } : undefined;
   };
   const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
 
@@ -117,6 +118,35 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
   });
+
+  for (const [path, simple, summary, description] of [
+    [
+      '/slab_id',
+      false,
+      'Reads the grading label of the slab in each of up to 10 images, and the card it names',
+      'One `Slab Label` object per image: `bound_box`, `_ocr`, `_tags` (`Company`: PSA, BGS, CGC, SGC, TAG, ACE, HGA or OTHER; `Grade`; `Qualifier`), `_tags_simple` and `_identification.best_match` with `name`, `brand`, `verbal_grade`, `grade`, `year`, `card_no`, `certificate_number`, `lang`, `set`, `rarity`, `links`, `company`, `qualifier`, `subgrades`, `full_name` and `card` (the catalog card the label names, when an imported catalog has it). Fields the label does not give are null. No label: the record\'s 404. See docs/recognition.md "Slab labels".',
+    ],
+    [
+      '/slab_grade',
+      true,
+      'Reads the grading company and grade of the slab in each of up to 10 images',
+      'The spec shows no shape for this path; ours is in docs/api-decisions.md "Slab labels": one `Slab Label` object per image with `bound_box`, `_tags` (`Company`, `Grade`, `Qualifier`), `_tags_simple` and `_identification.best_match` `{company, grade, verbal_grade, qualifier}`.',
+    ],
+  ] as const) {
+    app.post(path, {
+      config: { service: 'collectibles', envelope: true, price: `collectibles.${path.slice(1)}` },
+      bodyLimit: config.limits.matchBodyBytes,
+      schema: {
+        tags: ['collectibles'],
+        security,
+        summary,
+        description,
+        body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
+        response: envelopeResponses(Recognized, { ...answers, 404: 'No grading label was found in any image' }, errorStatuses),
+      },
+      handler: async (request) => recognition.slabId({ requestId: request.id }, request.body.records, simple),
+    });
+  }
 
   for (const [path, withTags, summary] of [
     ['/detect', false, 'Localizes every card (and a slab\'s label) in each of up to 10 images'],

@@ -4,11 +4,13 @@ import { stopwatch } from '../envelope.ts';
 import { COMICS, SPORT, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
-const endpoints: Record<string, { records: number; family?: Family }> = {
+const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
   tcg_id: { records: 10, family: TCG },
   sport_id: { records: 10, family: SPORT },
   comics_id: { records: 10, family: COMICS },
   card_ocr_id: { records: 10 },
+  slab_id: { records: 10, slab: 'id' },
+  slab_grade: { records: 10, slab: 'grade' },
 };
 
 /** `tcg_id` and `/tcg_id` name the same endpoint: clients copy the path. */
@@ -43,19 +45,21 @@ export class CollectiblesJob implements JobHandler {
 
   async run(ctx: JobContext): Promise<JobOutcome> {
     const clock = stopwatch();
-    const family = endpoints[endpointOf(ctx.endpoint)]!.family;
-    const catalogs = await this.recognition.tcgCatalogs(family ?? TCG);
+    const { family, slab } = endpoints[endpointOf(ctx.endpoint)]!;
+    const catalogs = slab === 'grade' ? [] : slab ? await this.recognition.slabCatalogs() : await this.recognition.tcgCatalogs(family ?? TCG);
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
       const rec = ctx.records[i]!;
       const sctx = { requestId: ctx.requestId };
       let out;
-      if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, pick(rec));
+      if (slab) out = await this.recognition.slabRecord(sctx, rec, await this.recognition.label(() => ctx.image(i)), catalogs, pick(rec), slab === 'grade');
+      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, pick(rec));
       else if (!catalogs.length) out = { ...pick(rec), _status: { code: 503, text: family.noCatalog } };
       else {
-        // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only
+        // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
+        // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), options, catalogs, pick(rec), family);
+        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, pick(rec), family);
       }
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
     }

@@ -14,7 +14,8 @@ import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
-import { readLabelText } from './slab-label-text.ts';
+import { readLabelText, type LabelReading } from './slab-label-text.ts';
+import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 
 /** The catalog kinds `/tcg_id` identifies against. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
@@ -106,9 +107,17 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
-/** A request's context; `billing` says who pays `analyze_all`'s further cards, and at what price each. */
+/** The identification endpoints' slab options, each charged at its endpoint's price (document 3 §4, §7). */
+export type SlabOption = 'slab_id' | 'slab_grade';
+
+/**
+ * A request's context; `billing` says who pays `analyze_all`'s further cards, and at what price
+ * each, and what the slab options cost (`slabPrices`); `slabUnpaid` that the account could not pay
+ * for the slab option asked.
+ */
 export interface RecognitionContext extends SearchContext {
-  billing?: { accountId: string; priceKey: string; price: number } | undefined;
+  billing?: { accountId: string; priceKey: string; price: number; slabPrices?: Partial<Record<SlabOption, number>> } | undefined;
+  slabUnpaid?: boolean;
 }
 
 interface Ranked extends Identified {
@@ -139,14 +148,42 @@ export class RecognitionService {
     }
   }
 
+  /**
+   * Debits a slab option once for the call, at its endpoint's price (`collectibles.slab_id`,
+   * `collectibles.slab_grade`); false when the account cannot pay. The refund, for a call that then
+   * fails, is the caller's.
+   */
+  private async chargeSlab(ctx: RecognitionContext, option: SlabOption): Promise<{ paid: boolean; price: number }> {
+    const b = ctx.billing;
+    const price = b?.slabPrices?.[option] ?? 0;
+    if (!b || price <= 0) return { paid: true, price: 0 };
+    try {
+      await this.accounts.charge(b.accountId, `collectibles.${option}`, price);
+      return { paid: true, price };
+    } catch (err) {
+      if (err instanceof ServiceError && err.status === 402) return { paid: false, price: 0 };
+      throw err;
+    }
+  }
+
   async tcgId(ctx: RecognitionContext, records: InputRecord[], options: TcgOptions, family: Family = TCG): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
     if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
     const catalogs = await this.tcgCatalogs(family);
     if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
-    const reads = await this.vision.cardEach(records, 'read');
-    const outcomes = await mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, catalogs, echo(record), family));
+    const slabOption = slabOptionOf(options);
+    const reads = await this.vision.cardEach(records, 'read', slabOption ? { labelSearch: true } : {});
+    // a slab option costs its endpoint's price once a call, when a label beside a card was read (document 3 §4: "extra credits as for /slab_id")
+    const slabCharge = slabOption && reads.some((o) => 'ok' in o && o.ok.found && !!o.ok.cards?.length && !!o.ok.label) ? await this.chargeSlab(ctx, slabOption) : null;
+    if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
+    let outcomes;
+    try {
+      outcomes = await mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, catalogs, echo(record), family));
+    } catch (err) {
+      if (slabCharge?.price && ctx.billing) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
+      throw err;
+    }
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     const echoed = Object.fromEntries(ALL_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
@@ -181,9 +218,63 @@ export class RecognitionService {
     return Promise.all([sets, this.artworks?.of(catalog) ?? null]).then(async ([known, art]) => ({ ...(await catalogSearch(this.catalogs, catalog, filter, known)), art }));
   }
 
-  /** The `read` card task on one image (a queued request's), its failure as the record's status. */
-  read(bytes: () => Promise<Buffer>): Promise<CardOutcome> {
-    return this.vision.cardOutcome(bytes, 'read');
+  /** The `read` card task on one image (a queued request's), its failure as the record's status; `labelSearch` for the slab options. */
+  read(bytes: () => Promise<Buffer>, labelSearch = false): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'read', labelSearch ? { labelSearch } : {});
+  }
+
+  /** The `label` card task on one image (a queued request's `slab_id` / `slab_grade`). */
+  label(bytes: () => Promise<Buffer>): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'label');
+  }
+
+  /** The imported catalogs a label's card may be in: every kind identification knows. */
+  slabCatalogs(): Promise<CatalogSummary[]> {
+    const kinds = [...TCG.kinds, ...SPORT.kinds, ...COMICS.kinds];
+    return this.catalogs.list().then((all) => all.filter((c) => kinds.includes(c.kind)));
+  }
+
+  /**
+   * `/slab_id` (document 3 §4) and `/slab_grade` (`simple`: company and grade only): the one grading
+   * label in each image, read, and the catalog card it names when an imported catalog has it. No
+   * catalog is needed.
+   */
+  async slabId(ctx: SearchContext, records: InputRecord[], simple = false): Promise<Record<string, unknown>> {
+    const clock = stopwatch();
+    const catalogs = simple ? [] : await this.slabCatalogs();
+    const labels = await this.vision.cardEach(records, 'label');
+    const outcomes = await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echo(record), simple));
+    const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
+    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+  }
+
+  /** One record of `/slab_id` or `/slab_grade`, from its `label` card task; `base` as for {@link tcgRecord}. */
+  async slabRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), simple = false): Promise<OutputRecord> {
+    if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
+    const read = outcome.ok;
+    const sized = { ...base, _width: read.width, _height: read.height };
+    if (!read.found || !read.label) return { ...sized, _objects: [], _status: recordError(ctx, 'No grading label was found in the image', 404) };
+    const reading = readLabelText(read.label.lines);
+    const match = simple ? null : await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
+    const kind = match?.fields.subcategory;
+    return {
+      ...sized,
+      _status: { code: 200, text: 'OK' },
+      ...(kind ? { Category: `${match.family.categoryPath}/${kind}` } : {}),
+      _objects: [slabLabelObject(1, read.label, reading, read, match, simple)],
+      'Graded Slab': [{ id: 1, name: 'yes', prob: 1 }],
+    };
+  }
+
+  /** The catalog card a label names (its number, name, year and language as clues), when one is the best match. */
+  private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family }) | null> {
+    const clues = labelClues(reading, label.lines.map((l) => l.text).join('\n'));
+    if (!clues.numbers.length && !clues.names.length) return null;
+    const best = bestMatch(await this.rank(clues, searches.filter((s) => holdsPrintingsOf(s.catalog, clues)), 1, false)) as Ranked | null;
+    if (!best) return null;
+    const d = best.search.detail(best.card.key)!;
+    const family = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(best.search.catalog.kind)) ?? TCG;
+    return { fields: family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set), distance: distanceOf(best.score), family };
   }
 
   /** The imported catalogs a family searches. */
@@ -227,10 +318,24 @@ export class RecognitionService {
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
-    const notes = (['slab_id', 'slab_grade', 'magic_ai'] as const).filter((o) => options[o]);
+    const notes = (['magic_ai'] as const).filter((o) => options[o]);
+    // slab_id / slab_grade: the largest card's label; its company and grade as the card's tags, and with slab_id the label as its own object
+    const slabOption = slabOptionOf(options);
+    let labelObject: Record<string, unknown> | null = null;
+    let slabNote: string | null = null;
+    if (slabOption && !read.label) slabNote = `${slabOption}: no grading label was found beside the card`;
+    else if (slabOption && ctx.slabUnpaid) slabNote = `${slabOption}: the label was not read: not enough credits`;
+    else if (slabOption && read.label && objects[0]!.id === 1) {
+      const reading = readLabelText(read.label.lines);
+      const tags = slabTags(reading);
+      Object.assign(objects[0]!._tags, tags);
+      objects[0]!._tags_simple.push(...Object.values(tags).flatMap((t) => t.map((x) => x.name)));
+      if (slabOption === 'slab_id') labelObject = slabLabelObject(objects.length + 1, read.label, reading, read, await this.labelMatch(reading, read.label, searches), false);
+    }
     const text = [
       'OK',
       ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
+      ...(slabNote ? [slabNote] : []),
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
@@ -240,7 +345,7 @@ export class RecognitionService {
       ...sized,
       _status: { code: 200, text },
       ...(kind ? { Category: `${family.categoryPath}/${kind}` } : {}),
-      _objects: objects,
+      _objects: labelObject ? [...objects, labelObject] : objects,
       'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
     };
   }
@@ -297,15 +402,15 @@ export class RecognitionService {
       },
     ];
     if (read.label) {
-      const label = readLabelText(read.label.lines.map((l) => l.text));
-      const company = read.label.company ?? 'OTHER';
+      const label = readLabelText(read.label.lines);
+      const company = label.company;
       objects.push({
         name: 'Slab Label',
         id: 2,
         bound_box: read.label.box,
         prob: 1,
         _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
-        _tags: { Company: [{ id: 1, name: company, prob: 1 }] },
+        _tags: { Company: [{ id: 1, name: company, prob: label.companyProb }] },
         _tags_simple: [company],
         _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
       });
@@ -426,6 +531,11 @@ export class RecognitionService {
  * name another card (3 of 3 false matches on the labelled train photos; none of their 35 Asian
  * cards is in the catalog).
  */
+/** The slab option asked: `slab_id` reads the whole label (and covers `slab_grade`), `slab_grade` the company and grade. */
+function slabOptionOf(options: TcgOptions): SlabOption | null {
+  return options.slab_id ? 'slab_id' : options.slab_grade ? 'slab_grade' : null;
+}
+
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }

@@ -3,25 +3,110 @@ import { readLabelText } from './slab-label-text.ts';
 
 // As PP-OCRv4 read the labels of real slabs (../shared/datasets/graded_slabs, test fixture photo).
 describe('grading label text', () => {
-  it('reads a PSA label: year, number, name, grade words and number, certificate', () => {
-    expect(readLabelText(['20O0P.M.JAPANESENEO2', '#197', 'UMBREON', 'NM', 'PROMO', '7', 'PSA', '63055543'])).toEqual({
+  it('reads a PSA label: year, number, name, grade words and number, certificate, brand, set, language', () => {
+    expect(readLabelText(['20O0P.M.JAPANESENEO2', '#197', 'UMBREON', 'NM', 'PROMO', '7', 'PSA', '63055543'])).toMatchObject({
+      company: 'PSA',
+      companyProb: 1,
       year: '2000',
       card_no: '197',
       name: 'UMBREON',
       full_name: '20O0P.M.JAPANESENEO2 #197 UMBREON',
       verbal_grade: 'NM',
       grade: 7,
+      qualifier: null,
       certificate_number: '63055543',
+      brand: 'POKEMON',
+      set: 'JAPANESENEO2',
+      lang: 'ja',
     });
-    expect(readLabelText(['2005P.M.JPN.MASTER KIT', '#003', 'RAYQUAZA EX-HOLO', 'NM-MT', 'SIDEDECK-1STED.', '8', 'PSA', '70496962'])).toMatchObject({ name: 'RAYQUAZA EX-HOLO', verbal_grade: 'NM-MT', grade: 8 });
+    expect(readLabelText(['2005P.M.JPN.MASTER KIT', '#003', 'RAYQUAZA EX-HOLO', 'NM-MT', 'SIDEDECK-1STED.', '8', 'PSA', '70496962'])).toMatchObject({ name: 'RAYQUAZA EX-HOLO', searchName: 'RAYQUAZA EX', rarity: 'HOLO', verbal_grade: 'NM-MT', grade: 8 });
+    expect(readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169'])).toMatchObject({ card_no: 'SV69', searchName: 'UMBREON GX', rarity: 'FULL ART', lang: null, set: 'S & M' });
   });
 
-  it('reads a BGS label: the overall grade before the subgrades, the certificate with its zeros', () => {
+  it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {
+    // img217: the number read first, no "PSA"
+    expect(readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185'])).toMatchObject({ company: 'PSA', companyProb: 0.9, name: 'CHARIZARD-HOLO', grade: 9, certificate_number: '72773185' });
+    // no #number line, or a 10-digit certificate: not PSA's layout
+    expect(readLabelText(['2020 POKEMON SWSH BSP', 'CHARIZARD', 'MINT', '9', '7277318512'])).toMatchObject({ company: 'OTHER', grade: 9 });
+  });
+
+  it('reads a BGS label: the overall grade before the subgrades, the subgrades, the certificate with its zeros', () => {
     const f = readLabelText(['1993ALPHA', 'COUNTERSPELLUB', 'ECTTRAGNG', '7.5', 'B', 'GRA', 'D', 'ETT.', 'CENTERING', 'CORNERS8', 'GRNEARMINT+', 'EDGES', '8', 'SURFACE', '8', '0010538585', 'BECKETT']);
-    expect(f).toMatchObject({ year: '1993', grade: 7.5, certificate_number: '0010538585', name: 'COUNTERSPELLUB' });
+    expect(f).toMatchObject({ company: 'BGS', year: '1993', grade: 7.5, verbal_grade: 'NEAR MINT+', certificate_number: '0010538585', name: 'COUNTERSPELLUB', set: 'ALPHA', subgrades: { corners: 8, edges: 8, surface: 8 } });
   });
 
-  it('leaves out what it did not read', () => {
-    expect(readLabelText(['PSA'])).toEqual({ name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null });
+  it('leaves out what it did not read: no grade, no certificate (a partly read one is none), company OTHER', () => {
+    expect(readLabelText(['PSA'])).toMatchObject({ company: 'PSA', name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null });
+    expect(readLabelText(['2021 POKEMON', 'PIKACHU', 'GEM MT', '10', '704969'])).toMatchObject({ certificate_number: null, company: 'OTHER' });
+    expect(readLabelText(['2021 POKEMON', 'PIKACHU'])).toMatchObject({ grade: null, verbal_grade: null, company: 'OTHER' });
+  });
+});
+
+/** A label's lines around given grade lines: a set line, a name, the grade lines, a certificate. */
+const label = (company: string | null, ...grade: string[]) => readLabelText([...(company ? [company] : []), '2022 POKEMON BRILLIANT STARS', '#154 CHARIZARD V', ...grade, '4012345678']);
+
+describe('grade wording per company (../shared/catalogs/slabs)', () => {
+  it('PSA: GEM MT 10 … PR 1, half grades with +, qualifiers, AUTHENTIC', () => {
+    const psa = (...g: string[]) => readLabelText(['2021 POKEMON CELEBRATIONS', '#004', 'CHARIZARD - HOLO', ...g, 'PSA', '12345678']);
+    expect(psa('GEM MT', '10')).toMatchObject({ company: 'PSA', verbal_grade: 'GEM MT', grade: 10 });
+    expect(psa('GEM - MT 10')).toMatchObject({ grade: 10 });
+    expect(psa('NM - MT', '8')).toMatchObject({ verbal_grade: 'NM-MT', grade: 8 });
+    expect(psa('EX - MT', '6')).toMatchObject({ verbal_grade: 'EX-MT', grade: 6 });
+    expect(psa('VG-EX', '4')).toMatchObject({ grade: 4 });
+    expect(psa('FR', '1.5')).toMatchObject({ verbal_grade: 'FR', grade: 1.5 });
+    expect(psa('PR', '1')).toMatchObject({ verbal_grade: 'PR', grade: 1 });
+    expect(psa('NM-MT+', '8.5')).toMatchObject({ verbal_grade: 'NM-MT+', grade: 8.5 });
+    expect(psa('MINTOC', '9')).toMatchObject({ verbal_grade: 'MINT', grade: 9, qualifier: 'OC' });
+    expect(psa('NM - MT', '8 (ST)')).toMatchObject({ grade: 8, qualifier: 'ST' });
+    expect(psa('AUTHENTIC')).toMatchObject({ verbal_grade: 'AUTHENTIC', grade: null });
+    // the words alone, when the number was not read
+    expect(psa('NM-MT')).toMatchObject({ grade: 8 });
+    expect(psa('GEM MT')).toMatchObject({ grade: 10 });
+  });
+
+  it('BGS: PRISTINE 10, BLACK LABEL, GEM MINT 9.5, the halves', () => {
+    expect(label('BECKETT', 'PRISTINE', '10')).toMatchObject({ company: 'BGS', verbal_grade: 'PRISTINE', grade: 10 });
+    expect(label('BGS', 'BLACK LABEL', '10')).toMatchObject({ verbal_grade: 'BLACK LABEL', grade: 10 });
+    expect(label('BGS', 'GEM MINT')).toMatchObject({ verbal_grade: 'GEM MINT', grade: 9.5 });
+    expect(label('BGS', '9.5', 'GEM MINT')).toMatchObject({ grade: 9.5 });
+    expect(label('BGS', 'NM-MT+', '8.5')).toMatchObject({ grade: 8.5 });
+    expect(label('BGS', 'EXCELLENT+')).toMatchObject({ grade: 5.5 });
+    // subgrades never pass for the overall grade
+    expect(label('BGS', 'CENTERING 10', 'CORNERS 9.5', 'EDGES 9.5', 'SURFACE 9', 'GEM MINT', '9.5')).toMatchObject({ grade: 9.5, subgrades: { centering: 10, corners: 9.5, edges: 9.5, surface: 9 } });
+  });
+
+  it('CGC: PRISTINE 10 and GEM MINT 10, MINT+ 9.5, NM/MINT+; comics tenths', () => {
+    expect(label('CGC', 'PRISTINE', '10')).toMatchObject({ company: 'CGC', verbal_grade: 'PRISTINE', grade: 10 });
+    expect(label('CGC', 'GEM MINT')).toMatchObject({ grade: 10 });
+    expect(label('CGC', 'MINT+', '9.5')).toMatchObject({ verbal_grade: 'MINT+', grade: 9.5 });
+    expect(label('CGC', 'NM/MINT+', '8.5')).toMatchObject({ verbal_grade: 'NM/MINT+', grade: 8.5 });
+    expect(label('CGC', 'EX/NM')).toMatchObject({ grade: 6 });
+    expect(label('CGC', '9.8', 'NM/M')).toMatchObject({ verbal_grade: 'NM/M', grade: 9.8 });
+    expect(label('CGC', '9.4 NM')).toMatchObject({ grade: 9.4 });
+  });
+
+  it('SGC: 10 PRISTINE, GEM MINT, MINT+ 9.5, NM/MT+ 8.5', () => {
+    expect(label('SGC', '10', 'PRISTINE')).toMatchObject({ company: 'SGC', verbal_grade: 'PRISTINE', grade: 10 });
+    expect(label('SGC', 'MINT+ 9.5')).toMatchObject({ grade: 9.5 });
+    expect(label('SGC', 'NM/MT+', '8.5')).toMatchObject({ verbal_grade: 'NM/MT+', grade: 8.5 });
+    expect(label('SGC', 'EX/NM')).toMatchObject({ grade: 6 });
+  });
+
+  it('TAG: the grade beside its words, the three-digit score apart; TAG TEAM is a card, not the company', () => {
+    expect(label('TAG', 'GEM MINT 10', '965')).toMatchObject({ company: 'TAG', grade: 10, score: 965 });
+    expect(readLabelText(['2019 POKEMON TEAM UP', '#170 PIKACHU & ZEKROM GX TAG TEAM', 'MINT', '9', 'PSA', '12345678'])).toMatchObject({ company: 'PSA', grade: 9 });
+  });
+
+  it('ACE and HGA: ACE 10 GEM MINT; HGA FLAWLESS 10.0, GEM MINT 9.5', () => {
+    expect(label('ACE', 'GEM MINT', '10')).toMatchObject({ company: 'ACE', grade: 10 });
+    expect(label('ACE', 'MINT')).toMatchObject({ grade: 9 });
+    expect(label('HGA', '10.0', 'FLAWLESS')).toMatchObject({ company: 'HGA', verbal_grade: 'FLAWLESS', grade: 10 });
+    expect(label('HGA', 'PRISTINE MINT', '10')).toMatchObject({ verbal_grade: 'PRISTINE MINT', grade: 10 });
+    expect(label('HGA', 'GEM MINT')).toMatchObject({ grade: 9.5 });
+  });
+
+  it('OTHER: a grader outside the seven, or none named', () => {
+    expect(label('KSA', 'GEM MINT', '10')).toMatchObject({ company: 'OTHER', grade: 10, certificate_number: '4012345678', name: 'CHARIZARD V', card_no: '154' });
+    expect(label(null, 'GEM MINT', '10')).toMatchObject({ company: 'OTHER', grade: 10 });
   });
 });

@@ -1,9 +1,13 @@
+import { compact, GRADE_NUMBER, gradeWordsOf, onScale, QUALIFIERS, type Company, type GradeWords } from './slab-label-grades.ts';
+
 /**
- * What a grading label says, from its OCR lines (src/vision/cards/slab-label.ts reads them): year,
- * card number, name, the grade in words and as a number, and the certificate number. PSA prints
- * "YEAR GAME SET", "#NUM", "NAME", the grade words, the variety, the grade, "PSA" and the
- * certificate; BGS the year and set, the name, the subgrades and the overall grade. The words
- * and certificate formats come from ../shared/catalogs/slabs, not from the photos read.
+ * What a grading label says, from its OCR lines (src/vision/cards/slab-label.ts reads them): the
+ * company, year, card number, name, the grade in words and as a number, a qualifier, subgrades
+ * and the certificate number. PSA prints "YEAR GAME SET", "#NUM", "NAME", the grade words, the
+ * variety, the grade, "PSA" and the certificate; BGS the year and set, the name, the subgrades and
+ * the overall grade. The words and certificate formats come from ../shared/catalogs/slabs (see
+ * slab-label-grades.ts), not from the photos read. Nothing is guessed: a field the text does not
+ * give is null.
  */
 export interface LabelFields {
   name: string | null;
@@ -15,43 +19,314 @@ export interface LabelFields {
   certificate_number: string | null;
 }
 
-const VERBAL = /\b(GEM\s?-?\s?MT|GEM\s?MINT|PRISTINE|BLACK\s?LABEL|NM\s?-?\s?MT\+?|NM|NEAR\s?MINT\+?|MINT\+?|EX\s?-?\s?MT|EX|VG\s?-?\s?EX|VG|GOOD|FAIR|PR|AUTHENTIC)\b/;
-/** Words of the label's furniture and grade, never a card's name. */
-const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|PROMO|HOLO|1ST\s?ED|EDITION|REVERSE\s?FOIL)\b/;
-const digitsOf = (s: string) => s.replace(/[Oo]/g, '0').replace(/[Il|]/g, '1');
+export interface LabelReading extends LabelFields {
+  company: Company;
+  /** 1 when the label names its company; less when the company is told by its layout alone (PSA's, Beckett's); 1 for OTHER. */
+  companyProb: number;
+  /** PSA's qualifier (`OC`, `ST`, `PD`, `OF`, `MK`, `MC`), when printed. */
+  qualifier: string | null;
+  /** Subgrades read (Beckett, HGA, ACE, legacy CGC): `centering`, `corners`, `edges`, `surface`. */
+  subgrades: Partial<Record<Subgrade, number>> | null;
+  /** TAG's three-digit score, when printed. */
+  score: number | null;
+  /** The game or maker opening the set line (`POKEMON`, `TOPPS`), as printed. */
+  brand: string | null;
+  /** The rest of the set line after the year and brand. */
+  set: string | null;
+  /** ISO 639-1 of the printing when the label names a language (`JAPANESE` → `ja`), else null. */
+  lang: string | null;
+  /** Variety words the label prints (`HOLO`, `REVERSE FOIL`, `FULL ART`). */
+  rarity: string | null;
+  /** The name without the label's variety marks (`FA/UMBREON GX - HOLO` → `UMBREON GX`), for catalog search. */
+  searchName: string | null;
+}
 
-export function readLabelText(lines: readonly string[]): LabelFields {
-  const out: LabelFields = { name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null };
-  const text = lines.map((l) => l.trim()).filter(Boolean);
-  let numberAt = -1;
-  text.forEach((line, i) => {
-    const upper = line.toUpperCase();
-    if (out.year === null) {
-      const y = /^([12][0-9Oo]{3})/.exec(line);
-      const year = y ? digitsOf(y[1]!) : null;
-      if (year && Number(year) >= 1950 && Number(year) <= 2049) out.year = year;
+/** A line as read: its text and, when known, its outline (taller text is the grade on most labels). */
+export type LabelLine = string | { text: string; polygon?: readonly (readonly [number, number])[] };
+
+type Subgrade = 'centering' | 'corners' | 'edges' | 'surface';
+const SUBGRADES: [Subgrade, RegExp][] = [
+  ['centering', /CENTER/],
+  ['corners', /CORNER/],
+  ['edges', /EDGE/],
+  ['surface', /SURFACE/],
+];
+
+/** Company names as labels print them: the short mark (a logo) or the name in full. */
+const COMPANY_NAMES: [Company, RegExp, RegExp?][] = [
+  ['PSA', /\bPSA\b/, /PROFESSIONALSPORTSAUTHENTICATOR|PSA\/DNA/],
+  ['BGS', /\b(BGS|BVG|BCCG)\b/, /BECKETT/],
+  ['CGC', /\bCGC\b/, /CERTIFIEDGUARANTY/],
+  ['SGC', /\bSGC\b/, /SPORTSCARDGUARANTY/],
+  // not TAG TEAM (a Pokémon card type printed in names)
+  ['TAG', /\bTAG\b(?!\s*-?\s*TEAM)/, /TAGGRADING|TECHNICALAUTHENTICATION/],
+  // ACE alone, or beside its grade: a card's name may hold the word (ACE SPEC)
+  ['ACE', /^ACE$|\bACE\s?(10|[1-9])\b/, /ACEGRADING/],
+  ['HGA', /\bHGA\b/, /HYBRIDGRADING/],
+];
+/** Other graders: their labels are `OTHER`, not one of the seven by a word they share. */
+const OTHER_GRADERS = /\b(CSG|ISA|GMA|KSA|PGS|AGS|MNT|GAI|PCA|SCG|AGC)\b/;
+
+const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b/;
+/** Variety words of the label's third line, never a card's name on their own. */
+const VARIETY = /^(PROMO|HOLO|REVERSE ?FOIL|REV\.? ?FOIL|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
+const BRANDS: [string, RegExp][] = [
+  ['POKEMON', /^(POKEMON|POKÉMON|P\.?M\.?(?=[^A-Z]|JAP|JPN|JP\.))/],
+  ['TOPPS', /^TOPPS/],
+  ['BOWMAN', /^BOWMAN/],
+  ['PANINI', /^PANINI/],
+  ['DONRUSS', /^DONRUSS/],
+  ['FLEER', /^FLEER/],
+  ['UPPER DECK', /^UPPER ?DECK/],
+  ['SCORE', /^SCORE\b/],
+  ['LEAF', /^LEAF\b/],
+  ['MAGIC', /^(MAGIC|MTG)/],
+  ['YU-GI-OH!', /^(YU-?GI-?OH!?|KONAMI)/],
+  ['ONE PIECE', /^ONE ?PIECE/],
+  ['MARVEL', /^MARVEL/],
+  ['DC', /^DC\b/],
+];
+const LANGUAGES: [string, RegExp][] = [
+  ['ja', /JAPANESE|JPN|(^|[^A-Z])JP(\.|\b)|JAP\./],
+  ['ko', /KOREAN/],
+  ['zh', /CHINESE/],
+  ['fr', /FRENCH/],
+  ['de', /GERMAN/],
+  ['it', /ITALIAN/],
+  ['es', /SPANISH/],
+  ['pt', /PORTUGUESE/],
+  ['en', /ENGLISH/],
+];
+const RARITIES: [string, RegExp][] = [
+  ['REVERSE FOIL', /REV(ERSE)?\.?\s?-?FOIL/],
+  ['FULL ART', /(^|[^A-Z])F\.?A\.?\//],
+  ['HOLO', /HOLO/],
+  ['SECRET', /SECRET/],
+];
+
+/** Digit look-alikes inside a number that is digits otherwise (`2OOO`, `7O496957`). */
+const digitsOf = (s: string) => s.replace(/[Oo]/g, '0').replace(/[Il|]/g, '1');
+const YEAR_AT_START = /^([12][0-9Oo]{3})(?![0-9])/;
+const YEAR_IN_PARENS = /\(([12][0-9]{3})\)/;
+const isYear = (y: string) => Number(y) >= 1880 && Number(y) <= 2049;
+/** A card number after `#` (`#197`, `#SV69`, `#006/T`, `#LOB-001`, `#US175`); the name may follow without a space. */
+const CARD_NUMBER = /#\s?([A-Z]{0,4}-?[0-9]{1,4}(?:\/[A-Z0-9]{1,4}|[A-Z](?![A-Z]))?)/;
+
+function heightOf(line: LabelLine): number {
+  if (typeof line === 'string' || !line.polygon || line.polygon.length < 4) return 0;
+  const [a, , , d] = line.polygon;
+  return Math.hypot(d![0] - a![0], d![1] - a![1]);
+}
+
+/** The company the label names, else the one its layout says (PSA's, Beckett's), else OTHER. */
+function companyOf(upper: string[]): { company: Company; prob: number } {
+  let named: { company: Company; alone: boolean; at: number } | null = null;
+  upper.forEach((line, at) => {
+    const c = compact(line);
+    for (const [company, mark, full] of COMPANY_NAMES) {
+      if (!mark.test(line) && !full?.test(c)) continue;
+      const alone = c === company || (full?.test(c) ?? false);
+      if (!named || (alone && !named.alone)) named = { company, alone, at };
     }
-    const no = /^#\s?([A-Z0-9-]{1,10})$/i.exec(line);
-    if (no && out.card_no === null) {
-      out.card_no = no[1]!;
-      numberAt = i;
-    }
-    const cert = /^(\d{7,10})$/.exec(line.replace(/\s/g, ''));
-    if (cert && out.certificate_number === null) out.certificate_number = cert[1]!;
-    const verbal = VERBAL.exec(upper);
-    if (verbal && out.verbal_grade === null && upper.replace(/[^A-Z]/g, '').length <= 12) out.verbal_grade = verbal[1]!.replace(/\s+/g, ' ');
-    const grade = /^(10|[1-9](?:\.5)?)$/.exec(line);
-    if (grade && out.grade === null) out.grade = Number(grade[1]);
   });
-  // The name: the line after the card number on PSA labels, else the first line of letters that
-  // is neither the year line, grade words nor label furniture.
-  const isName = (l: string) => /[A-Za-z]{3}/.test(l) && !/^[12][0-9Oo]{3}/.test(l) && !FURNITURE.test(l.toUpperCase()) && !(VERBAL.test(l.toUpperCase()) && l.replace(/[^A-Za-z]/g, '').length <= 12);
-  const gradeWordsOnly = (l: string) => { const m = VERBAL.exec(l.toUpperCase()); return m !== null && m[0].replace(/\s/g, '').length >= l.replace(/\s/g, '').length - 1; };
-  // on PSA labels the name follows the number, whatever it holds (`RAYQUAZA EX-HOLO`)
-  const yearLine = (l: string) => /^[12][0-9Oo]{3}/.test(l);
-  const after = numberAt >= 0 ? text.slice(numberAt + 1).find((l) => /[A-Za-z]{3}/.test(l) && !yearLine(l) && !gradeWordsOnly(l) && !/^(PSA|BGS|CGC|SGC|BECKETT)$/i.test(l)) : undefined;
-  out.name = after ?? text.find(isName) ?? null;
-  const setLine = text.find(yearLine);
-  if (out.name) out.full_name = [setLine, out.card_no ? `#${out.card_no}` : null, out.name].filter(Boolean).join(' ');
-  return out;
+  if (named) return { company: (named as { company: Company }).company, prob: 1 };
+  if (upper.some((l) => OTHER_GRADERS.test(l))) return { company: 'OTHER', prob: 1 };
+  return { company: 'OTHER', prob: 1 };
+}
+
+/**
+ * The company told by layout when its mark was not read (a logo OCR cannot read, 3 of 17 real PSA
+ * labels): PSA's right block — a `#number` line, its grade words, and a certificate of 7–9 digits,
+ * with no subgrades (README "Label layout"); Beckett's four subgrades and a 10-digit serial with
+ * its leading zeros. Anything else stays OTHER.
+ */
+function companyByLayout(f: { card_no: string | null; cert: string | null; words: GradeWords | null; subgrades: number; numberLine: boolean }): Company | null {
+  if (f.subgrades >= 2 && f.cert && /^00\d{8}$/.test(f.cert)) return 'BGS';
+  if (f.subgrades === 0 && f.numberLine && f.cert && /^\d{7,9}$/.test(f.cert) && f.words && gradeWordsOf(f.words.printed, 'PSA') && !/\+|\//.test(f.words.printed)) return 'PSA';
+  return null;
+}
+
+export function readLabelText(input: readonly LabelLine[]): LabelReading {
+  const all = input.map((l) => ({ text: (typeof l === 'string' ? l : l.text).trim(), height: heightOf(l) })).filter((l) => l.text);
+  const text = all.map((l) => l.text);
+  const upper = text.map((t) => t.toUpperCase());
+  const named = companyOf(upper);
+  let company = named.company;
+  let companyProb = named.prob;
+
+  // certificate: 7–10 digits alone on their line (or after "CERT"), CGC's 7-3 with a hyphen; the company's own length first
+  const certs: { cert: string; alone: boolean; at: number }[] = [];
+  upper.forEach((line, at) => {
+    const bare = line.replace(/^(CERT(IFICATION)?\.?\s*(NO\.?|NUMBER|#)?|SERIAL\s*(NO\.?|#)?|#)\s*[:#]?\s*/, '').replace(/\s/g, '');
+    const whole = /^([0-9OoIl|]{7,10})$/.exec(bare) ?? /^(\d{7})-(\d{3})$/.exec(bare);
+    if (whole) {
+      const d = digitsOf(whole.slice(1).join(''));
+      // look-alikes are undone only in a run that is digits otherwise
+      if (/^\d+$/.test(d) && (whole[0].match(/\d/g) ?? []).length >= d.length - 1) certs.push({ cert: d, alone: true, at });
+      return;
+    }
+    for (const m of line.matchAll(/(?<![0-9#A-Z-])(\d{7,10})(?![0-9])/g)) certs.push({ cert: m[1]!, alone: false, at });
+  });
+  const want: Partial<Record<Company, number[]>> = { PSA: [8, 7, 9, 10], BGS: [10], CGC: [10] };
+  const rankCert = (c: { cert: string; alone: boolean }) => (c.alone ? 0 : 10) + (want[company]?.includes(c.cert.length) ? want[company]!.indexOf(c.cert.length) : 5);
+  const cert = [...certs].sort((a, b) => rankCert(a) - rankCert(b) || a.at - b.at)[0] ?? null;
+  const certLine = cert?.at ?? -1;
+
+  // year and set line: a year opening a line (or in parentheses, CGC's "Pokémon (1999)")
+  let year: string | null = null;
+  let yearLine = -1;
+  text.forEach((line, i) => {
+    if (year !== null || i === certLine) return;
+    const y = YEAR_AT_START.exec(line) ?? YEAR_IN_PARENS.exec(line);
+    const v = y ? digitsOf(y[1]!) : null;
+    if (v && isYear(v)) {
+      year = v;
+      yearLine = i;
+    }
+  });
+
+  // card number and a name printed after it on the same line
+  let cardNo: string | null = null;
+  let numberAt = -1;
+  let nameAfterNumber: string | null = null;
+  upper.forEach((line, i) => {
+    if (cardNo !== null) return;
+    const m = CARD_NUMBER.exec(line);
+    if (!m) return;
+    cardNo = m[1]!;
+    numberAt = i;
+    const after = text[i]!.slice(m.index + m[0].length).trim();
+    if (/[A-Za-z]{3}/.test(after)) nameAfterNumber = after;
+  });
+
+  // grade words, subgrades, the grade number, the qualifier
+  const subgrades: Partial<Record<Subgrade, number>> = {};
+  const subgradeLines = new Set<number>();
+  upper.forEach((line, i) => {
+    const sub = SUBGRADES.find(([, re]) => re.test(line));
+    if (!sub) return;
+    subgradeLines.add(i);
+    const n = GRADE_NUMBER.exec(line.replace(/^.*?(CENTER[A-Z]*|CORNER[A-Z]*|EDGE[A-Z]*|SURFACE)/, ''));
+    if (n) subgrades[sub[0]] = Number(n[1]);
+    else {
+      // the number may be read as the next line ("EDGES", "8")
+      const next = upper[i + 1]?.trim();
+      if (next && /^(10|[1-9](\.5)?)$/.test(next)) {
+        subgrades[sub[0]] = Number(next);
+        subgradeLines.add(i + 1);
+      }
+    }
+  });
+  const wordsFor = (c: Company) => {
+    for (let i = 0; i < upper.length; i++) {
+      if (i === yearLine || i === numberAt || i === certLine || subgradeLines.has(i) && !/(PRISTINE|MINT|GEM|NEAR|EX|GOOD|FAIR|POOR)/.test(upper[i]!.replace(/CENTER\w*|CORNER\w*|EDGE\w*|SURFACE/g, ''))) continue;
+      const w = gradeWordsOf(upper[i]!, c);
+      if (w) return { ...w, at: i };
+    }
+    return null;
+  };
+  let words = wordsFor(company);
+  if (company === 'OTHER' && named.prob === 1 && !upper.some((l) => OTHER_GRADERS.test(l))) {
+    const byLayout = companyByLayout({ card_no: cardNo, cert: cert?.cert ?? null, words, subgrades: Object.keys(subgrades).length, numberLine: numberAt >= 0 });
+    if (byLayout) {
+      company = byLayout;
+      companyProb = 0.9;
+      words = wordsFor(company);
+    }
+  }
+
+  // grade numbers: on the words' line, alone on a line (a qualifier beside), never a subgrade
+  const numbers: { grade: number; at: number; height: number; withWords: boolean }[] = [];
+  upper.forEach((line, i) => {
+    if (i === yearLine || i === certLine || (i === numberAt && !words) || subgradeLines.has(i)) return;
+    const c = line.replace(/\s/g, '');
+    const lone = /^\(?(10(?:\.0)?|[0-9]\.[0-9]|[1-9])\)?(\(?(OC|ST|PD|OF|MK|MC)\)?)?$/.exec(c);
+    const onWords = words?.at === i ? GRADE_NUMBER.exec(words.rest.replace(/\s/g, ' ')) : null;
+    const n = lone?.[1] ?? onWords?.[1];
+    if (n === undefined) return;
+    const grade = Number(n);
+    if (onScale(company, grade)) numbers.push({ grade, at: i, height: all[i]!.height, withWords: !lone });
+  });
+  const fits = (g: number) => !words || words.grades.includes(g);
+  const chosen = [...numbers].sort((a, b) => Number(fits(b.grade)) - Number(fits(a.grade)) || Number(b.withWords) - Number(a.withWords) || b.height - a.height || a.at - b.at)[0];
+  let grade: number | null = chosen?.grade ?? null;
+  // the words alone when no number was read, if they name one grade on this company's scale
+  if (grade === null && words && words.cardGrades.length === 1) grade = words.cardGrades[0]!;
+
+  let qualifier: string | null = null;
+  const gradeLines = new Set([words?.at, chosen?.at].filter((x): x is number => x !== undefined));
+  for (const [i, line] of upper.entries()) {
+    const c = line.replace(/[\s()]/g, '');
+    const q = QUALIFIERS.find((x) => (gradeLines.has(i) && c.endsWith(x)) || c === x);
+    if (q && (gradeLines.has(i) || !/[A-Z]{3}/.test(c))) {
+      qualifier = q;
+      break;
+    }
+  }
+
+  let score: number | null = null;
+  if (company === 'TAG') {
+    const s = upper.map((l) => /^(?:TAG\s*)?(?:SCORE\s*)?([1-9]\d{2}|1000)$/.exec(l.replace(/\s(?=\d)/g, ''))).find(Boolean);
+    if (s) score = Number(s[1]);
+  }
+
+  // the name: after the number on its line (`#57 MICHAEL JORDAN`), else the first name-like line
+  // after the set line (PSA puts the number between), else the first name-like line
+  const used = new Set([yearLine, certLine, words?.at ?? -1, chosen?.at ?? -1, ...subgradeLines]);
+  const nameLike = (i: number) => {
+    const l = upper[i]!;
+    return !used.has(i) && /[A-Z]{3}/.test(l) && !CARD_NUMBER.test(l) && !FURNITURE.test(l) && !OTHER_GRADERS.test(l) && !VARIETY.test(l) && !COMPANY_NAMES.some(([, mark]) => mark.test(l)) && !gradeWordsOf(l, company);
+  };
+  let name: string | null = nameAfterNumber;
+  if (name === null && yearLine >= 0) for (let i = yearLine + 1; i < text.length && name === null; i++) if (nameLike(i)) name = text[i]!;
+  if (name === null) for (let i = 0; i < text.length && name === null; i++) if (nameLike(i)) name = text[i]!;
+  // a number glued before the name whose `#` was not read (`280LUKADONCIC`)
+  const glued = name !== null && cardNo === null ? /^([A-Z]{0,3}-?[0-9]{1,4})\s?([A-Z][^0-9]{2,})$/.exec(name) : null;
+  if (glued && /[0-9]/.test(glued[1]!)) {
+    cardNo = glued[1]!;
+    name = glued[2]!;
+  }
+
+  const setLine = yearLine >= 0 ? text[yearLine]! : null;
+  let brand: string | null = null;
+  let set: string | null = null;
+  if (setLine) {
+    let rest = setLine.replace(YEAR_AT_START, '').replace(YEAR_IN_PARENS, '').trim();
+    if (yearLine === numberAt) rest = rest.slice(0, rest.indexOf('#')).trim();
+    const b = BRANDS.find(([, re]) => re.test(rest.toUpperCase()));
+    if (b) {
+      brand = b[0];
+      rest = rest.slice(b[1].exec(rest.toUpperCase())![0].length).trim();
+    }
+    set = rest.replace(/^[-\s.]+|[-\s.]+$/g, '') || null;
+  }
+  const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
+  const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
+  const rarity = RARITIES.find(([, re]) => re.test(varietyText))?.[0] ?? null;
+  const searchName = name
+    ? name
+        .replace(/^(F\.?A\.?|S\.?A\.?R?)\s?\//i, '')
+        .replace(/\s?-?\s?(HOLO|REV(ERSE)?\.?\s?FOIL|1ST\s?ED(ITION)?\.?)\b/gi, '')
+        .trim() || null
+    : null;
+
+  return {
+    company,
+    companyProb,
+    name,
+    full_name: name ? [setLine, cardNo ? `#${cardNo}` : null, name].filter(Boolean).join(' ') : null,
+    year,
+    card_no: cardNo,
+    verbal_grade: words?.printed ?? null,
+    grade,
+    qualifier,
+    subgrades: Object.keys(subgrades).length ? subgrades : null,
+    score,
+    certificate_number: cert?.cert ?? null,
+    brand,
+    set,
+    lang,
+    rarity,
+    searchName,
+  };
 }

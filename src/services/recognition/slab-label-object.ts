@@ -1,0 +1,100 @@
+import type { CardResult } from '../../vision/engine/vision-tasks.ts';
+import { normalizeName, numberKey, type CardTextClues } from './card-text.ts';
+import { certificateLink } from './slab-label-grades.ts';
+import type { LabelReading } from './slab-label-text.ts';
+
+/** A grading label as the card task reads it (slab-label.ts). */
+export type ReadLabel = NonNullable<CardResult['label']>;
+
+/** The catalog card a label names, in its catalog kind's match shape, with the match distance. */
+export interface LabelMatch {
+  fields: Record<string, unknown> & { subcategory: string | null };
+  distance: number;
+}
+
+type Tag = { id: number; name: string; prob: number };
+
+/**
+ * What a label says as identification clues (identify.ts): its card number as a lone collector
+ * number (`#SV69`; `#006/T` is 006 of T), its name without the label's variety marks, its year
+ * (the set's, as PSA prints it) and the language it names.
+ */
+export function labelClues(r: LabelReading, fullText: string): CardTextClues {
+  const [number, total] = (r.card_no ?? '').split('/');
+  return {
+    numbers: number ? [{ number, total: total ?? null, key: numberKey(number), raw: `#${r.card_no}`, prob: 1, form: 'lone' }] : [],
+    printCodes: [],
+    setCodes: [],
+    year: r.year,
+    regulationMark: null,
+    hp: null,
+    names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }] : [],
+    language: r.lang,
+    fullText,
+  };
+}
+
+/** The record tags a label gives (document 3 §2 names them): `Company`, `Grade`, and PSA's `Qualifier` when printed. */
+export function slabTags(r: LabelReading): Record<string, Tag[]> {
+  const grade = r.grade !== null ? String(r.grade) : r.verbal_grade;
+  return {
+    Company: [{ id: 1, name: r.company, prob: r.companyProb }],
+    ...(grade ? { Grade: [{ id: 1, name: grade, prob: 1 }] } : {}),
+    ...(r.qualifier ? { Qualifier: [{ id: 1, name: r.qualifier, prob: 1 }] } : {}),
+  };
+}
+
+/**
+ * The `Slab Label` object of `/slab_id` (docs/api-decisions.md "Slab labels"): the label's box and
+ * text, its tags, and `best_match` in the slab-label fields of document 3 §2 (`name`, `brand`,
+ * `verbal_grade`, `grade`, `year`, `card_no`, `certificate_number`, `lang`, `set`, `rarity`,
+ * `links`) plus `company`, `qualifier`, `subgrades`, `score` (TAG), `full_name` and `card`, the
+ * catalog card the label names when one matched. `simple` (`/slab_grade`): the company and grade
+ * only, no text.
+ */
+export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, size: { width: number; height: number }, match: LabelMatch | null, simple: boolean): Record<string, unknown> {
+  const tags: Record<string, Tag[]> = { ...slabTags(r), ...(match?.fields.subcategory ? { Category: [{ id: 1, name: match.fields.subcategory, prob: 1 }] } : {}) };
+  const [x0, y0, x1, y1] = label.box;
+  const object = {
+    name: 'Slab Label',
+    id,
+    bound_box: label.box,
+    prob: 1,
+    area: Number((((x1 - x0) * (y1 - y0)) / (size.width * size.height)).toFixed(4)),
+    'Top Category': [{ id: 1, name: 'Slab Label', prob: 1 }],
+    _tags: tags,
+    _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
+  };
+  if (simple) {
+    return { ...object, _identification: { best_match: { company: r.company, grade: r.grade, verbal_grade: r.verbal_grade, qualifier: r.qualifier }, alternatives: [], distances: [] } };
+  }
+  const card = match?.fields;
+  const catalogLinks = card && typeof card.links === 'object' && card.links ? (card.links as Record<string, string>) : {};
+  return {
+    ...object,
+    _ocr: { full_text: label.lines.map((l) => l.text).join('\n'), lang: r.lang, texts: label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+    _identification: {
+      best_match: {
+        name: r.name,
+        full_name: r.full_name,
+        brand: r.brand,
+        set: r.set,
+        year: r.year,
+        card_no: r.card_no,
+        lang: r.lang,
+        rarity: r.rarity ?? (typeof card?.rarity === 'string' ? card.rarity : null),
+        company: r.company,
+        verbal_grade: r.verbal_grade,
+        grade: r.grade,
+        qualifier: r.qualifier,
+        subgrades: r.subgrades,
+        ...(r.company === 'TAG' ? { score: r.score } : {}),
+        certificate_number: r.certificate_number,
+        links: { ...catalogLinks, ...certificateLink(r.company, r.certificate_number) },
+        card: card ?? null,
+      },
+      alternatives: [],
+      distances: match ? [match.distance] : [],
+    },
+  };
+}

@@ -1,0 +1,190 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Services } from '../../src/services/container.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64, photosDir } from '../helpers/photos.ts';
+import { renderSlab, type SlabTruth } from '../helpers/slab-labels.ts';
+
+/**
+ * `/collectibles/v2/slab_id`, `/slab_grade` and the identification endpoints' slab options, on the
+ * real Beckett slab committed as a fixture, on slabs drawn for the companies the real photos lack
+ * (test/helpers/slab-labels.ts), and, where ../shared is beside the repository, on a real PSA slab
+ * (../shared/datasets/graded_slabs/psa/psa_card.jpg: 2019 POKEMON S & M #SV69 FA/UMBREON GX, MINT 9,
+ * certificate 72773169). A made-up Pokémon catalog holds the cards two of the labels name.
+ */
+const bgs = photoBase64('cards/slab-counterspell_bgs.jpg');
+const raw = photoBase64(`cards/${fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('read-416032719'))!}`);
+const realPsa = path.resolve(import.meta.dirname, '../../../shared/datasets/graded_slabs/psa/psa_card.jpg');
+
+const drawn = (t: Partial<SlabTruth> & Pick<SlabTruth, 'company' | 'verbal' | 'grade' | 'cert'>): SlabTruth => ({ logo: t.company, qualifier: null, name: 'CHARIZARD EX', number: '199', year: '2023', set: 'POKEMON SV 151', variety: '', ...t });
+const psa = drawn({ company: 'PSA', verbal: 'MINT', grade: 9, qualifier: 'OC', cert: '81234567' });
+const cgc = drawn({ company: 'CGC', verbal: 'PRISTINE', grade: 10, cert: '4123456001', name: 'PIKACHU', number: '35', year: '2016', set: 'POKEMON EVOLUTIONS' });
+const ksa = drawn({ company: 'OTHER', logo: 'KSA', verbal: 'GEM MINT', grade: 10, cert: '5551234' });
+const b64 = async (t: SlabTruth) => (await renderSlab(t, { rotation: 1.5, size: 1000 })).toString('base64');
+
+const sets = [
+  { id: 'sv3pt5', name: 'Test 151', series: 'Testing', printedTotal: 165, total: 207, releaseDate: '2023/09/22', ptcgoCode: 'MEW' },
+  { id: 'tsx', name: 'Test Other', series: 'Testing', printedTotal: 200, total: 230, releaseDate: '2021/02/19', ptcgoCode: null },
+  { id: 'sma', name: 'Test Shiny Vault', series: 'Testing', printedTotal: 94, total: 94, releaseDate: '2019/08/23', ptcgoCode: 'HIF' },
+];
+const cards = [
+  { id: 'sv3pt5-199', name: 'Charizard ex', number: '199', set: 'sv3pt5', rarity: 'Special Illustration Rare', supertype: 'Pokémon', subtypes: ['Stage 2', 'ex'], hp: '330', types: ['Fire'] },
+  { id: 'tsx-199', name: 'Decoymon', number: '199', set: 'tsx', rarity: 'Rare', supertype: 'Pokémon', subtypes: ['Basic'], hp: '60', types: ['Water'] },
+  { id: 'sma-SV69', name: 'Umbreon-GX', number: 'SV69', set: 'sma', rarity: 'Rare Shiny GX', supertype: 'Pokémon', subtypes: ['Stage 1', 'GX'], hp: '200', types: ['Darkness'] },
+];
+
+type Obj = { name: string; id: number; bound_box: number[]; area: number; _tags: Record<string, { name: string; prob: number }[]>; _tags_simple: string[]; _ocr?: { full_text: string; texts: { polygon: number[][]; text: string }[] }; _identification: { best_match: Record<string, unknown> | null; distances: number[] } };
+type Rec = { _id?: string; _status: { code: number; text: string }; _objects?: Obj[]; 'Graded Slab'?: { name: string }[]; Category?: string };
+
+async function done(h: Harness, id: string): Promise<{ status: string; response?: { records: Rec[] } }> {
+  let r: { status: string; response?: { records: Rec[] } } | undefined;
+  for (let i = 0; i < 1200 && r?.status !== 'DONE'; i++) {
+    r = (await h.request('GET', `/account/v2/request/${id}`)).json() as typeof r;
+    if (r?.status !== 'DONE') await new Promise((res) => setTimeout(res, 100));
+  }
+  return r!;
+}
+
+describe.each(backends)('graded slabs (%s)', (backend) => {
+  let h: Harness;
+  let dir: string;
+  const credits = async (account = h.account.account) => (await h.app.loupe.accounts.getAccount(account)).credits;
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' }, queue: { workers: 1, pollMs: 200 } });
+    await h.app.ready();
+    dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-slab-'));
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fsp.rm(dir, { recursive: true, force: true });
+  });
+
+  it('slab_id: each image\'s label read (company, grade words and number, qualifier, certificate, card), without any catalog; no label is the record\'s 404', async () => {
+    const before = await credits();
+    const blank = (await sharp({ create: { width: 400, height: 600, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/slab_id', {
+      body: { records: [{ _id: 'bgs', _base64: bgs }, { _id: 'psa', _base64: await b64(psa) }, { _id: 'cgc', _base64: await b64(cgc) }, { _id: 'ksa', _base64: await b64(ksa) }, { _id: 'raw', _base64: raw }, { _id: 'blank', _base64: blank }, { _id: 'broken', _base64: Buffer.from('no image').toString('base64') }] },
+    });
+    expect(res.statusCode, res.body).toBe(300);
+    const [b, p, c, k, r, blankRec, broken] = (res.json() as { records: Rec[] }).records;
+    // the real Beckett slab: 1993 Alpha Counterspell, 7.5 NEAR MINT+, serial 0010538585 (graded_slabs manifest)
+    expect(b).toMatchObject({ _id: 'bgs', _status: { code: 200, text: 'OK' }, 'Graded Slab': [{ name: 'yes' }] });
+    const o = b!._objects![0]!;
+    expect(b!._objects).toHaveLength(1);
+    expect(o).toMatchObject({ name: 'Slab Label', id: 1, 'Top Category': [{ name: 'Slab Label' }], _tags: { Company: [{ name: 'BGS', prob: 1 }], Grade: [{ name: '7.5' }] } });
+    expect(o._tags_simple).toEqual(['BGS', '7.5']);
+    expect(o._identification.best_match).toMatchObject({ company: 'BGS', verbal_grade: 'NEAR MINT+', grade: 7.5, year: '1993', set: 'ALPHA', certificate_number: '0010538585', qualifier: null, lang: null, card: null, links: {} });
+    expect((o._identification.best_match!.name as string).replace(/\W/g, '')).toMatch(/^COUNTERSPELL/);
+    expect(o._ocr!.full_text).toContain('0010538585');
+    // the label's text lies above the card, in pixels of the photo
+    const line = o._ocr!.texts.find((t) => t.text.includes('0010538585'))!;
+    for (const [x, y] of line.polygon) {
+      expect(x).toBeGreaterThanOrEqual(o.bound_box[0]! - 1);
+      expect(y).toBeLessThanOrEqual(o.bound_box[3]! + 1);
+    }
+    expect(o.area).toBeGreaterThan(0);
+    expect(o.area).toBeLessThan(0.3);
+    // drawn labels: PSA with its qualifier, CGC's Pristine, a grader outside the seven
+    expect(p!._objects![0]!._identification.best_match).toMatchObject({ company: 'PSA', verbal_grade: 'MINT', grade: 9, qualifier: 'OC', certificate_number: '81234567', year: '2023', brand: 'POKEMON', card_no: '199', links: { psacard: 'https://www.psacard.com/cert/81234567' } });
+    expect(p!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }], Qualifier: [{ name: 'OC' }] });
+    expect(c!._objects![0]!._identification.best_match).toMatchObject({ company: 'CGC', verbal_grade: 'PRISTINE', grade: 10, certificate_number: '4123456001', card_no: '35', lang: 'en' });
+    expect(k!._objects![0]!._identification.best_match).toMatchObject({ company: 'OTHER', grade: 10, certificate_number: '5551234' });
+    expect(k!._objects![0]!._tags.Company).toEqual([{ id: 1, name: 'OTHER', prob: 1 }]);
+    // a raw card and a plain picture have no label; a broken image is a 400
+    expect(r).toMatchObject({ _status: { code: 404, text: 'No grading label was found in the image' }, _objects: [] });
+    expect(blankRec!._status.code).toBe(404);
+    expect(broken!._status.code).toBe(400);
+    expect(await credits()).toBe(before - 1);
+  }, 180_000);
+
+  it('slab_id: the catalog card the label names, with its links; slab_grade: company and grade only; no label anywhere is a 404 call, refunded', async () => {
+    await fsp.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await fsp.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    const image = await b64(psa);
+    const res = await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: image }] } });
+    expect(res.statusCode).toBe(200);
+    const rec = (res.json() as { records: Rec[] }).records[0]!;
+    expect(rec.Category).toBe('Trading Card Game/Pokemon');
+    const m = rec._objects![0]!._identification;
+    // the label prints no variety: the rarity is the catalog card's
+    expect(m.best_match).toMatchObject({ rarity: 'Special Illustration Rare', links: { psacard: 'https://www.psacard.com/cert/81234567' }, card: { id: 'sv3pt5-199', name: 'Charizard ex', card_number: '199', set: 'Test 151', subcategory: 'Pokemon' } });
+    expect(m.distances[0]).toBeLessThan(0.23);
+    expect(rec._objects![0]!._tags.Category).toEqual([{ id: 1, name: 'Pokemon', prob: 1 }]);
+
+    const before = await credits();
+    const simple = await h.request('POST', '/collectibles/v2/slab_grade', { body: { records: [{ _base64: image }, { _base64: bgs }] } });
+    expect(simple.statusCode).toBe(200);
+    const [g1, g2] = (simple.json() as { records: Rec[] }).records;
+    expect(g1!._objects![0]).toMatchObject({ name: 'Slab Label', _tags: { Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] }, _identification: { best_match: { company: 'PSA', grade: 9, verbal_grade: 'MINT', qualifier: 'OC' } } });
+    expect(Object.keys(g1!._objects![0]!._identification.best_match!).sort()).toEqual(['company', 'grade', 'qualifier', 'verbal_grade']);
+    expect(g1!._objects![0]).not.toHaveProperty('_ocr');
+    expect(g2!._objects![0]!._identification.best_match).toMatchObject({ company: 'BGS', grade: 7.5 });
+    expect(await credits()).toBe(before - 1);
+    const none = await h.request('POST', '/collectibles/v2/slab_grade', { body: { records: [{ _base64: raw }] } });
+    expect(none.statusCode).toBe(404);
+    expect(await credits()).toBe(before - 1);
+  }, 180_000);
+
+  it.skipIf(!fs.existsSync(realPsa))('slab_id on a real PSA slab: MINT 9, certificate 72773169, and the Hidden Fates card it names', async () => {
+    const res = await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: fs.readFileSync(realPsa).toString('base64') }] } });
+    const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
+    expect(o._identification.best_match).toMatchObject({ company: 'PSA', grade: 9, verbal_grade: 'MINT', certificate_number: '72773169', card_no: 'SV69', year: '2019', rarity: 'FULL ART', card: { id: 'sma-SV69' } });
+  }, 120_000);
+
+  it('the slab options of tcg_id: the label\'s company and grade on the card, slab_id adds the label; each charged once a call at its endpoint\'s price, never for no label or without the credits', async () => {
+    const rich = await h.newAccount(100);
+    const withId = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: bgs }], slab_id: true } });
+    expect(withId.statusCode).toBe(200);
+    const r = (withId.json() as { records: Rec[]; slab_id: boolean }).records[0]!;
+    expect(r).toMatchObject({ _status: { code: 200, text: 'OK' }, 'Graded Slab': [{ name: 'yes' }] });
+    const [card, label] = r._objects!;
+    expect(card).toMatchObject({ name: 'Card', id: 1, _tags: { Graded: [{ name: 'yes' }], Company: [{ name: 'BGS' }], Grade: [{ name: '7.5' }] } });
+    expect(card!._tags_simple).toEqual(expect.arrayContaining(['BGS', '7.5']));
+    expect(label).toMatchObject({ name: 'Slab Label', id: 2, _identification: { best_match: { certificate_number: '0010538585', grade: 7.5 } } });
+    expect(await credits(rich.account)).toBe(98);
+
+    const withGrade = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: bgs }, { _base64: raw }], slab_grade: true } });
+    const [slabbed, plain] = (withGrade.json() as { records: Rec[] }).records;
+    expect(slabbed!._objects).toHaveLength(1);
+    expect(slabbed!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'BGS' }], Grade: [{ name: '7.5' }] });
+    expect(plain!._status.text).toBe('OK; slab_grade: no grading label was found beside the card');
+    expect(plain!._objects![0]!._tags).not.toHaveProperty('Company');
+    expect(await credits(rich.account)).toBe(96);
+
+    const noLabel = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: raw }], slab_id: true } });
+    expect(noLabel.statusCode).toBe(200);
+    expect(await credits(rich.account)).toBe(95);
+
+    const poor = await h.newAccount(1);
+    const short = await h.request('POST', '/collectibles/v2/tcg_id', { token: poor.token, body: { records: [{ _base64: bgs }], slab_id: true } });
+    const s = (short.json() as { records: Rec[] }).records[0]!;
+    expect(s._status.text).toBe('OK; slab_id: the label was not read: not enough credits');
+    expect(s._objects).toHaveLength(1);
+    expect(s._objects![0]!._tags).not.toHaveProperty('Company');
+    expect(await credits(poor.account)).toBe(0);
+  }, 180_000);
+
+  it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
+    const ids: string[] = [];
+    for (const [endpoint, records] of [
+      ['slab_id', [{ _id: 'b', _base64: bgs }, { _id: 'r', _base64: raw }]],
+      ['/slab_grade', [{ _id: 'b', _base64: bgs }]],
+      ['tcg_id', [{ _id: 'b', _base64: bgs, slab_grade: true }]],
+    ] as const) {
+      const res = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint, records } });
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push((res.json() as { id: string }).id);
+    }
+    const [slabId, slabGrade, tcg] = await Promise.all(ids.map((id) => done(h, id)));
+    const [b, r] = slabId!.response!.records;
+    expect(b).toMatchObject({ _id: 'b', _status: { code: 200 }, _objects: [{ name: 'Slab Label', _identification: { best_match: { company: 'BGS', grade: 7.5, certificate_number: '0010538585' } } }] });
+    expect(r).toMatchObject({ _id: 'r', _status: { code: 404 } });
+    expect(slabGrade!.response!.records[0]!._objects![0]!._identification.best_match).toEqual({ company: 'BGS', grade: 7.5, verbal_grade: 'NEAR MINT+', qualifier: null });
+    expect(tcg!.response!.records[0]!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'BGS' }], Grade: [{ name: '7.5' }] });
+  }, 240_000);
+});
