@@ -35,6 +35,13 @@ describe('grading label text', () => {
     expect(f).toMatchObject({ company: 'BGS', year: '1993', grade: 7.5, verbal_grade: 'NEAR MINT+', certificate_number: '0010538585', name: 'COUNTERSPELLUB', set: 'ALPHA', subgrades: { corners: 8, edges: 8, surface: 8 } });
   });
 
+  it('undoes an O read for a zero inside a card number, and drops subgrade words glued to a name', () => {
+    expect(readLabelText(['2002 YU-GI-OH! LOB', '#LOB-O01BLUE-EYESWHITEDRAGON', 'MINT', '9', '380328299'])).toMatchObject({ card_no: 'LOB-001', name: 'BLUE-EYESWHITEDRAGON', brand: 'YU-GI-OH!', set: 'LOB' });
+    expect(readLabelText(['2020 POKEMON DARKNESS ABLAZE', '#O20CHARIZARDVMAX'])).toMatchObject({ card_no: '020', name: 'CHARIZARDVMAX' });
+    expect(readLabelText(['2000 POKEMON ROCKET', '#3 DARKBLASTOISE-HOLOCORNERS', '9', 'EDGES 9'])).toMatchObject({ card_no: '3', name: 'DARKBLASTOISE-HOLO' });
+    expect(readLabelText(['#OC12 FOO'])).toMatchObject({ card_no: 'OC12' });
+  });
+
   it('leaves out what it did not read: no grade, no certificate (a partly read one is none), company OTHER', () => {
     expect(readLabelText(['PSA'])).toMatchObject({ company: 'PSA', name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null });
     expect(readLabelText(['2021 POKEMON', 'PIKACHU', 'GEM MT', '10', '704969'])).toMatchObject({ certificate_number: null, company: 'OTHER' });

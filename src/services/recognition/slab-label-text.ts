@@ -110,7 +110,16 @@ const YEAR_AT_START = /^([12][0-9Oo]{3})(?![0-9])/;
 const YEAR_IN_PARENS = /\(([12][0-9]{3})\)/;
 const isYear = (y: string) => Number(y) >= 1880 && Number(y) <= 2049;
 /** A card number after `#` (`#197`, `#SV69`, `#006/T`, `#LOB-001`, `#US175`); the name may follow without a space. */
-const CARD_NUMBER = /#\s?([A-Z]{0,4}-?[0-9]{1,4}(?:\/[A-Z0-9]{1,4}|[A-Z](?![A-Z]))?)/;
+const CARD_NUMBER = /#\s?([A-Z]{0,4}-?[0-9O]{0,3}[0-9][0-9O]{0,3}(?:\/[A-Z0-9]{1,4}|[A-Z](?![A-Z]))?)/;
+/** A number read with an O for a zero among its digits (`#LOB-O01`, `#O20`): the O is a 0 there, and so is a prefix of O's only. */
+function zeros(n: string): string {
+  const m = /^([A-Z]*)(-?)([0-9O]+)(.*)$/.exec(n);
+  if (!m) return n;
+  const only = /^O+$/.test(m[1]!) && !m[2];
+  return (only ? '' : m[1]!) + m[2]! + ((only ? m[1]! : '') + m[3]!).replace(/O/g, '0') + m[4]!;
+}
+/** The label's subgrade words read glued to a name beside them (`DARKBLASTOISE-HOLOCORNERS`). */
+const SUBGRADE_WORD = /\s?(CENTERING|CORNERS|EDGES|SURFACE)\s?$|^(CENTERING|CORNERS|EDGES|SURFACE)\s?/i;
 
 function heightOf(line: LabelLine): number {
   if (typeof line === 'string' || !line.polygon || line.polygon.length < 4) return 0;
@@ -193,7 +202,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     if (cardNo !== null) return;
     const m = CARD_NUMBER.exec(line);
     if (!m) return;
-    cardNo = m[1]!;
+    cardNo = zeros(m[1]!);
     numberAt = i;
     const after = text[i]!.slice(m.index + m[0].length).trim();
     if (/[A-Za-z]{3}/.test(after)) nameAfterNumber = after;
@@ -286,6 +295,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     cardNo = glued[1]!;
     name = glued[2]!;
   }
+  if (name !== null) name = name.replace(SUBGRADE_WORD, '').trim() || null;
 
   const setLine = yearLine >= 0 ? text[yearLine]! : null;
   let brand: string | null = null;
