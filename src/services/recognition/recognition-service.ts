@@ -3,7 +3,6 @@ import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts'
 import type { PriceStore } from '../../store/price-store.ts';
 import type { AccountService } from '../account-service.ts';
 import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
-import { priceStats } from './price-stats.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
@@ -479,11 +478,14 @@ export class RecognitionService {
   private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
+    const label = card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
+    const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
     const asMatch = async (r: Ranked): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
-      // USD only (priceStats leaves other currencies, MTGO tix, out); empty when none is imported
-      if (options.price_stats) m.price_stats = priceStats(await this.prices.observations(r.search.catalog.id, r.card.key));
+      // computed in SQL by the store (docs/prices.md): USD only, no rates configured; a slab read on
+      // the largest card prices its `graded` entries by sales of the same company and grade
+      if (options.price_stats) m.price_stats = await this.prices.priceStats(r.search.catalog.id, r.card.key, { slab: index === 0 ? slab : null });
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
