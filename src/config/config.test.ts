@@ -22,5 +22,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
     expect(() => loadConfig({ LOUPE_PRICES: '{bad' })).toThrow(/LOUPE_PRICES/);
     expect(() => loadConfig({ LOUPE_PRICES: '{"x": -1}' })).toThrow(/non-negative/);
+    expect(loadConfig({}).priceRates).toEqual({});
+    expect(loadConfig({ LOUPE_PRICE_RATES: '{"EUR": 1.08, "GBP": 1.27}' }).priceRates).toEqual({ EUR: 1.08, GBP: 1.27 });
+    expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"euro": 1.08}' })).toThrow(/not a currency code/);
+    expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"EUR": 0}' })).toThrow(/above 0/);
   });
 });

@@ -148,6 +148,12 @@ export interface Config {
   rateLimit: RateLimit;
   /** Credits charged per priced endpoint, keyed `<service>.<operation>`. */
   prices: Record<string, number>;
+  /**
+   * US dollars per unit of another currency (LOUPE_PRICE_RATES, JSON such as {"EUR": 1.08}):
+   * `price_stats` counts prices in a currency only with its rate; without one they are left out
+   * and the record says so (docs/prices.md).
+   */
+  priceRates: Record<string, number>;
   defaultCredits: number;
   limits: Limits;
   /** Hosts, IPs and CIDRs that `_url` may reach although they are not public (LOUPE_URL_ALLOWLIST). */
@@ -239,6 +245,24 @@ function pricesFrom(value: string | undefined): Record<string, number> {
   return out;
 }
 
+function ratesFrom(value: string | undefined): Record<string, number> {
+  if (!value) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new Error('LOUPE_PRICE_RATES must be a JSON object of US dollars per unit, such as {"EUR": 1.08}');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('LOUPE_PRICE_RATES must be a JSON object such as {"EUR": 1.08}');
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(parsed)) {
+    if (!/^[A-Z]{3}$/.test(k)) throw new Error(`LOUPE_PRICE_RATES: "${k}" is not a currency code (three capital letters, such as EUR)`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`LOUPE_PRICE_RATES.${k} must be a number above 0 (US dollars per ${k})`);
+    out[k] = v;
+  }
+  return out;
+}
+
 /** A media secret shorter than this (from the environment or a damaged file) is refused, not used. */
 export const MIN_SECRET_LENGTH = 32;
 
@@ -272,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       burst: intFrom(env.LOUPE_RATE_BURST, 200, 'LOUPE_RATE_BURST'),
     },
     prices: pricesFrom(env.LOUPE_PRICES),
+    priceRates: ratesFrom(env.LOUPE_PRICE_RATES),
     defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
     limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
     urlAllowList: (env.LOUPE_URL_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),

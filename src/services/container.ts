@@ -98,7 +98,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   registry.register(new CardGraderJob(vision));
   const priceStore = new PriceStore(store);
   const catalogImages = new CatalogImageStore(store);
-  const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages));
+  const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages), config.priceRates);
   registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });

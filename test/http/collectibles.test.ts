@@ -95,6 +95,17 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 120_000);
 
+  it('leaves prices in a currency with no configured rate out of price_stats, and says so in the record\'s status', async () => {
+    await fs.writeFile(path.join(dir, 'eur.csv'), 'card,date,price,currency\ntsa-86,2025-05-07,100.00,EUR\ntsa-86,2025-05-08,120.00,EUR\n');
+    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'eur.csv') });
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${photo}`) }], price_stats: true } });
+    const [r] = (res.json() as { records: Rec[] }).records;
+    expect(r!._status).toMatchObject({ code: 200, text: 'OK; price_stats of tsa-86 leave out 2 in EUR: no rate to US dollars is configured (LOUPE_PRICE_RATES)' });
+    const stats = (r!._objects![0]!._identification.best_match as { price_stats: { stats_type: string; interval: string; value: { max: number } }[] }).price_stats;
+    // the dollar prices alone: 100 and 120 EUR would be the maximum otherwise
+    expect(stats.find((e) => e.stats_type === 'overall' && e.interval === 'all')?.value.max).toBe(4);
+  });
+
   it('keeps to a set_code hint: another set gives no match, an unknown one is the record\'s 400; a Japanese card is matched to no Pokémon card', async () => {
     const res = await h.request('POST', '/collectibles/v2/tcg_id', {
       body: { records: [{ _id: 'tsb', _base64: photoBase64(`cards/${photo}`), set_code: 'tsc' }, { _id: 'nope', _base64: photoBase64(`cards/${photo}`), set_code: 'NOPE' }] },

@@ -132,6 +132,8 @@ export class RecognitionService {
     private readonly prices: PriceStore,
     private readonly accounts: AccountService,
     private readonly artworks?: ArtworkReferences,
+    /** US dollars per unit of other currencies (LOUPE_PRICE_RATES): price_stats counts those prices. */
+    private readonly priceRates: Readonly<Record<string, number>> = {},
   ) {}
 
   /** Debits `cards` further cards of analyze_all; false when the account cannot pay for them all. */
@@ -306,6 +308,7 @@ export class RecognitionService {
       readings = readings.slice(0, 1);
     }
     const objects = [];
+    const priceNotes: string[] = [];
     let notHeld = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
@@ -313,7 +316,7 @@ export class RecognitionService {
       const usable = searches.filter((s) => holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
-      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family));
+      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
@@ -338,6 +341,7 @@ export class RecognitionService {
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
+      ...priceNotes,
     ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
     return {
@@ -475,7 +479,8 @@ export class RecognitionService {
     return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
   }
 
-  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG) {
+  /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
+  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = []) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
     const label = card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
@@ -483,13 +488,18 @@ export class RecognitionService {
     const asMatch = async (r: Ranked): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
-      // computed in SQL by the store (docs/prices.md): USD only, no rates configured; a slab read on
+      // computed in SQL by the store (docs/prices.md): USD, and other currencies at the configured rates; a slab read on
       // the largest card prices its `graded` entries by sales of the same company and grade
-      if (options.price_stats) m.price_stats = await this.prices.priceStats(r.search.catalog.id, r.card.key, { slab: index === 0 ? slab : null });
+      if (options.price_stats) m.price_stats = await this.prices.priceStats(r.search.catalog.id, r.card.key, { rates: this.priceRates, slab: index === 0 ? slab : null });
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
     const bestFields = best ? await asMatch(best) : null;
+    if (best && options.price_stats) {
+      const left = await this.prices.leftOutCurrencies(best.search.catalog.id, best.card.key, { rates: this.priceRates });
+      const counts = Object.entries(left).map(([c, n]) => `${n} in ${c}`);
+      if (counts.length) priceNotes.push(`price_stats of ${best.card.key} leave out ${counts.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
+    }
     const subcategory = bestFields?.subcategory ?? undefined;
     const latin = /[A-Za-z]/.test(clues.fullText);
     const tags: Record<string, Tag[]> = {
