@@ -5,6 +5,7 @@ import { cardSessionValues } from './004-card-session-values.ts';
 import { catalogs } from './005-catalogs.ts';
 import { prices } from './006-prices.ts';
 import { catalogImages } from './007-catalog-images.ts';
+import { catalogLookupOrder } from './008-catalog-lookup-order.ts';
 
 export interface Migration {
   name: string;
@@ -13,4 +14,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder];
