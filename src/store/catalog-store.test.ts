@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeName } from '../catalog/card-keys.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
@@ -197,6 +198,25 @@ describe.each(backends)('catalog store (%s)', (backend) => {
       expect(island).toMatchObject({ name: 'Island', cards: 4 });
       expect(await top('Snow Covered Island')).toContain('Snow-Covered Island');
     });
+  });
+
+  it('looks cards up by number and by name through an index in key order, not a scan of the catalog', async () => {
+    const db = t.store.db;
+    const plan = async (column: 'number_norm' | 'name_norm') => {
+      const q = db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', 'c').where(column, '=', 'x').orderBy('card_key').compile();
+      const explain = backend === 'sqlite' ? 'EXPLAIN QUERY PLAN ' : 'EXPLAIN ';
+      const { rows } = await db.executeQuery(CompiledQuery.raw(explain + q.sql, [...q.parameters]));
+      return JSON.stringify(rows);
+    };
+    if (backend === 'sqlite') {
+      expect(await plan('number_norm')).toMatch(/USING INDEX catalog_cards_number \(catalog_id=\? AND number_norm=\?\)/);
+      expect(await plan('name_norm')).toMatch(/USING INDEX catalog_cards_name \(catalog_id=\? AND name_norm=\?\)/);
+      expect(await plan('number_norm')).not.toMatch(/TEMP B-TREE/);
+    } else {
+      // an empty table may be scanned; the index must exist with the key last
+      const { rows } = await db.executeQuery<{ indexdef: string }>(CompiledQuery.raw("SELECT indexdef FROM pg_indexes WHERE indexname IN ('catalog_cards_number', 'catalog_cards_name') ORDER BY indexname"));
+      expect(rows.map((r) => r.indexdef.replace(/^.*\(/, '('))).toEqual(['(catalog_id, name_norm, card_key)', '(catalog_id, number_norm, card_key)']);
+    }
   });
 
   it('reads cards back alike on both backends: JSON fields, dates as text, lookups by number and pages by key', async () => {
