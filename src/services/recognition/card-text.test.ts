@@ -91,6 +91,15 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.88, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
   });
 
+  it('names the game by what only one game prints, and none when nothing does', () => {
+    // the Japanese card that an MTG card numbered 5 in a set of 71 once matched: its resistance line in Japanese
+    expect(readCardText(lines([['1道化', 0.03, 0.1, 0.05], ['抵抗力', 0.9, 0.4, 0.03], ['illus.Sban Grophics', 0.93, 0.05, 0.03], ['SV2D005/071RR', 0.95, 0.05, 0.03]])).game).toBe('pokemon');
+    expect(readCardText(lines([['Faiblesse Résistance Retraite', 0.88, 0.1, 0.03], ['©2021 Pokémon/Nintendo', 0.96, 0.1, 0.02]])).game).toBe('pokemon');
+    expect(readCardText(lines([['Serra Angel', 0.04, 0.1, 0.05], ['™ & © 2019 Wizards of the Coast', 0.96, 0.3, 0.02]])).game).toBe('mtg');
+    expect(readCardText(lines([['Dark Magician', 0.04, 0.1, 0.05], ['ATK/2500 DEF/2100', 0.85, 0.5, 0.03], ['©1996 KAZUKI TAKAHASHI ©2020 KONAMI', 0.96, 0.1, 0.02]])).game).toBe('yugioh');
+    expect(readCardText(lines([['Pikachu', 0.04, 0.1, 0.05], ['025/165', 0.95, 0.05, 0.03]])).game).toBeNull();
+  });
+
   it('undoes digit look-alikes only inside numbers', () => {
     const c = readCardText(lines([['O97/l63', 0.93, 0.1, 0.02], ['Slowbro', 0.05, 0.2, 0.05]]));
     expect(c.numbers[0]).toMatchObject({ number: '097', total: '163' });

@@ -59,6 +59,8 @@ export interface CardTextClues {
   names: NameCandidate[];
   /** An ISO 639-1 code voted by the card's furniture words, or null. */
   language: string | null;
+  /** The game the card's printed furniture names (`pokemon`, `mtg`, `yugioh`: a catalog kind), or null. */
+  game: string | null;
   /** Every line's text joined, in reading order. */
   fullText: string;
 }
@@ -112,6 +114,18 @@ const LANGUAGE_WORDS: Record<string, readonly string[]> = {
   es: ['debilidad', 'resistencia', 'retirada', 'habilidad', 'criatura', 'conjuro', 'encantamiento', 'artefacto', 'entrenador', 'evoluciona'],
   it: ['debolezza', 'resistenza', 'ritirata', 'abilita', 'creatura', 'stregoneria', 'incantesimo', 'artefatto', 'allenatore', 'avversario'],
   pt: ['fraqueza', 'resistencia', 'recuo', 'habilidade', 'criatura', 'feitico', 'encantamento', 'artefato', 'treinador', 'oponente'],
+};
+
+/**
+ * Words only one game prints: its copyright line (`©2022 Pokémon/Nintendo/Creatures/GAME FREAK`,
+ * `Wizards of the Coast`, `KONAMI`) and Pokémon's weakness and retreat lines in each language
+ * (letters only, looked for inside run-together text; the Japanese ones as printed). A card of one
+ * game is never another game's card, whatever its number and total say.
+ */
+const GAME_WORDS: Record<string, readonly string[]> = {
+  pokemon: ['pokemon', 'nintendo', 'gamefreak', 'weakness', 'retreat', 'faiblesse', 'retraite', 'schwache', 'ruckzug', 'debilidad', 'retirada', 'debolezza', 'ritirata', 'fraqueza', '抵抗力', '弱点', 'にげる'],
+  mtg: ['wizardsofthecoast'],
+  yugioh: ['konami'],
 };
 
 /** Lines that name the card's kind or stage, never its name. */
@@ -248,6 +262,10 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const han = all.match(/[\u4e00-\u9fff]/g)?.length ?? 0;
   if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
   if (!language && han >= 3) language = 'zh';
+  const letters = lettersOnly(all);
+  const gameVotes = Object.entries(GAME_WORDS).map(([g, words]) => [g, words.filter((w) => letters.includes(w) || all.includes(w)).length] as const).filter(([, n]) => n > 0);
+  gameVotes.sort((a, b) => b[1] - a[1]);
+  const game = gameVotes.length && (gameVotes.length === 1 || gameVotes[0]![1] > gameVotes[1]![1]) ? gameVotes[0]![0] : null;
 
   return {
     numbers,
@@ -258,6 +276,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     hp,
     names: names.slice(0, 8),
     language,
+    game,
     fullText: lines.map((l) => l.text).join('\n'),
   };
 }

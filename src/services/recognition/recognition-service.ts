@@ -271,7 +271,7 @@ export class RecognitionService {
   private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family }) | null> {
     const clues = labelClues(reading, label.lines.map((l) => l.text).join('\n'));
     if (!clues.numbers.length && !clues.names.length) return null;
-    const best = bestMatch(await this.rank(clues, searches.filter((s) => holdsPrintingsOf(s.catalog, clues)), 1, false)) as Ranked | null;
+    const best = bestMatch(await this.rank(clues, searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues)), 1, false)) as Ranked | null;
     if (!best) return null;
     const d = best.search.detail(best.card.key)!;
     const family = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(best.search.catalog.kind)) ?? TCG;
@@ -313,8 +313,8 @@ export class RecognitionService {
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
       const clues = readCardText(reading.lines);
-      const usable = searches.filter((s) => holdsPrintingsOf(s.catalog, clues));
-      if (usable.length < searches.length) notHeld = true;
+      const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
+      if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes));
     }
@@ -377,7 +377,7 @@ export class RecognitionService {
     if (!read.found || !read.cards?.length || !reading) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const card = read.cards[0]!;
     const clues = readCardText(reading.lines);
-    const searches = await Promise.all(catalogs.filter((c) => holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
+    const searches = await Promise.all(catalogs.filter((c) => ofTheGame(c, clues) && holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
@@ -550,6 +550,15 @@ function slabOptionOf(options: TcgOptions): SlabOption | null {
 
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
+}
+
+/**
+ * Whether a catalog is of the game the card's printed furniture names (card-text.ts `game`): a
+ * Japanese Pokémon card numbered 005/071 is not the MTG card numbered 5 in a set of 71. Catalogs of
+ * kinds that are no game (sports, comics, csv) and cards of no known game keep every catalog.
+ */
+function ofTheGame(catalog: CatalogSummary, clues: CardTextClues): boolean {
+  return !clues.game || !(TCG_KINDS as readonly string[]).includes(catalog.kind) || catalog.kind === clues.game;
 }
 
 /** `[xmin, ymin, xmax, ymax]` around an outline, in whole pixels inside the image. */

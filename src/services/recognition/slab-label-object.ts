@@ -30,6 +30,8 @@ export function labelClues(r: LabelReading, fullText: string): CardTextClues {
     hp: null,
     names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }] : [],
     language: r.lang,
+    // the brand opening the set line names the game (`POKEMON`, `MAGIC`, `YU-GI-OH!`)
+    game: /pok[eé]mon/i.test(r.brand ?? '') ? 'pokemon' : /magic|mtg/i.test(r.brand ?? '') ? 'mtg' : /yu-?gi-?oh/i.test(r.brand ?? '') ? 'yugioh' : null,
     fullText,
   };
 }
