@@ -169,6 +169,22 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(await credits(poor.account)).toBe(0);
   }, 180_000);
 
+  it('a slab option\'s extra is refunded when no successful record carries the label: the call fails, or the labelled record fails beside one without a label', async () => {
+    const payer = await h.newAccount(100);
+    // the label is read, then the record is a 400 (no imported catalog has that set): the call and its extra are refunded
+    const failed = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: bgs, set_code: 'NOPE' }], slab_id: true } });
+    expect(failed.statusCode, failed.body).toBe(400);
+    expect((failed.json() as { records: Rec[] }).records[0]!._status.code).toBe(400);
+    expect(await credits(payer.account)).toBe(100);
+    // the labelled record fails, a raw card succeeds: the call is paid, the label's extra is not
+    const mixed = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: bgs, set_code: 'NOPE' }, { _base64: raw }], slab_grade: true } });
+    expect(mixed.statusCode, mixed.body).toBe(300);
+    const [bad, ok] = (mixed.json() as { records: Rec[] }).records;
+    expect(bad!._status.code).toBe(400);
+    expect(ok!._objects![0]!._tags).not.toHaveProperty('Company');
+    expect(await credits(payer.account)).toBe(99);
+  }, 180_000);
+
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
     const ids: string[] = [];
     for (const [endpoint, records] of [

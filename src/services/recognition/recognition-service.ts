@@ -185,6 +185,9 @@ export class RecognitionService {
       if (slabCharge?.price && ctx.billing) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
       throw err;
     }
+    // the extra is kept only when a successful record carries what was read on the label; a label read in a record that
+    // then failed (unknown set_code, every card too small) or left off the answer is refunded (docs/api-decisions.md)
+    if (slabCharge?.price && ctx.billing && !outcomes.some((r) => r._status.code === 200 && LABELLED.has(r))) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     const echoed = Object.fromEntries(ALL_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
     return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
@@ -325,9 +328,11 @@ export class RecognitionService {
     const slabOption = slabOptionOf(options);
     let labelObject: Record<string, unknown> | null = null;
     let slabNote: string | null = null;
+    let labelled = false;
     if (slabOption && !read.label) slabNote = `${slabOption}: no grading label was found beside the card`;
     else if (slabOption && ctx.slabUnpaid) slabNote = `${slabOption}: the label was not read: not enough credits`;
     else if (slabOption && read.label && objects[0]!.id === 1) {
+      labelled = true;
       const reading = readLabelText(read.label.lines);
       const tags = slabTags(reading);
       Object.assign(objects[0]!._tags, tags);
@@ -344,13 +349,15 @@ export class RecognitionService {
       ...priceNotes,
     ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
-    return {
+    const out: OutputRecord = {
       ...sized,
       _status: { code: 200, text },
       ...(kind ? { Category: `${family.categoryPath}/${kind}` } : {}),
       _objects: labelObject ? [...objects, labelObject] : objects,
       'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
     };
+    if (labelled) LABELLED.add(out);
+    return out;
   }
 
   /**
@@ -536,6 +543,9 @@ export class RecognitionService {
     };
   }
 }
+
+/** Records of the identification endpoints whose answer carries a slab label's fields: what the slab options are paid for. */
+const LABELLED = new WeakSet<OutputRecord>();
 
 /**
  * Whether a catalog can hold the card read: Japanese, Korean and Chinese Pokémon sets are numbered
