@@ -1,3 +1,5 @@
+import type { Company, GradingCompany } from '../../catalog/grading-companies.ts';
+
 /**
  * Grading companies and the grade words their labels print, each mapped to its number. The
  * facts are ../shared/catalogs/slabs (README.md and grading_scales.json, with their sources):
@@ -21,9 +23,8 @@
  * stays (`NM+` 7.5, CGC comics' `NM-` 9.2).
  */
 
-export const GRADING_COMPANIES = ['PSA', 'BGS', 'CGC', 'SGC', 'TAG', 'ACE', 'HGA'] as const;
-export type GradingCompany = (typeof GRADING_COMPANIES)[number];
-export type Company = GradingCompany | 'OTHER';
+// the companies are one vocabulary with the label finder's and the price files' (src/catalog/grading-companies.ts)
+export { GRADING_COMPANIES, type Company, type GradingCompany } from '../../catalog/grading-companies.ts';
 
 /** A scale: the printed words (as one of the company's labels prints them) and the grade. */
 type Scale = readonly (readonly [string, number | null])[];

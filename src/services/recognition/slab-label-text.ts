@@ -1,3 +1,4 @@
+import { COMPANY_NAMES, companiesNamed, OTHER_GRADERS } from '../../catalog/grading-companies.ts';
 import { compact, GRADE_NUMBER, gradeWordsOf, onScale, QUALIFIERS, type Company, type GradeWords } from './slab-label-grades.ts';
 
 /**
@@ -51,21 +52,6 @@ const SUBGRADES: [Subgrade, RegExp][] = [
   ['edges', /EDGE/],
   ['surface', /SURFACE/],
 ];
-
-/** Company names as labels print them: the short mark (a logo) or the name in full. */
-const COMPANY_NAMES: [Company, RegExp, RegExp?][] = [
-  ['PSA', /\bPSA\b/, /PROFESSIONALSPORTSAUTHENTICATOR|PSA\/DNA/],
-  ['BGS', /\b(BGS|BVG|BCCG)\b/, /BECKETT/],
-  ['CGC', /\bCGC\b/, /CERTIFIEDGUARANTY/],
-  ['SGC', /\bSGC\b/, /SPORTSCARDGUARANTY/],
-  // not TAG TEAM (a Pokémon card type printed in names)
-  ['TAG', /\bTAG\b(?!\s*-?\s*TEAM)/, /TAGGRADING|TECHNICALAUTHENTICATION/],
-  // ACE alone, or beside its grade: a card's name may hold the word (ACE SPEC)
-  ['ACE', /^ACE$|\bACE\s?(10|[1-9])\b/, /ACEGRADING/],
-  ['HGA', /\bHGA\b/, /HYBRIDGRADING/],
-];
-/** Other graders: their labels are `OTHER`, not one of the seven by a word they share. */
-const OTHER_GRADERS = /\b(CSG|ISA|GMA|KSA|PGS|AGS|MNT|GAI|PCA|SCG|AGC)\b/;
 
 const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
@@ -132,9 +118,8 @@ function companyOf(upper: string[]): { company: Company; prob: number } {
   let named: { company: Company; alone: boolean; at: number } | null = null;
   upper.forEach((line, at) => {
     const c = compact(line);
-    for (const [company, mark, full] of COMPANY_NAMES) {
-      if (!mark.test(line) && !full?.test(c)) continue;
-      const alone = c === company || (full?.test(c) ?? false);
+    for (const { company, full } of companiesNamed(line)) {
+      const alone = c === company || full;
       if (!named || (alone && !named.alone)) named = { company, alone, at };
     }
   });

@@ -17,7 +17,16 @@ describe('readAsSlabLabel', () => {
     // a qualifier read glued to the words; other companies' words (slashes, spelled out)
     expect(readAsSlabLabel(['2003UPPERDECK', '#221', 'LEBRONJAMES', 'EX-MTPD', '6', '68034138'])).toEqual({ company: null });
     expect(readAsSlabLabel(['POKEMON (2016)', 'PIKACHU', 'NM/MINT+', '8.5', '1593909209'])).toEqual({ company: null });
-    expect(readAsSlabLabel(['KSA', 'EXCELLENT', '5'])).toEqual({ company: null });
+    // a grader outside the seven, by its mark alone on a line
+    expect(readAsSlabLabel(['KSA', 'EXCELLENT', '5'])).toEqual({ company: 'OTHER' });
+  });
+
+  it('names the companies with the label reader\'s vocabulary: TAG\'s full name and mark, never a raw card\'s TAG TEAM band', () => {
+    expect(readAsSlabLabel(['TAG TEAM', 'Pikachu & Zekrom GX', 'Search your deck for up to 3 Lightning Energy'])).toBeNull();
+    expect(readAsSlabLabel(['TAG-TEAM', 'Pikachu & Zekrom GX', '240', '3'])).toBeNull();
+    expect(readAsSlabLabel(['TAG', '2019 POKEMON', 'PIKACHU & ZEKROM GX', '9', '8123456789'])).toEqual({ company: 'TAG' });
+    expect(readAsSlabLabel(['TAG GRADING', 'GEM MINT', '10'])).toEqual({ company: 'TAG' });
+    expect(readAsSlabLabel(['ACE GRADING', 'MINT', '9'])).toEqual({ company: 'ACE' });
   });
 
   it('does not take a price tag, a note or a listing banner for a label', () => {

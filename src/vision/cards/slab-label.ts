@@ -1,6 +1,7 @@
 import type { OcrLine, OcrReader } from '../models/ocr-reader.ts';
 import { applyHomography, rectToQuad, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { companiesNamed, OTHER_GRADER_MARKS } from '../../catalog/grading-companies.ts';
 
 /**
  * A graded slab's label, found by reading it: the strip beyond each short side of a card is
@@ -29,17 +30,9 @@ export interface SlabLabel {
   box: [number, number, number, number];
 }
 
-const COMPANIES: [string, RegExp][] = [
-  ['PSA', /\bPSA\b/],
-  ['BGS', /\b(BGS|BVG|BCCG|BECKETT)\b/],
-  ['CGC', /\bCGC\b/],
-  ['SGC', /\bSGC\b/],
-  ['TAG', /\bTAG\b/],
-  ['ACE', /\bACE\s*GRADING\b/],
-  ['HGA', /\bHGA\b/],
-  ['CSG', /\bCSG\b/],
-  ['ISA', /\bISA\s*GRADING\b/],
-];
+/** A line that is another grader's mark alone (`KSA`, `ISA GRADING`): a label, company OTHER. */
+const OTHER_GRADER_LINE = new RegExp(`^(${OTHER_GRADER_MARKS.join('|')})(\\s*GRADING)?$`);
+
 /**
  * Grade words as the companies print them (catalogs/slabs/grading_scales.json), hyphens, slashes
  * and spaces loose, a PSA qualifier (`EX-MT PD`, read glued as `EX-MTPD`) allowed after them.
@@ -55,7 +48,8 @@ const CERT = /(^|\D)\d{7,10}(\D|$)/;
 /** Whether text lines read as a grading label, and the company they name. */
 export function readAsSlabLabel(texts: readonly string[]): { company: string | null } | null {
   const all = texts.map((t) => t.toUpperCase()).join('\n');
-  const company = COMPANIES.find(([, re]) => re.test(all))?.[0] ?? null;
+  // the seven by the words the label reader knows them by (a raw card's TAG TEAM band is not TAG's label)
+  const company = texts.map((t) => companiesNamed(t)[0]?.company).find((c) => c) ?? (texts.some((t) => OTHER_GRADER_LINE.test(t.trim().toUpperCase())) ? 'OTHER' : null);
   const words = GRADE_WORDS.test(all) || texts.some((t) => GRADE_WORD_LINE.test(t.trim().toUpperCase()));
   const number = texts.some((t) => GRADE_NUMBER.test(t.trim()));
   const cert = CERT.test(all);

@@ -1,0 +1,43 @@
+/**
+ * The grading companies and how their names are printed (../shared/catalogs/slabs): one vocabulary
+ * for the label finder (src/vision/cards/slab-label.ts), the label reader
+ * (src/services/recognition/slab-label-text.ts) and the price files (price-layouts.ts). It lives
+ * here, below both vision and services, so neither imports the other for it.
+ */
+
+export const GRADING_COMPANIES = ['PSA', 'BGS', 'CGC', 'SGC', 'TAG', 'ACE', 'HGA'] as const;
+export type GradingCompany = (typeof GRADING_COMPANIES)[number];
+export type Company = GradingCompany | 'OTHER';
+
+/**
+ * Company names as labels print them: the short mark (a logo), tested on an upper-case line, and
+ * the name in full, tested on the line's letters alone (`BECKETT`, `TAG GRADING` → `TAGGRADING`).
+ */
+export const COMPANY_NAMES: readonly (readonly [GradingCompany, RegExp, RegExp])[] = [
+  ['PSA', /\bPSA\b/, /PROFESSIONALSPORTSAUTHENTICATOR|PSADNA/],
+  ['BGS', /\b(BGS|BVG|BCCG)\b/, /BECKETT/],
+  ['CGC', /\bCGC\b/, /CERTIFIEDGUARANTY/],
+  ['SGC', /\bSGC\b/, /SPORTSCARDGUARANTY/],
+  // not TAG TEAM (a Pokémon card type, printed in the top band of a raw card as in names)
+  ['TAG', /\bTAG\b(?!\s*-?\s*TEAM)/, /TAGGRADING|TECHNICALAUTHENTICATION/],
+  // ACE alone, or beside its grade: a card's name may hold the word (ACE SPEC)
+  ['ACE', /^ACE$|\bACE\s?(10|[1-9])\b/, /ACEGRADING/],
+  ['HGA', /\bHGA\b/, /HYBRIDGRADING/],
+];
+
+/** Graders outside the seven: their labels are `OTHER`, not one of the seven by a word they share. */
+export const OTHER_GRADER_MARKS = ['CSG', 'ISA', 'GMA', 'KSA', 'PGS', 'AGS', 'MNT', 'GAI', 'PCA', 'SCG', 'AGC'] as const;
+export const OTHER_GRADERS = new RegExp(`\\b(${OTHER_GRADER_MARKS.join('|')})\\b`);
+
+const lettersOf = (line: string): string => line.toUpperCase().replace(/[^A-Z]/g, '');
+
+/** The companies of the seven a line names, each with whether by its full name. */
+export function companiesNamed(line: string): { company: GradingCompany; full: boolean }[] {
+  const upper = line.toUpperCase();
+  const letters = lettersOf(line);
+  return COMPANY_NAMES.flatMap(([company, mark, full]) => {
+    const byFull = full.test(letters);
+    return byFull || mark.test(upper) ? [{ company, full: byFull }] : [];
+  });
+}
+
