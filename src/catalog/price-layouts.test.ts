@@ -111,6 +111,18 @@ describe('price layouts', () => {
     for (const none of ['Authentic', 'BLACK LABEL', '11', '9 10', null]) expect(gradeNumber(none), String(none)).toEqual({ value: null, qualifier: null });
   });
 
+  it('reads a grade whose number comes before its words, and a bare qualifier after it', () => {
+    expect(gradeNumber('10 Pristine')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('9.8 NM/M')).toEqual({ value: 9.8, qualifier: null });
+    expect(gradeNumber('PSA 10 GEM MINT')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('BGS 8.5 NM-MT+')).toEqual({ value: 8.5, qualifier: null });
+    expect(gradeNumber('GEM MT 10 OC')).toEqual({ value: 10, qualifier: '(OC)' });
+    expect(gradeNumber('MINT 9 (oc)')).toEqual({ value: 9, qualifier: '(OC)' });
+    expect(gradeNumber('PSA 8 NM-MT mk')).toEqual({ value: 8, qualifier: '(MK)' });
+    // still one number or none: two numbers, a number past 10, a qualifier alone
+    for (const none of ['9 10 OC', '10 GEM 9', '12 Pristine', 'OC', 'GEM MTOC']) expect(gradeNumber(none), none).toEqual({ value: null, qualifier: null });
+  });
+
   it('names the line and column of a price or date that is not one', () => {
     const bad = (value: Record<string, string>) => {
       try {

@@ -85,15 +85,27 @@ function dateOf(f: Fields, column: string): string {
   return date;
 }
 
+/** PSA's qualifiers, printed after the grade in brackets or bare (`MINT 9 (OC)`, `GEM MT 10 OC`). */
+const QUALIFIER_AT_END = /\s*(?:\(([A-Za-z]{1,3})\)|(?<=\s)(OC|ST|PD|OF|MK|MC))$/i;
+/** Grade words: letters with the marks labels print between them (`NM-MT+`, `NM/M`, `EX.`), no digits. */
+const WORDS = '[A-Za-z][A-Za-z ./+-]*';
+const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s)?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${WORDS})?$`);
+
 /**
- * A grade as printed (`10`, `9.5`, `GEM MT 10`, `PSA 9`, `MINT 9 (OC)`): its number (0 to 10) and
- * its qualifier in brackets; no number for a grade without one (`Authentic`), never a guess.
+ * A grade as printed (`10`, `9.5`, `GEM MT 10`, `PSA 9`, `MINT 9 (OC)`, and the number first:
+ * `10 Pristine`, `9.8 NM/M`, `PSA 10 GEM MINT`): its one number (0 to 10) and its qualifier, in
+ * brackets as PSA's files write it (`GEM MT 10 OC` → `(OC)`); no number for a grade without one
+ * (`Authentic`) or with two (`9 10`), never a guess.
  */
 export function gradeNumber(grade: string | null): { value: number | null; qualifier: string | null } {
-  const m = grade === null ? null : /^(?:[A-Za-z][A-Za-z .-]*\s)?(\d{1,2}(?:\.\d+)?)\s*(\([A-Za-z]{1,3}\))?$/.exec(grade.trim());
+  if (grade === null) return { value: null, qualifier: null };
+  const text = grade.trim();
+  const q = QUALIFIER_AT_END.exec(text);
+  const m = GRADE_TEXT.exec(q ? text.slice(0, q.index) : text);
   if (!m) return { value: null, qualifier: null };
   const value = Number(m[1]);
-  return value >= 0 && value <= 10 ? { value, qualifier: m[2]?.toUpperCase() ?? null } : { value: null, qualifier: null };
+  const qualifier = q ? `(${(q[1] ?? q[2])!.toUpperCase()})` : null;
+  return value >= 0 && value <= 10 ? { value, qualifier } : { value: null, qualifier: null };
 }
 
 /** Non-empty values of the named columns, as the file has them. */
