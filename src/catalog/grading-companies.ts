@@ -41,3 +41,14 @@ export function companiesNamed(line: string): { company: GradingCompany; full: b
   });
 }
 
+
+/**
+ * A company as a price file or a user writes it (`PSA`, `Beckett`, `BVG`, `bgs`, `TAG Grading`):
+ * one of the seven, as a label read names it, or `OTHER` for any other grader; null when empty.
+ */
+export function gradingCompanyOf(name: string | null | undefined): Company | null {
+  const trimmed = name?.trim();
+  if (!trimmed) return null;
+  const exact = GRADING_COMPANIES.find((c) => c === lettersOf(trimmed));
+  return exact ?? companiesNamed(trimmed)[0]?.company ?? 'OTHER';
+}

@@ -177,6 +177,14 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect(await store.priceStats(ids.pokemon!, 'tst1-4', { slab: { company: 'PSA', grade: 9 } })).toHaveLength(6);
   });
 
+  it('a plain CSV\'s Beckett sale is a BGS sale, as a slab label read names it: a BGS 9.5 slab\'s graded entries count it', async () => {
+    const file = await files.write('beckett.csv', ['card,date,price,currency,grade,company,source', 'tst1-3,2025-06-02,200,USD,9.5,Beckett,ebay', 'tst1-3,2025-06-03,30,USD,,,ebay', 'tst1-3,2025-06-03,90,USD,9,Ksa,ebay'].join('\n'));
+    expect((await run('pokemon', file)).prices).toMatchObject({ created: 3 });
+    const graded = (await store.priceStats(ids.pokemon!, 'tst1-3', { slab: { company: 'BGS', grade: 9.5 } })).filter((e) => e.stats_type === 'graded');
+    expect(graded.map((e) => `${e.interval} ${e.value.min}-${e.value.max}`)).toEqual(['30d 200-200', '365d 200-200', 'all 200-200']);
+    expect((await store.observations(ids.pokemon!, 'tst1-3')).map((r) => String(r.extra.company ?? '-')).sort()).toEqual(['-', 'BGS', 'OTHER']);
+  });
+
   it('imports the plain CSV into a catalog of any kind, by the card\'s key or an alias', async () => {
     const sports = await run('sports', await files.write('plain-sports.csv', 'card,date,price,currency\n2022 Topps Test Series 1|base|1,2024-05-01,3.25,USD\n'));
     expect(sports).toMatchObject({ layout: 'csv', cards: 1, prices: { created: 1 } });

@@ -66,7 +66,7 @@ describe('price layouts', () => {
     expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'a', market_price_usd: '' })).toEqual({ kind: 'skip', reason: 'no_price' });
   });
 
-  it('reads a plain CSV row: the card as written, currency and company in upper case, graded when it has a grade or a company', () => {
+  it('reads a plain CSV row: the card as written, currency in upper case, the company as a grading company, graded when it has a grade or a company', () => {
     expect(row('csv', PLAIN, { card: 'base1-4', date: '2024/01/31', price: '12.5', currency: 'usd' })).toEqual({
       kind: 'price',
       game: null,
@@ -91,6 +91,21 @@ describe('price layouts', () => {
       extra: { company: 'PSA', grade_value: 9 },
     });
     expect(row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', company: 'CGC' })).toMatchObject({ graded: true, grade: null, extra: { company: 'CGC' } });
+  });
+
+  it('names a plain CSV row\'s company as a label read names it: Beckett and BVG are BGS, a grader outside the seven is OTHER', () => {
+    const company = (name: string) => (row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', grade: '9.5', company: name }) as LayoutPrice).extra.company;
+    expect(company('Beckett')).toBe('BGS');
+    expect(company('BVG')).toBe('BGS');
+    expect(company('bgs')).toBe('BGS');
+    expect(company('Beckett Grading Services')).toBe('BGS');
+    expect(company('psa')).toBe('PSA');
+    expect(company('TAG Grading')).toBe('TAG');
+    expect(company('Ace')).toBe('ACE');
+    expect(company('KSA')).toBe('OTHER');
+    expect(company('my uncle')).toBe('OTHER');
+    // the row's key keeps the company as written, so a file imported before is still the same rows
+    expect(row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', company: 'Beckett' })).toMatchObject({ rowKey: '2024-01-31|USD|BECKETT||', graded: true, extra: { company: 'BGS' } });
   });
 
   it('refuses a plain CSV row without a price, currency or card, naming the line', () => {

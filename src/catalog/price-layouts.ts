@@ -1,4 +1,5 @@
 import { fail, type Fields } from './catalog-rows.ts';
+import { gradingCompanyOf } from './grading-companies.ts';
 
 /**
  * The price files' layouts (../shared/catalogs/prices/README.md), and the plain CSV a shop
@@ -291,7 +292,9 @@ const plain: PriceLayout = {
     if (!/^[A-Za-z]{3}$/.test(currencyText)) fail(f.at, `"currency" must be a three-letter code such as USD or EUR, not "${currencyText}"`);
     const currency = currencyText.toUpperCase();
     const grade = f.text('grade');
-    const company = f.text('company')?.toUpperCase() ?? null;
+    const written = f.text('company')?.toUpperCase() ?? null;
+    // as a label read names it (Beckett, BVG → BGS), so a slab's graded entries find these sales; any other grader is OTHER
+    const company = gradingCompanyOf(written);
     const source = f.text('source');
     const qualifier = gradeNumber(grade).qualifier;
     return {
@@ -299,7 +302,8 @@ const plain: PriceLayout = {
       game: null,
       ref: { cardKey: card },
       // the importer puts the card it resolved in front and numbers rows alike
-      rowKey: [date, currency, company ?? '', grade ?? '', source ?? ''].join('|'),
+      // the company as written: rows imported before names were normalised keep their keys
+      rowKey: [date, currency, written ?? '', grade ?? '', source ?? ''].join('|'),
       ...(source !== null ? { source } : {}),
       date,
       price,
