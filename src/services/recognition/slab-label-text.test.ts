@@ -45,6 +45,14 @@ describe('grading label text', () => {
   it('leaves out what it did not read: no grade, no certificate (a partly read one is none), company OTHER', () => {
     expect(readLabelText(['PSA'])).toMatchObject({ company: 'PSA', name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null });
     expect(readLabelText(['2021 POKEMON', 'PIKACHU', 'GEM MT', '10', '704969'])).toMatchObject({ certificate_number: null, company: 'OTHER' });
+    // a misread digit is not guessed: only an O for a 0 is undone, once
+    const psa = (cert: string) => readLabelText(['2023 POKEMON SV 151', '#199', 'CHARIZARD EX', 'MINT', '9', 'PSA', cert]).certificate_number;
+    expect(psa('8I234567')).toBeNull();
+    expect(psa('81234l67')).toBeNull();
+    expect(psa('8|234567')).toBeNull();
+    expect(psa('7O496957')).toBe('70496957');
+    expect(psa('7O4969O7')).toBeNull();
+    expect(psa('70496957')).toBe('70496957');
     expect(readLabelText(['2021 POKEMON', 'PIKACHU'])).toMatchObject({ grade: null, verbal_grade: null, company: 'OTHER' });
   });
 });

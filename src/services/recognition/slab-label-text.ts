@@ -154,9 +154,11 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     const bare = line.replace(/^(CERT(IFICATION)?\.?\s*(NO\.?|NUMBER|#)?|SERIAL\s*(NO\.?|#)?|#)\s*[:#]?\s*/, '').replace(/\s/g, '');
     const whole = /^([0-9OoIl|]{7,10})$/.exec(bare) ?? /^(\d{7})-(\d{3})$/.exec(bare);
     if (whole) {
-      const d = digitsOf(whole.slice(1).join(''));
-      // look-alikes are undone only in a run that is digits otherwise
-      if (/^\d+$/.test(d) && (whole[0].match(/\d/g) ?? []).length >= d.length - 1) certs.push({ cert: d, alone: true, at });
+      // one O read for a 0 in a run that is digits otherwise is undone (the two are one shape in these fonts); any
+      // other look-alike (8I234567: a 1, a 7, a 4?) leaves the certificate unread, never guessed
+      const run = whole.slice(1).join('');
+      const d = run.replace(/[Oo]/g, '0');
+      if (/^\d+$/.test(d) && (run.match(/\d/g) ?? []).length >= d.length - 1) certs.push({ cert: d, alone: true, at });
       return;
     }
     for (const m of line.matchAll(/(?<![0-9#A-Z-])(\d{7,10})(?![0-9])/g)) certs.push({ cert: m[1]!, alone: false, at });
