@@ -133,8 +133,8 @@ async function artworkAlone(jpeg: Buffer): Promise<{ found: boolean; hash: strin
 // ---------------------------------------------------------------- the server
 const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
 const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
-type Best = { id: string } | null;
-type Answer = { _status: { code: number }; _objects?: { _identification: { best_match: Best; alternatives: { id: string }[] } }[] };
+type Best = { id: string; name?: string } | null;
+type Answer = { _status: { code: number }; _objects?: { _ocr?: { full_text: string }; _identification: { best_match: Best; alternatives: { id: string }[]; distances: number[] } }[] };
 const call = async (record: Record<string, string>) => {
   const t = performance.now();
   const res = await fetch(`${server.url}/collectibles/v2/tcg_id`, { method: 'POST', headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [record] }) });
@@ -157,11 +157,18 @@ interface Tally {
   ms: number[];
 }
 const newTally = (): Tally => ({ photos: 0, inCatalog: 0, right: 0, wrong: 0, none: 0, listed: 0, notIn: 0, notInMatched: 0, noCard: 0, large: { n: 0, right: 0 }, small: { n: 0, right: 0 }, ms: [] });
-function count(t: Tally, truth: string | null, record: Answer | undefined, width: number) {
+/** Each wrong match on stderr (what was photographed, what was matched, at what distance), to look at. */
+function wrongMatch(label: string, truth: string | null, best: NonNullable<Best>, obj: NonNullable<Answer['_objects']>[number]) {
+  const d = obj._identification.distances[0];
+  process.stderr.write(`recognition bench: ${label}: ${truth ?? 'not in catalog'} matched ${best.id} (${best.name ?? ''}) at ${d}; read: ${JSON.stringify(obj._ocr?.full_text ?? '')}\n`);
+}
+
+function count(t: Tally, truth: string | null, record: Answer | undefined, width: number, label = '') {
   t.photos++;
   const obj = record?._objects?.[0];
   if (!obj) t.noCard++;
   const best = obj?._identification.best_match ?? null;
+  if (best && best.id !== truth) wrongMatch(label, truth, best, obj!);
   if (truth === null) {
     t.notIn++;
     if (best) t.notInMatched++;
@@ -226,14 +233,14 @@ try {
         const { ms, record } = await call({ _file: photo.file });
         if (first === undefined) first = ms;
         else p.real[split].ms.push(ms);
-        count(p.real[split], realTruth(photo), record, photo.width);
+        count(p.real[split], realTruth(photo), record, photo.width, `${pass} ${split} ${path.basename(photo.file).slice(0, 24)}`);
       }
     }
     for (const s of scenes.filter((x) => x.design.quarter !== 'tune')) {
       const { ms, record } = await call({ _base64: s.jpeg.toString('base64') });
       const t = s.design.quarter === 'out' ? p.out : p.held;
       t.ms.push(ms);
-      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600);
+      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600, `${pass} generated ${s.design.id}`);
     }
   }
 
