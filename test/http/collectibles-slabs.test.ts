@@ -37,7 +37,7 @@ const cards = [
   { id: 'sma-SV69', name: 'Umbreon-GX', number: 'SV69', set: 'sma', rarity: 'Rare Shiny GX', supertype: 'Pokémon', subtypes: ['Stage 1', 'GX'], hp: '200', types: ['Darkness'] },
 ];
 
-type Obj = { name: string; id: number; bound_box: number[]; area: number; _tags: Record<string, { name: string; prob: number }[]>; _tags_simple: string[]; _ocr?: { full_text: string; texts: { polygon: number[][]; text: string }[] }; _identification: { best_match: Record<string, unknown> | null; distances: number[] } };
+type Obj = { name: string; id: number; bound_box: number[]; area: number; _tags: Record<string, { name: string; prob: number }[]>; _tags_simple: string[]; _ocr?: { full_text: string; lang?: string | null; lang_name?: string | null; texts: { polygon: number[][]; text: string }[] }; _identification: { best_match: Record<string, unknown> | null; distances: number[] } };
 type Rec = { _id?: string; _status: { code: number; text: string }; _objects?: Obj[]; 'Graded Slab'?: { name: string }[]; Category?: string };
 
 async function done(h: Harness, id: string): Promise<{ status: string; response?: { records: Rec[] } }> {
@@ -80,6 +80,9 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(o._identification.best_match).toMatchObject({ company: 'BGS', verbal_grade: 'NEAR MINT+', grade: 7.5, year: '1993', set: 'ALPHA', certificate_number: '0010538585', qualifier: null, lang: null, card: null, links: {} });
     expect((o._identification.best_match!.name as string).replace(/\W/g, '')).toMatch(/^COUNTERSPELL/);
     expect(o._ocr!.full_text).toContain('0010538585');
+    // a label that names no language: lang and lang_name null, present (document 3 §2: full_text, lang_name, lang, texts)
+    expect(o._ocr).toMatchObject({ lang: null, lang_name: null });
+    expect(Object.keys(o._ocr!).sort()).toEqual(['full_text', 'lang', 'lang_name', 'texts']);
     // the label's text lies above the card, in pixels of the photo
     const line = o._ocr!.texts.find((t) => t.text.includes('0010538585'))!;
     for (const [x, y] of line.polygon) {
@@ -92,6 +95,7 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(p!._objects![0]!._identification.best_match).toMatchObject({ company: 'PSA', verbal_grade: 'MINT', grade: 9, qualifier: 'OC', certificate_number: '81234567', year: '2023', brand: 'POKEMON', card_no: '199', links: { psacard: 'https://www.psacard.com/cert/81234567' } });
     expect(p!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }], Qualifier: [{ name: 'OC' }] });
     expect(c!._objects![0]!._identification.best_match).toMatchObject({ company: 'CGC', verbal_grade: 'PRISTINE', grade: 10, certificate_number: '4123456001', card_no: '35', lang: 'en' });
+    expect(c!._objects![0]!._ocr).toMatchObject({ lang: 'en', lang_name: 'English' });
     expect(k!._objects![0]!._identification.best_match).toMatchObject({ company: 'OTHER', grade: 10, certificate_number: '5551234' });
     expect(k!._objects![0]!._tags.Company).toEqual([{ id: 1, name: 'OTHER', prob: 1 }]);
     // a raw card and a plain picture have no label; a broken image is a 400
@@ -184,6 +188,14 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(ok!._objects![0]!._tags).not.toHaveProperty('Company');
     expect(await credits(payer.account)).toBe(99);
   }, 180_000);
+
+  it('card_ocr_id: the label object\'s _ocr has lang and lang_name as /slab_id\'s does, null for a label naming no language', async () => {
+    const res = await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _base64: bgs }] } });
+    expect(res.statusCode, res.body).toBe(200);
+    const label = (res.json() as { records: Rec[] }).records[0]!._objects!.find((x) => x.name === 'Slab Label')!;
+    expect(label._ocr).toMatchObject({ lang: null, lang_name: null });
+    expect(Object.keys(label._ocr!).sort()).toEqual(['full_text', 'lang', 'lang_name', 'texts']);
+  }, 120_000);
 
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
     const ids: string[] = [];

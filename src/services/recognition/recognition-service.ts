@@ -14,6 +14,7 @@ import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText, type LabelReading } from './slab-label-text.ts';
+import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 
 /** The catalog kinds `/tcg_id` identifies against. */
@@ -93,8 +94,6 @@ const MAGIC_AI_RECORDS = 2;
 const perRequest = 2;
 /** Candidates kept per card as `alternatives`. */
 const ALTERNATIVES = 5;
-/** ISO 639-1 codes the clue parser names, with their names. */
-const LANGUAGE_NAMES: Record<string, string> = { en: 'English', fr: 'French', de: 'German', es: 'Spanish', it: 'Italian', pt: 'Portuguese', ja: 'Japanese', zh: 'Chinese' };
 
 /**
  * The distance the spec's `distances` carry: e^(−score/4) of identification's score, so 0 is
@@ -394,7 +393,7 @@ export class RecognitionService {
         bound_box: boxOf(card.quad, read.width, read.height),
         prob: Number(card.prob.toFixed(3)),
         area: polygonShare(card.quad, read.width, read.height),
-        _ocr: { full_text: clues.fullText, lang: clues.language, lang_name: clues.language ? (LANGUAGE_NAMES[clues.language] ?? clues.language) : null, texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+        _ocr: { full_text: clues.fullText, lang: clues.language, lang_name: languageName(clues.language), texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
         _tags: { Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] },
         _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
         _identification: {
@@ -419,7 +418,7 @@ export class RecognitionService {
         id: 2,
         bound_box: read.label.box,
         prob: 1,
-        _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+        _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), lang: label.lang, lang_name: languageName(label.lang), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
         _tags: { Company: [{ id: 1, name: company, prob: label.companyProb }] },
         _tags_simple: [company],
         _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
@@ -532,7 +531,7 @@ export class RecognitionService {
       _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
       _ocr: {
         full_text: clues.fullText,
-        ...(options.lang ? { lang: clues.language, lang_name: clues.language ? (LANGUAGE_NAMES[clues.language] ?? clues.language) : null } : {}),
+        ...(options.lang ? { lang: clues.language, lang_name: languageName(clues.language) } : {}),
         texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
       },
       _identification: {

@@ -1,4 +1,5 @@
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
+import { languageName } from './language-names.ts';
 import { normalizeName, numberKey, type CardTextClues } from './card-text.ts';
 import { certificateLink } from './slab-label-grades.ts';
 import type { LabelReading } from './slab-label-text.ts';
@@ -74,7 +75,7 @@ export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, s
   const catalogLinks = card && typeof card.links === 'object' && card.links ? (card.links as Record<string, string>) : {};
   return {
     ...object,
-    _ocr: { full_text: label.lines.map((l) => l.text).join('\n'), lang: r.lang, texts: label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+    _ocr: { full_text: label.lines.map((l) => l.text).join('\n'), lang: r.lang, lang_name: languageName(r.lang), texts: label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
     _identification: {
       best_match: {
         name: r.name,
