@@ -53,6 +53,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
     await fs.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    // before any price is imported: the best match gets no price_stats at all, not [] (issue 19: "no price_stats, not zeros")
+    const unpriced = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${photo}`) }], price_stats: true } });
+    const unpricedMatch = (unpriced.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match;
+    expect(unpricedMatch).toMatchObject({ id: 'tsa-86' });
+    expect(unpricedMatch).not.toHaveProperty('price_stats');
     // market prices of the card in the TCGplayer 3-day layout of ../shared/catalogs/prices
     const header = 'pokemon_card_id,tcgplayer_product_id,product_type,name,set_code_source,window_start,window_end,market_price_usd,volume,scraped_at,year_corrected,duplicates_dropped';
     const rows = [['2025-04-26', '2025-04-28', '2.00'], ['2025-05-01', '2025-05-03', '3.00'], ['2025-05-06', '2025-05-08', '4.00']].map(([a, b, p]) => `tsa-86,900086,Card,Alphamon,SVI,${a},${b},${p},2,2025-07-24 22:00:50,False,0`);
@@ -85,6 +90,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._identification.best_match).toMatchObject({ id: 'tsa-86', name: 'Alphamon', set: 'Test Alpha', set_code: 'SVI', set_series_code: 'tsa', card_number: '086', out_of: 198, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 086/198 Test Alpha' });
     // the other set of 198 is an alternative, behind by the printed set code
     expect(o._identification.alternatives[0]).toMatchObject({ id: 'tsb-86' });
+    // price_stats are the best match's only (document 3 §4: _identification.best_match.price_stats)
+    for (const a of o._identification.alternatives) expect(a).not.toHaveProperty('price_stats');
     const stats = (o._identification.best_match as { price_stats: { stats_type: string; interval: string; value: { min: number; max: number; median: number; latest: number } }[] }).price_stats;
     expect(stats.find((e) => e.stats_type === 'overall' && e.interval === 'all')?.value).toMatchObject({ min: 2, max: 4, median: 3, latest: 4 });
     expect(stats.some((e) => e.stats_type === 'graded')).toBe(false);

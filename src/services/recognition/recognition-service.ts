@@ -491,16 +491,20 @@ export class RecognitionService {
     const best = bestMatch(ranked) as Ranked | null;
     const label = card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
-    const asMatch = async (r: Ranked): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
+    const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
-      // computed in SQL by the store (docs/prices.md): USD, and other currencies at the configured rates; a slab read on
-      // the largest card prices its `graded` entries by sales of the same company and grade
-      if (options.price_stats) m.price_stats = await this.prices.priceStats(r.search.catalog.id, r.card.key, { rates: this.priceRates, slab: index === 0 ? slab : null });
+      // the best match only (document 3 §4: price_stats → _identification.best_match.price_stats), computed in SQL by the
+      // store (docs/prices.md): USD, and other currencies at the configured rates; a slab read on the largest card prices
+      // its `graded` entries by sales of the same company and grade. A card with no price data gets no price_stats, not []
+      if (options.price_stats && isBest) {
+        const stats = await this.prices.priceStats(r.search.catalog.id, r.card.key, { rates: this.priceRates, slab: index === 0 ? slab : null });
+        if (stats.length) m.price_stats = stats;
+      }
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
-    const bestFields = best ? await asMatch(best) : null;
+    const bestFields = best ? await asMatch(best, true) : null;
     if (best && options.price_stats) {
       const left = await this.prices.leftOutCurrencies(best.search.catalog.id, best.card.key, { rates: this.priceRates });
       const counts = Object.entries(left).map(([c, n]) => `${n} in ${c}`);
@@ -536,7 +540,7 @@ export class RecognitionService {
       },
       _identification: {
         best_match: bestFields,
-        alternatives: await Promise.all(alternatives.map(asMatch)),
+        alternatives: await Promise.all(alternatives.map((r) => asMatch(r))),
         distances: [...(best ? [best] : []), ...alternatives].map((r) => distanceOf(r.score)),
       },
     };
