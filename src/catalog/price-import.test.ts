@@ -5,7 +5,7 @@ import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type
 import { backends } from '../../test/helpers/harness.ts';
 import { CatalogService } from '../services/catalog-service.ts';
 import { ServiceError } from '../services/errors.ts';
-import { priceStats, type PriceStatsOptions } from '../services/recognition/price-stats.ts';
+import { priceStats, type PriceStatsOptions } from './price-stats.ts';
 import { PriceStore } from '../store/price-store.ts';
 import { importCatalog } from './catalog-import.ts';
 import { importPrices, PriceImportError, type PriceImportResult } from './price-import.ts';

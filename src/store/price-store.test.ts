@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
-import { GRADED_30D, GRADED_ALL, HAND_ENTRIES, HAND_SERIES, LONGER, OVERALL_30D, UNGRADED_30D } from '../services/recognition/price-stats.fixture.ts';
-import { priceStats, type PriceObservation, type PriceStatsEntry, type PriceStatsOptions } from '../services/recognition/price-stats.ts';
+import { GRADED_30D, GRADED_ALL, HAND_ENTRIES, HAND_SERIES, LONGER, OVERALL_30D, UNGRADED_30D } from '../catalog/price-stats.fixture.ts';
+import { priceStats, type PriceObservation, type PriceStatsEntry, type PriceStatsOptions } from '../catalog/price-stats.ts';
 import { PriceStore, type PriceInput } from './price-store.ts';
 
 const price = (n: number, over: Partial<PriceInput> = {}): PriceInput => ({

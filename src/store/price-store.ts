@@ -10,7 +10,7 @@ import {
   type PriceStatsEntry,
   type PriceStatsOptions,
   type PriceStatsType,
-} from '../services/recognition/price-stats.ts';
+} from '../catalog/price-stats.ts';
 import type { CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
 
