@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { foldText, wordsOf } from './text-fold.ts';
+
+describe('foldText', () => {
+  it('lowercases and drops Latin accents, as FTS5 remove_diacritics 2 does', () => {
+    expect(foldText('Avión ROJO Café Façade Ñandú')).toBe('avion rojo cafe facade nandu');
+  });
+
+  it('folds ё to е but keeps й and other Cyrillic letters', () => {
+    expect(foldText('Самолёт Чёрный Синий')).toBe('самолет черный синий');
+  });
+
+  it('applies NFKC: full-width and half-width forms become ordinary ones', () => {
+    expect(foldText('ＲＥＤ ｶﾊﾞﾝ')).toBe('red カバン');
+  });
+
+  it('drops joiners, Arabic short vowels and tatweel, and the Devanagari nukta', () => {
+    expect(foldText('র\u200d্যাকেট')).toBe(foldText('র্যাকেট'));
+    expect(foldText('أَحْمَر')).toBe('احمر');
+    expect(foldText('كـــلب')).toBe('كلب');
+    expect(foldText('हवाई जहाज़')).toBe(foldText('हवाई जहाज'));
+  });
+
+  it('keeps Devanagari and Bengali vowel signs (they are letters of the word)', () => {
+    expect(foldText('नीला')).toBe('नीला');
+    expect(foldText('নীল')).toBe('নীল');
+  });
+});
+
+describe('wordsOf', () => {
+  it('splits on anything that is not a letter, mark or digit', () => {
+    expect(wordsOf(foldText("T-shirt, bouche d'incendie; 2 chiens!"))).toEqual(['t', 'shirt', 'bouche', 'd', 'incendie', '2', 'chiens']);
+    expect(wordsOf(foldText('नीला  कुर्ता'))).toEqual(['नीला', 'कुर्ता']);
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * The one text normalisation text search uses, for lexicon forms, queries and (from step 4 of
+ * the plan) the record text written to the index: what is equal after this fold matches, on
+ * both backends. Anything that writes text into the index must fold it with this same function,
+ * or a folded query term stops matching the unfolded stored one.
+ */
+
+// Latin letters with a diacritic lose it, as FTS5's `remove_diacritics 2` does: shoppers type
+// "avion" for "avión" and "cafe" for "café".
+const latinBase = /[a-z\u00df-\u00ff\u0100-\u024f]/;
+const combining = /[\u0300-\u036f]/;
+
+// Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
+// written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, the Devanagari
+// nukta (ज़/ज are both common spellings).
+const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640]/g;
+const droppedMarks = /[\u064b-\u065f\u0670\u093c]/g;
+
+const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
+
+export function foldText(text: string): string {
+  const lower = text.normalize('NFKC').toLowerCase().replace(invisible, '').replace(droppedMarks, '');
+  let out = '';
+  let prev = '';
+  for (const ch of lower.normalize('NFD')) {
+    if (combining.test(ch)) {
+      if (latinBase.test(prev)) continue;
+      // ё and е: Russian writes ё optionally, so a query with е must find it.
+      if (ch === '\u0308' && prev === '\u0435') continue;
+    } else {
+      prev = ch;
+    }
+    out += ch;
+  }
+  return out.normalize('NFC').replace(arabicAlef, '\u0627');
+}
+
+/** Han ideographs, hiragana, katakana (and their half-width forms): scripts written without spaces. */
+export const cjkChar = /[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]/u;
+
+/** Words of a folded text: runs of letters, marks and digits. Everything else separates. */
+export function wordsOf(folded: string): string[] {
+  return folded.match(/[\p{L}\p{M}\p{N}]+/gu) ?? [];
+}
