@@ -94,12 +94,24 @@ export const colorCode = (name: ColorName) => `xc${letters(name)}`;
 export const familyCode = (family: ColorFamily) => `xk${family}`;
 export const itemCode = (kind: ItemKind) => `xi${letters(kind)}`;
 
+/**
+ * An object or garment seen in a colour's family ("red car"): `xpo` + label + family or `xpi` +
+ * kind + family. Families, not shades, because a detector box's colour is rarely one shade.
+ */
+export const pairCode = (thing: Concept, family: ColorFamily) =>
+  `xp${thing.kind === 'item' ? 'i' : 'o'}${letters(thing.name)}${family}`;
+
 /** Every code the lexicon can produce, for the collision checks. */
 export function allCodes(): string[] {
+  const things: Concept[] = [
+    ...cocoLabels.map((name): Concept => ({ kind: 'object', name })),
+    ...itemKinds.map((name): Concept => ({ kind: 'item', name })),
+  ];
   return [
     ...cocoLabels.map(objectCode),
     ...colorNames.map(colorCode),
     ...colorFamilies.map(familyCode),
     ...itemKinds.map(itemCode),
+    ...things.flatMap((t) => colorFamilies.map((f) => pairCode(t, f))),
   ];
 }

@@ -1,0 +1,59 @@
+/**
+ * A parsed query as the two backends' full-text query languages: an FTS5 MATCH string and
+ * PostgreSQL `to_tsquery` input. Both are built only from quoted terms and the OR operator, so
+ * nothing a client types can become syntax: every term is a string literal of the query
+ * language, its quote characters doubled. (The parser already keeps only letters, marks and
+ * digits in a term; the quoting is the guarantee that does not depend on that.) Both strings are
+ * meant to be passed as bound parameters, never spliced into SQL.
+ */
+import type { ParsedQuery } from './query.ts';
+
+// Languages whose words SQLite cannot stem (FTS5's porter is English-only): a term of five
+// letters or more also matches as a prefix of its first letters, a crude stem that finds
+// "zapato" from "zapatos" and "avions" from "avion". Plan §2.4.
+const prefixStemmed = new Set(['es', 'fr', 'pt', 'ru', 'de', 'id']);
+const prefixMinLetters = 5;
+const prefixKeep = 4;
+
+/** A string as an FTS5 string literal: in double quotes, inner ones doubled. */
+export const fts5String = (s: string) => `"${s.replaceAll('"', '""')}"`;
+
+/** A string as a quoted tsquery lexeme: in single quotes, quotes and backslashes doubled. */
+export const tsqueryLexeme = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
+
+function prefixOf(term: string, language: string): string | undefined {
+  if (!prefixStemmed.has(language)) return undefined;
+  const letters = [...term];
+  if (letters.length < prefixMinLetters || !/^\p{L}+$/u.test(term)) return undefined;
+  return letters.slice(0, Math.max(prefixKeep, letters.length - 2)).join('');
+}
+
+/**
+ * The FTS5 MATCH expression: every concept code and term ORed, so BM25 ranks records by how many
+ * and how rare the matches are. Null when there is nothing to search for.
+ */
+export function toFts5Match(q: ParsedQuery): string | null {
+  const parts: string[] = [];
+  for (const { code } of q.codes) parts.push(fts5String(code));
+  for (const term of q.terms) {
+    parts.push(fts5String(term));
+    const prefix = prefixOf(term, q.language);
+    if (prefix && prefix !== term) parts.push(`${fts5String(prefix)} *`);
+  }
+  return parts.length > 0 ? parts.join(' OR ') : null;
+}
+
+export interface PgTsqueries {
+  /** For `to_tsquery('simple', $n)`: concept codes, matched as written. Empty when none. */
+  codes: string;
+  /** For `to_tsquery(<language config>, $n)`: the text terms, stemmed by the configuration. Empty when none. */
+  terms: string;
+}
+
+/** `to_tsquery` input for codes and for text terms, each an OR of quoted lexemes. */
+export function toPgTsqueries(q: ParsedQuery): PgTsqueries {
+  return {
+    codes: q.codes.map((c) => tsqueryLexeme(c.code)).join(' | '),
+    terms: q.terms.map(tsqueryLexeme).join(' | '),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Which language a query (or a record's text) is in, without a dependency: the script decides
+ * first, and for Latin script the most stop-word and lexicon hits decide. The answer picks the
+ * PostgreSQL text-search configuration, the prefix rule on SQLite, and which language's meaning
+ * of a word wins when two languages read it differently (en `rose` is a shade, fr `rose` pink).
+ */
+import { lexiconIndex, type LexiconLanguage } from './lexicon/lexicon.ts';
+import { foldText } from './text-fold.ts';
+
+/** The lexicon's languages, plus Latin-script languages PostgreSQL can stem that have no lexicon yet, plus `simple` (none known). */
+export type QueryLanguage = LexiconLanguage | 'de' | 'id' | 'simple';
+
+/**
+ * Short stop-word lists: the function words a query carries around the words that matter
+ * ("a red car with a dog", "un coche rojo con un perro"). They are dropped from the text terms
+ * and count as evidence of the language. Folded (no accents), like everything compared.
+ */
+const wordSet = (list: string): ReadonlySet<string> => new Set(foldText(list).split(' '));
+
+export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<string>>>> = {
+  en: wordSet('a an the and or of in on at with without for to from by is are this that these those my your photo photos picture pictures image images some'),
+  es: wordSet('un una unos unas el la los las y o de del en con sin para por al que es son mi su foto fotos imagen imagenes'),
+  fr: wordSet("un une des le la les l et ou de du d en au aux avec sans pour par sur qui est sont mon ma mes photo photos image images"),
+  pt: wordSet('um uma uns umas o a os as e ou de do da dos das em no na nos nas com sem para por que foto fotos imagem imagens'),
+  de: wordSet('ein eine einen einem der die das und oder von vom mit ohne fur auf im in zu ist sind bild bilder foto fotos'),
+  id: wordSet('dan atau dengan tanpa untuk di ke dari yang ini itu sebuah seorang foto gambar'),
+  ru: wordSet('и или в во на с со без для из от по к у это фото фотография картинка изображение'),
+  hi: wordSet('और या का की के में पर से को है हैं एक यह वह फोटो फ़ोटो तस्वीर चित्र'),
+  bn: wordSet('এবং ও বা এর র এ তে থেকে সাথে সঙ্গে একটি একটা এই ছবি'),
+  ur: wordSet('اور یا کا کی کے میں پر سے کو ہے ہیں ایک یہ وہ تصویر فوٹو'),
+  ar: wordSet('و او في على من مع بدون الى عن هذا هذه ذلك صورة صور'),
+  zh: wordSet('的 和 与 及 或 在 是 有 一个 一只 一辆 张 照片 图片 图像'),
+  ja: wordSet('の と や を に は が で も へ から 写真 画像'),
+};
+
+const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id'] as const;
+
+const scriptOf: [RegExp, QueryLanguage][] = [
+  [/[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u, 'ja'], // kana: Japanese even when kanji are present
+  [/\p{Script=Han}/u, 'zh'],
+  [/\p{Script=Devanagari}/u, 'hi'],
+  [/\p{Script=Bengali}/u, 'bn'],
+  [/\p{Script=Cyrillic}/u, 'ru'],
+];
+
+// Letters Urdu writes and Arabic does not (ٹ ڈ ڑ ں ے ہ ھ ی ک گ); Arabic writes ي ك ة instead.
+const urduLetters = /[\u0679\u0688\u0691\u06ba\u06d2\u06c1\u06be\u06cc\u06a9\u06af]/u;
+const arabicScript = /\p{Script=Arabic}/u;
+
+/**
+ * The language of a folded query given its words. When the text mixes scripts, any non-Latin
+ * script decides ("red 椅子" is Chinese): the Latin words of such a query are usually loanwords
+ * or brand names, while the other script is the writer's own.
+ */
+export function detectLanguage(folded: string, words: readonly string[]): QueryLanguage {
+  for (const [re, lang] of scriptOf) if (re.test(folded)) return lang;
+  if (arabicScript.test(folded)) return urduLetters.test(folded) ? 'ur' : 'ar';
+  const score = new Map<QueryLanguage, number>();
+  const { phrases } = lexiconIndex();
+  for (const w of words) {
+    for (const lang of latinLanguages) if (stopWords[lang]?.has(w)) score.set(lang, (score.get(lang) ?? 0) + 1);
+    const langs = new Set((phrases.get(w) ?? []).map((e) => e.lang));
+    for (const lang of langs) score.set(lang, (score.get(lang) ?? 0) + 1);
+  }
+  let best: QueryLanguage = 'simple';
+  let bestScore = 0;
+  // Ties go to the earlier language in `latinLanguages`: English first, as the most common query language.
+  for (const lang of latinLanguages) {
+    const s = score.get(lang) ?? 0;
+    if (s > bestScore) [best, bestScore] = [lang, s];
+  }
+  return best;
+}

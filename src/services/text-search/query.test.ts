@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { maxQueryChars, maxQueryWords, parseQuery, type ParsedQuery } from './query.ts';
+import { detectLanguage } from './query-language.ts';
+import { foldText, wordsOf } from './text-fold.ts';
+
+function parsed(text: string): ParsedQuery {
+  const r = parseQuery(text);
+  if (!r.ok) throw new Error(`expected a query, got ${r.error.code}`);
+  return r.query;
+}
+const codes = (text: string) => parsed(text).codes.map((c) => c.code).sort();
+const names = (text: string) => parsed(text).concepts.map((c) => `${c.concept.kind}:${c.concept.name}`);
+
+describe('parseQuery: concepts in any language', () => {
+  it.each([
+    ['airplane'], ['planes'], ['aircraft'], ['avión'], ['avion'], ['AVIONES'], ['飞机'], ['飛機'], ['самолёт'], ['самолет'],
+    ['हवाई जहाज़'], ['हवाई जहाज'], ['বিমান'], ['طائرة'], ['الطائرة'], ['ہوائی جہاز'], ['飛行機'], ['avião'],
+  ])('%s is an airplane', (q) => {
+    expect(codes(q)).toEqual(['xoairplane']);
+  });
+
+  it('reads multi-word names longest first', () => {
+    expect(names('teddy bear')).toEqual(['object:teddy bear']);
+    expect(names('bear')).toEqual(['object:bear']);
+    expect(names('navy blue dress')).toEqual(['color:navy blue', 'item:full body']);
+    expect(names('mesa de comedor')).toEqual(['object:dining table']);
+    expect(names('T-Shirt')).toEqual(['item:upper body']);
+  });
+
+  it('gives a shade its own code and its family at half weight, a family word only the family', () => {
+    expect(parsed('navy').codes).toEqual([{ code: 'xcnavyblue', weight: 1 }, { code: 'xkblue', weight: 0.5 }]);
+    expect(parsed('blue').codes).toEqual([{ code: 'xkblue', weight: 1 }]);
+    expect(parsed('синий').codes).toEqual([{ code: 'xkblue', weight: 1 }]);
+  });
+
+  it('reads every gender and number form of a colour', () => {
+    for (const q of ['rojo', 'roja', 'rojos', 'rojas', 'красный', 'красная', 'красное', 'красные', 'rouge', 'vermelhas', 'أحمر', 'حمراء']) {
+      expect(codes(q), q).toEqual(['xkred']);
+    }
+  });
+
+  it('searches both meanings of a homonym', () => {
+    expect(names('orange').sort()).toEqual(['color:orange', 'object:orange']);
+    expect(names('naranja').sort()).toEqual(['color:orange', 'object:orange']);
+  });
+
+  it("lets the query's language decide a word two languages read differently", () => {
+    // fr "rose" is pink; en "rose" is the rose shade.
+    expect(names('robe rose')).toEqual(['item:full body', 'color:pink']);
+    expect(names('rose dress')).toEqual(['color:rose', 'item:full body']);
+  });
+
+  it('adds a pair code for a colour next to an object, on the side the language puts it', () => {
+    expect(codes('red car')).toEqual(['xkred', 'xocar', 'xpocarred']);
+    expect(codes('coche rojo')).toEqual(['xkred', 'xocar', 'xpocarred']);
+    expect(codes('une voiture rouge et une chaise bleue')).toEqual(['xkblue', 'xkred', 'xocar', 'xochair', 'xpocarred', 'xpochairblue']);
+    expect(codes('red car blue chair')).toEqual(['xkblue', 'xkred', 'xocar', 'xochair', 'xpocarred', 'xpochairblue']);
+    expect(codes('红色的车')).toEqual(['xkred', 'xocar', 'xpocarred']);
+    expect(codes('赤いハンドバッグ')).toEqual(['xkred', 'xohandbag', 'xpohandbagred']);
+    expect(codes('navy blue dress')).toEqual(['xcnavyblue', 'xifullbody', 'xkblue', 'xpifullbodyblue']);
+    expect(codes('red')).toEqual(['xkred']);
+  });
+
+  it('strips the Arabic article and clitics before looking a word up', () => {
+    expect(codes('السيارة الحمراء')).toEqual(['xkred', 'xocar', 'xpocarred']);
+    expect(codes('وكلب')).toEqual(['xodog']);
+  });
+});
+
+describe('parseQuery: Chinese and Japanese', () => {
+  it('finds lexicon words the segmenter splits (连衣裙 → 连 | 衣裙)', () => {
+    expect(names('红色连衣裙')).toEqual(['color:red', 'item:full body']);
+  });
+
+  it('counts a one-character word only where it stands as a word', () => {
+    expect(names('白衬衫')).toEqual(['color:white', 'item:upper body']);
+    expect(names('黑狗')).toEqual(['color:black', 'object:dog']);
+    // 白菜 is cabbage, not something white.
+    expect(parsed('白菜').concepts).toEqual([]);
+    expect(parsed('白菜').terms).toEqual(['白菜']);
+  });
+
+  it('prefers a longer word that contains a shorter one (熊猫 is a bear, not a bear and a cat)', () => {
+    expect(names('熊猫')).toEqual(['object:bear']);
+    expect(names('人参')).toEqual(['object:carrot']);
+  });
+
+  it('segments the rest into text terms and drops particles', () => {
+    const q = parsed('赤いハンドバッグと椅子');
+    expect(q.language).toBe('ja');
+    expect(q.concepts.map((c) => c.concept.name)).toEqual(['red', 'handbag', 'chair']);
+    expect(q.terms).toEqual([]);
+    const z = parsed('故宫的红墙');
+    expect(z.language).toBe('zh');
+    expect(z.terms).toEqual(expect.arrayContaining(['故宫']));
+    expect(z.terms).not.toContain('的');
+  });
+
+  it('reads mixed-language queries (red 椅子, red椅子)', () => {
+    expect(codes('red 椅子')).toEqual(['xkred', 'xochair', 'xpochairred']);
+    expect(codes('red椅子')).toEqual(['xkred', 'xochair', 'xpochairred']);
+    expect(parsed('red 椅子').language).toBe('zh');
+  });
+});
+
+describe('parseQuery: text terms', () => {
+  it('keeps words that are not concepts as folded terms, without stop words', () => {
+    const q = parsed('A photo of the Eiffel Tower at night');
+    expect(q.concepts).toEqual([]);
+    expect(q.terms).toEqual(['eiffel', 'tower', 'night']);
+    expect(q.language).toBe('en');
+  });
+
+  it("drops the lone letters apostrophes leave (dog's, l'avion)", () => {
+    const q = parsed("dog's toy in l'eau");
+    expect(q.terms).toEqual(['toy', 'eau']);
+  });
+
+  it('keeps numbers (OCR text such as grades and set numbers)', () => {
+    expect(parsed('PSA 10 Charizard').terms).toEqual(['psa', '10', 'charizard']);
+  });
+
+  it('searches a query of nothing but function words for those words', () => {
+    expect(parsed('of the and').terms).toEqual(['of', 'the', 'and']);
+    expect(parsed('The Who').terms).toEqual(['who']);
+  });
+
+  it('reads nonsense as terms (the engine decides whether anything matches)', () => {
+    const q = parsed('qwzxv');
+    expect(q.concepts).toEqual([]);
+    expect(q.terms).toEqual(['qwzxv']);
+    expect(q.language).toBe('simple');
+  });
+
+  it('lists each concept, code and term once', () => {
+    const q = parsed('red red car car shoes shoes');
+    expect(q.concepts.map((c) => c.concept.name)).toEqual(['red', 'car', 'footwear']);
+    expect(q.codes.map((c) => c.code).sort()).toEqual(['xifootwear', 'xkred', 'xocar', 'xpocarred']);
+    expect(parsed('tower tower').terms).toEqual(['tower']);
+  });
+});
+
+describe('parseQuery: limits and errors', () => {
+  it.each([[''], ['   '], ['\n\t'], ['!!!'], ['🙂🙂'], ['"" * () NEAR/']])('%j is an empty query', (q) => {
+    const r = parseQuery(q);
+    expect(r.ok).toBe(q === '"" * () NEAR/');
+    if (!r.ok) {
+      expect(r.error.code).toBe('empty_query');
+      expect(r.error.message).toMatch(/_text_data is empty/);
+    }
+  });
+
+  it(`refuses more than ${maxQueryChars} characters`, () => {
+    expect(parseQuery('a'.repeat(maxQueryChars)).ok).toBe(true);
+    const r = parseQuery('a'.repeat(maxQueryChars + 1));
+    expect(r).toEqual({ ok: false, error: { code: 'query_too_long', message: expect.stringMatching(/longer than 1000/) } });
+  });
+
+  it('counts characters, not UTF-16 units, against the limit', () => {
+    expect(parseQuery('😀'.repeat(maxQueryChars)).ok).toBe(false); // no words: empty, not too long
+    expect((parseQuery('😀'.repeat(maxQueryChars)) as { ok: false; error: { code: string } }).error.code).toBe('empty_query');
+  });
+
+  it(`searches the first ${maxQueryWords} words and reports the rest as unread`, () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`);
+    const q = parsed(words.join(' '));
+    expect(q.terms).toHaveLength(maxQueryWords);
+    expect(q.unread).toEqual(words.slice(maxQueryWords));
+  });
+
+  it('handles the longest query quickly, Chinese included', () => {
+    const t0 = performance.now();
+    parsed('红色连衣裙和白菜'.repeat(125));
+    parsed('navy blue '.repeat(100));
+    expect(performance.now() - t0).toBeLessThan(1000);
+  });
+});
+
+describe('detectLanguage', () => {
+  const lang = (s: string) => detectLanguage(foldText(s), wordsOf(foldText(s)));
+  it.each([
+    ['a red car', 'en'], ['un coche rojo', 'es'], ['une voiture rouge', 'fr'], ['um carro vermelho', 'pt'],
+    ['ein rotes Auto mit Hund', 'de'], ['mobil merah dan anjing', 'id'], ['красная машина', 'ru'], ['लाल कार', 'hi'],
+    ['লাল গাড়ি', 'bn'], ['سيارة حمراء', 'ar'], ['لال گاڑی', 'ur'], ['红色的车', 'zh'], ['赤い車', 'ja'], ['qwzxv', 'simple'],
+  ])('%s → %s', (s, expected) => {
+    expect(lang(s)).toBe(expected);
+  });
+});

@@ -1,0 +1,313 @@
+/**
+ * Reading a text query (plan §2.5): fold, detect the language, find lexicon phrases (longest
+ * first; on raw characters for Chinese and Japanese), turn them into concept codes, keep the other
+ * words as text terms. Pure: no I/O, the same answer for the same text.
+ */
+import {
+  colorCode,
+  familyCode,
+  familyOf,
+  itemCode,
+  objectCode,
+  pairCode,
+  type CocoLabel,
+  type ColorFamily,
+  type ColorName,
+  type Concept,
+  type ItemKind,
+} from './lexicon/concepts.ts';
+import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
+import { detectLanguage, stopWords, type QueryLanguage } from './query-language.ts';
+import { cjkChar, foldText, wordsOf } from './text-fold.ts';
+
+/** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
+export const maxQueryChars = 1000;
+/** Words searched; later ones are reported as unread so the cut is visible. */
+export const maxQueryWords = 32;
+
+export interface ConceptMatch {
+  concept: Concept;
+  /** The query's words (folded) that named it. */
+  text: string;
+}
+
+export interface WeightedCode {
+  code: string;
+  /** 1 for what the query named; 0.5 for a shade's family (a "navy" query also accepts other blues, less). */
+  weight: number;
+}
+
+export interface ParsedQuery {
+  /** The folded query. */
+  text: string;
+  language: QueryLanguage;
+  concepts: ConceptMatch[];
+  /** Concept codes to look for, each once, in query order. */
+  codes: WeightedCode[];
+  /** Other words, for record text and OCR text, each once, folded. */
+  terms: string[];
+  /** Words that were not searched because the query is longer than `maxQueryWords`. */
+  unread: string[];
+}
+
+export type QueryErrorCode = 'empty_query' | 'query_too_long';
+
+export interface QueryError {
+  code: QueryErrorCode;
+  /** A sentence for `detail`. */
+  message: string;
+}
+
+export type ParseResult = { ok: true; query: ParsedQuery } | { ok: false; error: QueryError };
+
+// One step of the query after lexicon matching, in the order the words came.
+type Item = { kind: 'concept'; entries: readonly LexiconEntry[]; text: string } | { kind: 'word'; text: string };
+
+export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()): ParseResult {
+  if ([...input].length > maxQueryChars) {
+    return { ok: false, error: { code: 'query_too_long', message: `_text_data is longer than ${maxQueryChars} characters` } };
+  }
+  const text = foldText(input).trim();
+  const tokens = wordsOf(text);
+  if (tokens.length === 0) {
+    return { ok: false, error: { code: 'empty_query', message: '_text_data is empty: it has no word to search for' } };
+  }
+  const language = detectLanguage(text, tokens);
+  const units = expandCjk(tokens, index, language);
+  const searched = units.slice(0, maxQueryWords);
+  const unread = units.slice(maxQueryWords).map((u) => u.text);
+  const items = matchPhrases(searched, index);
+
+  const stops = new Set([...(stopWords[language] ?? []), ...(stopWords.en ?? [])]);
+  const concepts: ConceptMatch[] = [];
+  const codes = new Map<string, number>();
+  const addCode = (code: string, weight: number) => codes.set(code, Math.max(weight, codes.get(code) ?? 0));
+  const terms: string[] = [];
+  const stopped: string[] = [];
+  const resolved = items.map((item) => (item.kind === 'concept' ? resolve(item.entries, language) : []));
+
+  items.forEach((item, i) => {
+    if (item.kind === 'word') {
+      // A lone Latin letter is what an apostrophe leaves ("dog's" → dog, s; "l'avion"): noise, like a stop word.
+      (stops.has(item.text) || /^[a-z]$/.test(item.text) ? stopped : terms).push(item.text);
+      return;
+    }
+    for (const concept of resolved[i]!) {
+      if (!concepts.some((c) => c.concept.kind === concept.kind && c.concept.name === concept.name)) concepts.push({ concept, text: item.text });
+      for (const c of codesOf(concept)) addCode(c.code, c.weight);
+    }
+  });
+  for (const code of pairCodes(items, resolved, stops, language)) addCode(code, 1);
+  // A query of nothing but function words ("of the and") is still searched for them, literally.
+  if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
+
+  return {
+    ok: true,
+    query: {
+      text,
+      language,
+      concepts,
+      codes: [...codes].map(([code, weight]) => ({ code, weight })),
+      terms: [...new Set(terms)],
+      unread,
+    },
+  };
+}
+
+/** The codes a concept is searched by. */
+function codesOf(concept: Concept): WeightedCode[] {
+  switch (concept.kind) {
+    case 'object':
+      return [{ code: objectCode(concept.name as CocoLabel), weight: 1 }];
+    case 'item':
+      return [{ code: itemCode(concept.name as ItemKind), weight: 1 }];
+    case 'color': {
+      const name = concept.name as ColorName;
+      const family = familyOf[name];
+      // A family word ("blue") means the family; a shade ("navy") means itself first.
+      if (family === name) return [{ code: familyCode(family), weight: 1 }];
+      return [{ code: colorCode(name), weight: 1 }, { code: familyCode(family), weight: 0.5 }];
+    }
+  }
+}
+
+/**
+ * A word several languages read differently means what the query's language says; when that
+ * language does not know it, every reading counts. Homonyms within a language give all theirs.
+ */
+function resolve(entries: readonly LexiconEntry[], language: QueryLanguage): Concept[] {
+  const own = entries.filter((e) => e.lang === language);
+  const chosen = own.length > 0 ? own : entries;
+  const out: Concept[] = [];
+  for (const e of chosen) if (!out.some((c) => c.kind === e.concept.kind && c.name === e.concept.name)) out.push(e.concept);
+  return out;
+}
+
+// Languages whose colour adjective usually follows its noun ("coche rojo", "سيارة حمراء").
+const colourAfterNoun: ReadonlySet<QueryLanguage> = new Set(['es', 'fr', 'pt', 'ar', 'id']);
+
+/**
+ * A colour next to an object or garment ("red car", "coche rojo", "红色的车") names a red car,
+ * not a car and something red: the pair code ranks images where the detector saw the two
+ * together. The neighbour on the side the language puts nouns is tried first; one function word
+ * may stand between them (的, de).
+ */
+function pairCodes(items: readonly Item[], resolved: readonly Concept[][], stops: ReadonlySet<string>, language: QueryLanguage): string[] {
+  const out = new Set<string>();
+  const isStop = (k: number) => items[k]?.kind === 'word' && stops.has(items[k].text);
+  const things = (k: number) => (resolved[k] ?? []).filter((c) => c.kind === 'object' || c.kind === 'item');
+  const [near, far] = colourAfterNoun.has(language) ? [-1, 1] : [1, -1];
+  for (let i = 0; i < items.length; i++) {
+    const colours = resolved[i]!.filter((c) => c.kind === 'color');
+    if (colours.length === 0) continue;
+    const candidates = [i + near, i + far];
+    if (isStop(i + near)) candidates.push(i + 2 * near);
+    if (isStop(i + far)) candidates.push(i + 2 * far);
+    const j = candidates.find((k) => things(k).length > 0);
+    if (j === undefined) continue;
+    for (const colour of colours) {
+      const family: ColorFamily = familyOf[colour.name as ColorName];
+      for (const t of things(j)) out.add(pairCode(t, family));
+    }
+  }
+  return [...out];
+}
+
+type Unit = { kind: 'word'; text: string } | { kind: 'concept'; entries: readonly LexiconEntry[]; text: string };
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(lang: string): Intl.Segmenter {
+  let s = segmenters.get(lang);
+  if (!s) segmenters.set(lang, (s = new Intl.Segmenter(lang, { granularity: 'word' })));
+  return s;
+}
+
+/**
+ * Chinese and Japanese words are found on the characters, longest first, because the segmenter
+ * splits some lexicon words (连衣裙 → 连 | 衣裙). A one-character word (红, 猫) counts only where
+ * the segmenter sees a word of its own or a run made only of lexicon words (黑狗), so 白 in
+ * 白菜 (cabbage) is not "white". What is left is segmented into words; Latin letters inside such
+ * a token ("red椅子") go on as ordinary words.
+ */
+function expandCjk(tokens: readonly string[], index: LexiconIndex, language: QueryLanguage): Unit[] {
+  const units: Unit[] = [];
+  for (const token of tokens) {
+    if (!cjkChar.test(token)) {
+      units.push({ kind: 'word', text: token });
+      continue;
+    }
+    const chars = [...token];
+    const segLang = language === 'ja' ? 'ja' : 'zh';
+    const segments = [...segmenter(segLang).segment(token)].map((s) => ({
+      start: [...token.slice(0, s.index)].length,
+      chars: [...s.segment],
+      wordLike: s.isWordLike ?? true,
+    }));
+    const segmentAt = (i: number) => segments.find((s) => i >= s.start && i < s.start + s.chars.length)!;
+    const longestAt = (cs: readonly string[], i: number): number => {
+      for (let n = Math.min(index.maxCjkLength, cs.length - i); n >= 1; n--) {
+        if (index.cjk.has(cs.slice(i, i + n).join(''))) return n;
+      }
+      return 0;
+    };
+    const coveredByLexicon = (cs: readonly string[]) => {
+      for (let i = 0; i < cs.length; ) {
+        const n = longestAt(cs, i);
+        if (n === 0) return false;
+        i += n;
+      }
+      return true;
+    };
+    const matched = new Array<boolean>(chars.length).fill(false);
+    const found: { at: number; n: number }[] = [];
+    for (let i = 0; i < chars.length; ) {
+      let n = longestAt(chars, i);
+      if (n === 1) {
+        const seg = segmentAt(i);
+        if (!(seg.chars.length === 1 || coveredByLexicon(seg.chars))) n = 0;
+      }
+      if (n === 0) {
+        i++;
+        continue;
+      }
+      found.push({ at: i, n });
+      matched.fill(true, i, i + n);
+      i += n;
+    }
+    // Emit, in order: matched words, and the unmatched rest as segmenter words.
+    let i = 0;
+    while (i < chars.length) {
+      const f = found.find((x) => x.at === i);
+      if (f) {
+        const key = chars.slice(i, i + f.n).join('');
+        units.push({ kind: 'concept', entries: index.cjk.get(key)!, text: key });
+        i += f.n;
+        continue;
+      }
+      let j = i;
+      while (j < chars.length && !matched[j]) j++;
+      const rest = chars.slice(i, j).join('');
+      for (const s of segmenter(segLang).segment(rest)) {
+        if (s.isWordLike === false) continue;
+        for (const w of cjkChar.test(s.segment) ? [s.segment] : wordsOf(s.segment)) units.push({ kind: 'word', text: w });
+      }
+      i = j;
+    }
+  }
+  return units;
+}
+
+// Arabic writes the article and some prepositions and conjunctions onto the word (السيارة "the
+// car", وسيارة "and a car"); the lexicon holds bare words, so these are tried without them.
+const arabicClitics = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال', 'و', 'ب', 'ل', 'ف'];
+const arabicWord = /^\p{Script=Arabic}+$/u;
+
+function lookupWord(word: string, vocabulary: ReadonlySet<string>): string {
+  if (vocabulary.has(word) || !arabicWord.test(word)) return word;
+  for (const c of arabicClitics) {
+    if (word.startsWith(c) && [...word].length - [...c].length >= 2 && vocabulary.has(word.slice(c.length))) return word.slice(c.length);
+  }
+  return word;
+}
+
+const vocabularies = new WeakMap<LexiconIndex, ReadonlySet<string>>();
+function vocabularyOf(index: LexiconIndex): ReadonlySet<string> {
+  let v = vocabularies.get(index);
+  if (!v) {
+    v = new Set([...index.phrases.keys()].flatMap((k) => k.split(' ')));
+    vocabularies.set(index, v);
+  }
+  return v;
+}
+
+/** Longest lexicon phrase first over consecutive words ("navy blue" before "blue"). */
+function matchPhrases(units: readonly Unit[], index: LexiconIndex): Item[] {
+  const vocabulary = vocabularyOf(index);
+  const items: Item[] = [];
+  for (let i = 0; i < units.length; ) {
+    const u = units[i]!;
+    if (u.kind === 'concept') {
+      items.push(u);
+      i++;
+      continue;
+    }
+    let done = false;
+    for (let n = index.maxPhraseWords; n >= 1 && !done; n--) {
+      const run = units.slice(i, i + n);
+      if (run.length < n || run.some((r) => r.kind !== 'word')) continue;
+      const key = run.map((r) => lookupWord(r.text, vocabulary)).join(' ');
+      const entries = index.phrases.get(key);
+      if (entries) {
+        items.push({ kind: 'concept', entries, text: key });
+        i += n;
+        done = true;
+      }
+    }
+    if (!done) {
+      items.push({ kind: 'word', text: u.text });
+      i++;
+    }
+  }
+  return items;
+}
+
