@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { colorPalette } from '../../../vision/models/color-palette.ts';
+import { colorPalette } from '../../vision/models/color-palette.ts';
 import { allCodes, cocoLabels, colorFamilies, colorNames, familyOf, itemKinds, type LanguageWords } from './concepts.ts';
 import { buildLexiconIndex, formKey, formsOf, homonyms, lexiconIndex, lexiconLanguages, lexiconWords, requiredLanguages } from './lexicon.ts';
 
