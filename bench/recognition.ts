@@ -215,9 +215,9 @@ try {
 
   let first: number | undefined;
   const realTruth = (p: Identity) => (p.in_catalog && p.catalog_id && !removed.has(p.catalog_id) ? p.catalog_id : null);
-  const passes: Record<'text' | 'fused', { real: Record<'val' | 'train', Tally>; held: Tally; out: Tally }> = {
-    text: { real: { val: newTally(), train: newTally() }, held: newTally(), out: newTally() },
-    fused: { real: { val: newTally(), train: newTally() }, held: newTally(), out: newTally() },
+  const passes: Record<'text' | 'fused', { real: Record<'val' | 'train', Tally>; tune: Tally; held: Tally; out: Tally }> = {
+    text: { real: { val: newTally(), train: newTally() }, tune: newTally(), held: newTally(), out: newTally() },
+    fused: { real: { val: newTally(), train: newTally() }, tune: newTally(), held: newTally(), out: newTally() },
   };
   let attachS = 0;
   for (const pass of ['text', 'fused'] as const) {
@@ -236,11 +236,11 @@ try {
         count(p.real[split], realTruth(photo), record, photo.width, `${pass} ${split} ${path.basename(photo.file).slice(0, 24)}`);
       }
     }
-    for (const s of scenes.filter((x) => x.design.quarter !== 'tune')) {
+    for (const s of scenes) {
       const { ms, record } = await call({ _base64: s.jpeg.toString('base64') });
-      const t = s.design.quarter === 'out' ? p.out : p.held;
+      const t = s.design.quarter === 'out' ? p.out : s.design.quarter === 'tune' ? p.tune : p.held;
       t.ms.push(ms);
-      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600, `${pass} generated ${s.design.id}`);
+      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600, `${pass} generated ${s.design.quarter} ${s.design.id}`);
     }
   }
 
@@ -295,7 +295,9 @@ Artwork alone on the validation photos: ${realAlone.right} of ${realAlone.n} who
 ${genRow('text only', passes.text.held, passes.text.out)}
 ${genRow('text + artwork (fused)', passes.fused.held, passes.fused.out)}
 | artwork alone: hash, match when its score alone makes one | ${pct(alone.hash.right, alone.held)} | ${alone.hash.wrong} | ${alone.held - alone.hash.right - alone.hash.wrong} | | ${pct(alone.out - alone.hash.outMatched, alone.out)} | ${alone.noCard} of ${alone.held + alone.out} | |
-| artwork alone: MobileNetV2 embedding of the art box, nearest | ${pct(alone.embedding.right, alone.held)} | ${alone.held - alone.embedding.right} | 0 | | 0 of ${alone.out} (always answers) | ${alone.noCard} of ${alone.held + alone.out} | |`);
+| artwork alone: MobileNetV2 embedding of the art box, nearest | ${pct(alone.embedding.right, alone.held)} | ${alone.held - alone.embedding.right} | 0 | | 0 of ${alone.out} (always answers) | ${alone.noCard} of ${alone.held + alone.out} | |
+
+Designs to tune on (${scenes.filter((s) => s.design.quarter === 'tune').length}, all in the catalog): text only ${pct(passes.text.tune.right, passes.text.tune.inCatalog)} right, ${passes.text.tune.wrong} wrong; text + artwork ${pct(passes.fused.tune.right, passes.fused.tune.inCatalog)} right, ${passes.fused.tune.wrong} wrong.`);
 } finally {
   await server.stop();
   fs.rmSync(work, { recursive: true, force: true });
