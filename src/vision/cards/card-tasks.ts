@@ -132,7 +132,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   let found: DetectedCard[] = [];
   let slabLabel: SlabLabel | null = null;
   if (task.options.skipLocation) {
-    quad = [[-0.5, -0.5], [img.width - 0.5, -0.5], [img.width - 0.5, img.height - 0.5], [-0.5, img.height - 0.5]];
+    quad = frameOf(pixels);
   } else if (task.options.transparent) {
     quad = await quadFromAlpha(bytes, img.width, img.height);
   } else {
@@ -230,7 +230,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * is read whole: clients send scans cropped to the card, where the card has no edge to find.
  */
 async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], label: SlabLabel | null, given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
-  const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
+  const frame = frameOf(pixels);
   const whole = given || (!found.length && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
   const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
   if (!cards.length) return { ...base, found: false };
@@ -267,7 +267,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
  * card-shaped (a scan cropped to the card), else the largest card found in it.
  */
 async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: RgbPixels, detector: CardDetector, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
-  const frame: Quad = [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
+  const frame = frameOf(pixels);
   const whole = aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR;
   const quad = whole ? frame : (await detector.detect(pixels))[0]?.quad;
   if (!quad) return { ...base, found: false };
@@ -286,6 +286,11 @@ function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<
     cards: found.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: box(c.labelBox) } : {}) })),
     ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })) } } : {}),
   };
+}
+
+/** The image's own outline, corners on its outer pixel edges: the card when the image is the card. */
+function frameOf(pixels: RgbPixels): Quad {
+  return [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
 }
 
 /** The image scaled by k: area averaging down, bicubic up. */

@@ -24,22 +24,22 @@ export const ARTWORK_VERSION = 'art-bmh1-1';
 /** Bits in an artwork hash. */
 export const ART_BITS = 256;
 
-/** The art box of an upright card image. */
-export function artBox(up: RgbPixels): RgbPixels {
-  const a = Math.round(ART_BOX.x0 * up.width);
-  const b = Math.round(ART_BOX.x1 * up.width);
-  const c = Math.round(ART_BOX.y0 * up.height);
-  const d = Math.round(ART_BOX.y1 * up.height);
+/** The art box of an upright card image; `turned`: of the card turned over, without turning the whole card. */
+export function artBox(up: RgbPixels, turned = false): RgbPixels {
+  // the box's pixels as the turned card would have them, mirrored back: bit for bit the same hash
+  const [ta, tb, tc, td] = [ART_BOX.x0 * up.width, ART_BOX.x1 * up.width, ART_BOX.y0 * up.height, ART_BOX.y1 * up.height].map(Math.round) as [number, number, number, number];
+  const [a, b, c, d] = turned ? [up.width - tb, up.width - ta, up.height - td, up.height - tc] : [ta, tb, tc, td];
   const w = b - a;
   const h = d - c;
   const out = new Uint8Array(w * h * 3);
   for (let y = 0; y < h; y++) out.set(up.data.subarray(((c + y) * up.width + a) * 3, ((c + y) * up.width + b) * 3), y * w * 3);
-  return { data: out, width: w, height: h };
+  const box = { data: out, width: w, height: h };
+  return turned ? turnedOver(box) : box;
 }
 
-/** The artwork hash of an upright card: bmh1 of its art box, 256 bits as 64 hex digits. */
-export function artworkHash(up: RgbPixels): string {
-  const art = artBox(up);
+/** The artwork hash of an upright card (`turned`: of the card turned over): bmh1 of its art box, 256 bits as 64 hex digits. */
+export function artworkHash(up: RgbPixels, turned = false): string {
+  const art = artBox(up, turned);
   const bits = visualHashes(art.data, art.width, art.height, 3, ['bmh1']).bmh1!;
   let hex = '';
   for (let i = 0; i < bits.length; i += 4) hex += parseInt(bits.slice(i, i + 4), 2).toString(16);

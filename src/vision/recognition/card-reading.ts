@@ -101,9 +101,9 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
   const first = placed(await readBands(ocr, up), 0);
   const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
-  const over = turnedOver(up);
-  const art: [string, string] = [artworkHash(up), artworkHash(over)];
+  // the turned-over hash from the art box alone: the whole card is turned only to be read so
+  const art: [string, string] = [artworkHash(up), artworkHash(up, true)];
   if (numberish(first) > 0 || foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: first, rotation: 0, art };
-  const second = placed(await readBands(ocr, over), 180);
+  const second = placed(await readBands(ocr, turnedOver(up)), 180);
   return numberish(second) > numberish(first) ? { lines: second, rotation: 180, art: [art[1], art[0]] } : { lines: first, rotation: 0, art };
 }
