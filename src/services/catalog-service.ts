@@ -126,18 +126,24 @@ export class CatalogService {
         unmatched.push({ file: f.name, reason: cards.length ? `${cards.length} cards match: ${cards.slice(0, 5).map((c) => c.key).join(', ')}${cards.length > 5 ? ', …' : ''}` : `no card of ${catalog.name} has ${this.clueOf(f, request)}` });
       } else {
         const key = cards[0]!.key;
-        const bytes = await readFile(f.file);
-        const outcome = await this.images.vision.cardOutcome(async () => bytes, 'artwork');
-        const made = 'ok' in outcome ? outcome.ok : null;
-        if (!made) unmatched.push({ file: f.name, reason: 'error' in outcome ? outcome.error.text : 'not read' });
-        else if (!made.found || !made.artwork) unmatched.push({ file: f.name, reason: made.unfit ?? 'no card was found in the image' });
-        else if (rows.has(key)) unmatched.push({ file: f.name, reason: `${key} already has a reference in this folder: ${rows.get(key)!.file}` });
-        else rows.set(key, { file: f.name, cardKey: key, sourceFile: f.name, width: made.width, height: made.height, artwork: made.artwork, artworkVersion: ARTWORK_VERSION, contentHash: createHash('sha1').update(bytes).digest('hex') });
+        const taken = rows.get(key);
+        if (taken) unmatched.push({ file: f.name, reason: `${key} already has a reference in this folder: ${taken.file}` });
+        else await this.reference(f, key, rows, unmatched, this.images.vision);
       }
       onProgress?.({ done: ++done, total: files.length });
     }
     const outcome = await this.images.store.attach(catalog.id, [...rows.values()]);
     return { catalog: catalog.name, files: files.length, attached: rows.size, created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, images: outcome.total, unmatched };
+  }
+
+  /** One file's artwork made in the vision workers, as a row for `key`, or the reason it could not be. */
+  private async reference(f: ReferenceFile, key: string, rows: Map<string, CatalogImageInput & { file: string }>, unmatched: CatalogImagesResult['unmatched'], vision: VisionService): Promise<void> {
+    const bytes = await readFile(f.file);
+    const outcome = await vision.cardOutcome(async () => bytes, 'artwork');
+    if ('error' in outcome) return void unmatched.push({ file: f.name, reason: outcome.error.text });
+    const made = outcome.ok;
+    if (!made.found || !made.artwork) return void unmatched.push({ file: f.name, reason: made.unfit ?? 'no card was found in the image' });
+    rows.set(key, { file: f.name, cardKey: key, sourceFile: f.name, width: made.width, height: made.height, artwork: made.artwork, artworkVersion: ARTWORK_VERSION, contentHash: createHash('sha1').update(bytes).digest('hex') });
   }
 
   /** What a file named its card by, as the reason it matched none says it. */

@@ -46,8 +46,10 @@ export class CatalogImageStore {
       let created = 0;
       let updated = 0;
       let unchanged = 0;
+      // the catalog's references in one read, not one a row: a catalog may have one per card
+      const existing = new Map((await trx.selectFrom('catalog_images').select(['card_key', 'content_hash', 'artwork_version', 'source_file']).where('catalog_id', '=', catalogId).execute()).map((r) => [r.card_key, r]));
       for (const r of rows) {
-        const old = await trx.selectFrom('catalog_images').select(['content_hash', 'artwork_version', 'source_file']).where('catalog_id', '=', catalogId).where('card_key', '=', r.cardKey).executeTakeFirst();
+        const old = existing.get(r.cardKey);
         if (old && old.content_hash === r.contentHash && old.artwork_version === r.artworkVersion && old.source_file === r.sourceFile) {
           unchanged++;
           continue;

@@ -88,8 +88,11 @@ describe.each(backends)('collectibles recognition by artwork (%s)', (backend) =>
     const byName = path.join(dir, 'by-name');
     await fs.mkdir(byName);
     await fs.writeFile(path.join(byName, 'Artmon 2.png'), faces.get(12)!);
+    // a second file naming the same card: the first kept, the second listed
+    await fs.writeFile(path.join(byName, '002_Artmon 2.png'), faces.get(11)!);
     const named = await services.catalogs.attachImages({ catalog: 'pokemon', dir: byName, match: 'name' });
     expect(named).toMatchObject({ attached: 1, unchanged: 0, updated: 1 });
+    expect(named.unmatched).toEqual([{ file: 'Artmon 2.png', reason: 'art-2 already has a reference in this folder: 002_Artmon 2.png' }]);
     await expect(services.catalogs.attachImages({ catalog: 'nope', dir: byName, match: 'name' })).rejects.toMatchObject({ status: 404 });
     await expect(services.catalogs.attachImages({ catalog: 'pokemon', dir: path.join(dir, 'missing'), match: 'id' })).rejects.toMatchObject({ status: 400 });
   });

@@ -6,6 +6,8 @@ import { ART_NONE, type ArtEvidence } from './identify.ts';
 /** A catalog's reference artworks, packed for comparing a card against all of them at once. */
 export interface ArtworkIndex {
   keys: string[];
+  /** Each key's place in `keys`. */
+  at: ReadonlyMap<string, number>;
   /** 8 words per reference, in the order of `keys`. */
   words: Uint32Array;
 }
@@ -16,18 +18,20 @@ const NEAREST = 5;
 /** The artwork of a card against a catalog's references: every distance, and the nearest that count. */
 export function artEvidence(index: ArtworkIndex, hashes: readonly string[]): ArtEvidence {
   const read = hashes.map(hashWords);
-  const distances = new Map<string, number>();
+  // on the event loop: one pass over packed words into a typed array, no per-reference objects
+  const distances = new Uint16Array(index.keys.length);
+  const near: number[] = [];
   for (let i = 0; i < index.keys.length; i++) {
-    let d = Infinity;
+    let d = 256;
     for (const h of read) d = Math.min(d, artDistance(h, index.words, i * 8));
-    distances.set(index.keys[i]!, d);
+    distances[i] = d;
+    if (d < ART_NONE) near.push(i);
   }
-  const nearest = [...distances]
-    .filter(([, d]) => d < ART_NONE)
-    .sort((a, b) => a[1] - b[1] || a[0].localeCompare(b[0]))
+  const nearest = near
+    .sort((a, b) => distances[a]! - distances[b]! || index.keys[a]!.localeCompare(index.keys[b]!))
     .slice(0, NEAREST)
-    .map(([k]) => k);
-  return { distance: (key) => distances.get(key) ?? null, nearest };
+    .map((i) => index.keys[i]!);
+  return { distance: (key) => (index.at.has(key) ? distances[index.at.get(key)!]! : null), nearest };
 }
 
 /**
@@ -49,7 +53,7 @@ export class ArtworkReferences {
         if (!keys.length) return null;
         const words = new Uint32Array(keys.length * 8);
         hashes.forEach((h, i) => words.set(hashWords(h), i * 8));
-        return { keys, words };
+        return { keys, at: new Map(keys.map((k, i) => [k, i])), words };
       });
       index.catch(() => this.cache.delete(key));
       this.cache.set(key, index);
