@@ -1,4 +1,5 @@
-import type { PriceObservation, PriceStatsValue } from './price-stats.ts';
+import { expect } from 'vitest';
+import type { PriceObservation, PriceStatsEntry, PriceStatsValue } from './price-stats.ts';
 
 /**
  * A small series whose figures were worked out by hand (below), shared by the reference's tests
@@ -152,3 +153,16 @@ export const LONGER: Record<string, Partial<PriceStatsValue>> = {
   'ungraded 365d': { mean: 25, median: 25, q1: 17.5, q3: 32.5, min: 10, max: 40, oldest: 10, oldest_date: '2024-01-01' },
   'ungraded all': { mean: 21, median: 20, q1: 10, q3: 30, min: 5, max: 40, oldest: 5, oldest_date: '2022-12-01', latest: 40 },
 };
+
+/** One entry's figures by `"stats_type interval"`. */
+export const entryOf = (s: readonly PriceStatsEntry[], name: string): PriceStatsValue | undefined => s.find((e) => `${e.stats_type} ${e.interval}` === name)?.value;
+
+/** The hand-worked figures of HAND_SERIES, asserted on what the reference or a store computed of it. */
+export function expectHandFigures(stats: readonly PriceStatsEntry[]): void {
+  expect(entryOf(stats, 'overall 30d')).toEqual(OVERALL_30D);
+  expect(entryOf(stats, 'ungraded 30d')).toEqual(UNGRADED_30D);
+  expect(entryOf(stats, 'graded all')).toEqual(GRADED_ALL);
+  expect(entryOf(stats, 'graded 365d')).toEqual(GRADED_ALL);
+  expect(entryOf(stats, 'graded 30d')).toEqual(GRADED_30D);
+  for (const [name, figures] of Object.entries(LONGER)) expect(entryOf(stats, name), name).toMatchObject(figures);
+}

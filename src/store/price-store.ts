@@ -10,6 +10,7 @@ import {
   type PriceStatsEntry,
   type PriceStatsOptions,
   type PriceStatsType,
+  type RawPriceStats,
 } from '../catalog/price-stats.ts';
 import type { CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
@@ -232,30 +233,8 @@ export class PriceStore {
 }
 
 /** One (type, interval) group as the statistics queries return it. */
-interface StatsRow {
-  ord: number;
-  stats_type: PriceStatsType;
-  period: string;
-  start_date: string | null;
-  n: number | string;
-  min: number;
-  max: number;
-  mean: number;
-  std: number | null;
-  q1: number;
-  median: number;
-  q3: number;
-  latest: number;
-  latest_date: string;
-  oldest: number;
-  oldest_date: string;
-  trimmed_mean: number;
-  slope: number | null;
-  r2: number | null;
-  mean_x: number;
-  last_x: number;
-  volatility: number | null;
-}
+/** A row of the statistics query: one (type, interval) group's raw figures (`n` comes back as text from PostgreSQL's count). */
+type StatsRow = Omit<RawPriceStats, 'n'> & { ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string };
 
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
