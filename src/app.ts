@@ -17,6 +17,7 @@ import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
+import { consoleRoutes } from './http/routes/console.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
@@ -168,6 +169,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(collectiblesRoutes, { prefix: '/collectibles/v2' });
   await app.register(collectionRoutes);
   await app.register(mediaRoutes);
+  await app.register(consoleRoutes);
   await app.register(requestRoutes, { prefix: '/account/v2/request' });
 
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
