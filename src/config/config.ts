@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import { seenParts, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /** About an hour in all: 9 attempts, the last 58 minutes after the first (docs/webhooks.md). */
 export const defaultRetryDelaysMs = [5, 15, 45, 120, 300, 600, 900, 1500].map((s) => s * 1000);
@@ -80,6 +81,16 @@ function locatorFrom(value: string | undefined): 'detector' | 'classical' {
 }
 
 export const visionModels = ['embed', 'faces', 'objects', 'pose', 'ocr'] as const;
+
+function seenFrom(value: string | undefined): SeenPart[] {
+  if (value === undefined || value === '' || value === 'all') return [...seenParts];
+  if (value === 'none') return [];
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const m of list) {
+    if (!(seenParts as readonly string[]).includes(m)) throw new Error(`LOUPE_SEEN: unknown part "${m}"; use all, none or a list of ${seenParts.join(', ')}`);
+  }
+  return list as SeenPart[];
+}
 
 function warmFrom(value: string | undefined): string[] {
   if (value === undefined || value === '' || value === 'all') return [...visionModels];
@@ -162,6 +173,11 @@ export interface Config {
   fileRoot: string | undefined;
   fetch: FetchLimits;
   vision: VisionOptions;
+  /**
+   * What text search looks for in each image a collection stores (LOUPE_SEEN: a list of objects,
+   * faces, colors, ocr, or `none`; default all). OCR is most of the cost of an insert.
+   */
+  seen: SeenPart[];
   queue: QueueOptions;
   webhooks: WebhookSettings;
   media: MediaLinkSettings;
@@ -313,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       upscaleTimeoutMs: intFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS') || 600_000,
       cardLocator: locatorFrom(env.LOUPE_CARD_LOCATOR),
     },
+    seen: seenFrom(env.LOUPE_SEEN),
     queue: {
       workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),
       leaseMs: intFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS') || 30_000,

@@ -111,7 +111,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     store,
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
-    visualSearch: new VisualSearchService(collectionStore, queries, vision),
+    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
     imageMatching,
     media: new MediaService(mediaStore, links),

@@ -1,7 +1,7 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/engine/vision-engine.ts';
-import type { CardOp, CardResult, ImageTaskKind, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
+import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 
@@ -55,13 +55,13 @@ export class VisionService {
    * Runs one task per record. Room in the engine's queue is reserved for the whole request
    * first, so a busy server answers 503 at once instead of after the downloads.
    */
-  async each<K extends ImageTaskKind>(kind: K, records: InputRecord[]): Promise<Outcome<K>[]> {
+  async each<K extends ImageTaskKind>(kind: K, records: InputRecord[], options?: ImageTaskOptions): Promise<Outcome<K>[]> {
     const ticket = this.admit(records.length);
     try {
       return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
         try {
           const bytes = await this.intake.bytes(record);
-          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels) };
+          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, options) };
         } catch (err) {
           return { error: failure(err) };
         }

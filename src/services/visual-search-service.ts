@@ -6,6 +6,9 @@ import { validateFilter } from '../store/filters/mongo-filter.ts';
 import { sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
+import type { TextRow } from '../store/collection-text-store.ts';
+import { recordText } from '../text-search/record-text.ts';
+import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
@@ -107,8 +110,20 @@ export class VisualSearchService {
     private readonly store: CollectionStore,
     queries: CollectionQueries,
     private readonly vision: VisionService,
+    /** What text search looks for in each stored image (LOUPE_SEEN). */
+    private readonly seen: readonly SeenPart[] = [],
   ) {
     this.queries = filterFailuresAre400(queries);
+  }
+
+  /**
+   * Descriptors of records to store. Collections text search reaches also get what the server
+   * saw in each image (the `index` task); custom collections have no text search, so only the
+   * descriptor is made.
+   */
+  private embedForStore(c: CollectionRecord, records: InputRecord[]): Promise<(Outcome<'embed'> | Outcome<'index'>)[]> {
+    if (c.type === 'custom') return this.vision.each('embed', records);
+    return this.vision.each('index', records, { seen: [...this.seen] });
   }
 
   private apply(c: CollectionRecord, change: Change): void {
@@ -128,7 +143,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     const tally = newTally();
     const candidates = await this.admissible(ctx, c, records, tally);
-    const embedded = candidates.length ? await this.vision.each('embed', candidates.map((x) => x.record)) : [];
+    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
     await this.storeEmbedded(ctx, c, candidates, embedded, fields, tally);
     return this.inserted(ctx, clock, records.length, tally);
   }
@@ -161,8 +176,8 @@ export class VisualSearchService {
   }
 
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
-  private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: Outcome<'embed'>[], fields: Fields, tally: Tally): Promise<void> {
-    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[] = [];
+  private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'>)[], fields: Fields, tally: Tally): Promise<void> {
+    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[] = [];
     let model = c.model;
     embedded.forEach((o, i) => {
       const x = candidates[i]!;
@@ -170,7 +185,9 @@ export class VisualSearchService {
       if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, { _id: x.id }, 409, mismatch(model, o.ok.model)));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
-      rows.push({ recordId: x.id, data: { _id: x.id, ...attributes(x.record) }, vector: Float32Array.from(o.ok.descriptor) });
+      const data = { _id: x.id, ...attributes(x.record) };
+      const observed = 'observed' in o.ok ? o.ok.observed : undefined;
+      rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
     });
     if (!rows.length) return;
     const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
@@ -188,6 +205,20 @@ export class VisualSearchService {
         tally.skips.push(skipped(ctx, { _id: row.recordId }, 412, `the collection is full (capacity ${c.capacity} records)`));
       }
     });
+  }
+
+  /**
+   * A record's text search row: its own words, and what was seen in its image when it was looked
+   * at (`observed`); without one the row waits for the backfill (`pending`).
+   */
+  private textRow(c: CollectionRecord, data: Record<string, unknown>, observed: Observed | undefined, previous?: TextRow): TextRow {
+    const { body, lang } = recordText(data, c.productField);
+    if (observed) {
+      const t = seenText(observed);
+      return { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed, seenVersion: TOKENS_VERSION, seenState: 'done' };
+    }
+    if (previous) return { ...previous, body, lang };
+    return { seen: '', body, ocr: '', lang, colors: [], observed: null, seenVersion: 0, seenState: 'pending' };
   }
 
   /** 210 all inserted, 211 some, 412 none for lack of room, 411 none as all existed, else 400. */
@@ -237,8 +268,9 @@ export class VisualSearchService {
         continue;
       }
       let vector: Float32Array | undefined;
+      let observed: Observed | undefined;
       if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
-        const [o] = await this.vision.each('embed', [record]);
+        const [o] = await this.embedForStore(c, [record]);
         if ('error' in o!) {
           skips.push(skipped(ctx, { _id: id }, o.error.code, o.error.text));
           continue;
@@ -249,6 +281,7 @@ export class VisualSearchService {
           continue;
         }
         vector = Float32Array.from(o!.ok.descriptor);
+        if ('observed' in o!.ok) observed = o!.ok.observed;
       }
       const data: Record<string, unknown> = { ...current.data, _id: id };
       // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
@@ -257,7 +290,8 @@ export class VisualSearchService {
         if (v === null) delete data[k];
         else data[k] = v;
       }
-      const updated = await this.store.update(c.id, id!, data, vector);
+      const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
+      const updated = await this.store.update(c.id, id!, data, vector, text);
       if (!updated) {
         skips.push(skipped(ctx, { _id: id }, 404, 'not found'));
         continue;
@@ -407,7 +441,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     const tally = newTally();
     const candidates = await this.admissible(ctx, c, records, tally);
-    const embedded = candidates.length ? await this.vision.each('embed', candidates.map((x) => x.record)) : [];
+    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
     // One at a time, so a record is also checked against those this request inserted before it.
     for (const [i, x] of candidates.entries()) {
       const o = embedded[i]!;

@@ -1,6 +1,7 @@
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { CollectionsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
+import { CollectionTextStore, type TextRow } from './collection-text-store.ts';
 
 export const collectionTypes = ['photo', 'product', 'custom', 'fashion', 'homedecor'] as const;
 export type CollectionType = (typeof collectionTypes)[number];
@@ -52,7 +53,12 @@ export const pgIndexDdl = (collectionId: string, dimensions: number) =>
 
 /** Collections and their records, on SQLite or PostgreSQL. */
 export class CollectionStore {
-  constructor(readonly store: Store) {}
+  /** Text search's rows, written in the same transactions as the records they describe. */
+  readonly text: CollectionTextStore;
+
+  constructor(readonly store: Store) {
+    this.text = new CollectionTextStore(store.dialect);
+  }
 
   private toCollection(r: Selectable<CollectionsTable>): CollectionRecord {
     return {
@@ -92,6 +98,7 @@ export class CollectionStore {
   async delete(id: string): Promise<boolean> {
     return this.store.db.transaction().execute(async (trx) => {
       if (this.store.dialect === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(id)}`).execute(trx);
+      await this.text.drop(trx, id);
       const res = await trx.deleteFrom('collections').where('id', '=', id).executeTakeFirst();
       return Number(res.numDeletedRows) > 0;
     });
@@ -117,7 +124,7 @@ export class CollectionStore {
    * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
    * (and, in PostgreSQL, creates its HNSW index).
    */
-  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
+  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       // Taking the change numbers first locks the collection's row (PostgreSQL) for the capacity
       // check below; SQLite's transaction already holds the write lock. Unused numbers are gaps.
@@ -155,6 +162,7 @@ export class CollectionStore {
         // The collection's row lock (above) serialises inserts, so the check before is final; a
         // unique violation here would be a bug, and in PostgreSQL it aborts the transaction anyway.
         const inserted = await trx.insertInto('collection_records').values(values).returning('key').executeTakeFirstOrThrow();
+        if (r.text) await this.text.write(trx, collectionId, Number(inserted.key), r.text);
         outcomes.push({ key: Number(inserted.key) });
         room--;
       }
@@ -185,6 +193,7 @@ export class CollectionStore {
       const found = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
       if (!found.length) return { deleted: [], seq: 0 };
       let seq = await this.nextSeq(trx, collectionId, found.length);
+      await this.text.deleteKeys(trx, collectionId, found.map((r) => Number(r.key)));
       await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
       for (const r of found) {
         await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
@@ -198,7 +207,7 @@ export class CollectionStore {
    * Replaces a record's attributes (and vector, when given); the key stays, so the index entry
    * is updated in place. Returns the stored record, or undefined when the `_id` is unknown.
    */
-  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array): Promise<{ record: StoredRecord; seq: number } | undefined> {
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow): Promise<{ record: StoredRecord; seq: number } | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
       const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
@@ -210,6 +219,7 @@ export class CollectionStore {
         ...(vector ? (this.store.dialect === 'postgres' ? { embedding: pgVector(vector) } : { vector: vectorToBlob(vector) }) : {}),
       };
       await trx.updateTable('collection_records').set(set).where('key', '=', found.key).execute();
+      if (text) await this.text.write(trx, collectionId, Number(found.key), text);
       return { record: { key: Number(found.key), recordId, data }, seq };
     });
   }

@@ -280,6 +280,26 @@ export interface CatalogImagesTable {
   updated_at: Timestamp;
 }
 
+/** Text search's row per collection record (migration 009). */
+export interface CollectionTextTable {
+  key: number;
+  collection_id: string;
+  seen: string;
+  body: string;
+  ocr: string;
+  lang: string;
+  colors: Json;
+  observed: Json | null;
+  seen_version: number;
+  seen_state: string;
+  attempts: Generated<number>;
+  last_error: string | null;
+  updated_at: Timestamp;
+  /** PostgreSQL only. */
+  tsv?: string;
+  doc_len?: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   workspaces: WorkspacesTable;
@@ -299,6 +319,7 @@ export interface Database {
   catalog_names: CatalogNamesTable;
   catalog_prices: CatalogPricesTable;
   catalog_images: CatalogImagesTable;
+  collection_text: CollectionTextTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

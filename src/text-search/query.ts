@@ -72,10 +72,47 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
   if (tokens.length === 0) {
     return { ok: false, error: { code: 'empty_query', message: '_text_data is empty: it has no word to search for' } };
   }
+  return { ok: true, query: analyse(text, tokens, index, maxQueryWords) };
+}
+
+/**
+ * The concept codes a record's own text names ("vestido rojo" → full body, red, red dress), so a
+ * query in another language finds it through the lexicon. Each code once; no length cap (the
+ * caller caps the text).
+ */
+export function conceptCodesIn(input: string, index: LexiconIndex = lexiconIndex()): string[] {
+  const text = foldText(input).trim();
+  const tokens = wordsOf(text);
+  if (tokens.length === 0) return [];
+  return analyse(text, tokens, index, Infinity).codes.filter((c) => c.weight === 1).map((c) => c.code);
+}
+
+/**
+ * Text as it is written into the full-text index: folded, and Chinese and Japanese split into
+ * words by the same segmenter queries use, joined by spaces (neither engine splits them itself).
+ */
+export function indexWords(input: string): string {
+  const folded = foldText(input);
+  const out: string[] = [];
+  for (const token of wordsOf(folded)) {
+    if (!cjkChar.test(token)) {
+      out.push(token);
+      continue;
+    }
+    const lang = /[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u.test(token) ? 'ja' : 'zh';
+    for (const s of segmenter(lang).segment(token)) {
+      if (s.isWordLike === false) continue;
+      out.push(...(cjkChar.test(s.segment) ? [s.segment] : wordsOf(s.segment)));
+    }
+  }
+  return out.join(' ');
+}
+
+function analyse(text: string, tokens: readonly string[], index: LexiconIndex, maxWords: number): ParsedQuery {
   const language = detectLanguage(text, tokens);
   const units = expandCjk(tokens, index, language);
-  const searched = units.slice(0, maxQueryWords);
-  const unread = units.slice(maxQueryWords).map((u) => u.text);
+  const searched = units.slice(0, maxWords);
+  const unread = units.slice(maxWords).map((u) => u.text);
   const items = matchPhrases(searched, index);
 
   const stops = new Set([...(stopWords[language] ?? []), ...(stopWords.en ?? [])]);
@@ -102,15 +139,12 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
 
   return {
-    ok: true,
-    query: {
-      text,
-      language,
-      concepts,
-      codes: [...codes].map(([code, weight]) => ({ code, weight })),
-      terms: [...new Set(terms)],
-      unread,
-    },
+    text,
+    language,
+    concepts,
+    codes: [...codes].map(([code, weight]) => ({ code, weight })),
+    terms: [...new Set(terms)],
+    unread,
   };
 }
 

@@ -36,6 +36,9 @@ export async function startHarness(backend: Backend, overrides: ConfigOverrides 
     databaseUrl: pgDb?.url,
     logLevel: 'silent',
     rateLimit: { perSecond: 0, burst: 0 },
+    // Inserts look for nothing beyond the descriptor unless a test asks (text search tests do):
+    // objects, faces and OCR on every insert would slow the whole suite for nothing.
+    seen: [],
     ...overrides,
   });
   const app = await buildApp(config);

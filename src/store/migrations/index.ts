@@ -6,6 +6,7 @@ import { catalogs } from './005-catalogs.ts';
 import { prices } from './006-prices.ts';
 import { catalogImages } from './007-catalog-images.ts';
 import { catalogLookupOrder } from './008-catalog-lookup-order.ts';
+import { collectionText } from './009-collection-text.ts';
 
 export interface Migration {
   name: string;
@@ -14,4 +15,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText];

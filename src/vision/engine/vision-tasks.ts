@@ -5,11 +5,15 @@ import type { CardWear } from '../grading/card-wear.ts';
 import type { DominantColor } from '../models/dominant-colors.ts';
 import type { Detection, Pose } from '../models/human-detector.ts';
 import type { OcrLine } from '../models/ocr-reader.ts';
+import type { Observed, SeenPart } from '../../text-search/seen-tokens.ts';
 
 /** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
 export type ModelName = (typeof visionModels)[number];
-/** `colors` needs no model, but its pixel work belongs off the event loop too. */
-export type ImageTaskKind = ModelName | 'colors';
+/**
+ * `colors` needs no model, but its pixel work belongs off the event loop too. `index` is what a
+ * collection insert runs: the descriptor (as `embed`) and what text search indexes (plan §2.2).
+ */
+export type ImageTaskKind = ModelName | 'colors' | 'index';
 
 export interface ImageTaskOptions {
   /** OCR language hint (`auto`, `en`, `zh`; see ocr-language.ts). */
@@ -17,6 +21,8 @@ export interface ImageTaskOptions {
   /** Dominant colors of this region only, `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
   boundBox?: [number, number, number, number];
   maxColors?: number;
+  /** `index`: what to look for besides the descriptor (all when absent). */
+  seen?: SeenPart[];
 }
 
 export interface ImageTask {
@@ -164,6 +170,7 @@ export interface ImageTaskResults {
   pose: ImageSize & { poses: Pose[] };
   ocr: ImageSize & { lines: OcrLine[] };
   colors: ImageSize & { colors: DominantColor[] };
+  index: ImageSize & { descriptor: number[]; model: string; observed: Observed };
 }
 
 /**

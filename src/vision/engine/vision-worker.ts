@@ -4,14 +4,15 @@ import { decodeRgb, type RgbImage } from '../../media/decode-rgb.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
 import { ClipModel } from '../clip/clip-model.ts';
-import { dominantColors } from '../models/dominant-colors.ts';
+import { dominantColors, type DominantColor } from '../models/dominant-colors.ts';
+import { faceMinProb, objectMinProb, ocrMinProb, seenParts, type Observed, type SeenColor, type SeenPart } from '../../text-search/seen-tokens.ts';
 import { HumanDetector, type Detection } from '../models/human-detector.ts';
 import { loadOcrReader } from '../models/ocr-reader.ts';
 import { cardDetector, runCardTask } from '../cards/card-tasks.ts';
 import { loadCv } from '../cards/card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
-import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
+import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ImageTaskResults, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
 
 // One worker per core: libvips must not start its own threads on top.
 sharp.concurrency(1);
@@ -66,7 +67,7 @@ const ocr = () => model('ocr', () => loadOcrReader({ threads: 1 }));
  * a 12-MP decode. The embedders' inputs are 224–336 px squares. OCR finds lines at 960 px but
  * reads each from the decoded image, so small print needs more; colors need few pixels.
  */
-const decodeEdge: Record<ImageTaskKind, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
+const decodeEdge: Record<Exclude<ImageTaskKind, 'index'>, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
 
 function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
   const sx = img.originalWidth / img.width;
@@ -107,6 +108,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
   }
   let img: RgbImage;
   try {
+    if (task.kind === 'index') return await runIndexTask(task);
     img = await decodeRgb(Buffer.from(task.image), task.maxPixels, { maxEdge: decodeEdge[task.kind] });
   } catch (err) {
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } } satisfies ImageRefused;
@@ -149,6 +151,57 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
       };
     }
   }
+}
+
+/** Pixels of a region given in pixels of the stored image, as `dominantColors` takes it. */
+function regionOf(img: RgbImage, box: [number, number, number, number]): [number, number, number, number] {
+  const sx = img.width / img.originalWidth;
+  const sy = img.height / img.originalHeight;
+  return [Math.floor(box[0] * sx), Math.floor(box[1] * sy), Math.ceil(box[2] * sx), Math.ceil(box[3] * sy)];
+}
+
+const seenColor = (c: DominantColor): SeenColor => ({ luv: c.luv, share: c.percentage / 100, name: c.name });
+const rgbOf = (img: RgbImage): RgbPixels => ({ data: img.data, width: img.width, height: img.height });
+
+/**
+ * A collection insert's work on one image: the descriptor exactly as `embed` makes it (same
+ * decode), and what text search indexes: objects, faces where a person was seen (BlazeFace costs
+ * about 80 ms, wasted on product shots), the colours of the image and of its three largest
+ * objects, and OCR text. Each part decodes at the size its own task kind uses, so its results
+ * equal that task's.
+ */
+async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']> {
+  const bytes = Buffer.from(task.image);
+  const decode = (edge: number) => decodeRgb(bytes, task.maxPixels, { maxEdge: edge });
+  const parts = new Set<SeenPart>(task.options?.seen ?? seenParts);
+  const small = await decode(decodeEdge.embed);
+  const e = await embedder();
+  const descriptor = Array.from(await e.embed(rgbOf(small)));
+  const observed: Observed = { width: small.originalWidth, height: small.originalHeight, parts: [...parts], objects: [], faces: [], colors: [], ocr: [] };
+  if (parts.has('objects') || parts.has('faces')) {
+    const img = await decode(decodeEdge.objects);
+    if (parts.has('objects')) {
+      const found = scaleBoxes(await (await objects()).objects(rgbOf(img)), img);
+      observed.objects = found.filter((d) => d.prob >= objectMinProb).map((d) => ({ name: d.name, prob: d.prob, box: d.bound_box }));
+    }
+    const person = observed.objects.some((o) => o.name === 'person');
+    if (parts.has('faces') && (person || !parts.has('objects'))) {
+      const found = scaleBoxes(await (await faces()).faces(rgbOf(img)), img);
+      observed.faces = found.filter((d) => d.prob >= faceMinProb).map((d) => ({ prob: d.prob, box: d.bound_box }));
+    }
+  }
+  if (parts.has('colors')) {
+    const img = await decode(decodeEdge.colors);
+    observed.colors = dominantColors(rgbOf(img)).map(seenColor);
+    const area = (b: [number, number, number, number]) => (b[2] - b[0]) * (b[3] - b[1]);
+    const largest = [...observed.objects].sort((a, b) => area(b.box) - area(a.box)).slice(0, 3);
+    for (const o of largest) o.colors = dominantColors(rgbOf(img), { boundBox: regionOf(img, o.box), maxColors: 3 }).map(seenColor);
+  }
+  if (parts.has('ocr')) {
+    const img = await decode(decodeEdge.ocr);
+    observed.ocr = (await (await ocr()).read(rgbOf(img))).filter((l) => l.prob >= ocrMinProb).map((l) => ({ text: l.text, prob: l.prob }));
+  }
+  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, observed };
 }
 
 async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefused> {
@@ -218,6 +271,14 @@ async function prepare(task: VisionTask): Promise<void> {
     case 'embed':
       await embedder();
       break;
+    case 'index': {
+      const parts = task.options?.seen ?? seenParts;
+      await embedder();
+      if (parts.includes('objects')) await objects();
+      if (parts.includes('faces')) await faces();
+      if (parts.includes('ocr')) await ocr();
+      break;
+    }
     case 'faces':
       await faces();
       break;

@@ -1,0 +1,149 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { fromJson, type Database, type DialectName } from './database.ts';
+
+/** How far text search has looked at a record's image (the backfill's states). */
+export type SeenState = 'done' | 'pending' | 'no_image' | 'failed';
+
+/** A record's row of text search (migration 009). */
+export interface TextRow {
+  /** Concept codes of what was seen, space-separated. */
+  seen: string;
+  /** The record's own words, folded and segmented, with the concept codes they name. */
+  body: string;
+  ocr: string;
+  /** The body's language (query-language.ts). */
+  lang: string;
+  /** `[L, u, v, share]` of the image's dominant colours. */
+  colors: number[][];
+  /** The raw observation (seen-tokens.ts `Observed`), or null when the image was not looked at. */
+  observed: unknown;
+  seenVersion: number;
+  seenState: SeenState;
+  lastError?: string | null;
+}
+
+/** The collection's own name suffix: ids are UUIDs, kept to their hex digits for identifiers. */
+const suffix = (collectionId: string) => {
+  const hex = collectionId.replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{1,40}$/.test(hex)) throw new Error(`collection id ${JSON.stringify(collectionId)} cannot name an index`);
+  return hex;
+};
+
+/** SQLite: the collection's contentless FTS5 table (rowid = record key). */
+export const ftsTable = (collectionId: string) => `collection_fts_${suffix(collectionId)}`;
+/** PostgreSQL: the collection's partial GIN index over `tsv`. */
+export const pgTextIndexName = (collectionId: string) => `collection_text_gin_${suffix(collectionId)}`;
+
+/**
+ * PostgreSQL's Snowball configuration for a language the text was detected in; `simple` (no
+ * stemming) for the languages it has none for (Chinese, Japanese, Bengali, Urdu).
+ */
+export const pgConfigOf: Readonly<Record<string, string>> = {
+  en: 'english',
+  es: 'spanish',
+  fr: 'french',
+  pt: 'portuguese',
+  ru: 'russian',
+  ar: 'arabic',
+  hi: 'hindi',
+  de: 'german',
+  id: 'indonesian',
+};
+export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
+
+/** Words a document holds, for BM25's length: what both engines count as its tokens. */
+const tokenCount = (t: TextRow) => [t.seen, t.body, t.ocr].reduce((n, s) => n + (s ? s.split(' ').filter(Boolean).length : 0), 0);
+
+/**
+ * Writes of text search's rows and indexes, always inside the caller's transaction, so a record
+ * and its text commit together. SQLite's FTS5 table is contentless (it has no foreign key), so
+ * its rows are written and deleted here explicitly.
+ */
+export class CollectionTextStore {
+  /** Collections whose FTS5 table or GIN index this process has made sure of. */
+  private readonly ready = new Set<string>();
+
+  constructor(private readonly dialect: DialectName) {}
+
+  private async ensure(trx: Transaction<Database> | Kysely<Database>, collectionId: string): Promise<void> {
+    if (this.ready.has(collectionId)) return;
+    if (this.dialect === 'sqlite') {
+      // porter over unicode61: English stemming, Unicode case folding and every Latin diacritic
+      // folded (remove_diacritics 2), as text-fold.ts folds queries.
+      await sql.raw(`CREATE VIRTUAL TABLE IF NOT EXISTS ${ftsTable(collectionId)} USING fts5(seen, body, ocr, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`).execute(trx);
+    } else {
+      // fastupdate off: a pending list would be scanned by every search (the 005 lesson).
+      await sql.raw(`CREATE INDEX IF NOT EXISTS ${pgTextIndexName(collectionId)} ON collection_text USING gin (tsv) WITH (fastupdate = off) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`).execute(trx);
+    }
+    this.ready.add(collectionId);
+  }
+
+  /** Inserts or replaces the text row of record `key`. */
+  async write(trx: Transaction<Database>, collectionId: string, key: number, t: TextRow): Promise<void> {
+    await this.ensure(trx, collectionId);
+    const now = new Date().toISOString();
+    const values = {
+      key,
+      collection_id: collectionId,
+      seen: t.seen,
+      body: t.body,
+      ocr: t.ocr,
+      lang: t.lang,
+      colors: JSON.stringify(t.colors),
+      observed: t.observed === null ? null : JSON.stringify(t.observed),
+      seen_version: t.seenVersion,
+      seen_state: t.seenState,
+      last_error: t.lastError ?? null,
+      updated_at: now,
+    };
+    if (this.dialect === 'sqlite') {
+      await trx.insertInto('collection_text').values(values).onConflict((oc) => oc.column('key').doUpdateSet({ ...values, attempts: 0 })).execute();
+      const fts = sql.raw(ftsTable(collectionId));
+      await sql`DELETE FROM ${fts} WHERE rowid = ${key}`.execute(trx);
+      await sql`INSERT INTO ${fts} (rowid, seen, body, ocr) VALUES (${key}, ${t.seen}, ${t.body}, ${t.ocr})`.execute(trx);
+      return;
+    }
+    const cfg = pgConfig(t.lang);
+    const tsv = sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${t.body}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`;
+    await trx
+      .insertInto('collection_text')
+      .values({ ...values, tsv, doc_len: tokenCount(t) })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ ...values, attempts: 0, tsv, doc_len: tokenCount(t) }))
+      .execute();
+  }
+
+  /** The row of record `key`, if it has one. */
+  async get(db: Kysely<Database>, key: number): Promise<TextRow | undefined> {
+    const r = await db.selectFrom('collection_text').select(['seen', 'body', 'ocr', 'lang', 'colors', 'observed', 'seen_version', 'seen_state', 'last_error']).where('key', '=', key).executeTakeFirst();
+    if (!r) return undefined;
+    return {
+      seen: r.seen,
+      body: r.body,
+      ocr: r.ocr,
+      lang: r.lang,
+      colors: fromJson<number[][]>(r.colors),
+      observed: r.observed === null ? null : fromJson<unknown>(r.observed),
+      seenVersion: Number(r.seen_version),
+      seenState: r.seen_state as SeenState,
+      lastError: r.last_error,
+    };
+  }
+
+  /** Before the records go (their rows cascade): the FTS5 rows, which no foreign key reaches. */
+  async deleteKeys(trx: Transaction<Database>, collectionId: string, keys: number[]): Promise<void> {
+    if (this.dialect !== 'sqlite' || !keys.length) return;
+    const exists = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(collectionId)}`.execute(trx);
+    if (!Number(exists.rows[0]?.n)) return;
+    const fts = sql.raw(ftsTable(collectionId));
+    for (let i = 0; i < keys.length; i += 500) {
+      await sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(keys.slice(i, i + 500))})`.execute(trx);
+    }
+  }
+
+  /** With the collection: its FTS5 table or GIN index. */
+  async drop(trx: Transaction<Database>, collectionId: string): Promise<void> {
+    if (this.dialect === 'sqlite') await sql.raw(`DROP TABLE IF EXISTS ${ftsTable(collectionId)}`).execute(trx);
+    else await sql.raw(`DROP INDEX IF EXISTS ${pgTextIndexName(collectionId)}`).execute(trx);
+    this.ready.delete(collectionId);
+  }
+}

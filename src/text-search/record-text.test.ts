@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { maxRecordTextChars, recordText } from './record-text.ts';
+
+describe('recordText', () => {
+  it('takes the words a client stored, not ids, URLs, numbers or server fields', () => {
+    const t = recordText({ _id: 'abc', _url: 'https://example.com/a.jpg', title: 'Running Shoes', tags: ['Summer', 'sale'], price: '12.50', ref: '0f8fad5b-d9cb-469f-a165-70867728950e', sku: 'SKU1', _objects: [{ name: 'person' }] }, 'sku');
+    expect(t.body.split(' ')).toEqual(expect.arrayContaining(['running', 'shoes', 'summer', 'sale']));
+    for (const no of ['abc', 'example', '12', '0f8fad5b', 'sku1', 'person']) expect(t.body).not.toContain(no);
+    expect(t.lang).toBe('en');
+  });
+
+  it('adds the concept codes the lexicon finds, in any of its languages', () => {
+    const t = recordText({ title: 'Vestido rojo de verano' });
+    expect(t.lang).toBe('es');
+    expect(t.body.split(' ')).toEqual(expect.arrayContaining(['vestido', 'rojo', 'xkred', 'xifullbody', 'xpifullbodyred']));
+  });
+
+  it('reads nested tag maps with their names, to a depth of 3', () => {
+    const t = recordText({ _tags: { Color: ['Navy'], deep: { deeper: { deepest: 'hidden' } } } });
+    expect(t.body).toContain('color');
+    expect(t.body).toContain('navy');
+    expect(t.body).not.toContain('hidden');
+  });
+
+  it('caps the text', () => {
+    const t = recordText({ a: 'word '.repeat(10_000) });
+    expect(t.body.length).toBeLessThan(maxRecordTextChars + 200);
+    expect(recordText({}).body).toBe('');
+  });
+});

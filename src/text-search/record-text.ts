@@ -1,0 +1,60 @@
+/**
+ * The record's own words for the text index (plan §2.2): every string value a client stored
+ * (tags, categories, titles, custom attributes), not ids, URLs or the fields the server owns.
+ * Concept codes the lexicon finds in it are added, so "vestido rojo" is found by "red dress".
+ */
+import { detectLanguage, type QueryLanguage } from './query-language.ts';
+import { conceptCodesIn, indexWords } from './query.ts';
+import { foldText, wordsOf } from './text-fold.ts';
+
+/** Record text beyond this many characters is not indexed (a record is not a document store). */
+export const maxRecordTextChars = 16 * 1024;
+const maxDepth = 3;
+
+// Fields whose strings are not words about the image.
+const skippedFields = new Set(['_id', '_url', '_base64', '_file', '_objects', '_dominant_colors']);
+const urlLike = /^[a-z][a-z0-9+.-]*:\/\/\S*$/i;
+const uuidLike = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const numberLike = /^[\s\d.,:+\-/]*$/;
+
+function collect(value: unknown, depth: number, out: string[], budget: { left: number }): void {
+  if (budget.left <= 0 || depth > maxDepth) return;
+  if (typeof value === 'string') {
+    const s = value.trim();
+    if (!s || urlLike.test(s) || uuidLike.test(s) || numberLike.test(s)) return;
+    const taken = s.slice(0, budget.left);
+    budget.left -= taken.length + 1;
+    out.push(taken);
+  } else if (Array.isArray(value)) {
+    for (const v of value) collect(v, depth + 1, out, budget);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      // A tag map's names are words too ({"Color": ["red"]}).
+      if (!k.startsWith('_')) collect(k, depth + 1, out, budget);
+      collect(v, depth + 1, out, budget);
+    }
+  }
+}
+
+export interface RecordText {
+  /** Folded, segmented words plus concept codes, for the index's body column. */
+  body: string;
+  /** The text's language, which chooses PostgreSQL's stemmer for it. */
+  lang: QueryLanguage;
+}
+
+/** `productField` is the collection's product id field: an id, not words. */
+export function recordText(data: Record<string, unknown>, productField?: string | null): RecordText {
+  const parts: string[] = [];
+  const budget = { left: maxRecordTextChars };
+  for (const [k, v] of Object.entries(data)) {
+    if (skippedFields.has(k) || k === productField) continue;
+    collect(v, 1, parts, budget);
+  }
+  const raw = parts.join('\n');
+  const folded = foldText(raw);
+  const words = wordsOf(folded);
+  if (words.length === 0) return { body: '', lang: 'simple' };
+  const codes = conceptCodesIn(raw);
+  return { body: [indexWords(raw), ...codes].join(' '), lang: detectLanguage(folded, words) };
+}

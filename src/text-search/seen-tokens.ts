@@ -1,0 +1,112 @@
+/**
+ * What the server saw in an image (plan §2.2), as the vision worker reports it, and the index
+ * text made from it: language-neutral concept codes for objects, colours and people, and the OCR
+ * text. Pure, so the worker, the insert path and the backfill make the same text from the same
+ * observation, and a lexicon change re-tokenises stored observations without running a model.
+ */
+import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pairCode, type CocoLabel, type ColorName } from './lexicon/concepts.ts';
+import { indexWords } from './query.ts';
+
+/** Bumped when this file makes other text from the same observation (the backfill re-tokenises). */
+export const TOKENS_VERSION = 1;
+
+/** What the index task looks for; OCR is the dominant cost, so an operator can leave it out (LOUPE_SEEN). */
+export const seenParts = ['objects', 'faces', 'colors', 'ocr'] as const;
+export type SeenPart = (typeof seenParts)[number];
+
+export interface SeenColor {
+  /** CIE L*u*v*. */
+  luv: [number, number, number];
+  /** Share of the region's pixels, 0–1. */
+  share: number;
+  /** Palette name (color-palette.ts). */
+  name: string;
+}
+
+export interface SeenObject {
+  name: string;
+  prob: number;
+  /** `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
+  box: [number, number, number, number];
+  /** Dominant colours of the box (the largest few objects only). */
+  colors?: SeenColor[];
+}
+
+export interface Observed {
+  width: number;
+  height: number;
+  /** The parts that were looked for: an absent part is unknown, not "none seen". */
+  parts: SeenPart[];
+  objects: SeenObject[];
+  faces: { prob: number; box: [number, number, number, number] }[];
+  /** Dominant colours of the whole image, background dropped. */
+  colors: SeenColor[];
+  ocr: { text: string; prob: number }[];
+}
+
+/** Detections under these are not indexed (the detectKNN threshold for objects). */
+export const objectMinProb = 0.3;
+export const faceMinProb = 0.5;
+export const ocrMinProb = 0.6;
+
+const isLabel = (name: string): name is CocoLabel => (cocoLabels as readonly string[]).includes(name);
+const isColor = (name: string): name is ColorName => (colorNames as readonly string[]).includes(name);
+
+/** 1–3 repeats by prominence, so BM25's term frequency counts how much of the image a thing is. */
+function objectRepeats(o: SeenObject, area: number): number {
+  const share = ((o.box[2] - o.box[0]) * (o.box[3] - o.box[1])) / Math.max(1, area);
+  return 1 + (share >= 0.05 ? 1 : 0) + (share >= 0.25 && o.prob >= 0.5 ? 1 : 0);
+}
+const colorRepeats = (share: number) => (share >= 0.6 ? 3 : share >= 0.3 ? 2 : share >= 0.1 ? 1 : 0);
+
+/** People counts as codes: one, two, a few (3–5), a group (6 or more). */
+export function personCountCode(n: number): string | undefined {
+  if (n <= 0) return undefined;
+  return n === 1 ? 'xnone' : n === 2 ? 'xntwo' : n <= 5 ? 'xnfew' : 'xngroup';
+}
+
+export interface SeenText {
+  /** Concept codes, repeated by prominence, space-separated. */
+  seen: string;
+  /** OCR text, folded and segmented as the index wants it. */
+  ocr: string;
+  /** `[L, u, v, share]` of the whole image's colours, for the `_dominant_colors` boost. */
+  colors: [number, number, number, number][];
+}
+
+export function seenText(o: Observed): SeenText {
+  const area = o.width * o.height;
+  const codes: string[] = [];
+  const push = (code: string, times: number) => {
+    for (let i = 0; i < times; i++) codes.push(code);
+  };
+  const objects = o.objects.filter((x) => x.prob >= objectMinProb && isLabel(x.name));
+  for (const x of objects) push(objectCode(x.name as CocoLabel), objectRepeats(x, area));
+  for (const c of o.colors) {
+    if (!isColor(c.name)) continue;
+    const family = familyOf[c.name];
+    const times = colorRepeats(c.share);
+    push(familyCode(family), times);
+    if (family !== c.name) push(colorCode(c.name), times);
+  }
+  // "red car": a colour covering a quarter of an object's box names the pair.
+  for (const x of objects) {
+    for (const c of x.colors ?? []) {
+      if (c.share >= 0.25 && isColor(c.name)) push(pairCode({ kind: 'object', name: x.name }, familyOf[c.name]), 1);
+    }
+  }
+  const persons = objects.filter((x) => x.name === 'person').length;
+  const count = personCountCode(persons);
+  if (count) push(count, 1);
+  const faces = o.faces.filter((f) => f.prob >= faceMinProb);
+  if (faces.length) push('xface', 1);
+  // One face over 15 % of the image: a portrait.
+  if (faces.length === 1 && ((faces[0]!.box[2] - faces[0]!.box[0]) * (faces[0]!.box[3] - faces[0]!.box[1])) / Math.max(1, area) > 0.15) push('xportrait', 1);
+  return {
+    seen: codes.join(' '),
+    ocr: indexWords(o.ocr.filter((l) => l.prob >= ocrMinProb).map((l) => l.text).join('\n')),
+    colors: o.colors.map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share)]),
+  };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
