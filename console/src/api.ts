@@ -1,0 +1,78 @@
+/**
+ * The console's only way to the server: the public API with the user's token, exactly as a client
+ * written against the spec calls it. No call here exists for the console alone.
+ */
+
+const tokenKey = 'loupe.token';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly body: unknown,
+  ) {
+    super(detail);
+  }
+}
+
+export function storedToken(): string | null {
+  return sessionStorage.getItem(tokenKey);
+}
+
+export function storeToken(token: string | null): void {
+  // Session storage only: the token leaves with the tab and is never written to disk by us.
+  if (token) sessionStorage.setItem(tokenKey, token);
+  else sessionStorage.removeItem(tokenKey);
+}
+
+/** The sentence a person should read for a failed call: the house `detail`, or a search envelope's `status.text`. */
+export function detailOf(status: number, body: unknown): { code: string; detail: string } {
+  const b = (body ?? {}) as { detail?: unknown; code?: unknown; status?: { text?: unknown; code?: unknown } };
+  const detail = typeof b.detail === 'string' ? b.detail : typeof b.status?.text === 'string' ? b.status.text : `The server answered ${status}.`;
+  const code = typeof b.code === 'string' ? b.code : String(b.status?.code ?? status);
+  return { code, detail };
+}
+
+export interface CallOptions {
+  body?: unknown;
+  headers?: Record<string, string>;
+  token?: string;
+  signal?: AbortSignal;
+  /** Search-style answers (spec 2) use 2xx and 3xx codes of their own; 300 MIXED_RESULT still carries records. */
+  acceptMixed?: boolean;
+}
+
+export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+  const token = options.token ?? storedToken();
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (token) headers.authorization = `Token ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);
+  }
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  const ok = res.ok || (options.acceptMixed === true && res.status === 300);
+  if (!ok) {
+    const { code, detail } = detailOf(res.status, body);
+    if (res.status === 401) window.dispatchEvent(new CustomEvent('loupe:unauthorized'));
+    throw new ApiError(res.status, code, detail, body);
+  }
+  return body as T;
+}
+
+/** Any message a thrown value carries, for an error box. */
+export function messageOf(err: unknown): string {
+  if (err instanceof ApiError) return err.status ? `${err.detail} (${err.status}${err.code && err.code !== String(err.status) ? ` ${err.code}` : ''})` : err.detail;
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,178 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError, messageOf, storedToken, storeToken } from './api.ts';
+import { loadAccount, refreshCredits, type AccountInfo } from './account.ts';
+import { SessionsPage } from './pages/sessions.tsx';
+import { SessionPage } from './pages/session.tsx';
+import { SearchPage } from './pages/search.tsx';
+import { GradingPage } from './pages/grading.tsx';
+import { RecognitionPage } from './pages/recognition.tsx';
+import { MatchingPage } from './pages/matching.tsx';
+
+const pages = [
+  { path: 'sessions', label: 'Sessions', service: 'cardstream' },
+  { path: 'search', label: 'Search', service: 'visual_search' },
+  { path: 'grading', label: 'Grading', service: 'requests' },
+  { path: 'recognition', label: 'Recognition', service: 'collectibles' },
+  { path: 'matching', label: 'Image matching', service: 'image_matching' },
+] as const;
+
+/** Hash routes (`#/sessions/<id>`): the server serves one page, and a reload keeps the place. */
+function useRoute(): string[] {
+  const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+export interface Shell {
+  account: AccountInfo;
+  /** Call after a priced call so the header shows what is left. */
+  creditsChanged: () => void;
+}
+
+function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: AccountInfo) => void; error: unknown }) {
+  const [token, setToken] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<unknown>(error);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setFailure(null);
+    try {
+      const t = token.trim().replace(/^(Token|Bearer)\s+/i, '');
+      onSignedIn(t, await loadAccount(t));
+    } catch (err) {
+      setFailure(err instanceof ApiError && err.status === 401 ? 'The server does not know this token (401). Tokens start with lp_; make one with npx loupe token add --account <id>.' : messageOf(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>Loupe console</h1>
+      <form onSubmit={submit}>
+        <label for="token">API token</label>
+        <input id="token" name="token" type="password" autocomplete="off" required placeholder="lp_…" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+        <p class="hint">Kept in this tab only (session storage); closing the tab signs you out.</p>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        {failure ? (
+          <p class="error" role="alert">
+            {typeof failure === 'string' ? failure : messageOf(failure)}
+          </p>
+        ) : null}
+      </form>
+    </main>
+  );
+}
+
+export function App() {
+  const [account, setAccount] = useState<AccountInfo | null>(null);
+  const [restoring, setRestoring] = useState(() => storedToken() !== null);
+  const [restoreError, setRestoreError] = useState<unknown>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const route = useRoute();
+
+  useEffect(() => {
+    const token = storedToken();
+    if (!token) return;
+    loadAccount(token)
+      .then(setAccount)
+      .catch((err) => {
+        storeToken(null);
+        setRestoreError(err);
+      })
+      .finally(() => setRestoring(false));
+  }, []);
+
+  const signOut = useCallback(() => {
+    storeToken(null);
+    setAccount(null);
+  }, []);
+  useEffect(() => {
+    // A token revoked while the console is open: every page falls back to sign-in.
+    const on = () => signOut();
+    window.addEventListener('loupe:unauthorized', on);
+    return () => window.removeEventListener('loupe:unauthorized', on);
+  }, [signOut]);
+  const creditsChanged = useCallback(() => {
+    void refreshCredits().then((credits) => setAccount((a) => (a && credits !== null ? { ...a, credits } : a)));
+  }, []);
+  useEffect(() => setMenuOpen(false), [route.join('/')]);
+
+  if (restoring) return <p class="loading">Loading…</p>;
+  if (!account)
+    return (
+      <SignIn
+        error={restoreError}
+        onSignedIn={(token, info) => {
+          storeToken(token);
+          setAccount(info);
+          if (!location.hash) location.hash = '#/sessions';
+        }}
+      />
+    );
+
+  const shell: Shell = { account, creditsChanged };
+  const [page = 'sessions', id] = route;
+  const enabled = Object.entries(account.services)
+    .filter(([, on]) => on)
+    .map(([s]) => s)
+    .sort();
+  let body;
+  if (page === 'sessions' && id) body = <SessionPage shell={shell} id={id} />;
+  else if (page === 'search') body = <SearchPage shell={shell} />;
+  else if (page === 'grading') body = <GradingPage shell={shell} />;
+  else if (page === 'recognition') body = <RecognitionPage shell={shell} />;
+  else if (page === 'matching') body = <MatchingPage shell={shell} />;
+  else body = <SessionsPage shell={shell} />;
+
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <div class="brand">Loupe</div>
+        <button class="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Pages">
+          {pages.map((p) => (
+            <a key={p.path} href={`#/${p.path}`} aria-current={page === p.path ? 'page' : undefined} class={account.services[p.service] === false ? 'off' : ''} title={account.services[p.service] === false ? `${p.service} is not enabled for this account` : undefined}>
+              {p.label}
+            </a>
+          ))}
+        </nav>
+        <dl class="account" aria-label="Account">
+          <div>
+            <dt>Workspace</dt>
+            <dd title={account.workspace ?? ''} data-testid="workspace">
+              {account.workspace ? account.workspace.slice(0, 8) : '—'}
+            </dd>
+          </div>
+          <div>
+            <dt>Credits</dt>
+            <dd data-testid="credits">{account.credits ?? '—'}</dd>
+          </div>
+          <div class="services">
+            <dt>Services</dt>
+            <dd data-testid="services">{enabled.length ? enabled.join(', ') : 'none'}</dd>
+          </div>
+        </dl>
+        <button class="link" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {body}
+      </main>
+    </>
+  );
+}
+

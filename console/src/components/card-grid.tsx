@@ -1,0 +1,54 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { money, num } from '../lib/format.ts';
+import { gridWindow } from '../lib/virtual-grid.ts';
+import type { Identification } from '../types.ts';
+
+const cellWidth = 172;
+const rowHeight = 296;
+
+/**
+ * The cards of a session, drawn a screenful at a time: the container scrolls over a spacer as tall
+ * as every row, and only the rows in view (and two beyond) exist in the page.
+ */
+export function CardGrid({ rows, onOpen, selected }: { rows: readonly Identification[]; onOpen: (row: Identification) => void; selected: string | null }) {
+  const box = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState({ width: 800, height: 600 });
+  const [scrollTop, setScrollTop] = useState(0);
+  useEffect(() => {
+    const el = box.current!;
+    const observer = new ResizeObserver(() => setSize({ width: el.clientWidth, height: el.clientHeight }));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  const w = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight);
+  const visible = rows.slice(w.start, w.end);
+  return (
+    <div class="grid-scroll" ref={box} onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)} role="list" aria-label={`${rows.length} cards`} data-testid="card-grid">
+      <div style={{ height: `${w.totalHeight}px`, position: 'relative' }}>
+        <div class="grid-window" style={{ transform: `translateY(${w.offset}px)`, gridTemplateColumns: `repeat(${w.columns}, minmax(0, 1fr))` }}>
+          {visible.map((row, i) => (
+            <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
+              <button class={`card${selected === row.id ? ' selected' : ''}`} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
+                {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} /> : <span class="no-image">no image</span>}
+                <span class="card-name">{row.name || row.full_name || 'Unidentified'}</span>
+                <span class="card-set">
+                  {row.set_name || row.set_code || '—'}
+                  {row.card_number ? ` · #${row.card_number}` : ''}
+                </span>
+                <span class="card-foot">
+                  <span class="price">{money(row.price)}</span>
+                  {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">{num(row.grade, 1)}</span> : null}
+                  {row.corrected ? (
+                    <span class="tag" title="Corrected by a user">
+                      edited
+                    </span>
+                  ) : null}
+                </span>
+              </button>
+            </div>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}

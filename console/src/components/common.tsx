@@ -1,0 +1,63 @@
+import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import { messageOf } from '../api.ts';
+
+export function ErrorBox({ error }: { error: unknown }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {typeof error === 'string' ? error : messageOf(error)}
+    </p>
+  );
+}
+
+/**
+ * A drop target that is also a labelled file picker, so it works by keyboard, by touch (a phone
+ * opens its camera or gallery) and by dragging files or a folder onto it.
+ */
+export function DropZone(props: { label: string; multiple?: boolean; folder?: boolean; accept?: string; onFiles: (files: File[]) => void; children?: ComponentChildren }) {
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const folderProps = props.folder ? { webkitdirectory: true } : {};
+  return (
+    <div
+      class={`drop${over ? ' over' : ''}`}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setOver(true);
+      }}
+      onDragLeave={() => setOver(false)}
+      onDrop={(e) => {
+        e.preventDefault();
+        setOver(false);
+        const files = [...(e.dataTransfer?.files ?? [])];
+        if (files.length) props.onFiles(files);
+      }}
+    >
+      <label>
+        <span>{props.label}</span>
+        <input
+          ref={input}
+          type="file"
+          accept={props.accept ?? 'image/*'}
+          multiple={props.multiple}
+          {...folderProps}
+          onChange={(e) => {
+            const files = [...((e.currentTarget as HTMLInputElement).files ?? [])];
+            if (files.length) props.onFiles(files);
+          }}
+        />
+      </label>
+      {props.children}
+    </div>
+  );
+}
+
+export function Stat({ label, value }: { label: string; value: ComponentChildren }) {
+  return (
+    <div class="stat">
+      <span class="stat-label">{label}</span>
+      <span class="stat-value">{value}</span>
+    </div>
+  );
+}

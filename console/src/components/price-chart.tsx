@@ -1,0 +1,64 @@
+import { priceBoxes, priceScale } from '../lib/price-chart.ts';
+import { money } from '../lib/format.ts';
+import type { PriceStatsEntry } from '../types.ts';
+
+/** Box plots of `price_stats`, one line per statistics entry, with the numbers as a table for screen readers. */
+export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefined }) {
+  const boxes = priceBoxes(stats);
+  if (!boxes.length) return <p class="hint">No price statistics.</p>;
+  const width = 220;
+  const left = 110;
+  const line = 26;
+  const { x, max } = priceScale(boxes, width);
+  const height = boxes.length * line + 18;
+  return (
+    <figure class="price-chart">
+      <svg viewBox={`0 0 ${left + width + 10} ${height}`} role="img" aria-label={`Price statistics, up to ${money(max)}`}>
+        {boxes.map((b, i) => {
+          const y = i * line + 12;
+          return (
+            <g key={b.label}>
+              <text x={0} y={y + 4} class="axis">
+                {b.label}
+              </text>
+              <line x1={left + x(b.min)} x2={left + x(b.max)} y1={y} y2={y} class="whisker" />
+              <rect x={left + x(b.q1)} y={y - 7} width={Math.max(1, x(b.q3) - x(b.q1))} height={14} class="box" />
+              <line x1={left + x(b.median)} x2={left + x(b.median)} y1={y - 8} y2={y + 8} class="median" />
+              {b.latest !== null ? <circle cx={left + x(b.latest)} cy={y} r={3} class="latest" /> : null}
+            </g>
+          );
+        })}
+        <text x={left} y={height - 2} class="axis">
+          $0
+        </text>
+        <text x={left + width} y={height - 2} class="axis" text-anchor="end">
+          {money(max)}
+        </text>
+      </svg>
+      <figcaption>
+        <table class="mini">
+          <thead>
+            <tr>
+              <th scope="col">Period</th>
+              <th scope="col">Median</th>
+              <th scope="col">Range</th>
+              <th scope="col">Latest</th>
+            </tr>
+          </thead>
+          <tbody>
+            {boxes.map((b) => (
+              <tr key={b.label}>
+                <td>{b.label}</td>
+                <td>{money(b.median)}</td>
+                <td>
+                  {money(b.min)}–{money(b.max)}
+                </td>
+                <td>{b.latest !== null ? money(b.latest) : '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </figcaption>
+    </figure>
+  );
+}

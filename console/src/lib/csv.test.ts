@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { csvField, csvFileName, sessionCsv } from './csv.ts';
+
+describe('session CSV', () => {
+  it('quotes commas, quotes and line breaks, and keeps numbers as numbers', () => {
+    expect(csvField('Charizard, holo')).toBe('"Charizard, holo"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField(12.5)).toBe('12.5');
+    expect(csvField(-3)).toBe('-3');
+    expect(csvField(null)).toBe('');
+    expect(csvField(Number.NaN)).toBe('');
+  });
+
+  it('defuses text a spreadsheet would run as a formula', () => {
+    expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
+    expect(csvField('+1')).toBe("'+1");
+    expect(csvField('-1')).toBe("'-1");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+  });
+
+  it('writes a header, one line per row, a BOM and CRLF', () => {
+    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', price: 3, grading: { grades: { condition: 'Near Mint' } } }]);
+    expect(csv.startsWith('\uFEFFevent_id,seen,name,')).toBe(true);
+    const lines = csv.slice(1).split('\r\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,,,,');
+  });
+
+  it('makes a safe file name', () => {
+    expect(csvFileName('Friday stream: Pokémon!', '0123456789ab')).toBe('Friday-stream-Pokemon-01234567.csv');
+    expect(csvFileName('///', 'abcdefgh12')).toBe('session-abcdefgh.csv');
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { gridWindow } from './virtual-grid.ts';
+
+describe('gridWindow', () => {
+  it('draws only the rows in view plus the overscan', () => {
+    const w = gridWindow(5000, 1000, 0, 600, 200, 300, 2);
+    expect(w.columns).toBe(5);
+    expect(w.rowCount).toBe(1000);
+    expect(w.totalHeight).toBe(300_000);
+    expect(w.start).toBe(0);
+    expect(w.end).toBe(4 * 5); // rows 0–1 in view, two more below
+    const mid = gridWindow(5000, 1000, 150_000, 600, 200, 300, 2);
+    expect(mid.start).toBe(498 * 5);
+    expect(mid.end).toBe(504 * 5);
+    expect(mid.offset).toBe(498 * 300);
+  });
+
+  it('stops at the last item and keeps one column on a narrow phone', () => {
+    const w = gridWindow(7, 150, 10_000, 800, 170, 300);
+    expect(w.columns).toBe(1);
+    expect(w.end).toBe(7);
+    expect(w.start).toBeLessThanOrEqual(w.end);
+    expect(gridWindow(0, 1000, 0, 600, 200, 300)).toMatchObject({ start: 0, end: 0, totalHeight: 0 });
+  });
+});

@@ -1,0 +1,227 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { DropZone, ErrorBox, Stat } from '../components/common.tsx';
+import { num, when } from '../lib/format.ts';
+import { isImage, prepareImage } from '../lib/images.ts';
+import type { AsyncRequest, Page } from '../types.ts';
+
+const steps = ['CREATED', 'PROCESSING', 'DONE'] as const;
+
+type Rec = Record<string, unknown> & {
+  _id?: string;
+  _status?: { code: number; text: string };
+  grades?: Record<string, unknown>;
+  card?: { centering?: Record<string, unknown>; _tags?: Record<string, { name: string; prob?: number }[]> }[];
+  corners?: { name: string; grade?: number }[];
+  edges?: { name: string; grade?: number }[];
+};
+
+function GradeRecord({ rec }: { rec: Rec }) {
+  const ok = (rec._status?.code ?? 200) < 300;
+  const card = rec.card?.[0];
+  const centering = card?.centering;
+  const grades = rec.grades ?? {};
+  return (
+    <article class="panel grade-record" aria-label={`Result ${rec._id ?? ''}`}>
+      <h3>
+        {rec._id ?? 'Card'} <span class="hint">{rec._status ? `${rec._status.code} ${rec._status.text}` : ''}</span>
+      </h3>
+      {ok ? (
+        <>
+          <div class="stats">
+            {(['final', 'condition', 'centering', 'corners', 'edges', 'surface'] as const)
+              .filter((k) => grades[k] !== undefined)
+              .map((k) => (
+                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? num(grades[k], 1) : String(grades[k])} />
+              ))}
+          </div>
+          <div class="overlays">
+            {typeof rec._full_url_card === 'string' ? (
+              <figure>
+                <img src={rec._full_url_card} alt="The photo with the card's outline, corners and edges drawn over it" data-testid="full-overlay" />
+                <figcaption>Detected card and grades</figcaption>
+              </figure>
+            ) : null}
+            {typeof rec._exact_url_card === 'string' ? (
+              <figure>
+                <img src={rec._exact_url_card} alt="The card straightened, with its centering margins drawn" data-testid="exact-overlay" />
+                <figcaption>Centering</figcaption>
+              </figure>
+            ) : null}
+            {typeof rec._clean_url_card === 'string' ? (
+              <figure>
+                <img src={rec._clean_url_card} alt="The card straightened" />
+                <figcaption>Card</figcaption>
+              </figure>
+            ) : null}
+          </div>
+          {centering ? (
+            <p>
+              Centering: left/right {String(centering['left/right'] ?? '—')}, top/bottom {String(centering['top/bottom'] ?? '—')}
+            </p>
+          ) : null}
+          {rec.corners?.some((c) => c.grade !== undefined) || rec.edges?.some((c) => c.grade !== undefined) ? (
+            <table class="mini">
+              <caption>Corners and edges</caption>
+              <tbody>
+                {[...(rec.corners ?? []), ...(rec.edges ?? [])].map((c) => (
+                  <tr key={c.name}>
+                    <th scope="row">{c.name.replace('_', ' ').toLowerCase()}</th>
+                    <td>{num(c.grade, 1)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {card?._tags ? (
+            <p class="hint">
+              {Object.entries(card._tags)
+                .map(([tag, values]) => `${tag}: ${values[0]?.name ?? '—'}`)
+                .join(' · ')}
+            </p>
+          ) : null}
+        </>
+      ) : null}
+    </article>
+  );
+}
+
+export function GradingPage({ shell }: { shell: Shell }) {
+  const [endpoint, setEndpoint] = useState('grade');
+  const [files, setFiles] = useState<File[]>([]);
+  const [request, setRequest] = useState<AsyncRequest | null>(null);
+  const [status, setStatus] = useState<string | null>(null);
+  const [started, setStarted] = useState(0);
+  const [elapsed, setElapsed] = useState(0);
+  const [error, setError] = useState<unknown>(null);
+  const [recent, setRecent] = useState<AsyncRequest[]>([]);
+  const poll = useRef<ReturnType<typeof setTimeout> | null>(null);
+
+  const loadRecent = () =>
+    call<Page<AsyncRequest>>('GET', '/account/v2/request/?type=card-grader&page_size=10').then(
+      (p) => setRecent(p.results),
+      () => undefined,
+    );
+  useEffect(() => {
+    void loadRecent();
+    return () => {
+      if (poll.current) clearTimeout(poll.current);
+    };
+  }, []);
+
+  /** The light status call every second until DONE, then the detail once: one large answer, not one per second. */
+  const follow = (id: string, since: number) => {
+    if (poll.current) clearTimeout(poll.current);
+    const tick = async () => {
+      try {
+        const s = await call<{ status: string }>('GET', `/account/v2/request/${id}/status`);
+        setStatus(s.status);
+        setElapsed(Date.now() - since);
+        if (s.status === 'DONE') {
+          setRequest(await call<AsyncRequest>('GET', `/account/v2/request/${id}`));
+          shell.creditsChanged();
+          void loadRecent();
+          return;
+        }
+        poll.current = setTimeout(() => void tick(), 1000);
+      } catch (err) {
+        setError(err);
+      }
+    };
+    void tick();
+  };
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const images = files.filter(isImage).slice(0, endpoint === 'grade' ? 2 : 10);
+    if (!images.length) return setError('Choose a photo of a card (and its back, for a full grade).');
+    setError(null);
+    setRequest(null);
+    try {
+      // Grading measures margins in pixels: the photo goes as taken, not scaled down.
+      const prepared = await Promise.all(images.map((f) => prepareImage(f, 0)));
+      const records = prepared.map((p, i) => ({ _id: p.name, _base64: p.base64, ...(endpoint === 'grade' && prepared.length === 2 ? { side: i === 0 ? 'front' : 'back' } : {}) }));
+      const submitted = await call<AsyncRequest>('POST', '/account/v2/request/', { body: { type: 'card-grader', endpoint, records } });
+      const now = Date.now();
+      setStarted(now);
+      setStatus(submitted.status);
+      follow(submitted.id, now);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const open = async (id: string) => {
+    setError(null);
+    try {
+      const r = await call<AsyncRequest>('GET', `/account/v2/request/${id}`);
+      setStatus(r.status);
+      if (r.status === 'DONE') setRequest(r);
+      else follow(id, Date.now());
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const step = status ? steps.indexOf(status as (typeof steps)[number]) : -1;
+  const records = (request?.response?.records ?? []) as Rec[];
+  return (
+    <section aria-labelledby="grading-title">
+      <h1 id="grading-title">Grading</h1>
+      <form class="panel" onSubmit={submit}>
+        <div class="row">
+          <label>
+            Endpoint
+            <select value={endpoint} onChange={(e) => setEndpoint((e.target as HTMLSelectElement).value)}>
+              <option value="grade">grade (front, optional back)</option>
+              <option value="centering">centering</option>
+              <option value="condition">condition</option>
+            </select>
+          </label>
+        </div>
+        <DropZone label={endpoint === 'grade' ? 'Photo of the front (then the back, optional)' : 'Photos of cards'} multiple onFiles={(f) => setFiles(f)}>
+          {files.length ? <p class="hint">{files.map((f) => f.name).join(', ')}</p> : null}
+        </DropZone>
+        <button type="submit" disabled={!files.length || (status !== null && status !== 'DONE')}>
+          Grade (1 credit a photo)
+        </button>
+      </form>
+      <ErrorBox error={error} />
+      {status ? (
+        <div class="progress" aria-live="polite">
+          <ol class="steps">
+            {steps.map((s, i) => (
+              <li key={s} class={i < step ? 'done' : i === step ? 'current' : ''} aria-current={i === step ? 'step' : undefined}>
+                {s}
+              </li>
+            ))}
+          </ol>
+          <progress max={2} value={Math.max(0, step)} aria-label="Request progress" />
+          <span class="hint" data-testid="grading-status">
+            {status} · {((status === 'DONE' ? elapsed : Math.max(elapsed, Date.now() - started)) / 1000).toFixed(1)} s
+          </span>
+        </div>
+      ) : null}
+      {request?.response?.grades ? (
+        <p>
+          Overall: final {num(request.response.grades.final, 1)} {String(request.response.grades.condition ?? '')}
+        </p>
+      ) : null}
+      {records.map((r, i) => (
+        <GradeRecord key={i} rec={r} />
+      ))}
+      <details class="panel">
+        <summary>Recent grading requests</summary>
+        <ul class="plain">
+          {recent.map((r) => (
+            <li key={r.id}>
+              <button class="link" onClick={() => void open(r.id)}>
+                {when(r.created)} · {r.status}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </details>
+    </section>
+  );
+}

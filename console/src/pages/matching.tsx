@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { DropZone, ErrorBox } from '../components/common.tsx';
+import { isImage, prepareImage } from '../lib/images.ts';
+
+/** The API's most records in one remove_duplicates call (docs/api-decisions.md). */
+const maxRecords = 100;
+
+interface Out {
+  _id: string;
+  _status?: { code: number; text: string };
+  removed_records?: { _id: string; _distance?: number }[];
+}
+
+export function MatchingPage({ shell }: { shell: Shell }) {
+  const [range, setRange] = useState(10);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [groups, setGroups] = useState<Out[] | null>(null);
+  const [previews, setPreviews] = useState<Map<string, string>>(new Map());
+  const [note, setNote] = useState<string | null>(null);
+
+  const run = async (files: File[]) => {
+    let images = files.filter(isImage);
+    if (!images.length) return setError('The folder holds no images.');
+    setNote(images.length > maxRecords ? `The API groups at most ${maxRecords} images a call; the first ${maxRecords} of ${images.length} were compared.` : null);
+    images = images.slice(0, maxRecords);
+    setBusy(true);
+    setError(null);
+    try {
+      // Hashes are made from a small thumbnail anyway; 512 px keeps a folder of phone photos to a few megabytes.
+      const prepared = await Promise.all(images.map((f) => prepareImage(f, 512)));
+      const ids = images.map((f) => (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name);
+      setPreviews(new Map(ids.map((id, i) => [id, prepared[i]!.preview])));
+      const res = await call<{ records: Out[] }>('POST', '/image_matching/v2/remove_duplicates', { acceptMixed: true, body: { records: prepared.map((p, i) => ({ _id: ids[i], _base64: p.base64 })), range } });
+      setGroups(res.records);
+      shell.creditsChanged();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const dupGroups = (groups ?? []).filter((g) => g.removed_records?.length);
+  const failed = (groups ?? []).filter((g) => g._status && g._status.code >= 400);
+  return (
+    <section aria-labelledby="matching-title">
+      <h1 id="matching-title">Image matching</h1>
+      <div class="panel">
+        <DropZone label="Choose a folder of photos (or drop photos)" multiple folder onFiles={(f) => void run(f)} />
+        <label>
+          Largest difference counted as a duplicate (bits of the 256-bit hash): {range}
+          <input type="range" min={0} max={64} value={range} onInput={(e) => setRange(Number((e.target as HTMLInputElement).value))} />
+        </label>
+      </div>
+      {busy ? <p class="loading">Comparing…</p> : null}
+      {note ? <p class="hint">{note}</p> : null}
+      <ErrorBox error={error} />
+      {groups ? (
+        <p aria-live="polite" data-testid="dup-summary">
+          {groups.length} distinct images, {dupGroups.length} with duplicates{failed.length ? `, ${failed.length} could not be read` : ''}.
+        </p>
+      ) : null}
+      {dupGroups.map((g) => (
+        <figure class="panel dup-group" key={g._id}>
+          <figcaption>
+            {g._id} and {g.removed_records!.length} {g.removed_records!.length === 1 ? 'duplicate' : 'duplicates'}
+          </figcaption>
+          <ul class="thumbs">
+            {[{ _id: g._id, _distance: 0 }, ...g.removed_records!].map((r) => (
+              <li key={r._id}>
+                <img src={previews.get(r._id)} alt={r._id} />
+                <span>
+                  {r._id} {r._distance ? `(${r._distance} bits)` : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </figure>
+      ))}
+      {failed.map((g) => (
+        <p class="error" key={g._id}>
+          {g._id}: {g._status!.text}
+        </p>
+      ))}
+    </section>
+  );
+}

@@ -1,0 +1,217 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, messageOf } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { DropZone, ErrorBox } from '../components/common.tsx';
+import { PriceChart } from '../components/price-chart.tsx';
+import { num } from '../lib/format.ts';
+import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
+import { eventIdOf, hashBytes, identificationFromObject } from '../lib/recognition-row.ts';
+import type { MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
+
+interface Photo {
+  file: File;
+  image: PreparedImage;
+  hash: string;
+  record?: RecognitionRecord;
+  error?: string;
+}
+
+function CardResult({ object }: { object: MatchObject }) {
+  const ident = object._identification;
+  const best = ident?.best_match;
+  return (
+    <article class="panel match" aria-label={`Card ${object.id}`}>
+      {best ? (
+        <>
+          <h3 data-testid="best-match">{String(best.full_name ?? best.name)}</h3>
+          <p class="hint">
+            {[best.set, best.set_code, best.card_number ? `#${String(best.card_number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, best.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
+          </p>
+          {best.links && typeof best.links === 'object' ? (
+            <ul class="links">
+              {Object.entries(best.links as Record<string, string>).map(([site, url]) => (
+                <li key={site}>
+                  <a href={url} target="_blank" rel="noopener noreferrer">
+                    {site}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          <PriceChart stats={best.price_stats as PriceStatsEntry[] | undefined} />
+        </>
+      ) : (
+        <h3>Not identified</h3>
+      )}
+      {ident?.alternatives.length ? (
+        <details>
+          <summary>{ident.alternatives.length} alternatives</summary>
+          <ol class="alts">
+            {ident.alternatives.map((a, i) => (
+              <li key={i}>
+                {String(a.full_name ?? a.name)} <span class="hint">distance {num(ident.distances[i + (best ? 1 : 0)], 3)}</span>
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
+    </article>
+  );
+}
+
+/** The photo with each detected card's box, numbered as in the list beside it. */
+function PhotoBoxes({ photo }: { photo: Photo }) {
+  const r = photo.record;
+  const w = r?._width ?? photo.image.width;
+  const h = r?._height ?? photo.image.height;
+  return (
+    <div class="photo-boxes">
+      <img src={photo.image.preview} alt={photo.file.name} />
+      {w && h ? (
+        <svg viewBox={`0 0 ${w} ${h}`} aria-hidden="true">
+          {(r?._objects ?? []).map((o) => {
+            const [x0, y0, x1, y1] = o.bound_box;
+            return (
+              <g key={o.id}>
+                <rect x={x0} y={y0} width={x1 - x0} height={y1 - y0} class={o._identification?.best_match ? 'hit' : 'miss'} />
+                <text x={x0 + 8} y={y0 + Math.max(24, h / 25)} style={{ fontSize: `${Math.max(16, h / 25)}px` }}>
+                  {o.id}
+                </text>
+              </g>
+            );
+          })}
+        </svg>
+      ) : null}
+    </div>
+  );
+}
+
+export function RecognitionPage({ shell }: { shell: Shell }) {
+  const [photos, setPhotos] = useState<Photo[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [analyzeAll, setAnalyzeAll] = useState(false);
+  const [sessions, setSessions] = useState<Session[]>([]);
+  const [target, setTarget] = useState('');
+  const [added, setAdded] = useState<string | null>(null);
+
+  useEffect(() => {
+    call<Page<Session>>('GET', '/cardstream/v2/session/?page_size=50').then(
+      (p) => setSessions(p.results.filter((s) => s.status === 'live')),
+      () => undefined,
+    );
+  }, []);
+
+  const recognise = async (files: File[]) => {
+    const images = files.filter(isImage);
+    if (!images.length) return setError('Drop photos of cards (JPEG, PNG, WebP).');
+    setBusy(true);
+    setError(null);
+    setAdded(null);
+    const list: Photo[] = [];
+    for (const file of images) {
+      const image = await prepareImage(file, 2048);
+      list.push({ file, image, hash: hashBytes(image.bytes) });
+    }
+    setPhotos(list);
+    // One photo a call, two at a time: each answer shows as soon as it is ready.
+    let next = 0;
+    const worker = async () => {
+      while (next < list.length) {
+        const p = list[next++]!;
+        try {
+          const res = await call<{ records: RecognitionRecord[] }>('POST', '/collectibles/v2/tcg_id', { acceptMixed: true, body: { records: [{ _id: p.file.name, _base64: p.image.base64 }], price_stats: true, ...(analyzeAll ? { analyze_all: true } : {}) } });
+          p.record = res.records[0];
+        } catch (err) {
+          p.error = messageOf(err);
+        }
+        setPhotos([...list]);
+      }
+    };
+    await Promise.all([worker(), worker()]);
+    shell.creditsChanged();
+    setBusy(false);
+  };
+
+  const addToSession = async () => {
+    setError(null);
+    try {
+      let sessionId = target;
+      if (!sessionId) {
+        const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } });
+        sessionId = s.id;
+        shell.creditsChanged();
+      }
+      const seen = new Date().toISOString();
+      const rows: { row: Record<string, unknown>; photo: Photo; object: MatchObject }[] = [];
+      for (const p of photos) {
+        for (const o of p.record?._objects ?? []) {
+          const row = identificationFromObject(o, eventIdOf(p.hash, o), seen);
+          if (row) rows.push({ row, photo: p, object: o });
+        }
+      }
+      if (!rows.length) return setError('No identified card to add.');
+      const res = await call<{ created: number; updated: number; duplicates: number }>('POST', `/cardstream/v2/session/${sessionId}/identifications/`, { body: { identifications: rows.map((r) => r.row) } });
+      // Each card's own crop as its session image, so the session grid shows that card and not the whole binder page.
+      for (const r of rows) {
+        const crop = await cropToBase64(r.photo.file, r.object.bound_box);
+        if (crop) await call('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: { event_id: r.row.event_id, image: crop } });
+      }
+      setAdded(sessionId);
+      setError(null);
+      setTarget(sessionId);
+      void res;
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const identified = photos.reduce((n, p) => n + (p.record?._objects ?? []).filter((o) => o._identification?.best_match).length, 0);
+  return (
+    <section aria-labelledby="recognition-title">
+      <h1 id="recognition-title">Recognition</h1>
+      <div class="panel">
+        <DropZone label="Drop photos of cards, or a binder page" multiple onFiles={(f) => void recognise(f)} />
+        <label class="check">
+          <input type="checkbox" checked={analyzeAll} onChange={(e) => setAnalyzeAll((e.target as HTMLInputElement).checked)} /> Every card in a photo (analyze_all: a credit per card)
+        </label>
+      </div>
+      {busy ? <p class="loading">Recognising…</p> : null}
+      <ErrorBox error={error} />
+      {identified ? (
+        <div class="row panel">
+          <label>
+            Add {identified} identified {identified === 1 ? 'card' : 'cards'} to
+            <select value={target} onChange={(e) => setTarget((e.target as HTMLSelectElement).value)}>
+              <option value="">a new session (1 credit)</option>
+              {sessions.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button onClick={() => void addToSession()}>Add to session</button>
+          {added ? (
+            <a href={`#/sessions/${added}`} data-testid="added-link">
+              Added: open the session
+            </a>
+          ) : null}
+        </div>
+      ) : null}
+      {photos.map((p) => (
+        <div class="recognised" key={p.hash + p.file.name}>
+          <PhotoBoxes photo={p} />
+          <div>
+            <h2>{p.file.name}</h2>
+            {p.error ? <p class="error">{p.error}</p> : null}
+            {p.record ? <p class="hint">{`${p.record._status.code} ${p.record._status.text}`}</p> : !p.error ? <p class="loading">Waiting…</p> : null}
+            {(p.record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification).map((o) => (
+              <CardResult key={o.id} object={o} />
+            ))}
+          </div>
+        </div>
+      ))}
+    </section>
+  );
+}

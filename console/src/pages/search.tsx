@@ -1,0 +1,253 @@
+import { useState } from 'preact/hooks';
+import { ApiError, call, messageOf } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { DropZone, ErrorBox } from '../components/common.tsx';
+import { checkFilter } from '../lib/filter-check.ts';
+import { num } from '../lib/format.ts';
+import { isImage, prepareImage } from '../lib/images.ts';
+
+/** Collection types and the bases of spec 2 §4 (the `-new` ones for fashion and home decor). */
+const types = {
+  photo: { base: '/similarity/photos/v2', text: '/similarity/text/photos/v2/text' },
+  product: { base: '/similarity/products-new/v2', text: '/similarity/text/products/v2/text' },
+  custom: { base: '/similarity/custom/v2', text: null },
+  fashion: { base: '/similarity/fashion-new/v2', text: '/similarity/text/fashion/v2/text' },
+  homedecor: { base: '/similarity/homedecor-new/v2', text: '/similarity/text/homedecor/v2/text' },
+} as const;
+type CollectionType = keyof typeof types;
+
+interface Envelope {
+  status: { code: number; text: string };
+  answer_records?: Record<string, unknown>[];
+  answer_distances?: number[];
+  answer_count?: number;
+  skipped_records?: (Record<string, unknown> & { _reason?: { status?: { code: number; text: string } } })[];
+  info?: string;
+  query_records?: Record<string, unknown>[];
+}
+
+const collectionKey = 'loupe.collection';
+
+/** The API cannot list collections (operators make them with `loupe collection create`): the id is typed once per tab. */
+function savedCollection(): { id: string; type: CollectionType } {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(collectionKey) ?? '') as { id: string; type: CollectionType };
+    if (v && typeof v.id === 'string' && v.type in types) return v;
+  } catch {
+    // nothing saved yet
+  }
+  return { id: '', type: 'photo' };
+}
+
+function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: string) => void }) {
+  const records = envelope.answer_records ?? [];
+  return (
+    <div aria-live="polite">
+      <p class="hint" data-testid="result-status">
+        {envelope.status.code} {envelope.status.text} · {records.length} results
+      </p>
+      <ul class="results">
+        {records.map((r, i) => {
+          const id = String(r._id);
+          const extra = Object.entries(r).filter(([k]) => !['_id', '_url'].includes(k));
+          return (
+            <li key={id} class="result">
+              {typeof r._url === 'string' ? <img src={r._url} alt="" loading="lazy" /> : <span class="no-image">no stored image</span>}
+              <span class="card-name">{id}</span>
+              {envelope.answer_distances?.[i] !== undefined ? <span class="distance">distance {num(envelope.answer_distances[i], 4)}</span> : null}
+              {extra.length ? (
+                <details>
+                  <summary>fields</summary>
+                  <pre>{JSON.stringify(Object.fromEntries(extra), null, 1)}</pre>
+                </details>
+              ) : null}
+              <button class="danger small" onClick={() => onDelete(id)} aria-label={`Delete record ${id}`}>
+                Delete
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+export function SearchPage({ shell }: { shell: Shell }) {
+  const [collection, setCollection] = useState(savedCollection);
+  const [info, setInfo] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [filterText, setFilterText] = useState('');
+  const [k, setK] = useState(12);
+  const [text, setText] = useState('');
+  const [results, setResults] = useState<Envelope | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [query, setQuery] = useState<string | null>(null);
+  const [insertMsg, setInsertMsg] = useState<string | null>(null);
+  const [tags, setTags] = useState('');
+  const [attrs, setAttrs] = useState('');
+  const filter = checkFilter(filterText);
+  const base = types[collection.type].base;
+  const headers = { 'collection-id': collection.id.trim() };
+
+  const connect = async (e: Event) => {
+    e.preventDefault();
+    sessionStorage.setItem(collectionKey, JSON.stringify(collection));
+    try {
+      const ping = await call<Envelope>('GET', `${base}/ping`, { headers });
+      setInfo(ping.info ?? ping.status.text);
+      setError(null);
+    } catch (err) {
+      setInfo(null);
+      setError(err);
+    }
+  };
+  const run = async (label: string, path: string, body: Record<string, unknown>) => {
+    if (!filter.ok) return setError(filter.message);
+    setBusy(true);
+    setError(null);
+    try {
+      const env = await call<Envelope>('POST', path, { headers, body: { ...body, k, fields_to_return: ['*'], ...(filter.filter ? { filter: filter.filter } : {}) } });
+      setResults(env);
+      setQuery(label);
+      shell.creditsChanged();
+    } catch (err) {
+      setResults(null);
+      if (err instanceof ApiError && path.includes('/text') && err.status === 404) setError(`Text search is not available on this server yet (404: ${err.detail}). Image search works.`);
+      else if (err instanceof ApiError && err.status === 422) setError(`The server could not read this query (422): ${err.detail}`);
+      else setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const byImage = async (files: File[]) => {
+    const f = files.find(isImage);
+    if (!f) return setError('Drop an image file (JPEG, PNG, WebP, TIFF).');
+    const img = await prepareImage(f, 1024);
+    await run(`image ${f.name}`, `${base}/visualKNN`, { query_record: { _base64: img.base64 } });
+  };
+  const byText = (e: Event) => {
+    e.preventDefault();
+    const path = types[collection.type].text;
+    if (!path) return setError('Custom collections have no text search in the API (spec 2 §4 lists photo, product, fashion and home decor).');
+    void run(`text “${text}”`, path, { query_record: { _text_data: text } });
+  };
+  const insert = async (files: File[]) => {
+    const images = files.filter(isImage);
+    let extra: Record<string, unknown> = {};
+    if (attrs.trim()) {
+      try {
+        extra = JSON.parse(attrs) as Record<string, unknown>;
+        if (!extra || typeof extra !== 'object' || Array.isArray(extra)) throw new Error('not an object');
+      } catch {
+        return setError('Attributes must be a JSON object, such as {"price": 12, "color": "red"}.');
+      }
+    }
+    setBusy(true);
+    setError(null);
+    const lines: string[] = [];
+    try {
+      // Ten records per insert (spec 2 §8).
+      for (let i = 0; i < images.length; i += 10) {
+        const batch = await Promise.all(images.slice(i, i + 10).map((f) => prepareImage(f, 1024)));
+        const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
+        const records = batch.map((img) => ({ ...extra, _id: img.name, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
+        try {
+          const env = await call<Envelope>('POST', `${base}/insert`, { headers, body: { records } });
+          lines.push(`${env.status.code} ${env.status.text}: ${env.answer_count ?? 0} inserted`);
+          for (const s of env.skipped_records ?? []) lines.push(`${String(s._id)}: ${s._reason?.status?.text ?? 'skipped'}`);
+        } catch (err) {
+          const body = err instanceof ApiError ? (err.body as Envelope | undefined) : undefined;
+          lines.push(messageOf(err));
+          for (const s of body?.skipped_records ?? []) lines.push(`${String(s._id)}: ${s._reason?.status?.text ?? 'skipped'}`);
+        }
+      }
+      shell.creditsChanged();
+    } finally {
+      setInsertMsg(lines.join('\n'));
+      setBusy(false);
+    }
+  };
+  const remove = async (id: string) => {
+    if (!confirm(`Delete record ${id} from the collection?`)) return;
+    try {
+      await call<Envelope>('POST', `${base}/delete`, { headers, body: { records: [{ _id: id }] } });
+      setResults((r) => {
+        if (!r?.answer_records) return r;
+        const i = r.answer_records.findIndex((x) => String(x._id) === id);
+        if (i < 0) return r;
+        return { ...r, answer_records: r.answer_records.filter((_, j) => j !== i), answer_distances: r.answer_distances?.filter((_, j) => j !== i) };
+      });
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  return (
+    <section aria-labelledby="search-title">
+      <h1 id="search-title">Search playground</h1>
+      <form class="row panel" onSubmit={connect} aria-label="Collection">
+        <label>
+          Collection type
+          <select value={collection.type} onChange={(e) => setCollection({ ...collection, type: (e.target as HTMLSelectElement).value as CollectionType })}>
+            {Object.keys(types).map((t) => (
+              <option key={t}>{t}</option>
+            ))}
+          </select>
+        </label>
+        <label class="grow">
+          Collection id
+          <input name="collection" value={collection.id} required placeholder="from loupe collection create" onInput={(e) => setCollection({ ...collection, id: (e.target as HTMLInputElement).value })} />
+        </label>
+        <button type="submit">Open</button>
+      </form>
+      {info ? (
+        <p class="hint" data-testid="collection-info">
+          {info}
+        </p>
+      ) : null}
+      <div class="search-grid">
+        <div class="panel">
+          <h2>Query</h2>
+          <DropZone label="Drop a query image or choose one" onFiles={(f) => void byImage(f)} />
+          <form class="row" onSubmit={byText}>
+            <label class="grow">
+              Text query
+              <input value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="red dress, 赤いドレス…" required />
+            </label>
+            <button type="submit" disabled={busy}>
+              Search text
+            </button>
+          </form>
+          <label>
+            Results (k)
+            <input type="number" min={1} max={1000} value={k} onInput={(e) => setK(Number((e.target as HTMLInputElement).value) || 30)} />
+          </label>
+          <label for="filter">Filter (MongoDB syntax)</label>
+          <textarea id="filter" rows={3} value={filterText} placeholder='{"price": {"$lt": 50}}' aria-invalid={!filter.ok} aria-describedby="filter-msg" onInput={(e) => setFilterText((e.target as HTMLTextAreaElement).value)} />
+          <p id="filter-msg" class={filter.ok ? 'hint' : 'error'}>
+            {filter.ok ? (filter.filter ? 'Filter is valid JSON.' : 'No filter.') : filter.message}
+          </p>
+          <details>
+            <summary>Insert records</summary>
+            <label>
+              Tags (comma-separated)
+              <input value={tags} onInput={(e) => setTags((e.target as HTMLInputElement).value)} />
+            </label>
+            <label>
+              Attributes (JSON object)
+              <textarea rows={2} value={attrs} onInput={(e) => setAttrs((e.target as HTMLTextAreaElement).value)} placeholder='{"price": 12}' />
+            </label>
+            <DropZone label="Drop images to insert (the file name is the _id)" multiple onFiles={(f) => void insert(f)} />
+            {insertMsg ? <pre class="log">{insertMsg}</pre> : null}
+          </details>
+        </div>
+        <div>
+          <h2>Results{query ? ` for ${query}` : ''}</h2>
+          {busy ? <p class="loading">Searching…</p> : null}
+          <ErrorBox error={error} />
+          {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
+        </div>
+      </div>
+    </section>
+  );
+}

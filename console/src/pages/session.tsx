@@ -1,0 +1,315 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { CardGrid } from '../components/card-grid.tsx';
+import { ErrorBox, Stat } from '../components/common.tsx';
+import { PriceChart } from '../components/price-chart.tsx';
+import { csvFileName, sessionCsv } from '../lib/csv.ts';
+import { money, num, when } from '../lib/format.ts';
+import type { Correction, Identification, Page, Session, Summary } from '../types.ts';
+
+/** The API's largest page: 5,000 cards are ten requests. */
+const rowsPerPage = 500;
+/** While a stream runs, the session is asked every few seconds; a hidden tab asks nothing. */
+const pollMs = 4000;
+
+const editable = ['name', 'full_name', 'set_name', 'set_code', 'card_number', 'series', 'year', 'subcategory'] as const;
+const limits: Record<(typeof editable)[number], number> = { name: 255, full_name: 500, set_name: 255, set_code: 50, card_number: 50, series: 255, year: 20, subcategory: 100 };
+
+function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [saving, setSaving] = useState(false);
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    setValues({ ...Object.fromEntries(editable.map((k) => [k, row[k] ?? ''])), price: row.price === null || row.price === undefined ? '' : String(row.price) });
+    setError(null);
+    first.current?.focus();
+  }, [row.id]);
+
+  const save = async (body: Correction) => {
+    setSaving(true);
+    try {
+      onSaved(await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body }));
+      setError(null);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const body: Correction = {};
+    for (const k of editable) if ((values[k] ?? '') !== (row[k] ?? '')) body[k] = values[k] ?? '';
+    const price = (values.price ?? '').trim();
+    const newPrice = price === '' ? null : Number(price);
+    if (newPrice !== null && (!Number.isFinite(newPrice) || newPrice < 0)) return setError('Price must be a number of US dollars, 0 or more (or empty for none).');
+    if (newPrice !== (row.price ?? null)) body.price = newPrice;
+    if (!Object.keys(body).length) return setError('Nothing changed.');
+    void save(body);
+  };
+  const useAlternative = (alt: Record<string, unknown>) => {
+    const body: Correction = {};
+    const pick = (v: unknown) => (v === null || v === undefined ? '' : String(v));
+    body.name = pick(alt.name);
+    body.full_name = pick(alt.full_name);
+    body.set_name = pick(alt.set ?? alt.set_name);
+    body.set_code = pick(alt.set_code);
+    body.card_number = pick(alt.card_number);
+    body.year = pick(alt.year);
+    for (const k of editable) if (body[k] !== undefined) body[k] = body[k]!.slice(0, limits[k]);
+    void save(body);
+  };
+  return (
+    <aside class="drawer" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+      <div class="drawer-head">
+        <h2 id="editor-title">{row.name || 'Card'}</h2>
+        <button class="link" onClick={onClose} aria-label="Close the card">
+          Close
+        </button>
+      </div>
+      {row.image || row.thumbnail ? <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'}`} /> : null}
+      <p class="hint">
+        event {row.event_id} · seen {when(row.seen)} · distance {num(row.distance, 3)} · {row.confidence ?? 'no'} confidence
+        {row.grade !== null && row.grade !== undefined ? ` · grade ${num(row.grade, 1)} ${String(row.grading?.grades?.condition ?? '')}` : ''}
+      </p>
+      <form onSubmit={submit} class="editor" aria-label="Correct this card">
+        {editable.map((k, i) => (
+          <label key={k}>
+            {k.replace('_', ' ')}
+            <input ref={i === 0 ? first : undefined} name={k} maxLength={limits[k]} value={values[k] ?? ''} onInput={(e) => setValues({ ...values, [k]: (e.target as HTMLInputElement).value })} />
+          </label>
+        ))}
+        <label>
+          price (USD)
+          <input name="price" inputMode="decimal" value={values.price ?? ''} onInput={(e) => setValues({ ...values, price: (e.target as HTMLInputElement).value })} />
+        </label>
+        <button type="submit" disabled={saving}>
+          {saving ? 'Saving…' : 'Save correction'}
+        </button>
+        <ErrorBox error={error} />
+      </form>
+      {row.alternatives?.length ? (
+        <>
+          <h3>Alternatives</h3>
+          <ul class="alts">
+            {row.alternatives.map((alt, i) => (
+              <li key={i}>
+                <span>
+                  {String(alt.full_name ?? alt.name ?? '?')} <span class="hint">{String(alt.set ?? alt.set_name ?? '')}</span>
+                </span>
+                <button onClick={() => useAlternative(alt)} disabled={saving}>
+                  Use this
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {row.links && Object.keys(row.links).length ? (
+        <>
+          <h3>Links</h3>
+          <ul class="links">
+            {Object.entries(row.links).map(([site, url]) => (
+              <li key={site}>
+                <a href={url} target="_blank" rel="noopener noreferrer">
+                  {site}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {row.price_stats?.length ? (
+        <>
+          <h3>Prices</h3>
+          <PriceChart stats={row.price_stats} />
+        </>
+      ) : null}
+    </aside>
+  );
+}
+
+export function SessionPage({ shell, id }: { shell: Shell; id: string }) {
+  const [session, setSession] = useState<Session | null>(null);
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const [rows, setRows] = useState<Identification[]>([]);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [filter, setFilter] = useState('');
+  const [renaming, setRenaming] = useState(false);
+  const rowsRef = useRef<Identification[]>([]);
+  const lastSession = useRef<Session | null>(null);
+  const busy = useRef(false);
+
+  /** Pages from `fromPage` to the end; earlier pages are kept as they are. */
+  const loadRows = async (fromPage: number) => {
+    let page = fromPage;
+    let acc = rowsRef.current.slice(0, (fromPage - 1) * rowsPerPage);
+    for (;;) {
+      const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${page}`);
+      acc = acc.concat(res.results);
+      rowsRef.current = acc;
+      setRows(acc);
+      if (!res.next || res.results.length < rowsPerPage) break;
+      page += 1;
+    }
+  };
+
+  const refresh = async (full: boolean) => {
+    if (busy.current) return;
+    busy.current = true;
+    try {
+      const s = await call<Session>('GET', `/cardstream/v2/session/${id}/`);
+      const before = lastSession.current;
+      const changed = !before || full || s.identification_count !== rowsRef.current.length || s.total_price !== before.total_price;
+      lastSession.current = s;
+      setSession(s);
+      if (changed) {
+        const [sum] = await Promise.all([
+          call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`),
+          // New cards are appended in upload order: only the last page loaded and the ones after it are asked again.
+          loadRows(full ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
+        ]);
+        setSummary(sum);
+      }
+      setError(null);
+    } catch (err) {
+      setError(err);
+    } finally {
+      busy.current = false;
+      setLoading(false);
+    }
+  };
+
+  useEffect(() => {
+    rowsRef.current = [];
+    lastSession.current = null;
+    setRows([]);
+    setSession(null);
+    setLoading(true);
+    void refresh(true);
+  }, [id]);
+
+  useEffect(() => {
+    if (session?.status !== 'live') return;
+    const t = setInterval(() => {
+      if (document.visibilityState === 'visible') void refresh(false);
+    }, pollMs);
+    return () => clearInterval(t);
+  }, [session?.status, id]);
+
+  const shown = useMemo(() => {
+    const q = filter.trim().toLowerCase();
+    if (!q) return rows;
+    return rows.filter((r) => [r.name, r.full_name, r.set_name, r.set_code, r.card_number, r.event_id].some((v) => v?.toLowerCase().includes(q)));
+  }, [rows, filter]);
+  const selectedRow = rows.find((r) => r.id === selected) ?? null;
+
+  const act = async (action: 'close' | 'reopen') => {
+    try {
+      setSession(await call<Session>('POST', `/cardstream/v2/session/${id}/${action}/`));
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete “${session?.name}” with its ${session?.identification_count} cards and images? This cannot be undone.`)) return;
+    try {
+      await call('DELETE', `/cardstream/v2/session/${id}/`);
+      location.hash = '#/sessions';
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const rename = async (e: Event) => {
+    e.preventDefault();
+    const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '').trim();
+    try {
+      setSession(await call<Session>('PATCH', `/cardstream/v2/session/${id}/`, { body: { name } }));
+      setRenaming(false);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const exportCsv = () => {
+    const blob = new Blob([sessionCsv(rows)], { type: 'text/csv;charset=utf-8' });
+    const a = document.createElement('a');
+    a.href = URL.createObjectURL(blob);
+    a.download = csvFileName(session?.name ?? 'session', id);
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+  };
+  const saved = (row: Identification) => {
+    const next = rowsRef.current.map((r) => (r.id === row.id ? row : r));
+    rowsRef.current = next;
+    setRows(next);
+    // The total and the summary move with a price correction.
+    void call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`).then(setSummary, () => undefined);
+    void call<Session>('GET', `/cardstream/v2/session/${id}/`).then(setSession, () => undefined);
+  };
+
+  if (!session) return loading ? <p class="loading">Loading session…</p> : <ErrorBox error={error} />;
+  void shell;
+  return (
+    <section aria-labelledby="session-title" class={`session${selectedRow ? ' with-drawer' : ''}`}>
+      <div class="page-head">
+        <a href="#/sessions" class="back">
+          ← Sessions
+        </a>
+        {renaming ? (
+          <form onSubmit={rename} class="row">
+            <label>
+              <span class="sr-only">Session name</span>
+              <input name="name" defaultValue={session.name} maxLength={255} required />
+            </label>
+            <button type="submit">Rename</button>
+            <button type="button" class="link" onClick={() => setRenaming(false)}>
+              Cancel
+            </button>
+          </form>
+        ) : (
+          <h1 id="session-title">
+            {session.name} <span class={`badge ${session.status}`}>{session.status}</span>
+          </h1>
+        )}
+        <div class="actions">
+          {!renaming ? <button onClick={() => setRenaming(true)}>Rename</button> : null}
+          {session.status === 'live' ? <button onClick={() => act('close')}>Close</button> : <button onClick={() => act('reopen')}>Reopen</button>}
+          <button onClick={exportCsv} disabled={rows.length === 0}>
+            Export CSV
+          </button>
+          <button onClick={() => refresh(true)}>Refresh</button>
+          <button class="danger" onClick={remove}>
+            Delete
+          </button>
+        </div>
+      </div>
+      <div class="stats" aria-label="Summary">
+        <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />
+        <Stat label="Distinct" value={summary?.distinct_cards ?? '—'} />
+        <Stat label="Total" value={money(summary?.total_price ?? session.total_price)} />
+        <Stat label="Paid calls" value={summary?.paid_calls ?? '—'} />
+        <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? num(summary.average_grade, 2) : '—'} />
+        <Stat label="Started" value={when(session.started)} />
+      </div>
+      <div class="row">
+        <label class="inline grow">
+          <span class="sr-only">Filter cards</span>
+          <input type="search" placeholder="Filter loaded cards by name, set, number…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+        </label>
+        <span class="hint" aria-live="polite" data-testid="loaded">
+          {rows.length < session.identification_count ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
+          {session.status === 'live' ? ' · live, updating' : ''}
+        </span>
+      </div>
+      <ErrorBox error={error} />
+      <div class="session-body">
+        <CardGrid rows={shown} selected={selected} onOpen={(r) => setSelected(r.id)} />
+        {selectedRow ? <Editor row={selectedRow} onSaved={saved} onClose={() => setSelected(null)} /> : null}
+      </div>
+    </section>
+  );
+}

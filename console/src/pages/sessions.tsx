@@ -1,0 +1,137 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import type { Shell } from '../app.tsx';
+import { ErrorBox } from '../components/common.tsx';
+import { money, when } from '../lib/format.ts';
+import type { Page, Session } from '../types.ts';
+
+const pageSize = 50;
+
+export function SessionsPage({ shell }: { shell: Shell }) {
+  const [search, setSearch] = useState('');
+  const [query, setQuery] = useState('');
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState<Page<Session> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [newName, setNewName] = useState('');
+  const [newGame, setNewGame] = useState('');
+
+  // Typing waits 300 ms before asking the server, so a name typed quickly is one request.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      setQuery(search.trim());
+      setPage(1);
+    }, 300);
+    return () => clearTimeout(t);
+  }, [search]);
+
+  const load = async (signal?: AbortSignal) => {
+    try {
+      const params = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
+      if (query) params.set('search', query);
+      setData(await call<Page<Session>>('GET', `/cardstream/v2/session/?${params}`, { signal }));
+      setError(null);
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') setError(err);
+    }
+  };
+  useEffect(() => {
+    const ac = new AbortController();
+    void load(ac.signal);
+    return () => ac.abort();
+  }, [page, query]);
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } } });
+      shell.creditsChanged();
+      location.hash = `#/sessions/${s.id}`;
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const pages = data ? Math.max(1, Math.ceil(data.count / pageSize)) : 1;
+  return (
+    <section aria-labelledby="sessions-title">
+      <div class="page-head">
+        <h1 id="sessions-title">Sessions</h1>
+        <label class="inline">
+          <span class="sr-only">Search sessions</span>
+          <input type="search" placeholder="Search name, game, platform…" value={search} onInput={(e) => setSearch((e.target as HTMLInputElement).value)} />
+        </label>
+      </div>
+      <details class="panel">
+        <summary>New session</summary>
+        <form class="row" onSubmit={create}>
+          <label>
+            Name
+            <input value={newName} maxLength={255} onInput={(e) => setNewName((e.target as HTMLInputElement).value)} placeholder="Friday stream" />
+          </label>
+          <label>
+            Game
+            <select value={newGame} onChange={(e) => setNewGame((e.target as HTMLSelectElement).value)}>
+              <option value="">Mixed</option>
+              <option>TCG</option>
+              <option>Sports</option>
+              <option>Comics</option>
+              <option>Slabs</option>
+            </select>
+          </label>
+          <button type="submit">Create (1 credit)</button>
+        </form>
+      </details>
+      <ErrorBox error={error} />
+      {data ? (
+        <>
+          <div class="table-wrap">
+            <table class="list">
+              <caption class="sr-only">Sessions, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Game</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Started</th>
+                  <th scope="col" class="num">Cards</th>
+                  <th scope="col" class="num">Total</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.results.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <a href={`#/sessions/${s.id}`}>{s.name || s.id}</a>
+                    </td>
+                    <td>{s.game || 'Mixed'}</td>
+                    <td>
+                      <span class={`badge ${s.status}`}>{s.status}</span>
+                    </td>
+                    <td>{when(s.started)}</td>
+                    <td class="num">{s.identification_count}</td>
+                    <td class="num">{money(s.total_price)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {data.results.length === 0 ? <p class="empty">{query ? `No session matches “${query}”.` : 'No sessions yet. A scanner app creates them, or use “New session”.'}</p> : null}
+          <nav class="pager" aria-label="Pages of sessions">
+            <button disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Previous
+            </button>
+            <span>
+              Page {page} of {pages} · {data.count} sessions
+            </span>
+            <button disabled={!data.next} onClick={() => setPage(page + 1)}>
+              Next
+            </button>
+          </nav>
+        </>
+      ) : error ? null : (
+        <p class="loading">Loading…</p>
+      )}
+    </section>
+  );
+}
