@@ -306,8 +306,13 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       );
       expect(unnamed, route).toEqual([]);
       if (route.startsWith('#/sessions/')) {
-        await page.locator('[data-event-id="e2"]').click();
+        await page.locator('[data-event-id="e2"]').waitFor();
         await shot('session-phone');
+        // On a phone the card opens as a sheet over the grid, still inside the screen's width.
+        await page.locator('[data-event-id="e2"]').click();
+        await page.getByRole('form', { name: 'Correct this card' }).waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+        await shot('card-phone');
       }
     }
   });

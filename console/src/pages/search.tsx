@@ -212,7 +212,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
           <form class="row" onSubmit={byText}>
             <label class="grow">
               Text query
-              <input value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="red dress, 赤いドレス…" required />
+              <input value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="red dress, robe rouge…" required />
             </label>
             <button type="submit" disabled={busy}>
               Search text

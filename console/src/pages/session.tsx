@@ -24,7 +24,8 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   useEffect(() => {
     setValues({ ...Object.fromEntries(editable.map((k) => [k, row[k] ?? ''])), price: row.price === null || row.price === undefined ? '' : String(row.price) });
     setError(null);
-    first.current?.focus();
+    // The drawer takes the keyboard, without scrolling the page away from the grid.
+    first.current?.focus({ preventScroll: true });
   }, [row.id]);
 
   const save = async (body: Correction) => {
@@ -131,7 +132,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   );
 }
 
-export function SessionPage({ shell, id }: { shell: Shell; id: string }) {
+export function SessionPage({ id }: { shell: Shell; id: string }) {
   const [session, setSession] = useState<Session | null>(null);
   const [summary, setSummary] = useState<Summary | null>(null);
   const [rows, setRows] = useState<Identification[]>([]);
@@ -252,7 +253,6 @@ export function SessionPage({ shell, id }: { shell: Shell; id: string }) {
   };
 
   if (!session) return loading ? <p class="loading">Loading session…</p> : <ErrorBox error={error} />;
-  void shell;
   return (
     <section aria-labelledby="session-title" class={`session${selectedRow ? ' with-drawer' : ''}`}>
       <div class="page-head">
@@ -278,7 +278,7 @@ export function SessionPage({ shell, id }: { shell: Shell; id: string }) {
         <div class="actions">
           {!renaming ? <button onClick={() => setRenaming(true)}>Rename</button> : null}
           {session.status === 'live' ? <button onClick={() => act('close')}>Close</button> : <button onClick={() => act('reopen')}>Reopen</button>}
-          <button onClick={exportCsv} disabled={rows.length === 0}>
+          <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
             Export CSV
           </button>
           <button onClick={() => refresh(true)}>Refresh</button>
