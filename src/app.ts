@@ -21,6 +21,7 @@ import { consoleRoutes } from './http/routes/console.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
+import { textSearchRoutes } from './http/routes/text-search.ts';
 import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
@@ -168,6 +169,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(visionRoutes);
   await app.register(collectiblesRoutes, { prefix: '/collectibles/v2' });
   await app.register(collectionRoutes);
+  await app.register(textSearchRoutes);
   await app.register(mediaRoutes);
   await app.register(consoleRoutes);
   await app.register(requestRoutes, { prefix: '/account/v2/request' });

@@ -112,7 +112,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
   it('every service the README lists can be disabled and enabled; disabling one of all keeps the rest', async () => {
     const created = await loupe('account', 'create', '--name', 'All services');
     const rest = await loupe('services', 'disable', '--account', created.account, '--services', 'cardstream');
-    expect([...rest.services].sort()).toEqual(['collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'visual_search']);
+    expect([...rest.services].sort()).toEqual(['collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'text_search', 'visual_search']);
     expect((await loupe('services', 'disable', '--account', created.account, '--services', 'requests')).services).not.toContain('requests');
     expect((await loupe('services', 'enable', '--account', created.account, '--services', 'requests,cardstream')).services).toEqual(expect.arrayContaining(['requests', 'cardstream']));
     // The README's list of service names is the CLI's.

@@ -201,6 +201,7 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.nearDuplicates': 1,
   'visual_search.nearDupsInsert': 1,
   'visual_search.detectKNN': 1,
+  'text_search.text': 1,
   'collectibles.tcg_id': 1,
   'collectibles.sport_id': 1,
   'collectibles.comics_id': 1,

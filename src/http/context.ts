@@ -1,3 +1,4 @@
+import type { TextSearchService } from '../services/text-search/text-search-service.ts';
 import type { Config } from '../config/config.ts';
 import type { AccountService, Principal, ServiceName } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
@@ -17,6 +18,7 @@ export interface AppContext {
   accounts: AccountService;
   collections: CollectionService;
   visualSearch: VisualSearchService;
+  textSearch: TextSearchService;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;

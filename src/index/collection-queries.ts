@@ -1,7 +1,14 @@
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
+import type { ParsedQuery } from '../text-search/query.ts';
 
 /** A filter already checked by `validateFilter` (src/store/filters). */
 export type Filter = Record<string, unknown>;
+
+/** A text search answer: higher `score` is better (BM25, each engine's own). */
+export interface TextHit {
+  record: StoredRecord;
+  score: number;
+}
 
 export interface Hit {
   record: StoredRecord;
@@ -26,6 +33,13 @@ export interface CollectionQueries {
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]>;
   /** Every record within `maxDistance` (cosine distance), closest first, at most `limit`. */
   range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]>;
+  /**
+   * Text search: records whose seen content, own words or OCR text match the query, best first
+   * (BM25 over the collection's own full-text index), at most `k` after the filter.
+   */
+  text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]>;
+  /** Which of the query's concept codes and words occur anywhere in the collection's index. */
+  present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
   applied(c: CollectionRecord, change: Change): void;
   /** Drops what is held for a collection (after it is deleted). */
   forget(collectionId: string): Promise<void>;

@@ -1,8 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
+import { sql } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
-import type { Change, CollectionQueries, Filter, Hit } from './collection-queries.ts';
+import { ftsTable } from '../store/collection-text-store.ts';
+import { fts5String, toFts5Match } from '../text-search/query-compile.ts';
+import type { ParsedQuery } from '../text-search/query.ts';
+import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
+
+/** FTS5 column weights (seen content, the record's words, OCR text): what the image shows counts most. */
+const bm25Weights = '2.0, 1.0, 0.5';
 import { HnswIndex } from './hnsw-index.ts';
 
 /** Changes between index checkpoints; the database has them all, so a crash only costs a catch-up. */
@@ -205,6 +212,45 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
 
   async range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]> {
     return (await this.knn(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
+  }
+
+  private async hasText(c: CollectionRecord): Promise<boolean> {
+    const res = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(c.id)}`.execute(this.store.store.db);
+    return Number(res.rows[0]?.n) > 0;
+  }
+
+  async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
+    const match = toFts5Match(q);
+    if (!match || k <= 0 || !(await this.hasText(c))) return [];
+    const s = await this.ready(c);
+    const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
+    const fts = sql.raw(ftsTable(c.id));
+    // FTS5 ranks every match; with a filter, rows are read in growing windows until k pass it.
+    for (let window = allowed ? 4 * k + 50 : k; ; window *= 4) {
+      const res = await sql<{ key: number; s: number }>`SELECT rowid AS key, bm25(${fts}, ${sql.raw(bm25Weights)}) AS s FROM ${fts} WHERE ${fts} MATCH ${match} ORDER BY s, rowid LIMIT ${window}`.execute(this.store.store.db);
+      const hits: TextHit[] = [];
+      for (const r of res.rows) {
+        const key = Number(r.key);
+        if (allowed && !allowed.has(key)) continue;
+        const record = s.docs.get(key);
+        if (record) hits.push({ record, score: -Number(r.s) });
+        if (hits.length === k) break;
+      }
+      if (hits.length === k || res.rows.length < window) return hits;
+    }
+  }
+
+  async present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (!(await this.hasText(c))) return out;
+    const fts = sql.raw(ftsTable(c.id));
+    for (const term of [...q.codes.map((x) => x.code), ...q.terms]) {
+      // The term as the search matches it (with its prefix form where the compiler adds one).
+      const match = toFts5Match({ ...q, codes: [], terms: [term] }) ?? fts5String(term);
+      const res = await sql<{ one: number }>`SELECT 1 AS one FROM ${fts} WHERE ${fts} MATCH ${match} LIMIT 1`.execute(this.store.store.db);
+      if (res.rows.length) out.add(term);
+    }
+    return out;
   }
 
   async forget(collectionId: string): Promise<void> {

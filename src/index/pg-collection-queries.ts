@@ -2,7 +2,14 @@ import { sql, type RawBuilder } from 'kysely';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Store } from '../store/database.ts';
-import type { CollectionQueries, Filter, Hit } from './collection-queries.ts';
+import { pgConfig } from '../store/collection-text-store.ts';
+import type { ParsedQuery } from '../text-search/query.ts';
+import { toPgTsqueries } from '../text-search/query-compile.ts';
+import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
+
+/** BM25 as FTS5 computes it (k1 1.2, b 0.75, idf floored at 1e-6), with the same column weights. */
+const k1 = 1.2;
+const b = 0.75;
 
 const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 
@@ -22,7 +29,88 @@ const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Mat
  * validated before it gets here.
  */
 export class PgCollectionQueries implements CollectionQueries {
+  /** The stemmers a collection's record text was indexed with, per collection change number. */
+  private readonly configs = new Map<string, { seq: number; configs: string[] }>();
+
   constructor(private readonly store: Store) {}
+
+  /**
+   * Record text is stemmed in its own language, so a query's words are stemmed by every
+   * language the collection's records are in (usually one to three) and by none (`simple`).
+   */
+  private async textConfigs(c: CollectionRecord, q: ParsedQuery): Promise<string[]> {
+    let held = this.configs.get(c.id);
+    if (!held || held.seq !== c.seq) {
+      const res = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${sql.lit(c.id)}`.execute(this.store.db);
+      held = { seq: c.seq, configs: res.rows.map((r) => pgConfig(r.lang)) };
+      this.configs.set(c.id, held);
+    }
+    return [...new Set(['simple', pgConfig(q.language), ...held.configs])];
+  }
+
+  /** The tsquery of a parsed query, and the lexemes it looks for (for BM25's sums). */
+  private async tsquery(c: CollectionRecord, q: ParsedQuery): Promise<{ query: RawBuilder<unknown>; lexemes: RawBuilder<unknown> } | undefined> {
+    const { codes, terms } = toPgTsqueries(q);
+    const queries: RawBuilder<unknown>[] = [];
+    const lexemes: RawBuilder<unknown>[] = [];
+    if (codes) {
+      queries.push(sql`to_tsquery('simple', ${codes})`);
+      lexemes.push(sql`tsvector_to_array(to_tsvector('simple', ${q.codes.map((x) => x.code).join(' ')}))`);
+    }
+    if (terms) {
+      for (const cfg of await this.textConfigs(c, q)) {
+        queries.push(sql`to_tsquery(${cfg}::regconfig, ${terms})`);
+        lexemes.push(sql`tsvector_to_array(to_tsvector(${cfg}::regconfig, ${q.terms.join(' ')}))`);
+      }
+    }
+    if (!queries.length) return undefined;
+    return { query: sql.join(queries, sql` || `), lexemes: sql.join(lexemes, sql` || `) };
+  }
+
+  async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
+    const t = await this.tsquery(c, q);
+    if (!t || k <= 0) return [];
+    const own = sql.lit(c.id);
+    const filtered = filter && Object.keys(filter).length ? sql`AND (${filterToSql(filter, 'r.data')})` : sql``;
+    // Document frequencies are counted over the matches themselves: every record holding a query
+    // lexeme matches the OR query, so the counts are exact and need no statistics table. The
+    // candidates are read with the collection's own GIN index (its predicate repeats the literal).
+    const res = await sql<{ key: number; record_id: string; data: unknown; score: number }>`
+      WITH cand AS MATERIALIZED (
+        SELECT t.key, t.tsv, t.doc_len FROM collection_text t
+        WHERE t.collection_id = ${own} AND t.tsv @@ (${t.query})
+      ),
+      stats AS (SELECT count(*)::float8 AS n, coalesce(avg(doc_len), 1)::float8 AS avgdl FROM collection_text WHERE collection_id = ${own}),
+      hits AS (
+        SELECT c.key, c.doc_len, u.lexeme,
+          (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.0 ELSE 0.5 END) FROM unnest(u.weights) AS w)::float8 AS tf
+        FROM cand c, unnest(c.tsv) AS u
+        WHERE u.lexeme = ANY (${t.lexemes})
+      ),
+      df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
+      scored AS (
+        SELECT h.key, sum(greatest(1e-6, ln((s.n - d.df + 0.5) / (d.df + 0.5))) * h.tf * ${sql.raw(String(k1 + 1))} / (h.tf + ${sql.raw(String(k1))} * (1 - ${sql.raw(String(b))} + ${sql.raw(String(b))} * h.doc_len / s.avgdl))) AS score
+        FROM hits h JOIN df d USING (lexeme) CROSS JOIN stats s
+        GROUP BY h.key
+      )
+      SELECT r.key, r.record_id, r.data, sc.score FROM scored sc JOIN collection_records r ON r.key = sc.key
+      WHERE r.collection_id = ${own} ${filtered}
+      ORDER BY sc.score DESC, r.key
+      LIMIT ${k}`.execute(this.store.db);
+    return res.rows.map((r) => ({ record: this.rows([r])[0]!, score: Number(r.score) }));
+  }
+
+  async present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const term of [...q.codes.map((x) => x.code), ...q.terms]) {
+      const one = q.codes.some((x) => x.code === term) ? { ...q, terms: [], codes: [{ code: term, weight: 1 }] } : { ...q, codes: [], terms: [term] };
+      const t = await this.tsquery(c, one);
+      if (!t) continue;
+      const res = await sql<{ one: number }>`SELECT 1 AS one FROM collection_text WHERE collection_id = ${sql.lit(c.id)} AND tsv @@ (${t.query}) LIMIT 1`.execute(this.store.db);
+      if (res.rows.length) out.add(term);
+    }
+    return out;
+  }
 
   private where(c: CollectionRecord, filter?: Filter): RawBuilder<unknown> {
     const own = sql`collection_id = ${sql.lit(c.id)}`;

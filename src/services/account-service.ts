@@ -6,7 +6,7 @@ import { ServiceError, isUuid, notFound } from './errors.ts';
  * Services an account can be granted. `*` grants every service, including ones added later.
  * Routes name their service with this type, so a route cannot use a name the CLI does not know.
  */
-export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity', 'visual_search', 'requests', 'collectibles'] as const;
+export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'identity', 'visual_search', 'text_search', 'requests', 'collectibles'] as const;
 export type ServiceName = (typeof knownServices)[number];
 export const allServices = '*';
 

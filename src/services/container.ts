@@ -13,6 +13,7 @@ import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
 import { EmbeddedCollectionQueries } from '../index/embedded-collection-queries.ts';
 import { VisualSearchService } from './visual-search-service.ts';
+import { TextSearchService } from './text-search/text-search-service.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -42,6 +43,7 @@ export interface Services {
   accounts: AccountService;
   collections: CollectionService;
   visualSearch: VisualSearchService;
+  textSearch: TextSearchService;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
@@ -112,6 +114,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
     visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen),
+    textSearch: new TextSearchService(collectionStore, queries, vision),
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
     imageMatching,
     media: new MediaService(mediaStore, links),

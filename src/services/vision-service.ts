@@ -119,6 +119,11 @@ export class VisionService {
    * The text-tower vector of a query, in the same space as descriptors when a CLIP-family pack is
    * active; a clear 501 otherwise (text search then uses the keyword engine).
    */
+  /** Whether a CLIP-family pack's text tower is active (text search's second engine). */
+  get hasTextModel(): boolean {
+    return Boolean(this.engine.clipPack);
+  }
+
   async textVector(text: string): Promise<{ vector: number[]; model: string }> {
     if (!this.engine.clipPack) throw new ServiceError(501, 'no_text_model', 'No CLIP-family model pack is active; install one with `loupe models add <dir>`.');
     try {

@@ -51,7 +51,7 @@ function idOf(record: { _id?: unknown }): string | undefined {
   return undefined;
 }
 
-function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
+export function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
   if (filter === undefined || filter === null) return undefined;
   try {
     return validateFilter(filter) as Record<string, unknown>;
@@ -66,7 +66,7 @@ function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
  * fails validation: on the embedded backend a `$regex` can run out of its step budget over the
  * records (docs/filters.md), which only the scan finds out.
  */
-function filterFailuresAre400(queries: CollectionQueries): CollectionQueries {
+export function filterFailuresAre400(queries: CollectionQueries): CollectionQueries {
   const rethrow = (err: unknown): never => {
     if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
     throw err;

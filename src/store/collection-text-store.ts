@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { fromJson, type Database, type DialectName } from './database.ts';
+import { allCodes } from '../text-search/lexicon/concepts.ts';
 
 /** How far text search has looked at a record's image (the backfill's states). */
 export type SeenState = 'done' | 'pending' | 'no_image' | 'failed';
@@ -50,6 +51,9 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
   id: 'indonesian',
 };
 export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
+
+let codeSet: Set<string> | undefined;
+const conceptCodes = () => (codeSet ??= new Set(allCodes()));
 
 /** Words a document holds, for BM25's length: what both engines count as its tokens. */
 const tokenCount = (t: TextRow) => [t.seen, t.body, t.ocr].reduce((n, s) => n + (s ? s.split(' ').filter(Boolean).length : 0), 0);
@@ -104,7 +108,12 @@ export class CollectionTextStore {
       return;
     }
     const cfg = pgConfig(t.lang);
-    const tsv = sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${t.body}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`;
+    // The concept codes the record's words named are kept as written (queries look for them with
+    // `simple`); only the words themselves go through the language's stemmer.
+    const tokens = t.body.split(' ');
+    const words = tokens.filter((w) => !conceptCodes().has(w)).join(' ');
+    const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
+    const tsv = sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${words}) || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`;
     await trx
       .insertInto('collection_text')
       .values({ ...values, tsv, doc_len: tokenCount(t) })
@@ -127,6 +136,24 @@ export class CollectionTextStore {
       seenState: r.seen_state as SeenState,
       lastError: r.last_error,
     };
+  }
+
+  /** The stored colours (`[L, u, v, share]`) of these records. */
+  async colorsOf(db: Kysely<Database>, keys: number[]): Promise<Map<number, number[][]>> {
+    const out = new Map<number, number[][]>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await db.selectFrom('collection_text').select(['key', 'colors']).where('key', 'in', keys.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(Number(r.key), fromJson<number[][]>(r.colors));
+    }
+    return out;
+  }
+
+  /** How far text search has looked at a collection's images, for `ping`. */
+  async progress(db: Kysely<Database>, collectionId: string): Promise<Record<SeenState, number>> {
+    const rows = await db.selectFrom('collection_text').select(['seen_state']).select((eb) => eb.fn.countAll<number>().as('n')).where('collection_id', '=', collectionId).groupBy('seen_state').execute();
+    const out: Record<SeenState, number> = { done: 0, pending: 0, no_image: 0, failed: 0 };
+    for (const r of rows) out[r.seen_state as SeenState] = Number(r.n);
+    return out;
   }
 
   /** Before the records go (their rows cascade): the FTS5 rows, which no foreign key reaches. */

@@ -1,0 +1,197 @@
+import type { CollectionQueries, Hit, TextHit } from '../../index/collection-queries.ts';
+import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
+import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
+import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
+import { parseQuery, type ParsedQuery } from '../../text-search/query.ts';
+import { deltaE, nameColor } from '../../vision/models/dominant-colors.ts';
+import { status, stopwatch, type SearchContext } from '../envelope.ts';
+import { ServiceError } from '../errors.ts';
+import type { VisionService } from '../vision-service.ts';
+import { checkedFilter, distanceScale, filterFailuresAre400, project, type Envelope, type Fields } from '../visual-search-service.ts';
+
+export type TextEngine = 'keyword' | 'clip';
+
+export interface TextQueryBody {
+  query_record?: unknown;
+  k?: number;
+  from?: number;
+  fields_to_return?: string[];
+  filter?: unknown;
+  product_field?: string;
+}
+
+interface DominantColorsQuery {
+  luv: [number, number, number][];
+  percentages: number[];
+}
+
+/** Colours within this ΔE*uv of a query colour count as it (about where two palette names part). */
+const colorMatchDelta = 15;
+const maxQueryColors = 8;
+
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+/** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
+const keywordDistance = (score: number) => round4(100 / (1 + Math.max(0, score)));
+
+const bad = (message: string) => new ServiceError(400, 'invalid_request', message);
+
+function dominantColorsOf(value: unknown): DominantColorsQuery | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw bad('query_record._dominant_colors must be an object with luv_colors and percentages.');
+  const { luv_colors: luv, percentages } = value as { luv_colors?: unknown; percentages?: unknown };
+  if (!Array.isArray(luv) || luv.length < 1 || luv.length > maxQueryColors) throw bad(`query_record._dominant_colors.luv_colors must be an array of 1 to ${maxQueryColors} colours, each [L, u, v].`);
+  for (const [i, c] of luv.entries()) {
+    if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === 'number' && Number.isFinite(x))) throw bad(`query_record._dominant_colors.luv_colors[${i}] must be three finite numbers [L, u, v].`);
+    if ((c[0] as number) < 0 || (c[0] as number) > 100) throw bad(`query_record._dominant_colors.luv_colors[${i}]: L must be 0 to 100.`);
+  }
+  if (!Array.isArray(percentages) || percentages.length !== luv.length) throw bad('query_record._dominant_colors.percentages must be an array with one number per colour of luv_colors.');
+  for (const [i, p] of percentages.entries()) {
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) throw bad(`query_record._dominant_colors.percentages[${i}] must be a number from 0 to 100.`);
+  }
+  return { luv: luv as [number, number, number][], percentages: percentages as number[] };
+}
+
+/** The query's colours as concept codes, so a colour-only search has candidates. */
+function colorCodes(colors: DominantColorsQuery): { code: string; weight: number }[] {
+  const out: { code: string; weight: number }[] = [];
+  for (const luv of colors.luv) {
+    const name = nameColor(luv) as ColorName;
+    const family = familyOf[name];
+    out.push({ code: familyCode(family), weight: 1 });
+    if (family !== name) out.push({ code: colorCode(name), weight: 1 });
+  }
+  return out;
+}
+
+/**
+ * M of docs/api-decisions.md: how much of the query's colour mix the record holds, 0–1. Stored
+ * colours are `[L, u, v, share 0–1]`.
+ */
+export function colorMatch(colors: DominantColorsQuery, stored: readonly number[][]): number {
+  let matched = 0;
+  let total = 0;
+  colors.luv.forEach((luv, i) => {
+    const p = colors.percentages[i]! / 100;
+    total += p;
+    const share = stored.filter((s) => deltaE(luv, s) <= colorMatchDelta).reduce((n, s) => n + (s[3] ?? 0), 0);
+    matched += Math.min(p, share);
+  });
+  return total > 0 ? matched / total : 0;
+}
+
+interface Ranked {
+  record: StoredRecord;
+  distance: number;
+}
+
+/**
+ * Text search (spec 2 §1, §4 text search): a natural-language query against a collection's
+ * images, by the keyword engine over what was seen at insert and the records' own words, or by a
+ * CLIP-family pack's text tower where the collection holds that pack's vectors.
+ */
+export class TextSearchService {
+  private readonly queries: CollectionQueries;
+
+  constructor(
+    private readonly store: CollectionStore,
+    queries: CollectionQueries,
+    private readonly vision: VisionService,
+  ) {
+    this.queries = filterFailuresAre400(queries);
+  }
+
+  /** The engine a collection's text queries use (also reported by `ping`). */
+  engineOf(c: CollectionRecord): TextEngine {
+    return this.vision.hasTextModel && c.model?.startsWith('clip:') ? 'clip' : 'keyword';
+  }
+
+  async search(ctx: SearchContext, c: CollectionRecord, body: TextQueryBody): Promise<Envelope> {
+    const clock = stopwatch();
+    const record = body.query_record;
+    if (!record || typeof record !== 'object' || Array.isArray(record)) throw bad('query_record is required: an object with _text_data.');
+    const { _text_data: text, _dominant_colors: rawColors } = record as { _text_data?: unknown; _dominant_colors?: unknown };
+    if (text !== undefined && typeof text !== 'string') throw bad('query_record._text_data must be a string.');
+    const colors = dominantColorsOf(rawColors);
+    const filter = checkedFilter(body.filter);
+    const k = body.k ?? 30;
+    const from = body.from ?? 0;
+    const productField = body.product_field ?? c.productField ?? undefined;
+
+    let q: ParsedQuery;
+    const parsed = typeof text === 'string' ? parseQuery(text) : undefined;
+    if (parsed && !parsed.ok && parsed.error.code === 'query_too_long') throw bad(parsed.error.message);
+    if (parsed?.ok) q = parsed.query;
+    else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
+    else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
+    if (colors) {
+      const codes = new Map(q.codes.map((x) => [x.code, x.weight]));
+      for (const x of colorCodes(colors)) codes.set(x.code, Math.max(x.weight, codes.get(x.code) ?? 0));
+      q = { ...q, codes: [...codes].map(([code, weight]) => ({ code, weight })) };
+    }
+
+    const echo: Record<string, unknown> = { ...(record as Record<string, unknown>), _query_language: q.language };
+    let engine = this.engineOf(c);
+    let ranked: Ranked[] | undefined;
+    const want = k + from;
+    // The colour re-rank needs a pool wider than the page.
+    const pool = colors ? Math.max(100, 4 * want) : want;
+
+    if (engine === 'clip' && q.text) {
+      const { vector, model } = await this.vision.textVector(typeof text === 'string' ? text : q.text);
+      if (model === c.model) ranked = await this.grouped(productField, pool, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale }))));
+      else engine = 'keyword';
+    } else engine = 'keyword';
+
+    if (!ranked) {
+      const present = await this.queries.present(c, q);
+      const unreadTerms = [...q.terms.filter((t) => !present.has(t)), ...q.unread];
+      if (unreadTerms.length) echo._unread_terms = unreadTerms;
+      if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
+        return {
+          status: status(ctx, 422, `Query not understood: no word of "${typeof text === 'string' ? text : ''}" is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records`),
+          query_records: [{ ...echo, _text_engine: engine }],
+          answer_records: [],
+          answer_distances: [],
+          answer_count: 0,
+          statistics: clock.done(),
+        };
+      }
+      ranked = await this.grouped(productField, pool, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) }))));
+    }
+
+    if (colors && ranked.length) {
+      const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
+      ranked = ranked
+        .map((h) => ({ ...h, distance: h.distance * (1 - 0.5 * colorMatch(colors, stored.get(h.record.key) ?? [])) }))
+        .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+    }
+    const page = ranked.slice(from, want);
+    return {
+      status: status(ctx, 200, 'OK'),
+      query_records: [{ ...echo, _text_engine: engine }],
+      answer_records: page.map((h) => project(h.record, body.fields_to_return as Fields, ['_id'])),
+      answer_distances: page.map((h) => round4(h.distance)),
+      answer_count: page.length,
+      statistics: clock.done(),
+    };
+  }
+
+  /**
+   * The best `want` answers, one per product when the collection groups by a product field (each
+   * product's best record), widening the search until enough products are seen.
+   */
+  private async grouped(productField: string | undefined, want: number, search: (n: number) => Promise<Ranked[]>): Promise<Ranked[]> {
+    if (!productField) return search(want);
+    for (let fetch = want * 4; ; fetch *= 4) {
+      const raw = await search(fetch);
+      const seen = new Set<string>();
+      const hits = raw.filter((h) => {
+        const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
+        if (seen.has(p)) return false;
+        seen.add(p);
+        return true;
+      });
+      if (hits.length >= want || raw.length < fetch) return hits.slice(0, want);
+    }
+  }
+}

@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from 'kysely';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64 } from '../helpers/photos.ts';
+import type { Store } from '../../src/store/database.ts';
+import { colorPalette } from '../../src/vision/models/color-palette.ts';
+import { srgbToLuv } from '../../src/vision/models/dominant-colors.ts';
+
+const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
+
+type Body = { status: { code: number; text: string }; query_records?: Record<string, unknown>[]; answer_records: Record<string, unknown>[]; answer_distances?: number[]; answer_count: number };
+
+describe.each(backends)('text search API (%s)', (backend) => {
+  let h: Harness;
+  type Owned = { id: string; account: string; token: string };
+  const call = async (url: string, body: unknown, c: Owned) => {
+    const res = await h.request('POST', url, { body, headers: { 'collection-id': c.id }, token: c.token });
+    return { http: res.statusCode, body: res.json() as Body };
+  };
+  const newCollection = async (type = 'photo'): Promise<Owned> => {
+    const { account, token } = await h.newAccount(1000);
+    const { id } = await h.app.loupe.collections.create({ accountId: account, type, name: 'shop' });
+    return { id, account, token };
+  };
+  const text = (c: Owned, q: string, extra: Record<string, unknown> = {}, url = '/similarity/text/photos/v2/text') => call(url, { query_record: { _text_data: q }, ...extra }, c);
+  const ids = (b: Body) => b.answer_records.map((r) => r._id);
+
+  let photos: Owned;
+  beforeAll(async () => {
+    h = await startHarness(backend, { seen: ['objects', 'faces', 'colors'] });
+    photos = await newCollection();
+    const records = [
+      { _id: 'plane-1', _base64: img('airplanes', 1), price: 99 },
+      { _id: 'plane-2', _base64: img('airplanes', 2), price: 20 },
+      { _id: 'dog-1', _base64: img('dalmatian', 13), price: 10 },
+      { _id: 'ball-1', _base64: img('soccer_ball', 14), price: 5 },
+      { _id: 'leo-1', _base64: img('Leopards', 1), title: 'Vestido rojo de verano', price: 50 },
+      { _id: 'watch-1', _base64: img('watch', 1), title: 'Running shoes for the marathon', price: 70 },
+      { _id: 'buddha-1', _base64: img('buddha', 2), notes: 'zapatos de cuero hechos a mano', price: 30 },
+    ];
+    for (let i = 0; i < records.length; i += 4) {
+      const res = await call('/similarity/photos/v2/insert', { records: records.slice(i, i + 4) }, photos);
+      expect(res.body.status.code).toBe(210);
+    }
+  }, 180_000);
+  afterAll(() => h?.close());
+
+  const db = () => (h.app.loupe as unknown as { store: Store }).store.db;
+  const luvOf = (name: string) => {
+    const n = Number.parseInt(colorPalette.find((p) => p.name === name)!.hex.slice(1), 16);
+    return srgbToLuv(n >> 16, (n >> 8) & 255, n & 255);
+  };
+
+  it('finds objects the server saw, by their name in any of the lexicon languages', async () => {
+    for (const q of ['airplane', 'planes', 'avión', '飞机', 'самолёт', 'हवाई जहाज़']) {
+      const r = await text(photos, q);
+      expect(r.http, q).toBe(200);
+      expect(new Set(ids(r.body).slice(0, 2)), q).toEqual(new Set(['plane-1', 'plane-2']));
+      const d = r.body.answer_distances!;
+      expect([...d].sort((a, b) => a - b), q).toEqual(d);
+      expect(d.every((x) => x > 0 && x <= 100)).toBe(true);
+      expect(r.body.query_records![0]).toMatchObject({ _text_data: q, _text_engine: 'keyword' });
+    }
+    expect((await text(photos, 'avión')).body.query_records![0]!._query_language).toBe('es');
+    // The photo base's second path searches the same collections.
+    expect(ids((await text(photos, 'airplane', {}, '/photo/text/v2/text')).body).slice(0, 2).sort()).toEqual(['plane-1', 'plane-2']);
+  });
+
+  it("finds records by their own words: stemmed, in their own language, and through lexicon concepts in another", async () => {
+    expect(ids((await text(photos, 'red dress')).body)[0]).toBe('leo-1');
+    expect(ids((await text(photos, 'vestido')).body)).toEqual(['leo-1']);
+    expect(ids((await text(photos, 'run')).body)).toEqual(['watch-1']);
+    expect(ids((await text(photos, 'marathons')).body)).toEqual(['watch-1']);
+    // Spanish inflection: "hecho" finds "hechos".
+    expect(ids((await text(photos, 'hecho')).body)).toEqual(['buddha-1']);
+    // "shoe" is a lexicon word: the English title and the Spanish notes both name footwear.
+    expect(ids((await text(photos, 'shoe')).body).sort()).toEqual(['buddha-1', 'watch-1']);
+  });
+
+  it('applies k, from, fields_to_return and the filter as visualKNN does', async () => {
+    const all = await text(photos, 'airplane');
+    const second = await text(photos, 'airplane', { k: 1, from: 1, fields_to_return: ['price'] });
+    expect(second.body.answer_records).toEqual([{ _id: ids(all.body)[1], price: ids(all.body)[1] === 'plane-1' ? 99 : 20 }]);
+    expect(second.body.answer_distances).toEqual([all.body.answer_distances![1]]);
+    const cheap = await text(photos, 'airplane', { filter: { price: { $lt: 50 } } });
+    expect(ids(cheap.body)).toEqual(['plane-2']);
+    const bad = await text(photos, 'airplane', { filter: { price: { $nope: 1 } } });
+    expect(bad.http).toBe(400);
+  });
+
+  it('says when it cannot read a query, and which words it did not read, and refunds the call', async () => {
+    const credits = async () => (await h.app.loupe.accounts.getAccount(photos.account)).credits;
+    const before = await credits();
+    const unread = await text(photos, 'qwzxv');
+    expect(unread.http).toBe(422);
+    expect(unread.body.status.code).toBe(422);
+    expect(unread.body.status.text).toMatch(/^Query not understood/);
+    expect(unread.body.answer_records).toEqual([]);
+    expect(unread.body.query_records![0]!._unread_terms).toEqual(['qwzxv']);
+    await vi.waitFor(async () => expect(await credits()).toBe(before));
+    const partly = await text(photos, 'airplane qwzxv');
+    expect(partly.http).toBe(200);
+    expect(partly.body.query_records![0]!._unread_terms).toEqual(['qwzxv']);
+    expect(ids(partly.body).length).toBeGreaterThan(0);
+    // Read, but nothing matches: an empty list, not an error.
+    const none = await text(photos, 'giraffe zebra elephant bear');
+    expect([200]).toContain(none.http);
+  });
+
+  it('refuses empty and malformed queries with a 400 naming the field', async () => {
+    for (const body of [{ query_record: { _text_data: '   ' } }, { query_record: { _text_data: '!!! ???' } }, { query_record: {} }, { query_record: { _text_data: 'x'.repeat(1001) } }]) {
+      const r = await call('/similarity/text/photos/v2/text', body, photos);
+      expect(r.http, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(r.body.status.text).toMatch(/_text_data/);
+    }
+    for (const body of [{}, { query_record: { _text_data: 5 } }, { query_record: { _text_data: 'red', _dominant_colors: { luv_colors: [[50, 0, 0]], percentages: [10, 20] } } }, { query_record: { _dominant_colors: { luv_colors: [[500, 0, 0]], percentages: [10] } } }]) {
+      const r = await call('/similarity/text/photos/v2/text', body, photos);
+      expect(r.http, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('ranks records whose colours match _dominant_colors higher, and searches by colours alone', async () => {
+    const plain = ids((await text(photos, 'airplane')).body);
+    const brown = { luv_colors: [luvOf('dark brown')], percentages: [60] };
+    const boosted = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: brown } }, photos);
+    expect(boosted.http).toBe(200);
+    expect(ids(boosted.body)[0]).toBe('plane-2');
+    expect(plain[0]).toBe('plane-1');
+    const alone = await call('/similarity/text/photos/v2/text', { query_record: { _dominant_colors: brown } }, photos);
+    expect(alone.http).toBe(200);
+    expect(ids(alone.body)).toContain('plane-2');
+  });
+
+  it('keeps the index in step with updates and deletes, and drops it with the collection', async () => {
+    const c = await newCollection('product');
+    const url = '/similarity/text/products/v2/text';
+    await call('/similarity/products-new/v2/insert', { records: [{ _id: 'a', _base64: img('watch', 1), title: 'pocket watch', product_id: 'p1' }, { _id: 'b', _base64: img('headphone', 1), title: 'studio headphones', product_id: 'p2' }] }, c);
+    expect(ids((await text(c, 'pocket', {}, url)).body)).toEqual(['a']);
+    await call('/similarity/products-new/v2/update', { records: [{ _id: 'a', title: 'wristwatch' }] }, c);
+    expect((await text(c, 'pocket', {}, url)).http).toBe(422);
+    expect(ids((await text(c, 'wristwatch', {}, url)).body)).toEqual(['a']);
+    await call('/similarity/products-new/v2/delete', { records: [{ _id: 'a' }] }, c);
+    expect((await text(c, 'wristwatch', {}, url)).http).toBe(422);
+    expect(ids((await text(c, 'studio', {}, url)).body)).toEqual(['b']);
+    await call('/similarity/products-new/v2/deleteByFilter', { filter: { title: 'studio headphones' } }, c);
+    expect((await text(c, 'studio', {}, url)).http).toBe(422);
+    const rows = await sql<{ n: number }>`SELECT count(*) AS n FROM collection_text WHERE collection_id = ${c.id}`.execute(db());
+    expect(Number(rows.rows[0]!.n)).toBe(0);
+    const indexes = async () => {
+      const hex = c.id.replace(/-/g, '');
+      const found = backend === 'sqlite' ? await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = ${`collection_fts_${hex}`}`.execute(db()) : await sql<{ n: number }>`SELECT count(*) AS n FROM pg_indexes WHERE indexname = ${`collection_text_gin_${hex}`}`.execute(db());
+      return Number(found.rows[0]!.n);
+    };
+    expect(await indexes()).toBe(1);
+    await h.app.loupe.collections.delete(c.id);
+    expect(await indexes()).toBe(0);
+  });
+
+  it('answers only for the collection types of its path, its owner, and accounts with the service', async () => {
+    const product = await newCollection('product');
+    const wrong = await text(product, 'airplane');
+    expect(wrong.http).toBe(400);
+    expect(wrong.body.status.text).toMatch(/product collection/);
+    const custom = await newCollection('custom');
+    expect((await text(custom, 'airplane')).http).toBe(400);
+    const other = await h.newAccount(10);
+    expect((await text({ ...photos, token: other.token }, 'airplane')).http).toBe(404);
+    const noHeader = await h.request('POST', '/similarity/text/photos/v2/text', { body: { query_record: { _text_data: 'airplane' } }, token: photos.token });
+    expect(noHeader.statusCode).toBe(400);
+    const limited = await h.newAccount(10, ['visual_search']);
+    const { id } = await h.app.loupe.collections.create({ accountId: limited.account, type: 'photo', name: 'x' });
+    expect((await text({ id, account: limited.account, token: limited.token }, 'airplane')).http).toBe(403);
+  });
+});
