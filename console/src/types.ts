@@ -36,35 +36,24 @@ export interface PriceStatsEntry {
   value?: Record<string, unknown> & { trend?: Record<string, unknown> };
 }
 
-export interface Identification {
-  id: string;
-  event_id: string;
-  seen?: string | null;
-  id_type?: string | null;
-  name?: string | null;
-  full_name?: string | null;
-  set_name?: string | null;
-  set_code?: string | null;
-  card_number?: string | null;
-  series?: string | null;
-  year?: string | null;
-  subcategory?: string | null;
-  distance?: number | null;
-  confidence?: string | null;
-  links?: Record<string, string> | null;
-  alternatives?: Record<string, unknown>[] | null;
-  price_stats?: PriceStatsEntry[] | null;
-  price?: number | null;
-  grading?: { grades?: Record<string, unknown> } | null;
-  grade?: number | null;
-  image?: string | null;
-  thumbnail?: string | null;
-  sold?: boolean | null;
-  note?: string | null;
-  corrected?: boolean;
-}
+/** The text fields of a card (spec 1 §2) that a user may correct (PATCH identification). */
+export const matchTextFields = ['name', 'full_name', 'set_name', 'set_code', 'card_number', 'series', 'year', 'subcategory'] as const;
+export type MatchTextField = (typeof matchTextFields)[number];
 
-export type Correction = Partial<Record<'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number' | 'series' | 'year' | 'subcategory', string>> & { price?: number | null };
+/** One row of a session as the identification list returns it. */
+export type Identification = { id: string; event_id: string } & Partial<Record<MatchTextField | 'seen' | 'id_type' | 'confidence' | 'note', string | null>> &
+  Partial<Record<'distance' | 'price' | 'grade', number | null>> & {
+    links?: Record<string, string> | null;
+    alternatives?: Record<string, unknown>[] | null;
+    price_stats?: PriceStatsEntry[] | null;
+    grading?: { grades?: Record<string, unknown> } | null;
+    image?: string | null;
+    thumbnail?: string | null;
+    sold?: boolean | null;
+    corrected?: boolean;
+  };
+
+export type Correction = Partial<Record<MatchTextField, string>> & { price?: number | null };
 
 export interface StatusObj {
   code: number;

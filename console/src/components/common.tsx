@@ -61,3 +61,34 @@ export function Stat({ label, value }: { label: string; value: ComponentChildren
     </div>
   );
 }
+
+/** A card's marketplace links (`{site: url}`), opened away from the console. */
+export function Links({ links }: { links: unknown }) {
+  if (!links || typeof links !== 'object' || !Object.keys(links).length) return null;
+  return (
+    <ul class="links">
+      {Object.entries(links as Record<string, string>).map(([site, url]) => (
+        <li key={site}>
+          <a href={url} target="_blank" rel="noopener noreferrer">
+            {site}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** A table's column headings; `num` columns are right-aligned. */
+export function HeadRow({ columns, num = [] }: { columns: string[]; num?: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th key={c} scope="col" class={num.includes(c) ? 'num' : undefined}>
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -1,5 +1,6 @@
 import { priceBoxes, priceScale } from '../lib/price-chart.ts';
 import { money } from '../lib/format.ts';
+import { HeadRow } from './common.tsx';
 import type { PriceStatsEntry } from '../types.ts';
 
 /** Box plots of `price_stats`, one line per statistics entry, with the numbers as a table for screen readers. */
@@ -37,14 +38,7 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
       </svg>
       <figcaption>
         <table class="mini">
-          <thead>
-            <tr>
-              <th scope="col">Period</th>
-              <th scope="col">Median</th>
-              <th scope="col">Range</th>
-              <th scope="col">Latest</th>
-            </tr>
-          </thead>
+          <HeadRow columns={['Period', 'Median', 'Range', 'Latest']} />
           <tbody>
             {boxes.map((b) => (
               <tr key={b.label}>

@@ -1,26 +1,14 @@
 import type { Identification } from '../types.ts';
 
-/** The columns of a session export, in the order a spreadsheet user reads them. */
-export const csvColumns: { header: string; value: (row: Identification) => unknown }[] = [
-  { header: 'event_id', value: (r) => r.event_id },
-  { header: 'seen', value: (r) => r.seen },
-  { header: 'name', value: (r) => r.name },
-  { header: 'full_name', value: (r) => r.full_name },
-  { header: 'set_name', value: (r) => r.set_name },
-  { header: 'set_code', value: (r) => r.set_code },
-  { header: 'card_number', value: (r) => r.card_number },
-  { header: 'year', value: (r) => r.year },
-  { header: 'subcategory', value: (r) => r.subcategory },
-  { header: 'price_usd', value: (r) => r.price },
-  { header: 'grade', value: (r) => r.grade },
-  { header: 'condition', value: (r) => r.grading?.grades?.condition },
-  { header: 'confidence', value: (r) => r.confidence },
-  { header: 'distance', value: (r) => r.distance },
-  { header: 'corrected', value: (r) => r.corrected },
-  { header: 'sold', value: (r) => r.sold },
-  { header: 'note', value: (r) => r.note },
-  { header: 'image', value: (r) => r.image },
-];
+/** The columns of a session export, in the order a spreadsheet user reads them; most are the row's own fields. */
+export const csvHeaders = ['event_id', 'seen', 'name', 'full_name', 'set_name', 'set_code', 'card_number', 'year', 'subcategory', 'price_usd', 'grade', 'condition', 'confidence', 'distance', 'corrected', 'sold', 'note', 'image'] as const;
+
+const derived: Partial<Record<(typeof csvHeaders)[number], (row: Identification) => unknown>> = {
+  price_usd: (r) => r.price,
+  condition: (r) => r.grading?.grades?.condition,
+};
+
+const valueOf = (row: Identification, header: (typeof csvHeaders)[number]): unknown => (derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header]);
 
 /**
  * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (a card note starting
@@ -37,8 +25,8 @@ export function csvField(value: unknown): string {
 
 /** The whole export; CRLF line ends and a byte-order mark so Excel reads UTF-8 names (Pokémon) right. */
 export function sessionCsv(rows: readonly Identification[]): string {
-  const lines = [csvColumns.map((c) => c.header).join(',')];
-  for (const row of rows) lines.push(csvColumns.map((c) => csvField(c.value(row))).join(','));
+  const lines = [csvHeaders.join(',')];
+  for (const row of rows) lines.push(csvHeaders.map((h) => csvField(valueOf(row, h))).join(','));
   return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
 

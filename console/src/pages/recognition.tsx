@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call, messageOf } from '../api.ts';
 import type { Shell } from '../app.tsx';
-import { DropZone, ErrorBox } from '../components/common.tsx';
+import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { num } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
@@ -27,17 +27,7 @@ function CardResult({ object }: { object: MatchObject }) {
           <p class="hint">
             {[best.set, best.set_code, best.card_number ? `#${String(best.card_number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, best.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
           </p>
-          {best.links && typeof best.links === 'object' ? (
-            <ul class="links">
-              {Object.entries(best.links as Record<string, string>).map(([site, url]) => (
-                <li key={site}>
-                  <a href={url} target="_blank" rel="noopener noreferrer">
-                    {site}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          ) : null}
+          <Links links={best.links} />
           <PriceChart stats={best.price_stats as PriceStatsEntry[] | undefined} />
         </>
       ) : (

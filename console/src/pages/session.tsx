@@ -2,19 +2,19 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { CardGrid } from '../components/card-grid.tsx';
-import { ErrorBox, Stat } from '../components/common.tsx';
+import { ErrorBox, Links, Stat } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
 import { money, num, when } from '../lib/format.ts';
-import type { Correction, Identification, Page, Session, Summary } from '../types.ts';
+import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
 
 /** The API's largest page: 5,000 cards are ten requests. */
 const rowsPerPage = 500;
 /** While a stream runs, the session is asked every few seconds; a hidden tab asks nothing. */
 const pollMs = 4000;
 
-const editable = ['name', 'full_name', 'set_name', 'set_code', 'card_number', 'series', 'year', 'subcategory'] as const;
-const limits: Record<(typeof editable)[number], number> = { name: 255, full_name: 500, set_name: 255, set_code: 50, card_number: 50, series: 255, year: 20, subcategory: 100 };
+const editable = matchTextFields;
+const limits: Record<MatchTextField, number> = { name: 255, full_name: 500, set_name: 255, set_code: 50, card_number: 50, series: 255, year: 20, subcategory: 100 };
 
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>({});
@@ -111,15 +111,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
       {row.links && Object.keys(row.links).length ? (
         <>
           <h3>Links</h3>
-          <ul class="links">
-            {Object.entries(row.links).map(([site, url]) => (
-              <li key={site}>
-                <a href={url} target="_blank" rel="noopener noreferrer">
-                  {site}
-                </a>
-              </li>
-            ))}
-          </ul>
+          <Links links={row.links} />
         </>
       ) : null}
       {row.price_stats?.length ? (

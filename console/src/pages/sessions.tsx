@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Shell } from '../app.tsx';
-import { ErrorBox } from '../components/common.tsx';
+import { ErrorBox, HeadRow } from '../components/common.tsx';
 import { money, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
 
@@ -88,16 +88,7 @@ export function SessionsPage({ shell }: { shell: Shell }) {
           <div class="table-wrap">
             <table class="list">
               <caption class="sr-only">Sessions, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Game</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Started</th>
-                  <th scope="col" class="num">Cards</th>
-                  <th scope="col" class="num">Total</th>
-                </tr>
-              </thead>
+              <HeadRow columns={['Name', 'Game', 'Status', 'Started', 'Cards', 'Total']} num={['Cards', 'Total']} />
               <tbody>
                 {data.results.map((s) => (
                   <tr key={s.id}>
