@@ -7,18 +7,8 @@ export interface Page<T> {
   results: T[];
 }
 
-export interface Session {
-  id: string;
-  name: string;
-  description: string;
-  game: string;
-  platform: string;
-  status: 'live' | 'closed';
-  started: string;
-  ended: string | null;
-  identification_count: number;
-  total_price: number;
-}
+/** A session as the console reads it (spec 1 §2 has more fields: description, platform, ended, client, meta_data). */
+export type Session = { id: string; name: string; game: string; status: 'live' | 'closed'; started: string } & Record<'identification_count' | 'total_price', number>;
 
 export interface Summary {
   identifications: number;
