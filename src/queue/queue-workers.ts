@@ -31,6 +31,8 @@ export class QueueWorkers {
       policy: AddressPolicy;
       /** A finished request's response as clients read it (media links signed); see WebhookDispatcher. */
       present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
+      /** Other background work of the process, started and stopped with the queue (text search's backfill). */
+      background?: { start(): void; stop(): Promise<void> }[];
     },
     private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
   ) {
@@ -48,13 +50,14 @@ export class QueueWorkers {
     this.sweeper = setInterval(() => void this.sweep(), this.options.queue.sweepIntervalMs);
     this.sweeper.unref();
     void this.sweep();
+    for (const b of this.deps.background ?? []) b.start();
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
     clearInterval(this.sweeper);
-    await Promise.all([this.runner.stop(), this.webhooks.stop(), this.sweeping]);
+    await Promise.all([this.runner.stop(), this.webhooks.stop(), this.sweeping, ...(this.deps.background ?? []).map((b) => b.stop())]);
   }
 
   /** Deletes requests past retention and their media; returns how many went. */

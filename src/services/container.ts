@@ -14,6 +14,7 @@ import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
 import { EmbeddedCollectionQueries } from '../index/embedded-collection-queries.ts';
 import { VisualSearchService } from './visual-search-service.ts';
 import { TextSearchService } from './text-search/text-search-service.ts';
+import { SeenBackfill } from './text-search/seen-backfill.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -44,6 +45,8 @@ export interface Services {
   collections: CollectionService;
   visualSearch: VisualSearchService;
   textSearch: TextSearchService;
+  /** Text search for records stored before it (started with the queue). */
+  seenBackfill: SeenBackfill;
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
@@ -103,7 +106,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages), config.priceRates);
   registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill] }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
@@ -115,6 +119,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     collections: new CollectionService(collectionStore, accounts, queries),
     visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen),
     textSearch: new TextSearchService(collectionStore, queries, vision),
+    seenBackfill: backfill,
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
     imageMatching,
     media: new MediaService(mediaStore, links),

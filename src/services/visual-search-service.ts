@@ -8,6 +8,7 @@ import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 import type { TextRow } from '../store/collection-text-store.ts';
 import { recordText } from '../text-search/record-text.ts';
+import { textEngineOf } from './text-search/text-engine.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
@@ -130,13 +131,27 @@ export class VisualSearchService {
     this.queries.applied(c, change);
   }
 
-  ping(ctx: SearchContext, c: CollectionRecord): Envelope {
+  async ping(ctx: SearchContext, c: CollectionRecord): Promise<Envelope> {
     const clock = stopwatch();
-    return {
-      status: status(ctx, 200, 'OK'),
-      info: `${c.type} collection "${c.name}": ${c.recordCount} records, HNSW index over ${c.dimensions ?? 'not yet known'}-d ${c.model ?? 'descriptors'} (cosine distance × ${distanceScale})`,
-      statistics: clock.done(),
-    };
+    const info = `${c.type} collection "${c.name}": ${c.recordCount} records, HNSW index over ${c.dimensions ?? 'not yet known'}-d ${c.model ?? 'descriptors'} (cosine distance × ${distanceScale})`;
+    if (c.type === 'custom') return { status: status(ctx, 200, 'OK'), info, statistics: clock.done() };
+    const text = await this.textSearchState(c);
+    return { status: status(ctx, 200, 'OK'), info: `${info}; ${text.summary}`, text_search: text.state, statistics: clock.done() };
+  }
+
+  /** Which text engine answers and how far the server has looked at the images (ping, the backfill's progress). */
+  private async textSearchState(c: CollectionRecord): Promise<{ summary: string; state: Record<string, unknown> }> {
+    const engine = textEngineOf(c, this.vision.hasTextModel);
+    const p = await this.store.text.progress(this.store.store.db, c.id);
+    const withText = p.done + p.pending + p.no_image + p.failed;
+    // Records stored before text search existed have no row until the backfill's first phase.
+    const pending = p.pending + Math.max(0, c.recordCount - withText);
+    const index = this.store.store.dialect === 'sqlite' ? 'SQLite FTS5 BM25' : 'PostgreSQL full-text search, BM25';
+    const parts = this.seen.length ? this.seen.join(', ') : 'nothing (LOUPE_SEEN=none): records are found by their own words only';
+    const how = engine === 'clip' ? 'CLIP text tower against the image vectors' : `keyword engine (${index}; looks for ${parts}; record text)`;
+    const hint = engine === 'keyword' && this.vision.hasTextModel ? '; a CLIP pack is active but this collection holds other vectors: re-index it to search with CLIP' : '';
+    const summary = `text search: ${how}${hint}; seen content ${p.done} of ${c.recordCount} records (${pending} pending, ${p.no_image} without a stored image, ${p.failed} failed)`;
+    return { summary, state: { engine, seen: p.done, pending, no_image: p.no_image, failed: p.failed, records: c.recordCount } };
   }
 
   async insert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {

@@ -1,8 +1,11 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
+import type { SeenBackfill } from '../../src/services/text-search/seen-backfill.ts';
 import { colorPalette } from '../../src/vision/models/color-palette.ts';
 import { srgbToLuv } from '../../src/vision/models/dominant-colors.ts';
 
@@ -26,8 +29,21 @@ describe.each(backends)('text search API (%s)', (backend) => {
   const ids = (b: Body) => b.answer_records.map((r) => r._id);
 
   let photos: Owned;
+  // Images by URL, for the backfill (records sent as base64 keep no image to look at again).
+  const server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/plane.jpg')) {
+      res.writeHead(200, { 'content-type': 'image/jpeg' });
+      res.end(Buffer.from(img('airplanes', 1), 'base64'));
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  let origin = '';
   beforeAll(async () => {
-    h = await startHarness(backend, { seen: ['objects', 'faces', 'colors'] });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    h = await startHarness(backend, { seen: ['objects', 'faces', 'colors'], urlAllowList: ['127.0.0.1'] });
     photos = await newCollection();
     const records = [
       { _id: 'plane-1', _base64: img('airplanes', 1), price: 99 },
@@ -43,7 +59,10 @@ describe.each(backends)('text search API (%s)', (backend) => {
       expect(res.body.status.code).toBe(210);
     }
   }, 180_000);
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    server.close();
+  });
 
   const db = () => (h.app.loupe as unknown as { store: Store }).store.db;
   const luvOf = (name: string) => {
@@ -170,5 +189,40 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const limited = await h.newAccount(10, ['visual_search']);
     const { id } = await h.app.loupe.collections.create({ accountId: limited.account, type: 'photo', name: 'x' });
     expect((await text({ id, account: limited.account, token: limited.token }, 'airplane')).http).toBe(403);
+  });
+
+  it('indexes records stored before text search in a resumable background pass, with its progress in ping', async () => {
+    const c = await newCollection('photo');
+    const ins = await call('/similarity/photos/v2/insert', { records: [
+      { _id: 'by-url', _url: `${origin}/plane.jpg`, title: 'hangar' },
+      { _id: 'by-base64', _base64: img('watch', 1), title: 'old leather boots' },
+      { _id: 'gone', _url: `${origin}/plane.jpg?gone` },
+    ] }, c);
+    expect(ins.body.status.code).toBe(210);
+    // As before text search existed: no text rows at all.
+    const keys = (await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows.map((r) => Number(r.key));
+    await db().transaction().execute(async (trx) => {
+      if (backend === 'sqlite') await sql`DELETE FROM ${sql.raw(`collection_fts_${c.id.replace(/-/g, '')}`)} WHERE rowid IN (${sql.join(keys)})`.execute(trx);
+      await trx.deleteFrom('collection_text').where('key', 'in', keys).execute();
+    });
+    // The image behind the third URL is gone by the time the backfill looks.
+    await sql`UPDATE collection_records SET data = ${backend === 'sqlite' ? JSON.stringify({ _id: 'gone', _url: `${origin}/missing.jpg` }) : sql`${JSON.stringify({ _id: 'gone', _url: `${origin}/missing.jpg` })}::jsonb`} WHERE collection_id = ${c.id} AND record_id = 'gone'`.execute(db());
+    const ping = async () => (await h.request('POST', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json() as { info: string; text_search: Record<string, number | string> };
+    expect((await ping()).text_search).toMatchObject({ engine: 'keyword', seen: 0, pending: 3, records: 3 });
+    expect(ids((await text(c, 'boots')).body)).toEqual([]);
+
+    const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
+    // Stopped after two rows, then resumed: nothing done twice, nothing missed.
+    const first = await backfill.pass(2);
+    expect(first.written).toBe(2);
+    const rest = await backfill.pass();
+    expect(rest).toMatchObject({ written: 1, seen: 1, noImage: 1, failed: 1 });
+    expect(await backfill.pass()).toMatchObject({ written: 0, seen: 0, noImage: 0, failed: 0 });
+
+    expect(ids((await text(c, 'boots')).body)).toEqual(['by-base64']);
+    expect(ids((await text(c, 'airplane')).body)).toEqual(['by-url']);
+    const after = await ping();
+    expect(after.text_search).toMatchObject({ seen: 1, pending: 0, no_image: 1, failed: 1 });
+    expect(after.info).toMatch(/seen content 1 of 3 records \(0 pending, 1 without a stored image, 1 failed\)/);
   });
 });

@@ -7,9 +7,8 @@ import { deltaE, nameColor } from '../../vision/models/dominant-colors.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
+import { textEngineOf, type TextEngine } from './text-engine.ts';
 import { checkedFilter, distanceScale, filterFailuresAre400, project, type Envelope, type Fields } from '../visual-search-service.ts';
-
-export type TextEngine = 'keyword' | 'clip';
 
 export interface TextQueryBody {
   query_record?: unknown;
@@ -102,7 +101,7 @@ export class TextSearchService {
 
   /** The engine a collection's text queries use (also reported by `ping`). */
   engineOf(c: CollectionRecord): TextEngine {
-    return this.vision.hasTextModel && c.model?.startsWith('clip:') ? 'clip' : 'keyword';
+    return textEngineOf(c, this.vision.hasTextModel);
   }
 
   async search(ctx: SearchContext, c: CollectionRecord, body: TextQueryBody): Promise<Envelope> {

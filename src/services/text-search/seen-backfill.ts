@@ -1,0 +1,182 @@
+import { sql } from 'kysely';
+import type { QueueLog } from '../../queue/queue-workers.ts';
+import type { CollectionStore } from '../../store/collection-store.ts';
+import type { TextRow } from '../../store/collection-text-store.ts';
+import { fromJson } from '../../store/database.ts';
+import { recordText } from '../../text-search/record-text.ts';
+import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../../text-search/seen-tokens.ts';
+import type { VisionService } from '../vision-service.ts';
+
+/** A record whose image could not be looked at is tried this many times in all. */
+export const maxSeenAttempts = 3;
+const batchSize = 20;
+const logEvery = 100;
+
+interface Progress {
+  written: number;
+  seen: number;
+  noImage: number;
+  failed: number;
+  retokenised: number;
+}
+
+/**
+ * Text search for records stored before it existed (issue 20), in the background of the server
+ * and of `loupe worker`, in three steps that each resume where a stop left them (every row is
+ * committed on its own):
+ * 1. records without a text row get one with their own words, at once searchable by them;
+ * 2. rows whose image was not looked at get the `index` task on their `_url` (records sent as
+ *    base64 or a server file kept no image: `no_image`); a refused image fails at once, a
+ *    download or worker failure is tried again up to `maxSeenAttempts` times;
+ * 3. rows seen by an older tokeniser are re-tokenised from their stored observation, no image.
+ * One image at a time, so requests keep the other workers. The pass ends when nothing is left:
+ * new records get their row when they are stored, so there is nothing to poll for afterwards.
+ */
+export class SeenBackfill {
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly store: CollectionStore,
+    private readonly vision: VisionService,
+    private readonly seen: readonly SeenPart[],
+    private readonly log: QueueLog = () => {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.running ??= this.pass()
+      .then(() => undefined)
+      .catch((err: unknown) => this.log('error', 'text search backfill stopped', { err: String(err) }))
+      .finally(() => (this.running = undefined));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  /** Works until nothing is left (or `limit` rows are done); returns what it did. */
+  async pass(limit = Infinity): Promise<Progress> {
+    const p: Progress = { written: 0, seen: 0, noImage: 0, failed: 0, retokenised: 0 };
+    const done = () => p.written + p.seen + p.noImage + p.failed + p.retokenised;
+    const report = (final = false) => {
+      if (final ? done() > 0 : done() % logEvery === 0) this.log('info', final ? 'text search backfill: done' : 'text search backfill: progress', { ...p });
+    };
+    while (!this.stopped && done() < limit) {
+      const n = await this.writeMissing(Math.min(batchSize, limit - done()), p);
+      if (n === 0) break;
+      report();
+    }
+    while (!this.stopped && done() < limit) {
+      const n = await this.lookAtImages(Math.min(batchSize, limit - done()), p, report);
+      if (n === 0) break;
+    }
+    while (!this.stopped && done() < limit) {
+      const n = await this.retokenise(Math.min(batchSize, limit - done()), p);
+      if (n === 0) break;
+    }
+    report(true);
+    return p;
+  }
+
+  private get db() {
+    return this.store.store.db;
+  }
+
+  /** Step 1: a text row with the record's own words for each record without one. */
+  private async writeMissing(n: number, p: Progress): Promise<number> {
+    const rows = await sql<{ key: number; collection_id: string; data: unknown; product_field: string | null }>`
+      SELECT r.key, r.collection_id, r.data, c.product_field FROM collection_records r
+      JOIN collections c ON c.id = r.collection_id
+      LEFT JOIN collection_text t ON t.key = r.key
+      WHERE t.key IS NULL AND c.type <> 'custom'
+      ORDER BY r.key LIMIT ${n}`.execute(this.db);
+    for (const r of rows.rows) {
+      const { body, lang } = recordText(fromJson<Record<string, unknown>>(r.data), r.product_field);
+      const row: TextRow = { seen: '', body, ocr: '', lang, colors: [], observed: null, seenVersion: 0, seenState: 'pending' };
+      // The record may have gone (or been given its row by an insert) since the read.
+      await this.db.transaction().execute(async (trx) => {
+        const still = await trx.selectFrom('collection_records').select('key').where('key', '=', Number(r.key)).executeTakeFirst();
+        const has = await trx.selectFrom('collection_text').select('key').where('key', '=', Number(r.key)).executeTakeFirst();
+        if (still && !has) await this.store.text.write(trx, r.collection_id, Number(r.key), row);
+      });
+      p.written++;
+    }
+    return rows.rows.length;
+  }
+
+  /** Step 2: the images of rows not looked at yet, one at a time. */
+  private async lookAtImages(n: number, p: Progress, report: () => void): Promise<number> {
+    const rows = await sql<{ key: number; collection_id: string; attempts: number; data: unknown; product_field: string | null }>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.seen_state IN ('pending', 'failed') AND t.attempts < ${maxSeenAttempts}
+      ORDER BY t.key LIMIT ${n}`.execute(this.db);
+    for (const r of rows.rows) {
+      if (this.stopped) break;
+      const key = Number(r.key);
+      // Claimed by raising its attempts: of two nodes reading the same row, one goes on.
+      const claim = await this.db.updateTable('collection_text').set({ attempts: Number(r.attempts) + 1 }).where('key', '=', key).where('attempts', '=', Number(r.attempts)).executeTakeFirst();
+      if (Number(claim.numUpdatedRows) !== 1) continue;
+      const data = fromJson<Record<string, unknown>>(r.data);
+      const current = await this.store.text.get(this.db, key);
+      if (!current) continue;
+      if (typeof data._url !== 'string') {
+        await this.update(r.collection_id, key, { ...current, seenState: 'no_image', lastError: null });
+        p.noImage++;
+      } else {
+        const [o] = await this.vision.each('index', [{ _url: data._url }], { seen: [...this.seen] });
+        if (o && 'ok' in o) {
+          const t = seenText(o.ok.observed);
+          const { body, lang } = recordText(data, r.product_field);
+          await this.update(r.collection_id, key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
+          p.seen++;
+        } else {
+          const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
+          // The image itself was refused (gone, not an image, a private address): final.
+          const final = error.code >= 400 && error.code < 500;
+          await this.update(r.collection_id, key, { ...current, seenState: 'failed', lastError: error.text.slice(0, 500) }, final ? maxSeenAttempts : undefined);
+          p.failed++;
+          this.log('warn', 'text search backfill: image not seen', { collection: r.collection_id, key, error: error.text, final });
+        }
+      }
+      report();
+    }
+    return rows.rows.length;
+  }
+
+  /** Step 3: rows tokenised by an older version, from their stored observation. */
+  private async retokenise(n: number, p: Progress): Promise<number> {
+    const rows = await this.db
+      .selectFrom('collection_text')
+      .select(['key', 'collection_id'])
+      .where('seen_state', '=', 'done')
+      .where('seen_version', '>', 0)
+      .where('seen_version', '<', TOKENS_VERSION)
+      .orderBy('key')
+      .limit(n)
+      .execute();
+    for (const r of rows) {
+      const current = await this.store.text.get(this.db, Number(r.key));
+      if (!current?.observed) continue;
+      const t = seenText(current.observed as Observed);
+      await this.update(r.collection_id, Number(r.key), { ...current, seen: t.seen, ocr: t.ocr, colors: t.colors, seenVersion: TOKENS_VERSION });
+      p.retokenised++;
+    }
+    return rows.length;
+  }
+
+  /** Writes a row unless its record went meanwhile; `write` resets attempts, so a final failure sets them after. */
+  private async update(collectionId: string, key: number, row: TextRow, attempts?: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const still = await trx.selectFrom('collection_records').select('key').where('key', '=', key).executeTakeFirst();
+      if (!still) return;
+      const before = await trx.selectFrom('collection_text').select('attempts').where('key', '=', key).executeTakeFirst();
+      await this.store.text.write(trx, collectionId, key, row);
+      const keep = attempts ?? (row.seenState === 'failed' ? Number(before?.attempts ?? 0) : 0);
+      if (keep) await trx.updateTable('collection_text').set({ attempts: keep }).where('key', '=', key).execute();
+    });
+  }
+}
