@@ -1,4 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
@@ -224,5 +228,44 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const after = await ping();
     expect(after.text_search).toMatchObject({ seen: 1, pending: 0, no_image: 1, failed: 1 });
     expect(after.info).toMatch(/seen content 1 of 3 records \(0 pending, 1 without a stored image, 1 failed\)/);
+  });
+});
+
+describe.each(backends)('text search with a CLIP-family pack (%s)', (backend) => {
+  let h: Harness;
+  const dirs: string[] = [];
+  const tmp = (prefix: string) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+  beforeAll(async () => {
+    const { writeTinyClipPack } = await import('../helpers/tiny-clip.ts');
+    const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
+    const packDir = (await installPack(await writeTinyClipPack(tmp('loupe-tiny-clip-')), tmp('loupe-pack-data-'), { name: 'tiny' })).dir;
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.close();
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("searches the pack's image vectors with its text tower, in other languages through the lexicon", async () => {
+    const { account, token } = await h.newAccount(100);
+    const { id } = await h.app.loupe.collections.create({ accountId: account, type: 'photo', name: 'colours' });
+    const solid = async (hex: string) => (await sharp({ create: { width: 48, height: 40, channels: 3, background: hex } }).png().toBuffer()).toString('base64');
+    const ins = await h.request('POST', '/similarity/photos/v2/insert', { headers: { 'collection-id': id }, token, body: { records: [{ _id: 'red', _base64: await solid('#ff0000') }, { _id: 'green', _base64: await solid('#00ff00') }, { _id: 'blue', _base64: await solid('#0000ff') }] } });
+    expect(ins.json().status.code).toBe(210);
+    for (const [q, want] of [['red', 'red'], ['a blue one', 'blue'], ['verde', 'green'], ['红色', 'red']] as const) {
+      const res = await h.request('POST', '/similarity/text/photos/v2/text', { headers: { 'collection-id': id }, token, body: { query_record: { _text_data: q } } });
+      expect(res.statusCode, q).toBe(200);
+      const body = res.json() as Body;
+      expect(body.answer_records[0]!._id, q).toBe(want);
+      expect(body.query_records![0]!._text_engine).toBe('clip');
+      expect(body.answer_distances![0]!).toBeLessThan(body.answer_distances![2]!);
+    }
+    const ping = (await h.request('POST', '/similarity/photos/v2/ping', { headers: { 'collection-id': id }, token })).json() as { info: string; text_search: { engine: string } };
+    expect(ping.text_search.engine).toBe('clip');
+    expect(ping.info).toMatch(/CLIP text tower/);
   });
 });

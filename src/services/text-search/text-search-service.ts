@@ -78,6 +78,16 @@ export function colorMatch(colors: DominantColorsQuery, stored: readonly number[
   return total > 0 ? matched / total : 0;
 }
 
+/**
+ * What a CLIP text tower reads: CLIP-family packs are trained on English captions, so a query in
+ * another language is rendered through the lexicon (its concepts by their English names, in
+ * query order) with its other words as they are (names, brands, numbers often carry over).
+ */
+export function englishOf(q: ParsedQuery, original: string): string {
+  if (q.language === 'en' || q.concepts.length === 0) return original;
+  return [...q.concepts.map((c) => c.concept.name), ...q.terms].join(' ');
+}
+
 interface Ranked {
   record: StoredRecord;
   distance: number;
@@ -136,7 +146,7 @@ export class TextSearchService {
     const pool = colors ? Math.max(100, 4 * want) : want;
 
     if (engine === 'clip' && q.text) {
-      const { vector, model } = await this.vision.textVector(typeof text === 'string' ? text : q.text);
+      const { vector, model } = await this.vision.textVector(englishOf(q, typeof text === 'string' ? text : q.text));
       if (model === c.model) ranked = await this.grouped(productField, pool, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale }))));
       else engine = 'keyword';
     } else engine = 'keyword';
