@@ -1,4 +1,4 @@
-import { ApiError, call } from './api.ts';
+import { ApiError, call, storedWorkspace } from './api.ts';
 
 export interface AccountInfo {
   account: string | null;
@@ -49,6 +49,8 @@ export async function loadAccount(token: string): Promise<AccountInfo> {
   } catch (err) {
     // A token the server does not know stops sign-in here; a disabled card sessions service does not.
     if (err instanceof ApiError && (err.status === 401 || err.status === 0)) throw err;
+    // A chosen workspace the account does not own is a 404 like a missing session (docs/api-decisions.md).
+    if (err instanceof ApiError && err.status === 404 && storedWorkspace()) throw err;
     services.cardstream = enabledFrom(err);
   }
   await Promise.all(

@@ -4,6 +4,7 @@
  */
 
 const tokenKey = 'loupe.token';
+const workspaceKey = 'loupe.workspace';
 
 export class ApiError extends Error {
   constructor(
@@ -24,6 +25,22 @@ export function storeToken(token: string | null): void {
   // Session storage only: the token leaves with the tab and is never written to disk by us.
   if (token) sessionStorage.setItem(tokenKey, token);
   else sessionStorage.removeItem(tokenKey);
+}
+
+/** A workspace other than the token's default, chosen in the header; null for the default. */
+export function storedWorkspace(): string | null {
+  return sessionStorage.getItem(workspaceKey);
+}
+
+export function storeWorkspace(id: string | null): void {
+  if (id) sessionStorage.setItem(workspaceKey, id);
+  else sessionStorage.removeItem(workspaceKey);
+}
+
+/** Card sessions and asynchronous requests live in workspaces (`?workspace=`, spec 1 §4, spec 3 §2); the other services are the account's. */
+export function withWorkspace(path: string, workspace = storedWorkspace()): string {
+  if (!workspace || !/^\/(cardstream|account)\//.test(path) || /[?&]workspace=/.test(path)) return path;
+  return `${path}${path.includes('?') ? '&' : '?'}workspace=${encodeURIComponent(workspace)}`;
 }
 
 /** The sentence a person should read for a failed call: the house `detail`, or a search envelope's `status.text`. */
@@ -50,7 +67,7 @@ export async function call<T>(method: string, path: string, options: CallOptions
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);

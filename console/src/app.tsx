@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError, messageOf, storedToken, storeToken } from './api.ts';
+import { ApiError, messageOf, storedToken, storedWorkspace, storeToken, storeWorkspace } from './api.ts';
 import { loadAccount, refreshCredits, type AccountInfo } from './account.ts';
 import { SessionsPage } from './pages/sessions.tsx';
 import { SessionPage } from './pages/session.tsx';
@@ -32,6 +32,70 @@ export interface Shell {
   account: AccountInfo;
   /** Call after a priced call so the header shows what is left. */
   creditsChanged: () => void;
+}
+
+/** The header's workspace: the token's default, or one the user names (the API cannot list them). */
+function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChanged: (a: AccountInfo) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const use = async (id: string | null) => {
+    const before = storedWorkspace();
+    storeWorkspace(id);
+    try {
+      onChanged(await loadAccount(storedToken()!));
+      setEditing(false);
+      setError(null);
+    } catch (err) {
+      storeWorkspace(before);
+      setError(err instanceof ApiError && err.status === 404 ? 'No workspace of this account has that id.' : messageOf(err));
+    }
+  };
+  if (!editing)
+    return (
+      <dd>
+        <span title={account.workspace ?? ''} data-testid="workspace">
+          {account.workspace ? account.workspace.slice(0, 8) : '—'}
+        </span>{' '}
+        <button
+          class="link small"
+          onClick={() => {
+            setValue('');
+            setEditing(true);
+          }}
+          aria-label="Switch workspace"
+        >
+          switch
+        </button>
+      </dd>
+    );
+  return (
+    <dd>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void use(value.trim() || null);
+        }}
+      >
+        <label class="inline">
+          <span class="sr-only">Workspace id</span>
+          <input value={value} placeholder="workspace id (empty: default)" onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+        </label>
+        <button type="submit" class="small">
+          Use
+        </button>
+        <button type="button" class="link small" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </form>
+      {error ? (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </dd>
+  );
 }
 
 function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: AccountInfo) => void; error: unknown }) {
@@ -92,6 +156,7 @@ export function App() {
 
   const signOut = useCallback(() => {
     storeToken(null);
+    storeWorkspace(null);
     setAccount(null);
   }, []);
   useEffect(() => {
@@ -152,9 +217,7 @@ export function App() {
         <dl class="account" aria-label="Account">
           <div>
             <dt>Workspace</dt>
-            <dd title={account.workspace ?? ''} data-testid="workspace">
-              {account.workspace ? account.workspace.slice(0, 8) : '—'}
-            </dd>
+            <WorkspaceSwitch account={account} onChanged={setAccount} />
           </div>
           <div>
             <dt>Credits</dt>
@@ -169,7 +232,7 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} key={account.workspace ?? ''}>
         {body}
       </main>
     </>

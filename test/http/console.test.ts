@@ -211,6 +211,26 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await shot('session');
   });
 
+  it('switches to another workspace of the account and back', async () => {
+    const { workspace } = await h.app.loupe.accounts.addWorkspace(h.account.account, 'second shop');
+    await page.goto(`${base}/console#/sessions`);
+    await page.getByRole('link', { name: 'Friday stream' }).waitFor();
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
+    await page.getByLabel('Workspace id').fill('00000000-0000-4000-8000-000000000000');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/No workspace of this account/);
+    await page.getByLabel('Workspace id').fill(workspace);
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => page.getByTestId('workspace').getAttribute('title')).toBe(workspace);
+    await page.getByText('No sessions yet.').waitFor();
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
+    expect(await page.getByLabel('Workspace id').inputValue()).toBe('');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => page.getByTestId('workspace').getAttribute('title')).toBe(h.account.workspace);
+    await page.getByRole('link', { name: 'Friday stream' }).waitFor();
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+  });
+
   it('picks up cards uploaded while the page is open (polling a live session)', async () => {
     await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e4', name: 'Mewtwo', set_name: 'Base Set', price: 9 }] } });
     await page.locator('[data-event-id="e4"]').waitFor({ timeout: 15_000 });

@@ -40,11 +40,16 @@ export async function prepareImage(file: File, maxEdge: number): Promise<Prepare
   return { name: file.name, base64: toBase64(bytes), bytes: original, preview: URL.createObjectURL(file), width, height };
 }
 
-/** A part of an image (a detected card) as base64 JPEG, for the session's image of that card. */
-export async function cropToBase64(file: Blob, box: readonly [number, number, number, number], maxEdge = 1024): Promise<string | null> {
+/**
+ * A part of an image (a detected card) as base64 JPEG, for the session's image of that card. The box
+ * is in pixels of the image the server saw, `sentWidth` wide (a scaled-down copy of a large photo);
+ * the crop is taken from the original file.
+ */
+export async function cropToBase64(file: Blob, box: readonly [number, number, number, number], sentWidth: number | undefined, maxEdge = 1024): Promise<string | null> {
   const bitmap = await createImageBitmap(file).catch(() => null);
   if (!bitmap) return null;
-  const [x0, y0, x1, y1] = box;
+  const k = sentWidth ? bitmap.width / sentWidth : 1;
+  const [x0, y0, x1, y1] = box.map((v) => v * k) as [number, number, number, number];
   const w = Math.max(1, x1 - x0);
   const h = Math.max(1, y1 - y0);
   const scale = Math.min(1, maxEdge / Math.max(w, h));

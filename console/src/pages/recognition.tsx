@@ -144,7 +144,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       const res = await call<{ created: number; updated: number; duplicates: number }>('POST', `/cardstream/v2/session/${sessionId}/identifications/`, { body: { identifications: rows.map((r) => r.row) } });
       // Each card's own crop as its session image, so the session grid shows that card and not the whole binder page.
       for (const r of rows) {
-        const crop = await cropToBase64(r.photo.file, r.object.bound_box);
+        const crop = await cropToBase64(r.photo.file, r.object.bound_box, r.photo.record?._width);
         if (crop) await call('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: { event_id: r.row.event_id, image: crop } });
       }
       setAdded(sessionId);

@@ -300,7 +300,17 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       <ErrorBox error={error} />
       <div class="session-body">
         <CardGrid rows={shown} selected={selected} onOpen={(r) => setSelected(r.id)} />
-        {selectedRow ? <Editor row={selectedRow} onSaved={saved} onClose={() => setSelected(null)} /> : null}
+        {selectedRow ? (
+          <Editor
+            row={selectedRow}
+            onSaved={saved}
+            onClose={() => {
+              setSelected(null);
+              // Back to the card the editor was opened from, so the keyboard keeps its place in the grid.
+              document.querySelector<HTMLElement>(`[data-event-id="${CSS.escape(selectedRow.event_id)}"]`)?.focus();
+            }}
+          />
+        ) : null}
       </div>
     </section>
   );
