@@ -5,7 +5,8 @@
  */
 import { ConsoleBundle } from '../src/services/console-bundle.ts';
 
-export function firstLoad(bundle = ConsoleBundle.load()) {
+export async function firstLoad(loading = ConsoleBundle.load()) {
+  const bundle = await loading;
   const index = bundle.index;
   if (!index) throw new Error('console/dist is not built: npm run console:build');
   const linked = [...index.raw.toString('utf8').matchAll(/(?:src|href)="\/console\/([^"]+\.(?:js|css))"/g)].map((m) => m[1]!);
@@ -15,7 +16,7 @@ export function firstLoad(bundle = ConsoleBundle.load()) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const size = firstLoad();
+  const size = await firstLoad();
   for (const f of size.files) console.log(`${f.name.padEnd(34)} ${String(f.raw).padStart(8)} B raw ${String(f.gzip).padStart(7)} B gzip ${String(f.brotli).padStart(7)} B brotli`);
   console.log(`${'first load'.padEnd(34)} ${String(size.raw).padStart(8)} B raw ${String(size.gzip).padStart(7)} B gzip ${String(size.brotli).padStart(7)} B brotli (budget 300 KB compressed)`);
   if (size.gzip > 300 * 1024) process.exit(1);

@@ -30,8 +30,8 @@ describe('web console (/console): the built bundle', () => {
     expect(built.sources, 'console/dist is stale: run npm run console:build and commit console/dist').toBe(consoleSourceHash());
   });
 
-  it('loads in at most 300 KB of compressed JavaScript and CSS', () => {
-    const size = firstLoad();
+  it('loads in at most 300 KB of compressed JavaScript and CSS', async () => {
+    const size = await firstLoad();
     expect(size.files.some((f) => f.name.endsWith('.js'))).toBe(true);
     expect(size.gzip).toBeLessThan(300 * 1024);
   });

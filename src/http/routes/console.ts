@@ -37,17 +37,19 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
  * `/console`: the web console (issue 21), a single-page app built from `console/` and served from
  * memory. It is a client of the public API like any other; this route holds no API of its own.
  */
-export async function consoleRoutes(app: FastifyInstance, options: { bundle?: ConsoleBundle } = {}): Promise<void> {
-  const bundle = options.bundle ?? ConsoleBundle.load();
+export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Promise<ConsoleBundle> } = {}): Promise<void> {
+  // Read on the first visit, not at start-up: most servers (and every API test) never open the console.
+  let loading = options.bundle;
+  const bundleOf = () => (loading ??= ConsoleBundle.load());
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const index = bundle.index;
+    const index = (await bundleOf()).index;
     if (!index) return reply.code(503).type('application/json; charset=utf-8').send({ detail: 'The console is not built: run npm run console:build.', code: 'console_not_built' });
     return sendFile(request, reply, index);
   };
   app.get('/console', { schema: { hide: true } }, page);
   app.get<{ Params: { '*': string } }>('/console/*', { schema: { hide: true } }, async (request, reply) => {
     const rel = request.params['*'];
-    const file = rel ? bundle.file(rel) : undefined;
+    const file = rel ? (await bundleOf()).file(rel) : undefined;
     if (file) return sendFile(request, reply, file);
     // A missing hashed asset is a stale page asking for an old build: a 404, not the page.
     if (rel.startsWith('assets/')) return reply.code(404).type('application/json; charset=utf-8').send({ detail: 'Not found.', code: 'not_found' });
