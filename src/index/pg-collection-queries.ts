@@ -29,23 +29,33 @@ const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Mat
  * validated before it gets here.
  */
 export class PgCollectionQueries implements CollectionQueries {
-  /** The stemmers a collection's record text was indexed with, per collection change number. */
-  private readonly configs = new Map<string, { seq: number; configs: string[] }>();
+  /**
+   * Per collection change number: the stemmers its record text was indexed with, and BM25's
+   * document count and average length (reading them costs a scan of the collection's rows). The
+   * backfill writes text rows without a change number, so they are also read again after a minute.
+   */
+  private readonly textStats = new Map<string, { seq: number; at: number; configs: string[]; n: number; avgdl: number }>();
 
   constructor(private readonly store: Store) {}
+
+  private async statsOf(c: CollectionRecord): Promise<{ configs: string[]; n: number; avgdl: number }> {
+    let held = this.textStats.get(c.id);
+    if (!held || held.seq !== c.seq || Date.now() - held.at > 60_000) {
+      const own = sql.lit(c.id);
+      const langs = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
+      const sizes = await sql<{ n: number; avgdl: number | null }>`SELECT count(*) AS n, avg(doc_len)::float8 AS avgdl FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
+      held = { seq: c.seq, at: Date.now(), configs: langs.rows.map((r) => pgConfig(r.lang)), n: Number(sizes.rows[0]?.n ?? 0), avgdl: Math.max(1, Number(sizes.rows[0]?.avgdl ?? 1)) };
+      this.textStats.set(c.id, held);
+    }
+    return held;
+  }
 
   /**
    * Record text is stemmed in its own language, so a query's words are stemmed by every
    * language the collection's records are in (usually one to three) and by none (`simple`).
    */
   private async textConfigs(c: CollectionRecord, q: ParsedQuery): Promise<string[]> {
-    let held = this.configs.get(c.id);
-    if (!held || held.seq !== c.seq) {
-      const res = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${sql.lit(c.id)}`.execute(this.store.db);
-      held = { seq: c.seq, configs: res.rows.map((r) => pgConfig(r.lang)) };
-      this.configs.set(c.id, held);
-    }
-    return [...new Set(['simple', pgConfig(q.language), ...held.configs])];
+    return [...new Set(['simple', pgConfig(q.language), ...(await this.statsOf(c)).configs])];
   }
 
   /** The tsquery of a parsed query, and the lexemes it looks for (for BM25's sums). */
@@ -71,29 +81,36 @@ export class PgCollectionQueries implements CollectionQueries {
     const t = await this.tsquery(c, q);
     if (!t || k <= 0) return [];
     const own = sql.lit(c.id);
+    // Unfiltered, only the best k are joined to their records; a filter needs every match's record.
     const filtered = filter && Object.keys(filter).length ? sql`AND (${filterToSql(filter, 'r.data')})` : sql``;
     // Document frequencies are counted over the matches themselves: every record holding a query
     // lexeme matches the OR query, so the counts are exact and need no statistics table. The
     // candidates are read with the collection's own GIN index (its predicate repeats the literal).
+    const { n, avgdl } = await this.statsOf(c);
+    const num = (x: number) => sql.raw(String(x));
+    // N may lag a backfill by a minute (statsOf): it is never taken below a term's own count.
+    // Each match keeps only the query's lexemes (ts_delete of the rest, in C) before it is
+    // unnested: unnesting whole documents cost 5-7x more with 17 lexemes a record.
     const res = await sql<{ key: number; record_id: string; data: unknown; score: number }>`
-      WITH cand AS MATERIALIZED (
-        SELECT t.key, t.tsv, t.doc_len FROM collection_text t
+      WITH qs AS (SELECT ${t.lexemes} AS l),
+      cand AS MATERIALIZED (
+        SELECT t.key, t.doc_len, ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, qs.l))) AS found
+        FROM collection_text t, qs
         WHERE t.collection_id = ${own} AND t.tsv @@ (${t.query})
       ),
-      stats AS (SELECT count(*)::float8 AS n, coalesce(avg(doc_len), 1)::float8 AS avgdl FROM collection_text WHERE collection_id = ${own}),
       hits AS (
         SELECT c.key, c.doc_len, u.lexeme,
           (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.0 ELSE 0.5 END) FROM unnest(u.weights) AS w)::float8 AS tf
-        FROM cand c, unnest(c.tsv) AS u
-        WHERE u.lexeme = ANY (${t.lexemes})
+        FROM cand c, unnest(c.found) AS u
       ),
       df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
       scored AS (
-        SELECT h.key, sum(greatest(1e-6, ln((s.n - d.df + 0.5) / (d.df + 0.5))) * h.tf * ${sql.raw(String(k1 + 1))} / (h.tf + ${sql.raw(String(k1))} * (1 - ${sql.raw(String(b))} + ${sql.raw(String(b))} * h.doc_len / s.avgdl))) AS score
-        FROM hits h JOIN df d USING (lexeme) CROSS JOIN stats s
+        SELECT h.key, sum(greatest(1e-6, ln((greatest(${num(n)}, d.df) - d.df + 0.5) / (d.df + 0.5))) * h.tf * ${num(k1 + 1)} / (h.tf + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * h.doc_len / ${num(avgdl)}))) AS score
+        FROM hits h JOIN df d USING (lexeme)
         GROUP BY h.key
       )
-      SELECT r.key, r.record_id, r.data, sc.score FROM scored sc JOIN collection_records r ON r.key = sc.key
+      SELECT r.key, r.record_id, r.data, sc.score FROM ${filter && Object.keys(filter).length ? sql`scored` : sql`(SELECT * FROM scored ORDER BY score DESC, key LIMIT ${k})`} sc
+      JOIN collection_records r ON r.key = sc.key
       WHERE r.collection_id = ${own} ${filtered}
       ORDER BY sc.score DESC, r.key
       LIMIT ${k}`.execute(this.store.db);
