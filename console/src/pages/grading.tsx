@@ -22,6 +22,8 @@ function GradeRecord({ rec }: { rec: Rec }) {
   const card = rec.card?.[0];
   const centering = card?.centering;
   const grades = rec.grades ?? {};
+  // The condition endpoint answers with a label on the card object, not with grades (spec 3 §4).
+  const condition = (rec._objects as { Condition?: { label?: string; value?: number; mode?: string }[] }[] | undefined)?.[0]?.Condition?.[0];
   return (
     <article class="panel grade-record" aria-label={`Result ${rec._id ?? ''}`}>
       <h3>
@@ -36,6 +38,11 @@ function GradeRecord({ rec }: { rec: Rec }) {
                 <Stat key={k} label={k} value={typeof grades[k] === 'number' ? num(grades[k], 1) : String(grades[k])} />
               ))}
           </div>
+          {condition ? (
+            <p data-testid="condition-label">
+              Condition: <strong>{condition.label}</strong> ({num(condition.value, 1)} of 10{condition.mode ? `, ${condition.mode} scale` : ''})
+            </p>
+          ) : null}
           <div class="overlays">
             {typeof rec._full_url_card === 'string' ? (
               <figure>
