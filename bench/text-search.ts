@@ -30,6 +30,7 @@ import { seenText, type Observed } from '../src/text-search/seen-tokens.ts';
 import { parseQuery } from '../src/text-search/query.ts';
 import { toFts5Match, toPgTsqueries } from '../src/text-search/query-compile.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
+import { VisionEngine } from '../src/vision/engine/vision-engine.ts';
 import { scratchPgDatabase } from '../test/helpers/processes.ts';
 
 const N = Number(process.env.BENCH_N ?? 10_000);
@@ -95,7 +96,59 @@ async function time(fn: () => Promise<unknown>): Promise<{ p50: number; p95: num
 }
 const f = (x: number) => x.toFixed(x < 10 ? 2 : 1);
 
+/**
+ * What text search adds to an insert: the worker's `index` task (descriptor, objects, faces where
+ * a person is seen, colours, OCR) against `embed` alone, per real photo, one worker thread, in
+ * turn on the same photos (BENCH_ONLY=insert runs only this).
+ */
+async function insertCost(): Promise<void> {
+  const photos = [
+    ...fs.readdirSync(path.resolve(import.meta.dirname, '../test/fixtures/photos/caltech101')).flatMap((cls) => {
+      const dir = path.resolve(import.meta.dirname, '../test/fixtures/photos/caltech101', cls);
+      return fs.readdirSync(dir).filter((f) => f.endsWith('.jpg')).slice(0, 1).map((f) => path.join(dir, f));
+    }),
+    ...['bbt1.jpg', 'faces.jpg', 'happy.jpg'].map((f) => path.resolve(import.meta.dirname, '../test/fixtures/photos/faces', f)),
+  ];
+  const engine = new VisionEngine({ threads: 1, maxQueue: 100, taskTimeoutMs: 120_000, warm: ['embed', 'objects', 'faces', 'ocr'], embedder: '' });
+  await engine.start();
+  const kinds: { label: string; run: (b: Buffer) => Promise<unknown> }[] = [
+    { label: 'embed (descriptor only, before text search)', run: (b) => engine.image('embed', b, 100_000_000) },
+    { label: 'index, objects + faces + colours (LOUPE_SEEN=objects,faces,colors)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'faces', 'colors'] }) },
+    { label: 'objects alone', run: (b) => engine.image('objects', b, 100_000_000) },
+    { label: 'colors alone', run: (b) => engine.image('colors', b, 100_000_000) },
+    { label: 'faces alone', run: (b) => engine.image('faces', b, 100_000_000) },
+    { label: 'index, objects only', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects'] }) },
+    { label: 'index, colors only', run: (b) => engine.image('index', b, 100_000_000, { seen: ['colors'] }) },
+    { label: 'index, all (default: + OCR)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'faces', 'colors', 'ocr'] }) },
+  ];
+  const bytes = photos.map((p) => fs.readFileSync(p));
+  const ms = new Map<string, number[]>(kinds.map((k) => [k.label, []]));
+  for (let round = 0; round < 2; round++) {
+    for (const b of bytes) {
+      for (const k of kinds) {
+        const t0 = performance.now();
+        await k.run(Buffer.from(b));
+        if (round > 0) ms.get(k.label)!.push(performance.now() - t0);
+      }
+    }
+  }
+  await engine.close();
+  const base = percentile(ms.get(kinds[0]!.label)!, 50);
+  console.log(`## insert: worker time per photo (${photos.length} real photos, 1 thread, second round)\n`);
+  console.log('| task | p50 ms | p95 ms | × embed |');
+  console.log('|---|---|---|---|');
+  for (const k of kinds) {
+    const xs = ms.get(k.label)!;
+    console.log(`| ${k.label} | ${f(percentile(xs, 50))} | ${f(percentile(xs, 95))} | ${(percentile(xs, 50) / base).toFixed(1)} |`);
+  }
+  console.log('');
+}
+
 console.log(`# text-search bench — ${new Date().toISOString().slice(0, 10)}, ${N} records, ${runs} runs per query, ${os.cpus().length} cores\n`);
+if (process.env.BENCH_ONLY === 'insert') {
+  await insertCost();
+  process.exit(0);
+}
 const clusters = Math.max(1, Math.round(N / 100));
 const centres = Array.from({ length: clusters }, () => unit(Float32Array.from({ length: D }, gauss)));
 const rows = Array.from({ length: N }, (_, i) => ({ ...row(i), vector: unit(Float32Array.from({ length: D }, (_, d) => centres[i % clusters]![d]! + gauss() / Math.sqrt(D))) }));
@@ -148,3 +201,5 @@ for (const backend of backends) {
   else await pg?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
+
+if (process.env.BENCH_ONLY !== 'search') await insertCost();
