@@ -6,6 +6,7 @@ import type { DominantColor } from '../models/dominant-colors.ts';
 import type { Detection, Pose } from '../models/human-detector.ts';
 import type { OcrLine } from '../models/ocr-reader.ts';
 import type { Observed, SeenPart } from '../../text-search/seen-tokens.ts';
+import type { Item, ItemDomain } from '../fashion/item-regions.ts';
 
 /** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
 export type ModelName = (typeof visionModels)[number];
@@ -13,16 +14,20 @@ export type ModelName = (typeof visionModels)[number];
  * `colors` needs no model, but its pixel work belongs off the event loop too. `index` is what a
  * collection insert runs: the descriptor (as `embed`) and what text search indexes (plan §2.2).
  */
-export type ImageTaskKind = ModelName | 'colors' | 'index';
+export type ImageTaskKind = ModelName | 'colors' | 'index' | 'item';
 
 export interface ImageTaskOptions {
   /** OCR language hint (`auto`, `en`, `zh`; see ocr-language.ts). */
   language?: string;
-  /** Dominant colors of this region only, `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
+  /** Dominant colors of this region only (`colors`), or the item drawn by the client (`item`); `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
   boundBox?: [number, number, number, number];
   maxColors?: number;
-  /** `index`: what to look for besides the descriptor (all when absent). */
+  /** `index` and `item`: what to look for besides the descriptor (all when absent). */
   seen?: SeenPart[];
+  /** `item`: the collection's kind of items (default fashion). */
+  domain?: ItemDomain;
+  /** `item`: the item names the record's categories ask for (the largest of them is chosen). */
+  wanted?: string[];
 }
 
 export interface ImageTask {
@@ -171,6 +176,8 @@ export interface ImageTaskResults {
   ocr: ImageSize & { lines: OcrLine[] };
   colors: ImageSize & { colors: DominantColor[] };
   index: ImageSize & { descriptor: number[]; model: string; observed: Observed };
+  /** `chosen` is described by `descriptor` and `colors`; `whole`: the categories named no item found, so the whole image stands in. */
+  item: ImageSize & { descriptor: number[]; model: string; items: Item[]; chosen: Item; whole: boolean; colors: DominantColor[]; observed: Observed };
 }
 
 /**

@@ -4,7 +4,8 @@ import { decodeRgb, type RgbImage } from '../../media/decode-rgb.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
 import { ClipModel } from '../clip/clip-model.ts';
-import { dominantColors, type DominantColor } from '../models/dominant-colors.ts';
+import { deltaE, dominantColors, type DominantColor } from '../models/dominant-colors.ts';
+import { boxArea, chooseItem, detectedItems, poseRegions, withWholeImage, type Item } from '../fashion/item-regions.ts';
 import { faceMinProb, objectMinProb, ocrMinProb, seenParts, type Observed, type SeenColor, type SeenPart } from '../../text-search/seen-tokens.ts';
 import { HumanDetector, type Detection } from '../models/human-detector.ts';
 import { loadOcrReader } from '../models/ocr-reader.ts';
@@ -67,7 +68,7 @@ const ocr = () => model('ocr', () => loadOcrReader({ threads: 1 }));
  * a 12-MP decode. The embedders' inputs are 224–336 px squares. OCR finds lines at 960 px but
  * reads each from the decoded image, so small print needs more; colors need few pixels.
  */
-const decodeEdge: Record<Exclude<ImageTaskKind, 'index'>, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
+const decodeEdge: Record<Exclude<ImageTaskKind, 'index' | 'item'>, number> = { embed: 640, faces: 1024, objects: 1024, pose: 1024, ocr: 2048, colors: 320 };
 
 function scaleBoxes(found: Detection[], img: RgbImage): Detection[] {
   const sx = img.originalWidth / img.width;
@@ -109,6 +110,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
   let img: RgbImage;
   try {
     if (task.kind === 'index') return await runIndexTask(task);
+    if (task.kind === 'item') return await runItemTask(task);
     img = await decodeRgb(Buffer.from(task.image), task.maxPixels, { maxEdge: decodeEdge[task.kind] });
   } catch (err) {
     if (err instanceof ImageLoadError && err.code !== 'invalid_base64') return { refused: { reason: err.reason, status: err.status, code: err.code } } satisfies ImageRefused;
@@ -172,14 +174,21 @@ const rgbOf = (img: RgbImage): RgbPixels => ({ data: img.data, width: img.width,
  */
 async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']> {
   const bytes = Buffer.from(task.image);
-  const decode = (edge: number) => decodeRgb(bytes, task.maxPixels, { maxEdge: edge });
-  const parts = new Set<SeenPart>(task.options?.seen ?? seenParts);
-  const small = await decode(decodeEdge.embed);
+  const small = await decodeRgb(bytes, task.maxPixels, { maxEdge: decodeEdge.embed });
   const e = await embedder();
   const descriptor = Array.from(await e.embed(rgbOf(small)));
+  const { observed } = await observe(bytes, task.maxPixels, new Set<SeenPart>(task.options?.seen ?? seenParts), small);
+  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, observed };
+}
+
+/** What text search records of an image (the `index` task's parts); the decoded images are kept for the item task. */
+async function observe(bytes: Buffer, maxPixels: number, parts: Set<SeenPart>, small: RgbImage): Promise<{ observed: Observed; detectImg?: RgbImage; colorImg?: RgbImage }> {
+  const decode = (edge: number) => decodeRgb(bytes, maxPixels, { maxEdge: edge });
   const observed: Observed = { width: small.originalWidth, height: small.originalHeight, parts: [...parts], objects: [], faces: [], colors: [], ocr: [] };
+  let detectImg: RgbImage | undefined;
+  let colorImg: RgbImage | undefined;
   if (parts.has('objects') || parts.has('faces')) {
-    const img = await decode(decodeEdge.objects);
+    const img = (detectImg = await decode(decodeEdge.objects));
     if (parts.has('objects')) {
       const found = scaleBoxes(await (await objects()).objects(rgbOf(img)), img);
       observed.objects = found.filter((d) => d.prob >= objectMinProb).map((d) => ({ name: d.name, prob: d.prob, box: d.bound_box }));
@@ -191,7 +200,7 @@ async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']>
     }
   }
   if (parts.has('colors')) {
-    const img = await decode(decodeEdge.colors);
+    const img = (colorImg = await decode(decodeEdge.colors));
     observed.colors = dominantColors(rgbOf(img)).map(seenColor);
     const area = (b: [number, number, number, number]) => (b[2] - b[0]) * (b[3] - b[1]);
     const largest = [...observed.objects].sort((a, b) => area(b.box) - area(a.box)).slice(0, 3);
@@ -201,8 +210,74 @@ async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']>
     const img = await decode(decodeEdge.ocr);
     observed.ocr = (await (await ocr()).read(rgbOf(img))).filter((l) => l.prob >= ocrMinProb).map((l) => ({ text: l.text, prob: l.prob }));
   }
-  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, observed };
+  return { observed, ...(detectImg ? { detectImg } : {}), ...(colorImg ? { colorImg } : {}) };
 }
+
+/** Colours of two regions name the same garment when their main colours are this close (ΔE*uv). */
+const sameGarmentDelta = 15;
+const maxPersons = 3;
+
+/**
+ * Fashion and home-decor collections (plan §3): the items of the image (garment regions from
+ * the pose of the three largest persons, accessories or furniture from CenterNet, else the whole
+ * image), the one chosen (a drawn box, the largest of the wanted kinds, or the largest), its
+ * descriptor and colours, and what text search records. A person whose upper and lower body share
+ * their main colour wears one garment (dress, jumpsuit): full body; otherwise upper and lower.
+ */
+async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
+  const bytes = Buffer.from(task.image);
+  const o = task.options ?? {};
+  const domain = o.domain ?? 'fashion';
+  const small = await decodeRgb(bytes, task.maxPixels, { maxEdge: decodeEdge.embed });
+  const parts = new Set<SeenPart>([...(o.seen ?? seenParts), 'objects', 'colors']);
+  const seen = await observe(bytes, task.maxPixels, parts, small);
+  const detectImg = seen.detectImg!;
+  const colorImg = seen.colorImg!;
+  const W = small.originalWidth;
+  const H = small.originalHeight;
+  const detections = seen.observed.objects.map((x) => ({ name: x.name, prob: x.prob, bound_box: x.box }));
+  const found: Item[] = detectedItems(detections, domain);
+  if (domain === 'fashion') {
+    const persons = detections.filter((d) => d.name === 'person').sort((a, b) => boxArea(b.bound_box) - boxArea(a.bound_box)).slice(0, maxPersons);
+    for (const p of persons) {
+      const crop0 = crop(rgbOf(detectImg), detectImg, p.bound_box);
+      const poses = await (await pose()).pose(crop0);
+      const best = poses[0];
+      if (!best) continue;
+      const sx = detectImg.originalWidth / detectImg.width;
+      const sy = detectImg.originalHeight / detectImg.height;
+      const ox = Math.floor(p.bound_box[0] * (detectImg.width / detectImg.originalWidth));
+      const oy = Math.floor(p.bound_box[1] * (detectImg.height / detectImg.originalHeight));
+      const keypoints = best.keypoints.map((k) => ({ ...k, x: (k.x + ox) * sx, y: (k.y + oy) * sy }));
+      const regions = poseRegions(keypoints, round3(Math.min(best.prob, p.prob)), W, H);
+      const upper = regions.find((r) => r.name === 'upper body');
+      const lower = regions.find((r) => r.name === 'lower body');
+      let oneGarment = false;
+      if (upper && lower) {
+        const a = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, upper.box), maxColors: 3 })[0];
+        const b = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, lower.box), maxColors: 3 })[0];
+        oneGarment = Boolean(a && b && deltaE(a.luv, b.luv) < sameGarmentDelta);
+      }
+      found.push(...regions.filter((r) => (r.name === 'full body' ? oneGarment : r.name === 'upper body' || r.name === 'lower body' ? !oneGarment : true)));
+    }
+  }
+  const items = withWholeImage(found, W, H);
+  let chosen: Item;
+  let whole = false;
+  if (o.boundBox) chosen = { name: 'item', prob: 1, box: o.boundBox };
+  else {
+    const pick = chooseItem(items, o.wanted);
+    whole = !pick;
+    chosen = pick ?? { name: 'item', prob: 1, box: [0, 0, W, H] };
+  }
+  const e = await embedder();
+  const descriptor = Array.from(await e.embed(crop(rgbOf(small), small, chosen.box)));
+  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, chosen.box) });
+  const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
+  return { width: W, height: H, descriptor, model: e.name, items, chosen, whole, colors, observed };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefused> {
   let img: RgbImage;
@@ -271,10 +346,12 @@ async function prepare(task: VisionTask): Promise<void> {
     case 'embed':
       await embedder();
       break;
-    case 'index': {
+    case 'index':
+    case 'item': {
       const parts = task.options?.seen ?? seenParts;
+      if (task.kind === 'item') await pose();
       await embedder();
-      if (parts.includes('objects')) await objects();
+      if (parts.includes('objects') || task.kind === 'item') await objects();
       if (parts.includes('faces')) await faces();
       if (parts.includes('ocr')) await ocr();
       break;
