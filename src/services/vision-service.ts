@@ -55,13 +55,13 @@ export class VisionService {
    * Runs one task per record. Room in the engine's queue is reserved for the whole request
    * first, so a busy server answers 503 at once instead of after the downloads.
    */
-  async each<K extends ImageTaskKind>(kind: K, records: InputRecord[], options?: ImageTaskOptions): Promise<Outcome<K>[]> {
+  async each<K extends ImageTaskKind>(kind: K, records: InputRecord[], options?: ImageTaskOptions | ((record: InputRecord) => ImageTaskOptions)): Promise<Outcome<K>[]> {
     const ticket = this.admit(records.length);
     try {
       return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
         try {
           const bytes = await this.intake.bytes(record);
-          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, options) };
+          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, typeof options === 'function' ? options(record) : options) };
         } catch (err) {
           return { error: failure(err) };
         }

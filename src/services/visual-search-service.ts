@@ -9,6 +9,9 @@ import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 import type { TextRow } from '../store/collection-text-store.ts';
 import { recordText } from '../text-search/record-text.ts';
 import { textEngineOf } from './text-search/text-engine.ts';
+import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
+import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
+import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
@@ -84,6 +87,28 @@ export function filterFailuresAre400(queries: CollectionQueries): CollectionQuer
   });
 }
 
+/** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
+function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
+  const f: Record<string, unknown> = {};
+  if (typeof top === 'string') f['Top Category'] = top;
+  if (typeof category === 'string') f.Category = category;
+  return Object.keys(f).length ? f : undefined;
+}
+
+/** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
+function drawnBox(value: unknown): [number, number, number, number] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    throw new ServiceError(400, 'invalid_request', 'query_record._objects[0].bound_box must be [xmin, ymin, xmax, ymax], four numbers in pixels.');
+  }
+  const [x0, y0, x1, y1] = (value as number[]).map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
+  if (x1 - x0 < 8 || y1 - y0 < 8) throw new ServiceError(400, 'invalid_request', 'query_record._objects[0].bound_box must have xmin < xmax and ymin < ymax, at least 8 px apart.');
+  return [x0, y0, x1, y1];
+}
+
+/** ANDs the default item filter with the client's. */
+const withItemFilter = (filter: Record<string, unknown> | undefined, itemFilter: Record<string, unknown> | undefined) => (itemFilter ? (filter && Object.keys(filter).length ? { $and: [filter, itemFilter] } : itemFilter) : filter);
+
 const mismatch = (held: string, made: string) => `the collection holds ${held} vectors; the server now makes ${made} (see docs/model-packs.md)`;
 
 /** What an insert has done so far, per record. */
@@ -122,9 +147,81 @@ export class VisualSearchService {
    * saw in each image (the `index` task); custom collections have no text search, so only the
    * descriptor is made.
    */
-  private embedForStore(c: CollectionRecord, records: InputRecord[]): Promise<(Outcome<'embed'> | Outcome<'index'>)[]> {
+  private embedForStore(c: CollectionRecord, records: InputRecord[]): Promise<(Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[]> {
     if (c.type === 'custom') return this.vision.each('embed', records);
+    if (c.type === 'fashion' || c.type === 'homedecor') {
+      const domain = c.type;
+      return this.vision.each('item', records, (r) => ({ seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category) }));
+    }
     return this.vision.each('index', records, { seen: [...this.seen] });
+  }
+
+  /**
+   * Fashion and home-decor collections group a product's images by the product field, and every
+   * record must carry it (spec rule 4): the reason a record is refused, or undefined.
+   */
+  private missingProduct(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
+    if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
+    const v = record[c.productField];
+    return v === undefined || v === null ? `${c.productField} is required in this collection` : undefined;
+  }
+
+  /** Records stored before the rule without the product field (memoised per collection change). */
+  private readonly withoutProduct = new Map<string, { seq: number; count: number; ids: string[] }>();
+
+  /** Searches of a fashion or home-decor collection holding records without the product field answer 409 (spec rule 4). */
+  private async requireProducts(c: CollectionRecord): Promise<void> {
+    if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return;
+    let held = this.withoutProduct.get(c.id);
+    if (!held || held.seq !== c.seq) {
+      const filter = { [c.productField]: { $exists: false } };
+      const count = await this.queries.count(c, filter);
+      held = { seq: c.seq, count, ids: count ? (await this.queries.find(c, filter, 5, 0)).map((r) => r.recordId) : [] };
+      this.withoutProduct.set(c.id, held);
+    }
+    if (held.count) {
+      throw new ServiceError(409, 'missing_product_field', `${held.count} record(s) of this collection have no ${c.productField} (for example ${held.ids.join(', ')}); every record of a ${c.type} collection must carry it. Update them with one, or delete them.`);
+    }
+  }
+
+  /**
+   * A fashion or home-decor record's item (spec rules 2 and 3): `_objects` holds the item it is
+   * stored by, and its categories are the record's own when it sent them (marked pre-filled),
+   * else the detector's, which become the record's too. `extract_colors` and `extract_tags` add
+   * the item's colours and tags; a `_tags_simple` the record sent is kept as sent.
+   */
+  private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item']): Out {
+    const domain = c.type as ItemDomain;
+    const sentTop = record['Top Category'];
+    const sentCategory = record.Category;
+    const sent = typeof sentTop === 'string' || typeof sentCategory === 'string';
+    const predicted = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
+    const categories = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
+    const object = {
+      id: '0',
+      name: r.chosen.name,
+      prob: r.chosen.prob,
+      bound_box: r.chosen.box,
+      area: boxArea(r.chosen.box),
+      ...categories,
+      ...(sent ? { category_source: 'record', 'pre-filled': true } : predicted ? { category_source: 'detector' } : {}),
+    };
+    const out: Out = { _objects: [object], ...(sent ? {} : categories) };
+    const colors = r.colors.slice(0, 5);
+    if (record.extract_colors === true) {
+      out._dominant_colors = { luv_colors: colors.map((x) => x.luv.map((v) => Math.round(v * 100) / 100)), percentages: colors.map((x) => x.percentage), names: colors.map((x) => x.name), colors: colors.map((x) => x.color) };
+    }
+    if (record.extract_tags === true) {
+      out._tags = {
+        ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob }] } : {}),
+        ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob }] } : {}),
+        Item: [{ name: r.chosen.name, prob: r.chosen.prob }],
+        Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })),
+        ...(sent ? { 'pre-filled': true } : {}),
+      };
+      if (record._tags_simple === undefined) out._tags_simple = [r.chosen.name, ...colors.filter((x) => x.percentage >= 10).map((x) => x.name)];
+    }
+    return out;
   }
 
   private apply(c: CollectionRecord, change: Change): void {
@@ -172,7 +269,9 @@ export class VisualSearchService {
     const candidates: { record: InputRecord; id: string }[] = [];
     for (const record of records) {
       const id = idOf(record);
+      const missing = this.missingProduct(c, record);
       if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
+      else if (missing) tally.skips.push(skipped(ctx, { _id: id }, 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
         tally.skips.push(skipped(ctx, { _id: id }, 411, `_id ${id} appears twice in the request`));
@@ -191,7 +290,7 @@ export class VisualSearchService {
   }
 
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
-  private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'>)[], fields: Fields, tally: Tally): Promise<void> {
+  private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[], fields: Fields, tally: Tally): Promise<void> {
     const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[] = [];
     let model = c.model;
     embedded.forEach((o, i) => {
@@ -200,7 +299,7 @@ export class VisualSearchService {
       if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, { _id: x.id }, 409, mismatch(model, o.ok.model)));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
-      const data = { _id: x.id, ...attributes(x.record) };
+      const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
       rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
     });
@@ -284,6 +383,7 @@ export class VisualSearchService {
       }
       let vector: Float32Array | undefined;
       let observed: Observed | undefined;
+      let item: ImageTaskResults['item'] | undefined;
       if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
         const [o] = await this.embedForStore(c, [record]);
         if ('error' in o!) {
@@ -297,6 +397,7 @@ export class VisualSearchService {
         }
         vector = Float32Array.from(o!.ok.descriptor);
         if ('observed' in o!.ok) observed = o!.ok.observed;
+        if ('items' in o!.ok) item = o!.ok;
       }
       const data: Record<string, unknown> = { ...current.data, _id: id };
       // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
@@ -304,6 +405,12 @@ export class VisualSearchService {
       for (const [k, v] of Object.entries(attributes(record))) {
         if (v === null) delete data[k];
         else data[k] = v;
+      }
+      if (item) Object.assign(data, this.itemFields(c, record, item));
+      const missing = this.missingProduct(c, data);
+      if (missing) {
+        skips.push(skipped(ctx, { _id: id }, 400, missing));
+        continue;
       }
       const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
       const updated = await this.store.update(c.id, id!, data, vector, text);
@@ -366,20 +473,56 @@ export class VisualSearchService {
   }
 
   /** The query vector: a stored record's (`_id` alone) or a new image's. */
-  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out }> {
+  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out; itemFilter?: Record<string, unknown> }> {
     const hasImage = query._url !== undefined || query._base64 !== undefined || query._file !== undefined;
+    const items = c.type === 'fashion' || c.type === 'homedecor';
     if (!hasImage) {
       const id = idOf(query);
       if (id === undefined) throw new ServiceError(400, 'invalid_request', 'query_record needs an _id of a stored record, or _url / _base64.');
       const found = await this.queries.lookup(c, id);
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
-      return { vector: found.vector, echo: { _id: id } };
+      const itemFilter = items ? categoryFilter(found.record.data['Top Category'], found.record.data.Category) : undefined;
+      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}) };
     }
+    if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
     if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
     if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, o!.ok.model));
     const { _base64: _b, ...echo } = query;
     return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
+  }
+
+  /**
+   * A fashion or home-decor query photo (spec rules 5–7): every item found is echoed in
+   * `query_records[0]._objects`; the search is for a pre-filled or drawn `_objects[0]`, else the
+   * largest item of the kinds the query's categories name, else the largest. The item's
+   * categories become the default filter: the client's when it sent them, the detector's only
+   * where some record of the collection has them (records keep their shop's own words).
+   */
+  private async queryItem(c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out; itemFilter?: Record<string, unknown> }> {
+    const domain = c.type as ItemDomain;
+    const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
+    const box = given ? drawnBox(given.bound_box) : undefined;
+    const top = given?.['Top Category'] ?? query['Top Category'];
+    const category = given?.Category ?? query.Category;
+    const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
+    if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
+    const r = o!.ok;
+    if (c.model !== null && r.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, r.model));
+    if (box && (box[0] >= r.width - 8 || box[1] >= r.height - 8)) throw new ServiceError(400, 'invalid_request', `query_record._objects[0].bound_box lies outside the ${r.width}x${r.height} image.`);
+    const objects = r.items.map((item, i) => {
+      const cats = categoriesOf(domain, item.name);
+      return { id: String(i), name: item.name, prob: item.prob, bound_box: item.box, area: boxArea(item.box), ...(cats ? { 'Top Category': cats.top, Category: cats.category, category_source: 'detector' } : {}) };
+    });
+    const { _base64: _b, ...echo } = query;
+    let itemFilter: Record<string, unknown> | undefined;
+    if (typeof top === 'string' || typeof category === 'string') itemFilter = categoryFilter(top, category);
+    else {
+      const predicted = r.whole || box ? undefined : categoriesOf(domain, r.chosen.name);
+      const candidate = predicted && categoryFilter(predicted.top, predicted.category);
+      if (candidate && (await this.queries.count(c, candidate)) > 0) itemFilter = candidate;
+    }
+    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}) };
   }
 
   private answer(ctx: SearchContext, clock: { done(): Statistics }, queryRecords: Out[], hits: Hit[], fields: Fields): Envelope {
@@ -443,8 +586,9 @@ export class VisualSearchService {
 
   async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
     const clock = stopwatch();
-    const { vector, echo } = await this.queryVector(ctx, c, query);
-    const hits = await this.rank(c, vector, opts.k + opts.from, checkedFilter(opts.filter), tagsOf(c, query));
+    await this.requireProducts(c);
+    const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
+    const hits = await this.rank(c, vector, opts.k + opts.from, withItemFilter(checkedFilter(opts.filter), itemFilter), tagsOf(c, query));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from), opts.fields);
   }
 
@@ -558,8 +702,9 @@ export class VisualSearchService {
    */
   async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    const { vector, echo } = await this.queryVector(ctx, c, query);
-    const filter = checkedFilter(opts.filter);
+    await this.requireProducts(c);
+    const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
+    const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
     const want = opts.k + opts.from;
     const productField = opts.productField;
     let hits: Hit[];

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64 } from '../helpers/photos.ts';
+import type { Store } from '../../src/store/database.ts';
+
+const group = photoBase64('faces/bbt1.jpg');
+const watch = photoBase64('caltech101/watch/image_0001.jpg');
+
+type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; 'pre-filled'?: boolean };
+type Body = { status: { code: number; text: string }; query_records?: { _objects?: Obj[] }[]; answer_records: Record<string, unknown>[]; skipped_records?: { _id: unknown; _reason: { status: { code: number; text: string } } }[]; answer_count: number; detail?: string };
+
+describe.each(backends)('fashion collections (%s)', (backend) => {
+  let h: Harness;
+  type Owned = { id: string; account: string; token: string };
+  const call = async (url: string, body: unknown, c: Owned) => {
+    const res = await h.request('POST', url, { body, headers: { 'collection-id': c.id }, token: c.token });
+    return { http: res.statusCode, body: res.json() as Body };
+  };
+  const base = '/similarity/fashion-new/v2';
+  let shop: Owned;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+    const { account, token } = await h.newAccount(1000);
+    shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'shop' })).id, account, token };
+    const res = await call(`${base}/insert`, {
+      records: [
+        { _id: 'look', _base64: group, product_id: 'p1', extract_colors: true, extract_tags: true },
+        { _id: 'shoes', _base64: group, product_id: 'p2', Category: 'Sneakers' },
+        { _id: 'watch', _base64: watch, product_id: 'p3', 'Top Category': 'Accessories', Category: 'Watches', extract_tags: true, _tags_simple: ['gold', 'classic'] },
+        { _id: 'no-product', _base64: watch },
+      ],
+      fields_to_return: ['*'],
+    }, shop);
+    expect(res.body.status.code).toBe(211);
+    expect(res.body.skipped_records).toEqual([expect.objectContaining({ _id: 'no-product', _reason: expect.objectContaining({ status: expect.objectContaining({ code: 400, text: 'product_id is required in this collection' }) }) })]);
+  }, 180_000);
+  afterAll(() => h?.close());
+
+  const get = async (id: string) => (await call(`${base}/get`, { records: [{ _id: id }] }, shop)).body.answer_records[0]!;
+
+  it('stores the largest item of a photo, with categories the detector gives when the record has none', async () => {
+    const look = await get('look');
+    const [item] = look._objects as Obj[];
+    expect(item).toMatchObject({ id: '0', category_source: 'detector' });
+    expect(['upper body', 'lower body', 'full body', 'footwear', 'tie']).toContain(item!.name);
+    expect(item!.area).toBe((item!.bound_box[2]! - item!.bound_box[0]!) * (item!.bound_box[3]! - item!.bound_box[1]!));
+    expect(look.Category).toBe(item!.Category);
+    expect(String(look.Category)).toMatch(/^(Clothing|Footwear|Accessories)\//);
+    // extract_colors and extract_tags: the item's colours and tags.
+    const colors = look._dominant_colors as { luv_colors: number[][]; percentages: number[]; names: string[] };
+    expect(colors.luv_colors.length).toBeGreaterThan(0);
+    expect(colors.luv_colors.length).toBe(colors.percentages.length);
+    expect((look._tags_simple as string[])[0]).toBe(item!.name);
+    expect(look._tags).toMatchObject({ Item: [{ name: item!.name }] });
+  });
+
+  it("chooses the item a record's own categories name, and keeps them as sent", async () => {
+    const shoes = await get('shoes');
+    expect(shoes.Category).toBe('Sneakers');
+    expect((shoes._objects as Obj[])[0]).toMatchObject({ name: 'footwear', Category: 'Sneakers', category_source: 'record', 'pre-filled': true });
+    // Categories no item matches: the whole image, categories as sent, own _tags_simple kept.
+    const w = await get('watch');
+    expect((w._objects as Obj[])[0]).toMatchObject({ name: 'item', bound_box: [0, 0, 300, 242], Category: 'Watches' });
+    expect(w._tags_simple).toEqual(['gold', 'classic']);
+    expect(w['Top Category']).toBe('Accessories');
+  });
+
+  it('visualKNN with a photo lists every item found and searches the largest; the query item\'s categories filter', async () => {
+    const res = await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 5 }, shop);
+    expect(res.http).toBe(200);
+    const objects = res.body.query_records![0]!._objects!;
+    expect(objects.length).toBeGreaterThan(2);
+    expect(objects.map((o) => o.id)).toEqual(objects.map((_, i) => String(i)));
+    const areas = objects.map((o) => o.area);
+    expect([...areas].sort((a, b) => b - a)).toEqual(areas);
+    expect(res.body.answer_count).toBeGreaterThan(0);
+    // The query names Sneakers: only records in that category answer.
+    const sneakers = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Sneakers' }, k: 5 }, shop);
+    expect(sneakers.body.answer_records.map((r) => r._id)).toEqual(['shoes']);
+    // A drawn box searches that region; a malformed one is refused.
+    const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1230, 500] }] }, k: 3 }, shop);
+    expect(drawn.http).toBe(200);
+    for (const bad of [[10, 10, 12, 400], [1, 2, 3], 'box', [5000, 5000, 6000, 6000]]) {
+      const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
+      expect(r.http, JSON.stringify(bad)).toBe(400);
+    }
+  });
+
+  it('refuses to search a collection holding records without the product field (409), naming them', async () => {
+    const { account, token } = await h.newAccount(100);
+    const legacy: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'old', productField: 'sku' })).id, account, token };
+    const db = (h.app.loupe as unknown as { store: Store }).store.db;
+    // As before the rule: the collection had no product field when these were stored.
+    await sql`UPDATE collections SET product_field = NULL WHERE id = ${legacy.id}`.execute(db);
+    expect((await call(`${base}/insert`, { records: [{ _id: 'old-1', _base64: watch }] }, legacy)).body.status.code).toBe(210);
+    await sql`UPDATE collections SET product_field = 'sku' WHERE id = ${legacy.id}`.execute(db);
+    const res = await call(`${base}/visualKNN`, { query_record: { _id: 'old-1' } }, legacy);
+    expect(res.http).toBe(409);
+    expect(res.body.detail).toMatch(/1 record\(s\) .* no sku \(for example old-1\)/);
+    // Fixing the record lifts it.
+    expect((await call(`${base}/update`, { records: [{ _id: 'old-1', sku: 'A1' }] }, legacy)).http).toBe(200);
+    expect((await call(`${base}/visualKNN`, { query_record: { _id: 'old-1' } }, legacy)).http).toBe(200);
+  });
+});
