@@ -202,6 +202,8 @@ export const defaultPrices: Record<string, number> = {
   'visual_search.nearDupsInsert': 1,
   'visual_search.detectKNN': 1,
   'text_search.text': 1,
+  'visual_search.extract_colors': 1,
+  'visual_search.extract_tags': 1,
   'collectibles.tcg_id': 1,
   'collectibles.sport_id': 1,
   'collectibles.comics_id': 1,

@@ -117,7 +117,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     store,
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
-    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen),
+    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts),
     textSearch: new TextSearchService(collectionStore, queries, vision),
     seenBackfill: backfill,
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),

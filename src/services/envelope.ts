@@ -15,6 +15,11 @@ export interface Statistics {
 
 export interface SearchContext {
   requestId: string;
+  /**
+   * Who pays for what a call adds per record (fashion's `extract_colors` and `extract_tags`,
+   * "additionally billed"), and at what price each.
+   */
+  extras?: { accountId: string; prices: Record<string, number> };
 }
 
 export function status(ctx: SearchContext, code: number, text: string): Required<EnvelopeStatus> {

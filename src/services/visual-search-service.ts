@@ -12,6 +12,7 @@ import { textEngineOf } from './text-search/text-engine.ts';
 import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
 import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
 import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
+import type { AccountService } from './account-service.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
@@ -138,6 +139,8 @@ export class VisualSearchService {
     private readonly vision: VisionService,
     /** What text search looks for in each stored image (LOUPE_SEEN). */
     private readonly seen: readonly SeenPart[] = [],
+    /** Charges fashion's extra per-record work (`extract_colors`, `extract_tags`). */
+    private readonly accounts?: AccountService,
   ) {
     this.queries = filterFailuresAre400(queries);
   }
@@ -154,6 +157,22 @@ export class VisualSearchService {
       return this.vision.each('item', records, (r) => ({ seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category) }));
     }
     return this.vision.each('index', records, { seen: [...this.seen] });
+  }
+
+  /**
+   * `extract_colors` and `extract_tags` are billed per record that asks (spec: "additionally
+   * billed"), before any work, so a short account is refused (402) before images are fetched;
+   * records that are then not stored are refunded.
+   */
+  private async chargeExtras(ctx: SearchContext, c: CollectionRecord, records: InputRecord[]): Promise<{ refund(records: InputRecord[]): Promise<void> }> {
+    const e = ctx.extras;
+    const none = { refund: async () => {} };
+    if (!e || !this.accounts || (c.type !== 'fashion' && c.type !== 'homedecor')) return none;
+    const priceOf = (r: InputRecord) => (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0);
+    const total = records.reduce((n, r) => n + priceOf(r), 0);
+    if (total <= 0) return none;
+    await this.accounts.charge(e.accountId, 'visual_search.extract_colors/extract_tags', total);
+    return { refund: async (back) => this.accounts!.refund(e.accountId, back.reduce((n, r) => n + priceOf(r), 0)) };
   }
 
   /**
@@ -255,8 +274,16 @@ export class VisualSearchService {
     const clock = stopwatch();
     const tally = newTally();
     const candidates = await this.admissible(ctx, c, records, tally);
-    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
-    await this.storeEmbedded(ctx, c, candidates, embedded, fields, tally);
+    const extras = await this.chargeExtras(ctx, c, candidates.map((x) => x.record));
+    try {
+      const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
+      await this.storeEmbedded(ctx, c, candidates, embedded, fields, tally);
+    } catch (err) {
+      await extras.refund(candidates.map((x) => x.record));
+      throw err;
+    }
+    const stored = new Set(tally.answers.map((a) => a._id));
+    await extras.refund(candidates.filter((x) => !stored.has(x.id)).map((x) => x.record));
     return this.inserted(ctx, clock, records.length, tally);
   }
 
@@ -549,6 +576,8 @@ export class VisualSearchService {
    * normalised sum of the query vectors), so a record close to all of them ranks first.
    */
   async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
+    // Spec rule 8: fashion search queries take exactly one record.
+    if ((c.type === 'fashion' || c.type === 'homedecor') && queries.length > 1) throw new ServiceError(400, 'too_many_records', `${c.type} collections take exactly one query record; ${queries.length} were sent.`);
     const clock = stopwatch();
     const resolved = [];
     for (const q of queries) resolved.push(await this.queryVector(ctx, c, q));

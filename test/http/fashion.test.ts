@@ -33,6 +33,8 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       fields_to_return: ['*'],
     }, shop);
     expect(res.body.status.code).toBe(211);
+    // The call (1) and the extras of the stored records: look colours and tags (2), watch tags (1).
+    expect((await h.app.loupe.accounts.getAccount(account)).credits).toBe(1000 - 4);
     expect(res.body.skipped_records).toEqual([expect.objectContaining({ _id: 'no-product', _reason: expect.objectContaining({ status: expect.objectContaining({ code: 400, text: 'product_id is required in this collection' }) }) })]);
   }, 180_000);
   afterAll(() => h?.close());
@@ -81,6 +83,9 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // A drawn box searches that region; a malformed one is refused.
     const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1230, 500] }] }, k: 3 }, shop);
     expect(drawn.http).toBe(200);
+    const two = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
+    expect(two.http).toBe(400);
+    expect(two.body).toMatchObject({ code: 'too_many_records' });
     for (const bad of [[10, 10, 12, 400], [1, 2, 3], 'box', [5000, 5000, 6000, 6000]]) {
       const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
       expect(r.http, JSON.stringify(bad)).toBe(400);
@@ -101,5 +106,18 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // Fixing the record lifts it.
     expect((await call(`${base}/update`, { records: [{ _id: 'old-1', sku: 'A1' }] }, legacy)).http).toBe(200);
     expect((await call(`${base}/visualKNN`, { query_record: { _id: 'old-1' } }, legacy)).http).toBe(200);
+  });
+
+  it('answers on the deprecated base too, saying so and naming its successor', async () => {
+    const res = await h.request('POST', '/similarity/fashion/v2/get', { body: { records: [{ _id: 'shoes' }] }, headers: { 'collection-id': shop.id }, token: shop.token });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().answer_records[0]._id).toBe('shoes');
+    expect(res.headers.deprecation).toBe('true');
+    expect(res.headers.link).toBe('</similarity/fashion-new/v2/get>; rel="successor-version"');
+    const current = await h.request('POST', `${base}/get`, { body: { records: [{ _id: 'shoes' }] }, headers: { 'collection-id': shop.id }, token: shop.token });
+    expect(current.headers.deprecation).toBeUndefined();
+    const doc = (await h.request('GET', '/docs/json')).json() as { paths: Record<string, { post?: { deprecated?: boolean } }> };
+    expect(doc.paths['/similarity/fashion/v2/visualKNN']!.post!.deprecated).toBe(true);
+    expect(doc.paths['/similarity/fashion-new/v2/visualKNN']!.post!.deprecated).toBeUndefined();
   });
 });

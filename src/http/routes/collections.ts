@@ -46,6 +46,9 @@ const answersOf: Record<string, Answers> = {
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
+/** The deprecated bases and the base that replaces each. */
+const deprecatedBases: Record<string, string> = { '/similarity/fashion/v2': '/similarity/fashion-new/v2', '/similarity/homedecor/v2': '/similarity/homedecor-new/v2' };
+
 /** Every base of every collection type, each with the types it serves. */
 function bases(): { prefix: string; types: CollectionType[] }[] {
   const out = new Map<string, CollectionType[]>();
@@ -61,16 +64,28 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         const app = scope.withTypeProvider<TypeBoxTypeProvider>();
         const { collections, visualSearch, config } = app.loupe;
         const tags = [`collections ${prefix}`];
+        // Spec 2 §9: the old fashion and home-decor bases "will be removed; the -new bases replace
+        // them". They serve the same methods and say so on every answer.
+        const successor = deprecatedBases[prefix];
+        if (successor) {
+          scope.addHook('onSend', async (request, reply, payload) => {
+            reply.header('Deprecation', 'true');
+            reply.header('Link', `<${successor}${request.url.slice(prefix.length).split('?')[0]}>; rel="successor-version"`);
+            return payload;
+          });
+        }
+        const deprecated = successor ? { deprecated: true } : {};
         const collectionOf = (request: FastifyRequest) => {
           const header = request.headers['collection-id'];
           return collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, types);
         };
-        const ctx = (request: FastifyRequest) => ({ requestId: request.id });
+        const extraPrices = { 'visual_search.extract_colors': config.prices['visual_search.extract_colors'] ?? 0, 'visual_search.extract_tags': config.prices['visual_search.extract_tags'] ?? 0 };
+        const ctx = (request: FastifyRequest) => ({ requestId: request.id, ...(request.principal ? { extras: { accountId: request.principal.account.id, prices: extraPrices } } : {}) });
         const post = (url: string, summary: string, body: ReturnType<typeof Type.Object>, handler: (request: FastifyRequest<{ Body: never }>) => Promise<unknown>, bodyLimit = config.limits.bodyBytes) =>
           app.post(url, {
             config: { service, envelope, price: `visual_search.${url.slice(1)}` },
             bodyLimit,
-            schema: { tags, security, summary, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
+            schema: { tags, security, summary, ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
             handler: handler as never,
           });
 
@@ -79,7 +94,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             method,
             url: '/ping',
             config: { service, envelope },
-            schema: { tags, security, summary: 'Information about the collection and its index', response: responses('/ping') },
+            schema: { tags, security, summary: 'Information about the collection and its index', ...deprecated, response: responses('/ping') },
             handler: async (request) => visualSearch.ping(ctx(request), await collectionOf(request)),
           });
         }
@@ -140,6 +155,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             tags,
             security,
             summary: 'All records, a page at a time (`?size=&page=`)',
+            ...deprecated,
             description: `Without \`size\`, a page holds ${allRecordsDefaultSize.records} records, or ${allRecordsDefaultSize.ids} with \`only_ids\`. \`next\` is the URL of the next page while more remain, else null.`,
             querystring: Type.Object({
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: `Default ${allRecordsDefaultSize.records}; ${allRecordsDefaultSize.ids} with \`only_ids\`.` })),
