@@ -56,7 +56,7 @@ export async function loadAccount(token: string): Promise<AccountInfo> {
   await Promise.all(
     probes.map(async (p) => {
       try {
-        await call('GET' === p.method ? 'GET' : p.method, p.path, { token, body: p.body });
+        await call(p.method, p.path, { token, body: p.body });
         services[p.service] = true;
       } catch (err) {
         services[p.service] = enabledFrom(err);

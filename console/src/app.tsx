@@ -190,7 +190,7 @@ export function App() {
     .map(([s]) => s)
     .sort();
   let body;
-  if (page === 'sessions' && id) body = <SessionPage shell={shell} id={id} />;
+  if (page === 'sessions' && id) body = <SessionPage key={id} shell={shell} id={id} />;
   else if (page === 'search') body = <SearchPage shell={shell} />;
   else if (page === 'grading') body = <GradingPage shell={shell} />;
   else if (page === 'recognition') body = <RecognitionPage shell={shell} />;

@@ -228,7 +228,13 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('button', { name: 'Use' }).click();
     await expect.poll(() => page.getByTestId('workspace').getAttribute('title')).toBe(h.account.workspace);
     await page.getByRole('link', { name: 'Friday stream' }).waitFor();
+    // Leaving a large session while its pages still load must not leave its cards on the next one.
+    await page.goto(`${base}/console#/sessions/${bigSessionId}`);
+    await page.getByRole('heading', { name: /Binder marathon/ }).waitFor();
     await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.getByRole('heading', { name: /Friday stream/ }).waitFor();
+    await page.locator('[data-event-id="e1"]').waitFor();
+    expect(await page.locator('[data-event-id^="big-"]').count()).toBe(0);
   });
 
   it('picks up cards uploaded while the page is open (polling a live session)', async () => {

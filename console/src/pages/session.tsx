@@ -136,13 +136,17 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const rowsRef = useRef<Identification[]>([]);
   const lastSession = useRef<Session | null>(null);
   const busy = useRef(false);
+  // The page is keyed by session id; leaving it stops the pages of a large session still loading.
+  const leaving = useRef(new AbortController());
+  useEffect(() => () => leaving.current.abort(), []);
+  const signal = leaving.current.signal;
 
   /** Pages from `fromPage` to the end; earlier pages are kept as they are. */
   const loadRows = async (fromPage: number) => {
     let page = fromPage;
     let acc = rowsRef.current.slice(0, (fromPage - 1) * rowsPerPage);
     for (;;) {
-      const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${page}`);
+      const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${page}`, { signal });
       acc = acc.concat(res.results);
       rowsRef.current = acc;
       setRows(acc);
@@ -155,14 +159,14 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     if (busy.current) return;
     busy.current = true;
     try {
-      const s = await call<Session>('GET', `/cardstream/v2/session/${id}/`);
+      const s = await call<Session>('GET', `/cardstream/v2/session/${id}/`, { signal });
       const before = lastSession.current;
       const changed = !before || full || s.identification_count !== rowsRef.current.length || s.total_price !== before.total_price;
       lastSession.current = s;
       setSession(s);
       if (changed) {
         const [sum] = await Promise.all([
-          call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`),
+          call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`, { signal }),
           // New cards are appended in upload order: only the last page loaded and the ones after it are asked again.
           loadRows(full ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
         ]);
@@ -170,7 +174,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       }
       setError(null);
     } catch (err) {
-      setError(err);
+      if ((err as Error).name !== 'AbortError') setError(err);
     } finally {
       busy.current = false;
       setLoading(false);
@@ -178,13 +182,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   };
 
   useEffect(() => {
-    rowsRef.current = [];
-    lastSession.current = null;
-    setRows([]);
-    setSession(null);
-    setLoading(true);
     void refresh(true);
-  }, [id]);
+  }, []);
 
   useEffect(() => {
     if (session?.status !== 'live') return;
@@ -192,7 +191,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       if (document.visibilityState === 'visible') void refresh(false);
     }, pollMs);
     return () => clearInterval(t);
-  }, [session?.status, id]);
+  }, [session?.status]);
 
   const shown = useMemo(() => {
     const q = filter.trim().toLowerCase();
