@@ -10,7 +10,7 @@ const rowHeight = 296;
  * The cards of a session, drawn a screenful at a time: the container scrolls over a spacer as tall
  * as every row, and only the rows in view (and two beyond) exist in the page.
  */
-export function CardGrid({ rows, onOpen, selected }: { rows: readonly Identification[]; onOpen: (row: Identification) => void; selected: string | null }) {
+export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: readonly Identification[]; onOpen: (row: Identification) => void; selected: string | null; onImageError?: (src: string) => void }) {
   const box = useRef<HTMLDivElement>(null);
   const [size, setSize] = useState({ width: 800, height: 600 });
   const [scrollTop, setScrollTop] = useState(0);
@@ -29,7 +29,7 @@ export function CardGrid({ rows, onOpen, selected }: { rows: readonly Identifica
           {visible.map((row, i) => (
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
               <button class={`card${selected === row.id ? ' selected' : ''}`} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
-                {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} /> : <span class="no-image">no image</span>}
+                {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image">no image</span>}
                 <span class="card-name">{row.name || row.full_name || 'Unidentified'}</span>
                 <span class="card-set">
                   {row.set_name || row.set_code || '—'}

@@ -5,7 +5,7 @@ import { CardGrid } from '../components/card-grid.tsx';
 import { ErrorBox, Links, Stat } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
-import { money, num, when } from '../lib/format.ts';
+import { linkExpired, money, num, when } from '../lib/format.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
 
 /** The API's largest page: 5,000 cards are ten requests. */
@@ -298,7 +298,15 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       </div>
       <ErrorBox error={error} />
       <div class="session-body">
-        <CardGrid rows={shown} selected={selected} onOpen={(r) => setSelected(r.id)} />
+        <CardGrid
+          rows={shown}
+          selected={selected}
+          onOpen={(r) => setSelected(r.id)}
+          // Image links are signed for an hour; a page left open longer reads the rows again for fresh links.
+          onImageError={(src) => {
+            if (linkExpired(src)) void refresh(true);
+          }}
+        />
         {selectedRow ? (
           <Editor
             row={selectedRow}
