@@ -186,3 +186,9 @@ describe('detectLanguage', () => {
     expect(lang(s)).toBe(expected);
   });
 });
+
+describe('people words', () => {
+  it('read a face in every language as the face code the index writes', () => {
+    for (const q of ['face', 'faces', '人脸', 'चेहरा', 'rostros', 'visage', 'وجه', 'মুখ', 'rosto', 'лица', 'چہرہ', '顔']) expect(codes(q), q).toEqual(['xface']);
+  });
+});

@@ -10,11 +10,13 @@ import {
   itemCode,
   objectCode,
   pairCode,
+  peopleCode,
   type CocoLabel,
   type ColorFamily,
   type ColorName,
   type Concept,
   type ItemKind,
+  type PeopleKind,
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
 import { detectLanguage, stopWords, type QueryLanguage } from './query-language.ts';
@@ -155,6 +157,8 @@ function codesOf(concept: Concept): WeightedCode[] {
       return [{ code: objectCode(concept.name as CocoLabel), weight: 1 }];
     case 'item':
       return [{ code: itemCode(concept.name as ItemKind), weight: 1 }];
+    case 'people':
+      return [{ code: peopleCode(concept.name as PeopleKind), weight: 1 }];
     case 'color': {
       const name = concept.name as ColorName;
       const family = familyOf[name];

@@ -57,6 +57,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
       { _id: 'leo-1', _base64: img('Leopards', 1), title: 'Vestido rojo de verano', price: 50 },
       { _id: 'watch-1', _base64: img('watch', 1), title: 'Running shoes for the marathon', price: 70 },
       { _id: 'buddha-1', _base64: img('buddha', 2), notes: 'zapatos de cuero hechos a mano', price: 30 },
+      { _id: 'people-1', _base64: photoBase64('faces/bbt1.jpg'), price: 1 },
     ];
     for (let i = 0; i < records.length; i += 4) {
       const res = await call('/similarity/photos/v2/insert', { records: records.slice(i, i + 4) }, photos);
@@ -85,6 +86,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
       expect(r.body.query_records![0]).toMatchObject({ _text_data: q, _text_engine: 'keyword' });
     }
     expect((await text(photos, 'avión')).body.query_records![0]!._query_language).toBe('es');
+    // Faces and people: BlazeFace and CenterNet saw them in the group photo.
+    for (const q of ['faces', 'лицо', 'visage', '人脸', 'people', 'personas']) expect(ids((await text(photos, q)).body)[0], q).toBe('people-1');
     // The photo base's second path searches the same collections.
     expect(ids((await text(photos, 'airplane', {}, '/photo/text/v2/text')).body).slice(0, 2).sort()).toEqual(['plane-1', 'plane-2']);
   });

@@ -66,14 +66,22 @@ export const familyOf: Readonly<Record<ColorName, ColorFamily>> = {
 export const itemKinds = ['upper body', 'lower body', 'full body', 'footwear'] as const;
 export type ItemKind = (typeof itemKinds)[number];
 
+/**
+ * What the server sees of people beyond the `person` label: a face (BlazeFace). Counts of people
+ * are indexed too (seen-tokens.ts) but no query word reaches them yet.
+ */
+export const peopleKinds = ['face'] as const;
+export type PeopleKind = (typeof peopleKinds)[number];
+
 /** One language's words for every concept. Forms are written as people type them; matching folds case and Latin accents. */
 export interface LanguageWords {
   objects: Readonly<Record<CocoLabel, readonly string[]>>;
   colors: Readonly<Record<ColorName, readonly string[]>>;
   items: Readonly<Record<ItemKind, readonly string[]>>;
+  people: Readonly<Record<PeopleKind, readonly string[]>>;
 }
 
-export type ConceptKind = 'object' | 'color' | 'item';
+export type ConceptKind = 'object' | 'color' | 'item' | 'people';
 
 /** A concept as the parser and the indexer name it. */
 export interface Concept {
@@ -93,6 +101,8 @@ export const objectCode = (label: CocoLabel) => `xo${letters(label)}`;
 export const colorCode = (name: ColorName) => `xc${letters(name)}`;
 export const familyCode = (family: ColorFamily) => `xk${family}`;
 export const itemCode = (kind: ItemKind) => `xi${letters(kind)}`;
+/** `xface`: the code seen-tokens.ts writes for a face seen. */
+export const peopleCode = (kind: PeopleKind) => `x${letters(kind)}`;
 
 /**
  * An object or garment seen in a colour's family ("red car"): `xpo` + label + family or `xpi` +
@@ -112,6 +122,7 @@ export function allCodes(): string[] {
     ...colorNames.map(colorCode),
     ...colorFamilies.map(familyCode),
     ...itemKinds.map(itemCode),
+    ...peopleKinds.map(peopleCode),
     ...things.flatMap((t) => colorFamilies.map((f) => pairCode(t, f))),
   ];
 }

@@ -136,4 +136,7 @@ export const en: LanguageWords = {
     'full body': ['dress', 'dresses', 'jumpsuit', 'jumpsuits', 'overall', 'overalls', 'gown', 'gowns', 'outfit', 'outfits'],
     footwear: ['shoe', 'shoes', 'sneaker', 'sneakers', 'trainers', 'boot', 'boots', 'sandal', 'sandals', 'heels', 'high heels', 'footwear'],
   },
+  people: {
+    face: ['face', 'faces'],
+  },
 };

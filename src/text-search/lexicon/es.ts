@@ -136,4 +136,7 @@ export const es: LanguageWords = {
     'full body': ['vestido', 'vestidos', 'mono', 'monos', 'enterizo', 'peto', 'overol'],
     footwear: ['zapato', 'zapatos', 'zapatilla', 'zapatillas', 'tenis', 'bota', 'botas', 'sandalia', 'sandalias', 'tacones', 'calzado'],
   },
+  people: {
+    face: ['cara', 'caras', 'rostro', 'rostros'],
+  },
 };

@@ -136,4 +136,7 @@ export const fr: LanguageWords = {
     'full body': ['robe', 'robes', 'combinaison', 'combinaisons', 'salopette', 'tenue'],
     footwear: ['chaussure', 'chaussures', 'basket', 'baskets', 'botte', 'bottes', 'bottine', 'sandale', 'sandales', 'talons', 'talons hauts', 'escarpins'],
   },
+  people: {
+    face: ['visage', 'visages'],
+  },
 };

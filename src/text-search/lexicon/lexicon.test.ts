@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { colorPalette } from '../../vision/models/color-palette.ts';
-import { allCodes, cocoLabels, colorFamilies, colorNames, familyOf, itemKinds, type LanguageWords } from './concepts.ts';
+import { allCodes, cocoLabels, colorFamilies, colorNames, familyOf, itemKinds, peopleKinds, type LanguageWords } from './concepts.ts';
 import { buildLexiconIndex, formKey, formsOf, homonyms, lexiconIndex, lexiconLanguages, lexiconWords, requiredLanguages } from './lexicon.ts';
 
 const require = createRequire(import.meta.url);
@@ -31,10 +31,12 @@ describe('concepts', () => {
 
   it('have codes of ASCII letters only, all distinct', () => {
     const codes = allCodes();
-    for (const c of codes) expect(c).toMatch(/^x(?:[ocki]|p[oi])[a-z]+$/);
+    for (const c of codes) expect(c).toMatch(/^x(?:[ocki]|p[oi]|face$)[a-z]*$/);
     expect(new Set(codes).size).toBe(codes.length);
     const things = cocoLabels.length + itemKinds.length;
-    expect(codes).toHaveLength(things + colorNames.length + colorFamilies.length + things * colorFamilies.length);
+    expect(codes).toHaveLength(things + colorNames.length + colorFamilies.length + peopleKinds.length + things * colorFamilies.length);
+    // The face code is the one seen-tokens.ts writes.
+    expect(codes).toContain('xface');
   });
 
   it('stay one distinct token each under the FTS5 porter and unicode61 tokenizers', () => {

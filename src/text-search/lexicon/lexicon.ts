@@ -3,7 +3,7 @@
  * indexed once for lookup. It is the synonym mechanism of both backends, so SQLite and
  * PostgreSQL read a query alike.
  */
-import { cocoLabels, colorNames, itemKinds, type Concept, type LanguageWords } from './concepts.ts';
+import { cocoLabels, colorNames, itemKinds, peopleKinds, type Concept, type LanguageWords } from './concepts.ts';
 import { ar } from './ar.ts';
 import { bn } from './bn.ts';
 import { en } from './en.ts';
@@ -61,6 +61,7 @@ export function* formsOf(words: LanguageWords): Generator<{ concept: Concept; fo
   for (const name of cocoLabels) for (const form of words.objects[name]) yield { concept: { kind: 'object', name }, form };
   for (const name of colorNames) for (const form of words.colors[name]) yield { concept: { kind: 'color', name }, form };
   for (const name of itemKinds) for (const form of words.items[name]) yield { concept: { kind: 'item', name }, form };
+  for (const name of peopleKinds) for (const form of words.people[name]) yield { concept: { kind: 'people', name }, form };
 }
 
 /** The lookup key of a form: CJK forms keep their characters (spaces dropped), others are their words joined by a space. */

@@ -136,4 +136,7 @@ export const pt: LanguageWords = {
     'full body': ['vestido', 'vestidos', 'macacão', 'macacões', 'jardineira'],
     footwear: ['sapato', 'sapatos', 'tênis', 'sapatilha', 'sapatilhas', 'bota', 'botas', 'sandália', 'sandálias', 'salto alto', 'saltos', 'calçado', 'calçados'],
   },
+  people: {
+    face: ['rosto', 'rostos', 'cara', 'caras'],
+  },
 };
