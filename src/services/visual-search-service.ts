@@ -204,18 +204,54 @@ export class VisualSearchService {
   }
 
   /**
+   * Categories for an item its record did not name (issue 20): a vote of the 15 nearest records
+   * of the same item kind whose categories their own records gave, weighted 1/distance, kept when
+   * the winner holds at least half the weight; so a shop's own taxonomy comes back.
+   */
+  private async vote(c: CollectionRecord, vector: Float32Array, itemName: string): Promise<{ top: unknown; category: unknown } | undefined> {
+    if (!c.dimensions || vector.length !== c.dimensions) return undefined;
+    const hits = await this.queries.knn(c, vector, 15, { '_objects.name': itemName, '_objects.category_source': 'record' });
+    const weights = new Map<string, { w: number; top: unknown; category: unknown }>();
+    let total = 0;
+    for (const h of hits) {
+      const top = h.record.data['Top Category'];
+      const category = h.record.data.Category;
+      const key = JSON.stringify([top ?? null, category ?? null]);
+      const w = 1 / (h.distance + 1e-3);
+      total += w;
+      const e = weights.get(key) ?? { w: 0, top, category };
+      e.w += w;
+      weights.set(key, e);
+    }
+    const best = [...weights.values()].sort((a, b) => b.w - a.w)[0];
+    return best && best.w >= 0.5 * total ? { top: best.top, category: best.category } : undefined;
+  }
+
+  /** The votes of the records of one insert or update that name no categories (item collections only). */
+  private async votes(c: CollectionRecord, records: InputRecord[], outcomes: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[]): Promise<({ top: unknown; category: unknown } | undefined)[]> {
+    const out: ({ top: unknown; category: unknown } | undefined)[] = [];
+    for (const [i, o] of outcomes.entries()) {
+      const r = records[i]!;
+      const named = typeof r['Top Category'] === 'string' || typeof r.Category === 'string';
+      out.push('ok' in o && 'items' in o.ok && !o.ok.whole && !named ? await this.vote(c, Float32Array.from(o.ok.descriptor), o.ok.chosen.name) : undefined);
+    }
+    return out;
+  }
+
+  /**
    * A fashion or home-decor record's item (spec rules 2 and 3): `_objects` holds the item it is
    * stored by, and its categories are the record's own when it sent them (marked pre-filled),
    * else the detector's, which become the record's too. `extract_colors` and `extract_tags` add
    * the item's colours and tags; a `_tags_simple` the record sent is kept as sent.
    */
-  private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item']): Out {
+  private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item'], voted?: { top: unknown; category: unknown }): Out {
     const domain = c.type as ItemDomain;
     const sentTop = record['Top Category'];
     const sentCategory = record.Category;
     const sent = typeof sentTop === 'string' || typeof sentCategory === 'string';
-    const predicted = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
-    const categories = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
+    const detected = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
+    const predicted = voted ?? detected;
+    const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
     const object = {
       id: '0',
       name: r.chosen.name,
@@ -223,7 +259,7 @@ export class VisualSearchService {
       bound_box: r.chosen.box,
       area: boxArea(r.chosen.box),
       ...categories,
-      ...(sent ? { category_source: 'record', 'pre-filled': true } : predicted ? { category_source: 'detector' } : {}),
+      ...(sent ? { category_source: 'record', 'pre-filled': true } : voted ? { category_source: 'neighbours' } : predicted ? { category_source: 'detector' } : {}),
     };
     const out: Out = { _objects: [object], ...(sent ? {} : categories) };
     const colors = r.colors.slice(0, 5);
@@ -319,6 +355,7 @@ export class VisualSearchService {
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
   private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[], fields: Fields, tally: Tally): Promise<void> {
     const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[] = [];
+    const voted = c.type === 'fashion' || c.type === 'homedecor' ? await this.votes(c, candidates.map((x) => x.record), embedded) : [];
     let model = c.model;
     embedded.forEach((o, i) => {
       const x = candidates[i]!;
@@ -326,7 +363,7 @@ export class VisualSearchService {
       if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, { _id: x.id }, 409, mismatch(model, o.ok.model)));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
-      const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok) : {}) };
+      const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
       rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
     });
@@ -543,7 +580,9 @@ export class VisualSearchService {
     });
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;
+    let v: { top: unknown; category: unknown } | undefined;
     if (typeof top === 'string' || typeof category === 'string') itemFilter = categoryFilter(top, category);
+    else if ((v = !r.whole && !box ? await this.vote(c, Float32Array.from(r.descriptor), r.chosen.name) : undefined)) itemFilter = categoryFilter(v.top, v.category);
     else {
       const predicted = r.whole || box ? undefined : categoriesOf(domain, r.chosen.name);
       const candidate = predicted && categoryFilter(predicted.top, predicted.category);

@@ -68,6 +68,19 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(w['Top Category']).toBe('Accessories');
   });
 
+  it("gives a record without categories its neighbours' categories when they agree (the shop's own words)", async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'votes' })).id, account, token };
+    expect((await call(`${base}/insert`, { records: [{ _id: 'hoodie', _base64: group, product_id: 'h', 'Top Category': 'Menswear', Category: 'Hoodies' }] }, c)).body.status.code).toBe(210);
+    const hoodie = (await call(`${base}/get`, { records: [{ _id: 'hoodie' }] }, c)).body.answer_records[0]!;
+    expect((hoodie._objects as Obj[])[0]!.name).toBe('upper body');
+    expect((await call(`${base}/insert`, { records: [{ _id: 'look-2', _base64: group, product_id: 'l' }] }, c)).body.status.code).toBe(210);
+    const look = (await call(`${base}/get`, { records: [{ _id: 'look-2' }] }, c)).body.answer_records[0]!;
+    expect(look).toMatchObject({ 'Top Category': 'Menswear', Category: 'Hoodies' });
+    expect((look._objects as Obj[])[0]).toMatchObject({ name: 'upper body', Category: 'Hoodies', category_source: 'neighbours' });
+    expect((look._objects as Obj[])[0]!['pre-filled']).toBeUndefined();
+  });
+
   it('visualKNN with a photo lists every item found and searches the largest; the query item\'s categories filter', async () => {
     const res = await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 5 }, shop);
     expect(res.http).toBe(200);
