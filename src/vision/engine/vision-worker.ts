@@ -249,7 +249,7 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
       const ox = Math.floor(p.bound_box[0] * (detectImg.width / detectImg.originalWidth));
       const oy = Math.floor(p.bound_box[1] * (detectImg.height / detectImg.originalHeight));
       const keypoints = best.keypoints.map((k) => ({ ...k, x: (k.x + ox) * sx, y: (k.y + oy) * sy }));
-      const regions = poseRegions(keypoints, round3(Math.min(best.prob, p.prob)), W, H);
+      const regions = poseRegions(keypoints, round3(Math.min(best.prob, p.prob)), W, H, p.bound_box);
       const upper = regions.find((r) => r.name === 'upper body');
       const lower = regions.find((r) => r.name === 'lower body');
       let oneGarment = false;
@@ -266,7 +266,7 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   let whole = false;
   if (o.boundBox) chosen = { name: 'item', prob: 1, box: o.boundBox };
   else {
-    const pick = chooseItem(items, o.wanted);
+    const pick = chooseItem(items, o.wanted, W * H);
     whole = !pick;
     chosen = pick ?? { name: 'item', prob: 1, box: [0, 0, W, H] };
   }

@@ -62,3 +62,21 @@ describe('items and the chosen one', () => {
     expect(withWholeImage([], 640, 480)).toEqual([{ name: 'item', prob: 1, box: [0, 0, 640, 480] }]);
   });
 });
+
+describe('waist-up photos and small items', () => {
+  it('runs the top from the shoulders to the bottom of the person when no hip is seen', () => {
+    const waistUp = standing.filter((k) => /Shoulder|Elbow/.test(k.part));
+    expect(poseRegions(waistUp, 0.8, 1000, 1000)).toEqual([]);
+    const items = poseRegions(waistUp, 0.8, 1000, 1000, [350, 100, 650, 420]);
+    expect(items.map((i) => i.name)).toEqual(['upper body']);
+    expect(items[0]!.box[3]).toBe(420);
+    expect(items[0]!.box[1]).toBeLessThan(200);
+  });
+
+  it('takes the whole image rather than an item under 2 % of it, unless that kind was asked for', () => {
+    const tie = [{ name: 'tie', prob: 0.5, box: [0, 0, 100, 100] as [number, number, number, number] }];
+    expect(chooseItem(tie, undefined, 1000 * 1000)).toBeUndefined();
+    expect(chooseItem(tie, ['tie'], 1000 * 1000)!.name).toBe('tie');
+    expect(chooseItem(tie, undefined, 300 * 300)!.name).toBe('tie');
+  });
+});

@@ -28,6 +28,8 @@ export const decorLabels = [
 /** Keypoints under this score are not used. */
 const keypointMinProb = 0.3;
 const detectionMinProb = 0.3;
+/** Share of the photo an item must cover to be chosen when the record names no kind. */
+const minShare = 0.02;
 
 export const boxArea = (b: Box) => Math.max(0, b[2] - b[0]) * Math.max(0, b[3] - b[1]);
 
@@ -50,7 +52,7 @@ function spanOf(points: { x: number; y: number }[], padX: number, padY = 0): [nu
  * ankles (or knees), full body from the shoulders down, footwear around the ankles. Regions whose
  * keypoints are not seen are left out. The caller decides between full body and upper + lower.
  */
-export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, width: number, height: number): Item[] {
+export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, width: number, height: number, personBox?: Box): Item[] {
   const at = (...parts: string[]) => keypoints.filter((k) => parts.includes(k.part) && k.prob >= keypointMinProb);
   const shoulders = at('leftShoulder', 'rightShoulder');
   const hips = at('leftHip', 'rightHip');
@@ -68,6 +70,15 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
     const ps = [...shoulders, ...hips, ...arms];
     const s = spanOf(ps, pad(ps))!;
     upper = clip([s[0], meanY(shoulders) - 0.1 * torso, s[2], Math.max(...hips.map((p) => p.y))], width, height);
+    items.push({ name: 'upper body', prob, box: upper });
+  } else if (shoulders.length && personBox && personBox[3] > meanY(shoulders)) {
+    // Waist-up photos: no hip in frame, so the top runs from the shoulders to the person's box
+    // bottom (the frame's edge, usually), across the arms.
+    const ps = [...shoulders, ...arms];
+    const across = Math.max(widthOf(shoulders), (personBox[2] - personBox[0]) * 0.5);
+    const s = spanOf(ps, 0.1 * across)!;
+    const drop = personBox[3] - meanY(shoulders);
+    upper = clip([s[0], meanY(shoulders) - 0.05 * drop, s[2], personBox[3]], width, height);
     items.push({ name: 'upper body', prob, box: upper });
   }
   const legEnd = ankles.length ? ankles : knees;
@@ -104,10 +115,11 @@ export function withWholeImage(items: Item[], width: number, height: number): It
 
 /**
  * The item a record is stored or searched by (spec rule 2): the largest of the kinds its
- * categories name; the largest of all when it names none; undefined when it names kinds none of
- * the items is (the caller then takes the whole image).
+ * categories name; the largest of all when it names none (if it covers 2 % of the photo);
+ * undefined otherwise (the caller then takes the whole image).
  */
-export function chooseItem(items: readonly Item[], wanted: readonly string[] | undefined): Item | undefined {
-  if (!wanted?.length) return items[0];
+export function chooseItem(items: readonly Item[], wanted: readonly string[] | undefined, imageArea?: number): Item | undefined {
+  // Unasked, an item under 2 % of the photo (a tie in a group photo) does not stand for it.
+  if (!wanted?.length) return items[0] && (!imageArea || boxArea(items[0].box) >= minShare * imageArea) ? items[0] : undefined;
   return items.find((i) => wanted.includes(i.name));
 }
