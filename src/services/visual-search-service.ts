@@ -13,6 +13,7 @@ import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
 import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
 import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import type { AccountService } from './account-service.ts';
+import { colorMatch, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
@@ -106,6 +107,17 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
   if (x1 - x0 < 8 || y1 - y0 < 8) throw new ServiceError(400, 'invalid_request', 'query_record._objects[0].bound_box must have xmin < xmax and ymin < ymax, at least 8 px apart.');
   return [x0, y0, x1, y1];
 }
+
+/** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
+interface QueryVector {
+  vector: Float32Array;
+  echo: Out;
+  itemFilter?: Record<string, unknown>;
+  colors?: DominantColorsQuery;
+}
+
+/** `[L, u, v, share]` rows as a colour query; undefined when there are none. */
+const queryColors = (rows: number[][]): DominantColorsQuery | undefined => (rows.length ? { luv: rows.map((r) => [r[0]!, r[1]!, r[2]!]), percentages: rows.map((r) => (r[3] ?? 0) * 100) } : undefined);
 
 /** ANDs the default item filter with the client's. */
 const withItemFilter = (filter: Record<string, unknown> | undefined, itemFilter: Record<string, unknown> | undefined) => (itemFilter ? (filter && Object.keys(filter).length ? { $and: [filter, itemFilter] } : itemFilter) : filter);
@@ -233,7 +245,7 @@ export class VisualSearchService {
     for (const [i, o] of outcomes.entries()) {
       const r = records[i]!;
       const named = typeof r['Top Category'] === 'string' || typeof r.Category === 'string';
-      out.push('ok' in o && 'items' in o.ok && !o.ok.whole && !named ? await this.vote(c, Float32Array.from(o.ok.descriptor), o.ok.chosen.name) : undefined);
+      out.push('ok' in o && 'items' in o.ok && !o.ok.whole && o.ok.chosen.name !== 'item' && !named ? await this.vote(c, Float32Array.from(o.ok.descriptor), o.ok.chosen.name) : undefined);
     }
     return out;
   }
@@ -537,7 +549,7 @@ export class VisualSearchService {
   }
 
   /** The query vector: a stored record's (`_id` alone) or a new image's. */
-  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out; itemFilter?: Record<string, unknown> }> {
+  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
     const hasImage = query._url !== undefined || query._base64 !== undefined || query._file !== undefined;
     const items = c.type === 'fashion' || c.type === 'homedecor';
     if (!hasImage) {
@@ -546,7 +558,8 @@ export class VisualSearchService {
       const found = await this.queries.lookup(c, id);
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
       const itemFilter = items ? categoryFilter(found.record.data['Top Category'], found.record.data.Category) : undefined;
-      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}) };
+      const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
+      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}) };
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
@@ -563,7 +576,7 @@ export class VisualSearchService {
    * categories become the default filter: the client's when it sent them, the detector's only
    * where some record of the collection has them (records keep their shop's own words).
    */
-  private async queryItem(c: CollectionRecord, query: InputRecord): Promise<{ vector: Float32Array; echo: Out; itemFilter?: Record<string, unknown> }> {
+  private async queryItem(c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
     const domain = c.type as ItemDomain;
     const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = given ? drawnBox(given.bound_box) : undefined;
@@ -582,13 +595,17 @@ export class VisualSearchService {
     let itemFilter: Record<string, unknown> | undefined;
     let v: { top: unknown; category: unknown } | undefined;
     if (typeof top === 'string' || typeof category === 'string') itemFilter = categoryFilter(top, category);
-    else if ((v = !r.whole && !box ? await this.vote(c, Float32Array.from(r.descriptor), r.chosen.name) : undefined)) itemFilter = categoryFilter(v.top, v.category);
+    // The whole image (no item found) is no kind of item: neither a vote nor a filter.
+    else if ((v = !r.whole && !box && r.chosen.name !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), r.chosen.name) : undefined)) itemFilter = categoryFilter(v.top, v.category);
     else {
       const predicted = r.whole || box ? undefined : categoriesOf(domain, r.chosen.name);
       const candidate = predicted && categoryFilter(predicted.top, predicted.category);
       if (candidate && (await this.queries.count(c, candidate)) > 0) itemFilter = candidate;
     }
-    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}) };
+    // The query's own _dominant_colors when it sent them, else its item's.
+    const sentColors = queryColors(storedColors(query._dominant_colors));
+    const colors = sentColors ?? queryColors(r.colors.slice(0, 5).map((x) => [...x.luv, x.percentage / 100]));
+    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}) };
   }
 
   private answer(ctx: SearchContext, clock: { done(): Statistics }, queryRecords: Out[], hits: Hit[], fields: Fields): Envelope {
@@ -636,17 +653,22 @@ export class VisualSearchService {
    * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
    * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
    */
-  private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined): Promise<Hit[]> {
-    if (!tags?.length) return this.queries.knn(c, vector, want, filter);
+  private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery): Promise<Hit[]> {
+    if (!tags?.length && !colors) return this.queries.knn(c, vector, want, filter);
     const pool = await this.queries.knn(c, vector, Math.max(100, 4 * want), filter);
-    const q = new Set(tags);
+    const q = new Set(tags ?? []);
+    // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
+    // A record's colours are its extracted _dominant_colors, else those text search kept of its image.
+    const kept = colors ? await this.store.text.colorsOf(this.store.store.db, pool.filter((h) => !storedColors(h.record.data._dominant_colors).length).map((h) => h.record.key)) : undefined;
     return pool
       .map((h) => {
         const own = recordTags(c, h.record);
         const inter = own.filter((t) => q.has(t)).length;
         const union = new Set([...own, ...q]).size;
         const j = union ? inter / union : 0;
-        return { ...h, distance: h.distance * (1 - 0.5 * j) };
+        const extracted = storedColors(h.record.data._dominant_colors);
+        const m = colors ? colorMatch(colors, extracted.length ? extracted : (kept!.get(h.record.key) ?? [])) : 0;
+        return { ...h, distance: h.distance * (1 - 0.5 * j) * (1 - 0.25 * m) };
       })
       .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key)
       .slice(0, want);
@@ -655,8 +677,8 @@ export class VisualSearchService {
   async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
     const clock = stopwatch();
     await this.requireProducts(c);
-    const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
-    const hits = await this.rank(c, vector, opts.k + opts.from, withItemFilter(checkedFilter(opts.filter), itemFilter), tagsOf(c, query));
+    const { vector, echo, itemFilter, colors } = await this.queryVector(ctx, c, query);
+    const hits = await this.rank(c, vector, opts.k + opts.from, withItemFilter(checkedFilter(opts.filter), itemFilter), tagsOf(c, query), colors);
     return this.answer(ctx, clock, [echo], hits.slice(opts.from), opts.fields);
   }
 

@@ -105,6 +105,17 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     }
   });
 
+  it("visualTagsKNN counts the colours too: a record holding the query's colours ranks as if a quarter closer", async () => {
+    const look = await get('look');
+    const query = { _base64: watch, _dominant_colors: look._dominant_colors };
+    const plain = await call(`${base}/visualKNN`, { query_record: query, k: 5 }, shop);
+    const tagged = await call(`${base}/visualTagsKNN`, { query_record: query, k: 5 }, shop);
+    const distance = (b: Body & { answer_distances?: number[] }, id: string) => b.answer_distances![b.answer_records.findIndex((r) => r._id === id)]!;
+    expect(distance(tagged.body, 'look') / distance(plain.body, 'look')).toBeCloseTo(0.75, 2);
+    // A record without extracted colours is compared by the colours text search kept of its image.
+    expect(distance(tagged.body, 'shoes')).toBeLessThanOrEqual(distance(plain.body, 'shoes'));
+  });
+
   it('refuses to search a collection holding records without the product field (409), naming them', async () => {
     const { account, token } = await h.newAccount(100);
     const legacy: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'old', productField: 'sku' })).id, account, token };

@@ -3,7 +3,8 @@ import type { CollectionRecord, CollectionStore, StoredRecord } from '../../stor
 import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
 import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { parseQuery, type ParsedQuery } from '../../text-search/query.ts';
-import { deltaE, nameColor } from '../../vision/models/dominant-colors.ts';
+import { nameColor } from '../../vision/models/dominant-colors.ts';
+import { colorMatch, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
@@ -19,13 +20,7 @@ export interface TextQueryBody {
   product_field?: string;
 }
 
-interface DominantColorsQuery {
-  luv: [number, number, number][];
-  percentages: number[];
-}
 
-/** Colours within this ΔE*uv of a query colour count as it (about where two palette names part). */
-const colorMatchDelta = 15;
 const maxQueryColors = 8;
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -62,21 +57,6 @@ function colorCodes(colors: DominantColorsQuery): { code: string; weight: number
   return out;
 }
 
-/**
- * M of docs/api-decisions.md: how much of the query's colour mix the record holds, 0–1. Stored
- * colours are `[L, u, v, share 0–1]`.
- */
-export function colorMatch(colors: DominantColorsQuery, stored: readonly number[][]): number {
-  let matched = 0;
-  let total = 0;
-  colors.luv.forEach((luv, i) => {
-    const p = colors.percentages[i]! / 100;
-    total += p;
-    const share = stored.filter((s) => deltaE(luv, s) <= colorMatchDelta).reduce((n, s) => n + (s[3] ?? 0), 0);
-    matched += Math.min(p, share);
-  });
-  return total > 0 ? matched / total : 0;
-}
 
 /**
  * What a CLIP text tower reads: CLIP-family packs are trained on English captions, so a query in
