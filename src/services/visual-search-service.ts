@@ -460,20 +460,42 @@ export class VisualSearchService {
       let vector: Float32Array | undefined;
       let observed: Observed | undefined;
       let item: ImageTaskResults['item'] | undefined;
+      let voted: { top: unknown; category: unknown } | undefined;
+      // Categories the record's own client gave stay its own when only the image changes.
+      const named = typeof record['Top Category'] === 'string' || typeof record.Category === 'string';
+      const own = current.data._objects as { category_source?: unknown }[] | undefined;
+      const basis: InputRecord = !named && Array.isArray(own) && own[0]?.category_source === 'record' ? { ...record, 'Top Category': current.data['Top Category'], Category: current.data.Category } : record;
+      let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
+      const fail = async (code: number, text: string) => {
+        await extras?.refund([record]);
+        skips.push(skipped(ctx, { _id: id }, code, text));
+      };
       if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
-        const [o] = await this.embedForStore(c, [record]);
+        try {
+          extras = await this.chargeExtras(ctx, c, [record]);
+        } catch (err) {
+          if (err instanceof ServiceError && err.status === 402) {
+            skips.push(skipped(ctx, { _id: id }, 402, err.message));
+            continue;
+          }
+          throw err;
+        }
+        const [o] = await this.embedForStore(c, [basis]);
         if ('error' in o!) {
-          skips.push(skipped(ctx, { _id: id }, o.error.code, o.error.text));
+          await fail(o.error.code, o.error.text);
           continue;
         }
         // A vector of another model would not fit the collection's index.
         if (c.model !== null && o!.ok.model !== c.model) {
-          skips.push(skipped(ctx, { _id: id }, 409, mismatch(c.model, o!.ok.model)));
+          await fail(409, mismatch(c.model, o!.ok.model));
           continue;
         }
         vector = Float32Array.from(o!.ok.descriptor);
         if ('observed' in o!.ok) observed = o!.ok.observed;
-        if ('items' in o!.ok) item = o!.ok;
+        if ('items' in o!.ok) {
+          item = o!.ok;
+          [voted] = await this.votes(c, [basis], [o!]);
+        }
       }
       const data: Record<string, unknown> = { ...current.data, _id: id };
       // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
@@ -482,16 +504,16 @@ export class VisualSearchService {
         if (v === null) delete data[k];
         else data[k] = v;
       }
-      if (item) Object.assign(data, this.itemFields(c, record, item));
+      if (item) Object.assign(data, this.itemFields(c, basis, item, voted));
       const missing = this.missingProduct(c, data);
       if (missing) {
-        skips.push(skipped(ctx, { _id: id }, 400, missing));
+        await fail(400, missing);
         continue;
       }
       const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
       const updated = await this.store.update(c.id, id!, data, vector, text);
       if (!updated) {
-        skips.push(skipped(ctx, { _id: id }, 404, 'not found'));
+        await fail(404, 'not found');
         continue;
       }
       this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector } : {}), seq: updated.seq });

@@ -116,6 +116,19 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(distance(tagged.body, 'shoes')).toBeLessThanOrEqual(distance(plain.body, 'shoes'));
   });
 
+  it('update with a new image keeps the categories the client gave, and bills the extras it asks for', async () => {
+    const credits = async () => (await h.app.loupe.accounts.getAccount(shop.account)).credits;
+    const before = await credits();
+    const res = await call(`${base}/update`, { records: [{ _id: 'shoes', _base64: group, extract_colors: true }] }, shop);
+    expect(res.http).toBe(200);
+    const shoes = await get('shoes');
+    expect(shoes.Category).toBe('Sneakers');
+    expect((shoes._objects as Obj[])[0]).toMatchObject({ name: 'footwear', category_source: 'record' });
+    expect(shoes._dominant_colors).toBeDefined();
+    // The call and the one extra.
+    expect(await credits()).toBe(before - 2);
+  });
+
   it('refuses to search a collection holding records without the product field (409), naming them', async () => {
     const { account, token } = await h.newAccount(100);
     const legacy: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'old', productField: 'sku' })).id, account, token };
