@@ -71,3 +71,23 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
   }
   return best;
 }
+
+/**
+ * Number words a query puts before a people word ("two people", "dos personas", "двое людей"),
+ * folded, to the count they name; digits count too. A count beside a person concept searches the
+ * people-count codes the index writes (seen-tokens.ts). Group words name six or more.
+ */
+export const countWords: ReadonlyMap<string, number> = new Map(
+  Object.entries({
+    one: 1, single: 1, two: 2, couple: 2, pair: 2, three: 3, four: 4, five: 5,
+    un: 1, uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5,
+    une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5,
+    um: 1, uma: 1, dois: 2, duas: 2, quatro: 4,
+    один: 1, одна: 1, два: 2, две: 2, двое: 2, три: 3, трое: 3, четыре: 4, четверо: 4, пять: 5, пятеро: 5,
+    एक: 1, दो: 2, तीन: 3, चार: 4, पांच: 5, पाँच: 5,
+    এক: 1, একজন: 1, দুই: 2, দুজন: 2, তিন: 3, তিনজন: 3, পাঁচ: 5,
+    واحد: 1, اثنان: 2, اثنين: 2, ثلاثة: 3, اربعة: 4, خمسة: 5,
+    ایک: 1, تین: 3, پانچ: 5,
+  }).map(([w, n]) => [foldText(w), n]),
+);
+export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم'].map(foldText));

@@ -192,3 +192,19 @@ describe('people words', () => {
     for (const q of ['face', 'faces', '人脸', 'चेहरा', 'rostros', 'visage', 'وجه', 'মুখ', 'rosto', 'лица', 'چہرہ', '顔']) expect(codes(q), q).toEqual(['xface']);
   });
 });
+
+describe('people counts', () => {
+  it('read a number beside a people word as the count code the index writes, and drop the number from the terms', () => {
+    for (const [q, code] of [['two people', 'xntwo'], ['dos personas', 'xntwo'], ['deux personnes', 'xntwo'], ['3 people', 'xnfew'], ['двое людей', 'xntwo'], ['una persona', 'xnone'], ['group of people', 'xngroup'], ['a crowd of people', 'xngroup']] as const) {
+      const p = parsed(q);
+      expect(p.codes.map((c) => c.code), q).toEqual(expect.arrayContaining(['xoperson', code]));
+      expect(p.terms, q).toEqual([]);
+    }
+  });
+
+  it('leave numbers beside other words as they are', () => {
+    expect(codes('two chairs')).toEqual(['xochair']);
+    expect(parsed('two chairs').terms).toEqual(['two']);
+    expect(codes('people')).toEqual(['xoperson']);
+  });
+});

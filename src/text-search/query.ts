@@ -11,6 +11,7 @@ import {
   objectCode,
   pairCode,
   peopleCode,
+  personCountCode,
   type CocoLabel,
   type ColorFamily,
   type ColorName,
@@ -19,7 +20,7 @@ import {
   type PeopleKind,
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
-import { detectLanguage, stopWords, type QueryLanguage } from './query-language.ts';
+import { countWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
 import { cjkChar, foldText, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
@@ -137,6 +138,26 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     }
   });
   for (const code of pairCodes(items, resolved, stops, language)) addCode(code, 1);
+  // People counts: a number word or digits beside a people word, or a group word.
+  const isPerson = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' && c.name === 'person');
+  const counted = new Set<string>();
+  items.forEach((item, i) => {
+    if (item.kind === 'concept' && isPerson(i) && groupWords.has(item.text)) addCode(personCountCode(6)!, 1);
+    if (item.kind !== 'word') return;
+    if (groupWords.has(item.text) && (isPerson(i - 1) || isPerson(i + 1) || isPerson(i + 2))) {
+      addCode(personCountCode(6)!, 1);
+      counted.add(item.text);
+      return;
+    }
+    const n = /^[1-9]$/.test(item.text) ? Number(item.text) : countWords.get(item.text);
+    if (n !== undefined && (isPerson(i + 1) || isPerson(i + 2) || isPerson(i - 1))) {
+      addCode(personCountCode(n)!, 1);
+      counted.add(item.text);
+    }
+  });
+  if (counted.size) {
+    for (let k = terms.length - 1; k >= 0; k--) if (counted.has(terms[k]!)) terms.splice(k, 1);
+  }
   // A query of nothing but function words ("of the and") is still searched for them, literally.
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
 

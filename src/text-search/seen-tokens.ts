@@ -4,7 +4,7 @@
  * text. Pure, so the worker, the insert path and the backfill make the same text from the same
  * observation, and a lexicon change re-tokenises stored observations without running a model.
  */
-import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pairCode, type CocoLabel, type ColorName } from './lexicon/concepts.ts';
+import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pairCode, personCountCode, type CocoLabel, type ColorName } from './lexicon/concepts.ts';
 import { indexWords } from './query.ts';
 
 /** Bumped when this file makes other text from the same observation (the backfill re-tokenises). */
@@ -58,12 +58,6 @@ function objectRepeats(o: SeenObject, area: number): number {
   return 1 + (share >= 0.05 ? 1 : 0) + (share >= 0.25 && o.prob >= 0.5 ? 1 : 0);
 }
 const colorRepeats = (share: number) => (share >= 0.6 ? 3 : share >= 0.3 ? 2 : share >= 0.1 ? 1 : 0);
-
-/** People counts as codes: one, two, a few (3–5), a group (6 or more). */
-export function personCountCode(n: number): string | undefined {
-  if (n <= 0) return undefined;
-  return n === 1 ? 'xnone' : n === 2 ? 'xntwo' : n <= 5 ? 'xnfew' : 'xngroup';
-}
 
 export interface SeenText {
   /** Concept codes, repeated by prominence, space-separated. */

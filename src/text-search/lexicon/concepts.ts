@@ -111,6 +111,12 @@ export const peopleCode = (kind: PeopleKind) => `x${letters(kind)}`;
 export const pairCode = (thing: Concept, family: ColorFamily) =>
   `xp${thing.kind === 'item' ? 'i' : 'o'}${letters(thing.name)}${family}`;
 
+/** People counts as codes: one, two, a few (3–5), a group (6 or more); the index and queries share them. */
+export function personCountCode(n: number): string | undefined {
+  if (n <= 0) return undefined;
+  return n === 1 ? 'xnone' : n === 2 ? 'xntwo' : n <= 5 ? 'xnfew' : 'xngroup';
+}
+
 /** Every code the lexicon can produce, for the collision checks. */
 export function allCodes(): string[] {
   const things: Concept[] = [
