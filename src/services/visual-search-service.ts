@@ -89,6 +89,25 @@ export function filterFailuresAre400(queries: CollectionQueries): CollectionQuer
   });
 }
 
+/**
+ * The best `want` hits, one per product when there is a product field (each product's best
+ * record), the search widened until enough products are seen or the collection is exhausted.
+ */
+export async function onePerProduct<H extends { record: StoredRecord }>(productField: string | undefined, want: number, records: number, search: (n: number) => Promise<H[]>): Promise<H[]> {
+  if (!productField) return search(want);
+  for (let fetch = want * 4; ; fetch *= 4) {
+    const raw = await search(fetch);
+    const seen = new Set<string>();
+    const hits = raw.filter((h) => {
+      const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
+      if (seen.has(p)) return false;
+      seen.add(p);
+      return true;
+    });
+    if (hits.length >= want || raw.length < fetch || fetch >= records) return hits;
+  }
+}
+
 /** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
 function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
   const f: Record<string, unknown> = {};
@@ -681,15 +700,15 @@ export class VisualSearchService {
     const q = new Set(tags ?? []);
     // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
     // A record's colours are its extracted _dominant_colors, else those text search kept of its image.
-    const kept = colors ? await this.store.text.colorsOf(this.store.store.db, pool.filter((h) => !storedColors(h.record.data._dominant_colors).length).map((h) => h.record.key)) : undefined;
+    const extracted = colors ? pool.map((h) => storedColors(h.record.data._dominant_colors)) : [];
+    const kept = colors ? await this.store.text.colorsOf(this.store.store.db, pool.filter((_, i) => !extracted[i]!.length).map((h) => h.record.key)) : undefined;
     return pool
-      .map((h) => {
+      .map((h, i) => {
         const own = recordTags(c, h.record);
         const inter = own.filter((t) => q.has(t)).length;
         const union = new Set([...own, ...q]).size;
         const j = union ? inter / union : 0;
-        const extracted = storedColors(h.record.data._dominant_colors);
-        const m = colors ? colorMatch(colors, extracted.length ? extracted : (kept!.get(h.record.key) ?? [])) : 0;
+        const m = colors ? colorMatch(colors, extracted[i]!.length ? extracted[i]! : (kept!.get(h.record.key) ?? [])) : 0;
         return { ...h, distance: h.distance * (1 - 0.5 * j) * (1 - 0.25 * m) };
       })
       .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key)
@@ -819,23 +838,7 @@ export class VisualSearchService {
     const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
     const want = opts.k + opts.from;
     const productField = opts.productField;
-    let hits: Hit[];
-    if (!productField) hits = await this.queries.knn(c, vector, want, filter);
-    else {
-      let fetch = want * 4;
-      for (;;) {
-        const raw = await this.queries.knn(c, vector, fetch, filter);
-        const seen = new Set<string>();
-        hits = raw.filter((h) => {
-          const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
-          if (seen.has(p)) return false;
-          seen.add(p);
-          return true;
-        });
-        if (hits.length >= want || raw.length < fetch || fetch >= c.recordCount) break;
-        fetch *= 4;
-      }
-    }
+    const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.queries.knn(c, vector, n, filter));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
 }

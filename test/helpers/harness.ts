@@ -71,6 +71,26 @@ export async function startHarness(backend: Backend, overrides: ConfigOverrides 
   };
 }
 
+/**
+ * A harness whose descriptors come from the tiny CLIP-family pack (test/helpers/tiny-clip.ts),
+ * installed as `loupe models add` would: inserts take well under a millisecond, and text-to-image
+ * search has a right answer. `close` also removes the pack's folders.
+ */
+export async function startTinyClipHarness(backend: Backend): Promise<Harness> {
+  const { writeTinyClipPack } = await import('./tiny-clip.ts');
+  const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
+  const dirs = [await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tiny-clip-')), await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-pack-data-'))];
+  const packDir = (await installPack(await writeTinyClipPack(dirs[0]!), dirs[1]!, { name: 'tiny' })).dir;
+  const h = await startHarness(backend, { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
+  return {
+    ...h,
+    close: async () => {
+      await h.close();
+      for (const dir of dirs) await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 export const cs = (p: string) => `/cardstream/v2/${p}`;
 
 export async function createSession(h: Harness, body: Record<string, unknown> = {}, token?: string): Promise<string> {

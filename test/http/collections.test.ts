@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { backends, startHarness, startTinyClipHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
@@ -285,22 +284,10 @@ describe.each(backends)('allRecords of a collection larger than the old page siz
   // The tiny CLIP-family pack embeds an image in well under a millisecond, so 450 records insert
   // in seconds where the default embedder would take most of a minute on two cores.
   let h: Harness;
-  const dirs: string[] = [];
-  const tmp = (prefix: string) => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-    dirs.push(dir);
-    return dir;
-  };
   beforeAll(async () => {
-    const { writeTinyClipPack } = await import('../helpers/tiny-clip.ts');
-    const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
-    const packDir = (await installPack(await writeTinyClipPack(tmp('loupe-tiny-clip-')), tmp('loupe-pack-data-'), { name: 'tiny' })).dir;
-    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
+    h = await startTinyClipHarness(backend);
   }, 60_000);
-  afterAll(async () => {
-    await h?.close();
-    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => h?.close());
 
   it('without ?size= one page holds a small collection whole (the old client reads one page); next while more remain', async () => {
     const { id } = await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'many' });

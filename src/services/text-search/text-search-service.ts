@@ -9,7 +9,7 @@ import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
 import { textEngineOf, type TextEngine } from './text-engine.ts';
-import { checkedFilter, distanceScale, filterFailuresAre400, project, type Envelope, type Fields } from '../visual-search-service.ts';
+import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, type Envelope, type Fields } from '../visual-search-service.ts';
 
 export interface TextQueryBody {
   query_record?: unknown;
@@ -127,7 +127,7 @@ export class TextSearchService {
 
     if (engine === 'clip' && q.text) {
       const { vector, model } = await this.vision.textVector(englishOf(q, typeof text === 'string' ? text : q.text));
-      if (model === c.model) ranked = await this.grouped(productField, pool, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale }))));
+      if (model === c.model) ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale }))));
       else engine = 'keyword';
     } else engine = 'keyword';
 
@@ -145,7 +145,7 @@ export class TextSearchService {
           statistics: clock.done(),
         };
       }
-      ranked = await this.grouped(productField, pool, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) }))));
+      ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) }))));
     }
 
     if (colors && ranked.length) {
@@ -163,24 +163,4 @@ export class TextSearchService {
       answer_count: page.length,
       statistics: clock.done(),
     };
-  }
-
-  /**
-   * The best `want` answers, one per product when the collection groups by a product field (each
-   * product's best record), widening the search until enough products are seen.
-   */
-  private async grouped(productField: string | undefined, want: number, search: (n: number) => Promise<Ranked[]>): Promise<Ranked[]> {
-    if (!productField) return search(want);
-    for (let fetch = want * 4; ; fetch *= 4) {
-      const raw = await search(fetch);
-      const seen = new Set<string>();
-      const hits = raw.filter((h) => {
-        const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
-        if (seen.has(p)) return false;
-        seen.add(p);
-        return true;
-      });
-      if (hits.length >= want || raw.length < fetch) return hits.slice(0, want);
-    }
-  }
-}
+  }}

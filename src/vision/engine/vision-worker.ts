@@ -134,9 +134,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
     }
     case 'colors': {
       const box = task.options?.boundBox;
-      const sx = img.width / img.originalWidth;
-      const sy = img.height / img.originalHeight;
-      const boundBox = box ? ([Math.floor(box[0] * sx), Math.floor(box[1] * sy), Math.ceil(box[2] * sx), Math.ceil(box[3] * sy)] as [number, number, number, number]) : undefined;
+      const boundBox = box ? regionOf(img, box) : undefined;
       return { ...size, colors: dominantColors(pixels, { ...(boundBox ? { boundBox } : {}), ...(task.options?.maxColors ? { maxColors: task.options.maxColors } : {}) }) };
     }
     case 'pose': {
