@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, editDistance, identify, MIN_SCORE, nameLikeness, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, editDistance, identify, identifyAcross, MIN_SCORE, nameLikeness, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -113,6 +113,75 @@ describe('identification', () => {
     const m = bestMatch(await identify(clues, src, 5, 2, false, artOf({ 'sv9-105': 12, 'swsh12pt5-105': 110 })));
     expect(m?.card.key).toBe('sv9-105');
     expect(scoreCandidate(zenith105, clues, new Map(), artOf({ 'swsh12pt5-105': 110 })).score).toBe(scoreCandidate(zenith105, clues).score + WEIGHTS.artDiffers);
+  });
+
+  // SV151 (printed code MEW, 165 cards, 2023): Dragonair is 148, its alternate-art printing 181.
+  const dragonair181 = card('sv3pt5-181', 'Dragonair', '181', 165, '2023', { setCodes: ['SV3PT5', 'MEW'], hp: 90 });
+  const dragonair148 = card('sv3pt5-148', 'Dragonair', '148', 165, '2023', { setCodes: ['SV3PT5', 'MEW'], hp: 90 });
+  const dragonairRead = (number: string) =>
+    readCardText([
+      { text: 'Dragonair', prob: 0.97, box: { x0: 0.2, y0: 0.04, x1: 0.5, y1: 0.09 } },
+      { text: `MEW EN ${number}/165`, prob: 0.95, box: { x0: 0.05, y0: 0.93, x1: 0.3, y1: 0.96 } },
+      { text: '©2023 Pokémon/Nintendo', prob: 0.95, box: { x0: 0.5, y0: 0.95, x1: 0.9, y1: 0.97 } },
+    ]);
+
+  it('counts a collector number read that differs from the candidate’s against it: another printing of the name in the set', async () => {
+    // the card read (148) is not in the catalog: its alternate art, same name, set and total, is not it
+    const alt = scoreCandidate(dragonair181, dragonairRead('148'));
+    expect(alt.evidence.number).toBe('differs');
+    expect(bestMatch(await identify(dragonairRead('148'), source([dragonair181])))).toBeNull();
+    expect(bestMatch(await identify(dragonairRead('148'), source([dragonair181, dragonair148])))?.card.key).toBe('sv3pt5-148');
+  });
+
+  it('holds a single misread digit little against a candidate, and another prefix nothing', async () => {
+    // 148 read as 146: the name, set code and year still find it
+    expect(scoreCandidate(dragonair148, dragonairRead('146')).evidence.number).toBe('near');
+    expect(bestMatch(await identify(dragonairRead('146'), source([dragonair148])))?.card.key).toBe('sv3pt5-148');
+    // a set prefix lost (TG05 read as 05/30) is the same number
+    expect(scoreCandidate(card('swsh11tg-TG05', 'Kricketune V', 'TG05', 30, '2022'), read([['05/30', 0.95]])).evidence.number).toBe('none');
+  });
+
+  // Expedition (2002, 165 cards) numbers Haunter 80; Slowbro 080/165 of SV151 shares number and total.
+  const haunter = card('ecard1-80', 'Haunter', '80', 165, '2002', { hp: 60 });
+  const foot = (lang: 'en' | 'fr'): CardTextLine[] =>
+    (lang === 'en' ? ['weakness', 'resistance', 'retreat'] : ['faiblesse', 'résistance', 'retraite']).map((w, i) => ({ text: w, prob: 0.9, box: { x0: 0.05 + i * 0.3, y0: 0.87, x1: 0.3 + i * 0.3, y1: 0.89 } }));
+  const named = (name: string, lang: 'en' | 'fr') =>
+    readCardText([{ text: name, prob: 0.96, box: { x0: 0.2, y0: 0.04, x1: 0.5, y1: 0.09 } }, ...foot(lang), { text: '080/165', prob: 0.95, box: { x0: 0.05, y0: 0.93, x1: 0.3, y1: 0.96 } }]);
+
+  it('counts an English name read plainly against a candidate of another name', async () => {
+    const clues = named('Slowbro', 'en');
+    expect(clues.language).toBe('en');
+    const s = scoreCandidate(haunter, clues);
+    expect(s.evidence.nameDiffers).toBe(true);
+    expect(bestMatch(await identify(clues, source([haunter])))).toBeNull();
+    // the right name does not differ
+    expect(bestMatch(await identify(named('Haunter', 'en'), source([haunter])))?.card.key).toBe('ecard1-80');
+  });
+
+  it('holds no French name against a candidate (the catalogs are English), nor a short or small name line', () => {
+    const fr = named('Flagadoss', 'fr');
+    expect(fr.language).toBe('fr');
+    expect(scoreCandidate(haunter, fr).evidence.nameDiffers).toBe(false);
+    expect(scoreCandidate(haunter, named('Mew', 'en')).evidence.nameDiffers).toBe(false);
+    const small = readCardText([{ text: 'Slowbro', prob: 0.96, box: { x0: 0.2, y0: 0.5, x1: 0.5, y1: 0.52 } }, ...foot('en'), { text: '080/165', prob: 0.95, box: { x0: 0.05, y0: 0.93, x1: 0.3, y1: 0.96 } }]);
+    expect(scoreCandidate(haunter, small).evidence.nameDiffers).toBe(false);
+  });
+
+  it('takes a name line that is a candidate’s name, of any catalog searched, for English, and no power/toughness for a collector number', async () => {
+    // no furniture word read: the language is unknown, but `Seel` is the name of a card of the catalogs
+    const seel = card('base1-41', 'Seel', '41', 102, '1999');
+    const magmar = card('ecard1-86', 'Magmar', '86', 165, '2002');
+    const clues = readCardText([
+      { text: 'Seel', prob: 0.97, box: { x0: 0.2, y0: 0.04, x1: 0.4, y1: 0.09 } },
+      { text: '086/165', prob: 0.95, box: { x0: 0.05, y0: 0.93, x1: 0.3, y1: 0.96 } },
+    ]);
+    expect(clues.language).toBeNull();
+    expect(bestMatch(await identify(clues, source([magmar])))?.card.key).toBe('ecard1-86');
+    const across = await identifyAcross(clues, [{ source: source([magmar]), tag: 'pokemon' }, { source: source([seel]), tag: 'other' }]);
+    expect(across.find((m) => m.card.key === 'ecard1-86')?.evidence.nameDiffers).toBe(true);
+    expect(bestMatch(across)).toBeNull();
+    // `4/5` in an MTG card's corner is no collector number to hold against it
+    expect(scoreCandidate(card('dom-123', 'Baloth Gorger', '123', 269, '2018'), read([['4/5', 0.95]])).evidence.number).toBe('none');
   });
 
   it('scores artwork from full at 20 bits to nothing at 60', () => {

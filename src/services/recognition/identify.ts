@@ -7,7 +7,7 @@
  * regulation mark, the copyright year or the name.
  */
 import { normalizeName } from '../../catalog/card-keys.ts';
-import type { CardTextClues, CollectorNumber } from './card-text.ts';
+import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
 
 /** What identification needs of a catalog card. */
 export interface CandidateCard {
@@ -51,7 +51,11 @@ export interface ArtEvidence {
 }
 
 export interface Evidence {
-  number: 'same' | 'none';
+  /**
+   * `differs`: a collector number was read and the candidate's is another, not one digit misread
+   * (`near`: `146` read for `148`): another printing of the name, or another card of the set.
+   */
+  number: 'same' | 'near' | 'differs' | 'none';
   /** A code with letters (`SWSH131`, `TG05`) that no other candidate has: a promo or subset card. */
   uniqueCode: boolean;
   /** A set code printed on the card (`SVI`) is the candidate's set's; misreads of other text make a mismatch say nothing. */
@@ -62,6 +66,12 @@ export interface Evidence {
   hp: 'same' | 'differs' | 'unknown';
   /** 1 for the same name, 0 for nothing alike (edit distance over length). */
   name: number;
+  /**
+   * A name line read plainly ({@link NAME_READ}) is English, and the candidate's name is like none
+   * of the name lines: another card. English: on a card read as English, or the very name of a
+   * candidate card (the catalogs are English; on a French card a name that differs says nothing).
+   */
+  nameDiffers: boolean;
   /** Artwork distance to the candidate's reference image (bits of 256); null when it has none. */
   art: number | null;
 }
@@ -79,6 +89,10 @@ export interface Identified {
  */
 export const WEIGHTS = {
   number: 4,
+  /** A number one digit from the candidate's: a misread of its number, or another card's. */
+  numberNear: -1,
+  /** Another number: as much against the candidate as the same number is for it. */
+  numberDiffers: -4,
   uniqueCode: 2,
   setCode: 3,
   totalSame: 3,
@@ -92,6 +106,8 @@ export const WEIGHTS = {
   hpDiffers: -1,
   /** Times the name likeness (0–1), counted only from 0.75. */
   name: 4,
+  /** Another name, read plainly and English: as much against as the same name is for. */
+  nameDiffers: -4,
   /** An artwork within {@link ART_FULL} bits of the reference; less, in proportion, up to {@link ART_NONE}. */
   art: 6,
   /** An artwork {@link ART_DIFFERS} bits or more from the candidate's reference: another card's art, or a bad outline. */
@@ -115,6 +131,28 @@ export function artScore(d: number | null): number {
 }
 /** Least likeness for a name to count. */
 const NAME_MIN = 0.75;
+/**
+ * A name line read plainly enough to deny a candidate another name: set large in the top band
+ * (its {@link NameCandidate} score: band × height × probability), and English: on a card read
+ * as English with `minLetters` letters at least, or as alike as `known` to a candidate card's
+ * name (any length: `Muk`, `Seel`). Below `differsBelow` likeness to every name line, a
+ * candidate's name differs.
+ */
+export const NAME_READ = { minScore: 0.6, minLetters: 5, known: 0.9, differsBelow: 0.75 };
+/** The digits of a folded number (`TG5` → `5`): a prefix the recogniser lost or misread says nothing. */
+const digitsOf = (key: string) => key.replace(/[^0-9]/g, '');
+/**
+ * A number read as a collector number surely is: a promo code, or a fraction over a total of two
+ * digits at least (an MTG creature's power and toughness, `4/5`, is a fraction too).
+ */
+const collectorLike = (n: CollectorNumber) => n.form === 'promo' || (n.form === 'fraction' && (n.total?.replace(/[^0-9]/g, '').length ?? 0) >= 2);
+/** One digit misread (`148` read `146`): hardly a contradiction. A digit more or less is another number (`6`, `65`). */
+function oneDigitApart(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) d++;
+  return d <= 1;
+}
 
 /** Levenshtein distance, for names of a few dozen letters. */
 export function editDistance(a: string, b: string): number {
@@ -141,14 +179,23 @@ function totalOf(n: CollectorNumber): number | null {
 }
 
 /** Scores one candidate against the clues. */
-export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', name: 0, art: art?.distance(card.key) ?? null };
+/**
+ * `knownNames`: the folded name lines that are a candidate card's name ({@link englishNameLines}),
+ * English whatever the card's language was read as.
+ */
+export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null };
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm);
   if (numbers.length) {
     evidence.number = 'same';
     evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
     const totals = numbers.map(totalOf).filter((t): t is number => t !== null);
     if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : 'differs';
+  } else if (card.numberNorm !== null) {
+    const own = digitsOf(card.numberNorm);
+    const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
+    // the same digits under another prefix (`05/30` read for `TG05`) say nothing
+    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own)) ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
@@ -159,9 +206,13 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, nameLikeness(n.norm, card.nameNorm));
+  if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
+    const english = (n: NameCandidate) => knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
+    evidence.nameDiffers = clues.names.slice(0, 4).some((n) => n.score >= NAME_READ.minScore && english(n));
+  }
   const w = WEIGHTS;
   let score = 0;
-  if (evidence.number === 'same') score += w.number;
+  score += evidence.number === 'same' ? w.number : evidence.number === 'near' ? w.numberNear : evidence.number === 'differs' ? w.numberDiffers : 0;
   if (evidence.uniqueCode) score += w.uniqueCode;
   if (evidence.setCode === 'same') score += w.setCode;
   score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? w.totalDiffers : 0;
@@ -169,8 +220,18 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   score += evidence.regulationMark === 'same' ? w.markSame : evidence.regulationMark === 'differs' ? w.markDiffers : 0;
   score += evidence.hp === 'same' ? w.hpSame : evidence.hp === 'differs' ? w.hpDiffers : 0;
   if (evidence.name >= NAME_MIN) score += w.name * evidence.name;
+  if (evidence.nameDiffers) score += w.nameDiffers;
   score += artScore(evidence.art);
   return { card, score, evidence };
+}
+
+/** The name lines read plainly that are (as alike as {@link NAME_READ}.known) the name of one of the candidates: English names. */
+export function englishNameLines(clues: CardTextClues, candidates: Iterable<CandidateCard>): Set<string> {
+  const lines = clues.names.slice(0, 4).filter((n) => n.score >= NAME_READ.minScore && n.norm.length >= 3);
+  const out = new Set<string>();
+  if (!lines.length) return out;
+  for (const c of candidates) for (const n of lines) if (!out.has(n.norm) && nameLikeness(n.norm, c.nameNorm) >= NAME_READ.known) out.add(n.norm);
+  return out;
 }
 
 /** Least score for a best match: the number and one more clue, or a name alike and one more. */
@@ -178,27 +239,46 @@ export const MIN_SCORE = 6;
 /** Least lead of the best match over the next: two cards the clues cannot tell apart are no match. */
 export const MIN_LEAD = 1;
 
+/** One catalog's candidate source and the card's artwork against that catalog's references; `tag` comes back on its candidates. */
+export interface CatalogCandidates<T> {
+  source: CandidateSource;
+  art?: ArtEvidence | undefined;
+  tag: T;
+}
+
 /**
- * The candidates for a card's clues, best first. Candidates come from every collector number read,
- * from the likeliest name lines and from the nearest reference images' artwork.
+ * The candidates for a card's clues from several catalogs, best first, on one scale. Candidates
+ * come from every collector number read, from the likeliest name lines and from the nearest
+ * reference images' artwork. A name line is English ({@link englishNameLines}) when it is the name
+ * of a candidate of any catalog searched.
  */
-export async function identify(given: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2, hashNumbers = false, art?: ArtEvidence): Promise<Identified[]> {
+export async function identifyAcross<T>(given: CardTextClues, catalogs: readonly CatalogCandidates<T>[], limit = 5, nameLines = 2, hashNumbers = false): Promise<(Identified & { tag: T })[]> {
   // `#197` / `No.197` is a checklist number on sport cards but the Pokédex number on Japanese Pokémon cards
   const clues = hashNumbers ? given : { ...given, numbers: given.numbers.filter((n) => n.form !== 'hash') };
-  const seen = new Map<string, CandidateCard>();
-  const holders = new Map<string, number>();
-  for (const n of clues.numbers) {
-    const found = await source.byNumber(n.key);
-    holders.set(n.key, found.length);
-    for (const c of found) seen.set(c.key, c);
+  const found = [];
+  for (const { source, art, tag } of catalogs) {
+    const seen = new Map<string, CandidateCard>();
+    const holders = new Map<string, number>();
+    for (const n of clues.numbers) {
+      const cards = await source.byNumber(n.key);
+      holders.set(n.key, cards.length);
+      for (const c of cards) seen.set(c.key, c);
+    }
+    for (const n of clues.names.slice(0, nameLines)) if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
+    const unseen = art?.nearest.filter((k) => !seen.has(k)) ?? [];
+    if (unseen.length) for (const c of await source.byKeys(unseen)) seen.set(c.key, c);
+    found.push({ cards: [...seen.values()], holders, art, tag });
   }
-  for (const n of clues.names.slice(0, nameLines)) if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
-  const unseen = art?.nearest.filter((k) => !seen.has(k)) ?? [];
-  if (unseen.length) for (const c of await source.byKeys(unseen)) seen.set(c.key, c);
-  return [...seen.values()]
-    .map((c) => scoreCandidate(c, clues, holders, art))
+  const known = englishNameLines(clues, found.flatMap((f) => f.cards));
+  return found
+    .flatMap(({ cards, holders, art, tag }) => cards.map((c) => ({ ...scoreCandidate(c, clues, holders, art, known), tag })))
     .sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key))
     .slice(0, limit);
+}
+
+/** The candidates for a card's clues from one catalog, best first ({@link identifyAcross}). */
+export async function identify(given: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2, hashNumbers = false, art?: ArtEvidence): Promise<Identified[]> {
+  return (await identifyAcross(given, [{ source, art, tag: null }], limit, nameLines, hashNumbers)).map(({ tag: _, ...m }) => m);
 }
 
 /** The best match, when it scores enough and leads the next candidate; otherwise null. */

@@ -9,7 +9,7 @@ import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
 import { readCardText, type CardTextClues } from './card-text.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identify, MIN_SCORE, type Identified } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_SCORE, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -477,12 +477,8 @@ export class RecognitionService {
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
   private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
-    const all: Ranked[] = [];
-    for (const search of searches) {
-      const evidence = art?.length && search.art ? artEvidence(search.art, art) : undefined;
-      for (const m of await identify(clues, search.source, ALTERNATIVES + 1, nameLines, hashNumbers, evidence)) all.push({ ...m, search });
-    }
-    return all.sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key)).slice(0, ALTERNATIVES + 1);
+    const catalogs = searches.map((search) => ({ source: search.source, art: art?.length && search.art ? artEvidence(search.art, art) : undefined, tag: search }));
+    return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));
   }
 
   /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
