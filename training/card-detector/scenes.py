@@ -60,6 +60,7 @@ class Library:
             im = _read(p, 700)
             if im is not None:
                 self.faces.append(im)
+        self.official = len(self.faces)  # the scans above; real faces and others follow
         self.backgrounds = [im for im in (_read(p, 1024) for p in sorted(glob.glob(os.path.join(backgrounds, '*.jpg')))) if im is not None]
         # Real photos: only the train split of real_card_photos (the val split is never seen here).
         self.real: list[tuple[np.ndarray, list[dict]]] = []

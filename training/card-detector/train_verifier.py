@@ -19,6 +19,9 @@ cards; and outlines of real cards that are not the card's: the art box, the card
 around it, the card half off. A quarter of all samples, cards and not, are cut close around the
 outline, so that an outline on the photo's frame (a cropped scan, or a small photo taken whole) is
 decided by what it holds (v2, after v1 took 3.3 % of the Caltech photos whole for cards).
+v3 adds both sides of that question outright: small photos with no card taken whole (their
+outline the photo's frame, or a mat's inner edge, as the first stage's weak cards gave them),
+and official card scans that fill their image.
 """
 from __future__ import annotations
 
@@ -41,6 +44,10 @@ VIEW_W, VIEW_H = 64, 88
 MARGIN = 0.08
 # share of samples cut close around their outline (framed)
 FRAMED = 0.25
+# v3: whole small photos (not cards) and whole scans (cards) as their own samples
+WHOLE = True
+# shapes of small photos taken whole: 3:2, 4:3, square, and close to a card's own
+PHOTO_ASPECTS = (1.5, 4 / 3, 1.0, 88 / 63, 1.25)
 
 
 def upright(quad: np.ndarray) -> np.ndarray:
@@ -163,6 +170,8 @@ class Pool:
             boxes = [np.array([[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], np.float64) for b in (c['box'] for c in f['labels']['cards'])]
             entry = (im, quads, boxes)
             (self.dev if corners.in_dev(f['file']) else self.real).append(entry)
+        # official scans: a card that fills its image (cropped scans are sent to grading as they are)
+        self.scans = [lib.faces[k] for k in range(lib.official)]
         rng = np.random.default_rng(seed)
         self.scenes = []
         for _ in range(scene_count):
@@ -186,8 +195,82 @@ def framed(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> np.nda
     return card_view(im, quad)
 
 
+def whole_photo(rng: np.random.Generator, pool: Pool, entries) -> np.ndarray:
+    """A small photo with no card, taken whole: its outline is the photo's frame (or, for a print
+    with a mat, the mat's inner edge), moved a little inward as a fitted outline would be."""
+    src = rng.random()
+    if src < 0.45:
+        im, avoid = pool.backgrounds[rng.integers(len(pool.backgrounds))], []
+    elif src < 0.6 and pool.empty:
+        im, avoid = pool.empty[rng.integers(len(pool.empty))], []
+    elif src < 0.85 or not pool.scenes:
+        im, quads, boxes = entries[rng.integers(len(entries))]
+        avoid = quads + boxes
+    else:
+        im, cards, holders = pool.scenes[rng.integers(len(pool.scenes))]
+        avoid = cards + holders
+    h, w = im.shape[:2]
+    aspect = PHOTO_ASPECTS[rng.integers(len(PHOTO_ASPECTS))] * rng.uniform(0.97, 1.03)
+    if rng.random() < 0.5:
+        aspect = 1 / aspect
+    crop = None
+    for _ in range(20):
+        cw = rng.uniform(0.25, 1.0) * w
+        ch = cw / aspect
+        if ch > h:
+            ch = rng.uniform(0.25, 1.0) * h
+            cw = ch * aspect
+        x0, y0 = rng.uniform(0, w - cw), rng.uniform(0, h - ch)
+        q = np.array([[x0, y0], [x0 + cw, y0], [x0 + cw, y0 + ch], [x0, y0 + ch]])
+        if not overlaps(q, avoid, 0.05):
+            crop = im[int(y0):int(y0 + ch), int(x0):int(x0 + cw)]
+            break
+    if crop is None or min(crop.shape[:2]) < 16:
+        crop = pool.backgrounds[rng.integers(len(pool.backgrounds))]
+    long = rng.uniform(160, 480)
+    k = long / max(crop.shape[:2])
+    crop = cv2.resize(crop, (max(8, int(crop.shape[1] * k)), max(8, int(crop.shape[0] * k))), interpolation=cv2.INTER_AREA)
+    ch, cw = crop.shape[:2]
+    inner = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float64)
+    if rng.random() < 0.3:
+        # a print with a mat (white, black or a colour) around it
+        m = int(max(2, rng.uniform(0.03, 0.14) * min(cw, ch)))
+        colour = [255, 255, 255] if rng.random() < 0.5 else ([0, 0, 0] if rng.random() < 0.4 else rng.integers(0, 256, 3).tolist())
+        crop = cv2.copyMakeBorder(crop, m, m, m, m, cv2.BORDER_CONSTANT, value=colour)
+        inner = inner + m if rng.random() < 0.5 else np.array([[0, 0], [cw + 2 * m, 0], [cw + 2 * m, ch + 2 * m], [0, ch + 2 * m]], np.float64)
+    img = scenes.photo_effects(crop, rng) if rng.random() < 0.6 else crop
+    size = min(corners.rect_of(inner))
+    quad = inner + (rng.uniform(0, 0.02, (4, 2)) * size) * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
+    return card_view(img, jitter(rng, quad, rng.uniform(0.0, 0.006)))
+
+
+def whole_scan(rng: np.random.Generator, pool: Pool) -> np.ndarray:
+    """An official scan that fills its image, at the sizes a client sends, with a little background at times."""
+    face = pool.scans[rng.integers(len(pool.scans))]
+    long = rng.uniform(200, 700)
+    k = long / max(face.shape[:2])
+    img = cv2.resize(face, (max(8, int(face.shape[1] * k)), max(8, int(face.shape[0] * k))), interpolation=cv2.INTER_AREA)
+    h, w = img.shape[:2]
+    if rng.random() < 0.4:
+        m = int(rng.uniform(0, 0.04) * w)
+        colour = [255, 255, 255] if rng.random() < 0.5 else rng.integers(0, 256, 3).tolist()
+        img = cv2.copyMakeBorder(img, m, m, m, m, cv2.BORDER_CONSTANT, value=colour)
+        quad = np.array([[m, m], [m + w, m], [m + w, m + h], [m, m + h]], np.float64)
+    else:
+        quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
+    if rng.random() < 0.6:
+        img = scenes.photo_effects(img, rng)
+    return card_view(img, jitter(rng, quad, rng.uniform(0.002, 0.01)))
+
+
 def sample(rng: np.random.Generator, pool: Pool, entries) -> tuple[np.ndarray, float]:
     r = rng.random()
+    if WHOLE and r < 0.08 and pool.scans:
+        return whole_scan(rng, pool), 1.0
+    if WHOLE and r < 0.2:
+        return whole_photo(rng, pool, entries), 0.0
+    if WHOLE:
+        r = rng.random()
     if r < 0.3:
         im, quads, _ = entries[rng.integers(len(entries))]
         if quads:

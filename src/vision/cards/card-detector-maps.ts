@@ -26,7 +26,7 @@ const MIN_FILL = 0.8;
 /**
  * A card below those two but above these is still a candidate, a weak one: on close-ups the card
  * map runs into the table and the corner map is faint (25 of the 89 train-split 720 x 960 photos
- * of single cards had no card). The corner refiner must then be surer of it (card-detector.ts).
+ * of single cards had no card). The card verifier decides whether it is one (card-detector.ts).
  */
 const WEAK_MIN_CORNERS = 0.2;
 const WEAK_MIN_FILL = 0.6;
