@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyHomography, rectToQuad, type Quad } from './plane-geometry.ts';
+import { applyHomography, convexOverlapShare, rectToQuad, type Quad } from './plane-geometry.ts';
 
 describe('rectangle to quad homography', () => {
   it('takes the rectangle corners onto the quad corners, and its centre onto the diagonals crossing', () => {
@@ -28,5 +28,28 @@ describe('rectangle to quad homography', () => {
     expect(applyHomography(m, 5, 10)).toEqual([15, 25]);
     expect(m.g).toBe(0);
     expect(m.h).toBe(0);
+  });
+});
+
+describe('convex overlap', () => {
+  const square = (x: number, y: number, s: number): Quad => [[x, y], [x + s, y], [x + s, y + s], [x, y + s]];
+
+  it('gives the shared area over the smaller polygon, in either winding', () => {
+    expect(convexOverlapShare(square(0, 0, 10), square(5, 0, 10))).toBeCloseTo(0.5, 6);
+    expect(convexOverlapShare(square(0, 0, 10), [...square(5, 0, 10)].reverse())).toBeCloseTo(0.5, 6);
+    expect(convexOverlapShare([...square(0, 0, 10)].reverse(), square(5, 5, 10))).toBeCloseTo(0.25, 6);
+    // half a card lies wholly inside the card: its whole area is shared
+    expect(convexOverlapShare(square(0, 0, 10), [[0, 5], [10, 5], [10, 10], [0, 10]])).toBeCloseTo(1, 6);
+  });
+
+  it('is 0 for polygons apart or touching along a side', () => {
+    expect(convexOverlapShare(square(0, 0, 10), square(20, 0, 10))).toBe(0);
+    expect(convexOverlapShare(square(0, 0, 10), square(10, 0, 10))).toBeCloseTo(0, 6);
+  });
+
+  it('handles a turned quad', () => {
+    const diamond: Quad = [[5, 0], [10, 5], [5, 10], [0, 5]];
+    expect(convexOverlapShare(square(0, 0, 10), diamond)).toBeCloseTo(1, 6);
+    expect(convexOverlapShare(square(5, 0, 10), diamond)).toBeCloseTo(0.5, 6);
   });
 });

@@ -95,6 +95,37 @@ export function polygonArea(p: readonly Point[]): number {
   return a / 2;
 }
 
+/**
+ * The area two convex polygons share, as a share of the smaller one's area (0–1): `b` clipped by
+ * each side of `a` (Sutherland–Hodgman). Either winding.
+ */
+export function convexOverlapShare(a: readonly Point[], b: readonly Point[]): number {
+  const areaA = Math.abs(polygonArea(a));
+  const areaB = Math.abs(polygonArea(b));
+  if (!areaA || !areaB) return 0;
+  const sign = polygonArea(a) > 0 ? 1 : -1;
+  let out: Point[] = [...b];
+  for (let i = 0; i < a.length && out.length; i++) {
+    const [x1, y1] = a[i]!;
+    const [x2, y2] = a[(i + 1) % a.length]!;
+    const side = (p: Point) => sign * ((x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1));
+    const input = out;
+    out = [];
+    for (let j = 0; j < input.length; j++) {
+      const c = input[j]!;
+      const d = input[(j + 1) % input.length]!;
+      const sc = side(c);
+      const sd = side(d);
+      if (sc >= 0) out.push(c);
+      if (sc >= 0 !== sd >= 0) {
+        const t = sc / (sc - sd);
+        out.push([c[0] + t * (d[0] - c[0]), c[1] + t * (d[1] - c[1])]);
+      }
+    }
+  }
+  return out.length < 3 ? 0 : Math.abs(polygonArea(out)) / Math.min(areaA, areaB);
+}
+
 /** Convex hull (Andrew's monotone chain), collinear points dropped. */
 export function convexHull(points: readonly Point[]): Point[] {
   const p = [...points].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
