@@ -90,4 +90,19 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     ایک: 1, تین: 3, پانچ: 5,
   }).map(([w, n]) => [foldText(w), n]),
 );
-export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم'].map(foldText));
+export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
+
+const cjkNumbers: Readonly<Record<string, number>> = { 一: 1, 二: 2, 两: 2, 兩: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
+
+/**
+ * Chinese and Japanese write a count into the people word ("两个人", "三名", Japanese "二人") and a
+ * crowd as one word ("一群人", "人群", "群衆"), which the segmenter keeps whole or splits as
+ * "两" + "个人" (individual). These are rewritten as the other languages' counts are read: the
+ * number in digits beside 人, a crowd as 群 beside 人. Only the words searched change; the
+ * query's text is kept as sent.
+ */
+export function cjkPeopleCounts(text: string): string {
+  return text
+    .replace(/([一二两兩三四五六七八九十])\s*(?:个|個|名|位)?\s*人/gu, (_, n: string) => ` ${cjkNumbers[n]} 人 `)
+    .replace(/一群|人群|群众|群眾|群衆|大勢/gu, ' 群 人 ');
+}

@@ -202,6 +202,18 @@ describe('people counts', () => {
     }
   });
 
+  it('read Chinese and Japanese counts written into the people word, and crowds written as one word', () => {
+    for (const [q, code] of [['两个人', 'xntwo'], ['兩個人', 'xntwo'], ['三名人', 'xnfew'], ['一个人', 'xnone'], ['两个人的照片', 'xntwo'], ['二人', 'xntwo'], ['三人の写真', 'xnfew'], ['一群人', 'xngroup'], ['人群', 'xngroup'], ['人のグループ', 'xngroup'], ['12 people', 'xngroup']] as const) {
+      const p = parsed(q);
+      expect(p.codes.map((c) => c.code), q).toEqual(expect.arrayContaining(['xoperson', code]));
+      expect(p.terms, q).toEqual([]);
+    }
+    // the query's text is echoed as sent
+    expect(parsed('两个人').text).toBe('两个人');
+    // 个人 (an individual) with no number before it is not a count
+    expect(parsed('个人').codes.map((c) => c.code)).not.toEqual(expect.arrayContaining(['xnone']));
+  });
+
   it('leave numbers beside other words as they are', () => {
     expect(codes('two chairs')).toEqual(['xochair']);
     expect(parsed('two chairs').terms).toEqual(['two']);

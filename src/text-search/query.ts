@@ -20,7 +20,7 @@ import {
   type PeopleKind,
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
-import { countWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
+import { cjkPeopleCounts, countWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
 import { cjkChar, foldText, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
@@ -71,7 +71,7 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
     return { ok: false, error: { code: 'query_too_long', message: `_text_data is longer than ${maxQueryChars} characters` } };
   }
   const text = foldText(input).trim();
-  const tokens = wordsOf(text);
+  const tokens = wordsOf(cjkPeopleCounts(text));
   if (tokens.length === 0) {
     return { ok: false, error: { code: 'empty_query', message: '_text_data is empty: it has no word to search for' } };
   }
@@ -85,7 +85,7 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
  */
 export function conceptCodesIn(input: string, index: LexiconIndex = lexiconIndex()): string[] {
   const text = foldText(input).trim();
-  const tokens = wordsOf(text);
+  const tokens = wordsOf(cjkPeopleCounts(text));
   if (tokens.length === 0) return [];
   return analyse(text, tokens, index, Infinity).codes.filter((c) => c.weight === 1).map((c) => c.code);
 }
@@ -144,12 +144,13 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   items.forEach((item, i) => {
     if (item.kind === 'concept' && isPerson(i) && groupWords.has(item.text)) addCode(personCountCode(6)!, 1);
     if (item.kind !== 'word') return;
-    if (groupWords.has(item.text) && (isPerson(i - 1) || isPerson(i + 1) || isPerson(i + 2))) {
+    // "group of people", "人のグループ" (people's group): the people word may come two before
+    if (groupWords.has(item.text) && (isPerson(i - 2) || isPerson(i - 1) || isPerson(i + 1) || isPerson(i + 2))) {
       addCode(personCountCode(6)!, 1);
       counted.add(item.text);
       return;
     }
-    const n = /^[1-9]$/.test(item.text) ? Number(item.text) : countWords.get(item.text);
+    const n = /^[1-9][0-9]?$/.test(item.text) ? Number(item.text) : countWords.get(item.text);
     if (n !== undefined && (isPerson(i + 1) || isPerson(i + 2) || isPerson(i - 1))) {
       addCode(personCountCode(n)!, 1);
       counted.add(item.text);

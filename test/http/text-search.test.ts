@@ -84,7 +84,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
     }
     expect((await text(photos, 'avión')).body.query_records![0]!._query_language).toBe('es');
     // Faces and people: BlazeFace and CenterNet saw them in the group photo.
-    for (const q of ['faces', 'лицо', 'visage', '人脸', 'people', 'personas', 'two people', 'a group of people']) expect(ids((await text(photos, q)).body)[0], q).toBe('people-1');
+    for (const q of ['faces', 'лицо', 'visage', '人脸', 'people', 'personas', 'two people', 'a group of people', '两个人', '一群人', '二人']) expect(ids((await text(photos, q)).body)[0], q).toBe('people-1');
     // The photo base's second path searches the same collections.
     expect(ids((await text(photos, 'airplane', {}, '/photo/text/v2/text')).body).slice(0, 2).sort()).toEqual(['plane-1', 'plane-2']);
   });
