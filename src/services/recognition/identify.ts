@@ -178,9 +178,8 @@ function totalOf(n: CollectorNumber): number | null {
   return Number(n.total);
 }
 
-/** Scores one candidate against the clues. */
 /**
- * `knownNames`: the folded name lines that are a candidate card's name ({@link englishNameLines}),
+ * Scores one candidate against the clues. `knownNames`: the folded name lines that are a candidate card's name ({@link englishNameLines}),
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { caltechPhotos, photoBytes, photosDir } from '../../../test/helpers/photos.ts';
 import { readCardText } from '../../services/recognition/card-text.ts';
 import { runCardTask } from '../cards/card-tasks.ts';
+import { loadCv, warpCard, type Quad } from '../cards/card-geometry.ts';
+import { warpParts } from './card-reading.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
@@ -42,5 +44,22 @@ describe('reading cards for recognition', () => {
     const r = await read(photoBytes(wide));
     expect(r.found).toBe(false);
     expect(r.readings).toBeUndefined();
+  });
+
+  it('warps only the parts it reads, as the whole card warped and cut would have them', async () => {
+    const { cv } = await loadCv();
+    const w = 640;
+    const h = 480;
+    const data = new Uint8Array(w * h * 3);
+    for (let i = 0; i < w * h; i++) data.set([(i * 7) % 251, (i >> 3) % 253, (i % w) % 255], i * 3);
+    const img = { data, width: w, height: h };
+    const quad: Quad = [[100.3, 40.2], [420.7, 60.1], [400.2, 455.9], [80.6, 430.4]];
+    const whole = warpCard(cv, img, quad, 300);
+    const [foot] = warpParts(cv, img, quad, [{ width: 300, y0: 0.86, y1: 1 }]);
+    const from = Math.round(0.86 * whole.height);
+    expect(foot!.height).toBe(whole.height - from);
+    let diff = 0;
+    for (let i = 0; i < foot!.data.length; i++) diff += Math.abs(foot!.data[i]! - whole.data[from * 300 * 3 + i]!);
+    expect(diff / foot!.data.length).toBeLessThan(1);
   });
 });
