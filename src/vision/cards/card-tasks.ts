@@ -226,12 +226,18 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /**
- * Every card's text, largest card first. With no card found, an image that is itself card-shaped
- * is read whole: clients send scans cropped to the card, where the card has no edge to find.
+ * Every card's text, largest card first. An image that is itself card-shaped is read whole when no
+ * card is found in it, or when the largest card found runs off it (a corner over 1 % of its short
+ * side outside): clients send scans cropped to the card, where the card has no edge to find, and
+ * an outline placed there runs past the frame.
  */
 async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], label: SlabLabel | null, given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
   const frame = frameOf(pixels);
-  const whole = given || (!found.length && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
+  const runsOff = (q: Quad) => {
+    const reach = 0.01 * Math.min(...sideLengths(q));
+    return q.some(([x, y]) => x < -reach || y < -reach || x > pixels.width - 1 + reach || y > pixels.height - 1 + reach);
+  };
+  const whole = given || ((!found.length || runsOff(found[0]!.quad)) && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
   const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
   if (!cards.length) return { ...base, found: false };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
