@@ -195,20 +195,26 @@ def framed(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> np.nda
     return card_view(im, quad)
 
 
+def cardless_image(rng: np.random.Generator, pool: Pool, entries, cuts: tuple[float, float, float]):
+    """An image to cut a sample with no card from, and the outlines it must stay clear of: a
+    background, a shop photo with no card, a train photo (its cards) or a generated scene (its
+    cards and holders), chosen by the cumulative shares `cuts`."""
+    src = rng.random()
+    if src < cuts[0]:
+        return pool.backgrounds[rng.integers(len(pool.backgrounds))], []
+    if src < cuts[1] and pool.empty:
+        return pool.empty[rng.integers(len(pool.empty))], []
+    if src < cuts[2] or not pool.scenes:
+        im, quads, boxes = entries[rng.integers(len(entries))]
+        return im, quads + boxes
+    im, cards, holders = pool.scenes[rng.integers(len(pool.scenes))]
+    return im, cards + holders
+
+
 def whole_photo(rng: np.random.Generator, pool: Pool, entries) -> np.ndarray:
     """A small photo with no card, taken whole: its outline is the photo's frame (or, for a print
     with a mat, the mat's inner edge), moved a little inward as a fitted outline would be."""
-    src = rng.random()
-    if src < 0.45:
-        im, avoid = pool.backgrounds[rng.integers(len(pool.backgrounds))], []
-    elif src < 0.6 and pool.empty:
-        im, avoid = pool.empty[rng.integers(len(pool.empty))], []
-    elif src < 0.85 or not pool.scenes:
-        im, quads, boxes = entries[rng.integers(len(entries))]
-        avoid = quads + boxes
-    else:
-        im, cards, holders = pool.scenes[rng.integers(len(pool.scenes))]
-        avoid = cards + holders
+    im, avoid = cardless_image(rng, pool, entries, (0.45, 0.6, 0.85))
     h, w = im.shape[:2]
     aspect = PHOTO_ASPECTS[rng.integers(len(PHOTO_ASPECTS))] * rng.uniform(0.97, 1.03)
     if rng.random() < 0.5:
@@ -287,17 +293,7 @@ def sample(rng: np.random.Generator, pool: Pool, entries) -> tuple[np.ndarray, f
         if quads:
             return framed(rng, im, wrong_outline(rng, quads[rng.integers(len(quads))])), 0.0
     # card-shaped outlines away from any card
-    src = rng.random()
-    if src < 0.35:
-        im, cards = pool.backgrounds[rng.integers(len(pool.backgrounds))], []
-    elif src < 0.55 and pool.empty:
-        im, cards = pool.empty[rng.integers(len(pool.empty))], []
-    elif src < 0.8 or not pool.scenes:
-        im, quads, boxes = entries[rng.integers(len(entries))]
-        cards = quads + boxes
-    else:
-        im, cards, holders = pool.scenes[rng.integers(len(pool.scenes))]
-        cards = cards + holders
+    im, cards = cardless_image(rng, pool, entries, (0.35, 0.55, 0.8))
     for _ in range(20):
         q = random_quad(rng, im.shape[1], im.shape[0])
         if not overlaps(q, cards):

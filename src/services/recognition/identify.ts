@@ -145,7 +145,7 @@ const digitsOf = (key: string) => key.replace(/[^0-9]/g, '');
  * A number read as a collector number surely is: a promo code, or a fraction over a total of two
  * digits at least (an MTG creature's power and toughness, `4/5`, is a fraction too).
  */
-const collectorLike = (n: CollectorNumber) => n.form === 'promo' || (n.form === 'fraction' && (n.total?.replace(/[^0-9]/g, '').length ?? 0) >= 2);
+const collectorLike = (n: CollectorNumber) => n.form === 'promo' || (n.form === 'fraction' && digitsOf(n.total ?? '').length >= 2);
 /** One digit misread (`148` read `146`): hardly a contradiction. A digit more or less is another number (`6`, `65`). */
 function oneDigitApart(a: string, b: string): boolean {
   if (a.length !== b.length) return false;

@@ -7,6 +7,7 @@ import { CARD_VERIFIER_FILE, CardVerifier } from './card-verifier.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
 import { aspectError, loadCv, locateCard } from './card-geometry.ts';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
+import { cropRgb } from '../engine/rgb-crop.ts';
 import { convexOverlapShare, polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
@@ -84,13 +85,6 @@ interface Candidate {
 const largestFirst = (a: DetectedCard, b: DetectedCard) => Math.abs(polygonArea(b.quad)) - Math.abs(polygonArea(a.quad));
 const surestFirst = (a: Candidate, b: Candidate) => Number(b.strong) - Number(a.strong) || b.verified - a.verified;
 
-/** A rectangle of the photo as its own pixels. */
-function cropPixels(img: RgbPixels, x0: number, y0: number, w: number, h: number): RgbPixels {
-  const data = new Uint8Array(w * h * 3);
-  for (let y = 0; y < h; y++) data.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + w) * 3), y * w * 3);
-  return { data, width: w, height: h };
-}
-
 export class CardDetector {
   private constructor(
     private readonly session: InferenceSession,
@@ -148,7 +142,7 @@ export class CardDetector {
       for (const [fx, fy] of [[0, 0], [1 - TILE, 0], [0, 1 - TILE], [1 - TILE, 1 - TILE]] as const) {
         const x0 = Math.round(fx * img.width);
         const y0 = Math.round(fy * img.height);
-        const tile = cropPixels(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
+        const tile = cropRgb(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
         const known = kept.map((c) => c.card.quad);
         (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known))).sort(surestFirst).forEach(keep);
       }
@@ -239,11 +233,7 @@ function searchAround(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixe
   const x1 = Math.min(img.width, Math.ceil(Math.max(...xs) + pad));
   const y1 = Math.min(img.height, Math.ceil(Math.max(...ys) + pad));
   if (x1 - x0 < 32 || y1 - y0 < 32) return null;
-  const w = x1 - x0;
-  const h = y1 - y0;
-  const data = new Uint8Array(w * h * 3);
-  for (let y = 0; y < h; y++) data.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x1) * 3), y * w * 3);
-  const found = locateCard(cv, { data, width: w, height: h });
+  const found = locateCard(cv, cropRgb(img, x0, y0, x1 - x0, y1 - y0));
   return found ? (found.quad.map(([x, y]) => [x + x0, y + y0] as Point) as Quad) : null;
 }
 

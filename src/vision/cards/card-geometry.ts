@@ -299,23 +299,39 @@ function refineInRoi(cv: Cv, rgb: OpenCv.Mat, quad: Quad): { quad: Quad; evidenc
 
 /** Warps the card to an upright 63:88 image `width` pixels wide. */
 export function warpCard(cv: Cv, img: RgbPixels, quad: Quad, width: number): RgbPixels {
-  const height = Math.round(width / CARD_ASPECT);
+  return warpCardParts(cv, img, quad, [{ width, y0: 0, y1: 1 }])[0]!;
+}
+
+/**
+ * Rows `y0`–`y1` (shares of its height) of the card warped upright at `width` each, as
+ * {@link warpCard} warps the whole card: a reader warps only what it reads or hashes (the whole
+ * card at 1000 px took 40–70 ms of a recognition read).
+ */
+export function warpCardParts(cv: Cv, img: RgbPixels, quad: Quad, parts: readonly { width: number; y0: number; y1: number }[]): RgbPixels[] {
   const src = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
-  // OpenCV puts pixel centres on integers: the card's outer edges go to the output's outer pixel edges.
-  const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [-0.5, -0.5, width - 0.5, -0.5, width - 0.5, height - 0.5, -0.5, height - 0.5]);
   const rgb = new cv.Mat(img.height, img.width, cv.CV_8UC3);
-  const out = new cv.Mat();
   try {
     rgb.data.set(img.data);
-    const m = cv.getPerspectiveTransform(src, dst);
-    cv.warpPerspective(rgb, out, m, new cv.Size(width, height), cv.INTER_LINEAR, cv.BORDER_REPLICATE);
-    m.delete();
-    return { data: Uint8Array.from(out.data), width, height };
+    return parts.map(({ width, y0, y1 }) => {
+      const height = Math.round(width / CARD_ASPECT);
+      const a = Math.round(y0 * height);
+      const b = Math.round(y1 * height);
+      // OpenCV puts pixel centres on integers: the card's outer edges go to the output's outer pixel edges, row `a` to the first
+      const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [-0.5, -0.5 - a, width - 0.5, -0.5 - a, width - 0.5, height - 0.5 - a, -0.5, height - 0.5 - a]);
+      const m = cv.getPerspectiveTransform(src, dst);
+      const out = new cv.Mat();
+      try {
+        cv.warpPerspective(rgb, out, m, new cv.Size(width, b - a), cv.INTER_LINEAR, cv.BORDER_REPLICATE);
+        return { data: out.data.slice(), width, height: b - a };
+      } finally {
+        dst.delete();
+        m.delete();
+        out.delete();
+      }
+    });
   } finally {
     src.delete();
-    dst.delete();
     rgb.delete();
-    out.delete();
   }
 }
 

@@ -12,6 +12,7 @@ import { loadOcrReader } from '../models/ocr-reader.ts';
 import { cardDetector, runCardTask } from '../cards/card-tasks.ts';
 import { loadCv } from '../cards/card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
+import { cropRgb } from './rgb-crop.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ImageTaskResults, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
 
@@ -88,10 +89,7 @@ function crop(pixels: RgbPixels, img: RgbImage, box: [number, number, number, nu
   const y0 = Math.max(0, Math.min(img.height - 1, Math.floor(box[1] * sy)));
   const x1 = Math.max(x0 + 1, Math.min(img.width, Math.ceil(box[2] * sx)));
   const y1 = Math.max(y0 + 1, Math.min(img.height, Math.ceil(box[3] * sy)));
-  const w = x1 - x0;
-  const out = new Uint8Array(w * (y1 - y0) * 3);
-  for (let y = y0; y < y1; y++) out.set(pixels.data.subarray((y * img.width + x0) * 3, (y * img.width + x1) * 3), (y - y0) * w * 3);
-  return { data: out, width: w, height: y1 - y0 };
+  return cropRgb({ data: pixels.data, width: img.width, height: img.height }, x0, y0, x1 - x0, y1 - y0);
 }
 
 const scalePoint = (img: RgbImage, [x, y]: [number, number]): [number, number] => [Math.round((x * img.originalWidth) / img.width), Math.round((y * img.originalHeight) / img.height)];

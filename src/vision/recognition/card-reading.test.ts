@@ -5,8 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { caltechPhotos, photoBytes, photosDir } from '../../../test/helpers/photos.ts';
 import { readCardText } from '../../services/recognition/card-text.ts';
 import { runCardTask } from '../cards/card-tasks.ts';
-import { loadCv, warpCard, type Quad } from '../cards/card-geometry.ts';
-import { warpParts } from './card-reading.ts';
+import { loadCv, warpCard, warpCardParts, type Quad } from '../cards/card-geometry.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
@@ -55,7 +54,7 @@ describe('reading cards for recognition', () => {
     const img = { data, width: w, height: h };
     const quad: Quad = [[100.3, 40.2], [420.7, 60.1], [400.2, 455.9], [80.6, 430.4]];
     const whole = warpCard(cv, img, quad, 300);
-    const [foot] = warpParts(cv, img, quad, [{ width: 300, y0: 0.86, y1: 1 }]);
+    const [foot] = warpCardParts(cv, img, quad, [{ width: 300, y0: 0.86, y1: 1 }]);
     const from = Math.round(0.86 * whole.height);
     expect(foot!.height).toBe(whole.height - from);
     let diff = 0;

@@ -1,4 +1,4 @@
-import { CARD_ASPECT, type Cv, type Quad } from '../cards/card-geometry.ts';
+import { warpCardParts, type Cv, type Quad } from '../cards/card-geometry.ts';
 import { portrait } from '../cards/card-verifier.ts';
 import { applyHomography, rectToQuad, type Point } from '../geometry/plane-geometry.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
@@ -58,39 +58,6 @@ const BANDS = [[0, BAND], [1 - BAND, 1]] as const;
  */
 const ART_WIDTH = 500;
 
-/**
- * Rows `y0`–`y1` (shares of its height) of the card warped upright at `width`, as {@link warpCard}
- * warps the whole card: only what is read or hashed is warped (the whole card at 1000 px took
- * 40–70 ms of a read).
- */
-export function warpParts(cv: Cv, img: RgbPixels, quad: Quad, parts: readonly { width: number; y0: number; y1: number }[]): RgbPixels[] {
-  const src = cv.matFromArray(4, 1, cv.CV_32FC2, quad.flat());
-  const rgb = new cv.Mat(img.height, img.width, cv.CV_8UC3);
-  try {
-    rgb.data.set(img.data);
-    return parts.map(({ width, y0, y1 }) => {
-      const height = Math.round(width / CARD_ASPECT);
-      const a = Math.round(y0 * height);
-      const b = Math.round(y1 * height);
-      // OpenCV puts pixel centres on integers: the card's outer edges go to the outer pixel edges, row `a` to the first
-      const dst = cv.matFromArray(4, 1, cv.CV_32FC2, [-0.5, -0.5 - a, width - 0.5, -0.5 - a, width - 0.5, height - 0.5 - a, -0.5, height - 0.5 - a]);
-      const m = cv.getPerspectiveTransform(src, dst);
-      const out = new cv.Mat();
-      try {
-        cv.warpPerspective(rgb, out, m, new cv.Size(width, b - a), cv.INTER_LINEAR, cv.BORDER_REPLICATE);
-        return { data: out.data.slice(), width, height: b - a };
-      } finally {
-        dst.delete();
-        m.delete();
-        out.delete();
-      }
-    });
-  } finally {
-    src.delete();
-    rgb.delete();
-  }
-}
-
 /** A band's lines, boxes as shares of the whole card (`y0`–`y1`: the band's share of its height). */
 async function readBand(ocr: OcrReader, part: RgbPixels, [y0, y1]: readonly [number, number]): Promise<Omit<ReadLine, 'polygon'>[]> {
   return (await ocr.read(part)).map((l) => {
@@ -116,7 +83,7 @@ async function readBand(ocr: OcrReader, part: RgbPixels, [y0, y1]: readonly [num
  */
 export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
   const upright = portrait(quad);
-  const [top, bottom, card] = warpParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
+  const [top, bottom, card] = warpCardParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
   // from the upright card's shares (0–1) back to the photo; turned over, the shares run from the far corner
   const m = rectToQuad(1, 1, upright);
   const placed = (lines: Omit<ReadLine, 'polygon'>[], rotation: 0 | 180): ReadLine[] =>
