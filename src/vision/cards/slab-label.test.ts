@@ -3,7 +3,8 @@ import { photoBytes } from '../../../test/helpers/photos.ts';
 import sharp from 'sharp';
 import { renderSlab, slabTruths } from '../../../test/helpers/slab-labels.ts';
 import { runCardTask } from './card-tasks.ts';
-import { labelBand, readAsSlabLabel } from './slab-label.ts';
+import { findSlabLabel, labelBand, readAsSlabLabel } from './slab-label.ts';
+import type { OcrReader } from '../models/ocr-reader.ts';
 import type { Quad } from '../geometry/plane-geometry.ts';
 
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
@@ -79,6 +80,30 @@ describe('labelBand', () => {
     let diff = 0;
     for (let i = 0; i < band.data.length; i++) diff += Math.abs(band.data[i]! - upright.data[i]!);
     expect(diff / band.data.length).toBeLessThan(2);
+  });
+});
+
+describe('findSlabLabel', () => {
+  const img = { data: new Uint8Array(200 * 300 * 3).fill(90), width: 200, height: 300 };
+  const card: Quad = [[49.5, 99.5], [149.5, 99.5], [149.5, 239.5], [49.5, 239.5]];
+  const fake = (boxes: number) => {
+    const calls = { look: 0, read: 0 };
+    const ocr: OcrReader = {
+      countText: async () => (calls.look++, boxes),
+      read: async () => (calls.read++, ['CHARIZARD-HOLO', 'GEM MT 10', '12345678'].map((text) => ({ text, prob: 0.99, polygon: [[0, 0], [10, 0], [10, 5], [0, 5]] as [number, number][] }))),
+      dispose: async () => {},
+    };
+    return { ocr, calls };
+  };
+
+  it('reads a strip only when the text detector alone finds three pieces of text or more in it', async () => {
+    const few = fake(2);
+    expect(await findSlabLabel(few.ocr, img, card)).toBeNull();
+    expect(few.calls).toEqual({ look: 2, read: 0 });
+    const many = fake(3);
+    const label = await findSlabLabel(many.ocr, img, card);
+    expect(label?.lines.map((l) => l.text)).toEqual(['CHARIZARD-HOLO', 'GEM MT 10', '12345678']);
+    expect(many.calls).toEqual({ look: 1, read: 1 });
   });
 });
 

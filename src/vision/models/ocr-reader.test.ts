@@ -96,6 +96,12 @@ describe.skipIf(!present)('OCR on a PSA slab scan (real PP-OCRv4 models)', () =>
     expect(texts.slice(0, 2)).toEqual([expect.stringMatching(/^2000 ?P\.M\. ?JAPANESE ?NEO ?2$/), '#244']);
   });
 
+  it('counts text with the detector alone on the image shrunk: the label\'s lines, none on a blank image', async () => {
+    const top = { data: img.data.subarray(0, img.width * 3 * Math.round(img.height * 0.3)), width: img.width, height: Math.round(img.height * 0.3) };
+    expect(await reader.countText(top, 320)).toBeGreaterThanOrEqual(3);
+    expect(await reader.countText({ data: new Uint8Array(300 * 200 * 3).fill(200), width: 300, height: 200 }, 320)).toBe(0);
+  });
+
   it('gives 4-point polygons inside the image and probabilities in 0..1', () => {
     expect(lines.length).toBeGreaterThan(5);
     for (const l of lines) {

@@ -49,6 +49,11 @@ export interface OcrReadOptions {
 export interface OcrReader {
   /** Lines in reading order: rows top to bottom, boxes within a row left to right. */
   read(img: RgbPixels, options?: OcrReadOptions): Promise<OcrLine[]>;
+  /**
+   * How many text boxes the detector finds with the image shrunk to `longSide` at most (no
+   * recognition): a cheap look for whether there is text at all.
+   */
+  countText(img: RgbPixels, longSide: number): Promise<number>;
   /** Releases the onnxruntime sessions. */
   dispose(): Promise<void>;
 }
@@ -138,6 +143,10 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
         lines.push({ text, polygon, prob });
       }
       return lines;
+    },
+    async countText(img, longSide) {
+      checkPixels(img);
+      return (await detect(det, img, longSide)).length;
     },
     async dispose() {
       await det.release();
@@ -243,8 +252,8 @@ interface Rect {
   maxV: number;
 }
 
-async function detect(det: InferenceSession, img: RgbPixels): Promise<Point[][]> {
-  const scale = Math.min(1, detLimitSide / Math.max(img.width, img.height));
+async function detect(det: InferenceSession, img: RgbPixels, limitSide = detLimitSide): Promise<Point[][]> {
+  const scale = Math.min(1, limitSide / Math.max(img.width, img.height));
   const dw = Math.max(32, Math.round((img.width * scale) / 32) * 32);
   const dh = Math.max(32, Math.round((img.height * scale) / 32) * 32);
   const rgb = resizeRgb(img, dw, dh);

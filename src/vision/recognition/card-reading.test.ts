@@ -7,6 +7,8 @@ import { readCardText } from '../../services/recognition/card-text.ts';
 import { runCardTask } from '../cards/card-tasks.ts';
 import { loadCv, warpCard, warpCardParts, type Quad } from '../cards/card-geometry.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
+import type { OcrReader } from '../models/ocr-reader.ts';
+import { readCard } from './card-reading.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
 const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as CardResult;
@@ -43,6 +45,26 @@ describe('reading cards for recognition', () => {
     const r = await read(photoBytes(wide));
     expect(r.found).toBe(false);
     expect(r.readings).toBeUndefined();
+  });
+
+  it('reads the card turned over only when its foot shows no number and its top band no word read surely', async () => {
+    const { cv } = await loadCv();
+    const img = { data: new Uint8Array(400 * 560 * 3).fill(128), width: 400, height: 560 };
+    const quad: Quad = [[20, 20], [379, 20], [379, 539], [20, 539]];
+    // every band reads the same line, at its top left
+    const reads = async (prob: number) => {
+      let n = 0;
+      const ocr: OcrReader = {
+        read: async () => (n++, [{ text: 'Bulbasaur', prob, polygon: [[10, 10], [200, 10], [200, 40], [10, 40]] }]),
+        countText: async () => 0,
+        dispose: async () => {},
+      };
+      const reading = await readCard(cv, ocr, img, quad);
+      return { n, rotation: reading.rotation };
+    };
+    expect(await reads(0.99)).toEqual({ n: 2, rotation: 0 });
+    // not sure enough: the turned-over bottom band is read too (and, showing no number either, loses)
+    expect(await reads(0.9)).toEqual({ n: 3, rotation: 0 });
   });
 
   it('warps only the parts it reads, as the whole card warped and cut would have them', async () => {

@@ -50,6 +50,16 @@ const NUMBER_LIKE = /\d{1,3}\s?\/\s?[A-Z]{0,2}\d{2,3}|\b[A-Z]{2,4}\s?\d{2,3}\b|\
  */
 const FOOT_WORDS = /weakness|resistance|retreat|faiblesse|r[eé]sistance|retraite|schw[aä]che|r[uü]ckzug|debilidad|retirada|debolezza|resistenza|ritirata|fraqueza|recuo|illus/i;
 
+/**
+ * A word the recogniser is this sure of, read in the top band, says the card is the right way up:
+ * text upside down reads as low-confidence fragments. On the 118 train-split photos, the top band
+ * of each card turned over gave no line of four letters or more above 0.89; the right way up, 74
+ * cards gave one at 0.97 or more (19 of the 38 whose foot showed no number or foot word, which
+ * were all read turned over for nothing: none of the 118 is upside down).
+ */
+const SURE_WORD = 0.97;
+const WORD = /[A-Za-zÀ-ÿ]{4,}/;
+
 /** The top (`0`) and bottom (`1`) bands' shares of the card's height. */
 const BANDS = [[0, BAND], [1 - BAND, 1]] as const;
 /**
@@ -100,6 +110,7 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
   const art: [string, string] = [artworkHash(card), artworkHash(card, true)];
   if (numberish(first) > 0 || foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: first, rotation: 0, art };
+  if (first.some((l) => l.box.y1 <= BAND + 0.01 && l.prob >= SURE_WORD && WORD.test(l.text))) return { lines: first, rotation: 0, art };
   // Which way up is told by the bottom band alone: the turned-over card's top band is read only
   // when its bottom band (the top band turned over) wins; most cards read so show no number
   // either way (small photos).
