@@ -8,7 +8,10 @@
  *
  * Env: CORNERS, VERIFIER, DETECTOR (other .onnx files), SPREADS (doubt limits, comma-separated: the
  * detector runs at the largest, the others are applied after), LABELS (another label file),
- * ONLY=dev (the dev photos alone), NEG=0 (no threshold photos).
+ * ONLY=dev (the dev photos alone), NEG=0 (no threshold photos), VERIFIED (the verifier's
+ * thresholds, comma-separated: the detector runs at the lowest, the others are applied after;
+ * a card it keeps that a higher threshold would drop can still have started the tiles), NEG_DIR (a
+ * folder of more no-card photos, added to the threshold photos).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +24,11 @@ import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
 import type { Point, Quad } from '../src/vision/geometry/plane-geometry.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const labels = JSON.parse(fs.readFileSync(process.env.LABELS ?? path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[] }[] }[];
-const spreads = (process.env.SPREADS ?? '0.032').split(',').map(Number);
-const det = await CardDetector.load(1, process.env.DETECTOR ?? CARD_DETECTOR_FILE, process.env.CORNERS ?? CARD_CORNERS_FILE, process.env.VERIFIER ?? CARD_VERIFIER_FILE, Math.max(...spreads));
+const spreadList = (process.env.SPREADS ?? '0.032').split(',').map(Number);
+const verifiedList = (process.env.VERIFIED ?? '0.5').split(',').map(Number);
+// every (doubt limit, verifier threshold) pair is one setting
+const settings = spreadList.flatMap((spread) => verifiedList.map((verified) => ({ spread, verified })));
+const det = await CardDetector.load(1, process.env.DETECTOR ?? CARD_DETECTOR_FILE, process.env.CORNERS ?? CARD_CORNERS_FILE, process.env.VERIFIER ?? CARD_VERIFIER_FILE, Math.max(...spreadList), Math.min(...verifiedList));
 const inDev = (name: string) => BigInt('0x' + createHash('sha1').update(name).digest('hex')) % 5n === 0n;
 const side = (a: Point, b: Point) => Math.hypot(b[0] - a[0], b[1] - a[1]);
 const shortSide = (q: Quad) => Math.min((side(q[0], q[1]) + side(q[3], q[2])) / 2, (side(q[0], q[3]) + side(q[1], q[2])) / 2);
@@ -41,7 +47,7 @@ const load = async (file: string) => {
   const img = await decodeCardPhoto(fs.readFileSync(path.join(datasets, file)), 50_000_000);
   const found = await det.detect({ data: img.data, width: img.width, height: img.height });
   const sx = img.originalWidth / img.width, sy = img.originalHeight / img.height;
-  return found.map((c) => ({ quad: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad, spread: c.spread.reduce((a, b) => a + b, 0) / 4 }));
+  return found.map((c) => ({ quad: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad, spread: c.spread.reduce((a, b) => a + b, 0) / 4, verified: c.verified ?? 1 }));
 };
 type Res = { dev: boolean; cards: number; found: number[]; largest: (number[] | null)[]; extra: number[] };
 const out: Res[] = [];
@@ -52,8 +58,8 @@ for (const p of labels) {
   const found = await load(p.file);
   const res: Res = { dev, cards: p.cards.length, found: [], largest: [], extra: [] };
   const biggest = [...p.cards].sort((a, b) => area(b.corners) - area(a.corners))[0];
-  for (const lim of spreads) {
-    const kept = found.filter((f) => f.spread <= lim);
+  for (const lim of settings) {
+    const kept = found.filter((f) => f.spread <= lim.spread && f.verified >= lim.verified);
     const hit = (t: Quad) => kept.find((f) => side(centre(f.quad), centre(t)) < 0.25 * shortSide(t));
     res.found.push(p.cards.filter((c) => hit(c.corners)).length);
     res.extra.push(kept.filter((f) => !p.cards.some((c) => side(centre(f.quad), centre(c.corners)) < 0.25 * shortSide(c.corners))).length);
@@ -67,8 +73,9 @@ for (const p of labels) {
 const neg = process.env.NEG === '0' ? [] : execSync(`find ${datasets}/faces_persons ${datasets}/near_duplicates_ukbench -iname '*.jp*g' -o -iname '*.png'`).toString().trim().split('\n');
 const manifest = JSON.parse(fs.readFileSync(path.join(datasets, 'real_card_photos/manifest.json'), 'utf8')).files as { file: string; split: string; labels: { cards: unknown[] } }[];
 const shop = manifest.filter((f) => f.file.startsWith('shrey') && f.split === 'train' && !f.labels.cards.length).map((f) => path.join(datasets, 'real_card_photos', f.file));
-const falseCards = spreads.map(() => 0);
-const negatives = process.env.NEG === '0' ? [] : [...neg, ...shop];
+const falseCards = settings.map(() => 0);
+const extra = process.env.NEG_DIR ? fs.readdirSync(process.env.NEG_DIR).filter((f) => /\.(jpe?g|png)$/i.test(f)).map((f) => path.join(process.env.NEG_DIR!, f)) : [];
+const negatives = process.env.NEG === '0' ? [] : [...neg, ...shop, ...extra];
 let readable = 0;
 for (const f of negatives) {
   let found: Awaited<ReturnType<typeof load>>;
@@ -79,14 +86,14 @@ for (const f of negatives) {
     continue;
   }
   readable++;
-  spreads.forEach((lim, i) => (falseCards[i] = falseCards[i]! + (found.some((c) => c.spread <= lim) ? 1 : 0)));
+  settings.forEach((lim, i) => (falseCards[i] = falseCards[i]! + (found.some((c) => c.spread <= lim.spread && c.verified >= lim.verified) ? 1 : 0)));
 }
 const pc = (xs: number[], l: number) => ((100 * xs.filter((e) => e <= l).length) / Math.max(1, xs.length)).toFixed(0);
-spreads.forEach((lim, i) => {
+settings.forEach((lim, i) => {
   for (const dev of [true, false]) {
     const rs = out.filter((r) => r.dev === dev);
     const corners = rs.flatMap((r) => r.largest[i] ?? []);
-    console.log(`${dev ? 'dev  ' : 'train'} spread<=${lim}: photos ${rs.length}, largest found ${rs.filter((r) => r.largest[i] && r.largest[i]![0] !== 99).length}, cards ${rs.reduce((s, r) => s + r.found[i]!, 0)}/${rs.reduce((s, r) => s + r.cards, 0)}, extra ${rs.reduce((s, r) => s + r.extra[i]!, 0)}, corners <=1% ${pc(corners, 1)}% <=2% ${pc(corners, 2)}%`);
+    console.log(`${dev ? 'dev  ' : 'train'} spread<=${lim.spread} verified>=${lim.verified}: photos ${rs.length}, largest found ${rs.filter((r) => r.largest[i] && r.largest[i]![0] !== 99).length}, cards ${rs.reduce((s, r) => s + r.found[i]!, 0)}/${rs.reduce((s, r) => s + r.cards, 0)}, extra ${rs.reduce((s, r) => s + r.extra[i]!, 0)}, corners <=1% ${pc(corners, 1)}% <=2% ${pc(corners, 2)}%`);
   }
   if (negatives.length) console.log(`  no-card photos (${readable}) with a card: ${falseCards[i]}`);
 });

@@ -423,14 +423,17 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
-def generate(rng: np.random.Generator, lib: Library, long: int = 384) -> Scene:
+def generate(rng: np.random.Generator, lib: Library, long: int = 384, slab: bool = False) -> Scene:
+    """slab: a single card in a graded slab (the corner refiner's slab samples); the draws are
+    otherwise the same, so a scene without it is the one it always was."""
     aspect = rng.choice([3 / 4, 4 / 3, 9 / 16, 16 / 9, 1.0, 2 / 3])
     w, h = (long, int(long / aspect)) if aspect >= 1 else (int(long * aspect), long)
     scene = Scene(w, h, background(rng, lib, w, h))
     layout = rng.choice(['single', 'fill', 'multi', 'grid', 'listing', 'none'], p=[0.38, 0.12, 0.14, 0.08, 0.14, 0.14])
+    layout = 'single' if slab else layout
     for _ in range(int(rng.integers(0, 3))):
         distractor(scene, rng, lib)
-    holder_of = lambda: rng.choice(['raw', 'holder', 'slab'], p=[0.55, 0.25, 0.2])
+    holder_of = (lambda: 'slab') if slab else (lambda: rng.choice(['raw', 'holder', 'slab'], p=[0.55, 0.25, 0.2]))
     small_tilt = lambda: rng.uniform(0, 0.04)
     if layout == 'single':
         hd = holder_of()

@@ -106,8 +106,8 @@ def card_sample(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray):
 
 
 class Samples(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, real_share: float, labels: str):
-        self.backgrounds, self.start, self.real_share, self.labels = backgrounds, start, real_share, labels
+    def __init__(self, backgrounds: str, start: int, real_share: float, labels: str, slab_share: float = 0.0):
+        self.backgrounds, self.start, self.real_share, self.labels, self.slab_share = backgrounds, start, real_share, labels, slab_share
 
     def __iter__(self):
         lib = scenes.Library(self.backgrounds, real_faces=False)
@@ -125,7 +125,9 @@ class Samples(torch.utils.data.IterableDataset):
                 yield card_sample(rng, im, quads[rng.integers(len(quads))])
             else:
                 # a scene takes ten times as long to draw as a card's patches: four samples from each
-                scene = scenes.generate(rng, lib, long=int(rng.integers(384, 641)))
+                # the real train split holds one slab: slabs come from drawn scenes (slab_share of them)
+                slab = self.slab_share > 0 and rng.random() < self.slab_share
+                scene = scenes.generate(rng, lib, long=int(rng.integers(384, 641)), slab=slab)
                 qs = [q for q in scene.cards if min(corners.rect_of(q)) >= 30]
                 if not qs:
                     continue
@@ -184,11 +186,12 @@ def main():
     loop.add_common_args(ap, steps=3000, batch=16, out=os.path.join(os.path.dirname(__file__), 'runs-corners'))
     ap.add_argument('--real-share', type=float, default=0.5)
     ap.add_argument('--labels', default='', help='corners placed by eye on train-split photos (without them: generated scenes only)')
+    ap.add_argument('--slab-share', type=float, default=0.0, help='share of generated scenes drawn as a single card in a graded slab')
     args = ap.parse_args()
     dev = real_cards(args.labels, dev=True)
 
     def data(step: int):
-        samples = Samples(args.backgrounds, args.data_start + step * args.batch, args.real_share, args.labels)
+        samples = Samples(args.backgrounds, args.data_start + step * args.batch, args.real_share, args.labels, args.slab_share)
         return torch.utils.data.DataLoader(samples, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
     def report(model: CornerNet, step: int) -> dict:

@@ -35,6 +35,8 @@ export interface DetectedCard {
   holderQuad?: Quad;
   /** The corner refiner's doubt per corner, as a share of the card's short side (low is sure). */
   spread: [number, number, number, number];
+  /** The verifier's probability that the outline holds a card (absent where it did not look: the first version). */
+  verified?: number;
 }
 
 /** How the corners are placed: 'refine' (the corner network; the default), or 'search' (issue 17's first version: the network's outline fitted to the photo's edges, or the classical outline search, whichever covers the card's map; kept for the bench's comparison). */
@@ -91,12 +93,13 @@ export class CardDetector {
     private readonly refiner: CardCornerRefiner,
     private readonly verifier: CardVerifier,
     private readonly maxSpread: number,
+    private readonly minVerified: number,
   ) {}
 
-  /** `maxSpread`: another doubt limit, for training scripts that choose one (scripts/card-detector-dev.ts). */
-  static async load(threads = 1, file = CARD_DETECTOR_FILE, cornersFile = CARD_CORNERS_FILE, verifierFile = CARD_VERIFIER_FILE, maxSpread = MAX_SPREAD): Promise<CardDetector> {
+  /** `maxSpread`, `minVerified`: other limits, for training scripts that choose them (scripts/card-detector-dev.ts). */
+  static async load(threads = 1, file = CARD_DETECTOR_FILE, cornersFile = CARD_CORNERS_FILE, verifierFile = CARD_VERIFIER_FILE, maxSpread = MAX_SPREAD, minVerified = MIN_VERIFIED): Promise<CardDetector> {
     const session = await InferenceSession.create(file, workerSessionOptions(threads));
-    return new CardDetector(session, await CardCornerRefiner.load(threads, cornersFile), await CardVerifier.load(threads, verifierFile), maxSpread);
+    return new CardDetector(session, await CardCornerRefiner.load(threads, cornersFile), await CardVerifier.load(threads, verifierFile), maxSpread, minVerified);
   }
 
   /** The five maps for an image, and the share of the map the photo covers (the rest is padding). */
@@ -194,7 +197,7 @@ export class CardDetector {
   /** The verifier looks again at each card: an art box or a card with the table around it is not one. */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));
-    return cards.map((c, k) => ({ ...c, verified: p[k]! })).filter((c) => c.verified >= MIN_VERIFIED);
+    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! }, verified: p[k]! })).filter((c) => c.verified >= this.minVerified);
   }
 
   /**
