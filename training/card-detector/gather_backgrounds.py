@@ -17,13 +17,31 @@ import cv2
 PACKAGES = ['ukui-wallpapers', 'lomiri-wallpapers', 'lomiri-wallpapers-20.04', 'plasma-workspace-wallpapers', 'gnome-backgrounds', 'desktop-base']
 
 
+def small_hash(im) -> str:
+    """Equal for a photo and its copies (resized, re-encoded): duplicates are dropped by it."""
+    return hashlib.md5(cv2.resize(im, (8, 8)).tobytes()).hexdigest()
+
+
+def fit(im, long: int = 1024):
+    """Shrunk so its long edge is at most `long`."""
+    k = long / max(im.shape[:2])
+    return cv2.resize(im, None, fx=min(1, k), fy=min(1, k), interpolation=cv2.INTER_AREA)
+
+
+def package_photos(packages: list[str], tmp: str, min_bytes: int = 0) -> list[str]:
+    """The photos inside Debian packages (downloaded into `tmp` from the machine's sources),
+    sorted by their path inside the package tree, so the order does not depend on `tmp`."""
+    subprocess.run(['apt-get', 'download', *packages], cwd=tmp, check=True)
+    for deb in sorted(glob.glob(os.path.join(tmp, '*.deb'))):
+        subprocess.run(['dpkg-deb', '-x', deb, os.path.join(tmp, 'x')], check=True)
+    src = [p for p in glob.glob(os.path.join(tmp, 'x/**/*'), recursive=True) if p.lower().endswith(('.jpg', '.jpeg', '.png')) and os.path.getsize(p) > min_bytes]
+    return sorted(src, key=lambda q: q.split('/x/', 1)[-1])
+
+
 def main(out: str):
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(['apt-get', 'download', *PACKAGES], cwd=tmp, check=True)
-        for deb in sorted(glob.glob(os.path.join(tmp, '*.deb'))):
-            subprocess.run(['dpkg-deb', '-x', deb, os.path.join(tmp, 'x')], check=True)
-        src = [p for p in glob.glob(os.path.join(tmp, 'x/**/*'), recursive=True) if p.lower().endswith(('.jpg', '.jpeg', '.png')) and os.path.getsize(p) > 100_000]
+        src = package_photos(PACKAGES, tmp, min_bytes=100_000)
         repo = os.path.join(os.path.dirname(__file__), '../..')
         src += [p for p in glob.glob(os.path.join(repo, 'node_modules/@vladmandic/human/assets/*')) if p.lower().endswith(('.jpg', '.jpeg', '.png'))]
         seen, n = set(), 0
@@ -32,16 +50,14 @@ def main(out: str):
             im = cv2.imread(p, cv2.IMREAD_COLOR)
             if im is None or min(im.shape[:2]) < 400:
                 continue
-            k = 1024 / max(im.shape[:2])
-            im = cv2.resize(im, None, fx=min(1, k), fy=min(1, k), interpolation=cv2.INTER_AREA)
-            h = hashlib.md5(cv2.resize(im, (8, 8)).tobytes()).hexdigest()
+            im = fit(im)
+            h = small_hash(im)
             if h in seen:
                 continue
             seen.add(h)
             cv2.imwrite(os.path.join(out, f'bg{n:03d}.jpg'), im, [cv2.IMWRITE_JPEG_QUALITY, 92])
             n += 1
     print(n, 'backgrounds in', out)
-
 
 if __name__ == '__main__':
     main(sys.argv[1])

@@ -15,25 +15,22 @@ Needs apt-get (the machine's configured Debian sources) and gather_backgrounds.p
 """
 import argparse
 import glob
-import hashlib
 import json
 import os
-import subprocess
+import sys
 import tempfile
 
 import cv2
+
+sys.path.insert(0, os.path.dirname(__file__))
+from gather_backgrounds import fit, package_photos, small_hash  # noqa: E402
 
 PACKAGES = ['mate-backgrounds', 'lomiri-wallpapers-16.04', 'sway-backgrounds']
 DATASETS = os.path.join(os.path.dirname(__file__), '../../../shared/datasets')
 
 
-def small_hash(im) -> str:
-    return hashlib.md5(cv2.resize(im, (8, 8)).tobytes()).hexdigest()
-
-
-def to_long(im, n: int, enlarge: bool = True):
+def to_long(im, n: int):
     k = n / max(im.shape[:2])
-    k = k if enlarge else min(1, k)
     return cv2.resize(im, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
 
 
@@ -46,15 +43,11 @@ def main():
     seen = {small_hash(cv2.imread(p)) for p in glob.glob(os.path.join(args.backgrounds, '*.jpg'))}
     wallpapers = []
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(['apt-get', 'download', *PACKAGES], cwd=tmp, check=True)
-        for deb in sorted(glob.glob(os.path.join(tmp, '*.deb'))):
-            subprocess.run(['dpkg-deb', '-x', deb, os.path.join(tmp, 'x')], check=True)
-        src = sorted(p for p in glob.glob(os.path.join(tmp, 'x/**/*'), recursive=True) if p.lower().endswith(('.jpg', '.jpeg', '.png')))
-        for p in src:
+        for p in package_photos(PACKAGES, tmp):
             im = cv2.imread(p, cv2.IMREAD_COLOR)
             if im is None or min(im.shape[:2]) < 400:
                 continue
-            im = to_long(im, 1024, enlarge=False)
+            im = fit(im)
             h = small_hash(im)
             if h in seen:
                 continue

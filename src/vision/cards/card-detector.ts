@@ -80,12 +80,10 @@ const SAME_CARD_OVERLAP = 0.2;
 interface Candidate {
   card: DetectedCard;
   strong: boolean;
-  /** The verifier's probability (1 before it has looked). */
-  verified: number;
 }
 
 const largestFirst = (a: DetectedCard, b: DetectedCard) => Math.abs(polygonArea(b.quad)) - Math.abs(polygonArea(a.quad));
-const surestFirst = (a: Candidate, b: Candidate) => Number(b.strong) - Number(a.strong) || b.verified - a.verified;
+const surestFirst = (a: Candidate, b: Candidate) => Number(b.strong) - Number(a.strong) || (b.card.verified ?? 1) - (a.card.verified ?? 1);
 
 export class CardDetector {
   private constructor(
@@ -189,7 +187,7 @@ export class CardDetector {
         out.labelBox = [clamp(x0, img.width), clamp(y0, img.height), clamp(x1, img.width), clamp(y1, img.height)];
       }
       if (c.holderQuad) out.holderQuad = c.holderQuad.map(toImage) as Quad;
-      cards.push({ card: out, strong: c.strong, verified: 1 });
+      cards.push({ card: out, strong: c.strong });
     }
     return cards;
   }
@@ -197,7 +195,7 @@ export class CardDetector {
   /** The verifier looks again at each card: an art box or a card with the table around it is not one. */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));
-    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! }, verified: p[k]! })).filter((c) => c.verified >= this.minVerified);
+    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } })).filter((c) => c.card.verified! >= this.minVerified);
   }
 
   /**
