@@ -11,7 +11,8 @@
  * ONLY=dev (the dev photos alone), NEG=0 (no threshold photos), VERIFIED (the verifier's
  * thresholds, comma-separated: the detector runs at the lowest, the others are applied after;
  * a card it keeps that a higher threshold would drop can still have started the tiles), NEG_DIR (a
- * folder of more no-card photos, added to the threshold photos).
+ * folder of more no-card photos, added to the threshold photos), NEG_LIST=1 (name each no-card photo
+ * with a card, with the verifier's probability: to see what kind of photo fools it, never to train on).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,6 +87,8 @@ for (const f of negatives) {
     continue;
   }
   readable++;
+  const kept = found.filter((c) => c.spread <= Math.max(...spreadList));
+  if (process.env.NEG_LIST === '1' && kept.length) console.log(`  false card: ${path.basename(f)} verified ${kept.map((c) => c.verified.toFixed(3)).join(', ')}`);
   settings.forEach((lim, i) => (falseCards[i] = falseCards[i]! + (found.some((c) => c.spread <= lim.spread && c.verified >= lim.verified) ? 1 : 0)));
 }
 const pc = (xs: number[], l: number) => ((100 * xs.filter((e) => e <= l).length) / Math.max(1, xs.length)).toFixed(0);

@@ -36,11 +36,14 @@ export function registerAccessControl(app: FastifyInstance): void {
     request.charged = { accountId: id, price };
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  // Refunded before the answer leaves (onSend, not onResponse): a client that reads its balance
+  // right after a failed call must see the refund, whichever store is behind it.
+  app.addHook('onSend', async (request, reply, payload) => {
     if (request.charged && reply.statusCode >= 400) {
       const { accountId, price } = request.charged;
       request.charged = undefined;
       await inFlight.run(() => accounts.refund(accountId, price)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
     }
+    return payload;
   });
 }
