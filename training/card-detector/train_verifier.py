@@ -48,6 +48,10 @@ FRAMED = 0.25
 WHOLE = True
 # shapes of small photos taken whole: 3:2, 4:3, square, and close to a card's own
 PHOTO_ASPECTS = (1.5, 4 / 3, 1.0, 88 / 63, 1.25)
+# share of all samples that are small no-card photos taken whole, and of those the share in a mat
+# (v3-v5: 0.12 and 0.3; v6 doubles the first after set C's false cards were shrunk and matted photos)
+WHOLE_SHARE = 0.12
+MAT_SHARE = 0.3
 
 
 def upright(quad: np.ndarray) -> np.ndarray:
@@ -238,7 +242,7 @@ def whole_photo(rng: np.random.Generator, pool: Pool, entries) -> np.ndarray:
     crop = cv2.resize(crop, (max(8, int(crop.shape[1] * k)), max(8, int(crop.shape[0] * k))), interpolation=cv2.INTER_AREA)
     ch, cw = crop.shape[:2]
     inner = np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float64)
-    if rng.random() < 0.3:
+    if rng.random() < MAT_SHARE:
         # a print with a mat (white, black or a colour) around it
         m = int(max(2, rng.uniform(0.03, 0.14) * min(cw, ch)))
         colour = [255, 255, 255] if rng.random() < 0.5 else ([0, 0, 0] if rng.random() < 0.4 else rng.integers(0, 256, 3).tolist())
@@ -273,7 +277,7 @@ def sample(rng: np.random.Generator, pool: Pool, entries) -> tuple[np.ndarray, f
     r = rng.random()
     if WHOLE and r < 0.08 and pool.scans:
         return whole_scan(rng, pool), 1.0
-    if WHOLE and r < 0.2:
+    if WHOLE and r < 0.08 + WHOLE_SHARE:
         return whole_photo(rng, pool, entries), 0.0
     if WHOLE:
         r = rng.random()
@@ -335,10 +339,14 @@ def dev_set(backgrounds: str, labels: str, n: int = 1200):
 
 
 def main():
+    global WHOLE_SHARE, MAT_SHARE
     ap = argparse.ArgumentParser()
     add_common_args(ap, steps=2500, batch=64, out='runs/verifier')
     ap.add_argument('--labels', default='')
+    ap.add_argument('--whole-share', type=float, default=WHOLE_SHARE, help='share of samples that are small no-card photos taken whole')
+    ap.add_argument('--mat-share', type=float, default=MAT_SHARE, help='share of those whole photos in a mat')
     args = ap.parse_args()
+    WHOLE_SHARE, MAT_SHARE = args.whole_share, args.mat_share
     dev = dev_set(args.backgrounds, args.labels)
 
     def data(step: int):
