@@ -40,6 +40,7 @@ import { photoOptions } from './lib-card-scenes.ts';
 import { startServer } from './lib-server.ts';
 import { openStore } from '../src/store/database.ts';
 import { CatalogStore } from '../src/store/catalog-store.ts';
+import { normalizeName } from '../src/catalog/card-keys.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared');
 const datasets = path.join(shared, 'datasets');
@@ -56,6 +57,7 @@ interface Identity {
   set?: string;
   in_catalog: boolean;
   catalog_id: string | null;
+  catalog_name?: string;
 }
 const identities = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter((p) => p.set !== 'slab' && p.split);
 
@@ -146,6 +148,8 @@ interface Tally {
   photos: number;
   inCatalog: number;
   right: number;
+  /** Best matches naming the card (its name, whichever printing): the top-1 name. */
+  nameRight: number;
   wrong: number;
   none: number;
   listed: number;
@@ -156,14 +160,14 @@ interface Tally {
   small: { n: number; right: number };
   ms: number[];
 }
-const newTally = (): Tally => ({ photos: 0, inCatalog: 0, right: 0, wrong: 0, none: 0, listed: 0, notIn: 0, notInMatched: 0, noCard: 0, large: { n: 0, right: 0 }, small: { n: 0, right: 0 }, ms: [] });
+const newTally = (): Tally => ({ photos: 0, inCatalog: 0, right: 0, nameRight: 0, wrong: 0, none: 0, listed: 0, notIn: 0, notInMatched: 0, noCard: 0, large: { n: 0, right: 0 }, small: { n: 0, right: 0 }, ms: [] });
 /** Each wrong match on stderr (what was photographed, what was matched, at what distance), to look at. */
 function wrongMatch(label: string, truth: string | null, best: NonNullable<Best>, obj: NonNullable<Answer['_objects']>[number]) {
   const d = obj._identification.distances[0];
   process.stderr.write(`recognition bench: ${label}: ${truth ?? 'not in catalog'} matched ${best.id} (${best.name ?? ''}) at ${d}; read: ${JSON.stringify(obj._ocr?.full_text ?? '')}\n`);
 }
 
-function count(t: Tally, truth: string | null, record: Answer | undefined, width: number, label = '') {
+function count(t: Tally, truth: string | null, record: Answer | undefined, width: number, label = '', truthName?: string) {
   t.photos++;
   const obj = record?._objects?.[0];
   if (!obj) t.noCard++;
@@ -177,6 +181,7 @@ function count(t: Tally, truth: string | null, record: Answer | undefined, width
   t.inCatalog++;
   const size = width >= 600 ? t.large : t.small;
   size.n++;
+  if (best?.name && truthName && normalizeName(best.name) === normalizeName(truthName)) t.nameRight++;
   if (!best) t.none++;
   else if (best.id === truth) {
     t.right++;
@@ -190,7 +195,7 @@ const q = (ms: number[], f: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * f))] ?? 0);
 };
 const realRow = (label: string, t: Tally) =>
-  `| ${label} | ${t.photos} | ${pct(t.right, t.inCatalog)} | ${t.wrong} | ${t.none} | ${pct(t.listed, t.inCatalog)} | ${pct(t.large.right, t.large.n)} / ${pct(t.small.right, t.small.n)} | ${t.notIn - t.notInMatched} of ${t.notIn} | ${t.noCard} | ${q(t.ms, 0.5)} / ${q(t.ms, 0.9)} ms |`;
+  `| ${label} | ${t.photos} | ${pct(t.right, t.inCatalog)} | ${pct(t.nameRight, t.inCatalog)} | ${t.wrong} | ${t.none} | ${pct(t.listed, t.inCatalog)} | ${pct(t.large.right, t.large.n)} / ${pct(t.small.right, t.small.n)} | ${t.notIn - t.notInMatched} of ${t.notIn} | ${t.noCard} | ${q(t.ms, 0.5)} / ${q(t.ms, 0.9)} ms |`;
 const genRow = (label: string, held: Tally, out: Tally) =>
   `| ${label} | ${pct(held.right, held.inCatalog)} | ${held.wrong} | ${held.none} | ${pct(held.listed, held.inCatalog)} | ${pct(out.notIn - out.notInMatched, out.notIn)} | ${held.noCard + out.noCard} of ${held.photos + out.photos} | ${q([...held.ms, ...out.ms], 0.5)} ms |`;
 
@@ -233,7 +238,7 @@ try {
         const { ms, record } = await call({ _file: photo.file });
         if (first === undefined) first = ms;
         else p.real[split].ms.push(ms);
-        count(p.real[split], realTruth(photo), record, photo.width, `${pass} ${split} ${path.basename(photo.file).slice(0, 24)}`);
+        count(p.real[split], realTruth(photo), record, photo.width, `${pass} ${split} ${path.basename(photo.file).slice(0, 24)}`, photo.catalog_name);
       }
     }
     for (const s of scenes) {
@@ -278,8 +283,8 @@ try {
 
 ## Real photos (labelled by eye)
 
-| split, method | photos | cards in catalog identified right | wrong | no match | right card among best + alternatives | right, photos >= 600 px / 310x430 px | not in catalog: no best match (target >= 90 %) | no card found | time per photo p50 / p90 (target <= 300 ms) |
-|---|---|---|---|---|---|---|---|---|---|
+| split, method | photos | cards in catalog identified right | best match names the card (top-1 name, target >= 95 %) | wrong | no match | right card among best + alternatives | right, photos >= 600 px / 310x430 px | not in catalog: no best match (target >= 90 %) | no card found | time per photo p50 / p90 (target <= 300 ms) |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${realRow('**validation**, text only', passes.text.real.val)}
 ${realRow('**validation**, text + artwork', passes.fused.real.val)}
 ${realRow('train, text only', passes.text.real.train)}

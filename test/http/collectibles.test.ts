@@ -139,6 +139,21 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(ja.records[0]!._objects![0]!._tags.Language).toEqual([{ id: 1, name: 'ja', prob: 1 }]);
   }, 120_000);
 
+  it('reads a French card\'s species name as the English name the catalog prints (Vrombi is Varoom), with no collector number to go by', async () => {
+    // numbers no card prints: only the name can find these two
+    await fs.writeFile(path.join(dir, 'cards-fr.json'), JSON.stringify([
+      { id: 'tsv-998', name: 'Varoom', number: '998', set: 'tsv', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70' },
+      { id: 'tsv-997', name: 'Vroomy', number: '997', set: 'tsv', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70' },
+    ]));
+    await fs.writeFile(path.join(dir, 'sets-fr.json'), JSON.stringify([{ id: 'tsv', name: 'Test V', series: 'Testing', printedTotal: 999, total: 999, releaseDate: '2024/09/13', ptcgoCode: null }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-fr.json'), sets: path.join(dir, 'sets-fr.json') } });
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg') }] } });
+    const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
+    expect(o._ocr.full_text).toMatch(/Vrombi/i);
+    const listed = [o._identification.best_match, ...o._identification.alternatives].filter((m) => m !== null).map((m) => m!.id);
+    expect(listed[0]).toBe('tsv-998');
+  }, 120_000);
+
   it('gives each bad record its own status: no card 404, broken image 400; analyze_all takes one record', async () => {
     const wide = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer();
     const res = await h.request('POST', '/collectibles/v2/tcg_id', {

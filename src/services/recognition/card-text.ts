@@ -40,6 +40,8 @@ export interface NameCandidate {
   prob: number;
   /** Why it may be the name: its band and size; higher is likelier. */
   score: number;
+  /** The English name a localized species name stands for (`Khélocrok` → `Chewtle`), added before identification. */
+  english?: { text: string; norm: string };
 }
 
 export interface CardTextClues {

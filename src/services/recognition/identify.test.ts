@@ -167,6 +167,19 @@ describe('identification', () => {
     expect(scoreCandidate(haunter, small).evidence.nameDiffers).toBe(false);
   });
 
+  it('reads a French species name put into English (the service adds it) as that name: for the candidate, and against one of another name', async () => {
+    const slowbro = card('ecard1-80x', 'Slowbro', '80', 165, '2002', { hp: 60 });
+    const given = named('Flagadoss', 'fr');
+    const fr = { ...given, names: given.names.map((n) => (n.norm === 'flagadoss' ? { ...n, english: { text: 'Slowbro', norm: 'slowbro' } } : n)) };
+    expect(scoreCandidate(slowbro, fr).evidence.name).toBe(1);
+    expect(scoreCandidate(haunter, fr).evidence.nameDiffers).toBe(true);
+    // found by its English name alone: no number read
+    const bare = readCardText([{ text: 'Flagadoss', prob: 0.96, box: { x0: 0.2, y0: 0.04, x1: 0.5, y1: 0.09 } }, ...foot('fr')]);
+    const translated = { ...bare, names: bare.names.map((n) => ({ ...n, english: { text: 'Slowbro', norm: 'slowbro' } })) };
+    expect((await identify(translated, source([haunter, slowbro])))[0]?.card.name).toBe('Slowbro');
+    expect(await identify(bare, source([haunter, slowbro]))).toEqual([]);
+  });
+
   it('takes a name line that is a candidate’s name, of any catalog searched, for English, and no power/toughness for a collector number', async () => {
     // no furniture word read: the language is unknown, but `Seel` is the name of a card of the catalogs
     const seel = card('base1-41', 'Seel', '41', 102, '1999');

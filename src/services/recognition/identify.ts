@@ -7,6 +7,7 @@
  * regulation mark, the copyright year or the name.
  */
 import { normalizeName } from '../../catalog/card-keys.ts';
+import { editDistance } from '../../util/edit-distance.ts';
 import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
 
 /** What identification needs of a catalog card. */
@@ -154,18 +155,6 @@ function oneDigitApart(a: string, b: string): boolean {
   return d <= 1;
 }
 
-/** Levenshtein distance, for names of a few dozen letters. */
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = cur;
-  }
-  return prev[b.length]!;
-}
-
 /** How alike two folded names are, 0–1; a read name may carry a suffix the catalog spells apart (`Pikachu V`). */
 export function nameLikeness(read: string, catalog: string): number {
   if (!read || !catalog) return 0;
@@ -204,9 +193,10 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   }
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
-  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, nameLikeness(n.norm, card.nameNorm));
+  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, nameLikeness(n.norm, card.nameNorm), n.english ? nameLikeness(n.english.norm, card.nameNorm) : 0);
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
-    const english = (n: NameCandidate) => knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
+    // a species name read in another language and put into English is English
+    const english = (n: NameCandidate) => !!n.english || knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
     evidence.nameDiffers = clues.names.slice(0, 4).some((n) => n.score >= NAME_READ.minScore && english(n));
   }
   const w = WEIGHTS;
@@ -263,7 +253,10 @@ export async function identifyAcross<T>(given: CardTextClues, catalogs: readonly
       holders.set(n.key, cards.length);
       for (const c of cards) seen.set(c.key, c);
     }
-    for (const n of clues.names.slice(0, nameLines)) if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
+    for (const n of clues.names.slice(0, nameLines)) {
+      if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
+      if (n.english) for (const c of await source.byName(n.english.text, 20)) seen.set(c.key, c);
+    }
     const unseen = art?.nearest.filter((k) => !seen.has(k)) ?? [];
     if (unseen.length) for (const c of await source.byKeys(unseen)) seen.set(c.key, c);
     found.push({ cards: [...seen.values()], holders, art, tag });
@@ -288,4 +281,4 @@ export function bestMatch(ranked: readonly Identified[]): Identified | null {
   return a;
 }
 
-export { normalizeName };
+export { editDistance, normalizeName };

@@ -8,6 +8,7 @@ import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext }
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
 import { readCardText, type CardTextClues } from './card-text.ts';
+import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_SCORE, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
@@ -104,6 +105,18 @@ export const distanceOf = (score: number): number => Number(Math.exp(-Math.max(0
 export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
+
+/** The name lines that name a Pokémon species in another language, with the English name the catalogs print (pokemon-species-names.ts). */
+function withSpeciesInEnglish(clues: CardTextClues): CardTextClues {
+  const species = installedSpeciesNames();
+  return {
+    ...clues,
+    names: clues.names.map((n) => {
+      const english = species.english(n.text);
+      return english ? { ...n, english } : n;
+    }),
+  };
+}
 
 /** The identification endpoints' slab options, each charged at its endpoint's price (document 3 §4, §7). */
 export type SlabOption = 'slab_id' | 'slab_grade';
@@ -476,7 +489,8 @@ export class RecognitionService {
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
-  private async rank(clues: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
+  private async rank(given: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
+    const clues = searches.some((s) => s.catalog.kind === 'pokemon') && (given.game === null || given.game === 'pokemon') ? withSpeciesInEnglish(given) : given;
     const catalogs = searches.map((search) => ({ source: search.source, art: art?.length && search.art ? artEvidence(search.art, art) : undefined, tag: search }));
     return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));
   }

@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { editDistance } from '../util/edit-distance.ts';
+import { normalizeName } from './card-keys.ts';
+
+/**
+ * Pokémon species names in the languages cards are printed in, from the `pokemon` npm package
+ * (MIT; 1,025 species by National Pokédex number, one JSON list per language). The catalogs are
+ * English, so a French card's "Khélocrok" names nothing in them until it is read as "Chewtle".
+ * Spanish and Italian cards print the English names; German, French, Japanese, Korean, Chinese,
+ * Russian and Thai ones do not.
+ */
+const LANGUAGES = ['fr', 'de', 'es', 'ja', 'ko', 'ru', 'th', 'zh-hans', 'zh-hant'] as const;
+
+/**
+ * What a card's name line may carry after the species (`Moumouflon V`, `Dracaufeu-GX`), folded as
+ * {@link normalizeName} folds them, longest first so `vmax` is not taken for `v`.
+ */
+const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
+/** English spellings of those suffixes, as the catalogs print them. */
+const SUFFIX_TEXT: Record<string, string> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
+/**
+ * A species name misread by one letter counts when the name is long enough for one letter to be
+ * a small share of it (likeness 0.85: seven letters and more).
+ */
+const FUZZY_MIN = 0.85;
+const FUZZY_LETTERS = 7;
+
+export interface SpeciesNames {
+  /** The English name a localized name line stands for (`Moumouflon V` → `Dubwool V`), or null when it names no species or is English already. */
+  english(line: string): { text: string; norm: string } | null;
+}
+
+/** Builds the lookup from lists indexed alike (index = Pokédex number − 1); `english` is the catalogs' language. */
+export function speciesNames(english: readonly string[], localized: readonly (readonly string[])[]): SpeciesNames {
+  const englishNorms = new Set(english.map(normalizeName));
+  const byNorm = new Map<string, number>();
+  for (const list of localized) {
+    list.forEach((name, i) => {
+      const norm = normalizeName(name);
+      // a name that is English too (Pikachu, Arbok) needs no reading; one shared by two species says nothing
+      if (!norm || englishNorms.has(norm)) return;
+      const had = byNorm.get(norm);
+      byNorm.set(norm, had === undefined || had === i ? i : -1);
+    });
+  }
+  // one letter misread, lost or added: every name under each of its one-letter deletions (a
+  // symmetric-deletion index, so a lookup costs a dozen map reads rather than a pass over 9,000 names)
+  const deletions = (w: string) => [w, ...Array.from(w, (_, k) => w.slice(0, k) + w.slice(k + 1))];
+  const near = new Map<string, Set<string>>();
+  for (const norm of byNorm.keys()) for (const d of deletions(norm)) near.set(d, (near.get(d) ?? new Set()).add(norm));
+  const exactly = (stem: string): number | null => {
+    const i = byNorm.get(stem);
+    return i !== undefined && i >= 0 ? i : null;
+  };
+  const nearly = (stem: string): number | null => {
+    if (byNorm.has(stem) || stem.length < FUZZY_LETTERS || englishNorms.has(stem)) return null;
+    const found = new Set<number>();
+    for (const d of deletions(stem)) {
+      for (const n of near.get(d) ?? []) {
+        if (editDistance(stem, n) === 1 && 1 - 1 / Math.max(stem.length, n.length) >= FUZZY_MIN) found.add(byNorm.get(n)!);
+      }
+    }
+    // a misreading as near to two species is neither
+    return found.size === 1 && !found.has(-1) ? [...found][0]! : null;
+  };
+  return {
+    english(line) {
+      const norm = normalizeName(line);
+      if (!norm || englishNorms.has(norm)) return null;
+      const tries: [string, string | null][] = [[norm, null], ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s])];
+      // every exact reading before any near one: `moumouflonv` is Moumouflon V, not a misread Moumouflon
+      for (const lookup of [exactly, nearly]) {
+        for (const [stem, suffix] of tries) {
+          const i = lookup(stem);
+          if (i === null) continue;
+          const text = suffix ? `${english[i]!} ${SUFFIX_TEXT[suffix]!}` : english[i]!;
+          return { text, norm: normalizeName(text) };
+        }
+      }
+      return null;
+    },
+  };
+}
+
+let loaded: SpeciesNames | undefined;
+
+/** The installed package's lists, read once. */
+export function installedSpeciesNames(): SpeciesNames {
+  if (loaded) return loaded;
+  const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('pokemon/package.json')), 'data');
+  const read = (lang: string) => JSON.parse(fs.readFileSync(path.join(dir, `${lang}.json`), 'utf8')) as string[];
+  loaded = speciesNames(read('en'), LANGUAGES.map(read));
+  return loaded;
+}
