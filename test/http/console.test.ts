@@ -24,6 +24,8 @@ const shotsDir = process.env.LOUPE_CONSOLE_SCREENSHOTS ? path.resolve(process.en
 
 const cardPhoto = 'cards/read-416032719_901419734749956_6708327569765181669_n_jpg.rf.6fc7207f060c960502cef148cb233d25.jpg';
 const gradePhoto = 'cards/single-1730719045_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg';
+/** A browser round trip (a PATCH, a re-render) can take more than expect.poll's default second while the whole suite runs. */
+const SLOW = { timeout: 10_000 };
 
 describe('web console (/console): the built bundle', () => {
   it('is built from the sources in the checkout (npm run console:build after changing console/)', () => {
@@ -176,7 +178,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.goto(`${base}/console`);
     await page.getByLabel('API token').fill('lp_not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/does not know this token/);
+    await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toMatch(/does not know this token/);
     await shot('sign-in');
     await page.getByLabel('API token').fill(h.account.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -193,9 +195,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
   it('lists sessions with search, opens one and corrects a row inline through PATCH', async () => {
     await page.getByRole('link', { name: 'Friday stream' }).waitFor();
     await page.getByPlaceholder('Search name, game, platform…').fill('binder');
-    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    await expect.poll(() => page.locator('table.list tbody tr').count(), SLOW).toBe(1);
     await page.getByPlaceholder('Search name, game, platform…').fill('');
-    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(2);
+    await expect.poll(() => page.locator('table.list tbody tr').count(), SLOW).toBe(2);
     await shot('sessions');
     await page.getByRole('link', { name: 'Friday stream' }).click();
     await page.locator('[data-event-id="e1"]').waitFor();
@@ -205,10 +207,10 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await editor.getByLabel('name', { exact: true }).fill('Charmander (1st edition)');
     await editor.getByLabel('price (USD)').fill('12');
     await editor.getByRole('button', { name: 'Save correction' }).click();
-    await expect.poll(() => page.locator('[data-event-id="e1"] .card-name').textContent()).toBe('Charmander (1st edition)');
+    await expect.poll(() => page.locator('[data-event-id="e1"] .card-name').textContent(), SLOW).toBe('Charmander (1st edition)');
     const row = (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e1`))).json().results[0];
     expect(row).toMatchObject({ name: 'Charmander (1st edition)', price: 12, corrected: true });
-    await expect.poll(() => page.locator('.stat', { hasText: 'Total' }).textContent()).toContain('$44.25');
+    await expect.poll(() => page.locator('.stat', { hasText: 'Total' }).textContent(), SLOW).toContain('$44.25');
     await shot('session');
   });
 
@@ -219,15 +221,15 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('button', { name: 'Switch workspace' }).click();
     await page.getByLabel('Workspace id').fill('00000000-0000-4000-8000-000000000000');
     await page.getByRole('button', { name: 'Use' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/No workspace of this account/);
+    await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toMatch(/No workspace of this account/);
     await page.getByLabel('Workspace id').fill(workspace);
     await page.getByRole('button', { name: 'Use' }).click();
-    await expect.poll(() => page.getByTestId('workspace').getAttribute('title')).toBe(workspace);
+    await expect.poll(() => page.getByTestId('workspace').getAttribute('title'), SLOW).toBe(workspace);
     await page.getByText('No sessions yet.').waitFor();
     await page.getByRole('button', { name: 'Switch workspace' }).click();
     expect(await page.getByLabel('Workspace id').inputValue()).toBe('');
     await page.getByRole('button', { name: 'Use' }).click();
-    await expect.poll(() => page.getByTestId('workspace').getAttribute('title')).toBe(h.account.workspace);
+    await expect.poll(() => page.getByTestId('workspace').getAttribute('title'), SLOW).toBe(h.account.workspace);
     await page.getByRole('link', { name: 'Friday stream' }).waitFor();
     // Leaving a large session while its pages still load must not leave its cards on the next one.
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
