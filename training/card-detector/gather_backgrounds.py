@@ -38,23 +38,29 @@ def package_photos(packages: list[str], tmp: str, min_bytes: int = 0) -> list[st
     return sorted(src, key=lambda q: q.split('/x/', 1)[-1])
 
 
+def distinct_photos(paths, seen: set):
+    """Each readable photo of `paths` at least 400 px on its short side, fitted, unless its hash is in `seen` (which it joins)."""
+    for p in paths:
+        im = cv2.imread(p, cv2.IMREAD_COLOR)
+        if im is None or min(im.shape[:2]) < 400:
+            continue
+        im = fit(im)
+        h = small_hash(im)
+        if h in seen:
+            continue
+        seen.add(h)
+        yield im
+
+
 def main(out: str):
     os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         src = package_photos(PACKAGES, tmp, min_bytes=100_000)
         repo = os.path.join(os.path.dirname(__file__), '../..')
         src += [p for p in glob.glob(os.path.join(repo, 'node_modules/@vladmandic/human/assets/*')) if p.lower().endswith(('.jpg', '.jpeg', '.png'))]
-        seen, n = set(), 0
+        n = 0
         # sorted by path inside the package tree, so the numbering does not depend on the temp folder
-        for p in sorted(src, key=lambda q: q.split('/x/', 1)[-1]):
-            im = cv2.imread(p, cv2.IMREAD_COLOR)
-            if im is None or min(im.shape[:2]) < 400:
-                continue
-            im = fit(im)
-            h = small_hash(im)
-            if h in seen:
-                continue
-            seen.add(h)
+        for im in distinct_photos(sorted(src, key=lambda q: q.split('/x/', 1)[-1]), set()):
             cv2.imwrite(os.path.join(out, f'bg{n:03d}.jpg'), im, [cv2.IMWRITE_JPEG_QUALITY, 92])
             n += 1
     print(n, 'backgrounds in', out)

@@ -23,7 +23,7 @@ import tempfile
 import cv2
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gather_backgrounds import fit, package_photos, small_hash  # noqa: E402
+from gather_backgrounds import distinct_photos, package_photos, small_hash  # noqa: E402
 
 PACKAGES = ['mate-backgrounds', 'lomiri-wallpapers-16.04', 'sway-backgrounds']
 DATASETS = os.path.join(os.path.dirname(__file__), '../../../shared/datasets')
@@ -43,15 +43,7 @@ def main():
     seen = {small_hash(cv2.imread(p)) for p in glob.glob(os.path.join(args.backgrounds, '*.jpg'))}
     wallpapers = []
     with tempfile.TemporaryDirectory() as tmp:
-        for p in package_photos(PACKAGES, tmp):
-            im = cv2.imread(p, cv2.IMREAD_COLOR)
-            if im is None or min(im.shape[:2]) < 400:
-                continue
-            im = fit(im)
-            h = small_hash(im)
-            if h in seen:
-                continue
-            seen.add(h)
+        for im in distinct_photos(package_photos(PACKAGES, tmp), seen):
             path = os.path.join(args.out, f't{len(wallpapers):03d}.jpg')
             cv2.imwrite(path, im, [cv2.IMWRITE_JPEG_QUALITY, 92])
             wallpapers.append(path)
