@@ -100,6 +100,24 @@ class Exported(nn.Module):
         return torch.sigmoid(self.m(views))
 
 
+class MeanOf(nn.Module):
+    """Several verifiers as one: the mean of their probabilities (the shipped verifier since
+    2026-11-25 is v5 and v6 so: each lets through no-card photos the other does not)."""
+
+    def __init__(self, models: list[Verifier]):
+        super().__init__()
+        self.models = nn.ModuleList(models)
+
+    def forward(self, views):
+        return torch.stack([torch.sigmoid(m(views)) for m in self.models]).mean(0)
+
+
+def export_mean(models: list[Verifier], path: str):
+    for m in models:
+        m.eval()
+    torch.onnx.export(MeanOf(models), torch.zeros(1, 3, VIEW_H, VIEW_W), path, input_names=['views'], output_names=['card'], dynamic_axes={'views': {0: 'n'}, 'card': {0: 'n'}}, opset_version=17, dynamo=False)
+
+
 def export(model: nn.Module, path: str):
     model.eval()
     torch.onnx.export(Exported(model), torch.zeros(1, 3, VIEW_H, VIEW_W), path, input_names=['views'], output_names=['card'], dynamic_axes={'views': {0: 'n'}, 'card': {0: 'n'}}, opset_version=17, dynamo=False)
