@@ -13,6 +13,21 @@ describe('Pokémon species names', () => {
     expect(names.english('喷火龙')?.text).toBe('Charizard');
   });
 
+  it('puts regional forms, Radiant cards and the Calyrex riders into the catalogs’ English, in French, German, Spanish and Italian', () => {
+    expect(names.english("Goupix d'Alola")?.text).toBe('Alolan Vulpix');
+    expect(names.english('Typhlosion de Hisui V')?.text).toBe('Hisuian Typhlosion V');
+    expect(names.english('Alola-Vulpix')?.text).toBe('Alolan Vulpix');
+    // Spanish and Italian print the English species with their own form words
+    expect(names.english('Vulpix de Alola')?.text).toBe('Alolan Vulpix');
+    expect(names.english('Zapdos di Galar V')?.text).toBe('Galarian Zapdos V');
+    expect(names.english('Ethernatos Radieux')?.text).toBe('Radiant Eternatus');
+    expect(names.english('SylveroyCavalierduFroid')?.text).toBe('Ice Rider Calyrex');
+    expect(names.english("Sylveroy Cavalier d'Effroi VMAX")?.text).toBe('Shadow Rider Calyrex VMAX');
+    // a form word alone, or around no species, is nothing
+    expect(names.english('de Galar')).toBeNull();
+    expect(names.english('Dresseur de Galar')).toBeNull();
+  });
+
   it('reads a long name with one letter misread, never a short one, and leaves English names and other words alone', () => {
     expect(names.english('Khelocrak')?.text).toBe('Chewtle');
     expect(names.english('Abo')?.text).toBe('Ekans');

@@ -21,6 +21,23 @@ const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
 /** English spellings of those suffixes, as the catalogs print them. */
 const SUFFIX_TEXT: Record<string, string> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
 /**
+ * Forms printed around the species name, folded, and the English word the catalogs put before it
+ * (`Goupix d'Alola` / `Alola-Vulpix` / `Vulpix de Alola` → `Alolan Vulpix`, `Ethernatos Radieux` →
+ * `Radiant Eternatus`). Spanish and Italian print the English species with their own form words.
+ */
+const FORMS_AFTER: [string, string][] = [
+  ['dalola', 'Alolan'], ['degalar', 'Galarian'], ['dehisui', 'Hisuian'], ['depaldea', 'Paldean'],
+  ['dealola', 'Alolan'], ['dialola', 'Alolan'], ['digalar', 'Galarian'], ['dihisui', 'Hisuian'], ['dipaldea', 'Paldean'],
+  ['radieux', 'Radiant'], ['radieuse', 'Radiant'], ['radiante', 'Radiant'],
+  ['cavalierdufroid', 'Ice Rider'], ['cavalierdeffroi', 'Shadow Rider'],
+];
+const FORMS_BEFORE: [string, string][] = [
+  ['alola', 'Alolan'], ['galar', 'Galarian'], ['hisui', 'Hisuian'], ['paldea', 'Paldean'],
+  ['strahlendes', 'Radiant'], ['strahlender', 'Radiant'], ['strahlende', 'Radiant'],
+  ['schimmelreiter', 'Ice Rider'], ['rappenreiter', 'Shadow Rider'],
+];
+
+/**
  * A species name misread by one letter counts when the name is long enough for one letter to be
  * a small share of it (likeness 0.85: seven letters and more).
  */
@@ -35,6 +52,7 @@ export interface SpeciesNames {
 /** Builds the lookup from lists indexed alike (index = Pokédex number − 1); `english` is the catalogs' language. */
 export function speciesNames(english: readonly string[], localized: readonly (readonly string[])[]): SpeciesNames {
   const englishNorms = new Set(english.map(normalizeName));
+  const englishIndex = new Map(english.map((n, i) => [normalizeName(n), i]));
   const byNorm = new Map<string, number>();
   for (const list of localized) {
     list.forEach((name, i) => {
@@ -65,17 +83,25 @@ export function speciesNames(english: readonly string[], localized: readonly (re
     // a misreading as near to two species is neither
     return found.size === 1 && !found.has(-1) ? [...found][0]! : null;
   };
+  /** The species under a form word, in any language or in English (`vulpixdealola`). */
+  const exactlyInForm = (stem: string): number | null => exactly(stem) ?? englishIndex.get(stem) ?? null;
   return {
     english(line) {
       const norm = normalizeName(line);
       if (!norm || englishNorms.has(norm)) return null;
-      const tries: [string, string | null][] = [[norm, null], ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s])];
+      const bySuffix: [string, string | null][] = [[norm, null], ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s])];
+      // [species, card suffix, form]
+      const tries: [string, string | null, string | null][] = bySuffix.flatMap(([stem, suffix]) => [
+        [stem, suffix, null] as [string, string | null, string | null],
+        ...FORMS_AFTER.filter(([f]) => stem.endsWith(f) && stem.length > f.length + 2).map(([f, en]): [string, string | null, string] => [stem.slice(0, -f.length), suffix, en]),
+        ...FORMS_BEFORE.filter(([f]) => stem.startsWith(f) && stem.length > f.length + 2).map(([f, en]): [string, string | null, string] => [stem.slice(f.length), suffix, en]),
+      ]);
       // every exact reading before any near one: `moumouflonv` is Moumouflon V, not a misread Moumouflon
-      for (const lookup of [exactly, nearly]) {
-        for (const [stem, suffix] of tries) {
-          const i = lookup(stem);
+      for (const exact of [true, false]) {
+        for (const [stem, suffix, form] of tries) {
+          const i = exact ? (form ? exactlyInForm(stem) : exactly(stem)) : nearly(stem);
           if (i === null) continue;
-          const text = suffix ? `${english[i]!} ${SUFFIX_TEXT[suffix]!}` : english[i]!;
+          const text = [form, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
           return { text, norm: normalizeName(text) };
         }
       }

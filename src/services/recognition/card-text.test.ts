@@ -122,9 +122,62 @@ describe('readCardText', () => {
     expect(readCardText(lines([['120', 0.75, 0.83, 0.036]])).hp).toBeNull();
   });
 
+  it('reads HP beside a misread letter, with the type symbol after it, or glued to the name', () => {
+    // the top-right corner of real French cards (train split), as PP-OCRv4 read it
+    expect(readCardText(lines([['v60', 0.05, 0.75, 0.04]])).hp).toBe(60);
+    expect(readCardText(lines([['2106', 0.05, 0.75, 0.04]])).hp).toBe(210);
+    const glued = readCardText(lines([['Ethernatos Radieuxw170', 0.05, 0.2, 0.05]]));
+    expect(glued.hp).toBe(170);
+    expect(glued.names.map((n) => n.text)).toEqual(['Ethernatos Radieuxw', 'Ethernatos Radieux']);
+    expect(readCardText(lines([['Pondralugon300', 0.05, 0.2, 0.05]])).names.map((n) => n.text)).toEqual(['Pondralugon', 'Pondralugo']);
+    // HP are tens; a name ending in other digits keeps them
+    expect(readCardText(lines([['Porygon2', 0.05, 0.2, 0.05]])).hp).toBeNull();
+    expect(readCardText(lines([['x2', 0.05, 0.75, 0.04]])).hp).toBeNull();
+  });
+
+  it('reads what kind of card the top band names: a Pokémon, a trainer or an energy', () => {
+    expect(readCardText(lines([['DRESSEUR', 0.03, 0.1, 0.03], ['Plume Ball', 0.06, 0.1, 0.05]])).kind).toBe('trainer');
+    expect(readCardText(lines([['DRESSEIR', 0.03, 0.1, 0.03]])).kind).toBe('trainer');
+    expect(readCardText(lines([['ENERGIE', 0.03, 0.1, 0.03]])).kind).toBe('energy');
+    expect(readCardText(lines([['NIVEAUI', 0.03, 0.1, 0.03]])).kind).toBe('pokemon');
+    expect(readCardText(lines([['Hoopa', 0.05, 0.2, 0.05], ['130', 0.05, 0.75, 0.04]])).kind).toBe('pokemon');
+    // both, or the word lower on the card: nothing
+    expect(readCardText(lines([['TRAINER', 0.03, 0.1, 0.03], ['BASIC', 0.04, 0.3, 0.03]])).kind).toBeNull();
+    expect(readCardText(lines([['Trainer', 0.6, 0.1, 0.03]])).kind).toBeNull();
+  });
+
+  it('reads the illustrator credit however `Illus.` was read', () => {
+    const credit = (t: string) => readCardText(lines([[t, 0.9, 0.05, 0.02]])).artist;
+    expect(credit('llus.Studio Bora inc.')).toBe('studioborainc');
+    expect(credit('Mlus.Mitsohiro Arite')).toBe('mitsohiroarite');
+    expect(credit('lys.TomokozuKon')).toBe('tomokozukon');
+    expect(credit('luAyako Yoshida')).toBe('ayakoyoshida');
+    expect(credit('Illus. 5ban Graphics')).toBe('5bangraphics');
+    expect(credit('Retraite')).toBeNull();
+    // not in the bottom band
+    expect(readCardText(lines([['Illus. Ken Sugimori', 0.5, 0.05, 0.02]])).artist).toBeNull();
+  });
+
+  it('reads codes run into the letters around them: the regulation mark before a prefixed number, a rarity mark after, an S read as 5', () => {
+    const tg = readCardText(lines([['DTG25/TG30', 0.95, 0.05, 0.02]]));
+    expect(tg.numbers.map((n) => [n.number, n.total])).toEqual([['TG25', 'TG30']]);
+    expect(tg.regulationMark).toBe('D');
+    expect(readCardText(lines([['TG08G', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['TG8']);
+    expect(readCardText(lines([['SW5H131', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['SWSH131']);
+  });
+
+  it('splits a run of digits the slash was lost from every way it may be number and total, years apart', () => {
+    const run = readCardText(lines([['66108', 0.93, 0.05, 0.02]])).numbers;
+    expect(run.map((n) => [n.number, n.total, n.form])).toEqual([['66', '108', 'run']]);
+    expect(readCardText(lines([['092196', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['092', '196']]);
+    // a copyright year, its © read as a 0, and runs above the bottom band are no numbers
+    expect(readCardText(lines([['02021', 0.97, 0.3, 0.02]])).numbers).toEqual([]);
+    expect(readCardText(lines([['66108', 0.5, 0.05, 0.02]])).numbers).toEqual([]);
+  });
+
   it('says nothing it did not read', () => {
     const c = readCardText(lines([['Pikachu', 0.05, 0.2, 0.05]]));
-    expect(c).toMatchObject({ numbers: [], printCodes: [], setCodes: [], year: null, regulationMark: null, hp: null, language: null });
+    expect(c).toMatchObject({ numbers: [], printCodes: [], setCodes: [], year: null, regulationMark: null, hp: null, kind: null, artist: null, language: null });
     expect(readCardText([]).names).toEqual([]);
   });
 

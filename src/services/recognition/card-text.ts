@@ -9,6 +9,7 @@
  */
 
 import { normalizeName, numberKey } from '../../catalog/card-keys.ts';
+import { editDistance } from '../../util/edit-distance.ts';
 
 export { normalizeName, numberKey };
 
@@ -29,8 +30,13 @@ export interface CollectorNumber {
   key: string;
   raw: string;
   prob: number;
-  /** How it was found: `fraction` (n/t), `promo` (a promo code alone), `lone` (a lone number in the bottom band), `hash` (`#50`, `No. 50`: sport checklists; also a Pokédex number on Japanese cards). */
-  form: 'fraction' | 'promo' | 'lone' | 'hash';
+  /**
+   * How it was found: `fraction` (n/t), `promo` (a promo code alone), `lone` (a lone number in the
+   * bottom band), `hash` (`#50`, `No. 50`: sport checklists; also a Pokédex number on Japanese
+   * cards), `run` (a run of digits in the bottom band, the slash lost: `092196` for `092/196`; one
+   * of its splits, which counts only where its total is the candidate's too).
+   */
+  form: 'fraction' | 'promo' | 'lone' | 'hash' | 'run';
 }
 
 export interface NameCandidate {
@@ -58,6 +64,13 @@ export interface CardTextClues {
   /** Pokémon's regulation mark (D, E, F, G, H, I …). */
   regulationMark: string | null;
   hp: number | null;
+  /**
+   * What kind of card the top band says it is: a Pokémon (its stage line, its HP), a trainer (its
+   * banner: `TRAINER`, `DRESSEUR`, …) or an energy; null when it says nothing or both.
+   */
+  kind: 'pokemon' | 'trainer' | 'energy' | null;
+  /** The illustrator credit after `Illus.` in the bottom band, folded ({@link normalizeName}); null when not read. */
+  artist: string | null;
   names: NameCandidate[];
   /** An ISO 639-1 code voted by the card's furniture words, or null. */
   language: string | null;
@@ -85,9 +98,10 @@ function digits(s: string, loose = false): string | null {
   return loose || real * 2 >= out.length ? out : null;
 }
 
-const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})\b/g;
-// "sWSH294": the recogniser takes the S of a promo code for a small one now and then.
-const PROMO_LOWER_S = /\bsWSH(?=\s?[0-9])/g;
+// a letter may follow (`TG08G`: the rarity mark run into the code), a digit may not
+const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})(?![0-9])/g;
+// "sWSH294", "SW5H131": the recogniser takes an S of a promo code for a small one or a 5 now and then.
+const PROMO_LOWER_S = /\b[sS5]W[sS5]H(?=\s?[0-9])/g;
 /**
  * A fraction glued to what stands before it: "GSVIR194/198", "s120067/172RR", "3060/142" (the set
  * code, regulation mark or a border mark run into the number). Numbers are padded to the total's
@@ -130,6 +144,26 @@ const GAME_WORDS: Record<string, readonly string[]> = {
   yugioh: ['konami'],
 };
 
+/**
+ * Top-band lines that say a card is a Pokémon (its stage), a trainer or an energy, folded; a
+ * misread letter is allowed in those of five letters or more (`DRESSEIR`, `NIVEAUI`, `BASG`).
+ */
+const KIND_WORDS: Record<'pokemon' | 'trainer' | 'energy', readonly string[]> = {
+  pokemon: ['base', 'basic', 'basis', 'basico', 'niveau1', 'niveau2', 'stage1', 'stage2', 'phase1', 'phase2', 'fase1', 'fase2'],
+  trainer: ['trainer', 'trainers', 'dresseur', 'entrenador', 'allenatore', 'treinador', 'supporter', 'supporteur', 'objet', 'item', 'stade', 'stadium', 'outil', 'pokemontool'],
+  energy: ['energy', 'energie', 'energia'],
+};
+/**
+ * The illustrator credit: `Illus.` as the recogniser reads it (`llus.`, `Mlus.`, `lys.`, `lus `,
+ * and `lu` run into the name: `luAyako Yoshida`), then the name.
+ */
+const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-9]))([A-Za-z0-9].{3,})$/;
+/** A run of digits in the bottom band, the slash between number and total lost (`092196`). */
+const DIGIT_RUN = /(?<![0-9/])([0-9]{4,6})(?![0-9/])/g;
+/** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
+const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?\s?([0-9]{2,3})$/;
+const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
+
 /** Lines that name the card's kind or stage, never its name. */
 const NOT_A_NAME = new Set(['base', 'basic', 'basis', 'niveau1', 'niveau2', 'stage1', 'stage2', 'phase1', 'phase2', 'trainer', 'dresseur', 'energy', 'energie', 'item', 'objet', 'supporter', 'supporteur', 'stade', 'stadium', 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
 
@@ -140,6 +174,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   let year: string | null = null;
   let regulationMark: string | null = null;
   let hp: number | null = null;
+  let artist: string | null = null;
+  const kinds = new Set<'pokemon' | 'trainer' | 'energy'>();
   const names: NameCandidate[] = [];
   const votes = new Map<string, number>();
   const seen = new Set<string>();
@@ -168,6 +204,11 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (num === null || tot === null) continue;
       let prefix = '';
       if (pre && tpre && pre === tpre) prefix = pre;
+      else if (pre && tpre && pre.endsWith(tpre)) {
+        // "DTG25/TG30": the regulation mark run into a prefixed number
+        prefix = tpre;
+        if (pre.length === tpre.length + 1 && /[D-I]/.test(pre[0]!)) regulationMark ??= pre[0]!;
+      }
       else if (pre.length === 1 && !tpre && /[D-I]/.test(pre)) regulationMark ??= pre; // "F120/195": the mark glued to the number
       else if (pre && !tpre && pre.length > 1) prefix = /(TG|GG|SV|RC|SH|SL|AR|RT|H)$/.exec(pre)?.[1] ?? '';
       // A set total is never smaller than 1 card; "0" totals are misreads of other digits.
@@ -219,34 +260,72 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       const lone = /^(?:[A-Z]\s)?(\d{3,4})(?:\s?[CURMSLT★])?$/.exec(text);
       if (lone) addNumber({ number: lone[1]!, total: null, key: numberKey(lone[1]!), raw: text, prob: line.prob, form: 'lone' });
     }
+    if (line.box.y0 > 0.85 && !text.includes('/')) {
+      for (const m of text.matchAll(DIGIT_RUN)) {
+        const run = m[1]!;
+        // a copyright year is no number (`02021`: the © read as a 0)
+        if (/^[0-9]?(19[89]|20[0-4])[0-9]$/.test(run)) continue;
+        for (const cut of run.length === 6 ? [3] : run.length === 5 ? [2, 3] : [1, 2]) {
+          const num = run.slice(0, cut);
+          const tot = run.slice(cut);
+          if (Number(num) === 0 || tot.startsWith('0') || Number(tot) < 10) continue;
+          addNumber({ number: num, total: tot, key: numberKey(num), raw: run, prob: line.prob * 0.5, form: 'run' });
+        }
+      }
+    }
+    if (line.box.y0 > 0.8 && artist === null) {
+      const credit = ILLUS.exec(text);
+      const norm = credit ? normalizeName(credit[1]!) : '';
+      if (norm.replace(/[0-9]/g, '').length >= 4) artist = norm;
+    }
+    if (line.box.y0 < 0.15) {
+      const norm = normalizeName(text);
+      for (const [kind, words] of Object.entries(KIND_WORDS) as [keyof typeof KIND_WORDS, readonly string[]][]) {
+        if (words.some((w) => norm === w || (w.length >= 6 && Math.abs(norm.length - w.length) <= 1 && editDistance(norm, w) <= 1))) kinds.add(kind);
+      }
+    }
 
     // The recogniser often drops spaces ("Defaussezles"), so furniture words are looked for inside the letters.
     const letters = lettersOnly(text);
     for (const [lang, words] of Object.entries(LANGUAGE_WORDS)) for (const w of words) if (letters.includes(w)) votes.set(lang, (votes.get(lang) ?? 0) + 1);
 
-    const norm = normalizeName(text);
-    const nameLetters = norm.replace(/[0-9]/g, '').length;
+    // HP glued to the name: the letter before it may be the name's last (`Pondralugon300`) or a
+    // misread of the HP mark (`Radieuxw170`), so both readings are name lines
+    let nameTexts = [text];
+    if (line.box.y0 < 0.15) {
+      const glued = NAME_THEN_HP.exec(text);
+      if (glued && hpLike(Number(glued[3]))) {
+        nameTexts = [...new Set([text.slice(0, text.length - glued[3]!.length).trim(), glued[1]!])];
+        hp ??= Number(glued[3]);
+      }
+    }
     const furniture = Object.values(LANGUAGE_WORDS).some((words) => words.some((w) => letters.includes(w)));
-    if (nameLetters >= 3 && !furniture && !NOT_A_NAME.has(norm) && nameLetters >= norm.length * 0.6) {
-      const height = line.box.y1 - line.box.y0;
-      // Names sit in the top band on trading cards (at the foot on many sport cards) and are set larger than the rules text.
-      const band = line.box.y0 < 0.15 ? 1 : line.box.y0 > 0.8 ? 0.5 : 0.15;
-      names.push({ text, norm, prob: line.prob, score: band * Math.min(1, height / 0.05) * line.prob });
+    for (const nameText of nameTexts) {
+      const norm = normalizeName(nameText);
+      const nameLetters = norm.replace(/[0-9]/g, '').length;
+      if (nameLetters >= 3 && !furniture && !NOT_A_NAME.has(norm) && nameLetters >= norm.length * 0.6) {
+        const height = line.box.y1 - line.box.y0;
+        // Names sit in the top band on trading cards (at the foot on many sport cards) and are set larger than the rules text.
+        const band = line.box.y0 < 0.15 ? 1 : line.box.y0 > 0.8 ? 0.5 : 0.15;
+        names.push({ text: nameText, norm, prob: line.prob, score: band * Math.min(1, height / 0.05) * line.prob });
+      }
     }
   }
 
   if (hp === null) {
-    // The HP printed alone in the top right ("230" beside the name).
+    // The HP printed alone in the top right ("230" beside the name), a letter or sign of the
+    // furniture read beside it ("P60", "y100"), or the type symbol after it read as a digit ("2106").
     for (const line of lines) {
-      if (line.box.y0 < 0.12 && line.box.x0 > 0.5 && /^[0-9]{2,3}$/.test(line.text.trim())) {
-        const v = Number(line.text.trim());
-        if (v >= 30 && v <= 400 && v % 10 === 0) {
-          hp = v;
-          break;
-        }
+      if (line.box.y0 >= 0.12 || line.box.x0 <= 0.5) continue;
+      const t = line.text.trim();
+      const m = /^[^0-9]{0,2}([0-9]{2,3})[^0-9]{0,2}$/.exec(t) ?? /^([0-9]{3})[0-9]$/.exec(t);
+      if (m && hpLike(Number(m[1]))) {
+        hp = Number(m[1]);
+        break;
       }
     }
   }
+  if (hp !== null) kinds.add('pokemon');
 
   names.sort((a, b) => b.score - a.score);
   let language: string | null = null;
@@ -276,6 +355,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     year,
     regulationMark,
     hp,
+    kind: kinds.size === 1 ? [...kinds][0]! : null,
+    artist,
     names: names.slice(0, 8),
     language,
     game,

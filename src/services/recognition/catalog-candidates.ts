@@ -1,6 +1,10 @@
+import { normalizeName } from '../../catalog/card-keys.ts';
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import type { ArtworkIndex } from './artwork-references.ts';
 import type { CandidateCard, CandidateSource } from './identify.ts';
+
+/** Pokémon's supertypes as identification's kinds of card (other games' types say nothing here). */
+const KINDS = new Map<unknown, CandidateCard['kind']>([['Pokémon', 'pokemon'], ['Trainer', 'trainer'], ['Energy', 'energy']]);
 
 /** Names the engine's trigram search returns per name read; each brings its cards. */
 const NAMES_PER_QUERY = 5;
@@ -32,6 +36,8 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     year,
     hp: numberOrNull(card.fields.hp),
     regulationMark: typeof mark === 'string' ? mark : null,
+    kind: KINDS.get(card.fields.supertype) ?? null,
+    artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
   };
 }
 

@@ -15,8 +15,12 @@ const card = (key: string, name: string, number: string, setTotal: number | null
   year,
   hp: null,
   regulationMark: null,
+  kind: null,
+  artist: null,
   ...extra,
 });
+/** Lines as [text, top, left, height] on the upright card. */
+const lines = (rows: [string, number, number, number][]): CardTextLine[] => rows.map(([text, y, x, h]) => ({ text, prob: 0.95, box: { x0: x, y0: y, x1: x + 0.3, y1: y + h } }));
 /** Lines of a bottom band (and a name on top) as the OCR returns them. */
 const read = (rows: [string, number][]): ReturnType<typeof readCardText> => readCardText(rows.map(([text, y]): CardTextLine => ({ text, prob: 0.9, box: { x0: 0.05, y0: y, x1: 0.4, y1: y + 0.03 } })));
 
@@ -195,6 +199,30 @@ describe('identification', () => {
     expect(bestMatch(across)).toBeNull();
     // `4/5` in an MTG card's corner is no collector number to hold against it
     expect(scoreCandidate(card('dom-123', 'Baloth Gorger', '123', 269, '2018'), read([['4/5', 0.95]])).evidence.number).toBe('none');
+  });
+
+  it('tells a trainer from a Pokémon of the same number and total, and a printing by its illustrator', async () => {
+    // Astral Radiance and Darkness Ablaze both print 189 cards: 141 is Feather Ball in one, Skitty in the other
+    const featherBall = card('swsh10-141', 'Feather Ball', '141', 189, '2022', { kind: 'trainer' });
+    const skitty = card('swsh3-141', 'Skitty', '141', 189, '2020', { kind: 'pokemon', hp: 60 });
+    const clues = readCardText(lines([['DRESSEUR', 0.03, 0.1, 0.03], ['Objet', 0.07, 0.1, 0.02], ['PlumeBall', 0.06, 0.3, 0.05], ['141/189', 0.93, 0.05, 0.02]]));
+    expect(scoreCandidate(skitty, clues).evidence.kind).toBe('differs');
+    expect(bestMatch(await identify(clues, source([featherBall, skitty])))?.card.key).toBe('swsh10-141');
+    // two Oricorio printings of the same HP: the credit read short tells them apart
+    const gg = card('swsh12pt5gg-GG04', 'Oricorio', 'GG04', null, '2023', { hp: 90, artist: normalizeName('Tomokazu Komiya') });
+    const plain = card('swsh8-42', 'Oricorio', '042', 264, '2021', { hp: 90, artist: normalizeName('Kagemaru Himeno') });
+    const oricorio = readCardText(lines([['Oricorio', 0.05, 0.2, 0.05], ['90', 0.05, 0.75, 0.04], ['lys.TomokozuKon', 0.9, 0.05, 0.02]]));
+    expect(scoreCandidate(gg, oricorio).evidence.artist).toBe('same');
+    expect(scoreCandidate(plain, oricorio).evidence.artist).toBe('differs');
+    expect(bestMatch(await identify(oricorio, source([gg, plain])))?.card.key).toBe('swsh12pt5gg-GG04');
+  });
+
+  it('takes a run of digits for a number only where its total is the candidate’s', () => {
+    const fearow = card('xy6-66', 'Fearow', '66', 108, '2015');
+    const other = card('xy1-66', 'Clauncher', '66', 146, '2014');
+    const clues = read([['66108', 0.93]]);
+    expect(scoreCandidate(fearow, clues).evidence).toMatchObject({ number: 'same', total: 'same' });
+    expect(scoreCandidate(other, clues).evidence.number).toBe('none');
   });
 
   it('scores artwork from full at 20 bits to nothing at 60', () => {

@@ -30,6 +30,10 @@ export interface CandidateCard {
   year: string | null;
   hp: number | null;
   regulationMark: string | null;
+  /** What kind of card it is, where the catalog says (Pokémon's supertype). */
+  kind: 'pokemon' | 'trainer' | 'energy' | null;
+  /** The illustrator, folded ({@link normalizeName}), where the catalog names one. */
+  artist: string | null;
 }
 
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
@@ -65,6 +69,10 @@ export interface Evidence {
   year: 'same' | 'near' | 'differs' | 'unknown';
   regulationMark: 'same' | 'differs' | 'unknown';
   hp: 'same' | 'differs' | 'unknown';
+  /** A trainer read where the candidate is a Pokémon, or the other way round: another card of the same number. */
+  kind: 'same' | 'differs' | 'unknown';
+  /** The illustrator credit read against the candidate's ({@link artistLikeness}). */
+  artist: 'same' | 'differs' | 'unknown';
   /** 1 for the same name, 0 for nothing alike (edit distance over length). */
   name: number;
   /**
@@ -105,6 +113,14 @@ export const WEIGHTS = {
   markDiffers: -1,
   hpSame: 2,
   hpDiffers: -1,
+  /** A card of another kind (a trainer for a Pokémon): read from the banner, seldom wrong. */
+  kindDiffers: -3,
+  /**
+   * The same illustrator: another printing of a name is mostly another artwork, by another hand.
+   * The credit is small print, often cut short or misread, so a mismatch costs less.
+   */
+  artistSame: 2,
+  artistDiffers: -1,
   /** Times the name likeness (0–1), counted only from 0.75. */
   name: 4,
   /** Another name, read plainly and English: as much against as the same name is for. */
@@ -155,6 +171,19 @@ function oneDigitApart(a: string, b: string): boolean {
   return d <= 1;
 }
 
+/**
+ * How alike an illustrator credit read is to a catalog's, 0–1: the credit is often cut short at
+ * the band's edge (`tomokozukon` for Tomokazu Komiya), so the read is also compared with as much
+ * of the catalog's name as was read.
+ */
+export function artistLikeness(read: string, catalog: string): number {
+  if (!read || !catalog) return 0;
+  return Math.max(nameLikeness(read, catalog), read.length < catalog.length ? nameLikeness(read, catalog.slice(0, read.length)) : 0);
+}
+/** Credits at least this alike are the same illustrator's; below {@link ARTIST_DIFFERS}, another's. */
+export const ARTIST_SAME = 0.75;
+export const ARTIST_DIFFERS = 0.45;
+
 /** How alike two folded names are, 0–1; a read name may carry a suffix the catalog spells apart (`Pikachu V`). */
 export function nameLikeness(read: string, catalog: string): number {
   if (!read || !catalog) return 0;
@@ -172,8 +201,9 @@ function totalOf(n: CollectorNumber): number | null {
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null };
-  const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm);
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null };
+  // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
+  const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   if (numbers.length) {
     evidence.number = 'same';
     evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
@@ -193,6 +223,11 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   }
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
+  if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
+  if (clues.artist && card.artist) {
+    const like = artistLikeness(clues.artist, card.artist);
+    evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
+  }
   for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, nameLikeness(n.norm, card.nameNorm), n.english ? nameLikeness(n.english.norm, card.nameNorm) : 0);
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
     // a species name read in another language and put into English is English
@@ -208,6 +243,8 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   score += evidence.year === 'same' ? w.yearSame : evidence.year === 'near' ? w.yearNear : evidence.year === 'differs' ? w.yearDiffers : 0;
   score += evidence.regulationMark === 'same' ? w.markSame : evidence.regulationMark === 'differs' ? w.markDiffers : 0;
   score += evidence.hp === 'same' ? w.hpSame : evidence.hp === 'differs' ? w.hpDiffers : 0;
+  if (evidence.kind === 'differs') score += w.kindDiffers;
+  score += evidence.artist === 'same' ? w.artistSame : evidence.artist === 'differs' ? w.artistDiffers : 0;
   if (evidence.name >= NAME_MIN) score += w.name * evidence.name;
   if (evidence.nameDiffers) score += w.nameDiffers;
   score += artScore(evidence.art);

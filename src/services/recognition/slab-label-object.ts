@@ -29,6 +29,8 @@ export function labelClues(r: LabelReading, fullText: string): CardTextClues {
     year: r.year,
     regulationMark: null,
     hp: null,
+    kind: null,
+    artist: null,
     names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }] : [],
     language: r.lang,
     // the brand opening the set line names the game (`POKEMON`, `MAGIC`, `YU-GI-OH!`)

@@ -1,0 +1,55 @@
+/**
+ * Recognition on the train split of the labelled real photos, photo by photo: what was read, what
+ * was matched, and the truth beside it. What identification rules are looked at and set on; never
+ * the validation photos (those are the bench's, `npm run bench -- recognition`).
+ *
+ *   npx tsx scripts/recognition-dev.ts
+ *
+ * Env: ONLY (a substring of the file names to keep).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loupeCli } from '../test/helpers/processes.ts';
+import { startServer } from '../bench/lib-server.ts';
+import { normalizeName } from '../src/catalog/card-keys.ts';
+
+const shared = path.resolve(import.meta.dirname, '../../shared');
+const datasets = path.join(shared, 'datasets');
+const catalogs = path.join(shared, 'catalogs');
+interface Identity { file: string; split: string | null; width: number; set?: string; in_catalog: boolean; catalog_id: string | null; catalog_name?: string; printed_name?: string }
+const photos = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
+  (p) => p.split === 'train' && p.set !== 'slab' && (!process.env.ONLY || p.file.includes(process.env.ONLY)),
+);
+const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; hp?: string; attacks?: { name: string; damage: string }[] }[]).map((c) => [c.id, c]));
+const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
+const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
+try {
+  await cli('catalog', 'import', '--kind', 'pokemon', '--cards', path.join(catalogs, 'pokemon/cards.json'), '--sets', path.join(catalogs, 'pokemon/sets.json'));
+  await cli('catalog', 'import', '--kind', 'mtg', '--cards', path.join(catalogs, 'mtg/mtgjson_printings.json.gz'), '--sets', path.join(catalogs, 'mtg/mtgjson_sets.json'));
+  const tally = { right: 0, name: 0, wrong: 0, none: 0, listed: 0, n: 0 };
+  for (const p of photos) {
+    const res = await fetch(`${server.url}/collectibles/v2/tcg_id`, { method: 'POST', headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _file: p.file }] }) });
+    const rec = ((await res.json()) as { records: { _objects?: { _ocr?: { full_text: string }; _identification: { best_match: { id: string; name: string } | null; alternatives: { id: string; name: string }[]; distances: number[] } }[] }[] }).records[0]!;
+    const obj = rec._objects?.[0];
+    const idn = obj?._identification;
+    const best = idn?.best_match ?? null;
+    const truth = p.in_catalog ? p.catalog_id : null;
+    const c = truth ? cards.get(truth) : undefined;
+    if (truth) {
+      tally.n++;
+      if (best?.id === truth) tally.right++;
+      else if (best) tally.wrong++;
+      else tally.none++;
+      if (best && p.catalog_name && normalizeName(best.name) === normalizeName(p.catalog_name)) tally.name++;
+      if (best?.id === truth || idn?.alternatives.some((a) => a.id === truth)) tally.listed++;
+    }
+    const mark = !truth ? (best ? 'FALSE' : 'ok-none') : best?.id === truth ? 'RIGHT' : best ? 'WRONG' : idn?.alternatives.some((a) => a.id === truth) ? 'listed' : 'none';
+    console.log(`\n== ${mark} ${path.basename(p.file).slice(0, 30)} w${p.width} truth ${truth ?? '-'} (${p.printed_name ?? ''} / ${p.catalog_name ?? ''}) hp ${c?.hp ?? '-'} dmg ${c?.attacks?.map((a) => a.damage || '.').join(',') ?? '-'}`);
+    console.log(`   read: ${JSON.stringify(obj?._ocr?.full_text ?? null)}`);
+    const list = [...(best ? [best] : []), ...(idn?.alternatives ?? [])];
+    console.log(`   best ${best?.id ?? 'none'}; ${list.map((a, i) => `${a.id} ${a.name} ${idn?.distances[i] ?? ''}`).join(' | ')}`);
+  }
+  console.log(`\ntrain: ${tally.n} in catalog, right ${tally.right}, top-1 name ${tally.name}, wrong ${tally.wrong}, none ${tally.none}, listed ${tally.listed}`);
+} finally {
+  await server.stop();
+}
