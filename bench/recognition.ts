@@ -84,10 +84,14 @@ const removed = new Set(designs.filter((d) => d.kind === 'pokemon' && d.quarter 
 const removedCount = removed.size;
 /** The MTG catalog keys its cards by Scryfall id; the bench knows them by multiverse id, resolved after import. */
 const mtgKeyOf = new Map<string, string>();
+/** Each design's catalog name, for the top-1 name. */
+const designNames = new Map<string, string>();
 
 // The Pokémon catalog without the out quarter's cards; references for the rest.
 const cardsFile = path.join(work, 'cards.json');
-fs.writeFileSync(cardsFile, JSON.stringify((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string }[]).filter((c) => !removed.has(c.id))));
+const pokemonCards = JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; name: string }[];
+for (const c of pokemonCards) if (designs.some((d) => d.id === c.id)) designNames.set(c.id, c.name);
+fs.writeFileSync(cardsFile, JSON.stringify(pokemonCards.filter((c) => !removed.has(c.id))));
 fs.mkdirSync(path.join(work, 'sv151-refs'));
 for (const d of designs) if (d.kind === 'pokemon' && !removed.has(d.id)) fs.copyFileSync(d.file, path.join(work, 'sv151-refs', `${d.id}.jpg`));
 
@@ -151,6 +155,8 @@ interface Tally {
   /** Best matches naming the card (its name, whichever printing): the top-1 name. */
   nameRight: number;
   wrong: number;
+  /** Of the wrong ones, those naming another card (the rest are another printing of the card's name). */
+  wrongCard: number;
   none: number;
   listed: number;
   notIn: number;
@@ -160,7 +166,7 @@ interface Tally {
   small: { n: number; right: number };
   ms: number[];
 }
-const newTally = (): Tally => ({ photos: 0, inCatalog: 0, right: 0, nameRight: 0, wrong: 0, none: 0, listed: 0, notIn: 0, notInMatched: 0, noCard: 0, large: { n: 0, right: 0 }, small: { n: 0, right: 0 }, ms: [] });
+const newTally = (): Tally => ({ photos: 0, inCatalog: 0, right: 0, nameRight: 0, wrong: 0, wrongCard: 0, none: 0, listed: 0, notIn: 0, notInMatched: 0, noCard: 0, large: { n: 0, right: 0 }, small: { n: 0, right: 0 }, ms: [] });
 /** Each wrong match on stderr (what was photographed, what was matched, at what distance), to look at. */
 function wrongMatch(label: string, truth: string | null, best: NonNullable<Best>, obj: NonNullable<Answer['_objects']>[number]) {
   const d = obj._identification.distances[0];
@@ -181,12 +187,16 @@ function count(t: Tally, truth: string | null, record: Answer | undefined, width
   t.inCatalog++;
   const size = width >= 600 ? t.large : t.small;
   size.n++;
-  if (best?.name && truthName && normalizeName(best.name) === normalizeName(truthName)) t.nameRight++;
+  const sameName = !!best?.name && !!truthName && normalizeName(best.name) === normalizeName(truthName);
+  if (sameName) t.nameRight++;
   if (!best) t.none++;
   else if (best.id === truth) {
     t.right++;
     size.right++;
-  } else t.wrong++;
+  } else {
+    t.wrong++;
+    if (!sameName) t.wrongCard++;
+  }
   if (best?.id === truth || obj?._identification.alternatives.some((a) => a.id === truth)) t.listed++;
 }
 const pct = (a: number, b: number) => `${a} of ${b} (${b ? Math.round((100 * a) / b) : 0} %)`;
@@ -195,9 +205,9 @@ const q = (ms: number[], f: number) => {
   return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * f))] ?? 0);
 };
 const realRow = (label: string, t: Tally) =>
-  `| ${label} | ${t.photos} | ${pct(t.right, t.inCatalog)} | ${pct(t.nameRight, t.inCatalog)} | ${t.wrong} | ${t.none} | ${pct(t.listed, t.inCatalog)} | ${pct(t.large.right, t.large.n)} / ${pct(t.small.right, t.small.n)} | ${t.notIn - t.notInMatched} of ${t.notIn} | ${t.noCard} | ${q(t.ms, 0.5)} / ${q(t.ms, 0.9)} ms |`;
+  `| ${label} | ${t.photos} | ${pct(t.right, t.inCatalog)} | ${pct(t.nameRight, t.inCatalog)} | ${t.wrongCard} / ${t.wrong - t.wrongCard} | ${t.none} | ${pct(t.listed, t.inCatalog)} | ${pct(t.large.right, t.large.n)} / ${pct(t.small.right, t.small.n)} | ${t.notIn - t.notInMatched} of ${t.notIn} | ${t.noCard} | ${q(t.ms, 0.5)} / ${q(t.ms, 0.9)} ms |`;
 const genRow = (label: string, held: Tally, out: Tally) =>
-  `| ${label} | ${pct(held.right, held.inCatalog)} | ${held.wrong} | ${held.none} | ${pct(held.listed, held.inCatalog)} | ${pct(out.notIn - out.notInMatched, out.notIn)} | ${held.noCard + out.noCard} of ${held.photos + out.photos} | ${q([...held.ms, ...out.ms], 0.5)} ms |`;
+  `| ${label} | ${pct(held.right, held.inCatalog)} | ${pct(held.nameRight, held.inCatalog)} | ${held.wrongCard} / ${held.wrong - held.wrongCard} | ${held.none} | ${pct(held.listed, held.inCatalog)} | ${pct(out.notIn - out.notInMatched, out.notIn)} | ${held.noCard + out.noCard} of ${held.photos + out.photos} | ${q([...held.ms, ...out.ms], 0.5)} ms |`;
 
 try {
   const t0 = performance.now();
@@ -210,7 +220,10 @@ try {
     const catalog = (await catalogStore.get('mtg'))!;
     for (const d of designs.filter((x) => x.kind === 'mtg')) {
       const found = await catalogStore.cardsByIdentifier(catalog.id, d.id);
-      if (found.length === 1) mtgKeyOf.set(d.id, found[0]!.key);
+      if (found.length === 1) {
+        mtgKeyOf.set(d.id, found[0]!.key);
+        designNames.set(d.id, found[0]!.name);
+      }
       // a scan of a card the catalog lacks (2 of 22) is out of the catalog, and no reference
       else d.quarter = 'out';
     }
@@ -245,7 +258,7 @@ try {
       const { ms, record } = await call({ _base64: s.jpeg.toString('base64') });
       const t = s.design.quarter === 'out' ? p.out : s.design.quarter === 'tune' ? p.tune : p.held;
       t.ms.push(ms);
-      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600, `${pass} generated ${s.design.quarter} ${s.design.id}`);
+      count(t, s.design.quarter === 'out' ? null : s.design.kind === 'mtg' ? (mtgKeyOf.get(s.design.id) ?? null) : s.design.id, record, 1600, `${pass} generated ${s.design.quarter} ${s.design.id}`, designNames.get(s.design.id));
     }
   }
 
@@ -283,7 +296,7 @@ try {
 
 ## Real photos (labelled by eye)
 
-| split, method | photos | cards in catalog identified right | best match names the card (top-1 name, target >= 95 %) | wrong | no match | right card among best + alternatives | right, photos >= 600 px / 310x430 px | not in catalog: no best match (target >= 90 %) | no card found | time per photo p50 / p90 (target <= 300 ms) |
+| split, method | photos | cards in catalog identified right | best match names the card (top-1 name, target >= 95 %) | wrong: another card / another printing of its name | no match | right card among best + alternatives | right, photos >= 600 px / 310x430 px | not in catalog: no best match (target >= 90 %) | no card found | time per photo p50 / p90 (target <= 300 ms) |
 |---|---|---|---|---|---|---|---|---|---|---|
 ${realRow('**validation**, text only', passes.text.real.val)}
 ${realRow('**validation**, text + artwork', passes.fused.real.val)}
@@ -295,14 +308,14 @@ Artwork alone on the validation photos: ${realAlone.right} of ${realAlone.n} who
 
 ## Generated photos of the reference scans (${scenes.length} designs; ${scenes.filter((s) => s.design.quarter === 'held-out').length} held out in the catalog, ${scenes.filter((s) => s.design.quarter === 'out').length} out of it)
 
-| method | held-out designs identified right | wrong | no match | right card among best + alternatives | out of catalog: no best match | no card found | time p50 |
-|---|---|---|---|---|---|---|---|
+| method | held-out designs identified right | top-1 name | wrong: another card / another printing of its name | no match | right card among best + alternatives | out of catalog: no best match | no card found | time p50 |
+|---|---|---|---|---|---|---|---|---|
 ${genRow('text only', passes.text.held, passes.text.out)}
 ${genRow('text + artwork (fused)', passes.fused.held, passes.fused.out)}
-| artwork alone: hash, match when its score alone makes one | ${pct(alone.hash.right, alone.held)} | ${alone.hash.wrong} | ${alone.held - alone.hash.right - alone.hash.wrong} | | ${pct(alone.out - alone.hash.outMatched, alone.out)} | ${alone.noCard} of ${alone.held + alone.out} | |
-| artwork alone: MobileNetV2 embedding of the art box, nearest | ${pct(alone.embedding.right, alone.held)} | ${alone.held - alone.embedding.right} | 0 | | 0 of ${alone.out} (always answers) | ${alone.noCard} of ${alone.held + alone.out} | |
+| artwork alone: hash, match when its score alone makes one | ${pct(alone.hash.right, alone.held)} | | ${alone.hash.wrong} | ${alone.held - alone.hash.right - alone.hash.wrong} | | ${pct(alone.out - alone.hash.outMatched, alone.out)} | ${alone.noCard} of ${alone.held + alone.out} | |
+| artwork alone: MobileNetV2 embedding of the art box, nearest | ${pct(alone.embedding.right, alone.held)} | | ${alone.held - alone.embedding.right} | 0 | | 0 of ${alone.out} (always answers) | ${alone.noCard} of ${alone.held + alone.out} | |
 
-Designs to tune on (${scenes.filter((s) => s.design.quarter === 'tune').length}, all in the catalog): text only ${pct(passes.text.tune.right, passes.text.tune.inCatalog)} right, ${passes.text.tune.wrong} wrong; text + artwork ${pct(passes.fused.tune.right, passes.fused.tune.inCatalog)} right, ${passes.fused.tune.wrong} wrong.`);
+Designs to tune on (${scenes.filter((s) => s.design.quarter === 'tune').length}, all in the catalog): text only ${pct(passes.text.tune.right, passes.text.tune.inCatalog)} right, ${passes.text.tune.wrongCard} / ${passes.text.tune.wrong - passes.text.tune.wrongCard} wrong (another card / printing); text + artwork ${pct(passes.fused.tune.right, passes.fused.tune.inCatalog)} right, ${passes.fused.tune.wrongCard} / ${passes.fused.tune.wrong - passes.fused.tune.wrongCard} wrong.`);
 } finally {
   await server.stop();
   fs.rmSync(work, { recursive: true, force: true });

@@ -164,6 +164,8 @@ describe('readCardText', () => {
     expect(tg.regulationMark).toBe('D');
     expect(readCardText(lines([['TG08G', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['TG8']);
     expect(readCardText(lines([['SW5H131', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['SWSH131']);
+    // a mark after the total read as a digit: numbers are padded to the total's width
+    expect(readCardText(lines([['GSVIR086/1981', 0.95, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['086', '198']]);
   });
 
   it('splits a run of digits the slash was lost from every way it may be number and total, years apart', () => {

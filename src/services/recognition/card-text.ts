@@ -108,6 +108,11 @@ const PROMO_LOWER_S = /\b[sS5]W[sS5]H(?=\s?[0-9])/g;
  * width, so the digits just before the slash, as many as the total has, are the number.
  */
 const GLUED_FRACTION = /(?<=[A-Za-z0-9])(?<![0-9])([0-9]{2,3})\s?\/\s?([0-9]{2,3})(?![0-9])|(?<![0-9])([0-9]{4,6})\s?\/\s?([0-9]{2,3})(?![0-9])/g;
+/**
+ * A three-digit number over a total with one more digit after it (`086/1981`: a mark printed after
+ * the total read as a digit). Numbers are padded to the total's width, so the total is three digits.
+ */
+const PADDED_FRACTION_THEN_DIGIT = /(?<![0-9])([0-9]{3})\s?\/\s?([0-9]{3})[0-9](?![0-9])/g;
 const FRACTION = new RegExp(`(?<![A-Za-z0-9])([A-Z]{0,4})\\s?(${D}{1,3})\\s?/\\s?([A-Z]{0,4})\\s?(${D}{1,3})(?![0-9])`, 'g');
 const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\b`, 'g');
 /**
@@ -223,6 +228,10 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       const num = run.length > t.length ? run.slice(-t.length) : run;
       if (Number(t) === 0 || Number(num) === 0) continue;
       addNumber({ number: num, total: t, key: numberKey(num), raw, prob: line.prob * 0.9, form: 'fraction' });
+    }
+    for (const m of text.matchAll(PADDED_FRACTION_THEN_DIGIT)) {
+      if (Number(m[2]) === 0 || Number(m[1]) === 0) continue;
+      addNumber({ number: m[1]!, total: m[2]!, key: numberKey(m[1]!), raw: m[0], prob: line.prob * 0.9, form: 'fraction' });
     }
     for (const m of text.matchAll(PROMO)) {
       const num = digits(m[2]!);

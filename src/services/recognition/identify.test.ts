@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, editDistance, identify, identifyAcross, MIN_SCORE, nameLikeness, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, editDistance, identify, identifyAcross, MIN_SCORE, nameLikeness, printingMatch, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -215,6 +215,25 @@ describe('identification', () => {
     expect(scoreCandidate(gg, oricorio).evidence.artist).toBe('same');
     expect(scoreCandidate(plain, oricorio).evidence.artist).toBe('differs');
     expect(bestMatch(await identify(oricorio, source([gg, plain])))?.card.key).toBe('swsh12pt5gg-GG04');
+  });
+
+  it('names the card where only its name can be told: the newest printing of those tied, never across two names', async () => {
+    // a French Khélocrok with HP 80, put into English: three Chewtle printings at 80 HP
+    const chewtles = [card('swsh4-38', 'Chewtle', '038', 185, '2020', { hp: 80 }), card('sv7-43', 'Chewtle', '043', 142, '2024', { hp: 80 }), card('swsh1-60', 'Chewtle', '060', 202, '2020', { hp: 80 })];
+    const given = readCardText(lines([['Khelocrok', 0.05, 0.2, 0.05], ['80', 0.05, 0.75, 0.04]]));
+    const clues = { ...given, names: given.names.map((n) => ({ ...n, english: { text: 'Chewtle', norm: 'chewtle' } })) };
+    const ranked = await identify(clues, source(chewtles));
+    expect(ranked.map((r) => r.card.key)).toEqual(['sv7-43', 'swsh1-60', 'swsh4-38']);
+    expect(printingMatch(ranked)).toBeNull();
+    expect(bestMatch(ranked)?.card.key).toBe('sv7-43');
+    // another name tied with them: no match
+    const drednaw = card('swsh1-61', 'Chewtle', '061', 202, '2020', { hp: 80 });
+    expect(bestMatch(await identify(clues, source([...chewtles, { ...drednaw, name: 'Chewtla', nameNorm: 'chewtla' }])))).toBeNull();
+    // a name read unsurely, or a printing contradicted by the number read, is no name-level match
+    const unsure = { ...clues, names: clues.names.map((n) => ({ ...n, english: undefined, norm: 'chewtlx', text: 'Chewtlx' })) };
+    expect(bestMatch(await identify(unsure, source(chewtles)))).toBeNull();
+    const numbered = readCardText(lines([['Chewtle', 0.05, 0.2, 0.05], ['80', 0.05, 0.75, 0.04], ['099/185', 0.93, 0.05, 0.02]]));
+    expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
   });
 
   it('takes a run of digits for a number only where its total is the candidate’s', () => {

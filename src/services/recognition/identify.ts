@@ -301,8 +301,13 @@ export async function identifyAcross<T>(given: CardTextClues, catalogs: readonly
   const known = englishNameLines(clues, found.flatMap((f) => f.cards));
   return found
     .flatMap(({ cards, holders, art, tag }) => cards.map((c) => ({ ...scoreCandidate(c, clues, holders, art, known), tag })))
-    .sort((a, b) => b.score - a.score || a.card.key.localeCompare(b.card.key))
+    .sort(byScoreThenNewest)
     .slice(0, limit);
+}
+
+/** One ranking for candidates: score, then among ties the newest set first (promos, which have no year, last), then key. */
+function byScoreThenNewest(a: Identified, b: Identified): number {
+  return b.score - a.score || (b.card.year ?? '0').localeCompare(a.card.year ?? '0') || a.card.key.localeCompare(b.card.key);
 }
 
 /** The candidates for a card's clues from one catalog, best first ({@link identifyAcross}). */
@@ -310,12 +315,41 @@ export async function identify(given: CardTextClues, source: CandidateSource, li
   return (await identifyAcross(given, [{ source, art, tag: null }], limit, nameLines, hashNumbers)).map(({ tag: _, ...m }) => m);
 }
 
-/** The best match, when it scores enough and leads the next candidate; otherwise null. */
-export function bestMatch(ranked: readonly Identified[]): Identified | null {
+/**
+ * A name-level match: the name read surely (likeness at least `likeness`, and not contradicted by
+ * a number, a kind or an illustrator read), scoring `minScore` at least (the name alone), and
+ * every candidate the clues cannot tell from it bearing the same name.
+ */
+export const NAME_LEVEL = { likeness: 0.9, minScore: 3.6 };
+
+/**
+ * The printing-level best match: it scores enough, leads the next candidate, and no collector
+ * number read names another card (an alternate art of the name in its set shares the set code,
+ * year and often the illustrator, which outweighed the number before); otherwise null.
+ */
+export function printingMatch(ranked: readonly Identified[]): Identified | null {
   const [a, b] = ranked;
-  if (!a || a.score < MIN_SCORE) return null;
+  if (!a || a.score < MIN_SCORE || a.evidence.number === 'differs') return null;
   if (b && a.score - b.score < MIN_LEAD) return null;
   return a;
+}
+
+/**
+ * The best match: the printing the clues single out ({@link printingMatch}); failing that, at the
+ * name level ({@link NAME_LEVEL}), the newest printing of the name among those the clues cannot
+ * tell apart (promos last), whose distance then equals the next alternatives': the card is that
+ * name, the printing one of those. Otherwise null.
+ */
+export function bestMatch(ranked: readonly Identified[]): Identified | null {
+  const printing = printingMatch(ranked);
+  if (printing) return printing;
+  const a = ranked[0];
+  if (!a || a.score < NAME_LEVEL.minScore || a.evidence.name < NAME_LEVEL.likeness) return null;
+  const tied = ranked.filter((r) => r.score > a.score - MIN_LEAD);
+  if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm)) return null;
+  const sure = tied.filter((r) => r.evidence.name >= NAME_LEVEL.likeness && r.evidence.number !== 'differs' && r.evidence.kind !== 'differs' && r.evidence.artist !== 'differs' && !r.evidence.nameDiffers);
+  if (sure.length !== tied.length) return null;
+  return [...sure].sort(byScoreThenNewest)[0]!;
 }
 
 export { editDistance, normalizeName };

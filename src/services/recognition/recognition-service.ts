@@ -98,8 +98,9 @@ const ALTERNATIVES = 5;
 
 /**
  * The distance the spec's `distances` carry: e^(−score/4) of identification's score, so 0 is
- * certain and 1 is no clue at all; a best match needs a score of 6 (distance ≤ 0.223) and a lead
- * of 1 over the next (docs/recognition.md "Distances").
+ * certain and 1 is no clue at all; a printing-level best match needs a score of 6 (distance ≤
+ * 0.223) and a lead of 1 over the next; a name-level one ties with its name's other printings
+ * (docs/recognition.md "Distances").
  */
 export const distanceOf = (score: number): number => Number(Math.exp(-Math.max(0, score) / 4).toFixed(4));
 export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
