@@ -20,7 +20,7 @@ interface Identity { file: string; split: string | null; width: number; set?: st
 const photos = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
   (p) => p.split === 'train' && p.set !== 'slab' && (!process.env.ONLY || p.file.includes(process.env.ONLY)),
 );
-const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; hp?: string; attacks?: { name: string; damage: string }[] }[]).map((c) => [c.id, c]));
+const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; hp?: string; artist?: string }[]).map((c) => [c.id, c]));
 const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
 const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
 try {
@@ -44,7 +44,7 @@ try {
       if (best?.id === truth || idn?.alternatives.some((a) => a.id === truth)) tally.listed++;
     }
     const mark = !truth ? (best ? 'FALSE' : 'ok-none') : best?.id === truth ? 'RIGHT' : best ? 'WRONG' : idn?.alternatives.some((a) => a.id === truth) ? 'listed' : 'none';
-    console.log(`\n== ${mark} ${path.basename(p.file).slice(0, 30)} w${p.width} truth ${truth ?? '-'} (${p.printed_name ?? ''} / ${p.catalog_name ?? ''}) hp ${c?.hp ?? '-'} dmg ${c?.attacks?.map((a) => a.damage || '.').join(',') ?? '-'}`);
+    console.log(`\n== ${mark} ${path.basename(p.file).slice(0, 30)} w${p.width} truth ${truth ?? '-'} (${p.printed_name ?? ''} / ${p.catalog_name ?? ''}) hp ${c?.hp ?? '-'} illus. ${c?.artist ?? '-'}`);
     console.log(`   read: ${JSON.stringify(obj?._ocr?.full_text ?? null)}`);
     const list = [...(best ? [best] : []), ...(idn?.alternatives ?? [])];
     console.log(`   best ${best?.id ?? 'none'}; ${list.map((a, i) => `${a.id} ${a.name} ${idn?.distances[i] ?? ''}`).join(' | ')}`);

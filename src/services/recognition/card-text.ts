@@ -170,7 +170,7 @@ const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?\s?([0-9]{2,3})$/;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
 
 /** Lines that name the card's kind or stage, never its name. */
-const NOT_A_NAME = new Set(['base', 'basic', 'basis', 'niveau1', 'niveau2', 'stage1', 'stage2', 'phase1', 'phase2', 'trainer', 'dresseur', 'energy', 'energie', 'item', 'objet', 'supporter', 'supporteur', 'stade', 'stadium', 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
+const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
 
 export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const numbers: CollectorNumber[] = [];

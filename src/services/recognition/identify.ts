@@ -345,11 +345,11 @@ export function bestMatch(ranked: readonly Identified[]): Identified | null {
   if (printing) return printing;
   const a = ranked[0];
   if (!a || a.score < NAME_LEVEL.minScore || a.evidence.name < NAME_LEVEL.likeness) return null;
+  // the same name gives the same name evidence, so only what tells printings apart is checked per candidate
   const tied = ranked.filter((r) => r.score > a.score - MIN_LEAD);
-  if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm)) return null;
-  const sure = tied.filter((r) => r.evidence.name >= NAME_LEVEL.likeness && r.evidence.number !== 'differs' && r.evidence.kind !== 'differs' && r.evidence.artist !== 'differs' && !r.evidence.nameDiffers);
-  if (sure.length !== tied.length) return null;
-  return [...sure].sort(byScoreThenNewest)[0]!;
+  if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm || r.evidence.number === 'differs' || r.evidence.kind === 'differs' || r.evidence.artist === 'differs')) return null;
+  // ranked newest first among ties (byScoreThenNewest)
+  return a;
 }
 
 export { editDistance, normalizeName };
