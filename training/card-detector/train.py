@@ -55,8 +55,8 @@ class CardNet(nn.Module):
 
 
 class Scenes(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = ''):
-        self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels = backgrounds, start, batch, real_share, hand_labels
+    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False):
+        self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels, self.strong = backgrounds, start, batch, real_share, hand_labels, strong
 
     def __iter__(self):
         lib = scenes.Library(self.backgrounds, hand_labels=self.hand_labels)
@@ -67,7 +67,7 @@ class Scenes(torch.utils.data.IterableDataset):
             for i in range(self.batch):
                 seed = step * self.batch + i
                 real = (seed * 2654435761 % 1000) / 1000 < self.real_share
-                img, t, w = scenes.real_sample(seed, lib) if real else scenes.generated_sample(seed, lib)
+                img, t, w = scenes.real_sample(seed, lib, self.strong) if real else scenes.generated_sample(seed, lib)
                 yield to_input(img), torch.from_numpy(t), torch.from_numpy(w)
             step += n
 
@@ -86,10 +86,11 @@ def main():
     loop.add_common_args(ap, steps=6000, batch=16, out=os.path.join(os.path.dirname(__file__), 'runs'))
     ap.add_argument('--real-share', type=float, default=0.3)
     ap.add_argument('--labels', default='', help="corners placed by eye (train-corners.json) to use instead of the source's polygons")
+    ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also cropped close around their cards, or turned')
     args = ap.parse_args()
 
     def data(step: int):
-        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels)
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong')
         return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
     loop.train(args, CardNet, data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')

@@ -74,6 +74,9 @@ describe('readCardText', () => {
     expect(a).toMatchObject({ regulationMark: 'G', setCodes: ['SVI'] });
     expect(a.numbers[0]).toMatchObject({ number: '194', total: '198' });
     expect(readCardText(lines([['GPARR', 0.94, 0.05, 0.02], ['158/182★', 0.95, 0.2, 0.02]]))).toMatchObject({ regulationMark: 'G', setCodes: ['PAR'] });
+    // the language code read as one letter before the number; not a word at a line's end
+    expect(readCardText(lines([['GSVIH086/198', 0.9, 0.05, 0.02]]))).toMatchObject({ regulationMark: 'G', setCodes: ['SVI'] });
+    expect(readCardText(lines([['©2023 Pokémon/Nintendo/Creatures/GAME FREAK', 0.9, 0.05, 0.02]]))).toMatchObject({ regulationMark: null, setCodes: [] });
     expect(readCardText(lines([['OBFFR', 0.94, 0.05, 0.02], ['156/197', 0.95, 0.2, 0.02]])).setCodes).toEqual(['OBF']);
     // words of the rules text and the copyright line are no set codes
     expect(readCardText(lines([['FEVGAMEFREAK', 0.97, 0.3, 0.02], ['RegleV', 0.9, 0.1, 0.02]])).setCodes).toEqual([]);

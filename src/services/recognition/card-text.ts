@@ -117,9 +117,11 @@ const FRACTION = new RegExp(`(?<![A-Za-z0-9])([A-Z]{0,4})\\s?(${D}{1,3})\\s?/\\s
 const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\b`, 'g');
 /**
  * The Scarlet & Violet collector line: regulation mark, set code, language, number, often run
- * together by the recogniser (`GSVIR194/198`, `GPARR`, `PALR052/193`, `OBFFR`).
+ * together by the recogniser (`GSVIR194/198`, `GPARR`, `PALR052/193`, `OBFFR`). Before the number,
+ * the small language code is often read as one letter, any letter (`GSVIH086/198`: FR read as H);
+ * at a line's end only the codes themselves count (`GAME FREAK` is no set REA).
  */
-const PTCG_SET_LINE = /(?<![A-Za-z])([D-I])?\s?([A-Z]{3})\s?(?:FR|EN|DE|IT|ES|PT|JP|R|N)?(?=\s?[0-9]{2,3}\s?\/|\s*$)/g;
+const PTCG_SET_LINE = /(?<![A-Za-z])([D-I])?\s?([A-Z]{3})\s?(?:(?:FR|EN|DE|IT|ES|PT|JP|R|N)?(?=\s?[0-9]{2,3}\s?\/|\s*$)|[A-Z](?=\s?[0-9]{2,3}\s?\/))/g;
 const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
 // © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
 const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
