@@ -13,6 +13,15 @@ describe('Pokémon species names', () => {
     expect(names.english('喷火龙')?.text).toBe('Charizard');
   });
 
+  it('reads a ligature written out, and the small ex misread as Cx after a name read exactly', () => {
+    expect(names.english('Noeunoeuf')?.text).toBe('Exeggcute');
+    expect(names.english('Nœunœuf')?.text).toBe('Exeggcute');
+    expect(names.english('MiascaradeCx')?.text).toBe('Meowscarada ex');
+    expect(names.english('Miascarade')?.text).toBe('Meowscarada');
+    // a lone trailing e is a misread letter, not an ex
+    expect(names.english('Rondoudoue')?.text).toBe('Jigglypuff');
+  });
+
   it('puts regional forms, Radiant cards and the Calyrex riders into the catalogs’ English, in French, German, Spanish and Italian', () => {
     expect(names.english("Goupix d'Alola")?.text).toBe('Alolan Vulpix');
     expect(names.english('Typhlosion de Hisui V')?.text).toBe('Hisuian Typhlosion V');

@@ -18,6 +18,12 @@ const LANGUAGES = ['fr', 'de', 'es', 'ja', 'ko', 'ru', 'th', 'zh-hans', 'zh-hant
  * {@link normalizeName} folds them, longest first so `vmax` is not taken for `v`.
  */
 const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
+/**
+ * The small `ex` as the recogniser misreads it after a name (`MiascaradeCx`): taken only after a
+ * species name read exactly. Not a lone `e` (`Milobelluse`): a misread name ending in an extra `e`
+ * would become an ex.
+ */
+const EX_MISREAD = ['cx'];
 /** English spellings of those suffixes, as the catalogs print them. */
 const SUFFIX_TEXT: Record<string, string> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
 /**
@@ -44,6 +50,12 @@ const FORMS_BEFORE: [string, string][] = [
 const FUZZY_MIN = 0.85;
 const FUZZY_LETTERS = 7;
 
+/**
+ * Folded as the catalogs' names are, and the ligatures written out: the lists spell `Nœunœuf`,
+ * the recogniser reads `Noeunoeuf`.
+ */
+const fold = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
+
 export interface SpeciesNames {
   /** The English name a localized name line stands for (`Moumouflon V` → `Dubwool V`), or null when it names no species or is English already. */
   english(line: string): { text: string; norm: string } | null;
@@ -56,7 +68,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   const byNorm = new Map<string, number>();
   for (const list of localized) {
     list.forEach((name, i) => {
-      const norm = normalizeName(name);
+      const norm = fold(name);
       // a name that is English too (Pikachu, Arbok) needs no reading; one shared by two species says nothing
       if (!norm || englishNorms.has(norm)) return;
       const had = byNorm.get(norm);
@@ -87,9 +99,13 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   const exactlyInForm = (stem: string): number | null => exactly(stem) ?? englishIndex.get(stem) ?? null;
   return {
     english(line) {
-      const norm = normalizeName(line);
+      const norm = fold(line);
       if (!norm || englishNorms.has(norm)) return null;
-      const bySuffix: [string, string | null][] = [[norm, null], ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s])];
+      const bySuffix: [string, string | null][] = [
+        [norm, null],
+        ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s]),
+        ...EX_MISREAD.filter((s) => norm.endsWith(s) && norm.length > s.length + 4).map((s): [string, string] => [norm.slice(0, -s.length), 'ex']),
+      ];
       // [species, card suffix, form]
       const tries: [string, string | null, string | null][] = bySuffix.flatMap(([stem, suffix]) => [
         [stem, suffix, null] as [string, string | null, string | null],
@@ -99,6 +115,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
       // every exact reading before any near one: `moumouflonv` is Moumouflon V, not a misread Moumouflon
       for (const exact of [true, false]) {
         for (const [stem, suffix, form] of tries) {
+          if (!exact && suffix === 'ex' && !norm.endsWith('ex')) continue; // a misread ex only after a name read exactly
           const i = exact ? (form ? exactlyInForm(stem) : exactly(stem)) : nearly(stem);
           if (i === null) continue;
           const text = [form, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');

@@ -78,6 +78,10 @@ describe('readCardText', () => {
     expect(readCardText(lines([['GSVIH086/198', 0.9, 0.05, 0.02]]))).toMatchObject({ regulationMark: 'G', setCodes: ['SVI'] });
     expect(readCardText(lines([['©2023 Pokémon/Nintendo/Creatures/GAME FREAK', 0.9, 0.05, 0.02]]))).toMatchObject({ regulationMark: null, setCodes: [] });
     expect(readCardText(lines([['OBFFR', 0.94, 0.05, 0.02], ['156/197', 0.95, 0.2, 0.02]])).setCodes).toEqual(['OBF']);
+    // a Scarlet & Violet promo: the number as the catalogs write it, in the set PR-SV
+    const svp = readCardText(lines([['SVPH033', 0.9, 0.05, 0.02]]));
+    expect(svp.numbers.map((n) => [n.number, n.key, n.form])).toEqual([['033', '33', 'promo']]);
+    expect(svp.setCodes).toEqual(['PR-SV']);
     // words of the rules text and the copyright line are no set codes
     expect(readCardText(lines([['FEVGAMEFREAK', 0.97, 0.3, 0.02], ['RegleV', 0.9, 0.1, 0.02]])).setCodes).toEqual([]);
   });

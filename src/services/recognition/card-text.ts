@@ -99,7 +99,13 @@ function digits(s: string, loose = false): string | null {
 }
 
 // a letter may follow (`TG08G`: the rarity mark run into the code), a digit may not
-const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|SVP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})(?![0-9])/g;
+const PROMO = /\b(SWSH|HGSS|SM|XY|BW|DP|TG|GG)\s?-?\s?([0-9OoDQIl|]{2,3})(?![0-9])/g;
+/**
+ * A Scarlet & Violet black star promo: `SVP EN 033`, the language code often read as one letter
+ * (`SVPH033`). The catalogs number these cards `33` in the set PR-SV, not `SVP033`.
+ */
+const SV_PROMO = /\bSVP\s?(?:EN|FR|DE|IT|ES|PT|[A-Z])?\s?([0-9OoDQIl|]{2,3})(?![0-9])/g;
+const SV_PROMO_SET = 'PR-SV';
 // "sWSH294", "SW5H131": the recogniser takes an S of a promo code for a small one or a 5 now and then.
 const PROMO_LOWER_S = /\b[sS5]W[sS5]H(?=\s?[0-9])/g;
 /**
@@ -242,6 +248,12 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (numbers.some((x) => x.raw.includes(m[0].replace(/\s|-/g, '')))) continue;
       const number = m[1]! + num;
       addNumber({ number, total: null, key: numberKey(number), raw: m[0], prob: line.prob, form: 'promo' });
+    }
+    for (const m of text.matchAll(SV_PROMO)) {
+      const num = digits(m[1]!);
+      if (num === null || Number(num) === 0) continue;
+      addNumber({ number: num, total: null, key: numberKey(num), raw: m[0], prob: line.prob, form: 'promo' });
+      setCodes.add(SV_PROMO_SET);
     }
     for (const m of text.matchAll(PRINT_CODE)) {
       // the set prefix and region letters already say this is a code
