@@ -4,46 +4,42 @@ import { installedSpeciesNames, speciesNames } from './pokemon-species-names.ts'
 describe('Pokémon species names', () => {
   const names = installedSpeciesNames();
 
+  /** Each line read, and the English name it stands for (null: none). */
+  const reads = (cases: readonly [string, string | null][]) => {
+    for (const [line, english] of cases) expect([line, names.english(line)?.text ?? null]).toEqual([line, english]);
+  };
+
   it('puts a French, German or Chinese species name into English, its card suffix kept', () => {
-    expect(names.english('Khélocrok')?.text).toBe('Chewtle');
     expect(names.english('Moumouflon V')).toEqual({ text: 'Dubwool V', norm: 'dubwoolv' });
-    expect(names.english('Dracaufeu-GX')?.text).toBe('Charizard GX');
-    expect(names.english('Salameche')?.text).toBe('Charmander');
-    expect(names.english('Glurak VMAX')?.text).toBe('Charizard VMAX');
-    expect(names.english('喷火龙')?.text).toBe('Charizard');
+    reads([['Khélocrok', 'Chewtle'], ['Dracaufeu-GX', 'Charizard GX'], ['Salameche', 'Charmander'], ['Glurak VMAX', 'Charizard VMAX'], ['喷火龙', 'Charizard']]);
   });
 
   it('reads a ligature written out, and the small ex misread as Cx after a name read exactly', () => {
-    expect(names.english('Noeunoeuf')?.text).toBe('Exeggcute');
-    expect(names.english('Nœunœuf')?.text).toBe('Exeggcute');
-    expect(names.english('MiascaradeCx')?.text).toBe('Meowscarada ex');
-    expect(names.english('Miascarade')?.text).toBe('Meowscarada');
+    reads([['Noeunoeuf', 'Exeggcute'], ['Nœunœuf', 'Exeggcute'], ['MiascaradeCx', 'Meowscarada ex'], ['Miascarade', 'Meowscarada']]);
     // a lone trailing e is a misread letter, not an ex
-    expect(names.english('Rondoudoue')?.text).toBe('Jigglypuff');
+    reads([['Rondoudoue', 'Jigglypuff']]);
   });
 
   it('puts regional forms, Radiant cards and the Calyrex riders into the catalogs’ English, in French, German, Spanish and Italian', () => {
-    expect(names.english("Goupix d'Alola")?.text).toBe('Alolan Vulpix');
-    expect(names.english('Typhlosion de Hisui V')?.text).toBe('Hisuian Typhlosion V');
-    expect(names.english('Alola-Vulpix')?.text).toBe('Alolan Vulpix');
-    // Spanish and Italian print the English species with their own form words
-    expect(names.english('Vulpix de Alola')?.text).toBe('Alolan Vulpix');
-    expect(names.english('Zapdos di Galar V')?.text).toBe('Galarian Zapdos V');
-    expect(names.english('Ethernatos Radieux')?.text).toBe('Radiant Eternatus');
-    expect(names.english('SylveroyCavalierduFroid')?.text).toBe('Ice Rider Calyrex');
-    expect(names.english("Sylveroy Cavalier d'Effroi VMAX")?.text).toBe('Shadow Rider Calyrex VMAX');
-    // a form word alone, or around no species, is nothing
-    expect(names.english('de Galar')).toBeNull();
-    expect(names.english('Dresseur de Galar')).toBeNull();
+    reads([
+      ["Goupix d'Alola", 'Alolan Vulpix'],
+      ['Typhlosion de Hisui V', 'Hisuian Typhlosion V'],
+      ['Alola-Vulpix', 'Alolan Vulpix'],
+      // Spanish and Italian print the English species with their own form words
+      ['Vulpix de Alola', 'Alolan Vulpix'],
+      ['Zapdos di Galar V', 'Galarian Zapdos V'],
+      ['Ethernatos Radieux', 'Radiant Eternatus'],
+      ['SylveroyCavalierduFroid', 'Ice Rider Calyrex'],
+      ["Sylveroy Cavalier d'Effroi VMAX", 'Shadow Rider Calyrex VMAX'],
+      // a form word alone, or around no species, is nothing
+      ['de Galar', null],
+      ['Dresseur de Galar', null],
+    ]);
   });
 
   it('reads a long name with one letter misread, never a short one, and leaves English names and other words alone', () => {
-    expect(names.english('Khelocrak')?.text).toBe('Chewtle');
-    expect(names.english('Abo')?.text).toBe('Ekans');
-    expect(names.english('Abx')).toBeNull();
-    expect(names.english('Pikachu')).toBeNull();
-    expect(names.english('Charizard ex')).toBeNull();
-    for (const word of ['Dresseur', 'Faiblesse', 'Résistance', 'Retraite', 'Supporter', 'Pokémon', 'Energie']) expect(names.english(word)).toBeNull();
+    reads([['Khelocrak', 'Chewtle'], ['Abo', 'Ekans'], ['Abx', null], ['Pikachu', null], ['Charizard ex', null]]);
+    reads(['Dresseur', 'Faiblesse', 'Résistance', 'Retraite', 'Supporter', 'Pokémon', 'Energie'].map((word): [string, null] => [word, null]));
   });
 
   it('says nothing of a name two species share, or of a misreading as near to two', () => {

@@ -352,4 +352,4 @@ export function bestMatch(ranked: readonly Identified[]): Identified | null {
   return a;
 }
 
-export { editDistance, normalizeName };
+export { normalizeName };
