@@ -16,17 +16,25 @@ const pollMs = 4000;
 const editable = matchTextFields;
 const limits: Record<MatchTextField, number> = { name: 255, full_name: 500, set_name: 255, set_code: 50, card_number: 50, series: 255, year: 20, subcategory: 100 };
 
+/** The editor's fields as the row has them. */
+const fieldsOf = (row: Identification): Record<string, string> => ({
+  ...Object.fromEntries(editable.map((k) => [k, row[k] ?? ''])),
+  price: row.price === null || row.price === undefined ? '' : String(row.price),
+});
+
+/**
+ * Keyed by the row's id where it is used, so another row is a fresh editor: its fields start
+ * filled in the first render, and nothing typed before an effect runs is overwritten.
+ */
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
-  const [values, setValues] = useState<Record<string, string>>({});
+  const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    setValues({ ...Object.fromEntries(editable.map((k) => [k, row[k] ?? ''])), price: row.price === null || row.price === undefined ? '' : String(row.price) });
-    setError(null);
     // The drawer takes the keyboard, without scrolling the page away from the grid.
     first.current?.focus({ preventScroll: true });
-  }, [row.id]);
+  }, []);
 
   const save = async (body: Correction) => {
     setSaving(true);
@@ -309,6 +317,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         />
         {selectedRow ? (
           <Editor
+            key={selectedRow.id}
             row={selectedRow}
             onSaved={saved}
             onClose={() => {
