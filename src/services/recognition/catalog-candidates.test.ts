@@ -28,6 +28,10 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     // any shared trigram brings a name; the closest name's cards come first
     const found = await source.byName('Sparkjt', 10);
     expect(found.slice(0, 2).map((c) => c.key).sort()).toEqual(['tst1-1', 'tst1-4']);
+    // each name brings its own cards: Sparkit's two printings do not crowd out Sparkit V
+    const one = await source.byName('Sparkit', 1);
+    expect(one.map((c) => c.name)).toEqual(expect.arrayContaining(['Sparkit', 'Sparkit V']));
+    expect(one.filter((c) => c.name === 'Sparkit')).toHaveLength(1);
   });
 
   it('identifies a card from the lines of its bands', async () => {

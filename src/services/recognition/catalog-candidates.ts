@@ -97,12 +97,11 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
       byNumber: async (numberNorm) => take(await store.cardsByNumber(catalog.id, numberNorm)),
       byKeys: async (keys) => take((await Promise.all(keys.map((k) => store.card(catalog.id, k)))).filter((c): c is StoredCard => c !== null)),
       byName: async (text, limit) => {
+        // each name brings its own cards: a name with many printings (Milotic, 18) must not crowd
+        // out the next (Milotic ex), whose logo suffix the recogniser often does not read
         const out: CandidateCard[] = [];
-        for (const n of await store.searchNames(catalog.id, text, { limit: NAMES_PER_QUERY })) {
-          out.push(...take(await store.cardsByName(catalog.id, n.nameNorm, { limit })));
-          if (out.length >= limit) break;
-        }
-        return out.slice(0, limit);
+        for (const n of await store.searchNames(catalog.id, text, { limit: NAMES_PER_QUERY })) out.push(...take(await store.cardsByName(catalog.id, n.nameNorm, { limit })));
+        return out;
       },
     },
   };

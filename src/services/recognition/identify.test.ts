@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, MIN_SCORE, nameLikeness, printingMatch, scoreCandidate, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -234,6 +234,29 @@ describe('identification', () => {
     expect(bestMatch(await identify(unsure, source(chewtles)))).toBeNull();
     const numbered = readCardText(lines([['Chewtle', 0.05, 0.2, 0.05], ['80', 0.05, 0.75, 0.04], ['099/185', 0.93, 0.05, 0.02]]));
     expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
+  });
+
+  it('takes a name read without its logo suffix for the suffixed card where the HP says so, and the plain card where nothing else does', async () => {
+    // `Pondralugon300`: the ex logo is not read, the HP is the ex's
+    const plain = card('sv7-107', 'Archaludon', '107', 142, '2024', { hp: 130 });
+    const ex = card('sv8-130', 'Archaludon ex', '130', 191, '2024', { hp: 300 });
+    const named = (hp: string) => {
+      const given = readCardText(lines([['Pondralugon', 0.05, 0.2, 0.05], ...(hp ? [[hp, 0.05, 0.75, 0.04] as [string, number, number, number]] : [])]));
+      return { ...given, names: given.names.map((n) => ({ ...n, english: { text: 'Archaludon', norm: 'archaludon' } })) };
+    };
+    const withHp = await identify(named('300'), source([plain, ex]));
+    expect(withHp.map((r) => r.card.key)).toEqual(['sv8-130', 'sv7-107']);
+    expect(withHp[0]!.evidence.name).toBeCloseTo(SUFFIX_UNREAD);
+    expect(bestMatch(withHp)?.card.key).toBe('sv8-130');
+    // without the HP the two names cannot be told apart, and the plain name stays ahead
+    const without = await identify(named(''), source([plain, ex]));
+    expect(without[0]!.card.key).toBe('sv7-107');
+    expect(bestMatch(without)).toBeNull();
+    // a suffix is a logo only after a space: `Eevee` is no `Eeve` with a suffix
+    expect(logoStem('Archaludon ex')).toBe('archaludon');
+    expect(logoStem('Pikachu VMAX')).toBe('pikachu');
+    expect(logoStem('Eevee')).toBeNull();
+    expect(logoStem('Professor Oak')).toBeNull();
   });
 
   it('takes a run of digits for a number only where its total is the candidate’s', () => {

@@ -39,6 +39,7 @@ export interface CandidateCard {
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
 export interface CandidateSource {
   byNumber(numberNorm: string): Promise<CandidateCard[]>;
+  /** The cards of the names most like `text`, up to `limit` of each name. */
   byName(text: string, limit: number): Promise<CandidateCard[]>;
   /** The cards of these keys (artwork's nearest references), those the search's filter keeps. */
   byKeys(keys: string[]): Promise<CandidateCard[]>;
@@ -184,6 +185,20 @@ export function artistLikeness(read: string, catalog: string): number {
 export const ARTIST_SAME = 0.75;
 export const ARTIST_DIFFERS = 0.45;
 
+/**
+ * Card suffixes printed as logos beside the name, not as text (`ex` since Scarlet & Violet, `V`,
+ * `VMAX`, `VSTAR`, `GX`, `BREAK`, the older `EX`, `LV.X`, `Prime`): the recogniser often reads the
+ * name and not the logo (`Pondralugon300` on an Archaludon ex), so a name read without it is
+ * nearly the suffixed card's name, and the HP or number tells the two apart.
+ */
+const LOGO_SUFFIX = /\s+(?:ex|EX|V|VMAX|VSTAR|GX|BREAK|LV\.X|Prime)$/;
+/** A name read without the candidate's logo suffix is this alike at most: the plain card of that name stays ahead on the name alone. */
+export const SUFFIX_UNREAD = 0.9;
+/** The folded name without its logo suffix, or null when it has none. */
+export function logoStem(name: string): string | null {
+  return LOGO_SUFFIX.test(name) ? normalizeName(name.replace(LOGO_SUFFIX, '')) : null;
+}
+
 /** How alike two folded names are, 0–1; a read name may carry a suffix the catalog spells apart (`Pikachu V`). */
 export function nameLikeness(read: string, catalog: string): number {
   if (!read || !catalog) return 0;
@@ -228,7 +243,9 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
     const like = artistLikeness(clues.artist, card.artist);
     evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
   }
-  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, nameLikeness(n.norm, card.nameNorm), n.english ? nameLikeness(n.english.norm, card.nameNorm) : 0);
+  const stem = logoStem(card.name);
+  const like = (read: string) => Math.max(nameLikeness(read, card.nameNorm), stem ? SUFFIX_UNREAD * nameLikeness(read, stem) : 0);
+  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.norm), n.english ? like(n.english.norm) : 0);
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
     // a species name read in another language and put into English is English
     const english = (n: NameCandidate) => !!n.english || knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
