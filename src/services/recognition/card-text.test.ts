@@ -170,6 +170,9 @@ describe('readCardText', () => {
     expect(tg.numbers.map((n) => [n.number, n.total])).toEqual([['TG25', 'TG30']]);
     expect(tg.regulationMark).toBe('D');
     expect(readCardText(lines([['TG08G', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['TG8']);
+    // a mark read as a letter that looks like a 0: both readings, the three digits first
+    expect(readCardText(lines([['TG08O', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['TG80', 'TG8']);
+    expect(readCardText(lines([['SWSH131', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['SWSH131']);
     expect(readCardText(lines([['SW5H131', 0.95, 0.05, 0.02]])).numbers.map((n) => n.key)).toEqual(['SWSH131']);
     // a mark after the total read as a digit: numbers are padded to the total's width
     expect(readCardText(lines([['GSVIR086/1981', 0.95, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['086', '198']]);

@@ -248,6 +248,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (numbers.some((x) => x.raw.includes(m[0].replace(/\s|-/g, '')))) continue;
       const number = m[1]! + num;
       addNumber({ number, total: null, key: numberKey(number), raw: m[0], prob: line.prob, form: 'promo' });
+      // `TG08O`: a letter after two digits may be a mark run into the code rather than a 0
+      const two = /^[0-9]{2}[OoDQIl|]$/.test(m[2]!) ? m[1]! + m[2]!.slice(0, 2) : null;
+      if (two) addNumber({ number: two, total: null, key: numberKey(two), raw: m[0], prob: line.prob * 0.9, form: 'promo' });
     }
     for (const m of text.matchAll(SV_PROMO)) {
       const num = digits(m[1]!);
