@@ -8,7 +8,7 @@ import { runCardTask } from '../cards/card-tasks.ts';
 import { loadCv, warpCard, warpCardParts, type Quad } from '../cards/card-geometry.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
-import { readCard } from './card-reading.ts';
+import { FOOT_ZOOM_WIDTH, readCard } from './card-reading.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
 const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as CardResult;
@@ -62,9 +62,37 @@ describe('reading cards for recognition', () => {
       const reading = await readCard(cv, ocr, img, quad);
       return { n, rotation: reading.rotation };
     };
-    expect(await reads(0.99)).toEqual({ n: 2, rotation: 0 });
+    // the two bands, then (no number read) the bottom band's two halves larger
+    expect(await reads(0.99)).toEqual({ n: 4, rotation: 0 });
     // not sure enough: the turned-over bottom band is read too (and, showing no number either, loses)
-    expect(await reads(0.9)).toEqual({ n: 3, rotation: 0 });
+    expect(await reads(0.9)).toEqual({ n: 5, rotation: 0 });
+  });
+
+  it('reads the bottom band’s halves larger when the band read whole shows no number, and keeps only their number-like lines', async () => {
+    const { cv } = await loadCv();
+    const img = { data: new Uint8Array(400 * 560 * 3).fill(128), width: 400, height: 560 };
+    const quad: Quad = [[20, 20], [379, 20], [379, 539], [20, 539]];
+    const widths: number[] = [];
+    const ocr: OcrReader = {
+      read: async (part) => {
+        widths.push(part.width);
+        // the halves (800 px each of 1600) show the number at their left, and a word
+        if (part.width === FOOT_ZOOM_WIDTH / 2) return [{ text: '51/114', prob: 0.9, polygon: [[100, 100], [300, 100], [300, 140], [100, 140]] }, { text: 'Retraite', prob: 0.9, polygon: [[400, 10], [600, 10], [600, 40], [400, 40]] }];
+        return [{ text: 'Bulbasaur', prob: 0.99, polygon: [[10, 10], [200, 10], [200, 40], [10, 40]] }];
+      },
+      countText: async () => 0,
+      dispose: async () => {},
+    };
+    const reading = await readCard(cv, ocr, img, quad);
+    expect(widths).toEqual([1000, 1000, FOOT_ZOOM_WIDTH / 2, FOOT_ZOOM_WIDTH / 2]);
+    const numbers = reading.lines.filter((l) => l.text === '51/114');
+    // 100–300 px of each 800-px half
+    expect(numbers.map((l) => [l.box.x0, l.box.x1].map((x) => Math.round(x * 10000) / 10000))).toEqual([
+      [0.0625, 0.1875],
+      [0.5625, 0.6875],
+    ]);
+    expect(reading.lines.filter((l) => l.text === 'Retraite')).toEqual([]);
+    for (const l of numbers) expect(l.box.y0).toBeGreaterThan(0.86);
   });
 
   it('warps only the parts it reads, as the whole card warped and cut would have them', async () => {
