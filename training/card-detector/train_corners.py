@@ -91,8 +91,10 @@ def real_cards(labels: str, dev: bool) -> list[tuple[str, np.ndarray, list[np.nd
     return out
 
 
-def card_sample(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray):
-    """Four patches around a perturbed outline, and where the true corners are in them."""
+def card_sample(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray, transpose: bool = False):
+    """Four patches around a perturbed outline, and where the true corners are in them. Transposed,
+    each patch is mirrored about its diagonal: still an upper-left corner, of a card turned a
+    quarter and seen from behind, so the network cannot lean on where a card's print sits."""
     span = rng.uniform(0.06, 0.16)
     rough = corners.perturb(rng, quad, span)
     start = int(rng.integers(4))  # the server's upper-left is a guess for a card turned 45 degrees
@@ -100,14 +102,18 @@ def card_sample(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray):
     truth = np.roll(np.asarray(quad, np.float64), -start, axis=0)
     xs, ts = [], []
     for k in range(4):
-        xs.append(to_input(corners.sample_patch(im, rough, k, span)))
-        ts.append(torch.tensor(corners.to_patch(rough, k, span, truth[k]), dtype=torch.float32))
+        x = to_input(corners.sample_patch(im, rough, k, span))
+        t = torch.tensor(corners.to_patch(rough, k, span, truth[k]), dtype=torch.float32)
+        if transpose:
+            x, t = x.transpose(1, 2).contiguous(), t.flip(0)
+        xs.append(x)
+        ts.append(t)
     return torch.stack(xs), torch.stack(ts)
 
 
 class Samples(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, real_share: float, labels: str, slab_share: float = 0.0):
-        self.backgrounds, self.start, self.real_share, self.labels, self.slab_share = backgrounds, start, real_share, labels, slab_share
+    def __init__(self, backgrounds: str, start: int, real_share: float, labels: str, slab_share: float = 0.0, strong: bool = False):
+        self.backgrounds, self.start, self.real_share, self.labels, self.slab_share, self.strong = backgrounds, start, real_share, labels, slab_share, strong
 
     def __iter__(self):
         lib = scenes.Library(self.backgrounds, real_faces=False)
@@ -120,9 +126,16 @@ class Samples(torch.utils.data.IterableDataset):
             seed += n
             if real and rng.random() < self.real_share:
                 _, im, quads = real[rng.integers(len(real))]
+                quad = quads[rng.integers(len(quads))]
+                if self.strong and rng.random() < 0.3:
+                    # a smaller, softer photo of the same card (the listings' 310 x 430 px)
+                    k = rng.uniform(0.3, 0.8)
+                    if min(corners.rect_of(quad)) * k >= 30:
+                        im = cv2.resize(im, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+                        quad = (quad + 0.5) * k - 0.5
                 if rng.random() < 0.6:
                     im = scenes.photo_effects(im, rng)
-                yield card_sample(rng, im, quads[rng.integers(len(quads))])
+                yield card_sample(rng, im, quad, self.strong and rng.random() < 0.5)
             else:
                 # a scene takes ten times as long to draw as a card's patches: four samples from each
                 # the real train split holds one slab: slabs come from drawn scenes (slab_share of them)
@@ -134,7 +147,7 @@ class Samples(torch.utils.data.IterableDataset):
                 im = np.clip(scene.img, 0, 255).astype(np.uint8)
                 for j in rng.permutation(len(qs))[:2]:
                     for _ in range(2 if len(qs) > 1 else 4):
-                        yield card_sample(rng, im, qs[j])
+                        yield card_sample(rng, im, qs[j], self.strong and rng.random() < 0.5)
 
 
 def loss_fn(model: CornerNet, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
@@ -187,11 +200,12 @@ def main():
     ap.add_argument('--real-share', type=float, default=0.5)
     ap.add_argument('--labels', default='', help='corners placed by eye on train-split photos (without them: generated scenes only)')
     ap.add_argument('--slab-share', type=float, default=0.0, help='share of generated scenes drawn as a single card in a graded slab')
+    ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also shrunk (30 %), and half the samples transposed')
     args = ap.parse_args()
     dev = real_cards(args.labels, dev=True)
 
     def data(step: int):
-        samples = Samples(args.backgrounds, args.data_start + step * args.batch, args.real_share, args.labels, args.slab_share)
+        samples = Samples(args.backgrounds, args.data_start + step * args.batch, args.real_share, args.labels, args.slab_share, args.real_aug == 'strong')
         return torch.utils.data.DataLoader(samples, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
     def report(model: CornerNet, step: int) -> dict:
