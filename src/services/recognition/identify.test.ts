@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -257,6 +257,16 @@ describe('identification', () => {
     expect(logoStem('Pikachu VMAX')).toBe('pikachu');
     expect(logoStem('Eevee')).toBeNull();
     expect(logoStem('Professor Oak')).toBeNull();
+  });
+
+  it('scores every printing of a name with many, not the first 20 the store gives', async () => {
+    // 40 printings in key order, the one with the HP read last
+    const magnetons = Array.from({ length: 39 }, (_, i) => card(`a${String(i).padStart(2, '0')}-1`, 'Magneton', '001', 100, '2010', { hp: 80 }));
+    const promo159 = card('svp-159', 'Magneton', '159', null, null, { hp: 100 });
+    const ranked = await identify(readCardText(lines([['Magneton', 0.05, 0.2, 0.05], ['100', 0.05, 0.75, 0.04]])), source([...magnetons, promo159]));
+    expect(NAME_PRINTINGS).toBeGreaterThanOrEqual(40);
+    expect(ranked[0]!.card.key).toBe('svp-159');
+    expect(bestMatch(ranked)?.card.key).toBe('svp-159');
   });
 
   it('takes a run of digits for a number only where its total is the candidate’s', () => {

@@ -277,6 +277,13 @@ export function englishNameLines(clues: CardTextClues, candidates: Iterable<Cand
   return out;
 }
 
+/**
+ * Printings of each name found that are scored. The store gives them in key order, so a cap cuts
+ * whole eras: at 20, the newest of Magneton's 40 printings (`svp-159`) was never scored. 120
+ * holds every name of the Pokémon catalog (Pikachu: 103).
+ */
+export const NAME_PRINTINGS = 120;
+
 /** Least score for a best match: the number and one more clue, or a name alike and one more. */
 export const MIN_SCORE = 6;
 /** Least lead of the best match over the next: two cards the clues cannot tell apart are no match. */
@@ -308,8 +315,8 @@ export async function identifyAcross<T>(given: CardTextClues, catalogs: readonly
       for (const c of cards) seen.set(c.key, c);
     }
     for (const n of clues.names.slice(0, nameLines)) {
-      if (n.norm.length >= 3) for (const c of await source.byName(n.text, 20)) seen.set(c.key, c);
-      if (n.english) for (const c of await source.byName(n.english.text, 20)) seen.set(c.key, c);
+      if (n.norm.length >= 3) for (const c of await source.byName(n.text, NAME_PRINTINGS)) seen.set(c.key, c);
+      if (n.english) for (const c of await source.byName(n.english.text, NAME_PRINTINGS)) seen.set(c.key, c);
     }
     const unseen = art?.nearest.filter((k) => !seen.has(k)) ?? [];
     if (unseen.length) for (const c of await source.byKeys(unseen)) seen.set(c.key, c);
