@@ -89,7 +89,8 @@ async function readBand(ocr: OcrReader, part: RgbPixels, [y0, y1]: readonly [num
 /**
  * Reads a card's bands, upright as the photo shows it (its longer side upright); when the
  * bottom band shows nothing like a collector number, the card may be upside down, and the
- * bands are read turned over too: the reading with more number-like lines wins.
+ * bands are read turned over too: the reading with more number-like lines wins. A card kept the
+ * right way up whose number was not read has its bottom band's halves read again larger.
  */
 export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
   const upright = portrait(quad);
