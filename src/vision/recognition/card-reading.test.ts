@@ -8,7 +8,7 @@ import { runCardTask } from '../cards/card-tasks.ts';
 import { loadCv, warpCard, warpCardParts, type Quad } from '../cards/card-geometry.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
-import { FOOT_ZOOM_WIDTH, readCard } from './card-reading.ts';
+import { FOOT_ZOOM_MIN_CARD, FOOT_ZOOM_WIDTH, readCard } from './card-reading.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
 const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as CardResult;
@@ -93,6 +93,11 @@ describe('reading cards for recognition', () => {
     ]);
     expect(reading.lines.filter((l) => l.text === 'Retraite')).toEqual([]);
     for (const l of numbers) expect(l.box.y0).toBeGreaterThan(0.86);
+    // a card under FOOT_ZOOM_MIN_CARD pixels wide in the photo shows no legible number at any size
+    widths.length = 0;
+    const small: Quad = [[20, 20], [20 + FOOT_ZOOM_MIN_CARD - 10, 20], [20 + FOOT_ZOOM_MIN_CARD - 10, 460], [20, 460]];
+    await readCard(cv, ocr, img, small);
+    expect(widths).toEqual([1000, 1000]);
   });
 
   it('warps only the parts it reads, as the whole card warped and cut would have them', async () => {
