@@ -72,7 +72,7 @@ for (const p of labels) {
   }
   out.push(res);
   // DUMP=1: each photo whose largest card has a corner over 1 % off (train photos only: dev stays unseen)
-  if (process.env.DUMP === '1' && !dev && res.largest[0] && Math.max(...res.largest[0]) > 1) console.log(`  ${p.file} ${res.largest[0].map((e) => e.toFixed(1)).join(' ')}`);
+  if (process.env.DUMP && (process.env.DUMP === 'all' || !dev) && res.largest[0] && Math.max(...res.largest[0]) > 1) console.log(`  ${p.file} ${res.largest[0].map((e) => e.toFixed(1)).join(' ')}`);
 }
 const neg = process.env.NEG === '0' ? [] : execSync(`find ${datasets}/faces_persons ${datasets}/near_duplicates_ukbench -iname '*.jp*g' -o -iname '*.png'`).toString().trim().split('\n');
 const manifest = JSON.parse(fs.readFileSync(path.join(datasets, 'real_card_photos/manifest.json'), 'utf8')).files as { file: string; split: string; labels: { cards: unknown[] } }[];
