@@ -13,7 +13,8 @@
  * a card it keeps that a higher threshold would drop can still have started the tiles), NEG_DIR (a
  * folder of more no-card photos, added to the threshold photos), NEG_LIST=1 (name each no-card photo
  * with a card, with the verifier's probability: to see what kind of photo fools it, never to train on),
- * DUMP=1 (each train photo whose largest card has a corner over 1 % off, with its four errors).
+ * DUMP=1 (each train photo whose largest card has a corner over 1 % off, with its four errors; DUMP=all
+ * the dev photos too).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -71,7 +72,7 @@ for (const p of labels) {
     res.largest.push(e.filter((_, k) => !(biggest.hidden ?? []).includes(k)));
   }
   out.push(res);
-  // DUMP=1: each photo whose largest card has a corner over 1 % off (train photos only: dev stays unseen)
+  // DUMP=1: each train photo whose largest card has a corner over 1 % off; DUMP=all: dev photos too
   if (process.env.DUMP && (process.env.DUMP === 'all' || !dev) && res.largest[0] && Math.max(...res.largest[0]) > 1) console.log(`  ${p.file} ${res.largest[0].map((e) => e.toFixed(1)).join(' ')}`);
 }
 const neg = process.env.NEG === '0' ? [] : execSync(`find ${datasets}/faces_persons ${datasets}/near_duplicates_ukbench -iname '*.jp*g' -o -iname '*.png'`).toString().trim().split('\n');
