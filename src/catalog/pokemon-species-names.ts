@@ -24,8 +24,8 @@ const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
  * would become an ex.
  */
 const EX_MISREAD = ['cx'];
-/** English spellings of those suffixes, as the catalogs print them. */
-const SUFFIX_TEXT: Record<string, string> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
+/** English spellings of those suffixes, as the catalogs print them (the older `EX` is `ex` folded). */
+export const SUFFIX_TEXT: Readonly<Record<string, string>> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
 /**
  * Forms printed around the species name, folded, and the English word the catalogs put before it
  * (`Goupix d'Alola` / `Alola-Vulpix` / `Vulpix de Alola` → `Alolan Vulpix`, `Ethernatos Radieux` →

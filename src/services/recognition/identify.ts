@@ -7,6 +7,7 @@
  * regulation mark, the copyright year or the name.
  */
 import { normalizeName } from '../../catalog/card-keys.ts';
+import { SUFFIX_TEXT } from '../../catalog/pokemon-species-names.ts';
 import { editDistance } from '../../util/edit-distance.ts';
 import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
 
@@ -191,7 +192,7 @@ export const ARTIST_DIFFERS = 0.45;
  * name and not the logo (`Pondralugon300` on an Archaludon ex), so a name read without it is
  * nearly the suffixed card's name, and the HP or number tells the two apart.
  */
-const LOGO_SUFFIX = /\s+(?:ex|EX|V|VMAX|VSTAR|GX|BREAK|LV\.X|Prime)$/;
+const LOGO_SUFFIX = new RegExp(`\\s+(?:${[...Object.values(SUFFIX_TEXT), 'EX'].map((t) => t.replace('.', '\\.')).join('|')})$`);
 /** A name read without the candidate's logo suffix is this alike at most: the plain card of that name stays ahead on the name alone. */
 export const SUFFIX_UNREAD = 0.9;
 /** The folded name without its logo suffix, or null when it has none. */

@@ -3,6 +3,7 @@ import { portrait } from '../cards/card-verifier.ts';
 import { applyHomography, rectToQuad, type Point } from '../geometry/plane-geometry.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { cropRgb } from '../engine/rgb-crop.ts';
 import { artworkHash, turnedOver } from './card-artwork.ts';
 
 /**
@@ -143,10 +144,7 @@ async function readFootCorners(cv: Cv, ocr: OcrReader, img: RgbPixels, upright: 
   const out: Omit<ReadLine, 'polygon'>[] = [];
   for (const [u0, u1] of [[0, 0.5], [0.5, 1]] as const) {
     const x0 = Math.round(u0 * band.width);
-    const w = Math.round(u1 * band.width) - x0;
-    const data = new Uint8Array(w * band.height * 3);
-    for (let y = 0; y < band.height; y++) data.set(band.data.subarray((y * band.width + x0) * 3, (y * band.width + x0 + w) * 3), y * w * 3);
-    for (const l of await readBand(ocr, { data, width: w, height: band.height }, BANDS[1])) {
+    for (const l of await readBand(ocr, cropRgb(band, x0, 0, Math.round(u1 * band.width) - x0, band.height), BANDS[1])) {
       if (!NUMBER_LIKE.test(l.text)) continue;
       out.push({ ...l, box: { ...l.box, x0: u0 + l.box.x0 * (u1 - u0), x1: u0 + l.box.x1 * (u1 - u0) } });
     }
