@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64 } from '../helpers/photos.ts';
+
+// A canteen: chairs, a table, tableware; the only real photo here with furniture CenterNet finds.
+const canteen = photoBase64('faces/bbt2.jpg');
+const watch = photoBase64('caltech101/watch/image_0001.jpg');
+
+type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; 'pre-filled'?: boolean };
+type Body = { status: { code: number; text: string }; query_records?: { _objects?: Obj[]; _text_engine?: string }[]; answer_records: Record<string, unknown>[]; skipped_records?: { _id: unknown; _reason: { status: { code: number; text: string } } }[]; answer_count: number; code?: string };
+
+describe.each(backends)('home-decor collections (%s)', (backend) => {
+  let h: Harness;
+  type Owned = { id: string; account: string; token: string };
+  const call = async (url: string, body: unknown, c: Owned) => {
+    const res = await h.request('POST', url, { body, headers: { 'collection-id': c.id }, token: c.token });
+    return { http: res.statusCode, body: res.json() as Body, headers: res.headers };
+  };
+  const base = '/similarity/homedecor-new/v2';
+  let shop: Owned;
+  const get = async (id: string) => (await call(`${base}/get`, { records: [{ _id: id }] }, shop)).body.answer_records[0]!;
+
+  beforeAll(async () => {
+    h = await startHarness(backend, { seen: ['objects', 'colors'] });
+    const { account, token } = await h.newAccount(1000);
+    shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'decor' })).id, account, token };
+    const res = await call(`${base}/insert`, {
+      records: [
+        { _id: 'room', _base64: canteen, product_id: 'r1', extract_colors: true, extract_tags: true },
+        { _id: 'cups', _base64: canteen, product_id: 'r2', Category: 'Tazas' },
+        { _id: 'clock', _base64: watch, product_id: 'c1', 'Top Category': 'Decor', Category: 'Wall clocks' },
+        { _id: 'no-product', _base64: canteen },
+      ],
+    }, shop);
+    expect(res.body.status.code).toBe(211);
+    expect(res.body.skipped_records).toEqual([expect.objectContaining({ _id: 'no-product', _reason: expect.objectContaining({ status: expect.objectContaining({ code: 400 }) }) })]);
+  }, 180_000);
+  afterAll(() => h?.close());
+
+  it('stores the largest home-decor item of a real photo, with the taxonomy the detector gives', async () => {
+    const room = await get('room');
+    const [item] = room._objects as Obj[];
+    expect(item).toMatchObject({ id: '0', category_source: 'detector' });
+    // CenterNet sees two chair backs, a bottle and a cup here (the bottle is the largest box); no
+    // body regions in home decor, however many people.
+    expect(['chair', 'dining table', 'cup', 'bottle']).toContain(item!.name);
+    expect(String(room.Category)).toMatch(/^(Furniture|Kitchen)\//);
+    expect(room['Top Category']).toBe(String(room.Category).split('/')[0]);
+    expect(item!.area).toBe((item!.bound_box[2]! - item!.bound_box[0]!) * (item!.bound_box[3]! - item!.bound_box[1]!));
+    expect((room._tags_simple as string[])[0]).toBe(item!.name);
+    expect((room._dominant_colors as { percentages: number[] }).percentages.length).toBeGreaterThan(0);
+  });
+
+  it("chooses the item the record's own category names, in another language, and keeps it as sent", async () => {
+    const cups = await get('cups');
+    expect(cups.Category).toBe('Tazas');
+    expect((cups._objects as Obj[])[0]).toMatchObject({ name: 'cup', category_source: 'record', 'pre-filled': true });
+    // "Wall clocks" asks for a clock: CenterNet takes the Caltech wristwatch for one.
+    const clock = await get('clock');
+    expect(clock).toMatchObject({ 'Top Category': 'Decor', Category: 'Wall clocks' });
+    expect((clock._objects as Obj[])[0]).toMatchObject({ name: 'clock', category_source: 'record' });
+  });
+
+  it('visualKNN lists the furniture items of a photo, largest first, and filters by the query item category', async () => {
+    const res = await call(`${base}/visualKNN`, { query_record: { _base64: canteen }, k: 5 }, shop);
+    expect(res.http).toBe(200);
+    const objects = res.body.query_records![0]!._objects!;
+    expect(objects.some((o) => o.name === 'chair')).toBe(true);
+    expect(objects.every((o) => !['upper body', 'lower body', 'full body', 'footwear', 'person'].includes(o.name))).toBe(true);
+    const areas = objects.map((o) => o.area);
+    expect([...areas].sort((a, b) => b - a)).toEqual(areas);
+    expect(res.body.answer_records.map((r) => r._id)).toContain('room');
+    const cups = await call(`${base}/visualKNN`, { query_record: { _base64: canteen, Category: 'Tazas' }, k: 5 }, shop);
+    expect(cups.body.answer_records.map((r) => r._id)).toEqual(['cups']);
+    const two = await call(`${base}/visualKNN`, { records: [{ _id: 'room' }, { _id: 'cups' }] }, shop);
+    expect(two.http).toBe(400);
+  });
+
+  it('finds the room by text in several languages, on the home-decor text path only', async () => {
+    for (const q of ['chair', 'sillas', 'стул']) {
+      const res = await call('/similarity/text/homedecor/v2/text', { query_record: { _text_data: q } }, shop);
+      expect(res.http, q).toBe(200);
+      expect(res.body.answer_records.map((r) => r._id), q).toContain('room');
+      expect(res.body.query_records![0]!._text_engine).toBe('keyword');
+    }
+    expect((await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'chair' } }, shop)).http).toBe(400);
+  });
+
+  it('answers on the deprecated base, naming its successor', async () => {
+    const res = await call('/similarity/homedecor/v2/get', { records: [{ _id: 'room' }] }, shop);
+    expect(res.http).toBe(200);
+    expect(res.headers.deprecation).toBe('true');
+    expect(res.headers.link).toBe('</similarity/homedecor-new/v2/get>; rel="successor-version"');
+  });
+});
