@@ -5,7 +5,7 @@ import { ImageLoadError } from '../../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
 import { ClipModel } from '../clip/clip-model.ts';
 import { deltaE, dominantColors, type DominantColor } from '../models/dominant-colors.ts';
-import { boxArea, chooseItem, detectedItems, poseRegions, withWholeImage, type Item } from '../fashion/item-regions.ts';
+import { boxArea, chooseItem, colorRegion, detectedItems, poseRegions, withWholeImage, type Item } from '../fashion/item-regions.ts';
 import { faceMinProb, objectMinProb, ocrMinProb, seenParts, type Observed, type SeenColor, type SeenPart } from '../../text-search/seen-tokens.ts';
 import { HumanDetector, type Detection } from '../models/human-detector.ts';
 import { loadOcrReader } from '../models/ocr-reader.ts';
@@ -268,7 +268,8 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   }
   const e = await embedder();
   const descriptor = Array.from(await e.embed(crop(rgbOf(small), small, chosen.box)));
-  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, chosen.box) });
+  const region = o.boundBox ? { box: chosen.box, keepBackground: false } : colorRegion(chosen);
+  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground });
   const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
   return { width: W, height: H, descriptor, model: e.name, items, chosen, whole, colors, observed };
 }

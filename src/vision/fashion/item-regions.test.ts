@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boxArea, chooseItem, detectedItems, poseRegions, withWholeImage } from './item-regions.ts';
+import { boxArea, chooseItem, colorRegion, detectedItems, poseRegions, withWholeImage } from './item-regions.ts';
 
 const kp = (part: string, x: number, y: number, prob = 0.9) => ({ part, x, y, prob });
 // A standing person in a 1000 x 1000 photo: shoulders at 200, hips at 500, knees at 700, ankles at 900.
@@ -78,5 +78,21 @@ describe('waist-up photos and small items', () => {
     expect(chooseItem(tie, undefined, 1000 * 1000)).toBeUndefined();
     expect(chooseItem(tie, ['tie'], 1000 * 1000)!.name).toBe('tie');
     expect(chooseItem(tie, undefined, 300 * 300)!.name).toBe('tie');
+  });
+});
+
+describe('colorRegion', () => {
+  it('reads a pose garment in the middle of its region, background kept; other items on their box', () => {
+    const upper = colorRegion({ name: 'upper body', prob: 0.9, box: [100, 200, 300, 400] });
+    expect(upper.keepBackground).toBe(true);
+    const [x0, y0, x1, y1] = upper.box;
+    expect(x0).toBeGreaterThan(100);
+    expect(x1).toBeLessThan(300);
+    expect(y0).toBeGreaterThan(200);
+    expect(y1).toBeLessThan(400);
+    // Centred across: the arms at both sides are left out alike.
+    expect(x0 - 100).toBeCloseTo(300 - x1, 6);
+    expect(colorRegion({ name: 'handbag', prob: 0.9, box: [1, 2, 3, 4] })).toEqual({ box: [1, 2, 3, 4], keepBackground: false });
+    expect(colorRegion({ name: 'item', prob: 1, box: [0, 0, 50, 50] }).keepBackground).toBe(false);
   });
 });

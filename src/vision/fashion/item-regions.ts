@@ -101,6 +101,28 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
   return items.filter((i) => boxArea(i.box) > 0);
 }
 
+/**
+ * Where a pose garment's colour is read: the middle of its region, kept whole. A garment box
+ * from the skeleton holds arms, skin, hair and the neighbours at its edges, and the background
+ * estimate from the band outside it (made for an object on a backdrop) reads those people too;
+ * the middle of a torso or of the thighs is the garment. Other items: their box, as detected.
+ */
+export function colorRegion(item: Item): { box: Box; keepBackground: boolean } {
+  const core = garmentCore[item.name];
+  if (!core) return { box: item.box, keepBackground: false };
+  const [x0, y0, x1, y1] = item.box;
+  const w = x1 - x0;
+  const h = y1 - y0;
+  const [fx0, fy0, fx1, fy1] = core;
+  return { box: [x0 + fx0 * w, y0 + fy0 * h, x0 + fx1 * w, y0 + fy1 * h], keepBackground: true };
+}
+
+const garmentCore: Record<string, Box> = {
+  'upper body': [0.25, 0.15, 0.75, 0.85],
+  'lower body': [0.2, 0.05, 0.8, 0.5],
+  'full body': [0.3, 0.1, 0.7, 0.6],
+};
+
 /** The detector's own items of a domain: accessories for fashion, furniture and decor for home decor. */
 export function detectedItems(objects: readonly Detection[], domain: ItemDomain): Item[] {
   const labels: readonly string[] = domain === 'fashion' ? accessoryLabels : decorLabels;
