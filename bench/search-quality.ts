@@ -28,7 +28,7 @@
  * query can reach at all. Afterwards the bench reads what the server recorded for each image
  * (collection_text.observed: CenterNet's objects, the dominant colours) to say why a class fails.
  *
- * What the server looks for: LOUPE_SEEN=objects,faces,colors (BENCH_SEEN to change). OCR is left
+ * What the server looks for: LOUPE_SEEN=objects,framed,faces,colors (BENCH_SEEN to change). OCR is left
  * out: none of these queries names text in the image, and it is the dominant cost on 2 cores.
  *
  *   npm run bench -- search-quality            (~6 min per backend on 2 shared cores)
@@ -52,7 +52,7 @@ if (!fs.existsSync(path.join(caltechDir, 'manifest.json')) || !fs.existsSync(pat
   process.exit(0);
 }
 const backends = (process.env.BENCH_BACKENDS ?? (process.env.DATABASE_URL ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
-const seen = process.env.BENCH_SEEN ?? 'objects,faces,colors';
+const seen = process.env.BENCH_SEEN ?? 'objects,framed,faces,colors';
 const clipPack = process.env.LOUPE_BENCH_CLIP_PACK;
 
 // ---------------------------------------------------------------- the photos and their labels

@@ -117,9 +117,11 @@ async function insertCost(): Promise<void> {
     { label: 'objects alone', run: (b) => engine.image('objects', b, 100_000_000) },
     { label: 'colors alone', run: (b) => engine.image('colors', b, 100_000_000) },
     { label: 'faces alone', run: (b) => engine.image('faces', b, 100_000_000) },
-    { label: 'index, objects only', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects'] }) },
+    { label: 'index, objects only (plain view)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects'] }) },
+    { label: 'index, objects in both views (objects,framed)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'framed'] }) },
     { label: 'index, colors only', run: (b) => engine.image('index', b, 100_000_000, { seen: ['colors'] }) },
-    { label: 'index, all (default: + OCR)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'faces', 'colors', 'ocr'] }) },
+    { label: 'index, all but the framed view (objects,faces,colors,ocr)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'faces', 'colors', 'ocr'] }) },
+    { label: 'index, all (default: + framed view + OCR)', run: (b) => engine.image('index', b, 100_000_000, { seen: ['objects', 'framed', 'faces', 'colors', 'ocr'] }) },
   ];
   const bytes = photos.map((p) => fs.readFileSync(p));
   const ms = new Map<string, number[]>(kinds.map((k) => [k.label, []]));

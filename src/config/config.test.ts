@@ -20,6 +20,11 @@ describe('loadConfig', () => {
 
   it('refuses nonsense instead of guessing', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/PORT/);
+    // Text search's parts: all by default, the framed view among them; framed needs objects.
+    expect(loadConfig({}).seen).toEqual(['objects', 'framed', 'faces', 'colors', 'ocr']);
+    expect(loadConfig({ LOUPE_SEEN: 'objects,colors' }).seen).toEqual(['objects', 'colors']);
+    expect(() => loadConfig({ LOUPE_SEEN: 'framed,colors' })).toThrow(/framed.*objects/);
+    expect(() => loadConfig({ LOUPE_SEEN: 'object' })).toThrow(/unknown part/);
     expect(() => loadConfig({ LOUPE_PRICES: '{bad' })).toThrow(/LOUPE_PRICES/);
     expect(() => loadConfig({ LOUPE_PRICES: '{"x": -1}' })).toThrow(/non-negative/);
     expect(loadConfig({}).priceRates).toEqual({});

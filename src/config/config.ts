@@ -89,6 +89,7 @@ function seenFrom(value: string | undefined): SeenPart[] {
   for (const m of list) {
     if (!(seenParts as readonly string[]).includes(m)) throw new Error(`LOUPE_SEEN: unknown part "${m}"; use all, none or a list of ${seenParts.join(', ')}`);
   }
+  if (list.includes('framed') && !list.includes('objects')) throw new Error('LOUPE_SEEN: "framed" is a second view for objects; list "objects" too');
   return list as SeenPart[];
 }
 
@@ -175,7 +176,8 @@ export interface Config {
   vision: VisionOptions;
   /**
    * What text search looks for in each image a collection stores (LOUPE_SEEN: a list of objects,
-   * faces, colors, ocr, or `none`; default all). OCR is most of the cost of an insert.
+   * framed, faces, colors, ocr, or `none`; default all). CenterNet (objects, and again for framed)
+   * is most of the cost of an insert.
    */
   seen: SeenPart[];
   queue: QueueOptions;

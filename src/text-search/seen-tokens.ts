@@ -10,8 +10,12 @@ import { indexWords } from './query.ts';
 /** Bumped when this file makes other text from the same observation (the backfill re-tokenises). */
 export const TOKENS_VERSION = 1;
 
-/** What the index task looks for; OCR is the dominant cost, so an operator can leave it out (LOUPE_SEEN). */
-export const seenParts = ['objects', 'faces', 'colors', 'ocr'] as const;
+/**
+ * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.
+ * `framed`: objects are also looked for in the photo shrunk onto a canvas, which finds objects
+ * that fill the frame and costs a second CenterNet pass; it needs `objects`.
+ */
+export const seenParts = ['objects', 'framed', 'faces', 'colors', 'ocr'] as const;
 export type SeenPart = (typeof seenParts)[number];
 
 export interface SeenColor {

@@ -27,6 +27,20 @@ describe('vision engine (real workers, real models)', () => {
     }
   });
 
+  it('indexes an object that fills the frame, which only the framed view finds (a dalmatian portrait)', async () => {
+    const dog = () => photoBytes('caltech101/dalmatian/image_0006.jpg');
+    const plain = await engine.image('objects', dog(), 40_000_000);
+    expect(plain.objects.filter((o) => o.prob >= 0.3).map((o) => o.name)).not.toContain('dog');
+    const index = await engine.image('index', dog(), 40_000_000, { seen: ['objects', 'framed'] });
+    const found = index.observed.objects.find((o) => o.name === 'dog');
+    expect(found).toBeDefined();
+    // In the photo's own pixels, and covering much of it.
+    const [x0, y0, x1, y1] = found!.box;
+    expect(x1).toBeLessThanOrEqual(index.width);
+    expect(y1).toBeLessThanOrEqual(index.height);
+    expect((x1 - x0) * (y1 - y0)).toBeGreaterThan(0.2 * index.width * index.height);
+  }, 60_000);
+
   it('finds COCO objects and a body pose (MoveNet keypoints) in stored-image pixels', async () => {
     const objects = await engine.image('objects', photo(), 40_000_000);
     expect(objects.objects.filter((o) => o.name === 'person').length).toBeGreaterThanOrEqual(3);

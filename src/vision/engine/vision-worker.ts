@@ -178,16 +178,21 @@ async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']>
 }
 
 /** What text search records of an image (the `index` task's parts); the decoded images are kept for the item task. */
-async function observe(bytes: Buffer, maxPixels: number, parts: Set<SeenPart>, small: RgbImage): Promise<{ observed: Observed; detectImg?: RgbImage; colorImg?: RgbImage }> {
+async function observe(bytes: Buffer, maxPixels: number, parts: Set<SeenPart>, small: RgbImage): Promise<{ observed: Observed; plainObjects: Observed['objects']; detectImg?: RgbImage; colorImg?: RgbImage }> {
   const decode = (edge: number) => decodeRgb(bytes, maxPixels, { maxEdge: edge });
   const observed: Observed = { width: small.originalWidth, height: small.originalHeight, parts: [...parts], objects: [], faces: [], colors: [], ocr: [] };
   let detectImg: RgbImage | undefined;
   let colorImg: RgbImage | undefined;
+  let plainObjects: Observed['objects'] = [];
   if (parts.has('objects') || parts.has('faces')) {
     const img = (detectImg = await decode(decodeEdge.objects));
     if (parts.has('objects')) {
-      const found = scaleBoxes(await (await objects()).objects(rgbOf(img)), img);
-      observed.objects = found.filter((d) => d.prob >= objectMinProb).map((d) => ({ name: d.name, prob: d.prob, box: d.bound_box }));
+      const detector = await objects();
+      const plain = await detector.objects(rgbOf(img));
+      const seen = (ds: Detection[]) => scaleBoxes(ds, img).filter((d) => d.prob >= objectMinProb).map((d) => ({ name: d.name, prob: d.prob, box: d.bound_box }));
+      // Text search gets the framed view too; fashion garments come from the plain view's persons.
+      observed.objects = seen(parts.has('framed') ? await detector.objectsFramed(rgbOf(img), plain) : plain);
+      plainObjects = seen(plain);
     }
     const person = observed.objects.some((o) => o.name === 'person');
     if (parts.has('faces') && (person || !parts.has('objects'))) {
@@ -206,7 +211,7 @@ async function observe(bytes: Buffer, maxPixels: number, parts: Set<SeenPart>, s
     const img = await decode(decodeEdge.ocr);
     observed.ocr = (await (await ocr()).read(rgbOf(img))).filter((l) => l.prob >= ocrMinProb).map((l) => ({ text: l.text, prob: l.prob }));
   }
-  return { observed, ...(detectImg ? { detectImg } : {}), ...(colorImg ? { colorImg } : {}) };
+  return { observed, plainObjects, ...(detectImg ? { detectImg } : {}), ...(colorImg ? { colorImg } : {}) };
 }
 
 /** Colours of two regions name the same garment when their main colours are this close (ΔE*uv). */
@@ -231,8 +236,11 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   const colorImg = seen.colorImg!;
   const W = small.originalWidth;
   const H = small.originalHeight;
-  const detections = seen.observed.objects.map((x) => ({ name: x.name, prob: x.prob, bound_box: x.box }));
-  const found: Item[] = detectedItems(detections, domain);
+  const asDetections = (xs: Observed['objects']) => xs.map((x) => ({ name: x.name, prob: x.prob, bound_box: x.box }));
+  // Accessories and furniture from both views (a product photo fills the frame); persons, whose
+  // pose gives the garments, from the plain view only (docs/models.md, "Framed view").
+  const detections = asDetections(seen.plainObjects);
+  const found: Item[] = detectedItems(asDetections(seen.observed.objects), domain);
   if (domain === 'fashion') {
     const persons = detections.filter((d) => d.name === 'person').sort((a, b) => boxArea(b.bound_box) - boxArea(a.bound_box)).slice(0, maxPersons);
     for (const p of persons) {
