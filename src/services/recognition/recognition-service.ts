@@ -8,6 +8,7 @@ import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext }
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
 import { readCardText, type CardTextClues } from './card-text.ts';
+import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_SCORE, type Identified } from './identify.ts';
@@ -107,13 +108,17 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
-/** The name lines that name a Pokémon species in another language, with the English name the catalogs print (pokemon-species-names.ts). */
+/**
+ * The name lines that name a Pokémon species, or a trainer or energy card, in another language,
+ * with the English name the catalogs print (pokemon-species-names.ts, pokemon-card-names.ts).
+ */
 function withSpeciesInEnglish(clues: CardTextClues): CardTextClues {
   const species = installedSpeciesNames();
+  const cards = installedCardNames();
   return {
     ...clues,
     names: clues.names.map((n) => {
-      const english = species.english(n.text);
+      const english = species.english(n.text) ?? cards.english(n.text);
       return english ? { ...n, english } : n;
     }),
   };

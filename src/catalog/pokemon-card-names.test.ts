@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CARD_NAMES_FILE, cardNames, installedCardNames, type CardNameTable } from './pokemon-card-names.ts';
+
+const table: CardNameTable = {
+  source: 'test',
+  languages: ['fr', 'de', 'es', 'it', 'pt'],
+  names: [
+    ['League Staff', 'Employés de la Ligue', 'Liga-Mitarbeiter', 'Personal de la Liga', 'Staff della Lega', 'Equipe da Liga'],
+    ['Opal', 'Sally', 'Papella', 'Sally', 'Opale', 'Opala'],
+    ['Potion', 'Potion', 'Trank', 'Poción', 'Pozione', 'Poção'],
+    ['Switch', 'Échange', 'Wechsel', 'Cambio', 'Scambio', 'Troca'],
+    ['Energy Switch', 'Échange d’Énergie', 'Energiewechsel', 'Cambio de Energía', 'Scambio di Energia', 'Troca de Energia'],
+    // two cards one language names alike: the name says nothing
+    ['Great Ball', 'Super Ball', '', '', '', ''],
+    ['Ultra Ball', 'Super Ball', '', '', '', ''],
+  ],
+};
+
+describe('cardNames', () => {
+  const names = cardNames(table);
+  it('reads a trainer name in any language as the English card, however the recogniser spaced it', () => {
+    expect(names.english('Employesdela Ligue')).toEqual({ text: 'League Staff', norm: 'leaguestaff' });
+    expect(names.english('Liga-Mitarbeiter')?.text).toBe('League Staff');
+    expect(names.english('Sally')?.text).toBe('Opal');
+    expect(names.english("Échange d'Énergie")?.text).toBe('Energy Switch');
+    expect(names.english('Echange')?.text).toBe('Switch');
+  });
+
+  it('leaves English names, names shared by two cards and short misreadings alone', () => {
+    expect(names.english('Potion')).toBeNull();
+    expect(names.english('League Staff')).toBeNull();
+    expect(names.english('Super Ball')).toBeNull();
+    // one letter off counts from seven letters on
+    expect(names.english('Liga-Mitarbeitr')?.text).toBe('League Staff');
+    expect(names.english('Sallx')).toBeNull();
+  });
+
+  it('ships a table of every language it names, each row an English name and one name per language', () => {
+    const shipped = JSON.parse(fs.readFileSync(CARD_NAMES_FILE, 'utf8')) as CardNameTable;
+    expect(shipped.languages).toEqual(['fr', 'de', 'es', 'it', 'pt']);
+    expect(shipped.names.length).toBeGreaterThan(300);
+    for (const row of shipped.names) expect(row).toHaveLength(6);
+    expect(installedCardNames().english('Employés de la Ligue')?.text).toBe('League Staff');
+  });
+});
