@@ -15,14 +15,16 @@
  * same project's API files, `fr/sets/<set>/index.json`: each card's id and French name), stored as
  * `<set>.tsv` files of `<card id> TAB <name>` in a second folder.
  *
- *   npx tsx scripts/pokemon-card-names.ts <folder of out-*.txt> <folder of <set>.tsv> [../shared/catalogs/pokemon/cards.json]
+ *   npx tsx scripts/pokemon-card-names.ts [<folder of out-*.txt> <folder of <set>.tsv> <cards.json>]
+ *
+ * The rows are committed in scripts/data/tcgdex/ (its README says how they were read).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { CARD_NAMES_FILE, type CardNameTable } from '../src/catalog/pokemon-card-names.ts';
 
-const [folder, frLists, cardsFile = path.resolve(import.meta.dirname, '../../shared/catalogs/pokemon/cards.json')] = process.argv.slice(2);
-if (!folder || !frLists) throw new Error('usage: npx tsx scripts/pokemon-card-names.ts <folder of out-*.txt> <folder of <set>.tsv> [cards.json]');
+const here = (p: string) => path.resolve(import.meta.dirname, p);
+const [folder = here('data/tcgdex/card-names'), frLists = here('data/tcgdex/fr-sets'), cardsFile = here('../../shared/catalogs/pokemon/cards.json')] = process.argv.slice(2);
 const catalog = new Map((JSON.parse(fs.readFileSync(cardsFile, 'utf8')) as { id: string; name: string; supertype: string }[]).map((c) => [c.id, c]));
 const languages = ['fr', 'de', 'es', 'it', 'pt'];
 const rows = new Map<string, string[]>();
