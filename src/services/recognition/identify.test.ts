@@ -236,6 +236,17 @@ describe('identification', () => {
     expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
   });
 
+  it('reads a line put into English by its English name only: its own letters alike to another card say nothing', async () => {
+    // `Sally` is Opal's French name; Wally's English name is one letter from it
+    const opal = card('swsh4-158', 'Opal', '158', 185, '2020', { kind: 'trainer' });
+    const wally = card('xy6-94', 'Wally', '94', 108, '2015', { kind: 'trainer' });
+    const given = readCardText(lines([['DRESSEUR', 0.03, 0.1, 0.03], ['Sally', 0.06, 0.3, 0.05]]));
+    const clues = { ...given, names: given.names.map((n) => (n.norm === 'sally' ? { ...n, english: { text: 'Opal', norm: 'opal' } } : n)) };
+    expect(scoreCandidate(wally, clues).evidence.name).toBeLessThan(0.45);
+    expect(scoreCandidate(opal, clues).evidence.name).toBe(1);
+    expect(bestMatch(await identify(clues, source([opal, wally])))?.card.key).toBe('swsh4-158');
+  });
+
   it('takes a name read without its logo suffix for the suffixed card where the HP says so, and the plain card where nothing else does', async () => {
     // `Pondralugon300`: the ex logo is not read, the HP is the ex's
     const plain = card('sv7-107', 'Archaludon', '107', 142, '2024', { hp: 130 });

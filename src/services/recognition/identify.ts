@@ -246,7 +246,9 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   }
   const stem = logoStem(card.name);
   const like = (read: string) => Math.max(nameLikeness(read, card.nameNorm), stem ? SUFFIX_UNREAD * nameLikeness(read, stem) : 0);
-  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.norm), n.english ? like(n.english.norm) : 0);
+  // A line read as another language's name means its English name: its own letters alike to an
+  // English name (`Sally` to Wally, when it is Opal's French name) say nothing.
+  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm));
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
     // a species name read in another language and put into English is English
     const english = (n: NameCandidate) => !!n.english || knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
