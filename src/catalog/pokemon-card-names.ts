@@ -1,15 +1,16 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { editDistance } from '../util/edit-distance.ts';
+import { oneEditIndex } from '../util/edit-distance.ts';
 import { normalizeName } from './card-keys.ts';
+import { foldName as fold } from './pokemon-species-names.ts';
 
 /**
  * Trainer and Energy card names in the languages cards are printed in, with the English name the
  * catalogs print: a French `Employés de la Ligue` is League Staff, a German `Liga-Mitarbeiter`
  * too. Species names come from the `pokemon` package (pokemon-species-names.ts); trainer and
  * energy names are in no npm package, so the table is built here from tcgdex/cards-database (MIT)
- * by `scripts/pokemon-card-names.ts` and committed (docs/recognition.md, "Card names in other
- * languages").
+ * by `scripts/pokemon-card-names.ts` and committed (docs/recognition.md, "Trainer and Energy
+ * names in other languages").
  */
 export interface CardNameTable {
   source: string;
@@ -23,7 +24,6 @@ export const CARD_NAMES_FILE = fileURLToPath(new URL('./data/pokemon-card-names.
 /** A name misread by one letter counts from this many letters on (as for species). */
 const FUZZY_LETTERS = 7;
 
-const fold = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
 
 export interface CardNames {
   /** The English name a localized trainer or energy name line stands for, or null. */
@@ -43,9 +43,7 @@ export function cardNames(table: CardNameTable): CardNames {
       byNorm.set(norm, had === undefined || had === english ? english! : null);
     }
   }
-  const deletions = (w: string) => [w, ...Array.from(w, (_, k) => w.slice(0, k) + w.slice(k + 1))];
-  const near = new Map<string, Set<string>>();
-  for (const norm of byNorm.keys()) for (const d of deletions(norm)) near.set(d, (near.get(d) ?? new Set()).add(norm));
+  const oneEdit = oneEditIndex(byNorm.keys());
   const answer = (english: string) => ({ text: english, norm: normalizeName(english) });
   return {
     english(line) {
@@ -54,8 +52,7 @@ export function cardNames(table: CardNameTable): CardNames {
       const exact = byNorm.get(norm);
       if (exact !== undefined) return exact === null ? null : answer(exact);
       if (norm.length < FUZZY_LETTERS) return null;
-      const found = new Set<string | null>();
-      for (const d of deletions(norm)) for (const n of near.get(d) ?? []) if (editDistance(norm, n) === 1) found.add(byNorm.get(n)!);
+      const found = new Set<string | null>(oneEdit(norm).map((n) => byNorm.get(n)!));
       // a misreading as near to two cards is neither
       return found.size === 1 && !found.has(null) ? answer([...found][0]!) : null;
     },

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { editDistance } from '../util/edit-distance.ts';
+import { oneEditIndex } from '../util/edit-distance.ts';
 import { normalizeName } from './card-keys.ts';
 
 /**
@@ -54,7 +54,7 @@ const FUZZY_LETTERS = 7;
  * Folded as the catalogs' names are, and the ligatures written out: the lists spell `Nœunœuf`,
  * the recogniser reads `Noeunoeuf`.
  */
-const fold = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
+export const foldName = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
 
 export interface SpeciesNames {
   /** The English name a localized name line stands for (`Moumouflon V` → `Dubwool V`), or null when it names no species or is English already. */
@@ -68,18 +68,15 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   const byNorm = new Map<string, number>();
   for (const list of localized) {
     list.forEach((name, i) => {
-      const norm = fold(name);
+      const norm = foldName(name);
       // a name that is English too (Pikachu, Arbok) needs no reading; one shared by two species says nothing
       if (!norm || englishNorms.has(norm)) return;
       const had = byNorm.get(norm);
       byNorm.set(norm, had === undefined || had === i ? i : -1);
     });
   }
-  // one letter misread, lost or added: every name under each of its one-letter deletions (a
-  // symmetric-deletion index, so a lookup costs a dozen map reads rather than a pass over 9,000 names)
-  const deletions = (w: string) => [w, ...Array.from(w, (_, k) => w.slice(0, k) + w.slice(k + 1))];
-  const near = new Map<string, Set<string>>();
-  for (const norm of byNorm.keys()) for (const d of deletions(norm)) near.set(d, (near.get(d) ?? new Set()).add(norm));
+  // one letter misread, lost or added
+  const oneEdit = oneEditIndex(byNorm.keys());
   const exactly = (stem: string): number | null => {
     const i = byNorm.get(stem);
     return i !== undefined && i >= 0 ? i : null;
@@ -87,11 +84,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   const nearly = (stem: string): number | null => {
     if (byNorm.has(stem) || stem.length < FUZZY_LETTERS || englishNorms.has(stem)) return null;
     const found = new Set<number>();
-    for (const d of deletions(stem)) {
-      for (const n of near.get(d) ?? []) {
-        if (editDistance(stem, n) === 1 && 1 - 1 / Math.max(stem.length, n.length) >= FUZZY_MIN) found.add(byNorm.get(n)!);
-      }
-    }
+    for (const n of oneEdit(stem)) if (1 - 1 / Math.max(stem.length, n.length) >= FUZZY_MIN) found.add(byNorm.get(n)!);
     // a misreading as near to two species is neither
     return found.size === 1 && !found.has(-1) ? [...found][0]! : null;
   };
@@ -99,7 +92,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   const exactlyInForm = (stem: string): number | null => exactly(stem) ?? englishIndex.get(stem) ?? null;
   return {
     english(line) {
-      const norm = fold(line);
+      const norm = foldName(line);
       if (!norm || englishNorms.has(norm)) return null;
       const bySuffix: [string, string | null][] = [
         [norm, null],
