@@ -1,5 +1,5 @@
 /**
- * Builds src/catalog/data/pokemon-card-names.json, the trainer and energy names in other languages
+ * Builds src/catalog/tables/pokemon-card-names.json, the trainer and energy names in other languages
  * that recognition reads (src/catalog/pokemon-card-names.ts), from rows gathered out of
  * tcgdex/cards-database (MIT; one file per card, `data/<series>/<set>/<number>.ts`, whose `name`
  * gives en, fr, de, es, it and pt). The rows were read with the search tool's stored copy of that
@@ -17,14 +17,14 @@
  *
  *   npx tsx scripts/pokemon-card-names.ts [<folder of out-*.txt> <folder of <set>.tsv> <cards.json>]
  *
- * The rows are committed in scripts/data/tcgdex/ (its README says how they were read).
+ * The rows are committed in scripts/tcgdex-rows/ (its README says how they were read).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { CARD_NAMES_FILE, type CardNameTable } from '../src/catalog/pokemon-card-names.ts';
 
 const here = (p: string) => path.resolve(import.meta.dirname, p);
-const [folder = here('data/tcgdex/card-names'), frLists = here('data/tcgdex/fr-sets'), cardsFile = here('../../shared/catalogs/pokemon/cards.json')] = process.argv.slice(2);
+const [folder = here('tcgdex-rows/card-names'), frLists = here('tcgdex-rows/fr-sets'), cardsFile = here('../../shared/catalogs/pokemon/cards.json')] = process.argv.slice(2);
 const catalog = new Map((JSON.parse(fs.readFileSync(cardsFile, 'utf8')) as { id: string; name: string; supertype: string }[]).map((c) => [c.id, c]));
 const languages = ['fr', 'de', 'es', 'it', 'pt'];
 const rows = new Map<string, string[]>();

@@ -19,7 +19,7 @@ export interface CardNameTable {
   names: string[][];
 }
 
-export const CARD_NAMES_FILE = fileURLToPath(new URL('./data/pokemon-card-names.json', import.meta.url));
+export const CARD_NAMES_FILE = fileURLToPath(new URL('./tables/pokemon-card-names.json', import.meta.url));
 
 /** A name misread by one letter counts from this many letters on (as for species). */
 const FUZZY_LETTERS = 7;
