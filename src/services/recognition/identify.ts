@@ -250,7 +250,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   // English name (`Sally` to Wally, when it is Opal's French name) say nothing.
   for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm));
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
-    // a species name read in another language and put into English is English
+    // a species or card name read in another language and put into English is English
     const english = (n: NameCandidate) => !!n.english || knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
     evidence.nameDiffers = clues.names.slice(0, 4).some((n) => n.score >= NAME_READ.minScore && english(n));
   }

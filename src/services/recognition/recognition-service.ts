@@ -112,7 +112,7 @@ type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
  * The name lines that name a Pokémon species, or a trainer or energy card, in another language,
  * with the English name the catalogs print (pokemon-species-names.ts, pokemon-card-names.ts).
  */
-function withSpeciesInEnglish(clues: CardTextClues): CardTextClues {
+function withNamesInEnglish(clues: CardTextClues): CardTextClues {
   const species = installedSpeciesNames();
   const cards = installedCardNames();
   return {
@@ -496,7 +496,7 @@ export class RecognitionService {
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
   private async rank(given: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
-    const clues = searches.some((s) => s.catalog.kind === 'pokemon') && (given.game === null || given.game === 'pokemon') ? withSpeciesInEnglish(given) : given;
+    const clues = searches.some((s) => s.catalog.kind === 'pokemon') && (given.game === null || given.game === 'pokemon') ? withNamesInEnglish(given) : given;
     const catalogs = searches.map((search) => ({ source: search.source, art: art?.length && search.art ? artEvidence(search.art, art) : undefined, tag: search }));
     return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));
   }
