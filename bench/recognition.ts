@@ -22,21 +22,17 @@
  * not in the catalog: whether a best match was given (it should not be). Time per request, one
  * at a time, with the first call after start apart.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
 import { loupeCli } from '../test/helpers/processes.ts';
-import { makeScene } from '../test/helpers/card-scenes.ts';
-import { seededRandom } from '../src/util/seeded-random.ts';
 import { cardDetector, decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
 import { aspectError, loadCv, warpCard, type Quad } from '../src/vision/cards/card-geometry.ts';
 import { portrait } from '../src/vision/cards/card-verifier.ts';
 import { artBox, artDistance, artworkHash, hashWords, turnedOver } from '../src/vision/recognition/card-artwork.ts';
 import { loadEmbedder } from '../src/vision/models/embedding-models.ts';
 import { artScore, MIN_LEAD, MIN_SCORE } from '../src/services/recognition/identify.ts';
-import { photoOptions } from './lib-card-scenes.ts';
+import { generatedScenes, referenceDesigns } from './lib-recognition-designs.ts';
 import { startServer } from './lib-server.ts';
 import { openStore } from '../src/store/database.ts';
 import { CatalogStore } from '../src/store/catalog-store.ts';
@@ -62,24 +58,8 @@ interface Identity {
 const identities = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter((p) => p.set !== 'slab' && p.split);
 
 // ---------------------------------------------------------------- the reference designs and their quarters
-interface Design {
-  id: string;
-  file: string;
-  kind: 'pokemon' | 'mtg';
-  quarter: 'tune' | 'held-out' | 'out';
-}
-const quarterOf = (id: string): Design['quarter'] => {
-  const q = createHash('sha1').update(id).digest()[0]! % 4;
-  return q < 2 ? 'tune' : q === 2 ? 'held-out' : 'out';
-};
-const sv151 = (JSON.parse(fs.readFileSync(path.join(datasets, 'pokemon_sv151_reference/manifest.json'), 'utf8')) as { files: { file: string; labels: { pokemontcg_io_id: string } }[] }).files;
-const mtg = (JSON.parse(fs.readFileSync(path.join(datasets, 'mtg_gatherer_reference/manifest.json'), 'utf8')) as { files: { file: string; labels: { multiverse_id: string } }[] }).files.filter((f) => f.file.startsWith('cards/'));
+const designs = referenceDesigns(datasets);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-recognition-bench-'));
-const designs: Design[] = [
-  ...sv151.map((f) => ({ id: f.labels.pokemontcg_io_id, file: path.join(datasets, 'pokemon_sv151_reference', f.file), kind: 'pokemon' as const, quarter: quarterOf(f.labels.pokemontcg_io_id) })),
-  // MTG cards are never removed from their catalog: the out quarter's MTG designs count as held out
-  ...mtg.map((f) => ({ id: f.labels.multiverse_id, file: path.join(datasets, 'mtg_gatherer_reference', f.file), kind: 'mtg' as const, quarter: quarterOf(f.labels.multiverse_id) === 'out' ? ('held-out' as const) : quarterOf(f.labels.multiverse_id) })),
-];
 const removed = new Set(designs.filter((d) => d.kind === 'pokemon' && d.quarter === 'out').map((d) => d.id));
 const removedCount = removed.size;
 /** The MTG catalog keys its cards by Scryfall id; the bench knows them by multiverse id, resolved after import. */
@@ -96,15 +76,7 @@ fs.mkdirSync(path.join(work, 'sv151-refs'));
 for (const d of designs) if (d.kind === 'pokemon' && !removed.has(d.id)) fs.copyFileSync(d.file, path.join(work, 'sv151-refs', `${d.id}.jpg`));
 
 // ---------------------------------------------------------------- generated photos
-const caltech = path.join(datasets, 'caltech101_subset');
-const backgrounds = fs.readdirSync(caltech, { recursive: true }).map(String).filter((f) => f.endsWith('.jpg')).sort();
-const rand = seededRandom(18_07);
-const scenes: { design: Design; jpeg: Buffer }[] = [];
-for (const [i, d] of designs.entries()) {
-  const spec = { width: 630, height: 880, margins: [0, 0, 0, 0] as [number, number, number, number], border: [0, 0, 0] as [number, number, number], face: fs.readFileSync(d.file) };
-  const scene = await makeScene(spec, 18_000 + i, { ...photoOptions(rand, fs.readFileSync(path.join(caltech, backgrounds[(i * 7) % backgrounds.length]!))), ...(i % 5 === 4 ? { holder: 'sleeve' as const } : {}) });
-  scenes.push({ design: d, jpeg: await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer() });
-}
+const scenes = await generatedScenes(designs, datasets);
 
 // ---------------------------------------------------------------- artwork alone, in this process
 const { cv } = await loadCv();

@@ -20,9 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { execSync } from 'node:child_process';
-import { CardDetector, CARD_DETECTOR_FILE } from '../src/vision/cards/card-detector.ts';
-import { CARD_CORNERS_FILE } from '../src/vision/cards/card-corner-refiner.ts';
-import { CARD_VERIFIER_FILE } from '../src/vision/cards/card-verifier.ts';
+import { CardDetector } from '../src/vision/cards/card-detector.ts';
 import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
 import type { Point, Quad } from '../src/vision/geometry/plane-geometry.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
@@ -31,7 +29,13 @@ const spreadList = (process.env.SPREADS ?? '0.032').split(',').map(Number);
 const verifiedList = (process.env.VERIFIED ?? '0.5').split(',').map(Number);
 // every (doubt limit, verifier threshold) pair is one setting
 const settings = spreadList.flatMap((spread) => verifiedList.map((verified) => ({ spread, verified })));
-const det = await CardDetector.load(1, process.env.DETECTOR ?? CARD_DETECTOR_FILE, process.env.CORNERS ?? CARD_CORNERS_FILE, process.env.VERIFIER ?? CARD_VERIFIER_FILE, Math.max(...spreadList), Math.min(...verifiedList));
+const det = await CardDetector.load(1, {
+  ...(process.env.DETECTOR ? { detector: process.env.DETECTOR } : {}),
+  ...(process.env.CORNERS ? { corners: process.env.CORNERS } : {}),
+  ...(process.env.VERIFIER ? { verifier: process.env.VERIFIER } : {}),
+  maxSpread: Math.max(...spreadList),
+  minVerified: Math.min(...verifiedList),
+});
 const inDev = (name: string) => BigInt('0x' + createHash('sha1').update(name).digest('hex')) % 5n === 0n;
 const side = (a: Point, b: Point) => Math.hypot(b[0] - a[0], b[1] - a[1]);
 const shortSide = (q: Quad) => Math.min((side(q[0], q[1]) + side(q[3], q[2])) / 2, (side(q[0], q[3]) + side(q[1], q[2])) / 2);

@@ -5,22 +5,36 @@
  *
  *   npx tsx scripts/recognition-dev.ts
  *
- * Env: ONLY (a substring of the file names to keep).
+ * Env: ONLY (a substring of the file names to keep); SET=generated for the generated photos of the
+ * Pokémon reference designs of the bench's tune quarter instead (English cards, read whole and sharp).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loupeCli } from '../test/helpers/processes.ts';
 import { startServer } from '../bench/lib-server.ts';
 import { normalizeName } from '../src/catalog/card-keys.ts';
+import { generatedScenes, referenceDesigns } from '../bench/lib-recognition-designs.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared');
 const datasets = path.join(shared, 'datasets');
 const catalogs = path.join(shared, 'catalogs');
-interface Identity { file: string; split: string | null; width: number; set?: string; in_catalog: boolean; catalog_id: string | null; catalog_name?: string; printed_name?: string }
-const photos = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
-  (p) => p.split === 'train' && p.set !== 'slab' && (!process.env.ONLY || p.file.includes(process.env.ONLY)),
-);
-const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; hp?: string; artist?: string }[]).map((c) => [c.id, c]));
+interface Identity { file: string; split: string | null; width: number; set?: string; in_catalog: boolean; catalog_id: string | null; catalog_name?: string; printed_name?: string; jpeg?: Buffer }
+const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; name: string; hp?: string; artist?: string }[]).map((c) => [c.id, c]));
+const only = (file: string) => !process.env.ONLY || file.includes(process.env.ONLY);
+const photos: Identity[] =
+  process.env.SET === 'generated'
+    ? (await generatedScenes(referenceDesigns(datasets), datasets, (d) => d.kind === 'pokemon' && d.quarter === 'tune' && only(d.id))).map((s) => ({
+        file: s.design.id,
+        split: 'tune',
+        width: 1600,
+        in_catalog: true,
+        catalog_id: s.design.id,
+        catalog_name: cards.get(s.design.id)?.name,
+        jpeg: s.jpeg,
+      }))
+    : (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
+        (p) => p.split === 'train' && p.set !== 'slab' && only(p.file),
+      );
 const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
 const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
 try {
@@ -28,7 +42,7 @@ try {
   await cli('catalog', 'import', '--kind', 'mtg', '--cards', path.join(catalogs, 'mtg/mtgjson_printings.json.gz'), '--sets', path.join(catalogs, 'mtg/mtgjson_sets.json'));
   const tally = { right: 0, name: 0, wrong: 0, none: 0, listed: 0, n: 0 };
   for (const p of photos) {
-    const res = await fetch(`${server.url}/collectibles/v2/tcg_id`, { method: 'POST', headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _file: p.file }] }) });
+    const res = await fetch(`${server.url}/collectibles/v2/tcg_id`, { method: 'POST', headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [p.jpeg ? { _base64: p.jpeg.toString('base64') } : { _file: p.file }] }) });
     const rec = ((await res.json()) as { records: { _objects?: { _ocr?: { full_text: string }; _identification: { best_match: { id: string; name: string } | null; alternatives: { id: string; name: string }[]; distances: number[] } }[] }[] }).records[0]!;
     const obj = rec._objects?.[0];
     const idn = obj?._identification;
@@ -49,7 +63,7 @@ try {
     const list = [...(best ? [best] : []), ...(idn?.alternatives ?? [])];
     console.log(`   best ${best?.id ?? 'none'}; ${list.map((a, i) => `${a.id} ${a.name} ${idn?.distances[i] ?? ''}`).join(' | ')}`);
   }
-  console.log(`\ntrain: ${tally.n} in catalog, right ${tally.right}, top-1 name ${tally.name}, wrong ${tally.wrong}, none ${tally.none}, listed ${tally.listed}`);
+  console.log(`\n${process.env.SET === 'generated' ? 'generated, tune quarter' : 'train'}: ${tally.n} in catalog, right ${tally.right}, top-1 name ${tally.name}, wrong ${tally.wrong}, none ${tally.none}, listed ${tally.listed}`);
 } finally {
   await server.stop();
 }

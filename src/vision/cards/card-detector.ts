@@ -63,6 +63,21 @@ const MIN_VERIFIED = 0.85;
  * client gives) and no false card on the no-card threshold photos; 0.25 made one there.
  */
 const MAX_SHAPE_ERROR = 0.15;
+
+export interface DetectorOptions {
+  detector?: string;
+  corners?: string;
+  verifier?: string;
+  maxSpread?: number;
+  minVerified?: number;
+}
+const SHIPPED: Required<DetectorOptions> = {
+  detector: CARD_DETECTOR_FILE,
+  corners: CARD_CORNERS_FILE,
+  verifier: CARD_VERIFIER_FILE,
+  maxSpread: MAX_SPREAD,
+  minVerified: MIN_VERIFIED,
+};
 /** Overlap with the card's map pixels by which the outline search's candidate may trail the network's and still win. */
 const NEAR_TIE = 0.03;
 
@@ -90,14 +105,14 @@ export class CardDetector {
     private readonly session: InferenceSession,
     private readonly refiner: CardCornerRefiner,
     private readonly verifier: CardVerifier,
-    private readonly maxSpread: number,
-    private readonly minVerified: number,
+    private readonly limits: Required<DetectorOptions>,
   ) {}
 
-  /** `maxSpread`, `minVerified`: other limits, for training scripts that choose them (scripts/card-detector-dev.ts). */
-  static async load(threads = 1, file = CARD_DETECTOR_FILE, cornersFile = CARD_CORNERS_FILE, verifierFile = CARD_VERIFIER_FILE, maxSpread = MAX_SPREAD, minVerified = MIN_VERIFIED): Promise<CardDetector> {
-    const session = await InferenceSession.create(file, workerSessionOptions(threads));
-    return new CardDetector(session, await CardCornerRefiner.load(threads, cornersFile), await CardVerifier.load(threads, verifierFile), maxSpread, minVerified);
+  /** Other models and limits, for the scripts that choose them (scripts/card-detector-dev.ts); the shipped ones by default. */
+  static async load(threads = 1, options: DetectorOptions = {}): Promise<CardDetector> {
+    const o = { ...SHIPPED, ...options };
+    const session = await InferenceSession.create(o.detector, workerSessionOptions(threads));
+    return new CardDetector(session, await CardCornerRefiner.load(threads, o.corners), await CardVerifier.load(threads, o.verifier), o);
   }
 
   /** The five maps for an image, and the share of the map the photo covers (the rest is padding). */
@@ -175,7 +190,7 @@ export class CardDetector {
         // steps, searched within 2 % of that, place each side to a fraction of a pixel. On the
         // dev photos the fit raised corners within 1 % from 74 % to 76 %, the median 0.33 % to 0.12 %.
         const r = await this.refiner.refine(img, rough);
-        if (r.spread.reduce((a, b) => a + b, 0) / 4 > this.maxSpread) continue;
+        if (r.spread.reduce((a, b) => a + b, 0) / 4 > this.limits.maxSpread) continue;
         quad = fitCardEdges(img, r.quad).quad;
         if (aspectError(quad) > MAX_SHAPE_ERROR) continue;
         spread = r.spread;
@@ -195,7 +210,7 @@ export class CardDetector {
   /** The verifier looks again at each card: an art box or a card with the table around it is not one. */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));
-    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } })).filter((c) => c.card.verified! >= this.minVerified);
+    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } })).filter((c) => c.card.verified! >= this.limits.minVerified);
   }
 
   /**
