@@ -23,6 +23,15 @@ export interface TextRow {
   lastError?: string | null;
 }
 
+/** A row the backfill looks at again, with its record's data. */
+export interface PartlySeenRow {
+  key: number;
+  collection_id: string;
+  attempts: number;
+  data: unknown;
+  product_field: string | null;
+}
+
 /** The collection's own name suffix: ids are UUIDs, kept to their hex digits for identifiers. */
 const suffix = (collectionId: string) => {
   const hex = collectionId.replace(/-/g, '').toLowerCase();
@@ -154,6 +163,34 @@ export class CollectionTextStore {
     const out: Record<SeenState, number> = { done: 0, pending: 0, no_image: 0, failed: 0 };
     for (const r of rows) out[r.seen_state as SeenState] = Number(r.n);
     return out;
+  }
+
+  /**
+   * Rows looked at without one of `parts` (an upgrade added a view, or the operator turned a part
+   * on), whose record has an image URL to look at again, after key `after`, in key order. Records
+   * sent as base64 kept no image: theirs stay as they were seen.
+   */
+  async partlySeen(db: Kysely<Database>, parts: readonly string[], after: number, n: number, maxAttempts: number): Promise<PartlySeenRow[]> {
+    const want = JSON.stringify(parts);
+    const rows =
+      this.dialect === 'sqlite'
+        ? await sql<PartlySeenRow>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.key > ${after} AND t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}
+        AND json_type(r.data, '$._url') = 'text'
+        AND EXISTS (SELECT 1 FROM json_each(${want}) w WHERE w.value NOT IN (SELECT p.value FROM json_each(t.observed, '$.parts') p))
+      ORDER BY t.key LIMIT ${n}`.execute(db)
+        : await sql<PartlySeenRow>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.key > ${after} AND t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}
+        AND jsonb_typeof(r.data -> '_url') = 'string'
+        AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)
+      ORDER BY t.key LIMIT ${n}`.execute(db);
+    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
   }
 
   /** Before the records go (their rows cascade): the FTS5 rows, which no foreign key reaches. */

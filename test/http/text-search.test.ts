@@ -7,6 +7,7 @@ import { backends, startHarness, startTinyClipHarness, type Harness } from '../h
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
 import type { SeenBackfill } from '../../src/services/text-search/seen-backfill.ts';
+import { CollectionTextStore } from '../../src/store/collection-text-store.ts';
 import { colorPalette } from '../../src/vision/models/color-palette.ts';
 import { srgbToLuv } from '../../src/vision/models/dominant-colors.ts';
 
@@ -231,6 +232,44 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const after = await ping();
     expect(after.text_search).toMatchObject({ seen: 1, pending: 0, no_image: 1, failed: 1 });
     expect(after.info).toMatch(/seen content 1 of 3 records \(0 pending, 1 without a stored image, 1 failed\)/);
+  });
+
+  it('looks again at images first seen without a part the server now looks for, where the record has a URL', async () => {
+    const c = await newCollection('photo');
+    const ins = await call('/similarity/photos/v2/insert', { records: [
+      { _id: 'url-1', _url: `${origin}/plane.jpg?a` },
+      { _id: 'b64-1', _base64: img('airplanes', 1) },
+      { _id: 'url-gone', _url: `${origin}/plane.jpg?b` },
+    ] }, c);
+    expect(ins.body.status.code).toBe(210);
+    // As an older server saw them: without faces, and nothing found.
+    const keys = (await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows.map((r) => Number(r.key));
+    expect(keys).toHaveLength(3);
+    const texts = new CollectionTextStore(backend);
+    for (const key of keys) {
+      const row = (await texts.get(db(), key))!;
+      const o = row.observed as { parts: string[] };
+      expect(o.parts).toEqual(['objects', 'faces', 'colors']);
+      await db().transaction().execute((trx) => texts.write(trx, c.id, key, { ...row, seen: '', observed: { ...o, parts: ['colors'], objects: [] } }));
+    }
+    expect(ids((await text(c, 'airplane')).body)).toEqual([]);
+    await sql`UPDATE collection_records SET data = ${backend === 'sqlite' ? JSON.stringify({ _id: 'url-gone', _url: `${origin}/missing.jpg` }) : sql`${JSON.stringify({ _id: 'url-gone', _url: `${origin}/missing.jpg` })}::jsonb`} WHERE collection_id = ${c.id} AND record_id = 'url-gone'`.execute(db());
+
+    const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
+    expect(await backfill.pass()).toMatchObject({ reseen: 1, failed: 1 });
+    // Done: the base64 record has no image to look at, the gone one is not asked for again.
+    expect(await backfill.pass()).toMatchObject({ reseen: 0, failed: 0 });
+    const parts = async (id: string) => {
+      const r = (await sql<{ observed: unknown }>`SELECT t.observed FROM collection_text t JOIN collection_records r ON r.key = t.key WHERE r.collection_id = ${c.id} AND r.record_id = ${id}`.execute(db())).rows[0]!;
+      return ((typeof r.observed === 'string' ? JSON.parse(r.observed) : r.observed) as { parts: string[] }).parts;
+    };
+    expect(await parts('url-1')).toEqual(['objects', 'faces', 'colors']);
+    expect(await parts('b64-1')).toEqual(['colors']);
+    expect(await parts('url-gone')).toEqual(['colors']);
+    // The second look is searchable; the others keep what their first look gave.
+    expect(ids((await text(c, 'airplane')).body)).toEqual(['url-1']);
+    const ping = (await h.request('POST', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json() as { text_search: Record<string, number> };
+    expect(ping.text_search).toMatchObject({ seen: 3, failed: 0 });
   });
 });
 

@@ -18,6 +18,8 @@ interface Progress {
   noImage: number;
   failed: number;
   retokenised: number;
+  /** Rows looked at again for a part their first look did not have. */
+  reseen: number;
 }
 
 /**
@@ -28,7 +30,10 @@ interface Progress {
  * 2. rows whose image was not looked at get the `index` task on their `_url` (records sent as
  *    base64 or a server file kept no image: `no_image`); a refused image fails at once, a
  *    download or worker failure is tried again up to `maxSeenAttempts` times;
- * 3. rows seen by an older tokeniser are re-tokenised from their stored observation, no image.
+ * 3. rows seen by an older tokeniser are re-tokenised from their stored observation, no image;
+ * 4. rows seen without a part the server now looks for (an upgrade added the framed view, or the
+ *    operator turned OCR on) are looked at again when their record has a `_url`; a failure keeps
+ *    the first look, and is tried again up to `maxSeenAttempts` times.
  * One image at a time, so requests keep the other workers. The pass ends when nothing is left:
  * new records get their row when they are stored, so there is nothing to poll for afterwards.
  */
@@ -58,8 +63,8 @@ export class SeenBackfill {
 
   /** Works until nothing is left (or `limit` rows are done); returns what it did. */
   async pass(limit = Infinity): Promise<Progress> {
-    const p: Progress = { written: 0, seen: 0, noImage: 0, failed: 0, retokenised: 0 };
-    const done = () => p.written + p.seen + p.noImage + p.failed + p.retokenised;
+    const p: Progress = { written: 0, seen: 0, noImage: 0, failed: 0, retokenised: 0, reseen: 0 };
+    const done = () => p.written + p.seen + p.noImage + p.failed + p.retokenised + p.reseen;
     const report = (final = false) => {
       if (final ? done() > 0 : done() % logEvery === 0) this.log('info', final ? 'text search backfill: done' : 'text search backfill: progress', { ...p });
     };
@@ -75,6 +80,13 @@ export class SeenBackfill {
     while (!this.stopped && done() < limit) {
       const n = await this.retokenise(Math.min(batchSize, limit - done()), p);
       if (n === 0) break;
+    }
+    // a cursor, so that rows whose second look failed are passed over in this pass
+    let after = 0;
+    while (!this.stopped && done() < limit && this.seen.length) {
+      const last = await this.lookAgain(after, Math.min(batchSize, limit - done()), p, report);
+      if (last === null) break;
+      after = last;
     }
     report(true);
     return p;
@@ -166,6 +178,32 @@ export class SeenBackfill {
       p.retokenised++;
     }
     return rows.length;
+  }
+
+  /** Step 4: rows seen without a part now looked for, looked at again; returns the last key read, null when none was left. */
+  private async lookAgain(after: number, n: number, p: Progress, report: () => void): Promise<number | null> {
+    const rows = await this.store.text.partlySeen(this.db, this.seen, after, n, maxSeenAttempts);
+    for (const r of rows) {
+      if (this.stopped) break;
+      const claim = await this.db.updateTable('collection_text').set({ attempts: r.attempts + 1 }).where('key', '=', r.key).where('attempts', '=', r.attempts).executeTakeFirst();
+      if (Number(claim.numUpdatedRows) !== 1) continue;
+      const data = fromJson<Record<string, unknown>>(r.data);
+      const [o] = await this.vision.each('index', [{ _url: data._url }], { seen: [...this.seen] });
+      if (o && 'ok' in o) {
+        const t = seenText(o.ok.observed);
+        const { body, lang } = recordText(data, r.product_field);
+        await this.update(r.collection_id, r.key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
+        p.reseen++;
+      } else {
+        const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
+        // what the first look found stays searchable; a refused image is not asked for again
+        if (error.code >= 400 && error.code < 500) await this.db.updateTable('collection_text').set({ attempts: maxSeenAttempts }).where('key', '=', r.key).execute();
+        p.failed++;
+        this.log('warn', 'text search backfill: image not seen again', { collection: r.collection_id, key: r.key, error: error.text });
+      }
+      report();
+    }
+    return rows.length ? rows[rows.length - 1]!.key : null;
   }
 
   /** Writes a row unless its record went meanwhile; `write` resets attempts, so a final failure sets them after. */
