@@ -284,8 +284,13 @@ describe('identification', () => {
     const fearow = card('xy6-66', 'Fearow', '66', 108, '2015');
     const other = card('xy1-66', 'Clauncher', '66', 146, '2014');
     const clues = read([['66108', 0.93]]);
-    expect(scoreCandidate(fearow, clues).evidence).toMatchObject({ number: 'same', total: 'same' });
+    // the split was chosen for its total to be the candidate's: that total is no second clue
+    expect(scoreCandidate(fearow, clues).evidence).toMatchObject({ number: 'same', total: 'unknown' });
+    expect(scoreCandidate(fearow, clues).score).toBeLessThan(MIN_SCORE);
     expect(scoreCandidate(other, clues).evidence.number).toBe('none');
+    // with a name read beside it, the run names the card
+    const named = read([['Fearow', 0.95], ['66108', 0.93]]);
+    expect(scoreCandidate(fearow, named).score).toBeGreaterThanOrEqual(MIN_SCORE);
   });
 
   it('scores artwork from full at 20 bits to nothing at 60', () => {

@@ -223,7 +223,9 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   if (numbers.length) {
     evidence.number = 'same';
     evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
-    const totals = numbers.map(totalOf).filter((t): t is number => t !== null);
+    // A run's split was chosen for its total to be the candidate's: that total is no second clue
+    // (`17163` read on a Mr. Mime 179/165 is Blipbug 17/163 by number and total alone).
+    const totals = numbers.filter((n) => n.form !== 'run').map(totalOf).filter((t): t is number => t !== null);
     if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : 'differs';
   } else if (card.numberNorm !== null) {
     const own = digitsOf(card.numberNorm);
