@@ -15,15 +15,12 @@ import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import type { AccountService } from './account-service.ts';
 import { colorMatch, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
-import { maxSeenAttempts } from './text-search/seen-backfill.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
  * near-duplicate radius of 5 means cos ≥ 0.95: copies, resizes and recompressions of one photo.
  */
 export const distanceScale = 100;
-/** `ping` counts the rows the backfill will look at again up to this many: the count is a scan of the collection's rows. */
-const LOOK_AGAIN_COUNT_CAP = 10_000;
 const scaled = (d: number) => Math.round(d * distanceScale * 10_000) / 10_000;
 
 export type Fields = string[] | undefined;
@@ -329,8 +326,6 @@ export class VisualSearchService {
   private async textSearchState(c: CollectionRecord): Promise<{ summary: string; state: Record<string, unknown> }> {
     const engine = textEngineOf(c, this.vision.hasTextModel);
     const p = await this.store.text.progress(this.store.store.db, c.id);
-    // rows first seen without a part now looked for (an upgrade, a part turned on), which the backfill looks at again
-    const again = this.seen.length ? await this.store.text.partlySeenCount(this.store.store.db, c.id, this.seen, maxSeenAttempts, LOOK_AGAIN_COUNT_CAP) : 0;
     const withText = p.done + p.pending + p.no_image + p.failed;
     // Records stored before text search existed have no row until the backfill's first phase.
     const pending = p.pending + Math.max(0, c.recordCount - withText);
@@ -338,9 +333,8 @@ export class VisualSearchService {
     const parts = this.seen.length ? this.seen.join(', ') : 'nothing (LOUPE_SEEN=none): records are found by their own words only';
     const how = engine === 'clip' ? 'CLIP text tower against the image vectors' : `keyword engine (${index}; looks for ${parts}; record text)`;
     const hint = engine === 'keyword' && this.vision.hasTextModel ? '; a CLIP pack is active but this collection holds other vectors: re-index it to search with CLIP' : '';
-    const againText = again ? `, ${again >= LOOK_AGAIN_COUNT_CAP ? `${LOOK_AGAIN_COUNT_CAP} or more` : again} to look at again for a part added since` : '';
-    const summary = `text search: ${how}${hint}; seen content ${p.done} of ${c.recordCount} records (${pending} pending, ${p.no_image} without a stored image, ${p.failed} failed${againText})`;
-    return { summary, state: { engine, seen: p.done, pending, no_image: p.no_image, failed: p.failed, look_again: again, records: c.recordCount } };
+    const summary = `text search: ${how}${hint}; seen content ${p.done} of ${c.recordCount} records (${pending} pending, ${p.no_image} without a stored image, ${p.failed} failed)`;
+    return { summary, state: { engine, seen: p.done, pending, no_image: p.no_image, failed: p.failed, records: c.recordCount } };
   }
 
   async insert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {

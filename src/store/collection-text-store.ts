@@ -171,34 +171,26 @@ export class CollectionTextStore {
    * sent as base64 kept no image: theirs stay as they were seen.
    */
   async partlySeen(db: Kysely<Database>, parts: readonly string[], after: number, n: number, maxAttempts: number): Promise<PartlySeenRow[]> {
-    const rows = await sql<PartlySeenRow>`
+    const want = JSON.stringify(parts);
+    const rows =
+      this.dialect === 'sqlite'
+        ? await sql<PartlySeenRow>`
       SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
       JOIN collection_records r ON r.key = t.key
       JOIN collections c ON c.id = t.collection_id
-      WHERE t.key > ${after} AND ${this.partlySeenWhere(parts, maxAttempts)}
+      WHERE t.key > ${after} AND t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}
+        AND json_type(r.data, '$._url') = 'text'
+        AND EXISTS (SELECT 1 FROM json_each(${want}) w WHERE w.value NOT IN (SELECT p.value FROM json_each(t.observed, '$.parts') p))
+      ORDER BY t.key LIMIT ${n}`.execute(db)
+        : await sql<PartlySeenRow>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.key > ${after} AND t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}
+        AND jsonb_typeof(r.data -> '_url') = 'string'
+        AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)
       ORDER BY t.key LIMIT ${n}`.execute(db);
     return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
-  }
-
-  /** How many of a collection's rows {@link partlySeen} has left, counted up to `cap` (`ping`: a scan, so bounded). */
-  async partlySeenCount(db: Kysely<Database>, collectionId: string, parts: readonly string[], maxAttempts: number, cap: number): Promise<number> {
-    const r = await sql<{ n: number }>`
-      SELECT count(*) AS n FROM (SELECT 1 FROM collection_text t
-      JOIN collection_records r ON r.key = t.key
-      WHERE t.collection_id = ${collectionId} AND ${this.partlySeenWhere(parts, maxAttempts)}
-      LIMIT ${cap}) AS left_to_look`.execute(db);
-    return Number(r.rows[0]?.n ?? 0);
-  }
-
-  /** Rows seen without one of `parts`, whose record (`r`) has an image URL, not given up on. */
-  private partlySeenWhere(parts: readonly string[], maxAttempts: number) {
-    const want = JSON.stringify(parts);
-    const common = sql`t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}`;
-    return this.dialect === 'sqlite'
-      ? sql`${common} AND json_type(r.data, '$._url') = 'text'
-        AND EXISTS (SELECT 1 FROM json_each(${want}) w WHERE w.value NOT IN (SELECT p.value FROM json_each(t.observed, '$.parts') p))`
-      : sql`${common} AND jsonb_typeof(r.data -> '_url') = 'string'
-        AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)`;
   }
 
   /** Before the records go (their rows cascade): the FTS5 rows, which no foreign key reaches. */

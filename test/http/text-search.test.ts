@@ -255,11 +255,6 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'airplane')).body)).toEqual([]);
     await sql`UPDATE collection_records SET data = ${backend === 'sqlite' ? JSON.stringify({ _id: 'url-gone', _url: `${origin}/missing.jpg` }) : sql`${JSON.stringify({ _id: 'url-gone', _url: `${origin}/missing.jpg` })}::jsonb`} WHERE collection_id = ${c.id} AND record_id = 'url-gone'`.execute(db());
 
-    const ping = async () => (await h.request('POST', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json() as { info: string; text_search: Record<string, number> };
-    const before = await ping();
-    expect(before.text_search).toMatchObject({ seen: 3, look_again: 2 });
-    expect(before.info).toMatch(/2 to look at again for a part added since/);
-
     const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
     expect(await backfill.pass()).toMatchObject({ reseen: 1, failed: 1 });
     // Done: the base64 record has no image to look at, the gone one is not asked for again.
@@ -273,9 +268,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(await parts('url-gone')).toEqual(['colors']);
     // The second look is searchable; the others keep what their first look gave.
     expect(ids((await text(c, 'airplane')).body)).toEqual(['url-1']);
-    const after = await ping();
-    expect(after.text_search).toMatchObject({ seen: 3, failed: 0, look_again: 0 });
-    expect(after.info).not.toMatch(/to look at again/);
+    const ping = (await h.request('POST', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json() as { text_search: Record<string, number> };
+    expect(ping.text_search).toMatchObject({ seen: 3, failed: 0 });
   });
 });
 
