@@ -10,6 +10,8 @@ import type { VisionService } from '../vision-service.ts';
 /** A record whose image could not be looked at is tried this many times in all. */
 export const maxSeenAttempts = 3;
 const batchSize = 20;
+/** Keys whose observations one query of step 4 reads (about 12 ms in SQLite). */
+const lookAgainSpan = 2000;
 const logEvery = 100;
 
 interface Progress {
@@ -81,12 +83,11 @@ export class SeenBackfill {
       const n = await this.retokenise(Math.min(batchSize, limit - done()), p);
       if (n === 0) break;
     }
-    // a cursor, so that rows whose second look failed are passed over in this pass
-    let after = 0;
-    while (!this.stopped && done() < limit && this.seen.length) {
-      const last = await this.lookAgain(after, Math.min(batchSize, limit - done()), p, report);
-      if (last === null) break;
-      after = last;
+    // keys walked in spans: each query reads a bounded number of observations, and a row whose
+    // second look failed is passed over until the next pass
+    const last = this.seen.length ? await this.store.text.lastKey(this.db) : 0;
+    for (let after = 0; after < last && !this.stopped && done() < limit; after += lookAgainSpan) {
+      await this.lookAgain(after, after + lookAgainSpan, p, () => done() < limit, report);
     }
     report(true);
     return p;
@@ -180,11 +181,11 @@ export class SeenBackfill {
     return rows.length;
   }
 
-  /** Step 4: rows seen without a part now looked for, looked at again; returns the last key read, null when none was left. */
-  private async lookAgain(after: number, n: number, p: Progress, report: () => void): Promise<number | null> {
-    const rows = await this.store.text.partlySeen(this.db, this.seen, after, n, maxSeenAttempts);
+  /** Step 4: rows with keys in `(after, upTo]` seen without a part now looked for, looked at again while `more()`. */
+  private async lookAgain(after: number, upTo: number, p: Progress, more: () => boolean, report: () => void): Promise<void> {
+    const rows = await this.store.text.partlySeen(this.db, this.seen, after, upTo, maxSeenAttempts);
     for (const r of rows) {
-      if (this.stopped) break;
+      if (this.stopped || !more()) break;
       const claim = await this.db.updateTable('collection_text').set({ attempts: r.attempts + 1 }).where('key', '=', r.key).where('attempts', '=', r.attempts).executeTakeFirst();
       if (Number(claim.numUpdatedRows) !== 1) continue;
       const data = fromJson<Record<string, unknown>>(r.data);
@@ -203,7 +204,6 @@ export class SeenBackfill {
       }
       report();
     }
-    return rows.length ? rows[rows.length - 1]!.key : null;
   }
 
   /** Writes a row unless its record went meanwhile; `write` resets attempts, so a final failure sets them after. */
