@@ -303,8 +303,18 @@ describe('identification', () => {
     expect(artScore(90)).toBe(WEIGHTS.artDiffers);
   });
 
-  it('measures names by edits', () => {
+  it('measures names by edits, a capital I read as l (or the other way) being no edit', () => {
     expect(nameLikeness('pikachv', 'pikachu')).toBeCloseTo(6 / 7, 6);
     expect(nameLikeness('', 'pikachu')).toBe(0);
+    expect(nameLikeness('lvysaur', 'ivysaur')).toBe(1);
+    expect(nameLikeness('iillie', 'lillie')).toBe(1);
+    expect(nameLikeness('lvysaur', 'ivysaux')).toBeCloseTo(6 / 7, 6);
+  });
+
+  it('takes a number one digit from the candidate’s, padded as printed, for a near miss', () => {
+    const ivysaur = card('sv3pt5-2', 'Ivysaur', '2', 165, '2023', { hp: 100 });
+    const clues = read([['lvysaur', 0.05], ['102/165', 0.93]]);
+    expect(scoreCandidate(ivysaur, clues).evidence).toMatchObject({ number: 'near', name: 1 });
+    expect(scoreCandidate(ivysaur, read([['lvysaur', 0.05], ['157/165', 0.93]])).evidence.number).toBe('differs');
   });
 });

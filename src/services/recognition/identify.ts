@@ -200,10 +200,16 @@ export function logoStem(name: string): string | null {
   return LOGO_SUFFIX.test(name) ? normalizeName(name.replace(LOGO_SUFFIX, '')) : null;
 }
 
+/**
+ * A capital I and a lowercase l are one glyph in the sans-serif fonts cards print names in, and the
+ * recogniser reads either (`lvysaur`): folded names compare them as one letter.
+ */
+const lOrI = (x: string, y: string) => (x === 'l' && y === 'i') || (x === 'i' && y === 'l');
+
 /** How alike two folded names are, 0–1; a read name may carry a suffix the catalog spells apart (`Pikachu V`). */
 export function nameLikeness(read: string, catalog: string): number {
   if (!read || !catalog) return 0;
-  const whole = 1 - editDistance(read, catalog) / Math.max(read.length, catalog.length);
+  const whole = 1 - editDistance(read, catalog, lOrI) / Math.max(read.length, catalog.length);
   return Math.max(0, whole);
 }
 
@@ -231,7 +237,8 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
     const own = digitsOf(card.numberNorm);
     const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
     // the same digits under another prefix (`05/30` read for `TG05`) say nothing
-    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own)) ? 'near' : 'differs';
+    // numbers are printed padded to the total's width (`002/165`): `102` read is one digit from 2
+    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own.padStart(d.length, '0'))) ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
