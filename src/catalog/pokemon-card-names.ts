@@ -24,7 +24,6 @@ export const CARD_NAMES_FILE = fileURLToPath(new URL('./tables/pokemon-card-name
 /** A name misread by one letter counts from this many letters on (as for species). */
 const FUZZY_LETTERS = 7;
 
-
 export interface CardNames {
   /** The English name a localized trainer or energy name line stands for, or null. */
   english(line: string): { text: string; norm: string } | null;

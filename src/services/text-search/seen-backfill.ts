@@ -130,9 +130,7 @@ export class SeenBackfill {
     for (const r of rows.rows) {
       if (this.stopped) break;
       const key = Number(r.key);
-      // Claimed by raising its attempts: of two nodes reading the same row, one goes on.
-      const claim = await this.db.updateTable('collection_text').set({ attempts: Number(r.attempts) + 1 }).where('key', '=', key).where('attempts', '=', Number(r.attempts)).executeTakeFirst();
-      if (Number(claim.numUpdatedRows) !== 1) continue;
+      if (!(await this.claim(key, Number(r.attempts)))) continue;
       const data = fromJson<Record<string, unknown>>(r.data);
       const current = await this.store.text.get(this.db, key);
       if (!current) continue;
@@ -140,19 +138,12 @@ export class SeenBackfill {
         await this.update(r.collection_id, key, { ...current, seenState: 'no_image', lastError: null });
         p.noImage++;
       } else {
-        const [o] = await this.vision.each('index', [{ _url: data._url }], { seen: [...this.seen] });
-        if (o && 'ok' in o) {
-          const t = seenText(o.ok.observed);
-          const { body, lang } = recordText(data, r.product_field);
-          await this.update(r.collection_id, key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
-          p.seen++;
-        } else {
-          const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
-          // The image itself was refused (gone, not an image, a private address): final.
-          const final = error.code >= 400 && error.code < 500;
-          await this.update(r.collection_id, key, { ...current, seenState: 'failed', lastError: error.text.slice(0, 500) }, final ? maxSeenAttempts : undefined);
+        const error = await this.lookAt(r.collection_id, key, data._url, data, r.product_field);
+        if (!error) p.seen++;
+        else {
+          await this.update(r.collection_id, key, { ...current, seenState: 'failed', lastError: error.text.slice(0, 500) }, error.final ? maxSeenAttempts : undefined);
           p.failed++;
-          this.log('warn', 'text search backfill: image not seen', { collection: r.collection_id, key, error: error.text, final });
+          this.log('warn', 'text search backfill: image not seen', { collection: r.collection_id, key, error: error.text, final: error.final });
         }
       }
       report();
@@ -186,24 +177,40 @@ export class SeenBackfill {
     const rows = await this.store.text.partlySeen(this.db, this.seen, after, upTo, maxSeenAttempts);
     for (const r of rows) {
       if (this.stopped || !more()) break;
-      const claim = await this.db.updateTable('collection_text').set({ attempts: r.attempts + 1 }).where('key', '=', r.key).where('attempts', '=', r.attempts).executeTakeFirst();
-      if (Number(claim.numUpdatedRows) !== 1) continue;
+      if (!(await this.claim(r.key, r.attempts))) continue;
       const data = fromJson<Record<string, unknown>>(r.data);
-      const [o] = await this.vision.each('index', [{ _url: data._url }], { seen: [...this.seen] });
-      if (o && 'ok' in o) {
-        const t = seenText(o.ok.observed);
-        const { body, lang } = recordText(data, r.product_field);
-        await this.update(r.collection_id, r.key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
-        p.reseen++;
-      } else {
-        const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
+      const error = await this.lookAt(r.collection_id, r.key, String(data._url), data, r.product_field);
+      if (!error) p.reseen++;
+      else {
         // what the first look found stays searchable; a refused image is not asked for again
-        if (error.code >= 400 && error.code < 500) await this.db.updateTable('collection_text').set({ attempts: maxSeenAttempts }).where('key', '=', r.key).execute();
+        if (error.final) await this.db.updateTable('collection_text').set({ attempts: maxSeenAttempts }).where('key', '=', r.key).execute();
         p.failed++;
-        this.log('warn', 'text search backfill: image not seen again', { collection: r.collection_id, key: r.key, error: error.text });
+        this.log('warn', 'text search backfill: image not seen again', { collection: r.collection_id, key: r.key, error: error.text, final: error.final });
       }
       report();
     }
+  }
+
+  /** Claimed by raising its attempts: of two nodes reading the same row, one goes on. */
+  private async claim(key: number, attempts: number): Promise<boolean> {
+    const r = await this.db.updateTable('collection_text').set({ attempts: attempts + 1 }).where('key', '=', key).where('attempts', '=', attempts).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /**
+   * The `index` task on a record's image; when it is seen, its row is written as seen. Otherwise
+   * the error, `final` when the image itself was refused (gone, not an image, a private address).
+   */
+  private async lookAt(collectionId: string, key: number, url: string, data: Record<string, unknown>, productField: string | null): Promise<{ text: string; final: boolean } | null> {
+    const [o] = await this.vision.each('index', [{ _url: url }], { seen: [...this.seen] });
+    if (o && 'ok' in o) {
+      const t = seenText(o.ok.observed);
+      const { body, lang } = recordText(data, productField);
+      await this.update(collectionId, key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
+      return null;
+    }
+    const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
+    return { text: error.text, final: error.code >= 400 && error.code < 500 };
   }
 
   /** Writes a row unless its record went meanwhile; `write` resets attempts, so a final failure sets them after. */
