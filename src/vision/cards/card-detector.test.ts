@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { caltechPhotos, photoBytes, photosDir } from '../../../test/helpers/photos.ts';
-import { CardDetector, type DetectedCard } from './card-detector.ts';
+import { CardDetector, cardShapedFromEachSide, type DetectedCard } from './card-detector.ts';
 import { polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
 import { decodeCardPhoto } from './card-tasks.ts';
 
@@ -130,5 +130,43 @@ describe('card detector on real photos', () => {
     const a = await detect(`cards/${name}`);
     const b = await detect(`cards/${name}`);
     expect(b).toEqual(a);
+  });
+});
+
+describe('restarts of an outline off the card\'s shape', () => {
+  // a card 630 x 880 px whose outline ran 240 px past its lower side, onto the table
+  const card: Quad = [[100, 50], [730, 50], [730, 930], [100, 930]];
+  const ranOn: Quad = [[100, 50], [730, 50], [730, 1170], [100, 1170]];
+  const near = (a: Quad, b: Quad) => Math.max(...a.map((p, k) => Math.hypot(p[0] - b[k]![0], p[1] - b[k]![1])));
+
+  it('places a card-shaped outline from each side it cannot have run past, one of them the card', () => {
+    const starts = cardShapedFromEachSide(ranOn);
+    expect(starts).toHaveLength(2);
+    for (const q of starts) {
+      const [across, along] = sideLengths(q);
+      expect(Math.min(across, along) / Math.max(across, along)).toBeCloseTo(63 / 88, 3);
+    }
+    // the upper side kept: the lower one placed where a card as wide ends
+    expect(near(starts[0]!, card)).toBeLessThan(0.01);
+    // the lower side kept: the card placed on the table, above it
+    expect(starts[1]![0][1]).toBeCloseTo(1170 - 880, 6);
+  });
+
+  it('keeps the corners in the outline\'s order, also for a turned card', () => {
+    const turn = (p: Point): Point => [p[0] * Math.cos(0.3) - p[1] * Math.sin(0.3), p[0] * Math.sin(0.3) + p[1] * Math.cos(0.3)];
+    const starts = cardShapedFromEachSide(ranOn.map(turn) as Quad);
+    expect(near(starts[0]!, card.map(turn) as Quad)).toBeLessThan(0.01);
+    // a landscape outline (the card lying sideways): the short side is across it
+    const sideways: Quad = [[0, 0], [1170, 0], [1170, 630], [0, 630]];
+    expect(near(cardShapedFromEachSide(sideways)[0]!, [[290, 0], [1170, 0], [1170, 630], [290, 630]])).toBeLessThan(0.01);
+  });
+
+  it('keeps the long sides of an outline too square for a card', () => {
+    // a card 630 x 880 px whose outline ran 250 px past one of its long sides
+    const wide: Quad = [[0, 0], [880, 0], [880, 880], [0, 880]];
+    const starts = cardShapedFromEachSide(wide);
+    expect(starts).toHaveLength(2);
+    expect(near(starts[0]!, [[250, 0], [880, 0], [880, 880], [250, 880]])).toBeLessThan(0.01);
+    expect(near(starts[1]!, [[0, 0], [630, 0], [630, 880], [0, 880]])).toBeLessThan(0.01);
   });
 });

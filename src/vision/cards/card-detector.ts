@@ -63,6 +63,8 @@ const MIN_VERIFIED = 0.85;
  * client gives) and no false card on the no-card threshold photos; 0.25 made one there.
  */
 const MAX_SHAPE_ERROR = 0.15;
+/** A kept card further than this from 63:88 is placed again from each side (`restarted`). */
+const RESTART_SHAPE_ERROR = 0.05;
 
 export interface DetectorOptions {
   detector?: string;
@@ -165,7 +167,15 @@ export class CardDetector {
         (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known))).sort(surestFirst).forEach(keep);
       }
     }
-    return kept.map((c) => c.card).sort(largestFirst);
+    const cards = kept.map((c) => c.card).sort(largestFirst);
+    // the largest card is the one grading measures and recognition reads first: its outline, when
+    // off the card's shape, is placed again (two refiner runs: only for it, as binder pages hold
+    // many small outlines off the shape)
+    if (cards[0] && aspectError(cards[0].quad) > RESTART_SHAPE_ERROR) {
+      cards[0] = await this.restarted(img, cards[0]);
+      cards.sort(largestFirst);
+    }
+    return cards;
   }
 
   /** The cards of one map set (the whole photo's, or a tile's at `offset`), in pixels of the photo. */
@@ -214,6 +224,32 @@ export class CardDetector {
   }
 
   /**
+   * A card whose outline is off the card's shape has mostly run past the card on one side
+   * (its map ran into the table; the refiner, reaching 14 % either way, was sure of a corner
+   * there). It is placed again from each side in turn: the side kept, the opposite one where a
+   * card as wide ends, then refined and fitted. The verifier's best of those more card-shaped
+   * replaces the first when it scores at least as much, so no card is kept that was not
+   * (docs/card-detector.md "Restarts").
+   */
+  private async restarted(img: RgbPixels, first: DetectedCard): Promise<DetectedCard> {
+    const tries: { quad: Quad; spread: DetectedCard['spread'] }[] = [];
+    for (const start of cardShapedFromEachSide(first.quad)) {
+      const r = await this.refiner.refine(img, start);
+      if (r.spread.reduce((a, b) => a + b, 0) / 4 > this.limits.maxSpread) continue;
+      const quad = fitCardEdges(img, r.quad).quad;
+      if (aspectError(quad) >= aspectError(first.quad)) continue;
+      tries.push({ quad, spread: r.spread });
+    }
+    if (!tries.length) return first;
+    const p = await this.verifier.verify(img, tries.map((t) => t.quad));
+    let best = -1;
+    p.forEach((v, k) => {
+      if (v >= first.verified! && (best < 0 || v > p[best]!)) best = k;
+    });
+    return best < 0 ? first : { ...first, quad: tries[best]!.quad, spread: tries[best]!.spread, verified: p[best]! };
+  }
+
+  /**
    * Issue 17's first way of placing corners: the network's outline fitted to the photo's edges,
    * the classical outline search in the card's region, or over the whole photo, whichever
    * outline best covers the card's map pixels (the search's winning near-ties).
@@ -256,3 +292,44 @@ function searchAround(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixe
 }
 
 const clamp = (v: number, max: number) => Math.round(Math.max(0, Math.min(max, v)));
+
+/**
+ * Two card-shaped starts for an outline off the card's shape: each side it cannot have run past
+ * kept in turn (both short sides of an outline too long, both long sides of one too square), the
+ * opposite side placed along the two adjacent sides' directions where a 63:88 card as long as the
+ * kept side ends. Corners stay in the outline's order.
+ */
+export function cardShapedFromEachSide(q: Quad): Quad[] {
+  const [across, along] = sideLengths(q);
+  // which pair of sides is the card's short one
+  const shortAcross = across <= along;
+  // an outline too long for a card ran on past a short side: each short side is kept in turn;
+  // one too square ran on past a long side: each long side is
+  const tooLong = Math.min(across, along) / Math.max(across, along) < CARD_SHAPE;
+  const out: Quad[] = [];
+  for (let k = 0; k < 4; k++) {
+    // sides 0 and 2 run across (upper, lower), 1 and 3 along
+    const keptIsShort = (k % 2 === 0) === shortAcross;
+    if (keptIsShort !== tooLong) continue;
+    const a = q[k]!;
+    const b = q[(k + 1) % 4]!;
+    const len = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    const depth = keptIsShort ? len / CARD_SHAPE : len * CARD_SHAPE;
+    // the adjacent sides leave a and b towards the far side: b -> q[k+2], a -> q[k+3]
+    const c = q[(k + 2) % 4]!;
+    const d = q[(k + 3) % 4]!;
+    const unit = (from: Point, to: Point): Point => {
+      const n = Math.hypot(to[0] - from[0], to[1] - from[1]) || 1;
+      return [(to[0] - from[0]) / n, (to[1] - from[1]) / n];
+    };
+    const ub = unit(b, c);
+    const ua = unit(a, d);
+    const quad = [...q] as Quad;
+    quad[(k + 2) % 4] = [b[0] + ub[0] * depth, b[1] + ub[1] * depth];
+    quad[(k + 3) % 4] = [a[0] + ua[0] * depth, a[1] + ua[1] * depth];
+    out.push(quad);
+  }
+  return out;
+}
+/** A card's short side over its long one, 63:88. */
+const CARD_SHAPE = 63 / 88;
