@@ -98,6 +98,19 @@ async function locate(method: Method, bytes: Buffer): Promise<{ quads: Quad[]; k
 }
 
 const labelMs: number[] = [];
+/** Raw against held (sleeve, top-loader, pocket) on the real photos, by the labels' kind: the detector's matched cards. */
+const heldTally = { single: { held: 0, heldSaid: 0, raw: 0, rawSaid: 0 }, multi: { held: 0, heldSaid: 0, raw: 0, rawSaid: 0 } };
+const tallyHeld = (set: 'single' | 'multi', truthKind: string, said: string | undefined) => {
+  if (truthKind === 'slab' || said === undefined) return;
+  const t = heldTally[set];
+  if (truthKind === 'raw') {
+    t.raw++;
+    if (said !== 'raw') t.rawSaid++;
+  } else {
+    t.held++;
+    if (said !== 'raw') t.heldSaid++;
+  }
+};
 const rows: string[] = [];
 const row = (measure: string, detectorValue: string, searchValue: string, classicalValue: string, target = '') => rows.push(`| ${measure} | ${detectorValue} | ${searchValue} | ${classicalValue} | ${target} |`);
 
@@ -119,6 +132,7 @@ for (const set of ['single', 'slab'] as const) {
       const errs = cornerErrors(r.quads[0], truth.corners).filter((_, k) => !hidden.has(k));
       result[method].errs.push(...errs);
       if ((r.kinds[0] === 'slab') === (truth.kind === 'slab')) result[method].kindOk++;
+      if (method === 'detector' && set === 'single') tallyHeld('single', truth.kind, r.kinds[0]);
     }
   }
   const name = set === 'single' ? `real single-card photos (${photos.length})` : `graded slabs, the card inside (${photos.length})`;
@@ -174,6 +188,7 @@ for (const set of ['single', 'slab'] as const) {
         if (k >= 0) {
           used.add(k);
           count[method].found++;
+          if (method === 'detector') tallyHeld('multi', t.kind, r.kinds[k]);
         } else count[method].missed++;
       }
       count[method].extra += r.quads.length - used.size;
@@ -182,6 +197,16 @@ for (const set of ['single', 'slab'] as const) {
   // the detector looks at tiles of a photo where it finds several cards: its time on these photos
   const fmt = (m: Method) => `found ${count[m].found}, missed ${count[m].missed}, extra ${count[m].extra}; detection ${median(count[m].ms).toFixed(0)} ms a photo (median)`;
   row(`multi-card photos (${photos.length} photos, ${cards} cards)`, fmt('detector'), fmt('search'), fmt('classical'), '');
+  const t = (k: 'single' | 'multi') => heldTally[k];
+  const all = { held: t('single').held + t('multi').held, heldSaid: t('single').heldSaid + t('multi').heldSaid, raw: t('single').raw + t('multi').raw, rawSaid: t('single').rawSaid + t('multi').rawSaid };
+  const balanced = (x: typeof all) => (x.heldSaid / Math.max(1, x.held) + (x.raw - x.rawSaid) / Math.max(1, x.raw)) / 2;
+  row(
+    'in a sleeve or top-loader, or bare (cards found on the real single and multi-card photos, kinds labelled by eye)',
+    `single: held ${t('single').heldSaid} of ${t('single').held} called held, bare ${t('single').rawSaid} of ${t('single').raw} called held; multi: held ${t('multi').heldSaid} of ${t('multi').held}, bare ${t('multi').rawSaid} of ${t('multi').raw}; balanced accuracy ${balanced(all).toFixed(2)}`,
+    '',
+    'n/a',
+    '',
+  );
 }
 
 // Video stills with many small cards (box labels; a card counts as found when a quad's box overlaps its box by IoU ≥ 0.5).

@@ -24,7 +24,7 @@ import { CardDetector } from '../src/vision/cards/card-detector.ts';
 import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
 import type { Point, Quad } from '../src/vision/geometry/plane-geometry.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
-const labels = JSON.parse(fs.readFileSync(process.env.LABELS ?? path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[] }[] }[];
+const labels = JSON.parse(fs.readFileSync(process.env.LABELS ?? path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[]; kind?: string }[] }[];
 const spreadList = (process.env.SPREADS ?? '0.032').split(',').map(Number);
 const verifiedList = (process.env.VERIFIED ?? '0.5').split(',').map(Number);
 // every (doubt limit, verifier threshold) pair is one setting
@@ -33,6 +33,7 @@ const det = await CardDetector.load(1, {
   ...(process.env.DETECTOR ? { detector: process.env.DETECTOR } : {}),
   ...(process.env.CORNERS ? { corners: process.env.CORNERS } : {}),
   ...(process.env.VERIFIER ? { verifier: process.env.VERIFIER } : {}),
+  ...(process.env.HOLDER ? { holder: process.env.HOLDER } : {}),
   maxSpread: Math.max(...spreadList),
   minVerified: Math.min(...verifiedList),
 });
@@ -54,16 +55,16 @@ const load = async (file: string) => {
   const img = await decodeCardPhoto(fs.readFileSync(path.join(datasets, file)), 50_000_000);
   const found = await det.detect({ data: img.data, width: img.width, height: img.height });
   const sx = img.originalWidth / img.width, sy = img.originalHeight / img.height;
-  return found.map((c) => ({ quad: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad, spread: c.spread.reduce((a, b) => a + b, 0) / 4, verified: c.verified ?? 1 }));
+  return found.map((c) => ({ quad: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad, spread: c.spread.reduce((a, b) => a + b, 0) / 4, verified: c.verified ?? 1, kind: c.kind }));
 };
-type Res = { dev: boolean; cards: number; found: number[]; largest: (number[] | null)[]; extra: number[] };
+type Res = { dev: boolean; cards: number; found: number[]; largest: (number[] | null)[]; extra: number[]; kinds: { truth: boolean; said: boolean }[] };
 const out: Res[] = [];
 for (const p of labels) {
   const name = p.file.replace('real_card_photos/', '');
   const dev = inDev(name);
   if (process.env.ONLY === 'dev' && !dev) continue;
   const found = await load(p.file);
-  const res: Res = { dev, cards: p.cards.length, found: [], largest: [], extra: [] };
+  const res: Res = { dev, cards: p.cards.length, found: [], largest: [], extra: [], kinds: [] };
   const biggest = [...p.cards].sort((a, b) => area(b.corners) - area(a.corners))[0];
   for (const lim of settings) {
     const kept = found.filter((f) => f.spread <= lim.spread && f.verified >= lim.verified);
@@ -72,6 +73,8 @@ for (const p of labels) {
     res.extra.push(kept.filter((f) => !p.cards.some((c) => side(centre(f.quad), centre(c.corners)) < 0.25 * shortSide(c.corners))).length);
     if (!biggest) { res.largest.push(null); continue; }
     const h = hit(biggest.corners);
+    // held: in a sleeve, top-loader or slab, by the label's kind and by the detector's
+    if (h && lim === settings[0]) res.kinds.push({ truth: (biggest.kind ?? 'raw') !== 'raw', said: h.kind !== 'raw' });
     const e = h ? errs(h.quad, biggest.corners) : [99, 99, 99, 99];
     res.largest.push(e.filter((_, k) => !(biggest.hidden ?? []).includes(k)));
   }
@@ -108,3 +111,9 @@ settings.forEach((lim, i) => {
   }
   if (negatives.length) console.log(`  no-card photos (${readable}) with a card: ${falseCards[i]}`);
 });
+for (const dev of [true, false]) {
+  const ks = out.filter((r) => r.dev === dev).flatMap((r) => r.kinds);
+  const held = ks.filter((k) => k.truth);
+  const raw = ks.filter((k) => !k.truth);
+  console.log(`${dev ? 'dev  ' : 'train'} largest card's kind: right ${ks.filter((k) => k.truth === k.said).length} of ${ks.length}; held found ${held.filter((k) => k.said).length} of ${held.length}, raw kept raw ${raw.filter((k) => !k.said).length} of ${raw.length}`);
+}

@@ -111,6 +111,13 @@ describe('card detector on real photos', () => {
     expect(unmatched).toBeLessThanOrEqual(4);
   });
 
+  it('says which cards are in a holder: a card in a rigid holder, and bare single cards', async () => {
+    const { cards } = await detect('cards/held-1730718170_jpg.rf.167d50557e4430b542c58f6c23ef836c.jpg');
+    expect(cards[0]?.kind).toBe('holder');
+    expect(cards[0]?.held).toBeGreaterThanOrEqual(0.5);
+    for (const f of fixtures.filter((f) => f.startsWith('single-'))) expect((await detect(`cards/${f}`)).cards[0]?.kind, f).toBe('raw');
+  });
+
   it('finds the card inside a graded slab, not the slab', async () => {
     const { cards, scale } = await detect('cards/slab-counterspell_bgs.jpg');
     const truth = labelOf('counterspell_bgs.jpg').cards[0]!;

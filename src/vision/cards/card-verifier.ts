@@ -26,16 +26,27 @@ export function portrait(quad: Quad): Quad {
 
 /** The upright view of an outline (3 × VIEW_H × VIEW_W, RGB 0–1), written into `out` at `offset`. */
 export function cardView(img: RgbPixels, quad: Quad, out = new Float32Array(3 * VIEW_W * VIEW_H), offset = 0): Float32Array {
+  return uprightView(img, quad, { width: VIEW_W, height: VIEW_H, margin: VIEW_MARGIN }, out, offset);
+}
+
+/**
+ * An outline warped upright (portrait) into `size.width` × `size.height` pixels reaching
+ * `size.margin` of its width and height beyond each side: view pixel (i, j) is the rectangle point
+ * ((−M + (i + 0.5)(1 + 2M)/W)·w, (−M + (j + 0.5)(1 + 2M)/H)·h) through the outline's homography,
+ * bilinear, black outside the photo, as the training scripts' `cv2.remap` samples it.
+ */
+export function uprightView(img: RgbPixels, quad: Quad, size: { width: number; height: number; margin: number }, out = new Float32Array(3 * size.width * size.height), offset = 0): Float32Array {
   const q = portrait(quad);
   const [w, h] = sideLengths(q);
   const m = rectToQuad(w, h, q);
-  const plane = VIEW_W * VIEW_H;
-  for (let j = 0; j < VIEW_H; j++) {
-    const v = (-VIEW_MARGIN + ((j + 0.5) * (1 + 2 * VIEW_MARGIN)) / VIEW_H) * h;
-    for (let i = 0; i < VIEW_W; i++) {
-      const u = (-VIEW_MARGIN + ((i + 0.5) * (1 + 2 * VIEW_MARGIN)) / VIEW_W) * w;
+  const { width: W, height: H, margin: M } = size;
+  const plane = W * H;
+  for (let j = 0; j < H; j++) {
+    const v = (-M + ((j + 0.5) * (1 + 2 * M)) / H) * h;
+    for (let i = 0; i < W; i++) {
+      const u = (-M + ((i + 0.5) * (1 + 2 * M)) / W) * w;
       const [x, y] = applyHomography(m, u, v);
-      sampleRgb(img, x, y, out, offset + j * VIEW_W + i, plane);
+      sampleRgb(img, x, y, out, offset + j * W + i, plane);
     }
   }
   return out;
