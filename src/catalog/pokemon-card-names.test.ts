@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CARD_NAMES_FILE, cardNames, installedCardNames, type CardNameTable } from './pokemon-card-names.ts';
+import { CARD_NAMES_FILE, cardNames, installedCardNames, printedForms, type CardNameTable } from './pokemon-card-names.ts';
 
 const table: CardNameTable = {
   source: 'test',
@@ -34,6 +34,27 @@ describe('cardNames', () => {
     // one letter off counts from seven letters on
     expect(names.english('Liga-Mitarbeitr')?.text).toBe('League Staff');
     expect(names.english('Sallx')).toBeNull();
+  });
+
+  it('reads a special energy whose type the card prints as a symbol, or in its own language', () => {
+    expect(printedForms('Énergie Metal Revêtement', 'fr')).toEqual(['Énergie Metal Revêtement', 'Énergie Revêtement', 'Énergie Métal Revêtement']);
+    expect(printedForms('Wachsende Grass-Energie', 'de')).toEqual(['Wachsende Grass-Energie', 'Wachsende Energie', 'Wachsende Pflanzen-Energie']);
+    expect(printedForms('Académie de Nuit', 'fr')).toEqual(['Académie de Nuit']);
+    const energies = cardNames({
+      source: 'test',
+      languages: ['fr', 'de', 'es', 'it', 'pt'],
+      names: [
+        ['Coating Metal Energy', 'Énergie Metal Revêtement', 'Schicht-Metal-Energie', '', '', ''],
+        ['Basic Fighting Energy', 'Énergie Fighting de base', '', '', '', ''],
+        ['Basic Lightning Energy', 'Énergie Lightning de base', '', '', '', ''],
+      ],
+    });
+    expect(energies.english('EnergieRevetement')?.text).toBe('Coating Metal Energy');
+    expect(energies.english('Énergie Métal Revêtement')?.text).toBe('Coating Metal Energy');
+    expect(energies.english('Schicht-Energie')?.text).toBe('Coating Metal Energy');
+    // the type was all that told two basic energies apart: without it the name says nothing
+    expect(energies.english('Énergie de base')).toBeNull();
+    expect(energies.english('Énergie Combat de base')?.text).toBe('Basic Fighting Energy');
   });
 
   it('ships a table of every language it names, each row an English name and one name per language', () => {

@@ -29,12 +29,47 @@ export interface CardNames {
   english(line: string): { text: string; norm: string } | null;
 }
 
+/**
+ * Energy types by their English word, in the table's languages (the types as the games print
+ * them on French, German, Spanish, Italian and Portuguese cards).
+ */
+const TYPE_WORDS: Record<string, Record<string, string>> = {
+  Grass: { fr: 'Plante', de: 'Pflanzen', es: 'Planta', it: 'Erba', pt: 'Grama' },
+  Fire: { fr: 'Feu', de: 'Feuer', es: 'Fuego', it: 'Fuoco', pt: 'Fogo' },
+  Water: { fr: 'Eau', de: 'Wasser', es: 'Agua', it: 'Acqua', pt: 'Água' },
+  Lightning: { fr: 'Électrique', de: 'Elektro', es: 'Rayo', it: 'Lampo', pt: 'Elétrica' },
+  Psychic: { fr: 'Psy', de: 'Psycho', es: 'Psíquica', it: 'Psico', pt: 'Psíquica' },
+  Fighting: { fr: 'Combat', de: 'Kampf', es: 'Lucha', it: 'Lotta', pt: 'Luta' },
+  Darkness: { fr: 'Obscurité', de: 'Finsternis', es: 'Oscura', it: 'Oscurità', pt: 'Escuridão' },
+  Metal: { fr: 'Métal', de: 'Metall', es: 'Metálica', it: 'Metallo', pt: 'Metal' },
+  Fairy: { fr: 'Fée', de: 'Feen', es: 'Hada', it: 'Folletto', pt: 'Fada' },
+  Dragon: { fr: 'Dragon', de: 'Drachen', es: 'Dragón', it: 'Drago', pt: 'Dragão' },
+  Colorless: { fr: 'Incolore', de: 'Farblos', es: 'Incolora', it: 'Incolore', pt: 'Incolor' },
+};
+const TYPE_WORD = new RegExp(`(^|[\\s-])(${Object.keys(TYPE_WORDS).join('|')})(?=$|[\\s-])`);
+
+/**
+ * A localized energy name as cards print it. tcgdex writes the type of a special energy in English
+ * inside a localized name (`Énergie Metal Revêtement`, `Wachsende Grass-Energie`), where the card
+ * prints the type's symbol (a French Coating Metal Energy reads `Énergie Revêtement`) or, on some
+ * prints, the language's own word: both are kept beside the name as written.
+ */
+export function printedForms(name: string, language: string): string[] {
+  const m = TYPE_WORD.exec(name);
+  if (!m) return [name];
+  const at = m.index + m[1]!.length;
+  const end = at + m[2]!.length;
+  const without = (name.slice(0, at) + name.slice(end)).replace(/\s{2,}/g, ' ').replace(/-{2,}/g, '-').replace(/(^|\s)-|-(?=\s|$)/g, '$1').trim();
+  const own = TYPE_WORDS[m[2]!]![language];
+  return [name, without, ...(own ? [name.slice(0, at) + own + name.slice(end)] : [])];
+}
+
 export function cardNames(table: CardNameTable): CardNames {
   const englishNorms = new Set(table.names.map((row) => fold(row[0]!)));
   // localized (folded) → English; null where two English names share it
   const byNorm = new Map<string, string | null>();
   for (const [english, ...localized] of table.names) {
-    for (const name of localized) {
+    for (const name of localized.flatMap((n, k) => (n ? printedForms(n, table.languages[k]!) : []))) {
       const norm = fold(name ?? '');
       // a name printed alike in English needs no reading, and one that is another card's English name says nothing
       if (norm.length < 3 || englishNorms.has(norm)) continue;
