@@ -160,7 +160,7 @@ def export(model: torch.nn.Module, path: str):
 
 def main():
     ap = argparse.ArgumentParser()
-    add_common_args(ap, steps=2000, batch=48, out='runs/holder')
+    add_common_args(ap, steps=1000, batch=48, out='runs/holder')
     ap.add_argument('--labels', required=True)
     ap.add_argument('--real-share', type=float, default=0.6)
     ap.add_argument('--scenes', type=int, default=400, help='generated scenes drawn once per data worker')
