@@ -26,6 +26,26 @@ def to_input(img: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(img[..., ::-1].copy()).permute(2, 0, 1).float().div(255)
 
 
+def bce_step(model: nn.Module, batch) -> torch.Tensor:
+    """The loss of a card-or-not kind of network: binary cross-entropy on its logit."""
+    x, y = batch
+    return nn.functional.binary_cross_entropy_with_logits(model(x), y)
+
+
+def probabilities(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """A binary network's probabilities on a dev set, in eval mode, back to training after."""
+    model.eval()
+    with torch.no_grad():
+        p = torch.sigmoid(model(x))
+    model.train()
+    return p
+
+
+def batches(dataset: torch.utils.data.IterableDataset, workers: int) -> Iterable:
+    """The batches an iterable dataset yields whole, drawn by `workers` processes."""
+    return (b for b in torch.utils.data.DataLoader(dataset, batch_size=None, num_workers=workers))
+
+
 def add_common_args(ap: argparse.ArgumentParser, steps: int, batch: int, out: str) -> None:
     ap.add_argument('--backgrounds', required=True)
     ap.add_argument('--steps', type=int, default=steps)

@@ -28,12 +28,11 @@ import os
 import cv2
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 import corners
 import scenes
-from loop import SEED, add_common_args, to_input, train
-from train_verifier import Verifier, jitter, upright
+from loop import SEED, add_common_args, batches, bce_step, probabilities, to_input, train
+from train_verifier import Exported, Verifier, jitter, upright
 
 VIEW_W, VIEW_H = 96, 128
 MARGIN = 0.12
@@ -146,15 +145,6 @@ def dev_set(labels: str):
 
 def export(model: torch.nn.Module, path: str):
     model.eval()
-
-    class Exported(torch.nn.Module):
-        def __init__(self, m):
-            super().__init__()
-            self.m = m
-
-        def forward(self, views):
-            return torch.sigmoid(self.m(views))
-
     torch.onnx.export(Exported(model), torch.zeros(1, 3, VIEW_H, VIEW_W), path, input_names=['views'], output_names=['held'], dynamic_axes={'views': {0: 'n'}, 'held': {0: 'n'}}, opset_version=17, dynamo=False)
 
 
@@ -168,24 +158,15 @@ def main():
     dev = dev_set(args.labels)
 
     def data(step: int):
-        ds = Samples(args.backgrounds, args.labels, step + args.data_start, args.batch, args.real_share, args.scenes)
-        return (b for b in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers))
-
-    def step_loss(model, batch):
-        x, y = batch
-        return F.binary_cross_entropy_with_logits(model(x), y)
+        return batches(Samples(args.backgrounds, args.labels, step + args.data_start, args.batch, args.real_share, args.scenes), args.workers)
 
     def report(model, step):
         if step % 200 and step != args.steps:
             return {}
-        model.eval()
-        with torch.no_grad():
-            p = torch.sigmoid(model(dev[0]))
-        model.train()
-        y = dev[1]
+        p, y = probabilities(model, dev[0]), dev[1]
         return {'dev_held_found': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_raw_kept': round(float((p[y == 0] <= 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
 
-    train(args, Verifier, data, step_loss, export, 'card-holder.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
+    train(args, Verifier, data, bce_step, export, 'card-holder.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
 
 
 if __name__ == '__main__':

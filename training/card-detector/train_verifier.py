@@ -34,11 +34,10 @@ import cv2
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import corners
 import scenes
-from loop import SEED, add_common_args, cbr, to_input, train
+from loop import SEED, add_common_args, batches, bce_step, cbr, probabilities, to_input, train
 
 VIEW_W, VIEW_H = 64, 88
 MARGIN = 0.08
@@ -368,24 +367,15 @@ def main():
     dev = dev_set(args.backgrounds, args.labels)
 
     def data(step: int):
-        ds = Samples(args.backgrounds, args.labels, step + args.data_start, args.batch)
-        return (b for b in torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers))
-
-    def step_loss(model, batch):
-        x, y = batch
-        return F.binary_cross_entropy_with_logits(model(x), y)
+        return batches(Samples(args.backgrounds, args.labels, step + args.data_start, args.batch), args.workers)
 
     def report(model, step):
         if step % 250 and step != args.steps:
             return {}
-        model.eval()
-        with torch.no_grad():
-            p = torch.sigmoid(model(dev[0]))
-        model.train()
-        y = dev[1]
+        p, y = probabilities(model, dev[0]), dev[1]
         return {'dev_pos_kept': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_neg_taken': round(float((p[y == 0] > 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
 
-    train(args, Verifier, data, step_loss, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
+    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
 
 
 if __name__ == '__main__':
