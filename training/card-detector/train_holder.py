@@ -32,24 +32,14 @@ import torch
 import corners
 import scenes
 from loop import SEED, add_common_args, batches, bce_step, probabilities, to_input, train
-from train_verifier import Exported, Verifier, jitter, upright
+from train_verifier import Exported, Verifier, card_view, jitter
 
 VIEW_W, VIEW_H = 96, 128
 MARGIN = 0.12
 
 
-def view_grid(quad: np.ndarray) -> np.ndarray:
-    H, w, h = corners.homography(quad)
-    u = (-MARGIN + (np.arange(VIEW_W) + 0.5) * (1 + 2 * MARGIN) / VIEW_W) * w
-    v = (-MARGIN + (np.arange(VIEW_H) + 0.5) * (1 + 2 * MARGIN) / VIEW_H) * h
-    uu, vv = np.meshgrid(u, v)
-    P = np.stack([uu, vv, np.ones_like(uu)], -1) @ H.T
-    return (P[..., :2] / P[..., 2:3]).astype(np.float32)
-
-
 def holder_view(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    g = view_grid(upright(quad))
-    return cv2.remap(img, g[..., 0], g[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return card_view(img, quad, VIEW_W, VIEW_H, MARGIN)
 
 
 def real_cards(labels: str, dev: bool) -> list[tuple[np.ndarray, list[tuple[np.ndarray, float]]]]:

@@ -60,17 +60,18 @@ def upright(quad: np.ndarray) -> np.ndarray:
     return q
 
 
-def view_grid(quad: np.ndarray) -> np.ndarray:
+def view_grid(quad: np.ndarray, view_w: int = VIEW_W, view_h: int = VIEW_H, margin: float = MARGIN) -> np.ndarray:
     H, w, h = corners.homography(quad)
-    u = (-MARGIN + (np.arange(VIEW_W) + 0.5) * (1 + 2 * MARGIN) / VIEW_W) * w
-    v = (-MARGIN + (np.arange(VIEW_H) + 0.5) * (1 + 2 * MARGIN) / VIEW_H) * h
+    u = (-margin + (np.arange(view_w) + 0.5) * (1 + 2 * margin) / view_w) * w
+    v = (-margin + (np.arange(view_h) + 0.5) * (1 + 2 * margin) / view_h) * h
     uu, vv = np.meshgrid(u, v)
     P = np.stack([uu, vv, np.ones_like(uu)], -1) @ H.T
     return (P[..., :2] / P[..., 2:3]).astype(np.float32)
 
 
-def card_view(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    g = view_grid(upright(quad))
+def card_view(img: np.ndarray, quad: np.ndarray, view_w: int = VIEW_W, view_h: int = VIEW_H, margin: float = MARGIN) -> np.ndarray:
+    """The outline warped upright (portrait) with `margin` around it; the holder classifier's view is the same with its own size."""
+    g = view_grid(upright(quad), view_w, view_h, margin)
     return cv2.remap(img, g[..., 0], g[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
 
 
