@@ -59,6 +59,26 @@ describe.each(backends)('price store (%s)', (backend) => {
     expect(await store.observations(catalogId, 'nope')).toEqual([]);
   });
 
+  it('names each card\'s TCGplayer product, the one priced last, from the prices\' own ids only', async () => {
+    const cat = (await t.catalogs.create('tcgplayer', 'pokemon')).id;
+    const row = (key: string, date: string, extra: Record<string, unknown>, n: number): PriceInput => ({ ...price(n, { cardKey: key, date, extra }), rowKey: `tp:${n}` });
+    await store.applyImport({
+      catalogId: cat,
+      rows: [
+        row('a', '2025-01-01', { tcgplayer_product_id: '111' }, 1),
+        row('a', '2025-02-01', { tcgplayer_product_id: '222' }, 2),
+        row('a', '2025-01-15', { tcgplayer_product_id: '111' }, 3),
+        row('b', '2025-01-01', { tcgplayer_product_id: 333 }, 4),
+        row('c', '2025-01-01', { lot_url: 'https://example.org/lot' }, 5),
+        row('d', '2025-01-01', { tcgplayer_product_id: '44/4' }, 6),
+      ],
+    });
+    const products = await store.tcgplayerProducts(cat, ['a', 'b', 'c', 'd', 'e', 'a']);
+    expect([...products].sort()).toEqual([['a', '222'], ['b', '333']]);
+    expect(await store.tcgplayerProducts(cat, [])).toEqual(new Map());
+    expect(await store.tcgplayerProducts(catalogId, ['a', 'b'])).toEqual(new Map());
+  });
+
   it('rolls the whole import back when a later batch fails', async () => {
     const rows = [...Array.from({ length: 700 }, (_, i) => price(5000 + i)), price(9999, { cardKey: null as unknown as string })];
     await expect(store.applyImport({ catalogId, rows })).rejects.toThrow();

@@ -159,6 +159,31 @@ export class PriceStore {
     };
   }
 
+  /**
+   * The TCGplayer product each of these cards' imported prices name (TCGplayer's own price files
+   * carry it), the one priced last where several are: the card's marketplace page, for catalogs
+   * that carry no links of their own (the Pokémon data project's cards name none).
+   */
+  async tcgplayerProducts(catalogId: string, cardKeys: readonly string[]): Promise<Map<string, string>> {
+    if (!cardKeys.length) return new Map();
+    const product = this.store.dialect === 'postgres' ? sql<string | null>`extra ->> 'tcgplayer_product_id'` : sql<string | number | null>`json_extract(extra, '$.tcgplayer_product_id')`;
+    const rows = await this.db
+      .selectFrom('catalog_prices')
+      .select(['card_key', product.as('product'), (eb) => eb.fn.max('date').as('last')])
+      .where('catalog_id', '=', catalogId)
+      .where('card_key', 'in', [...new Set(cardKeys)])
+      .where(product, 'is not', null)
+      .groupBy(['card_key', product])
+      .orderBy('last', 'desc')
+      .execute();
+    const out = new Map<string, string>();
+    for (const r of rows) {
+      const id = String(r.product);
+      if (!out.has(r.card_key) && /^\d{1,12}$/.test(id)) out.set(r.card_key, id);
+    }
+    return out;
+  }
+
   /** A card's prices, oldest first, every source and currency (price-stats keeps to USD itself). */
   async observations(catalogId: string, cardKey: string, options: { source?: string; currency?: string } = {}): Promise<StoredPrice[]> {
     let q = this.db.selectFrom('catalog_prices').selectAll().where('catalog_id', '=', catalogId).where('card_key', '=', cardKey);

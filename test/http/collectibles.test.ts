@@ -64,6 +64,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const unpricedMatch = (unpriced.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match;
     expect(unpricedMatch).toMatchObject({ id: 'tsa-86' });
     expect(unpricedMatch).not.toHaveProperty('price_stats');
+    expect((unpricedMatch as { links: Record<string, string> }).links).not.toHaveProperty('tcgplayer');
     // market prices of the card in the TCGplayer 3-day layout of ../shared/catalogs/prices
     const header = 'pokemon_card_id,tcgplayer_product_id,product_type,name,set_code_source,window_start,window_end,market_price_usd,volume,scraped_at,year_corrected,duplicates_dropped';
     const rows = [['2025-04-26', '2025-04-28', '2.00'], ['2025-05-01', '2025-05-03', '3.00'], ['2025-05-06', '2025-05-08', '4.00']].map(([a, b, p]) => `tsa-86,900086,Card,Alphamon,SVI,${a},${b},${p},2,2025-07-24 22:00:50,False,0`);
@@ -96,6 +97,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._identification.best_match).toMatchObject({ id: 'tsa-86', name: 'Alphamon', set: 'Test Alpha', set_code: 'SVI', set_series_code: 'tsa', card_number: '086', out_of: 198, year: '2023', rarity: 'Common', color: 'Water', type: 'Pokémon — Basic', subcategory: 'Pokemon', full_name: 'Alphamon 086/198 Test Alpha' });
     // the other set of 198 is an alternative, behind by the printed set code
     expect(o._identification.alternatives[0]).toMatchObject({ id: 'tsb-86' });
+    // the TCGplayer product the imported prices name is the card's marketplace link (the catalog carries none)
+    expect((o._identification.best_match as { links: Record<string, string> }).links).toEqual({ tcgplayer: 'https://www.tcgplayer.com/product/900086' });
     // price_stats are the best match's only (document 3 §4: _identification.best_match.price_stats)
     for (const a of o._identification.alternatives) expect(a).not.toHaveProperty('price_stats');
     const stats = (o._identification.best_match as { price_stats: { stats_type: string; interval: string; value: { min: number; max: number; median: number; latest: number } }[] }).price_stats;

@@ -18,6 +18,7 @@ import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
+import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
 
 /** The catalog kinds `/tcg_id` identifies against. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
@@ -501,15 +502,28 @@ export class RecognitionService {
     return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));
   }
 
+  /** The TCGplayer products the imported prices name for these matches, by catalog id and card key. */
+  private async tcgplayerProducts(matches: readonly Ranked[]): Promise<Map<string, Map<string, string>>> {
+    const byCatalog = new Map<string, string[]>();
+    for (const r of matches) byCatalog.set(r.search.catalog.id, [...(byCatalog.get(r.search.catalog.id) ?? []), r.card.key]);
+    return new Map(await Promise.all([...byCatalog].map(async ([id, keys]) => [id, await this.prices.tcgplayerProducts(id, keys)] as const)));
+  }
+
   /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
   private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = []) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
     const label = card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
+    const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
+    const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
+      // the catalog's own links first; a TCGplayer page its imported TCGplayer prices name where it has none
+      const product = products.get(r.search.catalog.id)?.get(r.card.key);
+      const links = (m.links ?? {}) as Record<string, string>;
+      if (product && !links.tcgplayer) m.links = { ...links, tcgplayer: tcgplayerProduct(product) };
       // the best match only (document 3 §4: price_stats → _identification.best_match.price_stats), computed in SQL by the
       // store (docs/prices.md): USD, and other currencies at the configured rates; a slab read on the largest card prices
       // its `graded` entries by sales of the same company and grade. A card with no price data gets no price_stats, not []
@@ -519,7 +533,6 @@ export class RecognitionService {
       }
       return options.ignore_non_ascii ? withoutNonAscii(m) : m;
     };
-    const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
     const bestFields = best ? await asMatch(best, true) : null;
     if (best && options.price_stats) {
       const left = await this.prices.leftOutCurrencies(best.search.catalog.id, best.card.key, { rates: this.priceRates });
