@@ -40,6 +40,12 @@ describe('cardNames', () => {
     expect(printedForms('Énergie Metal Revêtement', 'fr')).toEqual(['Énergie Metal Revêtement', 'Énergie Revêtement', 'Énergie Métal Revêtement']);
     expect(printedForms('Wachsende Grass-Energie', 'de')).toEqual(['Wachsende Grass-Energie', 'Wachsende Energie', 'Wachsende Pflanzen-Energie']);
     expect(printedForms('Académie de Nuit', 'fr')).toEqual(['Académie de Nuit']);
+    // only energies: a trainer named for a type keeps its name whole
+    expect(printedForms('Élixir de Dragon', 'fr')).toEqual(['Élixir de Dragon']);
+    expect(printedForms('Disco de Metal', 'pt')).toEqual(['Disco de Metal']);
+    // a type word the language spells as English does is the card's own word
+    expect(printedForms('Double Énergie Dragon', 'fr')).toEqual(['Double Énergie Dragon']);
+    expect(printedForms('Energia Metal Revestida', 'pt')).toEqual(['Energia Metal Revestida']);
     const energies = cardNames({
       source: 'test',
       languages: ['fr', 'de', 'es', 'it', 'pt'],
@@ -55,6 +61,10 @@ describe('cardNames', () => {
     // the type was all that told two basic energies apart: without it the name says nothing
     expect(energies.english('Énergie de base')).toBeNull();
     expect(energies.english('Énergie Combat de base')?.text).toBe('Basic Fighting Energy');
+    // the shipped table: a French Double Colorless Energy read without its last word names no card
+    expect(installedCardNames().english('Double Énergie')).toBeNull();
+    expect(installedCardNames().english('Élixir de')).toBeNull();
+    expect(installedCardNames().english('Énergie Revêtement')?.text).toBe('Coating Metal Energy');
   });
 
   it('ships a table of every language it names, each row an English name and one name per language', () => {

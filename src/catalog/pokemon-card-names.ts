@@ -55,14 +55,17 @@ const TYPE_WORD = new RegExp(`(^|[\\s-])(${Object.keys(TYPE_WORDS).join('|')})(?
  * prints, the language's own word: both are kept beside the name as written.
  */
 export function printedForms(name: string, language: string): string[] {
-  const m = TYPE_WORD.exec(name);
-  if (!m) return [name];
+  const m = ENERGY_WORD.test(name) ? TYPE_WORD.exec(name) : null;
+  // a word the language spells as English does (French `Dragon`, Portuguese `Metal`) is its own
+  const own = m ? TYPE_WORDS[m[2]!]![language] : undefined;
+  if (!m || own === m[2]) return [name];
   const at = m.index + m[1]!.length;
   const end = at + m[2]!.length;
   const without = (name.slice(0, at) + name.slice(end)).replace(/\s{2,}/g, ' ').replace(/-{2,}/g, '-').replace(/(^|\s)-|-(?=\s|$)/g, '$1').trim();
-  const own = TYPE_WORDS[m[2]!]![language];
   return [name, without, ...(own ? [name.slice(0, at) + own + name.slice(end)] : [])];
 }
+/** The word for energy in the table's languages, as a word of a name (`Énergie`, `Grass-Energie`). */
+const ENERGY_WORD = /(^|[\s-])(énergie|energie|energía|energia)(?=$|[\s-])/iu;
 
 export function cardNames(table: CardNameTable): CardNames {
   const englishNorms = new Set(table.names.map((row) => fold(row[0]!)));

@@ -175,6 +175,7 @@ export class PriceStore {
       .where(product, 'is not', null)
       .groupBy(['card_key', product])
       .orderBy('last', 'desc')
+      .orderBy(product)
       .execute();
     const out = new Map<string, string>();
     for (const r of rows) {

@@ -102,10 +102,13 @@ class Samples(torch.utils.data.IterableDataset):
         lib = scenes.Library(self.backgrounds, real_faces=False)
         real = real_cards(self.labels, dev=False)
         generated = scene_cards(np.random.default_rng(SEED), lib, self.scene_count)
-        seed = self.start
+        # each data worker its own seeds (one worker, the default, draws start, start + 1, ...)
+        info = torch.utils.data.get_worker_info()
+        wid, n = (info.id, info.num_workers) if info else (0, 1)
+        seed = self.start + wid
         while True:
             rng = np.random.default_rng(seed)
-            seed += 1
+            seed += n
             xs, ys = [], []
             for _ in range(self.batch):
                 v, y = sample(rng, real, generated, self.real_share)

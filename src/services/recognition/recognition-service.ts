@@ -297,7 +297,8 @@ export class RecognitionService {
     if (!best) return null;
     const d = best.search.detail(best.card.key)!;
     const family = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(best.search.catalog.kind)) ?? TCG;
-    return { fields: family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set), distance: distanceOf(best.score), family };
+    const fields = family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set);
+    return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family };
   }
 
   /** The imported catalogs a family searches. */
@@ -509,6 +510,14 @@ export class RecognitionService {
     return new Map(await Promise.all([...byCatalog].map(async ([id, keys]) => [id, await this.prices.tcgplayerProducts(id, keys)] as const)));
   }
 
+  /** The catalog's own links first; the TCGplayer page its imported TCGplayer prices name where it gives none. */
+  private withTcgplayerLink<T extends Record<string, unknown>>(fields: T, r: Ranked, products: Map<string, Map<string, string>>): T {
+    const product = products.get(r.search.catalog.id)?.get(r.card.key);
+    const links = (fields.links ?? {}) as Record<string, string>;
+    if (product && !links.tcgplayer) (fields as Record<string, unknown>).links = { ...links, tcgplayer: tcgplayerProduct(product) };
+    return fields;
+  }
+
   /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
   private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = []) {
     const bound_box = boxOf(card.quad, read.width, read.height);
@@ -520,10 +529,7 @@ export class RecognitionService {
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
-      // the catalog's own links first; a TCGplayer page its imported TCGplayer prices name where it has none
-      const product = products.get(r.search.catalog.id)?.get(r.card.key);
-      const links = (m.links ?? {}) as Record<string, string>;
-      if (product && !links.tcgplayer) m.links = { ...links, tcgplayer: tcgplayerProduct(product) };
+      this.withTcgplayerLink(m, r, products);
       // the best match only (document 3 §4: price_stats → _identification.best_match.price_stats), computed in SQL by the
       // store (docs/prices.md): USD, and other currencies at the configured rates; a slab read on the largest card prices
       // its `graded` entries by sales of the same company and grade. A card with no price data gets no price_stats, not []
