@@ -66,10 +66,12 @@ export function cardVersions(): Record<string, string> {
     src('../../../models/card-detector.onnx'),
     src('../../../models/card-corners.onnx'),
     src('../../../models/card-verifier.onnx'),
+    src('../../../models/card-holder.onnx'),
     src('./card-detector.ts'),
     src('./card-detector-maps.ts'),
     src('./card-corner-refiner.ts'),
     src('./card-verifier.ts'),
+    src('./card-holder.ts'),
     src('./card-edge-fit.ts'),
     src('./slab-label.ts'),
   ];
