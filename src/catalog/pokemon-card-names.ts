@@ -46,6 +46,8 @@ const TYPE_WORDS: Record<string, Record<string, string>> = {
   Dragon: { fr: 'Dragon', de: 'Drachen', es: 'Dragón', it: 'Drago', pt: 'Dragão' },
   Colorless: { fr: 'Incolore', de: 'Farblos', es: 'Incolora', it: 'Incolore', pt: 'Incolor' },
 };
+/** The word for energy in the table's languages, as a word of a name (`Énergie`, `Grass-Energie`). */
+const ENERGY_WORD = /(^|[\s-])(énergie|energie|energía|energia)(?=$|[\s-])/iu;
 const TYPE_WORD = new RegExp(`(^|[\\s-])(${Object.keys(TYPE_WORDS).join('|')})(?=$|[\\s-])`);
 
 /**
@@ -64,8 +66,6 @@ export function printedForms(name: string, language: string): string[] {
   const without = (name.slice(0, at) + name.slice(end)).replace(/\s{2,}/g, ' ').replace(/-{2,}/g, '-').replace(/(^|\s)-|-(?=\s|$)/g, '$1').trim();
   return [name, without, ...(own ? [name.slice(0, at) + own + name.slice(end)] : [])];
 }
-/** The word for energy in the table's languages, as a word of a name (`Énergie`, `Grass-Energie`). */
-const ENERGY_WORD = /(^|[\s-])(énergie|energie|energía|energia)(?=$|[\s-])/iu;
 
 export function cardNames(table: CardNameTable): CardNames {
   const englishNorms = new Set(table.names.map((row) => fold(row[0]!)));
@@ -73,7 +73,7 @@ export function cardNames(table: CardNameTable): CardNames {
   const byNorm = new Map<string, string | null>();
   for (const [english, ...localized] of table.names) {
     for (const name of localized.flatMap((n, k) => (n ? printedForms(n, table.languages[k]!) : []))) {
-      const norm = fold(name ?? '');
+      const norm = fold(name);
       // a name printed alike in English needs no reading, and one that is another card's English name says nothing
       if (norm.length < 3 || englishNorms.has(norm)) continue;
       const had = byNorm.get(norm);

@@ -26,6 +26,17 @@ def to_input(img: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(img[..., ::-1].copy()).permute(2, 0, 1).float().div(255)
 
 
+def worker_rngs(start: int) -> Iterable[np.random.Generator]:
+    """The random generators a data worker draws its samples with: seeds start + id, start + id +
+    workers, ... (one worker, the default: start, start + 1, ...), so no two workers repeat a sample."""
+    info = torch.utils.data.get_worker_info()
+    wid, n = (info.id, info.num_workers) if info else (0, 1)
+    seed = start + wid
+    while True:
+        yield np.random.default_rng(seed)
+        seed += n
+
+
 def bce_step(model: nn.Module, batch) -> torch.Tensor:
     """The loss of a card-or-not kind of network: binary cross-entropy on its logit."""
     x, y = batch

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 import corners  # noqa: E402
 import loop  # noqa: E402
-from loop import cbr, to_input  # noqa: E402
+from loop import cbr, to_input, worker_rngs  # noqa: E402
 import scenes  # noqa: E402
 GRID = corners.PATCH // 2
 
@@ -118,12 +118,7 @@ class Samples(torch.utils.data.IterableDataset):
     def __iter__(self):
         lib = scenes.Library(self.backgrounds, real_faces=False)
         real = real_cards(self.labels, dev=False)
-        info = torch.utils.data.get_worker_info()
-        wid, n = (info.id, info.num_workers) if info else (0, 1)
-        seed = self.start + wid
-        while True:
-            rng = np.random.default_rng(seed)
-            seed += n
+        for rng in worker_rngs(self.start):
             if real and rng.random() < self.real_share:
                 _, im, quads = real[rng.integers(len(real))]
                 quad = quads[rng.integers(len(quads))]

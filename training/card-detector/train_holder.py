@@ -31,7 +31,7 @@ import torch
 
 import corners
 import scenes
-from loop import SEED, add_common_args, batches, bce_step, probabilities, to_input, train
+from loop import SEED, add_common_args, batches, bce_step, probabilities, to_input, train, worker_rngs
 from train_verifier import Exported, Verifier, card_view, jitter
 
 VIEW_W, VIEW_H = 96, 128
@@ -102,13 +102,7 @@ class Samples(torch.utils.data.IterableDataset):
         lib = scenes.Library(self.backgrounds, real_faces=False)
         real = real_cards(self.labels, dev=False)
         generated = scene_cards(np.random.default_rng(SEED), lib, self.scene_count)
-        # each data worker its own seeds (one worker, the default, draws start, start + 1, ...)
-        info = torch.utils.data.get_worker_info()
-        wid, n = (info.id, info.num_workers) if info else (0, 1)
-        seed = self.start + wid
-        while True:
-            rng = np.random.default_rng(seed)
-            seed += n
+        for rng in worker_rngs(self.start):
             xs, ys = [], []
             for _ in range(self.batch):
                 v, y = sample(rng, real, generated, self.real_share)

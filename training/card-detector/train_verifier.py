@@ -37,7 +37,7 @@ import torch.nn as nn
 
 import corners
 import scenes
-from loop import SEED, add_common_args, batches, bce_step, cbr, probabilities, to_input, train
+from loop import SEED, add_common_args, batches, bce_step, cbr, probabilities, to_input, train, worker_rngs
 
 VIEW_W, VIEW_H = 64, 88
 MARGIN = 0.08
@@ -329,10 +329,7 @@ class Samples(torch.utils.data.IterableDataset):
 
     def __iter__(self):
         pool = Pool(self.backgrounds, self.labels, 500, SEED)
-        seed = self.start
-        while True:
-            rng = np.random.default_rng(seed)
-            seed += 1
+        for rng in worker_rngs(self.start):
             xs, ys = [], []
             for _ in range(self.batch):
                 v, y = sample(rng, pool, pool.real)

@@ -503,10 +503,13 @@ export class RecognitionService {
     return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));
   }
 
-  /** The TCGplayer products the imported prices name for these matches, by catalog id and card key. */
+  /** The TCGplayer products the imported prices name for these matches, by catalog id and card key (none looked up for a card whose catalog gives its page). */
   private async tcgplayerProducts(matches: readonly Ranked[]): Promise<Map<string, Map<string, string>>> {
     const byCatalog = new Map<string, string[]>();
-    for (const r of matches) byCatalog.set(r.search.catalog.id, [...(byCatalog.get(r.search.catalog.id) ?? []), r.card.key]);
+    for (const r of matches) {
+      if (r.search.detail(r.card.key)?.card.links.tcgplayer) continue;
+      byCatalog.set(r.search.catalog.id, [...(byCatalog.get(r.search.catalog.id) ?? []), r.card.key]);
+    }
     return new Map(await Promise.all([...byCatalog].map(async ([id, keys]) => [id, await this.prices.tcgplayerProducts(id, keys)] as const)));
   }
 

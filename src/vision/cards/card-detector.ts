@@ -6,7 +6,7 @@ import { CARD_CORNERS_FILE, CardCornerRefiner } from './card-corner-refiner.ts';
 import { CARD_VERIFIER_FILE, CardVerifier } from './card-verifier.ts';
 import { CARD_HOLDER_FILE, CardHolderClassifier } from './card-holder.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
-import { aspectError, loadCv, locateCard } from './card-geometry.ts';
+import { aspectError, CARD_ASPECT, loadCv, locateCard } from './card-geometry.ts';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
 import { cropRgb } from '../engine/rgb-crop.ts';
 import { convexOverlapShare, polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
@@ -326,7 +326,7 @@ export function cardShapedFromEachSide(q: Quad): Quad[] {
   const shortAcross = across <= along;
   // an outline too long for a card ran on past a short side: each short side is kept in turn;
   // one too square ran on past a long side: each long side is
-  const tooLong = Math.min(across, along) / Math.max(across, along) < CARD_SHAPE;
+  const tooLong = Math.min(across, along) / Math.max(across, along) < CARD_ASPECT;
   const out: Quad[] = [];
   for (let k = 0; k < 4; k++) {
     // sides 0 and 2 run across (upper, lower), 1 and 3 along
@@ -335,7 +335,7 @@ export function cardShapedFromEachSide(q: Quad): Quad[] {
     const a = q[k]!;
     const b = q[(k + 1) % 4]!;
     const len = Math.hypot(b[0] - a[0], b[1] - a[1]);
-    const depth = keptIsShort ? len / CARD_SHAPE : len * CARD_SHAPE;
+    const depth = keptIsShort ? len / CARD_ASPECT : len * CARD_ASPECT;
     // the adjacent sides leave a and b towards the far side: b -> q[k+2], a -> q[k+3]
     const c = q[(k + 2) % 4]!;
     const d = q[(k + 3) % 4]!;
@@ -352,5 +352,3 @@ export function cardShapedFromEachSide(q: Quad): Quad[] {
   }
   return out;
 }
-/** A card's short side over its long one, 63:88. */
-const CARD_SHAPE = 63 / 88;

@@ -1,7 +1,7 @@
-import { InferenceSession, Tensor } from 'onnxruntime-node';
+import { InferenceSession } from 'onnxruntime-node';
 import { fileURLToPath } from 'node:url';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
-import { uprightView } from './card-verifier.ts';
+import { scoreViews } from './card-verifier.ts';
 import type { Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
@@ -24,12 +24,7 @@ export class CardHolderClassifier {
   }
 
   /** The probability that each card is held (sleeve, top-loader, slab), 0–1. */
-  async held(img: RgbPixels, quads: readonly Quad[]): Promise<number[]> {
-    if (!quads.length) return [];
-    const size = 3 * HOLDER_VIEW.width * HOLDER_VIEW.height;
-    const input = new Float32Array(quads.length * size);
-    quads.forEach((q, k) => uprightView(img, q, HOLDER_VIEW, input, k * size));
-    const out = await this.session.run({ views: new Tensor('float32', input, [quads.length, 3, HOLDER_VIEW.height, HOLDER_VIEW.width]) });
-    return Array.from(out.held!.data as Float32Array);
+  held(img: RgbPixels, quads: readonly Quad[]): Promise<number[]> {
+    return scoreViews(this.session, img, quads, HOLDER_VIEW, 'held');
   }
 }

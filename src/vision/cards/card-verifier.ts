@@ -52,6 +52,19 @@ export function uprightView(img: RgbPixels, quad: Quad, size: { width: number; h
   return out;
 }
 
+/**
+ * One probability per outline from a network that looks at outlines warped upright (the verifier,
+ * the holder classifier): the views of every outline in one batch, `output` read back.
+ */
+export async function scoreViews(session: InferenceSession, img: RgbPixels, quads: readonly Quad[], size: { width: number; height: number; margin: number }, output: string): Promise<number[]> {
+  if (!quads.length) return [];
+  const one = 3 * size.width * size.height;
+  const input = new Float32Array(quads.length * one);
+  quads.forEach((q, k) => uprightView(img, q, size, input, k * one));
+  const out = await session.run({ views: new Tensor('float32', input, [quads.length, 3, size.height, size.width]) });
+  return Array.from(out[output]!.data as Float32Array);
+}
+
 export class CardVerifier {
   private constructor(private readonly session: InferenceSession) {}
 
@@ -60,12 +73,7 @@ export class CardVerifier {
   }
 
   /** The probability that each outline is a card's, 0–1. */
-  async verify(img: RgbPixels, quads: readonly Quad[]): Promise<number[]> {
-    if (!quads.length) return [];
-    const size = 3 * VIEW_W * VIEW_H;
-    const input = new Float32Array(quads.length * size);
-    quads.forEach((q, k) => cardView(img, q, input, k * size));
-    const out = await this.session.run({ views: new Tensor('float32', input, [quads.length, 3, VIEW_H, VIEW_W]) });
-    return Array.from(out.card!.data as Float32Array);
+  verify(img: RgbPixels, quads: readonly Quad[]): Promise<number[]> {
+    return scoreViews(this.session, img, quads, { width: VIEW_W, height: VIEW_H, margin: VIEW_MARGIN }, 'card');
   }
 }
