@@ -12,6 +12,7 @@ import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
 import { findSlabLabel, searchSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { readCard } from '../recognition/card-reading.ts';
+import { sharingReader, type SharingOcrReader } from '../engine/shared-reads.ts';
 import { artworkHash } from '../recognition/card-artwork.ts';
 import { portrait } from './card-verifier.ts';
 import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from '../engine/vision-tasks.ts';
@@ -133,6 +134,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   let prob = 1;
   let found: DetectedCard[] = [];
   let slabLabel: SlabLabel | null = null;
+  let reading: Promise<CardResult> | undefined;
   if (task.options.skipLocation) {
     quad = frameOf(pixels);
   } else if (task.options.transparent) {
@@ -146,6 +148,13 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       }
     } else {
       found = await (await cardDetector()).detect(pixels);
+      // `read`: the cards' bands are read while the label is looked for, so that a band another
+      // worker reads (shared-reads.ts) is read beside the label's strips, not after them
+      if (task.op === 'read') {
+        reading = readCards(cv, sharingReader(await ocr()), pixels, [...found], false, { ...size, versions }, [sx, sy]);
+        // awaited below; a label search that throws first must not leave it unhandled
+        reading.catch(() => undefined);
+      }
       // The measured card is a slab's when the strip beside it reads as a grading label: the
       // first stage's label map never fired on real slabs (docs/card-detector.md).
       // (read: recognition reports the label's text, so it is read on a slab the maps found too)
@@ -161,7 +170,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     }
   }
   if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
-  if (task.op === 'read') return readCards(cv, await ocr(), pixels, found, slabLabel, task.options.skipLocation === true, { ...size, versions }, [sx, sy]);
+  if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy])), slabLabel, [sx, sy]);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
@@ -233,7 +242,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * side outside): clients send scans cropped to the card, where the card has no edge to find, and
  * an outline placed there runs past the frame.
  */
-async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrReader, pixels: RgbPixels, found: DetectedCard[], label: SlabLabel | null, given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: SharingOcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
   const frame = frameOf(pixels);
   const runsOff = (q: Quad) => {
     const reach = 0.01 * Math.min(...sideLengths(q));
@@ -258,15 +267,21 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: OcrR
     cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
     readings,
     ...(whole ? { whole: true } : {}),
-    ...(label
-      ? {
-          label: {
-            company: label.company,
-            box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
-            lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })),
-          },
-        }
-      : {}),
+  };
+}
+
+/** A `read` result with the grading label read beside its largest card, which makes that card a slab's. */
+function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [number, number]): CardResult {
+  if (!label) return result;
+  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  return {
+    ...result,
+    ...(result.cards?.[0] && !result.whole ? { cards: [{ ...result.cards[0], kind: 'slab' as const }, ...result.cards.slice(1)] } : {}),
+    label: {
+      company: label.company,
+      box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
+      lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })),
+    },
   };
 }
 

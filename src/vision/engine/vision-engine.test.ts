@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { VisionBusyError, VisionEngine, VisionTaskError } from './vision-engine.ts';
-import { busyMarker, crashMarker } from './vision-tasks.ts';
+import { busyMarker, crashMarker, type CardResult } from './vision-tasks.ts';
+import { runCardTask } from '../cards/card-tasks.ts';
 import { photoBytes } from '../../../test/helpers/photos.ts';
 
 const photo = () => photoBytes('faces/faces.jpg');
@@ -63,6 +64,19 @@ describe('vision engine (real workers, real models)', () => {
     expect(cert).toBeDefined();
     for (const [x, y] of cert!.polygon) expect(x >= 340 && x <= r.width && y >= 90 && y <= r.height).toBe(true);
     await expect(engine.image('ocr', label, 40_000_000, { language: 'fr' })).rejects.toThrow(/not supported/);
+  }, 60_000);
+
+  it('reads a card with both workers when the other is idle, and reads the same lines as one thread alone', async () => {
+    const bytes = await photoBytes('cards/read-416032719_901419734749956_6708327569765181669_n_jpg.rf.6fc7207f060c960502cef148cb233d25.jpg');
+    const copy = () => new Uint8Array(bytes);
+    const alone = (await runCardTask({ kind: 'card', image: copy().buffer, maxPixels: 40_000_000, op: 'read', options: {} })) as CardResult;
+    const before = engine.load.sharedReads;
+    // the first read also loads the other worker's OCR models, while its own task reads on
+    await engine.card(copy(), 'read', {}, 40_000_000);
+    const pooled = await engine.card(copy(), 'read', {}, 40_000_000);
+    expect(engine.load.sharedReads).toBeGreaterThan(before);
+    expect(pooled.readings![0]!.lines.map((l) => l.text)).toEqual(alone.readings![0]!.lines.map((l) => l.text));
+    expect(pooled.readings![0]!.lines.length).toBeGreaterThan(3);
   }, 60_000);
 
   it('gives the dominant colors of a region, background excluded', async () => {

@@ -2,7 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../../config/config.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { resolveOcrLanguage } from '../models/ocr-language.ts';
-import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
+import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type ShareRequest, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
 
 export type VisionEngineOptions = VisionOptions;
@@ -67,6 +67,9 @@ export class VisionEngine {
   private longPoolInstance: Piscina | undefined;
   /** Request-pool tasks posted and not finished; `working` of them are past model loading. */
   private pending = 0;
+  /** Offered pictures being read by otherwise idle workers (`share`), and how many were since start. */
+  private sharing = 0;
+  private sharedReads = 0;
   private working = 0;
   private reserved = 0;
   /** Posted tasks by id, for the progress messages of their workers. */
@@ -104,8 +107,38 @@ export class VisionEngine {
     pool.on('message', (m: unknown) => {
       const p = m as Partial<TaskProgress> | null;
       if (typeof p?.loupeTask === 'number' && (p.phase === 'load' || p.phase === 'work')) this.posted.get(p.loupeTask)?.progress(p.phase);
+      const share = m as Partial<ShareRequest> | null;
+      if (share?.loupeShare && share.port) this.share(pool, share as ShareRequest);
     });
     return pool;
+  }
+
+  /**
+   * A worker offers a picture its task would read next (shared-reads.ts): run it on a worker that
+   * is idle now, or decline (close the port) so the asker reads it itself. Only an idle worker
+   * takes one, so an offer never waits in the queue; its result goes back on the offer's port.
+   */
+  private share(pool: Piscina, request: ShareRequest): void {
+    const { port, loupeShare } = request;
+    if (pool !== this.poolInstance || this.pending + this.sharing >= this.options.threads) {
+      port.close();
+      return;
+    }
+    this.sharing++;
+    pool
+      .run({ kind: 'ocr-share', ...loupeShare } satisfies VisionTask, { transferList: [loupeShare.pixels] })
+      .then(
+        (done: TaskDone) => {
+          // null: its asker had taken it back before this worker started it
+          if (done.value) this.sharedReads++;
+          port.postMessage({ lines: done.value });
+        },
+        (err: Error) => port.postMessage({ error: err.message }),
+      )
+      .finally(() => {
+        this.sharing--;
+        port.close();
+      });
   }
 
   /**
@@ -162,8 +195,9 @@ export class VisionEngine {
     if (this.workMs.length > workSamples) this.workMs.shift();
   }
 
-  get load(): { threads: number; running: number; queued: number; reserved: number; maxQueue: number; meanTaskMs: number } {
+  get load(): { threads: number; running: number; queued: number; reserved: number; maxQueue: number; meanTaskMs: number; sharedReads: number } {
     return {
+      sharedReads: this.sharedReads,
       threads: this.poolInstance?.threads.length ?? 0,
       running: this.working,
       queued: this.pending - this.working,

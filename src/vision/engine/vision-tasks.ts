@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { visionModels } from '../../config/config.ts';
 import type { Centering } from '../grading/card-centering.ts';
 import type { Surface } from '../grading/card-surface.ts';
@@ -123,7 +124,32 @@ export type VisionTask =
   /** Loads the given models (all when omitted) and runs each once, so the first request is not slow. */
   | { kind: 'warm'; models: readonly string[] }
   /** The text tower of the active CLIP-family pack (text-to-image search). */
-  | { kind: 'text'; text: string };
+  | { kind: 'text'; text: string }
+  | OcrShareTask;
+
+/**
+ * OCR of one picture another worker's task would otherwise read itself, run by an idle worker
+ * (shared-reads.ts). `claim` is one Int32 both workers race for with a compare-and-swap: 0
+ * unclaimed, 1 taken here, 2 taken back by the asking worker (which then reads it itself).
+ */
+export interface OcrShareTask {
+  kind: 'ocr-share';
+  pixels: ArrayBuffer;
+  width: number;
+  height: number;
+  language?: string;
+  claim: SharedArrayBuffer;
+}
+
+/**
+ * Posted by a worker whose task has a picture to read that an idle worker could read meanwhile;
+ * the engine answers on `port` with `{ lines }` or `{ error }` if it runs the task, or closes
+ * the port when no worker is idle.
+ */
+export interface ShareRequest {
+  loupeShare: Omit<OcrShareTask, 'kind'>;
+  port: MessagePort;
+}
 
 export interface TextEmbedding {
   vector: number[];

@@ -10,6 +10,7 @@ import { faceMinProb, objectMinProb, ocrMinProb, seenParts, type Observed, type 
 import { HumanDetector, type Detection } from '../models/human-detector.ts';
 import { loadOcrReader } from '../models/ocr-reader.ts';
 import { cardDetector, runCardTask } from '../cards/card-tasks.ts';
+import { readShared } from './shared-reads.ts';
 import { loadCv } from '../cards/card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
 import { cropRgb } from './rgb-crop.ts';
@@ -371,6 +372,7 @@ async function prepare(task: VisionTask): Promise<void> {
       await pose();
       break;
     case 'ocr':
+    case 'ocr-share':
       await ocr();
       break;
     case 'text':
@@ -417,6 +419,8 @@ async function run(task: VisionTask): Promise<unknown> {
       return runUpscale(task);
     case 'card':
       return runCardTask(task, ocr);
+    case 'ocr-share':
+      return readShared(task, ocr);
     default:
       return runImageTask(task);
   }

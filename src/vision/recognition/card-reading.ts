@@ -1,7 +1,8 @@
 import { cardWidthOf, warpCardParts, type Cv, type Quad } from '../cards/card-geometry.ts';
 import { portrait } from '../cards/card-verifier.ts';
 import { applyHomography, rectToQuad, type Point } from '../geometry/plane-geometry.ts';
-import type { OcrReader } from '../models/ocr-reader.ts';
+import type { OcrLine, OcrReader } from '../models/ocr-reader.ts';
+import type { SharingOcrReader } from '../engine/shared-reads.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { cropRgb } from '../engine/rgb-crop.ts';
 import { artworkHash, turnedOver } from './card-artwork.ts';
@@ -69,9 +70,24 @@ const BANDS = [[0, BAND], [1 - BAND, 1]] as const;
  */
 const ART_WIDTH = 500;
 
+/**
+ * Each part's lines: at once where the reader can share work with an idle worker
+ * (engine/shared-reads.ts), else one after the other.
+ */
+async function readParts(ocr: OcrReader | SharingOcrReader, parts: { img: RgbPixels; band: readonly [number, number] }[]): Promise<Omit<ReadLine, 'polygon'>[][]> {
+  let lines: OcrLine[][] = [];
+  if ('readAll' in ocr) lines = await ocr.readAll(parts.map((p) => p.img));
+  else for (const p of parts) lines.push(await ocr.read(p.img));
+  return parts.map((p, k) => bandLines(lines[k]!, p.img, p.band));
+}
+
 /** A band's lines, boxes as shares of the whole card (`y0`–`y1`: the band's share of its height). */
-async function readBand(ocr: OcrReader, part: RgbPixels, [y0, y1]: readonly [number, number]): Promise<Omit<ReadLine, 'polygon'>[]> {
-  return (await ocr.read(part)).map((l) => {
+async function readBand(ocr: OcrReader, part: RgbPixels, band: readonly [number, number]): Promise<Omit<ReadLine, 'polygon'>[]> {
+  return bandLines(await ocr.read(part), part, band);
+}
+
+function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number, number]): Omit<ReadLine, 'polygon'>[] {
+  return lines.map((l) => {
     const xs = l.polygon.map((p) => p[0]);
     const ys = l.polygon.map((p) => p[1]);
     return {
@@ -107,7 +123,11 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
       const { x0, y0, x1, y1 } = l.box;
       return { ...l, polygon: [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)] };
     });
-  const first = placed([...(await readBand(ocr, top, BANDS[0])), ...(await readBand(ocr, bottom, BANDS[1]))], 0);
+  const [topLines, bottomLines] = await readParts(ocr, [
+    { img: top, band: BANDS[0] },
+    { img: bottom, band: BANDS[1] },
+  ]);
+  const first = placed([...topLines!, ...bottomLines!], 0);
   const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
   const art: [string, string] = [artworkHash(card), artworkHash(card, true)];
@@ -141,13 +161,19 @@ export const FOOT_ZOOM_MIN_CARD = 320;
 /** The bottom band's two halves, where collector numbers are printed, read again larger: their number-like lines. */
 async function readFootCorners(cv: Cv, ocr: OcrReader, img: RgbPixels, upright: Quad, placed: (lines: Omit<ReadLine, 'polygon'>[], rotation: 0 | 180) => ReadLine[]): Promise<ReadLine[]> {
   const [band] = warpCardParts(cv, img, upright, [{ width: FOOT_ZOOM_WIDTH, y0: BANDS[1][0], y1: 1 }]) as [RgbPixels];
+  const halves = [[0, 0.5], [0.5, 1]] as const;
+  const read = await readParts(
+    ocr,
+    halves.map(([u0, u1]) => {
+      const x0 = Math.round(u0 * band.width);
+      return { img: cropRgb(band, x0, 0, Math.round(u1 * band.width) - x0, band.height), band: BANDS[1] };
+    }),
+  );
   const out: Omit<ReadLine, 'polygon'>[] = [];
-  for (const [u0, u1] of [[0, 0.5], [0.5, 1]] as const) {
-    const x0 = Math.round(u0 * band.width);
-    for (const l of await readBand(ocr, cropRgb(band, x0, 0, Math.round(u1 * band.width) - x0, band.height), BANDS[1])) {
-      if (!NUMBER_LIKE.test(l.text)) continue;
-      out.push({ ...l, box: { ...l.box, x0: u0 + l.box.x0 * (u1 - u0), x1: u0 + l.box.x1 * (u1 - u0) } });
+  halves.forEach(([u0, u1], k) => {
+    for (const l of read[k]!) {
+      if (NUMBER_LIKE.test(l.text)) out.push({ ...l, box: { ...l.box, x0: u0 + l.box.x0 * (u1 - u0), x1: u0 + l.box.x1 * (u1 - u0) } });
     }
-  }
+  });
   return placed(out, 0);
 }
