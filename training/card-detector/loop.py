@@ -16,9 +16,34 @@ import torch.nn as nn
 SEED = 20261124
 
 
-def cbr(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
-    """3x3 convolution, batch norm, ReLU: the block both networks are built of."""
+def cbr(cin: int, cout: int, stride: int = 1, bn: bool = True) -> nn.Sequential:
+    """3x3 convolution, batch norm, ReLU: the block both networks are built of. Without `bn` the
+    norm is folded into the convolution's bias, as in the exported ONNX file (`load_onnx_convs`)."""
+    if not bn:
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=True), nn.ReLU(inplace=True))
     return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+def load_onnx_convs(model: nn.Module, path: str) -> None:
+    """Copies an exported network's weights into `model` built without batch norm: the export
+    folds each norm into its convolution, and its Conv nodes run in the order the model's
+    convolutions are registered. For a second phase when the first phase's checkpoint is gone."""
+    import onnx
+    from onnx import numpy_helper
+
+    m = onnx.load(path)
+    init = {i.name: numpy_helper.to_array(i) for i in m.graph.initializer}
+    nodes = [n for n in m.graph.node if n.op_type == 'Conv']
+    convs = [c for c in model.modules() if isinstance(c, nn.Conv2d)]
+    if len(nodes) != len(convs):
+        raise SystemExit(f'{path}: {len(nodes)} convolutions, the model has {len(convs)}')
+    with torch.no_grad():
+        for node, conv in zip(nodes, convs):
+            w, b = init[node.input[1]], init[node.input[2]]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise SystemExit(f'{path}: {node.input[1]} is {w.shape}, the model wants {tuple(conv.weight.shape)}')
+            conv.weight.copy_(torch.from_numpy(w))
+            conv.bias.copy_(torch.from_numpy(b))
 
 
 def to_input(img: np.ndarray) -> torch.Tensor:
@@ -67,6 +92,7 @@ def add_common_args(ap: argparse.ArgumentParser, steps: int, batch: int, out: st
     ap.add_argument('--out', default=out)
     ap.add_argument('--resume', action='store_true')
     ap.add_argument('--init', help='start from these weights (a checkpoint.pt) with a fresh optimiser and schedule: a second phase')
+    ap.add_argument('--init-onnx', help='start from an exported ONNX file (batch norm folded in: the model is built without it)')
     ap.add_argument('--data-start', type=int, default=0, help='where the data starts: a second phase sees new samples')
 
 
@@ -98,6 +124,8 @@ def train(
         step = state['step']
     if args.init and not (args.resume and os.path.exists(ckpt)):
         model.load_state_dict(torch.load(args.init)['model'])
+    if getattr(args, 'init_onnx', None) and not (args.resume and os.path.exists(ckpt)):
+        load_onnx_convs(model, args.init_onnx)
     print(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'start_step': step, **(header or {}), **vars(args)}), flush=True)
     log = open(os.path.join(args.out, 'train-log.jsonl'), 'a')
     t0 = time.time()

@@ -360,6 +360,46 @@ def distractor(scene: Scene, rng: np.random.Generator, lib: Library):
     scene.paste(img, np.full((h, w), 255, np.uint8), M)
 
 
+OBJECTS = False
+"""Set by train.py --objects: generated scenes also get irregular objects (`objects`). Off, every
+scene is drawn exactly as before, so earlier runs stay reproducible."""
+
+
+def objects(scene: Scene, rng: np.random.Generator, lib: Library):
+    """Irregular things behind and beside where the cards go: an animal, a plant, a bottle, a
+    person. The first stage's card map ran from a card into the salient object behind it on photos
+    of other scenes (docs/card-detector.md "Objects"); the distractors before were all rectangles.
+    A blob of 2-5 ellipses and a polygon, filled with a photo crop, a design or a texture, mostly
+    near the middle, where the card of a single-card scene sits."""
+    for _ in range(int(rng.integers(1, 4))):
+        s = min(scene.w, scene.h) * rng.uniform(0.25, 1.1)
+        cx = scene.w / 2 + rng.normal(0, scene.w * 0.2)
+        cy = scene.h / 2 + rng.normal(0, scene.h * 0.2)
+        m = np.zeros((scene.h, scene.w), np.uint8)
+        for _ in range(int(rng.integers(2, 6))):
+            ex, ey = cx + rng.normal(0, s * 0.25), cy + rng.normal(0, s * 0.25)
+            cv2.ellipse(m, (int(ex), int(ey)), (int(s * rng.uniform(0.1, 0.4)), int(s * rng.uniform(0.1, 0.4))), float(rng.uniform(0, 180)), 0, 360, 255, -1, cv2.LINE_AA)
+        if rng.random() < 0.5:
+            n = int(rng.integers(5, 10))
+            ang = np.sort(rng.uniform(0, 2 * math.pi, n))
+            rad = s * rng.uniform(0.2, 0.55, n)
+            pts = np.stack([cx + rad * np.cos(ang), cy + rad * np.sin(ang)], 1).astype(np.int32)
+            cv2.fillPoly(m, [pts], 255, cv2.LINE_AA)
+        kind = rng.choice(['photo', 'design', 'texture'], p=[0.6, 0.15, 0.25])
+        if kind == 'photo' and lib.backgrounds:
+            fill = random_crop(rng, lib.backgrounds[rng.integers(len(lib.backgrounds))], scene.w, scene.h)
+        elif kind == 'design':
+            fill = cv2.resize(synthetic_face(rng, lib), (scene.w, scene.h))
+        else:
+            fill = procedural_background(rng, scene.w, scene.h)
+        if rng.random() < 0.5:
+            scene.img = scene.img * (1 - 0.35 * cv2.GaussianBlur(m, (0, 0), s * 0.05)[..., None] / 255.0)
+        if rng.random() < 0.3:  # out of focus, as the card is not
+            fill = cv2.GaussianBlur(fill, (0, 0), rng.uniform(1, 4))
+        a = (m.astype(np.float32) / 255.0)[..., None]
+        scene.img = scene.img * (1 - a) + fill.astype(np.float32) * a
+
+
 def place_card(scene: Scene, rng: np.random.Generator, lib: Library, cx: float, cy: float, size: float, angle: float, tilt: float, holder: str):
     face, fmask = card_face(rng, lib)
     if rng.random() < 0.7:
@@ -431,6 +471,8 @@ def generate(rng: np.random.Generator, lib: Library, long: int = 384, slab: bool
     scene = Scene(w, h, background(rng, lib, w, h))
     layout = rng.choice(['single', 'fill', 'multi', 'grid', 'listing', 'none'], p=[0.38, 0.12, 0.14, 0.08, 0.14, 0.14])
     layout = 'single' if slab else layout
+    if OBJECTS and rng.random() < 0.6:
+        objects(scene, rng, lib)
     for _ in range(int(rng.integers(0, 3))):
         distractor(scene, rng, lib)
     holder_of = (lambda: 'slab') if slab else (lambda: rng.choice(['raw', 'holder', 'slab'], p=[0.55, 0.25, 0.2]))

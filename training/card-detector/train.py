@@ -27,17 +27,18 @@ class CardNet(nn.Module):
     """A small U-Net: a 256x256 photo in, five maps at 128x128 out (logits). Plain 3x3
     convolutions: on a CPU they train several times faster than depthwise ones."""
 
-    def __init__(self, c=(16, 24, 48, 64, 96)):
+    def __init__(self, c=(16, 24, 48, 64, 96), bn: bool = True):
         super().__init__()
-        self.stem = cbr(3, c[0], 2)  # 128
-        self.e1 = cbr(c[0], c[1], 2)  # 64
-        self.e2 = nn.Sequential(cbr(c[1], c[2], 2), cbr(c[2], c[2]))  # 32
-        self.e3 = nn.Sequential(cbr(c[2], c[3], 2), cbr(c[3], c[3]))  # 16
-        self.e4 = nn.Sequential(cbr(c[3], c[4], 2), cbr(c[4], c[4]), cbr(c[4], c[4]))  # 8
-        self.d3 = cbr(c[4] + c[3], c[3])
-        self.d2 = cbr(c[3] + c[2], c[2])
-        self.d1 = cbr(c[2] + c[1], c[1])
-        self.d0 = cbr(c[1] + c[0], 16)
+        k = lambda cin, cout, stride=1: cbr(cin, cout, stride, bn)  # noqa: E731
+        self.stem = k(3, c[0], 2)  # 128
+        self.e1 = k(c[0], c[1], 2)  # 64
+        self.e2 = nn.Sequential(k(c[1], c[2], 2), k(c[2], c[2]))  # 32
+        self.e3 = nn.Sequential(k(c[2], c[3], 2), k(c[3], c[3]))  # 16
+        self.e4 = nn.Sequential(k(c[3], c[4], 2), k(c[4], c[4]), k(c[4], c[4]))  # 8
+        self.d3 = k(c[4] + c[3], c[3])
+        self.d2 = k(c[3] + c[2], c[2])
+        self.d1 = k(c[2] + c[1], c[1])
+        self.d0 = k(c[1] + c[0], 16)
         self.head = nn.Conv2d(16, scenes.CHANNELS, 3, 1, 1)
 
     def forward(self, x):
@@ -55,10 +56,11 @@ class CardNet(nn.Module):
 
 
 class Scenes(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False):
-        self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels, self.strong = backgrounds, start, batch, real_share, hand_labels, strong
+    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False, objects: bool = False):
+        self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels, self.strong, self.objects = backgrounds, start, batch, real_share, hand_labels, strong, objects
 
     def __iter__(self):
+        scenes.OBJECTS = self.objects
         lib = scenes.Library(self.backgrounds, hand_labels=self.hand_labels)
         info = torch.utils.data.get_worker_info()
         wid, n = (info.id, info.num_workers) if info else (0, 1)
@@ -87,13 +89,14 @@ def main():
     ap.add_argument('--real-share', type=float, default=0.3)
     ap.add_argument('--labels', default='', help="corners placed by eye (train-corners.json) to use instead of the source's polygons")
     ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also cropped close around their cards, or turned')
+    ap.add_argument('--objects', action='store_true', help='generated scenes also get irregular objects behind and beside the cards (scenes.OBJECTS)')
     args = ap.parse_args()
 
     def data(step: int):
-        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong')
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong', args.objects)
         return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
-    loop.train(args, CardNet, data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')
+    loop.train(args, lambda: CardNet(bn=not args.init_onnx), data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')
 
 
 def export(model: nn.Module, path: str):
