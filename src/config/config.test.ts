@@ -32,4 +32,11 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"euro": 1.08}' })).toThrow(/not a currency code/);
     expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"EUR": 0}' })).toThrow(/above 0/);
   });
+
+  it('warms the card detector with the image models unless told otherwise', () => {
+    expect(loadConfig({}).vision.warm).toEqual(['embed', 'faces', 'objects', 'pose', 'ocr', 'card']);
+    expect(loadConfig({ LOUPE_VISION_WARM: 'ocr,card' }).vision.warm).toEqual(['ocr', 'card']);
+    expect(loadConfig({ LOUPE_VISION_WARM: 'none' }).vision.warm).toEqual([]);
+    expect(() => loadConfig({ LOUPE_VISION_WARM: 'cards' })).toThrow(/unknown model "cards"/);
+  });
 });

@@ -81,6 +81,8 @@ function locatorFrom(value: string | undefined): 'detector' | 'classical' {
 }
 
 export const visionModels = ['embed', 'faces', 'objects', 'pose', 'ocr'] as const;
+/** What `LOUPE_VISION_WARM` names: the image models, and `card` (the card detector's four networks and OpenCV). */
+export const warmableModels = [...visionModels, 'card'] as const;
 
 function seenFrom(value: string | undefined): SeenPart[] {
   if (value === undefined || value === '' || value === 'all') return [...seenParts];
@@ -94,11 +96,11 @@ function seenFrom(value: string | undefined): SeenPart[] {
 }
 
 function warmFrom(value: string | undefined): string[] {
-  if (value === undefined || value === '' || value === 'all') return [...visionModels];
+  if (value === undefined || value === '' || value === 'all') return [...warmableModels];
   if (value === 'none') return [];
   const list = value.split(',').map((s) => s.trim()).filter(Boolean);
   for (const m of list) {
-    if (!(visionModels as readonly string[]).includes(m)) throw new Error(`LOUPE_VISION_WARM: unknown model "${m}"; use all, none or a list of ${visionModels.join(', ')}`);
+    if (!(warmableModels as readonly string[]).includes(m)) throw new Error(`LOUPE_VISION_WARM: unknown model "${m}"; use all, none or a list of ${warmableModels.join(', ')}`);
   }
   return list;
 }
