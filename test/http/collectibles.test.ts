@@ -287,6 +287,27 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(three.statusCode).toBe(400);
   }, 120_000);
 
+  it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {
+    // two printings of one card (yaml-yugi's format, one row per print code and rarity): only the code tells them apart
+    const ygo = [
+      { password: 89631139, name: 'Blue-Eyes White Dragon', card_type: 'Monster', monster_type_line: 'Dragon / Normal', attribute: 'LIGHT', level: 8, atk: 3000, def: 2500, sets_en: [['LOB-EN001', 'Legend of Blue Eyes White Dragon', ['Ultra Rare']], ['SDBE-EN001', 'Saga of Blue-Eyes White Dragon Structure Deck', ['Ultra Rare', 'Common']]] },
+      { password: 46986414, name: 'Dark Magician', card_type: 'Monster', monster_type_line: 'Spellcaster / Normal', attribute: 'DARK', level: 7, atk: 2500, def: 2100, sets_en: [['LOB-EN005', 'Legend of Blue Eyes White Dragon', ['Ultra Rare']]] },
+    ];
+    await fs.writeFile(path.join(dir, 'ygo.json'), JSON.stringify(ygo));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'yugioh', catalog: 'yugioh', files: { cards: path.join(dir, 'ygo.json') } });
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880"><rect width="630" height="880" fill="#c8762a"/><rect x="30" y="30" width="570" height="70" fill="#e9d9b4"/><text x="45" y="80" ${font} font-size="40" font-weight="bold" fill="#111">Blue-Eyes White Dragon</text><rect x="75" y="150" width="480" height="470" fill="#4a6fa5"/><text x="420" y="652" ${font} font-size="22" fill="#111">SDBE-EN001</text><rect x="40" y="670" width="550" height="170" fill="#efe3c4"/><text x="55" y="720" ${font} font-size="18" fill="#222">This legendary dragon is a powerful engine of destruction.</text><text x="300" y="812" ${font} font-size="24" fill="#111">ATK/3000  DEF/2500</text><text x="40" y="866" ${font} font-size="18" fill="#111">89631139</text></svg>`;
+    const card = (await sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: card }] } });
+    expect(res.statusCode).toBe(200);
+    const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
+    expect(o._ocr.full_text).toMatch(/SDBE-EN001/);
+    expect(o._identification.best_match).toMatchObject({ name: 'Blue-Eyes White Dragon' });
+    expect(JSON.stringify(o._identification.best_match)).toMatch(/SDBE-EN001/);
+    // the other rarity of the same printing is the first alternative; the other set's printing is ranked below
+    expect(JSON.stringify(o._identification.alternatives[0])).toMatch(/SDBE-EN001/);
+  }, 120_000);
+
   it('comics_id: a drawn cover identified by its title and issue number; another language finds no match', async () => {
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'marvel', files: { file: path.resolve(import.meta.dirname, '../fixtures/catalogs/comics/marvel_comics.json') } });
     const font = 'font-family="DejaVu Sans, sans-serif"';

@@ -119,7 +119,9 @@ describe('readCardText', () => {
     const c = readCardText(lines([['LOB-ENOO1', 0.7, 0.6, 0.02], ['DOM • EN', 0.95, 0.05, 0.02], ['123/280 R', 0.93, 0.05, 0.02]]));
     expect(c.printCodes).toEqual(['LOB-EN001']);
     expect(c.setCodes).toEqual(['DOM']);
-    expect(c.numbers[0]).toMatchObject({ number: '123', total: '280' });
+    // the print code is the Yu-Gi-Oh! printing's collector number, a sure one
+    expect(c.numbers.map((n) => [n.key, n.form])).toEqual([['LOB-EN001', 'promo'], ['123', 'fraction']]);
+    expect(c.numbers[1]).toMatchObject({ number: '123', total: '280' });
   });
 
   it('reads HP written with its letters, in any language', () => {

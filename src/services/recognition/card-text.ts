@@ -262,7 +262,10 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       // the set prefix and region letters already say this is a code
       const num = digits(m[3]!, true);
       if (num === null || !/[A-Z]/.test(m[1]!)) continue;
-      printCodes.add(`${m[1]}-${m[2] ?? ''}${num}`);
+      const code = `${m[1]}-${m[2] ?? ''}${num}`;
+      printCodes.add(code);
+      // a Yu-Gi-Oh! print code is the printing's collector number (set, region, number), as sure as a promo code
+      addNumber({ number: code, total: null, key: numberKey(code), raw: m[0], prob: line.prob, form: 'promo' });
     }
     for (const m of text.matchAll(MTG_SET)) setCodes.add(m[1]!);
     if (line.box.y0 > 0.85) {

@@ -236,6 +236,24 @@ describe('identification', () => {
     expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
   });
 
+  it('identifies a Yu-Gi-Oh! printing by its print code, whichever rarity row the catalog holds it in', async () => {
+    // yaml-yugi rows: one per print code and rarity (src/catalog/formats/yugioh.ts)
+    const ygo = (code: string, rarity: string) => card(`${code}|${rarity}|Set|10000001`, 'Test Dragon of Light', code, null, null, { setCode: code.split('-')[0]!, setCodes: [], numberNorm: code });
+    const rows = [ygo('TST-EN001', 'Ultra Rare'), ygo('TS25-EN001', 'Secret Rare'), ygo('TS25-EN001', 'Ultra Rare')];
+    const at = (code: string | null) => readCardText(lines([['Test Dragon of Light', 0.04, 0.06, 0.05], ...(code ? [[code, 0.72, 0.7, 0.025] as [string, number, number, number]] : []), ['ATK/3000 DEF/2500', 0.91, 0.5, 0.02], ['10000001', 0.955, 0.04, 0.015]]));
+    expect(at('TS25-EN001').numbers.map((n) => [n.key, n.form])).toEqual([['TS25-EN001', 'promo']]);
+    const ranked = await identify(at('TS25-EN001'), source(rows));
+    const best = bestMatch(ranked);
+    expect(best?.card.number).toBe('TS25-EN001');
+    expect(printingMatch(ranked)).toBe(best);
+    // the other set's printing is told apart by the code (its digits another number's), the other rarity is the alternative
+    expect(ranked.find((r) => r.card.number === 'TST-EN001')!.evidence.number).toBe('differs');
+    expect(ranked[1]!.card.number).toBe('TS25-EN001');
+    expect(bestMatch(await identify(at('TST-EN001'), source(rows)))?.card.number).toBe('TST-EN001');
+    // with no code read, the name alone cannot tell the two sets apart at the printing level
+    expect(printingMatch(await identify(at(null), source(rows)))).toBeNull();
+  });
+
   it('reads a line put into English by its English name only: its own letters alike to another card say nothing', async () => {
     // `Sally` is Opal's French name; Wally's English name is one letter from it
     const opal = card('swsh4-158', 'Opal', '158', 185, '2020', { kind: 'trainer' });

@@ -364,10 +364,18 @@ export const NAME_LEVEL = { likeness: 0.9, minScore: 3.6 };
  * year and often the illustrator, which outweighed the number before); otherwise null.
  */
 export function printingMatch(ranked: readonly Identified[]): Identified | null {
-  const [a, b] = ranked;
+  const [a] = ranked;
   if (!a || a.score < MIN_SCORE || a.evidence.number === 'differs') return null;
-  if (b && a.score - b.score < MIN_LEAD) return null;
+  // the same printing in another rarity (a Yu-Gi-Oh! code printed as Ultra and as Secret Rare) is
+  // one row each in the catalog: the card is that printing whichever its finish, the rows alternatives
+  const next = ranked.slice(1).find((r) => !samePrinting(a.card, r.card));
+  if (next && a.score - next.score < MIN_LEAD) return null;
   return a;
+}
+
+/** Two catalog rows of one printing: the same name, set and collector number (they differ in rarity only). */
+function samePrinting(a: CandidateCard, b: CandidateCard): boolean {
+  return a.numberNorm !== null && a.numberNorm === b.numberNorm && a.setCode === b.setCode && a.nameNorm === b.nameNorm;
 }
 
 /**

@@ -110,11 +110,36 @@ function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number
  * right way up whose number was not read has its bottom band's halves read again larger.
  */
 export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
+  const reading = await readEnds(cv, ocr, img, quad);
+  if (!reading.lines.some((l) => l.box.y0 >= 1 - BAND - 0.01 && YUGIOH_FOOT.test(l.text))) return reading;
+  return { ...reading, lines: [...reading.lines, ...(await readPrintCodeStrip(cv, ocr, img, quad, reading.rotation))] };
+}
+
+/**
+ * What a Yu-Gi-Oh! card prints along its foot: `ATK/3000 DEF/2500`, Konami's copyright, the
+ * eight-digit passcode. Such a card's print code (`LOB-EN001`, the printing: set, region, number)
+ * stands under the artwork, in neither band.
+ */
+const YUGIOH_FOOT = /\b(?:ATK|DEF)\s?\/|\bKONAMI\b|^\s*\d{8}\s*$/i;
+/**
+ * Where the print code stands, as shares of the upright card's height: right under the artwork
+ * (at 0.72–0.76 on a normal monster, spell or trap), with some room for an outline a little off
+ * and for pendulum cards; across the card's width (a pendulum card prints it on the left).
+ */
+const PRINT_CODE_STRIP = [0.68, 0.8] as const;
+
+/** The print-code strip of a Yu-Gi-Oh! card, read the way up its bands were read. */
+async function readPrintCodeStrip(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad, rotation: 0 | 180): Promise<ReadLine[]> {
   const upright = portrait(quad);
-  const [top, bottom, card] = warpCardParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
-  // from the upright card's shares (0–1) back to the photo; turned over, the shares run from the far corner
+  const [y0, y1] = rotation === 0 ? PRINT_CODE_STRIP : ([1 - PRINT_CODE_STRIP[1], 1 - PRINT_CODE_STRIP[0]] as const);
+  const [strip] = warpCardParts(cv, img, upright, [{ width: READ_WIDTH, y0, y1 }]) as [RgbPixels];
+  return placer(upright)(await readBand(ocr, rotation === 0 ? strip : turnedOver(strip), PRINT_CODE_STRIP), rotation);
+}
+
+/** From the upright card's shares (0–1) back to the photo; turned over, the shares run from the far corner. */
+function placer(upright: Quad): (lines: Omit<ReadLine, 'polygon'>[], rotation: 0 | 180) => ReadLine[] {
   const m = rectToQuad(1, 1, upright);
-  const placed = (lines: Omit<ReadLine, 'polygon'>[], rotation: 0 | 180): ReadLine[] =>
+  return (lines, rotation) =>
     lines.map((l) => {
       const at = (u: number, v: number): Point => {
         const [x, y] = rotation === 0 ? applyHomography(m, u, v) : applyHomography(m, 1 - u, 1 - v);
@@ -123,6 +148,13 @@ export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Qua
       const { x0, y0, x1, y1 } = l.box;
       return { ...l, polygon: [at(x0, y0), at(x1, y0), at(x1, y1), at(x0, y1)] };
     });
+}
+
+/** The card's two bands, the way up they read best (readCard). */
+async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
+  const upright = portrait(quad);
+  const [top, bottom, card] = warpCardParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
+  const placed = placer(upright);
   const [topLines, bottomLines] = await readParts(ocr, [
     { img: top, band: BANDS[0] },
     { img: bottom, band: BANDS[1] },
