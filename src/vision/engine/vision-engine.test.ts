@@ -77,6 +77,14 @@ describe('vision engine (real workers, real models)', () => {
     expect(engine.load.sharedReads).toBeGreaterThan(before);
     expect(pooled.readings![0]!.lines.map((l) => l.text)).toEqual(alone.readings![0]!.lines.map((l) => l.text));
     expect(pooled.readings![0]!.lines.length).toBeGreaterThan(3);
+    // with the other worker busy, nothing is offered to it: the card is read alone, the same lines
+    const held = engine.image('colors', busy(4000), 40_000_000);
+    const { sharedReads, sharesDeclined } = engine.load;
+    const alone2 = await engine.card(copy(), 'read', {}, 40_000_000);
+    expect(engine.load.sharedReads).toBe(sharedReads);
+    expect(engine.load.sharesDeclined).toBeGreaterThan(sharesDeclined);
+    expect(alone2.readings![0]!.lines.map((l) => l.text)).toEqual(alone.readings![0]!.lines.map((l) => l.text));
+    await held;
   }, 60_000);
 
   it('gives the dominant colors of a region, background excluded', async () => {

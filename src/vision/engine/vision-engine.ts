@@ -70,6 +70,7 @@ export class VisionEngine {
   /** Offered pictures being read by otherwise idle workers (`share`), and how many were since start. */
   private sharing = 0;
   private sharedReads = 0;
+  private sharesDeclined = 0;
   private working = 0;
   private reserved = 0;
   /** Posted tasks by id, for the progress messages of their workers. */
@@ -121,6 +122,7 @@ export class VisionEngine {
   private share(pool: Piscina, request: ShareRequest): void {
     const { port, loupeShare } = request;
     if (pool !== this.poolInstance || this.pending + this.sharing >= this.options.threads) {
+      this.sharesDeclined++;
       port.close();
       return;
     }
@@ -195,9 +197,10 @@ export class VisionEngine {
     if (this.workMs.length > workSamples) this.workMs.shift();
   }
 
-  get load(): { threads: number; running: number; queued: number; reserved: number; maxQueue: number; meanTaskMs: number; sharedReads: number } {
+  get load(): { threads: number; running: number; queued: number; reserved: number; maxQueue: number; meanTaskMs: number; sharedReads: number; sharesDeclined: number } {
     return {
       sharedReads: this.sharedReads,
+      sharesDeclined: this.sharesDeclined,
       threads: this.poolInstance?.threads.length ?? 0,
       running: this.working,
       queued: this.pending - this.working,
