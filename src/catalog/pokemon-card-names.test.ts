@@ -2,20 +2,18 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CARD_NAMES_FILE, cardNames, installedCardNames, printedForms, type CardNameTable } from './pokemon-card-names.ts';
 
-const table: CardNameTable = {
-  source: 'test',
-  languages: ['fr', 'de', 'es', 'it', 'pt'],
-  names: [
-    ['League Staff', 'Employés de la Ligue', 'Liga-Mitarbeiter', 'Personal de la Liga', 'Staff della Lega', 'Equipe da Liga'],
-    ['Opal', 'Sally', 'Papella', 'Sally', 'Opale', 'Opala'],
-    ['Potion', 'Potion', 'Trank', 'Poción', 'Pozione', 'Poção'],
-    ['Switch', 'Échange', 'Wechsel', 'Cambio', 'Scambio', 'Troca'],
-    ['Energy Switch', 'Échange d’Énergie', 'Energiewechsel', 'Cambio de Energía', 'Scambio di Energia', 'Troca de Energia'],
-    // two cards one language names alike: the name says nothing
-    ['Great Ball', 'Super Ball', '', '', '', ''],
-    ['Ultra Ball', 'Super Ball', '', '', '', ''],
-  ],
-};
+/** A table in the shipped one's languages: English, French, German, Spanish, Italian, Portuguese. */
+const tableOf = (names: string[][]): CardNameTable => ({ source: 'test', languages: ['fr', 'de', 'es', 'it', 'pt'], names });
+const table = tableOf([
+  ['League Staff', 'Employés de la Ligue', 'Liga-Mitarbeiter', 'Personal de la Liga', 'Staff della Lega', 'Equipe da Liga'],
+  ['Opal', 'Sally', 'Papella', 'Sally', 'Opale', 'Opala'],
+  ['Potion', 'Potion', 'Trank', 'Poción', 'Pozione', 'Poção'],
+  ['Switch', 'Échange', 'Wechsel', 'Cambio', 'Scambio', 'Troca'],
+  ['Energy Switch', 'Échange d’Énergie', 'Energiewechsel', 'Cambio de Energía', 'Scambio di Energia', 'Troca de Energia'],
+  // two cards one language names alike: the name says nothing
+  ['Great Ball', 'Super Ball', '', '', '', ''],
+  ['Ultra Ball', 'Super Ball', '', '', '', ''],
+]);
 
 describe('cardNames', () => {
   const names = cardNames(table);
@@ -46,15 +44,13 @@ describe('cardNames', () => {
     // a type word the language spells as English does is the card's own word
     expect(printedForms('Double Énergie Dragon', 'fr')).toEqual(['Double Énergie Dragon']);
     expect(printedForms('Energia Metal Revestida', 'pt')).toEqual(['Energia Metal Revestida']);
-    const energies = cardNames({
-      source: 'test',
-      languages: ['fr', 'de', 'es', 'it', 'pt'],
-      names: [
+    const energies = cardNames(
+      tableOf([
         ['Coating Metal Energy', 'Énergie Metal Revêtement', 'Schicht-Metal-Energie', '', '', ''],
         ['Basic Fighting Energy', 'Énergie Fighting de base', '', '', '', ''],
         ['Basic Lightning Energy', 'Énergie Lightning de base', '', '', '', ''],
-      ],
-    });
+      ]),
+    );
     expect(energies.english('EnergieRevetement')?.text).toBe('Coating Metal Energy');
     expect(energies.english('Énergie Métal Revêtement')?.text).toBe('Coating Metal Energy');
     expect(energies.english('Schicht-Energie')?.text).toBe('Coating Metal Energy');

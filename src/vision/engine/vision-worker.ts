@@ -309,10 +309,13 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
     upscaledWidth: out.width,
     upscaledHeight: out.height,
     model: up.model,
-    image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+    image: ownBuffer(bytes),
     format: png ? 'png' : 'jpg',
   };
 }
+
+/** The bytes of an encoded image in an ArrayBuffer of their own, as tasks carry them. */
+const ownBuffer = (bytes: Buffer): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
 /** A small real photo-like input (a gradient with a disc) to run each model once. */
 function warmImage(): Promise<Buffer> {
@@ -326,13 +329,14 @@ const warmed = new Map<ModelName, Promise<void>>();
 async function warm(requested: readonly string[]): Promise<{ warmed: (ModelName | 'card')[]; ms: number }> {
   const t0 = performance.now();
   const names = requested.filter((m): m is ModelName => m in decodeEdge && m !== 'colors');
-  if (requested.includes('card')) await warmCard();
+  const card = requested.includes('card');
+  if (card) await warmCard();
   for (const kind of names) {
     let done = warmed.get(kind);
     if (!done) {
       done = (async () => {
         const bytes = await warmImage();
-        const image = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+        const image = ownBuffer(bytes);
         await runImageTask({ kind, image, maxPixels: 1_000_000 });
       })();
       // A failed warm-up is tried again by the next warm task; a request loads the model itself.
@@ -341,7 +345,7 @@ async function warm(requested: readonly string[]): Promise<{ warmed: (ModelName 
     }
     await done;
   }
-  return { warmed: [...names, ...(requested.includes('card') ? (['card'] as const) : [])], ms: Math.round(performance.now() - t0) };
+  return { warmed: [...names, ...(card ? (['card'] as const) : [])], ms: Math.round(performance.now() - t0) };
 }
 
 let cardWarmed: Promise<void> | undefined;
@@ -353,7 +357,7 @@ function warmCard(): Promise<void> {
   cardWarmed ??= (async () => {
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="720" height="960"><rect width="720" height="960" fill="#7a6a58"/><rect x="170" y="180" width="378" height="528" rx="18" fill="#f2c230"/><rect x="192" y="202" width="334" height="230" fill="#5b8fc9"/><rect x="192" y="450" width="334" height="236" fill="#efe6d2"/></svg>`;
     const bytes = await sharp(Buffer.from(svg)).jpeg().toBuffer();
-    await runCardTask({ kind: 'card', image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 1_000_000, op: 'read', options: {} }, ocr);
+    await runCardTask({ kind: 'card', image: ownBuffer(bytes), maxPixels: 1_000_000, op: 'read', options: {} }, ocr);
   })();
   cardWarmed.catch(() => (cardWarmed = undefined));
   return cardWarmed;
