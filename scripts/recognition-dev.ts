@@ -6,13 +6,17 @@
  *   npx tsx scripts/recognition-dev.ts
  *
  * Env: ONLY (a substring of the file names to keep); SET=generated for the generated photos of the
- * Pokémon reference designs of the bench's tune quarter instead (English cards, read whole and sharp).
+ * Pokémon reference designs of the bench's tune quarter instead (English cards, read whole and sharp);
+ * SHRINK=310 for the train photos at least 600 px wide, shrunk to that width and saved again as JPEG
+ * (quality 80): the small listing photos most of the validation split is, made from photos whose
+ * card reads at full size (what is lost to the size alone).
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loupeCli } from '../test/helpers/processes.ts';
 import { startServer } from '../bench/lib-server.ts';
 import { normalizeName } from '../src/catalog/card-keys.ts';
+import sharp from 'sharp';
 import { generatedScenes, referenceDesigns } from '../bench/lib-recognition-designs.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared');
@@ -20,6 +24,7 @@ const datasets = path.join(shared, 'datasets');
 const catalogs = path.join(shared, 'catalogs');
 interface Identity { file: string; split: string | null; width: number; set?: string; in_catalog: boolean; catalog_id: string | null; catalog_name?: string; printed_name?: string; jpeg?: Buffer }
 const cards = new Map((JSON.parse(fs.readFileSync(path.join(catalogs, 'pokemon/cards.json'), 'utf8')) as { id: string; name: string; hp?: string; artist?: string }[]).map((c) => [c.id, c]));
+const shrink = Number(process.env.SHRINK ?? 0);
 const only = (file: string) => !process.env.ONLY || file.includes(process.env.ONLY);
 const photos: Identity[] =
   process.env.SET === 'generated'
@@ -33,8 +38,14 @@ const photos: Identity[] =
         jpeg: s.jpeg,
       }))
     : (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
-        (p) => p.split === 'train' && p.set !== 'slab' && only(p.file),
+        (p) => p.split === 'train' && p.set !== 'slab' && only(p.file) && (!shrink || p.width >= 600),
       );
+if (shrink) {
+  for (const p of photos) {
+    p.jpeg = await sharp(path.join(datasets, p.file)).rotate().resize({ width: shrink }).jpeg({ quality: 80 }).toBuffer();
+    p.width = shrink;
+  }
+}
 const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
 const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
 try {

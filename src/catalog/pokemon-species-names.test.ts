@@ -20,6 +20,12 @@ describe('Pokémon species names', () => {
     reads([['Rondoudoue', 'Jigglypuff']]);
   });
 
+  it('reads the V and ex logos as small photos misread them, after a species name read exactly, English or not', () => {
+    reads([['Zaciany', 'Zacian V'], ['Lugiay', 'Lugia V'], ['SorcilenceY', 'Hatterene V'], ['Feunardey', 'Ninetales ex'], ['Absoley', 'Absol ex']]);
+    // not after a word that is no species, nor after a misread one, nor where the whole line is a name
+    reads([['Energy', null], ['Lugiy', null], ['Zaciany2', null], ['Lugia', null]]);
+  });
+
   it('puts regional forms, Radiant cards and the Calyrex riders into the catalogs’ English, in French, German, Spanish and Italian', () => {
     reads([
       ["Goupix d'Alola", 'Alolan Vulpix'],

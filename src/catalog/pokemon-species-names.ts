@@ -24,6 +24,12 @@ const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
  * would become an ex.
  */
 const EX_MISREAD = ['cx'];
+/**
+ * Logo suffixes as the recogniser misreads them at small sizes, glued to the name: the `V` logo as
+ * a `y` (`Zaciany`, `SorcilenceY`), the `ex` logo as `ey` (`Feunardey`). Taken only after a species
+ * name read exactly, English or not, and never where the whole line is a name itself.
+ */
+const LOGO_MISREAD: [string, string][] = [['ey', 'ex'], ['y', 'v']];
 /** English spellings of those suffixes, as the catalogs print them (the older `EX` is `ex` folded). */
 export const SUFFIX_TEXT: Readonly<Record<string, string>> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
 /**
@@ -99,6 +105,14 @@ export function speciesNames(english: readonly string[], localized: readonly (re
         ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s]),
         ...EX_MISREAD.filter((s) => norm.endsWith(s) && norm.length > s.length + 4).map((s): [string, string] => [norm.slice(0, -s.length), 'ex']),
       ];
+      // a logo misread after a name read exactly, whichever its language (`Lugiay` is Lugia V)
+      for (const [tail, suffix] of LOGO_MISREAD) {
+        if (!norm.endsWith(tail) || norm.length < tail.length + 3 || byNorm.has(norm)) continue;
+        const i = exactlyInForm(norm.slice(0, -tail.length));
+        if (i === null) continue;
+        const text = `${english[i]!} ${SUFFIX_TEXT[suffix]!}`;
+        return { text, norm: normalizeName(text) };
+      }
       // [species, card suffix, form]
       const tries: [string, string | null, string | null][] = bySuffix.flatMap(([stem, suffix]) => [
         [stem, suffix, null] as [string, string | null, string | null],

@@ -139,6 +139,17 @@ describe('readCardText', () => {
     expect(glued.hp).toBe(170);
     expect(glued.names.map((n) => n.text)).toEqual(['Ethernatos Radieuxw', 'Ethernatos Radieux']);
     expect(readCardText(lines([['Pondralugon300', 0.05, 0.2, 0.05]])).names.map((n) => n.text)).toEqual(['Pondralugon', 'Pondralugo']);
+    // four digits: the type symbol after the HP, or else the HP mark before it, read as a digit
+    // (small photos of the train split, shrunk: `SHRINK=400 scripts/recognition-dev.ts`)
+    expect(readCardText(lines([['2320', 0.05, 0.75, 0.04]])).hp).toBe(320);
+    expect(readCardText(lines([['2230', 0.05, 0.75, 0.04]])).hp).toBe(230);
+    expect(readCardText(lines([['2100', 0.05, 0.75, 0.04]])).hp).toBe(210);
+    expect(readCardText(lines([['4567', 0.05, 0.75, 0.04]])).hp).toBeNull();
+    const four = readCardText(lines([['Typhlosioni2100', 0.05, 0.2, 0.05]]));
+    expect([four.hp, four.names.map((n) => n.text)]).toEqual([210, ['Typhlosioni', 'Typhlosion']]);
+    // a dash or a sign between the name and the HP
+    const dashed = readCardText(lines([['CalyrexVx-320', 0.05, 0.2, 0.05]]));
+    expect([dashed.hp, dashed.names.map((n) => n.text)]).toEqual([320, ['CalyrexVx', 'CalyrexV']]);
     // HP are tens; a name ending in other digits keeps them
     expect(readCardText(lines([['Porygon2', 0.05, 0.2, 0.05]])).hp).toBeNull();
     expect(readCardText(lines([['x2', 0.05, 0.75, 0.04]])).hp).toBeNull();

@@ -174,8 +174,19 @@ const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-
 /** A run of digits in the bottom band, the slash between number and total lost (`092196`). */
 const DIGIT_RUN = /(?<![0-9/])([0-9]{4,6})(?![0-9/])/g;
 /** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
-const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?\s?([0-9]{2,3})$/;
+const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:]?([0-9]{2,4})$/;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
+/**
+ * The HP in a run of digits read where it is printed: two or three digits as they are; four are
+ * the HP and the type symbol after it read as a digit (`2100` on a 210 HP card), or, when those
+ * three are no HP, the HP mark before it read as one (`2320` on a 320 HP card).
+ */
+function hpOfRun(run: string): number | null {
+  if (run.length <= 3) return hpLike(Number(run)) ? Number(run) : null;
+  if (run.length !== 4) return null;
+  for (const v of [Number(run.slice(0, 3)), Number(run.slice(1))]) if (hpLike(v)) return v;
+  return null;
+}
 
 /** Lines that name the card's kind or stage, never its name. */
 const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
@@ -323,9 +334,10 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     let nameTexts = [text];
     if (line.box.y0 < 0.15) {
       const glued = NAME_THEN_HP.exec(text);
-      if (glued && hpLike(Number(glued[3]))) {
-        nameTexts = [...new Set([text.slice(0, text.length - glued[3]!.length).trim(), glued[1]!])];
-        hp ??= Number(glued[3]);
+      const gluedHp = glued ? hpOfRun(glued[3]!) : null;
+      if (glued && gluedHp !== null) {
+        nameTexts = [...new Set([text.slice(0, text.length - glued[3]!.length).replace(/[\s\-~=.,:]+$/, '').trim(), glued[1]!])];
+        hp ??= gluedHp;
       }
     }
     const furniture = Object.values(LANGUAGE_WORDS).some((words) => words.some((w) => letters.includes(w)));
@@ -343,13 +355,15 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
 
   if (hp === null) {
     // The HP printed alone in the top right ("230" beside the name), a letter or sign of the
-    // furniture read beside it ("P60", "y100"), or the type symbol after it read as a digit ("2106").
+    // furniture read beside it ("P60", "y100"), the type symbol after it or the HP mark before it
+    // read as a digit ("2106", "2320": hpOfRun).
     for (const line of lines) {
       if (line.box.y0 >= 0.12 || line.box.x0 <= 0.5) continue;
       const t = line.text.trim();
-      const m = /^[^0-9]{0,2}([0-9]{2,3})[^0-9]{0,2}$/.exec(t) ?? /^([0-9]{3})[0-9]$/.exec(t);
-      if (m && hpLike(Number(m[1]))) {
-        hp = Number(m[1]);
+      const m = /^[^0-9]{0,2}([0-9]{2,4})[^0-9]{0,2}$/.exec(t);
+      const v = m ? hpOfRun(m[1]!) : null;
+      if (v !== null) {
+        hp = v;
         break;
       }
     }
