@@ -35,14 +35,15 @@ class CornerNet(nn.Module):
     """64 x 64 corner patch in, (u, v, spread) out: the corner in patch units (-1..1) and the
     soft arg-max's standard deviation (its doubt), from a small U-Net's 32 x 32 map."""
 
-    def __init__(self, c=(16, 32, 48, 64)):
+    def __init__(self, c=(16, 32, 48, 64), bn: bool = True):
         super().__init__()
-        self.e0 = nn.Sequential(cbr(3, c[0]), cbr(c[0], c[0]))  # 64
-        self.e1 = nn.Sequential(cbr(c[0], c[1], 2), cbr(c[1], c[1]))  # 32
-        self.e2 = nn.Sequential(cbr(c[1], c[2], 2), cbr(c[2], c[2]))  # 16
-        self.e3 = nn.Sequential(cbr(c[2], c[3], 2), cbr(c[3], c[3]), cbr(c[3], c[3]))  # 8
-        self.d2 = cbr(c[3] + c[2], c[2])
-        self.d1 = nn.Sequential(cbr(c[2] + c[1], c[1]), cbr(c[1], c[1]))
+        k = lambda cin, cout, stride=1: cbr(cin, cout, stride, bn)  # noqa: E731
+        self.e0 = nn.Sequential(k(3, c[0]), k(c[0], c[0]))  # 64
+        self.e1 = nn.Sequential(k(c[0], c[1], 2), k(c[1], c[1]))  # 32
+        self.e2 = nn.Sequential(k(c[1], c[2], 2), k(c[2], c[2]))  # 16
+        self.e3 = nn.Sequential(k(c[2], c[3], 2), k(c[3], c[3]), k(c[3], c[3]))  # 8
+        self.d2 = k(c[3] + c[2], c[2])
+        self.d1 = nn.Sequential(k(c[2] + c[1], c[1]), k(c[1], c[1]))
         self.head = nn.Conv2d(c[1], 1, 1)
         g = (torch.arange(GRID, dtype=torch.float32) + 0.5) * 2 / GRID - 1
         self.register_buffer('gx', g.view(1, 1, GRID).expand(1, GRID, GRID).reshape(1, -1).clone())
@@ -206,7 +207,7 @@ def main():
     def report(model: CornerNet, step: int) -> dict:
         return evaluate(model, dev) if dev and (step % 200 == 0 or step == args.steps) else {}
 
-    loop.train(args, CornerNet, data, lambda model, b: loss_fn(model, b[0].flatten(0, 1), b[1].flatten(0, 1)), export, 'card-corners.onnx', report, {'dev_photos': len(dev)})
+    loop.train(args, lambda: CornerNet(bn=not args.init_onnx), data, lambda model, b: loss_fn(model, b[0].flatten(0, 1), b[1].flatten(0, 1)), export, 'card-corners.onnx', report, {'dev_photos': len(dev)})
 
 
 def export(model: nn.Module, path: str):
