@@ -7,9 +7,9 @@
  *
  * Env: ONLY (a substring of the file names to keep); SET=generated for the generated photos of the
  * Pokémon reference designs of the bench's tune quarter instead (English cards, read whole and sharp);
- * SHRINK=310 for the train photos at least 600 px wide, shrunk to that width and saved again as JPEG
- * (quality 80): the small listing photos most of the validation split is, made from photos whose
- * card reads at full size (what is lost to the size alone).
+ * SHRINK=400 for the train photos at least 600 px wide, shrunk to that width and saved again as JPEG
+ * (quality 80), their card then about 200 px wide: the small listing photos most of the validation
+ * split is, made from photos whose card reads at full size (what is lost to the size alone).
  */
 import fs from 'node:fs';
 import path from 'node:path';

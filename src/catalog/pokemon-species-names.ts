@@ -19,17 +19,13 @@ const LANGUAGES = ['fr', 'de', 'es', 'ja', 'ko', 'ru', 'th', 'zh-hans', 'zh-hant
  */
 const SUFFIXES = ['vmax', 'vstar', 'break', 'lvx', 'prime', 'gx', 'ex', 'v'];
 /**
- * The small `ex` as the recogniser misreads it after a name (`MiascaradeCx`): taken only after a
- * species name read exactly. Not a lone `e` (`Milobelluse`): a misread name ending in an extra `e`
+ * Logo suffixes as the recogniser misreads them, glued to the name: the small `ex` as `cx`
+ * (`MiascaradeCx`) or, at small sizes, `ey` (`Feunardey`), the `V` logo as a `y` (`Zaciany`,
+ * `SorcilenceY`). Taken only after a species name read exactly, English or not, and never where the
+ * whole line is a name itself. Not a lone `e` (`Milobelluse`): a misread name ending in an extra `e`
  * would become an ex.
  */
-const EX_MISREAD = ['cx'];
-/**
- * Logo suffixes as the recogniser misreads them at small sizes, glued to the name: the `V` logo as
- * a `y` (`Zaciany`, `SorcilenceY`), the `ex` logo as `ey` (`Feunardey`). Taken only after a species
- * name read exactly, English or not, and never where the whole line is a name itself.
- */
-const LOGO_MISREAD: [string, string][] = [['ey', 'ex'], ['y', 'v']];
+const LOGO_MISREAD: [string, string][] = [['cx', 'ex'], ['ey', 'ex'], ['y', 'v']];
 /** English spellings of those suffixes, as the catalogs print them (the older `EX` is `ex` folded). */
 export const SUFFIX_TEXT: Readonly<Record<string, string>> = { vmax: 'VMAX', vstar: 'VSTAR', break: 'BREAK', lvx: 'LV.X', prime: 'Prime', gx: 'GX', ex: 'ex', v: 'V' };
 /**
@@ -103,7 +99,6 @@ export function speciesNames(english: readonly string[], localized: readonly (re
       const bySuffix: [string, string | null][] = [
         [norm, null],
         ...SUFFIXES.filter((s) => norm.endsWith(s) && norm.length > s.length + 2).map((s): [string, string] => [norm.slice(0, -s.length), s]),
-        ...EX_MISREAD.filter((s) => norm.endsWith(s) && norm.length > s.length + 4).map((s): [string, string] => [norm.slice(0, -s.length), 'ex']),
       ];
       // a logo misread after a name read exactly, whichever its language (`Lugiay` is Lugia V)
       for (const [tail, suffix] of LOGO_MISREAD) {
@@ -122,7 +117,6 @@ export function speciesNames(english: readonly string[], localized: readonly (re
       // every exact reading before any near one: `moumouflonv` is Moumouflon V, not a misread Moumouflon
       for (const exact of [true, false]) {
         for (const [stem, suffix, form] of tries) {
-          if (!exact && suffix === 'ex' && !norm.endsWith('ex')) continue; // a misread ex only after a name read exactly
           const i = exact ? (form ? exactlyInForm(stem) : exactly(stem)) : nearly(stem);
           if (i === null) continue;
           const text = [form, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');

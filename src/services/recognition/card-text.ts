@@ -175,6 +175,8 @@ const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-
 const DIGIT_RUN = /(?<![0-9/])([0-9]{4,6})(?![0-9/])/g;
 /** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
 const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:]?([0-9]{2,4})$/;
+/** What may stand between a name and the HP glued to it (`CalyrexVx-320`), left off the name. */
+const TRAILING_GLUE = /[\s\-~=.,:]+$/;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
 /**
  * The HP in a run of digits read where it is printed: two or three digits as they are; four are
@@ -336,7 +338,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       const glued = NAME_THEN_HP.exec(text);
       const gluedHp = glued ? hpOfRun(glued[3]!) : null;
       if (glued && gluedHp !== null) {
-        nameTexts = [...new Set([text.slice(0, text.length - glued[3]!.length).replace(/[\s\-~=.,:]+$/, '').trim(), glued[1]!])];
+        nameTexts = [...new Set([text.slice(0, text.length - glued[3]!.length).replace(TRAILING_GLUE, ''), glued[1]!])];
         hp ??= gluedHp;
       }
     }
