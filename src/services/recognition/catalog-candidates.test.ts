@@ -23,6 +23,15 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     expect(await source.byNumber('999')).toEqual([]);
   });
 
+  it('gives a Pokémon card the border colour its rarity and subtypes tell, none where they do not', async () => {
+    const { source } = await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!);
+    const border = async (key: string) => (await source.byKeys([key]))[0]?.border;
+    expect(await border('tst1-1')).toBe('yellow'); // Rare Holo
+    expect(await border('tst2pt5-12')).toBe('neutral'); // a V card
+    expect(await border('tst1-4')).toBeNull(); // a secret rare: gold
+    expect(await border('tst1-3')).toBeNull(); // no rarity
+  });
+
   it('finds cards by a name read with a typo, through the engine trigram search', async () => {
     const { source } = await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!);
     // any shared trigram brings a name; the closest name's cards come first

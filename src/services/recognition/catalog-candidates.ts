@@ -1,4 +1,5 @@
 import { normalizeName } from '../../catalog/card-keys.ts';
+import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import type { ArtworkIndex } from './artwork-references.ts';
 import type { CandidateCard, CandidateSource } from './identify.ts';
@@ -19,8 +20,11 @@ function numberOrNull(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** A stored card as identification sees it: its set's printed total and year, its HP and regulation mark. */
-export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>): CandidateCard {
+/**
+ * A stored card as identification sees it: its set's printed total and year, its HP and regulation
+ * mark, and for a Pokémon catalog (`kind`) the colour of its border.
+ */
+export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>, kind?: string): CandidateCard {
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
   const year = isPromoSet(set) ? null : (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null;
   const mark = card.fields.regulationMark;
@@ -38,8 +42,11 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     regulationMark: typeof mark === 'string' ? mark : null,
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
+    border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : null,
   };
 }
+
+const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 export interface CandidateFilter {
   /** The `set_code` hint: a set's code or the code printed on its cards (`MEW`), any case. */
@@ -81,7 +88,7 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
   const take = (cards: StoredCard[]): CandidateCard[] =>
     cards.filter(keep).map((c) => {
       seen.set(c.key, c);
-      return candidateOf(c, sets);
+      return candidateOf(c, sets, catalog.kind);
     });
   // Catalogs without a sets table (Yu-Gi-Oh!, sport checklists) carry the set code on each card
   // only; there the hint filters the candidates but cannot be told unknown beforehand.

@@ -17,6 +17,7 @@ const card = (key: string, name: string, number: string, setTotal: number | null
   regulationMark: null,
   kind: null,
   artist: null,
+  border: null,
   ...extra,
 });
 /** Lines as [text, top, left, height] on the upright card. */
@@ -234,6 +235,26 @@ describe('identification', () => {
     expect(bestMatch(await identify(unsure, source(chewtles)))).toBeNull();
     const numbered = readCardText(lines([['Chewtle', 0.05, 0.2, 0.05], ['80', 0.05, 0.75, 0.04], ['099/185', 0.93, 0.05, 0.02]]));
     expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
+  });
+
+  it('tells a name’s printings apart by the border’s colour, never one name from another', async () => {
+    // a Tyranitar V read by name and HP alone: the regular card's border is dark, the old one's yellow
+    const v = card('swsh5-97', 'Tyranitar V', '097', 163, '2021', { hp: 230, border: 'neutral' });
+    const old = card('xy1-10', 'Tyranitar V', '010', 146, '2014', { hp: 230, border: 'yellow' });
+    const unknown = card('swsh5-155', 'Tyranitar V', '155', 163, '2021', { hp: 230, border: null });
+    const given = readCardText(lines([['Tyranitar V', 0.05, 0.2, 0.05], ['230', 0.05, 0.75, 0.04]]));
+    // measured yellow: the yellow printing leads the unknown one, which leads the dark one, each by the border's weight
+    const yellow = await identify({ ...given, border: 'yellow' }, source([v, old, unknown]));
+    expect(yellow.map((r) => [r.card.key, r.evidence.border])).toEqual([['xy1-10', 'same'], ['swsh5-155', 'unknown'], ['swsh5-97', 'differs']]);
+    expect(yellow[0]!.score - yellow[2]!.score).toBeCloseTo(WEIGHTS.borderSame - WEIGHTS.borderDiffers, 9);
+    // unmeasured: no evidence, the newest first as before
+    const none = await identify({ ...given, border: null }, source([v, old, unknown]));
+    expect(none.every((r) => r.evidence.border === 'unknown')).toBe(true);
+    expect(none[0]!.score).toBe(none[2]!.score);
+    // another name, read plainly, is not made up by the border
+    const other = card('swsh5-98', 'Tyrunt', '098', 163, '2021', { hp: 230, border: 'yellow' });
+    const ranked = await identify({ ...given, border: 'yellow' }, source([v, other]));
+    expect(ranked[0]!.card.key).toBe('swsh5-97');
   });
 
   it('identifies a Yu-Gi-Oh! printing by its print code, whichever rarity row the catalog holds it in', async () => {

@@ -7,6 +7,7 @@
  * regulation mark, the copyright year or the name.
  */
 import { normalizeName } from '../../catalog/card-keys.ts';
+import type { BorderColour } from '../../catalog/pokemon-borders.ts';
 import { SUFFIX_TEXT } from '../../catalog/pokemon-species-names.ts';
 import { editDistance } from '../../util/edit-distance.ts';
 import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
@@ -35,7 +36,12 @@ export interface CandidateCard {
   kind: 'pokemon' | 'trainer' | 'energy' | null;
   /** The illustrator, folded ({@link normalizeName}), where the catalog names one. */
   artist: string | null;
+  /** The colour of the printing's border, where the catalog tells it (pokemon-borders.ts). */
+  border: BorderColour | null;
 }
+
+/** What a card shows: the clues read from its text, and the colour of its border where it was measured surely. */
+export type CardClues = CardTextClues & { border?: BorderColour | null };
 
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
 export interface CandidateSource {
@@ -85,6 +91,8 @@ export interface Evidence {
   nameDiffers: boolean;
   /** Artwork distance to the candidate's reference image (bits of 256); null when it has none. */
   art: number | null;
+  /** The border measured against the printing's. */
+  border: 'same' | 'differs' | 'unknown';
 }
 
 export interface Identified {
@@ -131,6 +139,13 @@ export const WEIGHTS = {
   art: 6,
   /** An artwork {@link ART_DIFFERS} bits or more from the candidate's reference: another card's art, or a bad outline. */
   artDiffers: -2,
+  /**
+   * The border's colour: it tells a name's printings apart (a regular card from its full-art or
+   * V printing, an older print from a Scarlet & Violet one), never one name from another. Same
+   * and differs together are {@link MIN_LEAD}: the border alone can single a printing out.
+   */
+  borderSame: 0.5,
+  borderDiffers: -0.5,
 };
 /**
  * Artwork distances (bits of 256) where the evidence is full and where it stops counting. On 36
@@ -222,8 +237,8 @@ function totalOf(n: CollectorNumber): number | null {
  * Scores one candidate against the clues. `knownNames`: the folded name lines that are a candidate card's name ({@link englishNameLines}),
  * English whatever the card's language was read as.
  */
-export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null };
+export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   if (numbers.length) {
@@ -249,6 +264,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
+  if (clues.border && card.border) evidence.border = clues.border === card.border ? 'same' : 'differs';
   if (clues.artist && card.artist) {
     const like = artistLikeness(clues.artist, card.artist);
     evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
@@ -277,6 +293,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardTextClues, holder
   if (evidence.name >= NAME_MIN) score += w.name * evidence.name;
   if (evidence.nameDiffers) score += w.nameDiffers;
   score += artScore(evidence.art);
+  score += evidence.border === 'same' ? w.borderSame : evidence.border === 'differs' ? w.borderDiffers : 0;
   return { card, score, evidence };
 }
 
@@ -314,7 +331,7 @@ export interface CatalogCandidates<T> {
  * reference images' artwork. A name line is English ({@link englishNameLines}) when it is the name
  * of a candidate of any catalog searched.
  */
-export async function identifyAcross<T>(given: CardTextClues, catalogs: readonly CatalogCandidates<T>[], limit = 5, nameLines = 2, hashNumbers = false): Promise<(Identified & { tag: T })[]> {
+export async function identifyAcross<T>(given: CardClues, catalogs: readonly CatalogCandidates<T>[], limit = 5, nameLines = 2, hashNumbers = false): Promise<(Identified & { tag: T })[]> {
   // `#197` / `No.197` is a checklist number on sport cards but the Pokédex number on Japanese Pokémon cards
   const clues = hashNumbers ? given : { ...given, numbers: given.numbers.filter((n) => n.form !== 'hash') };
   const found = [];
@@ -347,7 +364,7 @@ function byScoreThenNewest(a: Identified, b: Identified): number {
 }
 
 /** The candidates for a card's clues from one catalog, best first ({@link identifyAcross}). */
-export async function identify(given: CardTextClues, source: CandidateSource, limit = 5, nameLines = 2, hashNumbers = false, art?: ArtEvidence): Promise<Identified[]> {
+export async function identify(given: CardClues, source: CandidateSource, limit = 5, nameLines = 2, hashNumbers = false, art?: ArtEvidence): Promise<Identified[]> {
   return (await identifyAcross(given, [{ source, art, tag: null }], limit, nameLines, hashNumbers)).map(({ tag: _, ...m }) => m);
 }
 

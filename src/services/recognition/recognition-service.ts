@@ -11,7 +11,7 @@ import { readCardText, type CardTextClues } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identifyAcross, MIN_SCORE, type Identified } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_SCORE, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -109,11 +109,16 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
+/** What a card reading shows: its text's clues and, where measured surely, its border's colour. */
+function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
+  return { ...readCardText(reading.lines), border: reading.border?.colour ?? null };
+}
+
 /**
  * The name lines that name a Pokémon species, or a trainer or energy card, in another language,
  * with the English name the catalogs print (pokemon-species-names.ts, pokemon-card-names.ts).
  */
-function withNamesInEnglish(clues: CardTextClues): CardTextClues {
+function withNamesInEnglish<C extends CardTextClues>(clues: C): C {
   const species = installedSpeciesNames();
   const cards = installedCardNames();
   return {
@@ -335,7 +340,7 @@ export class RecognitionService {
     let notHeld = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
-      const clues = readCardText(reading.lines);
+      const clues = cardClues(reading);
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
@@ -403,7 +408,7 @@ export class RecognitionService {
     const reading = read.readings?.find((r) => r.index === 0);
     if (!read.found || !read.cards?.length || !reading) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const card = read.cards[0]!;
-    const clues = readCardText(reading.lines);
+    const clues = cardClues(reading);
     const searches = await Promise.all(catalogs.filter((c) => ofTheGame(c, clues) && holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
@@ -497,7 +502,7 @@ export class RecognitionService {
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */
-  private async rank(given: CardTextClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
+  private async rank(given: CardClues, searches: CatalogSearch[], nameLines = 2, hashNumbers = false, art?: readonly string[]): Promise<Ranked[]> {
     const clues = searches.some((s) => s.catalog.kind === 'pokemon') && (given.game === null || given.game === 'pokemon') ? withNamesInEnglish(given) : given;
     const catalogs = searches.map((search) => ({ source: search.source, art: art?.length && search.art ? artEvidence(search.art, art) : undefined, tag: search }));
     return (await identifyAcross(clues, catalogs, ALTERNATIVES + 1, nameLines, hashNumbers)).map(({ tag, ...m }) => ({ ...m, search: tag }));

@@ -1,0 +1,88 @@
+import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+
+/**
+ * The colour of a card's printed border (docs/recognition.md "Border colour"). Printings of one
+ * Pokémon name often differ in little else a small photo shows: a regular card before Scarlet &
+ * Violet has a yellow border, its V, GX and full-art printings and every Scarlet & Violet card a
+ * silver or dark one. On the 103 train-split photos the ring's CIELAB b* was 31–82 on every
+ * yellow-bordered card whose border was not washed out (one, overexposed, 16) and −14 to 8 on
+ * the silver and dark ones but one (20, a silver border on a warm wooden table), at full size and
+ * with the photo shrunk to 400 px alike.
+ */
+export interface BorderLook {
+  /** `yellow`, `neutral` (silver, grey, black, white), or null where the ring is neither surely. */
+  colour: 'yellow' | 'neutral' | null;
+  /** The ring's median CIELAB L* (0–100), a* and b*. */
+  lab: [number, number, number];
+}
+
+/**
+ * b* from which a border is yellow (with |a*| at most half of it: a red is not), and up to which
+ * (with |a*| as small) it is neutral.
+ */
+export const YELLOW_FROM = 25;
+export const NEUTRAL_TO = 10;
+
+/**
+ * Where the ring is sampled, as shares of the upright card's width from its edges: inside the
+ * outline's own error and the rounded corners' cut, outside the printed frame (a Pokémon border is
+ * about 4.5 % of the width). Only the middle 60 % of each side: corners are where outlines err.
+ */
+const RING = [0.012, 0.035] as const;
+const SPAN = [0.2, 0.8] as const;
+
+function srgbToLinear(v: number): number {
+  const c = v / 255;
+  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+}
+const LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbToLinear(v));
+const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
+
+/** CIELAB (D65) of an sRGB colour. */
+export function labOf(r: number, g: number, b: number): [number, number, number] {
+  const R = LINEAR[r]!;
+  const G = LINEAR[g]!;
+  const B = LINEAR[b]!;
+  const x = (0.4124564 * R + 0.3575761 * G + 0.1804375 * B) / 0.95047;
+  const y = 0.2126729 * R + 0.7151522 * G + 0.072175 * B;
+  const z = (0.0193339 * R + 0.119192 * G + 0.9503041 * B) / 1.08883;
+  const fy = f(y);
+  return [116 * fy - 16, 500 * (f(x) - fy), 200 * (fy - f(z))];
+}
+
+const median = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** The median L*, a*, b* of the card's pixels in a rectangle (x0 ≤ x < x1, y0 ≤ y < y1). */
+function stripLab(card: RgbPixels, x0: number, x1: number, y0: number, y1: number): [number, number, number] {
+  const L: number[] = [];
+  const A: number[] = [];
+  const B: number[] = [];
+  for (let y = y0; y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const i = (y * card.width + x) * 3;
+      const [l, a, b] = labOf(card.data[i]!, card.data[i + 1]!, card.data[i + 2]!);
+      L.push(l);
+      A.push(a);
+      B.push(b);
+    }
+  }
+  return [median(L), median(A), median(B)];
+}
+
+/** The border's colour on a card warped upright (card-geometry.ts `warpCard`), or null when the card is too small to have a ring. */
+export function borderLook(card: RgbPixels): BorderLook | null {
+  const { width: w, height: h } = card;
+  const a = Math.round(w * RING[0]);
+  const b = Math.round(w * RING[1]);
+  if (b - a < 2) return null;
+  const [s0, s1] = [Math.round(h * SPAN[0]), Math.round(h * SPAN[1])];
+  const [t0, t1] = [Math.round(w * SPAN[0]), Math.round(w * SPAN[1])];
+  const strips = [stripLab(card, a, b, s0, s1), stripLab(card, w - b, w - a, s0, s1), stripLab(card, t0, t1, a, b), stripLab(card, t0, t1, h - b, h - a)];
+  const lab = [0, 1, 2].map((k) => median(strips.map((s) => s[k]!))) as [number, number, number];
+  const colour = lab[2] >= YELLOW_FROM && Math.abs(lab[1]) <= lab[2] / 2 ? 'yellow' : lab[2] <= NEUTRAL_TO && Math.abs(lab[1]) <= NEUTRAL_TO ? 'neutral' : null;
+  return { colour, lab: lab.map((v) => Math.round(v * 10) / 10) as [number, number, number] };
+}
