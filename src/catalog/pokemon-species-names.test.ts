@@ -43,6 +43,23 @@ describe('Pokémon species names', () => {
     ]);
   });
 
+  it('reads a form word cut short or misread after a species read exactly, where it can be one form only', () => {
+    reads([
+      ['ClamiraldeH', 'Hisuian Samurott'],
+      ['TyphlosioneHi', 'Hisuian Typhlosion'],
+      ['SylveroyCruF', 'Ice Rider Calyrex'],
+      ['SylveroyCalierduFrd', 'Ice Rider Calyrex'],
+      ['TyphlosiondeHisV', 'Hisuian Typhlosion V'],
+      // as like the one rider as the other, or like every region's `de`: nothing
+      ['SylveroyCler', null],
+      ['Goupixde', null],
+      // letters found in no form, or too few, or after a species not read exactly
+      ['Clamiralxyz', null],
+      ['ClamiralRa', null],
+      ['ClamiruldeH', null],
+    ]);
+  });
+
   it('reads a long name with one letter misread, never a short one, and leaves English names and other words alone', () => {
     reads([['Khelocrak', 'Chewtle'], ['Abo', 'Ekans'], ['Abx', null], ['Pikachu', null], ['Charizard ex', null]]);
     reads(['Dresseur', 'Faiblesse', 'Résistance', 'Retraite', 'Supporter', 'Pokémon', 'Energie'].map((word): [string, null] => [word, null]));

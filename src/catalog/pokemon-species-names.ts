@@ -46,6 +46,27 @@ const FORMS_BEFORE: [string, string][] = [
 ];
 
 /**
+ * A form word after the species, cut short at the name bar's edge or misread at small sizes
+ * (`ClamiraldeH`, `TyphlosioneHi`, `SylveroyCruF`): its letters, this many at least, found in
+ * order in one form word only (by its English meaning), from the word's first or second letter.
+ * The species before it must be read exactly, and four letters long at least.
+ */
+const FORM_CUT_MIN = 3;
+const FORM_CUT_SPECIES = 4;
+
+/** `part`'s letters in order in `word`, the first at `word`'s first or second letter. */
+function cutShortOf(part: string, word: string): boolean {
+  const start = word.indexOf(part[0]!);
+  if (start < 0 || start > 1) return false;
+  let at = start + 1;
+  for (const ch of part.slice(1)) {
+    at = word.indexOf(ch, at) + 1;
+    if (at === 0) return false;
+  }
+  return true;
+}
+
+/**
  * A species name misread by one letter counts when the name is long enough for one letter to be
  * a small share of it (likeness 0.85: seven letters and more).
  */
@@ -120,6 +141,18 @@ export function speciesNames(english: readonly string[], localized: readonly (re
           const i = exact ? (form ? exactlyInForm(stem) : exactly(stem)) : nearly(stem);
           if (i === null) continue;
           const text = [form, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
+          return { text, norm: normalizeName(text) };
+        }
+      }
+      // a form word cut short or misread after a species read exactly, the longest species first
+      for (const [stem, suffix] of bySuffix) {
+        for (let k = stem.length - FORM_CUT_MIN; k >= FORM_CUT_SPECIES; k--) {
+          const i = exactlyInForm(stem.slice(0, k));
+          if (i === null) continue;
+          const tail = stem.slice(k);
+          const forms = new Set(FORMS_AFTER.filter(([f]) => cutShortOf(tail, f)).map(([, en]) => en));
+          if (forms.size !== 1) break;
+          const text = [...forms, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
           return { text, norm: normalizeName(text) };
         }
       }
