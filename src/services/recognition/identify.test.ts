@@ -355,5 +355,10 @@ describe('identification', () => {
     const clues = read([['lvysaur', 0.05], ['102/165', 0.93]]);
     expect(scoreCandidate(ivysaur, clues).evidence).toMatchObject({ number: 'near', name: 1 });
     expect(scoreCandidate(ivysaur, read([['lvysaur', 0.05], ['157/165', 0.93]])).evidence.number).toBe('differs');
+    // a leading 1 lost on a small photo (`92/09` read on a 192/091) is a near miss, any other digit lost is not
+    const varoom = card('sv4pt5-192', 'Varoom', '192', 91, '2024', { hp: 60 });
+    expect(scoreCandidate(varoom, read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('near');
+    expect(scoreCandidate(card('sv4pt5-292', 'Varoom', '292', 91, '2024'), read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('differs');
+    expect(scoreCandidate(card('sv4pt5-19', 'Varoom', '19', 91, '2024'), read([['Varoom', 0.05], ['9/091', 0.93]])).evidence.number).toBe('near');
   });
 });

@@ -189,6 +189,14 @@ function oneDigitApart(a: string, b: string): boolean {
 }
 
 /**
+ * The number read is the candidate's without its leading 1 (`92` read on a 192): the thinnest digit,
+ * lost first on a small photo's collector line.
+ */
+function leadingOneLost(read: string, own: string): boolean {
+  return own.length === read.length + 1 && own.startsWith('1') && own.slice(1) === read;
+}
+
+/**
  * How alike an illustrator credit read is to a catalog's, 0–1: the credit is often cut short at
  * the band's edge (`tomokozukon` for Tomokazu Komiya), so the read is also compared with as much
  * of the catalog's name as was read.
@@ -253,7 +261,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
     const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
     // the same digits under another prefix (`05/30` read for `TG05`) say nothing
     // numbers are printed padded to the total's width (`002/165`): `102` read is one digit from 2
-    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own.padStart(d.length, '0'))) ? 'near' : 'differs';
+    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own)) ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
