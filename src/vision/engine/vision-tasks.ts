@@ -98,7 +98,7 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; rotation: 0 | 180; art: [string, string]; border?: BorderLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
+  readings?: { index: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
   /** `artwork`: the artwork hash of the card (recognition/card-artwork.ts), a reference scan's. */
   artwork?: string;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeRgb } from '../../media/decode-rgb.ts';
 import { photoBytes } from '../../../test/helpers/photos.ts';
 import { colorPalette } from './color-palette.ts';
-import { deltaE, dominantColors, luvToSrgb, nameColor, srgbToLuv } from './dominant-colors.ts';
+import { deltaE, dominantColors, luvToSrgb, nameColor, srgbToLab, srgbToLuv } from './dominant-colors.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
 type Rgb = [number, number, number];
@@ -30,6 +30,19 @@ const blue: Rgb = [30, 60, 200];
 const white: Rgb = [255, 255, 255];
 const navy: Rgb = [28, 39, 72];
 const green: Rgb = [47, 154, 69];
+
+describe('CIE L*a*b* conversion', () => {
+  it('matches reference values (D65): white, black, sRGB red, a card border yellow', () => {
+    expect(srgbToLab(255, 255, 255).map((v) => Math.round(v * 1e6) / 1e6 + 0)).toEqual([100, 0, 0]);
+    expect(srgbToLab(0, 0, 0)).toEqual([0, 0, 0]);
+    // Bruce Lindbloom's calculator, sRGB D65: (53.2408, 80.0925, 67.2032).
+    const r = srgbToLab(255, 0, 0);
+    expect(r[0]).toBeCloseTo(53.2408, 3);
+    expect(r[1]).toBeCloseTo(80.0925, 3);
+    expect(r[2]).toBeCloseTo(67.2032, 3);
+    expect(srgbToLab(240, 200, 60)[2]).toBeGreaterThan(60);
+  });
+});
 
 describe('CIE L*u*v* conversions', () => {
   it('matches reference values (D65): white, black, sRGB red and blue', () => {

@@ -88,6 +88,19 @@ export function srgbToLuv(r: number, g: number, b: number): Luv {
   return out as Luv;
 }
 
+/**
+ * CIE 1976 L*a*b* (D65 white) of an 8-bit sRGB colour: its b* is what tells a yellow from a
+ * silver card border (recognition/card-border.ts), where u*v* spreads yellows along u* as well.
+ */
+export function srgbToLab(r: number, g: number, b: number): [number, number, number] {
+  const [lr, lg, lb] = [linearLut[clamp8(r)]!, linearLut[clamp8(g)]!, linearLut[clamp8(b)]!];
+  const f = (t: number) => (t > epsilon ? Math.cbrt(t) : (kappa * t + 16) / 116);
+  const fx = f((xr * lr + xg * lg + xb * lb) / whiteX);
+  const fy = f((yr * lr + yg * lg + yb * lb) / whiteY);
+  const fz = f((zr * lr + zg * lg + zb * lb) / whiteZ);
+  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+}
+
 /** 8-bit sRGB of an L*u*v* colour, clipped to the gamut. */
 export function luvToSrgb([l, u, v]: Luv): [number, number, number] {
   if (l <= 0) return [0, 0, 0];

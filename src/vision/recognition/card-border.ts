@@ -1,4 +1,5 @@
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { srgbToLab } from '../models/dominant-colors.ts';
 
 /**
  * The colour of a card's printed border (docs/recognition.md "Border colour"). Printings of one
@@ -31,25 +32,6 @@ export const NEUTRAL_TO = 10;
 const RING = [0.012, 0.035] as const;
 const SPAN = [0.2, 0.8] as const;
 
-function srgbToLinear(v: number): number {
-  const c = v / 255;
-  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-}
-const LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbToLinear(v));
-const f = (t: number) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116);
-
-/** CIELAB (D65) of an sRGB colour. */
-export function labOf(r: number, g: number, b: number): [number, number, number] {
-  const R = LINEAR[r]!;
-  const G = LINEAR[g]!;
-  const B = LINEAR[b]!;
-  const x = (0.4124564 * R + 0.3575761 * G + 0.1804375 * B) / 0.95047;
-  const y = 0.2126729 * R + 0.7151522 * G + 0.072175 * B;
-  const z = (0.0193339 * R + 0.119192 * G + 0.9503041 * B) / 1.08883;
-  const fy = f(y);
-  return [116 * fy - 16, 500 * (f(x) - fy), 200 * (fy - f(z))];
-}
-
 const median = (v: number[]) => {
   const s = [...v].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -64,7 +46,7 @@ function stripLab(card: RgbPixels, x0: number, x1: number, y0: number, y1: numbe
   for (let y = y0; y < y1; y++) {
     for (let x = x0; x < x1; x++) {
       const i = (y * card.width + x) * 3;
-      const [l, a, b] = labOf(card.data[i]!, card.data[i + 1]!, card.data[i + 2]!);
+      const [l, a, b] = srgbToLab(card.data[i]!, card.data[i + 1]!, card.data[i + 2]!);
       L.push(l);
       A.push(a);
       B.push(b);
