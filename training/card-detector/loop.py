@@ -89,11 +89,26 @@ def add_common_args(ap: argparse.ArgumentParser, steps: int, batch: int, out: st
     ap.add_argument('--lr', type=float, default=3e-3)
     ap.add_argument('--workers', type=int, default=1)
     ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--device', default='cpu', help="cuda: train on the accelerator (the data is still drawn by CPU workers)")
+    ap.add_argument('--max-seconds', type=float, default=0, help='stop, save and export after this long even before --steps (a lease that ends)')
     ap.add_argument('--out', default=out)
     ap.add_argument('--resume', action='store_true')
     ap.add_argument('--init', help='start from these weights (a checkpoint.pt) with a fresh optimiser and schedule: a second phase')
     ap.add_argument('--init-onnx', help='start from an exported ONNX file (batch norm folded in: the model is built without it)')
     ap.add_argument('--data-start', type=int, default=0, help='where the data starts: a second phase sees new samples')
+
+
+def to_device(batch, device: str):
+    if device == 'cpu':
+        return batch
+    if isinstance(batch, torch.Tensor):
+        return batch.to(device, non_blocking=True)
+    return type(batch)(to_device(b, device) for b in batch)
+
+
+def save(model: nn.Module, opt, sched, step: int, ckpt: str) -> None:
+    torch.save({'model': model.state_dict(), 'opt': opt.state_dict(), 'sched': sched.state_dict(), 'step': step}, ckpt + '.tmp')
+    os.replace(ckpt + '.tmp', ckpt)
 
 
 def train(
@@ -111,29 +126,31 @@ def train(
     torch.set_num_threads(args.threads)
     torch.manual_seed(SEED)
     np.random.seed(SEED)
-    model = make_model()
+    model = make_model().to(args.device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps, pct_start=0.05)
     ckpt = os.path.join(args.out, 'checkpoint.pt')
     step = 0
     if args.resume and os.path.exists(ckpt):
-        state = torch.load(ckpt)
+        state = torch.load(ckpt, map_location=args.device)
         model.load_state_dict(state['model'])
         opt.load_state_dict(state['opt'])
         sched.load_state_dict(state['sched'])
         step = state['step']
     if args.init and not (args.resume and os.path.exists(ckpt)):
-        model.load_state_dict(torch.load(args.init)['model'])
+        model.load_state_dict(torch.load(args.init, map_location=args.device)['model'])
     if getattr(args, 'init_onnx', None) and not (args.resume and os.path.exists(ckpt)):
         load_onnx_convs(model, args.init_onnx)
+        model.to(args.device)
     print(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'start_step': step, **(header or {}), **vars(args)}), flush=True)
     log = open(os.path.join(args.out, 'train-log.jsonl'), 'a')
     t0 = time.time()
     run = 0.0
     model.train()
     for batch in data(step):
-        if step >= args.steps:
+        if step >= args.steps or (args.max_seconds and time.time() - t0 > args.max_seconds):
             break
+        batch = to_device(batch, args.device)
         loss = step_loss(model, batch)
         opt.zero_grad()
         loss.backward()
@@ -149,7 +166,9 @@ def train(
             log.write(json.dumps(rec) + '\n')
             log.flush()
         if step % 200 == 0 or step == args.steps:
-            torch.save({'model': model.state_dict(), 'opt': opt.state_dict(), 'sched': sched.state_dict(), 'step': step}, ckpt + '.tmp')
-            os.replace(ckpt + '.tmp', ckpt)
+            save(model, opt, sched, step, ckpt)
+    if step % 200:
+        save(model, opt, sched, step, ckpt)
+    model.to('cpu')
     export(model, os.path.join(args.out, onnx_name))
     return model

@@ -577,11 +577,40 @@ def draw_targets(cards, holders, labels, k: tuple[float, float], ignore_boxes=()
     return small, wgt
 
 
+RESAMPLE = False
+"""Set by train.py --resample: some photos are first shrunk to a small listing photo's size and
+saved again as JPEG (`resampled`). Its draws come from a generator of their own, so without it
+every sample is drawn exactly as before."""
+
+
+def resampled(seed: int, img: np.ndarray, share: float, quads: list[list]) -> tuple[np.ndarray, list[list]]:
+    """A listing photo's life: the long side shrunk to 240-480 px (area or bilinear), often saved
+    again as JPEG, before the letterbox. The card map's corners came out weak on the train photos
+    shrunk to 400 px, which the network had only seen taken down from 720 px or drawn at 384."""
+    rng = np.random.default_rng((seed, 17))
+    if not RESAMPLE or rng.random() >= share:
+        return img, quads
+    h, w = img.shape[:2]
+    k = rng.uniform(240, 480) / max(h, w)
+    if k >= 1:
+        return img, quads
+    nw, nh = max(1, round(w * k)), max(1, round(h * k))
+    kx, ky = nw / w, nh / h
+    img = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if rng.random() < 0.6 else cv2.INTER_LINEAR)
+    if rng.random() < 0.7:
+        ok, buf = cv2.imencode('.jpg', img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 92))])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    # pixel-centre coordinates: source pixel i spans i-0.5 .. i+0.5
+    scale = lambda q: (np.asarray(q, np.float64) + 0.5) * [kx, ky] - 0.5  # noqa: E731
+    return img, [[scale(q) for q in group] for group in quads]
+
+
 def generated_sample(seed: int, lib: Library):
     rng = np.random.default_rng(seed)
     scene = generate(rng, lib)
-    img, k = letterbox(scene.img)
-    t, wgt = draw_targets(scene.cards, scene.holders, scene.labels, k)
+    im, (cards, holders, labels) = resampled(seed, scene.img, 0.35, [scene.cards, scene.holders, scene.labels])
+    img, k = letterbox(im)
+    t, wgt = draw_targets(cards, holders, labels, k)
     # outside the letterboxed photo nothing is learnt: the padding is always black
     return img, t, wgt
 
@@ -649,6 +678,9 @@ def real_sample(seed: int, lib: Library, strong: bool = False):
         quads = [q - [cx0, cy0] for q in quads]
         ignore = [[b[0] - cx0, b[1] - cy0, b[2] - cx0, b[3] - cy0] for b in ignore]
     im = photo_effects(im, rng) if rng.random() < 0.6 else im
+    boxes = [np.array([[b[0], b[1]], [b[2], b[3]]], np.float64) for b in ignore]
+    im, (quads, boxes) = resampled(seed, im, 0.5, [quads, boxes])
+    ignore = [[*b[0], *b[1]] for b in boxes]
     img, k = letterbox(im)
     t, wgt = draw_targets(quads, [], [], k, ignore, real=True)
     return img, t, wgt

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 
+import cv2
 import numpy as np
 import torch
 import torch.nn as nn
@@ -56,11 +57,14 @@ class CardNet(nn.Module):
 
 
 class Scenes(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False, objects: bool = False):
+    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False, objects: bool = False, resample: bool = False):
         self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels, self.strong, self.objects = backgrounds, start, batch, real_share, hand_labels, strong, objects
+        self.resample = resample
 
     def __iter__(self):
         scenes.OBJECTS = self.objects
+        scenes.RESAMPLE = self.resample
+        cv2.setNumThreads(1)  # many data workers: one thread each
         lib = scenes.Library(self.backgrounds, hand_labels=self.hand_labels)
         info = torch.utils.data.get_worker_info()
         wid, n = (info.id, info.num_workers) if info else (0, 1)
@@ -90,11 +94,12 @@ def main():
     ap.add_argument('--labels', default='', help="corners placed by eye (train-corners.json) to use instead of the source's polygons")
     ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also cropped close around their cards, or turned')
     ap.add_argument('--objects', action='store_true', help='generated scenes also get irregular objects behind and beside the cards (scenes.OBJECTS)')
+    ap.add_argument('--resample', action='store_true', help='some photos shrunk to a listing photo\'s size and saved again as JPEG first (scenes.RESAMPLE)')
     args = ap.parse_args()
 
     def data(step: int):
-        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong', args.objects)
-        return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong', args.objects, args.resample)
+        return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None, pin_memory=args.device != 'cpu')
 
     loop.train(args, lambda: CardNet(bn=not args.init_onnx), data, lambda model, b: loss_fn(model(b[0]), b[1], b[2]), export, 'card-detector.onnx')
 
