@@ -50,6 +50,8 @@ describe('Pokémon species names', () => {
       ['SylveroyCruF', 'Ice Rider Calyrex'],
       ['SylveroyCalierduFrd', 'Ice Rider Calyrex'],
       ['TyphlosiondeHisV', 'Hisuian Typhlosion V'],
+      // an i read as a lowercase l, as name likeness takes it
+      ['Typhlosionde Hil', 'Hisuian Typhlosion'],
       // as like the one rider as the other, or like every region's `de`: nothing
       ['SylveroyCler', null],
       ['Goupixde', null],

@@ -54,8 +54,12 @@ const FORMS_BEFORE: [string, string][] = [
 const FORM_CUT_MIN = 3;
 const FORM_CUT_SPECIES = 4;
 
-/** `part`'s letters in order in `word`, the first at `word`'s first or second letter. */
+/** A lowercase l and an i are one letter to the recogniser at small sizes (`Typhlosionde Hil`), as to name likeness. */
+const foldLI = (s: string) => s.replace(/l/g, 'i');
+
+/** `part`'s letters in order in `word`, the first at `word`'s first or second letter (l and i alike). */
 function cutShortOf(part: string, word: string): boolean {
+  [part, word] = [foldLI(part), foldLI(word)];
   const start = word.indexOf(part[0]!);
   if (start < 0 || start > 1) return false;
   let at = start + 1;
