@@ -12,6 +12,8 @@
  * split is, made from photos whose card reads at full size (what is lost to the size alone).
  * SHRINK=399,400,401 runs each size in turn and adds their mean: one pixel of width moves the counts
  * by about 3 (the recogniser at 200 px flips on a re-sampled outline), so a rule on one size is noise.
+ * BASE=<an earlier run's output>: the photos whose outcome (RIGHT, WRONG, listed, none, FALSE,
+ * ok-none) changed since, listed at the end, photo by photo and size by size.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -59,6 +61,7 @@ try {
   const label = process.env.SET === 'generated' ? 'generated, tune quarter' : 'train';
   const tallies: { right: number; name: number; wrong: number; none: number; listed: number; n: number; outside: number; matchedOutside: number }[] = [];
   const ms: number[] = [];
+  const marks = new Map<string, string>();
   for (const shrink of shrinks) {
     const tally = { right: 0, name: 0, wrong: 0, none: 0, listed: 0, n: 0, outside: 0, matchedOutside: 0 };
     for (const p of await photosAt(shrink)) {
@@ -84,6 +87,7 @@ try {
         if (best) tally.matchedOutside++;
       }
       const mark = !truth ? (best ? 'FALSE' : 'ok-none') : best?.id === truth ? 'RIGHT' : best ? 'WRONG' : idn?.alternatives.some((a) => a.id === truth) ? 'listed' : 'none';
+      marks.set(`${path.basename(p.file).slice(0, 30)} w${p.width}`, mark);
       console.log(`\n== ${mark} ${path.basename(p.file).slice(0, 30)} w${p.width} truth ${truth ?? '-'} (${p.printed_name ?? ''} / ${p.catalog_name ?? ''}) hp ${c?.hp ?? '-'} illus. ${c?.artist ?? '-'}`);
       console.log(`   read: ${JSON.stringify(obj?._ocr?.full_text ?? null)}`);
       const list = [...(best ? [best] : []), ...(idn?.alternatives ?? [])];
@@ -93,6 +97,12 @@ try {
   }
   const line = (t: (typeof tallies)[number]) =>
     `${t.n} in catalog, right ${t.right}, top-1 name ${t.name}, wrong ${t.wrong}, none ${t.none}, listed ${t.listed}; out of catalog matched ${t.matchedOutside} of ${t.outside}`;
+  if (process.env.BASE) {
+    // the outcome lines an earlier run printed: `== MARK photo wWIDTH ...`
+    const before = new Map([...fs.readFileSync(process.env.BASE, 'utf8').matchAll(/^== (\S+) (\S+ w\d+) /gm)].map((m) => [m[2]!, m[1]!]));
+    const changed = [...marks].filter(([k, m]) => before.has(k) && before.get(k) !== m);
+    console.log(`\nchanged since ${process.env.BASE}: ${changed.length}${changed.map(([k, m]) => `\n  ${k}: ${before.get(k)} -> ${m}`).join('')}`);
+  }
   console.log('');
   shrinks.forEach((s, i) => console.log(`${label}${s ? ` shrunk to ${s} px` : ''}: ${line(tallies[i]!)}`));
   if (tallies.length > 1) {
