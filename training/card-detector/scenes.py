@@ -443,9 +443,12 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     # uneven light
     gx = np.linspace(rng.uniform(0.6, 1.1), rng.uniform(0.8, 1.2), w, dtype=np.float32)[None, :, None]
     gy = np.linspace(rng.uniform(0.6, 1.1), rng.uniform(0.8, 1.2), h, dtype=np.float32)[:, None, None]
-    img = img * gx * gy * rng.uniform(0.6, 1.2)
-    img = img * rng.uniform(0.85, 1.15, 3).astype(np.float32)  # colour cast
-    img = np.clip(img, 0, 255)
+    # in place, in the same order as `img * gx * gy * k`: the same values, fewer arrays (scene drawing limits training)
+    img *= gx
+    img *= gy
+    img *= rng.uniform(0.6, 1.2)
+    img *= rng.uniform(0.85, 1.15, 3).astype(np.float32)  # colour cast
+    np.clip(img, 0, 255, out=img)
     if rng.random() < 0.4:
         img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.5))
     elif rng.random() < 0.15:
@@ -455,8 +458,8 @@ def photo_effects(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         M = cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1)
         kern = cv2.warpAffine(kern, M, (k, k))
         img = cv2.filter2D(img, -1, kern / max(1e-6, kern.sum()))
-    img = img + rng.normal(0, rng.uniform(0, 6), img.shape).astype(np.float32)
-    img = np.clip(img, 0, 255).astype(np.uint8)
+    img += rng.normal(0, rng.uniform(0, 6), img.shape).astype(np.float32)
+    img = np.clip(img, 0, 255, out=img).astype(np.uint8)
     if rng.random() < 0.8:
         ok, buf = cv2.imencode('.jpg', img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 95))])
         img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -560,7 +563,8 @@ def draw_targets(cards, holders, labels, k: tuple[float, float], ignore_boxes=()
         poly(3, q)
     for q in labels:
         poly(4, q)
-    small = t.reshape(CHANNELS, OUT, 4, OUT, 4).mean(axis=(2, 4))
+    # the mean of each 4 x 4 block: INTER_AREA at a whole factor is that mean, seven times faster than numpy's
+    small = np.stack([cv2.resize(c, (OUT, OUT), interpolation=cv2.INTER_AREA) for c in t])
     # corners: Gaussians (sigma 1.2 output px) at each corner, max over cards
     yy, xx = np.mgrid[0:OUT, 0:OUT].astype(np.float32)
     heat = np.zeros((OUT, OUT), np.float32)
