@@ -105,6 +105,12 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Serra Angel', 0.04, 0.1, 0.05], ['™ & © 2019 Wizards of the Coast', 0.96, 0.3, 0.02]])).game).toBe('mtg');
     expect(readCardText(lines([['Dark Magician', 0.04, 0.1, 0.05], ['ATK/2500 DEF/2100', 0.85, 0.5, 0.03], ['©1996 KAZUKI TAKAHASHI ©2020 KONAMI', 0.96, 0.1, 0.02]])).game).toBe('yugioh');
     expect(readCardText(lines([['Pikachu', 0.04, 0.1, 0.05], ['025/165', 0.95, 0.05, 0.03]])).game).toBeNull();
+    // failing those words, an HP: a Japanese Tyranitar ex on a small photo, whose `032/106R` a Magic printing shares
+    expect(readCardText(lines([['2340', 0.04, 0.72, 0.04], ['ex为一', 0.08, 0.2, 0.04], ['032/106R', 0.93, 0.05, 0.02]])).game).toBe('pokemon');
+    // the words first: a number read as an HP on a Magic card does not make it a Pokémon
+    const angel = readCardText(lines([['Serra Angel', 0.04, 0.1, 0.05], ['120', 0.04, 0.75, 0.04], ['™ & © 2019 Wizards of the Coast', 0.96, 0.3, 0.02]]));
+    expect(angel.hp).toBe(120);
+    expect(angel.game).toBe('mtg');
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

@@ -74,7 +74,7 @@ export interface CardTextClues {
   names: NameCandidate[];
   /** An ISO 639-1 code voted by the card's furniture words, or null. */
   language: string | null;
-  /** The game the card's printed furniture names (`pokemon`, `mtg`, `yugioh`: a catalog kind), or null. */
+  /** The game the card's printed furniture names (`pokemon`, `mtg`, `yugioh`: a catalog kind), or an HP read says (`pokemon`), or null. */
   game: string | null;
   /** Every line's text joined, in reading order. */
   fullText: string;
@@ -391,7 +391,10 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const letters = lettersOnly(all);
   const gameVotes = Object.entries(GAME_WORDS).map(([g, words]) => [g, words.filter((w) => letters.includes(w) || all.includes(w)).length] as const).filter(([, n]) => n > 0);
   gameVotes.sort((a, b) => b[1] - a[1]);
-  const game = gameVotes.length && (gameVotes.length === 1 || gameVotes[0]![1] > gameVotes[1]![1]) ? gameVotes[0]![0] : null;
+  const byWords = gameVotes.length && (gameVotes.length === 1 || gameVotes[0]![1] > gameVotes[1]![1]) ? gameVotes[0]![0] : null;
+  // Failing those words, an HP says Pokémon: no other game prints one, and a Japanese card's
+  // `032/106 R` matched a Magic card of that number and total otherwise.
+  const game = byWords ?? (hp !== null ? 'pokemon' : null);
 
   return {
     numbers,

@@ -11,7 +11,6 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
   beforeAll(async () => {
     t = await openTestStore(backend);
     await importCatalog(t.catalogs, { kind: 'pokemon', catalog: 'pokemon', files: { cards: fixture('pokemon/cards.json'), sets: fixture('pokemon/sets.json') } });
-    await importCatalog(t.catalogs, { kind: 'mtg', catalog: 'mtg', files: { cards: fixture('mtg/mtgjson-printings.json.gz'), sets: fixture('mtg/mtgjson-sets.json') } });
   });
   afterAll(async () => {
     await t.close();
@@ -31,15 +30,6 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     expect(await border('tst2pt5-12')).toBe('neutral'); // a V card
     expect(await border('tst1-4')).toBeNull(); // a secret rare: gold
     expect(await border('tst1-3')).toBeNull(); // no rarity
-  });
-
-  it('marks the cards of a game that prints no HP (an HP read then contradicts them), and no Pokémon card', async () => {
-    const pokemon = (await catalogSearch(t.catalogs, (await t.catalogs.get('pokemon'))!)).source;
-    const mtg = (await catalogSearch(t.catalogs, (await t.catalogs.get('mtg'))!)).source;
-    const mtgCatalog = (await t.catalogs.get('mtg'))!;
-    const [magic] = await mtg.byKeys([(await t.catalogs.cards(mtgCatalog.id, { limit: 1 }))[0]!.key]);
-    expect(magic?.noHp).toBe(true);
-    expect((await pokemon.byNumber('3'))[0]?.noHp).toBe(false);
   });
 
   it('finds cards by a name read with a typo, through the engine trigram search', async () => {

@@ -22,7 +22,7 @@ function numberOrNull(v: unknown): number | null {
 
 /**
  * A stored card as identification sees it: its set's printed total and year, its HP and regulation
- * mark, for a Pokémon catalog (`kind`) the colour of its border, and whether its game prints no HP.
+ * mark, and for a Pokémon catalog (`kind`) the colour of its border.
  */
 export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>, kind?: string): CandidateCard {
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
@@ -42,7 +42,6 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     regulationMark: typeof mark === 'string' ? mark : null,
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
-    noHp: kind === 'mtg' || kind === 'yugioh',
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : null,
   };
 }

@@ -218,19 +218,6 @@ describe('identification', () => {
     expect(bestMatch(await identify(oricorio, source([gg, plain])))?.card.key).toBe('swsh12pt5gg-GG04');
   });
 
-  it('holds an HP read against a card of a game that prints none: a Japanese Pokémon card is no Magic card of its number and total', async () => {
-    // a Japanese Tyranitar ex read on a shrunk photo: its HP and `032/106R`, which a Magic printing of a 106-card set shares
-    const regent = card('mtg-32', 'Deathbringer Regent', '032', 106, '2015', { noHp: true });
-    const tyranitar = readCardText(lines([['2340', 0.04, 0.72, 0.04], ['ex为一', 0.08, 0.2, 0.04], ['032/106R', 0.93, 0.05, 0.02]]));
-    expect(tyranitar.hp).toBe(340);
-    expect(scoreCandidate(regent, tyranitar).evidence.kind).toBe('differs');
-    expect(bestMatch(await identify(tyranitar, source([regent])))).toBeNull();
-    // without an HP read the number and total still name it (a Magic card's own collector line)
-    const magic = readCardText(lines([['Deathbringer Regent', 0.05, 0.1, 0.05], ['032/106 R', 0.93, 0.05, 0.02]]));
-    expect(scoreCandidate(regent, magic).evidence.kind).toBe('unknown');
-    expect(bestMatch(await identify(magic, source([regent])))?.card.key).toBe('mtg-32');
-  });
-
   it('names the card where only its name can be told: the newest printing of those tied, never across two names', async () => {
     // a French Khélocrok with HP 80, put into English: three Chewtle printings at 80 HP
     const chewtles = [card('swsh4-38', 'Chewtle', '038', 185, '2020', { hp: 80 }), card('sv7-43', 'Chewtle', '043', 142, '2024', { hp: 80 }), card('swsh1-60', 'Chewtle', '060', 202, '2020', { hp: 80 })];

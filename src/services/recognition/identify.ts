@@ -38,11 +38,6 @@ export interface CandidateCard {
   artist: string | null;
   /** The colour of the printing's border, where the catalog tells it (pokemon-borders.ts). */
   border: BorderColour | null;
-  /**
-   * A card of a game that prints no HP (Magic, Yu-Gi-Oh!): an HP read contradicts it. A Japanese
-   * Pokémon card's `032/106 R` otherwise matched a Magic card by number and total alone.
-   */
-  noHp?: boolean;
 }
 
 /** What a card shows: the clues read from its text, and the colour of its border where it was measured surely. */
@@ -277,7 +272,6 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
-  if (clues.hp !== null && card.noHp) evidence.kind = 'differs';
   if (clues.border && card.border) evidence.border = clues.border === card.border ? 'same' : 'differs';
   if (clues.artist && card.artist) {
     const like = artistLikeness(clues.artist, card.artist);
