@@ -18,8 +18,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import cv2
+
+sys.path.insert(0, os.path.dirname(__file__))
+import scenes  # noqa: E402
 
 LIMIT = 64 * 1024 * 1024
 
@@ -40,10 +44,7 @@ def main():
     dst = os.path.join(args.out, 'shared', 'datasets')
     os.makedirs(os.path.join(dst, 'pokemon_sv151_reference', 'images'), exist_ok=True)
     for p in sorted(glob.glob(os.path.join(src, 'pokemon_sv151_reference/images/*.jpg'))):
-        im = cv2.imread(p)
-        k = 700 / max(im.shape[:2])
-        if k < 1:
-            im = cv2.resize(im, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+        im = scenes._read(p, 700)  # as Library reads them
         cv2.imwrite(os.path.join(dst, 'pokemon_sv151_reference/images', os.path.basename(p)), im, [cv2.IMWRITE_JPEG_QUALITY, args.quality])
     shutil.copytree(os.path.join(src, 'mtg_gatherer_reference'), os.path.join(dst, 'mtg_gatherer_reference'), dirs_exist_ok=True)
     manifest = json.load(open(os.path.join(src, 'real_card_photos/manifest.json')))
