@@ -22,6 +22,8 @@
  *    synonym of one of its words. Several titles name the same thing in different languages (four
  *    bags, four clocks): a query's relevant records are all that name its thing, by hand (`names`).
  * 5. A CLIP-family pack's row, only when LOUPE_BENCH_CLIP_PACK names a pack folder.
+ * 6. Colour words held out: with BENCH_COLOUR_HELDOUT=<folder> (training/card-detector/gather_backgrounds.py's
+ *    80 wallpapers), the 34 labelled in wallpaper-colour-labels.json, in a collection of their own.
  *
  * Recall@10 of a query: relevant images in its first 10 answers / min(10, relevant images). Also
  * "found": relevant images among all its answers (k = 1000) / relevant images, how many the
@@ -73,6 +75,9 @@ const faces = (JSON.parse(fs.readFileSync(path.join(facesDir, 'manifest.json'), 
 // Ids name nothing (an id is not indexed, but a bench should not depend on that).
 // BENCH_QUICK=1: every fifth photo, to try the bench out (the figures mean little).
 const quick = process.env.BENCH_QUICK === '1';
+// BENCH_COLOUR_HELDOUT=<folder of gather_backgrounds.py's photos>: the held-out colour row.
+const heldoutDir = process.env.BENCH_COLOUR_HELDOUT;
+const heldoutLabels = path.join(path.dirname(labelsFile), 'wallpaper-colour-labels.json');
 const photos: Photo[] = [
   ...caltech.map((f, i) => ({ id: `p${String(i).padStart(4, '0')}`, file: `caltech101_subset/${f.file}`, cls: f.labels.class })),
   ...faces.map((f, i) => ({ id: `p${String(caltech.length + i).padStart(4, '0')}`, file: `faces_persons/${f.file}`, faces: f.labels.face_count ?? 1, persons: f.labels.person_count ?? f.labels.face_count ?? 1 })),
@@ -348,6 +353,18 @@ async function measure(label: string, server: Pick<BenchServer, 'url' | 'token' 
   for (const { q, s } of subjectScores) out.push(`| ${q.concept} | ${s.relevant} | ${f2(s.recall10)} | ${f2(s.found)} |`);
   const judged = subjectScores.filter(({ s }) => s.relevant > 0);
   out.push(`| **mean** | ${judged.length} queries | **${f2(mean(judged.map(({ s }) => s.recall10)))}** | ${f2(mean(judged.map(({ s }) => s.found)))} |`);
+
+  // A held-out colour set (BENCH_COLOUR_HELDOUT: gather_backgrounds.py's folder), labelled after the
+  // colour ranking was chosen on the labels above and before any output on these photos was seen.
+  if (heldoutDir) {
+    const held = JSON.parse(fs.readFileSync(heldoutLabels, 'utf8')) as { images: { file: string; family: string }[] };
+    const heldPhotos = held.images.map((l, i) => ({ id: `w${String(i).padStart(4, '0')}`, file: l.file, family: l.family }));
+    const wall = await newCollection('wallpapers');
+    await c.insert(wall, heldPhotos.map((p) => ({ _id: p.id, _base64: fs.readFileSync(path.join(heldoutDir, p.file)).toString('base64') })));
+    const heldQueries = colorQueries.filter((q) => heldPhotos.some((p) => p.family === q.concept));
+    const heldRows = await runQueries(c, wall, heldQueries, heldPhotos as unknown as Photo[]);
+    out.push(...queryTable(`Colour words, held out: ${heldPhotos.length} labelled wallpapers (${path.basename(heldoutLabels)}), Recall@10`, heldRows));
+  }
 
   // Record text. Several titles name the same thing in different languages, and the lexicon is
   // meant to find them all: a query's relevant records are those whose title names its thing

@@ -47,6 +47,14 @@ describe('seenText', () => {
     expect(one.seen.split(' ')).toEqual(expect.arrayContaining(['xnone', 'xface', 'xportrait']));
   });
 
+  it('repeats a face by how much of the image the largest face fills', () => {
+    const small = seenText({ ...base, faces: [{ prob: 0.9, box: [0, 0, 30, 30] }, { prob: 0.9, box: [100, 0, 140, 40] }] });
+    expect(count(small.seen, 'xface')).toBe(1);
+    const portrait = seenText({ ...base, faces: [{ prob: 0.9, box: [200, 100, 800, 700] }] });
+    expect(count(portrait.seen, 'xface')).toBe(3);
+    expect(seenText({ ...base, faces: [{ prob: 0.3, box: [200, 100, 800, 700] }] }).seen).not.toContain('xface');
+  });
+
   it('keeps confident OCR lines, folded, with Chinese split into words', () => {
     const t = seenText({ ...base, ocr: [{ text: 'Café OPEN', prob: 0.9 }, { text: 'noise', prob: 0.3 }, { text: '红色连衣裙', prob: 0.8 }] });
     expect(t.ocr.startsWith('cafe open ')).toBe(true);

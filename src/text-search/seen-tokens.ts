@@ -8,7 +8,7 @@ import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pa
 import { indexWords } from './query.ts';
 
 /** Bumped when this file makes other text from the same observation (the backfill re-tokenises). */
-export const TOKENS_VERSION = 1;
+export const TOKENS_VERSION = 2;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.
@@ -97,7 +97,8 @@ export function seenText(o: Observed): SeenText {
   const count = personCountCode(persons);
   if (count) push(count, 1);
   const faces = o.faces.filter((f) => f.prob >= faceMinProb);
-  if (faces.length) push('xface', 1);
+  // As objects: the larger the largest face, the more the photo is of a face.
+  if (faces.length) push('xface', Math.max(...faces.map((f) => objectRepeats({ name: 'face', prob: f.prob, box: f.box }, area))));
   // One face over 15 % of the image: a portrait.
   if (faces.length === 1 && ((faces[0]!.box[2] - faces[0]!.box[0]) * (faces[0]!.box[3] - faces[0]!.box[1])) / Math.max(1, area) > 0.15) push('xportrait', 1);
   return {

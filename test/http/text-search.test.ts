@@ -10,6 +10,8 @@ import type { SeenBackfill } from '../../src/services/text-search/seen-backfill.
 import { CollectionTextStore } from '../../src/store/collection-text-store.ts';
 import { colorPalette } from '../../src/vision/models/color-palette.ts';
 import { srgbToLuv } from '../../src/vision/models/dominant-colors.ts';
+import { colorWordShare } from '../../src/services/text-search/color-match.ts';
+import type { ColorName } from '../../src/text-search/lexicon/concepts.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
 
@@ -156,6 +158,24 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const alone = await call('/similarity/text/photos/v2/text', { query_record: { _dominant_colors: brown } }, photos);
     expect(alone.http).toBe(200);
     expect(ids(alone.body)).toContain('plane-2');
+  });
+
+  it('ranks a colour word by how much of each image is that colour', async () => {
+    const colorsOf = async (id: string) => {
+      const r = (await sql<{ colors: unknown }>`SELECT t.colors FROM collection_text t JOIN collection_records r ON r.key = t.key WHERE r.collection_id = ${photos.id} AND r.record_id = ${id}`.execute(db())).rows[0]!;
+      return (typeof r.colors === 'string' ? JSON.parse(r.colors) : r.colors) as number[][];
+    };
+    let compared = 0;
+    for (const word of ['grey', 'white', 'brown', 'black', 'blue', 'beige']) {
+      const res = await text(photos, word);
+      expect(res.http).toBe(200);
+      const shares = await Promise.all(ids(res.body).map(async (id) => colorWordShare([word as ColorName], await colorsOf(String(id)))));
+      if (shares.length < 2) continue;
+      compared++;
+      // The most of that colour first: the keyword score alone counts only 1-3 repeats of its code.
+      expect(shares[0]).toBe(Math.max(...shares));
+    }
+    expect(compared).toBeGreaterThan(1);
   });
 
   it('keeps the index in step with updates and deletes, and drops it with the collection', async () => {

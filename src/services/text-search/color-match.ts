@@ -1,4 +1,5 @@
-import { deltaE } from '../../vision/models/dominant-colors.ts';
+import { familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
+import { deltaE, nameColor } from '../../vision/models/dominant-colors.ts';
 
 /** Colours as `_dominant_colors` gives them: L*u*v* triples and their shares in percent. */
 export interface DominantColorsQuery {
@@ -35,4 +36,26 @@ export function storedColors(value: unknown): number[][] {
     if (Array.isArray(luv) && luv.length === 3 && luv.every((x) => typeof x === 'number') && typeof p === 'number') out.push([...(luv as number[]), p / 100]);
   });
   return out;
+}
+
+/**
+ * W of docs/api-decisions.md: how much of a record's image the query's colour words cover, 0–1,
+ * the mean over the words. A family word ("grey") counts every shade of its family, a shade
+ * ("navy") itself fully and the rest of its family by half, as the query's codes weigh them.
+ * Stored colours are `[L, u, v, share 0–1]`, named again with the palette that indexed them.
+ */
+export function colorWordShare(words: readonly ColorName[], stored: readonly number[][]): number {
+  if (!words.length) return 0;
+  const named = stored.map((s) => ({ name: nameColor(s) as ColorName, share: s[3] ?? 0 }));
+  let sum = 0;
+  for (const word of words) {
+    const family = familyOf[word];
+    let share = 0;
+    for (const c of named) {
+      if (c.name === word || (family === word && familyOf[c.name] === family)) share += c.share;
+      else if (familyOf[c.name] === family) share += 0.5 * c.share;
+    }
+    sum += Math.min(1, share);
+  }
+  return sum / words.length;
 }

@@ -4,7 +4,7 @@ import { colorCode, familyCode, familyOf, type ColorName } from '../../text-sear
 import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
-import { colorMatch, type DominantColorsQuery } from './color-match.ts';
+import { colorMatch, colorWordShare, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
@@ -68,6 +68,13 @@ export function englishOf(q: ParsedQuery, original: string): string {
   return [...q.concepts.map((c) => c.concept.name), ...q.terms].join(' ');
 }
 
+/** A query whose every code is a colour word's (its shade and family codes) and that has no other word. */
+function onlyColorWords(q: ParsedQuery, words: readonly ColorName[]): boolean {
+  if (!words.length || q.terms.length) return false;
+  const own = new Set(words.flatMap((w) => [colorCode(w), familyCode(familyOf[w])]));
+  return q.codes.every((c) => own.has(c.code));
+}
+
 interface Ranked {
   record: StoredRecord;
   distance: number;
@@ -122,8 +129,11 @@ export class TextSearchService {
     let engine = this.engineOf(c);
     let ranked: Ranked[] | undefined;
     const want = k + from;
+    // Colour words rank what they name by how much of the image it covers (W of docs/api-decisions.md).
+    const colorWords = [...new Set(q.concepts.filter((m) => m.concept.kind === 'color').map((m) => m.concept.name as ColorName))];
+    const reranked = colors !== undefined || colorWords.length > 0;
     // The colour re-rank needs a pool wider than the page.
-    const pool = colors ? Math.max(100, 4 * want) : want;
+    const pool = reranked ? Math.max(100, 4 * want) : want;
 
     if (engine === 'clip' && q.text) {
       const { vector, model } = await this.vision.textVector(englishOf(q, typeof text === 'string' ? text : q.text));
@@ -148,11 +158,23 @@ export class TextSearchService {
       ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) }))));
     }
 
-    if (colors && ranked.length) {
+    // A CLIP-family text tower reads colour words itself.
+    if (engine === 'clip') colorWords.length = 0;
+    if ((colors || colorWords.length) && ranked.length) {
       const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
-      ranked = ranked
-        .map((h) => ({ ...h, distance: h.distance * (1 - 0.5 * colorMatch(colors, stored.get(h.record.key) ?? [])) }))
-        .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+      const own = (h: Ranked) => stored.get(h.record.key) ?? [];
+      if (onlyColorWords(q, colorWords) && !colors) {
+        // Nothing but colour words: the most of that colour first, as a shopper means "blue".
+        ranked = ranked
+          .map((h) => ({ h, w: colorWordShare(colorWords, own(h)) }))
+          .sort((a, b) => b.w - a.w || a.h.distance - b.h.distance || a.h.record.key - b.h.record.key)
+          .map(({ h, w }) => ({ ...h, distance: round4(100 * (1 - w)) }));
+      } else {
+        const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - 0.5 * colorWordShare(colorWords, c));
+        ranked = ranked
+          .map((h) => ({ ...h, distance: h.distance * factor(own(h)) }))
+          .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+      }
     }
     const page = ranked.slice(from, want);
     return {
