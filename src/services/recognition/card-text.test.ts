@@ -156,6 +156,8 @@ describe('readCardText', () => {
     // a dash or a sign between the name and the HP
     const dashed = readCardText(lines([['CalyrexVx-320', 0.05, 0.2, 0.05]]));
     expect([dashed.hp, dashed.names.map((n) => n.text)]).toEqual([320, ['CalyrexVx', 'CalyrexV']]);
+    const at = readCardText(lines([['Vrombotor@280', 0.05, 0.2, 0.05]]));
+    expect([at.hp, at.names.map((n) => n.text)]).toEqual([280, ['Vrombotor', 'Vromboto']]);
     // HP are tens; a name ending in other digits keeps them
     expect(readCardText(lines([['Porygon2', 0.05, 0.2, 0.05]])).hp).toBeNull();
     expect(readCardText(lines([['x2', 0.05, 0.75, 0.04]])).hp).toBeNull();

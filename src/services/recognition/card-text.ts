@@ -174,9 +174,9 @@ const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-
 /** A run of digits in the bottom band, the slash between number and total lost (`092196`). */
 const DIGIT_RUN = /(?<![0-9/])([0-9]{4,6})(?![0-9/])/g;
 /** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
-const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:]?([0-9]{2,4})$/;
-/** What may stand between a name and the HP glued to it (`CalyrexVx-320`), left off the name. */
-const TRAILING_GLUE = /[\s\-~=.,:]+$/;
+const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:@*#°®©]?([0-9]{2,4})$/;
+/** What may stand between a name and the HP glued to it (`CalyrexVx-320`, `Vrombotor@280`: the HP mark or type symbol misread), left off the name. */
+const TRAILING_GLUE = /[\s\-~=.,:@*#°®©]+$/;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
 /**
  * The HP in a run of digits read where it is printed: two or three digits as they are; four are
