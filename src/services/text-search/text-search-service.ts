@@ -163,18 +163,13 @@ export class TextSearchService {
     if ((colors || colorWords.length) && ranked.length) {
       const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
       const own = (h: Ranked) => stored.get(h.record.key) ?? [];
-      if (onlyColorWords(q, colorWords) && !colors) {
-        // Nothing but colour words: the most of that colour first, as a shopper means "blue".
-        ranked = ranked
-          .map((h) => ({ h, w: colorWordShare(colorWords, own(h)) }))
-          .sort((a, b) => b.w - a.w || a.h.distance - b.h.distance || a.h.record.key - b.h.record.key)
-          .map(({ h, w }) => ({ ...h, distance: round4(100 * (1 - w)) }));
-      } else {
-        const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - 0.5 * colorWordShare(colorWords, c));
-        ranked = ranked
-          .map((h) => ({ ...h, distance: h.distance * factor(own(h)) }))
-          .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
-      }
+      // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
+      // its own words keeps its keyword distance); beside other words, W weighs half, as M does.
+      const wordWeight = onlyColorWords(q, colorWords) && !colors ? 1 : 0.5;
+      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(colorWords, c));
+      ranked = ranked
+        .map((h) => ({ ...h, distance: h.distance * factor(own(h)) }))
+        .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
     }
     const page = ranked.slice(from, want);
     return {
