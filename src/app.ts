@@ -25,6 +25,7 @@ import { textSearchRoutes } from './http/routes/text-search.ts';
 import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
+import { dropNullOptionals } from './http/null-optional.ts';
 
 export const apiVersion = '0.1.0';
 
@@ -40,7 +41,19 @@ function validators() {
   };
   const body = make(false);
   const text = make(true);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+    if (httpPart !== 'body') return text.compile(schema);
+    const validate = body.compile(schema);
+    // Optional fields sent as null are "not given" (docs/api-decisions.md, Types).
+    const checked = (data: unknown) => {
+      dropNullOptionals(schema, data);
+      const ok = validate(data);
+      checked.errors = validate.errors;
+      return ok;
+    };
+    checked.errors = validate.errors;
+    return checked;
+  };
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;

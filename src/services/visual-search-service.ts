@@ -207,13 +207,26 @@ export class VisualSearchService {
   }
 
   /**
-   * Fashion and home-decor collections group a product's images by the product field, and every
-   * record must carry it (spec rule 4): the reason a record is refused, or undefined.
+   * Why a record cannot be stored, or undefined. Fashion and home-decor collections group a
+   * product's images by the product field, and every record must carry it (spec rule 4): a
+   * non-empty string or a number, since an empty or structured id would group unrelated images.
+   * The fields the spec types (`tags`, `_tags_simple`: arrays of strings; `extract_colors`,
+   * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
-  private missingProduct(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
+  private recordProblem(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
+    for (const flag of ['extract_colors', 'extract_tags']) {
+      const v = record[flag];
+      if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;
+    }
+    for (const list of ['tags', '_tags_simple']) {
+      const v = record[list];
+      if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) return `${list} must be an array of strings`;
+    }
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
     const v = record[c.productField];
-    return v === undefined || v === null ? `${c.productField} is required in this collection` : undefined;
+    if (v === undefined || v === null) return `${c.productField} is required in this collection`;
+    if (typeof v === 'string' ? v.trim() === '' : !(typeof v === 'number' && Number.isFinite(v))) return `${c.productField} must be a non-empty string or a number`;
+    return undefined;
   }
 
   /** Records stored before the rule without the product field (memoised per collection change). */
@@ -363,7 +376,7 @@ export class VisualSearchService {
     const candidates: { record: InputRecord; id: string }[] = [];
     for (const record of records) {
       const id = idOf(record);
-      const missing = this.missingProduct(c, record);
+      const missing = this.recordProblem(c, record);
       if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
       else if (missing) tally.skips.push(skipped(ctx, { _id: id }, 400, missing));
       else if (seen.has(id)) {
@@ -524,7 +537,7 @@ export class VisualSearchService {
         else data[k] = v;
       }
       if (item) Object.assign(data, this.itemFields(c, basis, item, voted));
-      const missing = this.missingProduct(c, data);
+      const missing = this.recordProblem(c, data);
       if (missing) {
         await fail(400, missing);
         continue;

@@ -87,7 +87,8 @@ export function conceptCodesIn(input: string, index: LexiconIndex = lexiconIndex
   const text = foldText(input).trim();
   const tokens = wordsOf(cjkPeopleCounts(text));
   if (tokens.length === 0) return [];
-  return analyse(text, tokens, index, Infinity).codes.filter((c) => c.weight === 1).map((c) => c.code);
+  // A shade's family too ("navy blue" is blue), as the index writes both for a shade it saw.
+  return analyse(text, tokens, index, Infinity).codes.map((c) => c.code);
 }
 
 /**

@@ -16,10 +16,21 @@ describe('recordText', () => {
   });
 
   it('reads nested tag maps with their names, to a depth of 3', () => {
-    const t = recordText({ _tags: { Color: ['Navy'], deep: { deeper: { deepest: 'hidden' } } } });
+    const t = recordText({ labels: { Color: ['Navy'], deep: { deeper: { deepest: 'hidden' } } } });
     expect(t.body).toContain('color');
     expect(t.body).toContain('navy');
     expect(t.body).not.toContain('hidden');
+  });
+
+  it("reads _tags' values, not the format's names", () => {
+    const t = recordText({ _tags: { 'Top Category': [{ name: 'Clothing', prob: 1 }], Color: [{ name: 'Dark green', prob: 0.5 }], 'pre-filled': true } });
+    expect(t.body.split(' ')).toEqual(expect.arrayContaining(['clothing', 'dark', 'green']));
+    for (const no of ['top', 'category', 'color', 'pre', 'filled']) expect(t.body.split(' ')).not.toContain(no);
+  });
+
+  it("adds a shade's family, as the index does for a shade it saw", () => {
+    const t = recordText({ title: 'Navy blue polo shirt' });
+    expect(t.body.split(' ')).toEqual(expect.arrayContaining(['xcnavyblue', 'xkblue']));
   });
 
   it('caps the text', () => {

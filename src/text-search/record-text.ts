@@ -49,6 +49,14 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const budget = { left: maxRecordTextChars };
   for (const [k, v] of Object.entries(data)) {
     if (skippedFields.has(k) || k === productField) continue;
+    // `_tags` (spec 2 §2) is the taxonomy's map: its names (Top Category, Color, pre-filled) are
+    // the format's, the same on every record, and only its values say what the record is.
+    if (k === '_tags' && v && typeof v === 'object' && !Array.isArray(v)) {
+      for (const tags of Object.values(v)) {
+        for (const tag of Array.isArray(tags) ? tags : [tags]) collect(tag && typeof tag === 'object' && 'name' in tag ? (tag as { name: unknown }).name : tag, 1, parts, budget);
+      }
+      continue;
+    }
     collect(v, 1, parts, budget);
   }
   const raw = parts.join('\n');

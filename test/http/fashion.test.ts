@@ -41,6 +41,29 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
 
   const get = async (id: string) => (await call(`${base}/get`, { records: [{ _id: id }] }, shop)).body.answer_records[0]!;
 
+  it('refuses records whose typed fields have another type, or whose product id is empty, before any image is read', async () => {
+    const res = await call(`${base}/insert`, {
+      records: [
+        { _id: 'flag', _base64: watch, product_id: 'q1', extract_colors: 'yes' },
+        { _id: 'tags', _base64: watch, product_id: 'q2', tags: 'red' },
+        { _id: 'empty-id', _base64: watch, product_id: '  ' },
+        { _id: 'object-id', _base64: watch, product_id: { a: 1 } },
+      ],
+    }, shop);
+    expect(res.http).toBe(400);
+    const reasons = Object.fromEntries((res.body.skipped_records as { _id: string; _reason: { status: { code: number; text: string } } }[]).map((r) => [r._id, { code: r._reason.status.code, text: r._reason.status.text }]));
+    expect(reasons).toEqual({
+      flag: { code: 400, text: 'extract_colors must be true or false' },
+      tags: { code: 400, text: 'tags must be an array of strings' },
+      'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
+      'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
+    });
+    // An update is held to the same rule.
+    const up = await call(`${base}/update`, { records: [{ _id: 'shoes', product_id: '' }] }, shop);
+    expect(JSON.stringify(up.body)).toContain('product_id must be a non-empty string or a number');
+    expect((await get('shoes')).product_id).toBe('p2');
+  });
+
   it('stores the largest item of a photo, with categories the detector gives when the record has none', async () => {
     const look = await get('look');
     const [item] = look._objects as Obj[];

@@ -136,6 +136,14 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(none.body.query_records![0]!._unread_terms).toBeUndefined();
   });
 
+  it('takes optional fields sent as null as not given', async () => {
+    const res = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: null }, k: null, from: null, filter: null, fields_to_return: null, product_field: null }, photos);
+    expect(res.http).toBe(200);
+    expect(ids(res.body)).toEqual(ids((await text(photos, 'airplane')).body));
+    const colours = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: null, _dominant_colors: { luv_colors: [luvOf('dark brown')], percentages: [60] } } }, photos);
+    expect(colours.http).toBe(200);
+  });
+
   it('refuses empty and malformed queries with a 400 naming the field', async () => {
     for (const body of [{ query_record: { _text_data: '   ' } }, { query_record: { _text_data: '!!! ???' } }, { query_record: {} }, { query_record: { _text_data: 'x'.repeat(1001) } }]) {
       const r = await call('/similarity/text/photos/v2/text', body, photos);
@@ -252,6 +260,24 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const after = await ping();
     expect(after.text_search).toMatchObject({ seen: 1, pending: 0, no_image: 1, failed: 1 });
     expect(after.info).toMatch(/seen content 1 of 3 records \(0 pending, 1 without a stored image, 1 failed\)/);
+  });
+
+  it("re-tokenises rows of an older version, the record's own words too", async () => {
+    const c = await newCollection('photo');
+    const ins = await call('/similarity/photos/v2/insert', { records: [{ _id: 'polo', _base64: img('watch', 1), title: 'Navy blue polo shirt' }] }, c);
+    expect(ins.body.status.code).toBe(210);
+    expect(ids((await text(c, 'blue')).body)).toEqual(['polo']);
+    // As an older version wrote it: the shade's own code only, no family.
+    const store = new CollectionTextStore(backend === 'sqlite' ? 'sqlite' : 'postgres');
+    const key = Number((await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows[0]!.key);
+    const row = (await store.get(db(), key))!;
+    await db().transaction().execute((trx) => store.write(trx, c.id, key, { ...row, body: row.body.replace(/\bxkblue\b/g, ''), seenVersion: 1 }));
+    const blueOf = async () => ids((await text(c, 'blue')).body);
+    const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
+    expect(await backfill.pass()).toMatchObject({ retokenised: 1 });
+    expect((await store.get(db(), key))!.body.split(' ')).toContain('xkblue');
+    expect(await blueOf()).toEqual(['polo']);
+    expect((await backfill.pass()).retokenised).toBe(0);
   });
 
   it('looks again at images first seen without a part the server now looks for, where the record has a URL', async () => {

@@ -151,25 +151,27 @@ export class SeenBackfill {
     return rows.rows.length;
   }
 
-  /** Step 3: rows tokenised by an older version, from their stored observation. */
+  /**
+   * Step 3: rows tokenised by an older version: what was seen again from the stored observation,
+   * and the record's own words again from its data (a lexicon change adds codes to both).
+   */
   private async retokenise(n: number, p: Progress): Promise<number> {
-    const rows = await this.db
-      .selectFrom('collection_text')
-      .select(['key', 'collection_id'])
-      .where('seen_state', '=', 'done')
-      .where('seen_version', '>', 0)
-      .where('seen_version', '<', TOKENS_VERSION)
-      .orderBy('key')
-      .limit(n)
-      .execute();
-    for (const r of rows) {
-      const current = await this.store.text.get(this.db, Number(r.key));
-      if (!current?.observed) continue;
-      const t = seenText(current.observed as Observed);
-      await this.update(r.collection_id, Number(r.key), { ...current, seen: t.seen, ocr: t.ocr, colors: t.colors, seenVersion: TOKENS_VERSION });
+    const rows = await sql<{ key: number; collection_id: string; data: unknown; product_field: string | null }>`
+      SELECT t.key, t.collection_id, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.seen_state IN ('done', 'no_image') AND t.seen_version < ${TOKENS_VERSION}
+      ORDER BY t.key LIMIT ${n}`.execute(this.db);
+    for (const r of rows.rows) {
+      const key = Number(r.key);
+      const current = await this.store.text.get(this.db, key);
+      if (!current) continue;
+      const { body, lang } = recordText(fromJson<Record<string, unknown>>(r.data), r.product_field);
+      const seen = current.observed ? seenText(current.observed as Observed) : { seen: current.seen, ocr: current.ocr, colors: current.colors };
+      await this.update(r.collection_id, key, { ...current, seen: seen.seen, ocr: seen.ocr, colors: seen.colors, body, lang, seenVersion: TOKENS_VERSION });
       p.retokenised++;
     }
-    return rows.length;
+    return rows.rows.length;
   }
 
   /** Step 4: rows with keys in `(after, upTo]` seen without a part now looked for, looked at again while `more()`. */

@@ -4,7 +4,7 @@ import { colorCode, familyCode, familyOf, type ColorName } from '../../text-sear
 import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
-import { colorMatch, colorWordShare, type DominantColorsQuery } from './color-match.ts';
+import { colorMatch, colorWordShare, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
@@ -162,7 +162,11 @@ export class TextSearchService {
     if (engine === 'clip') colorWords.length = 0;
     if ((colors || colorWords.length) && ranked.length) {
       const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
-      const own = (h: Ranked) => stored.get(h.record.key) ?? [];
+      // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
+      const own = (h: Ranked) => {
+        const extracted = storedColors(h.record.data._dominant_colors);
+        return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
+      };
       // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
       // its own words keeps its keyword distance); beside other words, W weighs half, as M does.
       const wordWeight = onlyColorWords(q, colorWords) && !colors ? 1 : 0.5;

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { Type } from '@sinclair/typebox';
+import { Nullable } from './schemas/common.ts';
+import { dropNullOptionals } from './null-optional.ts';
+
+describe('dropNullOptionals', () => {
+  const schema = Type.Object({
+    query_record: Type.Object({ _text_data: Type.Optional(Type.String()), must: Type.String() }, { additionalProperties: true }),
+    k: Type.Optional(Type.Integer()),
+    note: Type.Optional(Nullable(Type.String())),
+    records: Type.Optional(Type.Array(Type.Object({ _url: Type.Optional(Type.String()) }, { additionalProperties: true }))),
+  });
+
+  it('removes null optional fields at every level the schema declares', () => {
+    const body = { query_record: { _text_data: null, must: null, price: null }, k: null, note: null, records: [{ _url: null, color: null }] };
+    dropNullOptionals(schema, body);
+    // Required and nullable fields keep their null (validation decides), as do undeclared attributes.
+    expect(body).toEqual({ query_record: { must: null, price: null }, note: null, records: [{ color: null }] });
+  });
+
+  it('leaves other values alone', () => {
+    const body = { k: 5, query_record: { _text_data: 'red', must: 'x' } };
+    dropNullOptionals(schema, body);
+    expect(body).toEqual({ k: 5, query_record: { _text_data: 'red', must: 'x' } });
+  });
+});

@@ -1,0 +1,36 @@
+/**
+ * docs/api-decisions.md, "Types": optional fields accept `null` as "not given". Clients built on
+ * typed models send every optional field, unset ones as null (`"k": null`); a body schema's
+ * optional, non-nullable properties are therefore removed when null, before validation, at every
+ * level the schema declares. Values the schema does not declare (a record's own attributes) are
+ * the client's data and are never touched.
+ */
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  allOf?: Schema[];
+  nullable?: boolean;
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const allowsNull = (s: Schema) => s.nullable === true || s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
+
+export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): void {
+  if (depth > 16 || !isObject(schema)) return;
+  const s = schema as Schema;
+  for (const part of s.allOf ?? []) dropNullOptionals(part, value, depth + 1);
+  if (Array.isArray(value) && s.items) {
+    for (const v of value) dropNullOptionals(s.items, v, depth + 1);
+    return;
+  }
+  if (!isObject(value) || !s.properties) return;
+  const required = new Set(s.required ?? []);
+  for (const [key, prop] of Object.entries(s.properties)) {
+    if (!(key in value)) continue;
+    if (value[key] === null) {
+      if (!required.has(key) && !allowsNull(prop)) delete value[key];
+    } else dropNullOptionals(prop, value[key], depth + 1);
+  }
+}
