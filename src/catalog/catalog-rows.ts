@@ -64,6 +64,13 @@ export class Fields {
     return fail(this.at, `"${name}" must be an integer, not ${describe(v)}`);
   }
 
+  /** A year (text starting with four digits: `2022`, `2022-06-01`, `2022-23`); null when absent; other text is refused, not stored empty. */
+  year(name: string): string | null {
+    const t = this.text(name);
+    if (t === null) return null;
+    return yearOf(t) ?? fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
+  }
+
   /** A list of text values; null when absent. */
   textList(name: string): string[] | null {
     const v = this.value[name];

@@ -42,6 +42,8 @@ export interface JobHandler {
   maxRecords?(endpoint: string): number;
   /** Checks request-level options at submit; returns a sentence saying what is wrong, or nothing. */
   validate?(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined;
+  /** Checks the records' own options at submit, as the synchronous endpoint's schema would; a sentence saying what is wrong, or nothing. */
+  validateRecords?(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined;
   /** Whether this endpoint's result images are publicly readable (spec): their links live longer. */
   publicMedia?(endpoint: string): boolean;
   run(ctx: JobContext): Promise<JobOutcome>;

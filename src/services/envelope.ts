@@ -52,11 +52,25 @@ export function echo(record: Record<string, unknown>): Record<string, unknown> {
  * The overall status of a request over images: all good 200, some records failed 300
  * MIXED_RESULT, all failed 400 (or the failures' own code when they all share one).
  */
-export function overall(ctx: SearchContext, failures: { code: number }[], total: number): Required<EnvelopeStatus> {
+export function overall(ctx: SearchContext, failures: { code: number; text?: string }[], total: number): Required<EnvelopeStatus> {
   if (failures.length === 0) return status(ctx, 200, 'OK');
   if (failures.length < total) return status(ctx, 300, 'MIXED_RESULT');
   const code = sharedCode(failures);
-  return status(ctx, code, code === 400 ? 'Error Loading Image' : 'Error Processing Image');
+  return status(ctx, code, overallText(code, failures));
+}
+
+/**
+ * What a request whose every record failed says: the records' own text when they all say the same
+ * ("No card was found in the image"), `Error Loading Image` when images could not be loaded (spec 3
+ * §7), `Error Processing Image` when the work on them failed, else a pointer to the records.
+ */
+function overallText(code: number, failures: { code: number; text?: string }[]): string {
+  const texts = failures.map((f) => f.text);
+  if (texts.every((t) => t === undefined)) return code === 400 ? 'Error Loading Image' : 'Error Processing Image';
+  if (texts.every((t) => t === texts[0])) return texts[0]!.split(':')[0]!.startsWith('Error ') ? texts[0]!.split(':')[0]! : texts[0]!;
+  if (texts.every((t) => t?.startsWith('Error Loading Image'))) return 'Error Loading Image';
+  if (code >= 500 && texts.every((t) => t?.startsWith('Error Processing Image'))) return 'Error Processing Image';
+  return "Every record failed: see each record's _status";
 }
 
 /** The code of a request whose every record failed: theirs when they all share one, else 400. */

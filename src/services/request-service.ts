@@ -93,7 +93,7 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
-    const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight });
+    const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight }) ?? handler.validateRecords?.(endpoint, input.records);
     if (invalid) throw badRequest(invalid);
     const max = handler.maxRecords?.(endpoint) ?? 10;
     if (input.records.length > max) throw badRequest(`${input.type} ${endpoint} takes at most ${max} records per request.`, [{ field: 'records', message: `at most ${max}` }]);

@@ -171,6 +171,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(text!._status.code).toBe(400);
     expect(text!._status.text).toMatch(/^Error Loading Image/);
     expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id: no grading label was found beside the card' });
+    // A 3:4 photo with no card is card-shaped, so it is read whole; its frame is no card's outline and its text names nothing.
+    const leopard = await sharp(Buffer.from(photoBase64('caltech101/Leopards/image_0001.jpg'), 'base64')).resize(300, 400, { fit: 'fill' }).jpeg().toBuffer();
+    for (const url of ['/collectibles/v2/tcg_id', '/collectibles/v2/card_ocr_id']) {
+      const photo = await h.request('POST', url, { body: { records: [{ _id: 'leopard', _base64: leopard.toString('base64') }] } });
+      expect(photo.statusCode, url).toBe(404);
+      expect((photo.json() as { records: Rec[] }).records[0]!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
+    }
     const two = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }], analyze_all: true } });
     expect(two.statusCode).toBe(400);
     expect(JSON.stringify(two.json())).toMatch(/analyze_all takes 1 record/);
@@ -197,6 +204,19 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(bad!._status.code).toBe(400);
     const wrong = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'detect', records: [{ _base64: 'a' }] } });
     expect(wrong.statusCode).toBe(400);
+    // A record's options are held to the synchronous endpoint's types, and magic_ai to its 2 records, before anything is charged.
+    const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
+    for (const [endpoint, records, message] of [
+      ['tcg_id', [{ _base64: photoCard, set_code: 5 }], 'records[0].set_code must be a string of at most 50 characters.'],
+      ['tcg_id', [{ _base64: photoCard }, { _base64: photoCard, price_stats: 'yes' }], 'records[1].price_stats must be boolean.'],
+      ['tcg_id', [{ _base64: photoCard, Category: 'x'.repeat(101) }], 'records[0].Category must be a string of at most 100 characters.'],
+      ['sport_id', [1, 2, 3].map(() => ({ _base64: photoCard, magic_ai: true })), 'magic_ai takes at most 2 records per request; 3 were sent.'],
+    ] as const) {
+      const bad = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint, records } });
+      expect(bad.statusCode, endpoint).toBe(400);
+      expect(JSON.stringify(bad.json())).toContain(message);
+    }
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
     const ocr = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }] } });
     expect(ocr.statusCode, ocr.body).toBe(201);
     const ocrId = (ocr.json() as { id: string }).id;

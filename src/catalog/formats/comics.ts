@@ -1,4 +1,4 @@
-import { Fields, RowSet, fail, yearOf, type CardRow, type ReadContext, type ReadResult, type RecordPlace } from '../catalog-rows.ts';
+import { Fields, RowSet, fail, type CardRow, type ReadContext, type ReadResult, type RecordPlace } from '../catalog-rows.ts';
 import { looksLikeJson, readCsvRecords, readJsonRecords } from '../record-stream.ts';
 
 /**
@@ -28,7 +28,7 @@ export function comicRow(f: Fields): CardRow {
     setName: f.text('publisher'),
     number: f.text('issue_number'),
     rarity: null,
-    year: yearOf(f.text('publication_year')),
+    year: f.year('publication_year'),
     fields,
     links: {},
     aliases: [],

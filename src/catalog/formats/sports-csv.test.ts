@@ -55,5 +55,9 @@ describe('sport checklists (Topps CSV)', () => {
     expect((await catalogFileError(readSports(await files.write('quote.csv', quote), readContext()))).message).toMatch(/quote\.csv line 6: a quoted field is not closed/);
     const empty = text.replace('Rookie Tester', '');
     expect((await catalogFileError(readSports(await files.write('empty.csv', empty), readContext()))).message).toMatch(/empty\.csv line 5: "players" is missing/);
+    // a year that is no year is refused, not stored empty
+    const lines = text.split('\n');
+    lines[2] = lines[2]!.replace(/^2022/, 'abcd');
+    expect((await catalogFileError(readSports(await files.write('year.csv', lines.join('\n')), readContext()))).message).toMatch(/year\.csv line 3: "year" must be a year \(four digits\), not "abcd"/);
   });
 });

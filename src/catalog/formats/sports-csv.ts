@@ -1,4 +1,4 @@
-import { Fields, RowSet, fail, yearOf, type CardRow, type ReadContext, type ReadResult, type RecordPlace } from '../catalog-rows.ts';
+import { Fields, RowSet, fail, type CardRow, type ReadContext, type ReadResult, type RecordPlace } from '../catalog-rows.ts';
 import { looksLikeJson, readCsvRecords, readJsonRecords } from '../record-stream.ts';
 
 const REQUIRED = ['set_name', 'card_number', 'players'];
@@ -44,7 +44,7 @@ export function sportsRow(f: Fields, remarks?: ReadContext['remarks']): CardRow 
     setName,
     number,
     rarity: null,
-    year: yearOf(f.text('year')),
+    year: f.year('year'),
     fields,
     links: {},
     aliases: [],

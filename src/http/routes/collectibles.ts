@@ -8,10 +8,18 @@ const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429, 503];
 const answers: Answers = {
   ...imageAnswers,
-  404: 'No card was found in any image',
+  404: 'No card was found in the image (in every record)',
   500: 'Error Processing Image: every record failed in the vision worker',
   504: 'Error Processing Image: every record ran past the time limit',
 };
+
+/** `/comics_id`'s options (spec 3 §4): no `slab_grade`, which the spec lists for cards only. */
+const COMICS_OPTIONS = ['slab_id', 'price_stats', 'analyze_all'] as const;
+
+/** Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for. */
+function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, boolean>> {
+  return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
+}
 
 const Hint = Type.Optional(Type.String({ maxLength: 100 }));
 const TcgRecord = Type.Intersect([
@@ -64,7 +72,8 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       response: envelopeResponses(Recognized, answers, errorStatuses),
     },
     handler: async (request) => {
-      const { records, ...given } = request.body;
+      const { records, ...rest } = request.body;
+      const given = declaredOptions(rest, TCG_OPTIONS);
       return recognition.tcgId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
@@ -82,12 +91,13 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       response: envelopeResponses(Recognized, answers, errorStatuses),
     },
     handler: async (request) => {
-      const { records, ...given } = request.body;
+      const { records, ...rest } = request.body;
+      const given = declaredOptions(rest, SPORT_OPTIONS);
       return recognition.sportId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
 
-  const comicsOptions = Object.fromEntries((['slab_id', 'price_stats', 'analyze_all'] as const).map((o) => [o, Type.Optional(Type.Boolean())]));
+  const comicsOptions = Object.fromEntries(COMICS_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
   app.post('/comics_id', {
     config: { service: 'collectibles', envelope: true, price: 'collectibles.comics_id' },
     bodyLimit: config.limits.matchBodyBytes,
@@ -100,7 +110,8 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       response: envelopeResponses(Recognized, answers, errorStatuses),
     },
     handler: async (request) => {
-      const { records, ...given } = request.body;
+      const { records, ...rest } = request.body;
+      const given = declaredOptions(rest, COMICS_OPTIONS);
       return recognition.comicsId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });

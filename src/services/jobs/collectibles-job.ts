@@ -1,7 +1,10 @@
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, SPORT, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+
+/** The taxonomy hints of spec 3 §4 a record may carry (strings, as the synchronous endpoints take them). */
+const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -40,6 +43,30 @@ export class CollectiblesJob implements JobHandler {
 
   validate(_endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
     if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
+    return undefined;
+  }
+
+  /**
+   * The options each record carries, held to the synchronous endpoints' types (docs/api-decisions.md,
+   * "Submit errors": 400 before anything is stored or charged), and `magic_ai`'s limit of 2 records.
+   */
+  validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
+    const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
+    if (!family || slab) return undefined;
+    const flags: readonly string[] = family === SPORT ? SPORT_OPTIONS : family === COMICS ? ['slab_id', 'price_stats'] : TCG_OPTIONS;
+    const texts: [string, number][] = [['set_code', 50], ...HINTS.map((h): [string, number] => [h, 100]), ...(family === COMICS ? [['lang', 20] as [string, number]] : [])];
+    for (const [i, rec] of records.entries()) {
+      for (const flag of flags) {
+        const v = rec[flag];
+        if (v !== undefined && v !== null && typeof v !== 'boolean') return `records[${i}].${flag} must be boolean.`;
+      }
+      for (const [field, max] of texts) {
+        const v = rec[field];
+        if (v !== undefined && v !== null && (typeof v !== 'string' || [...v].length > max)) return `records[${i}].${field} must be a string of at most ${max} characters.`;
+      }
+    }
+    const magic = family === SPORT ? records.filter((r) => r.magic_ai === true).length : 0;
+    if (magic > 2) return `magic_ai takes at most 2 records per request; ${magic} were sent.`;
     return undefined;
   }
 

@@ -214,7 +214,7 @@ export class RecognitionService {
     if (slabCharge?.price && ctx.billing && !outcomes.some((r) => r._status.code === 200 && LABELLED.has(r))) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     const echoed = Object.fromEntries(ALL_OPTIONS.filter((o) => options[o] !== undefined).map((o) => [o, options[o]]));
-    return { status: overall(ctx, failures, outcomes.length), records: outcomes, ...echoed, statistics: clock.done() };
+    return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), ...echoed, statistics: clock.done() };
   }
 
   /** `/sport_id` (document 3 §4): sport cards identified against the imported checklists. `magic_ai` is accepted and does nothing here: no such model ships. */
@@ -273,7 +273,7 @@ export class RecognitionService {
     const labels = await this.vision.cardEach(records, 'label');
     const outcomes = await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echo(record), simple));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
-    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+    return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
 
   /** One record of `/slab_id` or `/slab_grade`, from its `label` card task; `base` as for {@link tcgRecord}. */
@@ -347,6 +347,10 @@ export class RecognitionService {
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
+    // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
+    // cards, not comic covers), and its text named nothing: no card.
+    const namedNothing = (o: { _identification: { best_match: unknown; alternatives: unknown[] } }) => !o._identification.best_match && !o._identification.alternatives.length;
+    if (family !== COMICS && read.whole && read.wholeIsCard === false && objects.every(namedNothing)) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
     const notes = (['magic_ai'] as const).filter((o) => options[o]);
     // slab_id / slab_grade: the largest card's label; its company and grade as the card's tags, and with slab_id the label as its own object
@@ -397,7 +401,7 @@ export class RecognitionService {
     const reads = await this.vision.cardEach(records, 'read');
     const outcomes = await mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
-    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+    return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
 
   /** One record of `/card_ocr_id`; `outcome` and `base` as for {@link tcgRecord}. */
@@ -411,6 +415,7 @@ export class RecognitionService {
     const clues = cardClues(reading);
     const searches = await Promise.all(catalogs.filter((c) => ofTheGame(c, clues) && holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
+    if (!best && read.whole && read.wholeIsCard === false) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
       {
@@ -463,7 +468,7 @@ export class RecognitionService {
     const found = await this.vision.cardEach(records, 'localize');
     const outcomes = records.map((record, i) => this.detectRecord(ctx, record, found[i]!, withTags));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
-    return { status: overall(ctx, failures, outcomes.length), records: outcomes, statistics: clock.done() };
+    return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
 
   private detectRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, withTags: boolean): OutputRecord {
@@ -625,6 +630,12 @@ function boxOf(q: [number, number][], w: number, h: number): number[] {
 }
 
 /** The card's share of the image (0–1), from its outline. */
+/** The outline's area as a share of the image, at most 1: an outline may run a little past the frame (a card cut by it). */
 function polygonShare(q: [number, number][], w: number, h: number): number {
-  return Number((Math.abs(polygonArea(q)) / (w * h)).toFixed(4));
+  return Number(Math.min(1, Math.abs(polygonArea(q)) / (w * h)).toFixed(4));
+}
+
+/** Every record's `_status` carries the request id (spec 3 §2, §7), the successful ones too. */
+function withRequestIds<R extends { _status: { code: number; text: string } }>(ctx: { requestId: string }, records: R[]): R[] {
+  return records.map((r) => ({ ...r, _status: { ...r._status, request_id: ctx.requestId } }));
 }

@@ -236,6 +236,15 @@ export class CardDetector {
     return cards;
   }
 
+  /**
+   * Whether an outline the detector did not place holds a card, by the verifier's probability and
+   * the threshold every detected card must pass: a whole image read as a card (a scan cropped to it).
+   */
+  async verifyOutline(img: RgbPixels, quad: Quad): Promise<{ prob: number; card: boolean }> {
+    const [prob] = await this.verifier.verify(img, [quad]);
+    return { prob: prob!, card: prob! >= this.limits.minVerified };
+  }
+
   /** The verifier looks again at each card: an art box or a card with the table around it is not one. */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));

@@ -249,7 +249,10 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     return q.some(([x, y]) => x < -reach || y < -reach || x > pixels.width - 1 + reach || y > pixels.height - 1 + reach);
   };
   const whole = given || ((!found.length || runsOff(found[0]!.quad)) && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
-  const cards: DetectedCard[] = whole ? [{ quad: frame, prob: 1, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
+  // A frame read whole that the client did not call a card: the verifier says whether it is one (a
+  // scan cropped to its card) or a photo whose card, if any, was not found (a 3:4 phone photo).
+  const frameCheck = whole && !given ? await (await cardDetector()).verifyOutline(pixels, frame) : { prob: 1, card: true };
+  const cards: DetectedCard[] = whole ? [{ quad: frame, prob: frameCheck.prob, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
   if (!cards.length) return { ...base, found: false };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
   const readings: NonNullable<CardResult['readings']> = [];
@@ -266,7 +269,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     prob: cards[0]!.prob,
     cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
     readings,
-    ...(whole ? { whole: true } : {}),
+    ...(whole ? { whole: true, wholeIsCard: frameCheck.card } : {}),
   };
 }
 

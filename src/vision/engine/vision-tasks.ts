@@ -100,6 +100,12 @@ export interface CardResult extends ImageSize {
    */
   readings?: { index: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
+  /**
+   * With `whole` (not asked for by the client): whether the verifier takes the image's frame for a
+   * card's outline. When not, the image was read whole only because it is card-shaped and no card
+   * was found in it, and the services report no card unless its text identified one.
+   */
+  wholeIsCard?: boolean;
   /** `artwork`: the artwork hash of the card (recognition/card-artwork.ts), a reference scan's. */
   artwork?: string;
   /**
