@@ -76,12 +76,15 @@ export class CollectionService {
    * 404 like an unknown one (its existence is not revealed), and a base path of another
    * collection type is a 400 naming the right one.
    */
-  async forRequest(collectionId: string | undefined, accountId: string, acceptedTypes: readonly CollectionType[]): Promise<CollectionRecord> {
+  async forRequest(collectionId: string | undefined, accountId: string, acceptedTypes: readonly CollectionType[], pathsOf?: (type: CollectionType) => string[]): Promise<CollectionRecord> {
     if (!collectionId) throw new ServiceError(400, 'missing_collection_id', 'The collection-id header is required.');
     const c = isUuid(collectionId) ? await this.collections.get(collectionId) : undefined;
     if (!c || c.accountId !== accountId) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId} not found.`);
     if (!acceptedTypes.includes(c.type)) {
-      throw new ServiceError(400, 'collection_type_mismatch', `Collection ${collectionId} is a ${c.type} collection; use its base path (${basesOf(c.type).join(' or ')}).`);
+      // The paths of the same method for its type (text search names its own), else its bases.
+      const own = pathsOf?.(c.type) ?? basesOf(c.type);
+      const what = pathsOf ? (own.length ? `use ${own.join(' or ')}` : 'no path of this method serves it') : `use its base path (${own.join(' or ')})`;
+      throw new ServiceError(400, 'collection_type_mismatch', `Collection ${collectionId} is a ${c.type} collection; ${what}.`);
     }
     return c;
   }

@@ -632,6 +632,9 @@ export class VisualSearchService {
    */
   private async queryItem(c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
     const domain = c.type as ItemDomain;
+    if (query._objects !== undefined && query._objects !== null && !(Array.isArray(query._objects) && query._objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) {
+      throw new ServiceError(400, 'invalid_request', 'query_record._objects must be a list of objects, e.g. [{"bound_box": [xmin, ymin, xmax, ymax]}].');
+    }
     const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = given ? drawnBox(given.bound_box) : undefined;
     const top = given?.['Top Category'] ?? query['Top Category'];

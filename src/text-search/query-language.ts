@@ -92,6 +92,9 @@ export const countWords: ReadonlyMap<string, number> = new Map(
 );
 export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
 
+/** Group words that mean people by themselves ("crowd", "foule"): alone they ask for a group of people. */
+export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));
+
 const cjkNumbers: Readonly<Record<string, number>> = { 一: 1, 二: 2, 两: 2, 兩: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
 
 /**

@@ -202,6 +202,16 @@ describe('people counts', () => {
     }
   });
 
+  it('reads a crowd word alone as a group of people', () => {
+    for (const q of ['crowd', 'foule', 'толпа', 'una multitud']) {
+      const parsed = parseQuery(q);
+      expect(parsed.ok && parsed.query.codes.map((c) => c.code), q).toEqual(expect.arrayContaining(['xoperson', 'xngroup']));
+    }
+    // as "group" alone is already (a people word in the lexicon)
+    const group = parseQuery('group');
+    expect(group.ok && group.query.codes.map((c) => c.code)).toEqual(expect.arrayContaining(['xoperson', 'xngroup']));
+  });
+
   it('read Chinese and Japanese counts written into the people word, and crowds written as one word', () => {
     for (const [q, code] of [['两个人', 'xntwo'], ['兩個人', 'xntwo'], ['三名人', 'xnfew'], ['一个人', 'xnone'], ['两个人的照片', 'xntwo'], ['二人', 'xntwo'], ['三人の写真', 'xnfew'], ['一群人', 'xngroup'], ['人群', 'xngroup'], ['人のグループ', 'xngroup'], ['12 people', 'xngroup']] as const) {
       const p = parsed(q);

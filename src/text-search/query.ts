@@ -20,7 +20,7 @@ import {
   type PeopleKind,
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
-import { cjkPeopleCounts, countWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
+import { cjkPeopleCounts, countWords, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
 import { cjkChar, foldText, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
@@ -147,6 +147,12 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     if (item.kind !== 'word') return;
     // "group of people", "人のグループ" (people's group): the people word may come two before
     if (groupWords.has(item.text) && (isPerson(i - 2) || isPerson(i - 1) || isPerson(i + 1) || isPerson(i + 2))) {
+      addCode(personCountCode(6)!, 1);
+      counted.add(item.text);
+      return;
+    }
+    if (crowdWords.has(item.text)) {
+      addCode(objectCode('person'), 1);
       addCode(personCountCode(6)!, 1);
       counted.add(item.text);
       return;

@@ -122,6 +122,14 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const two = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
     expect(two.http).toBe(400);
     expect(two.body).toMatchObject({ code: 'too_many_records' });
+    // Old clients' one-record list, with two records: the same code.
+    const oldTwo = await call(`${base}/visualKNN`, { records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
+    expect(oldTwo.http).toBe(400);
+    expect(oldTwo.body).toMatchObject({ code: 'too_many_records' });
+    // _objects must be a list: an object is refused, not ignored.
+    const notList = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: { bound_box: [900, 250, 1230, 500] } } }, shop);
+    expect(notList.http).toBe(400);
+    expect(notList.body.detail ?? JSON.stringify(notList.body)).toMatch(/_objects must be a list of objects/);
     for (const bad of [[10, 10, 12, 400], [1, 2, 3], 'box', [5000, 5000, 6000, 6000]]) {
       const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
       expect(r.http, JSON.stringify(bad)).toBe(400);

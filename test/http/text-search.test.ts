@@ -136,6 +136,13 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(none.body.query_records![0]!._unread_terms).toBeUndefined();
   });
 
+  it('says when the words it did not read were cut, not that none is known', async () => {
+    const cut = await text(photos, `${Array.from({ length: 40 }, (_, i) => `qwzx${String.fromCharCode(97 + (i % 26))}v`).join(' ')} airplane`);
+    expect(cut.http).toBe(422);
+    expect(cut.body.status.text).toMatch(/none of its first 32 words .* were not read/);
+    expect(cut.body.query_records![0]!._unread_terms).toContain('airplane');
+  });
+
   it('takes optional fields sent as null as not given', async () => {
     const res = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: null }, k: null, from: null, filter: null, fields_to_return: null, product_field: null }, photos);
     expect(res.http).toBe(200);
@@ -215,9 +222,11 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const product = await newCollection('product');
     const wrong = await text(product, 'airplane');
     expect(wrong.http).toBe(400);
-    expect(wrong.body.status.text).toMatch(/product collection/);
+    expect(wrong.body.status.text).toMatch(/product collection; use \/similarity\/text\/products\/v2\/text\./);
     const custom = await newCollection('custom');
-    expect((await text(custom, 'airplane')).http).toBe(400);
+    const customs = await text(custom, 'airplane');
+    expect(customs.http).toBe(400);
+    expect(customs.body.status.text).toMatch(/custom collection; no path of this method serves it\./);
     const other = await h.newAccount(10);
     expect((await text({ ...photos, token: other.token }, 'airplane')).http).toBe(404);
     const noHeader = await h.request('POST', '/similarity/text/photos/v2/text', { body: { query_record: { _text_data: 'airplane' } }, token: photos.token });

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { basesOf } from '../../services/collection-service.ts';
 import { collectionTypes, type CollectionType } from '../../store/collection-store.ts';
-import { badRequest } from '../../services/errors.ts';
+import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, type Answers } from '../schemas/search.ts';
 
@@ -184,13 +184,15 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
 
         type KnnBody = { query_record?: never; records?: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
         const queryOf = (body: KnnBody) => {
+          // One query record, however sent: a list of several is the decision's too_many_records.
+          if ((body.records?.length ?? 0) > 1) throw new ServiceError(400, 'too_many_records', `This method takes exactly one query record; ${body.records!.length} were sent.`);
           const query = body.query_record ?? body.records?.[0];
           if (!query) throw badRequest('query_record is required.');
           return query;
         };
         const knnBody = Type.Object({
           query_record: Type.Optional(ImageRecordInput),
-          records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1, description: 'Older clients send the query as a one-record list.' })),
+          records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
           k: Type.Optional(K),
           from: Type.Optional(From),
           fields_to_return: Type.Optional(Fields),
@@ -246,7 +248,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             url === '/range' ? 'Records within a radius of the query' : 'Exact and near duplicates of the query image',
             Type.Object({
               query_record: Type.Optional(ImageRecordInput),
-              records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1 })),
+              records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
               radius: Type.Optional({ ...Radius, default: defaultRadius }),
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
               fields_to_return: Type.Optional(Fields),

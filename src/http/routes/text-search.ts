@@ -18,6 +18,9 @@ export const textSearchPaths: { url: string; type: CollectionType }[] = [
   { url: '/similarity/text/homedecor/v2/text', type: 'homedecor' },
 ];
 
+/** The text-search paths of a collection type, named when a collection of that type comes to another's path. */
+const textPathsOf = (type: CollectionType) => textSearchPaths.filter((p) => p.type === type).map((p) => p.url);
+
 const Luv = Type.Array(Type.Number(), { minItems: 3, maxItems: 3 });
 const body = Type.Object({
   query_record: Type.Object(
@@ -64,7 +67,7 @@ export async function textSearchRoutes(fastify: FastifyInstance): Promise<void> 
       },
       handler: async (request: FastifyRequest) => {
         const header = request.headers['collection-id'];
-        const c = await collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, [type]);
+        const c = await collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, [type], textPathsOf);
         return textSearch.search({ requestId: request.id }, c, request.body as TextQueryBody);
       },
     });

@@ -2,7 +2,7 @@ import type { CollectionQueries, Hit, TextHit } from '../../index/collection-que
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
 import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
-import { parseQuery, type ParsedQuery } from '../../text-search/query.ts';
+import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { colorMatch, colorWordShare, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
@@ -147,7 +147,13 @@ export class TextSearchService {
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
         return {
-          status: status(ctx, 422, `Query not understood: no word of "${typeof text === 'string' ? text : ''}" is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records`),
+          status: status(
+            ctx,
+            422,
+            q.unread.length
+              ? `Query not understood: none of its first ${maxQueryWords} words is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records, and the ${q.unread.length} after them were not read (_unread_terms); put the words that matter first`
+              : `Query not understood: no word of "${typeof text === 'string' ? text : ''}" is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records`,
+          ),
           query_records: [{ ...echo, _text_engine: engine }],
           answer_records: [],
           answer_distances: [],
