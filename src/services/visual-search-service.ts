@@ -312,11 +312,11 @@ export class VisualSearchService {
     }
     if (record.extract_tags === true) {
       out._tags = {
-        ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob }] } : {}),
-        ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob }] } : {}),
+        // The record's own categories are marked on their entries; the item and colours are always measured.
+        ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
+        ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
         Item: [{ name: r.chosen.name, prob: r.chosen.prob }],
         Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })),
-        ...(sent ? { 'pre-filled': true } : {}),
       };
       if (record._tags_simple === undefined) out._tags_simple = [r.chosen.name, ...colors.filter((x) => x.percentage >= 10).map((x) => x.name)];
     }
@@ -644,10 +644,28 @@ export class VisualSearchService {
     const r = o!.ok;
     if (c.model !== null && r.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, r.model));
     if (box && (box[0] >= r.width - 8 || box[1] >= r.height - 8)) throw new ServiceError(400, 'invalid_request', `query_record._objects[0].bound_box lies outside the ${r.width}x${r.height} image.`);
-    const objects = r.items.map((item, i) => {
+    const sameBox = (a: readonly number[], b: readonly number[]) => a.every((x, k) => x === b[k]);
+    const objects: Out[] = r.items.map((item, i) => {
       const cats = categoriesOf(domain, item.name);
-      return { id: String(i), name: item.name, prob: item.prob, bound_box: item.box, area: boxArea(item.box), ...(cats ? { 'Top Category': cats.top, Category: cats.category, category_source: 'detector' } : {}) };
+      const out: Out = { id: String(i), name: item.name, prob: item.prob, bound_box: item.box, area: boxArea(item.box), ...(cats ? { 'Top Category': cats.top, Category: cats.category, category_source: 'detector' } : {}) };
+      if (query.extract_tags === true) {
+        // Colours are measured on the item searched only.
+        const colours = sameBox(item.box, r.chosen.box) ? r.colors.slice(0, 5) : [];
+        out._tags = {
+          ...(cats ? { 'Top Category': [{ name: cats.top, prob: item.prob }], Category: [{ name: cats.category, prob: item.prob }] } : {}),
+          Item: [{ name: item.name, prob: item.prob }],
+          ...(colours.length ? { Color: colours.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })) } : {}),
+        };
+        out._tags_simple = [item.name, ...colours.filter((x) => x.percentage >= 10).map((x) => x.name)];
+      }
+      return out;
     });
+    // A drawn box or pre-filled object the client sent stays in the echo, first, as the item searched.
+    if (box && given) {
+      const colours = r.colors.slice(0, 5);
+      const tags = query.extract_tags === true ? { _tags: { Color: colours.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })) }, _tags_simple: colours.filter((x) => x.percentage >= 10).map((x) => x.name) } : {};
+      objects.unshift({ ...given, bound_box: box, 'pre-filled': true, ...tags });
+    }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;
     let v: { top: unknown; category: unknown } | undefined;

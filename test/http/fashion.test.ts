@@ -89,6 +89,11 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect((w._objects as Obj[])[0]).toMatchObject({ name: 'item', bound_box: [0, 0, 300, 242], Category: 'Watches' });
     expect(w._tags_simple).toEqual(['gold', 'classic']);
     expect(w['Top Category']).toBe('Accessories');
+    // _tags: every value a list; the record's own categories marked on their entries, the measured ones not.
+    const tags = w._tags as Record<string, { name: string; 'pre-filled'?: boolean }[]>;
+    for (const list of Object.values(tags)) expect(Array.isArray(list)).toBe(true);
+    expect(tags.Category).toEqual([expect.objectContaining({ name: 'Watches', 'pre-filled': true })]);
+    expect(tags.Item![0]).not.toHaveProperty('pre-filled');
   });
 
   it("gives a record without categories its neighbours' categories when they agree (the shop's own words)", async () => {
@@ -117,8 +122,13 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const sneakers = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Sneakers' }, k: 5 }, shop);
     expect(sneakers.body.answer_records.map((r) => r._id)).toEqual(['shoes']);
     // A drawn box searches that region; a malformed one is refused.
-    const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1230, 500] }] }, k: 3 }, shop);
+    const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1230, 500] }], extract_tags: true }, k: 3 }, shop);
     expect(drawn.http).toBe(200);
+    // The drawn box stays in the echo, first, with the colours measured in it; the detected items follow, with their tags.
+    const echoed = drawn.body.query_records![0]!._objects as (Obj & { _tags?: Record<string, unknown[]>; _tags_simple?: string[] })[];
+    expect(echoed[0]).toMatchObject({ bound_box: [900, 250, 1230, 500], 'pre-filled': true });
+    expect(echoed[0]!._tags!.Color!.length).toBeGreaterThan(0);
+    expect(echoed.slice(1).every((o) => o._tags?.Item && o._tags_simple?.[0] === o.name)).toBe(true);
     const two = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
     expect(two.http).toBe(400);
     expect(two.body).toMatchObject({ code: 'too_many_records' });
