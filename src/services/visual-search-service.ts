@@ -116,6 +116,9 @@ function categoryFilter(top: unknown, category: unknown): Record<string, unknown
   return Object.keys(f).length ? f : undefined;
 }
 
+/** A stored record's own fields, as JSON without its image: metadata for filters and search, not a document store. */
+export const maxRecordFieldBytes = 64 * 1024;
+
 /** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
 function drawnBox(value: unknown): [number, number, number, number] | undefined {
   if (value === undefined) return undefined;
@@ -214,6 +217,9 @@ export class VisualSearchService {
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
   private recordProblem(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
+    const { _base64: _image, ...fields } = record;
+    const bytes = Buffer.byteLength(JSON.stringify(fields));
+    if (bytes > maxRecordFieldBytes) return `the record's fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted)`;
     for (const flag of ['extract_colors', 'extract_tags']) {
       const v = record[flag];
       if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;

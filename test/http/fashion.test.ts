@@ -48,6 +48,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
         { _id: 'tags', _base64: watch, product_id: 'q2', tags: 'red' },
         { _id: 'empty-id', _base64: watch, product_id: '  ' },
         { _id: 'object-id', _base64: watch, product_id: { a: 1 } },
+        { _id: 'big', _base64: watch, product_id: 'q3', title: 'x'.repeat(70_000) },
       ],
     }, shop);
     expect(res.http).toBe(400);
@@ -57,6 +58,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       tags: { code: 400, text: 'tags must be an array of strings' },
       'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
+      big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },
     });
     // An update is held to the same rule.
     const up = await call(`${base}/update`, { records: [{ _id: 'shoes', product_id: '' }] }, shop);
