@@ -21,6 +21,11 @@ describe('grading rules', () => {
     expect(weighFrontBack(front, back).final).toBe(8.5);
     expect(weighFrontBack(front, back, 0.5).final).toBe(7.5);
     expect(weighFrontBack(front, back, 1).final).toBe(10);
+    // A side weighted 0 gives nothing, not even the centering the other side lacks.
+    const unmeasured = gradesOf({ corners: [10, 10, 10, 10], edges: [10, 10, 10, 10], surface: 10, centering: null });
+    expect(weighFrontBack(unmeasured, back, 1).centering).toBeNull();
+    expect(weighFrontBack(front, unmeasured, 0).centering).toBeNull();
+    expect(weighFrontBack(unmeasured, back, 0.7).centering).toBe(5);
   });
 
   it('labels follow the documented thresholds on every scale', () => {

@@ -38,7 +38,8 @@ export function gradesOf(s: SubGrades): Grades {
 /** Front and back of one card: each grade weighed `frontWeight` : 1 − `frontWeight` (default 0.7). */
 export function weighFrontBack(front: Grades, back: Grades, frontWeight = 0.7): Grades {
   const mix = (a: number, b: number) => round1(a * frontWeight + b * (1 - frontWeight));
-  const centering = front.centering === null || back.centering === null ? (front.centering ?? back.centering) : mix(front.centering, back.centering);
+  // A side weighted 0 says nothing; with one side unmeasured the other's stands alone.
+  const centering = frontWeight >= 1 ? front.centering : frontWeight <= 0 ? back.centering : front.centering === null || back.centering === null ? (front.centering ?? back.centering) : mix(front.centering, back.centering);
   const final = mix(front.final, back.final);
   return { corners: mix(front.corners, back.corners), edges: mix(front.edges, back.edges), surface: mix(front.surface, back.surface), centering, final, condition: conditionLabel(final, 'grading') };
 }

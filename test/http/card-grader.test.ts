@@ -143,6 +143,13 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const want = [[120, 90], [749, 90], [749, 969], [120, 969]];
     // Extreme opaque points sit on the rounded corners' arcs: within 4 % of the width of the sharp corners.
     (rec!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - want[i]![0]!, p[1]! - want[i]![1]!)).toBeLessThan(630 * 0.04));
+    // A JPEG has no transparency: not a cut-out, and its frame is not taken for the card.
+    const jpeg = await sharp(png).flatten({ background: '#202020' }).jpeg().toBuffer();
+    const [opaque] = await run('centering', [{ _base64: jpeg.toString('base64'), transparent: true }]);
+    expect(opaque!._status).toMatchObject({ code: 422, text: expect.stringMatching(/no transparent pixels/) });
+    // A side hint in other case and spacing, and an endpoint written as its path, are read.
+    const [front] = await run('/localize', [{ _base64: png.toString('base64'), transparent: true, side: ' Front ' }]);
+    expect(front!._status.code).toBe(200);
   }, 60_000);
 
   it('crop_level: an upright WebP of the card', async () => {
@@ -320,6 +327,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'condition', records: Array.from({ length: 11 }, () => rec) }, /records/],
       [{ endpoint: 'centering', records: Array.from({ length: 11 }, () => rec) }, /records/],
       [{ endpoint: 'crop_level', records: Array.from({ length: 11 }, () => rec) }, /records/],
+      // a boolean option or a side hint that says nothing is refused, not read as its default
+      [{ endpoint: 'centering', records: [{ ...rec, 'skip-location': 1 }] }, /records\[0\]\.skip-location must be true or false/],
+      [{ endpoint: 'crop_level', records: [{ ...rec, level: 'no' }] }, /records\[0\]\.level must be true or false/],
+      [{ endpoint: 'grade', records: [rec, { ...rec, side: 'rear' }] }, /records\[1\]\.side must be "front" or "back"/],
     ];
     for (const [body, detail] of cases) {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });

@@ -22,6 +22,13 @@ const CORNER_SHARE = 0.08;
 /** Edge bands are this share of the card's width deep. */
 const EDGE_DEPTH = 0.03;
 
+/** `grade` and `/grade` name the same endpoint: clients copy the path. */
+const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
+/** A record's side hint, in any case and spacing; undefined when it names neither side. */
+const sideOfHint = (v: unknown): 'front' | 'back' | undefined => {
+  const hint = typeof v === 'string' ? v.trim().toLowerCase() : '';
+  return hint === 'front' || hint === 'back' ? hint : undefined;
+};
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
 const round1 = (x: number) => Math.round(x * 10) / 10;
 
@@ -35,7 +42,7 @@ export class CardGraderJob implements JobHandler {
   constructor(private readonly vision: VisionService) {}
 
   accepts(endpoint: string): boolean {
-    return Object.hasOwn(endpoints, endpoint);
+    return Object.hasOwn(endpoints, endpointOf(endpoint));
   }
 
   endpoints(): string[] {
@@ -43,10 +50,28 @@ export class CardGraderJob implements JobHandler {
   }
 
   maxRecords(endpoint: string): number {
-    return endpoints[endpoint as Op]?.records ?? 10;
+    return endpoints[endpointOf(endpoint) as Op]?.records ?? 10;
+  }
+
+  /**
+   * The spec's boolean options as booleans (or the strings `"true"`/`"false"`, which older clients
+   * send), and `side` as front or back: a value read as nothing would grade another way than asked.
+   */
+  validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
+    for (const [i, rec] of records.entries()) {
+      for (const flag of ['skip-location', 'no-image-output', 'transparent', 'level']) {
+        if (rec[flag] !== undefined && rec[flag] !== null && bool(rec[flag]) === undefined) return `records[${i}].${flag} must be true or false.`;
+      }
+      for (const key of ['side', 'Side']) {
+        const v = rec[key];
+        if (v !== undefined && v !== null && sideOfHint(v) === undefined) return `records[${i}].${key} must be "front" or "back".`;
+      }
+    }
+    return undefined;
   }
 
   validate(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
+    endpoint = endpointOf(endpoint);
     if (options.mode !== undefined && endpoint !== 'condition') return '`mode` applies to the condition endpoint only.';
     if (options.mode !== undefined && !(conditionModes as readonly string[]).includes(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')}.`;
     if (options.frontWeight !== undefined && endpoint !== 'grade') return '`front_weight` applies to the grade endpoint only.';
@@ -55,11 +80,11 @@ export class CardGraderJob implements JobHandler {
 
   /** Spec 3 §4: crop_level's `_img_url` is "publicly readable". */
   publicMedia(endpoint: string): boolean {
-    return endpoint === 'crop_level';
+    return endpointOf(endpoint) === 'crop_level';
   }
 
   async run(ctx: JobContext): Promise<JobOutcome> {
-    const op = ctx.endpoint as Op;
+    const op = endpointOf(ctx.endpoint) as Op;
     const clock = stopwatch();
     const records: Record<string, unknown>[] = [];
     const sides: { side: 'front' | 'back'; grades: Grades }[] = [];
@@ -187,10 +212,7 @@ function geometryOf(r: CardResult) {
  * the other side of the one that has it, and with no hints the second record is the back.
  */
 function sidesOf(records: Record<string, unknown>[], op: Op): ('front' | 'back')[] {
-  const hints = records.map((rec) => {
-    const hint = String(rec.side ?? rec.Side ?? '').toLowerCase();
-    return hint === 'front' || hint === 'back' ? hint : undefined;
-  });
+  const hints = records.map((rec) => sideOfHint(rec.side ?? rec.Side));
   if (op !== 'grade' || records.length !== 2) return hints.map((h) => h ?? 'front');
   const other = (h: 'front' | 'back') => (h === 'front' ? 'back' : 'front');
   const [a, b] = hints;

@@ -139,6 +139,8 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     quad = frameOf(pixels);
   } else if (task.options.transparent) {
     quad = await quadFromAlpha(bytes, img.width, img.height);
+    // No pixel transparent (a JPEG, an opaque PNG): not a cut-out, and the frame is no card's outline.
+    if (quad && !(await hasTransparency(bytes))) return { ...size, found: true, quad: [[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]], prob: 1, versions, unfit: 'The image has no transparent pixels: `transparent` takes a cut-out (a PNG or WebP whose background is transparent). Send the photo without it to have the card found.' };
   } else {
     if (task.options.locator === 'classical') {
       const located = locateCard(cv, pixels);
@@ -472,6 +474,14 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
   // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
   // pixels inside the sharp corners the other modes report.
   return order(corner);
+}
+
+/** Whether any pixel of the image is less than half opaque. */
+async function hasTransparency(bytes: Buffer): Promise<boolean> {
+  const image = sharp(bytes);
+  if (!(await image.metadata()).hasAlpha) return false;
+  const { channels } = await image.stats();
+  return (channels[3]?.min ?? 255) < 128;
 }
 
 /** A quad's mean side lengths as `short:long`, for messages. */
