@@ -684,8 +684,9 @@ export class CardSessionService {
       old = await this.store.transaction(async (tx) => {
         // Locked, so two uploads of an image for one card each see the other's files and remove them.
         const current = await tx.identificationByEventId(sid, eventId, true);
-        if (current) await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: new Date().toISOString() });
-        return current;
+        const updatedAt = new Date().toISOString();
+        if (current) await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
+        return current && { ...current, updated_at: updatedAt };
       });
     } catch (err) {
       await this.media.remove([imageKey, thumbKey]);

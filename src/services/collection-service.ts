@@ -78,7 +78,8 @@ export class CollectionService {
    */
   async forRequest(collectionId: string | undefined, accountId: string, acceptedTypes: readonly CollectionType[], pathsOf?: (type: CollectionType) => string[]): Promise<CollectionRecord> {
     if (!collectionId) throw new ServiceError(400, 'missing_collection_id', 'The collection-id header is required.');
-    const c = isUuid(collectionId) ? await this.collections.get(collectionId) : undefined;
+    // UUIDs are case-insensitive (RFC 9562); ours are stored in lower case.
+    const c = isUuid(collectionId) ? await this.collections.get(collectionId.toLowerCase()) : undefined;
     if (!c || c.accountId !== accountId) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId} not found.`);
     if (!acceptedTypes.includes(c.type)) {
       // The paths of the same method for its type (text search names its own), else its bases.

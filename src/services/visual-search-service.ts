@@ -53,7 +53,22 @@ function attributes(record: InputRecord): Record<string, unknown> {
 
 function idOf(record: { _id?: unknown }): string | undefined {
   if (typeof record._id === 'string' && record._id.length > 0 && record._id.length <= 255) return record._id;
-  if (typeof record._id === 'number' && Number.isInteger(record._id)) return String(record._id);
+  if (typeof record._id === 'number' && Number.isSafeInteger(record._id)) return String(record._id);
+  return undefined;
+}
+
+/**
+ * The path of a number in a record that JSON parsing could not keep as sent (an integer beyond
+ * 2^53, which was rounded, or one beyond the double range, parsed as Infinity and stored as null),
+ * so that a record is refused rather than stored altered; undefined when every number is exact.
+ */
+function inexactNumber(value: unknown, at = '', depth = 0): string | undefined {
+  if (typeof value === 'number') return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? `${at || 'the value'} (${value})` : undefined;
+  if (depth > 40 || value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const found = inexactNumber(v, at ? `${at}.${k}` : String(k), depth + 1);
+    if (found) return found;
+  }
   return undefined;
 }
 
@@ -105,6 +120,19 @@ export async function onePerProduct<H extends { record: StoredRecord }>(productF
       return true;
     });
     if (hits.length >= want || raw.length < fetch || fetch >= records) return hits;
+  }
+}
+
+/**
+ * The `want` nearest hits in a stable order: equal distances (one photo stored under several
+ * SKUs) ordered by insertion, and the search widened until the tie at the page's edge is whole,
+ * so that paging with `from` neither repeats nor skips a record.
+ */
+export async function tieStable<H extends { record: StoredRecord; distance: number }>(want: number, records: number, search: (n: number) => Promise<H[]>): Promise<H[]> {
+  for (let n = Math.max(1, want); ; n = Math.min(Math.max(records, 1), n * 2)) {
+    const hits = [...(await search(n))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+    const edge = hits[want - 1]?.distance;
+    if (hits.length < n || n >= records || edge === undefined || hits[hits.length - 1]!.distance > edge) return hits.slice(0, want);
   }
 }
 
@@ -218,6 +246,8 @@ export class VisualSearchService {
    */
   private recordProblem(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
     const { _base64: _image, ...fields } = record;
+    const inexact = inexactNumber(fields);
+    if (inexact) return `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`;
     const bytes = Buffer.byteLength(JSON.stringify(fields));
     if (bytes > maxRecordFieldBytes) return `the record's fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted)`;
     for (const flag of ['extract_colors', 'extract_tags']) {
@@ -383,7 +413,7 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, '_id is required: a string of 1 to 255 characters or an integer'));
+      if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : '_id is required: a string of 1 to 255 characters or an integer'));
       else if (missing) tally.skips.push(skipped(ctx, { _id: id }, 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
@@ -734,9 +764,14 @@ export class VisualSearchService {
    * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
    * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
    */
+  /** The collection's nearest records in a stable order (see tieStable). */
+  private nearest(c: CollectionRecord, vector: Float32Array, n: number, filter?: Record<string, unknown>): Promise<Hit[]> {
+    return tieStable(n, c.recordCount, (m) => this.queries.knn(c, vector, m, filter));
+  }
+
   private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery): Promise<Hit[]> {
-    if (!tags?.length && !colors) return this.queries.knn(c, vector, want, filter);
-    const pool = await this.queries.knn(c, vector, Math.max(100, 4 * want), filter);
+    if (!tags?.length && !colors) return this.nearest(c, vector, want, filter);
+    const pool = await this.nearest(c, vector, Math.max(100, 4 * want), filter);
     const q = new Set(tags ?? []);
     // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
     // A record's colours are its extracted _dominant_colors, else those text search kept of its image.
@@ -779,7 +814,7 @@ export class VisualSearchService {
       if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
         const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
         if (near.length) {
-          tally.duplicates++;
+          // Not an existing _id: a request whose every record is a near duplicate is 400, not 411.
           tally.skips.push({
             _id: x.id,
             _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
@@ -848,12 +883,12 @@ export class VisualSearchService {
     const queryRecords = [{ ...echo, _width: found.width, _height: found.height, _objects: objects.map((o, i) => ({ name: o.name, id: String(i), prob: o.prob, bound_box: o.bound_box })) }];
     const want = opts.k + opts.from;
     if (!objects.length) {
-      const hits = (await this.queries.knn(c, found.whole, want, filter)).slice(opts.from);
+      const hits = (await this.nearest(c, found.whole, want, filter)).slice(opts.from);
       return this.answer(ctx, clock, queryRecords, hits, opts.fields);
     }
     const answerObjects = [];
     for (const [i, o] of objects.entries()) {
-      const hits = (await this.queries.knn(c, o.vector, want, filter)).slice(opts.from);
+      const hits = (await this.nearest(c, o.vector, want, filter)).slice(opts.from);
       answerObjects.push({
         name: o.name,
         id: String(i),
@@ -878,7 +913,7 @@ export class VisualSearchService {
     const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
     const want = opts.k + opts.from;
     const productField = opts.productField;
-    const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.queries.knn(c, vector, n, filter));
+    const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
 }

@@ -384,6 +384,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     sqlite.pragma('foreign_keys = ON');
     // The admin CLI and the server may write at the same time; wait for the lock instead of failing.
     sqlite.pragma('busy_timeout = 5000');
+    // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
+    sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachePreparedStatements(sqlite) }) });
     store = {

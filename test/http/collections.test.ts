@@ -45,6 +45,29 @@ describe.each(backends)('collections API (%s)', (backend) => {
   }, 60_000);
   afterAll(() => h?.close());
 
+  it('pages through tied distances without repeats or gaps; refuses numbers JSON cannot keep; nearDupsInsert answers every field; next keeps only_ids', async () => {
+    const c = await newCollection('photo', 'ties');
+    const photos = '/similarity/photos/v2';
+    const same = img('airplanes', 2);
+    const ids = ['t1', 't2', 't3', 't4', 't5', 't6', 't7'];
+    expect((await call(`${photos}/insert`, { records: ids.map((_id) => ({ _id, _base64: same })) }, c)).body.status.code).toBe(210);
+    const pages: string[] = [];
+    for (const from of [0, 3, 6]) pages.push(...(await call(`${photos}/visualKNN`, { query_record: { _id: 't1' }, k: 3, from }, c)).body.answer_records.map((r) => String(r._id)));
+    expect(pages).toEqual(ids);
+    // An integer beyond 2^53 was rounded by JSON parsing: refused rather than stored as another number.
+    const big = await call(`${photos}/insert`, JSON.parse(`{"records":[{"_id":12345678901234567891,"_base64":"${same}"},{"_id":"n1","_base64":"${same}","sku":12345678901234567891}]}`), c);
+    expect(big.http).toBe(400);
+    expect(JSON.stringify(big.body.skipped_records)).toContain('cannot be kept exactly');
+    expect(JSON.stringify(big.body.skipped_records)).toContain('sku (');
+    const dup = await call(`${photos}/nearDupsInsert`, { records: [{ _id: 'nd', _base64: img('watch', 1), color: 'teal' }] }, c);
+    expect(dup.body.answer_records[0]).toMatchObject({ _id: 'nd', color: 'teal' });
+    const again = await call(`${photos}/nearDupsInsert`, { records: [{ _id: 'nd2', _base64: img('watch', 1) }] }, c);
+    expect(again.body.status).toMatchObject({ code: 400, text: 'No record was inserted' });
+    const all = await h.request('POST', `${photos}/allRecords?size=2`, { body: { only_ids: true }, headers: { 'collection-id': c.id.toUpperCase() }, token: c.token });
+    expect(all.statusCode).toBe(200);
+    expect(all.json().next).toMatch(/only_ids=true/);
+  });
+
   it('ping: needs the collection-id of this account and the base of its type', async () => {
     const product = await newCollection();
     const photo = (await h.app.loupe.collections.create({ accountId: product.account, type: 'photo', name: 'photos' })).id;

@@ -176,6 +176,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               const url = new URL(`${baseUrlOf(request)}${request.url}`);
               url.searchParams.set('size', String(size));
               url.searchParams.set('page', String(p));
+              // only_ids sent in the body is named in the next page's query, which a client follows without a body
+              if (idsOnly) url.searchParams.set('only_ids', 'true');
               return url.toString();
             };
             return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, request.body.filter, next);
@@ -272,7 +274,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           }),
           async (request) => {
             const body = request.body as { records: never[]; fields_to_return?: string[]; radius?: number };
-            return visualSearch.nearDupsInsert(ctx(request), await collectionOf(request), body.records, body.radius ?? 5, body.fields_to_return);
+            // spec 2 §4: nearDupsInsert's fields_to_return defaults to [*]
+            return visualSearch.nearDupsInsert(ctx(request), await collectionOf(request), body.records, body.radius ?? 5, body.fields_to_return ?? ['*']);
           },
           config.limits.matchBodyBytes,
         );

@@ -102,6 +102,10 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await fetchUrl(first.thumbnail)).statusCode).toBe(404);
     expect((await fetchUrl(second.image)).statusCode).toBe(200);
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toHaveLength(4);
+    // The answer's updated_at is the write it made, as the row now reads.
+    expect(second.updated_at > first.updated_at).toBe(true);
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=r1`))).json().results[0];
+    expect(Date.parse(row.updated_at)).toBe(Date.parse(second.updated_at));
 
     expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);

@@ -147,6 +147,12 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // LIKE wildcards in the search text are literal.
     expect((await h.request('GET', cs(`session/?${q}&search=${encodeURIComponent('%')}`))).json().count).toBe(0);
     expect((await h.request('GET', cs(`session/?${q}&search=tiktok_`))).json().count).toBe(1);
+    // Case folds beyond A-Z on both backends: a French name in capitals is found as typed and in lower case.
+    const ws2 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'accents')).workspace;
+    expect((await h.request('POST', cs(`session/?workspace=${ws2}`), { body: { name: 'ÉCLAIR binder' } })).statusCode).toBe(201);
+    for (const term of ['ÉCLAIR', 'éclair', 'Éclair binder']) {
+      expect((await h.request('GET', cs(`session/?workspace=${ws2}&search=${encodeURIComponent(term)}`))).json().count, term).toBe(1);
+    }
 
     const beyond = await h.request('GET', cs(`session/?${q}&page=9`));
     expect(beyond.statusCode).toBe(200);
