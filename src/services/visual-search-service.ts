@@ -41,7 +41,13 @@ export function project(r: StoredRecord, fields: Fields, fallback: string[]): Ou
 /** The tag field of each collection type (spec 2, visualTagsKNN). */
 const tagField = { photo: 'tags', product: '_tags_simple', custom: '_tags', fashion: '_tags_simple', homedecor: '_tags_simple' } as const;
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
-const tagsOf = (c: CollectionRecord, record: Record<string, unknown>) => stringsOf(record[tagField[c.type]]);
+/** A query's tags; a tag field that is not a list of strings is refused, not read as no tags. */
+const tagsOf = (c: CollectionRecord, record: Record<string, unknown>) => {
+  const field = tagField[c.type];
+  const v = record[field];
+  if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((t) => typeof t === 'string'))) throw new ServiceError(400, 'invalid_request', `query_record.${field} must be an array of strings.`);
+  return stringsOf(v);
+};
 const recordTags = (c: CollectionRecord, r: StoredRecord) => stringsOf(r.data[tagField[c.type]]);
 
 /** The attributes stored for a record: everything sent except the id and the image itself. */

@@ -66,6 +66,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const all = await h.request('POST', `${photos}/allRecords?size=2`, { body: { only_ids: true }, headers: { 'collection-id': c.id.toUpperCase() }, token: c.token });
     expect(all.statusCode).toBe(200);
     expect(all.json().next).toMatch(/only_ids=true/);
+    // A query's tags that are no list of strings are refused, not read as no tags.
+    const tags = await call(`${photos}/visualTagsKNN`, { query_record: { _id: 't1', tags: 'odd' } }, c);
+    expect(tags.http).toBe(400);
   });
 
   it('ping: needs the collection-id of this account and the base of its type', async () => {
