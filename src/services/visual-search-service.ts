@@ -3,7 +3,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
-import { sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 import type { TextRow } from '../store/collection-text-store.ts';
@@ -419,11 +419,11 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) tally.skips.push(skipped(ctx, { _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : '_id is required: a string of 1 to 255 characters or an integer'));
-      else if (missing) tally.skips.push(skipped(ctx, { _id: id }, 400, missing));
+      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : '_id is required: a string of 1 to 255 characters or an integer'));
+      else if (missing) tally.skips.push(skipped(ctx, echo(record), 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
-        tally.skips.push(skipped(ctx, { _id: id }, 411, `_id ${id} appears twice in the request`));
+        tally.skips.push(skipped(ctx, echo(record), 411, `_id ${id} appears twice in the request`));
       } else {
         seen.add(id);
         candidates.push({ record, id });
@@ -433,7 +433,7 @@ export class VisualSearchService {
     return candidates.filter((x) => {
       if (!existing.has(x.id)) return true;
       tally.duplicates++;
-      tally.skips.push(skipped(ctx, { _id: x.id }, 411, `_id ${x.id} already exists`));
+      tally.skips.push(skipped(ctx, echo(x.record), 411, `_id ${x.id} already exists`));
       return false;
     });
   }
@@ -441,17 +441,20 @@ export class VisualSearchService {
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
   private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[], fields: Fields, tally: Tally): Promise<void> {
     const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[] = [];
+    // Each row's record as sent: a skipped record is answered with its fields (spec 2 §2, skipped_records).
+    const sent: InputRecord[] = [];
     const voted = c.type === 'fashion' || c.type === 'homedecor' ? await this.votes(c, candidates.map((x) => x.record), embedded) : [];
     let model = c.model;
     embedded.forEach((o, i) => {
       const x = candidates[i]!;
-      if ('error' in o) return tally.skips.push(skipped(ctx, { _id: x.id }, o.error.code, o.error.text));
-      if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, { _id: x.id }, 409, mismatch(model, o.ok.model)));
+      if ('error' in o) return tally.skips.push(skipped(ctx, echo(x.record), o.error.code, o.error.text));
+      if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, echo(x.record), 409, mismatch(model, o.ok.model)));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
       const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
       rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
+      sent.push(x.record);
     });
     if (!rows.length) return;
     const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
@@ -463,10 +466,10 @@ export class VisualSearchService {
         tally.answers.push(project(stored, fields, ['_id']));
       } else if (o.refused === 'duplicate') {
         tally.duplicates++;
-        tally.skips.push(skipped(ctx, { _id: row.recordId }, 411, `_id ${row.recordId} already exists`));
+        tally.skips.push(skipped(ctx, echo(sent[i]!), 411, `_id ${row.recordId} already exists`));
       } else {
         tally.capacityHit = true;
-        tally.skips.push(skipped(ctx, { _id: row.recordId }, 412, `the collection is full (capacity ${c.capacity} records)`));
+        tally.skips.push(skipped(ctx, echo(sent[i]!), 412, `the collection is full (capacity ${c.capacity} records)`));
       }
     });
   }
@@ -822,7 +825,7 @@ export class VisualSearchService {
         if (near.length) {
           // Not an existing _id: a request whose every record is a near duplicate is 400, not 411.
           tally.skips.push({
-            _id: x.id,
+            ...echo(x.record),
             _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
           });
           continue;

@@ -60,6 +60,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },
     });
+    // Skipped records come back with the fields they were sent with (spec 2 §2), not the image.
+    const flag = (res.body.skipped_records as Record<string, unknown>[]).find((r) => r._id === 'flag')!;
+    expect(flag).toMatchObject({ product_id: 'q1', extract_colors: 'yes' });
+    expect(flag).not.toHaveProperty('_base64');
     // An update is held to the same rule.
     const up = await call(`${base}/update`, { records: [{ _id: 'shoes', product_id: '' }] }, shop);
     expect(JSON.stringify(up.body)).toContain('product_id must be a non-empty string or a number');
