@@ -305,6 +305,16 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._identification.alternatives.map((a) => a.id)).toContain('2022 Topps Series 1|base|212');
     const three = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card }, { _base64: card }, { _base64: card }], magic_ai: true } });
     expect(three.statusCode).toBe(400);
+    // The asynchronous type says the same of a record's magic_ai.
+    const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _id: 's', _base64: card, magic_ai: true }] } });
+    expect(queued.statusCode, queued.body).toBe(201);
+    const qid = (queued.json() as { id: string }).id;
+    let done: { status: string; response?: { records: Rec[] } } | undefined;
+    for (let i = 0; i < 1200 && done?.status !== 'DONE'; i++) {
+      done = (await h.request('GET', `/account/v2/request/${qid}`)).json() as typeof done;
+      if (done?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(done!.response!.records[0]!._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
   }, 120_000);
 
   it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {

@@ -85,7 +85,8 @@ export class CollectiblesJob implements JobHandler {
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
-        const options: TcgOptions = Object.fromEntries(TCG_OPTIONS.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
+        const declared: readonly string[] = family === SPORT ? SPORT_OPTIONS : TCG_OPTIONS;
+        const options: TcgOptions = Object.fromEntries(declared.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
         out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, pick(rec), family);
       }
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
