@@ -41,11 +41,13 @@ export function project(r: StoredRecord, fields: Fields, fallback: string[]): Ou
 /** The tag field of each collection type (spec 2, visualTagsKNN). */
 const tagField = { photo: 'tags', product: '_tags_simple', custom: '_tags', fashion: '_tags_simple', homedecor: '_tags_simple' } as const;
 const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
+/** Absent, null, or a list of strings: what the spec's tag fields may hold. */
+const stringListOrNone = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.every((t) => typeof t === 'string'));
 /** A query's tags; a tag field that is not a list of strings is refused, not read as no tags. */
 const tagsOf = (c: CollectionRecord, record: Record<string, unknown>) => {
   const field = tagField[c.type];
   const v = record[field];
-  if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((t) => typeof t === 'string'))) throw new ServiceError(400, 'invalid_request', `query_record.${field} must be an array of strings.`);
+  if (!stringListOrNone(v)) throw new ServiceError(400, 'invalid_request', `query_record.${field} must be an array of strings.`);
   return stringsOf(v);
 };
 const recordTags = (c: CollectionRecord, r: StoredRecord) => stringsOf(r.data[tagField[c.type]]);
@@ -135,10 +137,10 @@ export async function onePerProduct<H extends { record: StoredRecord }>(productF
  * so that paging with `from` neither repeats nor skips a record.
  */
 export async function tieStable<H extends { record: StoredRecord; distance: number }>(want: number, records: number, search: (n: number) => Promise<H[]>): Promise<H[]> {
-  for (let n = Math.max(1, want); ; n = Math.min(Math.max(records, 1), n * 2)) {
+  // One hit more than the page tells whether the page's last distance is shared beyond it.
+  for (let n = want + 1; ; n *= 2) {
     const hits = [...(await search(n))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
-    const edge = hits[want - 1]?.distance;
-    if (hits.length < n || n >= records || edge === undefined || hits[hits.length - 1]!.distance > edge) return hits.slice(0, want);
+    if (hits.length < n || n >= records || hits[hits.length - 1]!.distance > hits[want - 1]!.distance) return hits.slice(0, want);
   }
 }
 
@@ -148,6 +150,11 @@ function categoryFilter(top: unknown, category: unknown): Record<string, unknown
   if (typeof top === 'string') f['Top Category'] = top;
   if (typeof category === 'string') f.Category = category;
   return Object.keys(f).length ? f : undefined;
+}
+
+/** An item's measured colours as `_tags.Color` entries and as the names `_tags_simple` lists (those over 10 %). */
+function colorTagsOf(colors: readonly { name: string; percentage: number }[]): { Color: { name: string; prob: number }[]; names: string[] } {
+  return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
 }
 
 /** A stored record's own fields, as JSON without its image: metadata for filters and search, not a document store. */
@@ -260,10 +267,7 @@ export class VisualSearchService {
       const v = record[flag];
       if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;
     }
-    for (const list of ['tags', '_tags_simple']) {
-      const v = record[list];
-      if (v !== undefined && v !== null && !(Array.isArray(v) && v.every((x) => typeof x === 'string'))) return `${list} must be an array of strings`;
-    }
+    for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
     const v = record[c.productField];
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -353,14 +357,15 @@ export class VisualSearchService {
       out._dominant_colors = { luv_colors: colors.map((x) => x.luv.map((v) => Math.round(v * 100) / 100)), percentages: colors.map((x) => x.percentage), names: colors.map((x) => x.name), colors: colors.map((x) => x.color) };
     }
     if (record.extract_tags === true) {
+      const colorTags = colorTagsOf(colors);
       out._tags = {
         // The record's own categories are marked on their entries; the item and colours are always measured.
         ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
         ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
         Item: [{ name: r.chosen.name, prob: r.chosen.prob }],
-        Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })),
+        Color: colorTags.Color,
       };
-      if (record._tags_simple === undefined) out._tags_simple = [r.chosen.name, ...colors.filter((x) => x.percentage >= 10).map((x) => x.name)];
+      if (record._tags_simple === undefined) out._tags_simple = [r.chosen.name, ...colorTags.names];
     }
     return out;
   }
@@ -695,20 +700,20 @@ export class VisualSearchService {
       const out: Out = { id: String(i), name: item.name, prob: item.prob, bound_box: item.box, area: boxArea(item.box), ...(cats ? { 'Top Category': cats.top, Category: cats.category, category_source: 'detector' } : {}) };
       if (query.extract_tags === true) {
         // Colours are measured on the item searched only.
-        const colours = sameBox(item.box, r.chosen.box) ? r.colors.slice(0, 5) : [];
+        const colours = colorTagsOf(sameBox(item.box, r.chosen.box) ? r.colors.slice(0, 5) : []);
         out._tags = {
           ...(cats ? { 'Top Category': [{ name: cats.top, prob: item.prob }], Category: [{ name: cats.category, prob: item.prob }] } : {}),
           Item: [{ name: item.name, prob: item.prob }],
-          ...(colours.length ? { Color: colours.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })) } : {}),
+          ...(colours.Color.length ? { Color: colours.Color } : {}),
         };
-        out._tags_simple = [item.name, ...colours.filter((x) => x.percentage >= 10).map((x) => x.name)];
+        out._tags_simple = [item.name, ...colours.names];
       }
       return out;
     });
     // A drawn box or pre-filled object the client sent stays in the echo, first, as the item searched.
     if (box && given) {
-      const colours = r.colors.slice(0, 5);
-      const tags = query.extract_tags === true ? { _tags: { Color: colours.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })) }, _tags_simple: colours.filter((x) => x.percentage >= 10).map((x) => x.name) } : {};
+      const colours = colorTagsOf(r.colors.slice(0, 5));
+      const tags = query.extract_tags === true ? { _tags: { Color: colours.Color }, _tags_simple: colours.names } : {};
       objects.unshift({ ...given, bound_box: box, 'pre-filled': true, ...tags });
     }
     const { _base64: _b, ...echo } = query;
@@ -768,16 +773,16 @@ export class VisualSearchService {
     return this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
   }
 
-  /**
-   * Visual distance re-ranked by tags: among the nearest candidates (at least 100, or 4k), each
-   * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
-   * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
-   */
   /** The collection's nearest records in a stable order (see tieStable). */
   private nearest(c: CollectionRecord, vector: Float32Array, n: number, filter?: Record<string, unknown>): Promise<Hit[]> {
     return tieStable(n, c.recordCount, (m) => this.queries.knn(c, vector, m, filter));
   }
 
+  /**
+   * Visual distance re-ranked by tags: among the nearest candidates (at least 100, or 4k), each
+   * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
+   * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
+   */
   private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery): Promise<Hit[]> {
     if (!tags?.length && !colors) return this.nearest(c, vector, want, filter);
     const pool = await this.nearest(c, vector, Math.max(100, 4 * want), filter);

@@ -49,6 +49,19 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  /** Submits an asynchronous collectibles-recognition request and waits for its records. */
+  async function recognised(endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> {
+    const res = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint, records } });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = (res.json() as { id: string }).id;
+    for (let i = 0; i < 1200; i++) {
+      const done = (await h.request('GET', `/account/v2/request/${id}`)).json() as { status: string; response?: { records: Rec[] } };
+      if (done.status === 'DONE') return done.response!.records;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`request ${id} not done`);
+  }
+
   it('answers 503 with a clear message while no trading-card catalog is imported', async () => {
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
     expect(res.statusCode).toBe(503);
@@ -186,17 +199,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   }, 120_000);
 
   it('runs as the asynchronous type collectibles-recognition, options on each record', async () => {
-    const res = await h.request('POST', '/account/v2/request/', {
-      body: { type: 'collectibles-recognition', endpoint: '/tcg_id', records: [{ _id: 'fr', _base64: photoCard, lang: true, set_code: 'SVI' }, { _id: 'bad', _base64: '%%' }] },
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    const id = (res.json() as { id: string }).id;
-    let done: { status: string; response?: { records: Rec[] } } | undefined;
-    for (let i = 0; i < 1200 && done?.status !== 'DONE'; i++) {
-      done = (await h.request('GET', `/account/v2/request/${id}`)).json() as typeof done;
-      if (done?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
-    }
-    const [fr, bad] = done!.response!.records;
+    const [fr, bad] = await recognised('/tcg_id', [{ _id: 'fr', _base64: photoCard, lang: true, set_code: 'SVI' }, { _id: 'bad', _base64: '%%' }]);
     expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
     expect(fr).not.toHaveProperty('_base64');
     expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
@@ -217,15 +220,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect(JSON.stringify(bad.json())).toContain(message);
     }
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
-    const ocr = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }] } });
-    expect(ocr.statusCode, ocr.body).toBe(201);
-    const ocrId = (ocr.json() as { id: string }).id;
-    let ocrDone: typeof done;
-    for (let i = 0; i < 1200 && ocrDone?.status !== 'DONE'; i++) {
-      ocrDone = (await h.request('GET', `/account/v2/request/${ocrId}`)).json() as typeof done;
-      if (ocrDone?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
-    }
-    const slab = ocrDone!.response!.records[0]!;
+    const [slab] = (await recognised('card_ocr_id', [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }])) as [Rec];
     expect(slab).toMatchObject({ _id: 'slab', _status: { code: 200 } });
     expect((slab._objects as unknown as Obj[])[1]).toMatchObject({ name: 'Slab Label', _identification: { best_match: { grade: 7.5, certificate_number: '0010538585' } } });
   }, 180_000);
@@ -306,15 +301,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const three = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card }, { _base64: card }, { _base64: card }], magic_ai: true } });
     expect(three.statusCode).toBe(400);
     // The asynchronous type says the same of a record's magic_ai.
-    const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _id: 's', _base64: card, magic_ai: true }] } });
-    expect(queued.statusCode, queued.body).toBe(201);
-    const qid = (queued.json() as { id: string }).id;
-    let done: { status: string; response?: { records: Rec[] } } | undefined;
-    for (let i = 0; i < 1200 && done?.status !== 'DONE'; i++) {
-      done = (await h.request('GET', `/account/v2/request/${qid}`)).json() as typeof done;
-      if (done?.status !== 'DONE') await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(done!.response!.records[0]!._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
+    const [queued] = await recognised('sport_id', [{ _id: 's', _base64: card, magic_ai: true }]);
+    expect(queued!._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
   }, 120_000);
 
   it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { COMICS_OPTIONS, SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -12,9 +12,6 @@ const answers: Answers = {
   500: 'Error Processing Image: every record failed in the vision worker',
   504: 'Error Processing Image: every record ran past the time limit',
 };
-
-/** `/comics_id`'s options (spec 3 §4): no `slab_grade`, which the spec lists for cards only. */
-const COMICS_OPTIONS = ['slab_id', 'price_stats', 'analyze_all'] as const;
 
 /** Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for. */
 function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, boolean>> {

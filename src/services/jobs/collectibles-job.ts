@@ -1,10 +1,7 @@
 import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
-
-/** The taxonomy hints of spec 3 §4 a record may carry (strings, as the synchronous endpoints take them). */
-const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
+import { COMICS, COMICS_OPTIONS, HINTS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -15,6 +12,9 @@ const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' 
   slab_id: { records: 10, slab: 'id' },
   slab_grade: { records: 10, slab: 'grade' },
 };
+
+/** The options a record of each family may carry: those of its synchronous endpoint. */
+const optionsOf = (family: Family): readonly string[] => (family === SPORT ? SPORT_OPTIONS : family === COMICS ? COMICS_OPTIONS : TCG_OPTIONS);
 
 /** `tcg_id` and `/tcg_id` name the same endpoint: clients copy the path. */
 const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
@@ -53,7 +53,7 @@ export class CollectiblesJob implements JobHandler {
   validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
     if (!family || slab) return undefined;
-    const flags: readonly string[] = family === SPORT ? SPORT_OPTIONS : family === COMICS ? ['slab_id', 'price_stats'] : TCG_OPTIONS;
+    const flags = optionsOf(family);
     const texts: [string, number][] = [['set_code', 50], ...HINTS.map((h): [string, number] => [h, 100]), ...(family === COMICS ? [['lang', 20] as [string, number]] : [])];
     for (const [i, rec] of records.entries()) {
       for (const flag of flags) {
@@ -85,8 +85,7 @@ export class CollectiblesJob implements JobHandler {
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
-        const declared: readonly string[] = family === SPORT ? SPORT_OPTIONS : TCG_OPTIONS;
-        const options: TcgOptions = Object.fromEntries(declared.filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
+        const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
         out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, pick(rec), family);
       }
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });

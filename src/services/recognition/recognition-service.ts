@@ -26,6 +26,8 @@ export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
 /** The `/tcg_id` and `/sport_id` options (document 3 §4), all boolean, default false; echoed when given. */
 export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
 export const SPORT_OPTIONS = ['magic_ai', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all'] as const;
+/** `/comics_id`'s options (document 3 §4): no `slab_grade`, which the spec lists for cards only. */
+export const COMICS_OPTIONS = ['slab_id', 'price_stats', 'analyze_all'] as const;
 const ALL_OPTIONS = [...TCG_OPTIONS, 'magic_ai'] as const;
 
 /**
@@ -629,7 +631,6 @@ function boxOf(q: [number, number][], w: number, h: number): number[] {
   return [Math.max(0, Math.round(Math.min(...xs))), Math.max(0, Math.round(Math.min(...ys))), Math.min(w, Math.round(Math.max(...xs))), Math.min(h, Math.round(Math.max(...ys)))];
 }
 
-/** The card's share of the image (0–1), from its outline. */
 /** The outline's area as a share of the image, at most 1: an outline may run a little past the frame (a card cut by it). */
 function polygonShare(q: [number, number][], w: number, h: number): number {
   return Number(Math.min(1, Math.abs(polygonArea(q)) / (w * h)).toFixed(4));

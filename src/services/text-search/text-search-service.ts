@@ -165,8 +165,8 @@ export class TextSearchService {
     }
 
     // A CLIP-family text tower reads colour words itself.
-    if (engine === 'clip') colorWords.length = 0;
-    if ((colors || colorWords.length) && ranked.length) {
+    const weighedWords = engine === 'clip' ? [] : colorWords;
+    if ((colors || weighedWords.length) && ranked.length) {
       const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
@@ -175,8 +175,8 @@ export class TextSearchService {
       };
       // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
       // its own words keeps its keyword distance); beside other words, W weighs half, as M does.
-      const wordWeight = onlyColorWords(q, colorWords) && !colors ? 1 : 0.5;
-      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(colorWords, c));
+      const wordWeight = onlyColorWords(q, weighedWords) && !colors ? 1 : 0.5;
+      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
       ranked = ranked
         .map((h) => ({ ...h, distance: h.distance * factor(own(h)) }))
         .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);

@@ -138,9 +138,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   if (task.options.skipLocation) {
     quad = frameOf(pixels);
   } else if (task.options.transparent) {
-    quad = await quadFromAlpha(bytes, img.width, img.height);
+    const cut = await quadFromAlpha(bytes, img.width, img.height);
+    quad = cut.quad;
     // No pixel transparent (a JPEG, an opaque PNG): not a cut-out, and the frame is no card's outline.
-    if (quad && !(await hasTransparency(bytes))) return { ...size, found: true, quad: [[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]], prob: 1, versions, unfit: 'The image has no transparent pixels: `transparent` takes a cut-out (a PNG or WebP whose background is transparent). Send the photo without it to have the card found.' };
+    if (quad && !cut.transparent) return { ...size, found: true, quad: [[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]], prob: 1, versions, unfit: 'The image has no transparent pixels: `transparent` takes a cut-out (a PNG or WebP whose background is transparent). Send the photo without it to have the card found.' };
   } else {
     if (task.options.locator === 'classical') {
       const located = locateCard(cv, pixels);
@@ -440,16 +441,21 @@ async function drawFull(img: RgbPixels, quad: Quad, r: CardResult): Promise<Buff
 }
 
 /** A card on a transparent background: the corners of its opaque region. */
-async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<Quad | null> {
+async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<{ quad: Quad | null; transparent: boolean }> {
   const alpha = await sharp(bytes).rotate().resize(width, height, { fit: 'fill' }).ensureAlpha().extractChannel(3).raw().toBuffer();
   let minSum = Infinity;
   let maxSum = -Infinity;
   let minDiff = Infinity;
   let maxDiff = -Infinity;
   const corner: Point[] = [[0, 0], [0, 0], [0, 0], [0, 0]];
+  // Whether any pixel is less than half opaque: without one the image is no cut-out.
+  let transparent = false;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      if (alpha[y * width + x]! < 128) continue;
+      if (alpha[y * width + x]! < 128) {
+        transparent = true;
+        continue;
+      }
       const s = x + y;
       const d = x - y;
       if (s < minSum) {
@@ -470,18 +476,10 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
       }
     }
   }
-  if (!Number.isFinite(minSum)) return null;
+  if (!Number.isFinite(minSum)) return { quad: null, transparent };
   // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
   // pixels inside the sharp corners the other modes report.
-  return order(corner);
-}
-
-/** Whether any pixel of the image is less than half opaque. */
-async function hasTransparency(bytes: Buffer): Promise<boolean> {
-  const image = sharp(bytes);
-  if (!(await image.metadata()).hasAlpha) return false;
-  const { channels } = await image.stats();
-  return (channels[3]?.min ?? 255) < 128;
+  return { quad: order(corner), transparent };
 }
 
 /** A quad's mean side lengths as `short:long`, for messages. */
