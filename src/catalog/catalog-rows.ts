@@ -64,11 +64,22 @@ export class Fields {
     return fail(this.at, `"${name}" must be an integer, not ${describe(v)}`);
   }
 
-  /** A year (text starting with four digits: `2022`, `2022-06-01`, `2022-23`); null when absent; other text is refused, not stored empty. */
-  year(name: string): string | null {
+  /**
+   * A year (text starting with four digits: `2022`, `2022-06-01`, `2022-23`); null when absent.
+   * Text that says the year is unknown (`Unknown Publication Year`, `n/a`, `?`) is no year, with a
+   * remark: the caller keeps the text in the row's fields (see {@link unknownYear}). Other text is
+   * refused, not stored empty.
+   */
+  year(name: string, remarks?: Remarks): string | null {
     const t = this.text(name);
     if (t === null) return null;
-    return yearOf(t) ?? fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
+    const y = yearOf(t);
+    if (y !== null) return y;
+    if (unknownYear(t)) {
+      remarks?.add([`{n} record gives "${name}" as unknown: stored without a year, the text kept in its fields`, `{n} records give "${name}" as unknown: stored without a year, the text kept in their fields`], `${placeText(this.at)}: "${t.slice(0, 40)}"`);
+      return null;
+    }
+    return fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
   }
 
   /** A list of text values; null when absent. */
@@ -124,6 +135,9 @@ function describe(v: unknown): string {
 }
 
 /** A year as text from a number, `2021`, or a date. */
+/** Text that says a year is not known rather than giving a wrong one. */
+export const unknownYear = (text: string): boolean => /^[\s?\-–—.]+$/.test(text) || /\b(unknown|unk|n\/a|none|tbd|tba|undated|no date)\b/i.test(text);
+
 export function yearOf(value: string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const m = /^(\d{4})/.exec(String(value).trim());
@@ -165,15 +179,22 @@ export class RowSet {
 export class Remarks {
   private readonly counts = new Map<string, { count: number; first: string }>();
 
-  /** `what` is the remark with `{n}` where the count goes; `example` names the first case. */
-  add(what: string, example: string): void {
-    const r = this.counts.get(what);
+  /**
+   * `what` is the remark with `{n}` where the count goes, or its `[one, many]` forms (`1 row names`,
+   * `2 rows name`); `example` names the first case.
+   */
+  add(what: string | readonly [string, string], example: string): void {
+    const key = typeof what === 'string' ? what : what.join('\u0000');
+    const r = this.counts.get(key);
     if (r) r.count++;
-    else this.counts.set(what, { count: 1, first: example });
+    else this.counts.set(key, { count: 1, first: example });
   }
 
   list(): string[] {
-    return [...this.counts].map(([what, r]) => `${what.replace('{n}', r.count.toLocaleString('en-US'))} (first: ${r.first})`);
+    return [...this.counts].map(([key, r]) => {
+      const [one, many = one] = key.split('\u0000') as [string, string?];
+      return `${(r.count === 1 ? one : many).replace('{n}', r.count.toLocaleString('en-US'))} (first: ${r.first})`;
+    });
   }
 }
 

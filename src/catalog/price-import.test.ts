@@ -55,7 +55,7 @@ describe.each(backends)('price import (%s)', (backend) => {
       prices: { created: 3, updated: 0, unchanged: 0, total: 3 },
       skipped: { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 1, other_game: 1 },
     });
-    expect(first.remarks).toEqual(['1 rows price MTG cards, not pokemon: skipped (first: line 5)', '1 rows name a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
+    expect(first.remarks).toEqual(['1 row prices MTG cards, not pokemon: skipped (first: line 5)', '1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
     const again = await run('pokemon', prices('psa_auction_prices_realized.csv'));
     expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, total: 3 });
     const sales = await store.observations(ids.pokemon!, 'tst1-1');
@@ -148,7 +148,7 @@ describe.each(backends)('price import (%s)', (backend) => {
     const file = await files.write('plain.csv', text);
     const first = await run('pokemon', file);
     expect(first).toMatchObject({ layout: 'csv', rows: 5, currencies: { USD: 3, EUR: 1 }, graded: 1, cards: 1, duplicates: 0, prices: { created: 4, updated: 0, unchanged: 0 }, skipped: { unknown_card: 1 } });
-    expect(first.remarks).toEqual(['1 rows name a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
+    expect(first.remarks).toEqual(['1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
     const rows = await store.observations(ids.pokemon!, 'tst1-4');
     expect(rows.map((r) => [r.rowKey, r.source, r.date, r.price, r.currency, r.graded, r.grade, r.extra])).toEqual([
       ['csv:tst1-4|2025-06-01|USD|||my shop#1', 'my shop', '2025-06-01', 12, 'USD', false, null, {}],

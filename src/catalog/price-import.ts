@@ -119,13 +119,13 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
     }
     if (row.game !== null && row.game !== catalog.kind) {
       skipped.other_game++;
-      remarks.add(`{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `line ${r.line}`);
+      remarks.add([`{n} row prices ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`], `line ${r.line}`);
       continue;
     }
     const cardKey = resolve(row.ref, ids);
     if (cardKey === null) {
       skipped.unknown_card++;
-      remarks.add(`{n} rows name a card the catalog does not have: skipped`, `${refText(row.ref)} on line ${r.line}`);
+      remarks.add(['{n} row names a card the catalog does not have: skipped', '{n} rows name a card the catalog does not have: skipped'], `${refText(row.ref)} on line ${r.line}`);
       continue;
     }
     if (layout.repeats) {

@@ -116,6 +116,10 @@ describe('price layouts', () => {
     expect(bad({ currency: '' })).toThrow(/"currency" is missing/);
     expect(bad({ card: '' })).toThrow(/"card" is missing/);
     expect(bad({ date: '2023-02-29' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "2023-02-29"$/);
+    // a typo for 2024 would become the card's anchor and push its real prices out of 30d and 365d
+    expect(bad({ date: '2204-01-21' })).toThrow(/^p\.csv line 7: "date" is in the future: "2204-01-21"$/);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(bad({ date: today })).not.toThrow();
   });
 
   it('reads a grade\'s number only where the label prints one', () => {

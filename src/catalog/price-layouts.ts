@@ -78,11 +78,19 @@ function money(f: Fields, column: string): number | null {
   return Number(t);
 }
 
-/** A date on the calendar (2023-02-29 is none), `YYYY-MM-DD` or `YYYY/MM/DD`. */
+/** A day after tomorrow (UTC) has not happened anywhere yet. */
+const DAY_MS = 86_400_000;
+
+/**
+ * A date on the calendar (2023-02-29 is none), `YYYY-MM-DD` or `YYYY/MM/DD`, and not in the future:
+ * a price dated 2204 (a typo for 2024) would become the card's anchor and push its real prices out
+ * of `30d` and `365d` (docs/prices.md).
+ */
 function dateOf(f: Fields, column: string): string {
   const date = f.date(column) ?? fail(f.at, `"${column}" is missing`);
   const t = Date.parse(`${date}T00:00:00Z`);
   if (!Number.isFinite(t) || new Date(t).toISOString().slice(0, 10) !== date) fail(f.at, `"${column}" is not a day of the calendar: "${f.text(column)}"`);
+  if (t > Date.now() + DAY_MS) fail(f.at, `"${column}" is in the future: "${f.text(column)}"`);
   return date;
 }
 

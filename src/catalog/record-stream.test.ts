@@ -197,3 +197,18 @@ describe('CSV records', () => {
     expect((await rejection(collect(readCsvRecords(empty)))).problem).toMatch(/is empty \(no header line\)/);
   });
 });
+
+describe('read progress', () => {
+  it('reports the whole file read only after its records were taken, so a progress line counts them all', async () => {
+    const file = await files.write('three.json', JSON.stringify([{ a: 1 }, { a: 2 }, { a: 3 }]));
+    const taken: number[] = [];
+    let records = 0;
+    for await (const _ of readJsonRecords(file, (read, size) => {
+      if (read === size) taken.push(records);
+    })) {
+      void _;
+      records++;
+    }
+    expect(taken).toEqual([3]);
+  });
+});

@@ -49,7 +49,8 @@ export async function* textChunks(file: string, progress?: ByteProgress): AsyncG
   const counter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       read += chunk.length;
-      progress?.(read, size);
+      // the whole file is reported read once its text has been taken (below), so the line's record count is the file's
+      if (read < size) progress?.(read, size);
       done(null, chunk);
     },
   });
@@ -72,6 +73,7 @@ export async function* textChunks(file: string, progress?: ByteProgress): AsyncG
       throw new NotUtf8();
     }
     if (tail) yield tail;
+    progress?.(size, size);
   } catch (err) {
     if (err instanceof NotUtf8) throw err;
     if (gzip && (err as { code?: string }).code?.startsWith('Z_')) throw new CatalogFileError(file, null, `is not a complete gzip file (${(err as Error).message})`);

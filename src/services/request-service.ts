@@ -211,7 +211,7 @@ export class RequestService {
         );
     for (const address of addresses) {
       const refused = this.policy.refusal(address, host);
-      if (refused) throw bad(net.isIP(host) ? refused : `${host} resolves to ${refused.replace(/^address /, '')}`);
+      if (refused) throw bad(net.isIP(host) ? refused : `${host} resolves to ${refused.replace(/^address (\S+) is /, '$1, which is ')}`);
     }
     const headers: Record<string, string> = {};
     const given = Object.entries(w.headers ?? {});

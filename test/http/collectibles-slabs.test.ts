@@ -134,6 +134,25 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(await credits()).toBe(before - 1);
   }, 180_000);
 
+  it.skipIf(!fs.existsSync(realPsa))('price_stats of a slab: graded sales of the label\'s company and grade only where the record shows them (a slab option)', async () => {
+    await fsp.writeFile(path.join(dir, 'slab-prices.csv'), ['card,date,price,currency,grade,company', 'sma-SV69,2024-01-10,200,USD,MINT 9,PSA', 'sma-SV69,2024-01-11,220,USD,MINT 9,PSA', 'sma-SV69,2024-01-12,900,USD,GEM MT 10,PSA', 'sma-SV69,2024-01-13,250,USD,9,BGS', 'sma-SV69,2024-01-14,40,USD,,'].join('\n'));
+    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'slab-prices.csv') });
+    const image = fs.readFileSync(realPsa).toString('base64');
+    type Entry = { stats_type: string; interval: string; value: { mean: number; min: number; max: number } };
+    const graded = async (body: Record<string, unknown>) => {
+      const rec = ((await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: image }], price_stats: true, ...body } })).json() as { records: Rec[] }).records[0]!;
+      const best = rec._objects![0]!._identification.best_match as { id: string; price_stats?: Entry[] };
+      expect(best.id).toBe('sma-SV69');
+      return { tags: rec._objects![0]!._tags, all: best.price_stats!.find((e) => e.stats_type === 'graded' && e.interval === 'all')!.value };
+    };
+    const plain = await graded({});
+    expect(plain.tags).not.toHaveProperty('Company');
+    expect(plain.all).toMatchObject({ min: 200, max: 900, mean: 392.5 });
+    const narrowed = await graded({ slab_grade: true });
+    expect(narrowed.tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] });
+    expect(narrowed.all).toMatchObject({ min: 200, max: 220, mean: 210 });
+  }, 180_000);
+
   it.skipIf(!fs.existsSync(realPsa))('slab_id on a real PSA slab: MINT 9, certificate 72773169, and the Hidden Fates card it names', async () => {
     const res = await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: fs.readFileSync(realPsa).toString('base64') }] } });
     const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;

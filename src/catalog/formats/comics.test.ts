@@ -37,4 +37,15 @@ describe('comics (Marvel subset)', () => {
     expect(err).toBeInstanceOf(CatalogFileError);
     expect((err as Error).message).toMatch(/no-title\.csv line 1: the header lacks "title"/);
   });
+
+  it('stores an issue whose year says it is unknown without a year, keeping the text, with a remark; other text is refused', async () => {
+    const csv = await files.write('unknown-year.csv', 'title,publisher,series,issue_number,publication_year\nA (2020) #1,Marvel,A,1,Unknown Publication Year\nB (2020) #2,Marvel,B,2,2021\n');
+    const ctx = readContext();
+    const read = await readComics(csv, ctx);
+    expect(read.cards.rows.get('title:A (2020) #1')!.row).toMatchObject({ year: null, fields: { publication_year: 'Unknown Publication Year' } });
+    expect(read.cards.rows.get('title:B (2020) #2')!.row.year).toBe('2021');
+    expect(ctx.remarks.list()).toEqual(['1 record gives "publication_year" as unknown: stored without a year, the text kept in its fields (first: line 2: "Unknown Publication Year")']);
+    const bad = await files.write('bad-year.csv', 'title,publication_year\nC #1,soon\n');
+    expect(((await readComics(bad, readContext()).catch((e: unknown) => e)) as Error).message).toMatch(/bad-year\.csv line 2: "publication_year" must be a year \(four digits\), not "soon"/);
+  });
 });

@@ -10,7 +10,7 @@ import { looksLikeJson, readCsvRecords, readJsonRecords } from '../record-stream
  * file name of its cover image when it has one. `series_start_year` is the volume's start, not
  * the issue's date: it is kept as `origin_date`, and `year` is the publication year or null.
  */
-export function comicRow(f: Fields): CardRow {
+export function comicRow(f: Fields, remarks?: ReadContext['remarks']): CardRow {
   const title = f.need('title');
   const id = f.text('marvel_comic_id');
   const cover = f.text('cover_url');
@@ -19,6 +19,8 @@ export function comicRow(f: Fields): CardRow {
   const start = f.integer('series_start_year');
   if (start !== null) fields.origin_date = String(start);
   if (id !== null) fields.marvel_comic_id = f.integer('marvel_comic_id') ?? id;
+  const year = f.year('publication_year', remarks);
+  if (year === null && f.has('publication_year')) fields.publication_year = f.text('publication_year');
   const characters = f.value.marvel_character_ids;
   if (typeof characters === 'string') fields.marvel_character_ids = characters.split(/[;|,]/).map((s) => s.trim()).filter(Boolean);
   return {
@@ -28,7 +30,7 @@ export function comicRow(f: Fields): CardRow {
     setName: f.text('publisher'),
     number: f.text('issue_number'),
     rarity: null,
-    year: f.year('publication_year'),
+    year,
     fields,
     links: {},
     aliases: [],
@@ -41,7 +43,7 @@ export async function readComics(file: string, ctx: ReadContext): Promise<ReadRe
   let records = 0;
   const bytes = (read: number, size: number) => ctx.onBytes(file, read, size);
   const add = (value: unknown, at: RecordPlace) => {
-    cards.add(comicRow(Fields.of(value, at)), at);
+    cards.add(comicRow(Fields.of(value, at), ctx.remarks), at);
     records++;
     ctx.onRecord(file);
   };

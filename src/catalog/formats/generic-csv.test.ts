@@ -35,6 +35,17 @@ describe('generic CSV catalogs', () => {
     expect(read.cards.rows.get('TST|232|Test Lotus')!.row).toMatchObject({ name: 'Test Lotus', number: '232', setCode: 'TST', year: '1993', fields: { Condition: 'NM' } });
   });
 
+  it('refuses a year column that holds no year, unless it says the year is unknown (then kept as text, with a remark)', async () => {
+    const bad = await files.write('bad-year.csv', 'name,year\nA,notayear\n');
+    expect(((await readGenericCsv(bad, new Map(), readContext()).catch((e: unknown) => e)) as Error).message).toMatch(/bad-year\.csv line 2: "year" must be a year/);
+    const unknown = await files.write('unknown-year.csv', 'name,Released\nA,n/a\nB,1999\n');
+    const ctx = readContext();
+    const read = await readGenericCsv(unknown, parseColumnMap('year=Released'), ctx);
+    expect(read.cards.rows.get('||A')!.row).toMatchObject({ year: null, fields: { year: 'n/a' } });
+    expect(read.cards.rows.get('||B')!.row.year).toBe('1999');
+    expect(ctx.remarks.list()).toHaveLength(1);
+  });
+
   it('names the line of a broken quote, a missing mapped column and a missing name column', async () => {
     const quote = await files.write('quote.csv', 'name,number\nA,1\n"B,2\n');
     const err = await readGenericCsv(quote, new Map(), readContext()).catch((e: unknown) => e);

@@ -1,4 +1,4 @@
-import { Fields, RowSet, fail, yearOf, type CardRow, type ReadContext, type ReadResult } from '../catalog-rows.ts';
+import { Fields, RowSet, fail, type CardRow, type ReadContext, type ReadResult } from '../catalog-rows.ts';
 import { readCsvRecords } from '../record-stream.ts';
 
 /** The row columns a mapping can fill; any other target name becomes a field of that name. */
@@ -66,6 +66,9 @@ export async function readGenericCsv(file: string, mapping: ReadonlyMap<string, 
       if (v !== null) fields[target] = v;
     }
     for (const [column, v] of Object.entries(r.value)) if (!mapped.has(column) && v.trim() !== '') fields[column] = v.trim();
+    const yearColumn = columns.get('year');
+    const year = yearColumn === undefined ? null : f.year(yearColumn, ctx.remarks);
+    if (year === null && yearColumn !== undefined && f.has(yearColumn)) fields.year = f.text(yearColumn);
     const row: CardRow = {
       key: get('key') ?? `${setCode ?? ''}|${number ?? ''}|${name}`,
       name,
@@ -73,7 +76,7 @@ export async function readGenericCsv(file: string, mapping: ReadonlyMap<string, 
       setName: get('set_name'),
       number,
       rarity: get('rarity'),
-      year: yearOf(get('year')),
+      year,
       fields,
       links: {},
       aliases: [],

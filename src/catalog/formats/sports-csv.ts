@@ -37,6 +37,8 @@ export function sportsRow(f: Fields, remarks?: ReadContext['remarks']): CardRow 
     cardType = 'base';
   }
   if (cardType) fields.card_type = cardType;
+  const year = f.year('year', remarks);
+  if (year === null && f.has('year')) fields.year = f.text('year');
   return {
     key: `${setName}|${subset}|${number}`,
     name: f.need('players'),
@@ -44,7 +46,7 @@ export function sportsRow(f: Fields, remarks?: ReadContext['remarks']): CardRow 
     setName,
     number,
     rarity: null,
-    year: f.year('year'),
+    year,
     fields,
     links: {},
     aliases: [],

@@ -346,7 +346,7 @@ export class RecognitionService {
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
-      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes));
+      objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes, !!slabOptionOf(options) && !ctx.slabUnpaid));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
@@ -534,10 +534,11 @@ export class RecognitionService {
   }
 
   /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
-  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = []) {
+  private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = [], labelShown = false) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked) as Ranked | null;
-    const label = card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
+    // graded prices narrow to the label's company and grade only where the record shows them (a slab option asked and paid)
+    const label = labelShown && card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
     const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
     const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
