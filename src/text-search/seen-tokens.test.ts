@@ -40,6 +40,16 @@ describe('seenText', () => {
     expect(t.colors[0]).toEqual([30, -5, -40, 0.65]);
   });
 
+  it('adds a family only the backdrop shows once, and keeps the colours with the backdrop for ranking', () => {
+    const red = { luv: [50, 80, 30] as [number, number, number], share: 1, name: 'red' };
+    const t = seenText({ ...base, colors: [red], scene: [{ ...red, share: 0.55 }, { luv: [98, 0, 0], share: 0.45, name: 'white' }] });
+    expect(count(t.seen, 'xkred')).toBe(3);
+    expect(count(t.seen, 'xkwhite')).toBe(1);
+    expect(t.colors).toEqual([[50, 80, 30, 0.55], [98, 0, 0, 0.45]]);
+    // a record seen before scene colours existed: its colours as they were
+    expect(seenText({ ...base, colors: [red] }).colors).toEqual([[50, 80, 30, 1]]);
+  });
+
   it('counts people and marks a portrait', () => {
     const two = seenText({ ...base, objects: [{ name: 'person', prob: 0.8, box: [0, 0, 100, 300] }, { name: 'person', prob: 0.8, box: [200, 0, 300, 300] }] });
     expect(two.seen).toContain('xntwo');

@@ -45,6 +45,11 @@ export interface Observed {
   faces: { prob: number; box: [number, number, number, number] }[];
   /** Dominant colours of the whole image, background dropped. */
   colors: SeenColor[];
+  /**
+   * Dominant colours of the whole image with its background at half weight (since 2026-11-28;
+   * absent before): what colour words are ranked by.
+   */
+  scene?: SeenColor[];
   ocr: { text: string; prob: number }[];
 }
 
@@ -68,7 +73,7 @@ export interface SeenText {
   seen: string;
   /** OCR text, folded and segmented as the index wants it. */
   ocr: string;
-  /** `[L, u, v, share]` of the whole image's colours, for the `_dominant_colors` boost. */
+  /** `[L, u, v, share]` of the whole image's colours (`scene`'s where seen), for colour words and the `_dominant_colors` boost. */
   colors: [number, number, number, number][];
 }
 
@@ -87,6 +92,14 @@ export function seenText(o: Observed): SeenText {
     push(familyCode(family), times);
     if (family !== c.name) push(colorCode(c.name), times);
   }
+  // A family only the backdrop shows (a small object on white) is findable, once: its rank comes from
+  // the stored colours; more repeats would lengthen the text and cost other words' BM25 (docs/text-search.md).
+  const families = new Set(o.colors.filter((c) => isColor(c.name) && colorRepeats(c.share) > 0).map((c) => familyOf[c.name as ColorName]));
+  for (const c of o.scene ?? []) {
+    if (!isColor(c.name) || c.share < 0.1 || families.has(familyOf[c.name])) continue;
+    families.add(familyOf[c.name]);
+    push(familyCode(familyOf[c.name]), 1);
+  }
   // "red car": a colour covering a quarter of an object's box names the pair.
   for (const x of objects) {
     for (const c of x.colors ?? []) {
@@ -104,7 +117,7 @@ export function seenText(o: Observed): SeenText {
   return {
     seen: codes.join(' '),
     ocr: indexWords(o.ocr.filter((l) => l.prob >= ocrMinProb).map((l) => l.text).join('\n')),
-    colors: o.colors.map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share)]),
+    colors: (o.scene ?? o.colors).map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share)]),
   };
 }
 

@@ -159,6 +159,12 @@ function regionOf(img: RgbImage, box: [number, number, number, number]): [number
   return [Math.floor(box[0] * sx), Math.floor(box[1] * sy), Math.ceil(box[2] * sx), Math.ceil(box[3] * sy)];
 }
 
+/**
+ * Text search ranks colour words by the whole image's colours with a backdrop at half weight
+ * (docs/text-search.md): dropped whole, a small object on white was never "white"; kept whole,
+ * every product shot would be.
+ */
+const WHOLE_IMAGE_BACKGROUND_KEPT = 0.5;
 const seenColor = (c: DominantColor): SeenColor => ({ luv: c.luv, share: c.percentage / 100, name: c.name });
 const rgbOf = (img: RgbImage): RgbPixels => ({ data: img.data, width: img.width, height: img.height });
 
@@ -204,6 +210,7 @@ async function observe(bytes: Buffer, maxPixels: number, parts: Set<SeenPart>, s
   if (parts.has('colors')) {
     const img = (colorImg = await decode(decodeEdge.colors));
     observed.colors = dominantColors(rgbOf(img)).map(seenColor);
+    observed.scene = dominantColors(rgbOf(img), { backgroundKept: WHOLE_IMAGE_BACKGROUND_KEPT }).map(seenColor);
     const area = (b: [number, number, number, number]) => (b[2] - b[0]) * (b[3] - b[1]);
     const largest = [...observed.objects].sort((a, b) => area(b.box) - area(a.box)).slice(0, 3);
     for (const o of largest) o.colors = dominantColors(rgbOf(img), { boundBox: regionOf(img, o.box), maxColors: 3 }).map(seenColor);

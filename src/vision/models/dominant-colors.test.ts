@@ -137,6 +137,15 @@ describe('dominant colours', () => {
     expect(colors[0]!.percentage).toBeCloseTo(62.5, -0.5);
   });
 
+  it('with backgroundKept 0.5, the background counts at half weight', () => {
+    const colors = dominantColors(redBlue, { backgroundKept: 0.5 });
+    // 40 960 white pixels at half weight beside the 25 600 of the object: 20 480 / 46 080 ≈ 44.4 % white, red 38.9 %
+    expect(colors.map((c) => c.name)).toEqual(['white', 'red', 'blue']);
+    expect(colors[0]!.percentage).toBeCloseTo(44.4, -0.5);
+    expect(colors[1]!.percentage).toBeCloseTo(38.9, -0.5);
+    expect(dominantColors(redBlue, { backgroundKept: 0.5 })).toEqual(colors);
+  });
+
   it('a bound box limits the analysis to one object, its background read around the box', () => {
     const img = paint(300, 200, [200, 200, 200], [
       [20, 40, 120, 160, red],

@@ -26,6 +26,12 @@ export interface DominantColorOptions {
   mask?: Uint8Array;
   /** Without a mask, drop the background found from the region's border (default true). */
   excludeBackground?: boolean;
+  /**
+   * With the background excluded, the share of its pixels kept all the same (0–1, default 0): a
+   * backdrop then counts at that weight beside the object (text search's whole-image colours, where
+   * "white" should find a small object on white, after the photos whose object is white).
+   */
+  backgroundKept?: number;
   /** At most this many colours (default 5, 1..8); smaller clusters merge into their nearest. */
   maxColors?: number;
 }
@@ -372,7 +378,7 @@ function borderSamples(img: RgbPixels, box: Box, s: Samples): Float64Array {
  * a navy shirt stays with the shirt. If that would leave under 1 % of the region, the
  * "background" was the object itself (a plain image, a close-up) and nothing is dropped.
  */
-function dropBackground(s: Samples, border: Float64Array): void {
+function dropBackground(s: Samples, border: Float64Array, kept = 0): void {
   const { gw, gh, luv, object } = s;
   const n = border.length / 3;
   const clusters = mergeClusters(kmeans(border, n, 4), 4);
@@ -405,7 +411,10 @@ function dropBackground(s: Samples, border: Float64Array): void {
   }
   const left = object.reduce((k, o, cell) => k + (o && !dropped[cell] ? 1 : 0), 0);
   if (left < backgroundMinObject * gw * gh) return;
-  for (let cell = 0; cell < object.length; cell++) if (dropped[cell]) object[cell] = 0;
+  // kept: every k-th background cell stays, by index, so equal pixels give equal colours
+  const every = kept > 0 ? Math.max(1, Math.round(1 / Math.min(1, kept))) : 0;
+  let seen = 0;
+  for (let cell = 0; cell < object.length; cell++) if (dropped[cell] && (!every || seen++ % every !== 0)) object[cell] = 0;
 }
 
 /** Shares to one decimal that add up to exactly 100 (largest remainder). */
@@ -438,7 +447,7 @@ export function dominantColors(img: RgbPixels, options: DominantColorOptions = {
   if (box[2] <= box[0] || box[3] <= box[1]) return [];
 
   const s = sampleRegion(img, box, options.mask);
-  if (!options.mask && options.excludeBackground !== false) dropBackground(s, borderSamples(img, box, s));
+  if (!options.mask && options.excludeBackground !== false) dropBackground(s, borderSamples(img, box, s), options.backgroundKept ?? 0);
   let n = 0;
   const pts = new Float64Array(s.object.length * 3);
   for (let cell = 0; cell < s.object.length; cell++) {
