@@ -129,6 +129,27 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect((await store.get(id))!.response).toEqual(result('fresh').response);
   });
 
+  it('a job handed back by a worker stopped on purpose keeps its attempts; one a crash left (lease run out) spends one', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const { id } = await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _base64: '!!' }] });
+    let now = Date.now();
+    // three rolling restarts: each claims it and hands it back on SIGTERM
+    for (let i = 0; i < 3; i++) {
+      const [claimed] = await store.claim(5, 1000, now);
+      expect(claimed!.row.attempts).toBe(1);
+      expect(await store.release(id, claimed!.token, 'the worker stopped before finishing', now, true)).toBe(true);
+      now += 10;
+    }
+    // a handler that threw hands it back without giving the attempt back
+    const [thrown] = await store.claim(5, 1000, now);
+    expect(await store.release(id, thrown!.token, 'boom', now)).toBe(true);
+    const [next] = await store.claim(5, 1000, now + 10);
+    expect(next!.row.attempts).toBe(2);
+  });
+
   it.skipIf(backend !== 'postgres')('two worker processes and 500 jobs: every job DONE exactly once', async () => {
     const t = await setup(backend);
     cleanup = t.close;

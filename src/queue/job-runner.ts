@@ -68,7 +68,7 @@ export class JobRunner extends EventEmitter {
     clearTimeout(timer);
     for (const [id, job] of this.active) {
       job.abort.abort();
-      await this.deps.requests.release(id, job.token, 'the worker stopped before finishing').catch(() => false);
+      await this.deps.requests.release(id, job.token, 'the worker stopped before finishing', Date.now(), true).catch(() => false);
     }
     await all.catch(() => {});
     clearInterval(this.heartbeat);

@@ -149,20 +149,23 @@ export class RequestService {
     }
   }
 
+  // A request past its retention is gone for its owner at once, not when the sweeper next runs (spec 3 §3: deleted after 7 days).
   async status(accountId: string, id: string): Promise<{ status: RequestState }> {
     const row = isUuid(id) ? await this.requests.status(id.toLowerCase()) : undefined;
-    if (!row || row.accountId !== accountId) throw notFound(`Request ${id}`);
+    if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
     return { status: row.status };
   }
 
   async get(accountId: string, id: string): Promise<RequestDetail> {
     const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
-    if (!row || row.accountId !== accountId) throw notFound(`Request ${id}`);
+    if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
     return this.detail(row);
   }
 
   async list(accountId: string, query: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
-    const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
+    // a type no handler runs is a mistake (as an unknown status is), not a filter that matches nothing
+    if (query.type !== undefined && !this.registry.types().includes(query.type)) throw new ServiceError(400, 'unknown_type', `Unknown type "${query.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
+    const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, liveAt: Date.now(), limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
     return { count, page: query.page, pageSize: query.pageSize, results: rows.map((r) => this.summary(r)) };
   }
 
@@ -219,7 +222,10 @@ export class RequestService {
     for (const [name, value] of given) {
       if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
       if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
-      if (reservedHeaders.has(name.toLowerCase())) throw bad(`header ${name} is set by the server`);
+      const lower = name.toLowerCase();
+      if (reservedHeaders.has(lower) || lower.startsWith('loupe-')) throw bad(`header ${name} is set by the server`);
+      // header names are case-insensitive: X-Dup and x-dup are one header, which would be sent once with either value
+      if (Object.keys(headers).some((k) => k.toLowerCase() === lower)) throw bad(`header ${name} is given twice (names are case-insensitive)`);
       headers[name] = value;
     }
     return { url: u.toString(), headers };

@@ -60,6 +60,8 @@ export interface RequestListQuery {
   workspaceId?: string | undefined;
   type?: string | undefined;
   status?: RequestState | undefined;
+  /** Only requests whose retention has not ended by then (epoch ms): the sweeper deletes the others every few minutes. */
+  liveAt?: number | undefined;
   limit: number;
   offset: number;
 }
@@ -126,9 +128,9 @@ export class RequestStore {
     return row && toRow(row);
   }
 
-  async status(id: string): Promise<{ accountId: string; status: RequestState } | undefined> {
-    const row = await this.db.selectFrom('async_requests').select(['account_id', 'status']).where('id', '=', id).executeTakeFirst();
-    return row && { accountId: row.account_id, status: row.status as RequestState };
+  async status(id: string): Promise<{ accountId: string; status: RequestState; expiresAt: number } | undefined> {
+    const row = await this.db.selectFrom('async_requests').select(['account_id', 'status', 'expires_at']).where('id', '=', id).executeTakeFirst();
+    return row && { accountId: row.account_id, status: row.status as RequestState, expiresAt: Number(row.expires_at) };
   }
 
   async list(q: RequestListQuery): Promise<{ count: number; rows: AsyncRequestRow[] }> {
@@ -136,6 +138,7 @@ export class RequestStore {
     if (q.workspaceId) base = base.where('workspace_id', '=', q.workspaceId);
     if (q.type) base = base.where('type', '=', q.type);
     if (q.status) base = base.where('status', '=', q.status);
+    if (q.liveAt !== undefined) base = base.where('expires_at', '>', q.liveAt);
     const [{ n }] = (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).execute()) as [{ n: number | string }];
     const rows = await base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute();
     return { count: Number(n), rows: rows.map(toRow) };
@@ -214,10 +217,22 @@ export class RequestStore {
   }
 
   /** Gives a claimed request back to the queue after its handler failed as a whole. */
-  async release(id: string, token: string, error: string, now = Date.now()): Promise<boolean> {
+  /**
+   * Hands a leased request back to the queue. `giveBack`: the claim's attempt is returned too (a
+   * worker stopped on purpose, a rolling deploy: the request did nothing wrong, so three restarts
+   * must not fail it as a poisonous one); a crash, whose lease simply expires, keeps its attempt.
+   */
+  async release(id: string, token: string, error: string, now = Date.now(), giveBack = false): Promise<boolean> {
     const r = await this.db
       .updateTable('async_requests')
-      .set({ status: 'CREATED', lease_token: null, lease_until: null, last_error: error.slice(0, 2000), modified_at: new Date(now).toISOString() })
+      .set({
+        status: 'CREATED',
+        lease_token: null,
+        lease_until: null,
+        last_error: error.slice(0, 2000),
+        modified_at: new Date(now).toISOString(),
+        ...(giveBack ? { attempts: sql<number>`CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END` } : {}),
+      })
       .where('id', '=', id)
       .where('lease_token', '=', token)
       .where('status', '=', 'PROCESSING')

@@ -17,6 +17,15 @@ export interface WebhookOptions {
   pollMs: number;
 }
 
+/** `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3), in milliseconds from now; null when absent or unreadable. */
+export function retryAfterOf(value: string | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const t = value.trim();
+  if (/^\d+$/.test(t)) return Number(t) * 1000;
+  const at = Date.parse(t);
+  return Number.isFinite(at) && /[a-z]/i.test(t) ? Math.max(0, at - now) : null;
+}
+
 type Attempt = { ok: true } | { ok: false; retry: boolean; error: string; retryAfterMs?: number };
 
 /**
@@ -105,10 +114,12 @@ export class WebhookDispatcher {
     let attempt: Attempt;
     try {
       const secret = await this.deps.requests.webhookSecret(row.accountId);
+      // the client's own User-Agent goes as given (docs/webhooks.md); the rest below cannot be configured
+      const ownAgent = Object.keys(target.headers).some((k) => k.toLowerCase() === 'user-agent');
       const headers: Record<string, string> = {
+        ...(ownAgent ? {} : { 'user-agent': 'Loupe webhooks' }),
         ...target.headers,
         'content-type': 'application/json',
-        'user-agent': 'Loupe webhooks',
         [signatureHeader]: signWebhook(secret, body),
         'loupe-request-id': row.id,
         'loupe-delivery-attempt': String(row.webhookAttempts + 1),
@@ -156,8 +167,8 @@ function post(url: string, body: string, headers: Record<string, string>, policy
       res.resume();
       res.on('end', () => clearTimeout(total));
       if (status >= 200 && status < 300) return resolve({ ok: true });
-      const retryAfter = Number(res.headers['retry-after']);
-      resolve({ ok: false, retry: status === 429 || status >= 500, error: `the receiver answered HTTP ${status}`, ...(Number.isFinite(retryAfter) ? { retryAfterMs: retryAfter * 1000 } : {}) });
+      const retryAfterMs = retryAfterOf(res.headers['retry-after']);
+      resolve({ ok: false, retry: status === 429 || status >= 500, error: `the receiver answered HTTP ${status}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
     });
     const total = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

@@ -87,6 +87,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Length': '1' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'a\r\nb' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: {} }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Loupe-Foo': '1' } } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-Dup': 'a', 'x-dup': 'b' } } }, 400, 'invalid_request'],
       [{ type: 7, records: [rec] }, 400, 'invalid_request'],
     ];
     for (const [body, status, code] of cases) {
@@ -192,13 +194,24 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('GET', `${base}/`, { token: other.token })).json().count).toBe(0);
     expect((await h.request('GET', `${base}/${ids[0]}`, { token: other.token })).statusCode).toBe(404);
     expect((await h.request('GET', `${base}/${ids[0]}`, { token })).statusCode).toBe(200);
+    // a type no handler runs is refused as an unknown status is, not answered as an empty list
+    const typo = await h.request('GET', `${base}/?type=flow`, { token });
+    expect(typo.statusCode).toBe(400);
+    expect(JSON.stringify(typo.json())).toContain('one of:');
+    // past its retention a request is gone at once, before the sweeper deletes it
+    await (h.app.loupe as unknown as Services).store.db.updateTable('async_requests').set({ expires_at: Date.now() - 1000 }).where('id', '=', ids[0]!).execute();
+    expect((await h.request('GET', `${base}/${ids[0]}`, { token })).statusCode).toBe(404);
+    expect((await h.request('GET', `${base}/${ids[0]}/status`, { token })).statusCode).toBe(404);
+    expect((await h.request('GET', `${base}/?type=flows`, { token })).json().count).toBe(3);
+    expect(await (h.app.loupe as unknown as Services).queue.sweep(Date.now())).toBe(1);
   }, 60_000);
 
   it('webhook: retried after failures, signed, with the configured headers; the delivery state is in the detail', async () => {
     const rx = await receiver([500, 503]);
     try {
       const res = await h.request('POST', `${base}/`, {
-        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, headers: { 'X-Shop': 'north', Authorization: 'Bearer abc' } } },
+        // a key of webhook the server does not know is ignored, as unknown body fields are
+        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, method: 'POST', headers: { 'X-Shop': 'north', Authorization: 'Bearer abc', 'User-Agent': 'shop-hooks/2' } } },
       });
       expect(res.statusCode).toBe(201);
       const id = res.json().id as string;
@@ -214,6 +227,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       const last = rx.calls[2]!;
       expect(last.headers['x-shop']).toBe('north');
       expect(last.headers.authorization).toBe('Bearer abc');
+      expect(last.headers['user-agent']).toBe('shop-hooks/2');
       expect(last.headers['loupe-delivery-attempt']).toBe('3');
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
       expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });

@@ -52,7 +52,7 @@ const SubmitBody = Type.Object({
         url: Type.Optional(Type.String({ maxLength: 2048, description: 'Same as `endpoint` (the grading documents name it so).' })),
         headers: Type.Optional(Type.Record(Type.String(), Type.String())),
       },
-      { additionalProperties: false },
+      { additionalProperties: true, description: 'Other keys are ignored, as unknown body fields are (docs/api-decisions.md).' },
     ),
   ),
   mode: Type.Optional(Type.String({ maxLength: 100, description: 'Card grading `condition`: the label scale (docs/grading.md).' })),
