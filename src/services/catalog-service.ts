@@ -117,6 +117,10 @@ export class CatalogService {
       throw err;
     }
     if (!files.length) throw badRequest(`The folder ${request.dir} holds no image files.`);
+    // a --set the catalog does not hold would match nothing, or be passed over by --match id: say so instead
+    if (request.setCode && !(await this.store.holdsSet(catalog.id, request.setCode))) {
+      throw badRequest(`No card of ${catalog.name} is in a set with the code "${request.setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5, MTGJSON's set codes such as LEA).`);
+    }
     const unmatched: CatalogImagesResult['unmatched'] = [];
     const rows = new Map<string, CatalogImageInput & { file: string }>();
     let done = 0;

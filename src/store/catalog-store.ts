@@ -280,6 +280,12 @@ export class CatalogStore {
     return rows.map((r) => this.toCard(r));
   }
 
+  /** Whether any card of the catalog is in the set `setCode` (exactly as stored). */
+  async holdsSet(catalogId: string, setCode: string): Promise<boolean> {
+    const row = await this.db.selectFrom('catalog_cards').select('card_key').where('catalog_id', '=', catalogId).where('set_code', '=', setCode).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
   async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);

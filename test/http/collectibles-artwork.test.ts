@@ -95,6 +95,8 @@ describe.each(backends)('collectibles recognition by artwork (%s)', (backend) =>
     expect(named.unmatched).toEqual([{ file: 'Artmon 2.png', reason: 'art-2 already has a reference in this folder: 002_Artmon 2.png' }]);
     await expect(services.catalogs.attachImages({ catalog: 'nope', dir: byName, match: 'name' })).rejects.toMatchObject({ status: 404 });
     await expect(services.catalogs.attachImages({ catalog: 'pokemon', dir: path.join(dir, 'missing'), match: 'id' })).rejects.toMatchObject({ status: 400 });
+    // a set the catalog does not hold is a mistake, not a filter that quietly matches nothing (or is passed over by --match id)
+    await expect(services.catalogs.attachImages({ catalog: 'pokemon', dir: byName, match: 'id', setCode: 'nosuchset' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('"nosuchset"') });
   });
 
   it('identifies a photographed card by its artwork when its text names nothing, and gives no match for a card with no reference', async () => {
