@@ -51,6 +51,12 @@ PHOTO_ASPECTS = (1.5, 4 / 3, 1.0, 88 / 63, 1.25)
 # (v3-v5: 0.12 and 0.3; v6 doubles the first after set C's false cards were shrunk and matted photos)
 WHOLE_SHARE = 0.12
 MAT_SHARE = 0.3
+# --prefilter (tried 2026-11-28 as v7/v8, not shipped: docs/card-detector.md "Tried and not kept"): an
+# outline whose short side is two view widths or more is looked at in the photo shrunk by block means
+# (factor floor(short / VIEW_W)). Point samples of a large card alias, and v5/v6 swung from 0.3 to 0.97
+# on one real 3000 x 4000 photo with its size. The server samples views without it (card-verifier.ts):
+# a verifier trained with it needs the server's views shrunk the same way before it can ship.
+PREFILTER = False
 
 
 def upright(quad: np.ndarray) -> np.ndarray:
@@ -73,6 +79,21 @@ def card_view(img: np.ndarray, quad: np.ndarray, view_w: int = VIEW_W, view_h: i
     """The outline warped upright (portrait) with `margin` around it; the holder classifier's view is the same with its own size."""
     g = view_grid(upright(quad), view_w, view_h, margin)
     return cv2.remap(img, g[..., 0], g[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+def block_means(img: np.ndarray, f: int) -> np.ndarray:
+    """`img` shrunk by `f` both ways, each pixel the mean of an f x f block, rounded (src/vision/cards/card-verifier.ts `blockMeans`)."""
+    h, w = img.shape[0] // f, img.shape[1] // f
+    m = img[:h * f, :w * f].reshape(h, f, w, f, -1).mean((1, 3))
+    return np.floor(m + 0.5).astype(np.uint8)
+
+
+def verifier_view(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The verifier's view: `card_view`, of the photo shrunk by block means for a large outline when PREFILTER is on."""
+    f = int(min(corners.rect_of(quad)) // VIEW_W) if PREFILTER else 1
+    if f < 2:
+        return card_view(img, quad)
+    return card_view(block_means(img, f), (np.asarray(quad, np.float64) + 0.5) / f - 0.5)
 
 
 class Verifier(nn.Module):
@@ -213,8 +234,8 @@ def framed(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> np.nda
         x0, y0 = max(0, int(x0)), max(0, int(y0))
         x1, y1 = min(w, int(math.ceil(x1))), min(h, int(math.ceil(y1)))
         if x1 - x0 > 8 and y1 - y0 > 8:
-            return card_view(im[y0:y1, x0:x1], quad - [x0, y0])
-    return card_view(im, quad)
+            return verifier_view(im[y0:y1, x0:x1], quad - [x0, y0])
+    return verifier_view(im, quad)
 
 
 def cardless_image(rng: np.random.Generator, pool: Pool, entries, cuts: tuple[float, float, float]):
@@ -269,7 +290,7 @@ def whole_photo(rng: np.random.Generator, pool: Pool, entries) -> np.ndarray:
     img = scenes.photo_effects(crop, rng) if rng.random() < 0.6 else crop
     size = min(corners.rect_of(inner))
     quad = inner + (rng.uniform(0, 0.02, (4, 2)) * size) * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
-    return card_view(img, jitter(rng, quad, rng.uniform(0.0, 0.006)))
+    return verifier_view(img, jitter(rng, quad, rng.uniform(0.0, 0.006)))
 
 
 def whole_scan(rng: np.random.Generator, pool: Pool) -> np.ndarray:
@@ -288,7 +309,7 @@ def whole_scan(rng: np.random.Generator, pool: Pool) -> np.ndarray:
         quad = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64)
     if rng.random() < 0.6:
         img = scenes.photo_effects(img, rng)
-    return card_view(img, jitter(rng, quad, rng.uniform(0.002, 0.01)))
+    return verifier_view(img, jitter(rng, quad, rng.uniform(0.002, 0.01)))
 
 
 def sample(rng: np.random.Generator, pool: Pool, entries) -> tuple[np.ndarray, float]:
@@ -354,14 +375,15 @@ def dev_set(backgrounds: str, labels: str, n: int = 1200):
 
 
 def main():
-    global WHOLE_SHARE, MAT_SHARE
+    global WHOLE_SHARE, MAT_SHARE, PREFILTER
     ap = argparse.ArgumentParser()
     add_common_args(ap, steps=2500, batch=64, out='runs/verifier')
     ap.add_argument('--labels', default='')
     ap.add_argument('--whole-share', type=float, default=WHOLE_SHARE, help='share of samples that are small no-card photos taken whole')
     ap.add_argument('--mat-share', type=float, default=MAT_SHARE, help='share of those whole photos in a mat')
+    ap.add_argument('--prefilter', action='store_true', help='large outlines seen in the photo shrunk by block means (tried as v7/v8; the server does not)')
     args = ap.parse_args()
-    WHOLE_SHARE, MAT_SHARE = args.whole_share, args.mat_share
+    WHOLE_SHARE, MAT_SHARE, PREFILTER = args.whole_share, args.mat_share, args.prefilter
     dev = dev_set(args.backgrounds, args.labels)
 
     def data(step: int):
@@ -373,7 +395,7 @@ def main():
         p, y = probabilities(model, dev[0]), dev[1]
         return {'dev_pos_kept': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_neg_taken': round(float((p[y == 0] > 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
 
-    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN})
+    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN, 'prefilter': PREFILTER})
 
 
 if __name__ == '__main__':
