@@ -71,6 +71,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logger: { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,
+    // Node's own bound on receiving a whole request, which Fastify turns off: a body that never
+    // ends is 408 after five minutes rather than a socket held for ever (large batches also have
+    // an idle limit of their own, large-bodies.ts).
+    requestTimeout: 300_000,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // The router's own answers, in the house error shape: a path id over the router's length
     // limit is an unknown id (404, like any malformed id), a URL that does not decode is a 400.
@@ -153,7 +157,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
 
-  registerLargeBodyLimit(app, { thresholdBytes: config.limits.largeBodyBytes, atOnce: config.limits.largeBodiesAtOnce, maxWaiting: 32 });
+  registerLargeBodyLimit(app, { thresholdBytes: config.limits.largeBodyBytes, atOnce: config.limits.largeBodiesAtOnce, maxWaiting: 32, idleMs: config.limits.largeBodyIdleMs });
   registerErrorHandling(app);
   registerEnvelopeStatus(app);
   registerAccessControl(app);

@@ -32,6 +32,8 @@ export interface Limits {
   /** Bodies over this size wait for one of `largeBodiesAtOnce` slots before they are read. */
   largeBodyBytes: number;
   largeBodiesAtOnce: number;
+  /** Longest pause in a large body once its slot is taken (then 408): a stalled upload must not hold a slot. */
+  largeBodyIdleMs: number;
 }
 
 /** How `_url` images are downloaded. */
@@ -242,6 +244,7 @@ export const defaultLimits: Limits = {
   matchBodyBytes: 64 * 1024 * 1024,
   largeBodyBytes: 1024 * 1024,
   largeBodiesAtOnce: 2,
+  largeBodyIdleMs: 30_000,
 };
 
 function intFrom(value: string | undefined, fallback: number, name: string): number {

@@ -30,8 +30,10 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
     // A body with no "proto", no "constructor" and no \u escape cannot spell either key, so it
     // skips secure-json-parse's regex scans (a large share of an image request's CPU).
     const plain = !text.includes('proto') && !text.includes('constructor') && !text.includes('\\u');
-    value = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    value = plain ? JSON.parse(text) : sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (err) {
+    // Refused, not dropped: dropped, {"$or":[{"__proto__":1}]} became {"$or":[{}]}, a filter matching every record.
+    if (/forbidden prototype property/i.test((err as Error).message)) return refuse(400, 'invalid_request', 'The body has a "__proto__" key, or a "constructor" key holding "prototype": neither is accepted as a field name anywhere in a body.');
     return refuse(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (nestsDeeperThan(value, maxJsonDepth)) return refuse(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`);

@@ -9,7 +9,8 @@ import { ServiceError } from '../services/errors.ts';
  * at once took the server to 2.1 GB. Waiting costs only a socket: the body stays unread (TCP
  * holds it back), and more than `maxWaiting` waiting are refused with 503 and a Retry-After.
  */
-export function registerLargeBodyLimit(app: FastifyInstance, options: { thresholdBytes: number; atOnce: number; maxWaiting: number }): void {
+export function registerLargeBodyLimit(app: FastifyInstance, options: { thresholdBytes: number; atOnce: number; maxWaiting: number; idleMs?: number }): void {
+  const idleMs = options.idleMs ?? 30_000;
   let busy = 0;
   const waiting: Array<() => void> = [];
   const release = () => {
@@ -40,6 +41,20 @@ export function registerLargeBodyLimit(app: FastifyInstance, options: { threshol
     if (request.raw.destroyed || reply.raw.destroyed) end();
     reply.raw.once('finish', end);
     reply.raw.once('close', end);
+    // A body that stops arriving would hold its slot, and with it every large upload, until the
+    // server's request timeout: a slot's body may idle `idleMs` at most, then the request is 408
+    // and the connection closed. Cleared once the body is read (the handler's time is its own).
+    // (app.inject's requests have no socket to time)
+    if (typeof request.raw.setTimeout === 'function') request.raw.setTimeout(idleMs, () => {
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': String(request.id) });
+        reply.raw.end(JSON.stringify({ detail: `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`, code: 'request_timeout' }));
+      }
+      request.raw.destroy();
+    });
     return payload;
+  });
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.batchBody && typeof request.raw.setTimeout === 'function') request.raw.setTimeout(0);
   });
 }

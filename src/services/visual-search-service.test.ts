@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tieStable } from './visual-search-service.ts';
+import { matchesEverything, onePerProduct, tieStable } from './visual-search-service.ts';
 
 const hit = (key: number, distance: number) => ({ record: { key, recordId: String(key), data: {} }, distance });
 
@@ -19,5 +19,21 @@ describe('tieStable', () => {
     const page = await tieStable(2, all.length, async (n) => (asked.push(n), all.slice(0, n)));
     expect(page.map((h) => h.record.key)).toEqual([2, 5]);
     expect(asked).toEqual([3, 6]);
+  });
+});
+
+describe('matchesEverything', () => {
+  it('tells a filter that matches every record by its shape, which deleteByFilter refuses', () => {
+    for (const f of [{}, { $or: [{}] }, { $or: [{ a: 1 }, {}] }, { $and: [{}] }, { $and: [{ $or: [{}] }] }]) expect(matchesEverything(f), JSON.stringify(f)).toBe(true);
+    for (const f of [{ a: 1 }, { $or: [{ a: 1 }] }, { $and: [{}, { a: 1 }] }, { $or: [] }, { $nor: [{}] }]) expect(matchesEverything(f), JSON.stringify(f)).toBe(false);
+  });
+});
+
+describe('onePerProduct', () => {
+  it('groups by an own field only: a built-in name such as __proto__ groups nothing', async () => {
+    const hits = [1, 2, 3].map((n) => ({ record: { recordId: `r${n}`, data: { sku: n === 3 ? 'a' : 'b' } } }));
+    const search = async () => hits as never[];
+    expect(await onePerProduct('sku', 10, 3, search)).toHaveLength(2);
+    for (const f of ['__proto__', 'toString', 'constructor']) expect(await onePerProduct(f, 10, 3, search), f).toHaveLength(3);
   });
 });

@@ -122,7 +122,8 @@ export async function onePerProduct<H extends { record: StoredRecord }>(productF
     const raw = await search(fetch);
     const seen = new Set<string>();
     const hits = raw.filter((h) => {
-      const p = JSON.stringify(h.record.data[productField] ?? `\u0000${h.record.recordId}`);
+      // an own field only: `__proto__` or `toString` would read the same built-in on every record and fold them into one
+      const p = JSON.stringify((Object.hasOwn(h.record.data, productField) ? h.record.data[productField] : undefined) ?? `\u0000${h.record.recordId}`);
       if (seen.has(p)) return false;
       seen.add(p);
       return true;
@@ -269,7 +270,7 @@ export class VisualSearchService {
     }
     for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
-    const v = record[c.productField];
+    const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
     if (typeof v === 'string' ? v.trim() === '' : !(typeof v === 'number' && Number.isFinite(v))) return `${c.productField} must be a non-empty string or a number`;
     return undefined;
@@ -639,7 +640,7 @@ export class VisualSearchService {
   async deleteByFilter(ctx: SearchContext, c: CollectionRecord, filter: unknown): Promise<Envelope> {
     const clock = stopwatch();
     const f = checkedFilter(filter);
-    if (!f || !Object.keys(f).length) throw new ServiceError(400, 'invalid_filter', 'deleteByFilter needs a non-empty filter (delete the collection to remove everything).');
+    if (!f || matchesEverything(f)) throw new ServiceError(400, 'invalid_filter', 'deleteByFilter needs a filter that narrows the records ({}, or an $or with an empty branch, matches every one): delete the collection to remove everything.');
     let total = 0;
     for (;;) {
       const batch = await this.queries.find(c, f, 1000, 0);
@@ -930,4 +931,10 @@ export class VisualSearchService {
     const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
+}
+
+/** A filter that matches every record by its shape alone: `{}`, `{$and: [{}]}`, `{$or: [{}, …]}`, nested. */
+export function matchesEverything(f: unknown): boolean {
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
+  return Object.entries(f).every(([k, v]) => Array.isArray(v) && ((k === '$and' && v.every(matchesEverything)) || (k === '$or' && v.some(matchesEverything))));
 }

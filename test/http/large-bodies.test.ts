@@ -88,3 +88,34 @@ describe('large bodies take turns', () => {
     expect(res.status).toBe(200);
   });
 });
+
+/** A large body that stops arriving is 408 after the idle limit, and its slot goes to the next one. */
+describe('a stalled large upload', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { limits: { largeBodyBytes: 2000, largeBodiesAtOnce: 1, largeBodyIdleMs: 1500 } });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => h?.close());
+
+  it('is answered 408 once nothing has come for the idle limit, and the waiting upload then goes through', async () => {
+    const sid = await createSession(h);
+    const body = JSON.stringify({ identifications: Array.from({ length: 40 }, (_, i) => ({ event_id: `s-${i}`, name: `Card ${i} with a long enough name` })) });
+    const url = cs(`session/${sid}/identifications/`);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 100)}`);
+    const started = Date.now();
+    const next = fetch(`http://127.0.0.1:${port}${url}`, { method: 'POST', headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(20_000) });
+    await closed;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('request_timeout');
+    expect((await next).status).toBe(200);
+  }, 30_000);
+});
