@@ -145,6 +145,24 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
+    // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found")
+    const path = request.url.split('?')[0]!;
+    if (path.includes('%')) {
+      try {
+        decodeURIComponent(path);
+      } catch {
+        throw new ServiceError(400, 'invalid_request', 'The URL is not valid (a percent-escape does not decode).');
+      }
+    }
+    // Page numbers in decimal digits only: the validator's coercion reads 0x10 as 16 and 1e3 as 1000
+    const query = request.query as Record<string, unknown> | undefined;
+    for (const name of ['page', 'page_size']) {
+      const v = query?.[name];
+      if (v !== undefined && (typeof v !== 'string' || !/^\s*\d+\s*$/.test(v))) throw new ServiceError(400, 'invalid_request', `${name} must be a whole number written in decimal digits, not "${String(v).slice(0, 40)}".`, [{ field: name, message: 'must be a whole number in decimal digits' }]);
+    }
+    // A compressed body is not unpacked (nor a bomb): say so, rather than "not valid UTF-8" or, for br, reading it as plain.
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`);
     // URLs handed out are built from the Host the client used unless LOUPE_PUBLIC_URL is set.
     if (!config.publicUrl && request.url !== '/health' && !validHost(request.host)) {
       throw new ServiceError(400, 'invalid_request', 'A valid Host header is required (or set LOUPE_PUBLIC_URL on the server).');

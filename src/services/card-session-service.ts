@@ -1,3 +1,4 @@
+import { inexactNumber } from '../util/exact-numbers.ts';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
@@ -374,6 +375,7 @@ export class CardSessionService {
   async createSession(ctx: CallContext, input: SessionInput): Promise<SessionView> {
     // Free text up to 100 characters (the schema's limit): clients send a game's display name.
     const game = storedGame(input.game ?? '');
+    exactNumbers(input);
     for (const [field, max] of [['meta_data', metaDataMaxBytes], ['client', clientMaxBytes]] as const) {
       if (input[field] && Buffer.byteLength(JSON.stringify(input[field])) > max) {
         throw badRequest(`${field} must be at most ${max} bytes of JSON.`, [{ field, message: `must be at most ${max} bytes of JSON` }]);
@@ -451,7 +453,9 @@ export class CardSessionService {
     };
   }
 
-  async recordCalls(ctx: CallContext, id: string, run: string, calls: number): Promise<{ run: string; calls: number }> {
+  async recordCalls(ctx: CallContext, id: string, given: string | number, calls: number): Promise<{ run: string; calls: number }> {
+    if (typeof given === 'number' && !Number.isSafeInteger(given)) throw badRequest(`run (${given}) cannot be kept exactly (an integer beyond 2^53); send it as a string.`, [{ field: 'run', message: 'an integer beyond 2^53' }]);
+    const run = String(given);
     const sid = this.sessionId(id);
     if (!(await this.store.sessionExists(sid, ctx.workspaceId))) throw notFound(`Session ${id}`);
     try {
@@ -491,6 +495,8 @@ export class CardSessionService {
         seenIso = normaliseTime(row.seen) ?? null;
         if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
       }
+      const inexact = inexactNumber(row);
+      if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.replace(/ \(.*$/, '')}`, message: `cannot be kept exactly (${inexact.replace(/^.* \(/, '').replace(/\)$/, '')}: beyond the double range, or an integer beyond 2^53); send it as a string` });
       // Canonical JSON has the length of the JSON sent (only the key order differs).
       const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
       if (gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
@@ -633,6 +639,7 @@ export class CardSessionService {
   }
 
   async correctIdentification(ctx: CallContext, id: string, patch: CorrectionInput): Promise<IdentificationView> {
+    exactNumbers(patch);
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
     const iid = id.toLowerCase();
     return this.store.transaction(async (tx) => {
@@ -779,4 +786,10 @@ export class CardSessionService {
       updated_at: toIso(r.updated_at),
     };
   }
+}
+
+/** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
+function exactNumbers(input: object): void {
+  const inexact = inexactNumber(input);
+  if (inexact) throw badRequest(`${inexact} cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.replace(/ \(.*$/, ''), message: 'cannot be kept exactly' }]);
 }

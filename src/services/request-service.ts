@@ -222,6 +222,8 @@ export class RequestService {
     for (const [name, value] of given) {
       if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
       if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
+      // what HTTP can carry (Node refuses the rest when sending): accepted here, the webhook would fail on every attempt
+      if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw bad(`the value of header ${name} has characters a header cannot carry (only Latin-1 letters and visible ASCII); percent-encode it`);
       const lower = name.toLowerCase();
       if (reservedHeaders.has(lower) || lower.startsWith('loupe-')) throw bad(`header ${name} is set by the server`);
       // header names are case-insensitive: X-Dup and x-dup are one header, which would be sent once with either value

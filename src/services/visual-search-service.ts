@@ -1,3 +1,4 @@
+import { inexactNumber } from '../util/exact-numbers.ts';
 import type { Change, CollectionQueries, Hit } from '../index/collection-queries.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
@@ -62,21 +63,6 @@ function attributes(record: InputRecord): Record<string, unknown> {
 function idOf(record: { _id?: unknown }): string | undefined {
   if (typeof record._id === 'string' && record._id.length > 0 && record._id.length <= 255) return record._id;
   if (typeof record._id === 'number' && Number.isSafeInteger(record._id)) return String(record._id);
-  return undefined;
-}
-
-/**
- * The path of a number in a record that JSON parsing could not keep as sent (an integer beyond
- * 2^53, which was rounded, or one beyond the double range, parsed as Infinity and stored as null),
- * so that a record is refused rather than stored altered; undefined when every number is exact.
- */
-function inexactNumber(value: unknown, at = '', depth = 0): string | undefined {
-  if (typeof value === 'number') return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? `${at || 'the value'} (${value})` : undefined;
-  if (depth > 40 || value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const found = inexactNumber(v, at ? `${at}.${k}` : String(k), depth + 1);
-    if (found) return found;
-  }
   return undefined;
 }
 

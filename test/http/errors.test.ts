@@ -118,6 +118,27 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect(res.json().code).toBe('body_too_large');
   });
 
+  it('refuses an undecodable escape in a path id, and page numbers not in decimal digits, with 400', async () => {
+    const bad = await h.request('GET', '/cardstream/v2/session/%ZZ/');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ code: 'invalid_request' });
+    for (const q of ['page=0x10', 'page=1e3', 'page_size=1.5', 'page=1&page=2']) {
+      const res = await h.request('GET', cs(`session/?${q}`));
+      expect(res.statusCode, q).toBe(400);
+    }
+    expect((await h.request('GET', cs('session/?page=1&page_size=10'))).statusCode).toBe(200);
+  });
+
+  it('refuses a compressed body with 415 saying so (it is not unpacked)', async () => {
+    for (const encoding of ['gzip', 'br']) {
+      const res = await h.request('POST', cs('session/'), { payload: '{"name":"p"}', headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      expect(res.statusCode, encoding).toBe(415);
+      expect(res.json().detail).toContain(`Content-Encoding "${encoding}"`);
+    }
+    const plain = await h.request('POST', cs('session/'), { payload: '{"name":"p"}', headers: { 'content-type': 'application/json', 'content-encoding': 'identity' } });
+    expect(plain.statusCode).toBe(201);
+  });
+
   it('refuses prototype-polluting keys (dropped, a filter {"$or":[{"__proto__":1}]} would match everything)', async () => {
     for (const payload of ['{"name":"p","meta_data":{"__proto__":{"polluted":true},"ok":1}}', '{"name":"p","meta_data":{"constructor":{"prototype":{"polluted":true}}}}']) {
       const res = await h.request('POST', cs('session/'), { payload, headers: { 'content-type': 'application/json' } });

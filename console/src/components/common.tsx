@@ -67,11 +67,16 @@ export function Links({ links }: { links: unknown }) {
   if (!links || typeof links !== 'object' || !Object.keys(links).length) return null;
   return (
     <ul class="links">
-      {Object.entries(links as Record<string, string>).map(([site, url]) => (
+      {Object.entries(links as Record<string, unknown>).map(([site, url]) => (
         <li key={site}>
-          <a href={url} target="_blank" rel="noopener noreferrer">
-            {site}
-          </a>
+          {/* a client's link may hold any scheme (the API stores it as sent): only web links are clickable, never javascript: */}
+          {typeof url === 'string' && /^https?:\/\//i.test(url) ? (
+            <a href={url} target="_blank" rel="noopener noreferrer">
+              {site}
+            </a>
+          ) : (
+            <span title={String(url)}>{site}</span>
+          )}
         </li>
       ))}
     </ul>

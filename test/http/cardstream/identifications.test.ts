@@ -71,6 +71,17 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(same.json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
   });
 
+  it('refuses a row whose numbers JSON cannot keep as sent (1e309, integers beyond 2^53), and a run number beyond 2^53', async () => {
+    const sid = await createSession(h);
+    const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: '{"identifications":[{"event_id":"ok","name":"A"},{"event_id":"inf","name":"B","grading":{"n":1e309}}]}', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ field: 'identifications[1].grading.n' });
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(0);
+    const calls = await h.request('POST', cs(`session/${sid}/calls/`), { payload: '{"run":12345678901234567890,"calls":1}', headers: { 'content-type': 'application/json' } });
+    expect(calls.statusCode).toBe(400);
+    expect((await h.request('POST', cs(`session/${sid}/calls/`), { body: { run: '12345678901234567890', calls: 1 } })).json()).toEqual({ run: '12345678901234567890', calls: 1 });
+  });
+
   it('counts repeats inside one batch; received = created + updated + duplicates', async () => {
     const sid = await createSession(h);
     const res = await upload(sid, [card('x', { calls: 1 }), card('x', { calls: 1 }), card('x', { calls: 4 }), card('y')]);

@@ -56,6 +56,13 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     const bigMeta = await h.request('POST', cs('session/'), { body: { meta_data: { blob: 'x'.repeat(70_000) } } });
     expect(bigMeta.statusCode).toBe(400);
     expect(bigMeta.json().errors[0].field).toBe('meta_data');
+    // numbers JSON cannot keep as sent are refused, not stored as null or rounded
+    for (const [payload, field] of [['{"meta_data":{"n":1e309}}', 'meta_data.n'], ['{"meta_data":{"big":123456789012345678901234567890}}', 'meta_data.big']]) {
+      const res = await h.request('POST', cs('session/'), { payload, headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode, payload).toBe(400);
+      expect(res.json().errors[0].field).toBe(field);
+      expect(res.json().detail).toContain('send it as a string');
+    }
   });
 
   it('renames with PATCH, and keeps the name limit', async () => {

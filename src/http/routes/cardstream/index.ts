@@ -86,7 +86,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   app.post('/session/:session_id/calls/', {
     config: sessionConfig,
     schema: { tags, security, summary: 'Report the API calls of one app run (highest count per run is kept)', params: S.SessionParams, querystring: WorkspaceQuery, body: S.CallsBody, response: { 200: S.CallsResponse, ...errors(400, 415) } },
-    handler: async (request) => cardSessions.recordCalls(ctx(request), request.params.session_id, String(request.body.run), request.body.calls),
+    handler: async (request) => cardSessions.recordCalls(ctx(request), request.params.session_id, request.body.run, request.body.calls),
   });
 
   app.post('/session/:session_id/identifications/', {
