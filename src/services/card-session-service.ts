@@ -1,4 +1,4 @@
-import { inexactNumber } from '../util/exact-numbers.ts';
+import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
@@ -495,13 +495,14 @@ export class CardSessionService {
         seenIso = normaliseTime(row.seen) ?? null;
         if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
       }
-      const inexact = inexactNumber(row);
-      if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.replace(/ \(.*$/, '')}`, message: `cannot be kept exactly (${inexact.replace(/^.* \(/, '').replace(/\)$/, '')}: beyond the double range, or an integer beyond 2^53); send it as a string` });
+      const inexact = inexactNumberAt(row);
+      if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.path}`, message: `cannot be kept exactly (${inexact.value}: beyond the double range, or an integer beyond 2^53); send it as a string` });
       // Canonical JSON has the length of the JSON sent (only the key order differs).
       const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
-      if (gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
+      // one problem a row: an inexact number is that row's
+      if (!inexact && gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
         errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
-      } else if (badFinalGrade(row.grading)) {
+      } else if (!inexact && badFinalGrade(row.grading)) {
         errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
       }
       out.push({ ...row, seenIso, gradingJson, grade: gradeOf(row.grading) });
@@ -790,6 +791,6 @@ export class CardSessionService {
 
 /** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
 function exactNumbers(input: object): void {
-  const inexact = inexactNumber(input);
-  if (inexact) throw badRequest(`${inexact} cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.replace(/ \(.*$/, ''), message: 'cannot be kept exactly' }]);
+  const inexact = inexactNumberAt(input);
+  if (inexact) throw badRequest(`${inexact.path} (${inexact.value}) cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.path, message: 'cannot be kept exactly' }]);
 }
