@@ -60,6 +60,11 @@ function attributes(record: InputRecord): Record<string, unknown> {
   return typeof url === 'string' ? { _url: url, ...rest } : rest;
 }
 
+/** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
+function badId(ctx: SearchContext, record: { _id?: unknown }): Out {
+  return skipped(ctx, { _id: record._id ?? null }, 400, '_id must be a string of 1 to 255 characters or an integer');
+}
+
 function idOf(record: { _id?: unknown }): string | undefined {
   if (typeof record._id === 'string' && record._id.length > 0 && record._id.length <= 255) return record._id;
   if (typeof record._id === 'number' && Number.isSafeInteger(record._id)) return String(record._id);
@@ -500,7 +505,7 @@ export class VisualSearchService {
     const ids = records.map(idOf);
     const found = new Map((await this.store.getByIds(c.id, ids.filter((x): x is string => x !== undefined))).map((r) => [r.recordId, r]));
     const answers = ids.flatMap((id) => (id !== undefined && found.has(id) ? [project(found.get(id)!, fields, ['*'])] : []));
-    const skips = records.flatMap((r, i) => (ids[i] === undefined || !found.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !found.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
     return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
@@ -510,7 +515,7 @@ export class VisualSearchService {
     const { deleted, seq } = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
     if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
     const gone = new Set(deleted.map((d) => d.recordId));
-    const skips = records.flatMap((r, i) => (ids[i] === undefined || !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
     return { status: this.foundStatus(ctx, deleted.length, records.length, 220), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
   }
 
@@ -521,7 +526,11 @@ export class VisualSearchService {
     const skips: Out[] = [];
     for (const record of records) {
       const id = idOf(record);
-      const current = id === undefined ? undefined : (await this.store.getByIds(c.id, [id]))[0];
+      if (id === undefined) {
+        skips.push(badId(ctx, record));
+        continue;
+      }
+      const current = (await this.store.getByIds(c.id, [id]))[0];
       if (!current) {
         skips.push(skipped(ctx, { _id: record._id ?? null }, 404, 'not found'));
         continue;

@@ -105,6 +105,15 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // A processed answer, not a request error: the envelope, with no `detail`.
     expect(existing.body.skipped_records).toHaveLength(1);
     expect(existing.body).not.toHaveProperty('detail');
+    // a record of the wrong form is its own 400, the others are stored
+    const mixed = await call(`${base}/insert`, { records: [{ _id: [1], _base64: img('Leopards', 3) }, { _id: 'num-b64', _base64: 123 }, { _id: 'long-url', _url: `http://example.com/${'a'.repeat(5000)}` }, { _id: 'fine', _base64: img('Leopards', 3) }] }, c);
+    expect([mixed.http, mixed.body.answer_records]).toEqual([211, [{ _id: 'fine' }]]);
+    const why = mixed.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { code: number; text: string } }).status]);
+    expect(why).toEqual([
+      [[1], { code: 400, text: expect.stringContaining('_id is required'), request_id: expect.any(String) }],
+      ['num-b64', { code: 400, text: expect.stringContaining('_base64 must be a string'), request_id: expect.any(String) }],
+      ['long-url', { code: 400, text: expect.stringContaining('_url is longer than 4096'), request_id: expect.any(String) }],
+    ]);
   }, 120_000);
 
   it('insert beyond capacity is 412', async () => {
@@ -206,6 +215,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([some.http, some.body.status.code]).toEqual([206, 206]);
     const none = await call(`${base}/delete`, { records: [{ _id: 'nope' }] }, c);
     expect([none.http, none.body.status.code]).toEqual([404, 404]);
+    // an id of the wrong form is that record's 400, not the request's
+    const badId = await call(`${base}/get`, { records: [{ _id: null }, { _id: 'leo-1' }] }, c);
+    expect(badId.body.answer_records.map((r) => r._id)).toEqual(['leo-1']);
+    expect(badId.body.skipped_records![0]).toMatchObject({ _id: null, _reason: { status: { code: 400 } } });
+    const everything = await call(`${base}/deleteByFilter`, { filter: { $or: [{ product_id: 'x' }, {}] } }, c);
+    expect(everything.http).toBe(400);
     const byFilter = await call(`${base}/deleteByFilter`, { filter: { product_id: 'plane' } }, c);
     expect(byFilter.body).toMatchObject({ deleted_count: 2 });
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(2);

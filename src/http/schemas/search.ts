@@ -6,10 +6,11 @@ import { StringEnum } from './common.ts';
 
 export const ImageRecordInput = Type.Object(
   {
-    _id: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()])),
-    _url: Type.Optional(Type.String({ maxLength: 4096, description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image.' })),
-    _base64: Type.Optional(Type.String({ description: 'Base64 image, with or without a `data:image/<type>;base64,` prefix.' })),
-    _file: Type.Optional(Type.String({ maxLength: 1024, description: 'Path inside the server\'s file folder (LOUPE_FILE_ROOT).' })),
+    // Checked per record by the services, not here: a record of the wrong form is that record's own 400, never the request's.
+    _id: Type.Optional(Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' })),
+    _url: Type.Optional(Type.Unsafe<string>({ description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image, at most 4096 characters.' })),
+    _base64: Type.Optional(Type.Unsafe<string>({ description: 'Base64 image, with or without a `data:image/<type>;base64,` prefix.' })),
+    _file: Type.Optional(Type.Unsafe<string>({ description: 'Path inside the server\'s file folder (LOUPE_FILE_ROOT), at most 1024 characters.' })),
   },
   { additionalProperties: true },
 );
