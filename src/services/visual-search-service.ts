@@ -496,7 +496,7 @@ export class VisualSearchService {
   /** get/delete/update answer 205 (or 220 for delete) when all were found, 206 for some, 404 for none. */
   private foundStatus(ctx: SearchContext, found: number, asked: number, allCode: number): EnvelopeStatus {
     if (found === asked && asked > 0) return status(ctx, allCode, allCode === 220 ? 'Deleted' : 'All found');
-    if (found > 0) return status(ctx, 206, 'Some records were not found');
+    if (found > 0) return status(ctx, 206, 'Some records were not found or not changed (skipped_records says which and why)');
     return status(ctx, 404, 'No record was found');
   }
 

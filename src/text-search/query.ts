@@ -73,7 +73,9 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
   const text = foldText(input).trim();
   const tokens = wordsOf(cjkPeopleCounts(text));
   if (tokens.length === 0) {
-    return { ok: false, error: { code: 'empty_query', message: '_text_data is empty: it has no word to search for' } };
+    // "🙂🙂" or "!!!" is not empty: say what it lacks
+    const message = text === '' ? '_text_data is empty: it has no word to search for' : `_text_data has no word to search for, only symbols or punctuation ("${[...input.trim()].slice(0, 20).join('')}")`;
+    return { ok: false, error: { code: 'empty_query', message } };
   }
   return { ok: true, query: analyse(text, tokens, index, maxQueryWords) };
 }
