@@ -70,7 +70,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
       expect(x1 - x0).toBeLessThan(0.2 * width);
       expect(c.point[0]! >= x0 - 0.5 && c.point[0]! <= x1 + 0.5 && c.point[1]! >= y0 - 0.5 && c.point[1]! <= y1 + 0.5).toBe(true);
     });
-    expect(card!.versions).toMatchObject({ detection: expect.stringMatching(/^[0-9a-f]{8}$/), points: expect.any(String) });
+    // the versions of what ran: finding the card, not the measures localize does not make
+    expect(card!.versions).toEqual({ detection: expect.stringMatching(/^[0-9a-f]{8}$/), points: expect.any(String) });
     expect(none!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     expect(broken!._status.code).toBe(400);
   }, 60_000);

@@ -104,11 +104,11 @@ export class CardGraderJob implements JobHandler {
         });
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
-          records.push({ ...sized, _objects: [], versions: r.versions, _status: status(404, 'No card was found in the image') });
+          records.push({ ...sized, _objects: [], versions: versionsRun(r.versions, 'found'), _status: status(404, 'No card was found in the image') });
           continue;
         }
         if (r.unfit) {
-          records.push({ ...sized, ...geometryOf(r), versions: r.versions, _status: status(422, r.unfit) });
+          records.push({ ...sized, ...geometryOf(r), versions: versionsRun(r.versions, 'found'), _status: status(422, r.unfit) });
           continue;
         }
         const tags = tagsOf(rec, side);
@@ -136,10 +136,10 @@ export class CardGraderJob implements JobHandler {
     const geometry = geometryOf(r);
     const box = geometry._objects[0]!.bound_box;
     if (op === 'crop_level') {
-      return { _img_url: await ctx.putMedia(Buffer.from(r.images!.crop!), 'webp'), versions: r.versions };
+      return { _img_url: await ctx.putMedia(Buffer.from(r.images!.crop!), 'webp'), versions: versionsRun(r.versions, 'found') };
     }
     if (op === 'localize') {
-      return { ...geometry, corners: cornerRegions(quad, r.width, r.height), edges: edgeBands(quad), card: [{ name: 'CARD', polygon: quad, bound_box: box }], versions: r.versions };
+      return { ...geometry, corners: cornerRegions(quad, r.width, r.height), edges: edgeBands(quad), card: [{ name: 'CARD', polygon: quad, bound_box: box }], versions: versionsRun(r.versions, 'found') };
     }
     if (op === 'grade' || op === 'condition') return this.shapeGrade(ctx, op, r, geometry, box, tags);
     const c = r.centering;
@@ -147,7 +147,7 @@ export class CardGraderJob implements JobHandler {
     const images: Record<string, string> = {};
     if (r.images?.clean) images._clean_url_card = await ctx.putMedia(Buffer.from(r.images.clean), 'jpg');
     if (r.images?.exact) images._exact_url_card = await ctx.putMedia(Buffer.from(r.images.exact), 'jpg');
-    return { ...geometry, card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: tags.map, centering }], grades: { centering: c ? c.grade : null }, versions: r.versions, ...images };
+    return { ...geometry, card: [{ name: 'CARD', polygon: quad, bound_box: box, _tags: tags.map, centering }], grades: { centering: c ? c.grade : null }, versions: versionsRun(r.versions, 'centering'), ...images };
   }
 
   private async shapeGrade(ctx: JobContext, op: 'grade' | 'condition', r: CardResult, geometry: { _objects: Record<string, unknown>[]; _points: unknown }, box: number[], tags: RecordTags): Promise<Record<string, unknown>> {
@@ -290,4 +290,14 @@ function edgeBands(quad: Point[]) {
     const depth = mul(inward, cardWidth * EDGE_DEPTH);
     return { name, polygon: [r1(a1), r1(b1), r1(add(b1, depth)), r1(add(a1, depth))] };
   });
+}
+
+/**
+ * The versions of what ran for a record (spec 3 §2: "the models used"): finding the card
+ * (`detection`, `points`) always; `centering` for centering; every measure for grade and condition.
+ */
+function versionsRun(all: Record<string, string> | undefined, ran: 'found' | 'centering'): Record<string, string> | undefined {
+  if (!all) return all;
+  const keep = ran === 'centering' ? ['detection', 'points', 'centering'] : ['detection', 'points'];
+  return Object.fromEntries(Object.entries(all).filter(([k]) => keep.includes(k)));
 }
