@@ -71,10 +71,6 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     logger: { level: config.logLevel },
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,
-    // Node's own bound on receiving a whole request, which Fastify turns off: a body that never
-    // ends is 408 after five minutes rather than a socket held for ever (large batches also have
-    // an idle limit of their own, large-bodies.ts).
-    requestTimeout: 300_000,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // The router's own answers, in the house error shape: a path id over the router's length
     // limit is an unknown id (404, like any malformed id), a URL that does not decode is a 400.
@@ -162,7 +158,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     }
     // A compressed body is not unpacked (nor a bomb): say so, rather than "not valid UTF-8" or, for br, reading it as plain.
     const encoding = request.headers['content-encoding'];
-    if (encoding !== undefined && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`);
+    const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
+    if (hasBody && encoding !== undefined && encoding.trim() !== '' && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`);
     // URLs handed out are built from the Host the client used unless LOUPE_PUBLIC_URL is set.
     if (!config.publicUrl && request.url !== '/health' && !validHost(request.host)) {
       throw new ServiceError(400, 'invalid_request', 'A valid Host header is required (or set LOUPE_PUBLIC_URL on the server).');

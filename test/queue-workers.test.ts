@@ -129,7 +129,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect((await store.get(id))!.response).toEqual(result('fresh').response);
   });
 
-  it('a job handed back by a worker stopped on purpose keeps its attempts; one a crash left (lease run out) spends one', async () => {
+  it('a job handed back by a worker stopped on purpose keeps its attempts; one handed back after its handler threw spends one', async () => {
     const t = await setup(backend);
     cleanup = t.close;
     const store = new RequestStore(t.services.store);

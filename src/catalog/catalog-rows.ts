@@ -66,20 +66,19 @@ export class Fields {
 
   /**
    * A year (text starting with four digits: `2022`, `2022-06-01`, `2022-23`); null when absent.
-   * Text that says the year is unknown (`Unknown Publication Year`, `n/a`, `?`) is no year, with a
-   * remark: the caller keeps the text in the row's fields (see {@link unknownYear}). Other text is
-   * refused, not stored empty.
+   * Text that says the year is unknown (`Unknown Publication Year`, `n/a`, `?`), or with `lenient`
+   * any text (a mapped CSV column: "Spring 1999", "c.1990"), is no year: the text is kept in
+   * `fields` under the column's name and a remark counts it. Other text is refused, not stored empty.
    */
-  year(name: string, remarks?: Remarks): string | null {
+  year(name: string, remarks?: Remarks, fields?: Record<string, unknown>, lenient = false): string | null {
     const t = this.text(name);
     if (t === null) return null;
     const y = yearOf(t);
     if (y !== null) return y;
-    if (unknownYear(t)) {
-      remarks?.add([`{n} record gives "${name}" as unknown: stored without a year, the text kept in its fields`, `{n} records give "${name}" as unknown: stored without a year, the text kept in their fields`], `${placeText(this.at)}: "${t.slice(0, 40)}"`);
-      return null;
-    }
-    return fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
+    if (!lenient && !unknownYear(t)) return fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
+    if (fields) fields[name] = t;
+    remarks?.add([`{n} record gives "${name}" as no year: stored without a year, the text kept in its fields`, `{n} records give "${name}" as no year: stored without a year, the text kept in their fields`], `${placeText(this.at)}: "${t.slice(0, 40)}"`);
+    return null;
   }
 
   /** A list of text values; null when absent. */
@@ -134,10 +133,10 @@ function describe(v: unknown): string {
   return String(v);
 }
 
-/** A year as text from a number, `2021`, or a date. */
 /** Text that says a year is not known rather than giving a wrong one. */
 export const unknownYear = (text: string): boolean => /^[\s?\-–—.]+$/.test(text) || /\b(unknown|unk|n\/a|none|tbd|tba|undated|no date)\b/i.test(text);
 
+/** A year as text from a number, `2021`, or a date. */
 export function yearOf(value: string | number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   const m = /^(\d{4})/.exec(String(value).trim());

@@ -118,8 +118,11 @@ describe('price layouts', () => {
     expect(bad({ date: '2023-02-29' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "2023-02-29"$/);
     // a typo for 2024 would become the card's anchor and push its real prices out of 30d and 365d
     expect(bad({ date: '2204-01-21' })).toThrow(/^p\.csv line 7: "date" is in the future: "2204-01-21"$/);
-    const today = new Date().toISOString().slice(0, 10);
-    expect(bad({ date: today })).not.toThrow();
+    // tomorrow in UTC is already today east of it (UTC+14); the day after is not yet anywhere
+    const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+    expect(bad({ date: day(0) })).not.toThrow();
+    expect(bad({ date: day(1) })).not.toThrow();
+    expect(bad({ date: day(2) })).toThrow(/is in the future/);
   });
 
   it('reads a grade\'s number only where the label prints one', () => {

@@ -210,5 +210,16 @@ describe('read progress', () => {
       records++;
     }
     expect(taken).toEqual([3]);
+    // a CSV whose last row has no newline after it: that row comes out at the very end
+    const csv = await files.write('three.csv', 'a,b\n1,2\n3,4\n5,6');
+    const csvTaken: number[] = [];
+    let rows = 0;
+    for await (const _ of readCsvRecords(csv, (read, size) => {
+      if (read === size) csvTaken.push(rows);
+    })) {
+      void _;
+      rows++;
+    }
+    expect(csvTaken).toEqual([3]);
   });
 });

@@ -519,8 +519,11 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
     }
     rows.length = 0;
   };
+  // the file's last row (no newline after it) comes out of splitter.end(): "all read" waits for it
+  let size: number | undefined;
+  const early: ByteProgress = (read, total) => (read < total ? progress?.(read, total) : (size = total));
   try {
-    for await (const chunk of textChunks(file, progress)) {
+    for await (const chunk of textChunks(file, early)) {
       splitter.push(chunk, rows);
       yield* take();
     }
@@ -530,6 +533,7 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
   }
   splitter.end(rows);
   yield* take();
+  if (size !== undefined) progress?.(size, size);
   if (!header) throw new CatalogFileError(file, null, 'is empty (no header line)');
 }
 

@@ -41,11 +41,14 @@ export function registerLargeBodyLimit(app: FastifyInstance, options: { threshol
     if (request.raw.destroyed || reply.raw.destroyed) end();
     reply.raw.once('finish', end);
     reply.raw.once('close', end);
-    // A body that stops arriving would hold its slot, and with it every large upload, until the
-    // server's request timeout: a slot's body may idle `idleMs` at most, then the request is 408
-    // and the connection closed. Cleared once the body is read (the handler's time is its own).
+    // A body that stops arriving would hold its slot, and with it every large upload, for ever: a
+    // slot's body may idle `idleMs` at most, then the request is 408 and the connection closed.
+    // Cleared when the body has arrived (its parsing and the handler take the time they need).
     // (app.inject's requests have no socket to time)
-    if (typeof request.raw.setTimeout === 'function') request.raw.setTimeout(idleMs, () => {
+    const timed = typeof request.raw.setTimeout === 'function';
+    const stop = () => request.raw.setTimeout(0);
+    if (timed) request.raw.once('end', stop).once('error', stop);
+    if (timed) request.raw.setTimeout(idleMs, () => {
       if (!reply.raw.headersSent) {
         reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', connection: 'close', 'x-request-id': String(request.id) });
         reply.raw.end(JSON.stringify({ detail: `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`, code: 'request_timeout' }));
@@ -53,8 +56,5 @@ export function registerLargeBodyLimit(app: FastifyInstance, options: { threshol
       request.raw.destroy();
     });
     return payload;
-  });
-  app.addHook('preValidation', async (request) => {
-    if (request.routeOptions.config.batchBody && typeof request.raw.setTimeout === 'function') request.raw.setTimeout(0);
   });
 }

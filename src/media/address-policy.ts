@@ -64,6 +64,11 @@ function normalise(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   return (ip.kind() === 'ipv6' && embeddedIPv4(ip as ipaddr.IPv6)) || ip;
 }
 
+/** A refusal of an address a host name resolved to, said of the name: `localhost resolves to 127.0.0.1, which is a loopback address…`. */
+export function resolvedRefusal(host: string, refusal: string): string {
+  return `${host} resolves to ${refusal.replace(/^address (\S+) is /, '$1, which is ')}`;
+}
+
 function describe(range: string): string {
   const names: Record<string, string> = {
     loopback: 'a loopback address',

@@ -33,7 +33,7 @@ export class ImageIntake {
   async bytes(record: ImageRecord): Promise<Buffer> {
     const { _base64, _url, _file } = record;
     // The request schemas leave these to each record (a wrong one is the record's 400, not the request's).
-    for (const [name, v, max] of [['_base64', _base64, Infinity], ['_url', _url, 4096], ['_file', _file, 1024]] as const) {
+    for (const [name, v, max] of [['_base64', _base64, Infinity], ['_url', _url, 8192], ['_file', _file, 1024]] as const) {
       if (v === undefined || v === null) continue;
       if (typeof v !== 'string') throw new ImageLoadError(`${name} must be a string, not ${Array.isArray(v) ? 'a list' : typeof v}`);
       if (v.length > max) throw new ImageLoadError(`${name} is longer than ${max} characters`);

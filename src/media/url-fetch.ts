@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
-import type { AddressPolicy } from './address-policy.ts';
+import { resolvedRefusal, type AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 
 import { defaultFetchLimits, type FetchLimits } from '../config/config.ts';
@@ -62,7 +62,7 @@ export function guardedLookup(policy: AddressPolicy, refusal: (reason: string) =
       const list = addresses as dns.LookupAddress[];
       for (const a of list) {
         const refused = policy.refusal(a.address, hostname);
-        if (refused) return callback(refusal(`${hostname} resolves to ${refused.replace(/^address (\S+) is /, '$1, which is ')}`), '', 4);
+        if (refused) return callback(refusal(resolvedRefusal(hostname, refused)), '', 4);
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import type { AddressPolicy } from '../media/address-policy.ts';
+import { resolvedRefusal, type AddressPolicy } from '../media/address-policy.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
@@ -214,7 +214,7 @@ export class RequestService {
         );
     for (const address of addresses) {
       const refused = this.policy.refusal(address, host);
-      if (refused) throw bad(net.isIP(host) ? refused : `${host} resolves to ${refused.replace(/^address (\S+) is /, '$1, which is ')}`);
+      if (refused) throw bad(net.isIP(host) ? refused : resolvedRefusal(host, refused));
     }
     const headers: Record<string, string> = {};
     const given = Object.entries(w.headers ?? {});

@@ -416,7 +416,7 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : '_id is required: a string of 1 to 255 characters or an integer'));
+      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : record._id === undefined || record._id === null ? '_id is required: a string of 1 to 255 characters or an integer' : '_id must be a string of 1 to 255 characters or an integer'));
       else if (missing) tally.skips.push(skipped(ctx, echo(record), 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
@@ -493,11 +493,15 @@ export class VisualSearchService {
     return { status: status(ctx, code, text), answer_records: t.answers, skipped_records: t.skips, answer_count: n, statistics: clock.done() };
   }
 
-  /** get/delete/update answer 205 (or 220 for delete) when all were found, 206 for some, 404 for none. */
-  private foundStatus(ctx: SearchContext, found: number, asked: number, allCode: number): EnvelopeStatus {
-    if (found === asked && asked > 0) return status(ctx, allCode, allCode === 220 ? 'Deleted' : 'All found');
-    if (found > 0) return status(ctx, 206, 'Some records were not found or not changed (skipped_records says which and why)');
-    return status(ctx, 404, 'No record was found');
+  /**
+   * get/delete/update answer 205 (or 220 for delete) when all were done, 206 for some, and for none
+   * the skips' own code when they share one (400 when every `_id` was of the wrong form), else 404.
+   */
+  private foundStatus(ctx: SearchContext, done: number, asked: number, allCode: number, skips: Out[], partial: string): EnvelopeStatus {
+    if (done === asked && asked > 0) return status(ctx, allCode, allCode === 220 ? 'Deleted' : 'All found');
+    if (done > 0) return status(ctx, 206, partial);
+    const code = sharedCode(skips.map((k) => (k._reason as { status: { code: number } }).status));
+    return code === 404 || !skips.length ? status(ctx, 404, 'No record was found') : status(ctx, code, skips.length === asked && code === 400 ? 'No record was done: every _id was of the wrong form' : 'No record was done');
   }
 
   async get(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[], fields: Fields): Promise<Envelope> {
@@ -506,7 +510,7 @@ export class VisualSearchService {
     const found = new Map((await this.store.getByIds(c.id, ids.filter((x): x is string => x !== undefined))).map((r) => [r.recordId, r]));
     const answers = ids.flatMap((id) => (id !== undefined && found.has(id) ? [project(found.get(id)!, fields, ['*'])] : []));
     const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !found.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
-    return { status: this.foundStatus(ctx, answers.length, records.length, 205), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
+    return { status: this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
   async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
@@ -516,7 +520,7 @@ export class VisualSearchService {
     if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
     const gone = new Set(deleted.map((d) => d.recordId));
     const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
-    return { status: this.foundStatus(ctx, deleted.length, records.length, 220), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
+    return { status: this.foundStatus(ctx, deleted.length, records.length, 220, skips, 'Some records were not found'), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
   }
 
   /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
@@ -601,7 +605,7 @@ export class VisualSearchService {
     // image's own error (400 for an image that does not load) when that is what every record hit.
     const failures = skips.map((k) => (k._reason as { status: { code: number } }).status);
     const code = sharedCode(failures);
-    const overallStatus = answers.length === 0 && failures.length > 0 && code !== 404 ? status(ctx, code, 'No record was updated') : this.foundStatus(ctx, answers.length, records.length, 205);
+    const overallStatus = answers.length === 0 && failures.length > 0 && code !== 404 ? status(ctx, code, 'No record was updated') : this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not updated (skipped_records says which and why)');
     return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 

@@ -216,11 +216,12 @@ export class RequestStore {
     });
   }
 
-  /** Gives a claimed request back to the queue after its handler failed as a whole. */
   /**
-   * Hands a leased request back to the queue. `giveBack`: the claim's attempt is returned too (a
-   * worker stopped on purpose, a rolling deploy: the request did nothing wrong, so three restarts
-   * must not fail it as a poisonous one); a crash, whose lease simply expires, keeps its attempt.
+   * Hands a leased request back to the queue (its handler failed as a whole, or its worker is
+   * stopping). `giveBack`: the claim's attempt is returned too (a worker stopped on purpose, a
+   * rolling deploy: the request did nothing wrong, so three restarts must not fail it as a
+   * poisonous one; no handler can hang for ever, each image task and download having its own
+   * timeout); a crash, whose lease simply expires, keeps its attempt.
    */
   async release(id: string, token: string, error: string, now = Date.now(), giveBack = false): Promise<boolean> {
     const r = await this.db

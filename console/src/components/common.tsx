@@ -75,7 +75,7 @@ export function Links({ links }: { links: unknown }) {
               {site}
             </a>
           ) : (
-            <span title={String(url)}>{site}</span>
+            <span title={typeof url === 'string' ? url : JSON.stringify(url)}>{site}</span>
           )}
         </li>
       ))}

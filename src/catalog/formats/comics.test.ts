@@ -44,7 +44,7 @@ describe('comics (Marvel subset)', () => {
     const read = await readComics(csv, ctx);
     expect(read.cards.rows.get('title:A (2020) #1')!.row).toMatchObject({ year: null, fields: { publication_year: 'Unknown Publication Year' } });
     expect(read.cards.rows.get('title:B (2020) #2')!.row.year).toBe('2021');
-    expect(ctx.remarks.list()).toEqual(['1 record gives "publication_year" as unknown: stored without a year, the text kept in its fields (first: line 2: "Unknown Publication Year")']);
+    expect(ctx.remarks.list()).toEqual(['1 record gives "publication_year" as no year: stored without a year, the text kept in its fields (first: line 2: "Unknown Publication Year")']);
     const bad = await files.write('bad-year.csv', 'title,publication_year\nC #1,soon\n');
     expect(((await readComics(bad, readContext()).catch((e: unknown) => e)) as Error).message).toMatch(/bad-year\.csv line 2: "publication_year" must be a year \(four digits\), not "soon"/);
   });

@@ -19,8 +19,7 @@ export function comicRow(f: Fields, remarks?: ReadContext['remarks']): CardRow {
   const start = f.integer('series_start_year');
   if (start !== null) fields.origin_date = String(start);
   if (id !== null) fields.marvel_comic_id = f.integer('marvel_comic_id') ?? id;
-  const year = f.year('publication_year', remarks);
-  if (year === null && f.has('publication_year')) fields.publication_year = f.text('publication_year');
+  const year = f.year('publication_year', remarks, fields);
   const characters = f.value.marvel_character_ids;
   if (typeof characters === 'string') fields.marvel_character_ids = characters.split(/[;|,]/).map((s) => s.trim()).filter(Boolean);
   return {

@@ -35,15 +35,15 @@ describe('generic CSV catalogs', () => {
     expect(read.cards.rows.get('TST|232|Test Lotus')!.row).toMatchObject({ name: 'Test Lotus', number: '232', setCode: 'TST', year: '1993', fields: { Condition: 'NM' } });
   });
 
-  it('refuses a year column that holds no year, unless it says the year is unknown (then kept as text, with a remark)', async () => {
-    const bad = await files.write('bad-year.csv', 'name,year\nA,notayear\n');
-    expect(((await readGenericCsv(bad, new Map(), readContext()).catch((e: unknown) => e)) as Error).message).toMatch(/bad-year\.csv line 2: "year" must be a year/);
-    const unknown = await files.write('unknown-year.csv', 'name,Released\nA,n/a\nB,1999\n');
+  it('keeps a year column that holds no year as text under its own name, with a remark (any game\'s own file)', async () => {
+    const file = await files.write('years.csv', 'name,Released\nA,Spring 1999\nB,1999\nC,   \n');
     const ctx = readContext();
-    const read = await readGenericCsv(unknown, parseColumnMap('year=Released'), ctx);
-    expect(read.cards.rows.get('||A')!.row).toMatchObject({ year: null, fields: { year: 'n/a' } });
+    const read = await readGenericCsv(file, parseColumnMap('year=Released'), ctx);
+    expect(read.cards.rows.get('||A')!.row).toMatchObject({ year: null, fields: { Released: 'Spring 1999' } });
     expect(read.cards.rows.get('||B')!.row.year).toBe('1999');
-    expect(ctx.remarks.list()).toHaveLength(1);
+    // an empty cell is no year, and nothing to keep
+    expect(read.cards.rows.get('||C')!.row).toMatchObject({ year: null, fields: {} });
+    expect(ctx.remarks.list()).toEqual(['1 record gives "Released" as no year: stored without a year, the text kept in its fields (first: line 2: "Spring 1999")']);
   });
 
   it('names the line of a broken quote, a missing mapped column and a missing name column', async () => {

@@ -67,8 +67,8 @@ export async function readGenericCsv(file: string, mapping: ReadonlyMap<string, 
     }
     for (const [column, v] of Object.entries(r.value)) if (!mapped.has(column) && v.trim() !== '') fields[column] = v.trim();
     const yearColumn = columns.get('year');
-    const year = yearColumn === undefined ? null : f.year(yearColumn, ctx.remarks);
-    if (year === null && yearColumn !== undefined && f.has(yearColumn)) fields.year = f.text(yearColumn);
+    // any game's own file: a year column that holds other text keeps it (under its own name), with a remark
+    const year = yearColumn === undefined ? null : f.year(yearColumn, ctx.remarks, fields, true);
     const row: CardRow = {
       key: get('key') ?? `${setCode ?? ''}|${number ?? ''}|${name}`,
       name,

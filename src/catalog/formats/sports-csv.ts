@@ -37,8 +37,7 @@ export function sportsRow(f: Fields, remarks?: ReadContext['remarks']): CardRow 
     cardType = 'base';
   }
   if (cardType) fields.card_type = cardType;
-  const year = f.year('year', remarks);
-  if (year === null && f.has('year')) fields.year = f.text('year');
+  const year = f.year('year', remarks, fields);
   return {
     key: `${setName}|${subset}|${number}`,
     name: f.need('players'),

@@ -15,7 +15,7 @@ const envelope = true;
 const Fields = Type.Array(Type.String({ maxLength: 200 }), { maxItems: 200, description: 'Field names to return; `*` for all. `_id` is always returned.' });
 const Filter = Type.Object({}, { additionalProperties: true, description: 'MongoDB-style query (docs/filters.md).' });
 // `_id`'s form is checked per record by the service: one wrong id is that record's 400, not the request's.
-const IdRecord = Type.Object({ _id: Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' }) }, { additionalProperties: true });
+const IdRecord = Type.Object({ _id: Type.Optional(Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' })) }, { additionalProperties: true });
 const Envelope = Type.Ref(SearchEnvelope);
 const K = Type.Integer({ minimum: 1, maximum: 1000, default: 30 });
 const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });

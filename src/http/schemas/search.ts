@@ -8,7 +8,7 @@ export const ImageRecordInput = Type.Object(
   {
     // Checked per record by the services, not here: a record of the wrong form is that record's own 400, never the request's.
     _id: Type.Optional(Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' })),
-    _url: Type.Optional(Type.Unsafe<string>({ description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image, at most 4096 characters.' })),
+    _url: Type.Optional(Type.Unsafe<string>({ description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image, at most 8192 characters (as asynchronous requests take).' })),
     _base64: Type.Optional(Type.Unsafe<string>({ description: 'Base64 image, with or without a `data:image/<type>;base64,` prefix.' })),
     _file: Type.Optional(Type.Unsafe<string>({ description: 'Path inside the server\'s file folder (LOUPE_FILE_ROOT), at most 1024 characters.' })),
   },

@@ -144,6 +144,10 @@ describe('dominant colours', () => {
     expect(colors[0]!.percentage).toBeCloseTo(44.4, -0.5);
     expect(colors[1]!.percentage).toBeCloseTo(38.9, -0.5);
     expect(dominantColors(redBlue, { backgroundKept: 0.5 })).toEqual(colors);
+    // any share, not only 1/n: 0.25 keeps a quarter (10 240 of 40 960 white beside 25 600: 28.6 %), 1 keeps all
+    expect(dominantColors(redBlue, { backgroundKept: 0.25 }).find((c) => c.name === 'white')!.percentage).toBeCloseTo(28.6, -0.5);
+    expect(dominantColors(redBlue, { backgroundKept: 0.75 }).find((c) => c.name === 'white')!.percentage).toBeCloseTo(54.5, -0.5);
+    expect(dominantColors(redBlue, { backgroundKept: 1 })[0]).toMatchObject({ name: 'white', percentage: expect.closeTo(61.5, -0.5) });
   });
 
   it('a bound box limits the analysis to one object, its background read around the box', () => {

@@ -411,10 +411,15 @@ function dropBackground(s: Samples, border: Float64Array, kept = 0): void {
   }
   const left = object.reduce((k, o, cell) => k + (o && !dropped[cell] ? 1 : 0), 0);
   if (left < backgroundMinObject * gw * gh) return;
-  // kept: every k-th background cell stays, by index, so equal pixels give equal colours
-  const every = kept > 0 ? Math.max(1, Math.round(1 / Math.min(1, kept))) : 0;
+  // kept: that share of the background cells stays, spread evenly by index (the n-th stays when
+  // ⌊n·kept⌋ passes ⌊(n − 1)·kept⌋: the first, then every 1/kept-th), so equal pixels give equal colours
+  const share = Math.min(1, Math.max(0, kept));
   let seen = 0;
-  for (let cell = 0; cell < object.length; cell++) if (dropped[cell] && (!every || seen++ % every !== 0)) object[cell] = 0;
+  for (let cell = 0; cell < object.length; cell++) {
+    if (!dropped[cell]) continue;
+    if (share === 0 || Math.floor(seen * share) === Math.floor((seen - 1) * share)) object[cell] = 0;
+    seen++;
+  }
 }
 
 /** Shares to one decimal that add up to exactly 100 (largest remainder). */
