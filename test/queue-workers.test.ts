@@ -6,6 +6,11 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
 import { openServices, type Services } from '../src/services/container.ts';
+import type { ImageIntake } from '../src/media/image-intake.ts';
+import type { MediaStore } from '../src/media/media-store.ts';
+import { HandlerRegistry } from '../src/queue/job-handler.ts';
+import { JobRunner } from '../src/queue/job-runner.ts';
+import { QueueSignal } from '../src/queue/queue-signal.ts';
 import { RequestStore } from '../src/store/request-store.ts';
 import { backends, type Backend } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
@@ -148,6 +153,25 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(await store.release(id, thrown!.token, 'boom', now)).toBe(true);
     const [next] = await store.claim(5, 1000, now + 10);
     expect(next!.row.attempts).toBe(2);
+  });
+
+  it('a runner stopped while its job runs hands the job back with the attempt returned, three times over, and the job still runs', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const { id } = await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _base64: '!!' }] });
+    // a long job: it runs until its runner stops it
+    const registry = new HandlerRegistry();
+    registry.register({ type: 'flows', accepts: () => true, endpoints: () => ['hash'], run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))) });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    for (let i = 0; i < 3; i++) {
+      const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: {} as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+      runner.start();
+      await until('the runner to take the job', async () => (await store.get(id))!.status === 'PROCESSING', 10_000);
+      await runner.stop(50);
+      expect(await store.get(id)).toMatchObject({ status: 'CREATED', attempts: 0, lastError: 'the worker stopped before finishing' });
+    }
   });
 
   it.skipIf(backend !== 'postgres')('two worker processes and 500 jobs: every job DONE exactly once', async () => {
