@@ -45,7 +45,7 @@ describe('seenText', () => {
     const t = seenText({ ...base, colors: [red], scene: [{ ...red, share: 0.55 }, { luv: [98, 0, 0], share: 0.45, name: 'white' }] });
     expect(count(t.seen, 'xkred')).toBe(3);
     expect(count(t.seen, 'xkwhite')).toBe(1);
-    expect(t.colors).toEqual([[50, 80, 30, 0.55], [98, 0, 0, 0.45]]);
+    expect(t.colors).toEqual([[50, 80, 30, 1], [50, 80, 30, 0.55, 1], [98, 0, 0, 0.45, 1]]);
     // a record seen before scene colours existed: its colours as they were
     expect(seenText({ ...base, colors: [red] }).colors).toEqual([[50, 80, 30, 1]]);
   });

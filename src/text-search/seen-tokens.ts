@@ -73,8 +73,11 @@ export interface SeenText {
   seen: string;
   /** OCR text, folded and segmented as the index wants it. */
   ocr: string;
-  /** `[L, u, v, share]` of the whole image's colours (`scene`'s where seen), for colour words and the `_dominant_colors` boost. */
-  colors: [number, number, number, number][];
+  /**
+   * The whole image's colours: `[L, u, v, share]` with the background dropped (the `_dominant_colors`
+   * boost), then, where seen, `[L, u, v, share, 1]` with the backdrop at half weight (colour words).
+   */
+  colors: number[][];
 }
 
 export function seenText(o: Observed): SeenText {
@@ -117,7 +120,8 @@ export function seenText(o: Observed): SeenText {
   return {
     seen: codes.join(' '),
     ocr: indexWords(o.ocr.filter((l) => l.prob >= ocrMinProb).map((l) => l.text).join('\n')),
-    colors: (o.scene ?? o.colors).map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share)]),
+    // both lists, the scene's marked (services/text-search/color-match.ts SCENE): words rank by it, _dominant_colors compares the other
+    colors: [...o.colors.map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share)]), ...(o.scene ?? []).map((c) => [round2(c.luv[0]), round2(c.luv[1]), round2(c.luv[2]), round2(c.share), 1])],
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { colorPalette } from '../../vision/models/color-palette.ts';
 import { srgbToLuv } from '../../vision/models/dominant-colors.ts';
-import { colorWordShare } from './color-match.ts';
+import { colorMatch, colorWordShare, SCENE } from './color-match.ts';
 
 const luvOf = (name: string) => {
   const n = Number.parseInt(colorPalette.find((p) => p.name === name)!.hex.slice(1), 16);
@@ -27,5 +27,18 @@ describe('colorWordShare', () => {
     expect(colorWordShare(['blue', 'white'], image)).toBeCloseTo(0.5, 5);
     expect(colorWordShare([], image)).toBe(0);
     expect(colorWordShare(['blue'], [])).toBe(0);
+  });
+});
+
+describe('stored whole-image colours of two kinds', () => {
+  it('colour words read the colours with the backdrop (marked), _dominant_colors the ones without; an older row, its one list for both', () => {
+    // a red product on white: without the backdrop all red; with it at half weight, white 0.45
+    const plain = stored(['red', 1]);
+    const scene = stored(['red', 0.55], ['white', 0.45]).map((c) => [...c, SCENE]);
+    expect(colorWordShare(['white'], [...plain, ...scene])).toBeCloseTo(0.45, 5);
+    expect(colorWordShare(['white'], plain)).toBe(0);
+    const query = { luv: [luvOf('red') as [number, number, number]], percentages: [100] };
+    expect(colorMatch(query, [...plain, ...scene])).toBeCloseTo(1, 5);
+    expect(colorMatch(query, scene)).toBe(0);
   });
 });

@@ -7,6 +7,14 @@ export interface DominantColorsQuery {
   percentages: number[];
 }
 
+/**
+ * A stored whole-image colour `[L, u, v, share, 1]` is one of the image with its backdrop at half
+ * weight (seen-tokens.ts `scene`), which colour words rank by; `[L, u, v, share]` ones have the
+ * backdrop dropped, which `_dominant_colors` compares with. A row stored before 2026-11-28 has only
+ * the latter, and both read it.
+ */
+export const SCENE = 1;
+
 /** Colours within this ΔE*uv of a query colour count as it (about where two palette names part). */
 const colorMatchDelta = 15;
 
@@ -15,6 +23,8 @@ const colorMatchDelta = 15;
  * colours are `[L, u, v, share 0–1]`.
  */
 export function colorMatch(colors: DominantColorsQuery, stored: readonly number[][]): number {
+  // a query's colours are an item's or a photo's without its backdrop: compare like with like
+  stored = stored.filter((s) => s[4] !== SCENE);
   let matched = 0;
   let total = 0;
   colors.luv.forEach((luv, i) => {
@@ -46,7 +56,8 @@ export function storedColors(value: unknown): number[][] {
  */
 export function colorWordShare(words: readonly ColorName[], stored: readonly number[][]): number {
   if (!words.length) return 0;
-  const named = stored.map((s) => ({ name: nameColor(s) as ColorName, share: s[3] ?? 0 }));
+  const scene = stored.filter((s) => s[4] === SCENE);
+  const named = (scene.length ? scene : stored).map((s) => ({ name: nameColor(s) as ColorName, share: s[3] ?? 0 }));
   let sum = 0;
   for (const word of words) {
     const family = familyOf[word];
