@@ -1,4 +1,3 @@
-import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
@@ -9,6 +8,7 @@ import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
 import { fromBool, fromJson, toIso } from '../store/database.ts';
+import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
 
 export interface CallContext {

@@ -1,9 +1,9 @@
-import { inexactNumber } from '../util/exact-numbers.ts';
 import type { Change, CollectionQueries, Hit } from '../index/collection-queries.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
+import { inexactNumber } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
@@ -60,9 +60,12 @@ function attributes(record: InputRecord): Record<string, unknown> {
   return typeof url === 'string' ? { _url: url, ...rest } : rest;
 }
 
+/** What an `_id` must be, in every message that refuses one. */
+const ID_FORM = 'a string of 1 to 255 characters or an integer';
+
 /** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
 function badId(ctx: SearchContext, record: { _id?: unknown }): Out {
-  return skipped(ctx, { _id: record._id ?? null }, 400, '_id must be a string of 1 to 255 characters or an integer');
+  return skipped(ctx, { _id: record._id ?? null }, 400, `_id must be ${ID_FORM}`);
 }
 
 function idOf(record: { _id?: unknown }): string | undefined {
@@ -416,7 +419,7 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : record._id === undefined || record._id === null ? '_id is required: a string of 1 to 255 characters or an integer' : '_id must be a string of 1 to 255 characters or an integer'));
+      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
       else if (missing) tally.skips.push(skipped(ctx, echo(record), 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
