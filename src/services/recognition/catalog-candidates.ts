@@ -1,5 +1,6 @@
 import { normalizeName } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
+import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import type { ArtworkIndex } from './artwork-references.ts';
 import type { CandidateCard, CandidateSource } from './identify.ts';
@@ -22,7 +23,7 @@ function numberOrNull(v: unknown): number | null {
 
 /**
  * A stored card as identification sees it: its set's printed total and year, its HP and regulation
- * mark, and for a Pokémon catalog (`kind`) the colour of its border.
+ * mark, and for a Pokémon catalog (`kind`) the colour of its border and its text box's layout.
  */
 export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>, kind?: string): CandidateCard {
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
@@ -42,6 +43,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     regulationMark: typeof mark === 'string' ? mark : null,
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
+    layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : null,
   };
 }

@@ -18,6 +18,7 @@ const card = (key: string, name: string, number: string, setTotal: number | null
   kind: null,
   artist: null,
   border: null,
+  layout: null,
   ...extra,
 });
 /** Lines as [text, top, left, height] on the upright card. */
@@ -255,6 +256,32 @@ describe('identification', () => {
     const other = card('swsh5-98', 'Tyrunt', '098', 163, '2021', { hp: 230, border: 'yellow' });
     const ranked = await identify({ ...given, border: 'yellow' }, source([v, other]));
     expect(ranked[0]!.card.key).toBe('swsh5-97');
+  });
+
+  it('tells a regular printing from its illustration rare by the text box, where the layout contradicts one', async () => {
+    // Scarlet & Violet: one name, one HP, both silver; on a small photo the number is unreadable
+    const regular = card('sv8-153', 'Braviary', '153', 191, '2024', { hp: 130, border: 'neutral', layout: 'framed' });
+    const rare = card('sv8-214', 'Braviary', '214', 191, '2024', { hp: 130, border: 'neutral', layout: 'full' });
+    const given = readCardText(lines([['Braviary', 0.05, 0.2, 0.05], ['130', 0.05, 0.75, 0.04]]));
+    const full = await identify({ ...given, border: 'neutral', layout: 'full' }, source([regular, rare]));
+    expect(full.map((r) => [r.card.key, r.evidence.layout])).toEqual([['sv8-214', 'same'], ['sv8-153', 'differs']]);
+    expect(full[0]!.score - full[1]!.score).toBeCloseTo(WEIGHTS.layoutSame - WEIGHTS.layoutDiffers, 9);
+    // it orders the two, the best match at the name level, but does not single a printing out
+    expect(bestMatch(full)?.card.key).toBe('sv8-214');
+    expect(printingMatch(full)).toBeNull();
+    const framed = await identify({ ...given, border: 'neutral', layout: 'framed' }, source([regular, rare]));
+    expect(bestMatch(framed)?.card.key).toBe('sv8-153');
+    // a printing whose layout the catalog does not tell (a regular ex card) does not lose to a full art measured full
+    const ex = card('sv8-4', 'Durant ex', '4', 191, '2024', { hp: 190, border: 'neutral', layout: null });
+    const sir = card('sv8-236', 'Durant ex', '236', 191, '2024', { hp: 190, border: 'neutral', layout: 'full' });
+    const exRead = readCardText(lines([['Durant ex', 0.05, 0.2, 0.05], ['190', 0.05, 0.75, 0.04]]));
+    const both = await identify({ ...exRead, border: 'neutral', layout: 'full' }, source([ex, sir]));
+    expect(both[0]!.score).toBe(both[1]!.score);
+    // unmeasured: a tie, and no printing is named
+    const none = await identify({ ...given, border: 'neutral', layout: null }, source([regular, rare]));
+    expect(none.every((r) => r.evidence.layout === 'unknown')).toBe(true);
+    expect(none[0]!.score).toBe(none[1]!.score);
+    expect(printingMatch(none)).toBeNull();
   });
 
   it('identifies a Yu-Gi-Oh! printing by its print code, whichever rarity row the catalog holds it in', async () => {

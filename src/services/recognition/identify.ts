@@ -8,6 +8,7 @@
  */
 import { normalizeName } from '../../catalog/card-keys.ts';
 import type { BorderColour } from '../../catalog/pokemon-borders.ts';
+import type { CardLayout } from '../../catalog/pokemon-layouts.ts';
 import { SUFFIX_TEXT } from '../../catalog/pokemon-species-names.ts';
 import { editDistance } from '../../util/edit-distance.ts';
 import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
@@ -38,10 +39,12 @@ export interface CandidateCard {
   artist: string | null;
   /** The colour of the printing's border, where the catalog tells it (pokemon-borders.ts). */
   border: BorderColour | null;
+  /** Whether the printing's text box is plain or over its artwork, where the catalog tells it (pokemon-layouts.ts). */
+  layout: CardLayout | null;
 }
 
-/** What a card shows: the clues read from its text, and the colour of its border where it was measured surely. */
-export type CardClues = CardTextClues & { border?: BorderColour | null };
+/** What a card shows: the clues read from its text, and the colour of its border and its layout where they were measured surely. */
+export type CardClues = CardTextClues & { border?: BorderColour | null; layout?: CardLayout | null };
 
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
 export interface CandidateSource {
@@ -93,6 +96,8 @@ export interface Evidence {
   art: number | null;
   /** The border measured against the printing's. */
   border: 'same' | 'differs' | 'unknown';
+  /** The text box's layout measured against the printing's. */
+  layout: 'same' | 'differs' | 'unknown';
 }
 
 export interface Identified {
@@ -146,6 +151,16 @@ export const WEIGHTS = {
    */
   borderSame: 0.5,
   borderDiffers: -0.5,
+  /**
+   * The text box, plain or over the artwork: a regular printing from its illustration rare or
+   * full art, which in Scarlet & Violet share name, HP and border. Only a contradiction counts:
+   * regular ex and V cards, whose layout the catalog leaves unknown, read as artwork as often as
+   * their full arts do, so a full art measured full must not gain on them; and less than
+   * {@link MIN_LEAD}, so it orders a name's printings without singling one out (a reverse holo's
+   * foil under glare can read as artwork, card-layout.ts).
+   */
+  layoutSame: 0,
+  layoutDiffers: -0.5,
 };
 /**
  * Artwork distances (bits of 256) where the evidence is full and where it stops counting. On 36
@@ -246,7 +261,7 @@ function totalOf(n: CollectorNumber): number | null {
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown' };
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   if (numbers.length) {
@@ -273,6 +288,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
   if (clues.border && card.border) evidence.border = clues.border === card.border ? 'same' : 'differs';
+  if (clues.layout && card.layout) evidence.layout = clues.layout === card.layout ? 'same' : 'differs';
   if (clues.artist && card.artist) {
     const like = artistLikeness(clues.artist, card.artist);
     evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
@@ -302,6 +318,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   if (evidence.nameDiffers) score += w.nameDiffers;
   score += artScore(evidence.art);
   score += evidence.border === 'same' ? w.borderSame : evidence.border === 'differs' ? w.borderDiffers : 0;
+  score += evidence.layout === 'same' ? w.layoutSame : evidence.layout === 'differs' ? w.layoutDiffers : 0;
   return { card, score, evidence };
 }
 

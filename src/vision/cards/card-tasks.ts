@@ -263,7 +263,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);
-    readings.push({ index, rotation: reading.rotation, art: reading.art, border: reading.border, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+    readings.push({ index, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
   return {
     ...base,

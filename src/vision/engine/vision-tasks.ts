@@ -9,6 +9,7 @@ import type { OcrLine } from '../models/ocr-reader.ts';
 import type { Observed, SeenPart } from '../../text-search/seen-tokens.ts';
 import type { Item, ItemDomain } from '../fashion/item-regions.ts';
 import type { BorderLook } from '../recognition/card-border.ts';
+import type { LayoutLook } from '../recognition/card-layout.ts';
 
 /** What runs in the vision workers. Shared by the worker and the engine that posts to it. */
 export type ModelName = (typeof visionModels)[number];
@@ -98,7 +99,7 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
+  readings?: { index: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
   /**
    * With `whole` (not asked for by the client): whether the verifier takes the image's frame for a

@@ -7,6 +7,7 @@ import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { cropRgb } from '../engine/rgb-crop.ts';
 import { artworkHash, turnedOver } from './card-artwork.ts';
 import { borderLook, type BorderLook } from './card-border.ts';
+import { layoutLook, type LayoutLook } from './card-layout.ts';
 
 /**
  * The text recognition reads on a card (docs/recognition.md "Reading a card"): the card warped
@@ -43,6 +44,8 @@ export interface CardReading {
   art: [string, string];
   /** The printed border's colour (card-border.ts), the same either way up; null on a card too small to show it. */
   border: BorderLook | null;
+  /** Whether the text box is plain or artwork (card-layout.ts), the way up the card was read; null on a card too small. */
+  layout: LayoutLook | null;
 }
 
 /** A collector number or promo code as the bottom band shows it: what tells which way up the card is. */
@@ -167,17 +170,18 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
   const art: [string, string] = [artworkHash(card), artworkHash(card, true)];
   const border = borderLook(card);
-  if (numberish(first) > 0) return { lines: first, rotation: 0, art, border };
+  const layout = layoutLook(card);
+  if (numberish(first) > 0) return { lines: first, rotation: 0, art, border, layout };
   // the card is the right way up but its number was not read: its two ends, read larger, often show it
   const zoomed = async () => (cardWidthOf(upright) >= FOOT_ZOOM_MIN_CARD ? [...first, ...(await readFootCorners(cv, ocr, img, upright, placed))] : first);
-  if (foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: await zoomed(), rotation: 0, art, border };
-  if (first.some((l) => l.box.y1 <= BAND + 0.01 && l.prob >= SURE_WORD && WORD.test(l.text))) return { lines: await zoomed(), rotation: 0, art, border };
+  if (foot(first).some((l) => FOOT_WORDS.test(l.text))) return { lines: await zoomed(), rotation: 0, art, border, layout };
+  if (first.some((l) => l.box.y1 <= BAND + 0.01 && l.prob >= SURE_WORD && WORD.test(l.text))) return { lines: await zoomed(), rotation: 0, art, border, layout };
   // Which way up is told by the bottom band alone: the turned-over card's top band is read only
   // when its bottom band (the top band turned over) wins; most cards read so show no number
   // either way (small photos).
   const turnedFoot = placed(await readBand(ocr, turnedOver(top), BANDS[1]), 180);
-  if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border };
-  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0]), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border };
+  if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border, layout };
+  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0]), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
 }
 
 /**
