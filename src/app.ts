@@ -8,6 +8,7 @@ import type { Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
@@ -82,6 +83,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         .type('application/json; charset=utf-8')
         .send(notFound ? { detail: 'Not found: an id in the path is longer than any id the server makes.', code: 'not_found' } : { detail: 'The URL is not valid (a percent-escape does not decode).', code: 'invalid_request' });
     },
+    clientErrorHandler: handleClientError,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();

@@ -104,6 +104,27 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect(await raw(`GET ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.[01] 200 /);
   });
 
+  it('what the HTTP parser refuses (headers too large, a header that does not parse) is answered in the error shape', async () => {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+        let out = '';
+        socket.on('data', (d) => (out += d.toString()));
+        socket.on('close', () => resolve(out));
+        socket.on('error', reject);
+      });
+    const huge = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.stringMatching(/headers are too large/), code: 'headers_too_large' });
+    const broken = await raw('GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    expect(broken).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(broken.slice(broken.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'invalid_request' });
+    // the server still answers
+    expect(await raw('GET /health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 200 /);
+  });
+
   it('a body that is not JSON is 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
       const res = await h.request('POST', cs('session/'), { payload: 'name=x', headers: { 'content-type': type } });

@@ -1,0 +1,24 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * What Node's HTTP parser refuses before a request exists (headers over the size limit, a
+ * malformed request line or header, a request that timed out), answered in the house error shape
+ * rather than Fastify's default body. There is no request id yet: the parser never produced one.
+ */
+export function clientErrorResponse(code: string | undefined): { status: number; body: { detail: string; code: string } } {
+  if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: { detail: 'The request headers are too large.', code: 'headers_too_large' } };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { detail: 'The request did not arrive in time; send it again.', code: 'request_timeout' } };
+  return { status: 400, body: { detail: 'The request is not valid HTTP (its request line or a header does not parse).', code: 'invalid_request' } };
+}
+
+/** Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it, as Node's own does. */
+export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const { status, body } = clientErrorResponse(err.code);
+  const text = JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`);
+  }
+  socket.destroy(err);
+}
