@@ -63,6 +63,12 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;
 const validHost = (host: string | undefined): boolean => typeof host === 'string' && hostPattern.test(host);
 
+/** The query parameters a route's schema types as integers. */
+function integerQueryNames(schema: unknown): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
+  return properties ? Object.entries(properties).filter(([, s]) => s.type === 'integer').map(([name]) => name) : [];
+}
+
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
@@ -152,9 +158,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         throw new ServiceError(400, 'invalid_request', 'The URL is not valid (a percent-escape does not decode).');
       }
     }
-    // Page numbers in decimal digits only: the validator's coercion reads 0x10 as 16 and 1e3 as 1000
+    // Whole numbers in the query (page, page_size, size) in decimal digits only: the validator's
+    // coercion reads 0x10 as 16 and 1e3 as 1000
     const query = request.query as Record<string, unknown> | undefined;
-    for (const name of ['page', 'page_size']) {
+    for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
       const v = query?.[name];
       if (v !== undefined && (typeof v !== 'string' || !/^\s*\d+\s*$/.test(v))) throw new ServiceError(400, 'invalid_request', `${name} must be a whole number written in decimal digits, not "${String(v).slice(0, 40)}".`, [{ field: name, message: 'must be a whole number in decimal digits' }]);
     }

@@ -207,6 +207,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(ids.body.next).toMatch(/\/allRecords\?only_ids=true&size=3&page=2$/);
     const idsNext = await h.request('POST', ids.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect((idsNext.json() as Body).answer_records).toEqual([{ _id: 'watch-1' }, { _id: 'plane-2' }]);
+    // a size the validator would coerce (1e1 as 10, 0x2 as 2) is refused, not read otherwise than written
+    for (const q of ['size=1e1', 'size=0x2', 'size=2.0&page=1']) {
+      const res = await h.request('POST', `${base}/allRecords?${q}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().status?.text ?? res.json().detail).toMatch(/size must be a whole number/);
+    }
   }, 60_000);
 
   it('delete (220, 206, 404) and deleteByFilter', async () => {
