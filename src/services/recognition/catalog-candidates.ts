@@ -1,6 +1,7 @@
 import { normalizeName } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
+import { mtgBorder } from '../../catalog/mtg-borders.ts';
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import type { ArtworkIndex } from './artwork-references.ts';
 import type { CandidateCard, CandidateSource } from './identify.ts';
@@ -23,7 +24,8 @@ function numberOrNull(v: unknown): number | null {
 
 /**
  * A stored card as identification sees it: its set's printed total and year, its HP and regulation
- * mark, and for a Pokémon catalog (`kind`) the colour of its border and its text box's layout.
+ * mark, for a Pokémon catalog (`kind`) the colour of its border and its text box's layout, for a
+ * Magic one its border (black or white).
  */
 export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>, kind?: string): CandidateCard {
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
@@ -44,7 +46,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
     layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
-    border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : null,
+    border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : kind === 'mtg' ? mtgBorder(card.fields) : null,
   };
 }
 

@@ -284,6 +284,23 @@ describe('identification', () => {
     expect(printingMatch(none)).toBeNull();
   });
 
+  it('tells a Magic name’s white-bordered reprint from its black-bordered printings by the ring’s lightness', async () => {
+    // an old card shows no collector number: name and border are what a photo gives
+    const beta = card('beta-bolt', 'Lightning Bolt', '161', null, '1993', { border: 'black' });
+    const revised = card('revised-bolt', 'Lightning Bolt', '162', null, '1994', { border: 'white' });
+    const given = readCardText(lines([['Lightning Bolt', 0.05, 0.08, 0.05]]));
+    const white = await identify({ ...given, border: 'neutral', borderTone: 'light' }, source([beta, revised]));
+    expect(white.map((r) => [r.card.key, r.evidence.border])).toEqual([['revised-bolt', 'same'], ['beta-bolt', 'differs']]);
+    expect(bestMatch(white)?.card.key).toBe('revised-bolt');
+    const black = await identify({ ...given, border: 'neutral', borderTone: 'dark' }, source([beta, revised]));
+    expect(bestMatch(black)?.card.key).toBe('beta-bolt');
+    // a grey ring (neither) says nothing; a Pokémon colour clue never counts for a Magic printing
+    const grey = await identify({ ...given, border: 'neutral', borderTone: null }, source([beta, revised]));
+    expect(grey.every((r) => r.evidence.border === 'unknown')).toBe(true);
+    const yellow = await identify({ ...given, border: 'yellow', borderTone: null }, source([beta, revised]));
+    expect(yellow.every((r) => r.evidence.border === 'unknown')).toBe(true);
+  });
+
   it('identifies a Yu-Gi-Oh! printing by its print code, whichever rarity row the catalog holds it in', async () => {
     // yaml-yugi rows: one per print code and rarity (src/catalog/formats/yugioh.ts)
     const ygo = (code: string, rarity: string) => card(`${code}|${rarity}|Set|10000001`, 'Test Dragon of Light', code, null, null, { setCode: code.split('-')[0]!, setCodes: [], numberNorm: code });

@@ -9,6 +9,7 @@
 import { normalizeName } from '../../catalog/card-keys.ts';
 import type { BorderColour } from '../../catalog/pokemon-borders.ts';
 import type { CardLayout } from '../../catalog/pokemon-layouts.ts';
+import type { MtgBorderColour } from '../../catalog/mtg-borders.ts';
 import { SUFFIX_TEXT } from '../../catalog/pokemon-species-names.ts';
 import { editDistance } from '../../util/edit-distance.ts';
 import type { CardTextClues, CollectorNumber, NameCandidate } from './card-text.ts';
@@ -38,13 +39,13 @@ export interface CandidateCard {
   /** The illustrator, folded ({@link normalizeName}), where the catalog names one. */
   artist: string | null;
   /** The colour of the printing's border, where the catalog tells it (pokemon-borders.ts). */
-  border: BorderColour | null;
+  border: BorderColour | MtgBorderColour | null;
   /** Whether the printing's text box is plain or over its artwork, where the catalog tells it (pokemon-layouts.ts). */
   layout: CardLayout | null;
 }
 
 /** What a card shows: the clues read from its text, and the colour of its border and its layout where they were measured surely. */
-export type CardClues = CardTextClues & { border?: BorderColour | null; layout?: CardLayout | null };
+export type CardClues = CardTextClues & { border?: BorderColour | null; borderTone?: 'light' | 'dark' | null; layout?: CardLayout | null };
 
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
 export interface CandidateSource {
@@ -146,7 +147,8 @@ export const WEIGHTS = {
   artDiffers: -2,
   /**
    * The border's colour: it tells a name's printings apart (a regular card from its full-art or
-   * V printing, an older print from a Scarlet & Violet one), never one name from another. Same
+   * V printing, an older print from a Scarlet & Violet one; a Magic core-set reprint, white, from
+   * its black-bordered printings), never one name from another. Same
    * and differs together are {@link MIN_LEAD}: the border alone can single a printing out.
    */
   borderSame: 0.5,
@@ -287,7 +289,9 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
-  if (clues.border && card.border) evidence.border = clues.border === card.border ? 'same' : 'differs';
+  // a Magic printing's border is told by the neutral ring's lightness, a Pokémon one's by its colour
+  const measured = card.border === 'white' || card.border === 'black' ? (clues.borderTone === 'light' ? 'white' : clues.borderTone === 'dark' ? 'black' : null) : clues.border;
+  if (measured && card.border) evidence.border = measured === card.border ? 'same' : 'differs';
   if (clues.layout && card.layout) evidence.layout = clues.layout === card.layout ? 'same' : 'differs';
   if (clues.artist && card.artist) {
     const like = artistLikeness(clues.artist, card.artist);

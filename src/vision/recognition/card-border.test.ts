@@ -28,6 +28,13 @@ describe('border colour', () => {
     expect(borderLook(card(200, [235, 205, 70], [30, 30, 34]))?.colour).toBe('yellow');
   });
 
+  it('tells a black border from a white one (Magic), and says neither of a grey one or a colour', () => {
+    expect(borderLook(card(500, [18, 18, 20], [200, 60, 40]))).toMatchObject({ colour: 'neutral', tone: 'dark' });
+    expect(borderLook(card(500, [236, 234, 228], [40, 90, 160]))).toMatchObject({ colour: 'neutral', tone: 'light' });
+    expect(borderLook(card(500, [128, 128, 130], [40, 90, 160]))).toMatchObject({ colour: 'neutral', tone: null });
+    expect(borderLook(card(500, [235, 205, 70], [40, 90, 160]))).toMatchObject({ colour: 'yellow', tone: null });
+  });
+
   it('says nothing of a ring between the two (a washed-out or warm-lit border), or too thin to sample', () => {
     const between = borderLook(card(500, [200, 185, 150], [40, 90, 160]))!;
     expect(between.lab[2]).toBeGreaterThan(10);

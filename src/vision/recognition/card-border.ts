@@ -13,6 +13,12 @@ import { srgbToLab } from '../models/dominant-colors.ts';
 export interface BorderLook {
   /** `yellow`, `neutral` (silver, grey, black, white), or null where the ring is neither surely. */
   colour: 'yellow' | 'neutral' | null;
+  /**
+   * A neutral ring's lightness: `dark` (a black border: Magic's usual one) to {@link DARK_TO} L*,
+   * `light` (a white one: Magic's core-set reprints to 2004) from {@link LIGHT_FROM}; null between,
+   * or for a colour.
+   */
+  tone: 'light' | 'dark' | null;
   /** The ring's median CIELAB L* (0–100), a* and b*. */
   lab: [number, number, number];
 }
@@ -23,6 +29,13 @@ export interface BorderLook {
  */
 export const YELLOW_FROM = 25;
 export const NEUTRAL_TO = 10;
+/**
+ * L* up to which a neutral ring is dark, and from which it is light. The 20 Magic reference scans
+ * with a catalog entry here, all black-bordered, gave 0–12; a white border photographed under a
+ * lamp stays well above 65 and a black one under glare below 35.
+ */
+export const DARK_TO = 35;
+export const LIGHT_FROM = 65;
 
 /**
  * Where the ring is sampled, as shares of the upright card's width from its edges: inside the
@@ -66,5 +79,6 @@ export function borderLook(card: RgbPixels): BorderLook | null {
   const strips = [stripLab(card, a, b, s0, s1), stripLab(card, w - b, w - a, s0, s1), stripLab(card, t0, t1, a, b), stripLab(card, t0, t1, h - b, h - a)];
   const lab = [0, 1, 2].map((k) => median(strips.map((s) => s[k]!))) as [number, number, number];
   const colour = lab[2] >= YELLOW_FROM && Math.abs(lab[1]) <= lab[2] / 2 ? 'yellow' : lab[2] <= NEUTRAL_TO && Math.abs(lab[1]) <= NEUTRAL_TO ? 'neutral' : null;
-  return { colour, lab: lab.map((v) => Math.round(v * 10) / 10) as [number, number, number] };
+  const tone = colour !== 'neutral' ? null : lab[0] <= DARK_TO ? 'dark' : lab[0] >= LIGHT_FROM ? 'light' : null;
+  return { colour, tone, lab: lab.map((v) => Math.round(v * 10) / 10) as [number, number, number] };
 }
