@@ -63,10 +63,17 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::\d{1,5})?$/;
 const validHost = (host: string | undefined): boolean => typeof host === 'string' && hostPattern.test(host);
 
-/** The query parameters a route's schema types as integers. */
+const integerNames = new WeakMap<object, string[]>();
+/** The query parameters a route's schema types as integers (worked out once per schema). */
 function integerQueryNames(schema: unknown): string[] {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties;
-  return properties ? Object.entries(properties).filter(([, s]) => s.type === 'integer').map(([name]) => name) : [];
+  if (!schema || typeof schema !== 'object') return [];
+  let names = integerNames.get(schema);
+  if (!names) {
+    const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+    const integer = (type: unknown) => type === 'integer' || (Array.isArray(type) && type.includes('integer'));
+    integerNames.set(schema, (names = Object.entries(properties).filter(([, s]) => integer(s.type)).map(([name]) => name)));
+  }
+  return names;
 }
 
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
@@ -158,8 +165,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         throw new ServiceError(400, 'invalid_request', 'The URL is not valid (a percent-escape does not decode).');
       }
     }
-    // Whole numbers in the query (page, page_size, size) in decimal digits only: the validator's
-    // coercion reads 0x10 as 16 and 1e3 as 1000
+    // Whole numbers in the query in decimal digits only: the validator's coercion reads 0x10 as 16
+    // and 1e3 as 1000
     const query = request.query as Record<string, unknown> | undefined;
     for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
       const v = query?.[name];

@@ -8,16 +8,23 @@ import type { Socket } from 'node:net';
  */
 export function clientErrorResponse(code: string | undefined): { status: number; body: { detail: string; code: string } } {
   if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: { detail: 'The request headers are too large.', code: 'headers_too_large' } };
+  if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return { status: 413, body: { detail: 'The body\'s chunk extensions are too large.', code: 'body_too_large' } };
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { detail: 'The request did not arrive in time; send it again.', code: 'request_timeout' } };
   return { status: 400, body: { detail: 'The request is not valid HTTP (its request line or a header does not parse).', code: 'invalid_request' } };
 }
 
-/** Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it, as Node's own does. */
+/**
+ * Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it. As Node's own
+ * handler (and unlike Fastify's default), nothing is written while a response on that connection
+ * has begun (a pipelined request that does not parse behind a streamed one): it would land inside
+ * that response's body.
+ */
 export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorResponse(err.code);
   const text = JSON.stringify(body);
-  if (socket.writable) {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
     socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`);
   }
   socket.destroy(err);

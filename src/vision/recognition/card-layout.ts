@@ -47,7 +47,7 @@ const median = (v: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
-/** The text box's layout on a card warped upright (card-geometry.ts `warpCard`), or null when the card is too small for blocks. */
+/** The text box's layout on a card warped upright (card-geometry.ts `warpCard`), or null for an image under 100 px wide (the reader warps cards to 500). */
 export function layoutLook(card: RgbPixels): LayoutLook | null {
   const { width: w, height: h } = card;
   const side = Math.round(w * BLOCK);

@@ -8,7 +8,7 @@ import { runCardTask } from '../cards/card-tasks.ts';
 import { loadCv, warpCard, warpCardParts, type Quad } from '../cards/card-geometry.ts';
 import type { CardResult } from '../engine/vision-tasks.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
-import { FOOT_ZOOM_MIN_CARD, FOOT_ZOOM_WIDTH, readCard } from './card-reading.ts';
+import { eitherWayUp, FOOT_ZOOM_MIN_CARD, FOOT_ZOOM_WIDTH, readCard } from './card-reading.ts';
 
 const toTask = (bytes: Buffer) => ({ kind: 'card' as const, image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 100e6, op: 'read' as const, options: { locator: 'detector' as const } });
 const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as CardResult;
@@ -115,5 +115,17 @@ describe('reading cards for recognition', () => {
     let diff = 0;
     for (let i = 0; i < foot!.data.length; i++) diff += Math.abs(foot!.data[i]! - whole.data[from * 300 * 3 + i]!);
     expect(diff / foot!.data.length).toBeLessThan(1);
+  });
+});
+
+describe('the layout of a card whose way up is not known', () => {
+  const look = (layout: 'framed' | 'full' | null, plain: number) => ({ layout, plain });
+  it('is framed when either way up shows a plain box, full only when both show artwork', () => {
+    // an upside-down regular card: as shown, its artwork window sits where the box is read
+    expect(eitherWayUp(look('full', 0.2), look('framed', 0.9))?.layout).toBe('framed');
+    expect(eitherWayUp(look('framed', 0.8), look('full', 0.1))?.layout).toBe('framed');
+    expect(eitherWayUp(look('full', 0.2), look('full', 0.3))?.layout).toBe('full');
+    expect(eitherWayUp(look('full', 0.2), look(null, 0.5))?.layout).toBeNull();
+    expect(eitherWayUp(null, null)).toBeNull();
   });
 });

@@ -44,7 +44,10 @@ export interface CardReading {
   art: [string, string];
   /** The printed border's colour (card-border.ts), the same either way up; null on a card too small to show it. */
   border: BorderLook | null;
-  /** Whether the text box is plain or artwork (card-layout.ts), the way up the card was read; null on a card too small. */
+  /**
+   * Whether the text box is plain or artwork (card-layout.ts), the way up the card was read; where
+   * that is not known, as both ways up agree ({@link eitherWayUp}).
+   */
   layout: LayoutLook | null;
 }
 
@@ -180,8 +183,20 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
   // when its bottom band (the top band turned over) wins; most cards read so show no number
   // either way (small photos).
   const turnedFoot = placed(await readBand(ocr, turnedOver(top), BANDS[1]), 180);
-  if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border, layout };
+  // neither way showed a number: the card may lie upside down, its text box then where the artwork is read
+  if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border, layout: eitherWayUp(layout, layoutLook(turnedOver(card))) };
   return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0]), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
+}
+
+/**
+ * The layout of a card whose way up is not known: an upside-down regular card reads as artwork
+ * (its artwork window is where the text box would be: 150 of 165 SV151 scans turned over), so a
+ * plain box either way up is a framed card, and artwork only both ways up is a full art.
+ */
+export function eitherWayUp(asShown: LayoutLook | null, turned: LayoutLook | null): LayoutLook | null {
+  if (!asShown || !turned) return asShown ?? turned;
+  if (asShown.layout === 'framed' || turned.layout === 'framed') return asShown.layout === 'framed' ? asShown : turned;
+  return asShown.layout === 'full' && turned.layout === 'full' ? asShown : { ...asShown, layout: null };
 }
 
 /**

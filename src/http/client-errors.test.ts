@@ -1,0 +1,48 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { clientErrorResponse, handleClientError } from './client-errors.ts';
+
+describe('client errors', () => {
+  it('map the parser’s codes to statuses and house codes', () => {
+    expect(clientErrorResponse('HPE_HEADER_OVERFLOW')).toMatchObject({ status: 431, body: { code: 'headers_too_large' } });
+    expect(clientErrorResponse('HPE_CHUNK_EXTENSIONS_OVERFLOW')).toMatchObject({ status: 413, body: { code: 'body_too_large' } });
+    expect(clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({ status: 408, body: { code: 'request_timeout' } });
+    expect(clientErrorResponse('HPE_INVALID_METHOD')).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    expect(clientErrorResponse(undefined)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+  });
+
+  it('write nothing into a response already under way (a bad pipelined request behind a streamed one)', async () => {
+    const app = Fastify({ clientErrorHandler: handleClientError });
+    app.get('/slow', async (_request, reply) => {
+      let i = 0;
+      const body = new Readable({
+        read() {
+          setTimeout(() => this.push(i++ < 4 ? `part${i};` : null), 60);
+        },
+      });
+      return reply.type('text/plain').send(body);
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (app.server.address() as AddressInfo).port;
+      const out = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+          setTimeout(() => socket.write('GET /slow HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'), 150);
+        });
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(out).toMatch(/^HTTP\/1\.1 200 /);
+      expect(out).not.toContain('HTTP/1.1 400');
+      expect(out).not.toContain('invalid_request');
+    } finally {
+      await app.close();
+    }
+  });
+});
