@@ -39,6 +39,30 @@ describe('text-box layout', () => {
     expect(layoutLook(card(200, 'art'))?.layout).toBe('full');
   });
 
+  it('keeps a type-coloured gradient panel framed, and says nothing of a box half panel, half artwork', () => {
+    const gradient = card(500, 'panel');
+    const { width, height, data } = gradient;
+    // the panel shades from a light green to a slightly darker one down the box, as type-coloured boxes do
+    for (let y = Math.round(height * 0.5); y < height; y++) {
+      const t = (y - height * 0.5) / (height * 0.5);
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 3;
+        if (data[i] !== 20) data.set([Math.round(210 - 20 * t), Math.round(232 - 15 * t), Math.round(200 - 20 * t)], i);
+      }
+    }
+    expect(layoutLook(gradient)?.layout).toBe('framed');
+    const half = card(500, 'panel');
+    const art = card(500, 'art');
+    for (let y = Math.round(half.height * 0.5); y < half.height; y++) {
+      const row = y * half.width * 3;
+      half.data.set(art.data.subarray(row, row + Math.round(half.width / 2) * 3), row);
+    }
+    const mixed = layoutLook(half)!;
+    expect(mixed.plain).toBeGreaterThan(0.4);
+    expect(mixed.plain).toBeLessThan(0.7);
+    expect(mixed.layout).toBeNull();
+  });
+
   it('says nothing of a card too small for blocks', () => {
     expect(layoutLook(card(60, 'panel'))).toBeNull();
   });
