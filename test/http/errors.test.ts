@@ -11,6 +11,20 @@ describe.each(backends)('request errors (%s)', (backend) => {
   });
   afterAll(async () => h?.close());
 
+  /** One request written on a socket of its own to the listening app, and all it got back by the time the server closed it. */
+  const raw = async (request: string) => {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    return new Promise<string>((resolve, reject) => {
+      // Written, not ended: a half-closed socket may be closed before a slow answer (HTTP/1.0 closes after it).
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
+      let out = '';
+      socket.on('data', (d) => (out += d.toString()));
+      socket.on('close', () => resolve(out));
+      socket.on('error', reject);
+    });
+  };
+
   it('malformed JSON is 400 invalid_json', async () => {
     const sid = await createSession(h);
     for (const payload of ['{bad', '{"identifications": [', 'nul', '"\\u12"']) {
@@ -77,17 +91,6 @@ describe.each(backends)('request errors (%s)', (backend) => {
   });
 
   it('a request without a valid Host header is 400, and nothing is stored with a broken URL', async () => {
-    await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (h.app.server.address() as AddressInfo).port;
-    const raw = (request: string) =>
-      new Promise<string>((resolve, reject) => {
-        // Written, not ended: a half-closed socket may be closed before a slow answer (HTTP/1.0 closes after it).
-        const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
-        let out = '';
-        socket.on('data', (d) => (out += d.toString()));
-        socket.on('end', () => resolve(out));
-        socket.on('error', reject);
-      });
     const auth = `Authorization: Token ${h.account.token}\r\n`;
     const body = '{"name":"no host"}';
     const post = (hostLine: string) => `POST ${cs('session/')} HTTP/1.0\r\n${hostLine}${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
@@ -101,20 +104,10 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect((await h.request('GET', cs('session/'))).json().count).toBe(before);
     // A health probe needs no Host; a good one still works.
     expect(await raw('GET /health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 200 /);
-    expect(await raw(`GET ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(await raw(`GET ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1:${(h.app.server.address() as AddressInfo).port}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.[01] 200 /);
   });
 
   it('what the HTTP parser refuses (headers too large, a header that does not parse) is answered in the error shape', async () => {
-    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (h.app.server.address() as AddressInfo).port;
-    const raw = (request: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.write(request));
-        let out = '';
-        socket.on('data', (d) => (out += d.toString()));
-        socket.on('close', () => resolve(out));
-        socket.on('error', reject);
-      });
     const huge = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({ detail: expect.stringMatching(/headers are too large/), code: 'headers_too_large' });

@@ -1,5 +1,6 @@
 import { colorDistance, type Rgb } from '../cards/card-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
+import { median } from '../../util/median.ts';
 
 /**
  * Centering of an upright card (docs/grading.md): the printed border is found on each side as
@@ -61,10 +62,10 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
     const locals = lines.map((a) => {
       const strip_: Rgb[] = [];
       for (let d = inset; d < inset + strip; d++) strip_.push(side.at(a, d));
-      const color: Rgb = [0, 1, 2].map((c) => medianOf(strip_.map((x) => x[c]!))) as Rgb;
-      return { color, spread: medianOf(strip_.map((x) => colorDistance(x, color))) };
+      const color: Rgb = [0, 1, 2].map((c) => median(strip_.map((x) => x[c]!))) as Rgb;
+      return { color, spread: median(strip_.map((x) => colorDistance(x, color))) };
     });
-    const spread = medianOf(locals.map((l) => l.spread));
+    const spread = median(locals.map((l) => l.spread));
     if (spread > 18) return { unmeasurable: `no uniform printed border along the ${side.name} edge (full-art or borderless card): centering is not measured` };
     const threshold = Math.max(28, spread * 5);
     const maxDepth = Math.round(side.depth * MAX_BORDER);
@@ -92,7 +93,7 @@ export function measureCentering(card: RgbPixels): CenteringOutcome {
     const first = sorted[Math.floor(sorted.length * 0.25)] ?? 0;
     const deeper = sorted.filter((f) => f > first + W * PRINT_MIN && f <= first + W * PRINT_MAX);
     const tight = deeper.length >= lines.length * MIN_DEEPER && deeper[Math.floor(deeper.length * 0.75)]! - deeper[Math.floor(deeper.length * 0.25)]! <= W * DEEPER_IQR;
-    const edge = tight ? { depth: medianOf(deeper) } : innerEdge(found, lines.length, W);
+    const edge = tight ? { depth: median(deeper) } : innerEdge(found, lines.length, W);
     if (edge === 'too few') return { unmeasurable: `the inner edge of the ${side.name} border was not found on enough of the card: centering is not measured` };
     if (edge === 'not straight') return { unmeasurable: `the ${side.name} border's inner edge is not straight (art or text reaches into it): centering is not measured` };
     const m = edge.depth;
@@ -141,7 +142,7 @@ function innerEdge(found: number[], lines: number, W: number): { depth: number }
   const sorted = [...found].sort((x, y) => x - y);
   const iqr = sorted[Math.floor(sorted.length * 0.75)]! - sorted[Math.floor(sorted.length * 0.25)]!;
   if (iqr > W * 0.02) return 'not straight';
-  return { depth: medianOf(found) };
+  return { depth: median(found) };
 }
 
 /** Sub-pixel: where the colour is halfway between the border and what follows the change at d. */
@@ -153,10 +154,4 @@ function subPixel(at: (along: number, d: number) => Rgb, a: number, d: number, b
     if (d0 <= half && d1 > half) return k + (half - d0) / (d1 - d0) + 0.5;
   }
   return d;
-}
-
-function medianOf(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }

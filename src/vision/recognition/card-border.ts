@@ -1,5 +1,6 @@
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { srgbToLab } from '../models/dominant-colors.ts';
+import { median } from '../../util/median.ts';
 
 /**
  * The colour of a card's printed border (docs/recognition.md "Border colour"). Printings of one
@@ -44,12 +45,6 @@ export const LIGHT_FROM = 65;
  */
 const RING = [0.012, 0.035] as const;
 const SPAN = [0.2, 0.8] as const;
-
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /** The median L*, a*, b* of the card's pixels in a rectangle (x0 ≤ x < x1, y0 ≤ y < y1). */
 function stripLab(card: RgbPixels, x0: number, x1: number, y0: number, y1: number): [number, number, number] {

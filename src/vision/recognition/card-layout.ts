@@ -1,5 +1,6 @@
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { srgbToLab } from '../models/dominant-colors.ts';
+import { median, medianInPlace } from '../../util/median.ts';
 
 /**
  * Whether a card's lower half is a plain text box or artwork (docs/recognition.md "Full art").
@@ -34,19 +35,6 @@ const BLOCK = 0.03;
 /** CIELAB distance within which a block's colour is the panel's (a type-coloured gradient moves less than this across a box). */
 const SAME = 12;
 
-/** The median of a typed array, sorted in place. */
-const medianOf = (v: Float64Array) => {
-  v.sort();
-  const m = v.length >> 1;
-  return v.length % 2 ? v[m]! : (v[m - 1]! + v[m]!) / 2;
-};
-
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 /** The text box's layout on a card warped upright (card-geometry.ts `warpCard`), or null for an image under 100 px wide (the reader warps cards to 500). */
 export function layoutLook(card: RgbPixels): LayoutLook | null {
   const { width: w, height: h } = card;
@@ -72,7 +60,7 @@ export function layoutLook(card: RgbPixels): LayoutLook | null {
           B[n++] = b;
         }
       }
-      blocks.push([medianOf(L.subarray(0, n)), medianOf(A.subarray(0, n)), medianOf(B.subarray(0, n))]);
+      blocks.push([medianInPlace(L.subarray(0, n)), medianInPlace(A.subarray(0, n)), medianInPlace(B.subarray(0, n))]);
     }
   }
   if (blocks.length === 0) return null;
