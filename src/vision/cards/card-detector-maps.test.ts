@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect } from './card-detector-maps.ts';
+import { cornerQuads, decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect } from './card-detector-maps.ts';
 import { clockwiseFromTopLeft, insideConvex, type Point, type Quad } from '../geometry/plane-geometry.ts';
 
 const N = MAP_SIZE;
@@ -99,5 +99,31 @@ describe('card detector maps', () => {
     expect(clockwiseFromTopLeft([[10, 10], [0, 10], [0, 0], [10, 0]])).toEqual([[0, 0], [10, 0], [10, 10], [0, 10]]);
     const r = minAreaRect([[0, 0], [4, 0], [4, 2], [0, 2], [2, 1]])!;
     expect(r.map((p) => p.map((v) => Math.round(v * 1000) / 1000))).toEqual([[0, 0], [4, 0], [4, 2], [0, 2]]);
+  });
+
+  it('finds a card by its corners where the card map runs into the table (the second look)', () => {
+    const quad: Quad = [[40.4, 30.2], [76.1, 32.3], [73.2, 81.6], [37.6, 79.7]];
+    const maps = mapsOf([{ quad }]);
+    // the card map spreads over a textured table around the card: its blob is no card's shape
+    for (let y = 10; y < 110; y++) for (let x = 10; x < 120; x++) maps[y * N + x] = Math.max(maps[y * N + x]!, 0.9);
+    expect(decodeCardMaps(maps).filter((c) => c.strong)).toHaveLength(0);
+    const [best, ...rest] = cornerQuads(maps);
+    expect(maxCornerError(best!.quad, quad)).toBeLessThan(1);
+    // the other candidates overlap no better one by more than a fifth
+    for (const r of rest) expect(r.score).toBeLessThanOrEqual(best!.score);
+  });
+
+  it('takes no corners that make no card: a square, a strip, empty maps', () => {
+    const square = mapsOf([{ quad: [[20, 20], [70, 20], [70, 70], [20, 70]] }]);
+    expect(cornerQuads(square)).toEqual([]);
+    const strip = mapsOf([{ quad: [[20, 20], [100, 20], [100, 40], [20, 40]] }]);
+    expect(cornerQuads(strip)).toEqual([]);
+    expect(cornerQuads(new Float32Array(MAP_CHANNELS * N * N))).toEqual([]);
+  });
+
+  it('takes no card-shaped corners over an empty card map', () => {
+    const maps = mapsOf([{ quad: [[40, 30], [76, 30], [76, 80], [40, 80]] }]);
+    maps.fill(0, 0, N * N);
+    expect(cornerQuads(maps)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { clockwiseFromTopLeft, convexHull, insideConvex, quadFromSides, robustLine, sideLengths, type Line, type Point, type Quad } from '../geometry/plane-geometry.ts';
+import { clockwiseFromTopLeft, convexHull, convexOverlapShare, insideConvex, quadFromSides, robustLine, sideLengths, type Line, type Point, type Quad } from '../geometry/plane-geometry.ts';
 
 /**
  * Reading the card detector's maps (card-detector.ts) into cards: plain arithmetic on five
@@ -142,6 +142,90 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
     cards.push(card);
   });
   return cards;
+}
+
+/**
+ * The second look's limits ({@link cornerQuads}): corner-map peaks this strong at least, the
+ * strongest this many, and this many quadrilaterals returned.
+ */
+export const CORNER_LOOK = { minPeak: 0.15, peaks: 24, quads: 3, minSide: 5, opposite: 0.75, shape: 0.15, minCard: 0.5 };
+/** 63:88, the card's short side over its long one. */
+const CARD_SHAPE = 63 / 88;
+
+/**
+ * Card-shaped quadrilaterals whose corners are the corner map's peaks, in map pixels, best first:
+ * the detector's second look at a photo where the card map gave no card (docs/card-detector.md
+ * "Second look"). The card map runs into a textured table (grass, wood, a patterned mat) and its
+ * blob is then no card's shape, while the corner map still peaks at the card's four corners.
+ * Four peaks make a candidate when their hull is a quadrilateral with opposite sides alike, the
+ * card's shape within {@link CORNER_LOOK}.shape, and the card map over it on the mean; the score
+ * is the mean peak times that mean. Candidates overlapping a better one are dropped.
+ */
+export function cornerQuads(maps: Float32Array, validW = MAP_SIZE, validH = MAP_SIZE): { quad: Quad; score: number }[] {
+  const N = MAP_SIZE;
+  const at = (c: number, x: number, y: number) => maps[c * N * N + y * N + x]!;
+  const peaks: { p: Point; v: number }[] = [];
+  // the outermost map pixels are left out, as in the figures measured (docs/card-detector.md "Second look")
+  for (let y = 1; y < validH - 1; y++) {
+    for (let x = 1; x < validW - 1; x++) {
+      const v = at(CORNER, x, y);
+      if (v < CORNER_LOOK.minPeak) continue;
+      let peak = true;
+      for (let dy = -2; dy <= 2 && peak; dy++) {
+        for (let dx = -2; dx <= 2; dx++) {
+          const qx = x + dx;
+          const qy = y + dy;
+          if ((dx || dy) && qx >= 0 && qy >= 0 && qx < validW && qy < validH && at(CORNER, qx, qy) > v) {
+            peak = false;
+            break;
+          }
+        }
+      }
+      if (peak) peaks.push({ p: [x, y], v });
+    }
+  }
+  peaks.sort((a, b) => b.v - a.v);
+  const top = peaks.slice(0, CORNER_LOOK.peaks);
+  const found: { quad: Quad; score: number }[] = [];
+  const n = top.length;
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      for (let c = b + 1; c < n; c++) {
+        for (let d = c + 1; d < n; d++) {
+          const four = [top[a]!, top[b]!, top[c]!, top[d]!];
+          const hull = convexHull(four.map((q) => q.p));
+          if (hull.length !== 4) continue;
+          const quad = clockwiseFromTopLeft(hull);
+          const len = [0, 1, 2, 3].map((i) => Math.hypot(quad[(i + 1) % 4]![0] - quad[i]![0], quad[(i + 1) % 4]![1] - quad[i]![1]));
+          if (Math.min(...len) < CORNER_LOOK.minSide) continue;
+          if (Math.min(len[0]!, len[2]!) / Math.max(len[0]!, len[2]!) < CORNER_LOOK.opposite || Math.min(len[1]!, len[3]!) / Math.max(len[1]!, len[3]!) < CORNER_LOOK.opposite) continue;
+          const [s, l] = sides(quad);
+          if (Math.abs(s / l - CARD_SHAPE) > CORNER_LOOK.shape) continue;
+          let sum = 0;
+          let count = 0;
+          const xs = quad.map((q) => q[0]);
+          const ys = quad.map((q) => q[1]);
+          for (let y = Math.ceil(Math.min(...ys)); y <= Math.max(...ys); y++) {
+            for (let x = Math.ceil(Math.min(...xs)); x <= Math.max(...xs); x++) {
+              if (!insideConvex(quad, x, y)) continue;
+              count++;
+              sum += at(CARD, x, y);
+            }
+          }
+          const card = sum / Math.max(1, count);
+          if (card < CORNER_LOOK.minCard) continue;
+          found.push({ quad, score: (card * four.reduce((t, q) => t + q.v, 0)) / 4 });
+        }
+      }
+    }
+  }
+  found.sort((p, q) => q.score - p.score);
+  const kept: { quad: Quad; score: number }[] = [];
+  for (const f of found) {
+    if (kept.length >= CORNER_LOOK.quads) break;
+    if (!kept.some((k) => convexOverlapShare(k.quad, f.quad) > 0.2)) kept.push(f);
+  }
+  return kept;
 }
 
 const FOUR = [[1, 0], [-1, 0], [0, 1], [0, -1]] as const;
