@@ -51,6 +51,21 @@ describe('card detector maps', () => {
     expect(maxCornerError(card!.quad, quad)).toBeLessThan(0.35);
   });
 
+  it("gives the outline the centre map alone says, as the alternative of a card whose card map ran into the background", () => {
+    const quad: Quad = [[40, 30], [76, 30], [76, 80], [40, 80]];
+    const maps = mapsOf([{ quad }]);
+    // the card map runs on to the right and down, over what lies behind the card
+    for (let y = 30; y < 110; y++) for (let x = 40; x < 115; x++) maps[y * N + x] = 1;
+    const [bled, ...rest] = decodeCardMaps(maps);
+    expect(rest).toHaveLength(0);
+    expect(maxCornerError(bled!.quad, quad)).toBeGreaterThan(20);
+    expect(maxCornerError(bled!.centre!, quad)).toBeLessThan(1.5);
+    // no card map at all: no card, not even from the centre
+    const bare = mapsOf([{ quad }]);
+    bare.fill(0, 0, N * N);
+    expect(decodeCardMaps(bare)).toEqual([]);
+  });
+
   it('keeps touching cards apart and finds no card in empty maps', () => {
     const a: Quad = [[10, 10], [46, 10], [46, 60], [10, 60]];
     const b: Quad = [[46, 10], [82, 10], [82, 60], [46, 60]];

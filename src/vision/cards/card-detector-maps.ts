@@ -53,6 +53,12 @@ export interface MapCard {
   fill: number;
   /** Corners and fill both reach the first limits; a weak card only the lower ones. */
   strong: boolean;
+  /**
+   * The outline the centre map alone gives (its region is the card shrunk to half about its
+   * centre): where the card map runs from the card into what lies behind it, the centre stays on
+   * the card. Tried by the detector when `quad` is refused (card-detector.ts).
+   */
+  centre?: Quad;
 }
 
 export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = MAP_SIZE): MapCard[] {
@@ -116,6 +122,8 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
   }
   const pixels: Point[][] = seedProb.map(() => []);
   for (let i = 0; i < N * N; i++) if (owner[i]! >= 0) pixels[owner[i]!]!.push([i % N, Math.floor(i / N)]);
+  const seedPixels: Point[][] = seedProb.map(() => []);
+  for (let i = 0; i < N * N; i++) if (seed[i]! >= 0) seedPixels[seed[i]!]!.push([i % N, Math.floor(i / N)]);
 
   const cards: MapCard[] = [];
   pixels.forEach((px, id) => {
@@ -137,11 +145,33 @@ export function decodeCardMaps(maps: Float32Array, validW = MAP_SIZE, validH = M
     const fill = overlap(quad, pixelsOf);
     if (corners < WEAK_MIN_CORNERS || fill < WEAK_MIN_FILL) return;
     const strong = corners >= MIN_CORNERS && fill >= MIN_FILL;
-    const card: MapCard = { quad, prob: round3(seedProb[id]! * Math.min(1, corners / 0.5)), kind: 'raw', pixels: pixelsOf, corners: round3(corners), fill: round3(fill), strong };
+    const centre = centreOutline(seedPixels[id]!, id, seed);
+    const card: MapCard = { quad, prob: round3(seedProb[id]! * Math.min(1, corners / 0.5)), kind: 'raw', pixels: pixelsOf, corners: round3(corners), fill: round3(fill), strong, ...(centre ? { centre } : {}) };
     Object.assign(card, holderOf(maps, quad, validW, validH));
     cards.push(card);
   });
   return cards;
+}
+
+/** Least side of a centre region, in map pixels, for an outline to be taken from it (a card 8 map pixels wide). */
+const MIN_CENTRE_SIDE = 4;
+
+/**
+ * The card's outline from its centre region alone: the region's smallest rectangle, twice its
+ * size about its middle (the centre map learnt the card shrunk to half). Null for a region too
+ * small or not card-shaped.
+ */
+function centreOutline(region: readonly Point[], id: number, seed: Int32Array): Quad | null {
+  const N = MAP_SIZE;
+  const own = (x: number, y: number) => x >= 0 && y >= 0 && x < N && y < N && seed[y * N + x] === id;
+  const boundary = region.filter(([x, y]) => !own(x - 1, y) || !own(x + 1, y) || !own(x, y - 1) || !own(x, y + 1));
+  const rect = minAreaRect(boundary.flatMap(([x, y]) => [[x - 0.5, y - 0.5], [x + 0.5, y - 0.5], [x + 0.5, y + 0.5], [x - 0.5, y + 0.5]] as Point[]));
+  if (!rect) return null;
+  const [s, l] = sides(rect);
+  if (s < MIN_CENTRE_SIDE || s / l < MIN_SHAPE) return null;
+  const cx = rect.reduce((a, p) => a + p[0], 0) / 4;
+  const cy = rect.reduce((a, p) => a + p[1], 0) / 4;
+  return rect.map(([x, y]) => [cx + (x - cx) * 2, cy + (y - cy) * 2]) as Quad;
 }
 
 /**

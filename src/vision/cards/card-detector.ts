@@ -119,6 +119,10 @@ const SAME_CARD_OVERLAP = 0.2;
 interface Candidate {
   card: DetectedCard;
   strong: boolean;
+  /** The card placed from the centre map's outline instead, tried when the verifier refuses this one (`MapCard.centre`). */
+  alternate?: () => Promise<DetectedCard | null>;
+  /** Its outline is the centre map's. */
+  fromCentre?: boolean;
 }
 
 const largestFirst = (a: DetectedCard, b: DetectedCard) => Math.abs(polygonArea(b.quad)) - Math.abs(polygonArea(a.quad));
@@ -168,16 +172,18 @@ export class CardDetector {
   }
 
   /**
-   * Every card in the photo, largest first; empty when there is none. Where the photo gives no
-   * card its corner map is looked at again ({@link secondLook}), unless `secondLook` is false:
-   * recognition reads without it (docs/card-detector.md "Second look").
+   * Every card in the photo, largest first; empty when there is none. Unless `secondLook` is
+   * false, outlines the card map did not give are tried too: the centre map's in place of a card
+   * it gave that is refused, the corner map's where the photo gives no card ({@link secondLook}).
+   * Recognition reads without them (docs/card-detector.md "Second look", "Centre outlines").
    */
   async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean } = {}): Promise<DetectedCard[]> {
     const maps = await this.maps(img);
-    const whole = await this.candidates(img, maps, [0, 0], method);
+    const more = method === 'refine' && options.secondLook !== false;
+    const whole = await this.candidates(img, maps, [0, 0], method, [], more);
     if (method !== 'refine') return whole.map((c) => c.card).sort(largestFirst);
     let kept = await this.verified(img, whole);
-    if (!kept.length && options.secondLook !== false) kept = await this.secondLook(img, maps);
+    if (!kept.length && more) kept = await this.secondLook(img, maps);
     if (kept.length >= TILE_WHEN) {
       // Several cards: a binder page or a table of cards. Small ones were lost at 256 px, so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
@@ -193,7 +199,7 @@ export class CardDetector {
         const y0 = Math.round(fy * img.height);
         const tile = cropRgb(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
         const known = kept.map((c) => c.card.quad);
-        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known))).sort(surestFirst).forEach(keep);
+        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, more))).sort(surestFirst).forEach(keep);
       }
     }
     const cards = kept.map((c) => c.card).sort(largestFirst);
@@ -215,7 +221,7 @@ export class CardDetector {
   }
 
   /** The cards of one map set (the whole photo's, or a tile's at `offset`), in pixels of the photo. */
-  private async candidates(img: RgbPixels, m: Awaited<ReturnType<CardDetector['maps']>>, offset: Point, method: CornerMethod, known: Quad[] = []): Promise<Candidate[]> {
+  private async candidates(img: RgbPixels, m: Awaited<ReturnType<CardDetector['maps']>>, offset: Point, method: CornerMethod, known: Quad[] = [], centres = false): Promise<Candidate[]> {
     const found = decodeCardMaps(m.maps, m.validW, m.validH);
     const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5 + offset[0], (p[1] + 0.5) / m.scaleY - 0.5 + offset[1]];
     const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
@@ -229,6 +235,14 @@ export class CardDetector {
       const rough = c.quad.map(toImage) as Quad;
       // a card a tile finds again is not placed twice
       if (known.some((q) => convexOverlapShare(q, rough) > SAME_CARD_OVERLAP)) continue;
+      // the centre map's outline, when the card map's is refused (docs/card-detector.md "Centre outlines")
+      const centre = centres && c.centre ? (c.centre.map(toImage) as Quad) : null;
+      const alternate = centre
+        ? async (): Promise<DetectedCard | null> => {
+            const p = await this.placed(img, centre);
+            return p && aspectError(p.quad) <= MAX_SHAPE_ERROR ? { quad: p.quad, prob: c.prob, kind: c.kind, spread: p.spread } : null;
+          }
+        : undefined;
       let quad: Quad;
       let spread: DetectedCard['spread'] = [0, 0, 0, 0];
       if (method === 'refine') {
@@ -236,7 +250,11 @@ export class CardDetector {
         // steps, searched within 2 % of that, place each side to a fraction of a pixel. On the
         // dev photos the fit raised corners within 1 % from 74 % to 76 %, the median 0.33 % to 0.12 %.
         const placed = await this.placed(img, rough);
-        if (!placed || aspectError(placed.quad) > MAX_SHAPE_ERROR) continue;
+        if (!placed || aspectError(placed.quad) > MAX_SHAPE_ERROR) {
+          const alt = await alternate?.();
+          if (alt) cards.push({ card: alt, strong: false, fromCentre: true });
+          continue;
+        }
         ({ quad, spread } = placed);
       } else quad = await this.searched(img, rough, whole, c, toMap);
       const out: DetectedCard = { quad, prob: c.prob, kind: c.kind, spread };
@@ -246,7 +264,7 @@ export class CardDetector {
         out.labelBox = [clamp(x0, img.width), clamp(y0, img.height), clamp(x1, img.width), clamp(y1, img.height)];
       }
       if (c.holderQuad) out.holderQuad = c.holderQuad.map(toImage) as Quad;
-      cards.push({ card: out, strong: c.strong });
+      cards.push({ card: out, strong: c.strong, ...(alternate ? { alternate } : {}) });
     }
     return cards;
   }
@@ -283,10 +301,25 @@ export class CardDetector {
       .slice(0, 1);
   }
 
-  /** The verifier looks again at each card: an art box or a card with the table around it is not one. */
+  /**
+   * The verifier looks again at each card: an art box or a card with the table around it is not
+   * one. A card it refuses that has a centre outline is replaced by that one when it gives it
+   * {@link MIN_SECOND_LOOK} or more, as for any outline the card map did not give.
+   */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
+    const least = (c: Candidate) => (c.fromCentre ? Math.max(this.limits.minVerified, this.limits.minSecondLook) : this.limits.minVerified);
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));
-    return cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } })).filter((c) => c.card.verified! >= this.limits.minVerified);
+    const judged = cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } }));
+    const retried: { k: number; card: DetectedCard }[] = [];
+    for (const [k, c] of judged.entries()) {
+      const alt = c.card.verified < least(c) && c.alternate ? await c.alternate() : null;
+      if (alt) retried.push({ k, card: alt });
+    }
+    if (retried.length) {
+      const q = await this.verifier.verify(img, retried.map((r) => r.card.quad));
+      retried.forEach((r, i) => (judged[r.k] = { card: { ...r.card, verified: q[i]! }, strong: false, fromCentre: true }));
+    }
+    return judged.filter((c) => c.card.verified >= least(c));
   }
 
   /**
