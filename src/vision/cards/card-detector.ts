@@ -172,18 +172,19 @@ export class CardDetector {
   }
 
   /**
-   * Every card in the photo, largest first; empty when there is none. Unless `secondLook` is
-   * false, outlines the card map did not give are tried too: the centre map's in place of a card
-   * it gave that is refused, the corner map's where the photo gives no card ({@link secondLook}).
-   * Recognition reads without them (docs/card-detector.md "Second look", "Centre outlines").
+   * Every card in the photo, largest first; empty when there is none. Outlines the card map did
+   * not give are tried too, unless switched off: the centre map's in place of a card it gave that
+   * is refused (`centres`), the corner map's where the photo gives no card (`secondLook`,
+   * {@link secondLook}). Recognition reads without the second look (docs/card-detector.md
+   * "Second look", "Centre outlines").
    */
-  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean } = {}): Promise<DetectedCard[]> {
+  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; centres?: boolean } = {}): Promise<DetectedCard[]> {
     const maps = await this.maps(img);
-    const more = method === 'refine' && options.secondLook !== false;
-    const whole = await this.candidates(img, maps, [0, 0], method, [], more);
+    const centres = method === 'refine' && options.centres !== false;
+    const whole = await this.candidates(img, maps, [0, 0], method, [], centres);
     if (method !== 'refine') return whole.map((c) => c.card).sort(largestFirst);
     let kept = await this.verified(img, whole);
-    if (!kept.length && more) kept = await this.secondLook(img, maps);
+    if (!kept.length && options.secondLook !== false) kept = await this.secondLook(img, maps);
     if (kept.length >= TILE_WHEN) {
       // Several cards: a binder page or a table of cards. Small ones were lost at 256 px, so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
@@ -199,7 +200,7 @@ export class CardDetector {
         const y0 = Math.round(fy * img.height);
         const tile = cropRgb(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
         const known = kept.map((c) => c.card.quad);
-        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, more))).sort(surestFirst).forEach(keep);
+        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, centres))).sort(surestFirst).forEach(keep);
       }
     }
     const cards = kept.map((c) => c.card).sort(largestFirst);

@@ -299,7 +299,7 @@ function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [numbe
 async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: RgbPixels, detector: CardDetector, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
   const frame = frameOf(pixels);
   const whole = aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR;
-  const quad = whole ? frame : (await detector.detect(pixels, 'refine', { secondLook: false }))[0]?.quad;
+  const quad = whole ? frame : (await detector.detect(pixels, 'refine', { secondLook: false, centres: false }))[0]?.quad;
   if (!quad) return { ...base, found: false };
   if (cardWidthOf(quad) < MIN_CARD_PIXELS) return { ...base, found: true, unfit: `The card is ${Math.round(cardWidthOf(quad))} px across; a reference needs at least ${MIN_CARD_PIXELS}.` };
   const up = warpCard(cv, pixels, portrait(quad), ARTWORK_WIDTH);
