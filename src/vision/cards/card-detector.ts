@@ -172,11 +172,12 @@ export class CardDetector {
   }
 
   /**
-   * Every card in the photo, largest first; empty when there is none. Outlines the card map did
-   * not give are tried too, unless switched off: the centre map's in place of a card it gave that
-   * is refused (`centres`), the corner map's where the photo gives no card (`secondLook`,
-   * {@link secondLook}). Recognition reads without the second look (docs/card-detector.md
-   * "Second look", "Centre outlines").
+   * Every card in the photo, largest first; empty when there is none. Unless switched off: the
+   * centre map's outline in place of a card the card map gave that is refused (`centres`); and
+   * (`secondLook`) the corner map's outlines where the photo gives no card ({@link secondLook}),
+   * and the tiles of a photo that gives fewer than {@link TILE_WHEN} cards, whose own cards are
+   * then kept at {@link MIN_SECOND_LOOK}. Recognition reads without `secondLook`
+   * (docs/card-detector.md "Second look", "Centre outlines", "Tiles of a photo with few cards").
    */
   async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; centres?: boolean } = {}): Promise<DetectedCard[]> {
     const maps = await this.maps(img);
@@ -184,8 +185,10 @@ export class CardDetector {
     const whole = await this.candidates(img, maps, [0, 0], method, [], centres);
     if (method !== 'refine') return whole.map((c) => c.card).sort(largestFirst);
     let kept = await this.verified(img, whole);
-    if (!kept.length && options.secondLook !== false) kept = await this.secondLook(img, maps);
-    if (kept.length >= TILE_WHEN) {
+    const look = options.secondLook !== false;
+    if (!kept.length && look) kept = await this.secondLook(img, maps);
+    const few = kept.length < TILE_WHEN;
+    if (!few || look) {
       // Several cards: a binder page or a table of cards. Small ones were lost at 256 px, so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
       // outline (docs/card-detector.md "Tiles").
@@ -200,7 +203,10 @@ export class CardDetector {
         const y0 = Math.round(fy * img.height);
         const tile = cropRgb(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
         const known = kept.map((c) => c.card.quad);
-        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, centres))).sort(surestFirst).forEach(keep);
+        (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, centres)))
+          .filter((c) => !few || c.card.verified! >= this.limits.minSecondLook)
+          .sort(surestFirst)
+          .forEach(keep);
       }
     }
     const cards = kept.map((c) => c.card).sort(largestFirst);
