@@ -13,7 +13,8 @@
  * a card it keeps that a higher threshold would drop can still have started the tiles), NEG_DIR (a
  * folder of more no-card photos, added to the threshold photos), NEG_LIST=1 (name each no-card photo
  * with a card, with the verifier's probability: to see what kind of photo fools it, never to train on),
- * SECOND_LOOK (the verifier threshold for cards the second look finds), DUMP=1 (each train photo whose largest card has a corner over 1 % off, with its four errors; DUMP=all
+ * SECOND_LOOK (the verifier threshold for outlines the card map did not give), DUMP=1 (each train
+ * photo whose largest card has a corner over 1 % off, with its four errors; DUMP=all
  * the dev photos too).
  */
 import fs from 'node:fs';

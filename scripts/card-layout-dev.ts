@@ -65,7 +65,7 @@ if (set === 'both' || set === 'train') {
     let bytes: Buffer = fs.readFileSync(path.join(datasets, p.file));
     if (shrink && p.width >= 600) bytes = await sharp(bytes).rotate().resize({ width: shrink }).jpeg({ quality: 80 }).toBuffer();
     const img = await decodeCardPhoto(bytes, 50_000_000);
-    const [found] = await det.detect({ data: img.data, width: img.width, height: img.height });
+    const [found] = await det.detect({ data: img.data, width: img.width, height: img.height }, 'refine', { secondLook: false }); // as recognition's read
     if (!found) {
       noCard++;
       continue;

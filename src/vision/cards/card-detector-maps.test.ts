@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cornerQuads, decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect } from './card-detector-maps.ts';
-import { clockwiseFromTopLeft, insideConvex, type Point, type Quad } from '../geometry/plane-geometry.ts';
+import { cornerQuads, decodeCardMaps, MAP_CHANNELS, MAP_SIZE, minAreaRect, rowSpan } from './card-detector-maps.ts';
+import { clockwiseFromTopLeft, convexOverlapShare, insideConvex, type Point, type Quad } from '../geometry/plane-geometry.ts';
 
 const N = MAP_SIZE;
 
@@ -60,10 +60,12 @@ describe('card detector maps', () => {
     expect(rest).toHaveLength(0);
     expect(maxCornerError(bled!.quad, quad)).toBeGreaterThan(20);
     expect(maxCornerError(bled!.centre!, quad)).toBeLessThan(1.5);
-    // no card map at all: no card, not even from the centre
-    const bare = mapsOf([{ quad }]);
-    bare.fill(0, 0, N * N);
-    expect(decodeCardMaps(bare)).toEqual([]);
+    // a centre region too narrow for a card's outline gives none
+    const narrow = mapsOf([{ quad }]);
+    narrow.fill(0, N * N, 2 * N * N);
+    for (let y = 40; y < 70; y++) for (let x = 56; x < 59; x++) narrow[N * N + y * N + x] = 1;
+    const [thin] = decodeCardMaps(narrow);
+    expect(thin!.centre).toBeUndefined();
   });
 
   it('keeps touching cards apart and finds no card in empty maps', () => {
@@ -122,10 +124,37 @@ describe('card detector maps', () => {
     // the card map spreads over a textured table around the card: its blob is no card's shape
     for (let y = 10; y < 110; y++) for (let x = 10; x < 120; x++) maps[y * N + x] = Math.max(maps[y * N + x]!, 0.9);
     expect(decodeCardMaps(maps).filter((c) => c.strong)).toHaveLength(0);
-    const [best, ...rest] = cornerQuads(maps);
+    const [best] = cornerQuads(maps);
     expect(maxCornerError(best!.quad, quad)).toBeLessThan(1);
-    // the other candidates overlap no better one by more than a fifth
-    for (const r of rest) expect(r.score).toBeLessThanOrEqual(best!.score);
+  });
+
+  it('returns the best quadrilaterals of several cards, none overlapping a better one by more than a fifth', () => {
+    const a: Quad = [[10, 10], [46, 10], [46, 60], [10, 60]];
+    const b: Quad = [[60, 12], [96, 12], [96, 62], [60, 62]];
+    const c: Quad = [[20, 70], [56, 70], [56, 120], [20, 120]];
+    const found = cornerQuads(mapsOf([{ quad: a }, { quad: b }, { quad: c }]));
+    expect(found).toHaveLength(3);
+    for (const card of [a, b, c]) expect(found.some((f) => maxCornerError(f.quad, card) < 1)).toBe(true);
+    for (let i = 0; i < found.length; i++) {
+      for (let j = 0; j < i; j++) {
+        expect(found[j]!.score).toBeGreaterThanOrEqual(found[i]!.score);
+        expect(convexOverlapShare(found[j]!.quad, found[i]!.quad)).toBeLessThanOrEqual(0.2);
+      }
+    }
+  });
+
+  it("gives a convex quadrilateral's rows exactly as insideConvex does, edges included", () => {
+    const quads: Quad[] = [
+      [[40, 30], [76, 32], [73, 81], [37, 79]],
+      [[10, 10], [46, 10], [46, 60], [10, 60]],
+      [[50, 5], [90, 40], [55, 90], [15, 50]],
+    ];
+    for (const q of quads) {
+      for (let y = 0; y < 100; y++) {
+        const [lo, hi] = rowSpan(q, y, 0, 120);
+        for (let x = 0; x <= 120; x++) expect(x >= lo && x <= hi, `${JSON.stringify(q)} ${x},${y}`).toBe(insideConvex(q, x, y));
+      }
+    }
   });
 
   it('takes no corners that make no card: a square, a strip, empty maps', () => {

@@ -174,9 +174,11 @@ describe('outlines from the centre map', () => {
         return Math.hypot(mid(q)[0] - mid(t)[0], mid(q)[1] - mid(t)[1]) < 0.25 * width(t) && Math.abs(width(q) / width(t) - 1) < 0.25;
       });
     expect(truth.filter((t) => found(t.corners)).length).toBe(5);
-    // without the centre outlines (and the looks of a photo with no or one card found), one card
+    // the centre outlines alone (as recognition reads) find them too; without them and the looks of a photo with few cards, one
     const img = await decodeCardPhoto(photoBytes(`cards/${name}`), 100e6);
-    expect(await detector.detect({ data: img.data, width: img.width, height: img.height }, 'refine', { centres: false, secondLook: false })).toHaveLength(1);
+    const pixels = { data: img.data, width: img.width, height: img.height };
+    expect((await detector.detect(pixels, 'refine', { secondLook: false })).length).toBeGreaterThanOrEqual(5);
+    expect(await detector.detect(pixels, 'refine', { centres: false, secondLook: false })).toHaveLength(1);
   });
 });
 

@@ -76,9 +76,10 @@ const RESTART_SHAPE_ERROR = 0.05;
 const MIN_HELD = 0.5;
 
 /**
- * Least the verifier must give a card the second look found ({@link CardDetector.secondLook}): a
- * card neither map nor refiner vouched for. Chosen on the no-card threshold photos (set C) by a rule
- * written first (docs/card-detector.md "Second look").
+ * Least the verifier must give a card whose outline the card map did not give: the corner map's
+ * ({@link CardDetector.secondLook}), the centre map's, or one only a tile of a photo with few cards
+ * found. Chosen for the second look on the no-card threshold photos (set C) by a rule written
+ * first (docs/card-detector.md "Second look").
  */
 const MIN_SECOND_LOOK = 0.998;
 
@@ -108,8 +109,9 @@ const NEAR_TIE = 0.03;
 /**
  * A photo in which this many cards are found is looked at again in four tiles, each this share of
  * its sides, at its corners: on the train photos 215 of 228 cards found against 192, the
- * 18-card binder page 14 against 5 (docs/card-detector.md "Tiles"). Only then: tiles of small
- * no-card photos make false cards.
+ * 18-card binder page 14 against 5 (docs/card-detector.md "Tiles"). A photo with fewer is tiled
+ * only with the second look, its tiles' own cards then at {@link MIN_SECOND_LOOK}: at the usual
+ * threshold, tiles of small no-card photos make false cards.
  */
 const TILE_WHEN = 2;
 const TILE = 0.6;
@@ -189,7 +191,7 @@ export class CardDetector {
     if (!kept.length && look) kept = await this.secondLook(img, maps);
     const few = kept.length < TILE_WHEN;
     if (!few || look) {
-      // Several cards: a binder page or a table of cards. Small ones were lost at 256 px, so the
+      // Small cards were lost at 256 px (a binder page, a table of cards, a game still), so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
       // outline (docs/card-detector.md "Tiles").
       const found = kept.sort(surestFirst);
@@ -286,9 +288,11 @@ export class CardDetector {
   }
 
   /**
-   * Where the card map gave no card, its corner map's card-shaped quadrilaterals
-   * (card-detector-maps.ts `cornerQuads`), each placed and shape-checked as any card; the best
-   * the verifier gives {@link MIN_SECOND_LOOK} or more is the card. The card map runs into a
+   * Where the photo gave no card (none from the card map, or every one refused), its corner map's
+   * card-shaped quadrilaterals (card-detector-maps.ts `cornerQuads`), each placed and
+   * shape-checked as any card; the best the verifier gives {@link MIN_SECOND_LOOK} or more is the
+   * card. Its `prob` is the quadrilateral's score (mean corner peak times the card map's mean over
+   * it), as a map card's is its centre and corner evidence. The card map runs into a
    * textured table (grass, wood grain, a product box) while the corners still show. At the
    * detector's own 0.85 it found 2 more false cards in 450 Caltech photos, hence the stricter
    * threshold (docs/card-detector.md "Second look").
@@ -303,7 +307,7 @@ export class CardDetector {
     const p = await this.verifier.verify(img, placed.map((c) => c.card.quad));
     return placed
       .map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } }))
-      .filter((c) => c.card.verified! >= this.limits.minSecondLook)
+      .filter((c) => c.card.verified! >= Math.max(this.limits.minVerified, this.limits.minSecondLook))
       .sort(surestFirst)
       .slice(0, 1);
   }

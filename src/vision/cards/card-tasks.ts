@@ -150,7 +150,8 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
         prob = located.prob;
       }
     } else {
-      // recognition reads without the second look: docs/card-detector.md "Second look"
+      // recognition reads without the second look and the tiles of few-card photos: its name-level
+      // rule matched what they made readable in out-of-catalog designs (docs/card-detector.md "Second look")
       found = await (await cardDetector()).detect(pixels, 'refine', { secondLook: task.op !== 'read' });
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
@@ -299,6 +300,7 @@ function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [numbe
 async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: RgbPixels, detector: CardDetector, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): Promise<CardResult> {
   const frame = frameOf(pixels);
   const whole = aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR;
+  // a reference scan's card is found as before the detector's extra looks: the references were hashed so
   const quad = whole ? frame : (await detector.detect(pixels, 'refine', { secondLook: false, centres: false }))[0]?.quad;
   if (!quad) return { ...base, found: false };
   if (cardWidthOf(quad) < MIN_CARD_PIXELS) return { ...base, found: true, unfit: `The card is ${Math.round(cardWidthOf(quad))} px across; a reference needs at least ${MIN_CARD_PIXELS}.` };
