@@ -70,9 +70,12 @@ for (const p of labels) {
   const biggest = [...p.cards].sort((a, b) => area(b.corners) - area(a.corners))[0];
   for (const lim of settings) {
     const kept = found.filter((f) => f.spread <= lim.spread && f.verified >= lim.verified);
-    const hit = (t: Quad) => kept.find((f) => side(centre(f.quad), centre(t)) < 0.25 * shortSide(t));
+    // a card is found as the bench counts one: an outline's centre within a quarter of its width of the
+    // label's, and its width within a quarter (until 2026-11-29 any width: a half card counted)
+    const same = (f: Quad, t: Quad) => side(centre(f), centre(t)) < 0.25 * shortSide(t) && Math.abs(shortSide(f) / shortSide(t) - 1) < 0.25;
+    const hit = (t: Quad) => kept.find((f) => same(f.quad, t));
     res.found.push(p.cards.filter((c) => hit(c.corners)).length);
-    res.extra.push(kept.filter((f) => !p.cards.some((c) => side(centre(f.quad), centre(c.corners)) < 0.25 * shortSide(c.corners))).length);
+    res.extra.push(kept.filter((f) => !p.cards.some((c) => same(f.quad, c.corners))).length);
     if (!biggest) { res.largest.push(null); continue; }
     const h = hit(biggest.corners);
     // held: in a sleeve, top-loader or slab, by the label's kind and by the detector's
