@@ -13,12 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { CardDetector } from '../src/vision/cards/card-detector.ts';
-import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
-import { loadCv, warpCard } from '../src/vision/cards/card-geometry.ts';
-import { portrait } from '../src/vision/cards/card-verifier.ts';
 import { layoutLook } from '../src/vision/recognition/card-layout.ts';
 import { pokemonLayout } from '../src/catalog/pokemon-layouts.ts';
+import { trainCardViews } from './train-card-views.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared');
 const datasets = path.join(shared, 'datasets');
@@ -54,24 +51,13 @@ if (set === 'both' || set === 'scans') {
 }
 
 if (set === 'both' || set === 'train') {
-  interface Photo { file: string; split: string | null; width: number; set?: string; catalog_id: string | null }
-  const photos = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Photo[] }).photos.filter(
-    (p) => p.split === 'train' && p.set !== 'slab' && p.catalog_id !== null && cards.has(p.catalog_id),
-  );
-  const det = await CardDetector.load(1);
-  const { cv } = await loadCv();
   let noCard = 0;
-  for (const p of photos) {
-    let bytes: Buffer = fs.readFileSync(path.join(datasets, p.file));
-    if (shrink && p.width >= 600) bytes = await sharp(bytes).rotate().resize({ width: shrink }).jpeg({ quality: 80 }).toBuffer();
-    const img = await decodeCardPhoto(bytes, 50_000_000);
-    const [found] = await det.detect({ data: img.data, width: img.width, height: img.height }, 'refine', { secondLook: false }); // as recognition's read
-    if (!found) {
+  for await (const { photo: p, upright } of trainCardViews(datasets, (id) => cards.has(id), shrink)) {
+    if (!upright) {
       noCard++;
       continue;
     }
-    const upright = warpCard(cv, img, portrait(found.quad), 500);
-    report(cards.get(p.catalog_id!)!, layoutLook(upright), 'train');
+    report(cards.get(p.catalog_id)!, layoutLook(upright), 'train');
     if (process.env.DUMP) {
       fs.mkdirSync(process.env.DUMP, { recursive: true });
       await sharp(Buffer.from(upright.data), { raw: { width: upright.width, height: upright.height, channels: 3 } }).jpeg().toFile(path.join(process.env.DUMP, `${p.catalog_id}.jpg`));

@@ -16,6 +16,9 @@ interface Labelled {
 }
 const labels = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../test/fixtures/card-detector/real-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
 const labelOf = (name: string) => labels.find((p) => path.basename(p.file) === name)!;
+const train = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../training/card-detector/train-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
+/** A train-split fixture's labels (training/card-detector/train-corners.json), by its name less the `kind-` prefix. */
+const trainLabelOf = (fixture: string) => train.find((p) => path.basename(p.file) === fixture.replace(/^[a-z]+-/, ''))!;
 
 let detector: CardDetector;
 beforeAll(async () => {
@@ -50,11 +53,9 @@ describe('card detector on real photos', () => {
     expect(cards[0]!.verified).toEqual(expect.any(Number));
   });
 
-  const train = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../training/card-detector/train-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
-
   it('finds a close-up whose card map runs into the table (a weak card the verifier keeps)', async () => {
     const name = fixtures.find((f) => f.startsWith('weak-'))!;
-    const truth = train.find((p) => path.basename(p.file) === name.replace(/^weak-/, ''))!;
+    const truth = trainLabelOf(name);
     const { cards, scale } = await detect(`cards/${name}`);
     expect(cards.length).toBe(1);
     expect(worstCorner(cards[0]!.quad, scale, truth.cards[0]!.corners)).toBeLessThan(0.01);
@@ -92,7 +93,7 @@ describe('card detector on real photos', () => {
 
   it('looks at tiles of a binder page: most of its 18 small cards, each once', async () => {
     const name = fixtures.find((f) => f.startsWith('tiles-'))!;
-    const truth = train.find((p) => path.basename(p.file) === name.replace(/^tiles-/, ''))!;
+    const truth = trainLabelOf(name);
     const { cards, scale } = await detect(`cards/${name}`);
     const centre = (q: readonly Point[]): Point => [q.reduce((a, p) => a + p[0], 0) / 4, q.reduce((a, p) => a + p[1], 0) / 4];
     const matched = new Set<number>();
@@ -143,8 +144,7 @@ describe('card detector on real photos', () => {
 describe('the second look, from the corner map', () => {
   it('finds a full-art card in front of a booster box that the card map runs past (a train photo, labelled in train-corners.json)', async () => {
     const name = fixtures.find((f) => f.startsWith('look-'))!;
-    const train = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../training/card-detector/train-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
-    const truth = train.find((p) => path.basename(p.file) === name.replace(/^look-/, ''))!.cards[0]!.corners;
+    const truth = trainLabelOf(name).cards[0]!.corners;
     const { cards, scale } = await detect(`cards/${name}`);
     expect(cards).toHaveLength(1);
     // a card 160 px wide whose edges the label places to 1.5-2 px (low contrast): 3 % is 5 px
@@ -160,8 +160,7 @@ describe('the second look, from the corner map', () => {
 describe('outlines from the centre map', () => {
   it('finds the cards of a small five-card binder photo whose card map runs them together (a train photo, labelled in train-corners.json)', async () => {
     const name = fixtures.find((f) => f.startsWith('centre-'))!;
-    const train = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../training/card-detector/train-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
-    const truth = train.find((p) => path.basename(p.file) === name.replace(/^centre-/, ''))!.cards;
+    const truth = trainLabelOf(name).cards;
     const { cards, scale } = await detect(`cards/${name}`);
     // found as the bench counts a card on a multi-card photo: its centre within a quarter of the
     // card's width of the label's, its width within a quarter (cards 56 px wide: corners are rough)
@@ -207,8 +206,7 @@ describe('tiles of a photo with few cards found', () => {
 describe('restarts of an outline off the card\'s shape', () => {
   it('places a real card again whose first outline ran onto the table (a train photo, labelled in train-corners.json)', async () => {
     const name = fixtures.find((f) => f.startsWith('restart-'))!;
-    const train = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../training/card-detector/train-corners.json'), 'utf8')) as { photos: Labelled[] }).photos;
-    const truth = train.find((p) => path.basename(p.file) === name.replace(/^restart-/, ''))!.cards[0]!.corners;
+    const truth = trainLabelOf(name).cards[0]!.corners;
     const { cards, scale } = await detect(`cards/${name}`);
     // the first outline's worst corner was 15 % of the width off; placed again, within 1 %
     expect(worstCorner(cards[0]!.quad, scale, truth)).toBeLessThan(0.015);

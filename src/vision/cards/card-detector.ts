@@ -173,6 +173,11 @@ export class CardDetector {
     return { maps, scaleX: (nw / img.width) * (MAP_SIZE / DETECTOR_INPUT), scaleY: (nh / img.height) * (MAP_SIZE / DETECTOR_INPUT), validW: Math.ceil(nw / 2), validH: Math.ceil(nh / 2) };
   }
 
+  /** The verifier's bar for an outline the card map did not give ({@link MIN_SECOND_LOOK}), never below the usual one. */
+  private get strict(): number {
+    return Math.max(this.limits.minVerified, this.limits.minSecondLook);
+  }
+
   /**
    * Every card in the photo, largest first; empty when there is none. Unless switched off: the
    * centre map's outline in place of a card the card map gave that is refused (`centres`); and
@@ -206,7 +211,7 @@ export class CardDetector {
         const tile = cropRgb(img, x0, y0, Math.round(TILE * img.width), Math.round(TILE * img.height));
         const known = kept.map((c) => c.card.quad);
         (await this.verified(img, await this.candidates(img, await this.maps(tile), [x0, y0], method, known, centres)))
-          .filter((c) => !few || c.card.verified! >= this.limits.minSecondLook)
+          .filter((c) => !few || c.card.verified! >= this.strict)
           .sort(surestFirst)
           .forEach(keep);
       }
@@ -232,7 +237,7 @@ export class CardDetector {
   /** The cards of one map set (the whole photo's, or a tile's at `offset`), in pixels of the photo. */
   private async candidates(img: RgbPixels, m: Awaited<ReturnType<CardDetector['maps']>>, offset: Point, method: CornerMethod, known: Quad[] = [], centres = false): Promise<Candidate[]> {
     const found = decodeCardMaps(m.maps, m.validW, m.validH);
-    const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5 + offset[0], (p[1] + 0.5) / m.scaleY - 0.5 + offset[1]];
+    const toImage = toPhoto(m, offset);
     const toMap = (p: Point): Point => [(p[0] + 0.5) * m.scaleX - 0.5, (p[1] + 0.5) * m.scaleY - 0.5];
     const whole = method === 'search' && found.length ? locateCard((await loadCv()).cv, img)?.quad ?? null : null;
     const cards: Candidate[] = [];
@@ -298,7 +303,7 @@ export class CardDetector {
    * threshold (docs/card-detector.md "Second look").
    */
   private async secondLook(img: RgbPixels, m: Awaited<ReturnType<CardDetector['maps']>>): Promise<Candidate[]> {
-    const toImage = (p: Point): Point => [(p[0] + 0.5) / m.scaleX - 0.5, (p[1] + 0.5) / m.scaleY - 0.5];
+    const toImage = toPhoto(m, [0, 0]);
     const placed: Candidate[] = [];
     for (const { quad, score } of cornerQuads(m.maps, m.validW, m.validH)) {
       const p = await this.placed(img, quad.map(toImage) as Quad);
@@ -307,7 +312,7 @@ export class CardDetector {
     const p = await this.verifier.verify(img, placed.map((c) => c.card.quad));
     return placed
       .map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } }))
-      .filter((c) => c.card.verified! >= Math.max(this.limits.minVerified, this.limits.minSecondLook))
+      .filter((c) => c.card.verified! >= this.strict)
       .sort(surestFirst)
       .slice(0, 1);
   }
@@ -318,7 +323,7 @@ export class CardDetector {
    * {@link MIN_SECOND_LOOK} or more, as for any outline the card map did not give.
    */
   private async verified(img: RgbPixels, cards: Candidate[]): Promise<Candidate[]> {
-    const least = (c: Candidate) => (c.fromCentre ? Math.max(this.limits.minVerified, this.limits.minSecondLook) : this.limits.minVerified);
+    const least = (c: Candidate) => (c.fromCentre ? this.strict : this.limits.minVerified);
     const p = await this.verifier.verify(img, cards.map((c) => c.card.quad));
     const judged = cards.map((c, k) => ({ ...c, card: { ...c.card, verified: p[k]! } }));
     const retried: { k: number; card: DetectedCard }[] = [];
@@ -406,6 +411,11 @@ function searchAround(cv: Awaited<ReturnType<typeof loadCv>>['cv'], img: RgbPixe
   if (x1 - x0 < 32 || y1 - y0 < 32) return null;
   const found = locateCard(cv, cropRgb(img, x0, y0, x1 - x0, y1 - y0));
   return found ? (found.quad.map(([x, y]) => [x + x0, y + y0] as Point) as Quad) : null;
+}
+
+/** From pixels of a map set (the whole photo's, or a tile's at `offset`) to pixels of the photo. */
+function toPhoto(m: { scaleX: number; scaleY: number }, offset: Point): (p: Point) => Point {
+  return (p) => [(p[0] + 0.5) / m.scaleX - 0.5 + offset[0], (p[1] + 0.5) / m.scaleY - 0.5 + offset[1]];
 }
 
 const clamp = (v: number, max: number) => Math.round(Math.max(0, Math.min(max, v)));
