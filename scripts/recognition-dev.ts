@@ -14,6 +14,9 @@
  * by about 3 (the recogniser at 200 px flips on a re-sampled outline), so a rule on one size is noise.
  * BASE=<an earlier run's output>: the photos whose outcome (RIGHT, WRONG, listed, none, FALSE,
  * ok-none) changed since, listed at the end, photo by photo and size by size.
+ * OUT=1 with SET=generated: the tune quarter's designs are taken out of the Pokémon catalog, so every
+ * photo is of a card the catalog lacks (what the bench's out quarter checks, without looking at it):
+ * each best match made is a false one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,8 +40,8 @@ const base: Identity[] =
         file: s.design.id,
         split: 'tune',
         width: 1600,
-        in_catalog: true,
-        catalog_id: s.design.id,
+        in_catalog: !process.env.OUT,
+        catalog_id: process.env.OUT ? null : s.design.id,
         catalog_name: cards.get(s.design.id)?.name,
         jpeg: s.jpeg,
       }))
@@ -56,7 +59,14 @@ async function photosAt(shrink: number): Promise<Identity[]> {
 const server = await startServer('sqlite', { LOUPE_FILE_ROOT: datasets });
 const cli = (...args: string[]) => loupeCli({ ...process.env, LOUPE_DATA_DIR: server.dataDir, DATABASE_URL: '' }, ...args);
 try {
-  await cli('catalog', 'import', '--kind', 'pokemon', '--cards', path.join(catalogs, 'pokemon/cards.json'), '--sets', path.join(catalogs, 'pokemon/sets.json'));
+  let pokemonCards = path.join(catalogs, 'pokemon/cards.json');
+  if (process.env.OUT) {
+    // the photographed designs out of the catalog: every match is then a false one
+    const out = new Set(base.map((p) => p.file));
+    pokemonCards = path.join(server.dataDir, 'cards-without-designs.json');
+    fs.writeFileSync(pokemonCards, JSON.stringify([...cards.values()].filter((c) => !out.has(c.id))));
+  }
+  await cli('catalog', 'import', '--kind', 'pokemon', '--cards', pokemonCards, '--sets', path.join(catalogs, 'pokemon/sets.json'));
   await cli('catalog', 'import', '--kind', 'mtg', '--cards', path.join(catalogs, 'mtg/mtgjson_printings.json.gz'), '--sets', path.join(catalogs, 'mtg/mtgjson_sets.json'));
   const label = process.env.SET === 'generated' ? 'generated, tune quarter' : 'train';
   const tallies: { right: number; name: number; wrong: number; none: number; listed: number; n: number; outside: number; matchedOutside: number }[] = [];

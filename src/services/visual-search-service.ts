@@ -757,23 +757,40 @@ export class VisualSearchService {
 
   /**
    * Several query images: the answers are the records nearest to their mean direction (the
-   * normalised sum of the query vectors), so a record close to all of them ranks first.
+   * normalised sum of the query vectors), so a record close to all of them ranks first. A query
+   * that cannot be used is skipped with its own status (206); when none can, its error.
    */
   async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
     // Spec rule 8: fashion search queries take exactly one record.
     if ((c.type === 'fashion' || c.type === 'homedecor') && queries.length > 1) throw new ServiceError(400, 'too_many_records', `${c.type} collections take exactly one query record; ${queries.length} were sent.`);
     const clock = stopwatch();
-    const resolved = [];
-    for (const q of queries) resolved.push(await this.queryVector(ctx, c, q));
+    const resolved: QueryVector[] = [];
+    const used: InputRecord[] = [];
+    const skips: Out[] = [];
+    let first: ServiceError | undefined;
+    for (const q of queries) {
+      try {
+        resolved.push(await this.queryVector(ctx, c, q));
+        used.push(q);
+      } catch (e) {
+        // one query that cannot be used (an unknown _id, an image that does not load) is that
+        // record's status, and the others still search; another model's vectors fail them all
+        if (!(e instanceof ServiceError) || e.status === 409) throw e;
+        first ??= e;
+        skips.push(skipped(ctx, echo(q), e.status, e.detail));
+      }
+    }
+    if (!resolved.length) throw first!;
     const sum = new Float32Array(resolved[0]!.vector.length);
     for (const r of resolved) r.vector.forEach((x, i) => (sum[i] = sum[i]! + x));
     let sq = 0;
     for (const x of sum) sq += x * x;
     const norm = Math.sqrt(sq) || 1;
     const centre = sum.map((x) => x / norm);
-    const tags = opts.tags ? [...new Set(queries.flatMap((q) => tagsOf(c, q)))] : undefined;
+    const tags = opts.tags ? [...new Set(used.flatMap((q) => tagsOf(c, q)))] : undefined;
     const hits = await this.rank(c, centre, opts.k + opts.from, checkedFilter(opts.filter), tags);
-    return this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
+    const answer = this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
+    return skips.length ? { ...answer, status: status(ctx, 206, 'Some query records were not used'), skipped_records: skips } : answer;
   }
 
   /** The collection's nearest records in a stable order (see tieStable). */

@@ -274,6 +274,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const multi = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'l5' }, { _id: 'p1' }], k: 2 }, c);
     expect(multi.body.query_records).toHaveLength(2);
     expect(multi.body.answer_records.map((r) => r._id).sort()).toEqual(['l5', 'p1']);
+    // a query that cannot be used is skipped with its own status, and the others still search
+    const partial = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'l5' }, { _id: 'nobody' }, { _base64: Buffer.from('not an image').toString('base64') }], k: 2 }, c);
+    expect([partial.http, partial.body.status.code]).toEqual([206, 206]);
+    expect(partial.body.query_records).toEqual([{ _id: 'l5' }]);
+    expect(partial.body.skipped_records!.map((r) => [r._id ?? null, (r._reason as { status: { code: number } }).status.code])).toEqual([['nobody', 404], [null, 400]]);
+    expect(partial.body.answer_records[0]!._id).toBe('l5');
+    const unknown = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'nobody' }, { _id: 'nobody-2' }] }, c);
+    expect([unknown.http, unknown.body.status.code]).toEqual([404, 404]);
 
     const detected = await call(`${base}/detectKNN`, { query_record: { _base64: photoBase64('faces/bbt1.jpg') }, detection_task_id: 'person', k: 2 }, c);
     const objects = (detected.body as unknown as { answer_objects: { name: string; bound_box: number[]; answer_records: unknown[]; answer_distances: number[] }[] }).answer_objects;
