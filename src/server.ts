@@ -31,5 +31,10 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 // fast as the rest and a broken model install fails the start, not a request.
 const warm = await app.loupe.vision.start();
 app.log.info({ threads: config.vision.threads, models: config.vision.warm, ms: warm.ms }, 'vision workers ready');
+if (config.vision.warm.length) {
+  const t0 = performance.now();
+  await app.loupe.recognition.warm();
+  app.log.info({ ms: Math.round(performance.now() - t0) }, 'recognition ready');
+}
 await app.listen({ port: config.port, host: config.host });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
@@ -123,6 +123,27 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect([...o._identification.distances]).toEqual([...o._identification.distances].sort((a, b) => a - b));
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 120_000);
+
+  it('reads each catalog\'s sets at warm-up (the server does before it listens), so the first scan does not', async () => {
+    const recognition = h.app.loupe.recognition as unknown as { warm(): Promise<void>; catalogs: { sets(id: string): Promise<unknown> } };
+    const importCards = async (list: typeof cards) => {
+      await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(list));
+      await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    };
+    // a re-import that changes a row moves the catalog's version: its sets are read again, once
+    await importCards(cards.map((c) => (c.id === 'tsc-86' ? { ...c, rarity: 'Promo' } : c)));
+    const sets = vi.spyOn(recognition.catalogs, 'sets');
+    try {
+      await recognition.warm();
+      expect(sets).toHaveBeenCalledTimes(1);
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
+      expect((res.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
+      expect(sets).toHaveBeenCalledTimes(1);
+    } finally {
+      sets.mockRestore();
+      await importCards(cards);
+    }
+  });
 
   it('leaves prices in a currency with no configured rate out of price_stats, and says so in the record\'s status', async () => {
     await fs.writeFile(path.join(dir, 'eur.csv'), 'card,date,price,currency\ntsa-86,2025-05-07,100.00,EUR\ntsa-86,2025-05-08,120.00,EUR\n');
