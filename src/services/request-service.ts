@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { resolvedRefusal, type AddressPolicy } from '../media/address-policy.ts';
@@ -6,6 +6,7 @@ import { decodeBase64Image } from '../media/base64-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
+import { isUniqueViolation } from '../store/database.ts';
 import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from '../store/request-store.ts';
 import type { AccountService } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
@@ -84,7 +85,16 @@ export class RequestService {
     return this.requests.rotateWebhookSecret(accountId);
   }
 
-  async submit(caller: RequestCaller, input: SubmitInput): Promise<RequestDetail> {
+  /**
+   * Submits a request. With an `Idempotency-Key` (docs/api-decisions.md, "Retries of a submit") a
+   * submit sent again with that key and the same body answers the request the first one made,
+   * charging nothing (`replayed`); with another body it is 422. A key is the account's until its
+   * request's retention ends.
+   */
+  async submit(caller: RequestCaller, input: SubmitInput, idempotencyKey?: string): Promise<RequestDetail & { replayed?: true }> {
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(JSON.stringify([caller.workspaceId, input])).digest('hex') };
+    const prior = idempotency && (await this.priorSubmit(caller.accountId, idempotency));
+    if (prior) return prior;
     const handler = this.registry.get(input.type);
     if (!handler) throw new ServiceError(400, 'unknown_type', `Unknown type "${input.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
     const endpoint = input.endpoint ?? '';
@@ -140,13 +150,31 @@ export class RequestService {
         webhook,
         expiresAt: Date.now() + this.settings.retentionMs,
         inputs,
+        idempotency,
       });
       this.signal.notify('requests');
       return this.detail(row);
     } catch (err) {
       await this.accounts.refund(caller.accountId, charge);
+      // the same key sent twice at once: the one stored first is the request, the other its replay
+      const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
+      if (first) return first;
       throw err;
     }
+  }
+
+  /** The live request an `Idempotency-Key` names, replayed; 422 when it was sent with another body; none when its retention has ended (the key is freed). */
+  private async priorSubmit(accountId: string, idempotency: { key: string; bodyHash: string }): Promise<(RequestDetail & { replayed: true }) | undefined> {
+    const prior = await this.requests.byIdempotencyKey(accountId, idempotency.key);
+    if (!prior) return undefined;
+    if (prior.row.expiresAt <= Date.now()) {
+      await this.requests.releaseIdempotencyKey(prior.row.id);
+      return undefined;
+    }
+    if (prior.bodyHash !== idempotency.bodyHash) {
+      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another request (${prior.row.id}); a retry sends the same body, a new request a new key.`, [{ field: 'Idempotency-Key', message: 'used with another body' }]);
+    }
+    return { ...this.detail(prior.row), replayed: true };
   }
 
   // A request past its retention is gone for its owner at once, not when the sweeper next runs (spec 3 §3: deleted after 7 days).

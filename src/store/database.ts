@@ -171,6 +171,10 @@ export interface AsyncRequestsTable {
   webhook_lease_until: BigInt | null;
   webhook_last_error: string | null;
   webhook_delivered_at: Timestamp | null;
+  /** The submit's `Idempotency-Key`, unique per account while the row lives; null without one. */
+  idempotency_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** SHA-256 of the workspace and the body the key was first sent with. */
+  body_hash: ColumnType<string | null, string | null | undefined, string | null>;
   expires_at: BigInt;
   created_at: Timestamp;
   modified_at: Timestamp;

@@ -53,6 +53,8 @@ export interface NewRequest {
   expiresAt: number;
   /** Uploaded image bytes by record index. */
   inputs: Map<number, Buffer>;
+  /** The submit's `Idempotency-Key` and a hash of what was sent with it. */
+  idempotency?: { key: string; bodyHash: string } | undefined;
 }
 
 export interface RequestListQuery {
@@ -116,11 +118,24 @@ export class RequestStore {
           expires_at: r.expiresAt,
           created_at: iso,
           modified_at: iso,
+          idempotency_key: r.idempotency?.key ?? null,
+          body_hash: r.idempotency?.bodyHash ?? null,
         })
         .execute();
       for (const [idx, bytes] of r.inputs) await trx.insertInto('async_request_inputs').values({ request_id: r.id, idx, bytes }).execute();
     });
     return (await this.get(r.id))!;
+  }
+
+  /** The account's request submitted with this `Idempotency-Key`, and the hash of what was sent with it. */
+  async byIdempotencyKey(accountId: string, key: string): Promise<{ row: AsyncRequestRow; bodyHash: string | null } | undefined> {
+    const row = await this.db.selectFrom('async_requests').selectAll().where('account_id', '=', accountId).where('idempotency_key', '=', key).executeTakeFirst();
+    return row && { row: toRow(row), bodyHash: row.body_hash };
+  }
+
+  /** Frees a request's `Idempotency-Key` (its retention has ended: the key may name a new request). */
+  async releaseIdempotencyKey(id: string): Promise<void> {
+    await this.db.updateTable('async_requests').set({ idempotency_key: null }).where('id', '=', id).execute();
   }
 
   async get(id: string): Promise<AsyncRequestRow | undefined> {

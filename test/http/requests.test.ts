@@ -104,6 +104,53 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('GET', `${base}/`, { token: null })).statusCode).toBe(401);
   });
 
+  it('an Idempotency-Key makes a submit sent again the same request, charged once; another body with the key is 422', async () => {
+    const { account, token } = await h.newAccount();
+    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
+    const body = { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'a', _base64: await photo(48, 48) }] };
+    const submit = (key: string | undefined, b: unknown = body) => h.request('POST', `${base}/`, { token, body: b, ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }) });
+    const before = await credits();
+    const first = await submit('order-7/scan-1');
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const charged = before - (await credits());
+    expect(charged).toBeGreaterThan(0);
+    // the answer was lost, the client sends it again: the same request, not charged again
+    const again = await submit('order-7/scan-1');
+    expect(again.statusCode).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().id).toBe(first.json().id);
+    expect(before - (await credits())).toBe(charged);
+    // the key with another body is a mistake, not a retry; another account's key is its own
+    const other = await submit('order-7/scan-1', { ...body, records: [{ _id: 'b', _base64: await photo(40, 40) }] });
+    expect([other.statusCode, other.json().code]).toEqual([422, 'idempotency_key_reused']);
+    const stranger = await h.newAccount();
+    const theirs = await h.request('POST', `${base}/`, { token: stranger.token, body, headers: { 'idempotency-key': 'order-7/scan-1' } });
+    expect(theirs.statusCode).toBe(201);
+    expect(theirs.json().id).not.toBe(first.json().id);
+    // keys of the wrong form; without a key, two submits are two requests
+    expect((await submit('')).statusCode).toBe(400);
+    expect((await submit('a b')).statusCode).toBe(400);
+    expect((await submit('k'.repeat(256))).statusCode).toBe(400);
+    const plain = [await submit(undefined), await submit(undefined)].map((r) => r.json().id);
+    expect(new Set(plain).size).toBe(2);
+    expect((await h.request('GET', `${base}/`, { token })).json().count).toBe(3);
+    // once the request's retention has ended, the key names a new request
+    await services().store.db.updateTable('async_requests').set({ expires_at: Date.now() - 1000 }).where('id', '=', first.json().id).execute();
+    const fresh = await submit('order-7/scan-1');
+    expect(fresh.statusCode).toBe(201);
+    expect(fresh.json().id).not.toBe(first.json().id);
+    expect((await submit('order-7/scan-1')).json().id).toBe(fresh.json().id);
+    // the expired request goes now, so that no other test's sweep counts it
+    await services().queue.sweep(Date.now());
+    // the same key sent twice at once: one request, charged once
+    const beforeRace = await credits();
+    const race = await Promise.all([submit('race'), submit('race')]);
+    expect(race.map((r) => r.statusCode)).toEqual([201, 201]);
+    expect(race[0]!.json().id).toBe(race[1]!.json().id);
+    expect(beforeRace - (await credits())).toBe(charged);
+  });
+
   it('a flow runs each record through its steps; states go CREATED → DONE; failed records are per-record and not charged', async () => {
     const created = await flow('faces-then-descriptors', hashAndFaces);
     expect(created.outcome).toBe('created');

@@ -41,6 +41,10 @@ const Detail = Type.Object({
   webhook: Type.Optional(Webhook),
 });
 
+/** A client's key for one submit, so that sending it again cannot make a second request (retries after a lost answer). */
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Printable ASCII, no spaces, at most 255 characters.' })),
+});
 const SubmitBody = Type.Object({
   type: Type.String({ maxLength: 100, description: '`upscaler`, `flows`, `card-grader` or `collectibles-recognition`.' }),
   records: Type.Array(Type.Object({ _url: Type.Optional(Type.String({ maxLength: 8192 })), _base64: Type.Optional(Type.String()), _id: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()])) }, { additionalProperties: true }), { minItems: 1, maxItems: 10 }),
@@ -79,9 +83,20 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   app.post('/', {
     config: { service },
     bodyLimit: config.limits.matchBodyBytes,
-    schema: { tags, security, summary: 'Submit a request (up to 10 records); poll it or get a webhook when DONE', querystring: WorkspaceQuery, body: SubmitBody, response: { 201: Submitted, ...errors(400, 402, 413, 415) } },
+    schema: {
+      tags,
+      security,
+      summary: 'Submit a request (up to 10 records); poll it or get a webhook when DONE',
+      description:
+        'With an `Idempotency-Key` header, a submit sent again with that key and the same body answers the request the first one made, charging nothing (`Idempotent-Replayed: true`); with another body it is 422. A key stays the account\'s until its request\'s retention ends.',
+      querystring: WorkspaceQuery,
+      headers: IdempotencyHeaders,
+      body: SubmitBody,
+      response: { 201: Submitted, ...errors(400, 402, 413, 415, 422) },
+    },
     handler: async (request, reply) => {
-      const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) }, request.body);
+      const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) }, request.body, request.headers['idempotency-key']);
+      if (d.replayed) void reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({ id: d.id, request: d.request, type: d.type, status: d.status, created: d.created, workspace: d.workspace });
     },
   });

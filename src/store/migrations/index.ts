@@ -7,6 +7,7 @@ import { prices } from './006-prices.ts';
 import { catalogImages } from './007-catalog-images.ts';
 import { catalogLookupOrder } from './008-catalog-lookup-order.ts';
 import { collectionText } from './009-collection-text.ts';
+import { requestIdempotency } from './010-request-idempotency.ts';
 
 export interface Migration {
   name: string;
@@ -15,4 +16,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency];
