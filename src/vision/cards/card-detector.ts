@@ -194,17 +194,18 @@ export class CardDetector {
     let kept = await this.verified(img, whole);
     const look = options.secondLook !== false;
     if (!kept.length && look) kept = await this.secondLook(img, maps);
+    // a card found twice keeps its surest outline, and counts once towards `few`
+    const found = kept.sort(surestFirst);
+    kept = [];
+    const keep = (c: Candidate) => {
+      if (!kept.some((k) => convexOverlapShare(k.card.quad, c.card.quad) > SAME_CARD_OVERLAP)) kept.push(c);
+    };
+    found.forEach(keep);
     const few = kept.length < TILE_WHEN;
     if (!few || look) {
       // Small cards were lost at 256 px (a binder page, a table of cards, a game still), so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
       // outline (docs/card-detector.md "Tiles").
-      const found = kept.sort(surestFirst);
-      kept = [];
-      const keep = (c: Candidate) => {
-        if (!kept.some((k) => convexOverlapShare(k.card.quad, c.card.quad) > SAME_CARD_OVERLAP)) kept.push(c);
-      };
-      found.forEach(keep);
       for (const [fx, fy] of [[0, 0], [1 - TILE, 0], [0, 1 - TILE], [1 - TILE, 1 - TILE]] as const) {
         const x0 = Math.round(fx * img.width);
         const y0 = Math.round(fy * img.height);
