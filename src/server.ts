@@ -33,8 +33,13 @@ const warm = await app.loupe.vision.start();
 app.log.info({ threads: config.vision.threads, models: config.vision.warm, ms: warm.ms }, 'vision workers ready');
 if (config.vision.warm.length) {
   const t0 = performance.now();
-  await app.loupe.recognition.warm();
-  app.log.info({ ms: Math.round(performance.now() - t0) }, 'recognition ready');
+  try {
+    await app.loupe.recognition.warm();
+    app.log.info({ ms: Math.round(performance.now() - t0) }, 'recognition ready');
+  } catch (err) {
+    // a warm-up is no reason to refuse to start: the first scan then loads what failed, and says why
+    app.log.warn({ err }, 'recognition warm-up failed; the first scan will load its catalogs');
+  }
 }
 await app.listen({ port: config.port, host: config.host });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');

@@ -65,6 +65,19 @@ const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
 /** Headers the server sets itself; a configured value would be overwritten or break the request. */
 const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'loupe-signature', 'loupe-request-id', 'loupe-delivery-attempt']);
 
+/**
+ * JSON with every object's keys in order: a retry serialised by another library (keys in another
+ * order) is the same body.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
 export class RequestService {
   constructor(
@@ -92,7 +105,7 @@ export class RequestService {
    * request's retention ends.
    */
   async submit(caller: RequestCaller, input: SubmitInput, idempotencyKey?: string): Promise<RequestDetail & { replayed?: true }> {
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(JSON.stringify([caller.workspaceId, input])).digest('hex') };
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(canonicalJson([caller.workspaceId, input])).digest('hex') };
     const prior = idempotency && (await this.priorSubmit(caller.accountId, idempotency));
     if (prior) return prior;
     const handler = this.registry.get(input.type);
@@ -132,7 +145,14 @@ export class RequestService {
 
     const price = this.settings.priceOf(input.type);
     const charge = price * input.records.length;
-    await this.accounts.charge(caller.accountId, `requests.${input.type}`, charge);
+    try {
+      await this.accounts.charge(caller.accountId, `requests.${input.type}`, charge);
+    } catch (err) {
+      // the same key sent twice at once by an account that can pay for one: the second is the first's replay, not a 402
+      const first = idempotency && err instanceof ServiceError && err.status === 402 ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
+      if (first) return first;
+      throw err;
+    }
     const id = randomUUID();
     const request: Record<string, unknown> = { type: input.type, endpoint, records: echoed };
     if (input.mode !== undefined) request.mode = input.mode;
@@ -159,6 +179,7 @@ export class RequestService {
       // the same key sent twice at once: the one stored first is the request, the other its replay
       const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
       if (first) return first;
+      if (idempotency && isUniqueViolation(err)) throw new ServiceError(409, 'idempotency_conflict', `Idempotency-Key "${idempotency.key}" was being freed as this submit arrived; send it again.`);
       throw err;
     }
   }
@@ -172,7 +193,7 @@ export class RequestService {
       return undefined;
     }
     if (prior.bodyHash !== idempotency.bodyHash) {
-      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another request (${prior.row.id}); a retry sends the same body, a new request a new key.`, [{ field: 'Idempotency-Key', message: 'used with another body' }]);
+      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another request (${prior.row.id}); a retry sends the same body, a new request a new key.`, [{ field: 'idempotency-key', message: 'used with another body' }]);
     }
     return { ...this.detail(prior.row), replayed: true };
   }

@@ -768,16 +768,19 @@ export class VisualSearchService {
     const used: InputRecord[] = [];
     const skips: Out[] = [];
     let first: ServiceError | undefined;
-    for (const q of queries) {
+    for (const [i, q] of queries.entries()) {
       try {
         resolved.push(await this.queryVector(ctx, c, q));
         used.push(q);
       } catch (e) {
-        // one query that cannot be used (an unknown _id, an image that does not load) is that
-        // record's status, and the others still search; another model's vectors fail them all
-        if (!(e instanceof ServiceError) || e.status === 409) throw e;
+        // one query that cannot be used (an unknown _id 404, an image that does not load 400) is that
+        // record's status, and the others still search; a busy server (503) or another model's
+        // vectors (409) fail the request, as they would any of its queries
+        if (!(e instanceof ServiceError) || (e.status !== 400 && e.status !== 404)) throw e;
         first ??= e;
-        skips.push(skipped(ctx, echo(q), e.status, e.detail));
+        const skip = skipped(ctx, echo(q), e.status, e.detail);
+        // an image query echoes no _id: its place in query_records says which it was
+        skips.push({ ...skip, _reason: { ...(skip._reason as object), query_index: i } });
       }
     }
     if (!resolved.length) throw first!;

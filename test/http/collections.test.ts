@@ -278,7 +278,7 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const partial = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'l5' }, { _id: 'nobody' }, { _base64: Buffer.from('not an image').toString('base64') }], k: 2 }, c);
     expect([partial.http, partial.body.status.code]).toEqual([206, 206]);
     expect(partial.body.query_records).toEqual([{ _id: 'l5' }]);
-    expect(partial.body.skipped_records!.map((r) => [r._id ?? null, (r._reason as { status: { code: number } }).status.code])).toEqual([['nobody', 404], [null, 400]]);
+    expect(partial.body.skipped_records!.map((r) => [r._id ?? null, (r._reason as { status: { code: number }; query_index: number }).status.code, (r._reason as { query_index: number }).query_index])).toEqual([['nobody', 404, 1], [null, 400, 2]]);
     expect(partial.body.answer_records[0]!._id).toBe('l5');
     const unknown = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'nobody' }, { _id: 'nobody-2' }] }, c);
     expect([unknown.http, unknown.body.status.code]).toEqual([404, 404]);

@@ -121,6 +121,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.json().id).toBe(first.json().id);
     expect(before - (await credits())).toBe(charged);
+    // sent again by another library, its keys in another order: the same body
+    const reordered = { records: body.records.map(({ _id, _base64 }) => ({ _base64, _id })), endpoint: body.endpoint, type: body.type };
+    expect((await submit('order-7/scan-1', reordered)).json().id).toBe(first.json().id);
     // the key with another body is a mistake, not a retry; another account's key is its own
     const other = await submit('order-7/scan-1', { ...body, records: [{ _id: 'b', _base64: await photo(40, 40) }] });
     expect([other.statusCode, other.json().code]).toEqual([422, 'idempotency_key_reused']);

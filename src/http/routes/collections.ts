@@ -44,6 +44,8 @@ const answersOf: Record<string, Answers> = {
     504: 'None updated: the new images took too long to process',
   },
   '/delete': found(220, 'All records deleted'),
+  '/visualKNNMulti': { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' },
+  '/visualTagsKNNMulti': { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' },
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
