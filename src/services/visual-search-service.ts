@@ -191,7 +191,7 @@ interface Tally {
 }
 const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, capacityHit: false });
 
-const skipped = (ctx: SearchContext, record: Out, code: number, text: string): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId } } });
+const skipped = (ctx: SearchContext, record: Out, code: number, text: string, more: Record<string, unknown> = {}): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId }, ...more } });
 
 export interface Envelope {
   status: EnvelopeStatus;
@@ -778,9 +778,8 @@ export class VisualSearchService {
         // vectors (409) fail the request, as they would any of its queries
         if (!(e instanceof ServiceError) || (e.status !== 400 && e.status !== 404)) throw e;
         first ??= e;
-        const skip = skipped(ctx, echo(q), e.status, e.detail);
         // an image query echoes no _id: its place in query_records says which it was
-        skips.push({ ...skip, _reason: { ...(skip._reason as object), query_index: i } });
+        skips.push(skipped(ctx, echo(q), e.status, e.detail, { query_index: i }));
       }
     }
     if (!resolved.length) throw first!;

@@ -30,6 +30,7 @@ export const allRecordsDefaultSize = { ids: allRecordsMaxSize, records: 1000 };
 
 const inserted: Answers = { 210: 'All records inserted', 211: 'Some records inserted, others skipped (`skipped_records`)', 411: 'None inserted: every `_id` exists already', 412: 'None inserted: the collection is full', 400: 'None inserted for other reasons (images that could not be loaded)' };
 const found = (all: number, meaning: string): Answers => ({ [all]: meaning, 206: 'Some records were not found (`skipped_records`)', 404: 'No record was found' });
+const multiAnswers: Answers = { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' };
 /** The `status.code`s of the methods that answer more than 200 (spec 2 §4). */
 const answersOf: Record<string, Answers> = {
   '/insert': inserted,
@@ -44,8 +45,8 @@ const answersOf: Record<string, Answers> = {
     504: 'None updated: the new images took too long to process',
   },
   '/delete': found(220, 'All records deleted'),
-  '/visualKNNMulti': { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' },
-  '/visualTagsKNNMulti': { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' },
+  '/visualKNNMulti': multiAnswers,
+  '/visualTagsKNNMulti': multiAnswers,
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 

@@ -251,8 +251,8 @@ export class RecognitionService {
   /**
    * Loads in advance what a first identification would load in its request: the name lists, each
    * catalog's sets and artwork references, and the first pages of its indexes (one lookup by name and
-   * by number). The server runs it before it listens (docs/recognition.md "Time"): the first scan after
-   * a start took about 250 ms more than the next without it.
+   * by number). The server runs it before it listens (docs/recognition.md "The first scan after a
+   * start"): without it the first scan took about 250 ms more than the next.
    */
   async warm(): Promise<void> {
     installedSpeciesNames();

@@ -358,8 +358,9 @@ async function warm(requested: readonly string[]): Promise<{ warmed: (ModelName 
 let cardWarmed: Promise<void> | undefined;
 const WARM_CARD_RUNS = 3;
 /**
- * The card detector's networks and OpenCV, loaded and run once on a drawn card: the first card
- * request after a start (recognition, grading) took 1.3 s, most of it loading them.
+ * The card detector's networks, OpenCV and the text reader, loaded and run on a drawn card
+ * ({@link WARM_CARD_RUNS} times): the first card request after a start (recognition, grading)
+ * took 1.3 s, most of it loading them.
  */
 function warmCard(): Promise<void> {
   cardWarmed ??= (async () => {
