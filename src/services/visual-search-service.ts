@@ -199,6 +199,15 @@ export interface Envelope {
   [key: string]: unknown;
 }
 
+/**
+ * A query image the workers could not use: one that does not load is the client's (400); one
+ * whose processing failed or ran out of time is the server's (500 / 504), which a client may retry.
+ */
+function queryFailed(error: { code: number; text: string }): ServiceError {
+  if (error.code < 500) return new ServiceError(400, 'invalid_image', `query_record: ${error.text}`);
+  return new ServiceError(error.code, error.code === 504 ? 'vision_timeout' : 'vision_failed', `query_record: ${error.text}`);
+}
+
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
 export class VisualSearchService {
   private readonly queries: CollectionQueries;
@@ -670,7 +679,7 @@ export class VisualSearchService {
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
-    if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
+    if ('error' in o!) throw queryFailed(o.error);
     if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, o!.ok.model));
     const { _base64: _b, ...echo } = query;
     return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
@@ -693,7 +702,7 @@ export class VisualSearchService {
     const top = given?.['Top Category'] ?? query['Top Category'];
     const category = given?.Category ?? query.Category;
     const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
-    if ('error' in o!) throw new ServiceError(400, 'invalid_image', `query_record: ${o.error.text}`);
+    if ('error' in o!) throw queryFailed(o.error);
     const r = o!.ok;
     if (c.model !== null && r.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, r.model));
     if (box && (box[0] >= r.width - 8 || box[1] >= r.height - 8)) throw new ServiceError(400, 'invalid_request', `query_record._objects[0].bound_box lies outside the ${r.width}x${r.height} image.`);
@@ -773,10 +782,11 @@ export class VisualSearchService {
         resolved.push(await this.queryVector(ctx, c, q));
         used.push(q);
       } catch (e) {
-        // one query that cannot be used (an unknown _id 404, an image that does not load 400) is that
-        // record's status, and the others still search; a busy server (503) or another model's
-        // vectors (409) fail the request, as they would any of its queries
-        if (!(e instanceof ServiceError) || (e.status !== 400 && e.status !== 404)) throw e;
+        // one query that cannot be used (an unknown _id 404, an image that does not load 400, one
+        // whose processing failed or ran out of time 500 / 504) is that record's status, and the
+        // others still search; a busy server (503) or another model's vectors (409) fail the
+        // request, as they would any of its queries
+        if (!(e instanceof ServiceError) || ![400, 404, 500, 504].includes(e.status)) throw e;
         first ??= e;
         // an image query echoes no _id: its place in query_records says which it was
         skips.push(skipped(ctx, echo(q), e.status, e.detail, { query_index: i }));

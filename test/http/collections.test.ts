@@ -4,6 +4,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, startHarness, startTinyClipHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
+import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
 
@@ -41,7 +42,7 @@ describe.each(backends)('collections API (%s)', (backend) => {
   };
 
   beforeAll(async () => {
-    h = await startHarness(backend, { vision: { threads: 2, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    h = await startHarness(backend, { vision: { threads: 2, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '', testHooks: true } });
   }, 60_000);
   afterAll(() => h?.close());
 
@@ -282,6 +283,13 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(partial.body.answer_records[0]!._id).toBe('l5');
     const unknown = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'nobody' }, { _id: 'nobody-2' }] }, c);
     expect([unknown.http, unknown.body.status.code]).toEqual([404, 404]);
+    // a query image whose worker died is the server's fault (500, retryable), not a bad image (400)
+    const crashing = Buffer.concat([Buffer.from(img('Leopards', 3), 'base64'), Buffer.from(crashMarker)]).toString('base64');
+    const crashed = await call(`${base}/visualKNN`, { query_record: { _base64: crashing }, k: 2 }, c);
+    expect([crashed.http, crashed.body.status.code, (crashed.body as unknown as { code: string }).code]).toEqual([500, 500, 'vision_failed']);
+    expect(crashed.body.status.text).toMatch(/worker stopped/);
+    const crashedOne = await call(`${base}/visualKNNMulti`, { query_records: [{ _base64: crashing }, { _id: 'l5' }], k: 2 }, c);
+    expect([crashedOne.http, crashedOne.body.skipped_records!.map((r) => (r._reason as { status: { code: number } }).status.code)]).toEqual([206, [500]]);
 
     const detected = await call(`${base}/detectKNN`, { query_record: { _base64: photoBase64('faces/bbt1.jpg') }, detection_task_id: 'person', k: 2 }, c);
     const objects = (detected.body as unknown as { answer_objects: { name: string; bound_box: number[]; answer_records: unknown[]; answer_distances: number[] }[] }).answer_objects;

@@ -28,4 +28,11 @@ describe('OpenAPI', () => {
       expect(paths).toContain(p);
     }
   });
+
+  it('declares the Idempotent-Replayed header of a replayed submit', async () => {
+    const doc = JSON.parse(await generateOpenapi());
+    const created = doc.paths['/account/v2/request'].post.responses['201'];
+    expect(created.headers['Idempotent-Replayed'].schema).toEqual({ type: 'string', enum: ['true'] });
+    expect(created.content['application/json'].schema.properties).not.toHaveProperty('headers');
+  });
 });

@@ -16,7 +16,11 @@ const Echo = Type.Object(
   { type: Type.String(), endpoint: Type.String(), records: Type.Array(AnyObject), mode: Type.Optional(Type.String()), front_weight: Type.Optional(Type.Number()) },
   { additionalProperties: true, description: 'The request as submitted; `_base64` images are left out.' },
 );
-const Submitted = Type.Object({ id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() });
+const Submitted = Type.Object(
+  { id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() },
+  // read by @fastify/swagger into the response's OpenAPI headers
+  { headers: { 'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer is the replay of an earlier submit with the same Idempotency-Key and body: nothing new was made or charged.' } } },
+);
 const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Type.String(), workspace: Type.String() });
 const Webhook = Type.Object(
   {
