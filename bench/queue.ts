@@ -47,7 +47,7 @@ for (const backend of backends) {
     run: async (ctx) => ({ records: ctx.records.map((r) => ({ ...r, _status: { code: 200, text: 'OK', request_id: ctx.requestId } })) }),
   });
   const account = await services.accounts.createAccount({ name: 'bench', credits: 10_000_000 });
-  const caller = { accountId: account.account, workspaceId: account.workspace, baseUrl: 'http://bench' };
+  const caller = { accountId: account.account, workspaceId: account.workspace, baseUrl: 'http://bench', services: ['*'] };
   const store = new RequestStore(services.store);
 
   // Baseline: one single-row UPDATE per job through the same store.

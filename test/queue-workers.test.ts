@@ -59,7 +59,7 @@ async function setup(backend: Backend) {
   const env = { LOUPE_DATA_DIR: dataDir, DATABASE_URL: pg?.url ?? '' };
   const services: Services = await openServices(loadConfig({}, { dataDir, databaseUrl: pg?.url, logLevel: 'silent' }));
   const account = await services.accounts.createAccount({ name: 'queue', credits: 100_000 });
-  const caller = { accountId: account.account, workspaceId: account.workspace, baseUrl: 'http://loupe.test' };
+  const caller = { accountId: account.account, workspaceId: account.workspace, baseUrl: 'http://loupe.test', services: ['*'] };
   return {
     env,
     services,

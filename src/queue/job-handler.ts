@@ -34,6 +34,8 @@ export interface JobOutcome {
 
 export interface JobHandler {
   type: string;
+  /** The account service this type also needs (besides `requests`): its synchronous endpoints' own. */
+  service?: string;
   /** Whether `endpoint` names something this handler runs (an upscale factor, a flow name…). */
   accepts(endpoint: string): Promise<boolean> | boolean;
   /** Endpoints to list in errors and docs. */

@@ -10,6 +10,9 @@ export const knownServices = ['cardstream', 'image_matching', 'descriptor', 'ide
 export type ServiceName = (typeof knownServices)[number];
 export const allServices = '*';
 
+/** Whether an account with these services may use `service` (`*` is every one). */
+export const serviceEnabled = (services: readonly string[], service: string): boolean => services.includes(allServices) || services.includes(service);
+
 export interface Principal {
   tokenId: string;
   account: AccountRecord;
@@ -147,8 +150,7 @@ export class AccountService {
   }
 
   assertService(principal: Principal, service: string): void {
-    const s = principal.account.services;
-    if (!s.includes(allServices) && !s.includes(service)) {
+    if (!serviceEnabled(principal.account.services, service)) {
       throw new ServiceError(403, 'service_not_enabled', `The ${service} service is not enabled for this account.`);
     }
   }

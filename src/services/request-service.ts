@@ -8,7 +8,7 @@ import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
 import { isUniqueViolation } from '../store/database.ts';
 import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from '../store/request-store.ts';
-import type { AccountService } from './account-service.ts';
+import { serviceEnabled, type AccountService } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import type { ResultLinks } from './result-links.ts';
@@ -18,6 +18,8 @@ export interface RequestCaller {
   workspaceId: string;
   /** Absolute base of result media URLs (how the caller reached the server). */
   baseUrl: string;
+  /** The account's enabled services: a type whose synchronous endpoints need one needs it here too. */
+  services: readonly string[];
 }
 
 export interface SubmitInput {
@@ -110,6 +112,9 @@ export class RequestService {
     if (prior) return prior;
     const handler = this.registry.get(input.type);
     if (!handler) throw new ServiceError(400, 'unknown_type', `Unknown type "${input.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
+    if (handler.service && !serviceEnabled(caller.services, handler.service)) {
+      throw new ServiceError(403, 'service_not_enabled', `The ${handler.service} service is not enabled for this account: ${input.type} requests need it, as its synchronous endpoints do.`);
+    }
     const endpoint = input.endpoint ?? '';
     if (!(await handler.accepts(endpoint))) {
       const known = await handler.endpoints();

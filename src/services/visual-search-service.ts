@@ -11,6 +11,7 @@ import type { TextRow } from '../store/collection-text-store.ts';
 import { recordText } from '../text-search/record-text.ts';
 import { textEngineOf } from './text-search/text-engine.ts';
 import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
+import { ProductRule } from './fashion/product-rule.ts';
 import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
 import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import type { AccountService } from './account-service.ts';
@@ -211,6 +212,7 @@ function queryFailed(error: { code: number; text: string }): ServiceError {
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
 export class VisualSearchService {
   private readonly queries: CollectionQueries;
+  private readonly products: ProductRule;
 
   constructor(
     private readonly store: CollectionStore,
@@ -222,6 +224,7 @@ export class VisualSearchService {
     private readonly accounts?: AccountService,
   ) {
     this.queries = filterFailuresAre400(queries);
+    this.products = new ProductRule(this.queries);
   }
 
   /**
@@ -277,24 +280,6 @@ export class VisualSearchService {
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
     if (typeof v === 'string' ? v.trim() === '' : !(typeof v === 'number' && Number.isFinite(v))) return `${c.productField} must be a non-empty string or a number`;
     return undefined;
-  }
-
-  /** Records stored before the rule without the product field (memoised per collection change). */
-  private readonly withoutProduct = new Map<string, { seq: number; count: number; ids: string[] }>();
-
-  /** Searches of a fashion or home-decor collection holding records without the product field answer 409 (spec rule 4). */
-  private async requireProducts(c: CollectionRecord): Promise<void> {
-    if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return;
-    let held = this.withoutProduct.get(c.id);
-    if (!held || held.seq !== c.seq) {
-      const filter = { [c.productField]: { $exists: false } };
-      const count = await this.queries.count(c, filter);
-      held = { seq: c.seq, count, ids: count ? (await this.queries.find(c, filter, 5, 0)).map((r) => r.recordId) : [] };
-      this.withoutProduct.set(c.id, held);
-    }
-    if (held.count) {
-      throw new ServiceError(409, 'missing_product_field', `${held.count} record(s) of this collection have no ${c.productField} (for example ${held.ids.join(', ')}); every record of a ${c.type} collection must carry it. Update them with one, or delete them.`);
-    }
   }
 
   /**
@@ -699,6 +684,10 @@ export class VisualSearchService {
     }
     const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = given ? drawnBox(given.bound_box) : undefined;
+    // An object copied from a response (rule 7) carries the detector's categories, marked so: they
+    // choose the item, but filter only as the detector's do for a photo (a vote of the shop's own
+    // records first), or a shop with its own taxonomy would get nothing back.
+    const copied = given !== undefined && given.category_source === 'detector' && query['Top Category'] === undefined && query.Category === undefined;
     const top = given?.['Top Category'] ?? query['Top Category'];
     const category = given?.Category ?? query.Category;
     const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
@@ -726,16 +715,19 @@ export class VisualSearchService {
     if (box && given) {
       const colours = colorTagsOf(r.colors.slice(0, 5));
       const tags = query.extract_tags === true ? { _tags: { Color: colours.Color }, _tags_simple: colours.names } : {};
-      objects.unshift({ ...given, bound_box: box, 'pre-filled': true, ...tags });
+      // a drawn box gets the fields every detected object has (spec 2 §2), under what the client sent
+      objects.unshift({ name: 'item', prob: 1, area: boxArea(box), ...given, bound_box: box, 'pre-filled': true, ...tags });
     }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;
     let v: { top: unknown; category: unknown } | undefined;
-    if (typeof top === 'string' || typeof category === 'string') itemFilter = categoryFilter(top, category);
+    // the kind of item searched: the detector's, or the copied object's own name
+    const kind = copied && typeof given.name === 'string' ? given.name : box ? undefined : r.chosen.name;
+    if (!copied && (typeof top === 'string' || typeof category === 'string')) itemFilter = categoryFilter(top, category);
     // The whole image (no item found) is no kind of item: neither a vote nor a filter.
-    else if ((v = !r.whole && !box && r.chosen.name !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), r.chosen.name) : undefined)) itemFilter = categoryFilter(v.top, v.category);
+    else if ((v = !r.whole && kind !== undefined && kind !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), kind) : undefined)) itemFilter = categoryFilter(v.top, v.category);
     else {
-      const predicted = r.whole || box ? undefined : categoriesOf(domain, r.chosen.name);
+      const predicted = r.whole || kind === undefined ? undefined : categoriesOf(domain, kind);
       const candidate = predicted && categoryFilter(predicted.top, predicted.category);
       if (candidate && (await this.queries.count(c, candidate)) > 0) itemFilter = candidate;
     }
@@ -759,6 +751,7 @@ export class VisualSearchService {
   /** Every record within `radius` (scaled distance) of the query, closest first, at most `limit`. */
   async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; fields: Fields; filter: unknown }): Promise<Envelope> {
     const clock = stopwatch();
+    await this.products.require(c);
     const { vector, echo } = await this.queryVector(ctx, c, query);
     const hits = await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit, checkedFilter(opts.filter));
     return this.answer(ctx, clock, [echo], hits, opts.fields);
@@ -772,6 +765,7 @@ export class VisualSearchService {
   async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
     // Spec rule 8: fashion search queries take exactly one record.
     if ((c.type === 'fashion' || c.type === 'homedecor') && queries.length > 1) throw new ServiceError(400, 'too_many_records', `${c.type} collections take exactly one query record; ${queries.length} were sent.`);
+    await this.products.require(c);
     const clock = stopwatch();
     const resolved: QueryVector[] = [];
     const used: InputRecord[] = [];
@@ -836,12 +830,15 @@ export class VisualSearchService {
       .slice(0, want);
   }
 
-  async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+  async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    await this.requireProducts(c);
+    await this.products.require(c);
     const { vector, echo, itemFilter, colors } = await this.queryVector(ctx, c, query);
-    const hits = await this.rank(c, vector, opts.k + opts.from, withItemFilter(checkedFilter(opts.filter), itemFilter), tagsOf(c, query), colors);
-    return this.answer(ctx, clock, [echo], hits.slice(opts.from), opts.fields);
+    const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
+    const tags = tagsOf(c, query);
+    // spec: "Same parameters and response as visualKNN", product_field's one record per product included
+    const hits = await onePerProduct(opts.productField, opts.k + opts.from, c.recordCount, (n) => this.rank(c, vector, n, filter, tags, colors));
+    return this.answer(ctx, clock, [echo], hits.slice(opts.from, opts.k + opts.from), opts.fields);
   }
 
   /**
@@ -876,6 +873,7 @@ export class VisualSearchService {
   /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */
   async allNearDupPairs(ctx: SearchContext, c: CollectionRecord, radius: number, limit: number, filter: unknown): Promise<Envelope> {
     const clock = stopwatch();
+    await this.products.require(c);
     const f = checkedFilter(filter);
     const pairs: { a: string; b: string; d: number }[] = [];
     const seen = new Set<string>();
@@ -906,6 +904,7 @@ export class VisualSearchService {
    * `objects` (COCO-80, the default), `person` (its person class) or `face`.
    */
   async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+    await this.products.require(c);
     const clock = stopwatch();
     const tasks: Record<string, { detector: 'objects' | 'faces'; keep: (name: string) => boolean }> = {
       objects: { detector: 'objects', keep: () => true },
@@ -954,7 +953,7 @@ export class VisualSearchService {
    */
   async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    await this.requireProducts(c);
+    await this.products.require(c);
     const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
     const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
     const want = opts.k + opts.from;

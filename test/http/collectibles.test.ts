@@ -220,8 +220,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   }, 120_000);
 
   it('runs as the asynchronous type collectibles-recognition, options on each record', async () => {
-    const [fr, bad] = await recognised('/tcg_id', [{ _id: 'fr', _base64: photoCard, lang: true, set_code: 'SVI' }, { _id: 'bad', _base64: '%%' }]);
+    const [fr, bad] = await recognised('/tcg_id', [{ _id: 'fr', _base64: photoCard, lang: true, set_code: 'SVI', analyze_all: true }, { _id: 'bad', _base64: '%%' }]);
     expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
+    expect(fr!._status.text).toMatch(/; analyze_all: not applied in asynchronous requests \(the largest card only\)$/);
     expect(fr).not.toHaveProperty('_base64');
     expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     expect(fr!._objects![0]!._ocr.lang).toBe('fr');
@@ -253,7 +254,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const [slabCard, label] = slab!._objects! as unknown as Obj[];
     expect(slab!['Graded Slab']).toEqual([{ id: 1, name: 'yes', prob: 1 }]);
     expect(slabCard!.name).toBe('Card');
-    expect(label).toMatchObject({ name: 'Slab Label', id: 2, _tags: { Company: [{ name: 'BGS' }] } });
+    // the object fields of document 3 §2, as /tcg_id and /slab_id give them
+    expect(slabCard).toMatchObject({ 'Top Category': [{ name: 'Trading Card' }] });
+    expect(label).toMatchObject({ name: 'Slab Label', id: 2, 'Top Category': [{ name: 'Slab Label' }], _tags: { Company: [{ name: 'BGS' }] } });
+    expect((label as unknown as { area: number }).area).toBeGreaterThan(0);
+    expect((label as unknown as { area: number }).area).toBeLessThan(0.5);
     // a BGS label on a 1993 Alpha Counterspell (../shared/datasets/graded_slabs, labelled by its source)
     expect(label!._identification.best_match).toMatchObject({ year: '1993', grade: 7.5, certificate_number: '0010538585', subcategory: null });
     expect(label!.bound_box[1]).toBeLessThan(slabCard!.bound_box[1]!);
@@ -382,9 +387,15 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(poor.account)).credits).toBe(0);
   }, 120_000);
 
-  it('is a service an account can be refused', async () => {
-    const other = await h.newAccount(100, ['descriptor']);
+  it('is a service an account can be refused, synchronously and as an asynchronous request', async () => {
+    const other = await h.newAccount(100, ['descriptor', 'requests']);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: other.token, body: { records: [{ _base64: photoCard }] } });
     expect(res.statusCode).toBe(403);
+    const queued = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard }] } });
+    expect([queued.statusCode, (queued.json() as { code: string }).code]).toEqual([403, 'service_not_enabled']);
+    expect((await h.app.loupe.accounts.getAccount(other.account)).credits).toBe(100);
+    // the same account may still queue what it is allowed
+    const flows = await h.request('POST', '/account/v2/request/', { token: other.token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: '!!' }] } });
+    expect(flows.statusCode).toBe(201);
   });
 });

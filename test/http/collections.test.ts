@@ -183,6 +183,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const perProduct = await call(`${base}/visualKNN`, { query_record: { _id: 'leo-2' }, k: 3 }, c);
     expect(perProduct.body.answer_records.map((r) => r._id)).toEqual(['leo-2', expect.any(String), expect.any(String)]);
     expect(perProduct.body.answer_records.map((r) => r._id)).not.toContain('leo-1');
+    // visualTagsKNN takes "the same parameters" (spec 2 §4): one record per product too, unless product_field is ''
+    const tagsPerProduct = await call(`${base}/visualTagsKNN`, { query_record: { _id: 'leo-2', _tags_simple: ['cat'] }, k: 3 }, c);
+    expect(tagsPerProduct.body.answer_records.map((r) => r._id)).toEqual(['leo-2', expect.any(String), expect.any(String)]);
+    expect(tagsPerProduct.body.answer_records.map((r) => r._id)).not.toContain('leo-1');
+    const tagsAll = await call(`${base}/visualTagsKNN`, { query_record: { _id: 'leo-2', _tags_simple: ['cat'] }, k: 3, product_field: '' }, c);
+    expect(tagsAll.body.answer_records.map((r) => r._id)).toContain('leo-1');
     const filtered = await call(`${base}/visualKNN`, { query_record: { _id: 'leo-2' }, k: 10, filter: { color: 'grey' }, fields_to_return: ['*'] }, c);
     expect(filtered.body.answer_records).toHaveLength(1);
     expect(filtered.body.answer_records[0]).toMatchObject({ _id: 'plane-1', color: 'grey' });

@@ -113,6 +113,18 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(look).toMatchObject({ 'Top Category': 'Menswear', Category: 'Hoodies' });
     expect((look._objects as Obj[])[0]).toMatchObject({ name: 'upper body', Category: 'Hoodies', category_source: 'neighbours' });
     expect((look._objects as Obj[])[0]!['pre-filled']).toBeUndefined();
+    // rule 7: an item copied from a search's response and sent back searches that item, filtered as the
+    // first search was (the shop's words by vote), not by the detector's words the copy carries
+    const first = await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 5 }, c);
+    const upper = first.body.query_records![0]!._objects!.find((o) => o.name === 'upper body')!;
+    expect(upper).toMatchObject({ category_source: 'detector' });
+    expect(upper.Category).not.toBe('Hoodies');
+    const again = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper] }, k: 5 }, c);
+    expect(again.http).toBe(200);
+    expect(again.body.answer_records.map((r) => r._id)).toContain('hoodie');
+    // categories the client writes on the query record still filter as sent
+    const named = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper], Category: 'Dresses' }, k: 5 }, c);
+    expect(named.body.answer_records).toEqual([]);
   });
 
   it('visualKNN with a photo lists every item found and searches the largest; the query item\'s categories filter', async () => {
@@ -132,7 +144,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(drawn.http).toBe(200);
     // The drawn box stays in the echo, first, with the colours measured in it; the detected items follow, with their tags.
     const echoed = drawn.body.query_records![0]!._objects as (Obj & { _tags?: Record<string, unknown[]>; _tags_simple?: string[] })[];
-    expect(echoed[0]).toMatchObject({ bound_box: [900, 250, 1230, 500], 'pre-filled': true });
+    expect(echoed[0]).toMatchObject({ bound_box: [900, 250, 1230, 500], 'pre-filled': true, name: 'item', prob: 1, area: 330 * 250 });
     expect(echoed[0]!._tags!.Color!.length).toBeGreaterThan(0);
     expect(echoed.slice(1).every((o) => o._tags?.Item && o._tags_simple?.[0] === o.name)).toBe(true);
     const two = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
@@ -187,6 +199,19 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const res = await call(`${base}/visualKNN`, { query_record: { _id: 'old-1' } }, legacy);
     expect(res.http).toBe(409);
     expect(res.body.detail).toMatch(/1 record\(s\) .* no sku \(for example old-1\)/);
+    // every search answers the error (spec rule 4: "otherwise search responses return an error"), by image or by text
+    for (const [url, body] of [
+      ['/visualTagsKNN', { query_record: { _id: 'old-1' } }],
+      ['/visualKNNMulti', { query_records: [{ _id: 'old-1' }] }],
+      ['/range', { query_record: { _id: 'old-1' } }],
+      ['/nearDuplicates', { query_record: { _id: 'old-1' } }],
+      ['/detectKNN', { query_record: { _base64: watch }, detection_task_id: 'person' }],
+      ['/allNearDupPairs', { radius: 1 }],
+    ] as const) {
+      expect((await call(`${base}${url}`, body, legacy)).http, url).toBe(409);
+    }
+    const text = await h.request('POST', '/similarity/text/fashion/v2/text', { body: { query_record: { _text_data: 'watch' } }, headers: { 'collection-id': legacy.id }, token: legacy.token });
+    expect([text.statusCode, (text.json() as { code: string }).code]).toEqual([409, 'missing_product_field']);
     // Fixing the record lifts it.
     expect((await call(`${base}/update`, { records: [{ _id: 'old-1', sku: 'A1' }] }, legacy)).http).toBe(200);
     expect((await call(`${base}/visualKNN`, { query_record: { _id: 'old-1' } }, legacy)).http).toBe(200);

@@ -222,8 +222,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           'Visually similar records, re-ranked by shared tags (docs/api-decisions.md)',
           knnBody,
           async (request) => {
-            const body = request.body as KnnBody;
-            return visualSearch.visualTagsKnn(ctx(request), await collectionOf(request), queryOf(body), { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+            const body = request.body as KnnBody & { product_field?: string };
+            const c = await collectionOf(request);
+            return visualSearch.visualTagsKnn(ctx(request), c, queryOf(body), { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, productField: body.product_field ?? c.productField ?? undefined });
           },
           config.limits.matchBodyBytes,
         );

@@ -99,7 +99,7 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
       response: { 201: Submitted, ...errors(400, 402, 413, 415, 422) },
     },
     handler: async (request, reply) => {
-      const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request) }, request.body, request.headers['idempotency-key']);
+      const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request), services: request.principal!.account.services }, request.body, request.headers['idempotency-key']);
       if (d.replayed) void reply.header('idempotent-replayed', 'true');
       return reply.code(201).send({ id: d.id, request: d.request, type: d.type, status: d.status, created: d.created, workspace: d.workspace });
     },

@@ -442,6 +442,7 @@ export class RecognitionService {
         bound_box: boxOf(card.quad, read.width, read.height),
         prob: Number(card.prob.toFixed(3)),
         area: polygonShare(card.quad, read.width, read.height),
+        'Top Category': [{ id: 1, name: 'Trading Card', prob: 1 }],
         _ocr: { full_text: clues.fullText, lang: clues.language, lang_name: languageName(clues.language), texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
         _tags: { Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] },
         _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
@@ -462,11 +463,14 @@ export class RecognitionService {
     if (read.label) {
       const label = readLabelText(read.label.lines);
       const company = label.company;
+      const [x0, y0, x1, y1] = read.label.box;
       objects.push({
         name: 'Slab Label',
         id: 2,
         bound_box: read.label.box,
         prob: 1,
+        area: Number((((x1 - x0) * (y1 - y0)) / (read.width * read.height)).toFixed(4)),
+        'Top Category': [{ id: 1, name: 'Slab Label', prob: 1 }],
         _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), lang: label.lang, lang_name: languageName(label.lang), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
         _tags: { Company: [{ id: 1, name: company, prob: label.companyProb }] },
         _tags_simple: [company],

@@ -9,6 +9,7 @@ import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
 import { textEngineOf, type TextEngine } from './text-engine.ts';
+import { ProductRule } from '../fashion/product-rule.ts';
 import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, type Envelope, type Fields } from '../visual-search-service.ts';
 
 export interface TextQueryBody {
@@ -87,6 +88,7 @@ interface Ranked {
  */
 export class TextSearchService {
   private readonly queries: CollectionQueries;
+  private readonly products: ProductRule;
 
   constructor(
     private readonly store: CollectionStore,
@@ -94,6 +96,7 @@ export class TextSearchService {
     private readonly vision: VisionService,
   ) {
     this.queries = filterFailuresAre400(queries);
+    this.products = new ProductRule(this.queries);
   }
 
   /** The engine a collection's text queries use (also reported by `ping`). */
@@ -125,6 +128,7 @@ export class TextSearchService {
       q = { ...q, codes: [...codes].map(([code, weight]) => ({ code, weight })) };
     }
 
+    await this.products.require(c);
     const echo: Record<string, unknown> = { ...(record as Record<string, unknown>), _query_language: q.language };
     let engine = this.engineOf(c);
     let ranked: Ranked[] | undefined;
