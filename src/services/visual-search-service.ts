@@ -173,6 +173,18 @@ interface QueryVector {
   echo: Out;
   itemFilter?: Record<string, unknown>;
   colors?: DominantColorsQuery;
+  /** Fashion and home decor: the item's tags as fashion tagging gives them (a stored record's `_tags_simple`). */
+  tags?: string[];
+}
+
+/**
+ * The tags visualTagsKNN ranks by: the query's own tag field; on fashion and home-decor
+ * collections, when the query sends none, its item's generated tags (spec 2, visualTagsKNN:
+ * "`_tags_simple` (generated automatically by fashion tagging)").
+ */
+function queryTags(c: CollectionRecord, query: InputRecord, sent: string[], q: QueryVector): string[] {
+  const absent = query[tagField[c.type]] === undefined || query[tagField[c.type]] === null;
+  return absent && q.tags ? q.tags : sent;
 }
 
 /** `[L, u, v, share]` rows as a colour query; undefined when there are none. */
@@ -660,7 +672,8 @@ export class VisualSearchService {
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
       const itemFilter = items ? categoryFilter(found.record.data['Top Category'], found.record.data.Category) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
-      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}) };
+      const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
+      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
@@ -734,7 +747,9 @@ export class VisualSearchService {
     // The query's own _dominant_colors when it sent them, else its item's.
     const sentColors = queryColors(storedColors(query._dominant_colors));
     const colors = sentColors ?? queryColors(r.colors.slice(0, 5).map((x) => [...x.luv, x.percentage / 100]));
-    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}) };
+    // as extract_tags stores them: the item's kind and its colours' names
+    const tags = [...(kind !== undefined && kind !== 'item' ? [kind] : []), ...colorTagsOf(r.colors.slice(0, 5)).names];
+    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), tags };
   }
 
   private answer(ctx: SearchContext, clock: { done(): Statistics }, queryRecords: Out[], hits: Hit[], fields: Fields): Envelope {
@@ -793,7 +808,7 @@ export class VisualSearchService {
     for (const x of sum) sq += x * x;
     const norm = Math.sqrt(sq) || 1;
     const centre = sum.map((x) => x / norm);
-    const tags = opts.tags ? [...new Set(used.flatMap((q) => tagsOf(c, q)))] : undefined;
+    const tags = opts.tags ? [...new Set(used.flatMap((q, i) => queryTags(c, q, tagsOf(c, q), resolved[i]!)))] : undefined;
     const hits = await this.rank(c, centre, opts.k + opts.from, checkedFilter(opts.filter), tags);
     const answer = this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
     return skips.length ? { ...answer, status: status(ctx, 206, 'Some query records were not used'), skipped_records: skips } : answer;
@@ -833,9 +848,11 @@ export class VisualSearchService {
   async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
     await this.products.require(c);
-    const { vector, echo, itemFilter, colors } = await this.queryVector(ctx, c, query);
+    const sent = tagsOf(c, query);
+    const q = await this.queryVector(ctx, c, query);
+    const { vector, echo, itemFilter, colors } = q;
     const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
-    const tags = tagsOf(c, query);
+    const tags = queryTags(c, query, sent, q);
     // spec: "Same parameters and response as visualKNN", product_field's one record per product included
     const hits = await onePerProduct(opts.productField, opts.k + opts.from, c.recordCount, (n) => this.rank(c, vector, n, filter, tags, colors));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, opts.k + opts.from), opts.fields);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
+import sharp from 'sharp';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
@@ -168,11 +169,27 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const look = await get('look');
     const query = { _base64: watch, _dominant_colors: look._dominant_colors };
     const plain = await call(`${base}/visualKNN`, { query_record: query, k: 5 }, shop);
-    const tagged = await call(`${base}/visualTagsKNN`, { query_record: query, k: 5 }, shop);
+    // tags sent empty: the colours alone (without them the query's item would be given its generated tags, below)
+    const tagged = await call(`${base}/visualTagsKNN`, { query_record: { ...query, _tags_simple: [] }, k: 5 }, shop);
     const distance = (b: Body & { answer_distances?: number[] }, id: string) => b.answer_distances![b.answer_records.findIndex((r) => r._id === id)]!;
     expect(distance(tagged.body, 'look') / distance(plain.body, 'look')).toBeCloseTo(0.75, 2);
     // A record without extracted colours is compared by the colours text search kept of its image.
     expect(distance(tagged.body, 'shoes')).toBeLessThanOrEqual(distance(plain.body, 'shoes'));
+  });
+
+  it('visualTagsKNN gives a query that sends no _tags_simple its item\'s generated tags (spec: "generated automatically by fashion tagging")', async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'tags' })).id, account, token };
+    expect((await call(`${base}/insert`, { records: [{ _id: 'w', _base64: watch, product_id: 'w', extract_tags: true }, { _id: 'g', _base64: group, product_id: 'g' }] }, c)).body.status.code).toBe(210);
+    const stored = (await call(`${base}/get`, { records: [{ _id: 'w' }], fields_to_return: ['*'] }, c)).body.answer_records[0]!;
+    expect((stored._tags_simple as string[]).length).toBeGreaterThan(0);
+    // the same watch, a little smaller: visually near, not identical; its generated tags are the stored record's
+    const near = (await sharp(Buffer.from(watch, 'base64')).resize({ width: 240 }).jpeg({ quality: 85 }).toBuffer()).toString('base64');
+    const distance = (b: Body & { answer_distances?: number[] }) => b.answer_distances![b.answer_records.findIndex((r) => r._id === 'w')]!;
+    const generated = await call(`${base}/visualTagsKNN`, { query_record: { _base64: near }, k: 2 }, c);
+    const none = await call(`${base}/visualTagsKNN`, { query_record: { _base64: near, _tags_simple: [] }, k: 2 }, c);
+    expect(distance(none.body)).toBeGreaterThan(0);
+    expect(distance(generated.body) / distance(none.body)).toBeLessThan(0.9);
   });
 
   it('update with a new image keeps the categories the client gave, and bills the extras it asks for', async () => {
