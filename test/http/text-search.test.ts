@@ -173,6 +173,15 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const alone = await call('/similarity/text/photos/v2/text', { query_record: { _dominant_colors: brown } }, photos);
     expect(alone.http).toBe(200);
     expect(ids(alone.body)).toContain('plane-2');
+    // a palette of more than 8 ranks by its 8 strongest, echoed as sent: nine weak greys after the brown change nothing
+    const long = { luv_colors: [luvOf('dark brown'), ...Array.from({ length: 9 }, () => [50, 0, 0])], percentages: [60, ...Array(9).fill(1)] };
+    const ten = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: long } }, photos);
+    expect(ten.http).toBe(200);
+    expect(ids(ten.body)[0]).toBe('plane-2');
+    expect((ten.body.query_records![0] as { _dominant_colors: unknown })._dominant_colors).toEqual(long);
+    // an empty palette is no colour query
+    const empty = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: { luv_colors: [], percentages: [] } } }, photos);
+    expect([empty.http, ids(empty.body)[0]]).toEqual([200, 'plane-1']);
   });
 
   it('ranks a colour word by how much of each image is that colour', async () => {

@@ -22,7 +22,9 @@ export interface TextQueryBody {
 }
 
 
+/** Colours a query ranks by (its strongest); a palette may send more, up to `maxSentColors`. */
 const maxQueryColors = 8;
+const maxSentColors = 64;
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
@@ -34,7 +36,9 @@ function dominantColorsOf(value: unknown): DominantColorsQuery | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) throw bad('query_record._dominant_colors must be an object with luv_colors and percentages.');
   const { luv_colors: luv, percentages } = value as { luv_colors?: unknown; percentages?: unknown };
-  if (!Array.isArray(luv) || luv.length < 1 || luv.length > maxQueryColors) throw bad(`query_record._dominant_colors.luv_colors must be an array of 1 to ${maxQueryColors} colours, each [L, u, v].`);
+  // an empty palette (a plain image's, as some clients send it) is no colour query
+  if (Array.isArray(luv) && luv.length === 0 && (percentages === undefined || (Array.isArray(percentages) && percentages.length === 0))) return undefined;
+  if (!Array.isArray(luv) || luv.length > maxSentColors) throw bad(`query_record._dominant_colors.luv_colors must be an array of at most ${maxSentColors} colours, each [L, u, v].`);
   for (const [i, c] of luv.entries()) {
     if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === 'number' && Number.isFinite(x))) throw bad(`query_record._dominant_colors.luv_colors[${i}] must be three finite numbers [L, u, v].`);
     if ((c[0] as number) < 0 || (c[0] as number) > 100) throw bad(`query_record._dominant_colors.luv_colors[${i}]: L must be 0 to 100.`);
@@ -43,7 +47,9 @@ function dominantColorsOf(value: unknown): DominantColorsQuery | undefined {
   for (const [i, p] of percentages.entries()) {
     if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) throw bad(`query_record._dominant_colors.percentages[${i}] must be a number from 0 to 100.`);
   }
-  return { luv: luv as [number, number, number][], percentages: percentages as number[] };
+  // the strongest colours rank; the order among equals is the client's
+  const kept = luv.map((c, i) => ({ c: c as [number, number, number], p: percentages[i] as number, i })).sort((a, b) => b.p - a.p || a.i - b.i).slice(0, maxQueryColors);
+  return { luv: kept.map((x) => x.c), percentages: kept.map((x) => x.p) };
 }
 
 /** The query's colours as concept codes, so a colour-only search has candidates. */
