@@ -166,6 +166,15 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(inB!._objects![0]!._identification.best_match).toBeNull();
     expect(nope!._status).toMatchObject({ code: 400 });
     expect(nope!._status.text).toMatch(/Unknown set_code "NOPE"/);
+    // a Category hint naming a game searches that game's catalogs only: MTG's gives this Pokémon card no match
+    const hinted = await h.request('POST', '/collectibles/v2/tcg_id', {
+      body: { records: [{ _id: 'mtg', _base64: photoCard, Category: 'Trading Card Game/Magic The Gathering' }, { _id: 'pkm', _base64: photoCard, Subcategory: 'Pokémon' }] },
+    });
+    const [asMtg, asPokemon] = (hinted.json() as { records: Rec[] }).records;
+    expect(asMtg!._status.code).toBe(200);
+    expect(asMtg!._objects![0]!._identification.best_match).toBeNull();
+    expect(asMtg!.Category).toBe('Trading Card Game/Magic The Gathering');
+    expect(asPokemon!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     // 036/190 is also a number in the made-up set of 190 below, but Japanese sets are numbered apart
     await fs.writeFile(path.join(dir, 'cards-190.json'), JSON.stringify([{ id: 'tsj-36', name: 'Jmon', number: '036', set: 'tsj', supertype: 'Pokémon', subtypes: ['Basic'], hp: '130' }]));
     await fs.writeFile(path.join(dir, 'sets-190.json'), JSON.stringify([{ id: 'tsj', name: 'Test J', series: 'Testing', printedTotal: 190, total: 190, releaseDate: '2020/11/20', ptcgoCode: null }]));

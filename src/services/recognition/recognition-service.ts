@@ -343,7 +343,10 @@ export class RecognitionService {
     const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
     // comics: a record's `lang` limits the search to that language's editions, and the catalogs here are English
     const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase() !== 'en' ? record.lang.trim() : null;
-    const searches = otherLanguage ? [] : await Promise.all(catalogs.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
+    // a Category or Subcategory hint naming a game (document 3 §4: hints "make identification faster and more precise")
+    const game = family === TCG ? gameOfHints(record) : undefined;
+    const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
+    const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
@@ -641,6 +644,18 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
  * Japanese Pokémon card numbered 005/071 is not the MTG card numbered 5 in a set of 71. Catalogs of
  * kinds that are no game (sports, comics, csv) and cards of no known game keep every catalog.
  */
+/** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
+export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)[number] | undefined {
+  for (const hint of [record.Subcategory, record.Category]) {
+    if (typeof hint !== 'string') continue;
+    const t = hint.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
+    if (t.includes('pokemon')) return 'pokemon';
+    if (t.includes('magic') || /(^|[^a-z])mtg/.test(hint.toLowerCase())) return 'mtg';
+    if (t.includes('yugioh')) return 'yugioh';
+  }
+  return undefined;
+}
+
 function ofTheGame(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !clues.game || !(TCG_KINDS as readonly string[]).includes(catalog.kind) || catalog.kind === clues.game;
 }
