@@ -338,6 +338,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     // The asynchronous type says the same of a record's magic_ai.
     const [queued] = await recognised('sport_id', [{ _id: 's', _base64: card, magic_ai: true }]);
     expect(queued!._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
+    // the tags §4 promises on every sport result are there unhinted too: empty lists, since nothing here measures them
+    expect(queued!._objects![0]!._tags).toMatchObject({ Autograph: [], 'Foil/Holo': [], Graded: [{ name: 'no' }] });
   }, 120_000);
 
   it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {

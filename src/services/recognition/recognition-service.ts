@@ -45,6 +45,8 @@ export interface Family {
   /** Whether `#50` / `No. 50` is a collector number (sport checklists), not a Pokédex number. */
   hashNumbers: boolean;
   hintTags: readonly string[];
+  /** Tags the spec promises on every result of the family (sport: `Autograph`, `Foil/Holo`): an empty list when neither measured nor hinted. */
+  alwaysTags?: readonly string[];
   match(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): Record<string, unknown> & { subcategory: string | null };
   noCatalog: string;
 }
@@ -69,6 +71,8 @@ export const SPORT: Family = {
   nameLines: 4,
   hashNumbers: true,
   hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
+  // document 3 §4: "Sport results add tags Autograph, Foil/Holo, Graded"; no model here sees a signature or foil
+  alwaysTags: ['Autograph', 'Foil/Holo'],
   match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
   noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
 };
@@ -597,6 +601,7 @@ export class RecognitionService {
       const given = record[hint];
       if (typeof given === 'string' && given) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
     }
+    for (const t of family.alwaysTags ?? []) tags[t] ??= [];
     const area = polygonShare(card.quad, read.width, read.height);
     return {
       name: family.objectName,
