@@ -58,6 +58,20 @@ export type ConditionMode = keyof typeof conditionScales;
 /** Modes a client may ask for; `default` picks `default_sports` for sports cards by itself. */
 export const conditionModes = ['default', 'five_step', 'grading', 'seven_step'] as const;
 
+/**
+ * The marketplace names the spec's mode identifiers embed ("written here as `<mode_default>`,
+ * `<mode_market_b>`, `<mode_own>`, `<mode_market_c>`"), by the label scales it gives each: eBay's
+ * card conditions (NM, LP, MP, Damaged; sports NM, Excellent, Very Good, Poor), TCGplayer's five,
+ * the grading vendor's own eight, Cardmarket's seven. Any case.
+ */
+const modeAliases: Record<string, (typeof conditionModes)[number]> = { ebay: 'default', tcgplayer: 'five_step', ximilar: 'grading', cardmarket: 'seven_step' };
+
+/** The scale a requested mode names, or undefined for a mode that names none. */
+export function conditionModeOf(requested: string): (typeof conditionModes)[number] | undefined {
+  const m = requested.trim().toLowerCase();
+  return (conditionModes as readonly string[]).includes(m) ? (m as (typeof conditionModes)[number]) : modeAliases[m];
+}
+
 export function conditionLabel(final: number, mode: ConditionMode): string {
   return conditionScales[mode].find(([, min]) => final >= min)![0];
 }

@@ -156,6 +156,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
   it('crop_level: an upright WebP of the card', async () => {
     const scene = await makeScene(standardCard(), 24, { rotationDeg: 15 });
     const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
+    // _objects is common to every grading record (document 3 §2)
+    expect((rec!._objects as { name: string; bound_box: number[] }[])[0]).toMatchObject({ name: 'Card', bound_box: expect.any(Array) });
     // "Publicly readable" (spec): its link lives a week by default, not the hour of private images.
     expect(secondsLeft(rec!._img_url as string)).toBeGreaterThan(7 * 86_400 - 60);
     const media = await h.app.inject({ method: 'GET', url: linkPath(rec!._img_url as string) });
@@ -241,6 +243,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(c.value).toBeGreaterThan(8);
     expect(rec!.versions).toMatchObject({ corners: expect.stringMatching(/^[0-9a-f]{8}$/), final: expect.stringMatching(/^[0-9a-f]{8}$/) });
     expect((rec!._objects as { Category: unknown[] }[])[0]!.Category).toEqual([{ id: 0, name: 'Trading Card Game', prob: 1, 'pre-filled': true }]);
+    // the marketplace names the spec's mode identifiers embed, any case: TCGplayer's five labels, the mode echoed as sent
+    const market = await submit({ endpoint: 'condition', mode: 'TCGplayer', records: [{ _base64: clean }] });
+    expect((market.records[0]!._objects as { Condition: { mode: string; scale: string[] }[] }[])[0]!.Condition[0]).toMatchObject({ mode: 'TCGplayer', scale: ['Near Mint', 'Lightly Played', 'Moderately Played', 'Heavily Played', 'Damaged'] });
   }, 60_000);
 
   it('condition: the default scale follows the Category, sports cards their own; a record without a card is its own 404', async () => {
@@ -315,14 +320,16 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(lhi - llo).toBeGreaterThan(hi - lo + 20);
   }, 60_000);
 
-  it('refuses unknown endpoints and modes, misplaced options, and more records than an endpoint takes', async () => {
+  it('refuses unknown endpoints and modes, and more records than an endpoint takes; mode and front_weight elsewhere are left be', async () => {
     const rec = { _url: 'http://example.com/card.jpg' };
+    // request builders send them always: an endpoint they say nothing to takes the request
+    for (const body of [{ endpoint: 'localize', mode: 'grading', records: [{ _base64: '!!' }] }, { endpoint: 'localize', front_weight: 0.5, records: [{ _base64: '!!' }] }]) {
+      expect((await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } })).statusCode, JSON.stringify(body)).toBe(201);
+    }
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ endpoint: 'appraise', records: [rec] }, /grade, condition, centering, localize, crop_level/],
       [{ endpoint: 'grade', records: [rec, rec, rec] }, /at most 2 records/],
       [{ endpoint: 'condition', mode: 'fancy', records: [rec] }, /Unknown mode "fancy"/],
-      [{ endpoint: 'localize', mode: 'grading', records: [rec] }, /condition endpoint only/],
-      [{ endpoint: 'localize', front_weight: 0.5, records: [rec] }, /grade endpoint only/],
       [{ endpoint: 'grade', front_weight: 1.5, records: [rec] }, /front_weight/],
       [{ endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) }, /records/],
       [{ endpoint: 'condition', records: Array.from({ length: 11 }, () => rec) }, /records/],

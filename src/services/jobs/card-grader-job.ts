@@ -4,7 +4,7 @@ import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { stopwatch } from '../envelope.ts';
 import { failure, type VisionService } from '../vision-service.ts';
-import { categories, categoryHint, conditionEntry, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
+import { categories, categoryHint, conditionEntry, conditionModeOf, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
 
 type Point = [number, number];
 type Op = 'grade' | 'condition' | 'centering' | 'localize' | 'crop_level';
@@ -72,9 +72,8 @@ export class CardGraderJob implements JobHandler {
 
   validate(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
     endpoint = endpointOf(endpoint);
-    if (options.mode !== undefined && endpoint !== 'condition') return '`mode` applies to the condition endpoint only.';
-    if (options.mode !== undefined && !(conditionModes as readonly string[]).includes(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')}.`;
-    if (options.frontWeight !== undefined && endpoint !== 'grade') return '`front_weight` applies to the grade endpoint only.';
+    // mode and front_weight say nothing to the other endpoints, which leave them be (request builders send them always)
+    if (options.mode !== undefined && endpoint === 'condition' && !conditionModeOf(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')} (or the marketplace names ebay, tcgplayer, ximilar, cardmarket).`;
     return undefined;
   }
 
@@ -136,7 +135,8 @@ export class CardGraderJob implements JobHandler {
     const geometry = geometryOf(r);
     const box = geometry._objects[0]!.bound_box;
     if (op === 'crop_level') {
-      return { _img_url: await ctx.putMedia(Buffer.from(r.images!.crop!), 'webp'), versions: versionsRun(r.versions, 'found') };
+      // document 3 §2: `_objects` is common to every grading record
+      return { ...geometry, _img_url: await ctx.putMedia(Buffer.from(r.images!.crop!), 'webp'), versions: versionsRun(r.versions, 'found') };
     }
     if (op === 'localize') {
       return { ...geometry, corners: cornerRegions(quad, r.width, r.height), edges: edgeBands(quad), card: [{ name: 'CARD', polygon: quad, bound_box: box }], versions: versionsRun(r.versions, 'found') };
@@ -157,8 +157,9 @@ export class CardGraderJob implements JobHandler {
     const grades = gradesOf({ ...sub, centering: r.centering?.grade ?? null });
     if (op === 'condition') {
       const requested = typeof ctx.options.mode === 'string' ? ctx.options.mode : 'default';
+      const mode = conditionModeOf(requested) ?? 'default';
       // The default scale follows the card's top Category (spec 3 §4).
-      const scale: ConditionMode = requested === 'default' && tags.category === 'Sport' ? 'default_sports' : (requested as ConditionMode);
+      const scale: ConditionMode = mode === 'default' && tags.category === 'Sport' ? 'default_sports' : mode;
       const [x0, y0, x1, y1] = box as [number, number, number, number];
       const object = {
         ...geometry._objects[0],
