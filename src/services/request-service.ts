@@ -26,7 +26,7 @@ export interface SubmitInput {
   type: string;
   endpoint?: string | undefined;
   records: Record<string, unknown>[];
-  webhook?: { endpoint?: string | undefined; url?: string | undefined; headers?: Record<string, string> | undefined } | undefined;
+  webhook?: { endpoint?: string | undefined; url?: string | undefined; headers?: Record<string, string | number | boolean> | undefined } | undefined;
   mode?: string | undefined;
   /** Card grading `grade`: the front's weight in the top-level grades (0–1, default 0.7). */
   front_weight?: number | undefined;
@@ -273,9 +273,13 @@ export class RequestService {
     const headers: Record<string, string> = {};
     const given = Object.entries(w.headers ?? {});
     if (given.length > 30) throw bad('at most 30 headers');
-    for (const [name, value] of given) {
+    for (const [name, sent] of given) {
       if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
+      // a header is text on the wire: 5 and true are sent as "5" and "true"
+      const value = typeof sent === 'number' || typeof sent === 'boolean' ? String(sent) : sent;
       if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
+      // the payload is JSON and says so: a client's JSON Content-Type says the same, and is not sent twice
+      if (name.toLowerCase() === 'content-type' && /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(value.trim())) continue;
       // what HTTP can carry (Node refuses the rest when sending): accepted here, the webhook would fail on every attempt
       if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw bad(`the value of header ${name} has characters a header cannot carry (only Latin-1 letters and visible ASCII); percent-encode it`);
       const lower = name.toLowerCase();

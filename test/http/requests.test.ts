@@ -85,6 +85,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://[::ffff:10.0.0.1]/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://no-such-host.invalid/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Length': '1' } } }, 400, 'invalid_request'],
+      // the payload is JSON: another Content-Type would misname it
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Type': 'text/plain' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'a\r\nb' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: {} }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Loupe-Foo': '1' } } }, 400, 'invalid_request'],
@@ -262,7 +264,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     try {
       const res = await h.request('POST', `${base}/`, {
         // a key of webhook the server does not know is ignored, as unknown body fields are
-        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, method: 'POST', headers: { 'X-Shop': 'north', Authorization: 'Bearer abc', 'User-Agent': 'shop-hooks/2' } } },
+        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, method: 'POST', headers: { 'X-Shop': 'north', Authorization: 'Bearer abc', 'User-Agent': 'shop-hooks/2', 'Content-Type': 'application/json', 'X-Shop-Id': 42, 'X-Live': true } } },
       });
       expect(res.statusCode).toBe(201);
       const id = res.json().id as string;
@@ -279,6 +281,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect(last.headers['x-shop']).toBe('north');
       expect(last.headers.authorization).toBe('Bearer abc');
       expect(last.headers['user-agent']).toBe('shop-hooks/2');
+      // what clients commonly add: their JSON Content-Type (the payload's own), numbers and booleans as text
+      expect(last.headers['content-type']).toMatch(/^application\/json/);
+      expect([last.headers['x-shop-id'], last.headers['x-live']]).toEqual(['42', 'true']);
       expect(last.headers['loupe-delivery-attempt']).toBe('3');
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
       expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });

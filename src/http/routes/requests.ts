@@ -58,7 +58,7 @@ const SubmitBody = Type.Object({
       {
         endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
         url: Type.Optional(Type.String({ maxLength: 2048, description: 'Same as `endpoint` (the grading documents name it so).' })),
-        headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+        headers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Sent with each delivery; a number or boolean is sent as its text. A JSON `Content-Type` is accepted (the payload is JSON); other headers the server sets are 400.' })),
       },
       { additionalProperties: true, description: 'Other keys are ignored, as unknown body fields are (docs/api-decisions.md).' },
     ),
