@@ -151,6 +151,8 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     // a handler that threw hands it back without giving the attempt back
     const [thrown] = await store.claim(5, 1000, now);
     expect(await store.release(id, thrown!.token, 'boom', now)).toBe(true);
+    // handed back, it is still PROCESSING to a client polling it: the spec's states only go forward
+    expect((await store.get(id))!.status).toBe('PROCESSING');
     const [next] = await store.claim(5, 1000, now + 10);
     expect(next!.row.attempts).toBe(2);
   });
@@ -168,9 +170,10 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     for (let i = 0; i < 3; i++) {
       const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: {} as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
       runner.start();
-      await until('the runner to take the job', async () => (await store.get(id))!.status === 'PROCESSING', 10_000);
+      // handed back, a job stays PROCESSING with its lease run out: taken again, it holds a lease
+      await until('the runner to take the job', async () => ((await store.get(id))!.leaseUntil ?? 0) > Date.now(), 10_000);
       await runner.stop(50);
-      expect(await store.get(id)).toMatchObject({ status: 'CREATED', attempts: 0, lastError: 'the worker stopped before finishing' });
+      expect(await store.get(id)).toMatchObject({ status: 'PROCESSING', leaseUntil: 0, attempts: 0, lastError: 'the worker stopped before finishing' });
     }
   });
 

@@ -239,12 +239,13 @@ export class RequestStore {
    * timeout); a crash, whose lease simply expires, keeps its attempt.
    */
   async release(id: string, token: string, error: string, now = Date.now(), giveBack = false): Promise<boolean> {
+    // It stays PROCESSING (the spec's states only go forward: CREATED → PROCESSING → DONE), its
+    // lease run out at once, so the next claim takes it as it takes a dead worker's.
     const r = await this.db
       .updateTable('async_requests')
       .set({
-        status: 'CREATED',
         lease_token: null,
-        lease_until: null,
+        lease_until: 0,
         last_error: error.slice(0, 2000),
         modified_at: new Date(now).toISOString(),
         ...(giveBack ? { attempts: sql<number>`CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END` } : {}),
