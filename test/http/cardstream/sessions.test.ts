@@ -32,6 +32,9 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     }
     const sports = await h.request('POST', cs('session/'), { body: { game: 'sports' } });
     expect(sports.json().game).toBe('Sports');
+    // an app that sends its version as a number starts its session, and reads it back as sent
+    const numbered = await h.request('POST', cs('session/'), { body: { client: { name: 'binder', version: 2.1, os: 'iOS' } } });
+    expect([numbered.statusCode, numbered.json().client]).toEqual([201, { name: 'binder', version: 2.1, os: 'iOS' }]);
   });
 
   it('rejects bad session fields with 400 naming the field', async () => {

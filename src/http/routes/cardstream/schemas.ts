@@ -25,8 +25,10 @@ export const Session = Type.Object({
   meta_data: AnyObject,
 });
 
+/** Apps send their version as a number too (`"version": 2.1`): kept as sent. */
+const textOrNumber = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Number(), Type.Null()]));
 export const ClientInfo = Type.Object(
-  { name: text(255), version: text(255), os: text(255) },
+  { name: textOrNumber(255), version: textOrNumber(255), os: textOrNumber(255) },
   { additionalProperties: true, description: 'The app that made the session.' },
 );
 
