@@ -19,8 +19,17 @@ const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
  * candidates, up to max_scan_tuples. Filtered scans get a wider beam: at ef 64 a 50 % filter gave
  * recall@30 0.89 on 5k records (bench/collections.ts).
  */
-const overfetch = (limit: number) => Math.min(2000, 2 * limit + 20);
+// never under the page asked for: `k + from` past 2000 (paging far, or one record per product) must not come back short
+const overfetch = (limit: number) => Math.max(limit, Math.min(2000, 2 * limit + 20));
 const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Math.max(200, 4 * k) : Math.max(64, 2 * k));
+/** pgvector's default stop for iterative scans (hnsw.max_scan_tuples), raised for larger pages. */
+const maxScanTuples = (limit: number) => Math.max(20_000, 4 * limit);
+/**
+ * A filter matching at most this many records is searched exactly, as the embedded index does
+ * (hnsw-index.ts): an HNSW scan stops at max_scan_tuples and can miss a few far records that
+ * match, where the interface promises k when k records match.
+ */
+const exactUnder = 3000;
 
 /**
  * Collections on PostgreSQL: filters become SQL over the `data` JSONB column, vectors are
@@ -164,8 +173,12 @@ export class PgCollectionQueries implements CollectionQueries {
     if (!c.dimensions || query.length !== c.dimensions) return [];
     const dims = sql.raw(String(c.dimensions));
     const q = pgVector(query);
+    const filtered = filter !== undefined && Object.keys(filter).length > 0;
     return this.store.db.transaction().execute(async (trx) => {
-      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filter !== undefined && Object.keys(filter).length > 0))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(trx);
+      // few records match: compare with each of them (no index scan), which never misses one
+      const few = filtered && Number((await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(trx)).rows[0]?.n ?? 0) <= exactUnder;
+      if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
+      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
       const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`

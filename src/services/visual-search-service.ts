@@ -200,9 +200,11 @@ interface Tally {
   answers: Out[];
   skips: Out[];
   duplicates: number;
+  /** nearDupsInsert's records skipped as near duplicates of stored ones */
+  near: number;
   capacityHit: boolean;
 }
-const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, capacityHit: false });
+const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, near: 0, capacityHit: false });
 
 const skipped = (ctx: SearchContext, record: Out, code: number, text: string, more: Record<string, unknown> = {}): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId }, ...more } });
 
@@ -497,8 +499,9 @@ export class VisualSearchService {
   /** 210 all inserted, 211 some, 412 none for lack of room, 411 none as all existed, else 400. */
   private inserted(ctx: SearchContext, clock: { done(): Statistics }, asked: number, t: Tally): Envelope {
     const n = t.answers.length;
-    const code = n === asked ? 210 : n ? 211 : t.capacityHit ? 412 : t.duplicates === asked ? 411 : 400;
-    const text = { 210: 'Inserted', 211: 'Some records were not inserted', 411: 'All records already exist', 412: 'Storage capacity exceeded', 400: 'No record was inserted' }[code]!;
+    // every record already stored, by _id or (nearDupsInsert) as a near duplicate: "Response as insert", 411
+    const code = n === asked ? 210 : n ? 211 : t.capacityHit ? 412 : t.duplicates + t.near === asked ? 411 : 400;
+    const text = { 210: 'Inserted', 211: 'Some records were not inserted', 411: t.near ? 'All records already exist or are near duplicates of stored records' : 'All records already exist', 412: 'Storage capacity exceeded', 400: 'No record was inserted' }[code]!;
     return { status: status(ctx, code, text), answer_records: t.answers, skipped_records: t.skips, answer_count: n, statistics: clock.done() };
   }
 
@@ -545,7 +548,8 @@ export class VisualSearchService {
       }
       const current = (await this.store.getByIds(c.id, [id]))[0];
       if (!current) {
-        skips.push(skipped(ctx, { _id: record._id ?? null }, 404, 'not found'));
+        // skipped records carry the fields sent (spec 2 §2), as insert's do
+        skips.push(skipped(ctx, echo(record), 404, 'not found'));
         continue;
       }
       let vector: Float32Array | undefined;
@@ -559,14 +563,14 @@ export class VisualSearchService {
       let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
       const fail = async (code: number, text: string) => {
         await extras?.refund([record]);
-        skips.push(skipped(ctx, { _id: id }, code, text));
+        skips.push(skipped(ctx, { ...echo(record), _id: id }, code, text));
       };
       if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
         try {
           extras = await this.chargeExtras(ctx, c, [record]);
         } catch (err) {
           if (err instanceof ServiceError && err.status === 402) {
-            skips.push(skipped(ctx, { _id: id }, 402, err.message));
+            skips.push(skipped(ctx, { ...echo(record), _id: id }, 402, err.message));
             continue;
           }
           throw err;
@@ -874,7 +878,7 @@ export class VisualSearchService {
       if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
         const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
         if (near.length) {
-          // Not an existing _id: a request whose every record is a near duplicate is 400, not 411.
+          tally.near++;
           tally.skips.push({
             ...echo(x.record),
             _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },

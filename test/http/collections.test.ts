@@ -63,7 +63,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const dup = await call(`${photos}/nearDupsInsert`, { records: [{ _id: 'nd', _base64: img('watch', 1), color: 'teal' }] }, c);
     expect(dup.body.answer_records[0]).toMatchObject({ _id: 'nd', color: 'teal' });
     const again = await call(`${photos}/nearDupsInsert`, { records: [{ _id: 'nd2', _base64: img('watch', 1) }] }, c);
-    expect(again.body.status).toMatchObject({ code: 400, text: 'No record was inserted' });
+    // "Response as insert": every record already held (here as a near duplicate) is 411, not a bad request
+    expect([again.http, again.body.status.code, again.body.status.text]).toEqual([411, 411, 'All records already exist or are near duplicates of stored records']);
+    expect((again.body.skipped_records![0]!._reason as { status: { code: number } }).status.code).toBe(409);
     const all = await h.request('POST', `${photos}/allRecords?size=2`, { body: { only_ids: true }, headers: { 'collection-id': c.id.toUpperCase() }, token: c.token });
     expect(all.statusCode).toBe(200);
     expect(all.json().next).toMatch(/only_ids=true/);
@@ -150,6 +152,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([upd.http, upd.body.status.code]).toEqual([200, 205]);
     const updNone = await call(`${base}/update`, { records: [{ _id: 'nope', price: 1 }] }, c);
     expect([updNone.http, updNone.body.status.code]).toEqual([404, 404]);
+    // a skipped record carries the fields sent (spec 2 §2), as insert's do
+    expect(updNone.body.skipped_records![0]).toMatchObject({ _id: 'nope', price: 1 });
+    // attributes of many records in one call (the 10-record limit is for new images only)
+    const many = await call(`${base}/update`, { records: Array.from({ length: 50 }, (_, i) => ({ _id: i === 0 ? 'watch-1' : `none-${i}`, stock: i })) }, c);
+    expect([many.http, many.body.answer_count]).toEqual([206, 1]);
+    const manyImages = await call(`${base}/update`, { records: Array.from({ length: 11 }, (_, i) => ({ _id: `x${i}`, _base64: img('watch', 1) })) }, c);
+    expect(manyImages.http).toBe(400);
+    expect(JSON.stringify(manyImages.body)).toContain('at most 10 records with a new image');
     // Records that exist but whose new image does not load: the images' status, not "not found".
     const updBroken = await call(`${base}/update`, { records: [{ _id: 'leo-2', _base64: Buffer.from('not an image').toString('base64') }] }, c);
     expect([updBroken.http, updBroken.body.status.code], JSON.stringify(updBroken.body)).toEqual([400, 400]);
@@ -208,6 +218,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const p3 = await call(`${base}/allRecords?size=2&page=3`, {}, c);
     expect(p3.body.answer_records).toHaveLength(1);
     expect(p3.body.next).toBeNull();
+    // size and page in the body, as the rest of the API takes its parameters
+    const inBody = await call(`${base}/allRecords`, { size: 2, page: 3 }, c);
+    expect(inBody.body.answer_records.map((r) => r._id)).toEqual(p3.body.answer_records.map((r) => r._id));
     // `next` keeps the other query parameters: the next page is ids only too.
     const ids = await call(`${base}/allRecords?only_ids=true&size=3`, {}, c);
     expect(ids.body.answer_records).toEqual([{ _id: 'leo-1' }, { _id: 'leo-2' }, { _id: 'plane-1' }]);

@@ -124,10 +124,13 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/update',
           'Update attributes (null removes a field; an image replaces the vector)',
-          Type.Object({ records: Type.Array(Type.Intersect([IdRecord, ImageRecordInput]), { minItems: 1, maxItems: config.limits.hashRecords }), fields_to_return: Type.Optional(Fields) }),
+          Type.Object({ records: Type.Array(Type.Intersect([IdRecord, ImageRecordInput]), { minItems: 1, maxItems: 1000, description: `Up to 1000 records, as get and delete take; at most ${config.limits.hashRecords} of them with a new image (as insert).` }), fields_to_return: Type.Optional(Fields) }),
           async (request) => {
-            const body = request.body as { records: never[]; fields_to_return?: string[] };
-            return visualSearch.update(ctx(request), await collectionOf(request), body.records, body.fields_to_return);
+            const body = request.body as { records: Record<string, unknown>[]; fields_to_return?: string[] };
+            // attributes alone are cheap; each new image is embedded, as an insert's are
+            const images = body.records.filter((r) => r._url !== undefined || r._base64 !== undefined || r._file !== undefined).length;
+            if (images > config.limits.hashRecords) throw badRequest(`update takes at most ${config.limits.hashRecords} records with a new image; ${images} were sent.`, [{ field: 'records', message: `at most ${config.limits.hashRecords} with an image` }]);
+            return visualSearch.update(ctx(request), await collectionOf(request), body.records as never[], body.fields_to_return);
           },
           config.limits.matchBodyBytes,
         );
@@ -163,16 +166,23 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             description: `Without \`size\`, a page holds ${allRecordsDefaultSize.records} records, or ${allRecordsDefaultSize.ids} with \`only_ids\`. \`next\` is the URL of the next page while more remain, else null.`,
             querystring: Type.Object({
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: `Default ${allRecordsDefaultSize.records}; ${allRecordsDefaultSize.ids} with \`only_ids\`.` })),
-              page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+              // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
+              page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1.' })),
               only_ids: Type.Optional(Type.Boolean()),
             }),
-            body: Type.Object({ filter: Type.Optional(Filter), only_ids: Type.Optional(Type.Boolean()) }),
+            body: Type.Object({
+              filter: Type.Optional(Filter),
+              only_ids: Type.Optional(Type.Boolean()),
+              // the rest of the API takes its parameters in the body: so do clients here
+              size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: 'As the query string\'s `size` (which wins when both are sent).' })),
+              page: Type.Optional(Type.Integer({ minimum: 1, description: 'As the query string\'s `page` (which wins when both are sent).' })),
+            }),
             response: responses('/allRecords'),
           },
           handler: async (request) => {
             const idsOnly = request.query.only_ids ?? request.body.only_ids ?? false;
-            const size = request.query.size ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
-            const page = request.query.page ?? 1;
+            const size = request.query.size ?? request.body.size ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
+            const page = request.query.page ?? request.body.page ?? 1;
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
             // names the size, so a client that follows it gets pages of the same size and kind.
