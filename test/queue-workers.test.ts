@@ -153,6 +153,8 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(await store.release(id, thrown!.token, 'boom', now)).toBe(true);
     // handed back, it is still PROCESSING to a client polling it: the spec's states only go forward
     expect((await store.get(id))!.status).toBe('PROCESSING');
+    // and it is no lease to wait for: waiters (the webhook dispatcher on every node) do not wake at once, again and again
+    expect(await store.nextWakeAt()).toBeNull();
     const [next] = await store.claim(5, 1000, now + 10);
     expect(next!.row.attempts).toBe(2);
   });

@@ -19,8 +19,9 @@ const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
  * candidates, up to max_scan_tuples. Filtered scans get a wider beam: at ef 64 a 50 % filter gave
  * recall@30 0.89 on 5k records (bench/collections.ts).
  */
-// never under the page asked for: `k + from` past 2000 (paging far, or one record per product) must not come back short
-const overfetch = (limit: number) => Math.max(limit, Math.min(2000, 2 * limit + 20));
+// the page asked for and a margin for relaxed order: `k + from` past 2000 (paging far, or one record per
+// product) must not come back short (it was capped at 2000)
+const overfetch = (limit: number) => limit + Math.min(limit + 20, 2000);
 const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Math.max(200, 4 * k) : Math.max(64, 2 * k));
 /** pgvector's default stop for iterative scans (hnsw.max_scan_tuples), raised for larger pages. */
 const maxScanTuples = (limit: number) => Math.max(20_000, 4 * limit);
@@ -30,6 +31,8 @@ const maxScanTuples = (limit: number) => Math.max(20_000, 4 * limit);
  * match, where the interface promises k when k records match.
  */
 const exactUnder = 3000;
+/** How many (collection change, filter) pairs remember whether their filter matches few records. */
+const fewCacheSize = 256;
 
 /**
  * Collections on PostgreSQL: filters become SQL over the `data` JSONB column, vectors are
@@ -45,7 +48,22 @@ export class PgCollectionQueries implements CollectionQueries {
    */
   private readonly textStats = new Map<string, { seq: number; at: number; configs: string[]; n: number; avgdl: number }>();
 
+  /** Whether a filter matches at most {@link exactUnder} records, per collection change: one count per request, not per widening. */
+  private readonly few = new Map<string, boolean>();
+
   constructor(private readonly store: Store) {}
+
+  private async matchesFew(c: CollectionRecord, filter: Filter): Promise<boolean> {
+    const key = `${c.id}:${c.seq}:${JSON.stringify(filter)}`;
+    let held = this.few.get(key);
+    if (held === undefined) {
+      const n = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(this.store.db);
+      held = Number(n.rows[0]?.n ?? 0) <= exactUnder;
+      if (this.few.size >= fewCacheSize) this.few.delete(this.few.keys().next().value!);
+      this.few.set(key, held);
+    }
+    return held;
+  }
 
   private async statsOf(c: CollectionRecord): Promise<{ configs: string[]; n: number; avgdl: number }> {
     let held = this.textStats.get(c.id);
@@ -174,22 +192,23 @@ export class PgCollectionQueries implements CollectionQueries {
     const dims = sql.raw(String(c.dimensions));
     const q = pgVector(query);
     const filtered = filter !== undefined && Object.keys(filter).length > 0;
+    // few records match: compare with each of them (no index scan), which never misses one
+    const few = filtered && (await this.matchesFew(c, filter));
     return this.store.db.transaction().execute(async (trx) => {
-      // few records match: compare with each of them (no index scan), which never misses one
-      const few = filtered && Number((await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(trx)).rows[0]?.n ?? 0) <= exactUnder;
       if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
       await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
+      // the candidates carry their key and distance only; the records' data is read for the page kept
       const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
         WITH hits AS MATERIALIZED (
-          SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${q}::vector(${dims}) AS distance
+          SELECT key, (embedding::vector(${dims})) <=> ${q}::vector(${dims}) AS distance
           FROM collection_records
           WHERE ${this.where(c, filter)}
           ORDER BY (embedding::vector(${dims})) <=> ${q}::vector(${dims})
           LIMIT ${overfetch(limit)}
-        )
-        SELECT * FROM hits ORDER BY distance, key LIMIT ${limit}`.execute(trx);
+        ), kept AS (SELECT key, distance FROM hits ORDER BY distance, key LIMIT ${limit})
+        SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
     });
   }

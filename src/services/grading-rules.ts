@@ -69,7 +69,8 @@ const modeAliases: Record<string, (typeof conditionModes)[number]> = { ebay: 'de
 /** The scale a requested mode names, or undefined for a mode that names none. */
 export function conditionModeOf(requested: string): (typeof conditionModes)[number] | undefined {
   const m = requested.trim().toLowerCase();
-  return (conditionModes as readonly string[]).includes(m) ? (m as (typeof conditionModes)[number]) : modeAliases[m];
+  // own keys only: `constructor` or `__proto__` would read a built-in
+  return (conditionModes as readonly string[]).includes(m) ? (m as (typeof conditionModes)[number]) : Object.hasOwn(modeAliases, m) ? modeAliases[m] : undefined;
 }
 
 export function conditionLabel(final: number, mode: ConditionMode): string {

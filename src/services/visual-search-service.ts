@@ -752,7 +752,7 @@ export class VisualSearchService {
     const sentColors = queryColors(storedColors(query._dominant_colors));
     const colors = sentColors ?? queryColors(r.colors.slice(0, 5).map((x) => [...x.luv, x.percentage / 100]));
     // as extract_tags stores them: the item's kind and its colours' names
-    const tags = [...(kind !== undefined && kind !== 'item' ? [kind] : []), ...colorTagsOf(r.colors.slice(0, 5)).names];
+    const tags = [...(kind !== undefined ? [kind] : box ? ['item'] : []), ...colorTagsOf(r.colors.slice(0, 5)).names];
     return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), tags };
   }
 
@@ -770,9 +770,11 @@ export class VisualSearchService {
   /** Every record within `radius` (scaled distance) of the query, closest first, at most `limit`. */
   async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; fields: Fields; filter: unknown }): Promise<Envelope> {
     const clock = stopwatch();
-    await this.products.require(c);
+    const filter = checkedFilter(opts.filter);
     const { vector, echo } = await this.queryVector(ctx, c, query);
-    const hits = await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit, checkedFilter(opts.filter));
+    // after the request's own checks: a bad filter or image is the client's 400 whatever the collection holds
+    await this.products.require(c);
+    const hits = await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit, filter);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
   }
 
@@ -784,8 +786,8 @@ export class VisualSearchService {
   async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
     // Spec rule 8: fashion search queries take exactly one record.
     if ((c.type === 'fashion' || c.type === 'homedecor') && queries.length > 1) throw new ServiceError(400, 'too_many_records', `${c.type} collections take exactly one query record; ${queries.length} were sent.`);
-    await this.products.require(c);
     const clock = stopwatch();
+    const checked = checkedFilter(opts.filter);
     const resolved: QueryVector[] = [];
     const used: InputRecord[] = [];
     const skips: Out[] = [];
@@ -806,6 +808,7 @@ export class VisualSearchService {
       }
     }
     if (!resolved.length) throw first!;
+    await this.products.require(c);
     const sum = new Float32Array(resolved[0]!.vector.length);
     for (const r of resolved) r.vector.forEach((x, i) => (sum[i] = sum[i]! + x));
     let sq = 0;
@@ -813,7 +816,7 @@ export class VisualSearchService {
     const norm = Math.sqrt(sq) || 1;
     const centre = sum.map((x) => x / norm);
     const tags = opts.tags ? [...new Set(used.flatMap((q, i) => queryTags(c, q, tagsOf(c, q), resolved[i]!)))] : undefined;
-    const hits = await this.rank(c, centre, opts.k + opts.from, checkedFilter(opts.filter), tags);
+    const hits = await this.rank(c, centre, opts.k + opts.from, checked, tags);
     const answer = this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
     return skips.length ? { ...answer, status: status(ctx, 206, 'Some query records were not used'), skipped_records: skips } : answer;
   }
@@ -851,11 +854,12 @@ export class VisualSearchService {
 
   async visualTagsKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    await this.products.require(c);
     const sent = tagsOf(c, query);
+    const asked = checkedFilter(opts.filter);
     const q = await this.queryVector(ctx, c, query);
+    await this.products.require(c);
     const { vector, echo, itemFilter, colors } = q;
-    const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
+    const filter = withItemFilter(asked, itemFilter);
     const tags = queryTags(c, query, sent, q);
     // spec: "Same parameters and response as visualKNN", product_field's one record per product included
     const hits = await onePerProduct(opts.productField, opts.k + opts.from, c.recordCount, (n) => this.rank(c, vector, n, filter, tags, colors));
@@ -894,8 +898,8 @@ export class VisualSearchService {
   /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */
   async allNearDupPairs(ctx: SearchContext, c: CollectionRecord, radius: number, limit: number, filter: unknown): Promise<Envelope> {
     const clock = stopwatch();
-    await this.products.require(c);
     const f = checkedFilter(filter);
+    await this.products.require(c);
     const pairs: { a: string; b: string; d: number }[] = [];
     const seen = new Set<string>();
     for (let offset = 0; ; offset += 500) {
@@ -925,7 +929,6 @@ export class VisualSearchService {
    * `objects` (COCO-80, the default), `person` (its person class) or `face`.
    */
   async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
-    await this.products.require(c);
     const clock = stopwatch();
     const tasks: Record<string, { detector: 'objects' | 'faces'; keep: (name: string) => boolean }> = {
       objects: { detector: 'objects', keep: () => true },
@@ -936,6 +939,7 @@ export class VisualSearchService {
     if (!task) throw new ServiceError(400, 'invalid_request', `Unknown detection_task_id "${opts.task}"; use one of ${Object.keys(tasks).join(', ')}.`);
     const filter = checkedFilter(opts.filter);
     if (query._url === undefined && query._base64 === undefined && query._file === undefined) throw new ServiceError(400, 'invalid_request', 'detectKNN needs an image in query_record (_url, _base64 or _file).');
+    await this.products.require(c);
     let found;
     try {
       found = await this.vision.detectAndDescribe(query, task.detector, task.detector === 'faces' ? 0.5 : 0.3, 10);
@@ -974,9 +978,10 @@ export class VisualSearchService {
    */
   async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    await this.products.require(c);
+    const asked = checkedFilter(opts.filter);
     const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
-    const filter = withItemFilter(checkedFilter(opts.filter), itemFilter);
+    await this.products.require(c);
+    const filter = withItemFilter(asked, itemFilter);
     const want = opts.k + opts.from;
     const productField = opts.productField;
     const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter));

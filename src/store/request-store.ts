@@ -290,7 +290,9 @@ export class RequestStore {
   async nextWakeAt(): Promise<number | null> {
     const r = await this.db
       .selectFrom('async_requests')
-      .select((eb) => [eb.fn.min('lease_until').as('lease'), eb.fn.min('webhook_next_at').as('hook')])
+      // a job handed back (PROCESSING, no lease holder, lease 0) is runnable now, not a lease to wait
+      // for: counted, it would make every waiter's next wake "now" until a worker takes the job
+      .select((eb) => [eb.fn.min(eb.case().when('lease_token', 'is not', null).then(eb.ref('lease_until')).end()).as('lease'), eb.fn.min('webhook_next_at').as('hook')])
       .where((eb) => eb.or([eb('status', '=', 'PROCESSING'), eb('webhook_state', '=', 'pending')]))
       .executeTakeFirst();
     const times = [r?.lease, r?.hook].filter((t) => t !== null && t !== undefined).map(Number);

@@ -330,6 +330,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'appraise', records: [rec] }, /grade, condition, centering, localize, crop_level/],
       [{ endpoint: 'grade', records: [rec, rec, rec] }, /at most 2 records/],
       [{ endpoint: 'condition', mode: 'fancy', records: [rec] }, /Unknown mode "fancy"/],
+      // a name every object has is no mode
+      [{ endpoint: 'condition', mode: 'constructor', records: [rec] }, /Unknown mode "constructor"/],
       [{ endpoint: 'grade', front_weight: 1.5, records: [rec] }, /front_weight/],
       [{ endpoint: 'localize', records: Array.from({ length: 11 }, () => rec) }, /records/],
       [{ endpoint: 'condition', records: Array.from({ length: 11 }, () => rec) }, /records/],

@@ -41,6 +41,7 @@ describe.skipIf(!backends.includes('postgres'))('deep pages and selective filter
     expect(ids.size).toBe(30);
   }, 60_000);
 
+  // a check of the exact path's answers: at this size the HNSW scan (max_scan_tuples 20,000) finds them too
   it('a filter matching three far records finds all three', async () => {
     const rare = await call({ query_record: { _id: 'r0' }, k: 10, filter: { rare: true } });
     expect(rare.answer_records.map((r) => r._id).sort()).toEqual(['r2597', 'r2598', 'r2599']);

@@ -29,7 +29,7 @@ const body = Type.Object({
       _dominant_colors: Type.Optional(
         Type.Object(
           {
-            luv_colors: Type.Array(Luv, { description: '1 to 8 colours as [L, u, v] (CIE L*u*v*, L 0–100).' }),
+            luv_colors: Type.Array(Luv, { description: 'Up to 64 colours as [L, u, v] (CIE L*u*v*, L 0–100); the 8 with the largest percentages rank; empty lists are no colour query.' }),
             percentages: Type.Array(Type.Number(), { description: 'Share of each colour, 0–100.' }),
           },
           { description: 'Records whose dominant colours match these, in these shares, rank higher (docs/api-decisions.md).' },

@@ -13,7 +13,7 @@ import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_SCORE, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
-import { comicsMatch, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import { comicsMatch, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
@@ -351,7 +351,7 @@ export class RecognitionService {
     const game = family === TCG ? gameOfHints(record) : undefined;
     const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
-    if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
+    if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
     // analyze_all is charged per card (document 3 §8): the first is the call's, each further one a call's price again
@@ -651,12 +651,14 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
  */
 /** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
 export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)[number] | undefined {
+  // a part of a path (`Trading Card Game/Pokemon`) that is a game's name as a whole, not a word inside another name
+  const games: Record<string, (typeof TCG_KINDS)[number]> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
   for (const hint of [record.Subcategory, record.Category]) {
     if (typeof hint !== 'string') continue;
-    const t = hint.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
-    if (t.includes('pokemon')) return 'pokemon';
-    if (t.includes('magic') || /(^|[^a-z])mtg/.test(hint.toLowerCase())) return 'mtg';
-    if (t.includes('yugioh')) return 'yugioh';
+    for (const part of hint.split('/')) {
+      const t = part.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
+      if (Object.hasOwn(games, t)) return games[t];
+    }
   }
   return undefined;
 }
