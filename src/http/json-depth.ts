@@ -30,7 +30,8 @@ export function hasLoneSurrogate(value: unknown): boolean {
     if (typeof node === 'string') {
       if (loneSurrogate.test(node)) return true;
     } else if (Array.isArray(node)) {
-      stack.push(...node);
+      // one at a time: spreading an array of 100,000 items into push() overflows the call stack
+      for (const item of node) stack.push(item);
     } else if (node !== null && typeof node === 'object') {
       for (const [k, v] of Object.entries(node)) {
         if (loneSurrogate.test(k)) return true;

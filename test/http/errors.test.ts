@@ -78,6 +78,9 @@ describe.each(backends)('request errors (%s)', (backend) => {
     // A well-formed pair, escaped or not, is a character like any other.
     const pair = await h.request('POST', cs('session/'), { payload: '{"name":"\\ud83c\\udccf 🃏"}', headers: { 'content-type': 'application/json' } });
     expect(pair.statusCode).toBe(201);
+    // an escaped pair beside a long array (as Python's json.dumps writes both) is looked through without overflowing the stack
+    const long = await h.request('POST', cs('session/'), { payload: `{"name":"\\ud83d\\ude00","meta_data":{"x":[${Array(150_000).fill(0).join(',')}]}}`, headers: { 'content-type': 'application/json' } });
+    expect(long.statusCode).not.toBe(500);
     expect(pair.json().name).toBe('🃏 🃏');
   });
 
@@ -202,6 +205,11 @@ describe('server errors', () => {
       expect(body.code).toBe('internal_error');
       expect(body.detail).toContain('trace-500');
       expect(body.detail).not.toMatch(/sqlite|kysely|database|stack|at /i);
+      // on a route whose answer may itself be 500 (every record failed), a request that fails as a
+      // whole still answers the one error shape, not a serializer's complaint
+      const search = await h.request('POST', '/photo/v2/descriptor', { body: { records: [{ _base64: 'AAAA' }] }, headers: { 'x-request-id': 'trace-500b' } });
+      expect(search.statusCode).toBe(500);
+      expect(search.json()).toMatchObject({ code: 'internal_error', status: { code: 500, request_id: 'trace-500b' } });
     } finally {
       await h.close().catch(() => undefined);
     }

@@ -70,7 +70,8 @@ export function envelopeResponses(ok: TSchema, answers: Answers, errors: number[
   for (const s of [...new Set([...byStatus.keys(), ...errors])].sort((a, b) => a - b)) {
     const meanings = byStatus.get(s);
     if (!meanings) out[s] = Type.Ref(SearchError);
-    else if (!errors.includes(s)) out[s] = { ...ok, description: meanings.join('; ') };
+    // a 5xx the answer gives (every record failed so) may also be a request that failed as a whole
+    else if (!errors.includes(s) && s < 500) out[s] = { ...ok, description: meanings.join('; ') };
     else out[s] = Type.Union([Type.Ref(SearchError), ok], { description: `${meanings.join('; ')}; or a request error (\`detail\`, \`code\`)` });
   }
   return out;
