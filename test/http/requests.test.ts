@@ -85,6 +85,10 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://[::ffff:10.0.0.1]/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://no-such-host.invalid/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Length': '1' } } }, 400, 'invalid_request'],
+      // numbers JSON cannot keep exactly would be stored, echoed and sent on altered
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [{ ...rec, _id: 2 ** 60 }] }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [{ ...rec, meta: { sku: 12345678901234567891 } }] }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-N': 2 ** 60 } } }, 400, 'invalid_request'],
       // the payload is JSON: another Content-Type would misname it
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Type': 'text/plain' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'a\r\nb' } } }, 400, 'invalid_request'],
