@@ -677,7 +677,8 @@ export class VisualSearchService {
       const itemFilter = items ? categoryFilter(found.record.data['Top Category'], found.record.data.Category) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
       const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
-      return { vector: found.vector, echo: { _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
+      // the query as sent, as an image query's is (its _id as stored)
+      return { vector: found.vector, echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
@@ -704,14 +705,24 @@ export class VisualSearchService {
     // An object copied from a response (rule 7) carries the detector's categories, marked so: they
     // choose the item, but filter only as the detector's do for a photo (a vote of the shop's own
     // records first), or a shop with its own taxonomy would get nothing back.
-    const copied = given !== undefined && given.category_source === 'detector' && query['Top Category'] === undefined && query.Category === undefined;
-    const top = given?.['Top Category'] ?? query['Top Category'];
-    const category = given?.Category ?? query.Category;
+    // categories are text (as on insert): another type is refused, not read as no category
+    for (const [where, rec] of [['query_record', query], ['query_record._objects[0]', given]] as const) {
+      for (const field of ['Top Category', 'Category']) {
+        const v = rec?.[field];
+        if (v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `${where}.${field} must be a string.`);
+      }
+    }
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    const copied = given !== undefined && given.category_source === 'detector' && text(query['Top Category']) === undefined && text(query.Category) === undefined;
+    const top = text(given?.['Top Category']) ?? text(query['Top Category']);
+    const category = text(given?.Category) ?? text(query.Category);
     const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
     if ('error' in o!) throw queryFailed(o.error);
     const r = o!.ok;
     if (c.model !== null && r.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, r.model));
     if (box && (box[0] >= r.width - 8 || box[1] >= r.height - 8)) throw new ServiceError(400, 'invalid_request', `query_record._objects[0].bound_box lies outside the ${r.width}x${r.height} image.`);
+    // the box searched: what was drawn, within the image
+    const used = box && ([box[0], box[1], Math.min(box[2], r.width), Math.min(box[3], r.height)] as [number, number, number, number]);
     const sameBox = (a: readonly number[], b: readonly number[]) => a.every((x, k) => x === b[k]);
     const objects: Out[] = r.items.map((item, i) => {
       const cats = categoriesOf(domain, item.name);
@@ -733,7 +744,7 @@ export class VisualSearchService {
       const colours = colorTagsOf(r.colors.slice(0, 5));
       const tags = query.extract_tags === true ? { _tags: { Color: colours.Color }, _tags_simple: colours.names } : {};
       // a drawn box gets the fields every detected object has (spec 2 §2), under what the client sent
-      objects.unshift({ name: 'item', prob: 1, area: boxArea(box), ...given, bound_box: box, 'pre-filled': true, ...tags });
+      objects.unshift({ name: 'item', prob: 1, ...given, bound_box: used!, area: boxArea(used!), 'pre-filled': true, ...tags });
     }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;

@@ -159,6 +159,16 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const notList = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: { bound_box: [900, 250, 1230, 500] } } }, shop);
     expect(notList.http).toBe(400);
     expect(notList.body.detail ?? JSON.stringify(notList.body)).toMatch(/_objects must be a list of objects/);
+    // a box running past the image is searched, and echoed, as far as the image goes
+    const past = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1e9, 1e9] }] }, k: 1 }, shop);
+    const q = past.body.query_records![0]! as { _width: number; _height: number; _objects: Obj[] };
+    expect(q._objects[0]).toMatchObject({ bound_box: [900, 250, q._width, q._height], area: (q._width - 900) * (q._height - 250) });
+    // categories are text: another type is refused, not read as no category (which would lift the filter)
+    const typed = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Dresses', _objects: [{ bound_box: [900, 250, 1230, 500], Category: 5 }] } }, shop);
+    expect([typed.http, typed.body.detail]).toEqual([400, 'query_record._objects[0].Category must be a string.']);
+    // an _id query echoes what was sent with it, as an image query does
+    const byId = await call(`${base}/visualKNN`, { query_record: { _id: 'look', note: 'from the app' }, k: 1 }, shop);
+    expect(byId.body.query_records![0]).toMatchObject({ _id: 'look', note: 'from the app' });
     for (const bad of [[10, 10, 12, 400], [1, 2, 3], 'box', [5000, 5000, 6000, 6000]]) {
       const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
       expect(r.http, JSON.stringify(bad)).toBe(400);
