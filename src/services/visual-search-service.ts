@@ -167,6 +167,21 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
   return [x0, y0, x1, y1];
 }
 
+/**
+ * What is wrong with a record's `_dominant_colors` (spec 2: `luv_colors`, 3-number colours, and
+ * `percentages`, one number each), or nothing; absent or null is no colours. Other keys (the
+ * server's own `names`, `colors`) are kept.
+ */
+export function dominantColorsProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  const shape = '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour and L from 0 to 100';
+  if (typeof value !== 'object' || Array.isArray(value)) return shape;
+  const { luv_colors: luv, percentages: p } = value as { luv_colors?: unknown; percentages?: unknown };
+  if (!Array.isArray(luv) || !Array.isArray(p) || luv.length !== p.length) return shape;
+  const ok = luv.every((x) => Array.isArray(x) && x.length === 3 && x.every((n) => typeof n === 'number' && Number.isFinite(n)) && x[0] >= 0 && x[0] <= 100) && p.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 100);
+  return ok ? undefined : shape;
+}
+
 /** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
 interface QueryVector {
   vector: Float32Array;
@@ -289,6 +304,9 @@ export class VisualSearchService {
       if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;
     }
     for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
+    // the spec's typed colours, which colour search ranks by: held to the shape a text query's must have
+    const colours = dominantColorsProblem(record._dominant_colors);
+    if (colours) return colours;
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -794,7 +812,7 @@ export class VisualSearchService {
    * normalised sum of the query vectors), so a record close to all of them ranks first. A query
    * that cannot be used is skipped with its own status (206); when none can, its error.
    */
-  async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean }): Promise<Envelope> {
+  async visualKnnMulti(ctx: SearchContext, c: CollectionRecord, queries: InputRecord[], opts: { k: number; from: number; fields: Fields; filter: unknown; tags?: boolean; productField?: string | undefined }): Promise<Envelope> {
     // Spec rule 8: fashion search queries take exactly one record.
     if ((c.type === 'fashion' || c.type === 'homedecor') && queries.length > 1) throw new ServiceError(400, 'too_many_records', `${c.type} collections take exactly one query record; ${queries.length} were sent.`);
     const clock = stopwatch();
@@ -827,8 +845,9 @@ export class VisualSearchService {
     const norm = Math.sqrt(sq) || 1;
     const centre = sum.map((x) => x / norm);
     const tags = opts.tags ? [...new Set(used.flatMap((q, i) => queryTags(c, q, tagsOf(c, q), resolved[i]!)))] : undefined;
-    const hits = await this.rank(c, centre, opts.k + opts.from, checked, tags);
-    const answer = this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from), opts.fields);
+    const want = opts.k + opts.from;
+    const hits = await onePerProduct(opts.productField, want, c.recordCount, (n) => this.rank(c, centre, n, checked, tags));
+    const answer = this.answer(ctx, clock, resolved.map((r) => r.echo), hits.slice(opts.from, want), opts.fields);
     return skips.length ? { ...answer, status: status(ctx, 206, 'Some query records were not used'), skipped_records: skips } : answer;
   }
 

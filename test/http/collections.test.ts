@@ -199,6 +199,11 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(tagsPerProduct.body.answer_records.map((r) => r._id)).not.toContain('leo-1');
     const tagsAll = await call(`${base}/visualTagsKNN`, { query_record: { _id: 'leo-2', _tags_simple: ['cat'] }, k: 3, product_field: '' }, c);
     expect(tagsAll.body.answer_records.map((r) => r._id)).toContain('leo-1');
+    // and so does visualKNNMulti
+    const multiPerProduct = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'leo-2' }, { _id: 'leo-1' }], k: 3 }, c);
+    expect(new Set(multiPerProduct.body.answer_records.map((r) => r._id)).has('leo-1') && multiPerProduct.body.answer_records.some((r) => r._id === 'leo-2')).toBe(false);
+    const multiAll = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'leo-2' }, { _id: 'leo-1' }], k: 3, product_field: '' }, c);
+    expect(multiAll.body.answer_records.map((r) => r._id).slice(0, 2).sort()).toEqual(['leo-1', 'leo-2']);
     const filtered = await call(`${base}/visualKNN`, { query_record: { _id: 'leo-2' }, k: 10, filter: { color: 'grey' }, fields_to_return: ['*'] }, c);
     expect(filtered.body.answer_records).toHaveLength(1);
     expect(filtered.body.answer_records[0]).toMatchObject({ _id: 'plane-1', color: 'grey' });
@@ -221,6 +226,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // size and page in the body, as the rest of the API takes its parameters
     const inBody = await call(`${base}/allRecords`, { size: 2, page: 3 }, c);
     expect(inBody.body.answer_records.map((r) => r._id)).toEqual(p3.body.answer_records.map((r) => r._id));
+    // a page past any real one is refused, not sent to the database as a huge offset
+    expect((await call(`${base}/allRecords`, { page: 1e308 }, c)).http).toBe(400);
+    expect((await call(`${base}/allRecords?page=1000001`, {}, c)).http).toBe(400);
     // `next` keeps the other query parameters: the next page is ids only too.
     const ids = await call(`${base}/allRecords?only_ids=true&size=3`, {}, c);
     expect(ids.body.answer_records).toEqual([{ _id: 'leo-1' }, { _id: 'leo-2' }, { _id: 'plane-1' }]);

@@ -50,6 +50,8 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
         { _id: 'empty-id', _base64: watch, product_id: '  ' },
         { _id: 'object-id', _base64: watch, product_id: { a: 1 } },
         { _id: 'big', _base64: watch, product_id: 'q3', title: 'x'.repeat(70_000) },
+        // colour search ranks by these: held to the spec's shape
+        { _id: 'colours', _base64: watch, product_id: 'q4', _dominant_colors: { luv_colors: [[150, 1, 2]], percentages: [500] } },
       ],
     }, shop);
     expect(res.http).toBe(400);
@@ -57,6 +59,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(reasons).toEqual({
       flag: { code: 400, text: 'extract_colors must be true or false' },
       tags: { code: 400, text: 'tags must be an array of strings' },
+      colours: { code: 400, text: '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour and L from 0 to 100' },
       'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },

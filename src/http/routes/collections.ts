@@ -26,6 +26,8 @@ const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });
  * as large as any page; whole records may each carry kilobytes of attributes.
  */
 export const allRecordsMaxSize = 10_000;
+/** Past any real page, and small enough that page × size stays an exact integer offset (as card sessions' pages). */
+const allRecordsMaxPage = 1_000_000;
 export const allRecordsDefaultSize = { ids: allRecordsMaxSize, records: 1000 };
 
 const inserted: Answers = { 210: 'All records inserted', 211: 'Some records inserted, others skipped (`skipped_records`)', 411: 'None inserted: every `_id` exists already', 412: 'None inserted: the collection is full', 400: 'None inserted for other reasons (images that could not be loaded)' };
@@ -167,7 +169,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             querystring: Type.Object({
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: `Default ${allRecordsDefaultSize.records}; ${allRecordsDefaultSize.ids} with \`only_ids\`.` })),
               // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
-              page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1.' })),
+              page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'Default 1.' })),
               only_ids: Type.Optional(Type.Boolean()),
             }),
             body: Type.Object({
@@ -175,7 +177,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               only_ids: Type.Optional(Type.Boolean()),
               // the rest of the API takes its parameters in the body: so do clients here
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: 'As the query string\'s `size` (which wins when both are sent).' })),
-              page: Type.Optional(Type.Integer({ minimum: 1, description: 'As the query string\'s `page` (which wins when both are sent).' })),
+              page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'As the query string\'s `page` (which wins when both are sent).' })),
             }),
             response: responses('/allRecords'),
           },
@@ -244,6 +246,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           from: Type.Optional(From),
           fields_to_return: Type.Optional(Fields),
           filter: Type.Optional(Filter),
+          product_field: Type.Optional(Type.String({ maxLength: 200, description: 'As visualKNN\'s: one record per product (the collection\'s own product field when not sent; `""` for none).' })),
           cand_set_size: Type.Optional(Type.Integer({ minimum: 1 })),
         });
         for (const [url, tagsToo] of [['/visualKNNMulti', false], ['/visualTagsKNNMulti', true]] as const) {
@@ -252,8 +255,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             tagsToo ? 'Similar to a list of images, re-ranked by their tags' : 'Similar to a list of images (nearest to their mean descriptor)',
             multiBody,
             async (request) => {
-              const body = request.body as { query_records: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
-              return visualSearch.visualKnnMulti(ctx(request), await collectionOf(request), body.query_records, { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, tags: tagsToo });
+              const body = request.body as { query_records: never[]; k?: number; from?: number; fields_to_return?: string[]; filter?: object; product_field?: string };
+              const c = await collectionOf(request);
+              return visualSearch.visualKnnMulti(ctx(request), c, body.query_records, { k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, tags: tagsToo, productField: body.product_field ?? c.productField ?? undefined });
             },
             config.limits.matchBodyBytes,
           );
