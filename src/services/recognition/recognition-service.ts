@@ -644,11 +644,6 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
 
-/**
- * Whether a catalog is of the game the card's printed furniture names (card-text.ts `game`): a
- * Japanese Pokémon card numbered 005/071 is not the MTG card numbered 5 in a set of 71. Catalogs of
- * kinds that are no game (sports, comics, csv) and cards of no known game keep every catalog.
- */
 /** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
 export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)[number] | undefined {
   // a part of a path (`Trading Card Game/Pokemon`) that is a game's name as a whole, not a word inside another name
@@ -663,6 +658,11 @@ export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)
   return undefined;
 }
 
+/**
+ * Whether a catalog is of the game the card's printed furniture names (card-text.ts `game`): a
+ * Japanese Pokémon card numbered 005/071 is not the MTG card numbered 5 in a set of 71. Catalogs of
+ * kinds that are no game (sports, comics, csv) and cards of no known game keep every catalog.
+ */
 function ofTheGame(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !clues.game || !(TCG_KINDS as readonly string[]).includes(catalog.kind) || catalog.kind === clues.game;
 }
