@@ -80,7 +80,8 @@ export class CollectionService {
     if (!collectionId) throw new ServiceError(400, 'missing_collection_id', 'The collection-id header is required.');
     // UUIDs are case-insensitive (RFC 9562); ours are stored in lower case.
     const c = isUuid(collectionId) ? await this.collections.get(collectionId.toLowerCase()) : undefined;
-    if (!c || c.accountId !== accountId) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId} not found.`);
+    // a header of any length is named by its start: the answer does not grow with it
+    if (!c || c.accountId !== accountId) throw new ServiceError(404, 'collection_not_found', `Collection ${collectionId.length > 100 ? `${collectionId.slice(0, 100)}…` : collectionId} not found.`);
     if (!acceptedTypes.includes(c.type)) {
       // The paths of the same method for its type (text search names its own), else its bases.
       const own = pathsOf?.(c.type) ?? basesOf(c.type);

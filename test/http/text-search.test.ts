@@ -182,6 +182,10 @@ describe.each(backends)('text search API (%s)', (backend) => {
     // an empty palette is no colour query
     const empty = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: { luv_colors: [], percentages: [] } } }, photos);
     expect([empty.http, ids(empty.body)[0]]).toEqual([200, 'plane-1']);
+    const emptyAlone = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: { luv_colors: [] } } }, photos);
+    expect(emptyAlone.http).toBe(200);
+    // colours without their shares are still refused
+    expect((await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: { luv_colors: [[50, 0, 0]] } } }, photos)).http).toBe(400);
   });
 
   it('ranks a colour word by how much of each image is that colour', async () => {

@@ -30,7 +30,7 @@ const body = Type.Object({
         Type.Object(
           {
             luv_colors: Type.Array(Luv, { description: 'Up to 64 colours as [L, u, v] (CIE L*u*v*, L 0–100); the 8 with the largest percentages rank; empty lists are no colour query.' }),
-            percentages: Type.Array(Type.Number(), { description: 'Share of each colour, 0–100.' }),
+            percentages: Type.Optional(Type.Array(Type.Number(), { description: 'Share of each colour, 0–100; one per colour (may be left out with an empty `luv_colors`).' })),
           },
           { description: 'Records whose dominant colours match these, in these shares, rank higher (docs/api-decisions.md).' },
         ),
