@@ -166,18 +166,20 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     const before = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
     const group = photoBase64('faces/faces.jpg');
     const res = await h.request('POST', `${base}/`, {
-      body: { type: 'flows', endpoint: 'faces-then-descriptors', records: [{ _id: 'group', _base64: group }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'broken', _base64: '%%%' }] },
+      body: { type: 'flows', endpoint: 'faces-then-descriptors', records: [{ _id: 'group', _base64: group }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'broken', _base64: '%%%' }, { _id: { not: 'an id' }, _base64: group }] },
     });
     expect(res.statusCode).toBe(201);
     const sub = res.json() as { id: string; status: string; type: string; request: Detail['request']; workspace: string; created: string };
     expect(sub).toMatchObject({ status: 'CREATED', type: 'flows', workspace: h.account.workspace });
     expect(sub.request.records[0]).toEqual({ _id: 'group' });
     expect(JSON.stringify(sub)).not.toContain(group.slice(0, 100));
-    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 3);
+    expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 4);
 
     const d = await waitDone(h, sub.id, 120_000);
     expect((await h.request('GET', `${base}/${sub.id}/status`)).json()).toEqual({ status: 'DONE' });
-    const [g, text, broken] = d.response!.records;
+    const [g, text, broken, badId] = d.response!.records;
+    // a record's field of the wrong form is that record's own 400, not the request's
+    expect(badId!._status).toMatchObject({ code: 400, text: expect.stringMatching(/_id must be a string of 1 to 255 characters or an integer/) });
     expect(g!._status).toEqual({ code: 200, text: 'OK', request_id: sub.id });
     expect(g).toMatchObject({ _id: 'group', _width: expect.any(Number) });
     expect((g!.hashes as { phash: string }).phash).toMatch(/^[01]{64}$/);
@@ -191,7 +193,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(text!._status.text).toMatch(/^(hashes: )?Error Loading Image/);
     expect(broken!._status).toMatchObject({ code: 400, request_id: sub.id });
     expect(broken!._status.text).toMatch(/Error Loading Image: the image is not valid base64/);
-    // Two of three records failed: their credits come back.
+    // Three of four records failed: their credits come back.
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 180_000);
 

@@ -51,7 +51,18 @@ const IdempotencyHeaders = Type.Object({
 });
 const SubmitBody = Type.Object({
   type: Type.String({ maxLength: 100, description: '`upscaler`, `flows`, `card-grader` or `collectibles-recognition`.' }),
-  records: Type.Array(Type.Object({ _url: Type.Optional(Type.String({ maxLength: 8192 })), _base64: Type.Optional(Type.String()), _id: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Integer()])) }, { additionalProperties: true }), { minItems: 1, maxItems: 10 }),
+  // a record's fields of the wrong form are that record's own 400 in the result (docs/api-decisions.md, "Image record fields"), not the request's
+  records: Type.Array(
+    Type.Object(
+      {
+        _url: Type.Optional(Type.Unknown({ description: 'A string of at most 8192 characters.' })),
+        _base64: Type.Optional(Type.Unknown({ description: 'A string: the image, Base64-encoded.' })),
+        _id: Type.Optional(Type.Unknown({ description: 'A string of 1 to 255 characters, or an integer.' })),
+      },
+      { additionalProperties: true },
+    ),
+    { minItems: 1, maxItems: 10 },
+  ),
   endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name; card-grader: grade, condition, centering, localize, crop_level; collectibles-recognition: tcg_id, sport_id, comics_id, card_ocr_id (their options on each record).' })),
   webhook: Type.Optional(
     Type.Object(
