@@ -718,6 +718,8 @@ export class VisualSearchService {
     if (query._objects !== undefined && query._objects !== null && !(Array.isArray(query._objects) && query._objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) {
       throw new ServiceError(400, 'invalid_request', 'query_record._objects must be a list of objects, e.g. [{"bound_box": [xmin, ymin, xmax, ymax]}].');
     }
+    // rule 7 searches one item: more would be searched for none of them and dropped from the echo
+    if (Array.isArray(query._objects) && query._objects.length > 1) throw new ServiceError(400, 'invalid_request', `query_record._objects holds ${query._objects.length} objects; send the one to search (rule 7: the object copied from a response, or {"bound_box": [xmin, ymin, xmax, ymax]}).`);
     const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = given ? drawnBox(given.bound_box) : undefined;
     // An object copied from a response (rule 7) carries the detector's categories, marked so: they
