@@ -226,6 +226,16 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // size and page in the body, as the rest of the API takes its parameters
     const inBody = await call(`${base}/allRecords`, { size: 2, page: 3 }, c);
     expect(inBody.body.answer_records.map((r) => r._id)).toEqual(p3.body.answer_records.map((r) => r._id));
+    // a filter sent in the body is carried by next: following it without a body keeps to the filter
+    const planes = await call(`${base}/allRecords?size=1`, { filter: { product_id: 'plane' } }, c);
+    expect(planes.body.answer_records.map((r) => r._id)).toEqual(['plane-1']);
+    const planesNext = await h.request('POST', planes.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+    expect((planesNext.json() as Body).answer_records.map((r) => r._id)).toEqual(['plane-2']);
+    expect((planesNext.json() as Body).next).toBeNull();
+    for (const bad of ['{not json', '5', '{"$where":"x"}']) {
+      const res = await h.request('POST', `${base}/allRecords?filter=${encodeURIComponent(bad)}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+      expect(res.statusCode, bad).toBe(400);
+    }
     // a page past any real one is refused, not sent to the database as a huge offset
     expect((await call(`${base}/allRecords`, { page: 1e308 }, c)).http).toBe(400);
     expect((await call(`${base}/allRecords?page=1000001`, {}, c)).http).toBe(400);

@@ -171,6 +171,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
               page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'Default 1.' })),
               only_ids: Type.Optional(Type.Boolean()),
+              filter: Type.Optional(Type.String({ maxLength: 8192, description: 'The body\'s `filter` as JSON: what `next` carries, so a client that follows it without a body keeps to the filter (the body\'s wins when both are sent).' })),
             }),
             body: Type.Object({
               filter: Type.Optional(Filter),
@@ -185,6 +186,14 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             const idsOnly = request.query.only_ids ?? request.body.only_ids ?? false;
             const size = request.query.size ?? request.body.size ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
             const page = request.query.page ?? request.body.page ?? 1;
+            let filter: object | undefined = request.body.filter;
+            if (filter === undefined && request.query.filter !== undefined) {
+              try {
+                filter = JSON.parse(request.query.filter) as object;
+              } catch {
+                throw badRequest('The filter query parameter must be JSON (the filter a next link carries).');
+              }
+            }
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
             // names the size, so a client that follows it gets pages of the same size and kind.
@@ -194,9 +203,11 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               url.searchParams.set('page', String(p));
               // only_ids sent in the body is named in the next page's query, which a client follows without a body
               if (idsOnly) url.searchParams.set('only_ids', 'true');
+              // so does the filter: following next without a body must not give unfiltered pages
+              if (filter !== undefined) url.searchParams.set('filter', JSON.stringify(filter));
               return url.toString();
             };
-            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, request.body.filter, next);
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next);
           },
         });
 
