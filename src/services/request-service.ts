@@ -126,7 +126,8 @@ export class RequestService {
     if (invalid) throw badRequest(invalid);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
     for (const [i, record] of input.records.entries()) {
-      const { _base64: _image, ...fields } = record;
+      // an _id of any wrong form, a number beyond 2^53 too, is the record's own 400 (below)
+      const { _base64: _image, _id: _label, ...fields } = record;
       const inexact = inexactNumber(fields);
       if (inexact) throw badRequest(`records[${i}].${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits; send it as a string.`, [{ field: `records[${i}]`, message: 'a number that cannot be kept exactly' }]);
     }
@@ -288,7 +289,7 @@ export class RequestService {
     for (const [name, sent] of given) {
       if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
       // a header is text on the wire: 5 and true are sent as "5" and "true"
-      if (typeof sent === 'number' && Number.isInteger(sent) && !Number.isSafeInteger(sent)) throw bad(`the value of header ${name} is a number beyond ±2^53, which JSON cannot keep exactly; send it as a string`);
+      if (typeof sent === 'number' && (!Number.isFinite(sent) || (Number.isInteger(sent) && !Number.isSafeInteger(sent)))) throw bad(`the value of header ${name} is a number beyond ±2^53, which JSON cannot keep exactly; send it as a string`);
       const value = typeof sent === 'number' || typeof sent === 'boolean' ? String(sent) : sent;
       if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
       // the payload is JSON and says so: a client's JSON Content-Type says the same, and is not sent twice

@@ -293,7 +293,7 @@ export class VisualSearchService {
    * The fields the spec types (`tags`, `_tags_simple`: arrays of strings; `extract_colors`,
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
-  private recordProblem(c: CollectionRecord, record: Record<string, unknown>): string | undefined {
+  private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
     const { _base64: _image, ...fields } = record;
     const inexact = inexactNumber(fields);
     if (inexact) return `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`;
@@ -305,7 +305,8 @@ export class VisualSearchService {
     }
     for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
     // the spec's typed colours, which colour search ranks by: held to the shape a text query's must have
-    const colours = dominantColorsProblem(record._dominant_colors);
+    // (what is sent: a record stored before this rule updates as before)
+    const colours = dominantColorsProblem(sent._dominant_colors);
     if (colours) return colours;
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
@@ -618,7 +619,7 @@ export class VisualSearchService {
         else data[k] = v;
       }
       if (item) Object.assign(data, this.itemFields(c, basis, item, voted));
-      const missing = this.recordProblem(c, data);
+      const missing = this.recordProblem(c, data, record);
       if (missing) {
         await fail(400, missing);
         continue;
@@ -718,8 +719,7 @@ export class VisualSearchService {
     if (query._objects !== undefined && query._objects !== null && !(Array.isArray(query._objects) && query._objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) {
       throw new ServiceError(400, 'invalid_request', 'query_record._objects must be a list of objects, e.g. [{"bound_box": [xmin, ymin, xmax, ymax]}].');
     }
-    // rule 7 searches one item: more would be searched for none of them and dropped from the echo
-    if (Array.isArray(query._objects) && query._objects.length > 1) throw new ServiceError(400, 'invalid_request', `query_record._objects holds ${query._objects.length} objects; send the one to search (rule 7: the object copied from a response, or {"bound_box": [xmin, ymin, xmax, ymax]}).`);
+    // rule 7 searches one item, the first: a client may send back a response's whole list, the one it wants first
     const given = Array.isArray(query._objects) ? (query._objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = given ? drawnBox(given.bound_box) : undefined;
     // An object copied from a response (rule 7) carries the detector's categories, marked so: they

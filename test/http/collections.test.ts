@@ -232,7 +232,10 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const planesNext = await h.request('POST', planes.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect((planesNext.json() as Body).answer_records.map((r) => r._id)).toEqual(['plane-2']);
     expect((planesNext.json() as Body).next).toBeNull();
-    for (const bad of ['{not json', '5', '{"$where":"x"}']) {
+    // a filter too long for a link is left out of next (the client sends it again in the body)
+    const long = await call(`${base}/allRecords?size=1`, { filter: { product_id: { $in: ['plane', ...Array.from({ length: 200 }, (_, i) => `other-product-${i}`)] } } }, c);
+    expect(long.body.next).not.toMatch(/filter=/);
+    for (const bad of ['{not json', '5', '{"$where":"x"}', 'null', '[]']) {
       const res = await h.request('POST', `${base}/allRecords?filter=${encodeURIComponent(bad)}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
       expect(res.statusCode, bad).toBe(400);
     }

@@ -28,6 +28,8 @@ const From = Type.Integer({ minimum: 0, maximum: 10_000, default: 0 });
 export const allRecordsMaxSize = 10_000;
 /** Past any real page, and small enough that page × size stays an exact integer offset (as card sessions' pages). */
 const allRecordsMaxPage = 1_000_000;
+/** The longest filter (as JSON) a `next` link carries: encoded, it stays well inside a request line. */
+const maxFilterInLink = 2000;
 export const allRecordsDefaultSize = { ids: allRecordsMaxSize, records: 1000 };
 
 const inserted: Answers = { 210: 'All records inserted', 211: 'Some records inserted, others skipped (`skipped_records`)', 411: 'None inserted: every `_id` exists already', 412: 'None inserted: the collection is full', 400: 'None inserted for other reasons (images that could not be loaded)' };
@@ -191,8 +193,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               try {
                 filter = JSON.parse(request.query.filter) as object;
               } catch {
-                throw badRequest('The filter query parameter must be JSON (the filter a next link carries).');
+                filter = undefined;
               }
+              if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('The filter query parameter must be a JSON object (the filter a next link carries).');
             }
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
@@ -203,8 +206,10 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               url.searchParams.set('page', String(p));
               // only_ids sent in the body is named in the next page's query, which a client follows without a body
               if (idsOnly) url.searchParams.set('only_ids', 'true');
-              // so does the filter: following next without a body must not give unfiltered pages
-              if (filter !== undefined) url.searchParams.set('filter', JSON.stringify(filter));
+              // so does the filter: following next without a body must not give unfiltered pages. A filter
+              // too long for a URL is left out: such a client sends it again in each page's body
+              const f = filter === undefined ? '' : JSON.stringify(filter);
+              if (f && f.length <= maxFilterInLink) url.searchParams.set('filter', f);
               return url.toString();
             };
             return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next);
