@@ -174,10 +174,12 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
  */
 export function dominantColorsProblem(value: unknown): string | undefined {
   if (value === undefined || value === null) return undefined;
-  const shape = '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour and L from 0 to 100';
+  const shape = '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour, L from 0 to 100, at most 64 colours';
   if (typeof value !== 'object' || Array.isArray(value)) return shape;
   const { luv_colors: luv, percentages: p } = value as { luv_colors?: unknown; percentages?: unknown };
-  if (!Array.isArray(luv) || !Array.isArray(p) || luv.length !== p.length) return shape;
+  // as a text query's (text-search-service.ts): an empty palette may leave out its shares; at most 64 colours
+  if (Array.isArray(luv) && luv.length === 0 && (p === undefined || (Array.isArray(p) && p.length === 0))) return undefined;
+  if (!Array.isArray(luv) || !Array.isArray(p) || luv.length !== p.length || luv.length > 64) return shape;
   const ok = luv.every((x) => Array.isArray(x) && x.length === 3 && x.every((n) => typeof n === 'number' && Number.isFinite(n)) && x[0] >= 0 && x[0] <= 100) && p.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 100);
   return ok ? undefined : shape;
 }
@@ -693,7 +695,13 @@ export class VisualSearchService {
       if (id === undefined) throw new ServiceError(400, 'invalid_request', 'query_record needs an _id of a stored record, or _url / _base64.');
       const found = await this.queries.lookup(c, id);
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
-      const itemFilter = items ? categoryFilter(found.record.data['Top Category'], found.record.data.Category) : undefined;
+      // categories written on the query filter, as on an image query (rule 5: "those of the query object"); else the record's
+      for (const field of ['Top Category', 'Category']) {
+        const v = query[field];
+        if (items && v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `query_record.${field} must be a string.`);
+      }
+      const named = typeof query['Top Category'] === 'string' || typeof query.Category === 'string';
+      const itemFilter = items ? (named ? categoryFilter(query['Top Category'], query.Category) : categoryFilter(found.record.data['Top Category'], found.record.data.Category)) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
       const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
       // the query as sent, as an image query's is (its _id as stored)

@@ -59,7 +59,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(reasons).toEqual({
       flag: { code: 400, text: 'extract_colors must be true or false' },
       tags: { code: 400, text: 'tags must be an array of strings' },
-      colours: { code: 400, text: '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour and L from 0 to 100' },
+      colours: { code: 400, text: '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour, L from 0 to 100, at most 64 colours' },
       'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },
@@ -175,6 +175,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // an _id query echoes what was sent with it, as an image query does
     const byId = await call(`${base}/visualKNN`, { query_record: { _id: 'look', note: 'from the app' }, k: 1 }, shop);
     expect(byId.body.query_records![0]).toMatchObject({ _id: 'look', note: 'from the app' });
+    // categories written on an _id query filter, as on an image query: Sneakers finds only the shoes
+    const byIdNamed = await call(`${base}/visualKNN`, { query_record: { _id: 'look', Category: 'Sneakers' }, k: 5 }, shop);
+    expect(byIdNamed.body.answer_records.map((r) => r._id)).toEqual(['shoes']);
+    expect((await call(`${base}/visualKNN`, { query_record: { _id: 'look', Category: 5 } }, shop)).http).toBe(400);
     for (const bad of [[10, 10, 12, 400], [1, 2, 3], 'box', [5000, 5000, 6000, 6000]]) {
       const r = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: bad }] } }, shop);
       expect(r.http, JSON.stringify(bad)).toBe(400);
