@@ -12,7 +12,8 @@ import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
 import { EmbeddedCollectionQueries } from '../index/embedded-collection-queries.ts';
-import { VisualSearchService } from './visual-search-service.ts';
+import { ProductRule } from './fashion/product-rule.ts';
+import { filterFailuresAre400, VisualSearchService } from './visual-search-service.ts';
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
 import { CardSessionService } from './card-session-service.ts';
@@ -106,6 +107,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages), config.priceRates);
   registry.register(new CollectiblesJob(recognition));
   const results = new ResultLinks(links, registry);
+  // one rule 4 check (and its per-collection count) for visual and text search
+  const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill] }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
@@ -117,8 +120,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
     store,
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
-    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts),
-    textSearch: new TextSearchService(collectionStore, queries, vision),
+    visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts, products),
+    textSearch: new TextSearchService(collectionStore, queries, vision, products),
     seenBackfill: backfill,
     cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
     imageMatching,

@@ -15,7 +15,7 @@ import { ProductRule } from './fashion/product-rule.ts';
 import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
 import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import type { AccountService } from './account-service.ts';
-import { colorMatch, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
+import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
 
 /**
@@ -167,21 +167,12 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
   return [x0, y0, x1, y1];
 }
 
-/**
- * What is wrong with a record's `_dominant_colors` (spec 2: `luv_colors`, 3-number colours, and
- * `percentages`, one number each), or nothing; absent or null is no colours. Other keys (the
- * server's own `names`, `colors`) are kept.
- */
-export function dominantColorsProblem(value: unknown): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  const shape = '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour, L from 0 to 100, at most 64 colours';
-  if (typeof value !== 'object' || Array.isArray(value)) return shape;
-  const { luv_colors: luv, percentages: p } = value as { luv_colors?: unknown; percentages?: unknown };
-  // as a text query's (text-search-service.ts): an empty palette may leave out its shares; at most 64 colours
-  if (Array.isArray(luv) && luv.length === 0 && (p === undefined || (Array.isArray(p) && p.length === 0))) return undefined;
-  if (!Array.isArray(luv) || !Array.isArray(p) || luv.length !== p.length || luv.length > 64) return shape;
-  const ok = luv.every((x) => Array.isArray(x) && x.length === 3 && x.every((n) => typeof n === 'number' && Number.isFinite(n)) && x[0] >= 0 && x[0] <= 100) && p.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0 && n <= 100);
-  return ok ? undefined : shape;
+/** Categories are text (as on insert): another type is refused, not read as no category (which would lift the filter). */
+function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
+  for (const field of ['Top Category', 'Category']) {
+    const v = record?.[field];
+    if (v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `${where}.${field} must be a string.`);
+  }
 }
 
 /** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
@@ -253,9 +244,11 @@ export class VisualSearchService {
     private readonly seen: readonly SeenPart[] = [],
     /** Charges fashion's extra per-record work (`extract_colors`, `extract_tags`). */
     private readonly accounts?: AccountService,
+    /** The fashion rule 4 check, shared with text search (one count per collection change). */
+    products?: ProductRule,
   ) {
     this.queries = filterFailuresAre400(queries);
-    this.products = new ProductRule(this.queries);
+    this.products = products ?? new ProductRule(this.queries);
   }
 
   /**
@@ -309,7 +302,7 @@ export class VisualSearchService {
     // the spec's typed colours, which colour search ranks by: held to the shape a text query's must have
     // (what is sent: a record stored before this rule updates as before)
     const colours = dominantColorsProblem(sent._dominant_colors);
-    if (colours) return colours;
+    if (colours) return `_dominant_colors${colours}`;
     if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -696,10 +689,7 @@ export class VisualSearchService {
       const found = await this.queries.lookup(c, id);
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
       // categories written on the query filter, as on an image query (rule 5: "those of the query object"); else the record's
-      for (const field of ['Top Category', 'Category']) {
-        const v = query[field];
-        if (items && v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `query_record.${field} must be a string.`);
-      }
+      if (items) checkCategories('query_record', query);
       const named = typeof query['Top Category'] === 'string' || typeof query.Category === 'string';
       const itemFilter = items ? (named ? categoryFilter(query['Top Category'], query.Category) : categoryFilter(found.record.data['Top Category'], found.record.data.Category)) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
@@ -733,13 +723,8 @@ export class VisualSearchService {
     // An object copied from a response (rule 7) carries the detector's categories, marked so: they
     // choose the item, but filter only as the detector's do for a photo (a vote of the shop's own
     // records first), or a shop with its own taxonomy would get nothing back.
-    // categories are text (as on insert): another type is refused, not read as no category
-    for (const [where, rec] of [['query_record', query], ['query_record._objects[0]', given]] as const) {
-      for (const field of ['Top Category', 'Category']) {
-        const v = rec?.[field];
-        if (v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `${where}.${field} must be a string.`);
-      }
-    }
+    checkCategories('query_record', query);
+    checkCategories('query_record._objects[0]', given);
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const copied = given !== undefined && given.category_source === 'detector' && text(query['Top Category']) === undefined && text(query.Category) === undefined;
     const top = text(given?.['Top Category']) ?? text(query['Top Category']);

@@ -59,7 +59,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(reasons).toEqual({
       flag: { code: 400, text: 'extract_colors must be true or false' },
       tags: { code: 400, text: 'tags must be an array of strings' },
-      colours: { code: 400, text: '_dominant_colors must be {luv_colors: [[L, u, v], …], percentages: [number, …]}, one percentage (0–100) per colour, L from 0 to 100, at most 64 colours' },
+      colours: { code: 400, text: '_dominant_colors.luv_colors[0]: L must be 0 to 100' },
       'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },

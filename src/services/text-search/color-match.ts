@@ -36,6 +36,32 @@ export function colorMatch(colors: DominantColorsQuery, stored: readonly number[
   return total > 0 ? matched / total : 0;
 }
 
+/** The most colours a `_dominant_colors` may hold (a query ranks by its 8 strongest). */
+export const maxPaletteColors = 64;
+
+/**
+ * What is wrong with a `_dominant_colors` (spec 2: `luv_colors`, 3-number colours, and
+ * `percentages`, one number each), as the rest of a sentence after the field's name; nothing when
+ * it is absent, null, right, or an empty palette (its percentages left out or not: no colours).
+ * Other keys (the server's own `names`, `colors`) are let be. A text query's and a stored record's.
+ */
+export function dominantColorsProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return ' must be an object with luv_colors and percentages';
+  const { luv_colors: luv, percentages } = value as { luv_colors?: unknown; percentages?: unknown };
+  if (Array.isArray(luv) && luv.length === 0 && (percentages === undefined || (Array.isArray(percentages) && percentages.length === 0))) return undefined;
+  if (!Array.isArray(luv) || luv.length > maxPaletteColors) return `.luv_colors must be an array of at most ${maxPaletteColors} colours, each [L, u, v]`;
+  for (const [i, c] of luv.entries()) {
+    if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === 'number' && Number.isFinite(x))) return `.luv_colors[${i}] must be three finite numbers [L, u, v]`;
+    if ((c[0] as number) < 0 || (c[0] as number) > 100) return `.luv_colors[${i}]: L must be 0 to 100`;
+  }
+  if (!Array.isArray(percentages) || percentages.length !== luv.length) return '.percentages must be an array with one number per colour of luv_colors';
+  for (const [i, p] of percentages.entries()) {
+    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) return `.percentages[${i}] must be a number from 0 to 100`;
+  }
+  return undefined;
+}
+
 /** A stored `_dominant_colors` ({luv_colors, percentages}) as `[L, u, v, share 0–1]` rows; empty when malformed. */
 export function storedColors(value: unknown): number[][] {
   const v = value as { luv_colors?: unknown; percentages?: unknown } | null | undefined;

@@ -4,7 +4,7 @@ import { colorCode, familyCode, familyOf, type ColorName } from '../../text-sear
 import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
-import { colorMatch, colorWordShare, storedColors, type DominantColorsQuery } from './color-match.ts';
+import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
@@ -22,9 +22,8 @@ export interface TextQueryBody {
 }
 
 
-/** Colours a query ranks by (its strongest); a palette may send more, up to `maxSentColors`. */
+/** Colours a query ranks by (its strongest); a palette may send more (color-match.ts `maxPaletteColors`). */
 const maxQueryColors = 8;
-const maxSentColors = 64;
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
@@ -33,22 +32,12 @@ const keywordDistance = (score: number) => round4(100 / (1 + Math.max(0, score))
 const bad = (message: string) => new ServiceError(400, 'invalid_request', message);
 
 function dominantColorsOf(value: unknown): DominantColorsQuery | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'object' || Array.isArray(value)) throw bad('query_record._dominant_colors must be an object with luv_colors and percentages.');
-  const { luv_colors: luv, percentages } = value as { luv_colors?: unknown; percentages?: unknown };
-  // an empty palette (a plain image's, as some clients send it) is no colour query
-  if (Array.isArray(luv) && luv.length === 0 && (percentages === undefined || (Array.isArray(percentages) && percentages.length === 0))) return undefined;
-  if (!Array.isArray(luv) || luv.length > maxSentColors) throw bad(`query_record._dominant_colors.luv_colors must be an array of at most ${maxSentColors} colours, each [L, u, v].`);
-  for (const [i, c] of luv.entries()) {
-    if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === 'number' && Number.isFinite(x))) throw bad(`query_record._dominant_colors.luv_colors[${i}] must be three finite numbers [L, u, v].`);
-    if ((c[0] as number) < 0 || (c[0] as number) > 100) throw bad(`query_record._dominant_colors.luv_colors[${i}]: L must be 0 to 100.`);
-  }
-  if (!Array.isArray(percentages) || percentages.length !== luv.length) throw bad('query_record._dominant_colors.percentages must be an array with one number per colour of luv_colors.');
-  for (const [i, p] of percentages.entries()) {
-    if (typeof p !== 'number' || !Number.isFinite(p) || p < 0 || p > 100) throw bad(`query_record._dominant_colors.percentages[${i}] must be a number from 0 to 100.`);
-  }
+  const problem = dominantColorsProblem(value);
+  if (problem) throw bad(`query_record._dominant_colors${problem}.`);
+  const { luv_colors: luv, percentages } = (value ?? {}) as { luv_colors?: [number, number, number][]; percentages?: number[] };
+  if (!luv?.length) return undefined;
   // the strongest colours rank; the order among equals is the client's
-  const kept = luv.map((c, i) => ({ c: c as [number, number, number], p: percentages[i] as number, i })).sort((a, b) => b.p - a.p || a.i - b.i).slice(0, maxQueryColors);
+  const kept = luv.map((c, i) => ({ c, p: percentages![i]!, i })).sort((a, b) => b.p - a.p || a.i - b.i).slice(0, maxQueryColors);
   return { luv: kept.map((x) => x.c), percentages: kept.map((x) => x.p) };
 }
 
@@ -100,9 +89,11 @@ export class TextSearchService {
     private readonly store: CollectionStore,
     queries: CollectionQueries,
     private readonly vision: VisionService,
+    /** The fashion rule 4 check, shared with visual search (one count per collection change). */
+    products?: ProductRule,
   ) {
     this.queries = filterFailuresAre400(queries);
-    this.products = new ProductRule(this.queries);
+    this.products = products ?? new ProductRule(this.queries);
   }
 
   /** The engine a collection's text queries use (also reported by `ping`). */
