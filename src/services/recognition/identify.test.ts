@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -404,5 +404,36 @@ describe('identification', () => {
     expect(scoreCandidate(varoom, read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('near');
     expect(scoreCandidate(card('sv4pt5-292', 'Varoom', '292', 91, '2024'), read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('differs');
     expect(scoreCandidate(card('sv4pt5-19', 'Varoom', '19', 91, '2024'), read([['Varoom', 0.05], ['9/091', 0.93]])).evidence.number).toBe('near');
+  });
+
+  it('takes a set total read on a card large enough to read it for another set’s card: against the number, and against a near miss', () => {
+    const large = (r: ReturnType<typeof readCardText>) => ({ ...r, cardWidth: SURE_PRINT_CARD });
+    const small = (r: ReturnType<typeof readCardText>) => ({ ...r, cardWidth: SURE_PRINT_CARD - 1 });
+    // SV151's Snorlax 143/165 held out of the catalog: Lost Origin's Snorlax 143/196 has the number
+    const lost = card('swsh11-143', 'Snorlax', '143', 196, '2022', { hp: 150 });
+    const clues = read([['Snorlax', 0.05], ['143/165', 0.93]]);
+    const onLarge = scoreCandidate(lost, large(clues));
+    const onSmall = scoreCandidate(lost, small(clues));
+    expect(onLarge.evidence).toMatchObject({ number: 'same', total: 'differs', surePrint: true });
+    expect(onSmall.evidence).toMatchObject({ number: 'same', total: 'differs', surePrint: false });
+    expect(onSmall.score - onLarge.score).toBe(WEIGHTS.totalDiffers - WEIGHTS.totalDiffersSure);
+    // the number one digit off over another set's total is that set's card on a large card, a misread on a small one
+    const surging = card('sv8-144', 'Snorlax', '144', 191, '2024', { hp: 150 });
+    expect(scoreCandidate(surging, large(clues)).evidence.number).toBe('differs');
+    expect(scoreCandidate(surging, small(clues)).evidence.number).toBe('near');
+    // a total misread by a digit, or with one more (`TG02/630` on a Trainer Gallery card of 30), still fits
+    const gallery = card('swsh11tg-TG02', 'Roserade', 'TG02', 30, '2022', { hp: 120 });
+    expect(scoreCandidate(gallery, large(read([['Roserade', 0.05], ['TG02/630', 0.93]]))).evidence).toMatchObject({ number: 'same', total: 'unknown' });
+    expect(scoreCandidate(lost, large(read([['Snorlax', 0.05], ['143/186', 0.93]]))).evidence.total).toBe('unknown');
+    expect([totalFits('165', 165), totalFits('166', 165), totalFits('630', 30), totalFits('1650', 165), totalFits('65', 165), totalFits('196', 165), totalFits('25', 165)]).toEqual([true, true, true, true, true, false, false]);
+  });
+
+  it('names no printing at the name level where a large card’s total says the name’s printings here are other sets’', async () => {
+    // SV151's Bulbasaur 001/165, held out: every Bulbasaur numbered 1 the catalog has is of another set
+    const bulbasaurs = [card('mcd21-1', 'Bulbasaur', '1', 25, '2021', { hp: 70 }), card('pgo-1', 'Bulbasaur', '1', 78, '2022', { hp: 70 })];
+    const clues = read([['Bulbasaur', 0.05], ['70', 0.05], ['001/165', 0.93]]);
+    expect(bestMatch(await identify({ ...clues, cardWidth: SURE_PRINT_CARD }, source(bulbasaurs)))).toBeNull();
+    // on a small card the total is too often misread to hold the name back
+    expect(bestMatch(await identify({ ...clues, cardWidth: 200 }, source(bulbasaurs)))?.card.name).toBe('Bulbasaur');
   });
 });

@@ -45,7 +45,16 @@ export interface CandidateCard {
 }
 
 /** What a card shows: the clues read from its text, and the colour of its border and its layout where they were measured surely. */
-export type CardClues = CardTextClues & { border?: BorderColour | null; borderTone?: 'light' | 'dark' | null; layout?: CardLayout | null };
+/** `cardWidth`: the card's short side in the photo as read, in pixels ({@link SURE_PRINT_CARD}). */
+export type CardClues = CardTextClues & { border?: BorderColour | null; borderTone?: 'light' | 'dark' | null; layout?: CardLayout | null; cardWidth?: number | null };
+
+/**
+ * A card this many pixels across, or more, in the photo shows its collector line legibly (the
+ * reader zooms its foot from this size, card-reading.ts `FOOT_ZOOM_MIN_CARD`): a set total read
+ * there that is not the candidate's set's is another set's card ({@link WEIGHTS}.totalDiffersSure).
+ * On a smaller card the total is misread too often to count as much.
+ */
+export const SURE_PRINT_CARD = 320;
 
 /** How candidates are fetched; the catalog store answers with the engines' own indexes. */
 export interface CandidateSource {
@@ -78,6 +87,8 @@ export interface Evidence {
   /** A set code printed on the card (`SVI`) is the candidate's set's; misreads of other text make a mismatch say nothing. */
   setCode: 'same' | 'unknown';
   total: 'same' | 'differs' | 'unknown';
+  /** The card was large enough in the photo for its small print to be read surely ({@link SURE_PRINT_CARD}). */
+  surePrint: boolean;
   year: 'same' | 'near' | 'differs' | 'unknown';
   regulationMark: 'same' | 'differs' | 'unknown';
   hp: 'same' | 'differs' | 'unknown';
@@ -122,6 +133,8 @@ export const WEIGHTS = {
   setCode: 3,
   totalSame: 3,
   totalDiffers: -2,
+  /** A total read on a card large enough to read it ({@link SURE_PRINT_CARD}): the number read is another set's card of that number. */
+  totalDiffersSure: -4,
   yearSame: 1.5,
   yearNear: 1,
   yearDiffers: -1,
@@ -253,6 +266,18 @@ export function nameLikeness(read: string, catalog: string): number {
   return Math.max(0, whole);
 }
 
+/**
+ * Whether a total read can be the set's printed total: the same, one digit misread, or one digit
+ * more or less at either end (`TG02/630` read on a card of 30; `1007` for `007`).
+ */
+export function totalFits(read: string, total: number): boolean {
+  const own = String(total);
+  if (read === own || oneDigitApart(read, own)) return true;
+  if (read.length === own.length + 1) return read.slice(1) === own || read.slice(0, -1) === own;
+  if (read.length + 1 === own.length) return own.slice(1) === read || own.slice(0, -1) === read;
+  return false;
+}
+
 function totalOf(n: CollectorNumber): number | null {
   if (!n.total || !/^\d+$/.test(n.total)) return null;
   return Number(n.total);
@@ -263,22 +288,30 @@ function totalOf(n: CollectorNumber): number | null {
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown' };
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
+  const sure = (clues.cardWidth ?? 0) >= SURE_PRINT_CARD;
+  evidence.surePrint = sure;
   if (numbers.length) {
     evidence.number = 'same';
     evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
     // A run's split was chosen for its total to be the candidate's: that total is no second clue
     // (`17163` read on a Mr. Mime 179/165 is Blipbug 17/163 by number and total alone).
     const totals = numbers.filter((n) => n.form !== 'run').map(totalOf).filter((t): t is number => t !== null);
-    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : 'differs';
+    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : sure && !totals.some((t) => totalFits(String(t), card.setTotal!)) ? 'differs' : sure ? 'unknown' : 'differs';
   } else if (card.numberNorm !== null) {
     const own = digitsOf(card.numberNorm);
     const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
     // the same digits under another prefix (`05/30` read for `TG05`) say nothing
     // numbers are printed padded to the total's width (`002/165`): `102` read is one digit from 2
-    if (own && read.length && !read.includes(own)) evidence.number = read.some((d) => oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own)) ? 'near' : 'differs';
+    const near = clues.numbers.filter(collectorLike).filter((n) => {
+      const d = digitsOf(n.key);
+      return oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own);
+    });
+    // on a card large enough to read its total, a number one digit off over another set's total is that set's card, not a misread
+    const nearFits = near.filter((n) => !sure || card.setTotal === null || totalOf(n) === null || totalFits(String(totalOf(n)), card.setTotal));
+    if (own && read.length && !read.includes(own)) evidence.number = nearFits.length ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
@@ -312,7 +345,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   score += evidence.number === 'same' ? w.number : evidence.number === 'near' ? w.numberNear : evidence.number === 'differs' ? w.numberDiffers : 0;
   if (evidence.uniqueCode) score += w.uniqueCode;
   if (evidence.setCode === 'same') score += w.setCode;
-  score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? w.totalDiffers : 0;
+  score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? (sure ? w.totalDiffersSure : w.totalDiffers) : 0;
   score += evidence.year === 'same' ? w.yearSame : evidence.year === 'near' ? w.yearNear : evidence.year === 'differs' ? w.yearDiffers : 0;
   score += evidence.regulationMark === 'same' ? w.markSame : evidence.regulationMark === 'differs' ? w.markDiffers : 0;
   score += evidence.hp === 'same' ? w.hpSame : evidence.hp === 'differs' ? w.hpDiffers : 0;
@@ -437,7 +470,7 @@ export function bestMatch(ranked: readonly Identified[]): Identified | null {
   if (!a || a.score < NAME_LEVEL.minScore || a.evidence.name < NAME_LEVEL.likeness) return null;
   // the same name gives the same name evidence, so only what tells printings apart is checked per candidate
   const tied = ranked.filter((r) => r.score > a.score - MIN_LEAD);
-  if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm || r.evidence.number === 'differs' || r.evidence.kind === 'differs' || r.evidence.artist === 'differs')) return null;
+  if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm || r.evidence.number === 'differs' || (r.evidence.total === 'differs' && r.evidence.surePrint) || r.evidence.kind === 'differs' || r.evidence.artist === 'differs')) return null;
   // ranked newest first among ties (byScoreThenNewest)
   return a;
 }

@@ -117,7 +117,7 @@ type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
 /** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
 function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
-  return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null };
+  return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null, cardWidth: reading.cardWidth };
 }
 
 /**

@@ -150,9 +150,9 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
         prob = located.prob;
       }
     } else {
-      // recognition reads without the second look and the tiles of few-card photos: its name-level
-      // rule matched what they made readable in out-of-catalog designs (docs/card-detector.md "Second look")
-      found = await (await cardDetector()).detect(pixels, 'refine', { secondLook: task.op !== 'read' });
+      // recognition reads the largest card: with the second look, without the tiles of few-card photos
+      // (four more passes, and reads of the small cards they find; docs/recognition.md "Second look")
+      found = await (await cardDetector()).detect(pixels, 'refine', task.op === 'read' ? { secondLook: true, fewTiles: false } : {});
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
       if (task.op === 'read') {
@@ -265,7 +265,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);
-    readings.push({ index, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+    readings.push({ index, cardWidth: round1(Math.min(...sideLengths(card.quad))), rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
   return {
     ...base,

@@ -99,7 +99,7 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
+  readings?: { index: number; cardWidth: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
   /**
    * With `whole` (not asked for by the client): whether the verifier takes the image's frame for a
