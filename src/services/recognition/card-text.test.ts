@@ -60,6 +60,17 @@ describe('readCardText', () => {
     expect(readCardText(lines([['0657072', 0.93, 0.05, 0.02]])).numbers.filter((n) => n.form === 'fraction')).toEqual([]);
   });
 
+  it('takes no padded number that lost a digit for a collector number, and keeps padded ones as wide as their total', () => {
+    // Gengar 094/165 read at 1600 px (a generated scene): `09` is no card's number
+    expect(readCardText(lines([['RTD09/165', 0.93, 0.05, 0.02]])).numbers.filter((n) => n.form === 'fraction')).toEqual([]);
+    expect(readCardText(lines([['09/165', 0.93, 0.05, 0.02]])).numbers.filter((n) => n.form === 'fraction')).toEqual([]);
+    const kept = (text: string) => readCardText(lines([[text, 0.93, 0.05, 0.02]])).numbers.filter((n) => n.form === 'fraction').map((n) => [n.number, n.total]);
+    expect(kept('094/165')).toEqual([['094', '165']]);
+    // an older, unpadded number; a prefixed gallery number over its total
+    expect(kept('9/102')).toEqual([['9', '102']]);
+    expect(kept('TG02/TG30')).toEqual([['TG02', 'TG30']]);
+  });
+
   it('reads a promo code whose S came out small, and a year whose © was lost', () => {
     const c = readCardText(lines([['sWSH294', 0.93, 0.1, 0.02], ['2022Pokemor/Nintendo/Creatures', 0.97, 0.3, 0.014]]));
     expect(c.numbers.map((n) => n.number)).toEqual(['SWSH294']);

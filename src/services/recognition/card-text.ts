@@ -113,6 +113,13 @@ const PROMO_LOWER_S = /\b[sS5]W[sS5]H(?=\s?[0-9])/g;
  * code, regulation mark or a border mark run into the number). Numbers are padded to the total's
  * width, so the digits just before the slash, as many as the total has, are the number.
  */
+/**
+ * A number printed padded (a leading 0) is as wide as its total (`094/165`): one shorter (`09/165`
+ * read on Gengar 094/165) lost a digit, and is no card's number.
+ */
+export function lostDigit(num: string, total: string): boolean {
+  return num.startsWith('0') && num.length < total.length;
+}
 const GLUED_FRACTION = /(?<=[A-Za-z0-9])(?<![0-9])([0-9]{2,3})\s?\/\s?([0-9]{2,3})(?![0-9])|(?<![0-9])([0-9]{4,6})\s?\/\s?([0-9]{2,3})(?![0-9])/g;
 /**
  * A three-digit number over a total with one more digit after it (`086/1981`: a mark printed after
@@ -239,6 +246,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       else if (pre && !tpre && pre.length > 1) prefix = /(TG|GG|SV|RC|SH|SL|AR|RT|H)$/.exec(pre)?.[1] ?? '';
       // A set total is never smaller than 1 card; "0" totals are misreads of other digits.
       if (Number(tot) === 0) continue;
+      if (!prefix && lostDigit(num, tot)) continue;
       const number = prefix + num;
       addNumber({ number, total: (tpre === prefix ? tpre : '') + tot, key: numberKey(number), raw, prob: line.prob, form: 'fraction' });
     }
@@ -247,7 +255,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       const run = m[1] ?? m[3] ?? '';
       const t = m[2] ?? m[4] ?? '';
       const num = run.length > t.length ? run.slice(-t.length) : run;
-      if (Number(t) === 0 || Number(num) === 0) continue;
+      if (Number(t) === 0 || Number(num) === 0 || lostDigit(num, t)) continue;
       addNumber({ number: num, total: t, key: numberKey(num), raw, prob: line.prob * 0.9, form: 'fraction' });
     }
     for (const m of text.matchAll(PADDED_FRACTION_THEN_DIGIT)) {
