@@ -95,7 +95,7 @@ const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, v, i) => s + v * 
 /** Nearest reference by hash (a match when its score alone would make one) and by embedding (always the nearest). */
 async function artworkAlone(jpeg: Buffer): Promise<{ found: boolean; hash: string | null; embedding: string | null }> {
   const img = await decodeCardPhoto(jpeg, 100e6);
-  // as the read op does: with no card found, an image of about a card's shape is read whole
+  // as the read op did before it took the second look (2026-11-29): with no card found, an image of about a card's shape is read whole
   const quad = (await detector.detect(img, 'refine', { secondLook: false }))[0]?.quad ?? (aspectError(wholeQuad(img)) <= 0.1 ? wholeQuad(img) : null);
   if (!quad) return { found: false, hash: null, embedding: null };
   const up = warpCard(cv, img, portrait(quad), 1000);

@@ -49,7 +49,7 @@ for (const p of photos) {
   let bytes: Buffer = fs.readFileSync(path.join('/work/shared/datasets', p.file));
   if (p.width >= 600) bytes = await sharp(bytes).rotate().resize({ width: 400 }).jpeg({ quality: 80 }).toBuffer();
   const img = await decodeCardPhoto(bytes, 50_000_000);
-  const [found] = await det.detect(img, 'refine', { secondLook: false }); // as recognition's read
+  const [found] = await det.detect(img, 'refine', { secondLook: false }); // as recognition's read before it took the second look (2026-11-29)
   if (!found) continue;
   n++;
   const want = normalizeName(p.printed_name!);

@@ -109,17 +109,17 @@ const SV_PROMO_SET = 'PR-SV';
 // "sWSH294", "SW5H131": the recogniser takes an S of a promo code for a small one or a 5 now and then.
 const PROMO_LOWER_S = /\b[sS5]W[sS5]H(?=\s?[0-9])/g;
 /**
- * A fraction glued to what stands before it: "GSVIR194/198", "s120067/172RR", "3060/142" (the set
- * code, regulation mark or a border mark run into the number). Numbers are padded to the total's
- * width, so the digits just before the slash, as many as the total has, are the number.
- */
-/**
  * A number printed padded (a leading 0) is as wide as its total (`094/165`): one shorter (`09/165`
  * read on Gengar 094/165) lost a digit, and is no card's number.
  */
 export function lostDigit(num: string, total: string): boolean {
   return num.startsWith('0') && num.length < total.length;
 }
+/**
+ * A fraction glued to what stands before it: "GSVIR194/198", "s120067/172RR", "3060/142" (the set
+ * code, regulation mark or a border mark run into the number). Numbers are padded to the total's
+ * width, so the digits just before the slash, as many as the total has, are the number.
+ */
 const GLUED_FRACTION = /(?<=[A-Za-z0-9])(?<![0-9])([0-9]{2,3})\s?\/\s?([0-9]{2,3})(?![0-9])|(?<![0-9])([0-9]{4,6})\s?\/\s?([0-9]{2,3})(?![0-9])/g;
 /**
  * A three-digit number over a total with one more digit after it (`086/1981`: a mark printed after

@@ -425,6 +425,11 @@ describe('identification', () => {
     const gallery = card('swsh11tg-TG02', 'Roserade', 'TG02', 30, '2022', { hp: 120 });
     expect(scoreCandidate(gallery, large(read([['Roserade', 0.05], ['TG02/630', 0.93]]))).evidence).toMatchObject({ number: 'same', total: 'unknown' });
     expect(scoreCandidate(lost, large(read([['Snorlax', 0.05], ['143/186', 0.93]]))).evidence.total).toBe('unknown');
+    // a creature's power and toughness (`4/4`) is no collector line: its `total` is never read surely
+    const serra = card('m20-4', 'Serra Angel', '4', 280, '2019');
+    const pt = read([['Serra Angel', 0.05], ['4/4', 0.93]]);
+    expect(scoreCandidate(serra, large(pt)).evidence).toMatchObject({ number: 'same', total: 'differs', surePrint: false });
+    expect(scoreCandidate(serra, large(pt)).score).toBe(scoreCandidate(serra, small(pt)).score);
     expect([totalFits('165', 165), totalFits('166', 165), totalFits('630', 30), totalFits('1650', 165), totalFits('65', 165), totalFits('196', 165), totalFits('25', 165)]).toEqual([true, true, true, true, true, false, false]);
   });
 

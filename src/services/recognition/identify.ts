@@ -268,7 +268,7 @@ export function nameLikeness(read: string, catalog: string): number {
 
 /**
  * Whether a total read can be the set's printed total: the same, one digit misread, or one digit
- * more or less at either end (`TG02/630` read on a card of 30; `1007` for `007`).
+ * more or less at either end (`TG02/630` read on a card of 30; `65` for `165`).
  */
 export function totalFits(read: string, total: number): boolean {
   const own = String(total);
@@ -292,14 +292,16 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   const sure = (clues.cardWidth ?? 0) >= SURE_PRINT_CARD;
-  evidence.surePrint = sure;
   if (numbers.length) {
     evidence.number = 'same';
     evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
     // A run's split was chosen for its total to be the candidate's: that total is no second clue
     // (`17163` read on a Mr. Mime 179/165 is Blipbug 17/163 by number and total alone).
     const totals = numbers.filter((n) => n.form !== 'run').map(totalOf).filter((t): t is number => t !== null);
-    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : sure && !totals.some((t) => totalFits(String(t), card.setTotal!)) ? 'differs' : sure ? 'unknown' : 'differs';
+    // only a collector line's total is read surely on a large card: `4/4`, a creature's power and toughness, is none
+    evidence.surePrint = sure && numbers.some((n) => n.form !== 'run' && collectorLike(n));
+    // on a large card a total one digit from the set's is a misread and says nothing; another is another set's
+    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : evidence.surePrint && totals.some((t) => totalFits(String(t), card.setTotal!)) ? 'unknown' : 'differs';
   } else if (card.numberNorm !== null) {
     const own = digitsOf(card.numberNorm);
     const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
@@ -345,7 +347,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   score += evidence.number === 'same' ? w.number : evidence.number === 'near' ? w.numberNear : evidence.number === 'differs' ? w.numberDiffers : 0;
   if (evidence.uniqueCode) score += w.uniqueCode;
   if (evidence.setCode === 'same') score += w.setCode;
-  score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? (sure ? w.totalDiffersSure : w.totalDiffers) : 0;
+  score += evidence.total === 'same' ? w.totalSame : evidence.total === 'differs' ? (evidence.surePrint ? w.totalDiffersSure : w.totalDiffers) : 0;
   score += evidence.year === 'same' ? w.yearSame : evidence.year === 'near' ? w.yearNear : evidence.year === 'differs' ? w.yearDiffers : 0;
   score += evidence.regulationMark === 'same' ? w.markSame : evidence.regulationMark === 'differs' ? w.markDiffers : 0;
   score += evidence.hp === 'same' ? w.hpSame : evidence.hp === 'differs' ? w.hpDiffers : 0;

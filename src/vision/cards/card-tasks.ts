@@ -151,7 +151,8 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       }
     } else {
       // recognition reads the largest card: with the second look, without the tiles of few-card photos
-      // (four more passes, and reads of the small cards they find; docs/recognition.md "Second look")
+      // (four more passes, and reads of the small cards they find; docs/recognition.md, Figures,
+      // "The second look, and a total read on a large card")
       found = await (await cardDetector()).detect(pixels, 'refine', task.op === 'read' ? { secondLook: true, fewTiles: false } : {});
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
@@ -265,7 +266,9 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);
-    readings.push({ index, cardWidth: round1(Math.min(...sideLengths(card.quad))), rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+    // a photo read whole that is no card's outline holds a card of unknown size: its small print is not read surely
+    const cardWidth = whole && !frameCheck.card ? 0 : round1(Math.min(...sideLengths(card.quad)));
+    readings.push({ index, cardWidth, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
   return {
     ...base,
