@@ -430,7 +430,7 @@ describe('identification', () => {
     const pt = read([['Serra Angel', 0.05], ['4/4', 0.93]]);
     expect(scoreCandidate(serra, large(pt)).evidence).toMatchObject({ number: 'same', total: 'differs', surePrint: false });
     expect(scoreCandidate(serra, large(pt)).score).toBe(scoreCandidate(serra, small(pt)).score);
-    expect([totalFits('165', 165), totalFits('166', 165), totalFits('630', 30), totalFits('1650', 165), totalFits('65', 165), totalFits('196', 165), totalFits('25', 165)]).toEqual([true, true, true, true, true, false, false]);
+    expect([totalFits(165, 165), totalFits(166, 165), totalFits(630, 30), totalFits(1650, 165), totalFits(65, 165), totalFits(196, 165), totalFits(25, 165)]).toEqual([true, true, true, true, true, false, false]);
   });
 
   it('names no printing at the name level where a large card’s total says the name’s printings here are other sets’', async () => {

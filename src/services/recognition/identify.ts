@@ -44,8 +44,11 @@ export interface CandidateCard {
   layout: CardLayout | null;
 }
 
-/** What a card shows: the clues read from its text, and the colour of its border and its layout where they were measured surely. */
-/** `cardWidth`: the card's short side in the photo as read, in pixels ({@link SURE_PRINT_CARD}). */
+/**
+ * What a card shows: the clues read from its text, and the colour of its border and its layout where
+ * they were measured surely; `cardWidth`, the card's short side in the photo as read, in pixels
+ * ({@link SURE_PRINT_CARD}).
+ */
 export type CardClues = CardTextClues & { border?: BorderColour | null; borderTone?: 'light' | 'dark' | null; layout?: CardLayout | null; cardWidth?: number | null };
 
 /**
@@ -270,8 +273,9 @@ export function nameLikeness(read: string, catalog: string): number {
  * Whether a total read can be the set's printed total: the same, one digit misread, or one digit
  * more or less at either end (`TG02/630` read on a card of 30; `65` for `165`).
  */
-export function totalFits(read: string, total: number): boolean {
-  const own = String(total);
+export function totalFits(total: number, setTotal: number): boolean {
+  const read = String(total);
+  const own = String(setTotal);
   if (read === own || oneDigitApart(read, own)) return true;
   if (read.length === own.length + 1) return read.slice(1) === own || read.slice(0, -1) === own;
   if (read.length + 1 === own.length) return own.slice(1) === read || own.slice(0, -1) === read;
@@ -301,19 +305,19 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
     // only a collector line's total is read surely on a large card: `4/4`, a creature's power and toughness, is none
     evidence.surePrint = sure && numbers.some((n) => n.form !== 'run' && collectorLike(n));
     // on a large card a total one digit from the set's is a misread and says nothing; another is another set's
-    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : evidence.surePrint && totals.some((t) => totalFits(String(t), card.setTotal!)) ? 'unknown' : 'differs';
+    if (totals.length && card.setTotal !== null) evidence.total = totals.includes(card.setTotal) ? 'same' : evidence.surePrint && totals.some((t) => totalFits(t, card.setTotal!)) ? 'unknown' : 'differs';
   } else if (card.numberNorm !== null) {
     const own = digitsOf(card.numberNorm);
-    const read = clues.numbers.filter(collectorLike).map((n) => digitsOf(n.key));
+    const collector = clues.numbers.filter(collectorLike);
+    const read = collector.map((n) => digitsOf(n.key));
     // the same digits under another prefix (`05/30` read for `TG05`) say nothing
-    // numbers are printed padded to the total's width (`002/165`): `102` read is one digit from 2
-    const near = clues.numbers.filter(collectorLike).filter((n) => {
-      const d = digitsOf(n.key);
-      return oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own);
-    });
-    // on a card large enough to read its total, a number one digit off over another set's total is that set's card, not a misread
-    const nearFits = near.filter((n) => !sure || card.setTotal === null || totalOf(n) === null || totalFits(String(totalOf(n)), card.setTotal));
-    if (own && read.length && !read.includes(own)) evidence.number = nearFits.length ? 'near' : 'differs';
+    // numbers are printed padded to the total's width (`002/165`): `102` read is one digit from 2;
+    // on a card large enough to read its total, one digit off over another set's total is that set's card, not a misread
+    const nearMiss = (n: CollectorNumber, d: string) => {
+      const t = totalOf(n);
+      return (oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own)) && (!sure || card.setTotal === null || t === null || totalFits(t, card.setTotal));
+    };
+    if (own && read.length && !read.includes(own)) evidence.number = collector.some((n, i) => nearMiss(n, read[i]!)) ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
