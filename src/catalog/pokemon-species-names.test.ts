@@ -37,6 +37,8 @@ describe('Pokémon species names', () => {
       ['Ethernatos Radieux', 'Radiant Eternatus'],
       ['SylveroyCavalierduFroid', 'Ice Rider Calyrex'],
       ["Sylveroy Cavalier d'Effroi VMAX", 'Shadow Rider Calyrex VMAX'],
+      ['Shifours Poing Final V', 'Single Strike Urshifu V'],
+      ['Shifours Mille Poings VMAX', 'Rapid Strike Urshifu VMAX'],
       // a form word alone, or around no species, is nothing
       ['de Galar', null],
       ['Dresseur de Galar', null],
@@ -52,6 +54,12 @@ describe('Pokémon species names', () => {
       ['TyphlosiondeHisV', 'Hisuian Typhlosion V'],
       // an i read as a lowercase l, as name likeness takes it
       ['Typhlosionde Hil', 'Hisuian Typhlosion'],
+      // the particle lost (`de` read as `&`, which folds away)
+      ['Clamiral&Hil', 'Hisuian Samurott'],
+      ['Shifours PoingFnal', 'Single Strike Urshifu'],
+      // a whole form word misread in two letters or fewer
+      ['Ethernatos Radjaux', 'Radiant Eternatus'],
+      ['EthernatosRadieuoo', 'Radiant Eternatus'],
       // as like the one rider as the other, or like every region's `de`: nothing
       ['SylveroyCler', null],
       ['Goupixde', null],
@@ -59,6 +67,8 @@ describe('Pokémon species names', () => {
       ['Clamiralxyz', null],
       ['ClamiralRa', null],
       ['ClamiruldeH', null],
+      ['EthernatosRdlauR', null],
+      ['Ethernatos Rbdjbux', null],
     ]);
   });
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { oneEditIndex } from '../util/edit-distance.ts';
+import { editDistance, oneEditIndex } from '../util/edit-distance.ts';
 import { normalizeName } from './card-keys.ts';
 
 /**
@@ -38,6 +38,7 @@ const FORMS_AFTER: [string, string][] = [
   ['dealola', 'Alolan'], ['dialola', 'Alolan'], ['digalar', 'Galarian'], ['dihisui', 'Hisuian'], ['dipaldea', 'Paldean'],
   ['radieux', 'Radiant'], ['radieuse', 'Radiant'], ['radiante', 'Radiant'],
   ['cavalierdufroid', 'Ice Rider'], ['cavalierdeffroi', 'Shadow Rider'],
+  ['poingfinal', 'Single Strike'], ['millepoings', 'Rapid Strike'],
 ];
 const FORMS_BEFORE: [string, string][] = [
   ['alola', 'Alolan'], ['galar', 'Galarian'], ['hisui', 'Hisuian'], ['paldea', 'Paldean'],
@@ -57,11 +58,15 @@ const FORM_CUT_SPECIES = 4;
 /** A lowercase l and an i are one letter to the recogniser at small sizes (`Typhlosionde Hil`), as to name likeness. */
 const foldLI = (s: string) => s.replace(/l/g, 'i');
 
-/** `part`'s letters in order in `word`, the first at `word`'s first or second letter (l and i alike). */
+/**
+ * `part`'s letters in order in `word`, the first at `word`'s first or second letter or just after
+ * its particle (`de`, `di`, `d'`: `Clamiral&Hil` lost the `de`), l and i alike.
+ */
 function cutShortOf(part: string, word: string): boolean {
   [part, word] = [foldLI(part), foldLI(word)];
+  const particle = /^d[ei]?/.exec(word)?.[0].length ?? 0;
   const start = word.indexOf(part[0]!);
-  if (start < 0 || start > 1) return false;
+  if (start < 0 || start > Math.max(1, particle)) return false;
   let at = start + 1;
   for (const ch of part.slice(1)) {
     at = word.indexOf(ch, at) + 1;
@@ -69,6 +74,15 @@ function cutShortOf(part: string, word: string): boolean {
   }
   return true;
 }
+
+/**
+ * A whole form word misread in a few letters (`Radjaux`, `Radieuoo` for `Radieux`): at most this
+ * many edits, on a word this long at least, so that two edits are under a third of it.
+ */
+const FORM_EDITS = 2;
+const FORM_EDIT_LETTERS = 6;
+const misreadOf = (part: string, word: string) =>
+  word.length >= FORM_EDIT_LETTERS && Math.abs(part.length - word.length) <= FORM_EDITS && editDistance(foldLI(part), foldLI(word)) <= FORM_EDITS;
 
 /**
  * A species name misread by one letter counts when the name is long enough for one letter to be
@@ -148,16 +162,18 @@ export function speciesNames(english: readonly string[], localized: readonly (re
           return { text, norm: normalizeName(text) };
         }
       }
-      // a form word cut short or misread after a species read exactly, the longest species first
-      for (const [stem, suffix] of bySuffix) {
-        for (let k = stem.length - FORM_CUT_MIN; k >= FORM_CUT_SPECIES; k--) {
-          const i = exactlyInForm(stem.slice(0, k));
-          if (i === null) continue;
-          const tail = stem.slice(k);
-          const forms = new Set(FORMS_AFTER.filter(([f]) => cutShortOf(tail, f)).map(([, en]) => en));
-          if (forms.size !== 1) break;
-          const text = [...forms, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
-          return { text, norm: normalizeName(text) };
+      // a form word cut short after a species read exactly, the longest species first; then a whole form word misread
+      for (const formOf of [cutShortOf, misreadOf]) {
+        for (const [stem, suffix] of bySuffix) {
+          for (let k = stem.length - FORM_CUT_MIN; k >= FORM_CUT_SPECIES; k--) {
+            const i = exactlyInForm(stem.slice(0, k));
+            if (i === null) continue;
+            const tail = stem.slice(k);
+            const forms = new Set(FORMS_AFTER.filter(([f]) => formOf(tail, f)).map(([, en]) => en));
+            if (forms.size !== 1) break;
+            const text = [...forms, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
+            return { text, norm: normalizeName(text) };
+          }
         }
       }
       return null;

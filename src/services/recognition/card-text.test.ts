@@ -210,10 +210,17 @@ describe('readCardText', () => {
     expect(readCardText(lines([['GSVIR086/1981', 0.95, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['086', '198']]);
   });
 
-  it('splits a run of digits the slash was lost from every way it may be number and total, years apart', () => {
+  it('splits a run of digits the slash was lost from (or read as a digit) every way it may be number and total, years apart', () => {
     const run = readCardText(lines([['66108', 0.93, 0.05, 0.02]])).numbers;
     expect(run.map((n) => [n.number, n.total, n.form])).toEqual([['66', '108', 'run']]);
     expect(readCardText(lines([['092196', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['092', '196']]);
+    // the slash read as a digit: three digits either side of it
+    expect(readCardText(lines([['1537197', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total, n.form])).toEqual([['153', '197', 'run']]);
+    expect(readCardText(lines([['0383365', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['038', '365']]);
+    expect(readCardText(lines([['12345678', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
+    // the same number and total read as a fraction too, wherever its line: the fraction, not the run
+    const both = readCardText(lines([['1797163', 0.9, 0.05, 0.02], ['179/163', 0.93, 0.05, 0.02]])).numbers;
+    expect(both.map((n) => [n.number, n.total, n.form])).toEqual([['179', '163', 'fraction']]);
     // a copyright year, its © read as a 0, and runs above the bottom band are no numbers
     expect(readCardText(lines([['02021', 0.97, 0.3, 0.02]])).numbers).toEqual([]);
     expect(readCardText(lines([['66108', 0.5, 0.05, 0.02]])).numbers).toEqual([]);

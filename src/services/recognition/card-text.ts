@@ -178,8 +178,11 @@ const KIND_WORDS: Record<'pokemon' | 'trainer' | 'energy', readonly string[]> = 
  * and `lu` run into the name: `luAyako Yoshida`), then the name.
  */
 const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-9]))([A-Za-z0-9].{3,})$/;
-/** A run of digits in the bottom band, the slash between number and total lost (`092196`). */
-const DIGIT_RUN = /(?<![0-9/])([0-9]{4,6})(?![0-9/])/g;
+/**
+ * A run of digits in the bottom band, the slash between number and total lost (`092196`), or read
+ * as a digit between three and three (`1537197` for `153/197`: a thin slash at small sizes is a 7 or a 1).
+ */
+const DIGIT_RUN = /(?<![0-9/])([0-9]{4,7})(?![0-9/])/g;
 /** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
 const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:@*#°®©]?([0-9]{2,4})$/;
 /** What may stand between a name and the HP glued to it (`CalyrexVx-320`, `Vrombotor@280`: the HP mark or type symbol misread), left off the name. */
@@ -211,11 +214,16 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const kinds = new Set<'pokemon' | 'trainer' | 'energy'>();
   const names: NameCandidate[] = [];
   const votes = new Map<string, number>();
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   const addNumber = (n: CollectorNumber) => {
     const id = `${n.key}/${n.total ?? ''}`;
-    if (seen.has(id)) return;
-    seen.add(id);
+    const at = seen.get(id);
+    // a split of a digit run counts only at a set's exact total: the same number read as a fraction (`179/163` after `1797163`) is the surer form
+    if (at !== undefined) {
+      if (numbers[at]!.form === 'run' && n.form !== 'run') numbers[at] = n;
+      return;
+    }
+    seen.set(id, numbers.length);
     numbers.push(n);
   };
 
@@ -315,9 +323,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
         const run = m[1]!;
         // a copyright year is no number (`02021`: the © read as a 0)
         if (/^[0-9]?(19[89]|20[0-4])[0-9]$/.test(run)) continue;
-        for (const cut of run.length === 6 ? [3] : run.length === 5 ? [2, 3] : [1, 2]) {
+        for (const cut of run.length === 7 ? [3] : run.length === 6 ? [3] : run.length === 5 ? [2, 3] : [1, 2]) {
           const num = run.slice(0, cut);
-          const tot = run.slice(cut);
+          const tot = run.slice(run.length === 7 ? cut + 1 : cut);
           if (Number(num) === 0 || tot.startsWith('0') || Number(tot) < 10) continue;
           addNumber({ number: num, total: tot, key: numberKey(num), raw: run, prob: line.prob * 0.5, form: 'run' });
         }

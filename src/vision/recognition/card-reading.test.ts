@@ -22,6 +22,11 @@ describe('reading cards for recognition', () => {
     expect(r.readings).toHaveLength(1);
     const clues = readCardText(r.readings![0]!.lines);
     expect(clues.numbers.map((n) => `${n.number}/${n.total}`)).toContain('036/190');
+    // the card's short side in the photo's pixels (the mean of its top and bottom sides, about 360 and
+    // 416 px here), which tells identification how surely small print was read
+    const [a, b, c, d] = r.quad!;
+    const short = (Math.hypot(b[0] - a[0], b[1] - a[1]) + Math.hypot(c[0] - d[0], c[1] - d[1])) / 2;
+    expect(Math.abs(r.readings![0]!.cardWidth - short)).toBeLessThan(1);
     // the bands' lines sit in the top and bottom 14 % of the card
     for (const l of r.readings![0]!.lines) expect(l.box.y0 < 0.15 || l.box.y0 >= 0.85).toBe(true);
   });
@@ -37,6 +42,9 @@ describe('reading cards for recognition', () => {
       const numbers = readCardText(c.readings![0]!.lines).numbers.map((n) => `${n.number}/${n.total}`);
       expect(numbers, `rotation ${rotation}`).toContain('036/190');
       expect(c.readings![0]!.rotation).toBe(rotation);
+      // a scan cropped to its card is a card's outline: its width is the card's
+      expect(c.wholeIsCard).toBe(true);
+      expect(c.readings![0]!.cardWidth).toBe(Math.floor(x1 - x0) - 2);
     }
   });
 
@@ -45,6 +53,17 @@ describe('reading cards for recognition', () => {
     const r = await read(photoBytes(wide));
     expect(r.found).toBe(false);
     expect(r.readings).toBeUndefined();
+  });
+
+  it('reads a card-shaped photo with no card whole, as no card of known size', async () => {
+    // a 3:4 phone photo of no card: read whole (the client may have sent a card cropped close), its
+    // width not the card's, so nothing read in it counts as small print read surely
+    const photo = caltechPhotos().find((rel) => rel.includes('airplanes'))!;
+    const tall = await sharp(photoBytes(photo)).resize(630, 880, { fit: 'cover' }).jpeg().toBuffer();
+    const r = await read(tall);
+    expect(r.whole).toBe(true);
+    expect(r.wholeIsCard).toBe(false);
+    expect(r.readings!.map((x) => x.cardWidth)).toEqual([0]);
   });
 
   it('reads the card turned over only when its foot shows no number and its top band no word read surely', async () => {
