@@ -226,6 +226,15 @@ describe('readCardText', () => {
     expect(readCardText(lines([['66108', 0.5, 0.05, 0.02]])).numbers).toEqual([]);
   });
 
+  it('reads the resistance, -20 or -30, in the bottom band, as small photos read it', () => {
+    const resistance = (text: string, y = 0.88) => readCardText(lines([[text, y, 0.4, 0.02]])).resistance;
+    expect(['-20', '-30', 'Mta-30', 'Resistance-30', '6-30', '每-30', '– 20'].map((t) => resistance(t))).toEqual([20, 30, 30, 30, 30, 30, 20]);
+    // an attack's damage, another number, a line above the bottom band, or both values: nothing
+    expect(['120-', '-40', '30', '1-230', 'x2 -20 Retraite'].map((t) => resistance(t))).toEqual([null, null, null, null, null]);
+    expect(resistance('-30', 0.5)).toBeNull();
+    expect(readCardText(lines([['-20', 0.88, 0.4, 0.02], ['-30', 0.9, 0.4, 0.02]])).resistance).toBeNull();
+  });
+
   it('says nothing it did not read', () => {
     const c = readCardText(lines([['Pikachu', 0.05, 0.2, 0.05]]));
     expect(c).toMatchObject({ numbers: [], printCodes: [], setCodes: [], year: null, regulationMark: null, hp: null, kind: null, artist: null, language: null });

@@ -64,6 +64,8 @@ export interface CardTextClues {
   /** Pokémon's regulation mark (D, E, F, G, H, I …). */
   regulationMark: string | null;
   hp: number | null;
+  /** The resistance printed beside the weakness, −20 or −30 (as 20 or 30): the printing's era; null when not read, or read both ways. */
+  resistance: 20 | 30 | null;
   /**
    * What kind of card the top band says it is: a Pokémon (its stage line, its HP), a trainer (its
    * banner: `TRAINER`, `DRESSEUR`, …) or an energy; null when it says nothing or both.
@@ -187,6 +189,12 @@ const DIGIT_RUN = /(?<![0-9/])([0-9]{4,7})(?![0-9/])/g;
 const NAME_THEN_HP = /^(.*?[A-Za-zÀ-ÿ])\s?([A-Za-z]|PV|HP)?[\s\-~=.,:@*#°®©]?([0-9]{2,4})$/;
 /** What may stand between a name and the HP glued to it (`CalyrexVx-320`, `Vrombotor@280`: the HP mark or type symbol misread), left off the name. */
 const TRAILING_GLUE = /[\s\-~=.,:@*#°®©]+$/;
+/**
+ * The resistance on a line of its own in the bottom band: `-20`, `-30`, after the word or the type
+ * symbol as the recogniser reads them at small sizes (`Mta-30`, `Resistance-30`, `6-30`, `每-30`).
+ * An attack's damage prints its minus after the digits (`120-`), never before.
+ */
+const RESISTANCE = /^(?:[^0-9]{0,12}|[0-9])\s?[-–—~]\s?([23]0)$/u;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
 /**
  * The HP in a run of digits read where it is printed: two or three digits as they are; four are
@@ -210,6 +218,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   let year: string | null = null;
   let regulationMark: string | null = null;
   let hp: number | null = null;
+  const resistances = new Set<20 | 30>();
   let artist: string | null = null;
   const kinds = new Set<'pokemon' | 'trainer' | 'energy'>();
   const names: NameCandidate[] = [];
@@ -312,6 +321,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (v >= 10 && v <= 400) hp = v;
     }
     if (line.box.y0 > 0.85 && regulationMark === null && /^[D-I]$/.test(text)) regulationMark = text;
+    const resist = line.box.y0 > 0.8 ? RESISTANCE.exec(text) : null;
+    if (resist) resistances.add(Number(resist[1]) as 20 | 30);
     // sport checklists number their cards `#50` / `No. 50` (front or back)
     for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
     if (line.box.y0 > 0.88) {
@@ -419,6 +430,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     year,
     regulationMark,
     hp,
+    resistance: resistances.size === 1 ? [...resistances][0]! : null,
     kind: kinds.size === 1 ? [...kinds][0]! : null,
     artist,
     names: names.slice(0, 8),

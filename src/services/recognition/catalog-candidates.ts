@@ -1,6 +1,7 @@
 import { normalizeName } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
+import { pokemonResistance } from '../../catalog/pokemon-resistance.ts';
 import { mtgBorder } from '../../catalog/mtg-borders.ts';
 import type { CatalogStore, CatalogSummary, StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import type { ArtworkIndex } from './artwork-references.ts';
@@ -46,6 +47,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
     layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
+    resistance: kind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.fields.supertype) : null,
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : kind === 'mtg' ? mtgBorder(card.fields) : null,
   };
 }

@@ -284,6 +284,25 @@ describe('identification', () => {
     expect(printingMatch(none)).toBeNull();
   });
 
+  it('orders a name’s printings of two eras by the resistance read, without singling one out', async () => {
+    // a Sword & Shield Magnemite and an XY one: both yellow-bordered, same HP; the XY card prints -20
+    const xy = card('xy8-52', 'Magnemite', '52', 162, '2015', { hp: 60, border: 'yellow', resistance: 20 });
+    const swsh = card('swsh4-60', 'Magnemite', '60', 185, '2020', { hp: 60, border: 'yellow', resistance: 30 });
+    const older = card('bw5-45', 'Magnemite', '45', 108, '2012', { hp: 60, border: 'yellow', resistance: 20 });
+    const given = readCardText(lines([['Magneti', 0.05, 0.2, 0.05], ['Magnemite', 0.05, 0.2, 0.05], ['60', 0.05, 0.75, 0.04], ['-20', 0.88, 0.45, 0.02]]));
+    expect(given.resistance).toBe(20);
+    const ranked = await identify({ ...given, border: 'yellow' }, source([swsh, xy]));
+    expect(ranked.map((r) => [r.card.key, r.evidence.resistance])).toEqual([['xy8-52', 'same'], ['swsh4-60', 'differs']]);
+    expect(ranked[0]!.score - ranked[1]!.score).toBeCloseTo(WEIGHTS.resistanceSame - WEIGHTS.resistanceDiffers, 9);
+    expect(bestMatch(ranked)?.card.key).toBe('xy8-52');
+    expect(printingMatch(ranked)).toBeNull();
+    // two printings of one era stay tied; unread, nothing counts
+    const era = await identify({ ...given, border: 'yellow' }, source([xy, older]));
+    expect(era[0]!.score).toBe(era[1]!.score);
+    const unread = await identify({ ...given, resistance: null, border: 'yellow' }, source([swsh, xy]));
+    expect(unread[0]!.score).toBe(unread[1]!.score);
+  });
+
   it('tells a Magic name’s white-bordered reprint from its black-bordered printings by the ring’s lightness', async () => {
     // an old card shows no collector number: name and border are what a photo gives
     const beta = card('beta-bolt', 'Lightning Bolt', '161', null, '1993', { border: 'black' });

@@ -42,6 +42,8 @@ export interface CandidateCard {
   border: BorderColour | MtgBorderColour | null;
   /** Whether the printing's text box is plain or over its artwork, where the catalog tells it (pokemon-layouts.ts). */
   layout: CardLayout | null;
+  /** The resistance its era prints (−20 or −30, as 20 or 30), where its series tells it (pokemon-resistance.ts). */
+  resistance?: 20 | 30 | null;
 }
 
 /**
@@ -113,6 +115,8 @@ export interface Evidence {
   border: 'same' | 'differs' | 'unknown';
   /** The text box's layout measured against the printing's. */
   layout: 'same' | 'differs' | 'unknown';
+  /** The resistance read against the one the printing's era prints. */
+  resistance: 'same' | 'differs' | 'unknown';
 }
 
 export interface Identified {
@@ -179,6 +183,14 @@ export const WEIGHTS = {
    */
   layoutSame: 0,
   layoutDiffers: -0.5,
+  /**
+   * The resistance, −20 or −30: the era of a printing (pokemon-resistance.ts), which a name's
+   * printings of one era share. Only a contradiction counts, and less than {@link MIN_LEAD}: it
+   * orders a name's printings of two eras (Sword & Shield and XY, both yellow-bordered) without
+   * singling one out.
+   */
+  resistanceSame: 0,
+  resistanceDiffers: -0.5,
 };
 /**
  * Artwork distances (bits of 256) where the evidence is full and where it stops counting. On 36
@@ -292,7 +304,7 @@ function totalOf(n: CollectorNumber): number | null {
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown' };
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown', resistance: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   const sure = (clues.cardWidth ?? 0) >= SURE_PRINT_CARD;
@@ -332,6 +344,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   const measured = card.border === 'white' || card.border === 'black' ? (clues.borderTone === 'light' ? 'white' : clues.borderTone === 'dark' ? 'black' : null) : clues.border;
   if (measured && card.border) evidence.border = measured === card.border ? 'same' : 'differs';
   if (clues.layout && card.layout) evidence.layout = clues.layout === card.layout ? 'same' : 'differs';
+  if (clues.resistance && card.resistance) evidence.resistance = clues.resistance === card.resistance ? 'same' : 'differs';
   if (clues.artist && card.artist) {
     const like = artistLikeness(clues.artist, card.artist);
     evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
@@ -362,6 +375,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   score += artScore(evidence.art);
   score += evidence.border === 'same' ? w.borderSame : evidence.border === 'differs' ? w.borderDiffers : 0;
   score += evidence.layout === 'same' ? w.layoutSame : evidence.layout === 'differs' ? w.layoutDiffers : 0;
+  score += evidence.resistance === 'same' ? w.resistanceSame : evidence.resistance === 'differs' ? w.resistanceDiffers : 0;
   return { card, score, evidence };
 }
 

@@ -29,6 +29,7 @@ export function labelClues(r: LabelReading, fullText: string): CardTextClues {
     year: r.year,
     regulationMark: null,
     hp: null,
+    resistance: null,
     kind: null,
     artist: null,
     names: r.searchName ? [{ text: r.searchName, norm: normalizeName(r.searchName), prob: 1, score: 1 }] : [],
