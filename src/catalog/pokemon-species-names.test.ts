@@ -68,6 +68,12 @@ describe('Pokémon species names', () => {
       ['ClamiralRa', null],
       ['ClamiruldeH', null],
       ['EthernatosRdlauR', null],
+      // an English name misread by a letter, or a French one, before letters of a form its species is never printed in
+      ['Klinklng', null],
+      ['Seellos', null],
+      ['araquapid', null],
+      ['Raichu Poing', null],
+      ['Magma Ring', null],
       ['Ethernatos Rbdjbux', null],
     ]);
   });

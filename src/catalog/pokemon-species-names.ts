@@ -47,6 +47,26 @@ const FORMS_BEFORE: [string, string][] = [
 ];
 
 /**
+ * The species each form is printed with, as the catalogs name its cards (the Pokémon TCG data
+ * project's card names, 2026-11: `Galarian Obstagoon`, `Paldean Clodsire`, `Radiant Hisuian
+ * Sneasler`). A form word read only in part or misread ({@link FORM_CUT_MIN}, {@link FORM_EDITS})
+ * counts only after one of its species: an English name misread by a letter is a species too often
+ * (`Klinklng` is `Klink` and a tail), and no card is a Rapid Strike Klink.
+ */
+const FORM_SPECIES: Readonly<Record<string, readonly string[]>> = {
+  Alolan: ['Rattata', 'Raticate', 'Raichu', 'Sandshrew', 'Sandslash', 'Vulpix', 'Ninetales', 'Diglett', 'Dugtrio', 'Meowth', 'Persian', 'Geodude', 'Graveler', 'Golem', 'Grimer', 'Muk', 'Exeggutor', 'Marowak'],
+  Galarian: ['Meowth', 'Perrserker', 'Ponyta', 'Rapidash', 'Slowpoke', 'Slowbro', 'Slowking', "Farfetch'd", "Sirfetch'd", 'Weezing', 'Mr. Mime', 'Mr. Rime', 'Articuno', 'Zapdos', 'Moltres', 'Corsola', 'Cursola', 'Zigzagoon', 'Linoone', 'Obstagoon', 'Darumaka', 'Darmanitan', 'Yamask', 'Runerigus', 'Stunfisk'],
+  Hisuian: ['Growlithe', 'Arcanine', 'Voltorb', 'Electrode', 'Typhlosion', 'Qwilfish', 'Overqwil', 'Sneasel', 'Sneasler', 'Samurott', 'Lilligant', 'Basculin', 'Basculegion', 'Zorua', 'Zoroark', 'Braviary', 'Sliggoo', 'Goodra', 'Avalugg', 'Decidueye'],
+  Paldean: ['Tauros', 'Wooper', 'Clodsire'],
+  Radiant: ['Alakazam', 'Blastoise', 'Charizard', 'Charjabug', 'Eevee', 'Eternatus', 'Gardevoir', 'Greninja', 'Hawlucha', 'Heatran', 'Sneasler', 'Jirachi', 'Steelix', 'Tsareena', 'Venusaur'],
+  'Ice Rider': ['Calyrex'],
+  'Shadow Rider': ['Calyrex'],
+  'Single Strike': ['Urshifu'],
+  'Rapid Strike': ['Urshifu'],
+};
+const formSpecies = new Map(Object.entries(FORM_SPECIES).map(([form, names]) => [form, new Set(names.map((n) => normalizeName(n)))]));
+
+/**
  * A form word after the species, cut short at the name bar's edge or misread at small sizes
  * (`ClamiraldeH`, `TyphlosioneHi`, `SylveroyCruF`): its letters, this many at least, found in
  * order in one form word only (by its English meaning), from the word's first or second letter.
@@ -60,7 +80,7 @@ const foldLI = (s: string) => s.replace(/l/g, 'i');
 
 /**
  * `part`'s letters in order in `word`, the first at `word`'s first or second letter or just after
- * its particle (`de`, `di`, `d'`: `Clamiral&Hil` lost the `de`), l and i alike.
+ * its particle (`de`, `di`: `Clamiral&Hil` lost the `de`), l and i alike.
  */
 function cutShortOf(part: string, word: string): boolean {
   [part, word] = [foldLI(part), foldLI(word)];
@@ -76,8 +96,8 @@ function cutShortOf(part: string, word: string): boolean {
 }
 
 /**
- * A whole form word misread in a few letters (`Radjaux`, `Radieuoo` for `Radieux`): at most this
- * many edits, on a word this long at least, so that two edits are under a third of it.
+ * A whole form word misread (`Radjaux`, `Radieuoo` for `Radieux`): at most this many edits (letters
+ * changed, lost or added), on a word this long at least, so that they are a third of it at most.
  */
 const FORM_EDITS = 2;
 const FORM_EDIT_LETTERS = 6;
@@ -169,7 +189,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
             const i = exactlyInForm(stem.slice(0, k));
             if (i === null) continue;
             const tail = stem.slice(k);
-            const forms = new Set(FORMS_AFTER.filter(([f]) => formOf(tail, f)).map(([, en]) => en));
+            const forms = new Set(FORMS_AFTER.filter(([f, en]) => formOf(tail, f) && formSpecies.get(en)!.has(normalizeName(english[i]!))).map(([, en]) => en));
             if (forms.size !== 1) break;
             const text = [...forms, english[i]!, suffix ? SUFFIX_TEXT[suffix]! : null].filter(Boolean).join(' ');
             return { text, norm: normalizeName(text) };

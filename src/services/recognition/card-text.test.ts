@@ -216,7 +216,9 @@ describe('readCardText', () => {
     expect(readCardText(lines([['092196', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['092', '196']]);
     // the slash read as a digit: three digits either side of it
     expect(readCardText(lines([['1537197', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total, n.form])).toEqual([['153', '197', 'run']]);
-    expect(readCardText(lines([['0383365', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['038', '365']]);
+    // the middle digit no slash reads as (a Yu-Gi-Oh! passcode that lost a digit): no number
+    expect(readCardText(lines([['0383365', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
+    expect(readCardText(lines([['8963113', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
     expect(readCardText(lines([['12345678', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
     // the same number and total read as a fraction too, wherever its line: the fraction, not the run
     const both = readCardText(lines([['1797163', 0.9, 0.05, 0.02], ['179/163', 0.93, 0.05, 0.02]])).numbers;
@@ -228,7 +230,7 @@ describe('readCardText', () => {
 
   it('reads the resistance, -20 or -30, in the bottom band, as small photos read it', () => {
     const resistance = (text: string, y = 0.88) => readCardText(lines([[text, y, 0.4, 0.02]])).resistance;
-    expect(['-20', '-30', 'Mta-30', 'Resistance-30', '6-30', '每-30', '– 20'].map((t) => resistance(t))).toEqual([20, 30, 30, 30, 30, 30, 20]);
+    expect(['-20', '-30', 'Mta-30', 'Resistance-30', '6-30', '每-30', '– 20', '−30', '－20'].map((t) => resistance(t))).toEqual([20, 30, 30, 30, 30, 30, 20, 30, 20]);
     // an attack's damage, another number, a line above the bottom band, or both values: nothing
     expect(['120-', '-40', '30', '1-230', 'x2 -20 Retraite'].map((t) => resistance(t))).toEqual([null, null, null, null, null]);
     expect(resistance('-30', 0.5)).toBeNull();

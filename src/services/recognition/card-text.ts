@@ -194,7 +194,7 @@ const TRAILING_GLUE = /[\s\-~=.,:@*#°®©]+$/;
  * symbol as the recogniser reads them at small sizes (`Mta-30`, `Resistance-30`, `6-30`, `每-30`).
  * An attack's damage prints its minus after the digits (`120-`), never before.
  */
-const RESISTANCE = /^(?:[^0-9]{0,12}|[0-9])\s?[-–—~]\s?([23]0)$/u;
+const RESISTANCE = /^(?:[^0-9]{0,12}|[0-9])\s?[-–—−－~]\s?([23]0)$/u;
 const hpLike = (v: number) => v >= 30 && v <= 400 && v % 10 === 0;
 /**
  * The HP in a run of digits read where it is printed: two or three digits as they are; four are
@@ -334,6 +334,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
         const run = m[1]!;
         // a copyright year is no number (`02021`: the © read as a 0)
         if (/^[0-9]?(19[89]|20[0-4])[0-9]$/.test(run)) continue;
+        // seven digits: the middle one a slash misread, which reads as a 1 or a 7 and as nothing else
+        if (run.length === 7 && run[3] !== '1' && run[3] !== '7') continue;
         for (const cut of run.length === 7 ? [3] : run.length === 6 ? [3] : run.length === 5 ? [2, 3] : [1, 2]) {
           const num = run.slice(0, cut);
           const tot = run.slice(run.length === 7 ? cut + 1 : cut);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, openTestStore, type TestStore } from '../../../test/helpers/catalogs.ts';
 import { backends } from '../../../test/helpers/harness.ts';
 import { importCatalog } from '../../catalog/catalog-import.ts';
-import { catalogSearch } from './catalog-candidates.ts';
+import { candidateOf, catalogSearch } from './catalog-candidates.ts';
+import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { bestMatch, identify } from './identify.ts';
 import { readCardText } from './card-text.ts';
 
@@ -65,5 +66,36 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     expect(there.map((c) => c.name)).not.toContain('Sparkit');
     expect(there.every((c) => c.setCode === 'tst2pt5')).toBe(true);
     expect((await catalogSearch(t.catalogs, catalog, { setCode: 'NOPE' })).hasSet).toBe(false);
+  });
+});
+
+describe('a stored card as an identification candidate', () => {
+  const stored = (key: string, setCode: string, supertype: string): StoredCard => ({
+    key,
+    name: 'Magnemite',
+    nameNorm: 'magnemite',
+    setCode,
+    setName: null,
+    number: '52',
+    numberNorm: '52',
+    rarity: 'Common',
+    year: null,
+    fields: { supertype },
+    links: {},
+    aliases: [],
+    flags: [],
+    source: 'pokemon',
+    createdAt: '',
+    updatedAt: '',
+  });
+  const set = (code: string, series: string): [string, StoredSet] => [code, { code, name: code, series, printedTotal: 162, total: 162, releaseDate: '2015-08-12', extra: {}, source: 'pokemon' }];
+  const sets = new Map([set('xy8', 'XY'), set('swsh4', 'Sword & Shield'), set('cel25c', 'Sword & Shield')]);
+
+  it('gives a Pokémon its era’s resistance by its set’s series, nothing to trainers, reprint sets or other games', () => {
+    expect(candidateOf(stored('xy8-52', 'xy8', 'Pokémon'), sets, 'pokemon').resistance).toBe(20);
+    expect(candidateOf(stored('swsh4-60', 'swsh4', 'Pokémon'), sets, 'pokemon').resistance).toBe(30);
+    expect(candidateOf(stored('cel25c-15', 'cel25c', 'Pokémon'), sets, 'pokemon').resistance).toBeNull();
+    expect(candidateOf(stored('xy8-150', 'xy8', 'Trainer'), sets, 'pokemon').resistance).toBeNull();
+    expect(candidateOf(stored('xy8-52', 'xy8', 'Pokémon'), sets, 'mtg').resistance).toBeNull();
   });
 });

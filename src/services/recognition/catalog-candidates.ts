@@ -47,7 +47,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     kind: KINDS.get(card.fields.supertype) ?? null,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
     layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
-    resistance: kind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.fields.supertype) : null,
+    resistance: kind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.fields.supertype, card.setCode) : null,
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : kind === 'mtg' ? mtgBorder(card.fields) : null,
   };
 }

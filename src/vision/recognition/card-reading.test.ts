@@ -22,8 +22,9 @@ describe('reading cards for recognition', () => {
     expect(r.readings).toHaveLength(1);
     const clues = readCardText(r.readings![0]!.lines);
     expect(clues.numbers.map((n) => `${n.number}/${n.total}`)).toContain('036/190');
-    // the card's short side in the photo's pixels (the mean of its top and bottom sides, about 360 and
-    // 416 px here), which tells identification how surely small print was read
+    // the card's short side in the decoded pixels the card was read in (the photo's own here: 720 × 960
+    // is not reduced), the mean of its top and bottom sides (about 360 and 416 px): it tells
+    // identification how surely small print was read
     const [a, b, c, d] = r.quad!;
     const short = (Math.hypot(b[0] - a[0], b[1] - a[1]) + Math.hypot(c[0] - d[0], c[1] - d[1])) / 2;
     expect(Math.abs(r.readings![0]!.cardWidth - short)).toBeLessThan(1);
