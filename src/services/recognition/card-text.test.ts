@@ -216,9 +216,11 @@ describe('readCardText', () => {
     expect(readCardText(lines([['092196', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['092', '196']]);
     // the slash read as a digit: three digits either side of it
     expect(readCardText(lines([['1537197', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total, n.form])).toEqual([['153', '197', 'run']]);
-    // the middle digit no slash reads as (a Yu-Gi-Oh! passcode that lost a digit): no number
-    expect(readCardText(lines([['0383365', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
-    expect(readCardText(lines([['8963113', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
+    expect(readCardText(lines([['0383365', 0.93, 0.05, 0.02]])).numbers.map((n) => [n.number, n.total])).toEqual([['038', '365']]);
+    // on a Yu-Gi-Oh! card seven digits are its passcode with a digit lost, no number
+    const passcode = readCardText(lines([['©2020 KONAMI', 0.95, 0.5, 0.02], ['8963113', 0.93, 0.05, 0.02]]));
+    expect(passcode.game).toBe('yugioh');
+    expect(passcode.numbers).toEqual([]);
     expect(readCardText(lines([['12345678', 0.93, 0.05, 0.02]])).numbers).toEqual([]);
     // the same number and total read as a fraction too, wherever its line: the fraction, not the run
     const both = readCardText(lines([['1797163', 0.9, 0.05, 0.02], ['179/163', 0.93, 0.05, 0.02]])).numbers;

@@ -182,7 +182,8 @@ const KIND_WORDS: Record<'pokemon' | 'trainer' | 'energy', readonly string[]> = 
 const ILLUS = /^[^A-Za-z0-9]*(?:[A-Za-z|1!]{0,3}[uy]s[.,:]?\s*|[Il|1]?u(?=[A-Z0-9]))([A-Za-z0-9].{3,})$/;
 /**
  * A run of digits in the bottom band, the slash between number and total lost (`092196`), or read
- * as a digit between three and three (`1537197` for `153/197`: a thin slash at small sizes is a 7 or a 1).
+ * as a digit between three and three (`1537197` for `153/197`; `0383365` on a 038/165, its total
+ * misread too: a thin slash at small sizes reads as a 7, a 1 or another digit).
  */
 const DIGIT_RUN = /(?<![0-9/])([0-9]{4,7})(?![0-9/])/g;
 /** HP glued to the end of a name line (`Pondralugon300`, `Ethernatos Radieuxw170`). */
@@ -334,8 +335,6 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
         const run = m[1]!;
         // a copyright year is no number (`02021`: the © read as a 0)
         if (/^[0-9]?(19[89]|20[0-4])[0-9]$/.test(run)) continue;
-        // seven digits: the middle one a slash misread, which reads as a 1 or a 7 and as nothing else
-        if (run.length === 7 && run[3] !== '1' && run[3] !== '7') continue;
         for (const cut of run.length === 7 ? [3] : run.length === 6 ? [3] : run.length === 5 ? [2, 3] : [1, 2]) {
           const num = run.slice(0, cut);
           const tot = run.slice(run.length === 7 ? cut + 1 : cut);
@@ -426,7 +425,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const game = byWords ?? (hp !== null ? 'pokemon' : null);
 
   return {
-    numbers,
+    // a Yu-Gi-Oh! card prints no number over a total, and its eight-digit passcode with a digit lost is seven
+    numbers: game === 'yugioh' ? numbers.filter((n) => !(n.form === 'run' && n.raw.length === 7)) : numbers,
     printCodes: [...printCodes],
     setCodes: [...setCodes],
     year,
