@@ -10,11 +10,10 @@ const MIXED_SETS = new Set(['cel25c']);
  * through the EX series, −20 from Diamond & Pearl through Sun & Moon, and −30 again since Sword &
  * Shield (2020). A photo too small for the collector line still shows it beside the weakness
  * (docs/recognition.md "Resistance"): it tells a name's Sword & Shield printing from its XY one,
- * which share a yellow border. Null for trainers and energies, for series that are not one era
- * (`POP`, `Other`) and for sets of reprints.
+ * which share a yellow border (asked for Pokémon cards only: trainers and energies print none). Null
+ * for series that are not one era (`POP`, `Other`) and for sets of reprints.
  */
-export function pokemonResistance(series: string | null, supertype: unknown, setCode: string | null = null): 20 | 30 | null {
-  if (series === null || (supertype !== 'Pokémon' && supertype !== 'Pokemon')) return null;
-  if (setCode !== null && MIXED_SETS.has(setCode)) return null;
+export function pokemonResistance(series: string | null, setCode: string | null = null): 20 | 30 | null {
+  if (series === null || (setCode !== null && MIXED_SETS.has(setCode))) return null;
   return MINUS_30.has(series) ? 30 : MINUS_20.has(series) ? 20 : null;
 }

@@ -32,6 +32,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
   const year = isPromoSet(set) ? null : (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null;
   const mark = card.fields.regulationMark;
+  const cardKind = KINDS.get(card.fields.supertype) ?? null;
   return {
     key: card.key,
     name: card.name,
@@ -44,10 +45,11 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     year,
     hp: numberOrNull(card.fields.hp),
     regulationMark: typeof mark === 'string' ? mark : null,
-    kind: KINDS.get(card.fields.supertype) ?? null,
+    kind: cardKind,
     artist: typeof card.fields.artist === 'string' && card.fields.artist ? normalizeName(card.fields.artist) : null,
     layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
-    resistance: kind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.fields.supertype, card.setCode) : null,
+    // trainers and energies print no resistance
+    resistance: kind === 'pokemon' && cardKind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.setCode) : null,
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : kind === 'mtg' ? mtgBorder(card.fields) : null,
   };
 }

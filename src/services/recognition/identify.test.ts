@@ -19,6 +19,7 @@ const card = (key: string, name: string, number: string, setTotal: number | null
   artist: null,
   border: null,
   layout: null,
+  resistance: null,
   ...extra,
 });
 /** Lines as [text, top, left, height] on the upright card. */

@@ -43,7 +43,7 @@ export interface CandidateCard {
   /** Whether the printing's text box is plain or over its artwork, where the catalog tells it (pokemon-layouts.ts). */
   layout: CardLayout | null;
   /** The resistance its era prints (−20 or −30, as 20 or 30), where its series tells it (pokemon-resistance.ts). */
-  resistance?: 20 | 30 | null;
+  resistance: 20 | 30 | null;
 }
 
 /**
