@@ -5,7 +5,8 @@
  *
  *   npx tsx scripts/recognition-dev.ts
  *
- * Env: ONLY (a substring of the file names to keep); SET=generated for the generated photos of the
+ * Env: ONLY (a substring of the file names to keep); WIDTH=310 (only the train photos that wide: the
+ * listing-size photos, for their time per photo); SET=generated for the generated photos of the
  * Pokémon reference designs of the bench's tune quarter instead (English cards, read whole and sharp);
  * SHRINK=400 for the train photos at least 600 px wide, shrunk to that width and saved again as JPEG
  * (quality 80), their card then about 200 px wide: the small listing photos most of the validation
@@ -46,7 +47,7 @@ const base: Identity[] =
         jpeg: s.jpeg,
       }))
     : (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../test/fixtures/recognition/real-identities.json'), 'utf8')) as { photos: Identity[] }).photos.filter(
-        (p) => p.split === 'train' && p.set !== 'slab' && only(p.file),
+        (p) => p.split === 'train' && p.set !== 'slab' && only(p.file) && (!process.env.WIDTH || p.width === Number(process.env.WIDTH)),
       );
 async function photosAt(shrink: number): Promise<Identity[]> {
   if (!shrink) return base;

@@ -17,17 +17,20 @@ import type { RgbPixels } from '../engine/tfjs-runtime.ts';
  * constant border samples it in the training scripts: channel c, 0–1, goes to out[o + c × plane].
  */
 export function sampleRgb(img: RgbPixels, x: number, y: number, out: Float32Array, o: number, plane: number): void {
-  const { data, width, height } = img;
-  const at = (px: number, py: number, c: number) => (px < 0 || py < 0 || px >= width || py >= height ? 0 : data[(py * width + px) * 3 + c]!);
   const x0 = Math.floor(x);
   const y0 = Math.floor(y);
   const fx = x - x0;
   const fy = y - y0;
   for (let c = 0; c < 3; c++) {
-    const top = at(x0, y0, c) * (1 - fx) + at(x0 + 1, y0, c) * fx;
-    const bottom = at(x0, y0 + 1, c) * (1 - fx) + at(x0 + 1, y0 + 1, c) * fx;
+    const top = pixelAt(img, x0, y0, c) * (1 - fx) + pixelAt(img, x0 + 1, y0, c) * fx;
+    const bottom = pixelAt(img, x0, y0 + 1, c) * (1 - fx) + pixelAt(img, x0 + 1, y0 + 1, c) * fx;
     out[o + c * plane] = (top * (1 - fy) + bottom * fy) / 255;
   }
+}
+
+// module level, not a closure per sample: tsx names every closure it creates (`__name`), a cost per call in this loop
+function pixelAt({ data, width, height }: RgbPixels, px: number, py: number, c: number): number {
+  return px < 0 || py < 0 || px >= width || py >= height ? 0 : data[(py * width + px) * 3 + c]!;
 }
 
 export const CARD_CORNERS_FILE = fileURLToPath(new URL('../../../models/card-corners.onnx', import.meta.url));

@@ -109,6 +109,10 @@ function sample(img: RgbPixels, x: number, y: number): [number, number, number] 
   const i = (yi * w + xi) * 3;
   const j = i + w * 3;
   const d = img.data;
-  const at = (c: number) => (d[i + c]! * (1 - fx) + d[i + 3 + c]! * fx) * (1 - fy) + (d[j + c]! * (1 - fx) + d[j + 3 + c]! * fx) * fy;
-  return [at(0), at(1), at(2)];
+  return [bilinear(d, i, j, 0, fx, fy), bilinear(d, i, j, 1, fx, fy), bilinear(d, i, j, 2, fx, fy)];
+}
+
+// module level, not a closure per sample: tsx names every closure it creates (`__name`), a cost per call here
+function bilinear(d: Uint8Array, i: number, j: number, c: number, fx: number, fy: number): number {
+  return (d[i + c]! * (1 - fx) + d[i + 3 + c]! * fx) * (1 - fy) + (d[j + c]! * (1 - fx) + d[j + 3 + c]! * fx) * fy;
 }

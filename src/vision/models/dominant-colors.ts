@@ -100,11 +100,15 @@ export function srgbToLuv(r: number, g: number, b: number): Luv {
  */
 export function srgbToLab(r: number, g: number, b: number): [number, number, number] {
   const [lr, lg, lb] = [linearLut[clamp8(r)]!, linearLut[clamp8(g)]!, linearLut[clamp8(b)]!];
-  const f = (t: number) => (t > epsilon ? Math.cbrt(t) : (kappa * t + 16) / 116);
-  const fx = f((xr * lr + xg * lg + xb * lb) / whiteX);
-  const fy = f((yr * lr + yg * lg + yb * lb) / whiteY);
-  const fz = f((zr * lr + zg * lg + zb * lb) / whiteZ);
+  const fx = labF((xr * lr + xg * lg + xb * lb) / whiteX);
+  const fy = labF((yr * lr + yg * lg + yb * lb) / whiteY);
+  const fz = labF((zr * lr + zg * lg + zb * lb) / whiteZ);
   return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+}
+
+// module level, not a closure per colour: tsx names every closure it creates (`__name`), a cost per pixel here
+function labF(t: number): number {
+  return t > epsilon ? Math.cbrt(t) : (kappa * t + 16) / 116;
 }
 
 /** 8-bit sRGB of an L*u*v* colour, clipped to the gamut. */

@@ -260,8 +260,12 @@ async function detect(det: InferenceSession, img: RgbPixels, limitSide = detLimi
   // The models were trained on OpenCV's BGR order, planar, with ImageNet mean/std taken in that order.
   const plane = dw * dh;
   const input = new Float32Array(3 * plane);
-  for (let p = 0; p < plane; p++) {
-    for (let c = 0; c < 3; c++) input[c * plane + p] = (rgb[p * 3 + 2 - c]! / 255 - detMean[c]!) / detStd[c]!;
+  const [m0, m1, m2] = detMean as [number, number, number];
+  const [s0, s1, s2] = detStd as [number, number, number];
+  for (let p = 0, q = 0; p < plane; p++, q += 3) {
+    input[p] = (rgb[q + 2]! / 255 - m0) / s0;
+    input[plane + p] = (rgb[q + 1]! / 255 - m1) / s1;
+    input[2 * plane + p] = (rgb[q]! / 255 - m2) / s2;
   }
   const out = await det.run({ [det.inputNames[0]!]: new Tensor('float32', input, [1, 3, dh, dw]) });
   const map = out[det.outputNames[0]!]!;
@@ -274,6 +278,8 @@ async function detect(det: InferenceSession, img: RgbPixels, limitSide = detLimi
 export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: number, imgH: number): Point[][] {
   const labels = new Int32Array(mw * mh);
   const stack = new Int32Array(mw * mh);
+  const rowMin = new Int32Array(mh).fill(mw);
+  const rowMax = new Int32Array(mh).fill(-1);
   const boxes: Point[][] = [];
   let next = 0;
   for (let start = 0; start < labels.length && next < detMaxCandidates; start++) {
@@ -281,8 +287,10 @@ export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: n
     next++;
     // Flood fill (8-connected, as OpenCV's contours follow), keeping each row's leftmost and
     // rightmost pixel: the convex hull of those is the hull of the region.
-    const rowMin = new Map<number, number>();
-    const rowMax = new Map<number, number>();
+    // per row, typed arrays rather than Maps (a Map call a pixel was most of this function's time); the
+    // hull sorts its points, so the rows' order does not matter
+    let yLo = mh;
+    let yHi = -1;
     let top = 0;
     stack[top++] = start;
     labels[start] = next;
@@ -290,10 +298,10 @@ export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: n
       const p = stack[--top]!;
       const x = p % mw;
       const y = (p - x) / mw;
-      const lo = rowMin.get(y);
-      if (lo === undefined || x < lo) rowMin.set(y, x);
-      const hi = rowMax.get(y);
-      if (hi === undefined || x > hi) rowMax.set(y, x);
+      if (y < yLo) yLo = y;
+      if (y > yHi) yHi = y;
+      if (x < rowMin[y]!) rowMin[y] = x;
+      if (x > rowMax[y]!) rowMax[y] = x;
       for (let dy = -1; dy <= 1; dy++) {
         const ny = y + dy;
         if (ny < 0 || ny >= mh) continue;
@@ -309,7 +317,11 @@ export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: n
       }
     }
     const points: Point[] = [];
-    for (const [y, x] of rowMin) points.push([x, y], [rowMax.get(y)!, y]);
+    for (let y = yLo; y <= yHi; y++) {
+      if (rowMax[y]! >= 0) points.push([rowMin[y]!, y], [rowMax[y]!, y]);
+      rowMin[y] = mw;
+      rowMax[y] = -1;
+    }
     const rect = minAreaRect(convexHull(points));
     if (!rect || Math.min(rect.maxU - rect.minU, rect.maxV - rect.minV) < detMinSize) continue;
     if (boxScore(prob, mw, mh, rect) < detBoxThreshold) continue;
