@@ -200,12 +200,29 @@ function taps(srcLen: number, dstLen: number): Taps {
   return { offset, index: Int32Array.from(index), weight: Float32Array.from(weight) };
 }
 
-/** RGB resized to dw×dh, as floats 0..255, interleaved. */
+/**
+ * Scratch arrays of the detector's synchronous steps (resizing, region labelling), kept between
+ * calls: a band's few megabytes allocated afresh on every read made the worker's garbage collector
+ * a tenth of a small photo's read. Each is filled and last read with no `await` between, so reads
+ * interleaved on one worker never share one.
+ */
+const floatScratch = { rows: new Float32Array(0), out: new Float32Array(0) };
+const intScratch = { labels: new Int32Array(0), stack: new Int32Array(0) };
+function scratchFloats(key: keyof typeof floatScratch, n: number): Float32Array {
+  if (floatScratch[key].length < n) floatScratch[key] = new Float32Array(n);
+  return floatScratch[key].subarray(0, n);
+}
+function scratchInts(key: keyof typeof intScratch, n: number): Int32Array {
+  if (intScratch[key].length < n) intScratch[key] = new Int32Array(n);
+  return intScratch[key].subarray(0, n);
+}
+
+/** RGB resized to dw×dh, as floats 0..255, interleaved; valid until the next call (a scratch array). */
 function resizeRgb(img: RgbPixels, dw: number, dh: number): Float32Array {
   const { data, width: sw, height: sh } = img;
   const tx = taps(sw, dw);
   const ty = taps(sh, dh);
-  const rows = new Float32Array(sh * dw * 3);
+  const rows = scratchFloats('rows', sh * dw * 3);
   for (let y = 0; y < sh; y++) {
     const src = y * sw * 3;
     const dst = y * dw * 3;
@@ -225,7 +242,7 @@ function resizeRgb(img: RgbPixels, dw: number, dh: number): Float32Array {
       rows[dst + x * 3 + 2] = b;
     }
   }
-  const out = new Float32Array(dh * dw * 3);
+  const out = scratchFloats('out', dh * dw * 3).fill(0);
   const rowLen = dw * 3;
   for (let y = 0; y < dh; y++) {
     const dst = y * rowLen;
@@ -276,8 +293,8 @@ async function detect(det: InferenceSession, img: RgbPixels, limitSide = detLimi
 
 /** DB post-processing: connected regions of the thresholded map → scored, unclipped, rotated rectangles in image pixels. */
 export function boxesFromMap(prob: Float32Array, mw: number, mh: number, imgW: number, imgH: number): Point[][] {
-  const labels = new Int32Array(mw * mh);
-  const stack = new Int32Array(mw * mh);
+  const labels = scratchInts('labels', mw * mh).fill(0);
+  const stack = scratchInts('stack', mw * mh);
   const rowMin = new Int32Array(mh).fill(mw);
   const rowMax = new Int32Array(mh).fill(-1);
   const boxes: Point[][] = [];
