@@ -17,7 +17,7 @@ describe('median', () => {
     expect(plain).toEqual([3, 1, 2]);
     const typed = Float64Array.from([3, 1, 2]);
     expect(medianInPlace(typed)).toBe(2);
-    expect([...typed].sort()).toEqual([1, 2, 3]);
+    expect([...typed].sort((a, b) => a - b)).toEqual([1, 2, 3]);
   });
 
   it('gives what sorting gives, on odd and even counts, ties and negatives', () => {

@@ -5,8 +5,9 @@ export function median(values: ArrayLike<number>): number {
 
 /**
  * {@link median} of a typed array the caller no longer needs in its order: partly reordered in
- * place, no copy (per-block medians of an image). Selection rather than a sort: the same value, and
- * a native sort per 64-value block was most of a card's layout look.
+ * place, no copy (per-block medians of an image). Selection rather than a sort: the same value for
+ * numbers without NaN (a sort would put NaN last and -0 before 0; here NaN compares with nothing
+ * and -0 equals 0), and a native sort per 64-value block was most of a card's layout look.
  */
 export function medianInPlace(values: Float64Array): number {
   const n = values.length;

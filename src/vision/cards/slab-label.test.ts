@@ -81,6 +81,34 @@ describe('labelBand', () => {
     for (let i = 0; i < band.data.length; i++) diff += Math.abs(band.data[i]! - upright.data[i]!);
     expect(diff / band.data.length).toBeLessThan(2);
   });
+
+  it('samples each pixel where its toImage says, for cards upright and lying down, tilted, either side', () => {
+    // red is x and green 0.8 y: a bilinear sample of it at (x, y) is that, to the rounding
+    const ramp = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) ramp.set([x, Math.round(0.8 * y), 100], (y * width + x) * 3);
+    const quads: Quad[] = [
+      card,
+      [[60, 110], [140, 95], [150, 230], [55, 245]],
+      [[40, 120], [170, 110], [175, 190], [45, 200]],
+    ];
+    let checked = 0;
+    for (const q of quads) {
+      for (const side of [0, 1] as const) {
+        const { band, toImage } = labelBand({ data: ramp, width, height }, q, side);
+        for (let y = 0; y < band.height; y += 7) {
+          for (let x = 0; x < band.width; x += 7) {
+            const [px, py] = toImage(x, y);
+            if (px < 0 || py < 0 || px >= width - 1 || py >= height - 1) continue;
+            const o = (y * band.width + x) * 3;
+            expect(Math.abs(band.data[o]! - px)).toBeLessThanOrEqual(1);
+            expect(Math.abs(band.data[o + 1]! - 0.8 * py)).toBeLessThanOrEqual(1.5);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(1000);
+  });
 });
 
 describe('findSlabLabel', () => {

@@ -87,7 +87,8 @@ export function labelBand(img: RgbPixels, card: Quad, side: 0 | 1): { band: RgbP
   };
   const out = new Uint8Array(bw * bh * 3);
   const { data, width, height } = img;
-  // toImage's arithmetic written out: two arrays and two calls a pixel made this a third of a small photo's label look
+  // toImage's arithmetic written out (two arrays and two calls a pixel made this a third of a small
+  // photo's label look): keep the two the same, as slab-label.test.ts checks
   const overhang = short * BAND_OVERHANG;
   for (let y = 0; y < bh; y++) {
     const t = (bh - (y + 0.5)) / scale;
