@@ -72,7 +72,11 @@ export interface CardTask {
    * `labelSearch` (`read`): when no grading label stands beside the largest card, look for one in
    * the whole image as `label` does (recognition's slab options).
    */
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean };
+  /**
+   * `largestOnly` (`read`): only the largest card's text is read, the others listed unread (a
+   * recognition answering for the largest card alone, without `analyze_all`).
+   */
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean; largestOnly?: boolean };
 }
 
 export interface CardResult extends ImageSize {

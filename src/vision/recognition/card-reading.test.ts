@@ -15,6 +15,18 @@ const read = async (bytes: Buffer) => (await runCardTask(toTask(bytes))) as Card
 const single = fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('single-440572034'))!;
 
 describe('reading cards for recognition', () => {
+  it('reads every card of a multi-card photo, or only the largest with largestOnly, listing them all either way', async () => {
+    const multi = fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('multi-'))!;
+    const bytes = photoBytes(`cards/${multi}`);
+    const all = await read(bytes);
+    expect(all.readings!.length).toBeGreaterThanOrEqual(2);
+    const task = toTask(bytes);
+    const largest = (await runCardTask({ ...task, options: { ...task.options, largestOnly: true } })) as CardResult;
+    expect(largest.cards).toEqual(all.cards);
+    expect(largest.readings!.map((r) => r.index)).toEqual([0]);
+    expect(largest.readings![0]!.lines).toEqual(all.readings!.find((r) => r.index === 0)!.lines);
+  }, 60_000);
+
   it('reads the collector number and total of a real French card (as labelled by eye: 036/190)', async () => {
     const r = await read(photoBytes(`cards/${single}`));
     expect(r.found).toBe(true);
