@@ -204,8 +204,8 @@ export class RecognitionService {
     const catalogs = await this.tcgCatalogs(family);
     if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
     const slabOption = slabOptionOf(options);
-    // without analyze_all only the largest card is answered for (tcgRecord), so only its text is read
-    const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? {} : { largestOnly: true }) });
+    // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
+    const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}) });
     // a slab option costs its endpoint's price once a call, when a label beside a card was read (document 3 §4: "extra credits as for /slab_id")
     const slabCharge = slabOption && reads.some((o) => 'ok' in o && o.ok.found && !!o.ok.cards?.length && !!o.ok.label) ? await this.chargeSlab(ctx, slabOption) : null;
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
@@ -275,7 +275,7 @@ export class RecognitionService {
    * it alone (`analyze_all` is not applied there).
    */
   read(bytes: () => Promise<Buffer>, labelSearch = false): Promise<CardOutcome> {
-    return this.vision.cardOutcome(bytes, 'read', { ...(labelSearch ? { labelSearch } : {}), largestOnly: true });
+    return this.vision.cardOutcome(bytes, 'read', labelSearch ? { labelSearch } : {});
   }
 
   /** The `label` card task on one image (a queued request's `slab_id` / `slab_grade`). */
@@ -428,7 +428,7 @@ export class RecognitionService {
   async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
-    const reads = await this.vision.cardEach(records, 'read', { largestOnly: true });
+    const reads = await this.vision.cardEach(records, 'read');
     const outcomes = await mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };

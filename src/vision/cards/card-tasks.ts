@@ -157,7 +157,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
       if (task.op === 'read') {
-        reading = readCards(cv, sharingReader(await ocr()), pixels, [...found], false, { ...size, versions }, [sx, sy], task.options.largestOnly === true);
+        reading = readCards(cv, sharingReader(await ocr()), pixels, [...found], false, { ...size, versions }, [sx, sy], task.options.everyCard === true);
         // awaited below; a label search that throws first must not leave it unhandled
         reading.catch(() => undefined);
       }
@@ -176,7 +176,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     }
   }
   if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
-  if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.largestOnly === true)), slabLabel, [sx, sy]);
+  if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.everyCard === true)), slabLabel, [sx, sy]);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
@@ -248,7 +248,7 @@ const round1 = (x: number) => Math.round(x * 10) / 10;
  * side outside): clients send scans cropped to the card, where the card has no edge to find, and
  * an outline placed there runs past the frame.
  */
-async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: SharingOcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number], largestOnly = false): Promise<CardResult> {
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: SharingOcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number], everyCard = false): Promise<CardResult> {
   const frame = frameOf(pixels);
   const runsOff = (q: Quad) => {
     const reach = 0.01 * Math.min(...sideLengths(q));
@@ -262,8 +262,8 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
   if (!cards.length) return { ...base, found: false };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
   const readings: NonNullable<CardResult['readings']> = [];
-  // a binder page's nine cards cost nine reads: not when only the largest is wanted
-  for (const [index, card] of cards.slice(0, largestOnly ? 1 : MAX_READ_CARDS).entries()) {
+  // a binder page's nine cards cost nine reads: only when every card is answered for
+  for (const [index, card] of cards.slice(0, everyCard ? MAX_READ_CARDS : 1).entries()) {
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);

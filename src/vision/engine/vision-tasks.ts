@@ -73,10 +73,10 @@ export interface CardTask {
    * the whole image as `label` does (recognition's slab options).
    */
   /**
-   * `largestOnly` (`read`): only the largest card's text is read, the others listed unread (a
-   * recognition answering for the largest card alone, without `analyze_all`).
+   * `everyCard` (`read`): every card's text is read (up to {@link MAX_READ_CARDS}), for `analyze_all`;
+   * without it only the largest card's, the others listed unread: what every other recognition answers for.
    */
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean; largestOnly?: boolean };
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean; everyCard?: boolean };
 }
 
 export interface CardResult extends ImageSize {
