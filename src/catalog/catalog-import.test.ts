@@ -1,9 +1,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
+import { ServiceError } from '../services/errors.ts';
+import { CatalogService } from '../services/catalog-service.ts';
 import { CatalogKindConflict } from '../store/catalog-store.ts';
+import { PriceStore } from '../store/price-store.ts';
 import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
 import { parseColumnMap } from './formats/generic-csv.ts';
 import { CatalogFileError } from './record-stream.ts';
@@ -171,6 +174,20 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     await run({ ...requests.sports!, catalog: 'kind-clash' });
     const err = await run({ ...requests.pokemon!, catalog: 'kind-clash', files: { cards: path.join(files.dir, 'does-not-exist.json') } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CatalogKindConflict);
+  });
+
+  it('a catalog another import changed while this one read its files is a 409 that says to run it again, with nothing written', async () => {
+    await run({ ...requests.pokemon!, catalog: 'raced' });
+    const readBefore = (await t.catalogs.get('raced'))!;
+    const extra = { key: 'extra-1', name: 'Extra', nameNorm: 'extra', setCode: null, setName: null, number: null, numberNorm: null, rarity: null, year: null, fields: {}, links: {}, aliases: [], flags: [] };
+    const other = await t.catalogs.applyImport({ catalog: 'raced', kind: 'pokemon', source: 'csv', rank: 1, sets: [], cards: [extra], cardCount: 1 });
+    expect(other.catalog.version).toBe(readBefore.version + 1);
+    const get = vi.spyOn(t.catalogs, 'get').mockResolvedValue(readBefore);
+    const err = await new CatalogService(t.catalogs, new PriceStore(t.store)).import({ ...requests.pokemon!, catalog: 'raced', files: { cards: fixture('pokemon/cards.json') } }).catch((e: unknown) => e);
+    get.mockRestore();
+    expect(err).toBeInstanceOf(ServiceError);
+    expect(err).toMatchObject({ status: 409, code: 'catalog_changed', message: expect.stringMatching(/changed by another import.*Run this import again/) });
+    expect(await t.catalogs.get('raced')).toMatchObject({ version: other.catalog.version, cards: other.catalog.cards });
   });
 
   describe.skipIf(!sharedPresent)('the full catalogs in ../shared', () => {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { numberKey, normalizeName } from '../catalog/card-keys.ts';
 import { referenceFiles, ReferenceFolderError, type MatchMode, type ReferenceFile } from '../catalog/reference-images.ts';
 import type { CatalogImageInput, CatalogImageStore } from '../store/catalog-image-store.ts';
-import { CatalogKindConflict, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
+import { CatalogChangedDuringImport, CatalogKindConflict, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
 import { ARTWORK_VERSION } from '../vision/recognition/card-artwork.ts';
 import type { VisionService } from './vision-service.ts';
 import type { PriceStore } from '../store/price-store.ts';
@@ -74,6 +74,7 @@ export class CatalogService {
     } catch (err) {
       if (err instanceof CatalogFileError) throw new ServiceError(400, 'catalog_file_invalid', `${err.message}. Nothing was imported; the catalog is as it was.`);
       if (err instanceof CatalogKindConflict) throw new ServiceError(409, 'catalog_kind_conflict', `Catalog ${err.catalog} holds ${err.kind} cards; import ${request.kind} cards into another catalog (--catalog NAME).`);
+      if (err instanceof CatalogChangedDuringImport) throw new ServiceError(409, 'catalog_changed', `Catalog ${err.catalog} was changed by another import while this one read its files. Nothing was imported; the catalog is as the other import left it. Run this import again.`);
       throw err;
     }
   }

@@ -1,9 +1,10 @@
 import { CompiledQuery } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import SQLite from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { normalizeName } from '../catalog/card-keys.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
-import { CatalogKindConflict, type CatalogCardInput, type CatalogImport, type CatalogSetInput } from './catalog-store.ts';
+import { CatalogChangedDuringImport, CatalogKindConflict, type CatalogCardInput, type CatalogImport, type CatalogSetInput } from './catalog-store.ts';
 
 const card = (n: number, over: Partial<CatalogCardInput> = {}): CatalogCardInput => ({
   key: `c-${n}`,
@@ -116,6 +117,70 @@ describe.each(backends)('catalog store (%s)', (backend) => {
 
     await expect(t.catalogs.applyImport(importOf('never-made', [], { cards: failing(), cardCount: 800 }))).rejects.toThrow('disk on fire');
     expect(await t.catalogs.get('never-made')).toBeNull();
+
+    // A failure inside the transaction, after the staged cards were moved into the catalog.
+    const late = (written: number, total: number) => {
+      if (written === total) throw new Error('late failure');
+    };
+    const changed = [card(1, { rarity: 'Changed' }), card(2), ...Array.from({ length: 700 }, (_, i) => card(i + 3))];
+    await expect(t.catalogs.applyImport(importOf('rollback', changed, { onProgress: late }))).rejects.toThrow('late failure');
+    expect(await t.catalogs.get('rollback')).toMatchObject({ version: base.catalog.version, cards: 2 });
+    expect((await t.catalogs.card(after.id, 'c-1'))!.rarity).toBe('Common');
+    expect(await t.catalogs.card(after.id, 'c-500')).toBeNull();
+    expect(await stagedRows()).toBe(0);
+  });
+
+  const stagedRows = async () => Number((await t.store.db.selectFrom('catalog_import_rows').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it('leaves no staged rows behind, and removes those of an import that died a day ago', async () => {
+    const dead = new Date(Date.now() - 2 * 86_400_000).toISOString();
+    const recent = new Date().toISOString();
+    const staged = (importId: string, createdAt: string) => ({ import_id: importId, card_key: 'k', name: 'n', name_norm: 'n', fields: '{}', links: '{}', aliases: '[]', flags: '[]', content_hash: 'h', created_at: createdAt, set_code: null, set_name: null, number: null, number_norm: null, rarity: null, year: null });
+    await t.store.db.insertInto('catalog_import_rows').values([staged('00000000-0000-4000-8000-000000000001', dead), staged('00000000-0000-4000-8000-000000000002', recent)]).execute();
+    await t.catalogs.applyImport(importOf('staging', [card(1), card(2)]));
+    // The recent one may belong to an import still reading its file.
+    expect(await stagedRows()).toBe(1);
+    await t.store.db.deleteFrom('catalog_import_rows').execute();
+  });
+
+  it('writes nothing when another import changed the catalog after this one read it', async () => {
+    const v1 = await t.catalogs.applyImport(importOf('raced', [card(1), card(2)]));
+    const readBefore = (await t.catalogs.get('raced'))!;
+    const v2 = await t.catalogs.applyImport(importOf('raced', [card(1), card(2, { rarity: 'Rare' })]));
+    expect(v2.catalog.version).toBe(v1.catalog.version + 1);
+    // This import read the catalog as it was before the second one.
+    const get = vi.spyOn(t.catalogs, 'get').mockResolvedValueOnce(readBefore);
+    const err = await t.catalogs.applyImport(importOf('raced', [card(1, { rarity: 'Uncommon' }), card(2), card(3)])).catch((e: unknown) => e);
+    get.mockRestore();
+    expect(err).toBeInstanceOf(CatalogChangedDuringImport);
+    expect(await t.catalogs.get('raced')).toMatchObject({ version: v2.catalog.version, cards: 2 });
+    expect((await t.catalogs.card(v2.catalog.id, 'c-1'))!.rarity).toBe('Common');
+    expect((await t.catalogs.card(v2.catalog.id, 'c-2'))!.rarity).toBe('Rare');
+    expect(await stagedRows()).toBe(0);
+  });
+
+  it.runIf(backend === 'sqlite')('lets other connections write while it stages its rows (SQLite has one writer at a time)', async () => {
+    // Another process's connection, without waiting: a write while the import holds the lock fails at once.
+    const other = new SQLite(t.store.file!);
+    other.pragma('busy_timeout = 0');
+    other.exec('CREATE TABLE IF NOT EXISTS other_writes (id INTEGER PRIMARY KEY)');
+    const outcomes: Array<{ written: number; ok: boolean }> = [];
+    const probe = (written: number) => {
+      try {
+        other.prepare('INSERT INTO other_writes DEFAULT VALUES').run();
+        outcomes.push({ written, ok: true });
+      } catch {
+        outcomes.push({ written, ok: false });
+      }
+    };
+    const cards = Array.from({ length: 1600 }, (_, i) => card(i + 1));
+    await t.catalogs.applyImport(importOf('shared-lock', cards, { onProgress: probe }));
+    other.close();
+    const staging = outcomes.filter((o) => o.written < 1600);
+    expect(staging.length).toBeGreaterThanOrEqual(3);
+    expect(staging.every((o) => o.ok)).toBe(true);
+    // The last progress comes from inside the import's transaction, which holds the lock: the probe can fail there.
+    expect(outcomes.at(-1)).toEqual({ written: 1602, ok: false });
   });
 
   it('refuses cards of another kind into a catalog', async () => {

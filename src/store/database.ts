@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect, type ColumnType, type Generated } from 'kysely';
+import { Kysely, PostgresDialect, type ColumnType, type Generated } from 'kysely';
 import { migrate } from './migrate.ts';
 import { prepareHotStatements } from './pg-tuning.ts';
-import { cachePreparedStatements, startCheckpointer } from './sqlite-tuning.ts';
+import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer } from './sqlite-tuning.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -244,6 +244,31 @@ export interface CatalogCardsTable {
   updated_at: Timestamp;
 }
 
+/** Card rows an import will write, staged before its transaction (migration 011). */
+export interface CatalogImportRowsTable {
+  import_id: string;
+  card_key: string;
+  set_code: string | null;
+  set_name: string | null;
+  name: string;
+  name_norm: string;
+  number: string | null;
+  number_norm: string | null;
+  rarity: string | null;
+  year: string | null;
+  fields: Json;
+  links: Json;
+  aliases: Json;
+  flags: Json;
+  content_hash: string;
+  created_at: Timestamp;
+}
+
+/** Price rows an import will write, staged before its transaction (migration 011). */
+export interface CatalogPriceImportRowsTable extends Omit<CatalogPricesTable, 'catalog_id' | 'updated_at'> {
+  import_id: string;
+}
+
 /** A catalog's distinct folded names (SQLite adds an integer `id`, the FTS row id; see migration 005). */
 export interface CatalogNamesTable {
   catalog_id: string;
@@ -320,8 +345,10 @@ export interface Database {
   catalogs: CatalogsTable;
   catalog_sets: CatalogSetsTable;
   catalog_cards: CatalogCardsTable;
+  catalog_import_rows: CatalogImportRowsTable;
   catalog_names: CatalogNamesTable;
   catalog_prices: CatalogPricesTable;
+  catalog_price_import_rows: CatalogPriceImportRowsTable;
   catalog_images: CatalogImagesTable;
   collection_text: CollectionTextTable;
 }
@@ -391,7 +418,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
     sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachePreparedStatements(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect({ database: cachePreparedStatements(sqlite) }) });
     store = {
       db,
       dialect: 'sqlite',

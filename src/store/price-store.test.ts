@@ -1,3 +1,4 @@
+import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
@@ -84,6 +85,30 @@ describe.each(backends)('price store (%s)', (backend) => {
     await expect(store.applyImport({ catalogId, rows })).rejects.toThrow();
     expect((await store.counts()).get(catalogId)).toBe(1203);
     expect((await store.observations(catalogId, 'c-2')).some((o) => o.rowKey === 'test:5000')).toBe(false);
+    expect(await staged()).toBe(0);
+  });
+
+  const staged = async () => Number((await t.store.db.selectFrom('catalog_price_import_rows').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+
+  it.runIf(backend === 'sqlite')('lets other connections write while it stages its rows, and leaves none staged', async () => {
+    // Another process's connection, without waiting: a write while the import holds the lock fails at once.
+    const other = new SQLite(t.store.file!);
+    other.pragma('busy_timeout = 0');
+    other.exec('CREATE TABLE IF NOT EXISTS other_writes (id INTEGER PRIMARY KEY)');
+    const outcomes: boolean[] = [];
+    const probe = () => {
+      try {
+        other.prepare('INSERT INTO other_writes DEFAULT VALUES').run();
+        outcomes.push(true);
+      } catch {
+        outcomes.push(false);
+      }
+    };
+    const rows = Array.from({ length: 1500 }, (_, i) => price(20_000 + i));
+    expect(await store.applyImport({ catalogId: otherId, rows, onProgress: probe })).toMatchObject({ created: 1500 });
+    other.close();
+    expect(outcomes).toEqual([true, true, true]);
+    expect(await staged()).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import {
   PRICE_CURRENCY,
@@ -12,7 +12,7 @@ import {
   type PriceStatsType,
   type RawPriceStats,
 } from '../catalog/price-stats.ts';
-import type { CatalogPricesTable, Database, Store } from './database.ts';
+import type { CatalogPriceImportRowsTable, CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
 
 /** One dated price of one catalog card, as an import hands it over. */
@@ -69,77 +69,94 @@ export class PriceStore {
   }
 
   /**
-   * Writes one import's rows in one transaction, upserting by (catalog, row key); rows whose
-   * content did not change are not written. Any failure rolls all of it back.
+   * Writes one import's rows, upserting by (catalog, row key); rows whose content did not change
+   * are not written. As for catalog imports (`CatalogStore.applyImport`), the rows to write are
+   * decided outside any transaction and staged in `catalog_price_import_rows` by short statements,
+   * then moved in with one INSERT … SELECT in one transaction: all or nothing, with SQLite's one
+   * write lock held only for SQLite's own work. An upsert writes a row's whole content, so an
+   * import meeting another of the same file writes the same rows; only its counts may differ.
    */
   async applyImport(input: PriceImport): Promise<PriceImportOutcome> {
-    return this.db.transaction().execute(async (trx) => {
-      const sources = [...new Set(input.rows.map((r) => r.source))];
-      const existing = new Map<string, string>();
-      for (const source of sources) {
-        const rows = await trx.selectFrom('catalog_prices').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
-        for (const r of rows) existing.set(r.row_key, r.content_hash);
-      }
-      const now = new Date().toISOString();
-      const outcome = { created: 0, updated: 0, unchanged: 0 };
-      const pending: Insertable<CatalogPricesTable>[] = [];
+    const sources = [...new Set(input.rows.map((r) => r.source))];
+    const existing = new Map<string, string>();
+    for (const source of sources) {
+      const rows = await this.db.selectFrom('catalog_prices').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
+      for (const r of rows) existing.set(r.row_key, r.content_hash);
+    }
+    // Rows of an import that died before it finished: nothing reads them; a day is far longer than any import.
+    await this.db.deleteFrom('catalog_price_import_rows').where('created_at', '<', new Date(Date.now() - 86_400_000).toISOString()).execute();
+    const importId = randomUUID();
+    const now = new Date().toISOString();
+    const outcome = { created: 0, updated: 0, unchanged: 0 };
+    const total = input.rows.length;
+    let written = 0;
+    let staged = 0;
+    try {
+      let batch: Insertable<CatalogPriceImportRowsTable>[] = [];
+      let skipped = 0;
+      const flush = async () => {
+        if (batch.length) await this.db.insertInto('catalog_price_import_rows').values(batch).execute();
+        staged += batch.length;
+        written += batch.length + skipped;
+        if (batch.length + skipped) input.onProgress?.(written, total);
+        batch = [];
+        skipped = 0;
+      };
       for (const p of input.rows) {
         const content_hash = hashOf(p);
         const before = existing.get(p.rowKey);
         if (before === content_hash) {
           outcome.unchanged++;
-          continue;
+          skipped++;
+        } else {
+          if (before === undefined) outcome.created++;
+          else outcome.updated++;
+          batch.push({
+            import_id: importId,
+            row_key: p.rowKey,
+            card_key: p.cardKey,
+            source: p.source,
+            date: p.date,
+            price: p.price,
+            currency: p.currency,
+            graded: this.store.dialect === 'sqlite' ? Number(p.graded) : p.graded,
+            grade: p.grade,
+            qualifier: p.qualifier,
+            volume: p.volume,
+            extra: JSON.stringify(p.extra),
+            content_hash,
+            created_at: now,
+          });
         }
-        if (before === undefined) outcome.created++;
-        else outcome.updated++;
-        pending.push({
-          catalog_id: input.catalogId,
-          row_key: p.rowKey,
-          card_key: p.cardKey,
-          source: p.source,
-          date: p.date,
-          price: p.price,
-          currency: p.currency,
-          graded: this.store.dialect === 'sqlite' ? Number(p.graded) : p.graded,
-          grade: p.grade,
-          qualifier: p.qualifier,
-          volume: p.volume,
-          extra: JSON.stringify(p.extra),
-          content_hash,
-          created_at: now,
-          updated_at: now,
-        });
+        if (batch.length + skipped >= batchRows) await flush();
       }
-      const total = input.rows.length;
-      let written = input.rows.length - pending.length;
-      for (let i = 0; i < pending.length; i += batchRows) {
-        const batch = pending.slice(i, i + batchRows);
-        await trx
-          .insertInto('catalog_prices')
-          .values(batch)
-          .onConflict((oc) =>
-            oc.columns(['catalog_id', 'row_key']).doUpdateSet((eb) => ({
-              card_key: eb.ref('excluded.card_key'),
-              source: eb.ref('excluded.source'),
-              date: eb.ref('excluded.date'),
-              price: eb.ref('excluded.price'),
-              currency: eb.ref('excluded.currency'),
-              graded: eb.ref('excluded.graded'),
-              grade: eb.ref('excluded.grade'),
-              qualifier: eb.ref('excluded.qualifier'),
-              volume: eb.ref('excluded.volume'),
-              extra: eb.ref('excluded.extra'),
-              content_hash: eb.ref('excluded.content_hash'),
-              updated_at: eb.ref('excluded.updated_at'),
-            })),
-          )
-          .execute();
-        written += batch.length;
-        input.onProgress?.(written, total);
+      await flush();
+      return await this.db.transaction().execute(async (trx) => {
+        if (staged > 0) {
+          const pg = this.store.dialect === 'postgres';
+          const typed = (value: string, type: string) => (pg ? sql`cast(${value} as ${sql.raw(type)})` : sql`${value}`);
+          const result = await sql`
+            INSERT INTO catalog_prices (catalog_id, row_key, card_key, source, date, price, currency, graded, grade, qualifier, volume, extra, content_hash, created_at, updated_at)
+            SELECT ${typed(input.catalogId, 'uuid')}, row_key, card_key, source, date, price, currency, graded, grade, qualifier, volume, extra, content_hash,
+                   ${typed(now, 'timestamptz')}, ${typed(now, 'timestamptz')}
+            FROM catalog_price_import_rows WHERE import_id = ${importId}
+            ON CONFLICT (catalog_id, row_key) DO UPDATE SET
+              card_key = excluded.card_key, source = excluded.source, date = excluded.date, price = excluded.price,
+              currency = excluded.currency, graded = excluded.graded, grade = excluded.grade, qualifier = excluded.qualifier,
+              volume = excluded.volume, extra = excluded.extra, content_hash = excluded.content_hash, updated_at = excluded.updated_at`.execute(trx);
+          const moved = Number(result.numAffectedRows ?? 0);
+          if (moved !== staged) throw new Error(`price import ${importId}: ${staged} rows staged, ${moved} found to write`);
+        }
+        const { n } = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', input.catalogId).executeTakeFirstOrThrow();
+        return { ...outcome, total: Number(n) };
+      });
+    } finally {
+      try {
+        await this.db.deleteFrom('catalog_price_import_rows').where('import_id', '=', importId).execute();
+      } catch {
+        // The next import removes them after a day; the import's own outcome (or error) is what matters.
       }
-      const { n } = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', input.catalogId).executeTakeFirstOrThrow();
-      return { ...outcome, total: Number(n) };
-    });
+    }
   }
 
   private toPrice(r: Selectable<CatalogPricesTable>): StoredPrice {

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely prepares every statement anew; with a server issuing the same few shapes of SQL, a
@@ -51,4 +52,32 @@ export function startCheckpointer(db: SQLite.Database, file: string, intervalMs 
   return async () => {
     await worker.terminate();
   };
+}
+
+/**
+ * Kysely begins SQLite transactions deferred: the write lock is taken at the first write. A
+ * transaction that reads first then meets a write another process (the admin CLI, the server)
+ * committed after its read cannot take the lock without losing that read, and SQLite fails it at
+ * once with SQLITE_BUSY, whatever the busy timeout: a price import failed so while the server
+ * wrote (bench/catalog-import.ts). Begun IMMEDIATE, a transaction takes the lock at its start and
+ * waits for it under the busy timeout like any single write. Within one process Kysely's one
+ * SQLite connection runs one transaction at a time anyway.
+ */
+export class ImmediateTransactionsDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateTransactionsDriver(this.#config);
+  }
+}
+
+class ImmediateTransactionsDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
 }
