@@ -1,19 +1,20 @@
 /**
  * What a running server feels while an administrator imports a catalog (issue 18), on SQLite.
  *
- * SQLite has one writer at a time, and better-sqlite3 waits for the lock synchronously: while an
- * import holds it, every write of the server (a session row, a queue claim, a credit) blocks the
- * server's event loop, for up to the busy timeout (5 s), and then fails. The bench plays the
- * server: one connection opened as the server opens it (WAL, busy_timeout 5000) writes one small
- * row every 20 ms, and each write's time is what the event loop lost to it. The imports run as an
- * administrator runs them, `loupe catalog import` in another process, on the full shared catalogs:
+ * SQLite has one writer at a time. The bench plays the server: a store opened as the server opens
+ * it (`openStore`: Kysely over better-sqlite3, the server's busy handling) writes one small row
+ * every 20 ms. Per write, how long it waited; and, all along, the longest the event loop went
+ * without running a 5 ms timer (better-sqlite3 waits for a lock synchronously: a write that waits
+ * on the event loop stalls every request). The imports run as an administrator runs them,
+ * `loupe catalog import` / `loupe prices import` in another process, on the full shared files:
  *  1. baseline: the same writes with no import running (same run);
  *  2. Pokémon cards and sets into an empty database;
  *  3. MTG printings and sets (58,638 cards), a new catalog;
  *  4. the same MTG files again (nothing changes);
  *  5. the booster-pool supplement into the MTG catalog (rows of another source and rank);
  *  6. and 7. `loupe prices import` of the TCGplayer history (Pokémon) and the MTGO tix prices (MTG).
- * Per step: the import's wall time, and the writes' count, p50, p99, longest and failed.
+ * Per step: the import's wall time, the writes' count, p50, p99, longest and failed, and the
+ * event loop's longest stall.
  *
  *   npm run bench -- catalog-import
  */
@@ -21,7 +22,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { openStore } from '../src/store/database.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -36,38 +37,41 @@ try {
 }
 
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-bench-import-'));
-// Made and migrated as the server makes it, then closed: the probe is a plain connection.
-await (await openStore({ dataDir })).close();
-const file = path.join(dataDir, 'loupe.db');
-const probe = new SQLite(file);
-probe.pragma('journal_mode = WAL');
-probe.pragma('synchronous = NORMAL');
-probe.pragma('busy_timeout = 5000');
-probe.exec('CREATE TABLE IF NOT EXISTS bench_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL)');
-const insert = probe.prepare('INSERT INTO bench_probe (at) VALUES (?)');
+const server = await openStore({ dataDir, backgroundCheckpoints: true });
+await sql`CREATE TABLE IF NOT EXISTS bench_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL)`.execute(server.db);
 
 interface Probed {
   times: number[];
   failed: number;
+  /** The longest gap between runs of a 5 ms timer. */
+  stall: number;
 }
 
-/** Writes one row every `probeEveryMs` until `until` settles; each write's time is an event-loop stall. */
+/** Writes one row every `probeEveryMs` until `until` settles, timing each write and the event loop. */
 async function probeWhile(until: Promise<unknown>): Promise<Probed> {
   const times: number[] = [];
   let failed = 0;
   let done = false;
   void until.finally(() => (done = true));
+  let last = performance.now();
+  let stall = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stall = Math.max(stall, now - last);
+    last = now;
+  }, 5);
   while (!done) {
     const t = performance.now();
     try {
-      insert.run(new Date().toISOString());
+      await sql`INSERT INTO bench_probe (at) VALUES (${new Date().toISOString()})`.execute(server.db);
     } catch {
       failed++;
     }
     times.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, probeEveryMs));
   }
-  return { times, failed };
+  clearInterval(timer);
+  return { times, failed, stall };
 }
 
 function runImport(args: string[]): Promise<{ ms: number; result: Record<string, unknown> }> {
@@ -92,8 +96,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 console.log(`# catalog-import bench — ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores, SQLite, one server write every ${probeEveryMs} ms\n`);
-console.log('| step | import s (read / write) | rows created / updated / unchanged | server writes | p50 ms | p99 ms | longest ms | failed |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| step | import s (read / write) | rows created / updated / unchanged | server writes | p50 ms | p99 ms | longest ms | failed | event loop longest stall ms |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 
 const steps: Array<{ name: string; args?: string[] }> = [
   { name: 'baseline: no import (3 s)' },
@@ -121,7 +125,7 @@ for (const step of steps) {
     cells = [`${(wall / 1000).toFixed(1)} (${secs.read} / ${secs.write})`, `${prices ? 'prices ' : ''}${rows.created} / ${rows.updated} / ${rows.unchanged}`];
   }
   const t = probed.times;
-  console.log(`| ${step.name} | ${cells.join(' | ')} | ${t.length} | ${ms(pct(t, 0.5))} | ${ms(pct(t, 0.99))} | ${ms(Math.max(...t))} | ${probed.failed} |`);
+  console.log(`| ${step.name} | ${cells.join(' | ')} | ${t.length} | ${ms(pct(t, 0.5))} | ${ms(pct(t, 0.99))} | ${ms(Math.max(...t))} | ${probed.failed} | ${ms(probed.stall)} |`);
 }
-probe.close();
+await server.close();
 await fs.rm(dataDir, { recursive: true, force: true });

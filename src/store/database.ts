@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, type ColumnType, type Generated } from 'kysely';
 import { migrate } from './migrate.ts';
 import { prepareHotStatements } from './pg-tuning.ts';
-import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer } from './sqlite-tuning.ts';
+import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -394,6 +394,13 @@ export function pgTimestampToIso(v: string): string {
 }
 pg.types.setTypeParser(1184, pgTimestampToIso);
 
+/**
+ * The admin CLI and the server may write at the same time: a statement waits for the other's
+ * lock instead of failing, up to 10 s, never more than 20 ms of it on the event loop (the
+ * dialect sets the connection's busy timeout; sqlite-tuning.ts `BusyWait`).
+ */
+const sqliteBusyWait: BusyWait = { syncMs: 20, totalMs: 10_000 };
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
@@ -413,12 +420,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    // The admin CLI and the server may write at the same time; wait for the lock instead of failing.
-    sqlite.pragma('busy_timeout = 5000');
     // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
     sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect({ database: cachePreparedStatements(sqlite) }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect({ database: cachePreparedStatements(sqlite) }, sqliteBusyWait) });
     store = {
       db,
       dialect: 'sqlite',

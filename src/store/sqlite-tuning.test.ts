@@ -2,9 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './database.ts';
+import { ImmediateTransactionsDialect } from './sqlite-tuning.ts';
 
 describe('SQLite transactions beside another process writing', () => {
   let dir: string;
@@ -42,5 +43,54 @@ describe('SQLite transactions beside another process writing', () => {
     // Once it committed, the other connection writes again.
     other.prepare("INSERT INTO tx_probe (who) VALUES ('other')").run();
     expect(other.prepare('SELECT who FROM tx_probe ORDER BY id').all()).toEqual([{ who: 'server' }, { who: 'other' }]);
+  });
+
+  /** The longest the event loop went without running a 5 ms timer, while `work` ran. */
+  async function longestStall(work: Promise<unknown>): Promise<number> {
+    let last = performance.now();
+    let longest = 0;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      longest = Math.max(longest, now - last);
+      last = now;
+    }, 5);
+    try {
+      await work;
+    } finally {
+      clearInterval(timer);
+    }
+    return longest;
+  }
+
+  it('waits for another process\'s lock with the event loop free, then writes', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('COMMIT'), 400);
+    const start = performance.now();
+    const write = sql`INSERT INTO tx_probe (who) VALUES ('waited')`.execute(store.db);
+    const stall = await longestStall(write);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(350);
+    // better-sqlite3 waits synchronously for at most the 20 ms busy timeout at a time.
+    expect(stall).toBeLessThan(150);
+    expect(other.prepare("SELECT count(*) AS n FROM tx_probe WHERE who = 'waited'").get()).toEqual({ n: 1 });
+    // A transaction waits alike at its BEGIN.
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.exec('COMMIT'), 300);
+    const tx = store.db.transaction().execute((trx) => sql`INSERT INTO tx_probe (who) VALUES ('waited in a transaction')`.execute(trx));
+    expect(await longestStall(tx)).toBeLessThan(150);
+  });
+
+  it('gives up with SQLITE_BUSY when the lock stays taken past the whole wait', async () => {
+    const db = new Kysely<Record<string, never>>({ dialect: new ImmediateTransactionsDialect({ database: new SQLite(store.file!) }, { syncMs: 5, totalMs: 200 }) });
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const start = performance.now();
+      const err = await sql`INSERT INTO tx_probe (who) VALUES ('never')`.execute(db).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(performance.now() - start).toBeGreaterThanOrEqual(150);
+      expect(performance.now() - start).toBeLessThan(1000);
+    } finally {
+      other.exec('COMMIT');
+      await db.destroy();
+    }
   });
 });

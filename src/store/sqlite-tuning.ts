@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely prepares every statement anew; with a server issuing the same few shapes of SQL, a
@@ -55,29 +55,95 @@ export function startCheckpointer(db: SQLite.Database, file: string, intervalMs 
 }
 
 /**
+ * How the server's SQLite connection waits for another process's write lock (the admin CLI's
+ * import). better-sqlite3 waits synchronously, on the event loop: with SQLite's busy timeout
+ * alone every request stalled while a server write waited. The connection's own busy timeout is
+ * kept short (`syncMs`); a statement that still finds the lock busy is tried again after an
+ * asynchronous pause, the event loop free meanwhile, until `totalMs` have passed.
+ */
+export interface BusyWait {
+  syncMs: number;
+  totalMs: number;
+}
+
+/**
  * Kysely begins SQLite transactions deferred: the write lock is taken at the first write. A
  * transaction that reads first then meets a write another process (the admin CLI, the server)
  * committed after its read cannot take the lock without losing that read, and SQLite fails it at
  * once with SQLITE_BUSY, whatever the busy timeout: a price import failed so while the server
  * wrote (bench/catalog-import.ts). Begun IMMEDIATE, a transaction takes the lock at its start and
- * waits for it under the busy timeout like any single write. Within one process Kysely's one
- * SQLite connection runs one transaction at a time anyway.
+ * waits for it like any single write. Within one process Kysely's one SQLite connection runs one
+ * transaction at a time anyway. Queries that meet a busy lock wait as `BusyWait` says.
  */
 export class ImmediateTransactionsDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #busy: BusyWait;
 
-  constructor(config: SqliteDialectConfig) {
-    super(config);
-    this.#config = config;
+  constructor(config: SqliteDialectConfig, busy: BusyWait) {
+    const withTimeout: SqliteDialectConfig = {
+      ...config,
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw(`pragma busy_timeout = ${Math.round(busy.syncMs)}`));
+        await config.onCreateConnection?.(connection);
+      },
+    };
+    super(withTimeout);
+    this.#config = withTimeout;
+    this.#busy = busy;
   }
 
   override createDriver(): Driver {
-    return new ImmediateTransactionsDriver(this.#config);
+    return new ImmediateTransactionsDriver(this.#config, this.#busy.totalMs);
   }
 }
 
 class ImmediateTransactionsDriver extends SqliteDriver {
+  #patient: PatientConnection | undefined;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly busyTotalMs: number,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    // One SQLite connection, handed out under Kysely's mutex: one wrapper for it.
+    return (this.#patient ??= new PatientConnection(connection, this.busyTotalMs));
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/**
+ * Tries a statement refused with SQLITE_BUSY again after a pause (2, 4, … 50 ms). Safe to repeat:
+ * a refused statement did nothing, and with transactions begun IMMEDIATE the lock is met by
+ * `BEGIN` (or, rarely, `COMMIT`, which SQLite says to retry), not midway. SQLITE_BUSY_SNAPSHOT,
+ * a read that can no longer become a write, is never retried.
+ */
+class PatientConnection implements DatabaseConnection {
+  constructor(
+    private readonly inner: DatabaseConnection,
+    private readonly totalMs: number,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const start = performance.now();
+    for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_BUSY_RECOVERY') || performance.now() - start + pause > this.totalMs) throw err;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
   }
 }
