@@ -138,6 +138,7 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     })(),
     cardCount: rows.size,
     onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
+    readAs: existing ? { id: existing.id, version: existing.version } : null,
   });
   return {
     catalog: outcome.catalog.name,

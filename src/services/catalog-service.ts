@@ -74,7 +74,7 @@ export class CatalogService {
     } catch (err) {
       if (err instanceof CatalogFileError) throw new ServiceError(400, 'catalog_file_invalid', `${err.message}. Nothing was imported; the catalog is as it was.`);
       if (err instanceof CatalogKindConflict) throw new ServiceError(409, 'catalog_kind_conflict', `Catalog ${err.catalog} holds ${err.kind} cards; import ${request.kind} cards into another catalog (--catalog NAME).`);
-      if (err instanceof CatalogChangedDuringImport) throw new ServiceError(409, 'catalog_changed', `Catalog ${err.catalog} was changed by another import while this one read its files. Nothing was imported; the catalog is as the other import left it. Run this import again.`);
+      if (err instanceof CatalogChangedDuringImport) throw new ServiceError(409, 'catalog_changed', `Catalog ${err.catalog} was changed by another import (of cards, sets or reference images) while this one read its files. Nothing was imported; the catalog is as the other import left it. Run this import again.`);
       throw err;
     }
   }

@@ -84,6 +84,12 @@ export interface CatalogImport {
   cardCount: number;
   /** Rows written so far (sets and cards), after each batch. */
   onProgress?: (written: number, total: number) => void;
+  /**
+   * The catalog as the importer found it before reading its files (null: absent), whose sets
+   * the rows were read against: the import is refused (`CatalogChangedDuringImport`) if another
+   * import changed the catalog since. Left out, the check starts at `applyImport`'s own read.
+   */
+  readAs?: { id: string; version: number } | null;
 }
 
 export interface CatalogImportOutcome {
@@ -128,11 +134,20 @@ export class CatalogKindConflict extends Error {
   }
 }
 
-/** Another import changed the catalog between this import's read of it and its write: nothing was written. */
+/**
+ * Another import (of cards, sets or reference images: each moves the version) changed the
+ * catalog between this import's read of it and its write: nothing was written.
+ */
 export class CatalogChangedDuringImport extends Error {
   constructor(readonly catalog: string) {
     super(`catalog ${catalog} was changed by another import while this one ran`);
   }
+}
+
+/** Whether the catalog read first (null: absent) is still the one found now; an empty catalog made meanwhile counts as absent. */
+function sameCatalog(first: { id: string; version: number } | null, now: CatalogSummary | null): boolean {
+  if (first === null) return now === null || (now.version === 0 && now.cards === 0);
+  return now !== null && now.id === first.id && now.version === first.version;
 }
 
 /**
@@ -383,6 +398,7 @@ export class CatalogStore {
 
     const before = await this.get(input.catalog);
     if (before && before.kind !== input.kind) throw new CatalogKindConflict(before.name, before.kind);
+    if (input.readAs !== undefined && !sameCatalog(input.readAs, before)) throw new CatalogChangedDuringImport(input.catalog);
     const existingSets = new Map(before ? (await this.db.selectFrom('catalog_sets').select(['code', 'content_hash', 'source_rank']).where('catalog_id', '=', before.id).execute()).map((r) => [r.code, r]) : []);
     const sets = emptyCounts();
     const setRows: Omit<Insertable<CatalogSetsTable>, 'catalog_id'>[] = [];
@@ -455,8 +471,7 @@ export class CatalogStore {
 
       return await this.db.transaction().execute(async (trx) => {
         const { catalog, created } = await this.claim(trx, input.catalog, input.kind);
-        const unchangedSinceRead = before ? catalog.id === before.id && catalog.version === before.version : catalog.version === 0 && catalog.cards === 0;
-        if (!unchangedSinceRead) throw new CatalogChangedDuringImport(input.catalog);
+        if (!sameCatalog(before, catalog)) throw new CatalogChangedDuringImport(input.catalog);
         for (let i = 0; i < setRows.length; i += batchRows) {
           await trx
             .insertInto('catalog_sets')

@@ -423,7 +423,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
     sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect({ database: cachePreparedStatements(sqlite) }, sqliteBusyWait) });
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect(cachePreparedStatements(sqlite), sqliteBusyWait) });
     store = {
       db,
       dialect: 'sqlite',

@@ -72,15 +72,23 @@ describe('SQLite transactions beside another process writing', () => {
     // better-sqlite3 waits synchronously for at most the 20 ms busy timeout at a time.
     expect(stall).toBeLessThan(150);
     expect(other.prepare("SELECT count(*) AS n FROM tx_probe WHERE who = 'waited'").get()).toEqual({ n: 1 });
-    // A transaction waits alike at its BEGIN.
+    // A transaction waits alike, at its BEGIN: not even its first read runs before the lock is free.
     other.exec('BEGIN IMMEDIATE');
     setTimeout(() => other.exec('COMMIT'), 300);
-    const tx = store.db.transaction().execute((trx) => sql`INSERT INTO tx_probe (who) VALUES ('waited in a transaction')`.execute(trx));
+    const begun = performance.now();
+    let firstRead = 0;
+    const tx = store.db.transaction().execute(async (trx) => {
+      firstRead = performance.now() - begun;
+      await sql`SELECT count(*) FROM tx_probe`.execute(trx);
+      await sql`INSERT INTO tx_probe (who) VALUES ('waited in a transaction')`.execute(trx);
+    });
     expect(await longestStall(tx)).toBeLessThan(150);
+    expect(firstRead).toBeGreaterThanOrEqual(250);
+    expect(other.prepare("SELECT count(*) AS n FROM tx_probe WHERE who = 'waited in a transaction'").get()).toEqual({ n: 1 });
   });
 
   it('gives up with SQLITE_BUSY when the lock stays taken past the whole wait', async () => {
-    const db = new Kysely<Record<string, never>>({ dialect: new ImmediateTransactionsDialect({ database: new SQLite(store.file!) }, { syncMs: 5, totalMs: 200 }) });
+    const db = new Kysely<Record<string, never>>({ dialect: new ImmediateTransactionsDialect(new SQLite(store.file!), { syncMs: 5, totalMs: 200 }) });
     other.exec('BEGIN IMMEDIATE');
     try {
       const start = performance.now();

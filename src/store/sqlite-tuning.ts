@@ -77,23 +77,24 @@ export interface BusyWait {
  */
 export class ImmediateTransactionsDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #database: SQLite.Database;
   readonly #busy: BusyWait;
 
-  constructor(config: SqliteDialectConfig, busy: BusyWait) {
-    const withTimeout: SqliteDialectConfig = {
-      ...config,
+  constructor(database: SQLite.Database, busy: BusyWait) {
+    const config: SqliteDialectConfig = {
+      database,
       onCreateConnection: async (connection) => {
         await connection.executeQuery(CompiledQuery.raw(`pragma busy_timeout = ${Math.round(busy.syncMs)}`));
-        await config.onCreateConnection?.(connection);
       },
     };
-    super(withTimeout);
-    this.#config = withTimeout;
+    super(config);
+    this.#config = config;
+    this.#database = database;
     this.#busy = busy;
   }
 
   override createDriver(): Driver {
-    return new ImmediateTransactionsDriver(this.#config, this.#busy.totalMs);
+    return new ImmediateTransactionsDriver(this.#config, this.#database, this.#busy.totalMs);
   }
 }
 
@@ -102,6 +103,7 @@ class ImmediateTransactionsDriver extends SqliteDriver {
 
   constructor(
     config: SqliteDialectConfig,
+    private readonly database: SQLite.Database,
     private readonly busyTotalMs: number,
   ) {
     super(config);
@@ -110,7 +112,7 @@ class ImmediateTransactionsDriver extends SqliteDriver {
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
     // One SQLite connection, handed out under Kysely's mutex: one wrapper for it.
-    return (this.#patient ??= new PatientConnection(connection, this.busyTotalMs));
+    return (this.#patient ??= new PatientConnection(connection, this.database, this.busyTotalMs));
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -118,26 +120,34 @@ class ImmediateTransactionsDriver extends SqliteDriver {
   }
 }
 
+const busyCodes = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_RECOVERY', 'SQLITE_BUSY_SNAPSHOT']);
+
 /**
- * Tries a statement refused with SQLITE_BUSY again after a pause (2, 4, … 50 ms). Safe to repeat:
- * a refused statement did nothing, and with transactions begun IMMEDIATE the lock is met by
- * `BEGIN` (or, rarely, `COMMIT`, which SQLite says to retry), not midway. SQLITE_BUSY_SNAPSHOT,
- * a read that can no longer become a write, is never retried.
+ * Tries a statement refused with SQLITE_BUSY again after a pause (2, 4, … 50 ms). A refused
+ * statement did nothing, so repeating it is safe while the transaction it belongs to is as it
+ * was: outside a transaction (a single statement, or `BEGIN`), or inside one that is still open
+ * (with transactions begun IMMEDIATE the lock is met at `BEGIN` or, rarely, `COMMIT`, which
+ * SQLite says to retry). A transaction SQLite rolled back on the error is never continued: its
+ * next statements would run outside it. Inside a transaction SQLITE_BUSY_SNAPSHOT (a read that
+ * can no longer become a write) is not retried either.
  */
 class PatientConnection implements DatabaseConnection {
   constructor(
     private readonly inner: DatabaseConnection,
+    private readonly database: SQLite.Database,
     private readonly totalMs: number,
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const start = performance.now();
+    const inTransaction = this.database.inTransaction;
     for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
       try {
         return await this.inner.executeQuery<R>(query);
       } catch (err) {
         const code = (err as { code?: unknown }).code;
-        if ((code !== 'SQLITE_BUSY' && code !== 'SQLITE_BUSY_RECOVERY') || performance.now() - start + pause > this.totalMs) throw err;
+        const retryable = typeof code === 'string' && busyCodes.has(code) && (inTransaction ? this.database.inTransaction && code !== 'SQLITE_BUSY_SNAPSHOT' : true);
+        if (!retryable || performance.now() - start + pause > this.totalMs) throw err;
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
