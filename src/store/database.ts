@@ -244,24 +244,12 @@ export interface CatalogCardsTable {
   updated_at: Timestamp;
 }
 
-/** Card rows an import will write, staged before its transaction (migration 011). */
-export interface CatalogImportRowsTable {
+/**
+ * Card rows an import will write, staged before its transaction (migration 011): a card row
+ * without its catalog, source and rank (the import's own, given when they move in).
+ */
+export interface CatalogImportRowsTable extends Omit<CatalogCardsTable, 'catalog_id' | 'source' | 'source_rank' | 'updated_at'> {
   import_id: string;
-  card_key: string;
-  set_code: string | null;
-  set_name: string | null;
-  name: string;
-  name_norm: string;
-  number: string | null;
-  number_norm: string | null;
-  rarity: string | null;
-  year: string | null;
-  fields: Json;
-  links: Json;
-  aliases: Json;
-  flags: Json;
-  content_hash: string;
-  created_at: Timestamp;
 }
 
 /** Price rows an import will write, staged before its transaction (migration 011). */
