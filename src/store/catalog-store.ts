@@ -3,6 +3,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import { normalizeName } from '../catalog/card-keys.ts';
 import type { CatalogCardsTable, CatalogImportRowsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
+import { selectedValue, withStagedImport } from './import-staging.ts';
 
 export interface CatalogSummary {
   id: string;
@@ -428,10 +429,7 @@ export class CatalogStore {
     }
 
     const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
-    // Rows of an import that died before it finished: nothing reads them; a day is far longer than any import.
-    await this.db.deleteFrom('catalog_import_rows').where('created_at', '<', new Date(Date.now() - 86_400_000).toISOString()).execute();
-    const importId = randomUUID();
-    try {
+    return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
       const cards = emptyCounts();
@@ -514,23 +512,15 @@ export class CatalogStore {
           .executeTakeFirstOrThrow();
         return { catalog: this.toSummary(row), createdCatalog: created, sets, cards };
       });
-    } finally {
-      try {
-        await this.db.deleteFrom('catalog_import_rows').where('import_id', '=', importId).execute();
-      } catch {
-        // The next import removes them after a day; the import's own outcome (or error) is what matters.
-      }
-    }
+    });
   }
 
   /**
    * The staged rows of one import into the catalog's cards, in one statement, so the work under
    * the write lock is SQLite's (or PostgreSQL's) own. Returns the rows inserted or updated.
-   * PostgreSQL types a bare parameter in a select list as text, hence the casts there.
    */
   private async moveStagedCards(trx: Transaction<Database>, importId: string, catalogId: string, source: string, rank: number, now: string): Promise<number> {
-    const pg = this.store.dialect === 'postgres';
-    const typed = (value: string | number, type: string) => (pg ? sql`cast(${value} as ${sql.raw(type)})` : sql`${value}`);
+    const typed = (value: string | number, type: Parameters<typeof selectedValue>[2]) => selectedValue(this.store.dialect, value, type);
     const result = await sql`
       INSERT INTO catalog_cards (catalog_id, card_key, set_code, set_name, name, name_norm, number, number_norm, rarity, year,
                                  fields, links, aliases, flags, source, source_rank, content_hash, created_at, updated_at)

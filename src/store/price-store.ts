@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import {
   PRICE_CURRENCY,
@@ -14,6 +14,7 @@ import {
 } from '../catalog/price-stats.ts';
 import type { CatalogPriceImportRowsTable, CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
+import { selectedValue, withStagedImport } from './import-staging.ts';
 
 /** One dated price of one catalog card, as an import hands it over. */
 export interface PriceInput {
@@ -83,15 +84,12 @@ export class PriceStore {
       const rows = await this.db.selectFrom('catalog_prices').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
       for (const r of rows) existing.set(r.row_key, r.content_hash);
     }
-    // Rows of an import that died before it finished: nothing reads them; a day is far longer than any import.
-    await this.db.deleteFrom('catalog_price_import_rows').where('created_at', '<', new Date(Date.now() - 86_400_000).toISOString()).execute();
-    const importId = randomUUID();
     const now = new Date().toISOString();
     const outcome = { created: 0, updated: 0, unchanged: 0 };
     const total = input.rows.length;
     let written = 0;
     let staged = 0;
-    try {
+    return withStagedImport(this.db, 'catalog_price_import_rows', async (importId) => {
       let batch: Insertable<CatalogPriceImportRowsTable>[] = [];
       let skipped = 0;
       const flush = async () => {
@@ -133,8 +131,7 @@ export class PriceStore {
       await flush();
       return await this.db.transaction().execute(async (trx) => {
         if (staged > 0) {
-          const pg = this.store.dialect === 'postgres';
-          const typed = (value: string, type: string) => (pg ? sql`cast(${value} as ${sql.raw(type)})` : sql`${value}`);
+          const typed = (value: string, type: Parameters<typeof selectedValue>[2]) => selectedValue(this.store.dialect, value, type);
           const result = await sql`
             INSERT INTO catalog_prices (catalog_id, row_key, card_key, source, date, price, currency, graded, grade, qualifier, volume, extra, content_hash, created_at, updated_at)
             SELECT ${typed(input.catalogId, 'uuid')}, row_key, card_key, source, date, price, currency, graded, grade, qualifier, volume, extra, content_hash,
@@ -150,13 +147,7 @@ export class PriceStore {
         const { n } = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', input.catalogId).executeTakeFirstOrThrow();
         return { ...outcome, total: Number(n) };
       });
-    } finally {
-      try {
-        await this.db.deleteFrom('catalog_price_import_rows').where('import_id', '=', importId).execute();
-      } catch {
-        // The next import removes them after a day; the import's own outcome (or error) is what matters.
-      }
-    }
+    });
   }
 
   private toPrice(r: Selectable<CatalogPricesTable>): StoredPrice {

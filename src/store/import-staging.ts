@@ -1,0 +1,37 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database, DialectName } from './database.ts';
+
+/** The tables imports stage their rows in before one transaction moves them in (migration 011). */
+export type StagingTable = 'catalog_import_rows' | 'catalog_price_import_rows';
+
+/** Longer than any import: staged rows older than this belong to one that died before it finished. */
+const abandonedAfterMs = 86_400_000;
+
+/**
+ * Runs `work` with a fresh import id whose rows it stages in `table`, and removes those rows
+ * afterwards whatever happens (and, before, rows an earlier import left by dying: nothing reads
+ * them). The catalog and price imports stage alike (`CatalogStore.applyImport`,
+ * `PriceStore.applyImport`).
+ */
+export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTable, work: (importId: string) => Promise<T>): Promise<T> {
+  await db.deleteFrom(table).where('created_at', '<', new Date(Date.now() - abandonedAfterMs).toISOString()).execute();
+  const importId = randomUUID();
+  try {
+    return await work(importId);
+  } finally {
+    try {
+      await db.deleteFrom(table).where('import_id', '=', importId).execute();
+    } catch {
+      // The next import removes them after a day; the import's own outcome (or error) is what matters.
+    }
+  }
+}
+
+/**
+ * A parameter in the select list of an INSERT … SELECT: PostgreSQL types a bare one as text,
+ * which a uuid, integer or timestamptz column refuses, so it is cast there; SQLite takes it as is.
+ */
+export function selectedValue(dialect: DialectName, value: string | number, pgType: 'uuid' | 'text' | 'integer' | 'timestamptz'): RawBuilder<unknown> {
+  return dialect === 'postgres' ? sql`cast(${value} as ${sql.raw(pgType)})` : sql`${value}`;
+}
