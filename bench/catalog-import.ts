@@ -3,8 +3,9 @@
  *
  * SQLite has one writer at a time. The bench plays the server: a store opened as the server opens
  * it (`openStore`: Kysely over better-sqlite3, the server's busy handling) writes one small row
- * every 20 ms. Per write, how long it waited; and, all along, the longest the event loop went
- * without running a 5 ms timer (better-sqlite3 waits for a lock synchronously: a write that waits
+ * every 20 ms, and beside it reads one row every 20 ms (a request that only reads, such as a
+ * session's GET). Per write and per read, how long it waited; and, all along, the longest the event
+ * loop went without running a 5 ms timer (better-sqlite3 waits for a lock synchronously: a write that waits
  * on the event loop stalls every request). The imports run as an administrator runs them,
  * `loupe catalog import` / `loupe prices import` in another process, on the full shared files:
  *  1. baseline: the same writes with no import running (same run);
@@ -13,8 +14,8 @@
  *  4. the same MTG files again (nothing changes);
  *  5. the booster-pool supplement into the MTG catalog (rows of another source and rank);
  *  6. and 7. `loupe prices import` of the TCGplayer history (Pokémon) and the MTGO tix prices (MTG).
- * Per step: the import's wall time, the writes' count, p50, p99, longest and failed, and the
- * event loop's longest stall.
+ * Per step: the import's wall time, the writes' count, p50, p99, longest and failed, the reads'
+ * p50, p99 and longest, and the event loop's longest stall.
  *
  *   npm run bench -- catalog-import
  */
@@ -43,6 +44,7 @@ await sql`CREATE TABLE IF NOT EXISTS bench_probe (id INTEGER PRIMARY KEY, at TEX
 interface Probed {
   times: number[];
   failed: number;
+  reads: number[];
   /** The longest gap between runs of a 5 ms timer. */
   stall: number;
 }
@@ -60,6 +62,19 @@ async function probeWhile(until: Promise<unknown>): Promise<Probed> {
     stall = Math.max(stall, now - last);
     last = now;
   }, 5);
+  const reads: number[] = [];
+  const reading = (async () => {
+    while (!done) {
+      const t = performance.now();
+      try {
+        await sql`SELECT id, at FROM bench_probe ORDER BY id DESC LIMIT 1`.execute(server.db);
+      } catch {
+        failed++;
+      }
+      reads.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, probeEveryMs));
+    }
+  })();
   while (!done) {
     const t = performance.now();
     try {
@@ -70,8 +85,9 @@ async function probeWhile(until: Promise<unknown>): Promise<Probed> {
     times.push(performance.now() - t);
     await new Promise((r) => setTimeout(r, probeEveryMs));
   }
+  await reading;
   clearInterval(timer);
-  return { times, failed, stall };
+  return { times, failed, reads, stall };
 }
 
 function runImport(args: string[]): Promise<{ ms: number; result: Record<string, unknown> }> {
@@ -96,8 +112,8 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
 console.log(`# catalog-import bench — ${new Date().toISOString().slice(0, 10)}, ${os.availableParallelism()} cores, SQLite, one server write every ${probeEveryMs} ms\n`);
-console.log('| step | import s (read / write) | rows created / updated / unchanged | server writes | p50 ms | p99 ms | longest ms | failed | event loop longest stall ms |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| step | import s (read / write) | rows created / updated / unchanged | server writes | p50 ms | p99 ms | longest ms | failed (writes and reads) | reads p50 / p99 / longest ms | event loop longest stall ms |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 
 const steps: Array<{ name: string; args?: string[] }> = [
   { name: 'baseline: no import (3 s)' },
@@ -125,7 +141,7 @@ for (const step of steps) {
     cells = [`${(wall / 1000).toFixed(1)} (${secs.read} / ${secs.write})`, `${prices ? 'prices ' : ''}${rows.created} / ${rows.updated} / ${rows.unchanged}`];
   }
   const t = probed.times;
-  console.log(`| ${step.name} | ${cells.join(' | ')} | ${t.length} | ${ms(pct(t, 0.5))} | ${ms(pct(t, 0.99))} | ${ms(Math.max(...t))} | ${probed.failed} | ${ms(probed.stall)} |`);
+  console.log(`| ${step.name} | ${cells.join(' | ')} | ${t.length} | ${ms(pct(t, 0.5))} | ${ms(pct(t, 0.99))} | ${ms(Math.max(...t))} | ${probed.failed} | ${ms(pct(probed.reads, 0.5))} / ${ms(pct(probed.reads, 0.99))} / ${ms(Math.max(...probed.reads))} | ${ms(probed.stall)} |`);
 }
 await server.close();
 await fs.rm(dataDir, { recursive: true, force: true });

@@ -28,6 +28,11 @@ export interface CreatedAccount {
 const tokenPrefix = 'lp_';
 
 /** Tokens carry 256 random bits, so a fast hash is enough: nothing to brute-force. */
+/** The 402 of a charge the account's credits cannot cover. */
+export function insufficientCredits(priceKey: string, price: number): ServiceError {
+  return new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
@@ -157,9 +162,7 @@ export class AccountService {
 
   async charge(accountId: string, priceKey: string, price: number): Promise<void> {
     if (price <= 0) return;
-    if (!(await this.accounts.debit(accountId, price))) {
-      throw new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
-    }
+    if (!(await this.accounts.debit(accountId, price))) throw insufficientCredits(priceKey, price);
   }
 
   async refund(accountId: string, price: number): Promise<void> {

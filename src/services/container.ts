@@ -111,7 +111,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill] }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
-  const requests = new RequestService(requestStore, registry, accounts, signal, policy, {
+  const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
     priceOf: (type) => config.prices[`requests.${type}`] ?? 0,

@@ -8,7 +8,7 @@ import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
 import { isUniqueViolation } from '../store/database.ts';
 import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from '../store/request-store.ts';
-import { serviceEnabled, type AccountService } from './account-service.ts';
+import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import { inexactNumber } from '../util/exact-numbers.ts';
@@ -86,7 +86,6 @@ export class RequestService {
   constructor(
     private readonly requests: RequestStore,
     private readonly registry: HandlerRegistry,
-    private readonly accounts: AccountService,
     private readonly signal: QueueSignal,
     private readonly policy: AddressPolicy,
     private readonly settings: RequestSettings,
@@ -163,20 +162,14 @@ export class RequestService {
 
     const price = this.settings.priceOf(input.type);
     const charge = price * input.records.length;
-    try {
-      await this.accounts.charge(caller.accountId, `requests.${input.type}`, charge);
-    } catch (err) {
-      // the same key sent twice at once by an account that can pay for one: the second is the first's replay, not a 402
-      const first = idempotency && err instanceof ServiceError && err.status === 402 ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
-      if (first) return first;
-      throw err;
-    }
     const id = randomUUID();
     const request: Record<string, unknown> = { type: input.type, endpoint, records: echoed };
     if (input.mode !== undefined) request.mode = input.mode;
     if (input.front_weight !== undefined) request.front_weight = input.front_weight;
+    // The charge is debited in the insert's own transaction: a request is stored paid for, or not at all.
+    let row: AsyncRequestRow | null;
     try {
-      const row = await this.requests.insert({
+      row = await this.requests.insert({
         id,
         accountId: caller.accountId,
         workspaceId: caller.workspaceId,
@@ -190,16 +183,21 @@ export class RequestService {
         inputs,
         idempotency,
       });
-      this.signal.notify('requests');
-      return this.detail(row);
     } catch (err) {
-      await this.accounts.refund(caller.accountId, charge);
       // the same key sent twice at once: the one stored first is the request, the other its replay
       const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
       if (first) return first;
       if (idempotency && isUniqueViolation(err)) throw new ServiceError(409, 'idempotency_conflict', `Idempotency-Key "${idempotency.key}" was being freed as this submit arrived; send it again.`);
       throw err;
     }
+    if (!row) {
+      // the same key sent twice at once by an account that can pay for one: the second is the first's replay, not a 402
+      const first = idempotency && (await this.priorSubmit(caller.accountId, idempotency));
+      if (first) return first;
+      throw insufficientCredits(`requests.${input.type}`, charge);
+    }
+    this.signal.notify('requests');
+    return this.detail(row);
   }
 
   /** The live request an `Idempotency-Key` names, replayed; 422 when it was sent with another body; none when its retention has ended (the key is freed). */

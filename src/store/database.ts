@@ -408,10 +408,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
-    // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
-    sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+    registerFunctions(sqlite);
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
-    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect(cachePreparedStatements(sqlite), sqliteBusyWait) });
+    // Single reads run on a second connection, never queued behind a write waiting for the lock (sqlite-tuning.ts).
+    const reader = new SQLite(file);
+    registerFunctions(reader);
+    const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect(cachePreparedStatements(sqlite), sqliteBusyWait, cachePreparedStatements(reader)) });
     store = {
       db,
       dialect: 'sqlite',
@@ -429,6 +431,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     throw err;
   }
   return store;
+}
+
+/** SQL functions every connection to the embedded database needs. */
+function registerFunctions(sqlite: SQLite.Database): void {
+  // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
+  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
 }
 
 export function toIso(value: string | Date): string;

@@ -90,9 +90,25 @@ export class RequestStore {
     return this.store.dialect === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``;
   }
 
-  async insert(r: NewRequest, now = new Date()): Promise<AsyncRequestRow> {
+  /**
+   * Stores a request and debits its charge (`charged`) from the account in one transaction; null,
+   * with nothing stored or debited, when the account cannot pay. One transaction, so a submit that
+   * finds the credits gone has the request that took them already committed: two submits with one
+   * `Idempotency-Key` from an account that can pay for one are a request and its replay, never a
+   * request and a 402, whatever the backend or the timing.
+   */
+  async insert(r: NewRequest, now = new Date()): Promise<AsyncRequestRow | null> {
     const iso = now.toISOString();
-    await this.db.transaction().execute(async (trx) => {
+    const paid = await this.db.transaction().execute(async (trx) => {
+      if (r.charged > 0) {
+        const debited = await trx
+          .updateTable('accounts')
+          .set({ credits: sql`credits - ${r.charged}` })
+          .where('id', '=', r.accountId)
+          .where('credits', '>=', r.charged)
+          .executeTakeFirst();
+        if (Number(debited.numUpdatedRows) === 0) return false;
+      }
       await trx
         .insertInto('async_requests')
         .values({
@@ -123,8 +139,9 @@ export class RequestStore {
         })
         .execute();
       for (const [idx, bytes] of r.inputs) await trx.insertInto('async_request_inputs').values({ request_id: r.id, idx, bytes }).execute();
+      return true;
     });
-    return (await this.get(r.id))!;
+    return paid ? (await this.get(r.id))! : null;
   }
 
   /** The account's request submitted with this `Idempotency-Key`, and the hash of what was sent with it. */

@@ -88,6 +88,60 @@ describe('SQLite transactions beside another process writing', () => {
     expect(other.prepare("SELECT count(*) AS n FROM tx_probe WHERE who = 'waited in a transaction'").get()).toEqual({ n: 1 });
   });
 
+  it('answers a read at once while a write waits for another process\'s lock', async () => {
+    other.exec('BEGIN IMMEDIATE');
+    const released = new Promise((resolve) => setTimeout(() => resolve(other.exec('COMMIT')), 800));
+    let written = false;
+    const write = sql`INSERT INTO tx_probe (who) VALUES ('behind the lock')`.execute(store.db).then(() => (written = true));
+    await new Promise((r) => setTimeout(r, 50));
+    const start = performance.now();
+    // With one connection this read queued behind the waiting write, for the whole 800 ms.
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM tx_probe WHERE who = 'behind the lock'`.execute(store.db);
+    expect(performance.now() - start).toBeLessThan(300);
+    expect(written).toBe(false);
+    expect(rows).toEqual([{ n: 0 }]);
+    await Promise.all([write, released]);
+    // The write's commit is what the next read sees.
+    expect((await sql<{ n: number }>`SELECT count(*) AS n FROM tx_probe WHERE who = 'behind the lock'`.execute(store.db)).rows).toEqual([{ n: 1 }]);
+  });
+
+  it('keeps a transaction\'s reads on its own connection, and reads beside it see the last commit without waiting', async () => {
+    const count = async (db: Kysely<never> | typeof store.db) => (await sql<{ n: number }>`SELECT count(*) AS n FROM tx_probe WHERE who = 'in flight'`.execute(db)).rows[0]!.n;
+    let inside: number | undefined;
+    let beside: number | undefined;
+    let besideMs = Infinity;
+    await store.db.transaction().execute(async (trx) => {
+      await sql`INSERT INTO tx_probe (who) VALUES ('in flight')`.execute(trx);
+      inside = await count(trx);
+      const t = performance.now();
+      beside = await count(store.db);
+      besideMs = performance.now() - t;
+    });
+    expect(inside).toBe(1);
+    expect(beside).toBe(0);
+    expect(besideMs).toBeLessThan(300);
+    expect(await count(store.db)).toBe(1);
+    // A rolled-back transaction leaves nothing, and the writer is free for the next one.
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await sql`INSERT INTO tx_probe (who) VALUES ('in flight')`.execute(trx);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await count(store.db)).toBe(1);
+  });
+
+  it('runs a statement that writes on the writer even when it starts like a read', async () => {
+    await sql`WITH v(x) AS (SELECT 'from a with') INSERT INTO tx_probe (who) SELECT x FROM v`.execute(store.db);
+    expect(other.prepare("SELECT count(*) AS n FROM tx_probe WHERE who = 'from a with'").get()).toEqual({ n: 1 });
+    // The writer's own state is read on the writer.
+    await sql`INSERT INTO tx_probe (who) VALUES ('last')`.execute(store.db);
+    const last = other.prepare("SELECT max(id) AS id FROM tx_probe WHERE who = 'last'").get() as { id: number };
+    expect((await sql<{ id: number; n: number }>`SELECT last_insert_rowid() AS id, changes() AS n`.execute(store.db)).rows).toEqual([{ id: last.id, n: 1 }]);
+    // The reader has the server's SQL functions too.
+    expect((await sql<{ v: string }>`SELECT unicode_lower('ÉCLAIR') AS v`.execute(store.db)).rows).toEqual([{ v: 'éclair' }]);
+  });
+
   it('gives up with SQLITE_BUSY when the lock stays taken past the whole wait', async () => {
     const db = new Kysely<Record<string, never>>({ dialect: new ImmediateTransactionsDialect(new SQLite(store.file!), { syncMs: 5, totalMs: 200 }) });
     other.exec('BEGIN IMMEDIATE');

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type SQLite from 'better-sqlite3';
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryCompiler, type QueryResult, type SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely prepares every statement anew; with a server issuing the same few shapes of SQL, a
@@ -74,13 +74,17 @@ export interface BusyWait {
  * wrote (bench/catalog-import.ts). Begun IMMEDIATE, a transaction takes the lock at its start and
  * waits for it like any single write. Within one process Kysely's one SQLite connection runs one
  * transaction at a time anyway. Queries that meet a busy lock wait as `BusyWait` says.
+ *
+ * With a `reader` (a second connection to the same file), single reads outside a transaction run
+ * on it (`ReadConnectionDriver`), so they never queue behind a write that waits for the lock.
  */
 export class ImmediateTransactionsDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
   readonly #database: SQLite.Database;
   readonly #busy: BusyWait;
+  readonly #reader: SQLite.Database | undefined;
 
-  constructor(database: SQLite.Database, busy: BusyWait) {
+  constructor(database: SQLite.Database, busy: BusyWait, reader?: SQLite.Database) {
     const config: SqliteDialectConfig = {
       database,
       onCreateConnection: async (connection) => {
@@ -91,10 +95,12 @@ export class ImmediateTransactionsDialect extends SqliteDialect {
     this.#config = config;
     this.#database = database;
     this.#busy = busy;
+    this.#reader = reader;
   }
 
   override createDriver(): Driver {
-    return new ImmediateTransactionsDriver(this.#config, this.#database, this.#busy.totalMs);
+    const writer = new ImmediateTransactionsDriver(this.#config, this.#database, this.#busy.totalMs);
+    return this.#reader ? new ReadConnectionDriver(writer, this.#database, this.#reader, this.#busy) : writer;
   }
 }
 
@@ -155,5 +161,171 @@ class PatientConnection implements DatabaseConnection {
 
   streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+/** Statements that may run on the reader: a SELECT (or WITH … SELECT) that SQLite says writes nothing. */
+const readStart = /^\s*(?:select|with)\b/i;
+/** Reads of the writer connection's own state, which the reader does not share. */
+const connectionState = /\b(?:last_insert_rowid|changes|total_changes)\s*\(/i;
+
+/**
+ * Kysely's SQLite driver hands its one connection out under a mutex, to a transaction for its
+ * whole length and to a single statement for that statement. A statement that waits for another
+ * process's write lock (an admin import holds it for a second or two) then holds the mutex, and
+ * every read behind it waits too: a session's GET took 2.3 s during an MTG import
+ * (bench/catalog-import.ts). Here a second connection serves single reads outside transactions. In
+ * WAL mode a reader never waits for a writer, and each statement reads the last commit, so a
+ * request still reads what it wrote before. Writes and transactions keep the one writer, under
+ * its mutex, as before; a transaction's own reads stay on it and see its uncommitted rows.
+ * `db.connection()` no longer pins one connection for its callback: each statement is routed on
+ * its own, so work that needs one connection's state (a temporary table, an explicit BEGIN) runs
+ * in `db.transaction()` instead.
+ */
+class ReadConnectionDriver implements Driver {
+  readonly #reads: PatientConnection;
+
+  constructor(
+    private readonly writer: ImmediateTransactionsDriver,
+    private readonly writerDb: SQLite.Database,
+    private readonly reader: SQLite.Database,
+    private readonly busy: BusyWait,
+  ) {
+    this.#reads = new PatientConnection(new ReaderConnection(reader), reader, busy.totalMs);
+  }
+
+  async init(): Promise<void> {
+    this.reader.pragma(`busy_timeout = ${Math.round(this.busy.syncMs)}`);
+    // A statement routed here by mistake fails instead of writing beside the writer's lock.
+    this.reader.pragma('query_only = ON');
+    await this.writer.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    const held = await this.writer.acquireConnection();
+    try {
+      await this.writer.beginTransaction(held);
+    } catch (err) {
+      await this.writer.releaseConnection();
+      throw err;
+    }
+    routed.held = held;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    await this.writer.commitTransaction(routed.held!);
+    // Kept on failure: Kysely rolls back next, on the same connection.
+    await this.#letGo(routed);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    try {
+      await this.writer.rollbackTransaction(routed.held!);
+    } finally {
+      await this.#letGo(routed);
+    }
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.writer.savepoint((connection as RoutedConnection).held!, name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.writer.rollbackToSavepoint((connection as RoutedConnection).held!, name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    await this.writer.releaseSavepoint((connection as RoutedConnection).held!, name, compile);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const routed = connection as RoutedConnection;
+    if (!routed.held) return;
+    // A transaction left open (never committed nor rolled back) must not pass to the next user.
+    try {
+      if (this.writerDb.inTransaction) await routed.held.executeQuery(CompiledQuery.raw('rollback'));
+    } finally {
+      await this.#letGo(routed);
+    }
+  }
+
+  async destroy(): Promise<void> {
+    this.reader.close();
+    await this.writer.destroy();
+  }
+
+  async execute<R>(routed: RoutedConnection, query: CompiledQuery): Promise<QueryResult<R>> {
+    if (routed.held) return routed.held.executeQuery<R>(query);
+    if (this.#isRead(query)) return this.#reads.executeQuery<R>(query);
+    const connection = await this.writer.acquireConnection();
+    try {
+      return await connection.executeQuery<R>(query);
+    } finally {
+      await this.writer.releaseConnection();
+    }
+  }
+
+  async *stream<R>(routed: RoutedConnection, query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    // An open iterator keeps its connection busy: streams stay on the writer, under its mutex.
+    if (routed.held) {
+      yield* routed.held.streamQuery<R>(query, chunkSize);
+      return;
+    }
+    const connection = await this.writer.acquireConnection();
+    try {
+      yield* connection.streamQuery<R>(query, chunkSize);
+    } finally {
+      await this.writer.releaseConnection();
+    }
+  }
+
+  #isRead(query: CompiledQuery): boolean {
+    if (!readStart.test(query.sql) || connectionState.test(query.sql)) return false;
+    try {
+      const stmt = this.reader.prepare(query.sql);
+      return stmt.readonly && stmt.reader;
+    } catch {
+      // Not preparable on the reader (a table only the writer's connection sees): the writer runs it.
+      return false;
+    }
+  }
+
+  async #letGo(routed: RoutedConnection): Promise<void> {
+    routed.held = undefined;
+    await this.writer.releaseConnection();
+  }
+}
+
+/** What Kysely holds: every statement asks the driver where to run, until a transaction pins it to the writer. */
+class RoutedConnection implements DatabaseConnection {
+  held: DatabaseConnection | undefined;
+
+  constructor(private readonly driver: ReadConnectionDriver) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.driver.execute<R>(this, query);
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.driver.stream<R>(this, query, chunkSize);
+  }
+}
+
+class ReaderConnection implements DatabaseConnection {
+  constructor(private readonly db: SQLite.Database) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return { rows: this.db.prepare(query.sql).all(query.parameters as unknown[]) as R[] };
+  }
+
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streams run on the writer connection');
   }
 }

@@ -161,6 +161,22 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(race.map((r) => r.statusCode)).toEqual([201, 201]);
     expect(race[0]!.json().id).toBe(race[1]!.json().id);
     expect(beforeRace - (await credits())).toBe(charged);
+    // ... and by an account that can pay for one only: a request and its replay, never a request and a 402
+    for (let i = 0; i < 5; i++) {
+      await services().store.db.updateTable('accounts').set({ credits: charged }).where('id', '=', account).execute();
+      const pair = await Promise.all([submit(`broke-${i}`), submit(`broke-${i}`)]);
+      expect(pair.map((r) => r.statusCode)).toEqual([201, 201]);
+      expect(pair[0]!.json().id).toBe(pair[1]!.json().id);
+      expect(pair.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(1);
+      expect(await credits()).toBe(0);
+    }
+    // with nothing left, a new submit is a 402 that stores nothing
+    const listed = (await h.request('GET', `${base}/`, { token })).json().count;
+    const broke = await submit('broke-new');
+    expect([broke.statusCode, broke.json().code]).toEqual([402, 'insufficient_credits']);
+    expect(broke.json().detail).toMatch(/Not enough credits: requests\.flows costs \d+ credits?\./);
+    expect((await h.request('GET', `${base}/`, { token })).json().count).toBe(listed);
+    expect(await credits()).toBe(0);
   });
 
   it('a flow runs each record through its steps; states go CREATED → DONE; failed records are per-record and not charged', async () => {
