@@ -81,6 +81,29 @@ describe('card surface', () => {
     expect(glared.grade).toBe(plain.grade);
   });
 
+  it('a light line along the card\'s axis counts only when it crosses the whole art: a printed rule that stops short does not', async () => {
+    const { cv } = await loadCv();
+    const scene = await makeScene({ ...standardCard(), border: [40, 60, 140] }, 41, { noise: 4 });
+    const upright = warpCard(cv, scene.image, locateCard(cv, scene.image)!.quad, 750);
+    const c = measureCentering(upright);
+    if (!('measured' in c)) throw new Error('border not found');
+    const inset = 0.06;
+    const x0 = Math.round(upright.width * inset);
+    const span = upright.width - 2 * x0;
+    const ruled = (from: number, to: number) => {
+      const img = { ...upright, data: Uint8Array.from(upright.data) };
+      const y = Math.round(upright.height * 0.62);
+      for (let x = Math.round(x0 + from * span); x < Math.round(x0 + to * span); x++) for (let ch = 0; ch < 3; ch++) img.data[(y * img.width + x) * 3 + ch] = 215;
+      return measureSurface(cv, img, inset, c.measured.pixels);
+    };
+    expect(measureSurface(cv, upright, inset, c.measured.pixels).lines).toBe(0);
+    // An attack's rule on a Pokémon card: 0.92 of the art's span, centred (a slab photo at half size
+    // counted two of them as scratches, 1.67 widths, surface 2.7).
+    expect(ruled(0.04, 0.96).lines).toBe(0);
+    // A print line from the press runs on from edge to edge.
+    expect(ruled(0, 1).lines).toBeGreaterThan(0.8);
+  });
+
   it('a stain on the border is measured by its area, and a bigger one grades lower', async () => {
     const grades: number[] = [];
     const shares: number[] = [];

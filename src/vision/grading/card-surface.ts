@@ -48,6 +48,12 @@ const STAIN_SHIFT = 25;
 const SCRATCH_MIN = 0.08;
 /** A line within about 3° of the card's axes is axis-parallel. */
 const AXIAL_SLOPE = 0.05;
+/**
+ * Share of the art's span an axis-parallel line must cross to count: a print line from the press
+ * crosses the whole card, a printed rule stops short. At 0.9, a Pokémon card's attack rules (0.92 of
+ * the span in a slab photo at half size) counted as two scratches (docs/grading.md, "Surface").
+ */
+const PRINT_LINE_SPAN = 0.97;
 /** Grey-minus-median contrast of a faint line, followed from a crease's segments to the edge. */
 const FAINT_LINE = 8;
 /** A crease's ends lie this close to the card's edge (share of the width): printed rules and frames stop at the border, 3 % or more in. */
@@ -150,7 +156,7 @@ export function measureSurface(cv: Cv, card: RgbPixels, inset = 0.05, margins?: 
       // Printed frames, rules and text lines run along the card's axes and stop inside it; an
       // axis-parallel line counts only when it crosses the whole art (a print line does).
       const axial = Math.min(Math.abs(bx - ax), Math.abs(by - ay)) < AXIAL_SLOPE * Math.hypot(bx - ax, by - ay);
-      if (axial && Math.hypot(bx - ax, by - ay) < (Math.abs(bx - ax) > Math.abs(by - ay) ? W - 2 * x0 : H - 2 * y0) * 0.9) continue;
+      if (axial && Math.hypot(bx - ax, by - ay) < (Math.abs(bx - ax) > Math.abs(by - ay) ? W - 2 * x0 : H - 2 * y0) * PRINT_LINE_SPAN) continue;
       const steps = Math.max(Math.abs(bx - ax), Math.abs(by - ay));
       let fresh = 0;
       const pixels: number[] = [];
