@@ -168,11 +168,22 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
 }
 
 /** Categories are text (as on insert): another type is refused, not read as no category (which would lift the filter). */
-function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
+/**
+ * Why a record's `Top Category` or `Category` cannot be used, or undefined: each a non-empty string
+ * when sent. Another type is refused, not read as no category (which would lift the default
+ * filter) nor replaced by a prediction; an empty one would be voted onto the records after it.
+ */
+function categoryProblem(record: Record<string, unknown> | undefined): string | undefined {
   for (const field of ['Top Category', 'Category']) {
     const v = record?.[field];
-    if (v !== undefined && v !== null && typeof v !== 'string') throw new ServiceError(400, 'invalid_request', `${where}.${field} must be a string.`);
+    if (v !== undefined && v !== null && (typeof v !== 'string' || v.trim() === '')) return `${field} must be a non-empty string`;
   }
+  return undefined;
+}
+
+function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
+  const problem = categoryProblem(record);
+  if (problem) throw new ServiceError(400, 'invalid_request', `${where}.${problem}.`);
 }
 
 /** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
@@ -303,7 +314,11 @@ export class VisualSearchService {
     // (what is sent: a record stored before this rule updates as before)
     const colours = dominantColorsProblem(sent._dominant_colors);
     if (colours) return `_dominant_colors${colours}`;
-    if ((c.type !== 'fashion' && c.type !== 'homedecor') || !c.productField) return undefined;
+    if (c.type !== 'fashion' && c.type !== 'homedecor') return undefined;
+    // what is sent, as for the colours: the categories choose the item and filter every search from the record
+    const categories = categoryProblem(sent);
+    if (categories) return categories;
+    if (!c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
     if (typeof v === 'string' ? v.trim() === '' : !(typeof v === 'number' && Number.isFinite(v))) return `${c.productField} must be a non-empty string or a number`;

@@ -52,6 +52,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
         { _id: 'big', _base64: watch, product_id: 'q3', title: 'x'.repeat(70_000) },
         // colour search ranks by these: held to the spec's shape
         { _id: 'colours', _base64: watch, product_id: 'q4', _dominant_colors: { luv_colors: [[150, 1, 2]], percentages: [500] } },
+        // categories choose the item and filter every search from the record: never replaced by a prediction, never empty
+        { _id: 'top-number', _base64: watch, product_id: 'q5', 'Top Category': 5 },
+        { _id: 'category-list', _base64: watch, product_id: 'q6', Category: ['Clothing/Upper body'] },
+        { _id: 'category-empty', _base64: watch, product_id: 'q7', 'Top Category': '', Category: '' },
       ],
     }, shop);
     expect(res.http).toBe(400);
@@ -63,6 +67,9 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       'empty-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       'object-id': { code: 400, text: 'product_id must be a non-empty string or a number' },
       big: { code: 400, text: "the record's fields take 69 KiB of JSON; at most 64 KiB (the image not counted)" },
+      'top-number': { code: 400, text: 'Top Category must be a non-empty string' },
+      'category-list': { code: 400, text: 'Category must be a non-empty string' },
+      'category-empty': { code: 400, text: 'Top Category must be a non-empty string' },
     });
     // Skipped records come back with the fields they were sent with (spec 2 §2), not the image.
     const flag = (res.body.skipped_records as Record<string, unknown>[]).find((r) => r._id === 'flag')!;
@@ -72,6 +79,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const up = await call(`${base}/update`, { records: [{ _id: 'shoes', product_id: '' }] }, shop);
     expect(JSON.stringify(up.body)).toContain('product_id must be a non-empty string or a number');
     expect((await get('shoes')).product_id).toBe('p2');
+    const shoes = await get('shoes');
+    const typed = await call(`${base}/update`, { records: [{ _id: 'shoes', 'Top Category': 7, Category: { a: 1 } }] }, shop);
+    expect(JSON.stringify(typed.body)).toContain('Top Category must be a non-empty string');
+    expect([(await get('shoes'))['Top Category'], (await get('shoes')).Category]).toEqual([shoes['Top Category'], shoes.Category]);
   });
 
   it('stores the largest item of a photo, with categories the detector gives when the record has none', async () => {
@@ -171,7 +182,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect([twoBoxes.http, twoBoxes.body.query_records![0]!._objects![0]!.bound_box]).toEqual([200, [900, 250, 1230, 500]]);
     // categories are text: another type is refused, not read as no category (which would lift the filter)
     const typed = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Dresses', _objects: [{ bound_box: [900, 250, 1230, 500], Category: 5 }] } }, shop);
-    expect([typed.http, typed.body.detail]).toEqual([400, 'query_record._objects[0].Category must be a string.']);
+    expect([typed.http, typed.body.detail]).toEqual([400, 'query_record._objects[0].Category must be a non-empty string.']);
     // an _id query echoes what was sent with it, as an image query does
     const byId = await call(`${base}/visualKNN`, { query_record: { _id: 'look', note: 'from the app' }, k: 1 }, shop);
     expect(byId.body.query_records![0]).toMatchObject({ _id: 'look', note: 'from the app' });

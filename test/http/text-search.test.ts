@@ -173,6 +173,9 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const alone = await call('/similarity/text/photos/v2/text', { query_record: { _dominant_colors: brown } }, photos);
     expect(alone.http).toBe(200);
     expect(ids(alone.body)).toContain('plane-2');
+    // beside words, colours only re-rank the words' answers: a record of that colour alone is not brought in
+    expect(ids(alone.body).some((id) => !plain.includes(id))).toBe(true);
+    expect([...ids(boosted.body)].sort()).toEqual([...plain].sort());
     // a palette of more than 8 is accepted (it was 400), ranks by its 8 strongest, and is echoed as sent
     const long = { luv_colors: [luvOf('dark brown'), ...Array.from({ length: 9 }, () => [50, 0, 0])], percentages: [60, ...Array(9).fill(1)] };
     const ten = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'airplane', _dominant_colors: long } }, photos);

@@ -119,11 +119,9 @@ export class TextSearchService {
     if (parsed?.ok) q = parsed.query;
     else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
     else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
-    if (colors) {
-      const codes = new Map(q.codes.map((x) => [x.code, x.weight]));
-      for (const x of colorCodes(colors)) codes.set(x.code, Math.max(x.weight, codes.get(x.code) ?? 0));
-      q = { ...q, codes: [...codes].map(([code, weight]) => ({ code, weight })) };
-    }
+    // Without words, the colours' names form the query; beside words they only re-rank its candidates
+    // (docs/api-decisions.md): as query codes they brought in records of that colour and nothing else.
+    if (colors && !parsed?.ok) q = { ...q, codes: [...new Map(colorCodes(colors).map((x) => [x.code, x.weight]))].map(([code, weight]) => ({ code, weight })) };
 
     await this.products.require(c);
     const echo: Record<string, unknown> = { ...(record as Record<string, unknown>), _query_language: q.language };
