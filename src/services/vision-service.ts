@@ -4,6 +4,7 @@ import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/e
 import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
+import { inexactNumber } from '../util/exact-numbers.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
 
@@ -23,8 +24,11 @@ const faceMinProb = 0.5;
 const float7 = (x: number) => Number(x.toPrecision(7));
 
 /** What a failed task means to the client, as the record's `_status`. */
+/** A record field the server cannot keep as sent: the record's own 400, before its image is read. */
+class RecordFieldError extends Error {}
+
 export function failure(err: unknown): { code: number; text: string } {
-  if (err instanceof ImageLoadError) return { code: 400, text: err.message };
+  if (err instanceof ImageLoadError || err instanceof RecordFieldError) return { code: 400, text: err.message };
   if (err instanceof VisionTaskError) {
     return err.reason === 'timeout' ? { code: 504, text: `Error Processing Image: ${err.message}` } : { code: 500, text: `Error Processing Image: ${err.message}` };
   }
@@ -60,7 +64,7 @@ export class VisionService {
     try {
       return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
         try {
-          const bytes = await this.intake.bytes(record);
+          const bytes = await this.recordBytes(record);
           return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, typeof options === 'function' ? options(record) : options) };
         } catch (err) {
           return { error: failure(err) };
@@ -139,6 +143,17 @@ export class VisionService {
     return this.engine.upscale(bytes, factor, { maxPixels: this.intake.options.maxPixels, maxOutputPixels: o.upscaleMaxOutputPixels ?? 16_777_216, timeoutMs: o.upscaleTimeoutMs ?? 600_000 }, signal);
   }
 
+  /**
+   * A record's image. A number JSON could not keep as sent (beyond ±2^53, or the double range) is the
+   * record's 400 first: every field but the image is echoed, and would come back altered.
+   */
+  private async recordBytes(record: InputRecord): Promise<Buffer> {
+    const { _base64: _image, ...fields } = record;
+    const inexact = inexactNumber(fields);
+    if (inexact) throw new RecordFieldError(`${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`);
+    return this.intake.bytes(record);
+  }
+
   /** Card geometry for the grading jobs; refusals are ImageLoadError, failures VisionTaskError. */
   card(bytes: Buffer, op: CardOp, options: Parameters<VisionEngine['card']>[2]) {
     return this.engine.card(bytes, op, options, this.intake.options.maxPixels);
@@ -161,7 +176,7 @@ export class VisionService {
   async cardEach(records: InputRecord[], op: CardOp, options: Parameters<VisionEngine['card']>[2] = {}): Promise<CardOutcome[]> {
     const ticket = this.admit(records.length);
     try {
-      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.intake.bytes(record), op, options));
+      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.recordBytes(record), op, options));
     } finally {
       ticket.release();
     }

@@ -221,6 +221,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect(photo.statusCode, url).toBe(404);
       expect((photo.json() as { records: Rec[] }).records[0]!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     }
+    // a number JSON cannot keep as sent is that record's 400, not echoed altered (12345678901234567000)
+    const wideB64 = wide.toString('base64');
+    const inexact = await h.request('POST', '/collectibles/v2/tcg_id', { payload: `{"records":[{"_id":12345678901234567890,"_base64":"${wideB64}"},{"_id":"plain","price":9007199254740993,"_base64":"${wideB64}"},{"_id":"fine","_base64":"${wideB64}"}]}`, headers: { 'content-type': 'application/json' } });
+    const [big, price, fine] = (inexact.json() as { records: Rec[] }).records;
+    expect(big!._status).toMatchObject({ code: 400, text: expect.stringMatching(/^_id \(12345678901234567000\) cannot be kept exactly/) });
+    expect(price!._status).toMatchObject({ code: 400, text: expect.stringMatching(/^price \(9007199254740992\) cannot be kept exactly/) });
+    expect(fine!._status.code).toBe(404);
     const two = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }], analyze_all: true } });
     expect(two.statusCode).toBe(400);
     expect(JSON.stringify(two.json())).toMatch(/analyze_all takes 1 record/);
@@ -340,6 +347,16 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(queued!._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
     // the tags §4 promises on every sport result are there unhinted too: empty lists, since nothing here measures them
     expect(queued!._objects![0]!._tags).toMatchObject({ Autograph: [], 'Foil/Holo': [], Graded: [{ name: 'no' }] });
+    // Autograph: a yes-or-no hint, or words; another type is a 400, synchronously and at submit
+    const signed = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 's', _base64: card, Autograph: true }] } });
+    expect((signed.json() as { records: Rec[] }).records[0]!._objects![0]!._tags.Autograph).toEqual([{ id: 1, name: 'Yes', prob: 1, 'pre-filled': true }]);
+    expect((signed.json() as { records: Rec[] }).records[0]!.Autograph).toBe(true);
+    for (const Autograph of [5, { on: 'card' }, ['yes'], 'x'.repeat(101)]) {
+      const bad = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 's', _base64: card, Autograph }] } });
+      expect(bad.statusCode, JSON.stringify(Autograph).slice(0, 20)).toBe(400);
+      const submitted = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _id: 's', _base64: card, Autograph }] } });
+      expect([submitted.statusCode, submitted.json().detail]).toEqual([400, 'records[0].Autograph must be a boolean or a string of at most 100 characters.']);
+    }
   }, 120_000);
 
   it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {

@@ -31,6 +31,7 @@ const TcgRecord = Type.Intersect([
       Subcategory: Hint,
       'Foil/Holo': Hint,
       Rotation: Hint,
+      Autograph: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Boolean()], { description: 'A sport card signed (`true`, or words such as `on card`): returned as the pre-filled `Autograph` tag; no model here sees a signature.' })),
     },
     { additionalProperties: true },
   ),

@@ -65,6 +65,8 @@ export class CollectiblesJob implements JobHandler {
         const v = rec[field];
         if (v !== undefined && v !== null && (typeof v !== 'string' || [...v].length > max)) return `records[${i}].${field} must be a string of at most ${max} characters.`;
       }
+      const autograph = rec.Autograph;
+      if (autograph !== undefined && autograph !== null && typeof autograph !== 'boolean' && (typeof autograph !== 'string' || [...autograph].length > 100)) return `records[${i}].Autograph must be a boolean or a string of at most 100 characters.`;
     }
     const magic = family === SPORT ? records.filter((r) => r.magic_ai === true).length : 0;
     if (magic > 2) return `magic_ai takes at most 2 records per request; ${magic} were sent.`;

@@ -605,6 +605,8 @@ export class RecognitionService {
     for (const hint of family.hintTags) {
       const given = record[hint];
       if (typeof given === 'string' && given) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
+      // a yes-or-no hint (`Autograph: true`) in the words the tags use elsewhere
+      else if (typeof given === 'boolean') tags[hint] = [{ id: given ? 1 : 0, name: given ? 'Yes' : 'No', prob: 1, 'pre-filled': true }];
     }
     for (const t of family.alwaysTags ?? []) tags[t] ??= [];
     const area = polygonShare(card.quad, read.width, read.height);
