@@ -59,8 +59,10 @@ export interface VisionOptions {
   upscaleTimeoutMs?: number;
   /** Images waiting or running before new requests are turned away with 503. */
   maxQueue: number;
-  /** An image taking longer than this is stopped and its worker replaced. */
+  /** An image taking longer than this is answered as a timeout (504); its worker is replaced if it has not finished `timeoutGraceMs` later. */
   taskTimeoutMs: number;
+  /** How long a timed-out task may run on before its worker is stopped (default: 2 × the timeout, at least 10 s). */
+  timeoutGraceMs?: number;
   /** Models loaded and run once on every worker at start-up; the others load on first use. */
   warm: string[];
   /** The generic image embedding behind descriptors (see docs/models.md); empty = the default. */

@@ -156,10 +156,30 @@ describe('vision engine timeouts', () => {
     }
   }, 30_000);
 
+  it('answers a task over its limit at once, and lets its worker finish it rather than stopping it mid-call', async () => {
+    // Stopping a worker inside a native call (onnxruntime, the JPEG addon) aborted the whole process.
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 300, timeoutGraceMs: 10_000, warm: [], embedder: '', testHooks: true });
+    try {
+      const t0 = performance.now();
+      const slow = await engine.image('colors', busy(1_500), 40_000_000).catch((e: unknown) => e);
+      const answered = performance.now() - t0;
+      expect(slow).toBeInstanceOf(VisionTaskError);
+      expect((slow as VisionTaskError).reason).toBe('timeout');
+      expect((slow as VisionTaskError).message).toBe('the image took longer than 300 ms to process');
+      expect(answered).toBeLessThan(1_400);
+      // the next task waits for the same worker to finish the first, then runs: nothing was stopped
+      await engine.image('colors', busy(10), 40_000_000);
+      expect(performance.now() - t0).toBeGreaterThanOrEqual(1_450);
+      expect(engine.load.threads).toBe(1);
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
   it('after a timeout the replaced worker warms its models first and serves the next task', async () => {
     // The replacement used to take its next task cold: its start-up and model loading counted
     // against that task's limit, so it timed out too, and every one after it.
-    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 1_500, warm: ['faces'], embedder: '', testHooks: true });
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 1_500, timeoutGraceMs: 500, warm: ['faces'], embedder: '', testHooks: true });
     try {
       await engine.start();
       const stuck = await engine.image('colors', busy(20_000), 40_000_000).catch((e: unknown) => e);

@@ -258,14 +258,20 @@ export class VisionEngine {
    * a task waiting in the queue behind a burst must not time out there, and neither may one whose
    * worker is still loading models (`modelLoadTimeoutMs` bounds that instead). The worker reports
    * both moments as pool messages (`TaskProgress`) and returns its own work time, which feeds the
-   * Retry-After estimate. On a timeout piscina stops the worker and starts a replacement.
+   * Retry-After estimate. A task over its time limit is answered as a timeout at once; its worker
+   * is given `graceMs` more to finish on its own before piscina stops it and starts a replacement:
+   * a worker stopped inside a native call (onnxruntime, the JPEG decoder's addon) aborts the whole
+   * process (a probe with a 150 ms limit did so on its seventh request).
    */
   private async run(task: VisionTask, transferList: ArrayBuffer[], long?: { pool: Piscina; timeoutMs: number; signal?: AbortSignal | undefined }): Promise<unknown> {
     const timeoutMs = long?.timeoutMs ?? this.options.taskTimeoutMs;
     const id = this.nextTaskId++;
     const stop = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
     let expired: 'load' | 'work' | undefined;
+    let answerNow: (() => void) | undefined;
+    const early = new Promise<never>((_, reject) => (answerNow = () => reject(new Error('timed out'))));
     const entry: Posted = {
       phase: 'queued',
       progress: (phase) => {
@@ -274,7 +280,10 @@ export class VisionEngine {
         clearTimeout(timer);
         timer = setTimeout(() => {
           expired = phase;
-          stop.abort();
+          if (phase === 'work' && !long) {
+            answerNow!();
+            grace = setTimeout(() => stop.abort(), this.graceMs(timeoutMs));
+          } else stop.abort();
         }, phase === 'work' ? timeoutMs : modelLoadTimeoutMs);
       },
     };
@@ -282,7 +291,13 @@ export class VisionEngine {
     if (!long) this.pending++;
     try {
       const posted: PostedTask = { ...task, taskId: id };
-      const done = (await (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal })) as TaskDone;
+      const job = (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal });
+      // answered early, the task goes on: its end (or its stop) only clears the grace period
+      void job.then(
+        () => clearTimeout(grace),
+        () => clearTimeout(grace),
+      );
+      const done = (await Promise.race([job, early])) as TaskDone;
       if (!long) this.recordWork(done.workMs);
       return done.value;
     } catch (err) {
@@ -291,7 +306,7 @@ export class VisionEngine {
       if (expired === 'work') {
         // It held its worker that long: that is what it cost the queue.
         if (!long) this.recordWork(timeoutMs);
-        throw new VisionTaskError('timeout', `the image took longer than ${Math.round(timeoutMs / 1000)} s to process`);
+        throw new VisionTaskError('timeout', `the image took longer than ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${Math.round(timeoutMs / 1000)} s`} to process`);
       }
       if (expired === 'load') throw new VisionTaskError('timeout', `the vision worker took longer than ${Math.round(modelLoadTimeoutMs / 1000)} s to load its models`);
       if (/worker exited|terminated/i.test(e.message)) throw new VisionTaskError('crashed', 'the vision worker stopped while processing the image (it has been restarted)');
@@ -304,6 +319,11 @@ export class VisionEngine {
         if (entry.phase === 'work') this.working--;
       }
     }
+  }
+
+  /** How long a task over its limit may run on before its worker is stopped: long enough for any native call to return. */
+  private graceMs(timeoutMs: number): number {
+    return this.options.timeoutGraceMs ?? Math.max(10_000, 2 * timeoutMs);
   }
 
   async close(): Promise<void> {
