@@ -740,6 +740,13 @@ export class VisualSearchService {
     // records first), or a shop with its own taxonomy would get nothing back.
     checkCategories('query_record', query);
     checkCategories('query_record._objects[0]', given);
+    // the typed fields are held to the types an insert's must have, not ignored when malformed
+    for (const flag of ['extract_colors', 'extract_tags']) {
+      const v = query[flag];
+      if (v !== undefined && v !== null && typeof v !== 'boolean') throw new ServiceError(400, 'invalid_request', `query_record.${flag} must be true or false.`);
+    }
+    const colours = dominantColorsProblem(query._dominant_colors);
+    if (colours) throw new ServiceError(400, 'invalid_request', `query_record._dominant_colors${colours}.`);
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const copied = given !== undefined && given.category_source === 'detector' && text(query['Top Category']) === undefined && text(query.Category) === undefined;
     const top = text(given?.['Top Category']) ?? text(query['Top Category']);

@@ -183,6 +183,15 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // categories are text: another type is refused, not read as no category (which would lift the filter)
     const typed = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Dresses', _objects: [{ bound_box: [900, 250, 1230, 500], Category: 5 }] } }, shop);
     expect([typed.http, typed.body.detail]).toEqual([400, 'query_record._objects[0].Category must be a non-empty string.']);
+    // so are a query's typed fields, as an insert's are: not ignored when malformed
+    for (const [method, extra, detail] of [
+      ['visualTagsKNN', { _dominant_colors: 'red' }, 'query_record._dominant_colors must be an object with luv_colors and percentages.'],
+      ['visualKNN', { extract_tags: 'yes' }, 'query_record.extract_tags must be true or false.'],
+      ['visualKNN', { extract_colors: 1 }, 'query_record.extract_colors must be true or false.'],
+    ] as const) {
+      const res = await call(`${base}/${method}`, { query_record: { _base64: group, ...extra } }, shop);
+      expect([res.http, res.body.detail], method).toEqual([400, detail]);
+    }
     // an _id query echoes what was sent with it, as an image query does
     const byId = await call(`${base}/visualKNN`, { query_record: { _id: 'look', note: 'from the app' }, k: 1 }, shop);
     expect(byId.body.query_records![0]).toMatchObject({ _id: 'look', note: 'from the app' });
