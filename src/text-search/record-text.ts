@@ -4,6 +4,7 @@
  * Concept codes the lexicon finds in it are added, so "vestido rojo" is found by "red dress".
  */
 import { detectLanguage, type QueryLanguage } from './query-language.ts';
+import { itemCode, itemKinds, type ItemKind } from './lexicon/concepts.ts';
 import { conceptCodesIn, indexWords } from './query.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
@@ -62,7 +63,23 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const raw = parts.join('\n');
   const folded = foldText(raw);
   const words = wordsOf(folded);
-  if (words.length === 0) return { body: '', lang: 'simple' };
+  const items = itemCodesOf(data._objects);
+  if (words.length === 0) return { body: items.join(' '), lang: 'simple' };
   const codes = conceptCodesIn(raw);
-  return { body: [indexWords(raw), ...codes].join(' '), lang: detectLanguage(folded, words) };
+  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: detectLanguage(folded, words) };
+}
+
+/**
+ * The garment kinds a fashion record's items were found as (`_objects[].name`: `upper body`,
+ * `footwear`, …), as the codes "shirt", "chaussures" or "裙子" are read to: the server saw them,
+ * so text search finds them as it finds the objects it saw.
+ */
+function itemCodesOf(objects: unknown): string[] {
+  if (!Array.isArray(objects)) return [];
+  const out = new Set<string>();
+  for (const o of objects) {
+    const name = o && typeof o === 'object' ? (o as { name?: unknown }).name : undefined;
+    if (typeof name === 'string' && (itemKinds as readonly string[]).includes(name)) out.add(itemCode(name as ItemKind));
+  }
+  return [...out];
 }

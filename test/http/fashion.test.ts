@@ -85,6 +85,18 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect([(await get('shoes'))['Top Category'], (await get('shoes')).Category]).toEqual([shoes['Top Category'], shoes.Category]);
   });
 
+  it('finds a record by the garment the server found in it, in words of any lexicon language', async () => {
+    const look = await get('look');
+    const kind = (look._objects as Obj[])[0]!.name;
+    const words: Record<string, [string, string]> = { 'upper body': ['shirt', 'chemise'], 'lower body': ['jeans', 'pantalón'], 'full body': ['dress', 'vestido'], footwear: ['shoes', 'chaussures'] };
+    if (!words[kind]) return; // a COCO accessory: found by its object word, as any object
+    for (const word of words[kind]!) {
+      const res = await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: word }, k: 10 }, shop);
+      expect(res.http, word).toBe(200);
+      expect((res.body.answer_records as { _id: string }[]).map((r) => r._id), word).toContain('look');
+    }
+  });
+
   it('stores the largest item of a photo, with categories the detector gives when the record has none', async () => {
     const look = await get('look');
     const [item] = look._objects as Obj[];
