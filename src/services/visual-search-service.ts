@@ -318,6 +318,9 @@ export class VisualSearchService {
     // what is sent, as for the colours: the categories choose the item and filter every search from the record
     const categories = categoryProblem(sent);
     if (categories) return categories;
+    // the items the server found, which the category vote reads: a client may send them back, in their shape
+    const objects = sent._objects;
+    if (objects !== undefined && objects !== null && !(Array.isArray(objects) && objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) return '_objects must be a list of objects';
     if (!c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;

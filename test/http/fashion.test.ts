@@ -82,6 +82,9 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const shoes = await get('shoes');
     const typed = await call(`${base}/update`, { records: [{ _id: 'shoes', 'Top Category': 7, Category: { a: 1 } }] }, shop);
     expect(JSON.stringify(typed.body)).toContain('Top Category must be a non-empty string');
+    const junk = await call(`${base}/update`, { records: [{ _id: 'shoes', _objects: 'junk' }] }, shop);
+    expect(JSON.stringify(junk.body)).toContain('_objects must be a list of objects');
+    expect((await get('shoes'))._objects).toEqual(shoes._objects);
     expect([(await get('shoes'))['Top Category'], (await get('shoes')).Category]).toEqual([shoes['Top Category'], shoes.Category]);
   });
 
