@@ -27,12 +27,12 @@ export interface CreatedAccount {
 
 const tokenPrefix = 'lp_';
 
-/** Tokens carry 256 random bits, so a fast hash is enough: nothing to brute-force. */
 /** The 402 of a charge the account's credits cannot cover. */
 export function insufficientCredits(priceKey: string, price: number): ServiceError {
   return new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
 }
 
+/** Tokens carry 256 random bits, so a fast hash is enough: nothing to brute-force. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }

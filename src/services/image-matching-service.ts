@@ -3,7 +3,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/models/visual-hash.ts';
 import { echo, mapLimited, overall, recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
-import { inexactNumber } from '../util/exact-numbers.ts';
+import { inexactRecordProblem } from '../util/exact-numbers.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
 
@@ -43,10 +43,8 @@ export class ImageMatchingService {
    */
   private async hashAll(records: InputRecord[], types: readonly HashType[]): Promise<Outcome[]> {
     return mapLimited(records, perRequest, async (record): Promise<Outcome> => {
-      // every field but the image is echoed: one JSON could not keep as sent is the record's 400
-      const { _base64: _image, ...fields } = record;
-      const inexact = inexactNumber(fields);
-      if (inexact) return { record, error: `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string` };
+      const inexact = inexactRecordProblem(record);
+      if (inexact) return { record, error: inexact };
       try {
         const img = await this.intake.rgb(record, hashInputEdge);
         return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };

@@ -4,7 +4,7 @@ import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/e
 import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
-import { inexactNumber } from '../util/exact-numbers.ts';
+import { inexactRecordProblem } from '../util/exact-numbers.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
 
@@ -23,10 +23,10 @@ const faceMinProb = 0.5;
 /** Float32 carries ~7 significant digits; more in JSON is noise that triples the response size. */
 const float7 = (x: number) => Number(x.toPrecision(7));
 
-/** What a failed task means to the client, as the record's `_status`. */
 /** A record field the server cannot keep as sent: the record's own 400, before its image is read. */
 class RecordFieldError extends Error {}
 
+/** What a failed task means to the client, as the record's `_status`. */
 export function failure(err: unknown): { code: number; text: string } {
   if (err instanceof ImageLoadError || err instanceof RecordFieldError) return { code: 400, text: err.message };
   if (err instanceof VisionTaskError) {
@@ -148,9 +148,8 @@ export class VisionService {
    * record's 400 first: every field but the image is echoed, and would come back altered.
    */
   private async recordBytes(record: InputRecord): Promise<Buffer> {
-    const { _base64: _image, ...fields } = record;
-    const inexact = inexactNumber(fields);
-    if (inexact) throw new RecordFieldError(`${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`);
+    const inexact = inexactRecordProblem(record);
+    if (inexact) throw new RecordFieldError(inexact);
     return this.intake.bytes(record);
   }
 

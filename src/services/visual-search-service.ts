@@ -3,7 +3,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
-import { inexactNumber } from '../util/exact-numbers.ts';
+import { inexactRecordProblem } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
@@ -167,7 +167,6 @@ function drawnBox(value: unknown): [number, number, number, number] | undefined 
   return [x0, y0, x1, y1];
 }
 
-/** Categories are text (as on insert): another type is refused, not read as no category (which would lift the filter). */
 /**
  * Why a record's `Top Category` or `Category` cannot be used, or undefined: each a non-empty string
  * when sent. Another type is refused, not read as no category (which would lift the default
@@ -179,6 +178,11 @@ function categoryProblem(record: Record<string, unknown> | undefined): string | 
     if (v !== undefined && v !== null && (typeof v !== 'string' || v.trim() === '')) return `${field} must be a non-empty string`;
   }
   return undefined;
+}
+
+/** `_objects` as the server writes it and a client may send it back: a list of objects. */
+function isObjectList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o));
 }
 
 function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
@@ -300,9 +304,9 @@ export class VisualSearchService {
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
   private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
+    const inexact = inexactRecordProblem(record);
+    if (inexact) return inexact;
     const { _base64: _image, ...fields } = record;
-    const inexact = inexactNumber(fields);
-    if (inexact) return `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`;
     const bytes = Buffer.byteLength(JSON.stringify(fields));
     if (bytes > maxRecordFieldBytes) return `the record's fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted)`;
     for (const flag of ['extract_colors', 'extract_tags']) {
@@ -320,7 +324,7 @@ export class VisualSearchService {
     if (categories) return categories;
     // the items the server found, which the category vote reads: a client may send them back, in their shape
     const objects = sent._objects;
-    if (objects !== undefined && objects !== null && !(Array.isArray(objects) && objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) return '_objects must be a list of objects';
+    if (objects !== undefined && objects !== null && !isObjectList(objects)) return '_objects must be a list of objects';
     if (!c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -732,7 +736,7 @@ export class VisualSearchService {
    */
   private async queryItem(c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
     const domain = c.type as ItemDomain;
-    if (query._objects !== undefined && query._objects !== null && !(Array.isArray(query._objects) && query._objects.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o)))) {
+    if (query._objects !== undefined && query._objects !== null && !isObjectList(query._objects)) {
       throw new ServiceError(400, 'invalid_request', 'query_record._objects must be a list of objects, e.g. [{"bound_box": [xmin, ymin, xmax, ymax]}].');
     }
     // rule 7 searches one item, the first: a client may send back a response's whole list, the one it wants first

@@ -13,6 +13,17 @@ export function inexactNumberAt(value: unknown, at = '', depth = 0): { path: str
   return undefined;
 }
 
+/**
+ * Why a record of an image endpoint cannot be answered as sent, or undefined: a field (the image
+ * aside) holding a number JSON could not keep. Every such field is echoed or stored, and would
+ * come back altered.
+ */
+export function inexactRecordProblem(record: Record<string, unknown>): string | undefined {
+  const { _base64: _image, ...fields } = record;
+  const inexact = inexactNumber(fields);
+  return inexact && `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`;
+}
+
 /** {@link inexactNumberAt} as text for a message: `price (Infinity)`. */
 export function inexactNumber(value: unknown): string | undefined {
   const found = inexactNumberAt(value);

@@ -41,16 +41,16 @@ function dominantColorsOf(value: unknown): DominantColorsQuery | undefined {
   return { luv: kept.map((x) => x.c), percentages: kept.map((x) => x.p) };
 }
 
-/** The query's colours as concept codes, so a colour-only search has candidates. */
+/** The query's colours as concept codes, each once, so a colour-only search has candidates. */
 function colorCodes(colors: DominantColorsQuery): { code: string; weight: number }[] {
-  const out: { code: string; weight: number }[] = [];
+  const codes = new Set<string>();
   for (const luv of colors.luv) {
     const name = nameColor(luv) as ColorName;
     const family = familyOf[name];
-    out.push({ code: familyCode(family), weight: 1 });
-    if (family !== name) out.push({ code: colorCode(name), weight: 1 });
+    codes.add(familyCode(family));
+    if (family !== name) codes.add(colorCode(name));
   }
-  return out;
+  return [...codes].map((code) => ({ code, weight: 1 }));
 }
 
 
@@ -121,7 +121,7 @@ export class TextSearchService {
     else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
     // Without words, the colours' names form the query; beside words they only re-rank its candidates
     // (docs/api-decisions.md): as query codes they brought in records of that colour and nothing else.
-    if (colors && !parsed?.ok) q = { ...q, codes: [...new Map(colorCodes(colors).map((x) => [x.code, x.weight]))].map(([code, weight]) => ({ code, weight })) };
+    if (colors && !parsed?.ok) q = { ...q, codes: colorCodes(colors) };
 
     await this.products.require(c);
     const echo: Record<string, unknown> = { ...(record as Record<string, unknown>), _query_language: q.language };
