@@ -309,6 +309,12 @@ export class CatalogStore {
     return row !== undefined;
   }
 
+  /** The distinct set codes and set names on the catalog's cards (for catalogs without a sets table: Yu-Gi-Oh!, sport checklists, comics). */
+  async cardSets(catalogId: string): Promise<{ code: string | null; name: string | null }[]> {
+    const rows = await this.db.selectFrom('catalog_cards').select(['set_code', 'set_name']).distinct().where('catalog_id', '=', catalogId).execute();
+    return rows.map((r) => ({ code: r.set_code, name: r.set_name }));
+  }
+
   /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
   async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);

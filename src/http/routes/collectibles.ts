@@ -23,7 +23,7 @@ const TcgRecord = Type.Intersect([
   ImageRecordInput,
   Type.Object(
     {
-      set_code: Type.Optional(Type.String({ maxLength: 50, description: 'Limits identification to one set: its code (`sv3pt5`, `DOM`) or the code printed on its cards (`MEW`).' })),
+      set_code: Type.Optional(Type.String({ maxLength: 50, description: 'Limits identification to one set: its code (`sv3pt5`, `DOM`) or the code printed on its cards (`MEW`); for sport cards and comics, whose catalogs carry no set codes, the set name.' })),
       'Top Category': Hint,
       Category: Hint,
       Side: Hint,

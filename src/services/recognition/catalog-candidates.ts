@@ -56,8 +56,15 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
 
 const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/** What a `set_code` hint may name in a catalog without a sets table: a code or a set name its cards carry, upper-cased. */
+export function setHintKeys(cardSets: readonly { code: string | null; name: string | null }[]): Set<string> {
+  const keys = new Set<string>();
+  for (const s of cardSets) for (const k of [s.code, s.name]) if (k && k.trim()) keys.add(k.trim().toUpperCase());
+  return keys;
+}
+
 export interface CandidateFilter {
-  /** The `set_code` hint: a set's code or the code printed on its cards (`MEW`), any case. */
+  /** The `set_code` hint: a set's code or the code printed on its cards (`MEW`), any case; where the catalog has no sets table, also a set name its cards carry. */
   setCode?: string | undefined;
   /** MTG oversized (planar, scheme, vanguard) and digital-only printings are left out unless asked for. */
   includeOversized?: boolean;
@@ -78,9 +85,10 @@ export interface CatalogSearch {
 
 /**
  * Candidates from one catalog through the store's indexes: exact folded numbers, and the engine's
- * trigram name search. `known`: the catalog's sets when the caller has them already.
+ * trigram name search. `known`: the catalog's sets when the caller has them already; `cardSetCodes`:
+ * for a catalog without sets, the set codes and names its cards carry (`setHintKeys`).
  */
-export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}, known?: readonly StoredSet[]): Promise<CatalogSearch> {
+export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}, known?: readonly StoredSet[], cardSetCodes?: ReadonlySet<string>): Promise<CatalogSearch> {
   const sets = new Map((known ?? (await store.sets(catalog.id))).map((s) => [s.code, s]));
   const wanted = filter.setCode?.trim().toUpperCase();
   const setCodes = wanted
@@ -88,7 +96,7 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
     : null;
   const seen = new Map<string, StoredCard>();
   const keep = (c: StoredCard): boolean => {
-    if (setCodes && !(c.setCode !== null && (setCodes.has(c.setCode) || c.setCode.toUpperCase() === wanted))) return false;
+    if (setCodes && !(c.setCode !== null && (setCodes.has(c.setCode) || c.setCode.toUpperCase() === wanted)) && !(sets.size === 0 && c.setName?.trim().toUpperCase() === wanted)) return false;
     if (!filter.includeOversized && c.flags.includes('oversized')) return false;
     if (!filter.includeDigital && c.flags.includes('digital')) return false;
     return true;
@@ -98,9 +106,10 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
       seen.set(c.key, c);
       return candidateOf(c, sets, catalog.kind);
     });
-  // Catalogs without a sets table (Yu-Gi-Oh!, sport checklists) carry the set code on each card
-  // only; there the hint filters the candidates but cannot be told unknown beforehand.
-  const hasSet = !wanted || sets.size === 0 || (setCodes !== null && setCodes.size > 0);
+  // Catalogs without a sets table (Yu-Gi-Oh!, sport checklists, comics) carry the set on each card
+  // only, as a code (Yu-Gi-Oh!) or a name alone (sport checklists, comics): the hint names either.
+  const carried = wanted && sets.size === 0 ? (cardSetCodes ?? setHintKeys(await store.cardSets(catalog.id))) : null;
+  const hasSet = !wanted || (carried ? carried.has(wanted) : setCodes !== null && setCodes.size > 0);
   return {
     catalog,
     hasSet,

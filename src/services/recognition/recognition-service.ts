@@ -10,7 +10,7 @@ import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../v
 import { readCardText, type CardTextClues } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
-import { catalogSearch, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
+import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_SCORE, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
@@ -238,19 +238,25 @@ export class RecognitionService {
     return this.tcgId(ctx, records, options, COMICS);
   }
 
-  /** Each catalog's sets, read once per catalog version: every record's candidates need them. */
-  private readonly setCache = new Map<string, Promise<StoredSet[]>>();
+  /**
+   * Each catalog's sets, read once per catalog version: every record's candidates need them; for a
+   * catalog without sets, the set codes and names its cards carry, which tell a `set_code` hint unknown.
+   */
+  private readonly setCache = new Map<string, Promise<{ sets: StoredSet[]; cardSetCodes: ReadonlySet<string> | undefined }>>();
 
   private search(catalog: CatalogSummary, filter: CandidateFilter = {}): Promise<CatalogSearch> {
     const key = `${catalog.id}:${catalog.version}`;
-    let sets = this.setCache.get(key);
-    if (!sets) {
+    let known = this.setCache.get(key);
+    if (!known) {
       for (const k of this.setCache.keys()) if (k.startsWith(`${catalog.id}:`)) this.setCache.delete(k);
-      sets = this.catalogs.sets(catalog.id);
-      sets.catch(() => this.setCache.delete(key));
-      this.setCache.set(key, sets);
+      known = this.catalogs.sets(catalog.id).then(async (sets) => ({
+        sets,
+        cardSetCodes: sets.length === 0 ? setHintKeys(await this.catalogs.cardSets(catalog.id)) : undefined,
+      }));
+      known.catch(() => this.setCache.delete(key));
+      this.setCache.set(key, known);
     }
-    return Promise.all([sets, this.artworks?.of(catalog) ?? null]).then(async ([known, art]) => ({ ...(await catalogSearch(this.catalogs, catalog, filter, known)), art }));
+    return Promise.all([known, this.artworks?.of(catalog) ?? null]).then(async ([k, art]) => ({ ...(await catalogSearch(this.catalogs, catalog, filter, k.sets, k.cardSetCodes)), art }));
   }
 
   /**
