@@ -185,6 +185,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const oldTwo = await call(`${base}/visualKNN`, { records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
     expect(oldTwo.http).toBe(400);
     expect(oldTwo.body).toMatchObject({ code: 'too_many_records' });
+    // Both forms at once would leave one unread.
+    const both = await call(`${base}/visualKNN`, { query_record: { _id: 'look' }, records: [{ _id: 'shoes' }] }, shop);
+    expect(both.http).toBe(400);
+    expect(both.body).toMatchObject({ code: 'invalid_request', detail: expect.stringMatching(/not in both/) });
     // _objects must be a list: an object is refused, not ignored.
     const notList = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: { bound_box: [900, 250, 1230, 500] } } }, shop);
     expect(notList.http).toBe(400);

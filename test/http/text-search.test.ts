@@ -157,6 +157,13 @@ describe.each(backends)('text search API (%s)', (backend) => {
       expect(r.http, JSON.stringify(body).slice(0, 60)).toBe(400);
       expect(r.body.status.text).toMatch(/_text_data/);
     }
+    // one limit, in characters (code points), whatever the length: the same message at 1,001 and at 5,000
+    for (const n of [1001, 5000]) {
+      const long = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: 'x'.repeat(n) } }, photos);
+      expect(long.body.status.text).toMatch(/1000 characters/);
+    }
+    const emoji = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: `red ${'🐶'.repeat(990)}` } }, photos);
+    expect(emoji.body.status.text).not.toMatch(/1000 characters/);
     for (const body of [{}, { query_record: { _text_data: 5 } }, { query_record: { _text_data: 'red', _dominant_colors: { luv_colors: [[50, 0, 0]], percentages: [10, 20] } } }, { query_record: { _dominant_colors: { luv_colors: [[500, 0, 0]], percentages: [10] } } }]) {
       const r = await call('/similarity/text/photos/v2/text', body, photos);
       expect(r.http, JSON.stringify(body)).toBe(400);

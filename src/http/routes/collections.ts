@@ -220,6 +220,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         const queryOf = (body: KnnBody) => {
           // One query record, however sent: a list of several is the decision's too_many_records.
           if ((body.records?.length ?? 0) > 1) throw new ServiceError(400, 'too_many_records', `This method takes exactly one query record; ${body.records!.length} were sent.`);
+          // both sent would leave one unread, whichever it is
+          if (body.query_record !== undefined && body.records !== undefined) throw badRequest('Send the query in query_record, or in records as older clients do; not in both.');
           const query = body.query_record ?? body.records?.[0];
           if (!query) throw badRequest('query_record is required.');
           return query;

@@ -25,7 +25,7 @@ const Luv = Type.Array(Type.Number(), { minItems: 3, maxItems: 3 });
 const body = Type.Object({
   query_record: Type.Object(
     {
-      _text_data: Type.Optional(Type.String({ maxLength: 4 * maxQueryChars, description: `The text query, in any language (at most ${maxQueryChars} characters; the first 32 words are searched).` })),
+      _text_data: Type.Optional(Type.String({ maxLength: maxQueryChars, description: `The text query, in any language (at most ${maxQueryChars} characters; the first 32 words are searched).` })),
       _dominant_colors: Type.Optional(
         Type.Object(
           {
