@@ -176,6 +176,17 @@ describe('vision engine timeouts', () => {
     }
   }, 30_000);
 
+  it('on close, lets a task answered as a timeout finish in its worker before stopping the pool', async () => {
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 300, timeoutGraceMs: 10_000, warm: [], embedder: '', testHooks: true });
+    const t0 = performance.now();
+    const slow = await engine.image('colors', busy(1_500), 40_000_000).catch((e: unknown) => e);
+    expect((slow as VisionTaskError).reason).toBe('timeout');
+    expect(performance.now() - t0).toBeLessThan(1_400);
+    await engine.close();
+    // closed only once the worker was done with the 1.5 s of work, not mid-task
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(1_450);
+  }, 30_000);
+
   it('after a timeout the replaced worker warms its models first and serves the next task', async () => {
     // The replacement used to take its next task cold: its start-up and model loading counted
     // against that task's limit, so it timed out too, and every one after it.

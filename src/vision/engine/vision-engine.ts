@@ -75,6 +75,8 @@ export class VisionEngine {
   private reserved = 0;
   /** Posted tasks by id, for the progress messages of their workers. */
   private readonly posted = new Map<number, Posted>();
+  /** Every posted task until its worker is done with it (one answered as a timeout goes on running): `close` waits for them. */
+  private readonly unfinished = new Set<Promise<void>>();
   private nextTaskId = 1;
   /** The latest work times of request-pool tasks (ms in a worker, queue and model loads excluded). */
   private readonly workMs: number[] = [];
@@ -293,10 +295,12 @@ export class VisionEngine {
       const posted: PostedTask = { ...task, taskId: id };
       const job = (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal });
       // answered early, the task goes on: its end (or its stop) only clears the grace period
-      void job.then(
+      const finished = job.then(
         () => clearTimeout(grace),
         () => clearTimeout(grace),
       );
+      this.unfinished.add(finished);
+      void finished.then(() => this.unfinished.delete(finished));
       const done = (await Promise.race([job, early])) as TaskDone;
       if (!long) this.recordWork(done.workMs);
       return done.value;
@@ -326,7 +330,17 @@ export class VisionEngine {
     return this.options.timeoutGraceMs ?? Math.max(10_000, 2 * timeoutMs);
   }
 
+  /**
+   * Stops the pools once the tasks still in their workers are done, for at most as long as a timed-out
+   * task's grace: destroying a pool terminates its workers, and a worker stopped inside a native call
+   * aborts the whole process (a task answered as a timeout is still running in one).
+   */
   async close(): Promise<void> {
+    if (this.unfinished.size > 0) {
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all(this.unfinished), new Promise<void>((resolve) => (bound = setTimeout(resolve, this.graceMs(this.options.taskTimeoutMs))))]);
+      clearTimeout(bound);
+    }
     await Promise.all([this.poolInstance?.destroy(), this.longPoolInstance?.destroy()]);
   }
 }
