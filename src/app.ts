@@ -97,6 +97,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
         .send(notFound ? { detail: 'Not found: an id in the path is longer than any id the server makes.', code: 'not_found' } : { detail: 'The URL is not valid (a percent-escape does not decode).', code: 'invalid_request' });
     },
     clientErrorHandler: handleClientError,
+    // Node answers an HTTP/1.1 request without Host with a bare 400 before the app sees it; the
+    // app's own check (below) answers it in the house shape, and lets /health through, as for HTTP/1.0
+    http: { requireHostHeader: false },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();

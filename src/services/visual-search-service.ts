@@ -226,8 +226,14 @@ interface Tally {
   /** nearDupsInsert's records skipped as near duplicates of stored ones */
   near: number;
   capacityHit: boolean;
+  /** The record each skip answers, to list the skips in request order at the end */
+  skipped: Map<Out, InputRecord>;
 }
-const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, near: 0, capacityHit: false });
+const newTally = (): Tally => ({ answers: [], skips: [], duplicates: 0, near: 0, capacityHit: false, skipped: new Map() });
+const skip = (t: Tally, record: InputRecord, out: Out): number => {
+  t.skipped.set(out, record);
+  return t.skips.push(out);
+};
 
 const skipped = (ctx: SearchContext, record: Out, code: number, text: string, more: Record<string, unknown> = {}): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId }, ...more } });
 
@@ -450,7 +456,7 @@ export class VisualSearchService {
     }
     const stored = new Set(tally.answers.map((a) => a._id));
     await extras.refund(candidates.filter((x) => !stored.has(x.id)).map((x) => x.record));
-    return this.inserted(ctx, clock, records.length, tally);
+    return this.inserted(ctx, clock, records, tally);
   }
 
   /**
@@ -463,11 +469,11 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) tally.skips.push(skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
-      else if (missing) tally.skips.push(skipped(ctx, echo(record), 400, missing));
+      if (id === undefined) skip(tally, record, skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
+      else if (missing) skip(tally, record, skipped(ctx, echo(record), 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
-        tally.skips.push(skipped(ctx, echo(record), 411, `_id ${id} appears twice in the request`));
+        skip(tally, record, skipped(ctx, echo(record), 411, `_id ${id} appears twice in the request`));
       } else {
         seen.add(id);
         candidates.push({ record, id });
@@ -477,7 +483,7 @@ export class VisualSearchService {
     return candidates.filter((x) => {
       if (!existing.has(x.id)) return true;
       tally.duplicates++;
-      tally.skips.push(skipped(ctx, echo(x.record), 411, `_id ${x.id} already exists`));
+      skip(tally, x.record, skipped(ctx, echo(x.record), 411, `_id ${x.id} already exists`));
       return false;
     });
   }
@@ -491,8 +497,8 @@ export class VisualSearchService {
     let model = c.model;
     embedded.forEach((o, i) => {
       const x = candidates[i]!;
-      if ('error' in o) return tally.skips.push(skipped(ctx, echo(x.record), o.error.code, o.error.text));
-      if (model !== null && o.ok.model !== model) return tally.skips.push(skipped(ctx, echo(x.record), 409, mismatch(model, o.ok.model)));
+      if ('error' in o) return skip(tally, x.record, skipped(ctx, echo(x.record), o.error.code, o.error.text));
+      if (model !== null && o.ok.model !== model) return skip(tally, x.record, skipped(ctx, echo(x.record), 409, mismatch(model, o.ok.model)));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
       const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
@@ -510,10 +516,10 @@ export class VisualSearchService {
         tally.answers.push(project(stored, fields, ['_id']));
       } else if (o.refused === 'duplicate') {
         tally.duplicates++;
-        tally.skips.push(skipped(ctx, echo(sent[i]!), 411, `_id ${row.recordId} already exists`));
+        skip(tally, sent[i]!, skipped(ctx, echo(sent[i]!), 411, `_id ${row.recordId} already exists`));
       } else {
         tally.capacityHit = true;
-        tally.skips.push(skipped(ctx, echo(sent[i]!), 412, `the collection is full (capacity ${c.capacity} records)`));
+        skip(tally, sent[i]!, skipped(ctx, echo(sent[i]!), 412, `the collection is full (capacity ${c.capacity} records)`));
       }
     });
   }
@@ -533,8 +539,12 @@ export class VisualSearchService {
   }
 
   /** 210 all inserted, 211 some, 412 none for lack of room, 411 none as all existed, else 400. */
-  private inserted(ctx: SearchContext, clock: { done(): Statistics }, asked: number, t: Tally): Envelope {
+  private inserted(ctx: SearchContext, clock: { done(): Statistics }, records: InputRecord[], t: Tally): Envelope {
+    const asked = records.length;
     const n = t.answers.length;
+    // skips are found in stages (form, repeats, stored ids, images, room): answered in request order
+    const at = new Map(records.map((r, i) => [r, i]));
+    t.skips.sort((a, b) => (at.get(t.skipped.get(a)!) ?? 0) - (at.get(t.skipped.get(b)!) ?? 0));
     // every record already stored, by _id or (nearDupsInsert) as a near duplicate: "Response as insert", 411
     const code = n === asked ? 210 : n ? 211 : t.capacityHit ? 412 : t.duplicates + t.near === asked ? 411 : 400;
     const text = { 210: 'Inserted', 211: 'Some records were not inserted', 411: t.near ? 'All records already exist or are near duplicates of stored records' : 'All records already exist', 412: 'Storage capacity exceeded', 400: 'No record was inserted' }[code]!;
@@ -567,8 +577,10 @@ export class VisualSearchService {
     const { deleted, seq } = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
     if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
     const gone = new Set(deleted.map((d) => d.recordId));
+    // one answer per record asked for, as get gives: an `_id` sent twice is answered twice, not dropped
+    const answers = ids.flatMap((id) => (id !== undefined && gone.has(id) ? [{ _id: id }] : []));
     const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
-    return { status: this.foundStatus(ctx, deleted.length, records.length, 220, skips, 'Some records were not found'), answer_records: deleted.map((d) => ({ _id: d.recordId })), skipped_records: skips, answer_count: deleted.length, statistics: clock.done() };
+    return { status: this.foundStatus(ctx, answers.length, records.length, 220, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
   /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
@@ -937,7 +949,7 @@ export class VisualSearchService {
         const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
         if (near.length) {
           tally.near++;
-          tally.skips.push({
+          skip(tally, x.record, {
             ...echo(x.record),
             _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
           });
@@ -946,7 +958,7 @@ export class VisualSearchService {
       }
       await this.storeEmbedded(ctx, current, [x], [o], fields, tally);
     }
-    return this.inserted(ctx, clock, records.length, tally);
+    return this.inserted(ctx, clock, records, tally);
   }
 
   /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */

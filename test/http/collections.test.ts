@@ -117,6 +117,15 @@ describe.each(backends)('collections API (%s)', (backend) => {
       ['num-b64', { code: 400, text: expect.stringContaining('_base64 must be a string'), request_id: expect.any(String) }],
       ['long-url', { code: 400, text: expect.stringContaining('_url is longer than 8192'), request_id: expect.any(String) }],
     ]);
+    // skips found at different stages (an image, a stored id, a repeat, a form) come back in request order
+    const staged = await call(`${base}/insert`, { records: [{ _id: 'bad-img', _base64: 'bm90IGFuIGltYWdl' }, { _id: 'leo-2', _base64: img('Leopards', 2) }, { _id: 'twice', _base64: img('Leopards', 3) }, { _id: 'twice', _base64: img('Leopards', 3) }, { _id: null }] }, c);
+    expect(staged.body.answer_records).toEqual([{ _id: 'twice' }]);
+    expect(staged.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { code: number } }).status.code])).toEqual([
+      ['bad-img', 400],
+      ['leo-2', 411],
+      ['twice', 411],
+      [null, 400],
+    ]);
   }, 120_000);
 
   it('insert beyond capacity is 412', async () => {
@@ -266,6 +275,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const badId = await call(`${base}/get`, { records: [{ _id: null }, { _id: 'leo-1' }] }, c);
     expect(badId.body.answer_records.map((r) => r._id)).toEqual(['leo-1']);
     expect(badId.body.skipped_records![0]).toMatchObject({ _id: null, _reason: { status: { code: 400 } } });
+    // only ids of the wrong form, or with unknown ones: the envelope's 400 (it was a 500: the answer's schema lacked it)
+    for (const path of ['get', 'delete']) {
+      for (const records of [[{ _id: null }], [{ _id: 'nope' }, { _id: 1.5 }]]) {
+        const r = await call(`${base}/${path}`, { records }, c);
+        expect([r.http, r.body.status.code], `${path} ${JSON.stringify(records)}`).toEqual([400, 400]);
+        expect(r.body.skipped_records).toHaveLength(records.length);
+      }
+    }
     const everything = await call(`${base}/deleteByFilter`, { filter: { $or: [{ product_id: 'x' }, {}] } }, c);
     expect(everything.http).toBe(400);
     const byFilter = await call(`${base}/deleteByFilter`, { filter: { product_id: 'plane' } }, c);
@@ -273,8 +290,10 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(2);
     const knn = await call(`${base}/visualKNN`, { query_record: { _id: 'leo-1' }, k: 10, product_field: '' }, c);
     expect(knn.body.answer_records.map((r) => r._id).sort()).toEqual(['leo-1', 'leo-2']);
-    const deleted = await call(`${base}/delete`, { records: [{ _id: 'leo-1' }, { _id: 'leo-2' }] }, c);
+    const deleted = await call(`${base}/delete`, { records: [{ _id: 'leo-1' }, { _id: 'leo-2' }, { _id: 'leo-1' }] }, c);
     expect([deleted.http, deleted.body.status.code]).toEqual([220, 220]);
+    // an _id sent twice is answered twice, as get answers it
+    expect(deleted.body.answer_records.map((r) => r._id)).toEqual(['leo-1', 'leo-2', 'leo-1']);
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(0);
   }, 60_000);
 
@@ -339,9 +358,11 @@ describe.each(backends)('collections API (%s)', (backend) => {
       expect(o.answer_records).toHaveLength(2);
       expect(o.answer_distances[0]).toBeLessThanOrEqual(o.answer_distances[1]!);
     }
-    const none = await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 1) }, detection_task_id: 'face', k: 1 }, c);
+    // older clients' one-record list, as visualKNN takes it
+    const none = await call(`${base}/detectKNN`, { records: [{ _base64: img('Leopards', 1) }], detection_task_id: 'face', k: 1 }, c);
     // l1 and l1-copy hold the same image: either may come first.
     expect(['l1', 'l1-copy']).toContain(none.body.answer_records[0]!._id);
+    expect(JSON.stringify((await call(`${base}/detectKNN`, { detection_task_id: 'face' }, c)).body)).toMatch(/query_record is required/);
     expect((await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 1) }, detection_task_id: 'cars' }, c)).http).toBe(400);
 
     const pairs = await h.request('POST', `${base}/allNearDupPairs`, { body: { radius: 0.5 }, headers: { 'collection-id': c.id }, token: c.token });

@@ -39,7 +39,7 @@ const multiAnswers: Answers = { 200: 'OK', 206: 'Some query records were not use
 const answersOf: Record<string, Answers> = {
   '/insert': inserted,
   '/nearDupsInsert': inserted,
-  '/get': found(205, 'All records found'),
+  '/get': { ...found(205, 'All records found'), 400: 'None found: every `_id` was of the wrong form, or those that were not are not stored (each record says why in `skipped_records`)' },
   '/update': {
     ...found(205, 'All records updated'),
     400: 'None updated: the new images could not be loaded (each record says why in `skipped_records`)',
@@ -48,7 +48,7 @@ const answersOf: Record<string, Answers> = {
     500: 'None updated: the new images could not be processed',
     504: 'None updated: the new images took too long to process',
   },
-  '/delete': found(220, 'All records deleted'),
+  '/delete': { ...found(220, 'All records deleted'), 400: 'None deleted: every `_id` was of the wrong form, or those that were not are not stored (each record says why in `skipped_records`)' },
   '/visualKNNMulti': multiAnswers,
   '/visualTagsKNNMulti': multiAnswers,
 };
@@ -320,7 +320,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           '/detectKNN',
           'Detect objects in the query image, then search with each',
           Type.Object({
-            query_record: ImageRecordInput,
+            query_record: Type.Optional(ImageRecordInput),
+            records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
             detection_task_id: Type.Optional(Type.String({ maxLength: 100, default: 'objects', description: '`objects` (COCO-80), `person` or `face`.' })),
             k: Type.Optional(K),
             from: Type.Optional(From),
@@ -328,8 +329,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             filter: Type.Optional(Filter),
           }),
           async (request) => {
-            const body = request.body as { query_record: never; detection_task_id?: string; k?: number; from?: number; fields_to_return?: string[]; filter?: object };
-            return visualSearch.detectKnn(ctx(request), await collectionOf(request), body.query_record, { task: body.detection_task_id ?? 'objects', k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+            const body = request.body as KnnBody & { detection_task_id?: string };
+            return visualSearch.detectKnn(ctx(request), await collectionOf(request), queryOf(body), { task: body.detection_task_id ?? 'objects', k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
           },
           config.limits.matchBodyBytes,
         );
