@@ -18,6 +18,13 @@ describe('dropNullOptionals', () => {
     expect(body).toEqual({ query_record: { must: null, price: null }, note: null, records: [{ color: null }] });
   });
 
+  it("keeps null where a union allows it (a client app's name sent as null is its own)", () => {
+    const client = Type.Object({ client: Type.Optional(Nullable(Type.Object({ name: Type.Optional(Type.Union([Type.String(), Type.Number(), Type.Null()])), os: Type.Optional(Type.Union([Type.String(), Type.Number()])) }, { additionalProperties: true }))) });
+    const body = { client: { name: null, os: null, foo: null } };
+    dropNullOptionals(client, body);
+    expect(body).toEqual({ client: { name: null, foo: null } });
+  });
+
   it('leaves other values alone', () => {
     const body = { k: 5, query_record: { _text_data: 'red', must: 'x' } };
     dropNullOptionals(schema, body);

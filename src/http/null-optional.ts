@@ -11,11 +11,14 @@ type Schema = {
   required?: string[];
   items?: Schema;
   allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
   nullable?: boolean;
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const allowsNull = (s: Schema) => s.nullable === true || s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
+// a union lets null through when one of its branches does (`Type.Union([Type.String(), Type.Null()])`)
+const allowsNull = (s: Schema): boolean => s.nullable === true || s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(allowsNull);
 
 export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): void {
   if (depth > 16 || !isObject(schema)) return;

@@ -29,7 +29,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   try {
     meta = await open().metadata();
   } catch (err) {
-    throw pixelLimitError(err, limits.imagePixels) ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, limits.imagePixels, bytes, 'JPEG, PNG or WebP') ?? new ImageLoadError('the data is not a readable image');
   }
   const ext = meta.format ? accepted[meta.format] : undefined;
   if (!ext) {

@@ -34,7 +34,7 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     originalWidth = (swap ? meta.height : meta.width) ?? 0;
     originalHeight = (swap ? meta.width : meta.height) ?? 0;
   } catch (err) {
-    throw pixelLimitError(err, maxPixels) ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, maxPixels, bytes, 'PNG, JPEG, TIFF, WebP or GIF') ?? new ImageLoadError('the data is not a readable image');
   }
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`, 400, 'unsupported_image_format');

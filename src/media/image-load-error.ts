@@ -14,9 +14,21 @@ export class ImageLoadError extends Error {
   }
 }
 
-/** libvips refuses to even describe an image over `limitInputPixels`: that is a bomb, not garbage. */
-export function pixelLimitError(err: unknown, limit: number): ImageLoadError | undefined {
-  return /pixel limit/i.test((err as Error)?.message ?? '') ? tooManyPixels(limit) : undefined;
+/**
+ * libvips refuses to even describe an image over `limitInputPixels`: that is a bomb, not garbage.
+ * An SVG (never accepted) is refused for its format, whatever size it declares: `accepted` names the
+ * formats the caller takes, for the message.
+ */
+export function pixelLimitError(err: unknown, limit: number, bytes?: Buffer, accepted?: string): ImageLoadError | undefined {
+  if (!/pixel limit/i.test((err as Error)?.message ?? '')) return undefined;
+  if (bytes && accepted && looksLikeMarkup(bytes)) return new ImageLoadError(`format svg is not accepted; send ${accepted}`, 400, 'unsupported_image_format');
+  return tooManyPixels(limit);
+}
+
+/** Text that opens with a tag (after a byte-order mark and white space): SVG, or XML that claims to be it. */
+function looksLikeMarkup(bytes: Buffer): boolean {
+  const head = bytes.subarray(0, 256).toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  return head.startsWith('<');
 }
 
 export function tooManyPixels(limit: number, width?: number, height?: number): ImageLoadError {

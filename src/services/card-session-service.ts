@@ -147,6 +147,12 @@ export const gradingMaxBytes = 64 * 1024;
  */
 const rowsPerTurn = 25;
 export const metaDataMaxBytes = 64 * 1024;
+/**
+ * `alternatives` and `price_stats`: the spec caps their items (10), not their size; uncapped, a few
+ * rows of megabytes each made a list page too large to serialise (a 500 on every page), so each
+ * takes at most what grading may take.
+ */
+export const sideListMaxBytes = 64 * 1024;
 export const clientMaxBytes = 4 * 1024;
 
 /** The spec's documented values, by their key; any case is accepted and stored as the spec spells them. */
@@ -504,6 +510,9 @@ export class CardSessionService {
         errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
       } else if (!inexact && badFinalGrade(row.grading)) {
         errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
+      } else if (!inexact) {
+        const large = (['alternatives', 'price_stats'] as const).find((f) => row[f] !== undefined && row[f] !== null && Buffer.byteLength(JSON.stringify(row[f])) > sideListMaxBytes);
+        if (large) errors.push({ row: i, field: `identifications[${i}].${large}`, message: `must be at most ${sideListMaxBytes} bytes of JSON` });
       }
       out.push({ ...row, seenIso, gradingJson, grade: gradeOf(row.grading) });
     }

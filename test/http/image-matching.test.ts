@@ -188,6 +188,7 @@ describe('image matching', () => {
       ['a truncated JPEG', () => ({ _base64: jpeg.subarray(0, 3000).toString('base64') }), /corrupt or truncated/],
       ['a PNG bomb', () => ({ _base64: pngBomb().toString('base64') }), /more than \d+ pixels/],
       ['an SVG', () => ({ _base64: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>').toString('base64') }), /format svg is not accepted/],
+      ['a large SVG', () => ({ _base64: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>').toString('base64') }), /format svg is not accepted/],
       ['a URL answering 404', () => ({ _url: `${srv.base}/missing.jpg` }), /HTTP 404/],
       ['a URL serving text', () => ({ _url: `${srv.base}/text.jpg` }), /not a readable image/],
       ['a URL over the byte limit', () => ({ _url: `${srv.base}/huge` }), /larger than/],

@@ -129,6 +129,8 @@ describe.each(backends)('card images (%s)', (backend) => {
       ['a truncated JPEG', async () => (await photo(400, 300)).subarray(0, 2000).toString('base64'), 400, 'invalid_image'],
       ['a GIF', async () => (await photo(50, 50, 'gif')).toString('base64'), 400, 'unsupported_image_format'],
       ['a TIFF', async () => (await photo(50, 50, 'tiff')).toString('base64'), 400, 'unsupported_image_format'],
+      // refused for its format whatever size it declares (a large one was answered as too many pixels)
+      ['an SVG declaring 100000 x 100000', async () => Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"/>').toString('base64'), 400, 'unsupported_image_format'],
       ['a decompression bomb (PNG claiming 100000 x 100000)', async () => pngBomb(100_000, 100_000).toString('base64'), 413, 'image_too_large'],
       ['an empty string of spaces', async () => '   ', 400, 'invalid_image'],
     ];

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AnyObject, Nullable, StringEnum } from '../../schemas/common.ts';
+import { sideListMaxBytes } from '../../../services/card-session-service.ts';
 
 const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
 
@@ -89,9 +90,9 @@ export const IdentificationInput = Type.Object(
     subcategory: text(100),
     distance: Type.Optional(Nullable(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'Distance of the best match; lower is closer.' }))),
     confidence: Type.Optional(Nullable(Confidence)),
-    links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50 }))),
-    alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
-    price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10 }))),
+    links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' }))),
+    alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10, description: `At most 10 items and ${sideListMaxBytes / 1024} KiB of JSON.` }))),
+    price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10, description: `At most 10 items and ${sideListMaxBytes / 1024} KiB of JSON.` }))),
     price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice, description: 'USD. Without it, a price is derived from `price_stats` (see `price_derived`).' }))),
     grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'At most 64 KiB of JSON; `grades.final`, when present and not null, must be a number from 0 to 10 or such a number in decimal text ("9.5"), and becomes `grade`.' }))),
     sold: Type.Optional(Nullable(Type.Boolean())),
