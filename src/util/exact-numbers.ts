@@ -24,8 +24,8 @@ export function inexactRecordProblem(record: Record<string, unknown>): string | 
   return inexact && `${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits and those beyond ±1.8e308 become null; send it as a string`;
 }
 
-/** {@link inexactNumberAt} as text for a message: `price (Infinity)`. */
+/** {@link inexactNumberAt} as text for a message: `price (read as Infinity)`: the value parsed, not the digits sent. */
 export function inexactNumber(value: unknown): string | undefined {
   const found = inexactNumberAt(value);
-  return found && `${found.path} (${found.value})`;
+  return found && `${found.path} (read as ${found.value})`;
 }
