@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
@@ -43,6 +43,7 @@ function validators() {
   const body = make(false);
   const text = make(true);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
+    if (httpPart === 'querystring') return withQueryBooleans(schema, text.compile(schema));
     if (httpPart !== 'body') return text.compile(schema);
     const validate = body.compile(schema);
     // Optional fields sent as null are "not given" (docs/api-decisions.md, Types).
@@ -55,6 +56,30 @@ function validators() {
     checked.errors = validate.errors;
     return checked;
   };
+}
+
+/**
+ * A query string's booleans as clients spell them: Ajv coerces only `true` and `false`, while Python's
+ * `requests` sends `True` and many clients `1`; any case of true/false, 1/0, yes/no, on/off is taken.
+ */
+function withQueryBooleans(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const flags = Object.keys(properties).filter((k) => properties[k]!.type === 'boolean');
+  if (flags.length === 0) return validate;
+  const spelled: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
+  const checked = ((data: unknown) => {
+    if (data && typeof data === 'object') {
+      const query = data as Record<string, unknown>;
+      for (const k of flags) {
+        const v = query[k];
+        if (typeof v === 'string' && Object.hasOwn(spelled, v.trim().toLowerCase())) query[k] = spelled[v.trim().toLowerCase()];
+      }
+    }
+    const ok = validate(data);
+    checked.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return checked;
 }
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;

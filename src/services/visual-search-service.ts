@@ -320,6 +320,11 @@ export class VisualSearchService {
       if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;
     }
     for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
+    // the spec types the image's size as integers: a record's own may be given, in that type
+    for (const side of ['_width', '_height']) {
+      const v = sent[side];
+      if (v !== undefined && v !== null && !(Number.isSafeInteger(v) && (v as number) >= 0)) return `${side} must be a whole number of pixels (0 or more)`;
+    }
     // the spec's typed colours, which colour search ranks by: held to the shape a text query's must have
     // (what is sent: a record stored before this rule updates as before)
     const colours = dominantColorsProblem(sent._dominant_colors);

@@ -159,6 +159,11 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([all.http, all.body.status.code]).toEqual([200, 205]);
     const upd = await call(`${base}/update`, { records: [{ _id: 'leo-1', color: null, price: 11, extra: [1, { a: 'b' }] }] }, c);
     expect([upd.http, upd.body.status.code]).toEqual([200, 205]);
+    // the spec's integer sizes keep their type; a whole number is the record's own
+    const badSize = await call(`${base}/update`, { records: [{ _id: 'leo-1', _width: 'abc' }, { _id: 'leo-2', _height: 480 }] }, c);
+    expect(badSize.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { text: string } }).status.text])).toEqual([['leo-1', expect.stringContaining('_width must be a whole number')]]);
+    const badInsert = await call(`${base}/insert`, { records: [{ _id: 'sized', _base64: img('Leopards', 3), _height: -1 }] }, c);
+    expect(JSON.stringify(badInsert.body.skipped_records)).toContain('_height must be a whole number');
     const updNone = await call(`${base}/update`, { records: [{ _id: 'nope', price: 1 }] }, c);
     expect([updNone.http, updNone.body.status.code]).toEqual([404, 404]);
     // a skipped record carries the fields sent (spec 2 §2), as insert's do
@@ -255,6 +260,10 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const ids = await call(`${base}/allRecords?only_ids=true&size=3`, {}, c);
     expect(ids.body.answer_records).toEqual([{ _id: 'leo-1' }, { _id: 'leo-2' }, { _id: 'plane-1' }]);
     expect(ids.body.next).toMatch(/\/allRecords\?only_ids=true&size=3&page=2$/);
+    // booleans as clients spell them in a query string (Python's requests sends True)
+    for (const spelled of ['True', '1', 'yes']) expect((await call(`${base}/allRecords?only_ids=${spelled}&size=1`, {}, c)).body.answer_records, spelled).toEqual([{ _id: 'leo-1' }]);
+    expect((await call(`${base}/allRecords?only_ids=0&size=1`, {}, c)).body.answer_records[0]).toHaveProperty('price');
+    expect((await call(`${base}/allRecords?only_ids=maybe`, {}, c)).http).toBe(400);
     const idsNext = await h.request('POST', ids.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect((idsNext.json() as Body).answer_records).toEqual([{ _id: 'watch-1' }, { _id: 'plane-2' }]);
     // a size the validator would coerce (1e1 as 10, 0x2 as 2) is refused, not read otherwise than written

@@ -49,6 +49,12 @@ describe('malformed filters', () => {
     expect(() => filterToSql(filter as Record<string, unknown>)).toThrow(FilterError);
   });
 
+  it('names an infinite number as such, whatever the operator', () => {
+    for (const filter of [{ price: { $gt: Infinity } }, { price: { $eq: -Infinity } }, { price: { $in: [Infinity] } }]) {
+      expect(() => validateFilter(filter)).toThrow(/numbers must be finite/);
+    }
+  });
+
   it('accepts absent filters as "everything"', () => {
     expect(validateFilter(undefined)).toEqual({});
     expect(compileFilter(null)({ _id: 'x' })).toBe(true);

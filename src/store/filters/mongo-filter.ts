@@ -131,7 +131,8 @@ function checkOperators(ops: Record<string, unknown>, depth: number, budget: Bud
       case '$gte':
       case '$lt':
       case '$lte':
-        if (!(typeof operand === 'string' || typeof operand === 'boolean' || (typeof operand === 'number' && Number.isFinite(operand)))) {
+        // a number that is not finite is checkLiteral's to name
+        if (!(typeof operand === 'string' || typeof operand === 'boolean' || typeof operand === 'number')) {
           throw new FilterError(op, 'needs a number, string or boolean', path);
         }
         checkLiteral(operand, op, path, depth + 1, budget);
