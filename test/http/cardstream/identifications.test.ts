@@ -67,6 +67,8 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const grow = await upload(sid, [{ event_id: 'a', calls: 5, duration: 6.5 }]);
     expect(grow.json()).toEqual({ received: 1, created: 0, updated: 1, duplicates: 0 });
     expect((await list(sid, '&event_id=a')).results[0]).toMatchObject({ calls: 5, duration: 6.5, name: 'Pikachu' });
+    // an empty event_id is no filter, as an empty search or game is for sessions
+    expect((await list(sid, '&event_id=')).count).toBe(3);
     const same = await upload(sid, [{ event_id: 'a', calls: 5 }]);
     expect(same.json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
   });

@@ -116,7 +116,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     schema: { tags, security, summary: 'List the cards of a session in upload order', querystring: S.IdentificationListQuery, response: { 200: pageOf(S.Identification), ...errors(400) } },
     handler: async (request) => {
       const q = request.query;
-      return pageEnvelope(request, await cardSessions.listIdentifications(ctx(request), { session: q.session, eventId: q.event_id, page: q.page ?? 1, pageSize: q.page_size }));
+      return pageEnvelope(request, await cardSessions.listIdentifications(ctx(request), { session: q.session, eventId: q.event_id || undefined, page: q.page ?? 1, pageSize: q.page_size }));
     },
   });
 
