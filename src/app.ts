@@ -184,11 +184,11 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
-    // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found")
-    const path = request.url.split('?')[0]!;
-    if (path.includes('%')) {
+    // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found"),
+    // and the query parser one in a query value ("search=%FF" searched for the text "%FF")
+    if (request.url.includes('%')) {
       try {
-        decodeURIComponent(path);
+        decodeURIComponent(request.url);
       } catch {
         throw new ServiceError(400, 'invalid_request', 'The URL is not valid (a percent-escape does not decode).');
       }

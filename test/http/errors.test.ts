@@ -147,6 +147,12 @@ describe.each(backends)('request errors (%s)', (backend) => {
       expect(res.statusCode, q).toBe(400);
     }
     expect((await h.request('GET', cs('session/?page=1&page_size=10'))).statusCode).toBe(200);
+    // in the query too: a value was searched for as the escape's text
+    for (const q of ['session/?search=%FF', 'session/?search=%ZZ', 'identification/?session=%E0%A4%A']) {
+      const res = await h.request('GET', cs(q));
+      expect([res.statusCode, res.json().code], q).toEqual([400, 'invalid_request']);
+    }
+    expect((await h.request('GET', cs('session/?search=caf%C3%A9+au+lait'))).statusCode).toBe(200);
   });
 
   it('refuses a compressed body with 415 saying so (it is not unpacked)', async () => {
