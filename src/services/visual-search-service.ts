@@ -30,7 +30,8 @@ type Out = Record<string, unknown>;
 
 /** A stored record as returned: `_id` always, then the requested fields (`*` = all). */
 export function project(r: StoredRecord, fields: Fields, fallback: string[]): Out {
-  const want = fields?.length ? fields : fallback;
+  // an empty list asks for no field but `_id` (which always comes); only an absent one takes the default
+  const want = fields ?? fallback;
   if (want.includes('*')) {
     const { _id: _stored, ...rest } = r.data;
     return { _id: r.recordId, ...rest };

@@ -182,6 +182,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // Filters see the update: leo-1 is no longer 12 or more, nor yellow.
     expect((await call(`${base}/find`, { filter: { price: { $gte: 12 }, tags: 'cat' }, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id)).toEqual(['leo-2']);
     expect((await call(`${base}/getRecordCount`, { filter: { color: 'yellow' } }, c)).body.count).toBe(1);
+    // an empty fields_to_return asks for _id alone; an absent one for the method's default (every field here)
+    expect((await call(`${base}/find`, { filter: { _id: 'leo-2' }, fields_to_return: [] }, c)).body.answer_records).toEqual([{ _id: 'leo-2' }]);
+    expect((await call(`${base}/find`, { filter: { _id: 'leo-2' } }, c)).body.answer_records[0]).toHaveProperty('price');
   }, 60_000);
 
   it('find, getRecordCount and random with MongoDB filters; a bad operator is a 400 naming it', async () => {
