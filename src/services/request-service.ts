@@ -12,6 +12,7 @@ import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import { inexactNumber } from '../util/exact-numbers.ts';
+import { maxRecordFieldBytes } from './record-limits.ts';
 import type { ResultLinks } from './result-links.ts';
 
 export interface RequestCaller {
@@ -124,11 +125,14 @@ export class RequestService {
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight }) ?? handler.validateRecords?.(endpoint, input.records);
     if (invalid) throw badRequest(invalid);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
+    // (an _id beyond 2^53 too: the record's own 400 would echo it altered); and a record's own fields are
+    // stored, echoed in every read and webhook for the retention's days: bounded as a collection record's
     for (const [i, record] of input.records.entries()) {
-      // an _id of any wrong form, a number beyond 2^53 too, is the record's own 400 (below)
-      const { _base64: _image, _id: _label, ...fields } = record;
+      const { _base64: _image, ...fields } = record;
       const inexact = inexactNumber(fields);
       if (inexact) throw badRequest(`records[${i}].${inexact} cannot be kept exactly: JSON numbers beyond ±2^53 lose digits; send it as a string.`, [{ field: `records[${i}]`, message: 'a number that cannot be kept exactly' }]);
+      const bytes = Buffer.byteLength(JSON.stringify(fields));
+      if (bytes > maxRecordFieldBytes) throw badRequest(`records[${i}]'s fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted).`, [{ field: `records[${i}]`, message: `at most ${maxRecordFieldBytes / 1024} KiB of JSON besides the image` }]);
     }
     const max = handler.maxRecords?.(endpoint) ?? 10;
     if (input.records.length > max) throw badRequest(`${input.type} ${endpoint} takes at most ${max} records per request.`, [{ field: 'records', message: `at most ${max}` }]);

@@ -6,6 +6,7 @@ import { validateFilter } from '../store/filters/mongo-filter.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
+import { maxRecordFieldBytes } from './record-limits.ts';
 import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
 import type { TextRow } from '../store/collection-text-store.ts';
 import { recordText } from '../text-search/record-text.ts';
@@ -154,8 +155,6 @@ function colorTagsOf(colors: readonly { name: string; percentage: number }[]): {
   return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
 }
 
-/** A stored record's own fields, as JSON without its image: metadata for filters and search, not a document store. */
-export const maxRecordFieldBytes = 64 * 1024;
 
 /** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
 function drawnBox(value: unknown): [number, number, number, number] | undefined {
