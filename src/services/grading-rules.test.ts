@@ -53,6 +53,8 @@ describe('card tags', () => {
     expect(categoryHint('sport cards')).toBe('Sport');
     expect(categoryHint('Trading Card Game')).toBe('Trading Card Game');
     expect(categoryHint('tcg')).toBe('Trading Card Game');
+    expect(categoryHint('Baseball')).toBe('Sport');
+    expect(categoryHint('Sport Card/Basketball')).toBe('Sport');
     expect(categoryHint('comics')).toBeUndefined();
     expect(categoryHint(3)).toBeUndefined();
   });

@@ -100,9 +100,22 @@ export type Category = (typeof categories)[number];
 export function categoryHint(v: unknown): Category | undefined {
   if (typeof v !== 'string') return undefined;
   const s = v.trim().toLowerCase();
-  if (/^sports?\b/.test(s)) return 'Sport';
+  // a sport by its name too (spec 3 §4 lists Baseball, Basketball, Football, Hockey, Soccer, MMA for
+  // /sport_id, whose results carry `Sport Card/Baseball`)
+  if (/^sports?\b|\b(?:baseball|basketball|football|hockey|soccer|mma)\b/.test(s)) return 'Sport';
   if (/trading|tcg|ccg|game/.test(s)) return 'Trading Card Game';
   return undefined;
+}
+
+/**
+ * An `Autograph` hint: a boolean, or as text `true`/`false` or the tag's own names `Yes`/`No`
+ * (any case); undefined for anything else, which the submit refuses.
+ */
+export function autographHint(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v;
+  if (typeof v !== 'string') return undefined;
+  const s = v.trim().toLowerCase();
+  return s === 'true' || s === 'yes' ? true : s === 'false' || s === 'no' ? false : undefined;
 }
 
 /** A tag that was not measured: the given or assumed value, prob 1, flagged `pre-filled`. */

@@ -210,6 +210,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
     // Hints from the client are taken, and shown as given.
     const hinted = await grade({ records: [{ _base64: clean, Side: 'back', Category: 'Sports', Autograph: true }] });
     expect(tagsOf(hinted.records[0]!)).toMatchObject({ Side: [{ name: 'Back' }], Category: [{ name: 'Sport' }], Autograph: [{ name: 'Yes', 'pre-filled': true }] });
+    // as clients spell them: a sport by its name, the tag's own "No"
+    const spelled = await grade({ records: [{ _base64: clean, Category: 'Baseball', Autograph: 'No', 'no-image-output': true }] });
+    expect(tagsOf(spelled.records[0]!)).toMatchObject({ Category: [{ name: 'Sport' }], Autograph: [{ name: 'No', 'pre-filled': true }] });
     const even = await grade({ records: [{ _base64: worn }, { _base64: clean }], front_weight: 0.5 });
     expect(even.grades.final).toBeCloseTo(Math.round(((even.records[0]!.grades as typeof fg).final * 0.5 + (even.records[1]!.grades as typeof fg).final * 0.5) * 10) / 10, 5);
     // One side given: the other record is the other side, and the two are weighed (the back
@@ -341,6 +344,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'centering', records: [{ ...rec, 'skip-location': 1 }] }, /records\[0\]\.skip-location must be true or false/],
       [{ endpoint: 'crop_level', records: [{ ...rec, level: 'no' }] }, /records\[0\]\.level must be true or false/],
       [{ endpoint: 'grade', records: [rec, { ...rec, side: 'rear' }] }, /records\[1\]\.side must be "front" or "back"/],
+      // the tags' hints too (an Autograph of 5 came back as no tag, a Category of 5 as Trading Card Game)
+      [{ endpoint: 'grade', records: [{ ...rec, Autograph: 'maybe' }] }, /records\[0\]\.Autograph must be true or false/],
+      [{ endpoint: 'condition', records: [{ ...rec, Autograph: 5 }] }, /records\[0\]\.Autograph must be true or false/],
+      [{ endpoint: 'condition', records: [{ ...rec, Category: ['Sport'] }] }, /records\[0\]\.Category must be a string/],
     ];
     for (const [body, detail] of cases) {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });

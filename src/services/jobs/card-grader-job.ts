@@ -4,7 +4,7 @@ import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
 import { stopwatch } from '../envelope.ts';
 import { failure, type VisionService } from '../vision-service.ts';
-import { categories, categoryHint, conditionEntry, conditionModeOf, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
+import { autographHint, categories, categoryHint, conditionEntry, conditionModeOf, conditionModes, damagedTag, gradesOf, prefilled, weighFrontBack, type Category, type ConditionMode, type Grades, type TagEntry } from '../grading-rules.ts';
 
 type Point = [number, number];
 type Op = 'grade' | 'condition' | 'centering' | 'localize' | 'crop_level';
@@ -65,6 +65,15 @@ export class CardGraderJob implements JobHandler {
       for (const key of ['side', 'Side']) {
         const v = rec[key];
         if (v !== undefined && v !== null && sideOfHint(v) === undefined) return `records[${i}].${key} must be "front" or "back".`;
+      }
+      // the tags' hints too: one read as nothing would tag (and pick the condition scale) otherwise than asked
+      for (const key of ['Autograph', 'autograph']) {
+        const v = rec[key];
+        if (v !== undefined && v !== null && autographHint(v) === undefined) return `records[${i}].${key} must be true or false (or "Yes" / "No").`;
+      }
+      for (const key of ['Category', 'category']) {
+        const v = rec[key];
+        if (v !== undefined && v !== null && typeof v !== 'string') return `records[${i}].${key} must be a string, such as "Trading Card Game" or "Sport".`;
       }
     }
     return undefined;
@@ -232,7 +241,7 @@ interface RecordTags {
  */
 function tagsOf(rec: Record<string, unknown>, side: 'front' | 'back'): RecordTags {
   const category = categoryHint(rec.Category ?? rec.category) ?? 'Trading Card Game';
-  const autograph = bool(rec.Autograph ?? rec.autograph);
+  const autograph = autographHint(rec.Autograph ?? rec.autograph);
   return {
     category,
     map: {
