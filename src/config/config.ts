@@ -129,6 +129,7 @@ export interface WebhookSettings {
   retryDelaysMs: number[];
   timeoutMs: number;
   concurrency: number;
+  perAccount: number;
 }
 
 /** Signed media links (src/media/media-links.ts). */
@@ -353,7 +354,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     webhooks: {
       retryDelaysMs: env.LOUPE_WEBHOOK_RETRIES_S ? env.LOUPE_WEBHOOK_RETRIES_S.split(',').map((s) => intFrom(s.trim(), 0, 'LOUPE_WEBHOOK_RETRIES_S') * 1000) : [...defaultRetryDelaysMs],
       timeoutMs: intFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS') || 10_000,
-      concurrency: 8,
+      // deliveries wait on the network, not the CPU; one account's share is bounded (slow receivers)
+      concurrency: 32,
+      perAccount: 4,
     },
     media: {
       secret: mediaSecretFrom(env.LOUPE_MEDIA_SECRET),

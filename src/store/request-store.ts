@@ -275,12 +275,22 @@ export class RequestStore {
   }
 
   /** Leases up to `n` webhook deliveries that are due. */
-  async claimWebhooks(n: number, leaseMs: number, now = Date.now()): Promise<AsyncRequestRow[]> {
+  /**
+   * Claims up to `n` due deliveries, none of an account that already has `perAccount` or more in
+   * flight (leased, on any node): one account's slow receivers must not hold every delivery slot.
+   * A claim takes at most `n` of one account, so a caller keeps `n` at or under `perAccount`.
+   */
+  async claimWebhooks(n: number, leaseMs: number, now = Date.now(), perAccount = Number.MAX_SAFE_INTEGER): Promise<AsyncRequestRow[]> {
     const result = await sql<Selectable<AsyncRequestsTable>>`
       UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}
       WHERE seq IN (
         SELECT seq FROM async_requests
         WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
+          AND account_id NOT IN (
+            SELECT account_id FROM async_requests
+            WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
+            GROUP BY account_id HAVING COUNT(*) >= ${perAccount}
+          )
         ORDER BY webhook_next_at LIMIT ${n} ${this.skipLocked}
       )
       RETURNING *`.execute(this.db);

@@ -14,6 +14,8 @@ export interface WebhookOptions {
   /** One delivery attempt, connect to last byte. */
   timeoutMs: number;
   concurrency: number;
+  /** Deliveries of one account in flight at once, on all nodes together (so slow receivers of one account leave the rest free). */
+  perAccount: number;
   pollMs: number;
 }
 
@@ -79,7 +81,8 @@ export class WebhookDispatcher {
       if (free > 0) {
         try {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.
-          due = await this.deps.requests.claimWebhooks(free, this.options.timeoutMs * 2 + 5000);
+          // at most perAccount a claim: an account below its share may take only what a claim holds
+          due = await this.deps.requests.claimWebhooks(Math.min(free, this.options.perAccount), this.options.timeoutMs * 2 + 5000, Date.now(), this.options.perAccount);
         } catch (err) {
           this.deps.log?.('error', 'claiming webhooks failed', { err: String(err) });
         }
@@ -93,7 +96,8 @@ export class WebhookDispatcher {
           this.inFlight.add(p);
         }
       }
-      if (due.length === 0 || this.active >= this.options.concurrency) {
+      // a full claim may leave more due (of other accounts): claim again at once
+      if (due.length < Math.min(free, this.options.perAccount) || this.active >= this.options.concurrency) {
         const wait = await this.untilNextDue();
         await this.doze.sleep(wait);
       }
