@@ -32,6 +32,14 @@ export interface JobOutcome {
   extra?: Record<string, unknown>;
 }
 
+/** What a submit says beside its records: the grading options, and every key of the body (`rootKeys`). */
+export interface RequestOptions {
+  mode?: string | undefined;
+  frontWeight?: number | undefined;
+  /** The body's own keys, so a record's option sent beside the records is refused rather than ignored. */
+  rootKeys?: readonly string[];
+}
+
 export interface JobHandler {
   type: string;
   /** The account service this type also needs (besides `requests`): its synchronous endpoints' own. */
@@ -43,7 +51,7 @@ export interface JobHandler {
   /** Records one request may carry for this endpoint (10 when not given). */
   maxRecords?(endpoint: string): number;
   /** Checks request-level options at submit; returns a sentence saying what is wrong, or nothing. */
-  validate?(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined;
+  validate?(endpoint: string, options: RequestOptions): string | undefined;
   /** Checks the records' own options at submit, as the synchronous endpoint's schema would; a sentence saying what is wrong, or nothing. */
   validateRecords?(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined;
   /** Whether this endpoint's result images are publicly readable (spec): their links live longer. */

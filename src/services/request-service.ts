@@ -122,7 +122,7 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
-    const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight }) ?? handler.validateRecords?.(endpoint, input.records);
+    const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
     if (invalid) throw badRequest(invalid);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
     // (an _id beyond 2^53 too: the record's own 400 would echo it altered); and a record's own fields are

@@ -348,6 +348,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'grade', records: [{ ...rec, Autograph: 'maybe' }] }, /records\[0\]\.Autograph must be true or false/],
       [{ endpoint: 'condition', records: [{ ...rec, Autograph: 5 }] }, /records\[0\]\.Autograph must be true or false/],
       [{ endpoint: 'condition', records: [{ ...rec, Category: ['Sport'] }] }, /records\[0\]\.Category must be a string/],
+      // a record's option beside the records would reach none of them
+      [{ endpoint: 'centering', 'skip-location': true, records: [rec] }, /`skip-location` is an option of each record/],
     ];
     for (const [body, detail] of cases) {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });

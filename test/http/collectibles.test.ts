@@ -257,6 +257,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect(bad.statusCode, endpoint).toBe(400);
       expect(JSON.stringify(bad.json())).toContain(message);
     }
+    // a synchronous body copied whole: its options beside the records would reach no record
+    for (const option of [{ price_stats: true }, { magic_ai: true }, { set_code: 'SVI' }]) {
+      const bad = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _base64: photoCard }], ...option } });
+      expect([bad.statusCode, bad.json().detail]).toEqual([400, expect.stringContaining(`\`${Object.keys(option)[0]}\` is an option of each record`)]);
+    }
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
     const [slab] = (await recognised('card_ocr_id', [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }])) as [Rec];
     expect(slab).toMatchObject({ _id: 'slab', _status: { code: 200 } });

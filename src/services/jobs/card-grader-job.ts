@@ -1,4 +1,4 @@
-import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import type { JobContext, JobHandler, JobOutcome, RequestOptions } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
@@ -31,6 +31,8 @@ const sideOfHint = (v: unknown): 'front' | 'back' | undefined => {
 };
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
 const round1 = (x: number) => Math.round(x * 10) / 10;
+/** A record's own options and hints (spec 3 §4), which the request's body beside the records does not take. */
+const recordKeys = ['skip-location', 'no-image-output', 'transparent', 'level', 'side', 'Side', 'Category', 'category', 'Autograph', 'autograph'];
 
 /**
  * `type: card-grader` (spec 3 §4 "Card grading"): the card's geometry from the vision workers
@@ -79,8 +81,11 @@ export class CardGraderJob implements JobHandler {
     return undefined;
   }
 
-  validate(endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
+  validate(endpoint: string, options: RequestOptions): string | undefined {
     endpoint = endpointOf(endpoint);
+    // a record's option sent beside the records would reach none of them
+    const misplaced = options.rootKeys?.find((k) => recordKeys.includes(k));
+    if (misplaced) return `\`${misplaced}\` is an option of each record: send it in the records it applies to.`;
     // mode and front_weight say nothing to the other endpoints, which leave them be (request builders send them always)
     if (options.mode !== undefined && endpoint === 'condition' && !conditionModeOf(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')} (or the marketplace names ebay, tcgplayer, ximilar, cardmarket).`;
     return undefined;

@@ -1,4 +1,4 @@
-import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import type { JobContext, JobHandler, JobOutcome, RequestOptions } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { stopwatch } from '../envelope.ts';
 import { COMICS, COMICS_OPTIONS, HINTS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
@@ -15,6 +15,9 @@ const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' 
 
 /** The options a record of each family may carry: those of its synchronous endpoint. */
 const optionsOf = (family: Family): readonly string[] => (family === SPORT ? SPORT_OPTIONS : family === COMICS ? COMICS_OPTIONS : TCG_OPTIONS);
+
+/** What a record may carry for any family: its options and hints, which a submit's body beside the records would not reach. */
+const recordKeys = new Set([...TCG_OPTIONS, ...SPORT_OPTIONS, ...COMICS_OPTIONS, 'set_code', 'lang', ...HINTS]);
 
 /** `tcg_id` and `/tcg_id` name the same endpoint: clients copy the path. */
 const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
@@ -42,8 +45,11 @@ export class CollectiblesJob implements JobHandler {
     return endpoints[endpointOf(endpoint)]?.records ?? 10;
   }
 
-  validate(_endpoint: string, options: { mode?: string | undefined; frontWeight?: number | undefined }): string | undefined {
+  validate(_endpoint: string, options: RequestOptions): string | undefined {
     if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
+    // a synchronous body copied as it is would lose its options without a word
+    const misplaced = options.rootKeys?.find((k) => recordKeys.has(k));
+    if (misplaced) return `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`;
     return undefined;
   }
 
