@@ -109,7 +109,7 @@ export class RequestService {
    */
   async submit(caller: RequestCaller, input: SubmitInput, idempotencyKey?: string): Promise<RequestDetail & { replayed?: true }> {
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(canonicalJson([caller.workspaceId, input])).digest('hex') };
-    const prior = idempotency && (await this.priorSubmit(caller.accountId, idempotency));
+    const prior = idempotency && (await this.priorSubmit(caller, idempotency));
     if (prior) return prior;
     const handler = this.registry.get(input.type);
     if (!handler) throw new ServiceError(400, 'unknown_type', `Unknown type "${input.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
@@ -189,14 +189,14 @@ export class RequestService {
       });
     } catch (err) {
       // the same key sent twice at once: the one stored first is the request, the other its replay
-      const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller.accountId, idempotency) : undefined;
+      const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller, idempotency) : undefined;
       if (first) return first;
       if (idempotency && isUniqueViolation(err)) throw new ServiceError(409, 'idempotency_conflict', `Idempotency-Key "${idempotency.key}" was being freed as this submit arrived; send it again.`);
       throw err;
     }
     if (!row) {
       // the same key sent twice at once by an account that can pay for one: the second is the first's replay, not a 402
-      const first = idempotency && (await this.priorSubmit(caller.accountId, idempotency));
+      const first = idempotency && (await this.priorSubmit(caller, idempotency));
       if (first) return first;
       throw insufficientCredits(`requests.${input.type}`, charge);
     }
@@ -204,16 +204,16 @@ export class RequestService {
     return this.detail(row);
   }
 
-  /** The live request an `Idempotency-Key` names, replayed; 422 when it was sent with another body; none when its retention has ended (the key is freed). */
-  private async priorSubmit(accountId: string, idempotency: { key: string; bodyHash: string }): Promise<(RequestDetail & { replayed: true }) | undefined> {
-    const prior = await this.requests.byIdempotencyKey(accountId, idempotency.key);
+  /** The live request an `Idempotency-Key` names, replayed; 422 when it was sent with another body or to another workspace; none when its retention has ended (the key is freed). */
+  private async priorSubmit(caller: RequestCaller, idempotency: { key: string; bodyHash: string }): Promise<(RequestDetail & { replayed: true }) | undefined> {
+    const prior = await this.requests.byIdempotencyKey(caller.accountId, idempotency.key);
     if (!prior) return undefined;
     if (prior.row.expiresAt <= Date.now()) {
       await this.requests.releaseIdempotencyKey(prior.row.id);
       return undefined;
     }
     if (prior.bodyHash !== idempotency.bodyHash) {
-      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another request (${prior.row.id}); a retry sends the same body, a new request a new key.`, [{ field: 'idempotency-key', message: 'used with another body' }]);
+      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another request (${prior.row.id}${prior.row.workspaceId === caller.workspaceId ? '' : `, in workspace ${prior.row.workspaceId}`}); a retry sends the same body to the same workspace, a new request a new key.`, [{ field: 'idempotency-key', message: prior.row.workspaceId === caller.workspaceId ? 'used with another body' : 'used in another workspace' }]);
     }
     return { ...this.detail(prior.row), replayed: true };
   }

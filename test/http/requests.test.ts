@@ -136,6 +136,10 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     // the key with another body is a mistake, not a retry; another account's key is its own
     const other = await submit('order-7/scan-1', { ...body, records: [{ _id: 'b', _base64: await photo(40, 40) }] });
     expect([other.statusCode, other.json().code]).toEqual([422, 'idempotency_key_reused']);
+    // the same body to another workspace of the account: named so, not "another body"
+    const { workspace } = await h.app.loupe.accounts.addWorkspace(account, 'second');
+    const elsewhere = await h.request('POST', `${base}/?workspace=${workspace}`, { token, body, headers: { 'idempotency-key': 'order-7/scan-1' } });
+    expect([elsewhere.statusCode, elsewhere.json().errors[0].message]).toEqual([422, 'used in another workspace']);
     const stranger = await h.newAccount();
     const theirs = await h.request('POST', `${base}/`, { token: stranger.token, body, headers: { 'idempotency-key': 'order-7/scan-1' } });
     expect(theirs.statusCode).toBe(201);
