@@ -41,4 +41,15 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     // without a share, the rest is claimed
     expect((await requests.claimWebhooks(20, 60_000)).filter((r) => r.accountId === slow)).toHaveLength(6);
   });
+
+  it('counts an attempt when it is claimed, so one cut short by a crash is not numbered again', async () => {
+    const account = await withDue(1);
+    const [first] = (await requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
+    expect(first!.webhookAttempts).toBe(1);
+    // the node died mid-delivery: its lease runs out and another node claims it
+    const [again] = (await requests.claimWebhooks(10, 1_000, Date.now() + 2_000)).filter((r) => r.accountId === account);
+    expect(again!.webhookAttempts).toBe(2);
+    await requests.webhookAttempt(again!.id, { state: 'delivered', error: null, nextAt: null });
+    expect((await requests.get(again!.id))!.webhookAttempts).toBe(2);
+  });
 });

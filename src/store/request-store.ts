@@ -279,10 +279,12 @@ export class RequestStore {
    * Claims up to `n` due deliveries, none of an account that already has `perAccount` or more in
    * flight (leased, on any node): one account's slow receivers must not hold every delivery slot.
    * A claim takes at most `n` of one account, so a caller keeps `n` at or under `perAccount`.
+   * The attempt is counted as it is claimed: one cut short by a crash was made all the same (its
+   * receiver may have had it), so the next says it is the next.
    */
   async claimWebhooks(n: number, leaseMs: number, now = Date.now(), perAccount = Number.MAX_SAFE_INTEGER): Promise<AsyncRequestRow[]> {
     const result = await sql<Selectable<AsyncRequestsTable>>`
-      UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}
+      UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}, webhook_attempts = webhook_attempts + 1
       WHERE seq IN (
         SELECT seq FROM async_requests
         WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
@@ -297,13 +299,12 @@ export class RequestStore {
     return result.rows.map(toRow);
   }
 
-  /** Records one delivery attempt: delivered, failed for good, or due again at `nextAt`. */
+  /** Records how a delivery attempt (counted when claimed) ended: delivered, failed for good, or due again at `nextAt`. */
   async webhookAttempt(id: string, outcome: { state: WebhookState; error: string | null; nextAt: number | null }, now = Date.now()): Promise<void> {
     await this.db
       .updateTable('async_requests')
       .set({
         webhook_state: outcome.state,
-        webhook_attempts: sql`webhook_attempts + 1`,
         webhook_last_error: outcome.error?.slice(0, 2000) ?? null,
         webhook_next_at: outcome.nextAt,
         webhook_lease_until: null,

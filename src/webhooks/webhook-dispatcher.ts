@@ -126,13 +126,13 @@ export class WebhookDispatcher {
         'content-type': 'application/json',
         [signatureHeader]: signWebhook(secret, body),
         'loupe-request-id': row.id,
-        'loupe-delivery-attempt': String(row.webhookAttempts + 1),
+        'loupe-delivery-attempt': String(row.webhookAttempts),
       };
       attempt = await post(target.url, body, headers, this.deps.policy, this.options.timeoutMs);
     } catch (err) {
       attempt = { ok: false, retry: true, error: (err as Error).message };
     }
-    const n = row.webhookAttempts; // retries already used
+    const n = row.webhookAttempts - 1; // retries already used (this attempt was counted when claimed)
     if (attempt.ok) {
       await this.deps.requests.webhookAttempt(row.id, { state: 'delivered', error: null, nextAt: null });
       return;
