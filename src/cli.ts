@@ -95,7 +95,7 @@ function integer(value: string, flag: string): number {
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
 
-async function run(services: Services, command: string, values: Values, rest: string[]): Promise<unknown> {
+async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo): Promise<unknown> {
   const { accounts } = services;
   switch (command) {
     case 'account create': {
@@ -175,7 +175,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       return { account: account.id, webhook_secret: secret };
     }
     case 'catalog import':
-      return importCatalog(services, values);
+      return importCatalog(services, values, io);
     case 'catalog list':
       return services.catalogs.list();
     case 'catalog images': {
@@ -186,17 +186,17 @@ async function run(services: Services, command: string, values: Values, rest: st
       return services.catalogs.attachImages({ catalog, dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set }, (p) => {
         if (Date.now() - last < 1000 && p.done < p.total) return;
         last = Date.now();
-        process.stderr.write(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
+        io.err(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
       });
     }
     case 'prices import':
-      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`));
+      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-async function importCatalog(services: Services, values: Values): Promise<unknown> {
+async function importCatalog(services: Services, values: Values, io: CliIo): Promise<unknown> {
   const kind = need(values.kind, 'kind');
   if (!isCatalogKind(kind)) throw new UsageError(`--kind must be one of ${CATALOG_KINDS.join(', ')}, not "${kind}"`);
   const files = { cards: values.cards, sets: values.sets, csv: values.csv, file: values.file };
@@ -215,11 +215,11 @@ async function importCatalog(services: Services, values: Values): Promise<unknow
     throw err;
   }
   const catalog = values.catalog ?? kind;
-  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`));
+  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`, io));
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
-function progressLines(label: string): (p: ImportProgress) => void {
+function progressLines(label: string, io: CliIo): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
   const count = (n: number) => n.toLocaleString('en-US');
@@ -234,7 +234,7 @@ function progressLines(label: string): (p: ImportProgress) => void {
       p.phase === 'read'
         ? `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} % (${count(p.records)} records)`
         : `writing: ${count(p.written)} of ${count(p.total)} rows`;
-    process.stderr.write(`loupe: ${label}: ${line}\n`);
+    io.err(`loupe: ${label}: ${line}\n`);
   };
 }
 
@@ -259,17 +259,26 @@ async function runModels(dataDir: string, command: string, values: Values, rest:
   }
 }
 
-async function main(argv: string[]): Promise<number | undefined> {
+/** Where a run of the command reads its settings and writes: the process's own unless a caller (the tests) gives others. */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out(text: string): void;
+  err(text: string): void;
+}
+const processIo: CliIo = { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+
+/** One run of the command: its exit code (undefined for `worker`, which runs until a signal). bin/loupe.js calls it. */
+export async function main(argv: string[], io: CliIo = processIo): Promise<number | undefined> {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`loupe: ${(err as Error).message}\n\n${usage}\n`);
+    io.err(`loupe: ${(err as Error).message}\n\n${usage}\n`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    process.stdout.write(`${usage}\n`);
+    io.out(`${usage}\n`);
     return positionals.length === 0 && !values.help ? 2 : 0;
   }
   const single = positionals[0] === 'migrate' || positionals[0] === 'worker';
@@ -283,26 +292,25 @@ async function main(argv: string[]): Promise<number | undefined> {
   }
   let services: Services | undefined;
   try {
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
       result = await runModels(config.dataDir, command, values, rest);
     } else {
       services = await openServices(config);
-      result = await run(services, command, values, rest);
+      result = await run(services, command, values, rest, io);
     }
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    io.out(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`loupe: ${err.message}\n\n${usage}\n`);
+      io.err(`loupe: ${err.message}\n\n${usage}\n`);
       return 2;
     }
-    process.stderr.write(`loupe: ${err instanceof ServiceError ? err.detail : (err as Error).message}\n`);
+    io.err(`loupe: ${err instanceof ServiceError ? err.detail : (err as Error).message}\n`);
     return 1;
   } finally {
     await services?.close();
   }
 }
 
-process.exitCode = await main(process.argv.slice(2));

@@ -1,35 +1,29 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { fixture, sharedCatalogs, sharedPresent } from './helpers/catalogs.ts';
 import { backends } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
+import { loupeInProcess } from './helpers/cli.ts';
 
-const run = promisify(execFile);
-const bin = path.resolve(import.meta.dirname, '../bin/loupe.js');
 
 describe.each(backends)('loupe catalog (%s)', (backend) => {
   let dataDir: string;
   let db: { url: string; drop(): Promise<void> } | undefined;
   const env = () => ({ ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: db?.url ?? '' });
   const loupe = async (...args: string[]) => {
-    const { stdout, stderr } = await run(process.execPath, [bin, ...args], { env: env() });
+    const { code, stdout, stderr } = await loupeInProcess(env(), args);
+    expect(code, `loupe ${args.join(' ')}: ${stderr}`).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
     return { result: JSON.parse(lines[0]!), stderr };
   };
   const fails = async (...args: string[]) => {
-    try {
-      await run(process.execPath, [bin, ...args], { env: env() });
-    } catch (err) {
-      const e = err as { code: number; stdout: string; stderr: string };
-      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-    }
-    throw new Error(`loupe ${args.join(' ')} should have failed`);
+    const r = await loupeInProcess(env(), args);
+    if (r.code === 0) throw new Error(`loupe ${args.join(' ')} should have failed`);
+    return r;
   };
 
   beforeAll(async () => {

@@ -8,23 +8,33 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { backends } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
+import { loupeInProcess as inProcess } from './helpers/cli.ts';
 
 const run = promisify(execFile);
 const bin = path.resolve(import.meta.dirname, '../bin/loupe.js');
+
 
 describe.each(backends)('admin CLI (%s)', (backend) => {
   let dataDir: string;
   let db: { url: string; drop(): Promise<void> } | undefined;
   const databaseUrl = () => db?.url ?? '';
+  const env = () => ({ ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl() });
   const loupe = async (...args: string[]) => {
-    const { stdout } = await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl() } });
+    const { code, stdout, stderr } = await inProcess(env(), args);
+    expect(code, `loupe ${args.join(' ')}: ${stderr}`).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
     return JSON.parse(lines[0]!);
   };
   const fails = async (...args: string[]) => {
+    const r = await inProcess(env(), args);
+    if (r.code === 0) throw new Error(`loupe ${args.join(' ')} should have failed`);
+    return r;
+  };
+  /** The binary itself, as an operator runs it: its exit code and streams. */
+  const failsAsProcess = async (...args: string[]) => {
     try {
-      await run(process.execPath, [bin, ...args], { env: { ...process.env, LOUPE_DATA_DIR: dataDir, DATABASE_URL: databaseUrl() } });
+      await run(process.execPath, [bin, ...args], { env: env() });
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
@@ -149,6 +159,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
   }, 60_000);
 
   it('reports usage errors with exit code 2 and nothing on stdout', async () => {
+    // the binary once each way (exit 2, exit 1), the rest in this process
+    const binary = await failsAsProcess('bogus');
+    expect([binary.code, binary.stdout]).toEqual([2, '']);
+    expect(binary.stderr).toMatch(/loupe: unknown command "bogus"/);
+    const binaryFailed = await failsAsProcess('credits', 'add', '--account', '00000000-0000-4000-8000-000000000000', '--amount', '5');
+    expect([binaryFailed.code, binaryFailed.stdout]).toEqual([1, '']);
     for (const args of [['account', 'create'], ['bogus'], ['account', 'create', '--name', 'x', '--credits', 'lots'], ['account', 'create', '--nmae', 'x']]) {
       const r = await fails(...args);
       expect(r.code, args.join(' ')).toBe(2);
@@ -161,7 +177,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
     expect(badService.code).toBe(1);
     expect(badService.stderr).toMatch(/Unknown service/);
-  }, 60_000); // six CLI processes
+  }, 60_000); // two CLI processes
 });
 
 describe('admin CLI: model packs', () => {
@@ -171,7 +187,8 @@ describe('admin CLI: model packs', () => {
     // An unreachable database: model commands must not open one.
     const env = { ...process.env, LOUPE_DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
     const loupe = async (...args: string[]) => {
-      const { stdout } = await run(process.execPath, [bin, ...args], { env });
+      const { code, stdout, stderr } = await inProcess(env, args);
+      expect(code, stderr).toBe(0);
       const lines = stdout.split('\n').filter(Boolean);
       expect(lines, `one JSON line from: loupe ${args.join(' ')}`).toHaveLength(1);
       return JSON.parse(lines[0]!);
@@ -191,11 +208,10 @@ describe('admin CLI: model packs', () => {
       expect((await loupe('models', 'list')).active).toBeNull();
 
       await fs.rm(path.join(src, 'tokenizer.json'));
-      const broken = await run(process.execPath, [bin, 'models', 'add', src, '--name', 'broken'], { env }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      const broken = await inProcess(env, ['models', 'add', src, '--name', 'broken']);
       expect(broken).toMatchObject({ code: 1, stdout: '' });
-      expect((broken as { stderr: string }).stderr).toMatch(/loupe: .* has no tokenizer\.json/);
-      const usage = await run(process.execPath, [bin, 'models', 'add'], { env }).catch((e: { code: number; stderr: string }) => e);
-      expect(usage).toMatchObject({ code: 2 });
+      expect(broken.stderr).toMatch(/loupe: .* has no tokenizer\.json/);
+      expect((await inProcess(env, ['models', 'add'])).code).toBe(2);
     } finally {
       await fs.rm(scratch, { recursive: true, force: true });
     }
