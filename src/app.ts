@@ -13,7 +13,7 @@ import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { JsonParser } from './http/json-parser.ts';
-import { ErrorSchema } from './http/schemas/common.ts';
+import { ErrorSchema, allErrorsMark } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
@@ -35,17 +35,18 @@ export const apiVersion = '0.1.0';
  * path parameters are text by nature, so they are coerced.
  */
 function validators() {
-  const make = (coerce: boolean) => {
-    const ajv = new Ajv({ coerceTypes: coerce, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  const make = (coerce: boolean, allErrors = false) => {
+    const ajv = new Ajv({ coerceTypes: coerce, useDefaults: true, removeAdditional: false, allErrors, strict: false });
     addFormats.default(ajv);
     return ajv;
   };
   const body = make(false);
+  const bodyAllErrors = make(false, true);
   const text = make(true);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
     if (httpPart === 'querystring') return withQueryBooleans(schema, text.compile(schema));
     if (httpPart !== 'body') return text.compile(schema);
-    const validate = body.compile(schema);
+    const validate = ((schema as Record<string, unknown>)[allErrorsMark] === true ? bodyAllErrors : body).compile(schema);
     // Optional fields sent as null are "not given" (docs/api-decisions.md, Types).
     const checked = (data: unknown) => {
       dropNullOptionals(schema, data);

@@ -20,6 +20,24 @@ function fieldOf(context: string | undefined, e: AjvError): FieldError {
   return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
 }
 
+/**
+ * One error a row (a batch's rows, whose schema reports every error), or a field: a union's failed
+ * branches say the same thing several ways. At most {@link MAX_FIELD_ERRORS}.
+ */
+function firstOfEach(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of errors) {
+    const key = e.row !== undefined ? `row ${e.row}` : e.field;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(e);
+    if (out.length === MAX_FIELD_ERRORS) break;
+  }
+  return out;
+}
+const MAX_FIELD_ERRORS = 100;
+
 const clientErrors: Record<string, { status: number; code: string; detail: string }> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Unsupported content type; send JSON with "Content-Type: application/json".' },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is too large.' },
@@ -41,7 +59,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.status, { detail: err.detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
     }
     if (err.validation) {
-      const errors = (err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e));
+      const errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
       const first = errors[0]!;
       const where = first.row !== undefined ? `Row ${first.row}: ` : '';
       const suffix = first.row !== undefined ? ' The batch was not stored.' : '';

@@ -43,3 +43,9 @@ export const pageOf = <T extends TSchema>(item: T) =>
   });
 
 export const AnyObject = Type.Object({}, { additionalProperties: true });
+
+/**
+ * Marks a body schema whose validation reports every error, not the first (a batch's rows): an
+ * OpenAPI extension keyword, which the validator compiler in src/app.ts reads.
+ */
+export const allErrorsMark = 'x-all-errors';

@@ -161,6 +161,20 @@ describe.each(backends)('identifications (%s)', (backend) => {
       expect((await list(sid)).count).toBe(0);
     });
 
+    it('several bad rows: each named once, in row order, so the batch is fixed in one round trip', async () => {
+      const sid = await createSession(h);
+      const res = await upload(sid, [card('ok'), { ...card('m1'), name: 5, year: '2'.repeat(21) }, card('ok-2'), { ...card('m3'), year: '2'.repeat(21) }, { name: 'no id' }]);
+      expect(res.statusCode).toBe(400);
+      const body = res.json();
+      expect(body.errors.map((e: { row: number; field: string }) => [e.row, e.field])).toEqual([
+        [1, 'identifications[1].name'],
+        [3, 'identifications[3].year'],
+        [4, 'identifications[4].event_id'],
+      ]);
+      expect(body.detail).toMatch(/^Row 1: identifications\[1\]\.name/);
+      expect((await list(sid)).count).toBe(0);
+    });
+
     it('a body without identifications, or not a list', async () => {
       const sid = await createSession(h);
       expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: {} })).statusCode).toBe(400);

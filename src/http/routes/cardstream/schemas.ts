@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, Nullable, StringEnum } from '../../schemas/common.ts';
+import { AnyObject, Nullable, StringEnum, allErrorsMark } from '../../schemas/common.ts';
 import { sideListMaxBytes } from '../../../services/card-session-service.ts';
 
 const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
@@ -101,7 +101,8 @@ export const IdentificationInput = Type.Object(
   { additionalProperties: true, description: '`id`, `grade`, `image` and `thumbnail` are set by the service and ignored here.' },
 );
 
-export const UploadBody = Type.Object({ identifications: Type.Array(IdentificationInput) });
+// every bad row is named, not the first only (src/app.ts reads the mark): a client fixes a batch in one round trip
+export const UploadBody = Type.Object({ identifications: Type.Array(IdentificationInput) }, { [allErrorsMark]: true });
 
 export const UploadResult = Type.Object({
   received: Type.Integer(),
