@@ -89,8 +89,10 @@ function need(value: string | undefined, flag: string): string {
 }
 
 function integer(value: string, flag: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${flag} must be an integer, got "${value}"`);
-  return Number(value);
+  const n = Number(value);
+  // beyond 2^53 the text would be rounded, silently: a 20-digit amount added nothing
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--${flag} must be an integer of at most 15 digits, got "${value}"`);
+  return n;
 }
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
@@ -99,7 +101,7 @@ async function run(services: Services, command: string, values: Values, rest: st
   const { accounts } = services;
   switch (command) {
     case 'account create': {
-      const credits = values.credits !== undefined ? integer(values.credits, 'credits') : loadConfig().defaultCredits;
+      const credits = values.credits !== undefined ? integer(values.credits, 'credits') : loadConfig(io.env).defaultCredits;
       return accounts.createAccount({ name: need(values.name, 'name'), credits, ...(values.services !== undefined ? { services: parseServices(values.services) } : {}) });
     }
     case 'account list':

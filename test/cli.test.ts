@@ -165,7 +165,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(binary.stderr).toMatch(/loupe: unknown command "bogus"/);
     const binaryFailed = await failsAsProcess('credits', 'add', '--account', '00000000-0000-4000-8000-000000000000', '--amount', '5');
     expect([binaryFailed.code, binaryFailed.stdout]).toEqual([1, '']);
-    for (const args of [['account', 'create'], ['bogus'], ['account', 'create', '--name', 'x', '--credits', 'lots'], ['account', 'create', '--nmae', 'x']]) {
+    // a number past 2^53 would be rounded silently (a 20-digit amount added nothing): a usage error
+    for (const args of [['account', 'create'], ['bogus'], ['account', 'create', '--name', 'x', '--credits', 'lots'], ['account', 'create', '--nmae', 'x'], ['account', 'create', '--name', 'x', '--credits', '99999999999999999999']]) {
       const r = await fails(...args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -174,6 +175,14 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const unknown = await fails('credits', 'add', '--account', '00000000-0000-4000-8000-000000000000', '--amount', '5');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/not found/);
+    // an operator's change keeps the balance from 0 to 10^12, and a collection's room to 10^9
+    const small = await loupe('account', 'create', '--name', 'small', '--credits', '3');
+    const below = await fails('credits', 'add', '--account', small.account, '--amount=-5');
+    expect([below.code, below.stderr]).toEqual([1, expect.stringMatching(/The balance \(3\) would become -2: an account holds from 0 to 1000000000000 credits/)]);
+    expect((await fails('credits', 'add', '--account', small.account, '--amount', '1000000000000')).code).toBe(1);
+    expect(await loupe('credits', 'add', '--account', small.account, '--amount=-3')).toEqual({ account: small.account, credits: 0 });
+    expect((await fails('account', 'create', '--name', 'x', '--credits', '1000000000001')).stderr).toMatch(/Credits must be an integer from 0 to 1000000000000/);
+    expect((await fails('collection', 'create', '--account', small.account, '--type', 'photo', '--name', 'big', '--capacity', '1000000000001')).stderr).toMatch(/capacity must be an integer from 1 to 1000000000/);
     const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
     expect(badService.code).toBe(1);
     expect(badService.stderr).toMatch(/Unknown service/);

@@ -27,6 +27,12 @@ export interface CreatedAccount {
 
 const tokenPrefix = 'lp_';
 
+/**
+ * Most credits an account holds (a million million): what an operator sets or adds is bounded, so no
+ * balance leaves the integers JSON and both stores keep exactly.
+ */
+export const maxCredits = 1_000_000_000_000;
+
 /** The 402 of a charge the account's credits cannot cover. */
 export function insufficientCredits(priceKey: string, price: number): ServiceError {
   return new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
@@ -56,7 +62,7 @@ export class AccountService {
 
   async createAccount(input: { name: string; credits: number; services?: string[] }): Promise<CreatedAccount> {
     if (!input.name.trim()) throw new ServiceError(400, 'invalid_request', 'An account needs a non-empty name.');
-    if (!Number.isInteger(input.credits) || input.credits < 0) throw new ServiceError(400, 'invalid_request', 'Credits must be a non-negative integer.');
+    if (!Number.isSafeInteger(input.credits) || input.credits < 0 || input.credits > maxCredits) throw new ServiceError(400, 'invalid_request', `Credits must be an integer from 0 to ${maxCredits}.`);
     const token = newToken();
     const created = { account: randomUUID(), workspace: randomUUID(), token };
     await this.accounts.createAccount({
@@ -111,10 +117,11 @@ export class AccountService {
   }
 
   async addCredits(accountId: string, amount: number): Promise<{ account: string; credits: number }> {
-    if (!Number.isInteger(amount)) throw new ServiceError(400, 'invalid_request', 'Credits must be an integer.');
-    await this.getAccount(accountId);
-    const credits = await this.accounts.addCredits(accountId, amount);
+    if (!Number.isSafeInteger(amount) || Math.abs(amount) > maxCredits) throw new ServiceError(400, 'invalid_request', `Credits to add must be an integer from -${maxCredits} to ${maxCredits}.`);
+    const before = await this.getAccount(accountId);
+    const credits = await this.accounts.adjustCredits(accountId, amount, maxCredits);
     if (credits === undefined) throw notFound(`Account ${accountId}`);
+    if (credits === 'out_of_range') throw new ServiceError(400, 'invalid_request', `The balance (${before.credits}) would become ${before.credits + amount}: an account holds from 0 to ${maxCredits} credits.`);
     return { account: accountId, credits };
   }
 

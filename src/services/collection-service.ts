@@ -6,6 +6,8 @@ import { ServiceError, isUuid } from './errors.ts';
 
 /** Records a collection may hold when `--capacity` is not given. */
 export const defaultCapacity = 1_000_000;
+/** Most records a collection may be given room for: far past what one server's index holds, short of what a store cannot count. */
+export const maxCapacity = 1_000_000_000;
 
 /**
  * Product and fashion collections group images of one product by `product_id` unless the
@@ -46,7 +48,7 @@ export class CollectionService {
     const name = input.name.trim();
     if (!name || name.length > 200) throw new ServiceError(400, 'invalid_request', 'The collection name must be 1 to 200 characters.');
     const capacity = input.capacity ?? defaultCapacity;
-    if (!Number.isInteger(capacity) || capacity < 1) throw new ServiceError(400, 'invalid_request', 'The capacity must be a positive integer.');
+    if (!Number.isSafeInteger(capacity) || capacity < 1 || capacity > maxCapacity) throw new ServiceError(400, 'invalid_request', `The capacity must be an integer from 1 to ${maxCapacity}.`);
     const productField = input.productField?.trim() || defaultProductField[type];
     if (productField !== null && (productField.length > 200 || productField.startsWith('$'))) throw new ServiceError(400, 'invalid_request', 'The product field must be a field name of at most 200 characters, not starting with $.');
     return this.collections.create({ id: randomUUID(), accountId: input.accountId, type, name, productField, capacity });

@@ -93,6 +93,22 @@ export class AccountStore {
     return (await this.getAccount(accountId))?.credits;
   }
 
+  /**
+   * An operator's change of the balance (`loupe credits add`), kept from 0 to `max` in one statement:
+   * `'out_of_range'` when the balance would leave it (nothing changed), undefined for no such account.
+   */
+  async adjustCredits(accountId: string, amount: number, max: number): Promise<number | 'out_of_range' | undefined> {
+    const res = await this.store.db
+      .updateTable('accounts')
+      .set({ credits: sql`credits + ${amount}` })
+      .where('id', '=', accountId)
+      .where(sql<boolean>`credits + ${amount} >= 0 AND credits + ${amount} <= ${max}`)
+      .executeTakeFirst();
+    const account = await this.getAccount(accountId);
+    if (!account) return undefined;
+    return Number(res.numUpdatedRows) === 0 ? 'out_of_range' : account.credits;
+  }
+
   /** Debits only when the balance covers the price, in one statement so concurrent calls never overdraw. */
   async debit(accountId: string, amount: number): Promise<boolean> {
     const res = await this.store.db
