@@ -1,8 +1,20 @@
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 
-const config = loadConfig();
-const app = await buildApp(config);
+/** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
+function cannotStart(err: unknown): never {
+  process.stderr.write(`loupe: cannot start: ${(err as Error).message ?? String(err)}\n`);
+  process.exit(1);
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (err) {
+    return cannotStart(err);
+  }
+})();
+const app = await buildApp(config).catch(cannotStart);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -29,7 +41,10 @@ process.on('SIGINT', () => void shutdown('SIGINT'));
 
 // Models load and run once on every worker before the port opens, so the first requests are as
 // fast as the rest and a broken model install fails the start, not a request.
-const warm = await app.loupe.vision.start();
+const warm = await app.loupe.vision.start().catch(async (err: unknown) => {
+  await app.close().catch(() => undefined);
+  return cannotStart(err);
+});
 app.log.info({ threads: config.vision.threads, models: config.vision.warm, ms: warm.ms }, 'vision workers ready');
 if (config.vision.warm.length) {
   const t0 = performance.now();
@@ -41,5 +56,8 @@ if (config.vision.warm.length) {
     app.log.warn({ err }, 'recognition warm-up failed; the first scan will load its catalogs');
   }
 }
-await app.listen({ port: config.port, host: config.host });
+await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
+  await app.close().catch(() => undefined);
+  return cannotStart(err);
+});
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');

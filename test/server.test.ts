@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,4 +68,31 @@ describe('server process', () => {
       expect(await again.exited).toBe(0);
     }
   }, 120_000); // two server starts (each up to 60 s on a slow machine) and a drain of up to 10 s
+});
+
+describe('server process that cannot start', () => {
+  /** The server's exit code and what it wrote to stderr. */
+  const failedStart = async (env: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../src/server.ts')], { env: { ...process.env, LOUPE_VISION_WARM: 'none', DATABASE_URL: '', PORT: String(randomPort()), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, stderr };
+  };
+
+  it('says why in one line and exits 1: a setting of the wrong form, a media folder it cannot write', async () => {
+    const bad = await failedStart({ LOUPE_DATA_DIR: os.tmpdir(), LOUPE_QUEUE_WORKERS: 'lots' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^loupe: cannot start: .*LOUPE_QUEUE_WORKERS/)]);
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-unwritable-'));
+    try {
+      // the media folder's place taken by a file: the server would be "ready" and fail every upload
+      await fs.writeFile(path.join(dataDir, 'media'), 'not a folder');
+      const media = await failedStart({ LOUPE_DATA_DIR: dataDir });
+      expect(media.code).toBe(1);
+      expect(media.stderr).toMatch(/^loupe: cannot start: the media folder cannot be written \(E[A-Z]+\)/m);
+    } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -6,7 +6,7 @@ import { loadMediaSecret, MediaLinks } from '../media/media-links.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
-import { openStore, type Store } from '../store/database.ts';
+import { assertWritable, openStore, type Store } from '../store/database.ts';
 import { AccountService } from './account-service.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
@@ -77,6 +77,15 @@ export async function openServices(config: Config, options: { longRunning?: bool
     options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
   }
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
+  if (options.longRunning) {
+    // A server that cannot write would say it is ready, then fail every write and log its queue's failures twice a second
+    try {
+      await assertWritable(store, path.join(config.dataDir, 'media'));
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
   const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
   const links = new MediaLinks(secret, { privateS: config.media.linkLifetimeS, publicS: config.media.publicLinkLifetimeS });
   const policy = new AddressPolicy(config.urlAllowList);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, type ColumnType, type Generated } from 'kysely';
+import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
 import { migrate } from './migrate.ts';
 import { prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
@@ -351,6 +351,27 @@ export interface Store {
   /** PostgreSQL only: for connections outside the pool (LISTEN needs its own). */
   databaseUrl?: string;
   close(): Promise<void>;
+}
+
+/**
+ * Fails, saying what, when the database or the media folder cannot be written: a write that
+ * changes nothing is still refused by a read-only database (SQLite's SQLITE_READONLY, PostgreSQL's
+ * read-only transaction or missing privilege).
+ */
+export async function assertWritable(store: Store, mediaDir: string): Promise<void> {
+  try {
+    await sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(store.db);
+  } catch (err) {
+    throw new Error(`the database cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${store.file ?? 'DATABASE_URL'}`);
+  }
+  const probe = path.join(mediaDir, `.write-check-${process.pid}`);
+  try {
+    await fs.promises.mkdir(mediaDir, { recursive: true });
+    await fs.promises.writeFile(probe, '');
+    await fs.promises.rm(probe);
+  } catch (err) {
+    throw new Error(`the media folder cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${mediaDir}`);
+  }
 }
 
 export interface StoreOptions {

@@ -1,0 +1,28 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertWritable, openStore, type Store } from './database.ts';
+
+describe('a store the server cannot write', () => {
+  let dir: string;
+  let store: Store;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-writable-'));
+    store = await openStore({ dataDir: dir });
+  });
+  afterAll(async () => {
+    await store.close();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('passes a writable database and media folder, and names a database that refuses writes', async () => {
+    await assertWritable(store, path.join(dir, 'media'));
+    expect(await fs.readdir(path.join(dir, 'media'))).toEqual([]);
+    // what a read-only file gives (SQLITE_READONLY), without needing another user to make one
+    await sql`PRAGMA query_only = 1`.execute(store.db);
+    await expect(assertWritable(store, path.join(dir, 'media'))).rejects.toThrow(/^the database cannot be written \(SQLITE_READONLY\)/);
+    await sql`PRAGMA query_only = 0`.execute(store.db);
+  });
+});
