@@ -33,6 +33,9 @@ const tokenPrefix = 'lp_';
  */
 export const maxCredits = 1_000_000_000_000;
 
+/** A 401 says how to authenticate (RFC 9110 §11.6.1): the token scheme the API takes (`Bearer` too). */
+const challenge = { 'www-authenticate': 'Token realm="Loupe"' };
+
 /** The 402 of a charge the account's credits cannot cover. */
 export function insufficientCredits(priceKey: string, price: number): ServiceError {
   return new ServiceError(402, 'insufficient_credits', `Not enough credits: ${priceKey} costs ${price} credit${price === 1 ? '' : 's'}.`);
@@ -145,9 +148,9 @@ export class AccountService {
 
   async authenticate(header: string | undefined): Promise<Principal> {
     const match = header ? /^\s*(?:Token|Bearer)\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) throw new ServiceError(401, 'not_authenticated', 'Authentication credentials were not provided. Send the header "Authorization: Token <token>".');
+    if (!match?.[1]) throw new ServiceError(401, 'not_authenticated', 'Authentication credentials were not provided. Send the header "Authorization: Token <token>".', undefined, challenge);
     const owner = await this.accounts.findTokenOwner(hashToken(match[1]));
-    if (!owner) throw new ServiceError(401, 'invalid_token', 'Invalid or revoked token.');
+    if (!owner) throw new ServiceError(401, 'invalid_token', 'Invalid or revoked token.', undefined, { 'www-authenticate': `${challenge['www-authenticate']}, error="invalid_token"` });
     return owner;
   }
 

@@ -16,7 +16,11 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
         expires: Type.Optional(Type.String({ description: 'Unix time (seconds) the link expires' })),
         sig: Type.Optional(Type.String({ description: 'The link\'s signature' })),
       }),
-      response: { 200: Type.Unsafe({ description: 'The image bytes', type: 'string', format: 'binary' }), ...errorResponses(404) },
+      response: {
+        // the stored image's own type: OpenAPI 3 names a binary body by its media types, not as JSON
+        200: { description: 'The image bytes', content: Object.fromEntries(['image/jpeg', 'image/png', 'image/webp'].map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) },
+        ...errorResponses(404),
+      },
     },
     handler: async (request, reply) => {
       const file = await app.loupe.media.open(request.params.key, request.query.expires, request.query.sig);

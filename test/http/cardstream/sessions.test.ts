@@ -182,6 +182,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
         expect(res.statusCode).toBe(401);
         expect(typeof res.json().detail).toBe('string');
         expect(res.json().code).toMatch(/^(not_authenticated|invalid_token)$/);
+        // RFC 9110: a 401 names the scheme it takes
+        expect(res.headers['www-authenticate']).toBe(token === null ? 'Token realm="Loupe"' : 'Token realm="Loupe", error="invalid_token"');
       }
       const bearerStyle = await h.app.inject({ method: 'GET', url: cs('ping/'), headers: { authorization: `token ${h.account.token}` } });
       expect(bearerStyle.statusCode).toBe(200);
