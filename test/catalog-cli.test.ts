@@ -99,7 +99,9 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     await fs.mkdir(path.join(refs, 'cards'), { recursive: true });
     const scan = (hue: number) => sharp({ create: { width: 223, height: 311, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } }).jpeg().toBuffer();
     await fs.writeFile(path.join(refs, 'cards', '900001_angel.jpg'), await scan(40));
-    await fs.writeFile(path.join(refs, 'cards', '999999_ghost.jpg'), await scan(200));
+    // a link to a scan is the scan (it was skipped, counted nowhere)
+    await fs.writeFile(path.join(refs, 'ghost-scan.jpg'), await scan(200));
+    await fs.symlink(path.join(refs, 'ghost-scan.jpg'), path.join(refs, 'cards', '999999_ghost.jpg'));
     // the dataset shape of ../shared/datasets: a manifest beside the folder, file paths relative to it
     const manifest = { files: [{ file: 'cards/900001_angel.jpg', labels: { multiverse_id: '900001' } }, { file: 'cards/999999_ghost.jpg', labels: { multiverse_id: '999999' } }] };
     await fs.writeFile(path.join(refs, 'manifest.json'), JSON.stringify(manifest));

@@ -106,6 +106,12 @@ describe('JSON records', () => {
     expect(err.message).toMatch(/^f\.json line 1 \("cards" record 2\): is not valid JSON/);
   });
 
+  it('refuses a record nested thousands deep at its line, before anything reads it', () => {
+    const err = jsonError(`[\n{"a":1},\n{"a":${'['.repeat(5000)}${']'.repeat(5000)}}]`);
+    expect(err.where).toBe('line 3 (record 2)');
+    expect(err.problem).toMatch(/nests deeper than 64 levels/);
+  });
+
   it('names the line of a malformed record in a one-per-line file', () => {
     const err = jsonError('[\n{"a":1},\n{"a":2},\n{"a":3,"b":}\n,{"a":4}]');
     expect(err.where).toBe('line 4 (record 3)');

@@ -121,6 +121,9 @@ type State = 'start' | 'key' | 'colon' | 'member' | 'afterMember' | 'value' | 'v
  * Members of a top-level object that are not arrays are reported (value `undefined`) but not
  * parsed: the caller decides whether the shape is one it knows.
  */
+/** Deepest nesting of one element (a record); real catalog records are under ten levels. */
+const MAX_ELEMENT_DEPTH = 64;
+
 export class JsonSplitter {
   private state: State = 'start';
   private line = 1;
@@ -295,8 +298,10 @@ export class JsonSplitter {
             }
           } else if (c === NEWLINE) this.line++;
         } else if (c === QUOTE) this.inString = true;
-        else if (c === OPEN_OBJECT || c === OPEN_ARRAY) this.depth++;
-        else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
+        else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
+          // what reads a record afterwards recurses: thousands of levels overflowed the stack, named nowhere
+          if (++this.depth > MAX_ELEMENT_DEPTH && !this.skip) throw new CatalogFileError(this.file, describeAt(this.startLine, this.startIndex, this.topObject ? this.key : null), `nests deeper than ${MAX_ELEMENT_DEPTH} levels (a catalog record is a few levels deep)`);
+        } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
           this.depth--;
           if (this.depth === 0) {
             i++;

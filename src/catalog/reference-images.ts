@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -74,8 +74,11 @@ export async function referenceFiles(dir: string): Promise<ReferenceFile[]> {
     throw new ReferenceFolderError(`cannot read the folder ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   const labels = await manifestLabels(root);
+  // a link to an image is the image (a folder of references is often made of links to the scans)
+  const isImageFile = async (e: (typeof entries)[number]) => IMAGE_FILE.test(e.name) && (e.isFile() || (e.isSymbolicLink() && (await stat(path.join(root, e.name)).catch(() => null))?.isFile() === true));
+  const kept = await Promise.all(entries.map(isImageFile));
   return entries
-    .filter((e) => e.isFile() && IMAGE_FILE.test(e.name))
+    .filter((_, i) => kept[i])
     .map((e) => e.name)
     .sort()
     .map((name) => {
