@@ -42,6 +42,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     each file names one card by its id (a manifest.json beside the files, else the file's
                     name), its collector number or its name; files naming no card or several are listed
   loupe catalog list
+  loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
   loupe prices import --file F --catalog NAME
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
                     history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
@@ -191,6 +192,8 @@ async function run(services: Services, command: string, values: Values, rest: st
         io.err(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
       });
     }
+    case 'catalog delete':
+      return services.catalogs.delete(need(values.catalog ?? rest[0], 'catalog'));
     case 'prices import':
       return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io));
     default:

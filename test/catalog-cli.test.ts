@@ -52,6 +52,18 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     ]);
   }, 90_000);
 
+  it('deletes a catalog with all imported into it; a catalog it does not know is exit 1', async () => {
+    const args = ['catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', fixture('pokemon/sets.json'), '--catalog', 'stray'];
+    await loupe(...args);
+    expect((await loupe('catalog', 'delete', '--catalog', 'stray')).result).toEqual({ deleted: 'stray', kind: 'pokemon', cards: 6, sets: 2, prices: 0, images: 0 });
+    expect((await loupe('catalog', 'list')).result.catalogs.map((c: { catalog: string }) => c.catalog)).not.toContain('stray');
+    // nothing of it is left behind: imported again, it is a new catalog whose every card is new
+    expect((await loupe(...args)).result).toMatchObject({ created_catalog: true, version: 1, cards: { created: 6, total: 6 } });
+    await loupe('catalog', 'delete', '--catalog', 'stray');
+    const unknown = await fails('catalog', 'delete', '--catalog', 'stray');
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringMatching(/Catalog stray not found/)]);
+  }, 90_000);
+
   it('a malformed file exits 1 naming the file and line, with nothing on stdout and the catalog unchanged', async () => {
     const bad = path.join(dataDir, 'bad.json');
     const lines = (await fs.readFile(fixture('pokemon/cards.json'), 'utf8')).split('\n');

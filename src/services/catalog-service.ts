@@ -10,7 +10,7 @@ import { CatalogChangedDuringImport, CatalogKindConflict, type CatalogStore, typ
 import { ARTWORK_VERSION } from '../vision/recognition/card-artwork.ts';
 import type { VisionService } from './vision-service.ts';
 import type { PriceStore } from '../store/price-store.ts';
-import { badRequest, ServiceError } from './errors.ts';
+import { badRequest, notFound, ServiceError } from './errors.ts';
 
 /** What `loupe catalog list` shows per catalog. */
 export interface CatalogListing {
@@ -98,6 +98,19 @@ export class CatalogService {
     return {
       catalogs: catalogs.map((c) => ({ catalog: c.name, kind: c.kind, cards: c.cards, images: images.get(c.id) ?? 0, prices: prices.get(c.id) ?? 0, sets: c.sets, version: c.version, updated_at: c.updatedAt })),
     };
+  }
+
+  /**
+   * Deletes a catalog and everything imported into it (a stray or test import would otherwise be
+   * searched by every recognition for good): what it held, or the catalog's 404.
+   */
+  async delete(name: string): Promise<{ deleted: string; kind: string; cards: number; sets: number; prices: number; images: number }> {
+    const known = await this.store.get(name);
+    if (!known) throw notFound(`Catalog ${name}`);
+    const [prices, images] = await Promise.all([this.prices.counts(), this.images?.store.counts() ?? new Map<string, number>()]);
+    const gone = await this.store.delete(name);
+    if (!gone) throw notFound(`Catalog ${name}`);
+    return { deleted: gone.name, kind: gone.kind, cards: gone.cards, sets: gone.sets, prices: prices.get(gone.id) ?? 0, images: images.get(gone.id) ?? 0 };
   }
 
   /**

@@ -192,6 +192,19 @@ export class CatalogStore {
     return row ? this.toSummary(row) : null;
   }
 
+  /**
+   * Deletes the catalog of that name with its sets, cards, names, prices and reference artworks (the
+   * tables' cascades); its summary as it was, or null when there is none.
+   */
+  async delete(name: string): Promise<CatalogSummary | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('catalogs').selectAll().where('name', '=', name).executeTakeFirst();
+      if (!row) return null;
+      await trx.deleteFrom('catalogs').where('id', '=', row.id).execute();
+      return this.toSummary(row);
+    });
+  }
+
   /** The catalog of that name, made empty if it does not exist yet. */
   async create(name: string, kind: string): Promise<CatalogSummary> {
     return this.db.transaction().execute(async (trx) => (await this.claim(trx, name, kind)).catalog);
