@@ -178,13 +178,12 @@ describe('vision engine timeouts', () => {
 
   it('on close, lets a task answered as a timeout finish in its worker before stopping the pool', async () => {
     const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 300, timeoutGraceMs: 10_000, warm: [], embedder: '', testHooks: true });
-    const t0 = performance.now();
     const slow = await engine.image('colors', busy(1_500), 40_000_000).catch((e: unknown) => e);
     expect((slow as VisionTaskError).reason).toBe('timeout');
-    expect(performance.now() - t0).toBeLessThan(1_400);
+    // answered at its 300 ms limit, the task has about 1.2 s of work left: close waits for it, not stopping the worker mid-task
+    const answered = performance.now();
     await engine.close();
-    // closed only once the worker was done with the 1.5 s of work, not mid-task
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(1_450);
+    expect(performance.now() - answered).toBeGreaterThanOrEqual(900);
   }, 30_000);
 
   it('after a timeout the replaced worker warms its models first and serves the next task', async () => {
