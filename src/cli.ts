@@ -17,6 +17,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe workspace add --account A [--name N]
   loupe workspace list --account A
   loupe token add --account A [--name N]
+  loupe token list --account A      ids and names (the tokens themselves are not kept)
   loupe token revoke --token T | --id TOKEN_ID
   loupe credits add --account A --amount N
   loupe services enable --account A --services s1,s2
@@ -117,6 +118,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       return { workspaces: await accounts.listWorkspaces(need(values.account, 'account')) };
     case 'token add':
       return accounts.addToken(need(values.account, 'account'), values.name ?? '');
+    case 'token list':
+      return accounts.listTokens(need(values.account, 'account'));
     case 'token revoke':
       return accounts.revokeToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
     case 'credits add': {
@@ -283,8 +286,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    io.out(`${usage}\n`);
-    return positionals.length === 0 && !values.help ? 2 : 0;
+    // asked for, the usage is the answer (stdout); without a command it is the error's text (stderr, exit 2)
+    if (values.help) io.out(`${usage}\n`);
+    else io.err(`${usage}\n`);
+    return values.help ? 0 : 2;
   }
   const single = positionals[0] === 'migrate' || positionals[0] === 'worker';
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');

@@ -76,7 +76,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
 
   it('creates accounts whose token, workspace, credits and services drive the server', async () => {
     const created = await loupe('account', 'create', '--name', 'Card Shop', '--credits', '1', '--services', 'cardstream');
-    expect(Object.keys(created).sort()).toEqual(['account', 'token', 'workspace']);
+    expect(Object.keys(created).sort()).toEqual(['account', 'token', 'token_id', 'workspace']);
     expect(created.account).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.workspace).toMatch(/^[0-9a-f-]{36}$/);
 
@@ -105,9 +105,18 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(await loupe('token', 'revoke', '--token', token2.token)).toEqual({ revoked: true });
       expect((await call('GET', '/cardstream/v2/ping/', token2.token)).statusCode).toBe(401);
       expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(200);
+      // the first token by its id, as listed: revoked without the token itself
+      const { tokens } = await loupe('token', 'list', '--account', created.account);
+      expect(tokens.map((t: { token_id: string; revoked_at: string | null }) => [t.token_id, t.revoked_at === null])).toEqual([
+        [created.token_id, true],
+        [token2.token_id, false],
+      ]);
+      expect(await loupe('token', 'revoke', '--id', created.token_id)).toEqual({ revoked: true });
+      expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(401);
     } finally {
       await app.close();
     }
+    expect((await fails('workspace', 'add', '--account', created.account, '--name', ' ')).stderr).toMatch(/A workspace needs a non-empty name/);
 
     const shown = await loupe('account', 'show', '--account', created.account);
     expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'] });
@@ -160,6 +169,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
 
   it('reports usage errors with exit code 2 and nothing on stdout', async () => {
     // the binary once each way (exit 2, exit 1), the rest in this process
+    // without a command the usage is the error's text: stderr, exit 2
+    const bare = await fails();
+    expect([bare.code, bare.stdout]).toEqual([2, '']);
+    expect(bare.stderr).toMatch(/^loupe — Loupe admin command/);
     const binary = await failsAsProcess('bogus');
     expect([binary.code, binary.stdout]).toEqual([2, '']);
     expect(binary.stderr).toMatch(/loupe: unknown command "bogus"/);

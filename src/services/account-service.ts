@@ -23,6 +23,8 @@ export interface CreatedAccount {
   account: string;
   workspace: string;
   token: string;
+  /** The token's id: what `token revoke --id` takes without the token itself. */
+  token_id: string;
 }
 
 const tokenPrefix = 'lp_';
@@ -67,14 +69,14 @@ export class AccountService {
     if (!input.name.trim()) throw new ServiceError(400, 'invalid_request', 'An account needs a non-empty name.');
     if (!Number.isSafeInteger(input.credits) || input.credits < 0 || input.credits > maxCredits) throw new ServiceError(400, 'invalid_request', `Credits must be an integer from 0 to ${maxCredits}.`);
     const token = newToken();
-    const created = { account: randomUUID(), workspace: randomUUID(), token };
+    const created = { account: randomUUID(), workspace: randomUUID(), token, token_id: randomUUID() };
     await this.accounts.createAccount({
       id: created.account,
       name: input.name.trim(),
       credits: input.credits,
       services: input.services ?? [allServices],
       workspaceId: created.workspace,
-      tokenId: randomUUID(),
+      tokenId: created.token_id,
       tokenHash: hashToken(token),
     });
     return created;
@@ -91,6 +93,7 @@ export class AccountService {
   }
 
   async addWorkspace(accountId: string, name = 'workspace'): Promise<{ workspace: string }> {
+    if (!name.trim()) throw new ServiceError(400, 'invalid_request', 'A workspace needs a non-empty name.');
     await this.getAccount(accountId);
     const id = randomUUID();
     await this.accounts.addWorkspace({ id, accountId, name });
@@ -100,6 +103,12 @@ export class AccountService {
   async listWorkspaces(accountId: string): Promise<WorkspaceRecord[]> {
     await this.getAccount(accountId);
     return this.accounts.listWorkspaces(accountId);
+  }
+
+  /** An account's tokens by id and name (the tokens themselves are not kept), revoked ones too. */
+  async listTokens(accountId: string): Promise<{ tokens: { token_id: string; name: string; created_at: string; revoked_at: string | null }[] }> {
+    await this.getAccount(accountId);
+    return { tokens: (await this.accounts.listTokens(accountId)).map((t) => ({ token_id: t.id, name: t.name, created_at: t.createdAt, revoked_at: t.revokedAt })) };
   }
 
   async addToken(accountId: string, name = ''): Promise<{ token: string; token_id: string }> {

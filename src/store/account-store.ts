@@ -64,6 +64,12 @@ export class AccountStore {
     await this.store.db.insertInto('api_tokens').values({ id: input.id, account_id: input.accountId, token_hash: input.tokenHash, name: input.name, created_at: new Date().toISOString() }).execute();
   }
 
+  /** An account's tokens (never the tokens themselves: only their hashes are kept), oldest first. */
+  async listTokens(accountId: string): Promise<{ id: string; name: string; createdAt: string; revokedAt: string | null }[]> {
+    const rows = await this.store.db.selectFrom('api_tokens').select(['id', 'name', 'created_at', 'revoked_at']).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    return rows.map((r) => ({ id: r.id, name: r.name, createdAt: toIso(r.created_at), revokedAt: r.revoked_at === null ? null : toIso(r.revoked_at) }));
+  }
+
   /** Revokes by token id or by the hash of the token itself; returns whether a live token was revoked. */
   async revokeToken(match: { id?: string; tokenHash?: string }): Promise<boolean> {
     let q = this.store.db.updateTable('api_tokens').set({ revoked_at: new Date().toISOString() }).where('revoked_at', 'is', null);
