@@ -62,6 +62,14 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     await loupe('catalog', 'delete', '--catalog', 'stray');
     const unknown = await fails('catalog', 'delete', '--catalog', 'stray');
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringMatching(/Catalog stray not found/)]);
+    // a file of no cards made an empty catalog that every recognition searched: refused, nothing made
+    for (const text of ['[]', '{}']) {
+      const empty = path.join(dataDir, 'empty.json');
+      await fs.writeFile(empty, text);
+      const none = await fails('catalog', 'import', '--kind', 'pokemon', '--cards', empty, '--catalog', 'empty');
+      expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/empty\.json: holds no card records for --kind pokemon/)]);
+    }
+    expect((await loupe('catalog', 'list')).result.catalogs.map((c: { catalog: string }) => c.catalog)).not.toContain('empty');
   }, 90_000);
 
   it('a malformed file exits 1 naming the file and line, with nothing on stdout and the catalog unchanged', async () => {

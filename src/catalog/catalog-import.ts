@@ -6,6 +6,7 @@ import { readMtg } from './formats/mtg.ts';
 import { readPokemon } from './formats/pokemon.ts';
 import { readSports } from './formats/sports-csv.ts';
 import { readYugioh } from './formats/yugioh.ts';
+import { CatalogFileError } from './record-stream.ts';
 
 export const CATALOG_KINDS = ['pokemon', 'mtg', 'yugioh', 'sports', 'comics', 'csv'] as const;
 export type CatalogKind = (typeof CATALOG_KINDS)[number];
@@ -124,6 +125,8 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
       break;
   }
   const readMs = performance.now() - readStart;
+  // `[]` or `{}` for a cards file made an empty catalog (version 0) that every recognition then searched
+  if (read.cards.rows.size === 0) throw new CatalogFileError(main, null, `holds no card records for --kind ${request.kind}${read.records > 0 ? ` (${read.records} records read, none a card)` : ''}`);
 
   const writeStart = performance.now();
   const rows = read.cards.rows;
