@@ -426,7 +426,9 @@ export class VisualSearchService {
 
   async ping(ctx: SearchContext, c: CollectionRecord): Promise<Envelope> {
     const clock = stopwatch();
-    const info = `${c.type} collection "${c.name}": ${c.recordCount} records, HNSW index over ${c.dimensions ?? 'not yet known'}-d ${c.model ?? 'descriptors'} (cosine distance × ${distanceScale})`;
+    // an empty collection has no descriptor size yet: said so, not as "not yet known-d"
+    const index = c.dimensions ? `HNSW index over ${c.dimensions}-d ${c.model ?? 'descriptors'}` : 'HNSW index, its descriptors\' size set by the first record';
+    const info = `${c.type} collection "${c.name}": ${c.recordCount} records, ${index} (cosine distance × ${distanceScale})`;
     if (c.type === 'custom') return { status: status(ctx, 200, 'OK'), info, statistics: clock.done() };
     const text = await this.textSearchState(c);
     return { status: status(ctx, 200, 'OK'), info: `${info}; ${text.summary}`, text_search: text.state, statistics: clock.done() };

@@ -107,11 +107,12 @@ export class CardSessionStore {
 
   /** `gameKey`: only sessions whose `game_key` is exactly this. */
   async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
-    const pattern = search ? `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
-    // Unicode case folding on both backends (SQLite's lower() folds A-Z only: database.ts adds unicode_lower)
-    const lower = sql.raw(this.dialect === 'sqlite' ? 'unicode_lower' : 'lower');
+    const pattern = search ? `%${search.normalize('NFC').toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
+    // Unicode case folding and composition on both backends (SQLite's lower() folds A-Z only: database.ts adds
+    // unicode_lower, which composes too): a name sent decomposed ("Poke\u0301mon") is found by "pokémon"
+    const fold = (column: string) => (this.dialect === 'sqlite' ? sql`unicode_lower(${sql.ref(column)})` : sql`lower(normalize(${sql.ref(column)}, NFC))`);
     const matches = pattern
-      ? sql<boolean>`(${lower}(s.name) LIKE ${pattern} ESCAPE '\\' OR ${lower}(s.description) LIKE ${pattern} ESCAPE '\\' OR ${lower}(s.platform) LIKE ${pattern} ESCAPE '\\' OR ${lower}(s.game) LIKE ${pattern} ESCAPE '\\')`
+      ? sql<boolean>`(${fold('s.name')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.description')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.platform')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.game')} LIKE ${pattern} ESCAPE '\\')`
       : undefined;
     let countQ = this.db.selectFrom('card_sessions as s').select((eb) => eb.fn.countAll<number>().as('c')).where('s.workspace_id', '=', workspaceId);
     let rowsQ = this.sessionQuery(workspaceId);

@@ -457,7 +457,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {
   // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
-  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+  // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
+  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.normalize('NFC').toLowerCase() : v));
 }
 
 export function toIso(value: string | Date): string;

@@ -81,6 +81,8 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const ok = await h.request('GET', `${base}/ping`, { headers: { 'collection-id': product.id }, token });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().info).toMatch(/product collection "shop"/);
+    // empty, it has no descriptor size yet: said in words
+    expect(ok.json().info).toMatch(/HNSW index, its descriptors' size set by the first record/);
     expect((await h.request('GET', `${base}/ping`, { token })).json()).toMatchObject({ code: 'missing_collection_id' });
     const wrongBase = await h.request('GET', '/similarity/photos/v2/ping', { headers: { 'collection-id': product.id }, token });
     expect(wrongBase.statusCode).toBe(400);

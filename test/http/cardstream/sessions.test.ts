@@ -163,6 +163,13 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     for (const term of ['ÉCLAIR', 'éclair', 'Éclair binder']) {
       expect((await h.request('GET', cs(`session/?workspace=${ws2}&search=${encodeURIComponent(term)}`))).json().count, term).toBe(1);
     }
+    // composed or not: a name sent decomposed (e + combining acute, as some keyboards send it) is found either way, and kept as sent
+    const decomposed = 'Poke\u0301mon night';
+    const created = await h.request('POST', cs(`session/?workspace=${ws2}`), { body: { name: decomposed } });
+    expect(created.json().name).toBe(decomposed);
+    for (const term of ['pokémon', 'POKE\u0301MON']) {
+      expect((await h.request('GET', cs(`session/?workspace=${ws2}&search=${encodeURIComponent(term)}`))).json().count, term).toBe(1);
+    }
 
     const beyond = await h.request('GET', cs(`session/?${q}&page=9`));
     expect(beyond.statusCode).toBe(200);
