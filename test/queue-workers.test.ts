@@ -179,6 +179,32 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
+  it('runs one long job (the upscaler\'s kind) at a time, so a quick job behind two of them takes the other slot', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const ids: string[] = [];
+    for (const type of ['slow', 'slow', 'quick']) {
+      const id = crypto.randomUUID();
+      await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type, endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+      ids.push(id);
+    }
+    const registry = new HandlerRegistry();
+    // the long kind runs until its runner stops it; the quick one answers at once
+    registry.register({ type: 'slow', long: true, accepts: () => true, endpoints: () => ['e'], run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))) });
+    registry.register({ type: 'quick', accepts: () => true, endpoints: () => ['e'], run: async () => ({ records: [{ _id: 'a', _status: { code: 200, text: 'OK' } }] }) });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: {} as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    runner.start();
+    try {
+      await until('the quick job to be done', async () => (await store.get(ids[2]!))!.status === 'DONE', 10_000);
+      expect((await store.get(ids[0]!))!.status).toBe('PROCESSING');
+      expect((await store.get(ids[1]!))!.status).toBe('CREATED');
+    } finally {
+      await runner.stop(50);
+    }
+  });
+
   it.skipIf(backend !== 'postgres')('two worker processes and 500 jobs: every job DONE exactly once', async () => {
     const t = await setup(backend);
     cleanup = t.close;

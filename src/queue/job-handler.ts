@@ -44,6 +44,11 @@ export interface JobHandler {
   type: string;
   /** The account service this type also needs (besides `requests`): its synchronous endpoints' own. */
   service?: string;
+  /**
+   * Its jobs hold the vision engine's long pool (one thread by default) for their whole run: a
+   * process runs one such job at a time, so the others' slots stay free for the rest of the queue.
+   */
+  long?: boolean;
   /** Whether `endpoint` names something this handler runs (an upscale factor, a flow name…). */
   accepts(endpoint: string): Promise<boolean> | boolean;
   /** Endpoints to list in errors and docs. */
@@ -70,6 +75,11 @@ export class HandlerRegistry {
 
   get(type: string): JobHandler | undefined {
     return this.handlers.get(type);
+  }
+
+  /** The types whose jobs run one at a time in a process ({@link JobHandler.long}). */
+  longTypes(): string[] {
+    return [...this.handlers.values()].filter((h) => h.long === true).map((h) => h.type);
   }
 
   types(): string[] {

@@ -30,7 +30,7 @@ export interface RunnerDeps {
 
 /** Events: `done` (id) after a result was written by this runner. */
 export class JobRunner extends EventEmitter {
-  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void> }>();
+  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void>; long: boolean }>();
   private running = false;
   private readonly doze = new WakeableSleep();
   private loop: Promise<void> | undefined;
@@ -84,11 +84,17 @@ export class JobRunner extends EventEmitter {
       let claimed: Claim[] = [];
       if (free > 0) {
         try {
-          claimed = await this.deps.requests.claim(free, this.options.leaseMs);
+          // one at a time, so a long job claimed keeps the next claim from taking another (job-handler.ts `long`)
+          for (let k = 0; k < free; k++) {
+            const longRunning = [...this.active.values()].some((a) => a.long);
+            const [c] = await this.deps.requests.claim(1, this.options.leaseMs, Date.now(), longRunning ? this.deps.registry.longTypes() : []);
+            if (!c) break;
+            claimed.push(c);
+            this.begin(c);
+          }
         } catch (err) {
           this.log('error', 'claiming jobs failed', { err: String(err) });
         }
-        for (const c of claimed) this.begin(c);
       }
       // Full, or nothing claimable: sleep until a job finishes, a signal comes, or the poll is due.
       if (claimed.length === 0 || this.active.size >= this.options.concurrency) {
@@ -99,7 +105,7 @@ export class JobRunner extends EventEmitter {
 
   private begin(claim: Claim): void {
     const abort = new AbortController();
-    const entry = { token: claim.token, abort, finished: Promise.resolve() };
+    const entry = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true };
     this.active.set(claim.row.id, entry);
     entry.finished = this.execute(claim, abort.signal)
       .catch((err: unknown) => this.log('error', 'job bookkeeping failed', { id: claim.row.id, err: String(err) }))

@@ -185,15 +185,17 @@ export class RequestStore {
    * Leases up to `n` runnable requests (CREATED, or PROCESSING whose lease ran out because its
    * worker died) in submission order, counting an attempt on each.
    */
-  async claim(n: number, leaseMs: number, now = Date.now()): Promise<Claim[]> {
+  /** Claims up to `n` runnable jobs, oldest first, none of the types in `skipTypes` (a runner's long jobs already at their limit). */
+  async claim(n: number, leaseMs: number, now = Date.now(), skipTypes: readonly string[] = []): Promise<Claim[]> {
     const token = randomBytes(12).toString('hex');
     const iso = new Date(now).toISOString();
+    const skip = skipTypes.length ? sql`AND type NOT IN (${sql.join(skipTypes)})` : sql``;
     const result = await sql<Selectable<AsyncRequestsTable>>`
       UPDATE async_requests
       SET status = 'PROCESSING', lease_token = ${token}, lease_until = ${now + leaseMs}, attempts = attempts + 1, modified_at = ${iso}
       WHERE seq IN (
         SELECT seq FROM async_requests
-        WHERE status = 'CREATED' OR (status = 'PROCESSING' AND lease_until < ${now})
+        WHERE (status = 'CREATED' OR (status = 'PROCESSING' AND lease_until < ${now})) ${skip}
         ORDER BY seq LIMIT ${n} ${this.skipLocked}
       )
       RETURNING *`.execute(this.db);

@@ -12,6 +12,8 @@ type UpscaleEndpoint = keyof typeof factors;
  */
 export class UpscalerJob implements JobHandler {
   readonly type = 'upscaler';
+  // one image at a time on the long pool's one thread: a second upscale job at once would only wait there
+  readonly long = true;
 
   constructor(private readonly vision: VisionService) {}
 
