@@ -70,6 +70,13 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
       expect([none.code, none.stderr]).toEqual([1, expect.stringMatching(/empty\.json: holds no card records for --kind pokemon/)]);
     }
     expect((await loupe('catalog', 'list')).result.catalogs.map((c: { catalog: string }) => c.catalog)).not.toContain('empty');
+    // a card's text far past any real card's is refused at its line (a 20 MB name imported, into the name index)
+    const huge = path.join(dataDir, 'huge.json');
+    const cards = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as Record<string, unknown>[];
+    cards[1]!.name = 'x'.repeat(2000);
+    await fs.writeFile(huge, `[\n${cards.map((c) => JSON.stringify(c)).join(',\n')}\n]`);
+    const tooLong = await fails('catalog', 'import', '--kind', 'pokemon', '--cards', huge, '--catalog', 'huge');
+    expect([tooLong.code, tooLong.stderr]).toEqual([1, expect.stringMatching(/huge\.json line 3 \(record 2\): the card's name has 2000 characters; at most 1000/)]);
   }, 90_000);
 
   it('a malformed file exits 1 naming the file and line, with nothing on stdout and the catalog unchanged', async () => {

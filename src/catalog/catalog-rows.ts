@@ -156,11 +156,39 @@ export function foldedNumber(row: CardRow): string | null {
  * once (and counted), different rows are an error naming both records, since a later one
  * silently winning would hide a broken file.
  */
+/**
+ * Sizes a card's text may take: far past any real card (the longest Magic name is 141 characters),
+ * short of what would bloat the name index and every answer naming the card (a 20 MB name imported).
+ */
+const TEXT_LIMITS: [keyof CardRow, number][] = [
+  ['key', 1000],
+  ['name', 1000],
+  ['setName', 1000],
+  ['setCode', 200],
+  ['number', 200],
+  ['rarity', 200],
+  ['year', 200],
+];
+const EXTRA_JSON_LIMIT = 64 * 1024;
+
+/** What of a card is too large to import, or undefined. */
+function tooLong(row: CardRow): string | undefined {
+  for (const [field, max] of TEXT_LIMITS) {
+    const v = row[field];
+    if (typeof v === 'string' && v.length > max) return `the card's ${field} has ${v.length} characters; at most ${max}`;
+  }
+  const extra = JSON.stringify({ fields: row.fields, links: row.links, aliases: row.aliases }).length;
+  if (extra > EXTRA_JSON_LIMIT) return `the card's other fields take ${Math.ceil(extra / 1024)} KiB of JSON; at most ${EXTRA_JSON_LIMIT / 1024} KiB`;
+  return undefined;
+}
+
 export class RowSet {
   readonly rows = new Map<string, { row: CardRow; at: RecordPlace }>();
   duplicates = 0;
 
   add(row: CardRow, at: RecordPlace): void {
+    const long = tooLong(row);
+    if (long) fail(at, long);
     const before = this.rows.get(row.key);
     if (!before) {
       this.rows.set(row.key, { row, at });
