@@ -50,6 +50,12 @@ declare module 'fastify' {
      */
     envelope?: boolean;
     /**
+     * Error bodies also carry `status: {code, text, request_id}` (spec 3 §7: "Body `status` has `code`
+     * and `text`"), the route's own answers untouched: the asynchronous API, whose answers' `status` is
+     * the request's state.
+     */
+    statusInErrors?: boolean;
+    /**
      * Batches of many rows (megabytes of JSON): bodies over the large-body size take turns and
      * are parsed on a thread of their own (src/http/large-bodies.ts, json-parser.ts).
      */

@@ -48,7 +48,8 @@ const clientErrors: Record<string, { status: number; code: string; detail: strin
 export function send(reply: FastifyReply, status: number, body: { detail: string; code: string; errors?: FieldError[] }): FastifyReply {
   const request = reply.request;
   // Search-style clients read status.code / status.text; everyone else reads detail.
-  const envelope = request.routeOptions.config?.envelope ? { status: { code: status, text: body.detail, request_id: request.id } } : {};
+  const config = request.routeOptions.config;
+  const envelope = config?.envelope || config?.statusInErrors ? { status: { code: status, text: body.detail, request_id: request.id } } : {};
   return reply.code(status).type('application/json; charset=utf-8').send({ ...body, ...envelope });
 }
 

@@ -105,7 +105,10 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     const list = await h.request('GET', `${base}/`, { token });
     expect(list.json().count).toBe(0);
     expect((await h.request('GET', `${base}/${'0'.repeat(8)}-0000-4000-8000-000000000000`)).statusCode).toBe(404);
-    expect((await h.request('GET', `${base}/not-a-uuid/status`)).statusCode).toBe(404);
+    const unknown = await h.request('GET', `${base}/not-a-uuid/status`);
+    expect(unknown.statusCode).toBe(404);
+    // spec 3 §7: an error body's status has code and text, beside the usual detail and code
+    expect(unknown.json()).toMatchObject({ code: 'not_found', status: { code: 404, text: unknown.json().detail, request_id: expect.any(String) } });
     expect((await h.request('GET', `${base}/`, { token: null })).statusCode).toBe(401);
     // 1e400 parses as Infinity: refused, not sent as the text "Infinity"
     const inf = await h.request('POST', `${base}/`, { payload: `{"type":"upscaler","endpoint":"upscale_2x","records":[{"_url":"http://127.0.0.1/a.jpg"}],"webhook":{"endpoint":"http://127.0.0.1/x","headers":{"X-Inf":1e400}}}`, headers: { 'content-type': 'application/json' } });

@@ -4,12 +4,14 @@ import { Type } from '@sinclair/typebox';
 import { requestStates } from '../../store/request-store.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { AnyObject, errorResponses, Nullable, pageOf, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
+import { AnyObject, Nullable, pageOf, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
+import { SearchError } from '../schemas/search.ts';
 
 const service = 'requests' as const;
 const tags = ['asynchronous requests'];
 const security = [{ token: [] }];
-const errors = (...statuses: number[]) => errorResponses(401, 403, 404, 429, ...statuses);
+// spec 3 §7: error bodies carry `status` too (the shared error shape with it)
+const errors = (...statuses: number[]) => Object.fromEntries([401, 403, 404, 429, ...statuses].map((s) => [s, Type.Ref(SearchError)]));
 
 const State = StringEnum(requestStates);
 const Echo = Type.Object(
@@ -96,7 +98,7 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   const accountOf = (request: FastifyRequest) => request.principal!.account.id;
 
   app.post('/', {
-    config: { service },
+    config: { service, statusInErrors: true },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags,
@@ -117,7 +119,7 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.get('/', {
-    config: { service },
+    config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'List requests, newest first', querystring: ListQuery, response: { 200: pageOf(Summary), ...errors(400) } },
     handler: async (request) => {
       const q = request.query;
@@ -128,13 +130,13 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.get('/:id/status', {
-    config: { service },
+    config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'The state of a request', params: IdParams, querystring: WorkspaceQuery, response: { 200: Type.Object({ status: State }), ...errors() } },
     handler: async (request) => requests.status(accountOf(request), request.params.id),
   });
 
   app.get('/:id', {
-    config: { service },
+    config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'A request with its response once DONE', params: IdParams, querystring: WorkspaceQuery, response: { 200: Detail, ...errors() } },
     handler: async (request) => requests.get(accountOf(request), request.params.id),
   });
