@@ -97,8 +97,13 @@ export class WebhookDispatcher {
         }
       }
       // a full claim may leave more due (of other accounts): claim again at once
-      if (due.length < Math.min(free, this.options.perAccount) || this.active >= this.options.concurrency) {
-        const wait = await this.untilNextDue();
+      const asked = Math.min(free, this.options.perAccount);
+      if (due.length < asked || this.active >= this.options.concurrency) {
+        let wait = await this.untilNextDue();
+        // deliveries due now that could not be claimed (every slot busy, or their account at its share, maybe on
+        // another node) would make that "now" again and again: wait for a delivery to end (each pokes), a new
+        // webhook's notice, or the poll
+        if (wait <= 10) wait = this.options.pollMs;
         await this.doze.sleep(wait);
       }
     }
