@@ -152,11 +152,6 @@ export function foldedNumber(row: CardRow): string | null {
 }
 
 /**
- * Rows of one import by key. A key seen twice is the same card twice: identical rows are kept
- * once (and counted), different rows are an error naming both records, since a later one
- * silently winning would hide a broken file.
- */
-/**
  * Sizes a card's text may take: far past any real card (the longest Magic name is 141 characters),
  * short of what would bloat the name index and every answer naming the card (a 20 MB name imported).
  */
@@ -182,6 +177,11 @@ function tooLong(row: CardRow): string | undefined {
   return undefined;
 }
 
+/**
+ * Rows of one import by key. A key seen twice is the same card twice: identical rows are kept
+ * once (and counted), different rows are an error naming both records, since a later one
+ * silently winning would hide a broken file.
+ */
 export class RowSet {
   readonly rows = new Map<string, { row: CardRow; at: RecordPlace }>();
   duplicates = 0;

@@ -113,6 +113,9 @@ const CR = 0x0d;
 
 type State = 'start' | 'key' | 'colon' | 'member' | 'afterMember' | 'value' | 'valueAfterComma' | 'afterValue' | 'end';
 
+/** Deepest nesting of one element (a record); real catalog records are under ten levels. */
+const MAX_ELEMENT_DEPTH = 64;
+
 /**
  * Splits a JSON file into the elements of its top-level array, or of each array member of a
  * top-level object (`{"sets": [...], "cards": [...]}`), whatever the layout: one element per
@@ -121,9 +124,6 @@ type State = 'start' | 'key' | 'colon' | 'member' | 'afterMember' | 'value' | 'v
  * Members of a top-level object that are not arrays are reported (value `undefined`) but not
  * parsed: the caller decides whether the shape is one it knows.
  */
-/** Deepest nesting of one element (a record); real catalog records are under ten levels. */
-const MAX_ELEMENT_DEPTH = 64;
-
 export class JsonSplitter {
   private state: State = 'start';
   private line = 1;

@@ -155,7 +155,6 @@ function colorTagsOf(colors: readonly { name: string; percentage: number }[]): {
   return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
 }
 
-
 /** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
 function drawnBox(value: unknown): [number, number, number, number] | undefined {
   if (value === undefined) return undefined;

@@ -183,9 +183,9 @@ export class RequestStore {
 
   /**
    * Leases up to `n` runnable requests (CREATED, or PROCESSING whose lease ran out because its
-   * worker died) in submission order, counting an attempt on each.
+   * worker died) in submission order, counting an attempt on each; none of the types in `skipTypes`
+   * (a runner's long jobs, while one runs).
    */
-  /** Claims up to `n` runnable jobs, oldest first, none of the types in `skipTypes` (a runner's long jobs already at their limit). */
   async claim(n: number, leaseMs: number, now = Date.now(), skipTypes: readonly string[] = []): Promise<Claim[]> {
     const token = randomBytes(12).toString('hex');
     const iso = new Date(now).toISOString();

@@ -31,8 +31,10 @@ const sideOfHint = (v: unknown): 'front' | 'back' | undefined => {
 };
 const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : v === 'true' ? true : v === 'false' ? false : undefined);
 const round1 = (x: number) => Math.round(x * 10) / 10;
+/** The spec's per-record boolean options. */
+const recordFlags = ['skip-location', 'no-image-output', 'transparent', 'level'];
 /** A record's own options and hints (spec 3 §4), which the request's body beside the records does not take. */
-const recordKeys = ['skip-location', 'no-image-output', 'transparent', 'level', 'side', 'Side', 'Category', 'category', 'Autograph', 'autograph'];
+const recordKeys = [...recordFlags, 'side', 'Side', 'Category', 'category', 'Autograph', 'autograph'];
 
 /**
  * `type: card-grader` (spec 3 §4 "Card grading"): the card's geometry from the vision workers
@@ -61,7 +63,7 @@ export class CardGraderJob implements JobHandler {
    */
   validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
     for (const [i, rec] of records.entries()) {
-      for (const flag of ['skip-location', 'no-image-output', 'transparent', 'level']) {
+      for (const flag of recordFlags) {
         if (rec[flag] !== undefined && rec[flag] !== null && bool(rec[flag]) === undefined) return `records[${i}].${flag} must be true or false.`;
       }
       for (const key of ['side', 'Side']) {
