@@ -81,7 +81,7 @@ export class JobRunner extends EventEmitter {
   private async run(): Promise<void> {
     while (this.running) {
       const free = this.options.concurrency - this.active.size;
-      let claimed: Claim[] = [];
+      const claimed: Claim[] = [];
       if (free > 0) {
         try {
           // one at a time, so a long job claimed keeps the next claim from taking another (job-handler.ts `long`)
