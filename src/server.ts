@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 
@@ -14,6 +16,8 @@ const config = (() => {
     return cannotStart(err);
   }
 })();
+// A data folder typed wrong starts on a new, empty database: said at start, so it is not taken for lost data.
+const newDatabase = !config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'loupe.db'));
 const app = await buildApp(config).catch(cannotStart);
 
 let closing = false;
@@ -61,3 +65,5 @@ await app.listen({ port: config.port, host: config.host }).catch(async (err: unk
   return cannotStart(err);
 });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');
+if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
+if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "CLI")');

@@ -53,3 +53,85 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     expect((await requests.get(again!.id))!.webhookAttempts).toBe(2);
   });
 });
+
+describe.each(backends)('requests claimed (%s)', (backend) => {
+  let t: TestStore;
+  let requests: RequestStore;
+  let accounts: AccountStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    requests = new RequestStore(t.store);
+    accounts = new AccountStore(t.store);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const account = async (): Promise<{ accountId: string; workspaceId: string }> => {
+    const accountId = randomUUID();
+    const workspaceId = randomUUID();
+    await accounts.createAccount({ id: accountId, name: 'queue', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    return { accountId, workspaceId };
+  };
+  const submit = async (a: { accountId: string; workspaceId: string }, type = 't'): Promise<string> => {
+    const id = randomUUID();
+    await requests.insert({ id, ...a, type, endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    return id;
+  };
+
+  it("takes accounts in turn, so one account's backlog does not hold another's request behind it", async () => {
+    const busy = await account();
+    const quiet = await account();
+    const backlog: string[] = [];
+    for (let i = 0; i < 6; i++) backlog.push(await submit(busy));
+    const late = await submit(quiet);
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) order.push(...(await requests.claim(1, 60_000)).map((c) => c.row.id));
+    // the first of the backlog runs; the quiet account's one request is next, though submitted last
+    expect(order).toEqual([backlog[0], late, backlog[1], backlog[2]]);
+    // one account alone: submission order
+    const rest: string[] = [];
+    for (let i = 0; i < 3; i++) rest.push(...(await requests.claim(1, 60_000)).map((c) => c.row.id));
+    expect(rest).toEqual(backlog.slice(3));
+    expect(await requests.claim(1, 60_000)).toEqual([]);
+  });
+
+  it("counts an account's running requests against its turn, and takes a dead worker's request again", async () => {
+    const a = await account();
+    const b = await account();
+    const a1 = await submit(a);
+    const a2 = await submit(a);
+    const [first] = await requests.claim(1, 60_000);
+    expect(first!.row.id).toBe(a1);
+    const b1 = await submit(b);
+    // a1 runs: b1's turn (1) comes before a2's (1 + 1 running)
+    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(b1);
+    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(a2);
+    // every lease run out (their workers died): the oldest is taken again first
+    const later = Date.now() + 120_000;
+    const again = (await requests.claim(100, 60_000, later)).filter((c) => [a1, a2, b1].includes(c.row.id));
+    expect(again.map((c) => c.row.id)).toEqual([a1, a2, b1]);
+    expect(again.map((c) => c.row.attempts)).toEqual([2, 2, 2]);
+  });
+
+  it('passes over skipped types but still takes turns among the rest', async () => {
+    const a = await account();
+    const b = await account();
+    const long = await submit(a, 'long');
+    const a1 = await submit(a);
+    const b1 = await submit(b);
+    const got = (await requests.claim(2, 60_000, Date.now(), ['long'])).map((c) => c.row.id);
+    expect(got).toEqual([a1, b1]);
+    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(long);
+  });
+
+  it('gives concurrent claims different requests, each one, from a single account\'s line', async () => {
+    const a = await account();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await submit(a));
+    const got = (await Promise.all([0, 1, 2, 3].map(() => requests.claim(1, 60_000)))).map((c) => c.map((x) => x.row.id));
+    expect(got.every((c) => c.length === 1)).toBe(true);
+    expect(new Set(got.flat()).size).toBe(4);
+    expect(got.flat().every((id) => ids.includes(id))).toBe(true);
+  });
+});

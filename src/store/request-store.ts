@@ -183,23 +183,73 @@ export class RequestStore {
 
   /**
    * Leases up to `n` runnable requests (CREATED, or PROCESSING whose lease ran out because its
-   * worker died) in submission order, counting an attempt on each; none of the types in `skipTypes`
-   * (a runner's long jobs, while one runs).
+   * worker died), counting an attempt on each; none of the types in `skipTypes` (a runner's long
+   * jobs, while one runs). Accounts take turns: the account with the fewest requests running now
+   * goes first, its oldest request; oldest first among equals. So an account that submits ten
+   * thousand requests does not make another's wait behind all of them, and one account's requests
+   * run in submission order. A request whose worker died is taken again before its account's others.
    */
   async claim(n: number, leaseMs: number, now = Date.now(), skipTypes: readonly string[] = []): Promise<Claim[]> {
     const token = randomBytes(12).toString('hex');
+    const claims: Claim[] = [];
+    for (let i = 0; i < n; i++) {
+      const row = await this.claimOne(token, leaseMs, now, skipTypes);
+      if (!row) break;
+      claims.push({ row, token });
+    }
+    return claims.sort((a, b) => a.row.seq - b.row.seq);
+  }
+
+  private async claimOne(token: string, leaseMs: number, now: number, skipTypes: readonly string[]): Promise<AsyncRequestRow | undefined> {
     const iso = new Date(now).toISOString();
     const skip = skipTypes.length ? sql`AND type NOT IN (${sql.join(skipTypes)})` : sql``;
+    // Each account's first waiting requests (a seek in async_requests_waiting: the accounts are
+    // the operator's, few) and every request whose lease ran out, ranked by their account's
+    // requests running now plus their place in its line. SQLite's one writer sees what it ranked,
+    // so each account's first is enough; PostgreSQL locks in that order, checking each row again
+    // and passing over those another worker holds, so it ranks each account's first 16, and
+    // concurrent claims each find one.
+    const pg = this.store.dialect === 'postgres';
+    const waiting = pg
+      ? sql`
+        SELECT a.id AS account_id, 1 AS first, w.seq, w.place FROM accounts a
+        CROSS JOIN LATERAL (
+          SELECT c.seq, ROW_NUMBER() OVER (ORDER BY c.seq) - 1 AS place FROM async_requests c
+          WHERE c.account_id = a.id AND c.status = 'CREATED' ${skip} ORDER BY c.seq LIMIT 16
+        ) w`
+      : sql`
+        SELECT a.id AS account_id, 1 AS first,
+          (SELECT c.seq FROM async_requests c WHERE c.account_id = a.id AND c.status = 'CREATED' ${skip} ORDER BY c.seq LIMIT 1) AS seq,
+          0 AS place
+        FROM accounts a`;
+    // (account_id, first, seq, place) in this order on both sides of the UNION.
+    const ranked = sql`
+      SELECT k.seq, k.first, COALESCE(b.running, 0) + k.place AS turn
+      FROM (
+        ${waiting}
+        UNION ALL
+        SELECT account_id, 0 AS first, seq, 0 AS place FROM async_requests
+        WHERE status = 'PROCESSING' AND lease_until < ${now} ${skip}
+      ) k
+      LEFT JOIN (
+        SELECT account_id, COUNT(*) AS running FROM async_requests
+        WHERE status = 'PROCESSING' AND lease_until >= ${now} GROUP BY account_id
+      ) b ON b.account_id = k.account_id
+      WHERE k.seq IS NOT NULL`;
+    const chosen = pg
+      ? sql`
+        SELECT r.seq FROM async_requests r
+        JOIN (${ranked} ORDER BY turn, first, seq LIMIT 64) f ON f.seq = r.seq
+        WHERE (r.status = 'CREATED' OR (r.status = 'PROCESSING' AND r.lease_until < ${now}))
+        ORDER BY f.turn, f.first, r.seq LIMIT 1 FOR UPDATE OF r SKIP LOCKED`
+      : sql`SELECT f.seq FROM (${ranked}) f ORDER BY f.turn, f.first, f.seq LIMIT 1`;
     const result = await sql<Selectable<AsyncRequestsTable>>`
       UPDATE async_requests
       SET status = 'PROCESSING', lease_token = ${token}, lease_until = ${now + leaseMs}, attempts = attempts + 1, modified_at = ${iso}
-      WHERE seq IN (
-        SELECT seq FROM async_requests
-        WHERE (status = 'CREATED' OR (status = 'PROCESSING' AND lease_until < ${now})) ${skip}
-        ORDER BY seq LIMIT ${n} ${this.skipLocked}
-      )
+      WHERE seq IN (${chosen})
       RETURNING *`.execute(this.db);
-    return result.rows.map((r) => ({ row: toRow(r), token })).sort((a, b) => a.row.seq - b.row.seq);
+    const [row] = result.rows;
+    return row ? toRow(row) : undefined;
   }
 
   /** Extends the leases still held with `token`; returns the ids whose lease was lost. */

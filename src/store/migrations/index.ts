@@ -9,6 +9,7 @@ import { catalogLookupOrder } from './008-catalog-lookup-order.ts';
 import { collectionText } from './009-collection-text.ts';
 import { requestIdempotency } from './010-request-idempotency.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
+import { requestTurns } from './012-request-turns.ts';
 
 export interface Migration {
   name: string;
@@ -17,4 +18,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns];
