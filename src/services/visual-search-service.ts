@@ -155,6 +155,18 @@ function colorTagsOf(colors: readonly { name: string; percentage: number }[]): {
   return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
 }
 
+/**
+ * Whether a record's `_tags_simple` is the one the server made with `extract_tags` (the item's
+ * name, then colour names from its `_tags`), not one its client wrote.
+ */
+function serverTagsSimple(data: Record<string, unknown>): boolean {
+  const simple = data._tags_simple;
+  const tags = data._tags as { Item?: { name?: unknown }[]; Color?: { name?: unknown }[] } | undefined;
+  if (!Array.isArray(simple) || !tags || typeof tags !== 'object' || !Array.isArray(tags.Item)) return false;
+  const colours = new Set((Array.isArray(tags.Color) ? tags.Color : []).map((x) => x?.name));
+  return simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x));
+}
+
 /** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
 function drawnBox(value: unknown): [number, number, number, number] | undefined {
   if (value === undefined) return undefined;
@@ -347,14 +359,16 @@ export class VisualSearchService {
    * of the same item kind whose categories their own records gave, weighted 1/distance, kept when
    * the winner holds at least half the weight; so a shop's own taxonomy comes back.
    */
-  private async vote(c: CollectionRecord, vector: Float32Array, itemName: string): Promise<{ top: unknown; category: unknown } | undefined> {
+  private async vote(c: CollectionRecord, vector: Float32Array, itemName: string, except?: string): Promise<{ top: unknown; category: unknown } | undefined> {
     if (!c.dimensions || vector.length !== c.dimensions) return undefined;
-    const hits = await this.queries.knn(c, vector, 15, { '_objects.name': itemName, '_objects.category_source': 'record' });
+    const hits = (await this.queries.knn(c, vector, 16, { '_objects.name': itemName, '_objects.category_source': 'record' })).filter((h) => h.record.recordId !== except).slice(0, 15);
     const weights = new Map<string, { w: number; top: unknown; category: unknown }>();
     let total = 0;
     for (const h of hits) {
       const top = h.record.data['Top Category'];
       const category = h.record.data.Category;
+      // a record whose categories were taken away (before the update that predicts them again) votes for none
+      if (typeof top !== 'string' && typeof category !== 'string') continue;
       const key = JSON.stringify([top ?? null, category ?? null]);
       const w = 1 / (h.distance + 1e-3);
       total += w;
@@ -590,6 +604,62 @@ export class VisualSearchService {
   }
 
   /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
+  /**
+   * What a fashion or home-decor update leaves derived from the image (issue 20). A flag turned
+   * off takes away what it made; with a new image, what the old one gave goes (the flags still on
+   * make it again from the new image). Categories changed without an image are written on the
+   * stored item too; removed, they are predicted again as an insert's would be (the neighbours'
+   * vote on the stored vector, else the detector's kind), so the item never claims the client's
+   * categories after the client took them away.
+   */
+  private async itemsAfterUpdate(c: CollectionRecord, current: StoredRecord, data: Record<string, unknown>, record: InputRecord, item: ImageTaskResults['item'] | undefined, flagOn: (f: 'extract_colors' | 'extract_tags') => boolean): Promise<void> {
+    const serverTags = serverTagsSimple(current.data);
+    if (current.data.extract_colors === true && (item || !flagOn('extract_colors')) && record._dominant_colors === undefined) delete data._dominant_colors;
+    if (current.data.extract_tags === true && (item || !flagOn('extract_tags'))) {
+      delete data._tags;
+      if (serverTags && record._tags_simple === undefined) delete data._tags_simple;
+    }
+    if (item) return;
+    const objects = Array.isArray(current.data._objects) ? (current.data._objects as Record<string, unknown>[]) : [];
+    const first = objects[0];
+    if (!first || (!Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category'))) return;
+    const { 'Top Category': _t, Category: _c, category_source: _s, 'pre-filled': _p, ...rest } = first;
+    const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+    let categories: { top?: string; category?: string } | undefined;
+    let source: string | undefined;
+    if (text(data['Top Category']) !== undefined || text(data.Category) !== undefined) {
+      categories = { top: text(data['Top Category']), category: text(data.Category) };
+      source = 'record';
+    } else if (typeof first.name === 'string' && first.name !== 'item') {
+      const stored = await this.queries.lookup(c, current.recordId);
+      const voted = stored ? await this.vote(c, stored.vector, first.name, current.recordId) : undefined;
+      const detected = categoriesOf(c.type as ItemDomain, first.name);
+      const predicted = voted ? { top: text(voted.top), category: text(voted.category) } : detected ? { top: detected.top, category: detected.category } : undefined;
+      if (predicted) {
+        categories = predicted;
+        source = voted ? 'neighbours' : 'detector';
+        // the detector's or the neighbours' categories become the record's, as on insert
+        if (predicted.top !== undefined) data['Top Category'] = predicted.top;
+        if (predicted.category !== undefined) data.Category = predicted.category;
+      }
+    }
+    const object: Record<string, unknown> = {
+      ...rest,
+      ...(categories?.top !== undefined ? { 'Top Category': categories.top } : {}),
+      ...(categories?.category !== undefined ? { Category: categories.category } : {}),
+      ...(source === 'record' ? { category_source: 'record', 'pre-filled': true } : source ? { category_source: source } : {}),
+    };
+    data._objects = [object, ...objects.slice(1)];
+    const tags = data._tags as Record<string, unknown> | undefined;
+    if (tags && typeof tags === 'object') {
+      const entry = (name: string | undefined) => (name === undefined ? undefined : [{ name, prob: source === 'record' ? 1 : (first.prob ?? 1), ...(source === 'record' ? { 'pre-filled': true } : {}) }]);
+      const { 'Top Category': _a, Category: _b, ...others } = tags;
+      const top = entry(categories?.top);
+      const category = entry(categories?.category);
+      data._tags = { ...(top ? { 'Top Category': top } : {}), ...(category ? { Category: category } : {}), ...others };
+    }
+  }
+
   async update(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {
     const clock = stopwatch();
     const answers: Out[] = [];
@@ -610,18 +680,38 @@ export class VisualSearchService {
       let observed: Observed | undefined;
       let item: ImageTaskResults['item'] | undefined;
       let voted: { top: unknown; category: unknown } | undefined;
+      const items = c.type === 'fashion' || c.type === 'homedecor';
+      // The extract flags the record carries after this update: its own where sent (null: off), else the stored ones.
+      const flagOn = (f: 'extract_colors' | 'extract_tags') => (Object.hasOwn(record, f) ? record[f] === true : current.data[f] === true);
+      let work: InputRecord = record;
+      if (items && record._url === undefined && record._base64 === undefined && record._file === undefined) {
+        // A flag turned on reads the image: the record's own link fetched again, or a clear refusal.
+        const turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true);
+        if (turnedOn.length && typeof current.data._url !== 'string') {
+          skips.push(skipped(ctx, { ...echo(record), _id: id }, 400, `${turnedOn.join(' and ')} read${turnedOn.length > 1 ? '' : 's'} the image, and this record keeps no link to it: send the image again (_url or _base64) in the same update`));
+          continue;
+        }
+        if (turnedOn.length) work = { ...record, _url: current.data._url };
+      }
       // Categories the record's own client gave stay its own when only the image changes.
       const named = typeof record['Top Category'] === 'string' || typeof record.Category === 'string';
       const own = current.data._objects as { category_source?: unknown }[] | undefined;
-      const basis: InputRecord = !named && Array.isArray(own) && own[0]?.category_source === 'record' ? { ...record, 'Top Category': current.data['Top Category'], Category: current.data.Category } : record;
+      const keptCategories = !named && !Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category') && Array.isArray(own) && own[0]?.category_source === 'record';
+      const basis: InputRecord = {
+        ...work,
+        ...(keptCategories ? { 'Top Category': current.data['Top Category'], Category: current.data.Category } : {}),
+        ...(items ? { extract_colors: flagOn('extract_colors'), extract_tags: flagOn('extract_tags') } : {}),
+        // tags the client wrote itself are kept as they are; the server's own are made again from the new image
+        ...(items && record._tags_simple === undefined && current.data._tags_simple !== undefined && !serverTagsSimple(current.data) ? { _tags_simple: current.data._tags_simple } : {}),
+      };
       let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
       const fail = async (code: number, text: string) => {
-        await extras?.refund([record]);
+        await extras?.refund([basis]);
         skips.push(skipped(ctx, { ...echo(record), _id: id }, code, text));
       };
-      if (record._url !== undefined || record._base64 !== undefined || record._file !== undefined) {
+      if (work._url !== undefined || work._base64 !== undefined || work._file !== undefined) {
         try {
-          extras = await this.chargeExtras(ctx, c, [record]);
+          extras = await this.chargeExtras(ctx, c, [basis]);
         } catch (err) {
           if (err instanceof ServiceError && err.status === 402) {
             skips.push(skipped(ctx, { ...echo(record), _id: id }, 402, err.message));
@@ -653,6 +743,7 @@ export class VisualSearchService {
         if (v === null) delete data[k];
         else data[k] = v;
       }
+      if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
       if (item) Object.assign(data, this.itemFields(c, basis, item, voted));
       const missing = this.recordProblem(c, data, record);
       if (missing) {

@@ -265,6 +265,49 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(await credits()).toBe(before - 2);
   });
 
+  it('an update with a new image makes the extracted colours and tags again from it; a flag turned off takes away what it made', async () => {
+    expect((await call(`${base}/insert`, { records: [{ _id: 'swap', _base64: watch, product_id: 's', extract_colors: true, extract_tags: true }] }, shop)).body.status.code).toBe(210);
+    const before = await get('swap');
+    expect((before._objects as Obj[])[0]!.name).toBe('item');
+    // the flags stay on the record: a new image alone makes its colours and tags again
+    expect((await call(`${base}/update`, { records: [{ _id: 'swap', _base64: group }] }, shop)).http).toBe(200);
+    const after = await get('swap');
+    const item = (after._objects as Obj[])[0]!;
+    expect(item.name).not.toBe('item');
+    expect(after._tags).toMatchObject({ Item: [{ name: item.name }] });
+    expect((after._tags_simple as string[])[0]).toBe(item.name);
+    expect(after._dominant_colors).not.toEqual(before._dominant_colors);
+    // turned off without an image: what the flag made goes, the other flag's stays
+    expect((await call(`${base}/update`, { records: [{ _id: 'swap', extract_colors: false }] }, shop)).http).toBe(200);
+    const off = await get('swap');
+    expect(off).not.toHaveProperty('_dominant_colors');
+    expect(off._tags).toEqual(after._tags);
+    // turned on without an image, on a record that keeps no link to it: refused, saying what to send
+    const on = await call(`${base}/update`, { records: [{ _id: 'swap', extract_colors: true }] }, shop);
+    expect(on.http).toBe(400);
+    expect(on.body.skipped_records![0]!._reason.status.text).toBe('extract_colors reads the image, and this record keeps no link to it: send the image again (_url or _base64) in the same update');
+    expect(await get('swap')).not.toHaveProperty('_dominant_colors');
+  });
+
+  it('categories no item kind matches store the whole image (spec rule 2); taken away by an update, they are predicted again', async () => {
+    const res = await call(`${base}/insert`, { records: [{ _id: 'ring', _base64: group, product_id: 'r', 'Top Category': 'Jewellery', Category: 'Jewellery/Rings' }, { _id: 'boots', _base64: group, product_id: 'b', Category: 'Sneakers' }] }, shop);
+    expect(res.body.status.code).toBe(210);
+    const ring = await get('ring');
+    expect((ring._objects as Obj[])[0]).toMatchObject({ name: 'item', Category: 'Jewellery/Rings', category_source: 'record' });
+    // changed without an image: written on the stored item too
+    expect((await call(`${base}/update`, { records: [{ _id: 'boots', Category: 'Running shoes' }] }, shop)).http).toBe(200);
+    expect(((await get('boots'))._objects as Obj[])[0]).toMatchObject({ name: 'footwear', Category: 'Running shoes', category_source: 'record', 'pre-filled': true });
+    // taken away: predicted again (the detector's kind, or the neighbours' vote), never left claiming the client's
+    expect((await call(`${base}/update`, { records: [{ _id: 'boots', Category: null }] }, shop)).http).toBe(200);
+    const boots = await get('boots');
+    const item = (boots._objects as Obj[])[0]!;
+    expect(['detector', 'neighbours']).toContain(item.category_source);
+    expect(item['pre-filled']).toBeUndefined();
+    expect(item.Category).toBeDefined();
+    expect(item.Category).not.toBe('Running shoes');
+    expect(boots.Category).toBe(item.Category);
+  });
+
   it('refuses to search a collection holding records without the product field (409), naming them', async () => {
     const { account, token } = await h.newAccount(100);
     const legacy: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'old', productField: 'sku' })).id, account, token };

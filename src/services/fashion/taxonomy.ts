@@ -57,11 +57,13 @@ export function categoriesOf(domain: ItemDomain, itemName: string): { top: strin
 /**
  * The item names a record's `Top Category` and `Category` ask for: taxonomy paths and names as
  * the server gives them, and any words the lexicon knows ("Sneakers", "Vestidos", "Sofás").
- * Empty when they name nothing the server can find; the caller then uses the whole image.
+ * Undefined when the record names no category (the largest item is then taken); empty when
+ * they name nothing the server can find, so no item matches and the whole image is the item
+ * (spec rule 2: "If none matches, the whole image is treated as the item").
  */
-export function wantedItems(domain: ItemDomain, top: unknown, category: unknown): string[] {
+export function wantedItems(domain: ItemDomain, top: unknown, category: unknown): string[] | undefined {
   const words = [top, category].filter((v): v is string => typeof v === 'string' && v.trim() !== '');
-  if (!words.length) return [];
+  if (!words.length) return undefined;
   const taxonomy = taxonomyOf(domain);
   const out = new Set<string>();
   const folded = words.map((w) => foldText(w));

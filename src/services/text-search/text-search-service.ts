@@ -134,9 +134,28 @@ export class TextSearchService {
     // The colour re-rank needs a pool wider than the page.
     const pool = reranked ? Math.max(100, 4 * want) : want;
 
+    // Colours re-rank each fetched list before products are grouped, so a product is shown by its
+    // best record after the re-rank. A CLIP-family text tower reads colour words itself.
+    const rerank = async (hits: Ranked[], by: 'clip' | 'keyword'): Promise<Ranked[]> => {
+      const weighedWords = by === 'clip' ? [] : colorWords;
+      if (!(colors || weighedWords.length) || !hits.length) return hits;
+      const stored = await this.store.text.colorsOf(this.store.store.db, hits.map((h) => h.record.key));
+      // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
+      const own = (h: Ranked) => {
+        const extracted = storedColors(h.record.data._dominant_colors);
+        return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
+      };
+      // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
+      // its own words keeps its keyword distance); beside other words, W weighs half, as M does. Colours
+      // sent beside them only lower a distance (M), never weaken the words'.
+      const wordWeight = onlyColorWords(q, weighedWords) ? 1 : 0.5;
+      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
+      return hits.map((h) => ({ ...h, distance: h.distance * factor(own(h)) })).sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+    };
+
     if (engine === 'clip' && q.text) {
       const { vector, model } = await this.vision.textVector(englishOf(q, typeof text === 'string' ? text : q.text));
-      if (model === c.model) ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale }))));
+      if (model === c.model) ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => rerank(hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale })), 'clip')));
       else engine = 'keyword';
     } else engine = 'keyword';
 
@@ -160,26 +179,9 @@ export class TextSearchService {
           statistics: clock.done(),
         };
       }
-      ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) }))));
+      ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => rerank(hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })), 'keyword')));
     }
 
-    // A CLIP-family text tower reads colour words itself.
-    const weighedWords = engine === 'clip' ? [] : colorWords;
-    if ((colors || weighedWords.length) && ranked.length) {
-      const stored = await this.store.text.colorsOf(this.store.store.db, ranked.map((h) => h.record.key));
-      // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
-      const own = (h: Ranked) => {
-        const extracted = storedColors(h.record.data._dominant_colors);
-        return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
-      };
-      // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
-      // its own words keeps its keyword distance); beside other words, W weighs half, as M does.
-      const wordWeight = onlyColorWords(q, weighedWords) && !colors ? 1 : 0.5;
-      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
-      ranked = ranked
-        .map((h) => ({ ...h, distance: h.distance * factor(own(h)) }))
-        .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
-    }
     const page = ranked.slice(from, want);
     return {
       status: status(ctx, 200, 'OK'),

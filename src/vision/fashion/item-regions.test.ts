@@ -59,6 +59,8 @@ describe('items and the chosen one', () => {
     expect(chooseItem(items, undefined)!.name).toBe('full body');
     expect(chooseItem(items, ['handbag', 'footwear'])!.name).toBe('footwear');
     expect(chooseItem(items, ['suitcase'])).toBeUndefined();
+    // categories that name no kind the server knows: no item matches, the whole image is the item
+    expect(chooseItem(items, [])).toBeUndefined();
     expect(withWholeImage([], 640, 480)).toEqual([{ name: 'item', prob: 1, box: [0, 0, 640, 480] }]);
   });
 });

@@ -137,11 +137,12 @@ export function withWholeImage(items: Item[], width: number, height: number): It
 
 /**
  * The item a record is stored or searched by (spec rule 2): the largest of the kinds its
- * categories name; the largest of all when it names none (if it covers 2 % of the photo);
- * undefined otherwise (the caller then takes the whole image).
+ * categories name (none when they name no kind the server knows); the largest of all when it
+ * names no category (`wanted` undefined; if it covers 2 % of the photo); undefined otherwise
+ * (the caller then takes the whole image).
  */
 export function chooseItem(items: readonly Item[], wanted: readonly string[] | undefined, imageArea?: number): Item | undefined {
   // Unasked, an item under 2 % of the photo (a tie in a group photo) does not stand for it.
-  if (!wanted?.length) return items[0] && (!imageArea || boxArea(items[0].box) >= minShare * imageArea) ? items[0] : undefined;
+  if (wanted === undefined) return items[0] && (!imageArea || boxArea(items[0].box) >= minShare * imageArea) ? items[0] : undefined;
   return items.find((i) => wanted.includes(i.name));
 }

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { wantedItems } from './taxonomy.ts';
+
+describe('wantedItems', () => {
+  it('is undefined when the record names no category, so the largest item is taken', () => {
+    expect(wantedItems('fashion', undefined, undefined)).toBeUndefined();
+    expect(wantedItems('fashion', ' ', null)).toBeUndefined();
+  });
+
+  it('names the kinds a known category asks for, in the server\'s taxonomy or the lexicon', () => {
+    expect(wantedItems('fashion', 'Footwear', 'Footwear/Shoes')).toContain('footwear');
+    expect(wantedItems('fashion', undefined, 'Sneakers')).toContain('footwear');
+  });
+
+  it('is empty for categories the server cannot map, so no item matches (spec rule 2: the whole image)', () => {
+    expect(wantedItems('fashion', 'Jewellery', 'Jewellery/Rings')).toEqual([]);
+    expect(wantedItems('fashion', 'Herren', 'Herren/Hemden')).toEqual([]);
+  });
+});
