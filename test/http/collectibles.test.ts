@@ -4,6 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
+import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
 
@@ -174,6 +175,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(asMtg!._status.code).toBe(200);
     expect(asMtg!._objects![0]!._identification.best_match).toBeNull();
     expect(asMtg!.Category).toBe('Trading Card Game/Magic The Gathering');
+    // no MTG catalog is imported here: said, or the empty answer reads as a card missing from the catalog
+    expect(asMtg!._status.text).toBe('OK; no imported Magic The Gathering catalog: the game the Category hint names (loupe catalog import)');
+    expect(asPokemon!._status.text).toBe('OK');
     expect(asPokemon!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     // 036/190 is also a number in the made-up set of 190 below, but Japanese sets are numbered apart
     await fs.writeFile(path.join(dir, 'cards-190.json'), JSON.stringify([{ id: 'tsj-36', name: 'Jmon', number: '036', set: 'tsj', supertype: 'Pokémon', subtypes: ['Basic'], hp: '130' }]));
@@ -425,6 +429,21 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(r._objects).toHaveLength(1);
     expect(r._status.text).toMatch(new RegExp(`^OK; analyze_all: ${cards - 1} more cards? found, not analyzed: not enough credits$`));
     expect((await h.app.loupe.accounts.getAccount(poor.account)).credits).toBe(0);
+  }, 120_000);
+
+  it('analyze_all says how many cards past the twelve a record reads were left out', async () => {
+    const spec = standardCard();
+    const card = await sharp(await makeCard(spec), { raw: { width: spec.width, height: spec.height, channels: 4 } }).resize(180).png().toBuffer();
+    const cells = Array.from({ length: 16 }, (_, i) => ({ input: card, left: 30 + (i % 4) * 230, top: 30 + Math.floor(i / 4) * 300 }));
+    const grid = await sharp({ create: { width: 960, height: 1230, channels: 3, background: '#2b3040' } }).composite(cells).jpeg({ quality: 92 }).toBuffer();
+    const found = ((await h.request('POST', '/collectibles/v2/detect', { body: { records: [{ _base64: grid.toString('base64') }] } })).json() as { records: Rec[] }).records[0]!._objects!.filter((o) => o.name === 'Card').length;
+    expect(found).toBeGreaterThan(12);
+    const rich = await h.newAccount(100);
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: grid.toString('base64') }], analyze_all: true } });
+    const r = (res.json() as { records: Rec[] }).records[0]!;
+    expect(r._objects).toHaveLength(12);
+    expect(r._status.text).toBe(`OK; analyze_all: ${found - 12} more card${found - 12 > 1 ? 's' : ''} found, not analyzed: at most 12 cards a record (send the rest as crops)`);
+    expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - 12);
   }, 120_000);
 
   it('is a service an account can be refused, synchronously and as an asynchronous request', async () => {

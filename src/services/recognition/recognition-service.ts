@@ -3,7 +3,7 @@ import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts'
 import type { PriceStore } from '../../store/price-store.ts';
 import type { AccountService } from '../account-service.ts';
 import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
-import type { CardResult } from '../../vision/engine/vision-tasks.ts';
+import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
@@ -361,6 +361,8 @@ export class RecognitionService {
     // a Category or Subcategory hint naming a game (document 3 §4: hints "make identification faster and more precise")
     const game = family === TCG ? gameOfHints(record) : undefined;
     const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
+    // a hint naming a game none of whose catalogs is imported: said, or the empty answer reads as "not in the catalog"
+    const gameMissing = game !== undefined && !catalogs.some((c) => c.kind === game);
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
@@ -411,6 +413,8 @@ export class RecognitionService {
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
+      ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more card${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} cards a record (send the rest as crops)`] : []),
+      ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
     ].join('; ');
     const kind = objects[0]!._identification.best_match?.subcategory ?? null;
