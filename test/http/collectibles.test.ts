@@ -175,6 +175,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(asMtg!._status.code).toBe(200);
     expect(asMtg!._objects![0]!._identification.best_match).toBeNull();
     expect(asMtg!.Category).toBe('Trading Card Game/Magic The Gathering');
+    // an option on a record (an asynchronous request's records copied as they are) is refused, not lost
+    const copied = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, price_stats: true }] } });
+    expect(copied.statusCode).toBe(400);
+    expect(copied.body).toContain('records[0].price_stats: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record.');
     // no MTG catalog is imported here: said, or the empty answer reads as a card missing from the catalog
     expect(asMtg!._status.text).toBe('OK; no imported Magic The Gathering catalog: the game the Category hint names (loupe catalog import)');
     expect(asPokemon!._status.text).toBe('OK');

@@ -201,6 +201,12 @@ export class RecognitionService {
     const clock = stopwatch();
     if (options.analyze_all && records.length > 1) throw new ServiceError(400, 'too_many_records', `analyze_all takes 1 record per request; ${records.length} were sent.`);
     if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
+    // an asynchronous request's records copied as they are would lose their options without a word
+    const own: readonly string[] = family === SPORT ? SPORT_OPTIONS : family === COMICS ? COMICS_OPTIONS : TCG_OPTIONS;
+    for (const [i, record] of records.entries()) {
+      const misplaced = own.find((o) => Object.hasOwn(record, o));
+      if (misplaced) throw new ServiceError(400, 'invalid_request', `records[${i}].${misplaced}: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record. Send it beside "records".`);
+    }
     const catalogs = await this.tcgCatalogs(family);
     if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
     const slabOption = slabOptionOf(options);
