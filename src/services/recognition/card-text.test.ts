@@ -102,9 +102,14 @@ describe('readCardText', () => {
     expect(readCardText(lines([['No. 212', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['212']);
   });
 
-  it('tells Japanese by its kana, Chinese by Han characters alone', () => {
+  it('tells Japanese by its kana or by Han characters with no word only Chinese cards print, Chinese by such words', () => {
     expect(readCardText(lines([['カイオーガ', 0.05, 0.2, 0.05], ['036/190', 0.93, 0.05, 0.02]])).language).toBe('ja');
-    expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05], ['抵抗力', 0.9, 0.1, 0.02]])).language).toBe('zh');
+    // the recogniser reads katakana as look-alike Han (a real Japanese Zacian V: ザシアン as 龙粉)
+    expect(readCardText(lines([['龙粉', 0.05, 0.2, 0.05], ['抵抗力', 0.9, 0.1, 0.02]])).language).toBe('ja');
+    expect(readCardText(lines([['ex儿一儿', 0.6, 0.1, 0.02], ['相手2枚', 0.7, 0.1, 0.02], ['抵抗力', 0.9, 0.1, 0.02]])).language).toBe('ja');
+    // a Chinese card's bottom band names the retreat cost 撤退 (Japanese cards print にげる)
+    expect(readCardText(lines([['喷火龙', 0.05, 0.2, 0.05], ['弱点 抵抗力 撤退', 0.9, 0.1, 0.02]])).language).toBe('zh');
+    expect(readCardText(lines([['1阶进化', 0.03, 0.1, 0.05], ['噴火龍', 0.05, 0.2, 0.05], ['弱點 抵抗力', 0.9, 0.1, 0.02]])).language).toBe('zh');
     // one stray character on a French card (as read on a real photo) says nothing
     expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.88, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
   });

@@ -160,6 +160,11 @@ const LANGUAGE_WORDS: Record<string, readonly string[]> = {
  * (letters only, looked for inside run-together text; the Japanese ones as printed). A card of one
  * game is never another game's card, whatever its number and total say.
  */
+/** Words only Chinese cards print (either script), as the recogniser reads them: retreat, stage, Pokémon, trainer, "of", "card". */
+const CHINESE_WORDS = /撤退|撤|阶|階|宝可梦|寶可夢|训练家|訓練家|的|张|張|对手|對手/g;
+/** Words only Japanese cards print, or kana read as Han look-alikes: 枚 (cards), 相手, 自分, ルール (儿一儿, N一N). */
+const JAPANESE_WORDS = /枚|相手|自分|[儿ルN][一ー-][儿ルNU]/g;
+
 const GAME_WORDS: Record<string, readonly string[]> = {
   pokemon: ['pokemon', 'nintendo', 'gamefreak', 'weakness', 'retreat', 'faiblesse', 'retraite', 'schwache', 'ruckzug', 'debilidad', 'retirada', 'debolezza', 'ritirata', 'fraqueza', '抵抗力', '弱点', 'にげる'],
   mtg: ['wizardsofthecoast'],
@@ -409,13 +414,22 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       language = lang;
     }
   }
-  // Kana is Japanese only; Han characters alone are read as Chinese. A lone one is the recogniser
-  // reading a symbol or a smudge on a Latin card (2 French cards of 190 read so): three at least.
+  // Kana is Japanese only. But the recogniser (a Chinese model) reads almost no kana: カイオーガ
+  // comes out as 才一力, ルール as 儿一儿. So Han characters alone are Chinese only where a word
+  // only Chinese cards print is read (撤退, the retreat label every Chinese Pokémon card's bottom
+  // band carries; 阶 of 1阶进化; 宝可梦; 的), and Japanese otherwise, Japanese words (枚, 相手,
+  // 自分, a rule box's ルール read as look-alikes) deciding where both are read. A lone Han
+  // character is the recogniser reading a symbol or a smudge on a Latin card (2 French cards of
+  // 190 read so): three at least.
   const all = lines.map((l) => l.text).join('');
   const kana = all.match(/[\u3040-\u30ff]/g)?.length ?? 0;
   const han = all.match(/[\u4e00-\u9fff]/g)?.length ?? 0;
   if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
-  if (!language && han >= 3) language = 'zh';
+  if (!language && han >= 3) {
+    const chinese = all.match(CHINESE_WORDS)?.length ?? 0;
+    const japanese = all.match(JAPANESE_WORDS)?.length ?? 0;
+    language = chinese > japanese ? 'zh' : 'ja';
+  }
   const letters = lettersOnly(all);
   const gameVotes = Object.entries(GAME_WORDS).map(([g, words]) => [g, words.filter((w) => letters.includes(w) || all.includes(w)).length] as const).filter(([, n]) => n > 0);
   gameVotes.sort((a, b) => b[1] - a[1]);

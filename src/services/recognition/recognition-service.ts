@@ -423,11 +423,14 @@ export class RecognitionService {
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
     ].join('; ');
-    const kind = objects[0]!._identification.best_match?.subcategory ?? null;
+    const best = objects[0]!._identification.best_match;
+    const kind = best?.subcategory ?? null;
+    // a match names the record's category: its game or sport, or (comics have no subcategory) the family alone
+    const category = kind ? `${family.categoryPath}/${kind}` : best ? family.categoryPath : null;
     const out: OutputRecord = {
       ...sized,
       _status: { code: 200, text },
-      ...(kind ? { Category: `${family.categoryPath}/${kind}` } : {}),
+      ...(category ? { Category: category } : {}),
       _objects: labelObject ? [...objects, labelObject] : objects,
       'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
     };
@@ -620,7 +623,8 @@ export class RecognitionService {
     // hints the client gave and we do not measure are returned as given, marked pre-filled
     for (const hint of family.hintTags) {
       const given = record[hint];
-      if (typeof given === 'string' && given) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
+      // a blank one (`" "`) says nothing: no tag rather than a blank one
+      if (typeof given === 'string' && given.trim()) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
       // a yes-or-no hint (`Autograph: true`) in the words the tags use elsewhere
       else if (typeof given === 'boolean') tags[hint] = [{ id: given ? 1 : 0, name: given ? 'Yes' : 'No', prob: 1, 'pre-filled': true }];
     }
