@@ -192,6 +192,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(ja.records[0]!._objects![0]!._identification.best_match).toBeNull();
     // the katakana name reads as look-alike kanji (`才一力`), and no word only Chinese cards print is read: Japanese
     expect(ja.records[0]!._objects![0]!._tags.Language![0]!.name).toBe('ja');
+    // ignore_non_ascii leaves the lines read in CJK characters out of the text too
+    expect(ja.records[0]!._objects![0]!._ocr.full_text).toMatch(/[\u4e00-\u9fff]/);
+    const ascii = (await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${japanese}`) }], ignore_non_ascii: true } })).json() as { records: Rec[] };
+    const ocr = ascii.records[0]!._objects![0]!._ocr;
+    expect(ocr.full_text).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+    expect(ocr.texts.length).toBeGreaterThan(0);
+    expect(ocr.texts.some((t) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(t.text))).toBe(false);
   }, 120_000);
 
   it('reads a French card\'s species name as the English name the catalog prints (Vrombi is Varoom), with no collector number to go by', async () => {

@@ -80,6 +80,9 @@ export function tradingCardMatch(kind: string, catalog: string, card: StoredCard
 /** Simplified Chinese and other CJK characters: what `ignore_non_ascii` omits (accents stay). */
 const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/;
 
+/** Whether a text holds CJK characters (what `ignore_non_ascii` leaves out). */
+export const hasCjk = (text: string): boolean => CJK.test(text);
+
 /** The match without its string fields that hold CJK text (`ignore_non_ascii`). */
 export function withoutNonAscii<T extends object>(match: T): T {
   return Object.fromEntries(Object.entries(match).filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))) as T;

@@ -13,7 +13,7 @@ import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_SCORE, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
-import { comicsMatch, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import { comicsMatch, hasCjk, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
@@ -639,10 +639,11 @@ export class RecognitionService {
       'Top Category': [{ id: 1, name: family.topCategory, prob: 1 }],
       _tags: tags,
       _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
+      // ignore_non_ascii: the lines read in CJK characters are left out of the text too, as from the match
       _ocr: {
-        full_text: clues.fullText,
+        full_text: options.ignore_non_ascii ? clues.fullText.split('\n').filter((l) => !hasCjk(l)).join('\n') : clues.fullText,
         ...(options.lang ? { lang: clues.language, lang_name: languageName(clues.language) } : {}),
-        texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
+        texts: reading.lines.filter((l) => !(options.ignore_non_ascii && hasCjk(l.text))).map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })),
       },
       _identification: {
         best_match: bestFields,
