@@ -1,16 +1,37 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
-import { sql } from 'kysely';
+import type { Database } from '../store/database.ts';
+import { sql, type Kysely } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
 import { ftsTable } from '../store/collection-text-store.ts';
-import { fts5String, toFts5Match } from '../text-search/query-compile.ts';
+import { bm25Idf, fts5Idf, fts5String, toFts5Match, toFts5Phrases } from '../text-search/query-compile.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
 
 /** FTS5 column weights (seen content, the record's words, OCR text): what the image shows counts most. */
 const bm25Weights = '2.0, 1.0, 0.5';
 import { HnswIndex } from './hnsw-index.ts';
+
+/**
+ * The row count FTS5's `bm25()` takes as N: the first varint of its averages record (`_data` row
+ * 1, part of FTS5's on-disk format). Neither a count(*) of the table (which reads every row) nor
+ * of its size table will do: a contentless table's deletes leave N as it was, and the idf taken
+ * out of `bm25()` must be the one it put in.
+ */
+export async function fts5RowCount(db: Kysely<Database>, table: string): Promise<number> {
+  const row = (await sql<{ block: Uint8Array }>`SELECT block FROM ${sql.raw(`${table}_data`)} WHERE id = 1`.execute(db)).rows[0];
+  if (!row?.block?.length) return 0;
+  const b = row.block;
+  let v = 0;
+  for (let i = 0; i < 9 && i < b.length; i++) {
+    const c = b[i]!;
+    if (i === 8) return v * 256 + c;
+    v = v * 128 + (c & 0x7f);
+    if (!(c & 0x80)) return v;
+  }
+  return v;
+}
 
 /** Changes between index checkpoints; the database has them all, so a crash only costs a catch-up. */
 const checkpointEvery = 2000;
@@ -219,21 +240,40 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return Number(res.rows[0]?.n) > 0;
   }
 
+  /**
+   * BM25 over the collection's FTS5 table with an idf that stays positive (`bm25Idf`): FTS5's own
+   * `bm25()` floors a phrase in half the rows or more at 1e-6, which it cannot be told otherwise.
+   * Its score of one phrase is that idf times the phrase's term-frequency part, so each phrase is
+   * matched on its own, its idf taken out and ours put in, and the phrases summed per record, in
+   * one statement: the ranking FTS5 would give with that idf, column weights and length
+   * normalisation its own. Read in growing windows until `k` pass the filter.
+   */
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
-    const match = toFts5Match(q);
-    if (!match || k <= 0 || !(await this.hasText(c))) return [];
+    const phrases = toFts5Phrases(q);
+    if (!phrases.length || k <= 0 || !(await this.hasText(c))) return [];
     const s = await this.ready(c);
     const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
     const fts = sql.raw(ftsTable(c.id));
-    // FTS5 ranks every match; with a filter, rows are read in growing windows until k pass it.
+    const db = this.store.store.db;
+    const total = await fts5RowCount(db, ftsTable(c.id));
+    const parts = [];
+    for (const phrase of phrases) {
+      const df = Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ${phrase}`.execute(db)).rows[0]?.n ?? 0);
+      if (!df) continue;
+      const scale = sql.raw(String(bm25Idf(df, total) / fts5Idf(df, total)));
+      parts.push(sql`SELECT rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${scale} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`);
+    }
+    if (!parts.length) return [];
+    const union = sql.join(parts, sql` UNION ALL `);
     for (let window = allowed ? 4 * k + 50 : k; ; window *= 4) {
-      const res = await sql<{ key: number; s: number }>`SELECT rowid AS key, bm25(${fts}, ${sql.raw(bm25Weights)}) AS s FROM ${fts} WHERE ${fts} MATCH ${match} ORDER BY s, rowid LIMIT ${window}`.execute(this.store.store.db);
+      // MATERIALIZED: flattened into the aggregate, a lone phrase's bm25() would be out of its MATCH's context
+      const res = await sql<{ key: number; s: number }>`WITH m AS MATERIALIZED (${union}) SELECT key, sum(s) AS s FROM m GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db);
       const hits: TextHit[] = [];
       for (const r of res.rows) {
         const key = Number(r.key);
         if (allowed && !allowed.has(key)) continue;
         const record = s.docs.get(key);
-        if (record) hits.push({ record, score: -Number(r.s) });
+        if (record) hits.push({ record, score: Number(r.s) });
         if (hits.length === k) break;
       }
       if (hits.length === k || res.rows.length < window) return hits;

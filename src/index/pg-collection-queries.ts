@@ -7,7 +7,7 @@ import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
 import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
 
-/** BM25 as FTS5 computes it (k1 1.2, b 0.75, idf floored at 1e-6), with the same column weights. */
+/** BM25 as the embedded engine ranks it (k1 1.2, b 0.75, idf `ln(1 + (N − df + 0.5)/(df + 0.5))`: query-compile.ts `bm25Idf`), with the same column weights. */
 const k1 = 1.2;
 const b = 0.75;
 
@@ -132,7 +132,7 @@ export class PgCollectionQueries implements CollectionQueries {
       ),
       df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
       scored AS (
-        SELECT h.key, sum(greatest(1e-6, ln((greatest(${num(n)}, d.df) - d.df + 0.5) / (d.df + 0.5))) * h.tf * ${num(k1 + 1)} / (h.tf + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * h.doc_len / ${num(avgdl)}))) AS score
+        SELECT h.key, sum(ln(1 + (greatest(${num(n)}, d.df) - d.df + 0.5) / (d.df + 0.5)) * h.tf * ${num(k1 + 1)} / (h.tf + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * h.doc_len / ${num(avgdl)}))) AS score
         FROM hits h JOIN df d USING (lexeme)
         GROUP BY h.key
       )

@@ -33,6 +33,12 @@ function prefixOf(term: string, language: string): string | undefined {
  * and how rare the matches are. Null when there is nothing to search for.
  */
 export function toFts5Match(q: ParsedQuery): string | null {
+  const parts = toFts5Phrases(q);
+  return parts.length > 0 ? parts.join(' OR ') : null;
+}
+
+/** The phrases `toFts5Match` ORs, each a MATCH expression of its own (BM25 sums over them). */
+export function toFts5Phrases(q: ParsedQuery): string[] {
   const parts: string[] = [];
   for (const { code } of q.codes) parts.push(fts5String(code));
   for (const term of q.terms) {
@@ -40,8 +46,19 @@ export function toFts5Match(q: ParsedQuery): string | null {
     const prefix = prefixOf(term, q.language);
     if (prefix && prefix !== term) parts.push(`${fts5String(prefix)} *`);
   }
-  return parts.length > 0 ? parts.join(' OR ') : null;
+  return [...new Set(parts)];
 }
+
+/**
+ * BM25's idf of a phrase found in `df` of `n` documents, in the form that stays positive (Lucene's,
+ * `ln(1 + (N − df + 0.5) / (df + 0.5))`): the classic form falls to nothing once a word is in half
+ * the documents, so in a shop where most records say "scarf" every "scarf" answer was at the same
+ * distance, about 100, whatever its prominence.
+ */
+export const bm25Idf = (df: number, n: number) => Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
+
+/** The idf FTS5's `bm25()` applies (the classic form, floored at 1e-6), to take back out of its scores. */
+export const fts5Idf = (df: number, n: number) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
 
 export interface PgTsqueries {
   /** For `to_tsquery('simple', $n)`: concept codes, matched as written. Empty when none. */

@@ -103,6 +103,26 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(photos, 'shoe')).body).sort()).toEqual(['buddha-1', 'watch-1']);
   });
 
+  it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
+    const shop = await newCollection('product');
+    const records = [
+      { _id: 'r1', _base64: img('watch', 1), title: 'leather handbag with leather strap and leather lining' },
+      { _id: 'r2', _base64: img('headphone', 1), title: 'canvas tote with a leather handle' },
+      { _id: 'r3', _base64: img('buddha', 2), title: 'cotton scarf' },
+      { _id: 'r4', _base64: img('Leopards', 1), title: 'wool scarf' },
+    ];
+    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, shop)).body.status.code).toBe(210);
+    const leather = await text(shop, 'leather', {}, '/similarity/text/products/v2/text');
+    expect(ids(leather.body)).toEqual(['r1', 'r2']);
+    const [d1, d2] = leather.body.answer_distances!;
+    // in half the records, "leather" once weighed nothing: every answer at about 100
+    expect(d1).toBeLessThan(d2!);
+    expect(d2).toBeLessThan(90);
+    const scarf = await text(shop, 'wool scarf', {}, '/similarity/text/products/v2/text');
+    expect(ids(scarf.body)).toEqual(['r4', 'r3']);
+    expect(scarf.body.answer_distances![1]).toBeLessThan(90);
+  });
+
   it('applies k, from, fields_to_return and the filter as visualKNN does', async () => {
     const all = await text(photos, 'airplane');
     const second = await text(photos, 'airplane', { k: 1, from: 1, fields_to_return: ['price'] });

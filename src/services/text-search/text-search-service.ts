@@ -148,9 +148,15 @@ export class TextSearchService {
       // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
       // its own words keeps its keyword distance); beside other words, W weighs half, as M does. Colours
       // sent beside them only lower a distance (M), never weaken the words'.
-      const wordWeight = onlyColorWords(q, weighedWords) ? 1 : 0.5;
+      const onlyColours = onlyColorWords(q, weighedWords);
+      const wordWeight = onlyColours ? 1 : 0.5;
       const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
-      return hits.map((h) => ({ ...h, distance: h.distance * factor(own(h)) })).sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
+      // Colour words alone: W decides from 100 (a colour code is in most records, so its keyword
+      // score says little), the keyword score only between equal shares.
+      const keyword = new Map(hits.map((h) => [h.record.key, h.distance]));
+      return hits
+        .map((h) => ({ ...h, distance: (onlyColours ? 100 : h.distance) * factor(own(h)) }))
+        .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
     };
 
     if (engine === 'clip' && q.text) {
