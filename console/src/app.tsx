@@ -16,9 +16,13 @@ const pages = [
   { path: 'matching', label: 'Image matching', service: 'image_matching' },
 ] as const;
 
+/** A page's own state in its address, after the route's `?` (`#/sessions?page=5&q=pikachu`). */
+export const hashParams = (): URLSearchParams => new URLSearchParams(location.hash.split('?')[1] ?? '');
+
 /** Hash routes (`#/sessions/<id>`): the server serves one page, and a reload keeps the place. */
 function useRoute(): string[] {
-  const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  // a page's own state (`#/sessions?page=5&q=…`) follows a `?` and is the page's to read (hashParams)
+  const read = () => location.hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean).map(decodeURIComponent);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const on = () => setRoute(read());
@@ -99,7 +103,8 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
 }
 
 function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: AccountInfo) => void; error: unknown }) {
-  const [token, setToken] = useState('');
+  // a token kept through a failed restore (the server was away) is offered again: Sign in retries it
+  const [token, setToken] = useState(() => storedToken() ?? '');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<unknown>(error);
   const submit = async (e: Event) => {
@@ -148,7 +153,8 @@ export function App() {
     loadAccount(token)
       .then(setAccount)
       .catch((err) => {
-        storeToken(null);
+        // only a token the server refuses is forgotten: a server away for a moment keeps it for the next try
+        if (err instanceof ApiError && err.status === 401) storeToken(null);
         setRestoreError(err);
       })
       .finally(() => setRestoring(false));
@@ -160,8 +166,11 @@ export function App() {
     setAccount(null);
   }, []);
   useEffect(() => {
-    // A token revoked while the console is open: every page falls back to sign-in.
-    const on = () => signOut();
+    // A token revoked while the console is open: every page falls back to sign-in, saying why.
+    const on = () => {
+      signOut();
+      setRestoreError(new ApiError(401, 'unauthorized', 'The server no longer accepts this token (revoked, or another server): sign in again.', undefined));
+    };
     window.addEventListener('loupe:unauthorized', on);
     return () => window.removeEventListener('loupe:unauthorized', on);
   }, [signOut]);
@@ -199,7 +208,15 @@ export function App() {
 
   return (
     <>
-      <a class="skip" href="#main">
+      {/* the hash is the router's: the link moves the focus itself, so it never reads as a page address */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">

@@ -212,7 +212,18 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(row).toMatchObject({ name: 'Charmander (1st edition)', price: 12, corrected: true });
     await expect.poll(() => page.locator('.stat', { hasText: 'Total' }).textContent(), SLOW).toContain('$44.25');
     await shot('session');
-  });
+    // an alternative picked with "Use this" fills the form too, so a save after it does not send the old card back
+    await page.getByRole('button', { name: 'Use this' }).first().click();
+    await expect.poll(() => editor.getByLabel('name', { exact: true }).inputValue(), SLOW).toBe('Charmeleon');
+    await editor.getByRole('button', { name: 'Save correction' }).click();
+    await page.getByText('Nothing changed.').waitFor();
+    expect((await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e1`))).json().results[0]).toMatchObject({ name: 'Charmeleon', card_number: '24', price: 12 });
+    // the list keeps its search in the address, so Back and a reload return to it
+    await page.goto(`${base}/console#/sessions?q=binder`);
+    await expect.poll(() => page.locator('table.list tbody tr').count(), SLOW).toBe(1);
+    expect(await page.getByPlaceholder('Search name, game, platform…').inputValue()).toBe('binder');
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+  }, 90_000);
 
   it('switches to another workspace of the account and back', async () => {
     const { workspace } = await h.app.loupe.accounts.addWorkspace(h.account.account, 'second shop');

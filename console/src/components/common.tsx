@@ -43,7 +43,10 @@ export function DropZone(props: { label: string; multiple?: boolean; folder?: bo
           multiple={props.multiple}
           {...folderProps}
           onChange={(e) => {
-            const files = [...((e.currentTarget as HTMLInputElement).files ?? [])];
+            const el = e.currentTarget as HTMLInputElement;
+            const files = [...(el.files ?? [])];
+            // emptied, so choosing the same file again (after changing a filter or k) is a change too
+            el.value = '';
             if (files.length) props.onFiles(files);
           }}
         />

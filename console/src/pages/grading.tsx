@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Stat } from '../components/common.tsx';
 import { num, when } from '../lib/format.ts';
@@ -120,21 +120,30 @@ export function GradingPage({ shell }: { shell: Shell }) {
   /** The light status call every second until DONE, then the detail once: one large answer, not one per second. */
   const follow = (id: string, since: number) => {
     if (poll.current) clearTimeout(poll.current);
+    let wait = 1000;
     const tick = async () => {
       try {
         const s = await call<{ status: string }>('GET', `/account/v2/request/${id}/status`);
         setStatus(s.status);
         setElapsed(Date.now() - since);
+        setError(null);
+        wait = 1000;
         if (s.status === 'DONE') {
           setRequest(await call<AsyncRequest>('GET', `/account/v2/request/${id}`));
           shell.creditsChanged();
           void loadRecent();
           return;
         }
-        poll.current = setTimeout(() => void tick(), 1000);
       } catch (err) {
         setError(err);
+        setElapsed(Date.now() - since);
+        // the request lives on the server: a server away for a while (unreachable, 5xx, busy) is asked
+        // again, less and less often; an answer about the request itself (gone, not the caller's) ends it
+        const status = err instanceof ApiError ? err.status : 0;
+        if (status !== 0 && status !== 429 && status < 500) return;
+        wait = Math.min(15_000, wait * 2);
       }
+      poll.current = setTimeout(() => void tick(), wait);
     };
     void tick();
   };

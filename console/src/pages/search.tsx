@@ -81,6 +81,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
   const [text, setText] = useState('');
   const [results, setResults] = useState<Envelope | null>(null);
   const [busy, setBusy] = useState(false);
+  const [lastImage, setLastImage] = useState<File | null>(null);
   const [query, setQuery] = useState<string | null>(null);
   const [insertMsg, setInsertMsg] = useState<string | null>(null);
   const [tags, setTags] = useState('');
@@ -122,6 +123,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
   const byImage = async (files: File[]) => {
     const f = files.find(isImage);
     if (!f) return setError('Drop an image file (JPEG, PNG, WebP, TIFF).');
+    setLastImage(f);
     const img = await prepareImage(f, 1024);
     await run(`image ${f.name}`, `${base}/visualKNN`, { query_record: { _base64: img.base64 } });
   };
@@ -209,6 +211,11 @@ export function SearchPage({ shell }: { shell: Shell }) {
         <div class="panel">
           <h2>Query</h2>
           <DropZone label="Drop a query image or choose one" onFiles={(f) => void byImage(f)} />
+          {lastImage ? (
+            <button type="button" disabled={busy} onClick={() => void byImage([lastImage])}>
+              Search again with {lastImage.name} (the filter and k as they are now)
+            </button>
+          ) : null}
           <form class="row" onSubmit={byText}>
             <label class="grow">
               Text query

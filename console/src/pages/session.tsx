@@ -39,12 +39,18 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   const save = async (body: Correction) => {
     setSaving(true);
     try {
-      onSaved(await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body }));
+      const saved = await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body });
+      onSaved(saved);
+      // the fields show what was saved: an alternative picked with "Use this" would otherwise stay
+      // behind in the form, and the next save would send the old card back
+      setValues(fieldsOf(saved));
       setError(null);
     } catch (err) {
       setError(err);
     } finally {
       setSaving(false);
+      // the button pressed was disabled while saving, which drops the focus out of the drawer (and Escape with it)
+      first.current?.focus({ preventScroll: true });
     }
   };
   const submit = (e: Event) => {

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
-import type { Shell } from '../app.tsx';
+import { hashParams, type Shell } from '../app.tsx';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
 import { money, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
@@ -8,9 +8,11 @@ import type { Page, Session } from '../types.ts';
 const pageSize = 50;
 
 export function SessionsPage({ shell }: { shell: Shell }) {
-  const [search, setSearch] = useState('');
-  const [query, setQuery] = useState('');
-  const [page, setPage] = useState(1);
+  // the page and the search live in the address, so Back from a session and a reload return to them
+  const [search, setSearch] = useState(() => hashParams().get('q') ?? '');
+  const [query, setQuery] = useState(() => (hashParams().get('q') ?? '').trim());
+  const [page, setPage] = useState(() => Math.max(1, Math.floor(Number(hashParams().get('page'))) || 1));
+  const [creating, setCreating] = useState(false);
   const [data, setData] = useState<Page<Session> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [newName, setNewName] = useState('');
@@ -19,6 +21,7 @@ export function SessionsPage({ shell }: { shell: Shell }) {
   // Typing waits 300 ms before asking the server, so a name typed quickly is one request.
   useEffect(() => {
     const t = setTimeout(() => {
+      if (search.trim() === query) return;
       setQuery(search.trim());
       setPage(1);
     }, 300);
@@ -38,17 +41,28 @@ export function SessionsPage({ shell }: { shell: Shell }) {
   useEffect(() => {
     const ac = new AbortController();
     void load(ac.signal);
+    const params = new URLSearchParams();
+    if (page > 1) params.set('page', String(page));
+    if (query) params.set('q', query);
+    const address = `#/sessions${params.size ? `?${params}` : ''}`;
+    // replaced, not pushed: paging is not a step Back should retrace
+    if (location.hash !== address) history.replaceState(null, '', address);
     return () => ac.abort();
   }, [page, query]);
 
   const create = async (e: Event) => {
     e.preventDefault();
+    // one session a press: a second click while the first is on its way would make (and charge) another
+    if (creating) return;
+    setCreating(true);
     try {
       const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } } });
       shell.creditsChanged();
       location.hash = `#/sessions/${s.id}`;
     } catch (err) {
       setError(err);
+    } finally {
+      setCreating(false);
     }
   };
 
@@ -79,7 +93,9 @@ export function SessionsPage({ shell }: { shell: Shell }) {
               <option>Slabs</option>
             </select>
           </label>
-          <button type="submit">Create (1 credit)</button>
+          <button type="submit" disabled={creating} aria-busy={creating}>
+            {creating ? 'Creating…' : 'Create (1 credit)'}
+          </button>
         </form>
       </details>
       <ErrorBox error={error} />
