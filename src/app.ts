@@ -206,7 +206,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
     if (hasBody && encoding !== undefined && encoding.trim() !== '' && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`);
     // URLs handed out are built from the Host the client used unless LOUPE_PUBLIC_URL is set.
-    if (!config.publicUrl && request.url !== '/health' && !validHost(request.host)) {
+    if (!config.publicUrl && request.url !== '/health' && request.url !== '/ready' && !validHost(request.host)) {
       throw new ServiceError(400, 'invalid_request', 'A valid Host header is required (or set LOUPE_PUBLIC_URL on the server).');
     }
   });
@@ -251,6 +251,21 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   await app.register(consoleRoutes);
   await app.register(requestRoutes, { prefix: '/account/v2/request' });
 
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // probes every few seconds: their request lines would drown the log (warnings and errors still
+  // show; a quieter LOG_LEVEL stays as it is)
+  const probeLogLevel = (['info', 'debug', 'trace'].includes(config.logLevel) ? 'warn' : config.logLevel) as 'warn';
+  app.get('/health', { schema: { hide: true }, logLevel: probeLogLevel }, async () => ({ status: 'ok' }));
+  // liveness above (the process answers); readiness here: the database and media folder work, for a
+  // load balancer to stop sending requests to a node that would answer them all 500
+  app.get('/ready', { schema: { hide: true }, logLevel: probeLogLevel }, async (request, reply) => {
+    try {
+      await services.ready();
+      return { status: 'ready' };
+    } catch (err) {
+      request.log.error({ err }, 'not ready');
+      const what = /media folder/.test((err as Error).message) ? 'the media folder cannot be written' : 'the database cannot be reached or written';
+      return reply.code(503).send({ status: 'unavailable', detail: `Not ready: ${what} (the server log says why).` });
+    }
+  });
   return app;
 }

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
+import { backupDataFolder } from './store/backup.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
 import { describeCollection } from './services/collection-service.ts';
@@ -27,6 +30,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection show --collection C
   loupe collection delete --collection C
   loupe migrate
+  loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
   loupe worker                      run queue workers in this process until stopped (scale-out)
   loupe flow create --file f.json [--name N]   create or replace a flow (docs/flows.md)
   loupe flow list
@@ -60,6 +64,7 @@ Each command prints exactly one JSON line on stdout. Errors go to stderr with ex
 class UsageError extends Error {}
 
 const options = {
+  to: { type: 'string' },
   name: { type: 'string' },
   credits: { type: 'string' },
   amount: { type: 'string' },
@@ -291,7 +296,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     else io.err(`${usage}\n`);
     return values.help ? 0 : 2;
   }
-  const single = positionals[0] === 'migrate' || positionals[0] === 'worker';
+  const single = positionals[0] === 'migrate' || positionals[0] === 'worker' || positionals[0] === 'backup';
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const rest = positionals.slice(single ? 1 : 2);
   if (command === 'worker') {
@@ -306,7 +311,16 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     let result: unknown;
     if (positionals[0] === 'models') {
       result = await runModels(config.dataDir, command, values, rest);
+    } else if (command === 'backup') {
+      if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
+      if (typeof values.to !== 'string' || !values.to) throw new UsageError('backup needs --to DIR');
+      if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (README "Backups")');
+      result = await backupDataFolder(config.dataDir, values.to);
     } else {
+      // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
+      const fresh = !config.databaseUrl && !existsSync(path.join(config.dataDir, 'loupe.db'));
+      if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
+      if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       services = await openServices(config);
       result = await run(services, command, values, rest, io);
     }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
+import { claimDataFolder } from './store/data-folder-claim.ts';
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {
@@ -16,6 +17,15 @@ const config = (() => {
     return cannotStart(err);
   }
 })();
+// One server per SQLite data folder (data-folder-claim.ts); released as the process ends, however it ends.
+if (!config.databaseUrl) {
+  try {
+    const release = claimDataFolder(config.dataDir);
+    process.on('exit', release);
+  } catch (err) {
+    cannotStart(err);
+  }
+}
 // A data folder typed wrong starts on a new, empty database: said at start, so it is not taken for lost data.
 const newDatabase = !config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'loupe.db'));
 const app = await buildApp(config).catch(cannotStart);

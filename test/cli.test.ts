@@ -51,6 +51,48 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
+  it.skipIf(backend === 'postgres')('reads nothing from a data folder with no database, and says so when a write makes one', async () => {
+    const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-typo-'));
+    try {
+      const list = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'list']);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toMatch(/^loupe: no database in .*dtaa: nothing to read\. Set LOUPE_DATA_DIR to the server's data folder/);
+      await expect(fs.access(path.join(elsewhere, 'dtaa', 'loupe.db'))).rejects.toThrow();
+      const made = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'create', '--name', 'x']);
+      expect(made.code).toBe(0);
+      expect(made.stderr).toMatch(/^loupe: no database in .*dtaa: making a new, empty one/);
+      // the next command finds it and says nothing
+      expect((await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'list'])).stderr).toBe('');
+    } finally {
+      await fs.rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(backend === 'postgres')('backs up the data folder into a new one a server starts from: the database, media and secret, no indexes', async () => {
+    const { account } = await loupe('account', 'create', '--name', 'backed up');
+    await fs.mkdir(path.join(dataDir, 'media', 'sessions'), { recursive: true });
+    await fs.writeFile(path.join(dataDir, 'media', 'sessions', 'a.jpg'), 'jpeg bytes');
+    await fs.mkdir(path.join(dataDir, 'indexes'), { recursive: true });
+    await fs.writeFile(path.join(dataDir, 'indexes', 'c.usearch'), 'rebuilt from the database');
+    const to = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-backup-')), 'copy');
+    try {
+      const done = await loupe('backup', '--to', to);
+      expect(done).toMatchObject({ to });
+      expect(done.database_bytes).toBeGreaterThan(0);
+      expect(await fs.readFile(path.join(to, 'media', 'sessions', 'a.jpg'), 'utf8')).toBe('jpeg bytes');
+      expect((await fs.stat(path.join(to, 'loupe.db'))).mode & 0o777).toBe(0o600);
+      await expect(fs.access(path.join(to, 'indexes'))).rejects.toThrow();
+      const listed = await inProcess({ ...env(), LOUPE_DATA_DIR: to }, ['account', 'show', '--account', account]);
+      expect(JSON.parse(listed.stdout)).toMatchObject({ name: 'backed up' });
+      // never over an earlier backup, nor inside the folder it copies
+      expect((await fails('backup', '--to', to)).stderr).toMatch(/is not empty: back up into a new or empty folder/);
+      expect((await fails('backup', '--to', path.join(dataDir, 'bk'))).stderr).toMatch(/outside the data folder/);
+      expect((await fails('backup')).code).toBe(2);
+    } finally {
+      await fs.rm(path.dirname(to), { recursive: true, force: true });
+    }
+  });
+
   it('manages flows and webhook secrets', async () => {
     const file = path.join(dataDir, 'faces.json');
     await fs.writeFile(file, JSON.stringify({ name: 'faces', steps: [{ endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'vecs' }] }));

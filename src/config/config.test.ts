@@ -33,6 +33,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"EUR": 0}' })).toThrow(/above 0/);
   });
 
+  it('names a setting of the wrong form at start, not as a 500 or a library message later', () => {
+    expect(() => loadConfig({ PORT: '8397.5' })).toThrow('PORT must be a whole number, 0 or more, got "8397.5"');
+    expect(() => loadConfig({ LOUPE_RETENTION_DAYS: '0' })).toThrow(/LOUPE_RETENTION_DAYS must be 1 or more/);
+    expect(loadConfig({ LOUPE_RETENTION_DAYS: '1' }).queue.retentionMs).toBe(86_400_000);
+    expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'not-a-url' })).toThrow(/LOUPE_PUBLIC_URL must be an absolute http\(s\) URL/);
+    expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'ftp://files.example.com' })).toThrow(/LOUPE_PUBLIC_URL must be an http\(s\) URL/);
+    expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x/db' })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@h:5432/db' }).databaseUrl).toBe('postgresql://u@h:5432/db');
+    expect(() => loadConfig({ LOUPE_URL_ALLOWLIST: '10.0.0.0/99' })).toThrow(/LOUPE_URL_ALLOWLIST: "10.0.0.0\/99" is not a host name/);
+    expect(() => loadConfig({ LOUPE_URL_ALLOWLIST: 'images.lan:8080' })).toThrow(/LOUPE_URL_ALLOWLIST/);
+    expect(loadConfig({ LOUPE_URL_ALLOWLIST: '127.0.0.1, 10.0.0.0/8, images.lan, ::1, fd00::/8' }).urlAllowList).toEqual(['127.0.0.1', '10.0.0.0/8', 'images.lan', '::1', 'fd00::/8']);
+  });
+
   it('warms the card detector with the image models unless told otherwise', () => {
     expect(loadConfig({}).vision.warm).toEqual(['embed', 'faces', 'objects', 'pose', 'ocr', 'card']);
     expect(loadConfig({ LOUPE_VISION_WARM: 'ocr,card' }).vision.warm).toEqual(['ocr', 'card']);

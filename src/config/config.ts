@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import os from 'node:os';
 import path from 'node:path';
 import { seenParts, type SeenPart } from '../text-search/seen-tokens.ts';
@@ -253,8 +254,53 @@ export const defaultLimits: Limits = {
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${value}"`);
+  // whole numbers only: a port, a count of threads or days has no fraction (PORT=8397.5 failed deep in Node)
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a whole number, 0 or more, got "${value}"`);
   return n;
+}
+
+/** 0 would delete a request as it is made: still charged and run, its result never readable. */
+function retentionDaysFrom(value: string | undefined): number {
+  const days = intFrom(value, 7, 'LOUPE_RETENTION_DAYS');
+  if (days < 1) throw new Error(`LOUPE_RETENTION_DAYS must be 1 or more (days an asynchronous request and its results are kept), got "${value}"`);
+  return days;
+}
+
+/** Settings of a known form, checked at start so a wrong one is named there, not met as a 500 later. */
+function publicUrlFrom(value: string | undefined): string | undefined {
+  const v = value?.trim().replace(/\/+$/, '');
+  if (!v) return undefined;
+  let url: URL;
+  try {
+    url = new URL(v);
+  } catch {
+    throw new Error(`LOUPE_PUBLIC_URL must be an absolute http(s) URL such as https://loupe.example.com, got "${value}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`LOUPE_PUBLIC_URL must be an http(s) URL, got "${value}"`);
+  return v;
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+function logLevelFrom(value: string | undefined): string {
+  if (value === undefined || value === '') return 'info';
+  if (!logLevels.includes(value)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${value}"`);
+  return value;
+}
+
+function databaseUrlFrom(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(value)) throw new Error('DATABASE_URL must be a PostgreSQL URL (postgres://user@host:port/database); leave it unset for the embedded SQLite database');
+  return value;
+}
+
+function allowListFrom(value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const e of entries) {
+    const cidr = e.includes('/');
+    const ok = cidr ? ipaddr.isValidCIDR(e) : ipaddr.isValid(e) || /^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/i.test(e);
+    if (!ok) throw new Error(`LOUPE_URL_ALLOWLIST: "${e}" is not a host name, an IP address or a CIDR range (such as 10.0.0.0/8)`);
+  }
+  return entries;
 }
 
 function pricesFrom(value: string | undefined): Record<string, number> {
@@ -315,10 +361,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     port: intFrom(env.PORT, 8080, 'PORT'),
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.LOUPE_DATA_DIR ?? './data'),
-    databaseUrl: env.DATABASE_URL || undefined,
+    databaseUrl: databaseUrlFrom(env.DATABASE_URL),
     pgPoolSize: intFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL') || 1,
-    publicUrl: env.LOUPE_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
-    logLevel: env.LOG_LEVEL ?? 'info',
+    publicUrl: publicUrlFrom(env.LOUPE_PUBLIC_URL),
+    logLevel: logLevelFrom(env.LOG_LEVEL),
     trustProxy: env.LOUPE_TRUST_PROXY === '1' || env.LOUPE_TRUST_PROXY === 'true',
     rateLimit: {
       perSecond: intFrom(env.LOUPE_RATE_LIMIT, 100, 'LOUPE_RATE_LIMIT'),
@@ -328,7 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     priceRates: ratesFrom(env.LOUPE_PRICE_RATES),
     defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
     limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
-    urlAllowList: (env.LOUPE_URL_ALLOWLIST ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
     fetch: { ...defaultFetchLimits },
     vision: {
@@ -348,7 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       leaseMs: intFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS') || 30_000,
       pollMs: intFrom(env.LOUPE_QUEUE_POLL_MS, 1000, 'LOUPE_QUEUE_POLL_MS') || 1000,
       maxAttempts: intFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS') || 1,
-      retentionMs: intFrom(env.LOUPE_RETENTION_DAYS, 7, 'LOUPE_RETENTION_DAYS') * 86_400_000,
+      retentionMs: retentionDaysFrom(env.LOUPE_RETENTION_DAYS) * 86_400_000,
       sweepIntervalMs: 10 * 60_000,
     },
     webhooks: {

@@ -61,6 +61,11 @@ export interface Services {
   registry: HandlerRegistry;
   /** Job runner, webhook dispatcher and retention sweeper of this process; started by the caller. */
   queue: QueueWorkers;
+  /**
+   * Readiness: the database answers a write that changes nothing and the media folder takes a
+   * file, within 3 s; throws saying which failed. What `/ready` answers for load balancers.
+   */
+  ready(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -125,8 +130,16 @@ export async function openServices(config: Config, options: { longRunning?: bool
     maxImageBytes: config.limits.imageBytes,
     priceOf: (type) => config.prices[`requests.${type}`] ?? 0,
   }, results);
+  const mediaDir = path.join(config.dataDir, 'media');
   return {
     store,
+    ready: () => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the database did not answer within 3 s')), 3000);
+      });
+      return Promise.race([assertWritable(store, mediaDir), late]).finally(() => clearTimeout(timer));
+    },
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),
     visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts, products),

@@ -26,3 +26,17 @@ describe('a store the server cannot write', () => {
     await sql`PRAGMA query_only = 0`.execute(store.db);
   });
 });
+
+describe('a new SQLite database', () => {
+  it('is readable by its owner only, its WAL too', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-mode-'));
+    const store = await openStore({ dataDir: dir });
+    try {
+      await sql`CREATE TABLE probe_mode (x INTEGER)`.execute(store.db);
+      for (const f of ['loupe.db', 'loupe.db-wal']) expect(((await fs.stat(path.join(dir, f))).mode & 0o777).toString(8), f).toBe('600');
+    } finally {
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

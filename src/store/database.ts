@@ -424,6 +424,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true });
     const file = path.join(options.dataDir, 'loupe.db');
+    // readable by its owner only (SQLite gives the WAL and shared-memory files the same mode): it
+    // holds tokens' hashes, webhook secrets and customers' data; an existing file keeps its mode
+    if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
     const sqlite = new SQLite(file);
     sqlite.pragma('journal_mode = WAL');
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.

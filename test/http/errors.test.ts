@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/database.ts';
@@ -24,6 +26,24 @@ describe.each(backends)('request errors (%s)', (backend) => {
       socket.on('error', reject);
     });
   };
+
+  it('/ready says whether the database and the media folder work (503 without internals when not); /health only that the process answers', async () => {
+    expect((await h.request('GET', '/ready', { token: null })).json()).toEqual({ status: 'ready' });
+    const media = path.join(h.dataDir, 'media');
+    const aside = `${media}-aside`;
+    await fs.rename(media, aside);
+    await fs.writeFile(media, 'not a folder');
+    try {
+      const res = await h.request('GET', '/ready', { token: null });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: 'unavailable', detail: 'Not ready: the media folder cannot be written (the server log says why).' });
+      expect((await h.request('GET', '/health', { token: null })).statusCode).toBe(200);
+    } finally {
+      await fs.rm(media);
+      await fs.rename(aside, media);
+    }
+    expect((await h.request('GET', '/ready', { token: null })).statusCode).toBe(200);
+  });
 
   it('malformed JSON is 400 invalid_json', async () => {
     const sid = await createSession(h);
