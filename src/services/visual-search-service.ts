@@ -167,15 +167,32 @@ function serverTagsSimple(data: Record<string, unknown>): boolean {
   return simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x));
 }
 
-/** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way. */
-function drawnBox(value: unknown): [number, number, number, number] | undefined {
+/** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way; or why not. */
+function parsedBox(value: unknown, where: string): [number, number, number, number] | string | undefined {
   if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-    throw new ServiceError(400, 'invalid_request', 'query_record._objects[0].bound_box must be [xmin, ymin, xmax, ymax], four numbers in pixels.');
-  }
+  if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) return `${where} must be [xmin, ymin, xmax, ymax], four numbers in pixels`;
   const [x0, y0, x1, y1] = (value as number[]).map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
-  if (x1 - x0 < 8 || y1 - y0 < 8) throw new ServiceError(400, 'invalid_request', 'query_record._objects[0].bound_box must have xmin < xmax and ymin < ymax, at least 8 px apart.');
+  if (x1 - x0 < 8 || y1 - y0 < 8) return `${where} must have xmin < xmax and ymin < ymax, at least 8 px apart`;
   return [x0, y0, x1, y1];
+}
+
+/** A query's drawn box (rule 7), its problem the request's 400. */
+function drawnBox(value: unknown): [number, number, number, number] | undefined {
+  const box = parsedBox(value, 'query_record._objects[0].bound_box');
+  if (typeof box === 'string') throw new ServiceError(400, 'invalid_request', `${box}.`);
+  return box;
+}
+
+/** Why a drawn box cannot be the item of an image of that size (it lies outside), or undefined. */
+function boxOutside(box: [number, number, number, number] | undefined, image: { width: number; height: number }): string | undefined {
+  return box && (box[0] >= image.width - 8 || box[1] >= image.height - 8) ? `_objects[0].bound_box lies outside the ${image.width}x${image.height} image` : undefined;
+}
+
+/** The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. */
+function recordBox(record: Record<string, unknown>): [number, number, number, number] | undefined {
+  const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
+  const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
+  return typeof box === 'string' ? undefined : box;
 }
 
 /**
@@ -292,7 +309,10 @@ export class VisualSearchService {
     if (c.type === 'custom') return this.vision.each('embed', records);
     if (c.type === 'fashion' || c.type === 'homedecor') {
       const domain = c.type;
-      return this.vision.each('item', records, (r) => ({ seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category) }));
+      return this.vision.each('item', records, (r) => {
+        const box = recordBox(r);
+        return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box } : {}) };
+      });
     }
     return this.vision.each('index', records, { seen: [...this.seen] });
   }
@@ -347,6 +367,10 @@ export class VisualSearchService {
     // the items the server found, which the category vote reads: a client may send them back, in their shape
     const objects = sent._objects;
     if (objects !== undefined && objects !== null && !isObjectList(objects)) return '_objects must be a list of objects';
+    // a box the client drew is the item stored (rule 7, as for a query): held to a box's shape
+    const first = Array.isArray(objects) ? (objects[0] as Record<string, unknown> | undefined) : undefined;
+    const box = first ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
+    if (typeof box === 'string') return box;
     if (!c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -405,14 +429,18 @@ export class VisualSearchService {
     const detected = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
     const predicted = voted ?? detected;
     const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
+    // a box the client drew is the item (within the image), marked as the client's
+    const drawn = recordBox(record);
+    const box = drawn ? ([drawn[0], drawn[1], Math.min(drawn[2], r.width), Math.min(drawn[3], r.height)] as [number, number, number, number]) : r.chosen.box;
     const object = {
       id: '0',
       name: r.chosen.name,
       prob: r.chosen.prob,
-      bound_box: r.chosen.box,
-      area: boxArea(r.chosen.box),
+      bound_box: box,
+      area: boxArea(box),
       ...categories,
       ...(sent ? { category_source: 'record', 'pre-filled': true } : voted ? { category_source: 'neighbours' } : predicted ? { category_source: 'detector' } : {}),
+      ...(drawn ? { 'pre-filled': true } : {}),
     };
     const out: Out = { _objects: [object], ...(sent ? {} : categories) };
     const colors = r.colors.slice(0, 5);
@@ -519,6 +547,8 @@ export class VisualSearchService {
       const x = candidates[i]!;
       if ('error' in o) return skip(tally, x.record, skipped(ctx, echo(x.record), o.error.code, o.error.text));
       if (model !== null && o.ok.model !== model) return skip(tally, x.record, skipped(ctx, echo(x.record), 409, mismatch(model, o.ok.model)));
+      const outside = 'items' in o.ok ? boxOutside(recordBox(x.record), o.ok) : undefined;
+      if (outside) return skip(tally, x.record, skipped(ctx, echo(x.record), 400, outside));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
       const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
@@ -727,6 +757,11 @@ export class VisualSearchService {
         // A vector of another model would not fit the collection's index.
         if (c.model !== null && o!.ok.model !== c.model) {
           await fail(409, mismatch(c.model, o!.ok.model));
+          continue;
+        }
+        const outside = 'items' in o!.ok ? boxOutside(recordBox(basis), o!.ok) : undefined;
+        if (outside) {
+          await fail(400, outside);
           continue;
         }
         vector = Float32Array.from(o!.ok.descriptor);

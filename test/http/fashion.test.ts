@@ -308,6 +308,24 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(boots.Category).toBe(item.Category);
   });
 
+  it('stores the item a record\'s own _objects[0] draws (rule 7, as for a query), within the image, marked pre-filled', async () => {
+    const res = await call(`${base}/insert`, {
+      records: [
+        { _id: 'drawn', _base64: group, product_id: 'd', _objects: [{ bound_box: [10, 20, 200, 5000], name: 'mine' }] },
+        { _id: 'bad-box', _base64: group, product_id: 'd2', _objects: [{ bound_box: [10, 20, 12] }] },
+        { _id: 'far-box', _base64: watch, product_id: 'd3', _objects: [{ bound_box: [5000, 5000, 6000, 6000] }] },
+      ],
+    }, shop);
+    expect(res.body.status.code).toBe(211);
+    const reasons = Object.fromEntries(res.body.skipped_records!.map((r) => [r._id, r._reason.status.text]));
+    expect(reasons).toEqual({ 'bad-box': '_objects[0].bound_box must be [xmin, ymin, xmax, ymax], four numbers in pixels', 'far-box': '_objects[0].bound_box lies outside the 300x242 image' });
+    const drawn = await get('drawn');
+    const item = (drawn._objects as Obj[])[0]!;
+    expect(item).toMatchObject({ name: 'item', 'pre-filled': true });
+    expect(item.bound_box.slice(0, 3)).toEqual([10, 20, 200]);
+    expect(item.bound_box[3]).toBeLessThan(5000);
+  });
+
   it('refuses to search a collection holding records without the product field (409), naming them', async () => {
     const { account, token } = await h.newAccount(100);
     const legacy: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'old', productField: 'sku' })).id, account, token };
