@@ -930,7 +930,12 @@ export class VisualSearchService {
       const colours = colorTagsOf(r.colors.slice(0, 5));
       const tags = query.extract_tags === true ? { _tags: { Color: colours.Color }, _tags_simple: colours.names } : {};
       // a drawn box gets the fields every detected object has (spec 2 §2), under what the client sent
-      objects.unshift({ name: 'item', prob: 1, ...given, bound_box: used!, area: boxArea(used!), 'pre-filled': true, ...tags });
+      // its id the next after the detected items' (every object has one)
+      objects.unshift({ id: String(r.items.length), name: 'item', prob: 1, ...given, bound_box: used!, area: boxArea(used!), 'pre-filled': true, ...tags });
+    } else {
+      // the item searched comes first, as a drawn one does: the query's categories may choose another than the largest
+      const at = r.items.findIndex((item) => sameBox(item.box, r.chosen.box));
+      if (at > 0) objects.unshift(...objects.splice(at, 1));
     }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;

@@ -170,12 +170,15 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // The query names Sneakers: only records in that category answer.
     const sneakers = await call(`${base}/visualKNN`, { query_record: { _base64: group, Category: 'Sneakers' }, k: 5 }, shop);
     expect(sneakers.body.answer_records.map((r) => r._id)).toEqual(['shoes']);
+    // the item the categories chose is echoed first, as the item searched (it is not the largest)
+    expect(sneakers.body.query_records![0]!._objects![0]!.name).toBe('footwear');
+    expect(sneakers.body.query_records![0]!._objects!.map((o) => o.id).sort()).toEqual(objects.map((o) => o.id).sort());
     // A drawn box searches that region; a malformed one is refused.
     const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [{ bound_box: [900, 250, 1230, 500] }], extract_tags: true }, k: 3 }, shop);
     expect(drawn.http).toBe(200);
     // The drawn box stays in the echo, first, with the colours measured in it; the detected items follow, with their tags.
     const echoed = drawn.body.query_records![0]!._objects as (Obj & { _tags?: Record<string, unknown[]>; _tags_simple?: string[] })[];
-    expect(echoed[0]).toMatchObject({ bound_box: [900, 250, 1230, 500], 'pre-filled': true, name: 'item', prob: 1, area: 330 * 250 });
+    expect(echoed[0]).toMatchObject({ bound_box: [900, 250, 1230, 500], 'pre-filled': true, name: 'item', prob: 1, area: 330 * 250, id: String(echoed.length - 1) });
     expect(echoed[0]!._tags!.Color!.length).toBeGreaterThan(0);
     expect(echoed.slice(1).every((o) => o._tags?.Item && o._tags_simple?.[0] === o.name)).toBe(true);
     const two = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
