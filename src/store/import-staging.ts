@@ -5,8 +5,12 @@ import type { Database, DialectName } from './database.ts';
 /** The tables imports stage their rows in before one transaction moves them in (migration 011). */
 export type StagingTable = 'catalog_import_rows' | 'catalog_price_import_rows';
 
-/** Longer than any import: staged rows older than this belong to one that died before it finished. */
-const abandonedAfterMs = 86_400_000;
+/**
+ * Longer than any import (the full MTG catalog stages in about a minute here, 10 on a slow disk):
+ * staged rows older than this belong to one that died before it finished (kill -9, Ctrl-C). An
+ * hour, not a day: an interrupted Pokémon import leaves 16 MB behind.
+ */
+const abandonedAfterMs = 3_600_000;
 
 /**
  * Runs `work` with a fresh import id whose rows it stages in `table`, and removes those rows
@@ -23,7 +27,7 @@ export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTa
     try {
       await db.deleteFrom(table).where('import_id', '=', importId).execute();
     } catch {
-      // The next import removes them after a day; the import's own outcome (or error) is what matters.
+      // An import an hour later removes them; the import's own outcome (or error) is what matters.
     }
   }
 }
