@@ -311,6 +311,10 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         </span>
       </div>
       <ErrorBox error={error} />
+      {/* an empty grid says why, rather than a blank box */}
+      {shown.length === 0 && rows.length >= session.identification_count ? (
+        <p class="empty">{rows.length === 0 ? 'No cards yet: a scanner app adds them as it identifies cards (this page picks them up while the session is live).' : `No loaded card matches “${filter.trim()}”.`}</p>
+      ) : null}
       <div class="session-body">
         <CardGrid
           rows={shown}
