@@ -150,7 +150,9 @@ export class AccountService {
         current.delete(s);
       }
     }
-    const list = current.has(allServices) ? [allServices] : [...current].sort();
+    // every known service enabled again (a disable undone) is all services again, so services added in later releases come with it
+    const all = current.has(allServices) || knownServices.every((k) => current.has(k));
+    const list = all ? [allServices] : [...current].sort();
     await this.accounts.setServices(accountId, list);
     return { account: accountId, services: list };
   }
