@@ -133,6 +133,9 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   });
   logger.to = app.log;
+  // an upgrade says what it did (a new database's first migrations are its making, not news)
+  const migrated = services.store.migrated ?? [];
+  if (migrated.length && migrated[0] !== '001-initial') app.log.info({ migrations: migrated }, 'database upgraded');
   app.setValidatorCompiler(validators());
   const inFlight = new InFlight();
   app.decorate('loupe', { config, ...services, inFlight });

@@ -40,3 +40,32 @@ describe('a new SQLite database', () => {
     }
   });
 });
+
+describe('a database a newer release upgraded', () => {
+  it('is refused, naming the migration this release does not know, and left as it was', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-newer-'));
+    try {
+      const first = await openStore({ dataDir: dir });
+      expect(first.migrated!.length).toBeGreaterThan(5);
+      await sql`INSERT INTO loupe_migrations (name, applied_at) VALUES ('099-from-the-future', '2027-01-01T00:00:00Z')`.execute(first.db);
+      await first.close();
+      await expect(openStore({ dataDir: dir })).rejects.toThrow('the database was upgraded by a newer Loupe release (migration 099-from-the-future, unknown to this one): run that release, or restore a backup made before the upgrade');
+      const again = await openStore({ dataDir: dir }).catch(() => undefined);
+      expect(again).toBeUndefined();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an up-to-date one applies nothing', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-same-'));
+    try {
+      await (await openStore({ dataDir: dir })).close();
+      const second = await openStore({ dataDir: dir });
+      expect(second.migrated).toEqual([]);
+      await second.close();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

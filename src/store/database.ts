@@ -351,6 +351,8 @@ export interface Store {
   /** PostgreSQL only: for connections outside the pool (LISTEN needs its own). */
   databaseUrl?: string;
   close(): Promise<void>;
+  /** The migrations this open applied (an upgrade), for the start's log. */
+  migrated?: string[];
 }
 
 /**
@@ -449,7 +451,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     };
   }
   try {
-    await migrate(store);
+    store.migrated = await migrate(store);
   } catch (err) {
     await store.close();
     throw err;

@@ -15,6 +15,9 @@ export async function migrate(store: Store): Promise<string[]> {
     if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(4242001)`.execute(trx);
     const done = await sql<{ name: string }>`SELECT name FROM loupe_migrations`.execute(trx);
     const have = new Set(done.rows.map((r) => r.name));
+    // a database a newer release upgraded: this release would read tables it does not know as it knows them
+    const unknown = [...have].filter((name) => !migrations.some((m) => m.name === name)).sort();
+    if (unknown.length) throw new Error(`the database was upgraded by a newer Loupe release (migration ${unknown.join(', ')}, unknown to this one): run that release, or restore a backup made before the upgrade`);
     for (const m of migrations) {
       if (have.has(m.name)) continue;
       for (const statement of m[dialect]) await sql.raw(statement).execute(trx);
