@@ -102,13 +102,28 @@ function integerQueryNames(schema: unknown): string[] {
   return names;
 }
 
+/** A request URL with the secret of a signed media link left out (`sig=…`). */
+export const redactedUrl = (url: string): string => url.replace(/([?&]sig=)[^&#]*/g, '$1[redacted]');
+
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
   const logger: { to?: FastifyInstance['log'] } = {};
   const services = await openServices(config, { longRunning: true, log: (level, message, details) => logger.to?.[level](details ?? {}, message) });
   const app = Fastify({
-    logger: { level: config.logLevel },
+    logger: {
+      level: config.logLevel,
+      // a signed media link works as a bearer link for days: its signature stays out of the logs
+      serializers: {
+        req: (req: { method: string; url: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+          method: req.method,
+          url: redactedUrl(req.url),
+          host: req.hostname,
+          remoteAddress: req.ip,
+          remotePort: req.socket?.remotePort,
+        }),
+      },
+    },
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
