@@ -89,6 +89,8 @@ export class JobRunner extends EventEmitter {
             const longRunning = [...this.active.values()].some((a) => a.long);
             const [c] = await this.deps.requests.claim(1, this.options.leaseMs, Date.now(), longRunning ? this.deps.registry.longTypes() : []);
             if (!c) break;
+            // a job run before and not finished: its worker died or stopped, or its handler threw
+            if (c.row.attempts > 1) this.log('warn', 'job taken up again', { id: c.row.id, type: c.row.type, attempt: c.row.attempts });
             claimed.push(c);
             this.begin(c);
           }
