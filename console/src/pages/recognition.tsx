@@ -86,7 +86,8 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const [added, setAdded] = useState<string | null>(null);
 
   useEffect(() => {
-    call<Page<Session>>('GET', '/cardstream/v2/session/?page_size=50').then(
+    // the live ones among the newest 500 (the API's largest page): a shop's main session is rarely further back
+    call<Page<Session>>('GET', '/cardstream/v2/session/?page_size=500').then(
       (p) => setSessions(p.results.filter((s) => s.status === 'live')),
       () => undefined,
     );
@@ -130,6 +131,8 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       if (!sessionId) {
         const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } });
         sessionId = s.id;
+        // listed, so the picker shows where the cards went (and a second add goes there knowingly)
+        setSessions((list) => [s, ...list.filter((x) => x.id !== s.id)]);
         shell.creditsChanged();
       }
       const seen = new Date().toISOString();

@@ -307,7 +307,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         </label>
         <span class="hint" aria-live="polite" data-testid="loaded">
           {rows.length < session.identification_count ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
-          {session.status === 'live' ? ' · live, updating' : ''}
+          {session.status === 'live' ? (error ? ' · live, not updating: the last refresh failed (retrying)' : ' · live, updating') : ''}
         </span>
       </div>
       <ErrorBox error={error} />
