@@ -5,28 +5,33 @@ import { backends } from '../../test/helpers/harness.ts';
 import { AccountStore } from './account-store.ts';
 import { RequestStore } from './request-store.ts';
 
-describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
+/** A store of its own for a describe block, open for its tests. */
+function storesFor(backend: (typeof backends)[number]): { requests: RequestStore; accounts: AccountStore } {
   let t: TestStore;
-  let requests: RequestStore;
-  let accounts: AccountStore;
+  const s = {} as { requests: RequestStore; accounts: AccountStore };
   beforeAll(async () => {
     t = await openTestStore(backend);
-    requests = new RequestStore(t.store);
-    accounts = new AccountStore(t.store);
+    s.requests = new RequestStore(t.store);
+    s.accounts = new AccountStore(t.store);
   });
   afterAll(async () => {
     await t.close();
   });
+  return s;
+}
+
+describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
+  const stores = storesFor(backend);
 
   /** An account with `n` finished requests whose webhooks are due. */
   const withDue = async (n: number): Promise<string> => {
     const accountId = randomUUID();
     const workspaceId = randomUUID();
-    await accounts.createAccount({ id: accountId, name: 'hooks', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    await stores.accounts.createAccount({ id: accountId, name: 'hooks', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
     for (let i = 0; i < n; i++) {
-      await requests.insert({ id: randomUUID(), accountId, workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: { url: 'http://127.0.0.1/hook', headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+      await stores.requests.insert({ id: randomUUID(), accountId, workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: { url: 'http://127.0.0.1/hook', headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
     }
-    for (const { row, token } of await requests.claim(n, 60_000)) await requests.complete(row.id, token, { response: {}, media: [], refund: 0, webhookAt: Date.now() - 1000 });
+    for (const { row, token } of await stores.requests.claim(n, 60_000)) await stores.requests.complete(row.id, token, { response: {}, media: [], refund: 0, webhookAt: Date.now() - 1000 });
     return accountId;
   };
 
@@ -34,48 +39,38 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     const slow = await withDue(10);
     const other = await withDue(1);
     const claimed: string[] = [];
-    for (let i = 0; i < 5; i++) claimed.push(...(await requests.claimWebhooks(2, 60_000, Date.now(), 4)).map((r) => r.accountId));
+    for (let i = 0; i < 5; i++) claimed.push(...(await stores.requests.claimWebhooks(2, 60_000, Date.now(), 4)).map((r) => r.accountId));
     // the slow account's share is 4 in flight; the other account's delivery is claimed beside them
     expect(claimed.filter((a) => a === slow)).toHaveLength(4);
     expect(claimed.filter((a) => a === other)).toHaveLength(1);
     // without a share, the rest is claimed
-    expect((await requests.claimWebhooks(20, 60_000)).filter((r) => r.accountId === slow)).toHaveLength(6);
+    expect((await stores.requests.claimWebhooks(20, 60_000)).filter((r) => r.accountId === slow)).toHaveLength(6);
   });
 
   it('counts an attempt when it is claimed, so one cut short by a crash is not numbered again', async () => {
     const account = await withDue(1);
-    const [first] = (await requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
+    const [first] = (await stores.requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
     expect(first!.webhookAttempts).toBe(1);
     // the node died mid-delivery: its lease runs out and another node claims it
-    const [again] = (await requests.claimWebhooks(10, 1_000, Date.now() + 2_000)).filter((r) => r.accountId === account);
+    const [again] = (await stores.requests.claimWebhooks(10, 1_000, Date.now() + 2_000)).filter((r) => r.accountId === account);
     expect(again!.webhookAttempts).toBe(2);
-    await requests.webhookAttempt(again!.id, { state: 'delivered', error: null, nextAt: null });
-    expect((await requests.get(again!.id))!.webhookAttempts).toBe(2);
+    await stores.requests.webhookAttempt(again!.id, { state: 'delivered', error: null, nextAt: null });
+    expect((await stores.requests.get(again!.id))!.webhookAttempts).toBe(2);
   });
 });
 
 describe.each(backends)('requests claimed (%s)', (backend) => {
-  let t: TestStore;
-  let requests: RequestStore;
-  let accounts: AccountStore;
-  beforeAll(async () => {
-    t = await openTestStore(backend);
-    requests = new RequestStore(t.store);
-    accounts = new AccountStore(t.store);
-  });
-  afterAll(async () => {
-    await t.close();
-  });
+  const stores = storesFor(backend);
 
   const account = async (): Promise<{ accountId: string; workspaceId: string }> => {
     const accountId = randomUUID();
     const workspaceId = randomUUID();
-    await accounts.createAccount({ id: accountId, name: 'queue', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    await stores.accounts.createAccount({ id: accountId, name: 'queue', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
     return { accountId, workspaceId };
   };
   const submit = async (a: { accountId: string; workspaceId: string }, type = 't'): Promise<string> => {
     const id = randomUUID();
-    await requests.insert({ id, ...a, type, endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    await stores.requests.insert({ id, ...a, type, endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
     return id;
   };
 
@@ -86,14 +81,14 @@ describe.each(backends)('requests claimed (%s)', (backend) => {
     for (let i = 0; i < 6; i++) backlog.push(await submit(busy));
     const late = await submit(quiet);
     const order: string[] = [];
-    for (let i = 0; i < 4; i++) order.push(...(await requests.claim(1, 60_000)).map((c) => c.row.id));
+    for (let i = 0; i < 4; i++) order.push(...(await stores.requests.claim(1, 60_000)).map((c) => c.row.id));
     // the first of the backlog runs; the quiet account's one request is next, though submitted last
     expect(order).toEqual([backlog[0], late, backlog[1], backlog[2]]);
     // one account alone: submission order
     const rest: string[] = [];
-    for (let i = 0; i < 3; i++) rest.push(...(await requests.claim(1, 60_000)).map((c) => c.row.id));
+    for (let i = 0; i < 3; i++) rest.push(...(await stores.requests.claim(1, 60_000)).map((c) => c.row.id));
     expect(rest).toEqual(backlog.slice(3));
-    expect(await requests.claim(1, 60_000)).toEqual([]);
+    expect(await stores.requests.claim(1, 60_000)).toEqual([]);
   });
 
   it("counts an account's running requests against its turn, and takes a dead worker's request again", async () => {
@@ -101,15 +96,15 @@ describe.each(backends)('requests claimed (%s)', (backend) => {
     const b = await account();
     const a1 = await submit(a);
     const a2 = await submit(a);
-    const [first] = await requests.claim(1, 60_000);
+    const [first] = await stores.requests.claim(1, 60_000);
     expect(first!.row.id).toBe(a1);
     const b1 = await submit(b);
     // a1 runs: b1's turn (1) comes before a2's (1 + 1 running)
-    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(b1);
-    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(a2);
+    expect((await stores.requests.claim(1, 60_000))[0]!.row.id).toBe(b1);
+    expect((await stores.requests.claim(1, 60_000))[0]!.row.id).toBe(a2);
     // every lease run out (their workers died): the oldest is taken again first
     const later = Date.now() + 120_000;
-    const again = (await requests.claim(100, 60_000, later)).filter((c) => [a1, a2, b1].includes(c.row.id));
+    const again = (await stores.requests.claim(100, 60_000, later)).filter((c) => [a1, a2, b1].includes(c.row.id));
     expect(again.map((c) => c.row.id)).toEqual([a1, a2, b1]);
     expect(again.map((c) => c.row.attempts)).toEqual([2, 2, 2]);
   });
@@ -120,16 +115,16 @@ describe.each(backends)('requests claimed (%s)', (backend) => {
     const long = await submit(a, 'long');
     const a1 = await submit(a);
     const b1 = await submit(b);
-    const got = (await requests.claim(2, 60_000, Date.now(), ['long'])).map((c) => c.row.id);
+    const got = (await stores.requests.claim(2, 60_000, Date.now(), ['long'])).map((c) => c.row.id);
     expect(got).toEqual([a1, b1]);
-    expect((await requests.claim(1, 60_000))[0]!.row.id).toBe(long);
+    expect((await stores.requests.claim(1, 60_000))[0]!.row.id).toBe(long);
   });
 
   it('gives concurrent claims different requests, each one, from a single account\'s line', async () => {
     const a = await account();
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await submit(a));
-    const got = (await Promise.all([0, 1, 2, 3].map(() => requests.claim(1, 60_000)))).map((c) => c.map((x) => x.row.id));
+    const got = (await Promise.all([0, 1, 2, 3].map(() => stores.requests.claim(1, 60_000)))).map((c) => c.map((x) => x.row.id));
     expect(got.every((c) => c.length === 1)).toBe(true);
     expect(new Set(got.flat()).size).toBe(4);
     expect(got.flat().every((id) => ids.includes(id))).toBe(true);
