@@ -72,6 +72,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const { account } = await loupe('account', 'create', '--name', 'backed up');
     await fs.mkdir(path.join(dataDir, 'media', 'sessions'), { recursive: true });
     await fs.writeFile(path.join(dataDir, 'media', 'sessions', 'a.jpg'), 'jpeg bytes');
+    // a folder moved to another disk and linked back is copied, not linked to
+    const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-linked-'));
+    await fs.writeFile(path.join(elsewhere, 'pack.onnx'), 'model bytes');
+    await fs.symlink(elsewhere, path.join(dataDir, 'models'));
     await fs.mkdir(path.join(dataDir, 'indexes'), { recursive: true });
     await fs.writeFile(path.join(dataDir, 'indexes', 'c.usearch'), 'rebuilt from the database');
     const to = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-backup-')), 'copy');
@@ -82,6 +86,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(await fs.readFile(path.join(to, 'media', 'sessions', 'a.jpg'), 'utf8')).toBe('jpeg bytes');
       expect((await fs.stat(path.join(to, 'loupe.db'))).mode & 0o777).toBe(0o600);
       await expect(fs.access(path.join(to, 'indexes'))).rejects.toThrow();
+      expect((await fs.lstat(path.join(to, 'models'))).isSymbolicLink()).toBe(false);
+      expect(await fs.readFile(path.join(to, 'models', 'pack.onnx'), 'utf8')).toBe('model bytes');
       const listed = await inProcess({ ...env(), LOUPE_DATA_DIR: to }, ['account', 'show', '--account', account]);
       expect(JSON.parse(listed.stdout)).toMatchObject({ name: 'backed up' });
       // never over an earlier backup, nor inside the folder it copies
@@ -90,6 +96,8 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect((await fails('backup')).code).toBe(2);
     } finally {
       await fs.rm(path.dirname(to), { recursive: true, force: true });
+      await fs.rm(path.join(dataDir, 'models'), { force: true });
+      await fs.rm(elsewhere, { recursive: true, force: true });
     }
   });
 

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimDataFolder } from '../src/store/data-folder-claim.ts';
 import { loupeCli, randomPort, startServerProcess } from './helpers/processes.ts';
 
 describe('server process', () => {
@@ -93,11 +94,15 @@ describe('server process that cannot start', () => {
       expect(media.stderr).toMatch(/^loupe: cannot start: the media folder cannot be written \(E[A-Z]+\)/m);
       // a second server on a SQLite data folder another live server holds (here: this test's process)
       await fs.rm(path.join(dataDir, 'media'));
-      await fs.writeFile(path.join(dataDir, 'server.pid'), `${process.pid}\n`);
-      const second = await failedStart({ LOUPE_DATA_DIR: dataDir });
-      expect(second.code).toBe(1);
-      expect(second.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^loupe: cannot start: another Loupe server \\(pid ${process.pid}\\) already serves`))]);
-      expect((await fs.readFile(path.join(dataDir, 'server.pid'), 'utf8')).trim()).toBe(String(process.pid));
+      const release = claimDataFolder(dataDir);
+      try {
+        const second = await failedStart({ LOUPE_DATA_DIR: dataDir });
+        expect(second.code).toBe(1);
+        expect(second.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^loupe: cannot start: another Loupe server \\(pid ${process.pid}\\) already serves`))]);
+        expect((await fs.readFile(path.join(dataDir, 'server.pid'), 'utf8')).trim()).toBe(String(process.pid));
+      } finally {
+        release();
+      }
     } finally {
       await fs.rm(dataDir, { recursive: true, force: true });
     }

@@ -185,6 +185,8 @@ export function App() {
       <SignIn
         error={restoreError}
         onSignedIn={(token, info) => {
+          // what the last sign-out said is over: a later sign-out starts without it
+          setRestoreError(null);
           storeToken(token);
           setAccount(info);
           if (!location.hash) location.hash = '#/sessions';

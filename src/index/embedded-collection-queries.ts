@@ -260,7 +260,9 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     for (const phrase of phrases) {
       const df = Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ${phrase}`.execute(db)).rows[0]?.n ?? 0);
       if (!df) continue;
-      const scale = sql.raw(String(bm25Idf(df, total) / fts5Idf(df, total)));
+      // N is read before the counts: rows added between make df > N possible, which both idfs clamp
+      const scale = bm25Idf(df, total) / fts5Idf(df, total);
+      if (!Number.isFinite(scale)) continue;
       parts.push(sql`SELECT rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${scale} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`);
     }
     if (!parts.length) return [];

@@ -188,9 +188,14 @@ function boxOutside(box: [number, number, number, number] | undefined, image: { 
   return box && (box[0] >= image.width - 8 || box[1] >= image.height - 8) ? `_objects[0].bound_box lies outside the ${image.width}x${image.height} image` : undefined;
 }
 
-/** The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. */
+/**
+ * The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. An
+ * object the server made and the client sent back (its `category_source` the detector's or the
+ * neighbours', or with the `area` the server adds) is no drawing: the detector chooses again.
+ */
 function recordBox(record: Record<string, unknown>): [number, number, number, number] | undefined {
   const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
+  if (first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined)) return undefined;
   const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
   return typeof box === 'string' ? undefined : box;
 }
@@ -773,7 +778,8 @@ export class VisualSearchService {
       }
       const data: Record<string, unknown> = { ...current.data, _id: id };
       // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
-      if (vector && typeof record._url !== 'string') delete data._url;
+      // (an image refetched from the record's own link, for a flag turned on, keeps it)
+      if (vector && typeof work._url !== 'string') delete data._url;
       for (const [k, v] of Object.entries(attributes(record))) {
         if (v === null) delete data[k];
         else data[k] = v;

@@ -3,15 +3,16 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 
 /** What is not copied: the database's own files (copied through SQLite), a server's claim, and indexes (rebuilt from the database). */
-const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'indexes']);
+const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'server.lock', 'server.lock-journal', 'indexes']);
 
 /**
  * A consistent copy of an embedded data folder while its server runs (`loupe backup`): the
  * database through SQLite's online backup (a snapshot, never a torn copy of a file being
  * written), then the media, the media secret and installed model packs. Files are written before
  * the rows that name them, so every file the snapshot names is there (a copy of the whole folder
- * with `cp` missed some). Search indexes are left out: a server started on the copy rebuilds them
- * from the database.
+ * with `cp` missed some), but for one deleted between the snapshot and its copy (a row the backup
+ * still holds, its image gone: the session was being deleted). Search indexes are left out: a
+ * server started on the copy rebuilds them from the database.
  */
 export async function backupDataFolder(dataDir: string, to: string): Promise<{ to: string; database_bytes: number; files: number }> {
   const source = path.resolve(dataDir);
@@ -29,13 +30,38 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   }
   fs.chmodSync(path.join(target, 'loupe.db'), 0o600);
   let files = 0;
-  for (const entry of fs.readdirSync(source)) {
-    if (notCopied.has(entry) || entry.startsWith('.')) continue;
-    const from = path.join(source, entry);
-    // files that vanish while copying (a session deleted meanwhile) are no longer named by anything newer
-    fs.cpSync(from, path.join(target, entry), { recursive: true, preserveTimestamps: true, force: false, errorOnExist: false, filter: (f) => fs.existsSync(f) });
+  // followed through symbolic links (a media folder moved to another disk is copied, not linked to),
+  // and a file gone since it was listed (a session deleted meanwhile, the retention sweep) passed over
+  const copy = (from: string, to: string): void => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(from);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    if (stat.isDirectory()) {
+      fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+      for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
+    } else if (stat.isFile()) {
+      try {
+        fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+        fs.chmodSync(to, stat.mode & 0o777);
+        files++;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      }
+    }
+  };
+  try {
+    for (const entry of fs.readdirSync(source)) {
+      if (notCopied.has(entry) || entry.startsWith('.')) continue;
+      copy(path.join(source, entry), path.join(target, entry));
+    }
+  } catch (err) {
+    // no half backup left to be taken for a whole one
+    fs.rmSync(target, { recursive: true, force: true });
+    throw err;
   }
-  const count = (dir: string): number => fs.readdirSync(dir, { withFileTypes: true }).reduce((n, e) => n + (e.isDirectory() ? count(path.join(dir, e.name)) : 1), 0);
-  files = count(target) - 1;
   return { to: target, database_bytes: fs.statSync(path.join(target, 'loupe.db')).size, files };
 }

@@ -9,23 +9,24 @@ describe('claimDataFolder', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('refuses a second server while the first is alive, naming it, and lets go on release', () => {
+  it('refuses a second server while the first holds the folder, naming it, and lets go on release', () => {
     const release = claimDataFolder(dir);
     expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8').trim()).toBe(String(process.pid));
-    // another process (a pid other than ours) asks while we hold it
-    expect(() => claimDataFolder(dir, process.pid + 1_000_000)).toThrow(new RegExp(`another Loupe server \\(pid ${process.pid}\\) already serves`));
+    expect(() => claimDataFolder(dir)).toThrow(new RegExp(`another Loupe server \\(pid ${process.pid}\\) already serves`));
     release();
     expect(fs.existsSync(path.join(dir, 'server.pid'))).toBe(false);
-    claimDataFolder(dir, process.pid + 1_000_000)();
+    claimDataFolder(dir)();
   });
 
-  it('takes over the claim of a server that died without letting go (kill -9)', async () => {
-    const child = spawn(process.execPath, ['-e', '']);
-    const pid = child.pid!;
-    await new Promise((r) => child.on('exit', r));
-    fs.writeFileSync(path.join(dir, 'server.pid'), `${pid}\n`);
+  it('is free again when its holder is killed (kill -9): the operating system lets go of the lock, a stale pid file says nothing', async () => {
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+    expect(() => claimDataFolder(dir)).toThrow(new RegExp(`pid ${holder.pid}`));
+    holder.kill('SIGKILL');
+    await new Promise((r) => holder.on('exit', r));
+    expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8').trim()).toBe(String(holder.pid));
     const release = claimDataFolder(dir);
     expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8').trim()).toBe(String(process.pid));
     release();
-  });
+  }, 30_000);
 });

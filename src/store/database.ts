@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -366,7 +367,8 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
   } catch (err) {
     throw new Error(`the database cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${store.file ?? 'DATABASE_URL'}`);
   }
-  const probe = path.join(mediaDir, `.write-check-${process.pid}`);
+  // its own name per check: two readiness probes at once would remove each other's file
+  const probe = path.join(mediaDir, `.write-check-${process.pid}-${randomUUID()}`);
   try {
     await fs.promises.mkdir(mediaDir, { recursive: true });
     await fs.promises.writeFile(probe, '');

@@ -58,7 +58,7 @@ export function toFts5Phrases(q: ParsedQuery): string[] {
 export const bm25Idf = (df: number, n: number) => Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
 
 /** The idf FTS5's `bm25()` applies (the classic form, floored at 1e-6), to take back out of its scores. */
-export const fts5Idf = (df: number, n: number) => Math.max(1e-6, Math.log((n - df + 0.5) / (df + 0.5)));
+export const fts5Idf = (df: number, n: number) => Math.max(1e-6, Math.log((Math.max(n, df) - df + 0.5) / (df + 0.5)));
 
 export interface PgTsqueries {
   /** For `to_tsquery('simple', $n)`: concept codes, matched as written. Empty when none. */

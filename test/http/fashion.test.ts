@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import sharp from 'sharp';
@@ -21,7 +23,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
   const base = '/similarity/fashion-new/v2';
   let shop: Owned;
   beforeAll(async () => {
-    h = await startHarness(backend);
+    h = await startHarness(backend, { urlAllowList: ['127.0.0.1'] });
     const { account, token } = await h.newAccount(1000);
     shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'shop' })).id, account, token };
     const res = await call(`${base}/insert`, {
@@ -290,6 +292,28 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(on.http).toBe(400);
     expect(on.body.skipped_records![0]!._reason.status.text).toBe('extract_colors reads the image, and this record keeps no link to it: send the image again (_url or _base64) in the same update');
     expect(await get('swap')).not.toHaveProperty('_dominant_colors');
+  });
+
+  it('a flag turned on without an image reads the record\'s own link again, and keeps the link', async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/jpeg' });
+      res.end(Buffer.from(group, 'base64'));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/look.jpg`;
+      expect((await call(`${base}/insert`, { records: [{ _id: 'linked', _url: url, product_id: 'ln' }] }, shop)).body.status.code).toBe(210);
+      expect((await get('linked'))._dominant_colors).toBeUndefined();
+      expect((await call(`${base}/update`, { records: [{ _id: 'linked', extract_colors: true }] }, shop)).http).toBe(200);
+      const after = await get('linked');
+      expect(after._url).toBe(url);
+      expect(after._dominant_colors).toBeDefined();
+      // and again for the other flag: the link is still there to read
+      expect((await call(`${base}/update`, { records: [{ _id: 'linked', extract_tags: true }] }, shop)).http).toBe(200);
+      expect((await get('linked'))._tags).toBeDefined();
+    } finally {
+      server.close();
+    }
   });
 
   it('categories no item kind matches store the whole image (spec rule 2); taken away by an update, they are predicted again', async () => {

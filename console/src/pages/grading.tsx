@@ -104,6 +104,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
   const [error, setError] = useState<unknown>(null);
   const [recent, setRecent] = useState<AsyncRequest[]>([]);
   const poll = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const following = useRef(0);
 
   const loadRecent = () =>
     call<Page<AsyncRequest>>('GET', '/account/v2/request/?type=card-grader&page_size=10').then(
@@ -114,27 +115,36 @@ export function GradingPage({ shell }: { shell: Shell }) {
     void loadRecent();
     return () => {
       if (poll.current) clearTimeout(poll.current);
+      // left the page: a loop whose call is out stops when it returns
+      following.current++;
     };
   }, []);
 
   /** The light status call every second until DONE, then the detail once: one large answer, not one per second. */
   const follow = (id: string, since: number) => {
     if (poll.current) clearTimeout(poll.current);
+    // one request followed at a time: an earlier loop whose call is still out stops when it returns
+    const mine = ++following.current;
     let wait = 1000;
     const tick = async () => {
+      if (mine !== following.current) return;
       try {
         const s = await call<{ status: string }>('GET', `/account/v2/request/${id}/status`);
+        if (mine !== following.current) return;
         setStatus(s.status);
         setElapsed(Date.now() - since);
         setError(null);
         wait = 1000;
         if (s.status === 'DONE') {
-          setRequest(await call<AsyncRequest>('GET', `/account/v2/request/${id}`));
+          const done = await call<AsyncRequest>('GET', `/account/v2/request/${id}`);
+          if (mine !== following.current) return;
+          setRequest(done);
           shell.creditsChanged();
           void loadRecent();
           return;
         }
       } catch (err) {
+        if (mine !== following.current) return;
         setError(err);
         setElapsed(Date.now() - since);
         // the request lives on the server: a server away for a while (unreachable, 5xx, busy) is asked
