@@ -12,10 +12,12 @@ export type MediaExt = 'jpg' | 'png' | 'webp';
 /**
  * Media files in a local folder, sharded by the key's first byte. Writes go to a temporary
  * name and are renamed into place, so a crash never leaves a half-written file under a key.
+ * Readable by the server's user only, as the database is: customers' photos, served through
+ * signed links, not the file system.
  */
 export class MediaStore {
   constructor(readonly root: string) {
-    fs.mkdirSync(root, { recursive: true });
+    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
   }
 
   static isKey(key: string): boolean {
@@ -30,9 +32,9 @@ export class MediaStore {
   async put(bytes: Buffer, ext: MediaExt): Promise<string> {
     const key = `${randomBytes(16).toString('hex')}.${ext}`;
     const file = this.pathOf(key)!;
-    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    await fsp.writeFile(tmp, bytes);
+    await fsp.writeFile(tmp, bytes, { mode: 0o600 });
     await fsp.rename(tmp, file);
     return key;
   }
