@@ -280,9 +280,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       await services.ready();
       return { status: 'ready' };
     } catch (err) {
-      request.log.error({ err }, 'not ready');
-      const what = /media folder/.test((err as Error).message) ? 'the media folder cannot be written' : 'the database cannot be reached or written';
-      return reply.code(503).send({ status: 'unavailable', detail: `Not ready: ${what} (the server log says why).` });
+      request.log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'not ready');
+      return reply.code(503).send({ status: 'unavailable', detail: err instanceof ServiceError ? err.detail : 'Not ready (the server log says why).' });
     }
   });
   return app;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
+import { sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
 import { describeCollection } from './services/collection-service.ts';
@@ -318,7 +319,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       result = await backupDataFolder(config.dataDir, values.to);
     } else {
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
-      const fresh = !config.databaseUrl && !existsSync(path.join(config.dataDir, 'loupe.db'));
+      const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));
       if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       services = await openServices(config);

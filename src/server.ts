@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
+import { sqliteFileOf } from './store/database.ts';
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {
@@ -27,7 +28,7 @@ if (!config.databaseUrl) {
   }
 }
 // A data folder typed wrong starts on a new, empty database: said at start, so it is not taken for lost data.
-const newDatabase = !config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'loupe.db'));
+const newDatabase = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir));
 const app = await buildApp(config).catch(cannotStart);
 
 let closing = false;

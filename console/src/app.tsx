@@ -16,9 +16,6 @@ const pages = [
   { path: 'matching', label: 'Image matching', service: 'image_matching' },
 ] as const;
 
-/** A page's own state in its address, after the route's `?` (`#/sessions?page=5&q=pikachu`). */
-export const hashParams = (): URLSearchParams => new URLSearchParams(location.hash.split('?')[1] ?? '');
-
 /** Hash routes (`#/sessions/<id>`): the server serves one page, and a reload keeps the place. */
 function useRoute(): string[] {
   // a page's own state (`#/sessions?page=5&q=…`) follows a `?` and is the page's to read (hashParams)

@@ -151,7 +151,8 @@ export class AccountService {
       }
     }
     // every known service enabled again (a disable undone) is all services again, so services added in later releases come with it
-    const added = enabled && services.some((x) => !account.services.includes(x) && !account.services.includes(allServices));
+    const before = new Set(account.services);
+    const added = enabled && !before.has(allServices) && services.some((x) => !before.has(x));
     const all = current.has(allServices) || (added && knownServices.every((k) => current.has(k)));
     const list = all ? [allServices] : [...current].sort();
     await this.accounts.setServices(accountId, list);

@@ -6,8 +6,9 @@ import { loadMediaSecret, MediaLinks } from '../media/media-links.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
-import { assertWritable, openStore, type Store } from '../store/database.ts';
+import { assertWritable, NotWritable, openStore, type Store } from '../store/database.ts';
 import { AccountService } from './account-service.ts';
+import { ServiceError } from './errors.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
@@ -63,7 +64,7 @@ export interface Services {
   queue: QueueWorkers;
   /**
    * Readiness: the database answers a write that changes nothing and the media folder takes a
-   * file, within 3 s; throws saying which failed. What `/ready` answers for load balancers.
+   * file, within 3 s; else a 503 ServiceError naming which (its `cause` the full reason, for the log). What `/ready` answers for load balancers.
    */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -81,17 +82,18 @@ export async function openServices(config: Config, options: { longRunning?: bool
   if (secretFile && config.databaseUrl && options.longRunning) {
     options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
   }
+  const mediaDir = path.join(config.dataDir, 'media');
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
   if (options.longRunning) {
     // A server that cannot write would say it is ready, then fail every write and log its queue's failures twice a second
     try {
-      await assertWritable(store, path.join(config.dataDir, 'media'));
+      await assertWritable(store, mediaDir);
     } catch (err) {
       await store.close();
       throw err;
     }
   }
-  const mediaStore = new MediaStore(path.join(config.dataDir, 'media'));
+  const mediaStore = new MediaStore(mediaDir);
   const links = new MediaLinks(secret, { privateS: config.media.linkLifetimeS, publicS: config.media.publicLinkLifetimeS });
   const policy = new AddressPolicy(config.urlAllowList);
   const intake = new ImageIntake({
@@ -130,15 +132,22 @@ export async function openServices(config: Config, options: { longRunning?: bool
     maxImageBytes: config.limits.imageBytes,
     priceOf: (type) => config.prices[`requests.${type}`] ?? 0,
   }, results);
-  const mediaDir = path.join(config.dataDir, 'media');
   return {
     store,
-    ready: () => {
+    ready: async () => {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('the database did not answer within 3 s')), 3000);
+        timer = setTimeout(() => reject(new NotWritable('database', 'the database did not answer within 3 s')), 3000);
       });
-      return Promise.race([assertWritable(store, mediaDir), late]).finally(() => clearTimeout(timer));
+      try {
+        await Promise.race([assertWritable(store, mediaDir), late]);
+      } catch (err) {
+        // which part, without the paths and codes (the server log has them, from `cause`)
+        const what = err instanceof NotWritable && err.part === 'media' ? 'the media folder cannot be written' : 'the database cannot be reached or written';
+        throw Object.assign(new ServiceError(503, 'not_ready', `Not ready: ${what} (the server log says why).`), { cause: err });
+      } finally {
+        clearTimeout(timer);
+      }
     },
     accounts,
     collections: new CollectionService(collectionStore, accounts, queries),

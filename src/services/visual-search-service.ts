@@ -638,7 +638,6 @@ export class VisualSearchService {
     return { status: this.foundStatus(ctx, answers.length, records.length, 220, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
-  /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
   /**
    * What a fashion or home-decor update leaves derived from the image (issue 20). A flag turned
    * off takes away what it made; with a new image, what the old one gave goes (the flags still on
@@ -695,6 +694,7 @@ export class VisualSearchService {
     }
   }
 
+  /** A field set to null is removed; an image (`_url`/`_base64`/`_file`) replaces the vector. */
   async update(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], fields: Fields): Promise<Envelope> {
     const clock = stopwatch();
     const answers: Out[] = [];

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { sqliteFileOf } from './database.ts';
 
 /** What is not copied: the database's own files (copied through SQLite), a server's claim, and indexes (rebuilt from the database). */
 const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'server.lock', 'server.lock-journal', 'indexes']);
@@ -17,18 +18,19 @@ const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.p
 export async function backupDataFolder(dataDir: string, to: string): Promise<{ to: string; database_bytes: number; files: number }> {
   const source = path.resolve(dataDir);
   const target = path.resolve(to);
-  const dbFile = path.join(source, 'loupe.db');
+  const dbFile = sqliteFileOf(source);
+  const copyFile = sqliteFileOf(target);
   if (!fs.existsSync(dbFile)) throw new Error(`no database in ${source} (LOUPE_DATA_DIR): nothing to back up`);
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
   if (fs.existsSync(target) && fs.readdirSync(target).length > 0) throw new Error(`${target} is not empty: back up into a new or empty folder`);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   const db = new SQLite(dbFile, { fileMustExist: true });
   try {
-    await db.backup(path.join(target, 'loupe.db'));
+    await db.backup(copyFile);
   } finally {
     db.close();
   }
-  fs.chmodSync(path.join(target, 'loupe.db'), 0o600);
+  fs.chmodSync(copyFile, 0o600);
   let files = 0;
   // followed through symbolic links (a media folder moved to another disk is copied, not linked to),
   // and a file gone since it was listed (a session deleted meanwhile, the retention sweep) passed over
@@ -63,5 +65,5 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
     fs.rmSync(target, { recursive: true, force: true });
     throw err;
   }
-  return { to: target, database_bytes: fs.statSync(path.join(target, 'loupe.db')).size, files };
+  return { to: target, database_bytes: fs.statSync(copyFile).size, files };
 }

@@ -356,6 +356,19 @@ export interface Store {
   migrated?: string[];
 }
 
+/** The embedded database's file in a data folder. */
+export const sqliteFileOf = (dataDir: string): string => path.join(dataDir, 'loupe.db');
+
+/** What `assertWritable` refuses: which part (for a readiness answer that names no path) and why (for the log). */
+export class NotWritable extends Error {
+  constructor(
+    readonly part: 'database' | 'media',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Fails, saying what, when the database or the media folder cannot be written: a write that
  * changes nothing is still refused by a read-only database (SQLite's SQLITE_READONLY, PostgreSQL's
@@ -365,7 +378,7 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
   try {
     await sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(store.db);
   } catch (err) {
-    throw new Error(`the database cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${store.file ?? 'DATABASE_URL'}`);
+    throw new NotWritable('database', `the database cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${store.file ?? 'DATABASE_URL'}`);
   }
   // its own name per check: two readiness probes at once would remove each other's file
   const probe = path.join(mediaDir, `.write-check-${process.pid}-${randomUUID()}`);
@@ -374,7 +387,7 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
     await fs.promises.writeFile(probe, '');
     await fs.promises.rm(probe);
   } catch (err) {
-    throw new Error(`the media folder cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${mediaDir}`);
+    throw new NotWritable('media', `the media folder cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${mediaDir}`);
   }
 }
 
@@ -427,7 +440,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, close: () => db.destroy() };
   } else {
     fs.mkdirSync(options.dataDir, { recursive: true });
-    const file = path.join(options.dataDir, 'loupe.db');
+    const file = sqliteFileOf(options.dataDir);
     // readable by its owner only (SQLite gives the WAL and shared-memory files the same mode): it
     // holds tokens' hashes, webhook secrets and customers' data; an existing file keeps its mode
     if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
-import { hashParams, type Shell } from '../app.tsx';
+import type { Shell } from '../app.tsx';
+import { hashParams } from '../lib/hash-params.ts';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
 import { money, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
@@ -9,9 +10,10 @@ const pageSize = 50;
 
 export function SessionsPage({ shell }: { shell: Shell }) {
   // the page and the search live in the address, so Back from a session and a reload return to them
-  const [search, setSearch] = useState(() => hashParams().get('q') ?? '');
-  const [query, setQuery] = useState(() => (hashParams().get('q') ?? '').trim());
-  const [page, setPage] = useState(() => Math.max(1, Math.floor(Number(hashParams().get('page'))) || 1));
+  const [initial] = useState(hashParams);
+  const [search, setSearch] = useState(initial.get('q') ?? '');
+  const [query, setQuery] = useState((initial.get('q') ?? '').trim());
+  const [page, setPage] = useState(Math.max(1, Math.floor(Number(initial.get('page'))) || 1));
   const [creating, setCreating] = useState(false);
   const [data, setData] = useState<Page<Session> | null>(null);
   const [error, setError] = useState<unknown>(null);

@@ -154,17 +154,17 @@ const LANGUAGE_WORDS: Record<string, readonly string[]> = {
   pt: ['fraqueza', 'resistencia', 'recuo', 'habilidade', 'criatura', 'feitico', 'encantamento', 'artefato', 'treinador', 'oponente'],
 };
 
+/** Words only Chinese cards print (either script), as the recogniser reads them: retreat, stage, Pokémon, trainer, "of", "card". */
+const CHINESE_WORDS = /撤|阶|階|宝可梦|寶可夢|训练家|訓練家|的|张|張|对手|對手/g;
+/** Words only Japanese cards print, or kana read as Han look-alikes: 枚 (cards), 相手, 自分, ルール (儿一儿, N一N). */
+const JAPANESE_WORDS = /枚|相手|自分|[儿ルN][一ー-][儿ルNU]/g;
+
 /**
  * Words only one game prints: its copyright line (`©2022 Pokémon/Nintendo/Creatures/GAME FREAK`,
  * `Wizards of the Coast`, `KONAMI`) and Pokémon's weakness and retreat lines in each language
  * (letters only, looked for inside run-together text; the Japanese ones as printed). A card of one
  * game is never another game's card, whatever its number and total say.
  */
-/** Words only Chinese cards print (either script), as the recogniser reads them: retreat, stage, Pokémon, trainer, "of", "card". */
-const CHINESE_WORDS = /撤退|撤|阶|階|宝可梦|寶可夢|训练家|訓練家|的|张|張|对手|對手/g;
-/** Words only Japanese cards print, or kana read as Han look-alikes: 枚 (cards), 相手, 自分, ルール (儿一儿, N一N). */
-const JAPANESE_WORDS = /枚|相手|自分|[儿ルN][一ー-][儿ルNU]/g;
-
 const GAME_WORDS: Record<string, readonly string[]> = {
   pokemon: ['pokemon', 'nintendo', 'gamefreak', 'weakness', 'retreat', 'faiblesse', 'retraite', 'schwache', 'ruckzug', 'debilidad', 'retirada', 'debolezza', 'ritirata', 'fraqueza', '抵抗力', '弱点', 'にげる'],
   mtg: ['wizardsofthecoast'],

@@ -145,9 +145,8 @@ export class TextSearchService {
         const extracted = storedColors(h.record.data._dominant_colors);
         return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
       };
-      // Nothing but colour words: W decides, as a shopper means "blue" (a record whose colour is only in
-      // its own words keeps its keyword distance); beside other words, W weighs half, as M does. Colours
-      // sent beside them only lower a distance (M), never weaken the words'.
+      // Nothing but colour words: W decides, as a shopper means "blue"; beside other words, W weighs
+      // half, as M does. Colours sent beside them only lower a distance (M), never weaken the words'.
       const onlyColours = onlyColorWords(q, weighedWords);
       const wordWeight = onlyColours ? 1 : 0.5;
       const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
