@@ -359,6 +359,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._tags.Autograph).toEqual([{ id: 1, name: 'no', prob: 1, 'pre-filled': true }]);
     expect(o._identification.best_match).toMatchObject({ name: 'Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', company: 'Topps', sub_set: 'base', card_type: 'base', subcategory: 'Baseball', full_name: '2022 Topps Update Series #50 Marcus Stroman' });
     expect(o._identification.alternatives.map((a) => a.id)).toContain('2022 Topps Series 1|base|212');
+    // brought in by a number alone and outweighed (distance 1): not listed
+    expect(o._identification.alternatives.map((a) => a.id)).not.toContain('2022 Topps Series 1|base|1');
+    expect(o._identification.distances.every((d) => d < 1)).toBe(true);
     // the checklist's cards carry a set name and no code: a set_code hint names the set by it, any case
     const hinted = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 'a', _base64: card, set_code: '2022 topps update series' }, { _id: 'b', _base64: card, set_code: 'NOPE' }] } });
     expect(hinted.statusCode).toBe(300);

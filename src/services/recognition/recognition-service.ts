@@ -11,7 +11,7 @@ import { readCardText, type CardTextClues } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identifyAcross, MIN_SCORE, type CardClues, type Identified } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_SCORE, NAME_LEVEL, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, hasCjk, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -591,7 +591,9 @@ export class RecognitionService {
     // graded prices narrow to the label's company and grade only where the record shows them (a slab option asked and paid)
     const label = labelShown && card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
-    const alternatives = ranked.filter((r) => r !== best).slice(0, ALTERNATIVES);
+    // At distance 1 the clues against a candidate outweigh those for it: still worth listing when its name was
+    // read (a French card's species, its number misread), noise when only a number or a year brought it in.
+    const alternatives = ranked.filter((r) => r !== best && (distanceOf(r.score) < 1 || r.evidence.name >= NAME_LEVEL.likeness)).slice(0, ALTERNATIVES);
     const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
