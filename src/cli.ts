@@ -4,6 +4,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
+import { betweenBatches } from './store/import-staging.ts';
 import { sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
@@ -105,7 +106,7 @@ function integer(value: string, flag: string): number {
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
 
-async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo): Promise<unknown> {
+async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo, stop?: StopState): Promise<unknown> {
   const { accounts } = services;
   switch (command) {
     case 'account create': {
@@ -187,7 +188,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       return { account: account.id, webhook_secret: secret };
     }
     case 'catalog import':
-      return importCatalog(services, values, io);
+      return importCatalog(services, values, io, stop);
     case 'catalog list':
       return services.catalogs.list();
     case 'catalog images': {
@@ -196,6 +197,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       const catalog = need(values.catalog, 'catalog');
       let last = 0;
       return services.catalogs.attachImages({ catalog, dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set }, (p) => {
+        stopPoint(stop);
         if (Date.now() - last < 1000 && p.done < p.total) return;
         last = Date.now();
         io.err(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
@@ -204,13 +206,13 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'catalog delete':
       return services.catalogs.delete(need(values.catalog ?? rest[0], 'catalog'));
     case 'prices import':
-      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io));
+      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io, stop));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
 
-async function importCatalog(services: Services, values: Values, io: CliIo): Promise<unknown> {
+async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
   const kind = need(values.kind, 'kind');
   if (!isCatalogKind(kind)) throw new UsageError(`--kind must be one of ${CATALOG_KINDS.join(', ')}, not "${kind}"`);
   const files = { cards: values.cards, sets: values.sets, csv: values.csv, file: values.file };
@@ -229,15 +231,20 @@ async function importCatalog(services: Services, values: Values, io: CliIo): Pro
     throw err;
   }
   const catalog = values.catalog ?? kind;
-  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`, io));
+  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`, io, stop));
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
-function progressLines(label: string, io: CliIo): (p: ImportProgress) => void {
+function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
   const count = (n: number) => n.toLocaleString('en-US');
   return (p) => {
+    // reading is inside a stream's callbacks, where a throw would not reach the import: a stop then ends the process
+    if (p.phase === 'write' && stop) {
+      stop.writing = true;
+      stopPoint(stop);
+    }
     const now = Date.now();
     const key = p.phase === 'read' ? `read ${p.file}` : 'write';
     const finished = p.phase === 'read' ? p.bytes === p.size : p.written === p.total;
@@ -278,8 +285,46 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   out(text: string): void;
   err(text: string): void;
+  /**
+   * Calls `stop` on Ctrl-C or SIGTERM until the returned function is called: it answers `quit` to
+   * end the process at once (exit 130), `wait` to let the command stop itself. A second signal quits.
+   */
+  onInterrupt?(stop: (signal: string) => 'quit' | 'wait'): () => void;
 }
-const processIo: CliIo = { env: process.env, out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+const processIo: CliIo = {
+  env: process.env,
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  onInterrupt(stop) {
+    let seen = false;
+    const handler = (signal: NodeJS.Signals) => {
+      if (seen || stop(signal) === 'quit') process.exit(130);
+      seen = true;
+    };
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
+  },
+};
+
+/** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
+const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);
+
+class Interrupted extends Error {}
+
+/** A stop asked for by a signal, and whether the import has begun writing (before, the process may simply end). */
+interface StopState {
+  asked?: string;
+  writing: boolean;
+}
+
+/** Throws where a long command may stop cleanly: between written batches (all of an import is undone). */
+function stopPoint(stop: StopState | undefined): void {
+  if (stop?.asked) throw new Interrupted(stop.asked);
+}
 
 /** One run of the command: its exit code (undefined for `worker`, which runs until a signal). bin/loupe.js calls it. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number | undefined> {
@@ -323,11 +368,37 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       services = await openServices(config);
-      result = await run(services, command, values, rest, io);
+      if (interruptible.has(command)) {
+        // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
+        const stop: StopState = { writing: command === 'catalog images' };
+        const release = io.onInterrupt?.((signal) => {
+          stop.asked = signal;
+          if (!stop.writing) {
+            io.err(`loupe: ${signal}: stopped while reading; nothing was imported\n`);
+            return 'quit';
+          }
+          io.err(`loupe: ${signal}: stopping after this batch; nothing of this import will be kept (${signal} again to quit at once)\n`);
+          return 'wait';
+        });
+        try {
+          result = await run(services, command, values, rest, io, stop);
+          // a signal that came during the last statement is heard now, not lost with the handler
+          await betweenBatches();
+        } finally {
+          release?.();
+        }
+        if (stop.asked) io.err(`loupe: ${stop.asked} came as the import ended: it is complete\n`);
+      } else {
+        result = await run(services, command, values, rest, io);
+      }
     }
     io.out(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (err) {
+    if (err instanceof Interrupted) {
+      io.err(`loupe: stopped by ${err.message}: nothing was imported (${command === 'catalog images' ? 'no image attached' : 'the data is as it was'})\n`);
+      return 130;
+    }
     if (err instanceof UsageError) {
       io.err(`loupe: ${err.message}\n\n${usage}\n`);
       return 2;

@@ -7,6 +7,7 @@ import { fixture, sharedCatalogs, sharedPresent } from './helpers/catalogs.ts';
 import { backends } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
 import { loupeInProcess } from './helpers/cli.ts';
+import { main } from '../src/cli.ts';
 
 
 describe.each(backends)('loupe catalog (%s)', (backend) => {
@@ -90,6 +91,48 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(failed.stderr).toMatch(new RegExp(`loupe: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 4 \\(record 3\\): is not valid JSON .*Nothing was imported; the catalog is as it was\\.`));
     const { result } = await loupe('catalog', 'list');
     expect(result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon')).toMatchObject({ cards: 6, version: 1 });
+  }, 60_000);
+
+  it('Ctrl-C while an import writes stops it after the batch, exit 130, nothing imported; while it reads, the process may end at once', async () => {
+    const args = ['catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', fixture('pokemon/sets.json'), '--catalog', 'stopped'];
+    const answers: string[] = [];
+    const run = async (when: RegExp) => {
+      let stop: ((signal: string) => 'quit' | 'wait') | undefined;
+      let released = false;
+      let stderr = '';
+      let stdout = '';
+      const code = await main(args, {
+        env: env(),
+        out: (t) => (stdout += t),
+        err: (t) => {
+          stderr += t;
+          const asked = stop;
+          if (asked && when.test(t)) {
+            stop = undefined;
+            answers.push(asked('SIGINT'));
+          }
+        },
+        onInterrupt: (s) => {
+          stop = s;
+          return () => (released = true);
+        },
+      });
+      return { code, stdout, stderr, released };
+    };
+    const writing = await run(/writing:/);
+    expect(answers).toEqual(['wait']);
+    expect(writing.code).toBe(130);
+    expect(writing.stdout).toBe('');
+    expect(writing.stderr).toMatch(/^loupe: SIGINT: stopping after this batch; nothing of this import will be kept/m);
+    expect(writing.stderr).toMatch(/^loupe: stopped by SIGINT: nothing was imported \(the data is as it was\)$/m);
+    expect(writing.released).toBe(true);
+    expect((await loupe('catalog', 'list')).result.catalogs.map((c: { catalog: string }) => c.catalog)).not.toContain('stopped');
+    // reading has written nothing yet: the signal may end the process at once ('quit'; this test's io does not)
+    const reading = await run(/reading/);
+    expect(reading.stderr).toMatch(/^loupe: SIGINT: stopped while reading; nothing was imported$/m);
+    expect(answers).toEqual(['wait', 'quit']);
+    // and the import runs whole afterwards, as new
+    expect((await loupe(...args)).result).toMatchObject({ catalog: 'stopped', created_catalog: true, cards: { created: 6 } });
   }, 60_000);
 
   it('imports prices with one JSON line, counts them in the list, and refuses what it cannot read', async () => {

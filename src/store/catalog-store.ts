@@ -3,7 +3,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Transaction } 
 import { normalizeName } from '../catalog/card-keys.ts';
 import type { CatalogCardsTable, CatalogImportRowsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
-import { selectedValue, withStagedImport } from './import-staging.ts';
+import { betweenBatches, selectedValue, withStagedImport } from './import-staging.ts';
 
 export interface CatalogSummary {
   id: string;
@@ -458,9 +458,11 @@ export class CatalogStore {
       const flush = async () => {
         if (batch.length) await this.db.insertInto('catalog_import_rows').values(batch).execute();
         staged += batch.length;
-        progress(batch.length + skipped);
+        const done = batch.length + skipped;
         batch = [];
         skipped = 0;
+        await betweenBatches();
+        progress(done);
       };
       for (const c of input.cards) {
         const fields = JSON.stringify(c.fields);

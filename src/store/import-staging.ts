@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, DialectName } from './database.ts';
 
@@ -31,6 +32,13 @@ export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTa
     }
   }
 }
+
+/**
+ * Awaited after each staged batch: SQLite's driver is synchronous, so an import never gave the
+ * event loop a turn and a Ctrl-C was only heard once the import had ended (the CLI stops an
+ * import between batches, `src/cli.ts`).
+ */
+export const betweenBatches = (): Promise<void> => nextTurn();
 
 /**
  * A parameter in the select list of an INSERT … SELECT: PostgreSQL types a bare one as text,

@@ -14,7 +14,7 @@ import {
 } from '../catalog/price-stats.ts';
 import type { CatalogPriceImportRowsTable, CatalogPricesTable, Database, Store } from './database.ts';
 import { fromBool, fromJson, toIso } from './database.ts';
-import { selectedValue, withStagedImport } from './import-staging.ts';
+import { betweenBatches, selectedValue, withStagedImport } from './import-staging.ts';
 
 /** One dated price of one catalog card, as an import hands it over. */
 export interface PriceInput {
@@ -96,9 +96,11 @@ export class PriceStore {
         if (batch.length) await this.db.insertInto('catalog_price_import_rows').values(batch).execute();
         staged += batch.length;
         written += batch.length + skipped;
-        if (batch.length + skipped) input.onProgress?.(written, total);
+        const any = batch.length + skipped > 0;
         batch = [];
         skipped = 0;
+        await betweenBatches();
+        if (any) input.onProgress?.(written, total);
       };
       for (const p of input.rows) {
         const content_hash = hashOf(p);
