@@ -55,6 +55,9 @@ export function parseAndSplitBody(raw: Uint8Array): SplitBody {
   if ('error' in parsed) return parsed;
   const { value } = parsed;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { value, rows: {} };
+  // JSON text cannot carry what JSON.parse made of 1e400 (Infinity; stringified, null) or -0: such a body travels
+  // whole, so the validators see the number as sent and refuse it, as they do a small body's.
+  if (hasNumberJsonLoses(value)) return { value, rows: {} };
   const top: Record<string, unknown> = {};
   const rows: Record<string, string[]> = {};
   for (const [key, field] of Object.entries(value)) {
@@ -62,6 +65,22 @@ export function parseAndSplitBody(raw: Uint8Array): SplitBody {
     else top[key] = field;
   }
   return { value: top, rows };
+}
+
+/** Whether `value` holds a number JSON.stringify would write as another (Infinity, NaN → null; -0 → 0); iterative. */
+export function hasNumberJsonLoses(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node) || Object.is(node, -0)) return true;
+    } else if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+    } else if (node !== null && typeof node === 'object') {
+      for (const v of Object.values(node)) stack.push(v);
+    }
+  }
+  return false;
 }
 
 /** Rebuilds a split body, yielding to other work after about `bytesPerTurn` of row text. */

@@ -79,6 +79,12 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0]).toMatchObject({ field: 'identifications[1].grading.n' });
     expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(0);
+    // the same in a batch over 1 MiB, parsed on its own thread (its rows came back as text, 1e309 as null, stored)
+    const pad = Array.from({ length: 400 }, (_, i) => JSON.stringify({ event_id: `pad${i}`, note: 'n'.repeat(3000) })).join(',');
+    const large = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: `{"identifications":[${pad},{"event_id":"inf","price":1e309}]}`, headers: { 'content-type': 'application/json' } });
+    expect(large.statusCode).toBe(400);
+    expect(large.json().errors.map((e: { field: string }) => e.field)).toContain('identifications[400].price');
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(0);
     const calls = await h.request('POST', cs(`session/${sid}/calls/`), { payload: '{"run":12345678901234567890,"calls":1}', headers: { 'content-type': 'application/json' } });
     expect(calls.statusCode).toBe(400);
     expect((await h.request('POST', cs(`session/${sid}/calls/`), { body: { run: '12345678901234567890', calls: 1 } })).json()).toEqual({ run: '12345678901234567890', calls: 1 });
