@@ -412,5 +412,9 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     // the label lies above the card, across most of its width
     expect(first.label_box![3]!).toBeLessThan(first.bound_box[1]!);
     expect(first.label_box![2]! - first.label_box![0]!).toBeGreaterThan((first.bound_box[2]! - first.bound_box[0]!) * 0.5);
+    // graded through the case, the grades come with a warning; a raw card's are plain OK
+    const [graded, raw] = await run('grade', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg'), side: 'front' }, { _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg'), side: 'front' }]);
+    expect(graded!._status).toMatchObject({ code: 200, text: expect.stringMatching(/^OK; the card is in a graded slab, where these grades are not reliable/) });
+    expect(raw!._status).toMatchObject({ code: 200, text: 'OK' });
   }, 60_000);
 });

@@ -129,7 +129,9 @@ export class CardGraderJob implements JobHandler {
         const tags = tagsOf(rec, side);
         const shaped = await this.shape(ctx, op, r, tags);
         if (op === 'grade') sides.push({ side, grades: shaped.grades as Grades });
-        records.push({ ...sized, ...shaped, _status: status(200, 'OK') });
+        // Wear and surface are read through the case, often on its inner well (a PSA 10 graded 5.9): say so, not only in the docs
+        const slab = (op === 'grade' || op === 'condition') && r.cards?.[0] && 'kind' in r.cards[0] && r.cards[0].kind === 'slab';
+        records.push({ ...sized, ...shaped, _status: status(200, slab ? slabNote : 'OK') });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const { code, text } = failure(err);
@@ -201,6 +203,8 @@ export class CardGraderJob implements JobHandler {
     };
   }
 }
+
+const slabNote = 'OK; the card is in a graded slab, where these grades are not reliable: they are measured through the case (the grade on its label: /collectibles/v2/slab_grade)';
 
 /**
  * The cards found as the spec's `_objects` and the measured one's `_points`. Every card the
