@@ -45,11 +45,11 @@ const clientErrors: Record<string, { status: number; code: string; detail: strin
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The body is empty.' },
 };
 
-export function send(reply: FastifyReply, status: number, body: { detail: string; code: string; errors?: FieldError[] }): FastifyReply {
+export function send(reply: FastifyReply, status: number, body: { detail: string; code: string; errors?: FieldError[] }, statusBlock?: boolean): FastifyReply {
   const request = reply.request;
   // Search-style clients read status.code / status.text; everyone else reads detail.
   const config = request.routeOptions.config;
-  const envelope = config?.envelope || config?.statusInErrors ? { status: { code: status, text: body.detail, request_id: request.id } } : {};
+  const envelope = (statusBlock ?? (config?.envelope || config?.statusInErrors)) ? { status: { code: status, text: body.detail, request_id: request.id } } : {};
   return reply.code(status).type('application/json; charset=utf-8').send({ ...body, ...envelope });
 }
 
@@ -81,7 +81,40 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, 500, { detail: `Internal server error. Quote request id ${request.id} when reporting it.`, code: 'internal_error' });
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, 404, { detail: `No endpoint ${request.method} ${request.url.split('?')[0]}.`, code: 'not_found' }),
-  );
+  const routes: KnownRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    if (route.url === '*' || route.url.includes('*')) return;
+    const config = route.config as { envelope?: boolean; statusInErrors?: boolean } | undefined;
+    for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url), prefix: route.url.split('/').slice(0, 3).join('/'), statusBlock: Boolean(config?.envelope || config?.statusInErrors) });
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!.replace(/\/{2,}/g, '/');
+    const here = routes.filter((r) => r.path.test(path));
+    // the family's clients read status.code / status.text on every answer, this one too
+    const statusBlock = (here.length ? here : routes.filter((r) => r.prefix === path.split('/').slice(0, 3).join('/'))).some((r) => r.statusBlock);
+    const allowed = [...new Set(here.map((r) => r.method))].filter((m) => m !== 'HEAD');
+    // the method is among them when the router refused the path itself (an id longer than it takes): no such resource
+    if (allowed.length && !allowed.includes(request.method) && !(request.method === 'HEAD' && allowed.includes('GET'))) {
+      reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+      return send(reply, 405, { detail: `${request.method} is not allowed on ${path}: ${allowed.join(', ')} ${allowed.length > 1 ? 'are' : 'is'}.`, code: 'method_not_allowed' }, statusBlock);
+    }
+    return send(reply, 404, { detail: `No endpoint ${request.method} ${path}.`, code: 'not_found' }, statusBlock);
+  });
+}
+
+interface KnownRoute {
+  method: string;
+  path: RegExp;
+  prefix: string;
+  statusBlock: boolean;
+}
+
+/** A route's URL as a pattern for request paths: `/session/:id/` matches `/session/abc/`. */
+function routePattern(url: string): RegExp {
+  const source = url
+    .split(/(:[A-Za-z0-9_]+)/)
+    .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  // as the router: a trailing slash or not, and doubled slashes, reach the same route
+  return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
 }

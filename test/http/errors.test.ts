@@ -105,8 +105,8 @@ describe.each(backends)('request errors (%s)', (backend) => {
   });
 
   it('an id in the path longer than the router takes is 404 in the error shape', async () => {
-    for (const url of [cs(`session/${'a'.repeat(300)}/`), cs(`identification/${'9'.repeat(5000)}/`), `/account/v2/request/${'f'.repeat(400)}`]) {
-      const res = await h.request('GET', url);
+    for (const [method, url] of [['GET', cs(`session/${'a'.repeat(300)}/`)], ['PATCH', cs(`identification/${'9'.repeat(5000)}/`)], ['GET', `/account/v2/request/${'f'.repeat(400)}`]] as const) {
+      const res = await h.request(method, url, method === 'PATCH' ? { body: { name: 'x' } } : {});
       expect(res.statusCode, url.slice(0, 60)).toBe(404);
       expect(res.json()).toMatchObject({ code: 'not_found', detail: expect.any(String) });
       expect(res.headers['x-request-id']).toBeTruthy();
@@ -204,6 +204,21 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toMatchObject({ code: 'not_found' });
     expect((await h.request('GET', '/cardstream/v2/ping')).statusCode).toBe(200);
+  });
+
+  it('a method a path does not take is 405 with Allow; the search-style families keep their status block', async () => {
+    const sid = (await h.request('POST', cs('session/'), { body: { name: 's' } })).json().id as string;
+    const put = await h.request('PUT', cs(`session/${sid}/`), { body: {} });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers.allow).toBe('GET, PATCH, DELETE, HEAD');
+    expect(put.json()).toMatchObject({ code: 'method_not_allowed', detail: expect.stringMatching(/^PUT is not allowed on \/cardstream\/v2\/session\/[0-9a-f-]+\/: GET, PATCH, DELETE are\.$/) });
+    expect((await h.request('GET', cs(`session/${sid}/close/`))).headers.allow).toBe('POST');
+    const recognition = await h.request('GET', '/collectibles/v2/tcg_id');
+    expect(recognition.statusCode).toBe(405);
+    expect(recognition.json()).toMatchObject({ code: 'method_not_allowed', status: { code: 405, text: recognition.json().detail } });
+    const unknown = await h.request('POST', '/collectibles/v2/foo_id', { body: {} });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ code: 'not_found', status: { code: 404 } });
   });
 
   it('echoes a sane X-Request-Id and makes one otherwise', async () => {
