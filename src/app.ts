@@ -215,8 +215,17 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     // Whole numbers in the query in decimal digits only: the validator's coercion reads 0x10 as 16
     // and 1e3 as 1000
     const query = request.query as Record<string, unknown> | undefined;
+    // ?page=1&page=2 arrives as a list, which the validator called "must be string" or `not "1,2"`
+    for (const [name, v] of Object.entries(query ?? {})) {
+      if (Array.isArray(v)) throw new ServiceError(400, 'invalid_request', `${name} is given more than once in the query; give it once.`, [{ field: name, message: 'is given more than once' }]);
+    }
     for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
       const v = query?.[name];
+      // empty is "not given", as it is for search=, game= and event_id= (client libraries send None so)
+      if (typeof v === 'string' && v.trim() === '') {
+        delete query![name];
+        continue;
+      }
       if (v !== undefined && (typeof v !== 'string' || !/^\s*\d+\s*$/.test(v))) throw new ServiceError(400, 'invalid_request', `${name} must be a whole number written in decimal digits, not "${String(v).slice(0, 40)}".`, [{ field: name, message: 'must be a whole number in decimal digits' }]);
     }
     // A compressed body is not unpacked (nor a bomb): say so, rather than "not valid UTF-8" or, for br, reading it as plain.

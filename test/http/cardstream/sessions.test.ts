@@ -180,6 +180,16 @@ describe.each(backends)('card sessions (%s)', (backend) => {
       expect((await h.request('GET', cs(`session/?${q}&page=${page}`))).statusCode, page).toBe(400);
       expect((await h.request('GET', cs(`identification/?session=${b1.results[0].id}&page=${page}`))).statusCode, page).toBe(400);
     }
+    // empty is "not given" (client libraries send None so); twice is a clear 400; an empty session is required, not "Session  not found"
+    const empty = await h.request('GET', cs(`session/?${q}&page=&page_size=`));
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json()).toMatchObject({ count: 55, previous: null });
+    const twice = await h.request('GET', cs(`session/?${q}&page=1&page=2`));
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().detail).toBe('page is given more than once in the query; give it once.');
+    const noSession = await h.request('GET', cs('identification/?session='));
+    expect(noSession.statusCode).toBe(400);
+    expect(noSession.json().errors[0]).toMatchObject({ field: 'session' });
   });
 
   describe('accounts and workspaces', () => {

@@ -172,7 +172,7 @@ export const Identification = Type.Object({
 
 export const IdentificationListQuery = Type.Object({
   workspace: Type.Optional(Type.String()),
-  session: Type.String({ description: 'Session id.' }),
+  session: Type.String({ minLength: 1, description: 'Session id.' }),
   event_id: Type.Optional(Type.String({ description: 'The row with this event_id; empty means no filter, as for a session list\'s `search` and `game`.' })),
   page: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, default: 1 })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'Default 100; values above 500 are treated as 500.' })),
