@@ -71,7 +71,10 @@ export interface IdentificationInput {
   note?: string | null;
 }
 
-export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, string | null>> & { price?: number | null; sold?: boolean | null; note?: string | null };
+export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, string | null>> & { price?: number | null; sold?: boolean | null; note?: string | null; links?: Record<string, string> | null };
+
+/** The fields that say which card a row is: a correction changing one makes the recognised card's links another card's. */
+const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
 
 export interface IdentificationView {
   id: string;
@@ -417,9 +420,21 @@ export class CardSessionService {
     return this.sessionView(await this.sessionRow(ctx, id));
   }
 
-  async renameSession(ctx: CallContext, id: string, name: string): Promise<SessionView> {
+  /** Spec 1's rename, and the session's description and meta_data: absent is unchanged, null clears. */
+  async updateSession(ctx: CallContext, id: string, patch: Pick<SessionInput, 'name' | 'description' | 'meta_data'>): Promise<SessionView> {
+    exactNumbers(patch);
+    // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
+    if (patch.name === undefined && patch.description === undefined && patch.meta_data === undefined) throw badRequest('Nothing to change: send name, description or meta_data.', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
+    if (patch.meta_data && Buffer.byteLength(JSON.stringify(patch.meta_data)) > metaDataMaxBytes) {
+      throw badRequest(`meta_data must be at most ${metaDataMaxBytes} bytes of JSON.`, [{ field: 'meta_data', message: `must be at most ${metaDataMaxBytes} bytes of JSON` }]);
+    }
     const sid = this.sessionId(id);
-    if (!(await this.store.renameSession(sid, ctx.workspaceId, name))) throw notFound(`Session ${id}`);
+    const changes = {
+      ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
+      ...(patch.description !== undefined ? { description: patch.description ?? '' } : {}),
+      ...(patch.meta_data !== undefined ? { meta_data: JSON.stringify(patch.meta_data ?? {}) } : {}),
+    };
+    if (!(await this.store.updateSession(sid, ctx.workspaceId, changes))) throw notFound(`Session ${id}`);
     return this.getSession(ctx, sid);
   }
 
@@ -661,7 +676,13 @@ export class CardSessionService {
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
       const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
-      if (changed.length > 0) {
+      // The links sent with a pick (an alternative carries its own), else none where the card changed: the
+      // recognised card's marketplace pages are not the picked card's (kept in `original.links`)
+      const linksBefore = row.links === null ? null : fromJson<Record<string, string>>(row.links);
+      const links = patch.links !== undefined ? patch.links : changed.some((f) => (identityFields as readonly string[]).includes(f)) ? null : linksBefore;
+      const linksChanged = JSON.stringify(links ?? null) !== JSON.stringify(linksBefore ?? null);
+      if (linksChanged) values.links = links === null ? null : JSON.stringify(links);
+      if (changed.length > 0 || linksChanged) {
         const next: MatchSnapshot = { ...current };
         for (const f of changed) {
           (next as Record<MatchField, unknown>)[f] = patch[f];
@@ -671,7 +692,7 @@ export class CardSessionService {
         if (changed.includes('price')) values.price_basis = null;
         values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
-        if (row.original === null) values.original = JSON.stringify(current);
+        if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore });
       }
       if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined) values.note = patch.note;

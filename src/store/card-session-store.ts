@@ -131,8 +131,8 @@ export class CardSessionStore {
     return { count: Number(count.c), rows };
   }
 
-  async renameSession(id: string, workspaceId: string, name: string): Promise<boolean> {
-    const res = await this.db.updateTable('card_sessions').set({ name, updated_at: new Date().toISOString() }).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string }): Promise<boolean> {
+    const res = await this.db.updateTable('card_sessions').set({ ...changes, updated_at: new Date().toISOString() }).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
 

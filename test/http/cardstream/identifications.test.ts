@@ -349,12 +349,18 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(res.statusCode).toBe(200);
     const fixed = res.json();
     expect(fixed).toMatchObject({ id: row.id, name: 'Raichu', card_number: '026', price: 3, corrected: true, set_code: 'MEW' });
-    expect(fixed.original).toEqual({ name: 'Pikachu', full_name: 'Pikachu 025/165 Scarlet & Violet 151', set_name: 'Scarlet & Violet 151', set_code: 'MEW', card_number: '025', series: 'Scarlet & Violet', year: '2023', subcategory: 'Pokemon', price: 1.25 });
+    const links = { tcgplayer: 'https://www.tcgplayer.com/product/1', ebay: 'https://www.ebay.com/sch/i.html?_nkw=pikachu' };
+    expect(fixed.original).toEqual({ name: 'Pikachu', full_name: 'Pikachu 025/165 Scarlet & Violet 151', set_name: 'Scarlet & Violet 151', set_code: 'MEW', card_number: '025', series: 'Scarlet & Violet', year: '2023', subcategory: 'Pokemon', price: 1.25, links });
     expect(Date.parse(fixed.corrected_at)).not.toBeNaN();
+    // another card now: the recognised card's links would name the wrong one
+    expect(fixed.links).toBeNull();
 
-    const second = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Alakazam', price: null } })).json();
-    expect(second).toMatchObject({ name: 'Alakazam', price: null });
-    expect(second.original.name).toBe('Pikachu');
+    const second = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Alakazam', price: null, links: { tcgplayer: 'https://www.tcgplayer.com/product/65' } } })).json();
+    expect(second).toMatchObject({ name: 'Alakazam', price: null, links: { tcgplayer: 'https://www.tcgplayer.com/product/65' } });
+    expect(second.original).toMatchObject({ name: 'Pikachu', links });
+    // a year alone leaves the links as they are
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { year: '2024' } })).json().links).toEqual({ tcgplayer: 'https://www.tcgplayer.com/product/65' });
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { links: { x: 'y'.repeat(2049) } } })).statusCode).toBe(400);
 
     // A re-upload of the row does not undo the user's correction.
     await h.request('POST', cs(`session/${sid}/reopen/`));

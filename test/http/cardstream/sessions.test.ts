@@ -78,6 +78,22 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect((await h.request('PATCH', cs(`session/${randomUUID()}/`), { body: { name: 'x' } })).statusCode).toBe(404);
   });
 
+  it('PATCH also changes description and meta_data (absent unchanged, null cleared); a body naming none of its fields is 400', async () => {
+    const id = await createSession(h, { name: 'keep', description: 'd', meta_data: { a: 1 } });
+    const both = await h.request('PATCH', cs(`session/${id}/`), { body: { description: 'Friday 🃏', meta_data: { shop: 'x', n: [1, 2] } } });
+    expect(both.statusCode).toBe(200);
+    expect(both.json()).toMatchObject({ name: 'keep', description: 'Friday 🃏', meta_data: { shop: 'x', n: [1, 2] } });
+    expect((await h.request('GET', cs(`session/?search=friday`))).json().results.map((r: { id: string }) => r.id)).toContain(id);
+    const cleared = await h.request('PATCH', cs(`session/${id}/`), { body: { description: null, meta_data: null } });
+    expect(cleared.json()).toMatchObject({ name: 'keep', description: '', meta_data: {} });
+    const nothing = await h.request('PATCH', cs(`session/${id}/`), { body: { game: 'TCG', notes: 'x' } });
+    expect(nothing.statusCode).toBe(400);
+    expect(nothing.json().detail).toBe('Nothing to change: send name, description or meta_data.');
+    expect((await h.request('PATCH', cs(`session/${id}/`), { body: { meta_data: { big: 'x'.repeat(70_000) } } })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`session/${id}/`), { payload: '{"meta_data":{"n":1e309}}', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
+    expect((await h.request('GET', cs(`session/${id}/`))).json()).toMatchObject({ description: '', meta_data: {} });
+  });
+
   it('closes, closes again, reopens, reopens again; ended follows the state', async () => {
     const id = await createSession(h);
     const closed = await h.request('POST', cs(`session/${id}/close/`));

@@ -52,8 +52,8 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.patch('/session/:session_id/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Rename a session', params: S.SessionParams, querystring: WorkspaceQuery, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 415) } },
-    handler: async (request) => cardSessions.renameSession(ctx(request), request.params.session_id, request.body.name),
+    schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 415) } },
+    handler: async (request) => cardSessions.updateSession(ctx(request), request.params.session_id, request.body),
   });
 
   app.delete('/session/:session_id/', {

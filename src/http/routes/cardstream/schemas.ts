@@ -33,6 +33,8 @@ export const ClientInfo = Type.Object(
   { additionalProperties: true, description: 'The app that made the session.' },
 );
 
+const LinksIn = Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' });
+
 export const SessionCreateBody = Type.Object({
   name: text(255),
   description: text(noteMaxLength),
@@ -42,7 +44,12 @@ export const SessionCreateBody = Type.Object({
   meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Any JSON object, up to 64 KiB.' }))),
 });
 
-export const SessionPatchBody = Type.Object({ name: Type.String({ maxLength: 255 }) });
+/** Spec 1: "Renames a session. Body: name". `description` and `meta_data` too, as a user editing a session expects; absent is unchanged. */
+export const SessionPatchBody = Type.Object({
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  description: Type.Optional(Nullable(Type.String({ maxLength: noteMaxLength, description: 'null clears it ("").' }))),
+  meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Replaces the whole object, up to 64 KiB; null clears it ({}).' }))),
+});
 
 export const SessionListQuery = Type.Object({
   workspace: Type.Optional(Type.String()),
@@ -90,7 +97,7 @@ export const IdentificationInput = Type.Object(
     subcategory: text(100),
     distance: Type.Optional(Nullable(Type.Number({ minimum: -1e12, maximum: 1e12, description: 'Distance of the best match; lower is closer.' }))),
     confidence: Type.Optional(Nullable(Confidence)),
-    links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' }))),
+    links: Type.Optional(Nullable(LinksIn)),
     alternatives: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10, description: `At most 10 items and ${sideListMaxBytes / 1024} KiB of JSON.` }))),
     price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10, description: `At most 10 items and ${sideListMaxBytes / 1024} KiB of JSON.` }))),
     price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice, description: 'USD. Without it, a price is derived from `price_stats` (see `price_derived`).' }))),
@@ -126,6 +133,7 @@ const MatchSnapshot = Type.Object({
   year: Nullable(Type.String()),
   subcategory: Nullable(Type.String()),
   price: Nullable(Type.Number()),
+  links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String(), { description: 'The links the row had (rows first corrected before 2026-11-30 lack it).' }))),
 });
 
 export const Identification = Type.Object({
@@ -192,6 +200,7 @@ export const CorrectionBody = Type.Object({
   price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
   sold: Type.Optional(Nullable(Type.Boolean())),
   note: text(noteMaxLength),
+  links: Type.Optional(Nullable({ ...LinksIn, description: 'The picked card\'s marketplace links (an alternative carries its own). Not sent, a correction of name, set_name, set_code or card_number clears the links, which named the recognised card (kept in `original.links`).' })),
 });
 
 export const Ping = Type.Object({
