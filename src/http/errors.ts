@@ -15,7 +15,9 @@ function fieldOf(context: string | undefined, e: AjvError): FieldError {
   let field = '';
   for (const p of parts) field += /^\d+$/.test(p) ? `[${p}]` : field ? `.${p}` : p;
   if (!field) field = context ?? 'body';
-  const message = e.keyword === 'required' ? 'is required' : (e.message ?? 'is invalid');
+  // ajv's enum message names no value: the client needs them
+  const allowed = e.keyword === 'enum' && Array.isArray(e.params.allowedValues) ? e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : undefined;
+  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : (e.message ?? 'is invalid');
   const rowMatch = /^identifications\/(\d+)/.exec(parts.join('/'));
   return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
 }

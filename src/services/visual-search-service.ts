@@ -77,10 +77,25 @@ function idOf(record: { _id?: unknown }): string | undefined {
   return undefined;
 }
 
+/**
+ * An integer `_id` is stored as its decimal text (`idOf`), as `get` and `delete` read it: a filter
+ * naming `_id` by the integer (`{"_id": 7}`, `$in: [7]`) means that text, not a number no record holds.
+ */
+function idsAsStored(filter: unknown): unknown {
+  if (Array.isArray(filter)) return filter.map(idsAsStored);
+  if (filter === null || typeof filter !== 'object') return filter;
+  const asText = (v: unknown): unknown => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v);
+  const operand = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) return asText(v);
+    return Object.fromEntries(Object.entries(v).map(([op, x]) => [op, op === '$in' || op === '$nin' ? (Array.isArray(x) ? x.map(asText) : x) : op === '$eq' || op === '$ne' ? asText(x) : op === '$not' ? operand(x) : x]));
+  };
+  return Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, k === '_id' ? operand(v) : k === '$and' || k === '$or' || k === '$nor' ? idsAsStored(v) : v]));
+}
+
 export function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
   if (filter === undefined || filter === null) return undefined;
   try {
-    return validateFilter(filter) as Record<string, unknown>;
+    return validateFilter(idsAsStored(filter)) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
     throw err;
@@ -355,7 +370,9 @@ export class VisualSearchService {
       const v = record[flag];
       if (v !== undefined && v !== null && typeof v !== 'boolean') return `${flag} must be true or false`;
     }
-    for (const list of ['tags', '_tags_simple']) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
+    // the tag field of each type as the spec types it (custom's `_tags` too, which visualTagsKNN reads as a list)
+    const lists = c.type === 'custom' ? ['tags', '_tags_simple', '_tags'] : ['tags', '_tags_simple'];
+    for (const list of lists) if (!stringListOrNone(record[list])) return `${list} must be an array of strings`;
     // the spec types the image's size as integers: a record's own may be given, in that type
     for (const side of ['_width', '_height']) {
       const v = sent[side];
@@ -614,7 +631,10 @@ export class VisualSearchService {
     if (done === asked && asked > 0) return status(ctx, allCode, allCode === 220 ? 'Deleted' : 'All found');
     if (done > 0) return status(ctx, 206, partial);
     const code = sharedCode(skips.map((k) => (k._reason as { status: { code: number } }).status));
-    return code === 404 || !skips.length ? status(ctx, 404, 'No record was found') : status(ctx, code, skips.length === asked && code === 400 ? 'No record was done: every _id was of the wrong form' : 'No record was done');
+    if (code === 404 || !skips.length) return status(ctx, 404, 'No record was found');
+    // codes differing (an _id not found beside one of the wrong form) share 400: say what each skip says
+    const every = skips.every((k) => (k._reason as { status: { code: number } }).status.code === 400);
+    return status(ctx, code, skips.length === asked && code === 400 ? (every ? 'No record was done: every _id was of the wrong form' : 'No record was done: each _id was of the wrong form or not found (see each record\'s _reason)') : 'No record was done');
   }
 
   async get(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[], fields: Fields): Promise<Envelope> {

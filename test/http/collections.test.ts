@@ -201,6 +201,13 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const bad = await call(`${base}/find`, { filter: { price: { $foo: 1 } } }, c);
     expect(bad.http).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/\$foo/);
+    // an integer _id is kept as its decimal text, and a filter naming it by the integer finds it, as get does
+    expect((await call(`${base}/insert`, { records: [{ _id: 7, _base64: img('Leopards', 3) }] }, c)).body.status.code).toBe(210);
+    for (const filter of [{ _id: 7 }, { _id: { $in: [7, 'leo-1'] } }, { $or: [{ _id: { $eq: 7 } }] }, { _id: '7' }]) {
+      const ids = (await call(`${base}/find`, { filter, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id);
+      expect(ids, JSON.stringify(filter)).toContain('7');
+    }
+    expect((await call(`${base}/getRecordCount`, { filter: { _id: { $ne: 7 } } }, c)).body.count).toBe(5);
   }, 60_000);
 
   it('visualKNN by _id, by image and as the old client sends it (records); filters and one result per product', async () => {
@@ -295,6 +302,7 @@ describe.each(backends)('collections API (%s)', (backend) => {
         const r = await call(`${base}/${path}`, { records }, c);
         expect([r.http, r.body.status.code], `${path} ${JSON.stringify(records)}`).toEqual([400, 400]);
         expect(r.body.skipped_records).toHaveLength(records.length);
+        expect(r.body.status.text).toBe(records.length === 1 ? 'No record was done: every _id was of the wrong form' : "No record was done: each _id was of the wrong form or not found (see each record's _reason)");
       }
     }
     const everything = await call(`${base}/deleteByFilter`, { filter: { $or: [{ product_id: 'x' }, {}] } }, c);
@@ -394,10 +402,12 @@ describe('collections across restarts (embedded index)', () => {
       const res = await app.inject({ method: 'POST', url: '/similarity/custom/v2/visualKNN', headers, payload: JSON.stringify({ query_record: { _id: 'l1' }, k: 5 }) });
       return (res.json() as Body).answer_records.map((r) => r._id);
     };
-    await h.request('POST', '/similarity/custom/v2/insert', {
+    const inserted = await h.request('POST', '/similarity/custom/v2/insert', {
       headers: { 'collection-id': id },
-      body: { records: [{ _id: 'l1', _base64: img('Leopards', 1) }, { _id: 'l2', _base64: img('Leopards', 2) }, { _id: 'p1', _base64: img('airplanes', 1) }] },
+      body: { records: [{ _id: 'l1', _base64: img('Leopards', 1) }, { _id: 'l2', _base64: img('Leopards', 2) }, { _id: 'p1', _base64: img('airplanes', 1) }, { _id: 'bad-tags', _base64: img('airplanes', 2), _tags: { x: 1 } }] },
     });
+    // custom's tag field is typed as the others' are: stored as an object it would never take part in visualTagsKNN
+    expect((inserted.json() as Body).skipped_records).toEqual([expect.objectContaining({ _id: 'bad-tags', _reason: expect.objectContaining({ status: expect.objectContaining({ code: 400, text: expect.stringContaining('_tags must be an array of strings') }) }) })]);
     const before = await knn(h.app);
     expect(before).toHaveLength(3);
     await h.app.close();

@@ -177,7 +177,9 @@ describe('image matching', () => {
     const res = await h.request('POST', im('visual_hash'), { body: { records: eleven } });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ code: 'invalid_request', status: { code: 400 } });
-    expect((await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: 'AAAA' }], hash_type: 'md5' } })).statusCode).toBe(400);
+    const md5 = await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: 'AAAA' }], hash_type: 'md5' } });
+    expect(md5.statusCode).toBe(400);
+    expect(md5.json().errors[0]).toMatchObject({ field: 'hash_type', message: 'must be one of "bmh1", "phash"' });
     expect((await h.request('POST', im('visual_hash'), { body: { records: [] } })).statusCode).toBe(400);
   });
 
