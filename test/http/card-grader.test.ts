@@ -350,6 +350,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
       [{ endpoint: 'condition', records: [{ ...rec, Category: ['Sport'] }] }, /records\[0\]\.Category must be a string/],
       // a record's option beside the records would reach none of them
       [{ endpoint: 'centering', 'skip-location': true, records: [rec] }, /`skip-location` is an option of each record/],
+      // and the request's options in a record would weigh or scale nothing (front_weight 0.9 was ignored)
+      [{ endpoint: 'grade', records: [{ ...rec, front_weight: 0.9 }] }, /records\[0\]\.front_weight: `front_weight` is an option of the request/],
+      [{ endpoint: 'condition', records: [{ ...rec, mode: 'cardmarket' }] }, /records\[0\]\.mode: `mode` is an option of the request/],
     ];
     for (const [body, detail] of cases) {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });

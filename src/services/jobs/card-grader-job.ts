@@ -63,6 +63,8 @@ export class CardGraderJob implements JobHandler {
    */
   validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
     for (const [i, rec] of records.entries()) {
+      // the request's options in a record would weigh or scale nothing: said, as a record's option at the root is
+      for (const key of ['front_weight', 'mode']) if (rec[key] !== undefined) return `records[${i}].${key}: \`${key}\` is an option of the request: send it beside the records.`;
       for (const flag of recordFlags) {
         if (rec[flag] !== undefined && rec[flag] !== null && bool(rec[flag]) === undefined) return `records[${i}].${flag} must be true or false.`;
       }
