@@ -10,7 +10,7 @@ describe('grading label text', () => {
       year: '2000',
       card_no: '197',
       name: 'UMBREON',
-      full_name: '20O0P.M.JAPANESENEO2 #197 UMBREON',
+      full_name: '2000 POKEMON JAPANESENEO2 #197 UMBREON',
       verbal_grade: 'NM',
       grade: 7,
       qualifier: null,
@@ -21,6 +21,8 @@ describe('grading label text', () => {
     });
     expect(readLabelText(['2005P.M.JPN.MASTER KIT', '#003', 'RAYQUAZA EX-HOLO', 'NM-MT', 'SIDEDECK-1STED.', '8', 'PSA', '70496962'])).toMatchObject({ name: 'RAYQUAZA EX-HOLO', searchName: 'RAYQUAZA EX', rarity: 'HOLO', verbal_grade: 'NM-MT', grade: 8 });
     expect(readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169'])).toMatchObject({ card_no: 'SV69', searchName: 'UMBREON GX', rarity: 'FULL ART', lang: null, set: 'S & M' });
+    // the set line read glued: its parts spaced in full_name
+    expect(readLabelText(['2019POKEMONS&M', '#SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ full_name: '2019 POKEMON S&M #SV69 FA/UMBREON GX', set: 'S&M' });
   });
 
   it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {

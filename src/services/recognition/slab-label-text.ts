@@ -311,7 +311,8 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     company,
     companyProb,
     name,
-    full_name: name ? [setLine, cardNo ? `#${cardNo}` : null, name].filter(Boolean).join(' ') : null,
+    // from what was read of the set line where its parts were told (OCR glues them: `2019POKEMONS&M`, `20O0P.M.…`)
+    full_name: name ? [year !== null && brand !== null ? [year, brand, set].filter(Boolean).join(' ') : setLine, cardNo ? `#${cardNo}` : null, name].filter(Boolean).join(' ') : null,
     year,
     card_no: cardNo,
     verbal_grade: words?.printed ?? null,
