@@ -1,3 +1,4 @@
+import type { FieldError } from '../services/errors.ts';
 import type { TextSearchService } from '../services/text-search/text-search-service.ts';
 import type { Config } from '../config/config.ts';
 import type { AccountService, Principal, ServiceName } from '../services/account-service.ts';
@@ -60,5 +61,10 @@ declare module 'fastify' {
      * are parsed on a thread of their own (src/http/large-bodies.ts, json-parser.ts).
      */
     batchBody?: boolean;
+    /**
+     * A batch's rule problems in the rows its schema let through (`rows`: the indexes it did not), added
+     * to a schema failure's `errors` so one answer names every bad row (src/http/errors.ts).
+     */
+    rowErrors?: (body: unknown, schemaFailed: ReadonlySet<number>) => FieldError[];
   }
 }

@@ -62,7 +62,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, err.status, { detail: err.detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
     }
     if (err.validation) {
-      const errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
+      let errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
+      const rowErrors = err.validationContext === 'body' ? request.routeOptions.config?.rowErrors : undefined;
+      if (rowErrors) {
+        const failed = new Set(errors.flatMap((e) => (e.row === undefined ? [] : [e.row])));
+        errors = [...errors, ...rowErrors(request.body, failed)].sort((a, b) => (a.row ?? -1) - (b.row ?? -1)).slice(0, MAX_FIELD_ERRORS);
+      }
       const first = errors[0]!;
       const where = first.row !== undefined ? `Row ${first.row}: ` : '';
       const suffix = first.row !== undefined ? ' The batch was not stored.' : '';

@@ -511,25 +511,9 @@ export class CardSessionService {
     const out: PreparedRow[] = [];
     for (const [i, row] of rows.entries()) {
       if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
-      let seenIso: string | null = null;
-      if (row.seen !== undefined && row.seen !== null) {
-        seenIso = normaliseTime(row.seen) ?? null;
-        if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
-      }
-      const inexact = inexactNumberAt(row);
-      if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.path}`, message: `cannot be kept exactly (read as ${inexact.value}: beyond the double range, or an integer beyond 2^53); send it as a string` });
-      // Canonical JSON has the length of the JSON sent (only the key order differs).
-      const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
-      // one problem a row: an inexact number is that row's
-      if (!inexact && gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
-        errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
-      } else if (!inexact && badFinalGrade(row.grading)) {
-        errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
-      } else if (!inexact) {
-        const large = (['alternatives', 'price_stats'] as const).find((f) => row[f] !== undefined && row[f] !== null && Buffer.byteLength(JSON.stringify(row[f])) > sideListMaxBytes);
-        if (large) errors.push({ row: i, field: `identifications[${i}].${large}`, message: `must be at most ${sideListMaxBytes} bytes of JSON` });
-      }
-      out.push({ ...row, seenIso, gradingJson, grade: gradeOf(row.grading) });
+      const checked = checkRow(row, i);
+      errors.push(...checked.errors);
+      out.push({ ...row, seenIso: checked.seenIso, gradingJson: checked.gradingJson, grade: gradeOf(row.grading) });
     }
     const first = errors[0];
     if (first) throw badRequest(`Row ${first.row}: ${first.field} ${first.message}. The batch was not stored.`, errors);
@@ -820,6 +804,34 @@ export class CardSessionService {
 }
 
 /** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
+/**
+ * A batch row's rules past its schema (its time, its numbers, its grading's and side lists' sizes,
+ * `grades.final`): the first problem found, and what was read. Pure: the route also runs it on the rows
+ * its schema let through when another row failed the schema, so that `errors` names every bad row at once.
+ */
+export function checkRow(row: IdentificationInput, i: number): { errors: FieldError[]; seenIso: string | null; gradingJson: string | null } {
+  const errors: FieldError[] = [];
+  let seenIso: string | null = null;
+  if (row.seen !== undefined && row.seen !== null) {
+    seenIso = normaliseTime(row.seen) ?? null;
+    if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
+  }
+  const inexact = inexactNumberAt(row);
+  if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.path}`, message: `cannot be kept exactly (read as ${inexact.value}: beyond the double range, or an integer beyond 2^53); send it as a string` });
+  // Canonical JSON has the length of the JSON sent (only the key order differs).
+  const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
+  // one problem a row: an inexact number is that row's
+  if (!inexact && gradingJson !== null && Buffer.byteLength(gradingJson) > gradingMaxBytes) {
+    errors.push({ row: i, field: `identifications[${i}].grading`, message: `must be at most ${gradingMaxBytes} bytes of JSON` });
+  } else if (!inexact && badFinalGrade(row.grading)) {
+    errors.push({ row: i, field: `identifications[${i}].grading.grades.final`, message: `must be a number from 0 to ${gradeMax}, or one written in decimal as text` });
+  } else if (!inexact) {
+    const large = (['alternatives', 'price_stats'] as const).find((f) => row[f] !== undefined && row[f] !== null && Buffer.byteLength(JSON.stringify(row[f])) > sideListMaxBytes);
+    if (large) errors.push({ row: i, field: `identifications[${i}].${large}`, message: `must be at most ${sideListMaxBytes} bytes of JSON` });
+  }
+  return { errors, seenIso, gradingJson };
+}
+
 function exactNumbers(input: object): void {
   const inexact = inexactNumberAt(input);
   if (inexact) throw badRequest(`${inexact.path} (read as ${inexact.value}) cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.path, message: 'cannot be kept exactly' }]);

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { CallContext } from '../../../services/card-session-service.ts';
+import { checkRow, type CallContext, type IdentificationInput } from '../../../services/card-session-service.ts';
+import type { FieldError } from '../../../services/errors.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
@@ -90,7 +91,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/:session_id/identifications/', {
-    config: { ...sessionConfig, batchBody: true },
+    config: { ...sessionConfig, batchBody: true, rowErrors: batchRowErrors },
     bodyLimit: config.limits.batchBodyBytes,
     schema: {
       tags,
@@ -125,4 +126,11 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     schema: { tags, security, summary: "Correct a card's match (kept as the user's correction)", params: S.IdentificationParams, querystring: WorkspaceQuery, body: S.CorrectionBody, response: { 200: S.Identification, ...errors(400, 415) } },
     handler: async (request) => cardSessions.correctIdentification(ctx(request), request.params.id, request.body),
   });
+}
+
+/** The service's row rules on the rows a failed batch's schema let through, so `errors` names every bad row at once. */
+function batchRowErrors(body: unknown, schemaFailed: ReadonlySet<number>): FieldError[] {
+  const rows = (body as { identifications?: unknown } | null)?.identifications;
+  if (!Array.isArray(rows)) return [];
+  return rows.flatMap((row, i) => (schemaFailed.has(i) || row === null || typeof row !== 'object' ? [] : checkRow(row as IdentificationInput, i).errors));
 }
