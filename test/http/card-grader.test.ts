@@ -406,6 +406,18 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     // (its outline is not asserted: one corner is placed 7 % of the width off the labelled one)
   }, 60_000);
 
+  it('condition gives every card\'s position, as localize does, and the Condition of the largest', async () => {
+    const photo = photoBase64('cards/multi-1730718377_jpg.rf.78306e1723745d867eede48d475ec4f2.jpg');
+    const [located] = await run('localize', [{ _base64: photo }]);
+    const [rated] = await run('condition', [{ _base64: photo }]);
+    const cards = located!._objects as { bound_box: number[]; measured?: boolean }[];
+    expect(cards.length).toBeGreaterThan(1);
+    const objects = rated!._objects as { bound_box: number[]; measured?: boolean; Condition?: unknown[] }[];
+    expect(objects.map((o) => o.bound_box)).toEqual(cards.map((o) => o.bound_box));
+    expect(objects[0]!.Condition).toHaveLength(1);
+    expect(objects.slice(1).every((o) => o.Condition === undefined && o.measured === false)).toBe(true);
+  }, 60_000);
+
   it('calls a graded slab a slab, with its label box above the card, by reading the label', async () => {
     const [slab] = await run('localize', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }]);
     expect(slab!._status.code).toBe(200);

@@ -188,7 +188,8 @@ export class CardGraderJob implements JobHandler {
         Category: tags.map.Category,
         Condition: [conditionEntry(grades.final, scale, requested)],
       };
-      return { _objects: [object], _points: quad, versions: { ...r.versions, final: FINAL_VERSION } };
+      // spec 3 §4: "returns the card position and, for the largest card, a Condition label": the others' positions too
+      return { _objects: [object, ...geometry._objects.slice(1)], _points: quad, versions: { ...r.versions, final: FINAL_VERSION } };
     }
     const regions = cornerRegions(quad, r.width, r.height);
     const images: Record<string, string> = {};
