@@ -62,9 +62,9 @@ declare module 'fastify' {
      */
     batchBody?: boolean;
     /**
-     * A batch's rule problems in the rows its schema let through (`rows`: the indexes it did not), added
+     * A batch's rule problems in the rows its schema let through (`schemaFailed`: the rows it did not), added
      * to a schema failure's `errors` so one answer names every bad row (src/http/errors.ts).
      */
-    rowErrors?: (body: unknown, schemaFailed: ReadonlySet<number>) => FieldError[];
+    rowErrors?: (body: unknown, schemaFailed: ReadonlySet<number>) => Promise<FieldError[]>;
   }
 }

@@ -56,7 +56,7 @@ export function send(reply: FastifyReply, status: number, body: { detail: string
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler(async (err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ServiceError) {
       if (err.headers) reply.headers(err.headers);
       return send(reply, err.status, { detail: err.detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
@@ -66,7 +66,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       const rowErrors = err.validationContext === 'body' ? request.routeOptions.config?.rowErrors : undefined;
       if (rowErrors) {
         const failed = new Set(errors.flatMap((e) => (e.row === undefined ? [] : [e.row])));
-        errors = [...errors, ...rowErrors(request.body, failed)].sort((a, b) => (a.row ?? -1) - (b.row ?? -1)).slice(0, MAX_FIELD_ERRORS);
+        errors = [...errors, ...(await rowErrors(request.body, failed))].sort((a, b) => (a.row ?? -1) - (b.row ?? -1)).slice(0, MAX_FIELD_ERRORS);
       }
       const first = errors[0]!;
       const where = first.row !== undefined ? `Row ${first.row}: ` : '';

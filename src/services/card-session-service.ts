@@ -803,7 +803,6 @@ export class CardSessionService {
   }
 }
 
-/** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
 /**
  * A batch row's rules past its schema (its time, its numbers, its grading's and side lists' sizes,
  * `grades.final`): the first problem found, and what was read. Pure: the route also runs it on the rows
@@ -832,6 +831,21 @@ export function checkRow(row: IdentificationInput, i: number): { errors: FieldEr
   return { errors, seenIso, gradingJson };
 }
 
+/**
+ * {@link checkRow}'s problems in a rejected batch's rows that its schema let through (the others are
+ * named already), taking turns with other work as the upload's own check does: a batch is up to 64 MiB.
+ */
+export async function ruleErrorsOf(rows: unknown, schemaFailed: ReadonlySet<number>): Promise<FieldError[]> {
+  if (!Array.isArray(rows)) return [];
+  const errors: FieldError[] = [];
+  for (const [i, row] of rows.entries()) {
+    if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
+    if (!schemaFailed.has(i) && row !== null && typeof row === 'object') errors.push(...checkRow(row as IdentificationInput, i).errors);
+  }
+  return errors;
+}
+
+/** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
 function exactNumbers(input: object): void {
   const inexact = inexactNumberAt(input);
   if (inexact) throw badRequest(`${inexact.path} (read as ${inexact.value}) cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.path, message: 'cannot be kept exactly' }]);

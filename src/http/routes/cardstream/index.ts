@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { checkRow, type CallContext, type IdentificationInput } from '../../../services/card-session-service.ts';
-import type { FieldError } from '../../../services/errors.ts';
+import { ruleErrorsOf, type CallContext } from '../../../services/card-session-service.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
@@ -91,7 +90,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/:session_id/identifications/', {
-    config: { ...sessionConfig, batchBody: true, rowErrors: batchRowErrors },
+    config: { ...sessionConfig, batchBody: true, rowErrors: (body, failed) => ruleErrorsOf((body as { identifications?: unknown } | null)?.identifications, failed) },
     bodyLimit: config.limits.batchBodyBytes,
     schema: {
       tags,
@@ -128,9 +127,3 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 }
 
-/** The service's row rules on the rows a failed batch's schema let through, so `errors` names every bad row at once. */
-function batchRowErrors(body: unknown, schemaFailed: ReadonlySet<number>): FieldError[] {
-  const rows = (body as { identifications?: unknown } | null)?.identifications;
-  if (!Array.isArray(rows)) return [];
-  return rows.flatMap((row, i) => (schemaFailed.has(i) || row === null || typeof row !== 'object' ? [] : checkRow(row as IdentificationInput, i).errors));
-}
