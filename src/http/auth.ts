@@ -39,7 +39,8 @@ export function registerAccessControl(app: FastifyInstance): void {
   // Refunded before the answer leaves (onSend, not onResponse): a client that reads its balance
   // right after a failed call must see the refund, whichever store is behind it.
   app.addHook('onSend', async (request, reply, payload) => {
-    if (request.charged && reply.statusCode >= 400) {
+    // a replay of an earlier call with the same Idempotency-Key made nothing new: it is free too
+    if (request.charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
       const { accountId, price } = request.charged;
       request.charged = undefined;
       await inFlight.run(() => accounts.refund(accountId, price)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));

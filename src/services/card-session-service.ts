@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
@@ -7,7 +7,8 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
-import { fromBool, fromJson, toIso } from '../store/database.ts';
+import { fromBool, fromJson, isUniqueViolation, toIso } from '../store/database.ts';
+import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
 
@@ -381,7 +382,15 @@ export class CardSessionService {
 
   // ---- sessions ----
 
-  async createSession(ctx: CallContext, input: SessionInput): Promise<SessionView> {
+  /**
+   * Starts a session. With an `Idempotency-Key` (docs/api-decisions.md "Retries of a session
+   * create") a create sent again with that key and the same body answers the session the first one
+   * made (`replayed`); with another body it is 422. A key is the workspace's while its session lives.
+   */
+  async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string): Promise<SessionView & { replayed?: true }> {
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(bodyJson(input)).digest('hex') };
+    const prior = idempotency && (await this.priorCreate(ctx, idempotency));
+    if (prior) return prior;
     // Free text up to 100 characters (the schema's limit): clients send a game's display name.
     const game = storedGame(input.game ?? '');
     exactNumbers(input);
@@ -392,19 +401,37 @@ export class CardSessionService {
     }
     const id = randomUUID();
     const started = new Date().toISOString();
-    await this.store.insertSession({
-      id,
-      workspace_id: ctx.workspaceId,
-      name: input.name ?? `Session ${started.slice(0, 16).replace('T', ' ')} UTC`,
-      description: input.description ?? '',
-      game,
-      game_key: gameKey(game),
-      platform: input.platform ?? '',
-      client: JSON.stringify(input.client ?? {}),
-      meta_data: JSON.stringify(input.meta_data ?? {}),
-      started,
-    });
+    try {
+      await this.store.insertSession({
+        id,
+        workspace_id: ctx.workspaceId,
+        name: input.name ?? `Session ${started.slice(0, 16).replace('T', ' ')} UTC`,
+        description: input.description ?? '',
+        game,
+        game_key: gameKey(game),
+        platform: input.platform ?? '',
+        client: JSON.stringify(input.client ?? {}),
+        meta_data: JSON.stringify(input.meta_data ?? {}),
+        started,
+        idempotency,
+      });
+    } catch (err) {
+      // the same key sent twice at once: the session stored first is the answer to both
+      const first = idempotency && isUniqueViolation(err) ? await this.priorCreate(ctx, idempotency) : undefined;
+      if (first) return first;
+      throw err;
+    }
     return this.getSession(ctx, id);
+  }
+
+  /** The live session an `Idempotency-Key` made in this workspace, replayed; 422 when the key came with another body. */
+  private async priorCreate(ctx: CallContext, idempotency: { key: string; bodyHash: string }): Promise<(SessionView & { replayed: true }) | undefined> {
+    const prior = await this.store.sessionByIdempotencyKey(ctx.workspaceId, idempotency.key);
+    if (!prior) return undefined;
+    if (prior.bodyHash !== idempotency.bodyHash) {
+      throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another session create (session ${prior.row.id}); a retry sends the same body, a new session a new key.`, [{ field: 'idempotency-key', message: 'used with another body' }]);
+    }
+    return { ...this.sessionView(prior.row), replayed: true };
   }
 
   async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined; game?: string | undefined }): Promise<Page<SessionView>> {

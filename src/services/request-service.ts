@@ -12,6 +12,7 @@ import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import { inexactNumber } from '../util/exact-numbers.ts';
+import { canonicalJson } from '../util/canonical-json.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
 import type { ResultLinks } from './result-links.ts';
 
@@ -68,19 +69,6 @@ export interface RequestDetail extends RequestSummary {
 const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
 /** Headers the server sets itself; a configured value would be overwritten or break the request. */
 const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'loupe-signature', 'loupe-request-id', 'loupe-delivery-attempt']);
-
-/**
- * JSON with every object's keys in order: a retry serialised by another library (keys in another
- * order) is the same body.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    return `{${entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
 export class RequestService {

@@ -18,6 +18,8 @@ export interface NewSession {
   client: string;
   meta_data: string;
   started: string;
+  /** A create's `Idempotency-Key` and its body's hash (docs/api-decisions.md "Retries of a session create"). */
+  idempotency?: { key: string; bodyHash: string } | undefined;
 }
 
 /** Column values of an identification as written (JSON already serialised, booleans per dialect). */
@@ -79,12 +81,18 @@ export class CardSessionStore {
     return this.dialect === 'sqlite' ? (v ? 1 : 0) : v;
   }
 
-  async insertSession(s: NewSession): Promise<void> {
+  async insertSession({ idempotency, ...s }: NewSession): Promise<void> {
     const now = new Date().toISOString();
     await this.db
       .insertInto('card_sessions')
-      .values({ ...s, status: 'live', ended: null, created_at: now, updated_at: now })
+      .values({ ...s, status: 'live', ended: null, created_at: now, updated_at: now, ...(idempotency ? { idempotency_key: idempotency.key, body_hash: idempotency.bodyHash } : {}) })
       .execute();
+  }
+
+  /** The workspace's live session made by a create with this `Idempotency-Key`, and that create's body hash. */
+  async sessionByIdempotencyKey(workspaceId: string, key: string): Promise<{ row: SessionRow; bodyHash: string | null } | undefined> {
+    const row = await this.sessionQuery(workspaceId).where('s.idempotency_key', '=', key).executeTakeFirst();
+    return row && { row, bodyHash: row.body_hash };
   }
 
   private sessionQuery(workspaceId: string) {

@@ -64,6 +64,10 @@ export interface CardSessionsTable {
   total_price: Generated<number>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The create's `Idempotency-Key`, unique per workspace while the session lives; null without one. */
+  idempotency_key: Generated<string | null>;
+  /** SHA-256 of the create's body as canonical JSON, beside its key. */
+  body_hash: Generated<string | null>;
 }
 
 export interface CardIdentificationsTable {

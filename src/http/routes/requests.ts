@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { requestStates } from '../../store/request-store.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { pageEnvelope } from '../pagination.ts';
-import { AnyObject, Nullable, pageOf, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
+import { AnyObject, IdempotencyHeaders, Nullable, pageOf, replayedHeader, StringEnum, WorkspaceQuery } from '../schemas/common.ts';
 import { SearchError } from '../schemas/search.ts';
 
 const service = 'requests' as const;
@@ -20,8 +20,7 @@ const Echo = Type.Object(
 );
 const Submitted = Type.Object(
   { id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() },
-  // read by @fastify/swagger into the response's OpenAPI headers
-  { headers: { 'Idempotent-Replayed': { type: 'string', enum: ['true'], description: 'Present when this answer is the replay of an earlier submit with the same Idempotency-Key and body: nothing new was made or charged.' } } },
+  replayedHeader('submit'),
 );
 const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Type.String(), workspace: Type.String() });
 const Webhook = Type.Object(
@@ -47,10 +46,6 @@ const Detail = Type.Object({
   webhook: Type.Optional(Webhook),
 });
 
-/** A client's key for one submit, so that sending it again cannot make a second request (retries after a lost answer). */
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Printable ASCII, no spaces, at most 255 characters.' })),
-});
 const SubmitBody = Type.Object({
   type: Type.String({ maxLength: 100, description: '`upscaler`, `flows`, `card-grader` or `collectibles-recognition`.' }),
   // a record's fields of the wrong form are that record's own 400 in the result (docs/api-decisions.md, "Image record fields"), not the request's

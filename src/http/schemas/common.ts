@@ -26,6 +26,16 @@ export const ErrorSchema = Type.Object(
 /** Error responses by reference to the one shared schema (registered in app.ts), not a copy per status and route. */
 export const errorResponses = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Type.Ref(ErrorSchema)]));
 
+/** A client's key for one create or submit, so that sending it again cannot make a second one (retries after a lost answer). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Printable ASCII, no spaces, at most 255 characters.' })),
+});
+
+/** The header of an answer that replays an earlier call with the same `Idempotency-Key` (read by @fastify/swagger into the response's OpenAPI headers). */
+export const replayedHeader = (what: string) => ({
+  headers: { 'Idempotent-Replayed': { type: 'string', enum: ['true'], description: `Present when this answer is the replay of an earlier ${what} with the same Idempotency-Key and body: nothing new was made or charged.` } },
+});
+
 export const WorkspaceQuery = Type.Object({
   workspace: Type.Optional(Type.String({ description: 'Workspace id (UUID); the token\'s default workspace when absent.' })),
 });

@@ -8,6 +8,7 @@ import { catalogImages } from './007-catalog-images.ts';
 import { catalogLookupOrder } from './008-catalog-lookup-order.ts';
 import { collectionText } from './009-collection-text.ts';
 import { requestIdempotency } from './010-request-idempotency.ts';
+import { sessionIdempotency } from './013-session-idempotency.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -18,4 +19,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency];

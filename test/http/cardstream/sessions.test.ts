@@ -37,6 +37,44 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect([numbered.statusCode, numbered.json().client]).toEqual([201, { name: 'binder', version: 2.1, os: 'iOS' }]);
   });
 
+  it('an Idempotency-Key makes a create sent again the same session, charged once; another body with the key is 422; a deleted session frees it', async () => {
+    const acc = await h.newAccount(10);
+    const credits = async () => (await h.app.loupe.accounts.getAccount(acc.account)).credits;
+    const body = { name: 'Friday stream', game: 'TCG', meta_data: { table: 3, shop: 'north' } };
+    const create = (key: string | undefined, b: unknown = body, query = '') => h.request('POST', cs(`session/${query}`), { token: acc.token, body: b, ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }) });
+    const first = await create('scan-7f3a');
+    expect([first.statusCode, first.headers['idempotent-replayed']]).toEqual([201, undefined]);
+    expect(await credits()).toBe(9);
+    // the same body with its keys in another order is the same create
+    const again = await create('scan-7f3a', { meta_data: { shop: 'north', table: 3 }, game: 'TCG', name: 'Friday stream' });
+    expect([again.statusCode, again.headers['idempotent-replayed'], again.json()]).toEqual([201, 'true', first.json()]);
+    expect(await credits()).toBe(9);
+    const other = await create('scan-7f3a', { ...body, name: 'Saturday stream' });
+    expect([other.statusCode, other.json().code, other.json().errors]).toEqual([422, 'idempotency_key_reused', [{ field: 'idempotency-key', message: 'used with another body' }]]);
+    expect(await credits()).toBe(9);
+    // two at once with one key: one session
+    const both = await Promise.all([create('scan-both'), create('scan-both')]);
+    expect(both.map((r) => r.statusCode)).toEqual([201, 201]);
+    expect(both[0]!.json().id).toBe(both[1]!.json().id);
+    expect(await credits()).toBe(8);
+    // without a key, two sessions; another workspace keeps its own keys
+    const [a, b] = [await create(undefined), await create(undefined)];
+    expect(a.json().id).not.toBe(b.json().id);
+    const ws2 = (await h.app.loupe.accounts.addWorkspace(acc.account, 'second')).workspace;
+    const elsewhere = await create('scan-7f3a', body, `?workspace=${ws2}`);
+    expect([elsewhere.statusCode, elsewhere.headers['idempotent-replayed']]).toEqual([201, undefined]);
+    expect(elsewhere.json().id).not.toBe(first.json().id);
+    expect(await credits()).toBe(5);
+    // a deleted session frees its key: a create with it is a new session
+    expect((await h.request('DELETE', cs(`session/${first.json().id}/`), { token: acc.token })).statusCode).toBe(204);
+    const anew = await create('scan-7f3a', { ...body, name: 'Sunday stream' });
+    expect([anew.statusCode, anew.json().name]).toEqual([201, 'Sunday stream']);
+    for (const key of ['', 'has space', 'x'.repeat(256), 'é']) {
+      const bad = await create(key);
+      expect([key, bad.statusCode, bad.json().errors?.[0]?.field]).toEqual([key, 400, 'idempotency-key']);
+    }
+  });
+
   it('rejects bad session fields with 400 naming the field', async () => {
     const long = await h.request('POST', cs('session/'), { body: { name: 'x'.repeat(256) } });
     expect(long.statusCode).toBe(400);

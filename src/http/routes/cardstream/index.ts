@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { ruleErrorsOf, type CallContext } from '../../../services/card-session-service.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
-import { errorResponses, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
 import * as S from './schemas.ts';
 
 const service = 'cardstream' as const;
@@ -34,8 +34,23 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.post('/session/', {
     config: { service, price: 'cardstream.session.create' },
-    schema: { tags, security, summary: 'Create a session (starts live)', querystring: WorkspaceQuery, body: S.SessionCreateBody, response: { 201: S.Session, ...errors(400, 402, 413, 415) } },
-    handler: async (request, reply) => reply.code(201).send(await cardSessions.createSession(ctx(request), request.body)),
+    schema: {
+      tags,
+      security,
+      summary: 'Create a session (starts live)',
+      description:
+        "With an `Idempotency-Key` header, a create sent again with that key and the same body answers the session the first one made, charging nothing (`Idempotent-Replayed: true`); with another body it is 422. A key stays the workspace's while its session lives.",
+      querystring: WorkspaceQuery,
+      headers: IdempotencyHeaders,
+      body: S.SessionCreateBody,
+      response: { 201: S.SessionCreated, ...errors(400, 402, 413, 415, 422) },
+    },
+    handler: async (request, reply) => {
+      const { replayed, ...session } = await cardSessions.createSession(ctx(request), request.body, request.headers['idempotency-key']);
+      // a replay made nothing, so it costs nothing (the refund is access control's, on the way out)
+      if (replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.code(201).send(session);
+    },
   });
 
   app.get('/session/', {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, Nullable, StringEnum, allErrorsMark } from '../../schemas/common.ts';
+import { AnyObject, Nullable, StringEnum, allErrorsMark, replayedHeader } from '../../schemas/common.ts';
 import { sideListMaxBytes } from '../../../services/card-session-service.ts';
 
 const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
@@ -25,6 +25,9 @@ export const Session = Type.Object({
   client: AnyObject,
   meta_data: AnyObject,
 });
+
+/** A create's answer: the session, with `Idempotent-Replayed` when a retry found the one made before. */
+export const SessionCreated = Type.Object(Session.properties, replayedHeader('session create'));
 
 /** Apps send their version as a number too (`"version": 2.1`): kept as sent. */
 const textOrNumber = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Number(), Type.Null()]));
