@@ -18,6 +18,7 @@ import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import type { AccountService } from './account-service.ts';
 import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
+import { projectPaths, valueAtPath } from './record-paths.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
@@ -37,9 +38,8 @@ export function project(r: StoredRecord, fields: Fields, fallback: string[]): Ou
     const { _id: _stored, ...rest } = r.data;
     return { _id: r.recordId, ...rest };
   }
-  const out: Out = { _id: r.recordId };
-  for (const f of want) if (f !== '_id' && f in r.data) out[f] = r.data[f];
-  return out;
+  // `meta.color` returns `{meta: {color}}` as MongoDB does; `in` had read only top-level names (and inherited ones)
+  return { _id: r.recordId, ...projectPaths(r.data, want.filter((f) => f !== '_id')) };
 }
 
 /** The tag field of each collection type (spec 2, visualTagsKNN). */
@@ -134,8 +134,8 @@ export async function onePerProduct<H extends { record: StoredRecord }>(productF
     const raw = await search(fetch);
     const seen = new Set<string>();
     const hits = raw.filter((h) => {
-      // an own field only: `__proto__` or `toString` would read the same built-in on every record and fold them into one
-      const p = JSON.stringify((Object.hasOwn(h.record.data, productField) ? h.record.data[productField] : undefined) ?? `\u0000${h.record.recordId}`);
+      // own fields only (`__proto__` or `toString` would read the same built-in on every record and fold them into one); dotted paths as filters read them
+      const p = JSON.stringify(valueAtPath(h.record.data, productField) ?? `\u0000${h.record.recordId}`);
       if (seen.has(p)) return false;
       seen.add(p);
       return true;

@@ -208,6 +208,15 @@ describe.each(backends)('collections API (%s)', (backend) => {
       expect(ids, JSON.stringify(filter)).toContain('7');
     }
     expect((await call(`${base}/getRecordCount`, { filter: { _id: { $ne: 7 } } }, c)).body.count).toBe(5);
+    // dotted names in fields_to_return and product_field read nested fields as the filters do (they were ignored)
+    expect((await call(`${base}/find`, { filter: { 'meta.zoo': true }, fields_to_return: ['meta.zoo', 'price', 'meta.none'] }, c)).body.answer_records).toEqual([{ _id: 'leo-1', meta: { zoo: true }, price: 12.5 }]);
+    const photos = '/similarity/photos/v2';
+    const p = await newCollection('photo', 'nested skus');
+    const same = img('airplanes', 2);
+    const nested = [{ _id: 'n1', info: { sku: 'x' } }, { _id: 'n2', info: { sku: 'x' } }, { _id: 'n3', info: { sku: 'y' } }].map((r) => ({ ...r, _base64: same }));
+    expect((await call(`${photos}/insert`, { records: nested }, p)).body.status.code).toBe(210);
+    const grouped = await call(`${photos}/visualKNN`, { query_record: { _id: 'n1' }, k: 3, product_field: 'info.sku', fields_to_return: ['info.sku'] }, p);
+    expect(grouped.body.answer_records).toEqual([{ _id: 'n1', info: { sku: 'x' } }, { _id: 'n3', info: { sku: 'y' } }]);
   }, 60_000);
 
   it('visualKNN by _id, by image and as the old client sends it (records); filters and one result per product', async () => {
