@@ -843,7 +843,7 @@ export function checkRow(row: IdentificationInput, i: number): { errors: FieldEr
     if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
   }
   const inexact = inexactNumberAt(row);
-  if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.path}`, message: `cannot be kept exactly (read as ${inexact.value}: beyond the double range, or an integer beyond 2^53); send it as a string` });
+  if (inexact) errors.push({ row: i, field: `identifications[${i}].${inexact.path}`, message: `cannot be kept exactly (read as ${inexact.value}: beyond the double range, or an integer beyond 2^53 with more digits than a double keeps); send it as a string` });
   // Canonical JSON has the length of the JSON sent (only the key order differs).
   const gradingJson = row.grading === undefined || row.grading === null ? null : canonicalJson(row.grading);
   // one problem a row: an inexact number is that row's
@@ -875,5 +875,5 @@ export async function ruleErrorsOf(rows: unknown, schemaFailed: ReadonlySet<numb
 /** A session's fields as sent, or 400 naming the number JSON parsing could not keep (docs/api-decisions.md "Numbers"). */
 function exactNumbers(input: object): void {
   const inexact = inexactNumberAt(input);
-  if (inexact) throw badRequest(`${inexact.path} (read as ${inexact.value}) cannot be kept exactly (beyond the double range, or an integer beyond 2^53); send it as a string.`, [{ field: inexact.path, message: 'cannot be kept exactly' }]);
+  if (inexact) throw badRequest(`${inexact.path} (read as ${inexact.value}) cannot be kept exactly (beyond the double range, or an integer beyond 2^53 with more digits than a double keeps); send it as a string.`, [{ field: inexact.path, message: 'cannot be kept exactly' }]);
 }

@@ -3,8 +3,20 @@
  * rounded, or one beyond the double range, parsed as Infinity and stored as null), so that the
  * value is refused rather than stored altered; undefined when every number is exact.
  */
+/**
+ * An integer beyond 2^53 whose shortest form still has more digits than a double keeps (15): an id
+ * such as 12345678901234567891 read as 12345678901234567000. One whose shortest form is short
+ * (`1e21`, `6.022e23`) is what the client sent, and comes back so; only the text sent could tell
+ * 1e21 from 1000000000000000000001, and JSON.parse does not keep it.
+ */
+function lostDigits(value: number): boolean {
+  if (!Number.isInteger(value) || Number.isSafeInteger(value)) return false;
+  const digits = String(Math.abs(value)).replace(/e.*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  return digits.length > 15;
+}
+
 export function inexactNumberAt(value: unknown, at = '', depth = 0): { path: string; value: number } | undefined {
-  if (typeof value === 'number') return !Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value)) ? { path: at || 'the value', value } : undefined;
+  if (typeof value === 'number') return !Number.isFinite(value) || lostDigits(value) ? { path: at || 'the value', value } : undefined;
   if (depth > 40 || value === null || typeof value !== 'object') return undefined;
   for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
     const found = inexactNumberAt(v, at ? `${at}.${k}` : String(k), depth + 1);
