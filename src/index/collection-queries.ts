@@ -40,6 +40,8 @@ export interface CollectionQueries {
   text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]>;
   /** Which of the query's concept codes and words occur anywhere in the collection's index. */
   present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
+  /** Keys of the records whose own words (not what was seen in their images, nor OCR) hold any of these concept codes. */
+  namedInOwnWords(c: CollectionRecord, codes: readonly string[]): Promise<Set<number>>;
   applied(c: CollectionRecord, change: Change): void;
   /** Drops what is held for a collection (after it is deleted). */
   forget(collectionId: string): Promise<void>;

@@ -23,6 +23,9 @@ describe('recordText', () => {
   });
 
   it("reads _tags' values, not the format's names", () => {
+    // a tag the server gave a low probability is not the record's word
+    expect(recordText({ _tags: { Color: [{ name: 'Navy blue', prob: 0.8 }, { name: 'Rose', prob: 0.03 }] } }).body).not.toMatch(/rose|xkpink/);
+    expect(recordText({ _tags: { Color: [{ name: 'Navy blue', prob: 0.8 }, { name: 'Rose', prob: 0.1 }] } }).body).toMatch(/rose/);
     const t = recordText({ _tags: { 'Top Category': [{ name: 'Clothing', prob: 1 }], Color: [{ name: 'Dark green', prob: 0.5 }], 'pre-filled': true } });
     expect(t.body.split(' ')).toEqual(expect.arrayContaining(['clothing', 'dark', 'green']));
     for (const no of ['top', 'category', 'color', 'pre', 'filled']) expect(t.body.split(' ')).not.toContain(no);

@@ -11,6 +11,8 @@ import { foldText, wordsOf } from './text-fold.ts';
 /** Record text beyond this many characters is not indexed (a record is not a document store). */
 export const maxRecordTextChars = 16 * 1024;
 const maxDepth = 3;
+/** `_tags` entries with a `prob` below this are left out of the record's words (docs/api-decisions.md, text search). */
+export const minTagProb = 0.1;
 
 // Fields whose strings are not words about the image.
 const skippedFields = new Set(['_id', '_url', '_base64', '_file', '_objects', '_dominant_colors']);
@@ -54,7 +56,12 @@ export function recordText(data: Record<string, unknown>, productField?: string 
     // the format's, the same on every record, and only its values say what the record is.
     if (k === '_tags' && v && typeof v === 'object' && !Array.isArray(v)) {
       for (const tags of Object.values(v)) {
-        for (const tag of Array.isArray(tags) ? tags : [tags]) collect(tag && typeof tag === 'object' && 'name' in tag ? (tag as { name: unknown }).name : tag, 1, parts, budget);
+        for (const tag of Array.isArray(tags) ? tags : [tags]) {
+          // a tag given with a probability under `minTagProb` (an extracted colour covering 3 % of the
+          // garment) is not a word about the record: "pink" found a navy jacket through it
+          if (tag && typeof tag === 'object' && 'prob' in tag && typeof tag.prob === 'number' && tag.prob < minTagProb) continue;
+          collect(tag && typeof tag === 'object' && 'name' in tag ? (tag as { name: unknown }).name : tag, 1, parts, budget);
+        }
       }
       continue;
     }

@@ -8,6 +8,8 @@ describe('foldText', () => {
 
   it('folds ё to е but keeps й and other Cyrillic letters', () => {
     expect(foldText('Самолёт Чёрный Синий')).toBe('самолет черный синий');
+    // stress marks go, the breve of й stays
+    expect(foldText('соба́ка Чёрный му̀ха йод')).toBe('собака черный муха йод');
   });
 
   it('applies NFKC: full-width and half-width forms become ordinary ones', () => {

@@ -9,6 +9,7 @@
 // "avion" for "avión" and "cafe" for "café".
 const latinBase = /[a-z\u00df-\u00ff\u0100-\u024f]/;
 const combining = /[\u0300-\u036f]/;
+const cyrillic = /[\u0400-\u04ff]/;
 
 // Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
 // written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, the Devanagari
@@ -27,6 +28,8 @@ export function foldText(text: string): string {
       if (latinBase.test(prev)) continue;
       // ё and е: Russian writes ё optionally, so a query with е must find it.
       if (ch === '\u0308' && prev === '\u0435') continue;
+      // stress marks (соба́ка) are a reading aid on a Cyrillic vowel, not another word; the breve of й stays
+      if ((ch === '\u0301' || ch === '\u0300') && cyrillic.test(prev)) continue;
     } else {
       prev = ch;
     }

@@ -386,7 +386,7 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const res = await h.request('POST', '/similarity/fashion/v2/get', { body: { records: [{ _id: 'shoes' }] }, headers: { 'collection-id': shop.id }, token: shop.token });
     expect(res.statusCode).toBe(200);
     expect(res.json().answer_records[0]._id).toBe('shoes');
-    expect(res.headers.deprecation).toBe('true');
+    expect(res.headers.deprecation).toBe('@1795478400');
     expect(res.headers.link).toBe('</similarity/fashion-new/v2/get>; rel="successor-version"');
     const current = await h.request('POST', `${base}/get`, { body: { records: [{ _id: 'shoes' }] }, headers: { 'collection-id': shop.id }, token: shop.token });
     expect(current.headers.deprecation).toBeUndefined();

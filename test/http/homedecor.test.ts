@@ -89,7 +89,7 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
   it('answers on the deprecated base, naming its successor', async () => {
     const res = await call('/similarity/homedecor/v2/get', { records: [{ _id: 'room' }] }, shop);
     expect(res.http).toBe(200);
-    expect(res.headers.deprecation).toBe('true');
+    expect(res.headers.deprecation).toBe('@1795478400');
     expect(res.headers.link).toBe('</similarity/homedecor-new/v2/get>; rel="successor-version"');
   });
 });

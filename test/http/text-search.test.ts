@@ -236,6 +236,42 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(compared).toBeGreaterThan(1);
   });
 
+  it('pages colour words alone without skipping or repeating a record, and ranks a record naming the colour in its own words by them', async () => {
+    // A harness that sees colours only: 131 records, each a page of its own in insert cost.
+    const hc = await startHarness(backend, { seen: ['colors'] });
+    try {
+      const { account, token } = await hc.newAccount(1000);
+      const c = { id: (await hc.app.loupe.collections.create({ accountId: account, type: 'photo', name: 'blues' })).id, token };
+      const post = async (url: string, body: unknown) => (await hc.request('POST', url, { body, headers: { 'collection-id': c.id }, token })).json() as Body;
+      const png = async (blueRows: number) => {
+        const raw = Buffer.alloc(64 * 64 * 3, 235);
+        for (let y = 0; y < blueRows; y++) for (let x = 0; x < 64; x++) raw.set([20, 40, 200], (y * 64 + x) * 3);
+        return (await sharp(raw, { raw: { width: 64, height: 64, channels: 3 } }).png().toBuffer()).toString('base64');
+      };
+      const [strong, weak, grey] = [await png(56), await png(12), await png(0)];
+      // The strong blues' long titles put them low in the keyword order, which a page's pool once stopped at.
+      const long = 'a long description of a poster with many words about printing paper sizes frames shipping and care instructions';
+      const records = [
+        ...Array.from({ length: 40 }, (_, i) => ({ _id: `s${i}`, _base64: strong, title: `${long} ${long} ${long} ${i}` })),
+        ...Array.from({ length: 90 }, (_, i) => ({ _id: `w${i}`, _base64: weak, title: `stripe ${i}` })),
+        { _id: 'named', _base64: grey, title: 'Blue denim jacket' },
+      ];
+      for (let i = 0; i < records.length; i += 10) expect((await post('/similarity/photos/v2/insert', { records: records.slice(i, i + 10) })).status.code).toBe(210);
+      const whole = await post('/similarity/text/photos/v2/text', { query_record: { _text_data: 'blue' }, k: 200 });
+      const order = ids(whole);
+      expect(order).toHaveLength(131);
+      expect(new Set(order.slice(0, 40))).toEqual(new Set(records.slice(0, 40).map((r) => r._id)));
+      const paged: unknown[] = [];
+      for (let from = 0; from < 140; from += 10) paged.push(...ids(await post('/similarity/text/photos/v2/text', { query_record: { _text_data: 'blue' }, k: 10, from })));
+      expect(paged).toEqual(order);
+      // a grey photo titled "Blue denim jacket" counts as half blue (it came last, at 100: the distance of no match)
+      expect(whole.answer_distances![order.indexOf('named')]).toBe(50);
+      expect(order.indexOf('named')).toBe(40);
+    } finally {
+      await hc.close();
+    }
+  }, 180_000);
+
   it('keeps the index in step with updates and deletes, and drops it with the collection', async () => {
     const c = await newCollection('product');
     const url = '/similarity/text/products/v2/text';

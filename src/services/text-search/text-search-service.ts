@@ -28,6 +28,8 @@ const maxQueryColors = 8;
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
 const keywordDistance = (score: number) => round4(100 / (1 + Math.max(0, score)));
+/** The most candidates a colour re-rank reads: colour words alone rank every record naming the colour up to this many. */
+const maxColourPool = 20_000;
 
 const bad = (message: string) => new ServiceError(400, 'invalid_request', message);
 
@@ -131,7 +133,7 @@ export class TextSearchService {
     // Colour words rank what they name by how much of the image it covers (W of docs/api-decisions.md).
     const colorWords = [...new Set(q.concepts.filter((m) => m.concept.kind === 'color').map((m) => m.concept.name as ColorName))];
     const reranked = colors !== undefined || colorWords.length > 0;
-    // The colour re-rank needs a pool wider than the page.
+    // The colour re-rank needs a pool wider than the page (widened below until the page is exact).
     const pool = reranked ? Math.max(100, 4 * want) : want;
 
     // Colours re-rank each fetched list before products are grouped, so a product is shown by its
@@ -140,6 +142,8 @@ export class TextSearchService {
       const weighedWords = by === 'clip' ? [] : colorWords;
       if (!(colors || weighedWords.length) || !hits.length) return hits;
       const stored = await this.store.text.colorsOf(this.store.store.db, hits.map((h) => h.record.key));
+      // records whose own words name a queried colour itself (a title's "Burgundy scrub top"; the family a shade implies is not enough)
+      const named = onlyColorWords(q, weighedWords) ? await this.queries.namedInOwnWords(c, q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code)) : new Set<number>();
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
@@ -151,16 +155,36 @@ export class TextSearchService {
       const wordWeight = onlyColours ? 1 : 0.5;
       const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
       // Colour words alone: W decides from 100 (a colour code is in most records, so its keyword
-      // score says little), the keyword score only between equal shares.
+      // score says little), the keyword score only between equal shares. A record whose own words
+      // name the colour counts as at least half that colour: the seller's word outweighs a trace in
+      // the photo, a photo mostly of the colour outweighs the word (it came last, at 100, with W = 0).
       const keyword = new Map(hits.map((h) => [h.record.key, h.distance]));
+      const onlyFactor = (h: Ranked) => (colors ? 1 - 0.5 * colorMatch(colors, own(h)) : 1) * (1 - Math.max(colorWordShare(weighedWords, own(h)), named.has(h.record.key) ? 0.5 : 0));
       return hits
-        .map((h) => ({ ...h, distance: (onlyColours ? 100 : h.distance) * factor(own(h)) }))
+        .map((h) => ({ ...h, distance: onlyColours ? 100 * onlyFactor(h) : h.distance * factor(own(h)) }))
         .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
+    };
+    /**
+     * The re-ranked best `n`, the same whichever page asks: the candidates are widened until no
+     * record left out could rank among them. One left out has a first distance at least the last
+     * candidate's, and the re-rank multiplies it by no less than `least`; colour words alone start
+     * every record from 100, so there only all candidates will do (up to `maxColourPool`).
+     */
+    const exactTop = async (n: number, by: 'clip' | 'keyword', fetch: (m: number) => Promise<Ranked[]>): Promise<Ranked[]> => {
+      if (!reranked) return fetch(n);
+      const onlyColours = by === 'keyword' && onlyColorWords(q, colorWords);
+      const least = (colors ? 0.5 : 1) * (by === 'keyword' && colorWords.length ? (onlyColours ? 0 : 0.5) : 1);
+      for (let m = Math.max(pool, 4 * n); ; m *= 4) {
+        const hits = await fetch(m);
+        const out = await rerank(hits, by);
+        const bound = (hits[hits.length - 1]?.distance ?? 0) * least;
+        if (hits.length < m || m >= maxColourPool || (out.length >= n && out[n - 1]!.distance < bound)) return out.slice(0, n);
+      }
     };
 
     if (engine === 'clip' && q.text) {
       const { vector, model } = await this.vision.textVector(englishOf(q, typeof text === 'string' ? text : q.text));
-      if (model === c.model) ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.knn(c, Float32Array.from(vector), n, filter).then((hits: Hit[]) => rerank(hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale })), 'clip')));
+      if (model === c.model) ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'clip', (m) => this.queries.knn(c, Float32Array.from(vector), m, filter).then((hits: Hit[]) => hits.map((h) => ({ record: h.record, distance: h.distance * distanceScale })))));
       else engine = 'keyword';
     } else engine = 'keyword';
 
@@ -184,7 +208,7 @@ export class TextSearchService {
           statistics: clock.done(),
         };
       }
-      ranked = await onePerProduct(productField, pool, c.recordCount, (n) => this.queries.text(c, q, n, filter).then((hits: TextHit[]) => rerank(hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })), 'keyword')));
+      ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'keyword', (m) => this.queries.text(c, q, m, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })))));
     }
 
     const page = ranked.slice(from, want);
