@@ -288,7 +288,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     const fts = sql.raw(ftsTable(c.id));
     for (const term of [...q.codes.map((x) => x.code), ...q.terms]) {
       // The term as the search matches it (with its prefix form where the compiler adds one).
-      const match = toFts5Match({ ...q, codes: [], terms: [term] }) ?? fts5String(term);
+      const match = toFts5Match({ ...q, codes: [], literals: [], terms: [term] }) ?? fts5String(term);
       const res = await sql<{ one: number }>`SELECT 1 AS one FROM ${fts} WHERE ${fts} MATCH ${match} LIMIT 1`.execute(this.store.store.db);
       if (res.rows.length) out.add(term);
     }

@@ -97,7 +97,7 @@ export class PgCollectionQueries implements CollectionQueries {
     if (terms) {
       for (const cfg of await this.textConfigs(c, q)) {
         queries.push(sql`to_tsquery(${cfg}::regconfig, ${terms})`);
-        lexemes.push(sql`tsvector_to_array(to_tsvector(${cfg}::regconfig, ${q.terms.join(' ')}))`);
+        lexemes.push(sql`tsvector_to_array(to_tsvector(${cfg}::regconfig, ${[...q.terms, ...(q.literals ?? [])].join(' ')}))`);
       }
     }
     if (!queries.length) return undefined;
@@ -147,7 +147,7 @@ export class PgCollectionQueries implements CollectionQueries {
   async present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>> {
     const out = new Set<string>();
     for (const term of [...q.codes.map((x) => x.code), ...q.terms]) {
-      const one = q.codes.some((x) => x.code === term) ? { ...q, terms: [], codes: [{ code: term, weight: 1 }] } : { ...q, codes: [], terms: [term] };
+      const one = q.codes.some((x) => x.code === term) ? { ...q, terms: [], literals: [], codes: [{ code: term, weight: 1 }] } : { ...q, codes: [], literals: [], terms: [term] };
       const t = await this.tsquery(c, one);
       if (!t) continue;
       const res = await sql<{ one: number }>`SELECT 1 AS one FROM collection_text WHERE collection_id = ${sql.lit(c.id)} AND tsv @@ (${t.query}) LIMIT 1`.execute(this.store.db);

@@ -30,11 +30,11 @@ const hostile = [
 
 describe('toFts5Match', () => {
   it('ORs quoted codes and terms', () => {
-    expect(toFts5Match(parsed('red car eiffel'))).toBe('"xkred" OR "xocar" OR "xpocarred" OR "eiffel"');
+    expect(toFts5Match(parsed('red car eiffel'))).toBe('"xkred" OR "xocar" OR "xpocarred" OR "eiffel" OR "red" OR "car"');
   });
 
   it('adds a prefix form for longer words of languages FTS5 cannot stem', () => {
-    expect(toFts5Match(parsed('zapatos rojos de charol'))).toBe('"xifootwear" OR "xkred" OR "xpifootwearred" OR "charol" OR "char" *');
+    expect(toFts5Match(parsed('zapatos rojos de charol'))).toBe('"xifootwear" OR "xkred" OR "xpifootwearred" OR "charol" OR "char" * OR "zapatos" OR "rojos"');
     expect(toFts5Match(parsed('la torre eiffel de noche'))).toBe('"torre" OR "torr" * OR "eiffel" OR "eiff" * OR "noche" OR "noch" *');
     expect(toFts5Match(parsed('the eiffel tower'))).toBe('"eiffel" OR "tower"');
   });
@@ -45,7 +45,7 @@ describe('toFts5Match', () => {
 
   it('is null when there is nothing to search', () => {
     const q = parsed('car');
-    expect(toFts5Match({ ...q, codes: [], terms: [] })).toBeNull();
+    expect(toFts5Match({ ...q, codes: [], terms: [], literals: [] })).toBeNull();
   });
 
   describe('runs as FTS5 MATCH for hostile input', () => {
@@ -86,7 +86,8 @@ describe('toFts5Match', () => {
 
 describe('toPgTsqueries', () => {
   it('ORs quoted lexemes, codes apart from text terms', () => {
-    expect(toPgTsqueries(parsed('red car eiffel'))).toEqual({ codes: "'xkred' | 'xocar' | 'xpocarred'", terms: "'eiffel'" });
+    // the words read as concepts are searched as written too, beside the other words
+    expect(toPgTsqueries(parsed('red car eiffel'))).toEqual({ codes: "'xkred' | 'xocar' | 'xpocarred'", terms: "'eiffel' | 'red' | 'car'" });
     expect(toPgTsqueries(parsed('eiffel'))).toEqual({ codes: '', terms: "'eiffel'" });
   });
 

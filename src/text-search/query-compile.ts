@@ -46,6 +46,7 @@ export function toFts5Phrases(q: ParsedQuery): string[] {
     const prefix = prefixOf(term, q.language);
     if (prefix && prefix !== term) parts.push(`${fts5String(prefix)} *`);
   }
+  for (const literal of q.literals ?? []) parts.push(fts5String(literal));
   return [...new Set(parts)];
 }
 
@@ -71,6 +72,6 @@ export interface PgTsqueries {
 export function toPgTsqueries(q: ParsedQuery): PgTsqueries {
   return {
     codes: q.codes.map((c) => tsqueryLexeme(c.code)).join(' | '),
-    terms: q.terms.map(tsqueryLexeme).join(' | '),
+    terms: [...q.terms, ...(q.literals ?? [])].map(tsqueryLexeme).join(' | '),
   };
 }

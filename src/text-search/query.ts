@@ -49,6 +49,11 @@ export interface ParsedQuery {
   codes: WeightedCode[];
   /** Other words, for record text and OCR text, each once, folded. */
   terms: string[];
+  /**
+   * The words read as concepts, searched as written too (each once, folded): a record whose own
+   * words say "jacket" ranks above other upper-body garments for "jacket". Never reported unread.
+   */
+  literals?: string[];
   /** Words that were not searched because the query is longer than `maxQueryWords`. */
   unread: string[];
 }
@@ -177,6 +182,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     concepts,
     codes: [...codes].map(([code, weight]) => ({ code, weight })),
     terms: [...new Set(terms)],
+    literals: [...new Set(items.filter((item) => item.kind === 'concept').map((item) => item.text))].filter((w) => !terms.includes(w)),
     unread,
   };
 }

@@ -101,6 +101,9 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(photos, 'hecho')).body)).toEqual(['buddha-1']);
     // "shoe" is a lexicon word: the English title and the Spanish notes both name footwear.
     expect(ids((await text(photos, 'shoe')).body).sort()).toEqual(['buddha-1', 'watch-1']);
+    // and the word as written ranks the record that says it first: "zapatos" the Spanish notes, "shoes" the English title
+    expect(ids((await text(photos, 'zapatos')).body)).toEqual(['buddha-1', 'watch-1']);
+    expect(ids((await text(photos, 'shoes')).body)).toEqual(['watch-1', 'buddha-1']);
   });
 
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
