@@ -13,6 +13,7 @@ import { ServiceError } from './services/errors.ts';
 import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type ImportProgress } from './catalog/catalog-import.ts';
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
 import { MATCH_MODES, type MatchMode } from './catalog/reference-images.ts';
+import { whenLauncherExits } from './util/launcher-watch.ts';
 
 const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
 
@@ -303,7 +304,10 @@ const processIo: CliIo = {
     };
     process.on('SIGINT', handler);
     process.on('SIGTERM', handler);
+    // `npx loupe …` ended by a signal to npx alone: as the first SIGTERM, unless one came here already
+    const unwatch = whenLauncherExits(() => seen || handler('SIGTERM'));
     return () => {
+      unwatch();
       process.off('SIGINT', handler);
       process.off('SIGTERM', handler);
     };

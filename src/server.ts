@@ -4,6 +4,7 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
 import { sqliteFileOf } from './store/database.ts';
+import { whenLauncherExits } from './util/launcher-watch.ts';
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {
@@ -53,6 +54,7 @@ async function shutdown(signal: string): Promise<void> {
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
+whenLauncherExits(() => void shutdown('npm exited'));
 
 // Models load and run once on every worker before the port opens, so the first requests are as
 // fast as the rest and a broken model install fails the start, not a request.

@@ -1,5 +1,6 @@
 import { loadConfig } from './config/config.ts';
 import { openServices } from './services/container.ts';
+import { whenLauncherExits } from './util/launcher-watch.ts';
 
 /**
  * `loupe worker`: queue workers as their own process (scale-out). It runs jobs, delivers
@@ -28,6 +29,7 @@ export async function runWorker(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  whenLauncherExits(() => void stop('npm exited'));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runWorker();

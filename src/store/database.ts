@@ -387,7 +387,7 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
   // its own name per check: two readiness probes at once would remove each other's file
   const probe = path.join(mediaDir, `.write-check-${process.pid}-${randomUUID()}`);
   try {
-    await fs.promises.mkdir(mediaDir, { recursive: true });
+    await fs.promises.mkdir(mediaDir, { recursive: true, mode: 0o700 });
     await fs.promises.writeFile(probe, '');
     await fs.promises.rm(probe);
   } catch (err) {
