@@ -314,6 +314,9 @@ const processIo: CliIo = {
   },
 };
 
+/** The commands `run` answers (models and backup are answered beside it). */
+const knownCommands = new Set(['account create', 'account list', 'account show', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog images', 'catalog delete', 'prices import']);
+
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);
 
@@ -350,13 +353,25 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const rest = positionals.slice(single ? 1 : 2);
   if (command === 'worker') {
+    if (rest.length) {
+      io.err(`loupe: unexpected argument: ${rest[0]} (worker takes none; its settings are the environment's)\n`);
+      return 2;
+    }
     // Runs until a signal; it logs JSON lines instead of printing one result.
     const { runWorker } = await import('./worker.ts');
-    await runWorker();
+    try {
+      await runWorker(io.env);
+    } catch (err) {
+      // a setting of the wrong form is one line, as for the server, not a stack trace
+      io.err(`loupe: cannot start the worker: ${(err as Error).message}\n`);
+      return 1;
+    }
     return undefined;
   }
   let services: Services | undefined;
   try {
+    // before any folder or database is touched: `loupe version` made an empty database in ./data
+    if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup') throw new UsageError(`unknown command "${command}"`);
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {

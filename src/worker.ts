@@ -1,4 +1,6 @@
+import fs from 'node:fs';
 import { loadConfig } from './config/config.ts';
+import { sqliteFileOf } from './store/database.ts';
 import { openServices } from './services/container.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 
@@ -7,11 +9,15 @@ import { whenLauncherExits } from './util/launcher-watch.ts';
  * webhooks and sweeps expired requests against the same database as the API nodes; with
  * PostgreSQL it wakes on NOTIFY, with SQLite it polls. Logs are JSON lines on stdout.
  */
-export async function runWorker(): Promise<void> {
-  const config = loadConfig();
+export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const loaded = loadConfig(env);
   const log = (level: 'info' | 'warn' | 'error', msg: string, details: Record<string, unknown> = {}) =>
     process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), pid: process.pid, msg, ...details })}\n`);
-  if (config.queue.workers <= 0) throw new Error('LOUPE_QUEUE_WORKERS is 0: a worker process needs at least one job slot');
+  // 0 is the API servers' setting (jobs left to workers), often in an environment file both share
+  const config = loaded.queue.workers > 0 ? loaded : { ...loaded, queue: { ...loaded.queue, workers: 2 } };
+  if (loaded.queue.workers <= 0) log('warn', 'LOUPE_QUEUE_WORKERS is 0, the API servers\' setting: this worker runs 2 jobs at once', {});
+  // a mistyped data folder would run jobs against a new, empty database, quietly
+  if (!config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir))) log('warn', 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR to the server\'s data folder)', { dataDir: config.dataDir });
   const services = await openServices(config, { longRunning: true, log });
   services.queue.runner.on('done', (id: string) => log('info', 'job done', { id }));
   services.queue.start();

@@ -253,6 +253,15 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
     expect(badService.code).toBe(1);
     expect(badService.stderr).toMatch(/Unknown service/);
+    // a mistyped command touches no folder: `loupe version` made an empty database where it was run
+    const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-none-'));
+    const typo = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'data'), DATABASE_URL: '' }, ['version']);
+    expect([typo.code, typo.stderr.split('\n')[0], await fs.readdir(elsewhere)]).toEqual([2, 'loupe: unknown command "version"', []]);
+    // the worker: arguments are refused, a setting of the wrong form is one line, not a stack trace
+    expect(await inProcess(env(), ['worker', 'bogus-arg'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: unexpected argument: bogus-arg/) });
+    const badLevel = await inProcess({ ...env(), LOG_LEVEL: 'INFO' }, ['worker']);
+    expect([badLevel.code, badLevel.stderr]).toEqual([1, 'loupe: cannot start the worker: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "INFO"\n']);
+    await fs.rm(elsewhere, { recursive: true, force: true });
   }, 60_000); // two CLI processes
 });
 

@@ -26,7 +26,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_SEEN: 'framed,colors' })).toThrow(/framed.*objects/);
     expect(() => loadConfig({ LOUPE_SEEN: 'object' })).toThrow(/unknown part/);
     expect(() => loadConfig({ LOUPE_PRICES: '{bad' })).toThrow(/LOUPE_PRICES/);
-    expect(() => loadConfig({ LOUPE_PRICES: '{"x": -1}' })).toThrow(/non-negative/);
+    expect(() => loadConfig({ LOUPE_PRICES: '{"cardstream.session.create": -1}' })).toThrow(/non-negative/);
+    // a mistyped price name would leave the real price as it was
+    expect(() => loadConfig({ LOUPE_PRICES: '{"cardstream.session.creat": 5}' })).toThrow('LOUPE_PRICES names no price "cardstream.session.creat" (did you mean "cardstream.session.create"?)');
     expect(loadConfig({}).priceRates).toEqual({});
     expect(loadConfig({ LOUPE_PRICE_RATES: '{"EUR": 1.08, "GBP": 1.27}' }).priceRates).toEqual({ EUR: 1.08, GBP: 1.27 });
     expect(() => loadConfig({ LOUPE_PRICE_RATES: '{"euro": 1.08}' })).toThrow(/not a currency code/);
@@ -45,6 +47,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_URL_ALLOWLIST: '10.0.0.0/99' })).toThrow(/LOUPE_URL_ALLOWLIST: "10.0.0.0\/99" is not a host name/);
     expect(() => loadConfig({ LOUPE_URL_ALLOWLIST: 'images.lan:8080' })).toThrow(/LOUPE_URL_ALLOWLIST/);
     expect(loadConfig({ LOUPE_URL_ALLOWLIST: '127.0.0.1, 10.0.0.0/8, images.lan, ::1, fd00::/8' }).urlAllowList).toEqual(['127.0.0.1', '10.0.0.0/8', 'images.lan', '::1', 'fd00::/8']);
+    // on and off as operators write them; anything else named (yes was read as off)
+    for (const [v, on] of [['1', true], ['true', true], ['yes', true], ['ON', true], ['0', false], ['no', false], ['off', false], ['', false]] as const) expect(loadConfig({ LOUPE_TRUST_PROXY: v }).trustProxy, v).toBe(on);
+    expect(() => loadConfig({ LOUPE_TRUST_PROXY: 'enabled' })).toThrow('LOUPE_TRUST_PROXY must be one of 1, true, yes, on (or 0, false, no, off), got "enabled"');
+    // an embedder name is checked at start, not at the first descriptor (a 500 there)
+    expect(() => loadConfig({ LOUPE_EMBEDDER: 'nosuch' })).toThrow(/LOUPE_EMBEDDER must be one of mobilenet_v2, mobilenet_v2_mid, inception_v3, centernet/);
+    expect(loadConfig({ LOUPE_EMBEDDER: 'inception_v3' }).vision.embedder).toBe('inception_v3');
+    expect(() => loadConfig({ PORT: '99999' })).toThrow('PORT must be a port number, 0 to 65535, got "99999"');
+    // an empty data folder setting is unset, as every other (it was the current folder)
+    expect(loadConfig({ LOUPE_DATA_DIR: '' }).dataDir).toBe(loadConfig({}).dataDir);
   });
 
   it('warms the card detector with the image models unless told otherwise', () => {

@@ -2,6 +2,8 @@ import ipaddr from 'ipaddr.js';
 import os from 'node:os';
 import path from 'node:path';
 import { seenParts, type SeenPart } from '../text-search/seen-tokens.ts';
+import { editDistance } from '../util/edit-distance.ts';
+import { embedderNames } from '../vision/models/embedder-names.ts';
 
 /** About an hour in all: 9 attempts, the last 58 minutes after the first (docs/webhooks.md). */
 export const defaultRetryDelaysMs = [5, 15, 45, 120, 300, 600, 900, 1500].map((s) => s * 1000);
@@ -251,6 +253,26 @@ export const defaultLimits: Limits = {
   largeBodyIdleMs: 30_000,
 };
 
+/** On and off in the words operators write; anything else stops the start, naming it (`yes` was read as off). */
+function boolFrom(value: string | undefined, name: string): boolean {
+  const v = (value ?? '').trim().toLowerCase();
+  if (v === '' || ['0', 'false', 'no', 'off'].includes(v)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  throw new Error(`${name} must be one of 1, true, yes, on (or 0, false, no, off), got "${value}"`);
+}
+
+function embedderFrom(value: string | undefined): string {
+  const v = (value ?? '').trim();
+  if (v && !(embedderNames as readonly string[]).includes(v)) throw new Error(`LOUPE_EMBEDDER must be one of ${embedderNames.join(', ')} (or unset for mobilenet_v2_mid), got "${value}"`);
+  return v;
+}
+
+function portFrom(value: string | undefined): number {
+  const port = intFrom(value, 8080, 'PORT');
+  if (port > 65535) throw new Error(`PORT must be a port number, 0 to 65535, got "${value}"`);
+  return port;
+}
+
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
@@ -314,6 +336,11 @@ function pricesFrom(value: string | undefined): Record<string, number> {
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('LOUPE_PRICES must be a JSON object');
   const out = { ...defaultPrices };
   for (const [k, v] of Object.entries(parsed)) {
+    // a mistyped name would leave the real price as it was, silently: billing not as configured
+    if (!Object.hasOwn(defaultPrices, k)) {
+      const near = Object.keys(defaultPrices).sort((a, b) => editDistance(k, a) - editDistance(k, b))[0]!;
+      throw new Error(`LOUPE_PRICES names no price "${k}"${editDistance(k, near) <= 3 ? ` (did you mean "${near}"?)` : ''}; the prices are listed in README.md, Configuration`);
+    }
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`LOUPE_PRICES.${k} must be a non-negative integer`);
     out[k] = v;
   }
@@ -358,14 +385,15 @@ export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
   const config: Config = {
-    port: intFrom(env.PORT, 8080, 'PORT'),
+    port: portFrom(env.PORT),
     host: env.HOST ?? '0.0.0.0',
-    dataDir: path.resolve(env.LOUPE_DATA_DIR ?? './data'),
+    // empty is unset, as for every other setting (it meant the current folder)
+    dataDir: path.resolve(env.LOUPE_DATA_DIR?.trim() || './data'),
     databaseUrl: databaseUrlFrom(env.DATABASE_URL),
     pgPoolSize: intFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL') || 1,
     publicUrl: publicUrlFrom(env.LOUPE_PUBLIC_URL),
     logLevel: logLevelFrom(env.LOG_LEVEL),
-    trustProxy: env.LOUPE_TRUST_PROXY === '1' || env.LOUPE_TRUST_PROXY === 'true',
+    trustProxy: boolFrom(env.LOUPE_TRUST_PROXY, 'LOUPE_TRUST_PROXY'),
     rateLimit: {
       perSecond: intFrom(env.LOUPE_RATE_LIMIT, 100, 'LOUPE_RATE_LIMIT'),
       burst: intFrom(env.LOUPE_RATE_BURST, 200, 'LOUPE_RATE_BURST'),
@@ -382,7 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       maxQueue: intFrom(env.LOUPE_VISION_QUEUE, 64, 'LOUPE_VISION_QUEUE') || 1,
       taskTimeoutMs: intFrom(env.LOUPE_VISION_TIMEOUT_MS, 30_000, 'LOUPE_VISION_TIMEOUT_MS') || 30_000,
       warm: warmFrom(env.LOUPE_VISION_WARM),
-      embedder: env.LOUPE_EMBEDDER ?? '',
+      embedder: embedderFrom(env.LOUPE_EMBEDDER),
       longThreads: intFrom(env.LOUPE_VISION_LONG_THREADS, 1, 'LOUPE_VISION_LONG_THREADS') || 1,
       upscaleMaxOutputPixels: intFrom(env.LOUPE_UPSCALE_MAX_PIXELS, 16_777_216, 'LOUPE_UPSCALE_MAX_PIXELS') || 16_777_216,
       upscaleTimeoutMs: intFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS') || 600_000,

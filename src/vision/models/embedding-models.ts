@@ -15,8 +15,9 @@ import { modelArtifacts, nodeRequire, packageDir, packageVersion, tfjs, type Mod
  * - `centernet`: the MobileNetV3 backbone of @vladmandic/human's COCO CenterNet detector (512),
  *   global mean of its last backbone map (480-d). Detection-trained, kept for comparison only.
  */
-export const embedderNames = ['mobilenet_v2', 'mobilenet_v2_mid', 'inception_v3', 'centernet'] as const;
-export type EmbedderName = (typeof embedderNames)[number];
+import { embedderNames, type EmbedderName } from './embedder-names.ts';
+
+export { embedderNames, type EmbedderName };
 
 /**
  * The hub feature vector inside `mobilenet_v2_mid` kept ImageNet-generic features: best category
