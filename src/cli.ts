@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -64,7 +64,53 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
 
 Each command prints exactly one JSON line on stdout. Errors go to stderr with exit code 1 (2 for usage).`;
 
-class UsageError extends Error {}
+class UsageError extends Error {
+  /** The command whose usage lines follow the message (all of them when none). */
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Each command's lines of the usage (its first line and the indented ones after it). */
+const usageBlocks = new Map<string, string[]>();
+{
+  let current: string[] | undefined;
+  for (const line of usage.split('\n')) {
+    const m = /^ {2}loupe ([a-z-]+)(?: ([a-z-]+))?/.exec(line);
+    if (m) {
+      const single = ['migrate', 'backup', 'worker'].includes(m[1]!);
+      const name = single ? m[1]! : `${m[1]} ${m[2] ?? ''}`.trim();
+      current = usageBlocks.get(name) ?? [];
+      usageBlocks.set(name, current);
+      current.push(line);
+    } else if (current && /^ {4,}\S/.test(line)) {
+      current.push(line);
+    } else {
+      current = undefined;
+    }
+  }
+}
+
+/** This checkout's release, from its package.json. */
+const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** The options a command takes: those its usage names, and the aliases `run` reads. */
+function optionsOf(command: string): Set<string> {
+  const flags = new Set((usageBlocks.get(command) ?? []).flatMap((l) => [...l.matchAll(/--([a-z-]+)/g)].map((m) => m[1]!)));
+  const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'] };
+  for (const a of aliases[command] ?? []) flags.add(a);
+  flags.add('help');
+  return flags;
+}
+
+/** The usage a usage error is followed by: the command's own lines, or all of it. */
+const usageFor = (command?: string) => {
+  const block = command ? usageBlocks.get(command) : undefined;
+  return block ? `${block.join('\n')}\n\n(loupe --help lists every command)` : usage;
+};
 
 const options = {
   to: { type: 'string' },
@@ -91,6 +137,7 @@ const options = {
   match: { type: 'string' },
   set: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 function need(value: string | undefined, flag: string): string {
@@ -163,7 +210,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       try {
         definition = JSON.parse(await readFile(file, 'utf8'));
       } catch (err) {
-        throw new UsageError(`cannot read ${file} as JSON: ${(err as Error).message}`);
+        throw new Error(`cannot read ${file} as JSON: ${(err as Error).message}`);
       }
       const name = values.name ?? (definition as { name?: unknown } | null)?.name;
       if (typeof name !== 'string') throw new UsageError('name the flow with --name or a "name" field in the file');
@@ -343,6 +390,19 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 2;
   }
   const { values, positionals } = parsed;
+  if (values.version) {
+    io.out(`loupe ${packageVersion()} (Node ${process.version})\n`);
+    return 0;
+  }
+  if (values.help && positionals.length > 0) {
+    const single = ['migrate', 'worker', 'backup'].includes(positionals[0]!);
+    const asked = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
+    const lines = usageBlocks.get(asked) ?? [...usageBlocks].filter(([name]) => name.split(' ')[0] === positionals[0]).flatMap(([, l]) => l);
+    if (lines.length) {
+      io.out(`${lines.join('\n')}\n`);
+      return 0;
+    }
+  }
   if (values.help || positionals.length === 0) {
     // asked for, the usage is the answer (stdout); without a command it is the error's text (stderr, exit 2)
     if (values.help) io.out(`${usage}\n`);
@@ -372,6 +432,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     // before any folder or database is touched: `loupe version` made an empty database in ./data
     if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup') throw new UsageError(`unknown command "${command}"`);
+    // an option of another command was ignored (`account create --amount 5` made an account of the default credits)
+    const allowed = optionsOf(command);
+    const foreign = Object.keys(values).filter((k) => !allowed.has(k));
+    if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
+    if (command === 'token revoke' && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
@@ -419,7 +484,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 130;
     }
     if (err instanceof UsageError) {
-      io.err(`loupe: ${err.message}\n\n${usage}\n`);
+      io.err(`loupe: ${err.message}\n\n${usageFor(err.command ?? (knownCommands.has(command) || usageBlocks.has(command) ? command : undefined))}\n`);
       return 2;
     }
     io.err(`loupe: ${err instanceof ServiceError ? err.detail : (err as Error).message}\n`);

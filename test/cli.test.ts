@@ -262,6 +262,16 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const badLevel = await inProcess({ ...env(), LOG_LEVEL: 'INFO' }, ['worker']);
     expect([badLevel.code, badLevel.stderr]).toEqual([1, 'loupe: cannot start the worker: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "INFO"\n']);
     await fs.rm(elsewhere, { recursive: true, force: true });
+    // an option of another command is refused (it was ignored: the account got the default credits), followed by the command's own usage
+    const foreign = await fails('account', 'create', '--name', 'x', '--amount', '5');
+    expect([foreign.code, foreign.stderr]).toEqual([2, 'loupe: --amount is not an option of "account create"\n\n  loupe account create --name N [--credits C] [--services s1,s2]\n\n(loupe --help lists every command)\n']);
+    expect((await fails('token', 'revoke', '--token', 'lp_x', '--id', 'y')).stderr).toMatch(/^loupe: give --token or --id, not both/);
+    // the release, and one command's usage
+    const version = await inProcess(env(), ['--version']);
+    expect([version.code, version.stdout]).toEqual([0, expect.stringMatching(/^loupe \d+\.\d+\.\d+ \(Node v\d+/)]);
+    expect(await inProcess(env(), ['token', 'revoke', '--help'])).toMatchObject({ code: 0, stdout: '  loupe token revoke --token T | --id TOKEN_ID\n' });
+    // a file that is not there is an error of the run (1), not of the usage (2)
+    expect((await fails('flow', 'create', '--file', path.join(os.tmpdir(), 'no-such-flow.json'))).code).toBe(1);
   }, 60_000); // two CLI processes
 });
 
