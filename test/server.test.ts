@@ -110,6 +110,11 @@ describe('server process that cannot start', () => {
     expect(bad.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^loupe: cannot start: .*LOUPE_QUEUE_WORKERS/)]);
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-unwritable-'));
     try {
+      // a data folder that is a file: said so, naming the setting (it was a bare EEXIST from mkdir)
+      await fs.writeFile(path.join(dataDir, 'a-file'), 'x');
+      const file = await failedStart({ LOUPE_DATA_DIR: path.join(dataDir, 'a-file') });
+      expect([file.code, file.stderr]).toEqual([1, `loupe: cannot start: the data folder ${path.join(dataDir, 'a-file')} (LOUPE_DATA_DIR) cannot be used: it, or a folder on its path, is a file\n`]);
+      await fs.rm(path.join(dataDir, 'a-file'));
       // the media folder's place taken by a file: the server would be "ready" and fail every upload
       await fs.writeFile(path.join(dataDir, 'media'), 'not a folder');
       const media = await failedStart({ LOUPE_DATA_DIR: dataDir });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { makeDataFolder } from './database.ts';
 
 /**
  * One API server per SQLite data folder: its search indexes live in the server's memory and
@@ -13,7 +14,7 @@ import SQLite from 'better-sqlite3';
  * serves any number of servers.
  */
 export function claimDataFolder(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  makeDataFolder(dataDir);
   const lockFile = path.join(dataDir, 'server.lock');
   const pidFile = path.join(dataDir, 'server.pid');
   const lock = new SQLite(lockFile, { timeout: 0 });

@@ -378,6 +378,18 @@ export class NotWritable extends Error {
  * changes nothing is still refused by a read-only database (SQLite's SQLITE_READONLY, PostgreSQL's
  * read-only transaction or missing privilege).
  */
+/** The data folder, made if missing; a path that is a file, or cannot be made, is said in those words. */
+export function makeDataFolder(dataDir: string): void {
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it, or a folder on its path, is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'this user may not make it there' : (err as Error).message;
+    throw new Error(`the data folder ${dataDir} (LOUPE_DATA_DIR) cannot be used: ${why}`);
+  }
+  if (!fs.statSync(dataDir).isDirectory()) throw new Error(`the data folder ${dataDir} (LOUPE_DATA_DIR) cannot be used: it is a file`);
+}
+
 export async function assertWritable(store: Store, mediaDir: string): Promise<void> {
   try {
     await sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(store.db);
@@ -443,13 +455,19 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, close: () => db.destroy() };
   } else {
-    fs.mkdirSync(options.dataDir, { recursive: true });
+    makeDataFolder(options.dataDir);
     const file = sqliteFileOf(options.dataDir);
     // readable by its owner only (SQLite gives the WAL and shared-memory files the same mode): it
     // holds tokens' hashes, webhook secrets and customers' data; an existing file keeps its mode
-    if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
-    const sqlite = new SQLite(file);
-    sqlite.pragma('journal_mode = WAL');
+    let sqlite: SQLite.Database;
+    try {
+      if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+      sqlite = new SQLite(file);
+      sqlite.pragma('journal_mode = WAL');
+    } catch (err) {
+      // SQLite's own words ("unable to open database file") named neither the file nor the likely cause
+      throw new Error(`cannot open the database ${file} (${(err as Error).message}): the file and its folder must be writable by this user (the write-ahead log is made beside the file)`);
+    }
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
