@@ -76,7 +76,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
   };
 
   it('finds objects the server saw, by their name in any of the lexicon languages', async () => {
-    for (const q of ['airplane', 'planes', 'avión', '飞机', 'самолёт', 'हवाई जहाज़']) {
+    for (const q of ['airplane', 'planes', 'avión', '飞机', 'самолёт', 'हवाई जहाज़', 'Flugzeug']) {
       const r = await text(photos, q);
       expect(r.http, q).toBe(200);
       expect(new Set(ids(r.body).slice(0, 2)), q).toEqual(new Set(['plane-1', 'plane-2']));
@@ -86,6 +86,9 @@ describe.each(backends)('text search API (%s)', (backend) => {
       expect(r.body.query_records![0]).toMatchObject({ _text_data: q, _text_engine: 'keyword' });
     }
     expect((await text(photos, 'avión')).body.query_records![0]!._query_language).toBe('es');
+    // German since 2026-11-30 (it was 422 for every object and colour word)
+    expect((await text(photos, 'Flugzeuge am Himmel')).body.query_records![0]!._query_language).toBe('de');
+    expect(ids((await text(photos, 'Gesichter')).body)[0]).toBe('people-1');
     // Faces and people: BlazeFace and CenterNet saw them in the group photo.
     for (const q of ['faces', 'лицо', 'visage', '人脸', 'people', 'personas', 'two people', 'a group of people', '两个人', '一群人', '二人']) expect(ids((await text(photos, q)).body)[0], q).toBe('people-1');
     // The photo base's second path searches the same collections.

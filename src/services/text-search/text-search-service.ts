@@ -1,7 +1,7 @@
 import type { CollectionQueries, Hit, TextHit } from '../../index/collection-queries.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
-import { requiredLanguages } from '../../text-search/lexicon/lexicon.ts';
+import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
@@ -198,8 +198,8 @@ export class TextSearchService {
             ctx,
             422,
             q.unread.length
-              ? `Query not understood: none of its first ${maxQueryWords} words is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records, and the ${q.unread.length} after them were not read (_unread_terms); put the words that matter first`
-              : `Query not understood: no word of "${typeof text === 'string' ? text : ''}" is in the object and colour vocabulary (${requiredLanguages.join(', ')}, ja) or in this collection's records`,
+              ? `Query not understood: none of its first ${maxQueryWords} words is in the object and colour vocabulary (${lexiconLanguages.join(', ')}) or in this collection's records, and the ${q.unread.length} after them were not read (_unread_terms); put the words that matter first`
+              : `Query not understood: no word of "${typeof text === 'string' ? text : ''}" is in the object and colour vocabulary (${lexiconLanguages.join(', ')}) or in this collection's records`,
           ),
           query_records: [{ ...echo, _text_engine: engine }],
           answer_records: [],

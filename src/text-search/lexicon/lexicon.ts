@@ -6,6 +6,7 @@
 import { cocoLabels, colorNames, itemKinds, peopleKinds, type Concept, type LanguageWords } from './concepts.ts';
 import { ar } from './ar.ts';
 import { bn } from './bn.ts';
+import { de } from './de.ts';
 import { en } from './en.ts';
 import { es } from './es.ts';
 import { fr } from './fr.ts';
@@ -19,10 +20,10 @@ import { cjkChar, foldText, wordsOf } from '../text-fold.ts';
 
 /** Ethnologue's ten most spoken languages (the minimum), then the extras. */
 export const requiredLanguages = ['en', 'zh', 'hi', 'es', 'fr', 'ar', 'bn', 'pt', 'ru', 'ur'] as const;
-export const lexiconLanguages = [...requiredLanguages, 'ja'] as const;
+export const lexiconLanguages = [...requiredLanguages, 'ja', 'de'] as const;
 export type LexiconLanguage = (typeof lexiconLanguages)[number];
 
-export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja };
+export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja, de };
 
 /**
  * Forms that name two concepts in one language, on purpose: the word really means both and the
@@ -38,6 +39,7 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
   bn: ['কমলা'],
   ur: ['نارنگی'],
   ja: ['オレンジ'],
+  de: ['orange'],
 };
 
 export interface LexiconEntry {
