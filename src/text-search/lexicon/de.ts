@@ -4,13 +4,15 @@ import type { LanguageWords } from './concepts.ts';
  * German. Nouns in singular and plural (a plural that differs only by its umlaut, Vögel, Äpfel, folds to its singular) (and the diminutives shops use); colour adjectives in the
  * forms a query carries (`rot`, `rote`, `roter`, `rotes`, `roten`). Written with umlauts and ß as
  * German is; the fold drops the umlauts' dots on both sides, so `grun` finds `grün`. Not yet
- * reviewed by a native speaker (docs/text-search.md).
+ * reviewed by a native speaker (docs/text-search.md). Words that are also common English words
+ * with another meaning (Rock, Bank, Sand, Herd, Kind, Rind) are left out: an English query of one
+ * of them would be read as German.
  */
 const adjective = (stem: string): string[] => [stem, `${stem}e`, `${stem}er`, `${stem}es`, `${stem}en`];
 
 export const de: LanguageWords = {
   objects: {
-    person: ['person', 'personen', 'mensch', 'menschen', 'leute', 'mann', 'männer', 'frau', 'frauen', 'junge', 'jungen', 'mädchen', 'kind', 'kinder', 'porträt', 'gruppe'],
+    person: ['person', 'personen', 'mensch', 'menschen', 'leute', 'mann', 'männer', 'frau', 'frauen', 'junge', 'jungen', 'mädchen', 'kinder', 'porträt', 'gruppe'],
     bicycle: ['fahrrad', 'fahrräder', 'rad', 'velo'],
     car: ['auto', 'autos', 'wagen', 'pkw'],
     motorcycle: ['motorrad', 'motorräder', 'moped'],
@@ -23,13 +25,13 @@ export const de: LanguageWords = {
     'fire hydrant': ['hydrant', 'hydranten', 'feuerhydrant'],
     'stop sign': ['stoppschild', 'stoppschilder', 'stoppzeichen'],
     'parking meter': ['parkuhr', 'parkuhren', 'parkscheinautomat'],
-    bench: ['bank', 'bänke', 'sitzbank', 'parkbank'],
+    bench: ['bänke', 'sitzbank', 'parkbank', 'gartenbank'],
     bird: ['vogel', 'vögelchen'],
     cat: ['katze', 'katzen', 'kater', 'kätzchen'],
     dog: ['hund', 'hunde', 'hündin', 'welpe', 'welpen'],
     horse: ['pferd', 'pferde', 'pony', 'stute'],
     sheep: ['schaf', 'schafe', 'lamm', 'lämmer'],
-    cow: ['kuh', 'kühe', 'rind', 'rinder', 'stier', 'kalb'],
+    cow: ['kuh', 'kühe', 'rinder', 'stier', 'kalb'],
     elephant: ['elefant', 'elefanten'],
     bear: ['bär', 'bären'],
     zebra: ['zebra', 'zebras'],
@@ -79,7 +81,7 @@ export const de: LanguageWords = {
     keyboard: ['tastatur', 'tastaturen'],
     'cell phone': ['handy', 'handys', 'smartphone', 'smartphones', 'telefon', 'mobiltelefon'],
     microwave: ['mikrowelle', 'mikrowellen'],
-    oven: ['ofen', 'backofen', 'herd'],
+    oven: ['ofen', 'backofen', 'küchenherd'],
     toaster: ['toaster'],
     sink: ['spüle', 'spülbecken', 'waschbecken'],
     refrigerator: ['kühlschrank', 'kühlschränke'],
@@ -100,7 +102,7 @@ export const de: LanguageWords = {
     // ß and the Swiss ss both
     white: [...adjective('weiß'), ...adjective('weiss')],
     ivory: ['elfenbein', 'elfenbeinfarben', 'altweiß', 'naturweiß'],
-    beige: ['beige', 'beigefarben', 'sand', 'sandfarben'],
+    beige: ['beige', 'beigefarben', 'sandfarben'],
     taupe: ['taupe'],
     camel: ['camel', 'kamelhaarfarben'],
     khaki: ['khaki', 'kaki'],
@@ -140,7 +142,7 @@ export const de: LanguageWords = {
   },
   items: {
     'upper body': ['hemd', 'hemden', 't-shirt', 't-shirts', 'bluse', 'blusen', 'pullover', 'pulli', 'sweatshirt', 'kapuzenpullover', 'hoodie', 'jacke', 'jacken', 'mantel', 'oberteil', 'oberteile', 'top', 'weste'],
-    'lower body': ['hose', 'hosen', 'jeans', 'rock', 'röcke', 'shorts', 'kurze hose', 'leggings'],
+    'lower body': ['hose', 'hosen', 'jeans', 'röcke', 'minirock', 'damenrock', 'shorts', 'kurze hose', 'leggings'],
     'full body': ['kleid', 'kleider', 'overall', 'jumpsuit', 'latzhose', 'outfit'],
     footwear: ['schuh', 'schuhe', 'turnschuh', 'turnschuhe', 'sneaker', 'sneakers', 'stiefel', 'stiefelette', 'sandale', 'sandalen', 'pumps', 'absatzschuhe'],
   },
