@@ -77,6 +77,9 @@ const queries: { label: string; body: Record<string, unknown> }[] = [
   { label: 'common object ("person")', body: { query_record: { _text_data: 'person' } } },
   { label: 'rare object ("giraffe")', body: { query_record: { _text_data: 'giraffe' } } },
   { label: 'colour + object ("red car")', body: { query_record: { _text_data: 'red car' } } },
+  // colour words alone rank every record naming the colour (exact pages, since 2026-11-30)
+  { label: 'colour word alone ("blue")', body: { query_record: { _text_data: 'blue' } } },
+  { label: '"blue", k 10 from 50', body: { query_record: { _text_data: 'blue' }, k: 10, from: 50 } },
   { label: 'record words ("vintage leather")', body: { query_record: { _text_data: 'vintage leather' } } },
   { label: 'French ("voiture rouge")', body: { query_record: { _text_data: 'voiture rouge' } } },
   { label: '"red car", 10 % filter', body: { query_record: { _text_data: 'red car' }, filter: { category: 'c3' } } },

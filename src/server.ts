@@ -80,4 +80,4 @@ await app.listen({ port: config.port, host: config.host }).catch(async (err: unk
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
-if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "CLI")');
+if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');

@@ -54,6 +54,8 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_EMBEDDER: 'nosuch' })).toThrow(/LOUPE_EMBEDDER must be one of mobilenet_v2, mobilenet_v2_mid, inception_v3, centernet/);
     expect(loadConfig({ LOUPE_EMBEDDER: 'inception_v3' }).vision.embedder).toBe('inception_v3');
     expect(() => loadConfig({ PORT: '99999' })).toThrow('PORT must be a port number, 0 to 65535, got "99999"');
+    for (const port of ['0x4797', '1e3', '-1', '80 80']) expect(() => loadConfig({ PORT: port }), port).toThrow(`PORT must be a whole number, 0 or more, got "${port}"`);
+    expect(() => loadConfig({ LOUPE_DEFAULT_CREDITS: '2000000000000' })).toThrow(/LOUPE_DEFAULT_CREDITS must be at most 1000000000000/);
     // an empty data folder setting is unset, as every other (it was the current folder)
     expect(loadConfig({ LOUPE_DATA_DIR: '' }).dataDir).toBe(loadConfig({}).dataDir);
   });

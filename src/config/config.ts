@@ -267,6 +267,13 @@ function embedderFrom(value: string | undefined): string {
   return v;
 }
 
+/** What an account may hold (account-service's maxCredits): beyond it every `account create` failed, naming no setting. */
+function defaultCreditsFrom(value: string | undefined): number {
+  const credits = intFrom(value, 1000, 'LOUPE_DEFAULT_CREDITS');
+  if (credits > 1_000_000_000_000) throw new Error(`LOUPE_DEFAULT_CREDITS must be at most 1000000000000 (what an account holds), got "${value}"`);
+  return credits;
+}
+
 function portFrom(value: string | undefined): number {
   const port = intFrom(value, 8080, 'PORT');
   if (port > 65535) throw new Error(`PORT must be a port number, 0 to 65535, got "${value}"`);
@@ -276,8 +283,9 @@ function portFrom(value: string | undefined): number {
 function intFrom(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  // whole numbers only: a port, a count of threads or days has no fraction (PORT=8397.5 failed deep in Node)
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`${name} must be a whole number, 0 or more, got "${value}"`);
+  // whole numbers only, in decimal digits: a port, a count of threads or days has no fraction
+  // (PORT=8397.5 failed deep in Node), and 0x4797 or 1e3 are not what an operator means to write
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n)) throw new Error(`${name} must be a whole number, 0 or more, got "${value}"`);
   return n;
 }
 
@@ -400,7 +408,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     prices: pricesFrom(env.LOUPE_PRICES),
     priceRates: ratesFrom(env.LOUPE_PRICE_RATES),
-    defaultCredits: intFrom(env.LOUPE_DEFAULT_CREDITS, 1000, 'LOUPE_DEFAULT_CREDITS'),
+    defaultCredits: defaultCreditsFrom(env.LOUPE_DEFAULT_CREDITS),
     limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
     urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
