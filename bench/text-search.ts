@@ -193,7 +193,7 @@ for (const backend of backends) {
     }
     let answers = 0;
     const search = await time(async () => {
-      const out = await services.textSearch.search(ctx, c, { ...q.body, k: 30 });
+      const out = await services.textSearch.search(ctx, c, { k: 30, ...q.body });
       answers = out.answer_count as number;
     });
     const b = await time(bare);
