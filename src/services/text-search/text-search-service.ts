@@ -28,10 +28,8 @@ const maxQueryColors = 8;
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
 const keywordDistance = (score: number) => round4(100 / (1 + Math.max(0, score)));
-/** Colour words alone re-rank this many candidates (or 4·(k+from), when more): pages up to k+from = 500 are slices of one order. */
-const colourPool = 2000;
-/** The most candidates the widening of a colour re-rank beside other words reads. */
-const maxPool = 20_000;
+/** The most candidates a colour re-rank reads (or 4·(k+from), when more): pages up to k+from = 500 are slices of one order. */
+const rerankPool = 2000;
 
 const bad = (message: string) => new ServiceError(400, 'invalid_request', message);
 
@@ -167,23 +165,24 @@ export class TextSearchService {
         .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
     };
     /**
-     * The re-ranked best `n`, the same whichever page asks. With words beside the colours, the
-     * candidates are widened until no record left out could rank among them: one left out has a
-     * first distance at least the last candidate's, and the re-rank multiplies it by no less than
-     * `least`. Colour words alone start every record from 100, so no bound holds: their candidates
-     * are a fixed `colourPool` (the keyword order, which counts a colour's code more often the more
-     * of the image it covers), so pages within it are slices of one order.
+     * The re-ranked best `n`, the same whichever page asks. The candidates are widened until no
+     * record left out could rank among them (one left out has a first distance at least the last
+     * candidate's, and the re-rank multiplies it by no less than `least`), up to `rerankPool` (or
+     * 4·n, when more). Each answer is then the exact order's head, or the head of the pool's order,
+     * which the exact order's head is a prefix of: pages up to 500 deep are slices of one order.
+     * Colour words alone start every record from 100, so no bound holds: the pool itself (the
+     * keyword order counts a colour's code more often the more of the image it covers).
      */
     const exactTop = async (n: number, by: 'clip' | 'keyword', fetch: (m: number) => Promise<Ranked[]>): Promise<Ranked[]> => {
       if (!reranked) return fetch(n);
       const onlyColours = by === 'keyword' && onlyColorWords(q, colorWords);
-      if (onlyColours) return (await rerank(await fetch(Math.max(colourPool, 4 * n)), by)).slice(0, n);
-      const least = (colors ? 0.5 : 1) * (by === 'keyword' && colorWords.length ? 0.5 : 1);
-      for (let m = Math.max(pool, 4 * n); ; m *= 4) {
+      const least = onlyColours ? 0 : (colors ? 0.5 : 1) * (by === 'keyword' && colorWords.length ? 0.5 : 1);
+      const cap = Math.max(rerankPool, 4 * n);
+      for (let m = onlyColours ? cap : Math.min(cap, Math.max(pool, 4 * n)); ; m = Math.min(cap, 4 * m)) {
         const hits = await fetch(m);
         const out = await rerank(hits, by);
         const bound = (hits[hits.length - 1]?.distance ?? 0) * least;
-        if (hits.length < m || m >= maxPool || (out.length >= n && out[n - 1]!.distance < bound)) return out.slice(0, n);
+        if (hits.length < m || m >= cap || (out.length >= n && out[n - 1]!.distance < bound)) return out.slice(0, n);
       }
     };
 
