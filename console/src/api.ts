@@ -88,6 +88,11 @@ export async function call<T>(method: string, path: string, options: CallOptions
   return body as T;
 }
 
+/** An `Idempotency-Key` for one create: a retry of it sends the same key (randomUUID needs a secure context, which a LAN address over http is not). */
+export function newKey(): string {
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`;
+}
+
 /** Any message a thrown value carries, for an error box. */
 export function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.status ? `${err.detail} (${err.status}${err.code && err.code !== String(err.status) ? ` ${err.code}` : ''})` : err.detail;

@@ -160,6 +160,8 @@ export function App() {
   const signOut = useCallback(() => {
     storeToken(null);
     storeWorkspace(null);
+    // what the pages remembered for this tab (the Search page's collection) is the account's, not the next one's
+    sessionStorage.clear();
     setAccount(null);
   }, []);
   useEffect(() => {

@@ -43,7 +43,7 @@ export type Identification = { id: string; event_id: string } & Partial<Record<M
     corrected?: boolean;
   };
 
-export type Correction = Partial<Record<MatchTextField, string>> & { price?: number | null };
+export type Correction = Partial<Record<MatchTextField, string>> & { price?: number | null; sold?: boolean; note?: string };
 
 export interface StatusObj {
   code: number;

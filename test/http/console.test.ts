@@ -237,11 +237,22 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(() => page.locator('.stat', { hasText: 'Total' }).textContent(), SLOW).toContain('$44.25');
     await shot('session');
     // an alternative picked with "Use this" fills the form too, so a save after it does not send the old card back
-    await page.getByRole('button', { name: 'Use this' }).first().click();
+    // each alternative's button is named for its card (a screen reader heard "Use this" alone)
+    await page.getByRole('button', { name: 'Use Charmeleon' }).click();
     await expect.poll(() => editor.getByLabel('name', { exact: true }).inputValue(), SLOW).toBe('Charmeleon');
     await editor.getByRole('button', { name: 'Save correction' }).click();
     await page.getByText('Nothing changed.').waitFor();
     expect((await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e1`))).json().results[0]).toMatchObject({ name: 'Charmeleon', card_number: '24', price: 12 });
+    // sold and a note, as the API takes them; a price in hex is refused, not read as 16
+    await editor.getByLabel('price (USD)').fill('0x10');
+    await editor.getByRole('button', { name: 'Save correction' }).click();
+    await page.getByText(/Price must be a number of US dollars such as 12/).waitFor();
+    await editor.getByLabel('price (USD)').fill('12');
+    await editor.getByLabel('sold').check();
+    await editor.getByLabel('note').fill('Binder page 3');
+    await editor.getByRole('button', { name: 'Save correction' }).click();
+    await page.locator('[data-event-id="e1"] .tag', { hasText: 'sold' }).waitFor();
+    expect((await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e1`))).json().results[0]).toMatchObject({ sold: true, note: 'Binder page 3', price: 12 });
     // the list keeps its search in the address, so Back and a reload return to it
     await page.goto(`${base}/console#/sessions?q=binder`);
     await expect.poll(() => page.locator('table.list tbody tr').count(), SLOW).toBe(1);

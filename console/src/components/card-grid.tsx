@@ -38,6 +38,11 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                 <span class="card-foot">
                   <span class="price">{money(row.price)}</span>
                   {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">{num(row.grade, 1)}</span> : null}
+                  {row.sold ? (
+                    <span class="tag" title="Sold">
+                      sold
+                    </span>
+                  ) : null}
                   {row.corrected ? (
                     <span class="tag" title="Corrected by a user">
                       edited

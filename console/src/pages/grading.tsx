@@ -160,8 +160,12 @@ export function GradingPage({ shell }: { shell: Shell }) {
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    const images = files.filter(isImage).slice(0, endpoint === 'grade' ? 2 : 10);
-    if (!images.length) return setError('Choose a photo of a card (and its back, for a full grade).');
+    const chosen = files.filter(isImage);
+    if (!chosen.length) return setError('Choose a photo of a card (and its back, for a full grade).');
+    // a third photo was dropped without a word, and the second taken for the first card's back
+    if (endpoint === 'grade' && chosen.length > 2) return setError(`grade grades one card: the photo of its front, and of its back if you have one (${chosen.length} chosen). For one result per photo, choose condition or centering.`);
+    if (chosen.length > 10) return setError(`At most 10 photos a request (${chosen.length} chosen).`);
+    const images = chosen;
     setError(null);
     setRequest(null);
     try {
@@ -206,7 +210,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
           </label>
         </div>
         <DropZone label={endpoint === 'grade' ? 'Photo of the front (then the back, optional)' : 'Photos of cards'} multiple onFiles={(f) => setFiles(f)}>
-          {files.length ? <p class="hint">{files.map((f) => f.name).join(', ')}</p> : null}
+          {files.length ? <p class="hint">{endpoint === 'grade' && files.length === 2 ? `front: ${files[0]!.name}, back: ${files[1]!.name}` : files.map((f) => f.name).join(', ')}</p> : null}
         </DropZone>
         <button type="submit" disabled={!files.length || (status !== null && status !== 'DONE')}>
           Grade (1 credit a photo)

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
-import { call, messageOf } from '../api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { call, messageOf, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
@@ -84,6 +84,10 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const [sessions, setSessions] = useState<Session[]>([]);
   const [target, setTarget] = useState('');
   const [added, setAdded] = useState<string | null>(null);
+  const [adding, setAdding] = useState(false);
+  // the batch on screen: a drop while another is still being read replaces it, and the older one's answers are dropped
+  const batch = useRef(0);
+  const inFlight = useRef<AbortController | null>(null);
 
   useEffect(() => {
     // the live ones among the newest 500 (the API's largest page): a shop's main session is rarely further back
@@ -96,6 +100,11 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const recognise = async (files: File[]) => {
     const images = files.filter(isImage);
     if (!images.length) return setError('Drop photos of cards (JPEG, PNG, WebP).');
+    const mine = ++batch.current;
+    inFlight.current?.abort();
+    const abort = new AbortController();
+    inFlight.current = abort;
+    const current = () => batch.current === mine;
     setBusy(true);
     setError(null);
     setAdded(null);
@@ -104,32 +113,40 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       const image = await prepareImage(file, 2048);
       list.push({ file, image, hash: hashBytes(image.bytes) });
     }
+    if (!current()) return;
     setPhotos(list);
     // One photo a call, two at a time: each answer shows as soon as it is ready.
     let next = 0;
     const worker = async () => {
-      while (next < list.length) {
+      while (next < list.length && current()) {
         const p = list[next++]!;
         try {
-          const res = await call<{ records: RecognitionRecord[] }>('POST', '/collectibles/v2/tcg_id', { acceptMixed: true, body: { records: [{ _id: p.file.name, _base64: p.image.base64 }], price_stats: true, ...(analyzeAll ? { analyze_all: true } : {}) } });
+          const res = await call<{ records: RecognitionRecord[] }>('POST', '/collectibles/v2/tcg_id', { acceptMixed: true, signal: abort.signal, body: { records: [{ _id: p.file.name, _base64: p.image.base64 }], price_stats: true, ...(analyzeAll ? { analyze_all: true } : {}) } });
           p.record = res.records[0];
         } catch (err) {
+          if ((err as Error).name === 'AbortError') return;
           p.error = messageOf(err);
         }
-        setPhotos([...list]);
+        if (current()) setPhotos([...list]);
       }
     };
     await Promise.all([worker(), worker()]);
     shell.creditsChanged();
-    setBusy(false);
+    if (current()) setBusy(false);
   };
 
   const addToSession = async () => {
+    // one session a press: a second click while the first is on its way made (and charged) another
+    if (adding) return;
+    setAdding(true);
     setError(null);
     try {
       let sessionId = target;
       if (!sessionId) {
-        const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } });
+        const s = await call<Session>('POST', '/cardstream/v2/session/', {
+          headers: { 'idempotency-key': newKey() },
+          body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } },
+        });
         sessionId = s.id;
         // listed, so the picker shows where the cards went (and a second add goes there knowingly)
         setSessions((list) => [s, ...list.filter((x) => x.id !== s.id)]);
@@ -156,6 +173,8 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       void res;
     } catch (err) {
       setError(err);
+    } finally {
+      setAdding(false);
     }
   };
 
@@ -184,7 +203,9 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
               ))}
             </select>
           </label>
-          <button onClick={() => void addToSession()}>Add to session</button>
+          <button onClick={() => void addToSession()} disabled={adding || busy}>
+            {adding ? 'Adding…' : 'Add to session'}
+          </button>
           {added ? (
             <a href={`#/sessions/${added}`} data-testid="added-link">
               Added: open the session

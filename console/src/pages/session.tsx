@@ -20,7 +20,12 @@ const limits: Record<MatchTextField, number> = { name: 255, full_name: 500, set_
 const fieldsOf = (row: Identification): Record<string, string> => ({
   ...Object.fromEntries(editable.map((k) => [k, row[k] ?? ''])),
   price: row.price === null || row.price === undefined ? '' : String(row.price),
+  note: row.note ?? '',
+  sold: row.sold ? 'true' : '',
 });
+
+/** US dollars as a person types them: digits with an optional decimal point (0x10 and 1e3 were read as 16 and 1000). */
+const priceText = /^\d+(\.\d*)?$|^\.\d+$/;
 
 /**
  * Keyed by the row's id where it is used, so another row is a fresh editor: its fields start
@@ -58,9 +63,11 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     const body: Correction = {};
     for (const k of editable) if ((values[k] ?? '') !== (row[k] ?? '')) body[k] = values[k] ?? '';
     const price = (values.price ?? '').trim();
+    if (price !== '' && !priceText.test(price)) return setError('Price must be a number of US dollars such as 12 or 12.50 (or empty for none).');
     const newPrice = price === '' ? null : Number(price);
-    if (newPrice !== null && (!Number.isFinite(newPrice) || newPrice < 0)) return setError('Price must be a number of US dollars, 0 or more (or empty for none).');
     if (newPrice !== (row.price ?? null)) body.price = newPrice;
+    if ((values.note ?? '') !== (row.note ?? '')) body.note = values.note ?? '';
+    if ((values.sold === 'true') !== Boolean(row.sold)) body.sold = values.sold === 'true';
     if (!Object.keys(body).length) return setError('Nothing changed.');
     void save(body);
   };
@@ -100,6 +107,13 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
           price (USD)
           <input name="price" inputMode="decimal" value={values.price ?? ''} onInput={(e) => setValues({ ...values, price: (e.target as HTMLInputElement).value })} />
         </label>
+        <label class="check">
+          <input type="checkbox" name="sold" checked={values.sold === 'true'} onChange={(e) => setValues({ ...values, sold: (e.target as HTMLInputElement).checked ? 'true' : '' })} /> sold
+        </label>
+        <label>
+          note
+          <textarea name="note" rows={2} maxLength={10_000} value={values.note ?? ''} onInput={(e) => setValues({ ...values, note: (e.target as HTMLTextAreaElement).value })} />
+        </label>
         <button type="submit" disabled={saving}>
           {saving ? 'Saving…' : 'Save correction'}
         </button>
@@ -114,7 +128,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
                 <span>
                   {String(alt.full_name ?? alt.name ?? '?')} <span class="hint">{String(alt.set ?? alt.set_name ?? '')}</span>
                 </span>
-                <button onClick={() => useAlternative(alt)} disabled={saving}>
+                <button onClick={() => useAlternative(alt)} disabled={saving} aria-label={`Use ${String(alt.full_name ?? alt.name ?? 'this card')}`}>
                   Use this
                 </button>
               </li>
@@ -233,6 +247,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const rename = async (e: Event) => {
     e.preventDefault();
     const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '').trim();
+    // a name of spaces left the heading and the session pickers blank
+    if (!name) return setError('A session needs a name: type one, or Cancel.');
     try {
       setSession(await call<Session>('PATCH', `/cardstream/v2/session/${id}/`, { body: { name } }));
       setRenaming(false);

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { call, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { hashParams } from '../lib/hash-params.ts';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
@@ -30,6 +30,7 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     return () => clearTimeout(t);
   }, [search]);
 
+  const [tick, setTick] = useState(0);
   const load = async (signal?: AbortSignal) => {
     try {
       const params = new URLSearchParams({ page: String(page), page_size: String(pageSize) });
@@ -37,9 +38,32 @@ export function SessionsPage({ shell }: { shell: Shell }) {
       setData(await call<Page<Session>>('GET', `/cardstream/v2/session/?${params}`, { signal }));
       setError(null);
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') setError(err);
+      if ((err as Error).name === 'AbortError') return;
+      // a refused search leaves no list that looks like its answer
+      setData(null);
+      setError(err);
     }
   };
+  // The address is the page's: a link or Back to another page of the list (the menu's "Sessions" too) is read again.
+  useEffect(() => {
+    const on = () => {
+      if (!/^#\/?sessions(\?|$)/.test(location.hash)) return;
+      const p = hashParams();
+      const q = (p.get('q') ?? '').trim();
+      setSearch(p.get('q') ?? '');
+      setQuery(q);
+      setPage(Math.max(1, Math.floor(Number(p.get('page'))) || 1));
+    };
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  // Sessions a scanner app starts while the list is open appear within half a minute (a hidden tab asks nothing).
+  useEffect(() => {
+    const t = setInterval(() => {
+      if (document.visibilityState === 'visible') setTick((n) => n + 1);
+    }, 30_000);
+    return () => clearInterval(t);
+  }, []);
   useEffect(() => {
     const ac = new AbortController();
     void load(ac.signal);
@@ -50,7 +74,7 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     // replaced, not pushed: paging is not a step Back should retrace
     if (location.hash !== address) history.replaceState(null, '', address);
     return () => ac.abort();
-  }, [page, query]);
+  }, [page, query, tick]);
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -58,7 +82,7 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     if (creating) return;
     setCreating(true);
     try {
-      const s = await call<Session>('POST', '/cardstream/v2/session/', { body: { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } } });
+      const s = await call<Session>('POST', '/cardstream/v2/session/', { headers: { 'idempotency-key': newKey() }, body: { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } } });
       shell.creditsChanged();
       location.hash = `#/sessions/${s.id}`;
     } catch (err) {
@@ -125,13 +149,24 @@ export function SessionsPage({ shell }: { shell: Shell }) {
               </tbody>
             </table>
           </div>
-          {data.results.length === 0 ? <p class="empty">{query ? `No session matches “${query}”.` : 'No sessions yet. A scanner app creates them, or use “New session”.'}</p> : null}
+          {data.results.length === 0 ? (
+            data.count > 0 ? (
+              <p class="empty">
+                No sessions on page {page}.{' '}
+                <button class="link" onClick={() => setPage(1)}>
+                  Go to page 1
+                </button>
+              </p>
+            ) : (
+              <p class="empty">{query ? `No session matches “${query}”.` : 'No sessions yet. A scanner app creates them, or use “New session”.'}</p>
+            )
+          ) : null}
           <nav class="pager" aria-label="Pages of sessions">
             <button disabled={page <= 1} onClick={() => setPage(page - 1)}>
               Previous
             </button>
             <span>
-              Page {page} of {pages} · {data.count} sessions
+              Page {page} of {pages} · {data.count} {data.count === 1 ? 'session' : 'sessions'}
             </span>
             <button disabled={!data.next} onClick={() => setPage(page + 1)}>
               Next
