@@ -102,7 +102,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   }
 
   private async openIndex(collectionId: string, dimensions: number): Promise<HnswIndex> {
-    fs.mkdirSync(this.dir, { recursive: true });
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     return HnswIndex.open({
       file: path.join(this.dir, `${collectionId}.usearch`),
       dimensions,

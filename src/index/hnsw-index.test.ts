@@ -341,6 +341,8 @@ describe('HnswIndex persistence', () => {
     }
     expect(source.currentSeq()).toBe(10);
     await a.checkpoint(10);
+    // descriptors of customers' photos: the owner's only (they were 0644 under the usual umask)
+    for (const f of [file, `${file}.json`]) expect((fs.statSync(f).mode & 0o777).toString(8), f).toBe('600');
     // Seq 11–25 reach the database; only some reach the index before the crash (no checkpoint).
     const ops: (() => number)[] = [
       () => source.put(11, vs[11]!),

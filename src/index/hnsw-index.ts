@@ -374,8 +374,10 @@ export class HnswIndex {
     const tmp = `${this.file}.tmp`;
     // Checkpoints serialise on one temp file; a later snapshot than `seq` only means a longer replay.
     const run = this.pending.then(async () => {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       this.native.save(tmp);
+      // the index holds descriptors of customers' photos: its owner's only, as the database and media are
+      await fsp.chmod(tmp, 0o600);
       const count = this.native.size();
       await this.persist(tmp, seq, count);
     });
@@ -520,7 +522,7 @@ export class HnswIndex {
     const bytes = (await fsp.stat(tmp)).size;
     const meta: Sidecar = { format: SIDECAR_FORMAT, seq, dimensions: this.dims, metric: 'cos', quantization: this.quantization, connectivity: this.connectivity, count, bytes, sha256: await sha256File(tmp) };
     const metaTmp = `${this.file}.json.tmp`;
-    await fsp.writeFile(metaTmp, JSON.stringify(meta));
+    await fsp.writeFile(metaTmp, JSON.stringify(meta), { mode: 0o600 });
     const mh = await fsp.open(metaTmp, 'r+');
     try {
       await mh.sync();

@@ -69,6 +69,8 @@ export interface RequestDetail extends RequestSummary {
 const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
 /** Headers the server sets itself; a configured value would be overwritten or break the request. */
 const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'loupe-signature', 'loupe-request-id', 'loupe-delivery-attempt']);
+/** Headers of one hop or of the body's encoding: sent as given, each made every delivery fail (Trailer) or be refused (Content-Encoding on plain JSON). */
+const hopHeaders = new Set(['trailer', 'te', 'upgrade', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'content-encoding']);
 
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
 export class RequestService {
@@ -288,6 +290,7 @@ export class RequestService {
       if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw bad(`the value of header ${name} has characters a header cannot carry (only Latin-1 letters and visible ASCII); percent-encode it`);
       const lower = name.toLowerCase();
       if (reservedHeaders.has(lower) || lower.startsWith('loupe-')) throw bad(`header ${name} is set by the server`);
+      if (hopHeaders.has(lower)) throw bad(`header ${name} belongs to one connection or to the body's encoding, and would make every delivery fail; leave it out`);
       // header names are case-insensitive: X-Dup and x-dup are one header, which would be sent once with either value
       if (Object.keys(headers).some((k) => k.toLowerCase() === lower)) throw bad(`header ${name} is given twice (names are case-insensitive)`);
       headers[name] = value;

@@ -91,6 +91,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       // the payload is JSON: another Content-Type would misname it
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Content-Type': 'text/plain' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'a\r\nb' } } }, 400, 'invalid_request'],
+      // a header of one hop or of the body's encoding failed every delivery, for an hour of retries
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { Trailer: 'X-Foo' } } }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'content-encoding': 'gzip' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: {} }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'Loupe-Foo': '1' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'é中' } } }, 400, 'invalid_request'],

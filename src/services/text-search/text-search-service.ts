@@ -28,8 +28,8 @@ const maxQueryColors = 8;
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 /** Keyword engine distance (docs/api-decisions.md): ascending, in (0, 100]. */
 const keywordDistance = (score: number) => round4(100 / (1 + Math.max(0, score)));
-/** The most candidates a colour re-rank reads (or 4·(k+from), when more): pages up to k+from = 500 are slices of one order. */
-const rerankPool = 2000;
+/** The most candidates a colour re-rank reads (or 4·(k+from), when more): pages up to k+from = 250 are slices of one order. */
+const rerankPool = 1000;
 
 const bad = (message: string) => new ServiceError(400, 'invalid_request', message);
 
@@ -165,11 +165,11 @@ export class TextSearchService {
         .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
     };
     /**
-     * The re-ranked best `n`, the same whichever page asks. The candidates are widened until no
+     * The re-ranked best `n`, the same whichever page asks. The candidates are widened ×4 until no
      * record left out could rank among them (one left out has a first distance at least the last
      * candidate's, and the re-rank multiplies it by no less than `least`), up to `rerankPool` (or
      * 4·n, when more). Each answer is then the exact order's head, or the head of the pool's order,
-     * which the exact order's head is a prefix of: pages up to 500 deep are slices of one order.
+     * which the exact order's head is a prefix of: pages up to 250 deep are slices of one order.
      * Colour words alone start every record from 100, so no bound holds: the pool itself (the
      * keyword order counts a colour's code more often the more of the image it covers).
      */
