@@ -20,12 +20,15 @@ export function MatchingPage({ shell }: { shell: Shell }) {
   const [groups, setGroups] = useState<Out[] | null>(null);
   const [previews, setPreviews] = useState<Map<string, string>>(new Map());
   const [note, setNote] = useState<string | null>(null);
+  // the photos last compared: moving the slider groups them again without choosing them again
+  const [lastFiles, setLastFiles] = useState<File[]>([]);
 
-  const run = async (files: File[]) => {
+  const run = async (files: File[], within = range) => {
     let images = files.filter(isImage);
     if (!images.length) return setError('The folder holds no images.');
     setNote(images.length > maxRecords ? `The API groups at most ${maxRecords} images a call; the first ${maxRecords} of ${images.length} were compared.` : null);
     images = images.slice(0, maxRecords);
+    setLastFiles(files);
     setBusy(true);
     setError(null);
     try {
@@ -33,7 +36,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       const prepared = await Promise.all(images.map((f) => prepareImage(f, 512)));
       const ids = images.map((f) => (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name);
       setPreviews(new Map(ids.map((id, i) => [id, prepared[i]!.preview])));
-      const res = await call<{ records: Out[] }>('POST', '/image_matching/v2/remove_duplicates', { acceptMixed: true, body: { records: prepared.map((p, i) => ({ _id: ids[i], _base64: p.base64 })), range } });
+      const res = await call<{ records: Out[] }>('POST', '/image_matching/v2/remove_duplicates', { acceptMixed: true, body: { records: prepared.map((p, i) => ({ _id: ids[i], _base64: p.base64 })), range: within } });
       setGroups(res.records);
       shell.creditsChanged();
     } catch (err) {
@@ -50,9 +53,23 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       <h1 id="matching-title">Image matching</h1>
       <div class="panel">
         <DropZone label="Choose a folder of photos (or drop photos)" multiple folder onFiles={(f) => void run(f)} />
+        {/* a phone cannot pick a folder or drop files: single photos too */}
+        <label>
+          Or choose photos
+          <input type="file" accept="image/*" multiple onChange={(e) => void run([...((e.target as HTMLInputElement).files ?? [])])} />
+        </label>
         <label>
           Largest difference counted as a duplicate (bits of the 256-bit hash): {range}
-          <input type="range" min={0} max={64} value={range} onInput={(e) => setRange(Number((e.target as HTMLInputElement).value))} />
+          <input
+            type="range"
+            min={0}
+            max={64}
+            value={range}
+            onInput={(e) => setRange(Number((e.target as HTMLInputElement).value))}
+            onChange={(e) => {
+              if (lastFiles.length && !busy) void run(lastFiles, Number((e.target as HTMLInputElement).value));
+            }}
+          />
         </label>
       </div>
       {busy ? <p class="loading">Comparing…</p> : null}
@@ -60,7 +77,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       <ErrorBox error={error} />
       {groups ? (
         <p aria-live="polite" data-testid="dup-summary">
-          {groups.length} distinct images, {dupGroups.length} with duplicates{failed.length ? `, ${failed.length} could not be read` : ''}.
+          {groups.length - failed.length} distinct {groups.length - failed.length === 1 ? 'image' : 'images'}, {dupGroups.length} with duplicates{failed.length ? `, ${failed.length} could not be read` : ''}.
         </p>
       ) : null}
       {dupGroups.map((g) => (

@@ -35,7 +35,9 @@ function CardResult({ object }: { object: MatchObject }) {
       )}
       {ident?.alternatives.length ? (
         <details>
-          <summary>{ident.alternatives.length} alternatives</summary>
+          <summary>
+            {ident.alternatives.length} {ident.alternatives.length === 1 ? 'alternative' : 'alternatives'}
+          </summary>
           <ol class="alts">
             {ident.alternatives.map((a, i) => (
               <li key={i}>

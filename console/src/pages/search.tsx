@@ -44,7 +44,7 @@ function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: st
   return (
     <div aria-live="polite">
       <p class="hint" data-testid="result-status">
-        {envelope.status.code} {envelope.status.text} · {records.length} results
+        {envelope.status.code} {envelope.status.text} · {records.length} {records.length === 1 ? 'result' : 'results'}
       </p>
       <ul class="results">
         {records.map((r, i) => {
@@ -102,8 +102,13 @@ export function SearchPage({ shell }: { shell: Shell }) {
       setError(err);
     }
   };
+  /** An error that answers the search asked for: the previous answer no longer shows under it. */
+  const refused = (err: unknown) => {
+    setResults(null);
+    setError(err);
+  };
   const run = async (label: string, path: string, body: Record<string, unknown>) => {
-    if (!filter.ok) return setError(filter.message);
+    if (!filter.ok) return refused(filter.message);
     setBusy(true);
     setError(null);
     try {
@@ -122,19 +127,26 @@ export function SearchPage({ shell }: { shell: Shell }) {
   };
   const byImage = async (files: File[]) => {
     const f = files.find(isImage);
-    if (!f) return setError('Drop an image file (JPEG, PNG, WebP, TIFF).');
+    if (!f) return refused('Drop an image file (JPEG, PNG, WebP, TIFF).');
     setLastImage(f);
-    const img = await prepareImage(f, 1024);
+    let img;
+    try {
+      img = await prepareImage(f, 1024);
+    } catch {
+      return refused(`${f.name} could not be read as an image.`);
+    }
     await run(`image ${f.name}`, `${base}/visualKNN`, { query_record: { _base64: img.base64 } });
   };
   const byText = (e: Event) => {
     e.preventDefault();
     const path = types[collection.type].text;
-    if (!path) return setError('Custom collections have no text search in the API (spec 2 §4 lists photo, product, fashion and home decor).');
+    if (!path) return refused('Custom collections have no text search in the API (spec 2 §4 lists photo, product, fashion and home decor).');
     void run(`text “${text}”`, path, { query_record: { _text_data: text } });
   };
   const insert = async (files: File[]) => {
     const images = files.filter(isImage);
+    // a drop of no image did nothing at all
+    if (!images.length) return setError(`No image among ${files.map((f) => f.name).join(', ') || 'the files'}: insert takes JPEG, PNG, WebP or TIFF files.`);
     let extra: Record<string, unknown> = {};
     if (attrs.trim()) {
       try {
@@ -144,6 +156,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
         return setError('Attributes must be a JSON object, such as {"price": 12, "color": "red"}.');
       }
     }
+    // an _id given in Attributes names the record (it was replaced by the file name); it can name one only
+    if (extra._id !== undefined && images.length > 1) return setError(`An _id in Attributes names one record, and ${images.length} images were dropped: drop one, or leave _id out (each file's name is its _id).`);
     setBusy(true);
     setError(null);
     const lines: string[] = [];
@@ -152,7 +166,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
       for (let i = 0; i < images.length; i += 10) {
         const batch = await Promise.all(images.slice(i, i + 10).map((f) => prepareImage(f, 1024)));
         const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
-        const records = batch.map((img) => ({ ...extra, _id: img.name, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
+        const records = batch.map((img) => ({ _id: img.name, ...extra, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
         try {
           const env = await call<Envelope>('POST', `${base}/insert`, { headers, body: { records } });
           lines.push(`${env.status.code} ${env.status.text}: ${env.answer_count ?? 0} inserted`);

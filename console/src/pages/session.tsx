@@ -35,6 +35,8 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
+  // said after a save, until the next change: nothing on screen said the correction was kept
+  const [done, setDone] = useState(false);
   const first = useRef<HTMLInputElement>(null);
   useEffect(() => {
     // The drawer takes the keyboard, without scrolling the page away from the grid.
@@ -43,9 +45,11 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
 
   const save = async (body: Correction) => {
     setSaving(true);
+    setDone(false);
     try {
       const saved = await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body });
       onSaved(saved);
+      setDone(true);
       // the fields show what was saved: an alternative picked with "Use this" would otherwise stay
       // behind in the form, and the next save would send the old card back
       setValues(fieldsOf(saved));
@@ -117,6 +121,11 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
         <button type="submit" disabled={saving}>
           {saving ? 'Saving…' : 'Save correction'}
         </button>
+        {done ? (
+          <p class="hint" role="status">
+            Saved.
+          </p>
+        ) : null}
         <ErrorBox error={error} />
       </form>
       {row.alternatives?.length ? (
