@@ -254,6 +254,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // every answer is what its Content-Type says: an error echoing a client's text is never sniffed as a page
+    if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
   });
 
   registerLargeBodyLimit(app, { thresholdBytes: config.limits.largeBodyBytes, atOnce: config.limits.largeBodiesAtOnce, maxWaiting: 32, idleMs: config.limits.largeBodyIdleMs });

@@ -16,6 +16,11 @@ export function registerAccessControl(app: FastifyInstance): void {
   });
 
   async function authorize(request: FastifyRequest, service: string): Promise<void> {
+    // Node keeps the first of two Authorization headers and drops the other: which account acts must not be a guess
+    const raw = request.raw.rawHeaders;
+    let sent = 0;
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') sent++;
+    if (sent > 1) throw new ServiceError(400, 'invalid_request', 'The Authorization header was sent more than once: send one token.');
     const principal = await accounts.authenticate(request.headers.authorization);
     const wait = rateLimiter.take(principal.tokenId);
     if (wait > 0) {

@@ -51,7 +51,14 @@ describe.each(backends)('request errors (%s)', (backend) => {
       const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload, headers: { 'content-type': 'application/json' } });
       expect(res.statusCode, payload).toBe(400);
       expect(res.json().code).toBe('invalid_json');
+      // an answer is what its Content-Type says, never sniffed as a page (errors echo what was sent)
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
+    expect((await h.request('GET', cs('ping/'))).headers['x-content-type-options']).toBe('nosniff');
+    // two Authorization headers: Node kept the first silently, so which account acted was a guess
+    const twice = await raw(`GET ${cs('ping/')} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nAuthorization: Token lp_other\r\n\r\n`);
+    expect(twice).toMatch(/^HTTP\/1\.[01] 400 /);
+    expect(twice).toContain('sent more than once');
   });
 
   it('a body nested deeper than 32 levels is 400 invalid_json on every endpoint family, before any work', async () => {
