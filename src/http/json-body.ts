@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import sjson from 'secure-json-parse';
 import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
+import { duplicateKeyIn } from './json-duplicate-keys.ts';
 
 /** A parsed body, or why it is refused (plain data, so it can come back from a worker thread). */
 export type ParsedBody = { value: unknown } | { error: { status: number; code: string; detail: string } };
@@ -37,6 +38,9 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
     return refuse(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (nestsDeeperThan(value, maxJsonDepth)) return refuse(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`);
+  // only an object can name a key twice: bodies that are one string or number skip the scan
+  const twice = text.startsWith('{') || text.startsWith('[') ? duplicateKeyIn(text) : undefined;
+  if (twice !== undefined) return refuse(400, 'invalid_json', `The body names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so the other value would be dropped.`);
   // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return refuse(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.');
   return { value };

@@ -6,6 +6,7 @@ import { collectionTypes, type CollectionType } from '../../store/collection-sto
 import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, type Answers } from '../schemas/search.ts';
+import { duplicateKeyIn } from '../json-duplicate-keys.ts';
 
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 409, 413, 415, 429, 503];
@@ -198,6 +199,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
                 filter = undefined;
               }
               if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('The filter query parameter must be a JSON object (the filter a next link carries).');
+              const twice = duplicateKeyIn(request.query.filter);
+              if (twice !== undefined) throw badRequest(`The filter query parameter names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so a condition would be dropped.`);
             }
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
