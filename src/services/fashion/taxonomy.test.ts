@@ -10,10 +10,12 @@ describe('wantedItems', () => {
   it('names the kinds a known category asks for, in the server\'s taxonomy or the lexicon', () => {
     expect(wantedItems('fashion', 'Footwear', 'Footwear/Shoes')).toContain('footwear');
     expect(wantedItems('fashion', undefined, 'Sneakers')).toContain('footwear');
+    // German categories through the German lexicon (since 2026-11-30; the whole image before)
+    expect(wantedItems('fashion', 'Herren', 'Herren/Hemden')).toEqual(['upper body']);
   });
 
   it('is empty for categories the server cannot map, so no item matches (spec rule 2: the whole image)', () => {
     expect(wantedItems('fashion', 'Jewellery', 'Jewellery/Rings')).toEqual([]);
-    expect(wantedItems('fashion', 'Herren', 'Herren/Hemden')).toEqual([]);
+    expect(wantedItems('fashion', 'Uomo', 'Uomo/Camicie')).toEqual([]);
   });
 });
