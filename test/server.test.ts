@@ -73,24 +73,33 @@ describe('server process', () => {
   it('npm start stops when npm alone is sent SIGTERM (a process manager that signals the pid it started): the server does not run on orphaned', async () => {
     const npmPort = randomPort();
     const fresh = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-npm-'));
-    const npm = spawn('npm', ['start', '--silent'], { cwd: path.resolve(import.meta.dirname, '..'), env: { ...env(), LOUPE_DATA_DIR: fresh, LOUPE_VISION_WARM: 'none', PORT: String(npmPort), HOST: '127.0.0.1' }, stdio: 'ignore' });
+    // its own process group, so a failing step below still ends npm and the server (a failed run left them serving)
+    const npm = spawn('npm', ['start', '--silent'], { cwd: path.resolve(import.meta.dirname, '..'), env: { ...env(), LOUPE_DATA_DIR: fresh, LOUPE_VISION_WARM: 'none', PORT: String(npmPort), HOST: '127.0.0.1' }, stdio: 'ignore', detached: true });
     const up = async () => fetch(`http://127.0.0.1:${npmPort}/health`).then((r) => r.ok, () => false);
-    for (let i = 0; i < 600 && !(await up()); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(await up()).toBe(true);
-    // the media folder a first start makes is its owner's alone, as the README says (it was 0755)
-    expect(((await fs.stat(path.join(fresh, 'media'))).mode & 0o777).toString(8)).toBe('700');
-    npm.kill('SIGTERM');
-    let gone = false;
-    for (let i = 0; i < 150 && !gone; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      gone = !(await up());
+    try {
+      for (let i = 0; i < 600 && !(await up()); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(await up()).toBe(true);
+      // the media folder a first start makes is its owner's alone, as the README says (it was 0755)
+      expect(((await fs.stat(path.join(fresh, 'media'))).mode & 0o777).toString(8)).toBe('700');
+      npm.kill('SIGTERM');
+      let gone = false;
+      for (let i = 0; i < 150 && !gone; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        gone = !(await up());
+      }
+      expect(gone).toBe(true);
+      // and the data folder is free for the next start
+      const next = await startServerProcess({ ...env(), LOUPE_DATA_DIR: fresh }, randomPort());
+      next.child.kill('SIGTERM');
+      expect(await next.exited).toBe(0);
+    } finally {
+      try {
+        process.kill(-npm.pid!, 'SIGKILL');
+      } catch {
+        // the group has ended, as it should
+      }
+      await fs.rm(fresh, { recursive: true, force: true });
     }
-    expect(gone).toBe(true);
-    // and the data folder is free for the next start
-    const next = await startServerProcess({ ...env(), LOUPE_DATA_DIR: fresh }, randomPort());
-    next.child.kill('SIGTERM');
-    expect(await next.exited).toBe(0);
-    await fs.rm(fresh, { recursive: true, force: true });
   }, 120_000);
 });
 
