@@ -74,6 +74,13 @@ class UsageError extends Error {
   }
 }
 
+/** A command's name from the words typed: `migrate`, `backup` and `worker` are one word, the rest two. */
+const singleCommands = ['migrate', 'backup', 'worker'];
+const commandOf = (words: readonly string[]): { command: string; rest: string[] } => {
+  const single = singleCommands.includes(words[0] ?? '');
+  return { command: single ? words[0]! : words.slice(0, 2).join(' '), rest: words.slice(single ? 1 : 2) };
+};
+
 /** Each command's lines of the usage (its first line and the indented ones after it). */
 const usageBlocks = new Map<string, string[]>();
 {
@@ -81,8 +88,7 @@ const usageBlocks = new Map<string, string[]>();
   for (const line of usage.split('\n')) {
     const m = /^ {2}loupe ([a-z-]+)(?: ([a-z-]+))?/.exec(line);
     if (m) {
-      const single = ['migrate', 'backup', 'worker'].includes(m[1]!);
-      const name = single ? m[1]! : `${m[1]} ${m[2] ?? ''}`.trim();
+      const name = commandOf(m[2] ? [m[1]!, m[2]] : [m[1]!]).command;
       current = usageBlocks.get(name) ?? [];
       usageBlocks.set(name, current);
       current.push(line);
@@ -395,8 +401,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (values.help && positionals.length > 0) {
-    const single = ['migrate', 'worker', 'backup'].includes(positionals[0]!);
-    const asked = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
+    const asked = commandOf(positionals).command;
     const lines = usageBlocks.get(asked) ?? [...usageBlocks].filter(([name]) => name.split(' ')[0] === positionals[0]).flatMap(([, l]) => l);
     if (lines.length) {
       io.out(`${lines.join('\n')}\n`);
@@ -409,9 +414,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     else io.err(`${usage}\n`);
     return values.help ? 0 : 2;
   }
-  const single = positionals[0] === 'migrate' || positionals[0] === 'worker' || positionals[0] === 'backup';
-  const command = single ? positionals[0]! : positionals.slice(0, 2).join(' ');
-  const rest = positionals.slice(single ? 1 : 2);
+  const { command, rest } = commandOf(positionals);
   if (command === 'worker') {
     if (rest.length) {
       io.err(`loupe: unexpected argument: ${rest[0]} (worker takes none; its settings are the environment's)\n`);

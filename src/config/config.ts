@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { seenParts, type SeenPart } from '../text-search/seen-tokens.ts';
 import { editDistance } from '../util/edit-distance.ts';
-import { embedderNames } from '../vision/models/embedder-names.ts';
+import { defaultEmbedder, embedderNames } from '../vision/models/embedder-names.ts';
 
 /** About an hour in all: 9 attempts, the last 58 minutes after the first (docs/webhooks.md). */
 export const defaultRetryDelaysMs = [5, 15, 45, 120, 300, 600, 900, 1500].map((s) => s * 1000);
@@ -263,7 +263,7 @@ function boolFrom(value: string | undefined, name: string): boolean {
 
 function embedderFrom(value: string | undefined): string {
   const v = (value ?? '').trim();
-  if (v && !(embedderNames as readonly string[]).includes(v)) throw new Error(`LOUPE_EMBEDDER must be one of ${embedderNames.join(', ')} (or unset for mobilenet_v2_mid), got "${value}"`);
+  if (v && !(embedderNames as readonly string[]).includes(v)) throw new Error(`LOUPE_EMBEDDER must be one of ${embedderNames.join(', ')} (or unset for ${defaultEmbedder}), got "${value}"`);
   return v;
 }
 

@@ -133,7 +133,7 @@ export class TextSearchService {
     // Colour words rank what they name by how much of the image it covers (W of docs/api-decisions.md).
     const colorWords = [...new Set(q.concepts.filter((m) => m.concept.kind === 'color').map((m) => m.concept.name as ColorName))];
     const reranked = colors !== undefined || colorWords.length > 0;
-    // The colour re-rank needs a pool wider than the page (widened below until the page is exact).
+    // The colour re-rank needs a pool wider than the page (widened below, up to `rerankPool`).
     const pool = reranked ? Math.max(100, 4 * want) : want;
 
     // Colours re-rank each fetched list before products are grouped, so a product is shown by its
@@ -142,26 +142,29 @@ export class TextSearchService {
       const weighedWords = by === 'clip' ? [] : colorWords;
       if (!(colors || weighedWords.length) || !hits.length) return hits;
       const stored = await this.store.text.colorsOf(this.store.store.db, hits.map((h) => h.record.key));
-      // records whose own words name a queried colour itself (a title's "Burgundy scrub top"; the family a shade implies is not enough)
-      const named = onlyColorWords(q, weighedWords) ? await this.queries.namedInOwnWords(c, q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code)) : new Set<number>();
+      // Nothing but colour words: W decides, as a shopper means "blue"; beside other words, W weighs
+      // half, as M does. Colours sent beside them only lower a distance (M), never weaken the words'.
+      const onlyColours = onlyColorWords(q, weighedWords);
+      const wordWeight = onlyColours ? 1 : 0.5;
+      // Colour words alone: records whose own words name a queried colour itself (a title's "Burgundy
+      // scrub top"; the family a shade implies is not enough) count as at least half that colour: the
+      // seller's word outweighs a trace in the photo, a photo mostly of the colour outweighs the word.
+      const named = onlyColours ? await this.queries.namedInOwnWords(c, q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code)) : new Set<number>();
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
         return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
       };
-      // Nothing but colour words: W decides, as a shopper means "blue"; beside other words, W weighs
-      // half, as M does. Colours sent beside them only lower a distance (M), never weaken the words'.
-      const onlyColours = onlyColorWords(q, weighedWords);
-      const wordWeight = onlyColours ? 1 : 0.5;
-      const factor = (c: number[][]) => (colors ? 1 - 0.5 * colorMatch(colors, c) : 1) * (1 - wordWeight * colorWordShare(weighedWords, c));
+      const factor = (h: Ranked) => {
+        const colours = own(h);
+        const share = Math.max(colorWordShare(weighedWords, colours), named.has(h.record.key) ? 0.5 : 0);
+        return (colors ? 1 - 0.5 * colorMatch(colors, colours) : 1) * (1 - wordWeight * share);
+      };
       // Colour words alone: W decides from 100 (a colour code is in most records, so its keyword
-      // score says little), the keyword score only between equal shares. A record whose own words
-      // name the colour counts as at least half that colour: the seller's word outweighs a trace in
-      // the photo, a photo mostly of the colour outweighs the word (it came last, at 100, with W = 0).
+      // score says little), the keyword score only between equal shares.
       const keyword = new Map(hits.map((h) => [h.record.key, h.distance]));
-      const onlyFactor = (h: Ranked) => (colors ? 1 - 0.5 * colorMatch(colors, own(h)) : 1) * (1 - Math.max(colorWordShare(weighedWords, own(h)), named.has(h.record.key) ? 0.5 : 0));
       return hits
-        .map((h) => ({ ...h, distance: onlyColours ? 100 * onlyFactor(h) : h.distance * factor(own(h)) }))
+        .map((h) => ({ ...h, distance: (onlyColours ? 100 : h.distance) * factor(h) }))
         .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
     };
     /**

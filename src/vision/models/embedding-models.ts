@@ -15,16 +15,10 @@ import { modelArtifacts, nodeRequire, packageDir, packageVersion, tfjs, type Mod
  * - `centernet`: the MobileNetV3 backbone of @vladmandic/human's COCO CenterNet detector (512),
  *   global mean of its last backbone map (480-d). Detection-trained, kept for comparison only.
  */
-import { embedderNames, type EmbedderName } from './embedder-names.ts';
+import { defaultEmbedder, embedderNames, type EmbedderName } from './embedder-names.ts';
 
-export { embedderNames, type EmbedderName };
+export { defaultEmbedder, embedderNames, type EmbedderName };
 
-/**
- * The hub feature vector inside `mobilenet_v2_mid` kept ImageNet-generic features: best category
- * retrieval and near-duplicate recall of the four, and as fast as the smaller MobileNetV2, whose
- * backbone was fine-tuned towards nsfwjs' five classes (docs/models.md).
- */
-export const defaultEmbedder: EmbedderName = 'mobilenet_v2_mid';
 
 export interface EmbedderOptions {
   /** `squash`: whole image stretched to the square input (what nsfwjs does). `crop`: centre square. */
