@@ -22,8 +22,15 @@ type Tag = { id: number; name: string; prob: number };
  */
 export function labelClues(r: LabelReading, fullText: string): CardTextClues {
   const [number, total] = (r.card_no ?? '').split('/');
+  // a black star promo's label prints the number without its series prefix (`SWSH BSP #066` is SWSH066)
+  const prefix = number && /^\d+$/.test(number) && !total ? promoPrefix(r.set, r.lang) : null;
   return {
-    numbers: number ? [{ number, total: total ?? null, key: numberKey(number), raw: `#${r.card_no}`, prob: 1, form: 'lone' }] : [],
+    numbers: number
+      ? [
+          ...(prefix ? [{ number: `${prefix}${number}`, total: null, key: numberKey(`${prefix}${number}`), raw: `#${r.card_no}`, prob: 1, form: 'promo' as const }] : []),
+          { number, total: total ?? null, key: numberKey(number), raw: `#${r.card_no}`, prob: 1, form: 'lone' as const },
+        ]
+      : [],
     printCodes: [],
     setCodes: [],
     year: r.year,
@@ -38,6 +45,26 @@ export function labelClues(r: LabelReading, fullText: string): CardTextClues {
     game: /pok[eé]mon/i.test(r.brand ?? '') ? 'pokemon' : /magic|mtg/i.test(r.brand ?? '') ? 'mtg' : /yu-?gi-?oh/i.test(r.brand ?? '') ? 'yugioh' : null,
     fullText,
   };
+}
+
+/** Black star promo series as grading labels open their set line with them (spaces dropped), and the prefix their cards' numbers carry. */
+const PROMO_SERIES: [RegExp, string][] = [
+  [/^(SWSH|SW&SH|SWORD&?SHIELD)/, 'SWSH'],
+  [/^(SM|S&M|SUN&?MOON)/, 'SM'],
+  [/^XY/, 'XY'],
+  [/^(BW|B&W|BLACK&WHITE)/, 'BW'],
+  [/^(HGSS|HG&?SS|HEARTGOLD)/, 'HGSS'],
+  [/^(DP|D&P|DIAMOND&?PEARL)/, 'DP'],
+];
+
+/**
+ * The number prefix of the English promo series a label's set line names (`SWSH BSP`, `SM BLACK STAR
+ * PROMO`, read glued or spaced), or null; a label naming another language is not one of them.
+ */
+export function promoPrefix(set: string | null, lang: string | null = null): string | null {
+  const s = (set ?? '').toUpperCase().replace(/[^A-Z&]/g, '');
+  if ((lang !== null && lang !== 'en') || !/(BSP|BLACKSTAR|PROMO)/.test(s)) return null;
+  return PROMO_SERIES.find(([re]) => re.test(s))?.[1] ?? null;
 }
 
 /** The record tags a label gives (document 3 §2 names them): `Company`, `Grade`, and PSA's `Qualifier` when printed. */

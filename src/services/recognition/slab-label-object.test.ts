@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { labelClues, promoPrefix } from './slab-label-object.ts';
+import { readLabelText } from './slab-label-text.ts';
+
+describe('a label as identification clues', () => {
+  it('names a black star promo by its series prefix (PSA prints `SWSH BSP #066` for SWSH066)', () => {
+    expect(promoPrefix('SWSH BSP')).toBe('SWSH');
+    expect(promoPrefix('SWSHBSP')).toBe('SWSH');
+    expect(promoPrefix('SM BLACK STAR PROMO')).toBe('SM');
+    expect(promoPrefix('S & M BLACK STAR PROMOS')).toBe('SM');
+    expect(promoPrefix('XY BLACK STAR PROMO')).toBe('XY');
+    expect(promoPrefix('BLACK & WHITE PROMO')).toBe('BW');
+    expect(promoPrefix('HGSS PROMO')).toBe('HGSS');
+    expect(promoPrefix('DIAMOND & PEARL PROMO')).toBe('DP');
+    // not a promo line, a promo of no prefixed series, another language's promo
+    expect(promoPrefix('S & M')).toBeNull();
+    expect(promoPrefix('JAPANESE PROMO')).toBeNull();
+    expect(promoPrefix('SWSH BSP', 'ja')).toBeNull();
+    expect(promoPrefix(null)).toBeNull();
+  });
+
+  it('reads the promo number first and the number as printed after it', () => {
+    // img217 of ../shared/datasets/graded_slabs, as PP-OCRv4 read it
+    const r = readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185']);
+    expect(labelClues(r, '').numbers.map((n) => [n.number, n.key, n.form])).toEqual([
+      ['SWSH066', 'SWSH66', 'promo'],
+      ['066', '66', 'lone'],
+    ]);
+    const sv = readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169']);
+    expect(labelClues(sv, '').numbers.map((n) => n.number)).toEqual(['SV69']);
+  });
+});
