@@ -143,6 +143,13 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect(await raw('GET /health HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 200 /);
     expect(await raw('GET /health HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.[01] 200 /);
     expect(await raw(`GET ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1:${(h.app.server.address() as AddressInfo).port}\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.[01] 200 /);
+    // host names as Docker Compose services and fully qualified names write them (refused before); the page's `next` link is built on them
+    for (const name of ['a', 'b']) await h.request('POST', cs('session/'), { body: { name } });
+    for (const host of ['card_server:4101', 'card_server', 'cards.example.com.', 'loupe_api.internal:8080']) {
+      const answer = await raw(`GET ${cs('session/?page_size=1')} HTTP/1.0\r\nHost: ${host}\r\n${auth}\r\n`);
+      expect(answer, host).toMatch(/^HTTP\/1\.[01] 200 /);
+      expect(answer, host).toContain(`http://${host}/`);
+    }
   });
 
   it('what the HTTP parser refuses (headers too large, a header that does not parse) is answered in the error shape', async () => {
