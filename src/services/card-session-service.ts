@@ -72,7 +72,18 @@ export interface IdentificationInput {
   note?: string | null;
 }
 
-export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, string | null>> & { price?: number | null; sold?: boolean | null; note?: string | null; links?: Record<string, string> | null };
+export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, string | null>> & {
+  price?: number | null;
+  sold?: boolean | null;
+  note?: string | null;
+  links?: Record<string, string> | null;
+  /** Document 3's name of `set_name`, as a recognition alternative carries it. */
+  set?: string | null;
+  price_stats?: unknown[] | null;
+};
+
+/** What a correction takes: a body naming none of them changes nothing and is refused. */
+const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 'links'] as const;
 
 /** The fields that say which card a row is: a correction changing one makes the recognised card's links another card's. */
 const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
@@ -448,16 +459,26 @@ export class CardSessionService {
   }
 
   /** Spec 1's rename, and the session's description and meta_data: absent is unchanged, null clears. */
-  async updateSession(ctx: CallContext, id: string, patch: Pick<SessionInput, 'name' | 'description' | 'meta_data'>): Promise<SessionView> {
+  async updateSession(ctx: CallContext, id: string, patch: Pick<SessionInput, 'name' | 'description' | 'meta_data' | 'game' | 'platform'> & { status?: unknown }): Promise<SessionView> {
     exactNumbers(patch);
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
-    if (patch.name === undefined && patch.description === undefined && patch.meta_data === undefined) throw badRequest('Nothing to change: send name, description or meta_data.', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
+    if (patch.name === undefined && patch.description === undefined && patch.meta_data === undefined && patch.game === undefined && patch.platform === undefined) {
+      throw badRequest('Nothing to change: send name, description, meta_data, game or platform.', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
+    }
     if (patch.meta_data && Buffer.byteLength(JSON.stringify(patch.meta_data)) > metaDataMaxBytes) {
       throw badRequest(`meta_data must be at most ${metaDataMaxBytes} bytes of JSON.`, [{ field: 'meta_data', message: `must be at most ${metaDataMaxBytes} bytes of JSON` }]);
     }
     const sid = this.sessionId(id);
+    // a whole session sent back carries its status: as it is, it passes; a change would be lost here, so it is refused
+    if (patch.status !== undefined && patch.status !== null) {
+      const current = await this.sessionRow(ctx, sid);
+      if (patch.status !== current.status) throw badRequest(`A session's status is changed by POST …/session/${sid}/close/ or …/reopen/, not by PATCH.`, [{ field: 'status', message: `is "${current.status}"; PATCH does not change it` }]);
+    }
+    const game = patch.game !== undefined ? storedGame(patch.game ?? '') : undefined;
     const changes = {
       ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
+      ...(game !== undefined ? { game, game_key: gameKey(game) } : {}),
+      ...(patch.platform !== undefined ? { platform: patch.platform ?? '' } : {}),
       ...(patch.description !== undefined ? { description: patch.description ?? '' } : {}),
       ...(patch.meta_data !== undefined ? { meta_data: JSON.stringify(patch.meta_data ?? {}) } : {}),
     };
@@ -674,8 +695,20 @@ export class CardSessionService {
     return { count, page: query.page, pageSize, results: rows.map((r) => this.identificationView(ctx, r)) };
   }
 
-  async correctIdentification(ctx: CallContext, id: string, patch: CorrectionInput): Promise<IdentificationView> {
-    exactNumbers(patch);
+  async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput): Promise<IdentificationView> {
+    exactNumbers(body);
+    // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
+    if (!correctionFields.some((f) => body[f] !== undefined)) {
+      throw badRequest(`Nothing to change: send one of ${correctionFields.join(', ')}.`, [{ field: 'body', message: 'names no field a correction changes' }]);
+    }
+    if (body.set !== undefined && body.set_name !== undefined && body.set !== body.set_name) {
+      throw badRequest('set and set_name name the same field and differ: send one.', [{ field: 'set', message: 'differs from set_name' }]);
+    }
+    if (body.price_stats && Buffer.byteLength(JSON.stringify(body.price_stats)) > sideListMaxBytes) {
+      throw badRequest(`price_stats must be at most ${sideListMaxBytes} bytes of JSON.`, [{ field: 'price_stats', message: `must be at most ${sideListMaxBytes} bytes of JSON` }]);
+    }
+    const { set, ...rest } = body;
+    const patch: CorrectionInput = rest.set_name === undefined && set !== undefined ? { ...rest, set_name: set } : rest;
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
     const iid = id.toLowerCase();
     return this.store.transaction(async (tx) => {
@@ -686,6 +719,14 @@ export class CardSessionService {
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
+      const identityChanged = identityFields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
+      // a price derived from the recognised card's price_stats is that card's: the picked card's own stats
+      // give it again, and without them the card's change leaves the price unknown (kept in `original`)
+      let derived: ReturnType<typeof derivePrice> = null;
+      if (identityChanged && patch.price === undefined && row.price_basis !== null) {
+        derived = derivePrice(patch.price_stats, row.id_type);
+        patch.price = derived?.price ?? null;
+      }
       const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       // The links sent with a pick (an alternative carries its own), else none where the card changed: the
       // recognised card's marketplace pages are not the picked card's (kept in `original.links`)
@@ -693,17 +734,22 @@ export class CardSessionService {
       const links = patch.links !== undefined ? patch.links : changed.some((f) => (identityFields as readonly string[]).includes(f)) ? null : linksBefore;
       const linksChanged = JSON.stringify(links ?? null) !== JSON.stringify(linksBefore ?? null);
       if (linksChanged) values.links = links === null ? null : JSON.stringify(links);
-      if (changed.length > 0 || linksChanged) {
+      // the stats sent with a pick, else none where the card changed (the recognised card's, kept in `original`)
+      const statsBefore = row.price_stats === null ? null : fromJson<unknown[]>(row.price_stats);
+      const stats = patch.price_stats !== undefined ? patch.price_stats : identityChanged ? null : statsBefore;
+      const statsChanged = JSON.stringify(stats ?? null) !== JSON.stringify(statsBefore ?? null);
+      if (statsChanged) values.price_stats = stats === null ? null : JSON.stringify(stats);
+      if (changed.length > 0 || linksChanged || statsChanged) {
         const next: MatchSnapshot = { ...current };
         for (const f of changed) {
           (next as Record<MatchField, unknown>)[f] = patch[f];
           (values as Record<string, unknown>)[f] = patch[f];
         }
         values.card_key = cardKey({ ...row, ...next });
-        if (changed.includes('price')) values.price_basis = null;
+        if (changed.includes('price')) values.price_basis = derived ? canonicalJson(derived.basis) : null;
         values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
-        if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore });
+        if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
       }
       if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined) values.note = patch.note;

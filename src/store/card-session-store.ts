@@ -139,7 +139,7 @@ export class CardSessionStore {
     return { count: Number(count.c), rows };
   }
 
-  async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string }): Promise<boolean> {
+  async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string; game?: string; game_key?: string; platform?: string }): Promise<boolean> {
     const res = await this.db.updateTable('card_sessions').set({ ...changes, updated_at: new Date().toISOString() }).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }

@@ -358,8 +358,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const fixed = res.json();
     expect(fixed).toMatchObject({ id: row.id, name: 'Raichu', card_number: '026', price: 3, corrected: true, set_code: 'MEW' });
     const links = { tcgplayer: 'https://www.tcgplayer.com/product/1', ebay: 'https://www.ebay.com/sch/i.html?_nkw=pikachu' };
-    expect(fixed.original).toEqual({ name: 'Pikachu', full_name: 'Pikachu 025/165 Scarlet & Violet 151', set_name: 'Scarlet & Violet 151', set_code: 'MEW', card_number: '025', series: 'Scarlet & Violet', year: '2023', subcategory: 'Pokemon', price: 1.25, links });
+    expect(fixed.original).toEqual({ name: 'Pikachu', full_name: 'Pikachu 025/165 Scarlet & Violet 151', set_name: 'Scarlet & Violet 151', set_code: 'MEW', card_number: '025', series: 'Scarlet & Violet', year: '2023', subcategory: 'Pokemon', price: 1.25, links, price_stats: [{ source: 'tcgplayer', market: 1.25, currency: 'USD' }] });
     expect(Date.parse(fixed.corrected_at)).not.toBeNaN();
+    // another card: the recognised card's price_stats are not the picked card's (kept in original)
+    expect(fixed.price_stats).toBeNull();
     // another card now: the recognised card's links would name the wrong one
     expect(fixed.links).toBeNull();
 
@@ -392,6 +394,39 @@ describe.each(backends)('identifications (%s)', (backend) => {
 
     await h.request('DELETE', cs(`session/${sid}/`));
     expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'x' } })).statusCode).toBe(404);
+  });
+
+  it('PATCH takes a recognition alternative as it came (set, price_stats), and refuses a body that changes nothing', async () => {
+    const sid = await createSession(h);
+    const stats = (market: number) => [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: market } }];
+    // no price sent: derived from the recognised card's stats
+    await upload(sid, [card('alt', { price: undefined, price_stats: stats(4) })]);
+    const row = (await list(sid)).results[0];
+    expect(row).toMatchObject({ price: 4, price_derived: true });
+    const patch = (body: unknown) => h.request('PATCH', cs(`identification/${row.id}/`), { body });
+
+    for (const body of [{}, { grade: 9 }, { color: 'yellow', rarity: 'Rare' }]) {
+      const refused = await patch(body);
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+      expect(refused.json().detail).toMatch(/^Nothing to change/);
+    }
+    expect((await patch({ set: 'Base', set_name: 'Jungle' })).statusCode).toBe(400);
+    expect((await list(sid)).results[0]).toMatchObject({ name: 'Pikachu', set_name: 'Scarlet & Violet 151', corrected: false, price: 4 });
+
+    // an alternative of document 3 (§2: `set`, not `set_name`), with fields a row does not keep and its own stats
+    const alternative = { name: 'Pikachu', full_name: 'Pikachu 58/102 Base', set: 'Base', set_code: 'BS', card_number: '58', year: '1999', rarity: 'Common', color: 'Lightning', out_of: '102', price_stats: stats(12.5) };
+    const picked = await patch(alternative);
+    expect(picked.statusCode).toBe(200);
+    expect(picked.json()).toMatchObject({ set_name: 'Base', set_code: 'BS', card_number: '58', year: '1999', price: 12.5, price_derived: true, price_stats: stats(12.5), corrected: true });
+    expect(picked.json().original).toMatchObject({ set_name: 'Scarlet & Violet 151', price: 4, price_stats: stats(4) });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(12.5);
+    // another card without stats: the derived price was the last card's, so it is unknown now
+    const bare = (await patch({ set_name: 'Jungle', card_number: '60' })).json();
+    expect(bare).toMatchObject({ set_name: 'Jungle', price: null, price_derived: false, price_stats: null });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(0);
+    // a price the user set is kept through a change of card
+    await patch({ price: 7 });
+    expect((await patch({ card_number: '61' })).json()).toMatchObject({ card_number: '61', price: 7, price_derived: false });
   });
 
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {

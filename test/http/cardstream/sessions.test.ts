@@ -131,12 +131,32 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect((await h.request('GET', cs(`session/?search=friday`))).json().results.map((r: { id: string }) => r.id)).toContain(id);
     const cleared = await h.request('PATCH', cs(`session/${id}/`), { body: { description: null, meta_data: null } });
     expect(cleared.json()).toMatchObject({ name: 'keep', description: '', meta_data: {} });
-    const nothing = await h.request('PATCH', cs(`session/${id}/`), { body: { game: 'TCG', notes: 'x' } });
+    const nothing = await h.request('PATCH', cs(`session/${id}/`), { body: { notes: 'x', id: 'y' } });
     expect(nothing.statusCode).toBe(400);
-    expect(nothing.json().detail).toBe('Nothing to change: send name, description or meta_data.');
+    expect(nothing.json().detail).toBe('Nothing to change: send name, description, meta_data, game or platform.');
     expect((await h.request('PATCH', cs(`session/${id}/`), { body: { meta_data: { big: 'x'.repeat(70_000) } } })).statusCode).toBe(400);
     expect((await h.request('PATCH', cs(`session/${id}/`), { payload: '{"meta_data":{"n":1e309}}', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
     expect((await h.request('GET', cs(`session/${id}/`))).json()).toMatchObject({ description: '', meta_data: {} });
+  });
+
+  it('PATCH changes game and platform too (a settings form saved whole); a whole session sent back passes, a status change is 400', async () => {
+    const id = await createSession(h, { name: 'form', game: '', platform: '' });
+    const saved = await h.request('PATCH', cs(`session/${id}/`), { body: { name: 'renamed', game: 'comics', platform: 'other' } });
+    expect(saved.statusCode).toBe(200);
+    // a documented game in its spelling, as at create
+    expect(saved.json()).toMatchObject({ name: 'renamed', game: 'Comics', platform: 'other' });
+    expect((await h.request('GET', cs('session/?game=COMICS'))).json().results.map((r: { id: string }) => r.id)).toContain(id);
+    expect((await h.request('PATCH', cs(`session/${id}/`), { body: { game: null, platform: null } })).json()).toMatchObject({ name: 'renamed', game: '', platform: '' });
+    // the session as GET gave it, one field edited
+    const whole = (await h.request('GET', cs(`session/${id}/`))).json();
+    const back = await h.request('PATCH', cs(`session/${id}/`), { body: { ...whole, name: 'from the form' } });
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toMatchObject({ name: 'from the form', status: 'live' });
+    const closing = await h.request('PATCH', cs(`session/${id}/`), { body: { ...whole, status: 'closed' } });
+    expect(closing.statusCode).toBe(400);
+    expect(closing.json().detail).toMatch(/close\/.*reopen\//);
+    expect((await h.request('GET', cs(`session/${id}/`))).json()).toMatchObject({ name: 'from the form', status: 'live' });
+    expect((await h.request('PATCH', cs(`session/${id}/`), { body: { game: 'g'.repeat(101) } })).statusCode).toBe(400);
   });
 
   it('closes, closes again, reopens, reopens again; ended follows the state', async () => {

@@ -50,6 +50,9 @@ export const SessionCreateBody = Type.Object({
 /** Spec 1: "Renames a session. Body: name". `description` and `meta_data` too, as a user editing a session expects; absent is unchanged. */
 export const SessionPatchBody = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 255 })),
+  game: SessionCreateBody.properties.game,
+  platform: SessionCreateBody.properties.platform,
+  status: Type.Optional(Type.Unknown({ description: 'Not changed here (use `close/` and `reopen/`): sent as the session has it (a whole session sent back) it passes, another value is 400.' })),
   description: Type.Optional(Nullable(Type.String({ maxLength: noteMaxLength, description: 'null clears it ("").' }))),
   meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Replaces the whole object, up to 64 KiB; null clears it ({}).' }))),
 });
@@ -137,6 +140,7 @@ const MatchSnapshot = Type.Object({
   subcategory: Nullable(Type.String()),
   price: Nullable(Type.Number()),
   links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String(), { description: 'The links the row had (rows first corrected before 2026-11-30 lack it).' }))),
+  price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { description: 'The price_stats the row had (rows first corrected before the thirtieth session lack it).' }))),
 });
 
 export const Identification = Type.Object({
@@ -195,6 +199,8 @@ export const CorrectionBody = Type.Object({
   name: text(255),
   full_name: text(500),
   set_name: text(255),
+  set: text(255, 'Document 3\'s name for `set_name` (a recognition alternative sent as it came): taken when `set_name` is not sent, 400 when both are sent and differ.'),
+  price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { maxItems: 10, description: 'The picked card\'s price statistics (an alternative carries its own): where the row\'s price was derived from the recognised card\'s and no `price` is sent, the price is derived again from these; without them a correction of the card clears a derived price.' }))),
   set_code: text(50),
   card_number: text(50),
   series: text(255),
