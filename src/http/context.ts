@@ -51,6 +51,11 @@ declare module 'fastify' {
      */
     envelope?: boolean;
     /**
+     * With `envelope`: a `status.code` 300 (`MIXED_RESULT`, some records failed) goes out as HTTP 200, since spec 3
+     * §7 counts any 2xx as success and anything else as failure (recognition: the records answered are charged).
+     */
+    mixedIsSuccess?: boolean;
+    /**
      * Error bodies also carry `status: {code, text, request_id}` (spec 3 §7: "Body `status` has `code`
      * and `text`"), the route's own answers untouched: the asynchronous API, whose answers' `status` is
      * the request's state.

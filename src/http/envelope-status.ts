@@ -13,7 +13,9 @@ const nullBodyStatuses = new Set([204, 205, 304]);
  * body (200–599, not 204/205/304); otherwise 200 for a success-like code and 500 for one above
  * 599 (none of the spec's codes is either). docs/api-decisions.md "HTTP status vs `status.code`".
  */
-export function httpStatusOf(code: number): number {
+export function httpStatusOf(code: number, mixedIsSuccess = false): number {
+  // spec 3 §7: "Success is any 2xx HTTP status": a call some of whose records were answered (and charged) succeeded
+  if (mixedIsSuccess && code === 300) return 200;
   if (Number.isInteger(code) && code >= 200 && code <= 599 && !nullBodyStatuses.has(code)) return code;
   return code > 599 ? 500 : 200;
 }
@@ -29,7 +31,7 @@ export function registerEnvelopeStatus(app: FastifyInstance): void {
   app.addHook('preSerialization', async (request, reply, payload) => {
     if (!request.routeOptions.config?.envelope || reply.statusCode !== 200) return payload;
     const code = (payload as { status?: { code?: unknown } } | null)?.status?.code;
-    if (typeof code === 'number') reply.code(httpStatusOf(code));
+    if (typeof code === 'number') reply.code(httpStatusOf(code, request.routeOptions.config.mixedIsSuccess === true));
     return payload;
   });
 }

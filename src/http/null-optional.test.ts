@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Type } from '@sinclair/typebox';
 import { Nullable } from './schemas/common.ts';
 import { dropNullOptionals } from './null-optional.ts';
+import { ImageRecordInput } from './schemas/search.ts';
 
 describe('dropNullOptionals', () => {
   const schema = Type.Object({
@@ -29,5 +30,15 @@ describe('dropNullOptionals', () => {
     const body = { k: 5, query_record: { _text_data: 'red', must: 'x' } };
     dropNullOptionals(schema, body);
     expect(body).toEqual({ k: 5, query_record: { _text_data: 'red', must: 'x' } });
+  });
+
+  it('removes an empty image field the schema marks, as null: the other field, or the _id, is the image', () => {
+    const body = { query_record: { _id: 'leo3', _url: '', _base64: '', note: '' }, records: [{ _url: 'http://x/a.jpg', _base64: '' }] };
+    dropNullOptionals({ type: 'object', properties: { query_record: ImageRecordInput, records: { type: 'array', items: ImageRecordInput } } }, body);
+    // an attribute of the record's own keeps its ""
+    expect(body).toEqual({ query_record: { _id: 'leo3', note: '' }, records: [{ _url: 'http://x/a.jpg' }] });
+    const plain = { k: 5, note: '' };
+    dropNullOptionals(schema, plain);
+    expect(plain).toEqual({ k: 5, note: '' });
   });
 });

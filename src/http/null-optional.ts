@@ -14,6 +14,8 @@ type Schema = {
   anyOf?: Schema[];
   oneOf?: Schema[];
   nullable?: boolean;
+  /** An empty string is "not given" too (an image field a typed client sends as ""). */
+  'x-empty-is-absent'?: boolean;
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -32,8 +34,8 @@ export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): v
   const required = new Set(s.required ?? []);
   for (const [key, prop] of Object.entries(s.properties)) {
     if (!(key in value)) continue;
-    if (value[key] === null) {
-      if (!required.has(key) && !allowsNull(prop)) delete value[key];
+    if (value[key] === null || (value[key] === '' && prop['x-empty-is-absent'] === true)) {
+      if (!required.has(key) && (value[key] === '' || !allowsNull(prop))) delete value[key];
     } else dropNullOptionals(prop, value[key], depth + 1);
   }
 }

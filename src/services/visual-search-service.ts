@@ -828,9 +828,9 @@ export class VisualSearchService {
     return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
-  async find(ctx: SearchContext, c: CollectionRecord, filter: unknown, limit: number, fields: Fields): Promise<Envelope> {
+  async find(ctx: SearchContext, c: CollectionRecord, filter: unknown, limit: number, fields: Fields, from = 0): Promise<Envelope> {
     const clock = stopwatch();
-    const rows = await this.queries.find(c, checkedFilter(filter), limit, 0);
+    const rows = await this.queries.find(c, checkedFilter(filter), limit, from);
     return { status: status(ctx, 200, 'OK'), answer_records: rows.map((r) => project(r, fields, ['*'])), answer_count: rows.length, statistics: clock.done() };
   }
 
@@ -996,13 +996,14 @@ export class VisualSearchService {
   }
 
   /** Every record within `radius` (scaled distance) of the query, closest first, at most `limit`. */
-  async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+  async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; from?: number; fields: Fields; filter: unknown }): Promise<Envelope> {
     const clock = stopwatch();
     const filter = checkedFilter(opts.filter);
     const { vector, echo } = await this.queryVector(ctx, c, query);
     // after the request's own checks: a bad filter or image is the client's 400 whatever the collection holds
     await this.products.require(c);
-    const hits = await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit, filter);
+    const from = opts.from ?? 0;
+    const hits = (await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit + from, filter)).slice(from);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
   }
 

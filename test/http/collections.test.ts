@@ -195,6 +195,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const found = await call(`${base}/find`, { filter: { price: { $gte: 20 }, tags: 'cat' }, fields_to_return: ['_id'] }, c);
     expect(found.body.answer_records.map((r) => r._id).sort()).toEqual(['leo-2']);
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(5);
+    // from pages find (it was ignored: page 2 repeated page 1)
+    const ids = (await call(`${base}/find`, { limit: 5, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id);
+    expect((await call(`${base}/find`, { limit: 2, from: 2, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id)).toEqual(ids.slice(2, 4));
     expect((await call(`${base}/getRecordCount`, { filter: { product_id: { $in: ['leo', 'plane'] } } }, c)).body.count).toBe(4);
     const random = await call(`${base}/random`, { count: 3 }, c);
     expect(random.body.answer_count).toBe(3);
@@ -341,6 +344,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(ins.body.status.code).toBe(210);
     const all = await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 200, limit: 10 }, c);
     expect(all.body.answer_count).toBe(4);
+    // the common parameters k and from (spec 2 §2) page range as they page visualKNN
+    const nearest = all.body.answer_records.map((r) => r._id);
+    expect((await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 200, k: 2 }, c)).body.answer_records.map((r) => r._id)).toEqual(nearest.slice(0, 2));
+    const second = await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 200, limit: 2, from: 2 }, c);
+    expect(second.body.answer_records.map((r) => r._id)).toEqual(nearest.slice(2, 4));
+    expect(second.body.answer_distances).toEqual(all.body.answer_distances!.slice(2, 4));
+    expect((await call(`${base}/nearDuplicates`, { query_record: { _id: 'l1' }, k: 1 }, c)).body.answer_records).toHaveLength(1);
+    expect((await call(`${base}/range`, { query_record: { _id: 'l1' }, k: 2, limit: 3 }, c)).http).toBe(400);
     const tight = await call(`${base}/range`, { query_record: { _id: 'l1' }, radius: 0.5 }, c);
     expect(tight.body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
     const dups = await call(`${base}/nearDuplicates`, { query_record: { _base64: img('Leopards', 1) } }, c);
@@ -355,6 +366,10 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(reason.answer_distances).toHaveLength(2);
 
     const plain = await call(`${base}/visualKNN`, { query_record: { _id: 'l5' }, k: 4, product_field: '' }, c);
+    // an image field sent empty is not given, as null is (a typed client's unused field): the _id, or the other field, is the query
+    const viaEmpty = await call(`${base}/visualKNN`, { query_record: { _id: 'l5', _url: '', _base64: '' }, k: 4, product_field: '' }, c);
+    expect(viaEmpty.body.answer_records).toEqual(plain.body.answer_records);
+    expect((await call(`${base}/nearDuplicates`, { query_record: { _base64: img('Leopards', 1), _url: '' } }, c)).body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
     const tagged = await call(`${base}/visualTagsKNN`, { query_record: { _id: 'l5', _tags_simple: ['night', 'cat'] }, k: 4 }, c);
     expect(tagged.body.answer_records[0]!._id).toBe('l5');
     // l1 shares "cat" with the query, l1-copy shares nothing: tags pull l1 ahead of its copy.

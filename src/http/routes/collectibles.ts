@@ -59,7 +59,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
 
   app.post('/tcg_id', {
-    config: { service: 'collectibles', envelope: true, price: 'collectibles.tcg_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.tcg_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -67,7 +67,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       summary: 'Identifies the largest trading card (Pokémon, MTG, Yu-Gi-Oh!) in each of up to 10 images',
       description: 'Reads each card\'s name and collector line and identifies it in the imported catalogs (`loupe catalog import`); see docs/recognition.md for how, and for the distances. A card that is not in a catalog gets `best_match: null`, never a guess.',
       body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...options }),
-      response: envelopeResponses(Recognized, answers, errorStatuses),
+      response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
       const { records, ...rest } = request.body;
@@ -78,7 +78,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
 
   const sportOptions = Object.fromEntries(SPORT_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
   app.post('/sport_id', {
-    config: { service: 'collectibles', envelope: true, price: 'collectibles.sport_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.sport_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -86,7 +86,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       summary: 'Identifies the largest sport card in each of up to 10 images against the imported checklists',
       description: 'Reads the card\'s name and number lines and identifies it in the imported sport checklists (`loupe catalog import --kind sports`). `magic_ai` is accepted (2 records at most) and does nothing: no such model ships. See docs/recognition.md.',
       body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 10 }), ...sportOptions }),
-      response: envelopeResponses(Recognized, answers, errorStatuses),
+      response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
       const { records, ...rest } = request.body;
@@ -97,7 +97,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
 
   const comicsOptions = Object.fromEntries(COMICS_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
   app.post('/comics_id', {
-    config: { service: 'collectibles', envelope: true, price: 'collectibles.comics_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.comics_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -105,7 +105,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       summary: 'Identifies the largest comic in each of up to 10 images against the imported comics catalogs',
       description: 'Reads the cover\'s title and issue number (`#5`) and identifies the issue (`loupe catalog import --kind comics`). A record may carry `lang` (`en`, `de`…): the catalogs here are English, so another language finds no match. See docs/recognition.md.',
       body: Type.Object({ records: Type.Array(Type.Intersect([TcgRecord, Type.Object({ lang: Type.Optional(Type.String({ maxLength: 20 })) }, { additionalProperties: true })]), { minItems: 1, maxItems: 10 }), ...comicsOptions }),
-      response: envelopeResponses(Recognized, answers, errorStatuses),
+      response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => {
       const { records, ...rest } = request.body;
@@ -115,7 +115,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   });
 
   app.post('/card_ocr_id', {
-    config: { service: 'collectibles', envelope: true, price: 'collectibles.card_ocr_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.card_ocr_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -123,7 +123,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       summary: 'Reads the largest card and the largest slab label in each of up to 10 images, and identifies them from their text',
       description: 'Objects `Card` and, on a slab, `Slab Label`, each with `_ocr`, `_tags`, `_tags_simple` and `_identification` (`name`, `full_name`, `year`, `grade`, `certificate_number`, `subcategory`; null where the text does not say). See docs/recognition.md.',
       body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
-      response: envelopeResponses(Recognized, answers, errorStatuses),
+      response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => recognition.cardOcrId({ requestId: request.id }, request.body.records),
   });
@@ -143,7 +143,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     ],
   ] as const) {
     app.post(path, {
-      config: { service: 'collectibles', envelope: true, price: `collectibles.${path.slice(1)}` },
+      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
       schema: {
         tags: ['collectibles'],
@@ -151,7 +151,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         summary,
         description,
         body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
-        response: envelopeResponses(Recognized, { ...answers, 404: 'No grading label was found in any image' }, errorStatuses),
+        response: envelopeResponses(Recognized, { ...answers, 404: 'No grading label was found in any image' }, errorStatuses, true),
       },
       handler: async (request) => recognition.slabId({ requestId: request.id }, request.body.records, simple),
     });
@@ -162,7 +162,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     ['/process', true, 'Localizes every card (and a slab\'s label) in each of up to 10 images, with the tags measured without reading (Graded)'],
   ] as const) {
     app.post(path, {
-      config: { service: 'collectibles', envelope: true, price: `collectibles.${path.slice(1)}` },
+      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
       schema: {
         tags: ['collectibles'],
@@ -170,14 +170,14 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
         summary,
         description: 'The spec shows no shape for this path; ours is in docs/api-decisions.md "Collectibles recognition".',
         body: Type.Object({ records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10 }) }),
-        response: envelopeResponses(Recognized, answers, errorStatuses),
+        response: envelopeResponses(Recognized, answers, errorStatuses, true),
       },
       handler: async (request) => recognition.detect({ requestId: request.id }, request.body.records, withTags),
     });
   }
 
   app.post('/analyze', {
-    config: { service: 'collectibles', envelope: true, price: 'collectibles.analyze' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.analyze' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -185,7 +185,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       summary: 'Reads and identifies every card in one image, with language and price statistics',
       description: '`/tcg_id` with `analyze_all`, `lang` and `price_stats`; one record. The spec shows no shape for this path; ours is in docs/api-decisions.md.',
       body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }) }),
-      response: envelopeResponses(Recognized, answers, errorStatuses),
+      response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
     handler: async (request) => recognition.analyze({ requestId: request.id, billing: billing(request) }, request.body.records),
   });

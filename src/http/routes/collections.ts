@@ -141,9 +141,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           },
           config.limits.matchBodyBytes,
         );
-        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), fields_to_return: Type.Optional(Fields) }), async (request) => {
-          const body = request.body as { filter?: object; limit?: number; fields_to_return?: string[] };
-          return visualSearch.find(ctx(request), await collectionOf(request), body.filter, body.limit ?? 10, body.fields_to_return);
+        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Records to skip (spec 2 §2\'s common parameter), in insertion order.' })), fields_to_return: Type.Optional(Fields) }), async (request) => {
+          const body = request.body as { filter?: object; limit?: number; from?: number; fields_to_return?: string[] };
+          return visualSearch.find(ctx(request), await collectionOf(request), body.filter, body.limit ?? 10, body.fields_to_return, body.from ?? 0);
         });
         post('/getRecordCount', 'Number of records (matching a filter, when given)', Type.Object({ filter: Type.Optional(Filter) }), async (request) => {
           const body = request.body as { filter?: object };
@@ -294,13 +294,17 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               query_record: Type.Optional(ImageRecordInput),
               records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
               radius: Type.Optional({ ...Radius, default: defaultRadius }),
-              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+              // no schema default: a default would stand for a limit the client did not send beside its k
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 100.' })),
+              k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'The common parameter\'s name for `limit` (spec 2 §2); both sent must agree.' })),
+              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'Records to skip, nearest first.' })),
               fields_to_return: Type.Optional(Fields),
               filter: Type.Optional(Filter),
             }),
             async (request) => {
               const body = request.body as KnnBody & { radius?: number; limit?: number };
-              return visualSearch.range(ctx(request), await collectionOf(request), queryOf(body), { radius: body.radius ?? defaultRadius, limit: body.limit ?? 100, fields: body.fields_to_return, filter: body.filter });
+              if (body.k !== undefined && body.limit !== undefined && body.k !== body.limit) throw badRequest('k and limit name the same number and differ: send one.', [{ field: 'k', message: 'differs from limit' }]);
+              return visualSearch.range(ctx(request), await collectionOf(request), queryOf(body), { radius: body.radius ?? defaultRadius, limit: body.limit ?? body.k ?? 100, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
             },
             config.limits.matchBodyBytes,
           );

@@ -8,9 +8,10 @@ export const ImageRecordInput = Type.Object(
   {
     // Checked per record by the services, not here: a record of the wrong form is that record's own 400, never the request's.
     _id: Type.Optional(Type.Unsafe<string | number>({ description: 'A string of 1 to 255 characters or an integer.' })),
-    _url: Type.Optional(Type.Unsafe<string>({ description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image, at most 8192 characters (as asynchronous requests take).' })),
-    _base64: Type.Optional(Type.Unsafe<string>({ description: 'Base64 image, with or without a `data:image/<type>;base64,` prefix.' })),
-    _file: Type.Optional(Type.Unsafe<string>({ description: 'Path inside the server\'s file folder (LOUPE_FILE_ROOT), at most 1024 characters.' })),
+    // "" is not given, as null is (a typed client sends the image field it does not use so): `x-empty-is-absent`, src/http/null-optional.ts
+    _url: Type.Optional(Type.Unsafe<string>({ description: 'http(s) URL of a PNG, JPEG, TIFF, WebP or GIF image, at most 8192 characters (as asynchronous requests take). Empty or null: not given.', 'x-empty-is-absent': true })),
+    _base64: Type.Optional(Type.Unsafe<string>({ description: 'Base64 image, with or without a `data:image/<type>;base64,` prefix. Empty or null: not given.', 'x-empty-is-absent': true })),
+    _file: Type.Optional(Type.Unsafe<string>({ description: 'Path inside the server\'s file folder (LOUPE_FILE_ROOT), at most 1024 characters. Empty or null: not given.', 'x-empty-is-absent': true })),
   },
   { additionalProperties: true },
 );
@@ -60,10 +61,10 @@ export const imageAnswers: Answers = { 200: 'OK: every record succeeded', 300: '
  * either shape. Every answered status is listed so the serializer has a schema for it and the
  * OpenAPI document shows it.
  */
-export function envelopeResponses(ok: TSchema, answers: Answers, errors: number[]): Record<number, TSchema> {
+export function envelopeResponses(ok: TSchema, answers: Answers, errors: number[], mixedIsSuccess = false): Record<number, TSchema> {
   const byStatus = new Map<number, string[]>();
   for (const [code, meaning] of Object.entries(answers)) {
-    const http = httpStatusOf(Number(code));
+    const http = httpStatusOf(Number(code), mixedIsSuccess);
     byStatus.set(http, [...(byStatus.get(http) ?? []), http === Number(code) ? meaning : `status.code ${code} (sent as HTTP ${http}): ${meaning}`]);
   }
   const out: Record<number, TSchema> = {};

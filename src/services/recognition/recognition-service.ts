@@ -92,6 +92,20 @@ export type TcgOption = (typeof ALL_OPTIONS)[number];
 export type TcgOptions = Partial<Record<TcgOption, boolean>>;
 
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
+/** Languages whose cards are printed in another alphabet than Latin. */
+const NON_LATIN_LANGUAGES = new Set(['ja', 'zh', 'ko', 'ru', 'uk', 'bg', 'el', 'th', 'ar', 'he']);
+
+/**
+ * Whether a card's text is in the Latin alphabet: not when it reads as a language printed in another,
+ * else when Latin letters are at least twice the others (a Japanese card's `HP`, `Lv.` and set code are Latin).
+ */
+export function latinAlphabet(text: string, language: string | null): boolean {
+  if (language !== null && NON_LATIN_LANGUAGES.has(language)) return false;
+  const latin = text.match(/\p{Script=Latin}/gu)?.length ?? 0;
+  const other = text.match(/(?!\p{Script=Latin})\p{L}/gu)?.length ?? 0;
+  return latin > 0 && latin >= 2 * other;
+}
+
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
 /** What a server with no trading-card catalog answers. */
@@ -615,7 +629,7 @@ export class RecognitionService {
       if (counts.length) priceNotes.push(`price_stats of ${best.card.key} leave out ${counts.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
     }
     const subcategory = bestFields?.subcategory ?? undefined;
-    const latin = /[A-Za-z]/.test(clues.fullText);
+    const latin = latinAlphabet(clues.fullText, clues.language);
     const tags: Record<string, Tag[]> = {
       Category: subcategory ? [{ id: 1, name: subcategory, prob: 1 }] : [],
       Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelClues, promoPrefix } from './slab-label-object.ts';
+import { labelClues, promoPrefix, slabLabelObject, type ReadLabel } from './slab-label-object.ts';
 import { readLabelText } from './slab-label-text.ts';
 
 describe('a label as identification clues', () => {
@@ -28,5 +28,14 @@ describe('a label as identification clues', () => {
     ]);
     const sv = readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169']);
     expect(labelClues(sv, '').numbers.map((n) => n.number)).toEqual(['SV69']);
+  });
+
+  it('names all four subgrades, null where one was not read (the BGS Counterspell\'s corners)', () => {
+    // counterspell_bgs.jpg of ../shared/datasets/graded_slabs, as PP-OCRv4 read it: the corners' 8 was not read
+    const lines = ['1993ALPHA', 'GR', 'COUNTERSPELLUB', 'B', 'KETT.', 'GRADI', '7.5', 'CENTERING', '7', 'CORNERS', 'NEARMINT+', 'BECKETT', 'EDGES', '8', 'SURFACE', '8', '0010538585'];
+    const r = readLabelText(lines);
+    const label = { box: [0, 0, 100, 30], lines: lines.map((text) => ({ text, prob: 0.9, polygon: [] })) } as unknown as ReadLabel;
+    const o = slabLabelObject(1, label, r, { width: 100, height: 100 }, null, false) as { _identification: { best_match: { subgrades: unknown } } };
+    expect(o._identification.best_match.subgrades).toEqual({ centering: 7, corners: null, edges: 8, surface: 8 });
   });
 });

@@ -120,7 +120,8 @@ export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, s
         verbal_grade: r.verbal_grade,
         grade: r.grade,
         qualifier: r.qualifier,
-        subgrades: r.subgrades,
+        // all four named, null where one was not read (a client reading `subgrades.corners` gets null, not undefined)
+        subgrades: r.subgrades && { centering: null, corners: null, edges: null, surface: null, ...r.subgrades },
         ...(r.company === 'TAG' ? { score: r.score } : {}),
         certificate_number: r.certificate_number,
         links: { ...catalogLinks, ...certificateLink(r.company, r.certificate_number) },

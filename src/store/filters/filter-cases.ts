@@ -18,6 +18,9 @@ export interface MalformedFilter {
   operator: string;
 }
 
+/** Strings no document holds, to make a list long. */
+const filler = (n: number): string[] => Array.from({ length: n }, (_, i) => `zz-${i}`);
+
 export const filterDocs: Record<string, unknown>[] = [
   { _id: 'd01', name: 'Red Shoe', price: 10, color: 'red', tags: ['shoe', 'red', 'sale'], stock: 5, active: true, meta: { brand: 'acme', size: 42 } },
   { _id: 'd02', name: 'Blue Shirt', price: 25.5, color: 'blue', tags: ['shirt', 'blue'], active: false, meta: { brand: 'zenith', size: 'M' } },
@@ -76,6 +79,13 @@ export const filterCases: FilterCase[] = [
   { name: '$in with a whole array', filter: { tags: { $in: [['sale'], 'zzz'] } }, ids: ['d06'] },
   { name: '$in with null matches missing', filter: { color: { $in: [null, 'green'] } }, ids: all('d01', 'd02', 'd03') },
   { name: '$in empty list matches nothing', filter: { color: { $in: [] } }, ids: [] },
+  // lists longer than IN_LIST_JOIN (32) take PostgreSQL's set form: the same answers as the short lists above
+  { name: 'a long $in on arrays: any element in list', filter: { tags: { $in: ['blue', 'b', ...filler(40)] } }, ids: ['d02', 'd08'] },
+  { name: 'a long $in with a whole array and null', filter: { tags: { $in: [['sale'], null, ...filler(40)] } }, ids: all('d01', 'd02', 'd03', 'd08', 'd21', 'd24', 'd25') },
+  { name: 'a long $in of numbers: 10 and 10.0 alike, "10" not', filter: { price: { $in: [10.0, 7, ...filler(40)] } }, ids: ['d01', 'd13'] },
+  { name: 'a long $in along a path through an array', filter: { 'items.color': { $in: ['green', ...filler(40)] } }, ids: ['d07'] },
+  { name: 'a long $nin', filter: { color: { $nin: ['red', 'blue', 'green', null, ...filler(40)] } }, ids: ['d03'] },
+  { name: 'a long $in of _id', filter: { _id: { $in: ['d05', 'd12', ...filler(2000)] } }, ids: ['d05', 'd12'] },
   { name: '$nin matches missing fields', filter: { color: { $nin: ['red', 'blue', 'green'] } }, ids: all('d01', 'd02', 'd06') },
   { name: '$nin on arrays', filter: { tags: { $nin: ['sale', 'red'] } }, ids: all('d01', 'd06', 'd13', 'd24', 'd25') },
   { name: '$nin empty list matches everything', filter: { color: { $nin: [] } }, ids: ALL },
@@ -208,7 +218,8 @@ export const malformedFilters: MalformedFilter[] = [
   { name: 'operators mixed with fields', filter: { a: { $gt: 1, b: 2 } }, operator: '$gt' },
   { name: 'value operator at top level', filter: { $gt: 5 }, operator: '$gt' },
   { name: 'nested too deep', filter: deep(21), operator: '$and' },
-  { name: 'too many nodes', filter: { a: { $in: Array.from({ length: 1001 }, (_, i) => i) } }, operator: '$in' },
+  { name: 'too many nodes', filter: { $or: Array.from({ length: 501 }, (_, i) => ({ [`f${i}`]: i })) }, operator: '$eq' },
+  { name: 'too many listed values', filter: { a: { $in: Array.from({ length: 6000 }, (_, i) => i) }, b: { $nin: Array.from({ length: 4001 }, (_, i) => `x${i}`) } }, operator: '$nin' },
   { name: 'filter not an object', filter: ['a'], operator: '' },
   { name: 'empty path segment', filter: { 'a..b': 1 }, operator: '' },
   { name: 'numeric path segment', filter: { 'tags.0': 'x' }, operator: '' },

@@ -8,7 +8,12 @@ import { LINE_BREAKS, RegexProgram, type Range, type RegexNode as Node } from '.
 /** A filter object as sent by clients; both compilers validate it again (it is cheap). */
 export type MongoFilter = Record<string, unknown>;
 
-export const FILTER_LIMITS = { depth: 20, nodes: 1000, regexLength: 512, fieldLength: 256 } as const;
+/**
+ * `nodes` counts keys, operators and the parts of literal values; the scalars listed by `$in` and
+ * `$nin` count apart, in `listValues` (a search within a shop's items, or one leaving out what was
+ * shown, lists thousands of ids).
+ */
+export const FILTER_LIMITS = { depth: 20, nodes: 1000, listValues: 10_000, regexLength: 512, fieldLength: 256 } as const;
 
 /** Operators applied to the value at a path. */
 const VALUE_OPERATORS = new Set([
@@ -48,6 +53,7 @@ export function splitPath(field: string, operator = ''): string[] {
 
 interface Budget {
   nodes: number;
+  listValues?: number;
 }
 
 function spend(budget: Budget, operator: string, path: string): void {
@@ -140,7 +146,16 @@ function checkOperators(ops: Record<string, unknown>, depth: number, budget: Bud
       case '$in':
       case '$nin':
         if (!Array.isArray(operand)) throw new FilterError(op, 'needs an array', path);
-        checkLiteral(operand, op, path, depth + 1, budget);
+        checkDepth(depth + 1, op, path);
+        for (const item of operand) {
+          if (item !== null && typeof item === 'object') {
+            checkLiteral(item, op, path, depth + 2, budget);
+            continue;
+          }
+          budget.listValues = (budget.listValues ?? 0) + 1;
+          if (budget.listValues > FILTER_LIMITS.listValues) throw new FilterError(op, `$in and $nin list at most ${FILTER_LIMITS.listValues} values in one filter`, path);
+          checkLiteral(item, op, path, depth + 2, { nodes: 0 });
+        }
         break;
       case '$all':
         if (!Array.isArray(operand) || operand.length === 0) throw new FilterError(op, 'needs a non-empty array', path);

@@ -36,6 +36,9 @@ function jsonpathString(s: string): string {
 
 const jsonpath = (segments: string[]) => `$${segments.map((s) => `.${jsonpathString(s)}`).join('')}`;
 
+/** Scalars an `$in` lists beyond which they are joined as a set (docs/filters.md). */
+export const IN_LIST_JOIN = 32;
+
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 const and = (parts: Sql[]): Sql => (parts.length === 0 ? sql`true` : parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` AND `)})`);
@@ -166,7 +169,11 @@ class Translator {
   in(segments: string[], values: unknown[], root: Sql): Sql {
     const scalars = values.filter(isScalar);
     const parts: Sql[] = [];
-    if (scalars.length) {
+    if (scalars.length > IN_LIST_JOIN) {
+      // a long list is a hashed set the field's values are looked up in, not a test of each value on every row
+      const c = this.alias('c');
+      parts.push(sql`EXISTS (SELECT 1 FROM jsonb_path_query(${root}, ${`${jsonpath(segments)}[*]`}::jsonpath) AS ${c}(v) WHERE ${c}.v IN (SELECT jsonb_array_elements(${JSON.stringify(scalars)}::jsonb)))`);
+    } else if (scalars.length) {
       const vars = Object.fromEntries(scalars.map((v, i) => [`v${i}`, v]));
       const test = scalars.map((_, i) => `@ == $v${i}`).join(' || ');
       parts.push(pathExists(root, `${jsonpath(segments)} ? (${test})`, vars));
