@@ -330,6 +330,27 @@ function iou(a: number[], b: number[]): number {
   row(`same official scan (SV151, ${files.length}) at full and half resolution: final grade difference`, `median ${median(shifts).toFixed(2)}, max ${Math.max(...shifts).toFixed(2)}; within 0.5 in ${shifts.filter((d) => d <= 0.5).length} of ${shifts.length}`, '', '', '≤ 0.5');
 }
 
+// ---------------------------------------------------------------- official scans cropped to the card (no margin)
+{
+  // As a seller's flatbed crop or a catalog scan comes: the card's edges are the image's. Centering
+  // of the same scans on a dark page (above) is the reference; `skip-location` gives the frame itself.
+  const dir = path.join(datasets, 'pokemon_sv151_reference/images');
+  const files = fs.readdirSync(dir).sort().filter((_, i) => i % 10 === 3);
+  let onFrame = 0;
+  const apart: number[] = [];
+  for (const file of files) {
+    const bytes = fs.readFileSync(path.join(dir, file));
+    const located = await runCardTask({ kind: 'card', image: ab(bytes), maxPixels: 100e6, op: 'centering', options: { noImageOutput: true } });
+    const given = await runCardTask({ kind: 'card', image: ab(bytes), maxPixels: 100e6, op: 'centering', options: { noImageOutput: true, skipLocation: true } });
+    if ('refused' in located || 'refused' in given || !located.found || !located.quad) continue;
+    if (located.quad.every(([x, y], i) => Math.hypot(x - [-0.5, located.width - 0.5][i === 1 || i === 2 ? 1 : 0]!, y - [-0.5, located.height - 0.5][i >= 2 ? 1 : 0]!) <= 1)) onFrame++;
+    const top = (r: typeof located) => (r.centering ? Number(r.centering.topBottom.split('/')[0]) : null);
+    const [a, b] = [top(located), top(given)];
+    if (a !== null && b !== null) apart.push(Math.abs(a - b));
+  }
+  row(`official scan cropped to its card (SV151, ${files.length}): outline on the image's frame; centering top share vs skip-location`, `${onFrame} of ${files.length}; apart median ${median(apart).toFixed(1)}, max ${Math.max(...apart).toFixed(1)} points (${apart.length} measured)`, '', '', '');
+}
+
 function spearman(pairs: [number, number][]): number {
   const rank = (xs: number[]) => {
     const order = xs.map((x, i) => [x, i] as const).sort((a, b) => a[0] - b[0]);
