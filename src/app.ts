@@ -27,6 +27,7 @@ import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 import { dropNullOptionals } from './http/null-optional.ts';
+import { registerCors } from './http/cors.ts';
 
 export const apiVersion = '0.1.0';
 
@@ -216,6 +217,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     if ((body as Buffer).length === 0) return done(null, undefined);
     done(new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".'), undefined);
   });
+  registerCors(app, config.corsOrigins);
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
     // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found"),

@@ -180,6 +180,8 @@ export interface Config {
   limits: Limits;
   /** Hosts, IPs and CIDRs that `_url` may reach although they are not public (LOUPE_URL_ALLOWLIST). */
   urlAllowList: string[];
+  /** Origins (`https://app.example`) browser apps may call from, or `*` (LOUPE_CORS_ORIGINS); none by default. */
+  corsOrigins: string[];
   /** Folder `_file` records are read from (LOUPE_FILE_ROOT); `_file` is refused when unset. */
   fileRoot: string | undefined;
   fetch: FetchLimits;
@@ -323,6 +325,22 @@ function databaseUrlFrom(value: string | undefined): string | undefined {
   return value;
 }
 
+function corsOriginsFrom(value: string | undefined): string[] {
+  const entries = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const e of entries) {
+    if (e === '*') continue;
+    let origin: string | undefined;
+    try {
+      origin = new URL(e).origin;
+    } catch {
+      origin = undefined;
+    }
+    // an origin is a scheme, a host and a port, as browsers send it: no path, no trailing slash
+    if (origin !== e || !/^https?:/.test(e)) throw new Error(`LOUPE_CORS_ORIGINS: "${e}" is not an origin such as https://app.example or http://localhost:3000 (or * for any)`);
+  }
+  return entries;
+}
+
 function allowListFrom(value: string | undefined): string[] {
   const entries = (value ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const e of entries) {
@@ -411,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     defaultCredits: defaultCreditsFrom(env.LOUPE_DEFAULT_CREDITS),
     limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
     urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
+    corsOrigins: corsOriginsFrom(env.LOUPE_CORS_ORIGINS),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
     fetch: { ...defaultFetchLimits },
     vision: {

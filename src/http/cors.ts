@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+
+/** Headers a browser client may send (Authorization and JSON, and the ones the API reads). */
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, collection-id, X-Request-Id';
+/** Answer headers a browser client may read (fetch hides all others). */
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Allow, Deprecation, Link, Idempotent-Replayed';
+const METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE';
+
+/**
+ * Cross-origin calls from the origins LOUPE_CORS_ORIGINS names (`*` for any): a browser app (a web
+ * dashboard, a stream overlay) calls with `Authorization`, so every call is preflighted. Tokens travel
+ * in that header, never in cookies, so credentials are not allowed. Without the setting nothing changes:
+ * no CORS header, and a preflight is the 405 of any method a path lacks.
+ */
+export function registerCors(app: FastifyInstance, origins: readonly string[]): void {
+  if (!origins.length) return;
+  const any = origins.includes('*');
+  const allowed = (origin: string | undefined): origin is string => typeof origin === 'string' && (any || origins.includes(origin));
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return;
+    // a preflight is answered before anything else looks at the request: it carries no token
+    if (!allowed(origin)) return reply.code(403).header('vary', 'Origin').send({ detail: `Origin ${String(origin).slice(0, 200)} may not call this server (LOUPE_CORS_ORIGINS).`, code: 'forbidden' });
+    return reply
+      .code(204)
+      .header('access-control-allow-origin', any ? '*' : origin)
+      .header('vary', 'Origin')
+      .header('access-control-allow-methods', METHODS)
+      .header('access-control-allow-headers', ALLOWED_HEADERS)
+      .header('access-control-max-age', '600')
+      .send();
+  });
+  app.addHook('onSend', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (!allowed(origin)) return;
+    reply.header('access-control-allow-origin', any ? '*' : origin);
+    if (!any) reply.header('vary', 'Origin');
+    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+  });
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/config.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+const ping = '/cardstream/v2/ping/';
+const preflight = (origin: string, method = 'POST') => ({ origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type' });
+
+describe('browser apps (LOUPE_CORS_ORIGINS)', () => {
+  let h: Harness;
+  let closed: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { corsOrigins: ['https://app.example', 'http://localhost:3000'] });
+    closed = await startHarness('sqlite');
+  });
+  afterAll(async () => {
+    await h?.close();
+    await closed?.close();
+  });
+
+  it('answers a named origin\'s preflight without a token, and lets it read the answer and its request id', async () => {
+    const pre = await h.request('OPTIONS', '/cardstream/v2/session/', { token: null, headers: preflight('https://app.example') });
+    expect(pre.statusCode).toBe(204);
+    expect(pre.headers).toMatchObject({ 'access-control-allow-origin': 'https://app.example', vary: 'Origin' });
+    expect(String(pre.headers['access-control-allow-headers'])).toMatch(/Authorization/);
+    expect(String(pre.headers['access-control-allow-methods'])).toMatch(/PATCH/);
+    expect(pre.headers).not.toHaveProperty('access-control-allow-credentials');
+    const call = await h.request('GET', ping, { headers: { origin: 'http://localhost:3000' } });
+    expect(call.statusCode).toBe(200);
+    expect(call.headers['access-control-allow-origin']).toBe('http://localhost:3000');
+    expect(String(call.headers['access-control-expose-headers'])).toMatch(/X-Request-Id/);
+    // errors too: the app must read why it failed
+    const refused = await h.request('GET', ping, { token: 'lp_wrong', headers: { origin: 'https://app.example' } });
+    expect(refused.statusCode).toBe(401);
+    expect(refused.headers['access-control-allow-origin']).toBe('https://app.example');
+  });
+
+  it('refuses another origin\'s preflight and gives its calls no CORS header', async () => {
+    const pre = await h.request('OPTIONS', '/cardstream/v2/session/', { token: null, headers: preflight('https://evil.example') });
+    expect(pre.statusCode).toBe(403);
+    expect(pre.headers).not.toHaveProperty('access-control-allow-origin');
+    const call = await h.request('GET', ping, { headers: { origin: 'https://evil.example' } });
+    expect(call.statusCode).toBe(200);
+    expect(call.headers).not.toHaveProperty('access-control-allow-origin');
+  });
+
+  it('without the setting, nothing changes: a preflight is the 405 of a method the path lacks', async () => {
+    const pre = await closed.request('OPTIONS', '/cardstream/v2/session/', { token: null, headers: preflight('https://app.example') });
+    expect(pre.statusCode).toBe(405);
+    expect((await closed.request('GET', ping, { headers: { origin: 'https://app.example' } })).headers).not.toHaveProperty('access-control-allow-origin');
+  });
+
+  it('a setting that names no origin stops the start', () => {
+    expect(loadConfig({ LOUPE_CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+    expect(loadConfig({ LOUPE_CORS_ORIGINS: ' https://a.example , http://localhost:3000' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:3000']);
+    for (const bad of ['https://a.example/', 'a.example', 'https://a.example/app', 'ftp://a.example']) expect(() => loadConfig({ LOUPE_CORS_ORIGINS: bad }), bad).toThrow(/LOUPE_CORS_ORIGINS/);
+  });
+});
