@@ -209,7 +209,7 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'collection delete':
       return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
     case 'migrate':
-      return { migrated: true };
+      return { migrated: true, applied: services.store.migrated ?? [] };
     case 'flow create': {
       const file = need(values.file ?? rest[0], 'file');
       let definition: unknown;
@@ -454,7 +454,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));
       if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
-      services = await openServices(config);
+      // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
+      services = await openServices(config, { upgrade: command === 'migrate' });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
         const stop: StopState = { writing: command === 'catalog images' };

@@ -101,6 +101,27 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
   });
 
+  it.skipIf(backend === 'postgres')('upgrades a database an earlier release made only with `loupe migrate`: other commands refuse it, touching nothing', async () => {
+    const older = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-older-'));
+    try {
+      const olderEnv = { ...env(), LOUPE_DATA_DIR: older };
+      expect((await inProcess(olderEnv, ['account', 'create', '--name', 'shop'])).code).toBe(0);
+      const { default: SQLite } = await import('better-sqlite3');
+      const raw = new SQLite(path.join(older, 'loupe.db'));
+      raw.exec(`ALTER TABLE collection_records DROP COLUMN hash; DELETE FROM loupe_migrations WHERE name = '014-record-hashes'`);
+      raw.close();
+      const list = await inProcess(olderEnv, ['account', 'list']);
+      expect(list.code).toBe(1);
+      expect(list.stderr).toMatch(/needs upgrading \(migration 014-record-hashes\).*loupe migrate/);
+      const migrated = await inProcess(olderEnv, ['migrate']);
+      expect(migrated.code, migrated.stderr).toBe(0);
+      expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, applied: ['014-record-hashes'] });
+      expect(JSON.parse((await inProcess(olderEnv, ['account', 'list'])).stdout).accounts).toHaveLength(1);
+    } finally {
+      await fs.rm(older, { recursive: true, force: true });
+    }
+  });
+
   it('manages flows and webhook secrets', async () => {
     const file = path.join(dataDir, 'faces.json');
     await fs.writeFile(file, JSON.stringify({ name: 'faces', steps: [{ endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'vecs' }] }));

@@ -28,11 +28,16 @@ export interface CollectionQueries {
   find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]>;
   random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]>;
   /** A record and its vector by the client's `_id` (the query of visualKNN and kin). */
-  lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined>;
+  lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array; hash?: string } | undefined>;
   /** The `k` nearest records, closest first; never fewer than k when k records match. */
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]>;
   /** Every record within `maxDistance` (cosine distance), closest first, at most `limit`. */
   range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]>;
+  /**
+   * Records whose `bmh1` visual hash lies within `maxBits` of `hash` (records stored without one are
+   * not among them), at most `limit`, each with its descriptor distance from `query`, closest first.
+   */
+  nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]>;
   /**
    * Text search: records whose seen content, own words or OCR text match the query, best first
    * (BM25 over the collection's own full-text index), at most `k` after the filter.
@@ -49,5 +54,5 @@ export interface CollectionQueries {
 }
 
 export type Change =
-  | { kind: 'upsert'; record: StoredRecord; vector?: Float32Array; seq: number }
+  | { kind: 'upsert'; record: StoredRecord; vector?: Float32Array; hash?: string | null; seq: number }
   | { kind: 'delete'; keys: number[]; seq: number };

@@ -42,6 +42,8 @@ interface Loaded {
   docs: Map<number, StoredRecord>;
   /** The key of each client `_id`. */
   keys: Map<string, number>;
+  /** Each record's `bmh1` visual hash, packed in 8 words (records stored before migration 014 have none). */
+  hashes: Map<number, Uint32Array>;
   index: HnswIndex | undefined;
   unsaved: number;
   lastSeq: number;
@@ -90,8 +92,10 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
           docs.set(r.key, r);
           keys.set(r.recordId, r.key);
         }
+        const hashes = new Map<number, Uint32Array>();
+        for (const r of await this.store.allHashes(c.id)) hashes.set(r.key, packHash(r.hash));
         const fresh = await this.store.get(c.id);
-        const state: Loaded = { docs, keys, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
+        const state: Loaded = { docs, keys, hashes, index: undefined, unsaved: 0, lastSeq: fresh?.seq ?? 0, timer: undefined, version: 0, filtered: new Map() };
         if (fresh?.dimensions) state.index = await this.openIndex(fresh.id, fresh.dimensions);
         return state;
       })();
@@ -128,11 +132,15 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
           const gone = s.docs.get(key);
           if (gone && s.keys.get(gone.recordId) === key) s.keys.delete(gone.recordId);
           s.docs.delete(key);
+          s.hashes.delete(key);
           s.index?.remove(key);
         }
       } else {
         s.docs.set(change.record.key, change.record);
         s.keys.set(change.record.recordId, change.record.key);
+        // a new image brings its hash (or none); an update of the attributes alone keeps the one held
+        if (change.hash) s.hashes.set(change.record.key, packHash(change.hash));
+        else if (change.hash === null) s.hashes.delete(change.record.key);
         if (change.vector) {
           s.index ??= await this.openIndex(c.id, change.vector.length);
           s.index.add(change.record.key, change.vector);
@@ -212,12 +220,13 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return pool.slice(0, count);
   }
 
-  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
+  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array; hash?: string } | undefined> {
     const s = await this.ready(c);
     const key = s.keys.get(recordId);
     const record = key === undefined ? undefined : s.docs.get(key);
     const vector = key === undefined ? undefined : s.index?.vectorOf(key);
-    return record && vector ? { record, vector } : undefined;
+    const hash = key === undefined ? undefined : s.hashes.get(key);
+    return record && vector ? { record, vector, ...(hash ? { hash: unpackHash(hash) } : {}) } : undefined;
   }
 
   async knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {
@@ -233,6 +242,22 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
 
   async range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]> {
     return (await this.knn(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
+  }
+
+  async nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
+    if (!/^[01]{256}$/.test(hash)) return [];
+    const s = await this.ready(c);
+    const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
+    const q = packHash(hash);
+    const hits: Hit[] = [];
+    for (const [key, h] of s.hashes) {
+      if (allowed && !allowed.has(key)) continue;
+      if (bitsApart(q, h) > maxBits) continue;
+      const record = s.docs.get(key);
+      const vector = s.index?.vectorOf(key);
+      if (record && vector && vector.length === query.length) hits.push({ record, distance: cosineDistance(query, vector) });
+    }
+    return hits.sort((a, b) => a.distance - b.distance || a.record.key - b.record.key).slice(0, limit);
   }
 
   private async hasText(c: CollectionRecord): Promise<boolean> {
@@ -326,4 +351,40 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     }
     this.loaded.clear();
   }
+}
+
+/** 256 binary digits as 8 words. */
+function packHash(bits: string): Uint32Array {
+  const words = new Uint32Array(8);
+  for (let i = 0; i < 256; i++) if (bits.charCodeAt(i) === 49) words[i >>> 5]! |= 1 << (i & 31);
+  return words;
+}
+
+function unpackHash(words: Uint32Array): string {
+  let bits = '';
+  for (let i = 0; i < 256; i++) bits += (words[i >>> 5]! >>> (i & 31)) & 1 ? '1' : '0';
+  return bits;
+}
+
+function bitsApart(a: Uint32Array, b: Uint32Array): number {
+  let n = 0;
+  for (let i = 0; i < 8; i++) {
+    let x = (a[i]! ^ b[i]!) >>> 0;
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    n += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return n;
+}
+
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na && nb ? 1 - dot / Math.sqrt(na * nb) : 1;
 }

@@ -188,11 +188,11 @@ export class PgCollectionQueries implements CollectionQueries {
     return this.rows(res.rows);
   }
 
-  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array } | undefined> {
-    const res = await sql<{ key: number; record_id: string; data: unknown; v: string | null }>`SELECT key, record_id, data, embedding::text AS v FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
+  async lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array; hash?: string } | undefined> {
+    const res = await sql<{ key: number; record_id: string; data: unknown; v: string | null; hash: string | null }>`SELECT key, record_id, data, embedding::text AS v, hash::text AS hash FROM collection_records WHERE ${this.where(c)} AND record_id = ${recordId}`.execute(this.store.db);
     const row = res.rows[0];
     if (!row?.v) return undefined;
-    return { record: this.rows([row])[0]!, vector: Float32Array.from(JSON.parse(row.v) as number[]) };
+    return { record: this.rows([row])[0]!, vector: Float32Array.from(JSON.parse(row.v) as number[]), ...(row.hash ? { hash: row.hash } : {}) };
   }
 
   private async nearest(c: CollectionRecord, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
@@ -227,6 +227,19 @@ export class PgCollectionQueries implements CollectionQueries {
 
   async range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]> {
     return (await this.nearest(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
+  }
+
+  async nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
+    if (!c.dimensions || query.length !== c.dimensions || !/^[01]{256}$/.test(hash)) return [];
+    const dims = sql.raw(String(c.dimensions));
+    // the bits that differ, counted by the engine over the collection's rows (a scan: no index orders by Hamming distance)
+    const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
+      SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${pgVector(query)}::vector(${dims}) AS distance
+      FROM collection_records
+      WHERE ${this.where(c, filter)} AND hash IS NOT NULL AND bit_count(hash # ${hash}::bit(256)) <= ${maxBits}
+      ORDER BY distance, key
+      LIMIT ${limit}`.execute(this.store.db);
+    return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
   }
 
   applied(): void {

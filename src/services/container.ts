@@ -71,7 +71,7 @@ export interface Services {
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
-export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean } = {}): Promise<Services> {
   // The CLI opens services for account work: a broken pack must not stop it, only the server.
   const pack = await activePack(config.dataDir).catch((err: unknown) => {
     if (options.longRunning) throw err;
@@ -83,7 +83,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
   }
   const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
   if (options.longRunning) {
     // A server that cannot write would say it is ready, then fail every write and log its queue's failures twice a second
     try {

@@ -1,4 +1,4 @@
-import type { Change, CollectionQueries, Hit } from '../index/collection-queries.ts';
+import type { Change, CollectionQueries, Filter, Hit } from '../index/collection-queries.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
@@ -25,6 +25,15 @@ import { projectPaths, valueAtPath } from './record-paths.ts';
  * near-duplicate radius of 5 means cos ≥ 0.95: copies, resizes and recompressions of one photo.
  */
 export const distanceScale = 100;
+
+/**
+ * The `bmh1` bits (of 256) within which two images are near duplicates at a radius: 16 at the spec's
+ * default 5, none but identical hashes at 0, at most 32 (docs/api-decisions.md `nearDuplicates`;
+ * chosen on 518 photos and copies of 173 of them, `docs/visual-hashes.md`).
+ */
+export function nearDuplicateBits(radius: number): number {
+  return Math.min(32, Math.round(radius * 3.2));
+}
 const scaled = (d: number) => Math.round(d * distanceScale * 10_000) / 10_000;
 
 export type Fields = string[] | undefined;
@@ -241,6 +250,8 @@ function checkCategories(where: string, record: Record<string, unknown> | undefi
 /** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
 interface QueryVector {
   vector: Float32Array;
+  /** The `bmh1` visual hash of what the vector describes, when known (near duplicates). */
+  hash?: string;
   echo: Out;
   itemFilter?: Record<string, unknown>;
   colors?: DominantColorsQuery;
@@ -560,7 +571,7 @@ export class VisualSearchService {
 
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */
   private async storeEmbedded(ctx: SearchContext, c: CollectionRecord, candidates: { record: InputRecord; id: string }[], embedded: (Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[], fields: Fields, tally: Tally): Promise<void> {
-    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[] = [];
+    const rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash: string | null; text?: TextRow }[] = [];
     // Each row's record as sent: a skipped record is answered with its fields (spec 2 §2, skipped_records).
     const sent: InputRecord[] = [];
     const voted = c.type === 'fashion' || c.type === 'homedecor' ? await this.votes(c, candidates.map((x) => x.record), embedded) : [];
@@ -575,7 +586,7 @@ export class VisualSearchService {
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
       const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
-      rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
+      rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), hash: o.ok.hash ?? null, ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
       sent.push(x.record);
     });
     if (!rows.length) return;
@@ -584,7 +595,7 @@ export class VisualSearchService {
       const row = rows[i]!;
       if ('key' in o) {
         const stored = { key: o.key, recordId: row.recordId, data: row.data };
-        this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, seq });
+        this.apply(c, { kind: 'upsert', record: stored, vector: row.vector, hash: row.hash, seq });
         tally.answers.push(project(stored, fields, ['_id']));
       } else if (o.refused === 'duplicate') {
         tally.duplicates++;
@@ -732,6 +743,7 @@ export class VisualSearchService {
         continue;
       }
       let vector: Float32Array | undefined;
+      let hash: string | null = null;
       let observed: Observed | undefined;
       let item: ImageTaskResults['item'] | undefined;
       let voted: { top: unknown; category: unknown } | undefined;
@@ -790,6 +802,7 @@ export class VisualSearchService {
           continue;
         }
         vector = Float32Array.from(o!.ok.descriptor);
+        hash = o!.ok.hash ?? null;
         if ('observed' in o!.ok) observed = o!.ok.observed;
         if ('items' in o!.ok) {
           item = o!.ok;
@@ -812,12 +825,12 @@ export class VisualSearchService {
         continue;
       }
       const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
-      const updated = await this.store.update(c.id, id!, data, vector, text);
+      const updated = await this.store.update(c.id, id!, data, vector, text, hash);
       if (!updated) {
         await fail(404, 'not found');
         continue;
       }
-      this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector } : {}), seq: updated.seq });
+      this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector, hash } : {}), seq: updated.seq });
       answers.push(project(updated.record, fields, ['*']));
     }
     // When nothing was updated the status says why: 404 only when the records were missing, the
@@ -887,14 +900,14 @@ export class VisualSearchService {
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
       const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
       // the query as sent, as an image query's is (its _id as stored)
-      return { vector: found.vector, echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
+      return { vector: found.vector, ...(found.hash ? { hash: found.hash } : {}), echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
     if ('error' in o!) throw queryFailed(o.error);
     if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, o!.ok.model));
     const { _base64: _b, ...echo } = query;
-    return { vector: Float32Array.from(o!.ok.descriptor), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
+    return { vector: Float32Array.from(o!.ok.descriptor), ...(o!.ok.hash ? { hash: o!.ok.hash } : {}), echo: { ...echo, _width: o!.ok.width, _height: o!.ok.height } };
   }
 
   /**
@@ -981,7 +994,7 @@ export class VisualSearchService {
     const colors = sentColors ?? queryColors(r.colors.slice(0, 5).map((x) => [...x.luv, x.percentage / 100]));
     // as extract_tags stores them: the item's kind and its colours' names
     const tags = [...(kind !== undefined ? [kind] : box ? ['item'] : []), ...colorTagsOf(r.colors.slice(0, 5)).names];
-    return { vector: Float32Array.from(r.descriptor), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), tags };
+    return { vector: Float32Array.from(r.descriptor), ...(r.hash ? { hash: r.hash } : {}), echo: { ...echo, _width: r.width, _height: r.height, _objects: objects }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), tags };
   }
 
   private answer(ctx: SearchContext, clock: { done(): Statistics }, queryRecords: Out[], hits: Hit[], fields: Fields): Envelope {
@@ -996,15 +1009,31 @@ export class VisualSearchService {
   }
 
   /** Every record within `radius` (scaled distance) of the query, closest first, at most `limit`. */
-  async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; from?: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+  async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; from?: number; fields: Fields; filter: unknown; nearDuplicates?: boolean }): Promise<Envelope> {
     const clock = stopwatch();
     const filter = checkedFilter(opts.filter);
-    const { vector, echo } = await this.queryVector(ctx, c, query);
+    const { vector, hash, echo } = await this.queryVector(ctx, c, query);
     // after the request's own checks: a bad filter or image is the client's 400 whatever the collection holds
     await this.products.require(c);
     const from = opts.from ?? 0;
-    const hits = (await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit + from, filter)).slice(from);
+    const hits = opts.nearDuplicates
+      ? (await this.nearDuplicateHits(c, vector, hash, opts.radius, opts.limit + from, filter)).slice(from)
+      : (await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit + from, filter)).slice(from);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
+  }
+
+  /**
+   * Near duplicates of a query: records within `radius` by the descriptor, and records whose `bmh1`
+   * visual hash lies within {@link nearDuplicateBits} of the query's (re-encoded, resized and greyscale
+   * copies, which the descriptor places 10–40 apart), closest by the descriptor first.
+   */
+  private async nearDuplicateHits(c: CollectionRecord, vector: Float32Array, hash: string | undefined, radius: number, limit: number, filter?: Filter): Promise<Hit[]> {
+    const near = await this.queries.range(c, vector, radius / distanceScale, limit, filter);
+    const bits = nearDuplicateBits(radius);
+    if (!hash) return near;
+    const byHash = await this.queries.nearHashes(c, hash, bits, vector, limit, filter);
+    const seen = new Set(near.map((h) => h.record.key));
+    return [...near, ...byHash.filter((h) => !seen.has(h.record.key))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key).slice(0, limit);
   }
 
   /**
@@ -1110,7 +1139,7 @@ export class VisualSearchService {
       const o = embedded[i]!;
       const current = (await this.store.get(c.id))!;
       if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
-        const near = await this.queries.range(current, Float32Array.from(o.ok.descriptor), radius / distanceScale, 10);
+        const near = await this.nearDuplicateHits(current, Float32Array.from(o.ok.descriptor), o.ok.hash, radius, 10);
         if (near.length) {
           tally.near++;
           skip(tally, x.record, {

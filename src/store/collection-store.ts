@@ -124,7 +124,7 @@ export class CollectionStore {
    * past the capacity as `capacity`. The first vector fixes the collection's model and dimension
    * (and, in PostgreSQL, creates its HNSW index).
    */
-  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; text?: TextRow }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
+  async insert(collectionId: string, rows: { recordId: string; data: Record<string, unknown>; vector: Float32Array; hash?: string | null; text?: TextRow }[], model: string): Promise<{ outcomes: InsertOutcome[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       // Taking the change numbers first locks the collection's row (PostgreSQL) for the capacity
       // check below; SQLite's transaction already holds the write lock. Unused numbers are gaps.
@@ -157,6 +157,7 @@ export class CollectionStore {
           seq: seq++,
           created_at: now,
           updated_at: now,
+          hash: r.hash ?? null,
           ...(this.store.dialect === 'postgres' ? { embedding: pgVector(r.vector) } : { vector: vectorToBlob(r.vector) }),
         };
         // The collection's row lock (above) serialises inserts, so the check before is final; a
@@ -207,7 +208,7 @@ export class CollectionStore {
    * Replaces a record's attributes (and vector, when given); the key stays, so the index entry
    * is updated in place. Returns the stored record, or undefined when the `_id` is unknown.
    */
-  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow): Promise<{ record: StoredRecord; seq: number } | undefined> {
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null): Promise<{ record: StoredRecord; seq: number } | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
       const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
@@ -217,6 +218,8 @@ export class CollectionStore {
         seq,
         updated_at: new Date().toISOString(),
         ...(vector ? (this.store.dialect === 'postgres' ? { embedding: pgVector(vector) } : { vector: vectorToBlob(vector) }) : {}),
+        // a new image replaces the hash too (none when the task gave none)
+        ...(vector ? { hash: hash ?? null } : {}),
       };
       await trx.updateTable('collection_records').set(set).where('key', '=', found.key).execute();
       if (text) await this.text.write(trx, collectionId, Number(found.key), text);
@@ -228,6 +231,12 @@ export class CollectionStore {
   async allDocs(collectionId: string): Promise<StoredRecord[]> {
     const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).orderBy('key').execute();
     return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+  }
+
+  /** SQLite only: every record's `bmh1` hash that is known (the embedded backend holds them in memory). */
+  async allHashes(collectionId: string): Promise<{ key: number; hash: string }[]> {
+    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'hash']).where('collection_id', '=', collectionId).where('hash', 'is not', null).execute();
+    return rows.map((r) => ({ key: Number(r.key), hash: r.hash! }));
   }
 
   /** SQLite only: live vectors, for a full index rebuild. */

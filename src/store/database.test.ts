@@ -42,6 +42,37 @@ describe('a new SQLite database', () => {
   });
 });
 
+describe('a database an earlier release made', () => {
+  it('is upgraded only where asked (the server, workers, `loupe migrate`), refused otherwise and left as it was', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-older-'));
+    try {
+      // as the release before migration 014 left it
+      const first = await openStore({ dataDir: dir });
+      await sql`ALTER TABLE collection_records DROP COLUMN hash`.execute(first.db);
+      await sql`DELETE FROM loupe_migrations WHERE name = '014-record-hashes'`.execute(first.db);
+      await first.close();
+      await expect(openStore({ dataDir: dir, upgrade: false })).rejects.toThrow(/needs upgrading \(migration 014-record-hashes\): this command does not upgrade it.*run `loupe migrate` or start the server/);
+      const raw = new SQLite(sqliteFileOf(dir), { readonly: true });
+      try {
+        expect(raw.prepare("SELECT count(*) AS n FROM loupe_migrations WHERE name = '014-record-hashes'").get()).toEqual({ n: 0 });
+      } finally {
+        raw.close();
+      }
+      const upgraded = await openStore({ dataDir: dir });
+      expect(upgraded.migrated).toEqual(['014-record-hashes']);
+      await upgraded.close();
+      // a new database is made whole whoever opens it
+      const fresh = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-new-'));
+      const made = await openStore({ dataDir: fresh, upgrade: false });
+      expect(made.migrated!.length).toBeGreaterThan(5);
+      await made.close();
+      await fs.rm(fresh, { recursive: true, force: true });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a database a newer release upgraded', () => {
   it('is refused, naming the migration this release does not know, and left as it was', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-newer-'));

@@ -138,6 +138,8 @@ export interface CollectionRecordsTable {
   vector?: Buffer | null;
   /** PostgreSQL: pgvector text form `[1,2,3]` on write. */
   embedding?: string | null;
+  /** The `bmh1` visual hash as 256 binary digits (migration 014); null for records stored before. */
+  hash?: string | null;
   seq: number;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -414,6 +416,13 @@ export interface StoreOptions {
   poolSize?: number | undefined;
   /** Long-running processes (the server) checkpoint SQLite's WAL from a worker thread. */
   backgroundCheckpoints?: boolean;
+  /**
+   * Whether pending migrations of a database an earlier release made are applied (the server, a
+   * worker, `loupe migrate`); otherwise such a database is refused, naming them (every other CLI
+   * command: listing accounts must not upgrade a live database out from under its running release).
+   * A new database is always made whole. Default true.
+   */
+  upgrade?: boolean;
 }
 
 // PostgreSQL bigint (COUNT, SUM of integers) arrives as text; our counts fit in a double.
@@ -488,7 +497,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     };
   }
   try {
-    store.migrated = await migrate(store);
+    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true });
   } catch (err) {
     await store.close();
     throw err;

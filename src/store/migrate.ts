@@ -7,7 +7,7 @@ import { migrations } from './migrations/index.ts';
  * `loupe_migrations`. Several processes may start at once (server + CLI, many API nodes):
  * PostgreSQL serialises them with an advisory lock, SQLite with its write lock.
  */
-export async function migrate(store: Store): Promise<string[]> {
+export async function migrate(store: Store, options: { upgrade?: boolean } = {}): Promise<string[]> {
   const { db, dialect } = store;
   const applied: string[] = [];
   await sql`CREATE TABLE IF NOT EXISTS loupe_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(db);
@@ -18,6 +18,10 @@ export async function migrate(store: Store): Promise<string[]> {
     // a database a newer release upgraded: this release would read tables it does not know as it knows them
     const unknown = [...have].filter((name) => !migrations.some((m) => m.name === name)).sort();
     if (unknown.length) throw new Error(`the database was upgraded by a newer Loupe release (migration ${unknown.join(', ')}, unknown to this one): run that release, or restore a backup made before the upgrade`);
+    const pending = migrations.filter((m) => !have.has(m.name)).map((m) => m.name);
+    if (options.upgrade === false && have.size > 0 && pending.length) {
+      throw new Error(`the database was made by an earlier Loupe release and needs upgrading (migration ${pending.join(', ')}): this command does not upgrade it, so the release running on it is not locked out; after a backup, run \`loupe migrate\` or start the server, which upgrade it`);
+    }
     for (const m of migrations) {
       if (have.has(m.name)) continue;
       for (const statement of m[dialect]) await sql.raw(statement).execute(trx);

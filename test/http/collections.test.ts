@@ -358,6 +358,22 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(dups.body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
     expect(dups.body.answer_distances![0]).toBeLessThan(0.5);
 
+    // copies the descriptor places far apart (half size and grey, re-encoded) are near duplicates by the visual hash
+    const original = Buffer.from(img('Leopards', 1), 'base64');
+    const meta = await sharp(original).metadata();
+    const copy = (await sharp(original).resize(Math.round(meta.width! / 2)).greyscale().jpeg({ quality: 60 }).toBuffer()).toString('base64');
+    expect((await call(`${base}/range`, { query_record: { _base64: copy }, radius: 5 }, c)).body.answer_records.map((r) => r._id)).not.toContain('l1');
+    const byHash = await call(`${base}/nearDuplicates`, { query_record: { _base64: copy } }, c);
+    expect(byHash.body.answer_records.map((r) => r._id).sort()).toEqual(['l1', 'l1-copy']);
+    // their distances are the descriptor's, past the radius: the hash found them
+    expect(Math.min(...byHash.body.answer_distances!)).toBeGreaterThan(5);
+    // radius 0 asks for identical images: identical hashes and no descriptor distance
+    expect((await call(`${base}/nearDuplicates`, { query_record: { _base64: copy }, radius: 0 }, c)).body.answer_records).toEqual([]);
+    // a stored record's own hash is the query's when it is named by _id; a filter applies to what the hash finds
+    expect((await call(`${base}/nearDuplicates`, { query_record: { _id: 'l1' }, filter: { _id: { $ne: 'l1-copy' } } }, c)).body.answer_records.map((r) => r._id)).toEqual(['l1']);
+    const ndiCopy = await call(`${base}/nearDupsInsert`, { records: [{ _id: 'l1-grey', _base64: copy }] }, c);
+    expect([ndiCopy.http, ndiCopy.body.status.code]).toEqual([411, 411]);
+
     const ndi = await call(`${base}/nearDupsInsert`, { records: [{ _id: 'l1-again', _base64: img('Leopards', 1) }, { _id: 'c1', _base64: img('cannon', 1) }] }, c);
     expect([ndi.http, ndi.body.status.code]).toEqual([211, 211]);
     expect(ndi.body.answer_records).toEqual([{ _id: 'c1' }]);

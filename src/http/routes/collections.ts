@@ -304,7 +304,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             async (request) => {
               const body = request.body as KnnBody & { radius?: number; limit?: number };
               if (body.k !== undefined && body.limit !== undefined && body.k !== body.limit) throw badRequest('k and limit name the same number and differ: send one.', [{ field: 'k', message: 'differs from limit' }]);
-              return visualSearch.range(ctx(request), await collectionOf(request), queryOf(body), { radius: body.radius ?? defaultRadius, limit: body.limit ?? body.k ?? 100, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+              return visualSearch.range(ctx(request), await collectionOf(request), queryOf(body), { radius: body.radius ?? defaultRadius, limit: body.limit ?? body.k ?? 100, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, nearDuplicates: url === '/nearDuplicates' });
             },
             config.limits.matchBodyBytes,
           );

@@ -207,15 +207,16 @@ export interface ImageSize {
 }
 
 export interface ImageTaskResults {
-  embed: ImageSize & { descriptor: number[]; model: string };
+  /** `hash`: the `bmh1` visual hash of the pixels the descriptor describes. */
+  embed: ImageSize & { descriptor: number[]; model: string; hash?: string };
   faces: ImageSize & { objects: Detection[] };
   objects: ImageSize & { objects: Detection[] };
   pose: ImageSize & { poses: Pose[] };
   ocr: ImageSize & { lines: OcrLine[] };
   colors: ImageSize & { colors: DominantColor[] };
-  index: ImageSize & { descriptor: number[]; model: string; observed: Observed };
+  index: ImageSize & { descriptor: number[]; model: string; hash?: string; observed: Observed };
   /** `chosen` is described by `descriptor` and `colors`; `whole`: the categories named no item found, so the whole image stands in. */
-  item: ImageSize & { descriptor: number[]; model: string; items: Item[]; chosen: Item; whole: boolean; colors: DominantColor[]; observed: Observed };
+  item: ImageSize & { descriptor: number[]; model: string; hash?: string; items: Item[]; chosen: Item; whole: boolean; colors: DominantColor[]; observed: Observed };
 }
 
 /**

@@ -14,6 +14,7 @@ import { readShared } from './shared-reads.ts';
 import { loadCv } from '../cards/card-geometry.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
 import { cropRgb } from './rgb-crop.ts';
+import { visualHashes } from '../models/visual-hash.ts';
 import type { RgbPixels } from './tfjs-runtime.ts';
 import { busyMarker, crashMarker, type ImageRefused, type ImageTask, type ImageTaskKind, type ImageTaskResults, type ModelName, type PostedTask, type TaskDone, type TaskOutcome, type TaskProgress, type UpscaleResult, type UpscaleTask, type VisionTask } from './vision-tasks.ts';
 
@@ -121,7 +122,8 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
     case 'embed': {
       const e = await embedder();
       const box = task.options?.boundBox;
-      return { ...size, descriptor: Array.from(await e.embed(box ? crop(pixels, img, box) : pixels)), model: e.name };
+      const seen = box ? crop(pixels, img, box) : pixels;
+      return { ...size, descriptor: Array.from(await e.embed(seen)), model: e.name, hash: hashOf(seen) };
     }
     case 'faces':
       return { ...size, objects: scaleBoxes(await (await faces()).faces(pixels), img) };
@@ -181,7 +183,7 @@ async function runIndexTask(task: ImageTask): Promise<ImageTaskResults['index']>
   const e = await embedder();
   const descriptor = Array.from(await e.embed(rgbOf(small)));
   const { observed } = await observe(bytes, task.maxPixels, new Set<SeenPart>(task.options?.seen ?? seenParts), small);
-  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, observed };
+  return { width: small.originalWidth, height: small.originalHeight, descriptor, model: e.name, hash: hashOf(rgbOf(small)), observed };
 }
 
 /** What text search records of an image (the `index` task's parts); the decoded images are kept for the item task. */
@@ -283,11 +285,17 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
     chosen = pick ?? { name: 'item', prob: 1, box: [0, 0, W, H] };
   }
   const e = await embedder();
-  const descriptor = Array.from(await e.embed(crop(rgbOf(small), small, chosen.box)));
+  const itemPixels = crop(rgbOf(small), small, chosen.box);
+  const descriptor = Array.from(await e.embed(itemPixels));
   const region = o.boundBox ? { box: chosen.box, keepBackground: false } : colorRegion(chosen);
   const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground });
   const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
-  return { width: W, height: H, descriptor, model: e.name, items, chosen, whole, colors, observed };
+  return { width: W, height: H, descriptor, model: e.name, hash: hashOf(itemPixels), items, chosen, whole, colors, observed };
+}
+
+/** The `bmh1` visual hash of what the descriptor describes: near duplicates are told by either (docs/api-decisions.md `nearDuplicates`). */
+function hashOf(pixels: RgbPixels): string {
+  return visualHashes(pixels.data, pixels.width, pixels.height, 3, ['bmh1']).bmh1!;
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
