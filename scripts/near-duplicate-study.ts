@@ -6,7 +6,6 @@
  * `npx tsx scripts/near-duplicate-study.ts` (about 5 minutes on 2 cores).
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
 import { decodeRgb } from '../src/media/decode-rgb.ts';
 import { loadEmbedder } from '../src/vision/models/embedding-models.ts';
