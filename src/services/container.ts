@@ -122,7 +122,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const catalogImages = new CatalogImageStore(store);
   const recognition = new RecognitionService(intake, vision, catalogStore, priceStore, accounts, new ArtworkReferences(catalogImages), config.priceRates);
   registry.register(new CollectiblesJob(recognition));
-  const results = new ResultLinks(links, registry);
+  const results = new ResultLinks(links, registry, config.publicUrl);
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);

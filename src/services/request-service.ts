@@ -215,10 +215,11 @@ export class RequestService {
     return { status: row.status };
   }
 
-  async get(accountId: string, id: string): Promise<RequestDetail> {
+  /** `baseUrl`: the reading request's, on which the result's image links are signed. */
+  async get(accountId: string, id: string, baseUrl?: string): Promise<RequestDetail> {
     const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
     if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
-    return this.detail(row);
+    return this.detail(row, baseUrl);
   }
 
   async list(accountId: string, query: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
@@ -232,9 +233,9 @@ export class RequestService {
     return { id: row.id, status: row.status, type: row.type, created: row.createdAt, workspace: row.workspaceId };
   }
 
-  private detail(row: AsyncRequestRow): RequestDetail {
+  private detail(row: AsyncRequestRow, baseUrl?: string): RequestDetail {
     const out: RequestDetail = { ...this.summary(row), request: row.request as unknown as RequestEcho, modified: row.modifiedAt };
-    if (row.status === 'DONE' && row.response) out.response = this.results.response(row) as RequestDetail['response'];
+    if (row.status === 'DONE' && row.response) out.response = this.results.response(row, baseUrl) as RequestDetail['response'];
     if (row.webhook) {
       out.webhook = {
         url: row.webhook.url,

@@ -11,14 +11,22 @@ export class ResultLinks {
   constructor(
     private readonly links: MediaLinks,
     private readonly registry: HandlerRegistry,
+    /** LOUPE_PUBLIC_URL: the base of links where no request names one (a webhook delivery). */
+    private readonly publicUrl?: string,
   ) {}
 
-  response(row: AsyncRequestRow): Record<string, unknown> | null {
+  /**
+   * The stored result with its images' links signed now, on `readBase` (the reading request's own
+   * base), else the configured public URL, else the base of the request that submitted it: the node
+   * a client submitted through may be gone, renamed or restored elsewhere since.
+   */
+  response(row: AsyncRequestRow, readBase?: string): Record<string, unknown> | null {
     if (!row.response || row.media.length === 0) return row.response;
-    const baseUrl = String(row.options.baseUrl ?? '');
+    const stored = String(row.options.baseUrl ?? '');
+    const baseUrl = readBase ?? this.publicUrl ?? stored;
     // Only this request's own images: a client's `_url` echoed in the result that names some
     // other image (another tenant's, say) must not come back signed.
-    const own = new Map(row.media.map((key) => [storedMediaUrl(baseUrl, key), key]));
+    const own = new Map(row.media.map((key) => [storedMediaUrl(stored, key), key]));
     const kind = this.registry.get(row.type)?.publicMedia?.(row.endpoint) ? 'public' : 'private';
     const sign = (value: unknown): unknown => {
       if (typeof value === 'string') {

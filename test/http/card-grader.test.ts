@@ -120,6 +120,22 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(quiet).not.toHaveProperty('_exact_url_card');
   }, 60_000);
 
+  it("a result's image links are signed on the base of the request that reads them, not the one that submitted it", async () => {
+    const flat = await sharp(await makeCard(standardCard([36, 30, 24, 30]), 5), { raw: { width: 630, height: 880, channels: 4 } }).flatten({ background: '#f0cd28' }).jpeg().toBuffer();
+    const submitted = await h.request('POST', `${base}/`, { headers: { host: 'node-a.shop.internal:4201' }, body: { type: 'card-grader', endpoint: 'centering', records: [{ _base64: flat.toString('base64'), 'skip-location': true }] } });
+    expect(submitted.statusCode, submitted.body).toBe(201);
+    const id = submitted.json().id as string;
+    let record: Rec | undefined;
+    for (let i = 0; i < 600 && !record; i++) {
+      const d = (await h.request('GET', `${base}/${id}`, { headers: { host: 'node-b.shop.internal:4202' } })).json() as { status: string; response?: Response };
+      if (d.status === 'DONE') record = d.response!.records[0];
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    // node A may be gone (retired, renamed, restored elsewhere): node B's links work
+    expect(record!._exact_url_card).toMatch(/^http:\/\/node-b\.shop\.internal:4202\/media\//);
+    expect((await h.app.inject({ method: 'GET', url: linkPath(record!._exact_url_card as string) })).statusCode).toBe(200);
+  }, 60_000);
+
   it('centering of a borderless card says it cannot be measured; skip-location takes the whole image as the card', async () => {
     const art = { ...standardCard([0, 0, 0, 0]) };
     const scene = await makeScene(art, 23, {});

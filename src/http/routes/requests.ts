@@ -133,6 +133,6 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/:id', {
     config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'A request with its response once DONE', params: IdParams, querystring: WorkspaceQuery, response: { 200: Detail, ...errors() } },
-    handler: async (request) => requests.get(accountOf(request), request.params.id),
+    handler: async (request) => requests.get(accountOf(request), request.params.id, baseUrlOf(request)),
   });
 }
