@@ -79,6 +79,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err }, 'value rejected by the database');
       return send(reply, 400, { detail: 'A value in the request is outside what the server can store.', code: 'invalid_request' });
     }
+    // The database unreachable (PostgreSQL stopped or restarting, its connections cut, the network): a
+    // client retries a 503, where a 500 reads as a bug; /ready says the same (503) meanwhile.
+    if (databaseUnavailable(err)) {
+      request.log.warn({ err: String(err.message ?? err) }, 'database unavailable');
+      reply.header('retry-after', '5');
+      return send(reply, 503, { detail: 'The database is not reachable just now; retry shortly.', code: 'database_unavailable' });
+    }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
@@ -124,4 +131,15 @@ function routePattern(url: string): RegExp {
     .join('');
   // as the router: a trailing slash or not, and doubled slashes, reach the same route
   return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
+}
+
+/**
+ * PostgreSQL's connection and shutdown errors (SQLSTATE classes 08 and 57P), and the driver's own
+ * when no connection can be made or one is cut: the database is away, not the request wrong.
+ */
+export function databaseUnavailable(err: { code?: unknown; message?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return true;
+  const message = typeof err.message === 'string' ? err.message : '';
+  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
 }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { RepeatedFailureLog } from './repeated-failure-log.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
@@ -44,7 +45,10 @@ export class JobRunner extends EventEmitter {
   ) {
     super();
     this.log = options.log ?? (() => {});
+    this.claims = new RepeatedFailureLog(this.log, 'claiming jobs');
   }
+
+  private readonly claims: RepeatedFailureLog;
 
   start(): void {
     if (this.running) return;
@@ -94,8 +98,9 @@ export class JobRunner extends EventEmitter {
             claimed.push(c);
             this.begin(c);
           }
+          this.claims.worked();
         } catch (err) {
-          this.log('error', 'claiming jobs failed', { err: String(err) });
+          this.claims.failed(err);
         }
       }
       // Full, or nothing claimable: sleep until a job finishes, a signal comes, or the poll is due.

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { RepeatedFailureLog } from '../queue/repeated-failure-log.ts';
 import https from 'node:https';
 import net from 'node:net';
 import type { AddressPolicy } from '../media/address-policy.ts';
@@ -49,10 +50,14 @@ export class WebhookDispatcher {
       policy: AddressPolicy;
       /** The response as a client reads it (media links signed at this delivery); the stored one when absent. */
       present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
-      log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+      log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
     },
     private readonly options: WebhookOptions,
-  ) {}
+  ) {
+    this.claims = new RepeatedFailureLog(deps.log, 'claiming webhooks');
+  }
+
+  private readonly claims: RepeatedFailureLog;
 
   start(): void {
     if (this.running) return;
@@ -83,8 +88,9 @@ export class WebhookDispatcher {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.
           // at most perAccount a claim: an account below its share may take only what a claim holds
           due = await this.deps.requests.claimWebhooks(Math.min(free, this.options.perAccount), this.options.timeoutMs * 2 + 5000, Date.now(), this.options.perAccount);
+          this.claims.worked();
         } catch (err) {
-          this.deps.log?.('error', 'claiming webhooks failed', { err: String(err) });
+          this.claims.failed(err);
         }
         for (const row of due) {
           this.active++;
@@ -145,9 +151,11 @@ export class WebhookDispatcher {
     const delay = this.options.retryDelaysMs[n];
     if (attempt.retry && delay !== undefined) {
       const wait = Math.max(delay, Math.min(attempt.retryAfterMs ?? 0, 3_600_000));
+      // an operator asked why a customer's webhooks do not arrive finds each failed attempt here
+      this.deps.log?.('warn', 'webhook delivery failed; it will be retried', { id: row.id, attempt: row.webhookAttempts, error: attempt.error, retry_in_s: Math.round(wait / 1000) });
       await this.deps.requests.webhookAttempt(row.id, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait });
     } else {
-      this.deps.log?.('warn', 'webhook delivery failed for good', { id: row.id, error: attempt.error });
+      this.deps.log?.('error', 'webhook delivery failed for good', { id: row.id, attempt: row.webhookAttempts, error: attempt.error });
       await this.deps.requests.webhookAttempt(row.id, { state: 'failed', error: attempt.error, nextAt: null });
     }
   }
