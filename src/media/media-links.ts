@@ -68,6 +68,14 @@ export function storedMediaUrl(baseUrl: string, key: string): string {
  * Two processes starting at once both end up with the first file written: it appears whole
  * (hard link of a synced temporary file) or not at all.
  */
+/** The secret if there is one (the setting, or the data folder's file, checked), without making one. */
+export async function existingMediaSecret(dataDir: string, fromEnv: string | undefined): Promise<{ secret: Buffer; file?: string } | undefined> {
+  if (fromEnv !== undefined) return { secret: Buffer.from(fromEnv, 'utf8') };
+  const file = path.join(dataDir, SECRET_FILE);
+  const existing = await readSecret(file);
+  return existing ? { secret: existing, file } : undefined;
+}
+
 export async function loadMediaSecret(dataDir: string, fromEnv: string | undefined): Promise<{ secret: Buffer; file?: string }> {
   if (fromEnv !== undefined) return { secret: Buffer.from(fromEnv, 'utf8') };
   const file = path.join(dataDir, SECRET_FILE);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import { AddressPolicy } from '../media/address-policy.ts';
 import { ImageIntake } from '../media/image-intake.ts';
-import { loadMediaSecret, MediaLinks } from '../media/media-links.ts';
+import { existingMediaSecret, loadMediaSecret, MediaLinks } from '../media/media-links.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
@@ -77,13 +77,23 @@ export async function openServices(config: Config, options: { longRunning?: bool
     if (options.longRunning) throw err;
     return undefined;
   });
-  // Before the store opens: a damaged secret file stops start-up without leaving a pool behind.
-  const { secret, file: secretFile } = await loadMediaSecret(config.dataDir, config.media.secret);
+  // Before the store opens: a damaged secret file stops start-up without leaving a pool behind. A missing
+  // one is made once the store opened: a start that failed there left a secret nobody used, which an
+  // operator backing up "the file media-secret" would keep instead of the one in use.
+  const existing = await existingMediaSecret(config.dataDir, config.media.secret);
+  const mediaDir = path.join(config.dataDir, 'media');
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
+  let made: { secret: Buffer; file?: string };
+  try {
+    made = existing ?? (await loadMediaSecret(config.dataDir, config.media.secret));
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const { secret, file: secretFile } = made;
   if (secretFile && config.databaseUrl && options.longRunning) {
     options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
   }
-  const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
   if (options.longRunning) {
     // A server that cannot write would say it is ready, then fail every write and log its queue's failures twice a second
     try {

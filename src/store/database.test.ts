@@ -106,3 +106,13 @@ describe('a database a newer release upgraded', () => {
     }
   });
 });
+
+describe('PostgreSQL set-up errors', () => {
+  it('say what to do where the server\'s own words do not', async () => {
+    const { explainPgSetupError } = await import('./database.ts');
+    expect(String(explainPgSetupError(new Error('SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string')))).toMatch(/asks for a password and DATABASE_URL gives none/);
+    expect(String(explainPgSetupError(Object.assign(new Error('permission denied to create extension "vector"'), { code: '42501' })))).toMatch(/a superuser must run `CREATE EXTENSION vector;`/);
+    const other = Object.assign(new Error('password authentication failed for user "loupe"'), { code: '28P01' });
+    expect(explainPgSetupError(other)).toBe(other);
+  });
+});

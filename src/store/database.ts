@@ -500,9 +500,22 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     store.migrated = await migrate(store, { upgrade: options.upgrade ?? true });
   } catch (err) {
     await store.close();
-    throw err;
+    throw store.dialect === 'postgres' ? explainPgSetupError(err) : err;
   }
   return store;
+}
+
+/** PostgreSQL set-up errors whose own words do not say what to do, said so that they do. */
+export function explainPgSetupError(err: unknown): unknown {
+  const e = err as { code?: unknown; message?: unknown };
+  const message = typeof e.message === 'string' ? e.message : '';
+  if (/client password must be a string/.test(message)) {
+    return new Error('the PostgreSQL server asks for a password and DATABASE_URL gives none: put it in the URL (postgres://user:password@host:port/database) or in PGPASSWORD');
+  }
+  if (e.code === '42501' && /extension "vector"/.test(message)) {
+    return new Error('the database has no pgvector extension and this user may not create it: a superuser must run `CREATE EXTENSION vector;` in that database once (README, "Run it"); nothing was created');
+  }
+  return err;
 }
 
 /** SQL functions every connection to the embedded database needs. */

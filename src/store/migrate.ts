@@ -10,9 +10,10 @@ import { migrations } from './migrations/index.ts';
 export async function migrate(store: Store, options: { upgrade?: boolean } = {}): Promise<string[]> {
   const { db, dialect } = store;
   const applied: string[] = [];
-  await sql`CREATE TABLE IF NOT EXISTS loupe_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(db);
   await db.transaction().execute(async (trx) => {
     if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(4242001)`.execute(trx);
+    // in the transaction: a first migration that fails (no right to create pgvector) leaves no empty table behind
+    await sql`CREATE TABLE IF NOT EXISTS loupe_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(trx);
     const done = await sql<{ name: string }>`SELECT name FROM loupe_migrations`.execute(trx);
     const have = new Set(done.rows.map((r) => r.name));
     // a database a newer release upgraded: this release would read tables it does not know as it knows them
