@@ -153,7 +153,8 @@ export class JobRunner extends EventEmitter {
     if (!written) {
       // The lease went to another worker meanwhile; its result is the one that counts.
       await this.deps.media.remove(media);
-      this.log('warn', 'job finished after its lease was lost; result dropped', { id: row.id });
+      if (signal.aborted && !this.running) this.log('info', 'job handed back at shutdown; this worker\'s result dropped, another runs it', { id: row.id });
+      else this.log('warn', 'job finished after its lease was lost; result dropped', { id: row.id });
       return;
     }
     if (row.webhook) this.deps.signal.notify('webhooks');

@@ -107,6 +107,8 @@ export class CardGraderJob implements JobHandler {
     const sides: { side: 'front' | 'back'; grades: Grades }[] = [];
     const sideOf = sidesOf(ctx.records, op);
     for (let i = 0; i < ctx.records.length; i++) {
+      // a worker stopping hands the job back: the next record would be work thrown away
+      ctx.signal.throwIfAborted();
       const rec = ctx.records[i]!;
       const base = pick(rec);
       const status = (code: number, text: string) => ({ code, text, request_id: ctx.requestId });

@@ -85,6 +85,8 @@ export class CollectiblesJob implements JobHandler {
     const catalogs = slab === 'grade' ? [] : slab ? await this.recognition.slabCatalogs() : await this.recognition.tcgCatalogs(family ?? TCG);
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
+      // a worker stopping hands the job back: the next record would be work thrown away
+      ctx.signal.throwIfAborted();
       const rec = ctx.records[i]!;
       const sctx = { requestId: ctx.requestId };
       let out;

@@ -67,6 +67,8 @@ export class FlowsJob implements JobHandler {
     const search: SearchContext = { requestId: ctx.requestId };
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
+      // a worker stopping hands the job back: the next record would be work thrown away
+      ctx.signal.throwIfAborted();
       const base = pick(ctx.records[i]!);
       if (!flow) {
         records.push({ ...base, _status: { code: 404, text: `The flow ${ctx.endpoint} was deleted before the request ran`, request_id: ctx.requestId } });

@@ -30,6 +30,8 @@ export class UpscalerJob implements JobHandler {
     const records: Record<string, unknown>[] = [];
     // One image at a time: each already keeps a whole long-task thread busy.
     for (let i = 0; i < ctx.records.length; i++) {
+      // a worker stopping hands the job back: the next record would be work thrown away
+      ctx.signal.throwIfAborted();
       const base = pick(ctx.records[i]!);
       try {
         const r = await this.vision.upscale(await ctx.image(i), factor, ctx.signal);
