@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { loadConfig } from './config/config.ts';
 import { sqliteFileOf } from './store/database.ts';
 import { openServices } from './services/container.ts';
@@ -11,8 +12,14 @@ import { whenLauncherExits } from './util/launcher-watch.ts';
  */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const loaded = loadConfig(env);
-  const log = (level: 'info' | 'warn' | 'error', msg: string, details: Record<string, unknown> = {}) =>
-    process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), pid: process.pid, msg, ...details })}\n`);
+  // the server's lines as pino writes them (level number, epoch milliseconds, pid, hostname), so one log
+  // pipeline reads both; LOG_LEVEL applies as it does there
+  const levels = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
+  const least = levels[loaded.logLevel as keyof typeof levels] ?? 30;
+  const host = os.hostname();
+  const log = (level: 'info' | 'warn' | 'error', msg: string, details: Record<string, unknown> = {}) => {
+    if (levels[level] >= least) process.stdout.write(`${JSON.stringify({ level: levels[level], time: Date.now(), pid: process.pid, hostname: host, ...details, msg })}\n`);
+  };
   // 0 is the API servers' setting (jobs left to workers), often in an environment file both share
   const config = loaded.queue.workers > 0 ? loaded : { ...loaded, queue: { ...loaded.queue, workers: 2 } };
   if (loaded.queue.workers <= 0) log('warn', 'LOUPE_QUEUE_WORKERS is 0, the API servers\' setting: this worker runs 2 jobs at once', {});

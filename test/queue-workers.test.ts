@@ -21,6 +21,8 @@ interface Worker {
   child: ChildProcess;
   done: string[];
   exited: Promise<number | null>;
+  /** Lines not in the server's (pino's) form. */
+  badLines?: number;
 }
 
 /** `loupe worker` as its own process, collecting the ids it reports done. */
@@ -36,7 +38,9 @@ function startWorker(env: NodeJS.ProcessEnv): Worker {
     const lines = buffered.split('\n');
     buffered = lines.pop()!;
     for (const line of lines) {
-      const entry = JSON.parse(line) as { msg: string; id?: string };
+      const entry = JSON.parse(line) as { msg: string; id?: string; level: unknown; time: unknown; hostname: unknown };
+      // the server's format (pino's): one log pipeline reads both
+      if (typeof entry.level !== 'number' || typeof entry.time !== 'number' || typeof entry.hostname !== 'string') w.badLines = (w.badLines ?? 0) + 1;
       if (entry.msg === 'job done') w.done.push(entry.id!);
     }
   });
@@ -112,6 +116,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     await until('the second worker to report it', async () => b.done.length > 0, 10_000);
     expect(a.done).toEqual([]);
     expect(b.done).toEqual([submitted.id]);
+    expect(b.badLines ?? 0).toBe(0);
   }, 180_000);
 
   it('a worker whose lease ran out cannot write its result over the new holder\'s', async () => {

@@ -109,6 +109,8 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
     handler: async (request, reply) => {
       const d = await requests.submit({ accountId: accountOf(request), workspaceId: request.workspaceId!, baseUrl: baseUrlOf(request), services: request.principal!.account.services }, request.body, request.headers['idempotency-key']);
       if (d.replayed) void reply.header('idempotent-replayed', 'true');
+      // the request id (reqId) of this call beside the asynchronous request's: a worker's lines name the latter (`id`)
+      request.log.info({ id: d.id, type: d.type, replayed: d.replayed === true }, 'asynchronous request submitted');
       return reply.code(201).send({ id: d.id, request: d.request, type: d.type, status: d.status, created: d.created, workspace: d.workspace });
     },
   });
