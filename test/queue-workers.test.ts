@@ -174,14 +174,17 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const registry = new HandlerRegistry();
     registry.register({ type: 'flows', accepts: () => true, endpoints: () => ['hash'], run: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('stopped')))) });
     const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const said: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: {} as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+      const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
       runner.start();
       // handed back, a job stays PROCESSING with its lease run out: taken again, it holds a lease
       await until('the runner to take the job', async () => ((await store.get(id))!.leaseUntil ?? 0) > Date.now(), 10_000);
       await runner.stop(50);
       expect(await store.get(id)).toMatchObject({ status: 'PROCESSING', leaseUntil: 0, attempts: 0, lastError: 'the worker stopped before finishing' });
     }
+    // said as what it is, not as a lost lease
+    expect(said.filter((m) => m === 'job handed back at shutdown; another worker runs it')).toHaveLength(3);
   });
 
   it('runs one long job (the upscaler\'s kind) at a time, so a quick job behind two of them takes the other slot', async () => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Headers a browser client may send (Authorization and JSON, and the ones the API reads). */
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, collection-id, X-Request-Id';
@@ -20,21 +20,28 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
     const origin = request.headers.origin;
     if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return;
     // a preflight is answered before anything else looks at the request: it carries no token
-    if (!allowed(origin)) return reply.code(403).header('vary', 'Origin').send({ detail: `Origin ${String(origin).slice(0, 200)} may not call this server (LOUPE_CORS_ORIGINS).`, code: 'forbidden' });
+    if (!allowed(origin)) return reply.code(403).send({ detail: `Origin ${String(origin).slice(0, 200)} may not call this server (LOUPE_CORS_ORIGINS).`, code: 'forbidden' });
     return reply
       .code(204)
       .header('access-control-allow-origin', any ? '*' : origin)
-      .header('vary', 'Origin')
       .header('access-control-allow-methods', METHODS)
       .header('access-control-allow-headers', ALLOWED_HEADERS)
       .header('access-control-max-age', '600')
       .send();
   });
   app.addHook('onSend', async (request, reply) => {
+    // with a list, the answer depends on Origin whoever asks: a shared cache must not give one origin's copy to another
+    if (!any) varyOnOrigin(reply);
     const origin = request.headers.origin;
     if (!allowed(origin)) return;
     reply.header('access-control-allow-origin', any ? '*' : origin);
-    if (!any) reply.header('vary', 'Origin');
     reply.header('access-control-expose-headers', EXPOSED_HEADERS);
   });
+}
+
+/** Adds Origin to the answer's Vary (the console's answers vary on Accept-Encoding too). */
+function varyOnOrigin(reply: FastifyReply): void {
+  const current = reply.getHeader('vary');
+  const names = (Array.isArray(current) ? current.join(',') : String(current ?? '')).split(',').map((v) => v.trim()).filter(Boolean);
+  if (!names.some((v) => v.toLowerCase() === 'origin' || v === '*')) reply.header('vary', [...names, 'Origin'].join(', '));
 }

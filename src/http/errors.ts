@@ -137,9 +137,12 @@ function routePattern(url: string): RegExp {
  * PostgreSQL's connection and shutdown errors (SQLSTATE classes 08 and 57P), and the driver's own
  * when no connection can be made or one is cut: the database is away, not the request wrong.
  */
-export function databaseUnavailable(err: { code?: unknown; message?: unknown }): boolean {
+export function databaseUnavailable(err: { code?: unknown; message?: unknown; syscall?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
-  if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return true;
+  // 08P01 is a protocol violation: a bug, not an outage
+  if ((/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') || /^57P0[1-3]$/.test(code)) return true;
   const message = typeof err.message === 'string' ? err.message : '';
-  return ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code) || /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+  // a connection the pool could not open (the fetches of images and webhooks never reach here: theirs are the records' own errors)
+  if (err.syscall === 'connect' && ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;
+  return /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
 }

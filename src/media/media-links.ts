@@ -62,12 +62,6 @@ export function storedMediaUrl(baseUrl: string, key: string): string {
   return `${baseUrl}/media/${key}`;
 }
 
-/**
- * The signing secret: `LOUPE_MEDIA_SECRET` when given, else `<dataDir>/media-secret`, made once
- * (mode 0600) and read by every later start and by `loupe worker` processes on the same folder.
- * Two processes starting at once both end up with the first file written: it appears whole
- * (hard link of a synced temporary file) or not at all.
- */
 /** The secret if there is one (the setting, or the data folder's file, checked), without making one. */
 export async function existingMediaSecret(dataDir: string, fromEnv: string | undefined): Promise<{ secret: Buffer; file?: string } | undefined> {
   if (fromEnv !== undefined) return { secret: Buffer.from(fromEnv, 'utf8') };
@@ -76,11 +70,16 @@ export async function existingMediaSecret(dataDir: string, fromEnv: string | und
   return existing ? { secret: existing, file } : undefined;
 }
 
+/**
+ * The signing secret: `LOUPE_MEDIA_SECRET` when given, else `<dataDir>/media-secret`, made once
+ * (mode 0600) and read by every later start and by `loupe worker` processes on the same folder.
+ * Two processes starting at once both end up with the first file written: it appears whole
+ * (hard link of a synced temporary file) or not at all.
+ */
 export async function loadMediaSecret(dataDir: string, fromEnv: string | undefined): Promise<{ secret: Buffer; file?: string }> {
-  if (fromEnv !== undefined) return { secret: Buffer.from(fromEnv, 'utf8') };
+  const existing = await existingMediaSecret(dataDir, fromEnv);
+  if (existing) return existing;
   const file = path.join(dataDir, SECRET_FILE);
-  const existing = await readSecret(file);
-  if (existing) return { secret: existing, file };
   await fsp.mkdir(dataDir, { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await fsp.open(tmp, 'wx', 0o600);

@@ -140,7 +140,12 @@ export class JobRunner extends EventEmitter {
         if (outcome.records.length !== recordsOf(row).length) throw new Error(`handler returned ${outcome.records.length} records for ${recordsOf(row).length}`);
       } catch (err) {
         await this.deps.media.remove(media);
-        if (signal.aborted) return;
+        // stopped between records (job handlers check the signal): said as the finished-too-late case below says it
+        if (signal.aborted) {
+          if (!this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
+          else this.log('warn', 'job stopped: its lease was lost; another worker runs it', { id: row.id });
+          return;
+        }
         this.log('warn', 'job failed; it goes back to the queue', { id: row.id, attempt: row.attempts, err: String(err) });
         await requests.release(row.id, token, err instanceof Error ? err.message : String(err));
         return;
@@ -153,7 +158,7 @@ export class JobRunner extends EventEmitter {
     if (!written) {
       // The lease went to another worker meanwhile; its result is the one that counts.
       await this.deps.media.remove(media);
-      if (signal.aborted && !this.running) this.log('info', 'job handed back at shutdown; this worker\'s result dropped, another runs it', { id: row.id });
+      if (signal.aborted && !this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
       else this.log('warn', 'job finished after its lease was lost; result dropped', { id: row.id });
       return;
     }

@@ -720,18 +720,11 @@ export class CardSessionService {
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
       const identityChanged = identityFields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
-      // a price derived from the recognised card's price_stats is that card's: the picked card's own stats
-      // give it again, and without them the card's change leaves the price unknown (kept in `original`)
-      let derived: ReturnType<typeof derivePrice> = null;
-      if (identityChanged && patch.price === undefined && row.price_basis !== null) {
-        derived = derivePrice(patch.price_stats, row.id_type);
-        patch.price = derived?.price ?? null;
-      }
       const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       // The links sent with a pick (an alternative carries its own), else none where the card changed: the
       // recognised card's marketplace pages are not the picked card's (kept in `original.links`)
       const linksBefore = row.links === null ? null : fromJson<Record<string, string>>(row.links);
-      const links = patch.links !== undefined ? patch.links : changed.some((f) => (identityFields as readonly string[]).includes(f)) ? null : linksBefore;
+      const links = patch.links !== undefined ? patch.links : identityChanged ? null : linksBefore;
       const linksChanged = JSON.stringify(links ?? null) !== JSON.stringify(linksBefore ?? null);
       if (linksChanged) values.links = links === null ? null : JSON.stringify(links);
       // the stats sent with a pick, else none where the card changed (the recognised card's, kept in `original`)
@@ -739,14 +732,31 @@ export class CardSessionService {
       const stats = patch.price_stats !== undefined ? patch.price_stats : identityChanged ? null : statsBefore;
       const statsChanged = JSON.stringify(stats ?? null) !== JSON.stringify(statsBefore ?? null);
       if (statsChanged) values.price_stats = stats === null ? null : JSON.stringify(stats);
-      if (changed.length > 0 || linksChanged || statsChanged) {
-        const next: MatchSnapshot = { ...current };
+      // A price no user set (derived from the stats, or none) follows the stats the row now holds: the picked
+      // card's derive it again, and a card changed without them leaves it unknown (the old card's, in `original`).
+      // A price the user or the app sent stays theirs.
+      const serverPrice = patch.price === undefined && (row.price_basis !== null || row.price === null);
+      let derived: ReturnType<typeof derivePrice> = null;
+      let priceAfter = current.price;
+      if (serverPrice && (statsChanged || identityChanged)) {
+        derived = derivePrice(stats, row.id_type);
+        priceAfter = derived?.price ?? null;
+      } else if (changed.includes('price')) priceAfter = patch.price ?? null;
+      const basisAfter = derived ? canonicalJson(derived.basis) : serverPrice ? (priceAfter === null ? null : row.price_basis) : null;
+      const priceMoved = priceAfter !== current.price || basisAfter !== row.price_basis;
+      if (priceMoved) {
+        values.price = priceAfter;
+        values.price_basis = basisAfter as string | null;
+      }
+      const matchChanged = changed.length > 0 || linksChanged;
+      if (matchChanged) {
+        const next: MatchSnapshot = { ...current, price: priceAfter };
         for (const f of changed) {
+          if (f === 'price') continue;
           (next as Record<MatchField, unknown>)[f] = patch[f];
           (values as Record<string, unknown>)[f] = patch[f];
         }
         values.card_key = cardKey({ ...row, ...next });
-        if (changed.includes('price')) values.price_basis = derived ? canonicalJson(derived.basis) : null;
         values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
@@ -755,7 +765,7 @@ export class CardSessionService {
       if (patch.note !== undefined) values.note = patch.note;
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
       // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.
-      if (changed.includes('price')) await tx.bumpCounters(row.session_id, 0, (patch.price ?? 0) - (current.price ?? 0));
+      if (priceMoved) await tx.bumpCounters(row.session_id, 0, (priceAfter ?? 0) - (current.price ?? 0));
       return this.identificationView(ctx, (await tx.identificationInWorkspace(iid, ctx.workspaceId))!);
     });
   }

@@ -41,6 +41,11 @@ describe('browser apps (LOUPE_CORS_ORIGINS)', () => {
     const call = await h.request('GET', ping, { headers: { origin: 'https://evil.example' } });
     expect(call.statusCode).toBe(200);
     expect(call.headers).not.toHaveProperty('access-control-allow-origin');
+    // every answer varies on Origin with a list (a shared cache keeps one copy per origin), added to what else it varies on
+    expect(call.headers.vary).toBe('Origin');
+    expect((await h.request('GET', ping)).headers.vary).toBe('Origin');
+    const page = await h.request('GET', '/console', { token: null, headers: { origin: 'https://app.example', 'accept-encoding': 'gzip' } });
+    expect(String(page.headers.vary).split(/,\s*/).sort()).toEqual(['Origin', 'accept-encoding']);
   });
 
   it('without the setting, nothing changes: a preflight is the 405 of a method the path lacks', async () => {

@@ -141,7 +141,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           },
           config.limits.matchBodyBytes,
         );
-        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0, description: 'Records to skip (spec 2 §2\'s common parameter), in insertion order.' })), fields_to_return: Type.Optional(Fields) }), async (request) => {
+        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'Records to skip (spec 2 §2\'s common parameter), in insertion order; at most 10,000 (`allRecords` pages further).' })), fields_to_return: Type.Optional(Fields) }), async (request) => {
           const body = request.body as { filter?: object; limit?: number; from?: number; fields_to_return?: string[] };
           return visualSearch.find(ctx(request), await collectionOf(request), body.filter, body.limit ?? 10, body.fields_to_return, body.from ?? 0);
         });

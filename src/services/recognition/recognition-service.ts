@@ -91,7 +91,6 @@ export const COMICS: Family = {
 export type TcgOption = (typeof ALL_OPTIONS)[number];
 export type TcgOptions = Partial<Record<TcgOption, boolean>>;
 
-/** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 /** Languages whose cards are printed in another alphabet than Latin. */
 const NON_LATIN_LANGUAGES = new Set(['ja', 'zh', 'ko', 'ru', 'uk', 'bg', 'el', 'th', 'ar', 'he']);
 
@@ -106,6 +105,7 @@ export function latinAlphabet(text: string, language: string | null): boolean {
   return latin > 0 && latin >= 2 * other;
 }
 
+/** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
 /** What a server with no trading-card catalog answers. */

@@ -277,7 +277,8 @@ function randomFilters(count: number, seed: number) {
         return { [op]: pick(bounds) };
       case '$in':
       case '$nin':
-        return { [op]: Array.from({ length: Math.floor(rnd() * 3) }, () => pick(values)) };
+        // now and then past IN_LIST_JOIN (32), where PostgreSQL looks the values up as a set
+        return { [op]: Array.from({ length: rnd() < 0.2 ? 33 + Math.floor(rnd() * 8) : Math.floor(rnd() * 3) }, () => pick(values)) };
       case '$all':
         return { [op]: Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => pick(values)) };
       case '$exists':

@@ -172,7 +172,7 @@ class Translator {
     if (scalars.length > IN_LIST_JOIN) {
       // a long list is a hashed set the field's values are looked up in, not a test of each value on every row
       const c = this.alias('c');
-      parts.push(sql`EXISTS (SELECT 1 FROM jsonb_path_query(${root}, ${`${jsonpath(segments)}[*]`}::jsonpath) AS ${c}(v) WHERE ${c}.v IN (SELECT jsonb_array_elements(${JSON.stringify(scalars)}::jsonb)))`);
+      parts.push(sql`EXISTS (SELECT 1 FROM jsonb_path_query(${root}, ${`${jsonpath(segments)}[*][*]`}::jsonpath) AS ${c}(v) WHERE ${c}.v IN (SELECT jsonb_array_elements(${JSON.stringify(scalars)}::jsonb)))`);
     } else if (scalars.length) {
       const vars = Object.fromEntries(scalars.map((v, i) => [`v${i}`, v]));
       const test = scalars.map((_, i) => `@ == $v${i}`).join(' || ');

@@ -327,7 +327,6 @@ function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<
   };
 }
 
-/** The image's own outline, corners on its outer pixel edges: the card when the image is the card. */
 /** How near to 63:88 an image must be for its frame to be taken for the card it was cropped to (a 3:4 photo is 0.034 off). */
 const FRAME_SHAPE_ERROR = 0.02;
 
@@ -345,6 +344,7 @@ export function outlineIsFrame(q: Quad, pixels: Pick<RgbPixels, 'width' | 'heigh
   return beyond >= 2;
 }
 
+/** The image's own outline, corners on its outer pixel edges: the card when the image is the card. */
 function frameOf(pixels: Pick<RgbPixels, 'width' | 'height'>): Quad {
   return [[-0.5, -0.5], [pixels.width - 0.5, -0.5], [pixels.width - 0.5, pixels.height - 0.5], [-0.5, pixels.height - 0.5]];
 }

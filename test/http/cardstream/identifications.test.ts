@@ -424,9 +424,26 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const bare = (await patch({ set_name: 'Jungle', card_number: '60' })).json();
     expect(bare).toMatchObject({ set_name: 'Jungle', price: null, price_derived: false, price_stats: null });
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(0);
+    // a later pick with stats derives it again (the price was nobody's since the last pick)
+    expect((await patch({ set_name: 'Base', card_number: '58', price_stats: stats(11) })).json()).toMatchObject({ price: 11, price_derived: true });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(11);
     // a price the user set is kept through a change of card
     await patch({ price: 7 });
     expect((await patch({ card_number: '61' })).json()).toMatchObject({ card_number: '61', price: 7, price_derived: false });
+  });
+
+  it('PATCH of price_stats alone re-derives a derived price and is no correction of the match', async () => {
+    const sid = await createSession(h);
+    const stats = (market: number) => [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: market } }];
+    await upload(sid, [card('fresh', { price: undefined, price_stats: stats(4) })]);
+    const row = (await list(sid)).results[0];
+    const refreshed = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { price_stats: stats(20) } })).json();
+    expect(refreshed).toMatchObject({ price: 20, price_derived: true, price_stats: stats(20), corrected: false, original: null, name: 'Pikachu' });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(20);
+    // a price the app sent is its own: new stats leave it
+    await upload(sid, [card('sent', { price: 3, price_stats: stats(4) })]);
+    const sent = (await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'sent');
+    expect((await h.request('PATCH', cs(`identification/${sent.id}/`), { body: { price_stats: stats(30) } })).json()).toMatchObject({ price: 3, price_derived: false, price_stats: stats(30) });
   });
 
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
