@@ -157,11 +157,13 @@ export class CatalogService {
   /** One file's artwork made in the vision workers, as a row for `key`, or the reason it could not be. */
   private async reference(f: ReferenceFile, key: string, rows: Map<string, CatalogImageInput & { file: string }>, unmatched: CatalogImagesResult['unmatched'], vision: VisionService): Promise<void> {
     const bytes = await readFile(f.file);
+    // before the bytes go to a vision worker, which takes them over (the hash of an emptied buffer was the same for every file)
+    const contentHash = createHash('sha1').update(bytes).digest('hex');
     const outcome = await vision.cardOutcome(async () => bytes, 'artwork');
     if ('error' in outcome) return void unmatched.push({ file: f.name, reason: outcome.error.text });
     const made = outcome.ok;
     if (!made.found || !made.artwork) return void unmatched.push({ file: f.name, reason: made.unfit ?? 'no card was found in the image' });
-    rows.set(key, { file: f.name, cardKey: key, sourceFile: f.name, width: made.width, height: made.height, artwork: made.artwork, artworkVersion: ARTWORK_VERSION, contentHash: createHash('sha1').update(bytes).digest('hex') });
+    rows.set(key, { file: f.name, cardKey: key, sourceFile: f.name, width: made.width, height: made.height, artwork: made.artwork, artworkVersion: ARTWORK_VERSION, contentHash });
   }
 
   /** What a file named its card by, as the reason it matched none says it. */

@@ -8,6 +8,7 @@ import { MAX_MATCH_DISTANCE } from '../../src/services/recognition/recognition-s
 import { seededRandom } from '../../src/util/seeded-random.ts';
 import { makeScene } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { photoBase64 } from '../helpers/photos.ts';
 
 /**
  * Identification by artwork (docs/recognition.md "Artwork"): made-up cards whose text says
@@ -75,6 +76,21 @@ describe.each(backends)('collectibles recognition by artwork (%s)', (backend) =>
     const again = await services.catalogs.attachImages({ catalog: 'pokemon', dir: path.join(dir, 'refs'), match: 'id' });
     expect(again).toMatchObject({ attached: 3, created: 0, updated: 0, unchanged: 3, images: 3 });
     expect((await services.catalogs.list()).catalogs[0]).toMatchObject({ catalog: 'pokemon', images: 3 });
+    // a scan replaced under the same name is taken (every file's bytes hashed as emptied before: "unchanged" for ever)
+    const replaced = path.join(dir, 'replaced');
+    await fs.mkdir(replaced);
+    await fs.writeFile(path.join(replaced, 'art-1.png'), faces.get(15)!);
+    expect(await services.catalogs.attachImages({ catalog: 'pokemon', dir: replaced, match: 'id' })).toMatchObject({ attached: 1, updated: 1, unchanged: 0 });
+    await fs.writeFile(path.join(replaced, 'art-1.png'), faces.get(11)!);
+    expect(await services.catalogs.attachImages({ catalog: 'pokemon', dir: replaced, match: 'id' })).toMatchObject({ attached: 1, updated: 1 });
+    // a card-shaped photo of something else is no reference
+    const wrong = path.join(dir, 'wrong-folder');
+    await fs.mkdir(wrong);
+    const leopard = await sharp(Buffer.from(photoBase64('caltech101/Leopards/image_0001.jpg'), 'base64')).resize(630, 880, { fit: 'cover' }).jpeg().toBuffer();
+    await fs.writeFile(path.join(wrong, 'art-4.jpg'), leopard);
+    const refused = await services.catalogs.attachImages({ catalog: 'pokemon', dir: wrong, match: 'id' });
+    expect(refused).toMatchObject({ attached: 0, created: 0 });
+    expect(refused.unmatched).toEqual([{ file: 'art-4.jpg', reason: expect.stringMatching(/does not look like a card/) }]);
   });
 
   it('matches files by collector number or by name, and never picks one of several cards', async () => {

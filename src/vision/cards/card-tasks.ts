@@ -310,6 +310,13 @@ async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: R
   // a reference scan's card is found as before the detector's extra looks: the references were hashed so
   const quad = whole ? frame : (await detector.detect(pixels, 'refine', { secondLook: false, centres: false }))[0]?.quad;
   if (!quad) return { ...base, found: false };
+  // a card-shaped photo of anything else (a wrong folder) is no reference: the verifier on the frame, at a
+  // threshold every official scan here passes (229; the lowest, a full-art Charizard, 0.39) and 218 of 233
+  // card-shaped Caltech and portrait photos do not (docs/recognition.md "Artwork")
+  if (whole) {
+    const check = await detector.verifyOutline(pixels, frame);
+    if (check.prob < MIN_REFERENCE_FRAME) return { ...base, found: true, unfit: `The image does not look like a card (${check.prob.toFixed(2)}): a reference is a scan or photo of the card, cropped to it.` };
+  }
   if (cardWidthOf(quad) < MIN_CARD_PIXELS) return { ...base, found: true, unfit: `The card is ${Math.round(cardWidthOf(quad))} px across; a reference needs at least ${MIN_CARD_PIXELS}.` };
   const up = warpCard(cv, pixels, portrait(quad), ARTWORK_WIDTH);
   return { ...base, found: true, quad: quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)]) as Quad, ...(whole ? { whole: true } : {}), artwork: artworkHash(up) };
@@ -326,6 +333,9 @@ function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<
     ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })) } } : {}),
   };
 }
+
+/** The verifier's least for an image read whole as a reference scan (see artworkOf). */
+const MIN_REFERENCE_FRAME = 0.2;
 
 /** How near to 63:88 an image must be for its frame to be taken for the card it was cropped to (a 3:4 photo is 0.034 off). */
 const FRAME_SHAPE_ERROR = 0.02;
