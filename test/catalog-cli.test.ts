@@ -91,6 +91,11 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(failed.stderr).toMatch(new RegExp(`loupe: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 4 \\(record 3\\): is not valid JSON .*Nothing was imported; the catalog is as it was\\.`));
     const { result } = await loupe('catalog', 'list');
     expect(result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon')).toMatchObject({ cards: 6, version: 1 });
+    // a price file saved as Latin-1 (as spreadsheets do): the file and the bad byte's line, not "loupe: " alone
+    const latin1 = path.join(dataDir, 'prices-latin1.csv');
+    await fs.writeFile(latin1, Buffer.concat([Buffer.from('card,date,price\nbase1-4,2025-06-01,30\n'), Buffer.from('base1-4,2025-06-02,3'), Buffer.from([0xa3]), Buffer.from('1\n')]));
+    const priced = await fails('prices', 'import', '--file', latin1, '--catalog', 'pokemon');
+    expect(priced.stderr).toMatch(/prices-latin1\.csv line 3: is not UTF-8 text/);
   }, 60_000);
 
   it('Ctrl-C while an import writes stops it after the batch, exit 130, nothing imported; while it reads, the process may end at once', async () => {
@@ -167,7 +172,8 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     await loupe('catalog', 'import', '--kind', 'mtg', '--cards', fixture('mtg/mtgjson-printings.json.gz'), '--sets', fixture('mtg/mtgjson-sets.json'), '--catalog', 'mtg');
     const refs = path.join(dataDir, 'mtg-refs');
     await fs.mkdir(path.join(refs, 'cards'), { recursive: true });
-    const scan = (hue: number) => sharp({ create: { width: 223, height: 311, channels: 3, background: { r: hue, g: 90, b: 255 - hue } } }).jpeg().toBuffer();
+    // a drawn card (border, art box, text box): a plain colour is no card to the reference check
+    const scan = (hue: number) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="223" height="311"><rect width="223" height="311" fill="#111"/><rect x="10" y="10" width="203" height="291" fill="hsl(${hue},45%,70%)"/><rect x="18" y="34" width="187" height="130" fill="hsl(${(hue + 120) % 360},50%,45%)"/><circle cx="110" cy="100" r="40" fill="hsl(${(hue + 200) % 360},60%,55%)"/><rect x="18" y="176" width="187" height="110" fill="#eee8d8"/><text x="20" y="27" font-size="14" font-family="sans-serif">Angel ${hue}</text></svg>`)).jpeg().toBuffer();
     await fs.writeFile(path.join(refs, 'cards', '900001_angel.jpg'), await scan(40));
     // a link to a scan is the scan (it was skipped, counted nowhere)
     await fs.writeFile(path.join(refs, 'ghost-scan.jpg'), await scan(200));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scratchDir } from '../../test/helpers/catalogs.ts';
-import { CatalogFileError, CsvSplitter, JsonSplitter, looksLikeJson, readCsvRecords, readJsonRecords, type CsvRow, type JsonRecord } from './record-stream.ts';
+import { CatalogFileError, CsvSplitter, firstNonUtf8, JsonSplitter, looksLikeJson, readCsvRecords, readJsonRecords, type CsvRow, type JsonRecord } from './record-stream.ts';
 
 let files: Awaited<ReturnType<typeof scratchDir>>;
 beforeAll(async () => {
@@ -147,9 +147,23 @@ describe('JSON records', () => {
     const latin1 = await files.write('latin1.json', Buffer.concat([Buffer.from('[\n{"a":"ok"},\n{"a":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n]')]));
     const err = await rejection(collect(readJsonRecords(latin1)));
     expect(err.problem).toBe('is not UTF-8 text');
-    expect(err.where).toMatch(/^line \d+$/);
+    // the bad byte's own line, not the first line of the block read (line 1 before, in a file of 900 lines)
+    expect(err.where).toBe('line 3');
+    const long = await files.write('latin1.csv', Buffer.concat([Buffer.from('name,price\n' + 'Pikachu,1\n'.repeat(899)), Buffer.from('Caf'), Buffer.from([0xe9]), Buffer.from(',2\n')]));
+    expect((await rejection(collect(readCsvRecords(long)))).where).toBe('line 901');
+    // a file whose kind is told by its first character: not JSON, and the CSV reader names the line (an error of no words before)
+    expect(await looksLikeJson(long)).toBe(false);
     const missing = await rejection(collect(readJsonRecords(`${files.dir}/nope.json`)));
     expect(missing.message).toMatch(/nope\.json: cannot be read \(ENOENT\)/);
+  });
+});
+
+describe('firstNonUtf8', () => {
+  it('finds the first byte of no well-formed sequence, and leaves a sequence cut at the end to the next block', () => {
+    expect(firstNonUtf8(Buffer.from('café 🃏'))).toBe(Buffer.from('café 🃏').length);
+    expect(firstNonUtf8(Buffer.from([0x61, 0xe9, 0x62]))).toBe(1);
+    expect(firstNonUtf8(Buffer.from([0x61, 0xc0, 0x80]))).toBe(1);
+    expect(firstNonUtf8(Buffer.from([0x61, 0xf0, 0x9f]))).toBe(3);
   });
 });
 

@@ -21,7 +21,35 @@ export class CatalogFileError extends Error {
 /** Bytes of the file read so far (compressed bytes for a .gz file) and its size. */
 export type ByteProgress = (read: number, size: number) => void;
 
-class NotUtf8 extends Error {}
+/** Text that is not UTF-8; `newlines`: the line breaks of the chunk before its first bad byte. */
+class NotUtf8 extends Error {
+  constructor(readonly newlines = 0) {
+    super('is not UTF-8 text');
+  }
+}
+
+/** The offset of the first byte that is not part of well-formed UTF-8, or the length when there is none. */
+export function firstNonUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const n = b < 0x80 ? 0 : b >= 0xc2 && b <= 0xdf ? 1 : b >= 0xe0 && b <= 0xef ? 2 : b >= 0xf0 && b <= 0xf4 ? 3 : -1;
+    if (n < 0) return i;
+    for (let k = 1; k <= n; k++) {
+      // a sequence cut by the chunk's end is the next chunk's to finish
+      if (i + k >= bytes.length) return bytes.length;
+      if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    }
+    i += n + 1;
+  }
+  return i;
+}
+
+const newlinesIn = (bytes: Uint8Array, end: number): number => {
+  let n = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) n++;
+  return n;
+};
 
 /**
  * The file's text in chunks, gunzipped when it starts with gzip's magic bytes (whatever its
@@ -62,7 +90,9 @@ export async function* textChunks(file: string, progress?: ByteProgress): AsyncG
       try {
         text = decoder.decode(chunk, { stream: true });
       } catch {
-        throw new NotUtf8();
+        // the line of the bad byte, not the chunk's first: the text before it is handed on first
+        const bad = firstNonUtf8(chunk);
+        throw new NotUtf8(newlinesIn(chunk, bad));
       }
       if (text) yield text;
     }
@@ -354,7 +384,7 @@ export async function* readJsonRecords(file: string, progress?: ByteProgress): A
       out.length = 0;
     }
   } catch (err) {
-    if (err instanceof NotUtf8) throw new CatalogFileError(file, `line ${splitter.currentLine}`, 'is not UTF-8 text');
+    if (err instanceof NotUtf8) throw new CatalogFileError(file, `line ${splitter.currentLine + err.newlines}`, 'is not UTF-8 text');
     throw err;
   }
   splitter.end();
@@ -533,7 +563,7 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
       yield* take();
     }
   } catch (err) {
-    if (err instanceof NotUtf8) throw new CatalogFileError(file, `line ${splitter.currentLine}`, 'is not UTF-8 text');
+    if (err instanceof NotUtf8) throw new CatalogFileError(file, `line ${splitter.currentLine + err.newlines}`, 'is not UTF-8 text');
     throw err;
   }
   splitter.end(rows);
@@ -544,9 +574,15 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
 
 /** Whether a file holds JSON (its first non-blank character is `[` or `{`), after gunzipping. */
 export async function looksLikeJson(file: string): Promise<boolean> {
-  for await (const chunk of textChunks(file)) {
-    const m = /\S/.exec(chunk);
-    if (m) return m[0] === '[' || m[0] === '{';
+  try {
+    for await (const chunk of textChunks(file)) {
+      const m = /\S/.exec(chunk);
+      if (m) return m[0] === '[' || m[0] === '{';
+    }
+  } catch (err) {
+    // not text: the reader that follows names the file and line (this threw an error of no words: "loupe: ")
+    if (err instanceof NotUtf8) return false;
+    throw err;
   }
   return false;
 }
