@@ -98,3 +98,21 @@ describe('helpers', () => {
     expect(intervalStart('2024-03-01', null)).toBeNull();
   });
 });
+
+describe('a trend line over a few days', () => {
+  it('is not read a month ahead (two days of prices forecast 2760 from 30, 34 and 120); a week or more is', () => {
+    const short = priceStats([
+      { date: '2025-06-01', price: 30, graded: false, currency: 'USD' },
+      { date: '2025-06-01', price: 34, graded: false, currency: 'USD' },
+      { date: '2025-06-02', price: 120, graded: true, currency: 'USD' },
+    ]);
+    const overall = short.find((e) => e.stats_type === 'overall' && e.interval === '30d')!;
+    expect(overall.value.trend.slope_per_day).not.toBeNull();
+    expect(overall.value.trend.forecast_30d).toBeNull();
+    const week = priceStats([
+      { date: '2025-06-01', price: 30, graded: false, currency: 'USD' },
+      { date: '2025-06-08', price: 37, graded: false, currency: 'USD' },
+    ]);
+    expect(week.find((e) => e.stats_type === 'ungraded' && e.interval === '30d')!.value.trend.forecast_30d).toBe(67);
+  });
+});

@@ -82,6 +82,9 @@ export const PRICE_INTERVALS: readonly { name: string; days: number | null }[] =
 ];
 export const PRICE_STATS_TYPES: readonly PriceStatsType[] = ['overall', 'graded', 'ungraded'];
 export const PRICE_CURRENCY = 'USD';
+/** The least span of days between an entry's oldest and latest prices for its line to be read ahead (`forecast_30d`). */
+export const MIN_FORECAST_SPAN_DAYS = 7;
+
 /** The trend line is read this many days after the entry's latest observation. */
 export const FORECAST_DAYS = 30;
 /** `trimmed_mean` drops ⌊n / 10⌋ observations at each end. */
@@ -149,7 +152,9 @@ export function finishStats(raw: RawPriceStats): PriceStatsValue {
   const flat = raw.max === raw.min;
   const slope = raw.slope === null ? null : flat ? 0 : raw.slope;
   const r2 = slope === null ? null : flat ? 1 : raw.r2;
-  const forecast = slope === null ? null : Math.max(0, raw.mean + slope * (raw.last_x + FORECAST_DAYS - raw.mean_x));
+  // a line over less than a week is not read a month ahead: two days of prices gave a forecast of 2760 from 30 and 120
+  const span = (Date.parse(raw.latest_date) - Date.parse(raw.oldest_date)) / 86_400_000;
+  const forecast = slope === null || !(span >= MIN_FORECAST_SPAN_DAYS) ? null : Math.max(0, raw.mean + slope * (raw.last_x + FORECAST_DAYS - raw.mean_x));
   return {
     q1: money(raw.q1),
     q3: money(raw.q3),
