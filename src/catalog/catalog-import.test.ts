@@ -160,6 +160,25 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     expect((await run({ ...requests.pool!, catalog: 'mtg-rank-2' })).cards).toMatchObject({ kept: 1, updated: 0, unchanged: 2 });
   });
 
+  it('a Scryfall file imported over MTGJSON keeps the uuid aliases and links only MTGJSON gave (prices name cards by them)', async () => {
+    const angel = 'aaaaaaaa-0000-4000-8000-000000000001';
+    await run({ ...requests.mtgjson!, catalog: 'mtg-sources' });
+    const c = (await t.catalogs.get('mtg-sources'))!;
+    const before = (await t.catalogs.card(c.id, angel))!;
+    expect(before.aliases).toEqual(['00000000-0000-5000-8000-000000000001']);
+    // the same printing as Scryfall's bulk file has it
+    const [scry] = JSON.parse(await fs.readFile(fixture('mtg/scryfall-default-cards.json'), 'utf8')) as Record<string, unknown>[];
+    const file = await files.write('scryfall-angel.json', JSON.stringify([{ ...scry, id: angel, name: before.name, set: before.setCode!.toLowerCase(), collector_number: before.number }]));
+    const over = await run({ kind: 'mtg', catalog: 'mtg-sources', files: { cards: file } });
+    expect(over.cards).toMatchObject({ updated: 1 });
+    const after = (await t.catalogs.card(c.id, angel))!;
+    expect(after.source).toBe('scryfall');
+    expect(after.aliases).toEqual(expect.arrayContaining(['00000000-0000-5000-8000-000000000001']));
+    for (const [name, url] of Object.entries(before.links)) expect(after.links[name] === url || name in after.links, name).toBe(true);
+    // the same file again changes nothing
+    expect((await run({ kind: 'mtg', catalog: 'mtg-sources', files: { cards: file } })).cards).toMatchObject({ updated: 0, unchanged: 1 });
+  });
+
   it('keeps Yu-Gi-Oh! placeholder codes out of number lookups', async () => {
     await run({ ...requests.yugioh!, catalog: 'ygo' });
     const c = (await t.catalogs.get('ygo'))!;

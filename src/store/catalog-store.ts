@@ -447,7 +447,7 @@ export class CatalogStore {
       }
     }
 
-    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
+    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'aliases', 'links']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
@@ -465,12 +465,20 @@ export class CatalogStore {
         progress(done);
       };
       for (const c of input.cards) {
+        const was = existingCards.get(c.key);
+        // A row another source of the same rank wrote keeps what only that source knew: its aliases (an MTGJSON
+        // uuid, which price files name cards by) and its links, beside the new source's (a Scryfall file
+        // imported over MTGJSON lost both; and again on its next re-import, the row then Scryfall's); the new
+        // source's links win. So an alias or link, once known, stays: none is ever taken back by an import.
+        const oldAliases = was ? fromJson<unknown>(was.aliases) : null;
+        const oldLinks = was ? fromJson<unknown>(was.links) : null;
+        const mergedAliases = Array.isArray(oldAliases) ? [...new Set([...c.aliases, ...oldAliases.filter((a): a is string => typeof a === 'string')])] : c.aliases;
+        const mergedLinks = oldLinks && typeof oldLinks === 'object' && !Array.isArray(oldLinks) ? { ...(oldLinks as Record<string, string>), ...c.links } : c.links;
         const fields = JSON.stringify(c.fields);
-        const links = JSON.stringify(c.links);
-        const aliases = JSON.stringify(c.aliases);
+        const links = JSON.stringify(mergedLinks);
+        const aliases = JSON.stringify(mergedAliases);
         const flags = JSON.stringify(c.flags);
         const content_hash = hashOf([input.source, c.key, c.name, c.nameNorm, c.setCode, c.setName, c.number, c.numberNorm, c.rarity, c.year, fields, links, aliases, flags]);
-        const was = existingCards.get(c.key);
         if (was && Number(was.source_rank) > input.rank) {
           cards.kept++;
           skipped++;
