@@ -284,6 +284,8 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
     if (err instanceof ColumnMapError) throw new UsageError(err.message);
     throw err;
   }
+  // `--catalog ""` is a usage slip (exit 2), as a missing value is
+  if (values.catalog === '') throw new UsageError('--catalog needs a name');
   const catalog = values.catalog ?? kind;
   return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`, io, stop));
 }

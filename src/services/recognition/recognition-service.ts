@@ -627,6 +627,8 @@ export class RecognitionService {
       const left = await this.prices.leftOutCurrencies(best.search.catalog.id, best.card.key, { rates: this.priceRates });
       const counts = Object.entries(left).map(([c, n]) => `${n} in ${c}`);
       if (counts.length) priceNotes.push(`price_stats of ${best.card.key} leave out ${counts.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
+      // asked and none: said, so a shop owner does not look for a fault (`loupe prices import` brings them)
+      else if (!bestFields?.price_stats) priceNotes.push(`no prices are known for ${best.card.key} (loupe prices import)`);
     }
     const subcategory = bestFields?.subcategory ?? undefined;
     const latin = latinAlphabet(clues.fullText, clues.language);
