@@ -294,6 +294,7 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
 function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
+  let printed = '';
   const count = (n: number) => n.toLocaleString('en-US');
   return (p) => {
     // reading is inside a stream's callbacks, where a throw would not reach the import: a stop then ends the process
@@ -311,6 +312,9 @@ function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportPr
       p.phase === 'read'
         ? `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} % (${count(p.records)} records)`
         : `writing: ${count(p.written)} of ${count(p.total)} rows`;
+    // the last batch's line and the end's are one and the same: said once
+    if (line === printed) return;
+    printed = line;
     io.err(`loupe: ${label}: ${line}\n`);
   };
 }
