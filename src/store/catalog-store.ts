@@ -472,8 +472,12 @@ export class CatalogStore {
         // source's links win. So an alias or link, once known, stays: none is ever taken back by an import.
         const oldAliases = was ? fromJson<unknown>(was.aliases) : null;
         const oldLinks = was ? fromJson<unknown>(was.links) : null;
-        const mergedAliases = Array.isArray(oldAliases) ? [...new Set([...c.aliases, ...oldAliases.filter((a): a is string => typeof a === 'string')])] : c.aliases;
-        const mergedLinks = oldLinks && typeof oldLinks === 'object' && !Array.isArray(oldLinks) ? { ...(oldLinks as Record<string, string>), ...c.links } : c.links;
+        const extraAliases = Array.isArray(oldAliases) ? oldAliases.filter((a): a is string => typeof a === 'string' && !c.aliases.includes(a)).sort() : [];
+        const mergedAliases = extraAliases.length ? [...c.aliases, ...extraAliases] : c.aliases;
+        // the new source's keys in its own order, then the old ones it lacks: a re-import of the same file hashes as
+        // before (PostgreSQL's jsonb hands keys back in its own order)
+        const extraLinks = oldLinks && typeof oldLinks === 'object' && !Array.isArray(oldLinks) ? Object.entries(oldLinks as Record<string, string>).filter(([k]) => !Object.hasOwn(c.links, k)) : [];
+        const mergedLinks = extraLinks.length ? { ...c.links, ...Object.fromEntries(extraLinks.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) } : c.links;
         const fields = JSON.stringify(c.fields);
         const links = JSON.stringify(mergedLinks);
         const aliases = JSON.stringify(mergedAliases);
