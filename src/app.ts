@@ -90,7 +90,8 @@ const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
  * A host name or IP literal, with an optional port: what a URL handed out can be built on. Names may
  * hold `_` (Docker Compose service names, which its DNS resolves) and end in the root's dot.
  */
-const hostPattern = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_](?:[A-Za-z0-9._-]{0,251}[A-Za-z0-9_])?\.?)(?::\d{1,5})?$/;
+const hostLabel = '[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?';
+const hostPattern = new RegExp(`^(?:\\[[0-9A-Fa-f:.]+\\]|(?=[^:]{1,254}(?::|$))${hostLabel}(?:\\.${hostLabel})*\\.?)(?::\\d{1,5})?$`);
 /** The pattern, and what a URL can be built on: a port past 65535, `999.1.1.1` or `a.123` passed the pattern and made `new URL` throw (a 500 in every paged answer). */
 const validHost = (host: string | undefined): boolean => {
   if (typeof host !== 'string' || !hostPattern.test(host)) return false;

@@ -134,6 +134,8 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   let prob = 1;
   let found: DetectedCard[] = [];
   let slabLabel: SlabLabel | null = null;
+  // the image's frame taken for the card (outlineIsFrame): reported as skip-location reports it, 0 to width and height
+  let onFrame = false;
   let reading: Promise<CardResult> | undefined;
   if (task.options.skipLocation) {
     quad = frameOf(pixels);
@@ -171,7 +173,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       slabLabel = label;
       // a scan cropped to its card: the card's edges are the image's, which no step shows (the outline ran
       // past three sides and stopped 1.2 % short of the fourth, and centering read 65/35 on clean scans)
-      if (found[0] && found[0].kind === 'raw' && task.op !== 'read' && task.op !== 'label' && outlineIsFrame(found[0].quad, pixels)) found[0] = { ...found[0], quad: frameOf(pixels) };
+      if (found[0] && found[0].kind === 'raw' && task.op !== 'read' && task.op !== 'label' && outlineIsFrame(found[0].quad, pixels)) {
+        found[0] = { ...found[0], quad: frameOf(pixels) };
+        onFrame = true;
+      }
       if (found[0]) {
         quad = found[0].quad;
         prob = found[0].prob;
@@ -184,14 +189,14 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
   // The whole image as the card: its corners are the image's own, 0 to width and height.
-  const full = task.options.skipLocation
+  const full = task.options.skipLocation || onFrame
     ? ([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]] as Quad)
     : toStored(quad);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
   if (found.length) {
     // Every card found, largest first: the first is the one measured.
-    result.cards = found.map((c) => ({
-      quad: toStored(c.quad),
+    result.cards = found.map((c, i) => ({
+      quad: i === 0 && onFrame ? full : toStored(c.quad),
       prob: c.prob,
       kind: c.kind,
       ...(c.labelBox ? { labelBox: [Math.round(c.labelBox[0] * sx), Math.round(c.labelBox[1] * sy), Math.round(c.labelBox[2] * sx), Math.round(c.labelBox[3] * sy)] as [number, number, number, number] } : {}),
