@@ -1,3 +1,5 @@
+import type { QueueLog } from './queue-workers.ts';
+
 /**
  * A loop's failure logged once when it starts failing, then once a minute with how many times it
  * failed meanwhile, and once when it works again: a database outage made each worker loop log the
@@ -10,7 +12,7 @@ export class RepeatedFailureLog {
   private lastLogged = 0;
 
   constructor(
-    private readonly log: ((level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void) | undefined,
+    private readonly log: QueueLog | undefined,
     private readonly what: string,
     private readonly everyMs = 60_000,
   ) {}

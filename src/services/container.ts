@@ -80,12 +80,12 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // Before the store opens: a damaged secret file stops start-up without leaving a pool behind. A missing
   // one is made once the store opened: a start that failed there left a secret nobody used, which an
   // operator backing up "the file media-secret" would keep instead of the one in use.
-  const existing = await existingMediaSecret(config.dataDir, config.media.secret);
+  await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
   let made: { secret: Buffer; file?: string };
   try {
-    made = existing ?? (await loadMediaSecret(config.dataDir, config.media.secret));
+    made = await loadMediaSecret(config.dataDir, config.media.secret);
   } catch (err) {
     await store.close();
     throw err;

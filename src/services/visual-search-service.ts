@@ -1029,9 +1029,8 @@ export class VisualSearchService {
    */
   private async nearDuplicateHits(c: CollectionRecord, vector: Float32Array, hash: string | undefined, radius: number, limit: number, filter?: Filter): Promise<Hit[]> {
     const near = await this.queries.range(c, vector, radius / distanceScale, limit, filter);
-    const bits = nearDuplicateBits(radius);
     if (!hash) return near;
-    const byHash = await this.queries.nearHashes(c, hash, bits, vector, limit, filter);
+    const byHash = await this.queries.nearHashes(c, hash, nearDuplicateBits(radius), vector, limit, filter);
     const seen = new Set(near.map((h) => h.record.key));
     return [...near, ...byHash.filter((h) => !seen.has(h.record.key))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key).slice(0, limit);
   }

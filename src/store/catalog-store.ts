@@ -466,10 +466,10 @@ export class CatalogStore {
       };
       for (const c of input.cards) {
         const was = existingCards.get(c.key);
-        // A row another source of the same rank wrote keeps what only that source knew: its aliases (an MTGJSON
-        // uuid, which price files name cards by) and its links, beside the new source's (a Scryfall file
-        // imported over MTGJSON lost both; and again on its next re-import, the row then Scryfall's); the new
-        // source's links win. So an alias or link, once known, stays: none is ever taken back by an import.
+        // A row replaced keeps what only the earlier import knew: its aliases (an MTGJSON uuid, which price files
+        // name cards by) and its links, beside the new ones (a Scryfall file imported over MTGJSON lost both, and
+        // would again on its next re-import, the row then Scryfall's); the new links win. So an alias or link,
+        // once known, stays: none is ever taken back by an import.
         const oldAliases = was ? fromJson<unknown>(was.aliases) : null;
         const oldLinks = was ? fromJson<unknown>(was.links) : null;
         const extraAliases = Array.isArray(oldAliases) ? oldAliases.filter((a): a is string => typeof a === 'string' && !c.aliases.includes(a)).sort() : [];
