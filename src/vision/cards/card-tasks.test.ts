@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { photoBytes } from '../../../test/helpers/photos.ts';
 import { outlineIsFrame, runCardTask } from './card-tasks.ts';
 import type { Quad } from './card-geometry.ts';
 
@@ -32,5 +34,27 @@ describe("a scan cropped to its card: the image's frame is the card", () => {
     expect(r.cards![0]!.quad).toEqual(r.quad);
     const [top] = r.centering!.topBottom.split('/').map(Number);
     expect(Math.abs(top! - 50)).toBeLessThan(3);
+  }, 60_000);
+});
+
+describe('a card lying sideways is measured upright', () => {
+  const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  const side = (q: Quad, k: number) => Math.hypot(q[(k + 1) % 4]![0] - q[k]![0], q[(k + 1) % 4]![1] - q[k]![1]);
+  it('reports the outline from its upper-left corner with a short upper side, and grades it as it grades the photo the right way up', async () => {
+    const bytes = photoBytes('cards/single-1730716218_jpg.rf.61c0c396008ef0622faa73ed585c18fd.jpg');
+    const grade = async (img: Buffer) => {
+      const r = await runCardTask({ kind: 'card', image: ab(img), maxPixels: 40e6, op: 'grade', options: { noImageOutput: true } });
+      if ('refused' in r || !r.found || !r.surface || !r.wear) throw new Error('no card graded');
+      return r;
+    };
+    const up = await grade(await sharp(bytes).jpeg({ quality: 92 }).toBuffer());
+    const turned = await grade(await sharp(bytes).rotate(90).jpeg({ quality: 92 }).toBuffer());
+    for (const r of [up, turned]) expect(side(r.quad!, 0)).toBeLessThan(side(r.quad!, 1));
+    expect(side(turned.cards![0]!.quad, 0)).toBeLessThan(side(turned.cards![0]!.quad, 1));
+    // turned clockwise, the card's upper side is the image's left: its first corner is the lower-left one
+    expect(turned.quad![0]![1]).toBeGreaterThan(turned.quad![1]![1]);
+    // squashed into an upright card's shape, its text lines read as scratches (surface 9.2 → 3.7 on a train photo)
+    expect(Math.abs(turned.surface!.grade - up.surface!.grade)).toBeLessThan(1);
+    expect(turned.centering?.grade ?? null).not.toBeNull();
   }, 60_000);
 });

@@ -5,7 +5,7 @@ import { reduceJpeg } from '../../media/jpeg-reduce.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from '../grading/card-centering.ts';
 import { CardDetector, type DetectedCard } from './card-detector.ts';
-import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, warpCard, type Point, type Quad } from './card-geometry.ts';
+import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, uprightOrder, warpCard, type Point, type Quad } from './card-geometry.ts';
 import { measureSurface } from '../grading/card-surface.ts';
 import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
 import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
@@ -185,12 +185,16 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   }
   if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
   if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.everyCard === true)), slabLabel, [sx, sy]);
+  // measured and reported upright, a card lying sideways turned clockwise (docs/grading.md): the
+  // detector's outlines and the frame start at the image's upper-left whatever the card's orientation
+  if (quad) quad = uprightOrder(quad);
+  found = found.map(uprightCard);
   if (!quad) return { ...size, found: false, versions };
   const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 
   // The whole image as the card: its corners are the image's own, 0 to width and height.
   const full = task.options.skipLocation || onFrame
-    ? ([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]] as Quad)
+    ? uprightOrder([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]])
     : toStored(quad);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
   if (found.length) {
@@ -249,6 +253,14 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** A detected card with its outline (and each corner's doubt) started where `uprightOrder` starts it. */
+function uprightCard(c: DetectedCard): DetectedCard {
+  const quad = uprightOrder(c.quad);
+  if (quad === c.quad) return c;
+  const s = c.spread;
+  return { ...c, quad, spread: [s[3], s[0], s[1], s[2]] };
+}
 
 /**
  * Every card's text, largest card first. An image that is itself card-shaped is read whole when no
