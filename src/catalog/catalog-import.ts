@@ -92,14 +92,15 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
   if (existing && existing.kind !== request.kind) throw new CatalogKindConflict(existing.name, existing.kind);
   const knownSets = new Map<string, SetRow>(existing ? (await store.sets(existing.id)).map((s) => [s.code, s]) : []);
   const remarks = new Remarks();
-  let records = 0;
+  // a progress line counts its own file's records (a cards file's lines counted its sets file's too)
+  const records = new Map<string, number>();
   const ctx: ReadContext = {
     knownSets,
     remarks,
-    onRecord: () => {
-      records++;
+    onRecord: (file) => {
+      records.set(file, (records.get(file) ?? 0) + 1);
     },
-    onBytes: (file, bytes, size) => onProgress?.({ phase: 'read', file, bytes, size, records }),
+    onBytes: (file, bytes, size) => onProgress?.({ phase: 'read', file, bytes, size, records: records.get(file) ?? 0 }),
   };
 
   const readStart = performance.now();
