@@ -10,6 +10,7 @@ import './http/context.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
+import { oas30Keywords } from './http/openapi-compat.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { JsonParser } from './http/json-parser.ts';
@@ -285,6 +286,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       },
       components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <token>' } } },
     },
+    transformObject: (doc) => ('openapiObject' in doc ? oas30Keywords(doc.openapiObject) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

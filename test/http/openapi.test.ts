@@ -29,6 +29,33 @@ describe('OpenAPI', () => {
     }
   });
 
+  it("uses only OpenAPI 3.0's Schema Object keywords (and x- extensions): a strict 3.0 validator refused `propertyNames`", async () => {
+    const doc = JSON.parse(await generateOpenapi());
+    // OpenAPI 3.0.3, Schema Object: the JSON Schema keywords it takes, and its own
+    const allowed = new Set(['title', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum', 'type', 'allOf', 'oneOf', 'anyOf', 'not', 'items', 'properties', 'additionalProperties', 'description', 'format', 'default', 'nullable', 'discriminator', 'readOnly', 'writeOnly', 'xml', 'externalDocs', 'example', 'deprecated', '$ref']);
+    const bad: string[] = [];
+    const schema = (s: unknown, at: string): void => {
+      if (!s || typeof s !== 'object') return;
+      for (const [k, v] of Object.entries(s)) {
+        if (!allowed.has(k) && !k.startsWith('x-')) bad.push(`${at}.${k}`);
+        if (k === 'properties') for (const [name, p] of Object.entries(v as object)) schema(p, `${at}.properties.${name}`);
+        else if (['items', 'additionalProperties', 'not'].includes(k)) schema(v, `${at}.${k}`);
+        else if (['allOf', 'oneOf', 'anyOf'].includes(k)) (v as unknown[]).forEach((x, i) => schema(x, `${at}.${k}[${i}]`));
+      }
+    };
+    for (const [name, s] of Object.entries(doc.components.schemas)) schema(s, name);
+    type Content = Record<string, { schema?: unknown }>;
+    type Operation = { parameters?: { name: string; schema?: unknown }[]; requestBody?: { content?: Content }; responses?: Record<string, { content?: Content }> };
+    for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, Operation>>)) {
+      for (const [m, op] of Object.entries(ops)) {
+        for (const par of op.parameters ?? []) schema(par.schema, `${m} ${p} ${par.name}`);
+        for (const c of Object.values(op.requestBody?.content ?? {})) schema(c.schema, `${m} ${p} body`);
+        for (const [code, r] of Object.entries(op.responses ?? {})) for (const c of Object.values(r.content ?? {})) schema(c.schema, `${m} ${p} ${code}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
   it('declares the Idempotent-Replayed header of a replayed submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     const created = doc.paths['/account/v2/request'].post.responses['201'];
