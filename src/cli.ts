@@ -47,7 +47,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise
   loupe catalog images --catalog NAME --dir D [--match id|number|name] [--set CODE]
                     attaches the folder's reference scans to the catalog's cards, for artwork comparison:
-                    each file names one card by its id (a manifest.json beside the files, else the file's
+                    each file names one card by its id (a manifest.json in the folder or its parent, else the file's
                     name), its collector number or its name; files naming no card or several are listed
   loupe catalog list
   loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)

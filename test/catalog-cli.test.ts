@@ -195,6 +195,13 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     const bad = await fails('catalog', 'images', '--catalog', 'mtg', '--dir', refs, '--match', 'colour');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--match must be one of id, number, name, not "colour"/);
+    // a dataset's own folder, its scans one level down: the error names the subfolder to give
+    const top = path.join(dataDir, 'mtg-dataset');
+    await fs.mkdir(path.join(top, 'images'), { recursive: true });
+    await fs.writeFile(path.join(top, 'images', '900001_angel.jpg'), await scan(40));
+    const above = await fails('catalog', 'images', '--catalog', 'mtg', '--dir', top);
+    expect(above.code).toBe(1);
+    expect(above.stderr).toContain(`The folder ${top} holds no image files (only its subfolders do, which are not looked into: ${path.join(top, 'images')} holds 1; give one of them as --dir)`);
   }, 90_000);
 
   it.skipIf(!sharedPresent || backend === 'postgres')('attaches every SV151 reference scan, and 20 of the 22 MTG scans naming the two the catalog lacks (shared data)', async () => {

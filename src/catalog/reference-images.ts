@@ -96,3 +96,18 @@ export async function referenceFiles(dir: string): Promise<ReferenceFile[]> {
       };
     });
 }
+
+/**
+ * The folder's subfolders that hold image files, with how many, for the error of a folder that holds
+ * none: a dataset's own folder keeps its scans in `images/` beside the manifest.
+ */
+export async function imageSubfolders(dir: string): Promise<{ dir: string; images: number }[]> {
+  const root = path.resolve(dir);
+  const subs = await readdir(root, { withFileTypes: true }).catch(() => []);
+  const out: { dir: string; images: number }[] = [];
+  for (const s of subs.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+    const images = (await readdir(path.join(root, s.name)).catch(() => [] as string[])).filter((f) => IMAGE_FILE.test(f)).length;
+    if (images) out.push({ dir: path.join(dir, s.name), images });
+  }
+  return out;
+}

@@ -4,7 +4,7 @@ import { CatalogFileError } from '../catalog/record-stream.ts';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { numberKey, normalizeName } from '../catalog/card-keys.ts';
-import { referenceFiles, ReferenceFolderError, type MatchMode, type ReferenceFile } from '../catalog/reference-images.ts';
+import { imageSubfolders, referenceFiles, ReferenceFolderError, type MatchMode, type ReferenceFile } from '../catalog/reference-images.ts';
 import type { CatalogImageInput, CatalogImageStore } from '../store/catalog-image-store.ts';
 import { CatalogChangedDuringImport, CatalogKindConflict, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
 import { ARTWORK_VERSION } from '../vision/recognition/card-artwork.ts';
@@ -130,7 +130,12 @@ export class CatalogService {
       if (err instanceof ReferenceFolderError) throw badRequest(err.message);
       throw err;
     }
-    if (!files.length) throw badRequest(`The folder ${request.dir} holds no image files.`);
+    if (!files.length) {
+      // subfolders are not looked into (a folder of sets would mix them): name those that hold images
+      const subs = await imageSubfolders(request.dir);
+      const hint = subs.length ? ` (only its subfolders do, which are not looked into: ${subs.slice(0, 5).map((s) => `${s.dir} holds ${s.images}`).join('; ')}${subs.length > 5 ? `; ${subs.length - 5} more` : ''}; give one of them as --dir)` : '';
+      throw badRequest(`The folder ${request.dir} holds no image files${hint}.`);
+    }
     // a --set the catalog does not hold would match nothing, or be passed over by --match id: say so instead
     if (request.setCode && !(await this.store.holdsSet(catalog.id, request.setCode))) {
       throw badRequest(`No card of ${catalog.name} is in a set with the code "${request.setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5, MTGJSON's set codes such as LEA).`);
