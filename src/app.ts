@@ -11,6 +11,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { oas30Keywords } from './http/openapi-compat.ts';
+import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { JsonParser } from './http/json-parser.ts';
@@ -49,8 +50,14 @@ function validators() {
     if (httpPart === 'querystring') return withQueryBooleans(schema, text.compile(schema));
     if (httpPart !== 'body') return text.compile(schema);
     const validate = ((schema as Record<string, unknown>)[allErrorsMark] === true ? bodyAllErrors : body).compile(schema);
+    const limited = limitedArrays(schema);
     // Optional fields sent as null are "not given" (docs/api-decisions.md, Types).
     const checked = (data: unknown) => {
+      const over = arrayOverLimit(limited, data);
+      if (over) {
+        checked.errors = [over];
+        return false;
+      }
       dropNullOptionals(schema, data);
       const ok = validate(data);
       checked.errors = validate.errors;

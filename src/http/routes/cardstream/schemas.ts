@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AnyObject, Nullable, StringEnum, allErrorsMark, replayedHeader } from '../../schemas/common.ts';
 import { sideListMaxBytes } from '../../../services/card-session-service.ts';
+import { defaultLimits } from '../../../config/config.ts';
 
 const text = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
 
@@ -115,7 +116,8 @@ export const IdentificationInput = Type.Object(
 );
 
 // every bad row is named, not the first only (src/app.ts reads the mark): a client fixes a batch in one round trip
-export const UploadBody = Type.Object({ identifications: Type.Array(IdentificationInput) }, { [allErrorsMark]: true });
+// at most the default batch (a smaller configured one is the service's 400), checked before the rows are (src/http/array-limits.ts)
+export const UploadBody = Type.Object({ identifications: Type.Array(IdentificationInput, { maxItems: defaultLimits.batchRows }) }, { [allErrorsMark]: true });
 
 export const UploadResult = Type.Object({
   received: Type.Integer(),

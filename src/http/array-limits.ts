@@ -1,0 +1,41 @@
+import type { ErrorObject } from 'ajv';
+
+interface Limited {
+  path: string[];
+  max: number;
+}
+
+/**
+ * The arrays a body schema bounds with `maxItems`, reached through object properties. Checked before
+ * the schema validates: Ajv checks every item of an array over its limit too, and in all-errors mode
+ * (a card upload, which names every bad row) ten million empty rows made as many errors, whose
+ * message string overflowed and ended the process.
+ */
+export function limitedArrays(schema: unknown, path: string[] = []): Limited[] {
+  const s = schema as { type?: unknown; maxItems?: unknown; properties?: Record<string, unknown>; anyOf?: unknown[] } | null;
+  if (!s || typeof s !== 'object') return [];
+  const out: Limited[] = [];
+  if (typeof s.maxItems === 'number') out.push({ path, max: s.maxItems });
+  for (const [k, v] of Object.entries(s.properties ?? {})) out.push(...limitedArrays(v, [...path, k]));
+  // a nullable array is written anyOf [array, null]
+  for (const v of s.anyOf ?? []) out.push(...limitedArrays(v, path));
+  return out;
+}
+
+/** The first array of `data` over its limit, as Ajv would report it; null when none is. */
+export function arrayOverLimit(limited: readonly Limited[], data: unknown): ErrorObject | null {
+  for (const l of limited) {
+    let at: unknown = data;
+    for (const k of l.path) at = at && typeof at === 'object' && !Array.isArray(at) ? (at as Record<string, unknown>)[k] : undefined;
+    if (Array.isArray(at) && at.length > l.max) {
+      return {
+        instancePath: l.path.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
+        schemaPath: '#/maxItems',
+        keyword: 'maxItems',
+        params: { limit: l.max },
+        message: `must NOT have more than ${l.max} items (it has ${at.length})`,
+      };
+    }
+  }
+  return null;
+}
