@@ -211,6 +211,8 @@ export const malformedFilters: MalformedFilter[] = [
   { name: '$options without $regex', filter: { a: { $options: 'i' } }, operator: '$options' },
   { name: '$size negative', filter: { a: { $size: -1 } }, operator: '$size' },
   { name: '$size fractional', filter: { a: { $size: 1.5 } }, operator: '$size' },
+  { name: '$size over 32 bits', filter: { a: { $size: 2_147_483_648 } }, operator: '$size' },
+  { name: '$size 1e300', filter: { a: { $size: 1e300 } }, operator: '$size' },
   { name: '$all empty', filter: { a: { $all: [] } }, operator: '$all' },
   { name: '$all not an array', filter: { a: { $all: 'x' } }, operator: '$all' },
   { name: '$elemMatch not an object', filter: { a: { $elemMatch: 5 } }, operator: '$elemMatch' },

@@ -165,7 +165,8 @@ function checkOperators(ops: Record<string, unknown>, depth: number, budget: Bud
         if (!(typeof operand === 'boolean' || operand === 0 || operand === 1)) throw new FilterError(op, 'needs true or false', path);
         break;
       case '$size':
-        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0) throw new FilterError(op, 'needs a non-negative integer', path);
+        // a 32-bit integer, as MongoDB takes it (PostgreSQL refused a larger one with a server error while SQLite matched nothing)
+        if (typeof operand !== 'number' || !Number.isInteger(operand) || operand < 0 || operand > 2_147_483_647) throw new FilterError(op, 'needs a non-negative integer up to 2147483647', path);
         break;
       case '$regex':
         if (typeof operand !== 'string') throw new FilterError(op, 'needs a string pattern', path);
