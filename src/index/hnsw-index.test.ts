@@ -106,6 +106,19 @@ describe('HnswIndex basics', () => {
     expect(index.search(other, 500).keys).toHaveLength(199);
   });
 
+  it('pages of a small index, asked with a growing k as `from` does, are slices of one exact ordering', async () => {
+    const source = new MemorySource(64);
+    const vs = vectors(600, 21, 64);
+    vs.forEach((v, i) => source.put(i, v));
+    const index = await openIndex(source);
+    const q = vectors(1, 22, 64)[0]!;
+    // the graph's pool at k = from + 25 left out some records of the later pages and gave others twice
+    const walked = [0, 25, 50, 75, 100, 125, 150, 175].flatMap((from) => index.search(q, from + 25).keys.slice(from));
+    expect(new Set(walked).size).toBe(walked.length);
+    expect(walked).toEqual(bruteForce(source.rows, q, 200));
+    expect(index.search(q, 10).strategy).toBe('exact');
+  });
+
   it('rejects wrong dimensions and bad keys', async () => {
     const index = await openIndex(new MemorySource());
     expect(() => index.add(1, new Float32Array(DIMS + 1))).toThrow(/dimensions/);

@@ -96,6 +96,17 @@ const SIDECAR_FORMAT = 'loupe-hnsw/1';
 const OVERSAMPLE = 1.5;
 /** Largest filtered pool worth asking the graph for; beyond it brute force over the allowed keys. */
 const MAX_FILTER_POOL = 160;
+/**
+ * An unfiltered search over at most this many vectors is brute force (about 1–2 ms at 1792-d): the
+ * graph's answer is approximate past its pool, so pages walked with `from` (a larger k each time)
+ * repeated some records and skipped others (k 25, from 0…125 over 147 records).
+ */
+const EXACT_UNFILTERED_BELOW = 1024;
+/**
+ * The graph's pool for k results: twice k, rounded up to a power of two, so that pages asking for
+ * nearby k share one pool (and one ordering) and the last places are found with a margin.
+ */
+const poolFor = (k: number): number => 2 ** Math.ceil(Math.log2(Math.max(2 * k, 1)));
 const BUILD_BATCH = 512;
 /** Vectors per exactSearch call: ~0.9 MB at 1792-d, so the gathered batch stays in L2. */
 const EXACT_BATCH = 128;
@@ -328,7 +339,10 @@ export class HnswIndex {
     const ef = Math.max(k, opts.expansion ?? this.expansionSearch);
 
     const keySet = opts.allowedKeys;
-    if (!opts.allowed && !keySet) return this.hnsw(q, k, ef, null);
+    if (!opts.allowed && !keySet) {
+      if (size <= EXACT_UNFILTERED_BELOW) return this.exactScan(q, k, () => true);
+      return this.hnsw(q, k, Math.max(ef, poolFor(k)), null);
+    }
 
     const exactBelow = opts.exactBelow ?? HNSW_DEFAULTS.exactBelow;
     if (keySet) {
