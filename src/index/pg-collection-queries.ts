@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Store } from '../store/database.ts';
-import { pgConfig } from '../store/collection-text-store.ts';
+import { pgConfig, pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
 import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
@@ -71,7 +71,7 @@ export class PgCollectionQueries implements CollectionQueries {
       const own = sql.lit(c.id);
       const langs = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
       const sizes = await sql<{ n: number; avgdl: number | null }>`SELECT count(*) AS n, avg(doc_len)::float8 AS avgdl FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
-      held = { seq: c.seq, at: Date.now(), configs: langs.rows.map((r) => pgConfig(r.lang)), n: Number(sizes.rows[0]?.n ?? 0), avgdl: Math.max(1, Number(sizes.rows[0]?.avgdl ?? 1)) };
+      held = { seq: c.seq, at: Date.now(), configs: langs.rows.map((r) => pgWordsConfig(r.lang)), n: Number(sizes.rows[0]?.n ?? 0), avgdl: Math.max(1, Number(sizes.rows[0]?.avgdl ?? 1)) };
       this.textStats.set(c.id, held);
     }
     return held;

@@ -61,6 +61,15 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
 };
 export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
 
+/**
+ * The configuration a record's own words are stemmed with: its language's, and English where no
+ * language could be told (`simple`: a shop title of a few words without a stop word, "Vintage
+ * leather wallets"), as SQLite's porter tokenizer stems every record. Unstemmed, "wallet" did not
+ * find "wallets" on PostgreSQL while SQLite did. Chinese, Japanese, Bengali and Urdu, detected, stay
+ * unstemmed.
+ */
+export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'english' : pgConfig(lang));
+
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
 
@@ -116,7 +125,7 @@ export class CollectionTextStore {
       await sql`INSERT INTO ${fts} (rowid, seen, body, ocr) VALUES (${key}, ${t.seen}, ${t.body}, ${t.ocr})`.execute(trx);
       return;
     }
-    const cfg = pgConfig(t.lang);
+    const cfg = pgWordsConfig(t.lang);
     // The concept codes the record's words named are kept as written (queries look for them with
     // `simple`); only the words themselves go through the language's stemmer.
     const tokens = t.body.split(' ');

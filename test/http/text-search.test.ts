@@ -109,6 +109,16 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(photos, 'shoes')).body)).toEqual(['watch-1', 'buddha-1']);
   });
 
+  it('stems the words of a record whose language cannot be told, on both backends', async () => {
+    const c = await newCollection();
+    const res = await call('/similarity/photos/v2/insert', { records: [{ _id: 'w', _base64: img('pyramid', 1), title: 'Vintage leather wallets' }, { _id: 'l', _base64: img('Leopards', 2), title: 'Leopards item number 4' }] }, c);
+    expect(res.body.status.code).toBe(210);
+    // no stop word, no lexicon word: no language; PostgreSQL indexed the words unstemmed and "wallet" was 422 there
+    expect(ids((await text(c, 'wallet')).body)).toEqual(['w']);
+    expect(ids((await text(c, 'leopard')).body)).toEqual(['l']);
+    expect(ids((await text(c, 'wallets')).body)).toEqual(['w']);
+  }, 60_000);
+
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
     const shop = await newCollection('product');
     const records = [
