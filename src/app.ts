@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { Config } from './config/config.ts';
+import { defaultFetchLimits, type Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -12,6 +12,7 @@ import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { oas30Keywords } from './http/openapi-compat.ts';
 import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
+import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { JsonParser } from './http/json-parser.ts';
@@ -203,6 +204,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       return result;
     };
   });
+  registerRequestDownloads(app, config.fetch.requestTotalMs ?? defaultFetchLimits.requestTotalMs!);
   // The queue's workers, webhook deliveries and retention sweeps run beside the API.
   app.addHook('onReady', async () => services.queue.start());
   // Runs after the server stopped accepting and its connections ended.

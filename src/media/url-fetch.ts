@@ -7,6 +7,7 @@ import { resolvedRefusal, type AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 
 import { defaultFetchLimits, type FetchLimits } from '../config/config.ts';
+import { downloadSignal } from '../util/download-scope.ts';
 
 export type { FetchLimits };
 
@@ -21,12 +22,16 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
   let lastError: ImageLoadError | undefined;
   // One deadline for the whole download, attempts and redirects included.
   const deadline = Date.now() + limits.totalTimeoutMs;
+  // the request's: its client went away, or its downloads took too long in all (src/http/request-downloads.ts)
+  const stop = downloadSignal();
   for (let attempt = 0; attempt <= limits.retries; attempt++) {
     if (attempt > 0 && Date.now() >= deadline) break;
+    if (stop?.aborted) throw stopped(stop);
     try {
-      return await fetchFollowing(url, policy, limits, deadline);
+      return await fetchFollowing(url, policy, limits, deadline, stop);
     } catch (err) {
       if (err instanceof Permanent) throw new ImageLoadError(err.reason);
+      if (stop?.aborted) throw stopped(stop);
       lastError = err instanceof ImageLoadError ? err : new ImageLoadError((err as Error).message);
       if (attempt < limits.retries) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
@@ -34,10 +39,12 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
   throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
 }
 
-async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number): Promise<Buffer> {
+const stopped = (signal: AbortSignal) => (signal.reason instanceof ImageLoadError ? signal.reason : new ImageLoadError('the download was stopped'));
+
+async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal): Promise<Buffer> {
   let url = start;
   for (let hop = 0; ; hop++) {
-    const res = await fetchOnce(url, policy, limits, deadline);
+    const res = await fetchOnce(url, policy, limits, deadline, stop);
     if ('location' in res) {
       if (hop >= limits.maxRedirects) throw new Permanent(`more than ${limits.maxRedirects} redirects`);
       try {
@@ -82,7 +89,7 @@ function parse(url: string): URL {
   return u;
 }
 
-function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, deadline: number): Promise<{ body: Buffer } | { location: string }> {
+function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal): Promise<{ body: Buffer } | { location: string }> {
   const u = parse(url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {
@@ -128,7 +135,12 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
     });
     const total = setTimeout(() => req.destroy(new ImageLoadError('the download took too long')), remaining);
     req.setTimeout(limits.connectTimeoutMs, () => req.destroy(new ImageLoadError('the server did not answer in time')));
+    const onStop = () => req.destroy(stopped(stop!));
+    stop?.addEventListener('abort', onStop, { once: true });
     req.on('error', (err) => reject(err instanceof ImageLoadError ? err : new ImageLoadError(err.message)));
-    req.on('close', () => clearTimeout(total));
+    req.on('close', () => {
+      clearTimeout(total);
+      stop?.removeEventListener('abort', onStop);
+    });
   });
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -377,4 +377,63 @@ describe('image matching', () => {
     expect(broke.statusCode).toBe(402);
     expect(broke.json().status.code).toBe(402);
   });
+});
+
+describe("a request's downloads", () => {
+  // a host that takes every request and never answers; it counts the connections still open
+  let tarpit: http.Server;
+  let base = '';
+  const open = new Set<Socket>();
+  let seen = 0;
+  beforeAll(async () => {
+    tarpit = http.createServer(() => {
+      seen++;
+    });
+    tarpit.on('connection', (s) => {
+      open.add(s);
+      s.on('close', () => open.delete(s));
+    });
+    await new Promise<void>((r) => tarpit.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(tarpit.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const s of open) s.destroy();
+    await new Promise((r) => tarpit.close(r));
+  });
+  const until = async (ok: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; Date.now() < end && !ok(); ) await new Promise((r) => setTimeout(r, 20));
+    return ok();
+  };
+  const records = (n: number) => Array.from({ length: n }, (_, i) => ({ _url: `${base}/slow?${i}` }));
+
+  it('stop when the client goes away: its downloads went on for minutes for nobody', async () => {
+    // the default limits: 5 s idle, 20 s a download, so only the client's going stops them this soon
+    const h = await startHarness('sqlite', { urlAllowList: ['127.0.0.1'] });
+    try {
+      const address = await h.app.listen({ host: '127.0.0.1', port: 0 });
+      const client = new AbortController();
+      const call = fetch(`${address}${im('visual_hash')}`, { method: 'POST', signal: client.signal, headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: records(10) }) }).catch(() => null);
+      expect(await until(() => open.size === 8, 3000)).toBe(true);
+      client.abort();
+      await call;
+      expect(await until(() => open.size === 0, 2000)).toBe(true);
+      // none tried again, and the two records not started were never asked for
+      expect(seen).toBe(8);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
+
+  it("stop when the request's downloads run past their budget; the records say so", async () => {
+    seen = 0;
+    const h = await startHarness('sqlite', { urlAllowList: ['127.0.0.1'], fetch: { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 1024 * 1024, maxRedirects: 2, retries: 2, requestTotalMs: 500 } });
+    try {
+      const res = await h.request('POST', im('visual_hash'), { body: { records: records(3) } });
+      expect(res.statusCode).toBe(400);
+      for (const r of res.json().records) expect(r._status.text).toContain("the request's downloads took over 0.5 s in all");
+      expect(await until(() => open.size === 0, 2000)).toBe(true);
+    } finally {
+      await h.close();
+    }
+  }, 30_000);
 });
