@@ -17,7 +17,7 @@ export function limitedArrays(schema: unknown, path: string[] = []): Limited[] {
   const out: Limited[] = [];
   if (typeof s.maxItems === 'number') out.push({ path, max: s.maxItems });
   for (const [k, v] of Object.entries(s.properties ?? {})) out.push(...limitedArrays(v, [...path, k]));
-  // a nullable array is written anyOf [array, null]
+  // a union (anyOf) of an array with other types (no schema here unites arrays of different limits at one place)
   for (const v of s.anyOf ?? []) out.push(...limitedArrays(v, path));
   return out;
 }

@@ -63,7 +63,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     if (err.validation) {
       let errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
-      const rowErrors = err.validationContext === 'body' ? request.routeOptions.config?.rowErrors : undefined;
+      // a list over its length was refused before its rows were checked (src/http/array-limits.ts): its rows are not read for rule errors either
+      const overLong = (err.validation as AjvError[]).some((e) => e.keyword === 'maxItems');
+      const rowErrors = err.validationContext === 'body' && !overLong ? request.routeOptions.config?.rowErrors : undefined;
       if (rowErrors) {
         const failed = new Set(errors.flatMap((e) => (e.row === undefined ? [] : [e.row])));
         errors = [...errors, ...(await rowErrors(request.body, failed))].sort((a, b) => (a.row ?? -1) - (b.row ?? -1)).slice(0, MAX_FIELD_ERRORS);
