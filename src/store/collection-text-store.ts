@@ -62,13 +62,14 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
 export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
 
 /**
- * The configuration a record's own words are stemmed with: its language's, and English where no
- * language could be told (`simple`: a shop title of a few words without a stop word, "Vintage
- * leather wallets"), as SQLite's porter tokenizer stems every record. Unstemmed, "wallet" did not
- * find "wallets" on PostgreSQL while SQLite did. Chinese, Japanese, Bengali and Urdu, detected, stay
- * unstemmed.
+ * The configuration a record's own words are stemmed with: its language's, and where no language
+ * could be told (`simple`: a shop title of a few words without a stop word, "Vintage leather
+ * wallets") English stems with every word kept (migration 015), as SQLite's porter tokenizer treats
+ * every record. Unstemmed, "wallet" did not find "wallets" on PostgreSQL while SQLite did; `english`
+ * itself would drop "over", "under", "down" that SQLite keeps. Chinese, Japanese, Bengali and Urdu,
+ * detected, stay unstemmed.
  */
-export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'english' : pgConfig(lang));
+export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'loupe_english_words' : pgConfig(lang));
 
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));

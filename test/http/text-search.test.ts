@@ -117,6 +117,11 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'wallet')).body)).toEqual(['w']);
     expect(ids((await text(c, 'leopard')).body)).toEqual(['l']);
     expect(ids((await text(c, 'wallets')).body)).toEqual(['w']);
+    // and keeps the words PostgreSQL's `english` drops, as SQLite's porter does
+    const over = await call('/similarity/photos/v2/insert', { records: [{ _id: 'o', _base64: img('cannon', 1), title: 'Over Under Sideways Down' }] }, c);
+    expect(over.body.status.code).toBe(210);
+    expect(ids((await text(c, 'over under')).body)).toEqual(['o']);
+    expect(ids((await text(c, 'down')).body)).toEqual(['o']);
   }, 60_000);
 
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {

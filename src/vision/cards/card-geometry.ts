@@ -397,7 +397,7 @@ const dist = (a: Point, b: Point) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 
 /**
  * Clockwise from the upper-left, with the upper side a short one (the card upright). A card lying
- * sideways is taken as turned clockwise: its upper side is the image's left one.
+ * sideways is taken as turned counter-clockwise: its upper side is the image's left one.
  */
 export function order(points: Point[]): Quad {
   return uprightOrder(clockwiseFromTopLeft(points));
@@ -405,12 +405,13 @@ export function order(points: Point[]): Quad {
 
 /**
  * A clockwise outline started at the corner that makes its upper side a short one, as `order` does
- * (sideways: turned clockwise). The detector's outlines start at the image's upper-left whatever
+ * (sideways: turned counter-clockwise). The detector's outlines start at the image's upper-left whatever
  * the card's orientation, and a card lying sideways warped from there came out squashed into an
  * upright card's shape (its text lines read as scratches: surface 9.2 → 3.7 on a photo turned 90°).
  */
 export function uprightOrder(q: Quad): Quad {
-  return dist(q[0], q[1]) > dist(q[1], q[2]) * 1.05 ? [q[3], q[0], q[1], q[2]] : q;
+  // opposite sides together: one side foreshortened by perspective does not decide alone
+  return dist(q[0], q[1]) + dist(q[2], q[3]) > (dist(q[1], q[2]) + dist(q[3], q[0])) * 1.05 ? [q[3], q[0], q[1], q[2]] : q;
 }
 
 /**

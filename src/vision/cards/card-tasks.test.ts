@@ -51,7 +51,7 @@ describe('a card lying sideways is measured upright', () => {
     const turned = await grade(await sharp(bytes).rotate(90).jpeg({ quality: 92 }).toBuffer());
     for (const r of [up, turned]) expect(side(r.quad!, 0)).toBeLessThan(side(r.quad!, 1));
     expect(side(turned.cards![0]!.quad, 0)).toBeLessThan(side(turned.cards![0]!.quad, 1));
-    // turned clockwise, the card's upper side is the image's left: its first corner is the lower-left one
+    // taken as turned counter-clockwise, the card's upper side is the image's left: its first corner is the lower-left one
     expect(turned.quad![0]![1]).toBeGreaterThan(turned.quad![1]![1]);
     // squashed into an upright card's shape, its text lines read as scratches (surface 9.2 → 3.7 on a train photo)
     expect(Math.abs(turned.surface!.grade - up.surface!.grade)).toBeLessThan(1);

@@ -185,7 +185,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   }
   if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
   if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.everyCard === true)), slabLabel, [sx, sy]);
-  // measured and reported upright, a card lying sideways turned clockwise (docs/grading.md): the
+  // measured and reported upright, a card lying sideways taken as turned counter-clockwise (docs/grading.md): the
   // detector's outlines and the frame start at the image's upper-left whatever the card's orientation
   if (quad) quad = uprightOrder(quad);
   found = found.map(uprightCard);
