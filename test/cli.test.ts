@@ -90,6 +90,14 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(await fs.readFile(path.join(to, 'models', 'pack.onnx'), 'utf8')).toBe('model bytes');
       const listed = await inProcess({ ...env(), LOUPE_DATA_DIR: to }, ['account', 'show', '--account', account]);
       expect(JSON.parse(listed.stdout)).toMatchObject({ name: 'backed up' });
+      // a finished backup holds no marker; one stopped part way keeps it, and nothing opens such a folder
+      await expect(fs.access(path.join(to, 'BACKUP-UNFINISHED'))).rejects.toThrow();
+      const stopped = path.join(path.dirname(to), 'stopped');
+      await fs.cp(to, stopped, { recursive: true });
+      await fs.writeFile(path.join(stopped, 'BACKUP-UNFINISHED'), 'not finished');
+      const refused = await inProcess({ ...env(), LOUPE_DATA_DIR: stopped }, ['account', 'show', '--account', account]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/is a backup that did not finish .*Make the backup again/);
       // never over an earlier backup, nor inside the folder it copies
       expect((await fails('backup', '--to', to)).stderr).toMatch(/is not empty: back up into a new or empty folder/);
       expect((await fails('backup', '--to', path.join(dataDir, 'bk'))).stderr).toMatch(/outside the data folder/);

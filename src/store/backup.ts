@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sqliteFileOf } from './database.ts';
+import { sqliteFileOf, UNFINISHED_BACKUP } from './database.ts';
 
 /** What is not copied: the database's own files (copied through SQLite), a server's claim, and indexes (rebuilt from the database). */
 const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'server.lock', 'server.lock-journal', 'indexes']);
@@ -24,6 +24,8 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
   if (fs.existsSync(target) && fs.readdirSync(target).length > 0) throw new Error(`${target} is not empty: back up into a new or empty folder`);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
+  const marker = path.join(target, UNFINISHED_BACKUP);
+  fs.writeFileSync(marker, `loupe backup of ${source} started ${new Date().toISOString()} and has not finished: this folder is not a backup.\n`, { mode: 0o600 });
   const db = new SQLite(dbFile, { fileMustExist: true });
   try {
     await db.backup(copyFile);
@@ -65,5 +67,6 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
     fs.rmSync(target, { recursive: true, force: true });
     throw err;
   }
+  fs.rmSync(marker);
   return { to: target, database_bytes: fs.statSync(copyFile).size, files };
 }

@@ -446,6 +446,13 @@ export function pgTimestampToIso(v: string): string {
 pg.types.setTypeParser(1184, pgTimestampToIso);
 
 /**
+ * In a backup folder while `loupe backup` makes it, removed last: a backup stopped part way (killed
+ * during the database copy, or before the media) was taken for a whole one, and a server started on
+ * it answered ready with an empty database or every image link 404. `openStore` refuses such a folder.
+ */
+export const UNFINISHED_BACKUP = 'BACKUP-UNFINISHED';
+
+/**
  * The admin CLI and the server may write at the same time: a statement waits for the other's
  * lock instead of failing, up to 10 s, never more than 20 ms of it on the event loop (the
  * dialect sets the connection's busy timeout; sqlite-tuning.ts `BusyWait`).
@@ -464,6 +471,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, close: () => db.destroy() };
   } else {
+    if (fs.existsSync(path.join(options.dataDir, UNFINISHED_BACKUP))) {
+      throw new Error(`${path.resolve(options.dataDir)} is a backup that did not finish (\`loupe backup\` was stopped before it was done; see its ${UNFINISHED_BACKUP} file): it may hold an empty database or miss images. Make the backup again, into a new folder`);
+    }
     makeDataFolder(options.dataDir);
     const file = sqliteFileOf(options.dataDir);
     // readable by its owner only (SQLite gives the WAL and shared-memory files the same mode): it
