@@ -402,7 +402,8 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
   const probe = path.join(mediaDir, `.write-check-${process.pid}-${randomUUID()}`);
   try {
     await fs.promises.mkdir(mediaDir, { recursive: true, mode: 0o700 });
-    await fs.promises.writeFile(probe, '');
+    // 64 KiB, as an image takes: an empty file was made on a full disk, so a full disk answered ready
+    await fs.promises.writeFile(probe, Buffer.alloc(64 * 1024));
     await fs.promises.rm(probe);
   } catch (err) {
     throw new NotWritable('media', `the media folder cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${mediaDir}`);
