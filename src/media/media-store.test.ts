@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { MediaStore } from './media-store.ts';
 
 describe('MediaStore', () => {
@@ -16,5 +16,18 @@ describe('MediaStore', () => {
     expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
     expect((fs.statSync(path.dirname(file)).mode & 0o777).toString(8)).toBe('700');
     expect((fs.statSync(root).mode & 0o777).toString(8)).toBe('700');
+  });
+
+  it('leaves no part of a file whose write failed (a full disk left a .tmp no row names)', async () => {
+    const store = new MediaStore(root);
+    const before = new Set(fs.readdirSync(root, { recursive: true }).map(String));
+    const full = vi.spyOn(fs.promises, 'rename').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    try {
+      await expect(store.put(Buffer.from('jpeg bytes'), 'jpg')).rejects.toThrow(/no space/);
+    } finally {
+      full.mockRestore();
+    }
+    const left = fs.readdirSync(root, { recursive: true }).map(String).filter((f) => !before.has(f) && f.endsWith('.tmp'));
+    expect(left).toEqual([]);
   });
 });

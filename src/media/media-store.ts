@@ -34,8 +34,14 @@ export class MediaStore {
     const file = this.pathOf(key)!;
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    await fsp.writeFile(tmp, bytes, { mode: 0o600 });
-    await fsp.rename(tmp, file);
+    try {
+      await fsp.writeFile(tmp, bytes, { mode: 0o600 });
+      await fsp.rename(tmp, file);
+    } catch (err) {
+      // a write cut short (a full disk) left its part behind, named by no row
+      await fsp.rm(tmp, { force: true });
+      throw err;
+    }
     return key;
   }
 
