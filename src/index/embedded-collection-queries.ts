@@ -73,6 +73,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   constructor(
     private readonly store: CollectionStore,
     private readonly dir: string,
+    private readonly log: (level: 'info' | 'warn', message: string, details?: Record<string, unknown>) => void = () => {},
   ) {}
 
   private chain<T>(collectionId: string, work: () => Promise<T>): Promise<T> {
@@ -110,6 +111,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return HnswIndex.open({
       file: path.join(this.dir, `${collectionId}.usearch`),
       dimensions,
+      log: (message, details) => this.log(message === 'vector index not saved' ? 'warn' : 'info', message, details),
       source: {
         dimensions,
         all: () => this.store.allVectors(collectionId),
@@ -161,8 +163,16 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     if (s.timer) clearTimeout(s.timer);
     s.timer = undefined;
     if (!s.unsaved || !s.index) return;
+    const unsaved = s.unsaved;
     s.unsaved = 0;
-    await s.index.checkpoint(s.lastSeq);
+    try {
+      await s.index.checkpoint(s.lastSeq);
+    } catch (err) {
+      // the index keeps working from memory and the database; a folder that cannot be written (full,
+      // read-only) only makes the next start rebuild it. Tried again with the next changes.
+      s.unsaved += unsaved;
+      this.log('warn', 'vector index not saved', { file: s.index.file, err: String(err) });
+    }
   }
 
   private matching(s: Loaded, filter?: Filter): StoredRecord[] {

@@ -119,6 +119,20 @@ describe('HnswIndex basics', () => {
     expect(index.search(q, 10).strategy).toBe('exact');
   });
 
+  it('opens and searches where its file cannot be written, saying so in the log (every search answered 500 after a restart)', async () => {
+    const source = new MemorySource();
+    const vs = vectors(50, 31);
+    vs.forEach((v, i) => source.put(i, v));
+    // a folder that cannot be made: its parent is a file (root ignores a read-only mode)
+    fs.writeFileSync(path.join(dir, 'not-a-folder'), '');
+    const logged: string[] = [];
+    const index = await HnswIndex.open({ file: path.join(dir, 'not-a-folder', 'c.usearch'), dimensions: DIMS, source, threads: 1, log: (m) => logged.push(m) });
+    open.push(index);
+    expect(index.search(vs[7]!, 1).keys).toEqual([7]);
+    expect(logged).toContain('vector index not saved');
+    await expect(index.checkpoint(source.seq)).rejects.toThrow();
+  });
+
   it('rejects wrong dimensions and bad keys', async () => {
     const index = await openIndex(new MemorySource());
     expect(() => index.add(1, new Float32Array(DIMS + 1))).toThrow(/dimensions/);

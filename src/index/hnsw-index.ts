@@ -245,7 +245,7 @@ export class HnswIndex {
   private readonly expansionAdd: number;
   private readonly expansionSearch: number;
   private readonly threads: number;
-  private readonly file: string;
+  readonly file: string;
   private readonly log: NonNullable<HnswOpenOptions['log']>;
   private queryBuf: Float32Array;
   private readonly scratch: Float32Array;
@@ -430,7 +430,7 @@ export class HnswIndex {
     if (loaded.ok) {
       this.openOutcome = loaded.applied > 0 ? 'caught-up' : 'loaded';
       this.log('vector index loaded', { file: this.file, savedSeq: loaded.savedSeq, applied: loaded.applied, size: this.arena.count });
-      if (loaded.applied > 0) await this.checkpoint(seqAtOpen);
+      if (loaded.applied > 0) await this.saveAtOpen(seqAtOpen);
       return;
     }
     this.openReason = loaded.reason;
@@ -438,7 +438,20 @@ export class HnswIndex {
     this.openOutcome = fresh && this.arena.count === 0 ? 'created' : 'rebuilt';
     if (!fresh || this.arena.count > 0) this.log('vector index rebuilding', { file: this.file, reason: loaded.reason, size: this.arena.count });
     await this.rebuild();
-    await this.checkpoint(seqAtOpen);
+    await this.saveAtOpen(seqAtOpen);
+  }
+
+  /**
+   * The open's checkpoint: a folder that cannot be written (read-only, full) must not keep the index
+   * from opening, as it did (every search of the collection answered 500 after a restart). The graph
+   * works from memory; the next start rebuilds or replays it from the database.
+   */
+  private async saveAtOpen(seq: number): Promise<void> {
+    try {
+      await this.checkpoint(seq);
+    } catch (err) {
+      this.log('vector index not saved', { file: this.file, err: String(err) });
+    }
   }
 
   private async tryLoad(source: IndexSource, seqAtOpen: number): Promise<{ ok: true; savedSeq: number; applied: number } | { ok: false; reason: string }> {

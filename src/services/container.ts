@@ -116,7 +116,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
   const accounts = new AccountService(new AccountStore(store));
   const collectionStore = new CollectionStore(store);
-  const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'));
+  const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'), options.log);
   const vision = new VisionService(intake, visionEngine);
   const catalogStore = new CatalogStore(store);
   const imageMatching = new ImageMatchingService(intake);
