@@ -33,6 +33,8 @@ export class QueueWorkers {
       present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
       /** Other background work of the process, started and stopped with the queue (text search's backfill). */
       background?: { start(): void; stop(): Promise<void> }[];
+      /** Media files whose rows went, left by a process that stopped before it removed them (migration 016). */
+      mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void> };
     },
     private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
   ) {
@@ -67,6 +69,14 @@ export class QueueWorkers {
         const { deleted, media } = await this.deps.requests.sweep(now);
         await this.deps.media.remove(media);
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length });
+        // every file whose rows went (these requests', deleted sessions', replaced images'): removed, then its entry
+        let files = 0;
+        for (let due = await this.deps.mediaDeletions?.due(now); due?.length; due = await this.deps.mediaDeletions?.due(now)) {
+          await this.deps.media.remove(due);
+          await this.deps.mediaDeletions!.removed(due);
+          files += due.length;
+        }
+        if (files > media.length) this.options.log?.('info', 'media: removed files whose rows had gone', { files });
         return deleted;
       } catch (err) {
         this.options.log?.('error', 'retention sweep failed', { err: String(err) });

@@ -790,7 +790,10 @@ export class CardSessionService {
         // Locked, so two uploads of an image for one card each see the other's files and remove them.
         const current = await tx.identificationByEventId(sid, eventId, true);
         const updatedAt = new Date().toISOString();
-        if (current) await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
+        if (current) {
+          await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
+          await tx.forgetMedia([current.image_key, current.thumbnail_key]);
+        }
         return current && { ...current, updated_at: updatedAt };
       });
     } catch (err) {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { MediaDeletionStore } from '../store/media-deletions.ts';
 import type { Config } from '../config/config.ts';
 import { AddressPolicy } from '../media/address-policy.ts';
 import { ImageIntake } from '../media/image-intake.ts';
@@ -136,7 +137,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill] }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { forgetMedia } from './media-deletions.ts';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
@@ -194,8 +195,16 @@ export class CardSessionStore {
       const keys = await tx.db.deleteFrom('card_identifications').where('session_id', '=', id).returning(['image_key', 'thumbnail_key']).execute();
       const res = await tx.db.deleteFrom('card_sessions').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
       if (Number(res.numDeletedRows) === 0) return undefined;
-      return keys.flatMap((k) => [k.image_key, k.thumbnail_key]).filter((k): k is string => k !== null);
+      const media = keys.flatMap((k) => [k.image_key, k.thumbnail_key]).filter((k): k is string => k !== null);
+      // removed after the commit; a process that stops before leaves them to the queue's sweep
+      await forgetMedia(tx.db, media);
+      return media;
     });
+  }
+
+  /** Media files a row no longer names (an image replaced), to be removed after this transaction commits (migration 016). */
+  async forgetMedia(keys: readonly (string | null)[]): Promise<void> {
+    await forgetMedia(this.db, keys.filter((k): k is string => k !== null));
   }
 
   /** The fields an upload may merge into, for rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */

@@ -145,6 +145,12 @@ export interface CollectionRecordsTable {
   updated_at: Timestamp;
 }
 
+export interface MediaDeletionsTable {
+  key: string;
+  /** Epoch milliseconds; PostgreSQL's bigint comes back as text. */
+  due: ColumnType<number, number, number>;
+}
+
 export interface CollectionTombstonesTable {
   collection_id: string;
   key: number;
@@ -346,6 +352,7 @@ export interface Database {
   catalog_price_import_rows: CatalogPriceImportRowsTable;
   catalog_images: CatalogImagesTable;
   collection_text: CollectionTextTable;
+  media_deletions: MediaDeletionsTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

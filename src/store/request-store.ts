@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { forgetMedia } from './media-deletions.ts';
 import { sql, type Selectable } from 'kysely';
 import type { AsyncRequestsTable, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
@@ -384,13 +385,18 @@ export class RequestStore {
     let deleted = 0;
     const media: string[] = [];
     for (;;) {
-      const rows = await sql<{ id: string; media: unknown }>`
-        DELETE FROM async_requests WHERE seq IN (
-          SELECT seq FROM async_requests WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
-        ) RETURNING id, media`.execute(this.db);
-      deleted += rows.rows.length;
-      for (const r of rows.rows) media.push(...fromJson<string[]>(r.media));
-      if (rows.rows.length < batch) return { deleted, media };
+      const rows = await this.db.transaction().execute(async (trx) => {
+        const gone = await sql<{ id: string; media: unknown }>`
+          DELETE FROM async_requests WHERE seq IN (
+            SELECT seq FROM async_requests WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
+          ) RETURNING id, media`.execute(trx);
+        // the files go after the commit; a process that stops before leaves them to the next sweep
+        await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
+        return gone.rows;
+      });
+      deleted += rows.length;
+      for (const r of rows) media.push(...fromJson<string[]>(r.media));
+      if (rows.length < batch) return { deleted, media };
     }
   }
 

@@ -3,6 +3,8 @@ import sharp from 'sharp';
 import { pngBomb } from '../../helpers/images.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
+import { CardSessionStore } from '../../../src/store/card-session-store.ts';
+import type { Services } from '../../../src/services/container.ts';
 
 /** A photo-like test image: smooth gradients plus noise, so JPEG sizes are realistic. */
 async function photo(width: number, height: number, format: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' = 'jpeg', orientation?: number): Promise<Buffer> {
@@ -110,6 +112,19 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
     expect((await fetchUrl(second.image)).statusCode).toBe(404);
+  });
+
+  it("a session's files outlive no process stopped between its rows' delete and its files': the queue's sweep removes them", async () => {
+    const sid = await withCard('k1');
+    const before = new Set(await filesUnder(mediaDir));
+    await attach(sid, 'k1', (await photo(400, 300)).toString('base64'));
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toHaveLength(2);
+    // the rows deleted and committed, the process gone before it removed the files (a kill -9 left them for good)
+    const services = h.app.loupe as unknown as Services;
+    expect(await CardSessionStore.of(services.store).deleteSession(sid, h.account.workspace)).toHaveLength(2);
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toHaveLength(2);
+    await services.queue.sweep(Date.now());
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
   });
 
   it('attaches to a closed session (the card is already there) and 404s for an unknown event_id', async () => {
