@@ -26,6 +26,20 @@ describe('a store the server cannot write', () => {
     await expect(assertWritable(store, path.join(dir, 'media'))).rejects.toThrow(/^the database cannot be written \(SQLITE_READONLY\)/);
     await sql`PRAGMA query_only = 0`.execute(store.db);
   });
+
+  it("a transaction SQLite ended itself (a full disk) fails with its own error, not the rollback's", async () => {
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const run = store.db.transaction().execute(async (trx) => {
+      await sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(trx);
+      // as SQLite does on SQLITE_FULL or an I/O error: the transaction is over before Kysely rolls back
+      await sql`ROLLBACK`.execute(trx);
+      throw full;
+    });
+    // was: "cannot rollback - no transaction is active", the full disk named nowhere
+    await expect(run).rejects.toBe(full);
+    // and the connection is free for the next transaction
+    await store.db.transaction().execute(async (trx) => sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(trx));
+  });
 });
 
 describe('a new SQLite database', () => {

@@ -227,7 +227,9 @@ class ReadConnectionDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     const routed = connection as RoutedConnection;
     try {
-      await this.writer.rollbackTransaction(routed.held!);
+      // SQLite ends a transaction itself on some errors (a full disk, I/O): a rollback then fails with
+      // "cannot rollback - no transaction is active", and that error replaced the one that says why
+      if (this.writerDb.inTransaction) await this.writer.rollbackTransaction(routed.held!);
     } finally {
       await this.#letGo(routed);
     }
