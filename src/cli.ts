@@ -50,6 +50,10 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     each file names one card by its id (a manifest.json in the folder or its parent, else the file's
                     name), its collector number or its name; files naming no card or several are listed
   loupe catalog list
+  loupe catalog cards --catalog NAME [--name TEXT] [--number N] [--set CODE] [--limit N]
+                    the catalog's cards with their keys (a plain price CSV names cards by key): by a name as
+                    typed (closest names first, typos allowed), a collector number, a set, or in key order;
+                    20 by default, at most 1000
   loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
   loupe prices import --file F --catalog NAME
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
@@ -142,6 +146,8 @@ const options = {
   dir: { type: 'string' },
   match: { type: 'string' },
   set: { type: 'string' },
+  number: { type: 'string' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -245,6 +251,12 @@ async function run(services: Services, command: string, values: Values, rest: st
       return importCatalog(services, values, io, stop);
     case 'catalog list':
       return services.catalogs.list();
+    case 'catalog cards': {
+      const limit = values.limit !== undefined ? integer(values.limit, 'limit') : 20;
+      if (limit < 1 || limit > 1000) throw new UsageError(`--limit must be from 1 to 1000, got ${limit}`);
+      if (values.name !== undefined && values.number !== undefined) throw new UsageError('give --name or --number, not both');
+      return services.catalogs.findCards({ catalog: need(values.catalog, 'catalog'), name: values.name, number: values.number, setCode: values.set, limit });
+    }
     case 'catalog images': {
       const match = values.match ?? 'id';
       if (!(MATCH_MODES as readonly string[]).includes(match)) throw new UsageError(`--match must be one of ${MATCH_MODES.join(', ')}, not "${match}"`);
@@ -374,7 +386,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog images', 'catalog delete', 'prices import']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

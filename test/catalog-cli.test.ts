@@ -59,6 +59,25 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     ]);
   }, 90_000);
 
+  it('lists cards with their keys by a name as typed, a number, a set, or in key order', async () => {
+    await loupe('catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', fixture('pokemon/sets.json'), '--catalog', 'keys');
+    const keys = (r: { cards: { card: string }[] }) => r.cards.map((c) => c.card);
+    // a typo and no accent: the closest names' cards first
+    const named = (await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'sparkt')).result;
+    expect(named.catalog).toBe('keys');
+    expect(keys(named).slice(0, 2).sort()).toEqual(['tst1-1', 'tst1-4']);
+    expect(named.cards[0]).toMatchObject({ name: 'Sparkit', set_code: 'tst1' });
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'emberon')).result)[0]).toBe('tst1-2');
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--number', '3')).result)).toEqual(['tst1-3']);
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
+    expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
+    expect((await fails('catalog', 'cards', '--catalog', 'keys', '--name', 'a', '--number', '1')).code).toBe(2);
+    const unknown = await fails('catalog', 'cards', '--catalog', 'nope');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/No catalog is named "nope"/);
+  }, 60_000);
+
   it('deletes a catalog with all imported into it; a catalog it does not know is exit 1', async () => {
     const args = ['catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', fixture('pokemon/sets.json'), '--catalog', 'stray'];
     await loupe(...args);

@@ -56,6 +56,17 @@ export interface CatalogImagesResult {
   unmatched: { file: string; reason: string }[];
 }
 
+/** A card as `loupe catalog cards` lists it: `card` is the key a plain price CSV names it by. */
+export interface FoundCard {
+  card: string;
+  name: string;
+  number: string | null;
+  set_code: string | null;
+  set_name: string | null;
+  rarity: string | null;
+  year: string | null;
+}
+
 export class CatalogService {
   constructor(
     private readonly store: CatalogStore,
@@ -91,6 +102,30 @@ export class CatalogService {
       if (err instanceof PriceImportError) throw new ServiceError(err.status, err.code, err.message);
       throw err;
     }
+  }
+
+  /**
+   * A catalog's cards with their keys (`loupe catalog cards`): by a name as typed (the closest names
+   * first, by the engines' trigram index, typos allowed), by a collector number (folded as
+   * identification folds it), or in key order; each optionally in one set.
+   */
+  async findCards(request: { catalog: string; name?: string | undefined; number?: string | undefined; setCode?: string | undefined; limit: number }): Promise<{ catalog: string; cards: FoundCard[] }> {
+    const catalog = await this.store.get(request.catalog);
+    if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
+    const { limit, setCode } = request;
+    let cards: StoredCard[] = [];
+    if (request.name !== undefined) {
+      if (!normalizeName(request.name)) throw badRequest('--name holds no letter or digit to search by.');
+      for (const match of await this.store.searchNames(catalog.id, request.name, { limit: 50 })) {
+        cards.push(...(await this.store.cardsByName(catalog.id, match.nameNorm, { setCode, limit: limit - cards.length })));
+        if (cards.length >= limit) break;
+      }
+    } else if (request.number !== undefined) {
+      cards = (await this.store.cardsByNumber(catalog.id, numberKey(request.number), { setCode })).slice(0, limit);
+    } else {
+      cards = await this.store.cards(catalog.id, { limit, setCode });
+    }
+    return { catalog: catalog.name, cards: cards.map((c) => ({ card: c.key, name: c.name, number: c.number, set_code: c.setCode, set_name: c.setName, rarity: c.rarity, year: c.year })) };
   }
 
   async list(): Promise<{ catalogs: CatalogListing[] }> {

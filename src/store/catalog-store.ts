@@ -270,9 +270,10 @@ export class CatalogStore {
   }
 
   /** Cards in key order after `after`, for walking a whole catalog in pages (index builds, exports). */
-  async cards(catalogId: string, options: { after?: string; limit: number }): Promise<StoredCard[]> {
+  async cards(catalogId: string, options: { after?: string; limit: number; setCode?: string | undefined }): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId);
     if (options.after !== undefined) q = q.where('card_key', '>', options.after);
+    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
     const rows = await q.orderBy('card_key').limit(options.limit).execute();
     return rows.map((r) => this.toCard(r));
   }
