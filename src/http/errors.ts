@@ -1,6 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, type FieldError } from '../services/errors.ts';
 
+/** The listed codes (docs/api-decisions.md) of a status a plugin answers with; any other 4xx is `client_error`. */
+const pluginCodes: Record<number, string> = { 400: 'invalid_request', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large', 415: 'unsupported_media_type' };
+
 interface AjvError {
   instancePath: string;
   message?: string;
@@ -91,7 +94,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return send(reply, err.statusCode, { detail: err.message, code: err.statusCode === 400 ? 'invalid_request' : 'client_error' });
+      // a plugin's own 4xx (the docs' static files refusing `..`: 403) under the listed codes where one fits
+      return send(reply, err.statusCode, { detail: err.message, code: pluginCodes[err.statusCode] ?? 'client_error' });
     }
     request.log.error({ err }, 'unhandled error');
     return send(reply, 500, { detail: `Internal server error. Quote request id ${request.id} when reporting it.`, code: 'internal_error' });

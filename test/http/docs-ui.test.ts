@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -46,6 +47,21 @@ describe('API documentation page (/docs)', () => {
       expect(body.equals(onDisk), name).toBe(true);
     }
     expect(h.app.loupe.inFlight.count).toBe(0);
+  });
+
+  it('refuses a path out of its folder in the house shape, with a listed code', async () => {
+    // as curl sends it (fetch would fold the dots away)
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: new URL(base).port, path: '/docs/static/%2e%2e/package.json' }, (r) => {
+        let body = '';
+        r.on('data', (c: Buffer) => (body += c.toString()));
+        r.on('end', () => resolve({ status: r.statusCode!, body }));
+      }).on('error', reject);
+    });
+    expect(res.status).toBe(403);
+    // was `client_error`, a code no list names
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'forbidden' });
+    expect(res.body).not.toContain('"version"');
   });
 
   it.skipIf(!chromium)(
