@@ -249,6 +249,24 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).count).toBe(0);
   });
 
+  it('reads a page of large rows a few at a time: a request sent meanwhile is answered before it', async () => {
+    const sid = await createSession(h);
+    const grading = { blob: Array.from({ length: 1000 }, (_, i) => ({ k: `key${i}`, v: i * 1.5, s: 'abcdefghij' })) };
+    for (let b = 0; b < 2; b++) await upload(sid, Array.from({ length: 100 }, (_, i) => ({ event_id: `g${b}-${i}`, grading })));
+    const order: string[] = [];
+    const page = h.request('GET', cs(`identification/?session=${sid}&page_size=200`)).then((r) => {
+      order.push('page');
+      return r;
+    });
+    // sent after the page's request: answered first only when the page gives other requests turns
+    await new Promise((r) => setImmediate(r));
+    const health = h.app.inject({ method: 'GET', url: '/health' }).then(() => order.push('health'));
+    const [res] = await Promise.all([page, health]);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().results).toHaveLength(200);
+    expect(order).toEqual(['health', 'page']);
+  });
+
   it('refuses a batch far over the limit by its length alone, its rows not checked one by one', async () => {
     const sid = await createSession(h);
     // every row bad, by the schema and by a rule: the all-errors check made an error per row (ten million
