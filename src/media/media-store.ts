@@ -30,8 +30,17 @@ export class MediaStore {
   }
 
   async put(bytes: Buffer, ext: MediaExt): Promise<string> {
-    const key = `${randomBytes(16).toString('hex')}.${ext}`;
-    const file = this.pathOf(key)!;
+    return this.write(this.newKey(ext), bytes);
+  }
+
+  /** A key for a file not written yet (to be named in `media_deletions` before the write: migration 016). */
+  newKey(ext: MediaExt): string {
+    return `${randomBytes(16).toString('hex')}.${ext}`;
+  }
+
+  async write(key: string, bytes: Buffer): Promise<string> {
+    const file = this.pathOf(key);
+    if (!file) throw new Error(`not a media key: ${key}`);
     await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     try {

@@ -189,7 +189,10 @@ export class JobRunner extends EventEmitter {
         return this.deps.intake.bytes(records[index] ?? {});
       },
       putMedia: async (bytes, ext) => {
-        const key = await this.deps.media.put(bytes, ext);
+        // named before it is written: an attempt killed before its request completes leaves it to the sweep
+        const key = this.deps.media.newKey(ext);
+        await this.deps.requests.intendMedia([key]);
+        await this.deps.media.write(key, bytes);
         media.push(key);
         return storedMediaUrl(baseUrl, key);
       },

@@ -789,8 +789,12 @@ export class CardSessionService {
       if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message);
       throw err;
     }
-    const imageKey = await this.media.put(prepared.original, prepared.originalExt);
-    const thumbKey = await this.media.put(prepared.thumbnail, 'jpg');
+    // named before they are written: a process killed before the row names them leaves them to the sweep
+    const imageKey = this.media.newKey(prepared.originalExt);
+    const thumbKey = this.media.newKey('jpg');
+    await this.store.intendMedia([imageKey, thumbKey]);
+    await this.media.write(imageKey, prepared.original);
+    await this.media.write(thumbKey, prepared.thumbnail);
     let old: IdentificationRow | undefined;
     try {
       old = await this.store.transaction(async (tx) => {
@@ -799,6 +803,7 @@ export class CardSessionService {
         const updatedAt = new Date().toISOString();
         if (current) {
           await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
+          await tx.keepMedia([imageKey, thumbKey]);
           await tx.forgetMedia([current.image_key, current.thumbnail_key]);
         }
         return current && { ...current, updated_at: updatedAt };

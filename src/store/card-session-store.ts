@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { forgetMedia } from './media-deletions.ts';
+import { forgetMedia, intendMedia, keepMedia } from './media-deletions.ts';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
@@ -205,6 +205,16 @@ export class CardSessionStore {
   /** Media files a row no longer names (an image replaced), to be removed after this transaction commits (migration 016). */
   async forgetMedia(keys: readonly (string | null)[]): Promise<void> {
     await forgetMedia(this.db, keys.filter((k): k is string => k !== null));
+  }
+
+  /** Files about to be written for a row: removed by the sweep unless a transaction `keepMedia`s them. */
+  intendMedia(keys: readonly string[]): Promise<void> {
+    return intendMedia(this.db, keys);
+  }
+
+  /** Files this transaction's row now names. */
+  keepMedia(keys: readonly string[]): Promise<void> {
+    return keepMedia(this.db, keys);
   }
 
   /** The fields an upload may merge into, for rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */

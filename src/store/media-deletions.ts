@@ -18,6 +18,20 @@ export async function forgetMedia(db: Kysely<Database>, keys: readonly string[],
   }
 }
 
+/**
+ * Files about to be written for rows not yet committed: removed by the sweep after `ms` unless the
+ * transaction that names them `keepMedia`s them (a process killed between the write and the commit
+ * left them on disk, named by no row).
+ */
+export function intendMedia(db: Kysely<Database>, keys: readonly string[], ms = 60 * 60_000): Promise<void> {
+  return forgetMedia(db, keys, Date.now() + ms);
+}
+
+/** Files a committing transaction now names: no longer to be removed. */
+export function keepMedia(db: Kysely<Database>, keys: readonly string[]): Promise<void> {
+  return mediaRemoved(db, keys);
+}
+
 /** The files gone: their entries go too. */
 export async function mediaRemoved(db: Kysely<Database>, keys: readonly string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += chunk) await db.deleteFrom('media_deletions').where('key', 'in', keys.slice(i, i + chunk)).execute();

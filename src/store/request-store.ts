@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { forgetMedia } from './media-deletions.ts';
+import { forgetMedia, intendMedia, keepMedia } from './media-deletions.ts';
 import { sql, type Selectable } from 'kysely';
 import type { AsyncRequestsTable, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
@@ -273,6 +273,11 @@ export class RequestStore {
    * worker's: a worker that lost its lease (it stalled past it and another took over) writes
    * nothing, so a result is written once. The uploaded inputs go in the same transaction.
    */
+  /** Result files about to be written by a job's attempt: removed by the sweep unless `complete` commits them. */
+  intendMedia(keys: readonly string[]): Promise<void> {
+    return intendMedia(this.db, keys);
+  }
+
   async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx
@@ -294,6 +299,8 @@ export class RequestStore {
         .returning(['account_id'])
         .executeTakeFirst();
       if (!updated) return false;
+      // the attempt's result files are this row's now (written under intent: migration 016)
+      await keepMedia(trx, done.media);
       await trx.deleteFrom('async_request_inputs').where('request_id', '=', id).execute();
       // Records that failed are not charged for.
       if (done.refund > 0) await trx.updateTable('accounts').set({ credits: sql`credits + ${done.refund}` }).where('id', '=', updated.account_id).execute();

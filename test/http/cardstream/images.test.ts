@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
 import { CardSessionStore } from '../../../src/store/card-session-store.ts';
 import type { Services } from '../../../src/services/container.ts';
+import type { MediaStore } from '../../../src/media/media-store.ts';
 
 /** A photo-like test image: smooth gradients plus noise, so JPEG sizes are realistic. */
 async function photo(width: number, height: number, format: 'jpeg' | 'png' | 'webp' | 'gif' | 'tiff' = 'jpeg', orientation?: number): Promise<Buffer> {
@@ -125,6 +126,26 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toHaveLength(2);
     await services.queue.sweep(Date.now());
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
+  });
+
+  it("an image written for a row that never committed is removed by the sweep once due; a committed one never is", async () => {
+    const sid = await withCard('w1');
+    const attached = (await attach(sid, 'w1', (await photo(400, 300)).toString('base64'))).json();
+    const services = h.app.loupe as unknown as Services;
+    // as the service writes one, and a process killed before its transaction committed leaves it
+    const store = CardSessionStore.of(services.store);
+    const media = (services as unknown as { cardSessions: { media: MediaStore } }).cardSessions.media;
+    const orphan = media.newKey('jpg');
+    await store.intendMedia([orphan]);
+    await media.write(orphan, Buffer.from('jpeg bytes'));
+    const has = async (key: string) => (await filesUnder(mediaDir)).some((f) => f.endsWith(key));
+    await services.queue.sweep(Date.now());
+    expect(await has(orphan)).toBe(true);
+    await services.queue.sweep(Date.now() + 2 * 3_600_000);
+    expect(await has(orphan)).toBe(false);
+    // the attached image and thumbnail were kept by the transaction that named them
+    expect((await fetchUrl(attached.image)).statusCode).toBe(200);
+    expect((await fetchUrl(attached.thumbnail)).statusCode).toBe(200);
   });
 
   it('attaches to a closed session (the card is already there) and 404s for an unknown event_id', async () => {
