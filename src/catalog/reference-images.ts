@@ -105,7 +105,10 @@ export async function imageSubfolders(dir: string): Promise<{ dir: string; image
   const root = path.resolve(dir);
   const subs = await readdir(root, { withFileTypes: true }).catch(() => []);
   const out: { dir: string; images: number }[] = [];
-  for (const s of subs.filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+  // a link to a folder is the folder, as a link to a scan is the scan (referenceFiles)
+  const isFolder = async (e: (typeof subs)[number]) => e.isDirectory() || (e.isSymbolicLink() && (await stat(path.join(root, e.name)).catch(() => null))?.isDirectory() === true);
+  for (const s of subs.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!(await isFolder(s))) continue;
     const images = (await readdir(path.join(root, s.name)).catch(() => [] as string[])).filter((f) => IMAGE_FILE.test(f)).length;
     if (images) out.push({ dir: path.join(dir, s.name), images });
   }
