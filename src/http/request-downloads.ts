@@ -19,6 +19,8 @@ export function registerRequestDownloads(app: FastifyInstance, totalMs: number):
 function downloadsSignal(reply: FastifyReply, totalMs: number): AbortSignal {
   const gone = new AbortController();
   const res = reply.raw;
+  // work the handler left running after its answer was sent is no longer the request's to stop
+  if (res.writableFinished) return gone.signal;
   const onClose = () => {
     if (!res.writableFinished) gone.abort(new ImageLoadError('the request was cancelled by its client'));
   };
