@@ -161,6 +161,8 @@ export const gradingMaxBytes = 64 * 1024;
  * at a time, giving other requests a turn between (one 55 MiB batch held /health for 4.8 s).
  */
 const rowsPerTurn = 25;
+/** Bad rows a refused batch names, as the schema's check names them (src/http/errors.ts). */
+const maxRowErrors = 100;
 export const metaDataMaxBytes = 64 * 1024;
 /**
  * `alternatives` and `price_stats`: the spec caps their items (10), not their size; uncapped, a few
@@ -560,7 +562,8 @@ export class CardSessionService {
     for (const [i, row] of rows.entries()) {
       if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
       const checked = checkRow(row, i);
-      errors.push(...checked.errors);
+      // each bad row once, by its first problem, and at most 100 rows (docs/api-decisions.md "Rejected batch")
+      if (checked.errors[0] && errors.length < maxRowErrors) errors.push(checked.errors[0]);
       out.push({ ...row, seenIso: checked.seenIso, gradingJson: checked.gradingJson, grade: gradeOf(row.grading) });
     }
     const first = errors[0];

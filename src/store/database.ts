@@ -413,6 +413,8 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
     await fs.promises.writeFile(probe, Buffer.alloc(64 * 1024));
     await fs.promises.rm(probe);
   } catch (err) {
+    // a write cut short leaves its part: one a probe, piling up on the full disk it found
+    await fs.promises.rm(probe, { force: true }).catch(() => undefined);
     throw new NotWritable('media', `the media folder cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${mediaDir}`);
   }
 }

@@ -275,7 +275,8 @@ export class RequestStore {
    */
   /** Result files about to be written by a job's attempt: removed by the sweep unless `complete` commits them. */
   intendMedia(keys: readonly string[]): Promise<void> {
-    return intendMedia(this.db, keys);
+    // due in a day: a job of ten long upscales may run for more than an hour before it completes
+    return intendMedia(this.db, keys, 24 * 60 * 60_000);
   }
 
   async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {

@@ -187,6 +187,12 @@ describe.each(backends)('identifications (%s)', (backend) => {
         [2, 'identifications[2].seen'],
         [3, 'identifications[3].grading.grades.final'],
       ]);
+      // rows that break only rules: each once, at most 100, as the schema's check names them (all 1,000 were listed)
+      const ruled = await upload(sid, Array.from({ length: 300 }, (_, i) => card(`r${i}`, { seen: 'March 7', grading: { grades: { final: 11 } } })));
+      expect(ruled.statusCode).toBe(400);
+      const named = ruled.json().errors as { row: number }[];
+      expect(named).toHaveLength(100);
+      expect(new Set(named.map((e) => e.row)).size).toBe(100);
     });
 
     it('a body without identifications, or not a list', async () => {
