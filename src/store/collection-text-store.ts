@@ -62,14 +62,14 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
 export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
 
 /**
- * The configuration a record's own words are stemmed with: its language's, and where no language
- * could be told (`simple`: a shop title of a few words without a stop word, "Vintage leather
- * wallets") English stems with every word kept (migration 015), as SQLite's porter tokenizer treats
- * every record. Unstemmed, "wallet" did not find "wallets" on PostgreSQL while SQLite did; `english`
- * itself would drop "over", "under", "down" that SQLite keeps. Chinese, Japanese, Bengali and Urdu,
- * detected, stay unstemmed.
+ * The configuration a record's own words are stemmed with: its language's Snowball stems with every
+ * word kept (`loupe_<language>_words`, migrations 015 and 017: SQLite's porter tokenizer drops no word,
+ * and PostgreSQL's own `english` dropped "up" and "down", a 422 there), and where no language could be
+ * told (`simple`: a shop title of a few words without a stop word, "Vintage leather wallets") English,
+ * as SQLite's porter stems every record (unstemmed, "wallet" did not find "wallets"). Chinese,
+ * Japanese, Bengali and Urdu stay unstemmed.
  */
-export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'loupe_english_words' : pgConfig(lang));
+export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'loupe_english_words' : pgConfigOf[lang] ? `loupe_${pgConfigOf[lang]}_words` : 'simple');
 
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
