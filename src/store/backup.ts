@@ -21,6 +21,7 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   const dbFile = sqliteFileOf(source);
   const copyFile = sqliteFileOf(target);
   if (!fs.existsSync(dbFile)) throw new Error(`no database in ${source} (LOUPE_DATA_DIR): nothing to back up`);
+  if (fs.existsSync(path.join(source, UNFINISHED_BACKUP))) throw new Error(`${source} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): it is no data folder to back up`);
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
   if (fs.existsSync(target) && fs.readdirSync(target).length > 0) throw new Error(`${target} is not empty: back up into a new or empty folder`);
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
