@@ -4,6 +4,12 @@ import { assembleBody, parseAndSplitBody } from './json-body.ts';
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 describe('parseAndSplitBody', () => {
+  it('refuses a top-level list longer than any endpoint takes before splitting it into rows', () => {
+    const split = parseAndSplitBody(bytes(`{"identifications":[${Array.from({ length: 100_001 }, () => '{}').join(',')}]}`));
+    expect(split).toEqual({ error: { status: 400, code: 'invalid_request', detail: 'The list "identifications" holds 100001 items; no endpoint takes more than 100000 (a card upload takes 1000).' } });
+    expect('rows' in parseAndSplitBody(bytes(`{"identifications":[${Array.from({ length: 100_000 }, () => '{}').join(',')}]}`))).toBe(true);
+  });
+
   it('hands rows back as text, and rebuilds the same body', async () => {
     const body = { identifications: [{ event_id: 'a', price: 1.5 }, { event_id: 'b', meta: { x: [1, 2] } }], workspace: 'w' };
     const split = parseAndSplitBody(bytes(JSON.stringify(body)));

@@ -54,6 +54,13 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
  */
 export type SplitBody = { error: { status: number; code: string; detail: string } } | { value: unknown; rows: Record<string, string[]> };
 
+/**
+ * The most items a top-level list of a large body may hold: no endpoint takes more than a few thousand
+ * (a card upload 1,000), and splitting ten million rows into texts, sending them across and parsing
+ * them again cost seconds and gigabytes before the schema refused the length.
+ */
+export const maxTopLevelItems = 100_000;
+
 export function parseAndSplitBody(raw: Uint8Array): SplitBody {
   const parsed = parseJsonBody(raw);
   if ('error' in parsed) return parsed;
@@ -65,6 +72,9 @@ export function parseAndSplitBody(raw: Uint8Array): SplitBody {
   const top: Record<string, unknown> = {};
   const rows: Record<string, string[]> = {};
   for (const [key, field] of Object.entries(value)) {
+    if (Array.isArray(field) && field.length > maxTopLevelItems) {
+      return refuse(400, 'invalid_request', `The list "${key.slice(0, 100)}" holds ${field.length} items; no endpoint takes more than ${maxTopLevelItems} (a card upload takes 1000).`) as SplitBody;
+    }
     if (Array.isArray(field) && field.length > 0 && field.every((e) => e !== null && typeof e === 'object')) rows[key] = field.map((e) => JSON.stringify(e));
     else top[key] = field;
   }
