@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseUnavailable } from './errors.ts';
+import { databaseUnavailable, storageFull } from './errors.ts';
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
@@ -10,5 +10,12 @@ describe('a database away is a 503, not a 500', () => {
 
   it('leaves every other error alone (a data exception, a bug, a unique violation)', () => {
     for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
+  });
+});
+
+describe('a full disk is a 503 storage_full', () => {
+  it('knows the file system, SQLite and PostgreSQL saying so, and nothing else', () => {
+    for (const code of ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100']) expect(storageFull({ code })).toBe(true);
+    for (const err of [{ code: 'EACCES' }, { code: '53200' }, { code: 'SQLITE_BUSY' }, {}]) expect(storageFull(err)).toBe(false);
   });
 });

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { pngBomb } from '../../helpers/images.ts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
 import { CardSessionStore } from '../../../src/store/card-session-store.ts';
 import type { Services } from '../../../src/services/container.ts';
@@ -146,6 +147,23 @@ describe.each(backends)('card images (%s)', (backend) => {
     // the attached image and thumbnail were kept by the transaction that named them
     expect((await fetchUrl(attached.image)).statusCode).toBe(200);
     expect((await fetchUrl(attached.thumbnail)).statusCode).toBe(200);
+  });
+
+  it('a full disk is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async () => {
+    const sid = await withCard('f1');
+    const before = new Set(await filesUnder(mediaDir));
+    const full = vi.spyOn(fs.promises, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    try {
+      const res = await attach(sid, 'f1', (await photo(300, 200)).toString('base64'));
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'storage_full' });
+      expect(res.headers['retry-after']).toBe('60');
+    } finally {
+      full.mockRestore();
+    }
+    expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=f1`))).json().results[0];
+    expect(row.image).toBeNull();
   });
 
   it('attaches to a closed session (the card is already there) and 404s for an unknown event_id', async () => {
