@@ -72,6 +72,8 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
+    // a set code the catalog does not hold is said so, not an empty list
+    expect((await fails('catalog', 'cards', '--catalog', 'keys', '--set', 'MEW')).stderr).toMatch(/No card of keys is in a set with the code "MEW"/);
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--name', 'a', '--number', '1')).code).toBe(2);
     const unknown = await fails('catalog', 'cards', '--catalog', 'nope');
     expect(unknown.code).toBe(1);

@@ -113,6 +113,10 @@ export class CatalogService {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     const { limit, setCode } = request;
+    // a set code the catalog does not hold (a printed code, a set's name) would answer nothing, silently
+    if (setCode !== undefined && !(await this.store.holdsSet(catalog.id, setCode))) {
+      throw badRequest(`No card of ${catalog.name} is in a set with the code "${setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5, MTGJSON's set codes such as LEA; \`loupe catalog cards\` lists them on each card).`);
+    }
     let cards: StoredCard[] = [];
     if (request.name !== undefined) {
       if (!normalizeName(request.name)) throw badRequest('--name holds no letter or digit to search by.');
