@@ -255,7 +255,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       const limit = values.limit !== undefined ? integer(values.limit, 'limit') : 20;
       if (limit < 1 || limit > 1000) throw new UsageError(`--limit must be from 1 to 1000, got ${limit}`);
       if (values.name !== undefined && values.number !== undefined) throw new UsageError('give --name or --number, not both');
-      if (values.number === '') throw new UsageError('--number is empty');
+      if (values.number === '' || values.name === '') throw new UsageError(`--${values.name === '' ? 'name' : 'number'} is empty`);
       return services.catalogs.findCards({ catalog: need(values.catalog, 'catalog'), name: values.name, number: values.number, setCode: values.set, limit });
     }
     case 'catalog images': {

@@ -84,14 +84,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err }, 'value rejected by the database');
       return send(reply, 400, { detail: 'A value in the request is outside what the server can store.', code: 'invalid_request' });
     }
-    // The database unreachable (PostgreSQL stopped or restarting, its connections cut, the network): a
-    // client retries a 503, where a 500 reads as a bug; /ready says the same (503) meanwhile.
     // a full disk is the server's state, not a bug: said so, and when to try again (it was a bare 500)
     if (storageFull(err)) {
       request.log.error({ err: String(err.message ?? err) }, 'storage full');
       reply.header('retry-after', '60');
       return send(reply, 503, { detail: "The server's storage is full; nothing of this request was stored. Retry later.", code: 'storage_full' });
     }
+    // The database unreachable (PostgreSQL stopped or restarting, its connections cut, the network): a
+    // client retries a 503, where a 500 reads as a bug; /ready says the same (503) meanwhile.
     if (databaseUnavailable(err)) {
       request.log.warn({ err: String(err.message ?? err) }, 'database unavailable');
       reply.header('retry-after', '5');
@@ -145,14 +145,15 @@ function routePattern(url: string): RegExp {
   return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
 }
 
-/**
- * PostgreSQL's connection and shutdown errors (SQLSTATE classes 08 and 57P), and the driver's own
- * when no connection can be made or one is cut: the database is away, not the request wrong.
- */
 /** A disk with no room: the file system's (ENOSPC, EDQUOT), SQLite's, or PostgreSQL's (53100 disk_full). */
 export function storageFull(err: { code?: unknown }): boolean {
   return typeof err.code === 'string' && ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100'].includes(err.code);
 }
+
+/**
+ * PostgreSQL's connection and shutdown errors (SQLSTATE classes 08 and 57P), and the driver's own
+ * when no connection can be made or one is cut: the database is away, not the request wrong.
+ */
 
 export function databaseUnavailable(err: { code?: unknown; message?: unknown; syscall?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Store } from '../store/database.ts';
-import { pgConfig, pgWordsConfig } from '../store/collection-text-store.ts';
+import { pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
 import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
@@ -82,7 +82,7 @@ export class PgCollectionQueries implements CollectionQueries {
    * language the collection's records are in (usually one to three) and by none (`simple`).
    */
   private async textConfigs(c: CollectionRecord, q: ParsedQuery): Promise<string[]> {
-    return [...new Set(['simple', pgConfig(q.language), ...(await this.statsOf(c)).configs])];
+    return [...new Set(['simple', pgWordsConfig(q.language), ...(await this.statsOf(c)).configs])];
   }
 
   /** The tsquery of a parsed query, and the lexemes it looks for (for BM25's sums). */

@@ -68,15 +68,17 @@ export class QueueWorkers {
       try {
         const { deleted, media } = await this.deps.requests.sweep(now);
         await this.deps.media.remove(media);
+        await this.deps.mediaDeletions?.removed(media);
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length });
-        // every file whose rows went (these requests', deleted sessions', replaced images'): removed, then its entry
+        // what a process killed between a commit and its files' removal left (a deleted session's, a replaced
+        // image's, a job attempt's never committed): removed, then its entry
         let files = 0;
         for (let due = await this.deps.mediaDeletions?.due(now); due?.length; due = await this.deps.mediaDeletions?.due(now)) {
           await this.deps.media.remove(due);
           await this.deps.mediaDeletions!.removed(due);
           files += due.length;
         }
-        if (files > media.length) this.options.log?.('info', 'media: removed files whose rows had gone', { files });
+        if (files > 0) this.options.log?.('info', 'media: removed files a stopped process left', { files });
         return deleted;
       } catch (err) {
         this.options.log?.('error', 'retention sweep failed', { err: String(err) });

@@ -491,7 +491,14 @@ export class CardSessionService {
   async deleteSession(ctx: CallContext, id: string): Promise<void> {
     const keys = await this.store.deleteSession(this.sessionId(id), ctx.workspaceId);
     if (keys === undefined) throw notFound(`Session ${id}`);
-    await this.media.remove(keys);
+    await this.removeMedia(keys);
+  }
+
+  /** Files no row names any more, and then their `media_deletions` entries (migration 016): the sweep has nothing left to do. */
+  private async removeMedia(keys: readonly (string | null)[]): Promise<void> {
+    const named = keys.filter((k): k is string => k !== null);
+    await this.media.remove(named);
+    await this.store.mediaRemoved(named);
   }
 
   /** Closing a closed session succeeds and keeps its first `ended`. */
@@ -812,15 +819,15 @@ export class CardSessionService {
         return current && { ...current, updated_at: updatedAt };
       });
     } catch (err) {
-      await this.media.remove([imageKey, thumbKey]);
+      await this.removeMedia([imageKey, thumbKey]);
       throw err;
     }
     if (!old) {
       // The row or its session went away while the image was being prepared.
-      await this.media.remove([imageKey, thumbKey]);
+      await this.removeMedia([imageKey, thumbKey]);
       throw notFound(`Card with event_id "${eventId}" in session ${id}`);
     }
-    await this.media.remove([old.image_key, old.thumbnail_key].filter((k): k is string => k !== null));
+    await this.removeMedia([old.image_key, old.thumbnail_key]);
     return this.identificationView(ctx, { ...old, image_key: imageKey, thumbnail_key: thumbKey });
   }
 

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { forgetMedia, intendMedia, keepMedia } from './media-deletions.ts';
+import { forgetMedia, intendMedia, keepMedia, mediaRemoved } from './media-deletions.ts';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 
@@ -215,6 +215,11 @@ export class CardSessionStore {
   /** Files this transaction's row now names. */
   keepMedia(keys: readonly string[]): Promise<void> {
     return keepMedia(this.db, keys);
+  }
+
+  /** Files removed: their entries go too. */
+  mediaRemoved(keys: readonly string[]): Promise<void> {
+    return mediaRemoved(this.db, keys);
   }
 
   /** The fields an upload may merge into, for rows of a session with these event ids; on PostgreSQL locked for update in a stable order. */

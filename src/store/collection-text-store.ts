@@ -59,11 +59,10 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
   de: 'german',
   id: 'indonesian',
 };
-export const pgConfig = (lang: string) => pgConfigOf[lang] ?? 'simple';
 
 /**
  * The configuration a record's own words are stemmed with: its language's Snowball stems with every
- * word kept (`loupe_<language>_words`, migrations 015 and 017: SQLite's porter tokenizer drops no word,
+ * word kept (`loupe_<language>_words`, migration 015: SQLite's porter tokenizer drops no word,
  * and PostgreSQL's own `english` dropped "up" and "down", a 422 there), and where no language could be
  * told (`simple`: a shop title of a few words without a stop word, "Vintage leather wallets") English,
  * as SQLite's porter stems every record (unstemmed, "wallet" did not find "wallets"). Chinese,

@@ -10,9 +10,8 @@ import { collectionText } from './009-collection-text.ts';
 import { requestIdempotency } from './010-request-idempotency.ts';
 import { sessionIdempotency } from './013-session-idempotency.ts';
 import { recordHashes } from './014-record-hashes.ts';
-import { englishWordsConfig } from './015-english-words-config.ts';
+import { wordsConfigs } from './015-words-configs.ts';
 import { mediaDeletions } from './016-media-deletions.ts';
-import { wordsConfigs } from './017-words-configs.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -23,4 +22,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, englishWordsConfig, mediaDeletions, wordsConfigs];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions];

@@ -114,6 +114,10 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
     expect((await fetchUrl(second.image)).statusCode).toBe(404);
+    // the files went and so did their entries: the sweep is left nothing to remove a second time
+    const services = h.app.loupe as unknown as Services;
+    const due = await services.store.db.selectFrom('media_deletions').select('key').where('due', '<=', Date.now()).execute();
+    expect(due).toEqual([]);
   });
 
   it("a session's files outlive no process stopped between its rows' delete and its files': the queue's sweep removes them", async () => {

@@ -2,13 +2,15 @@ import type { Migration } from './index.ts';
 
 /**
  * PostgreSQL: for every language text search stems (`pgConfigOf`), a copy of its configuration whose
- * Snowball dictionaries keep stop words (`loupe_<language>_words`), as 015 made for English: SQLite's
- * porter tokenizer drops no word, and the query parser takes out only the few stop words it lists, so
- * "down" and "up" found a title detected as English on SQLite and answered 422 on PostgreSQL, whose
- * `english` drops them. Languages the server has no configuration for are passed over.
+ * Snowball dictionaries keep stop words (`loupe_<language>_words`; `pgWordsConfig`). SQLite's porter
+ * tokenizer stems every record and drops no word, and the query parser takes out only the few stop
+ * words it lists, so "down" and "up" found a title on SQLite and answered 422 on PostgreSQL, whose
+ * `english` drops them; and a record whose language could not be told, indexed unstemmed, was not
+ * found by "wallet" for "wallets" (it now takes `loupe_english_words`). Languages the server has no
+ * configuration for are passed over.
  */
 export const wordsConfigs: Migration = {
-  name: '017-words-configs',
+  name: '015-words-configs',
   sqlite: [],
   postgres: [
     `DO $$
