@@ -8,11 +8,14 @@ const watch = path.resolve(import.meta.dirname, 'launcher-watch.ts');
 
 /** A shell (npm's, in life) starts the watched process in the background and exits: the process is orphaned. */
 function orphan(env: Record<string, string>): string {
-  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-watch-')), 'exit.txt');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-watch-'));
+  const out = path.join(dir, 'exit.txt');
   const script = `import { whenLauncherExits } from ${JSON.stringify(watch)}; import fs from 'node:fs'; whenLauncherExits(() => { fs.writeFileSync(${JSON.stringify(out)}, 'launcher exited'); process.exit(0); }, process.env, 50); setTimeout(() => { fs.writeFileSync(${JSON.stringify(out)}, 'still running'); process.exit(0); }, 4000);`;
   spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} --import tsx --input-type=module -e ${JSON.stringify(script)} >/dev/null 2>&1 & sleep 1.5`], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
   for (let i = 0; i < 100 && !fs.existsSync(out); i++) spawnSync('sleep', ['0.05']);
-  return fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : 'nothing';
+  const said = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : 'nothing';
+  fs.rmSync(dir, { recursive: true, force: true });
+  return said;
 }
 
 describe('whenLauncherExits', () => {

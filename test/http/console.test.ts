@@ -390,7 +390,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
   it('recognises a card with its price chart and adds it to a session in one click', async () => {
     // The card's region with the playmat around it, as collectibles.test.ts sends it: on the whole
     // photo the detector's outline of this holo card is 56 px off at one corner, and refused.
-    const cut = path.join(await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-console-')), 'card.jpg');
+    const cut = path.join(catalogDir, 'card.jpg');
     await sharp(photoPath(cardPhoto)).extract({ left: 100, top: 250, width: 520, height: 680 }).jpeg({ quality: 92 }).toFile(cut);
     await page.goto(`${base}/console#/recognition`);
     await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(cut);

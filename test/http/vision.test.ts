@@ -143,17 +143,24 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
 describe('descriptor with a CLIP-family pack active', () => {
   let h: Harness;
   let packDir: string;
+  const tempDirs: string[] = [];
   beforeAll(async () => {
     const { writeTinyClipPack } = await import('../helpers/tiny-clip.ts');
     const { installPack } = await import('../../src/vision/clip/clip-pack.ts');
-    const src = await writeTinyClipPack(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-tiny-clip-')));
+    const srcDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-tiny-clip-'));
+    tempDirs.push(srcDir);
+    const src = await writeTinyClipPack(srcDir);
     // `loupe models add` installs into the data folder; the harness's own folder is made later,
     // so the installed pack's folder is passed the way openServices would find it.
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-pack-data-'));
+    tempDirs.push(dataDir);
     packDir = (await installPack(src, dataDir, { name: 'tiny' })).dir;
     h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '', clipPack: packDir } });
   });
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('describes images with the pack image tower, named by the pack, comparable with its text tower', async () => {
     const solid = async (background: string) => (await sharp({ create: { width: 64, height: 48, channels: 3, background } }).png().toBuffer()).toString('base64');
