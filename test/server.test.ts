@@ -1,8 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../src/config/config.ts';
+import { CREDIT_HOLD_MS } from '../src/services/account-service.ts';
+import { openServices, type Services } from '../src/services/container.ts';
 import { claimDataFolder } from '../src/store/data-folder-claim.ts';
 import { loupeCli, randomPort, startServerProcess } from './helpers/processes.ts';
 
@@ -99,6 +105,38 @@ describe('server process', () => {
         // the group has ended, as it should
       }
       await fs.rm(fresh, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("a call's charge is given back when its server is killed before the call answers (kill -9)", async () => {
+    // a host that takes the connection and never answers keeps the call running
+    const silent = http.createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const payer = await loupeCli(env(), 'account', 'create', '--name', 'payer', '--credits', '5');
+    const server = await startServerProcess({ ...env(), LOUPE_URL_ALLOWLIST: '127.0.0.1' }, port);
+    let services: Services | undefined;
+    try {
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/card.jpg`;
+      const call = fetch(`http://127.0.0.1:${port}/photo/v2/descriptor`, { method: 'POST', headers: { authorization: `Token ${payer.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _url: url }] }) }).catch(() => undefined);
+      const db = new Database(path.join(dataDir, 'loupe.db'), { readonly: true });
+      try {
+        const held = () => db.prepare('SELECT count(*) AS n FROM credit_holds').get() as { n: number };
+        for (let i = 0; i < 200 && held().n === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(held().n).toBe(1);
+      } finally {
+        db.close();
+      }
+      server.child.kill('SIGKILL');
+      await server.exited;
+      await call;
+      services = await openServices(loadConfig({ ...env(), LOUPE_DATA_DIR: dataDir } as NodeJS.ProcessEnv));
+      expect((await services.accounts.getAccount(payer.account!)).credits).toBe(4);
+      await services.queue.sweep(Date.now() + CREDIT_HOLD_MS + 1000);
+      expect((await services.accounts.getAccount(payer.account!)).credits).toBe(5);
+    } finally {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
+      await services?.close();
+      await new Promise((r) => silent.close(r));
     }
   }, 120_000);
 });

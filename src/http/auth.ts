@@ -1,5 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../services/errors.ts';
+import { withCreditHold } from '../util/credit-hold-scope.ts';
 
 /**
  * Authentication, rate limit, service switch and workspace selection happen before the body is
@@ -37,19 +39,33 @@ export function registerAccessControl(app: FastifyInstance): void {
     if (!priceKey || !request.principal) return;
     const { id } = request.principal.account;
     const price = config.prices[priceKey] ?? 0;
-    await inFlight.run(() => accounts.charge(id, priceKey, price));
+    // the call's charges are held until it answers: a process stopped before then gives them back (the sweep)
+    const hold = (request.creditHold ??= { id: randomUUID(), held: false });
+    await inFlight.run(() => accounts.charge(id, priceKey, price, hold));
     request.charged = { accountId: id, price };
+  });
+
+  // charges a service makes inside the call go to the call's hold too
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.service) return;
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+      if (request.principal) request.creditHold ??= { id: randomUUID(), held: false };
+      return withCreditHold(request.creditHold, () => handler.call(this, request, reply));
+    };
   });
 
   // Refunded before the answer leaves (onSend, not onResponse): a client that reads its balance
   // right after a failed call must see the refund, whichever store is behind it.
   app.addHook('onSend', async (request, reply, payload) => {
     // a replay of an earlier call with the same Idempotency-Key made nothing new: it is free too
-    if (request.charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
-      const { accountId, price } = request.charged;
-      request.charged = undefined;
-      await inFlight.run(() => accounts.refund(accountId, price)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
+    const charged = request.charged;
+    request.charged = undefined;
+    if (charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
+      await inFlight.run(() => accounts.refund(charged.accountId, charged.price, request.creditHold)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
     }
+    const hold = request.creditHold;
+    if (hold) await inFlight.run(() => accounts.settle(hold)).catch((err: unknown) => request.log.error({ err }, 'credit hold not settled'));
     return payload;
   });
 }

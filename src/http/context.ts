@@ -7,6 +7,7 @@ import type { CollectionService } from '../services/collection-service.ts';
 import type { VisualSearchService } from '../services/visual-search-service.ts';
 import type { ImageMatchingService } from '../services/image-matching-service.ts';
 import type { InFlight } from './in-flight.ts';
+import type { CallHold } from '../util/credit-hold-scope.ts';
 import type { MediaService } from '../services/media-service.ts';
 import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { VisionService } from '../services/vision-service.ts';
@@ -38,6 +39,8 @@ declare module 'fastify' {
     principal?: Principal;
     workspaceId?: string;
     charged?: { accountId: string; price: number };
+    /** Where this call's charges are held until it answers (src/util/credit-hold-scope.ts). */
+    creditHold?: CallHold;
   }
   interface FastifyContextConfig {
     /** The account must have this service enabled; the route is authenticated. */

@@ -35,6 +35,8 @@ export class QueueWorkers {
       background?: { start(): void; stop(): Promise<void> }[];
       /** Media files whose rows went, left by a process that stopped before it removed them (migration 016). */
       mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void> };
+      /** Charges of calls whose process stopped before they answered, given back once due (migration 017). */
+      creditHolds?: { returnDueHolds(now: number): Promise<{ holds: number; credits: number }> };
     },
     private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
   ) {
@@ -79,6 +81,8 @@ export class QueueWorkers {
           files += due.length;
         }
         if (files > 0) this.options.log?.('info', 'media: removed files a stopped process left', { files });
+        const back = await this.deps.creditHolds?.returnDueHolds(now);
+        if (back?.holds) this.options.log?.('warn', 'credits: gave back the charges of calls a stopped process never answered', back);
         return deleted;
       } catch (err) {
         this.options.log?.('error', 'retention sweep failed', { err: String(err) });

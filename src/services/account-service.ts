@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { AccountRecord, AccountStore, WorkspaceRecord } from '../store/account-store.ts';
+import { type CallHold, creditHold } from '../util/credit-hold-scope.ts';
 import { ServiceError, isUuid, notFound } from './errors.ts';
 
 /**
@@ -28,6 +29,12 @@ export interface CreatedAccount {
 }
 
 const tokenPrefix = 'lp_';
+
+/**
+ * How long a call's charge is held before the sweep takes its process for stopped and gives it
+ * back: far past any synchronous call (the longest, an upscale, stops at 10 minutes).
+ */
+export const CREDIT_HOLD_MS = 60 * 60_000;
 
 /**
  * Most credits an account holds (a million million): what an operator sets or adds is bounded, so no
@@ -183,12 +190,30 @@ export class AccountService {
     }
   }
 
-  async charge(accountId: string, priceKey: string, price: number): Promise<void> {
+  /** Within a call (its hold in async context, or `hold`), the charge is held until the call answers. */
+  async charge(accountId: string, priceKey: string, price: number, callHold = creditHold()): Promise<void> {
     if (price <= 0) return;
-    if (!(await this.accounts.debit(accountId, price))) throw insufficientCredits(priceKey, price);
+    const hold = callHold?.closed ? undefined : callHold;
+    if (!(await this.accounts.debit(accountId, price, hold && { id: hold.id, due: Date.now() + CREDIT_HOLD_MS }))) throw insufficientCredits(priceKey, price);
+    if (hold) hold.held = true;
   }
 
-  async refund(accountId: string, price: number): Promise<void> {
-    if (price > 0) await this.accounts.addCredits(accountId, price);
+  async refund(accountId: string, price: number, hold = creditHold()): Promise<void> {
+    if (price <= 0) return;
+    if (hold?.held) await this.accounts.refundHeld(accountId, price, hold.id);
+    else await this.accounts.addCredits(accountId, price);
+  }
+
+  /** The call answered: its charges stand. */
+  async settle(hold: CallHold): Promise<void> {
+    hold.closed = true;
+    if (!hold.held) return;
+    hold.held = false;
+    await this.accounts.settleHold(hold.id);
+  }
+
+  /** Gives back the charges of calls whose process stopped before they answered (the sweep). */
+  returnDueHolds(now = Date.now()): Promise<{ holds: number; credits: number }> {
+    return this.accounts.returnDueHolds(now);
   }
 }

@@ -115,7 +115,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
     maxPixels: config.limits.imagePixels,
   });
   const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
-  const accounts = new AccountService(new AccountStore(store));
+  const accountStore = new AccountStore(store);
+  const accounts = new AccountService(accountStore);
   const collectionStore = new CollectionStore(store);
   const queries = store.dialect === 'postgres' ? new PgCollectionQueries(store) : new EmbeddedCollectionQueries(collectionStore, path.join(config.dataDir, 'indexes'), options.log);
   const vision = new VisionService(intake, visionEngine);
@@ -137,7 +138,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db) }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,

@@ -151,6 +151,15 @@ export interface MediaDeletionsTable {
   due: ColumnType<number, number, number>;
 }
 
+export interface CreditHoldsTable {
+  id: string;
+  account_id: string;
+  /** PostgreSQL's bigint comes back as text. */
+  amount: ColumnType<number, number, number>;
+  /** Epoch milliseconds. */
+  due: ColumnType<number, number, number>;
+}
+
 export interface CollectionTombstonesTable {
   collection_id: string;
   key: number;
@@ -353,6 +362,7 @@ export interface Database {
   catalog_images: CatalogImagesTable;
   collection_text: CollectionTextTable;
   media_deletions: MediaDeletionsTable;
+  credit_holds: CreditHoldsTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

@@ -1,0 +1,74 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CREDIT_HOLD_MS } from '../../src/services/account-service.ts';
+import type { Services } from '../../src/services/container.ts';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+
+/** Migration 017: a synchronous call's charges are held until it answers. */
+describe.each(backends)('credit holds (%s)', (backend) => {
+  let h: Harness;
+  let services: Services;
+  const holds = () => services.store.db.selectFrom('credit_holds').selectAll().execute();
+  const credits = async (accountId: string) => (await services.accounts.getAccount(accountId))!.credits;
+
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '' }, urlAllowList: ['127.0.0.1'] });
+    services = h.app.loupe as unknown as Services;
+  });
+  afterAll(() => h?.close());
+
+  it('a call that answers keeps its charge and leaves no hold; one that fails is refunded and leaves none', async () => {
+    const a = await h.newAccount(5);
+    const png = (await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).png().toBuffer()).toString('base64');
+    const ok = await h.request('POST', '/photo/v2/descriptor', { token: a.token, body: { records: [{ _base64: png }] } });
+    expect(ok.statusCode).toBe(200);
+    expect(await credits(a.account)).toBe(4);
+    const failed = await h.request('POST', '/photo/v2/descriptor', { token: a.token, body: { records: [{ _base64: 'bm90IGFuIGltYWdl' }] } });
+    expect(failed.statusCode).toBeGreaterThanOrEqual(400);
+    expect(await credits(a.account)).toBe(4);
+    expect(await holds()).toEqual([]);
+  });
+
+  it("a call's charge is held while it runs, and given back by the sweep when its process never answered", async () => {
+    // a host that takes the connection and never answers keeps the call running
+    const sockets = new Set<Socket>();
+    const silent = http.createServer(() => {});
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const a = await h.newAccount(5);
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/card.jpg`;
+      const call = h.request('POST', '/photo/v2/descriptor', { token: a.token, body: { records: [{ _url: url }] } });
+      for (let i = 0; i < 100 && (await holds()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      const held = await holds();
+      expect(held).toHaveLength(1);
+      expect(held[0]).toMatchObject({ account_id: a.account });
+      expect(Number(held[0]!.amount)).toBe(1);
+      expect(await credits(a.account)).toBe(4);
+      // the process "stops" here as far as the sweep knows: not before the hold is due
+      await services.queue.sweep(Date.now());
+      expect(await holds()).toHaveLength(1);
+      expect(await credits(a.account)).toBe(4);
+      for (const s of sockets) s.destroy();
+      await call;
+      // the call answered (its download failed: refunded), so the hold went with it
+      expect(await holds()).toEqual([]);
+      expect(await credits(a.account)).toBe(5);
+
+      // as a process killed mid-call leaves it: debited and held, never settled
+      await services.accounts.charge(a.account, 'descriptor.descriptor', 2, { id: 'killed-call', held: false });
+      expect(await credits(a.account)).toBe(3);
+      await services.queue.sweep(Date.now() + CREDIT_HOLD_MS + 1000);
+      expect(await holds()).toEqual([]);
+      expect(await credits(a.account)).toBe(5);
+      // given back once only, however many sweeps run
+      await services.queue.sweep(Date.now() + CREDIT_HOLD_MS + 2000);
+      expect(await credits(a.account)).toBe(5);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
+  }, 60_000);
+});
