@@ -969,8 +969,11 @@ export class VisualSearchService {
       const colours = colorTagsOf(r.colors.slice(0, 5));
       const tags = query.extract_tags === true ? { _tags: { Color: colours.Color }, _tags_simple: colours.names } : {};
       // a drawn box gets the fields every detected object has (spec 2 §2), under what the client sent
-      // its id the next after the detected items' (every object has one)
-      objects.unshift({ id: String(r.items.length), name: 'item', prob: 1, ...given, bound_box: used!, area: boxArea(used!), 'pre-filled': true, ...tags });
+      // its id the next after the detected items' (every object has one); an item copied from a
+      // response is that detected item, listed once, with the id it had
+      const same = objects.findIndex((o) => sameBox(o.bound_box as number[], used!));
+      const id = same >= 0 ? objects.splice(same, 1)[0]!.id : String(r.items.length);
+      objects.unshift({ id, name: 'item', prob: 1, ...given, bound_box: used!, area: boxArea(used!), 'pre-filled': true, ...tags });
     } else {
       // the item searched comes first, as a drawn one does: the query's categories may choose another than the largest
       const at = r.items.findIndex((item) => sameBox(item.box, r.chosen.box));

@@ -154,6 +154,11 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(upper.Category).not.toBe('Hoodies');
     const again = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper] }, k: 5 }, c);
     expect(again.http).toBe(200);
+    // the item sent back is listed once, first, with its id; every other item as the first search gave it
+    const echoed = again.body.query_records![0]!._objects!;
+    expect(echoed[0]).toMatchObject({ id: upper.id, bound_box: upper.bound_box, 'pre-filled': true });
+    expect(echoed.filter((o) => o.id === upper.id)).toHaveLength(1);
+    expect(echoed.map((o) => o.id).sort()).toEqual(first.body.query_records![0]!._objects!.map((o) => o.id).sort());
     expect(again.body.answer_records.map((r) => r._id)).toContain('hoodie');
     // categories the client writes on the query record still filter as sent
     const named = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper], Category: 'Dresses' }, k: 5 }, c);
