@@ -35,7 +35,7 @@ const exactUnder = 3000;
 const fewCacheSize = 256;
 
 /**
- * Collections on PostgreSQL: filters become SQL over the `data` JSONB column, vectors are
+ * Collections on PostgreSQL: filters become SQL over the `data_b` JSONB column (`data` as sent, migration 018), vectors are
  * searched with the collection's own partial HNSW index (created with its first vector). The
  * index's predicate names the collection id as a literal, so queries must too: the id is a UUID
  * validated before it gets here.
@@ -109,7 +109,7 @@ export class PgCollectionQueries implements CollectionQueries {
     if (!t || k <= 0) return [];
     const own = sql.lit(c.id);
     // Unfiltered, only the best k are joined to their records; a filter needs every match's record.
-    const filtered = filter && Object.keys(filter).length ? sql`AND (${filterToSql(filter, 'r.data')})` : sql``;
+    const filtered = filter && Object.keys(filter).length ? sql`AND (${filterToSql(filter, 'r.data_b')})` : sql``;
     // Document frequencies are counted over the matches themselves: every record holding a query
     // lexeme matches the OR query, so the counts are exact and need no statistics table. The
     // candidates are read with the collection's own GIN index (its predicate repeats the literal).

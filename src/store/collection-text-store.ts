@@ -198,7 +198,7 @@ export class CollectionTextStore {
       JOIN collection_records r ON r.key = t.key
       JOIN collections c ON c.id = t.collection_id
       WHERE t.key > ${after} AND t.key <= ${upTo} AND t.seen_state = 'done' AND t.observed IS NOT NULL AND t.attempts < ${maxAttempts}
-        AND jsonb_typeof(r.data -> '_url') = 'string'
+        AND jsonb_typeof(r.data_b -> '_url') = 'string'
         AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)
       ORDER BY t.key`.execute(db);
     return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));

@@ -164,7 +164,7 @@ describe.runIf(process.env.DATABASE_URL)('filters in PostgreSQL (jsonb)', () => 
   });
 
   it.each(filterCases)('$name', async ({ filter, ids }) => {
-    const rows = await db.selectFrom('filter_docs').select('id').where(filterToSql(filter)).orderBy('id').execute();
+    const rows = await db.selectFrom('filter_docs').select('id').where(filterToSql(filter, 'data')).orderBy('id').execute();
     expect(rows.map((r) => r.id)).toEqual(sorted(ids));
   });
 
@@ -207,7 +207,7 @@ describe.runIf(process.env.DATABASE_URL)('filters in PostgreSQL (jsonb)', () => 
     const compiled = db
       .selectFrom('filter_docs')
       .select('id')
-      .where(filterToSql({ [hostile]: hostile, a: { $regex: '"\\)' }, b: { $in: [hostile, { [hostile]: 1 }] } }))
+      .where(filterToSql({ [hostile]: hostile, a: { $regex: '"\\)' }, b: { $in: [hostile, { [hostile]: 1 }] } }, 'data'))
       .compile();
     expect(compiled.sql).not.toContain(hostile);
     expect(compiled.sql).not.toContain('OR true');
@@ -218,7 +218,7 @@ describe.runIf(process.env.DATABASE_URL)('filters in PostgreSQL (jsonb)', () => 
     const rows = await db
       .selectFrom('filter_docs')
       .select('id')
-      .where(filterToSql({ $or: [{ [hostile]: hostile }, { [`${hostile}.y`]: { $regex: '"\\)\\\\', $options: 'imsx' } }, { n: { $elemMatch: { [hostile]: null } } }] }))
+      .where(filterToSql({ $or: [{ [hostile]: hostile }, { [`${hostile}.y`]: { $regex: '"\\)\\\\', $options: 'imsx' } }, { n: { $elemMatch: { [hostile]: null } } }] }, 'data'))
       .execute();
     expect(rows).toEqual([]);
   });

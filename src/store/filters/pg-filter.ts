@@ -185,10 +185,10 @@ class Translator {
 }
 
 /**
- * A WHERE fragment for `filter` over the jsonb column `column` (default `data`; may be qualified,
- * `r.data`). Throws FilterError for a malformed filter.
+ * A WHERE fragment for `filter` over the jsonb column `column` (default `data_b`; may be qualified,
+ * `r.data_b`). Throws FilterError for a malformed filter.
  */
-export function filterToSql(filter: MongoFilter, column = 'data'): RawBuilder<boolean> {
+export function filterToSql(filter: MongoFilter, column = 'data_b'): RawBuilder<boolean> {
   const valid = validateFilter(filter);
   return new Translator({ aliases: 0 }).document(valid, sql.ref(column)) as RawBuilder<boolean>;
 }
