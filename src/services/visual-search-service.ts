@@ -1,6 +1,6 @@
 import type { Change, CollectionQueries, Filter, Hit } from '../index/collection-queries.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
+import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
@@ -590,7 +590,7 @@ export class VisualSearchService {
       sent.push(x.record);
     });
     if (!rows.length) return;
-    const { outcomes, seq } = await this.store.insert(c.id, rows, model!);
+    const { outcomes, seq } = await whileExists(c, this.store.insert(c.id, rows, model!));
     outcomes.forEach((o, i) => {
       const row = rows[i]!;
       if ('key' in o) {
@@ -660,7 +660,7 @@ export class VisualSearchService {
   async delete(ctx: SearchContext, c: CollectionRecord, records: { _id?: unknown }[]): Promise<Envelope> {
     const clock = stopwatch();
     const ids = records.map(idOf);
-    const { deleted, seq } = await this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined));
+    const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, ids.filter((x): x is string => x !== undefined)));
     if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
     const gone = new Set(deleted.map((d) => d.recordId));
     // one answer per record asked for, as get gives: an `_id` sent twice is answered twice, not dropped
@@ -825,7 +825,7 @@ export class VisualSearchService {
         continue;
       }
       const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
-      const updated = await this.store.update(c.id, id!, data, vector, text, hash);
+      const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash));
       if (!updated) {
         await fail(404, 'not found');
         continue;
@@ -876,7 +876,7 @@ export class VisualSearchService {
     for (;;) {
       const batch = await this.queries.find(c, f, 1000, 0);
       if (!batch.length) break;
-      const { deleted, seq } = await this.store.deleteByIds(c.id, batch.map((r) => r.recordId));
+      const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId)));
       if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
       total += deleted.length;
       if (deleted.length < batch.length) break;
@@ -1254,4 +1254,14 @@ export class VisualSearchService {
 export function matchesEverything(f: unknown): boolean {
   if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
   return Object.entries(f).every(([k, v]) => Array.isArray(v) && ((k === '$and' && v.every(matchesEverything)) || (k === '$or' && v.some(matchesEverything))));
+}
+
+/** A write to a collection deleted while the call was under way is the collection's 404, as a call after the delete is. */
+async function whileExists<T>(c: CollectionRecord, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (err instanceof CollectionGone) throw new ServiceError(404, 'collection_not_found', `Collection ${c.id} not found.`);
+    throw err;
+  }
 }

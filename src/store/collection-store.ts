@@ -52,6 +52,13 @@ export const pgIndexDdl = (collectionId: string, dimensions: number) =>
   `CREATE INDEX IF NOT EXISTS ${pgIndexName(collectionId)} ON collection_records USING hnsw ((embedding::vector(${Number(dimensions)})) vector_cosine_ops) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`;
 
 /** Collections and their records, on SQLite or PostgreSQL. */
+/** The collection was deleted while a write to it was under way. */
+export class CollectionGone extends Error {
+  constructor(readonly collectionId: string) {
+    super(`collection ${collectionId} was deleted`);
+  }
+}
+
 export class CollectionStore {
   /** Text search's rows, written in the same transactions as the records they describe. */
   readonly text: CollectionTextStore;
@@ -111,8 +118,20 @@ export class CollectionStore {
       .set((eb) => ({ seq: eb('seq', '+', count) }))
       .where('id', '=', collectionId)
       .returning(['seq'])
-      .executeTakeFirstOrThrow();
+      .executeTakeFirst();
+    if (!row) throw new CollectionGone(collectionId);
     return Number(row.seq) - count + 1;
+  }
+
+  /**
+   * Locks the collection's row before a write reads the records it changes (PostgreSQL; SQLite's
+   * transaction holds the write lock from its start): two deletes of the same records each read them
+   * before either took the lock, both answered them deleted and the count went down twice (below 0,
+   * letting inserts past the capacity); an update read a record a delete then removed.
+   */
+  private async lock(trx: Transaction<Database>, collectionId: string): Promise<void> {
+    const q = trx.selectFrom('collections').select('id').where('id', '=', collectionId);
+    if (!(await (this.store.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst())) throw new CollectionGone(collectionId);
   }
 
   /**
@@ -191,6 +210,7 @@ export class CollectionStore {
    */
   async deleteByIds(collectionId: string, recordIds: string[]): Promise<{ deleted: StoredRecord[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
+      await this.lock(trx, collectionId);
       const found = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
       if (!found.length) return { deleted: [], seq: 0 };
       let seq = await this.nextSeq(trx, collectionId, found.length);
@@ -210,6 +230,7 @@ export class CollectionStore {
    */
   async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null): Promise<{ record: StoredRecord; seq: number } | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
+      await this.lock(trx, collectionId);
       const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
       const seq = await this.nextSeq(trx, collectionId, 1);
