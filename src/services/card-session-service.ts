@@ -552,9 +552,13 @@ export class CardSessionService {
     const prepared = await this.validateBatch(rows);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared));
+        // Batches to one session overlap; one that met another's new event ids (or a deadlock) goes
+        // again holding the session, so many batches at once all land (24 at once ran out of tries).
+        return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared, attempt > 1));
       } catch (err) {
         if (attempt < 5 && retryable(err)) continue;
+        // the session was deleted after the batch found it
+        if (['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY'].includes((err as { code?: string }).code ?? '')) throw notFound(`Session ${id}`);
         throw err;
       }
     }
@@ -578,8 +582,8 @@ export class CardSessionService {
     return out;
   }
 
-  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[]): Promise<UploadResult> {
-    const status = await tx.sessionStatus(sid, ctx.workspaceId);
+  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[], holdSession: boolean): Promise<UploadResult> {
+    const status = await tx.sessionStatus(sid, ctx.workspaceId, holdSession);
     if (status === undefined) throw notFound(`Session ${id}`);
     if (status !== 'live') throw sessionClosed();
 

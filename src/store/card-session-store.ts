@@ -157,8 +157,10 @@ export class CardSessionStore {
       .execute();
   }
 
-  async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
-    const row = await this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  /** `lock`: the session's row is held until the transaction ends (PostgreSQL; SQLite's transaction holds the write lock). */
+  async sessionStatus(id: string, workspaceId: string, lock = false): Promise<string | undefined> {
+    const q = this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId);
+    const row = await (lock && this.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
     return row?.status;
   }
 
