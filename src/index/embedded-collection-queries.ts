@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
-import type { Database } from '../store/database.ts';
+import { sumVarints, type Database } from '../store/database.ts';
 import { sql, type Kysely } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
 import { ftsTable } from '../store/collection-text-store.ts';
@@ -11,26 +11,34 @@ import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collecti
 
 /** FTS5 column weights (seen content, the record's words, OCR text): what the image shows counts most. */
 const bm25Weights = '2.0, 1.0, 0.5';
+/** FTS5's bm25() constants (fixed in its C code), PostgreSQL's ranking's too. */
+const k1 = 1.2;
+const b = 0.75;
 import { HnswIndex } from './hnsw-index.ts';
 
 /**
- * The row count FTS5's `bm25()` takes as N: the first varint of its averages record (`_data` row
- * 1, part of FTS5's on-disk format). Neither a count(*) of the table (which reads every row) nor
- * of its size table will do: a contentless table's deletes leave N as it was, and the idf taken
- * out of `bm25()` must be the one it put in.
+ * The row count and token total FTS5's `bm25()` takes N and the average length from: its averages
+ * record (`_data` row 1, part of FTS5's on-disk format: a varint of rows, then one of tokens per
+ * column). A contentless table's deletes leave both as they were, so `bm25()` ranks with them and
+ * they are needed to take its figures back out.
  */
-export async function fts5RowCount(db: Kysely<Database>, table: string): Promise<number> {
+export async function fts5Averages(db: Kysely<Database>, table: string): Promise<{ rows: number; tokens: number }> {
   const row = (await sql<{ block: Uint8Array }>`SELECT block FROM ${sql.raw(`${table}_data`)} WHERE id = 1`.execute(db)).rows[0];
-  if (!row?.block?.length) return 0;
-  const b = row.block;
-  let v = 0;
-  for (let i = 0; i < 9 && i < b.length; i++) {
-    const c = b[i]!;
-    if (i === 8) return v * 256 + c;
-    v = v * 128 + (c & 0x7f);
-    if (!(c & 0x80)) return v;
-  }
-  return v;
+  if (!row?.block?.length) return { rows: 0, tokens: 0 };
+  const all = sumVarints(row.block);
+  const rows = sumVarints(row.block.subarray(0, varintLength(row.block)));
+  return { rows, tokens: all - rows };
+}
+
+/** Bytes of the SQLite varint at the start of `b`. */
+function varintLength(b: Uint8Array): number {
+  for (let i = 0; i < 9 && i < b.length; i++) if (!(b[i]! & 0x80)) return i + 1;
+  return Math.min(9, b.length);
+}
+
+/** The row count FTS5's `bm25()` takes as N (see fts5Averages). */
+export async function fts5RowCount(db: Kysely<Database>, table: string): Promise<number> {
+  return (await fts5Averages(db, table)).rows;
 }
 
 /** Changes between index checkpoints; the database has them all, so a crash only costs a catch-up. */
@@ -68,6 +76,7 @@ const filterCacheSize = 64;
  */
 export class EmbeddedCollectionQueries implements CollectionQueries {
   private readonly loaded = new Map<string, Promise<Loaded>>();
+  private readonly textCounts = new Map<string, { seq: number; at: number; rows: number; tokens: number }>();
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -276,35 +285,62 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   }
 
   /**
-   * BM25 over the collection's FTS5 table with an idf that stays positive (`bm25Idf`): FTS5's own
-   * `bm25()` floors a phrase in half the rows or more at 1e-6, which it cannot be told otherwise.
-   * Its score of one phrase is that idf times the phrase's term-frequency part, so each phrase is
-   * matched on its own, its idf taken out and ours put in, and the phrases summed per record, in
-   * one statement: the ranking FTS5 would give with that idf, column weights and length
-   * normalisation its own. Read in growing windows until `k` pass the filter.
+   * BM25 over the collection's FTS5 table with an idf that stays positive (`bm25Idf`), and N and the
+   * average length of the rows there now: FTS5's own `bm25()` floors a phrase in half the rows or
+   * more at 1e-6, which it cannot be told otherwise, and a contentless table's deletes leave the N
+   * and average it ranks with as they were (distances then differed from PostgreSQL's after any
+   * delete). Its score of one phrase is its idf times the phrase's term-frequency part, computed with
+   * its average; so each phrase is matched on its own, its idf taken out, the weighted term
+   * frequency solved from the rest with the row's length, and the phrase scored again with ours;
+   * the phrases summed per record, in one statement. Read in growing windows until `k` pass the filter.
    */
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
     const phrases = toFts5Phrases(q);
     if (!phrases.length || k <= 0 || !(await this.hasText(c))) return [];
     const s = await this.ready(c);
     const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
-    const fts = sql.raw(ftsTable(c.id));
+    const table = ftsTable(c.id);
+    const fts = sql.raw(table);
     const db = this.store.store.db;
-    const total = await fts5RowCount(db, ftsTable(c.id));
+    // what bm25() ranks with, then what is there now (read before the counts: rows added between
+    // make df > N possible, which both idfs clamp)
+    const kept = await fts5Averages(db, table);
+    const now = await this.textStats(c, table);
+    // Until a delete the two agree, and only the idf needs replacing (the row lengths are not read: twice as fast)
+    const same = kept.rows === now.rows && kept.tokens === now.tokens;
+    const num = (x: number) => sql.raw(String(x));
     const parts = [];
+    const consts = [];
     for (const phrase of phrases) {
       const df = Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ${phrase}`.execute(db)).rows[0]?.n ?? 0);
       if (!df) continue;
-      // N is read before the counts: rows added between make df > N possible, which both idfs clamp
-      const scale = bm25Idf(df, total) / fts5Idf(df, total);
-      if (!Number.isFinite(scale)) continue;
-      parts.push(sql`SELECT rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${scale} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`);
+      const theirs = fts5Idf(df, kept.rows);
+      const ours = bm25Idf(df, now.rows);
+      if (!(theirs > 0) || !Number.isFinite(ours)) continue;
+      const p: number = parts.length;
+      parts.push(
+        same
+          ? sql`SELECT ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${num(ours / theirs)} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`
+          : sql`SELECT ${num(p)} AS p, ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) AS raw, fts5_row_tokens(d.sz) AS dl FROM ${fts} JOIN ${sql.raw(`${table}_docsize`)} d ON d.id = ${fts}.rowid WHERE ${fts} MATCH ${phrase}`,
+      );
+      consts.push(sql`(${num(p)}, ${num(theirs)}, ${num(ours)})`);
     }
     if (!parts.length) return [];
+    const keptAvg = Math.max(1e-9, kept.tokens / Math.max(1, kept.rows));
+    const nowAvg = Math.max(1e-9, now.tokens / Math.max(1, now.rows));
     const union = sql.join(parts, sql` UNION ALL `);
     for (let window = allowed ? 4 * k + 50 : k; ; window *= 4) {
-      // MATERIALIZED: flattened into the aggregate, a lone phrase's bm25() would be out of its MATCH's context
-      const res = await sql<{ key: number; s: number }>`WITH m AS MATERIALIZED (${union}) SELECT key, sum(s) AS s FROM m GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db);
+      // MATERIALIZED: flattened into the aggregate, a lone phrase's bm25() would be out of its MATCH's context.
+      // t = the phrase's term-frequency part; w, its weighted term frequency: t = w(k1+1) / (w + k1·L)
+      const res = same
+        ? await sql<{ key: number; s: number }>`WITH m AS MATERIALIZED (${union}) SELECT key, sum(s) AS s FROM m GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db)
+        : await sql<{ key: number; s: number }>`
+        WITH m AS MATERIALIZED (${union}),
+        k(p, theirs, ours) AS (VALUES ${sql.join(consts)}),
+        x AS (SELECT m.key, m.dl, k.ours, m.raw / k.theirs AS t FROM m JOIN k ON k.p = m.p),
+        y AS (SELECT x.key, x.dl, x.ours, x.t * ${num(k1)} * (1 - ${num(b)} + ${num(b)} * x.dl / ${num(keptAvg)}) / max(1e-12, ${num(k1 + 1)} - x.t) AS w FROM x)
+        SELECT y.key, sum(y.ours * y.w * ${num(k1 + 1)} / (y.w + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * y.dl / ${num(nowAvg)}))) AS s
+        FROM y GROUP BY y.key ORDER BY s DESC, y.key LIMIT ${window}`.execute(db);
       const hits: TextHit[] = [];
       for (const r of res.rows) {
         const key = Number(r.key);
@@ -315,6 +351,20 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       }
       if (hits.length === k || res.rows.length < window) return hits;
     }
+  }
+
+  /**
+   * The collection's text rows now and their tokens (a scan of its FTS5 size table), per change
+   * number; also read again after a minute, as the backfill writes rows without one (as PostgreSQL's statsOf).
+   */
+  private async textStats(c: CollectionRecord, table: string): Promise<{ rows: number; tokens: number }> {
+    let held = this.textCounts.get(c.id);
+    if (!held || held.seq !== c.seq || Date.now() - held.at > 60_000) {
+      const r = (await sql<{ n: number; t: number | null }>`SELECT count(*) AS n, sum(fts5_row_tokens(sz)) AS t FROM ${sql.raw(`${table}_docsize`)}`.execute(this.store.store.db)).rows[0];
+      held = { seq: c.seq, at: Date.now(), rows: Number(r?.n ?? 0), tokens: Number(r?.t ?? 0) };
+      this.textCounts.set(c.id, held);
+    }
+    return held;
   }
 
   async present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>> {

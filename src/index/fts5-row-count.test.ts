@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { fts5Idf } from '../text-search/query-compile.ts';
-import { fts5RowCount } from './embedded-collection-queries.ts';
+import { sumVarints } from '../store/database.ts';
+import { fts5Averages, fts5RowCount } from './embedded-collection-queries.ts';
 
 describe('fts5RowCount', () => {
   let t: TestStore;
@@ -26,5 +27,15 @@ describe('fts5RowCount', () => {
     const termPart = -score / fts5Idf(40, n);
     const avgdl = (40 * 2 + 260) / 300;
     expect(termPart).toBeCloseTo((1 * 2.2) / (1 + 1.2 * (1 - 0.75 + (0.75 * 2) / avgdl)), 9);
+  });
+
+  it('reads the token totals bm25() averages with, and each row\'s length, varints of several bytes included', async () => {
+    const db = t.store.db;
+    await sql.raw(`CREATE VIRTUAL TABLE long_fts USING fts5(a, b, content='', contentless_delete=1)`).execute(db);
+    await sql`INSERT INTO long_fts(rowid, a, b) VALUES (1, ${'w '.repeat(200)}, ${'v '.repeat(20000)}), (2, 'one two', '')`.execute(db);
+    expect(await fts5Averages(db, 'long_fts')).toEqual({ rows: 2, tokens: 20202 });
+    const lengths = (await sql<{ id: number; n: number }>`SELECT id, fts5_row_tokens(sz) AS n FROM long_fts_docsize ORDER BY id`.execute(db)).rows;
+    expect(lengths.map((r) => Number(r.n))).toEqual([20200, 2]);
+    expect(sumVarints(Uint8Array.from([0x81, 0x00, 0x05]))).toBe(133);
   });
 });

@@ -553,6 +553,27 @@ function registerFunctions(sqlite: SQLite.Database): void {
   // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
   // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
   sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.normalize('NFC').toLowerCase() : v));
+  // an FTS5 row's length in tokens, all columns: the sum of the varints of its `_docsize` record
+  sqlite.function('fts5_row_tokens', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? sumVarints(v) : 0));
+}
+
+/** The sum of the SQLite varints in `b` (FTS5's size records). */
+export function sumVarints(b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < b.length; ) {
+    let v = 0;
+    for (let n = 0; i < b.length; n++) {
+      const c = b[i++]!;
+      if (n === 8) {
+        v = v * 256 + c;
+        break;
+      }
+      v = v * 128 + (c & 0x7f);
+      if (!(c & 0x80)) break;
+    }
+    sum += v;
+  }
+  return sum;
 }
 
 export function toIso(value: string | Date): string;
