@@ -77,7 +77,7 @@ const ID_FORM = 'a string of 1 to 255 characters or an integer';
 
 /** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
 function badId(ctx: SearchContext, record: { _id?: unknown }): Out {
-  return skipped(ctx, { _id: record._id ?? null }, 400, `_id must be ${ID_FORM}`);
+  return skipped(ctx, sentId(record), 400, `_id must be ${ID_FORM}`);
 }
 
 function idOf(record: { _id?: unknown }): string | undefined {
@@ -550,7 +550,7 @@ export class VisualSearchService {
     for (const record of records) {
       const id = idOf(record);
       const missing = this.recordProblem(c, record);
-      if (id === undefined) skip(tally, record, skipped(ctx, { ...echo(record), _id: record._id ?? null }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
+      if (id === undefined) skip(tally, record, skipped(ctx, { ...echo(record), ...sentId(record) }, 400, typeof record._id === 'number' && Number.isInteger(record._id) && missing ? missing : `_id ${record._id === undefined || record._id === null ? 'is required:' : 'must be'} ${ID_FORM}`));
       else if (missing) skip(tally, record, skipped(ctx, echo(record), 400, missing));
       else if (seen.has(id)) {
         tally.duplicates++;
@@ -653,7 +653,7 @@ export class VisualSearchService {
     const ids = records.map(idOf);
     const found = new Map((await this.store.getByIds(c.id, ids.filter((x): x is string => x !== undefined))).map((r) => [r.recordId, r]));
     const answers = ids.flatMap((id) => (id !== undefined && found.has(id) ? [project(found.get(id)!, fields, ['*'])] : []));
-    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !found.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !found.has(ids[i]!) ? [skipped(ctx, sentId(r), 404, 'not found')] : []));
     return { status: this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
@@ -665,7 +665,7 @@ export class VisualSearchService {
     const gone = new Set(deleted.map((d) => d.recordId));
     // one answer per record asked for, as get gives: an `_id` sent twice is answered twice, not dropped
     const answers = ids.flatMap((id) => (id !== undefined && gone.has(id) ? [{ _id: id }] : []));
-    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !gone.has(ids[i]!) ? [skipped(ctx, { _id: r._id ?? null }, 404, 'not found')] : []));
+    const skips = records.flatMap((r, i) => (ids[i] === undefined ? [badId(ctx, r)] : !gone.has(ids[i]!) ? [skipped(ctx, sentId(r), 404, 'not found')] : []));
     return { status: this.foundStatus(ctx, answers.length, records.length, 220, skips, 'Some records were not found'), answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }
 
@@ -1264,4 +1264,9 @@ async function whileExists<T>(c: CollectionRecord, write: Promise<T>): Promise<T
     if (err instanceof CollectionGone) throw new ServiceError(404, 'collection_not_found', `Collection ${c.id} not found.`);
     throw err;
   }
+}
+
+/** A skipped record's `_id` as it was sent: none when it sent none (it is not given one). */
+function sentId(record: { _id?: unknown }): { _id?: unknown } {
+  return Object.hasOwn(record, '_id') ? { _id: record._id } : {};
 }
