@@ -81,5 +81,6 @@ function describe(range: string): string {
     carrierGradeNat: 'carrier-grade NAT space',
     reserved: 'reserved',
   };
-  return `${names[range] ?? `not public (${range})`} and may not be fetched`;
+  // the setting is named so that a self-hosted shop whose webhook receiver or image host is on its own network knows the way
+  return `${names[range] ?? `not public (${range})`} and may not be fetched (the server's operator can allow hosts with LOUPE_URL_ALLOWLIST)`;
 }
