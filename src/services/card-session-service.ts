@@ -465,6 +465,10 @@ export class CardSessionService {
     exactNumbers(patch);
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
     if (patch.name === undefined && patch.description === undefined && patch.meta_data === undefined && patch.game === undefined && patch.platform === undefined) {
+      // a client closing a session by PATCH is told the way, as when the status comes with other fields
+      if (typeof patch.status === 'string') {
+        throw badRequest(`A session's status is changed by POST …/session/${id}/close/ or …/reopen/, not by PATCH; nothing else to change was sent.`, [{ field: 'status', message: 'PATCH does not change it' }]);
+      }
       throw badRequest('Nothing to change: send name, description, meta_data, game or platform.', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
     }
     if (patch.meta_data && Buffer.byteLength(JSON.stringify(patch.meta_data)) > metaDataMaxBytes) {

@@ -134,6 +134,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     const nothing = await h.request('PATCH', cs(`session/${id}/`), { body: { notes: 'x', id: 'y' } });
     expect(nothing.statusCode).toBe(400);
     expect(nothing.json().detail).toBe('Nothing to change: send name, description, meta_data, game or platform.');
+    // closing by PATCH is told the way
+    const closing = await h.request('PATCH', cs(`session/${id}/`), { body: { status: 'closed' } });
+    expect(closing.statusCode).toBe(400);
+    expect(closing.json().detail).toMatch(/status is changed by POST …\/session\/.+\/close\/ or …\/reopen\/, not by PATCH/);
     expect((await h.request('PATCH', cs(`session/${id}/`), { body: { meta_data: { big: 'x'.repeat(70_000) } } })).statusCode).toBe(400);
     expect((await h.request('PATCH', cs(`session/${id}/`), { payload: '{"meta_data":{"n":1e309}}', headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
     expect((await h.request('GET', cs(`session/${id}/`))).json()).toMatchObject({ description: '', meta_data: {} });
