@@ -88,6 +88,17 @@ const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 
 /** The fields that say which card a row is: a correction changing one makes the recognised card's links another card's. */
 const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
 
+/**
+ * A field's value as it names a card: case, spacing and Unicode form aside, and a number's leading
+ * zeros ("025/165" is "25/165"). A correction of how a name is written keeps the card's links, stats
+ * and price (fixing "pikachu" to "Pikachu" lost them all).
+ */
+function namesCard(field: (typeof identityFields)[number], v: string | null | undefined): string | null {
+  if (v === null || v === undefined) return null;
+  const folded = v.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  return field === 'card_number' ? folded.replace(/(^|[^0-9])0+(?=[0-9])/g, '$1') : folded;
+}
+
 export interface IdentificationView {
   id: string;
   session: string;
@@ -744,7 +755,7 @@ export class CardSessionService {
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
-      const identityChanged = identityFields.some((f) => patch[f] !== undefined && patch[f] !== current[f]);
+      const identityChanged = identityFields.some((f) => patch[f] !== undefined && namesCard(f, patch[f]) !== namesCard(f, current[f]));
       const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       // The links sent with a pick (an alternative carries its own), else none where the card changed: the
       // recognised card's marketplace pages are not the picked card's (kept in `original.links`)

@@ -466,6 +466,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
     // a later pick with stats derives it again (the price was nobody's since the last pick)
     expect((await patch({ set_name: 'Base', card_number: '58', price_stats: stats(11) })).json()).toMatchObject({ price: 11, price_derived: true });
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(11);
+    // how the same card is written (case, spacing, a number's leading zeros) is no other card: stats and price stay
+    const spelled = (await patch({ name: ' pikachu ', set_name: 'BASE', card_number: '058' })).json();
+    expect(spelled).toMatchObject({ name: ' pikachu ', card_number: '058', price: 11, price_derived: true, price_stats: stats(11) });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(11);
+    expect((await patch({ name: 'Pikachu', set_name: 'Base', card_number: '58' })).json()).toMatchObject({ price: 11, price_stats: stats(11) });
     // a price the user set is kept through a change of card
     await patch({ price: 7 });
     expect((await patch({ card_number: '61' })).json()).toMatchObject({ card_number: '61', price: 7, price_derived: false });
