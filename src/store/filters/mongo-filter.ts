@@ -114,11 +114,15 @@ function checkDocument(query: unknown, depth: number, budget: Budget, operator: 
 
 /** The value given for a field: a literal (implicit $eq) or an operator object. */
 function checkField(value: unknown, depth: number, budget: Budget, path: string): void {
-  if (isOperatorObject(value)) checkOperators(value, depth, budget, path);
+  if (isOperatorObject(value)) checkOperators(value, depth, budget, path, true);
   else checkLiteral(value, '$eq', path, depth, budget);
 }
 
-function checkOperators(ops: Record<string, unknown>, depth: number, budget: Budget, path: string): void {
+/** An `$all` item `{$elemMatch: …}` (MongoDB: every item so, each matched by some element). */
+const isElemMatchItem = (v: unknown): v is { $elemMatch: Record<string, unknown> } => isPlainObject(v) && Object.keys(v).length === 1 && '$elemMatch' in v;
+
+/** `onField`: the operators of a document's field (not inside `$not` or a value-level `$elemMatch`), where `$all` may list `$elemMatch` items. */
+function checkOperators(ops: Record<string, unknown>, depth: number, budget: Budget, path: string, onField = false): void {
   checkDepth(depth, Object.keys(ops)[0] ?? '', path);
   const keys = Object.keys(ops);
   if (keys.length === 0) throw new FilterError('', 'empty operator object', path);
@@ -159,6 +163,12 @@ function checkOperators(ops: Record<string, unknown>, depth: number, budget: Bud
         break;
       case '$all':
         if (!Array.isArray(operand) || operand.length === 0) throw new FilterError(op, 'needs a non-empty array', path);
+        if (operand.some(isElemMatchItem)) {
+          if (!operand.every(isElemMatchItem)) throw new FilterError(op, 'lists either values or {$elemMatch: …} items, not both', path);
+          if (!onField) throw new FilterError(op, 'with {$elemMatch: …} items applies to a field only (not inside $not or a value-level $elemMatch)', path);
+          for (const item of operand) checkOperators(item, depth + 1, budget, path);
+          break;
+        }
         checkLiteral(operand, op, path, depth + 1, budget);
         break;
       case '$exists':
@@ -196,12 +206,49 @@ function checkOperators(ops: Record<string, unknown>, depth: number, budget: Bud
   }
 }
 
-/** Checks a filter from a request; throws FilterError naming the offending operator. */
+/**
+ * Checks a filter from a request; throws FilterError naming the offending operator. Returns it as
+ * both engines run it: `{f: {$all: [{$elemMatch: a}, {$elemMatch: b}]}}` as `$and` of
+ * `{f: {$elemMatch: a}}` and `{f: {$elemMatch: b}}`, which is what MongoDB means by it.
+ */
 export function validateFilter(filter: unknown): MongoFilter {
   if (filter === undefined || filter === null) return {};
   if (!isPlainObject(filter)) throw new FilterError('', 'filter must be an object');
   checkDocument(filter, 0, { nodes: 0 }, '', '');
-  return filter;
+  return expandAllElemMatch(filter);
+}
+
+/** Rewrites every field's `$all` of `$elemMatch` items (validated) into an `$and` of `$elemMatch`es. */
+function expandAllElemMatch(doc: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  const extra: Record<string, unknown>[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    let next = value;
+    if (LOGICAL_OPERATORS.has(key)) next = (value as Record<string, unknown>[]).map(expandAllElemMatch);
+    else if (!key.startsWith('$') && isOperatorObject(value)) {
+      const ops = { ...value };
+      if (isPlainObject(ops.$elemMatch) && !isValueLevel(ops.$elemMatch)) ops.$elemMatch = expandAllElemMatch(ops.$elemMatch);
+      const all = ops.$all;
+      if (Array.isArray(all) && all.length > 0 && all.every(isElemMatchItem)) {
+        delete ops.$all;
+        for (const item of all) {
+          const q = item.$elemMatch;
+          extra.push({ [key]: { $elemMatch: isValueLevel(q) ? q : expandAllElemMatch(q) } });
+        }
+        if (Object.keys(ops).length === 0) {
+          out ??= { ...doc };
+          delete out[key];
+          continue;
+        }
+      }
+      next = ops;
+    }
+    if (next !== value) (out ??= { ...doc })[key] = next;
+  }
+  if (!extra.length) return out ?? doc;
+  const result = out ?? { ...doc };
+  result.$and = [...((result.$and as Record<string, unknown>[] | undefined) ?? []), ...extra];
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------
