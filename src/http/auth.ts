@@ -39,6 +39,10 @@ export function registerAccessControl(app: FastifyInstance): void {
     if (!priceKey || !request.principal) return;
     const { id } = request.principal.account;
     const price = config.prices[priceKey] ?? 0;
+    if (request.routeOptions.config.chargeInHandlerWithIdempotencyKey && request.headers['idempotency-key'] !== undefined) {
+      request.deferredCharge = { accountId: id, price, priceKey };
+      return;
+    }
     // the call's charges are held until it answers: a process stopped before then gives them back (the sweep)
     const hold = (request.creditHold ??= { id: randomUUID(), held: false });
     await inFlight.run(() => accounts.charge(id, priceKey, price, hold));

@@ -39,6 +39,8 @@ declare module 'fastify' {
     principal?: Principal;
     workspaceId?: string;
     charged?: { accountId: string; price: number };
+    /** A charge the handler makes itself (route config `chargeInHandlerWithIdempotencyKey`). */
+    deferredCharge?: { accountId: string; price: number; priceKey: string };
     /** Where this call's charges are held until it answers (src/util/credit-hold-scope.ts). */
     creditHold?: CallHold;
   }
@@ -47,6 +49,12 @@ declare module 'fastify' {
     service?: ServiceName;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
+    /**
+     * With an `Idempotency-Key`, the handler charges (`request.deferredCharge`) in the transaction that
+     * makes what is paid for, so a retry that replays is never charged, nor refused for credits another
+     * retry is paying with.
+     */
+    chargeInHandlerWithIdempotencyKey?: boolean;
     /**
      * A search-style route (spec 2; recognition of spec 3 too): error bodies also carry the
      * envelope's `status`, and the route's own answer goes out with the HTTP status of its

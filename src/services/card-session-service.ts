@@ -11,6 +11,7 @@ import { fromBool, fromJson, isUniqueViolation, toIso } from '../store/database.
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
+import { insufficientCredits } from './account-service.ts';
 
 export interface CallContext {
   workspaceId: string;
@@ -411,7 +412,7 @@ export class CardSessionService {
    * create") a create sent again with that key and the same body answers the session the first one
    * made (`replayed`); with another body it is 422. A key is the workspace's while its session lives.
    */
-  async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string): Promise<SessionView & { replayed?: true }> {
+  async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string, charge?: { accountId: string; price: number; priceKey: string }): Promise<SessionView & { replayed?: true }> {
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(bodyJson(input)).digest('hex') };
     const prior = idempotency && (await this.priorCreate(ctx, idempotency));
     if (prior) return prior;
@@ -426,7 +427,7 @@ export class CardSessionService {
     const id = randomUUID();
     const started = new Date().toISOString();
     try {
-      await this.store.insertSession({
+      const paid = await this.store.insertSession({
         id,
         workspace_id: ctx.workspaceId,
         name: input.name ?? `Session ${started.slice(0, 16).replace('T', ' ')} UTC`,
@@ -438,7 +439,8 @@ export class CardSessionService {
         meta_data: JSON.stringify(input.meta_data ?? {}),
         started,
         idempotency,
-      });
+      }, charge);
+      if (!paid) throw insufficientCredits(charge!.priceKey, charge!.price);
     } catch (err) {
       // the same key sent twice at once: the session stored first is the answer to both
       const first = idempotency && isUniqueViolation(err) ? await this.priorCreate(ctx, idempotency) : undefined;

@@ -54,6 +54,8 @@ const inChunk = 500;
  * SQL for card sessions. Every method that takes a workspace id scopes by it, so a caller can
  * never reach another workspace's data through this adapter.
  */
+class Unpaid extends Error {}
+
 export class CardSessionStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -82,12 +84,32 @@ export class CardSessionStore {
     return this.dialect === 'sqlite' ? (v ? 1 : 0) : v;
   }
 
-  async insertSession({ idempotency, ...s }: NewSession): Promise<void> {
+  /**
+   * With `charge`, the account pays for the session in the transaction that stores it: false, with
+   * nothing stored or debited, when it cannot (so retries of one create at once are one session and
+   * one charge, never a 402 for a create that another retry is paying for).
+   */
+  async insertSession({ idempotency, ...s }: NewSession, charge?: { accountId: string; price: number }): Promise<boolean> {
     const now = new Date().toISOString();
-    await this.db
-      .insertInto('card_sessions')
-      .values({ ...s, status: 'live', ended: null, created_at: now, updated_at: now, ...(idempotency ? { idempotency_key: idempotency.key, body_hash: idempotency.bodyHash } : {}) })
-      .execute();
+    const insert = (db: Kysely<Database>) =>
+      db
+        .insertInto('card_sessions')
+        .values({ ...s, status: 'live', ended: null, created_at: now, updated_at: now, ...(idempotency ? { idempotency_key: idempotency.key, body_hash: idempotency.bodyHash } : {}) })
+        .execute();
+    if (!charge || charge.price <= 0) {
+      await insert(this.db);
+      return true;
+    }
+    return this.db.transaction().execute(async (trx) => {
+      await insert(trx);
+      const paid = await trx.updateTable('accounts').set({ credits: sql`credits - ${charge.price}` }).where('id', '=', charge.accountId).where('credits', '>=', charge.price).executeTakeFirst();
+      if (Number(paid.numUpdatedRows) > 0) return true;
+      // nothing kept: the session goes with the transaction
+      throw new Unpaid();
+    }).catch((err: unknown) => {
+      if (err instanceof Unpaid) return false;
+      throw err;
+    });
   }
 
   /** The workspace's live session made by a create with this `Idempotency-Key`, and that create's body hash. */

@@ -82,6 +82,30 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     }
   });
 
+  it('retries of one create at once, from an account with few credits, are one session charged once: none is refused for credits', async () => {
+    const acc = await h.newAccount(3);
+    const credits = async () => (await h.app.loupe.accounts.getAccount(acc.account)).credits;
+    const create = (key: string, b: unknown) => h.request('POST', cs('session/'), { token: acc.token, body: b, headers: { 'idempotency-key': key } });
+    const retries = await Promise.all(Array.from({ length: 20 }, () => create('retry-1', { name: 'one' })));
+    expect(retries.map((r) => r.statusCode)).toEqual(Array(20).fill(201));
+    expect(new Set(retries.map((r) => r.json().id)).size).toBe(1);
+    expect(await credits()).toBe(2);
+    // one key with other bodies at once: one session, the others 422, none 402
+    const mixed = await Promise.all(Array.from({ length: 10 }, (_, i) => create('retry-2', { name: `n${i}` })));
+    expect(mixed.map((r) => r.statusCode).sort()).toEqual([201, ...Array(9).fill(422)]);
+    expect(await credits()).toBe(1);
+    // the last credit spent, a retry of a create that succeeded is still its session, free
+    expect((await create('retry-3', { name: 'three' })).statusCode).toBe(201);
+    expect(await credits()).toBe(0);
+    const again = await create('retry-3', { name: 'three' });
+    expect([again.statusCode, again.headers['idempotent-replayed']]).toEqual([201, 'true']);
+    // a new create it cannot pay for is 402, and nothing is kept
+    const unpaid = await create('retry-4', { name: 'four' });
+    expect([unpaid.statusCode, unpaid.json().code]).toEqual([402, 'insufficient_credits']);
+    expect((await h.request('GET', cs('session/?search=four'), { token: acc.token })).json().count).toBe(0);
+    expect(await credits()).toBe(0);
+  });
+
   it('rejects bad session fields with 400 naming the field', async () => {
     const long = await h.request('POST', cs('session/'), { body: { name: 'x'.repeat(256) } });
     expect(long.statusCode).toBe(400);

@@ -33,7 +33,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/', {
-    config: { service, price: 'cardstream.session.create' },
+    config: { service, price: 'cardstream.session.create', chargeInHandlerWithIdempotencyKey: true },
     schema: {
       tags,
       security,
@@ -46,8 +46,8 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       response: { 201: S.SessionCreated, ...errors(400, 402, 413, 415, 422) },
     },
     handler: async (request, reply) => {
-      const { replayed, ...session } = await cardSessions.createSession(ctx(request), request.body, request.headers['idempotency-key']);
-      // a replay made nothing, so it costs nothing (the refund is access control's, on the way out)
+      const { replayed, ...session } = await cardSessions.createSession(ctx(request), request.body, request.headers['idempotency-key'], request.deferredCharge);
+      // a replay made nothing, so it costs nothing (with a key it is not charged; the refund of any other is access control's, on the way out)
       if (replayed) void reply.header('idempotent-replayed', 'true');
       return reply.code(201).send(session);
     },
