@@ -65,11 +65,17 @@ export function registerAccessControl(app: FastifyInstance): void {
     // a replay of an earlier call with the same Idempotency-Key made nothing new: it is free too
     const charged = request.charged;
     request.charged = undefined;
+    let refunded = true;
     if (charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
-      await inFlight.run(() => accounts.refund(charged.accountId, charged.price, request.creditHold)).catch((err: unknown) => request.log.error({ err }, 'credit refund failed'));
+      await inFlight.run(() => accounts.refund(charged.accountId, charged.price, request.creditHold)).catch((err: unknown) => {
+        refunded = false;
+        request.log.error({ err }, 'credit refund failed: the sweep gives the charge back within the hour');
+      });
     }
     const hold = request.creditHold;
-    if (hold) await inFlight.run(() => accounts.settle(hold)).catch((err: unknown) => request.log.error({ err }, 'credit hold not settled'));
+    // a refund that failed leaves the hold for the sweep to give back
+    if (hold && refunded) await inFlight.run(() => accounts.settle(hold)).catch((err: unknown) => request.log.error({ err }, 'credit hold not settled'));
+    else if (hold) hold.closed = true;
     return payload;
   });
 }

@@ -194,8 +194,16 @@ export class AccountService {
   async charge(accountId: string, priceKey: string, price: number, callHold = creditHold()): Promise<void> {
     if (price <= 0) return;
     const hold = callHold?.closed ? undefined : callHold;
-    if (!(await this.accounts.debit(accountId, price, hold && { id: hold.id, due: Date.now() + CREDIT_HOLD_MS }))) throw insufficientCredits(priceKey, price);
-    if (hold) hold.held = true;
+    const debit = this.accounts.debit(accountId, price, hold && { id: hold.id, due: Date.now() + CREDIT_HOLD_MS });
+    if (hold) {
+      hold.held = true;
+      (hold.pending ??= new Set()).add(debit);
+    }
+    try {
+      if (!(await debit)) throw insufficientCredits(priceKey, price);
+    } finally {
+      hold?.pending?.delete(debit);
+    }
   }
 
   async refund(accountId: string, price: number, hold = creditHold()): Promise<void> {
@@ -207,6 +215,8 @@ export class AccountService {
   /** The call answered: its charges stand. */
   async settle(hold: CallHold): Promise<void> {
     hold.closed = true;
+    // a debit still on its way would write the hold again after its removal
+    if (hold.pending?.size) await Promise.allSettled([...hold.pending]);
     if (!hold.held) return;
     hold.held = false;
     await this.accounts.settleHold(hold.id);

@@ -506,7 +506,18 @@ export class CardSessionService {
   }
 
   async deleteSession(ctx: CallContext, id: string): Promise<void> {
-    const keys = await this.store.deleteSession(this.sessionId(id), ctx.workspaceId);
+    const sid = this.sessionId(id);
+    let keys: string[] | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        keys = await this.store.deleteSession(sid, ctx.workspaceId);
+        break;
+      } catch (err) {
+        // a batch merging into the same rows locked them in another order (PostgreSQL chose this side of the deadlock)
+        if (attempt < 5 && retryable(err)) continue;
+        throw err;
+      }
+    }
     if (keys === undefined) throw notFound(`Session ${id}`);
     await this.removeMedia(keys);
   }
@@ -570,7 +581,7 @@ export class CardSessionService {
     for (let attempt = 1; ; attempt++) {
       try {
         // Batches to one session overlap; one that met another's new event ids (or a deadlock) goes
-        // again holding the session, so many batches at once all land (24 at once ran out of tries).
+        // again after the session's other retrying uploads, so many batches at once all land (24 at once ran out of tries).
         return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared, attempt > 1));
       } catch (err) {
         if (attempt < 5 && retryable(err)) continue;
@@ -600,7 +611,8 @@ export class CardSessionService {
   }
 
   private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[], holdSession: boolean): Promise<UploadResult> {
-    const status = await tx.sessionStatus(sid, ctx.workspaceId, holdSession);
+    if (holdSession) await tx.holdUploads(sid);
+    const status = await tx.sessionStatus(sid, ctx.workspaceId);
     if (status === undefined) throw notFound(`Session ${id}`);
     if (status !== 'live') throw sessionClosed();
 

@@ -825,7 +825,11 @@ export class VisualSearchService {
         continue;
       }
       const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
-      const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash));
+      // the collection deleted meanwhile: the extras charged for this record go back before the 404
+      const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash).catch(async (err: unknown) => {
+        if (err instanceof CollectionGone) await extras?.refund([basis]);
+        throw err;
+      }));
       if (!updated) {
         await fail(404, 'not found');
         continue;

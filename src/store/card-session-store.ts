@@ -179,11 +179,19 @@ export class CardSessionStore {
       .execute();
   }
 
-  /** `lock`: the session's row is held until the transaction ends (PostgreSQL; SQLite's transaction holds the write lock). */
-  async sessionStatus(id: string, workspaceId: string, lock = false): Promise<string | undefined> {
-    const q = this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId);
-    const row = await (lock && this.dialect === 'postgres' ? q.forUpdate() : q).executeTakeFirst();
+  async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return row?.status;
+  }
+
+  /**
+   * Uploads to this session that hold this wait for each other until their transactions end
+   * (PostgreSQL: an advisory lock, taken before any row; SQLite's transactions run one at a time).
+   * Not the session's row: every other write locks rows first and the session last, and an upload
+   * holding the session first deadlocked a session delete.
+   */
+  async holdUploads(id: string): Promise<void> {
+    if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`card-session-uploads:${id}`}, 0))`.execute(this.db);
   }
 
   /**

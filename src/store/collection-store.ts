@@ -104,6 +104,9 @@ export class CollectionStore {
 
   async delete(id: string): Promise<boolean> {
     return this.store.db.transaction().execute(async (trx) => {
+      // the collection's row first, as every write to its records takes it first: dropping the index
+      // first (a lock on every record) while a delete of records held the row deadlocked the two
+      if (this.store.dialect === 'postgres' && !(await trx.selectFrom('collections').select('id').where('id', '=', id).forUpdate().executeTakeFirst())) return false;
       if (this.store.dialect === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(id)}`).execute(trx);
       await this.text.drop(trx, id);
       const res = await trx.deleteFrom('collections').where('id', '=', id).executeTakeFirst();

@@ -13,6 +13,8 @@ export interface CallHold {
   held: boolean;
   /** The call answered: a charge made after that (work left running) is not held. */
   closed?: boolean;
+  /** Debits to it not yet finished: the hold is settled after them, or one could write it again after. */
+  pending?: Set<Promise<unknown>>;
 }
 
 const scope = new AsyncLocalStorage<CallHold>();

@@ -33,6 +33,24 @@ describe.each(backends)('collection writes at once (%s)', (backend) => {
     }
   });
 
+  it("writes racing the collection's delete are each done or told the collection is gone, never a deadlock", async () => {
+    const tally: Record<string, number> = {};
+    const outcome = (what: string) => [() => `${what} ok`, (e: unknown) => (e instanceof CollectionGone ? `${what} gone` : `${what} ${String((e as { code?: string }).code)} ${String(e)}`)] as const;
+    for (let round = 0; round < 20; round++) {
+      const id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: `del-${round}` })).id;
+      await store.insert(id, rows(0, 20), 'test-8d');
+      const ops = [
+        store.deleteByIds(id, ['r1', 'r2']).then(...outcome('deleteByIds')),
+        store.update(id, 'r3', { _id: 'r3', x: 1 }).then(...outcome('update')),
+        store.insert(id, rows(30, 2), 'test-8d').then(...outcome('insert')),
+        new Promise((r) => setTimeout(r, round % 4)).then(() => store.delete(id)).then(...outcome('delete')),
+      ];
+      for (const o of await Promise.all(ops)) tally[o] = (tally[o] ?? 0) + 1;
+    }
+    expect(Object.keys(tally).filter((k) => !/ (ok|gone)$/.test(k))).toEqual([]);
+    expect(tally['delete ok']).toBe(20);
+  }, 60_000);
+
   it('a write to a collection deleted meanwhile is told so, not a database error', async () => {
     const id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'gone' })).id;
     await store.insert(id, rows(0, 2), 'test-8d');

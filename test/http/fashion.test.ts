@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
+import { CollectionStore } from '../../src/store/collection-store.ts';
 
 const group = photoBase64('faces/bbt1.jpg');
 const watch = photoBase64('caltech101/watch/image_0001.jpg');
@@ -273,6 +274,28 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(shoes._dominant_colors).toBeDefined();
     // The call and the one extra.
     expect(await credits()).toBe(before - 2);
+  });
+
+  it('an update whose collection is deleted while it runs is the collection\'s 404, with the call and its extras refunded', async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'going' })).id, account, token };
+    expect((await call(`${base}/insert`, { records: [{ _id: 'g1', _base64: watch, product_id: 'g' }] }, c)).body.status.code).toBe(210);
+    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
+    const before = await credits();
+    // the collection goes between the image's reading (extras charged) and the record's write
+    const update = CollectionStore.prototype.update;
+    const spy = vi.spyOn(CollectionStore.prototype, 'update').mockImplementation(async function (this: CollectionStore, ...args: Parameters<CollectionStore['update']>) {
+      await this.delete(c.id);
+      return update.apply(this, args);
+    });
+    try {
+      const res = await call(`${base}/update`, { records: [{ _id: 'g1', _base64: group, extract_colors: true, extract_tags: true }] }, c);
+      expect(res.http).toBe(404);
+      expect((res.body as unknown as { code: string }).code).toBe('collection_not_found');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await credits()).toBe(before);
   });
 
   it('an update with a new image makes the extracted colours and tags again from it; a flag turned off takes away what it made', async () => {

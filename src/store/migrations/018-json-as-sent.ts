@@ -12,8 +12,8 @@ export const jsonAsSent: Migration = {
   name: '018-json-as-sent',
   sqlite: [],
   postgres: [
-    `ALTER TABLE collection_records ALTER COLUMN data TYPE json USING data::json`,
-    `ALTER TABLE collection_records ADD COLUMN data_b jsonb GENERATED ALWAYS AS (data::jsonb) STORED`,
+    // one statement, so the table (and its vector indexes) is rewritten once
+    `ALTER TABLE collection_records ALTER COLUMN data TYPE json USING data::json, ADD COLUMN data_b jsonb GENERATED ALWAYS AS (data::jsonb) STORED`,
     `ALTER TABLE card_identifications
       ALTER COLUMN links TYPE json USING links::json,
       ALTER COLUMN alternatives TYPE json USING alternatives::json,
