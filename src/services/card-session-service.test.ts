@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardKey, clientTime, derivePrice, gradeOf, intervalDays, normaliseTime } from './card-session-service.ts';
+import { cardKey, clientTime, derivePrice, gradeOf, intervalDays, normaliseTime, sortedKeys } from './card-session-service.ts';
 
 describe('normaliseTime', () => {
   it.each([
@@ -88,5 +88,15 @@ describe('derivePrice', () => {
     expect(derivePrice([entry('ungraded', '7d', { median: 1 }), entry('Ungraded', '7d', { median: 2 })], null)?.price).toBe(1);
     expect(derivePrice([entry('ungraded', '7d', { median: '0x10' }), entry('sealed', '7d', { median: 5 }), { stats_type: 'ungraded', value: 5 }], null)).toBeNull();
     expect(derivePrice(null, null)).toBeNull();
+  });
+});
+
+describe('sortedKeys', () => {
+  it('sorts keys at every level, through arrays, and returns a value already sorted as it is', () => {
+    const messy = { zeta: 1, grades: { final: 8, corners: 9 }, list: [{ b: 1, a: 2 }, 3], endpoint: 'grade' };
+    expect(JSON.stringify(sortedKeys(messy))).toBe('{"endpoint":"grade","grades":{"corners":9,"final":8},"list":[{"a":2,"b":1},3],"zeta":1}');
+    const sorted = { a: [{ x: 1, y: 2 }], b: { c: null } };
+    expect(sortedKeys(sorted)).toBe(sorted);
+    expect(sortedKeys(null)).toBeNull();
   });
 });

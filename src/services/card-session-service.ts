@@ -200,6 +200,28 @@ export function storedGame(game: string): string {
 
 const round2 = (n: number): number => Math.round(n * 100) / 100;
 
+/** `value` with object keys sorted at every level: itself when they already are (no copy). */
+export function sortedKeys<T>(value: T): T {
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((v, i) => {
+      const s = sortedKeys(v);
+      if (s !== v) (copy ??= [...value])[i] = s;
+    });
+    return (copy ?? value) as T;
+  }
+  if (!value || typeof value !== 'object') return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  let changed = false;
+  const out = entries.map(([k, v], i) => {
+    const s = sortedKeys(v);
+    if (s !== v || (i > 0 && entries[i - 1]![0] > k)) changed = true;
+    return [k, s] as const;
+  });
+  if (!changed) return value;
+  return Object.fromEntries(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as T;
+}
+
 /** JSON with object keys sorted at every level, so equal values compare equal as text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -927,7 +949,8 @@ export class CardSessionService {
       price: r.price,
       price_derived: r.price_basis !== null,
       price_basis: this.priceBasisView(r.price_basis),
-      grading: json(r.grading),
+      // keys sorted, as stored since: PostgreSQL rows stored before migration 018 kept jsonb's order
+      grading: sortedKeys(json(r.grading)),
       // Rows stored before grades were validated may hold one outside 0–10: that is no grade.
       grade: r.grade !== null && r.grade >= 0 && r.grade <= gradeMax ? r.grade : null,
       // Signed afresh on every read: a leaked link expires, the row always gives a working one.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
+import type { Store } from '../../src/store/database.ts';
 
 /**
  * What a client sends as JSON comes back with its keys in the order sent, on both backends
@@ -44,6 +45,11 @@ describe.each(backends)('JSON keys come back in the order sent (%s)', (backend) 
     expect(JSON.stringify(row.price_stats)).toBe(JSON.stringify(priceStats));
     expect(JSON.stringify(row.alternatives)).toBe(JSON.stringify(alternatives));
     expect(JSON.stringify(row.grading)).toBe(JSON.stringify({ endpoint: 'grade', grades: { corners: 9, final: 8 }, zeta: 1 }));
+    // a row stored before migration 018 on PostgreSQL holds jsonb's order: read sorted too
+    const services = h.app.loupe as unknown as { store: Store };
+    await services.store.db.updateTable('card_identifications').set({ grading: '{"zeta":1,"grades":{"final":8,"corners":9},"endpoint":"grade"}' }).where('id', '=', row.id).execute();
+    const old = (await h.request('GET', cs(`identification/?session=${sid}&event_id=e1`))).json().results[0];
+    expect(JSON.stringify(old.grading)).toBe(JSON.stringify({ endpoint: 'grade', grades: { corners: 9, final: 8 }, zeta: 1 }));
     expect(JSON.stringify((await h.request('GET', cs(`session/${sid}/`))).json().meta_data)).toBe(JSON.stringify(meta));
   });
 
