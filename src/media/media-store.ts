@@ -63,6 +63,33 @@ export class MediaStore {
     );
   }
 
+  /**
+   * Removes these keys' files and any part of them a write cut short by a stopped process left
+   * beside them (`<file>.<pid>.tmp`: a kill -9 between the write and its rename). For the sweep's
+   * leftovers, whose writes are long over; one directory read per directory they lie in.
+   */
+  async removeWithLeftovers(keys: Iterable<string>): Promise<void> {
+    const byDir = new Map<string, Set<string>>();
+    for (const key of keys) {
+      const file = this.pathOf(key);
+      if (!file) continue;
+      const dir = path.dirname(file);
+      let names = byDir.get(dir);
+      if (!names) byDir.set(dir, (names = new Set()));
+      names.add(path.basename(file));
+    }
+    for (const [dir, names] of byDir) {
+      let present: string[];
+      try {
+        present = await fsp.readdir(dir);
+      } catch {
+        continue;
+      }
+      const owner = (n: string) => (n.endsWith('.tmp') ? n.slice(0, n.lastIndexOf('.', n.length - 5)) : n);
+      await Promise.all(present.filter((n) => names.has(owner(n))).map((n) => fsp.rm(path.join(dir, n), { force: true })));
+    }
+  }
+
   async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
     const file = this.pathOf(key);
     if (!file) return undefined;

@@ -76,7 +76,8 @@ export class QueueWorkers {
         // image's, a job attempt's never committed): removed, then its entry
         let files = 0;
         for (let due = await this.deps.mediaDeletions?.due(now); due?.length; due = await this.deps.mediaDeletions?.due(now)) {
-          await this.deps.media.remove(due);
+          // with the part of a file a killed write left beside it
+          await this.deps.media.removeWithLeftovers(due);
           await this.deps.mediaDeletions!.removed(due);
           files += due.length;
         }

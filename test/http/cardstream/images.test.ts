@@ -146,8 +146,16 @@ describe.each(backends)('card images (%s)', (backend) => {
     const has = async (key: string) => (await filesUnder(mediaDir)).some((f) => f.endsWith(key));
     await services.queue.sweep(Date.now());
     expect(await has(orphan)).toBe(true);
+    // a write killed between its part and the rename leaves `<file>.<pid>.tmp` beside the key's place
+    const cut = media.newKey('jpg');
+    await store.intendMedia([cut]);
+    await media.write(cut, Buffer.from('jpeg bytes'));
+    const written = (await filesUnder(mediaDir)).find((f) => f.endsWith(cut))!;
+    await fs.promises.rename(written, `${written}.99999.tmp`);
+    expect((await filesUnder(mediaDir)).some((f) => f.endsWith(`${cut}.99999.tmp`))).toBe(true);
     await services.queue.sweep(Date.now() + 2 * 3_600_000);
     expect(await has(orphan)).toBe(false);
+    expect((await filesUnder(mediaDir)).filter((f) => f.includes(cut))).toEqual([]);
     // the attached image and thumbnail were kept by the transaction that named them
     expect((await fetchUrl(attached.image)).statusCode).toBe(200);
     expect((await fetchUrl(attached.thumbnail)).statusCode).toBe(200);
