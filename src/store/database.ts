@@ -500,8 +500,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // holds tokens' hashes, webhook secrets and customers' data; an existing file keeps its mode
     let sqlite: SQLite.Database;
     try {
-      if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+      const fresh = !fs.existsSync(file);
+      if (fresh) fs.closeSync(fs.openSync(file, 'a', 0o600));
       sqlite = new SQLite(file);
+      // free pages can go back to the disk (sqlite-tuning.ts reclaimFreePages); only a database with no tables yet can be told
+      if (fresh) sqlite.pragma('auto_vacuum = INCREMENTAL');
       sqlite.pragma('journal_mode = WAL');
     } catch (err) {
       // SQLite's own words ("unable to open database file") named neither the file nor the likely cause

@@ -5,7 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './database.ts';
-import { ImmediateTransactionsDialect } from './sqlite-tuning.ts';
+import { ImmediateTransactionsDialect, reclaimFreePages, startCheckpointer } from './sqlite-tuning.ts';
 
 describe('SQLite transactions beside another process writing', () => {
   let dir: string;
@@ -154,6 +154,54 @@ describe('SQLite transactions beside another process writing', () => {
     } finally {
       other.exec('COMMIT');
       await db.destroy();
+    }
+  });
+});
+
+describe('free pages given back to the disk', () => {
+  it('a new database has incremental auto-vacuum, and a mostly free one shrinks', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-sqlite-vacuum-'));
+    try {
+      const store = await openStore({ dataDir: dir });
+      await sql`CREATE TABLE bulk (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)`.execute(store.db);
+      for (let i = 0; i < 300; i++) await sql`INSERT INTO bulk (bytes) VALUES (zeroblob(65536))`.execute(store.db);
+      await sql`DELETE FROM bulk`.execute(store.db);
+      await store.close();
+      const db = new SQLite(path.join(dir, 'loupe.db'));
+      try {
+        expect(db.pragma('auto_vacuum', { simple: true })).toBe(2);
+        const before = Number(db.pragma('page_count', { simple: true }));
+        expect(Number(db.pragma('freelist_count', { simple: true }))).toBeGreaterThan(before / 2);
+        while (reclaimFreePages(db, 1024));
+        expect(Number(db.pragma('page_count', { simple: true }))).toBeLessThan(before / 4);
+        expect(reclaimFreePages(db)).toBe(false);
+      } finally {
+        db.close();
+      }
+      // the server's checkpointer thread does the same on its own
+      const again = await openStore({ dataDir: dir });
+      await sql`CREATE TABLE bulk2 (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL)`.execute(again.db);
+      for (let i = 0; i < 300; i++) await sql`INSERT INTO bulk2 (bytes) VALUES (zeroblob(65536))`.execute(again.db);
+      await sql`DELETE FROM bulk2`.execute(again.db);
+      const pages = async () => Number((await sql<{ page_count: number }>`PRAGMA page_count`.execute(again.db)).rows[0]!.page_count);
+      const full = await pages();
+      const sqlite = new SQLite(again.file!);
+      const stop = startCheckpointer(sqlite, again.file!, 20, 20);
+      try {
+        for (let i = 0; i < 100 && (await pages()) > full / 4; i++) await new Promise((r) => setTimeout(r, 50));
+        expect(await pages()).toBeLessThan(full / 4);
+      } finally {
+        await stop();
+        sqlite.close();
+        await again.close();
+      }
+      // a database made before keeps its mode: nothing is done to it
+      const old = new SQLite(path.join(dir, 'old.db'));
+      old.exec('CREATE TABLE t (x)');
+      expect(reclaimFreePages(old)).toBe(false);
+      old.close();
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -26,13 +26,38 @@ export function cachePreparedStatements(db: SQLite.Database, size = 256): SQLite
   return db;
 }
 
+/**
+ * Gives free pages back to the file system, a few thousand at a time, where the database has
+ * incremental auto-vacuum (every database made since the thirty-second session) and over a
+ * quarter of it is free: after a backlog of queued images the file kept its high-water mark for
+ * good (147 MB, 98 % free, in the soak tester's run). The checkpointer's worker runs the same
+ * steps (its source is below, as text); true when pages were given back.
+ */
+export function reclaimFreePages(db: SQLite.Database, pages = 4096): boolean {
+  if (db.pragma('auto_vacuum', { simple: true }) !== 2) return false;
+  const free = Number(db.pragma('freelist_count', { simple: true }));
+  const total = Number(db.pragma('page_count', { simple: true }));
+  if (free < 1024 || free * 4 < total) return false;
+  db.pragma(`incremental_vacuum(${pages})`);
+  return true;
+}
+
 const checkpointerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
+let ticks = 0;
 setInterval(() => {
   try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy: next time */ }
+  // reclaimFreePages, once a minute
+  if (++ticks % Math.max(1, Math.round(workerData.reclaimEveryMs / workerData.intervalMs)) !== 0) return;
+  try {
+    if (db.pragma('auto_vacuum', { simple: true }) !== 2) return;
+    const free = Number(db.pragma('freelist_count', { simple: true }));
+    const total = Number(db.pragma('page_count', { simple: true }));
+    if (free >= 1024 && free * 4 >= total) db.pragma('incremental_vacuum(4096)');
+  } catch { /* busy: next time */ }
 }, workerData.intervalMs);
 `;
 
@@ -42,10 +67,10 @@ setInterval(() => {
  * its own connection checkpoints instead; the server connection keeps a large automatic
  * threshold only as a safety net in case the worker stops.
  */
-export function startCheckpointer(db: SQLite.Database, file: string, intervalMs = 1000): () => Promise<void> {
+export function startCheckpointer(db: SQLite.Database, file: string, intervalMs = 1000, reclaimEveryMs = 60_000): () => Promise<void> {
   db.pragma('wal_autocheckpoint = 20000');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(checkpointerSource, { eval: true, workerData: { file, driver, intervalMs } });
+  const worker = new Worker(checkpointerSource, { eval: true, workerData: { file, driver, intervalMs, reclaimEveryMs } });
   worker.unref();
   worker.on('error', () => undefined);
   // Stopping mid-checkpoint is safe: SQLite checkpoints survive being cut off like any crash.
