@@ -286,6 +286,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('GET', `${base}/?status=CREATED`, { token })).json().count).toBe(0);
     expect((await h.request('GET', `${base}/?status=DONE`, { token })).json().count).toBe(5);
     expect((await h.request('GET', `${base}/?status=LOST`, { token })).statusCode).toBe(400);
+    // a client that writes the state or the type in another case filters as well
+    expect((await h.request('GET', `${base}/?status=done`, { token })).json().count).toBe(5);
+    expect((await h.request('GET', `${base}/?status=Done&type=Upscaler`, { token })).json().count).toBe(1);
     // Another account sees none of them.
     const other = await h.newAccount();
     expect((await h.request('GET', `${base}/`, { token: other.token })).json().count).toBe(0);

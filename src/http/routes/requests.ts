@@ -118,6 +118,12 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/', {
     config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'List requests, newest first', querystring: ListQuery, response: { 200: pageOf(Summary), ...errors(400) } },
+    // the spec writes states in capitals and types in small letters; a client's `?status=done` means the same
+    preValidation: async (request) => {
+      const q = request.query as Record<string, unknown>;
+      if (typeof q.status === 'string') q.status = q.status.toUpperCase();
+      if (typeof q.type === 'string') q.type = q.type.toLowerCase();
+    },
     handler: async (request) => {
       const q = request.query;
       // Without ?workspace= the list covers every workspace of the account.
