@@ -219,7 +219,8 @@ export class CollectionStore {
       let seq = await this.nextSeq(trx, collectionId, found.length);
       await this.text.deleteKeys(trx, collectionId, found.map((r) => Number(r.key)));
       await trx.deleteFrom('collection_records').where('collection_id', '=', collectionId).where('key', 'in', found.map((r) => r.key)).execute();
-      for (const r of found) {
+      // the embedded index catches up from them (changesSince); PostgreSQL's index lives in the table itself
+      for (const r of this.store.dialect === 'sqlite' ? found : []) {
         await trx.insertInto('collection_tombstones').values({ collection_id: collectionId, key: Number(r.key), seq: seq++ }).onConflict((oc) => oc.columns(['collection_id', 'key']).doUpdateSet({ seq: (eb) => eb.ref('excluded.seq') })).execute();
       }
       await trx.updateTable('collections').set((eb) => ({ record_count: eb('record_count', '-', found.length) })).where('id', '=', collectionId).execute();

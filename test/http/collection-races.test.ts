@@ -26,6 +26,9 @@ describe.each(backends)('collection writes at once (%s)', (backend) => {
       expect(answers.map((a) => a.status.code).sort()).toEqual([220, 404, 404, 404]);
       expect(answers.reduce((n, a) => n + a.answer_records.length, 0)).toBe(10);
       expect((await store.get(id))!.recordCount).toBe(0);
+      // tombstones only where the embedded index reads them
+      const tombstones = await (h.app.loupe as unknown as { store: Store }).store.db.selectFrom('collection_tombstones').select('key').where('collection_id', '=', id).execute();
+      expect(tombstones.length).toBe(backend === 'sqlite' ? 10 : 0);
       expect((await call('getRecordCount', {})).json().count).toBe(0);
       const again = await store.insert(id, rows(10, 20), 'test-8d');
       expect(again.outcomes.filter((o) => 'key' in o)).toHaveLength(10);
