@@ -268,6 +268,10 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   app.addHook('preValidation', async (request) => {
     if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
   });
+  // a client that went away before its answer gets a line of its own (its "incoming request" had no end in the log)
+  app.addHook('onRequestAbort', async (request) => {
+    request.log.info({ url: request.url, method: request.method }, 'request aborted by its client');
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // every answer is what its Content-Type says: an error echoing a client's text is never sniffed as a page
