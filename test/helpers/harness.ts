@@ -28,7 +28,21 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+let staleFoldersRemoved: Promise<void> | undefined;
+
+/** The data folders of runs stopped before their `close()` (Ctrl-C), untouched for 6 hours: removed once per test process. */
+async function removeStaleFolders(): Promise<void> {
+  const tmp = os.tmpdir();
+  for (const name of await fs.readdir(tmp).catch(() => [] as string[])) {
+    if (!/^loupe-test-[A-Za-z0-9]{6}$/.test(name)) continue;
+    const dir = path.join(tmp, name);
+    const stat = await fs.stat(dir).catch(() => undefined);
+    if (stat?.isDirectory() && Date.now() - stat.mtimeMs > 6 * 3_600_000) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 export async function startHarness(backend: Backend, overrides: ConfigOverrides = {}): Promise<Harness> {
+  await (staleFoldersRemoved ??= removeStaleFolders());
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-test-'));
   const pgDb = backend === 'postgres' ? await scratchPgDatabase('loupe_test') : undefined;
   const config = loadConfig({}, {

@@ -5,23 +5,44 @@ import pg from 'pg';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** A fresh database on the server DATABASE_URL names, dropped by `drop()`. */
+/** Scratch databases older than this are a run's that was stopped before its `drop()` (Ctrl-C). */
+const staleScratchMs = 6 * 3_600_000;
+let staleDropped: Promise<void> | undefined;
+
+/**
+ * A fresh database on the server DATABASE_URL names, dropped by `drop()`. Its name carries when it
+ * was made (`<prefix>_s<seconds in base 36>_<random>`), so the first scratch database of a run also
+ * drops those an interrupted run left, hours old.
+ */
 export async function scratchPgDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL!;
-  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_s${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(6).toString('hex')}`;
   const run = async (statement: string) => {
     const c = new pg.Client({ connectionString: base });
     await c.connect();
     try {
-      await c.query(statement);
+      return await c.query(statement);
     } finally {
       await c.end();
     }
   };
+  staleDropped ??= (async () => {
+    const all = await run(`SELECT datname FROM pg_database WHERE datname ~ '^loupe_[a-z_]*_s[0-9a-z]+_[0-9a-f]{12}$'`).catch(() => undefined);
+    for (const { datname } of (all?.rows ?? []) as { datname: string }[]) {
+      const made = parseInt(/_s([0-9a-z]+)_[0-9a-f]{12}$/.exec(datname)![1]!, 36) * 1000;
+      if (Date.now() - made > staleScratchMs) await run(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+    }
+  })();
+  await staleDropped;
   await run(`CREATE DATABASE ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
 }
 
 /** Runs the admin CLI (`bin/loupe.js`) and parses its one JSON line. */
