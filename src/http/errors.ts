@@ -154,7 +154,6 @@ export function storageFull(err: { code?: unknown }): boolean {
  * PostgreSQL's connection and shutdown errors (SQLSTATE classes 08 and 57P), and the driver's own
  * when no connection can be made or one is cut: the database is away, not the request wrong.
  */
-
 export function databaseUnavailable(err: { code?: unknown; message?: unknown; syscall?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   // 08P01 is a protocol violation: a bug, not an outage

@@ -36,11 +36,6 @@ function varintLength(b: Uint8Array): number {
   return Math.min(9, b.length);
 }
 
-/** The row count FTS5's `bm25()` takes as N (see fts5Averages). */
-export async function fts5RowCount(db: Kysely<Database>, table: string): Promise<number> {
-  return (await fts5Averages(db, table)).rows;
-}
-
 /** Changes between index checkpoints; the database has them all, so a crash only costs a catch-up. */
 const checkpointEvery = 2000;
 const checkpointAfterMs = 30_000;

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { fts5Idf } from '../text-search/query-compile.ts';
 import { sumVarints } from '../store/database.ts';
-import { fts5Averages, fts5RowCount } from './embedded-collection-queries.ts';
+import { fts5Averages } from './embedded-collection-queries.ts';
 
-describe('fts5RowCount', () => {
+describe('fts5Averages', () => {
   let t: TestStore;
   beforeAll(async () => {
     t = await openTestStore('sqlite');
@@ -17,7 +17,7 @@ describe('fts5RowCount', () => {
     await sql.raw(`CREATE VIRTUAL TABLE probe_fts USING fts5(a, b, c, content='', contentless_delete=1)`).execute(db);
     for (let i = 1; i <= 300; i++) await sql`INSERT INTO probe_fts(rowid, a, b, c) VALUES (${i}, ${i <= 40 ? 'x y' : 'z'}, '', '')`.execute(db);
     await sql`DELETE FROM probe_fts WHERE rowid > 290`.execute(db);
-    const n = await fts5RowCount(db, 'probe_fts');
+    const n = (await fts5Averages(db, 'probe_fts')).rows;
     expect(n).toBe(300);
     // bm25 of "x" (40 rows) over "y" (the same 40 rows, the same sizes): equal, and equal to idf × the same term part
     const score = Number((await sql<{ s: number }>`SELECT bm25(probe_fts) AS s FROM probe_fts WHERE probe_fts MATCH 'x' LIMIT 1`.execute(db)).rows[0]!.s);

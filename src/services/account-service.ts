@@ -221,9 +221,4 @@ export class AccountService {
     hold.held = false;
     await this.accounts.settleHold(hold.id);
   }
-
-  /** Gives back the charges of calls whose process stopped before they answered (the sweep). */
-  returnDueHolds(now = Date.now()): Promise<{ holds: number; credits: number }> {
-    return this.accounts.returnDueHolds(now);
-  }
 }

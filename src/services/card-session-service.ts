@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
-import { fromBool, fromJson, isUniqueViolation, toIso } from '../store/database.ts';
+import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
 import { ServiceError, badRequest, isUuid, notFound, type FieldError } from './errors.ts';
@@ -224,9 +224,7 @@ export function sortedKeys<T>(value: T): T {
 
 /** JSON with object keys sorted at every level, so equal values compare equal as text. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
+  return JSON.stringify(sortedKeys(value));
 }
 
 const isoShape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -590,7 +588,7 @@ export class CardSessionService {
       return { run, calls: await this.store.recordRunCalls(sid, run, calls) };
     } catch (err) {
       // The session was deleted between the check and the write.
-      if (['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY'].includes((err as { code?: string }).code ?? '')) throw notFound(`Session ${id}`);
+      if (isForeignKeyViolation(err)) throw notFound(`Session ${id}`);
       throw err;
     }
   }
@@ -608,7 +606,7 @@ export class CardSessionService {
       } catch (err) {
         if (attempt < 5 && retryable(err)) continue;
         // the session was deleted after the batch found it
-        if (['23503', 'SQLITE_CONSTRAINT_FOREIGNKEY'].includes((err as { code?: string }).code ?? '')) throw notFound(`Session ${id}`);
+        if (isForeignKeyViolation(err)) throw notFound(`Session ${id}`);
         throw err;
       }
     }

@@ -50,12 +50,13 @@ function withSeenText<T extends { seen: unknown; seen_text: string | null }>(row
 const insertChunk = 50;
 const inChunk = 500;
 
+/** A create with its charge whose account could not pay: its transaction rolls back. */
+class Unpaid extends Error {}
+
 /**
  * SQL for card sessions. Every method that takes a workspace id scopes by it, so a caller can
  * never reach another workspace's data through this adapter.
  */
-class Unpaid extends Error {}
-
 export class CardSessionStore {
   constructor(
     private readonly db: Kysely<Database>,

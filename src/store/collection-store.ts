@@ -51,7 +51,6 @@ export const pgIndexName = (collectionId: string) => `collection_hnsw_${collecti
 export const pgIndexDdl = (collectionId: string, dimensions: number) =>
   `CREATE INDEX IF NOT EXISTS ${pgIndexName(collectionId)} ON collection_records USING hnsw ((embedding::vector(${Number(dimensions)})) vector_cosine_ops) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`;
 
-/** Collections and their records, on SQLite or PostgreSQL. */
 /** The collection was deleted while a write to it was under way. */
 export class CollectionGone extends Error {
   constructor(readonly collectionId: string) {
@@ -59,6 +58,7 @@ export class CollectionGone extends Error {
   }
 }
 
+/** Collections and their records, on SQLite or PostgreSQL. */
 export class CollectionStore {
   /** Text search's rows, written in the same transactions as the records they describe. */
   readonly text: CollectionTextStore;

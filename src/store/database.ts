@@ -599,3 +599,9 @@ export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string } | null;
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/** A row written for a parent row another transaction deleted meanwhile (both backends' codes). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  return e?.code === '23503' || e?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

@@ -268,17 +268,17 @@ export class RequestStore {
     return ids.filter((id) => !held.has(id));
   }
 
-  /**
-   * Writes the response and moves the request to DONE, only while the lease is still this
-   * worker's: a worker that lost its lease (it stalled past it and another took over) writes
-   * nothing, so a result is written once. The uploaded inputs go in the same transaction.
-   */
   /** Result files about to be written by a job's attempt: removed by the sweep unless `complete` commits them. */
   intendMedia(keys: readonly string[]): Promise<void> {
     // due in a day: a job of ten long upscales may run for more than an hour before it completes
     return intendMedia(this.db, keys, 24 * 60 * 60_000);
   }
 
+  /**
+   * Writes the response and moves the request to DONE, only while the lease is still this
+   * worker's: a worker that lost its lease (it stalled past it and another took over) writes
+   * nothing, so a result is written once. The uploaded inputs go in the same transaction.
+   */
   async complete(id: string, token: string, done: { response: Record<string, unknown>; media: string[]; refund: number; webhookAt: number | null }, now = Date.now()): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       const updated = await trx

@@ -309,3 +309,13 @@ function randomFilters(count: number, seed: number) {
   };
   return { docs, filters: Array.from({ length: count }, () => query(0)).filter(valid) };
 }
+
+describe('validateFilter', () => {
+  it('returns a filter with no $all of $elemMatch items as it came (no copy), and rewrites one that has', () => {
+    const plain = { a: { $gt: 1 }, $or: [{ b: 2 }, { c: { $elemMatch: { d: 1 } } }] };
+    expect(validateFilter(plain)).toBe(plain);
+    const nested = { $or: [{ items: { $all: [{ $elemMatch: { c: 'red' } }] } }] };
+    expect(validateFilter(nested)).toEqual({ $or: [{ $and: [{ items: { $elemMatch: { c: 'red' } } }] }] });
+    expect(nested).toEqual({ $or: [{ items: { $all: [{ $elemMatch: { c: 'red' } }] } }] });
+  });
+});

@@ -224,22 +224,31 @@ function expandAllElemMatch(doc: Record<string, unknown>): Record<string, unknow
   const extra: Record<string, unknown>[] = [];
   for (const [key, value] of Object.entries(doc)) {
     let next = value;
-    if (LOGICAL_OPERATORS.has(key)) next = (value as Record<string, unknown>[]).map(expandAllElemMatch);
+    if (LOGICAL_OPERATORS.has(key)) {
+      const subs = value as Record<string, unknown>[];
+      const expanded = subs.map(expandAllElemMatch);
+      if (expanded.some((e, i) => e !== subs[i])) next = expanded;
+    }
     else if (!key.startsWith('$') && isOperatorObject(value)) {
-      const ops = { ...value };
-      if (isPlainObject(ops.$elemMatch) && !isValueLevel(ops.$elemMatch)) ops.$elemMatch = expandAllElemMatch(ops.$elemMatch);
+      let ops = value;
+      const inner = ops.$elemMatch;
+      if (isPlainObject(inner) && !isValueLevel(inner)) {
+        const expanded = expandAllElemMatch(inner);
+        if (expanded !== inner) ops = { ...ops, $elemMatch: expanded };
+      }
       const all = ops.$all;
       if (Array.isArray(all) && all.length > 0 && all.every(isElemMatchItem)) {
-        delete ops.$all;
+        const { $all: _all, ...rest } = ops;
         for (const item of all) {
           const q = item.$elemMatch;
           extra.push({ [key]: { $elemMatch: isValueLevel(q) ? q : expandAllElemMatch(q) } });
         }
-        if (Object.keys(ops).length === 0) {
+        if (Object.keys(rest).length === 0) {
           out ??= { ...doc };
           delete out[key];
           continue;
         }
+        ops = rest;
       }
       next = ops;
     }
