@@ -289,6 +289,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     // a client that writes the state or the type in another case filters as well
     expect((await h.request('GET', `${base}/?status=done`, { token })).json().count).toBe(5);
     expect((await h.request('GET', `${base}/?status=Done&type=Upscaler`, { token })).json().count).toBe(1);
+    // empty filters are not given, as on the other lists (a client that always sends them, "" for all)
+    expect((await h.request('GET', `${base}/?status=&type=`, { token })).json().count).toBe(5);
+    expect((await h.request('GET', `${base}/?status=DONE&type=`, { token })).json().count).toBe(5);
     // Another account sees none of them.
     const other = await h.newAccount();
     expect((await h.request('GET', `${base}/`, { token: other.token })).json().count).toBe(0);

@@ -118,9 +118,11 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/', {
     config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'List requests, newest first', querystring: ListQuery, response: { 200: pageOf(Summary), ...errors(400) } },
-    // the spec writes states in capitals and types in small letters; a client's `?status=done` means the same
+    // the spec writes states in capitals and types in small letters; a client's `?status=done` means the same;
+    // an empty one is not given (a client sending every filter with "" for all), as for the other lists
     preValidation: async (request) => {
       const q = request.query as Record<string, unknown>;
+      for (const name of ['status', 'type']) if (q[name] === '') delete q[name];
       if (typeof q.status === 'string') q.status = q.status.toUpperCase();
       if (typeof q.type === 'string') q.type = q.type.toLowerCase();
     },
