@@ -433,7 +433,9 @@ export class CardSessionService {
    * made (`replayed`); with another body it is 422. A key is the workspace's while its session lives.
    */
   async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string, charge?: { accountId: string; price: number; priceKey: string }): Promise<SessionView & { replayed?: true }> {
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(bodyJson(input)).digest('hex') };
+    // a field sent as null is one not sent (a new session has none), so a retry that spells it either way is the same create
+    const sent = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(bodyJson(sent)).digest('hex') };
     const prior = idempotency && (await this.priorCreate(ctx, idempotency));
     if (prior) return prior;
     // Free text up to 100 characters (the schema's limit): clients send a game's display name.

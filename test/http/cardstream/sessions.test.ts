@@ -56,6 +56,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     const again = await create('scan-7f3a', { meta_data: { shop: 'north', table: 3 }, game: 'TCG', name: 'Friday stream' });
     expect([again.statusCode, again.headers['idempotent-replayed'], again.json()]).toEqual([201, 'true', first.json()]);
     expect(await credits()).toBe(9);
+    // a field sent as null is one not sent: the same create
+    const nulls = await create('scan-7f3a', { ...body, description: null, platform: null });
+    expect([nulls.statusCode, nulls.headers['idempotent-replayed'], nulls.json()]).toEqual([201, 'true', first.json()]);
+    expect(await credits()).toBe(9);
     const other = await create('scan-7f3a', { ...body, name: 'Saturday stream' });
     expect([other.statusCode, other.json().code, other.json().errors]).toEqual([422, 'idempotency_key_reused', [{ field: 'idempotency-key', message: 'used with another body' }]]);
     expect(await credits()).toBe(9);
