@@ -20,9 +20,26 @@ function fieldOf(context: string | undefined, e: AjvError): FieldError {
   if (!field) field = context ?? 'body';
   // ajv's enum message names no value: the client needs them
   const allowed = e.keyword === 'enum' && Array.isArray(e.params.allowedValues) ? e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : undefined;
-  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : (e.message ?? 'is invalid');
+  const anyCase = e.keyword === 'pattern' ? anyCaseWords(e.params.pattern) : undefined;
+  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : anyCase ? `must be one of ${anyCase} (any case)` : (e.message ?? 'is invalid');
   const rowMatch = /^identifications\/(\d+)/.exec(parts.join('/'));
   return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
+}
+
+/**
+ * The words of a case-blind enum written as a pattern (`^(?:[Tt][Cc][Gg]|[Ss][Ll][Aa][Bb])$`), quoted
+ * as an enum's message quotes them: the pattern itself tells a client nothing.
+ */
+export function anyCaseWords(pattern: unknown): string | undefined {
+  const m = typeof pattern === 'string' ? /^\^\(\?:(.*)\)\$$/.exec(pattern) : null;
+  if (!m) return undefined;
+  const words: string[] = [];
+  for (const alt of m[1]!.split('|')) {
+    const letters = [...alt.matchAll(/\[([A-Z])([a-z])\]/g)];
+    if (!letters.length || letters.map((l) => l[0]).join('') !== alt || letters.some((l) => l[1]!.toLowerCase() !== l[2])) return undefined;
+    words.push(JSON.stringify(letters.map((l) => l[2]).join('')));
+  }
+  return words.join(', ');
 }
 
 /**

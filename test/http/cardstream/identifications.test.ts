@@ -207,6 +207,12 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const sid = await createSession(h);
     expect((await upload(sid, [card('case', { id_type: 'TCG', confidence: 'High' })])).statusCode).toBe(200);
     expect((await list(sid)).results[0]).toMatchObject({ id_type: 'tcg', confidence: 'high' });
+    // another value is told what the values are, not the pattern that checks them
+    const wrong = await upload(sid, [card('wrong', { id_type: 'card', confidence: 'sure' })]);
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json().errors).toEqual([{ field: 'identifications[0].id_type', message: 'must be one of "tcg", "sport", "comics", "slab" (any case)', row: 0 }]);
+    const unsure = await upload(sid, [card('unsure', { confidence: 'sure' })]);
+    expect(unsure.json().errors).toEqual([{ field: 'identifications[0].confidence', message: 'must be one of "high", "medium", "low" (any case)', row: 0 }]);
   });
 
   it('NUL characters are a 400, not a database error', async () => {
