@@ -2,6 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { forgetMedia, intendMedia, keepMedia, mediaRemoved } from './media-deletions.ts';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
+import { foldForSearch, pgFoldForSearch } from './database.ts';
 
 export type SessionRow = Selectable<CardSessionsTable>;
 /** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
@@ -139,10 +140,10 @@ export class CardSessionStore {
 
   /** `gameKey`: only sessions whose `game_key` is exactly this. */
   async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
-    const pattern = search ? `%${search.normalize('NFC').toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
-    // Unicode case folding and composition on both backends (SQLite's lower() folds A-Z only: database.ts adds
-    // unicode_lower, which composes too): a name sent decomposed ("Poke\u0301mon") is found by "pokémon"
-    const fold = (column: string) => (this.dialect === 'sqlite' ? sql`unicode_lower(${sql.ref(column)})` : sql`lower(normalize(${sql.ref(column)}, NFC))`);
+    const pattern = search ? `%${foldForSearch(search).replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
+    // Unicode case folding and composition, the same on both backends (SQLite's lower() folds A-Z only: database.ts
+    // adds unicode_lower): a name sent decomposed ("Poke\u0301mon") is found by "pokémon", "ΟΔΟΣ" by "οδος", "İstanbul" by "istanbul"
+    const fold = (column: string) => (this.dialect === 'sqlite' ? sql`unicode_lower(${sql.ref(column)})` : pgFoldForSearch(sql.ref(column)));
     const matches = pattern
       ? sql<boolean>`(${fold('s.name')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.description')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.platform')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.game')} LIKE ${pattern} ESCAPE '\\')`
       : undefined;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type ColumnType, type Generated } from 'kysely';
+import { Kysely, PostgresDialect, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { migrate } from './migrate.ts';
 import { prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
@@ -551,11 +551,23 @@ export function explainPgSetupError(err: unknown): unknown {
   return err;
 }
 
+/**
+ * Text as a case-blind search compares it, the same on both backends: composed (NFC), lower case,
+ * with the two letters whose lower case depends on context made one: JavaScript lowers a final Σ
+ * to ς and İ to i + a combining dot, PostgreSQL's lower() (character by character) to σ and i.
+ */
+export function foldForSearch(text: string): string {
+  return text.normalize('NFC').toLowerCase().replace(/ς/g, 'σ').replace(/i\u0307/g, 'i');
+}
+
+/** `foldForSearch` of a column in PostgreSQL. */
+export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> => sql<string>`replace(replace(lower(normalize(${column}, NFC)), 'ς', 'σ'), ${'i\u0307'}, 'i')`;
+
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {
   // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
   // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
-  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.normalize('NFC').toLowerCase() : v));
+  sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldForSearch(v) : v));
   // an FTS5 row's length in tokens, all columns: the sum of the varints of its `_docsize` record
   sqlite.function('fts5_row_tokens', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? sumVarints(v) : 0));
 }
