@@ -60,6 +60,13 @@ const vectors = Array.from({ length: N }, (_, i) => {
 // neighbour of a query in or out) would measure the data, not the index.
 const attrs = Array.from({ length: N }, () => ({ inStock: rand() < 0.5, category: Math.floor(rand() * 10) }));
 const docs = (i: number) => ({ _id: `r${i}`, in_stock: attrs[i]!.inStock, category: `c${attrs[i]!.category}` });
+// Visual hashes alike: members of a cluster share most bits with its centre (each bit flipped with
+// p = 0.25, so ~64 bits from it and ~96 from each other, as photos of one kind of thing), and every
+// 50th record is a near copy of the one before (3 % of its bits flipped).
+const hashCentres = Array.from({ length: clusters }, () => Array.from({ length: 256 }, () => (rand() < 0.5 ? '1' : '0')));
+const flipBits = (bits: string[], p: number) => bits.map((b) => (rand() < p ? (b === '1' ? '0' : '1') : b));
+const hashes: string[] = [];
+for (let i = 0; i < N; i++) hashes.push((i % 50 === 49 ? flipBits([...hashes[i - 1]!], 0.03) : flipBits(hashCentres[i % clusters]!, 0.25)).join(''));
 console.log(`generated vectors in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const filters: { label: string; filter?: Record<string, unknown>; match: (i: number) => boolean }[] = [
@@ -94,7 +101,7 @@ for (const backend of onlyInsert ? [] : backends) {
     const cs = new CollectionStore(store);
     const tLoad = performance.now();
     for (let b = 0; b < N; b += 1000) {
-      const rows = vectors.slice(b, b + 1000).map((vector, j) => ({ recordId: `r${b + j}`, data: docs(b + j), vector }));
+      const rows = vectors.slice(b, b + 1000).map((vector, j) => ({ recordId: `r${b + j}`, data: docs(b + j), vector, hash: hashes[b + j]! }));
       await cs.insert(collection, rows, 'synthetic-1792');
       // PostgreSQL: the first insert made the (empty) HNSW index; drop it for the bulk load.
       if (b === 0 && backend === 'postgres') await sql.raw(`DROP INDEX IF EXISTS ${pgIndexName(collection)}`).execute(store.db);
@@ -147,6 +154,23 @@ for (const backend of onlyInsert ? [] : backends) {
       });
       results.push(`| visualKNN by _id, ${f.label} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} | ${r.errors + r.timeouts + r.non2xx} | ${recall.toFixed(3)} |`);
     }
+    // nearDuplicates by _id: radius 5 allows 16 bits of the hash (PostgreSQL: the band index of
+    // migration 019), radius 6 allows 19 (every row's bits counted): the same queries, one client.
+    const nearMs: Record<number, number[]> = { 5: [], 6: [] };
+    const nearFound: Record<number, number> = { 5: 0, 6: 0 };
+    for (const i of sample.slice(0, 100)) {
+      const id = `r${i - (i % 50) + 49 < N ? i - (i % 50) + 49 : i}`;
+      for (const radius of [5, 6]) {
+        const t = performance.now();
+        const res = await fetch(`${server.url}/similarity/custom/v2/nearDuplicates`, { method: 'POST', headers, body: JSON.stringify({ query_record: { _id: id }, radius }) });
+        const got = ((await res.json()) as { answer_records: unknown[] }).answer_records.length;
+        nearMs[radius]!.push(performance.now() - t);
+        nearFound[radius]! += got;
+      }
+    }
+    const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    results.push(`| nearDuplicates by _id, radius 5 (hash within 16 bits) | | ${p50(nearMs[5]!).toFixed(1)} | | | ${(nearFound[5]! / nearMs[5]!.length).toFixed(2)} found a query |`);
+    results.push(`| nearDuplicates by _id, radius 6 (hash within 19 bits), same run | | ${p50(nearMs[6]!).toFixed(1)} | | | ${(nearFound[6]! / nearMs[6]!.length).toFixed(2)} found a query |`);
   } finally {
     await server.stop();
   }

@@ -2,6 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Store } from '../store/database.ts';
+import { hashBandBits } from '../store/migrations/019-hash-bands.ts';
 import { pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
@@ -232,11 +233,13 @@ export class PgCollectionQueries implements CollectionQueries {
   async nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
     if (!c.dimensions || query.length !== c.dimensions || !/^[01]{256}$/.test(hash)) return [];
     const dims = sql.raw(String(c.dimensions));
-    // the bits that differ, counted by the engine over the collection's rows (a scan: no index orders by Hamming distance)
+    // Within 16 bits a row shares a band with the query (migration 019): its GIN index finds the
+    // candidates. Further apart, the bits are counted over every row of the collection.
+    const banded = maxBits < hashBandBits.length ? sql`AND loupe_hash_bands(hash) && loupe_hash_bands(${hash}::bit(256))` : sql``;
     const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
       SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${pgVector(query)}::vector(${dims}) AS distance
       FROM collection_records
-      WHERE ${this.where(c, filter)} AND hash IS NOT NULL AND bit_count(hash # ${hash}::bit(256)) <= ${maxBits}
+      WHERE ${this.where(c, filter)} AND hash IS NOT NULL ${banded} AND bit_count(hash # ${hash}::bit(256)) <= ${maxBits}
       ORDER BY distance, key
       LIMIT ${limit}`.execute(this.store.db);
     return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
