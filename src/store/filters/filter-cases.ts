@@ -125,6 +125,16 @@ export const filterCases: FilterCase[] = [
   { name: 'dotted $exists false', filter: { 'items.qty': { $exists: false } }, ids: all('d06', 'd07', 'd09', 'd10', 'd20', 'd22') },
   { name: 'dotted $ne', filter: { 'items.color': { $ne: 'red' } }, ids: all('d06', 'd09', 'd10', 'd20') },
   { name: 'field named length in an object', filter: { 'dims.length': { $gt: 4 } }, ids: ['d18', 'd19'] },
+  // an array's or a string's own length and methods are no fields (MongoDB, PostgreSQL): only an object's key answers
+  { name: 'length through an array of strings', filter: { 'tags.length': 2 }, ids: [] },
+  { name: 'length through an array of objects', filter: { 'items.length': { $exists: true } }, ids: [] },
+  { name: 'length of a string', filter: { 'name.length': { $gte: 5 } }, ids: [] },
+  { name: 'length of _id', filter: { '_id.length': 3 }, ids: [] },
+  { name: 'a string method', filter: { 'name.toUpperCase': { $exists: true } }, ids: [] },
+  { name: 'a number method', filter: { 'price.toFixed': { $exists: false } }, ids: ALL },
+  { name: 'field named length beside an array length', filter: { $or: [{ 'dims.length': 5 }, { 'scores.length': 2 }] }, ids: ['d18'] },
+  { name: 'object literal with a length key', filter: { dims: { $in: [{ length: 12 }] } }, ids: ['d19'] },
+  { name: '$elemMatch on a key named length', filter: { pairs: { $elemMatch: { length: { $exists: false }, x: 3 } } }, ids: ['d23'] },
   { name: 'dotted range across elements is not per element', filter: { 'items.qty': { $gt: 2, $lt: 4 } }, ids: ['d06', 'd07', 'd20'] },
 
   // $elemMatch

@@ -810,9 +810,67 @@ function compileDocument(query: Record<string, unknown>, operations: Record<stri
   };
 }
 
+/**
+ * Names JavaScript finds on a string, an array, a number or a boolean (those on every object are refused
+ * by `splitPath`). sift reads a path segment on whatever value it reaches, so `tags.length` was an array's
+ * length and `name.length` a string's, where MongoDB and PostgreSQL see a field no array or string has:
+ * filters differed between the backends, and a `deleteByFilter` on `dims.length` deleted other records.
+ */
+const BUILT_IN_NAMES = new Set(
+  [String.prototype, Array.prototype, Number.prototype, Boolean.prototype].flatMap((p) => Object.getOwnPropertyNames(p)).filter((n) => !(n in Object.prototype)),
+);
+/** Such a name, renamed in the filter and in the record alike, so that only an object's own key of that name answers. */
+const renamed = (name: string) => `\u0000${name}`;
+
+function builtInSegments(query: Record<string, unknown>, found: Set<string>): Set<string> {
+  const ops = (o: Record<string, unknown>) => {
+    const inner = o.$elemMatch;
+    if (isPlainObject(inner)) (isValueLevel(inner) ? ops(inner) : builtInSegments(inner, found));
+    if (isPlainObject(o.$not)) ops(o.$not);
+  };
+  for (const [key, value] of Object.entries(query)) {
+    if (LOGICAL_OPERATORS.has(key)) for (const sub of value as Record<string, unknown>[]) builtInSegments(sub, found);
+    else {
+      for (const segment of key.split('.')) if (BUILT_IN_NAMES.has(segment)) found.add(segment);
+      if (isOperatorObject(value)) ops(value);
+    }
+  }
+  return found;
+}
+
+function renameValue(v: unknown, names: Set<string>): unknown {
+  if (Array.isArray(v)) return v.map((x) => renameValue(x, names));
+  if (!isPlainObject(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[names.has(k) ? renamed(k) : k] = renameValue(x, names);
+  return out;
+}
+
+function renameQuery(query: Record<string, unknown>, names: Set<string>): Record<string, unknown> {
+  const ops = (o: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [op, v] of Object.entries(o)) {
+      if (op === '$elemMatch' && isPlainObject(v)) out[op] = isValueLevel(v) ? ops(v) : renameQuery(v, names);
+      else if (op === '$not' && isPlainObject(v)) out[op] = ops(v);
+      else out[op] = renameValue(v, names);
+    }
+    return out;
+  };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (LOGICAL_OPERATORS.has(key)) out[key] = (value as Record<string, unknown>[]).map((sub) => renameQuery(sub, names));
+    else out[key.split('.').map((s) => (names.has(s) ? renamed(s) : s)).join('.')] = isOperatorObject(value) ? ops(value) : renameValue(value, names);
+  }
+  return out;
+}
+
 /** A predicate over record documents with the semantics described in docs/filters.md. */
 export function compileFilter(filter: unknown): DocumentPredicate {
   const valid = validateFilter(filter);
   if (Object.keys(valid).length === 0) return () => true;
-  return compileDocument(valid, { ...siftOperations, $regex: regexOperation({ steps: 0 }) });
+  const operations = { ...siftOperations, $regex: regexOperation({ steps: 0 }) };
+  const names = builtInSegments(valid, new Set());
+  if (names.size === 0) return compileDocument(valid, operations);
+  const predicate = compileDocument(renameQuery(valid, names), operations);
+  return (doc) => predicate(renameValue(doc, names) as Record<string, unknown>);
 }
