@@ -278,7 +278,14 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
   });
 
-  registerLargeBodyLimit(app, { thresholdBytes: config.limits.largeBodyBytes, atOnce: config.limits.largeBodiesAtOnce, maxWaiting: 32, idleMs: config.limits.largeBodyIdleMs });
+  registerLargeBodyLimit(app, {
+    thresholdBytes: config.limits.largeBodyBytes,
+    atOnce: config.limits.largeBodiesAtOnce,
+    maxWaiting: 32,
+    idleMs: config.limits.largeBodyIdleMs,
+    minBytesPerSecond: config.limits.largeBodyMinBytesPerSecond,
+    rateGraceMs: config.limits.largeBodyRateGraceMs,
+  });
   registerErrorHandling(app);
   registerEnvelopeStatus(app);
   registerAccessControl(app);

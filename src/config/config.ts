@@ -37,6 +37,9 @@ export interface Limits {
   largeBodiesAtOnce: number;
   /** Longest pause in a large body once its slot is taken (then 408): a stalled upload must not hold a slot. */
   largeBodyIdleMs: number;
+  /** Slowest average a large body may arrive at once it has had `largeBodyRateGraceMs` (then 408): a body trickled a byte at a time never pauses. */
+  largeBodyMinBytesPerSecond: number;
+  largeBodyRateGraceMs: number;
 }
 
 /** How `_url` images are downloaded. */
@@ -259,6 +262,8 @@ export const defaultLimits: Limits = {
   largeBodyBytes: 1024 * 1024,
   largeBodiesAtOnce: 2,
   largeBodyIdleMs: 30_000,
+  largeBodyMinBytesPerSecond: 8 * 1024,
+  largeBodyRateGraceMs: 20_000,
 };
 
 /** On and off in the words operators write; anything else stops the start, naming it (`yes` was read as off). */

@@ -119,3 +119,67 @@ describe('a stalled large upload', () => {
     expect((await next).status).toBe(200);
   }, 30_000);
 });
+
+/** One account cannot hold every turn, and a body trickled a byte at a time loses its turn. */
+describe('large-upload turns are shared between accounts', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { limits: { largeBodyBytes: 2000, largeBodiesAtOnce: 2, largeBodyIdleMs: 30_000, largeBodyMinBytesPerSecond: 20_000, largeBodyRateGraceMs: 1_500 } });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => h?.close());
+
+  const body = (prefix: string) => JSON.stringify({ identifications: Array.from({ length: 40 }, (_, i) => ({ event_id: `${prefix}-${i}`, name: `Card ${i} with a long enough name` })) });
+  /** Sends the headers and the start of a large upload, then `drip` more bytes now and then; resolves with the answer when the server closes. */
+  async function slowUpload(token: string, sid: string, prefix: string, dripMs: number): Promise<{ answer: Promise<string>; stop: () => void }> {
+    const text = body(prefix);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    socket.on('error', () => {});
+    const closed = new Promise<string>((r) => socket.once('close', () => r(answer)));
+    socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${token}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 100)}`);
+    let at = 100;
+    const timer = setInterval(() => {
+      if (at < text.length - 1 && !socket.destroyed) socket.write(text[at++]!);
+    }, dripMs);
+    return { answer: closed, stop: () => (clearInterval(timer), socket.destroy()) };
+  }
+
+  it("an account's second large upload waits while another account's goes through", async () => {
+    const a = await h.newAccount();
+    const b = await h.newAccount();
+    const sidA = await createSession(h, {}, a.token);
+    const sidB = await createSession(h, {}, b.token);
+    const a1 = await slowUpload(a.token, sidA, 'a1', 500);
+    const a2 = await slowUpload(a.token, sidA, 'a2', 500);
+    await new Promise((r) => setTimeout(r, 200));
+    try {
+      const t0 = Date.now();
+      const res = await fetch(`http://127.0.0.1:${port}${cs(`session/${sidB}/identifications/`)}`, { method: 'POST', headers: { authorization: `Token ${b.token}`, 'content-type': 'application/json' }, body: body('b'), signal: AbortSignal.timeout(10_000) });
+      expect(res.status).toBe(200);
+      // answered while account A's first upload still holds its turn (well before the rate limit's 1.5 s ends it)
+      expect(Date.now() - t0).toBeLessThan(1_200);
+    } finally {
+      a1.stop();
+      a2.stop();
+    }
+  }, 30_000);
+
+  it('a body trickled under the minimum rate is 408 once its grace is over, and the turn goes on', async () => {
+    const a = await h.newAccount();
+    const sid = await createSession(h, {}, a.token);
+    const slow = await slowUpload(a.token, sid, 's', 100);
+    const t0 = Date.now();
+    const answer = await slow.answer;
+    slow.stop();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_400);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('arrived too slowly');
+    const res = await fetch(`http://127.0.0.1:${port}${cs(`session/${sid}/identifications/`)}`, { method: 'POST', headers: { authorization: `Token ${a.token}`, 'content-type': 'application/json' }, body: body('after'), signal: AbortSignal.timeout(10_000) });
+    expect(res.status).toBe(200);
+  }, 30_000);
+});
