@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assembleBody, parseAndSplitBody } from './json-body.ts';
+import { assembleBody, parseAndSplitBody, parseJsonBody, underflowIn } from './json-body.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -26,5 +26,17 @@ describe('parseAndSplitBody', () => {
       const price = ((await assembleBody(split, 10)) as { identifications: { price?: number }[] }).identifications[1]!.price;
       expect(Object.is(price, Number(n))).toBe(true);
     }
+  });
+});
+
+describe('numbers too small for a double', () => {
+  it('refuses a body whose number would be read as 0 (1e-400), naming it; zero, subnormals and strings are kept', () => {
+    for (const n of ['1e-400', '-2.5E-330', '2e-324', '0.' + '0'.repeat(330) + '1']) {
+      const parsed = parseJsonBody(bytes(`{"meta_data":{"tiny":${n}}}`));
+      expect(parsed).toMatchObject({ error: { status: 400, code: 'invalid_json' } });
+      expect('error' in parsed && parsed.error.detail).toContain('too small for a double');
+    }
+    for (const text of ['{"a":0e-400}', '{"a":5e-324}', '{"a":"1e-400"}', '{"a":"x\\"1e-400"}', '{"a":1e-99,"b":-0.0}']) expect(underflowIn(text), text).toBeUndefined();
+    expect(parseJsonBody(bytes('{"a":5e-324}'))).toEqual({ value: { a: 5e-324 } });
   });
 });

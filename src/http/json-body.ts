@@ -38,12 +38,31 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
     return refuse(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (nestsDeeperThan(value, maxJsonDepth)) return refuse(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`);
+  const tiny = underflowIn(text);
+  if (tiny !== undefined) return refuse(400, 'invalid_json', `The body holds the number ${tiny.length > 40 ? tiny.slice(0, 40) + '…' : tiny}, too small for a double: it would be read and stored as 0. Send it as a string.`);
   // only an object can name a key twice: bodies that are one string or number skip the scan
   const twice = text.startsWith('{') || text.startsWith('[') ? duplicateKeyIn(text) : undefined;
   if (twice !== undefined) return refuse(400, 'invalid_json', `The body names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so the other value would be dropped.`);
   // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return refuse(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.');
   return { value };
+}
+
+/**
+ * The first number the text writes that is not zero but too small for a double (`1e-400`, parsed as 0),
+ * or undefined. A number too large is Infinity after parsing and refused where it would be kept;
+ * one too small cannot be told from a zero sent, so it is looked for in the text, and only when the
+ * text has an exponent of -100 or less or a long run of zeros after a point (a plain scan otherwise).
+ */
+export function underflowIn(text: string): string | undefined {
+  if (!/[eE]-0*[1-9]\d{2}|\.0{300}/.test(text)) return undefined;
+  const tokens = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (let m = tokens.exec(text); m; m = tokens.exec(text)) {
+    const t = m[0];
+    if (t.charCodeAt(0) === 0x22) continue;
+    if (Number(t) === 0 && /[1-9]/.test(t.replace(/[eE].*$/, ''))) return t;
+  }
+  return undefined;
 }
 
 /**
