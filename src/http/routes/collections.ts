@@ -6,7 +6,7 @@ import { collectionTypes, type CollectionType } from '../../store/collection-sto
 import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, type Answers } from '../schemas/search.ts';
-import { duplicateKeyIn } from '../json-duplicate-keys.ts';
+import { parseJsonBody } from '../json-body.ts';
 
 const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 409, 413, 415, 429, 503];
@@ -193,14 +193,13 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             const page = request.query.page ?? request.body.page ?? 1;
             let filter: object | undefined = request.body.filter;
             if (filter === undefined && request.query.filter !== undefined) {
-              try {
-                filter = JSON.parse(request.query.filter) as object;
-              } catch {
-                filter = undefined;
-              }
-              if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw badRequest('The filter query parameter must be a JSON object (the filter a next link carries).');
-              const twice = duplicateKeyIn(request.query.filter);
-              if (twice !== undefined) throw badRequest(`The filter query parameter names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so a condition would be dropped.`);
+              // the rules a body's JSON passes (duplicate keys, lone surrogates, prototype keys, depth, numbers): a
+              // filter in the query is refused as the same filter in a body is
+              const parsed = parseJsonBody(new TextEncoder().encode(request.query.filter));
+              const value: unknown = 'error' in parsed ? undefined : parsed.value;
+              if ('error' in parsed && !parsed.error.detail.startsWith('The body is not valid JSON')) throw badRequest(`The filter query parameter: ${parsed.error.detail.replace(/^The body/, 'it')}`);
+              if (value === null || typeof value !== 'object' || Array.isArray(value)) throw badRequest('The filter query parameter must be a JSON object (the filter a next link carries).');
+              filter = value;
             }
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
