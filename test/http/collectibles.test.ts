@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { parseColumnMap } from '../../src/catalog/formats/generic-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
@@ -417,6 +418,23 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(JSON.stringify(o._identification.best_match)).toMatch(/SDBE-EN001/);
     // the other rarity of the same printing is the first alternative; the other set's printing is ranked below
     expect(JSON.stringify(o._identification.alternatives[0])).toMatch(/SDBE-EN001/);
+  }, 120_000);
+
+  it("tcg_id: a shop's own game imported with --kind csv is searched, named by its catalog", async () => {
+    await fs.writeFile(
+      path.join(dir, 'lorcana.csv'),
+      'Card Name,No.,Set,Set Name,Rarity,Released\nMickey Mouse - Brave Little Tailor,1,TFC,The First Chapter,Legendary,2023\nElsa - Spirit of Winter,42,TFC,The First Chapter,Legendary,2023\nStitch - Rock Star,23,TFC,The First Chapter,Super Rare,2023\n',
+    );
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'csv', catalog: 'lorcana', files: { csv: path.join(dir, 'lorcana.csv') }, map: parseColumnMap('name=Card Name,number=No.,set_code=Set,set_name=Set Name,rarity=Rarity,year=Released') });
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880"><rect width="630" height="880" fill="#2a2a6e"/><rect x="30" y="30" width="570" height="520" fill="#8fb3d9"/><rect x="30" y="560" width="570" height="90" fill="#f2ecdc"/><text x="45" y="615" ${font} font-size="40" font-weight="bold" fill="#111">Elsa - Spirit of Winter</text><rect x="30" y="660" width="570" height="180" fill="#f2ecdc"/><text x="45" y="862" ${font} font-size="22" fill="#fff">42/204 · TFC · EN · 2023</text></svg>`;
+    const card = (await sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: card }, { _base64: card, set_code: 'TFC' }] } });
+    expect(res.statusCode, res.body).toBe(200);
+    for (const rec of (res.json() as { records: Rec[] }).records) {
+      const o = rec._objects![0]!;
+      expect(o._identification.best_match, o._ocr.full_text).toMatchObject({ name: 'Elsa - Spirit of Winter', card_number: '42', set_code: 'TFC', subcategory: 'lorcana' });
+    }
   }, 120_000);
 
   it('comics_id: a drawn cover identified by its title and issue number; another language finds no match', async () => {

@@ -71,7 +71,8 @@ export function tradingCardMatch(kind: string, catalog: string, card: StoredCard
     year: (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null,
     color,
     type,
-    subcategory: SUBCATEGORY[kind] ?? kind,
+    // a shop's own game (`--kind csv`) is named by its catalog, as it was imported (`lorcana`)
+    subcategory: SUBCATEGORY[kind] ?? (kind === 'csv' ? catalog : kind),
     links: card.links,
     catalog,
   };

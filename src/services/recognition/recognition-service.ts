@@ -20,8 +20,8 @@ import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
 
-/** The catalog kinds `/tcg_id` identifies against. */
-export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh'] as const;
+/** The catalog kinds `/tcg_id` identifies against: `csv` is a shop's own game (`--kind csv`, README), a trading card game the data projects do not cover. */
+export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh', 'csv'] as const;
 
 /** The `/tcg_id` and `/sport_id` options (document 3 §4), all boolean, default false; echoed when given. */
 export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
@@ -60,7 +60,7 @@ export const TCG: Family = {
   hashNumbers: false,
   hintTags: ['Side', 'Foil/Holo', 'Rotation'],
   match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
-  noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).',
+  noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).',
 };
 
 export const SPORT: Family = {
@@ -109,7 +109,7 @@ export function latinAlphabet(text: string, language: string | null): boolean {
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
 /** What a server with no trading-card catalog answers. */
-export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh …` (docs/recognition.md).';
+export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).';
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
 
@@ -691,10 +691,10 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
 }
 
 /** Games' names as a hint writes them, letters only, lower case. */
-const hintGames: Record<string, (typeof TCG_KINDS)[number]> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
+const hintGames: Record<string, Exclude<(typeof TCG_KINDS)[number], 'csv'>> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
 
 /** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
-export function gameOfHints(record: Record<string, unknown>): (typeof TCG_KINDS)[number] | undefined {
+export function gameOfHints(record: Record<string, unknown>): Exclude<(typeof TCG_KINDS)[number], 'csv'> | undefined {
   // a part of a path (`Trading Card Game/Pokemon`) that is a game's name as a whole, not a word inside another name
   for (const hint of [record.Subcategory, record.Category]) {
     if (typeof hint !== 'string') continue;
