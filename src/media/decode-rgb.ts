@@ -19,9 +19,9 @@ export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const;
  * flattened on white, CMYK/greyscale converted, 16-bit reduced. Formats other than JPEG, PNG,
  * TIFF, WebP and GIF (SVG, PDF, HEIF…) are refused; so is anything over `maxPixels`, before it
  * is decoded. `maxEdge` reduces the image (libvips, shrink-on-load where the format allows) so
- * its long edge is at most that. Runs on libuv's thread pool, not the event loop.
+ * its long edge is at most that (or at most what it gives for the image's long edge). Runs on libuv's thread pool, not the event loop.
  */
-export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { maxEdge?: number } = {}): Promise<RgbImage> {
+export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { maxEdge?: number | ((longEdge: number) => number) } = {}): Promise<RgbImage> {
   // Sequential access: the image is read once, top to bottom (about 10 % cheaper per image).
   const open = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'warning', pages: 1, sequentialRead: true });
   let format: string | undefined;
@@ -43,7 +43,9 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     let pipeline = open().rotate();
     // Reducing in the decoder (JPEG/WebP shrink-on-load) is what makes hashing fast: for a
     // 128-px target a 1024-px JPEG decodes at 1/8 scale.
-    if (options.maxEdge) pipeline = pipeline.resize({ width: options.maxEdge, height: options.maxEdge, fit: 'inside', withoutEnlargement: true });
+    // a function chooses the edge by the image's own (card photos: as JPEG DCT scaling would reduce it)
+    const maxEdge = typeof options.maxEdge === 'function' ? options.maxEdge(Math.max(originalWidth, originalHeight)) : options.maxEdge;
+    if (maxEdge) pipeline = pipeline.resize({ width: maxEdge, height: maxEdge, fit: 'inside', withoutEnlargement: true });
     const { data, info } = await pipeline.flatten({ background: '#ffffff' }).toColourspace('srgb').raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
     if (info.channels !== 3) throw new Error(`unexpected ${info.channels} channels`);
     return { data, width: info.width, height: info.height, channels: 3, format, originalWidth, originalHeight };
