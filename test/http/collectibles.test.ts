@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { parseColumnMap } from '../../src/catalog/formats/generic-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
+import { wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
@@ -242,6 +243,22 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       expect(photo.statusCode, url).toBe(404);
       expect((photo.json() as { records: Rec[] }).records[0]!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     }
+    // A card-shaped picture that is no card, whose text holds a number the catalog's cards carry (86): a stray
+    // number brings alternatives, not a card. A drawn card of no imported game, its print code read: a card, unmatched.
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const poster = await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="600" height="800"><rect width="600" height="800" fill="#e8e0d0"/><circle cx="300" cy="330" r="200" fill="#4a7a4a"/><text x="60" y="700" ${font} font-size="44" fill="#222">Gallery room 86</text></svg>`)).jpeg({ quality: 92 }).toBuffer();
+    const outOfCatalog = await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880"><rect width="630" height="880" fill="#6e2a2a"/><rect x="30" y="30" width="570" height="70" fill="#e9d9b4"/><text x="45" y="80" ${font} font-size="40" font-weight="bold" fill="#111">Zorblax the Unseen</text><rect x="75" y="150" width="480" height="470" fill="#4a6fa5"/><text x="420" y="652" ${font} font-size="22" fill="#111">ZZQX-EN999</text><rect x="40" y="670" width="550" height="170" fill="#efe3c4"/><text x="55" y="720" ${font} font-size="18" fill="#222">A shadow that walks between the stars.</text><text x="300" y="812" ${font} font-size="24" fill="#111">ATK/2100  DEF/1300</text><text x="40" y="866" ${font} font-size="18" fill="#111">12345678</text></svg>`)).jpeg({ quality: 92 }).toBuffer();
+    const pictures = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _id: 'poster', _base64: poster.toString('base64') }, { _id: 'zorblax', _base64: outOfCatalog.toString('base64') }] } });
+    const [posterRec, zorblaxRec] = (pictures.json() as { records: Rec[] }).records;
+    expect(posterRec!._status, JSON.stringify(posterRec)).toMatchObject({ code: 404, text: 'No card was found in the image' });
+    // the rule for an image read whole whose frame is no card's outline: a card when something was identified or only cards print what was read
+    const whole = { whole: true, wholeIsCard: false };
+    const unnamed = [{ _identification: { best_match: null } }];
+    expect([wholeReadIsNoCard(whole, false, unnamed), wholeReadIsNoCard(whole, true, unnamed), wholeReadIsNoCard(whole, false, [{ _identification: { best_match: {} } }])]).toEqual([true, false, false]);
+    expect([wholeReadIsNoCard({ whole: true, wholeIsCard: true }, false, unnamed), wholeReadIsNoCard({}, false, unnamed)]).toEqual([false, false]);
+    expect(zorblaxRec!._status.code, JSON.stringify(zorblaxRec)).toBe(200);
+    expect(zorblaxRec!._objects![0]!._ocr.full_text).toMatch(/ZZQX-EN999/);
+    expect(zorblaxRec!._objects![0]!._identification.best_match).toBeNull();
     // a number JSON cannot keep as sent is that record's 400, not echoed altered (12345678901234567000)
     const wideB64 = wide.toString('base64');
     const inexact = await h.request('POST', '/collectibles/v2/tcg_id', { payload: `{"records":[{"_id":12345678901234567890,"_base64":"${wideB64}"},{"_id":"plain","price":9007199254740993,"_base64":"${wideB64}"},{"_id":"fine","_base64":"${wideB64}"}]}`, headers: { 'content-type': 'application/json' } });

@@ -130,6 +130,19 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
 /** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
+/**
+ * Whether an image read whole for being card-shaped, whose frame the verifier says is no card's outline,
+ * holds no card: nothing identified, and nothing only cards print was read.
+ */
+export function wholeReadIsNoCard(read: { whole?: boolean; wholeIsCard?: boolean }, furniture: boolean, objects: readonly { _identification: { best_match: unknown } }[]): boolean {
+  return read.whole === true && read.wholeIsCard === false && !furniture && !objects.some((o) => !!o._identification.best_match);
+}
+
+/** Whether the text shows what only cards print: a print code (`LOB-EN001`), a collector number over its set's total, an HP. */
+export function printsCardFurniture(clues: CardClues): boolean {
+  return clues.printCodes.length > 0 || clues.hp !== null || clues.numbers.some((n) => n.total !== null);
+}
+
 function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
   return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null, cardWidth: reading.cardWidth };
 }
@@ -396,9 +409,11 @@ export class RecognitionService {
     const objects = [];
     const priceNotes: string[] = [];
     let notHeld = false;
+    let furniture = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
       const clues = cardClues(reading);
+      furniture ||= printsCardFurniture(clues);
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
@@ -406,9 +421,11 @@ export class RecognitionService {
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
     // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
-    // cards, not comic covers), and its text named nothing: no card.
-    const namedNothing = (o: { _identification: { best_match: unknown; alternatives: unknown[] } }) => !o._identification.best_match && !o._identification.alternatives.length;
-    if (family !== COMICS && read.whole && read.wholeIsCard === false && objects.every(namedNothing)) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    // cards, not comic covers): a card only when its text names a card, or shows what only cards print
+    // (a print code, a collector number over a set total, HP). A 3:4 phone photo whose card the detector
+    // missed was answered as one whole-frame card with alternatives a stray number brought in; a drawn
+    // card of no imported game (or of one a hint left out) was "no card" though its print code was read.
+    if (family !== COMICS && wholeReadIsNoCard(read, furniture, objects)) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
     const notes = (['magic_ai'] as const).filter((o) => options[o]);
     // slab_id / slab_grade: the largest card's label; its company and grade as the card's tags, and with slab_id the label as its own object
