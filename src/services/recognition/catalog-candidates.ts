@@ -40,6 +40,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     number: card.number,
     numberNorm: card.numberNorm,
     setCode: card.setCode,
+    setName: set?.name ?? card.setName ?? null,
     setCodes: [...new Set([card.setCode, typeof set?.extra.ptcgoCode === 'string' ? set.extra.ptcgoCode : null].filter((c): c is string => !!c).map((c) => c.toUpperCase()))],
     setTotal: set?.printedTotal ?? null,
     year,

@@ -337,6 +337,12 @@ describe('identification', () => {
     expect(bestMatch(await identify(at('TST-EN001'), source(rows)))?.card.number).toBe('TST-EN001');
     // with no code read, the name alone cannot tell the two sets apart at the printing level
     expect(printingMatch(await identify(at(null), source(rows)))).toBeNull();
+    // a reprint under the same code in another set (25th-anniversary editions) is another printing, not another rarity
+    const reprinted = [{ ...rows[0]!, setName: 'Legend of Test Dragon' }, { ...rows[0]!, key: 'TST-EN001|Ultra Rare|25th|10000001', setName: 'Legend of Test Dragon (25th Anniversary Edition)' }];
+    const both = await identify(at('TST-EN001'), source(reprinted));
+    expect(both[0]!.score).toBe(both[1]!.score);
+    expect(printingMatch(both)).toBeNull();
+    expect(printingMatch(await identify(at('TST-EN001'), source([reprinted[0]!, { ...reprinted[0]!, key: 'TST-EN001|Secret Rare|Set|10000001' }])))).not.toBeNull();
   });
 
   it('reads a line put into English by its English name only: its own letters alike to another card say nothing', async () => {

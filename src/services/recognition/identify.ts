@@ -23,6 +23,8 @@ export interface CandidateCard {
   number: string | null;
   numberNorm: string | null;
   setCode: string | null;
+  /** The set's name: a reprint may keep its first printing's code and number under another set (Yu-Gi-Oh!'s 25th-anniversary `LOB-EN001`). */
+  setName?: string | null;
   /** Upper-case codes the card's set is known by: its catalog code and the code printed on its cards (`SVI`). */
   setCodes: string[];
   /** The set's printed total (`165` on `…/165`), when the catalog has it. */
@@ -472,9 +474,14 @@ export function printingMatch(ranked: readonly Identified[]): Identified | null 
   return a;
 }
 
-/** Two catalog rows of one printing: the same name, set and collector number (they differ in rarity only). */
+/**
+ * Two catalog rows of one printing: the same name, set and collector number (they differ in rarity
+ * only). The set by its name too: Yu-Gi-Oh!'s 2023 reprint of Legend of Blue Eyes White Dragon kept the
+ * 2002 codes, and the two printings (prices $12 and $450) were taken for one, the best match and its
+ * price whichever row came first.
+ */
 function samePrinting(a: CandidateCard, b: CandidateCard): boolean {
-  return a.numberNorm !== null && a.numberNorm === b.numberNorm && a.setCode === b.setCode && a.nameNorm === b.nameNorm;
+  return a.numberNorm !== null && a.numberNorm === b.numberNorm && a.setCode === b.setCode && a.nameNorm === b.nameNorm && (a.setName ?? null) === (b.setName ?? null);
 }
 
 /**
