@@ -495,7 +495,7 @@ export class RecognitionService {
     const clues = cardClues(reading);
     const searches = await Promise.all(catalogs.filter((c) => ofTheGame(c, clues) && holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
-    if (!best && read.whole && read.wholeIsCard === false) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    if (!best && wholeReadIsNoCard(read, printsCardFurniture(clues), [])) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
       {
