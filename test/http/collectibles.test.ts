@@ -475,6 +475,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(de!.Category).toBeUndefined();
     expect(de!._status.text).toBe('OK; no imported catalog holds "de" editions');
     expect(de!._objects![0]!._identification.best_match).toBeNull();
+    // a cover of another series with the same issue number: #4 alone names no comic, so it lists none (every series has a #4)
+    const other = await sharp(Buffer.from(svg.replace('AMAZING TESTER', 'ZORBLAX QUARTERLY'))).jpeg({ quality: 92 }).toBuffer();
+    const unknown = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: other.toString('base64') }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(unknown._objects![0]!._ocr.full_text).toMatch(/#4/);
+    expect(unknown._objects![0]!._identification).toMatchObject({ best_match: null, alternatives: [], distances: [] });
   }, 120_000);
 
   it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {

@@ -624,7 +624,9 @@ export class RecognitionService {
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
     // At distance 1 the clues against a candidate outweigh those for it: still worth listing when its name was
     // read (a French card's species, its number misread), noise when only a number or a year brought it in.
-    const alternatives = ranked.filter((r) => r !== best && (distanceOf(r.score) < 1 || r.evidence.name >= NAME_LEVEL.likeness)).slice(0, ALTERNATIVES);
+    // A sport card's or a comic's `#4` alone names nothing (every checklist and series has one): those list only named candidates.
+    const named = (r: Ranked) => r.evidence.name >= NAME_LEVEL.likeness;
+    const alternatives = ranked.filter((r) => r !== best && (family.hashNumbers ? named(r) : distanceOf(r.score) < 1 || named(r))).slice(0, ALTERNATIVES);
     const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
