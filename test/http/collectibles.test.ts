@@ -380,6 +380,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const r = body.records[0]!;
     expect(r._status.text).toBe('OK; magic_ai is not available on this server (not charged)');
     expect(r.Category).toBe('Sport Card/Baseball');
+    // a sport hint narrows the search: basketball finds no baseball card, baseball finds it
+    const hinted2 = (await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card, Category: 'Sport Card/Basketball' }, { _base64: card, Subcategory: 'Baseball' }] } })).json() as { records: Rec[] };
+    expect(hinted2.records[0]!._objects![0]!._identification.best_match).toBeNull();
+    expect(hinted2.records[0]!.Category).toBe('Sport Card/Basketball');
+    expect(hinted2.records[1]!._objects![0]!._identification.best_match).toMatchObject({ name: 'Marcus Stroman', card_number: '50' });
     const o = r._objects![0]!;
     expect(o['Top Category']).toEqual([{ id: 1, name: 'Sport Card', prob: 1 }]);
     expect(o._tags.Autograph).toEqual([{ id: 1, name: 'no', prob: 1, 'pre-filled': true }]);

@@ -416,7 +416,7 @@ export class RecognitionService {
       furniture ||= printsCardFurniture(clues);
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
-      const ranked = await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art);
+      const ranked = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes, !!slabOptionOf(options) && !ctx.slabUnpaid));
     }
     if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
@@ -707,6 +707,32 @@ function slabOptionOf(options: TcgOptions): SlabOption | null {
 
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
+}
+
+/** Sports as checklists and hints name them, letters only, lower case. */
+const SPORTS = new Set(['baseball', 'basketball', 'football', 'americanfootball', 'hockey', 'icehockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball', 'formula1', 'nascar']);
+const letters = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** The sport a `/sport_id` record's `Category` or `Subcategory` hint names (`Sport Card/Basketball`, `Hockey`), letters only; undefined when none. */
+export function sportOfHints(record: Record<string, unknown>): string | undefined {
+  for (const hint of [record.Subcategory, record.Category]) {
+    if (typeof hint !== 'string') continue;
+    for (const part of hint.split('/')) if (SPORTS.has(letters(part))) return letters(part);
+  }
+  return undefined;
+}
+
+/**
+ * The candidates of the sport a hint names (document 3 §4: hints narrow the search); cards whose
+ * checklist names no sport stay. A basketball hint was matched to a baseball card, and the record's
+ * `Category` then said `Sport Card/Baseball` over the client's own.
+ */
+function keepSport(ranked: Ranked[], sport: string | undefined): Ranked[] {
+  if (!sport) return ranked;
+  return ranked.filter((r) => {
+    const named = r.search.detail(r.card.key)?.card.fields.sport;
+    return typeof named !== 'string' || !named || letters(named) === sport;
+  });
 }
 
 /** Games' names as a hint writes them, letters only, lower case. */
