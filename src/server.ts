@@ -37,8 +37,13 @@ async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
   app.log.info({ signal }, 'shutting down: finishing requests in flight');
-  // A second signal, or a shutdown that hangs, ends the process anyway.
-  const force = setTimeout(() => process.exit(1), 15_000);
+  // A shutdown that hangs ends the process anyway, saying so: the requests still running get no
+  // answer (their clients see the connection close), and what they held is given back by the next
+  // start's sweeps (credit holds within the hour, unfinished uploads' files).
+  const force = setTimeout(() => {
+    app.log.error({ inFlight: app.loupe.inFlight.count }, 'stopped after 15 s with requests still running: they are cut off unanswered (exit 1)');
+    process.exit(1);
+  }, 15_000);
   force.unref();
   // Keep-alive sockets become idle only after their last response; close them as they do,
   // instead of waiting out the keep-alive timeout.
