@@ -15,6 +15,7 @@ import { mediaDeletions } from './016-media-deletions.ts';
 import { creditHolds } from './017-credit-holds.ts';
 import { jsonAsSent } from './018-json-as-sent.ts';
 import { hashBands } from './019-hash-bands.ts';
+import { sessionSummaryIndex } from './020-session-summary-index.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -25,4 +26,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex];
