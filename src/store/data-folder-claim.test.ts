@@ -18,6 +18,16 @@ describe('claimDataFolder', () => {
     claimDataFolder(dir)();
   });
 
+  it('names the file and the likely cause when the folder cannot be written (SQLite said only "unable to open database file")', () => {
+    const odd = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-odd-'));
+    try {
+      fs.mkdirSync(path.join(odd, 'server.lock'));
+      expect(() => claimDataFolder(odd)).toThrow(/^cannot open .*server\.lock, the file that keeps a second server off this data folder \(.+\): the data folder and its files must be writable by this user$/);
+    } finally {
+      fs.rmSync(odd, { recursive: true, force: true });
+    }
+  });
+
   it('is free again when its holder is killed (kill -9): the operating system lets go of the lock, a stale pid file says nothing', async () => {
     const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));

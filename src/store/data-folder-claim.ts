@@ -17,13 +17,21 @@ export function claimDataFolder(dataDir: string): () => void {
   makeDataFolder(dataDir);
   const lockFile = path.join(dataDir, 'server.lock');
   const pidFile = path.join(dataDir, 'server.pid');
-  const lock = new SQLite(lockFile, { timeout: 0 });
+  // SQLite's own words ("unable to open database file") named neither the file nor the likely cause
+  const cannotOpen = (err: unknown) =>
+    new Error(`cannot open ${lockFile}, the file that keeps a second server off this data folder (${(err as Error).message}): the data folder and its files must be writable by this user`);
+  let lock: SQLite.Database;
+  try {
+    lock = new SQLite(lockFile, { timeout: 0 });
+  } catch (err) {
+    throw cannotOpen(err);
+  }
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     lock.close();
-    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw cannotOpen(err);
     let holder = '';
     try {
       holder = fs.readFileSync(pidFile, 'utf8').trim();
