@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultLimits, loadConfig } from './config.ts';
+import { defaultLimits, defaultPrices, loadConfig } from './config.ts';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -65,5 +67,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOUPE_VISION_WARM: 'ocr,card' }).vision.warm).toEqual(['ocr', 'card']);
     expect(loadConfig({ LOUPE_VISION_WARM: 'none' }).vision.warm).toEqual([]);
     expect(() => loadConfig({ LOUPE_VISION_WARM: 'cards' })).toThrow(/unknown model "cards"/);
+  });
+});
+
+describe('the README lists the prices', () => {
+  it('names every priced call in its LOUPE_PRICES row, as the start error says (the row once gave one price as the default)', () => {
+    const readme = fs.readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+    const row = readme.split('\n').find((l) => l.startsWith('| `LOUPE_PRICES`'))!;
+    expect(Object.keys(defaultPrices).filter((name) => !row.includes(`\`${name}\``))).toEqual([]);
   });
 });
