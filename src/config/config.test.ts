@@ -39,7 +39,15 @@ describe('loadConfig', () => {
 
   it('names a setting of the wrong form at start, not as a 500 or a library message later', () => {
     expect(() => loadConfig({ PORT: '8397.5' })).toThrow('PORT must be a whole number, 0 or more, got "8397.5"');
-    expect(() => loadConfig({ LOUPE_RETENTION_DAYS: '0' })).toThrow(/LOUPE_RETENTION_DAYS must be 1 or more/);
+    expect(() => loadConfig({ LOUPE_RETENTION_DAYS: '0' })).toThrow(/LOUPE_RETENTION_DAYS must be a whole number, 1 or more/);
+    expect(() => loadConfig({ LOUPE_RETENTION_DAYS: '0.5' })).toThrow(/LOUPE_RETENTION_DAYS must be a whole number, 1 or more/);
+    // 0 where it means nothing an operator could want is refused, not replaced by the default without a word
+    for (const name of ['LOUPE_VISION_THREADS', 'LOUPE_VISION_QUEUE', 'LOUPE_VISION_TIMEOUT_MS', 'LOUPE_QUEUE_LEASE_MS', 'LOUPE_QUEUE_POLL_MS', 'LOUPE_QUEUE_MAX_ATTEMPTS', 'LOUPE_WEBHOOK_TIMEOUT_MS', 'LOUPE_MEDIA_LINK_TTL_S', 'LOUPE_MEDIA_PUBLIC_LINK_TTL_S', 'LOUPE_LARGE_BODIES', 'LOUPE_VISION_LONG_THREADS', 'LOUPE_PG_POOL']) {
+      expect(() => loadConfig({ [name]: '0' }), name).toThrow(`${name} must be a whole number, 1 or more, got "0"`);
+    }
+    expect(loadConfig({ LOUPE_QUEUE_WORKERS: '0' }).queue.workers).toBe(0);
+    expect(() => loadConfig({ LOUPE_FAST_JPEG: 'maybe' })).toThrow(/LOUPE_FAST_JPEG must be one of/);
+    expect(() => loadConfig({ LOUPE_FAST_JPEG: 'off' })).not.toThrow();
     expect(loadConfig({ LOUPE_RETENTION_DAYS: '1' }).queue.retentionMs).toBe(86_400_000);
     expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'not-a-url' })).toThrow(/LOUPE_PUBLIC_URL must be an absolute http\(s\) URL/);
     expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'ftp://files.example.com' })).toThrow(/LOUPE_PUBLIC_URL must be an http\(s\) URL/);

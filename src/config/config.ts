@@ -302,11 +302,21 @@ function intFrom(value: string | undefined, fallback: number, name: string): num
   return n;
 }
 
+/**
+ * A count or a time for which 0 means nothing an operator could want (no threads, links that expire
+ * as they are made, a lease of no time): refused, naming it, rather than replaced by the default or 1
+ * without a word.
+ */
+function positiveIntFrom(value: string | undefined, fallback: number, name: string, what = ''): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a whole number, 1 or more${what ? ` (${what})` : ''}, got "${value}"`);
+  return n;
+}
+
 /** 0 would delete a request as it is made: still charged and run, its result never readable. */
 function retentionDaysFrom(value: string | undefined): number {
-  const days = intFrom(value, 7, 'LOUPE_RETENTION_DAYS');
-  if (days < 1) throw new Error(`LOUPE_RETENTION_DAYS must be 1 or more (days an asynchronous request and its results are kept), got "${value}"`);
-  return days;
+  return positiveIntFrom(value, 7, 'LOUPE_RETENTION_DAYS', 'days an asynchronous request and its results are kept');
 }
 
 /** Settings of a known form, checked at start so a wrong one is named there, not met as a 500 later. */
@@ -421,13 +431,15 @@ export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
+  // read by the vision workers themselves (media/jpeg-reduce.ts); checked here so `maybe` stops the start
+  if (env.LOUPE_FAST_JPEG !== undefined && env.LOUPE_FAST_JPEG.trim() !== '') boolFrom(env.LOUPE_FAST_JPEG, 'LOUPE_FAST_JPEG');
   const config: Config = {
     port: portFrom(env.PORT),
     host: env.HOST ?? '0.0.0.0',
     // empty is unset, as for every other setting (it meant the current folder)
     dataDir: path.resolve(env.LOUPE_DATA_DIR?.trim() || './data'),
     databaseUrl: databaseUrlFrom(env.DATABASE_URL),
-    pgPoolSize: intFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL') || 1,
+    pgPoolSize: positiveIntFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL'),
     publicUrl: publicUrlFrom(env.LOUPE_PUBLIC_URL),
     logLevel: logLevelFrom(env.LOG_LEVEL),
     trustProxy: boolFrom(env.LOUPE_TRUST_PROXY, 'LOUPE_TRUST_PROXY'),
@@ -438,42 +450,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     prices: pricesFrom(env.LOUPE_PRICES),
     priceRates: ratesFrom(env.LOUPE_PRICE_RATES),
     defaultCredits: defaultCreditsFrom(env.LOUPE_DEFAULT_CREDITS),
-    limits: { ...defaultLimits, largeBodiesAtOnce: intFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES') || 1 },
+    limits: { ...defaultLimits, largeBodiesAtOnce: positiveIntFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES')},
     urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
     corsOrigins: corsOriginsFrom(env.LOUPE_CORS_ORIGINS),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
     fetch: { ...defaultFetchLimits },
     vision: {
-      threads: intFrom(env.LOUPE_VISION_THREADS, os.availableParallelism(), 'LOUPE_VISION_THREADS') || 1,
-      maxQueue: intFrom(env.LOUPE_VISION_QUEUE, 64, 'LOUPE_VISION_QUEUE') || 1,
-      taskTimeoutMs: intFrom(env.LOUPE_VISION_TIMEOUT_MS, 30_000, 'LOUPE_VISION_TIMEOUT_MS') || 30_000,
+      threads: positiveIntFrom(env.LOUPE_VISION_THREADS, os.availableParallelism(), 'LOUPE_VISION_THREADS'),
+      maxQueue: positiveIntFrom(env.LOUPE_VISION_QUEUE, 64, 'LOUPE_VISION_QUEUE'),
+      taskTimeoutMs: positiveIntFrom(env.LOUPE_VISION_TIMEOUT_MS, 30_000, 'LOUPE_VISION_TIMEOUT_MS'),
       warm: warmFrom(env.LOUPE_VISION_WARM),
       embedder: embedderFrom(env.LOUPE_EMBEDDER),
-      longThreads: intFrom(env.LOUPE_VISION_LONG_THREADS, 1, 'LOUPE_VISION_LONG_THREADS') || 1,
-      upscaleMaxOutputPixels: intFrom(env.LOUPE_UPSCALE_MAX_PIXELS, 16_777_216, 'LOUPE_UPSCALE_MAX_PIXELS') || 16_777_216,
-      upscaleTimeoutMs: intFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS') || 600_000,
+      longThreads: positiveIntFrom(env.LOUPE_VISION_LONG_THREADS, 1, 'LOUPE_VISION_LONG_THREADS'),
+      upscaleMaxOutputPixels: positiveIntFrom(env.LOUPE_UPSCALE_MAX_PIXELS, 16_777_216, 'LOUPE_UPSCALE_MAX_PIXELS'),
+      upscaleTimeoutMs: positiveIntFrom(env.LOUPE_UPSCALE_TIMEOUT_MS, 600_000, 'LOUPE_UPSCALE_TIMEOUT_MS'),
       cardLocator: locatorFrom(env.LOUPE_CARD_LOCATOR),
     },
     seen: seenFrom(env.LOUPE_SEEN),
     queue: {
       workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),
-      leaseMs: intFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS') || 30_000,
-      pollMs: intFrom(env.LOUPE_QUEUE_POLL_MS, 1000, 'LOUPE_QUEUE_POLL_MS') || 1000,
-      maxAttempts: intFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS') || 1,
+      leaseMs: positiveIntFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS'),
+      pollMs: positiveIntFrom(env.LOUPE_QUEUE_POLL_MS, 1000, 'LOUPE_QUEUE_POLL_MS'),
+      maxAttempts: positiveIntFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS'),
       retentionMs: retentionDaysFrom(env.LOUPE_RETENTION_DAYS) * 86_400_000,
       sweepIntervalMs: 10 * 60_000,
     },
     webhooks: {
       retryDelaysMs: env.LOUPE_WEBHOOK_RETRIES_S ? env.LOUPE_WEBHOOK_RETRIES_S.split(',').map((s) => intFrom(s.trim(), 0, 'LOUPE_WEBHOOK_RETRIES_S') * 1000) : [...defaultRetryDelaysMs],
-      timeoutMs: intFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS') || 10_000,
+      timeoutMs: positiveIntFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS'),
       // deliveries wait on the network, not the CPU; one account's share is bounded (slow receivers)
       concurrency: 32,
       perAccount: 4,
     },
     media: {
       secret: mediaSecretFrom(env.LOUPE_MEDIA_SECRET),
-      linkLifetimeS: intFrom(env.LOUPE_MEDIA_LINK_TTL_S, 3600, 'LOUPE_MEDIA_LINK_TTL_S') || 3600,
-      publicLinkLifetimeS: intFrom(env.LOUPE_MEDIA_PUBLIC_LINK_TTL_S, 7 * 86_400, 'LOUPE_MEDIA_PUBLIC_LINK_TTL_S') || 7 * 86_400,
+      linkLifetimeS: positiveIntFrom(env.LOUPE_MEDIA_LINK_TTL_S, 3600, 'LOUPE_MEDIA_LINK_TTL_S'),
+      publicLinkLifetimeS: positiveIntFrom(env.LOUPE_MEDIA_PUBLIC_LINK_TTL_S, 7 * 86_400, 'LOUPE_MEDIA_PUBLIC_LINK_TTL_S'),
     },
   };
   return {

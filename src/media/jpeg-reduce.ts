@@ -110,7 +110,8 @@ async function inTurn<T>(work: () => Promise<T>): Promise<T> {
 function openVips(): Vips | null {
   if (vips !== undefined) return vips;
   vips = null;
-  if (process.env.LOUPE_FAST_JPEG === '0') return vips;
+  // off in the words the other switches take (`off` and `false` left it on)
+  if (['0', 'false', 'no', 'off'].includes((process.env.LOUPE_FAST_JPEG ?? '').trim().toLowerCase())) return vips;
   try {
     const require = createRequire(import.meta.url);
     const sharpDir = path.dirname(require.resolve('sharp/package.json'));
