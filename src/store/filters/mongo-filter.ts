@@ -825,7 +825,8 @@ const renamed = (name: string) => `\u0000${name}`;
 function builtInSegments(query: Record<string, unknown>, found: Set<string>): Set<string> {
   const ops = (o: Record<string, unknown>) => {
     const inner = o.$elemMatch;
-    if (isPlainObject(inner)) (isValueLevel(inner) ? ops(inner) : builtInSegments(inner, found));
+    if (isPlainObject(inner) && isValueLevel(inner)) ops(inner);
+    else if (isPlainObject(inner)) builtInSegments(inner, found);
     if (isPlainObject(o.$not)) ops(o.$not);
   };
   for (const [key, value] of Object.entries(query)) {
