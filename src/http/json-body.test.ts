@@ -38,5 +38,15 @@ describe('numbers too small for a double', () => {
     }
     for (const text of ['{"a":0e-400}', '{"a":5e-324}', '{"a":"1e-400"}', '{"a":"x\\"1e-400"}', '{"a":1e-99,"b":-0.0}']) expect(underflowIn(text), text).toBeUndefined();
     expect(parseJsonBody(bytes('{"a":5e-324}'))).toEqual({ value: { a: 5e-324 } });
+    // digits split over a long run of zeros and an exponent of two digits
+    expect(underflowIn('{"a":0.' + '0'.repeat(280) + '1e-50}')).toBe('0.' + '0'.repeat(280) + '1e-50');
+  });
+
+  it('scans a body with a string of megabytes without running out of stack (a regex did: a 500 for an _id "shoe-2023" beside an image)', () => {
+    const big = `{"records":[{"_id":"shoe-2023","_base64":"${'QUJD'.repeat(3_000_000)}","n":1e-400}]}`;
+    expect(underflowIn(big)).toBe('1e-400');
+    expect(underflowIn(big.replace('1e-400', '1e-4'))).toBeUndefined();
+    const parsed = parseJsonBody(bytes(`{"records":[{"_id":"shoe-2023","_base64":"${'QUJD'.repeat(3_000_000)}"}]}`));
+    expect('value' in parsed).toBe(true);
   });
 });

@@ -52,15 +52,36 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
  * The first number the text writes that is not zero but too small for a double (`1e-400`, parsed as 0),
  * or undefined. A number too large is Infinity after parsing and refused where it would be kept;
  * one too small cannot be told from a zero sent, so it is looked for in the text, and only when the
- * text has an exponent of -100 or less or a long run of zeros after a point (a plain scan otherwise).
+ * text has a negative exponent of two digits or more or a long run of zeros after a point.
  */
 export function underflowIn(text: string): string | undefined {
-  if (!/[eE]-0*[1-9]\d{2}|\.0{300}/.test(text)) return undefined;
-  const tokens = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  for (let m = tokens.exec(text); m; m = tokens.exec(text)) {
-    const t = m[0];
-    if (t.charCodeAt(0) === 0x22) continue;
-    if (Number(t) === 0 && /[1-9]/.test(t.replace(/[eE].*$/, ''))) return t;
+  if (!/[eE]-0*[1-9]\d|\.0{250}/.test(text)) return undefined;
+  // a scan by hand: a regex over a string of megabytes (an image's base64) ran out of stack in V8
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // skip the string: to the next quote not escaped by an odd run of backslashes
+      let end = text.indexOf('"', i + 1);
+      for (;;) {
+        if (end < 0) return undefined;
+        let b = end - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((end - 1 - b) % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      i = end;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      let j = i + 1;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if ((d >= 0x30 && d <= 0x39) || d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || d === 0x2d) j++;
+        else break;
+      }
+      const token = text.slice(i, j);
+      if (Number(token) === 0 && /[1-9]/.test(token.replace(/[eE].*$/, ''))) return token;
+      i = j - 1;
+    }
   }
   return undefined;
 }
