@@ -14,12 +14,14 @@ interface Waiter {
  * at once took the server to 2.1 GB. Waiting costs only a socket: the body stays unread (TCP
  * holds it back), and more than `maxWaiting` waiting are refused with 503 and a Retry-After.
  *
- * The slots are shared by every account, so one account holds at most `atOnce − 1` of them (one
- * when there are two), and a slot that frees goes to the first waiting upload of an account under
- * that share: a helper's two slow uploads from one account held both slots and kept every other
- * account's batches waiting for the 300 s the server gives a request. A slot's body must keep
- * arriving: a pause of `idleMs`, or an average under `minBytesPerSecond` once it has had
- * `rateGraceMs`, is 408 and the connection closed (a byte a second never pauses).
+ * The slots are shared by every account: while another account waits, one account takes no more
+ * than `atOnce − 1` of them (one when there are two), a slot that frees goes first to the waiting
+ * upload of an account under that share, and one account's uploads fill at most a quarter of the
+ * waiting places; alone, an account uses every slot. A helper's two slow uploads from one account
+ * held both slots and kept every other account's batches waiting for the 300 s the server gives a
+ * request. A slot's body must keep arriving: a pause of `idleMs`, or an average under
+ * `minBytesPerSecond` once it has had `rateGraceMs`, is 408 and the connection closed (a byte a
+ * second never pauses), so a slot taken while nobody else waited is not held for long.
  */
 export function registerLargeBodyLimit(
   app: FastifyInstance,
@@ -36,21 +38,23 @@ export function registerLargeBodyLimit(
     busy++;
     held.set(account, (held.get(account) ?? 0) + 1);
   };
-  const mayTake = (account: string) => busy < options.atOnce && (held.get(account) ?? 0) < share;
+  const underShare = (account: string) => (held.get(account) ?? 0) < share;
+  const othersWait = (account: string) => waiting.some((w) => w.account !== account);
+  const mayTake = (account: string) => busy < options.atOnce && (underShare(account) || !othersWait(account));
+  const perAccountWaiting = Math.max(1, Math.floor(options.maxWaiting / 4));
   const release = (account: string) => {
     busy--;
     const n = (held.get(account) ?? 1) - 1;
     if (n > 0) held.set(account, n);
     else held.delete(account);
-    for (let i = 0; i < waiting.length && busy < options.atOnce; ) {
-      const w = waiting[i]!;
-      if (!mayTake(w.account)) {
-        i++;
-        continue;
-      }
-      waiting.splice(i, 1);
-      take(w.account);
-      w.grant();
+    while (busy < options.atOnce && waiting.length > 0) {
+      // the first waiter of an account under its share; failing that, the first whose account no other waits beside
+      const at = waiting.findIndex((w) => underShare(w.account));
+      const next = at >= 0 ? at : waiting.findIndex((w) => !othersWait(w.account));
+      if (next < 0) break;
+      const [w] = waiting.splice(next, 1);
+      take(w!.account);
+      w!.grant();
     }
   };
 
@@ -71,7 +75,7 @@ export function registerLargeBodyLimit(
     const account = request.principal?.account.id ?? '';
     if (mayTake(account)) take(account);
     else {
-      if (waiting.length >= options.maxWaiting) {
+      if (waiting.length >= options.maxWaiting || waiting.filter((w) => w.account === account).length >= perAccountWaiting) {
         throw new ServiceError(503, 'busy', 'Too many large uploads are in progress; retry shortly.', undefined, { 'retry-after': '5' });
       }
       let left = false;

@@ -149,23 +149,61 @@ describe('large-upload turns are shared between accounts', () => {
     return { answer: closed, stop: () => (clearInterval(timer), socket.destroy()) };
   }
 
-  it("an account's second large upload waits while another account's goes through", async () => {
+  const post = (token: string, sid: string, prefix: string) =>
+    fetch(`http://127.0.0.1:${port}${cs(`session/${sid}/identifications/`)}`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: body(prefix), signal: AbortSignal.timeout(15_000) }).then((r) => r.status);
+
+  it('alone, an account uses every turn', async () => {
+    const a = await h.newAccount();
+    const sid = await createSession(h, {}, a.token);
+    const slow = await slowUpload(a.token, sid, 'lone-slow', 500);
+    try {
+      await new Promise((r) => setTimeout(r, 200));
+      const t0 = Date.now();
+      expect(await post(a.token, sid, 'lone-fast')).toBe(200);
+      // the second turn, while the first is still held (the rate limit would end it at 1.5 s)
+      expect(Date.now() - t0).toBeLessThan(1_200);
+    } finally {
+      slow.stop();
+    }
+  }, 30_000);
+
+  it("a freed turn goes to another account's waiting upload before this account's next", async () => {
     const a = await h.newAccount();
     const b = await h.newAccount();
     const sidA = await createSession(h, {}, a.token);
     const sidB = await createSession(h, {}, b.token);
+    // account A takes both turns while nobody else waits, then queues a third upload
     const a1 = await slowUpload(a.token, sidA, 'a1', 500);
     const a2 = await slowUpload(a.token, sidA, 'a2', 500);
     await new Promise((r) => setTimeout(r, 200));
+    const order: string[] = [];
+    const a3 = post(a.token, sidA, 'a3').then((status) => (order.push('a3'), status));
+    await new Promise((r) => setTimeout(r, 100));
+    const bDone = post(b.token, sidB, 'b').then((status) => (order.push('b'), status));
     try {
-      const t0 = Date.now();
-      const res = await fetch(`http://127.0.0.1:${port}${cs(`session/${sidB}/identifications/`)}`, { method: 'POST', headers: { authorization: `Token ${b.token}`, 'content-type': 'application/json' }, body: body('b'), signal: AbortSignal.timeout(10_000) });
-      expect(res.status).toBe(200);
-      // answered while account A's first upload still holds its turn (well before the rate limit's 1.5 s ends it)
-      expect(Date.now() - t0).toBeLessThan(1_200);
+      // A's trickled uploads lose their turns to the rate limit (1.5 s); B's upload takes the first freed one
+      expect(await bDone).toBe(200);
+      expect(await a3).toBe(200);
+      expect(order).toEqual(['b', 'a3']);
     } finally {
       a1.stop();
       a2.stop();
+    }
+  }, 30_000);
+
+  it("one account's uploads fill at most a quarter of the waiting places", async () => {
+    const a = await h.newAccount();
+    const sid = await createSession(h, {}, a.token);
+    const held = [await slowUpload(a.token, sid, 'h1', 300), await slowUpload(a.token, sid, 'h2', 300)];
+    await new Promise((r) => setTimeout(r, 200));
+    // 32 waiting places: 8 for one account, the ninth is told to come back
+    const waiting = await Promise.all(Array.from({ length: 8 }, (_, i) => slowUpload(a.token, sid, `w${i}`, 100_000)));
+    await new Promise((r) => setTimeout(r, 300));
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}${cs(`session/${sid}/identifications/`)}`, { method: 'POST', headers: { authorization: `Token ${a.token}`, 'content-type': 'application/json' }, body: body('ninth'), signal: AbortSignal.timeout(10_000) });
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5']);
+    } finally {
+      for (const u of [...held, ...waiting]) u.stop();
     }
   }, 30_000);
 
