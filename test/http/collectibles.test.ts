@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { parseColumnMap } from '../../src/catalog/formats/generic-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
-import { wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
+import { sportOfHints, wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
@@ -385,6 +385,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(hinted2.records[0]!._objects![0]!._identification.best_match).toBeNull();
     expect(hinted2.records[0]!.Category).toBe('Sport Card/Basketball');
     expect(hinted2.records[1]!._objects![0]!._identification.best_match).toMatchObject({ name: 'Marcus Stroman', card_number: '50' });
+    // another name of the sport is the sport (MLB, Ice Hockey / hockey)
+    expect([sportOfHints({ Category: 'Sport Card/MLB' }), sportOfHints({ Subcategory: 'Ice Hockey' }), sportOfHints({ Category: 'American Football' }), sportOfHints({ Category: 'Sport Card' })]).toEqual(['baseball', 'hockey', 'football', undefined]);
     const o = r._objects![0]!;
     expect(o['Top Category']).toEqual([{ id: 1, name: 'Sport Card', prob: 1 }]);
     expect(o._tags.Autograph).toEqual([{ id: 1, name: 'no', prob: 1, 'pre-filled': true }]);

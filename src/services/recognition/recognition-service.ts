@@ -710,14 +710,17 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
 }
 
 /** Sports as checklists and hints name them, letters only, lower case. */
-const SPORTS = new Set(['baseball', 'basketball', 'football', 'americanfootball', 'hockey', 'icehockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball', 'formula1', 'nascar']);
+const SPORTS = new Set(['baseball', 'basketball', 'football', 'hockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball']);
+/** Other names of one sport, as hints and checklists write them. */
+const SPORT_NAMES: Record<string, string> = { americanfootball: 'football', icehockey: 'hockey', nhl: 'hockey', nfl: 'football', nba: 'basketball', mlb: 'baseball', formula1: 'racing', f1: 'racing', nascar: 'racing', ufc: 'mma' };
 const letters = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
+const sportKey = (s: string) => SPORT_NAMES[letters(s)] ?? letters(s);
 
 /** The sport a `/sport_id` record's `Category` or `Subcategory` hint names (`Sport Card/Basketball`, `Hockey`), letters only; undefined when none. */
 export function sportOfHints(record: Record<string, unknown>): string | undefined {
   for (const hint of [record.Subcategory, record.Category]) {
     if (typeof hint !== 'string') continue;
-    for (const part of hint.split('/')) if (SPORTS.has(letters(part))) return letters(part);
+    for (const part of hint.split('/')) if (SPORTS.has(sportKey(part))) return sportKey(part);
   }
   return undefined;
 }
@@ -731,7 +734,7 @@ function keepSport(ranked: Ranked[], sport: string | undefined): Ranked[] {
   if (!sport) return ranked;
   return ranked.filter((r) => {
     const named = r.search.detail(r.card.key)?.card.fields.sport;
-    return typeof named !== 'string' || !named || letters(named) === sport;
+    return typeof named !== 'string' || !named || sportKey(named) === sport;
   });
 }
 
