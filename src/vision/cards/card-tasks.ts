@@ -61,7 +61,8 @@ let versionsCache: Record<string, string> | undefined;
  */
 export function cardVersions(): Record<string, string> {
   const src = (f: string) => new URL(f, import.meta.url);
-  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('../geometry/plane-geometry.ts')];
+  // how a photo is decoded and the task run (card-tasks.ts, media/) moves every measurement: the size a photo is measured at changed once without a version moving
+  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('../geometry/plane-geometry.ts'), src('./card-tasks.ts'), src('../../media/decode-rgb.ts'), src('../../media/jpeg-reduce.ts')];
   const detector = [
     ...geometry,
     src('../../../models/card-detector.onnx'),
@@ -79,10 +80,10 @@ export function cardVersions(): Record<string, string> {
   versionsCache ??= {
     detection: sourceVersion(...detector),
     points: sourceVersion(...detector),
-    corners: sourceVersion(src('../grading/card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
-    edges: sourceVersion(src('../grading/card-wear.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
-    surface: sourceVersion(src('../grading/card-surface.ts'), src('./card-geometry.ts'), src('./card-tasks.ts')),
-    centering: sourceVersion(src('../grading/card-centering.ts'), src('./card-geometry.ts')),
+    corners: sourceVersion(src('../grading/card-wear.ts'), ...geometry),
+    edges: sourceVersion(src('../grading/card-wear.ts'), ...geometry),
+    surface: sourceVersion(src('../grading/card-surface.ts'), ...geometry),
+    centering: sourceVersion(src('../grading/card-centering.ts'), ...geometry),
   };
   return versionsCache;
 }
