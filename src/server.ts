@@ -41,7 +41,7 @@ async function shutdown(signal: string): Promise<void> {
   // answer (their clients see the connection close), and what they held is given back by the next
   // start's sweeps (credit holds within the hour, unfinished uploads' files).
   const force = setTimeout(() => {
-    app.log.error({ inFlight: app.loupe.inFlight.count }, 'stopped after 15 s with requests still running: they are cut off unanswered (exit 1)');
+    app.log.error({ inFlight: app.loupe.inFlight.count }, 'stopped after 15 s with requests still running (inFlight: handlers; uploads still arriving are not counted): they are cut off unanswered (exit 1)');
     process.exit(1);
   }, 15_000);
   force.unref();
