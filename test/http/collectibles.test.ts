@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -220,6 +221,22 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._ocr.full_text).toMatch(/Vrombi/i);
     const listed = [o._identification.best_match, ...o._identification.alternatives].filter((m) => m !== null).map((m) => m!.id);
     expect(listed[0]).toBe('tsv-998');
+  }, 120_000);
+
+  // a real photo (../shared/datasets/real_card_photos, where present) on a 3000 x 4000 grey frame, as a helper sent it:
+  // the whole photo's first stage (256 px) gives no card, its tiles do
+  const dubwool = path.resolve(import.meta.dirname, '../../../shared/datasets/real_card_photos/shrey_pokemon_card_outliner/416068153_901421341416462_1373495215544760001_n_jpg.rf.3635747a5806a2dfe525a3120f934eb8.jpg');
+  it.runIf(fsSync.existsSync(dubwool))('finds a small card in a large frame, as grading does, through the tiles where nothing else found a card', async () => {
+    const photoFile = await sharp(dubwool).resize(1080, 1440).toBuffer();
+    const frame = await sharp({ create: { width: 3000, height: 4000, channels: 3, background: '#808080' } })
+      .composite([{ input: photoFile, left: 900, top: 1200 }])
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: frame.toString('base64') }] } });
+    const rec = (res.json() as { records: Rec[] }).records[0]!;
+    expect(rec._status.code, JSON.stringify(rec._status)).toBe(200);
+    const [x0, y0, x1, y1] = rec._objects![0]!.bound_box as [number, number, number, number];
+    expect([x0 >= 900, y0 >= 1200, x1 <= 1980, y1 <= 2640]).toEqual([true, true, true, true]);
   }, 120_000);
 
   it('gives each bad record its own status: no card 404, broken image 400; analyze_all takes one record', async () => {

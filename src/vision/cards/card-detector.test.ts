@@ -151,11 +151,11 @@ describe('the second look, from the corner map', () => {
     expect(worstCorner(cards[0]!.quad, scale, truth)).toBeLessThan(0.03);
     // a card neither map nor refiner vouched for is kept only at the verifier's second-look threshold
     expect(cards[0]!.verified).toBeGreaterThanOrEqual(0.998);
-    // the card map alone gives no card here; recognition's detection (the second look without the few-card tiles) finds it
+    // the card map alone gives no card here; recognition's detection (the second look; the few-card tiles only where nothing is found) finds it
     const img = await decodeCardPhoto(photoBytes(`cards/${name}`), 100e6);
     const pixels = { data: img.data, width: img.width, height: img.height };
     expect(await detector.detect(pixels, 'refine', { secondLook: false })).toEqual([]);
-    const read = await detector.detect(pixels, 'refine', { secondLook: true, fewTiles: false });
+    const read = await detector.detect(pixels, 'refine', { secondLook: true, fewTiles: 'when-none' });
     expect(read).toHaveLength(1);
     expect(read[0]!.quad).toEqual(cards[0]!.quad);
   });
@@ -201,11 +201,11 @@ describe('tiles of a photo with few cards found', () => {
       const ys = c.quad.map((p) => p[1]);
       expect(Math.max(...boxes.map((b) => iou([Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)], b)))).toBeGreaterThan(0.5);
     }
-    // recognition's detection (the second look, not the few-card tiles) tiles only photos with two cards or more
+    // recognition's detection (the second look; the few-card tiles only where nothing is found) tiles a photo with one card no further
     const img = await decodeCardPhoto(photoBytes(`cards/${name}`), 100e6);
     const pixels = { data: img.data, width: img.width, height: img.height };
     expect(await detector.detect(pixels, 'refine', { secondLook: false })).toHaveLength(1);
-    expect(await detector.detect(pixels, 'refine', { secondLook: true, fewTiles: false })).toHaveLength(1);
+    expect(await detector.detect(pixels, 'refine', { secondLook: true, fewTiles: 'when-none' })).toHaveLength(1);
   });
 });
 

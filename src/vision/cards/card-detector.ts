@@ -183,12 +183,12 @@ export class CardDetector {
    * centre map's outline in place of a card the card map gave that is refused (`centres`); and
    * (`secondLook`) the corner map's outlines where the photo gives no card ({@link secondLook}),
    * and the tiles of a photo that gives fewer than {@link TILE_WHEN} cards, whose own cards are
-   * then kept at {@link MIN_SECOND_LOOK} (`fewTiles`, as `secondLook` unless given). Recognition
-   * reads with the second look and without those tiles: it reads the largest card, and the tiles
-   * cost four more passes and the reads of the small cards they find (docs/card-detector.md
-   * "Second look", "Centre outlines", "Tiles of a photo with few cards"; docs/recognition.md).
+   * then kept at {@link MIN_SECOND_LOOK} (`fewTiles`, as `secondLook` unless given; `when-none`: only
+   * when nothing else found a card). Recognition reads with the second look and `when-none`: it reads
+   * the largest card, and the tiles cost four more passes (docs/card-detector.md "Second look",
+   * "Centre outlines", "Tiles of a photo with few cards"; docs/recognition.md).
    */
-  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; fewTiles?: boolean; centres?: boolean } = {}): Promise<DetectedCard[]> {
+  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; fewTiles?: boolean | 'when-none'; centres?: boolean } = {}): Promise<DetectedCard[]> {
     const maps = await this.maps(img);
     const centres = method === 'refine' && options.centres !== false;
     const whole = await this.candidates(img, maps, [0, 0], method, [], centres);
@@ -204,7 +204,7 @@ export class CardDetector {
     };
     found.forEach(keep);
     const few = kept.length < TILE_WHEN;
-    if (!few || (options.fewTiles ?? look)) {
+    if (!few || (options.fewTiles === 'when-none' ? kept.length === 0 : (options.fewTiles ?? look))) {
       // Small cards were lost at 256 px (a binder page, a table of cards, a game still), so the
       // photo's four corner tiles are looked at too; a card found twice keeps its whole-photo
       // outline (docs/card-detector.md "Tiles").

@@ -165,10 +165,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
         prob = located.prob;
       }
     } else {
-      // recognition reads the largest card: with the second look, without the tiles of few-card photos
-      // (four more passes, and reads of the small cards they find; docs/recognition.md, Figures,
-      // "The second look, and a total read on a large card")
-      found = await (await cardDetector()).detect(pixels, 'refine', task.op === 'read' ? { secondLook: true, fewTiles: false } : {});
+      // recognition reads the largest card: with the second look, and the tiles of a few-card photo only
+      // where nothing else found a card (four more passes; docs/recognition.md, Figures, "Tiles where
+      // nothing is found")
+      found = await (await cardDetector()).detect(pixels, 'refine', task.op === 'read' ? { secondLook: true, fewTiles: 'when-none' } : {});
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
       if (task.op === 'read') {
