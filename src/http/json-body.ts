@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import sjson from 'secure-json-parse';
 import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
-import { duplicateKeyIn } from './json-duplicate-keys.ts';
+import { duplicateKeyIn, stringEnd } from './json-duplicate-keys.ts';
 
 /** A parsed body, or why it is refused (plain data, so it can come back from a worker thread). */
 export type ParsedBody = { value: unknown } | { error: { status: number; code: string; detail: string } };
@@ -61,15 +61,8 @@ export function underflowIn(text: string): string | undefined {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // skip the string: to the next quote not escaped by an odd run of backslashes
-      let end = text.indexOf('"', i + 1);
-      for (;;) {
-        if (end < 0) return undefined;
-        let b = end - 1;
-        while (text.charCodeAt(b) === 0x5c) b--;
-        if ((end - 1 - b) % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
       i = end;
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       let j = i + 1;

@@ -13,14 +13,8 @@ export function duplicateKeyIn(text: string): string | undefined {
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      let end = text.indexOf('"', i + 1);
-      // a quote preceded by an odd run of backslashes is escaped
-      for (;;) {
-        let b = end - 1;
-        while (text.charCodeAt(b) === 0x5c) b--;
-        if ((end - 1 - b) % 2 === 0) break;
-        end = text.indexOf('"', end + 1);
-      }
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
       if (keyNext) {
         const inner = text.slice(i + 1, end);
         const key = inner.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : inner;
@@ -44,4 +38,20 @@ export function duplicateKeyIn(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Where the JSON string opening at `start` (a quote) ends: the next quote not escaped by an odd run
+ * of backslashes; -1 when the text ends first. One native scan per quote, so a string of megabytes
+ * (an image's base64) costs no more than `indexOf`.
+ */
+export function stringEnd(text: string, start: number): number {
+  let end = text.indexOf('"', start + 1);
+  while (end >= 0) {
+    let b = end - 1;
+    while (text.charCodeAt(b) === 0x5c) b--;
+    if ((end - 1 - b) % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+  return -1;
 }
