@@ -211,6 +211,9 @@ describe('CSV records', () => {
     const short = await files.write('short.csv', 'id,name,set\n1,Alpha,S\n2,Beta\n');
     const err = await rejection(collect(readCsvRecords(short)));
     expect(err.message).toBe(`${short} line 3: 2 fields where the header has 3 columns`);
+    // two faults in one read: the earlier line's is named (a stray quote further down was named first)
+    const two = await files.write('two.csv', `id,name,set\n1,Alpha,S\n2,Beta,S,EXTRA\n${Array.from({ length: 40 }, (_, i) => `${i + 3},Card,S\n`).join('')}99,Sti"tch,S\n`);
+    expect((await rejection(collect(readCsvRecords(two)))).message).toBe(`${two} line 3: 4 fields where the header has 3 columns`);
     const twice = await files.write('twice.csv', 'id,name,id\n1,a,1\n');
     expect((await rejection(collect(readCsvRecords(twice)))).problem).toMatch(/names column "id" twice/);
     const empty = await files.write('empty.csv', '');

@@ -559,7 +559,13 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
   const early: ByteProgress = (read, total) => (read < total ? progress?.(read, total) : (size = total));
   try {
     for await (const chunk of textChunks(file, early)) {
-      splitter.push(chunk, rows);
+      try {
+        splitter.push(chunk, rows);
+      } catch (err) {
+        // the rows split before the fault are checked first: an earlier line's fault is the one to name
+        yield* take();
+        throw err;
+      }
       yield* take();
     }
   } catch (err) {
