@@ -74,6 +74,11 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
     // a set code the catalog does not hold is said so, not an empty list
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--set', 'MEW')).stderr).toMatch(/No card of keys is in a set with the code "MEW"/);
+    // a sport checklist's cards carry a set's name and no code: the name, any case, as recognition's set_code hint takes it
+    await loupe('catalog', 'import', '--kind', 'sports', '--csv', fixture('sports/topps_checklist.csv'), '--catalog', 'sets-by-name');
+    const bySet = (await loupe('catalog', 'cards', '--catalog', 'sets-by-name', '--set', '2022 topps test series 1')).result as { cards: { set_name: string }[] };
+    expect(bySet.cards.length).toBeGreaterThan(0);
+    expect(new Set(bySet.cards.map((c) => c.set_name))).toEqual(new Set(['2022 Topps Test Series 1']));
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--name', 'a', '--number', '1')).code).toBe(2);
     const unknown = await fails('catalog', 'cards', '--catalog', 'nope');
     expect(unknown.code).toBe(1);

@@ -112,22 +112,28 @@ export class CatalogService {
   async findCards(request: { catalog: string; name?: string | undefined; number?: string | undefined; setCode?: string | undefined; limit: number }): Promise<{ catalog: string; cards: FoundCard[] }> {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
-    const { limit, setCode } = request;
-    // a set code the catalog does not hold (a printed code, a set's name) would answer nothing, silently
+    const { limit } = request;
+    let setCode = request.setCode;
+    let setName: string | undefined;
+    // a set code the catalog does not hold would answer nothing, silently; in a catalog whose cards carry a set's
+    // name and no code (sport checklists, comics) the name as any case writes it, as recognition's set_code hint takes it
     if (setCode !== undefined && !(await this.store.holdsSet(catalog.id, setCode))) {
-      throw badRequest(`No card of ${catalog.name} is in a set with the code "${setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5, MTGJSON's set codes such as LEA; \`loupe catalog cards\` lists them on each card).`);
+      const wanted = setCode.trim().toLowerCase();
+      setName = (await this.store.cardSets(catalog.id)).find((s) => s.code === null && s.name !== null && s.name.toLowerCase() === wanted)?.name ?? undefined;
+      if (setName === undefined) throw badRequest(`No card of ${catalog.name} is in a set with the code "${setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5, MTGJSON's set codes such as LEA; a sport checklist's or comics catalog's set by its name; \`loupe catalog cards\` lists them on each card).`);
+      setCode = undefined;
     }
     let cards: StoredCard[] = [];
     if (request.name !== undefined) {
       if (!normalizeName(request.name)) throw badRequest('--name holds no letter or digit to search by.');
       for (const match of await this.store.searchNames(catalog.id, request.name, { limit: 50 })) {
-        cards.push(...(await this.store.cardsByName(catalog.id, match.nameNorm, { setCode, limit: limit - cards.length })));
+        cards.push(...(await this.store.cardsByName(catalog.id, match.nameNorm, { setCode, setName, limit: limit - cards.length })));
         if (cards.length >= limit) break;
       }
     } else if (request.number !== undefined) {
-      cards = (await this.store.cardsByNumber(catalog.id, numberKey(request.number), { setCode })).slice(0, limit);
+      cards = (await this.store.cardsByNumber(catalog.id, numberKey(request.number), { setCode, setName })).slice(0, limit);
     } else {
-      cards = await this.store.cards(catalog.id, { limit, setCode });
+      cards = await this.store.cards(catalog.id, { limit, setCode, setName });
     }
     return { catalog: catalog.name, cards: cards.map((c) => ({ card: c.key, name: c.name, number: c.number, set_code: c.setCode, set_name: c.setName, rarity: c.rarity, year: c.year })) };
   }
