@@ -174,15 +174,15 @@ async function run(services: Services, command: string, values: Values, rest: st
       return accounts.createAccount({ name: need(values.name, 'name'), credits, ...(values.services !== undefined ? { services: parseServices(values.services) } : {}) });
     }
     case 'account list':
-      return { accounts: await accounts.listAccounts() };
+      return { accounts: (await accounts.listAccounts()).map(snakeKeys) };
     case 'account show': {
       const id = need(values.account, 'account');
-      return { ...(await accounts.getAccount(id)), workspaces: await accounts.listWorkspaces(id) };
+      return { ...snakeKeys(await accounts.getAccount(id)), workspaces: (await accounts.listWorkspaces(id)).map(snakeKeys) };
     }
     case 'workspace add':
       return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
     case 'workspace list':
-      return { workspaces: await accounts.listWorkspaces(need(values.account, 'account')) };
+      return { workspaces: (await accounts.listWorkspaces(need(values.account, 'account'))).map(snakeKeys) };
     case 'token add':
       return accounts.addToken(need(values.account, 'account'), values.name ?? '');
     case 'token list':
@@ -517,3 +517,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
 }
 
+/**
+ * A record's keys in the snake_case every other command prints (`created_at`, `token_id`): account and
+ * workspace listings printed the store's camelCase (`createdAt`, `isDefault`), which tripped scripts using jq.
+ */
+function snakeKeys<T extends object>(record: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+}

@@ -198,7 +198,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await fails('workspace', 'add', '--account', created.account, '--name', ' ')).stderr).toMatch(/A workspace needs a non-empty name/);
 
     const shown = await loupe('account', 'show', '--account', created.account);
-    expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'] });
+    expect(shown).toMatchObject({ id: created.account, name: 'Card Shop', credits: 9, services: ['cardstream'], created_at: expect.stringMatching(/Z$/) });
+    // keys in the snake_case of every other command (account and workspace listings printed camelCase)
+    expect(shown.workspaces[0]).toMatchObject({ account_id: created.account, is_default: true, created_at: expect.any(String) });
+    expect(JSON.stringify(shown)).not.toMatch(/createdAt|isDefault|accountId/);
     expect(shown.workspaces).toHaveLength(2);
     // Tokens are stored hashed: the database file never contains one.
     if (backend === 'sqlite') {
