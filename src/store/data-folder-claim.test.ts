@@ -18,6 +18,18 @@ describe('claimDataFolder', () => {
     claimDataFolder(dir)();
   });
 
+  it("makes a new data folder its owner's alone, and leaves no journal beside the lock", () => {
+    const fresh = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-new-')), 'data');
+    try {
+      const release = claimDataFolder(fresh);
+      expect((fs.statSync(fresh).mode & 0o777).toString(8)).toBe('700');
+      expect(fs.readdirSync(fresh).sort()).toEqual(['server.lock', 'server.pid']);
+      release();
+    } finally {
+      fs.rmSync(path.dirname(fresh), { recursive: true, force: true });
+    }
+  });
+
   it('names the file and the likely cause when the folder cannot be written (SQLite said only "unable to open database file")', () => {
     const odd = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-odd-'));
     try {

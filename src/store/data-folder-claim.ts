@@ -27,6 +27,8 @@ export function claimDataFolder(dataDir: string): () => void {
     throw cannotOpen(err);
   }
   try {
+    // the lock holds no data: no journal file beside it (one was left readable by everyone)
+    lock.pragma('journal_mode = MEMORY');
     lock.pragma('locking_mode = EXCLUSIVE');
     lock.exec('BEGIN EXCLUSIVE');
   } catch (err) {

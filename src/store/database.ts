@@ -400,7 +400,8 @@ export class NotWritable extends Error {
 /** The data folder, made if missing; a path that is a file, or cannot be made, is said in those words. */
 export function makeDataFolder(dataDir: string): void {
   try {
-    fs.mkdirSync(dataDir, { recursive: true });
+    // a folder Loupe makes is its owner's alone, as the files in it are (an existing one keeps its mode)
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it, or a folder on its path, is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'this user may not make it there' : (err as Error).message;
