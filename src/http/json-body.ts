@@ -54,8 +54,10 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
  * one too small cannot be told from a zero sent, so it is looked for in the text, and only when the
  * text has a negative exponent of two digits or more or a long run of zeros after a point.
  */
+const ZEROS = '.' + '0'.repeat(250);
 export function underflowIn(text: string): string | undefined {
-  if (!/[eE]-0*[1-9]\d|\.0{250}/.test(text)) return undefined;
+  // native substring searches first: an image's base64 (no "-") passes in a few milliseconds
+  if (text.indexOf('e-') < 0 && text.indexOf('E-') < 0 && text.indexOf(ZEROS) < 0) return undefined;
   // a scan by hand: a regex over a string of megabytes (an image's base64) ran out of stack in V8
   const n = text.length;
   for (let i = 0; i < n; i++) {
