@@ -17,6 +17,8 @@ describe('readLocalImage', () => {
     await fs.writeFile(path.join(dir, 'secret.txt'), 'secret');
     await fs.writeFile(path.join(root, 'big.jpg'), Buffer.alloc(2048));
     await fs.symlink(path.join(dir, 'secret.txt'), path.join(root, 'out.jpg'));
+    // a folder link out of the root: a file missing there must read as "outside", not "does not exist"
+    await fs.symlink(dir, path.join(root, 'dirlink'));
     link = path.join(dir, 'root-link');
     await fs.symlink(root, link);
     execFileSync('mkfifo', [path.join(root, 'pipe.jpg')]);
@@ -41,6 +43,9 @@ describe('readLocalImage', () => {
     ['a FIFO (would block a thread forever)', 'pipe.jpg', /not a regular file/],
     ['a directory', 'sub', /not a regular file/],
     ['a missing file', 'nope.jpg', /does not exist/],
+    ['a file under a folder link out, present', 'dirlink/secret.txt', /outside/],
+    ['a file under a folder link out, missing (no oracle of what exists there)', 'dirlink/nonexistent.jpg', /outside/],
+    ['a missing file in a missing folder', 'nofolder/nope.jpg', /does not exist/],
     ['too large', 'big.jpg', /larger than 1024/],
   ])('refuses %s', async (_label, file, reason) => {
     await expect(readLocalImage(file, root, 1024)).rejects.toThrow(reason);

@@ -31,6 +31,9 @@ export async function readLocalImage(file: string, root: string | undefined, max
   try {
     real = await fs.realpath(wanted);
   } catch {
+    // a missing file under a link that leads out of the root is "outside" too: "does not exist" there told a
+    // client which files exist in the folder the link points to
+    if (!inside(await nearestRealAncestor(wanted), realRoot)) throw new ImageLoadError('the file is outside the folder this server reads');
     throw new ImageLoadError('the file does not exist');
   }
   if (!inside(real, realRoot)) throw new ImageLoadError('the file is outside the folder this server reads');
@@ -60,5 +63,16 @@ export async function readLocalImage(file: string, root: string | undefined, max
     throw new ImageLoadError(code === 'EACCES' || code === 'EPERM' ? 'the server may not read the file' : code === 'ELOOP' ? 'the file is a symbolic link that changed' : 'the file cannot be read');
   } finally {
     await handle?.close();
+  }
+}
+
+/** The real path of the deepest folder on `p`'s path that exists. */
+async function nearestRealAncestor(p: string): Promise<string> {
+  for (let dir = path.dirname(p); ; dir = path.dirname(dir)) {
+    try {
+      return await fs.realpath(dir);
+    } catch {
+      if (dir === path.dirname(dir)) return dir;
+    }
   }
 }
