@@ -454,7 +454,8 @@ export class RecognitionService {
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
     ].join('; ');
-    const best = objects[0]!._identification.best_match;
+    // the largest card's match; with analyze_all, where it has none, the next card's that has one
+    const best = objects.find((o) => o._identification.best_match)?._identification.best_match ?? null;
     const kind = best?.subcategory ?? null;
     // a match names the record's category: its game or sport, or (comics have no subcategory) the family alone
     const category = kind ? `${family.categoryPath}/${kind}` : best ? family.categoryPath : null;
