@@ -80,7 +80,8 @@ export async function loadMediaSecret(dataDir: string, fromEnv: string | undefin
   const existing = await existingMediaSecret(dataDir, fromEnv);
   if (existing) return existing;
   const file = path.join(dataDir, SECRET_FILE);
-  await fsp.mkdir(dataDir, { recursive: true });
+  // a data folder Loupe makes is its owner's alone, as on SQLite (an existing one keeps its mode)
+  await fsp.mkdir(dataDir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const handle = await fsp.open(tmp, 'wx', 0o600);
   try {
