@@ -48,13 +48,14 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
   return { value };
 }
 
+const ZEROS = '.' + '0'.repeat(250);
+
 /**
  * The first number the text writes that is not zero but too small for a double (`1e-400`, parsed as 0),
  * or undefined. A number too large is Infinity after parsing and refused where it would be kept;
  * one too small cannot be told from a zero sent, so it is looked for in the text, and only when the
  * text has a negative exponent of two digits or more or a long run of zeros after a point.
  */
-const ZEROS = '.' + '0'.repeat(250);
 export function underflowIn(text: string): string | undefined {
   // native substring searches first: an image's base64 (no "-") passes in a few milliseconds
   if (text.indexOf('e-') < 0 && text.indexOf('E-') < 0 && text.indexOf(ZEROS) < 0) return undefined;

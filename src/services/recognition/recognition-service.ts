@@ -129,7 +129,6 @@ export const MAX_MATCH_DISTANCE = distanceOf(MIN_SCORE);
 
 type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
-/** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
 /**
  * Whether an image read whole for being card-shaped, whose frame the verifier says is no card's outline,
  * holds no card: nothing identified, and nothing only cards print was read.
@@ -143,6 +142,7 @@ export function printsCardFurniture(clues: CardClues): boolean {
   return clues.printCodes.length > 0 || clues.hp !== null || clues.numbers.some((n) => n.total !== null);
 }
 
+/** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
 function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
   return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null, cardWidth: reading.cardWidth };
 }
@@ -717,13 +717,17 @@ const SPORT_NAMES: Record<string, string> = { americanfootball: 'football', iceh
 const letters = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
 const sportKey = (s: string) => SPORT_NAMES[letters(s)] ?? letters(s);
 
+/**
+ * The parts of a record's `Subcategory` and `Category` hints, in that order, each a name as a whole
+ * (`Trading Card Game/Pokemon`: `tradingcardgame`, `pokemon`), not a word inside another name.
+ */
+function hintParts(record: Record<string, unknown>): string[] {
+  return [record.Subcategory, record.Category].flatMap((hint) => (typeof hint === 'string' ? hint.split('/') : []));
+}
+
 /** The sport a `/sport_id` record's `Category` or `Subcategory` hint names (`Sport Card/Basketball`, `Hockey`), letters only; undefined when none. */
 export function sportOfHints(record: Record<string, unknown>): string | undefined {
-  for (const hint of [record.Subcategory, record.Category]) {
-    if (typeof hint !== 'string') continue;
-    for (const part of hint.split('/')) if (SPORTS.has(sportKey(part))) return sportKey(part);
-  }
-  return undefined;
+  return hintParts(record).map(sportKey).find((s) => SPORTS.has(s));
 }
 
 /**
@@ -744,15 +748,9 @@ const hintGames: Record<string, Exclude<(typeof TCG_KINDS)[number], 'csv'>> = { 
 
 /** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
 export function gameOfHints(record: Record<string, unknown>): Exclude<(typeof TCG_KINDS)[number], 'csv'> | undefined {
-  // a part of a path (`Trading Card Game/Pokemon`) that is a game's name as a whole, not a word inside another name
-  for (const hint of [record.Subcategory, record.Category]) {
-    if (typeof hint !== 'string') continue;
-    for (const part of hint.split('/')) {
-      const t = part.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
-      if (Object.hasOwn(hintGames, t)) return hintGames[t];
-    }
-  }
-  return undefined;
+  // letters only: `Pokémon 151` names the game
+  const game = hintParts(record).map((part) => letters(part).replace(/[0-9]/g, '')).find((t) => Object.hasOwn(hintGames, t));
+  return game === undefined ? undefined : hintGames[game];
 }
 
 /**
