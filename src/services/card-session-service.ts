@@ -7,6 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
+import { foldCardNumber } from '../store/card-keys.ts';
 import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
@@ -97,7 +98,7 @@ const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
 function namesCard(field: (typeof identityFields)[number], v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
   const folded = v.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
-  return field === 'card_number' ? folded.replace(/(^|[^0-9])0+(?=[0-9])/g, '$1') : folded;
+  return field === 'card_number' ? foldCardNumber(folded) : folded;
 }
 
 export interface IdentificationView {
@@ -351,15 +352,16 @@ export function derivePrice(priceStats: unknown[] | null | undefined, idType: st
 }
 
 /**
- * Two rows are the same card when kind, name, set and number agree, ignoring case and spaces.
+ * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode
+ * form and a number's leading zeros (as `namesCard`; keys stored before were made again, migration 021).
  * The set is its code when known, else its name; the name falls back to the full name.
  * Rows with neither name nor full name are unidentified and not counted as cards.
  */
 export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null }): string | null {
-  const norm = (s: string | null | undefined) => (s ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
+  const norm = (s: string | null | undefined) => (s ?? '').normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
   const name = norm(row.name) || norm(row.full_name);
   if (!name) return null;
-  return [norm(row.id_type), name, norm(row.set_code) || norm(row.set_name), norm(row.card_number)].join('|');
+  return [norm(row.id_type), name, norm(row.set_code) || norm(row.set_name), foldCardNumber(norm(row.card_number))].join('|');
 }
 
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
+import { refoldCardKey } from './card-keys.ts';
 import { migrate } from './migrate.ts';
 import { prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
@@ -570,6 +571,8 @@ function registerFunctions(sqlite: SQLite.Database): void {
   // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
   sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldForSearch(v) : v));
   // an FTS5 row's length in tokens, all columns: the sum of the varints of its `_docsize` record
+  // migration 021 makes stored card keys again with it
+  sqlite.function('loupe_refold_card_key', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? refoldCardKey(v) : v));
   sqlite.function('fts5_row_tokens', { deterministic: true }, (v: unknown) => (v instanceof Uint8Array ? sumVarints(v) : 0));
 }
 

@@ -496,6 +496,20 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('PATCH', cs(`identification/${sent.id}/`), { body: { price_stats: stats(30) } })).json()).toMatchObject({ price: 3, price_derived: false, price_stats: stats(30) });
   });
 
+  it("summary: a number's leading zeros and a name's Unicode form make no other card", async () => {
+    const sid = await createSession(h);
+    await upload(sid, [
+      card('a', { card_number: '025' }),
+      card('b', { card_number: '25' }),
+      card('c', { name: 'Flabe\u0301be\u0301', card_number: '1' }),
+      card('d', { name: 'Flabébé', card_number: '001' }),
+      card('e', { card_number: '250' }),
+    ]);
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 5, distinct_cards: 3 });
+    // what was sent is kept as sent
+    expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number).sort()).toEqual(['001', '025', '1', '25', '250']);
+  });
+
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
     const sid = await createSession(h);
     const empty = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
