@@ -385,15 +385,30 @@ interface MutableState {
   priceBasis: string | null;
   /** The client sent the price, or a user corrected the row. */
   priceFixed: boolean;
+  /** `PreparedRow.sent` of the row's distinct uploads, the latest last. */
+  sent: string[];
 }
 
-const emptyState: MutableState = { calls: null, duration: null, grading: null, grade: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false };
+const emptyState: MutableState = { calls: null, duration: null, grading: null, grade: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false, sent: [] };
+
+/** The distinct uploads of a row remembered as sent (a retry of one older than these merges as new data). */
+const sentKept = 32;
 
 /**
  * An uploaded row once checked: its time in UTC, and its grading as canonical JSON with the grade
  * it holds, made once per row (a batch may carry 64 MiB of grading).
  */
-type PreparedRow = IdentificationInput & { seenIso: string | null; gradingJson: string | null; grade: number | null };
+type PreparedRow = IdentificationInput & { seenIso: string | null; gradingJson: string | null; grade: number | null; sent: string };
+
+/**
+ * A short hash of what a row's upload sends of the fields a re-send may change. A re-send whose
+ * hash the row already holds is a retry of an earlier upload (an app's queue sending a batch again
+ * after the row was graded again, marked sold or noted): it changes nothing.
+ */
+function sentHash(row: IdentificationInput, gradingJson: string | null): string {
+  const { calls, duration, sold, note, price } = row;
+  return createHash('sha256').update(bodyJson({ calls, duration, sold, note, price })).update('\0').update(gradingJson ?? '').digest('base64url').slice(0, 16);
+}
 
 function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
   const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null;
@@ -407,6 +422,7 @@ function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
     price: sentPrice ? row.price! : state.price,
     priceBasis: sentPrice ? null : state.priceBasis,
     priceFixed: state.priceFixed || sentPrice,
+    sent: [...state.sent, row.sent].slice(-sentKept),
   };
 }
 
@@ -627,7 +643,7 @@ export class CardSessionService {
       const checked = checkRow(row, i);
       // each bad row once, by its first problem, and at most 100 rows (docs/api-decisions.md "Rejected batch")
       if (checked.errors[0] && errors.length < maxRowErrors) errors.push(checked.errors[0]);
-      out.push({ ...row, seenIso: checked.seenIso, gradingJson: checked.gradingJson, grade: gradeOf(row.grading) });
+      out.push({ ...row, seenIso: checked.seenIso, gradingJson: checked.gradingJson, grade: gradeOf(row.grading), sent: sentHash(row, checked.gradingJson) });
     }
     const first = errors[0];
     if (first) throw badRequest(`Row ${first.row}: ${first.field} ${first.message}. The batch was not stored.`, errors);
@@ -662,7 +678,7 @@ export class CardSessionService {
       }
       const before = pending?.state ?? changed.get(row.event_id)?.state ?? this.stateOf(stored!);
       const after = mergeMutable(before, row);
-      if (sameMutable(before, after)) {
+      if (before.sent.includes(row.sent) || sameMutable(before, after)) {
         result.duplicates++;
         continue;
       }
@@ -706,11 +722,13 @@ export class CardSessionService {
       price: row.price,
       priceBasis: row.price_basis === null ? null : canonicalJson(fromJson(row.price_basis)),
       priceFixed: row.corrected_at !== null || (row.price !== null && row.price_basis === null),
+      sent: row.sent_hashes ? row.sent_hashes.split(' ') : [],
     };
   }
 
-  private mutableValues(tx: CardSessionStore, s: MutableState): Pick<IdentificationValues, 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis'> {
+  private mutableValues(tx: CardSessionStore, s: MutableState): Pick<IdentificationValues, 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis' | 'sent_hashes'> {
     return {
+      sent_hashes: s.sent.join(' '),
       calls: s.calls,
       duration: s.duration,
       grading: s.grading,

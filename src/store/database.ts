@@ -103,6 +103,8 @@ export interface CardIdentificationsTable {
   sold: Bool | null;
   note: string | null;
   card_key: string | null;
+  /** Hashes of the distinct uploads of the row's changeable fields, space-separated, latest last (migration 022); null before. */
+  sent_hashes: string | null;
   original: Json | null;
   corrected_at: Timestamp | null;
   created_at: Timestamp;

@@ -230,6 +230,21 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await upload(sid, [card('g', { grading })])).json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
   });
 
+  it("a retry of an earlier batch undoes none of the row's later grading, sold mark or note", async () => {
+    const sid = await createSession(h);
+    const first = card('r1', { sold: false, note: 'page 1 pocket 1', price: 300, grading: { endpoint: 'condition', grades: { final: 7, condition: 'LP' } } });
+    expect((await upload(sid, [first])).json().created).toBe(1);
+    const row = (await list(sid)).results[0];
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { sold: true, note: 'sold at show' } })).statusCode).toBe(200);
+    expect((await upload(sid, [{ event_id: 'r1', grading: { endpoint: 'grade', grades: { final: 9 } } }])).json()).toMatchObject({ updated: 1 });
+    // the app's queue sends the first batch again, byte for byte
+    expect((await upload(sid, [first])).json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ sold: true, note: 'sold at show', grade: 9, grading: { endpoint: 'grade', grades: { final: 9 } } });
+    // new data is still taken
+    expect((await upload(sid, [{ event_id: 'r1', note: 'back in stock', sold: false }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ sold: false, note: 'back in stock', grade: 9 });
+  });
+
   it('accepts limits exactly at the edge, nulls and a naive seen time (read as UTC)', async () => {
     const sid = await createSession(h);
     const edge = {
