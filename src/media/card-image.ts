@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import { decodeHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
 import type { MediaExt } from './media-store.ts';
 
@@ -16,31 +17,49 @@ export interface PreparedCardImage {
   height: number;
 }
 
-const accepted: Record<string, MediaExt> = { jpeg: 'jpg', png: 'png', webp: 'webp' };
+// HEIC and AVIF (iPhone and Android cameras) are stored as JPEG: browsers show few of them
+const accepted: Record<string, MediaExt> = { jpeg: 'jpg', png: 'png', webp: 'webp', heif: 'jpg' };
+const acceptedText = 'JPEG, PNG, WebP, HEIC or AVIF';
 
 /**
  * Checks a card image by decoding it (never by trusting its bytes), and makes the stored
  * original (kept byte for byte when its long edge is within the limit and it needs no rotation,
- * otherwise scaled down) and a JPEG thumbnail. sharp runs on libuv's thread pool, off the event loop.
+ * otherwise scaled down; HEIC and AVIF as JPEG) and a JPEG thumbnail. sharp runs on libuv's thread
+ * pool, HEIC's decoder in its own thread, both off the event loop.
  */
 export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): Promise<PreparedCardImage> {
-  const open = () => sharp(bytes, { limitInputPixels: limits.imagePixels, failOn: 'warning', sequentialRead: true });
+  let open = () => sharp(bytes, { limitInputPixels: limits.imagePixels, failOn: 'warning', sequentialRead: true });
   let meta: sharp.Metadata;
   try {
     meta = await open().metadata();
   } catch (err) {
-    throw pixelLimitError(err, limits.imagePixels, bytes, 'JPEG, PNG or WebP') ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, limits.imagePixels, bytes, acceptedText) ?? new ImageLoadError('the data is not a readable image');
   }
   const ext = meta.format ? accepted[meta.format] : undefined;
   if (!ext) {
-    throw new ImageLoadError(`format ${meta.format ?? 'unknown'} is not accepted; send JPEG, PNG or WebP`, 400, 'unsupported_image_format');
+    throw new ImageLoadError(`format ${meta.format ?? 'unknown'} is not accepted; send ${acceptedText}`, 400, 'unsupported_image_format');
   }
   if (!meta.width || !meta.height) throw new ImageLoadError('the image has no size');
   if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
-  const rotated = (meta.orientation ?? 1) >= 5;
-  const width = rotated ? meta.height : meta.width;
-  const height = rotated ? meta.width : meta.height;
+  let rotated = (meta.orientation ?? 1) >= 5;
+  let needsRotation = (meta.orientation ?? 1) !== 1;
+  if (meta.format === 'heif' && meta.compression === 'hevc') {
+    // libheif applies the file's rotation itself
+    let heic;
+    try {
+      heic = await decodeHeic(bytes);
+    } catch {
+      throw new ImageLoadError('the image data is corrupt or truncated');
+    }
+    const raw = { raw: { width: heic.width, height: heic.height, channels: 4 as const } };
+    open = () => sharp(heic.data, raw);
+    meta = { ...meta, width: heic.width, height: heic.height };
+    rotated = false;
+    needsRotation = false;
+  }
+  const width = rotated ? meta.height! : meta.width!;
+  const height = rotated ? meta.width! : meta.height!;
   try {
     const thumbnail = await open()
       .rotate()
@@ -48,12 +67,11 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: 80 })
       .toBuffer();
-    const needsRotation = (meta.orientation ?? 1) !== 1;
-    if (Math.max(width, height) <= limits.imageLongEdge && !needsRotation) {
+    if (Math.max(width, height) <= limits.imageLongEdge && !needsRotation && meta.format !== 'heif') {
       return { original: bytes, originalExt: ext, thumbnail, width, height };
     }
     const scaled = open().rotate().resize({ width: limits.imageLongEdge, height: limits.imageLongEdge, fit: 'inside', withoutEnlargement: true });
-    const encoded = ext === 'jpg' ? scaled.jpeg({ quality: 88 }) : ext === 'png' ? scaled.png() : scaled.webp({ quality: 88 });
+    const encoded = ext === 'jpg' ? scaled.flatten({ background: '#ffffff' }).jpeg({ quality: 88 }) : ext === 'png' ? scaled.png() : scaled.webp({ quality: 88 });
     const { data, info } = await encoded.toBuffer({ resolveWithObject: true });
     return { original: data, originalExt: ext, thumbnail, width: info.width, height: info.height };
   } catch {

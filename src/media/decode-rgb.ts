@@ -1,5 +1,6 @@
 import sharp from 'sharp';
-import { ImageLoadError, pixelLimitError } from './image-load-error.ts';
+import { decodeHeic } from './heic-decode.ts';
+import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
 
 export interface RgbImage {
   data: Buffer;
@@ -12,35 +13,49 @@ export interface RgbImage {
   originalHeight: number;
 }
 
-export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif'] as const;
+export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif', 'heif'] as const;
+const accepted = 'PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF';
 
 /**
  * Decodes an image to 8-bit sRGB: EXIF orientation applied, first frame of animations, alpha
  * flattened on white, CMYK/greyscale converted, 16-bit reduced. Formats other than JPEG, PNG,
- * TIFF, WebP and GIF (SVG, PDF, HEIF…) are refused; so is anything over `maxPixels`, before it
- * is decoded. `maxEdge` reduces the image (libvips, shrink-on-load where the format allows) so
+ * TIFF, WebP, GIF and HEIF (HEIC as iPhones write it, AVIF) are refused (SVG, PDF…); so is anything
+ * over `maxPixels`, before it is decoded. `maxEdge` reduces the image (libvips, shrink-on-load where the format allows) so
  * its long edge is at most that (or at most what it gives for the image's long edge). Runs on libuv's thread pool, not the event loop.
  */
 export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { maxEdge?: number | ((longEdge: number) => number) } = {}): Promise<RgbImage> {
   // Sequential access: the image is read once, top to bottom (about 10 % cheaper per image).
   const open = () => sharp(bytes, { limitInputPixels: maxPixels, failOn: 'warning', pages: 1, sequentialRead: true });
   let format: string | undefined;
+  let hevc = false;
   let originalWidth = 0;
   let originalHeight = 0;
   try {
     const meta = await open().metadata();
     format = meta.format;
+    hevc = meta.format === 'heif' && meta.compression === 'hevc';
     const swap = (meta.orientation ?? 1) >= 5;
     originalWidth = (swap ? meta.height : meta.width) ?? 0;
     originalHeight = (swap ? meta.width : meta.height) ?? 0;
   } catch (err) {
-    throw pixelLimitError(err, maxPixels, bytes, 'PNG, JPEG, TIFF, WebP or GIF') ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, maxPixels, bytes, accepted) ?? new ImageLoadError('the data is not a readable image');
   }
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
-    throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send PNG, JPEG, TIFF, WebP or GIF`, 400, 'unsupported_image_format');
+    throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send ${accepted}`, 400, 'unsupported_image_format');
   }
+  if (hevc && originalWidth * originalHeight > maxPixels) throw tooManyPixels(maxPixels, originalWidth, originalHeight);
   try {
-    let pipeline = open().rotate();
+    let pipeline: sharp.Sharp;
+    if (hevc) {
+      // libheif has applied the file's rotation and mirroring; its EXIF orientation is not applied again
+      const heic = await decodeHeic(bytes);
+      if (heic.width * heic.height > maxPixels) throw new Error('Input image exceeds pixel limit');
+      originalWidth = heic.width;
+      originalHeight = heic.height;
+      pipeline = sharp(heic.data, { raw: { width: heic.width, height: heic.height, channels: 4 } });
+    } else {
+      pipeline = open().rotate();
+    }
     // Reducing in the decoder (JPEG/WebP shrink-on-load) is what makes hashing fast: for a
     // 128-px target a 1024-px JPEG decodes at 1/8 scale.
     // a function chooses the edge by the image's own (card photos: as JPEG DCT scaling would reduce it)

@@ -415,6 +415,20 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     for (const r of [none, pack]) expect(r!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
   }, 60_000);
 
+  it('grades an iPhone-style HEIC photo: its card found where the JPEG of the same photo gives it', async () => {
+    const single = 'cards/single-1730719045';
+    const [jpg, heic] = await run('localize', [{ _base64: photoBase64(`${single}_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg`) }, { _base64: photoBase64(`${single}.heic`) }]);
+    // the labelled corners of the test above, within 2 % of the width, both ways
+    const truth = [[57.6, 66.13], [262.05, 63.39], [262.26, 346.13], [62.57, 346.21]];
+    for (const r of [jpg!, heic!]) {
+      expect(r._status, JSON.stringify(r._status)).toMatchObject({ code: 200 });
+      (r._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - truth[i]![0]!, p[1]! - truth[i]![1]!)).toBeLessThan(0.02 * 206));
+    }
+    // a camera's HEIC is no cut-out either
+    const [cut] = await run('centering', [{ _base64: photoBase64(`${single}.heic`), transparent: true }]);
+    expect(cut!._status).toMatchObject({ code: 422, text: expect.stringMatching(/no transparent pixels/) });
+  }, 60_000);
+
   it('calls a card in a rigid holder `holder` (the holder classifier)', async () => {
     const [held] = await run('localize', [{ _base64: photoBase64('cards/held-1730718170_jpg.rf.167d50557e4430b542c58f6c23ef836c.jpg') }]);
     expect(held!._status.code).toBe(200);

@@ -509,6 +509,9 @@ async function drawFull(img: RgbPixels, quad: Quad, r: CardResult): Promise<Buff
 
 /** A card on a transparent background: the corners of its opaque region. */
 async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<{ quad: Quad | null; transparent: boolean }> {
+  // a HEIC (which sharp cannot decode; decodeRgb could) is a camera's photo: no cut-out
+  const meta = await sharp(bytes).metadata();
+  if (meta.format === 'heif' && meta.compression === 'hevc') return { quad: [[0, 0], [width, 0], [width, height], [0, height]], transparent: false };
   const alpha = await sharp(bytes).rotate().resize(width, height, { fit: 'fill' }).ensureAlpha().extractChannel(3).raw().toBuffer();
   let minSum = Infinity;
   let maxSum = -Infinity;

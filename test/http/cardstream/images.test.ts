@@ -1,6 +1,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { pngBomb } from '../../helpers/images.ts';
+import { photoBytes } from '../../helpers/photos.ts';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
@@ -186,6 +187,25 @@ describe.each(backends)('card images (%s)', (backend) => {
     const missing = await attach(sid, 'nope', jpeg);
     expect(missing.statusCode).toBe(404);
     expect(missing.json().detail).toContain('nope');
+  });
+
+  it("stores an iPhone's HEIC photo (and an AVIF) as JPEG, since browsers show few of them", async () => {
+    const sid = await withCard();
+    const heic = photoBytes('cards/single-1730719045.heic');
+    const res = await attach(sid, 'c1', heic.toString('base64'));
+    expect(res.statusCode, res.body).toBe(200);
+    const image = await fetchUrl(res.json().image);
+    expect(image.headers['content-type']).toBe('image/jpeg');
+    expect(await sharp(image.rawPayload).metadata()).toMatchObject({ format: 'jpeg', width: 310, height: 430 });
+    expect((await sharp((await fetchUrl(res.json().thumbnail)).rawPayload).metadata()).format).toBe('jpeg');
+    const avif = await sharp(await photo(400, 300)).avif().toBuffer();
+    const stored = await fetchUrl((await attach(sid, 'c1', avif.toString('base64'))).json().image);
+    expect(await sharp(stored.rawPayload).metadata()).toMatchObject({ format: 'jpeg', width: 400, height: 300 });
+    // a cut HEIC is refused, storing nothing
+    const before = await filesUnder(mediaDir);
+    const cut = await attach(sid, 'c1', heic.subarray(0, heic.length >> 1).toString('base64'));
+    expect([cut.statusCode, cut.json().code]).toEqual([400, 'invalid_image']);
+    expect(await filesUnder(mediaDir)).toEqual(before);
   });
 
   describe('rejects what is not a usable image, storing nothing', () => {

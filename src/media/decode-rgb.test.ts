@@ -1,0 +1,37 @@
+import sharp from 'sharp';
+import { afterAll, describe, expect, it } from 'vitest';
+import { photoBytes } from '../../test/helpers/photos.ts';
+import { decodeRgb } from './decode-rgb.ts';
+import { stopDecoder } from './heic-decode.ts';
+
+const name = 'cards/single-1730719045';
+
+/** iPhones store photos as HEIC (HEVC in HEIF), which sharp's libvips reads the header of but cannot decode. */
+describe('decodeRgb of a HEIC photo', () => {
+  afterAll(() => stopDecoder());
+
+  it('gives the pixels the same photo as JPEG gives, and its size', async () => {
+    const heic = await decodeRgb(photoBytes(`${name}.heic`), 40e6);
+    const jpeg = await decodeRgb(photoBytes(`${name}_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg`), 40e6);
+    expect(heic).toMatchObject({ width: 310, height: 430, channels: 3, format: 'heif', originalWidth: 310, originalHeight: 430 });
+    let diff = 0;
+    for (let i = 0; i < heic.data.length; i++) diff += Math.abs(heic.data[i]! - jpeg.data[i]!);
+    expect(diff / heic.data.length).toBeLessThan(4);
+    const reduced = await decodeRgb(photoBytes(`${name}.heic`), 40e6, { maxEdge: 215 });
+    expect(reduced).toMatchObject({ width: 155, height: 215, originalWidth: 310, originalHeight: 430 });
+  }, 30_000);
+
+  it('refuses one over the pixel limit before decoding it, and a cut one as corrupt', async () => {
+    const bytes = photoBytes(`${name}.heic`);
+    await expect(decodeRgb(bytes, 100_000)).rejects.toMatchObject({ status: 413, code: 'image_too_large', reason: 'the image has more than 100000 pixels' });
+    await expect(decodeRgb(bytes.subarray(0, bytes.length >> 1), 40e6)).rejects.toMatchObject({ status: 400 });
+  }, 30_000);
+
+  it('still refuses formats it does not take, naming the ones it does', async () => {
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>');
+    await expect(decodeRgb(svg, 40e6)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: 'format svg is not accepted; send PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF' });
+    const avif = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).avif().toBuffer();
+    const decoded = await decodeRgb(avif, 40e6);
+    expect([decoded.width, decoded.height, decoded.data[0]]).toEqual([64, 48, expect.closeTo(0xc0, -1)]);
+  });
+});
