@@ -213,13 +213,15 @@ function boxOutside(box: [number, number, number, number] | undefined, image: { 
 }
 
 /**
- * The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. An
- * object the server made and the client sent back (its `category_source` the detector's or the
- * neighbours', or with the `area` the server adds) is no drawing: the detector chooses again.
+ * The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. On an
+ * update an object the server made and the client sent back (its `category_source` the detector's or
+ * the neighbours', or with the `area` the server adds: a record read and written back with a new
+ * image) is no drawing: the detector chooses again. On an insert it is: a shop copies a searched
+ * item from a response to store that item (rule 7's copy), and it was stored as another garment.
  */
-function recordBox(record: Record<string, unknown>): [number, number, number, number] | undefined {
+function recordBox(record: Record<string, unknown>, copiesDraw: boolean): [number, number, number, number] | undefined {
   const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
-  if (first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined)) return undefined;
+  if (!copiesDraw && first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined)) return undefined;
   const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
   return typeof box === 'string' ? undefined : box;
 }
@@ -336,12 +338,12 @@ export class VisualSearchService {
    * saw in each image (the `index` task); custom collections have no text search, so only the
    * descriptor is made.
    */
-  private embedForStore(c: CollectionRecord, records: InputRecord[]): Promise<(Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[]> {
+  private embedForStore(c: CollectionRecord, records: InputRecord[], inserting: boolean): Promise<(Outcome<'embed'> | Outcome<'index'> | Outcome<'item'>)[]> {
     if (c.type === 'custom') return this.vision.each('embed', records);
     if (c.type === 'fashion' || c.type === 'homedecor') {
       const domain = c.type;
       return this.vision.each('item', records, (r) => {
-        const box = recordBox(r);
+        const box = recordBox(r, inserting);
         return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box } : {}) };
       });
     }
@@ -454,7 +456,7 @@ export class VisualSearchService {
    * else the detector's, which become the record's too. `extract_colors` and `extract_tags` add
    * the item's colours and tags; a `_tags_simple` the record sent is kept as sent.
    */
-  private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item'], voted?: { top: unknown; category: unknown }): Out {
+  private itemFields(c: CollectionRecord, record: InputRecord, r: ImageTaskResults['item'], inserting: boolean, voted?: { top: unknown; category: unknown }): Out {
     const domain = c.type as ItemDomain;
     const sentTop = record['Top Category'];
     const sentCategory = record.Category;
@@ -463,7 +465,7 @@ export class VisualSearchService {
     const predicted = voted ?? detected;
     const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
     // a box the client drew is the item (within the image), marked as the client's
-    const drawn = recordBox(record);
+    const drawn = recordBox(record, inserting);
     const box = drawn ? ([drawn[0], drawn[1], Math.min(drawn[2], r.width), Math.min(drawn[3], r.height)] as [number, number, number, number]) : r.chosen.box;
     const object = {
       id: '0',
@@ -529,7 +531,7 @@ export class VisualSearchService {
     const candidates = await this.admissible(ctx, c, records, tally);
     const extras = await this.chargeExtras(ctx, c, candidates.map((x) => x.record));
     try {
-      const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
+      const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record), true) : [];
       await this.storeEmbedded(ctx, c, candidates, embedded, fields, tally);
     } catch (err) {
       await extras.refund(candidates.map((x) => x.record));
@@ -580,11 +582,11 @@ export class VisualSearchService {
       const x = candidates[i]!;
       if ('error' in o) return skip(tally, x.record, skipped(ctx, echo(x.record), o.error.code, o.error.text));
       if (model !== null && o.ok.model !== model) return skip(tally, x.record, skipped(ctx, echo(x.record), 409, mismatch(model, o.ok.model)));
-      const outside = 'items' in o.ok ? boxOutside(recordBox(x.record), o.ok) : undefined;
+      const outside = 'items' in o.ok ? boxOutside(recordBox(x.record, true), o.ok) : undefined;
       if (outside) return skip(tally, x.record, skipped(ctx, echo(x.record), 400, outside));
       model = o.ok.model;
       // `_id` is kept in the stored document too, so filters on `_id` work on both backends.
-      const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, voted[i]) : {}) };
+      const data = { _id: x.id, ...attributes(x.record), ...('items' in o.ok ? this.itemFields(c, x.record, o.ok, true, voted[i]) : {}) };
       const observed = 'observed' in o.ok ? o.ok.observed : undefined;
       rows.push({ recordId: x.id, data, vector: Float32Array.from(o.ok.descriptor), hash: o.ok.hash ?? null, ...(c.type === 'custom' ? {} : { text: this.textRow(c, data, observed) }) });
       sent.push(x.record);
@@ -786,7 +788,7 @@ export class VisualSearchService {
           }
           throw err;
         }
-        const [o] = await this.embedForStore(c, [basis]);
+        const [o] = await this.embedForStore(c, [basis], false);
         if ('error' in o!) {
           await fail(o.error.code, o.error.text);
           continue;
@@ -796,7 +798,7 @@ export class VisualSearchService {
           await fail(409, mismatch(c.model, o!.ok.model));
           continue;
         }
-        const outside = 'items' in o!.ok ? boxOutside(recordBox(basis), o!.ok) : undefined;
+        const outside = 'items' in o!.ok ? boxOutside(recordBox(basis, false), o!.ok) : undefined;
         if (outside) {
           await fail(400, outside);
           continue;
@@ -818,7 +820,7 @@ export class VisualSearchService {
         else data[k] = v;
       }
       if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
-      if (item) Object.assign(data, this.itemFields(c, basis, item, voted));
+      if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));
       const missing = this.recordProblem(c, data, record);
       if (missing) {
         await fail(400, missing);
@@ -943,8 +945,10 @@ export class VisualSearchService {
     if (colours) throw new ServiceError(400, 'invalid_request', `query_record._dominant_colors${colours}.`);
     const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
     const copied = given !== undefined && given.category_source === 'detector' && text(query['Top Category']) === undefined && text(query.Category) === undefined;
-    const top = text(given?.['Top Category']) ?? text(query['Top Category']);
-    const category = text(given?.Category) ?? text(query.Category);
+    // categories on the query record itself filter, over those of an object (which may be a copy from a response)
+    const recordNamed = text(query['Top Category']) !== undefined || text(query.Category) !== undefined;
+    const top = recordNamed ? text(query['Top Category']) : text(given?.['Top Category']);
+    const category = recordNamed ? text(query.Category) : text(given?.Category);
     const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
     if ('error' in o!) throw queryFailed(o.error);
     const r = o!.ok;
@@ -995,6 +999,20 @@ export class VisualSearchService {
       const predicted = r.whole || kind === undefined ? undefined : categoriesOf(domain, kind);
       const candidate = predicted && categoryFilter(predicted.top, predicted.category);
       if (candidate && (await this.queries.count(c, candidate)) > 0) itemFilter = candidate;
+    }
+    // Rule 5 filters by "those of the query object": the item searched shows the categories that
+    // filtered and where they came from (a helper's echo said the detector's upper body while the
+    // shop's nearest records' vote filtered by their own taxonomy), or that none filtered.
+    const searched = box || !r.whole ? objects[0] : undefined;
+    if (searched) {
+      if (itemFilter) {
+        const source = v ? 'neighbours' : !copied && (typeof top === 'string' || typeof category === 'string') ? 'record' : 'detector';
+        delete searched['Top Category'];
+        delete searched.Category;
+        Object.assign(searched, itemFilter, { category_source: source, category_filter: true });
+      } else {
+        searched.category_filter = false;
+      }
     }
     // The query's own _dominant_colors when it sent them, else its item's.
     const sentColors = queryColors(storedColors(query._dominant_colors));
@@ -1139,7 +1157,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     const tally = newTally();
     const candidates = await this.admissible(ctx, c, records, tally);
-    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record)) : [];
+    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record), true) : [];
     // One at a time, so a record is also checked against those this request inserted before it.
     for (const [i, x] of candidates.entries()) {
       const o = embedded[i]!;

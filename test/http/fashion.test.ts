@@ -11,7 +11,7 @@ import { CollectionStore } from '../../src/store/collection-store.ts';
 const group = photoBase64('faces/bbt1.jpg');
 const watch = photoBase64('caltech101/watch/image_0001.jpg');
 
-type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; 'pre-filled'?: boolean };
+type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; category_filter?: boolean; 'pre-filled'?: boolean };
 type Body = { status: { code: number; text: string }; query_records?: { _objects?: Obj[] }[]; answer_records: Record<string, unknown>[]; skipped_records?: { _id: unknown; _reason: { status: { code: number; text: string } } }[]; answer_count: number; detail?: string };
 
 describe.each(backends)('fashion collections (%s)', (backend) => {
@@ -147,12 +147,13 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(look).toMatchObject({ 'Top Category': 'Menswear', Category: 'Hoodies' });
     expect((look._objects as Obj[])[0]).toMatchObject({ name: 'upper body', Category: 'Hoodies', category_source: 'neighbours' });
     expect((look._objects as Obj[])[0]!['pre-filled']).toBeUndefined();
-    // rule 7: an item copied from a search's response and sent back searches that item, filtered as the
-    // first search was (the shop's words by vote), not by the detector's words the copy carries
+    // rule 5: the item searched shows the categories that filtered, the shop's words by vote (it showed
+    // the detector's while the vote's filtered); rule 7: copied and sent back, it searches that item,
+    // filtered as the first search was
     const first = await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 5 }, c);
-    const upper = first.body.query_records![0]!._objects!.find((o) => o.name === 'upper body')!;
-    expect(upper).toMatchObject({ category_source: 'detector' });
-    expect(upper.Category).not.toBe('Hoodies');
+    const upper = first.body.query_records![0]!._objects![0]!;
+    expect(upper).toMatchObject({ name: 'upper body', 'Top Category': 'Menswear', Category: 'Hoodies', category_source: 'neighbours', category_filter: true });
+    expect(first.body.query_records![0]!._objects!.slice(1).every((o) => o.category_source === 'detector' && o.category_filter === undefined)).toBe(true);
     const again = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper] }, k: 5 }, c);
     expect(again.http).toBe(200);
     // the item sent back is listed once, first, with its id; every other item as the first search gave it
@@ -164,6 +165,19 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // categories the client writes on the query record still filter as sent
     const named = await call(`${base}/visualKNN`, { query_record: { _base64: group, _objects: [upper], Category: 'Dresses' }, k: 5 }, c);
     expect(named.body.answer_records).toEqual([]);
+  });
+
+  it('stores the item of an object copied from a response into an insert (it stored the largest instead)', async () => {
+    const found = (await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 1 }, shop)).body.query_records![0]!._objects!;
+    const other = found[found.length - 1]!;
+    expect(found.length).toBeGreaterThan(1);
+    expect(other.bound_box).not.toEqual(found[0]!.bound_box);
+    expect((await call(`${base}/insert`, { records: [{ _id: 'copied', _base64: group, product_id: 'cp', _objects: [other] }] }, shop)).body.status.code).toBe(210);
+    const stored = (await get('copied'))._objects as Obj[];
+    expect(stored[0]!.bound_box).toEqual(other.bound_box);
+    // an update with a new image and the object it read back is no drawing: the detector chooses again
+    expect((await call(`${base}/update`, { records: [{ _id: 'copied', _base64: group, _objects: stored }] }, shop)).http).toBe(200);
+    expect(((await get('copied'))._objects as Obj[])[0]!.bound_box).toEqual(found[0]!.bound_box);
   });
 
   it('visualKNN with a photo lists every item found and searches the largest; the query item\'s categories filter', async () => {

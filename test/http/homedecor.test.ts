@@ -70,8 +70,16 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     const areas = objects.map((o) => o.area);
     expect([...areas].sort((a, b) => b - a)).toEqual(areas);
     expect(res.body.answer_records.map((r) => r._id)).toContain('room');
+    // the item searched shows the categories that filtered the answers (rule 5), and where they came from
+    const room = await get('room');
+    expect(objects[0]).toMatchObject({ name: (room._objects as Obj[])[0]!.name, Category: room.Category, category_source: 'detector', category_filter: true });
     const cups = await call(`${base}/visualKNN`, { query_record: { _base64: canteen, Category: 'Tazas' }, k: 5 }, shop);
     expect(cups.body.answer_records.map((r) => r._id)).toEqual(['cups']);
+    expect(cups.body.query_records![0]!._objects![0]).toMatchObject({ name: 'cup', Category: 'Tazas', category_source: 'record', category_filter: true });
+    // a drawn box names no kind of item: nothing filters, and the echo says so
+    const drawn = await call(`${base}/visualKNN`, { query_record: { _base64: canteen, _objects: [{ bound_box: [10, 10, 200, 200] }] }, k: 5 }, shop);
+    expect(drawn.body.query_records![0]!._objects![0]).toMatchObject({ bound_box: [10, 10, 200, 200], 'pre-filled': true, category_filter: false });
+    expect(drawn.body.answer_count).toBe(3);
     const two = await call(`${base}/visualKNN`, { records: [{ _id: 'room' }, { _id: 'cups' }] }, shop);
     expect(two.http).toBe(400);
   });
