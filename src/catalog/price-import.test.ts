@@ -270,8 +270,8 @@ describe.each(backends)('price import (%s)', (backend) => {
       // PSA: 2,287 Pokémon sales of 24 cards, 18 Black Lotus sales.
       expect(results.psaPokemon).toMatchObject({ cards: 24, graded: 2287, skipped: { other_game: 18, unknown_card: 0 } });
       expect(results.psaMtg).toMatchObject({ cards: 1, graded: 18, skipped: { other_game: 2287, unknown_card: 0 } });
-      // 9,638 card rows of 20 cards; the rest are sealed products.
-      expect(results.history).toMatchObject({ cards: 20, currencies: { USD: 9638 }, skipped: { no_card_id: 10_996, unknown_card: 0 } });
+      // 9,638 card rows of 20 cards, 9 of them (and 13 sealed rows) priced 0.0, a gap in the series, no sale; the rest are sealed products.
+      expect(results.history).toMatchObject({ cards: 20, currencies: { USD: 9629 }, skipped: { no_price: 22, no_card_id: 10_983, unknown_card: 0 } });
       // 28 single-candidate cards × 4 dates; 163 ambiguous × 4; 9 without a candidate × 4.
       expect(results.snapshots).toMatchObject({ cards: 28, currencies: { USD: 112 }, skipped: { ambiguous: 652, no_card_id: 36, unknown_card: 0 } });
       // 241 of 245 printings linked; the 4 MTGO-only promos have no ids.

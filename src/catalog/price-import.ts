@@ -49,7 +49,7 @@ const GAMES: Record<string, string> = { pokemon: 'Pokémon', mtg: 'MTG' };
 const SKIP_REMARKS: Record<SkipReason, string> = {
   ambiguous: '{n} rows name several candidate cards (the file gives no collector number to tell them apart): skipped',
   no_card_id: '{n} rows name no card (sealed products, printings the file could not link): skipped',
-  no_price: '{n} rows have no price: skipped',
+  no_price: '{n} rows have no price (none, or 0): skipped',
 };
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
 

@@ -66,6 +66,13 @@ describe('price layouts', () => {
     expect(row('tcgplayer-snapshot', SNAPSHOT, { ...base, pokemon_card_id_candidates: 'a', market_price_usd: '' })).toEqual({ kind: 'skip', reason: 'no_price' });
   });
 
+  it('takes a price of 0 for none (a gap in the source, no sale at 0)', () => {
+    expect(row('tcgplayer-snapshot', SNAPSHOT, { date: '2026-04-12', tcgplayer_product_id: '7', printing: 'Holofoil', pokemon_card_id_candidates: 'a', market_price_usd: '0.0', low_price_usd: '0' })).toEqual({ kind: 'skip', reason: 'no_price' });
+    expect(row('tcgplayer-3day', THREE_DAY, { pokemon_card_id: 'swsh12-186', tcgplayer_product_id: '5', window_start: '2025-04-26', window_end: '2025-04-28', market_price_usd: '0.0', volume: '1' })).toEqual({ kind: 'skip', reason: 'no_price' });
+    expect(row('csv', PLAIN, { card: 'base1-4', date: '2024-01-31', price: '0', currency: 'USD' })).toEqual({ kind: 'skip', reason: 'no_price' });
+    expect(row('csv', PLAIN, { card: 'base1-4', date: '2024-01-31', price: '0.01', currency: 'USD' })).toMatchObject({ kind: 'price', price: 0.01 });
+  });
+
   it('reads a plain CSV row: the card as written, currency in upper case, the company as a grading company, graded when it has a grade or a company', () => {
     expect(row('csv', PLAIN, { card: 'base1-4', date: '2024/01/31', price: '12.5', currency: 'usd' })).toEqual({
       kind: 'price',

@@ -78,6 +78,13 @@ function money(f: Fields, column: string): number | null {
   return Number(t);
 }
 
+/**
+ * A price that says a card sold or was valued at it: 0 is a gap in a source's series (TCGplayer
+ * gives 0.0 for windows without a market price), not a sale, and was taken for one: a Lugia V's
+ * `price_stats` had `min` 0.
+ */
+const priced = (price: number | null): number | null => (price === 0 ? null : price);
+
 /** A day after tomorrow (UTC) has not happened anywhere yet. */
 const DAY_MS = 86_400_000;
 
@@ -138,7 +145,7 @@ const psa: PriceLayout = {
     if (game !== 'pokemon' && game !== 'mtg') fail(f.at, `"game" must be pokemon or mtg, not "${game}"`);
     const lot = f.need('lot_url');
     const date = dateOf(f, 'date');
-    const price = money(f, 'price_usd');
+    const price = priced(money(f, 'price_usd'));
     if (price === null) return skip('no_price');
     const ref: CardRef = game === 'pokemon' ? { pokemonId: f.text('pokemon_card_id') } : { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
     if (!ref.pokemonId && !ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
@@ -171,7 +178,7 @@ const tcgplayer3Day: PriceLayout = {
     const start = dateOf(f, 'window_start');
     // The price holds at the window's end; the start names the window.
     const end = dateOf(f, 'window_end');
-    const price = money(f, 'market_price_usd');
+    const price = priced(money(f, 'market_price_usd'));
     if (price === null) return skip('no_price');
     const id = f.text('pokemon_card_id');
     if (!id) return skip('no_card_id');
@@ -205,7 +212,7 @@ const tcgplayerSnapshot: PriceLayout = {
   read(f) {
     const date = dateOf(f, 'date');
     const product = f.need('tcgplayer_product_id');
-    const price = money(f, 'market_price_usd');
+    const price = priced(money(f, 'market_price_usd'));
     const low = money(f, 'low_price_usd');
     const median = money(f, 'median_price_usd');
     if (price === null) return skip('no_price');
@@ -246,7 +253,7 @@ function mtgDaily(name: string, title: string, column: string, currency: string,
     columns: ['date', 'scryfall_id', 'mtgjson_uuid', column],
     read(f) {
       const date = dateOf(f, 'date');
-      const price = money(f, column);
+      const price = priced(money(f, column));
       if (price === null) return skip('no_price');
       const ref = { mtgjsonUuid: f.text('mtgjson_uuid'), scryfallId: f.text('scryfall_id') };
       if (!ref.mtgjsonUuid && !ref.scryfallId) return skip('no_card_id');
@@ -296,6 +303,7 @@ const plain: PriceLayout = {
     const card = f.need('card');
     const date = dateOf(f, 'date');
     const price = money(f, 'price') ?? fail(f.at, '"price" is missing');
+    if (price === 0) return skip('no_price');
     const currencyText = f.need('currency');
     if (!/^[A-Za-z]{3}$/.test(currencyText)) fail(f.at, `"currency" must be a three-letter code such as USD or EUR, not "${currencyText}"`);
     const currency = currencyText.toUpperCase();

@@ -4,6 +4,8 @@ import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
 import { entryOf as entry, expectHandFigures, GRADED_30D, HAND_ENTRIES, HAND_SERIES, OVERALL_30D } from '../catalog/price-stats.fixture.ts';
 import { priceStats, type PriceObservation, type PriceStatsOptions } from '../catalog/price-stats.ts';
+import { sql } from 'kysely';
+import { zeroPrices } from './migrations/023-zero-prices.ts';
 import { PriceStore, type PriceInput } from './price-store.ts';
 
 const price = (n: number, over: Partial<PriceInput> = {}): PriceInput => ({
@@ -47,6 +49,15 @@ describe.each(backends)('price store (%s)', (backend) => {
       [catalogId, 1203],
       [otherId, 2],
     ]));
+  });
+
+  it('migration 023 deletes prices of 0 stored before imports skipped them', async () => {
+    const zeroId = (await t.catalogs.create('zeros', 'pokemon')).id;
+    await store.applyImport({ catalogId: zeroId, rows: [price(1, { price: 0 }), price(2), price(4, { price: 0 })] });
+    expect((await store.counts()).get(zeroId)).toBe(3);
+    for (const statement of zeroPrices[backend]) await sql.raw(statement).execute(t.store.db);
+    expect((await store.counts()).get(zeroId)).toBe(1);
+    expect((await store.observations(zeroId, 'c-2')).map((o) => o.price)).toEqual([2.25]);
   });
 
   it('reads a card\'s prices back oldest first, with every field alike on both backends', async () => {
