@@ -252,6 +252,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(blank!._objects).toEqual([]);
     expect(text!._status.code).toBe(400);
     expect(text!._status.text).toMatch(/^Error Loading Image/);
+    // cards found but each too small to read are said to be there (localize lists them)
+    const few = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('few-'))!;
+    const small = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${few}`) }] } });
+    expect(small.json().records[0]._status).toMatchObject({ code: 404, text: 'No card was found in the image that is large enough to read (120 px across at least); 1 smaller card was found: send a closer photo' });
     expect(card!._status).toMatchObject({ code: 200, text: 'OK; slab_id: no grading label was found beside the card' });
     // A 3:4 photo with no card is card-shaped, so it is read whole; its frame is no card's outline and its text names nothing.
     const leopard = await sharp(Buffer.from(photoBase64('caltech101/Leopards/image_0001.jpg'), 'base64')).resize(300, 400, { fit: 'fill' }).jpeg().toBuffer();

@@ -419,7 +419,12 @@ export class RecognitionService {
       const ranked = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes, !!slabOptionOf(options) && !ctx.slabUnpaid));
     }
-    if (!objects.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image that is large enough to read (120 px across at least)', 404) };
+    if (!objects.length) {
+      // cards were found (localize lists them) but none is large enough: say so, not that there is none
+      const n = read.cards.length;
+      const found = n ? `; ${n} smaller card${n > 1 ? 's were' : ' was'} found: send a closer photo${n > 1 ? ', or fewer cards at a time' : ''}` : '';
+      return { ...sized, _objects: [], _status: recordError(ctx, `No card was found in the image that is large enough to read (120 px across at least)${found}`, 404) };
+    }
     // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
     // cards, not comic covers): a card only when its text names a card, or shows what only cards print
     // (a print code, a collector number over a set total, HP). A 3:4 phone photo whose card the detector
