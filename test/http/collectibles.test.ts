@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { parseColumnMap } from '../../src/catalog/formats/generic-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
-import { sportOfHints, wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
+import { sportOfHints, tieNotes, wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
@@ -277,6 +277,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const unnamed = [{ _identification: { best_match: null } }];
     expect([wholeReadIsNoCard(whole, false, unnamed), wholeReadIsNoCard(whole, true, unnamed), wholeReadIsNoCard(whole, false, [{ _identification: { best_match: {} } }])]).toEqual([true, false, false]);
     expect([wholeReadIsNoCard({ whole: true, wholeIsCard: true }, false, unnamed), wholeReadIsNoCard({}, false, unnamed)]).toEqual([false, false]);
+    // a best match tied with alternatives is said to be one of them, not a plain OK
+    const id = (best: unknown, distances: number[], n = 1) => ({ id: n, _identification: { best_match: best, distances } });
+    expect(tieNotes([id({}, [0.1969, 0.1969, 0.1969, 0.25])])).toEqual(['best_match ties with 2 alternatives at the same distance: the text read and the artwork do not tell these printings apart']);
+    expect(tieNotes([id({}, [0.1, 0.2]), id(null, [0.3, 0.3], 2)])).toEqual([]);
+    expect(tieNotes([id({}, [0.1, 0.2]), id({}, [0.3, 0.3], 2)])).toEqual(['best_match (card 2) ties with 1 alternative at the same distance: the text read and the artwork do not tell these printings apart']);
     expect(zorblaxRec!._status.code, JSON.stringify(zorblaxRec)).toBe(200);
     expect(zorblaxRec!._objects![0]!._ocr.full_text).toMatch(/ZZQX-EN999/);
     expect(zorblaxRec!._objects![0]!._identification.best_match).toBeNull();

@@ -458,6 +458,7 @@ export class RecognitionService {
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more card${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} cards a record (send the rest as crops)`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
+      ...tieNotes(objects),
     ].join('; ');
     // the largest card's match; with analyze_all, where it has none, the next card's that has one
     const best = objects.find((o) => o._identification.best_match)?._identification.best_match ?? null;
@@ -695,6 +696,21 @@ export class RecognitionService {
       },
     };
   }
+}
+
+/**
+ * A best match the evidence does not set above its alternatives: so many printings scored the same
+ * that the one named first is a coin toss (a helper's shop saw a common Kecleon named for the
+ * illustration rare beside it, with a plain OK). Said per card, with the tied printings' count.
+ */
+export function tieNotes(objects: { id: number; _identification: { best_match: unknown; distances: number[] } }[]): string[] {
+  return objects.flatMap((o) => {
+    const [first, ...rest] = o._identification.distances;
+    const tied = o._identification.best_match && first !== undefined ? rest.filter((d) => d === first).length : 0;
+    if (!tied) return [];
+    const which = objects.length > 1 ? ` (card ${o.id})` : '';
+    return [`best_match${which} ties with ${tied} alternative${tied > 1 ? 's' : ''} at the same distance: the text read and the artwork do not tell these printings apart`];
+  });
 }
 
 /** Records of the identification endpoints whose answer carries a slab label's fields: what the slab options are paid for. */
