@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardKey, clientTime, derivePrice, gradeOf, intervalDays, normaliseTime, sortedKeys } from './card-session-service.ts';
+import { cardKey, clientTime, derivePrice, gradeOf, intervalDays, normaliseTime, round2, sortedKeys } from './card-session-service.ts';
 
 describe('normaliseTime', () => {
   it.each([
@@ -98,5 +98,12 @@ describe('sortedKeys', () => {
     const sorted = { a: [{ x: 1, y: 2 }], b: { c: null } };
     expect(sortedKeys(sorted)).toBe(sorted);
     expect(sortedKeys(null)).toBeNull();
+  });
+});
+
+describe('round2', () => {
+  it('rounds cents half away from zero as the decimal reads, whatever binary floating point makes of n × 100', () => {
+    expect([1.005, 0.285, 2.675, 1.115, -1.005, 0.004, 0.005, 123456789.125].map(round2)).toEqual([1.01, 0.29, 2.68, 1.12, -1.01, 0, 0.01, 123456789.13]);
+    expect([1e-7, 1.23e21, 0].map(round2)).toEqual([0, 1.23e21, 0]);
   });
 });

@@ -199,7 +199,14 @@ export function storedGame(game: string): string {
   return Object.hasOwn(documentedGames, key) ? documentedGames[key]! : game;
 }
 
-const round2 = (n: number): number => Math.round(n * 100) / 100;
+/**
+ * Rounded to cents, half away from zero as the decimal reads: 1.005 is 1.01 (n × 100 in binary
+ * floating point gave 100.49999…, so 1.005 became 1.00 and 0.285 0.28 while 2.675 became 2.68).
+ */
+export const round2 = (n: number): number => {
+  const r = Math.round(Math.abs(Number(`${Math.abs(n)}e2`))) / 100;
+  return Number.isFinite(r) ? Math.sign(n) * r : Math.round(n * 100) / 100;
+};
 
 /** `value` with object keys sorted at every level: itself when they already are (no copy). */
 export function sortedKeys<T>(value: T): T {
