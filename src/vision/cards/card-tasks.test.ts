@@ -58,3 +58,18 @@ describe('a card lying sideways is measured upright', () => {
     expect(turned.centering?.grade ?? null).not.toBeNull();
   }, 60_000);
 });
+
+describe('LOUPE_CARD_LOCATOR', () => {
+  const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  it('chooses how grading finds its card, never how recognition does (with `classical` a photo was read whole and named nothing)', async () => {
+    const bytes = photoBytes('cards/read-416032719_901419734749956_6708327569765181669_n_jpg.rf.6fc7207f060c960502cef148cb233d25.jpg');
+    const read = async (locator: 'classical' | 'detector') => {
+      const r = await runCardTask({ kind: 'card', image: ab(bytes), maxPixels: 40e6, op: 'read', options: { locator } });
+      if ('refused' in r) throw new Error('refused');
+      return r;
+    };
+    const [classical, detector] = [await read('classical'), await read('detector')];
+    expect(classical.whole).toBeUndefined();
+    expect(classical.quad).toEqual(detector.quad);
+  }, 60_000);
+});

@@ -158,7 +158,9 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     // No pixel transparent (a JPEG, an opaque PNG): not a cut-out, and the frame is no card's outline.
     if (quad && !cut.transparent) return { ...size, found: true, quad: [[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]], prob: 1, versions, unfit: 'The image has no transparent pixels: `transparent` takes a cut-out (a PNG or WebP whose background is transparent). Send the photo without it to have the card found.' };
   } else {
-    if (task.options.locator === 'classical') {
+    // LOUPE_CARD_LOCATOR is how grading finds its card; recognition, slab labels and references always
+    // use the detector (with `classical` a helper's photo was read whole and named nothing)
+    if (task.options.locator === 'classical' && !['read', 'label', 'artwork'].includes(task.op)) {
       const located = locateCard(cv, pixels);
       if (located) {
         quad = located.quad;

@@ -71,6 +71,12 @@ describe('CLIP model packs', () => {
     expect(await activePack(dataDir)).toBeUndefined();
   });
 
+  it('makes a data folder it has to make readable by its owner only, as the server does', async () => {
+    const dataDir = path.join(await freshDataDir(), 'new', 'data');
+    await installPack(await pack(), dataDir, { name: 'private' });
+    for (const dir of [path.dirname(dataDir), dataDir, modelsDir(dataDir)]) expect((await fs.stat(dir)).mode & 0o777, dir).toBe(0o700);
+  });
+
   it('refuses a second pack under a taken name, and bad names', async () => {
     const dataDir = await freshDataDir();
     const src = await pack();

@@ -312,7 +312,8 @@ export async function installPack(srcDir: string, dataDir: string, options: { na
   const name = checkName(options.name ?? defaultName(src));
   const root = modelsDir(dataDir);
   const target = path.join(root, name);
-  await fs.mkdir(root, { recursive: true });
+  // a data folder this makes is its owner's only, as the server makes it (README "Files")
+  await fs.mkdir(root, { recursive: true, mode: 0o700 });
   if (await fs.stat(target).catch(() => undefined)) throw new ModelPackError(`a model pack named "${name}" is already installed; remove it first or choose another --name`);
 
   const tmp = await fs.mkdtemp(path.join(root, `.installing-${name}-`));
