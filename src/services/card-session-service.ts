@@ -669,6 +669,8 @@ export class CardSessionService {
     const now = new Date().toISOString();
     const fresh = new Map<string, { values: IdentificationValues; state: MutableState }>();
     const changed = new Map<string, { row: MergeableRow; state: MutableState }>();
+    // rows whose only news is a send that changed nothing: its hash, written without touching `updated_at`
+    const resent = new Map<string, { row: MergeableRow; sent: string[] }>();
     const result: UploadResult = { received: rows.length, created: 0, updated: 0, duplicates: 0 };
 
     for (const [i, row] of rows.entries()) {
@@ -683,12 +685,25 @@ export class CardSessionService {
         result.created++;
         continue;
       }
-      const before = pending?.state ?? changed.get(row.event_id)?.state ?? this.stateOf(stored!);
+      const base = pending?.state ?? changed.get(row.event_id)?.state ?? this.stateOf(stored!);
+      const remembered = resent.get(row.event_id);
+      const before = remembered ? { ...base, sent: remembered.sent } : base;
       const after = mergeMutable(before, row);
       if (before.sent.includes(row.sent) || sameMutable(before, after)) {
         result.duplicates++;
+        // a send that changed nothing is remembered too: retried after a later change, it is still a retry
+        if (!before.sent.includes(row.sent)) {
+          const sent = [...before.sent, row.sent].slice(-sentKept);
+          const target = changed.get(row.event_id);
+          if (pending) {
+            pending.state = { ...pending.state, sent };
+            pending.values = { ...pending.values, sent_hashes: sent.join(' ') };
+          } else if (target) target.state = { ...target.state, sent };
+          else resent.set(row.event_id, { row: stored!, sent });
+        }
         continue;
       }
+      resent.delete(row.event_id);
       result.updated++;
       if (pending) {
         pending.state = after;
@@ -705,6 +720,7 @@ export class CardSessionService {
       if (inserted.size !== values.length) throw new RetryBatch();
     }
     let price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
+    for (const { row, sent } of resent.values()) await tx.updateIdentification(row.id, { sent_hashes: sent.join(' ') });
     for (const { row, state } of changed.values()) {
       await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), updated_at: now });
       price += (state.price ?? 0) - (row.price ?? 0);

@@ -245,6 +245,19 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).results[0]).toMatchObject({ sold: false, note: 'back in stock', grade: 9 });
   });
 
+  it('a send that changed nothing is a retry too when it comes again after a change (a timed-out request sent again)', async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('w', { sold: false, note: 'x' })])).json().created).toBe(1);
+    const row = (await list(sid)).results[0];
+    // changes nothing, twice in one batch too: remembered once
+    expect((await upload(sid, [{ event_id: 'w', sold: false }, { event_id: 'w', sold: false }])).json()).toMatchObject({ duplicates: 2 });
+    const before = (await list(sid)).results[0];
+    expect(before.updated_at).toBe(row.updated_at);
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { sold: true } })).statusCode).toBe(200);
+    expect((await upload(sid, [{ event_id: 'w', sold: false }])).json()).toMatchObject({ updated: 0, duplicates: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ sold: true, note: 'x' });
+  });
+
   it('accepts limits exactly at the edge, nulls and a naive seen time (read as UTC)', async () => {
     const sid = await createSession(h);
     const edge = {
