@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { photoBytes } from '../../test/helpers/photos.ts';
@@ -25,6 +27,14 @@ describe('decodeRgb of a HEIC photo', () => {
     const bytes = photoBytes(`${name}.heic`);
     await expect(decodeRgb(bytes, 100_000)).rejects.toMatchObject({ status: 413, code: 'image_too_large', reason: 'the image has more than 100000 pixels' });
     await expect(decodeRgb(bytes.subarray(0, bytes.length >> 1), 40e6)).rejects.toMatchObject({ status: 400 });
+  }, 30_000);
+
+  it("leaves a process free to end once it has decoded (the decoder's thread held a CLI command 30 s)", () => {
+    const script = `import { decodeRgb } from './src/media/decode-rgb.ts'; import fs from 'node:fs'; await decodeRgb(fs.readFileSync('test/fixtures/photos/${name}.heic'), 40e6); console.log('decoded');`;
+    const t0 = Date.now();
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: path.resolve(import.meta.dirname, '../..'), encoding: 'utf8', timeout: 25_000 });
+    expect(run.stdout.trim()).toBe('decoded');
+    expect(Date.now() - t0).toBeLessThan(15_000);
   }, 30_000);
 
   it('still refuses formats it does not take, naming the ones it does', async () => {

@@ -39,8 +39,8 @@ const waiting = new Map<number, { resolve(img: RgbaImage): void; reject(err: Err
 function decoder(): Worker {
   if (idle) clearTimeout(idle);
   if (worker) return worker;
-  const w = new Worker(decoderSource, { eval: true, workerData: { module: createRequire(import.meta.url).resolve('heic-decode') } });
-  w.unref();
+  // plain CommonJS whatever flags the process has (`--input-type=module` made the source a module)
+  const w = new Worker(decoderSource, { eval: true, execArgv: [], workerData: { module: createRequire(import.meta.url).resolve('heic-decode') } });
   const fail = (err: Error) => {
     if (worker === w) worker = undefined;
     for (const [id, p] of waiting) {
@@ -54,7 +54,11 @@ function decoder(): Worker {
     waiting.delete(m.id);
     if (m.error !== undefined || !m.data || !m.width || !m.height) p.reject(new Error(m.error ?? 'no image'));
     else p.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), width: m.width, height: m.height });
-    if (!waiting.size) idle = setTimeout(() => void stopDecoder(), IDLE_MS).unref();
+    if (!waiting.size) {
+      // idle: the thread no longer keeps the process alive, and ends after a while
+      w.unref();
+      idle = setTimeout(() => void stopDecoder(), IDLE_MS).unref();
+    }
   });
   w.on('error', fail);
   w.on('exit', () => fail(new Error('the HEIC decoder stopped')));
@@ -70,11 +74,37 @@ export async function stopDecoder(): Promise<void> {
   await w?.terminate();
 }
 
-/** The first image of a HEIC file as 8-bit RGBA, its rotation and mirroring (irot, imir) applied. */
+/** Longest a decode may take before the decoder thread is ended (and started afresh for the next photo). */
+const DECODE_TIMEOUT_MS = 30_000;
+
+/**
+ * The first image of a HEIC file as 8-bit RGBA, its rotation and mirroring (irot, imir) applied.
+ * A file decoded again (a collection insert measures one photo at several sizes) is decoded once
+ * while its bytes are held.
+ */
 export function decodeHeic(bytes: Buffer): Promise<RgbaImage> {
-  return new Promise((resolve, reject) => {
+  const known = decoded.get(bytes);
+  if (known) return known;
+  const made = new Promise<RgbaImage>((resolve, reject) => {
     const id = nextId++;
-    waiting.set(id, { resolve, reject });
-    decoder().postMessage({ id, bytes: new Uint8Array(bytes) });
+    // a decode that never ends would hold every later HEIC behind it
+    const timer = setTimeout(() => {
+      if (waiting.has(id)) void stopDecoder();
+    }, DECODE_TIMEOUT_MS).unref();
+    const done = <T>(f: (v: T) => void) => (v: T) => {
+      clearTimeout(timer);
+      f(v);
+    };
+    waiting.set(id, { resolve: done(resolve), reject: done(reject) });
+    // held while a decode is under way (a command awaiting it must not end first); let go when idle
+    // (a CLI command that had decoded a HEIC waited 30 s for the idle timer)
+    const w = decoder();
+    w.ref();
+    w.postMessage({ id, bytes: new Uint8Array(bytes) });
   });
+  decoded.set(bytes, made);
+  made.catch(() => decoded.delete(bytes));
+  return made;
 }
+
+const decoded = new WeakMap<Buffer, Promise<RgbaImage>>();
