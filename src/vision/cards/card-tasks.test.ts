@@ -59,6 +59,28 @@ describe('a card lying sideways is measured upright', () => {
   }, 60_000);
 });
 
+describe('a card photographed upside down is measured the way its text reads', () => {
+  const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  it("turns it over (its crop was upside down and top/bottom centering swapped), and leaves one the right way up as it is", async () => {
+    const bytes = photoBytes('cards/single-440572034_972548190970443_5165651770067805243_n_jpg.rf.cef57ed4e007c98c42289199e88f6776.jpg');
+    const centering = async (img: Buffer) => {
+      const r = await runCardTask({ kind: 'card', image: ab(img), maxPixels: 40e6, op: 'centering', options: { noImageOutput: true } });
+      if ('refused' in r || !r.found || r.unfit) throw new Error('no card measured');
+      return r;
+    };
+    const up = await centering(bytes);
+    const over = await centering(await sharp(bytes).rotate(180).jpeg({ quality: 92 }).toBuffer());
+    expect(up.turnedOver).toBeUndefined();
+    expect(over.turnedOver).toBe(true);
+    // the card's own upper-left corner comes first both ways: in the turned photo it lies where 180° takes it
+    const [w, h] = [up.width, up.height];
+    // (each corner nearest the one 180° takes it to: the two outlines are not placed alike to the pixel)
+    const nearest = ([x, y]: [number, number]) => over.quad!.map(([u, v], j) => [Math.hypot(u - (w - 1 - x), v - (h - 1 - y)), j] as const).sort((a, b) => a[0] - b[0])[0]![1];
+    expect(up.quad!.map((p) => nearest(p))).toEqual([0, 1, 2, 3]);
+    expect(over.cards![0]!.quad).toEqual(over.quad);
+  }, 60_000);
+});
+
 describe('LOUPE_CARD_LOCATOR', () => {
   const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   it('chooses how grading finds its card, never how recognition does (with `classical` a photo was read whole and named nothing)', async () => {

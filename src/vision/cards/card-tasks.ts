@@ -11,7 +11,7 @@ import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
 import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
 import { findSlabLabel, searchSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
-import { readCard } from '../recognition/card-reading.ts';
+import { readCard, readsUpsideDown } from '../recognition/card-reading.ts';
 import { sharingReader, type SharingOcrReader } from '../engine/shared-reads.ts';
 import { artworkHash } from '../recognition/card-artwork.ts';
 import { portrait } from './card-verifier.ts';
@@ -47,6 +47,12 @@ const GRADE_WIDTH = 600;
  * noise dressed as grades.
  */
 const MIN_CARD_PIXELS = 120;
+/**
+ * Least width of a card, in pixels of the decoded photo, whose text says which way up it is
+ * measured (recognition's own least width for reading the foot again larger): below it the
+ * collector line is a few pixels tall and reads neither way.
+ */
+const WAY_UP_MIN_CARD = 320;
 /**
  * Most an outline the client gave (`skip-location`, `transparent`) may differ from 63:88 in its
  * ratio of side lengths for the card to be warped upright and measured (0.62–0.82: Japanese-size
@@ -229,6 +235,21 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       ? `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}.`
       : undefined;
   if (unfit) return { ...result, unfit };
+
+  // Which way up: the outline's order only says which side is longer, so a photo turned over (or a
+  // quarter the other way) was measured and cropped upside down, top and bottom centering swapped.
+  // The card's text says, read as recognition reads it (its bands, the turned-over one when the
+  // foot shows no number), on cards large enough for their small print.
+  if (cardWidthOf(quad) >= WAY_UP_MIN_CARD) {
+    if (await readsUpsideDown(cv, sharingReader(await ocr()), pixels, quad)) {
+      const p = portrait(quad);
+      quad = [p[2], p[3], p[0], p[1]];
+      const turned = toStored(quad);
+      result.quad = onFrame || task.options.skipLocation ? ([full[2], full[3], full[0], full[1]] as Quad) : turned;
+      if (result.cards?.[0]) result.cards[0].quad = result.quad;
+      result.turnedOver = true;
+    }
+  }
 
   const upright = warpCard(cv, pixels, quad, Math.min(UPRIGHT_WIDTH, Math.max(300, Math.round(cardWidthOf(quad) * 1.1))));
   if (task.op === 'crop_level') {

@@ -88,6 +88,8 @@ export interface CardResult extends ImageSize {
   unfit?: string;
   /** Corners in pixels of the image as stored: upper-left, upper-right, down-right, down-left. */
   quad?: [[number, number], [number, number], [number, number], [number, number]];
+  /** The card was measured turned over: its text read upside down as the photo shows it (measuring ops only). */
+  turnedOver?: boolean;
   prob?: number;
   /**
    * Every card the detector found, largest first (the first is `quad`, the one measured): its
