@@ -68,7 +68,7 @@ let versionsCache: Record<string, string> | undefined;
 export function cardVersions(): Record<string, string> {
   const src = (f: string) => new URL(f, import.meta.url);
   // how a photo is decoded and the task run (card-tasks.ts, media/) moves every measurement: the size a photo is measured at changed once without a version moving
-  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('../geometry/plane-geometry.ts'), src('./card-tasks.ts'), src('../../media/decode-rgb.ts'), src('../../media/jpeg-reduce.ts')];
+  const geometry = [src('./card-geometry.ts'), src('./card-quad-search.ts'), src('../geometry/plane-geometry.ts'), src('./card-tasks.ts'), src('../../media/decode-rgb.ts'), src('../../media/jpeg-reduce.ts'), src('../../media/heic-decode.ts'), src('../recognition/card-reading.ts')];
   const detector = [
     ...geometry,
     src('../../../models/card-detector.onnx'),
