@@ -5,6 +5,7 @@ libheif1 with x265) through ctypes. Usage: python3 scripts/heic-fixture.py in.jp
 (the input is decoded to RGB by Node and sharp first: `node` must be on the PATH).
 """
 import ctypes
+import os
 import subprocess
 import sys
 from ctypes import POINTER, Structure, byref, c_char_p, c_int, c_void_p
@@ -15,7 +16,9 @@ class HeifError(Structure):
 
 
 def main(src: str, out: str, quality: int) -> None:
-    raw = subprocess.run(['node', '-e', "require('sharp')(process.argv[1]).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({resolveWithObject:true}).then(({data,info})=>{process.stdout.write(info.width+' '+info.height+'\\n');process.stdout.write(data)})", src], check=True, capture_output=True).stdout
+    # sharp from this repository's node_modules, wherever the command is run from
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    raw = subprocess.run(['node', '-e', "require('sharp')(process.argv[1]).rotate().removeAlpha().toColourspace('srgb').raw().toBuffer({resolveWithObject:true}).then(({data,info})=>{process.stdout.write(info.width+' '+info.height+'\\n');process.stdout.write(data)})", os.path.abspath(src)], check=True, capture_output=True, cwd=repo).stdout
     head, pixels = raw.split(b'\n', 1)
     width, height = map(int, head.split())
     lib = ctypes.CDLL('libheif.so.1')
