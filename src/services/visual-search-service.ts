@@ -461,20 +461,27 @@ export class VisualSearchService {
     const sentTop = record['Top Category'];
     const sentCategory = record.Category;
     const sent = typeof sentTop === 'string' || typeof sentCategory === 'string';
-    const detected = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
-    const predicted = voted ?? detected;
-    const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
     // a box the client drew is the item (within the image), marked as the client's
     const drawn = recordBox(record, inserting);
+    // an object the client sent with its box may name the item and its categories (one copied from a
+    // response does): they are the item's when the record names none (they were dropped, and the item
+    // stored as a nameless `item` no category search could find)
+    const first = drawn && Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown>) : undefined;
+    const objectNamed = !sent && first !== undefined && (typeof first['Top Category'] === 'string' || typeof first.Category === 'string');
+    const carried = objectNamed ? { top: first['Top Category'], category: first.Category, source: first.category_source === 'detector' || first.category_source === 'neighbours' ? first.category_source : 'record' } : undefined;
+    const detected = r.whole ? undefined : categoriesOf(domain, r.chosen.name);
+    const predicted = carried ?? voted ?? detected;
+    const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
     const box = drawn ? ([drawn[0], drawn[1], Math.min(drawn[2], r.width), Math.min(drawn[3], r.height)] as [number, number, number, number]) : r.chosen.box;
+    const itemName = carried && typeof first?.name === 'string' && first.name.trim() ? first.name : r.chosen.name;
     const object = {
       id: '0',
-      name: r.chosen.name,
+      name: itemName,
       prob: r.chosen.prob,
       bound_box: box,
       area: boxArea(box),
       ...categories,
-      ...(sent ? { category_source: 'record', 'pre-filled': true } : voted ? { category_source: 'neighbours' } : predicted ? { category_source: 'detector' } : {}),
+      ...(sent ? { category_source: 'record', 'pre-filled': true } : carried ? { category_source: carried.source } : voted ? { category_source: 'neighbours' } : predicted ? { category_source: 'detector' } : {}),
       ...(drawn ? { 'pre-filled': true } : {}),
     };
     const out: Out = { _objects: [object], ...(sent ? {} : categories) };
@@ -488,10 +495,10 @@ export class VisualSearchService {
         // The record's own categories are marked on their entries; the item and colours are always measured.
         ...(categories['Top Category'] !== undefined ? { 'Top Category': [{ name: categories['Top Category'], prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
         ...(categories.Category !== undefined ? { Category: [{ name: categories.Category, prob: sent ? 1 : r.chosen.prob, ...(sent ? { 'pre-filled': true } : {}) }] } : {}),
-        Item: [{ name: r.chosen.name, prob: r.chosen.prob }],
+        Item: [{ name: itemName, prob: r.chosen.prob }],
         Color: colorTags.Color,
       };
-      if (record._tags_simple === undefined) out._tags_simple = [r.chosen.name, ...colorTags.names];
+      if (record._tags_simple === undefined) out._tags_simple = [itemName, ...colorTags.names];
     }
     return out;
   }

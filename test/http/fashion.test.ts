@@ -172,9 +172,14 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const other = found[found.length - 1]!;
     expect(found.length).toBeGreaterThan(1);
     expect(other.bound_box).not.toEqual(found[0]!.bound_box);
+    expect(other.Category).toEqual(expect.any(String));
     expect((await call(`${base}/insert`, { records: [{ _id: 'copied', _base64: group, product_id: 'cp', _objects: [other] }] }, shop)).body.status.code).toBe(210);
-    const stored = (await get('copied'))._objects as Obj[];
+    const copied = await get('copied');
+    const stored = copied._objects as Obj[];
     expect(stored[0]!.bound_box).toEqual(other.bound_box);
+    // with the item's name and categories as the object carried them (they were dropped: a nameless `item`)
+    expect(stored[0]).toMatchObject({ name: other.name, Category: other.Category, category_source: other.category_source, 'pre-filled': true });
+    expect(copied).toMatchObject({ 'Top Category': other['Top Category'], Category: other.Category });
     // an update with a new image and the object it read back is no drawing: the detector chooses again
     expect((await call(`${base}/update`, { records: [{ _id: 'copied', _base64: group, _objects: stored }] }, shop)).http).toBe(200);
     expect(((await get('copied'))._objects as Obj[])[0]!.bound_box).toEqual(found[0]!.bound_box);
