@@ -1,4 +1,4 @@
-import { pgRefoldCardKey } from '../card-keys.ts';
+import { pgRefoldCardKey } from '../session-card-keys.ts';
 import type { Migration } from './index.ts';
 
 /**

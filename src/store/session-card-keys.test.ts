@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { cardKey } from '../services/card-session-service.ts';
-import { foldCardNumber, pgRefoldCardKey, refoldCardKey } from './card-keys.ts';
+import { foldCardNumber, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
 import { cardKeyNumbers } from './migrations/021-card-key-numbers.ts';
 
 /** The key releases before migration 021 stored. */
