@@ -406,6 +406,11 @@ export class VisualSearchService {
     const first = Array.isArray(objects) ? (objects[0] as Record<string, unknown> | undefined) : undefined;
     const box = first ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
     if (typeof box === 'string') return box;
+    // its categories and name become the item's when the record names none: held as the record's are
+    const objectCategories = box ? categoryProblem(first) : undefined;
+    if (objectCategories) return `_objects[0].${objectCategories}`;
+    const name = first?.name;
+    if (box && name !== undefined && name !== null && (typeof name !== 'string' || name.trim() === '' || name.length > 100)) return '_objects[0].name must be a non-empty string of at most 100 characters';
     if (!c.productField) return undefined;
     const v = Object.hasOwn(record, c.productField) ? record[c.productField] : undefined;
     if (v === undefined || v === null) return `${c.productField} is required in this collection`;
@@ -473,7 +478,7 @@ export class VisualSearchService {
     const predicted = carried ?? voted ?? detected;
     const categories: { 'Top Category'?: unknown; Category?: unknown } = sent ? { 'Top Category': sentTop, Category: sentCategory } : predicted ? { 'Top Category': predicted.top, Category: predicted.category } : {};
     const box = drawn ? ([drawn[0], drawn[1], Math.min(drawn[2], r.width), Math.min(drawn[3], r.height)] as [number, number, number, number]) : r.chosen.box;
-    const itemName = carried && typeof first?.name === 'string' && first.name.trim() ? first.name : r.chosen.name;
+    const itemName = carried && typeof first?.name === 'string' && first.name.trim() ? first.name.trim() : r.chosen.name;
     const object = {
       id: '0',
       name: itemName,

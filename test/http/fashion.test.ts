@@ -180,6 +180,11 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // with the item's name and categories as the object carried them (they were dropped: a nameless `item`)
     expect(stored[0]).toMatchObject({ name: other.name, Category: other.Category, category_source: other.category_source, 'pre-filled': true });
     expect(copied).toMatchObject({ 'Top Category': other['Top Category'], Category: other.Category });
+    // held as the record's own categories are: a bad one is the record's 400, not stored
+    for (const bad of [{ Category: { $ne: 1 } }, { 'Top Category': 42 }, { Category: '  ' }, { name: 'x'.repeat(60_000) }, { name: '' }]) {
+      const res = await call(`${base}/insert`, { records: [{ _id: 'bad-object', _base64: group, product_id: 'bo', _objects: [{ bound_box: [10, 20, 200, 300], ...bad }] }] }, shop);
+      expect(res.body.skipped_records?.[0]?._reason, JSON.stringify(bad)).toMatchObject({ status: { code: 400, text: expect.stringMatching(/^_objects\[0\]\.(Top Category|Category|name) must be a non-empty string/) } });
+    }
     // an update with a new image and the object it read back is no drawing: the detector chooses again
     expect((await call(`${base}/update`, { records: [{ _id: 'copied', _base64: group, _objects: stored }] }, shop)).http).toBe(200);
     expect(((await get('copied'))._objects as Obj[])[0]!.bound_box).toEqual(found[0]!.bound_box);

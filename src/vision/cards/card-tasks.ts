@@ -240,10 +240,15 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   // quarter the other way) was measured and cropped upside down, top and bottom centering swapped.
   // The card's text says, read as recognition reads it (its bands, the turned-over one when the
   // foot shows no number), on cards large enough for their small print.
-  if (cardWidthOf(quad) >= WAY_UP_MIN_CARD) {
-    if (await readsUpsideDown(cv, sharingReader(await ocr()), pixels, quad)) {
-      const p = portrait(quad);
-      quad = [p[2], p[3], p[0], p[1]];
+  // (an outline within 5 % of square, which uprightOrder keeps as it is and the reading would turn a
+  // quarter first, is left as it is: turned over from the reading's start it would come out a quarter turned)
+  if (cardWidthOf(quad) >= WAY_UP_MIN_CARD && portrait(quad) === quad) {
+    // a reading that fails (the text models not loaded) measures the card as the photo shows it, as before
+    const upsideDown = await ocr()
+      .then((reader) => readsUpsideDown(cv, sharingReader(reader), pixels, quad!))
+      .catch(() => false);
+    if (upsideDown) {
+      quad = [quad[2], quad[3], quad[0], quad[1]];
       const turned = toStored(quad);
       result.quad = onFrame || task.options.skipLocation ? ([full[2], full[3], full[0], full[1]] as Quad) : turned;
       if (result.cards?.[0]) result.cards[0].quad = result.quad;
