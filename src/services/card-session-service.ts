@@ -668,9 +668,8 @@ export class CardSessionService {
 
     const now = new Date().toISOString();
     const fresh = new Map<string, { values: IdentificationValues; state: MutableState }>();
-    const changed = new Map<string, { row: MergeableRow; state: MutableState }>();
-    // rows whose only news is a send that changed nothing: its hash, written without touching `updated_at`
-    const resent = new Map<string, { row: MergeableRow; sent: string[] }>();
+    // `touched`: something a client sees changed (else only the hashes of what was sent, which leave `updated_at`)
+    const changed = new Map<string, { row: MergeableRow; state: MutableState; touched: boolean }>();
     const result: UploadResult = { received: rows.length, created: 0, updated: 0, duplicates: 0 };
 
     for (const [i, row] of rows.entries()) {
@@ -685,31 +684,22 @@ export class CardSessionService {
         result.created++;
         continue;
       }
-      const base = pending?.state ?? changed.get(row.event_id)?.state ?? this.stateOf(stored!);
-      const remembered = resent.get(row.event_id);
-      const before = remembered ? { ...base, sent: remembered.sent } : base;
+      const earlier = changed.get(row.event_id);
+      const before = pending?.state ?? earlier?.state ?? this.stateOf(stored!);
+      const retry = before.sent.includes(row.sent);
       const after = mergeMutable(before, row);
-      if (before.sent.includes(row.sent) || sameMutable(before, after)) {
-        result.duplicates++;
-        // a send that changed nothing is remembered too: retried after a later change, it is still a retry
-        if (!before.sent.includes(row.sent)) {
-          const sent = [...before.sent, row.sent].slice(-sentKept);
-          const target = changed.get(row.event_id);
-          if (pending) {
-            pending.state = { ...pending.state, sent };
-            pending.values = { ...pending.values, sent_hashes: sent.join(' ') };
-          } else if (target) target.state = { ...target.state, sent };
-          else resent.set(row.event_id, { row: stored!, sent });
-        }
-        continue;
-      }
-      resent.delete(row.event_id);
-      result.updated++;
+      const news = !retry && !sameMutable(before, after);
+      if (news) result.updated++;
+      else result.duplicates++;
+      // a retry changes nothing; a send that changed nothing is remembered, so it is a retry when it comes
+      // again after a later change (a request that timed out after it was stored)
+      if (retry) continue;
+      const state = news ? after : { ...before, sent: after.sent };
       if (pending) {
-        pending.state = after;
-        pending.values = { ...pending.values, ...this.mutableValues(tx, after) };
+        pending.state = state;
+        pending.values = { ...pending.values, ...this.mutableValues(tx, state) };
       } else {
-        changed.set(row.event_id, { row: stored!, state: after });
+        changed.set(row.event_id, { row: stored!, state, touched: news || (earlier?.touched ?? false) });
       }
     }
 
@@ -720,9 +710,8 @@ export class CardSessionService {
       if (inserted.size !== values.length) throw new RetryBatch();
     }
     let price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
-    for (const { row, sent } of resent.values()) await tx.updateIdentification(row.id, { sent_hashes: sent.join(' ') });
-    for (const { row, state } of changed.values()) {
-      await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), updated_at: now });
+    for (const { row, state, touched } of changed.values()) {
+      await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), ...(touched ? { updated_at: now } : {}) });
       price += (state.price ?? 0) - (row.price ?? 0);
     }
     if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
