@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import { decodeHeic } from './heic-decode.ts';
+import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
 import type { MediaExt } from './media-store.ts';
 
@@ -44,7 +44,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   // EXIF orientations 5-8 swap width and height.
   let rotated = (meta.orientation ?? 1) >= 5;
   let needsRotation = (meta.orientation ?? 1) !== 1;
-  if (meta.format === 'heif' && meta.compression === 'hevc') {
+  if (isHeic(meta)) {
     // libheif applies the file's rotation itself
     let heic;
     try {

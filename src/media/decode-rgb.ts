@@ -1,6 +1,6 @@
 import sharp from 'sharp';
-import { decodeHeic } from './heic-decode.ts';
-import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
+import { decodeHeic, isHeic } from './heic-decode.ts';
+import { ImageLoadError, pixelLimitError } from './image-load-error.ts';
 
 export interface RgbImage {
   data: Buffer;
@@ -33,7 +33,7 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
   try {
     const meta = await open().metadata();
     format = meta.format;
-    hevc = meta.format === 'heif' && meta.compression === 'hevc';
+    hevc = isHeic(meta);
     const swap = (meta.orientation ?? 1) >= 5;
     originalWidth = (swap ? meta.height : meta.width) ?? 0;
     originalHeight = (swap ? meta.width : meta.height) ?? 0;
@@ -43,12 +43,12 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send ${accepted}`, 400, 'unsupported_image_format');
   }
-  if (hevc && originalWidth * originalHeight > maxPixels) throw tooManyPixels(maxPixels, originalWidth, originalHeight);
   try {
     let pipeline: sharp.Sharp;
     if (hevc) {
       // libheif has applied the file's rotation and mirroring; its EXIF orientation is not applied again
       const heic = await decodeHeic(bytes);
+      // the header was held to the limit by sharp; what decodes may be larger than it says
       if (heic.width * heic.height > maxPixels) throw new Error('Input image exceeds pixel limit');
       originalWidth = heic.width;
       originalHeight = heic.height;

@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
+/** A file sharp can describe but not decode: HEVC in HEIF (an iPhone's HEIC); AVIF, AV1 in HEIF, it decodes itself. */
+export const isHeic = (meta: { format?: string; compression?: string }): boolean => meta.format === 'heif' && meta.compression === 'hevc';
+
 export interface RgbaImage {
   data: Buffer;
   width: number;

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { decodeRgb } from '../../media/decode-rgb.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
+import { isHeic } from '../../media/heic-decode.ts';
 import { reduceJpeg, reducedJpegEdge } from '../../media/jpeg-reduce.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import { centeringGrade, measureCentering, type Centering } from '../grading/card-centering.ts';
@@ -539,7 +540,7 @@ async function drawFull(img: RgbPixels, quad: Quad, r: CardResult): Promise<Buff
 async function quadFromAlpha(bytes: Buffer, width: number, height: number): Promise<{ quad: Quad | null; transparent: boolean }> {
   // a HEIC (which sharp cannot decode; decodeRgb could) is a camera's photo: no cut-out
   const meta = await sharp(bytes).metadata();
-  if (meta.format === 'heif' && meta.compression === 'hevc') return { quad: [[0, 0], [width, 0], [width, height], [0, height]], transparent: false };
+  if (isHeic(meta)) return { quad: [[0, 0], [width, 0], [width, height], [0, height]], transparent: false };
   const alpha = await sharp(bytes).rotate().resize(width, height, { fit: 'fill' }).ensureAlpha().extractChannel(3).raw().toBuffer();
   let minSum = Infinity;
   let maxSum = -Infinity;
