@@ -217,6 +217,24 @@ function hpOfRun(run: string): number | null {
 /** Lines that name the card's kind or stage, never its name. */
 const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
 
+/**
+ * A comic's cover date: the month named, then the year in full or in two digits, with the day or
+ * month number before it as older covers print it (`DEC 2018`, `DEC 12/93`, `JAN 1/07`, `MAY '84`).
+ * Two-digit years from 30 are the 1900s. Its `12/93` is no issue number (the issue is `#323`).
+ */
+const COVER_DATE = /\b(?:JAN|FEB|MAR|APR|MAY|JUNE?|JULY?|AUG|SEPT?|OCT|NOV|DEC)[A-Z]*\.?\s?(?:[0-9]{1,2}\s?\/\s?|')?((?:19|20)[0-9]{2}|[0-9]{2})(?![0-9])/i;
+
+/** The year a comic's cover date gives ({@link COVER_DATE}), or null. */
+export function coverDateYear(lines: readonly CardTextLine[]): string | null {
+  for (const line of lines) {
+    const m = COVER_DATE.exec(line.text);
+    if (!m) continue;
+    const y = m[1]!;
+    return y.length === 4 ? y : `${Number(y) >= 30 ? 19 : 20}${y}`;
+  }
+  return null;
+}
+
 export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const numbers: CollectorNumber[] = [];
   const printCodes = new Set<string>();

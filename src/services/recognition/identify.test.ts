@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
+import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
+import { COMICS } from './recognition-service.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
   key,
@@ -41,6 +42,62 @@ const source = (cards: CandidateCard[]): CandidateSource => ({
 const artOf = (distances: Record<string, number>): ArtEvidence => ({
   distance: (k) => distances[k] ?? null,
   nearest: Object.entries(distances).filter(([, d]) => d < ART_NONE).sort((a, b) => a[1] - b[1]).map(([k]) => k),
+});
+
+describe('sport cards and comics: the year a card or cover prints', () => {
+  // a checklist's set named with its year, and a card of the next year's set the catalog lacks
+  const ohtani = card('s1-1', 'Shohei Ohtani', '1', null, '2022', { setName: '2022 Topps Series 1', setCodes: [] });
+  const blackGold = card('up-1', 'Black Gold', '1', null, '2022', { setName: '2022 Topps Update Series', setCodes: [] });
+  const back = (year: string) => readCardText(lines([['SHOHEI OHTANI', 0.1, 0.1, 0.05], [`© ${year} THE TOPPS COMPANY, INC. ${year} TOPPS SERIES 1 #1`, 0.9, 0.05, 0.03]]));
+
+  it('reads the set named on a back with its year, or another, whatever the spaces', () => {
+    expect(printedSetYear('2022 TOPPS SERIES 1', '2022 Topps Series 1')).toBe('same');
+    expect(printedSetYear('x 2023TOPPSSERIES1 #1', '2022 Topps Series 1')).toBe('differs');
+    // Series 10 is not Series 1; a set not printed, or named without a year, says nothing
+    expect(printedSetYear('2023 TOPPS SERIES 10', '2022 Topps Series 1')).toBe('unknown');
+    expect(printedSetYear('2023 TOPPS SERIES 1', '2022 Topps Update Series')).toBe('unknown');
+    expect(printedSetYear('SCARLET & VIOLET 2023', 'Scarlet & Violet')).toBe('unknown');
+  });
+
+  it('names the card whose set and year the back prints, and no card of another year', async () => {
+    const src = source([ohtani, blackGold]);
+    const same = await identify(back('2022'), src, 5, 4, true);
+    expect(bestMatch(same)?.card.key).toBe('s1-1');
+    expect(same.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('same');
+    // a 2023 card of the same player and number: not in this catalog, so no best match
+    const next = await identify(back('2023'), src, 5, 4, true);
+    expect(next.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('differs');
+    expect(bestMatch(next)).toBeNull();
+  });
+
+  it('reads a comic cover date as the issue year, in full, as month/year or with an apostrophe', () => {
+    const at = (text: string) => coverDateYear(lines([[text, 0.05, 0.05, 0.03]]));
+    expect(at('DEC 12/93 MARVEL COMICS')).toBe('1993');
+    expect(at('JAN 1/07')).toBe('2007');
+    expect(at('DEC 2018')).toBe('2018');
+    expect(at("MAY '84")).toBe('1984');
+    expect(at('#323')).toBeNull();
+    expect(at('DAREDEVIL')).toBeNull();
+  });
+
+  it('takes no date on a comic cover for its issue number (DEC 12/93 on Daredevil #323)', async () => {
+    const cover = lines([['DAREDEVIL', 0.05, 0.1, 0.08], ['#323', 0.05, 0.8, 0.03], ['DEC 12/93 MARVEL COMICS', 0.15, 0.05, 0.02]]);
+    const read = readCardText(cover);
+    expect(read.numbers.map((n) => n.number)).toEqual(expect.arrayContaining(['12', '323']));
+    const clues = COMICS.clues!(read, cover);
+    expect(clues.numbers.map((n) => n.number)).toEqual(['323']);
+    expect(clues.coverYear).toBe('1993');
+    const dd323 = card('dd-323', 'Daredevil', '323', null, null, { setCodes: [] });
+    const dd12 = card('dd22-12', 'Daredevil', '12', null, '2023', { setCodes: [] });
+    expect(bestMatch(await identify(clues, source([dd323, dd12]), 5, 4, true))?.card.key).toBe('dd-323');
+  });
+
+  it('counts a comic issue dated years from the cover against it, and one within a year for it', () => {
+    const thor = card('c-13', 'Immortal Thor', '13', null, '2024', { setCodes: [] });
+    const clues = (year: string) => ({ ...readCardText(lines([['IMMORTAL THOR', 0.1, 0.1, 0.06], ['#13', 0.1, 0.8, 0.03]])), coverYear: year });
+    expect(scoreCandidate(thor, clues('2023')).evidence.coverYear).toBe('same');
+    expect(scoreCandidate(thor, clues('2024')).score - scoreCandidate(thor, clues('1993')).score).toBe(WEIGHTS.coverYearSame - WEIGHTS.coverYearDiffers);
+  });
 });
 
 describe('identification', () => {

@@ -53,7 +53,14 @@ export interface CandidateCard {
  * they were measured surely; `cardWidth`, the card's short side in the photo as read, in pixels
  * ({@link SURE_PRINT_CARD}).
  */
-export type CardClues = CardTextClues & { border?: BorderColour | null; borderTone?: 'light' | 'dark' | null; layout?: CardLayout | null; cardWidth?: number | null };
+export type CardClues = CardTextClues & {
+  border?: BorderColour | null;
+  borderTone?: 'light' | 'dark' | null;
+  layout?: CardLayout | null;
+  cardWidth?: number | null;
+  /** A comic's cover date's year (card-text.ts `coverDateYear`): the issue's own year, give or take the months a cover is dated ahead. */
+  coverYear?: string | null;
+};
 
 /**
  * A card this many pixels across, or more, in the photo shows its collector line legibly (the
@@ -119,6 +126,13 @@ export interface Evidence {
   layout: 'same' | 'differs' | 'unknown';
   /** The resistance read against the one the printing's era prints. */
   resistance: 'same' | 'differs' | 'unknown';
+  /**
+   * A set named with its year (a sport checklist's `2022 Topps Series 1`) printed on the card (a
+   * back's set line) with that year, or with another: another year's card, never a misread.
+   */
+  setYear: 'same' | 'differs' | 'unknown';
+  /** A comic's cover year against the issue's year: within a year (covers are dated months ahead), or another issue. */
+  coverYear: 'same' | 'differs' | 'unknown';
 }
 
 export interface Identified {
@@ -193,6 +207,16 @@ export const WEIGHTS = {
    */
   resistanceSame: 0,
   resistanceDiffers: -0.5,
+  /** The set's name printed with its year: as sure as a set code. */
+  setYearSame: 3,
+  /**
+   * With another year, or a comic's cover dated years from the issue: another year's card or
+   * issue (a 2023 card of a 2022 checklist's player and number), as much against as a name and
+   * number together are for: no best match from name and number alone.
+   */
+  setYearDiffers: -6,
+  coverYearSame: 1.5,
+  coverYearDiffers: -6,
 };
 /**
  * Artwork distances (bits of 256) where the evidence is full and where it stops counting. On 36
@@ -306,7 +330,7 @@ function totalOf(n: CollectorNumber): number | null {
  * English whatever the card's language was read as.
  */
 export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
-  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown', resistance: 'unknown' };
+  const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown', resistance: 'unknown', setYear: 'unknown', coverYear: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
   const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
   const sure = (clues.cardWidth ?? 0) >= SURE_PRINT_CARD;
@@ -339,6 +363,8 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
     // a card printed ©2021 comes out in 2021 or early 2022
     evidence.year = d === 0 ? 'same' : d === 1 ? 'near' : 'differs';
   }
+  if (card.setName) evidence.setYear = printedSetYear(clues.fullText, card.setName);
+  if (clues.coverYear && card.year) evidence.coverYear = Math.abs(Number(card.year.slice(0, 4)) - Number(clues.coverYear)) <= 1 ? 'same' : 'differs';
   if (clues.regulationMark && card.regulationMark) evidence.regulationMark = clues.regulationMark === card.regulationMark ? 'same' : 'differs';
   if (clues.hp !== null && card.hp !== null) evidence.hp = clues.hp === card.hp ? 'same' : 'differs';
   if (clues.kind && card.kind) evidence.kind = clues.kind === card.kind ? 'same' : 'differs';
@@ -378,7 +404,26 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   score += evidence.border === 'same' ? w.borderSame : evidence.border === 'differs' ? w.borderDiffers : 0;
   score += evidence.layout === 'same' ? w.layoutSame : evidence.layout === 'differs' ? w.layoutDiffers : 0;
   score += evidence.resistance === 'same' ? w.resistanceSame : evidence.resistance === 'differs' ? w.resistanceDiffers : 0;
+  score += evidence.setYear === 'same' ? w.setYearSame : evidence.setYear === 'differs' ? w.setYearDiffers : 0;
+  score += evidence.coverYear === 'same' ? w.coverYearSame : evidence.coverYear === 'differs' ? w.coverYearDiffers : 0;
   return { card, score, evidence };
+}
+
+/**
+ * Whether the card prints its set's name (one that starts with its year: `2022 Topps Series 1`)
+ * with that year or another, the text's spaces, punctuation and case ignored (the recogniser
+ * runs words together: `2023TOPPSSERIES1`); `unknown` when the name is not printed or names no year.
+ */
+export function printedSetYear(fullText: string, setName: string): 'same' | 'differs' | 'unknown' {
+  const named = /^((?:19|20)[0-9]{2})\s*(.*[A-Za-z].*)$/.exec(setName.trim());
+  if (!named) return 'unknown';
+  const rest = named[2]!.normalize('NFKD').replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+  if (rest.length < 4) return 'unknown';
+  // between the name's letters anything but a letter or digit, or nothing
+  const printed = new RegExp(`((?:19|20)[0-9]{2})[^A-Z0-9]*${[...rest].join('[^A-Z0-9]*')}(?![0-9])`, 'g');
+  const years = [...fullText.normalize('NFKD').toUpperCase().matchAll(printed)].map((m) => m[1]!);
+  if (!years.length) return 'unknown';
+  return years.includes(named[1]!) ? 'same' : 'differs';
 }
 
 /** The name lines read plainly that are (as alike as {@link NAME_READ}.known) the name of one of the candidates: English names. */

@@ -7,7 +7,7 @@ import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-task
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
-import { readCardText, type CardTextClues } from './card-text.ts';
+import { coverDateYear, readCardText, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
@@ -49,6 +49,8 @@ export interface Family {
   alwaysTags?: readonly string[];
   match(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): Record<string, unknown> & { subcategory: string | null };
   noCatalog: string;
+  /** What the family's prints say beyond a card's: a comic's cover date. */
+  clues?(clues: CardClues, lines: readonly CardTextLine[]): CardClues;
 }
 
 export const TCG: Family = {
@@ -86,6 +88,8 @@ export const COMICS: Family = {
   hashNumbers: true,
   hintTags: ['Side', 'Rotation'],
   match: (_kind, catalog, card) => comicsMatch(catalog, card),
+  // A cover numbers its issue `#323`; what reads as a fraction there is its date (`DEC 12/93`), which dates the issue instead.
+  clues: (clues, lines) => ({ ...clues, numbers: clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), coverYear: coverDateYear(lines) }),
   noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
 };
 export type TcgOption = (typeof ALL_OPTIONS)[number];
@@ -412,7 +416,7 @@ export class RecognitionService {
     let furniture = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
-      const clues = cardClues(reading);
+      const clues = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
       furniture ||= printsCardFurniture(clues);
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
