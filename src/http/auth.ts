@@ -8,13 +8,22 @@ import { withCreditHold } from '../util/credit-hold-scope.ts';
  * read; credits are charged after validation so a malformed call costs nothing, and refunded
  * when the call fails.
  */
+/**
+ * Every later line of an authenticated request (its "request completed" line too) names the
+ * account and token that acted: behind a proxy the address names no one.
+ */
+export function logAsPrincipal(request: Pick<FastifyRequest, 'principal' | 'log'>, reply: Pick<FastifyReply, 'log'>): void {
+  if (request.principal) request.log = reply.log = request.log.child({ account: request.principal.account.id, tokenId: request.principal.tokenId });
+}
+
 export function registerAccessControl(app: FastifyInstance): void {
   const { accounts, rateLimiter, config, inFlight } = app.loupe;
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const service = request.routeOptions.config.service;
     if (!service) return;
     await inFlight.run(() => authorize(request, service));
+    logAsPrincipal(request, reply);
   });
 
   async function authorize(request: FastifyRequest, service: string): Promise<void> {

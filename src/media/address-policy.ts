@@ -64,9 +64,13 @@ function normalise(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
   return (ip.kind() === 'ipv6' && embeddedIPv4(ip as ipaddr.IPv6)) || ip;
 }
 
-/** A refusal of an address a host name resolved to, said of the name: `localhost resolves to 127.0.0.1, which is a loopback address…`. */
+/**
+ * A refusal of an address a host name resolved to, said of the name without the address:
+ * `localhost resolves to a loopback address…`. The address would tell any token holder the
+ * operator's internal names' addresses (`db.internal`, a cluster's service names).
+ */
 export function resolvedRefusal(host: string, refusal: string): string {
-  return `${host} resolves to ${refusal.replace(/^address (\S+) is /, '$1, which is ')}`;
+  return `${host} resolves to ${refusal.replace(/^address \S+ is /, '')}`;
 }
 
 function describe(range: string): string {

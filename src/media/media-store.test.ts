@@ -18,6 +18,30 @@ describe('MediaStore', () => {
     expect((fs.statSync(root).mode & 0o777).toString(8)).toBe('700');
   });
 
+  it('flushes a file to disk before renaming it into place, then the folder holding it (a power cut leaves no row naming an empty file)', async () => {
+    const store = new MediaStore(root);
+    const order: string[] = [];
+    const probe = await fs.promises.open(path.join(path.dirname(root), 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { sync(): Promise<void> };
+    await probe.close();
+    const sync = vi.spyOn(proto, 'sync');
+    const rename = vi.spyOn(fs.promises, 'rename');
+    sync.mockImplementation(async function (this: { fd: number }) {
+      order.push(`sync ${fs.readlinkSync(`/proc/self/fd/${this.fd}`).endsWith('.tmp') ? 'file' : 'folder'}`);
+    });
+    rename.mockImplementation(async (from, to) => {
+      order.push('rename');
+      fs.renameSync(from, to);
+    });
+    try {
+      await store.put(Buffer.from('jpeg bytes'), 'jpg');
+    } finally {
+      sync.mockRestore();
+      rename.mockRestore();
+    }
+    expect(order.slice(0, 3)).toEqual(['sync file', 'rename', 'sync folder']);
+  });
+
   it('leaves no part of a file whose write failed (a full disk left a .tmp no row names)', async () => {
     const store = new MediaStore(root);
     const before = new Set(fs.readdirSync(root, { recursive: true }).map(String));

@@ -11,7 +11,8 @@ export type MediaExt = 'jpg' | 'png' | 'webp';
 
 /**
  * Media files in a local folder, sharded by the key's first byte. Writes go to a temporary
- * name and are renamed into place, so a crash never leaves a half-written file under a key.
+ * name, flushed to disk and renamed into place (the folder flushed too), so neither a crash nor a
+ * power cut leaves a half-written file under a key.
  * Readable by the server's user only, as the database is: customers' photos, served through
  * signed links, not the file system.
  */
@@ -41,11 +42,21 @@ export class MediaStore {
   async write(key: string, bytes: Buffer): Promise<string> {
     const file = this.pathOf(key);
     if (!file) throw new Error(`not a media key: ${key}`);
-    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const made = await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
     try {
-      await fsp.writeFile(tmp, bytes, { mode: 0o600 });
+      // On disk before the rename, and the rename before the row naming the key commits: after a
+      // power cut (not only a crash) a row never names an empty or missing file.
+      const handle = await fsp.open(tmp, 'w', 0o600);
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await fsp.rename(tmp, file);
+      await syncFolder(path.dirname(file));
+      if (made) await syncFolder(this.root);
     } catch (err) {
       // a write cut short (a full disk) left its part behind, named by no row
       await fsp.rm(tmp, { force: true });
@@ -101,5 +112,18 @@ export class MediaStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
+  }
+}
+
+/** Flushes a folder's entries (a rename into it) to disk; where the file system cannot, the rename stands as it is. */
+async function syncFolder(dir: string): Promise<void> {
+  let handle: fsp.FileHandle | undefined;
+  try {
+    handle = await fsp.open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // EINVAL / EISDIR on file systems without folder sync
+  } finally {
+    await handle?.close();
   }
 }

@@ -27,6 +27,37 @@ describe.each(backends)('uploads to one session at once (%s)', (backend) => {
     expect(new Set(listed.results.map((r: { event_id: string }) => r.event_id)).size).toBe(listed.results.length);
   }, 60_000);
 
+  it('rows appear in upload order only at the end of the list: a reader following new rows page by page sees each once', async () => {
+    const sid = await createSession(h);
+    let n = 0;
+    const writer = async () => {
+      for (let b = 0; b < 25; b++) {
+        const rows = Array.from({ length: 1 + (b % 4) }, () => ({ event_id: `w${n++}`, name: 'c' }));
+        const res = await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: rows } });
+        expect(res.statusCode, res.body).toBe(200);
+      }
+    };
+    const seen: string[] = [];
+    let writing = true;
+    const reader = async () => {
+      // what an app tailing the list does: ask for the page holding the next row not yet seen, keep what lies past it
+      while (writing || seen.length < n) {
+        const page = Math.floor(seen.length / 50) + 1;
+        const res = (await h.request('GET', cs(`identification/?session=${sid}&page_size=50&page=${page}`))).json() as { results: { event_id: string }[] };
+        seen.push(...res.results.slice(seen.length - (page - 1) * 50).map((r) => r.event_id));
+        if (!writing && res.results.length < 50 && seen.length >= n) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    };
+    const read = reader();
+    await Promise.all(Array.from({ length: 6 }, writer));
+    writing = false;
+    await read;
+    const listed = (await h.request('GET', cs(`identification/?session=${sid}&page_size=500`))).json() as { results: { event_id: string }[] };
+    expect(listed.results).toHaveLength(n);
+    expect(seen).toEqual(listed.results.map((r) => r.event_id));
+  }, 120_000);
+
   it('uploads racing the delete of their session are each a 404 or land before it, never a 500; the delete is a 204', async () => {
     for (let round = 0; round < 30; round++) {
       const sid = await createSession(h);
