@@ -4,11 +4,6 @@ import { ServiceError } from '../services/errors.ts';
 import { withCreditHold } from '../util/credit-hold-scope.ts';
 
 /**
- * Authentication, rate limit, service switch and workspace selection happen before the body is
- * read; credits are charged after validation so a malformed call costs nothing, and refunded
- * when the call fails.
- */
-/**
  * Every later line of an authenticated request (its "request completed" line too) names the
  * account and token that acted: behind a proxy the address names no one.
  */
@@ -16,6 +11,11 @@ export function logAsPrincipal(request: Pick<FastifyRequest, 'principal' | 'log'
   if (request.principal) request.log = reply.log = request.log.child({ account: request.principal.account.id, tokenId: request.principal.tokenId });
 }
 
+/**
+ * Authentication, rate limit, service switch and workspace selection happen before the body is
+ * read; credits are charged after validation so a malformed call costs nothing, and refunded
+ * when the call fails.
+ */
 export function registerAccessControl(app: FastifyInstance): void {
   const { accounts, rateLimiter, config, inFlight } = app.loupe;
 

@@ -222,15 +222,18 @@ const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), 'pokemon', 'hp'
  * month number before it as older covers print it (`DEC 2018`, `DEC 12/93`, `JAN 1/07`, `MAY '84`).
  * Two-digit years from 30 are the 1900s. Its `12/93` is no issue number (the issue is `#323`).
  */
-const COVER_DATE = /\b(?:JAN|FEB|MAR|APR|MAY|JUNE?|JULY?|AUG|SEPT?|OCT|NOV|DEC)[A-Z]*\.?\s?(?:[0-9]{1,2}\s?\/\s?|')?((?:19|20)[0-9]{2}|[0-9]{2})(?![0-9])/i;
+const COVER_DATE = /\b(?:JAN(?:UARY)?|FEB(?:RUARY)?|MAR(?:CH)?|APR(?:IL)?|MAY|JUNE?|JULY?|AUG(?:UST)?|SEPT?(?:EMBER)?|OCT(?:OBER)?|NOV(?:EMBER)?|DEC(?:EMBER)?)(?![A-Z])\.?\s?(?:(?:[0-9]{1,2}\s?\/\s?|')([0-9]{2})|((?:19|20)[0-9]{2}))(?![0-9])/i;
 
-/** The year a comic's cover date gives ({@link COVER_DATE}), or null. */
+/**
+ * The year a comic's cover date gives ({@link COVER_DATE}), or null. A month's name only, not a
+ * word it starts (`MARVEL 2099`), and two digits only after a day or month number or an
+ * apostrophe (`JUNE 30` is a day).
+ */
 export function coverDateYear(lines: readonly CardTextLine[]): string | null {
   for (const line of lines) {
     const m = COVER_DATE.exec(line.text);
     if (!m) continue;
-    const y = m[1]!;
-    return y.length === 4 ? y : `${Number(y) >= 30 ? 19 : 20}${y}`;
+    return m[2] ?? `${Number(m[1]) >= 30 ? 19 : 20}${m[1]}`;
   }
   return null;
 }

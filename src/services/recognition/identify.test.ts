@@ -76,6 +76,11 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     expect(at('JAN 1/07')).toBe('2007');
     expect(at('DEC 2018')).toBe('2018');
     expect(at("MAY '84")).toBe('1984');
+    expect(at('DEC12/93')).toBe('1993');
+    expect(at('NOVEMBER 1977')).toBe('1977');
+    // a word a month's name starts, a day of the month
+    expect(at('MARVEL 2099')).toBeNull();
+    expect(at('JUNE 30')).toBeNull();
     expect(at('#323')).toBeNull();
     expect(at('DAREDEVIL')).toBeNull();
   });
