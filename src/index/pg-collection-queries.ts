@@ -1,7 +1,8 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { FilterError } from '../store/filters/filter-error.ts';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
-import { fromJson, type Store } from '../store/database.ts';
+import { fromJson, type Database, type Store } from '../store/database.ts';
 import { hashBandBits } from '../store/migrations/019-hash-bands.ts';
 import { pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
@@ -34,6 +35,20 @@ const maxScanTuples = (limit: number) => Math.max(20_000, 4 * limit);
 const exactUnder = 3000;
 /** How many (collection change, filter) pairs remember whether their filter matches few records. */
 const fewCacheSize = 256;
+/**
+ * Longest a query with a client's filter may run (PostgreSQL's `statement_timeout` for it): scans of
+ * 100,000 records with ordinary filters take well under a second here. Past it the request is a
+ * 400 naming the filter (visual-search-service.ts).
+ */
+export const FILTER_STATEMENT_MS = 5_000;
+
+/** PostgreSQL's cancel of a statement past its `statement_timeout` (SQLSTATE 57014), as the client's filter's fault. */
+function filterTimedOut(err: unknown): never {
+  if ((err as { code?: unknown } | null)?.code === '57014') {
+    throw new FilterError('', `the filter ran longer than ${FILTER_STATEMENT_MS / 1000} s over this collection; make it more specific (an anchored $regex, fewer alternatives: docs/filters.md)`);
+  }
+  throw err;
+}
 
 /**
  * Collections on PostgreSQL: filters become SQL over the `data_b` JSONB column (`data` as sent, migration 018), vectors are
@@ -54,11 +69,27 @@ export class PgCollectionQueries implements CollectionQueries {
 
   constructor(private readonly store: Store) {}
 
+  /**
+   * Runs a query whose filter a client wrote under {@link FILTER_STATEMENT_MS}: a `$regex` that
+   * keeps PostgreSQL's engine busy (`[ab]*a[ab]{255}…` over long values: 9 s for 3 records, and on
+   * after the client left) is cancelled, not left holding a connection other accounts wait for.
+   */
+  private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    if (!filter || !Object.keys(filter).length) return run(this.store.db);
+    return this.store.db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`SELECT set_config('statement_timeout', ${String(FILTER_STATEMENT_MS)}, true)`.execute(trx);
+        return run(trx);
+      })
+      .catch(filterTimedOut);
+  }
+
   private async matchesFew(c: CollectionRecord, filter: Filter): Promise<boolean> {
     const key = `${c.id}:${c.seq}:${JSON.stringify(filter)}`;
     let held = this.few.get(key);
     if (held === undefined) {
-      const n = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(this.store.db);
+      const n = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM collection_records WHERE ${this.where(c, filter)} LIMIT ${exactUnder + 1}) m`.execute(db));
       held = Number(n.rows[0]?.n ?? 0) <= exactUnder;
       if (this.few.size >= fewCacheSize) this.few.delete(this.few.keys().next().value!);
       this.few.set(key, held);
@@ -119,7 +150,7 @@ export class PgCollectionQueries implements CollectionQueries {
     // N may lag a backfill by a minute (statsOf): it is never taken below a term's own count.
     // Each match keeps only the query's lexemes (ts_delete of the rest, in C) before it is
     // unnested: unnesting whole documents cost 5-7x more with 17 lexemes a record.
-    const res = await sql<{ key: number; record_id: string; data: unknown; score: number }>`
+    const query = sql<{ key: number; record_id: string; data: unknown; score: number }>`
       WITH qs AS (SELECT ${t.lexemes} AS l),
       cand AS MATERIALIZED (
         SELECT t.key, t.doc_len, ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, qs.l))) AS found
@@ -141,7 +172,8 @@ export class PgCollectionQueries implements CollectionQueries {
       JOIN collection_records r ON r.key = sc.key
       WHERE r.collection_id = ${own} ${filtered}
       ORDER BY sc.score DESC, r.key
-      LIMIT ${k}`.execute(this.store.db);
+      LIMIT ${k}`;
+    const res = await this.filtered(filter, (db) => query.execute(db));
     return res.rows.map((r) => ({ record: this.rows([r])[0]!, score: Number(r.score) }));
   }
 
@@ -175,17 +207,17 @@ export class PgCollectionQueries implements CollectionQueries {
   }
 
   async count(c: CollectionRecord, filter?: Filter): Promise<number> {
-    const res = await sql<{ n: number }>`SELECT count(*) AS n FROM collection_records WHERE ${this.where(c, filter)}`.execute(this.store.db);
+    const res = await this.filtered(filter, (db) => sql<{ n: number }>`SELECT count(*) AS n FROM collection_records WHERE ${this.where(c, filter)}`.execute(db));
     return Number(res.rows[0]?.n ?? 0);
   }
 
   async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
-    const res = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(this.store.db);
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(db));
     return this.rows(res.rows);
   }
 
   async random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]> {
-    const res = await sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY random() LIMIT ${count}`.execute(this.store.db);
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY random() LIMIT ${count}`.execute(db));
     return this.rows(res.rows);
   }
 
@@ -205,6 +237,7 @@ export class PgCollectionQueries implements CollectionQueries {
     const few = filtered && (await this.matchesFew(c, filter));
     return this.store.db.transaction().execute(async (trx) => {
       if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
+      if (filtered) await sql`SELECT set_config('statement_timeout', ${String(FILTER_STATEMENT_MS)}, true)`.execute(trx);
       await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
@@ -219,7 +252,7 @@ export class PgCollectionQueries implements CollectionQueries {
         ), kept AS (SELECT key, distance FROM hits ORDER BY distance, key LIMIT ${limit})
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
-    });
+    }).catch(filterTimedOut);
   }
 
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {
@@ -236,12 +269,12 @@ export class PgCollectionQueries implements CollectionQueries {
     // Within 16 bits a row shares a band with the query (migration 019): its GIN index finds the
     // candidates. Further apart, the bits are counted over every row of the collection.
     const banded = maxBits < hashBandBits.length ? sql`AND loupe_hash_bands(hash) && loupe_hash_bands(${hash}::bit(256))` : sql``;
-    const res = await sql<{ key: number; record_id: string; data: unknown; distance: number }>`
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown; distance: number }>`
       SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${pgVector(query)}::vector(${dims}) AS distance
       FROM collection_records
       WHERE ${this.where(c, filter)} AND hash IS NOT NULL ${banded} AND bit_count(hash # ${hash}::bit(256)) <= ${maxBits}
       ORDER BY distance, key
-      LIMIT ${limit}`.execute(this.store.db);
+      LIMIT ${limit}`.execute(db));
     return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
   }
 

@@ -2,6 +2,7 @@ import type { Change, CollectionQueries, Filter, Hit } from '../index/collection
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
+import { RegexWorkExhausted } from '../store/filters/linear-regex.ts';
 import { validateFilter } from '../store/filters/mongo-filter.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
@@ -114,10 +115,12 @@ export function checkedFilter(filter: unknown): Record<string, unknown> | undefi
 /**
  * The queries, with a filter that fails during a scan answered as the client's 400 like one that
  * fails validation: on the embedded backend a `$regex` can run out of its step budget over the
- * records (docs/filters.md), which only the scan finds out.
+ * records (docs/filters.md), which only the scan finds out; or a 503 with a wait when the process's
+ * regex work for now is used up (not the pattern's fault alone).
  */
 export function filterFailuresAre400(queries: CollectionQueries): CollectionQueries {
   const rethrow = (err: unknown): never => {
+    if (err instanceof RegexWorkExhausted) throw new ServiceError(503, 'busy', `Filter not run: ${err.message}`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
     if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
     throw err;
   };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/database.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
+import { regexWork } from '../../src/store/filters/linear-regex.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 
 /**
@@ -68,5 +69,44 @@ describe.each(backends)('regex filters do not stop the server (%s)', (backend) =
     expect(performance.now() - t0).toBeLessThan(3_000);
     // The same collection still answers other filters.
     expect((await find(c, { s: { $regex: '^ab' } })).statusCode).toBe(200);
+  });
+
+  it.runIf(backend === 'postgres')('a pattern PostgreSQL would run for many seconds is cancelled at the filter time limit: a 400 naming the filter, other requests answered meanwhile', async () => {
+    let state = 13;
+    const rnd = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 16) & 1;
+    const c = await collectionOf(Array.from({ length: 8 }, () => ({ t: Array.from({ length: 60_000 }, () => (rnd() ? 'a' : 'b')).join('') })));
+    expect((await find(c, { t: 'x' })).statusCode).toBe(200);
+    const t0 = performance.now();
+    const slow = find(c, { t: { $regex: `[ab]*a${'[ab]{255}'.repeat(18)}c` } });
+    const ping = new Promise((r) => setTimeout(r, 500)).then(() => h.request('GET', '/similarity/products-new/v2/ping', { headers: { 'collection-id': c.id }, token: c.token }));
+    const [res, pinged] = await Promise.all([slow, ping]);
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toMatchObject({ code: 'invalid_filter', detail: expect.stringMatching(/ran longer than 5 s/) });
+    expect(performance.now() - t0).toBeLessThan(8_000);
+    expect(pinged.statusCode).toBe(200);
+  }, 30_000);
+
+  it.runIf(backend === 'sqlite')('a stream of such patterns is refused as busy while the server stays responsive, not 0.2 s of the event loop each', async () => {
+    let state = 11;
+    const rnd = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 16) & 1;
+    const c = await collectionOf(Array.from({ length: 100 }, () => ({ s: Array.from({ length: 1_000 }, () => (rnd() ? 'a' : 'b')).join('') })));
+    expect((await find(c, { s: 'x' })).statusCode).toBe(200);
+    regexWork.reset();
+    const codes: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < 8; i++) {
+      const res = await find(c, { s: { $regex: '[ab]*a[ab]{200}c' } });
+      codes.push(res.statusCode);
+      if (res.statusCode === 503) {
+        expect(res.json()).toMatchObject({ code: 'busy', detail: expect.stringMatching(/regex work/) });
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+    }
+    // the first is the pattern's own 400 (its scan's budget); the rest find the process's regex work used up
+    expect(codes[0]).toBe(400);
+    expect(codes.slice(1).filter((code) => code !== 503)).toEqual([]);
+    // eight scans at 0.2 s each would be 1.6 s of the event loop
+    expect(performance.now() - t0).toBeLessThan(1_200);
+    regexWork.reset();
   });
 });

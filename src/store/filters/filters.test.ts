@@ -1,11 +1,12 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { scratchPgDatabase } from '../../../test/helpers/processes.ts';
 import { filterCases, filterDocs, malformedFilters } from './filter-cases.ts';
 import { FilterError } from './filter-error.ts';
 import { compileFilter, translateRegex, validateFilter } from './mongo-filter.ts';
 import { filterToSql } from './pg-filter.ts';
+import { REGEX_LIMITS, RegexWorkExhausted, regexWork } from './linear-regex.ts';
 
 const sorted = (ids: string[]) => [...ids].sort();
 
@@ -73,6 +74,9 @@ describe('regex translation', () => {
 });
 
 describe('regex evaluation in linear time (the embedded backend runs filters on the event loop)', () => {
+  // the process's regex work is one bucket: each test starts with it full
+  beforeEach(() => regexWork.reset());
+
   it('answers patterns that backtrack for seconds in V8 at once', () => {
     // V8 took 15 s for k = 6 over these 60 characters (n^k work); the linear engine reads each
     // character once per live NFA state.
@@ -116,6 +120,40 @@ describe('regex evaluation in linear time (the embedded backend runs filters on 
     }
     expect(differences.slice(0, 10)).toEqual([]);
     expect(compared).toBeGreaterThan(40_000);
+  });
+
+  it('spends no more regex work a second across filters than the process allows: a stream of heavy patterns is refused for a while, then runs again', () => {
+    const rnd = seeded(5);
+    const docs = Array.from({ length: 400 }, () => ({ s: Array.from({ length: 1_000 }, () => (rnd() < 0.5 ? 'a' : 'b')).join('') }));
+    let clock = 0;
+    const real = regexWork.now;
+    regexWork.now = () => clock;
+    try {
+      regexWork.reset();
+      const scan = () => {
+        const test = compileFilter({ s: { $regex: '[ab]*a[ab]{200}c' } });
+        for (const d of docs) test(d);
+      };
+      // the first heavy scan is the pattern's own 400; the bucket is then empty
+      expect(scan).toThrow(/too much work/);
+      // the next, at once, is refused as the process's, with a wait, after spending nothing it lacks
+      let busy: unknown;
+      try {
+        scan();
+      } catch (err) {
+        busy = err;
+      }
+      expect(busy).toBeInstanceOf(RegexWorkExhausted);
+      expect((busy as RegexWorkExhausted).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      // a moment later a cheap filter runs, and once the bucket refilled a heavy one is the pattern's 400 again
+      clock += 100;
+      expect(compileFilter({ s: { $regex: '^ab' } })(docs[0]!)).toBe(docs[0]!.s.startsWith('ab'));
+      clock += (1000 * REGEX_LIMITS.steps) / REGEX_LIMITS.stepsPerSecond;
+      expect(scan).toThrow(/too much work/);
+    } finally {
+      regexWork.now = real;
+      regexWork.reset();
+    }
   });
 
   it('refuses a pattern that would need too much work over the records with a FilterError', () => {

@@ -43,7 +43,42 @@ export const REGEX_LIMITS = {
   steps: 10_000_000,
   /** DFA states kept per filter before the cache is emptied and rebuilt (as RE2 does). */
   cachedStates: 2_000,
+  /**
+   * NFA steps the whole process may spend a second, across requests, beyond a burst of one
+   * filter's {@link steps}: about 50 ms of the event loop a second. One filter's budget bounds
+   * one request, not a stream of them: a token sending the refused pattern five times a second
+   * held the loop for 0.25 s each time (other requests waited up to 9 s). Ordinary patterns
+   * spend a few thousand steps a scan and never meet it.
+   */
+  stepsPerSecond: 2_500_000,
 } as const;
+
+/** A filter refused because the process's regex work ({@link REGEX_LIMITS}.stepsPerSecond) is used up for now: not the pattern's fault alone. */
+export class RegexWorkExhausted extends FilterError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('$regex', `the server's regex work for now is used up by patterns that need much of it; retry in ${retryAfterSeconds} s, or anchor the pattern or make it more specific (docs/filters.md)`);
+  }
+}
+
+/** The regex work the process has left: a bucket of steps, refilled with time, that every scan draws from. */
+export const regexWork = {
+  level: REGEX_LIMITS.steps as number,
+  at: 0,
+  now: () => performance.now(),
+  /** Takes `steps`; throws when the bucket is empty. */
+  take(steps: number): void {
+    const now = this.now();
+    this.level = Math.min(REGEX_LIMITS.steps, this.level + ((now - this.at) / 1000) * REGEX_LIMITS.stepsPerSecond);
+    this.at = now;
+    this.level -= steps;
+    if (this.level < 0) throw new RegexWorkExhausted(Math.max(1, Math.ceil(-this.level / REGEX_LIMITS.stepsPerSecond)));
+  },
+  /** Full again (tests: one test's scans are not the next one's). */
+  reset(): void {
+    this.level = REGEX_LIMITS.steps;
+    this.at = this.now();
+  },
+};
 
 const enum Op {
   Char,
@@ -245,6 +280,7 @@ export class RegexRun {
     if (this.budget.steps > REGEX_LIMITS.steps) {
       throw new FilterError('$regex', 'the pattern needs too much work over these records; anchor it or make it more specific (docs/filters.md)');
     }
+    regexWork.take(steps);
   }
 
   /**
