@@ -61,7 +61,7 @@ export class ReferenceFolderError extends Error {}
 
 /** The name a file carries without its extension and a leading running number (`001_Bulbasaur` → `Bulbasaur`). */
 function stemName(stem: string): string {
-  return stem.replace(/^\d+[_\s-]+/, '').replace(/[_]+/g, ' ').trim();
+  return stem.replace(/^\d+(?:[_\s-]+|$)/, '').replace(/[_]+/g, ' ').trim();
 }
 
 /** The image files of a folder (not its subfolders), in name order, each with what names its card. */
@@ -85,7 +85,8 @@ export async function referenceFiles(dir: string): Promise<ReferenceFile[]> {
       const file = path.join(root, name);
       const l = labels.get(file) ?? {};
       const stem = name.replace(/\.[^.]+$/, '');
-      const leading = /^(\d+)[_\s-]/.exec(stem)?.[1] ?? null;
+      // `042_pikachu.jpg`, or the number alone (`42.jpg`)
+      const leading = /^(\d+)(?:[_\s-]|$)/.exec(stem)?.[1] ?? null;
       return {
         file,
         name,

@@ -39,7 +39,7 @@ const MTG_COLORS: Record<string, string> = { W: 'White', U: 'Blue', B: 'Black', 
 export function tradingCardMatch(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): TradingCardMatch {
   const f = card.fields;
   const setName = set?.name ?? card.setName;
-  const outOf = set?.printedTotal ?? null;
+  const outOf = set?.printedTotal ?? (kind === 'csv' && /^[0-9]{1,5}$/.test(text(f.out_of) ?? '') ? Number(f.out_of) : null);
   let color: string | null = null;
   let type: string | null = null;
   let setCode = card.setCode;
@@ -55,6 +55,10 @@ export function tradingCardMatch(kind: string, catalog: string, card: StoredCard
   } else if (kind === 'yugioh') {
     color = text(f.attribute);
     type = text(f.monster_type_line) ?? ([text(f.card_type), text(f.property)].filter(Boolean).join(' — ') || null);
+  } else if (kind === 'csv') {
+    // a shop's own game: the fields its `--map` named so (`color=Ink,type=Version,out_of=Set Size`)
+    color = text(f.color);
+    type = text(f.type);
   }
   const numbered = card.number ? (kind === 'pokemon' && outOf ? `${card.number}/${outOf}` : card.number) : null;
   return {

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import type { StoredCard } from '../../store/catalog-store.ts';
+import { tradingCardMatch } from './match-fields.ts';
+
+const card = (fields: Record<string, unknown>): StoredCard => ({
+  key: 'TFC|42|Elsa - Spirit of Winter',
+  name: 'Elsa - Spirit of Winter',
+  nameNorm: 'elsaspiritofwinter',
+  setCode: 'TFC',
+  setName: 'The First Chapter',
+  number: '42',
+  numberNorm: '42',
+  rarity: 'Legendary',
+  year: '2023',
+  fields,
+  links: {},
+  aliases: [],
+  flags: [],
+  source: 'csv',
+  createdAt: '',
+  updatedAt: '',
+});
+
+describe('a match of a shop’s own game (--kind csv)', () => {
+  it('carries the colour, type and set size its --map named, and none it did not', () => {
+    expect(tradingCardMatch('csv', 'lorcana', card({ color: 'Amethyst', type: 'Floodborn', out_of: '204' }), undefined)).toMatchObject({ color: 'Amethyst', type: 'Floodborn', out_of: 204, subcategory: 'lorcana', card_number: '42' });
+    expect(tradingCardMatch('csv', 'lorcana', card({ Ink: 'Amethyst', out_of: 'many' }), undefined)).toMatchObject({ color: null, type: null, out_of: null });
+  });
+});
