@@ -513,6 +513,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const unknown = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: other.toString('base64') }] } })).json() as { records: Rec[] }).records[0]!;
     expect(unknown._objects![0]!._ocr.full_text).toMatch(/#4/);
     expect(unknown._objects![0]!._identification).toMatchObject({ best_match: null, alternatives: [], distances: [] });
+    // a photo with nothing to read on it: no comic, not an "OK" with nothing in it
+    const blank = await sharp({ create: { width: 660, height: 1020, channels: 3, background: '#3a5a8c' } }).jpeg().toBuffer();
+    const none = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: blank.toString('base64') }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(none._status).toMatchObject({ code: 404, text: expect.stringMatching(/^No comic was found in the image/) });
   }, 120_000);
 
   it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {

@@ -435,6 +435,12 @@ export class RecognitionService {
     // missed was answered as one whole-frame card with alternatives a stray number brought in; a drawn
     // card of no imported game (or of one a hint left out) was "no card" though its print code was read.
     if (family !== COMICS && wholeReadIsNoCard(read, furniture, objects)) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    // A comic is read whole when no card-like outline is found (covers are no trading cards); a
+    // whole photo with no text read on it shows no comic to identify (a cover photographed small on
+    // a table was an "OK" with nothing in it, and charged).
+    if (family === COMICS && read.whole === true && objects.every((o) => !o._identification.best_match && !o._ocr.full_text.trim())) {
+      return { ...sized, _objects: [], _status: recordError(ctx, 'No comic was found in the image: no text could be read on it (send a closer photo of the cover)', 404) };
+    }
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
     const notes = (['magic_ai'] as const).filter((o) => options[o]);
     // slab_id / slab_grade: the largest card's label; its company and grade as the card's tags, and with slab_id the label as its own object
