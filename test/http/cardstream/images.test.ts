@@ -165,7 +165,11 @@ describe.each(backends)('card images (%s)', (backend) => {
   it('a full disk is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async () => {
     const sid = await withCard('f1');
     const before = new Set(await filesUnder(mediaDir));
-    const full = vi.spyOn(fs.promises, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    // media files are written through a file handle (flushed before their rename): its write fails
+    const probe = await fs.promises.open(path.join(h.dataDir, 'probe'), 'w');
+    const handle = Object.getPrototypeOf(probe) as { writeFile(data: Buffer): Promise<void> };
+    await probe.close();
+    const full = vi.spyOn(handle, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
     try {
       const res = await attach(sid, 'f1', (await photo(300, 200)).toString('base64'));
       expect(res.statusCode).toBe(503);
