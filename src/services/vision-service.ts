@@ -29,11 +29,15 @@ class RecordFieldError extends Error {}
 /** What a failed task means to the client, as the record's `_status`. */
 export function failure(err: unknown): { code: number; text: string } {
   if (err instanceof ImageLoadError || err instanceof RecordFieldError) return { code: 400, text: err.message };
+  if (err instanceof VisionBusyError) return { code: 503, text: `Error Processing Image: the vision engine is at capacity; try again in ${err.retryAfterSeconds} s` };
   if (err instanceof VisionTaskError) {
     return err.reason === 'timeout' ? { code: 504, text: `Error Processing Image: ${err.message}` } : { code: 500, text: `Error Processing Image: ${err.message}` };
   }
   return { code: 500, text: 'Error Processing Image: the image could not be processed' };
 }
+
+/** Whether a record's image is downloaded (`_url` alone: `_base64` and `_file` come first, image-intake.ts). */
+const downloads = (record: InputRecord): boolean => typeof record._url === 'string' && record._base64 === undefined && record._file === undefined;
 
 export type OutputRecord = Record<string, unknown> & { _status: { code: number; text: string; request_id?: string } };
 
@@ -56,18 +60,31 @@ export class VisionService {
   }
 
   /**
-   * Runs one task per record. Room in the engine's queue is reserved for the whole request
-   * first, so a busy server answers 503 at once instead of after the downloads.
+   * Runs one task per record. A busy server answers 503 at once, before any download. Room in the
+   * engine's queue is reserved for the whole request's images it has (`_base64`, `_file`) and for
+   * each image to download once it has arrived, never while it downloads: URLs that never answer
+   * held every slot of the queue for a minute at no cost (every account's images 503 meanwhile).
    */
   async each<K extends ImageTaskKind>(kind: K, records: InputRecord[], options?: ImageTaskOptions | ((record: InputRecord) => ImageTaskOptions)): Promise<Outcome<K>[]> {
-    const ticket = this.admit(records.length);
+    return this.admitted(records, async (bytes, record) => ({ ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, typeof options === 'function' ? options(record) : options) }));
+  }
+
+  /** Each record's image through `run`, with room in the engine's queue as {@link each} says; a record's failure is its status. */
+  private async admitted<T extends { ok: unknown }>(records: InputRecord[], run: (bytes: Buffer, record: InputRecord) => Promise<T>): Promise<(T | { error: { code: number; text: string } })[]> {
+    const fetched = records.map(downloads);
+    const held = fetched.filter((f) => !f).length;
+    const ticket = this.admit(held, records.length - held);
     try {
-      return await mapLimited(records, perRequest, async (record): Promise<Outcome<K>> => {
+      return await mapLimited(records, perRequest, async (record, i) => {
+        let own: { release(): void } | null = null;
         try {
           const bytes = await this.recordBytes(record);
-          return { ok: await this.engine.image(kind, bytes, this.intake.options.maxPixels, typeof options === 'function' ? options(record) : options) };
+          if (fetched[i]) own = this.engine.admit(1);
+          return await run(bytes, record);
         } catch (err) {
           return { error: failure(err) };
+        } finally {
+          own?.release();
         }
       });
     } finally {
@@ -94,9 +111,12 @@ export class VisionService {
    * VisionTaskError; the caller reports them.
    */
   async detectAndDescribe(record: InputRecord, detector: 'objects' | 'faces', minProb: number, maxObjects: number) {
-    const ticket = this.admit(2 + maxObjects);
+    // an image to download takes its room once it has arrived (see `each`)
+    const later = downloads(record);
+    let ticket = this.admit(later ? 0 : 2 + maxObjects, later ? 2 + maxObjects : 0);
     try {
       const bytes = await this.intake.bytes(record);
+      if (later) ticket = this.admit(2 + maxObjects);
       const maxPixels = this.intake.options.maxPixels;
       // Each task takes its own copy: the bytes are transferred to a worker.
       const [found, whole] = await Promise.all([this.engine.image(detector, Buffer.from(bytes), maxPixels), this.engine.image('embed', Buffer.from(bytes), maxPixels)]);
@@ -108,8 +128,10 @@ export class VisionService {
     }
   }
 
-  private admit(tasks: number): { release(): void } {
+  /** Reserves room for `tasks` now, and refuses the request unless there is room for `later` more too (not reserved). */
+  private admit(tasks: number, later = 0): { release(): void } {
     try {
+      this.engine.checkRoom(tasks + later);
       return this.engine.admit(tasks);
     } catch (err) {
       if (err instanceof VisionBusyError) {
@@ -173,12 +195,7 @@ export class VisionService {
    * once.
    */
   async cardEach(records: InputRecord[], op: CardOp, options: Parameters<VisionEngine['card']>[2] = {}): Promise<CardOutcome[]> {
-    const ticket = this.admit(records.length);
-    try {
-      return await mapLimited(records, perRequest, (record) => this.cardOutcome(() => this.recordBytes(record), op, options));
-    } finally {
-      ticket.release();
-    }
+    return this.admitted(records, async (bytes) => ({ ok: await this.card(bytes, op, options) }));
   }
 
   /** `POST /photo/v2/descriptor`: the L2-normalised embedding of each image. */

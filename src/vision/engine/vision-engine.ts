@@ -163,12 +163,17 @@ export class VisionEngine {
     return this.started;
   }
 
+  /** Refuses (HTTP 503 with Retry-After) unless the queue has room for `tasks` more now; reserves nothing. */
+  checkRoom(tasks: number): void {
+    if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
+  }
+
   /**
-   * Reserves room for a request's `tasks` before any of its work starts (downloads included), or
-   * refuses it (HTTP 503 with Retry-After). The caller releases the reservation when done.
+   * Reserves room for `tasks` before their work starts, or refuses them (HTTP 503 with
+   * Retry-After). The caller releases the reservation when done.
    */
   admit(tasks: number): { release(): void } {
-    if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
+    this.checkRoom(tasks);
     this.reserved += tasks;
     let released = false;
     return {

@@ -1,0 +1,45 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+
+/** The vision queue's room is every account's: downloads that never end must not hold it (a security review). */
+describe.each(backends)('vision queue room (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '' }, urlAllowList: ['127.0.0.1'] });
+  });
+  afterAll(() => h?.close());
+
+  it('images still downloading hold no room: another account is served meanwhile, and a full queue still answers 503 at once', async () => {
+    const sockets = new Set<Socket>();
+    const silent = http.createServer(() => {});
+    silent.on('connection', (s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const slow = await h.newAccount(100);
+      const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/card.jpg`;
+      // as many downloads as the queue has room, that never answer
+      const stuck = h.request('POST', '/photo/v2/descriptor', { token: slow.token, body: { records: Array.from({ length: 8 }, (_, i) => ({ _url: `${url}?${i}` })) } });
+      for (let i = 0; i < 100 && sockets.size === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(sockets.size).toBeGreaterThan(0);
+      const other = await h.newAccount(10);
+      const png = (await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).png().toBuffer()).toString('base64');
+      const served = await h.request('POST', '/photo/v2/descriptor', { token: other.token, body: { records: [{ _base64: png }] } });
+      expect(served.statusCode, served.body).toBe(200);
+      // more images at once than the queue holds: refused at once, before any download
+      const tooMany = await h.request('POST', '/photo/v2/descriptor', { token: other.token, body: { records: Array.from({ length: 9 }, () => ({ _base64: png })) } });
+      expect(tooMany.statusCode).toBe(503);
+      // the host goes away: the downloads fail (refused when tried again), their records 400
+      const closed = new Promise((r) => silent.close(r));
+      for (const s of sockets) s.destroy();
+      await closed;
+      const answered = await stuck;
+      expect(answered.json().records.every((r: { _status: { code: number } }) => r._status.code === 400)).toBe(true);
+    } finally {
+      for (const s of sockets) s.destroy();
+      if (silent.listening) await new Promise((r) => silent.close(r));
+    }
+  }, 60_000);
+});
