@@ -101,6 +101,19 @@ export class MediaStore {
     }
   }
 
+  /** Whether the file under `key` holds exactly `bytes` (false when there is none). */
+  async holds(key: string, bytes: Buffer): Promise<boolean> {
+    const file = this.pathOf(key);
+    if (!file) return false;
+    try {
+      const { size } = await fsp.stat(file);
+      return size === bytes.length && (await fsp.readFile(file)).equals(bytes);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
+    }
+  }
+
   async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
     const file = this.pathOf(key);
     if (!file) return undefined;

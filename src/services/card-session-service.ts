@@ -891,17 +891,22 @@ export class CardSessionService {
       if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message);
       throw err;
     }
+    // The image the row shows already, sent again (a retry, or a second phone): its links stay as
+    // answered before, nothing is written, and the row is not changed.
+    if (row.image_key && (await this.media.holds(row.image_key, prepared.original))) return this.identificationView(ctx, row);
     // named before they are written: a process killed before the row names them leaves them to the sweep
     const imageKey = this.media.newKey(prepared.originalExt);
     const thumbKey = this.media.newKey('jpg');
     await this.store.intendMedia([imageKey, thumbKey]);
     await this.media.write(imageKey, prepared.original);
     await this.media.write(thumbKey, prepared.thumbnail);
-    let old: IdentificationRow | undefined;
+    let old: IdentificationRow | { same: IdentificationRow } | undefined;
     try {
-      old = await this.store.transaction(async (tx) => {
+      old = await this.store.transaction(async (tx): Promise<IdentificationRow | { same: IdentificationRow } | undefined> => {
         // Locked, so two uploads of an image for one card each see the other's files and remove them.
         const current = await tx.identificationByEventId(sid, eventId, true);
+        // the same image stored meanwhile by an upload beside this one: keep its files, whose links it answered
+        if (current?.image_key && current.image_key !== row.image_key && (await this.media.holds(current.image_key, prepared.original))) return { same: current };
         const updatedAt = new Date().toISOString();
         if (current) {
           await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
@@ -913,6 +918,10 @@ export class CardSessionService {
     } catch (err) {
       await this.removeMedia([imageKey, thumbKey]);
       throw err;
+    }
+    if (old && 'same' in old) {
+      await this.removeMedia([imageKey, thumbKey]);
+      return this.identificationView(ctx, old.same);
     }
     if (!old) {
       // The row or its session went away while the image was being prepared.

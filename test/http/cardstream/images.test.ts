@@ -162,6 +162,28 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await fetchUrl(attached.thumbnail)).statusCode).toBe(200);
   });
 
+  it('the same image sent again, one after the other or two at once, keeps the links already answered working; another image replaces it', async () => {
+    const sid = await withCard('s1');
+    const jpeg = (await photo(300, 200)).toString('base64');
+    const first = (await attach(sid, 's1', jpeg)).json();
+    const again = (await attach(sid, 's1', jpeg)).json();
+    const key = (url: string) => new URL(url).pathname;
+    expect(key(again.image)).toBe(key(first.image));
+    expect(again.updated_at).toBe(first.updated_at);
+    expect((await fetchUrl(first.image)).statusCode).toBe(200);
+    // two phones at once, with an image the row does not have yet
+    const other = (await photo(320, 200)).toString('base64');
+    const both = await Promise.all([attach(sid, 's1', other), attach(sid, 's1', other)]);
+    for (const res of both) {
+      expect(res.statusCode).toBe(200);
+      expect((await fetchUrl(res.json().image)).statusCode, 'a link an upload answered').toBe(200);
+      expect((await fetchUrl(res.json().thumbnail)).statusCode).toBe(200);
+    }
+    expect((await fetchUrl(first.image)).statusCode, 'the image replaced').toBe(404);
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=s1`))).json().results[0];
+    expect(both.map((r) => key(r.json().image))).toContain(key(row.image));
+  });
+
   it('a full disk is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async () => {
     const sid = await withCard('f1');
     const before = new Set(await filesUnder(mediaDir));
