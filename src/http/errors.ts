@@ -115,6 +115,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return send(reply, 503, { detail: 'The database is not reachable just now; retry shortly.', code: 'database_unavailable' });
     }
     const known = err.code ? clientErrors[err.code] : undefined;
+    if (known && err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.routeOptions.bodyLimit) {
+      // the limit differs by endpoint (1 MiB, 20 MiB for an image, 64 MiB for a batch): said, so a client can split
+      return send(reply, known.status, { detail: `The request body is too large: at most ${byteSize(request.routeOptions.bodyLimit)} on this endpoint.`, code: known.code });
+    }
     if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       // a plugin's own 4xx (the docs' static files refusing `..`: 403) under the listed codes where one fits
@@ -179,4 +183,12 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   // a connection the pool could not open (the fetches of images and webhooks never reach here: theirs are the records' own errors)
   if (err.syscall === 'connect' && ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;
   return /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
+}
+
+/** `1 MiB`, `20 MiB`, `512 KiB`, `900 bytes`. */
+export function byteSize(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} bytes`;
 }

@@ -171,10 +171,10 @@ describe.each(backends)('request errors (%s)', (backend) => {
     }
   });
 
-  it('a body over the limit is 413', async () => {
+  it('a body over the limit is 413, naming the endpoint\'s limit', async () => {
     const res = await h.request('POST', cs('session/'), { body: { description: 'x'.repeat(2 * 1024 * 1024) } });
     expect(res.statusCode).toBe(413);
-    expect(res.json().code).toBe('body_too_large');
+    expect(res.json()).toMatchObject({ code: 'body_too_large', detail: 'The request body is too large: at most 1 MiB on this endpoint.' });
   });
 
   it('refuses an undecodable escape in a path id, and page numbers not in decimal digits, with 400', async () => {
