@@ -472,6 +472,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
       const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));
       if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
+      // an upgrade run on the wrong folder "migrated" a database it had just made (an operator's upgrade)
+      if (fresh && command === 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to upgrade. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL); a new server makes its database when it starts.`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       services = await openServices(config, { upgrade: command === 'migrate' });

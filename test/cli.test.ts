@@ -58,6 +58,11 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(list.code).toBe(1);
       expect(list.stderr).toMatch(/^loupe: no database in .*dtaa: nothing to read\. Set LOUPE_DATA_DIR to the server's data folder/);
       await expect(fs.access(path.join(elsewhere, 'dtaa', 'loupe.db'))).rejects.toThrow();
+      // nor does an upgrade run on the wrong folder make one to "upgrade"
+      const migrate = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['migrate']);
+      expect(migrate.code).toBe(1);
+      expect(migrate.stderr).toMatch(/^loupe: no database in .*dtaa: nothing to upgrade\./);
+      await expect(fs.access(path.join(elsewhere, 'dtaa', 'loupe.db'))).rejects.toThrow();
       const made = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'create', '--name', 'x']);
       expect(made.code).toBe(0);
       expect(made.stderr).toMatch(/^loupe: no database in .*dtaa: making a new, empty one/);
