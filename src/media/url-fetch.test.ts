@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
-import { fetchImage } from './url-fetch.ts';
+import { failingHosts, fetchImage } from './url-fetch.ts';
 
 describe('fetchImage', () => {
   let base: string;
@@ -87,5 +87,44 @@ describe('fetchImage', () => {
     // The server sees the close on a later turn of the event loop: wait for it, within a bound.
     for (let i = 0; i < 100 && !redirectBodyClosed; i++) await new Promise((r) => setTimeout(r, 20));
     expect(redirectBodyClosed).toBe(true);
+  });
+});
+
+describe('a host whose downloads keep failing', () => {
+  it('is not tried again for a while after five failures in a minute, whoever asks; one that answers is forgotten', async () => {
+    let hits = 0;
+    let up = false;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.writeHead(up ? 200 : 503);
+      res.end(up ? 'image bytes' : '');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.jpg`;
+    const policy = new AddressPolicy(['127.0.0.1']);
+    const limits = { connectTimeoutMs: 200, totalTimeoutMs: 600, maxBytes: 1024, maxRedirects: 2, retries: 2 };
+    let clock = 1_000_000;
+    const real = failingHosts.now;
+    failingHosts.now = () => clock;
+    try {
+      for (let i = 0; i < 5; i++) await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
+      expect(hits).toBe(15);
+      // resting: refused at once, the host not asked
+      await expect(fetchImage(`${url}?other`, policy, limits)).rejects.toThrow(/did not answer the last 5 downloads: not tried again for 30 s/);
+      expect(hits).toBe(15);
+      // half a minute later it is tried again, and one answer forgets its failures
+      clock += 30_001;
+      up = true;
+      expect((await fetchImage(url, policy, limits)).toString()).toBe('image bytes');
+      up = false;
+      for (let i = 0; i < 4; i++) await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
+      await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
+      expect(hits).toBe(16 + 15);
+    } finally {
+      failingHosts.now = real;
+      failingHosts.hosts.clear();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

@@ -19,6 +19,9 @@ class Permanent extends ImageLoadError {}
  * rebinding between check and connect); every redirect is checked again.
  */
 export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits): Promise<Buffer> {
+  const host = hostOf(url);
+  const resting = host ? failingHosts.resting(host) : null;
+  if (resting) throw new ImageLoadError(resting);
   let lastError: ImageLoadError | undefined;
   // One deadline for the whole download, attempts and redirects included.
   const deadline = Date.now() + limits.totalTimeoutMs;
@@ -28,7 +31,9 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
     if (attempt > 0 && Date.now() >= deadline) break;
     if (stop?.aborted) throw stopped(stop);
     try {
-      return await fetchFollowing(url, policy, limits, deadline, stop);
+      const body = await fetchFollowing(url, policy, limits, deadline, stop);
+      if (host) failingHosts.answered(host);
+      return body;
     } catch (err) {
       if (err instanceof Permanent) throw new ImageLoadError(err.reason);
       if (stop?.aborted) throw stopped(stop);
@@ -36,8 +41,55 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
       if (attempt < limits.retries) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
   }
+  if (host) failingHosts.failed(host);
   throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
 }
+
+/** `host:port` of a URL, lower case; null when it does not parse (refused later, as before). */
+function hostOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return `${u.hostname.toLowerCase()}:${u.port}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Hosts whose downloads kept failing (no answer, a network error, 5xx, after every attempt) are not
+ * tried again for a while, whoever asks: 100 URLs of one failing host in one call were 300 requests
+ * to it, and ten such calls at once 931, for nothing (calls whose every record fails are free), an
+ * amplifier pointed at any site from the shop's address. A host that answers is forgotten.
+ */
+export const failingHosts = {
+  /** Failures within `windowMs` that put a host to rest, and for how long. */
+  limit: 5,
+  windowMs: 60_000,
+  restMs: 30_000,
+  now: () => Date.now(),
+  hosts: new Map<string, { failures: number[]; until: number }>(),
+  resting(host: string): string | null {
+    const h = this.hosts.get(host);
+    if (!h || h.until <= this.now()) return null;
+    return `${host.replace(/:$/, '')} did not answer the last ${this.limit} downloads: not tried again for ${Math.ceil((h.until - this.now()) / 1000)} s`;
+  },
+  failed(host: string): void {
+    const now = this.now();
+    const h = this.hosts.get(host) ?? { failures: [], until: 0 };
+    h.failures = [...h.failures.filter((t) => t > now - this.windowMs), now];
+    if (h.failures.length >= this.limit) {
+      h.until = now + this.restMs;
+      h.failures = [];
+    }
+    this.hosts.delete(host);
+    this.hosts.set(host, h);
+    // the oldest forgotten first: a bound on what strangers' URLs can make it hold
+    if (this.hosts.size > 10_000) this.hosts.delete(this.hosts.keys().next().value!);
+  },
+  answered(host: string): void {
+    this.hosts.delete(host);
+  },
+};
 
 const stopped = (signal: AbortSignal) => (signal.reason instanceof ImageLoadError ? signal.reason : new ImageLoadError('the download was stopped'));
 
