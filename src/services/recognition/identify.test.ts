@@ -47,15 +47,19 @@ const artOf = (distances: Record<string, number>): ArtEvidence => ({
 describe('sport cards and comics: the year a card or cover prints', () => {
   // a checklist's set named with its year, and a card of the next year's set the catalog lacks
   const ohtani = card('s1-1', 'Shohei Ohtani', '1', null, '2022', { setName: '2022 Topps Series 1', setCodes: [] });
-  const blackGold = card('up-1', 'Black Gold', '1', null, '2022', { setName: '2022 Topps Update Series', setCodes: [] });
+  const blackGold = card('up-1', 'Shohei Ohtani', '1', null, '2022', { setName: '2022 Topps Update Series', setCodes: [] });
   const back = (year: string) => readCardText(lines([['SHOHEI OHTANI', 0.1, 0.1, 0.05], [`© ${year} THE TOPPS COMPANY, INC. ${year} TOPPS SERIES 1 #1`, 0.9, 0.05, 0.03]]));
 
   it('reads the set named on a back with its year, or another, whatever the spaces', () => {
     expect(printedSetYear('2022 TOPPS SERIES 1', '2022 Topps Series 1')).toBe('same');
     expect(printedSetYear('x 2023TOPPSSERIES1 #1', '2022 Topps Series 1')).toBe('differs');
     // Series 10 is not Series 1; a set not printed, or named without a year, says nothing
-    expect(printedSetYear('2023 TOPPS SERIES 10', '2022 Topps Series 1')).toBe('unknown');
-    expect(printedSetYear('2023 TOPPS SERIES 1', '2022 Topps Update Series')).toBe('unknown');
+    expect(printedSetYear('2022 TOPPS SERIES 10', '2022 Topps Series 1')).toBe('differs');
+    // another set line of the brand: another card; a label's shortened line: the same
+    expect(printedSetYear('© 2023 THE TOPPS COMPANY, INC. 2023 TOPPS SERIES 1 #1', '2022 Topps Update Series')).toBe('differs');
+    expect(printedSetYear('2022TOPPSUPDATE\n#44\nJULIORODRIGUEZ', '2022 Topps Update Series')).toBe('same');
+    // a copyright line names no set
+    expect(printedSetYear('© 2023 THE TOPPS COMPANY, INC.', '2022 Topps Series 1')).toBe('unknown');
     expect(printedSetYear('SCARLET & VIOLET 2023', 'Scarlet & Violet')).toBe('unknown');
   });
 
@@ -64,7 +68,7 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     const same = await identify(back('2022'), src, 5, 4, true);
     expect(bestMatch(same)?.card.key).toBe('s1-1');
     expect(same.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('same');
-    // a 2023 card of the same player and number: not in this catalog, so no best match
+    // a 2023 card of the same player and number: not in this catalog, so no best match (the update set's #1 neither)
     const next = await identify(back('2023'), src, 5, 4, true);
     expect(next.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('differs');
     expect(bestMatch(next)).toBeNull();

@@ -410,20 +410,33 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
 }
 
 /**
- * Whether the card prints its set's name (one that starts with its year: `2022 Topps Series 1`)
- * with that year or another, the text's spaces, punctuation and case ignored (the recogniser
- * runs words together: `2023TOPPSSERIES1`); `unknown` when the name is not printed or names no year.
+ * Whether the card prints its set's line (a set named with its year: `2022 Topps Series 1`) as the
+ * candidate's: a year, then the set's first word (its brand) and what follows on that line up to a
+ * `#` (the recogniser runs words together: `2023TOPPSSERIES1#1`; a label shortens it: `2022 TOPPS
+ * UPDATE`). The same year and a line that starts the set's name, or that it starts: `same`; another
+ * year, or another set of the brand (`2023 TOPPS SERIES 1` for `2022 Topps Update Series`):
+ * `differs`; no such line (a copyright line, `2023 THE TOPPS COMPANY`, is none): `unknown`.
  */
 export function printedSetYear(fullText: string, setName: string): 'same' | 'differs' | 'unknown' {
   const named = /^((?:19|20)[0-9]{2})\s*(.*[A-Za-z].*)$/.exec(setName.trim());
   if (!named) return 'unknown';
-  const rest = named[2]!.normalize('NFKD').replace(/[^A-Za-z0-9]/g, '').toUpperCase();
-  if (rest.length < 4) return 'unknown';
-  // between the name's letters anything but a letter or digit, or nothing
-  const printed = new RegExp(`((?:19|20)[0-9]{2})[^A-Z0-9]*${[...rest].join('[^A-Z0-9]*')}(?![0-9])`, 'g');
-  const years = [...fullText.normalize('NFKD').toUpperCase().matchAll(printed)].map((m) => m[1]!);
-  if (!years.length) return 'unknown';
-  return years.includes(named[1]!) ? 'same' : 'differs';
+  const fold = (t: string) => t.normalize('NFKD').replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+  const rest = fold(named[2]!);
+  const brand = fold(named[2]!.trim().split(/\s+/)[0]!);
+  if (rest.length < 4 || brand.length < 3) return 'unknown';
+  // the next character after a shared start is no digit: Series 1 is not Series 10
+  const starts = (long: string, short: string) => long.startsWith(short) && !(/[0-9]$/.test(short) && /[0-9]/.test(long[short.length] ?? ''));
+  let printed = false;
+  for (const line of fullText.normalize('NFKD').toUpperCase().split('\n')) {
+    // each year's segment ends at a `#` or the next year (`© 2023 THE TOPPS COMPANY, INC. 2023 TOPPS SERIES 1 #1`)
+    for (const m of line.matchAll(/((?:19|20)[0-9]{2})((?:(?!(?:19|20)[0-9]{2})[^#])*)/g)) {
+      const seg = fold(m[2]!);
+      if (!seg.startsWith(brand)) continue;
+      printed = true;
+      if (m[1] === named[1] && (starts(rest, seg) || starts(seg, rest))) return 'same';
+    }
+  }
+  return printed ? 'differs' : 'unknown';
 }
 
 /** The name lines read plainly that are (as alike as {@link NAME_READ}.known) the name of one of the candidates: English names. */

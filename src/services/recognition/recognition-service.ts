@@ -146,6 +146,23 @@ export function printsCardFurniture(clues: CardClues): boolean {
   return clues.printCodes.length > 0 || clues.hp !== null || clues.numbers.some((n) => n.total !== null);
 }
 
+/**
+ * A slabbed card's clues with its label's: the grader printed its number, name, year and set line
+ * (a PSA label's `2022 TOPPS SERIES 1 … #1 SHOHEI OHTANI`), which the card's own front may not show
+ * (a sport card's front prints no number: the label named the card, the card object nothing).
+ */
+export function withLabelClues(clues: CardClues, label: ReadLabel): CardClues {
+  const l = labelClues(readLabelText(label.lines), label.lines.map((x) => x.text).join('\n'));
+  return {
+    ...clues,
+    numbers: [...l.numbers, ...clues.numbers],
+    names: [...l.names, ...clues.names],
+    year: clues.year ?? l.year,
+    game: clues.game ?? l.game,
+    fullText: `${clues.fullText}\n${l.fullText}`,
+  };
+}
+
 /** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
 function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
   return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null, cardWidth: reading.cardWidth };
@@ -410,13 +427,16 @@ export class RecognitionService {
       unpaid = readings.length - 1;
       readings = readings.slice(0, 1);
     }
+    const slabShown = !!slabOptionOf(options) && !ctx.slabUnpaid;
     const objects = [];
     const priceNotes: string[] = [];
     let notHeld = false;
     let furniture = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
-      const clues = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
+      const own = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
+      // a slab's label (read when the client asked for it) names the card inside: its number, name and set line count as the card's
+      const clues = reading.index === 0 && card.kind === 'slab' && read.label && slabShown ? withLabelClues(own, read.label) : own;
       furniture ||= printsCardFurniture(clues);
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
