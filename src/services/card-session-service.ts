@@ -627,9 +627,9 @@ export class CardSessionService {
     const prepared = await this.validateBatch(rows);
     for (let attempt = 1; ; attempt++) {
       try {
-        // Batches to one session overlap; one that met another's new event ids (or a deadlock) goes
-        // again after the session's other retrying uploads, so many batches at once all land (24 at once ran out of tries).
-        return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared, attempt > 1));
+        // Batches to one session go one after another (writeBatch); one that met another's new event
+        // ids, or any deadlock or serialization failure, goes again.
+        return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared));
       } catch (err) {
         if (attempt < 5 && retryable(err)) continue;
         // the session was deleted after the batch found it
@@ -657,8 +657,13 @@ export class CardSessionService {
     return out;
   }
 
-  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[], holdSession: boolean): Promise<UploadResult> {
-    if (holdSession) await tx.holdUploads(sid);
+  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[]): Promise<UploadResult> {
+    // Uploads to one session go one after another (PostgreSQL: the session's advisory lock, before
+    // any row). New rows take their list places from a sequence, which orders no commits: a batch
+    // that took places later could commit first, and an app reading new rows page by page passed
+    // places still to be filled (a tester missed 3 % of its cards). Taken first by every attempt:
+    // taken after the rows' locks, it deadlocked against a retry that held it (a reviewer's race).
+    await tx.holdUploads(sid);
     const status = await tx.sessionStatus(sid, ctx.workspaceId);
     if (status === undefined) throw notFound(`Session ${id}`);
     if (status !== 'live') throw sessionClosed();
@@ -705,11 +710,6 @@ export class CardSessionService {
 
     const values = [...fresh.values()].map((f) => f.values);
     if (values.length > 0) {
-      // New rows take their list places (PostgreSQL: a sequence, which no transaction rolls back
-      // or orders) only while no other upload to the session is between taking its places and
-      // committing: else a batch that took places later could commit first, and an app reading new
-      // rows page by page would pass places still to be filled (a tester missed 3 % of its cards).
-      if (!holdSession) await tx.holdUploads(sid);
       const inserted = await tx.insertIdentifications(values);
       // Another batch inserted one of these event ids after we looked: start again and merge into it.
       if (inserted.size !== values.length) throw new RetryBatch();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
 import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
-import { COMICS } from './recognition-service.ts';
+import { COMICS, withLabelClues } from './recognition-service.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
   key,
@@ -72,6 +72,19 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     const next = await identify(back('2023'), src, 5, 4, true);
     expect(next.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('differs');
     expect(bestMatch(next)).toBeNull();
+  });
+
+  it('names a slabbed sport card whose front prints no number by its label', async () => {
+    const julio = card('up-44', 'Julio Rodriguez', '44', null, '2022', { setName: '2022 Topps Update Series', setCodes: [] });
+    const other = card('up-26', 'Julio Rodriguez', '26', null, '2022', { setName: '2022 Topps Update Series', setCodes: [] });
+    const front = readCardText(lines([['SEATTLE MARINERS', 0.85, 0.1, 0.04], ['JULIO RODRIGUEZ', 0.9, 0.1, 0.04]]));
+    // the front alone: his two cards tie
+    const alone = await identify(front, source([julio, other]), 5, 4, true);
+    expect(alone[0]!.score).toBe(alone[1]!.score);
+    const label = { company: 'PSA', box: [0, 0, 1, 1] as [number, number, number, number], lines: ['2022 TOPPS UPDATE', '#44', 'JULIO RODRIGUEZ', 'MINT', '9', 'PSA', '81234567'].map((text) => ({ text, prob: 0.99, polygon: [] as [number, number][] })) };
+    const both = await identify(withLabelClues(front, label), source([julio, other]), 5, 4, true);
+    expect(bestMatch(both)?.card.key).toBe('up-44');
+    expect(both.find((m) => m.card.key === 'up-44')!.evidence.setYear).toBe('same');
   });
 
   it('reads a comic cover date as the issue year, in full, as month/year or with an apostrophe', () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
+import { sql } from 'kysely';
 import { seededRandom } from '../../../src/util/seeded-random.ts';
+import type { Services } from '../../../src/services/container.ts';
 
 /** Many batches to one session at once (a concurrency tester's findings on PostgreSQL). */
 describe.each(backends)('uploads to one session at once (%s)', (backend) => {
@@ -56,6 +58,29 @@ describe.each(backends)('uploads to one session at once (%s)', (backend) => {
     const listed = (await h.request('GET', cs(`identification/?session=${sid}&page_size=500`))).json() as { results: { event_id: string }[] };
     expect(listed.results).toHaveLength(n);
     expect(seen).toEqual(listed.results.map((r) => r.event_id));
+  }, 120_000);
+
+  it.runIf(backend === 'postgres')('batches merging into the same rows and sharing new ids at once never deadlock (a retry and a first attempt took their locks in two orders)', async () => {
+    const deadlocks = async () => {
+      const db = (h.app.loupe as unknown as Services).store.db;
+      await sql`SELECT pg_stat_force_next_flush()`.execute(db);
+      return Number((await sql<{ n: string }>`SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()`.execute(db)).rows[0]!.n);
+    };
+    const before = await deadlocks();
+    for (let round = 0; round < 6; round++) {
+      const sid = await createSession(h);
+      await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: Array.from({ length: 10 }, (_, i) => ({ event_id: `e${i}`, name: 'x' })) } });
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, k) =>
+          h.request('POST', cs(`session/${sid}/identifications/`), {
+            body: { identifications: [{ event_id: `e${(k * 3) % 10}`, name: 'x', note: `n${k}` }, { event_id: `e${(k * 7 + 1) % 10}`, name: 'x', note: `m${k}` }, { event_id: `shared${k % 3}`, name: 'x' }, { event_id: `own${k}`, name: 'x' }] },
+          }),
+        ),
+      );
+      expect(answers.filter((a) => a.statusCode !== 200).map((a) => a.body.slice(0, 100))).toEqual([]);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await deadlocks()) - before).toBe(0);
   }, 120_000);
 
   it('uploads racing the delete of their session are each a 404 or land before it, never a 500; the delete is a 204', async () => {
