@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../services/account-service.ts';
 import { ServiceError } from '../services/errors.ts';
 import { withCreditHold } from '../util/credit-hold-scope.ts';
 
@@ -7,8 +8,8 @@ import { withCreditHold } from '../util/credit-hold-scope.ts';
  * Every later line of an authenticated request (its "request completed" line too) names the
  * account and token that acted: behind a proxy the address names no one.
  */
-export function logAsPrincipal(request: Pick<FastifyRequest, 'principal' | 'log'>, reply: Pick<FastifyReply, 'log'>): void {
-  if (request.principal) request.log = reply.log = request.log.child({ account: request.principal.account.id, tokenId: request.principal.tokenId });
+export function logAsPrincipal(request: Pick<FastifyRequest, 'log'>, reply: Pick<FastifyReply, 'log'>, principal: Pick<Principal, 'account' | 'tokenId'>): void {
+  request.log = reply.log = request.log.child({ account: principal.account.id, tokenId: principal.tokenId });
 }
 
 /**
@@ -22,17 +23,18 @@ export function registerAccessControl(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     const service = request.routeOptions.config.service;
     if (!service) return;
-    await inFlight.run(() => authorize(request, service));
-    logAsPrincipal(request, reply);
+    await inFlight.run(() => authorize(request, reply, service));
   });
 
-  async function authorize(request: FastifyRequest, service: string): Promise<void> {
+  async function authorize(request: FastifyRequest, reply: FastifyReply, service: string): Promise<void> {
     // Node keeps the first of two Authorization headers and drops the other: which account acts must not be a guess
     const raw = request.raw.rawHeaders;
     let sent = 0;
     for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') sent++;
     if (sent > 1) throw new ServiceError(400, 'invalid_request', 'The Authorization header was sent more than once: send one token.');
     const principal = await accounts.authenticate(request.headers.authorization);
+    // the token is known from here: a refusal for its rate or services is its account's line too
+    logAsPrincipal(request, reply, principal);
     const wait = rateLimiter.take(principal.tokenId);
     if (wait > 0) {
       throw new ServiceError(429, 'rate_limited', `Too many requests; retry in ${wait} s.`, undefined, { 'retry-after': String(wait) });

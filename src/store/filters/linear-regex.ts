@@ -71,7 +71,9 @@ export const regexWork = {
     this.level = Math.min(REGEX_LIMITS.steps, this.level + ((now - this.at) / 1000) * REGEX_LIMITS.stepsPerSecond);
     this.at = now;
     this.level -= steps;
-    if (this.level < 0) throw new RegexWorkExhausted(Math.max(1, Math.ceil(-this.level / REGEX_LIMITS.stepsPerSecond)));
+    // the wait for a full bucket, not for its deficit: a valid heavy pattern needs up to a whole one,
+    // and retried at the deficit's second it found the bucket short again, every time (a reviewer's client)
+    if (this.level < 0) throw new RegexWorkExhausted(Math.ceil((REGEX_LIMITS.steps - this.level) / REGEX_LIMITS.stepsPerSecond));
   },
   /** Full again (tests: one test's scans are not the next one's). */
   reset(): void {
