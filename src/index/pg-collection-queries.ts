@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { FilterError } from '../store/filters/filter-error.ts';
+import { Slots } from '../util/slots.ts';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
@@ -42,6 +43,14 @@ const fewCacheSize = 256;
  */
 export const FILTER_STATEMENT_MS = 5_000;
 
+/**
+ * The transaction's statements end at {@link FILTER_STATEMENT_MS}, or sooner where the operator's
+ * own `statement_timeout` is shorter (it is never loosened).
+ */
+async function limitStatement(trx: Kysely<Database>): Promise<void> {
+  await sql`SELECT set_config('statement_timeout', CASE WHEN current_setting('statement_timeout') <> '0' AND current_setting('statement_timeout')::interval < make_interval(secs => ${FILTER_STATEMENT_MS / 1000}) THEN current_setting('statement_timeout') ELSE ${String(FILTER_STATEMENT_MS)} END, true)`.execute(trx);
+}
+
 /** PostgreSQL's cancel of a statement past its `statement_timeout` (SQLSTATE 57014), as the client's filter's fault. */
 function filterTimedOut(err: unknown): never {
   if ((err as { code?: unknown } | null)?.code === '57014') {
@@ -67,7 +76,16 @@ export class PgCollectionQueries implements CollectionQueries {
   /** Whether a filter matches at most {@link exactUnder} records, per collection change: one count per request, not per widening. */
   private readonly few = new Map<string, boolean>();
 
-  constructor(private readonly store: Store) {}
+  /**
+   * Queries with a client's filter hold at most half the pool's connections at once: each may run
+   * its 5 s ({@link FILTER_STATEMENT_MS}), and one token keeping six in flight held the whole pool,
+   * every account's session list answering in 5 s meanwhile (a reviewer's probe).
+   */
+  private readonly filterSlots: Slots;
+
+  constructor(private readonly store: Store) {
+    this.filterSlots = new Slots(Math.max(1, Math.floor((store.poolSize ?? 10) / 2)));
+  }
 
   /**
    * Runs a query whose filter a client wrote under {@link FILTER_STATEMENT_MS}: a `$regex` that
@@ -76,13 +94,15 @@ export class PgCollectionQueries implements CollectionQueries {
    */
   private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     if (!filter || !Object.keys(filter).length) return run(this.store.db);
-    return this.store.db
-      .transaction()
-      .execute(async (trx) => {
-        await sql`SELECT set_config('statement_timeout', ${String(FILTER_STATEMENT_MS)}, true)`.execute(trx);
-        return run(trx);
-      })
-      .catch(filterTimedOut);
+    return this.filterSlots.run(() =>
+      this.store.db
+        .transaction()
+        .execute(async (trx) => {
+          await limitStatement(trx);
+          return run(trx);
+        })
+        .catch(filterTimedOut),
+    );
   }
 
   private async matchesFew(c: CollectionRecord, filter: Filter): Promise<boolean> {
@@ -235,9 +255,9 @@ export class PgCollectionQueries implements CollectionQueries {
     const filtered = filter !== undefined && Object.keys(filter).length > 0;
     // few records match: compare with each of them (no index scan), which never misses one
     const few = filtered && (await this.matchesFew(c, filter));
-    return this.store.db.transaction().execute(async (trx) => {
+    const search = () => this.store.db.transaction().execute(async (trx) => {
       if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
-      if (filtered) await sql`SELECT set_config('statement_timeout', ${String(FILTER_STATEMENT_MS)}, true)`.execute(trx);
+      if (filtered) await limitStatement(trx);
       await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
@@ -252,7 +272,8 @@ export class PgCollectionQueries implements CollectionQueries {
         ), kept AS (SELECT key, distance FROM hits ORDER BY distance, key LIMIT ${limit})
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
-    }).catch(filterTimedOut);
+    });
+    return filtered ? this.filterSlots.run(() => search().catch(filterTimedOut)) : search();
   }
 
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {

@@ -377,6 +377,8 @@ export interface Store {
   file?: string;
   /** PostgreSQL only: for connections outside the pool (LISTEN needs its own). */
   databaseUrl?: string;
+  /** PostgreSQL only: the pool's connections. */
+  poolSize?: number;
   close(): Promise<void>;
   /** The migrations this open applied (an upgrade), for the start's log. */
   migrated?: string[];
@@ -493,7 +495,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     pool.on('error', () => {});
     prepareHotStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, close: () => db.destroy() };
+    store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, poolSize: options.poolSize ?? 10, close: () => db.destroy() };
   } else {
     if (fs.existsSync(path.join(options.dataDir, UNFINISHED_BACKUP))) {
       throw new Error(`${path.resolve(options.dataDir)} is a backup that did not finish (\`loupe backup\` was stopped before it was done; see its ${UNFINISHED_BACKUP} file): it may hold an empty database or miss images. Make the backup again, into a new folder`);
