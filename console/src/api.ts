@@ -60,17 +60,31 @@ export interface CallOptions {
   acceptMixed?: boolean;
 }
 
+/** How long a correction or a delete waits for the server. */
+export const writeTimeoutMs = 30_000;
+
 export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
   const token = options.token ?? storedToken();
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (token) headers.authorization = `Token ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
+  // a correction or a delete the server never answers (a frozen process) said so, not "Saving…" for ever
+  const limit = method === 'PATCH' || method === 'DELETE' ? new AbortController() : null;
+  const timer = limit ? setTimeout(() => limit.abort(), writeTimeoutMs) : undefined;
+  const stop = () => limit?.abort();
+  options.signal?.addEventListener('abort', stop);
   try {
-    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: options.signal });
+    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
   } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err;
+    if ((err as Error).name === 'AbortError') {
+      if (limit && !options.signal?.aborted) throw new ApiError(0, 'timeout', `The server did not answer within ${writeTimeoutMs / 1000} s: it may be busy or stopped. Reload to see whether the change was kept.`, undefined);
+      throw err;
+    }
     throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', stop);
   }
   const text = await res.text();
   let body: unknown;

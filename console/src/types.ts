@@ -41,9 +41,11 @@ export type Identification = { id: string; event_id: string } & Partial<Record<M
     thumbnail?: string | null;
     sold?: boolean | null;
     corrected?: boolean;
+    /** The card as the app first sent it, kept by the first correction (docs/api-decisions.md). */
+    original?: Record<string, unknown> | null;
   };
 
-export type Correction = Partial<Record<MatchTextField, string>> & { price?: number | null; sold?: boolean; note?: string };
+export type Correction = Partial<Record<MatchTextField, string | null>> & { price?: number | null; sold?: boolean; note?: string; links?: unknown; price_stats?: unknown };
 
 export interface StatusObj {
   code: number;

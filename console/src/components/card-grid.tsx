@@ -48,6 +48,12 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                       edited
                     </span>
                   ) : null}
+                  {/* the ones to look at first: recognition was not sure (a shop could not tell them from sure ones in the grid) */}
+                  {!row.corrected && row.confidence === 'low' ? (
+                    <span class="tag check" title="Recognised with low confidence: check it against the photo">
+                      check
+                    </span>
+                  ) : null}
                 </span>
               </button>
             </div>

@@ -35,7 +35,7 @@ function GradeRecord({ rec }: { rec: Rec }) {
             {(['final', 'condition', 'centering', 'corners', 'edges', 'surface'] as const)
               .filter((k) => grades[k] !== undefined)
               .map((k) => (
-                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? num(grades[k], 1) : String(grades[k])} />
+                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? num(grades[k], 1) : grades[k] === null ? 'not measured' : String(grades[k])} />
               ))}
           </div>
           {condition ? (
@@ -65,7 +65,9 @@ function GradeRecord({ rec }: { rec: Rec }) {
           </div>
           {centering ? (
             <p>
-              Centering: left/right {String(centering['left/right'] ?? '—')}, top/bottom {String(centering['top/bottom'] ?? '—')}
+              {typeof centering.detail === 'string' && !centering['left/right']
+                ? `Centering not measured: ${centering.detail}`
+                : `Centering: left/right ${String(centering['left/right'] ?? '—')}, top/bottom ${String(centering['top/bottom'] ?? '—')}`}
             </p>
           ) : null}
           {rec.corners?.some((c) => c.grade !== undefined) || rec.edges?.some((c) => c.grade !== undefined) ? (

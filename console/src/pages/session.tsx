@@ -75,24 +75,30 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     if (!Object.keys(body).length) return setError('Nothing changed.');
     void save(body);
   };
+  // The alternative as recognition gave it (the API takes it so: its set, links and price_stats);
+  // a field it lacks is cleared, not left from the card it replaces (a series of another set stayed).
+  const asCorrection = (card: Record<string, unknown>): Correction => {
+    const body: Record<string, unknown> = { ...card };
+    if (body.set !== undefined && body.set_name === undefined) {
+      body.set_name = body.set;
+      delete body.set;
+    }
+    for (const k of editable) body[k] = body[k] === null || body[k] === undefined ? null : String(body[k]).slice(0, limits[k]);
+    return body as Correction;
+  };
   const useAlternative = (alt: Record<string, unknown>) => {
-    const body: Correction = {};
-    const pick = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-    body.name = pick(alt.name);
-    body.full_name = pick(alt.full_name);
-    body.set_name = pick(alt.set ?? alt.set_name);
-    body.set_code = pick(alt.set_code);
-    body.card_number = pick(alt.card_number);
-    body.year = pick(alt.year);
-    for (const k of editable) if (body[k] !== undefined) body[k] = body[k]!.slice(0, limits[k]);
-    void save(body);
+    if (!confirm(`Replace “${row.full_name || row.name || 'this card'}” with “${String(alt.full_name ?? alt.name ?? 'the alternative')}”? “Restore” in this panel brings the recognised card back.`)) return;
+    void save(asCorrection(alt));
+  };
+  const restore = () => {
+    if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
     <aside class="drawer" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
       <div class="drawer-head">
         <h2 id="editor-title">{row.name || 'Card'}</h2>
-        <button class="link" onClick={onClose} aria-label="Close the card">
-          Close
+        <button class="link" onClick={onClose} aria-label="Hide the card">
+          Hide
         </button>
       </div>
       {row.image || row.thumbnail ? <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'}`} /> : null}
@@ -128,6 +134,14 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
         ) : null}
         <ErrorBox error={error} />
       </form>
+      {row.corrected && row.original ? (
+        <p class="hint">
+          Recognised as {String(row.original.full_name ?? row.original.name ?? '?')}.{' '}
+          <button class="link" onClick={restore} disabled={saving}>
+            Restore
+          </button>
+        </p>
+      ) : null}
       {row.alternatives?.length ? (
         <>
           <h3>Alternatives</h3>
@@ -238,6 +252,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
 
   const act = async (action: 'close' | 'reopen') => {
+    // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
+    if (action === 'close' && !confirm(`Close “${session?.name}”? The scanner app can add no more cards to it until it is reopened.`)) return;
     try {
       setSession(await call<Session>('POST', `/cardstream/v2/session/${id}/${action}/`));
     } catch (err) {
@@ -307,7 +323,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         )}
         <div class="actions">
           {!renaming ? <button onClick={() => setRenaming(true)}>Rename</button> : null}
-          {session.status === 'live' ? <button onClick={() => act('close')}>Close</button> : <button onClick={() => act('reopen')}>Reopen</button>}
+          {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
           <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
             Export CSV
           </button>
@@ -320,7 +336,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       <div class="stats" aria-label="Summary">
         <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />
         <Stat label="Distinct" value={summary?.distinct_cards ?? '—'} />
-        <Stat label="Total" value={money(summary?.total_price ?? session.total_price)} />
+        <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
         <Stat label="Paid calls" value={summary?.paid_calls ?? '—'} />
         <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? num(summary.average_grade, 2) : '—'} />
         <Stat label="Started" value={when(session.started)} />
