@@ -6,6 +6,7 @@ import { ErrorBox, Links, Stat } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
 import { linkExpired, money, num, when } from '../lib/format.ts';
+import { filterRows } from '../lib/card-filter.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
 
 /** The API's largest page: 5,000 cards are ten requests. */
@@ -244,11 +245,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     return () => clearInterval(t);
   }, [session?.status]);
 
-  const shown = useMemo(() => {
-    const q = filter.trim().toLowerCase();
-    if (!q) return rows;
-    return rows.filter((r) => [r.name, r.full_name, r.set_name, r.set_code, r.card_number, r.event_id].some((v) => v?.toLowerCase().includes(q)));
-  }, [rows, filter]);
+  const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
 
   const act = async (action: 'close' | 'reopen') => {
@@ -344,7 +341,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       <div class="row">
         <label class="inline grow">
           <span class="sr-only">Filter cards</span>
-          <input type="search" placeholder="Filter loaded cards by name, set, number…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+          <input type="search" placeholder="Filter loaded cards by name, set, number, note, sold, check…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
         </label>
         <span class="hint" aria-live="polite" data-testid="loaded">
           {rows.length < session.identification_count ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
