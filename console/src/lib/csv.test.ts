@@ -24,7 +24,13 @@ describe('session CSV', () => {
     expect(csv.startsWith('\uFEFFevent_id,seen,name,')).toBe(true);
     const lines = csv.slice(1).split('\r\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,,,,');
+    expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,false,false,,');
+  });
+
+  it('says no in the yes/no columns, and writes the time seen as a spreadsheet reads a date', () => {
+    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', seen: '2026-12-01T01:12:07.000000Z', sold: true, corrected: false }]);
+    const [line] = csv.slice(1).split('\r\n').slice(1);
+    expect(line).toBe('e1,2026-12-01 01:12:07,Pikachu,,,,,,,,,,,,false,true,,');
   });
 
   it('makes a safe file name', () => {

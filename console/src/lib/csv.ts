@@ -6,6 +6,11 @@ export const csvHeaders = ['event_id', 'seen', 'name', 'full_name', 'set_name', 
 const derived: Partial<Record<(typeof csvHeaders)[number], (row: Identification) => unknown>> = {
   price_usd: (r) => r.price,
   condition: (r) => r.grading?.grades?.condition,
+  // a yes/no column says no (blank read as "unknown" in a sheet)
+  sold: (r) => r.sold === true,
+  corrected: (r) => r.corrected === true,
+  // `2026-12-01 01:12:07`, UTC, which spreadsheets read as a date (the API's microseconds and Z they read as text)
+  seen: (r) => (typeof r.seen === 'string' ? r.seen.replace('T', ' ').replace(/(\.\d+)?Z$/, '') : r.seen),
 };
 
 const valueOf = (row: Identification, header: (typeof csvHeaders)[number]): unknown => (derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header]);
