@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confidenceOf, eventIdOf, hashBytes, identificationFromObject } from './recognition-row.ts';
+import { confidenceOf, eventIdOf, hashBytes, identificationFromObject, pickAlternative } from './recognition-row.ts';
 import type { MatchObject } from '../types.ts';
 
 const object = (best: Record<string, unknown> | null, alternatives: Record<string, unknown>[] = []): MatchObject => ({
@@ -32,5 +32,16 @@ describe('identificationFromObject', () => {
     expect(hashBytes(new Uint8Array([]))).toMatch(/^[0-9a-f]{16}$/);
     expect(eventIdOf('abc', { id: 2 })).toBe('console:abc:2');
     expect([confidenceOf(0.01), confidenceOf(0.1), confidenceOf(0.5), confidenceOf(undefined)]).toEqual(['high', 'medium', 'low', undefined]);
+  });
+});
+
+describe('pickAlternative', () => {
+  it('makes the alternative a person picked the best match of a card not identified, with its own distance; an identified card is left as it is', () => {
+    const object: MatchObject = { name: 'Card', id: 1, bound_box: [0, 0, 10, 14], _identification: { best_match: null, alternatives: [{ name: 'Persian' }, { name: 'Meowth' }], distances: [0.31, 0.4] } };
+    const picked = pickAlternative(object, 1);
+    expect(picked._identification).toEqual({ best_match: { name: 'Meowth' }, alternatives: [{ name: 'Persian' }], distances: [0.4, 0.31] });
+    const row = identificationFromObject(picked, 'e1', '2026-12-01T00:00:00Z')!;
+    expect(row).toMatchObject({ name: 'Meowth', distance: 0.4, confidence: confidenceOf(0.4) });
+    expect(pickAlternative(picked, 0)).toBe(picked);
   });
 });

@@ -67,3 +67,22 @@ export function identificationFromObject(object: MatchObject, eventId: string, s
   for (const key of Object.keys(row)) if (row[key] === undefined) delete row[key];
   return row;
 }
+
+/**
+ * A card recognition did not identify, with one of its alternatives picked by a person as its
+ * card: that alternative becomes the best match (its own distance kept, so the session row says how
+ * unsure recognition was) and the others stay alternatives.
+ */
+export function pickAlternative(object: MatchObject, index: number): MatchObject {
+  const ident = object._identification;
+  const alt = ident?.alternatives[index];
+  if (!ident || ident.best_match || !alt) return object;
+  return {
+    ...object,
+    _identification: {
+      best_match: alt,
+      alternatives: ident.alternatives.filter((_, i) => i !== index),
+      distances: [ident.distances[index] ?? 1, ...ident.distances.filter((_, i) => i !== index)],
+    },
+  };
+}

@@ -5,7 +5,7 @@ import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { num } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
-import { eventIdOf, hashBytes, identificationFromObject } from '../lib/recognition-row.ts';
+import { eventIdOf, hashBytes, identificationFromObject, pickAlternative } from '../lib/recognition-row.ts';
 import type { MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
 
 interface Photo {
@@ -16,7 +16,7 @@ interface Photo {
   error?: string;
 }
 
-function CardResult({ object }: { object: MatchObject }) {
+function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: number) => void }) {
   const ident = object._identification;
   const best = ident?.best_match;
   return (
@@ -42,6 +42,12 @@ function CardResult({ object }: { object: MatchObject }) {
             {ident.alternatives.map((a, i) => (
               <li key={i}>
                 {String(a.full_name ?? a.name)} <span class="hint">distance {num(ident.distances[i + (best ? 1 : 0)], 3)}</span>
+                {/* a card recognition could not name: a person who sees it is this one can say so, and add it */}
+                {!best ? (
+                  <button class="link" onClick={() => onPick(i)} aria-label={`It is ${String(a.full_name ?? a.name)}`}>
+                    It is this one
+                  </button>
+                ) : null}
               </li>
             ))}
           </ol>
@@ -180,6 +186,12 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     }
   };
 
+  const pick = (photo: Photo, object: MatchObject, index: number) => {
+    if (!photo.record?._objects) return;
+    photo.record = { ...photo.record, _objects: photo.record._objects.map((o) => (o === object ? pickAlternative(o, index) : o)) };
+    setPhotos([...photos]);
+  };
+
   const identified = photos.reduce((n, p) => n + (p.record?._objects ?? []).filter((o) => o._identification?.best_match).length, 0);
   return (
     <section aria-labelledby="recognition-title">
@@ -223,7 +235,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
             {p.error ? <p class="error">{p.error}</p> : null}
             {p.record ? <p class="hint">{`${p.record._status.code} ${p.record._status.text}`}</p> : !p.error ? <p class="loading">Waiting…</p> : null}
             {(p.record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification).map((o) => (
-              <CardResult key={o.id} object={o} />
+              <CardResult key={o.id} object={o} onPick={(i) => pick(p, o, i)} />
             ))}
           </div>
         </div>
