@@ -36,6 +36,9 @@ export function failure(err: unknown): { code: number; text: string } {
   return { code: 500, text: 'Error Processing Image: the image could not be processed' };
 }
 
+/** A busy engine's refusal of a whole request: 503 `busy` with Retry-After. */
+const busyRefusal = (err: VisionBusyError) => new ServiceError(503, 'busy', `${err.message} Try again in ${err.retryAfterSeconds} s.`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
+
 /** Whether a record's image is downloaded (`_url` alone: `_base64` and `_file` come first, image-intake.ts). */
 const downloads = (record: InputRecord): boolean => typeof record._url === 'string' && record._base64 === undefined && record._file === undefined;
 
@@ -74,19 +77,25 @@ export class VisionService {
     const fetched = records.map(downloads);
     const held = fetched.filter((f) => !f).length;
     const ticket = this.admit(held, records.length - held);
+    let busy: VisionBusyError | null = null;
     try {
-      return await mapLimited(records, perRequest, async (record, i) => {
+      const out = await mapLimited(records, perRequest, async (record, i) => {
         let own: { release(): void } | null = null;
         try {
           const bytes = await this.recordBytes(record);
           if (fetched[i]) own = this.engine.admit(1);
           return await run(bytes, record);
         } catch (err) {
+          if (err instanceof VisionBusyError) busy = err;
           return { error: failure(err) };
         } finally {
           own?.release();
         }
       });
+      // nothing done and the queue full when the downloads came: the whole request is the busy
+      // server's 503 with Retry-After, as when it is refused before any download (not an envelope 503)
+      if (busy && out.every((o) => 'error' in o)) throw busyRefusal(busy);
+      return out;
     } finally {
       ticket.release();
     }
@@ -134,9 +143,7 @@ export class VisionService {
       this.engine.checkRoom(tasks + later);
       return this.engine.admit(tasks);
     } catch (err) {
-      if (err instanceof VisionBusyError) {
-        throw new ServiceError(503, 'busy', `${err.message} Try again in ${err.retryAfterSeconds} s.`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
-      }
+      if (err instanceof VisionBusyError) throw busyRefusal(err);
       throw err;
     }
   }

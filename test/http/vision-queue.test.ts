@@ -10,7 +10,14 @@ describe.each(backends)('vision queue room (%s)', (backend) => {
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '' }, urlAllowList: ['127.0.0.1'] });
   });
-  afterAll(() => h?.close());
+  const servers: http.Server[] = [];
+  afterAll(async () => {
+    for (const s of servers) {
+      s.closeAllConnections();
+      s.close();
+    }
+    await h?.close();
+  });
 
   it('images still downloading hold no room: another account is served meanwhile, and a full queue still answers 503 at once', async () => {
     const sockets = new Set<Socket>();
@@ -42,4 +49,35 @@ describe.each(backends)('vision queue room (%s)', (backend) => {
       if (silent.listening) await new Promise((r) => silent.close(r));
     }
   }, 60_000);
+
+  it('a downloaded image that finds the queue full makes its request the busy 503 with Retry-After, not a 500', async () => {
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#20a040' } }).png().toBuffer();
+    let answer: (() => void) | null = null;
+    const asked = new Promise<void>((askedNow) => {
+      const server = http.createServer((_req, res) => {
+        answer = () => res.end(png);
+        askedNow();
+      });
+      servers.push(server);
+      server.listen(0, '127.0.0.1');
+    });
+    const server = servers.at(-1)!;
+    await new Promise<void>((r) => (server.listening ? r() : server.once('listening', () => r())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/card.png`;
+    const b = await h.newAccount(10);
+    const call = h.request('POST', '/photo/v2/descriptor', { token: b.token, body: { records: [{ _url: url }] } });
+    await asked;
+    // the queue fills while the image downloads
+    const engine = (h.app.loupe as unknown as { vision: { engine: { admit(n: number): { release(): void } } } }).vision.engine;
+    const full = engine.admit(8);
+    try {
+      answer!();
+      const res = await call;
+      expect(res.statusCode, res.body).toBe(503);
+      expect(res.json()).toMatchObject({ code: 'busy' });
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      full.release();
+    }
+  });
 });
