@@ -11,7 +11,7 @@ export function registerRequestDownloads(app: FastifyInstance, totalMs: number):
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      return withDownloadSignal(() => downloadsSignal(reply, totalMs), () => handler.call(this, request, reply));
+      return withDownloadSignal(() => downloadsSignal(reply, totalMs), () => handler.call(this, request, reply), request.principal?.account.id);
     };
   });
 }

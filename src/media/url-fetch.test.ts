@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 import { failingHosts, fetchImage } from './url-fetch.ts';
+import { withDownloadOwner } from '../util/download-scope.ts';
 
 describe('fetchImage', () => {
   let base: string;
@@ -91,7 +92,7 @@ describe('fetchImage', () => {
 });
 
 describe('a host whose downloads keep failing', () => {
-  it('is not tried again for a while after five failures in a minute, whoever asks; one that answers is forgotten', async () => {
+  it('is not tried again for that account for a while after five failures in a minute; other accounts and background work still reach it; one that answers is forgotten', async () => {
     let hits = 0;
     let up = false;
     const server = http.createServer((_req, res) => {
@@ -103,23 +104,27 @@ describe('a host whose downloads keep failing', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/a.jpg`;
     const policy = new AddressPolicy(['127.0.0.1']);
     const limits = { connectTimeoutMs: 200, totalTimeoutMs: 600, maxBytes: 1024, maxRedirects: 2, retries: 2 };
+    const as = <T>(owner: string, fn: () => Promise<T>) => withDownloadOwner(owner, fn);
     let clock = 1_000_000;
     const real = failingHosts.now;
     failingHosts.now = () => clock;
     try {
-      for (let i = 0; i < 5; i++) await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
+      for (let i = 0; i < 5; i++) await expect(as('a', () => fetchImage(url, policy, limits))).rejects.toThrow(/after several attempts/);
       expect(hits).toBe(15);
-      // resting: refused at once, the host not asked
-      await expect(fetchImage(`${url}?other`, policy, limits)).rejects.toThrow(/did not answer the last 5 downloads: not tried again for 30 s/);
+      // resting for that account: refused at once, the host not asked
+      await expect(as('a', () => fetchImage(`${url}?other`, policy, limits))).rejects.toThrow(/your last 5 downloads from it failed; not tried again for 30 s/);
       expect(hits).toBe(15);
-      // half a minute later it is tried again, and one answer forgets its failures
-      clock += 30_001;
+      // another account's images from it, and work for no account, are still fetched
       up = true;
+      expect((await as('b', () => fetchImage(url, policy, limits))).toString()).toBe('image bytes');
       expect((await fetchImage(url, policy, limits)).toString()).toBe('image bytes');
+      expect(hits).toBe(17);
+      // half a minute later it is tried again for the first account, and one answer forgets its failures
+      clock += 30_001;
+      expect((await as('a', () => fetchImage(url, policy, limits))).toString()).toBe('image bytes');
       up = false;
-      for (let i = 0; i < 4; i++) await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
-      await expect(fetchImage(url, policy, limits)).rejects.toThrow(/after several attempts/);
-      expect(hits).toBe(16 + 15);
+      for (let i = 0; i < 5; i++) await expect(as('a', () => fetchImage(url, policy, limits))).rejects.toThrow(/after several attempts/);
+      expect(hits).toBe(18 + 15);
     } finally {
       failingHosts.now = real;
       failingHosts.hosts.clear();

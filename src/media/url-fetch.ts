@@ -7,7 +7,7 @@ import { resolvedRefusal, type AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 
 import { defaultFetchLimits, type FetchLimits } from '../config/config.ts';
-import { downloadSignal } from '../util/download-scope.ts';
+import { downloadOwner, downloadSignal } from '../util/download-scope.ts';
 
 export type { FetchLimits };
 
@@ -19,7 +19,9 @@ class Permanent extends ImageLoadError {}
  * rebinding between check and connect); every redirect is checked again.
  */
 export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits): Promise<Buffer> {
-  const host = hostOf(url);
+  // held against the account whose URLs they are; background work (no account) is never held back
+  const owner = downloadOwner();
+  const host = owner ? hostOf(url, owner) : null;
   const resting = host ? failingHosts.resting(host) : null;
   if (resting) throw new ImageLoadError(resting);
   let lastError: ImageLoadError | undefined;
@@ -45,21 +47,24 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
   throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
 }
 
-/** `host:port` of a URL, lower case; null when it does not parse (refused later, as before). */
-function hostOf(url: string): string | null {
+/** `owner host:port` of a URL, lower case; null when it does not parse (refused later, as before). */
+function hostOf(url: string, owner: string): string | null {
   try {
     const u = new URL(url);
-    return `${u.hostname.toLowerCase()}:${u.port}`;
+    return `${owner} ${u.hostname.toLowerCase()}:${u.port}`;
   } catch {
     return null;
   }
 }
 
 /**
- * Hosts whose downloads kept failing (no answer, a network error, 5xx, after every attempt) are not
- * tried again for a while, whoever asks: 100 URLs of one failing host in one call were 300 requests
- * to it, and ten such calls at once 931, for nothing (calls whose every record fails are free), an
- * amplifier pointed at any site from the shop's address. A host that answers is forgotten.
+ * Hosts whose downloads for an account kept failing (no answer, a network error, a 5xx or 429, after
+ * every attempt) are not tried again for that account for a while: 100 URLs of one failing host in
+ * one call were 300 requests to it, and ten such calls at once 931, for nothing (calls whose every
+ * record fails are free), an amplifier pointed at any site from the shop's address. Per account: a
+ * process-wide rest let one account's five bad URLs on a shop's image host refuse every other
+ * account's images from it (a reviewer's probe). A host that answers is forgotten. Keyed by the
+ * name as written (another name of the same address is another host).
  */
 export const failingHosts = {
   /** Failures within `windowMs` that put a host to rest, and for how long. */
@@ -71,7 +76,7 @@ export const failingHosts = {
   resting(host: string): string | null {
     const h = this.hosts.get(host);
     if (!h || h.until <= this.now()) return null;
-    return `${host.replace(/:$/, '')} did not answer the last ${this.limit} downloads: not tried again for ${Math.ceil((h.until - this.now()) / 1000)} s`;
+    return `${host.slice(host.indexOf(' ') + 1).replace(/:$/, '')}: your last ${this.limit} downloads from it failed; not tried again for ${Math.ceil((h.until - this.now()) / 1000)} s (retry then)`;
   },
   failed(host: string): void {
     const now = this.now();

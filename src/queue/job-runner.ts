@@ -8,6 +8,7 @@ import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-stor
 import type { HandlerRegistry, JobContext, JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
+import { withDownloadOwner } from '../util/download-scope.ts';
 
 /** Records whose images a job fetches at once: its own and the next ones' (at most this many images held). */
 const IMAGES_AHEAD = 4;
@@ -178,7 +179,7 @@ export class JobRunner extends EventEmitter {
       if (uploaded) return uploaded;
       const error = (row.options.inputErrors as Record<string, string> | undefined)?.[index];
       if (error) throw new ImageLoadError(error);
-      return this.deps.intake.bytes(records[index] ?? {});
+      return withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {}));
     };
     // The next records' images are fetched while this one's is worked on, a few at a time: one after
     // the other, ten URLs that never answer held a queue worker for two and a half minutes.

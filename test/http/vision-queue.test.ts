@@ -80,4 +80,24 @@ describe.each(backends)('vision queue room (%s)', (backend) => {
       full.release();
     }
   });
+
+  it("one account's failing URLs on a host rest that host for that account only", async () => {
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2040a0' } }).png().toBuffer();
+    const server = http.createServer((req, res) => {
+      if (req.url?.startsWith('/bad')) res.writeHead(503).end();
+      else res.end(png);
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const a = await h.newAccount(10);
+    const b = await h.newAccount(10);
+    const bad = await h.request('POST', '/image_matching/v2/visual_hash', { token: a.token, body: { records: Array.from({ length: 5 }, (_, i) => ({ _url: `${base}/bad/${i}` })), hash_type: 'phash' } });
+    expect(bad.json().records.every((r: { _status: { code: number } }) => r._status.code === 400)).toBe(true);
+    const mine = (await h.request('POST', '/image_matching/v2/visual_hash', { token: a.token, body: { records: [{ _url: `${base}/good.png` }], hash_type: 'phash' } })).json();
+    expect(mine.records[0]._status.text).toMatch(/your last 5 downloads from it failed; not tried again for \d+ s/);
+    const theirs = await h.request('POST', '/image_matching/v2/visual_hash', { token: b.token, body: { records: [{ _url: `${base}/good.png` }], hash_type: 'phash' } });
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    expect(theirs.json().records[0]._status.code).toBe(200);
+  });
 });
