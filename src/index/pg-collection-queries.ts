@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { Slots } from '../util/slots.ts';
+import { downloadOwner, downloadSignal } from '../util/download-scope.ts';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
@@ -77,11 +78,14 @@ export class PgCollectionQueries implements CollectionQueries {
   private readonly few = new Map<string, boolean>();
 
   /**
-   * Queries with a client's filter hold at most half the pool's connections at once: each may run
-   * its 5 s ({@link FILTER_STATEMENT_MS}), and one token keeping six in flight held the whole pool,
-   * every account's session list answering in 5 s meanwhile (a reviewer's probe).
+   * Queries with a client's filter hold at most half the pool's connections at once, and those of
+   * one account one fewer than that (the rest of its own wait): each may run its 5 s
+   * ({@link FILTER_STATEMENT_MS}). One token keeping six in flight held the whole pool, every
+   * account's session list answering in 5 s meanwhile; with a shared half only, its queue of slow
+   * filters made another account's filtered query wait 19 s (reviewers' probes).
    */
   private readonly filterSlots: Slots;
+  private readonly accountSlots = new Map<string, Slots>();
 
   constructor(private readonly store: Store) {
     this.filterSlots = new Slots(Math.max(1, Math.floor((store.poolSize ?? 10) / 2)));
@@ -94,7 +98,7 @@ export class PgCollectionQueries implements CollectionQueries {
    */
   private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     if (!filter || !Object.keys(filter).length) return run(this.store.db);
-    return this.filterSlots.run(() =>
+    return this.inFilterSlots(() =>
       this.store.db
         .transaction()
         .execute(async (trx) => {
@@ -103,6 +107,25 @@ export class PgCollectionQueries implements CollectionQueries {
         })
         .catch(filterTimedOut),
     );
+  }
+
+  /** `fn` in one of the account's filter slots and one of the pool's half; not run at all for a client that left while it waited. */
+  private inFilterSlots<T>(fn: () => Promise<T>): Promise<T> {
+    const owner = downloadOwner();
+    const inPool = () =>
+      this.filterSlots.run(() => {
+        const gone = downloadSignal();
+        if (gone?.aborted) throw gone.reason instanceof Error ? gone.reason : new Error('the request was cancelled by its client');
+        return fn();
+      });
+    if (!owner) return inPool();
+    let mine = this.accountSlots.get(owner);
+    // one fewer than the pool's half: another account always finds one free of this one's
+    if (!mine) this.accountSlots.set(owner, (mine = new Slots(Math.max(1, this.filterSlots.size - 1))));
+    const slots = mine;
+    return slots.run(inPool).finally(() => {
+      if (slots.idle && this.accountSlots.get(owner) === slots) this.accountSlots.delete(owner);
+    });
   }
 
   private async matchesFew(c: CollectionRecord, filter: Filter): Promise<boolean> {
@@ -273,7 +296,7 @@ export class PgCollectionQueries implements CollectionQueries {
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
     });
-    return filtered ? this.filterSlots.run(() => search().catch(filterTimedOut)) : search();
+    return filtered ? this.inFilterSlots(() => search().catch(filterTimedOut)) : search();
   }
 
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {

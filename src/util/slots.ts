@@ -9,6 +9,11 @@ export class Slots {
 
   constructor(readonly size: number) {}
 
+  /** No holder and no one waiting. */
+  get idle(): boolean {
+    return this.held === 0 && this.waiting.length === 0;
+  }
+
   async run<T>(fn: () => Promise<T>): Promise<T> {
     if (this.held >= this.size) await new Promise<void>((r) => this.waiting.push(r));
     else this.held++;
