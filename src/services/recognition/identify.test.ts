@@ -58,6 +58,10 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     // another set line of the brand: another card; a label's shortened line: the same
     expect(printedSetYear('© 2023 THE TOPPS COMPANY, INC. 2023 TOPPS SERIES 1 #1', '2022 Topps Update Series')).toBe('differs');
     expect(printedSetYear('2022TOPPSUPDATE\n#44\nJULIORODRIGUEZ', '2022 Topps Update Series')).toBe('same');
+    // the most specific line decides: a label's short `2022 TOPPS` does not outvote the back's set line
+    expect(printedSetYear('2022 TOPPS SERIES 1 #1\n2022 TOPPS', '2022 Topps Update Series')).toBe('differs');
+    expect(printedSetYear('2022 TOPPS SERIES 1 #1\n2022 TOPPS UPDATE', '2022 Topps Update Series')).toBe('differs');
+    expect(printedSetYear('2022 TOPPS SERIES 1 #1\n2022 TOPPS', '2022 Topps Series 1')).toBe('same');
     // a copyright line names no set
     expect(printedSetYear('© 2023 THE TOPPS COMPANY, INC.', '2022 Topps Series 1')).toBe('unknown');
     expect(printedSetYear('SCARLET & VIOLET 2023', 'Scarlet & Violet')).toBe('unknown');

@@ -426,17 +426,18 @@ export function printedSetYear(fullText: string, setName: string): 'same' | 'dif
   if (rest.length < 4 || brand.length < 3) return 'unknown';
   // the next character after a shared start is no digit: Series 1 is not Series 10
   const starts = (long: string, short: string) => long.startsWith(short) && !(/[0-9]$/.test(short) && /[0-9]/.test(long[short.length] ?? ''));
-  let printed = false;
+  // the most specific set line printed decides: a label's `2022 TOPPS` fits every 2022 Topps set,
+  // and must not outvote the back's `2022 TOPPS SERIES 1` (which told Series 1 from Update)
+  let best: { year: string; seg: string } | null = null;
   for (const line of fullText.normalize('NFKD').toUpperCase().split('\n')) {
     // each year's segment ends at a `#` or the next year (`© 2023 THE TOPPS COMPANY, INC. 2023 TOPPS SERIES 1 #1`)
     for (const m of line.matchAll(/((?:19|20)[0-9]{2})((?:(?!(?:19|20)[0-9]{2})[^#])*)/g)) {
       const seg = fold(m[2]!);
-      if (!seg.startsWith(brand)) continue;
-      printed = true;
-      if (m[1] === named[1] && (starts(rest, seg) || starts(seg, rest))) return 'same';
+      if (seg.startsWith(brand) && (!best || seg.length > best.seg.length)) best = { year: m[1]!, seg };
     }
   }
-  return printed ? 'differs' : 'unknown';
+  if (!best) return 'unknown';
+  return best.year === named[1] && (starts(rest, best.seg) || starts(best.seg, rest)) ? 'same' : 'differs';
 }
 
 /** The name lines read plainly that are (as alike as {@link NAME_READ}.known) the name of one of the candidates: English names. */
