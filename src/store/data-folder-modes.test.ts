@@ -13,15 +13,20 @@ describe('a data folder an older release made', () => {
     fs.mkdirSync(path.join(dir, 'media'));
     fs.writeFileSync(sqliteFileOf(dir), '');
     fs.chmodSync(dir, 0o755);
-    fs.chmodSync(path.join(dir, 'media'), 0o750);
+    fs.chmodSync(path.join(dir, 'media'), 0o751);
     fs.chmodSync(sqliteFileOf(dir), 0o644);
     expect(openToOthers(dir, true)).toEqual([
       { path: path.resolve(dir), mode: '755', dir: true },
-      { path: path.resolve(dir, 'media'), mode: '750', dir: true },
+      { path: path.resolve(dir, 'media'), mode: '751', dir: true },
       { path: path.resolve(sqliteFileOf(dir)), mode: '644', dir: false },
     ]);
     // PostgreSQL: no SQLite file to look at
     expect(openToOthers(dir, false)).toHaveLength(2);
+    // a group given access on purpose is not warned of
+    fs.chmodSync(dir, 0o750);
+    fs.chmodSync(path.join(dir, 'media'), 0o750);
+    fs.chmodSync(sqliteFileOf(dir), 0o640);
+    expect(openToOthers(dir, true)).toEqual([]);
     fs.chmodSync(dir, 0o700);
     fs.chmodSync(path.join(dir, 'media'), 0o700);
     fs.chmodSync(sqliteFileOf(dir), 0o600);

@@ -171,6 +171,12 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect(key(again.image)).toBe(key(first.image));
     expect(again.updated_at).toBe(first.updated_at);
     expect((await fetchUrl(first.image)).statusCode).toBe(200);
+    // a file of it lost (a disk restored without it): the same image sent again writes both again
+    const thumbFile = path.join(mediaDir, key(first.thumbnail).split('/').pop()!.slice(0, 2), key(first.thumbnail).split('/').pop()!);
+    fs.rmSync(thumbFile);
+    const mended = (await attach(sid, 's1', jpeg)).json();
+    expect((await fetchUrl(mended.thumbnail)).statusCode).toBe(200);
+    expect((await fetchUrl(mended.image)).statusCode).toBe(200);
     // two phones at once, with an image the row does not have yet
     const other = (await photo(320, 200)).toString('base64');
     const both = await Promise.all([attach(sid, 's1', other), attach(sid, 's1', other)]);
@@ -179,7 +185,7 @@ describe.each(backends)('card images (%s)', (backend) => {
       expect((await fetchUrl(res.json().image)).statusCode, 'a link an upload answered').toBe(200);
       expect((await fetchUrl(res.json().thumbnail)).statusCode).toBe(200);
     }
-    expect((await fetchUrl(first.image)).statusCode, 'the image replaced').toBe(404);
+    expect((await fetchUrl(mended.image)).statusCode, 'the image replaced').toBe(404);
     const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=s1`))).json().results[0];
     expect(both.map((r) => key(r.json().image))).toContain(key(row.image));
   });
