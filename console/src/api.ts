@@ -74,19 +74,24 @@ export async function call<T>(method: string, path: string, options: CallOptions
   const timer = limit ? setTimeout(() => limit.abort(), writeTimeoutMs) : undefined;
   const stop = () => limit?.abort();
   options.signal?.addEventListener('abort', stop);
-  try {
-    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
-  } catch (err) {
+  const failed = (err: unknown): never => {
     if ((err as Error).name === 'AbortError') {
       if (limit && !options.signal?.aborted) throw new ApiError(0, 'timeout', `The server did not answer within ${writeTimeoutMs / 1000} s: it may be busy or stopped. Reload to see whether the change was kept.`, undefined);
       throw err;
     }
     throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);
+  };
+  let text: string;
+  try {
+    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
+    // the answer's body is waited for within the same limit: headers alone are no answer
+    text = await res.text();
+  } catch (err) {
+    return failed(err);
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
   }
-  const text = await res.text();
   let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
