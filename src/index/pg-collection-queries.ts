@@ -55,7 +55,7 @@ async function limitStatement(trx: Kysely<Database>): Promise<void> {
 /** PostgreSQL's cancel of a statement past its `statement_timeout` (SQLSTATE 57014), as the client's filter's fault. */
 function filterTimedOut(err: unknown): never {
   if ((err as { code?: unknown } | null)?.code === '57014') {
-    throw new FilterError('', `the filter ran longer than ${FILTER_STATEMENT_MS / 1000} s over this collection; make it more specific (an anchored $regex, fewer alternatives: docs/filters.md)`);
+    throw new FilterError('', `the filter ran past the time one query may take (${FILTER_STATEMENT_MS / 1000} s, or the database's own shorter limit) over this collection; make it more specific (an anchored $regex, fewer alternatives: docs/filters.md)`);
   }
   throw err;
 }

@@ -81,7 +81,7 @@ describe.each(backends)('regex filters do not stop the server (%s)', (backend) =
     const ping = new Promise((r) => setTimeout(r, 500)).then(() => h.request('GET', '/similarity/products-new/v2/ping', { headers: { 'collection-id': c.id }, token: c.token }));
     const [res, pinged] = await Promise.all([slow, ping]);
     expect(res.statusCode, res.body).toBe(400);
-    expect(res.json()).toMatchObject({ code: 'invalid_filter', detail: expect.stringMatching(/ran longer than 5 s/) });
+    expect(res.json()).toMatchObject({ code: 'invalid_filter', detail: expect.stringMatching(/ran past the time one query may take \(5 s/) });
     expect(performance.now() - t0).toBeLessThan(8_000);
     expect(pinged.statusCode).toBe(200);
   }, 30_000);
