@@ -98,15 +98,17 @@ export class PgCollectionQueries implements CollectionQueries {
    */
   private filtered<T>(filter: Filter | undefined, run: (db: Kysely<Database>) => Promise<T>): Promise<T> {
     if (!filter || !Object.keys(filter).length) return run(this.store.db);
-    return this.inFilterSlots(() =>
-      this.store.db
-        .transaction()
-        .execute(async (trx) => {
-          await limitStatement(trx);
-          return run(trx);
-        })
-        .catch(filterTimedOut),
+    return this.limited(() =>
+      this.store.db.transaction().execute(async (trx) => {
+        await limitStatement(trx);
+        return run(trx);
+      }),
     );
+  }
+
+  /** A filtered query (whose transaction calls {@link limitStatement}) in the filter slots, its timeout the client's filter's fault. */
+  private limited<T>(fn: () => Promise<T>): Promise<T> {
+    return this.inFilterSlots(() => fn().catch(filterTimedOut));
   }
 
   /** `fn` in one of the account's filter slots and one of the pool's half; not run at all for a client that left while it waited. */
@@ -296,7 +298,7 @@ export class PgCollectionQueries implements CollectionQueries {
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
     });
-    return filtered ? this.inFilterSlots(() => search().catch(filterTimedOut)) : search();
+    return filtered ? this.limited(search) : search();
   }
 
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {

@@ -894,7 +894,8 @@ export class CardSessionService {
     // The image the row shows already, sent again (a retry, or a second phone): its links stay as
     // answered before, nothing is written, and the row is not changed. Only while both its files are
     // there: a lost one is written again.
-    if (row.image_key && (await this.media.holds(row.image_key, prepared.original)) && (await this.media.holds(row.thumbnail_key ?? '', prepared.thumbnail))) return this.identificationView(ctx, row);
+    const shows = async (r: IdentificationRow) => !!r.image_key && (await this.media.holds(r.image_key, prepared.original)) && (await this.media.holds(r.thumbnail_key ?? '', prepared.thumbnail));
+    if (await shows(row)) return this.identificationView(ctx, row);
     // named before they are written: a process killed before the row names them leaves them to the sweep
     const imageKey = this.media.newKey(prepared.originalExt);
     const thumbKey = this.media.newKey('jpg');
@@ -907,7 +908,7 @@ export class CardSessionService {
         // Locked, so two uploads of an image for one card each see the other's files and remove them.
         const current = await tx.identificationByEventId(sid, eventId, true);
         // the same image stored meanwhile by an upload beside this one: keep its files, whose links it answered
-        if (current?.image_key && current.image_key !== row.image_key && (await this.media.holds(current.image_key, prepared.original)) && (await this.media.holds(current.thumbnail_key ?? '', prepared.thumbnail))) return { same: current };
+        if (current && current.image_key !== row.image_key && (await shows(current))) return { same: current };
         const updatedAt = new Date().toISOString();
         if (current) {
           await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
