@@ -20,6 +20,16 @@ describe('tieStable', () => {
     expect(page.map((h) => h.record.key)).toEqual([2, 5]);
     expect(asked).toEqual([3, 6]);
   });
+
+  it('orders distances as they are shown (backends differ in the last bits), and the searched record first at 0', async () => {
+    // 10.0000 both when shown: insertion order, not the float's last bits, which pgvector and usearch give otherwise
+    const all = [hit(7, 0.1), hit(5, 0.10000001), hit(6, 0.2)];
+    expect((await tieStable(2, 3, async (n) => all.slice(0, n))).map((h) => h.record.key)).toEqual([5, 7]);
+    // its own vector's distance rounds off zero; a copy stored before it is at 0 exactly
+    const own = [hit(1, 0), hit(9, 1e-7), hit(3, 0.3)];
+    const page = await tieStable(2, 3, async (n) => own.slice(0, n), 9);
+    expect(page.map((h) => [h.record.key, h.distance])).toEqual([[9, 0], [1, 0]]);
+  });
 });
 
 describe('matchesEverything', () => {

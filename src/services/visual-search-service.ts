@@ -27,6 +27,9 @@ import { projectPaths, valueAtPath } from './record-paths.ts';
  */
 export const distanceScale = 100;
 
+/** How many of the nearest records visualTagsKNN re-ranks by tags and colours (docs/api-decisions.md). */
+const RERANKED = 500;
+
 /**
  * The `bmh1` bits (of 256) within which two images are near duplicates at a radius: 16 at the spec's
  * default 5, none but identical hashes at 0, at most 32 (docs/api-decisions.md `nearDuplicates`;
@@ -159,13 +162,18 @@ export async function onePerProduct<H extends { record: StoredRecord }>(productF
 /**
  * The `want` nearest hits in a stable order: equal distances (one photo stored under several
  * SKUs) ordered by insertion, and the search widened until the tie at the page's edge is whole,
- * so that paging with `from` neither repeats nor skips a record.
+ * so that paging with `from` neither repeats nor skips a record. Distances are compared as they
+ * are shown: pgvector and usearch differ in the last bits, and two records shown at one distance
+ * came back in another order on each backend. `self`, the stored record a search by `_id` is
+ * for, is at distance 0 and first among the records there (its copies stored before it).
  */
-export async function tieStable<H extends { record: StoredRecord; distance: number }>(want: number, records: number, search: (n: number) => Promise<H[]>): Promise<H[]> {
+export async function tieStable<H extends { record: StoredRecord; distance: number }>(want: number, records: number, search: (n: number) => Promise<H[]>, self?: number): Promise<H[]> {
+  const shown = (h: H) => (h.record.key === self ? 0 : scaled(h.distance));
+  const first = (h: H) => (h.record.key === self ? 0 : 1);
   // One hit more than the page tells whether the page's last distance is shared beyond it.
   for (let n = want + 1; ; n *= 2) {
-    const hits = [...(await search(n))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key);
-    if (hits.length < n || n >= records || hits[hits.length - 1]!.distance > hits[want - 1]!.distance) return hits.slice(0, want);
+    const hits = [...(await search(n))].map((h) => (h.record.key === self ? { ...h, distance: 0 } : h)).sort((a, b) => shown(a) - shown(b) || first(a) - first(b) || a.record.key - b.record.key);
+    if (hits.length < n || n >= records || shown(hits[hits.length - 1]!) > shown(hits[want - 1]!)) return hits.slice(0, want);
   }
 }
 
@@ -262,6 +270,8 @@ interface QueryVector {
   colors?: DominantColorsQuery;
   /** Fashion and home decor: the item's tags as fashion tagging gives them (a stored record's `_tags_simple`). */
   tags?: string[];
+  /** A search by a stored record's `_id`: that record's key (first among the answers at distance 0). */
+  self?: number;
 }
 
 /**
@@ -921,7 +931,7 @@ export class VisualSearchService {
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
       const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
       // the query as sent, as an image query's is (its _id as stored)
-      return { vector: found.vector, ...(found.hash ? { hash: found.hash } : {}), echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
+      return { vector: found.vector, self: found.record.key, ...(found.hash ? { hash: found.hash } : {}), echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }
     if (items) return this.queryItem(c, query);
     const [o] = await this.vision.each('embed', [query]);
@@ -1120,18 +1130,22 @@ export class VisualSearchService {
   }
 
   /** The collection's nearest records in a stable order (see tieStable). */
-  private nearest(c: CollectionRecord, vector: Float32Array, n: number, filter?: Record<string, unknown>): Promise<Hit[]> {
-    return tieStable(n, c.recordCount, (m) => this.queries.knn(c, vector, m, filter));
+  private nearest(c: CollectionRecord, vector: Float32Array, n: number, filter?: Record<string, unknown>, self?: number): Promise<Hit[]> {
+    return tieStable(n, c.recordCount, (m) => this.queries.knn(c, vector, m, filter), self);
   }
 
   /**
-   * Visual distance re-ranked by tags: among the nearest candidates (at least 100, or 4k), each
-   * distance is multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's
-   * tags; a record sharing every tag ranks as if twice as close. Without query tags it is visualKNN.
+   * Visual distance re-ranked by tags: among the `RERANKED` nearest records, each distance is
+   * multiplied by (1 − ½·J), J the Jaccard similarity of the query's and the record's tags; a
+   * record sharing every tag ranks as if twice as close. Records past them follow in visual
+   * order, so one order whatever the page: the pool grew with `k + from`, and a tagged record
+   * 150th by sight was 9th with k 300 and on no page of ten. Re-ranking only shortens a
+   * distance, so the answers' distances still rise. Without query tags it is visualKNN.
    */
-  private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery): Promise<Hit[]> {
-    if (!tags?.length && !colors) return this.nearest(c, vector, want, filter);
-    const pool = await this.nearest(c, vector, Math.max(100, 4 * want), filter);
+  private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery, self?: number): Promise<Hit[]> {
+    if (!tags?.length && !colors) return this.nearest(c, vector, want, filter, self);
+    const all = await this.nearest(c, vector, Math.max(RERANKED, want), filter, self);
+    const pool = all.slice(0, RERANKED);
     const q = new Set(tags ?? []);
     // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
     // A record's colours are its extracted _dominant_colors, else those text search kept of its image.
@@ -1146,7 +1160,8 @@ export class VisualSearchService {
         const m = colors ? colorMatch(colors, extracted[i]!.length ? extracted[i]! : (kept!.get(h.record.key) ?? [])) : 0;
         return { ...h, distance: h.distance * (1 - 0.5 * j) * (1 - 0.25 * m) };
       })
-      .sort((a, b) => a.distance - b.distance || a.record.key - b.record.key)
+      .sort((a, b) => (a.record.key === self ? -1 : b.record.key === self ? 1 : 0) || scaled(a.distance) - scaled(b.distance) || a.record.key - b.record.key)
+      .concat(all.slice(RERANKED))
       .slice(0, want);
   }
 
@@ -1156,11 +1171,11 @@ export class VisualSearchService {
     const asked = checkedFilter(opts.filter);
     const q = await this.queryVector(ctx, c, query);
     await this.products.require(c);
-    const { vector, echo, itemFilter, colors } = q;
+    const { vector, echo, itemFilter, colors, self } = q;
     const filter = withItemFilter(asked, itemFilter);
     const tags = queryTags(c, query, sent, q);
     // spec: "Same parameters and response as visualKNN", product_field's one record per product included
-    const hits = await onePerProduct(opts.productField, opts.k + opts.from, c.recordCount, (n) => this.rank(c, vector, n, filter, tags, colors));
+    const hits = await onePerProduct(opts.productField, opts.k + opts.from, c.recordCount, (n) => this.rank(c, vector, n, filter, tags, colors, self));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, opts.k + opts.from), opts.fields);
   }
 
@@ -1226,7 +1241,7 @@ export class VisualSearchService {
    * object, with the whole image (spec 2, detectKNN). `detection_task_id` picks the detector:
    * `objects` (COCO-80, the default), `person` (its person class) or `face`.
    */
-  async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown }): Promise<Envelope> {
+  async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
     const tasks: Record<string, { detector: 'objects' | 'faces'; keep: (name: string) => boolean }> = {
       objects: { detector: 'objects', keep: () => true },
@@ -1250,13 +1265,15 @@ export class VisualSearchService {
     const { _base64: _b, ...echo } = query;
     const queryRecords = [{ ...echo, _width: found.width, _height: found.height, _objects: objects.map((o, i) => ({ name: o.name, id: String(i), prob: o.prob, bound_box: o.bound_box })) }];
     const want = opts.k + opts.from;
+    // one record per product, as visualKNN gives (the collection's product field unless the request names another)
+    const search = (vector: Float32Array) => onePerProduct(opts.productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter));
     if (!objects.length) {
-      const hits = (await this.nearest(c, found.whole, want, filter)).slice(opts.from);
+      const hits = (await search(found.whole)).slice(opts.from, want);
       return this.answer(ctx, clock, queryRecords, hits, opts.fields);
     }
     const answerObjects = [];
     for (const [i, o] of objects.entries()) {
-      const hits = (await this.nearest(c, o.vector, want, filter)).slice(opts.from);
+      const hits = (await search(o.vector)).slice(opts.from, want);
       answerObjects.push({
         name: o.name,
         id: String(i),
@@ -1277,12 +1294,12 @@ export class VisualSearchService {
   async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
     const asked = checkedFilter(opts.filter);
-    const { vector, echo, itemFilter } = await this.queryVector(ctx, c, query);
+    const { vector, echo, itemFilter, self } = await this.queryVector(ctx, c, query);
     await this.products.require(c);
     const filter = withItemFilter(asked, itemFilter);
     const want = opts.k + opts.from;
     const productField = opts.productField;
-    const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter));
+    const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter, self));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
 }

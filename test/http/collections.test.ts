@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, startHarness, startTinyClipHarness, type Harness } from '../helpers/harness.ts';
-import { photoBase64 } from '../helpers/photos.ts';
+import { caltechPhotos, photoBase64, photoBytes } from '../helpers/photos.ts';
 import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
@@ -259,6 +259,52 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(from.body.answer_records.map((r) => r._id)).toEqual(byId.body.answer_records.slice(1, 3).map((r) => r._id));
     expect((await call(`${base}/visualKNN`, { query_record: { _id: 'missing' } }, c)).http).toBe(404);
   }, 60_000);
+
+  it('visualTagsKNN pages are slices of one order (a tagged record far by sight is on the page it earns); detectKNN one record per product; a search by _id answers its record first', async () => {
+    const c = await newCollection('photo', 'tag-pages');
+    const photos = '/similarity/photos/v2';
+    // 130 distinct images: more than the 100 nearest the re-ranking looked at for a first page
+    const variants: string[] = [];
+    for (const rel of caltechPhotos()) {
+      const src = sharp(photoBytes(rel)).resize(160, 120, { fit: 'fill' });
+      const ops = [(x: sharp.Sharp) => x, (x: sharp.Sharp) => x.flop(), (x: sharp.Sharp) => x.flip(), (x: sharp.Sharp) => x.greyscale(), (x: sharp.Sharp) => x.tint('#a04040'), (x: sharp.Sharp) => x.tint('#4040a0'), (x: sharp.Sharp) => x.negate()];
+      for (const op of ops) variants.push((await op(src.clone()).jpeg().toBuffer()).toString('base64'));
+    }
+    const records = variants.slice(0, 130).map((_base64, i) => ({ _id: `v${i}`, _base64 }));
+    for (let i = 0; i < records.length; i += 10) expect((await call(`${photos}/insert`, { records: records.slice(i, i + 10) }, c)).body.status.code).toBe(210);
+    const bySight = (await call(`${photos}/visualKNN`, { query_record: { _id: 'v0' }, k: 130 }, c)).body.answer_records.map((r) => String(r._id));
+    expect(bySight).toHaveLength(130);
+    // the ten farthest by sight share the query's tag
+    for (const _id of bySight.slice(-10)) expect((await call(`${photos}/update`, { records: [{ _id, tags: ['spot'] }] }, c)).http).toBe(200);
+    const query = { _id: 'v0', tags: ['spot'] };
+    const whole = (await call(`${photos}/visualTagsKNN`, { query_record: query, k: 130 }, c)).body.answer_records.map((r) => String(r._id));
+    // halved, the farthest (about 60) rank about 25th: past the first pages' pool before, which held the nearest 100 or 4 (k + from)
+    expect(whole.slice(0, 40).some((id) => bySight.slice(-10).includes(id))).toBe(true);
+    const paged: string[] = [];
+    for (let from = 0; from < 130; from += 10) paged.push(...(await call(`${photos}/visualTagsKNN`, { query_record: query, k: 10, from }, c)).body.answer_records.map((r) => String(r._id)));
+    expect(paged).toEqual(whole);
+
+    // a copy stored before the record searched by _id is at distance 0 too: the record itself comes first
+    const dup = await newCollection('photo', 'dup-first');
+    const same = img('airplanes', 2);
+    expect((await call(`${photos}/insert`, { records: [{ _id: 'copy', _base64: same }, { _id: 'other', _base64: img('watch', 1) }, { _id: 'original', _base64: same }] }, dup)).body.status.code).toBe(210);
+    for (const method of ['visualKNN', 'visualTagsKNN']) {
+      const one = await call(`${photos}/${method}`, { query_record: { _id: 'original', tags: ['x'] }, k: 1 }, dup);
+      expect(one.body.answer_records.map((r) => r._id), method).toEqual(['original']);
+      const next = await call(`${photos}/${method}`, { query_record: { _id: 'original', tags: ['x'] }, k: 1, from: 1 }, dup);
+      expect(next.body.answer_records.map((r) => r._id), method).toEqual(['copy']);
+    }
+
+    // detectKNN's answers are one record per product, as visualKNN's (the collection's product field, or the one sent)
+    const shopC = await shop();
+    const detected = await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 2) }, k: 3 }, shopC);
+    const found = detected.body as unknown as { answer_objects?: { answer_records: { _id: string }[] }[]; answer_records?: { _id: string }[] };
+    const lists = found.answer_objects ? found.answer_objects.map((o) => o.answer_records) : [found.answer_records!];
+    for (const list of lists) expect(list.filter((r) => r._id.startsWith('leo-')).length).toBeLessThanOrEqual(1);
+    const ungrouped = (await call(`${base}/detectKNN`, { query_record: { _base64: img('Leopards', 2) }, k: 3, product_field: '' }, shopC)).body as unknown as typeof found;
+    const lists2 = ungrouped.answer_objects ? ungrouped.answer_objects.map((o) => o.answer_records) : [ungrouped.answer_records!];
+    expect(lists2.some((list) => list.filter((r) => r._id.startsWith('leo-')).length === 2)).toBe(true);
+  }, 180_000);
 
   it('allRecords pages with ?size=&page= and a next link', async () => {
     const c = await shop();

@@ -334,10 +334,12 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             from: Type.Optional(From),
             fields_to_return: Type.Optional(Fields),
             filter: Type.Optional(Filter),
+            product_field: Type.Optional(Type.String({ maxLength: 200, description: 'As visualKNN\'s: one record per product within each object\'s answers (the collection\'s own product field when not sent; `""` for none).' })),
           }),
           async (request) => {
-            const body = request.body as KnnBody & { detection_task_id?: string };
-            return visualSearch.detectKnn(ctx(request), await collectionOf(request), queryOf(body), { task: body.detection_task_id ?? 'objects', k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter });
+            const body = request.body as KnnBody & { detection_task_id?: string; product_field?: string };
+            const c = await collectionOf(request);
+            return visualSearch.detectKnn(ctx(request), c, queryOf(body), { task: body.detection_task_id ?? 'objects', k: body.k ?? 30, from: body.from ?? 0, fields: body.fields_to_return, filter: body.filter, productField: body.product_field ?? c.productField ?? undefined });
           },
           config.limits.matchBodyBytes,
         );
