@@ -208,6 +208,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect((await call(`${base}/getRecordCount`, { filter: { product_id: { $in: ['leo', 'plane'] } } }, c)).body.count).toBe(4);
     const random = await call(`${base}/random`, { count: 3 }, c);
     expect(random.body.answer_count).toBe(3);
+    // the common parameter k counts where the method names its count otherwise (it was ignored: 10, 5, every pair)
+    expect((await call(`${base}/random`, { k: 2 }, c)).body.answer_count).toBe(2);
+    expect((await call(`${base}/find`, { k: 2 }, c)).body.answer_records).toHaveLength(2);
+    expect((await call(`${base}/find`, { k: 2, limit: 2 }, c)).body.answer_records).toHaveLength(2);
+    expect((await call(`${base}/find`, { k: 2, limit: 3 }, c)).http).toBe(400);
+    expect((await call(`${base}/random`, { k: 2, count: 3 }, c)).http).toBe(400);
+    expect((await call(`${base}/allNearDupPairs`, { radius: 200, k: 1 }, c)).body.answer_count).toBe(1);
+    expect((await call(`${base}/find`, {}, c)).body.answer_records).toHaveLength(5);
     const bad = await call(`${base}/find`, { filter: { price: { $foo: 1 } } }, c);
     expect(bad.http).toBe(400);
     expect(JSON.stringify(bad.body)).toMatch(/\$foo/);

@@ -141,9 +141,16 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           },
           config.limits.matchBodyBytes,
         );
-        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 10 })), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'Records to skip (spec 2 §2\'s common parameter), in insertion order; at most 10,000 (`allRecords` pages further).' })), fields_to_return: Type.Optional(Fields) }), async (request) => {
-          const body = request.body as { filter?: object; limit?: number; from?: number; fields_to_return?: string[] };
-          return visualSearch.find(ctx(request), await collectionOf(request), body.filter, body.limit ?? 10, body.fields_to_return, body.from ?? 0);
+        // spec 2 §2's common parameter `k` ("number of records to return"), where a method names its count otherwise:
+        // taken as that count (it was ignored without a word), both sent must agree; so the counts have no schema default
+        const kAs = (name: string, max: number) => Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `The common parameter's name for \`${name}\` (spec 2 §2); both sent must agree.` }));
+        const countOf = (body: { k?: number }, name: string, value: number | undefined): number | undefined => {
+          if (body.k !== undefined && value !== undefined && body.k !== value) throw badRequest(`k and ${name} name the same number and differ: send one.`, [{ field: 'k', message: `differs from ${name}` }]);
+          return value ?? body.k;
+        };
+        post('/find', 'Records matching a filter', Type.Object({ filter: Type.Optional(Filter), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'Default 10.' })), k: kAs('limit', 10_000), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'Records to skip (spec 2 §2\'s common parameter), in insertion order; at most 10,000 (`allRecords` pages further).' })), fields_to_return: Type.Optional(Fields) }), async (request) => {
+          const body = request.body as { filter?: object; limit?: number; k?: number; from?: number; fields_to_return?: string[] };
+          return visualSearch.find(ctx(request), await collectionOf(request), body.filter, countOf(body, 'limit', body.limit) ?? 10, body.fields_to_return, body.from ?? 0);
         });
         post('/getRecordCount', 'Number of records (matching a filter, when given)', Type.Object({ filter: Type.Optional(Filter) }), async (request) => {
           const body = request.body as { filter?: object };
@@ -152,10 +159,10 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/random',
           'Random records',
-          Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 10 })), filter: Type.Optional(Filter), fields_to_return: Type.Optional(Fields) }),
+          Type.Object({ count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 10.' })), k: kAs('count', 1000), filter: Type.Optional(Filter), fields_to_return: Type.Optional(Fields) }),
           async (request) => {
-            const body = request.body as { count?: number; filter?: object; fields_to_return?: string[] };
-            return visualSearch.random(ctx(request), await collectionOf(request), body.count ?? 10, body.filter, body.fields_to_return);
+            const body = request.body as { count?: number; k?: number; filter?: object; fields_to_return?: string[] };
+            return visualSearch.random(ctx(request), await collectionOf(request), countOf(body, 'count', body.count) ?? 10, body.filter, body.fields_to_return);
           },
         );
         post('/deleteByFilter', 'Delete every record matching a filter', Type.Object({ filter: Filter }), async (request) => {
@@ -346,10 +353,10 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/allNearDupPairs',
           'Every pair of records within a radius of each other',
-          Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1000 })), filter: Type.Optional(Filter) }),
+          Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1000.' })), k: kAs('limit', 100_000), filter: Type.Optional(Filter) }),
           async (request) => {
-            const body = request.body as { radius?: number; limit?: number; filter?: object };
-            return visualSearch.allNearDupPairs(ctx(request), await collectionOf(request), body.radius ?? 5, body.limit ?? 1000, body.filter);
+            const body = request.body as { radius?: number; limit?: number; k?: number; filter?: object };
+            return visualSearch.allNearDupPairs(ctx(request), await collectionOf(request), body.radius ?? 5, countOf(body, 'limit', body.limit) ?? 1000, body.filter);
           },
         );
       },
