@@ -1,10 +1,21 @@
+import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { redactedUrl } from './app.ts';
+import { logSerializers, redactedUrl } from './app.ts';
 
 describe('request URLs in the log', () => {
   it('leave out the signature of a signed media link, and nothing else', () => {
     expect(redactedUrl('/media/s/a.jpg?expires=1796000000&sig=0123abcd')).toBe('/media/s/a.jpg?expires=1796000000&sig=[redacted]');
     expect(redactedUrl('/media/s/a.jpg?sig=0123abcd&expires=1')).toBe('/media/s/a.jpg?sig=[redacted]&expires=1');
     expect(redactedUrl('/cardstream/v2/session/?page=2&design=x')).toBe('/cardstream/v2/session/?page=2&design=x');
+  });
+
+  it('in every line that names a url, not only the request line (a client hanging up on a media download logged the link whole)', () => {
+    const lines: string[] = [];
+    const { log } = Fastify({ logger: { serializers: logSerializers, stream: new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }) } });
+    log.info({ url: '/media/ab.png?expires=1796097900&sig=b4ba3eea7b59', method: 'GET' }, 'request aborted by its client');
+    log.info({ req: { method: 'GET', url: '/media/ab.png?expires=1&sig=ffff' } }, 'incoming request');
+    expect(lines.join('')).not.toMatch(/b4ba3eea|ffff/);
+    expect(lines.join('')).toContain('sig=[redacted]');
   });
 });

@@ -128,6 +128,22 @@ function integerQueryNames(schema: unknown): string[] {
 /** A request URL with the secret of a signed media link left out (`sig=…`). */
 export const redactedUrl = (url: string): string => url.replace(/([?&]sig=)[^&#]*/g, '$1[redacted]');
 
+/**
+ * The logger's serializers: a signed media link works as a bearer link for days, so its signature
+ * stays out of the logs, in the request line and in any line that names a `url` (a client that
+ * hung up on a media download logged the link whole).
+ */
+export const logSerializers = {
+  req: (req: { method: string; url: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+    method: req.method,
+    url: redactedUrl(req.url),
+    host: req.hostname,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  }),
+  url: (url: unknown) => (typeof url === 'string' ? redactedUrl(url) : url),
+};
+
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
@@ -136,16 +152,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
-      // a signed media link works as a bearer link for days: its signature stays out of the logs
-      serializers: {
-        req: (req: { method: string; url: string; hostname?: string; ip?: string; socket?: { remotePort?: number } }) => ({
-          method: req.method,
-          url: redactedUrl(req.url),
-          host: req.hostname,
-          remoteAddress: req.ip,
-          remotePort: req.socket?.remotePort,
-        }),
-      },
+      serializers: logSerializers,
     },
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,

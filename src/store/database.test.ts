@@ -18,6 +18,19 @@ describe('a store the server cannot write', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
+  it('overwrites what is deleted: neither the file nor a backup of it keeps a deleted value', async () => {
+    const secret = `erased-${'x'.repeat(40)}-${Date.now()}`;
+    await sql`CREATE TABLE erasure_probe (v TEXT)`.execute(store.db);
+    await sql`INSERT INTO erasure_probe (v) VALUES (${secret})`.execute(store.db);
+    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.db);
+    const file = sqliteFileOf(dir);
+    expect((await fs.readFile(file)).includes(secret)).toBe(true);
+    await sql`DELETE FROM erasure_probe`.execute(store.db);
+    await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.db);
+    expect((await fs.readFile(file)).includes(secret)).toBe(false);
+    await sql`DROP TABLE erasure_probe`.execute(store.db);
+  });
+
   it('passes a writable database and media folder, and names a database that refuses writes', async () => {
     await assertWritable(store, path.join(dir, 'media'));
     expect(await fs.readdir(path.join(dir, 'media'))).toEqual([]);

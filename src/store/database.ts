@@ -519,6 +519,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    // a deleted row's bytes are overwritten, not left in free pages for the file and its backups to
+    // carry: a deleted session's notes and a swept request's photos were still in loupe.db
+    sqlite.pragma('secure_delete = ON');
     registerFunctions(sqlite);
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
     // Single reads run on a second connection, never queued behind a write waiting for the lock (sqlite-tuning.ts).
