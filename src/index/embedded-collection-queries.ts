@@ -155,18 +155,24 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       s.version++;
       s.lastSeq = Math.max(s.lastSeq, change.seq);
       s.unsaved++;
-      if (s.unsaved >= checkpointEvery) await this.checkpoint(s);
+      if (s.unsaved >= checkpointEvery) await this.checkpoint(c.id, s);
       else if (!s.timer) {
-        s.timer = setTimeout(() => void this.chain(c.id, () => this.checkpoint(s)), checkpointAfterMs);
+        s.timer = setTimeout(() => void this.chain(c.id, () => this.checkpoint(c.id, s)), checkpointAfterMs);
         s.timer.unref();
       }
     });
   }
 
-  private async checkpoint(s: Loaded): Promise<void> {
+  private async checkpoint(collectionId: string, s: Loaded): Promise<void> {
     if (s.timer) clearTimeout(s.timer);
     s.timer = undefined;
     if (!s.unsaved || !s.index) return;
+    // deleted meanwhile by another process (`loupe collection delete` beside the server), which
+    // removed the files: saving would write its vectors back, for good
+    if (!(await this.store.get(collectionId))) {
+      await this.dropLoaded(collectionId, s);
+      return;
+    }
     const unsaved = s.unsaved;
     s.unsaved = 0;
     try {
@@ -385,8 +391,12 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   }
 
   async forget(collectionId: string): Promise<void> {
-    const s = await this.loaded.get(collectionId)?.catch(() => undefined);
+    await this.dropLoaded(collectionId, await this.loaded.get(collectionId)?.catch(() => undefined));
+  }
+
+  private async dropLoaded(collectionId: string, s: Loaded | undefined): Promise<void> {
     if (s?.timer) clearTimeout(s.timer);
+    if (s) s.timer = undefined;
     await s?.index?.close();
     this.loaded.delete(collectionId);
     this.chains.delete(collectionId);
@@ -400,7 +410,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       await this.chain(id, async () => {
         const s = await p.catch(() => undefined);
         if (!s) return;
-        await this.checkpoint(s);
+        await this.checkpoint(id, s);
         await s.index?.close();
       });
     }

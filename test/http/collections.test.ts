@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, startHarness, startTinyClipHarness, type Harness } from '../helpers/harness.ts';
 import { caltechPhotos, photoBase64, photoBytes } from '../helpers/photos.ts';
 import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
+import { CollectionStore } from '../../src/store/collection-store.ts';
+import type { Store } from '../../src/store/database.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
 
@@ -500,6 +502,21 @@ describe.each(backends)('collections API (%s)', (backend) => {
 });
 
 describe('collections across restarts (embedded index)', () => {
+  it('does not write back the index of a collection another process deleted (loupe collection delete beside the server)', async () => {
+    const h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    const id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'c' })).id;
+    const inserted = await h.request('POST', '/similarity/custom/v2/insert', { headers: { 'collection-id': id }, body: { records: [{ _id: 'face', _base64: img('Leopards', 1) }] } });
+    expect((inserted.json() as Body).status.code).toBe(210);
+    // what the CLI's own process does: the row and the files go; this server still holds the index, unsaved
+    expect(await new CollectionStore((h.app.loupe as unknown as { store: Store }).store).delete(id)).toBe(true);
+    const file = path.join(h.dataDir, 'indexes', `${id}.usearch`);
+    fs.rmSync(file, { force: true });
+    fs.rmSync(`${file}.json`, { force: true });
+    await h.app.close();
+    expect([fs.existsSync(file), fs.existsSync(`${file}.json`)]).toEqual([false, false]);
+    fs.rmSync(h.dataDir, { recursive: true, force: true });
+  }, 120_000);
+
   it('answers the same after a clean restart and after the index file is lost or corrupt', async () => {
     const { buildApp } = await import('../../src/app.ts');
     const h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
