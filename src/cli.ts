@@ -20,6 +20,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe account create --name N [--credits C] [--services s1,s2]
   loupe account list
   loupe account show --account A
+  loupe account delete --account A  the account erased with everything it holds: collections, sessions, requests, files (README "Erasure")
   loupe workspace add --account A [--name N]
   loupe workspace list --account A
   loupe token add --account A [--name N]
@@ -179,6 +180,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       const id = need(values.account, 'account');
       return { ...snakeKeys(await accounts.getAccount(id)), workspaces: (await accounts.listWorkspaces(id)).map(snakeKeys) };
     }
+    case 'account delete':
+      return services.erasure.erase(need(values.account, 'account'));
     case 'workspace add':
       return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
     case 'workspace list':
@@ -387,7 +390,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

@@ -239,6 +239,64 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(shown.credits).toBe(1000);
   });
 
+  it('erases an account with everything it holds (account delete), and nothing of another', async () => {
+    const gone = await loupe('account', 'create', '--name', 'Leaving shop');
+    const stays = await loupe('account', 'create', '--name', 'Staying shop');
+    const { collection_id } = await loupe('collection', 'create', '--account', gone.account, '--type', 'custom', '--name', 'Faces');
+    const image = (await fs.readFile(path.resolve(import.meta.dirname, 'fixtures/photos/caltech101/Leopards/image_0001.jpg'))).toString('base64');
+    const mediaFiles = async () => (await fs.readdir(path.join(dataDir, 'media'), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).length;
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    let kept: string;
+    const initial = await mediaFiles();
+    try {
+      const call = (url: string, body: unknown, token: string, headers: Record<string, string> = {}) =>
+        app.inject({ method: 'POST', url, headers: { authorization: `Token ${token}`, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+      const before = await mediaFiles();
+      expect((await call('/similarity/custom/v2/insert', { records: [{ _id: 'penny', _base64: image, email: 'penny@example.com' }] }, gone.token, { 'collection-id': collection_id })).statusCode).toBeLessThan(300);
+      const sessionOf = async (token: string) => {
+        const sid = ((await call('/cardstream/v2/session/', { name: 'stream' }, token)).json() as { id: string }).id;
+        expect((await call(`/cardstream/v2/session/${sid}/identifications/`, { identifications: [{ event_id: 'c1', name: 'Pikachu' }] }, token)).statusCode).toBeLessThan(300);
+        expect((await call(`/cardstream/v2/session/${sid}/images/`, { event_id: 'c1', image }, token)).statusCode).toBeLessThan(300);
+        return sid;
+      };
+      await sessionOf(gone.token);
+      kept = await sessionOf(stays.token);
+      expect((await call('/account/v2/request/', { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: image }] }, gone.token)).statusCode).toBeLessThan(300);
+      expect(await mediaFiles()).toBe(before + 4);
+    } finally {
+      await app.close();
+    }
+    if (backend === 'sqlite') expect(await fs.stat(path.join(dataDir, 'indexes', `${collection_id}.usearch`))).toBeTruthy();
+
+    const erased = await loupe('account', 'delete', '--account', gone.account);
+    expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3 });
+    expect((await fails('account', 'show', '--account', gone.account)).stderr).toMatch(/not found/);
+    expect((await fails('collection', 'list', '--account', gone.account)).stderr).toMatch(/not found/);
+    // the leaving shop's image and thumbnail are gone from disk; the staying shop's two are there
+    const after = await mediaFiles();
+    if (backend === 'sqlite') {
+      await expect(fs.stat(path.join(dataDir, 'indexes', `${collection_id}.usearch`))).rejects.toThrow();
+      const SQLite = (await import('better-sqlite3')).default;
+      const sqlite = new SQLite(path.join(dataDir, 'loupe.db'), { readonly: true });
+      try {
+        expect(sqlite.prepare("SELECT name FROM sqlite_master WHERE name LIKE ?").all(`collection_fts_${collection_id.replaceAll('-', '')}%`)).toEqual([]);
+      } finally {
+        sqlite.close();
+      }
+      expect((await fs.readFile(path.join(dataDir, 'loupe.db'))).includes('penny@example.com')).toBe(false);
+    }
+    const app2 = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    try {
+      const get = (url: string, token: string) => app2.inject({ method: 'GET', url, headers: { authorization: `Token ${token}` } });
+      expect((await get('/cardstream/v2/session/', gone.token)).statusCode).toBe(401);
+      expect((await get(`/cardstream/v2/session/${kept!}/`, stays.token)).statusCode).toBe(200);
+    } finally {
+      await app2.close();
+    }
+    expect(after).toBe(initial + 2);
+    expect((await fails('account', 'delete', '--account', gone.account)).stderr).toMatch(/not found/);
+  }, 120_000);
+
   it('creates, lists, shows and deletes collections', async () => {
     const owner = await loupe('account', 'create', '--name', 'Shoe shop');
     const created = await loupe('collection', 'create', '--account', owner.account, '--type', 'product', '--name', 'Shoes', '--capacity', '500');

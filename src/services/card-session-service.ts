@@ -569,6 +569,22 @@ export class CardSessionService {
     await this.removeMedia(keys);
   }
 
+  /** Deletes every session of a workspace with its cards and files (an account's erasure); says how many of each went. */
+  async eraseWorkspace(workspaceId: string): Promise<{ sessions: number; files: number }> {
+    const done = { sessions: 0, files: 0 };
+    for (;;) {
+      const { rows } = await this.store.listSessions(workspaceId, undefined, undefined, 100, 0);
+      if (!rows.length) return done;
+      for (const row of rows) {
+        const keys = await this.store.deleteSession(row.id, workspaceId);
+        if (keys === undefined) continue;
+        await this.removeMedia(keys);
+        done.sessions++;
+        done.files += keys.length;
+      }
+    }
+  }
+
   /** Files no row names any more, and then their `media_deletions` entries (migration 016): the sweep has nothing left to do. */
   private async removeMedia(keys: readonly (string | null)[]): Promise<void> {
     const named = keys.filter((k): k is string => k !== null);

@@ -8,6 +8,7 @@ import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
 import { assertWritable, NotWritable, openStore, type Store } from '../store/database.ts';
+import { AccountErasure } from './account-erasure.ts';
 import { AccountService } from './account-service.ts';
 import { ServiceError } from './errors.ts';
 import { CollectionService } from './collection-service.ts';
@@ -45,6 +46,8 @@ import { CollectiblesJob } from './jobs/collectibles-job.ts';
 export interface Services {
   store: Store;
   accounts: AccountService;
+  /** An account erased with everything it holds (`loupe account delete`). */
+  erasure: AccountErasure;
   collections: CollectionService;
   visualSearch: VisualSearchService;
   textSearch: TextSearchService;
@@ -139,6 +142,9 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const collections = new CollectionService(collectionStore, accounts, queries);
+  const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
+  const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions: new MediaDeletionStore(store.db) });
   const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
@@ -162,11 +168,12 @@ export async function openServices(config: Config, options: { longRunning?: bool
       }
     },
     accounts,
-    collections: new CollectionService(collectionStore, accounts, queries),
+    erasure,
+    collections,
     visualSearch: new VisualSearchService(collectionStore, queries, vision, config.seen, accounts, products),
     textSearch: new TextSearchService(collectionStore, queries, vision, products),
     seenBackfill: backfill,
-    cardSessions: new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links),
+    cardSessions,
     imageMatching,
     media: new MediaService(mediaStore, links),
     vision,

@@ -87,6 +87,32 @@ export class AccountStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /** Every live token of the account revoked (its erasure starts so: no new call adds data). */
+  async revokeAllTokens(accountId: string): Promise<number> {
+    const res = await this.store.db.updateTable('api_tokens').set({ revoked_at: new Date().toISOString() }).where('account_id', '=', accountId).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows);
+  }
+
+  /**
+   * Deletes the account (its workspaces, tokens and holds go with it) when it holds no session,
+   * request or collection any more, whose files and indexes would be left behind by the cascade;
+   * false when one is left (made meanwhile by a call already under way).
+   */
+  async deleteAccountIfEmpty(accountId: string): Promise<boolean> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const left = await trx
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('collections').select('id').where('account_id', '=', accountId)).as('collections'),
+          eb.exists(eb.selectFrom('async_requests').select('id').where('account_id', '=', accountId)).as('requests'),
+          eb.exists(eb.selectFrom('card_sessions as s').innerJoin('workspaces as w', 'w.id', 's.workspace_id').select('s.id').where('w.account_id', '=', accountId)).as('sessions'),
+        ])
+        .executeTakeFirstOrThrow();
+      if (Object.values(left).some((v) => v === true || Number(v) === 1)) return false;
+      const res = await trx.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    });
+  }
+
   async findTokenOwner(tokenHash: string): Promise<TokenOwner | undefined> {
     const row = await this.store.db
       .selectFrom('api_tokens as t')

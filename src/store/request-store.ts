@@ -408,6 +408,25 @@ export class RequestStore {
     }
   }
 
+  /** Deletes every request of an account, whatever its state (its erasure); returns the media keys they held. */
+  async deleteForAccount(accountId: string, batch = 500): Promise<{ deleted: number; media: string[] }> {
+    let deleted = 0;
+    const media: string[] = [];
+    for (;;) {
+      const rows = await this.db.transaction().execute(async (trx) => {
+        const gone = await sql<{ id: string; media: unknown }>`
+          DELETE FROM async_requests WHERE seq IN (
+            SELECT seq FROM async_requests WHERE account_id = ${accountId} ORDER BY seq LIMIT ${batch}
+          ) RETURNING id, media`.execute(trx);
+        await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
+        return gone.rows;
+      });
+      deleted += rows.length;
+      for (const r of rows) media.push(...fromJson<string[]>(r.media));
+      if (rows.length < batch) return { deleted, media };
+    }
+  }
+
   async webhookSecret(accountId: string): Promise<string> {
     const row = await this.db.selectFrom('accounts').select('webhook_secret').where('id', '=', accountId).executeTakeFirst();
     if (row?.webhook_secret) return row.webhook_secret;
