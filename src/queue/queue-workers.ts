@@ -68,10 +68,10 @@ export class QueueWorkers {
   sweep(now = Date.now()): Promise<number> {
     const run = this.sweeping.then(async () => {
       try {
-        const { deleted, media } = await this.deps.requests.sweep(now);
+        const { deleted, media, refunded } = await this.deps.requests.sweep(now);
         await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media);
-        if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length });
+        if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length, ...(refunded ? { refunded } : {}) });
         // what a process killed between a commit and its files' removal left (a deleted session's, a replaced
         // image's, a job attempt's never committed): removed, then its entry
         let files = 0;

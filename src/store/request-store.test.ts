@@ -137,3 +137,26 @@ describe.each(backends)('requests claimed (%s)', (backend) => {
     expect(got.flat().every((id) => ids.includes(id))).toBe(true);
   });
 });
+
+describe.each(backends)('retention sweep (%s)', (backend) => {
+  const stores = storesFor(backend);
+
+  it('gives back what a request still charged when its time ran out before it finished; a finished one keeps its charge', async () => {
+    const accountId = randomUUID();
+    const workspaceId = randomUUID();
+    await stores.accounts.createAccount({ id: accountId, name: 'sweep', credits: 10, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    const request = (charged: number, type: string) => ({ id: randomUUID(), accountId, workspaceId, type, endpoint: 'e', request: {}, options: {}, charged, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    const finished = request(2, 'finished');
+    await stores.requests.insert(finished);
+    const [claimed] = (await stores.requests.claim(10, 60_000)).filter((c) => c.row.id === finished.id);
+    await stores.requests.complete(claimed!.row.id, claimed!.token, { response: {}, media: [], refund: 0, webhookAt: null });
+    // queued for days: no worker for its type ran
+    const waiting = request(3, 'nobody-runs-this');
+    await stores.requests.insert(waiting);
+    expect((await stores.accounts.getAccount(accountId))!.credits).toBe(5);
+    const swept = await stores.requests.sweep(Date.now() + 2 * 3_600_000);
+    expect(swept.refunded).toBeGreaterThanOrEqual(3);
+    expect(await stores.requests.get(waiting.id)).toBeUndefined();
+    expect((await stores.accounts.getAccount(accountId))!.credits).toBe(8);
+  });
+});

@@ -388,23 +388,34 @@ export class RequestStore {
     return times.length ? Math.min(...times) : null;
   }
 
-  /** Deletes requests past their retention; returns the media keys they held. */
-  async sweep(now = Date.now(), batch = 500): Promise<{ deleted: number; media: string[] }> {
+  /**
+   * Deletes requests past their retention; returns the media keys they held, and the credits given
+   * back for those that never finished (queued or running when their time ran out: no worker for
+   * their type, or one stopped for days), which were deleted still charged.
+   */
+  async sweep(now = Date.now(), batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
     let deleted = 0;
+    let refunded = 0;
     const media: string[] = [];
     for (;;) {
       const rows = await this.db.transaction().execute(async (trx) => {
-        const gone = await sql<{ id: string; media: unknown }>`
+        const gone = await sql<{ id: string; media: unknown; account_id: string; status: string; charged: number | string }>`
           DELETE FROM async_requests WHERE seq IN (
             SELECT seq FROM async_requests WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
-          ) RETURNING id, media`.execute(trx);
+          ) RETURNING id, media, account_id, status, charged`.execute(trx);
         // the files go after the commit; a process that stops before leaves them to the next sweep
         await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
+        for (const r of gone.rows) {
+          const back = Number(r.charged);
+          if (r.status === 'DONE' || !(back > 0)) continue;
+          await trx.updateTable('accounts').set({ credits: sql`credits + ${back}` }).where('id', '=', r.account_id).execute();
+          refunded += back;
+        }
         return gone.rows;
       });
       deleted += rows.length;
       for (const r of rows) media.push(...fromJson<string[]>(r.media));
-      if (rows.length < batch) return { deleted, media };
+      if (rows.length < batch) return { deleted, media, refunded };
     }
   }
 
