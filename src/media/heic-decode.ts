@@ -37,16 +37,20 @@ const IDLE_MS = 30_000;
 let worker: Worker | undefined;
 let idle: NodeJS.Timeout | undefined;
 let nextId = 0;
-const waiting = new Map<number, { resolve(img: RgbaImage): void; reject(err: Error): void }>();
+/** Decodes under way, each with the thread it was sent to. */
+const waiting = new Map<number, { resolve(img: RgbaImage): void; reject(err: Error): void; thread?: Worker }>();
 
 function decoder(): Worker {
   if (idle) clearTimeout(idle);
   if (worker) return worker;
   // plain CommonJS whatever flags the process has (`--input-type=module` made the source a module)
   const w = new Worker(decoderSource, { eval: true, execArgv: [], workerData: { module: createRequire(import.meta.url).resolve('heic-decode') } });
+  // only this thread's decodes: an idle thread's exit arrives after the next photo went to its
+  // successor, and refused that photo as corrupt (an iPhone's first scan after a pause)
   const fail = (err: Error) => {
     if (worker === w) worker = undefined;
     for (const [id, p] of waiting) {
+      if (p.thread !== w) continue;
       waiting.delete(id);
       p.reject(err);
     }
@@ -57,7 +61,7 @@ function decoder(): Worker {
     waiting.delete(m.id);
     if (m.error !== undefined || !m.data || !m.width || !m.height) p.reject(new Error(m.error ?? 'no image'));
     else p.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), width: m.width, height: m.height });
-    if (!waiting.size) {
+    if (![...waiting.values()].some((q) => q.thread === w)) {
       // idle: the thread no longer keeps the process alive, and ends after a while
       w.unref();
       idle = setTimeout(() => void stopDecoder(), IDLE_MS).unref();
@@ -92,16 +96,17 @@ export function decodeHeic(bytes: Buffer): Promise<RgbaImage> {
     const id = nextId++;
     // a decode that never ends would hold every later HEIC behind it
     const timer = setTimeout(() => {
-      if (waiting.has(id)) void stopDecoder();
+      const p = waiting.get(id);
+      if (p?.thread) void p.thread.terminate();
     }, DECODE_TIMEOUT_MS).unref();
     const done = <T>(f: (v: T) => void) => (v: T) => {
       clearTimeout(timer);
       f(v);
     };
-    waiting.set(id, { resolve: done(resolve), reject: done(reject) });
     // held while a decode is under way (a command awaiting it must not end first); let go when idle
     // (a CLI command that had decoded a HEIC waited 30 s for the idle timer)
     const w = decoder();
+    waiting.set(id, { resolve: done(resolve), reject: done(reject), thread: w });
     w.ref();
     w.postMessage({ id, bytes: new Uint8Array(bytes) });
   });

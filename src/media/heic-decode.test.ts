@@ -1,0 +1,19 @@
+import fs from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { photoPath } from '../../test/helpers/photos.ts';
+import { decodeHeic, stopDecoder } from './heic-decode.ts';
+
+describe('HEIC decoding', () => {
+  afterAll(() => stopDecoder());
+
+  it('decodes a photo sent while the idle decoder thread is ending, on the next thread (it was refused as corrupt)', async () => {
+    const bytes = fs.readFileSync(photoPath('cards/single-1730719045.heic'));
+    const first = await decodeHeic(bytes);
+    expect(first.width).toBeGreaterThan(0);
+    // what the idle timer does: the thread is told to end, and the next photo arrives before its exit
+    const ending = stopDecoder();
+    const next = await decodeHeic(Buffer.from(bytes));
+    expect([next.width, next.height]).toEqual([first.width, first.height]);
+    await ending;
+  }, 60_000);
+});
