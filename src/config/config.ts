@@ -58,7 +58,7 @@ export interface FetchLimits {
   requestTotalMs?: number;
 }
 
-export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 15 * 1024 * 1024, maxRedirects: 3, retries: 2, requestTotalMs: 60_000 };
+export const defaultFetchLimits: FetchLimits = { connectTimeoutMs: 5_000, totalTimeoutMs: 20_000, maxBytes: 24 * 1024 * 1024, maxRedirects: 3, retries: 2, requestTotalMs: 60_000 };
 
 /** The vision worker pool (see src/vision/engine/vision-engine.ts). */
 export interface VisionOptions {
@@ -247,9 +247,11 @@ export const defaultPrices: Record<string, number> = {
 export const defaultLimits: Limits = {
   bodyBytes: 1024 * 1024,
   batchBodyBytes: 64 * 1024 * 1024,
-  imageBodyBytes: 20 * 1024 * 1024,
-  imageBytes: 15 * 1024 * 1024,
-  imagePixels: 40_000_000,
+  // a 50-megapixel phone JPEG is 15–25 MB; its base64 a third more
+  imageBodyBytes: 33 * 1024 * 1024,
+  imageBytes: 24 * 1024 * 1024,
+  // phones' 48-, 50- and 64-megapixel modes (8064 x 6048, 8160 x 6144, 9248 x 6936); JPEGs are decoded reduced
+  imagePixels: 64_500_000,
   imageLongEdge: 1024,
   thumbnailLongEdge: 256,
   batchRows: 1000,

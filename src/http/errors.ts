@@ -116,7 +116,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known && err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.routeOptions.bodyLimit) {
-      // the limit differs by endpoint (1 MiB, 20 MiB for an image, 64 MiB for a batch): said, so a client can split
+      // the limit differs by endpoint (1 MiB, 33 MiB for a session's image, 64 MiB for a batch): said, so a client can split
       return send(reply, known.status, { detail: `The request body is too large: at most ${byteSize(request.routeOptions.bodyLimit)} on this endpoint.`, code: known.code });
     }
     if (known) return send(reply, known.status, { detail: known.detail, code: known.code });
@@ -185,7 +185,7 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   return /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message);
 }
 
-/** `1 MiB`, `20 MiB`, `512 KiB`, `900 bytes`. */
+/** `1 MiB`, `33 MiB`, `512 KiB`, `900 bytes`. */
 export function byteSize(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;

@@ -32,5 +32,6 @@ function looksLikeMarkup(bytes: Buffer): boolean {
 }
 
 export function tooManyPixels(limit: number, width?: number, height?: number): ImageLoadError {
-  return new ImageLoadError(`${width ? `${width}x${height} is` : 'the image has'} more than ${limit} pixels`, 413, 'image_too_large');
+  // what to do about it too: a phone's 108- or 200-megapixel mode makes such photos
+  return new ImageLoadError(`${width ? `${width}x${height} is` : 'the image has'} more than ${limit} pixels; send a smaller one (resized, or a phone's 12-megapixel setting)`, 413, 'image_too_large');
 }
