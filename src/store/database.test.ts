@@ -143,3 +143,28 @@ describe('PostgreSQL set-up errors', () => {
     expect(explainPgSetupError(other)).toBe(other);
   });
 });
+
+describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL connection lost in use', () => {
+  it('fails the transaction it served, not the process (a terminated backend mid-transaction crashed the server)', async () => {
+    const { scratchPgDatabase } = await import('../../test/helpers/processes.ts');
+    const scratch = await scratchPgDatabase('lost_conn');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-lost-'));
+    const store = await openStore({ dataDir: dir, databaseUrl: scratch.url, poolSize: 3 });
+    try {
+      const run = store.db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
+        // what an administrator, a failover or a restart does to the connection
+        await sql`SELECT pg_terminate_backend(${rows[0]!.pid})`.execute(store.db);
+        await new Promise((r) => setTimeout(r, 300));
+        await sql`SELECT 1`.execute(trx);
+      });
+      await expect(run).rejects.toThrow();
+      // the pool leaves the dead connection behind and answers with another
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(store.db)).rows[0]!.one).toBe(1);
+    } finally {
+      await store.close();
+      await scratch.drop();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -493,6 +493,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // is reported on the pool; without a listener that event would crash the process. The pool
     // already discards the connection, and the next query opens a new one.
     pool.on('error', () => {});
+    // A connection checked out (a transaction, a query) has no pool listener: its loss (terminated,
+    // a failover, a reset) was an unhandled 'error' that ended the server process mid-request. The
+    // query or transaction it served fails with that error (a 503), and the pool discards the
+    // connection when it comes back.
+    pool.on('connect', (client) => client.on('error', () => {}));
     prepareHotStatements(pool);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, poolSize: options.poolSize ?? 10, close: () => db.destroy() };
