@@ -87,8 +87,33 @@ export class CollectionTextStore {
 
   constructor(private readonly dialect: DialectName) {}
 
+  /**
+   * Collections whose table or index a transaction still open made: not `ready` until it commits. A
+   * rolled-back transaction (a full disk) took its CREATE with it, and every later insert into that
+   * collection failed ("no such table") until a restart, the table being remembered as made.
+   */
+  private readonly madeIn = new WeakMap<Transaction<Database> | Kysely<Database>, Set<string>>();
+
   private async ensure(trx: Transaction<Database> | Kysely<Database>, collectionId: string): Promise<void> {
-    if (this.ready.has(collectionId)) return;
+    if (this.ready.has(collectionId) || this.madeIn.get(trx)?.has(collectionId)) return;
+    const name = this.dialect === 'sqlite' ? ftsTable(collectionId) : pgTextIndexName(collectionId);
+    // one that exists before this transaction made it was committed by another
+    const existing =
+      this.dialect === 'sqlite'
+        ? (await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = ${name}`.execute(trx)).rows[0]!.n > 0
+        : (await sql<{ r: string | null }>`SELECT to_regclass(${name})::text AS r`.execute(trx)).rows[0]!.r !== null;
+    if (existing || !trx.isTransaction) {
+      if (!existing) await this.create(trx, collectionId);
+      this.ready.add(collectionId);
+      return;
+    }
+    await this.create(trx, collectionId);
+    const made = this.madeIn.get(trx) ?? new Set<string>();
+    made.add(collectionId);
+    this.madeIn.set(trx, made);
+  }
+
+  private async create(trx: Transaction<Database> | Kysely<Database>, collectionId: string): Promise<void> {
     if (this.dialect === 'sqlite') {
       // porter over unicode61: English stemming, Unicode case folding and every Latin diacritic
       // folded (remove_diacritics 2), as text-fold.ts folds queries.
@@ -97,7 +122,6 @@ export class CollectionTextStore {
       // fastupdate off: a pending list would be scanned by every search (the 005 lesson).
       await sql.raw(`CREATE INDEX IF NOT EXISTS ${pgTextIndexName(collectionId)} ON collection_text USING gin (tsv) WITH (fastupdate = off) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`).execute(trx);
     }
-    this.ready.add(collectionId);
   }
 
   /** Inserts or replaces the text row of record `key`. */

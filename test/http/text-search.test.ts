@@ -376,6 +376,25 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(after.info).toMatch(/seen content 1 of 3 records \(0 pending, 1 without a stored image, 1 failed\)/);
   });
 
+  it('makes a collection\'s keyword table again after the transaction that made it rolled back (a full disk left every insert a 500)', async () => {
+    const c = await newCollection('photo');
+    expect((await call('/similarity/photos/v2/insert', { records: [{ _id: 'polo', _base64: img('watch', 1), title: 'Navy blue polo shirt' }] }, c)).body.status.code).toBe(210);
+    const texts = new CollectionTextStore(backend);
+    const key = Number((await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows[0]!.key);
+    const row = (await texts.get(db(), key))!;
+    const suffix = c.id.replaceAll('-', '');
+    const name = backend === 'sqlite' ? `collection_fts_${suffix}` : `collection_text_gin_${suffix}`;
+    // as before the collection's first insert: no table (index) yet
+    await sql.raw(backend === 'sqlite' ? `DROP TABLE ${name}` : `DROP INDEX ${name}`).execute(db());
+    const full = new Error('database or disk is full');
+    await expect(db().transaction().execute(async (trx) => { await texts.write(trx, c.id, key, row); throw full; })).rejects.toBe(full);
+    await db().transaction().execute((trx) => texts.write(trx, c.id, key, row));
+    const exists = backend === 'sqlite'
+      ? (await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE name = ${name}`.execute(db())).rows[0]!.n > 0
+      : (await sql<{ r: string | null }>`SELECT to_regclass(${name})::text AS r`.execute(db())).rows[0]!.r !== null;
+    expect(exists).toBe(true);
+  });
+
   it("re-tokenises rows of an older version, the record's own words too", async () => {
     const c = await newCollection('photo');
     const ins = await call('/similarity/photos/v2/insert', { records: [{ _id: 'polo', _base64: img('watch', 1), title: 'Navy blue polo shirt' }] }, c);
