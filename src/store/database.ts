@@ -571,11 +571,15 @@ export function explainPgSetupError(err: unknown): unknown {
  * to ς and İ to i + a combining dot, PostgreSQL's lower() (character by character) to σ and i.
  */
 export function foldForSearch(text: string): string {
-  return text.normalize('NFC').toLowerCase().replace(/ς/g, 'σ').replace(/i\u0307/g, 'i');
+  // accents too: "pokemon" finds "Pokémon", "electrique" "Électrique" (a French shop's sessions were found
+  // only as typed with their accents); only the Latin, Greek and Cyrillic combining marks, so a Japanese
+  // voiced kana (its mark is U+3099) stays itself
+  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').replace(/ς/g, 'σ');
 }
 
 /** `foldForSearch` of a column in PostgreSQL. */
-export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> => sql<string>`replace(replace(lower(normalize(${column}, NFC)), 'ς', 'σ'), ${'i\u0307'}, 'i')`;
+export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
+  sql<string>`replace(normalize(regexp_replace(normalize(lower(${column}), NFD), ${'[\u0300-\u036f]'}, '', 'g'), NFC), 'ς', 'σ')`;
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {
