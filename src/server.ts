@@ -87,7 +87,7 @@ app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres'
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');
-for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.warn({ path: open.path, mode: open.mode }, `readable by other users of this machine (an older release made it so): chmod ${open.dir ? '700' : '600'} it (README "Files")`);
+for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.warn({ path: open.path, mode: open.mode }, `readable by other users of this machine (a folder made by hand, or files a release before 2026-11-30 wrote): chmod ${open.dir ? '700' : '600'} it (README "Files")`);
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
 if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');
 
