@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -164,6 +165,25 @@ describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL connection lost in use'
     } finally {
       await store.close();
       await scratch.drop();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe('a PostgreSQL address that takes connections and never answers', () => {
+  it('stops the start with a sentence, not a silent wait for good', async () => {
+    const held: net.Socket[] = [];
+    const silent = net.createServer((socket) => void held.push(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const port = (silent.address() as { port: number }).port;
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-silent-'));
+    try {
+      const started = Date.now();
+      await expect(openStore({ dataDir: dir, databaseUrl: `postgres://loupe@127.0.0.1:${port}/loupe`, connectTimeoutMs: 500 })).rejects.toThrow(/took the connection but did not answer in time/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const s of held) s.destroy();
+      silent.close();
       await fs.rm(dir, { recursive: true, force: true });
     }
   }, 30_000);

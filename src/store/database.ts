@@ -440,6 +440,11 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** PostgreSQL connections per process. */
   poolSize?: number | undefined;
+  /**
+   * How long a PostgreSQL connection may take to open, or to come free from a full pool (15 s): a
+   * server that takes the connection and never answers held the start, silent, for good.
+   */
+  connectTimeoutMs?: number;
   /** Long-running processes (the server) checkpoint SQLite's WAL from a worker thread. */
   backgroundCheckpoints?: boolean;
   /**
@@ -488,7 +493,7 @@ const sqliteBusyWait: BusyWait = { syncMs: 20, totalMs: 10_000 };
 export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC' });
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC', connectionTimeoutMillis: options.connectTimeoutMs ?? 15_000 });
     // An idle connection the server ends (a restart, an administrator, a dropped test database)
     // is reported on the pool; without a listener that event would crash the process. The pool
     // already discards the connection, and the next query opens a new one.
@@ -558,6 +563,9 @@ export function explainPgSetupError(err: unknown): unknown {
   const message = typeof e.message === 'string' ? e.message : '';
   if (/client password must be a string/.test(message)) {
     return new Error('the PostgreSQL server asks for a password and DATABASE_URL gives none: put it in the URL (postgres://user:password@host:port/database) or in PGPASSWORD');
+  }
+  if (/timeout exceeded when trying to connect|terminated due to connection timeout/.test(message)) {
+    return new Error('the PostgreSQL server took the connection but did not answer in time (DATABASE_URL names a port where something else listens, or the server is stuck)');
   }
   if (e.code === '42501' && /extension "vector"/.test(message)) {
     return new Error('the database has no pgvector extension and this user may not create it: a superuser must run `CREATE EXTENSION vector;` in that database once (README, "Run it"); nothing was created');
