@@ -107,6 +107,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       reply.header('retry-after', '60');
       return send(reply, 503, { detail: "The server's storage is full; nothing of this request was stored. Retry later.", code: 'storage_full' });
     }
+    // a media folder or database file the server may not write (its permissions changed, a read-only
+    // mount) or that fails under it: the operator's to mend, and a retry's to wait for (it was a 500, a bug)
+    if (storageUnwritable(err)) {
+      request.log.error({ err: String(err.message ?? err), code: err.code }, 'storage cannot be written');
+      reply.header('retry-after', '60');
+      return send(reply, 503, { detail: "The server cannot write its storage now; nothing of this request was stored. Retry later (the server's log says why).", code: 'storage_unavailable' });
+    }
     // The database unreachable (PostgreSQL stopped or restarting, its connections cut, the network): a
     // client retries a 503, where a 500 reads as a bug; /ready says the same (503) meanwhile.
     if (databaseUnavailable(err)) {
@@ -169,6 +176,16 @@ function routePattern(url: string): RegExp {
 /** A disk with no room: the file system's (ENOSPC, EDQUOT), SQLite's, or PostgreSQL's (53100 disk_full). */
 export function storageFull(err: { code?: unknown }): boolean {
   return typeof err.code === 'string' && ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100'].includes(err.code);
+}
+
+/**
+ * A file the server writes that it may not (EACCES, EPERM, EROFS on a path: the media folder's
+ * permissions, a read-only mount), or the database file refusing or failing writes (SQLite's
+ * read-only and I/O errors).
+ */
+export function storageUnwritable(err: { code?: unknown; path?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  return (['EACCES', 'EPERM', 'EROFS'].includes(code) && typeof err.path === 'string') || code === 'SQLITE_READONLY' || code.startsWith('SQLITE_IOERR');
 }
 
 /**
