@@ -8,7 +8,7 @@ import addFormats from 'ajv-formats';
 import { defaultFetchLimits, type Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import { registerClosingAnswer, registerErrorHandling } from './http/errors.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { oas30Keywords } from './http/openapi-compat.ts';
@@ -150,6 +150,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const logger: { to?: FastifyInstance['log'] } = {};
   const services = await openServices(config, { longRunning: true, log: (level, message, details) => logger.to?.[level](details ?? {}, message) });
   const app = Fastify({
+    // registerClosingAnswer answers requests that arrive while stopping, in the house shape
+    return503OnClosing: false,
     logger: {
       level: config.logLevel,
       serializers: logSerializers,
@@ -295,6 +297,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     rateGraceMs: config.limits.largeBodyRateGraceMs,
   });
   registerErrorHandling(app);
+  registerClosingAnswer(app);
   registerEnvelopeStatus(app);
   registerAccessControl(app);
   // Answers over 1 KiB are compressed for clients that accept it (a page of 500 rows with grading was

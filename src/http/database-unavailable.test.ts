@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import net from 'node:net';
 import Fastify from 'fastify';
-import { databaseUnavailable, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
+import { databaseUnavailable, registerClosingAnswer, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
@@ -39,5 +40,35 @@ describe('storage the server may not write is a 503 storage_unavailable', () => 
     expect([res.statusCode, res.json().code, res.headers['retry-after']]).toEqual([503, 'storage_unavailable', '60']);
     expect(res.body).not.toContain('/data/media');
     await app.close();
+  });
+});
+
+describe('a request that arrives while the server stops', () => {
+  it('is answered 503 in the house shape, not Fastify\'s own', async () => {
+    const app = Fastify({ logger: false, return503OnClosing: false });
+    registerErrorHandling(app);
+    registerClosingAnswer(app);
+    app.get('/slow', async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      return { ok: true };
+    });
+    app.get('/next', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (d) => (answer += String(d)));
+    const ended = new Promise((r) => socket.on('close', r));
+    socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise((r) => setTimeout(r, 100));
+    const closing = app.close();
+    await new Promise((r) => setTimeout(r, 50));
+    // the same connection, still open for the first answer: a client's next request
+    socket.write('GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+    await ended;
+    await closing;
+    expect(answer).toMatch(/^HTTP\/1.1 200/);
+    expect(answer).toMatch(/HTTP\/1.1 503[\s\S]*"code":"shutting_down"/);
+    expect(answer).not.toMatch(/"statusCode":503/);
   });
 });

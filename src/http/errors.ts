@@ -75,6 +75,24 @@ export function send(reply: FastifyReply, status: number, body: { detail: string
   return reply.code(status).type('application/json; charset=utf-8').send({ ...body, ...envelope });
 }
 
+/**
+ * Requests that arrive while the server stops (on a connection still open for an answer under
+ * way) get the house error shape; Fastify's own 503 (`{"error","message","statusCode"}`) was the one
+ * body in another shape. Needs `return503OnClosing: false` on the instance.
+ */
+export function registerClosingAnswer(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    reply.header('retry-after', '5');
+    return send(reply, 503, { detail: 'The server is stopping; send the request again (to another node, or to this one once it is back).', code: 'shutting_down' });
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler(async (err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ServiceError) {
