@@ -42,7 +42,9 @@ async function shutdown(signal: string): Promise<void> {
   // answer (their clients see the connection close), and what they held is given back by the next
   // start's sweeps (credit holds within the hour, unfinished uploads' files).
   const force = setTimeout(() => {
-    app.log.error({ inFlight: app.loupe.inFlight.count }, 'stopped after 15 s with requests still running (inFlight: handlers; uploads still arriving are not counted): they are cut off unanswered (exit 1)');
+    const handlers = app.loupe.inFlight.count;
+    // with no handler running, what held the stop was a request body still arriving (a slow upload): said so
+    app.log.error({ inFlight: handlers }, handlers ? `stopped after 15 s with ${handlers} request(s) still running: cut off unanswered (exit 1)` : 'stopped after 15 s with a request still arriving (an upload whose body was not all sent): cut off unanswered, nothing of it stored (exit 1)');
     process.exit(1);
   }, 15_000);
   force.unref();
