@@ -309,6 +309,16 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(await (h.app.loupe as unknown as Services).queue.sweep(Date.now())).toBe(1);
   }, 60_000);
 
+  it('a flow record whose bytes are no image begins "Error Loading Image", as every other load failure does (spec 3 §7)', async () => {
+    const res = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'text', _base64: Buffer.from('hello').toString('base64') }, { _id: 'b64', _base64: '!!' }] } });
+    expect(res.statusCode).toBe(201);
+    const done = await waitDone(h, res.json().id as string);
+    const texts = done.response!.records.map((r) => (r._status as { text: string }).text);
+    for (const t of texts) expect(t).toMatch(/^Error Loading Image: /);
+    // the step that found it is still named
+    expect(texts[0]).toMatch(/^Error Loading Image: hashes: /);
+  }, 60_000);
+
   it('webhook: retried after failures, signed, with the configured headers; the delivery state is in the detail', async () => {
     const rx = await receiver([500, 503]);
     try {

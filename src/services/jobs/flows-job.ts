@@ -92,7 +92,9 @@ export class FlowsJob implements JobHandler {
     for (const step of flow.steps) {
       if (step.over === undefined) {
         const r = await this.step(ctx, search, step, bytes);
-        if (failedStep(r)) return { ...out, _status: { code: r._status!.code, text: `${step.as}: ${r._status!.text}`, request_id: ctx.requestId } };
+        // spec 3 §7: a record whose image cannot be loaded has a text *beginning* "Error Loading Image" (a
+        // step that first decodes it found the bytes are no image): the step is named after it
+        if (failedStep(r)) return { ...out, _status: { code: r._status!.code, text: stepFailure(step.as, r._status!.text), request_id: ctx.requestId } };
         if (out._width === undefined && r._width !== undefined) Object.assign(out, { _width: r._width, _height: r._height });
         results.set(step.as, r);
         out[step.as] = fieldsOf(r);
@@ -159,4 +161,10 @@ async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
     .extract({ left, top, width: Math.max(1, Math.min(x1, width) - left), height: Math.max(1, Math.min(y1, height) - top) })
     .jpeg({ quality: 92 })
     .toBuffer();
+}
+
+/** A step's failure as the record's status text: the step named, after "Error Loading Image:" when that is what it was. */
+export function stepFailure(step: string, text: string): string {
+  const load = /^Error Loading Image:\s*/.exec(text);
+  return load ? `Error Loading Image: ${step}: ${text.slice(load[0].length)}` : `${step}: ${text}`;
 }
