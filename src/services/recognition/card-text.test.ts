@@ -110,6 +110,10 @@ describe('readCardText', () => {
     // a Chinese card's bottom band names the retreat cost 撤退 (Japanese cards print にげる)
     expect(readCardText(lines([['喷火龙', 0.05, 0.2, 0.05], ['弱点 抵抗力 撤退', 0.9, 0.1, 0.02]])).language).toBe('zh');
     expect(readCardText(lines([['1阶进化', 0.03, 0.1, 0.05], ['噴火龍', 0.05, 0.2, 0.05], ['弱點 抵抗力', 0.9, 0.1, 0.02]])).language).toBe('zh');
+    // two in the name band are a name, not a smudge: a Japanese slab's Scizor ex read as 八么ex and little else
+    // matched the English Milotic ex of its number and total (096/106)
+    expect(readCardText(lines([['八么ex', 0.05, 0.2, 0.05], ['096/106', 0.93, 0.05, 0.02]])).language).toBe('ja');
+    expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.5, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
     // one stray character on a French card (as read on a real photo) says nothing
     expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.88, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
   });

@@ -445,8 +445,11 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const all = lines.map((l) => l.text).join('');
   const kana = all.match(/[\u3040-\u30ff]/g)?.length ?? 0;
   const han = all.match(/[\u4e00-\u9fff]/g)?.length ?? 0;
+  // ...or two within one line of the name band: a Japanese card whose name came out as 八么ex and
+  // little else was taken for the English card of its number and total
+  const cjkName = lines.some((l) => l.box.y0 < 0.15 && (l.text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g)?.length ?? 0) >= 2);
   if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
-  if (!language && han >= 3) {
+  if (!language && (han >= 3 || cjkName)) {
     const chinese = all.match(CHINESE_WORDS)?.length ?? 0;
     const japanese = all.match(JAPANESE_WORDS)?.length ?? 0;
     language = chinese > japanese ? 'zh' : 'ja';
