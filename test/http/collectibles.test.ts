@@ -304,6 +304,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
     expect(fr!._status.text).toMatch(/; analyze_all: not applied in asynchronous requests \(the largest card only\)$/);
     expect(fr).not.toHaveProperty('_base64');
+    // the record as sent, as the synchronous endpoint echoes it (only _id was kept: hints and options were lost)
+    expect(fr).toMatchObject({ set_code: 'SVI', lang: true });
     expect(fr!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     expect(fr!._objects![0]!._ocr.lang).toBe('fr');
     expect(bad!._status.code).toBe(400);

@@ -1,5 +1,5 @@
 import type { JobContext, JobHandler, JobOutcome, RequestOptions } from '../../queue/job-handler.ts';
-import { pick } from '../../queue/job-runner.ts';
+import { echo } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
 import { COMICS, COMICS_OPTIONS, HINTS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
@@ -90,14 +90,14 @@ export class CollectiblesJob implements JobHandler {
       const rec = ctx.records[i]!;
       const sctx = { requestId: ctx.requestId };
       let out;
-      if (slab) out = await this.recognition.slabRecord(sctx, rec, await this.recognition.label(() => ctx.image(i)), catalogs, pick(rec), slab === 'grade');
-      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, pick(rec));
-      else if (!catalogs.length) out = { ...pick(rec), _status: { code: 503, text: family.noCatalog } };
+      if (slab) out = await this.recognition.slabRecord(sctx, rec, await this.recognition.label(() => ctx.image(i)), catalogs, echo(rec), slab === 'grade');
+      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, echo(rec));
+      else if (!catalogs.length) out = { ...echo(rec), _status: { code: 503, text: family.noCatalog } };
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, pick(rec), family);
+        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, echo(rec), family);
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest card only)` } };
       }
