@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeName, numberKey, readCardText, type CardTextLine } from './card-text.ts';
+import { normalizeName, numberKey, readCardText, readName, type CardTextLine } from './card-text.ts';
 
 /** Lines as [text, top, left, height] on the upright card, the way the OCR returned them for real photos. */
 const lines = (rows: [string, number, number, number][]): CardTextLine[] => rows.map(([text, y, x, h]) => ({ text, prob: 0.9, box: { x0: x, y0: y, x1: x + 0.3, y1: y + h } }));
@@ -131,6 +131,12 @@ describe('readCardText', () => {
     const angel = readCardText(lines([['Serra Angel', 0.04, 0.1, 0.05], ['120', 0.04, 0.75, 0.04], ['™ & © 2019 Wizards of the Coast', 0.96, 0.3, 0.02]]));
     expect(angel.hp).toBe(120);
     expect(angel.game).toBe('mtg');
+  });
+
+  it('gives as the read name only a line where names are set, never the credit, copyright or stage furniture', () => {
+    const foot = [['lllus.Yukiko Baba', 0.93, 0.05, 0.02], ['2004 Pokemon/Nintendo/Crealures/GAMEFREAK', 0.96, 0.1, 0.02], ['抵抗力', 0.9, 0.4, 0.02]] as const;
+    expect(readName(readCardText(lines(foot.map((l) => [...l] as [string, number, number, number]))).names)).toBeNull();
+    expect(readName(readCardText(lines([['1進化求', 0.03, 0.1, 0.04], ['Umbreon', 0.06, 0.2, 0.05], ...foot.map((l) => [...l] as [string, number, number, number])])).names)).toBe('Umbreon');
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

@@ -39,6 +39,18 @@ export interface CollectorNumber {
   form: 'fraction' | 'promo' | 'lone' | 'hash' | 'run';
 }
 
+/**
+ * The name a card's text gives when no catalog card matched (`/card_ocr_id`): the likeliest name
+ * line, when it sits where names are set large (a line low in the rules text or at the foot,
+ * small, is not one) and is not the credit, copyright or stage furniture every card prints. Slabs
+ * were named "抵抗力" (the resistance label), "lllus.Yukiko Baba" and "2004 Pokemon/Nintendo/…".
+ */
+export function readName(names: readonly NameCandidate[]): string | null {
+  const furniture = /illus|ilus|nintendo|creatures|gamefreak|game freak|wizards|konami|©|進化|进化|抵抗力|弱点|弱點|にげる|撤退/i;
+  const found = names.find((n) => n.score >= 0.25 && !furniture.test(n.text));
+  return found?.text ?? null;
+}
+
 export interface NameCandidate {
   text: string;
   /** {@link normalizeName} of the text. */

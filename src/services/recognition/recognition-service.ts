@@ -7,7 +7,7 @@ import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-task
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
-import { coverDateYear, readCardText, type CardTextClues, type CardTextLine } from './card-text.ts';
+import { coverDateYear, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
@@ -547,7 +547,7 @@ export class RecognitionService {
         _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
         _identification: {
           best_match: {
-            name: matched?.name ?? clues.names[0]?.text ?? null,
+            name: matched?.name ?? readName(clues.names),
             full_name: matched?.full_name ?? null,
             year: matched?.year ?? clues.year,
             grade: null,
