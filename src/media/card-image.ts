@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
-import { ImageLoadError, pixelLimitError, tooManyPixels } from './image-load-error.ts';
+import { ImageLoadError, pixelLimitError, tooManyPixels, unreadable } from './image-load-error.ts';
 import type { MediaExt } from './media-store.ts';
 
 export interface CardImageLimits {
@@ -33,7 +33,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   try {
     meta = await open().metadata();
   } catch (err) {
-    throw pixelLimitError(err, limits.imagePixels, bytes, acceptedText) ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, limits.imagePixels, bytes, acceptedText) ?? unreadable(bytes, acceptedText);
   }
   const ext = meta.format ? accepted[meta.format] : undefined;
   if (!ext) {

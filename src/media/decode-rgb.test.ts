@@ -45,3 +45,25 @@ describe('decodeRgb of a HEIC photo', () => {
     expect([decoded.width, decoded.height, decoded.data[0]]).toEqual([64, 48, expect.closeTo(0xc0, -1)]);
   });
 });
+
+describe('bytes of a format not decoded here', () => {
+  // a 2 x 2 Windows bitmap, as Paint saves one
+  const bmp = () => {
+    const head = Buffer.alloc(54);
+    head.write('BM', 0, 'latin1');
+    head.writeUInt32LE(54 + 16, 2);
+    head.writeUInt32LE(54, 10);
+    head.writeUInt32LE(40, 14);
+    head.writeInt32LE(2, 18);
+    head.writeInt32LE(2, 22);
+    head.writeUInt16LE(1, 26);
+    head.writeUInt16LE(24, 28);
+    return Buffer.concat([head, Buffer.alloc(16)]);
+  };
+
+  it('are refused for their format by name (a bitmap was "not a readable image"), other bytes as unreadable', async () => {
+    await expect(decodeRgb(bmp(), 40e6)).rejects.toMatchObject({ status: 400, code: 'unsupported_image_format', reason: expect.stringMatching(/^format bmp is not accepted; send /) });
+    await expect(decodeRgb(Buffer.concat([Buffer.from('8BPS'), Buffer.alloc(40)]), 40e6)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: expect.stringMatching(/^format psd/) });
+    await expect(decodeRgb(Buffer.from('hello, not an image at all'), 40e6)).rejects.toMatchObject({ code: 'invalid_image', reason: 'the data is not a readable image' });
+  });
+});

@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
-import { ImageLoadError, pixelLimitError } from './image-load-error.ts';
+import { ImageLoadError, pixelLimitError, unreadable } from './image-load-error.ts';
 
 export interface RgbImage {
   data: Buffer;
@@ -38,7 +38,7 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     originalWidth = (swap ? meta.height : meta.width) ?? 0;
     originalHeight = (swap ? meta.width : meta.height) ?? 0;
   } catch (err) {
-    throw pixelLimitError(err, maxPixels, bytes, accepted) ?? new ImageLoadError('the data is not a readable image');
+    throw pixelLimitError(err, maxPixels, bytes, accepted) ?? unreadable(bytes, accepted);
   }
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send ${accepted}`, 400, 'unsupported_image_format');

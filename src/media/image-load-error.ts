@@ -25,6 +25,27 @@ export function pixelLimitError(err: unknown, limit: number, bytes?: Buffer, acc
   return tooManyPixels(limit);
 }
 
+/**
+ * Bytes no decoder here reads: a file of a format known by its first bytes is refused for its format
+ * (a Windows bitmap was "not a readable image" where an SVG was named), anything else as unreadable.
+ */
+export function unreadable(bytes: Buffer, accepted: string): ImageLoadError {
+  const named = formatByMagic(bytes);
+  return named ? new ImageLoadError(`format ${named} is not accepted; send ${accepted}`, 400, 'unsupported_image_format') : new ImageLoadError('the data is not a readable image');
+}
+
+/** Image and document formats sharp's build does not decode, by their signatures. */
+function formatByMagic(b: Buffer): string | undefined {
+  const at = (offset: number, text: string) => b.length >= offset + text.length && b.subarray(offset, offset + text.length).toString('latin1') === text;
+  if (at(0, 'BM') && b.length >= 26 && b.readUInt32LE(2) >= 26) return 'bmp';
+  if (b.length >= 6 && b[0] === 0 && b[1] === 0 && (b[2] === 1 || b[2] === 2) && b[3] === 0 && b[4]! > 0) return 'ico';
+  if (at(0, '8BPS')) return 'psd';
+  if (at(0, '%PDF')) return 'pdf';
+  if ((b[0] === 0xff && b[1] === 0x0a) || at(4, 'JXL ')) return 'jxl';
+  if (at(4, 'jP  ') || (b[0] === 0xff && b[1] === 0x4f && b[2] === 0xff && b[3] === 0x51)) return 'jp2';
+  return undefined;
+}
+
 /** Text that opens with a tag (after a byte-order mark and white space): SVG, or XML that claims to be it. */
 function looksLikeMarkup(bytes: Buffer): boolean {
   const head = bytes.subarray(0, 256).toString('utf8').replace(/^\uFEFF/, '').trimStart();
