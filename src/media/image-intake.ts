@@ -36,6 +36,8 @@ export class ImageIntake {
     for (const [name, v, max] of [['_base64', _base64, Infinity], ['_url', _url, 8192], ['_file', _file, 1024]] as const) {
       if (v === undefined || v === null) continue;
       if (typeof v !== 'string') throw new ImageLoadError(`${name} must be a string, not ${Array.isArray(v) ? 'a list' : typeof v}`);
+      // the image itself put where its address goes (a client's canvas.toDataURL()): said so, whatever its length
+      if (name === '_url' && /^\s*data:/i.test(v)) throw new ImageLoadError('_url holds a data: URI, the image itself: send it as _base64 (the data: prefix may stay)');
       if (v.length > max) throw new ImageLoadError(`${name} is longer than ${max} characters`);
     }
     if (typeof _base64 === 'string') return decodeBase64Image(_base64, this.options.maxBytes);

@@ -1,10 +1,12 @@
 import http from 'node:http';
+import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 import { failingHosts, fetchImage } from './url-fetch.ts';
 import { withDownloadOwner } from '../util/download-scope.ts';
+import { defaultFetchLimits } from '../config/config.ts';
 
 describe('fetchImage', () => {
   let base: string;
@@ -18,6 +20,23 @@ describe('fetchImage', () => {
       hits[p] = (hits[p] ?? 0) + 1;
       if (p === '/ok') return res.end(Buffer.from('image bytes'));
       if (p === '/slow') return; // never answers
+      if (p === '/gzipped') {
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'image/jpeg' });
+        return res.end(zlib.gzipSync(Buffer.from('image bytes')));
+      }
+      if (p === '/gzip-bomb') {
+        res.writeHead(200, { 'content-encoding': 'gzip' });
+        return res.end(zlib.gzipSync(Buffer.alloc(3 * 1024 * 1024)));
+      }
+      if (p === '/compress') {
+        res.writeHead(200, { 'content-encoding': 'compress' });
+        return res.end('x');
+      }
+      if (p === '/overlong') {
+        // a body longer than its Content-Length, then another response's garbage on the same socket
+        req.socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nabcdefgh');
+        return;
+      }
       if (p === '/bad-location') {
         res.writeHead(302, { location: 'http://[not an address/' });
         return res.end();
@@ -68,6 +87,14 @@ describe('fetchImage', () => {
     const t0 = Date.now();
     await expect(fetchImage(`${base}/slow`, policy, slowLimits)).rejects.toThrow(/after several attempts/);
     expect(Date.now() - t0).toBeLessThan(slowLimits.totalTimeoutMs + 900);
+  });
+
+  it('undoes a gzip a server sent unasked, within the byte limit; names an encoding it cannot read', async () => {
+    expect(String(await fetchImage(`${base}/gzipped`, policy))).toBe('image bytes');
+    await expect(fetchImage(`${base}/gzip-bomb`, policy, { ...defaultFetchLimits, maxBytes: 1024 * 1024, retries: 0 })).rejects.toThrow(/larger than 1048576 bytes/);
+    await expect(fetchImage(`${base}/compress`, policy)).rejects.toThrow(/compress encoding, which is not read here/);
+    // a body longer than its Content-Length: said in words, not as the parser's "Expected HTTP/"
+    await expect(fetchImage(`${base}/overlong`, policy, { ...defaultFetchLimits, retries: 0 })).rejects.toThrow(/the server's answer is not valid HTTP \(Expected HTTP\//);
   });
 
   it('a redirect to an invalid URL fails at once, without retries', async () => {

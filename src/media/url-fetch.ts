@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
+import zlib from 'node:zlib';
 import { resolvedRefusal, type AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 
@@ -187,17 +188,50 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
           chunks.push(chunk);
         }
       });
-      res.on('end', () => resolve({ body: Buffer.concat(chunks) }));
+      res.on('end', () => {
+        try {
+          resolve({ body: decoded(Buffer.concat(chunks), res.headers['content-encoding'], limits.maxBytes) });
+        } catch (err) {
+          reject(err);
+        }
+      });
       res.on('error', (err) => reject(new ImageLoadError(err.message)));
     });
     const total = setTimeout(() => req.destroy(new ImageLoadError('the download took too long')), remaining);
     req.setTimeout(limits.connectTimeoutMs, () => req.destroy(new ImageLoadError('the server did not answer in time')));
     const onStop = () => req.destroy(stopped(stop!));
     stop?.addEventListener('abort', onStop, { once: true });
-    req.on('error', (err) => reject(err instanceof ImageLoadError ? err : new ImageLoadError(err.message)));
+    req.on('error', (err) => reject(err instanceof ImageLoadError ? err : new ImageLoadError(httpParserError(err) ?? err.message)));
     req.on('close', () => {
       clearTimeout(total);
       stop?.removeEventListener('abort', onStop);
     });
   });
+}
+
+/**
+ * The body as the image's bytes: a server may send it compressed although it was not asked to (an
+ * object stored gzipped with its Content-Encoding, as S3 and CDNs serve them; a browser decodes it):
+ * gzip, deflate and brotli are undone, within the byte limit. Another encoding is named.
+ */
+function decoded(body: Buffer, encoding: string | undefined, maxBytes: number): Buffer {
+  const e = (encoding ?? '').trim().toLowerCase();
+  if (!e || e === 'identity') return body;
+  const opts = { maxOutputLength: maxBytes };
+  try {
+    if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(body, opts);
+    if (e === 'deflate') return zlib.inflateSync(body, opts);
+    if (e === 'br') return zlib.brotliDecompressSync(body, opts);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new Permanent(`the image is larger than ${maxBytes} bytes`);
+    throw new Permanent(`the server sent the image ${e}-compressed, and it does not decompress (${(err as Error).message})`);
+  }
+  throw new Permanent(`the server sent the image in the ${e} encoding, which is not read here; serve it as is`);
+}
+
+/** Node's HTTP parser's errors (HPE_…) as a sentence: the raw "Parse Error: Expected HTTP/" said nothing to a client. */
+function httpParserError(err: Error): string | undefined {
+  const code = (err as { code?: string }).code;
+  if (!code?.startsWith('HPE_')) return undefined;
+  return `the server's answer is not valid HTTP (${err.message.replace(/^Parse Error: /, '')}; a body longer than its Content-Length is one cause)`;
 }

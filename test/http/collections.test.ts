@@ -113,13 +113,15 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(existing.body.skipped_records).toHaveLength(1);
     expect(existing.body).not.toHaveProperty('detail');
     // a record of the wrong form is its own 400, the others are stored
-    const mixed = await call(`${base}/insert`, { records: [{ _id: [1], _base64: img('Leopards', 3) }, { _id: 'num-b64', _base64: 123 }, { _id: 'long-url', _url: `http://example.com/${'a'.repeat(9000)}` }, { _id: 'fine', _base64: img('Leopards', 3) }] }, c);
+    const mixed = await call(`${base}/insert`, { records: [{ _id: [1], _base64: img('Leopards', 3) }, { _id: 'num-b64', _base64: 123 }, { _id: 'long-url', _url: `http://example.com/${'a'.repeat(9000)}` }, { _id: 'data-url', _url: `data:image/jpeg;base64,${img('Leopards', 3)}` }, { _id: 'fine', _base64: img('Leopards', 3) }] }, c);
     expect([mixed.http, mixed.body.answer_records]).toEqual([211, [{ _id: 'fine' }]]);
     const why = mixed.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { code: number; text: string } }).status]);
     expect(why).toEqual([
       [[1], { code: 400, text: expect.stringContaining('_id must be a string of 1 to 255 characters or an integer'), request_id: expect.any(String) }],
       ['num-b64', { code: 400, text: expect.stringContaining('_base64 must be a string'), request_id: expect.any(String) }],
       ['long-url', { code: 400, text: expect.stringContaining('_url is longer than 8192'), request_id: expect.any(String) }],
+      // the image itself where its address goes: said so, not "longer than 8192 characters"
+      ['data-url', { code: 400, text: expect.stringContaining('_url holds a data: URI, the image itself: send it as _base64'), request_id: expect.any(String) }],
     ]);
     // skips found at different stages (an image, a stored id, a repeat, a form) come back in request order
     const staged = await call(`${base}/insert`, { records: [{ _id: 'bad-img', _base64: 'bm90IGFuIGltYWdl' }, { _id: 'leo-2', _base64: img('Leopards', 2) }, { _id: 'twice', _base64: img('Leopards', 3) }, { _id: 'twice', _base64: img('Leopards', 3) }, { _id: null }] }, c);
