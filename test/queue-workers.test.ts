@@ -187,6 +187,32 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(said.filter((m) => m === 'job handed back at shutdown; another worker runs it')).toHaveLength(3);
   });
 
+  it('a job whose every attempt ended with its worker says so in its records, not a bare count', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const id = crypto.randomUUID();
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'crashy', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    // three workers killed while they ran it: each lease ran out with no error written
+    let now = Date.now();
+    for (let i = 0; i < 3; i++) {
+      expect((await store.claim(5, 10, now)).map((c) => c.row.id)).toContain(id);
+      now += 1_000;
+    }
+    const registry = new HandlerRegistry();
+    registry.register({ type: 'crashy', accepts: () => true, endpoints: () => ['e'], run: async () => ({ records: [{ _id: 'a', _status: { code: 200, text: 'OK' } }], refund: 0 }) });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    runner.start();
+    try {
+      const done = await until('the job to finish', async () => ((await store.get(id))!.status === 'DONE' ? store.get(id) : undefined), 10_000);
+      const text = JSON.stringify(done!.response);
+      expect(text).toMatch(/Processing failed 3 times \(last: the worker processing it stopped before it finished: a crash or a kill/);
+    } finally {
+      await runner.stop(50);
+    }
+  });
+
   it('runs one long job (the upscaler\'s kind) at a time, so a quick job behind two of them takes the other slot', async () => {
     const t = await setup(backend);
     cleanup = t.close;

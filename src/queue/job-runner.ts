@@ -137,7 +137,9 @@ export class JobRunner extends EventEmitter {
       return;
     }
     if (row.attempts > this.options.maxAttempts) {
-      outcome = failedOutcome(row, `Processing failed ${row.attempts - 1} times${row.lastError ? ` (last: ${row.lastError})` : ''}`);
+      // no error recorded: each attempt ended with its worker (a crash, a kill, the machine's memory), so a
+      // client can tell that from an image that fails
+      outcome = failedOutcome(row, `Processing failed ${row.attempts - 1} times (last: ${row.lastError || 'the worker processing it stopped before it finished: a crash or a kill, not an answer about the image'})`);
     } else {
       try {
         outcome = await handler.run(this.context(row, signal, media));
