@@ -532,6 +532,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // a deleted row's bytes are overwritten, not left in free pages for the file and its backups to
     // carry: a deleted session's notes and a swept request's photos were still in loupe.db
     sqlite.pragma('secure_delete = ON');
+    // a write-ahead log grown by a large write (overwritten images) goes back to 64 MiB once checkpointed
+    sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     registerFunctions(sqlite);
     const stopCheckpointer = options.backgroundCheckpoints ? startCheckpointer(sqlite, file) : async () => undefined;
     // Single reads run on a second connection, never queued behind a write waiting for the lock (sqlite-tuning.ts).

@@ -160,3 +160,19 @@ describe.each(backends)('retention sweep (%s)', (backend) => {
     expect((await stores.accounts.getAccount(accountId))!.credits).toBe(8);
   });
 });
+
+describe.each(backends)('a finished request (%s)', (backend) => {
+  const stores = storesFor(backend);
+
+  it('keeps none of its uploaded images once completed', async () => {
+    const accountId = randomUUID();
+    const workspaceId = randomUUID();
+    await stores.accounts.createAccount({ id: accountId, name: 'inputs', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    const id = randomUUID();
+    await stores.requests.insert({ id, accountId, workspaceId, type: 'inputs', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map([[0, Buffer.alloc(1000, 1)], [1, Buffer.alloc(2000, 2)]]) });
+    expect((await stores.requests.inputs(id)).size).toBe(2);
+    const [claimed] = (await stores.requests.claim(10, 60_000)).filter((c) => c.row.id === id);
+    expect(await stores.requests.complete(id, claimed!.token, { response: {}, media: [], refund: 0, webhookAt: null })).toBe(true);
+    expect((await stores.requests.inputs(id)).size).toBe(0);
+  });
+});
