@@ -177,6 +177,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     s.unsaved = 0;
     try {
       await s.index.checkpoint(s.lastSeq);
+      // deleted while it was being written: the other process removed the files before this save put them back
+      if (!(await this.store.get(collectionId))) await this.dropLoaded(collectionId, s);
     } catch (err) {
       // the index keeps working from memory and the database; a folder that cannot be written (full,
       // read-only) only makes the next start rebuild it. Tried again with the next changes.
@@ -400,8 +402,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     await s?.index?.close();
     this.loaded.delete(collectionId);
     this.chains.delete(collectionId);
-    fs.rmSync(path.join(this.dir, `${collectionId}.usearch`), { force: true });
-    fs.rmSync(path.join(this.dir, `${collectionId}.usearch.json`), { force: true });
+    // with what a save cut short left
+    for (const suffix of ['.usearch', '.usearch.json', '.usearch.tmp', '.usearch.json.tmp']) fs.rmSync(path.join(this.dir, `${collectionId}${suffix}`), { force: true });
   }
 
   /** Saves every index that has unsaved changes (a clean shutdown then needs no catch-up). */
@@ -410,7 +412,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       await this.chain(id, async () => {
         const s = await p.catch(() => undefined);
         if (!s) return;
-        await this.checkpoint(id, s);
+        // one collection's save failing (its row unreadable) leaves the others to be saved and closed
+        await this.checkpoint(id, s).catch((err: unknown) => this.log('warn', 'vector index not saved at close', { collection: id, err: String(err) }));
         await s.index?.close();
       });
     }
