@@ -24,7 +24,7 @@ describe('a full disk is a 503 storage_full', () => {
 
 describe('storage the server may not write is a 503 storage_unavailable', () => {
   it('knows a file it may not write and the database file failing, and nothing else', () => {
-    for (const err of [{ code: 'EACCES', path: '/data/media/6d/x.jpg.1.tmp' }, { code: 'EROFS', path: '/data/media' }, { code: 'EPERM', path: '/data/x' }, { code: 'SQLITE_READONLY' }, { code: 'SQLITE_IOERR_WRITE' }, { code: 'SQLITE_IOERR' }]) {
+    for (const err of [{ code: 'EACCES', path: '/data/media/6d/x.jpg.1.tmp' }, { code: 'EROFS', path: '/data/media' }, { code: 'EPERM', path: '/data/x' }, { code: 'SQLITE_READONLY' }, { code: 'SQLITE_READONLY_DBMOVED' }, { code: 'SQLITE_CANTOPEN' }, { code: 'SQLITE_IOERR_WRITE' }, { code: 'SQLITE_IOERR' }, { code: '25006' }]) {
       expect(storageUnwritable(err), JSON.stringify(err)).toBe(true);
     }
     for (const err of [{ code: 'EACCES' }, { code: 'ENOENT', path: '/x' }, { code: 'SQLITE_BUSY' }, { code: 'ECONNRESET' }, {}]) expect(storageUnwritable(err), JSON.stringify(err)).toBe(false);

@@ -135,7 +135,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     // The database unreachable (PostgreSQL stopped or restarting, its connections cut, the network): a
     // client retries a 503, where a 500 reads as a bug; /ready says the same (503) meanwhile.
     if (databaseUnavailable(err)) {
-      request.log.warn({ err: String(err.message ?? err) }, 'database unavailable');
+      // the pool's own timeout reads as an outage: it is as often every connection busy (LOUPE_PG_POOL)
+      const pool = /timeout exceeded when trying to connect|terminated due to connection timeout/.test(String(err.message ?? '')) ? { hint: 'no connection came free or opened within 15 s: every connection of the pool busy (LOUPE_PG_POOL, long transactions or locks), or PostgreSQL not answering' } : {};
+      request.log.warn({ err: String(err.message ?? err), ...pool }, 'database unavailable');
       reply.header('retry-after', '5');
       return send(reply, 503, { detail: 'The database is not reachable just now; retry shortly.', code: 'database_unavailable' });
     }
@@ -203,7 +205,9 @@ export function storageFull(err: { code?: unknown }): boolean {
  */
 export function storageUnwritable(err: { code?: unknown; path?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
-  return (['EACCES', 'EPERM', 'EROFS'].includes(code) && typeof err.path === 'string') || code === 'SQLITE_READONLY' || code.startsWith('SQLITE_IOERR');
+  // SQLite's read-only family (READONLY_DBMOVED: the file replaced under it), a file it cannot open, its I/O
+  // errors; PostgreSQL's 25006, a read-only transaction (a standby after a failover)
+  return (['EACCES', 'EPERM', 'EROFS'].includes(code) && typeof err.path === 'string') || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR') || code === '25006';
 }
 
 /**
