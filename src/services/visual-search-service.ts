@@ -1144,8 +1144,11 @@ export class VisualSearchService {
    */
   private async rank(c: CollectionRecord, vector: Float32Array, want: number, filter: Record<string, unknown> | undefined, tags: string[] | undefined, colors?: DominantColorsQuery, self?: number): Promise<Hit[]> {
     if (!tags?.length && !colors) return this.nearest(c, vector, want, filter, self);
-    const all = await this.nearest(c, vector, Math.max(RERANKED, want), filter, self);
-    const pool = all.slice(0, RERANKED);
+    // the pool from a search of one size whatever the page: above 1,024 records the embedded index is
+    // approximate, and a larger search's first 500 were other records (a page at 500 repeated five)
+    const pool = await this.nearest(c, vector, RERANKED, filter, self);
+    const pooled = new Set(pool.map((h) => h.record.key));
+    const rest = want > RERANKED ? (await this.nearest(c, vector, want, filter, self)).filter((h) => !pooled.has(h.record.key)) : [];
     const q = new Set(tags ?? []);
     // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
     // A record's colours are its extracted _dominant_colors, else those text search kept of its image.
@@ -1161,7 +1164,7 @@ export class VisualSearchService {
         return { ...h, distance: h.distance * (1 - 0.5 * j) * (1 - 0.25 * m) };
       })
       .sort((a, b) => (a.record.key === self ? -1 : b.record.key === self ? 1 : 0) || scaled(a.distance) - scaled(b.distance) || a.record.key - b.record.key)
-      .concat(all.slice(RERANKED))
+      .concat(rest)
       .slice(0, want);
   }
 
