@@ -16,4 +16,10 @@ describe('HEIC decoding', () => {
     expect([next.width, next.height]).toEqual([first.width, first.height]);
     await ending;
   }, 60_000);
+
+  it('decodes a burst one after another, each the same photo', async () => {
+    const bytes = fs.readFileSync(photoPath('cards/single-1730719045.heic'));
+    const all = await Promise.all(Array.from({ length: 4 }, () => decodeHeic(Buffer.from(bytes))));
+    expect(new Set(all.map((i) => `${i.width}x${i.height}:${i.data.length}`)).size).toBe(1);
+  }, 60_000);
 });

@@ -34,43 +34,92 @@ parentPort.on('message', async ({ id, bytes }) => {
 `;
 
 const IDLE_MS = 30_000;
+/** Longest one decode may take, from when it starts, before the decoder thread is ended (and started afresh). */
+const DECODE_TIMEOUT_MS = 30_000;
+
+interface Pending {
+  id: number;
+  bytes: Uint8Array;
+  resolve(img: RgbaImage): void;
+  reject(err: Error): void;
+  thread?: Worker;
+  timer?: NodeJS.Timeout;
+}
+
 let worker: Worker | undefined;
 let idle: NodeJS.Timeout | undefined;
 let nextId = 0;
-/** Decodes under way, each with the thread it was sent to. */
-const waiting = new Map<number, { resolve(img: RgbaImage): void; reject(err: Error): void; thread?: Worker }>();
+/**
+ * Photos waiting for the decoder, sent to it one at a time: a decode is timed from its start (timed
+ * from its queueing, a burst of large photos timed out healthy ones), and the photo under way is
+ * the only one a thread's end refuses (an idle thread's exit, arriving after the next photo went to
+ * its successor, refused that photo as corrupt: an iPhone's first scan after a pause).
+ */
+const queue: Pending[] = [];
+let current: Pending | undefined;
+
+function finish(p: Pending): void {
+  clearTimeout(p.timer);
+  if (current === p) current = undefined;
+}
 
 function decoder(): Worker {
   if (idle) clearTimeout(idle);
   if (worker) return worker;
   // plain CommonJS whatever flags the process has (`--input-type=module` made the source a module)
   const w = new Worker(decoderSource, { eval: true, execArgv: [], workerData: { module: createRequire(import.meta.url).resolve('heic-decode') } });
-  // only this thread's decodes: an idle thread's exit arrives after the next photo went to its
-  // successor, and refused that photo as corrupt (an iPhone's first scan after a pause)
   const fail = (err: Error) => {
     if (worker === w) worker = undefined;
-    for (const [id, p] of waiting) {
-      if (p.thread !== w) continue;
-      waiting.delete(id);
+    const p = current;
+    if (p?.thread === w) {
+      finish(p);
       p.reject(err);
     }
+    pump();
   };
   w.on('message', (m: { id: number; width?: number; height?: number; data?: Uint8Array; error?: string }) => {
-    const p = waiting.get(m.id);
-    if (!p) return;
-    waiting.delete(m.id);
+    const p = current;
+    if (!p || p.id !== m.id) return;
+    finish(p);
     if (m.error !== undefined || !m.data || !m.width || !m.height) p.reject(new Error(m.error ?? 'no image'));
     else p.resolve({ data: Buffer.from(m.data.buffer, m.data.byteOffset, m.data.byteLength), width: m.width, height: m.height });
-    if (![...waiting.values()].some((q) => q.thread === w)) {
-      // idle: the thread no longer keeps the process alive, and ends after a while
-      w.unref();
-      idle = setTimeout(() => void stopDecoder(), IDLE_MS).unref();
-    }
+    pump();
   });
   w.on('error', fail);
   w.on('exit', () => fail(new Error('the HEIC decoder stopped')));
   worker = w;
   return w;
+}
+
+/** The next photo to the decoder, when none is under way; an idle thread let go (it ends after a while). */
+function pump(): void {
+  if (current) return;
+  const p = queue.shift();
+  if (!p) {
+    // idle: the thread no longer keeps the process alive, and ends after a while
+    if (worker) {
+      worker.unref();
+      if (idle) clearTimeout(idle);
+      idle = setTimeout(() => void stopDecoder(), IDLE_MS).unref();
+    }
+    return;
+  }
+  const w = decoder();
+  // held while a decode is under way (a command awaiting it must not end first); let go when idle
+  // (a CLI command that had decoded a HEIC waited 30 s for the idle timer)
+  w.ref();
+  p.thread = w;
+  current = p;
+  // a decode that never ends would hold every later HEIC behind it: its thread is ended, the next photo gets a new one
+  p.timer = setTimeout(() => {
+    if (current !== p) return;
+    if (worker === w) worker = undefined;
+    finish(p);
+    p.reject(new Error('the HEIC decode took too long'));
+    void w.terminate();
+    pump();
+  }, DECODE_TIMEOUT_MS).unref();
+  w.postMessage({ id: p.id, bytes: p.bytes });
 }
 
 /** Ends the decoder thread (after idling, and at shutdown; the next photo starts one again). */
@@ -81,9 +130,6 @@ export async function stopDecoder(): Promise<void> {
   await w?.terminate();
 }
 
-/** Longest a decode may take before the decoder thread is ended (and started afresh for the next photo). */
-const DECODE_TIMEOUT_MS = 30_000;
-
 /**
  * The first image of a HEIC file as 8-bit RGBA, its rotation and mirroring (irot, imir) applied.
  * A file decoded again (a collection insert measures one photo at several sizes) is decoded once
@@ -93,22 +139,8 @@ export function decodeHeic(bytes: Buffer): Promise<RgbaImage> {
   const known = decoded.get(bytes);
   if (known) return known;
   const made = new Promise<RgbaImage>((resolve, reject) => {
-    const id = nextId++;
-    // a decode that never ends would hold every later HEIC behind it
-    const timer = setTimeout(() => {
-      const p = waiting.get(id);
-      if (p?.thread) void p.thread.terminate();
-    }, DECODE_TIMEOUT_MS).unref();
-    const done = <T>(f: (v: T) => void) => (v: T) => {
-      clearTimeout(timer);
-      f(v);
-    };
-    // held while a decode is under way (a command awaiting it must not end first); let go when idle
-    // (a CLI command that had decoded a HEIC waited 30 s for the idle timer)
-    const w = decoder();
-    waiting.set(id, { resolve: done(resolve), reject: done(reject), thread: w });
-    w.ref();
-    w.postMessage({ id, bytes: new Uint8Array(bytes) });
+    queue.push({ id: nextId++, bytes: new Uint8Array(bytes), resolve, reject });
+    pump();
   });
   decoded.set(bytes, made);
   made.catch(() => decoded.delete(bytes));
