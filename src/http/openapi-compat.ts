@@ -20,3 +20,22 @@ export function oas30Keywords<T>(doc: T): T {
   };
   return walk(doc, true) as T;
 }
+
+/**
+ * The `collection-id` header as collection routes need it: required. The routes leave it optional
+ * to their schemas so that a missing one is their own 400 `missing_collection_id` (not a schema
+ * error); the document said optional, and a generated client let callers leave it out.
+ */
+export function requiredCollectionHeader<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { parameters?: { in?: string; name?: string; required?: boolean; description?: string }[] }>> }).paths ?? {};
+  for (const ops of Object.values(paths)) {
+    for (const op of Object.values(ops)) {
+      for (const p of op?.parameters ?? []) {
+        if (p.in !== 'header' || p.name !== 'collection-id') continue;
+        p.required = true;
+        p.description ??= "The collection's id (a missing one is a 400 `missing_collection_id`).";
+      }
+    }
+  }
+  return doc;
+}

@@ -56,6 +56,13 @@ describe('OpenAPI', () => {
     expect(bad).toEqual([]);
   });
 
+  it('declares the collection-id header required on every collection operation, ping and allRecords included', async () => {
+    const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string; required?: boolean }[] }>> };
+    const ops = Object.entries(doc.paths).filter(([p]) => p.startsWith('/similarity/')).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => [`${m} ${p}`, op] as const));
+    expect(ops.length).toBeGreaterThan(100);
+    for (const [name, op] of ops) expect(op.parameters?.find((x) => x.in === 'header' && x.name === 'collection-id')?.required, name).toBe(true);
+  });
+
   it('declares the Idempotent-Replayed header of a replayed submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     const created = doc.paths['/account/v2/request'].post.responses['201'];

@@ -105,7 +105,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             method,
             url: '/ping',
             config: { service, envelope },
-            schema: { tags, security, summary: 'Information about the collection and its index', ...deprecated, response: responses('/ping') },
+            schema: { tags, security, summary: 'Information about the collection and its index', ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), response: responses('/ping') },
             handler: async (request) => visualSearch.ping(ctx(request), await collectionOf(request)),
           });
         }
@@ -178,6 +178,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             summary: 'All records, a page at a time (`?size=&page=`)',
             ...deprecated,
             description: `Without \`size\`, a page holds ${allRecordsDefaultSize.records} records, or ${allRecordsDefaultSize.ids} with \`only_ids\`. \`next\` is the URL of the next page while more remain, else null.`,
+            headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }),
             querystring: Type.Object({
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: `Default ${allRecordsDefaultSize.records}; ${allRecordsDefaultSize.ids} with \`only_ids\`.` })),
               // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
