@@ -39,3 +39,29 @@ export function requiredCollectionHeader<T>(doc: T): T {
   }
   return doc;
 }
+
+type Responses = Record<string, { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }>;
+
+/**
+ * What any operation may answer whatever its schema says: 500 (a fault, its detail hiding
+ * internals) and 503 (the database away, storage full or not writable, the server busy or
+ * stopping), in the error shape the operation's other errors use; and the `Retry-After` header
+ * every 429 and 503 carries. A generated client met them as "unexpected status" (card sessions,
+ * asynchronous requests and image matching declared neither).
+ */
+export function serverErrors<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { responses?: Responses }>> }).paths ?? {};
+  const retryAfter = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'string' } } };
+  for (const [path, ops] of Object.entries(paths)) {
+    if (path.startsWith('/media/')) continue;
+    for (const op of Object.values(ops)) {
+      const responses = op?.responses;
+      if (!responses) continue;
+      // the error shape this operation's declared errors use (a search envelope's, or the house one)
+      const shape = Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+      for (const code of ['500', '503']) responses[code] ??= { description: code === '500' ? 'Internal error (the detail quotes the request id; the log has the rest)' : 'Unavailable for now: the database, the storage, the server busy or stopping; retry after Retry-After', content: shape };
+      for (const code of ['429', '503']) if (responses[code]) responses[code]!.headers = { ...retryAfter, ...(responses[code]!.headers ?? {}) };
+    }
+  }
+  return doc;
+}

@@ -63,6 +63,17 @@ describe('OpenAPI', () => {
     for (const [name, op] of ops) expect(op.parameters?.find((x) => x.in === 'header' && x.name === 'collection-id')?.required, name).toBe(true);
   });
 
+  it('declares 500 and 503 on every operation, and Retry-After on every 429 and 503 (card sessions declared neither)', async () => {
+    const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      if (path.startsWith('/media/')) continue;
+      for (const [method, op] of Object.entries(methods)) {
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503']));
+        for (const code of ['429', '503']) if (op.responses[code]) expect(op.responses[code]!.headers, `${method} ${path} ${code}`).toHaveProperty('Retry-After');
+      }
+    }
+  });
+
   it('declares the Idempotent-Replayed header of a replayed submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     const created = doc.paths['/account/v2/request'].post.responses['201'];
