@@ -65,3 +65,25 @@ export function serverErrors<T>(doc: T): T {
   }
   return doc;
 }
+
+/**
+ * An `operationId` for every operation, from its method and path (`post /similarity/photos/v2/insert`
+ * → `postSimilarityPhotosV2Insert`): generators named methods from paths without one, near-identical
+ * across the eight collection bases.
+ */
+export function operationIds<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { operationId?: string }>> }).paths ?? {};
+  const seen = new Set<string>();
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      if (!op || typeof op !== 'object' || op.operationId) continue;
+      const words = path.split(/[^A-Za-z0-9]+/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1));
+      let id = `${method}${words.join('')}`;
+      // `/session/` and `/session` are two paths of one name
+      for (let n = 2; seen.has(id); n++) id = `${method}${words.join('')}${n}`;
+      seen.add(id);
+      op.operationId = id;
+    }
+  }
+  return doc;
+}

@@ -74,6 +74,14 @@ describe('OpenAPI', () => {
     }
   });
 
+  it('names every operation once (operationId), for generated clients', async () => {
+    const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z0-9]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/similarity/photos/v2/insert']!.post!.operationId).toBe('postSimilarityPhotosV2Insert');
+  });
+
   it('declares the Idempotent-Replayed header of a replayed submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     const created = doc.paths['/account/v2/request'].post.responses['201'];
