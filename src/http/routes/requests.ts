@@ -60,7 +60,7 @@ const SubmitBody = Type.Object({
     ),
     { minItems: 1, maxItems: 10 },
   ),
-  endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name; card-grader: grade, condition, centering, localize, crop_level; collectibles-recognition: tcg_id, sport_id, comics_id, card_ocr_id (their options on each record).' })),
+  endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name; card-grader: grade, condition, centering, localize, crop_level; collectibles-recognition: tcg_id, sport_id, comics_id, card_ocr_id, slab_id, slab_grade (their options on each record). A missing one is a 400 naming the endpoints of the type.' })),
   webhook: Type.Optional(
     Type.Object(
       {
