@@ -306,7 +306,8 @@ export class RequestStore {
       if (done.refund > 0) await trx.updateTable('accounts').set({ credits: sql`credits + ${done.refund}` }).where('id', '=', updated.account_id).execute();
       return true;
     });
-    if (completed) await this.dropInputs(id);
+    // the request is DONE whatever happens to its inputs now: one not dropped goes with the request at retention
+    if (completed) await this.dropInputs(id).catch(() => undefined);
     return completed;
   }
 
