@@ -58,7 +58,8 @@ export function serverErrors<T>(doc: T): T {
       const responses = op?.responses;
       if (!responses) continue;
       // the error shape this operation's declared errors use (a search envelope's, or the house one)
-      const shape = Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+      // (a 401's or 404's first: a 400 may also stand for a batch whose every record failed)
+      const shape = ['401', '404', '403'].map((c) => responses[c]?.content).find(Boolean) ?? Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
       for (const code of ['500', '503']) responses[code] ??= { description: code === '500' ? 'Internal error (the detail quotes the request id; the log has the rest)' : 'Unavailable for now: the database, the storage, the server busy or stopping; retry after Retry-After', content: shape };
       for (const code of ['429', '503']) if (responses[code]) responses[code]!.headers = { ...retryAfter, ...(responses[code]!.headers ?? {}) };
     }

@@ -17,6 +17,15 @@ describe('HEIC decoding', () => {
     await ending;
   }, 60_000);
 
+  it('refuses the photos still waiting when the decoder is stopped, and decodes the next one after', async () => {
+    const bytes = fs.readFileSync(photoPath('cards/single-1730719045.heic'));
+    const waiting = Array.from({ length: 3 }, () => decodeHeic(Buffer.from(bytes)).then(() => 'decoded', (e: Error) => e.message));
+    await stopDecoder();
+    // none goes on in a thread started after the stop (the queue started a new one for them)
+    expect(await Promise.all(waiting)).toEqual(['the HEIC decoder stopped', 'the HEIC decoder stopped', 'the HEIC decoder stopped']);
+    expect((await decodeHeic(Buffer.from(bytes))).width).toBeGreaterThan(0);
+  }, 60_000);
+
   it('decodes a burst one after another, each the same photo', async () => {
     const bytes = fs.readFileSync(photoPath('cards/single-1730719045.heic'));
     const all = await Promise.all(Array.from({ length: 4 }, () => decodeHeic(Buffer.from(bytes))));

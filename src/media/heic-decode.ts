@@ -122,11 +122,15 @@ function pump(): void {
   w.postMessage({ id: p.id, bytes: p.bytes });
 }
 
-/** Ends the decoder thread (after idling, and at shutdown; the next photo starts one again). */
+/**
+ * Ends the decoder thread (after idling, and at shutdown; the next photo starts one again). Photos
+ * still waiting are refused: they would start a thread of their own once this one ended.
+ */
 export async function stopDecoder(): Promise<void> {
   const w = worker;
   worker = undefined;
   if (idle) clearTimeout(idle);
+  for (const p of queue.splice(0)) p.reject(new Error('the HEIC decoder stopped'));
   await w?.terminate();
 }
 

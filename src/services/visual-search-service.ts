@@ -1148,7 +1148,11 @@ export class VisualSearchService {
     // approximate, and a larger search's first 500 were other records (a page at 500 repeated five)
     const pool = await this.nearest(c, vector, RERANKED, filter, self);
     const pooled = new Set(pool.map((h) => h.record.key));
-    const rest = want > RERANKED ? (await this.nearest(c, vector, want, filter, self)).filter((h) => !pooled.has(h.record.key)) : [];
+    // past the pool, only records at least as far as its farthest: one the smaller search missed, closer
+    // than that, would come after re-ranked records farther than it (answers out of order), so it is
+    // left out as the smaller search left it out
+    const farthest = pool.length ? scaled(pool[pool.length - 1]!.distance) : 0;
+    const rest = want > RERANKED ? (await this.nearest(c, vector, want, filter, self)).filter((h) => !pooled.has(h.record.key) && scaled(h.distance) >= farthest) : [];
     const q = new Set(tags ?? []);
     // Fashion and home decor (docs/api-decisions.md): colours count too, a quarter as much as tags.
     // A record's colours are its extracted _dominant_colors, else those text search kept of its image.

@@ -4,6 +4,8 @@ import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
 import { AccountStore } from './account-store.ts';
 import { RequestStore } from './request-store.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from './database.ts';
 
 /** A store of its own for a describe block, open for its tests. */
 function storesFor(backend: (typeof backends)[number]): { requests: RequestStore; accounts: AccountStore } {
@@ -173,6 +175,12 @@ describe.each(backends)('a finished request (%s)', (backend) => {
     expect((await stores.requests.inputs(id)).size).toBe(2);
     const [claimed] = (await stores.requests.claim(10, 60_000)).filter((c) => c.row.id === id);
     expect(await stores.requests.complete(id, claimed!.token, { response: {}, media: [], refund: 0, webhookAt: null })).toBe(true);
+    expect((await stores.requests.inputs(id)).size).toBe(0);
+    // as a process stopped between the completion and the deletion leaves them: the next sweep removes them
+    await stores.requests.insert({ id: randomUUID(), accountId, workspaceId, type: 'inputs', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map([[0, Buffer.alloc(10)]]) });
+    const db = (stores.requests as unknown as { db: Kysely<Database> }).db;
+    await db.insertInto('async_request_inputs').values({ request_id: id, idx: 7, bytes: Buffer.alloc(500, 7) }).execute();
+    await stores.requests.sweep();
     expect((await stores.requests.inputs(id)).size).toBe(0);
   });
 });

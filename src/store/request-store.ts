@@ -412,6 +412,8 @@ export class RequestStore {
     let deleted = 0;
     let refunded = 0;
     const media: string[] = [];
+    // a finished request's images a process stopped before deleting (they go after its completion commits)
+    await this.db.deleteFrom('async_request_inputs').where('request_id', 'in', (eb) => eb.selectFrom('async_requests').select('id').where('status', '=', 'DONE')).execute();
     for (;;) {
       const rows = await this.db.transaction().execute(async (trx) => {
         const gone = await sql<{ id: string; media: unknown; account_id: string; status: string; charged: number | string }>`
