@@ -177,14 +177,16 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     s.unsaved = 0;
     try {
       await s.index.checkpoint(s.lastSeq);
-      // deleted while it was being written: the other process removed the files before this save put them back
-      if (!(await this.store.get(collectionId))) await this.dropLoaded(collectionId, s);
     } catch (err) {
       // the index keeps working from memory and the database; a folder that cannot be written (full,
       // read-only) only makes the next start rebuild it. Tried again with the next changes.
       s.unsaved += unsaved;
       this.log('warn', 'vector index not saved', { file: s.index.file, err: String(err) });
+      return;
     }
+    // deleted while it was being written: the other process removed the files before this save put them back
+    const still = await this.store.get(collectionId).catch(() => true);
+    if (!still) await this.dropLoaded(collectionId, s);
   }
 
   private matching(s: Loaded, filter?: Filter): StoredRecord[] {
