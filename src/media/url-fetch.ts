@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import net from 'node:net';
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { resolvedRefusal, type AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
@@ -189,11 +190,7 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
         }
       });
       res.on('end', () => {
-        try {
-          resolve({ body: decoded(Buffer.concat(chunks), res.headers['content-encoding'], limits.maxBytes) });
-        } catch (err) {
-          reject(err);
-        }
+        decoded(Buffer.concat(chunks), res.headers['content-encoding'], limits.maxBytes).then((body) => resolve({ body }), reject);
       });
       res.on('error', (err) => reject(new ImageLoadError(err.message)));
     });
@@ -209,24 +206,31 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
   });
 }
 
+const inflaters: Record<string, (body: Buffer, opts: zlib.ZlibOptions & zlib.BrotliOptions) => Promise<Buffer>> = {
+  gzip: promisify(zlib.gunzip),
+  'x-gzip': promisify(zlib.gunzip),
+  deflate: promisify(zlib.inflate),
+  br: promisify(zlib.brotliDecompress),
+};
+
 /**
  * The body as the image's bytes: a server may send it compressed although it was not asked to (an
  * object stored gzipped with its Content-Encoding, as S3 and CDNs serve them; a browser decodes it):
- * gzip, deflate and brotli are undone, within the byte limit. Another encoding is named.
+ * gzip, deflate and brotli are undone, within the byte limit, on libuv's threads (24 MiB inflated on
+ * the event loop would hold every request). Another encoding is named.
  */
-function decoded(body: Buffer, encoding: string | undefined, maxBytes: number): Buffer {
+async function decoded(body: Buffer, encoding: string | undefined, maxBytes: number): Promise<Buffer> {
   const e = (encoding ?? '').trim().toLowerCase();
   if (!e || e === 'identity') return body;
-  const opts = { maxOutputLength: maxBytes };
+  // own keys only: a header naming `constructor` is an encoding like any unknown one
+  const inflate = Object.hasOwn(inflaters, e) ? inflaters[e] : undefined;
+  if (!inflate) throw new Permanent(`the server sent the image in the ${e} encoding, which is not read here; serve it as is`);
   try {
-    if (e === 'gzip' || e === 'x-gzip') return zlib.gunzipSync(body, opts);
-    if (e === 'deflate') return zlib.inflateSync(body, opts);
-    if (e === 'br') return zlib.brotliDecompressSync(body, opts);
+    return await inflate(body, { maxOutputLength: maxBytes });
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new Permanent(`the image is larger than ${maxBytes} bytes`);
     throw new Permanent(`the server sent the image ${e}-compressed, and it does not decompress (${(err as Error).message})`);
   }
-  throw new Permanent(`the server sent the image in the ${e} encoding, which is not read here; serve it as is`);
 }
 
 /** Node's HTTP parser's errors (HPE_…) as a sentence: the raw "Parse Error: Expected HTTP/" said nothing to a client. */
