@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { forgetMedia, intendMedia, keepMedia } from './media-deletions.ts';
-import { sql, type Selectable } from 'kysely';
+import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { AsyncRequestsTable, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
 
@@ -409,18 +409,35 @@ export class RequestStore {
    * their type, or one stopped for days), which were deleted still charged.
    */
   async sweep(now = Date.now(), batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
+    // a finished request's images a process stopped before deleting (they go after its completion
+    // commits): looked for from the inputs, which only requests not yet done hold, not from every request kept
+    await this.db
+      .deleteFrom('async_request_inputs')
+      .where((eb) => eb.exists(eb.selectFrom('async_requests as r').select('r.id').whereRef('r.id', '=', 'async_request_inputs.request_id').where('r.status', '=', 'DONE')))
+      .execute();
+    return this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch);
+  }
+
+  /** Deletes every request of an account, whatever its state (its erasure); returns the media keys they held. */
+  deleteForAccount(accountId: string, batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
+    return this.deleteRequests(sql`account_id = ${accountId}`, sql`seq`, batch);
+  }
+
+  /**
+   * Deletes the requests `where` says, `batch` at a time in `order`, their inputs with them: the
+   * media keys they held (to remove after the commit; a process that stops before leaves them to
+   * the next sweep), and what they still charged given back to their accounts when not done.
+   */
+  private async deleteRequests(where: RawBuilder<unknown>, order: RawBuilder<unknown>, batch: number): Promise<{ deleted: number; media: string[]; refunded: number }> {
     let deleted = 0;
     let refunded = 0;
     const media: string[] = [];
-    // a finished request's images a process stopped before deleting (they go after its completion commits)
-    await this.db.deleteFrom('async_request_inputs').where('request_id', 'in', (eb) => eb.selectFrom('async_requests').select('id').where('status', '=', 'DONE')).execute();
     for (;;) {
       const rows = await this.db.transaction().execute(async (trx) => {
         const gone = await sql<{ id: string; media: unknown; account_id: string; status: string; charged: number | string }>`
           DELETE FROM async_requests WHERE seq IN (
-            SELECT seq FROM async_requests WHERE expires_at <= ${now} ORDER BY expires_at LIMIT ${batch}
+            SELECT seq FROM async_requests WHERE ${where} ORDER BY ${order} LIMIT ${batch}
           ) RETURNING id, media, account_id, status, charged`.execute(trx);
-        // the files go after the commit; a process that stops before leaves them to the next sweep
         await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
         for (const r of gone.rows) {
           const back = Number(r.charged);
@@ -433,25 +450,6 @@ export class RequestStore {
       deleted += rows.length;
       for (const r of rows) media.push(...fromJson<string[]>(r.media));
       if (rows.length < batch) return { deleted, media, refunded };
-    }
-  }
-
-  /** Deletes every request of an account, whatever its state (its erasure); returns the media keys they held. */
-  async deleteForAccount(accountId: string, batch = 500): Promise<{ deleted: number; media: string[] }> {
-    let deleted = 0;
-    const media: string[] = [];
-    for (;;) {
-      const rows = await this.db.transaction().execute(async (trx) => {
-        const gone = await sql<{ id: string; media: unknown }>`
-          DELETE FROM async_requests WHERE seq IN (
-            SELECT seq FROM async_requests WHERE account_id = ${accountId} ORDER BY seq LIMIT ${batch}
-          ) RETURNING id, media`.execute(trx);
-        await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
-        return gone.rows;
-      });
-      deleted += rows.length;
-      for (const r of rows) media.push(...fromJson<string[]>(r.media));
-      if (rows.length < batch) return { deleted, media };
     }
   }
 
