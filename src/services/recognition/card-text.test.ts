@@ -137,6 +137,8 @@ describe('readCardText', () => {
     const foot = [['lllus.Yukiko Baba', 0.93, 0.05, 0.02], ['2004 Pokemon/Nintendo/Crealures/GAMEFREAK', 0.96, 0.1, 0.02], ['抵抗力', 0.9, 0.4, 0.02]] as const;
     expect(readName(readCardText(lines(foot.map((l) => [...l] as [string, number, number, number]))).names)).toBeNull();
     expect(readName(readCardText(lines([['1進化求', 0.03, 0.1, 0.04], ['Umbreon', 0.06, 0.2, 0.05], ...foot.map((l) => [...l] as [string, number, number, number])])).names)).toBe('Umbreon');
+    // furniture by its words wherever it sits: a credit and a copyright line read large in the top band
+    expect(readName(readCardText(lines([['lllus.Yukiko Baba', 0.04, 0.1, 0.05], ['2004 Pokemon/Nintendo', 0.08, 0.1, 0.05], ['Espeon', 0.12, 0.1, 0.05]])).names)).toBe('Espeon');
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

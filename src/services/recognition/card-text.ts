@@ -46,8 +46,10 @@ export interface CollectorNumber {
  * were named "抵抗力" (the resistance label), "lllus.Yukiko Baba" and "2004 Pokemon/Nintendo/…".
  */
 export function readName(names: readonly NameCandidate[]): string | null {
-  const furniture = /illus|ilus|nintendo|creatures|gamefreak|game freak|wizards|konami|©|進化|进化|抵抗力|弱点|弱點|にげる|撤退/i;
-  const found = names.find((n) => n.score >= 0.25 && !furniture.test(n.text));
+  // the words only one game prints (its copyright line, its weakness and resistance lines), an
+  // illustrator's credit as read (Illus., lllus.), a stage line (1進化), a Chinese retreat label
+  const furniture = [...Object.values(GAME_WORDS).flat(), 'llus', 'creatures', 'wizards', '進化', '进化', '撤退'];
+  const found = names.find((n) => n.score >= 0.25 && !furniture.some((w) => lettersOnly(n.text).includes(w) || n.text.includes(w)));
   return found?.text ?? null;
 }
 
