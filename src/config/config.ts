@@ -172,6 +172,8 @@ export interface Config {
    * p99 550 ms and 40 gave p99 1.5 s: more backends than cores only add contention.
    */
   pgPoolSize: number;
+  /** A PostgreSQL statement unanswered this long closes its connection (server and workers; 0: never). */
+  pgStatementLimitMs: number;
   /** Absolute base URL for links the server hands out (images, pages); taken from the request when unset. */
   publicUrl: string | undefined;
   logLevel: string;
@@ -442,6 +444,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     dataDir: path.resolve(env.LOUPE_DATA_DIR?.trim() || './data'),
     databaseUrl: databaseUrlFrom(env.DATABASE_URL),
     pgPoolSize: positiveIntFrom(env.LOUPE_PG_POOL, 2 * os.availableParallelism() + 2, 'LOUPE_PG_POOL'),
+    pgStatementLimitMs: 1000 * intFrom(env.LOUPE_PG_STATEMENT_LIMIT, 120, 'LOUPE_PG_STATEMENT_LIMIT'),
     publicUrl: publicUrlFrom(env.LOUPE_PUBLIC_URL),
     logLevel: logLevelFrom(env.LOG_LEVEL),
     trustProxy: boolFrom(env.LOUPE_TRUST_PROXY, 'LOUPE_TRUST_PROXY'),

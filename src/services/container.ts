@@ -86,7 +86,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // operator backing up "the file media-secret" would keep instead of the one in use.
   await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
   let made: { secret: Buffer; file?: string };
   try {
     made = await loadMediaSecret(config.dataDir, config.media.secret);

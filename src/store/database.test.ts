@@ -188,3 +188,63 @@ describe('a PostgreSQL address that takes connections and never answers', () => 
     }
   }, 30_000);
 });
+
+describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL server that stops answering mid-use', () => {
+  it('fails the statement after the limit, as a cut connection (503), and the next statement gets a fresh connection', async () => {
+    const { databaseUnavailable } = await import('../http/errors.ts');
+    const { scratchPgDatabase } = await import('../../test/helpers/processes.ts');
+    const scratch = await scratchPgDatabase('stalled');
+    const target = new URL(scratch.url);
+    // a proxy that forwards until told to stall: what a stopped (SIGSTOP) server or a silent network looks like from here
+    let stalled = false;
+    const sockets: net.Socket[] = [];
+    const proxy = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      sockets.push(client, upstream);
+      client.on('data', (d) => void (stalled || upstream.write(d)));
+      upstream.on('data', (d) => void (stalled || client.write(d)));
+      client.on('error', () => {});
+      upstream.on('error', () => {});
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const via = new URL(target);
+    via.hostname = '127.0.0.1';
+    via.port = String((proxy.address() as { port: number }).port);
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-stall-'));
+    const warnings: Array<{ message: string; fields: Record<string, unknown> }> = [];
+    const store = await openStore({ dataDir: dir, databaseUrl: via.toString(), poolSize: 2, stalledStatementMs: 800, warn: (message, fields) => warnings.push({ message, fields }) });
+    try {
+      expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(store.db)).rows[0]!.one).toBe(1);
+      stalled = true;
+      const started = Date.now();
+      const err = await sql`SELECT 2 AS two`.execute(store.db).then(() => undefined, (e: unknown) => e as Error);
+      expect(err).toBeInstanceOf(Error);
+      expect(databaseUnavailable(err!)).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.message).toMatch(/did not answer a statement within 0\.8 s/);
+      expect(warnings[0]!.fields.statement).toBe('SELECT 2 AS two');
+      stalled = false;
+      expect((await sql<{ three: number }>`SELECT 3 AS three`.execute(store.db)).rows[0]!.three).toBe(3);
+      // inside a transaction, the error that reaches the request is still the outage's (not its rollback's on a closed connection)
+      const inTrx = await store.db.transaction().execute(async (trx) => {
+        await sql`SELECT 4`.execute(trx);
+        stalled = true;
+        await sql`SELECT 5`.execute(trx);
+      }).then(() => undefined, (e: unknown) => e as Error);
+      stalled = false;
+      expect(inTrx).toBeInstanceOf(Error);
+      expect(databaseUnavailable(inTrx!), String(inTrx)).toBe(true);
+      expect((await sql<{ six: number }>`SELECT 6 AS six`.execute(store.db)).rows[0]!.six).toBe(6);
+    } finally {
+      await store.close();
+      for (const s of sockets) s.destroy();
+      proxy.close();
+      await scratch.drop();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { refoldCardKey } from './session-card-keys.ts';
 import { migrate } from './migrate.ts';
-import { prepareHotStatements } from './pg-tuning.ts';
+import { closeStalledConnections, prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
@@ -448,6 +448,13 @@ export interface StoreOptions {
   /** Long-running processes (the server) checkpoint SQLite's WAL from a worker thread. */
   backgroundCheckpoints?: boolean;
   /**
+   * PostgreSQL: after migrations, a statement unanswered this long has its connection closed (a 503);
+   * unset or 0, none is (the admin CLI, whose imports may run long). pg-tuning.ts `closeStalledConnections`.
+   */
+  stalledStatementMs?: number | undefined;
+  /** Where a stalled statement is told (the server's log). */
+  warn?: ((message: string, fields: Record<string, unknown>) => void) | undefined;
+  /**
    * Whether pending migrations of a database an earlier release made are applied (the server, a
    * worker, `loupe migrate`); otherwise such a database is refused, naming them (every other CLI
    * command: listing accounts must not upgrade a live database out from under its running release).
@@ -492,6 +499,7 @@ const sqliteBusyWait: BusyWait = { syncMs: 20, totalMs: 10_000 };
 
 export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
+  let afterMigrate = () => {};
   if (options.databaseUrl) {
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC', connectionTimeoutMillis: options.connectTimeoutMs ?? 15_000 });
     // An idle connection the server ends (a restart, an administrator, a dropped test database)
@@ -504,6 +512,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // connection when it comes back.
     pool.on('connect', (client) => client.on('error', () => {}));
     prepareHotStatements(pool);
+    // not during migrations, which may rewrite a large table; set once they are done
+    let stallLimitMs = 0;
+    closeStalledConnections(pool, () => stallLimitMs, (ms, statement) => options.warn?.(`PostgreSQL did not answer a statement within ${ms / 1000} s; its connection was closed (the request answers 503 database_unavailable). Is the database server stopped or overloaded, or the network to it silent? (LOUPE_PG_STATEMENT_LIMIT)`, { statement }));
+    afterMigrate = () => {
+      stallLimitMs = options.stalledStatementMs ?? 0;
+    };
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, poolSize: options.poolSize ?? 10, close: () => db.destroy() };
   } else {
@@ -552,6 +566,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   }
   try {
     store.migrated = await migrate(store, { upgrade: options.upgrade ?? true });
+    afterMigrate();
   } catch (err) {
     await store.close();
     throw store.dialect === 'postgres' ? explainPgSetupError(err) : err;

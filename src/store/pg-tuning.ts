@@ -23,3 +23,31 @@ export function prepareHotStatements(pool: pg.Pool): void {
     };
   });
 }
+
+/**
+ * A statement PostgreSQL takes and never answers (its server stopped, not ended: a SIGSTOP, a hung
+ * disk, a network gone silent without a reset) held its request, and the pool's connection, for good.
+ * After `limitMs()` without an answer the connection is closed, so the statement fails as a cut
+ * connection does (503 `database_unavailable`, Retry-After) and the pool opens a fresh one; a slow
+ * statement that would still have answered is lost the same way, so the limit is far above any
+ * statement the server runs (a client's filter stops at 5 s: pg-collection-queries.ts). 0: no limit
+ * (migrations, the admin CLI's imports).
+ */
+export function closeStalledConnections(pool: pg.Pool, limitMs: () => number, onStall: (limitMs: number, statement: string) => void): void {
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: unknown }).query = (...args: unknown[]) => {
+      const ms = limitMs();
+      const out = query(...args);
+      // a callback or a cursor (none from Kysely's plain queries) goes as it came
+      if (ms <= 0 || !(out instanceof Promise)) return out;
+      const timer = setTimeout(() => {
+        const first = args[0];
+        const text = typeof first === 'string' ? first : typeof (first as { text?: unknown } | undefined)?.text === 'string' ? (first as { text: string }).text : '';
+        onStall(ms, text.replace(/\s+/g, ' ').slice(0, 120));
+        (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      }, ms);
+      return out.finally(() => clearTimeout(timer));
+    };
+  });
+}
