@@ -88,3 +88,78 @@ export function operationIds<T>(doc: T): T {
   }
   return doc;
 }
+
+const anyId = { description: 'The record\'s `_id`: a string, or an integer as it was inserted.' };
+const answerRecord = { type: 'object', description: 'A stored record: `_id` and the fields `fields_to_return` asked for.', properties: { _id: anyId }, additionalProperties: true };
+const skippedRecord = {
+  type: 'object',
+  description: 'A record not taken: its `_id` (when it had one) and `_reason.status`, the record\'s own code and text.',
+  properties: { _id: anyId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' } } } }, additionalProperties: true } },
+  additionalProperties: true,
+};
+const records = { type: 'array', items: answerRecord };
+const skipped = { type: 'array', items: skippedRecord };
+const count = { type: 'integer' };
+const distances = { type: 'array', items: { type: 'number' }, description: 'One per answer record, in its order: lower is closer.' };
+const queryRecords = { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'The query as read: its `_id` or image size, `_objects` where the collection detects items.' };
+const knn = { query_records: queryRecords, answer_records: records, answer_distances: distances, answer_count: count, skipped_records: skipped };
+const written = { answer_records: records, skipped_records: skipped, answer_count: count };
+
+/** Each collection method's own answer fields (spec 2 §4, and docs/api-decisions.md where it shows none). */
+const answerFields: Record<string, Record<string, unknown>> = {
+  ping: { info: { type: 'string', description: 'The collection, its record count and index, and (not custom collections) its text search.' }, text_search: { type: 'object', additionalProperties: true } },
+  insert: written,
+  nearDupsInsert: written,
+  delete: written,
+  get: written,
+  update: written,
+  find: { answer_records: records, answer_count: count },
+  random: { answer_records: records, answer_count: count },
+  allRecords: { answer_records: records, answer_count: count, page: count, size: count, next: { type: 'string', nullable: true, description: 'The next page\'s URL; null on the last.' } },
+  getRecordCount: { count },
+  deleteByFilter: { deleted_count: count },
+  visualKNN: knn,
+  visualTagsKNN: knn,
+  visualKNNMulti: knn,
+  visualTagsKNNMulti: knn,
+  range: knn,
+  nearDuplicates: knn,
+  text: knn,
+  detectKNN: {
+    query_records: queryRecords,
+    answer_objects: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, id: { type: 'string' }, prob: { type: 'number' }, bound_box: { type: 'array', items: { type: 'number' } }, answer_records: records, answer_distances: distances, answer_count: count } }, description: 'One per detected object; absent (and `answer_records`, `answer_distances` given for the whole image) when none is detected.' },
+    answer_records: records,
+    answer_distances: distances,
+    answer_count: count,
+  },
+  allNearDupPairs: { answer_pairs: { type: 'array', items: { type: 'object', properties: { _id_a: anyId, _id_b: anyId, distance: { type: 'number' } } } }, answer_count: count },
+};
+
+/**
+ * The success answers of collection methods declared field by field in the document (the routes
+ * declare the envelope alone, so the serializer passes every field as it is): a generated client
+ * saw `answer_records`, `answer_distances`, `skipped_records` as untyped extras.
+ */
+export function collectionAnswerFields<T>(doc: T): T {
+  const d = doc as { paths?: Record<string, Record<string, { responses?: Responses }>>; components?: { schemas?: Record<string, unknown> } };
+  const envelope = '#/components/schemas/SearchEnvelope';
+  const schemas = ((d.components ??= {}).schemas ??= {});
+  for (const [path, ops] of Object.entries(d.paths ?? {})) {
+    const method = /\/v2\/([A-Za-z]+)$/.exec(path)?.[1];
+    const fields = method ? answerFields[method] : undefined;
+    if (!method || !fields) continue;
+    // one named schema a method, shared by its paths (eight collection bases, text search's five)
+    const name = `${method[0]!.toUpperCase()}${method.slice(1)}Answer`;
+    schemas[name] ??= { title: name, allOf: [{ $ref: envelope }, { type: 'object', properties: fields }] };
+    for (const op of Object.values(ops)) {
+      for (const [code, response] of Object.entries(op?.responses ?? {})) {
+        const json = response.content?.['application/json'];
+        const schema = json?.schema as { $ref?: string; description?: string } | undefined;
+        if (Number(code) >= 400 || schema?.$ref !== envelope) continue;
+        // a $ref's siblings are ignored in OpenAPI 3.0: the status's meaning stays on the response
+        json!.schema = { $ref: `#/components/schemas/${name}` };
+      }
+    }
+  }
+  return doc;
+}
