@@ -16,6 +16,7 @@ import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
+import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { ErrorSchema, allErrorsMark } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
@@ -229,7 +230,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const jsonParser = new JsonParser(config.limits.largeBodyBytes);
   app.addHook('onClose', () => jsonParser.close());
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, raw: Buffer) => {
-    const parsed = await jsonParser.parse(raw, request.routeOptions.config.batchBody === true);
+    const parsed = await jsonParser.parse(asUtf8(raw, request.headers['content-type']), request.routeOptions.config.batchBody === true);
     if ('error' in parsed) throw new ServiceError(parsed.error.status, parsed.error.code, parsed.error.detail);
     return parsed.value;
   });

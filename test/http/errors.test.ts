@@ -114,6 +114,25 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect(pair.json().name).toBe('🃏 🃏');
   });
 
+  it("a body in the charset its Content-Type names is read in it; a charset not known, or bytes not in it, are refused and nothing is stored", async () => {
+    const post = (payload: Buffer, type: string) => h.app.inject({ method: 'POST', url: cs('session/'), payload, headers: { authorization: `Token ${h.account.token}`, 'content-type': type } });
+    // ﾗｲﾄｳ in Shift_JIS is D7 B2 C4 B3, which is also valid UTF-8 (ײĳ): it was stored so
+    const sjis = await post(Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xd7, 0xb2, 0xc4, 0xb3]), Buffer.from('"}')]), 'application/json; charset=Shift_JIS');
+    expect(sjis.statusCode).toBe(201);
+    expect(sjis.json().name).toBe('ﾗｲﾄｳ');
+    const latin1 = await post(Buffer.concat([Buffer.from('{"name":"Pok'), Buffer.from([0xe9]), Buffer.from('mon"}')]), 'application/json;charset="ISO-8859-1"');
+    expect(latin1.json().name).toBe('Pokémon');
+    expect((await post(Buffer.from('{"name":"utf"}'), 'application/json; charset=UTF-8')).json().name).toBe('utf');
+    const before = (await h.request('GET', cs('session/'))).json().count as number;
+    const unknown = await post(Buffer.from('{"name":"x"}'), 'application/json; charset=klingon');
+    expect(unknown.statusCode).toBe(415);
+    expect(unknown.json()).toMatchObject({ code: 'unsupported_media_type', detail: expect.stringMatching(/charset "klingon"/) });
+    const notSjis = await post(Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0x82, 0xff]), Buffer.from('"}')]), 'application/json; charset=shift_jis');
+    expect(notSjis.statusCode).toBe(400);
+    expect(notSjis.json().detail).toMatch(/not valid shift_jis text/);
+    expect((await h.request('GET', cs('session/'))).json().count).toBe(before);
+  });
+
   it('an id in the path longer than the router takes is 404 in the error shape', async () => {
     for (const [method, url] of [['GET', cs(`session/${'a'.repeat(300)}/`)], ['PATCH', cs(`identification/${'9'.repeat(5000)}/`)], ['GET', `/account/v2/request/${'f'.repeat(400)}`]] as const) {
       const res = await h.request(method, url, method === 'PATCH' ? { body: { name: 'x' } } : {});

@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOpenapi } from '../../src/http/openapi.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
