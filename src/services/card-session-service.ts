@@ -91,13 +91,13 @@ const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 
 const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
 
 /**
- * A field's value as it names a card: case, spacing and Unicode form aside, and a number's leading
+ * A field's value as it names a card: case, spacing and Unicode form (compatibility form, NFKC: width) aside, and a number's leading
  * zeros ("025/165" is "25/165"). A correction of how a name is written keeps the card's links, stats
  * and price (fixing "pikachu" to "Pikachu" lost them all).
  */
 function namesCard(field: (typeof identityFields)[number], v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
-  const folded = v.normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  const folded = v.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
   return field === 'card_number' ? foldCardNumber(folded) : folded;
 }
 
@@ -360,12 +360,13 @@ export function derivePrice(priceStats: unknown[] | null | undefined, idType: st
 
 /**
  * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode
- * form and a number's leading zeros (as `namesCard`; keys stored before were made again, migration 021).
+ * form and width (NFKC) and a number's leading zeros (as `namesCard`; keys stored before were made
+ * again, migrations 021 and 024).
  * The set is its code when known, else its name; the name falls back to the full name.
  * Rows with neither name nor full name are unidentified and not counted as cards.
  */
 export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null }): string | null {
-  const norm = (s: string | null | undefined) => (s ?? '').normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  const norm = (s: string | null | undefined) => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
   const name = norm(row.name) || norm(row.full_name);
   if (!name) return null;
   return [norm(row.id_type), name, norm(row.set_code) || norm(row.set_name), foldCardNumber(norm(row.card_number))].join('|');

@@ -6,6 +6,7 @@ import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { cardKey } from '../services/card-session-service.ts';
 import { foldCardNumber, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
 import { cardKeyNumbers } from './migrations/021-card-key-numbers.ts';
+import { cardKeyWidths } from './migrations/024-card-key-widths.ts';
 
 /** The key releases before migration 021 stored. */
 const oldKey = (row: Parameters<typeof cardKey>[0]) => {
@@ -24,6 +25,7 @@ const rows = [
   { id_type: 'sport', name: 'Mike Trout', set_name: 'Topps', card_number: 'US-007a' },
   { name: 'Charizard 004/102', card_number: null },
   { id_type: 'tcg', name: 'pipe|in|name', set_code: 'x', card_number: '007' },
+  { id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' },
 ];
 
 describe('card keys', () => {
@@ -40,10 +42,11 @@ describe('card keys', () => {
     for (const row of rows) expect(refoldCardKey(oldKey(row))).toBe(cardKey(row));
     expect(cardKey(pikachu)).toBe(cardKey({ ...pikachu, card_number: '25' }));
     expect(cardKey(flabebe)).toBe(cardKey({ ...flabebe, name: 'Flabébé' }));
+    expect(cardKey({ id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' })).toBe(cardKey({ id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '25/165' }));
   });
 });
 
-describe.each(backends)('migration 021 (%s)', (backend) => {
+describe.each(backends)('migrations 021 and 024 (%s)', (backend) => {
   let t: TestStore;
   beforeAll(async () => {
     t = await openTestStore(backend);
@@ -67,13 +70,14 @@ describe.each(backends)('migration 021 (%s)', (backend) => {
     await sql`INSERT INTO workspaces (id, account_id, name, created_at) VALUES (${workspace}, ${account}, 'w', ${now})`.execute(db);
     await sql`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at)
       VALUES (${session}, ${workspace}, 's', '', 'TCG', '', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(db);
-    const stored = [oldKey(pikachu), oldKey({ ...pikachu, card_number: '25' }), oldKey(flabebe), oldKey({ ...flabebe, name: 'Flabébé' })];
+    const jp = { id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '025/165' };
+    const stored = [oldKey(pikachu), oldKey({ ...pikachu, card_number: '25' }), oldKey(flabebe), oldKey({ ...flabebe, name: 'Flabébé' }), oldKey(jp), oldKey({ ...jp, name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' })];
     for (const [i, key] of stored.entries()) {
       await sql`INSERT INTO card_identifications (id, session_id, event_id, card_key, created_at, updated_at) VALUES (${randomUUID()}, ${session}, ${String(i)}, ${key}, ${now}, ${now})`.execute(db);
     }
     const summary = () => t.store.db.selectFrom('card_identifications').select((eb) => eb.fn.count<number>('card_key').distinct().as('n')).where('session_id', '=', session).executeTakeFirstOrThrow();
-    expect(Number((await summary()).n)).toBe(4);
-    for (const statement of cardKeyNumbers[backend]) await sql.raw(statement).execute(db);
-    expect(Number((await summary()).n)).toBe(2);
+    expect(Number((await summary()).n)).toBe(6);
+    for (const statement of [...cardKeyNumbers[backend], ...cardKeyWidths[backend]]) await sql.raw(statement).execute(db);
+    expect(Number((await summary()).n)).toBe(3);
   });
 });

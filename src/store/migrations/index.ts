@@ -19,6 +19,7 @@ import { sessionSummaryIndex } from './020-session-summary-index.ts';
 import { cardKeyNumbers } from './021-card-key-numbers.ts';
 import { identificationSends } from './022-identification-sends.ts';
 import { zeroPrices } from './023-zero-prices.ts';
+import { cardKeyWidths } from './024-card-key-widths.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -29,4 +30,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths];

@@ -505,6 +505,9 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(spelled).toMatchObject({ name: ' pikachu ', card_number: '058', price: 11, price_derived: true, price_stats: stats(11) });
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().total_price).toBe(11);
     expect((await patch({ name: 'Pikachu', set_name: 'Base', card_number: '58' })).json()).toMatchObject({ price: 11, price_stats: stats(11) });
+    // full-width, as a Japanese input method types them, likewise (they cleared the stats and the price)
+    expect((await patch({ name: 'Ｐｉｋａｃｈｕ', card_number: '０５８' })).json()).toMatchObject({ name: 'Ｐｉｋａｃｈｕ', card_number: '０５８', price: 11, price_stats: stats(11) });
+    expect((await patch({ name: 'Pikachu', card_number: '58' })).json()).toMatchObject({ price: 11 });
     // a price the user set is kept through a change of card
     await patch({ price: 7 });
     expect((await patch({ card_number: '61' })).json()).toMatchObject({ card_number: '61', price: 7, price_derived: false });
@@ -524,7 +527,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('PATCH', cs(`identification/${sent.id}/`), { body: { price_stats: stats(30) } })).json()).toMatchObject({ price: 3, price_derived: false, price_stats: stats(30) });
   });
 
-  it("summary: a number's leading zeros and a name's Unicode form make no other card", async () => {
+  it("summary: a number's leading zeros and a name's Unicode form or width make no other card", async () => {
     const sid = await createSession(h);
     await upload(sid, [
       card('a', { card_number: '025' }),
@@ -532,10 +535,14 @@ describe.each(backends)('identifications (%s)', (backend) => {
       card('c', { name: 'Flabe\u0301be\u0301', card_number: '1' }),
       card('d', { name: 'Flabébé', card_number: '001' }),
       card('e', { card_number: '250' }),
+      // the full- and half-width forms a Japanese input method types are the same card (they were two)
+      card('f', { name: 'ピカチュウ', set_code: 'SV2a', card_number: '025/165' }),
+      card('g', { name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' }),
     ]);
-    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 5, distinct_cards: 3 });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 7, distinct_cards: 4 });
     // what was sent is kept as sent
-    expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number).sort()).toEqual(['001', '025', '1', '25', '250']);
+    expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number).sort()).toEqual(['001', '025', '025/165', '1', '25', '250', '０２５/１６５']);
+    expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'g')).toMatchObject({ name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ' });
   });
 
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
