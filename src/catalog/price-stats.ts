@@ -254,7 +254,7 @@ function rawStats(obs: readonly { usd: number; day: number; date: string }[]): R
     n,
     min: sorted[0]!,
     max: sorted[n - 1]!,
-    mean,
+    mean: exactMean(micros(ys), n),
     std: n > 1 ? Math.sqrt(syy / (n - 1)) : null,
     q1: quantile(sorted, 0.25),
     median: quantile(sorted, 0.5),
@@ -263,7 +263,7 @@ function rawStats(obs: readonly { usd: number; day: number; date: string }[]): R
     latest_date: obs[n - 1]!.date,
     oldest: ys[0]!,
     oldest_date: obs[0]!.date,
-    trimmed_mean: sum(kept) / kept.length,
+    trimmed_mean: exactMean(micros(kept), kept.length),
     slope: sxx > 0 ? sxy / sxx : null,
     r2: sxx > 0 ? (syy === 0 ? 1 : (sxy * sxy) / (sxx * syy)) : null,
     mean_x: meanX,
@@ -282,6 +282,10 @@ export function quantile(sorted: readonly number[], q: number): number {
 
 const DAY_MS = 86_400_000;
 const sum = (v: readonly number[]) => v.reduce((a, b) => a + b, 0);
+
+/** A mean from its sum in whole millionths (price-store.ts `MICROS`): the same double whatever order the prices were added in. */
+export const exactMean = (micros: number, n: number): number => micros / n / 1_000_000;
+const micros = (v: readonly number[]) => sum(v.map((y) => Math.floor(y * 1_000_000 + 0.5)));
 
 /** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD`; null for anything else. */
 export function dayOf(date: string): number | null {

@@ -157,6 +157,9 @@ function randomSeries(): (PriceObservation & { rowKey: string })[] {
   });
 }
 
+/** A mean of exactly half a cent (0.755): each engine's own average of doubles rounded it its own way (0.76 on SQLite, 0.75 on PostgreSQL). */
+const HALF_CENT = [0.75, 0.76, 0.75, 0.76];
+
 describe.each(backends)('price statistics in SQL (%s)', (backend) => {
   let t: TestStore;
   let store: PriceStore;
@@ -168,6 +171,7 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     catalogId = (await t.catalogs.create('stats', 'pokemon')).id;
     const rows = [...HAND_SERIES.map(asInput('hand')), ...random.map(asInput('random')), asInput('one')({ rowKey: 'o:1', date: '2024-03-05', price: 12.5, graded: false, currency: 'USD' })];
     rows.push(asInput('tix-only')({ rowKey: 't:1', date: '2024-03-05', price: 0.5, graded: false, currency: 'TIX' }));
+    for (const [i, price] of HALF_CENT.entries()) rows.push(asInput('half-cent')({ rowKey: `half:${i}`, date: `2024-03-0${i + 1}`, price, graded: false, currency: 'USD' }));
     await store.applyImport({ catalogId, rows });
   });
   afterAll(() => t.close());
@@ -200,6 +204,14 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     expect(await store.priceStats(catalogId, 'tix-only')).toEqual([]);
     expect(await store.leftOutCurrencies(catalogId, 'tix-only')).toEqual({ TIX: 1 });
     expect(await store.priceStats(catalogId, 'no-such-card')).toEqual([]);
+  });
+
+  it('rounds a mean of half a cent alike on both backends and in the reference', async () => {
+    const stats = await store.priceStats(catalogId, 'half-cent');
+    const all = entry(stats, 'overall all')!;
+    expect(all.mean).toBe(0.76);
+    expect(all.trend.trimmed_mean).toBe(0.76);
+    expect(stats).toEqual(priceStats(HALF_CENT.map((price, i) => ({ date: `2024-03-0${i + 1}`, price, graded: false, currency: 'USD' }))));
   });
 
   it('gives the reference\'s numbers on a long series, every figure, with rates and slabs', async () => {

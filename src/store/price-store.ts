@@ -4,6 +4,7 @@ import {
   PRICE_CURRENCY,
   PRICE_STATS_SETS,
   TRIM_DIVISOR,
+  exactMean,
   finishStats,
   slabFilter,
   usableRates,
@@ -223,7 +224,7 @@ export class PriceStore {
         n: Number(r.n),
         min: num(r.min),
         max: num(r.max),
-        mean: num(r.mean),
+        mean: exactMean(num(r.mean_micros), Number(r.n)),
         std: numOrNull(r.std),
         q1: num(r.q1),
         median: num(r.median),
@@ -232,7 +233,7 @@ export class PriceStore {
         latest_date: r.latest_date,
         oldest: num(r.oldest),
         oldest_date: r.oldest_date,
-        trimmed_mean: num(r.trimmed_mean),
+        trimmed_mean: exactMean(num(r.trimmed_micros), Number(r.trimmed_n)),
         slope: numOrNull(r.slope),
         r2: numOrNull(r.r2),
         mean_x: num(r.mean_x),
@@ -270,7 +271,15 @@ export class PriceStore {
 
 /** One (type, interval) group as the statistics queries return it. */
 /** A row of the statistics query: one (type, interval) group's raw figures (`n` comes back as text from PostgreSQL's count). */
-type StatsRow = Omit<RawPriceStats, 'n'> & { ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string };
+type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean'> & { ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string; mean_micros: number | string; trimmed_micros: number | string; trimmed_n: number | string };
+
+/**
+ * Means are summed in whole millionths of a dollar, which both engines add exactly in any order:
+ * their own `avg` of doubles differed in the last bit (PostgreSQL accumulates otherwise), so a mean
+ * of 0.75, 0.75, 0.76, 0.76 was 0.76 on SQLite and 0.75 on PostgreSQL. `exactMean` divides.
+ */
+const MICROS = sql.raw('floor(price * 1000000 + 0.5)');
+const TRIMMED = sql.raw(`price_rank > size / ${TRIM_DIVISOR} AND price_rank <= size - size / ${TRIM_DIVISOR}`);
 
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -341,13 +350,13 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
       FROM g
     )
     SELECT ord, stats_type, period, to_char(start_date, 'YYYY-MM-DD') AS start_date,
-      count(*) AS n, min(price) AS min, max(price) AS max, avg(price) AS mean, stddev_samp(price) AS std,
+      count(*) AS n, min(price) AS min, max(price) AS max, sum(${MICROS}) AS mean_micros, stddev_samp(price) AS std,
       percentile_cont(0.25) WITHIN GROUP (ORDER BY price) AS q1,
       percentile_cont(0.5) WITHIN GROUP (ORDER BY price) AS median,
       percentile_cont(0.75) WITHIN GROUP (ORDER BY price) AS q3,
       (array_agg(price ORDER BY date DESC, row_key COLLATE "C" DESC))[1] AS latest, to_char(max(date), 'YYYY-MM-DD') AS latest_date,
       (array_agg(price ORDER BY date, row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
-      avg(price) FILTER (WHERE price_rank > size / ${sql.lit(TRIM_DIVISOR)} AND price_rank <= size - size / ${sql.lit(TRIM_DIVISOR)}) AS trimmed_mean,
+      sum(${MICROS}) FILTER (WHERE ${TRIMMED}) AS trimmed_micros, count(*) FILTER (WHERE ${TRIMMED}) AS trimmed_n,
       regr_slope(price, x) AS slope, regr_r2(price, x) AS r2, avg(x) AS mean_x, max(x) AS last_x,
       stddev_samp(change) AS volatility
     FROM w
@@ -377,18 +386,18 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
     c AS (SELECT w.*, avg(change) OVER (PARTITION BY ord) AS cm FROM w),
     a AS (
       SELECT ord, stats_type, period, start_date,
-        count(*) AS n, min(price) AS min, max(price) AS max, avg(price) AS mean,
+        count(*) AS n, min(price) AS min, max(price) AS max, sum(${MICROS}) AS mean_micros,
         percentile_cont(price, 0.25) AS q1, median(price) AS median, percentile_cont(price, 0.75) AS q3,
         max(CASE WHEN from_latest = 1 THEN price END) AS latest, max(date) AS latest_date,
         max(CASE WHEN from_oldest = 1 THEN price END) AS oldest, min(date) AS oldest_date,
-        avg(CASE WHEN price_rank > size / ${sql.lit(TRIM_DIVISOR)} AND price_rank <= size - size / ${sql.lit(TRIM_DIVISOR)} THEN price END) AS trimmed_mean,
+        sum(CASE WHEN ${TRIMMED} THEN ${MICROS} END) AS trimmed_micros, count(CASE WHEN ${TRIMMED} THEN 1 END) AS trimmed_n,
         sum((price - pm) * (price - pm)) AS syy, sum((x - xm) * (x - xm)) AS sxx, sum((x - xm) * (price - pm)) AS sxy,
         avg(x) AS mean_x, max(x) AS last_x,
         count(change) AS nc, sum((change - cm) * (change - cm)) AS scc
       FROM c
       GROUP BY ord, stats_type, period, start_date
     )
-    SELECT ord, stats_type, period, start_date, n, min, max, mean, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_mean, mean_x, last_x,
+    SELECT ord, stats_type, period, start_date, n, min, max, mean_micros, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_micros, trimmed_n, mean_x, last_x,
       CASE WHEN n > 1 THEN sqrt(syy / (n - 1)) END AS std,
       CASE WHEN sxx > 0 THEN sxy / sxx END AS slope,
       CASE WHEN sxx > 0 THEN CASE WHEN syy = 0 THEN 1.0 ELSE sxy * sxy / (sxx * syy) END END AS r2,
