@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ServiceError, type FieldError } from '../services/errors.ts';
+import { ServiceError, wholeCharacters, type FieldError } from '../services/errors.ts';
 
 /** The listed codes (docs/api-decisions.md) of a status a plugin answers with; any other 4xx is `client_error`. */
 const pluginCodes: Record<number, string> = { 400: 'invalid_request', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large', 415: 'unsupported_media_type' };
@@ -71,8 +71,10 @@ export function send(reply: FastifyReply, status: number, body: { detail: string
   const request = reply.request;
   // Search-style clients read status.code / status.text; everyone else reads detail.
   const config = request.routeOptions.config;
-  const envelope = (statusBlock ?? (config?.envelope || config?.statusInErrors)) ? { status: { code: status, text: body.detail, request_id: request.id } } : {};
-  return reply.code(status).type('application/json; charset=utf-8').send({ ...body, ...envelope });
+  // a plugin's or a parser's message quoting a client's text, cut, is whole characters too
+  const detail = wholeCharacters(body.detail);
+  const envelope = (statusBlock ?? (config?.envelope || config?.statusInErrors)) ? { status: { code: status, text: detail, request_id: request.id } } : {};
+  return reply.code(status).type('application/json; charset=utf-8').send({ ...body, detail, ...envelope });
 }
 
 /**

@@ -3,17 +3,30 @@
  * `detail` is a sentence a client may show to a person. The HTTP layer maps it to the response.
  */
 export class ServiceError extends Error {
+  readonly detail: string;
+  readonly errors?: FieldError[];
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly detail: string,
-    readonly errors?: FieldError[],
+    detail: string,
+    errors?: FieldError[],
     readonly headers?: Record<string, string>,
   ) {
-    super(detail);
+    super(wholeCharacters(detail));
     this.name = 'ServiceError';
+    this.detail = wholeCharacters(detail);
+    if (errors) this.errors = errors.map((e) => ({ ...e, field: wholeCharacters(e.field), message: wholeCharacters(e.message) }));
   }
 }
+
+const halfPair = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text without half of a UTF-16 pair: a client's text quoted in a message is cut to a length in
+ * code units (`slice(0, 40)`), which can split an emoji and leave a lone surrogate, which a strict
+ * JSON parser refuses (bodies with one are refused on the way in, so only a cut makes one).
+ */
+export const wholeCharacters = (text: string): string => text.replace(halfPair, '');
 
 export interface FieldError {
   field: string;

@@ -133,6 +133,19 @@ describe.each(backends)('request errors (%s)', (backend) => {
     expect((await h.request('GET', cs('session/'))).json().count).toBe(before);
   });
 
+  it('a message quoting a client\'s text cut short never ends in half an emoji (a lone surrogate a strict JSON parser refuses)', async () => {
+    const key = 'a'.repeat(99) + '😀';
+    const twice = await h.request('POST', cs('session/'), { payload: `{"name":"x","${key}":1,"${key}":2}`, headers: { 'content-type': 'application/json' } });
+    const page = await h.request('GET', cs(`session/?page=${'1'.repeat(39)}😀`));
+    for (const res of [twice, page]) {
+      expect(res.statusCode).toBeGreaterThanOrEqual(400);
+      // the raw body, as a strict parser reads it: no \\ud83d escape left alone
+      expect(res.body).not.toMatch(/\\ud83d(?!\\ude00)/i);
+      expect(res.json().detail).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    }
+    expect(twice.json().detail).toMatch(/aaaa" twice/);
+  });
+
   it('an id in the path longer than the router takes is 404 in the error shape', async () => {
     for (const [method, url] of [['GET', cs(`session/${'a'.repeat(300)}/`)], ['PATCH', cs(`identification/${'9'.repeat(5000)}/`)], ['GET', `/account/v2/request/${'f'.repeat(400)}`]] as const) {
       const res = await h.request(method, url, method === 'PATCH' ? { body: { name: 'x' } } : {});
