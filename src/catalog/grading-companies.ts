@@ -47,8 +47,18 @@ export function companiesNamed(line: string): { company: GradingCompany; full: b
  * one of the seven, as a label read names it, or `OTHER` for any other grader; null when empty.
  */
 export function gradingCompanyOf(name: string | null | undefined): Company | null {
-  const trimmed = name?.trim();
+  // full-width ＰＳＡ, as a Japanese spreadsheet types it, is PSA (it was OTHER)
+  const trimmed = name?.normalize('NFKC').trim();
   if (!trimmed) return null;
   const exact = GRADING_COMPANIES.find((c) => c === lettersOf(trimmed));
   return exact ?? companiesNamed(trimmed)[0]?.company ?? 'OTHER';
+}
+
+/**
+ * The one company of the seven a grade written with its grader names first (`PSA 10`, `PSA10`,
+ * `BGS 9.5`), or null: a price file whose company column is empty (or absent) still prices a slab.
+ */
+export function companyLeadingGrade(grade: string | null): GradingCompany | null {
+  const lead = /^\s*([A-Za-z]+)\s*\d/.exec(grade?.normalize('NFKC') ?? '')?.[1]?.toUpperCase();
+  return lead !== undefined && (GRADING_COMPANIES as readonly string[]).includes(lead) ? (lead as GradingCompany) : lead === 'BECKETT' || lead === 'BVG' ? 'BGS' : null;
 }

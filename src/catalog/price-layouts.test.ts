@@ -110,9 +110,21 @@ describe('price layouts', () => {
     expect(company('TAG Grading')).toBe('TAG');
     expect(company('Ace')).toBe('ACE');
     expect(company('KSA')).toBe('OTHER');
+    // full-width, as a Japanese spreadsheet types it (it was OTHER)
+    expect(company('ＰＳＡ')).toBe('PSA');
+    expect(company('ｐｓａ')).toBe('PSA');
     expect(company('my uncle')).toBe('OTHER');
     // the row's key keeps the company as written, so a file imported before is still the same rows
     expect(row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', company: 'Beckett' })).toMatchObject({ rowKey: '2024-01-31|USD|BECKETT||', graded: true, extra: { company: 'BGS' } });
+  });
+
+  it("takes a plain CSV row's company from its grade when the company column is empty (PSA 10, PSA10, BGS 9.5), never another grader's", () => {
+    const read = (grade: string) => row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', grade }) as LayoutPrice;
+    expect(read('PSA 10')).toMatchObject({ graded: true, grade: 'PSA 10', rowKey: '2024-01-31|USD||PSA 10|', extra: { company: 'PSA', grade_value: 10 } });
+    expect(read('PSA10').extra).toEqual({ company: 'PSA', grade_value: 10 });
+    expect(read('Beckett 9.5').extra).toEqual({ company: 'BGS', grade_value: 9.5 });
+    expect(read('GEM MT 10').extra).toEqual({ grade_value: 10 });
+    expect(read('KSA 10').extra).toEqual({ grade_value: 10 });
   });
 
   it('refuses a plain CSV row without a price, currency or card, naming the line', () => {
@@ -146,6 +158,10 @@ describe('price layouts', () => {
     expect(gradeNumber('PSA 10 GEM MINT')).toEqual({ value: 10, qualifier: null });
     expect(gradeNumber('BGS 8.5 NM-MT+')).toEqual({ value: 8.5, qualifier: null });
     expect(gradeNumber('GEM MT 10 OC')).toEqual({ value: 10, qualifier: '(OC)' });
+    // as sheets write them: the grader touching the number, full-width digits and letters
+    expect(gradeNumber('PSA9')).toEqual({ value: 9, qualifier: null });
+    expect(gradeNumber('１０')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('ＧＥＭ ＭＴ １０')).toEqual({ value: 10, qualifier: null });
     expect(gradeNumber('MINT 9 (oc)')).toEqual({ value: 9, qualifier: '(OC)' });
     expect(gradeNumber('PSA 8 NM-MT mk')).toEqual({ value: 8, qualifier: '(MK)' });
     // still one number or none: two numbers, a number past 10, a qualifier alone

@@ -1,5 +1,5 @@
 import { fail, type Fields } from './catalog-rows.ts';
-import { gradingCompanyOf } from './grading-companies.ts';
+import { companyLeadingGrade, gradingCompanyOf } from './grading-companies.ts';
 
 /**
  * The price files' layouts (../shared/catalogs/prices/README.md), and the plain CSV a shop
@@ -105,7 +105,8 @@ function dateOf(f: Fields, column: string): string {
 const QUALIFIER_AT_END = /\s*(?:\(([A-Za-z]{1,3})\)|(?<=\s)(OC|ST|PD|OF|MK|MC))$/i;
 /** Grade words: letters with the marks labels print between them (`NM-MT+`, `NM/M`, `EX.`), no digits. */
 const WORDS = '[A-Za-z][A-Za-z ./+-]*';
-const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s)?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${WORDS})?$`);
+// the words may touch the number (`PSA10`, as sheets write it)
+const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s?)?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${WORDS})?$`);
 
 /**
  * A grade as printed (`10`, `9.5`, `GEM MT 10`, `PSA 9`, `MINT 9 (OC)`, and the number first:
@@ -115,7 +116,8 @@ const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s)?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${W
  */
 export function gradeNumber(grade: string | null): { value: number | null; qualifier: string | null } {
   if (grade === null) return { value: null, qualifier: null };
-  const text = grade.trim();
+  // full-width digits and letters (１０, ＧＥＭ ＭＴ １０) as the ones they stand for
+  const text = grade.normalize('NFKC').trim();
   const q = QUALIFIER_AT_END.exec(text);
   const m = GRADE_TEXT.exec(q ? text.slice(0, q.index) : text);
   if (!m) return { value: null, qualifier: null };
@@ -310,7 +312,7 @@ const plain: PriceLayout = {
     const grade = f.text('grade');
     const written = f.text('company')?.toUpperCase() ?? null;
     // as a label read names it (Beckett, BVG → BGS), so a slab's graded entries find these sales; any other grader is OTHER
-    const company = gradingCompanyOf(written);
+    const company = gradingCompanyOf(written) ?? companyLeadingGrade(grade);
     const source = f.text('source');
     const qualifier = gradeNumber(grade).qualifier;
     return {
