@@ -599,12 +599,13 @@ export function foldForSearch(text: string): string {
   // accents too: "pokemon" finds "Pokémon", "electrique" "Électrique" (a French shop's sessions were found
   // only as typed with their accents); only the Latin, Greek and Cyrillic combining marks, so a Japanese
   // voiced kana (its mark is U+3099) stays itself
-  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').replace(/ς/g, 'σ');
+  // voiced kana stays itself; width goes (NFKC): "psa" finds "ＰＳＡ１０", "ポケモン" finds "ﾎﾟｹﾓﾝ", as Japanese input methods type them
+  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFKC').replace(/ς/g, 'σ');
 }
 
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`replace(normalize(regexp_replace(normalize(lower(${column}), NFD), ${'[\u0300-\u036f]'}, '', 'g'), NFC), 'ς', 'σ')`;
+  sql<string>`replace(normalize(regexp_replace(normalize(lower(${column}), NFD), ${'[\u0300-\u036f]'}, '', 'g'), NFKC), 'ς', 'σ')`;
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {

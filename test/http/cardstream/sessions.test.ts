@@ -288,6 +288,13 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect((await h.request('POST', cs(`session/?workspace=${ws2}`), { body: { name: 'ポケモン ガ' } })).statusCode).toBe(201);
     expect((await h.request('GET', cs(`session/?workspace=${ws2}&search=${encodeURIComponent('ガ')}`))).json().count).toBe(1);
     expect((await h.request('GET', cs(`session/?workspace=${ws2}&search=${encodeURIComponent('カ')}`))).json().count).toBe(0);
+    // width as Japanese input methods type it is no other text: full-width Latin and digits, half-width kana (not found before)
+    const wsJp = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'widths')).workspace;
+    for (const name of ['ＰＳＡ１０ まとめ', 'ﾎﾟｹﾓﾝｶｰﾄﾞ 土曜', 'PSA9 bulk']) expect((await h.request('POST', cs(`session/?workspace=${wsJp}`), { body: { name } })).statusCode).toBe(201);
+    for (const [term, found] of [['psa1', ['ＰＳＡ１０ まとめ']], ['ＰＳＡ９', ['PSA9 bulk']], ['１０', ['ＰＳＡ１０ まとめ']], ['ポケモンカード', ['ﾎﾟｹﾓﾝｶｰﾄﾞ 土曜']], ['ﾎﾟｹﾓﾝ', ['ﾎﾟｹﾓﾝｶｰﾄﾞ 土曜']]] as const) {
+      const res = (await h.request('GET', cs(`session/?workspace=${wsJp}&search=${encodeURIComponent(term)}`))).json();
+      expect(res.results.map((r: { name: string }) => r.name), term).toEqual(found);
+    }
     // letters whose lower case depends on context fold alike on both backends: a Greek final sigma, a dotted capital I
     const ws3 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'context')).workspace;
     for (const name of ['İstanbul 2', 'ΟΔΟΣ 3']) expect((await h.request('POST', cs(`session/?workspace=${ws3}`), { body: { name } })).statusCode).toBe(201);
