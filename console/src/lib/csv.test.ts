@@ -36,5 +36,9 @@ describe('session CSV', () => {
   it('makes a safe file name', () => {
     expect(csvFileName('Friday stream: Pokémon!', '0123456789ab')).toBe('Friday-stream-Pokemon-01234567.csv');
     expect(csvFileName('///', 'abcdefgh12')).toBe('session-abcdefgh.csv');
+    // any script's letters stay (they were dropped: "session-…" for every Japanese name)
+    expect(csvFileName('土曜配信 #12 ガチャ', '0123456789ab')).toBe('土曜配信-12-ガチャ-01234567.csv');
+    expect(csvFileName('포켓몬 방송', '0123456789ab')).toBe('포켓몬-방송-01234567.csv');
+    expect(csvFileName('😀'.repeat(3) + 'ア'.repeat(70), '0123456789ab')).toBe(`${'ア'.repeat(60)}-01234567.csv`);
   });
 });

@@ -37,6 +37,8 @@ export function sessionCsv(rows: readonly Identification[]): string {
 
 /** A file name from a session's name: letters, digits, dashes. */
 export function csvFileName(sessionName: string, id: string): string {
-  const base = sessionName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').replace(/[^\w-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60);
+  // letters of any script stay (a Japanese or Korean name gave "session-…"); Latin accents go, a voiced kana stays itself
+  const folded = sessionName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+  const base = [...folded.replace(/[^\p{L}\p{N}_-]+/gu, '-').replace(/^-+|-+$/g, '')].slice(0, 60).join('').replace(/-+$/, '');
   return `${base || 'session'}-${id.slice(0, 8)}.csv`;
 }
