@@ -57,6 +57,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     20 by default, at most 1000
   loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
   loupe prices import --file F --catalog NAME
+  loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P]
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
                     history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
                     card, date, price, currency[, grade, company, source] (docs/prices.md); rows naming
@@ -149,6 +150,10 @@ const options = {
   set: { type: 'string' },
   number: { type: 'string' },
   limit: { type: 'string' },
+  card: { type: 'string' },
+  date: { type: 'string' },
+  source: { type: 'string' },
+  price: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -275,6 +280,11 @@ async function run(services: Services, command: string, values: Values, rest: st
     }
     case 'catalog delete':
       return services.catalogs.delete(need(values.catalog ?? rest[0], 'catalog'));
+    case 'prices delete': {
+      const price = values.price === undefined ? undefined : Number(values.price);
+      if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
+      return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price });
+    }
     case 'prices import':
       return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io, stop));
     default:
@@ -390,7 +400,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

@@ -189,6 +189,25 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(absent.stderr).toMatch(/There is no catalog nowhere: import its cards first/);
   }, 60_000);
 
+  it('deletes a wrong sale, or all of a card\'s prices, which a re-import of a file without them left in place', async () => {
+    const csv = path.join(dataDir, 'sales.csv');
+    await fs.writeFile(csv, 'card,date,price,currency,source\ntst1-3,2024-03-01,1200,USD,ebay\ntst1-3,2024-03-02,1,USD,ebay\ntst1-3,2024-03-02,1150,USD,ebay\ntst1-4,2024-03-02,3,USD,ebay\n');
+    expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 4 });
+    // the $1 sale: the day and the price name it, the card's other sales stay
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '1')).result).toEqual({ catalog: 'pokemon', card: 'tst1-3', deleted: 1, left: 2 });
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--source', 'tcgplayer')).result).toMatchObject({ deleted: 0, left: 2 });
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3')).result).toMatchObject({ deleted: 2, left: 0 });
+    // another card's price stays; a card without prices, a bad price or day say so
+    expect((await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon').prices).toBeGreaterThanOrEqual(1);
+    const none = await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3');
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/holds no price of card "tst1-3"/);
+    expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--price', 'cheap')).code).toBe(2);
+    expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', '2/3/2024')).stderr).toMatch(/--date must be a day written YYYY-MM-DD/);
+    expect((await fails('prices', 'delete', '--catalog', 'pokemon')).code).toBe(2);
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4')).result).toMatchObject({ deleted: 1, left: 0 });
+  }, 60_000);
+
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {
     expect((await fails('catalog', 'import', '--kind', 'baseball', '--csv', 'x.csv')).stderr).toMatch(/--kind must be one of pokemon, mtg, yugioh, sports, comics, csv, not "baseball"/);
     const noFile = await fails('catalog', 'import', '--kind', 'mtg', '--sets', 'sets.json');
