@@ -56,6 +56,49 @@ export interface ParsedQuery {
   literals?: string[];
   /** Words that were not searched because the query is longer than `maxQueryWords`. */
   unread: string[];
+  /**
+   * Kana and Hangul runs of the query and the phrase of their character pairs each is also searched
+   * by (in `terms` beside the run): the index holds such runs as pairs, since the segmenter splits
+   * them by guess (プロモカード → プロ | モカ | ード) or not at all (포켓몬카드).
+   */
+  runs?: { word: string; phrase: string }[];
+}
+
+/**
+ * Runs of katakana, of hiragana and of Hangul, each apart (the prolonged sound mark ー goes with
+ * either kana): Japanese writes names and loanwords in katakana and particles in hiragana, so
+ * ピカチュウを is ピカチュウ and を.
+ */
+const kanaOrHangulRun = /[\u30a0-\u30ff\u31f0-\u31ff]+|[\u3040-\u309f\u30fc]+|[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+/gu;
+const kanaOrHangulOnly = /^[\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]+$/u;
+const hangul = /[\uac00-\ud7af]/u;
+
+/** A run's overlapping character pairs, in order ("カード" → カー ード); a run of one character is itself. */
+export function charPairs(run: string): string[] {
+  const chars = [...run];
+  if (chars.length < 2) return chars;
+  return chars.slice(1).map((c, i) => chars[i]! + c);
+}
+
+/**
+ * The kana and Hangul runs of a folded token, each as its pairs (so "カード" finds
+ * "ポケモンカード" as the phrase "カー ード") and, when longer than two characters, whole.
+ */
+function runWords(token: string): string[] {
+  const out: string[] = [];
+  for (const run of token.match(kanaOrHangulRun) ?? []) {
+    if ([...run].length > 2) out.push(run);
+    out.push(...charPairs(run));
+  }
+  return out;
+}
+
+// Korean particles written onto the noun ("카드를", "피카츄의"): a query word also stands for its stem.
+const koreanParticles = ['에서', '으로', '에게', '까지', '부터', '처럼', '보다', '을', '를', '이', '가', '은', '는', '의', '에', '도', '와', '과', '로', '만'];
+function koreanStem(word: string): string | undefined {
+  if (!kanaOrHangulOnly.test(word) || !hangul.test(word)) return undefined;
+  const p = koreanParticles.find((x) => word.endsWith(x) && [...word].length - [...x].length >= 2);
+  return p ? word.slice(0, word.length - p.length) : undefined;
 }
 
 export type QueryErrorCode = 'empty_query' | 'query_too_long';
@@ -106,15 +149,20 @@ export function indexWords(input: string): string {
   const folded = foldText(input);
   const out: string[] = [];
   for (const token of wordsOf(folded)) {
+    const runs = runWords(token);
     if (!cjkChar.test(token)) {
-      out.push(token);
+      // Hangul: the word as spaced, and its runs' pairs (a compound 포켓몬카드 holds 포켓몬)
+      out.push(token, ...(runs.length ? runs.filter((w) => w !== token) : []));
       continue;
     }
     const lang = /[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u.test(token) ? 'ja' : 'zh';
     for (const s of segmenter(lang).segment(token)) {
       if (s.isWordLike === false) continue;
+      // kana pieces are the segmenter's guesses: the runs' pairs below stand for them
+      if (kanaOrHangulOnly.test(s.segment)) continue;
       out.push(...(cjkChar.test(s.segment) ? [s.segment] : wordsOf(s.segment)));
     }
+    out.push(...runs);
   }
   return out.join(' ');
 }
@@ -173,6 +221,25 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   if (counted.size) {
     for (let k = terms.length - 1; k >= 0; k--) if (counted.has(terms[k]!)) terms.splice(k, 1);
   }
+  // Kana and Hangul runs: searched whole and as the phrase of their pairs, as the index holds them; not
+  // as the segmenter's pieces of them, which matched unrelated records ("ー", "モカ").
+  const runs: { word: string; phrase: string }[] = [];
+  // what the lexicon, the people counts or the stop words already took is no run of its own (ハンドバッグ is a handbag)
+  const taken = [...items.filter((item) => item.kind === 'concept').map((item) => item.text), ...counted, ...stopped].sort((a, b) => b.length - a.length);
+  const leftOf = (run: string) => [...taken.reduce((rest, t) => rest.replaceAll(t, ' '), run)].filter((c) => c !== ' ').length;
+  for (const token of tokens.slice(0, maxWords)) {
+    for (const run of token.match(kanaOrHangulRun) ?? []) {
+      if (leftOf(run) < 2) continue;
+      for (const word of [run, koreanStem(run)]) {
+        if (word === undefined || [...word].length < 2 || runs.some((r) => r.word === word)) continue;
+        runs.push({ word, phrase: charPairs(word).join(' ') });
+      }
+    }
+  }
+  if (runs.length) {
+    for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
+    for (const r of runs) terms.push(r.word, ...(r.phrase !== r.word ? [r.phrase] : []));
+  }
   // A query of nothing but function words ("of the and") is still searched for them, literally.
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
 
@@ -184,6 +251,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     terms: [...new Set(terms)],
     literals: [...new Set(items.filter((item) => item.kind === 'concept').map((item) => item.text))].filter((w) => !terms.includes(w)),
     unread,
+    ...(runs.length ? { runs } : {}),
   };
 }
 

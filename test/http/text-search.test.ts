@@ -129,6 +129,31 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(new Set(ids((await text(c, 'down')).body))).toEqual(new Set(['o', 'r']));
   }, 60_000);
 
+  it('finds the katakana and Hangul words inside a compound, and a Korean word with its particle, not a record sharing a piece', async () => {
+    const c = await newCollection();
+    const records = [
+      { _id: 'promo', _base64: img('pyramid', 1), title: 'ピカチュウ プロモカード 美品' },
+      { _id: 'half', _base64: img('Leopards', 2), title: 'ﾎﾟｹﾓﾝｶｰﾄﾞ151' },
+      { _id: 'shiny', _base64: img('cannon', 1), title: 'シャイニートレジャー' },
+      { _id: 'guard', _base64: img('watch', 1), title: 'がーど でっき' },
+      { _id: 'ko', _base64: img('buddha', 2), title: '포켓몬카드 한정판' },
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
+    // the segmenter's pieces (プロ | モカ | ード) were all the index held: "カード" was 422
+    expect(new Set(ids((await text(c, 'カード')).body))).toEqual(new Set(['promo', 'half']));
+    expect(ids((await text(c, 'ポケモン')).body)).toEqual(['half']);
+    expect(ids((await text(c, 'プロモ')).body)).toEqual(['promo']);
+    expect(ids((await text(c, 'トレジャー')).body)).toEqual(['shiny']);
+    expect(ids((await text(c, 'ピカチュウを探す')).body)).toEqual(['promo']);
+    expect(ids((await text(c, '포켓몬')).body)).toEqual(['ko']);
+    expect(ids((await text(c, '카드를')).body)).toEqual(['ko']);
+    // a piece of one word is no other word: "ー" matched both kana records, "シャイニートレジャー" the hiragana one
+    expect((await text(c, 'ー')).body.status.code).toBe(422);
+    expect(ids((await text(c, 'シャイニートレジャー')).body)).toEqual(['shiny']);
+    // a run found by its pairs is not reported unread
+    expect((await text(c, 'カード')).body.query_records![0]!._unread_terms).toBeUndefined();
+  }, 60_000);
+
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
     const shop = await newCollection('product');
     const records = [

@@ -197,7 +197,10 @@ export class TextSearchService {
 
     if (!ranked) {
       const present = await this.queries.present(c, q);
-      const unreadTerms = [...q.terms.filter((t) => !present.has(t)), ...q.unread];
+      // a kana or Hangul run found as the phrase of its pairs is read; the phrase itself is no word of the query
+      const phrases = new Map((q.runs ?? []).map((r) => [r.phrase, r.word]));
+      const foundRuns = new Set((q.runs ?? []).filter((r) => present.has(r.phrase)).map((r) => r.word));
+      const unreadTerms = [...q.terms.filter((t) => !present.has(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
         return {
