@@ -119,6 +119,32 @@ describe('HnswIndex basics', () => {
     expect(index.search(q, 10).strategy).toBe('exact');
   });
 
+  it('pages of a large clustered index share one pool up to 128 deep: walked with `from`, no record twice or missed, and a stored vector finds itself', async () => {
+    // tight clusters of near copies, as many photos of one product give: the graph's small pools missed
+    // close records (recall@30 0.90) and the queried record itself, and each page had its own pool
+    const source = new MemorySource(64);
+    const centres = vectors(60, 31, 64);
+    const r = rng(32);
+    for (let i = 0; i < 3000; i++) {
+      const c = centres[i % centres.length]!;
+      const v = c.map((x) => x + (r() - 0.5) * 0.02);
+      const n = Math.hypot(...v);
+      source.put(i, v.map((x) => x / n));
+    }
+    const index = await openIndex(source);
+    for (const key of [7, 1234, 2999]) {
+      const q = source.rows.get(key)!;
+      const walked = [0, 30, 60, 90].flatMap((from) => index.search(q, from + 30).keys.slice(from));
+      expect(new Set(walked).size, `query ${key}`).toBe(walked.length);
+      expect(walked, `query ${key}`).toEqual(index.search(q, 120).keys);
+      expect(index.search(q, 3).keys[0], `query ${key}`).toBe(key);
+    }
+    // one pool for every page up to 128 deep (each page had its own: 64, 128, 256)
+    const q = source.rows.get(5)!;
+    expect([30, 60, 90, 120].map((k) => index.search(q, k))).toMatchObject([30, 60, 90, 120].map(() => ({ strategy: 'hnsw', pool: 256 })));
+    expect(index.search(q, 200).pool).toBe(512);
+  });
+
   it('opens and searches where its file cannot be written, saying so in the log (every search answered 500 after a restart)', async () => {
     const source = new MemorySource();
     const vs = vectors(50, 31);

@@ -26,7 +26,10 @@ const pgVector = (v: Float32Array) => `[${Array.from(v).join(',')}]`;
 // the page asked for and a margin for relaxed order: `k + from` past 2000 (paging far, or one record per
 // product) must not come back short (it was capped at 2000)
 const overfetch = (limit: number) => limit + Math.min(limit + 20, 2000);
-const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Math.max(200, 4 * k) : Math.max(64, 2 * k));
+// unfiltered, at least 256, as the embedded index's pool (hnsw-index.ts MIN_UNFILTERED_POOL): pages up to 128
+// deep come from one beam, so walking them with `from` neither repeats nor skips records (each page had its
+// own: 16 repeats in 40 pages at 50,000 records); about 3 ms more a search at 30,000 × 256-d
+export const efSearch = (k: number, filtered: boolean) => Math.min(1000, filtered ? Math.max(200, 4 * k) : Math.max(256, 2 * k));
 /** pgvector's default stop for iterative scans (hnsw.max_scan_tuples), raised for larger pages. */
 const maxScanTuples = (limit: number) => Math.max(20_000, 4 * limit);
 /**

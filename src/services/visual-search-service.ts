@@ -16,6 +16,8 @@ import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
 import { ProductRule } from './fashion/product-rule.ts';
 import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
 import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { clientCancelled } from '../util/download-scope.ts';
 import type { AccountService } from './account-service.ts';
 import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
@@ -1222,9 +1224,18 @@ export class VisualSearchService {
     await this.products.require(c);
     const pairs: { a: string; b: string; d: number }[] = [];
     const seen = new Set<string>();
+    const cancelled = clientCancelled();
+    let examined = 0;
     for (let offset = 0; ; offset += 500) {
       const batch = await this.queries.find(c, f, 500, offset);
       for (const r of batch) {
+        // one search a record: the embedded index answers each without waiting, so a large collection
+        // held the event loop for the whole pass (33 s at 45,000 records, every other request and
+        // /health waiting); it gives way every few records, and stops for a client that went away
+        if (++examined % 16 === 0) {
+          await nextTurn();
+          if (cancelled()) throw new ServiceError(499, 'client_closed', 'The client went away before the pairs were found.');
+        }
         const v = await this.queries.lookup(c, r.recordId);
         if (!v) continue;
         for (const h of await this.queries.range(c, v.vector, radius / distanceScale, 20, f)) {

@@ -34,3 +34,13 @@ export function downloadSignal(): AbortSignal | undefined {
 export function downloadOwner(): string | undefined {
   return scope.getStore()?.owner;
 }
+
+/**
+ * Whether the client of the request in progress went away before its answer (not its downloads'
+ * time budget running out): long work a client no longer waits for stops. Always false outside a
+ * request.
+ */
+export function clientCancelled(): () => boolean {
+  const signal = downloadSignal();
+  return () => signal?.aborted === true && /cancelled by its client/.test(String((signal.reason as { message?: unknown } | undefined)?.message));
+}

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { CollectionStore } from '../../src/store/collection-store.ts';
+import type { Store } from '../../src/store/database.ts';
+
+/**
+ * allNearDupPairs searches once for every record. The embedded index answers each search without
+ * waiting, so the pass held the event loop for its whole length: at 45,000 records every other
+ * request, /health too, waited 33 s. Vectors are written through the store (images would take minutes).
+ */
+describe('allNearDupPairs over a large collection (sqlite)', () => {
+  let h: Harness;
+  let id: string;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 16, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'pairs', capacity: 10_000 })).id;
+    let seed = 11;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    const rows = Array.from({ length: 3000 }, (_, i) => {
+      const v = Float32Array.from({ length: 16 }, next);
+      return { recordId: `r${i}`, data: { _id: `r${i}` }, vector: v };
+    });
+    const store = new CollectionStore((h.app.loupe as unknown as { store: Store }).store);
+    for (let i = 0; i < rows.length; i += 500) await store.insert(id, rows.slice(i, i + 500), 'test-16d');
+  }, 180_000);
+  afterAll(() => h?.close());
+
+  it('lets other requests through while it runs', async () => {
+    // the index loaded first (its loading gives way of itself), so what is timed below is the pass
+    expect((await h.request('POST', '/similarity/custom/v2/getRecordCount', { body: {}, headers: { 'collection-id': id } })).json().count).toBe(3000);
+    expect((await h.request('POST', '/similarity/custom/v2/visualKNN', { body: { query_record: { _id: 'r1' }, k: 1 }, headers: { 'collection-id': id } })).statusCode).toBe(200);
+    const done: string[] = [];
+    const pairs = h.request('POST', '/similarity/custom/v2/allNearDupPairs', { body: { radius: 1, limit: 5 }, headers: { 'collection-id': id } }).then((r) => {
+      done.push('pairs');
+      return r;
+    });
+    // asked once the pass is under way (a timer: it fires only if the pass gives way)
+    await new Promise((r) => setTimeout(r, 100));
+    const health = h.request('GET', '/health').then((r) => {
+      done.push('health');
+      return r;
+    });
+    const [p, hl] = await Promise.all([pairs, health]);
+    expect(p.statusCode).toBe(200);
+    expect(hl.statusCode).toBe(200);
+    expect(done).toEqual(['health', 'pairs']);
+  }, 120_000);
+});
