@@ -81,6 +81,11 @@ if (config.vision.warm.length) {
     app.log.warn({ err }, 'recognition warm-up failed; the first scan will load its catalogs');
   }
 }
+{
+  const t0 = performance.now();
+  const indexes = await app.loupe.collections.loadIndexes();
+  if (indexes.collections) app.log.info({ ...indexes, ms: Math.round(performance.now() - t0) }, 'collection indexes loaded');
+}
 await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
   await app.close().catch(() => undefined);
   return cannotStart(err);

@@ -47,6 +47,8 @@ export interface CollectionQueries {
   present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
   /** Keys of the records whose own words (not what was seen in their images, nor OCR) hold any of these concept codes. */
   namedInOwnWords(c: CollectionRecord, codes: readonly string[]): Promise<Set<number>>;
+  /** Makes the collection ready to search (the embedded index read from its file, or built); nothing to do where the database holds it. */
+  load(c: CollectionRecord): Promise<void>;
   applied(c: CollectionRecord, change: Change): void;
   /** Drops what is held for a collection (after it is deleted). */
   forget(collectionId: string): Promise<void>;

@@ -130,6 +130,10 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return this.chain(c.id, () => this.state(c));
   }
 
+  async load(c: CollectionRecord): Promise<void> {
+    await this.ready(c);
+  }
+
   applied(c: CollectionRecord, change: Change): void {
     void this.chain(c.id, async () => {
       const s = await this.state(c);

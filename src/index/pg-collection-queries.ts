@@ -331,6 +331,8 @@ export class PgCollectionQueries implements CollectionQueries {
     // The table is the index.
   }
 
+  async load(): Promise<void> {}
+
   async forget(): Promise<void> {}
 
   async close(): Promise<void> {}

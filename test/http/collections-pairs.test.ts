@@ -25,6 +25,13 @@ describe('allNearDupPairs over a large collection (sqlite)', () => {
   }, 180_000);
   afterAll(() => h?.close());
 
+  it('the server loads every collection\'s index before it takes requests (the first search loaded it, holding every request)', async () => {
+    const loaded = (h.app.loupe.collections as unknown as { queries: { loaded: Map<string, unknown> } }).queries.loaded;
+    expect(loaded.has(id)).toBe(false);
+    expect(await h.app.loupe.collections.loadIndexes()).toEqual({ collections: 1, failed: 0 });
+    expect(loaded.has(id)).toBe(true);
+  }, 60_000);
+
   it('lets other requests through while it runs', async () => {
     // the index loaded first (its loading gives way of itself), so what is timed below is the pass
     expect((await h.request('POST', '/similarity/custom/v2/getRecordCount', { body: {}, headers: { 'collection-id': id } })).json().count).toBe(3000);
