@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
-import { foldCardNumber } from '../store/session-card-keys.ts';
+import { cardKey, foldCardNumber } from '../store/session-card-keys.ts';
 import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
@@ -358,19 +358,7 @@ export function derivePrice(priceStats: unknown[] | null | undefined, idType: st
   return best ? { price: best.price, basis: best.basis } : null;
 }
 
-/**
- * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode
- * form and width (NFKC) and a number's leading zeros (as `namesCard`; keys stored before were made
- * again, migrations 021 and 024).
- * The set is its code when known, else its name; the name falls back to the full name.
- * Rows with neither name nor full name are unidentified and not counted as cards.
- */
-export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null }): string | null {
-  const norm = (s: string | null | undefined) => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
-  const name = norm(row.name) || norm(row.full_name);
-  if (!name) return null;
-  return [norm(row.id_type), name, norm(row.set_code) || norm(row.set_name), foldCardNumber(norm(row.card_number))].join('|');
-}
+export { cardKey };
 
 const orNull = <T>(v: T | null | undefined): T | null => (v === undefined ? null : v);
 const maxOf = (a: number | null, b: number | null | undefined): number | null => (b === null || b === undefined ? a : a === null ? b : Math.max(a, b));

@@ -600,12 +600,14 @@ export function foldForSearch(text: string): string {
   // only as typed with their accents); only the Latin, Greek and Cyrillic combining marks, so a Japanese
   // voiced kana (its mark is U+3099) stays itself
   // voiced kana stays itself; width goes (NFKC): "psa" finds "ＰＳＡ１０", "ポケモン" finds "ﾎﾟｹﾓﾝ", as Japanese input methods type them
-  return text.toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFKC').replace(/ς/g, 'σ');
+  // NFKC first, then lower case: NFKC makes capitals of its own (™ TM, № No, 𝐏𝐒𝐀 PSA), which PostgreSQL's
+  // LIKE then told apart while SQLite's (ASCII case-blind) did not; marks stripped after it, as it puts back ǅ's caron
+  return text.normalize('NFKC').toLowerCase().normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC').replace(/ς/g, 'σ');
 }
 
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`replace(normalize(regexp_replace(normalize(lower(${column}), NFD), ${'[\u0300-\u036f]'}, '', 'g'), NFKC), 'ς', 'σ')`;
+  sql<string>`replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${'[\u0300-\u036f]'}, '', 'g'), NFC), 'ς', 'σ')`;
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {

@@ -3,10 +3,16 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
-import { cardKey } from '../services/card-session-service.ts';
-import { foldCardNumber, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
+import { cardKey, foldCardNumber, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
 import { cardKeyNumbers } from './migrations/021-card-key-numbers.ts';
 import { cardKeyWidths } from './migrations/024-card-key-widths.ts';
+
+/** The key releases 021–023 made (composed, folded, no width). */
+const key021 = (row: Parameters<typeof cardKey>[0]) => {
+  const norm = (s: string | null | undefined) => (s ?? '').normalize('NFC').trim().replace(/\s+/g, ' ').toLowerCase();
+  const name = norm(row.name) || norm(row.full_name);
+  return name ? [norm(row.id_type), name, norm(row.set_code) || norm(row.set_name), foldCardNumber(norm(row.card_number))].join('|') : null;
+};
 
 /** The key releases before migration 021 stored. */
 const oldKey = (row: Parameters<typeof cardKey>[0]) => {
@@ -25,7 +31,6 @@ const rows = [
   { id_type: 'sport', name: 'Mike Trout', set_name: 'Topps', card_number: 'US-007a' },
   { name: 'Charizard 004/102', card_number: null },
   { id_type: 'tcg', name: 'pipe|in|name', set_code: 'x', card_number: '007' },
-  { id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' },
 ];
 
 describe('card keys', () => {
@@ -38,8 +43,8 @@ describe('card keys', () => {
     expect(foldCardNumber('a00b')).toBe('a0b');
   });
 
-  it('as stored before are made again as cardKey makes them now', () => {
-    for (const row of rows) expect(refoldCardKey(oldKey(row))).toBe(cardKey(row));
+  it('as stored before 021 are made again as 021 made them', () => {
+    for (const row of rows) expect(refoldCardKey(oldKey(row))).toBe(key021(row));
     expect(cardKey(pikachu)).toBe(cardKey({ ...pikachu, card_number: '25' }));
     expect(cardKey(flabebe)).toBe(cardKey({ ...flabebe, name: 'Flabébé' }));
     expect(cardKey({ id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' })).toBe(cardKey({ id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '25/165' }));
@@ -58,26 +63,61 @@ describe.each(backends)('migrations 021 and 024 (%s)', (backend) => {
     for (const row of rows) {
       const key = oldKey(row);
       const made = backend === 'sqlite' ? sql<{ k: string }>`SELECT loupe_refold_card_key(${key}) AS k` : sql<{ k: string }>`SELECT ${sql.raw(pgRefoldCardKey('v.key'))} AS k FROM (SELECT ${key}::text AS key) v`;
-      expect((await made.execute(db)).rows[0]?.k).toBe(cardKey(row));
+      expect((await made.execute(db)).rows[0]?.k).toBe(key021(row));
     }
   });
 
-  it("re-keys a session's stored rows, so its summary counts one card once", async () => {
+  const addSession = async () => {
     const db = t.store.db;
     const now = new Date().toISOString();
-    const [account, workspace, session] = [randomUUID(), randomUUID(), randomUUID()];
+    const [account, workspace] = [randomUUID(), randomUUID()];
+    const id = randomUUID();
     await sql`INSERT INTO accounts (id, name, created_at) VALUES (${account}, 'a', ${now})`.execute(db);
     await sql`INSERT INTO workspaces (id, account_id, name, created_at) VALUES (${workspace}, ${account}, 'w', ${now})`.execute(db);
     await sql`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at)
-      VALUES (${session}, ${workspace}, 's', '', 'TCG', '', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(db);
-    const jp = { id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '025/165' };
-    const stored = [oldKey(pikachu), oldKey({ ...pikachu, card_number: '25' }), oldKey(flabebe), oldKey({ ...flabebe, name: 'Flabébé' }), oldKey(jp), oldKey({ ...jp, name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' })];
+      VALUES (${id}, ${workspace}, 's', '', 'TCG', '', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(db);
+    return id;
+  };
+  const distinct = async (sessionId: string) => Number((await t.store.db.selectFrom('card_identifications').select((eb) => eb.fn.count<number>('card_key').distinct().as('n')).where('session_id', '=', sessionId).executeTakeFirstOrThrow()).n);
+
+  it("021 re-keys a session's stored rows, so its summary counts one card once", async () => {
+    const db = t.store.db;
+    const now = new Date().toISOString();
+    const sid = await addSession();
+    const stored = [oldKey(pikachu), oldKey({ ...pikachu, card_number: '25' }), oldKey(flabebe), oldKey({ ...flabebe, name: 'Flabébé' })];
     for (const [i, key] of stored.entries()) {
-      await sql`INSERT INTO card_identifications (id, session_id, event_id, card_key, created_at, updated_at) VALUES (${randomUUID()}, ${session}, ${String(i)}, ${key}, ${now}, ${now})`.execute(db);
+      await sql`INSERT INTO card_identifications (id, session_id, event_id, card_key, created_at, updated_at) VALUES (${randomUUID()}, ${sid}, ${String(i)}, ${key}, ${now}, ${now})`.execute(db);
     }
-    const summary = () => t.store.db.selectFrom('card_identifications').select((eb) => eb.fn.count<number>('card_key').distinct().as('n')).where('session_id', '=', session).executeTakeFirstOrThrow();
-    expect(Number((await summary()).n)).toBe(6);
-    for (const statement of [...cardKeyNumbers[backend], ...cardKeyWidths[backend]]) await sql.raw(statement).execute(db);
-    expect(Number((await summary()).n)).toBe(3);
+    expect(await distinct(sid)).toBe(4);
+    for (const statement of cardKeyNumbers[backend]) await sql.raw(statement).execute(db);
+    expect(await distinct(sid)).toBe(2);
+  });
+
+  it('024 makes every key again from the row, as a fresh database would: widths one card, and what 021-era keys lost kept apart', async () => {
+    const db = t.store.db;
+    const now = new Date().toISOString();
+    const sid = await addSession();
+    const cards = [
+      { id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '025/165' },
+      { id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' },
+      // NFKC's capitals (™ → TM, № → No) on a key already lower-cased, and a zero after a full-width digit that 021's fold dropped
+      { id_type: 'tcg', name: 'Mewtwo', set_name: 'Pokémon™ TCG', card_number: '１05' },
+      { id_type: 'tcg', name: 'Mewtwo', set_name: 'pokémontm tcg', card_number: '105' },
+      { id_type: 'tcg', name: 'Mewtwo', set_name: 'Pokémon™ TCG', card_number: '15' },
+      { id_type: 'tcg', name: 'Box', set_code: 'x', card_number: '№006' },
+      // a full-width pipe is no separator: these are two cards
+      { id_type: 'tcg', name: 'Pikachu', set_code: 'SV2a｜Promo', card_number: '1' },
+      { id_type: 'tcg', name: 'Pikachu｜SV2a', set_code: 'Promo', card_number: '1' },
+    ];
+    for (const [i, c] of cards.entries()) {
+      await sql`INSERT INTO card_identifications (id, session_id, event_id, id_type, name, set_code, set_name, card_number, card_key, created_at, updated_at)
+        VALUES (${randomUUID()}, ${sid}, ${String(i)}, ${c.id_type}, ${c.name}, ${c.set_code ?? null}, ${c.set_name ?? null}, ${c.card_number}, ${key021(c)}, ${now}, ${now})`.execute(db);
+    }
+    expect(await distinct(sid)).toBe(8);
+    await db.transaction().execute((trx) => cardKeyWidths.run!(trx));
+    const keys = await db.selectFrom('card_identifications').select(['event_id', 'card_key']).where('session_id', '=', sid).orderBy('event_id').execute();
+    expect(keys.map((k) => k.card_key)).toEqual(cards.map((c) => cardKey(c)));
+    // the two Pikachu widths and the two Mewtwo 105s are one card each; Mewtwo 15, Box and the pipes their own
+    expect(await distinct(sid)).toBe(6);
   });
 });

@@ -7,19 +7,38 @@ export function foldCardNumber(number: string): string {
 }
 
 /**
- * A row's card key (`kind|name|set|number`, see `cardKey`) as stored by a release before migration
- * 024, made as this one makes it: in compatibility form (NFKC: full-width ＳＶ２ａ and ０２５, half-width
- * ﾋﾟｶﾁｭｳ, as Japanese input methods type them, are SV2a, 025 and ピカチュウ) and its number folded.
- * Summaries count distinct keys, so the same card sent once as "025" and once as "25" (021), or as
- * "０２５" (024), counted twice.
+ * A row's card key (`kind|name|set|number`) as stored by a release before migration 021, made as 021
+ * made it: composed (NFC) and its number folded. Summaries count distinct keys, so the same card
+ * sent once as "025" and once as "25" counted twice. (Migration 024 makes every key again from the
+ * row's own fields, `cardKey`: a stored key had lost what NFKC needs, a zero after a full-width digit.)
  */
 export function refoldCardKey(key: string): string {
   const cut = key.lastIndexOf('|');
-  return key.slice(0, cut + 1).normalize('NFKC') + foldCardNumber(key.slice(cut + 1).normalize('NFKC'));
+  return key.slice(0, cut + 1).normalize('NFC') + foldCardNumber(key.slice(cut + 1).normalize('NFC'));
+}
+
+/**
+ * A field as it names a card: compatibility form (NFKC: full-width ＳＶ２ａ and ０２５, half-width
+ * ﾋﾟｶﾁｭｳ, as Japanese input methods type them, are SV2a, 025 and ピカチュウ; ™ is tm), lower case
+ * after it, spaces collapsed, and the key's separator written otherwise, so that no field's `|`
+ * (or the full-width ｜ NFKC makes one) moves a part into the next.
+ */
+export const cardKeyPart = (s: string | null | undefined): string => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase().replace(/\|/g, '¦');
+
+/**
+ * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode
+ * form and width (NFKC) and a number's leading zeros (keys stored before were made again,
+ * migrations 021 and 024). The set is its code when known, else its name; the name falls back to
+ * the full name. Rows with neither name nor full name are unidentified and not counted as cards.
+ */
+export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null }): string | null {
+  const name = cardKeyPart(row.name) || cardKeyPart(row.full_name);
+  if (!name) return null;
+  return [cardKeyPart(row.id_type), name, cardKeyPart(row.set_code) || cardKeyPart(row.set_name), foldCardNumber(cardKeyPart(row.card_number))].join('|');
 }
 
 /** `refoldCardKey` of a column in PostgreSQL (the same result; `card-keys.test.ts` compares them). */
 export const pgRefoldCardKey = (column: string): string => {
   const number = `substring(${column} from '[^|]*$')`;
-  return `normalize(left(${column}, length(${column}) - length(${number})), NFKC) || regexp_replace(normalize(${number}, NFKC), '(^|[^0-9])0+([0-9])', '\\1\\2', 'g')`;
+  return `normalize(left(${column}, length(${column}) - length(${number})), NFC) || regexp_replace(normalize(${number}, NFC), '(^|[^0-9])0+([0-9])', '\\1\\2', 'g')`;
 };

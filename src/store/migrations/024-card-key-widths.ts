@@ -1,14 +1,39 @@
-import { pgRefoldCardKey } from '../session-card-keys.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../database.ts';
+import { cardKey } from '../session-card-keys.ts';
 import type { Migration } from './index.ts';
 
 /**
  * Card keys made before this release were composed (NFC) but kept width as sent, so a session's
  * `distinct_cards` counted ピカチュウ / SV2a / 025 and ﾋﾟｶﾁｭｳ / ＳＶ２ａ / ０２５ (a Japanese input
- * method's full- and half-width forms) as two cards. Keys are made again as `cardKey` now makes
- * them (NFKC), by the same functions as 021.
+ * method's full- and half-width forms) as two cards. Every row's key is made again from the row's
+ * own fields by `cardKey`, as the server now makes it: a stored key cannot be folded again (it was
+ * lower-cased before NFKC makes ™ "TM", and its number's zero after a full-width digit was gone:
+ * "１05" had become "１5", read as 15), nor can SQL repeat JavaScript's case and NFKC exactly.
  */
 export const cardKeyWidths: Migration = {
   name: '024-card-key-widths',
-  sqlite: [`UPDATE card_identifications SET card_key = loupe_refold_card_key(card_key) WHERE card_key IS NOT NULL AND card_key <> loupe_refold_card_key(card_key)`],
-  postgres: [`UPDATE card_identifications SET card_key = ${pgRefoldCardKey('card_key')} WHERE card_key IS NOT NULL AND card_key <> ${pgRefoldCardKey('card_key')}`],
+  sqlite: [],
+  postgres: [],
+  run: rekeyCardRows,
 };
+
+export async function rekeyCardRows(trx: Transaction<Database>): Promise<void> {
+  const batch = 1000;
+  // by seq, the table's own order (an integer on both backends)
+  for (let after = 0; ; ) {
+    const rows = await trx
+      .selectFrom('card_identifications')
+      .select(['seq', 'id', 'id_type', 'name', 'full_name', 'set_code', 'set_name', 'card_number', 'card_key'])
+      .where('seq', '>', after)
+      .orderBy('seq')
+      .limit(batch)
+      .execute();
+    for (const r of rows) {
+      const key = cardKey(r);
+      if (key !== r.card_key) await trx.updateTable('card_identifications').set({ card_key: key }).where('id', '=', r.id).execute();
+    }
+    if (rows.length < batch) return;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+}

@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../database.ts';
 import { initial } from './001-initial.ts';
 import { collections } from './002-collections.ts';
 import { requests } from './003-requests.ts';
@@ -27,6 +29,8 @@ export interface Migration {
   name: string;
   sqlite: string[];
   postgres: string[];
+  /** Work no statement can do (a value made by the server's own code), after the statements, in the same transaction. */
+  run?: (trx: Transaction<Database>) => Promise<void>;
 }
 
 /** In order. Never edit a released migration; add a new one. */
