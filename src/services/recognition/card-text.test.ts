@@ -139,6 +139,12 @@ describe('readCardText', () => {
     expect(readName(readCardText(lines([['1進化求', 0.03, 0.1, 0.04], ['Umbreon', 0.06, 0.2, 0.05], ...foot.map((l) => [...l] as [string, number, number, number])])).names)).toBe('Umbreon');
     // furniture by its words wherever it sits: a credit and a copyright line read large in the top band
     expect(readName(readCardText(lines([['lllus.Yukiko Baba', 0.04, 0.1, 0.05], ['2004 Pokemon/Nintendo', 0.08, 0.1, 0.05], ['Espeon', 0.12, 0.1, 0.05]])).names)).toBe('Espeon');
+    // a Japanese card's name read as Han look-alikes of its katakana (カイオーガ as 才一力) is no name; one with kana is
+    const ja = (name: string) => readName([{ text: name, norm: name, prob: 0.9, score: 0.8 }], 'ja');
+    expect(ja('才一力')).toBeNull();
+    expect(ja('之之VAX')).toBeNull();
+    expect(ja('ピカチュウ')).toBe('ピカチュウ');
+    expect(readName([{ text: '才一力', norm: '才一力', prob: 0.9, score: 0.8 }], 'zh')).toBe('才一力');
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

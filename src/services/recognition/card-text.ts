@@ -45,11 +45,15 @@ export interface CollectorNumber {
  * small, is not one) and is not the credit, copyright or stage furniture every card prints. Slabs
  * were named "抵抗力" (the resistance label), "lllus.Yukiko Baba" and "2004 Pokemon/Nintendo/…".
  */
-export function readName(names: readonly NameCandidate[]): string | null {
+export function readName(names: readonly NameCandidate[], language: string | null = null): string | null {
   // the words only one game prints (its copyright line, its weakness and resistance lines), an
   // illustrator's credit as read (Illus., lllus.), a stage line (1進化), a Chinese retreat label
   const furniture = [...Object.values(GAME_WORDS).flat(), 'llus', 'creatures', 'wizards', '進化', '进化', '撤退'];
-  const found = names.find((n) => n.score >= 0.25 && !furniture.some((w) => lettersOnly(n.text).includes(w) || n.text.includes(w)));
+  // The recogniser is a Chinese model: on a Japanese card it reads katakana as Han look-alikes
+  // (カイオーガ as 才一力, ラプラスVMAX as 之之VAX), and Hangul not at all. A Japanese card's name with no
+  // kana, or a Korean one's with no Hangul, is not what the card prints: no name rather than that.
+  const script = language === 'ja' ? /[\u3040-\u30ff]/u : language === 'ko' ? /[\uac00-\ud7af]/u : null;
+  const found = names.find((n) => n.score >= 0.25 && !furniture.some((w) => lettersOnly(n.text).includes(w) || n.text.includes(w)) && (!script || script.test(n.text)));
   return found?.text ?? null;
 }
 

@@ -1,4 +1,4 @@
-import { normalizeName } from '../../catalog/card-keys.ts';
+import { normalizeName, numberKey } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
 import { pokemonResistance } from '../../catalog/pokemon-resistance.ts';
@@ -30,6 +30,9 @@ function numberOrNull(v: unknown): number | null {
  */
 export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSet>, kind?: string): CandidateCard {
   const set = card.setCode !== null ? sets.get(card.setCode) : undefined;
+  // a shop's CSV catalog (a Japanese one) writes the number with its set's total, as cards print it:
+  // the number is the part before the slash, the total the set's (they matched nothing: 0 of 14 read)
+  const withTotal = kind === 'csv' && card.number !== null ? /^\s*([A-Za-z]*\d+[A-Za-z]*)\s*\/\s*(\d+)\s*$/.exec(card.number) : null;
   const year = isPromoSet(set) ? null : (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null;
   const mark = card.fields.regulationMark;
   const cardKind = KINDS.get(card.fields.supertype) ?? null;
@@ -37,12 +40,12 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     key: card.key,
     name: card.name,
     nameNorm: card.nameNorm,
-    number: card.number,
-    numberNorm: card.numberNorm,
+    number: withTotal ? withTotal[1]! : card.number,
+    numberNorm: withTotal ? numberKey(withTotal[1]!) : card.numberNorm,
     setCode: card.setCode,
     setName: set?.name ?? card.setName ?? null,
     setCodes: [...new Set([card.setCode, typeof set?.extra.ptcgoCode === 'string' ? set.extra.ptcgoCode : null].filter((c): c is string => !!c).map((c) => c.toUpperCase()))],
-    setTotal: set?.printedTotal ?? null,
+    setTotal: set?.printedTotal ?? (withTotal ? Number(withTotal[2]) : null),
     year,
     hp: numberOrNull(card.fields.hp),
     regulationMark: typeof mark === 'string' ? mark : null,

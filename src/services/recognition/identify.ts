@@ -6,7 +6,7 @@
  * total), so a match needs the number and something more: the set total, the HP, the
  * regulation mark, the copyright year or the name.
  */
-import { normalizeName } from '../../catalog/card-keys.ts';
+import { normalizeName, numberKey } from '../../catalog/card-keys.ts';
 import type { BorderColour } from '../../catalog/pokemon-borders.ts';
 import type { CardLayout } from '../../catalog/pokemon-layouts.ts';
 import type { MtgBorderColour } from '../../catalog/mtg-borders.ts';
@@ -483,8 +483,10 @@ export async function identifyAcross<T>(given: CardClues, catalogs: readonly Cat
     const holders = new Map<string, number>();
     for (const n of clues.numbers) {
       const cards = await source.byNumber(n.key);
-      holders.set(n.key, cards.length);
-      for (const c of cards) seen.set(c.key, c);
+      // a shop's own catalog may write the number with its set's total, as the card prints it (067/172)
+      const written = n.total ? await source.byNumber(numberKey(`${n.number}/${n.total}`)) : [];
+      holders.set(n.key, cards.length + written.length);
+      for (const c of [...cards, ...written]) seen.set(c.key, c);
     }
     for (const n of clues.names.slice(0, nameLines)) {
       if (n.norm.length >= 3) for (const c of await source.byName(n.text, NAME_PRINTINGS)) seen.set(c.key, c);

@@ -547,7 +547,7 @@ export class RecognitionService {
         _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
         _identification: {
           best_match: {
-            name: matched?.name ?? readName(clues.names),
+            name: matched?.name ?? readName(clues.names, clues.language),
             full_name: matched?.full_name ?? null,
             year: matched?.year ?? clues.year,
             grade: null,
@@ -810,7 +810,9 @@ export function gameOfHints(record: Record<string, unknown>): Exclude<(typeof TC
  * kinds that are no game (sports, comics, csv) and cards of no known game keep every catalog.
  */
 function ofTheGame(catalog: CatalogSummary, clues: CardTextClues): boolean {
-  return !clues.game || !(TCG_KINDS as readonly string[]).includes(catalog.kind) || catalog.kind === clues.game;
+  // a shop's CSV catalog names no game: the game the text tells does not rule it out (a Japanese shop's
+  // catalog of Japanese Pokémon printings was never searched for a card read as Pokémon)
+  return !clues.game || !(TCG_KINDS as readonly string[]).includes(catalog.kind) || catalog.kind === 'csv' || catalog.kind === clues.game;
 }
 
 /** `[xmin, ymin, xmax, ymax]` around an outline, in whole pixels inside the image. */

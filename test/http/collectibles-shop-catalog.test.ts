@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { loupeInProcess } from '../helpers/cli.ts';
+
+const shrey = path.resolve(import.meta.dirname, '../../../shared/datasets/real_card_photos/shrey_pokemon_card_outliner');
+// two Japanese cards of the labelled train split (test/fixtures/recognition/real-identities.json)
+const froslass = path.join(shrey, '440743660_972549730970289_101669425909981459_n_jpg.rf.a80fcef8248dc06d56d85b5fdfcd1f6d.jpg');
+const zacian = path.join(shrey, '440578813_972549197637009_8945200623684759389_n_jpg.rf.42270d4987e445976d8228aee8195f25.jpg');
+
+/**
+ * A Japanese shop's own catalog (`--kind csv`), its numbers written with the set's total as cards
+ * print them: a card read as Pokémon never searched it (a CSV catalog is of no game), and its
+ * "117/184" matched no read number "117" with total 184. 0 of 14 train photos were named; now 14.
+ */
+describe.runIf(fs.existsSync(zacian) && fs.existsSync(froslass))("a shop's CSV catalog of Japanese printings", () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 16, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-jp-')), 'jp.csv');
+    // decoys: the same name in another set, the same number with another total
+    fs.writeFileSync(csv, 'カード名,番号,セット\nザシアンV,117/184,s8b\nザシアンV,067/172,s12a\nザマゼンタV,117/190,s4a\nユキメノコex,001/062,sv3a\nピカチュウ,001/165,sv2a\n');
+    const imported = await loupeInProcess({ ...process.env, LOUPE_DATA_DIR: h.dataDir, DATABASE_URL: '' }, ['catalog', 'import', '--kind', 'csv', '--csv', csv, '--catalog', 'jp-shop', '--map', 'name=カード名,number=番号,set_code=セット']);
+    expect(imported.code, imported.stderr).toBe(0);
+  }, 120_000);
+  afterAll(() => h?.close());
+
+  it('names the printing by its number and total, and says the card is Japanese', async () => {
+    for (const [file, name, number] of [[zacian, 'ザシアンV', '117/184'], [froslass, 'ユキメノコex', '001/062']] as const) {
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: fs.readFileSync(file).toString('base64') }] } });
+      const o = res.json().records[0]._objects[0];
+      expect(o._identification.best_match, file).toMatchObject({ name, card_number: number, catalog: 'jp-shop' });
+      expect(o._tags.Language[0].name).toBe('ja');
+    }
+  }, 120_000);
+});
