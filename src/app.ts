@@ -230,7 +230,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   const jsonParser = new JsonParser(config.limits.largeBodyBytes);
   app.addHook('onClose', () => jsonParser.close());
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, raw: Buffer) => {
-    const parsed = await jsonParser.parse(asUtf8(raw, request.headers['content-type']), request.routeOptions.config.batchBody === true);
+    const parsed = await jsonParser.parse(asUtf8(raw, request.headers['content-type'], request.routeOptions.bodyLimit ?? config.limits.bodyBytes), request.routeOptions.config.batchBody === true);
     if ('error' in parsed) throw new ServiceError(parsed.error.status, parsed.error.code, parsed.error.detail);
     return parsed.value;
   });

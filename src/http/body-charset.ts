@@ -1,27 +1,55 @@
 import { ServiceError } from '../services/errors.ts';
+import { byteSize } from './errors.ts';
+
+/** The largest body read in another charset than UTF-8: it is decoded on the event loop (a 60 MiB one held it for a second). */
+export const maxTranscodedBytes = 8 * 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * The body as UTF-8 whatever charset its Content-Type declares: JSON is UTF-8 (RFC 8259), but a
  * client that labels its bytes `charset=Shift_JIS` (or ISO-8859-1) means them so, and they were
  * read as UTF-8 (half-width katakana that happen to be valid UTF-8 were stored as Hebrew and Latin
  * letters). A charset this server cannot decode, or bytes not in it, are refused (415, 400).
+ * - A single-byte charset (US-ASCII, ISO-8859-*, windows-125*) on bytes that are valid UTF-8 with
+ *   some above 0x7F: the label is the mistake (Latin-1 text is practically never valid UTF-8), and
+ *   the text is read as UTF-8, as it was before labels were read.
+ * - `UTF-16` follows its byte-order mark, big-endian without one (RFC 2781).
+ * - At most `maxTranscodedBytes` in another charset, and what it becomes within `limit`.
  */
-export function asUtf8(raw: Buffer, contentType: string | undefined): Buffer {
-  const label = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
+export function asUtf8(raw: Buffer, contentType: string | undefined, limit: number): Buffer {
+  let label = /;\s*charset\s*=\s*["']?([^"';\s]+)["']?/i.exec(contentType ?? '')?.[1]?.toLowerCase();
   if (label === undefined || label === 'utf-8' || label === 'utf8' || raw.length === 0) return raw;
+  if (label === 'utf-16') label = raw[0] === 0xff && raw[1] === 0xfe ? 'utf-16le' : 'utf-16be';
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(label, { fatal: true });
   } catch {
     throw new ServiceError(415, 'unsupported_media_type', `The body's charset "${[...label].slice(0, 40).join('')}" is not one this server reads; send the JSON as UTF-8.`);
   }
-  // UTF-16 and the others Node decodes by that name; an ASCII body reads the same in any of them
+  // the names Node gives UTF-8 itself; an ASCII body reads the same in any of them
   if (decoder.encoding === 'utf-8') return raw;
+  if (SINGLE_BYTE.test(decoder.encoding) && raw.some((b) => b > 0x7f) && validUtf8(raw)) return raw;
+  if (raw.length > maxTranscodedBytes) throw new ServiceError(413, 'body_too_large', `A body in ${decoder.encoding} is read up to ${byteSize(maxTranscodedBytes)}; send a larger one as UTF-8.`);
   let text: string;
   try {
     text = decoder.decode(raw);
   } catch {
     throw new ServiceError(400, 'invalid_json', `The body is not valid ${decoder.encoding} text, as its Content-Type says it is.`);
   }
-  return Buffer.from(text, 'utf8');
+  const out = Buffer.from(text, 'utf8');
+  if (out.length > limit) throw new ServiceError(413, 'body_too_large', `The request body is too large: at most ${byteSize(limit)} on this endpoint, counted as UTF-8 (this ${decoder.encoding} body is ${byteSize(out.length)} so).`);
+  return out;
+}
+
+/** WHATWG's names of single-byte encodings (US-ASCII and Latin-1 are windows-1252 there). */
+const SINGLE_BYTE = /^(windows-125\d|iso-8859-\d+|koi8-[ru]|ibm866|macintosh|x-mac-cyrillic|windows-874)$/;
+
+function validUtf8(raw: Buffer): boolean {
+  try {
+    utf8.decode(raw);
+    return true;
+  } catch {
+    return false;
+  }
 }
