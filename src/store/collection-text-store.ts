@@ -198,6 +198,12 @@ export class CollectionTextStore {
     return out;
   }
 
+  /** A collection's rows tokenised by an older release than `version`, which the backfill makes again. */
+  async olderTokens(db: Kysely<Database>, collectionId: string, version: number): Promise<number> {
+    const r = await db.selectFrom('collection_text').select((eb) => eb.fn.countAll<number>().as('n')).where('collection_id', '=', collectionId).where('seen_state', 'in', ['done', 'no_image']).where('seen_version', '<', version).executeTakeFirst();
+    return Number(r?.n ?? 0);
+  }
+
   /**
    * Rows looked at without one of `parts` (an upgrade added a view, or the operator turned a part
    * on), whose record has an image URL to look at again, with keys in `(after, upTo]`, in key

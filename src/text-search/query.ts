@@ -61,7 +61,7 @@ export interface ParsedQuery {
    * by (in `terms` beside the run): the index holds such runs as pairs, since the segmenter splits
    * them by guess (プロモカード → プロ | モカ | ード) or not at all (포켓몬카드).
    */
-  runs?: { word: string; phrase: string }[];
+  runs?: { word: string; phrase: string; stemOf?: string }[];
 }
 
 /**
@@ -93,8 +93,10 @@ function runWords(token: string): string[] {
   return out;
 }
 
-// Korean particles written onto the noun ("카드를", "피카츄의"): a query word also stands for its stem.
-const koreanParticles = ['에서', '으로', '에게', '까지', '부터', '처럼', '보다', '을', '를', '이', '가', '은', '는', '의', '에', '도', '와', '과', '로', '만'];
+// Korean particles written onto the noun ("카드를", "피카츄의"): a query word also stands for its stem, searched
+// only when the word itself is nowhere in the collection (text-search-service.ts). Not 이, 가, 도, 로: as many
+// nouns end in them (고양이 cat, 마이크로 micro) as take them, and 고양이 found 고양시 (a city) through 고양.
+const koreanParticles = ['에서', '으로', '에게', '까지', '부터', '처럼', '보다', '을', '를', '은', '는', '의', '에', '와', '과', '만'];
 function koreanStem(word: string): string | undefined {
   if (!kanaOrHangulOnly.test(word) || !hangul.test(word)) return undefined;
   const p = koreanParticles.find((x) => word.endsWith(x) && [...word].length - [...x].length >= 2);
@@ -114,7 +116,12 @@ export type ParseResult = { ok: true; query: ParsedQuery } | { ok: false; error:
 // One step of the query after lexicon matching, in the order the words came.
 type Item = { kind: 'concept'; entries: readonly LexiconEntry[]; text: string } | { kind: 'word'; text: string };
 
-export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()): ParseResult {
+/**
+ * `legacyKana`: also search the segmenter's kana pieces, as rows indexed before `TOKENS_VERSION` 5
+ * hold them (the server asks while a collection's rows are still being re-tokenised after an upgrade:
+ * "プロモカード" missed the rows not yet done).
+ */
+export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), options: { legacyKana?: boolean } = {}): ParseResult {
   if ([...input].length > maxQueryChars) {
     return { ok: false, error: { code: 'query_too_long', message: `_text_data is longer than ${maxQueryChars} characters` } };
   }
@@ -125,7 +132,7 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex()):
     const message = text === '' ? '_text_data is empty: it has no word to search for' : `_text_data has no word to search for, only symbols or punctuation ("${[...input.trim()].slice(0, 20).join('')}")`;
     return { ok: false, error: { code: 'empty_query', message } };
   }
-  return { ok: true, query: analyse(text, tokens, index, maxQueryWords) };
+  return { ok: true, query: analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false) };
 }
 
 /**
@@ -167,7 +174,7 @@ export function indexWords(input: string): string {
   return out.join(' ');
 }
 
-function analyse(text: string, tokens: readonly string[], index: LexiconIndex, maxWords: number): ParsedQuery {
+function analyse(text: string, tokens: readonly string[], index: LexiconIndex, maxWords: number, legacyKana = false): ParsedQuery {
   const language = detectLanguage(text, tokens);
   const units = expandCjk(tokens, index, language);
   const searched = units.slice(0, maxWords);
@@ -223,21 +230,22 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   }
   // Kana and Hangul runs: searched whole and as the phrase of their pairs, as the index holds them; not
   // as the segmenter's pieces of them, which matched unrelated records ("ー", "モカ").
-  const runs: { word: string; phrase: string }[] = [];
+  const runs: { word: string; phrase: string; stemOf?: string }[] = [];
   // what the lexicon, the people counts or the stop words already took is no run of its own (ハンドバッグ is a handbag)
   const taken = [...items.filter((item) => item.kind === 'concept').map((item) => item.text), ...counted, ...stopped].sort((a, b) => b.length - a.length);
   const leftOf = (run: string) => [...taken.reduce((rest, t) => rest.replaceAll(t, ' '), run)].filter((c) => c !== ' ').length;
   for (const token of tokens.slice(0, maxWords)) {
     for (const run of token.match(kanaOrHangulRun) ?? []) {
       if (leftOf(run) < 2) continue;
-      for (const word of [run, koreanStem(run)]) {
+      const stem = koreanStem(run);
+      for (const word of [run, stem]) {
         if (word === undefined || [...word].length < 2 || runs.some((r) => r.word === word)) continue;
-        runs.push({ word, phrase: charPairs(word).join(' ') });
+        runs.push({ word, phrase: charPairs(word).join(' '), ...(word === stem ? { stemOf: run } : {}) });
       }
     }
   }
   if (runs.length) {
-    for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
+    if (!legacyKana) for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
     for (const r of runs) terms.push(r.word, ...(r.phrase !== r.word ? [r.phrase] : []));
   }
   // A query of nothing but function words ("of the and") is still searched for them, literally.

@@ -137,6 +137,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
       { _id: 'shiny', _base64: img('cannon', 1), title: 'シャイニートレジャー' },
       { _id: 'guard', _base64: img('watch', 1), title: 'がーど でっき' },
       { _id: 'ko', _base64: img('buddha', 2), title: '포켓몬카드 한정판' },
+      { _id: 'cat', _base64: img('dalmatian', 13), title: '고양이 인형' },
+      { _id: 'city', _base64: img('airplanes', 2), title: '고양시 매장 한정' },
     ];
     expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
     // the segmenter's pieces (プロ | モカ | ード) were all the index held: "カード" was 422
@@ -147,6 +149,9 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'ピカチュウを探す')).body)).toEqual(['promo']);
     expect(ids((await text(c, '포켓몬')).body)).toEqual(['ko']);
     expect(ids((await text(c, '카드를')).body)).toEqual(['ko']);
+    // found through its stem, the word is read; a noun ending as a particle would is not cut (고양이 found the city 고양시)
+    expect((await text(c, '카드를')).body.query_records![0]!._unread_terms).toBeUndefined();
+    expect(ids((await text(c, '고양이')).body)).toEqual(['cat']);
     // a piece of one word is no other word: "ー" matched both kana records, "シャイニートレジャー" the hiragana one
     expect((await text(c, 'ー')).body.status.code).toBe(422);
     expect(ids((await text(c, 'シャイニートレジャー')).body)).toEqual(['shiny']);
@@ -436,6 +441,25 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect((await store.get(db(), key))!.body.split(' ')).toContain('xkblue');
     expect(await blueOf()).toEqual(['polo']);
     expect((await backfill.pass()).retokenised).toBe(0);
+  });
+
+  it('finds rows an older release tokenised while they are made again, and ping says how many are left', async () => {
+    const c = await newCollection('photo');
+    expect((await call('/similarity/photos/v2/insert', { records: [{ _id: 'promo', _base64: img('watch', 1), title: 'プロモカード' }] }, c)).body.status.code).toBe(210);
+    const store = new CollectionTextStore(backend === 'sqlite' ? 'sqlite' : 'postgres');
+    const key = Number((await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows[0]!.key);
+    const row = (await store.get(db(), key))!;
+    // as release 4 wrote it: the segmenter's kana pieces, no character pairs
+    await db().transaction().execute((trx) => store.write(trx, c.id, key, { ...row, body: 'プロ モカ ード', seenVersion: 4 }));
+    const ping = async () => (await h.request('GET', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json();
+    expect((await ping()).text_search.retokenising).toBe(1);
+    expect((await ping()).info).toMatch(/1 rows tokenised by an earlier release, being made again/);
+    // searched meanwhile by the old tokens too, as before the upgrade (it was missed until the pass reached it)
+    expect(ids((await text(c, 'プロモカード')).body)).toEqual(['promo']);
+    const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
+    expect(await backfill.pass()).toMatchObject({ retokenised: 1 });
+    expect((await ping()).text_search.retokenising).toBe(0);
+    expect(ids((await text(c, 'カード')).body)).toEqual(['promo']);
   });
 
   it('looks again at images first seen without a part the server now looks for, where the record has a URL', async () => {

@@ -2,6 +2,7 @@ import type { CollectionQueries, Hit, TextHit } from '../../index/collection-que
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
 import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
+import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
@@ -103,6 +104,17 @@ export class TextSearchService {
     return textEngineOf(c, this.vision.hasTextModel);
   }
 
+  /** Collections whose every row is tokenised as this release tokenises (a collection never goes back). */
+  private readonly tokenised = new Set<string>();
+
+  /** Whether rows of the collection still await re-tokenising after an upgrade (the backfill's second phase). */
+  private async retokenising(c: CollectionRecord): Promise<boolean> {
+    if (this.tokenised.has(c.id)) return false;
+    const older = await this.store.text.olderTokens(this.store.store.db, c.id, TOKENS_VERSION);
+    if (older === 0) this.tokenised.add(c.id);
+    return older > 0;
+  }
+
   async search(ctx: SearchContext, c: CollectionRecord, body: TextQueryBody): Promise<Envelope> {
     const clock = stopwatch();
     const record = body.query_record;
@@ -116,7 +128,7 @@ export class TextSearchService {
     const productField = body.product_field ?? c.productField ?? undefined;
 
     let q: ParsedQuery;
-    const parsed = typeof text === 'string' ? parseQuery(text) : undefined;
+    const parsed = typeof text === 'string' ? parseQuery(text, undefined, { legacyKana: await this.retokenising(c) }) : undefined;
     if (parsed && !parsed.ok && parsed.error.code === 'query_too_long') throw bad(parsed.error.message);
     if (parsed?.ok) q = parsed.query;
     else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
@@ -198,8 +210,13 @@ export class TextSearchService {
     if (!ranked) {
       const present = await this.queries.present(c, q);
       // a kana or Hangul run found as the phrase of its pairs is read; the phrase itself is no word of the query
-      const phrases = new Map((q.runs ?? []).map((r) => [r.phrase, r.word]));
-      const foundRuns = new Set((q.runs ?? []).filter((r) => present.has(r.phrase)).map((r) => r.word));
+      const runs = q.runs ?? [];
+      const found = (r: { word: string; phrase: string }) => present.has(r.word) || present.has(r.phrase);
+      // a Korean word's stem (카드를 → 카드) is searched only when the word itself is in no record
+      const unneeded = new Set(runs.filter((r) => r.stemOf !== undefined && runs.some((w) => w.word === r.stemOf && found(w))).flatMap((r) => [r.word, r.phrase]));
+      if (unneeded.size) q = { ...q, terms: q.terms.filter((t) => !unneeded.has(t)), runs: runs.filter((r) => !unneeded.has(r.word)) };
+      const phrases = new Map(runs.map((r) => [r.phrase, r.word]));
+      const foundRuns = new Set(runs.filter((r) => found(r) && !unneeded.has(r.word)).flatMap((r) => [r.word, ...(r.stemOf ? [r.stemOf] : [])]));
       const unreadTerms = [...q.terms.filter((t) => !present.has(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
