@@ -11,16 +11,16 @@ export function registerRequestDownloads(app: FastifyInstance, totalMs: number):
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      return withDownloadSignal(() => downloadsSignal(reply, totalMs), () => handler.call(this, request, reply), request.principal?.account.id);
+      return withDownloadSignal(() => downloadsSignals(reply, totalMs), () => handler.call(this, request, reply), request.principal?.account.id);
     };
   });
 }
 
-function downloadsSignal(reply: FastifyReply, totalMs: number): AbortSignal {
+function downloadsSignals(reply: FastifyReply, totalMs: number): { any: AbortSignal; gone: AbortSignal } {
   const gone = new AbortController();
   const res = reply.raw;
   // work the handler left running after its answer was sent is no longer the request's to stop
-  if (res.writableFinished) return gone.signal;
+  if (res.writableFinished) return { any: gone.signal, gone: gone.signal };
   const onClose = () => {
     if (!res.writableFinished) gone.abort(new ImageLoadError('the request was cancelled by its client'));
   };
@@ -30,5 +30,5 @@ function downloadsSignal(reply: FastifyReply, totalMs: number): AbortSignal {
   const timer = setTimeout(() => budget.abort(new ImageLoadError(`the request's downloads took over ${totalMs / 1000} s in all`)), totalMs);
   timer.unref();
   res.once('close', () => clearTimeout(timer));
-  return AbortSignal.any([gone.signal, budget.signal]);
+  return { any: AbortSignal.any([gone.signal, budget.signal]), gone: gone.signal };
 }

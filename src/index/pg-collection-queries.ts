@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { Slots } from '../util/slots.ts';
-import { downloadOwner, downloadSignal } from '../util/download-scope.ts';
+import { clientGoneSignal, downloadOwner } from '../util/download-scope.ts';
 import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
@@ -119,7 +119,8 @@ export class PgCollectionQueries implements CollectionQueries {
     const owner = downloadOwner();
     const inPool = () =>
       this.filterSlots.run(() => {
-        const gone = downloadSignal();
+        // the client's leaving, not the downloads' time budget: a long pass (allNearDupPairs) past 60 s failed its next filtered query
+        const gone = clientGoneSignal();
         if (gone?.aborted) throw gone.reason instanceof Error ? gone.reason : new Error('the request was cancelled by its client');
         return fn();
       });

@@ -12,14 +12,17 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 interface DownloadScope {
   signal?: () => AbortSignal;
+  /** Aborted when the request's client went away (alone: `signal` also stops for the downloads' time budget). */
+  gone?: () => AbortSignal;
   owner?: string;
 }
 
 const scope = new AsyncLocalStorage<DownloadScope>();
 
-export function withDownloadSignal<T>(signal: () => AbortSignal, fn: () => T, owner?: string): T {
-  let made: AbortSignal | undefined;
-  return scope.run({ signal: () => (made ??= signal()), ...(owner ? { owner } : {}) }, fn);
+export function withDownloadSignal<T>(signals: () => { any: AbortSignal; gone: AbortSignal }, fn: () => T, owner?: string): T {
+  let made: { any: AbortSignal; gone: AbortSignal } | undefined;
+  const get = () => (made ??= signals());
+  return scope.run({ signal: () => get().any, gone: () => get().gone, ...(owner ? { owner } : {}) }, fn);
 }
 
 /** Runs `fn` with its downloads owned by `owner` (a queued job's account), keeping any signal in force. */
@@ -41,6 +44,13 @@ export function downloadOwner(): string | undefined {
  * request.
  */
 export function clientCancelled(): () => boolean {
-  const signal = downloadSignal();
-  return () => signal?.aborted === true && /cancelled by its client/.test(String((signal.reason as { message?: unknown } | undefined)?.message));
+  // the client's own signal: the downloads' budget (60 s) aborted the combined one first, and a client
+  // that left after it was never noticed (a pass of 2.5 min ran on for nobody)
+  const gone = clientGoneSignal();
+  return () => gone?.aborted === true;
+}
+
+/** Aborted when the request's client went away; undefined outside a request. */
+export function clientGoneSignal(): AbortSignal | undefined {
+  return scope.getStore()?.gone?.();
 }

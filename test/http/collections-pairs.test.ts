@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { defaultFetchLimits } from '../../src/config/config.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
 import type { Store } from '../../src/store/database.ts';
@@ -12,7 +15,8 @@ describe('allNearDupPairs over a large collection (sqlite)', () => {
   let h: Harness;
   let id: string;
   beforeAll(async () => {
-    h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 16, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    // the downloads' time budget spent at once: a client that leaves after it must still stop the pass
+    h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 16, taskTimeoutMs: 60_000, warm: [], embedder: '' }, fetch: { ...defaultFetchLimits, requestTotalMs: 1 } });
     id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'pairs', capacity: 10_000 })).id;
     let seed = 11;
     const next = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
@@ -51,5 +55,24 @@ describe('allNearDupPairs over a large collection (sqlite)', () => {
     expect(p.statusCode).toBe(200);
     expect(hl.statusCode).toBe(200);
     expect(done).toEqual(['health', 'pairs']);
+  }, 120_000);
+
+  it('stops when its client goes away, also after the downloads\' time budget ran out', async () => {
+    const queries = (h.app.loupe.visualSearch as unknown as { queries: { lookup: (...a: unknown[]) => unknown } }).queries;
+    const lookups = vi.spyOn(queries, 'lookup');
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/similarity/custom/v2/allNearDupPairs', headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json', 'collection-id': id } });
+    req.on('error', () => {});
+    req.end(JSON.stringify({ radius: 1, limit: 5 }));
+    // gone once the pass is under way
+    await vi.waitFor(() => expect(lookups.mock.calls.length).toBeGreaterThan(50), { timeout: 20_000, interval: 5 });
+    req.destroy();
+    await new Promise((r) => setTimeout(r, 1500));
+    const seen = lookups.mock.calls.length;
+    expect(seen).toBeLessThan(3000);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(lookups.mock.calls.length).toBe(seen);
+    lookups.mockRestore();
   }, 120_000);
 });
