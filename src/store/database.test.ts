@@ -248,3 +248,31 @@ describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL server that stops answe
     }
   }, 30_000);
 });
+
+describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL statement cut by the limit while it waits on a lock', () => {
+  it('is cancelled in the server too, not left holding a backend', async () => {
+    const { scratchPgDatabase } = await import('../../test/helpers/processes.ts');
+    const pg = (await import('pg')).default;
+    const scratch = await scratchPgDatabase('stall_lock');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-stall-lock-'));
+    const store = await openStore({ dataDir: dir, databaseUrl: scratch.url, poolSize: 2, stalledStatementMs: 600 });
+    const holder = new pg.Client({ connectionString: scratch.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE loupe_migrations IN ACCESS EXCLUSIVE MODE');
+      await expect(sql`SELECT count(*) FROM loupe_migrations`.execute(store.db)).rejects.toThrow(/Connection terminated/);
+      const waiting = async () => Number((await holder.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n);
+      // the cut statement was waiting on the lock; its backend stops waiting once the cancel arrives (it waited for good)
+      const until = Date.now() + 5_000;
+      while ((await waiting()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      expect(await waiting()).toBe(0);
+      await holder.query('COMMIT');
+    } finally {
+      await holder.end();
+      await store.close();
+      await scratch.drop();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import pg from 'pg';
 
 /** Short statements with few parameters have one shape per call site; long ones (multi-row inserts, IN lists) vary with their data. */
 const maxParams = 12;
@@ -45,9 +45,27 @@ export function closeStalledConnections(pool: pg.Pool, limitMs: () => number, on
         const first = args[0];
         const text = typeof first === 'string' ? first : typeof (first as { text?: unknown } | undefined)?.text === 'string' ? (first as { text: string }).text : '';
         onStall(ms, text.replace(/\s+/g, ' ').slice(0, 120));
+        // PostgreSQL notices a closed connection only when it next reads or writes: a statement waiting
+        // on a lock ran on, and every cut one kept a backend (31 against a pool of 6). A cancel request
+        // (its own short connection, not the pool's) ends it; a stopped server gets it when it wakes.
+        cancelStatement(pool, client);
         (client as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
       }, ms);
       return out.finally(() => clearTimeout(timer));
     };
   });
+}
+
+/** PostgreSQL's cancel request for the statement a connection runs, sent and not waited for. */
+function cancelStatement(pool: pg.Pool, client: pg.PoolClient): void {
+  const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
+  if (!active) return;
+  try {
+    const canceller = new pg.Client(pool.options);
+    const connection = (canceller as unknown as { connection: { on(event: string, fn: () => void): void; end?: () => void } }).connection;
+    connection.on('error', () => {});
+    (canceller as unknown as { cancel(c: pg.PoolClient, q: unknown): void }).cancel(client, active);
+  } catch {
+    // a cancel is a courtesy: the connection is closed either way
+  }
 }
