@@ -57,11 +57,13 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     20 by default, at most 1000
   loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
   loupe prices import --file F --catalog NAME
-  loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P]
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
                     history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
                     card, date, price, currency[, grade, company, source] (docs/prices.md); rows naming
                     several candidate cards or a card the catalog lacks are skipped and counted
+  loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P] [--currency C] [--graded yes|no]
+                    a card's prices matching every filter given (all of them with none): a wrong sale
+                    taken out; the source in any case; answers how many went and how many are left
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
@@ -154,6 +156,8 @@ const options = {
   date: { type: 'string' },
   source: { type: 'string' },
   price: { type: 'string' },
+  currency: { type: 'string' },
+  graded: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -283,7 +287,8 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'prices delete': {
       const price = values.price === undefined ? undefined : Number(values.price);
       if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
-      return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price });
+      if (values.graded !== undefined && !['yes', 'no'].includes(values.graded)) throw new UsageError(`--graded is yes or no, not "${values.graded}"`);
+      return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' });
     }
     case 'prices import':
       return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io, stop));

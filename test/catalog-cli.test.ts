@@ -191,10 +191,12 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
 
   it('deletes a wrong sale, or all of a card\'s prices, which a re-import of a file without them left in place', async () => {
     const csv = path.join(dataDir, 'sales.csv');
-    await fs.writeFile(csv, 'card,date,price,currency,source\ntst1-3,2024-03-01,1200,USD,ebay\ntst1-3,2024-03-02,1,USD,ebay\ntst1-3,2024-03-02,1150,USD,ebay\ntst1-4,2024-03-02,3,USD,ebay\n');
-    expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 4 });
+    await fs.writeFile(csv, 'card,date,price,currency,source\ntst1-3,2024-03-01,1200,USD,ebay\ntst1-3,2024-03-02,1,USD,eBay\ntst1-3,2024-03-02,1,EUR,eBay\ntst1-3,2024-03-02,1150,USD,ebay\ntst1-4,2024-03-02,3,USD,ebay\n');
+    expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 5 });
+    // the currency tells the dollar sale from the euro one; the source in any case
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '1.00', '--currency', 'eur', '--source', 'EBAY')).result).toMatchObject({ deleted: 1, left: 3 });
     // the $1 sale: the day and the price name it, the card's other sales stay
-    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '1')).result).toEqual({ catalog: 'pokemon', card: 'tst1-3', deleted: 1, left: 2 });
+    expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '1', '--graded', 'no')).result).toEqual({ catalog: 'pokemon', card: 'tst1-3', deleted: 1, left: 2 });
     expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--source', 'tcgplayer')).result).toMatchObject({ deleted: 0, left: 2 });
     expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3')).result).toMatchObject({ deleted: 2, left: 0 });
     // another card's price stays; a card without prices, a bad price or day say so

@@ -163,14 +163,15 @@ export class CatalogService {
    * day, source and price. The card is the catalog's key as `loupe catalog cards` shows it (or an
    * alias a price file may use: an MTGJSON uuid). A re-import of a file that holds them brings them back.
    */
-  async deletePrices(request: { catalog: string; card: string; date?: string | undefined; source?: string | undefined; price?: number | undefined }): Promise<{ catalog: string; card: string; deleted: number; left: number }> {
+  async deletePrices(request: { catalog: string; card: string; date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined }): Promise<{ catalog: string; card: string; deleted: number; left: number }> {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     if (request.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(request.date)) throw badRequest(`--date must be a day written YYYY-MM-DD, not "${request.date}"`);
     if (request.price !== undefined && !(Number.isFinite(request.price) && request.price > 0)) throw badRequest('--price must be a price above 0, as the file wrote it (12.50)');
     const ids = await this.store.cardIdentities(catalog.id);
     const card = ids.keys.has(request.card) ? request.card : (ids.aliases.get(request.card) ?? request.card);
-    const out = await this.prices.deleteCardPrices(catalog.id, card, { date: request.date, source: request.source, price: request.price });
+    if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
+    const out = await this.prices.deleteCardPrices(catalog.id, card, { date: request.date, source: request.source, price: request.price, currency: request.currency?.toUpperCase(), graded: request.graded });
     if (out.deleted === 0 && out.left === 0) throw new ServiceError(404, 'not_found', `Catalog ${catalog.name} holds no price of card "${request.card}" (\`loupe catalog cards --catalog ${catalog.name}\` shows the cards' keys).`);
     return { catalog: catalog.name, card, ...out };
   }

@@ -258,24 +258,27 @@ export class PriceStore {
     return Object.fromEntries(rows.map((r) => [r.currency, Number(r.n)]));
   }
 
-  /** Price rows per catalog id (catalogs without prices are absent). */
   /**
    * Deletes one card's prices, all or those of a day, a source and a price (`loupe prices delete`):
    * a wrong sale could not be taken out, since a file without it leaves the stored row as it was.
    * Returns how many went and how many of the card's prices are left.
    */
-  async deleteCardPrices(catalogId: string, cardKey: string, only: { date?: string | undefined; source?: string | undefined; price?: number | undefined } = {}): Promise<{ deleted: number; left: number }> {
+  async deleteCardPrices(catalogId: string, cardKey: string, only: { date?: string | undefined; source?: string | undefined; price?: number | undefined; currency?: string | undefined; graded?: boolean | undefined } = {}): Promise<{ deleted: number; left: number }> {
     return this.db.transaction().execute(async (trx) => {
       let q = trx.deleteFrom('catalog_prices').where('catalog_id', '=', catalogId).where('card_key', '=', cardKey);
       if (only.date !== undefined) q = q.where('date', '=', only.date);
-      if (only.source !== undefined) q = q.where('source', '=', only.source);
+      // a source as a shop writes it: eBay or ebay (ASCII case, alike on both backends)
+      if (only.source !== undefined) q = q.where(sql`lower(source)`, '=', only.source.toLowerCase());
       if (only.price !== undefined) q = q.where('price', '=', only.price);
+      if (only.currency !== undefined) q = q.where('currency', '=', only.currency);
+      if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? (only.graded ? 1 : 0) : (only.graded as never));
       const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
       return { deleted, left: Number(left.n) };
     });
   }
 
+  /** Price rows per catalog id (catalogs without prices are absent). */
   async counts(): Promise<Map<string, number>> {
     const rows = await this.db
       .selectFrom('catalog_prices')
