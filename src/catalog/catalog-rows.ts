@@ -73,7 +73,8 @@ export class Fields {
   year(name: string, remarks?: Remarks, fields?: Record<string, unknown>, lenient = false): string | null {
     const t = this.text(name);
     if (t === null) return null;
-    const y = yearOf(t);
+    // full-width digits (２０２３), as a Japanese spreadsheet types them, are a year too
+    const y = yearOf(t.normalize('NFKC'));
     if (y !== null) return y;
     if (!lenient && !unknownYear(t)) return fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
     if (fields) fields[name] = t;

@@ -119,5 +119,9 @@ describe.each(backends)('migrations 021 and 024 (%s)', (backend) => {
     expect(keys.map((k) => k.card_key)).toEqual(cards.map((c) => cardKey(c)));
     // the two Pikachu widths and the two Mewtwo 105s are one card each; Mewtwo 15, Box and the pipes their own
     expect(await distinct(sid)).toBe(6);
+    // and the session's game key, as the list filter compares it (?game=pokémon did not find Ｐｏｋéｍｏｎ)
+    await db.updateTable('card_sessions').set({ game: 'Ｐｏｋéｍｏｎ', game_key: 'ｐｏｋéｍｏｎ' }).where('id', '=', sid).execute();
+    await db.transaction().execute((trx) => cardKeyWidths.run!(trx));
+    expect((await db.selectFrom('card_sessions').select(['game', 'game_key']).where('id', '=', sid).executeTakeFirstOrThrow())).toEqual({ game: 'Ｐｏｋéｍｏｎ', game_key: 'pokémon' });
   });
 });

@@ -42,3 +42,8 @@ export const pgRefoldCardKey = (column: string): string => {
   const number = `substring(${column} from '[^|]*$')`;
   return `normalize(left(${column}, length(${column}) - length(${number})), NFC) || regexp_replace(normalize(${number}, NFC), '(^|[^0-9])0+([0-9])', '\\1\\2', 'g')`;
 };
+
+/** A session's `game` as its list filter compares it: case, spaces and width aside (NFKC, then lower case). */
+export function gameKey(game: string): string {
+  return game.normalize('NFKC').trim().toLowerCase();
+}

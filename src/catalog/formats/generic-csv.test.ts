@@ -36,11 +36,13 @@ describe('generic CSV catalogs', () => {
   });
 
   it('keeps a year column that holds no year as text under its own name, with a remark (any game\'s own file)', async () => {
-    const file = await files.write('years.csv', 'name,Released\nA,Spring 1999\nB,1999\nC,   \n');
+    const file = await files.write('years.csv', 'name,Released\nA,Spring 1999\nB,1999\nC,   \nD,２０２３\n');
     const ctx = readContext();
     const read = await readGenericCsv(file, parseColumnMap('year=Released'), ctx);
     expect(read.cards.rows.get('||A')!.row).toMatchObject({ year: null, fields: { Released: 'Spring 1999' } });
     expect(read.cards.rows.get('||B')!.row.year).toBe('1999');
+    // full-width digits, as a Japanese spreadsheet types them, are a year (they were "no year")
+    expect(read.cards.rows.get('||D')!.row.year).toBe('2023');
     // an empty cell is no year, and nothing to keep
     expect(read.cards.rows.get('||C')!.row).toMatchObject({ year: null, fields: {} });
     expect(ctx.remarks.list()).toEqual(['1 record gives "Released" as no year: stored without a year, the text kept in its fields (first: line 2: "Spring 1999")']);

@@ -35,6 +35,17 @@ describe('filters in JavaScript (sift)', () => {
 });
 
 describe('malformed filters', () => {
+  it('quotes a long field name cut by whole characters (it ended in half an emoji, written \\ud83d)', () => {
+    const field = 'a'.repeat(39) + '😀'.repeat(200);
+    expect(() => validateFilter({ [field]: 1 })).toThrow(FilterError);
+    try {
+      validateFilter({ [field]: 1 });
+    } catch (err) {
+      expect((err as FilterError).message).not.toMatch(/\\ud83d|[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+      expect((err as FilterError).message).toContain('a'.repeat(39) + '😀…');
+    }
+  });
+
   it.each(malformedFilters)('$name', ({ filter, operator }) => {
     let error: unknown;
     try {

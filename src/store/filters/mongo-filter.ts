@@ -35,7 +35,7 @@ export const isOperatorObject = (v: unknown): v is Record<string, unknown> =>
  * properties, which the PostgreSQL translation cannot reproduce.
  */
 export function splitPath(field: string, operator = ''): string[] {
-  if (field.length > FILTER_LIMITS.fieldLength) throw new FilterError(operator, `field name longer than ${FILTER_LIMITS.fieldLength} characters`, field.slice(0, 40) + '…');
+  if (field.length > FILTER_LIMITS.fieldLength) throw new FilterError(operator, `field name longer than ${FILTER_LIMITS.fieldLength} characters`, [...field].slice(0, 40).join('') + '…');
   const segments = field.split('.');
   for (const s of segments) {
     if (s === '') throw new FilterError(operator, 'empty segment in field name', field);

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../database.ts';
-import { cardKey } from '../session-card-keys.ts';
+import { cardKey, gameKey } from '../session-card-keys.ts';
 import type { Migration } from './index.ts';
 
 /**
@@ -15,8 +15,20 @@ export const cardKeyWidths: Migration = {
   name: '024-card-key-widths',
   sqlite: [],
   postgres: [],
-  run: rekeyCardRows,
+  run: async (trx) => {
+    await rekeyCardRows(trx);
+    await rekeyGames(trx);
+  },
 };
+
+/** Sessions' `game_key` made again as `gameKey` now makes it: `?game=TCG` did not find a session sent as ＴＣＧ. */
+export async function rekeyGames(trx: Transaction<Database>): Promise<void> {
+  const rows = await trx.selectFrom('card_sessions').select(['id', 'game', 'game_key']).where('game', '<>', '').execute();
+  for (const r of rows) {
+    const key = gameKey(r.game);
+    if (key !== r.game_key) await trx.updateTable('card_sessions').set({ game_key: key }).where('id', '=', r.id).execute();
+  }
+}
 
 export async function rekeyCardRows(trx: Transaction<Database>): Promise<void> {
   const batch = 1000;

@@ -75,21 +75,24 @@ describe.each(backends)('values the published client sends (%s)', (backend) => {
       const pokemonToo = await make('POKÉMON');
       const magic = await make('Magic The Gathering');
       const tcg = await make('tcg');
+      // full-width, as a Japanese input method types it: the same game (found only as typed before)
+      const wide = await make('Ｐｏｋéｍｏｎ');
       await make('');
       const ids = async (query: string) => {
         const res = await h.request('GET', cs(`session/?workspace=${ws}&${query}`));
         expect(res.statusCode, res.body).toBe(200);
         return new Set(res.json().results.map((s: { id: string }) => s.id));
       };
-      expect(await ids(`game=${encodeURIComponent('pokémon')}`)).toEqual(new Set([pokemon, pokemonToo]));
+      expect(await ids(`game=${encodeURIComponent('pokémon')}`)).toEqual(new Set([pokemon, pokemonToo, wide]));
+      expect(await ids(`game=${encodeURIComponent('ＰＯＫÉＭＯＮ')}`)).toEqual(new Set([pokemon, pokemonToo, wide]));
       expect(await ids(`game=${encodeURIComponent('Magic The Gathering')}`)).toEqual(new Set([magic]));
       expect(await ids('game=Magic')).toEqual(new Set());
       expect(await ids('game=TCG')).toEqual(new Set([tcg]));
       expect(await ids('game=Tcg')).toEqual(new Set([tcg]));
       // Empty is "no filter", as for `search`.
-      expect((await ids('game=')).size).toBe(5);
+      expect((await ids('game=')).size).toBe(6);
       const counted = await h.request('GET', cs(`session/?workspace=${ws}&game=${encodeURIComponent('Pokémon')}&search=pok`));
-      expect(counted.json().count).toBe(2);
+      expect(counted.json().count).toBe(3);
     });
   });
 
