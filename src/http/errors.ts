@@ -218,8 +218,8 @@ export function storageUnwritable(err: { code?: unknown; path?: unknown }): bool
  */
 export function databaseUnavailable(err: { code?: unknown; message?: unknown; syscall?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
-  // 08P01 is a protocol violation: a bug, not an outage
-  if ((/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') || /^57P0[1-3]$/.test(code)) return true;
+  // 08P01 is a protocol violation: a bug, not an outage; 55P03 a lock another held past lock_timeout (a filtered query's)
+  if ((/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') || /^57P0[1-3]$/.test(code) || code === '55P03') return true;
   const message = typeof err.message === 'string' ? err.message : '';
   // a connection the pool could not open (the fetches of images and webhooks never reach here: theirs are the records' own errors)
   if (err.syscall === 'connect' && ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;
