@@ -89,7 +89,7 @@ describe.each(backends)('price import (%s)', (backend) => {
   it('imports only snapshot rows naming one candidate card, and counts the ambiguous ones', async () => {
     const r = await run('pokemon', prices('pokemon_tcgplayer_daily_snapshots.csv'));
     expect(r).toMatchObject({ layout: 'tcgplayer-snapshot', rows: 4, prices: { created: 2 }, skipped: { ambiguous: 1, no_card_id: 1 } });
-    expect(r.remarks).toContain('1 rows name several candidate cards (the file gives no collector number to tell them apart): skipped (first: line 4)');
+    expect(r.remarks).toContain('1 row names several candidate cards (the file gives no collector number to tell them apart): skipped (first: line 4)');
     // Neither candidate of the ambiguous row got its price.
     expect((await store.observations(ids.pokemon!, 'tst1-4')).length).toBe(0);
     expect((await store.observations(ids.pokemon!, 'tst2pt5-TG05')).map((s) => [s.date, s.price, s.extra.low_price_usd])).toEqual([

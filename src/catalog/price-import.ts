@@ -46,10 +46,11 @@ export class PriceImportError extends Error {
 
 const GAMES: Record<string, string> = { pokemon: 'Pokémon', mtg: 'MTG' };
 
-const SKIP_REMARKS: Record<SkipReason, string> = {
-  ambiguous: '{n} rows name several candidate cards (the file gives no collector number to tell them apart): skipped',
-  no_card_id: '{n} rows name no card (sealed products, printings the file could not link): skipped',
-  no_price: '{n} rows have no price (none, or 0): skipped',
+// one and many: "1 rows have no price" read as a typo
+const SKIP_REMARKS: Record<SkipReason, [string, string]> = {
+  ambiguous: ['{n} row names several candidate cards (the file gives no collector number to tell them apart): skipped', '{n} rows name several candidate cards (the file gives no collector number to tell them apart): skipped'],
+  no_card_id: ['{n} row names no card (sealed products, printings the file could not link): skipped', '{n} rows name no card (sealed products, printings the file could not link): skipped'],
+  no_price: ['{n} row has no price (none, or 0): skipped', '{n} rows have no price (none, or 0): skipped'],
 };
 const seconds = (ms: number) => Math.round(ms / 10) / 100;
 
