@@ -550,7 +550,7 @@ export class VisualSearchService {
     const hint = engine === 'keyword' && this.vision.hasTextModel ? '; a CLIP pack is active but this collection holds other vectors: re-index it to search with CLIP' : '';
     // rows an older release tokenised, made again in the background after an upgrade: searches meanwhile also look for the old tokens
     const older = await this.store.text.olderTokens(this.store.store.db, c.id, TOKENS_VERSION);
-    const retokenising = older ? `; ${older} rows tokenised by an earlier release, being made again` : '';
+    const retokenising = older ? `; ${older} row${older === 1 ? '' : 's'} tokenised by an earlier release, being made again` : '';
     const summary = `text search: ${how}${hint}; seen content ${p.done} of ${c.recordCount} records (${pending} pending, ${p.no_image} without a stored image, ${p.failed} failed)${retokenising}`;
     return { summary, state: { engine, seen: p.done, pending, no_image: p.no_image, failed: p.failed, records: c.recordCount, retokenising: older } };
   }

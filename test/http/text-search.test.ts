@@ -453,7 +453,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
     await db().transaction().execute((trx) => store.write(trx, c.id, key, { ...row, body: 'プロ モカ ード', seenVersion: 4 }));
     const ping = async () => (await h.request('GET', '/similarity/photos/v2/ping', { headers: { 'collection-id': c.id }, token: c.token })).json();
     expect((await ping()).text_search.retokenising).toBe(1);
-    expect((await ping()).info).toMatch(/1 rows tokenised by an earlier release, being made again/);
+    expect((await ping()).info).toMatch(/1 row tokenised by an earlier release, being made again/);
     // searched meanwhile by the old tokens too, as before the upgrade (it was missed until the pass reached it)
     expect(ids((await text(c, 'プロモカード')).body)).toEqual(['promo']);
     const backfill = (h.app.loupe as unknown as { seenBackfill: SeenBackfill }).seenBackfill;
