@@ -59,6 +59,6 @@ export function gradingCompanyOf(name: string | null | undefined): Company | nul
  * `BGS 9.5`), or null: a price file whose company column is empty (or absent) still prices a slab.
  */
 export function companyLeadingGrade(grade: string | null): GradingCompany | null {
-  const lead = /^\s*([A-Za-z]+)\s*\d/.exec(grade?.normalize('NFKC') ?? '')?.[1]?.toUpperCase();
+  const lead = /^\s*([A-Za-z]+)\s*[-#:]?\s*\d/.exec(grade?.normalize('NFKC') ?? '')?.[1]?.toUpperCase();
   return lead !== undefined && (GRADING_COMPANIES as readonly string[]).includes(lead) ? (lead as GradingCompany) : lead === 'BECKETT' || lead === 'BVG' ? 'BGS' : null;
 }

@@ -161,6 +161,8 @@ describe('price layouts', () => {
     // as sheets write them: the grader touching the number, full-width digits and letters
     expect(gradeNumber('PSA9')).toEqual({ value: 9, qualifier: null });
     expect(gradeNumber('bgs9.5')).toEqual({ value: 9.5, qualifier: null });
+    expect(gradeNumber('PSA-10')).toEqual({ value: 10, qualifier: null });
+    expect(gradeNumber('BGS-9.5')).toEqual({ value: 9.5, qualifier: null });
     for (const none of ['x10', 'Grade10', 'Lot10']) expect(gradeNumber(none), none).toEqual({ value: null, qualifier: null });
     expect(gradeNumber('１０')).toEqual({ value: 10, qualifier: null });
     expect(gradeNumber('ＧＥＭ ＭＴ １０')).toEqual({ value: 10, qualifier: null });

@@ -105,8 +105,8 @@ function dateOf(f: Fields, column: string): string {
 const QUALIFIER_AT_END = /\s*(?:\(([A-Za-z]{1,3})\)|(?<=\s)(OC|ST|PD|OF|MK|MC))$/i;
 /** Grade words: letters with the marks labels print between them (`NM-MT+`, `NM/M`, `EX.`), no digits. */
 const WORDS = '[A-Za-z][A-Za-z ./+-]*';
-// a grader's mark may touch the number (`PSA10`, as sheets write it); other words may not (`x10`, `Grade10` are no grade 10)
-const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s|(?:PSA|BGS|BVG|CGC|SGC|TAG|ACE|HGA)(?=\\d))?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${WORDS})?$`, 'i');
+// a grader's mark may touch the number (`PSA10`, `PSA-10`, as sheets write it); other words may not (`x10`, `Grade10` are no grade 10)
+const GRADE_TEXT = new RegExp(`^(?:${WORDS}\\s|(?:PSA|BGS|BVG|CGC|SGC|TAG|ACE|HGA)[-#:]?(?=\\d))?(\\d{1,2}(?:\\.\\d+)?)(?:\\s+${WORDS})?$`, 'i');
 
 /**
  * A grade as printed (`10`, `9.5`, `GEM MT 10`, `PSA 9`, `MINT 9 (OC)`, and the number first:

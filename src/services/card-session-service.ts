@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
-import { cardKey, foldCardNumber, gameKey } from '../store/session-card-keys.ts';
+import { cardKey, foldCardNumber, gameKey, storedGame } from '../store/session-card-keys.ts';
 import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
@@ -185,17 +185,8 @@ export const metaDataMaxBytes = 64 * 1024;
 export const sideListMaxBytes = 64 * 1024;
 export const clientMaxBytes = 4 * 1024;
 
-/** The spec's documented values, by their key; any case is accepted and stored as the spec spells them. */
-const documentedGames: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs' };
-
 /** What the session list's `game` filter compares: one form for "Pokémon", "POKÉMON", " pokémon" and full-width "ＴＣＧ" (NFKC, migration 024). */
-export { gameKey };
-
-/** A documented value in its spelling; any other game (a display name such as "Pokémon") exactly as sent. */
-export function storedGame(game: string): string {
-  const key = gameKey(game);
-  return Object.hasOwn(documentedGames, key) ? documentedGames[key]! : game;
-}
+export { gameKey, storedGame };
 
 /**
  * Rounded to cents, half away from zero as the decimal reads: 1.005 is 1.01 (n × 100 in binary

@@ -48,6 +48,11 @@ describe('card keys', () => {
     expect(cardKey(pikachu)).toBe(cardKey({ ...pikachu, card_number: '25' }));
     expect(cardKey(flabebe)).toBe(cardKey({ ...flabebe, name: 'Flabébé' }));
     expect(cardKey({ id_type: 'tcg', name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ', card_number: '０２５/１６５' })).toBe(cardKey({ id_type: 'tcg', name: 'ピカチュウ', set_code: 'SV2a', card_number: '25/165' }));
+    // a field's | is escaped, not written as another character a name may hold (¦ made a¦b the card a|b)
+    expect(cardKey({ name: 'a¦b' })).not.toBe(cardKey({ name: 'a|b' }));
+    expect(cardKey({ name: 'a｜b' })).toBe(cardKey({ name: 'a|b' }));
+    expect(cardKey({ name: 'a|b', set_code: 'c' })).not.toBe(cardKey({ name: 'a', set_code: 'b|c' }));
+    expect(cardKey({ name: 'a\\|b' })).not.toBe(cardKey({ name: 'a|b' }));
   });
 });
 
@@ -123,5 +128,9 @@ describe.each(backends)('migrations 021 and 024 (%s)', (backend) => {
     await db.updateTable('card_sessions').set({ game: 'Ｐｏｋéｍｏｎ', game_key: 'ｐｏｋéｍｏｎ' }).where('id', '=', sid).execute();
     await db.transaction().execute((trx) => cardKeyWidths.run!(trx));
     expect((await db.selectFrom('card_sessions').select(['game', 'game_key']).where('id', '=', sid).executeTakeFirstOrThrow())).toEqual({ game: 'Ｐｏｋéｍｏｎ', game_key: 'pokémon' });
+    // a documented game sent full-width is stored as the spec spells it, as today's code stores it
+    await db.updateTable('card_sessions').set({ game: 'ＴＣＧ', game_key: 'ｔｃｇ' }).where('id', '=', sid).execute();
+    await db.transaction().execute((trx) => cardKeyWidths.run!(trx));
+    expect((await db.selectFrom('card_sessions').select(['game', 'game_key']).where('id', '=', sid).executeTakeFirstOrThrow())).toEqual({ game: 'TCG', game_key: 'tcg' });
   });
 });

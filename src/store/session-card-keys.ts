@@ -20,10 +20,10 @@ export function refoldCardKey(key: string): string {
 /**
  * A field as it names a card: compatibility form (NFKC: full-width ＳＶ２ａ and ０２５, half-width
  * ﾋﾟｶﾁｭｳ, as Japanese input methods type them, are SV2a, 025 and ピカチュウ; ™ is tm), lower case
- * after it, spaces collapsed, and the key's separator written otherwise, so that no field's `|`
- * (or the full-width ｜ NFKC makes one) moves a part into the next.
+ * after it, spaces collapsed, and the key's separator (and the escape) escaped with a backslash, so that
+ * no field's `|` (or the full-width ｜ NFKC makes one) moves a part into the next.
  */
-export const cardKeyPart = (s: string | null | undefined): string => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase().replace(/\|/g, '¦');
+export const cardKeyPart = (s: string | null | undefined): string => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase().replace(/[\\|]/g, (c) => `\\${c}`);
 
 /**
  * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode
@@ -46,4 +46,13 @@ export const pgRefoldCardKey = (column: string): string => {
 /** A session's `game` as its list filter compares it: case, spaces and width aside (NFKC, then lower case). */
 export function gameKey(game: string): string {
   return game.normalize('NFKC').trim().toLowerCase();
+}
+
+/** The spec's documented values, by their key; any case or width is accepted and stored as the spec spells them. */
+const documentedGames: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs' };
+
+/** A documented value in its spelling; any other game (a display name such as "Pokémon") exactly as sent. */
+export function storedGame(game: string): string {
+  const key = gameKey(game);
+  return Object.hasOwn(documentedGames, key) ? documentedGames[key]! : game;
 }

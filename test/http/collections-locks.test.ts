@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { sql } from 'kysely';
+import { limitStatement } from '../../src/index/pg-collection-queries.ts';
+import type { Store } from '../../src/store/database.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -32,4 +35,19 @@ describe.skipIf(!backends.includes('postgres'))('a filtered query waiting on a l
     }
     expect((await h.request('POST', '/similarity/custom/v2/find', { body: { filter: { grp: 1 } }, headers: { 'collection-id': id } })).statusCode).toBe(200);
   }, 60_000);
+
+  it("keeps the lock's limit under an operator's shorter statement_timeout (a lock wait was the filter's 400 again)", async () => {
+    const db = (h.app.loupe as unknown as { store: Store }).store.db;
+    const settings = await db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL statement_timeout = '2s'`.execute(trx);
+      await limitStatement(trx);
+      return (await sql<{ s: string; l: string }>`SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l`.execute(trx)).rows[0]!;
+    });
+    expect(settings).toEqual({ s: '2s', l: '1600ms' });
+    const plain = await db.transaction().execute(async (trx) => {
+      await limitStatement(trx);
+      return (await sql<{ s: string; l: string }>`SELECT current_setting('statement_timeout') AS s, current_setting('lock_timeout') AS l`.execute(trx)).rows[0]!;
+    });
+    expect(plain).toEqual({ s: '5s', l: '4s' });
+  });
 });

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../database.ts';
-import { cardKey, gameKey } from '../session-card-keys.ts';
+import { cardKey, gameKey, storedGame } from '../session-card-keys.ts';
 import type { Migration } from './index.ts';
 
 /**
@@ -21,12 +21,16 @@ export const cardKeyWidths: Migration = {
   },
 };
 
-/** Sessions' `game_key` made again as `gameKey` now makes it: `?game=TCG` did not find a session sent as ＴＣＧ. */
+/**
+ * Sessions' `game_key` made again as `gameKey` now makes it (`?game=TCG` did not find a session sent as ＴＣＧ), and a
+ * documented game sent full-width stored as the spec spells it, as this release stores it sent so (ＴＣＧ → TCG).
+ */
 export async function rekeyGames(trx: Transaction<Database>): Promise<void> {
   const rows = await trx.selectFrom('card_sessions').select(['id', 'game', 'game_key']).where('game', '<>', '').execute();
   for (const r of rows) {
     const key = gameKey(r.game);
-    if (key !== r.game_key) await trx.updateTable('card_sessions').set({ game_key: key }).where('id', '=', r.id).execute();
+    const game = storedGame(r.game);
+    if (key !== r.game_key || game !== r.game) await trx.updateTable('card_sessions').set({ game_key: key, game }).where('id', '=', r.id).execute();
   }
 }
 
