@@ -55,8 +55,8 @@ export async function limitStatement(trx: Kysely<Database>): Promise<void> {
   await sql`SELECT set_config('statement_timeout', CASE WHEN current_setting('statement_timeout') <> '0' AND current_setting('statement_timeout')::interval < make_interval(secs => ${FILTER_STATEMENT_MS / 1000}) THEN current_setting('statement_timeout') ELSE ${String(FILTER_STATEMENT_MS)} END, true)`.execute(trx);
   // a wait on another's lock (a collection made or dropped, an operator's DDL) ends before the
   // statement's time does, as lock_not_available (55P03: a 503, retry): it ran into the statement
-  // timeout and was answered as the client's filter's fault (400)
-  // under the statement's own limit (4 s, or 80 % of an operator's shorter statement_timeout), and never above an operator's shorter lock_timeout
+  // timeout and was answered as the client's filter's fault (400). 4 s, or 80 % of an operator's
+  // shorter statement_timeout, and never above an operator's shorter lock_timeout.
   await sql`SELECT set_config('lock_timeout', (SELECT CASE WHEN current_setting('lock_timeout') <> '0' AND current_setting('lock_timeout')::interval < make_interval(secs => l / 1000.0) THEN current_setting('lock_timeout') ELSE l::text END FROM (SELECT LEAST(${FILTER_LOCK_MS}, floor(extract(epoch FROM current_setting('statement_timeout')::interval) * 800)::int) AS l) t), true)`.execute(trx);
 }
 

@@ -168,9 +168,9 @@ export class CatalogService {
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     if (request.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(request.date)) throw badRequest(`--date must be a day written YYYY-MM-DD, not "${request.date}"`);
     if (request.price !== undefined && !(Number.isFinite(request.price) && request.price > 0)) throw badRequest('--price must be a price above 0, as the file wrote it (12.50)');
+    if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
     const ids = await this.store.cardIdentities(catalog.id);
     const card = ids.keys.has(request.card) ? request.card : (ids.aliases.get(request.card) ?? request.card);
-    if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
     const out = await this.prices.deleteCardPrices(catalog.id, card, { date: request.date, source: request.source, price: request.price, currency: request.currency?.toUpperCase(), graded: request.graded });
     if (out.deleted === 0 && out.left === 0) throw new ServiceError(404, 'not_found', `Catalog ${catalog.name} holds no price of card "${request.card}" (\`loupe catalog cards --catalog ${catalog.name}\` shows the cards' keys).`);
     return { catalog: catalog.name, card, ...out };

@@ -12,9 +12,10 @@ export class ServiceError extends Error {
     errors?: FieldError[],
     readonly headers?: Record<string, string>,
   ) {
-    super(wholeCharacters(detail));
+    const whole = wholeCharacters(detail);
+    super(whole);
     this.name = 'ServiceError';
-    this.detail = wholeCharacters(detail);
+    this.detail = whole;
     if (errors) this.errors = errors.map((e) => ({ ...e, field: wholeCharacters(e.field), message: wholeCharacters(e.message) }));
   }
 }

@@ -271,7 +271,7 @@ export class PriceStore {
       if (only.source !== undefined) q = q.where(sql`lower(source)`, '=', only.source.toLowerCase());
       if (only.price !== undefined) q = q.where('price', '=', only.price);
       if (only.currency !== undefined) q = q.where('currency', '=', only.currency);
-      if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? (only.graded ? 1 : 0) : (only.graded as never));
+      if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? Number(only.graded) : only.graded);
       const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
       return { deleted, left: Number(left.n) };

@@ -159,7 +159,7 @@ export function indexWords(input: string): string {
     const runs = runWords(token);
     if (!cjkChar.test(token)) {
       // Hangul: the word as spaced, and its runs' pairs (a compound 포켓몬카드 holds 포켓몬)
-      out.push(token, ...(runs.length ? runs.filter((w) => w !== token) : []));
+      out.push(token, ...runs.filter((w) => w !== token));
       continue;
     }
     const lang = /[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u.test(token) ? 'ja' : 'zh';
