@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectPaths, valueAtPath } from './record-paths.ts';
+import { projectPaths, setPath, valueAtPath } from './record-paths.ts';
 
 const record = { name: 'dress', meta: { color: 'red', size: { eu: 38, us: 8 }, note: null }, variants: [{ sku: 'a', price: 1 }, { sku: 'b', price: 2 }, 7], 'a.b': 'literal' };
 
@@ -29,5 +29,45 @@ describe('valueAtPath', () => {
     expect(valueAtPath(record, 'variants.sku')).toBeUndefined();
     expect(valueAtPath(record, 'toString')).toBeUndefined();
     expect(valueAtPath(record, 'meta.size.eu.x')).toBeUndefined();
+  });
+});
+
+describe('setPath', () => {
+  it('sets and removes a nested part without changing the objects it was given', () => {
+    const data = { ...record };
+    expect(setPath(data, 'meta.color', 'blue')).toBeUndefined();
+    expect(setPath(data, 'meta.size.eu', null)).toBeUndefined();
+    expect(setPath(data, 'dims.h.cm', 3)).toBeUndefined();
+    expect(data.meta).toEqual({ color: 'blue', size: { us: 8 }, note: null });
+    expect(data).toMatchObject({ dims: { h: { cm: 3 } } });
+    expect(record.meta).toEqual({ color: 'red', size: { eu: 38, us: 8 }, note: null });
+    expect(Object.hasOwn(data, 'meta.color')).toBe(false);
+  });
+
+  it('a field holding the dotted name is set as it is; removing what is not there is nothing', () => {
+    const data = { ...record };
+    expect(setPath(data, 'a.b', 'changed')).toBeUndefined();
+    expect(data['a.b']).toBe('changed');
+    expect(data).not.toHaveProperty('a');
+    expect(setPath(data, 'nope.deep', null)).toBeUndefined();
+    expect(data).not.toHaveProperty('nope');
+  });
+
+  it('refuses a path through a value that is not an object, and empty names between dots', () => {
+    const data = { ...record };
+    expect(setPath(data, 'name.first', 'x')).toMatch(/name is a string, not an object/);
+    expect(setPath(data, 'variants.sku', 'x')).toMatch(/variants is a list/);
+    expect(setPath(data, 'meta.note.x', 'x')).toMatch(/meta\.note is null/);
+    expect(setPath(data, 'meta..color', 'x')).toMatch(/between its dots/);
+    expect(data).toEqual(record);
+  });
+
+  it('writes __proto__ as a field, never as the prototype', () => {
+    const data: Record<string, unknown> = {};
+    expect(setPath(data, '__proto__', { polluted: true })).toBeUndefined();
+    expect(setPath(data, 'x.__proto__.polluted', true)).toBeUndefined();
+    expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(data)).toEqual(['__proto__', 'x']);
   });
 });

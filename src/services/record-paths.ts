@@ -66,3 +66,52 @@ export function valueAtPath(data: Record<string, unknown>, path: string): unknow
   }
   return at;
 }
+
+/** What a value along a path is, for a message. */
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** An own key written as data, never as the object's prototype (`__proto__`). */
+function put(o: Record<string, unknown>, k: string, v: unknown): void {
+  Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * An update's dotted name (`meta.color`) sets that part of a nested field, as MongoDB's `$set` does, or removes it
+ * when the value is null (`$unset`); a field whose own name holds the dots is set as it is, as `projectPaths` reads it.
+ * Objects along the path are copied, never changed in place, and made where missing. Returns why it cannot be set.
+ */
+export function setPath(data: Record<string, unknown>, path: string, value: unknown): string | undefined {
+  if (Object.hasOwn(data, path) || !path.includes('.')) {
+    if (value === null) delete data[path];
+    else put(data, path, value);
+    return undefined;
+  }
+  const parts = path.split('.');
+  if (parts.some((p) => p === '')) return `${path}: a dotted field name needs a name between its dots`;
+  let at = data;
+  for (let i = 0; i < parts.length - 1; i++) {
+    const part = parts[i]!;
+    const next = Object.hasOwn(at, part) ? at[part] : undefined;
+    if (next === undefined) {
+      if (value === null) return undefined; // nothing there to remove
+      const made: Record<string, unknown> = {};
+      put(at, part, made);
+      at = made;
+    } else if (next !== null && typeof next === 'object' && !Array.isArray(next)) {
+      const copy = { ...(next as Record<string, unknown>) };
+      put(at, part, copy);
+      at = copy;
+    } else {
+      if (value === null) return undefined;
+      return `${path}: ${parts.slice(0, i + 1).join('.')} is ${kindOf(next)}, not an object, so ${parts.slice(i + 1).join('.')} cannot be set in it`;
+    }
+  }
+  const last = parts[parts.length - 1]!;
+  if (value === null) delete at[last];
+  else put(at, last, value);
+  return undefined;
+}

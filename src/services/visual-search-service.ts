@@ -21,7 +21,7 @@ import { clientCancelled } from '../util/download-scope.ts';
 import type { AccountService } from './account-service.ts';
 import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
-import { projectPaths, valueAtPath } from './record-paths.ts';
+import { projectPaths, setPath, valueAtPath } from './record-paths.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
@@ -845,9 +845,11 @@ export class VisualSearchService {
       // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
       // (an image refetched from the record's own link, for a flag turned on, keeps it)
       if (vector && typeof work._url !== 'string') delete data._url;
-      for (const [k, v] of Object.entries(attributes(record))) {
-        if (v === null) delete data[k];
-        else data[k] = v;
+      let unset: string | undefined;
+      for (const [k, v] of Object.entries(attributes(record))) unset ??= setPath(data, k, v);
+      if (unset) {
+        await fail(400, unset);
+        continue;
       }
       if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
       if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));

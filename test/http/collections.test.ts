@@ -200,6 +200,21 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect((await call(`${base}/find`, { filter: { _id: 'leo-2' } }, c)).body.answer_records[0]).toHaveProperty('price');
   }, 60_000);
 
+  it('update: a dotted name sets or removes that part of a nested field, as MongoDB does, and filters see it', async () => {
+    const c = await shop();
+    const upd = await call(`${base}/update`, { records: [{ _id: 'leo-1', 'meta.color': 'blue', 'meta.zoo': null, 'dims.h': 3 }] }, c);
+    expect([upd.http, upd.body.status.code], JSON.stringify(upd.body)).toEqual([200, 205]);
+    expect(upd.body.answer_records[0]).toMatchObject({ meta: { color: 'blue' }, dims: { h: 3 } });
+    expect(upd.body.answer_records[0]).not.toHaveProperty(['meta.color']);
+    expect((await call(`${base}/find`, { filter: { 'meta.color': 'blue', 'dims.h': { $gt: 2 } }, fields_to_return: ['_id'] }, c)).body.answer_records).toEqual([{ _id: 'leo-1' }]);
+    expect((await call(`${base}/getRecordCount`, { filter: { 'meta.zoo': { $exists: true } } }, c)).body.count).toBe(0);
+    // a path through a value that is not an object is that record's 400; the record stays as it was
+    const bad = await call(`${base}/update`, { records: [{ _id: 'leo-2', 'color.shade': 'dark', price: 1 }, { _id: 'plane-1', 'meta.size': 'L' }] }, c);
+    expect([bad.http, bad.body.answer_count], JSON.stringify(bad.body)).toEqual([206, 1]);
+    expect((bad.body.skipped_records![0]!._reason as { status: { code: number; text: string } }).status).toMatchObject({ code: 400, text: expect.stringContaining('color is a string, not an object') });
+    expect((await call(`${base}/get`, { records: [{ _id: 'leo-2' }] }, c)).body.answer_records[0]).toMatchObject({ color: 'yellow', price: 30 });
+  }, 60_000);
+
   it('find, getRecordCount and random with MongoDB filters; a bad operator is a 400 naming it', async () => {
     const c = await shop();
     // leo-1 (12.5) is left out by the price, plane-1 (99) by the tags.
