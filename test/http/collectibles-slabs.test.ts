@@ -220,6 +220,25 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(Object.keys(label._ocr!).sort()).toEqual(['full_text', 'lang', 'lang_name', 'texts']);
   }, 120_000);
 
+  it('card_ocr_id: a slab label read where no card is found is the record\'s answer (it was a 404 that dropped the label), sync and queued', async () => {
+    // the label strip of a slab, cut above the card: nothing card-shaped in it
+    const slab = await renderSlab(psa, { size: 1000 });
+    const meta = await sharp(slab).metadata();
+    const strip = (await sharp(slab).extract({ left: 0, top: 0, width: meta.width!, height: Math.round(meta.height! * 0.3) }).jpeg().toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _id: 'strip', _base64: strip }, { _id: 'raw', _base64: raw }] } });
+    const [got, card] = (res.json() as { records: Rec[] }).records;
+    expect(got, res.body).toMatchObject({ _id: 'strip', _status: { code: 200 }, 'Graded Slab': [{ name: 'yes' }] });
+    expect(got!._objects!.map((o) => [o.name, o.id])).toEqual([['Slab Label', 1]]);
+    expect(got!._objects![0]!._identification.best_match).toMatchObject({ grade: 9, certificate_number: '81234567' });
+    expect(got!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }] });
+    // a raw card's answer is as before: no label searched for beside it
+    expect(card!._objects!.map((o) => o.name)).toEqual(['Card']);
+    const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _id: 'strip', _base64: strip }] } });
+    expect(queued.statusCode, queued.body).toBe(201);
+    const out = await done(h, (queued.json() as { id: string }).id);
+    expect(out.response!.records[0]).toMatchObject({ _id: 'strip', _status: { code: 200 }, _objects: [{ name: 'Slab Label', _identification: { best_match: { certificate_number: '81234567' } } }] });
+  }, 180_000);
+
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
     const ids: string[] = [];
     for (const [endpoint, records] of [

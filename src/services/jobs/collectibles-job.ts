@@ -91,7 +91,7 @@ export class CollectiblesJob implements JobHandler {
       const sctx = { requestId: ctx.requestId };
       let out;
       if (slab) out = await this.recognition.slabRecord(sctx, rec, await this.recognition.label(() => ctx.image(i)), catalogs, echo(rec), slab === 'grade');
-      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i)), catalogs, echo(rec));
+      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), 'no-card'), catalogs, echo(rec));
       else if (!catalogs.length) out = { ...echo(rec), _status: { code: 503, text: family.noCatalog } };
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;

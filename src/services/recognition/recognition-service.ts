@@ -334,7 +334,7 @@ export class RecognitionService {
    * `labelSearch` for the slab options. Only the largest card is read: a queued request answers for
    * it alone (`analyze_all` is not applied there).
    */
-  read(bytes: () => Promise<Buffer>, labelSearch = false): Promise<CardOutcome> {
+  read(bytes: () => Promise<Buffer>, labelSearch: boolean | 'no-card' = false): Promise<CardOutcome> {
     return this.vision.cardOutcome(bytes, 'read', labelSearch ? { labelSearch } : {});
   }
 
@@ -515,7 +515,7 @@ export class RecognitionService {
   async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
-    const reads = await this.vision.cardEach(records, 'read');
+    const reads = await this.vision.cardEach(records, 'read', { labelSearch: 'no-card' });
     const outcomes = await mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, catalogs));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
@@ -527,12 +527,14 @@ export class RecognitionService {
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
     const reading = read.readings?.find((r) => r.index === 0);
-    if (!read.found || !read.cards?.length || !reading) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    // the largest slab label is answered for too (spec 3 §4): a label read where no card was found is the record's answer
+    const labelOnly = () => (read.label ? { ...sized, _status: { code: 200, text: 'OK' }, _objects: [ocrLabelObject(read, read.label, 1)], 'Graded Slab': [{ id: 1, name: 'yes', prob: 1 }] } : undefined);
+    if (!read.found || !read.cards?.length || !reading) return labelOnly() ?? { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const card = read.cards[0]!;
     const clues = cardClues(reading);
     const searches = await Promise.all(catalogs.filter((c) => ofTheGame(c, clues) && holdsPrintingsOf(c, clues)).map((c) => this.search(c)));
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
-    if (!best && wholeReadIsNoCard(read, printsCardFurniture(clues), [])) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    if (!best && wholeReadIsNoCard(read, printsCardFurniture(clues), [])) return labelOnly() ?? { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
     const objects: Record<string, unknown>[] = [
       {
@@ -559,23 +561,7 @@ export class RecognitionService {
         },
       },
     ];
-    if (read.label) {
-      const label = readLabelText(read.label.lines);
-      const company = label.company;
-      const [x0, y0, x1, y1] = read.label.box;
-      objects.push({
-        name: 'Slab Label',
-        id: 2,
-        bound_box: read.label.box,
-        prob: 1,
-        area: Number((((x1 - x0) * (y1 - y0)) / (read.width * read.height)).toFixed(4)),
-        'Top Category': [{ id: 1, name: 'Slab Label', prob: 1 }],
-        _ocr: { full_text: read.label.lines.map((l) => l.text).join('\n'), lang: label.lang, lang_name: languageName(label.lang), texts: read.label.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
-        _tags: { Company: [{ id: 1, name: company, prob: label.companyProb }] },
-        _tags_simple: [company],
-        _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
-      });
-    }
+    if (read.label) objects.push(ocrLabelObject(read, read.label, 2));
     return { ...sized, _status: { code: 200, text: 'OK' }, _objects: objects, 'Graded Slab': [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] };
   }
 
@@ -830,4 +816,22 @@ function polygonShare(q: [number, number][], w: number, h: number): number {
 /** Every record's `_status` carries the request id (spec 3 §2, §7), the successful ones too. */
 function withRequestIds<R extends { _status: { code: number; text: string } }>(ctx: { requestId: string }, records: R[]): R[] {
   return records.map((r) => ({ ...r, _status: { ...r._status, request_id: ctx.requestId } }));
+}
+
+/** `/card_ocr_id`'s slab-label object: the label's text and what it names (no catalog needed). */
+function ocrLabelObject(read: { width: number; height: number }, found: NonNullable<CardResult['label']>, id: number): Record<string, unknown> {
+  const label = readLabelText(found.lines);
+  const [x0, y0, x1, y1] = found.box;
+  return {
+    name: 'Slab Label',
+    id,
+    bound_box: found.box,
+    prob: 1,
+    area: Number((((x1 - x0) * (y1 - y0)) / (read.width * read.height)).toFixed(4)),
+    'Top Category': [{ id: 1, name: 'Slab Label', prob: 1 }],
+    _ocr: { full_text: found.lines.map((l) => l.text).join('\n'), lang: label.lang, lang_name: languageName(label.lang), texts: found.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
+    _tags: { Company: [{ id: 1, name: label.company, prob: label.companyProb }] },
+    _tags_simple: [label.company],
+    _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
+  };
 }

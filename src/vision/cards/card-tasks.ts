@@ -190,7 +190,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       // (read: recognition reports the label's text, so it is read on a slab the maps found too)
       let label = found[0] && (found[0].kind !== 'slab' || task.op === 'read' || task.op === 'label') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
       // `/slab_id`: a label the detector's card does not stand beside (a scan cropped to the holder, a holder's outline taken for the card)
-      if (!label && (task.op === 'label' || task.options.labelSearch)) label = await searchSlabLabel(await ocr(), pixels);
+      if (!label && (task.op === 'label' || task.options.labelSearch === true || (task.options.labelSearch === 'no-card' && !found[0]))) label = await searchSlabLabel(await ocr(), pixels);
       if (label && found[0]) found[0] = { ...found[0], kind: 'slab', labelBox: label.box };
       slabLabel = label;
       // a scan cropped to its card: the card's edges are the image's, which no step shows (the outline ran

@@ -70,13 +70,14 @@ export interface CardTask {
   op: CardOp;
   /**
    * `labelSearch` (`read`): when no grading label stands beside the largest card, look for one in
-   * the whole image as `label` does (recognition's slab options).
+   * the whole image as `label` does (recognition's slab options); `no-card`: only when no card was
+   * found (`/card_ocr_id`, which answers for the largest slab label too, pays nothing more on a card).
    */
   /**
    * `everyCard` (`read`): every card's text is read (up to {@link MAX_READ_CARDS}), for `analyze_all`;
    * without it only the largest card's, the others listed unread: what every other recognition answers for.
    */
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean; everyCard?: boolean };
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean | 'no-card'; everyCard?: boolean };
 }
 
 export interface CardResult extends ImageSize {
