@@ -3,9 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
-import { cardKey, foldCardNumber, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
+import { cardKey, foldCardNumber, gameKey, pgRefoldCardKey, refoldCardKey } from './session-card-keys.ts';
 import { cardKeyNumbers } from './migrations/021-card-key-numbers.ts';
 import { cardKeyWidths } from './migrations/024-card-key-widths.ts';
+import { gameCaseFolding } from './migrations/025-game-case-folding.ts';
 
 /** The key releases 021–023 made (composed, folded, no width). */
 const key021 = (row: Parameters<typeof cardKey>[0]) => {
@@ -132,5 +133,20 @@ describe.each(backends)('migrations 021 and 024 (%s)', (backend) => {
     await db.updateTable('card_sessions').set({ game: 'ＴＣＧ', game_key: 'ｔｃｇ' }).where('id', '=', sid).execute();
     await db.transaction().execute((trx) => cardKeyWidths.run!(trx));
     expect((await db.selectFrom('card_sessions').select(['game', 'game_key']).where('id', '=', sid).executeTakeFirstOrThrow())).toEqual({ game: 'TCG', game_key: 'tcg' });
+    // migration 025: keys made by 024's lower case alone fold as Unicode case folding does
+    await db.updateTable('card_sessions').set({ game: 'İSTANBUL ΚΑΡΤΕΣ STRAẞE', game_key: 'İSTANBUL ΚΑΡΤΕΣ STRAẞE'.toLowerCase() }).where('id', '=', sid).execute();
+    await db.transaction().execute((trx) => gameCaseFolding.run!(trx));
+    expect((await db.selectFrom('card_sessions').select(['game', 'game_key']).where('id', '=', sid).executeTakeFirstOrThrow())).toEqual({ game: 'İSTANBUL ΚΑΡΤΕΣ STRAẞE', game_key: 'istanbul καρτεσ strasse' });
+  });
+});
+
+describe('gameKey', () => {
+  it('folds case as Unicode does where lower case alone leaves two forms: final sigma, sharp s, dotted capital I', () => {
+    expect(gameKey(' Pokémon ')).toBe('pokémon');
+    expect(gameKey('ΚΑΡΤΕΣ')).toBe(gameKey('καρτες'));
+    expect(gameKey('İstanbul')).toBe(gameKey('istanbul'));
+    expect(gameKey('Straße')).toBe(gameKey('STRASSE'));
+    expect(gameKey('STRAẞE')).toBe('strasse');
+    expect(gameKey('ＴＣＧ')).toBe('tcg');
   });
 });

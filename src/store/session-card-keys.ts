@@ -43,9 +43,13 @@ export const pgRefoldCardKey = (column: string): string => {
   return `normalize(left(${column}, length(${column}) - length(${number})), NFC) || regexp_replace(normalize(${number}, NFC), '(^|[^0-9])0+([0-9])', '\\1\\2', 'g')`;
 };
 
-/** A session's `game` as its list filter compares it: case, spaces and width aside (NFKC, then lower case). */
+/**
+ * A session's `game` as its list filter compares it: case, spaces and width aside (NFKC, then lower case), and
+ * the lower cases JavaScript leaves apart folded as Unicode's case folding does: a final ς is σ, ß (and ẞ) ss, and
+ * the i of a dotted capital İ plain i (`?game=istanbul` finds İSTANBUL; migration 025).
+ */
 export function gameKey(game: string): string {
-  return game.normalize('NFKC').trim().toLowerCase();
+  return game.normalize('NFKC').trim().toLowerCase().replace(/ς/g, 'σ').replace(/ß/g, 'ss').replace(/i\u0307/g, 'i').normalize('NFC');
 }
 
 /** The spec's documented values, by their key; any case or width is accepted and stored as the spec spells them. */
