@@ -62,12 +62,23 @@ describe('setPath', () => {
     expect(data).toEqual(record);
   });
 
-  it('writes __proto__ as a field, never as the prototype', () => {
+  it('refuses __proto__ and constructor.prototype along a path, as a body\'s keys are, and writes a top-level one as a field', () => {
     const data: Record<string, unknown> = {};
+    expect(setPath(data, 'x.__proto__.polluted', true)).toMatch(/__proto__/);
+    expect(setPath(data, 'constructor.prototype.polluted', true)).toMatch(/__proto__/);
+    expect(data).toEqual({});
     expect(setPath(data, '__proto__', { polluted: true })).toBeUndefined();
-    expect(setPath(data, 'x.__proto__.polluted', true)).toBeUndefined();
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(Object.keys(data)).toEqual(['__proto__', 'x']);
+    expect(Object.keys(data)).toEqual(['__proto__']);
+  });
+
+  it('refuses a path that would nest the record deeper than a body may carry', () => {
+    const data: Record<string, unknown> = {};
+    expect(setPath(data, Array.from({ length: 20_000 }, () => 'a').join('.'), 1)).toMatch(/deeper than 30 levels/);
+    // the record, then 29 objects along the path: 30 levels, as deep as a body carries a record
+    expect(setPath(data, Array.from({ length: 31 }, () => 'a').join('.'), 1)).toMatch(/deeper than 30/);
+    expect(setPath(data, Array.from({ length: 30 }, () => 'a').join('.'), [1])).toMatch(/deeper than 30/);
+    expect(setPath(data, Array.from({ length: 30 }, () => 'a').join('.'), 1)).toBeUndefined();
   });
 });

@@ -67,6 +67,17 @@ export function valueAtPath(data: Record<string, unknown>, path: string): unknow
   return at;
 }
 
+/** Levels a record may nest, itself the first: a body nests 32, and a record stands at its third (`{"records": [{…}]}`). */
+export const maxRecordDepth = 30;
+
+/** Levels of objects and arrays in a value (a scalar 0), stopping once past the record's limit. */
+function depthOf(v: unknown, limit = maxRecordDepth + 1): number {
+  if (v === null || typeof v !== 'object' || limit <= 0) return 0;
+  let deepest = 0;
+  for (const x of Array.isArray(v) ? v : Object.values(v)) deepest = Math.max(deepest, depthOf(x, limit - 1));
+  return 1 + deepest;
+}
+
 /** What a value along a path is, for a message. */
 function kindOf(v: unknown): string {
   if (v === null) return 'null';
@@ -91,7 +102,12 @@ export function setPath(data: Record<string, unknown>, path: string, value: unkn
     return undefined;
   }
   const parts = path.split('.');
-  if (parts.some((p) => p === '')) return `${path}: a dotted field name needs a name between its dots`;
+  const named = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+  if (parts.some((p) => p === '')) return `${named}: a dotted field name needs a name between its dots`;
+  // as the body's own keys are refused (docs/api-decisions.md): a client merging the record naively would take them
+  if (parts.some((p, i) => p === '__proto__' || (p === 'constructor' && parts[i + 1] === 'prototype'))) return `${named}: "__proto__", or "constructor" holding "prototype", is not accepted as a field name`;
+  // a record read back must be a body that can be sent again (32 levels, the record itself at the third)
+  if (parts.length + depthOf(value) > maxRecordDepth) return `${named}: the record would nest deeper than ${maxRecordDepth} levels, more than a request body may carry`;
   let at = data;
   for (let i = 0; i < parts.length - 1; i++) {
     const part = parts[i]!;

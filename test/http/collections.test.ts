@@ -213,6 +213,11 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([bad.http, bad.body.answer_count], JSON.stringify(bad.body)).toEqual([206, 1]);
     expect((bad.body.skipped_records![0]!._reason as { status: { code: number; text: string } }).status).toMatchObject({ code: 400, text: expect.stringContaining('color is a string, not an object') });
     expect((await call(`${base}/get`, { records: [{ _id: 'leo-2' }] }, c)).body.answer_records[0]).toMatchObject({ color: 'yellow', price: 30 });
+    // a name deeper than a body may nest, or one through __proto__, is the record's 400 (the first was a 500, the second stored)
+    const deep = await call(`${base}/update`, { records: [{ _id: 'leo-2', [Array.from({ length: 20_000 }, () => 'a').join('.')]: 1 }, { _id: 'plane-1', 'x.__proto__.polluted': 'yes' }] }, c);
+    expect([deep.http, deep.body.status.code], JSON.stringify(deep.body).slice(0, 300)).toEqual([400, 400]);
+    expect(deep.body.skipped_records!.map((r) => (r._reason as { status: { text: string } }).status.text)).toEqual([expect.stringContaining('deeper than 30 levels'), expect.stringContaining('__proto__')]);
+    expect((await call(`${base}/get`, { records: [{ _id: 'plane-1' }] }, c)).body.answer_records[0]).not.toHaveProperty('x');
   }, 60_000);
 
   it('find, getRecordCount and random with MongoDB filters; a bad operator is a 400 naming it', async () => {
