@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxQueryChars, maxQueryWords, parseQuery, type ParsedQuery } from './query.ts';
+import { conceptCodesIn, maxQueryChars, maxQueryWords, parseQuery, type ParsedQuery } from './query.ts';
 import { detectLanguage } from './query-language.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
@@ -228,5 +228,25 @@ describe('people counts', () => {
     expect(codes('two chairs')).toEqual(['xochair']);
     expect(parsed('two chairs').terms).toEqual(['two']);
     expect(codes('people')).toEqual(['xoperson']);
+  });
+
+  it('German shops\' words (h83): function words dropped, adjectives in their endings, datives, spellings without umlauts', () => {
+    expect(parsed('Tisch aus Eiche').terms).toEqual(['eiche']);
+    expect(parsed('Tisch für Küche über Eck').terms).toEqual(['kuche', 'eck']);
+    for (const q of ['dunkelblaues', 'marineblauem', 'dunkelblauen']) expect(codes(q), q).toContain('xcnavyblue');
+    for (const q of ['Tischen', 'Stühlen', 'Stuehle', 'Stuehlen', 'Büchern']) expect(parsed(q).codes.length, q).toBeGreaterThan(0);
+    expect(codes('gruen')).toEqual(codes('grün'));
+    expect(codes('dunkelgruenes Hemd')).toEqual(codes('dunkelgrünes Hemd'));
+  });
+
+  it('Spanish café is brown only in Spanish text: elsewhere the word café (h83)', () => {
+    expect(codes('zapatos café')).toContain('xkbrown');
+    expect(codes('chaise de café')).not.toContain('xkbrown');
+    expect(parsed('chaise de café').terms).toContain('cafe');
+    // alone it is the word, no evidence of Spanish
+    expect(parsed('café')).toMatchObject({ codes: [], terms: ['cafe'] });
+    expect(conceptCodesIn('Chaises de café bleues')).not.toContain('xkbrown');
+    expect(conceptCodesIn('Kaffeetassen im Café-Stil')).not.toContain('xkbrown');
+    expect(conceptCodesIn('Zapatos color café')).toContain('xkbrown');
   });
 });

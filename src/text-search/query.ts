@@ -190,9 +190,10 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const resolved = items.map((item) => (item.kind === 'concept' ? resolve(item.entries, language) : []));
 
   items.forEach((item, i) => {
-    if (item.kind === 'word') {
+    if (item.kind === 'word' || resolved[i]!.length === 0) {
+      // (a form that names its concept only in another language's text is its words here: `ownLanguageOnly`)
       // A lone Latin letter is what an apostrophe leaves ("dog's" → dog, s; "l'avion"): noise, like a stop word.
-      (stops.has(item.text) || /^[a-z]$/.test(item.text) ? stopped : terms).push(item.text);
+      for (const word of item.kind === 'word' ? [item.text] : item.text.split(' ')) (stops.has(word) || /^[a-z]$/.test(word) ? stopped : terms).push(word);
       return;
     }
     for (const concept of resolved[i]!) {
@@ -257,7 +258,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     concepts,
     codes: [...codes].map(([code, weight]) => ({ code, weight })),
     terms: [...new Set(terms)],
-    literals: [...new Set(items.filter((item) => item.kind === 'concept').map((item) => item.text))].filter((w) => !terms.includes(w)),
+    literals: [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w)),
     unread,
     ...(runs.length ? { runs } : {}),
   };
@@ -287,8 +288,9 @@ function codesOf(concept: Concept): WeightedCode[] {
  * language does not know it, every reading counts. Homonyms within a language give all theirs.
  */
 function resolve(entries: readonly LexiconEntry[], language: QueryLanguage): Concept[] {
-  const own = entries.filter((e) => e.lang === language);
-  const chosen = own.length > 0 ? own : entries;
+  const usable = entries.filter((e) => !e.ownOnly || e.lang === language);
+  const own = usable.filter((e) => e.lang === language);
+  const chosen = own.length > 0 ? own : usable;
   const out: Concept[] = [];
   for (const e of chosen) if (!out.some((c) => c.kind === e.concept.kind && c.name === e.concept.name)) out.push(e.concept);
   return out;

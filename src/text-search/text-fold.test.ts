@@ -34,4 +34,15 @@ describe('wordsOf', () => {
     expect(wordsOf(foldText("T-shirt, bouche d'incendie; 2 chiens!"))).toEqual(['t', 'shirt', 'bouche', 'd', 'incendie', '2', 'chiens']);
     expect(wordsOf(foldText('नीला  कुर्ता'))).toEqual(['नीला', 'कुर्ता']);
   });
+
+  it('folds letters no decomposition takes apart, as they are typed without their stroke (h83)', () => {
+    expect(foldText('Żółty ŁÓDŹ')).toBe('zolty lodz');
+    expect(foldText('SARI Sarı kadın')).toBe('sari sari kadin');
+    expect(foldText('cœur Æble Øre Đak Straße STRAẞE')).toBe('coeur aeble ore dak strasse strasse');
+  });
+
+  it('drops emoji variation selectors, which made a phone\'s 🛋️ an unread word (h83)', () => {
+    expect(wordsOf(foldText('🛋️'))).toEqual([]);
+    expect(wordsOf(foldText('❤️ Sofa'))).toEqual(['sofa']);
+  });
 });

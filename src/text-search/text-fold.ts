@@ -13,11 +13,18 @@ const cyrillic = /[\u0400-\u04ff]/;
 
 // Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
 // written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, the Devanagari
-// nukta (ज़/ज are both common spellings).
-const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640]/g;
+// nukta (ज़/ज are both common spellings), and emoji variation selectors (a phone's 🛋️ is 🛋 and U+FE0F).
+const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640\ufe00-\ufe0f]/g;
 const droppedMarks = /[\u064b-\u065f\u0670\u093c]/g;
 
 const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
+
+// Latin letters whose stroke or ligature no decomposition takes away, typed without it as the
+// others are typed without their accents: Polish ł (zolty for żółty), Turkish dotless ı (sari for
+// sarı), Nordic ø, Croatian đ, French œ (coeur), and German ß as the ss Swiss German and keyboards
+// without it write.
+const strokes: Readonly<Record<string, string>> = { ł: 'l', ı: 'i', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't', œ: 'oe', æ: 'ae', ß: 'ss' };
+const stroked = /[łıøđħŧœæß]/g;
 
 export function foldText(text: string): string {
   const lower = text.normalize('NFKC').toLowerCase().replace(invisible, '').replace(droppedMarks, '');
@@ -35,7 +42,7 @@ export function foldText(text: string): string {
     }
     out += ch;
   }
-  return out.normalize('NFC').replace(arabicAlef, '\u0627');
+  return out.normalize('NFC').replace(arabicAlef, '\u0627').replace(stroked, (c) => strokes[c]!);
 }
 
 /** Han ideographs, hiragana, katakana (and their half-width forms): scripts written without spaces. */

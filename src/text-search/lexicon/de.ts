@@ -2,15 +2,17 @@ import type { LanguageWords } from './concepts.ts';
 
 /**
  * German. Nouns in singular and plural (a plural that differs only by its umlaut, Vögel, Äpfel, folds to its singular) (and the diminutives shops use); colour adjectives in the
- * forms a query carries (`rot`, `rote`, `roter`, `rotes`, `roten`). Written with umlauts and ß as
+ * forms a query carries (`rot`, `rote`, `roter`, `rotes`, `roten`, `rotem`), compounds too (`dunkelblaues`). Written with umlauts and ß as
  * German is; the fold drops the umlauts' dots on both sides, so `grun` finds `grün`. Not yet
  * reviewed by a native speaker (docs/text-search.md). Words that are also common English words
  * with another meaning (Rock, Bank, Sand, Herd, Kind, Rind) are left out: an English query of one
  * of them would be read as German.
  */
-const adjective = (stem: string): string[] => [stem, `${stem}e`, `${stem}er`, `${stem}es`, `${stem}en`];
+const adjective = (stem: string): string[] => [stem, `${stem}e`, `${stem}er`, `${stem}es`, `${stem}en`, `${stem}em`];
+/** Several colour adjectives, each in its six forms. */
+const adjectives = (...stems: string[]): string[] => stems.flatMap(adjective);
 
-export const de: LanguageWords = {
+const written: LanguageWords = {
   objects: {
     person: ['person', 'personen', 'mensch', 'menschen', 'leute', 'mann', 'männer', 'frau', 'frauen', 'junge', 'jungen', 'mädchen', 'kinder', 'porträt', 'gruppe'],
     bicycle: ['fahrrad', 'fahrräder', 'rad', 'velo'],
@@ -44,7 +46,7 @@ export const de: LanguageWords = {
     frisbee: ['frisbee', 'frisbeescheibe', 'wurfscheibe'],
     skis: ['ski', 'skier'],
     snowboard: ['snowboard', 'snowboards'],
-    'sports ball': ['ball', 'bälle', 'fußball', 'fussball'],
+    'sports ball': ['ball', 'bälle', 'fußball'],
     kite: ['drachen', 'lenkdrachen'],
     'baseball bat': ['baseballschläger', 'schläger'],
     'baseball glove': ['baseballhandschuh', 'fanghandschuh'],
@@ -96,46 +98,46 @@ export const de: LanguageWords = {
   colors: {
     black: adjective('schwarz'),
     charcoal: ['anthrazit', 'kohlegrau', 'schiefergrau'],
-    'dark grey': ['dunkelgrau', 'dunkelgraue', 'dunkelgrauer', 'dunkelgraues'],
+    'dark grey': adjectives('dunkelgrau'),
     grey: [...adjective('grau')],
-    'light grey': ['hellgrau', 'hellgraue', 'hellgrauer', 'silber', 'silbern', 'silberne', 'silberner'],
-    // ß and the Swiss ss both
-    white: [...adjective('weiß'), ...adjective('weiss')],
+    'light grey': [...adjectives('hellgrau', 'silbern'), 'silber'],
+    // (the fold makes ß the Swiss ss)
+    white: adjective('weiß'),
     ivory: ['elfenbein', 'elfenbeinfarben', 'altweiß', 'naturweiß'],
     beige: ['beige', 'beigefarben', 'sandfarben'],
     taupe: ['taupe'],
     camel: ['camel', 'kamelhaarfarben'],
     khaki: ['khaki', 'kaki'],
     brown: [...adjective('braun')],
-    'dark brown': ['dunkelbraun', 'dunkelbraune', 'dunkelbrauner', 'schokobraun', 'schokoladenbraun'],
-    rust: ['rost', 'rostrot', 'rostbraun', 'terrakotta', 'ziegelrot'],
+    'dark brown': adjectives('dunkelbraun', 'schokobraun', 'schokoladenbraun'),
+    rust: ['rost', 'terrakotta', ...adjectives('rostrot', 'rostbraun', 'ziegelrot')],
     red: adjective('rot'),
-    burgundy: ['bordeaux', 'bordeauxrot', 'weinrot', 'burgunderrot'],
+    burgundy: ['bordeaux', ...adjectives('bordeauxrot', 'weinrot', 'burgunderrot')],
     coral: ['koralle', 'korallenrot', 'korallenfarben'],
     rose: ['altrosa', 'puderrosa'],
     pink: ['rosa', 'pink', 'rosafarben'],
     'hot pink': ['pinkfarben', 'knallpink', 'fuchsia', 'fuchsie'],
     magenta: ['magenta'],
     peach: ['pfirsich', 'pfirsichfarben', 'apricot', 'aprikose'],
-    orange: ['orange', 'orangefarben', 'orangene', 'orangener'],
-    mustard: ['senf', 'senfgelb', 'ocker'],
-    gold: ['gold', 'golden', 'goldene', 'goldener', 'goldenes'],
+    orange: ['orange', 'orangefarben', ...adjective('orangen').slice(1)],
+    mustard: ['senf', 'ocker', ...adjectives('senfgelb')],
+    gold: ['gold', ...adjectives('golden')],
     yellow: adjective('gelb'),
     cream: ['creme', 'cremefarben', 'cremeweiß', 'ecru'],
-    olive: ['oliv', 'olivgrün', 'olive'],
-    'lime green': ['limettengrün', 'limone', 'hellgrün', 'giftgrün'],
+    olive: ['oliv', 'olive', ...adjectives('olivgrün')],
+    'lime green': ['limone', ...adjectives('limettengrün', 'hellgrün', 'giftgrün')],
     green: adjective('grün'),
-    'dark green': ['dunkelgrün', 'dunkelgrüne', 'dunkelgrüner', 'tannengrün', 'flaschengrün'],
-    sage: ['salbei', 'salbeigrün'],
-    mint: ['mint', 'mintgrün', 'minze'],
-    teal: ['petrol', 'petrolblau', 'blaugrün'],
-    turquoise: ['türkis', 'cyan', 'aqua'],
-    'light blue': ['hellblau', 'hellblaue', 'hellblauer', 'babyblau'],
-    'sky blue': ['himmelblau', 'azurblau', 'azur'],
+    'dark green': adjectives('dunkelgrün', 'tannengrün', 'flaschengrün'),
+    sage: ['salbei', ...adjectives('salbeigrün')],
+    mint: ['mint', 'minze', ...adjectives('mintgrün')],
+    teal: ['petrol', ...adjectives('petrolblau', 'blaugrün')],
+    turquoise: ['cyan', 'aqua', ...adjectives('türkis')],
+    'light blue': adjectives('hellblau', 'babyblau'),
+    'sky blue': ['azur', ...adjectives('himmelblau', 'azurblau')],
     blue: adjective('blau'),
-    denim: ['jeansblau', 'denim'],
-    'navy blue': ['marineblau', 'navy', 'dunkelblau', 'dunkelblaue', 'dunkelblauer'],
-    purple: ['lila', 'violett', 'violette', 'violetter', 'purpur', 'purpurn'],
+    denim: ['denim', ...adjectives('jeansblau')],
+    'navy blue': ['navy', ...adjectives('marineblau', 'dunkelblau')],
+    purple: ['lila', 'purpur', ...adjectives('violett', 'purpurn')],
     lavender: ['lavendel', 'flieder', 'fliederfarben'],
     plum: ['pflaume', 'pflaumenfarben', 'aubergine'],
     mauve: ['mauve', 'malve', 'malvenfarben'],
@@ -149,4 +151,18 @@ export const de: LanguageWords = {
   people: {
     face: ['gesicht', 'gesichter'],
   },
+};
+
+/** A plural's dative (`Tischen`, `Stühlen`, `Büchern`): plurals in -e, -er and -el take an n. */
+const withDative = (forms: readonly string[]): string[] => [...new Set(forms.flatMap((f) => (/(e|er|el)$/.test(f) && !f.includes(' ') ? [f, `${f}n`] : [f])))];
+/** Every form with an umlaut also as keyboards without one write it: `grün` as `gruen`, `Stühle` as `Stuehle`. */
+const withTranscribed = (forms: readonly string[]): string[] => [...new Set(forms.flatMap((f) => (/[äöü]/.test(f) ? [f, f.replace(/ä/g, 'ae').replace(/ö/g, 'oe').replace(/ü/g, 'ue')] : [f])))];
+const each = <K extends string>(m: Readonly<Record<K, readonly string[]>>, f: (forms: readonly string[]) => string[]): Record<K, string[]> =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v as readonly string[])])) as Record<K, string[]>;
+
+export const de: LanguageWords = {
+  objects: each(written.objects, (forms) => withTranscribed(withDative(forms))),
+  colors: each(written.colors, withTranscribed),
+  items: each(written.items, (forms) => withTranscribed(withDative(forms))),
+  people: each(written.people, withTranscribed),
 };

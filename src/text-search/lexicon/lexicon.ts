@@ -42,9 +42,20 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
   de: ['orange'],
 };
 
+/**
+ * Forms that name their concept only in text read as their own language: elsewhere they are another
+ * language's everyday word (Spanish café is brown, French, German and Portuguese café a café: "Chaises
+ * de café bleues" was a brown chair). Text in another language searches them as plain words.
+ */
+export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
+  es: ['café', 'café oscuro'],
+};
+
 export interface LexiconEntry {
   concept: Concept;
   lang: LexiconLanguage;
+  /** In {@link ownLanguageOnly}: the concept only where the text is read as `lang`. */
+  ownOnly?: true;
 }
 
 export interface LexiconIndex {
@@ -81,13 +92,14 @@ export function buildLexiconIndex(languages: Readonly<Record<string, LanguageWor
   let maxPhraseWords = 1;
   let maxCjkLength = 1;
   for (const [lang, words] of Object.entries(languages)) {
+    const ownOnly = new Set((ownLanguageOnly[lang as LexiconLanguage] ?? []).map((f) => formKey(f).key));
     for (const { concept, form } of formsOf(words)) {
       const { key, cjk: isCjk } = formKey(form);
       if (!key) continue;
       const map = isCjk ? cjk : phrases;
       const list = map.get(key) ?? [];
       if (!list.some((e) => e.lang === lang && sameConcept(e.concept, concept))) {
-        list.push({ concept, lang: lang as LexiconLanguage });
+        list.push({ concept, lang: lang as LexiconLanguage, ...(ownOnly.has(key) ? { ownOnly: true as const } : {}) });
       }
       map.set(key, list);
       if (isCjk) maxCjkLength = Math.max(maxCjkLength, [...key].length);
