@@ -292,6 +292,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerLargeBodyLimit(app, {
     thresholdBytes: config.limits.largeBodyBytes,
     atOnce: config.limits.largeBodiesAtOnce,
+    arrivingAtOnce: config.limits.largeBodiesArriving,
     maxWaiting: 32,
     idleMs: config.limits.largeBodyIdleMs,
     minBytesPerSecond: config.limits.largeBodyMinBytesPerSecond,

@@ -35,6 +35,8 @@ export interface Limits {
   /** Bodies over this size wait for one of `largeBodiesAtOnce` slots before they are read. */
   largeBodyBytes: number;
   largeBodiesAtOnce: number;
+  /** Other bodies over `largeBodyBytes` (images inline) arriving at once; each gives its turn back once it has arrived. */
+  largeBodiesArriving: number;
   /** Longest pause in a large body once its slot is taken (then 408): a stalled upload must not hold a slot. */
   largeBodyIdleMs: number;
   /** Slowest average a large body may arrive at once it has had `largeBodyRateGraceMs` (then 408): a body trickled a byte at a time never pauses. */
@@ -265,6 +267,7 @@ export const defaultLimits: Limits = {
   matchBodyBytes: 64 * 1024 * 1024,
   largeBodyBytes: 1024 * 1024,
   largeBodiesAtOnce: 2,
+  largeBodiesArriving: 16,
   largeBodyIdleMs: 30_000,
   largeBodyMinBytesPerSecond: 8 * 1024,
   largeBodyRateGraceMs: 20_000,
@@ -455,7 +458,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     prices: pricesFrom(env.LOUPE_PRICES),
     priceRates: ratesFrom(env.LOUPE_PRICE_RATES),
     defaultCredits: defaultCreditsFrom(env.LOUPE_DEFAULT_CREDITS),
-    limits: { ...defaultLimits, largeBodiesAtOnce: positiveIntFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES')},
+    limits: {
+      ...defaultLimits,
+      largeBodiesAtOnce: positiveIntFrom(env.LOUPE_LARGE_BODIES, defaultLimits.largeBodiesAtOnce, 'LOUPE_LARGE_BODIES'),
+      largeBodiesArriving: positiveIntFrom(env.LOUPE_ARRIVING_BODIES, defaultLimits.largeBodiesArriving, 'LOUPE_ARRIVING_BODIES'),
+    },
     urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
     corsOrigins: corsOriginsFrom(env.LOUPE_CORS_ORIGINS),
     fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,

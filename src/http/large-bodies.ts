@@ -9,8 +9,10 @@ interface Waiter {
 /**
  * Bounds the memory of large batches: a request to a batch route (`config.batchBody`) whose body
  * is over `thresholdBytes` (or of unknown length) waits for one of `atOnce` slots before its
- * body is read, and holds it until its response ends. (Image bodies are bounded by the vision
- * queue instead; holding a turn through inference would serialise them.) A parsed batch takes several times its size in memory; eight 55 MiB batches
+ * body is read, and holds it until its response ends. Any other large body (images inline) takes
+ * one of `arrivingAtOnce` slots of its own only while it arrives: holding a turn through inference
+ * would serialise them, and the vision queue bounds them after; before (h80), 24 image uploads of
+ * 60 MiB that stopped half-way held 2 GB for the 300 s a request may take. A parsed batch takes several times its size in memory; eight 55 MiB batches
  * at once took the server to 2.1 GB. Waiting costs only a socket: the body stays unread (TCP
  * holds it back), and more than `maxWaiting` waiting are refused with 503 and a Retry-After.
  *
@@ -19,44 +21,94 @@ interface Waiter {
  * upload of an account under that share, and one account's uploads fill at most a quarter of the
  * waiting places; alone, an account uses every slot. A helper's two slow uploads from one account
  * held both slots and kept every other account's batches waiting for the 300 s the server gives a
- * request. A slot's body must keep arriving: a pause of `idleMs`, or an average under
- * `minBytesPerSecond` once it has had `rateGraceMs`, is 408 and the connection closed (a byte a
- * second never pauses), so a slot taken while nobody else waited is not held for long.
+ * request. A slot's body must keep arriving: a pause of `idleMs` is 408 and the connection closed,
+ * and so is an average under `minBytesPerSecond` once it has had `rateGraceMs`, while another upload
+ * waits for a turn (a byte a second never pauses; alone, a phone on a 40-kbit/s link could never
+ * send a batch or a photo over the threshold, however often it tried).
  */
+/** Turns shared fairly by accounts (see above): taken before a body is read, given back by `release`. */
+class Turns {
+  private busy = 0;
+  private readonly held = new Map<string, number>();
+  private readonly waiting: Waiter[] = [];
+  private readonly share: number;
+  private readonly perAccountWaiting: number;
+
+  constructor(
+    private readonly atOnce: number,
+    private readonly maxWaiting: number,
+  ) {
+    this.share = Math.max(1, atOnce - 1);
+    this.perAccountWaiting = Math.max(1, Math.floor(maxWaiting / 4));
+  }
+
+  private take(account: string): void {
+    this.busy++;
+    this.held.set(account, (this.held.get(account) ?? 0) + 1);
+  }
+
+  private underShare(account: string): boolean {
+    return (this.held.get(account) ?? 0) < this.share;
+  }
+
+  /** Whether an upload waits for one of these turns (a slow body then holds it up). */
+  get contended(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  private othersWait(account: string): boolean {
+    return this.waiting.some((w) => w.account !== account);
+  }
+
+  /** Resolves `true` once the turn is this request's, `false` when its client hung up while waiting. */
+  async acquire(account: string, request: FastifyRequest): Promise<boolean> {
+    if (this.busy < this.atOnce && (this.underShare(account) || !this.othersWait(account))) {
+      this.take(account);
+      return true;
+    }
+    if (this.waiting.length >= this.maxWaiting || this.waiting.filter((w) => w.account === account).length >= this.perAccountWaiting) {
+      throw new ServiceError(503, 'busy', 'Too many large uploads are in progress; retry shortly.', undefined, { 'retry-after': '5' });
+    }
+    return new Promise<boolean>((resolve) => {
+      const w: Waiter = { account, grant: () => resolve(true) };
+      this.waiting.push(w);
+      // a client that hangs up while waiting leaves the queue (its turn would go to nobody)
+      request.raw.once('close', () => {
+        const at = this.waiting.indexOf(w);
+        if (at >= 0) {
+          this.waiting.splice(at, 1);
+          resolve(false);
+        }
+      });
+    });
+  }
+
+  release(account: string): void {
+    this.busy--;
+    const n = (this.held.get(account) ?? 1) - 1;
+    if (n > 0) this.held.set(account, n);
+    else this.held.delete(account);
+    while (this.busy < this.atOnce && this.waiting.length > 0) {
+      // the first waiter of an account under its share; failing that, the first whose account no other waits beside
+      const at = this.waiting.findIndex((w) => this.underShare(w.account));
+      const next = at >= 0 ? at : this.waiting.findIndex((w) => !this.othersWait(w.account));
+      if (next < 0) break;
+      const [w] = this.waiting.splice(next, 1);
+      this.take(w!.account);
+      w!.grant();
+    }
+  }
+}
+
 export function registerLargeBodyLimit(
   app: FastifyInstance,
-  options: { thresholdBytes: number; atOnce: number; maxWaiting: number; idleMs?: number; minBytesPerSecond?: number; rateGraceMs?: number },
+  options: { thresholdBytes: number; atOnce: number; arrivingAtOnce?: number; maxWaiting: number; idleMs?: number; minBytesPerSecond?: number; rateGraceMs?: number },
 ): void {
   const idleMs = options.idleMs ?? 30_000;
   const minRate = options.minBytesPerSecond ?? 0;
   const graceMs = options.rateGraceMs ?? 20_000;
-  const share = Math.max(1, options.atOnce - 1);
-  let busy = 0;
-  const held = new Map<string, number>();
-  const waiting: Waiter[] = [];
-  const take = (account: string) => {
-    busy++;
-    held.set(account, (held.get(account) ?? 0) + 1);
-  };
-  const underShare = (account: string) => (held.get(account) ?? 0) < share;
-  const othersWait = (account: string) => waiting.some((w) => w.account !== account);
-  const mayTake = (account: string) => busy < options.atOnce && (underShare(account) || !othersWait(account));
-  const perAccountWaiting = Math.max(1, Math.floor(options.maxWaiting / 4));
-  const release = (account: string) => {
-    busy--;
-    const n = (held.get(account) ?? 1) - 1;
-    if (n > 0) held.set(account, n);
-    else held.delete(account);
-    while (busy < options.atOnce && waiting.length > 0) {
-      // the first waiter of an account under its share; failing that, the first whose account no other waits beside
-      const at = waiting.findIndex((w) => underShare(w.account));
-      const next = at >= 0 ? at : waiting.findIndex((w) => !othersWait(w.account));
-      if (next < 0) break;
-      const [w] = waiting.splice(next, 1);
-      take(w!.account);
-      w!.grant();
-    }
-  };
+  const batches = new Turns(options.atOnce, options.maxWaiting);
+  const arriving = new Turns(options.arrivingAtOnce ?? 16, options.maxWaiting);
 
   /** Answers 408 on the raw socket (the body is not read yet, so Fastify's reply cannot answer) and closes it. */
   const tooSlow = (request: FastifyRequest, reply: FastifyReply, detail: string) => {
@@ -68,32 +120,13 @@ export function registerLargeBodyLimit(
   };
 
   app.addHook('preParsing', async (request, reply, payload) => {
-    if (!request.routeOptions.config.batchBody) return payload;
     const length = Number(request.headers['content-length'] ?? NaN);
     const large = Number.isFinite(length) ? length > options.thresholdBytes : request.headers['transfer-encoding'] !== undefined;
     if (!large) return payload;
+    const batch = request.routeOptions.config.batchBody === true;
+    const turns = batch ? batches : arriving;
     const account = request.principal?.account.id ?? '';
-    if (mayTake(account)) take(account);
-    else {
-      if (waiting.length >= options.maxWaiting || waiting.filter((w) => w.account === account).length >= perAccountWaiting) {
-        throw new ServiceError(503, 'busy', 'Too many large uploads are in progress; retry shortly.', undefined, { 'retry-after': '5' });
-      }
-      let left = false;
-      await new Promise<void>((resolve) => {
-        const w: Waiter = { account, grant: resolve };
-        waiting.push(w);
-        // a client that hangs up while waiting leaves the queue (its turn would go to nobody)
-        request.raw.once('close', () => {
-          const at = waiting.indexOf(w);
-          if (at >= 0) {
-            waiting.splice(at, 1);
-            left = true;
-            resolve();
-          }
-        });
-      });
-      if (left) return payload;
-    }
+    if (!(await turns.acquire(account, request))) return payload;
     let holding = true;
     let timer: NodeJS.Timeout | undefined;
     const end = () => {
@@ -101,7 +134,7 @@ export function registerLargeBodyLimit(
       timer = undefined;
       if (!holding) return;
       holding = false;
-      release(account);
+      turns.release(account);
     };
     // A client that hung up while waiting gives its slot straight back.
     if (request.raw.destroyed || reply.raw.destroyed) end();
@@ -110,12 +143,17 @@ export function registerLargeBodyLimit(
     // (app.inject's requests have no socket to time)
     const socket = request.raw.socket as (typeof request.raw.socket | null | undefined);
     const timed = typeof request.raw.setTimeout === 'function' && socket;
-    if (!timed) return payload;
-    // Cleared when the body has arrived (its parsing and the handler take the time they need).
+    if (!timed) {
+      if (!batch) end();
+      return payload;
+    }
+    // Cleared when the body has arrived (its parsing and the handler take the time they need); a body
+    // that is not a batch gives its turn back then too.
     const arrived = () => {
       request.raw.setTimeout(0);
       if (timer) clearInterval(timer);
       timer = undefined;
+      if (!batch) end();
     };
     request.raw.once('end', arrived).once('error', arrived);
     request.raw.setTimeout(idleMs, () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`));
@@ -126,9 +164,10 @@ export function registerLargeBodyLimit(
         const ms = Date.now() - started;
         if (ms < graceMs) return;
         const bytes = socket.bytesRead - before;
-        if (bytes * 1000 < minRate * ms) {
+        // only while another upload waits for the turn: alone, a phone on a slow link may take its time (h81)
+        if (turns.contended && bytes * 1000 < minRate * ms) {
           arrived();
-          tooSlow(request, reply, `The body arrived too slowly (${Math.round(bytes / 1024)} KiB in ${Math.round(ms / 1000)} s; a large batch must average ${Math.round(minRate / 1024)} KiB/s); send it again.`);
+          tooSlow(request, reply, `The body arrived too slowly (${Math.round(bytes / 1024)} KiB in ${Math.round(ms / 1000)} s; a large body must average ${Math.round(minRate / 1024)} KiB/s); send it again.`);
         }
       }, Math.min(1000, Math.max(100, graceMs / 4)));
       timer.unref();
