@@ -31,6 +31,8 @@ if (!config.databaseUrl) {
 }
 // A data folder typed wrong starts on a new, empty database: said at start, so it is not taken for lost data.
 const newDatabase = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir));
+// …and one moved to PostgreSQL beside an SQLite database it leaves unused: its accounts looked lost (h82)
+const unusedSqlite = config.databaseUrl !== undefined && fs.existsSync(sqliteFileOf(config.dataDir));
 const app = await buildApp(config).catch(cannotStart);
 
 let closing = false;
@@ -96,6 +98,12 @@ if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this proces
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');
 for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.warn({ path: open.path, mode: open.mode }, `readable by other users of this machine (a folder made by hand, or files a release before 2026-11-30 wrote): chmod ${open.dir ? '700' : '600'} it (README "Files")`);
+if (unusedSqlite) {
+  app.log.warn(
+    { file: path.resolve(sqliteFileOf(config.dataDir)) },
+    'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL (no tool moves them yet: README, "Backups")',
+  );
+}
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
 if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');
 

@@ -195,9 +195,12 @@ function routePattern(url: string): RegExp {
   return new RegExp(`^${source.replace(/\/$/, '')}/?$`);
 }
 
-/** A disk with no room: the file system's (ENOSPC, EDQUOT), SQLite's, or PostgreSQL's (53100 disk_full). */
+/**
+ * A disk with no room: the file system's (ENOSPC, EDQUOT), a file-size limit's (EFBIG: a service
+ * manager's LimitFSIZE, `ulimit -f`), SQLite's, or PostgreSQL's (53100 disk_full).
+ */
 export function storageFull(err: { code?: unknown }): boolean {
-  return typeof err.code === 'string' && ['ENOSPC', 'EDQUOT', 'SQLITE_FULL', '53100'].includes(err.code);
+  return typeof err.code === 'string' && ['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL', '53100'].includes(err.code);
 }
 
 /**

@@ -190,16 +190,16 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect(both.map((r) => key(r.json().image))).toContain(key(row.image));
   });
 
-  it('a full disk is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async () => {
-    const sid = await withCard('f1');
+  it.each(['ENOSPC', 'EFBIG'])('a full disk (%s; EFBIG a file-size limit, a 500 until the thirty-eighth session) is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async (code) => {
+    const sid = await withCard(`f1-${code}`);
     const before = new Set(await filesUnder(mediaDir));
     // media files are written through a file handle (flushed before their rename): its write fails
     const probe = await fs.promises.open(path.join(h.dataDir, 'probe'), 'w');
     const handle = Object.getPrototypeOf(probe) as { writeFile(data: Buffer): Promise<void> };
     await probe.close();
-    const full = vi.spyOn(handle, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }));
+    const full = vi.spyOn(handle, 'writeFile').mockRejectedValueOnce(Object.assign(new Error('no space left on device'), { code }));
     try {
-      const res = await attach(sid, 'f1', (await photo(300, 200)).toString('base64'));
+      const res = await attach(sid, `f1-${code}`, (await photo(300, 200)).toString('base64'));
       expect(res.statusCode).toBe(503);
       expect(res.json()).toMatchObject({ code: 'storage_full' });
       expect(res.headers['retry-after']).toBe('60');
@@ -207,7 +207,7 @@ describe.each(backends)('card images (%s)', (backend) => {
       full.mockRestore();
     }
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
-    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=f1`))).json().results[0];
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=f1-${code}`))).json().results[0];
     expect(row.image).toBeNull();
   });
 
