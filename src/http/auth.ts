@@ -77,13 +77,25 @@ export function registerAccessControl(app: FastifyInstance): void {
     const charged = request.charged;
     request.charged = undefined;
     let refunded = true;
+    // the client hung up before its answer (a phone losing its link mid-call): an answer nobody reads is not charged
+    // where the call keeps nothing; where it stored what was sent, the stored work is the client's and charged
+    const gone = reply.raw.destroyed || request.raw.socket?.destroyed === true;
+    const hold = request.creditHold;
+    if (gone && request.routeOptions.config.storesNothing && hold) {
+      const back = await inFlight.run(() => accounts.returnHold(hold)).catch((err: unknown) => {
+        request.log.error({ err }, 'credit refund failed: the sweep gives the charge back within the hour');
+        return 0;
+      });
+      request.log.warn({ statusCode: reply.statusCode, refunded: back }, 'the client hung up before its answer: the call is not charged');
+      return payload;
+    }
+    if (gone) request.log.warn({ statusCode: reply.statusCode }, 'the client hung up before its answer (what the call stored is kept, and charged)');
     if (charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
       await inFlight.run(() => accounts.refund(charged.accountId, charged.price, request.creditHold)).catch((err: unknown) => {
         refunded = false;
         request.log.error({ err }, 'credit refund failed: the sweep gives the charge back within the hour');
       });
     }
-    const hold = request.creditHold;
     // a refund that failed leaves the hold for the sweep to give back
     if (hold && refunded) await inFlight.run(() => accounts.settle(hold)).catch((err: unknown) => request.log.error({ err }, 'credit hold not settled'));
     else if (hold) hold.closed = true;

@@ -47,6 +47,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The account must have this service enabled; the route is authenticated. */
     service?: ServiceName;
+    /**
+     * The call keeps nothing (its answer is all it makes): when its client hangs up before the answer,
+     * the call is not charged, so a phone's retry after a dropped connection pays once (h81).
+     */
+    storesNothing?: boolean;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
     /**

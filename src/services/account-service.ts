@@ -212,6 +212,15 @@ export class AccountService {
     else await this.accounts.addCredits(accountId, price);
   }
 
+  /** The call's answer reached nobody and it kept nothing: every charge it made goes back; how many credits. */
+  async returnHold(hold: CallHold): Promise<number> {
+    hold.closed = true;
+    if (hold.pending?.size) await Promise.allSettled([...hold.pending]);
+    if (!hold.held) return 0;
+    hold.held = false;
+    return this.accounts.returnHold(hold.id);
+  }
+
   /** The call answered: its charges stand. */
   async settle(hold: CallHold): Promise<void> {
     hold.closed = true;

@@ -192,6 +192,19 @@ export class AccountStore {
     });
   }
 
+  /** Everything a call's hold took given back to its account at once (the hold removed); how many credits. */
+  async returnHold(holdId: string): Promise<number> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const h = await trx.selectFrom('credit_holds').select(['account_id', 'amount']).where('id', '=', holdId).executeTakeFirst();
+      if (!h) return 0;
+      const gone = await trx.deleteFrom('credit_holds').where('id', '=', holdId).executeTakeFirst();
+      if (Number(gone.numDeletedRows) === 0) return 0;
+      const amount = Math.max(0, Number(h.amount));
+      if (amount > 0) await trx.updateTable('accounts').set({ credits: sql`credits + ${amount}` }).where('id', '=', h.account_id).execute();
+      return amount;
+    });
+  }
+
   /** The call answered: what it was charged is kept. */
   async settleHold(holdId: string): Promise<void> {
     await this.store.db.deleteFrom('credit_holds').where('id', '=', holdId).execute();

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREDIT_HOLD_MS } from '../../src/services/account-service.ts';
+import { busyMarker } from '../../src/vision/engine/vision-tasks.ts';
 import type { Services } from '../../src/services/container.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -14,7 +15,7 @@ describe.each(backends)('credit holds (%s)', (backend) => {
   const credits = async (accountId: string) => (await services.accounts.getAccount(accountId))!.credits;
 
   beforeAll(async () => {
-    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '' }, urlAllowList: ['127.0.0.1'] });
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 8, taskTimeoutMs: 30_000, warm: [], embedder: '', testHooks: true }, urlAllowList: ['127.0.0.1'] });
     services = h.app.loupe as unknown as Services;
   });
   afterAll(() => h?.close());
@@ -70,5 +71,29 @@ describe.each(backends)('credit holds (%s)', (backend) => {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));
     }
+  }, 60_000);
+
+  it('a call that keeps nothing is not charged when its client hangs up before the answer (h81)', async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const a = await h.newAccount(5);
+    // an image whose work holds the worker for a second and a half (a test hook): the client has gone by then
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).png().toBuffer();
+    const busy = Buffer.concat([png, Buffer.from(busyMarker(1_500), 'latin1')]).toString('base64');
+    const call = (signal?: AbortSignal) =>
+      fetch(`http://127.0.0.1:${port}/photo/v2/descriptor`, { method: 'POST', headers: { authorization: `Token ${a.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _base64: busy }] }), ...(signal ? { signal } : {}) });
+    const ac = new AbortController();
+    const dropped = call(ac.signal).catch(() => 'dropped');
+    for (let i = 0; i < 100 && (await holds()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await credits(a.account)).toBe(4);
+    ac.abort();
+    expect(await dropped).toBe('dropped');
+    for (let i = 0; i < 200 && ((await holds()).length > 0 || (await credits(a.account)) !== 5); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await credits(a.account)).toBe(5);
+    expect(await holds()).toEqual([]);
+    // read to the end, the same call is charged
+    const kept = await call();
+    expect(kept.status, await kept.text()).toBeLessThan(400);
+    expect(await credits(a.account)).toBe(4);
   }, 60_000);
 });

@@ -59,7 +59,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
 
   app.post('/tcg_id', {
-    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.tcg_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.tcg_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -78,7 +78,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
 
   const sportOptions = Object.fromEntries(SPORT_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
   app.post('/sport_id', {
-    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.sport_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.sport_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -97,7 +97,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
 
   const comicsOptions = Object.fromEntries(COMICS_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
   app.post('/comics_id', {
-    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.comics_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.comics_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -115,7 +115,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   });
 
   app.post('/card_ocr_id', {
-    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.card_ocr_id' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.card_ocr_id' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],
@@ -143,7 +143,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     ],
   ] as const) {
     app.post(path, {
-      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: `collectibles.${path.slice(1)}` },
+      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
       schema: {
         tags: ['collectibles'],
@@ -162,7 +162,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     ['/process', true, 'Localizes every card (and a slab\'s label) in each of up to 10 images, with the tags measured without reading (Graded)'],
   ] as const) {
     app.post(path, {
-      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: `collectibles.${path.slice(1)}` },
+      config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: `collectibles.${path.slice(1)}` },
       bodyLimit: config.limits.matchBodyBytes,
       schema: {
         tags: ['collectibles'],
@@ -177,7 +177,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
   }
 
   app.post('/analyze', {
-    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, price: 'collectibles.analyze' },
+    config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.analyze' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['collectibles'],

@@ -56,7 +56,7 @@ export async function textSearchRoutes(fastify: FastifyInstance): Promise<void> 
   const { collections, textSearch } = app.loupe;
   for (const { url, type } of textSearchPaths) {
     app.post(url, {
-      config: { service: 'text_search', envelope: true, price: 'text_search.text' },
+      config: { service: 'text_search', envelope: true, storesNothing: true, price: 'text_search.text' },
       schema: {
         tags: ['text search'],
         security,

@@ -24,7 +24,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   const records = Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords });
 
   app.post('/photo/v2/descriptor', {
-    config: { service: 'descriptor', envelope, price: 'descriptor.descriptor' },
+    config: { service: 'descriptor', envelope, storesNothing: true, price: 'descriptor.descriptor' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags: ['descriptor'],
@@ -47,14 +47,14 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
   });
 
   app.post('/identity/v2/face', {
-    config: { service: 'identity', envelope, price: 'identity.face' },
+    config: { service: 'identity', envelope, storesNothing: true, price: 'identity.face' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: { tags: ['identity'], security, summary: 'Faces in up to 10 images (beta)', body: Type.Object({ records }), response: envelopeResponses(Detections, answers, errorStatuses) },
     handler: async (request) => vision.faces({ requestId: request.id }, request.body.records),
   });
 
   app.post('/identity/v2/person', {
-    config: { service: 'identity', envelope, price: 'identity.person' },
+    config: { service: 'identity', envelope, storesNothing: true, price: 'identity.person' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: { tags: ['identity'], security, summary: 'People in up to 10 images (beta)', body: Type.Object({ records }), response: envelopeResponses(Detections, answers, errorStatuses) },
     handler: async (request) => vision.persons({ requestId: request.id }, request.body.records),

@@ -27,7 +27,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
   }
 
   app.post('/visual_hash', {
-    config: { service, envelope, price: 'image_matching.visual_hash' },
+    config: { service, envelope, storesNothing: true, price: 'image_matching.visual_hash' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags,
@@ -43,7 +43,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
   });
 
   app.post('/remove_duplicates', {
-    config: { service, envelope, price: 'image_matching.remove_duplicates' },
+    config: { service, envelope, storesNothing: true, price: 'image_matching.remove_duplicates' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags,
@@ -60,7 +60,7 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
   });
 
   app.post('/rank_images', {
-    config: { service, envelope, price: 'image_matching.rank_images' },
+    config: { service, envelope, storesNothing: true, price: 'image_matching.rank_images' },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags,
