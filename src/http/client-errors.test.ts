@@ -39,7 +39,39 @@ describe('client errors', () => {
         socket.on('error', reject);
       });
       expect(out).toMatch(/^HTTP\/1\.1 200 /);
+      // the answer under way goes out whole (it was cut off)
+      expect(out).toContain('part4;');
       expect(out).not.toContain('HTTP/1.1 400');
+      expect(out).not.toContain('invalid_request');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('answer a whole request whose body runs past its Content-Length, then close (the 400 replaced an answer whose call had run, h81)', async () => {
+    const app = Fastify({ clientErrorHandler: handleClientError });
+    let ran = 0;
+    app.post('/create', async (_request, reply) => {
+      ran++;
+      await new Promise((r) => setTimeout(r, 150));
+      return reply.code(201).send({ id: 'made' });
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (app.server.address() as AddressInfo).port;
+      const out = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.write('POST /create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"name":"extra2"}\r\nXYZ');
+        });
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(ran).toBe(1);
+      expect(out).toMatch(/^HTTP\/1\.1 201 /);
+      expect(out).toContain('"id":"made"');
+      expect(out.toLowerCase()).toContain('connection: close');
       expect(out).not.toContain('invalid_request');
     } finally {
       await app.close();

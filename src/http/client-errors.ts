@@ -14,17 +14,25 @@ export function clientErrorResponse(code: string | undefined): { status: number;
 }
 
 /**
- * Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it. As Node's own
- * handler (and unlike Fastify's default), nothing is written while a response on that connection
- * has begun (a pipelined request that does not parse behind a streamed one): it would land inside
- * that response's body.
+ * Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it. While a request
+ * on that connection is being answered (bytes that do not parse behind a whole request: a body longer
+ * than its Content-Length, a bad pipelined request), nothing is written and that answer goes out
+ * whole, then the connection closes: written, the error landed inside a streamed response's body, and
+ * before its headers it replaced the answer of a call that had run and been charged (h81).
  */
 export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorResponse(err.code);
   const text = JSON.stringify(body);
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
+  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (inFlight && !inFlight.writableFinished) {
+    // its answer says Connection: close when not yet begun; the socket closes once it has gone
+    inFlight.shouldKeepAlive = false;
+    const close = () => socket.destroy();
+    inFlight.once('finish', close).once('close', close);
+    return;
+  }
+  if (socket.writable) {
     socket.write(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(text)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${text}`);
   }
   socket.destroy(err);
