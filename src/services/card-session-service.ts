@@ -414,6 +414,13 @@ function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
 const sameMutable = (a: MutableState, b: MutableState): boolean =>
   a.calls === b.calls && a.duration === b.duration && a.grading === b.grading && a.sold === b.sold && a.note === b.note && a.price === b.price && a.priceBasis === b.priceBasis;
 
+/** A row's card fields as stored (rule 1): those it is counted and priced by. */
+type CardValues = Pick<IdentificationValues, 'seen' | 'id_type' | 'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number' | 'series' | 'year' | 'subcategory' | 'distance' | 'confidence' | 'links' | 'alternatives' | 'price_stats' | 'card_key'>;
+
+/** Whether a row names a card at all (any of the fields a card key or a title is made of). */
+const hasCard = (r: { name?: string | null; full_name?: string | null; set_name?: string | null; set_code?: string | null; card_number?: string | null }): boolean =>
+  [r.name, r.full_name, r.set_name, r.set_code, r.card_number].some((v) => v !== undefined && v !== null && v !== '');
+
 const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
 
 /** PostgreSQL asks to retry on these: a concurrent batch inserted the same event id, or a deadlock. */
@@ -668,7 +675,7 @@ export class CardSessionService {
     const now = new Date().toISOString();
     const fresh = new Map<string, { values: IdentificationValues; state: MutableState }>();
     // `touched`: something a client sees changed (else only the hashes of what was sent, which leave `updated_at`)
-    const changed = new Map<string, { row: MergeableRow; state: MutableState; touched: boolean }>();
+    const changed = new Map<string, { row: MergeableRow; state: MutableState; touched: boolean; identity?: CardValues }>();
     const result: UploadResult = { received: rows.length, created: 0, updated: 0, duplicates: 0 };
 
     for (const [i, row] of rows.entries()) {
@@ -684,10 +691,18 @@ export class CardSessionService {
         continue;
       }
       const earlier = changed.get(row.event_id);
-      const before = pending?.state ?? earlier?.state ?? this.stateOf(stored!);
-      const retry = before.sent.includes(row.sent);
+      let before = pending?.state ?? earlier?.state ?? this.stateOf(stored!);
+      // Rule 1 keeps a row's card as first sent; a row first sent without any card (its grading arrived
+      // before its create, an offline queue replayed out of order) takes the card a later send names:
+      // nothing of it is changed, and the card was lost (h81).
+      const identity = !hasCard(pending?.values ?? earlier?.identity ?? stored!) && hasCard(row) && (stored?.corrected_at ?? null) === null ? this.cardFill(row) : undefined;
+      if (identity && !before.priceFixed && before.price === null) {
+        const derived = derivePrice(row.price_stats, row.id_type);
+        if (derived) before = { ...before, price: derived.price, priceBasis: canonicalJson(derived.basis) };
+      }
+      const retry = !identity && before.sent.includes(row.sent);
       const after = mergeMutable(before, row);
-      const news = !retry && !sameMutable(before, after);
+      const news = !retry && (identity !== undefined || !sameMutable(before, after));
       if (news) result.updated++;
       else result.duplicates++;
       // a retry changes nothing; a send that changed nothing is remembered, so it is a retry when it comes
@@ -696,9 +711,10 @@ export class CardSessionService {
       const state = news ? after : { ...before, sent: after.sent };
       if (pending) {
         pending.state = state;
-        pending.values = { ...pending.values, ...this.mutableValues(tx, state) };
+        pending.values = { ...pending.values, ...identity, ...this.mutableValues(tx, state) };
       } else {
-        changed.set(row.event_id, { row: stored!, state, touched: news || (earlier?.touched ?? false) });
+        const filled = identity ?? earlier?.identity;
+        changed.set(row.event_id, { row: stored!, state, touched: news || (earlier?.touched ?? false), ...(filled ? { identity: filled } : {}) });
       }
     }
 
@@ -709,8 +725,8 @@ export class CardSessionService {
       if (inserted.size !== values.length) throw new RetryBatch();
     }
     let price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
-    for (const { row, state, touched } of changed.values()) {
-      await tx.updateIdentification(row.id, { ...this.mutableValues(tx, state), ...(touched ? { updated_at: now } : {}) });
+    for (const { row, state, touched, identity } of changed.values()) {
+      await tx.updateIdentification(row.id, { ...identity, ...this.mutableValues(tx, state), ...(touched ? { updated_at: now } : {}) });
       price += (state.price ?? 0) - (row.price ?? 0);
     }
     if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
@@ -751,12 +767,15 @@ export class CardSessionService {
     };
   }
 
-  private newRowValues(sid: string, row: PreparedRow, state: MutableState, now: string): IdentificationValues {
+  /** A later send's card for a row without one: what it says, a field it leaves out kept as the row has it (its `seen`). */
+  private cardFill(row: PreparedRow): CardValues {
+    return Object.fromEntries(Object.entries(this.cardValues(row)).filter(([, v]) => v !== null)) as CardValues;
+  }
+
+  /** What a row says of its card (rule 1's card fields), as stored. */
+  private cardValues(row: PreparedRow): CardValues {
     const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
     return {
-      id: randomUUID(),
-      session_id: sid,
-      event_id: row.event_id,
       seen: row.seenIso,
       id_type: row.id_type ? row.id_type.toLowerCase() : null,
       name: orNull(row.name),
@@ -772,10 +791,19 @@ export class CardSessionService {
       links: json(row.links),
       alternatives: json(row.alternatives),
       price_stats: json(row.price_stats),
+      card_key: cardKey(row),
+    };
+  }
+
+  private newRowValues(sid: string, row: PreparedRow, state: MutableState, now: string): IdentificationValues {
+    return {
+      id: randomUUID(),
+      session_id: sid,
+      event_id: row.event_id,
+      ...this.cardValues(row),
       ...this.mutableValues(this.store, state),
       image_key: null,
       thumbnail_key: null,
-      card_key: cardKey(row),
       original: null,
       corrected_at: null,
       created_at: now,

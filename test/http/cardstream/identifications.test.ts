@@ -73,6 +73,30 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(same.json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
   });
 
+  it('a row first sent without any card takes the card a later send names (an offline queue replayed out of order, h81)', async () => {
+    const sid = await createSession(h);
+    const grading = { endpoint: 'grade/v2', grades: { final: 9 } };
+    // the grading arrives first, then the create: in one batch and in two
+    expect((await upload(sid, [{ event_id: 'late', grading, calls: 2, seen: '2026-11-20T09:00:00Z' }])).json()).toMatchObject({ created: 1 });
+    const stats = [{ stats_type: 'ungraded', interval: '30d', value: { median: 3.5, currency: 'USD' } }];
+    expect((await upload(sid, [{ event_id: 'same', grading }, card('same', { price: undefined, price_stats: stats })])).json()).toMatchObject({ created: 1, updated: 1 });
+    const res = await upload(sid, [card('late', { seen: null, price: undefined, price_stats: stats })]);
+    expect(res.json()).toEqual({ received: 1, created: 0, updated: 1, duplicates: 0 });
+    const rows = (await list(sid)).results as Record<string, unknown>[];
+    for (const row of rows) {
+      expect(row, String(row.event_id)).toMatchObject({ name: 'Pikachu', set_code: 'MEW', card_number: '025', grade: 9, price_stats: stats });
+      // the price its price_stats give, as on create
+      expect(row.price, String(row.event_id)).toBe(3.5);
+    }
+    // what the card send left out is kept as the row had it
+    expect(rows[0]).toMatchObject({ event_id: 'late', seen: '2026-11-20T09:00:00.000000Z', calls: 2 });
+    const summary = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(summary).toMatchObject({ distinct_cards: 1, total_price: 7 });
+    // once it has a card, rule 1 holds: another card does not replace it
+    expect((await upload(sid, [card('late', { name: 'Raichu', card_number: '026', price: undefined, price_stats: stats })])).json()).toMatchObject({ updated: 0, duplicates: 1 });
+    expect((await list(sid, '&event_id=late')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025' });
+  });
+
   it('refuses a row whose numbers JSON cannot keep as sent (1e309, integers beyond 2^53), and a run number beyond 2^53', async () => {
     const sid = await createSession(h);
     const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: '{"identifications":[{"event_id":"ok","name":"A"},{"event_id":"inf","name":"B","grading":{"n":1e309}}]}', headers: { 'content-type': 'application/json' } });
