@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
@@ -340,16 +341,25 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // probes every few seconds: their request lines would drown the log (warnings and errors still
   // show; a quieter LOG_LEVEL stays as it is)
   const probeLogLevel = (['info', 'debug', 'trace'].includes(config.logLevel) ? 'warn' : config.logLevel) as 'warn';
-  app.get('/health', { schema: { hide: true }, logLevel: probeLogLevel }, async () => ({ status: 'ok' }));
+  // in the OpenAPI document too: a generated client and a load balancer's configuration read them there (h85)
+  const probe = { tags: ['health'], summary: '' };
+  app.get(
+    '/health',
+    { schema: { ...probe, summary: 'Liveness: the process answers (no token)', response: { 200: Type.Object({ status: Type.Literal('ok') }) } }, logLevel: probeLogLevel },
+    async () => ({ status: 'ok' as const }),
+  );
   // liveness above (the process answers); readiness here: the database and media folder work, for a
   // load balancer to stop sending requests to a node that would answer them all 500
-  app.get('/ready', { schema: { hide: true }, logLevel: probeLogLevel }, async (request, reply) => {
+  const ReadyAnswer = Type.Object({ status: Type.Literal('ready') });
+  const NotReadyAnswer = Type.Object({ status: Type.Literal('unavailable'), detail: Type.String() });
+  const readiness = { ...probe, summary: 'Readiness: the database takes a write and the media folder a file (no token; one check a second)', response: { 200: ReadyAnswer, 503: NotReadyAnswer } };
+  app.get('/ready', { schema: readiness, logLevel: probeLogLevel }, async (request, reply) => {
     try {
       await services.ready();
       return { status: 'ready' };
     } catch (err) {
       request.log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'not ready');
-      return reply.code(503).send({ status: 'unavailable', detail: err instanceof ServiceError ? err.detail : 'Not ready (the server log says why).' });
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', detail: err instanceof ServiceError ? err.detail : 'Not ready (the server log says why).' });
     }
   });
   return app;
