@@ -429,7 +429,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (err) {
-    io.err(`loupe: ${(err as Error).message}\n\n${usage}\n`);
+    // the command's own usage, as for other usage errors (the words typed before the first option name it)
+    const words = argv.slice(0, Math.max(0, argv.findIndex((a) => a.startsWith('-')))).filter((a) => !a.startsWith('-'));
+    const command = words.length ? commandOf(words).command : undefined;
+    let message = (err as Error).message;
+    // `--amount -5`: the parser's own words told to write `--amount=-XYZ`; say it with the value typed
+    const ambiguous = /^Option '(--[a-z-]+)[^']*' argument is ambiguous/.exec(message);
+    const at = ambiguous ? argv.indexOf(ambiguous[1]!) : -1;
+    if (ambiguous && at >= 0 && argv[at + 1] !== undefined) message = `${ambiguous[1]} ${argv[at + 1]}: a value that starts with "-" is written ${ambiguous[1]}=${argv[at + 1]}`;
+    io.err(`loupe: ${message}\n\n${usageFor(command)}\n`);
     return 2;
   }
   const { values, positionals } = parsed;

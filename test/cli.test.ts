@@ -339,6 +339,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(unknown.stderr).toMatch(/not found/);
     // an operator's change keeps the balance from 0 to 10^12, and a collection's room to 10^9
     const small = await loupe('account', 'create', '--name', 'small', '--credits', '3');
+    // a negative value after a space is the parser's "ambiguous": told how to write it, with the command's usage only (h85)
+    const spaced = await fails('credits', 'add', '--account', small.account, '--amount', '-5');
+    expect([spaced.code, spaced.stderr]).toEqual([2, `loupe: --amount -5: a value that starts with "-" is written --amount=-5\n\n  loupe credits add --account A --amount N\n\n(loupe --help lists every command)\n`]);
     const below = await fails('credits', 'add', '--account', small.account, '--amount=-5');
     expect([below.code, below.stderr]).toEqual([1, expect.stringMatching(/The balance \(3\) would become -2: an account holds from 0 to 1000000000000 credits/)]);
     expect((await fails('credits', 'add', '--account', small.account, '--amount', '1000000000000')).code).toBe(1);
