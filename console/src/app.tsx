@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, messageOf, storedToken, storedWorkspace, storeToken, storeWorkspace } from './api.ts';
 import { loadAccount, refreshCredits, type AccountInfo } from './account.ts';
 import { SessionsPage } from './pages/sessions.tsx';
@@ -177,6 +177,36 @@ export function App() {
     void refreshCredits().then((credits) => setAccount((a) => (a && credits !== null ? { ...a, credits } : a)));
   }, []);
   useEffect(() => setMenuOpen(false), [route.join('/')]);
+  // The phone menu closes with Escape, its button taking the focus back (it stayed open, h84).
+  useEffect(() => {
+    if (!menuOpen) return;
+    const on = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setMenuOpen(false);
+      document.querySelector<HTMLElement>('.menu-toggle')?.focus();
+    };
+    window.addEventListener('keydown', on);
+    return () => window.removeEventListener('keydown', on);
+  }, [menuOpen]);
+  // Each page has its own title, and a page chosen from the menu takes the focus to its heading, so a screen
+  // reader tells where it is (every page was "Loupe console", and the focus stayed on the menu link, h84).
+  const routeKey = route.join('/');
+  const firstRoute = useRef(true);
+  useEffect(() => {
+    if (!account) return;
+    const [name = 'sessions', id] = route;
+    const label = name === 'sessions' && id ? 'Session' : (pages.find((p) => p.path === name)?.label ?? 'Sessions');
+    document.title = `${label} · Loupe console`;
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (firstRoute.current) {
+      firstRoute.current = false;
+      return;
+    }
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }, [routeKey, account !== null]);
 
   if (restoring) return <p class="loading">Loading…</p>;
   if (!account)

@@ -28,7 +28,7 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
         <div class="grid-window" style={{ transform: `translateY(${w.offset}px)`, gridTemplateColumns: `repeat(${w.columns}, minmax(0, 1fr))` }}>
           {visible.map((row, i) => (
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
-              <button class={`card${selected === row.id ? ' selected' : ''}`} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
+              <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
                 {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image">no image</span>}
                 <span class="card-name">{row.name || row.full_name || 'Unidentified'}</span>
                 <span class="card-set">
@@ -36,7 +36,7 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                   {row.card_number ? ` · #${row.card_number}` : ''}
                 </span>
                 <span class="card-foot">
-                  <span class="price">{money(row.price)}</span>
+                  <span class="price">{row.price === null || row.price === undefined ? <span aria-label="no price">—</span> : money(row.price)}</span>
                   {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">{num(row.grade, 1)}</span> : null}
                   {row.sold ? (
                     <span class="tag" title="Sold">
@@ -51,7 +51,7 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                   {/* the ones to look at first: recognition was not sure (a shop could not tell them from sure ones in the grid) */}
                   {!row.corrected && row.confidence === 'low' ? (
                     <span class="tag check" title="Recognised with low confidence: check it against the photo">
-                      check
+                      check<span class="sr-only"> (recognised with low confidence)</span>
                     </span>
                   ) : null}
                 </span>

@@ -42,11 +42,13 @@ export function DropZone(props: { label: string; multiple?: boolean; folder?: bo
           accept={props.accept ?? 'image/*'}
           multiple={props.multiple}
           {...folderProps}
+          // emptied as the picker opens, so choosing the same file again (after changing a filter or k) is a change
+          // too; not after a choice, where the field then told a screen reader "No file chosen" (h84)
+          onClick={(e) => {
+            (e.currentTarget as HTMLInputElement).value = '';
+          }}
           onChange={(e) => {
-            const el = e.currentTarget as HTMLInputElement;
-            const files = [...(el.files ?? [])];
-            // emptied, so choosing the same file again (after changing a filter or k) is a change too
-            el.value = '';
+            const files = [...((e.currentTarget as HTMLInputElement).files ?? [])];
             if (files.length) props.onFiles(files);
           }}
         />

@@ -26,9 +26,9 @@ function GradeRecord({ rec }: { rec: Rec }) {
   const condition = (rec._objects as { Condition?: { label?: string; value?: number; mode?: string }[] }[] | undefined)?.[0]?.Condition?.[0];
   return (
     <article class="panel grade-record" aria-label={`Result ${rec._id ?? ''}`}>
-      <h3>
+      <h2>
         {rec._id ?? 'Card'} <span class="hint">{rec._status ? `${rec._status.code} ${rec._status.text}` : ''}</span>
-      </h3>
+      </h2>
       {ok ? (
         <>
           <div class="stats">
@@ -105,13 +105,18 @@ export function GradingPage({ shell }: { shell: Shell }) {
   const [elapsed, setElapsed] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [recent, setRecent] = useState<AsyncRequest[]>([]);
+  const [recentError, setRecentError] = useState<unknown>(null);
   const poll = useRef<ReturnType<typeof setTimeout> | null>(null);
   const following = useRef(0);
 
   const loadRecent = () =>
     call<Page<AsyncRequest>>('GET', '/account/v2/request/?type=card-grader&page_size=10').then(
-      (p) => setRecent(p.results),
-      () => undefined,
+      (p) => {
+        setRecent(p.results);
+        setRecentError(null);
+      },
+      // said, not swallowed: with the server away the list was simply empty (h84)
+      (err: unknown) => setRecentError(err),
     );
   useEffect(() => {
     void loadRecent();
@@ -160,8 +165,10 @@ export function GradingPage({ shell }: { shell: Shell }) {
     void tick();
   };
 
+  const running = status !== null && status !== 'DONE';
   const submit = async (e: Event) => {
     e.preventDefault();
+    if (running) return;
     const chosen = files.filter(isImage);
     if (!chosen.length) return setError('Choose a photo of a card (and its back, for a full grade).');
     // a third photo was dropped without a word, and the second taken for the first card's back
@@ -214,13 +221,14 @@ export function GradingPage({ shell }: { shell: Shell }) {
         <DropZone label={endpoint === 'grade' ? 'Photo of the front (then the back, optional)' : 'Photos of cards'} multiple onFiles={(f) => setFiles(f)}>
           {files.length ? <p class="hint">{endpoint === 'grade' && files.length === 2 ? `front: ${files[0]!.name}, back: ${files[1]!.name}` : files.map((f) => f.name).join(', ')}</p> : null}
         </DropZone>
-        <button type="submit" disabled={!files.length || (status !== null && status !== 'DONE')}>
+        {/* aria-disabled while a request runs: a disabled button dropped the focus to the page's start (h84) */}
+        <button type="submit" disabled={!files.length} aria-disabled={running}>
           Grade (1 credit a photo)
         </button>
       </form>
       <ErrorBox error={error} />
       {status ? (
-        <div class="progress" aria-live="polite">
+        <div class="progress">
           <ol class="steps">
             {steps.map((s, i) => (
               <li key={s} class={i < step ? 'done' : i === step ? 'current' : ''} aria-current={i === step ? 'step' : undefined}>
@@ -234,6 +242,10 @@ export function GradingPage({ shell }: { shell: Shell }) {
           </span>
         </div>
       ) : null}
+      {/* one line read out when the state changes, and the grade when it comes (the timer above is not: it repeated every second, h84) */}
+      <p class="sr-only" role="status">
+        {status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
+      </p>
       {request?.response?.grades ? (
         <p>
           Overall: final {num(request.response.grades.final, 1)} {String(request.response.grades.condition ?? '')}
@@ -244,6 +256,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
       ))}
       <details class="panel">
         <summary>Recent grading requests</summary>
+        <ErrorBox error={recentError} />
         <ul class="plain">
           {recent.map((r) => (
             <li key={r.id}>

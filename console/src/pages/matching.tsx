@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox } from '../components/common.tsx';
@@ -22,6 +22,31 @@ export function MatchingPage({ shell }: { shell: Shell }) {
   const [note, setNote] = useState<string | null>(null);
   // the photos last compared: moving the slider groups them again without choosing them again
   const [lastFiles, setLastFiles] = useState<File[]>([]);
+  // the range the groups shown were made with (the slider may have moved since)
+  const [shownRange, setShownRange] = useState<number | null>(null);
+  // Regrouping after the slider rests: arrow keys change it on every press (54 presses sent 7 paid calls, and the
+  // groups shown were another value's: changes while a call ran were dropped, h84). The latest value waits its turn.
+  const wanted = useRef<number | null>(null);
+  const rest = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const running = useRef(false);
+  const filesRef = useRef<File[]>([]);
+  const regroupSoon = (value: number) => {
+    wanted.current = value;
+    clearTimeout(rest.current);
+    rest.current = setTimeout(() => void regroup(), 500);
+  };
+  const regroup = async () => {
+    if (running.current || wanted.current === null || !filesRef.current.length) return;
+    const value = wanted.current;
+    wanted.current = null;
+    running.current = true;
+    try {
+      await run(filesRef.current, value);
+    } finally {
+      running.current = false;
+    }
+    if (wanted.current !== null) void regroup();
+  };
 
   const run = async (files: File[], within = range) => {
     let images = files.filter(isImage);
@@ -29,6 +54,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
     setNote(images.length > maxRecords ? `The API groups at most ${maxRecords} images a call; the first ${maxRecords} of ${images.length} were compared.` : null);
     images = images.slice(0, maxRecords);
     setLastFiles(files);
+    filesRef.current = files;
     setBusy(true);
     setError(null);
     try {
@@ -38,6 +64,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       setPreviews(new Map(ids.map((id, i) => [id, prepared[i]!.preview])));
       const res = await call<{ records: Out[] }>('POST', '/image_matching/v2/remove_duplicates', { acceptMixed: true, body: { records: prepared.map((p, i) => ({ _id: ids[i], _base64: p.base64 })), range: within } });
       setGroups(res.records);
+      setShownRange(within);
       shell.creditsChanged();
     } catch (err) {
       setError(err);
@@ -65,9 +92,10 @@ export function MatchingPage({ shell }: { shell: Shell }) {
             min={0}
             max={64}
             value={range}
-            onInput={(e) => setRange(Number((e.target as HTMLInputElement).value))}
-            onChange={(e) => {
-              if (lastFiles.length && !busy) void run(lastFiles, Number((e.target as HTMLInputElement).value));
+            onInput={(e) => {
+              const value = Number((e.target as HTMLInputElement).value);
+              setRange(value);
+              if (lastFiles.length) regroupSoon(value);
             }}
           />
         </label>
@@ -77,6 +105,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       <ErrorBox error={error} />
       {groups ? (
         <p aria-live="polite" data-testid="dup-summary">
+          {shownRange !== null ? `At ${shownRange} bits: ` : ''}
           {groups.length - failed.length} distinct {groups.length - failed.length === 1 ? 'image' : 'images'}, {dupGroups.length} with duplicates{failed.length ? `, ${failed.length} could not be read` : ''}.
         </p>
       ) : null}

@@ -203,6 +203,10 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
         </label>
       </div>
       {busy ? <p class="loading">Recognising…</p> : null}
+      {/* read out: the page said nothing to a screen reader before, during or after (h84) */}
+      <p class="sr-only" role="status">
+        {busy ? `Recognising ${photos.length} ${photos.length === 1 ? 'photo' : 'photos'}…` : photos.length ? `Done: ${photos.filter((p) => p.record && p.record._status.code < 300).length} of ${photos.length} ${photos.length === 1 ? 'photo' : 'photos'} read${identified ? `, ${identified} ${identified === 1 ? 'card' : 'cards'} identified` : ''}${photos.some((p) => p.error || (p.record && p.record._status.code >= 400)) ? '; some could not be read' : ''}.` : ''}
+      </p>
       <ErrorBox error={error} />
       {identified ? (
         <div class="row panel">
@@ -232,7 +236,11 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
           <PhotoBoxes photo={p} />
           <div>
             <h2>{p.file.name}</h2>
-            {p.error ? <p class="error">{p.error}</p> : null}
+            {p.error ? (
+              <p class="error" role="alert">
+                {p.error}
+              </p>
+            ) : null}
             {p.record ? <p class="hint">{`${p.record._status.code} ${p.record._status.text}`}</p> : !p.error ? <p class="loading">Waiting…</p> : null}
             {(p.record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification).map((o) => (
               <CardResult key={o.id} object={o} onPick={(i) => pick(p, o, i)} />

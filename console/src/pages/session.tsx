@@ -32,6 +32,19 @@ const priceText = /^\d+(\.\d*)?$|^\.\d+$/;
  * Keyed by the row's id where it is used, so another row is a fresh editor: its fields start
  * filled in the first render, and nothing typed before an effect runs is overwritten.
  */
+/** Whether the page is as narrow as a phone's, where the card editor is a sheet over the grid (styles.css). */
+function useNarrow(): boolean {
+  const query = '(max-width: 760px)';
+  const [narrow, setNarrow] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const on = () => setNarrow(list.matches);
+    list.addEventListener('change', on);
+    return () => list.removeEventListener('change', on);
+  }, []);
+  return narrow;
+}
+
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   const [error, setError] = useState<unknown>(null);
@@ -95,7 +108,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
-    <aside class="drawer" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+    <aside class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
       <div class="drawer-head">
         <h2 id="editor-title">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">
@@ -185,6 +198,11 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const [selected, setSelected] = useState<string | null>(null);
   const [filter, setFilter] = useState('');
   const [renaming, setRenaming] = useState(false);
+  const narrow = useNarrow();
+  const nameField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (renaming) nameField.current?.focus();
+  }, [renaming]);
   const rowsRef = useRef<Identification[]>([]);
   const lastSession = useRef<Session | null>(null);
   const busy = useRef(false);
@@ -306,20 +324,35 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           <form onSubmit={rename} class="row">
             <label>
               <span class="sr-only">Session name</span>
-              <input name="name" defaultValue={session.name} maxLength={255} required />
+              {/* takes the focus: the button pressed is gone (h84) */}
+              <input name="name" defaultValue={session.name} maxLength={255} required ref={nameField} />
             </label>
             <button type="submit">Rename</button>
-            <button type="button" class="link" onClick={() => setRenaming(false)}>
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                setRenaming(false);
+                // back to the button that opened the form (the focus fell to the page's start)
+                setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
+              }}
+            >
               Cancel
             </button>
           </form>
         ) : (
-          <h1 id="session-title">
-            {session.name} <span class={`badge ${session.status}`}>{session.status}</span>
-          </h1>
+          <div class="title-line">
+            {/* the badge beside the heading, not in it: the page's name was read "Friday stream #1 live" (h84) */}
+            <h1 id="session-title">{session.name}</h1>
+            <span class={`badge ${session.status}`}>{session.status}</span>
+          </div>
         )}
         <div class="actions">
-          {!renaming ? <button onClick={() => setRenaming(true)}>Rename</button> : null}
+          {!renaming ? (
+            <button data-rename onClick={() => setRenaming(true)}>
+              Rename
+            </button>
+          ) : null}
           {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
           <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
             Export CSV
@@ -354,6 +387,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         <p class="empty">{rows.length === 0 ? 'No cards yet: a scanner app adds them as it identifies cards (this page picks them up while the session is live).' : `No loaded card matches “${filter.trim()}”.`}</p>
       ) : null}
       <div class="session-body">
+        {/* on a phone the editor is a sheet over the grid: the cards under it take no focus while it is open (h84) */}
+        <div class="grid-holder" inert={narrow && selectedRow !== undefined && selectedRow !== null ? true : undefined}>
         <CardGrid
           rows={shown}
           selected={selected}
@@ -363,6 +398,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             if (linkExpired(src)) void refresh(true);
           }}
         />
+        </div>
         {selectedRow ? (
           <Editor
             key={selectedRow.id}

@@ -162,13 +162,16 @@ export function SessionsPage({ shell }: { shell: Shell }) {
             )
           ) : null}
           <nav class="pager" aria-label="Pages of sessions">
-            <button disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            {/* aria-disabled, not disabled: a disabled button drops the focus to the page's start (h84) */}
+            <button aria-disabled={page <= 1} onClick={() => page > 1 && setPage(page - 1)}>
               Previous
             </button>
-            <span>
+            {/* read out as it changes: a search's or a page's count (h84) */}
+            <span role="status">
               Page {page} of {pages} · {data.count} {data.count === 1 ? 'session' : 'sessions'}
+              {data.count === 0 && query ? <span class="sr-only"> match “{query}”</span> : null}
             </span>
-            <button disabled={!data.next} onClick={() => setPage(page + 1)}>
+            <button aria-disabled={!data.next} onClick={() => data.next && setPage(page + 1)}>
               Next
             </button>
           </nav>
