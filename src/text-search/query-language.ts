@@ -22,7 +22,7 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   es: wordSet('un una unos unas el la los las y o de del en con sin para por al que es son mi su foto fotos imagen imagenes'),
   fr: wordSet("un une des le la les l et ou de du d en au aux avec sans pour par sur qui est sont mon ma mes photo photos image images"),
   pt: wordSet('um uma uns umas o a os as e ou de do da dos das em no na nos nas com sem para por que foto fotos imagem imagens'),
-  de: wordSet('ein eine einen einem einer der die das den dem des und oder von vom mit ohne für aus auf über unter neben nach bis als wie im in am an bei beim zu zum zur ist sind bild bilder foto fotos'),
+  de: wordSet('ein eine einen einem einer der die das den dem des und oder von vom mit ohne für aus auf über unter neben nach als wie im in am an bei beim zu zum zur ist sind bild bilder foto fotos'),
   id: wordSet('dan atau dengan tanpa untuk di ke dari yang ini itu sebuah seorang foto gambar'),
   ru: wordSet('и или в во на с со без для из от по к у это фото фотография картинка изображение'),
   hi: wordSet('और या का की के में पर से को है हैं एक यह वह फोटो फ़ोटो तस्वीर चित्र'),
@@ -59,9 +59,11 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
   const { phrases } = lexiconIndex();
   for (const w of words) {
     for (const lang of latinLanguages) if (stopWords[lang]?.has(w)) score.set(lang, (score.get(lang) ?? 0) + 1);
-    // a form that is its language's only where the text is already read as it (`ownLanguageOnly`) is no evidence of it
-    const langs = new Set((phrases.get(w) ?? []).filter((e) => !e.ownOnly).map((e) => e.lang));
-    for (const lang of langs) score.set(lang, (score.get(lang) ?? 0) + 1);
+    // a form that is its language's only where the text is read as it (`ownLanguageOnly`) is half the evidence:
+    // "sofá café" and "lámpara café" are still Spanish, "chaise de café" French (h83, h86)
+    const weight = new Map<QueryLanguage, number>();
+    for (const e of phrases.get(w) ?? []) weight.set(e.lang, Math.max(weight.get(e.lang) ?? 0, e.ownOnly ? 0.5 : 1));
+    for (const [lang, add] of weight) score.set(lang, (score.get(lang) ?? 0) + add);
   }
   let best: QueryLanguage = 'simple';
   let bestScore = 0;

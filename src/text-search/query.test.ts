@@ -243,10 +243,14 @@ describe('people counts', () => {
     expect(codes('zapatos café')).toContain('xkbrown');
     expect(codes('chaise de café')).not.toContain('xkbrown');
     expect(parsed('chaise de café').terms).toContain('cafe');
-    // alone it is the word, no evidence of Spanish
-    expect(parsed('café')).toMatchObject({ codes: [], terms: ['cafe'] });
+    // beside words another language shares, or none the lexicon knows, it is still Spanish (h86)
+    for (const q of ['sofá café', 'lámpara café', 'café']) expect(codes(q), q).toContain('xkbrown');
+    expect(codes('sofá café oscuro')).toContain('xcdarkbrown');
+    // German function words drop no other language's word: Indonesian "bis" is a bus (h86)
+    expect(parsed('bis merah').terms).toContain('bis');
     expect(conceptCodesIn('Chaises de café bleues')).not.toContain('xkbrown');
     expect(conceptCodesIn('Kaffeetassen im Café-Stil')).not.toContain('xkbrown');
     expect(conceptCodesIn('Zapatos color café')).toContain('xkbrown');
+    expect(conceptCodesIn('Sofá café')).toContain('xkbrown');
   });
 });

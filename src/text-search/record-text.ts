@@ -4,7 +4,7 @@
  * Concept codes the lexicon finds in it are added, so "vestido rojo" is found by "red dress".
  */
 import { detectLanguage, type QueryLanguage } from './query-language.ts';
-import { itemCode, itemKinds, type ItemKind } from './lexicon/concepts.ts';
+import { colorCode, colorNames, familyCode, familyOf, itemCode, itemKinds, type ColorName, type ItemKind } from './lexicon/concepts.ts';
 import { conceptCodesIn, indexWords } from './query.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
@@ -70,7 +70,7 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const raw = parts.join('\n');
   const folded = foldText(raw);
   const words = wordsOf(folded);
-  const items = itemCodesOf(data._objects);
+  const items = [...itemCodesOf(data._objects), ...itemColourCodesOf(data._dominant_colors)];
   if (words.length === 0) return { body: items.join(' '), lang: 'simple' };
   const codes = conceptCodesIn(raw);
   return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: detectLanguage(folded, words) };
@@ -81,6 +81,26 @@ export function recordText(data: Record<string, unknown>, productField?: string 
  * `footwear`, …), as the codes "shirt", "chaussures" or "裙子" are read to: the server saw them,
  * so text search finds them as it finds the objects it saw.
  */
+/**
+ * The colour codes of a record's extracted item colours (`_dominant_colors.names`, by share, as the whole image's are
+ * written), so a colour search finds a navy garment in a photo whose other people are not navy (h83: candidates came
+ * from the whole photo's colours alone).
+ */
+function itemColourCodesOf(colours: unknown): string[] {
+  if (!colours || typeof colours !== 'object') return [];
+  const { names, percentages } = colours as { names?: unknown; percentages?: unknown };
+  if (!Array.isArray(names) || !Array.isArray(percentages)) return [];
+  const out: string[] = [];
+  names.forEach((name, i) => {
+    const share = Number(percentages[i]) / 100;
+    if (typeof name !== 'string' || !(colorNames as readonly string[]).includes(name) || !(share >= 0.1)) return;
+    const times = share >= 0.6 ? 3 : share >= 0.3 ? 2 : 1;
+    const family = familyOf[name as ColorName];
+    for (let t = 0; t < times; t++) out.push(familyCode(family), ...(family !== name ? [colorCode(name as ColorName)] : []));
+  });
+  return out;
+}
+
 function itemCodesOf(objects: unknown): string[] {
   if (!Array.isArray(objects)) return [];
   const out = new Set<string>();

@@ -246,6 +246,17 @@ describe.each(backends)('text search API (%s)', (backend) => {
     }
   });
 
+  it('colours alone rank by each record\'s own colours (its item\'s, where extracted), and find an item whose photo lacks them (h83)', async () => {
+    const c = await newCollection();
+    const own = (name: string) => ({ luv_colors: [luvOf(name)], percentages: [100], names: [name] });
+    // a brown photo whose item is red, and a black-and-white photo whose item is dark brown
+    const ins = await call('/similarity/photos/v2/insert', { records: [{ _id: 'brown-photo', _base64: img('airplanes', 2), _dominant_colors: own('red') }, { _id: 'brown-item', _base64: img('dalmatian', 13), _dominant_colors: own('dark brown') }] }, c);
+    expect(ins.body.status.code).toBe(210);
+    const res = await call('/similarity/text/photos/v2/text', { query_record: { _dominant_colors: { luv_colors: [luvOf('dark brown')], percentages: [100] } } }, c);
+    expect(res.http).toBe(200);
+    expect(ids(res.body)[0]).toBe('brown-item');
+  });
+
   it('ranks records whose colours match _dominant_colors higher, and searches by colours alone', async () => {
     const plain = ids((await text(photos, 'airplane')).body);
     const brown = { luv_colors: [luvOf('dark brown')], percentages: [60] };

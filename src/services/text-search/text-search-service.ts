@@ -144,6 +144,10 @@ export class TextSearchService {
     const want = k + from;
     // Colour words rank what they name by how much of the image it covers (W of docs/api-decisions.md).
     const colorWords = [...new Set(q.concepts.filter((m) => m.concept.kind === 'color').map((m) => m.concept.name as ColorName))];
+    // Colours sent without words rank by how well each record's own colours (its item's, where extracted) match
+    // them, as colour words alone rank by W: the keyword score of the whole photo's colour codes ranked a salmon
+    // dress whose photo held other people in navy above a navy item (h83). It breaks ties only.
+    const coloursAlone = colors !== undefined && !parsed?.ok;
     const reranked = colors !== undefined || colorWords.length > 0;
     // The colour re-rank needs a pool wider than the page (widened below, up to `rerankPool`).
     const pool = reranked ? Math.max(100, 4 * want) : want;
@@ -176,7 +180,7 @@ export class TextSearchService {
       // score says little), the keyword score only between equal shares.
       const keyword = new Map(hits.map((h) => [h.record.key, h.distance]));
       return hits
-        .map((h) => ({ ...h, distance: (onlyColours ? 100 : h.distance) * factor(h) }))
+        .map((h) => ({ ...h, distance: (onlyColours || coloursAlone ? 100 : h.distance) * factor(h) }))
         .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
     };
     /**
@@ -190,7 +194,7 @@ export class TextSearchService {
      */
     const exactTop = async (n: number, by: 'clip' | 'keyword', fetch: (m: number) => Promise<Ranked[]>): Promise<Ranked[]> => {
       if (!reranked) return fetch(n);
-      const onlyColours = by === 'keyword' && onlyColorWords(q, colorWords);
+      const onlyColours = by === 'keyword' && (onlyColorWords(q, colorWords) || coloursAlone);
       const least = onlyColours ? 0 : (colors ? 0.5 : 1) * (by === 'keyword' && colorWords.length ? 0.5 : 1);
       const cap = Math.max(rerankPool, 4 * n);
       for (let m = onlyColours ? cap : Math.min(cap, Math.max(pool, 4 * n)); ; m = Math.min(cap, 4 * m)) {
