@@ -774,6 +774,19 @@ export class VisualSearchService {
         skips.push(skipped(ctx, echo(record), 404, 'not found'));
         continue;
       }
+      // Dotted names are checked before any image work, on a copy: a field whose name starts with _ is the spec's or
+      // the server's, set whole (its checks read it as sent: `_width.a` stored an object where a number goes, h86).
+      const dotted = Object.keys(record).filter((k) => k.includes('.') && !Object.hasOwn(current.data, k));
+      const reserved = dotted.find((k) => k.startsWith('_'));
+      let unsettable = reserved ? `${reserved.slice(0, 80)}: a field whose name starts with _ is set whole, not in parts` : undefined;
+      if (!unsettable && dotted.length) {
+        const trial = { ...current.data };
+        for (const k of dotted) unsettable ??= setPath(trial, k, record[k]);
+      }
+      if (unsettable) {
+        skips.push(skipped(ctx, { ...echo(record), _id: id }, 400, unsettable));
+        continue;
+      }
       let vector: Float32Array | undefined;
       let hash: string | null = null;
       let observed: Observed | undefined;

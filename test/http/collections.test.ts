@@ -218,6 +218,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([deep.http, deep.body.status.code], JSON.stringify(deep.body).slice(0, 300)).toEqual([400, 400]);
     expect(deep.body.skipped_records!.map((r) => (r._reason as { status: { text: string } }).status.text)).toEqual([expect.stringContaining('deeper than 30 levels'), expect.stringContaining('__proto__')]);
     expect((await call(`${base}/get`, { records: [{ _id: 'plane-1' }] }, c)).body.answer_records[0]).not.toHaveProperty('x');
+    // the spec's and the server's fields (_width, _url, _dominant_colors, …) are set whole: their checks read them as sent
+    const under = await call(`${base}/update`, { records: [{ _id: 'leo-2', '_width.a': 1 }, { _id: 'plane-1', '_dominant_colors.percentages': ['x'] }] }, c);
+    expect([under.http, under.body.answer_count], JSON.stringify(under.body)).toEqual([400, 0]);
+    expect(under.body.skipped_records!.map((r) => (r._reason as { status: { text: string } }).status.text)).toEqual([expect.stringContaining('set whole'), expect.stringContaining('set whole')]);
+    const leo2 = (await call(`${base}/get`, { records: [{ _id: 'leo-2' }], fields_to_return: ['*'] }, c)).body.answer_records[0]!;
+    expect(leo2).not.toHaveProperty('_width');
   }, 60_000);
 
   it('find, getRecordCount and random with MongoDB filters; a bad operator is a 400 naming it', async () => {
