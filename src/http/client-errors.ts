@@ -24,8 +24,10 @@ export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): v
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorResponse(err.code);
   const text = JSON.stringify(body);
-  const inFlight = (socket as Socket & { _httpMessage?: http.ServerResponse | null })._httpMessage;
-  if (inFlight && !inFlight.writableFinished) {
+  const inFlight = (socket as Socket & { _httpMessage?: (http.ServerResponse & { req?: http.IncomingMessage }) | null })._httpMessage;
+  // only behind a request that arrived whole: one cut off mid-body (its client hung up) has no answer to wait for,
+  // and its socket, left open, held the request's large-body turn for good
+  if (inFlight && !inFlight.writableFinished && inFlight.req?.complete === true) {
     // its answer says Connection: close when not yet begun; the socket closes once it has gone
     inFlight.shouldKeepAlive = false;
     const close = () => socket.destroy();
