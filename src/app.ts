@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { QueueLog } from './queue/queue-workers.ts';
 import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import compress from '@fastify/compress';
@@ -148,9 +149,14 @@ export const logSerializers = {
 
 /** Builds the whole app (no listen). `app.close()` also closes the stores. */
 export async function buildApp(config: Config): Promise<FastifyInstance> {
-  // The services are opened before Fastify (and its logger) exists; queue logs go there once it does.
+  // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
+  // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
-  const services = await openServices(config, { longRunning: true, log: (level, message, details) => logger.to?.[level](details ?? {}, message) });
+  const early: Parameters<QueueLog>[] = [];
+  const services = await openServices(config, {
+    longRunning: true,
+    log: (level, message, details) => (logger.to ? logger.to[level](details ?? {}, message) : void early.push([level, message, details])),
+  });
   const app = Fastify({
     // registerClosingAnswer answers requests that arrive while stopping, in the house shape
     return503OnClosing: false,
@@ -186,6 +192,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
   });
   logger.to = app.log;
+  for (const [level, message, details] of early.splice(0)) app.log[level](details ?? {}, message);
   // an upgrade says what it did (a new database's first migrations are its making, not news)
   const migrated = services.store.migrated ?? [];
   if (migrated.length && migrated[0] !== '001-initial') app.log.info({ migrations: migrated }, 'database upgraded');

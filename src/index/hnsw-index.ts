@@ -96,7 +96,7 @@ export const HNSW_DEFAULTS = {
 const SIDECAR_FORMAT = 'loupe-hnsw/1';
 /** How much more than the expected number of matches a filtered HNSW pass asks for. */
 const OVERSAMPLE = 1.5;
-/** Largest filtered pool worth asking the graph for; beyond it brute force over the allowed keys. */
+/** Largest filtered pool worth asking the graph for; beyond it brute force over the allowed keys (docs/vector-index.md). */
 const MAX_FILTER_POOL = 160;
 /**
  * An unfiltered search over at most this many vectors is brute force (about 1–2 ms at 1792-d): the
@@ -375,10 +375,10 @@ export class HnswIndex {
         if (!extra && slots.length > I8_PRESELECT_ABOVE) return this.exactOverSubset(q, k, this.cacheSubset(keySet, slots));
         return this.exact(q, k, slots);
       };
-      // A small set that is also a small share goes to brute force. A set that is a large share
-      // of a small index is cheaper through the graph: at 5k records a 50 % filter was 4× faster
-      // post-filtered (bench/collections.ts).
-      if (n <= exactBelow && Math.ceil((k * OVERSAMPLE * size) / Math.max(n, 1)) > MAX_FILTER_POOL) return exactOverKeys();
+      // A small set goes to brute force, exact (docs/vector-index.md): through the graph a large share of a small
+      // index was faster (a 50 % filter at 5k records 4×, bench/collections.ts) but approximate, and its pages
+      // walked with `from` repeated and skipped records (h87).
+      if (n <= exactBelow) return exactOverKeys();
       const set = isSet(keySet) ? keySet : new Set(keySet);
       const allowed = extra ? (key: number) => set.has(key) && extra(key) : (key: number) => set.has(key);
       return this.hnsw(q, k, ef, { allowed, count: Math.min(n, size), exactBelow, exact: exactOverKeys });
