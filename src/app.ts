@@ -310,6 +310,13 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   registerClosingAnswer(app);
   registerEnvelopeStatus(app);
   registerAccessControl(app);
+  // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
+  // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
+  app.addHook('onRequest', async (request) => {
+    if (request.url === '/health' || request.url === '/ready') return;
+    const outdated = await services.outdatedRelease();
+    if (outdated) throw new ServiceError(503, 'outdated_release', `This server is of an older release than its database: ${outdated}.`, undefined, { 'retry-after': '60' });
+  });
   // Answers over 1 KiB are compressed for clients that accept it (a page of 500 rows with grading was
   // 31 MB of JSON to a phone); zlib runs off the event loop. Images are sent as they are. Request
   // bodies are not decompressed: their limits count the bytes that arrive.

@@ -187,6 +187,33 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(said.filter((m) => m === 'job handed back at shutdown; another worker runs it')).toHaveLength(3);
   });
 
+  it('a runner whose database a newer release upgraded takes no job, says so once, and takes them again when that is undone (h88)', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const { id } = await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _base64: '!!' }] });
+    const registry = new HandlerRegistry();
+    const ran: string[] = [];
+    registry.register({ type: 'flows', accepts: () => true, endpoints: () => ['hash'], run: async (ctx) => (ran.push(ctx.id), { records: [{ _status: { code: 200, text: 'OK' } }] }) });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const said: string[] = [];
+    let blocked: string | undefined = 'the database was upgraded by a newer Loupe release';
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore, claimBlocked: async () => blocked }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
+    runner.start();
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(ran).toEqual([]);
+      expect((await store.get(id))!.status).toBe('CREATED');
+      expect(said.filter((m) => m.startsWith('no job is taken: the database was upgraded'))).toHaveLength(1);
+      blocked = undefined;
+      await until('the job to run', async () => ran.length > 0, 10_000);
+      expect(ran).toEqual([id]);
+    } finally {
+      await runner.stop(50);
+    }
+  });
+
   it('a job whose every attempt ended with its worker says so in its records, not a bare count', async () => {
     const t = await setup(backend);
     cleanup = t.close;

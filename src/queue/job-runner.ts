@@ -31,6 +31,8 @@ export interface RunnerDeps {
   signal: QueueSignal;
   intake: ImageIntake;
   media: MediaStore;
+  /** Why no job may be claimed now (a newer release upgraded the database), else undefined. */
+  claimBlocked?: () => Promise<string | undefined>;
 }
 
 /** Events: `done` (id) after a result was written by this runner. */
@@ -53,6 +55,8 @@ export class JobRunner extends EventEmitter {
   }
 
   private readonly claims: RepeatedFailureLog;
+  /** The reason claims stopped, logged once. */
+  private blockedBy: string | undefined;
 
   start(): void {
     if (this.running) return;
@@ -90,7 +94,10 @@ export class JobRunner extends EventEmitter {
     while (this.running) {
       const free = this.options.concurrency - this.active.size;
       const claimed: Claim[] = [];
-      if (free > 0) {
+      const blocked = free > 0 ? await this.deps.claimBlocked?.().catch(() => undefined) : undefined;
+      if (blocked && blocked !== this.blockedBy) this.log('error', `no job is taken: ${blocked}`);
+      this.blockedBy = blocked;
+      if (free > 0 && !blocked) {
         try {
           // one at a time, so a long job claimed keeps the next claim from taking another (job-handler.ts `long`)
           for (let k = 0; k < free; k++) {

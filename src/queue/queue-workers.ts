@@ -37,6 +37,8 @@ export class QueueWorkers {
       mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void> };
       /** Charges of calls whose process stopped before they answered, given back once due (migration 017). */
       creditHolds?: { returnDueHolds(now: number): Promise<{ holds: number; credits: number }> };
+      /** Why no job may be claimed now (a newer release upgraded the database), else undefined. */
+      claimBlocked?: () => Promise<string | undefined>;
     },
     private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
   ) {

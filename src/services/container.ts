@@ -8,6 +8,7 @@ import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
 import { CardSessionStore } from '../store/card-session-store.ts';
 import { assertWritable, NotWritable, openStore, type Store } from '../store/database.ts';
+import { SchemaWatch } from '../store/migrate.ts';
 import { AccountErasure } from './account-erasure.ts';
 import { AccountService } from './account-service.ts';
 import { ServiceError } from './errors.ts';
@@ -74,6 +75,8 @@ export interface Services {
    * file, within 3 s; else a 503 ServiceError naming which (its `cause` the full reason, for the log). What `/ready` answers for load balancers.
    */
   ready(): Promise<void>;
+  /** Why this process must stop serving (a newer release upgraded its database while it ran), else undefined; read every 10 s. */
+  outdatedRelease(): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -144,7 +147,12 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const schema = new SchemaWatch(store);
+  const outdatedRelease = async () => {
+    const newer = await schema.outdated();
+    return newer.length ? SchemaWatch.message(newer) : undefined;
+  };
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions: new MediaDeletionStore(store.db) });
@@ -163,7 +171,11 @@ export async function openServices(config: Config, options: { longRunning?: bool
     });
     try {
       await Promise.race([assertWritable(store, mediaDir), late]);
+      // a node a newer release's upgrade left behind leaves the load balancer (it wrote rows as the old release makes them)
+      const outdated = await outdatedRelease();
+      if (outdated) throw new ServiceError(503, 'not_ready', `Not ready: ${outdated}.`);
     } catch (err) {
+      if (err instanceof ServiceError) throw err;
       // which part, without the paths and codes (the server log has them, from `cause`)
       const what = err instanceof NotWritable && err.part === 'media' ? 'the media folder cannot be written' : 'the database cannot be reached or written';
       throw Object.assign(new ServiceError(503, 'not_ready', `Not ready: ${what} (the server log says why).`), { cause: err });
@@ -173,6 +185,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   };
   return {
     store,
+    outdatedRelease,
     ready: () => {
       const now = Date.now();
       if (!lastCheck || now - lastCheck.at >= readyCheckMs) lastCheck = { at: now, done: check() };

@@ -33,3 +33,41 @@ export async function migrate(store: Store, options: { upgrade?: boolean } = {})
   });
   return applied;
 }
+
+/** Migrations the database has that this release does not know: a newer release upgraded it while this one ran. */
+export async function newerMigrations(store: Store): Promise<string[]> {
+  const done = await sql<{ name: string }>`SELECT name FROM loupe_migrations`.execute(store.db);
+  return done.rows.map((r) => r.name).filter((name) => !migrations.some((m) => m.name === name)).sort();
+}
+
+/**
+ * A running process's check that no newer release has upgraded its database since it started (the start refuses
+ * that; a node already running went on writing rows as the old release makes them, h88). Read at most every
+ * `everyMs`; a failed read is no verdict.
+ */
+export class SchemaWatch {
+  private checked = 0;
+  private newer: string[] = [];
+  private pending: Promise<string[]> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly everyMs = 10_000,
+  ) {}
+
+  async outdated(now = Date.now()): Promise<string[]> {
+    if (now - this.checked < this.everyMs) return this.newer;
+    this.pending ??= newerMigrations(this.store)
+      .then((names) => (this.newer = names))
+      .catch(() => this.newer)
+      .finally(() => {
+        this.checked = Date.now();
+        this.pending = undefined;
+      });
+    return this.pending;
+  }
+
+  static message(names: string[]): string {
+    return `the database was upgraded by a newer Loupe release (migration ${names.join(', ')}, unknown to this one) while this process ran: stop it and run that release`;
+  }
+}

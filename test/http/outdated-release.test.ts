@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/database.ts';
+import { backends, cs, startHarness, type Harness } from '../helpers/harness.ts';
+
+/**
+ * README, "Upgrades": a newer release's upgrade locks older ones out. A node already running when it came went on
+ * writing rows as the old release makes them (h88); it now answers its probes only, and takes no queued job.
+ */
+describe.each(backends)('a database upgraded by a newer release while a node runs (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(async () => h?.close());
+  const db = () => (h.app.loupe as unknown as { store: Store }).store.db;
+
+  it('answers 503 outdated_release to every call and not ready to /ready, within the 10-s check', async () => {
+    expect((await h.request('GET', cs('session/'))).statusCode).toBe(200);
+    await sql`INSERT INTO loupe_migrations (name, applied_at) VALUES ('999-from-the-future', ${new Date().toISOString()})`.execute(db());
+    try {
+      await new Promise((r) => setTimeout(r, 10_500));
+      const res = await h.request('GET', cs('session/'));
+      expect([res.statusCode, res.json().code, res.headers['retry-after']]).toEqual([503, 'outdated_release', '60']);
+      expect(res.json().detail).toMatch(/migration 999-from-the-future, unknown to this one/);
+      const ready = await h.request('GET', '/ready', { token: null });
+      expect([ready.statusCode, ready.json().detail]).toEqual([503, expect.stringContaining('upgraded by a newer Loupe release')]);
+      expect((await h.request('GET', '/health', { token: null })).statusCode).toBe(200);
+      expect(await (h.app.loupe as unknown as { outdatedRelease(): Promise<string | undefined> }).outdatedRelease()).toMatch(/999-from-the-future/);
+    } finally {
+      await sql`DELETE FROM loupe_migrations WHERE name = '999-from-the-future'`.execute(db());
+    }
+  }, 30_000);
+});
