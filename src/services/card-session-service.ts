@@ -667,10 +667,22 @@ export class CardSessionService {
     await tx.holdUploads(sid);
     const status = await tx.sessionStatus(sid, ctx.workspaceId);
     if (status === undefined) throw notFound(`Session ${id}`);
-    if (status !== 'live') throw sessionClosed();
 
     const existing = new Map<string, MergeableRow>();
     for (const r of await tx.identificationsByEventIds(sid, [...new Set(rows.map((r) => r.event_id))])) existing.set(r.event_id, r);
+    if (status !== 'live') {
+      // A batch that changes nothing (an app's retry of rows already stored, sent again after the session closed)
+      // is answered as the retry it is; one that would change or add a row is refused (h81: a sync queue's replay
+      // after a close was a 409 it could not get past, while the rows were all there).
+      const nothingNew = rows.every((row) => {
+        const stored = existing.get(row.event_id);
+        if (!stored || (!hasCard(stored) && hasCard(row) && stored.corrected_at === null)) return false;
+        const before = this.stateOf(stored);
+        return before.sent.includes(row.sent) || sameMutable(before, mergeMutable(before, row));
+      });
+      if (!nothingNew) throw sessionClosed();
+      return { received: rows.length, created: 0, updated: 0, duplicates: rows.length };
+    }
 
     const now = new Date().toISOString();
     const fresh = new Map<string, { values: IdentificationValues; state: MutableState }>();

@@ -443,14 +443,15 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.goto(`${base}/console#/sessions`);
     await page.locator('main h1').waitFor();
-    await expect.poll(() => page.title()).toBe('Sessions · Loupe console');
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Sessions · Loupe console');
     await page.getByRole('link', { name: 'Grading' }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.title()).toBe('Grading · Loupe console');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Grading');
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Grading · Loupe console');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: 10_000 }).toBe('Grading');
     // a pager button at its end keeps the focus (disabled, it dropped it to the page's start)
     await page.goto(`${base}/console#/sessions`);
     const previous = page.getByRole('button', { name: 'Previous' });
+    await previous.waitFor({ timeout: 30_000 });
     await previous.focus();
     await page.keyboard.press('Enter');
     expect(await previous.getAttribute('aria-disabled')).toBe('true');
@@ -459,9 +460,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.click();
-    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('true');
     await page.keyboard.press('Escape');
-    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Menu');
     await page.setViewportSize({ width: 1280, height: 860 });
   });

@@ -356,6 +356,13 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).count).toBe(0);
     await h.request('POST', cs(`session/${sid}/reopen/`));
     expect((await upload(sid, [card('late')])).json().created).toBe(1);
+    // closed again: a retry of what is stored changes nothing and is answered as one; new data is still refused (h81)
+    await h.request('POST', cs(`session/${sid}/close/`));
+    const retry = await upload(sid, [card('late')]);
+    expect([retry.statusCode, retry.json()]).toEqual([200, { received: 1, created: 0, updated: 0, duplicates: 1 }]);
+    expect((await upload(sid, [card('late', { grading: { grades: { final: 9 } } })])).statusCode).toBe(409);
+    expect((await upload(sid, [card('late'), card('new')])).statusCode).toBe(409);
+    expect((await list(sid)).count).toBe(1);
   });
 
   it('concurrent corrections of one row both apply; the price total stays exact', async () => {
