@@ -378,6 +378,8 @@ const emptyState: MutableState = { calls: null, duration: null, grading: null, g
 
 /** The distinct uploads of a row remembered as sent (a retry of one older than these merges as new data). */
 const sentKept = 32;
+/** The images a row remembers it was sent (migration 026): a late retry of one of these is no new image. */
+const imageSendsKept = 8;
 
 /**
  * An uploaded row once checked: its time in UTC, and its grading as canonical JSON with the grade
@@ -930,6 +932,12 @@ export class CardSessionService {
     // there: a lost one is written again.
     const shows = async (r: IdentificationRow) => !!r.image_key && (await this.media.holds(r.image_key, prepared.original)) && (await this.media.holds(r.thumbnail_key ?? '', prepared.thumbnail));
     if (await shows(row)) return this.identificationView(ctx, row);
+    // An image the row was sent before another (an app's late retry of its older upload, arriving after the newer
+    // one): a retry, answered with the row as it is; the newer image stays (it was replaced, h81). The same trade-off
+    // as rows' retries: an older photo sent again on purpose is taken for one.
+    const sent = createHash('sha256').update(prepared.original).digest('base64url').slice(0, 16);
+    const earlier = (r: IdentificationRow) => (r.image_sends ?? '').split(' ').slice(0, -1).includes(sent);
+    if (earlier(row)) return this.identificationView(ctx, row);
     // named before they are written: a process killed before the row names them leaves them to the sweep
     const imageKey = this.media.newKey(prepared.originalExt);
     const thumbKey = this.media.newKey('jpg');
@@ -942,10 +950,11 @@ export class CardSessionService {
         // Locked, so two uploads of an image for one card each see the other's files and remove them.
         const current = await tx.identificationByEventId(sid, eventId, true);
         // the same image stored meanwhile by an upload beside this one: keep its files, whose links it answered
-        if (current && current.image_key !== row.image_key && (await shows(current))) return { same: current };
+        if (current && ((current.image_key !== row.image_key && (await shows(current))) || earlier(current))) return { same: current };
         const updatedAt = new Date().toISOString();
         if (current) {
-          await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, updated_at: updatedAt });
+          const sends = [...(current.image_sends ?? '').split(' ').filter((h) => h && h !== sent), sent].slice(-imageSendsKept).join(' ');
+          await tx.updateIdentification(current.id, { image_key: imageKey, thumbnail_key: thumbKey, image_sends: sends, updated_at: updatedAt });
           await tx.keepMedia([imageKey, thumbKey]);
           await tx.forgetMedia([current.image_key, current.thumbnail_key]);
         }

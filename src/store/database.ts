@@ -105,6 +105,8 @@ export interface CardIdentificationsTable {
   card_key: string | null;
   /** Hashes of the distinct uploads of the row's changeable fields, space-separated, latest last (migration 022); null before. */
   sent_hashes: string | null;
+  /** Migration 026: short hashes of the images the row was sent, the latest last. */
+  image_sends: string | null;
   original: Json | null;
   corrected_at: Timestamp | null;
   created_at: Timestamp;

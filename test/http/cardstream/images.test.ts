@@ -190,6 +190,26 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect(both.map((r) => key(r.json().image))).toContain(key(row.image));
   });
 
+  it('a late retry of an older image, after a newer one, leaves the newer one (it replaced it, h81); a new image still replaces', async () => {
+    const sid = await withCard('late-img');
+    const a = (await photo(300, 200)).toString('base64');
+    const b = (await photo(320, 240)).toString('base64');
+    const c = (await photo(340, 260)).toString('base64');
+    const key = (url: string) => new URL(url).pathname;
+    await attach(sid, 'late-img', a);
+    const second = (await attach(sid, 'late-img', b)).json();
+    const late = await attach(sid, 'late-img', a);
+    expect(late.statusCode).toBe(200);
+    expect(key(late.json().image)).toBe(key(second.image));
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=late-img`))).json().results[0];
+    expect(key(row.image)).toBe(key(second.image));
+    expect((await fetchUrl(row.image)).statusCode).toBe(200);
+    const third = (await attach(sid, 'late-img', c)).json();
+    expect(key(third.image)).not.toBe(key(second.image));
+    // b, no longer shown, is an earlier send now: its late retry changes nothing either
+    expect(key((await attach(sid, 'late-img', b)).json().image)).toBe(key(third.image));
+  });
+
   it.each(['ENOSPC', 'EFBIG'])('a full disk (%s; EFBIG a file-size limit, a 500 until the thirty-eighth session) is a 503 storage_full with Retry-After, and stores nothing (a plain 500 before)', async (code) => {
     const sid = await withCard(`f1-${code}`);
     const before = new Set(await filesUnder(mediaDir));
