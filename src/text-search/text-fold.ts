@@ -14,7 +14,7 @@ const cyrillic = /[\u0400-\u04ff]/;
 // Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
 // written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, the Devanagari
 // nukta (ज़/ज are both common spellings), and emoji variation selectors (a phone's 🛋️ is 🛋 and U+FE0F).
-const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640\ufe00-\ufe0f]/g;
+const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640]|\p{Variation_Selector}/gu;
 const droppedMarks = /[\u064b-\u065f\u0670\u093c]/g;
 
 const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
