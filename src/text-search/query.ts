@@ -21,7 +21,7 @@ import {
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
 import { cjkPeopleCounts, countWords, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
-import { cjkChar, foldText, wordsOf } from './text-fold.ts';
+import { cjkChar, foldStrokeless, foldText, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
 export const maxQueryChars = 1000;
@@ -132,7 +132,11 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), 
     const message = text === '' ? '_text_data is empty: it has no word to search for' : `_text_data has no word to search for, only symbols or punctuation ("${[...input.trim()].slice(0, 20).join('')}")`;
     return { ok: false, error: { code: 'empty_query', message } };
   }
-  return { ok: true, query: analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false) };
+  const query = analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false);
+  if (!options.legacyKana) return { ok: true, query };
+  // rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty): searched too, as text
+  const before = wordsOf(foldStrokeless(input).trim()).filter((w) => !tokens.includes(w)).slice(0, maxQueryWords);
+  return { ok: true, query: before.length ? { ...query, literals: [...new Set([...(query.literals ?? []), ...before])] } : query };
 }
 
 /**

@@ -23,10 +23,15 @@ const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
 // others are typed without their accents: Polish ł (zolty for żółty), Turkish dotless ı (sari for
 // sarı), Nordic ø, Croatian đ, French œ (coeur), and German ß as the ss Swiss German and keyboards
 // without it write.
-const strokes: Readonly<Record<string, string>> = { ł: 'l', ı: 'i', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't', œ: 'oe', æ: 'ae', ß: 'ss' };
+const strokeOf: Readonly<Record<string, string>> = { ł: 'l', ı: 'i', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't', œ: 'oe', æ: 'ae', ß: 'ss' };
 const stroked = /[łıøđħŧœæß]/g;
 
 export function foldText(text: string): string {
+  return foldStrokeless(text).replace(stroked, (c) => strokeOf[c]!);
+}
+
+/** The fold of TOKENS_VERSION 5 (ł, ß… kept): how rows that await re-tokenising hold their words. */
+export function foldStrokeless(text: string): string {
   const lower = text.normalize('NFKC').toLowerCase().replace(invisible, '').replace(droppedMarks, '');
   let out = '';
   let prev = '';
@@ -42,7 +47,7 @@ export function foldText(text: string): string {
     }
     out += ch;
   }
-  return out.normalize('NFC').replace(arabicAlef, '\u0627').replace(stroked, (c) => strokes[c]!);
+  return out.normalize('NFC').replace(arabicAlef, '\u0627');
 }
 
 /** Han ideographs, hiragana, katakana (and their half-width forms): scripts written without spaces. */
