@@ -307,16 +307,18 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     rateGraceMs: config.limits.largeBodyRateGraceMs,
   });
   registerErrorHandling(app);
-  registerClosingAnswer(app);
-  registerEnvelopeStatus(app);
-  registerAccessControl(app);
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
   app.addHook('onRequest', async (request) => {
-    if (request.url === '/health' || request.url === '/ready') return;
+    // before the token's check: an outdated node does no lookup, and answers no 401/403/429 in its place
+    const route = request.routeOptions.url;
+    if (route === '/health' || route === '/ready') return;
     const outdated = await services.outdatedRelease();
     if (outdated) throw new ServiceError(503, 'outdated_release', `This server is of an older release than its database: ${outdated}.`, undefined, { 'retry-after': '60' });
   });
+  registerClosingAnswer(app);
+  registerEnvelopeStatus(app);
+  registerAccessControl(app);
   // Answers over 1 KiB are compressed for clients that accept it (a page of 500 rows with grading was
   // 31 MB of JSON to a phone); zlib runs off the event loop. Images are sent as they are. Request
   // bodies are not decompressed: their limits count the bytes that arrive.
@@ -365,7 +367,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // liveness above (the process answers); readiness here: the database and media folder work, for a
   // load balancer to stop sending requests to a node that would answer them all 500
   const ReadyAnswer = Type.Object({ status: Type.Literal('ready') });
-  const NotReadyAnswer = Type.Object({ status: Type.Literal('unavailable'), detail: Type.String() });
+  // the not-ready answer, or the house error of a request refused on its way (shutting_down): one shape for both
+  const NotReadyAnswer = Type.Object({ status: Type.Optional(Type.Literal('unavailable')), detail: Type.String(), code: Type.Optional(Type.String()) });
   const readiness = { ...probe, summary: 'Readiness: the database takes a write and the media folder a file (no token; one check a second)', response: { 200: ReadyAnswer, 503: NotReadyAnswer } };
   app.get('/ready', { schema: readiness, logLevel: probeLogLevel }, async (request, reply) => {
     try {

@@ -177,17 +177,19 @@ export function App() {
     void refreshCredits().then((credits) => setAccount((a) => (a && credits !== null ? { ...a, credits } : a)));
   }, []);
   useEffect(() => setMenuOpen(false), [route.join('/')]);
-  // The phone menu closes with Escape, its button taking the focus back (it stayed open, h84).
+  // The phone menu closes with Escape, its button taking the focus back (it stayed open, h84). One listener from
+  // the start, reading the state through a ref: one added when the menu opened missed an Escape pressed at once.
+  const menuIsOpen = useRef(false);
+  menuIsOpen.current = menuOpen;
   useEffect(() => {
-    if (!menuOpen) return;
     const on = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape') return;
+      if (e.key !== 'Escape' || !menuIsOpen.current) return;
       setMenuOpen(false);
       document.querySelector<HTMLElement>('.menu-toggle')?.focus();
     };
     window.addEventListener('keydown', on);
     return () => window.removeEventListener('keydown', on);
-  }, [menuOpen]);
+  }, []);
   // Each page has its own title, and a page chosen from the menu takes the focus to its heading, so a screen
   // reader tells where it is (every page was "Loupe console", and the focus stayed on the menu link, h84).
   const routeKey = route.join('/');

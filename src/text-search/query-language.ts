@@ -56,17 +56,28 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
   for (const [re, lang] of scriptOf) if (re.test(folded)) return lang;
   if (arabicScript.test(folded)) return urduLetters.test(folded) ? 'ur' : 'ar';
   const score = new Map<QueryLanguage, number>();
+  // evidence from forms that are their language's only (`ownLanguageOnly`), counted only beside other evidence:
+  // alone, "cafe" or "Café Paris" is the word café, not Spanish brown (h89)
+  let other = 0;
   const { phrases } = lexiconIndex();
   for (const w of words) {
-    for (const lang of latinLanguages) if (stopWords[lang]?.has(w)) score.set(lang, (score.get(lang) ?? 0) + 1);
+    for (const lang of latinLanguages) {
+      if (!stopWords[lang]?.has(w)) continue;
+      score.set(lang, (score.get(lang) ?? 0) + 1);
+      other++;
+    }
     // a form that is its language's only where the text is read as it (`ownLanguageOnly`) is half the evidence:
     // "sofá café" and "lámpara café" are still Spanish, "chaise de café" French (h83, h86)
     const weight = new Map<QueryLanguage, number>();
-    for (const e of phrases.get(w) ?? []) weight.set(e.lang, Math.max(weight.get(e.lang) ?? 0, e.ownOnly ? 0.5 : 1));
+    for (const e of phrases.get(w) ?? []) {
+      weight.set(e.lang, Math.max(weight.get(e.lang) ?? 0, e.ownOnly ? 0.5 : 1));
+      if (!e.ownOnly) other++;
+    }
     for (const [lang, add] of weight) score.set(lang, (score.get(lang) ?? 0) + add);
   }
   let best: QueryLanguage = 'simple';
   let bestScore = 0;
+  if (other === 0) return best;
   // Ties go to the earlier language in `latinLanguages`: English first, as the most common query language.
   for (const lang of latinLanguages) {
     const s = score.get(lang) ?? 0;

@@ -244,7 +244,10 @@ describe('people counts', () => {
     expect(codes('chaise de café')).not.toContain('xkbrown');
     expect(parsed('chaise de café').terms).toContain('cafe');
     // beside words another language shares, or none the lexicon knows, it is still Spanish (h86)
-    for (const q of ['sofá café', 'lámpara café', 'café']) expect(codes(q), q).toContain('xkbrown');
+    for (const q of ['sofá café', 'zapatos café', 'la mesa café']) expect(codes(q), q).toContain('xkbrown');
+    // alone, or beside words no lexicon knows, it is the word café (h89: "cafe", "Café Paris" searched brown)
+    for (const q of ['café', 'cafe', 'Café Paris', 'café racer', 'lámpara café']) expect(parsed(q), q).toMatchObject({ codes: [], terms: expect.arrayContaining(['cafe']) });
+    expect(conceptCodesIn('Corner cafe sign')).not.toContain('xkbrown');
     expect(codes('sofá café oscuro')).toContain('xcdarkbrown');
     // German function words drop no other language's word: Indonesian "bis" is a bus (h86)
     expect(parsed('bis merah').terms).toContain('bis');

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox } from '../components/common.tsx';
@@ -30,6 +30,8 @@ export function MatchingPage({ shell }: { shell: Shell }) {
   const rest = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const running = useRef(false);
   const filesRef = useRef<File[]>([]);
+  // leaving the page within the rest sends no call (a paid regroup went out after the page had closed, h89)
+  useEffect(() => () => clearTimeout(rest.current), []);
   const regroupSoon = (value: number) => {
     wanted.current = value;
     clearTimeout(rest.current);
