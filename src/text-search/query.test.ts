@@ -245,9 +245,14 @@ describe('people counts', () => {
     expect(parsed('chaise de café').terms).toContain('cafe');
     // beside words another language shares, or none the lexicon knows, it is still Spanish (h86)
     for (const q of ['sofá café', 'zapatos café', 'la mesa café']) expect(codes(q), q).toContain('xkbrown');
-    // alone, or beside words no lexicon knows, it is the word café (h89: "cafe", "Café Paris" searched brown)
-    for (const q of ['café', 'cafe', 'Café Paris', 'café racer', 'lámpara café']) expect(parsed(q), q).toMatchObject({ codes: [], terms: expect.arrayContaining(['cafe']) });
+    // alone, or beside words no lexicon knows, it is the word café (h89: "cafe", "Café Paris" searched brown), and so
+    // beside nothing it colours (h90: "café de Paris", "Café del Mar", "café con leche")
+    for (const q of ['café', 'cafe', 'Café Paris', 'café racer', 'lámpara café', 'café de Paris', 'Café del Mar', 'café con leche']) expect(parsed(q).codes, q).toEqual([]);
     expect(conceptCodesIn('Corner cafe sign')).not.toContain('xkbrown');
+    expect(conceptCodesIn('Café de Paris')).not.toContain('xkbrown');
+    // "café oscuro" is dark brown itself, query and record (h90)
+    expect(codes('café oscuro')).toContain('xcdarkbrown');
+    expect(conceptCodesIn('Café oscuro')).toContain('xcdarkbrown');
     expect(codes('sofá café oscuro')).toContain('xcdarkbrown');
     // German function words drop no other language's word: Indonesian "bis" is a bus (h86)
     expect(parsed('bis merah').terms).toContain('bis');
@@ -260,10 +265,14 @@ describe('people counts', () => {
   it('while rows await re-tokenising, also searches the words as TOKENS_VERSION 5 folded them (h86: "Straße" missed rows holding straße)', () => {
     const r = parseQuery('Żółty Straße', undefined, { legacyKana: true });
     if (!r.ok) throw new Error('expected a query');
-    expect(r.query.literals).toEqual(expect.arrayContaining(['zołty', 'straße']));
+    expect(r.query.terms).toEqual(expect.arrayContaining(['zołty', 'straße']));
+    // only words the new fold changed: no CJK run comes in whole (h90)
+    const cjk = parseQuery('两个人', undefined, { legacyKana: true });
+    if (!cjk.ok) throw new Error('expected a query');
+    expect(cjk.query.terms).not.toContain('两个人');
     expect(r.query.terms).toEqual(expect.arrayContaining(['zolty', 'strasse']));
     const now = parseQuery('Żółty Straße');
     if (!now.ok) throw new Error('expected a query');
-    expect(now.query.literals ?? []).not.toContain('straße');
+    expect(now.query.terms).not.toContain('straße');
   });
 });

@@ -134,9 +134,13 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), 
   }
   const query = analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false);
   if (!options.legacyKana) return { ok: true, query };
-  // rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty): searched too, as text
-  const before = wordsOf(foldStrokeless(input).trim()).filter((w) => !tokens.includes(w)).slice(0, maxQueryWords);
-  return { ok: true, query: before.length ? { ...query, literals: [...new Set([...(query.literals ?? []), ...before])] } : query };
+  // Rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty): searched too, as terms, so
+  // a collection of such rows reads them (as literals they were searched but the query was "not understood", h90).
+  // Only words the new fold changed, within the words searched.
+  const before = wordsOf(foldStrokeless(input).trim())
+    .slice(0, maxQueryWords)
+    .filter((w) => /[łıøđħŧœæß]/.test(w) && !tokens.includes(w));
+  return { ok: true, query: before.length ? { ...query, terms: [...new Set([...query.terms, ...before])] } : query };
 }
 
 /**
@@ -192,6 +196,17 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const terms: string[] = [];
   const stopped: string[] = [];
   const resolved = items.map((item) => (item.kind === 'concept' ? resolve(item.entries, language) : []));
+  // A form that is its language's only (Spanish café) names its colour only beside a thing it colours ("zapatos café",
+  // "sofá café", one function word between at most): "café con leche", "Café del Mar" are cafés (h90).
+  const thing = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' || c.kind === 'item');
+  const isStop = (k: number) => items[k]?.kind === 'word' && stopWords[language]?.has(items[k].text) === true;
+  // "color café", "zapatos color café": the word colour says what follows is one
+  const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe'].includes(items[k].text);
+  items.forEach((item, i) => {
+    if (item.kind !== 'concept' || !item.entries.every((e) => e.ownOnly)) return;
+    const beside = thing(i - 1) || thing(i + 1) || colourWord(i - 1) || (isStop(i - 1) && thing(i - 2)) || (isStop(i + 1) && thing(i + 2));
+    if (!beside) resolved[i] = [];
+  });
 
   items.forEach((item, i) => {
     if (item.kind === 'word' || resolved[i]!.length === 0) {

@@ -30,15 +30,23 @@ export function MatchingPage({ shell }: { shell: Shell }) {
   const rest = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const running = useRef(false);
   const filesRef = useRef<File[]>([]);
-  // leaving the page within the rest sends no call (a paid regroup went out after the page had closed, h89)
-  useEffect(() => () => clearTimeout(rest.current), []);
+  // leaving the page sends no further call: neither the one resting nor one waiting behind a call under way (h89, h90)
+  const left = useRef(false);
+  useEffect(
+    () => () => {
+      left.current = true;
+      wanted.current = null;
+      clearTimeout(rest.current);
+    },
+    [],
+  );
   const regroupSoon = (value: number) => {
     wanted.current = value;
     clearTimeout(rest.current);
     rest.current = setTimeout(() => void regroup(), 500);
   };
   const regroup = async () => {
-    if (running.current || wanted.current === null || !filesRef.current.length) return;
+    if (left.current || running.current || wanted.current === null || !filesRef.current.length) return;
     const value = wanted.current;
     wanted.current = null;
     running.current = true;

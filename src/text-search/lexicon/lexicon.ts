@@ -48,7 +48,7 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
  * de café bleues" was a brown chair). Text in another language searches them as plain words.
  */
 export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
-  es: ['café', 'café oscuro'],
+  es: ['café'],
 };
 
 export interface LexiconEntry {
