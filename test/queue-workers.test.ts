@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -10,6 +12,8 @@ import type { ImageIntake } from '../src/media/image-intake.ts';
 import type { MediaStore } from '../src/media/media-store.ts';
 import { HandlerRegistry } from '../src/queue/job-handler.ts';
 import { JobRunner } from '../src/queue/job-runner.ts';
+import { QueueWorkers } from '../src/queue/queue-workers.ts';
+import { AddressPolicy } from '../src/media/address-policy.ts';
 import { QueueSignal } from '../src/queue/queue-signal.ts';
 import { RequestStore } from '../src/store/request-store.ts';
 import { backends, type Backend } from './helpers/harness.ts';
@@ -211,6 +215,54 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
       expect(ran).toEqual([id]);
     } finally {
       await runner.stop(50);
+    }
+  });
+
+  it('a node whose database a newer release upgraded delivers no webhook and sweeps nothing, says so once each, and does both when that is undone', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const calls: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      calls.push(req.url!);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const port = (receiver.address() as AddressInfo).port;
+    const row = (id: string, expiresAt: number) => ({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'flows', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${port}/hook`, headers: {} }, expiresAt, inputs: new Map<number, Buffer>() });
+    const expired = crypto.randomUUID();
+    await store.insert(row(expired, Date.now() - 1000));
+    const done = crypto.randomUUID();
+    await store.insert(row(done, Date.now() + 3_600_000));
+    const [claim] = await store.claim(1, 30_000, Date.now());
+    expect(claim!.row.id).toBe(expired);
+    await store.release(expired, claim!.token, 'x');
+    const claims = await store.claim(5, 30_000, Date.now());
+    const mine = claims.find((c) => c.row.id === done)!;
+    expect(await store.complete(done, mine.token, { response: { records: [] }, media: [], refund: 0, webhookAt: Date.now() })).toBe(true);
+    const said: string[] = [];
+    let blocked: string | undefined = 'the database was upgraded by a newer Loupe release';
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const queue = new QueueWorkers(
+      { requests: store, registry: new HandlerRegistry(), signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']), claimBlocked: async () => blocked },
+      { queue: { ...loadConfig({}).queue, workers: 0, pollMs: 20 }, webhooks: { ...loadConfig({}).webhooks, retryDelaysMs: [50] }, log: (_level, message) => said.push(message) },
+    );
+    queue.start();
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await queue.sweep()).toBe(0);
+      expect(calls).toEqual([]);
+      expect(await store.get(expired)).toBeDefined();
+      expect(said.filter((m) => m.startsWith('no webhook is delivered: the database was upgraded'))).toHaveLength(1);
+      expect(said.filter((m) => m.startsWith('nothing is swept: the database was upgraded'))).toHaveLength(1);
+      blocked = undefined;
+      await until('the webhook', async () => calls.length > 0, 10_000);
+      expect(calls).toEqual(['/hook']);
+      expect(await queue.sweep()).toBe(1);
+      expect(await store.get(expired)).toBeUndefined();
+    } finally {
+      await queue.stop();
+      await new Promise((r) => receiver.close(r));
     }
   });
 

@@ -20,6 +20,7 @@ export class QueueWorkers {
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> = Promise.resolve();
   private started = false;
+  private sweepBlockedBy: string | undefined;
 
   constructor(
     private readonly deps: {
@@ -45,7 +46,7 @@ export class QueueWorkers {
     const log = options.log ?? (() => {});
     const q = options.queue;
     this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, log });
-    this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
+    this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), ...(deps.claimBlocked ? { claimBlocked: deps.claimBlocked } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
   }
 
   start(): void {
@@ -70,6 +71,14 @@ export class QueueWorkers {
   sweep(now = Date.now()): Promise<number> {
     const run = this.sweeping.then(async () => {
       try {
+        // a newer release's rows and files are its own to sweep, by its rules
+        const blocked = await this.deps.claimBlocked?.().catch(() => undefined);
+        if (blocked) {
+          if (blocked !== this.sweepBlockedBy) this.options.log?.('error', `nothing is swept: ${blocked}`);
+          this.sweepBlockedBy = blocked;
+          return 0;
+        }
+        this.sweepBlockedBy = undefined;
         const { deleted, media, refunded } = await this.deps.requests.sweep(now);
         await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media);

@@ -146,12 +146,12 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const results = new ResultLinks(links, registry, config.publicUrl);
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
-  const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log);
   const schema = new SchemaWatch(store);
   const outdatedRelease = async () => {
     const newer = await schema.outdated();
     return newer.length ? SchemaWatch.message(newer) : undefined;
   };
+  const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);

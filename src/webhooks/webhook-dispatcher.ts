@@ -51,6 +51,8 @@ export class WebhookDispatcher {
       /** The response as a client reads it (media links signed at this delivery); the stored one when absent. */
       present?: (row: AsyncRequestRow) => Record<string, unknown> | null;
       log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+      /** Why no delivery may be claimed now (a newer release upgraded the database: its payloads are that release's), else undefined. */
+      claimBlocked?: () => Promise<string | undefined>;
     },
     private readonly options: WebhookOptions,
   ) {
@@ -58,6 +60,7 @@ export class WebhookDispatcher {
   }
 
   private readonly claims: RepeatedFailureLog;
+  private blockedBy: string | undefined;
 
   start(): void {
     if (this.running) return;
@@ -83,7 +86,10 @@ export class WebhookDispatcher {
     while (this.running) {
       const free = this.options.concurrency - this.active;
       let due: AsyncRequestRow[] = [];
-      if (free > 0) {
+      const blocked = free > 0 ? await this.deps.claimBlocked?.().catch(() => undefined) : undefined;
+      if (blocked && blocked !== this.blockedBy) this.deps.log?.('error', `no webhook is delivered: ${blocked}`);
+      this.blockedBy = blocked;
+      if (free > 0 && !blocked) {
         try {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.
           // at most perAccount a claim: an account below its share may take only what a claim holds

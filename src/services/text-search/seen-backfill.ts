@@ -48,7 +48,20 @@ export class SeenBackfill {
     private readonly vision: VisionService,
     private readonly seen: readonly SeenPart[],
     private readonly log: QueueLog = () => {},
+    /** Why the pass must stop now (a newer release upgraded the database: its rows are that release's to write), else undefined. */
+    private readonly blocked: () => Promise<string | undefined> = async () => undefined,
   ) {}
+
+  /** Stops the pass, saying why once, when the database belongs to a newer release. */
+  private async halted(): Promise<boolean> {
+    if (this.stopped) return true;
+    const why = await this.blocked().catch(() => undefined);
+    if (why) {
+      this.log('error', `text search backfill stopped: ${why}`);
+      this.stopped = true;
+    }
+    return this.stopped;
+  }
 
   start(): void {
     this.stopped = false;
@@ -70,23 +83,23 @@ export class SeenBackfill {
     const report = (final = false) => {
       if (final ? done() > 0 : done() % logEvery === 0) this.log('info', final ? 'text search backfill: done' : 'text search backfill: progress', { ...p });
     };
-    while (!this.stopped && done() < limit) {
+    while (!(await this.halted()) && done() < limit) {
       const n = await this.writeMissing(Math.min(batchSize, limit - done()), p);
       if (n === 0) break;
       report();
     }
-    while (!this.stopped && done() < limit) {
+    while (!(await this.halted()) && done() < limit) {
       const n = await this.lookAtImages(Math.min(batchSize, limit - done()), p, report);
       if (n === 0) break;
     }
-    while (!this.stopped && done() < limit) {
+    while (!(await this.halted()) && done() < limit) {
       const n = await this.retokenise(Math.min(batchSize, limit - done()), p);
       if (n === 0) break;
     }
     // keys walked in spans: each query reads a bounded number of observations, and a row whose
     // second look failed is passed over until the next pass
-    const last = this.seen.length ? await this.store.text.lastKey(this.db) : 0;
-    for (let after = 0; after < last && !this.stopped && done() < limit; after += lookAgainSpan) {
+    const last = this.seen.length && !this.stopped ? await this.store.text.lastKey(this.db) : 0;
+    for (let after = 0; after < last && !(await this.halted()) && done() < limit; after += lookAgainSpan) {
       await this.lookAgain(after, after + lookAgainSpan, p, () => done() < limit, report);
     }
     report(true);
