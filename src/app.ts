@@ -18,6 +18,7 @@ import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
+import { registerExpectContinue } from './http/expect-continue.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { ErrorSchema, allErrorsMark } from './http/schemas/common.ts';
@@ -306,6 +307,8 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
     minBytesPerSecond: config.limits.largeBodyMinBytesPerSecond,
     rateGraceMs: config.limits.largeBodyRateGraceMs,
   });
+  // after the large uploads' turn: the 100 asks for the body when it will be read
+  registerExpectContinue(app);
   registerErrorHandling(app);
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).

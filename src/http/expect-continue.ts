@@ -1,0 +1,27 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+const continueAsked = (request: FastifyRequest) => /(^|,)\s*100-continue\s*(,|$)/i.test(String(request.headers.expect ?? '')) && request.raw.httpVersion === '1.1';
+
+/**
+ * `Expect: 100-continue` (a client asking whether to send its body): Node answered `100 Continue` on arrival, before
+ * the token, the rate limit, the service switch or the size was checked, so a phone asking before a 20 MB upload sent
+ * it only to hear 401, 429 or 413. The 100 now goes once the request has passed those checks and its body is about to
+ * be read (after its turn among large uploads); a refusal goes without it and closes the connection, since the client
+ * may never send the body it announced.
+ */
+export function registerExpectContinue(app: FastifyInstance): void {
+  const continued = new WeakSet<FastifyRequest>();
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (!continueAsked(request) || reply.raw.headersSent) return payload;
+    // over the route's limit: the parser answers 413 without reading it
+    const length = Number(request.headers['content-length'] ?? NaN);
+    if (Number.isFinite(length) && length > request.routeOptions.bodyLimit) return payload;
+    reply.raw.writeContinue();
+    continued.add(request);
+    return payload;
+  });
+  app.addHook('onSend', async (request, reply) => {
+    if (continueAsked(request) && !continued.has(request)) reply.header('connection', 'close');
+  });
+}

@@ -1,0 +1,64 @@
+import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
+
+/** What a client asking `Expect: 100-continue` hears before it sends its body, and after. */
+describe('Expect: 100-continue', () => {
+  let h: Harness;
+  let port: number;
+  beforeAll(async () => {
+    h = await startHarness('sqlite', { limits: { bodyBytes: 100_000 } });
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (h.app.server.address() as AddressInfo).port;
+  });
+  afterAll(() => h?.close());
+
+  /** Sends the head only; returns what came back within `ms`, and whether the server closed the connection. */
+  async function ask(head: string, body?: string, ms = 1500): Promise<{ text: string; closed: boolean }> {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let text = '';
+    let closed = false;
+    socket.on('data', (d) => {
+      text += d.toString();
+      // the body goes once the server asked for it, as a client that waits does
+      if (body !== undefined && text.startsWith('HTTP/1.1 100 Continue\r\n\r\n')) {
+        socket.write(body);
+        body = undefined;
+      }
+    });
+    socket.on('close', () => (closed = true));
+    socket.on('error', () => {});
+    socket.write(head);
+    await new Promise((r) => setTimeout(r, ms));
+    socket.destroy();
+    return { text, closed };
+  }
+  const head = (url: string, token: string, length: number) => `POST ${url} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${token}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+
+  it('a refused token hears 401 without 100 Continue, and the connection closes (the body was never sent)', async () => {
+    const sid = await createSession(h);
+    const { text, closed } = await ask(head(cs(`session/${sid}/identifications/`), 'lp_not-a-token', 50_000));
+    expect(text).toMatch(/^HTTP\/1\.1 401 /);
+    expect(text).not.toMatch(/100 Continue/);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(closed).toBe(true);
+  });
+
+  it('a body over the limit hears 413 without 100 Continue', async () => {
+    const sid = await createSession(h);
+    const { text, closed } = await ask(head(cs(`session/${sid}/identifications/`), h.account.token, 500_000_000));
+    expect(text).toMatch(/^HTTP\/1\.1 413 /);
+    expect(text).not.toMatch(/100 Continue/);
+    expect(closed).toBe(true);
+  });
+
+  it('an accepted request hears 100 Continue, sends its body and is answered', async () => {
+    const sid = await createSession(h);
+    const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
+    const { text } = await ask(head(cs(`session/${sid}/identifications/`), h.account.token, Buffer.byteLength(body)), body);
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(1);
+  });
+});
