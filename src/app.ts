@@ -13,7 +13,7 @@ import './http/context.ts';
 import { registerClosingAnswer, registerErrorHandling } from './http/errors.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
-import { collectionAnswerFields, oas30Keywords, operationIds, requiredCollectionHeader, serverErrors } from './http/openapi-compat.ts';
+import { collectionAnswerFields, oas30Keywords, operationIds, requiredCollectionHeader, serverErrors, typedRecordFields, workspaceParameter } from './http/openapi-compat.ts';
 import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
@@ -343,7 +343,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
       },
       components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <token>' } } },
     },
-    transformObject: (doc) => ('openapiObject' in doc ? operationIds(serverErrors(collectionAnswerFields(requiredCollectionHeader(oas30Keywords(doc.openapiObject))))) : doc.swaggerObject),
+    transformObject: (doc) => ('openapiObject' in doc ? operationIds(workspaceParameter(typedRecordFields(serverErrors(collectionAnswerFields(requiredCollectionHeader(oas30Keywords(doc.openapiObject))))))) : doc.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 

@@ -61,7 +61,54 @@ export function serverErrors<T>(doc: T): T {
       // (a 401's or 404's first: a 400 may also stand for a batch whose every record failed)
       const shape = ['401', '404', '403'].map((c) => responses[c]?.content).find(Boolean) ?? Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
       for (const code of ['500', '503']) responses[code] ??= { description: code === '500' ? 'Internal error (the detail quotes the request id; the log has the rest)' : 'Unavailable for now: the database, the storage, the server busy or stopping; retry after Retry-After', content: shape };
+      // a query image whose processing ran out of time is 504 `vision_timeout` (h91: answered, not declared)
+      if (path.startsWith('/similarity/') && JSON.stringify((op as { requestBody?: unknown }).requestBody ?? {}).includes('"_base64"')) {
+        responses['504'] ??= { description: 'The image took longer than the server allows (LOUPE_VISION_TIMEOUT_MS): `vision_timeout`; a retry may succeed', content: shape };
+      }
+      // what the HTTP layer may answer any operation (405 with Allow, 431, a URL that does not decode, a query
+      // parameter given twice), in the same shape: a generated client met them as "unexpected status"
+      responses.default ??= { description: 'Any other error, in the error shape (`code` says which: docs/api-decisions.md, "Error codes")', content: shape };
       for (const code of ['429', '503']) if (responses[code]) responses[code]!.headers = { ...retryAfter, ...(responses[code]!.headers ?? {}) };
+    }
+  }
+  return doc;
+}
+
+/**
+ * The image and id fields of request records typed in the document. The route schemas leave them untyped so that a
+ * field of the wrong type is that record's own 400 rather than the whole request's; the document said nothing of
+ * their type, and generated clients made them `unknown` / `Any?` (h91).
+ */
+export function typedRecordFields<T>(doc: T): T {
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(walk);
+    if (!node || typeof node !== 'object') return;
+    const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+    if (props && typeof props === 'object') {
+      for (const [name, field] of Object.entries(props)) {
+        if (!field || typeof field !== 'object' || 'type' in field || '$ref' in field || 'oneOf' in field || 'anyOf' in field) continue;
+        if (name === '_url' || name === '_base64' || name === '_file') Object.assign(field, { type: 'string' }, field['x-empty-is-absent'] ? { nullable: true } : {});
+        else if (name === '_id' && /or an integer/.test(String(field.description ?? ''))) field.oneOf = [{ type: 'string', minLength: 1, maxLength: 255 }, { type: 'integer' }];
+      }
+    }
+    for (const v of Object.values(node)) walk(v);
+  };
+  walk((doc as { paths?: unknown }).paths);
+  return doc;
+}
+
+/**
+ * `?workspace=` where the server reads it: every operation a token calls takes it (README, "Workspaces"), and the
+ * document declared it on card sessions and requests only, so a typed client could not send it elsewhere (h91).
+ */
+export function workspaceParameter<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, { security?: unknown[]; parameters?: { in?: string; name?: string }[] }>> }).paths ?? {};
+  for (const ops of Object.values(paths)) {
+    for (const op of Object.values(ops)) {
+      if (!op || typeof op !== 'object' || !op.security?.length) continue;
+      const params = (op.parameters ??= []);
+      if (params.some((p) => p.in === 'query' && p.name === 'workspace')) continue;
+      params.push({ in: 'query', name: 'workspace', required: false, schema: { type: 'string' }, description: "Workspace id (UUID); the token's default workspace when absent." } as { in: string; name: string });
     }
   }
   return doc;
@@ -89,7 +136,8 @@ export function operationIds<T>(doc: T): T {
   return doc;
 }
 
-const anyId = { description: 'The record\'s `_id`: a string, or an integer as it was inserted.' };
+// an integer `_id` is stored and answered as its decimal text (h91: the document said "or an integer")
+const anyId = { type: 'string', description: 'The record\'s `_id`, as text (one inserted as an integer comes back as its decimal digits).' };
 const answerRecord = { type: 'object', description: 'A stored record: `_id` and the fields `fields_to_return` asked for.', properties: { _id: anyId }, additionalProperties: true };
 const skippedRecord = {
   type: 'object',

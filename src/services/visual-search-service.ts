@@ -8,7 +8,8 @@ import { inexactRecordProblem } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
-import type { InputRecord, Outcome, VisionService } from './vision-service.ts';
+import { failure, type InputRecord, type Outcome, type VisionService } from './vision-service.ts';
+import { VisionTaskError } from '../vision/engine/vision-engine.ts';
 import type { TextRow } from '../store/collection-text-store.ts';
 import { recordText } from '../text-search/record-text.ts';
 import { textEngineOf } from './text-search/text-engine.ts';
@@ -1294,6 +1295,8 @@ export class VisualSearchService {
       found = await this.vision.detectAndDescribe(query, task.detector, task.detector === 'faces' ? 0.5 : 0.3, 10);
     } catch (err) {
       if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, `query_record: ${err.message}`);
+      // 504 `vision_timeout` / 500 `vision_failed` as the other query methods answer (a bare 500 `internal_error`, h91)
+      if (err instanceof VisionTaskError) throw queryFailed(failure(err));
       throw err;
     }
     if (c.model !== null && found.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, found.model));

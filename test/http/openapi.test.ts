@@ -81,6 +81,34 @@ describe('OpenAPI', () => {
     }
   });
 
+  it('types the image and id fields of request records, declares ?workspace= wherever a token calls, and a default error (h91)', async () => {
+    const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { security?: unknown[]; parameters?: { in: string; name: string }[]; responses: Record<string, unknown>; requestBody?: unknown }>> };
+    const untyped: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n) => walk(n, where));
+      if (!node || typeof node !== 'object') return;
+      const props = (node as { properties?: Record<string, Record<string, unknown>> }).properties;
+      for (const name of ['_url', '_base64', '_file', '_id']) {
+        const f = props?.[name];
+        if (f && !('type' in f) && !('oneOf' in f) && !('$ref' in f)) untyped.push(`${where} ${name}`);
+      }
+      for (const v of Object.values(node)) walk(v, where);
+    };
+    let workspaceMissing = 0;
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        walk(op, `${method} ${path}`);
+        if (op.security?.length && !op.parameters?.some((p) => p.in === 'query' && p.name === 'workspace')) workspaceMissing++;
+        if (!path.startsWith('/media/')) expect(op.responses, `${method} ${path}`).toHaveProperty('default');
+      }
+    }
+    expect(untyped).toEqual([]);
+    expect(workspaceMissing).toBe(0);
+    const visual = doc.paths['/similarity/photos/v2/visualKNN']!.post!;
+    expect(JSON.stringify(visual.requestBody)).toMatch(/"_base64":\{[^}]*"type":"string","nullable":true/);
+    expect(visual.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'workspace' }));
+  });
+
   it('names every operation once (operationId), for generated clients', async () => {
     const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { operationId?: string }>> };
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
