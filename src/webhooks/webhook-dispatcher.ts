@@ -200,6 +200,8 @@ function post(url: string, body: string, headers: Record<string, string>, policy
       // An address the policy refuses stays refused; retrying would not change it.
       resolve({ ok: false, retry: !(err as { refused?: boolean }).refused, error: err.message });
     });
-    req.end(body);
+    // as bytes: a string body is written in one piece with the headers, in its encoding, so a header's Latin-1
+    // letters went out as UTF-8 (München arrived as MÃ¼nchen, h94); headers alone go as Latin-1
+    req.end(Buffer.from(body));
   });
 }

@@ -324,7 +324,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     try {
       const res = await h.request('POST', `${base}/`, {
         // a key of webhook the server does not know is ignored, as unknown body fields are
-        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, method: 'POST', headers: { 'X-Shop': 'north', Authorization: 'Bearer abc', 'User-Agent': 'shop-hooks/2', 'Content-Type': 'application/json', 'X-Shop-Id': 42, 'X-Live': true } } },
+        body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _id: 'x', _base64: '!!' }], webhook: { endpoint: rx.url, method: 'POST', headers: { 'X-Shop': 'north', Authorization: 'Bearer abc', 'User-Agent': 'shop-hooks/2', 'Content-Type': 'application/json', 'X-Shop-Id': 42, 'X-Live': true, 'X-Filiale': 'München Café' } } },
       });
       expect(res.statusCode).toBe(201);
       const id = res.json().id as string;
@@ -343,6 +343,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect(last.headers['user-agent']).toBe('shop-hooks/2');
       // what clients commonly add (their JSON Content-Type, accepted above: the payload's own), numbers and booleans as text
       expect([last.headers['x-shop-id'], last.headers['x-live']]).toEqual(['42', 'true']);
+      // Latin-1 letters go as Latin-1 bytes, as receivers read headers (sent as UTF-8, they read MÃ¼nchen CafÃ©, h94)
+      expect(last.headers['x-filiale']).toBe('München Café');
       expect(last.headers['loupe-delivery-attempt']).toBe('3');
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
       expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });

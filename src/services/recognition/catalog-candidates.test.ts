@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixture, openTestStore, type TestStore } from '../../../test/helpers/catalogs.ts';
 import { backends } from '../../../test/helpers/harness.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { importCatalog } from '../../catalog/catalog-import.ts';
+import { parseColumnMap } from '../../catalog/formats/generic-csv.ts';
 import { candidateOf, catalogSearch } from './catalog-candidates.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
 import { bestMatch, identify } from './identify.ts';
@@ -66,6 +70,21 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     expect(there.map((c) => c.name)).not.toContain('Sparkit');
     expect(there.every((c) => c.setCode === 'tst2pt5')).toBe(true);
     expect((await catalogSearch(t.catalogs, catalog, { setCode: 'NOPE' })).hasSet).toBe(false);
+    // typed in a full-width mode, or with a combining mark (h94): the same set
+    for (const typed of ['ＴＢ', 'ｔｓｔ１', ' tst1 ']) {
+      const s = await catalogSearch(t.catalogs, catalog, { setCode: typed });
+      expect(s.hasSet, typed).toBe(true);
+      expect((await s.source.byName('Sparkit', 10)).map((c) => c.setCode), typed).toEqual(['tst1', 'tst1']);
+    }
+  });
+
+  it('takes a set name carried on cards as a hint in any Unicode form (a catalog without sets)', async () => {
+    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-sets-')), 'shop.csv');
+    fs.writeFileSync(csv, 'name,number,set_code,set_name\nPokémon Café,1,ÉV1,Série Été\n');
+    await importCatalog(t.catalogs, { kind: 'csv', catalog: 'shop-forms', files: { csv }, map: parseColumnMap('name=name,number=number,set_code=set_code,set_name=set_name') });
+    const shop = (await t.catalogs.get('shop-forms'))!;
+    for (const typed of ['ÉV1', 'E\u0301V1', 'éＶ１', 'Série Été', 'Se\u0301rie E\u0301te\u0301']) expect((await catalogSearch(t.catalogs, shop, { setCode: typed })).hasSet, typed).toBe(true);
+    expect((await catalogSearch(t.catalogs, shop, { setCode: 'EV1' })).hasSet).toBe(false);
   });
 });
 

@@ -60,10 +60,16 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
 
 const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** What a `set_code` hint may name in a catalog without a sets table: a code or a set name its cards carry, upper-cased. */
+/**
+ * A set code or name as a `set_code` hint is compared: any Unicode form and width, any case (a decomposed `É` from a
+ * Mac, `ＳＶ２ａ` typed in a Japanese keyboard's full-width mode were unknown sets, h94).
+ */
+const setKey = (s: string): string => s.normalize('NFKC').trim().toUpperCase();
+
+/** What a `set_code` hint may name in a catalog without a sets table: a code or a set name its cards carry (`setKey`). */
 export function setHintKeys(cardSets: readonly { code: string | null; name: string | null }[]): Set<string> {
   const keys = new Set<string>();
-  for (const s of cardSets) for (const k of [s.code, s.name]) if (k && k.trim()) keys.add(k.trim().toUpperCase());
+  for (const s of cardSets) for (const k of [s.code, s.name]) if (k && k.trim()) keys.add(setKey(k));
   return keys;
 }
 
@@ -94,13 +100,13 @@ export interface CatalogSearch {
  */
 export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary, filter: CandidateFilter = {}, known?: readonly StoredSet[], cardSetCodes?: ReadonlySet<string>): Promise<CatalogSearch> {
   const sets = new Map((known ?? (await store.sets(catalog.id))).map((s) => [s.code, s]));
-  const wanted = filter.setCode?.trim().toUpperCase();
+  const wanted = filter.setCode === undefined ? undefined : setKey(filter.setCode);
   const setCodes = wanted
-    ? new Set([...sets.values()].filter((s) => s.code.toUpperCase() === wanted || (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === wanted)).map((s) => s.code))
+    ? new Set([...sets.values()].filter((s) => setKey(s.code) === wanted || (typeof s.extra.ptcgoCode === 'string' && setKey(s.extra.ptcgoCode) === wanted)).map((s) => s.code))
     : null;
   const seen = new Map<string, StoredCard>();
   const keep = (c: StoredCard): boolean => {
-    if (setCodes && !(c.setCode !== null && (setCodes.has(c.setCode) || c.setCode.toUpperCase() === wanted)) && !(sets.size === 0 && c.setName?.trim().toUpperCase() === wanted)) return false;
+    if (setCodes && !(c.setCode !== null && (setCodes.has(c.setCode) || setKey(c.setCode) === wanted)) && !(sets.size === 0 && c.setName != null && setKey(c.setName) === wanted)) return false;
     if (!filter.includeOversized && c.flags.includes('oversized')) return false;
     if (!filter.includeDigital && c.flags.includes('digital')) return false;
     return true;
