@@ -188,3 +188,19 @@ describe.each(backends)('requests that end: finished, swept (%s)', (backend) => 
     expect((await stores.requests.inputs(queued.id)).size).toBe(1);
   });
 });
+
+describe.each(backends)('requests listed newest first (%s)', (backend) => {
+  const stores = storesFor(backend);
+
+  it("lists an account's concurrent submits in the order of their `created` (h94: PostgreSQL's were out of order by up to 63 ms)", async () => {
+    const accountId = randomUUID();
+    const workspaceId = randomUUID();
+    await stores.accounts.createAccount({ id: accountId, name: 'many', credits: 1_000, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    // priced and free submits both: a free one holds no account row by its debit
+    await Promise.all(Array.from({ length: 60 }, (_, i) => stores.requests.insert({ id: randomUUID(), accountId, workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: i % 2, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() })));
+    const { count, rows } = await stores.requests.list({ accountId, limit: 100, offset: 0 });
+    expect(count).toBe(60);
+    const created = rows.map((r) => r.createdAt);
+    expect(created).toEqual([...created].sort().reverse());
+  });
+});

@@ -23,6 +23,13 @@ describe('foldText', () => {
     expect(foldText('हवाई जहाज़')).toBe(foldText('हवाई जहाज'));
   });
 
+  it('drops Hebrew points and cantillation: niqqud is a reading aid (h94)', () => {
+    expect(foldText('שָׁלוֹם חֲבֵרִים')).toBe('שלום חברים');
+    expect(foldText('בְּרֵאשִׁ֖ית')).toBe('בראשית');
+    // the maqaf and geresh are punctuation, kept as they were
+    expect(foldText('תל־אביב')).toBe('תל־אביב');
+  });
+
   it('keeps Devanagari and Bengali vowel signs (they are letters of the word)', () => {
     expect(foldText('नीला')).toBe('नीला');
     expect(foldText('নীল')).toBe('নীল');

@@ -12,10 +12,12 @@ const combining = /[\u0300-\u036f]/;
 const cyrillic = /[\u0400-\u04ff]/;
 
 // Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
-// written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, the Devanagari
+// written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, Hebrew points, the Devanagari
 // nukta (ज़/ज are both common spellings), and emoji variation selectors (a phone's 🛋️ is 🛋 and U+FE0F).
 const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff\u0640]|\p{Variation_Selector}/gu;
-const droppedMarks = /[\u064b-\u065f\u0670\u093c]/g;
+// Hebrew points and cantillation too (since TOKENS_VERSION 8): Hebrew is written without them, and a record with
+// niqqud (שָׁלוֹם) was found by no query typed without (שלום), h94.
+const droppedMarks = /[\u064b-\u065f\u0670\u093c\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7]/g;
 
 const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
 

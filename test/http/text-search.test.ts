@@ -129,6 +129,15 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(new Set(ids((await text(c, 'down')).body))).toEqual(new Set(['o', 'r']));
   }, 60_000);
 
+  it('finds a Hebrew record written with niqqud by the words typed without, and the other way (h94)', async () => {
+    const c = await newCollection();
+    const res = await call('/similarity/photos/v2/insert', { records: [{ _id: 'he', _base64: img('pyramid', 1), title: 'שָׁלוֹם חֲבֵרִים' }, { _id: 'plain', _base64: img('Leopards', 2), title: 'כרטיס פיקאצ׳ו' }] }, c);
+    expect(res.body.status.code).toBe(210);
+    expect(ids((await text(c, 'שלום')).body)).toEqual(['he']);
+    expect(ids((await text(c, 'שָׁלוֹם')).body)).toEqual(['he']);
+    expect(ids((await text(c, 'כַּרְטִיס')).body)).toEqual(['plain']);
+  }, 60_000);
+
   it('finds the katakana and Hangul words inside a compound, and a Korean word with its particle, not a record sharing a piece', async () => {
     const c = await newCollection();
     const records = [
