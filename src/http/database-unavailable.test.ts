@@ -5,7 +5,7 @@ import { databaseUnavailable, registerClosingAnswer, registerErrorHandling, stor
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
-    for (const err of [{ code: '57P01', message: 'terminating connection due to administrator command' }, { code: '08006' }, { code: 'ECONNREFUSED', syscall: 'connect', message: 'connect ECONNREFUSED 127.0.0.1:5432' }, { message: 'Connection terminated unexpectedly' }, { message: 'timeout exceeded when trying to connect' }]) {
+    for (const err of [{ code: '57P01', message: 'terminating connection due to administrator command' }, { code: '08006' }, { code: 'ECONNREFUSED', syscall: 'connect', message: 'connect ECONNREFUSED 127.0.0.1:5432' }, { message: 'Connection terminated unexpectedly' }, { message: 'timeout exceeded when trying to connect' }, { code: 'SQLITE_BUSY', message: 'database is locked' }, { code: 'SQLITE_BUSY_SNAPSHOT' }]) {
       expect(databaseUnavailable(err), JSON.stringify(err)).toBe(true);
     }
   });

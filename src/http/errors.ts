@@ -223,6 +223,9 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   const code = typeof err.code === 'string' ? err.code : '';
   // 08P01 is a protocol violation: a bug, not an outage; 55P03 a lock another held past lock_timeout (a filtered query's)
   if ((/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') || /^57P0[1-3]$/.test(code) || code === '55P03') return true;
+  // SQLite's file held by another process's write past the wait (docs/architecture.md, `BusyWait`): the database busy
+  // for now, as PostgreSQL's 55P03 (a plain 500 `internal_error` until the thirty-ninth session, h96)
+  if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED') return true;
   const message = typeof err.message === 'string' ? err.message : '';
   // a connection the pool could not open (the fetches of images and webhooks never reach here: theirs are the records' own errors)
   if (err.syscall === 'connect' && ['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code)) return true;

@@ -18,6 +18,24 @@ describe('MediaStore', () => {
     expect((fs.statSync(root).mode & 0o777).toString(8)).toBe('700');
   });
 
+  it("names the cause when its shard folder cannot be made: a read-only mount is EROFS, which Node's recursive mkdir reports as ENOENT (h96)", async () => {
+    const store = new MediaStore(root);
+    const real = fs.promises.mkdir;
+    const asked: boolean[] = [];
+    const spy = vi.spyOn(fs.promises, 'mkdir').mockImplementation(async (dir, options) => {
+      const recursive = typeof options === 'object' && options !== null && options.recursive === true;
+      asked.push(recursive);
+      throw Object.assign(new Error(`${recursive ? 'ENOENT: no such file or directory' : 'EROFS: read-only file system'}, mkdir '${String(dir)}'`), { code: recursive ? 'ENOENT' : 'EROFS', syscall: 'mkdir', path: String(dir) });
+    });
+    try {
+      await expect(store.put(Buffer.from('x'), 'jpg')).rejects.toMatchObject({ code: 'EROFS', path: expect.stringContaining(root) });
+      expect(asked).toEqual([true, false]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.promises.mkdir).toBe(real);
+  });
+
   it('flushes a file to disk before renaming it into place, then the folder holding it (a power cut leaves no row naming an empty file)', async () => {
     const store = new MediaStore(root);
     const order: string[] = [];

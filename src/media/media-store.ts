@@ -42,7 +42,13 @@ export class MediaStore {
   async write(key: string, bytes: Buffer): Promise<string> {
     const file = this.pathOf(key);
     if (!file) throw new Error(`not a media key: ${key}`);
-    const made = await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const made = await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 }).catch(async (err: NodeJS.ErrnoException) => {
+      // Node's recursive mkdir says ENOENT where the folder cannot be made (a read-only mount: EROFS): asked again
+      // without `recursive`, the cause shows, and the answer is 503 storage_unavailable rather than 500 (h96)
+      if (err.code !== 'ENOENT') throw err;
+      await fsp.mkdir(path.dirname(file), { mode: 0o700 });
+      return path.dirname(file);
+    });
     const tmp = `${file}.${process.pid}.tmp`;
     try {
       // On disk before the rename, and the rename before the row naming the key commits: after a
