@@ -35,6 +35,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection delete --collection C
   loupe migrate
   loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
+  loupe media check [--decode]      every media file the database names: missing, empty or damaged ones listed with
+                    the session row or request naming them; --decode reads each image whole (slower)
   loupe worker                      run queue workers in this process until stopped (scale-out)
   loupe flow create --file f.json [--name N]   create or replace a flow (docs/flows.md)
   loupe flow list
@@ -140,6 +142,7 @@ const options = {
   'product-field': { type: 'string' },
   capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
+  decode: { type: 'boolean' },
   file: { type: 'string' },
   kind: { type: 'string' },
   cards: { type: 'string' },
@@ -228,6 +231,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
     case 'migrate':
       return { migrated: true, applied: services.store.migrated ?? [] };
+    case 'media check':
+      return services.mediaAudit({ decode: values.decode === true });
     case 'flow create': {
       const file = need(values.file ?? rest[0], 'file');
       let definition: unknown;
@@ -405,7 +410,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

@@ -8,6 +8,7 @@ const keyPattern = /^([0-9a-f]{2})[0-9a-f]{30}\.(jpg|png|webp)$/;
 
 export const mediaTypes: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
 export type MediaExt = 'jpg' | 'png' | 'webp';
+export type MediaProblem = 'not_a_key' | 'missing' | 'unreadable' | 'empty' | 'not_an_image' | 'cut_short' | 'undecodable';
 
 /**
  * Media files in a local folder, sharded by the key's first byte. Writes go to a temporary
@@ -120,12 +121,72 @@ export class MediaStore {
     }
   }
 
+  /**
+   * What is wrong with the file under `key`, if anything (`loupe media check`): gone, empty, not the image its name
+   * says (its first bytes), cut short (a JPEG without its end marker, a PNG without IEND, a WebP shorter than its RIFF
+   * size), or, with `decode`, an image that does not decode whole. The server writes every file whole (`write`), so
+   * any of these is damage from outside: a disk, a copy, a hand.
+   */
+  async inspect(key: string, decode = false): Promise<MediaProblem | undefined> {
+    const file = this.pathOf(key);
+    if (!file) return 'not_a_key';
+    let bytes: Buffer;
+    try {
+      bytes = await fsp.readFile(file);
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'unreadable';
+    }
+    if (bytes.length === 0) return 'empty';
+    const ext = key.slice(key.lastIndexOf('.') + 1);
+    const starts = (magic: number[]) => magic.every((b, i) => bytes[i] === b);
+    const tail = bytes.subarray(Math.max(0, bytes.length - 32));
+    if (ext === 'jpg') {
+      if (!starts([0xff, 0xd8, 0xff])) return 'not_an_image';
+      if (!tail.includes(Buffer.from([0xff, 0xd9]))) return 'cut_short';
+    } else if (ext === 'png') {
+      if (!starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'not_an_image';
+      if (!tail.includes(Buffer.from('IEND'))) return 'cut_short';
+    } else if (ext === 'webp') {
+      if (bytes.subarray(0, 4).toString('latin1') !== 'RIFF' || bytes.subarray(8, 12).toString('latin1') !== 'WEBP') return 'not_an_image';
+      if (bytes.length < 8 + bytes.readUInt32LE(4)) return 'cut_short';
+    }
+    if (decode) {
+      const { default: sharp } = await import('sharp');
+      try {
+        await sharp(bytes, { failOn: 'warning' }).raw().toBuffer();
+      } catch {
+        return 'undecodable';
+      }
+    }
+    return undefined;
+  }
+
+  /** Every key with a file in the folder (temporary parts of writes left out). */
+  async *keys(): AsyncGenerator<string> {
+    let shards: string[];
+    try {
+      shards = await fsp.readdir(this.root);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const shard of shards.sort()) {
+      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
+      for (const name of (await fsp.readdir(path.join(this.root, shard))).sort()) if (keyPattern.test(name)) yield name;
+    }
+  }
+
   async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
     const file = this.pathOf(key);
     if (!file) return undefined;
     try {
       const handle = await fsp.open(file, 'r');
       const { size } = await handle.stat();
+      // the server writes no empty file: one is damage from outside, served as 200 with no image before (h96)
+      if (size === 0) {
+        await handle.close();
+        return undefined;
+      }
       return { stream: handle.createReadStream(), size, contentType: mediaTypes[key.slice(key.lastIndexOf('.') + 1)]! };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

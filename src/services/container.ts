@@ -20,6 +20,8 @@ import { ProductRule } from './fashion/product-rule.ts';
 import { filterFailuresAre400, VisualSearchService } from './visual-search-service.ts';
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
+import { auditMedia, type MediaAuditReport } from './media-audit.ts';
+import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -60,6 +62,7 @@ export interface Services {
   cardSessions: CardSessionService;
   imageMatching: ImageMatchingService;
   media: MediaService;
+  mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
   vision: VisionService;
   rateLimiter: RateLimiter;
   requests: RequestService;
@@ -200,6 +203,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
     cardSessions,
     imageMatching,
     media: new MediaService(mediaStore, links),
+    /** `loupe media check`: every file the database names, looked at (services/media-audit.ts). */
+    mediaAudit: async (options: { decode?: boolean } = {}) => auditMedia(mediaReferences(store), mediaStore, { ...options, pendingDeletion: await mediaPendingDeletion(store) }),
     vision,
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import { fromJson, type Store } from './database.ts';
+
+/** A media file a row names, and the row (what an operator needs to find it and send it again). */
+export interface MediaReference {
+  key: string;
+  what: 'session image' | 'session thumbnail' | 'request result';
+  session?: string;
+  row?: string;
+  event_id?: string;
+  request?: string;
+}
+
+/**
+ * Every media key the database names, a batch at a time (keyset pages: a large data folder is never held in
+ * memory): card-session rows' images and thumbnails, and finished requests' result files.
+ */
+export async function* mediaReferences(store: Store, batch = 1000): AsyncGenerator<MediaReference> {
+  for (let after = 0; ; ) {
+    const rows = (
+      await sql<{ seq: number; id: string; session_id: string; event_id: string; image_key: string | null; thumbnail_key: string | null }>`
+        SELECT seq, id, session_id, event_id, image_key, thumbnail_key FROM card_identifications
+        WHERE seq > ${after} AND (image_key IS NOT NULL OR thumbnail_key IS NOT NULL) ORDER BY seq LIMIT ${batch}`.execute(store.db)
+    ).rows;
+    for (const r of rows) {
+      const owner = { session: r.session_id, row: r.id, event_id: r.event_id };
+      if (r.image_key) yield { key: r.image_key, what: 'session image', ...owner };
+      if (r.thumbnail_key) yield { key: r.thumbnail_key, what: 'session thumbnail', ...owner };
+    }
+    if (rows.length < batch) break;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+  for (let after = 0; ; ) {
+    const rows = (await sql<{ seq: number; id: string; media: unknown }>`SELECT seq, id, media FROM async_requests WHERE seq > ${after} ORDER BY seq LIMIT ${batch}`.execute(store.db)).rows;
+    for (const r of rows) {
+      const keys = fromJson<unknown>(r.media);
+      if (Array.isArray(keys)) for (const key of keys) if (typeof key === 'string') yield { key, what: 'request result', request: r.id };
+    }
+    if (rows.length < batch) break;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+}
+
+/** Keys a delete has named for removal (migration 016): their files may still be there, named by no row. */
+export async function mediaPendingDeletion(store: Store): Promise<Set<string>> {
+  const rows = (await sql<{ key: string }>`SELECT key FROM media_deletions`.execute(store.db)).rows;
+  return new Set(rows.map((r) => r.key));
+}

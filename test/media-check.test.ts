@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends, createSession, cs, startHarness, type Harness } from './helpers/harness.ts';
+import { loupeInProcess as inProcess } from './helpers/cli.ts';
+
+/** `loupe media check`: media files deleted, emptied or damaged behind the server, found with the rows naming them (h96). */
+describe.each(backends)('loupe media check (%s)', (backend) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(backend);
+  });
+  afterAll(() => h?.close());
+  const check = async (...args: string[]) => {
+    const r = await inProcess({ ...process.env, LOUPE_DATA_DIR: h.dataDir, DATABASE_URL: h.config.databaseUrl ?? '' }, ['media', 'check', ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { ok: boolean; checked: number; missing: number; empty: number; damaged: number; unnamed_files: number; problems: Array<{ key: string; problem: string; what: string; event_id?: string; session?: string }> };
+  };
+  const fileOf = (key: string) => path.join(h.dataDir, 'media', key.slice(0, 2), key);
+
+  it('lists every missing, empty or damaged file with its session row, and counts files no row names', async () => {
+    const sid = await createSession(h);
+    const events = ['gone', 'emptied', 'cut', 'garbage', 'fine'];
+    expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: events.map((event_id) => ({ event_id, name: 'Pikachu' })) } })).statusCode).toBe(200);
+    for (const [i, event_id] of events.entries()) {
+      // noise: a JPEG of some size, with bytes to damage inside it
+      const raw = Buffer.from(Array.from({ length: 320 * 440 * 3 }, (_, k) => (k * 7919 + i * 104729) % 251));
+      const jpeg = await sharp(raw, { raw: { width: 320, height: 440, channels: 3 } }).jpeg().toBuffer();
+      expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id, image: jpeg.toString('base64') } })).statusCode).toBe(200);
+    }
+    expect(await check()).toMatchObject({ ok: true, checked: 10, missing: 0, empty: 0, damaged: 0, unnamed_files: 0 });
+    const rows = (await h.request('GET', cs(`identification/?session=${sid}`))).json().results as Array<{ event_id: string; image: string }>;
+    const keyOf = (event_id: string) => /\/media\/([0-9a-f]{32}\.(?:jpg|png|webp))/.exec(rows.find((r) => r.event_id === event_id)!.image)![1]!;
+    await fs.rm(fileOf(keyOf('gone')));
+    await fs.writeFile(fileOf(keyOf('emptied')), '');
+    const cut = await fs.readFile(fileOf(keyOf('cut')));
+    await fs.writeFile(fileOf(keyOf('cut')), cut.subarray(0, cut.length >> 1));
+    await fs.writeFile(fileOf(keyOf('garbage')), Buffer.alloc(4000, 0x5a));
+    // a file put in the folder by hand, named by no row
+    const stray = `${'ab'.repeat(16)}.jpg`;
+    await fs.mkdir(path.dirname(fileOf(stray)), { recursive: true });
+    await fs.writeFile(fileOf(stray), cut);
+    // an emptied file is not served as an image (200 with no bytes before)
+    const emptied = rows.find((r) => r.event_id === 'emptied')!.image;
+    expect((await h.request('GET', emptied.slice(emptied.indexOf('/media/')), { token: null })).statusCode).toBe(404);
+    const found = await check();
+    expect(found).toMatchObject({ ok: false, checked: 10, missing: 1, empty: 1, damaged: 2, unnamed_files: 1 });
+    const byEvent = Object.fromEntries(found.problems.filter((p) => p.what === 'session image').map((p) => [p.event_id, p.problem]));
+    expect(byEvent).toEqual({ gone: 'missing', emptied: 'empty', cut: 'cut_short', garbage: 'not_an_image' });
+    expect(found.problems.every((p) => p.session === sid)).toBe(true);
+    // sent again, a row's image is whole again
+    const again = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#38c' } }).jpeg().toBuffer();
+    expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: again.toString('base64') } })).statusCode).toBe(200);
+    expect((await check()).missing).toBe(0);
+    // random bytes written inside a JPEG (as a disk's bad sector or a stray write) keep its start and end: only reading it whole (--decode) finds them
+    const fine = await fs.readFile(fileOf(keyOf('fine')));
+    randomBytes(fine.length >> 2).copy(fine, fine.length >> 2);
+    await fs.writeFile(fileOf(keyOf('fine')), fine);
+    expect((await check()).damaged).toBe(2);
+    const decoded = await check('--decode');
+    expect(decoded.damaged).toBe(3);
+    expect(decoded.problems.find((p) => p.event_id === 'fine' && p.what === 'session image')?.problem).toBe('undecodable');
+  }, 60_000);
+});
