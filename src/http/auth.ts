@@ -91,7 +91,10 @@ export function registerAccessControl(app: FastifyInstance): void {
     }
     if (gone) request.log.warn({ statusCode: reply.statusCode }, 'the client hung up before its answer (what the call stored is kept, and charged)');
     if (charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
-      await inFlight.run(() => accounts.refund(charged.accountId, charged.price, request.creditHold)).catch((err: unknown) => {
+      // every charge of the call goes back, those made inside it too (analyze_all's further cards, a fashion insert's
+      // extras): only the call's own price did before, where the service gave back none of its own (h92)
+      const back = async (): Promise<unknown> => (hold?.held ? accounts.returnHold(hold) : accounts.refund(charged.accountId, charged.price, request.creditHold));
+      await inFlight.run(back).catch((err: unknown) => {
         refunded = false;
         request.log.error({ err }, 'credit refund failed: the sweep gives the charge back within the hour');
       });

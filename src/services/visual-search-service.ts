@@ -1215,24 +1215,33 @@ export class VisualSearchService {
     const clock = stopwatch();
     const tally = newTally();
     const candidates = await this.admissible(ctx, c, records, tally);
-    const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record), true) : [];
-    // One at a time, so a record is also checked against those this request inserted before it.
-    for (const [i, x] of candidates.entries()) {
-      const o = embedded[i]!;
-      const current = (await this.store.get(c.id))!;
-      if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
-        const near = await this.nearDuplicateHits(current, Float32Array.from(o.ok.descriptor), o.ok.hash, radius, 10);
-        if (near.length) {
-          tally.near++;
-          skip(tally, x.record, {
-            ...echo(x.record),
-            _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
-          });
-          continue;
+    // extract_colors / extract_tags are billed per record stored, as by insert (they were stored free here, h92)
+    const extras = await this.chargeExtras(ctx, c, candidates.map((x) => x.record));
+    try {
+      const embedded = candidates.length ? await this.embedForStore(c, candidates.map((x) => x.record), true) : [];
+      // One at a time, so a record is also checked against those this request inserted before it.
+      for (const [i, x] of candidates.entries()) {
+        const o = embedded[i]!;
+        const current = (await this.store.get(c.id))!;
+        if ('ok' in o && current.dimensions === o.ok.descriptor.length) {
+          const near = await this.nearDuplicateHits(current, Float32Array.from(o.ok.descriptor), o.ok.hash, radius, 10);
+          if (near.length) {
+            tally.near++;
+            skip(tally, x.record, {
+              ...echo(x.record),
+              _reason: { status: { code: 409, text: 'near duplicate', request_id: ctx.requestId }, answer_records: near.map((h) => ({ _id: h.record.recordId })), answer_distances: near.map((h) => scaled(h.distance)) },
+            });
+            continue;
+          }
         }
+        await this.storeEmbedded(ctx, current, [x], [o], fields, tally);
       }
-      await this.storeEmbedded(ctx, current, [x], [o], fields, tally);
+    } catch (err) {
+      await extras.refund(candidates.map((x) => x.record));
+      throw err;
     }
+    const stored = new Set(tally.answers.map((a) => a._id));
+    await extras.refund(candidates.filter((x) => !stored.has(x.id)).map((x) => x.record));
     return this.inserted(ctx, clock, records, tally);
   }
 

@@ -313,8 +313,12 @@ export class CardSessionStore {
       countQ = countQ.where('event_id', '=', eventId);
       rowsQ = rowsQ.where('event_id', '=', eventId);
     }
-    const [count, rows] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit).offset(offset).execute()]);
-    return { count, rows: rows.map(withSeenText) };
+    // one row past the page: the count (the session's counter, or a count read beside the rows, not with them) is then
+    // never below the rows an answer shows, nor ends the pages where a row written meanwhile follows (h93: PostgreSQL
+    // answered count 312 with 315 rows while a phone wrote)
+    const [counted, fetched] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit + 1).offset(offset).execute()]);
+    const rows = fetched.slice(0, limit);
+    return { count: Math.max(counted, offset + fetched.length), rows: rows.map(withSeenText) };
   }
 
   /** `lock`: inside a transaction, hold the row (PostgreSQL) until it ends. */

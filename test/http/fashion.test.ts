@@ -7,6 +7,8 @@ import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
+import { VisualSearchService } from '../../src/services/visual-search-service.ts';
+import { ServiceError } from '../../src/services/errors.ts';
 
 const group = photoBase64('faces/bbt1.jpg');
 const watch = photoBase64('caltech101/watch/image_0001.jpg');
@@ -298,6 +300,34 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(shoes._dominant_colors).toBeDefined();
     // The call and the one extra.
     expect(await credits()).toBe(before - 2);
+  });
+
+  it('nearDupsInsert bills the extras of the records it stores, as insert does (they were stored free, h92)', async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'near' })).id, account, token };
+    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
+    const res = await call(`${base}/nearDupsInsert`, { records: [{ _id: 'n1', _base64: group, product_id: 'N1', extract_colors: true, extract_tags: true }, { _id: 'n2', _base64: group, product_id: 'N2', extract_colors: true }] }, c);
+    expect(res.body.status.code).toBe(211);
+    // the call (1) and n1's two extras; n2, a near duplicate of n1, is not stored and its extra is given back
+    expect(await credits()).toBe(100 - 3);
+    expect((await call(`${base}/get`, { records: [{ _id: 'n1' }] }, c)).body.answer_records[0]!._dominant_colors).toBeDefined();
+  });
+
+  it('a call that fails after charging inside it gives back those charges too, not only its own price (h92)', async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'failing' })).id, account, token };
+    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
+    // the answer fails once the record is stored and its extras charged (the service's own refunds are past)
+    const spy = vi.spyOn(VisualSearchService.prototype as unknown as { inserted: () => unknown }, 'inserted').mockImplementation(() => {
+      throw new ServiceError(503, 'database_unavailable', 'gone');
+    });
+    try {
+      const res = await call(`${base}/insert`, { records: [{ _id: 'f1', _base64: watch, product_id: 'f', extract_colors: true, extract_tags: true }] }, c);
+      expect(res.http).toBe(503);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(await credits()).toBe(100);
   });
 
   it('an update whose collection is deleted while it runs is the collection\'s 404, with the call and its extras refunded', async () => {

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Store } from '../../../src/store/database.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -36,6 +38,20 @@ describe.each(backends)('identifications (%s)', (backend) => {
 
   const upload = (sid: string, identifications: unknown[], token?: string) => h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications }, ...(token ? { token } : {}) });
   const list = async (sid: string, query = '') => (await h.request('GET', cs(`identification/?session=${sid}${query}`))).json();
+
+  it("never answers a count below the rows of its page, nor ends the pages before a row written meanwhile (h93)", async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('c1'), card('c2'), card('c3')])).statusCode).toBe(200);
+    // the session's counter read before rows another writer committed meanwhile, as on PostgreSQL under load
+    const db = (h.app.loupe as unknown as { store: Store }).store.db;
+    await sql`UPDATE card_sessions SET identification_count = 1 WHERE id = ${sid}`.execute(db);
+    const first = await list(sid, '&page_size=2');
+    expect(first.results).toHaveLength(2);
+    expect(first.count).toBeGreaterThanOrEqual(3);
+    expect(first.next).not.toBeNull();
+    const all = await list(sid, '&page_size=500');
+    expect([all.count, all.results.length]).toEqual([3, 3]);
+  });
 
   it('creates rows with every field kept as sent; read-only fields are the service\'s', async () => {
     const sid = await createSession(h);
