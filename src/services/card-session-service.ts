@@ -136,6 +136,7 @@ export interface IdentificationView {
   corrected_at: string | null;
   created_at: string;
   updated_at: string;
+  etag: string;
 }
 
 export interface SessionSummary {
@@ -840,7 +841,8 @@ export class CardSessionService {
     return { count, page: query.page, pageSize, results };
   }
 
-  async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput): Promise<IdentificationView> {
+  /** `ifMatch`: the request's `If-Match`: the row is changed only while its version is one named (else 412). */
+  async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput, ifMatch?: string): Promise<IdentificationView> {
     exactNumbers(body);
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
     if (!correctionFields.some((f) => body[f] !== undefined)) {
@@ -860,6 +862,9 @@ export class CardSessionService {
       // Locked: a concurrent correction waits and then applies its changes on top of ours.
       const row = await tx.identificationInWorkspace(iid, ctx.workspaceId, true);
       if (!row) throw notFound(`Identification ${id}`);
+      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, rowTag(row))) {
+        throw new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(row)}): read it again, and send the correction on top of what it holds now.`);
+      }
       const now = new Date().toISOString();
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
@@ -1054,8 +1059,27 @@ export class CardSessionService {
       corrected_at: toIso(r.corrected_at),
       created_at: toIso(r.created_at),
       updated_at: toIso(r.updated_at),
+      etag: rowTag(r),
     };
   }
+}
+
+/**
+ * A row's version (`etag`, the `ETag` of a PATCH answer): a hash of every stored column, so any write that changes
+ * the row changes it, and one that changes nothing does not. Two devices correcting one row (a phone and the host's
+ * laptop, h93) tell a stale form from a fresh one by it.
+ */
+export function rowTag(r: IdentificationRow): string {
+  const { seen_text: _shown, ...stored } = r as IdentificationRow & { seen_text?: unknown };
+  const canonical = JSON.stringify(Object.keys(stored).sort().map((k) => [k, (stored as Record<string, unknown>)[k] instanceof Date ? ((stored as Record<string, unknown>)[k] as Date).toISOString() : (stored as Record<string, unknown>)[k]]));
+  return `"${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}"`;
+}
+
+/** Whether an `If-Match` header (RFC 9110 §13.1.1: `*`, or a list of entity tags, strong comparison) names `tag`. */
+export function ifMatchHolds(header: string, tag: string): boolean {
+  const value = header.trim();
+  if (value === '*') return true;
+  return (value.match(/(W\/)?"[^"]*"/g) ?? []).some((t) => !t.startsWith('W/') && t === tag);
 }
 
 /**

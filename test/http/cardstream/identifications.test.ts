@@ -39,6 +39,31 @@ describe.each(backends)('identifications (%s)', (backend) => {
   const upload = (sid: string, identifications: unknown[], token?: string) => h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications }, ...(token ? { token } : {}) });
   const list = async (sid: string, query = '') => (await h.request('GET', cs(`identification/?session=${sid}${query}`))).json();
 
+  it('a correction sent with If-Match changes the row only while it is the version read: a stale form is 412, not an overwrite (h93)', async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('tag1')])).statusCode).toBe(200);
+    const read = (await list(sid)).results[0] as { id: string; etag: string };
+    expect(read.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    // reading again changes nothing, so neither does the version
+    expect((await list(sid)).results[0].etag).toBe(read.etag);
+    const patch = (body: unknown, ifMatch?: string) => h.request('PATCH', cs(`identification/${read.id}/`), { body, ...(ifMatch ? { headers: { 'if-match': ifMatch } } : {}) });
+    // the laptop prices it, with the version it read
+    const laptop = await patch({ price: 250 }, read.etag);
+    expect(laptop.statusCode).toBe(200);
+    expect(laptop.headers.etag).toBe(laptop.json().etag);
+    expect(laptop.json().etag).not.toBe(read.etag);
+    // the phone saves its older form: refused, the laptop's price kept
+    const phone = await patch({ name: 'Charizard ex', price: 100 }, read.etag);
+    expect([phone.statusCode, phone.json().code]).toEqual([412, 'precondition_failed']);
+    expect(phone.json().detail).toContain(laptop.json().etag);
+    expect((await list(sid)).results[0]).toMatchObject({ price: 250, etag: laptop.json().etag });
+    // a list of versions, or any (*), and none at all, as before
+    expect((await patch({ note: 'a' }, `"old", ${laptop.json().etag}`)).statusCode).toBe(200);
+    expect((await patch({ note: 'b' }, '*')).statusCode).toBe(200);
+    expect((await patch({ note: 'c' }, `W/${(await list(sid)).results[0].etag}`)).statusCode).toBe(412);
+    expect((await patch({ note: 'd' })).statusCode).toBe(200);
+  });
+
   it("never answers a count below the rows of its page, nor ends the pages before a row written meanwhile (h93)", async () => {
     const sid = await createSession(h);
     expect((await upload(sid, [card('c1'), card('c2'), card('c3')])).statusCode).toBe(200);

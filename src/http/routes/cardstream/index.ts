@@ -137,8 +137,23 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.patch('/identification/:id/', {
     config: sessionConfig,
-    schema: { tags, security, summary: "Correct a card's match (kept as the user's correction)", params: S.IdentificationParams, querystring: WorkspaceQuery, body: S.CorrectionBody, response: { 200: S.Identification, ...errors(400, 415) } },
-    handler: async (request) => cardSessions.correctIdentification(ctx(request), request.params.id, request.body),
+    schema: {
+      tags,
+      security,
+      summary: "Correct a card's match (kept as the user's correction)",
+      description: "`If-Match` (the row's `etag`, or `*`): change the row only while it is that version, else 412 `precondition_failed` (another device changed it since). The answer's `ETag` is the row's new version.",
+      params: S.IdentificationParams,
+      querystring: WorkspaceQuery,
+      headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'The `etag` of the row as last read; `*` for any version.' })) }),
+      body: S.CorrectionBody,
+      response: { 200: { ...S.Identification, headers: { ETag: { type: 'string', description: "The row's new version (its `etag`)." } } }, ...errors(400, 412, 415) },
+    },
+    handler: async (request, reply) => {
+      const ifMatch = request.headers['if-match'];
+      const row = await cardSessions.correctIdentification(ctx(request), request.params.id, request.body, typeof ifMatch === 'string' ? ifMatch : undefined);
+      void reply.header('etag', row.etag);
+      return row;
+    },
   });
 }
 

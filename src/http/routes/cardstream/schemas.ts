@@ -185,6 +185,7 @@ export const Identification = Type.Object({
   corrected_at: Nullable(Type.String({ format: 'date-time' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
+  etag: Type.String({ description: "The row's version, as the `ETag` header of a PATCH answer carries it (quotes included): send it as `If-Match` with a PATCH, and a row another device changed since is 412 `precondition_failed` rather than overwritten. It changes with every change of the row." }),
 });
 
 export const IdentificationListQuery = Type.Object({
