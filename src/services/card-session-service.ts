@@ -82,10 +82,11 @@ export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, strin
   /** Document 3's name of `set_name`, as a recognition alternative carries it. */
   set?: string | null;
   price_stats?: unknown[] | null;
+  grading?: Record<string, unknown> | null;
 };
 
 /** What a correction takes: a body naming none of them changes nothing and is refused. */
-const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 'links'] as const;
+const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 'grading', 'links'] as const;
 
 /** The fields that say which card a row is: a correction changing one makes the recognised card's links another card's. */
 const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
@@ -373,9 +374,11 @@ interface MutableState {
   priceFixed: boolean;
   /** `PreparedRow.sent` of the row's distinct uploads, the latest last. */
   sent: string[];
+  /** Fields a user set by PATCH (migration 027): an upload leaves them as the user set them. */
+  userSet: readonly string[];
 }
 
-const emptyState: MutableState = { calls: null, duration: null, grading: null, grade: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false, sent: [] };
+const emptyState: MutableState = { calls: null, duration: null, grading: null, grade: null, sold: null, note: null, price: null, priceBasis: null, priceFixed: false, sent: [], userSet: [] };
 
 /** The distinct uploads of a row remembered as sent (a retry of one older than these merges as new data). */
 const sentKept = 32;
@@ -403,14 +406,17 @@ function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
   return {
     calls: maxOf(state.calls, row.calls),
     duration: maxOf(state.duration, row.duration),
-    grading: row.gradingJson ?? state.grading,
-    grade: row.gradingJson === null ? state.grade : row.grade,
-    sold: row.sold === undefined || row.sold === null ? state.sold : row.sold,
-    note: row.note === undefined || row.note === null ? state.note : row.note,
+    // a user's grade, sold mark or note (set by PATCH) stays: a phone's later grading or its stale copy of the row
+    // undid the host's correction (h93), as a corrected price never was
+    grading: row.gradingJson === null || state.userSet.includes('grading') ? state.grading : row.gradingJson,
+    grade: row.gradingJson === null || state.userSet.includes('grading') ? state.grade : row.grade,
+    sold: row.sold === undefined || row.sold === null || state.userSet.includes('sold') ? state.sold : row.sold,
+    note: row.note === undefined || row.note === null || state.userSet.includes('note') ? state.note : row.note,
     price: sentPrice ? row.price! : state.price,
     priceBasis: sentPrice ? null : state.priceBasis,
     priceFixed: state.priceFixed || sentPrice,
     sent: [...state.sent, row.sent].slice(-sentKept),
+    userSet: state.userSet,
   };
 }
 
@@ -765,6 +771,7 @@ export class CardSessionService {
       priceBasis: row.price_basis === null ? null : canonicalJson(fromJson(row.price_basis)),
       priceFixed: row.corrected_at !== null || (row.price !== null && row.price_basis === null),
       sent: row.sent_hashes ? row.sent_hashes.split(' ') : [],
+      userSet: row.user_set ? row.user_set.split(' ') : [],
     };
   }
 
@@ -851,6 +858,10 @@ export class CardSessionService {
     if (body.set !== undefined && body.set_name !== undefined && body.set !== body.set_name) {
       throw badRequest('set and set_name name the same field and differ: send one.', [{ field: 'set', message: 'differs from set_name' }]);
     }
+    if (body.grading !== undefined && body.grading !== null) {
+      if (Buffer.byteLength(canonicalJson(body.grading)) > gradingMaxBytes) throw badRequest(`grading must be at most ${gradingMaxBytes} bytes of JSON.`, [{ field: 'grading', message: `must be at most ${gradingMaxBytes} bytes of JSON` }]);
+      if (badFinalGrade(body.grading)) throw badRequest(`grading.grades.final must be a number from 0 to ${gradeMax}, or one written in decimal as text.`, [{ field: 'grading.grades.final', message: `must be a number from 0 to ${gradeMax}` }]);
+    }
     if (body.price_stats && Buffer.byteLength(JSON.stringify(body.price_stats)) > sideListMaxBytes) {
       throw badRequest(`price_stats must be at most ${sideListMaxBytes} bytes of JSON.`, [{ field: 'price_stats', message: `must be at most ${sideListMaxBytes} bytes of JSON` }]);
     }
@@ -913,6 +924,15 @@ export class CardSessionService {
       }
       if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined) values.note = patch.note;
+      // a grade the user sets (the host's own, or one put back after a phone's grading replaced it, h93)
+      if (patch.grading !== undefined) {
+        values.grading = patch.grading === null ? null : canonicalJson(patch.grading);
+        values.grade = gradeOf(patch.grading);
+      }
+      // what the user set here, uploads leave alone from now on
+      const userSet = (['grading', 'sold', 'note'] as const).filter((f) => patch[f] !== undefined);
+      const before = row.user_set ? row.user_set.split(' ') : [];
+      if (userSet.some((f) => !before.includes(f))) values.user_set = [...new Set([...before, ...userSet])].join(' ');
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
       // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.
       if (priceMoved) await tx.bumpCounters(row.session_id, 0, (priceAfter ?? 0) - (current.price ?? 0));

@@ -107,6 +107,8 @@ export interface CardIdentificationsTable {
   sent_hashes: string | null;
   /** Migration 026: short hashes of the images the row was sent, the latest last. */
   image_sends: string | null;
+  /** Fields a user set by PATCH, which uploads leave alone (migration 027). */
+  user_set: string | null;
   original: Json | null;
   corrected_at: Timestamp | null;
   created_at: Timestamp;

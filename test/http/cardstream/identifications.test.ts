@@ -39,6 +39,28 @@ describe.each(backends)('identifications (%s)', (backend) => {
   const upload = (sid: string, identifications: unknown[], token?: string) => h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications }, ...(token ? { token } : {}) });
   const list = async (sid: string, query = '') => (await h.request('GET', cs(`identification/?session=${sid}${query}`))).json();
 
+  it("a grade, sold mark or note the user set by PATCH stays when a phone's later upload sends others (h93)", async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('mew')])).statusCode).toBe(200);
+    const id = (await list(sid)).results[0].id as string;
+    const row = async () => (await list(sid)).results[0];
+    // the phone's grading lands, the host sets their own grade and marks the card sold
+    expect((await upload(sid, [{ event_id: 'mew', grading: { endpoint: 'grade', grades: { final: 6 } } }])).json()).toMatchObject({ updated: 1 });
+    const host = await h.request('PATCH', cs(`identification/${id}/`), { body: { grading: { endpoint: 'host', grades: { final: 10 } }, sold: true, note: 'sold to @ash $25' } });
+    expect(host.statusCode).toBe(200);
+    expect(host.json()).toMatchObject({ grade: 10, sold: true, note: 'sold to @ash $25', corrected: false });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().average_grade).toBe(10);
+    // the phone sends its stale copy and a new grading: the host's grade, sold mark and note stay
+    expect((await upload(sid, [{ event_id: 'mew', grading: { endpoint: 'grade', grades: { final: 7 } }, sold: false, note: '' }])).statusCode).toBe(200);
+    expect(await row()).toMatchObject({ grade: 10, sold: true, note: 'sold to @ash $25', grading: { endpoint: 'host', grades: { final: 10 } } });
+    // a field the user did not set still takes the upload's (calls grow)
+    expect((await upload(sid, [{ event_id: 'mew', calls: 3 }])).json()).toMatchObject({ updated: 1 });
+    expect((await row()).calls).toBe(3);
+    // refused as uploads refuse them; null clears
+    expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { grading: { grades: { final: 11 } } } })).statusCode).toBe(400);
+    expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { grading: null } })).json()).toMatchObject({ grading: null, grade: null });
+  });
+
   it('a correction sent with If-Match changes the row only while it is the version read: a stale form is 412, not an overwrite (h93)', async () => {
     const sid = await createSession(h);
     expect((await upload(sid, [card('tag1')])).statusCode).toBe(200);
@@ -305,9 +327,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
     // the app's queue sends the first batch again, byte for byte
     expect((await upload(sid, [first])).json()).toEqual({ received: 1, created: 0, updated: 0, duplicates: 1 });
     expect((await list(sid)).results[0]).toMatchObject({ sold: true, note: 'sold at show', grade: 9, grading: { endpoint: 'grade', grades: { final: 9 } } });
-    // new data is still taken
-    expect((await upload(sid, [{ event_id: 'r1', note: 'back in stock', sold: false }])).json()).toMatchObject({ updated: 1 });
-    expect((await list(sid)).results[0]).toMatchObject({ sold: false, note: 'back in stock', grade: 9 });
+    // new data is still taken where no user set the field (since the thirty-ninth session the sold mark and note the
+    // user set by PATCH stay: a phone's stale copy of the row undid them, h93)
+    expect((await upload(sid, [{ event_id: 'r1', note: 'back in stock', sold: false, calls: 4 }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ sold: true, note: 'sold at show', grade: 9, calls: 4 });
   });
 
   it('a send that changed nothing is a retry too when it comes again after a change (a timed-out request sent again)', async () => {

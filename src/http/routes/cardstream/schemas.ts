@@ -212,6 +212,7 @@ export const CorrectionBody = Type.Object({
   price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
   sold: Type.Optional(Nullable(Type.Boolean())),
   note: text(noteMaxLength),
+  grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'The grading the user gives the card, as an upload sends it (at most 64 KiB; `grades.final` becomes `grade`); null clears it. Like `sold` and `note` set here, a later upload no longer changes it.' }))),
   links: Type.Optional(Nullable({ ...LinksIn, description: 'The picked card\'s marketplace links (an alternative carries its own). Not sent, a correction of name, set_name, set_code or card_number clears the links, which named the recognised card (kept in `original.links`).' })),
 });
 
