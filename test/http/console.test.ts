@@ -269,6 +269,46 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.goto(`${base}/console#/sessions/${sessionId}`);
   }, 90_000);
 
+  it('asks before throwing typed corrections away, and a session create retried after a lost answer makes one session (h97)', async () => {
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e2"]').click();
+    const editor = page.getByRole('form', { name: 'Correct this card' });
+    await editor.getByLabel('note').fill('typed, not saved');
+    let asked = '';
+    page.once('dialog', (d) => {
+      asked = d.message();
+      void d.dismiss();
+    });
+    await page.locator('[data-event-id="e3"]').click();
+    await expect.poll(() => asked, SLOW).toMatch(/^Discard the changes you typed/);
+    expect(await editor.getByLabel('note').inputValue()).toBe('typed, not saved');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Hide the card' }).click();
+    await expect.poll(() => page.getByRole('form', { name: 'Correct this card' }).count(), SLOW).toBe(0);
+    // the first create reaches the server, its answer is lost on the way back; pressed again, the same session comes back
+    await page.goto(`${base}/console#/sessions`);
+    const count = async () => (await h.request('GET', cs('session/?page_size=500'))).json().count as number;
+    const before = await count();
+    let lost = false;
+    await page.route('**/cardstream/v2/session/', async (route) => {
+      if (route.request().method() !== 'POST' || lost) return route.continue();
+      lost = true;
+      await route.fetch();
+      await route.abort('connectionreset');
+    });
+    try {
+      await page.getByText('New session').click();
+      await page.getByLabel('Name', { exact: true }).fill('Card show Sunday');
+      await page.getByRole('button', { name: 'Create (1 credit)' }).click();
+      await expect.poll(() => lost, SLOW).toBe(true);
+      await page.getByRole('button', { name: 'Create (1 credit)' }).click();
+      await expect.poll(() => page.evaluate(() => location.hash), SLOW).toMatch(/^#\/sessions\/[0-9a-f-]{36}$/);
+    } finally {
+      await page.unroute('**/cardstream/v2/session/');
+    }
+    expect(await count()).toBe(before + 1);
+  }, 90_000);
+
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
   const openFresh = async (hash: string) => {
     await page.evaluate(() => sessionStorage.removeItem('loupe.workspace'));

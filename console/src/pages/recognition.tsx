@@ -93,6 +93,9 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const [target, setTarget] = useState('');
   const [added, setAdded] = useState<string | null>(null);
   const [adding, setAdding] = useState(false);
+  // a new session asked for and not yet answered: a retry after a lost answer sends the same key and body, so the
+  // session made before is answered again rather than made (and charged) twice (h97)
+  const pendingSession = useRef<{ key: string; body: Record<string, unknown> } | null>(null);
   // the batch on screen: a drop while another is still being read replaces it, and the older one's answers are dropped
   const batch = useRef(0);
   const inFlight = useRef<AbortController | null>(null);
@@ -151,11 +154,12 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     try {
       let sessionId = target;
       if (!sessionId) {
-        const s = await call<Session>('POST', '/cardstream/v2/session/', {
-          headers: { 'idempotency-key': newKey() },
-          body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } },
-        });
+        pendingSession.current ??= { key: newKey(), body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } };
+        const s = await call<Session>('POST', '/cardstream/v2/session/', { headers: { 'idempotency-key': pendingSession.current.key }, body: pendingSession.current.body });
+        pendingSession.current = null;
         sessionId = s.id;
+        // the cards go here on a retry too, if adding them fails after the session was made
+        setTarget(sessionId);
         // listed, so the picker shows where the cards went (and a second add goes there knowingly)
         setSessions((list) => [s, ...list.filter((x) => x.id !== s.id)]);
         shell.creditsChanged();

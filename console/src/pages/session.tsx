@@ -45,8 +45,17 @@ function useNarrow(): boolean {
   return narrow;
 }
 
+/** Whether the editor holds typed changes not saved: the page asks before closing it or opening another card (h97). */
+const unsaved = { current: false };
+
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
+  // what the fields held when opened or last saved (a live refresh of the row is not the user's typing)
+  const [base, setBase] = useState<Record<string, string>>(() => fieldsOf(row));
+  useEffect(() => {
+    unsaved.current = Object.keys(values).some((k) => (values[k] ?? '') !== (base[k] ?? ''));
+  }, [values, base]);
+  useEffect(() => () => void (unsaved.current = false), []);
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   // said after a save, until the next change: nothing on screen said the correction was kept
@@ -67,6 +76,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
       // the fields show what was saved: an alternative picked with "Use this" would otherwise stay
       // behind in the form, and the next save would send the old card back
       setValues(fieldsOf(saved));
+      setBase(fieldsOf(saved));
       setError(null);
     } catch (err) {
       setError(err);
@@ -265,6 +275,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
 
   const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
+  // typed changes not saved are thrown away only when the user says so (they went without a word, h97)
+  const leaveEditor = () => !unsaved.current || confirm('Discard the changes you typed for this card? They are not saved.');
 
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
@@ -392,7 +404,10 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         <CardGrid
           rows={shown}
           selected={selected}
-          onOpen={(r) => setSelected(r.id)}
+          onOpen={(r) => {
+            if (r.id !== selected && !leaveEditor()) return;
+            setSelected(r.id);
+          }}
           // Image links are signed for an hour; a page left open longer reads the rows again for fresh links.
           onImageError={(src) => {
             if (linkExpired(src)) void refresh(true);
@@ -405,6 +420,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             row={selectedRow}
             onSaved={saved}
             onClose={() => {
+              if (!leaveEditor()) return;
               setSelected(null);
               // Back to the card the editor was opened from, so the keyboard keeps its place in the grid.
               document.querySelector<HTMLElement>(`[data-event-id="${CSS.escape(selectedRow.event_id)}"]`)?.focus();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { hashParams } from '../lib/hash-params.ts';
@@ -15,6 +15,9 @@ export function SessionsPage({ shell }: { shell: Shell }) {
   const [query, setQuery] = useState((initial.get('q') ?? '').trim());
   const [page, setPage] = useState(Math.max(1, Math.floor(Number(initial.get('page'))) || 1));
   const [creating, setCreating] = useState(false);
+  // the key of a create not yet answered, with what it asked for: pressed again after a lost answer, the same session
+  // is answered rather than a second one made and charged (h97); another name or game is another session
+  const pendingCreate = useRef<{ key: string; body: string } | null>(null);
   const [data, setData] = useState<Page<Session> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [newName, setNewName] = useState('');
@@ -82,7 +85,10 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     if (creating) return;
     setCreating(true);
     try {
-      const s = await call<Session>('POST', '/cardstream/v2/session/', { headers: { 'idempotency-key': newKey() }, body: { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } } });
+      const body = { name: newName.trim() || undefined, game: newGame, platform: 'other', client: { name: 'loupe-console', version: '1', os: navigator.platform || 'web' } };
+      if (pendingCreate.current?.body !== JSON.stringify(body)) pendingCreate.current = { key: newKey(), body: JSON.stringify(body) };
+      const s = await call<Session>('POST', '/cardstream/v2/session/', { headers: { 'idempotency-key': pendingCreate.current.key }, body });
+      pendingCreate.current = null;
       shell.creditsChanged();
       location.hash = `#/sessions/${s.id}`;
     } catch (err) {
