@@ -22,15 +22,17 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
 
   it('lists every missing, empty or damaged file with its session row, and counts files no row names', async () => {
     const sid = await createSession(h);
-    const events = ['gone', 'emptied', 'cut', 'garbage', 'fine'];
+    const events = ['gone', 'emptied', 'cut', 'garbage', 'fine', 'trailer'];
     expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: events.map((event_id) => ({ event_id, name: 'Pikachu' })) } })).statusCode).toBe(200);
     for (const [i, event_id] of events.entries()) {
       // noise: a JPEG of some size, with bytes to damage inside it
       const raw = Buffer.from(Array.from({ length: 320 * 440 * 3 }, (_, k) => (k * 7919 + i * 104729) % 251));
-      const jpeg = await sharp(raw, { raw: { width: 320, height: 440, channels: 3 } }).jpeg().toBuffer();
+      const made = await sharp(raw, { raw: { width: 320, height: 440, channels: 3 } }).jpeg().toBuffer();
+      // a phone's trailer after the image's end (a motion photo's video, a maker's notes), which the server keeps as sent
+      const jpeg = event_id === 'trailer' ? Buffer.concat([made, Buffer.from('MotionPhoto_Data'), randomBytes(4096)]) : made;
       expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id, image: jpeg.toString('base64') } })).statusCode).toBe(200);
     }
-    expect(await check()).toMatchObject({ ok: true, checked: 10, missing: 0, empty: 0, damaged: 0, unnamed_files: 0 });
+    expect(await check()).toMatchObject({ ok: true, checked: 12, missing: 0, empty: 0, damaged: 0, unnamed_files: 0 });
     const rows = (await h.request('GET', cs(`identification/?session=${sid}`))).json().results as Array<{ event_id: string; image: string }>;
     const keyOf = (event_id: string) => /\/media\/([0-9a-f]{32}\.(?:jpg|png|webp))/.exec(rows.find((r) => r.event_id === event_id)!.image)![1]!;
     await fs.rm(fileOf(keyOf('gone')));
@@ -46,7 +48,7 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
     const emptied = rows.find((r) => r.event_id === 'emptied')!.image;
     expect((await h.request('GET', emptied.slice(emptied.indexOf('/media/')), { token: null })).statusCode).toBe(404);
     const found = await check();
-    expect(found).toMatchObject({ ok: false, checked: 10, missing: 1, empty: 1, damaged: 2, unnamed_files: 1 });
+    expect(found).toMatchObject({ ok: false, checked: 12, missing: 1, empty: 1, damaged: 2, unnamed_files: 1 });
     const byEvent = Object.fromEntries(found.problems.filter((p) => p.what === 'session image').map((p) => [p.event_id, p.problem]));
     expect(byEvent).toEqual({ gone: 'missing', emptied: 'empty', cut: 'cut_short', garbage: 'not_an_image' });
     expect(found.problems.every((p) => p.session === sid)).toBe(true);
@@ -54,13 +56,19 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
     const again = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#38c' } }).jpeg().toBuffer();
     expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: again.toString('base64') } })).statusCode).toBe(200);
     expect((await check()).missing).toBe(0);
-    // random bytes written inside a JPEG (as a disk's bad sector or a stray write) keep its start and end: only reading it whole (--decode) finds them
+    // random bytes written inside a JPEG (a bad sector, a stray write) break its structure: found without decoding
     const fine = await fs.readFile(fileOf(keyOf('fine')));
     randomBytes(fine.length >> 2).copy(fine, fine.length >> 2);
     await fs.writeFile(fileOf(keyOf('fine')), fine);
-    expect((await check()).damaged).toBe(2);
+    expect((await check()).damaged).toBe(3);
+    // a Huffman table's counts zeroed keep every segment's length: only reading it whole (--decode) finds that
+    const trailer = await fs.readFile(fileOf(keyOf('trailer')));
+    const table = trailer.indexOf(Buffer.from([0xff, 0xc4]));
+    trailer.fill(0, table + 5, table + 21);
+    await fs.writeFile(fileOf(keyOf('trailer')), trailer);
+    expect((await check()).damaged).toBe(3);
     const decoded = await check('--decode');
-    expect(decoded.damaged).toBe(3);
-    expect(decoded.problems.find((p) => p.event_id === 'fine' && p.what === 'session image')?.problem).toBe('undecodable');
+    expect(decoded.damaged).toBe(4);
+    expect(decoded.problems.find((p) => p.event_id === 'trailer' && p.what === 'session image')?.problem).toBe('undecodable');
   }, 60_000);
 });

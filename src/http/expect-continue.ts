@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ServiceError } from '../services/errors.ts';
 
 const continueAsked = (request: FastifyRequest) => /(^|,)\s*100-continue\s*(,|$)/i.test(String(request.headers.expect ?? '')) && request.raw.httpVersion === '1.1';
 
@@ -17,6 +18,10 @@ export function registerExpectContinue(app: FastifyInstance): void {
     // over the route's limit: the parser answers 413 without reading it
     const length = Number(request.headers['content-length'] ?? NaN);
     if (Number.isFinite(length) && length > request.routeOptions.bodyLimit) return payload;
+    // a body that is not JSON is refused whatever it holds (app.ts): said before it is asked for (h98)
+    const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const announced = (Number.isFinite(length) && length > 0) || request.headers['transfer-encoding'] !== undefined;
+    if (announced && type !== 'application/json') throw new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".');
     reply.raw.writeContinue();
     continued.add(request);
     return payload;

@@ -61,8 +61,10 @@ export function serverErrors<T>(doc: T): T {
       // (a 401's or 404's first: a 400 may also stand for a batch whose every record failed)
       const shape = ['401', '404', '403'].map((c) => responses[c]?.content).find(Boolean) ?? Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
       for (const code of ['500', '503']) responses[code] ??= { description: code === '500' ? 'Internal error (the detail quotes the request id; the log has the rest)' : 'Unavailable for now: the database, the storage, the server busy or stopping; retry after Retry-After', content: shape };
-      // a query image whose processing ran out of time is 504 `vision_timeout` (h91: answered, not declared)
-      if (path.startsWith('/similarity/') && JSON.stringify((op as { requestBody?: unknown }).requestBody ?? {}).includes('"_base64"')) {
+      // a query image whose processing ran out of time is 504 `vision_timeout` (h91: answered, not declared), on the
+      // methods that search by an image, under every base (the /photo/search/v2 alias too, h98); inserts answer a
+      // record's timeout in that record
+      if (/\/(visualKNN|visualTagsKNN|visualKNNMulti|visualTagsKNNMulti|range|nearDuplicates|detectKNN)$/.test(path)) {
         responses['504'] ??= { description: 'The image took longer than the server allows (LOUPE_VISION_TIMEOUT_MS): `vision_timeout`; a retry may succeed', content: shape };
       }
       // what the HTTP layer may answer any operation (405 with Allow, 431, a URL that does not decode, a query
@@ -138,11 +140,13 @@ export function operationIds<T>(doc: T): T {
 
 // an integer `_id` is stored and answered as its decimal text (h91: the document said "or an integer")
 const anyId = { type: 'string', description: 'The record\'s `_id`, as text (one inserted as an integer comes back as its decimal digits).' };
+// a record not taken echoes the `_id` as the client sent it, an integer as an integer (h98)
+const sentId = { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'The record\'s `_id` as it was sent: a string, or an integer.' };
 const answerRecord = { type: 'object', description: 'A stored record: `_id` and the fields `fields_to_return` asked for.', properties: { _id: anyId }, additionalProperties: true };
 const skippedRecord = {
   type: 'object',
   description: 'A record not taken: its `_id` (when it had one) and `_reason.status`, the record\'s own code and text.',
-  properties: { _id: anyId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' } } } }, additionalProperties: true } },
+  properties: { _id: sentId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' } } } }, additionalProperties: true } },
   additionalProperties: true,
 };
 const records = { type: 'array', items: answerRecord };

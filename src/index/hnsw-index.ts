@@ -400,7 +400,13 @@ export class HnswIndex {
     // Checkpoints serialise on one temp file; a later snapshot than `seq` only means a longer replay.
     const run = this.pending.then(async () => {
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      this.native.save(tmp);
+      try {
+        this.native.save(tmp);
+      } catch (err) {
+        // a save cut short (a full disk: usearch says only "Failed to serialize into stream") left its part, readable by all (h96)
+        await fsp.rm(tmp, { force: true });
+        throw err;
+      }
       // the index holds descriptors of customers' photos: its owner's only, as the database and media are
       await fsp.chmod(tmp, 0o600);
       const count = this.native.size();

@@ -139,13 +139,16 @@ export class MediaStore {
     if (bytes.length === 0) return 'empty';
     const ext = key.slice(key.lastIndexOf('.') + 1);
     const starts = (magic: number[]) => magic.every((b, i) => bytes[i] === b);
-    const tail = bytes.subarray(Math.max(0, bytes.length - 32));
+    // the image's own structure walked to its end marker: data a phone appends after it (a motion photo's video,
+    // a maker's trailer; kept as sent) is not damage, where looking for the marker at the file's end took it so (h98)
     if (ext === 'jpg') {
       if (!starts([0xff, 0xd8, 0xff])) return 'not_an_image';
-      if (!tail.includes(Buffer.from([0xff, 0xd9]))) return 'cut_short';
+      const end = jpegEnd(bytes);
+      if (end === 'broken') return 'not_an_image';
+      if (end === 'cut') return 'cut_short';
     } else if (ext === 'png') {
       if (!starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'not_an_image';
-      if (!tail.includes(Buffer.from('IEND'))) return 'cut_short';
+      if (!pngEnds(bytes)) return 'cut_short';
     } else if (ext === 'webp') {
       if (bytes.subarray(0, 4).toString('latin1') !== 'RIFF' || bytes.subarray(8, 12).toString('latin1') !== 'WEBP') return 'not_an_image';
       if (bytes.length < 8 + bytes.readUInt32LE(4)) return 'cut_short';
@@ -193,6 +196,44 @@ export class MediaStore {
       throw err;
     }
   }
+}
+
+/**
+ * Where a JPEG's segments lead: to its end-of-image marker (`ok`), past the file's end (`cut`), or to bytes that are
+ * no marker where one must be (`broken`). Segments are skipped by their lengths; entropy-coded data is scanned to the
+ * next marker (a 0xFF not followed by 0x00, a restart marker or another 0xFF).
+ */
+function jpegEnd(b: Buffer): 'ok' | 'cut' | 'broken' {
+  let i = 2;
+  while (i + 1 < b.length) {
+    if (b[i] !== 0xff) return 'broken';
+    const m = b[i + 1]!;
+    if (m === 0xff) {
+      i++;
+      continue;
+    }
+    if (m === 0xd9) return 'ok';
+    if ((m >= 0xd0 && m <= 0xd7) || m === 0x01) {
+      i += 2;
+      continue;
+    }
+    if (i + 3 >= b.length) return 'cut';
+    i += 2 + b.readUInt16BE(i + 2);
+    if (m === 0xda) {
+      while (i + 1 < b.length && !(b[i] === 0xff && b[i + 1] !== 0x00 && b[i + 1] !== 0xff && !(b[i + 1]! >= 0xd0 && b[i + 1]! <= 0xd7))) i++;
+    }
+  }
+  return 'cut';
+}
+
+/** Whether a PNG's chunks lead, each by its length, to its IEND chunk within the file. */
+function pngEnds(b: Buffer): boolean {
+  for (let i = 8; i + 8 <= b.length; ) {
+    const length = b.readUInt32BE(i);
+    if (b.toString('latin1', i + 4, i + 8) === 'IEND') return true;
+    i += 12 + length;
+  }
+  return false;
 }
 
 /** Flushes a folder's entries (a rename into it) to disk; where the file system cannot, the rename stands as it is. */

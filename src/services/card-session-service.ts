@@ -922,11 +922,15 @@ export class CardSessionService {
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
       }
-      if (patch.sold !== undefined) values.sold = tx.bool(patch.sold);
-      if (patch.note !== undefined) values.note = patch.note;
+      // written only where they change: a correction that changes nothing leaves the row, its time and its version
+      // (`etag`) as they were, so other devices' forms do not go stale for nothing (h98)
+      if (patch.sold !== undefined && (patch.sold ?? null) !== fromBool(row.sold)) values.sold = tx.bool(patch.sold);
+      if (patch.note !== undefined && (patch.note ?? null) !== row.note) values.note = patch.note;
       // a grade the user sets (the host's own, or one put back after a phone's grading replaced it, h93)
-      if (patch.grading !== undefined) {
-        values.grading = patch.grading === null ? null : canonicalJson(patch.grading);
+      const gradingJson = patch.grading === undefined || patch.grading === null ? null : canonicalJson(patch.grading);
+      const gradingBefore = row.grading === null ? null : canonicalJson(fromJson(row.grading));
+      if (patch.grading !== undefined && gradingJson !== gradingBefore) {
+        values.grading = gradingJson;
         values.grade = gradeOf(patch.grading);
       }
       // what the user set here, uploads leave alone from now on
@@ -999,7 +1003,10 @@ export class CardSessionService {
       throw notFound(`Card with event_id "${eventId}" in session ${id}`);
     }
     await this.removeMedia([old.image_key, old.thumbnail_key]);
-    return this.identificationView(ctx, { ...old, image_key: imageKey, thumbnail_key: thumbKey });
+    // read again as stored: the answer's `etag` is then the row's version (one made from the row in hand, whose
+    // `image_sends` the write changed, was refused as If-Match at once, h98)
+    const stored = await this.store.identificationByEventId(sid, eventId);
+    return this.identificationView(ctx, stored ?? { ...old, image_key: imageKey, thumbnail_key: thumbKey });
   }
 
   // ---- helpers ----

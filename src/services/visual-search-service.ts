@@ -80,7 +80,7 @@ function attributes(record: InputRecord): Record<string, unknown> {
 }
 
 /** What an `_id` must be, in every message that refuses one. */
-const ID_FORM = 'a string of 1 to 255 characters or an integer';
+const ID_FORM = 'a string of 1 to 255 characters (counted in UTF-16 units, as JavaScript counts them: an emoji is 2) or an integer';
 
 /** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
 function badId(ctx: SearchContext, record: { _id?: unknown }): Out {

@@ -318,7 +318,8 @@ export class CardSessionStore {
     // answered count 312 with 315 rows while a phone wrote)
     const [counted, fetched] = await Promise.all([knownCount ?? countQ.executeTakeFirstOrThrow().then((r) => Number(r.c)), rowsQ.orderBy('seq').limit(limit + 1).offset(offset).execute()]);
     const rows = fetched.slice(0, limit);
-    return { count: Math.max(counted, offset + fetched.length), rows: rows.map(withSeenText) };
+    // a page past the end holds no row and says nothing of the count (its offset was taken for one, h98)
+    return { count: fetched.length ? Math.max(counted, offset + fetched.length) : counted, rows: rows.map(withSeenText) };
   }
 
   /** `lock`: inside a transaction, hold the row (PostgreSQL) until it ends. */

@@ -117,7 +117,7 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect([mixed.http, mixed.body.answer_records]).toEqual([211, [{ _id: 'fine' }]]);
     const why = mixed.body.skipped_records!.map((r) => [r._id, (r._reason as { status: { code: number; text: string } }).status]);
     expect(why).toEqual([
-      [[1], { code: 400, text: expect.stringContaining('_id must be a string of 1 to 255 characters or an integer'), request_id: expect.any(String) }],
+      [[1], { code: 400, text: expect.stringContaining('_id must be a string of 1 to 255 characters (counted in UTF-16 units, as JavaScript counts them: an emoji is 2) or an integer'), request_id: expect.any(String) }],
       ['num-b64', { code: 400, text: expect.stringContaining('_base64 must be a string'), request_id: expect.any(String) }],
       ['long-url', { code: 400, text: expect.stringContaining('_url is longer than 8192'), request_id: expect.any(String) }],
       // the image itself where its address goes: said so, not "longer than 8192 characters"

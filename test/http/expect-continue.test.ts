@@ -54,6 +54,14 @@ describe('Expect: 100-continue', () => {
     expect(closed).toBe(true);
   });
 
+  it('a body that is not JSON hears 415 without 100 Continue (h98)', async () => {
+    const sid = await createSession(h);
+    const { text, closed } = await ask(head(cs(`session/${sid}/identifications/`), h.account.token, 50_000).replace('application/json', 'text/plain'));
+    expect(text).toMatch(/^HTTP\/1\.1 415 /);
+    expect(text).not.toMatch(/100 Continue/);
+    expect(closed).toBe(true);
+  });
+
   it('an accepted request hears 100 Continue, sends its body and is answered', async () => {
     const sid = await createSession(h);
     const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });

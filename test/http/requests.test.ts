@@ -217,7 +217,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.request('GET', `${base}/${sub.id}/status`)).json()).toEqual({ status: 'DONE' });
     const [g, text, broken, badId] = d.response!.records;
     // a record's field of the wrong form is that record's own 400, not the request's
-    expect(badId!._status).toMatchObject({ code: 400, text: expect.stringMatching(/_id must be a string of 1 to 255 characters or an integer/) });
+    expect(badId!._status).toMatchObject({ code: 400, text: expect.stringMatching(/_id must be a string of 1 to 255 characters \(counted in UTF-16 units, as JavaScript counts them: an emoji is 2\) or an integer/) });
     expect(g!._status).toEqual({ code: 200, text: 'OK', request_id: sub.id });
     expect(g).toMatchObject({ _id: 'group', _width: expect.any(Number) });
     expect((g!.hashes as { phash: string }).phash).toMatch(/^[01]{64}$/);
