@@ -254,3 +254,21 @@ describe('restarts of an outline off the card\'s shape', () => {
     expect(near(starts[1]!, [[0, 0], [630, 0], [630, 880], [0, 880]])).toBeLessThan(0.01);
   });
 });
+
+const sv151 = path.resolve(import.meta.dirname, '../../../../shared/datasets/pokemon_sv151_reference/images');
+describe.skipIf(!fs.existsSync(sv151))('card detector on an official scan turned on its side (shared data)', () => {
+  it('finds the whole card where the photo turned a quarter gave none upright (h95: a flatbed scan on its side was "no card")', async () => {
+    const { default: sharp } = await import('sharp');
+    for (const [file, angle] of [['001_Bulbasaur.jpg', 90], ['001_Bulbasaur.jpg', 270], ['007_Squirtle.jpg', 270]] as const) {
+      const bytes = await sharp(fs.readFileSync(path.join(sv151, file))).rotate(angle).jpeg().toBuffer();
+      const img = await decodeCardPhoto(bytes, 100e6);
+      const cards = await detector.detect({ data: img.data, width: img.width, height: img.height });
+      expect(cards.length, `${file} ${angle}`).toBe(1);
+      // the card fills the scan: its outline is the image's frame, turned back into the photo's own pixels
+      const [w, h] = sideLengths(cards[0]!.quad).sort((a, b) => b - a);
+      expect(w! / Math.max(img.width, img.height), `${file} ${angle}`).toBeGreaterThan(0.95);
+      expect(h! / Math.min(img.width, img.height), `${file} ${angle}`).toBeGreaterThan(0.95);
+      expect(cards[0]!.verified).toBeGreaterThanOrEqual(0.998);
+    }
+  }, 60_000);
+});

@@ -8,8 +8,8 @@ import { CARD_HOLDER_FILE, CardHolderClassifier } from './card-holder.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
 import { aspectError, CARD_ASPECT, loadCv, locateCard } from './card-geometry.ts';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
-import { cropRgb } from '../engine/rgb-crop.ts';
-import { convexOverlapShare, polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
+import { cropRgb, turnRgbClockwise } from '../engine/rgb-crop.ts';
+import { clockwiseFromTopLeft, convexOverlapShare, polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
 /**
@@ -188,7 +188,35 @@ export class CardDetector {
    * the largest card, and the tiles cost four more passes (docs/card-detector.md "Second look",
    * "Centre outlines", "Tiles of a photo with few cards"; docs/recognition.md).
    */
-  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; fewTiles?: boolean | 'when-none'; centres?: boolean } = {}): Promise<DetectedCard[]> {
+  async detect(img: RgbPixels, method: CornerMethod = 'refine', options: { secondLook?: boolean; fewTiles?: boolean | 'when-none'; centres?: boolean; turned?: boolean } = {}): Promise<DetectedCard[]> {
+    const cards = await this.detectUpright(img, method, options);
+    // Nothing found anywhere, the photo is looked at once more turned a quarter: an official scan on its side (a
+    // flatbed's landscape scan) gave no card where the same scan upright was found (h95). Its cards are kept at the
+    // second look's bar, as those of every other extra pass; not in recognition's read (`when-none`), which reads
+    // the largest card of most photos and would pay the pass on every photo with none (rule s39 (a)).
+    if (cards.length || method !== 'refine' || options.secondLook === false || options.fewTiles === 'when-none' || options.turned === false) return cards;
+    const turned = await this.detectUpright(turnRgbClockwise(img), method, { ...options, fewTiles: false });
+    // the turned image's pixel (x', y') is this one's (y', height − 1 − x')
+    const back = (p: Point): Point => [p[1], img.height - 1 - p[0]];
+    return turned
+      .filter((c) => (c.verified ?? 0) >= this.strict)
+      .map((c) => {
+        const mapped = c.quad.map(back);
+        const quad = clockwiseFromTopLeft(mapped) as Quad;
+        // each corner's doubt goes with it
+        const spread = quad.map((q) => c.spread[mapped.findIndex((m) => m[0] === q[0] && m[1] === q[1])] ?? 0) as DetectedCard['spread'];
+        const out: DetectedCard = { ...c, quad, spread };
+        if (c.holderQuad) out.holderQuad = clockwiseFromTopLeft(c.holderQuad.map(back)) as Quad;
+        if (c.labelBox) {
+          const [a, b] = [back([c.labelBox[0], c.labelBox[3]]), back([c.labelBox[2], c.labelBox[1]])];
+          out.labelBox = [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])];
+        }
+        return out;
+      })
+      .sort(largestFirst);
+  }
+
+  private async detectUpright(img: RgbPixels, method: CornerMethod, options: { secondLook?: boolean; fewTiles?: boolean | 'when-none'; centres?: boolean }): Promise<DetectedCard[]> {
     const maps = await this.maps(img);
     const centres = method === 'refine' && options.centres !== false;
     const whole = await this.candidates(img, maps, [0, 0], method, [], centres);

@@ -6,3 +6,19 @@ export function cropRgb(img: RgbPixels, x0: number, y0: number, w: number, h: nu
   for (let y = 0; y < h; y++) data.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + w) * 3), y * w * 3);
   return { data, width: w, height: h };
 }
+
+/** The image turned a quarter clockwise: its pixel (x, y) is the turned image's (height − 1 − y, x). */
+export function turnRgbClockwise(img: RgbPixels): RgbPixels {
+  const { width: w, height: h } = img;
+  const data = new Uint8Array(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const s = (y * w + x) * 3;
+      const d = (x * h + (h - 1 - y)) * 3;
+      data[d] = img.data[s]!;
+      data[d + 1] = img.data[s + 1]!;
+      data[d + 2] = img.data[s + 2]!;
+    }
+  }
+  return { data, width: h, height: w };
+}
