@@ -933,8 +933,8 @@ export class CardSessionService {
         values.grading = gradingJson;
         values.grade = gradeOf(patch.grading);
       }
-      // what the user set here, uploads leave alone from now on
-      const userSet = (['grading', 'sold', 'note'] as const).filter((f) => patch[f] !== undefined);
+      // what the user changed here, uploads leave alone from now on (a value sent as it was changes nothing, h99)
+      const userSet = (['grading', 'sold', 'note'] as const).filter((f) => values[f] !== undefined);
       const before = row.user_set ? row.user_set.split(' ') : [];
       if (userSet.some((f) => !before.includes(f))) values.user_set = [...new Set([...before, ...userSet])].join(' ');
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
@@ -1097,7 +1097,9 @@ export class CardSessionService {
  * laptop, h93) tell a stale form from a fresh one by it.
  */
 export function rowTag(r: IdentificationRow): string {
-  const { seen_text: _shown, ...stored } = r as IdentificationRow & { seen_text?: unknown };
+  // the server's own bookkeeping of what was sent (retries told apart) is no change of the card: a phone's re-sent row,
+  // answered as a duplicate, made the host's version stale (h99)
+  const { seen_text: _shown, sent_hashes: _sends, image_sends: _images, ...stored } = r as IdentificationRow & { seen_text?: unknown };
   const canonical = JSON.stringify(Object.keys(stored).sort().map((k) => [k, (stored as Record<string, unknown>)[k] instanceof Date ? ((stored as Record<string, unknown>)[k] as Date).toISOString() : (stored as Record<string, unknown>)[k]]));
   return `"${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}"`;
 }

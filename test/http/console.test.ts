@@ -309,6 +309,23 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await count()).toBe(before + 1);
   }, 90_000);
 
+  it("sends only the fields typed in the form, not a field the phone changed since it was filled (h99)", async () => {
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e3"]').click();
+    const editor = page.getByRole('form', { name: 'Correct this card' });
+    await editor.getByLabel('name', { exact: true }).waitFor();
+    // the phone notes the card while the form is open; the page's live refresh brings it in
+    expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e3', note: 'phone: in binder 2' }] } })).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await editor.getByLabel('name', { exact: true }).fill('Squirtle (shadowless)');
+    const sent: string[] = [];
+    page.on('request', (r) => void (r.method() === 'PATCH' && sent.push(r.postData() ?? '')));
+    await editor.getByRole('button', { name: 'Save correction' }).click();
+    await expect.poll(() => sent.length, SLOW).toBe(1);
+    expect(JSON.parse(sent[0]!)).toEqual({ name: 'Squirtle (shadowless)' });
+    await expect.poll(async () => (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e3`))).json().results[0].note, SLOW).toBe('phone: in binder 2');
+  }, 90_000);
+
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
   const openFresh = async (hash: string) => {
     await page.evaluate(() => sessionStorage.removeItem('loupe.workspace'));

@@ -62,6 +62,12 @@ describe('Expect: 100-continue', () => {
     expect(closed).toBe(true);
   });
 
+  it('an empty chunked body under any label is asked for and answered, as without Expect (h99)', async () => {
+    const sid = await createSession(h);
+    const { text } = await ask(`POST ${cs(`session/${sid}/close/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n`, '0\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+
   it('an accepted request hears 100 Continue, sends its body and is answered', async () => {
     const sid = await createSession(h);
     const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });

@@ -88,14 +88,16 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   };
   const submit = (e: Event) => {
     e.preventDefault();
+    // only what the user changed in the form: a field the phone changed since the form was filled (a live refresh)
+    // is not sent back with the form's old value, which then stood as the user's for good (h99)
     const body: Correction = {};
-    for (const k of editable) if ((values[k] ?? '') !== (row[k] ?? '')) body[k] = values[k] ?? '';
+    const changed = (k: string) => (values[k] ?? '') !== (base[k] ?? '');
+    for (const k of editable) if (changed(k)) body[k] = values[k] ?? '';
     const price = (values.price ?? '').trim();
     if (price !== '' && !priceText.test(price)) return setError('Price must be a number of US dollars such as 12 or 12.50 (or empty for none).');
-    const newPrice = price === '' ? null : Number(price);
-    if (newPrice !== (row.price ?? null)) body.price = newPrice;
-    if ((values.note ?? '') !== (row.note ?? '')) body.note = values.note ?? '';
-    if ((values.sold === 'true') !== Boolean(row.sold)) body.sold = values.sold === 'true';
+    if (changed('price')) body.price = price === '' ? null : Number(price);
+    if (changed('note')) body.note = values.note ?? '';
+    if (changed('sold')) body.sold = values.sold === 'true';
     if (!Object.keys(body).length) return setError('Nothing changed.');
     void save(body);
   };

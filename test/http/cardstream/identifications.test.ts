@@ -57,6 +57,12 @@ describe.each(backends)('identifications (%s)', (backend) => {
     // a field the user did not set still takes the upload's (calls grow)
     expect((await upload(sid, [{ event_id: 'mew', calls: 3 }])).json()).toMatchObject({ updated: 1 });
     expect((await row()).calls).toBe(3);
+    // a PATCH sending a value as it is changes nothing, and locks nothing (h99)
+    expect((await upload(sid, [card('mew2', { note: 'phone', sold: false })])).statusCode).toBe(200);
+    const other = (await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'mew2')!;
+    expect((await h.request('PATCH', cs(`identification/${other.id}/`), { body: { note: 'phone', sold: false } })).json().etag).toBe(other.etag);
+    expect((await upload(sid, [{ event_id: 'mew2', note: 'later', sold: true }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'mew2')).toMatchObject({ note: 'later', sold: true });
     // refused as uploads refuse them; null clears
     expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { grading: { grades: { final: 11 } } } })).statusCode).toBe(400);
     expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { grading: null } })).json()).toMatchObject({ grading: null, grade: null });
@@ -95,6 +101,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(attached.statusCode).toBe(200);
     expect(attached.json().etag).toBe((await list(sid)).results[0].etag);
     expect((await patch({ price: 12 }, attached.json().etag)).statusCode).toBe(200);
+    // a phone's re-sent row that changes nothing (a duplicate) leaves the version too (it made it stale, h99)
+    const now = (await list(sid)).results[0].etag;
+    expect((await upload(sid, [card('tag1', { note: 'phone', calls: 1 })])).json()).toMatchObject({ duplicates: 1 });
+    expect((await list(sid)).results[0].etag).toBe(now);
+    expect((await patch({ price: 13 }, now)).statusCode).toBe(200);
   });
 
   it("never answers a count below the rows of its page, nor ends the pages before a row written meanwhile (h93)", async () => {
