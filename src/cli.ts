@@ -192,8 +192,15 @@ async function run(services: Services, command: string, values: Values, rest: st
       const id = need(values.account, 'account');
       return { ...snakeKeys(await accounts.getAccount(id)), workspaces: (await accounts.listWorkspaces(id)).map(snakeKeys) };
     }
-    case 'account delete':
-      return services.erasure.erase(need(values.account, 'account'));
+    case 'account delete': {
+      const erased = await services.erasure.erase(need(values.account, 'account'));
+      // the rows named files this folder does not hold: another LOUPE_DATA_DIR than the server's (they were counted
+      // removed and left on the server's disk, still served by links handed out, h100)
+      if (erased.files_not_found > 0) {
+        io.err(`loupe: ${erased.files_not_found} of the files the account's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
+      }
+      return erased;
+    }
     case 'workspace add':
       return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
     case 'workspace list':

@@ -269,7 +269,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     if (backend === 'sqlite') expect(await fs.stat(path.join(dataDir, 'indexes', `${collection_id}.usearch`))).toBeTruthy();
 
     const erased = await loupe('account', 'delete', '--account', gone.account);
-    expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3 });
+    expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
     expect((await fails('account', 'show', '--account', gone.account)).stderr).toMatch(/not found/);
     expect((await fails('collection', 'list', '--account', gone.account)).stderr).toMatch(/not found/);
     // the leaving shop's image and thumbnail are gone from disk; the staying shop's two are there
@@ -295,6 +295,33 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
     expect(after).toBe(initial + 2);
     expect((await fails('account', 'delete', '--account', gone.account)).stderr).toMatch(/not found/);
+  }, 120_000);
+
+  it.skipIf(backend !== 'postgres')("an erasure run with another data folder than the server's says so, and leaves the files named for the server's sweep (h100)", async () => {
+    const gone = await loupe('account', 'create', '--name', 'Elsewhere');
+    const image = (await fs.readFile(path.resolve(import.meta.dirname, 'fixtures/photos/caltech101/Leopards/image_0001.jpg'))).toString('base64');
+    const mediaFiles = async () => (await fs.readdir(path.join(dataDir, 'media'), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).length;
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    const other = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-other-'));
+    try {
+      const call = (url: string, body: unknown) => app.inject({ method: 'POST', url, headers: { authorization: `Token ${gone.token}`, 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+      const before = await mediaFiles();
+      const sid = ((await call('/cardstream/v2/session/', { name: 'stream' })).json() as { id: string }).id;
+      expect((await call(`/cardstream/v2/session/${sid}/identifications/`, { identifications: [{ event_id: 'c1', name: 'Pikachu' }] })).statusCode).toBe(200);
+      expect((await call(`/cardstream/v2/session/${sid}/images/`, { event_id: 'c1', image })).statusCode).toBe(200);
+      expect(await mediaFiles()).toBe(before + 2);
+      const r = await inProcess({ ...env(), LOUPE_DATA_DIR: other }, ['account', 'delete', '--account', gone.account]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ sessions: 1, files: 0, files_not_found: 2 });
+      expect(r.stderr).toMatch(/2 of the files the account's rows named were not in .*loupe-other-.*: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there/);
+      // still on the server's disk (they were counted removed and left for good), named for its sweep
+      expect(await mediaFiles()).toBe(before + 2);
+      await (app.loupe as unknown as { queue: { sweep(): Promise<number> } }).queue.sweep();
+      expect(await mediaFiles()).toBe(before);
+    } finally {
+      await app.close();
+      await fs.rm(other, { recursive: true, force: true });
+    }
   }, 120_000);
 
   it('creates, lists, shows and deletes collections', async () => {

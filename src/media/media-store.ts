@@ -72,13 +72,22 @@ export class MediaStore {
     return key;
   }
 
-  async remove(keys: Iterable<string>): Promise<void> {
+  /** Removes these keys' files; answers the keys whose file was there (one missing may be in another folder: a CLI run with another LOUPE_DATA_DIR). */
+  async remove(keys: Iterable<string>): Promise<string[]> {
+    const removed: string[] = [];
     await Promise.all(
       [...keys].map(async (key) => {
         const file = this.pathOf(key);
-        if (file) await fsp.rm(file, { force: true });
+        if (!file) return;
+        try {
+          await fsp.unlink(file);
+          removed.push(key);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        }
       }),
     );
+    return removed;
   }
 
   /**

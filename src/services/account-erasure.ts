@@ -14,6 +14,11 @@ export interface ErasedAccount {
   requests: number;
   /** Media files removed: sessions' images and thumbnails, requests' inputs and results. */
   files: number;
+  /**
+   * Files the rows named that were not in this process's media folder: left named in media_deletions for the sweep
+   * of a server that has them (a CLI run with another LOUPE_DATA_DIR), or gone already.
+   */
+  files_not_found: number;
 }
 
 /**
@@ -40,7 +45,7 @@ export class AccountErasure {
     const { accounts, accountStore, collections, cardSessions, requests, media, mediaDeletions } = this.deps;
     await accounts.getAccount(accountId);
     await accountStore.revokeAllTokens(accountId);
-    const done: ErasedAccount = { deleted: accountId, collections: 0, sessions: 0, requests: 0, files: 0 };
+    const done: ErasedAccount = { deleted: accountId, collections: 0, sessions: 0, requests: 0, files: 0, files_not_found: 0 };
     // a call already under way when the tokens went may still add a row: looked for again, a few times
     for (let round = 0; round < 5; round++) {
       for (const c of await collections.list(accountId)) {
@@ -53,12 +58,14 @@ export class AccountErasure {
         const erased = await cardSessions.eraseWorkspace(w.id);
         done.sessions += erased.sessions;
         done.files += erased.files;
+        done.files_not_found += erased.filesNotFound;
       }
       const gone = await requests.deleteForAccount(accountId);
-      await media.remove(gone.media);
-      await mediaDeletions.removed(gone.media);
+      const removed = await media.remove(gone.media);
+      await mediaDeletions.removed(removed);
       done.requests += gone.deleted;
-      done.files += gone.media.length;
+      done.files += removed.length;
+      done.files_not_found += gone.media.length - removed.length;
       if (await accountStore.deleteAccountIfEmpty(accountId)) return done;
       await new Promise((r) => setTimeout(r, 200 * (round + 1)));
     }
