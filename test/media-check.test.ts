@@ -16,7 +16,7 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
   const check = async (...args: string[]) => {
     const r = await inProcess({ ...process.env, LOUPE_DATA_DIR: h.dataDir, DATABASE_URL: h.config.databaseUrl ?? '' }, ['media', 'check', ...args]);
     expect(r.code, r.stderr).toBe(0);
-    return JSON.parse(r.stdout) as { ok: boolean; checked: number; missing: number; empty: number; damaged: number; unnamed_files: number; problems: Array<{ key: string; problem: string; what: string; event_id?: string; session?: string }> };
+    return JSON.parse(r.stdout) as { ok: boolean; checked: number; missing: number; empty: number; damaged: number; unnamed_files: number; unnamed: string[]; problems: Array<{ key: string; problem: string; what: string; event_id?: string; session?: string }> };
   };
   const fileOf = (key: string) => path.join(h.dataDir, 'media', key.slice(0, 2), key);
 
@@ -52,6 +52,7 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
     const byEvent = Object.fromEntries(found.problems.filter((p) => p.what === 'session image').map((p) => [p.event_id, p.problem]));
     expect(byEvent).toEqual({ gone: 'missing', emptied: 'empty', cut: 'cut_short', garbage: 'not_an_image' });
     expect(found.problems.every((p) => p.session === sid)).toBe(true);
+    expect(found.unnamed).toEqual([stray]);
     // sent again, a row's image is whole again
     const again = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#38c' } }).jpeg().toBuffer();
     expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: again.toString('base64') } })).statusCode).toBe(200);

@@ -12,6 +12,8 @@ export interface MediaAuditReport {
   damaged: number;
   /** Files in the media folder no row names: left by a process stopped between a delete's commit and its files' removal (the sweep takes them), or put there by hand. */
   unnamed_files: number;
+  /** The first `listLimit` of them (h100: counted, not named, an operator could not remove them). */
+  unnamed: string[];
   /** The first `listLimit` problems, each with the row or request naming the file (send the image again to mend a session row). */
   problems: Array<MediaReference & { problem: MediaProblem }>;
   /** Problems found beyond the list. */
@@ -24,7 +26,7 @@ export interface MediaAuditReport {
  */
 export async function auditMedia(references: AsyncIterable<MediaReference>, media: MediaStore, options: { decode?: boolean; listLimit?: number; pendingDeletion?: ReadonlySet<string> } = {}): Promise<MediaAuditReport> {
   const listLimit = options.listLimit ?? 1000;
-  const report: MediaAuditReport = { ok: true, checked: 0, missing: 0, empty: 0, damaged: 0, unnamed_files: 0, problems: [], problems_not_listed: 0 };
+  const report: MediaAuditReport = { ok: true, checked: 0, missing: 0, empty: 0, damaged: 0, unnamed_files: 0, unnamed: [], problems: [], problems_not_listed: 0 };
   const named = new Set<string>();
   for await (const ref of references) {
     if (named.has(ref.key)) continue;
@@ -38,7 +40,11 @@ export async function auditMedia(references: AsyncIterable<MediaReference>, medi
     if (report.problems.length < listLimit) report.problems.push({ ...ref, problem });
     else report.problems_not_listed++;
   }
-  for await (const key of media.keys()) if (!named.has(key) && !options.pendingDeletion?.has(key)) report.unnamed_files++;
+  for await (const key of media.keys()) {
+    if (named.has(key) || options.pendingDeletion?.has(key)) continue;
+    report.unnamed_files++;
+    if (report.unnamed.length < listLimit) report.unnamed.push(key);
+  }
   report.ok = report.missing + report.empty + report.damaged === 0;
   return report;
 }
