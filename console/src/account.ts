@@ -43,6 +43,18 @@ interface Ping {
 export async function loadAccount(token: string): Promise<AccountInfo> {
   const services: Record<string, boolean | null> = {};
   let ping: Ping | null = null;
+  // the service checks go beside the ping, not after it: one round trip less before a page can ask for anything
+  // (about 2 s on a phone's slow link, h97); each answers on its own, a refused token refuses them all
+  const probing = Promise.all(
+    probes.map(async (p) => {
+      try {
+        await call(p.method, p.path, { token, body: p.body });
+        services[p.service] = true;
+      } catch (err) {
+        services[p.service] = enabledFrom(err);
+      }
+    }),
+  );
   try {
     ping = await call<Ping>('GET', '/cardstream/v2/ping/', { token });
     services.cardstream = true;
@@ -53,16 +65,7 @@ export async function loadAccount(token: string): Promise<AccountInfo> {
     if (err instanceof ApiError && err.status === 404 && storedWorkspace()) throw err;
     services.cardstream = enabledFrom(err);
   }
-  await Promise.all(
-    probes.map(async (p) => {
-      try {
-        await call(p.method, p.path, { token, body: p.body });
-        services[p.service] = true;
-      } catch (err) {
-        services[p.service] = enabledFrom(err);
-      }
-    }),
-  );
+  await probing;
   return { account: ping?.account ?? null, workspace: ping?.workspace ?? null, credits: ping?.credits ?? null, services };
 }
 

@@ -326,6 +326,26 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(async () => (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e3`))).json().results[0].note, SLOW).toBe('phone: in binder 2');
   }, 90_000);
 
+  it('asks for the service checks beside the ping at sign-in, not after its answer (h97: a round trip more on a slow link)', async () => {
+    const asked: string[] = [];
+    let pingAnswered = false;
+    const seen = (r: { url(): string }) => void (!pingAnswered && asked.push(new URL(r.url()).pathname));
+    await page.route('**/cardstream/v2/ping/', async (route) => {
+      await new Promise((r) => setTimeout(r, 800));
+      pingAnswered = true;
+      await route.continue();
+    });
+    page.on('request', seen);
+    try {
+      await page.reload();
+      await page.getByTestId('services').waitFor();
+    } finally {
+      page.off('request', seen);
+      await page.unroute('**/cardstream/v2/ping/');
+    }
+    expect(asked).toEqual(expect.arrayContaining(['/image_matching/v2/ping', '/similarity/photos/v2/ping', '/account/v2/request/']));
+  }, 60_000);
+
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
   const openFresh = async (hash: string) => {
     await page.evaluate(() => sessionStorage.removeItem('loupe.workspace'));
