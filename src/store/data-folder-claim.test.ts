@@ -51,4 +51,21 @@ describe('claimDataFolder', () => {
     expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8').trim()).toBe(String(process.pid));
     release();
   }, 30_000);
+
+  it("refuses a second server when the lock file was deleted under a running one, by the pid it names (h96)", async () => {
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+      // an operator's "stale lock" reflex
+      fs.rmSync(path.join(dir, 'server.lock'));
+      expect(() => claimDataFolder(dir)).toThrow(new RegExp(`another Loupe server \\(pid ${holder.pid}\\) may still serve .*was it deleted\\?`));
+      // the refusal leaves the running server's pid file as it was
+      expect(fs.readFileSync(path.join(dir, 'server.pid'), 'utf8').trim()).toBe(String(holder.pid));
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.on('exit', r));
+    }
+    // once it is gone, the folder is free again
+    claimDataFolder(dir)();
+  }, 30_000);
 });

@@ -42,6 +42,18 @@ export function claimDataFolder(dataDir: string): () => void {
     }
     throw new Error(`another Loupe server${/^\d+$/.test(holder) ? ` (pid ${holder})` : ''} already serves ${path.resolve(dataDir)}: one server per SQLite data folder, whose search indexes live in that server's memory (run several with PostgreSQL, DATABASE_URL)`);
   }
+  // The lock is the claim; `server.pid` naming a node process still running is a second sign, for when the lock file
+  // was deleted under a running server ("a stale lock", h96): a second server then started and served stale indexes.
+  const running = runningNodePid(pidFile);
+  if (running !== undefined) {
+    try {
+      lock.exec('ROLLBACK');
+    } catch {
+      // nothing open
+    }
+    lock.close();
+    throw new Error(`another Loupe server (pid ${running}) may still serve ${path.resolve(dataDir)}: its server.pid names a node process that is running, though ${lockFile} was not held (was it deleted?). Stop that server first; if pid ${running} is no Loupe server, delete ${pidFile}`);
+  }
   fs.writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
   fs.chmodSync(lockFile, 0o600);
   return () => {
@@ -57,4 +69,28 @@ export function claimDataFolder(dataDir: string): () => void {
     }
     lock.close();
   };
+}
+
+/** The pid `server.pid` names when it is another process running node (Linux's /proc), else undefined. */
+function runningNodePid(pidFile: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    // EPERM: running, another user's (a server run as another user would not share this folder's modes)
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  let command = '';
+  try {
+    command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+  } catch {
+    return undefined;
+  }
+  return /(^|\/)node[0-9.]*$/.test(command) ? pid : undefined;
 }
