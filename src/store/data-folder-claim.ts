@@ -42,9 +42,10 @@ export function claimDataFolder(dataDir: string): () => void {
     }
     throw new Error(`another Loupe server${/^\d+$/.test(holder) ? ` (pid ${holder})` : ''} already serves ${path.resolve(dataDir)}: one server per SQLite data folder, whose search indexes live in that server's memory (run several with PostgreSQL, DATABASE_URL)`);
   }
-  // The lock is the claim; `server.pid` naming a node process still running is a second sign, for when the lock file
-  // was deleted under a running server ("a stale lock", h96): a second server then started and served stale indexes.
-  const running = runningNodePid(pidFile);
+  // The lock is the claim; the process `server.pid` names still holding the lock file open is a second sign, for when
+  // that file was deleted under a running server ("a stale lock", h96): a second server then started and served stale
+  // indexes.
+  const running = runningHolder(pidFile, lockFile);
   if (running !== undefined) {
     try {
       lock.exec('ROLLBACK');
@@ -52,7 +53,7 @@ export function claimDataFolder(dataDir: string): () => void {
       // nothing open
     }
     lock.close();
-    throw new Error(`another Loupe server (pid ${running}) may still serve ${path.resolve(dataDir)}: its server.pid names a node process that is running, though ${lockFile} was not held (was it deleted?). Stop that server first; if pid ${running} is no Loupe server, delete ${pidFile}`);
+    throw new Error(`another Loupe server (pid ${running}) may still serve ${path.resolve(dataDir)}: its server.pid names a process that still holds ${lockFile} open, though that file was not held (was it deleted?). Stop that server first`);
   }
   fs.writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
   fs.chmodSync(lockFile, 0o600);
@@ -71,26 +72,34 @@ export function claimDataFolder(dataDir: string): () => void {
   };
 }
 
-/** The pid `server.pid` names when it is another process running node (Linux's /proc), else undefined. */
-function runningNodePid(pidFile: string): number | undefined {
+/**
+ * The pid `server.pid` names when that process still holds this folder's `server.lock` open, the file deleted or not
+ * (Linux's /proc: a running server's lock, whose file an operator removed); else undefined. Exact, so a pid a crash left
+ * behind and another process took since is never taken for a server.
+ */
+function runningHolder(pidFile: string, lockFile: string): number | undefined {
   let pid: number;
   try {
     pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
   } catch {
     return undefined;
   }
-  if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) return undefined;
+  if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  let fds: string[];
   try {
-    process.kill(pid, 0);
-  } catch (err) {
-    // EPERM: running, another user's (a server run as another user would not share this folder's modes)
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  let command = '';
-  try {
-    command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
   } catch {
     return undefined;
   }
-  return /(^|\/)node[0-9.]*$/.test(command) ? pid : undefined;
+  const lock = path.resolve(lockFile);
+  for (const fd of fds) {
+    let target = '';
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (target === lock || target === `${lock} (deleted)`) return pid;
+  }
+  return undefined;
 }
