@@ -35,6 +35,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection delete --collection C
   loupe migrate
   loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
+  loupe request delete --request ID  one asynchronous request with its inputs and result files, before its retention
+                    ends (README "Erasure"); one not done yet is refunded
   loupe media check [--decode]      every media file the database names: missing, empty or damaged ones listed with
                     the session row or request naming them; --decode reads each image whole (slower)
   loupe worker                      run queue workers in this process until stopped (scale-out)
@@ -143,6 +145,7 @@ const options = {
   capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
   decode: { type: 'boolean' },
+  request: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
   cards: { type: 'string' },
@@ -238,6 +241,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
     case 'migrate':
       return { migrated: true, applied: services.store.migrated ?? [] };
+    case 'request delete':
+      return services.deleteRequest(need(values.request ?? rest[0], 'request'));
     case 'media check':
       return services.mediaAudit({ decode: values.decode === true });
     case 'flow create': {
@@ -417,7 +422,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

@@ -324,6 +324,26 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
   }, 120_000);
 
+  it('deletes one asynchronous request with its inputs before its retention ends (request delete, h100)', async () => {
+    const owner = await loupe('account', 'create', '--name', 'One photo out', '--credits', '10');
+    const image = (await fs.readFile(path.resolve(import.meta.dirname, 'fixtures/photos/caltech101/Leopards/image_0001.jpg'))).toString('base64');
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url, queue: { workers: 0 } }));
+    let id: string;
+    try {
+      const res = await app.inject({ method: 'POST', url: '/account/v2/request/', headers: { authorization: `Token ${owner.token}`, 'content-type': 'application/json' }, payload: JSON.stringify({ type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: image }] }) });
+      expect(res.statusCode).toBe(201);
+      id = res.json().id;
+    } finally {
+      await app.close();
+    }
+    expect((await loupe('account', 'show', '--account', owner.account)).credits).toBe(9);
+    // not run yet: its charge goes back with it
+    expect(await loupe('request', 'delete', '--request', id)).toEqual({ deleted: id, files: 0, files_not_found: 0, refunded: 1 });
+    expect((await loupe('account', 'show', '--account', owner.account)).credits).toBe(10);
+    expect((await fails('request', 'delete', '--request', id)).stderr).toMatch(/Request .* not found/);
+    expect((await fails('request', 'delete', '--request', 'not-an-id')).stderr).toMatch(/Request not-an-id not found/);
+  }, 60_000);
+
   it('creates, lists, shows and deletes collections', async () => {
     const owner = await loupe('account', 'create', '--name', 'Shoe shop');
     const created = await loupe('collection', 'create', '--account', owner.account, '--type', 'product', '--name', 'Shoes', '--capacity', '500');

@@ -11,7 +11,7 @@ import { assertWritable, NotWritable, openStore, type Store } from '../store/dat
 import { SchemaWatch } from '../store/migrate.ts';
 import { AccountErasure } from './account-erasure.ts';
 import { AccountService } from './account-service.ts';
-import { ServiceError } from './errors.ts';
+import { isUuid, ServiceError } from './errors.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
@@ -63,6 +63,7 @@ export interface Services {
   imageMatching: ImageMatchingService;
   media: MediaService;
   mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
+  deleteRequest: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
   vision: VisionService;
   rateLimiter: RateLimiter;
   requests: RequestService;
@@ -203,6 +204,17 @@ export async function openServices(config: Config, options: { longRunning?: bool
     cardSessions,
     imageMatching,
     media: new MediaService(mediaStore, links),
+    /**
+     * `loupe request delete`: one asynchronous request with its inputs and results before its retention ends (a
+     * customer's request to remove one photo, h100); one not done is refunded.
+     */
+    deleteRequest: async (id: string) => {
+      const gone = isUuid(id) ? await requestStore.deleteOne(id.toLowerCase()) : { deleted: 0, media: [], refunded: 0 };
+      if (!gone.deleted) throw new ServiceError(404, 'not_found', `Request ${id} not found.`);
+      const removed = await mediaStore.remove(gone.media);
+      await new MediaDeletionStore(store.db).removed(removed);
+      return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length, refunded: gone.refunded };
+    },
     /** `loupe media check`: every file the database names, looked at (services/media-audit.ts). */
     mediaAudit: async (options: { decode?: boolean } = {}) => auditMedia(mediaReferences(store), mediaStore, { ...options, pendingDeletion: await mediaPendingDeletion(store) }),
     vision,

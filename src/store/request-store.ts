@@ -423,6 +423,11 @@ export class RequestStore {
     return this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch);
   }
 
+  /** Deletes one request, whatever its state (`loupe request delete`: a customer asking for one photo's removal); a request not done is refunded. */
+  deleteOne(id: string): Promise<{ deleted: number; media: string[]; refunded: number }> {
+    return this.deleteRequests(sql`id = ${id}`, sql`seq`, 1);
+  }
+
   /** Deletes every request of an account, whatever its state (its erasure); returns the media keys they held. */
   deleteForAccount(accountId: string, batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
     return this.deleteRequests(sql`account_id = ${accountId}`, sql`seq`, batch);
