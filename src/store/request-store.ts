@@ -382,9 +382,18 @@ export class RequestStore {
 
   /** Records how a delivery attempt (counted when claimed) ended: delivered, failed for good, or due again at `nextAt`. */
   async webhookAttempt(id: string, outcome: { state: WebhookState; error: string | null; nextAt: number | null }, now = Date.now()): Promise<void> {
+    // the client's headers (a receiver's bearer token) are kept no longer than deliveries need them: once delivered or
+    // failed for good, the URL stays (the detail's record) and the headers go (h100: kept in plain text for 7 days)
+    let webhook: string | undefined;
+    if (outcome.state !== 'pending') {
+      const row = await this.db.selectFrom('async_requests').select('webhook').where('id', '=', id).executeTakeFirst();
+      const w = row?.webhook ? fromJson<{ url: string; headers?: Record<string, string> }>(row.webhook) : null;
+      if (w?.headers && Object.keys(w.headers).length) webhook = JSON.stringify({ ...w, headers: {} });
+    }
     await this.db
       .updateTable('async_requests')
       .set({
+        ...(webhook ? { webhook } : {}),
         webhook_state: outcome.state,
         webhook_last_error: outcome.error?.slice(0, 2000) ?? null,
         webhook_next_at: outcome.nextAt,

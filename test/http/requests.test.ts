@@ -4,6 +4,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
 import { verifyWebhook } from '../../src/webhooks/webhook-signature.ts';
+import { RequestStore } from '../../src/store/request-store.ts';
+import type { Store } from '../../src/store/database.ts';
 import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 
@@ -345,6 +347,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect([last.headers['x-shop-id'], last.headers['x-live']]).toEqual(['42', 'true']);
       // Latin-1 letters go as Latin-1 bytes, as receivers read headers (sent as UTF-8, they read MÃ¼nchen CafÃ©, h94)
       expect(last.headers['x-filiale']).toBe('München Café');
+      // delivered, the client's headers are not kept (a receiver's bearer token was kept in plain text for 7 days, h100)
+      const stored = await new RequestStore((h.app.loupe as unknown as { store: Store }).store).get(id);
+      expect(stored!.webhook).toEqual({ url: rx.url, headers: {} });
       expect(last.headers['loupe-delivery-attempt']).toBe('3');
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
       expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });
