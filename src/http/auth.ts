@@ -56,10 +56,8 @@ export function registerAccessControl(app: FastifyInstance): void {
     }
     // the call's charges are held until it answers: a process stopped before then gives them back (the sweep)
     const hold = (request.creditHold ??= { id: randomUUID(), held: false });
-    const extra = request.routeOptions.config.extraPrice?.(request.body) ?? 0;
-    await inFlight.run(() => accounts.charge(id, extra > 0 ? `${priceKey} with its extract_colors/extract_tags` : priceKey, price + extra, hold));
-    request.charged = { accountId: id, price: price + extra };
-    if (extra > 0) request.prepaid = extra;
+    await inFlight.run(() => accounts.charge(id, priceKey, price, hold));
+    request.charged = { accountId: id, price };
   });
 
   // charges a service makes inside the call go to the call's hold too

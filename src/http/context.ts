@@ -39,8 +39,6 @@ declare module 'fastify' {
     principal?: Principal;
     workspaceId?: string;
     charged?: { accountId: string; price: number };
-    /** Of `charged`, what the route's `extraPrice` took, for the handler to settle. */
-    prepaid?: number;
     /** A charge the handler makes itself (route config `chargeInHandlerWithIdempotencyKey`). */
     deferredCharge?: { accountId: string; price: number; priceKey: string };
     /** Where this call's charges are held until it answers (src/util/credit-hold-scope.ts). */
@@ -56,12 +54,6 @@ declare module 'fastify' {
     storesNothing?: boolean;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
-    /**
-     * Credits the body asks for beyond `price` (a fashion insert's extract_colors / extract_tags): charged with it in
-     * one debit, so parallel calls cannot each take the call's price and all fail on their extras (h92); what the
-     * handler does not use it gives back (`request.prepaid`).
-     */
-    extraPrice?: (body: unknown) => number;
     /**
      * With an `Idempotency-Key`, the handler charges (`request.deferredCharge`) in the transaction that
      * makes what is paid for, so a retry that replays is never charged, nor refused for credits another

@@ -19,7 +19,7 @@ export interface SearchContext {
    * Who pays for what a call adds per record (fashion's `extract_colors` and `extract_tags`,
    * "additionally billed"), and at what price each.
    */
-  extras?: { accountId: string; prices: Record<string, number>; /** What the route charged for extras with the call's price (its `extraPrice`). */ prepaid?: number };
+  extras?: { accountId: string; prices: Record<string, number> };
 }
 
 export function status(ctx: SearchContext, code: number, text: string): Required<EnvelopeStatus> {

@@ -371,32 +371,15 @@ export class VisualSearchService {
    * billed"), before any work, so a short account is refused (402) before images are fetched;
    * records that are then not stored are refunded.
    */
-  /**
-   * The extras of `records` charged (or, `prepaid` by the route with the call's price, taken as paid): `refund` gives
-   * back those of records not stored; `keep` keeps only those of the records stored (what a prepaid call took for
-   * records refused before this point, too).
-   */
-  private async chargeExtras(ctx: SearchContext, c: CollectionRecord, records: InputRecord[]): Promise<{ refund(records: InputRecord[]): Promise<void>; keep(stored: InputRecord[]): Promise<void> }> {
+  private async chargeExtras(ctx: SearchContext, c: CollectionRecord, records: InputRecord[]): Promise<{ refund(records: InputRecord[]): Promise<void> }> {
     const e = ctx.extras;
-    const prepaid = e?.prepaid ?? 0;
-    const none = { refund: async () => {}, keep: async () => {} };
+    const none = { refund: async () => {} };
     if (!e || !this.accounts || (c.type !== 'fashion' && c.type !== 'homedecor')) return none;
     const priceOf = (r: InputRecord) => (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0);
-    const sum = (rs: InputRecord[]) => rs.reduce((n, r) => n + priceOf(r), 0);
-    let held = prepaid;
-    if (!prepaid) {
-      const total = sum(records);
-      if (total <= 0) return none;
-      await this.accounts.charge(e.accountId, 'visual_search.extract_colors/extract_tags', total);
-      held = total;
-    }
-    const giveBack = async (n: number) => {
-      const back = Math.min(n, held);
-      if (back <= 0) return;
-      held -= back;
-      await this.accounts!.refund(e.accountId, back);
-    };
-    return { refund: (back) => giveBack(sum(back)), keep: (stored) => giveBack(held - sum(stored)) };
+    const total = records.reduce((n, r) => n + priceOf(r), 0);
+    if (total <= 0) return none;
+    await this.accounts.charge(e.accountId, 'visual_search.extract_colors/extract_tags', total);
+    return { refund: async (back) => this.accounts!.refund(e.accountId, back.reduce((n, r) => n + priceOf(r), 0)) };
   }
 
   /**
@@ -586,7 +569,7 @@ export class VisualSearchService {
       throw err;
     }
     const stored = new Set(tally.answers.map((a) => a._id));
-    await extras.keep(candidates.filter((x) => stored.has(x.id)).map((x) => x.record));
+    await extras.refund(candidates.filter((x) => !stored.has(x.id)).map((x) => x.record));
     return this.inserted(ctx, clock, records, tally);
   }
 
@@ -1258,7 +1241,7 @@ export class VisualSearchService {
       throw err;
     }
     const stored = new Set(tally.answers.map((a) => a._id));
-    await extras.keep(candidates.filter((x) => stored.has(x.id)).map((x) => x.record));
+    await extras.refund(candidates.filter((x) => !stored.has(x.id)).map((x) => x.record));
     return this.inserted(ctx, clock, records, tally);
   }
 

@@ -313,20 +313,6 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect((await call(`${base}/get`, { records: [{ _id: 'n1' }] }, c)).body.answer_records[0]!._dominant_colors).toBeDefined();
   });
 
-  it('parallel inserts with extras are charged each in one debit: as many stored as the account pays for (h92: PostgreSQL refused them all)', async () => {
-    const { account, token } = await h.newAccount(10);
-    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'parallel' })).id, account, token };
-    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
-    // each costs 2: the call and its colours
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call(`${base}/insert`, { records: [{ _id: `p${i}`, _base64: watch, product_id: `P${i}`, extract_colors: true }] }, c)));
-    const stored = answers.filter((a) => a.http === 210).length;
-    expect(stored, JSON.stringify(answers.map((a) => [a.http, a.body.status?.code]))).toBe(5);
-    expect(answers.filter((a) => a.http === 402)).toHaveLength(3);
-    expect(await credits()).toBe(0);
-    // the refusal names what the call costs
-    expect(JSON.stringify(answers.find((a) => a.http === 402)!.body)).toMatch(/costs 2 credits/);
-  }, 120_000);
-
   it('a call that fails after charging inside it gives back those charges too, not only its own price (h92)', async () => {
     const { account, token } = await h.newAccount(100);
     const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'failing' })).id, account, token };

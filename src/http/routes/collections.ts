@@ -91,19 +91,10 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           return collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, types);
         };
         const extraPrices = { 'visual_search.extract_colors': config.prices['visual_search.extract_colors'] ?? 0, 'visual_search.extract_tags': config.prices['visual_search.extract_tags'] ?? 0 };
-        const ctx = (request: FastifyRequest) => ({ requestId: request.id, ...(request.principal ? { extras: { accountId: request.principal.account.id, prices: extraPrices, ...(request.prepaid !== undefined ? { prepaid: request.prepaid } : {}) } } : {}) });
-        // fashion and home-decor inserts pay their records' extras with the call's price, in one debit (h92)
-        const itemTypes = types.filter((t) => t === 'fashion' || t === 'homedecor');
-        const extraPrice = itemTypes.length && (extraPrices['visual_search.extract_colors'] > 0 || extraPrices['visual_search.extract_tags'] > 0)
-          ? (body: unknown) => {
-              const records = (body as { records?: unknown } | undefined)?.records;
-              if (!Array.isArray(records)) return 0;
-              return records.reduce((n: number, r: unknown) => n + (r && typeof r === 'object' ? ((r as Record<string, unknown>).extract_colors === true ? extraPrices['visual_search.extract_colors'] : 0) + ((r as Record<string, unknown>).extract_tags === true ? extraPrices['visual_search.extract_tags'] : 0) : 0), 0);
-            }
-          : undefined;
+        const ctx = (request: FastifyRequest) => ({ requestId: request.id, ...(request.principal ? { extras: { accountId: request.principal.account.id, prices: extraPrices } } : {}) });
         const post = (url: string, summary: string, body: ReturnType<typeof Type.Object>, handler: (request: FastifyRequest<{ Body: never }>) => Promise<unknown>, bodyLimit = config.limits.bodyBytes) =>
           app.post(url, {
-            config: { service, envelope, price: `visual_search.${url.slice(1)}`, ...((url === '/insert' || url === '/nearDupsInsert') && extraPrice ? { extraPrice } : {}) },
+            config: { service, envelope, price: `visual_search.${url.slice(1)}` },
             bodyLimit,
             schema: { tags, security, summary, ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
             handler: handler as never,
