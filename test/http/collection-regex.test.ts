@@ -74,7 +74,8 @@ describe.each(backends)('regex filters do not stop the server (%s)', (backend) =
   it.runIf(backend === 'postgres')('a pattern PostgreSQL would run for many seconds is cancelled at the filter time limit: a 400 naming the filter, other requests answered meanwhile', async () => {
     let state = 13;
     const rnd = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) >>> 16) & 1;
-    const c = await collectionOf(Array.from({ length: 8 }, () => ({ t: Array.from({ length: 60_000 }, () => (rnd() ? 'a' : 'b')).join('') })));
+    // 24 records: 8 ran through in 4.9 s on a faster machine (2026-12-01), under the 5-s limit, and answered 200
+    const c = await collectionOf(Array.from({ length: 24 }, () => ({ t: Array.from({ length: 60_000 }, () => (rnd() ? 'a' : 'b')).join('') })));
     expect((await find(c, { t: 'x' })).statusCode).toBe(200);
     const t0 = performance.now();
     const slow = find(c, { t: { $regex: `[ab]*a${'[ab]{255}'.repeat(18)}c` } });
