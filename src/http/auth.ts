@@ -56,6 +56,12 @@ export function registerAccessControl(app: FastifyInstance): void {
     }
     // the call's charges are held until it answers: a process stopped before then gives them back (the sweep)
     const hold = (request.creditHold ??= { id: randomUUID(), held: false });
+    if (request.routeOptions.config.chargedInService) {
+      request.serviceCharge = { accountId: id, price, priceKey };
+      // nothing taken yet: an error answer gives back whatever the service charged (its hold)
+      request.charged = { accountId: id, price: 0 };
+      return;
+    }
     await inFlight.run(() => accounts.charge(id, priceKey, price, hold));
     request.charged = { accountId: id, price };
   });

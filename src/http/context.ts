@@ -39,6 +39,8 @@ declare module 'fastify' {
     principal?: Principal;
     workspaceId?: string;
     charged?: { accountId: string; price: number };
+    /** The call's price, for the service to charge with what its records add (route config `chargedInService`). */
+    serviceCharge?: { accountId: string; price: number; priceKey: string };
     /** A charge the handler makes itself (route config `chargeInHandlerWithIdempotencyKey`). */
     deferredCharge?: { accountId: string; price: number; priceKey: string };
     /** Where this call's charges are held until it answers (src/util/credit-hold-scope.ts). */
@@ -54,6 +56,13 @@ declare module 'fastify' {
     storesNothing?: boolean;
     /** Key into the price table; charged after validation, refunded when the call fails. */
     price?: string;
+    /**
+     * The service charges `price` itself (`request.serviceCharge`), with what the records it takes add, in one debit
+     * once it knows them (a fashion insert's extract_colors / extract_tags): charged first and the extras after,
+     * parallel calls on PostgreSQL each took the price and all failed on their extras (h92); charged up front from the
+     * body, a retried batch paid for records already stored (h101).
+     */
+    chargedInService?: boolean;
     /**
      * With an `Idempotency-Key`, the handler charges (`request.deferredCharge`) in the transaction that
      * makes what is paid for, so a retry that replays is never charged, nor refused for credits another

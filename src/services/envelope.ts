@@ -19,7 +19,7 @@ export interface SearchContext {
    * Who pays for what a call adds per record (fashion's `extract_colors` and `extract_tags`,
    * "additionally billed"), and at what price each.
    */
-  extras?: { accountId: string; prices: Record<string, number> };
+  extras?: { accountId: string; prices: Record<string, number>; /** The call's price, for the service to charge with its records' extras in one debit. */ call?: { price: number; priceKey: string } };
 }
 
 export function status(ctx: SearchContext, code: number, text: string): Required<EnvelopeStatus> {

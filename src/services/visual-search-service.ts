@@ -371,14 +371,22 @@ export class VisualSearchService {
    * billed"), before any work, so a short account is refused (402) before images are fetched;
    * records that are then not stored are refunded.
    */
+  /**
+   * The extras of `records` (the records the call takes) charged, with the call's own price in the same debit where
+   * the route left it to the service (`ctx.extras.call`: one debit, so parallel calls cannot each take the price and
+   * then all fail on their extras, h92); `refund` gives back the extras of records not stored.
+   */
   private async chargeExtras(ctx: SearchContext, c: CollectionRecord, records: InputRecord[]): Promise<{ refund(records: InputRecord[]): Promise<void> }> {
     const e = ctx.extras;
     const none = { refund: async () => {} };
-    if (!e || !this.accounts || (c.type !== 'fashion' && c.type !== 'homedecor')) return none;
-    const priceOf = (r: InputRecord) => (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0);
-    const total = records.reduce((n, r) => n + priceOf(r), 0);
-    if (total <= 0) return none;
-    await this.accounts.charge(e.accountId, 'visual_search.extract_colors/extract_tags', total);
+    if (!e || !this.accounts) return none;
+    const items = c.type === 'fashion' || c.type === 'homedecor';
+    const priceOf = (r: InputRecord) => (!items ? 0 : (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0));
+    const extras = records.reduce((n, r) => n + priceOf(r), 0);
+    const call = e.call?.price ?? 0;
+    if (extras + call <= 0) return none;
+    const key = e.call ? (extras > 0 ? `${e.call.priceKey} with its extract_colors/extract_tags` : e.call.priceKey) : 'visual_search.extract_colors/extract_tags';
+    await this.accounts.charge(e.accountId, key, call + extras);
     return { refund: async (back) => this.accounts!.refund(e.accountId, back.reduce((n, r) => n + priceOf(r), 0)) };
   }
 

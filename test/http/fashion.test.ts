@@ -313,6 +313,25 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect((await call(`${base}/get`, { records: [{ _id: 'n1' }] }, c)).body.answer_records[0]!._dominant_colors).toBeDefined();
   });
 
+  it('an insert charges its price with the extras of the records it takes, in one debit: parallel inserts store as many as the account pays for, a retried batch pays for its new records only (h92, h101)', async () => {
+    const { account, token } = await h.newAccount(10);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'parallel' })).id, account, token };
+    const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;
+    // each costs 2: the call and its colours
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => call(`${base}/insert`, { records: [{ _id: `p${i}`, _base64: watch, product_id: `P${i}`, extract_colors: true }] }, c)));
+    expect(answers.filter((a) => a.http === 210)).toHaveLength(5);
+    expect(answers.filter((a) => a.http === 402)).toHaveLength(3);
+    expect(await credits()).toBe(0);
+    // the refusal names what the call costs
+    expect(JSON.stringify(answers.find((a) => a.http === 402)!.body)).toMatch(/visual_search\.insert with its extract_colors\/extract_tags costs 2 credits/);
+    // the whole batch sent again with one new record: only the call and the new record's extras are charged
+    await h.app.loupe.accounts.addCredits(account, 3);
+    const stored = answers.map((a, i) => [a.http, i] as const).filter(([s]) => s === 210).map(([, i]) => `p${i}`);
+    const again = await call(`${base}/insert`, { records: [...stored.map((id) => ({ _id: id, _base64: watch, product_id: 'X', extract_colors: true, extract_tags: true })), { _id: 'new', _base64: watch, product_id: 'N', extract_colors: true }] }, c);
+    expect(again.http).toBe(211);
+    expect(await credits()).toBe(1);
+  }, 120_000);
+
   it('a call that fails after charging inside it gives back those charges too, not only its own price (h92)', async () => {
     const { account, token } = await h.newAccount(100);
     const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'failing' })).id, account, token };

@@ -91,10 +91,12 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           return collections.forRequest(typeof header === 'string' ? header.trim() : undefined, request.principal!.account.id, types);
         };
         const extraPrices = { 'visual_search.extract_colors': config.prices['visual_search.extract_colors'] ?? 0, 'visual_search.extract_tags': config.prices['visual_search.extract_tags'] ?? 0 };
-        const ctx = (request: FastifyRequest) => ({ requestId: request.id, ...(request.principal ? { extras: { accountId: request.principal.account.id, prices: extraPrices } } : {}) });
+        const ctx = (request: FastifyRequest) => ({ requestId: request.id, ...(request.principal ? { extras: { accountId: request.principal.account.id, prices: extraPrices, ...(request.serviceCharge ? { call: { price: request.serviceCharge.price, priceKey: request.serviceCharge.priceKey } } : {}) } } : {}) });
+        // fashion and home-decor inserts charge their price with the extras of the records they take, in one debit (h92)
+        const items = types.every((t) => t === 'fashion' || t === 'homedecor');
         const post = (url: string, summary: string, body: ReturnType<typeof Type.Object>, handler: (request: FastifyRequest<{ Body: never }>) => Promise<unknown>, bodyLimit = config.limits.bodyBytes) =>
           app.post(url, {
-            config: { service, envelope, price: `visual_search.${url.slice(1)}` },
+            config: { service, envelope, price: `visual_search.${url.slice(1)}`, ...(items && (url === '/insert' || url === '/nearDupsInsert') ? { chargedInService: true } : {}) },
             bodyLimit,
             schema: { tags, security, summary, ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
             handler: handler as never,
