@@ -94,6 +94,12 @@ await app.listen({ port: config.port, host: config.host }).catch(async (err: unk
   return cannotStart(err);
 });
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');
+// what a stop without a clean shutdown (kill -9, a power cut) left, said once, so the on-call person knows what the
+// sweeps and workers are about to do (h96: a restart said only "job taken up again")
+{
+  const left = await app.loupe.leftOverWork().catch(() => undefined);
+  if (left && Object.values(left).some((n) => n > 0)) app.log.warn(left, 'found after a stop: charges of calls never answered (given back within the hour), jobs to take up again, files to remove');
+}
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');

@@ -17,6 +17,8 @@ import type { RecognitionService } from '../services/recognition/recognition-ser
 /** What routes may reach: configuration and services, never a store or a file. */
 export interface AppContext {
   config: Config;
+  /** What a process stopped without a clean shutdown left (said at a start). */
+  leftOverWork: () => Promise<Record<string, number>>;
   accounts: AccountService;
   collections: CollectionService;
   visualSearch: VisualSearchService;

@@ -21,7 +21,7 @@ import { filterFailuresAre400, VisualSearchService } from './visual-search-servi
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
 import { auditMedia, type MediaAuditReport } from './media-audit.ts';
-import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
+import { leftOverWork, mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -64,6 +64,7 @@ export interface Services {
   media: MediaService;
   mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
   deleteRequest: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
+  leftOverWork: () => Promise<{ held_charges: number; held_credits: number; jobs_to_take_up: number; files_to_remove: number }>;
   vision: VisionService;
   rateLimiter: RateLimiter;
   requests: RequestService;
@@ -215,6 +216,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
       await new MediaDeletionStore(store.db).removed(removed);
       return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length, refunded: gone.refunded };
     },
+    leftOverWork: () => leftOverWork(store),
     /** `loupe media check`: every file the database names, looked at (services/media-audit.ts). */
     mediaAudit: async (options: { decode?: boolean } = {}) => auditMedia(mediaReferences(store), mediaStore, { ...options, pendingDeletion: await mediaPendingDeletion(store) }),
     vision,
