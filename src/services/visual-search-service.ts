@@ -383,7 +383,9 @@ export class VisualSearchService {
     const items = c.type === 'fashion' || c.type === 'homedecor';
     const priceOf = (r: InputRecord) => (!items ? 0 : (r.extract_colors === true ? (e.prices['visual_search.extract_colors'] ?? 0) : 0) + (r.extract_tags === true ? (e.prices['visual_search.extract_tags'] ?? 0) : 0));
     const extras = records.reduce((n, r) => n + priceOf(r), 0);
-    const call = e.call?.price ?? 0;
+    // nothing to take (every record refused, repeated or stored): the answer is its 4xx, free, whatever the balance
+    // (a retried batch at a balance of 0 was 402 rather than 411, h102)
+    const call = records.length ? (e.call?.price ?? 0) : 0;
     if (extras + call <= 0) return none;
     const key = e.call ? (extras > 0 ? `${e.call.priceKey} with its extract_colors/extract_tags` : e.call.priceKey) : 'visual_search.extract_colors/extract_tags';
     await this.accounts.charge(e.accountId, key, call + extras);

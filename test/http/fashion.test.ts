@@ -330,6 +330,10 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     const again = await call(`${base}/insert`, { records: [...stored.map((id) => ({ _id: id, _base64: watch, product_id: 'X', extract_colors: true, extract_tags: true })), { _id: 'new', _base64: watch, product_id: 'N', extract_colors: true }] }, c);
     expect(again.http).toBe(211);
     expect(await credits()).toBe(1);
+    // every record stored already, at a balance of 0: the batch's 411, not a 402 (h102)
+    await h.app.loupe.accounts.charge(account, 'test', 1);
+    expect(await credits()).toBe(0);
+    expect((await call(`${base}/insert`, { records: [{ _id: 'new', _base64: watch, product_id: 'N', extract_colors: true }] }, c)).http).toBe(411);
   }, 120_000);
 
   it('a call that fails after charging inside it gives back those charges too, not only its own price (h92)', async () => {
