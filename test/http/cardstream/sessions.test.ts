@@ -303,6 +303,13 @@ describe.each(backends)('card sessions (%s)', (backend) => {
       const res = (await h.request('GET', cs(`session/?workspace=${ws3}&search=${encodeURIComponent(term!)}`))).json();
       expect(res.results.map((r: { name: string }) => r.name), term).toEqual([found]);
     }
+    // Hebrew points, Arabic vowels and tatweel, soft hyphens and zero-width characters are not the word (h94)
+    const ws4 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'marks')).workspace;
+    for (const name of ['שָׁלוֹם חֲבֵרִים', 'Glu\u00adrak', 'Bisa\u200bsam', 'بوكـــيمون', 'بِطَاقَاتُ']) expect((await h.request('POST', cs(`session/?workspace=${ws4}`), { body: { name } })).statusCode).toBe(201);
+    for (const [term, found] of [['שלום', 'שָׁלוֹם חֲבֵרִים'], ['Glurak', 'Glu\u00adrak'], ['bisasam', 'Bisa\u200bsam'], ['بوكيمون', 'بوكـــيمون'], ['بطاقات', 'بِطَاقَاتُ']]) {
+      const res = (await h.request('GET', cs(`session/?workspace=${ws4}&search=${encodeURIComponent(term!)}`))).json();
+      expect(res.results.map((r: { name: string }) => r.name), term).toEqual([found]);
+    }
 
     const beyond = await h.request('GET', cs(`session/?${q}&page=9`));
     expect(beyond.statusCode).toBe(200);
