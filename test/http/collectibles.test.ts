@@ -70,6 +70,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
     expect(res.statusCode).toBe(503);
     expect(JSON.stringify(res.json())).toMatch(/loupe catalog import/);
+    // as every 503 says when to come back (h91)
+    expect(res.headers['retry-after']).toBe('3600');
   });
 
   it('identifies the card of a real photo by its collector line, with the spec record shape', async () => {

@@ -256,7 +256,9 @@ export class RecognitionService {
       if (misplaced) throw new ServiceError(400, 'invalid_request', `records[${i}].${misplaced}: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record. Send it beside "records".`);
     }
     const catalogs = await this.tcgCatalogs(family);
-    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog);
+    // a state an operator ends by importing a catalog: said to retry in an hour, as every 503 says when (the document
+    // promised Retry-After on it, and retry middleware that reads none tried again at once, h91)
+    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog, undefined, { 'retry-after': '3600' });
     const slabOption = slabOptionOf(options);
     // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
     const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}) });
