@@ -10,7 +10,7 @@ import addFormats from 'ajv-formats';
 import { defaultFetchLimits, type Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
-import { registerClosingAnswer, registerErrorHandling } from './http/errors.ts';
+import { registerClosingAnswer, registerErrorHandling, unsupportedMediaType } from './http/errors.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { collectionAnswerFields, oas30Keywords, operationIds, requiredCollectionHeader, serverErrors, typedRecordFields, workspaceParameter } from './http/openapi-compat.ts';
@@ -246,7 +246,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   // Any other content type is refused, except an empty body ("no body"), whatever it is labelled.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined);
-    done(new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".'), undefined);
+    done(unsupportedMediaType(), undefined);
   });
   registerCors(app, config.corsOrigins);
   app.addHook('onRequest', async (request) => {

@@ -60,8 +60,11 @@ function firstOfEach(errors: FieldError[]): FieldError[] {
 }
 const MAX_FIELD_ERRORS = 100;
 
+/** A body that is not JSON, refused wherever it is told (the parser, a body announced with Expect: 100-continue). */
+export const unsupportedMediaType = () => new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".');
+
 const clientErrors: Record<string, { status: number; code: string; detail: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: 'Unsupported content type; send JSON with "Content-Type: application/json".' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type', detail: unsupportedMediaType().message },
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large', detail: 'The request body is too large.' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request', detail: 'The Content-Length header does not match the body.' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'invalid_json', detail: 'The body is empty.' },

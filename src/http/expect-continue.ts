@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ServiceError } from '../services/errors.ts';
+import { unsupportedMediaType } from './errors.ts';
 
 const continueAsked = (request: FastifyRequest) => /(^|,)\s*100-continue\s*(,|$)/i.test(String(request.headers.expect ?? '')) && request.raw.httpVersion === '1.1';
 
@@ -21,7 +21,7 @@ export function registerExpectContinue(app: FastifyInstance): void {
     // a body that is not JSON is refused whatever it holds (app.ts): said before it is asked for (h98)
     const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // (a chunked body may be empty, which any label may carry: asked for, as without Expect, h99)
-    if (Number.isFinite(length) && length > 0 && type !== 'application/json') throw new ServiceError(415, 'unsupported_media_type', 'Unsupported content type; send JSON with "Content-Type: application/json".');
+    if (Number.isFinite(length) && length > 0 && type !== 'application/json') throw unsupportedMediaType();
     reply.raw.writeContinue();
     continued.add(request);
     return payload;

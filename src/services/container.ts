@@ -21,7 +21,8 @@ import { filterFailuresAre400, VisualSearchService } from './visual-search-servi
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
 import { auditMedia, type MediaAuditReport } from './media-audit.ts';
-import { leftOverWork, mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
+import { leftOverWork } from '../store/left-over-work.ts';
+import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';

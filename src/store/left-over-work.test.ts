@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
 import { AccountStore } from './account-store.ts';
-import { leftOverWork } from './media-references.ts';
+import { leftOverWork } from './left-over-work.ts';
 import { RequestStore } from './request-store.ts';
 
 describe.each(backends)('what a stopped process left, said at a start (%s, h96)', (backend) => {

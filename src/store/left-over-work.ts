@@ -1,0 +1,14 @@
+import { sql } from 'kysely';
+import type { Store } from './database.ts';
+
+/**
+ * What a process stopped without a clean shutdown left for the sweeps and workers (said once at a start, h96): calls'
+ * charges still held, jobs whose lease ran out while they ran, files named for removal that are due.
+ */
+export async function leftOverWork(store: Store, now = Date.now()): Promise<{ held_charges: number; held_credits: number; jobs_to_take_up: number; files_to_remove: number }> {
+  // on PostgreSQL other nodes' calls under way hold charges too: only those past their time are a stopped process's
+  const holds = (await sql<{ n: number | string; credits: number | string | null }>`SELECT count(*) AS n, sum(amount) AS credits FROM credit_holds ${store.dialect === 'postgres' ? sql`WHERE due <= ${now}` : sql``}`.execute(store.db)).rows[0]!;
+  const jobs = (await sql<{ n: number | string }>`SELECT count(*) AS n FROM async_requests WHERE status = 'PROCESSING' AND (lease_until IS NULL OR lease_until < ${now})`.execute(store.db)).rows[0]!;
+  const files = (await sql<{ n: number | string }>`SELECT count(*) AS n FROM media_deletions WHERE due <= ${now}`.execute(store.db)).rows[0]!;
+  return { held_charges: Number(holds.n), held_credits: Number(holds.credits ?? 0), jobs_to_take_up: Number(jobs.n), files_to_remove: Number(files.n) };
+}
