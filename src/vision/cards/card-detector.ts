@@ -8,7 +8,7 @@ import { CARD_HOLDER_FILE, CardHolderClassifier } from './card-holder.ts';
 import { fitCardEdges } from './card-edge-fit.ts';
 import { aspectError, CARD_ASPECT, loadCv, locateCard } from './card-geometry.ts';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
-import { cropRgb, turnRgbClockwise } from '../engine/rgb-crop.ts';
+import { cropRgb, fromTurnedClockwise, turnRgbClockwise } from '../engine/rgb-crop.ts';
 import { clockwiseFromTopLeft, convexOverlapShare, polygonArea, sideLengths, type Point, type Quad } from '../geometry/plane-geometry.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
@@ -196,8 +196,7 @@ export class CardDetector {
     // the largest card of most photos and would pay the pass on every photo with none (rule s39 (a)).
     if (cards.length || method !== 'refine' || options.secondLook === false || options.fewTiles === 'when-none' || options.turned === false) return cards;
     const turned = await this.detectUpright(turnRgbClockwise(img), method, { ...options, fewTiles: false });
-    // the turned image's pixel (x', y') is this one's (y', height − 1 − x')
-    const back = (p: Point): Point => [p[1], img.height - 1 - p[0]];
+    const back = (p: Point): Point => fromTurnedClockwise(p, img.height);
     return turned
       .filter((c) => (c.verified ?? 0) >= this.strict)
       .map((c) => {

@@ -22,3 +22,11 @@ export function turnRgbClockwise(img: RgbPixels): RgbPixels {
   }
   return { data, width: h, height: w };
 }
+
+/**
+ * Where a point of the image {@link turnRgbClockwise} made lies in the image it was made from (`height`:
+ * that image's height). Pixel centres map to pixel centres, so outlines found on the turned image come back.
+ */
+export function fromTurnedClockwise(p: readonly [number, number], height: number): [number, number] {
+  return [p[1], height - 1 - p[0]];
+}
