@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { BlockedWork } from './blocked-work.ts';
 import { RepeatedFailureLog } from './repeated-failure-log.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
@@ -52,11 +53,11 @@ export class JobRunner extends EventEmitter {
     super();
     this.log = options.log ?? (() => {});
     this.claims = new RepeatedFailureLog(this.log, 'claiming jobs');
+    this.gate = new BlockedWork(deps.claimBlocked, this.log, 'no job is taken');
   }
 
   private readonly claims: RepeatedFailureLog;
-  /** The reason claims stopped, logged once. */
-  private blockedBy: string | undefined;
+  private readonly gate: BlockedWork;
 
   start(): void {
     if (this.running) return;
@@ -94,9 +95,7 @@ export class JobRunner extends EventEmitter {
     while (this.running) {
       const free = this.options.concurrency - this.active.size;
       const claimed: Claim[] = [];
-      const blocked = free > 0 ? await this.deps.claimBlocked?.().catch(() => undefined) : undefined;
-      if (blocked && blocked !== this.blockedBy) this.log('error', `no job is taken: ${blocked}`);
-      this.blockedBy = blocked;
+      const blocked = free > 0 ? await this.gate.reason() : undefined;
       if (free > 0 && !blocked) {
         try {
           // one at a time, so a long job claimed keeps the next claim from taking another (job-handler.ts `long`)

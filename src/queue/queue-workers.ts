@@ -1,3 +1,4 @@
+import { BlockedWork } from './blocked-work.ts';
 import type { QueueOptions, WebhookSettings } from '../config/config.ts';
 import type { AddressPolicy } from '../media/address-policy.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
@@ -20,7 +21,7 @@ export class QueueWorkers {
   private sweeper: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> = Promise.resolve();
   private started = false;
-  private sweepBlockedBy: string | undefined;
+  private readonly sweepGate: BlockedWork;
 
   constructor(
     private readonly deps: {
@@ -46,6 +47,7 @@ export class QueueWorkers {
     const log = options.log ?? (() => {});
     const q = options.queue;
     this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, log });
+    this.sweepGate = new BlockedWork(deps.claimBlocked, options.log, 'nothing is swept');
     this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), ...(deps.claimBlocked ? { claimBlocked: deps.claimBlocked } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
   }
 
@@ -72,13 +74,7 @@ export class QueueWorkers {
     const run = this.sweeping.then(async () => {
       try {
         // a newer release's rows and files are its own to sweep, by its rules
-        const blocked = await this.deps.claimBlocked?.().catch(() => undefined);
-        if (blocked) {
-          if (blocked !== this.sweepBlockedBy) this.options.log?.('error', `nothing is swept: ${blocked}`);
-          this.sweepBlockedBy = blocked;
-          return 0;
-        }
-        this.sweepBlockedBy = undefined;
+        if (await this.sweepGate.reason()) return 0;
         const { deleted, media, refunded } = await this.deps.requests.sweep(now);
         await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media);

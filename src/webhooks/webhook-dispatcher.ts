@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { BlockedWork } from '../queue/blocked-work.ts';
 import { RepeatedFailureLog } from '../queue/repeated-failure-log.ts';
 import https from 'node:https';
 import net from 'node:net';
@@ -57,10 +58,11 @@ export class WebhookDispatcher {
     private readonly options: WebhookOptions,
   ) {
     this.claims = new RepeatedFailureLog(deps.log, 'claiming webhooks');
+    this.gate = new BlockedWork(deps.claimBlocked, deps.log, 'no webhook is delivered');
   }
 
   private readonly claims: RepeatedFailureLog;
-  private blockedBy: string | undefined;
+  private readonly gate: BlockedWork;
 
   start(): void {
     if (this.running) return;
@@ -86,9 +88,7 @@ export class WebhookDispatcher {
     while (this.running) {
       const free = this.options.concurrency - this.active;
       let due: AsyncRequestRow[] = [];
-      const blocked = free > 0 ? await this.deps.claimBlocked?.().catch(() => undefined) : undefined;
-      if (blocked && blocked !== this.blockedBy) this.deps.log?.('error', `no webhook is delivered: ${blocked}`);
-      this.blockedBy = blocked;
+      const blocked = free > 0 ? await this.gate.reason() : undefined;
       if (free > 0 && !blocked) {
         try {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.

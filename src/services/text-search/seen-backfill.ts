@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { BlockedWork } from '../../queue/blocked-work.ts';
 import type { QueueLog } from '../../queue/queue-workers.ts';
 import type { CollectionStore } from '../../store/collection-store.ts';
 import type { TextRow } from '../../store/collection-text-store.ts';
@@ -47,19 +48,20 @@ export class SeenBackfill {
     private readonly store: CollectionStore,
     private readonly vision: VisionService,
     private readonly seen: readonly SeenPart[],
-    private readonly log: QueueLog = () => {},
+    log: QueueLog = () => {},
     /** Why the pass must stop now (a newer release upgraded the database: its rows are that release's to write), else undefined. */
-    private readonly blocked: () => Promise<string | undefined> = async () => undefined,
-  ) {}
+    blocked?: () => Promise<string | undefined>,
+  ) {
+    this.log = log;
+    this.gate = new BlockedWork(blocked, log, 'text search backfill stopped');
+  }
+
+  private readonly log: QueueLog;
+  private readonly gate: BlockedWork;
 
   /** Stops the pass, saying why once, when the database belongs to a newer release. */
   private async halted(): Promise<boolean> {
-    if (this.stopped) return true;
-    const why = await this.blocked().catch(() => undefined);
-    if (why) {
-      this.log('error', `text search backfill stopped: ${why}`);
-      this.stopped = true;
-    }
+    if (!this.stopped && (await this.gate.reason())) this.stopped = true;
     return this.stopped;
   }
 
