@@ -11,7 +11,7 @@ import { assertWritable, NotWritable, openStore, type Store } from '../store/dat
 import { SchemaWatch } from '../store/migrate.ts';
 import { AccountErasure } from './account-erasure.ts';
 import { AccountService } from './account-service.ts';
-import { isUuid, ServiceError } from './errors.ts';
+import { ServiceError } from './errors.ts';
 import { CollectionService } from './collection-service.ts';
 import { CollectionStore } from '../store/collection-store.ts';
 import { PgCollectionQueries } from '../index/pg-collection-queries.ts';
@@ -20,9 +20,9 @@ import { ProductRule } from './fashion/product-rule.ts';
 import { filterFailuresAre400, VisualSearchService } from './visual-search-service.ts';
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
-import { auditMedia, type MediaAuditReport } from './media-audit.ts';
+import type { MediaAuditReport } from './media-audit.ts';
 import { leftOverWork } from '../store/left-over-work.ts';
-import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
+import { MediaHousekeeping } from './media-housekeeping.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
 import { MediaService } from './media-service.ts';
@@ -152,16 +152,18 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const results = new ResultLinks(links, registry, config.publicUrl);
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
+  const mediaDeletions = new MediaDeletionStore(store.db);
   const schema = new SchemaWatch(store);
   const outdatedRelease = async () => {
     const newer = await schema.outdated();
     return newer.length ? SchemaWatch.message(newer) : undefined;
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions: new MediaDeletionStore(store.db), creditHolds: accountStore, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
-  const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions: new MediaDeletionStore(store.db) });
+  const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions });
+  const housekeeping = new MediaHousekeeping({ store, requests: requestStore, media: mediaStore, deletions: mediaDeletions });
   const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
@@ -206,20 +208,9 @@ export async function openServices(config: Config, options: { longRunning?: bool
     cardSessions,
     imageMatching,
     media: new MediaService(mediaStore, links),
-    /**
-     * `loupe request delete`: one asynchronous request with its inputs and results before its retention ends (a
-     * customer's request to remove one photo, h100); one not done is refunded.
-     */
-    deleteRequest: async (id: string) => {
-      const gone = isUuid(id) ? await requestStore.deleteOne(id.toLowerCase()) : { deleted: 0, media: [], refunded: 0 };
-      if (!gone.deleted) throw new ServiceError(404, 'not_found', `Request ${id} not found.`);
-      const removed = await mediaStore.remove(gone.media);
-      await new MediaDeletionStore(store.db).removed(removed);
-      return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length, refunded: gone.refunded };
-    },
+    deleteRequest: (id: string) => housekeeping.deleteRequest(id),
     leftOverWork: () => leftOverWork(store),
-    /** `loupe media check`: every file the database names, looked at (services/media-audit.ts). */
-    mediaAudit: async (options: { decode?: boolean } = {}) => auditMedia(mediaReferences(store), mediaStore, { ...options, pendingDeletion: await mediaPendingDeletion(store) }),
+    mediaAudit: (options?: { decode?: boolean }) => housekeeping.audit(options),
     vision,
     rateLimiter: new RateLimiter(config.rateLimit.perSecond, config.rateLimit.burst),
     requests,

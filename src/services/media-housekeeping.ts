@@ -1,0 +1,31 @@
+import type { MediaStore } from '../media/media-store.ts';
+import type { Store } from '../store/database.ts';
+import type { MediaDeletionStore } from '../store/media-deletions.ts';
+import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
+import type { RequestStore } from '../store/request-store.ts';
+import { isUuid, ServiceError } from './errors.ts';
+import { auditMedia, type MediaAuditReport } from './media-audit.ts';
+
+/** The admin CLI's work on stored files: one request removed with its files, and every file the database names checked. */
+export class MediaHousekeeping {
+  constructor(
+    private readonly deps: { store: Store; requests: RequestStore; media: MediaStore; deletions: MediaDeletionStore },
+  ) {}
+
+  /**
+   * `loupe request delete`: one asynchronous request with its inputs and results before its retention ends (a
+   * customer's request to remove one photo, h100); one not done is refunded.
+   */
+  async deleteRequest(id: string): Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }> {
+    const gone = isUuid(id) ? await this.deps.requests.deleteOne(id.toLowerCase()) : { deleted: 0, media: [], refunded: 0 };
+    if (!gone.deleted) throw new ServiceError(404, 'not_found', `Request ${id} not found.`);
+    const removed = await this.deps.media.remove(gone.media);
+    await this.deps.deletions.removed(removed);
+    return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length, refunded: gone.refunded };
+  }
+
+  /** `loupe media check`: every file the database names, looked at (media-audit.ts). */
+  async audit(options: { decode?: boolean } = {}): Promise<MediaAuditReport> {
+    return auditMedia(mediaReferences(this.deps.store), this.deps.media, { ...options, pendingDeletion: await mediaPendingDeletion(this.deps.store) });
+  }
+}
