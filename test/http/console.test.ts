@@ -572,4 +572,37 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       }
     }
   });
+
+  it("shows a small phone a session's cards and the sheet's Save on the first screen, sessions as rows that fit, and taps of 40 px (h97)", async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    const smallTaps = () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll('header button, header a[href], main button, main a[href], main summary, main input[type="checkbox"]')]
+          .filter((el) => (el as HTMLElement).offsetParent !== null || getComputedStyle(el).position === 'fixed')
+          // a checkbox is tapped through its label
+          .map((el) => [el, (el.matches('input') ? el.closest('label') : null) ?? el] as const)
+          .filter(([, target]) => target.getBoundingClientRect().height < 40)
+          .map(([el]) => el.outerHTML.slice(0, 70)),
+      );
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e2"]').waitFor();
+    // the first card's picture whole on the first screen (its top was at y = 718 of 740: title, buttons and tiles above it)
+    const first = await page.locator('[data-event-id]').first().boundingBox();
+    expect(first!.y + 200).toBeLessThanOrEqual(740);
+    expect(await smallTaps()).toEqual([]);
+    await page.locator('[data-event-id="e2"]').click();
+    await page.getByRole('form', { name: 'Correct this card' }).waitFor();
+    // Save on the sheet's first screen (it was 900 px down, under the picture and every field)
+    const save = await page.getByRole('button', { name: 'Save correction' }).boundingBox();
+    expect(save!.y + save!.height).toBeLessThanOrEqual(740);
+    expect(await smallTaps()).toEqual([]);
+    await page.getByRole('button', { name: 'Hide the card' }).click();
+    await page.goto(`${base}/console#/sessions`);
+    await page.locator('main table').waitFor();
+    // every column of the list within the screen: no sideways scrolling to a session's cards and total
+    expect(await page.evaluate(() => [...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth))).toEqual([0]);
+    expect(await page.locator('main table tbody tr').first().getByText(/\$|not priced/).count()).toBeGreaterThan(0);
+    expect(await smallTaps()).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
 });

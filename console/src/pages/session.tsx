@@ -328,6 +328,23 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   };
 
   if (!session) return loading ? <p class="loading">Loading session…</p> : <ErrorBox error={error} />;
+  const actions = (
+    <div class="actions">
+      {!renaming ? (
+        <button data-rename onClick={() => setRenaming(true)}>
+          Rename
+        </button>
+      ) : null}
+      {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
+      <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
+        Export CSV
+      </button>
+      <button onClick={() => refresh(true)}>Refresh</button>
+      <button class="danger" onClick={remove}>
+        Delete
+      </button>
+    </div>
+  );
   return (
     <section aria-labelledby="session-title" class={`session${selectedRow ? ' with-drawer' : ''}`}>
       <div class="page-head">
@@ -361,21 +378,15 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             <span class={`badge ${session.status}`}>{session.status}</span>
           </div>
         )}
-        <div class="actions">
-          {!renaming ? (
-            <button data-rename onClick={() => setRenaming(true)}>
-              Rename
-            </button>
-          ) : null}
-          {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
-          <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
-            Export CSV
-          </button>
-          <button onClick={() => refresh(true)}>Refresh</button>
-          <button class="danger" onClick={remove}>
-            Delete
-          </button>
-        </div>
+        {/* on a phone the session's actions fold behind one button, so its cards start on the first screen (h97: at y = 718 of 740) */}
+        {narrow ? (
+          <details class="more">
+            <summary>Session actions</summary>
+            {actions}
+          </details>
+        ) : (
+          actions
+        )}
       </div>
       <div class="stats" aria-label="Summary">
         <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />

@@ -134,7 +134,8 @@ export function SessionsPage({ shell }: { shell: Shell }) {
       {data ? (
         <>
           <div class="table-wrap">
-            <table class="list">
+            {/* on a phone each session is a block of its fields, labelled, not a row scrolled sideways for its total (h97) */}
+            <table class="list stacked">
               <caption class="sr-only">Sessions, newest first</caption>
               <HeadRow columns={['Name', 'Game', 'Status', 'Started', 'Cards', 'Total']} num={['Cards', 'Total']} />
               <tbody>
@@ -143,13 +144,17 @@ export function SessionsPage({ shell }: { shell: Shell }) {
                     <td>
                       <a href={`#/sessions/${s.id}`}>{s.name || s.id}</a>
                     </td>
-                    <td>{s.game || 'Mixed'}</td>
-                    <td>
+                    <td data-label="Game">{s.game || 'Mixed'}</td>
+                    <td data-label="Status">
                       <span class={`badge ${s.status}`}>{s.status}</span>
                     </td>
-                    <td>{when(s.started)}</td>
-                    <td class="num">{s.identification_count}</td>
-                    <td class="num">{money(s.total_price)}</td>
+                    <td data-label="Started">{when(s.started)}</td>
+                    <td class="num" data-label="Cards">
+                      {s.identification_count}
+                    </td>
+                    <td class="num" data-label="Total">
+                      {money(s.total_price)}
+                    </td>
                   </tr>
                 ))}
               </tbody>
