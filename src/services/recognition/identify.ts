@@ -520,17 +520,33 @@ export async function identify(given: CardClues, source: CandidateSource, limit 
  */
 export const NAME_LEVEL = { likeness: 0.9, minScore: 3.6 };
 
+/** How a family's catalog rows single out a best match ({@link printingMatch}, {@link bestMatch}). */
+export interface MatchRule {
+  /**
+   * Whether a name read surely, its printings tied, names the newest of them. A trading card's name is one card in
+   * many printings; a comic's series or a player's name is many issues or cards, each its own price (h103: a
+   * `SPIDER-MAN #999` cover was named Spider-Man (1990) #15, a Daredevil one the 2022 #1 with its $255 prices).
+   */
+  nameLevel: boolean;
+  /** Whether the best match's name must be read (a player has many cards of one number and set line: h103's `JOHN FAKEPLAYER #77` was named Josh Naylor #77). */
+  nameMustAgree: boolean;
+  /** Whether rows of one name, set and number are one printing in several rarities (Yu-Gi-Oh!); a comic's variant cover is its own item. */
+  rarityRows: boolean;
+}
+export const TRADING_CARDS: MatchRule = { nameLevel: true, nameMustAgree: false, rarityRows: true };
+
 /**
  * The printing-level best match: it scores enough, leads the next candidate, and no collector
  * number read names another card (an alternate art of the name in its set shares the set code,
  * year and often the illustrator, which outweighed the number before); otherwise null.
  */
-export function printingMatch(ranked: readonly Identified[]): Identified | null {
+export function printingMatch(ranked: readonly Identified[], rule: MatchRule = TRADING_CARDS): Identified | null {
   const [a] = ranked;
   if (!a || a.score < MIN_SCORE || a.evidence.number === 'differs') return null;
+  if (rule.nameMustAgree && a.evidence.name < NAME_MIN) return null;
   // the same printing in another rarity (a Yu-Gi-Oh! code printed as Ultra and as Secret Rare) is
   // one row each in the catalog: the card is that printing whichever its finish, the rows alternatives
-  const next = ranked.slice(1).find((r) => !samePrinting(a.card, r.card));
+  const next = ranked.slice(1).find((r) => !(rule.rarityRows && samePrinting(a.card, r.card)));
   if (next && a.score - next.score < MIN_LEAD) return null;
   return a;
 }
@@ -551,9 +567,9 @@ function samePrinting(a: CandidateCard, b: CandidateCard): boolean {
  * tell apart (promos last), whose distance then equals the next alternatives': the card is that
  * name, the printing one of those. Otherwise null.
  */
-export function bestMatch(ranked: readonly Identified[]): Identified | null {
-  const printing = printingMatch(ranked);
-  if (printing) return printing;
+export function bestMatch(ranked: readonly Identified[], rule: MatchRule = TRADING_CARDS): Identified | null {
+  const printing = printingMatch(ranked, rule);
+  if (printing || !rule.nameLevel) return printing;
   const a = ranked[0];
   if (!a || a.score < NAME_LEVEL.minScore || a.evidence.name < NAME_LEVEL.likeness) return null;
   // the same name gives the same name evidence, so only what tells printings apart is checked per candidate

@@ -11,7 +11,7 @@ import { coverDateYear, readCardText, readName, type CardTextClues, type CardTex
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identifyAcross, MIN_SCORE, NAME_LEVEL, type CardClues, type Identified } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified, type MatchRule } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, hasCjk, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -51,6 +51,8 @@ export interface Family {
   noCatalog: string;
   /** What the family's prints say beyond a card's: a comic's cover date. */
   clues?(clues: CardClues, lines: readonly CardTextLine[]): CardClues;
+  /** How its best match is singled out (docs/api-decisions.md `/sport_id`, `/comics_id`). */
+  rule: MatchRule;
 }
 
 export const TCG: Family = {
@@ -61,6 +63,7 @@ export const TCG: Family = {
   nameLines: 2,
   hashNumbers: false,
   hintTags: ['Side', 'Foil/Holo', 'Rotation'],
+  rule: TRADING_CARDS,
   match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
   noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).',
 };
@@ -75,6 +78,8 @@ export const SPORT: Family = {
   hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
   // document 3 §4: "Sport results add tags Autograph, Foil/Holo, Graded"; no model here sees a signature or foil
   alwaysTags: ['Autograph', 'Foil/Holo'],
+  // the player's name must agree: a set line and a number name some card of every checklist
+  rule: { nameLevel: false, nameMustAgree: true, rarityRows: false },
   match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
   noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
 };
@@ -87,6 +92,8 @@ export const COMICS: Family = {
   nameLines: 4,
   hashNumbers: true,
   hintTags: ['Side', 'Rotation'],
+  // the series' name and a number: an issue, its variants listed and none guessed
+  rule: { nameLevel: false, nameMustAgree: false, rarityRows: false },
   match: (_kind, catalog, card) => comicsMatch(catalog, card),
   // A cover numbers its issue `#323`; what reads as a fraction there is its date (`DEC 12/93`), which dates the issue instead.
   clues: (clues, lines) => ({ ...clues, numbers: clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), coverYear: coverDateYear(lines) }),
@@ -643,7 +650,7 @@ export class RecognitionService {
   /** One identified card as the record's object; `priceNotes` gets what price_stats left out, for the record's status. */
   private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = [], labelShown = false) {
     const bound_box = boxOf(card.quad, read.width, read.height);
-    const best = bestMatch(ranked) as Ranked | null;
+    const best = bestMatch(ranked, family.rule) as Ranked | null;
     // graded prices narrow to the label's company and grade only where the record shows them (a slab option asked and paid)
     const label = labelShown && card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
