@@ -95,3 +95,14 @@ describe('LOUPE_CARD_LOCATOR', () => {
     expect(classical.quad).toEqual(detector.quad);
   }, 60_000);
 });
+
+const binder = path.join(datasets, 'real_card_photos/shrey_pokemon_card_outliner/17307275182_jpeg.rf.9e8404db904ad95158ab79f92d26efc7.jpg');
+describe.skipIf(!fs.existsSync(binder))('a binder page photographed 3:4, its near row past the foot (train split, shared data)', () => {
+  it('is read as its cards, not as one card the whole photo (h108: the nine cards found were dropped for the frame)', async () => {
+    const bytes = fs.readFileSync(binder);
+    const r = await runCardTask({ kind: 'card', image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, maxPixels: 40e6, op: 'read', options: {} });
+    if ('refused' in r) throw new Error('refused');
+    expect(r.whole).toBeUndefined();
+    expect(r.cards!.length).toBeGreaterThanOrEqual(6);
+  }, 60_000);
+});

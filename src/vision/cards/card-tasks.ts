@@ -306,7 +306,7 @@ function uprightCard(c: DetectedCard): DetectedCard {
 
 /**
  * Every card's text, largest card first. An image that is itself card-shaped is read whole when no
- * card is found in it, or when the largest card found runs off it (a corner over 1 % of its short
+ * card is found in it, or when the one card found runs off it (a corner over 1 % of its short
  * side outside): clients send scans cropped to the card, where the card has no edge to find, and
  * an outline placed there runs past the frame.
  */
@@ -316,7 +316,8 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     const reach = 0.01 * Math.min(...sideLengths(q));
     return q.some(([x, y]) => x < -reach || y < -reach || x > pixels.width - 1 + reach || y > pixels.height - 1 + reach);
   };
-  const whole = given || ((!found.length || runsOff(found[0]!.quad)) && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
+  // only a lone card: a binder page photographed 3:4, its near row past the photo's foot, is its nine cards (h108)
+  const whole = given || ((!found.length || (found.length === 1 && runsOff(found[0]!.quad))) && aspectError(frame) <= MAX_GIVEN_SHAPE_ERROR);
   // A frame read whole that the client did not call a card: the verifier says whether it is one (a
   // scan cropped to its card) or a photo whose card, if any, was not found (a 3:4 phone photo).
   const frameCheck = whole && !given ? await (await cardDetector()).verifyOutline(pixels, frame) : { prob: 1, card: true };
