@@ -38,6 +38,13 @@ describe('priceStats (the TypeScript reference)', () => {
     expect(names(bgs)).toEqual(HAND_ENTRIES.filter((n) => !n.startsWith('graded')));
   });
 
+  it('rounds a figure on half a cent up, as the decimal reads and session totals round (h107: 1.00 and 1.01 gave a mean of 1.00)', () => {
+    const e = entry(priceStats([usd(day(0), 1), usd(day(1), 1.01)]), 'overall all');
+    expect(e).toMatchObject({ mean: 1.01, median: 1.01 });
+    // a median of 371.025 (371.02 and 371.03), which toFixed made 371.02
+    expect(entry(priceStats([usd(day(0), 371.02), usd(day(1), 371.03)]), 'overall all')).toMatchObject({ median: 371.03 });
+  });
+
   it('gives nothing, not zeros, for a card without a usable price', () => {
     expect(priceStats([])).toEqual([]);
     const tix = [{ date: '2024-01-01', price: 3, graded: false, currency: 'TIX' }];

@@ -1,3 +1,5 @@
+import { roundDecimal } from '../util/decimal-round.ts';
+
 /**
  * Price statistics of one catalog card in the shape of spec 3 §2 (`price_stats`). Every figure
  * is defined in docs/prices.md; in short:
@@ -296,12 +298,7 @@ export function dayOf(date: string): number | null {
 }
 
 const dateOf = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
-/** As `toFixed` rounds (the decimal nearest the double's exact value); never -0. */
-const roundTo = (v: number, digits: number) => {
-  const r = Number(v.toFixed(digits));
-  return r === 0 ? 0 : r;
-};
-/** Dollars to the cent. */
-const money = (v: number) => roundTo(v, 2);
+/** Dollars to the cent, half away from zero as the decimal reads, as session totals round (h107: a median of 371.025 was 371.02). */
+const money = (v: number) => roundDecimal(v, 2);
 /** Ratios, percentages and dollars per day to 4 decimals. */
-const ratio = (v: number) => roundTo(v, 4);
+const ratio = (v: number) => roundDecimal(v, 4);

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
+import { roundDecimal } from '../util/decimal-round.ts';
 import { decodeBase64Image } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
@@ -194,10 +195,7 @@ export { gameKey, storedGame };
  * Rounded to cents, half away from zero as the decimal reads: 1.005 is 1.01 (n × 100 in binary
  * floating point gave 100.49999…, so 1.005 became 1.00 and 0.285 0.28 while 2.675 became 2.68).
  */
-export const round2 = (n: number): number => {
-  const r = Math.round(Math.abs(Number(`${Math.abs(n)}e2`))) / 100;
-  return Number.isFinite(r) ? Math.sign(n) * r : Math.round(n * 100) / 100;
-};
+export const round2 = (n: number): number => roundDecimal(n, 2);
 
 /** `value` with object keys sorted at every level: itself when they already are (no copy). */
 export function sortedKeys<T>(value: T): T {
