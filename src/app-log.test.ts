@@ -8,6 +8,11 @@ describe('request URLs in the log', () => {
     expect(redactedUrl('/media/s/a.jpg?expires=1796000000&sig=0123abcd')).toBe('/media/s/a.jpg?expires=1796000000&sig=[redacted]');
     expect(redactedUrl('/media/s/a.jpg?sig=0123abcd&expires=1')).toBe('/media/s/a.jpg?sig=[redacted]&expires=1');
     expect(redactedUrl('/cardstream/v2/session/?page=2&design=x')).toBe('/cardstream/v2/session/?page=2&design=x');
+    // a token in the query string, refused by the server, is no less a live token (h106)
+    expect(redactedUrl('/cardstream/v2/ping/?token=lp_yTnEQabc')).toBe('/cardstream/v2/ping/?token=[redacted]');
+    expect(redactedUrl('/cardstream/v2/session/?search=x&api_key=secret&Access_Token=t')).toBe('/cardstream/v2/session/?search=x&api_key=[redacted]&Access_Token=[redacted]');
+    expect(redactedUrl('/cardstream/v2/session/?search=lp_abc123&page=1')).toBe('/cardstream/v2/session/?search=[redacted]&page=1');
+    expect(redactedUrl('/cardstream/v2/session/?search=keys&monkey=1')).toBe('/cardstream/v2/session/?search=keys&monkey=1');
   });
 
   it('in every line that names a url, not only the request line (a client hanging up on a media download logged the link whole)', () => {

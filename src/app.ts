@@ -129,8 +129,13 @@ function integerQueryNames(schema: unknown): string[] {
   return names;
 }
 
-/** A request URL with the secret of a signed media link left out (`sig=…`). */
-export const redactedUrl = (url: string): string => url.replace(/([?&]sig=)[^&#]*/g, '$1[redacted]');
+/**
+ * A request URL with its secrets left out: a signed media link's `sig`, and a token sent in the query string, which
+ * the server refuses but clients send (`?token=`, `?api_key=`, `?access_token=`, `?key=`, or any value that is a Loupe
+ * token, `lp_…`): the refused call's log line held the live token (h106).
+ */
+export const redactedUrl = (url: string): string =>
+  url.replace(/([?&](?:sig|token|access_token|api_key|apikey|api-key|key|auth|authorization)=)[^&#]*/gi, '$1[redacted]').replace(/([?&][^=&#]*=)lp_[^&#]*/g, '$1[redacted]');
 
 /**
  * The logger's serializers: a signed media link works as a bearer link for days, so its signature
