@@ -278,7 +278,14 @@ export function App() {
             <dd data-testid="services">{enabled.length ? enabled.join(', ') : 'none'}</dd>
           </div>
         </dl>
-        <button class="link" onClick={signOut}>
+        {/* the address forgets the account's page too: the next person signing in at a shop's computer was shown "Session <id> not found" (h106) */}
+        <button
+          class="link"
+          onClick={() => {
+            signOut();
+            location.replace('#/sessions');
+          }}
+        >
           Sign out
         </button>
       </header>

@@ -605,4 +605,15 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await smallTaps()).toEqual([]);
     await page.setViewportSize({ width: 1280, height: 860 });
   });
+
+  // last: it signs out
+  it("forgets the account's page on sign-out: the next person is not shown the last one's session id (h106)", async () => {
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e2"]').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel(/token/i).first().waitFor();
+    expect(page.url()).not.toContain(sessionId);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+  });
+
 });
