@@ -4,6 +4,7 @@ import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/e
 import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
+import { downloadOwner } from '../util/download-scope.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
 
 export type InputRecord = ImageRecord & { _id?: string | number; [key: string]: unknown };
@@ -29,7 +30,7 @@ class RecordFieldError extends Error {}
 /** What a failed task means to the client, as the record's `_status`. */
 export function failure(err: unknown): { code: number; text: string } {
   if (err instanceof ImageLoadError || err instanceof RecordFieldError) return { code: 400, text: err.message };
-  if (err instanceof VisionBusyError) return { code: 503, text: `Error Processing Image: the vision engine is at capacity; try again in ${err.retryAfterSeconds} s` };
+  if (err instanceof VisionBusyError) return { code: 503, text: `Error Processing Image: ${err.ownShare ? "this account's images fill its share of the vision engine" : 'the vision engine is at capacity'}; try again in ${err.retryAfterSeconds} s` };
   if (err instanceof VisionTaskError) {
     return err.reason === 'timeout' ? { code: 504, text: `Error Processing Image: ${err.message}` } : { code: 500, text: `Error Processing Image: ${err.message}` };
   }
@@ -83,7 +84,7 @@ export class VisionService {
         let own: { release(): void } | null = null;
         try {
           const bytes = await this.recordBytes(record);
-          if (fetched[i]) own = this.engine.admit(1);
+          if (fetched[i]) own = this.engine.admit(1, downloadOwner());
           return await run(bytes, record);
         } catch (err) {
           if (err instanceof VisionBusyError) busy = err;
@@ -140,8 +141,9 @@ export class VisionService {
   /** Reserves room for `tasks` now, and refuses the request unless there is room for `later` more too (not reserved). */
   private admit(tasks: number, later = 0): { release(): void } {
     try {
-      this.engine.checkRoom(tasks + later);
-      return this.engine.admit(tasks);
+      const owner = downloadOwner();
+      this.engine.checkRoom(tasks + later, owner);
+      return this.engine.admit(tasks, owner);
     } catch (err) {
       if (err instanceof VisionBusyError) throw busyRefusal(err);
       throw err;

@@ -120,7 +120,9 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
 
   it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
     const rec = { _base64: b64('faces/linzaer_9.jpg') };
-    const load = Array.from({ length: 2 }, () => h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } }));
+    // two accounts: one account holding room may hold only half the queue (h106)
+    const other = await h.newAccount(1000);
+    const load = [h.account.token, other.token].map((token) => h.request('POST', '/identity/v2/face', { token, body: { records: Array(10).fill(rec) } }));
     await new Promise((r) => setTimeout(r, 200));
     const pings: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -136,6 +138,9 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(refused.statusCode).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(refused.json()).toMatchObject({ code: 'busy', status: { code: 503 } });
+    // the first account, holding its half, is refused for its share while the other is served
+    const own = await h.request('POST', '/identity/v2/face', { body: { records: [rec, rec, rec] } });
+    expect(own.json()).toMatchObject({ code: 'busy', detail: expect.stringMatching(/^This account's images fill its share/) });
     for (const r of await Promise.all(load)) expect(r.json().status.code).toBe(200);
   }, 120_000);
 });

@@ -127,6 +127,23 @@ describe('vision engine (real workers, real models)', () => {
     b.release();
     expect(engine.load.reserved).toBe(0);
   });
+
+  it("keeps half the queue for other accounts once an account holds room (h106: one account's calls refused every other's)", () => {
+    // maxQueue 6: an account holding room may hold 3
+    const first = engine.admit(4, 'b');
+    expect(() => engine.admit(1, 'b')).toThrow(expect.objectContaining({ ownShare: true }));
+    const other = engine.admit(2, 'a');
+    expect(() => engine.admit(1, 'c')).toThrow(expect.objectContaining({ ownShare: false }));
+    first.release();
+    const again = engine.admit(3, 'b');
+    expect(() => engine.admit(1, 'b')).toThrow(VisionBusyError);
+    // work for no account (queued jobs) is held to the whole queue only
+    const job = engine.admit(1);
+    for (const t of [other, again, job]) t.release();
+    expect(engine.load.reserved).toBe(0);
+    // a first request larger than half runs on a quiet server
+    engine.admit(5, 'b').release();
+  });
 });
 
 describe('vision engine timeouts', () => {

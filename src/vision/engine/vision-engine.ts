@@ -9,8 +9,12 @@ export type VisionEngineOptions = VisionOptions;
 
 /** The pool is full: the request is refused before any work, with a hint when to come back. */
 export class VisionBusyError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super('The vision engine is at capacity; retry later.');
+  constructor(
+    readonly retryAfterSeconds: number,
+    /** Refused for the account's share, not the whole queue: other accounts' images are still taken. */
+    readonly ownShare = false,
+  ) {
+    super(ownShare ? "This account's images fill its share of the vision engine (half its queue); retry later." : 'The vision engine is at capacity; retry later.');
     this.name = 'VisionBusyError';
   }
 }
@@ -73,6 +77,8 @@ export class VisionEngine {
   private sharesDeclined = 0;
   private working = 0;
   private reserved = 0;
+  /** Room each account holds (requests' `owner`); work for no account (queued jobs, background passes) holds none here. */
+  private readonly reservedBy = new Map<string, number>();
   /** Posted tasks by id, for the progress messages of their workers. */
   private readonly posted = new Map<number, Posted>();
   /** Every posted task until its worker is done with it (one answered as a timeout goes on running): `close` waits for them. */
@@ -163,24 +169,36 @@ export class VisionEngine {
     return this.started;
   }
 
-  /** Refuses (HTTP 503 with Retry-After) unless the queue has room for `tasks` more now; reserves nothing. */
-  checkRoom(tasks: number): void {
+  /**
+   * Refuses (HTTP 503 with Retry-After) unless the queue has room for `tasks` more now; reserves nothing. An
+   * `owner` (the account a request is for) that already holds room may hold at most half the queue: one account's
+   * calls sent at once filled it, and every other account was refused (h106). Its first request is always
+   * weighed against the whole queue alone, so a request larger than half still runs on a quiet server.
+   */
+  checkRoom(tasks: number, owner?: string): void {
     if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
+    const own = owner === undefined ? 0 : (this.reservedBy.get(owner) ?? 0);
+    if (own > 0 && own + tasks > Math.ceil(this.options.maxQueue / 2)) throw new VisionBusyError(this.retryAfterSeconds(), true);
   }
 
   /**
    * Reserves room for `tasks` before their work starts, or refuses them (HTTP 503 with
-   * Retry-After). The caller releases the reservation when done.
+   * Retry-After), within `owner`'s share ({@link checkRoom}). The caller releases the reservation when done.
    */
-  admit(tasks: number): { release(): void } {
-    this.checkRoom(tasks);
+  admit(tasks: number, owner?: string): { release(): void } {
+    this.checkRoom(tasks, owner);
     this.reserved += tasks;
+    if (owner !== undefined) this.reservedBy.set(owner, (this.reservedBy.get(owner) ?? 0) + tasks);
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
         this.reserved -= tasks;
+        if (owner === undefined) return;
+        const left = (this.reservedBy.get(owner) ?? 0) - tasks;
+        if (left > 0) this.reservedBy.set(owner, left);
+        else this.reservedBy.delete(owner);
       },
     };
   }
