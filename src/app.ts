@@ -153,8 +153,12 @@ export const logSerializers = {
   url: (url: unknown) => (typeof url === 'string' ? redactedUrl(url) : url),
 };
 
-/** Builds the whole app (no listen). `app.close()` also closes the stores. */
-export async function buildApp(config: Config): Promise<FastifyInstance> {
+/**
+ * Builds the whole app (no listen). `app.close()` also closes the stores. The queue's workers, webhook deliveries and
+ * sweeps start when the app is ready, unless `startQueue` is false: the server starts them itself once its port is
+ * open (a start that then failed, its port in use, had run jobs and sent webhooks before it exited, h104).
+ */
+export async function buildApp(config: Config, options: { startQueue?: boolean } = {}): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
@@ -204,7 +208,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   if (migrated.length && migrated[0] !== '001-initial') app.log.info({ migrations: migrated }, 'database upgraded');
   app.setValidatorCompiler(validators());
   const inFlight = new InFlight();
-  app.decorate('loupe', { config, ...services, inFlight });
+  app.decorate('loupe', { config, ...services, inFlight, startQueue: () => services.queue.start() });
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     // The wrapper must keep the handler's own style: a callback-style handler (one that calls
@@ -231,7 +235,7 @@ export async function buildApp(config: Config): Promise<FastifyInstance> {
   });
   registerRequestDownloads(app, config.fetch.requestTotalMs ?? defaultFetchLimits.requestTotalMs!);
   // The queue's workers, webhook deliveries and retention sweeps run beside the API.
-  app.addHook('onReady', async () => services.queue.start());
+  if (options.startQueue !== false) app.addHook('onReady', async () => services.queue.start());
   // Runs after the server stopped accepting and its connections ended.
   app.addHook('onClose', async () => {
     if (!(await inFlight.drained(10_000))) app.log.warn({ inFlight: inFlight.count }, 'closing stores with requests still running');

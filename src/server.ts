@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
@@ -6,6 +7,15 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+
+/** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
+function portFree(port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => reject(new Error(err.code === 'EADDRINUSE' ? `port ${port} is in use on ${host} (another server, or one still stopping): nothing was started` : err.message)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {
@@ -33,7 +43,10 @@ if (!config.databaseUrl) {
 const newDatabase = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir));
 // …and one moved to PostgreSQL beside an SQLite database it leaves unused: its accounts looked lost (h82)
 const unusedSqlite = config.databaseUrl !== undefined && fs.existsSync(sqliteFileOf(config.dataDir));
-const app = await buildApp(config).catch(cannotStart);
+// A port in use is found before the database is opened: such a start upgraded the database under the node still
+// serving it, and ran its jobs, before it failed to listen (h104).
+await portFree(config.port, config.host).catch(cannotStart);
+const app = await buildApp(config, { startQueue: false }).catch(cannotStart);
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {
@@ -96,10 +109,12 @@ await app.listen({ port: config.port, host: config.host }).catch(async (err: unk
 app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres' : 'sqlite' }, 'Loupe is ready');
 // what a stop without a clean shutdown (kill -9, a power cut) left, said once, so the on-call person knows what the
 // sweeps and workers are about to do (h96: a restart said only "job taken up again")
+// (counted before the queue's workers start: counted after, the jobs they had already taken up were missing, h104)
 {
   const left = await app.loupe.leftOverWork().catch(() => undefined);
   if (left && Object.values(left).some((n) => n > 0)) app.log.warn(left, 'found after a stop: charges of calls never answered (given back within the hour), jobs to take up again, files to remove');
 }
+app.loupe.startQueue();
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');
@@ -107,7 +122,7 @@ for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.wa
 if (unusedSqlite) {
   app.log.warn(
     { file: path.resolve(sqliteFileOf(config.dataDir)) },
-    'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL (no tool moves them yet: README, "Backups")',
+    'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL (no tool moves them yet: README, "Moving between backends")',
   );
 }
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import fsSync from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,6 +180,22 @@ describe('server process that cannot start', () => {
         release();
       }
     } finally {
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('a port in use is refused before the database is opened: nothing made, upgraded or run (h104)', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-port-'));
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const start = await failedStart({ LOUPE_DATA_DIR: dataDir, PORT: String(port) });
+      expect([start.code, start.stderr]).toEqual([1, `loupe: cannot start: port ${port} is in use on 127.0.0.1 (another server, or one still stopping): nothing was started\n`]);
+      // no database was made (nor upgraded, nor its jobs run): it was so before the port was tried
+      expect(fsSync.existsSync(path.join(dataDir, 'loupe.db'))).toBe(false);
+    } finally {
+      await new Promise((r) => taken.close(r));
       await fs.rm(dataDir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -19,6 +19,8 @@ export interface AppContext {
   config: Config;
   /** What a process stopped without a clean shutdown left (said at a start). */
   leftOverWork: () => Promise<Record<string, number>>;
+  /** Starts the queue's workers, webhook deliveries and sweeps: the server process, once its port is open (buildApp's `startQueue`); not for routes. */
+  startQueue: () => void;
   accounts: AccountService;
   collections: CollectionService;
   visualSearch: VisualSearchService;
