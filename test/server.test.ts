@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
+import sharp from 'sharp';
 import { loadConfig } from '../src/config/config.ts';
 import { CREDIT_HOLD_MS } from '../src/services/account-service.ts';
 import { openServices, type Services } from '../src/services/container.ts';
@@ -106,6 +107,32 @@ describe('server process', () => {
         // the group has ended, as it should
       }
       await fs.rm(fresh, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('with LOUPE_PAUSE_BACKGROUND runs no job: a restored backup checked does not run its jobs again (h104)', async () => {
+    const flat = await sharp({ create: { width: 630, height: 880, channels: 3, background: '#d4a017' } }).jpeg().toBuffer();
+    const body = JSON.stringify({ type: 'card-grader', endpoint: 'centering', records: [{ _base64: flat.toString('base64'), 'skip-location': true }] });
+    const request = (server: { url: string }, id = '') =>
+      fetch(`${server.url}/account/v2/request/${id}`, { method: id ? 'GET' : 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, ...(id ? {} : { body }) }).then((r) => r.json() as Promise<{ id: string; status: string }>);
+    const paused = await startServerProcess({ ...env(), LOUPE_PAUSE_BACKGROUND: '1', LOUPE_QUEUE_POLL_MS: '100' }, port);
+    let id = '';
+    try {
+      id = (await request(paused)).id;
+      await new Promise((r) => setTimeout(r, 2000));
+      expect((await request(paused, id)).status).toBe('CREATED');
+    } finally {
+      paused.child.kill('SIGTERM');
+      await paused.exited;
+    }
+    // started without it, the job runs
+    const server = await startServerProcess({ ...env(), LOUPE_QUEUE_POLL_MS: '100' }, port);
+    try {
+      for (let i = 0; i < 300 && (await request(server, id)).status !== 'DONE'; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await request(server, id)).status).toBe('DONE');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
     }
   }, 120_000);
 

@@ -206,6 +206,11 @@ export interface Config {
    */
   seen: SeenPart[];
   queue: QueueOptions;
+  /**
+   * `LOUPE_PAUSE_BACKGROUND`: the server runs no job, delivers no webhook and sweeps nothing (the API answers; jobs
+   * wait): a restored backup or a copy checked without re-running its jobs and sending their webhooks again (h104).
+   */
+  pauseBackground: boolean;
   webhooks: WebhookSettings;
   media: MediaLinkSettings;
 }
@@ -479,6 +484,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       cardLocator: locatorFrom(env.LOUPE_CARD_LOCATOR),
     },
     seen: seenFrom(env.LOUPE_SEEN),
+    pauseBackground: boolFrom(env.LOUPE_PAUSE_BACKGROUND, 'LOUPE_PAUSE_BACKGROUND'),
     queue: {
       workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),
       leaseMs: positiveIntFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS'),
