@@ -218,6 +218,48 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
+  it('a job that finishes while its process stops has its webhook delivered before the stop ends (h104: it waited for the next start)', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const calls: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      calls.push(req.url!);
+      res.end('ok');
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    let started = false;
+    const registry = new HandlerRegistry();
+    registry.register({
+      type: 'slow',
+      accepts: () => true,
+      endpoints: () => ['e'],
+      run: async () => {
+        started = true;
+        await new Promise((r) => setTimeout(r, 700));
+        return { records: [{ _status: { code: 200, text: 'OK' } }] };
+      },
+    });
+    const id = crypto.randomUUID();
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'slow', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    // the poll is long: only the stop's own delivery round can send the webhook in time
+    const queue = new QueueWorkers(
+      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
+      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks } },
+    );
+    queue.start();
+    try {
+      await until('the job running', async () => started, 10_000);
+      await queue.stop();
+      expect((await store.get(id))?.status).toBe('DONE');
+      expect(calls).toEqual(['/hook']);
+    } finally {
+      await queue.stop();
+      await new Promise((r) => receiver.close(r));
+    }
+  });
+
   it('a node whose database a newer release upgraded delivers no webhook and sweeps nothing, says so once each, and does both when that is undone', async () => {
     const t = await setup(backend);
     cleanup = t.close;

@@ -9,6 +9,9 @@ import type { HandlerRegistry } from './job-handler.ts';
 import { JobRunner } from './job-runner.ts';
 import type { QueueSignal } from './queue-signal.ts';
 
+/** How long a stop waits for webhooks due now once its jobs have ended (a delivery's own timeout still bounds each). */
+const WEBHOOK_FLUSH_MS = 3000;
+
 export type QueueLog = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 
 /**
@@ -66,7 +69,12 @@ export class QueueWorkers {
     if (!this.started) return;
     this.started = false;
     clearInterval(this.sweeper);
-    await Promise.all([this.runner.stop(), this.webhooks.stop(), this.sweeping, ...(this.deps.background ?? []).map((b) => b.stop())]);
+    // the webhooks of jobs that finish while stopping go out before the dispatcher stops (they waited for the next start, h104)
+    const deliveries = this.runner.stop().then(async () => {
+      await this.webhooks.flush(WEBHOOK_FLUSH_MS);
+      await this.webhooks.stop();
+    });
+    await Promise.all([deliveries, this.sweeping, ...(this.deps.background ?? []).map((b) => b.stop())]);
   }
 
   /** Deletes requests past retention and their media; returns how many went. */

@@ -63,6 +63,8 @@ export class WebhookDispatcher {
 
   private readonly claims: RepeatedFailureLog;
   private readonly gate: BlockedWork;
+  /** Rounds that found nothing to deliver and none in flight ({@link flush}). */
+  private quietRounds = 0;
 
   start(): void {
     if (this.running) return;
@@ -82,6 +84,19 @@ export class WebhookDispatcher {
 
   private poke(): void {
     this.doze.wake();
+  }
+
+  /**
+   * Before a stop: delivers what is due now, within `ms` (a round begun after this call finds nothing to claim and
+   * nothing in flight). A job that finished while its process was stopping had its webhook wait for the next start (h104).
+   */
+  async flush(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    const from = this.quietRounds;
+    while (this.running && Date.now() < deadline && this.quietRounds < from + 2) {
+      this.poke();
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
 
   private async run(): Promise<void> {
@@ -108,6 +123,7 @@ export class WebhookDispatcher {
           this.inFlight.add(p);
         }
       }
+      if (!due.length && this.active === 0) this.quietRounds++;
       // a full claim may leave more due (of other accounts): claim again at once
       const asked = Math.min(free, this.options.perAccount);
       if (due.length < asked || this.active >= this.options.concurrency) {
