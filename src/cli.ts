@@ -116,6 +116,51 @@ const usageBlocks = new Map<string, string[]>();
 const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The options a command takes: those its usage names, and the aliases `run` reads. */
+/**
+ * The options a command's one word may stand for (`loupe token revoke ID`, `loupe flow show NAME`): a word is taken
+ * only where none of them is given. `services enable|disable` take their list as words.
+ */
+const POSITIONAL: Record<string, readonly string[]> = {
+  'token revoke': ['token', 'id'],
+  'credits add': ['amount', 'credits'],
+  'collection show': ['collection', 'id'],
+  'collection delete': ['collection', 'id'],
+  'request delete': ['request'],
+  'flow create': ['file'],
+  'flow show': ['name'],
+  'flow delete': ['name'],
+  'catalog images': ['dir'],
+  'catalog delete': ['catalog'],
+  'prices delete': ['card'],
+  'prices import': ['file'],
+  'models add': [],
+  'models activate': ['name'],
+  'models remove': ['name'],
+};
+
+/**
+ * A word after a command that it does not take: refused, not ignored (h109: `token revoke --id $A $B` revoked one
+ * token of two, `account create --name $NAME` with `Card Shop` made "Card", both exit 0).
+ */
+function unexpectedWord(command: string, values: Values, rest: readonly string[]): string | undefined {
+  const list = command === 'services enable' || command === 'services disable';
+  const takes = list ? (values.services === undefined ? Infinity : 0) : command in POSITIONAL && (POSITIONAL[command]!.length === 0 || POSITIONAL[command]!.every((k) => values[k as keyof Values] === undefined)) ? 1 : 0;
+  return rest.length > takes ? rest[takes] : undefined;
+}
+
+/** An option typed twice: the parser keeps the last (`--account A --account B` acted on B), so it is refused (h109). */
+function repeatedOption(argv: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const a of argv) {
+    if (a === '--') break;
+    const m = /^--([a-z-]+)(=|$)/.exec(a);
+    if (!m) continue;
+    if (seen.has(m[1]!)) return `--${m[1]}`;
+    seen.add(m[1]!);
+  }
+  return undefined;
+}
+
 function optionsOf(command: string): Set<string> {
   const flags = new Set((usageBlocks.get(command) ?? []).flatMap((l) => [...l.matchAll(/--([a-z-]+)/g)].map((m) => m[1]!)));
   const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'] };
@@ -399,9 +444,21 @@ export interface CliIo {
    */
   onInterrupt?(stop: (signal: string) => 'quit' | 'wait'): () => void;
 }
+let outWatched = false;
 const processIo: CliIo = {
   env: process.env,
-  out: (t) => process.stdout.write(t),
+  out: (t) => {
+    // an answer that cannot be written (a closed pipe, a full disk, stdout closed) after the command was done: one line
+    // and exit 3, not a stack trace and exit 1, so a wrapper retrying failures does not make a second account (h109)
+    if (!outWatched) {
+      outWatched = true;
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        process.stderr.write(`loupe: the answer could not be written (${err.code ?? err.message}): the command was done, its answer is lost\n`);
+        process.exitCode = 3;
+      });
+    }
+    process.stdout.write(t);
+  },
   err: (t) => process.stderr.write(t),
   onInterrupt(stop) {
     let seen = false;
@@ -423,6 +480,9 @@ const processIo: CliIo = {
 
 /** The commands `run` answers (models and backup are answered beside it). */
 const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
+
+/** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
+const MAKES_DATABASE = new Set(['account create', 'catalog import']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);
@@ -477,7 +537,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return values.help ? 0 : 2;
   }
   const { command, rest } = commandOf(positionals);
+  const twice = repeatedOption(argv);
+  if (twice) {
+    io.err(`loupe: ${twice} is given twice: give it once\n\n${usageFor(knownCommands.has(command) || usageBlocks.has(command) ? command : undefined)}\n`);
+    return 2;
+  }
   if (command === 'worker') {
+    // another command's option was ignored here (h109: `worker --account x` started)
+    const given = Object.keys(values).filter((k) => k !== 'help');
+    if (given.length) {
+      io.err(`loupe: ${given.map((f) => `--${f}`).join(', ')} ${given.length > 1 ? 'are not options' : 'is not an option'} of "worker" (its settings are the environment's)\n`);
+      return 2;
+    }
     if (rest.length) {
       io.err(`loupe: unexpected argument: ${rest[0]} (worker takes none; its settings are the environment's)\n`);
       return 2;
@@ -502,9 +573,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
     if (command === 'token revoke' && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
+    const stray = command === 'backup' ? undefined : unexpectedWord(command, values, rest);
+    if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
+      // a mistyped folder listed no packs and exit 0 (h109)
+      if (command !== 'models add' && !existsSync(config.dataDir)) throw new Error(`no data folder ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder`);
       result = await runModels(config.dataDir, command, values, rest);
     } else if (command === 'backup') {
       if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -514,7 +589,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     } else {
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
       const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));
-      if (fresh && /(^| )(list|show)$/.test(command)) throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to read. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
+      // only the commands that start a deployment make its database: a check or a change run from cron, where LOUPE_DATA_DIR
+      // is unset, made ./data and answered `ok` from it (h109)
+      if (fresh && !MAKES_DATABASE.has(command) && command !== 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to ${/(^| )(list|show|cards|check)$/.test(command) ? 'read' : 'change'}. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       // an upgrade run on the wrong folder "migrated" a database it had just made (an operator's upgrade)
       if (fresh && command === 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to upgrade. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL); a new server makes its database when it starts.`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
@@ -545,6 +622,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       }
     }
     io.out(`${JSON.stringify(result)}\n`);
+    // a check that found problems fails, so cron tells it from a clean one without reading the answer (h109)
+    if (command === 'media check' && (result as { ok?: boolean }).ok === false) return 1;
     return 0;
   } catch (err) {
     if (err instanceof Interrupted) {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -411,10 +411,37 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const foreign = await fails('account', 'create', '--name', 'x', '--amount', '5');
     expect([foreign.code, foreign.stderr]).toEqual([2, 'loupe: --amount is not an option of "account create"\n\n  loupe account create --name N [--credits C] [--services s1,s2]\n\n(loupe --help lists every command)\n']);
     expect((await fails('token', 'revoke', '--token', 'lp_x', '--id', 'y')).stderr).toMatch(/^loupe: give --token or --id, not both/);
+    // words a command does not take, and an option given twice, are refused, not ignored (h109: one token of two revoked, exit 0)
+    const two = await loupe('token', 'add', '--account', small.account);
+    const stray = await fails('token', 'revoke', '--id', two.token_id, 'second-id');
+    expect([stray.code, stray.stderr.split('\n')[0]]).toEqual([2, 'loupe: unexpected argument: second-id (a value with spaces is quoted: --name "Card Shop")']);
+    expect((await fails('account', 'create', '--name', 'Card', 'Shop')).code).toBe(2);
+    expect((await fails('services', 'disable', '--account', small.account, '--services', 'identity', 'descriptor')).code).toBe(2);
+    expect(await fails('account', 'show', '--account', small.account, '--account', two.token_id)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: --account is given twice/) });
+    // a word where the command takes one still works
+    expect(await loupe('token', 'revoke', two.token_id)).toEqual({ revoked: true });
+    expect((await inProcess(env(), ['worker', '--account', 'x'])).code).toBe(2);
+    // on a folder with no database only a deployment's first steps make one: a check from cron answered ok from ./data (h109)
+    const none = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-fresh-'));
+    for (const args of [['media', 'check'], ['catalog', 'cards', '--catalog', 'pokemon'], ['token', 'revoke', '--id', 'x'], ['request', 'delete', '--request', 'x'], ['models', 'list']]) {
+      const r = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(none, 'data'), DATABASE_URL: '' }, args);
+      expect([r.code, r.stdout], args.join(' ')).toEqual([1, '']);
+      expect(r.stderr, args.join(' ')).toMatch(/^loupe: no (database in|data folder)/);
+    }
+    expect(await fs.readdir(none)).toEqual([]);
+    await fs.rm(none, { recursive: true, force: true });
     // the release, and one command's usage
     const version = await inProcess(env(), ['--version']);
     expect([version.code, version.stdout]).toEqual([0, expect.stringMatching(/^loupe \d+\.\d+\.\d+ \(Node v\d+/)]);
     expect(await inProcess(env(), ['token', 'revoke', '--help'])).toMatchObject({ code: 0, stdout: '  loupe token revoke --token T | --id TOKEN_ID\n' });
+    // an answer that cannot be written after the command was done: exit 3 and one line, not a stack trace and exit 1 (h109)
+    const child = spawn(process.execPath, [bin, 'account', 'create', '--name', 'piped'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let said = '';
+    child.stderr.on('data', (d: Buffer) => (said += d.toString()));
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect([code, said]).toEqual([3, expect.stringMatching(/^loupe: the answer could not be written \(EPIPE\): the command was done, its answer is lost\n$/)]);
+    expect((await loupe('account', 'list')).accounts.map((a: { name: string }) => a.name)).toContain('piped');
     // a file that is not there is an error of the run (1), not of the usage (2)
     expect((await fails('flow', 'create', '--file', path.join(os.tmpdir(), 'no-such-flow.json'))).code).toBe(1);
   }, 60_000); // two CLI processes
