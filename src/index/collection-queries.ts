@@ -45,8 +45,6 @@ export interface CollectionQueries {
   text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]>;
   /** Which of the query's concept codes and words occur anywhere in the collection's index. */
   present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>>;
-  /** Keys of the records whose own words (not what was seen in their images, nor OCR) hold any of these concept codes. */
-  namedInOwnWords(c: CollectionRecord, codes: readonly string[]): Promise<Set<number>>;
   /** Makes the collection ready to search (the embedded index read from its file, or built); nothing to do where the database holds it. */
   load(c: CollectionRecord): Promise<void>;
   applied(c: CollectionRecord, change: Change): void;

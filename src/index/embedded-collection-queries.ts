@@ -389,15 +389,6 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return out;
   }
 
-  async namedInOwnWords(c: CollectionRecord, codes: readonly string[]): Promise<Set<number>> {
-    if (!codes.length || !(await this.hasText(c))) return new Set();
-    const fts = sql.raw(ftsTable(c.id));
-    // FTS5's column filter: the body column is the record's own words and the codes read from them
-    const match = `body : (${codes.map(fts5String).join(' OR ')})`;
-    const res = await sql<{ key: number }>`SELECT rowid AS key FROM ${fts} WHERE ${fts} MATCH ${match}`.execute(this.store.store.db);
-    return new Set(res.rows.map((r) => Number(r.key)));
-  }
-
   async forget(collectionId: string): Promise<void> {
     await this.dropLoaded(collectionId, await this.loaded.get(collectionId)?.catch(() => undefined));
   }

@@ -246,14 +246,6 @@ export class PgCollectionQueries implements CollectionQueries {
     return out;
   }
 
-  async namedInOwnWords(c: CollectionRecord, codes: readonly string[]): Promise<Set<number>> {
-    if (!codes.length) return new Set();
-    // weight B is the record's own words and the codes read from them (A what was seen, C OCR)
-    const query = codes.map((code) => `${code.replace(/[^a-z0-9]/g, '')}:B`).join(' | ');
-    const res = await sql<{ key: number }>`SELECT key FROM collection_text WHERE collection_id = ${sql.lit(c.id)} AND tsv @@ to_tsquery('simple', ${query})`.execute(this.store.db);
-    return new Set(res.rows.map((r) => Number(r.key)));
-  }
-
   private where(c: CollectionRecord, filter?: Filter): RawBuilder<unknown> {
     const own = sql`collection_id = ${sql.lit(c.id)}`;
     return filter && Object.keys(filter).length ? sql`${own} AND (${filterToSql(filter)})` : own;

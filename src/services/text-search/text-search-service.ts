@@ -2,6 +2,7 @@ import type { CollectionQueries, Hit, TextHit } from '../../index/collection-que
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
 import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
+import { recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
@@ -165,7 +166,10 @@ export class TextSearchService {
       // Colour words alone: records whose own words name a queried colour itself (a title's "Burgundy
       // scrub top"; the family a shade implies is not enough) count as at least half that colour: the
       // seller's word outweighs a trace in the photo, a photo mostly of the colour outweighs the word.
-      const named = onlyColours ? await this.queries.namedInOwnWords(c, q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code)) : new Set<number>();
+      // Its own words only: the colours the server extracted from its photo (indexed beside them, so a colour search
+      // finds the item) are not the seller's words (h105: a rose dress with 11 % denim ranked as "half blue").
+      const namedCodes = onlyColours ? q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code) : [];
+      const named = new Set(hits.filter((h) => namedCodes.length && ownWordCodes(h.record.data, c.productField).some((w) => namedCodes.includes(w))).map((h) => h.record.key));
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
@@ -252,3 +256,9 @@ export class TextSearchService {
       statistics: clock.done(),
     };
   }}
+
+/** The words and concept codes of a record's own fields, as its index body holds them, less the colours extracted from its photo. */
+function ownWordCodes(data: Record<string, unknown>, productField: string | null | undefined): string[] {
+  const { _dominant_colors: _, ...own } = data;
+  return recordText(own, productField).body.split(' ');
+}
