@@ -1042,6 +1042,10 @@ export class VisualSearchService {
       // the item searched comes first, as a drawn one does: the query's categories may choose another than the largest
       const at = r.items.findIndex((item) => sameBox(item.box, r.chosen.box));
       if (at > 0) objects.unshift(...objects.splice(at, 1));
+      // the whole image searched in place of items too small or not of the kind asked: it stands first, so the echo
+      // says what was searched and with which categories (h105: a chair of 1.7 % was first, unmarked, while the
+      // answers were the whole photo's)
+      else if (at < 0 && r.whole) objects.unshift({ id: String(r.items.length), name: 'item', prob: 1, bound_box: r.chosen.box, area: boxArea(r.chosen.box) });
     }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;
@@ -1059,7 +1063,7 @@ export class VisualSearchService {
     // Rule 5 filters by "those of the query object": the item searched shows the categories that
     // filtered and where they came from (a helper's echo said the detector's upper body while the
     // shop's nearest records' vote filtered by their own taxonomy), or that none filtered.
-    const searched = box || !r.whole ? objects[0] : undefined;
+    const searched = objects[0];
     if (searched) {
       if (itemFilter) {
         const source = v ? 'neighbours' : !copied && (typeof top === 'string' || typeof category === 'string') ? 'record' : 'detector';

@@ -106,6 +106,14 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     }
   });
 
+  it('says in its echo that the whole image was searched, with the categories that filtered (h105: no object carried them)', async () => {
+    const res = await call(`${base}/visualKNN`, { query_record: { _base64: watch, 'Top Category': 'Clothing', Category: 'Clothing/Full body' }, k: 5 }, shop);
+    expect(res.http).toBe(200);
+    const [first] = res.body.query_records![0]!._objects!;
+    expect(first).toMatchObject({ name: 'item', category_filter: true, category_source: 'record', 'Top Category': 'Clothing', Category: 'Clothing/Full body' });
+    expect(first!.bound_box.slice(0, 2)).toEqual([0, 0]);
+  });
+
   it("counts a colour as the seller's word only from the record's own words, not from the colours extracted from its photo (h105)", async () => {
     const { account, token } = await h.newAccount(1000);
     const c = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'colours' })).id, account, token };
