@@ -118,6 +118,14 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Goelise', 0.05, 0.2, 0.05], ['卖-30', 0.88, 0.3, 0.02], ['PAFR203/091', 0.94, 0.05, 0.02]])).language).toBeNull();
   });
 
+  it('leaves an English card English when a glare streak reads as Han characters and its name line is Latin (h108)', () => {
+    // Bill's Transfer on a binder page, as read: its name, set code and number plainly, and four Han characters from the glare
+    const c = readCardText(lines([['Supporter', 0.03, 0.1, 0.03], ['TRAINER', 0.03, 0.7, 0.03], ["Bill's Transfer", 0.06, 0.1, 0.05], ['中国足排', 0.3, 0.4, 0.03], ['MEWE194/1651', 0.94, 0.05, 0.02]]));
+    expect(c.names[0]!.text).toBe("Bill's Transfer");
+    expect(c.language).not.toBe('zh');
+    expect(c.language).not.toBe('ja');
+  });
+
   it('names the game by what only one game prints, and none when nothing does', () => {
     // the Japanese card that an MTG card numbered 5 in a set of 71 once matched: its resistance line in Japanese
     expect(readCardText(lines([['1道化', 0.03, 0.1, 0.05], ['抵抗力', 0.9, 0.4, 0.03], ['illus.Sban Grophics', 0.93, 0.05, 0.03], ['SV2D005/071RR', 0.95, 0.05, 0.03]])).game).toBe('pokemon');

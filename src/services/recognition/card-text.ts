@@ -466,8 +466,12 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   // ...or two within one line of the name band: a Japanese card whose name came out as 八么ex and
   // little else was taken for the English card of its number and total
   const cjkName = lines.some((l) => l.box.y0 < 0.15 && (l.text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g)?.length ?? 0) >= 2);
-  if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
-  if (!language && (han >= 3 || cjkName)) {
+  // A likeliest name line of Latin letters, read plainly, outweighs Han and kana read elsewhere: a glare streak read as
+  // 中国足排 made an English card, its name, set code and number read, a Chinese one the English catalog holds none of (h108).
+  const top = names[0];
+  const latinName = !!top && top.score >= 0.5 && /^[\p{Script=Latin}\s'’.-]+$/u.test(top.text) && (top.text.match(/\p{Script=Latin}/gu)?.length ?? 0) >= 5;
+  if (!language && !latinName && kana >= 1 && kana + han >= 3) language = 'ja';
+  if (!language && !latinName && (han >= 3 || cjkName)) {
     const chinese = all.match(CHINESE_WORDS)?.length ?? 0;
     const japanese = all.match(JAPANESE_WORDS)?.length ?? 0;
     language = chinese > japanese ? 'zh' : 'ja';
