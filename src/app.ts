@@ -351,10 +351,13 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
         description: 'Self-hosted visual-AI server. Authenticate with the header `Authorization: Token <token>`.',
       },
       components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <token>' } } },
+      ...(config.publicUrl ? { servers: [{ url: config.publicUrl }] } : {}),
     },
     transformObject: (doc) => ('openapiObject' in doc ? operationIds(workspaceParameter(typedRecordFields(serverErrors(collectionAnswerFields(requiredCollectionHeader(oas30Keywords(doc.openapiObject))))))) : doc.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // Under a proxy's sub-path (LOUPE_PUBLIC_URL=https://shop.example/loupe) the UI's files and "Try it out" go there too (h112)
+  const publicPath = config.publicUrl ? new URL(config.publicUrl).pathname.replace(/\/+$/, '') : '';
+  await app.register(swaggerUi, { routePrefix: '/docs', ...(publicPath ? { indexPrefix: publicPath } : {}) });
 
   await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
   await app.register(imageMatchingRoutes, { prefix: '/image_matching/v2' });
@@ -363,7 +366,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
   await app.register(collectionRoutes);
   await app.register(textSearchRoutes);
   await app.register(mediaRoutes);
-  await app.register(consoleRoutes);
+  await app.register(consoleRoutes, { publicPath });
   await app.register(requestRoutes, { prefix: '/account/v2/request' });
 
   // probes every few seconds: their request lines would drown the log (warnings and errors still

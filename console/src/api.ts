@@ -38,6 +38,19 @@ export function storeWorkspace(id: string | null): void {
 }
 
 /** Card sessions and asynchronous requests live in workspaces (`?workspace=`, spec 1 §4, spec 3 §2); the other services are the account's. */
+/**
+ * Where the API is: the path the console's own script was served under, less `/console/assets/` (`/loupe` behind a
+ * proxy's sub-path, '' at a host's root). Calls to `/cardstream/…` at the host's root were 404 there (h112).
+ */
+export const apiRoot = ((): string => {
+  try {
+    const here = new URL('../../', import.meta.url);
+    return here.protocol === 'http:' || here.protocol === 'https:' ? here.pathname.replace(/\/+$/, '') : '';
+  } catch {
+    return '';
+  }
+})();
+
 export function withWorkspace(path: string, workspace = storedWorkspace()): string {
   if (!workspace || !/^\/(cardstream|account)\//.test(path) || /[?&]workspace=/.test(path)) return path;
   return `${path}${path.includes('?') ? '&' : '?'}workspace=${encodeURIComponent(workspace)}`;
@@ -83,7 +96,7 @@ export async function call<T>(method: string, path: string, options: CallOptions
   };
   let text: string;
   try {
-    res = await fetch(withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
+    res = await fetch(apiRoot + withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
     // the answer's body is waited for within the same limit: headers alone are no answer
     text = await res.text();
   } catch (err) {

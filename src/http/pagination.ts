@@ -4,7 +4,8 @@ import { baseUrlOf } from './base-url.ts';
 
 /** Page envelope with absolute `next` and `previous` URLs that keep every other query parameter. */
 export function pageEnvelope<T>(request: FastifyRequest, page: Page<T>): { count: number; next: string | null; previous: string | null; results: T[] } {
-  const url = new URL(request.url, baseUrlOf(request));
+  // the base's own path kept (`https://shop.example/loupe`): new URL(path, base) replaced it with the request's (h112)
+  const url = new URL(`${baseUrlOf(request)}${request.url}`);
   const at = (n: number) => {
     const u = new URL(url);
     u.searchParams.set('page', String(n));

@@ -39,7 +39,11 @@ export const consoleDistDir = path.resolve(import.meta.dirname, '../../console/d
 export class ConsoleBundle {
   private constructor(private readonly files: Map<string, ConsoleFile>) {}
 
-  static async load(dir = consoleDistDir): Promise<ConsoleBundle> {
+  /**
+   * `publicPath`: the path a proxy serves the server under (`/loupe`, LOUPE_PUBLIC_URL's), put before the page's
+   * `/console/` file links, so its files load from `https://shop.example/loupe/console/…` (h112: a blank page).
+   */
+  static async load(dir = consoleDistDir, publicPath = ''): Promise<ConsoleBundle> {
     const files = new Map<string, ConsoleFile>();
     const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
     await Promise.all(
@@ -48,7 +52,8 @@ export class ConsoleBundle {
         .map(async (entry) => {
           const full = path.join(entry.parentPath, entry.name);
           const rel = path.relative(dir, full).split(path.sep).join('/');
-          const raw = await fs.readFile(full);
+          const read = await fs.readFile(full);
+          const raw = rel === 'index.html' && publicPath ? Buffer.from(read.toString('utf8').replace(/(src|href)="\/console\//g, `$1="${publicPath}/console/`)) : read;
           const [gz, br] = await Promise.all([gzipAsync(raw, { level: 9 }), brotliAsync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } })]);
           files.set(rel, { contentType: types[path.extname(entry.name).toLowerCase()] ?? 'application/octet-stream', raw, gzip: gz, brotli: br, immutable: rel.startsWith('assets/') });
         }),

@@ -37,10 +37,10 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
  * `/console`: the web console (issue 21), a single-page app built from `console/` and served from
  * memory. It is a client of the public API like any other; this route holds no API of its own.
  */
-export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Promise<ConsoleBundle> } = {}): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Promise<ConsoleBundle>; publicPath?: string } = {}): Promise<void> {
   // Read on the first visit, not at start-up: most servers (and every API test) never open the console.
   let loading = options.bundle;
-  const bundleOf = () => (loading ??= ConsoleBundle.load());
+  const bundleOf = () => (loading ??= ConsoleBundle.load(undefined, options.publicPath));
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const index = (await bundleOf()).index;
     if (!index) return reply.code(503).type('application/json; charset=utf-8').send({ detail: 'The console is not built: run npm run console:build.', code: 'console_not_built' });

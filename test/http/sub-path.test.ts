@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession, startHarness, type Harness } from '../helpers/harness.ts';
+
+/** A proxy serving the server under a path of its own address (`https://shop.example/loupe/`), as a shop deploys it (h112). */
+describe('behind a proxy at a sub-path', () => {
+  let configured: Harness;
+  let forwarded: Harness;
+  beforeAll(async () => {
+    configured = await startHarness('sqlite', { publicUrl: 'https://shop.example/loupe' });
+    forwarded = await startHarness('sqlite', { trustProxy: true });
+  });
+  afterAll(async () => {
+    await configured?.close();
+    await forwarded?.close();
+  });
+  const fill = async (h: Harness) => {
+    const sid = await createSession(h);
+    const identifications = Array.from({ length: 3 }, (_, i) => ({ event_id: `e${i}`, name: `Card ${i}` }));
+    expect((await h.request('POST', `/cardstream/v2/session/${sid}/identifications/`, { body: { identifications } })).statusCode).toBe(200);
+    return sid;
+  };
+
+  it('keeps the public URL\'s path in next and previous links (they dropped /loupe and 404ed at the shop\'s address)', async () => {
+    const sid = await fill(configured);
+    const page = (await configured.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1&page=2`)).json() as { next: string; previous: string };
+    expect(page.next).toBe(`https://shop.example/loupe/cardstream/v2/identification/?session=${sid}&page_size=1&page=3`);
+    expect(page.previous).toBe(`https://shop.example/loupe/cardstream/v2/identification/?session=${sid}&page_size=1&page=1`);
+  });
+
+  it("takes a trusted proxy's X-Forwarded-Prefix into the links it hands out; a prefix that is no plain path is left out", async () => {
+    const sid = await fill(forwarded);
+    const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example', 'x-forwarded-prefix': '/loupe' };
+    const page = (await forwarded.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers })).json() as { next: string };
+    expect(page.next).toMatch(/^https:\/\/shop\.example\/loupe\/cardstream\/v2\/identification\/\?/);
+    const odd = (await forwarded.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers: { ...headers, 'x-forwarded-prefix': '//evil.example' } })).json() as { next: string };
+    expect(odd.next).toMatch(/^https:\/\/shop\.example\/cardstream\//);
+  });
+
+  it('names the public URL as the OpenAPI server and serves /docs and the console with their files under its path', async () => {
+    const doc = (await configured.request('GET', '/docs/json')).json() as { servers?: { url: string }[] };
+    expect(doc.servers).toEqual([{ url: 'https://shop.example/loupe' }]);
+    const ui = await configured.request('GET', '/docs', { token: null });
+    expect(ui.body).toContain('/loupe/docs/static/swagger-ui-bundle.js');
+    const page = await configured.request('GET', '/console', { token: null });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toMatch(/src="\/loupe\/console\/assets\/index-[^"]+\.js"/);
+    expect(page.body).not.toMatch(/(src|href)="\/console\//);
+  });
+});
