@@ -59,7 +59,10 @@ describe('loadConfig', () => {
     expect(loadConfig({ LOUPE_URL_ALLOWLIST: '127.0.0.1, 10.0.0.0/8, images.lan, ::1, fd00::/8' }).urlAllowList).toEqual(['127.0.0.1', '10.0.0.0/8', 'images.lan', '::1', 'fd00::/8']);
     // on and off as operators write them; anything else named (yes was read as off)
     for (const [v, on] of [['1', true], ['true', true], ['yes', true], ['ON', true], ['0', false], ['no', false], ['off', false], ['', false]] as const) expect(loadConfig({ LOUPE_TRUST_PROXY: v }).trustProxy, v).toBe(on);
-    expect(() => loadConfig({ LOUPE_TRUST_PROXY: 'enabled' })).toThrow('LOUPE_TRUST_PROXY must be one of 1, true, yes, on (or 0, false, no, off), got "enabled"');
+    expect(() => loadConfig({ LOUPE_TRUST_PROXY: 'enabled' })).toThrow('LOUPE_TRUST_PROXY must be one of 1, true, yes, on (or 0, false, no, off), or the proxies\' IP addresses and CIDR ranges, comma-separated; got "enabled"');
+    // the proxies' own addresses: only what they add to X-Forwarded-For is believed (h112: a client's own header named its address)
+    expect(loadConfig({ LOUPE_TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8,::1 ' }).trustProxy).toBe('127.0.0.1,10.0.0.0/8,::1');
+    for (const bad of ['127.0.0.1,proxy.local', '10.0.0.0/33', '300.1.1.1'.replace('300', '1.2.3.4.5')]) expect(() => loadConfig({ LOUPE_TRUST_PROXY: bad }), bad).toThrow(/is not an IP address or CIDR range/);
     // an embedder name is checked at start, not at the first descriptor (a 500 there)
     expect(() => loadConfig({ LOUPE_EMBEDDER: 'nosuch' })).toThrow(/LOUPE_EMBEDDER must be one of mobilenet_v2, mobilenet_v2_mid, inception_v3, centernet/);
     expect(loadConfig({ LOUPE_EMBEDDER: 'inception_v3' }).vision.embedder).toBe('inception_v3');

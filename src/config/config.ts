@@ -1,3 +1,4 @@
+import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -179,7 +180,12 @@ export interface Config {
   /** Absolute base URL for links the server hands out (images, pages); taken from the request when unset. */
   publicUrl: string | undefined;
   logLevel: string;
-  trustProxy: boolean;
+  /**
+   * Whether `X-Forwarded-*` headers are believed: `true` from any peer, or a list of the proxies' addresses and CIDR
+   * ranges (`127.0.0.1,10.0.0.0/8`), whose forwarded addresses are skipped from the right: a client's own
+   * `X-Forwarded-For` then cannot name its address in the logs (h112: with `1` it could).
+   */
+  trustProxy: boolean | string;
   rateLimit: RateLimit;
   /** Credits charged per priced endpoint, keyed `<service>.<operation>`. */
   prices: Record<string, number>;
@@ -277,6 +283,27 @@ export const defaultLimits: Limits = {
   largeBodyMinBytesPerSecond: 8 * 1024,
   largeBodyRateGraceMs: 20_000,
 };
+
+/** LOUPE_TRUST_PROXY: on or off in the words operators write, or the proxies' addresses and CIDR ranges, comma-separated. */
+function trustProxyFrom(value: string | undefined): boolean | string {
+  const v = (value ?? '').trim();
+  const parts = v.split(',').map((p) => p.trim()).filter(Boolean);
+  const address = (p: string) => {
+    const [ip, bits, more] = p.split('/');
+    if (more !== undefined || !ip || net.isIP(ip) === 0) return false;
+    return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (net.isIPv4(ip) ? 32 : 128));
+  };
+  if (parts.length && parts.every((p) => p.includes('.') || p.includes(':'))) {
+    const bad = parts.find((p) => !address(p));
+    if (bad) throw new Error(`LOUPE_TRUST_PROXY: "${bad}" is not an IP address or CIDR range (give the proxies' addresses, comma-separated, or 1 / 0)`);
+    return parts.join(',');
+  }
+  try {
+    return boolFrom(value, 'LOUPE_TRUST_PROXY');
+  } catch {
+    throw new Error(`LOUPE_TRUST_PROXY must be one of 1, true, yes, on (or 0, false, no, off), or the proxies' IP addresses and CIDR ranges, comma-separated; got "${value}"`);
+  }
+}
 
 /** On and off in the words operators write; anything else stops the start, naming it (`yes` was read as off). */
 function boolFrom(value: string | undefined, name: string): boolean {
@@ -455,7 +482,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     pgStatementLimitMs: 1000 * intFrom(env.LOUPE_PG_STATEMENT_LIMIT, 120, 'LOUPE_PG_STATEMENT_LIMIT'),
     publicUrl: publicUrlFrom(env.LOUPE_PUBLIC_URL),
     logLevel: logLevelFrom(env.LOG_LEVEL),
-    trustProxy: boolFrom(env.LOUPE_TRUST_PROXY, 'LOUPE_TRUST_PROXY'),
+    trustProxy: trustProxyFrom(env.LOUPE_TRUST_PROXY),
     rateLimit: {
       perSecond: intFrom(env.LOUPE_RATE_LIMIT, 100, 'LOUPE_RATE_LIMIT'),
       burst: intFrom(env.LOUPE_RATE_BURST, 200, 'LOUPE_RATE_BURST'),
