@@ -391,7 +391,8 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
       return { status: 'ready' };
     } catch (err) {
       request.log.error({ err: (err as { cause?: unknown }).cause ?? err }, 'not ready');
-      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', detail: err instanceof ServiceError ? err.detail : 'Not ready (the server log says why).' });
+      // the house error shape's code too (docs/api-decisions.md lists it; a monitor keyed on `code` saw none, h113)
+      return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', detail: err instanceof ServiceError ? err.detail : 'Not ready (the server log says why).', code: 'not_ready' });
     }
   });
   return app;

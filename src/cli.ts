@@ -553,6 +553,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`loupe: unexpected argument: ${rest[0]} (worker takes none; its settings are the environment's)\n`);
       return 2;
     }
+    // a worker on a mistyped folder polled a new, empty database and took none of the server's jobs (h113)
+    let workerConfig;
+    try {
+      workerConfig = loadConfig(io.env);
+    } catch (err) {
+      io.err(`loupe: cannot start the worker: ${(err as Error).message}\n`);
+      return 1;
+    }
+    if (!workerConfig.databaseUrl && !existsSync(sqliteFileOf(workerConfig.dataDir))) {
+      io.err(`loupe: no database in ${path.resolve(workerConfig.dataDir)}: a worker takes its jobs from the server's database. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).\n`);
+      return 1;
+    }
     // Runs until a signal; it logs JSON lines instead of printing one result.
     const { runWorker } = await import('./worker.ts');
     try {

@@ -423,7 +423,7 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await inProcess(env(), ['worker', '--account', 'x'])).code).toBe(2);
     // on a folder with no database only a deployment's first steps make one: a check from cron answered ok from ./data (h109)
     const none = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-fresh-'));
-    for (const args of [['media', 'check'], ['catalog', 'cards', '--catalog', 'pokemon'], ['token', 'revoke', '--id', 'x'], ['request', 'delete', '--request', 'x'], ['models', 'list']]) {
+    for (const args of [['media', 'check'], ['catalog', 'cards', '--catalog', 'pokemon'], ['token', 'revoke', '--id', 'x'], ['request', 'delete', '--request', 'x'], ['models', 'list'], ['worker']]) {
       const r = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(none, 'data'), DATABASE_URL: '' }, args);
       expect([r.code, r.stdout], args.join(' ')).toEqual([1, '']);
       expect(r.stderr, args.join(' ')).toMatch(/^loupe: no (database in|data folder)/);

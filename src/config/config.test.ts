@@ -60,6 +60,11 @@ describe('loadConfig', () => {
     // on and off as operators write them; anything else named (yes was read as off)
     for (const [v, on] of [['1', true], ['true', true], ['yes', true], ['ON', true], ['0', false], ['no', false], ['off', false], ['', false]] as const) expect(loadConfig({ LOUPE_TRUST_PROXY: v }).trustProxy, v).toBe(on);
     expect(() => loadConfig({ LOUPE_TRUST_PROXY: 'enabled' })).toThrow('LOUPE_TRUST_PROXY must be one of 1, true, yes, on (or 0, false, no, off), or the proxies\' IP addresses and CIDR ranges, comma-separated; got "enabled"');
+    // blank settings are unset, a blank entry in a list is refused (h113)
+    expect(loadConfig({ HOST: ' ' }).host).toBe('0.0.0.0');
+    expect(loadConfig({ LOUPE_FILE_ROOT: ' ' }).fileRoot).toBeUndefined();
+    expect(() => loadConfig({ LOUPE_WEBHOOK_RETRIES_S: '5, 15,' })).toThrow(/empty entry/);
+    expect(loadConfig({ LOUPE_WEBHOOK_RETRIES_S: ' 5, 15 ' }).webhooks.retryDelaysMs).toEqual([5000, 15000]);
     // the proxies' own addresses: only what they add to X-Forwarded-For is believed (h112: a client's own header named its address)
     expect(loadConfig({ LOUPE_TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8,::1 ' }).trustProxy).toBe('127.0.0.1,10.0.0.0/8,::1');
     for (const bad of ['127.0.0.1,proxy.local', '10.0.0.0/33', '300.1.1.1'.replace('300', '1.2.3.4.5')]) expect(() => loadConfig({ LOUPE_TRUST_PROXY: bad }), bad).toThrow(/is not an IP address or CIDR range/);

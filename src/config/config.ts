@@ -284,6 +284,15 @@ export const defaultLimits: Limits = {
   largeBodyRateGraceMs: 20_000,
 };
 
+/** LOUPE_WEBHOOK_RETRIES_S: seconds, comma-separated; a blank entry (`5, 15,`) stops the start (it was a retry at once, h113). */
+function retryDelaysFrom(value: string | undefined): number[] {
+  if (!value?.trim()) return [...defaultRetryDelaysMs];
+  return value.split(',').map((s) => {
+    if (!s.trim()) throw new Error(`LOUPE_WEBHOOK_RETRIES_S has an empty entry (a stray comma?): "${value}"`);
+    return intFrom(s.trim(), 0, 'LOUPE_WEBHOOK_RETRIES_S') * 1000;
+  });
+}
+
 /** LOUPE_TRUST_PROXY: on or off in the words operators write, or the proxies' addresses and CIDR ranges, comma-separated. */
 function trustProxyFrom(value: string | undefined): boolean | string {
   const v = (value ?? '').trim();
@@ -474,7 +483,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
   if (env.LOUPE_FAST_JPEG !== undefined && env.LOUPE_FAST_JPEG.trim() !== '') boolFrom(env.LOUPE_FAST_JPEG, 'LOUPE_FAST_JPEG');
   const config: Config = {
     port: portFrom(env.PORT),
-    host: env.HOST ?? '0.0.0.0',
+    // blank is unset, as for LOUPE_DATA_DIR (h113: HOST="" stayed "")
+    host: env.HOST?.trim() || '0.0.0.0',
     // empty is unset, as for every other setting (it meant the current folder)
     dataDir: path.resolve(env.LOUPE_DATA_DIR?.trim() || './data'),
     databaseUrl: databaseUrlFrom(env.DATABASE_URL),
@@ -497,7 +507,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     },
     urlAllowList: allowListFrom(env.LOUPE_URL_ALLOWLIST),
     corsOrigins: corsOriginsFrom(env.LOUPE_CORS_ORIGINS),
-    fileRoot: env.LOUPE_FILE_ROOT ? path.resolve(env.LOUPE_FILE_ROOT) : undefined,
+    // blank is unset: " " resolved to the working folder, opening `_file` to the whole checkout and its data (h113)
+    fileRoot: env.LOUPE_FILE_ROOT?.trim() ? path.resolve(env.LOUPE_FILE_ROOT.trim()) : undefined,
     fetch: { ...defaultFetchLimits },
     vision: {
       threads: positiveIntFrom(env.LOUPE_VISION_THREADS, os.availableParallelism(), 'LOUPE_VISION_THREADS'),
@@ -521,7 +532,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       sweepIntervalMs: 10 * 60_000,
     },
     webhooks: {
-      retryDelaysMs: env.LOUPE_WEBHOOK_RETRIES_S ? env.LOUPE_WEBHOOK_RETRIES_S.split(',').map((s) => intFrom(s.trim(), 0, 'LOUPE_WEBHOOK_RETRIES_S') * 1000) : [...defaultRetryDelaysMs],
+      retryDelaysMs: retryDelaysFrom(env.LOUPE_WEBHOOK_RETRIES_S),
       timeoutMs: positiveIntFrom(env.LOUPE_WEBHOOK_TIMEOUT_MS, 10_000, 'LOUPE_WEBHOOK_TIMEOUT_MS'),
       // deliveries wait on the network, not the CPU; one account's share is bounded (slow receivers)
       concurrency: 32,

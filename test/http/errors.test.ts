@@ -39,7 +39,7 @@ describe.each(backends)('request errors (%s)', (backend) => {
       await new Promise((r) => setTimeout(r, 1_100));
       const res = await h.request('GET', '/ready', { token: null });
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ status: 'unavailable', detail: 'Not ready: the media folder cannot be written (the server log says why).' });
+      expect(res.json()).toEqual({ status: 'unavailable', detail: 'Not ready: the media folder cannot be written (the server log says why).', code: 'not_ready' });
       expect((await h.request('GET', '/health', { token: null })).statusCode).toBe(200);
     } finally {
       await fs.rm(media);
