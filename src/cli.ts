@@ -484,6 +484,9 @@ const knownCommands = new Set(['account create', 'account list', 'account show',
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import']);
 
+/** The commands that read or remove the media folder's files. */
+const MEDIA_COMMANDS = new Set(['media check', 'request delete', 'account delete']);
+
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);
 
@@ -561,6 +564,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`loupe: cannot start the worker: ${(err as Error).message}\n`);
       return 1;
     }
+    // a worker would run the jobs of a restored copy checked with the background paused (h110)
+    if (workerConfig.pauseBackground) {
+      io.err('loupe: LOUPE_PAUSE_BACKGROUND is set: a worker runs only background work (jobs, webhooks, sweeps); start it without the setting\n');
+      return 1;
+    }
     if (!workerConfig.databaseUrl && !existsSync(sqliteFileOf(workerConfig.dataDir))) {
       io.err(`loupe: no database in ${path.resolve(workerConfig.dataDir)}: a worker takes its jobs from the server's database. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).\n`);
       return 1;
@@ -606,9 +614,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (fresh && !MAKES_DATABASE.has(command) && command !== 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to ${/(^| )(list|show|cards|check)$/.test(command) ? 'read' : 'change'}. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
       // an upgrade run on the wrong folder "migrated" a database it had just made (an operator's upgrade)
       if (fresh && command === 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to upgrade. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL); a new server makes its database when it starts.`);
+      // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
+      // ./data and a new media secret, and reported every file missing (h110)
+      if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !existsSync(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
-      services = await openServices(config, { upgrade: command === 'migrate' });
+      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
         const stop: StopState = { writing: command === 'catalog images' };

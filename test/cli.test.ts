@@ -430,6 +430,21 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
     expect(await fs.readdir(none)).toEqual([]);
     await fs.rm(none, { recursive: true, force: true });
+    // a worker with the background paused would run a restored copy's jobs all the same (h110)
+    expect(await inProcess({ ...env(), LOUPE_PAUSE_BACKGROUND: '1' }, ['worker'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: LOUPE_PAUSE_BACKGROUND is set/) });
+    if (backend === 'postgres') {
+      // a DATABASE_URL naming an empty database: refused, and left empty (it was given the whole schema, h110)
+      const empty = await scratchPgDatabase('loupe_cli_empty');
+      try {
+        for (let i = 0; i < 2; i++) expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['account', 'list'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/no Loupe database here/) });
+        const unset = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-pg-'));
+        expect(await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(unset, 'data') }, ['media', 'check'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: no media folder in/) });
+        expect(await fs.readdir(unset)).toEqual([]);
+        await fs.rm(unset, { recursive: true, force: true });
+      } finally {
+        await empty.drop();
+      }
+    }
     // the release, and one command's usage
     const version = await inProcess(env(), ['--version']);
     expect([version.code, version.stdout]).toEqual([0, expect.stringMatching(/^loupe \d+\.\d+\.\d+ \(Node v\d+/)]);

@@ -43,6 +43,8 @@ describe('priceStats (the TypeScript reference)', () => {
     expect(e).toMatchObject({ mean: 1.01, median: 1.01 });
     // a median of 371.025 (371.02 and 371.03), which toFixed made 371.02
     expect(entry(priceStats([usd(day(0), 371.02), usd(day(1), 371.03)]), 'overall all')).toMatchObject({ median: 371.03 });
+    // interpolated in doubles as 18.814999999999998: rounded as 18.815 reads (h110)
+    expect(entry(priceStats([usd(day(0), 18.81), usd(day(1), 18.82)]), 'overall all')).toMatchObject({ mean: 18.82, median: 18.82 });
   });
 
   it('gives nothing, not zeros, for a card without a usable price', () => {

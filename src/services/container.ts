@@ -87,7 +87,7 @@ export interface Services {
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
-export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean; create?: boolean } = {}): Promise<Services> {
   // The CLI opens services for account work: a broken pack must not stop it, only the server.
   const pack = await activePack(config.dataDir).catch((err: unknown) => {
     if (options.longRunning) throw err;
@@ -98,7 +98,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // operator backing up "the file media-secret" would keep instead of the one in use.
   await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
   let made: { secret: Buffer; file?: string };
   try {
     made = await loadMediaSecret(config.dataDir, config.media.secret);

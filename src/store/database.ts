@@ -465,6 +465,8 @@ export interface StoreOptions {
    * A new database is always made whole. Default true.
    */
   upgrade?: boolean;
+  /** Whether an empty database may be made a Loupe one (false: an admin command that reads or changes what is there, h110). */
+  create?: boolean;
 }
 
 // PostgreSQL bigint (COUNT, SUM of integers) arrives as text; our counts fit in a double.
@@ -569,7 +571,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     };
   }
   try {
-    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true });
+    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true });
     afterMigrate();
   } catch (err) {
     await store.close();

@@ -7,7 +7,7 @@ import { migrations } from './migrations/index.ts';
  * `loupe_migrations`. Several processes may start at once (server + CLI, many API nodes):
  * PostgreSQL serialises them with an advisory lock, SQLite with its write lock.
  */
-export async function migrate(store: Store, options: { upgrade?: boolean } = {}): Promise<string[]> {
+export async function migrate(store: Store, options: { upgrade?: boolean; create?: boolean } = {}): Promise<string[]> {
   const { db, dialect } = store;
   const applied: string[] = [];
   await db.transaction().execute(async (trx) => {
@@ -19,6 +19,8 @@ export async function migrate(store: Store, options: { upgrade?: boolean } = {})
     // a database a newer release upgraded: this release would read tables it does not know as it knows them
     const unknown = [...have].filter((name) => !migrations.some((m) => m.name === name)).sort();
     if (unknown.length) throw new Error(`the database was upgraded by a newer Loupe release (migration ${unknown.join(', ')}, unknown to this one): run that release, or restore a backup made before the upgrade`);
+    // rolled back with the table made above: a mistyped DATABASE_URL naming an empty database got a whole schema (h110)
+    if (options.create === false && have.size === 0) throw new Error('no Loupe database here: nothing to read or change. Check DATABASE_URL (or LOUPE_DATA_DIR): it names an empty database');
     const pending = migrations.filter((m) => !have.has(m.name)).map((m) => m.name);
     if (options.upgrade === false && have.size > 0 && pending.length) {
       throw new Error(`the database was made by an earlier Loupe release and needs upgrading (migration ${pending.join(', ')}): this command does not upgrade it, so the release running on it is not locked out; after a backup, run \`loupe migrate\` or start the server, which upgrade it`);

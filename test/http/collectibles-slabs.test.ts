@@ -107,6 +107,14 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(await credits()).toBe(before - 1);
   }, 180_000);
 
+  it("slab_id: a comic's label whose series is read but whose issue is no catalog issue names none (h110: AMAZING TESTER #999 was the #4)", async () => {
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'marvel', files: { file: path.resolve(import.meta.dirname, '../fixtures/catalogs/comics/marvel_comics.json') } });
+    const label = (number: string) => b64(drawn({ company: 'CGC', verbal: 'NM/MINT', grade: 9.8, cert: '4123456003', name: 'AMAZING TESTER', number, year: '2014', set: 'MARVEL COMICS' }));
+    const [unknown] = ((await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: await label('999') }] } })).json() as { records: Rec[] }).records;
+    expect(unknown!._objects![0]!._ocr!.full_text).toMatch(/AMAZING/);
+    expect((unknown!._objects![0]!._identification.best_match as { card?: unknown } | null)?.card ?? null).toBeNull();
+  });
+
   it('slab_id: the catalog card the label names, with its links; slab_grade: company and grade only; no label anywhere is a 404 call, refunded', async () => {
     await fsp.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
     await fsp.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));

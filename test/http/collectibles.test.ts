@@ -432,6 +432,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const stranger = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: fake }] } })).json() as { records: Rec[] }).records[0]!;
     expect(stranger._objects![0]!._ocr.full_text).toMatch(/FAKEPLAYER/);
     expect(stranger._objects![0]!._identification.best_match).toBeNull();
+    // cropped tight, read whole: still a card not identified, not "no card" (h110: a 404 once a player's name no longer matched)
+    const tight = (await sharp(Buffer.from(fakeSvg)).extract({ left: 30, top: 30, width: 570, height: 820 }).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const cropped = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: tight }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(cropped._status.code).toBe(200);
+    expect(cropped._objects![0]!._identification.best_match).toBeNull();
     // the checklist's cards carry a set name and no code: a set_code hint names the set by it, any case
     const hinted = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 'a', _base64: card, set_code: '2022 topps update series' }, { _id: 'b', _base64: card, set_code: 'NOPE' }] } });
     // spec 3 §7: any 2xx is success; the body says some records failed

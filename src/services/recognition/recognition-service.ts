@@ -394,10 +394,14 @@ export class RecognitionService {
   private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family }) | null> {
     const clues = labelClues(reading, label.lines.map((l) => l.text).join('\n'));
     if (!clues.numbers.length && !clues.names.length) return null;
-    const best = bestMatch(await this.rank(clues, searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues)), 1, false)) as Ranked | null;
+    const ranked = await this.rank(clues, searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues)), 1, false);
+    // the likeliest candidate's family's rule: a comic's series or a player's name alone names no issue or card (h110:
+    // a CGC label of `AMAZING TESTER #999` was named the #4)
+    const rule = ranked[0] ? familyOfKind(ranked[0].search.catalog.kind).rule : TRADING_CARDS;
+    const best = bestMatch(ranked, rule) as Ranked | null;
     if (!best) return null;
     const d = best.search.detail(best.card.key)!;
-    const family = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(best.search.catalog.kind)) ?? TCG;
+    const family = familyOfKind(best.search.catalog.kind);
     const fields = family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set);
     return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family };
   }
@@ -446,7 +450,9 @@ export class RecognitionService {
       const own = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
       // a slab's label (read when the client asked for it) names the card inside: its number, name and set line count as the card's
       const clues = reading.index === 0 && card.kind === 'slab' && read.label && slabShown ? withLabelClues(own, read.label) : own;
-      furniture ||= printsCardFurniture(clues);
+      // a sport card's checklist number (`#50`) is as much a card's print: with a player's name no longer enough for a
+      // best match, a card cropped tight was "no card" (h110)
+      furniture ||= printsCardFurniture(clues) || (family === SPORT && clues.numbers.some((n) => n.form === 'hash'));
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const ranked = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
@@ -755,6 +761,9 @@ function slabOptionOf(options: TcgOptions): SlabOption | null {
 function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolean {
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
+
+/** The family a catalog kind belongs to (trading cards for a shop's own `csv` game). */
+const familyOfKind = (kind: string): Family => [TCG, SPORT, COMICS].find((f) => f.kinds.includes(kind)) ?? TCG;
 
 /** Sports as checklists and hints name them, letters only, lower case. */
 const SPORTS = new Set(['baseball', 'basketball', 'football', 'hockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball']);
