@@ -1,6 +1,6 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
-import { VisionBusyError, VisionTaskError, type VisionEngine } from '../vision/engine/vision-engine.ts';
+import { VisionBusyError, VisionTaskError, type VisionEngine, type VisionTicket } from '../vision/engine/vision-engine.ts';
 import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
@@ -84,7 +84,8 @@ export class VisionService {
         let own: { release(): void } | null = null;
         try {
           const bytes = await this.recordBytes(record);
-          if (fetched[i]) own = this.engine.admit(1, downloadOwner());
+          // weighed as this request's own room: its images sent inline are not another request's (h111)
+          if (fetched[i]) own = ticket.more(1);
           return await run(bytes, record);
         } catch (err) {
           if (err instanceof VisionBusyError) busy = err;
@@ -139,7 +140,7 @@ export class VisionService {
   }
 
   /** Reserves room for `tasks` now, and refuses the request unless there is room for `later` more too (not reserved). */
-  private admit(tasks: number, later = 0): { release(): void } {
+  private admit(tasks: number, later = 0): VisionTicket {
     try {
       const owner = downloadOwner();
       this.engine.checkRoom(tasks + later, owner);

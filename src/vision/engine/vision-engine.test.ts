@@ -143,6 +143,16 @@ describe('vision engine (real workers, real models)', () => {
     expect(engine.load.reserved).toBe(0);
     // a first request larger than half runs on a quiet server
     engine.admit(5, 'b').release();
+    // and so do the images it downloads, weighed as its own room, not another request's (h111: refused "for its share")
+    const alone = engine.admit(4, 'b');
+    const fetched = alone.more(1);
+    const again2 = alone.more(1);
+    expect(() => alone.more(1)).toThrow(expect.objectContaining({ ownShare: false }));
+    // a second request of the account is held to its half
+    expect(() => engine.admit(1, 'b')).toThrow(VisionBusyError);
+    for (const t of [fetched, again2, alone]) t.release();
+    fetched.release();
+    expect(engine.load.reserved).toBe(0);
   });
 });
 

@@ -19,6 +19,12 @@ export class VisionBusyError extends Error {
   }
 }
 
+/** Room reserved in the engine's queue: given back once; `more` reserves room for further tasks of the same request. */
+export interface VisionTicket {
+  release(): void;
+  more(tasks: number): { release(): void };
+}
+
 /** A task that did not finish: `timeout`, `crashed` (the worker died and was replaced) or `failed`. */
 export class VisionTaskError extends Error {
   constructor(
@@ -171,36 +177,54 @@ export class VisionEngine {
 
   /**
    * Refuses (HTTP 503 with Retry-After) unless the queue has room for `tasks` more now; reserves nothing. An
-   * `owner` (the account a request is for) that already holds room may hold at most half the queue: one account's
-   * calls sent at once filled it, and every other account was refused (h106). Its first request is always
-   * weighed against the whole queue alone, so a request larger than half still runs on a quiet server.
+   * `owner` (the account a request is for) that holds room for other requests may hold at most half the queue: one
+   * account's calls sent at once filled it, and every other account was refused (h106). `mine` is the room the asking
+   * request itself holds already (its images sent inline, when it asks for one it downloaded): an account's only
+   * request is weighed against the whole queue alone, so a large request still runs on a quiet server (h111).
    */
-  checkRoom(tasks: number, owner?: string): void {
+  checkRoom(tasks: number, owner?: string, mine = 0): void {
     if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
     const own = owner === undefined ? 0 : (this.reservedBy.get(owner) ?? 0);
-    if (own > 0 && own + tasks > Math.ceil(this.options.maxQueue / 2)) throw new VisionBusyError(this.retryAfterSeconds(), true);
+    if (own - mine > 0 && own + tasks > Math.ceil(this.options.maxQueue / 2)) throw new VisionBusyError(this.retryAfterSeconds(), true);
   }
 
   /**
-   * Reserves room for `tasks` before their work starts, or refuses them (HTTP 503 with
-   * Retry-After), within `owner`'s share ({@link checkRoom}). The caller releases the reservation when done.
+   * Reserves room for `tasks` before their work starts, or refuses them (HTTP 503 with Retry-After), within
+   * `owner`'s share ({@link checkRoom}). The caller releases the reservation when done; `more` reserves room for
+   * further tasks of the same request (an image downloaded meanwhile), weighed as that request's.
    */
-  admit(tasks: number, owner?: string): { release(): void } {
-    this.checkRoom(tasks, owner);
+  admit(tasks: number, owner?: string, mine = 0): VisionTicket {
+    this.checkRoom(tasks, owner, mine);
     this.reserved += tasks;
     if (owner !== undefined) this.reservedBy.set(owner, (this.reservedBy.get(owner) ?? 0) + tasks);
+    let held = tasks;
     let released = false;
-    return {
+    const ticket: VisionTicket = {
       release: () => {
         if (released) return;
         released = true;
         this.reserved -= tasks;
+        held -= tasks;
         if (owner === undefined) return;
         const left = (this.reservedBy.get(owner) ?? 0) - tasks;
         if (left > 0) this.reservedBy.set(owner, left);
         else this.reservedBy.delete(owner);
       },
+      more: (n: number) => {
+        const extra = this.admit(n, owner, mine + held);
+        held += n;
+        let done = false;
+        return {
+          release: () => {
+            if (done) return;
+            done = true;
+            held -= n;
+            extra.release();
+          },
+        };
+      },
     };
+    return ticket;
   }
 
   /**
