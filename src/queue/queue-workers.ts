@@ -11,6 +11,8 @@ import type { QueueSignal } from './queue-signal.ts';
 
 /** How long a stop waits for webhooks due now once its jobs have ended (a delivery's own timeout still bounds each). */
 const WEBHOOK_FLUSH_MS = 3000;
+/** How long a stop waits for running jobs before handing them back to the queue. */
+const JOB_GRACE_MS = 10_000;
 
 export type QueueLog = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 
@@ -70,8 +72,10 @@ export class QueueWorkers {
     this.started = false;
     clearInterval(this.sweeper);
     // the webhooks of jobs that finish while stopping go out before the dispatcher stops (they waited for the next start, h104)
-    const deliveries = this.runner.stop().then(async () => {
-      await this.webhooks.flush(WEBHOOK_FLUSH_MS);
+    // within the jobs' own grace: a stop whose jobs took it all flushes nothing
+    const since = Date.now();
+    const deliveries = this.runner.stop(JOB_GRACE_MS).then(async () => {
+      await this.webhooks.flush(Math.min(WEBHOOK_FLUSH_MS, JOB_GRACE_MS - (Date.now() - since)));
       await this.webhooks.stop();
     });
     await Promise.all([deliveries, this.sweeping, ...(this.deps.background ?? []).map((b) => b.stop())]);

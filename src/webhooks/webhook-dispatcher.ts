@@ -65,6 +65,8 @@ export class WebhookDispatcher {
   private readonly gate: BlockedWork;
   /** Rounds that found nothing to deliver and none in flight ({@link flush}). */
   private quietRounds = 0;
+  /** While a stop's flush runs: when deliveries begun must end. */
+  private flushUntil: number | undefined;
 
   start(): void {
     if (this.running) return;
@@ -91,11 +93,18 @@ export class WebhookDispatcher {
    * nothing in flight). A job that finished while its process was stopping had its webhook wait for the next start (h104).
    */
   async flush(ms: number): Promise<void> {
-    const deadline = Date.now() + ms;
+    if (!this.running || ms <= 0) return;
+    // deliveries begun now end by the deadline, however slow their receiver: a stop waits for them (h111: one that
+    // hung took the stop past the server's 15 s, exit 1); one cut short is an attempt failed, retried at the next start
+    this.flushUntil = Date.now() + ms;
     const from = this.quietRounds;
-    while (this.running && Date.now() < deadline && this.quietRounds < from + 2) {
-      this.poke();
-      await new Promise((r) => setTimeout(r, 20));
+    try {
+      while (this.running && Date.now() < this.flushUntil && this.quietRounds < from + 2) {
+        this.poke();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      this.flushUntil = undefined;
     }
   }
 
@@ -161,7 +170,7 @@ export class WebhookDispatcher {
         'loupe-request-id': row.id,
         'loupe-delivery-attempt': String(row.webhookAttempts),
       };
-      attempt = await post(target.url, body, headers, this.deps.policy, this.options.timeoutMs);
+      attempt = await post(target.url, body, headers, this.deps.policy, this.flushUntil === undefined ? this.options.timeoutMs : Math.max(1, Math.min(this.options.timeoutMs, this.flushUntil - Date.now())));
     } catch (err) {
       attempt = { ok: false, retry: true, error: (err as Error).message };
     }
