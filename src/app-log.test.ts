@@ -11,7 +11,11 @@ describe('request URLs in the log', () => {
     // a token in the query string, refused by the server, is no less a live token (h106)
     expect(redactedUrl('/cardstream/v2/ping/?token=lp_yTnEQabc')).toBe('/cardstream/v2/ping/?token=[redacted]');
     expect(redactedUrl('/cardstream/v2/session/?search=x&api_key=secret&Access_Token=t')).toBe('/cardstream/v2/session/?search=x&api_key=[redacted]&Access_Token=[redacted]');
-    expect(redactedUrl('/cardstream/v2/session/?search=lp_abc123&page=1')).toBe('/cardstream/v2/session/?search=[redacted]&page=1');
+    expect(redactedUrl('/cardstream/v2/session/?search=lp_abc12345&page=1')).toBe('/cardstream/v2/session/?search=[redacted]&page=1');
+    // bare, in the path, percent-encoded (h111)
+    expect(redactedUrl('/cardstream/v2/ping/?lp_Vw3Kabcdefgh')).toBe('/cardstream/v2/ping/?[redacted]');
+    expect(redactedUrl('/nosuch/lp_Vw3Kabcdefgh/x')).toBe('/nosuch/[redacted]/x');
+    expect(redactedUrl('/s/?q=lp%5FVw3Kabcdefgh&page=2')).toBe('/s/?q=[redacted]&page=2');
     expect(redactedUrl('/cardstream/v2/session/?search=keys&monkey=1')).toBe('/cardstream/v2/session/?search=keys&monkey=1');
   });
 

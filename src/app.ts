@@ -135,7 +135,10 @@ function integerQueryNames(schema: unknown): string[] {
  * token, `lp_…`): the refused call's log line held the live token (h106).
  */
 export const redactedUrl = (url: string): string =>
-  url.replace(/([?&](?:sig|token|access_token|api_key|apikey|api-key|key|auth|authorization)=)[^&#]*/gi, '$1[redacted]').replace(/([?&][^=&#]*=)lp_[^&#]*/g, '$1[redacted]');
+  url
+    .replace(/([?&](?:sig|token|access_token|api_key|apikey|api-key|key|auth|authorization)=)[^&#]*/gi, '$1[redacted]')
+    // a Loupe token anywhere: a value, the bare query (`?lp_…`), the path, percent-encoded (`lp%5F…`) (h111)
+    .replace(/lp(?:_|%5f)[A-Za-z0-9_%-]{8,}/gi, '[redacted]');
 
 /**
  * The logger's serializers: a signed media link works as a bearer link for days, so its signature
