@@ -163,6 +163,10 @@ export function App() {
     // what the pages remembered for this tab (the Search page's collection) is the account's, not the next one's
     sessionStorage.clear();
     setAccount(null);
+    // the address forgets the account's page too, however the sign-out came (the button, a revoked token): the next
+    // person at a shop's computer was shown "Session <id> not found" (h106, h111). Pages behind in the tab's history
+    // keep their addresses: a browser lets no page erase them.
+    location.replace('#/sessions');
   }, []);
   useEffect(() => {
     // A token revoked while the console is open: every page falls back to sign-in, saying why.
@@ -278,14 +282,7 @@ export function App() {
             <dd data-testid="services">{enabled.length ? enabled.join(', ') : 'none'}</dd>
           </div>
         </dl>
-        {/* the address forgets the account's page too: the next person signing in at a shop's computer was shown "Session <id> not found" (h106) */}
-        <button
-          class="link"
-          onClick={() => {
-            signOut();
-            location.replace('#/sessions');
-          }}
-        >
+        <button class="link" onClick={signOut}>
           Sign out
         </button>
       </header>

@@ -581,7 +581,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
           .filter((el) => (el as HTMLElement).offsetParent !== null || getComputedStyle(el).position === 'fixed')
           // a checkbox is tapped through its label
           .map((el) => [el, (el.matches('input') ? el.closest('label') : null) ?? el] as const)
-          .filter(([, target]) => target.getBoundingClientRect().height < 40)
+          .filter(([, target]) => target.getBoundingClientRect().height < 44)
           .map(([el]) => el.outerHTML.slice(0, 70)),
       );
     await page.goto(`${base}/console#/sessions/${sessionId}`);
@@ -590,6 +590,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     const first = await page.locator('[data-event-id]').first().boundingBox();
     expect(first!.y + 200).toBeLessThanOrEqual(740);
     expect(await smallTaps()).toEqual([]);
+    // at 320 px too, and no tile's figure broken over two lines (h111: "$123,555." above "78", the date in three)
+    await page.setViewportSize({ width: 320, height: 640 });
+    expect((await page.locator('[data-event-id]').first().boundingBox())!.y + 150).toBeLessThanOrEqual(640);
+    expect(await page.evaluate(() => [...document.querySelectorAll('.stat-value')].filter((e) => e.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(e).lineHeight)).length)).toBe(0);
+    await page.setViewportSize({ width: 360, height: 740 });
     await page.locator('[data-event-id="e2"]').click();
     await page.getByRole('form', { name: 'Correct this card' }).waitFor();
     // Save on the sheet's first screen (it was 900 px down, under the picture and every field)

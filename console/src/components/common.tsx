@@ -58,9 +58,9 @@ export function DropZone(props: { label: string; multiple?: boolean; folder?: bo
   );
 }
 
-export function Stat({ label, value }: { label: string; value: ComponentChildren }) {
+export function Stat({ label, value, kind }: { label: string; value: ComponentChildren; kind?: string }) {
   return (
-    <div class="stat">
+    <div class={kind ? `stat ${kind}` : 'stat'} title={typeof value === 'string' || typeof value === 'number' ? `${label}: ${value}` : undefined}>
       <span class="stat-label">{label}</span>
       <span class="stat-value">{value}</span>
     </div>

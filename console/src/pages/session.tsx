@@ -394,7 +394,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
         <Stat label="Paid calls" value={summary?.paid_calls ?? '—'} />
         <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? num(summary.average_grade, 2) : '—'} />
-        <Stat label="Started" value={when(session.started)} />
+        <Stat label="Started" value={when(session.started)} kind="started" />
       </div>
       <div class="row">
         <label class="inline grow">
