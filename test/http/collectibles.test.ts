@@ -509,9 +509,12 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     // a comic's shape (6.625 x 10.25 in): the title across the top, the issue number beside it
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="660" height="1020"><rect width="660" height="1020" fill="#c8102e"/><rect x="20" y="150" width="620" height="850" fill="#3a5a8c"/><text x="30" y="70" ${font} font-size="48" font-weight="bold" fill="#fff">AMAZING TESTER</text><text x="30" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">#4</text></svg>`;
     const cover = (await sharp(Buffer.from(svg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
-    const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _id: 'en', _base64: cover }, { _id: 'de', _base64: cover, lang: 'de' }] } });
+    const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _id: 'en', _base64: cover }, { _id: 'de', _base64: cover, lang: 'de' }, { _id: 'us', _base64: cover, lang: 'en-US' }] } });
     expect(res.statusCode).toBe(200);
-    const [en, de] = (res.json() as { records: Rec[] }).records;
+    const [en, de, us] = (res.json() as { records: Rec[] }).records;
+    // a locale is its language (h103: en-US found no English comic)
+    expect(us!._status.text).toBe(en!._status.text);
+    expect(us!._objects![0]!._identification.alternatives.map((m) => m.id)).toEqual(en!._objects![0]!._identification.alternatives.map((m) => m.id));
     const o = en!._objects![0]!;
     expect(o).toMatchObject({ name: 'Comics', 'Top Category': [{ name: 'Comics' }] });
     // the regular issue and its variant share title and number: listed, not guessed (until the fortieth session the
@@ -533,6 +536,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const blank = await sharp({ create: { width: 660, height: 1020, channels: 3, background: '#3a5a8c' } }).jpeg().toBuffer();
     const none = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: blank.toString('base64') }] } })).json() as { records: Rec[] }).records[0]!;
     expect(none._status).toMatchObject({ code: 404, text: expect.stringMatching(/^No comic was found in the image/) });
+    // a photo where no cover is found says "comic" too, not "card" (h103)
+    const leopard = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: photoBase64('caltech101/Leopards/image_0001.jpg') }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(leopard._status).toMatchObject({ code: 404, text: expect.stringMatching(/^No comic was found in the image/) });
   }, 120_000);
 
   it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {

@@ -420,11 +420,13 @@ export class RecognitionService {
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
-    if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    // a comic said as a comic: its cover is found where it fills a portrait photo (h103: "No card" on /comics_id)
+    if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, family === COMICS ? 'No comic was found in the image: send a photo of its cover filling the frame, upright' : 'No card was found in the image', 404) };
 
     const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
     // comics: a record's `lang` limits the search to that language's editions, and the catalogs here are English
-    const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase() !== 'en' ? record.lang.trim() : null;
+    // a locale as browsers and phones send it (`en-US`, `en_GB`) is its language (h103: en-US found no English comic)
+    const otherLanguage = family === COMICS && typeof record.lang === 'string' && record.lang.trim().toLowerCase().split(/[-_]/)[0] !== 'en' ? record.lang.trim() : null;
     // a Category or Subcategory hint naming a game (document 3 §4: hints "make identification faster and more precise")
     const game = family === TCG ? gameOfHints(record) : undefined;
     const searched = game ? catalogs.filter((c) => !(TCG_KINDS as readonly string[]).includes(c.kind) || c.kind === game) : catalogs;
