@@ -96,6 +96,12 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const same = await run({ ...request, files: { ...request.files, cards: path.join(files.dir, 'changed.json') } });
     expect(same.version).toBe(2);
     expect(same.cards.updated).toBe(0);
+    expect(same.cards.not_in_file).toBe(0);
+    // a corrected file without a card: the card is kept, and the answer says so (h103: a removed card kept matching, unsaid)
+    const cardsJson = JSON.parse(text) as unknown[];
+    const fewer = await run({ ...request, files: { ...request.files, cards: await files.write('fewer.json', JSON.stringify(cardsJson.slice(1))) } });
+    expect(fewer.cards).toMatchObject({ total: 6, not_in_file: 1 });
+    expect(fewer.remarks).toContain('1 card of the catalog is not in this file and kept: an import adds and updates, never removes (loupe catalog delete, then import, to drop them)');
   });
 
   it('a malformed JSON line fails naming the file and line, and leaves the catalog as it was', async () => {

@@ -42,7 +42,8 @@ export interface CatalogImportResult {
   version: number;
   records: number;
   sets: RowCounts & { total: number };
-  cards: RowCounts & { total: number; duplicates: number };
+  /** `not_in_file`: cards the catalog holds that the file lacks, kept (an import never removes). */
+  cards: RowCounts & { total: number; duplicates: number; not_in_file: number };
   remarks: string[];
   seconds: { read: number; write: number };
 }
@@ -152,8 +153,9 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     version: outcome.catalog.version,
     records: read.records,
     sets: { ...outcome.sets, total: outcome.catalog.sets },
-    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates },
-    remarks: remarks.list(),
+    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile },
+    // said, so a corrected file's dropped rows are not taken for gone (h103: a removed card kept matching)
+    remarks: [...remarks.list(), ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (loupe catalog delete, then import, to drop them)`] : [])],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
   };
 }

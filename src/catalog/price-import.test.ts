@@ -52,12 +52,12 @@ describe.each(backends)('price import (%s)', (backend) => {
       currencies: { USD: 3 },
       graded: 3,
       cards: 1,
-      prices: { created: 3, updated: 0, unchanged: 0, total: 3 },
+      prices: { created: 3, updated: 0, unchanged: 0, not_in_file: 0, total: 3 },
       skipped: { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 1, other_game: 1 },
     });
     expect(first.remarks).toEqual(['1 row prices MTG cards, not pokemon: skipped (first: line 5)', '1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
     const again = await run('pokemon', prices('psa_auction_prices_realized.csv'));
-    expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, total: 3 });
+    expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, not_in_file: 0, total: 3 });
     const sales = await store.observations(ids.pokemon!, 'tst1-1');
     expect(sales.map((s) => [s.date, s.price, s.graded, s.grade, s.qualifier, s.currency, s.source])).toEqual([
       ['2019-01-05', 1200, true, '10.0', null, 'USD', 'psa'],
@@ -71,7 +71,7 @@ describe.each(backends)('price import (%s)', (backend) => {
   it('updates a re-imported row whose price changed, and only that one', async () => {
     const text = (await fs.readFile(prices('psa_auction_prices_realized.csv'), 'utf8')).replace(',300.5,', ',310.0,');
     const changed = await run('pokemon', await files.write('psa-changed.csv', text));
-    expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, total: 3 });
+    expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, not_in_file: 0, total: 3 });
     expect((await store.observations(ids.pokemon!, 'tst1-1')).map((s) => s.price)).toEqual([1200, 310, 150]);
     await run('pokemon', prices('psa_auction_prices_realized.csv'));
   });
@@ -159,7 +159,11 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect((await run('pokemon', file)).prices).toMatchObject({ created: 0, updated: 0, unchanged: 4 });
     // a price corrected in place is an update of that sale, not one more
     const corrected = await run('pokemon', await files.write('plain-corrected.csv', text.replace('my shop\ntst1-4,2025-06-01,12.00', 'my shop\ntst1-4,2025-06-01,12.50')));
-    expect(corrected.prices).toMatchObject({ created: 0, updated: 1, unchanged: 3 });
+    expect(corrected.prices).toMatchObject({ created: 0, updated: 1, unchanged: 3, not_in_file: 0 });
+    // a later file of that day without one of its sales: the sale stays, and the answer says so (h107: counted twice, unsaid)
+    const dropped = await run('pokemon', await files.write('plain-dropped.csv', text.replace('tst1-4,2025-06-01,12.00,USD,,,my shop\n', '')));
+    expect(dropped.prices).toMatchObject({ not_in_file: 1 });
+    expect(dropped.remarks).toContain('1 stored price of the file\'s cards and days is not in this file and kept: an import never removes (loupe prices delete --card … --date … drops them) (first: tst1-4 on 2025-06-01)');
     // what price_stats makes of it: the PSA 10 sale graded, the two shop sales ungraded, the euros left out and said so
     const stats = await store.priceStats(ids.pokemon!, 'tst1-4');
     expect(stats.map((e) => `${e.stats_type} ${e.interval} ${e.value.min}-${e.value.max}`)).toEqual([

@@ -24,7 +24,8 @@ export interface PriceImportResult {
   graded: number;
   /** Distinct cards the stored rows price. */
   cards: number;
-  prices: { created: number; updated: number; unchanged: number; total: number };
+  /** `not_in_file`: stored rows of the file's cards and days (per source) the file lacks, kept. */
+  prices: { created: number; updated: number; unchanged: number; not_in_file: number; total: number };
   /** Rows repeated identically in the file, stored once. */
   duplicates: number;
   /** Rows not imported, by reason; every row of the file is stored, a duplicate or here. */
@@ -163,10 +164,15 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
     currencies,
     graded: inputs.filter((p) => p.graded).length,
     cards: new Set(inputs.map((p) => p.cardKey)).size,
-    prices: outcome,
+    prices: { created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, not_in_file: outcome.not_in_file, total: outcome.total },
     duplicates,
     skipped,
-    remarks: remarks.list(),
+    remarks: [
+      ...remarks.list(),
+      ...(outcome.not_in_file
+        ? [`${outcome.not_in_file} stored price${outcome.not_in_file > 1 ? 's' : ''} of the file's cards and days ${outcome.not_in_file > 1 ? 'are' : 'is'} not in this file and kept: an import never removes (loupe prices delete --card … --date … drops them) (first: ${outcome.notInFileExample})`]
+        : []),
+    ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
   };
 }

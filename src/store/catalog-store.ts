@@ -99,6 +99,8 @@ export interface CatalogImportOutcome {
   createdCatalog: boolean;
   sets: RowCounts;
   cards: RowCounts;
+  /** Cards the catalog held that this import's file does not: kept, as an import only adds and updates (h103). */
+  notInFile: number;
 }
 
 /** A name found by text search, with how many of the catalog's cards bear it. */
@@ -451,6 +453,7 @@ export class CatalogStore {
       }
     }
 
+    const inFile = new Set<string>();
     const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'aliases', 'links']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
@@ -469,6 +472,7 @@ export class CatalogStore {
         progress(done);
       };
       for (const c of input.cards) {
+        inFile.add(c.key);
         const was = existingCards.get(c.key);
         // A row replaced keeps what only the earlier import knew: its aliases (an MTGJSON uuid, which price files
         // name cards by) and its links, beside the new ones (a Scryfall file imported over MTGJSON lost both, and
@@ -547,7 +551,9 @@ export class CatalogStore {
           .where('id', '=', catalog.id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards };
+        let notInFile = 0;
+        for (const key of existingCards.keys()) if (!inFile.has(key)) notInFile++;
+        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile };
       });
     });
   }

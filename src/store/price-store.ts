@@ -52,6 +52,13 @@ export interface PriceImportOutcome {
   created: number;
   updated: number;
   unchanged: number;
+  /**
+   * Stored rows of a card, day and source the file holds, that the file does not: kept (a sale left out of a later
+   * file of that day stays, docs/prices.md), and counted, so a corrected file's dropped sale is not taken for gone (h107).
+   */
+  not_in_file: number;
+  /** The first such row, for the import's remark. */
+  notInFileExample?: string;
   /** The catalog's price rows after the import, every source. */
   total: number;
 }
@@ -81,12 +88,23 @@ export class PriceStore {
   async applyImport(input: PriceImport): Promise<PriceImportOutcome> {
     const sources = [...new Set(input.rows.map((r) => r.source))];
     const existing = new Map<string, string>();
+    // the days of the file's cards (per source), to count stored rows of those days the file no longer holds
+    const fileDays = new Set(input.rows.map((r) => `${r.source}\u0000${r.cardKey}\u0000${r.date}`));
+    const fileKeys = new Set(input.rows.map((r) => r.rowKey));
+    let notInFile = 0;
+    let notInFileExample: string | undefined;
     for (const source of sources) {
-      const rows = await this.db.selectFrom('catalog_prices').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
-      for (const r of rows) existing.set(r.row_key, r.content_hash);
+      const rows = await this.db.selectFrom('catalog_prices').select(['row_key', 'content_hash', 'card_key', 'date']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
+      for (const r of rows) {
+        existing.set(r.row_key, r.content_hash);
+        if (!fileKeys.has(r.row_key) && fileDays.has(`${source}\u0000${r.card_key}\u0000${r.date}`)) {
+          notInFile++;
+          notInFileExample ??= `${r.card_key} on ${r.date}`;
+        }
+      }
     }
     const now = new Date().toISOString();
-    const outcome = { created: 0, updated: 0, unchanged: 0 };
+    const outcome = { created: 0, updated: 0, unchanged: 0, not_in_file: notInFile, ...(notInFileExample ? { notInFileExample } : {}) };
     const total = input.rows.length;
     let written = 0;
     let staged = 0;
