@@ -23,8 +23,8 @@ export interface TextRow {
   lastError?: string | null;
 }
 
-/** A row the backfill looks at again, with its record's data. */
-export interface PartlySeenRow {
+/** A record the text-search backfill works on: its text row's key and attempts, its data and collection's product field. */
+export interface BackfillRow {
   key: number;
   collection_id: string;
   attempts: number;
@@ -211,11 +211,11 @@ export class CollectionTextStore {
    * every row's observation (no index holds it), so callers walk the keys in spans: a query over
    * 100,000 rows took 600 ms in SQLite, which runs on the server's event loop.
    */
-  async partlySeen(db: Kysely<Database>, parts: readonly string[], after: number, upTo: number, maxAttempts: number): Promise<PartlySeenRow[]> {
+  async partlySeen(db: Kysely<Database>, parts: readonly string[], after: number, upTo: number, maxAttempts: number): Promise<BackfillRow[]> {
     const want = JSON.stringify(parts);
     const rows =
       this.dialect === 'sqlite'
-        ? await sql<PartlySeenRow>`
+        ? await sql<BackfillRow>`
       SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
       JOIN collection_records r ON r.key = t.key
       JOIN collections c ON c.id = t.collection_id
@@ -223,7 +223,7 @@ export class CollectionTextStore {
         AND json_type(r.data, '$._url') = 'text'
         AND EXISTS (SELECT 1 FROM json_each(${want}) w WHERE w.value NOT IN (SELECT p.value FROM json_each(t.observed, '$.parts') p))
       ORDER BY t.key`.execute(db)
-        : await sql<PartlySeenRow>`
+        : await sql<BackfillRow>`
       SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
       JOIN collection_records r ON r.key = t.key
       JOIN collections c ON c.id = t.collection_id
@@ -232,6 +232,74 @@ export class CollectionTextStore {
         AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)
       ORDER BY t.key`.execute(db);
     return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+  }
+
+  /** Records of keyword-searchable collections without a text row yet, by key, at most `n` (the backfill's first step). */
+  async recordsWithoutText(db: Kysely<Database>, n: number): Promise<BackfillRow[]> {
+    const rows = await sql<BackfillRow>`
+      SELECT r.key, r.collection_id, 0 AS attempts, r.data, c.product_field FROM collection_records r
+      JOIN collections c ON c.id = r.collection_id
+      LEFT JOIN collection_text t ON t.key = r.key
+      WHERE t.key IS NULL AND c.type <> 'custom'
+      ORDER BY r.key LIMIT ${n}`.execute(db);
+    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+  }
+
+  /** Rows whose image is not seen yet (pending, or failed under `maxAttempts`), at most `n`. */
+  async toLookAt(db: Kysely<Database>, n: number, maxAttempts: number): Promise<BackfillRow[]> {
+    const rows = await sql<BackfillRow>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.seen_state IN ('pending', 'failed') AND t.attempts < ${maxAttempts}
+      ORDER BY t.key LIMIT ${n}`.execute(db);
+    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+  }
+
+  /** Rows done (or with no image) tokenised by a version before `version`, at most `n`. */
+  async tokenisedBefore(db: Kysely<Database>, version: number, n: number): Promise<BackfillRow[]> {
+    const rows = await sql<BackfillRow>`
+      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
+      JOIN collection_records r ON r.key = t.key
+      JOIN collections c ON c.id = t.collection_id
+      WHERE t.seen_state IN ('done', 'no_image') AND t.seen_version < ${version}
+      ORDER BY t.key LIMIT ${n}`.execute(db);
+    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+  }
+
+  /** Claims a row by raising its attempts from `attempts`: of two nodes reading the same row, one goes on. */
+  async claim(db: Kysely<Database>, key: number, attempts: number): Promise<boolean> {
+    const r = await db.updateTable('collection_text').set({ attempts: attempts + 1 }).where('key', '=', key).where('attempts', '=', attempts).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** A row's attempts set, so the backfill asks no more (`maxAttempts`: an image refused for good). */
+  async setAttempts(db: Kysely<Database>, key: number, attempts: number): Promise<void> {
+    await db.updateTable('collection_text').set({ attempts }).where('key', '=', key).execute();
+  }
+
+  /** Writes a record's first text row, unless the record went or was given one meanwhile (by an insert). */
+  async writeIfMissing(db: Kysely<Database>, collectionId: string, key: number, row: TextRow): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const still = await trx.selectFrom('collection_records').select('key').where('key', '=', key).executeTakeFirst();
+      const has = await trx.selectFrom('collection_text').select('key').where('key', '=', key).executeTakeFirst();
+      if (still && !has) await this.write(trx, collectionId, key, row);
+    });
+  }
+
+  /**
+   * Writes a row unless its record went meanwhile. `write` resets attempts: `attempts` sets them after (a final
+   * failure), else a failed row keeps the ones it had and any other state starts again from 0.
+   */
+  async rewrite(db: Kysely<Database>, collectionId: string, key: number, row: TextRow, attempts?: number): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      const still = await trx.selectFrom('collection_records').select('key').where('key', '=', key).executeTakeFirst();
+      if (!still) return;
+      const before = await trx.selectFrom('collection_text').select('attempts').where('key', '=', key).executeTakeFirst();
+      await this.write(trx, collectionId, key, row);
+      const keep = attempts ?? (row.seenState === 'failed' ? Number(before?.attempts ?? 0) : 0);
+      if (keep) await trx.updateTable('collection_text').set({ attempts: keep }).where('key', '=', key).execute();
+    });
   }
 
   /** The largest key of a text row (0 when there is none): where {@link partlySeen}'s walk ends. */

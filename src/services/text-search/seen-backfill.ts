@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { BlockedWork } from '../../queue/blocked-work.ts';
 import type { QueueLog } from '../../queue/queue-workers.ts';
 import type { CollectionStore } from '../../store/collection-store.ts';
@@ -114,38 +113,23 @@ export class SeenBackfill {
 
   /** Step 1: a text row with the record's own words for each record without one. */
   private async writeMissing(n: number, p: Progress): Promise<number> {
-    const rows = await sql<{ key: number; collection_id: string; data: unknown; product_field: string | null }>`
-      SELECT r.key, r.collection_id, r.data, c.product_field FROM collection_records r
-      JOIN collections c ON c.id = r.collection_id
-      LEFT JOIN collection_text t ON t.key = r.key
-      WHERE t.key IS NULL AND c.type <> 'custom'
-      ORDER BY r.key LIMIT ${n}`.execute(this.db);
-    for (const r of rows.rows) {
+    const rows = await this.store.text.recordsWithoutText(this.db, n);
+    for (const r of rows) {
       const { body, lang } = recordText(fromJson<Record<string, unknown>>(r.data), r.product_field);
-      const row: TextRow = { seen: '', body, ocr: '', lang, colors: [], observed: null, seenVersion: 0, seenState: 'pending' };
-      // The record may have gone (or been given its row by an insert) since the read.
-      await this.db.transaction().execute(async (trx) => {
-        const still = await trx.selectFrom('collection_records').select('key').where('key', '=', Number(r.key)).executeTakeFirst();
-        const has = await trx.selectFrom('collection_text').select('key').where('key', '=', Number(r.key)).executeTakeFirst();
-        if (still && !has) await this.store.text.write(trx, r.collection_id, Number(r.key), row);
-      });
+      // the record may have gone (or been given its row by an insert) since the read
+      await this.store.text.writeIfMissing(this.db, r.collection_id, r.key, { seen: '', body, ocr: '', lang, colors: [], observed: null, seenVersion: 0, seenState: 'pending' });
       p.written++;
     }
-    return rows.rows.length;
+    return rows.length;
   }
 
   /** Step 2: the images of rows not looked at yet, one at a time. */
   private async lookAtImages(n: number, p: Progress, report: () => void): Promise<number> {
-    const rows = await sql<{ key: number; collection_id: string; attempts: number; data: unknown; product_field: string | null }>`
-      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
-      JOIN collection_records r ON r.key = t.key
-      JOIN collections c ON c.id = t.collection_id
-      WHERE t.seen_state IN ('pending', 'failed') AND t.attempts < ${maxSeenAttempts}
-      ORDER BY t.key LIMIT ${n}`.execute(this.db);
-    for (const r of rows.rows) {
+    const rows = await this.store.text.toLookAt(this.db, n, maxSeenAttempts);
+    for (const r of rows) {
       if (this.stopped) break;
-      const key = Number(r.key);
-      if (!(await this.claim(key, Number(r.attempts)))) continue;
+      const key = r.key;
+      if (!(await this.store.text.claim(this.db, key, r.attempts))) continue;
       const data = fromJson<Record<string, unknown>>(r.data);
       const current = await this.store.text.get(this.db, key);
       if (!current) continue;
@@ -163,7 +147,7 @@ export class SeenBackfill {
       }
       report();
     }
-    return rows.rows.length;
+    return rows.length;
   }
 
   /**
@@ -171,14 +155,9 @@ export class SeenBackfill {
    * and the record's own words again from its data (a lexicon change adds codes to both).
    */
   private async retokenise(n: number, p: Progress): Promise<number> {
-    const rows = await sql<{ key: number; collection_id: string; data: unknown; product_field: string | null }>`
-      SELECT t.key, t.collection_id, r.data, c.product_field FROM collection_text t
-      JOIN collection_records r ON r.key = t.key
-      JOIN collections c ON c.id = t.collection_id
-      WHERE t.seen_state IN ('done', 'no_image') AND t.seen_version < ${TOKENS_VERSION}
-      ORDER BY t.key LIMIT ${n}`.execute(this.db);
-    for (const r of rows.rows) {
-      const key = Number(r.key);
+    const rows = await this.store.text.tokenisedBefore(this.db, TOKENS_VERSION, n);
+    for (const r of rows) {
+      const key = r.key;
       const current = await this.store.text.get(this.db, key);
       if (!current) continue;
       const { body, lang } = recordText(fromJson<Record<string, unknown>>(r.data), r.product_field);
@@ -186,7 +165,7 @@ export class SeenBackfill {
       await this.update(r.collection_id, key, { ...current, seen: seen.seen, ocr: seen.ocr, colors: seen.colors, body, lang, seenVersion: TOKENS_VERSION });
       p.retokenised++;
     }
-    return rows.rows.length;
+    return rows.length;
   }
 
   /** Step 4: rows with keys in `(after, upTo]` seen without a part now looked for, looked at again while `more()`. */
@@ -194,24 +173,18 @@ export class SeenBackfill {
     const rows = await this.store.text.partlySeen(this.db, this.seen, after, upTo, maxSeenAttempts);
     for (const r of rows) {
       if (this.stopped || !more()) break;
-      if (!(await this.claim(r.key, r.attempts))) continue;
+      if (!(await this.store.text.claim(this.db, r.key, r.attempts))) continue;
       const data = fromJson<Record<string, unknown>>(r.data);
       const error = await this.lookAt(r.collection_id, r.key, String(data._url), data, r.product_field);
       if (!error) p.reseen++;
       else {
         // what the first look found stays searchable; a refused image is not asked for again
-        if (error.final) await this.db.updateTable('collection_text').set({ attempts: maxSeenAttempts }).where('key', '=', r.key).execute();
+        if (error.final) await this.store.text.setAttempts(this.db, r.key, maxSeenAttempts);
         p.failed++;
         this.log('warn', 'text search backfill: image not seen again', { collection: r.collection_id, key: r.key, error: error.text, final: error.final });
       }
       report();
     }
-  }
-
-  /** Claimed by raising its attempts: of two nodes reading the same row, one goes on. */
-  private async claim(key: number, attempts: number): Promise<boolean> {
-    const r = await this.db.updateTable('collection_text').set({ attempts: attempts + 1 }).where('key', '=', key).where('attempts', '=', attempts).executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
   }
 
   /**
@@ -230,15 +203,8 @@ export class SeenBackfill {
     return { text: error.text, final: error.code >= 400 && error.code < 500 };
   }
 
-  /** Writes a row unless its record went meanwhile; `write` resets attempts, so a final failure sets them after. */
+  /** Writes a row unless its record went meanwhile (the text store's `rewrite`). */
   private async update(collectionId: string, key: number, row: TextRow, attempts?: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      const still = await trx.selectFrom('collection_records').select('key').where('key', '=', key).executeTakeFirst();
-      if (!still) return;
-      const before = await trx.selectFrom('collection_text').select('attempts').where('key', '=', key).executeTakeFirst();
-      await this.store.text.write(trx, collectionId, key, row);
-      const keep = attempts ?? (row.seenState === 'failed' ? Number(before?.attempts ?? 0) : 0);
-      if (keep) await trx.updateTable('collection_text').set({ attempts: keep }).where('key', '=', key).execute();
-    });
+    await this.store.text.rewrite(this.db, collectionId, key, row, attempts);
   }
 }
