@@ -1,3 +1,4 @@
+import { editDistance } from './util/edit-distance.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -513,6 +514,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const words = argv.slice(0, Math.max(0, argv.findIndex((a) => a.startsWith('-')))).filter((a) => !a.startsWith('-'));
     const command = words.length ? commandOf(words).command : undefined;
     let message = (err as Error).message;
+    // a mistyped option: named, with the command's nearest one (Node's own words told to quote it as a positional, h113)
+    const unknown = /^Unknown option '(--[a-z0-9-]+)'/i.exec(message);
+    if (unknown) {
+      const typed = unknown[1]!.slice(2);
+      const near = command ? [...optionsOf(command)].filter((o) => o !== 'help').sort((a, b) => editDistance(typed, a) - editDistance(typed, b))[0] : undefined;
+      message = `${unknown[1]} is not an option${command ? ` of "${command}"` : ''}${near && editDistance(typed, near) <= 2 ? ` (did you mean --${near}?)` : ''}`;
+    }
     // `--amount -5`: the parser's own words told to write `--amount=-XYZ`; say it with the value typed
     const ambiguous = /^Option '(--[a-z-]+)[^']*' argument is ambiguous/.exec(message);
     const at = ambiguous ? argv.indexOf(ambiguous[1]!) : -1;
@@ -593,6 +601,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
     if (command === 'token revoke' && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
+    // `--id=` is no id: a usage error, not "Active token not found" (h113)
+    const blank = Object.entries(values).find(([, v]) => v === '');
+    if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);
     const stray = command === 'backup' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     const config = loadConfig(io.env);

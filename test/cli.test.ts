@@ -418,6 +418,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await fails('account', 'create', '--name', 'Card', 'Shop')).code).toBe(2);
     expect((await fails('services', 'disable', '--account', small.account, '--services', 'identity', 'descriptor')).code).toBe(2);
     expect(await fails('account', 'show', '--account', small.account, '--account', two.token_id)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: --account is given twice/) });
+    // a mistyped option names the nearest, an empty value is a usage error (h113)
+    expect(await fails('account', 'show', '--acount', small.account)).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: --acount is not an option of "account show" \(did you mean --account\?\)/) });
+    expect(await fails('token', 'revoke', '--id=')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: --id is empty: give it a value/) });
     // a word where the command takes one still works
     expect(await loupe('token', 'revoke', two.token_id)).toEqual({ revoked: true });
     expect((await inProcess(env(), ['worker', '--account', 'x'])).code).toBe(2);
