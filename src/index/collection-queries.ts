@@ -24,8 +24,8 @@ export interface Hit {
  */
 export interface CollectionQueries {
   count(c: CollectionRecord, filter?: Filter): Promise<number>;
-  /** Matching records in insertion order. */
-  find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]>;
+  /** Matching records in insertion order; `after`: only those after that record key (a page that deletes before it do not shift). */
+  find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number, after?: number): Promise<StoredRecord[]>;
   random(c: CollectionRecord, count: number, filter?: Filter): Promise<StoredRecord[]>;
   /** A record and its vector by the client's `_id` (the query of visualKNN and kin). */
   lookup(c: CollectionRecord, recordId: string): Promise<{ record: StoredRecord; vector: Float32Array; hash?: string } | undefined>;

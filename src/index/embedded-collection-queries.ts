@@ -223,13 +223,27 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return filter && Object.keys(filter).length ? this.matching(s, filter).length : s.docs.size;
   }
 
-  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
+  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number, after?: number): Promise<StoredRecord[]> {
     const s = await this.ready(c);
-    if (filter && Object.keys(filter).length) return this.filtered(s, filter).records.slice(offset, offset + limit);
+    if (filter && Object.keys(filter).length) {
+      const records = this.filtered(s, filter).records;
+      // in key order: the first after `after` by bisection
+      let from = 0;
+      if (after !== undefined) {
+        let hi = records.length;
+        while (from < hi) {
+          const mid = (from + hi) >> 1;
+          if (records[mid]!.key <= after) from = mid + 1;
+          else hi = mid;
+        }
+      }
+      return records.slice(from + offset, from + offset + limit);
+    }
     // Unfiltered pages (allRecords) walk the documents without copying all of them per page.
     const out: StoredRecord[] = [];
     let i = 0;
     for (const r of s.docs.values()) {
+      if (after !== undefined && r.key <= after) continue;
       if (i++ < offset) continue;
       if (out.length === limit) break;
       out.push(r);

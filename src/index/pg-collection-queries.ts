@@ -260,8 +260,9 @@ export class PgCollectionQueries implements CollectionQueries {
     return Number(res.rows[0]?.n ?? 0);
   }
 
-  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number): Promise<StoredRecord[]> {
-    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(db));
+  async find(c: CollectionRecord, filter: Filter | undefined, limit: number, offset: number, after?: number): Promise<StoredRecord[]> {
+    const from = after === undefined ? sql`` : sql` AND key > ${after}`;
+    const res = await this.filtered(filter, (db) => sql<{ key: number; record_id: string; data: unknown }>`SELECT key, record_id, data FROM collection_records WHERE ${this.where(c, filter)}${from} ORDER BY key LIMIT ${limit} OFFSET ${offset}`.execute(db));
     return this.rows(res.rows);
   }
 

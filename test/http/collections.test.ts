@@ -348,7 +348,7 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const c = await shop();
     const p1 = await call(`${base}/allRecords?size=2&page=1`, {}, c);
     expect(p1.body.answer_records).toHaveLength(2);
-    expect(p1.body.next).toMatch(/\/similarity\/products-new\/v2\/allRecords\?size=2&page=2$/);
+    expect(p1.body.next).toMatch(/\/similarity\/products-new\/v2\/allRecords\?size=2&page=2&after=\d+$/);
     const p3 = await call(`${base}/allRecords?size=2&page=3`, {}, c);
     expect(p3.body.answer_records).toHaveLength(1);
     expect(p3.body.next).toBeNull();
@@ -379,13 +379,18 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // `next` keeps the other query parameters: the next page is ids only too.
     const ids = await call(`${base}/allRecords?only_ids=true&size=3`, {}, c);
     expect(ids.body.answer_records).toEqual([{ _id: 'leo-1' }, { _id: 'leo-2' }, { _id: 'plane-1' }]);
-    expect(ids.body.next).toMatch(/\/allRecords\?only_ids=true&size=3&page=2$/);
+    expect(ids.body.next).toMatch(/\/allRecords\?only_ids=true&size=3&page=2&after=\d+$/);
     // booleans as clients spell them in a query string (Python's requests sends True)
     for (const spelled of ['True', '1', 'yes']) expect((await call(`${base}/allRecords?only_ids=${spelled}&size=1`, {}, c)).body.answer_records, spelled).toEqual([{ _id: 'leo-1' }]);
     expect((await call(`${base}/allRecords?only_ids=0&size=1`, {}, c)).body.answer_records[0]).toHaveProperty('price');
     expect((await call(`${base}/allRecords?only_ids=maybe`, {}, c)).http).toBe(400);
+    // a record of the pages read deleted before next is followed shifts nothing past them (h114: an export during a
+    // deleteByFilter missed 300 live records); a page asked by number still counts from the start
+    expect((await call(`${base}/delete`, { records: [{ _id: 'leo-1' }] }, c)).http).toBe(220);
     const idsNext = await h.request('POST', ids.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect((idsNext.json() as Body).answer_records).toEqual([{ _id: 'watch-1' }, { _id: 'plane-2' }]);
+    expect((await call(`${base}/allRecords?only_ids=true&size=3&page=2`, {}, c)).body.answer_records).toEqual([{ _id: 'plane-2' }]);
+    expect((await call(`${base}/allRecords?after=-1`, {}, c)).http).toBe(400);
     // a size the validator would coerce (1e1 as 10, 0x2 as 2) is refused, not read otherwise than written
     for (const q of ['size=1e1', 'size=0x2', 'size=2.0&page=1']) {
       const res = await h.request('POST', `${base}/allRecords?${q}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });

@@ -186,6 +186,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
               page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'Default 1.' })),
               only_ids: Type.Optional(Type.Boolean()),
+              after: Type.Optional(Type.Integer({ minimum: 0, description: 'What `next` carries: the place of the last record of the page before. With it, a page holds the records after that one, so records deleted meanwhile shift nothing past the pages read.' })),
               filter: Type.Optional(Type.String({ maxLength: 8192, description: 'The body\'s `filter` as JSON: what `next` carries, so a client that follows it without a body keeps to the filter (the body\'s wins when both are sent).' })),
             }),
             body: Type.Object({
@@ -213,10 +214,11 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
             // names the size, so a client that follows it gets pages of the same size and kind.
-            const next = (p: number) => {
+            const next = (p: number, after: number) => {
               const url = new URL(`${baseUrlOf(request)}${request.url}`);
               url.searchParams.set('size', String(size));
               url.searchParams.set('page', String(p));
+              url.searchParams.set('after', String(after));
               // only_ids sent in the body is named in the next page's query, which a client follows without a body
               if (idsOnly) url.searchParams.set('only_ids', 'true');
               // so does the filter: following next without a body must not give unfiltered pages. A filter
@@ -225,7 +227,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               if (f && f.length <= maxFilterInLink) url.searchParams.set('filter', f);
               return url.toString();
             };
-            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next);
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after);
           },
         });
 
