@@ -604,12 +604,20 @@ export class VisualSearchService {
       }
     }
     const existing = new Set((await this.store.getByIds(c.id, candidates.map((x) => x.id))).map((r) => r.recordId));
-    return candidates.filter((x) => {
+    const fresh = candidates.filter((x) => {
       if (!existing.has(x.id)) return true;
       tally.duplicates++;
       skip(tally, x.record, skipped(ctx, echo(x.record), 411, `_id ${x.id} already exists`));
       return false;
     });
+    // A full collection refuses before any image is looked at: a loader retrying 412s spent the vision engine's time on
+    // each (h114). The count is the request's start's; the store's own check at insert stays the one that holds.
+    if (fresh.length && c.recordCount >= c.capacity) {
+      tally.capacityHit = true;
+      for (const x of fresh) skip(tally, x.record, skipped(ctx, echo(x.record), 412, `the collection is full (capacity ${c.capacity} records)`));
+      return [];
+    }
+    return fresh;
   }
 
   /** Stores records already embedded (`embedded[i]` belongs to `candidates[i]`) and indexes them. */

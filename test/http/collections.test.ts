@@ -150,6 +150,10 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const before = await credits();
     const full = await call('/similarity/photos/v2/insert', { records: [{ _id: 'd', _base64: img('pyramid', 4) }] }, c);
     expect([full.http, full.body.status.code]).toEqual([412, 412]);
+    // refused before its image is looked at (h114: a loader retrying 412s spent the vision engine's time on each): an
+    // image that is none is not even found out
+    const unseen = await call('/similarity/photos/v2/insert', { records: [{ _id: 'e', _base64: Buffer.from('not an image at all').toString('base64') }] }, c);
+    expect((unseen.body.skipped_records![0]!._reason as { status: { code: number } }).status.code).toBe(412);
     // An answer of 400 or more stored nothing, so like every failed call it is refunded.
     await vi.waitFor(async () => expect(await credits()).toBe(before));
   }, 60_000);
