@@ -495,6 +495,13 @@ export class RecognitionService {
       objects[0]!._tags_simple.push(...Object.values(tags).flatMap((t) => t.map((x) => x.name)));
       if (slabOption === 'slab_id') labelObject = slabLabelObject(objects.length + 1, read.label, reading, read, await this.labelMatch(reading, read.label, searches), false);
     }
+    // a grading label read beside the largest card makes it a slab's, whatever the detector called its holder (h103: a
+    // slab whose card was read whole said `Graded Slab` no beside its label's PSA 10)
+    const graded = slab || !!read.label;
+    if (graded && objects[0]?.id === 1 && objects[0]._tags.Graded?.[0]?.name !== 'yes') {
+      objects[0]._tags.Graded = [{ id: 1, name: 'yes', prob: 1 }];
+      objects[0]._tags_simple = Object.values(objects[0]._tags).flatMap((t) => t.map((x) => x.name));
+    }
     const text = [
       'OK',
       ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
@@ -517,7 +524,7 @@ export class RecognitionService {
       _status: { code: 200, text },
       ...(category ? { Category: category } : {}),
       _objects: labelObject ? [...objects, labelObject] : objects,
-      'Graded Slab': [{ id: 1, name: slab ? 'yes' : 'no', prob: 1 }],
+      'Graded Slab': [{ id: 1, name: graded ? 'yes' : 'no', prob: 1 }],
     };
     if (labelled) LABELLED.add(out);
     return out;
