@@ -49,6 +49,8 @@ export class CollectiblesJob implements JobHandler {
     if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
     // a synchronous body copied as it is would lose its options without a word
     const misplaced = options.rootKeys?.find((k) => recordKeys.has(k));
+    // analyze_all's own words: sent in a record it reads the largest card only, which the advice to move it there hid (h108)
+    if (misplaced === 'analyze_all') return '`analyze_all` is not applied in asynchronous requests: each record is read for its largest card (a request is paid per record at submit, and each further card would be charged after). For every card of a binder page, call /collectibles/v2/tcg_id with analyze_all, or send each card as its own record (/collectibles/v2/detect gives their boxes).';
     if (misplaced) return `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`;
     return undefined;
   }

@@ -97,6 +97,12 @@ describe('readCardText', () => {
     expect(readCardText(lines([['FEVGAMEFREAK', 0.97, 0.3, 0.02], ['RegleV', 0.9, 0.1, 0.02]])).setCodes).toEqual([]);
   });
 
+  it("takes a set line with its year for no name (h103: /card_ocr_id named a sport card '2022TOPPSSERIES1')", () => {
+    const c = readCardText(lines([['2022TOPPSSERIES1', 0.05, 0.1, 0.05], ['RONALD ACUNA JR.', 0.85, 0.1, 0.04], ['#200', 0.93, 0.1, 0.02]]));
+    expect(c.names.map((n) => n.text)).not.toContain('2022TOPPSSERIES1');
+    expect(c.names[0]!.text).toBe('RONALD ACUNA JR.');
+  });
+
   it('reads a sport card number written #50 or No. 50', () => {
     expect(readCardText(lines([['CHICAGO CUBS #50', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['50']);
     expect(readCardText(lines([['No. 212', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['212']);

@@ -418,7 +418,8 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     for (const nameText of nameTexts) {
       const norm = normalizeName(nameText);
       const nameLetters = norm.replace(/[0-9]/g, '').length;
-      if (nameLetters >= 3 && !furniture && !NOT_A_NAME.has(norm) && nameLetters >= norm.length * 0.6) {
+      // a line that starts with a year is a set line (`2022 TOPPS SERIES 1`), not a name (h103: /card_ocr_id named a sport card so)
+      if (nameLetters >= 3 && !furniture && !NOT_A_NAME.has(norm) && nameLetters >= norm.length * 0.6 && !/^(?:19|20)[0-9]{2}[a-z]/.test(norm)) {
         const height = line.box.y1 - line.box.y0;
         // Names sit in the top band on trading cards (at the foot on many sport cards) and are set larger than the rules text.
         const band = line.box.y0 < 0.15 ? 1 : line.box.y0 > 0.8 ? 0.5 : 0.15;
