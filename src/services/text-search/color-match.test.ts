@@ -41,4 +41,13 @@ describe('stored whole-image colours of two kinds', () => {
     expect(colorMatch(query, [...plain, ...scene])).toBeCloseTo(1, 5);
     expect(colorMatch(query, scene)).toBe(0);
   });
+
+  it("counts a colour the server names as the query colour's name, however far from its palette reference (h105)", () => {
+    // rgb(160, 0, 48): named rose, 24.8 ΔE from the palette's rose
+    const deepRose = [...srgbToLuv(160, 0, 48), 0.5];
+    const rose = { luv: [luvOf('rose') as [number, number, number]], percentages: [100] };
+    expect(colorMatch(rose, [deepRose])).toBeCloseTo(0.5, 5);
+    // another name stays another colour
+    expect(colorMatch(rose, stored(['navy blue', 1]))).toBe(0);
+  });
 });

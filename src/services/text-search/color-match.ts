@@ -15,7 +15,12 @@ export interface DominantColorsQuery {
  */
 export const SCENE = 1;
 
-/** Colours within this ΔE*uv of a query colour count as it (about where two palette names part). */
+/**
+ * Colours within this ΔE*uv of a query colour count as it, and so do colours of the query colour's palette name (the
+ * server names colours by their nearest palette colour: on a 5-step sRGB grid 73 % of colours lie over 15 from the
+ * reference of their own name, so a query of the palette's "rose" found none of four records the server called rose,
+ * 17–20 away, h105).
+ */
 const colorMatchDelta = 15;
 
 /**
@@ -27,10 +32,12 @@ export function colorMatch(colors: DominantColorsQuery, stored: readonly number[
   stored = stored.filter((s) => s[4] !== SCENE);
   let matched = 0;
   let total = 0;
+  const names = stored.map((s) => nameColor(s));
   colors.luv.forEach((luv, i) => {
     const p = colors.percentages[i]! / 100;
     total += p;
-    const share = stored.filter((s) => deltaE(luv, s) <= colorMatchDelta).reduce((n, s) => n + (s[3] ?? 0), 0);
+    const name = nameColor(luv);
+    const share = stored.filter((s, k) => deltaE(luv, s) <= colorMatchDelta || names[k] === name).reduce((n, s) => n + (s[3] ?? 0), 0);
     matched += Math.min(p, share);
   });
   return total > 0 ? matched / total : 0;
