@@ -105,6 +105,13 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(refused.stderr).toMatch(/is a backup that did not finish .*Make the backup again/);
       // never over an earlier backup, nor inside the folder it copies
       expect((await fails('backup', '--to', to)).stderr).toMatch(/is not empty: back up into a new or empty folder/);
+      // a retry into a folder its own attempt left unfinished says so (h109)
+      expect((await fails('backup', '--to', stopped)).stderr).toMatch(/holds a backup that did not finish \(its BACKUP-UNFINISHED file/);
+      // a file that is no database is said so, not taken for a permissions problem (h109)
+      const junk = path.join(path.dirname(to), 'junk');
+      await fs.mkdir(junk);
+      await fs.writeFile(path.join(junk, 'loupe.db'), 'this is not a database, just some text that is long enough '.repeat(20));
+      expect((await inProcess({ ...env(), LOUPE_DATA_DIR: junk }, ['account', 'list'])).stderr).toMatch(/the file is not an SQLite database/);
       expect((await fails('backup', '--to', path.join(dataDir, 'bk'))).stderr).toMatch(/outside the data folder/);
       expect((await fails('backup')).code).toBe(2);
     } finally {

@@ -23,7 +23,11 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   if (!fs.existsSync(dbFile)) throw new Error(`no database in ${source} (LOUPE_DATA_DIR): nothing to back up`);
   if (fs.existsSync(path.join(source, UNFINISHED_BACKUP))) throw new Error(`${source} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): it is no data folder to back up`);
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
-  if (fs.existsSync(target) && fs.readdirSync(target).length > 0) throw new Error(`${target} is not empty: back up into a new or empty folder`);
+  if (fs.existsSync(target) && fs.readdirSync(target).length > 0) {
+    // a cron retry into the same dated folder met its own unfinished attempt, unsaid (h109)
+    if (fs.existsSync(path.join(target, UNFINISHED_BACKUP))) throw new Error(`${target} holds a backup that did not finish (its ${UNFINISHED_BACKUP} file says when it started): remove the folder and back up again, or back up into a new folder`);
+    throw new Error(`${target} is not empty: back up into a new or empty folder`);
+  }
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   const marker = path.join(target, UNFINISHED_BACKUP);
   fs.writeFileSync(marker, `loupe backup of ${source} started ${new Date().toISOString()} and has not finished: this folder is not a backup.\n`, { mode: 0o600 });

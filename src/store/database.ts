@@ -544,7 +544,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       sqlite.pragma('journal_mode = WAL');
     } catch (err) {
       // SQLite's own words ("unable to open database file") named neither the file nor the likely cause
-      throw new Error(`cannot open the database ${file} (${(err as Error).message}): the file and its folder must be writable by this user (the write-ahead log is made beside the file)`);
+      // a file that is no database is said so, not taken for a permissions problem (h109)
+      const notDatabase = /not a database|malformed/i.test((err as Error).message);
+      throw new Error(notDatabase ? `cannot open the database ${file}: the file is not an SQLite database (${(err as Error).message}): LOUPE_DATA_DIR names the wrong folder, or the file was damaged (restore a backup)` : `cannot open the database ${file} (${(err as Error).message}): the file and its folder must be writable by this user (the write-ahead log is made beside the file)`);
     }
     // NORMAL is durable across application crashes in WAL mode; only an OS crash can lose the last commits.
     sqlite.pragma('synchronous = NORMAL');
