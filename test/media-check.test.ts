@@ -46,15 +46,18 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
     const stray = `${'ab'.repeat(16)}.jpg`;
     await fs.mkdir(path.dirname(fileOf(stray)), { recursive: true });
     await fs.writeFile(fileOf(stray), cut);
+    // and one of another name, which no key is (h109: only key-named files were counted); a write's temporary part is not
+    await fs.writeFile(path.join(h.dataDir, 'media', 'notes.txt'), 'copied here by hand');
+    await fs.writeFile(`${fileOf(stray)}.123.tmp`, 'part');
     // an emptied file is not served as an image (200 with no bytes before)
     const emptied = rows.find((r) => r.event_id === 'emptied')!.image;
     expect((await h.request('GET', emptied.slice(emptied.indexOf('/media/')), { token: null })).statusCode).toBe(404);
     const found = await check();
-    expect(found).toMatchObject({ ok: false, checked: 12, missing: 1, empty: 1, damaged: 2, unnamed_files: 1 });
+    expect(found).toMatchObject({ ok: false, checked: 12, missing: 1, empty: 1, damaged: 2, unnamed_files: 2 });
     const byEvent = Object.fromEntries(found.problems.filter((p) => p.what === 'session image').map((p) => [p.event_id, p.problem]));
     expect(byEvent).toEqual({ gone: 'missing', emptied: 'empty', cut: 'cut_short', garbage: 'not_an_image' });
     expect(found.problems.every((p) => p.session === sid)).toBe(true);
-    expect(found.unnamed).toEqual([stray]);
+    expect(found.unnamed).toEqual([stray, 'notes.txt']);
     // sent again, a row's image is whole again
     const again = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#38c' } }).jpeg().toBuffer();
     expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: again.toString('base64') } })).statusCode).toBe(200);

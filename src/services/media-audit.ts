@@ -45,6 +45,10 @@ export async function auditMedia(references: AsyncIterable<MediaReference>, medi
     report.unnamed_files++;
     if (report.unnamed.length < listLimit) report.unnamed.push(key);
   }
+  for await (const rel of media.strayFiles()) {
+    report.unnamed_files++;
+    if (report.unnamed.length < listLimit) report.unnamed.push(rel);
+  }
   report.ok = report.missing + report.empty + report.damaged === 0;
   return report;
 }
