@@ -16,6 +16,8 @@ describe('request URLs in the log', () => {
     expect(redactedUrl('/cardstream/v2/ping/?lp_Vw3Kabcdefgh')).toBe('/cardstream/v2/ping/?[redacted]');
     expect(redactedUrl('/nosuch/lp_Vw3Kabcdefgh/x')).toBe('/nosuch/[redacted]/x');
     expect(redactedUrl('/s/?q=lp%5FVw3Kabcdefgh&page=2')).toBe('/s/?q=[redacted]&page=2');
+    // words that hold lp_ are words (h116)
+    expect(redactedUrl('/similarity/custom/v2/help_center_search?search=yelp_reviews_2024')).toBe('/similarity/custom/v2/help_center_search?search=yelp_reviews_2024');
     expect(redactedUrl('/cardstream/v2/session/?search=keys&monkey=1')).toBe('/cardstream/v2/session/?search=keys&monkey=1');
   });
 

@@ -138,7 +138,8 @@ export const redactedUrl = (url: string): string =>
   url
     .replace(/([?&](?:sig|token|access_token|api_key|apikey|api-key|key|auth|authorization)=)[^&#]*/gi, '$1[redacted]')
     // a Loupe token anywhere: a value, the bare query (`?lp_…`), the path, percent-encoded (`lp%5F…`) (h111)
-    .replace(/lp(?:_|%5f)[A-Za-z0-9_%-]{8,}/gi, '[redacted]');
+    // (at a word's start: `help_center`, `yelp_reviews` are words, h116)
+    .replace(/(?<![A-Za-z0-9])lp(?:_|%5f)[A-Za-z0-9_%-]{8,}/gi, '[redacted]');
 
 /**
  * The logger's serializers: a signed media link works as a bearer link for days, so its signature

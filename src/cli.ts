@@ -630,7 +630,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !existsSync(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
-      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) });
+      // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite
+      // folder was refused above
+      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate' });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
         const stop: StopState = { writing: command === 'catalog images' };

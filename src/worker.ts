@@ -25,7 +25,7 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (loaded.queue.workers <= 0) log('warn', 'LOUPE_QUEUE_WORKERS is 0, the API servers\' setting: this worker runs 2 jobs at once', {});
   // a mistyped data folder would run jobs against a new, empty database, quietly
   if (!config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir))) log('warn', 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR to the server\'s data folder)', { dataDir: config.dataDir });
-  const services = await openServices(config, { longRunning: true, log });
+  const services = await openServices(config, { longRunning: true, log, create: false });
   // an upgrade says what it did, as the server's start does (a new database's first migrations are its making)
   const migrated = services.store.migrated ?? [];
   if (migrated.length && migrated[0] !== '001-initial') log('info', 'database upgraded', { migrations: migrated });

@@ -447,6 +447,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       const empty = await scratchPgDatabase('loupe_cli_empty');
       try {
         for (let i = 0; i < 2; i++) expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['account', 'list'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/no Loupe database here/) });
+        // nor does a worker make one (h116); `migrate` does, as the README's first install (h116)
+        expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['worker'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: cannot start the worker: no Loupe database here/) });
+        expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['migrate'])).toMatchObject({ code: 0 });
+        expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['account', 'list'])).toMatchObject({ code: 0 });
         const unset = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-pg-'));
         expect(await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(unset, 'data') }, ['media', 'check'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: no media folder in/) });
         expect(await fs.readdir(unset)).toEqual([]);

@@ -163,6 +163,8 @@ export function App() {
     // what the pages remembered for this tab (the Search page's collection) is the account's, not the next one's
     sessionStorage.clear();
     setAccount(null);
+    // the phone menu Sign out sits in closes with it: the next person found it open (h116)
+    setMenuOpen(false);
     // the address forgets the account's page too, however the sign-out came (the button, a revoked token): the next
     // person at a shop's computer was shown "Session <id> not found" (h106, h111). Pages behind in the tab's history
     // keep their addresses: a browser lets no page erase them.

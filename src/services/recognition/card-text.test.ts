@@ -130,6 +130,8 @@ describe('readCardText', () => {
     expect(c.names[0]!.text).toBe("Bill's Transfer");
     expect(c.language).not.toBe('zh');
     expect(c.language).not.toBe('ja');
+    // kana is never glare: a Japanese card printing its name in Latin letters stays Japanese (h116)
+    expect(readCardText(lines([['たね', 0.03, 0.1, 0.03], ['Pikachu ex', 0.06, 0.2, 0.05], ['ポケモンexがきぜつしたとき', 0.7, 0.1, 0.02], ['025/165 RR', 0.94, 0.05, 0.02]])).language).toBe('ja');
   });
 
   it('names the game by what only one game prints, and none when nothing does', () => {

@@ -467,11 +467,12 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   // ...or two within one line of the name band: a Japanese card whose name came out as 八么ex and
   // little else was taken for the English card of its number and total
   const cjkName = lines.some((l) => l.box.y0 < 0.15 && (l.text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g)?.length ?? 0) >= 2);
-  // A likeliest name line of Latin letters, read plainly, outweighs Han and kana read elsewhere: a glare streak read as
+  // A likeliest name line of Latin letters, read plainly, outweighs Han read elsewhere: a glare streak read as
   // 中国足排 made an English card, its name, set code and number read, a Chinese one the English catalog holds none of (h108).
   const top = names[0];
   const latinName = !!top && top.score >= 0.5 && /^[\p{Script=Latin}\s'’.-]+$/u.test(top.text) && (top.text.match(/\p{Script=Latin}/gu)?.length ?? 0) >= 5;
-  if (!language && !latinName && kana >= 1 && kana + han >= 3) language = 'ja';
+  // kana is never glare: a Japanese card printing its name in Latin letters (Pikachu ex) stays Japanese (h116)
+  if (!language && kana >= 1 && kana + han >= 3) language = 'ja';
   if (!language && !latinName && (han >= 3 || cjkName)) {
     const chinese = all.match(CHINESE_WORDS)?.length ?? 0;
     const japanese = all.match(JAPANESE_WORDS)?.length ?? 0;
