@@ -260,6 +260,36 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
+  it('a delivery begun before a stop, to a receiver that never answers, is cut at the stop\'s deadline, not its own timeout (h116)', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    let reached = false;
+    const hung = http.createServer(() => void (reached = true));
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const registry = new HandlerRegistry();
+    registry.register({ type: 'quick', accepts: () => true, endpoints: () => ['e'], run: async () => ({ records: [{ _status: { code: 200, text: 'OK' } }] }) });
+    const id = crypto.randomUUID();
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'quick', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const queue = new QueueWorkers(
+      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
+      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: 60_000 } },
+    );
+    queue.start();
+    try {
+      await until('the delivery waiting on its receiver', async () => reached, 10_000);
+      const t0 = Date.now();
+      await queue.stop();
+      // the jobs' 10-s grace bounds the whole stop, deliveries begun before it included
+      expect(Date.now() - t0).toBeLessThan(12_000);
+    } finally {
+      await queue.stop();
+      hung.closeAllConnections();
+      await new Promise((r) => hung.close(r));
+    }
+  }, 30_000);
+
   it("a stop's delivery to a receiver that never answers ends with the stop's flush, not the delivery's own timeout (h111: past 15 s, exit 1)", async () => {
     const t = await setup(backend);
     cleanup = t.close;

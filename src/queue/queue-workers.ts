@@ -72,8 +72,9 @@ export class QueueWorkers {
     this.started = false;
     clearInterval(this.sweeper);
     // the webhooks of jobs that finish while stopping go out before the dispatcher stops (they waited for the next start, h104)
-    // within the jobs' own grace: a stop whose jobs took it all flushes nothing
+    // within the jobs' own grace: a stop whose jobs took it all flushes nothing, and every delivery still waiting then is cut
     const since = Date.now();
+    this.webhooks.cutDeliveriesAt(since + JOB_GRACE_MS);
     const deliveries = this.runner.stop(JOB_GRACE_MS).then(async () => {
       await this.webhooks.flush(Math.min(WEBHOOK_FLUSH_MS, JOB_GRACE_MS - (Date.now() - since)));
       await this.webhooks.stop();

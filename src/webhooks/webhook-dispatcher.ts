@@ -65,12 +65,14 @@ export class WebhookDispatcher {
   private readonly gate: BlockedWork;
   /** Rounds that found nothing to deliver and none in flight ({@link flush}). */
   private quietRounds = 0;
-  /** While a stop's flush runs: when deliveries begun must end. */
-  private flushUntil: number | undefined;
+  /** Aborted when a stop's deadline comes: every delivery still waiting is cut ({@link cutDeliveriesAt}). */
+  private stopping = new AbortController();
+  private cutTimer: NodeJS.Timeout | undefined;
 
   start(): void {
     if (this.running) return;
     this.running = true;
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
     this.unsubscribe = this.deps.signal.on('webhooks', () => this.poke());
     this.loop = this.run();
   }
@@ -82,6 +84,7 @@ export class WebhookDispatcher {
     this.poke();
     await this.loop;
     await Promise.all(this.inFlight);
+    clearTimeout(this.cutTimer);
   }
 
   private poke(): void {
@@ -94,18 +97,25 @@ export class WebhookDispatcher {
    */
   async flush(ms: number): Promise<void> {
     if (!this.running || ms <= 0) return;
-    // deliveries begun now end by the deadline, however slow their receiver: a stop waits for them (h111: one that
-    // hung took the stop past the server's 15 s, exit 1); one cut short is an attempt failed, retried at the next start
-    this.flushUntil = Date.now() + ms;
+    const until = Date.now() + ms;
+    // what it begins, and what still waits, ends with it: the stop waits for them (h111)
+    this.cutDeliveriesAt(until);
     const from = this.quietRounds;
-    try {
-      while (this.running && Date.now() < this.flushUntil && this.quietRounds < from + 2) {
-        this.poke();
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    } finally {
-      this.flushUntil = undefined;
+    while (this.running && Date.now() < until && this.quietRounds < from + 2) {
+      this.poke();
+      await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /**
+   * Cuts every delivery still waiting on its receiver at `at` (epoch ms), those begun before as well as after: a stop
+   * waits for them, and a receiver that never answered held it past the server's 15 s (h111, h116). One cut is an
+   * attempt failed, retried at the next start.
+   */
+  cutDeliveriesAt(at: number): void {
+    clearTimeout(this.cutTimer);
+    this.cutTimer = setTimeout(() => this.stopping.abort(), Math.max(0, at - Date.now()));
+    this.cutTimer.unref();
   }
 
   private async run(): Promise<void> {
@@ -170,7 +180,7 @@ export class WebhookDispatcher {
         'loupe-request-id': row.id,
         'loupe-delivery-attempt': String(row.webhookAttempts),
       };
-      attempt = await post(target.url, body, headers, this.deps.policy, this.flushUntil === undefined ? this.options.timeoutMs : Math.max(1, Math.min(this.options.timeoutMs, this.flushUntil - Date.now())));
+      attempt = await post(target.url, body, headers, this.deps.policy, this.options.timeoutMs, this.stopping.signal);
     } catch (err) {
       attempt = { ok: false, retry: true, error: (err as Error).message };
     }
@@ -197,7 +207,7 @@ export class WebhookDispatcher {
  * are not followed: a receiver that moved is a configuration error, and following would need
  * its own address checks.
  */
-function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number): Promise<Attempt> {
+function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number, stop?: AbortSignal): Promise<Attempt> {
   let u: URL;
   try {
     u = new URL(url);
@@ -220,6 +230,11 @@ function post(url: string, body: string, headers: Record<string, string>, policy
     });
     const total = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    // the process stopping: cut at its deadline, retried at the next start (h116: one begun before the stop held it past 15 s)
+    const cut = () => req.destroy(new Error('the server stopped before the receiver answered'));
+    if (stop?.aborted) cut();
+    else stop?.addEventListener('abort', cut, { once: true });
+    req.on('close', () => stop?.removeEventListener('abort', cut));
     req.on('error', (err) => {
       clearTimeout(total);
       // An address the policy refuses stays refused; retrying would not change it.
