@@ -587,7 +587,8 @@ export class VisualSearchService {
    * The records an insert may take: an `_id` of the right form, not repeated in the request and
    * not stored yet. The others are skipped before any image is fetched.
    */
-  private async admissible(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], tally: Tally): Promise<{ record: InputRecord; id: string }[]> {
+  /** `refuseWhenFull`: false for nearDupsInsert, whose near duplicates name the stored record they match even when the collection is full (h115). */
+  private async admissible(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], tally: Tally, refuseWhenFull = true): Promise<{ record: InputRecord; id: string }[]> {
     const seen = new Set<string>();
     const candidates: { record: InputRecord; id: string }[] = [];
     for (const record of records) {
@@ -612,7 +613,7 @@ export class VisualSearchService {
     });
     // A full collection refuses before any image is looked at: a loader retrying 412s spent the vision engine's time on
     // each (h114). The count is the request's start's; the store's own check at insert stays the one that holds.
-    if (fresh.length && c.recordCount >= c.capacity) {
+    if (refuseWhenFull && fresh.length && c.recordCount >= c.capacity) {
       tally.capacityHit = true;
       for (const x of fresh) skip(tally, x.record, skipped(ctx, echo(x.record), 412, `the collection is full (capacity ${c.capacity} records)`));
       return [];
@@ -1241,7 +1242,7 @@ export class VisualSearchService {
   async nearDupsInsert(ctx: SearchContext, c: CollectionRecord, records: InputRecord[], radius: number, fields: Fields): Promise<Envelope> {
     const clock = stopwatch();
     const tally = newTally();
-    const candidates = await this.admissible(ctx, c, records, tally);
+    const candidates = await this.admissible(ctx, c, records, tally, false);
     // extract_colors / extract_tags are billed per record stored, as by insert (they were stored free here, h92)
     const extras = await this.chargeExtras(ctx, c, candidates.map((x) => x.record));
     try {

@@ -154,6 +154,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // image that is none is not even found out
     const unseen = await call('/similarity/photos/v2/insert', { records: [{ _id: 'e', _base64: Buffer.from('not an image at all').toString('base64') }] }, c);
     expect((unseen.body.skipped_records![0]!._reason as { status: { code: number } }).status.code).toBe(412);
+    // nearDupsInsert still says which stored record a photo duplicates when the collection is full (h115)
+    const near = await call('/similarity/photos/v2/nearDupsInsert', { records: [{ _id: 'f', _base64: img('pyramid', 1) }] }, c);
+    expect((near.body.skipped_records![0]!._reason as { status: { code: number }; answer_records?: { _id: string }[] }).answer_records?.map((r) => r._id)).toEqual(['a']);
     // An answer of 400 or more stored nothing, so like every failed call it is refunded.
     await vi.waitFor(async () => expect(await credits()).toBe(before));
   }, 60_000);
