@@ -1,3 +1,4 @@
+import net from 'node:net';
 import type { FastifyRequest } from 'fastify';
 
 /**
@@ -7,14 +8,39 @@ import type { FastifyRequest } from 'fastify';
 export function baseUrlOf(request: FastifyRequest): string {
   const configured = request.server.loupe.config.publicUrl;
   if (configured) return configured;
-  return `${request.protocol}://${request.host}${request.server.loupe.config.trustProxy ? forwardedPrefix(request) : ''}`;
+  return `${request.protocol}://${request.host}${trustedPeer(request) ? forwardedPrefix(request) : ''}`;
+}
+
+const lists = new Map<string, net.BlockList>();
+/**
+ * Whether the request came straight from a proxy LOUPE_TRUST_PROXY trusts: any peer with `1`, else one of its listed
+ * addresses (Fastify checks the peer so for the other X-Forwarded-* headers; the prefix had only the setting's truth, h115).
+ */
+function trustedPeer(request: FastifyRequest): boolean {
+  const trust = request.server.loupe.config.trustProxy;
+  if (typeof trust !== 'string') return trust;
+  let list = lists.get(trust);
+  if (!list) {
+    list = new net.BlockList();
+    for (const part of trust.split(',')) {
+      const [ip, bits] = part.split('/') as [string, string?];
+      const type = net.isIPv4(ip) ? 'ipv4' : 'ipv6';
+      if (bits === undefined) list.addAddress(ip, type);
+      else list.addSubnet(ip, Number(bits), type);
+    }
+    lists.set(trust, list);
+  }
+  const peer = (request.socket.remoteAddress ?? '').replace(/^::ffff:(?=\d+\.)/, '');
+  return net.isIP(peer) !== 0 && list.check(peer, net.isIPv4(peer) ? 'ipv4' : 'ipv6');
 }
 
 /** `X-Forwarded-Prefix`'s path (its first value), without a trailing slash; '' when absent or not a plain path. */
 export function forwardedPrefix(request: FastifyRequest): string {
   const header = request.headers['x-forwarded-prefix'];
   const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim().replace(/\/+$/, '') ?? '';
-  return /^(\/[A-Za-z0-9._~%!$&'()*+;=:@-]+)+$/.test(first) ? first : '';
+  // no dot segments, however written: they collapse in a client's URL (`/a/../b` is `/b`, `/%2e%2e/x` `/x`, h115)
+  const plain = /^(\/[A-Za-z0-9._~%!$&'()*+;=:@-]+)+$/.test(first) && !first.split('/').some((seg) => /^(?:\.|%2e){1,2}$/i.test(seg));
+  return plain ? first : '';
 }
 
 /** The path part of the address clients use (`/loupe` for `https://shop.example/loupe`), '' at a host's root. */

@@ -34,6 +34,32 @@ describe('behind a proxy at a sub-path', () => {
     expect(page.next).toMatch(/^https:\/\/shop\.example\/loupe\/cardstream\/v2\/identification\/\?/);
     const odd = (await forwarded.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers: { ...headers, 'x-forwarded-prefix': '//evil.example' } })).json() as { next: string };
     expect(odd.next).toMatch(/^https:\/\/shop\.example\/cardstream\//);
+    // nor one with dot segments, which collapse in a client's URL (h115)
+    for (const dots of ['/%2e%2e/x', '/a/../b', '/./loupe']) {
+      const page = (await forwarded.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers: { ...headers, 'x-forwarded-prefix': dots } })).json() as { next: string };
+      expect(page.next, dots).toMatch(/^https:\/\/shop\.example\/cardstream\//);
+    }
+  });
+
+  it("believes X-Forwarded-Prefix only from a proxy LOUPE_TRUST_PROXY lists (h115: any caller's was taken)", async () => {
+    const listed = await startHarness('sqlite', { trustProxy: '10.1.2.3' });
+    try {
+      const sid = await fill(listed);
+      // the test's requests come from 127.0.0.1, not the listed proxy: their headers are a client's
+      const page = (await listed.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers: { 'x-forwarded-prefix': '/loupe', 'x-forwarded-host': 'evil.example' } })).json() as { next: string };
+      expect(page.next).not.toContain('/loupe/');
+      expect(page.next).not.toContain('evil.example');
+    } finally {
+      await listed.close();
+    }
+    const self = await startHarness('sqlite', { trustProxy: '127.0.0.1' });
+    try {
+      const sid = await fill(self);
+      const page = (await self.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers: { 'x-forwarded-prefix': '/loupe' } })).json() as { next: string };
+      expect(page.next).toContain('/loupe/cardstream/');
+    } finally {
+      await self.close();
+    }
   });
 
   it('names the public URL as the OpenAPI server and serves /docs and the console with their files under its path', async () => {
