@@ -155,7 +155,7 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     sets: { ...outcome.sets, total: outcome.catalog.sets },
     cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile },
     // said, so a corrected file's dropped rows are not taken for gone (h103: a removed card kept matching)
-    remarks: [...remarks.list(), ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (loupe catalog delete, then import, to drop them)`] : [])],
+    remarks: [...remarks.list(), ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (only \`loupe catalog delete\` drops cards, the whole catalog's, with its prices and images)`] : [])],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
   };
 }

@@ -163,7 +163,7 @@ describe.each(backends)('price import (%s)', (backend) => {
     // a later file of that day without one of its sales: the sale stays, and the answer says so (h107: counted twice, unsaid)
     const dropped = await run('pokemon', await files.write('plain-dropped.csv', text.replace('tst1-4,2025-06-01,12.00,USD,,,my shop\n', '')));
     expect(dropped.prices).toMatchObject({ not_in_file: 1 });
-    expect(dropped.remarks).toContain('1 stored price of the file\'s cards and days is not in this file and kept: an import never removes (loupe prices delete --card … --date … drops them) (first: tst1-4 on 2025-06-01)');
+    expect(dropped.remarks).toContain('1 stored price of the file\'s cards and days is not in this file and kept: an import never removes, and a day\'s sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog pokemon --card <card> --date <date>, then import the file again (first: tst1-4 on 2025-06-01)');
     // what price_stats makes of it: the PSA 10 sale graded, the two shop sales ungraded, the euros left out and said so
     const stats = await store.priceStats(ids.pokemon!, 'tst1-4');
     expect(stats.map((e) => `${e.stats_type} ${e.interval} ${e.value.min}-${e.value.max}`)).toEqual([

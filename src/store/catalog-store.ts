@@ -99,7 +99,7 @@ export interface CatalogImportOutcome {
   createdCatalog: boolean;
   sets: RowCounts;
   cards: RowCounts;
-  /** Cards the catalog held that this import's file does not: kept, as an import only adds and updates (h103). */
+  /** Cards the catalog held from this import's source that its file does not: kept, as an import only adds and updates (h103). */
   notInFile: number;
 }
 
@@ -454,7 +454,7 @@ export class CatalogStore {
     }
 
     const inFile = new Set<string>();
-    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'aliases', 'links']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
+    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
@@ -552,7 +552,8 @@ export class CatalogStore {
           .returningAll()
           .executeTakeFirstOrThrow();
         let notInFile = 0;
-        for (const key of existingCards.keys()) if (!inFile.has(key)) notInFile++;
+        // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
+        for (const [key, row] of existingCards) if (!inFile.has(key) && row.source === input.source) notInFile++;
         return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile };
       });
     });

@@ -398,6 +398,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect((idsNext.json() as Body).answer_records).toEqual([{ _id: 'watch-1' }, { _id: 'plane-2' }]);
     expect((await call(`${base}/allRecords?only_ids=true&size=3&page=2`, {}, c)).body.answer_records).toEqual([{ _id: 'plane-2' }]);
     expect((await call(`${base}/allRecords?after=-1`, {}, c)).http).toBe(400);
+    // one answer on both backends for a place past any key (SQLite said 200, PostgreSQL 400, h115), and `after` in the body too
+    expect((await call(`${base}/allRecords?after=99999999999999999999`, {}, c)).http).toBe(400);
+    expect((await call(`${base}/allRecords`, { after: 0, size: 1, only_ids: true }, c)).body.answer_records).toEqual([{ _id: 'leo-2' }]);
     // a size the validator would coerce (1e1 as 10, 0x2 as 2) is refused, not read otherwise than written
     for (const q of ['size=1e1', 'size=0x2', 'size=2.0&page=1']) {
       const res = await h.request('POST', `${base}/allRecords?${q}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });

@@ -186,7 +186,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // no schema default: a page sent in the body must be seen (the default, 1, is the handler's)
               page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'Default 1.' })),
               only_ids: Type.Optional(Type.Boolean()),
-              after: Type.Optional(Type.Integer({ minimum: 0, description: 'What `next` carries: the place of the last record of the page before. With it, a page holds the records after that one, so records deleted meanwhile shift nothing past the pages read.' })),
+              after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'What `next` carries: the place of the last record of the page before. With it, a page holds the records after that one, so records deleted meanwhile shift nothing past the pages read.' })),
               filter: Type.Optional(Type.String({ maxLength: 8192, description: 'The body\'s `filter` as JSON: what `next` carries, so a client that follows it without a body keeps to the filter (the body\'s wins when both are sent).' })),
             }),
             body: Type.Object({
@@ -195,6 +195,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // the rest of the API takes its parameters in the body: so do clients here
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: 'As the query string\'s `size` (which wins when both are sent).' })),
               page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'As the query string\'s `page` (which wins when both are sent).' })),
+              after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'As the query string\'s `after` (which wins when both are sent).' })),
             }),
             response: responses('/allRecords'),
           },
@@ -227,7 +228,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               if (f && f.length <= maxFilterInLink) url.searchParams.set('filter', f);
               return url.toString();
             };
-            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after);
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after ?? request.body.after);
           },
         });
 
