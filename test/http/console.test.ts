@@ -594,6 +594,17 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.setViewportSize({ width: 320, height: 640 });
     expect((await page.locator('[data-event-id]').first().boundingBox())!.y + 150).toBeLessThanOrEqual(640);
     expect(await page.evaluate(() => [...document.querySelectorAll('.stat-value')].filter((e) => e.getBoundingClientRect().height > 1.6 * parseFloat(getComputedStyle(e).lineHeight)).length)).toBe(0);
+    // nor cut: a large total shows whole (h116: "$1,234,…")
+    await page.route('**/summary/', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, json: { ...(await res.json()), total_price: 1234567.89 } });
+    });
+    await page.reload();
+    await page.locator('[data-event-id="e2"]').waitFor();
+    expect(await page.locator('.stat', { hasText: 'Total' }).locator('.stat-value').textContent()).toBe('$1,234,567.89');
+    expect(await page.evaluate(() => [...document.querySelectorAll('.stat-value')].filter((e) => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right > innerWidth).length)).toBe(0);
+    await page.unroute('**/summary/');
+    expect((await page.locator('[data-event-id]').first().boundingBox())!.y + 150).toBeLessThanOrEqual(640);
     await page.setViewportSize({ width: 360, height: 740 });
     await page.locator('[data-event-id="e2"]').click();
     await page.getByRole('form', { name: 'Correct this card' }).waitFor();
