@@ -115,7 +115,8 @@ app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres'
   if (left && Object.values(left).some((n) => n > 0)) app.log.warn(left, 'found after a stop: charges of calls never answered (given back within the hour), jobs to take up again, files to remove');
 }
 if (config.pauseBackground) app.log.warn('LOUPE_PAUSE_BACKGROUND: no job is run, no webhook delivered, nothing swept (a restored backup being checked); start without it to resume them');
-else app.loupe.startQueue();
+// (not once a stop began during the start: it would run jobs while the stores close)
+else if (!closing) app.loupe.startQueue();
 if (config.queue.workers === 0) app.log.warn('LOUPE_QUEUE_WORKERS=0: this process runs no asynchronous jobs; they wait for `loupe worker` processes');
 // a mistyped folder shows here, not as every `_file` record's "the file does not exist"
 if (config.fileRoot && !fs.existsSync(config.fileRoot)) app.log.warn({ fileRoot: config.fileRoot }, 'LOUPE_FILE_ROOT does not exist: `_file` records are refused until it does');
