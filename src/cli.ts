@@ -483,10 +483,13 @@ const processIo: CliIo = {
 const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
-const MAKES_DATABASE = new Set(['account create', 'catalog import']);
+const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);
 
-/** The commands that read or remove the media folder's files. */
-const MEDIA_COMMANDS = new Set(['media check', 'request delete', 'account delete']);
+/**
+ * The commands whose answer is about the media folder's files (an erasure or a request's deletion run elsewhere says
+ * so in its counts and leaves the files to the server's sweep, h100).
+ */
+const MEDIA_COMMANDS = new Set(['media check']);
 
 /** Imports write nothing until their last step, so a stop asked for between batches leaves the data as it was. */
 const interruptible = new Set(['catalog import', 'prices import', 'catalog images']);

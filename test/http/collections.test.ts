@@ -627,7 +627,7 @@ describe.each(backends)('allRecords of a collection larger than the old page siz
     // More than a page: `next` says where the rest is.
     const first = await call('allRecords?size=400');
     expect(first.answer_count).toBe(400);
-    expect(first.next).toMatch(/\/allRecords\?size=400&page=2$/);
+    expect(first.next).toMatch(/\/allRecords\?size=400&page=2&after=\d+$/);
     expect((await call('allRecords?size=400&page=2')).answer_records.map((r) => r._id)).toEqual(all.slice(400));
   }, 120_000);
 });
