@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { fromJson, type Database, type DialectName } from './database.ts';
 import { allCodes } from '../text-search/lexicon/concepts.ts';
 
@@ -31,6 +31,9 @@ export interface BackfillRow {
   data: unknown;
   product_field: string | null;
 }
+
+/** Rows as the drivers give them (PostgreSQL's bigint as text) with numbers for numbers. */
+const numbered = (rows: BackfillRow[]): BackfillRow[] => rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
 
 /** The collection's own name suffix: ids are UUIDs, kept to their hex digits for identifiers. */
 const suffix = (collectionId: string) => {
@@ -231,7 +234,7 @@ export class CollectionTextStore {
         AND jsonb_typeof(r.data_b -> '_url') = 'string'
         AND NOT (coalesce(t.observed -> 'parts', '[]'::jsonb) @> ${want}::jsonb)
       ORDER BY t.key`.execute(db);
-    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+    return numbered(rows.rows);
   }
 
   /** Records of keyword-searchable collections without a text row yet, by key, at most `n` (the backfill's first step). */
@@ -242,29 +245,28 @@ export class CollectionTextStore {
       LEFT JOIN collection_text t ON t.key = r.key
       WHERE t.key IS NULL AND c.type <> 'custom'
       ORDER BY r.key LIMIT ${n}`.execute(db);
-    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+    return numbered(rows.rows);
   }
 
   /** Rows whose image is not seen yet (pending, or failed under `maxAttempts`), at most `n`. */
-  async toLookAt(db: Kysely<Database>, n: number, maxAttempts: number): Promise<BackfillRow[]> {
-    const rows = await sql<BackfillRow>`
-      SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
-      JOIN collection_records r ON r.key = t.key
-      JOIN collections c ON c.id = t.collection_id
-      WHERE t.seen_state IN ('pending', 'failed') AND t.attempts < ${maxAttempts}
-      ORDER BY t.key LIMIT ${n}`.execute(db);
-    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+  toLookAt(db: Kysely<Database>, n: number, maxAttempts: number): Promise<BackfillRow[]> {
+    return this.backfillRows(db, sql`t.seen_state IN ('pending', 'failed') AND t.attempts < ${maxAttempts}`, n);
   }
 
   /** Rows done (or with no image) tokenised by a version before `version`, at most `n`. */
-  async tokenisedBefore(db: Kysely<Database>, version: number, n: number): Promise<BackfillRow[]> {
+  tokenisedBefore(db: Kysely<Database>, version: number, n: number): Promise<BackfillRow[]> {
+    return this.backfillRows(db, sql`t.seen_state IN ('done', 'no_image') AND t.seen_version < ${version}`, n);
+  }
+
+  /** Text rows meeting `where` (over `t`, the text row), with their record's data and collection's product field, by key. */
+  private async backfillRows(db: Kysely<Database>, where: RawBuilder<unknown>, n: number): Promise<BackfillRow[]> {
     const rows = await sql<BackfillRow>`
       SELECT t.key, t.collection_id, t.attempts, r.data, c.product_field FROM collection_text t
       JOIN collection_records r ON r.key = t.key
       JOIN collections c ON c.id = t.collection_id
-      WHERE t.seen_state IN ('done', 'no_image') AND t.seen_version < ${version}
+      WHERE ${where}
       ORDER BY t.key LIMIT ${n}`.execute(db);
-    return rows.rows.map((r) => ({ ...r, key: Number(r.key), attempts: Number(r.attempts) }));
+    return numbered(rows.rows);
   }
 
   /** Claims a row by raising its attempts from `attempts`: of two nodes reading the same row, one goes on. */
