@@ -218,105 +218,85 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
-  it('a job that finishes while its process stops has its webhook delivered before the stop ends (h104: it waited for the next start)', async () => {
-    const t = await setup(backend);
-    cleanup = t.close;
-    const store = new RequestStore(t.services.store);
-    const calls: string[] = [];
-    const receiver = http.createServer((req, res) => {
-      calls.push(req.url!);
-      res.end('ok');
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    let started = false;
-    const registry = new HandlerRegistry();
-    registry.register({
-      type: 'slow',
-      accepts: () => true,
-      endpoints: () => ['e'],
-      run: async () => {
-        started = true;
-        await new Promise((r) => setTimeout(r, 700));
-        return { records: [{ _status: { code: 200, text: 'OK' } }] };
-      },
-    });
-    const id = crypto.randomUUID();
-    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'slow', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
-    const signal = await QueueSignal.open(t.services.store, { listen: false });
-    // the poll is long: only the stop's own delivery round can send the webhook in time
-    const queue = new QueueWorkers(
-      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
-      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks } },
-    );
-    queue.start();
-    try {
-      await until('the job running', async () => started, 10_000);
-      await queue.stop();
-      expect((await store.get(id))?.status).toBe('DONE');
-      expect(calls).toEqual(['/hook']);
-    } finally {
-      await queue.stop();
-      await new Promise((r) => receiver.close(r));
-    }
-  });
-
-  it('a delivery begun before a stop, to a receiver that never answers, is cut at the stop\'s deadline, not its own timeout (h116)', async () => {
+  /**
+   * One job of `runMs` whose webhook goes to a receiver answering with `answer` (none: it never answers), and a queue of
+   * one worker polling every 100 ms to run it; `close` stops both.
+   */
+  const webhookJob = async (runMs: number, answer: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null, webhookTimeoutMs = loadConfig({}).webhooks.timeoutMs) => {
     const t = await setup(backend);
     cleanup = t.close;
     const store = new RequestStore(t.services.store);
     let reached = false;
-    const hung = http.createServer(() => void (reached = true));
-    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const receiver = http.createServer((req, res) => {
+      reached = true;
+      answer?.(req, res);
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    let started = false;
     const registry = new HandlerRegistry();
-    registry.register({ type: 'quick', accepts: () => true, endpoints: () => ['e'], run: async () => ({ records: [{ _status: { code: 200, text: 'OK' } }] }) });
+    registry.register({ type: 'job', accepts: () => true, endpoints: () => ['e'], run: async () => ((started = true), await new Promise((r) => setTimeout(r, runMs)), { records: [{ _status: { code: 200, text: 'OK' } }] }) });
     const id = crypto.randomUUID();
-    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'quick', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'job', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const queue = new QueueWorkers(
       { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
-      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: 60_000 } },
+      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: webhookTimeoutMs } },
     );
     queue.start();
+    return {
+      store,
+      id,
+      queue,
+      started: () => started,
+      reached: () => reached,
+      close: async () => {
+        await queue.stop();
+        receiver.closeAllConnections();
+        await new Promise((r) => receiver.close(r));
+      },
+    };
+  };
+
+  it('a job that finishes while its process stops has its webhook delivered before the stop ends (h104: it waited for the next start)', async () => {
+    const calls: string[] = [];
+    // the poll is long for a webhook: only the stop's own delivery round can send it in time
+    const j = await webhookJob(700, (req, res) => {
+      calls.push(req.url!);
+      res.end('ok');
+    });
     try {
-      await until('the delivery waiting on its receiver', async () => reached, 10_000);
+      await until('the job running', async () => j.started(), 10_000);
+      await j.queue.stop();
+      expect((await j.store.get(j.id))?.status).toBe('DONE');
+      expect(calls).toEqual(['/hook']);
+    } finally {
+      await j.close();
+    }
+  });
+
+  it('a delivery begun before a stop, to a receiver that never answers, is cut at the stop\'s deadline, not its own timeout (h116)', async () => {
+    const j = await webhookJob(0, null, 60_000);
+    try {
+      await until('the delivery waiting on its receiver', async () => j.reached(), 10_000);
       const t0 = Date.now();
-      await queue.stop();
+      await j.queue.stop();
       // the jobs' 10-s grace bounds the whole stop, deliveries begun before it included
       expect(Date.now() - t0).toBeLessThan(12_000);
     } finally {
-      await queue.stop();
-      hung.closeAllConnections();
-      await new Promise((r) => hung.close(r));
+      await j.close();
     }
   }, 30_000);
 
   it("a stop's delivery to a receiver that never answers ends with the stop's flush, not the delivery's own timeout (h111: past 15 s, exit 1)", async () => {
-    const t = await setup(backend);
-    cleanup = t.close;
-    const store = new RequestStore(t.services.store);
-    const hung = http.createServer(() => {});
-    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
-    const registry = new HandlerRegistry();
-    let started = false;
-    registry.register({ type: 'slow', accepts: () => true, endpoints: () => ['e'], run: async () => ((started = true), await new Promise((r) => setTimeout(r, 300)), { records: [{ _status: { code: 200, text: 'OK' } }] }) });
-    const id = crypto.randomUUID();
-    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'slow', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(hung.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
-    const signal = await QueueSignal.open(t.services.store, { listen: false });
-    const queue = new QueueWorkers(
-      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
-      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: 20_000 } },
-    );
-    queue.start();
+    const j = await webhookJob(300, null, 20_000);
     try {
-      await until('the job running', async () => started, 10_000);
+      await until('the job running', async () => j.started(), 10_000);
       const t0 = Date.now();
-      await queue.stop();
+      await j.queue.stop();
       expect(Date.now() - t0).toBeLessThan(6000);
-      expect((await store.get(id))?.status).toBe('DONE');
+      expect((await j.store.get(j.id))?.status).toBe('DONE');
     } finally {
-      await queue.stop();
-      hung.closeAllConnections();
-      await new Promise((r) => hung.close(r));
+      await j.close();
     }
   });
 
