@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, messageOf, storedToken, storedWorkspace, storeToken, storeWorkspace } from './api.ts';
 import { loadAccount, refreshCredits, type AccountInfo } from './account.ts';
 import { SessionsPage } from './pages/sessions.tsx';
 import { SessionPage } from './pages/session.tsx';
+import { discardQuestion, unsavedEdits } from './lib/unsaved.ts';
 import { SearchPage } from './pages/search.tsx';
 import { GradingPage } from './pages/grading.tsx';
 import { RecognitionPage } from './pages/recognition.tsx';
@@ -21,10 +22,31 @@ function useRoute(): string[] {
   // a page's own state (`#/sessions?page=5&q=…`) follows a `?` and is the page's to read (hashParams)
   const read = () => location.hash.replace(/^#\/?/, '').split('?')[0]!.split('/').filter(Boolean).map(decodeURIComponent);
   const [route, setRoute] = useState(read);
+  const shown = useRef(location.href);
   useEffect(() => {
-    const on = () => setRoute(read());
+    const on = () => {
+      // typed changes not saved go only when the user says so, whichever link leaves the page (← Sessions, the
+      // menu, Back); kept, the address goes back to the page that holds them
+      if (unsavedEdits.current && location.href !== shown.current && !confirm(discardQuestion)) {
+        history.replaceState(history.state, '', shown.current);
+        return;
+      }
+      unsavedEdits.current = false;
+      shown.current = location.href;
+      setRoute(read());
+    };
+    // a reload or a closed tab: the browser's own question
+    const unload = (e: BeforeUnloadEvent) => {
+      if (!unsavedEdits.current) return;
+      e.preventDefault();
+      e.returnValue = '';
+    };
     window.addEventListener('hashchange', on);
-    return () => window.removeEventListener('hashchange', on);
+    window.addEventListener('beforeunload', unload);
+    return () => {
+      window.removeEventListener('hashchange', on);
+      window.removeEventListener('beforeunload', unload);
+    };
   }, []);
   return route;
 }
@@ -200,7 +222,9 @@ export function App() {
   // reader tells where it is (every page was "Loupe console", and the focus stayed on the menu link, h84).
   const routeKey = route.join('/');
   const firstRoute = useRef(true);
-  useEffect(() => {
+  // before the browser paints (a layout effect): a focus moved a frame later took text already being typed on the
+  // new page (the drawer's note went into the card's name the same way, CI)
+  useLayoutEffect(() => {
     if (!account) return;
     const [name = 'sessions', id] = route;
     const label = name === 'sessions' && id ? 'Session' : (pages.find((p) => p.path === name)?.label ?? 'Sessions');

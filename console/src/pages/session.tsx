@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { CardGrid } from '../components/card-grid.tsx';
@@ -7,6 +7,7 @@ import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
 import { linkExpired, money, num, when } from '../lib/format.ts';
 import { filterRows } from '../lib/card-filter.ts';
+import { discardQuestion, unsavedEdits } from '../lib/unsaved.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
 
 /** The API's largest page: 5,000 cards are ten requests. */
@@ -45,45 +46,57 @@ function useNarrow(): boolean {
   return narrow;
 }
 
-/** Whether the editor holds typed changes not saved: the page asks before closing it or opening another card (h97). */
-const unsaved = { current: false };
+const unsaved = unsavedEdits;
 
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   // what the fields held when opened or last saved (a live refresh of the row is not the user's typing)
   const [base, setBase] = useState<Record<string, string>>(() => fieldsOf(row));
-  useEffect(() => {
+  useLayoutEffect(() => {
     unsaved.current = Object.keys(values).some((k) => (values[k] ?? '') !== (base[k] ?? ''));
   }, [values, base]);
+  // what the fields hold now, for a save's answer arriving after more typing
+  const typed = useRef(values);
+  typed.current = values;
   useEffect(() => () => void (unsaved.current = false), []);
   const [error, setError] = useState<unknown>(null);
   const [saving, setSaving] = useState(false);
   // said after a save, until the next change: nothing on screen said the correction was kept
   const [done, setDone] = useState(false);
   const first = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    // The drawer takes the keyboard, without scrolling the page away from the grid.
+  const drawer = useRef<HTMLElement>(null);
+  // The drawer takes the keyboard, without scrolling the page away from the grid. Before the browser paints
+  // (a layout effect): a focus moved a frame later took text already being typed into another field into the
+  // card's name (CI, under load: the note typed at once went into "name").
+  useLayoutEffect(() => {
     first.current?.focus({ preventScroll: true });
   }, []);
 
   const save = async (body: Correction) => {
     setSaving(true);
     setDone(false);
+    const sent = typed.current;
     try {
       const saved = await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body });
       onSaved(saved);
       setDone(true);
       // the fields show what was saved: an alternative picked with "Use this" would otherwise stay
-      // behind in the form, and the next save would send the old card back
-      setValues(fieldsOf(saved));
-      setBase(fieldsOf(saved));
+      // behind in the form, and the next save would send the old card back. A field typed into while the save
+      // was on its way keeps its text, not saved yet (it was replaced by the saved value, lost).
+      const fresh = fieldsOf(saved);
+      const now = typed.current;
+      const next = { ...fresh };
+      for (const k of Object.keys(now)) if ((now[k] ?? '') !== (sent[k] ?? '')) next[k] = now[k] ?? '';
+      setValues(next);
+      setBase(fresh);
       setError(null);
     } catch (err) {
       setError(err);
     } finally {
       setSaving(false);
-      // the button pressed was disabled while saving, which drops the focus out of the drawer (and Escape with it)
-      first.current?.focus({ preventScroll: true });
+      // the button pressed was disabled while saving, which drops the focus out of the drawer (and Escape with it);
+      // a field typed into while the save was on its way keeps the focus (its text went into the name)
+      if (!drawer.current?.contains(document.activeElement)) first.current?.focus({ preventScroll: true });
     }
   };
   const submit = (e: Event) => {
@@ -120,7 +133,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
-    <aside class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+    <aside ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
       <div class="drawer-head">
         <h2 id="editor-title">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">
@@ -278,7 +291,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
   // typed changes not saved are thrown away only when the user says so (they went without a word, h97)
-  const leaveEditor = () => !unsaved.current || confirm('Discard the changes you typed for this card? They are not saved.');
+  const leaveEditor = () => !unsaved.current || confirm(discardQuestion);
 
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
