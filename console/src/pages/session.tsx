@@ -225,7 +225,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const [renaming, setRenaming] = useState(false);
   const narrow = useNarrow();
   const nameField = useRef<HTMLInputElement>(null);
-  useEffect(() => {
+  // before the browser paints, as the editor's: typing at once after Rename goes into the name
+  useLayoutEffect(() => {
     if (renaming) nameField.current?.focus();
   }, [renaming]);
   const rowsRef = useRef<Identification[]>([]);
