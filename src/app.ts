@@ -27,6 +27,7 @@ import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { consoleRoutes } from './http/routes/console.ts';
+import { basePathOf, baseUrlOf } from './http/base-url.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
@@ -305,6 +306,14 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
   app.addHook('onRequestAbort', async (request) => {
     request.log.info({ url: request.url, method: request.method }, 'request aborted by its client');
   });
+  // /docs's page under a trusted proxy's X-Forwarded-Prefix alone (LOUPE_PUBLIC_URL sets the prefix once, indexPrefix):
+  // its files load from the prefix too (they were asked for at the host's root, a blank page, h112's find left over).
+  // Before compression (registered below), so the page is still text here.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (config.publicUrl || typeof payload !== 'string' || (request.routeOptions.url !== '/docs' && request.routeOptions.url !== '/docs/')) return payload;
+    const base = basePathOf(request);
+    return base ? payload.replace(/(src|href)="\/docs\//g, `$1="${base}/docs/`) : payload;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // every answer is what its Content-Type says: an error echoing a client's text is never sniffed as a page
@@ -361,7 +370,14 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
   });
   // Under a proxy's sub-path (LOUPE_PUBLIC_URL=https://shop.example/loupe) the UI's files and "Try it out" go there too (h112)
   const publicPath = config.publicUrl ? new URL(config.publicUrl).pathname.replace(/\/+$/, '') : '';
-  await app.register(swaggerUi, { routePrefix: '/docs', ...(publicPath ? { indexPrefix: publicPath } : {}) });
+  // Without it, under a trusted proxy's X-Forwarded-Prefix alone: the document names the address the request came
+  // through as its server (Try it out called the host's root), and the page's file links carry the prefix (onSend below)
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    ...(publicPath ? { indexPrefix: publicPath } : {}),
+    transformSpecificationClone: false,
+    transformSpecification: (spec, request) => (config.publicUrl || !basePathOf(request) ? spec : { ...spec, servers: [{ url: baseUrlOf(request) }] }),
+  });
 
   await app.register(cardstreamRoutes, { prefix: '/cardstream/v2' });
   await app.register(imageMatchingRoutes, { prefix: '/image_matching/v2' });

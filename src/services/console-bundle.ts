@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, constants as zlib, gzip, gzipSync } from 'node:zlib';
 
 const brotliAsync = promisify(brotliCompress);
 const gzipAsync = promisify(gzip);
@@ -44,6 +44,7 @@ export class ConsoleBundle {
    * `/console/` file links, so its files load from `https://shop.example/loupe/console/…` (h112: a blank page).
    */
   static async load(dir = consoleDistDir, publicPath = ''): Promise<ConsoleBundle> {
+    // LOUPE_PUBLIC_URL's path: fixed for the server's life, so the page is made once
     const files = new Map<string, ConsoleFile>();
     const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
     await Promise.all(
@@ -53,7 +54,7 @@ export class ConsoleBundle {
           const full = path.join(entry.parentPath, entry.name);
           const rel = path.relative(dir, full).split(path.sep).join('/');
           const read = await fs.readFile(full);
-          const raw = rel === 'index.html' && publicPath ? Buffer.from(read.toString('utf8').replace(/(src|href)="\/console\//g, `$1="${publicPath}/console/`)) : read;
+          const raw = rel === 'index.html' && publicPath ? underPath(read, publicPath) : read;
           const [gz, br] = await Promise.all([gzipAsync(raw, { level: 9 }), brotliAsync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } })]);
           files.set(rel, { contentType: types[path.extname(entry.name).toLowerCase()] ?? 'application/octet-stream', raw, gzip: gz, brotli: br, immutable: rel.startsWith('assets/') });
         }),
@@ -69,4 +70,26 @@ export class ConsoleBundle {
   get index(): ConsoleFile | undefined {
     return this.files.get('index.html');
   }
+
+  private readonly prefixed = new Map<string, ConsoleFile>();
+  /**
+   * The page with its file links under `prefix` (a trusted proxy's X-Forwarded-Prefix, when LOUPE_PUBLIC_URL names
+   * none: the files were asked for at the host's root, a blank page). A few prefixes are kept; the page is small.
+   */
+  indexUnder(prefix: string): ConsoleFile | undefined {
+    const index = this.index;
+    if (!index || !prefix) return index;
+    let file = this.prefixed.get(prefix);
+    if (!file) {
+      const raw = underPath(index.raw, prefix);
+      file = { ...index, raw, gzip: gzipSync(raw), brotli: brotliCompressSync(raw) };
+      if (this.prefixed.size >= 16) this.prefixed.delete(this.prefixed.keys().next().value!);
+      this.prefixed.set(prefix, file);
+    }
+    return file;
+  }
+}
+
+function underPath(page: Buffer, prefix: string): Buffer {
+  return Buffer.from(page.toString('utf8').replace(/(src|href)="\/console\//g, `$1="${prefix}/console/`));
 }

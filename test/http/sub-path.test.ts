@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -71,5 +72,24 @@ describe('behind a proxy at a sub-path', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toMatch(/src="\/loupe\/console\/assets\/index-[^"]+\.js"/);
     expect(page.body).not.toMatch(/(src|href)="\/console\//);
+  });
+
+  it("serves /docs and the console under a trusted proxy's X-Forwarded-Prefix alone: their files and Try it out under the prefix", async () => {
+    const headers = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop.example', 'x-forwarded-prefix': '/loupe' };
+    const ui = await forwarded.request('GET', '/docs', { token: null, headers });
+    expect(ui.body).toContain('src="/loupe/docs/static/swagger-ui-bundle.js"');
+    expect(ui.body).not.toMatch(/(src|href)="\/docs\//);
+    const doc = (await forwarded.request('GET', '/docs/json', { token: null, headers })).json() as { servers?: { url: string }[] };
+    expect(doc.servers).toEqual([{ url: 'https://shop.example/loupe' }]);
+    for (const path of ['/console', '/console/sessions']) {
+      const page = await forwarded.request('GET', path, { token: null, headers: { ...headers, 'accept-encoding': 'gzip' } });
+      const body = page.headers['content-encoding'] === 'gzip' ? gunzipSync(page.rawPayload).toString('utf8') : page.body;
+      expect(body, path).toMatch(/src="\/loupe\/console\/assets\/index-[^"]+\.js"/);
+    }
+    // another prefix, and none: each its own page (none is the page as built)
+    expect((await forwarded.request('GET', '/console', { token: null, headers: { ...headers, 'x-forwarded-prefix': '/shop2' } })).body).toContain('src="/shop2/console/assets/');
+    expect((await forwarded.request('GET', '/console', { token: null })).body).toMatch(/src="\/console\/assets\//);
+    expect((await forwarded.request('GET', '/docs', { token: null })).body).toContain('src="/docs/static/swagger-ui-bundle.js"');
+    expect(((await forwarded.request('GET', '/docs/json', { token: null })).json() as { servers?: unknown }).servers).toBeUndefined();
   });
 });

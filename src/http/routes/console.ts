@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleBundle, type ConsoleFile } from '../../services/console-bundle.ts';
+import { basePathOf } from '../base-url.ts';
 
 /**
  * The browser may load the console's own files and images from anywhere (records' `_url`s point
@@ -42,7 +43,8 @@ export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Pr
   let loading = options.bundle;
   const bundleOf = () => (loading ??= ConsoleBundle.load(undefined, options.publicPath));
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    const index = (await bundleOf()).index;
+    // LOUPE_PUBLIC_URL's path is in the page already; else a trusted proxy's X-Forwarded-Prefix
+    const index = options.publicPath ? (await bundleOf()).index : (await bundleOf()).indexUnder(basePathOf(request));
     if (!index) return reply.code(503).type('application/json; charset=utf-8').send({ detail: 'The console is not built: run npm run console:build.', code: 'console_not_built' });
     return sendFile(request, reply, index);
   };
