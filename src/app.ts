@@ -27,7 +27,7 @@ import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { consoleRoutes } from './http/routes/console.ts';
-import { basePathOf, baseUrlOf } from './http/base-url.ts';
+import { basePathOf, baseUrlOf, originForm } from './http/base-url.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectiblesRoutes } from './http/routes/collectibles.ts';
 import { collectionRoutes } from './http/routes/collections.ts';
@@ -186,6 +186,9 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
     // A 64 MiB batch takes about 1 minute at 10 Mbit/s; the answer's time is not counted.
     requestTimeout: 300_000,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // A request line in absolute form (`GET http://host/path`, RFC 9112 §3.2.2: a server must accept it; proxy-aware
+    // clients send it) is the path it names: every link built from request.url doubled the address (a 500, h120).
+    rewriteUrl: (req) => originForm(req.url ?? '/'),
     // The router's own answers, in the house error shape: a path id over the router's length
     // limit is an unknown id (404, like any malformed id), a URL that does not decode is a 400.
     frameworkErrors: (err, request, reply) => {

@@ -47,3 +47,11 @@ export function forwardedPrefix(request: FastifyRequest): string {
 export function basePathOf(request: FastifyRequest): string {
   return new URL(baseUrlOf(request)).pathname.replace(/\/+$/, '');
 }
+
+/** A request target's path and query: `http://host:8200/a?b` is `/a?b`; an origin-form target is itself. */
+export function originForm(target: string): string {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(target);
+  if (!absolute) return target;
+  const rest = target.slice(absolute[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Headers a browser client may send (Authorization and JSON, and the ones the API reads). */
-const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, collection-id, X-Request-Id';
+const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, collection-id, X-Request-Id';
 /** Answer headers a browser client may read (fetch hides all others). */
-const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Allow, Deprecation, Link, Idempotent-Replayed';
+const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, Allow, Deprecation, Link, Idempotent-Replayed, ETag';
 const METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE';
 
 /**

@@ -204,6 +204,11 @@ describe.each(backends)('request errors (%s)', (backend) => {
       expect(answer, host).toMatch(/^HTTP\/1\.[01] 200 /);
       expect(answer, host).toContain(`http://${host}/`);
     }
+    // a request line in absolute form (RFC 9112 §3.2.2, proxy-aware clients): the list's links were the address twice, a 500 (h120)
+    const port = (h.app.server.address() as AddressInfo).port;
+    const absolute = await raw(`GET http://127.0.0.1:${port}${cs('session/?page_size=1')} HTTP/1.0\r\nHost: 127.0.0.1:${port}\r\n${auth}\r\n`);
+    expect(absolute).toMatch(/^HTTP\/1\.[01] 200 /);
+    expect(absolute).toContain(`"next":"http://127.0.0.1:${port}${cs('session/?page_size=1&page=2')}"`);
   });
 
   it('what the HTTP parser refuses (headers too large, a header that does not parse) is answered in the error shape', async () => {
