@@ -95,7 +95,8 @@ export function registerAccessControl(app: FastifyInstance): void {
       request.log.warn({ statusCode: reply.statusCode, refunded: back }, 'the client hung up before its answer: the call is not charged');
       return payload;
     }
-    if (gone) request.log.warn({ statusCode: reply.statusCode }, 'the client hung up before its answer (what the call stored is kept, and charged)');
+    // an error answer stored nothing and is given back below: the line said "kept, and charged" of a batch cut off mid-upload (h120)
+    if (gone) request.log.warn({ statusCode: reply.statusCode }, reply.statusCode >= 400 ? 'the client hung up before its answer (an error: nothing kept, not charged)' : 'the client hung up before its answer (what the call stored is kept, and charged)');
     if (charged && (reply.statusCode >= 400 || reply.getHeader('idempotent-replayed') === 'true')) {
       // every charge of the call goes back, those made inside it too (analyze_all's further cards, a fashion insert's
       // extras): only the call's own price did before, where the service gave back none of its own (h92)

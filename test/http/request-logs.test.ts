@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cs, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -41,5 +42,24 @@ describe('request log lines', () => {
     const done = lines.filter((l) => l.msg === 'request completed' && (l.res as { statusCode?: number } | undefined)?.statusCode !== undefined);
     for (const code of [200, 429]) expect(done.find((l) => (l.res as { statusCode: number }).statusCode === code), `${code}`).toMatchObject({ account: a.account, tokenId: expect.any(String) });
     expect(JSON.stringify(lines)).not.toContain(a.token);
+  });
+
+  it('says a batch cut off mid-upload was neither kept nor charged (the line said "kept, and charged", h120)', async () => {
+    const a = await h.newAccount();
+    const sid = (await h.request('POST', cs('session/'), { token: a.token, body: { name: 'cut' } })).json().id as string;
+    await new Promise((r) => setTimeout(r, 1100)); // the account's one request a second
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    socket.destroy();
+    await expect.poll(() => lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('the client hung up')), { timeout: 10_000 }).toBeDefined();
+    const said = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the client hung up'));
+    expect(said.map((l) => l.msg)).toEqual(['the client hung up before its answer (an error: nothing kept, not charged)']);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await h.request('GET', cs(`identification/?session=${sid}`), { token: a.token })).json().count).toBe(0);
   });
 });
