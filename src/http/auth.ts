@@ -30,8 +30,15 @@ export function registerAccessControl(app: FastifyInstance): void {
     // Node keeps the first of two Authorization headers and drops the other: which account acts must not be a guess
     const raw = request.raw.rawHeaders;
     let sent = 0;
-    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') sent++;
+    let keys = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (name === 'authorization') sent++;
+      else if (name === 'idempotency-key') keys++;
+    }
     if (sent > 1) throw new ServiceError(400, 'invalid_request', 'The Authorization header was sent more than once: send one token.');
+    // Node joins two into "k1, k2", which was refused as a key of the wrong characters (h120)
+    if (keys > 1) throw new ServiceError(400, 'invalid_request', 'The Idempotency-Key header was sent more than once: send one key.');
     const principal = await accounts.authenticate(request.headers.authorization);
     // the token is known from here: a refusal for its rate or services is its account's line too
     logAsPrincipal(request, reply, principal);

@@ -66,6 +66,11 @@ describe.each(backends)('request errors (%s)', (backend) => {
     const twice = await raw(`GET ${cs('ping/')} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nAuthorization: Token lp_other\r\n\r\n`);
     expect(twice).toMatch(/^HTTP\/1\.[01] 400 /);
     expect(twice).toContain('sent more than once');
+    // two Idempotency-Key headers: Node joined them ("k1, k2") and the answer blamed the key's characters (h120)
+    const body = '{"name":"twice"}';
+    const keys = await raw(`POST ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(keys).toMatch(/^HTTP\/1\.[01] 400 /);
+    expect(keys).toContain('The Idempotency-Key header was sent more than once');
   });
 
   it('a body nested deeper than 32 levels is 400 invalid_json on every endpoint family, before any work', async () => {
