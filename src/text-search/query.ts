@@ -21,7 +21,7 @@ import {
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
 import { cjkPeopleCounts, countWords, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
-import { cjkChar, foldStrokeless, foldText, wordsOf } from './text-fold.ts';
+import { cjkChar, foldStrokeless, foldText, spacelessScript, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
 export const maxQueryChars = 1000;
@@ -165,6 +165,11 @@ export function indexWords(input: string): string {
   const out: string[] = [];
   for (const token of wordsOf(folded)) {
     const runs = runWords(token);
+    if (spacelessScript.test(token)) {
+      // the run whole, and its dictionary words in order (a query's run is searched as their phrase)
+      out.push(token, ...spacelessWords(token).filter((w) => w !== token));
+      continue;
+    }
     if (!cjkChar.test(token)) {
       // Hangul: the word as spaced, and its runs' pairs (a compound 포켓몬카드 holds 포켓몬)
       out.push(token, ...runs.filter((w) => w !== token));
@@ -264,6 +269,12 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
       }
     }
   }
+  // Thai, Lao, Khmer, Myanmar runs: searched whole and as the phrase of their dictionary words, as the index holds them
+  for (const token of tokens.slice(0, maxWords)) {
+    if (!spacelessScript.test(token) || runs.some((r) => r.word === token)) continue;
+    const words = spacelessWords(token);
+    runs.push({ word: token, phrase: words.join(' ') });
+  }
   if (runs.length) {
     if (!legacyKana) for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
     for (const r of runs) terms.push(r.word, ...(r.phrase !== r.word ? [r.phrase] : []));
@@ -346,6 +357,11 @@ function pairCodes(items: readonly Item[], resolved: readonly Concept[][], stops
 }
 
 type Unit = { kind: 'word'; text: string } | { kind: 'concept'; entries: readonly LexiconEntry[]; text: string };
+
+/** A Thai (Lao, Khmer, Myanmar) run's words, by ICU's dictionary for its script. */
+function spacelessWords(token: string): string[] {
+  return [...segmenter('th').segment(token)].filter((s) => s.isWordLike !== false).map((s) => s.segment);
+}
 
 const segmenters = new Map<string, Intl.Segmenter>();
 function segmenter(lang: string): Intl.Segmenter {

@@ -10,6 +10,7 @@
 const latinBase = /[a-z\u00df-\u00ff\u0100-\u024f]/;
 const combining = /[\u0300-\u036f]/;
 const cyrillic = /[\u0400-\u04ff]/;
+const greek = /[\u0370-\u03ff\u1f00-\u1fff]/;
 
 // Marks that change how a word is drawn, not which word it is: joiners (Bengali ra-phala is
 // written with and without ZWJ), soft hyphens, Arabic tatweel and short vowels, Hebrew points, the Devanagari
@@ -44,16 +45,26 @@ export function foldStrokeless(text: string): string {
       if (ch === '\u0308' && prev === '\u0435') continue;
       // stress marks (соба́ка) are a reading aid on a Cyrillic vowel, not another word; the breve of й stays
       if ((ch === '\u0301' || ch === '\u0300') && cyrillic.test(prev)) continue;
+      // Greek tonos and dialytika (since TOKENS_VERSION 9): capitals are written without them, so "ΑΘΗΝΑ" and a query
+      // typed "αθήνα" never met (h117); polytonic breathings too
+      if (greek.test(prev)) continue;
     } else {
       prev = ch;
     }
     out += ch;
   }
-  return out.normalize('NFC').replace(arabicAlef, '\u0627');
+  // final sigma is sigma: a word cut short or typed on another keyboard ends in σ
+  return out.normalize('NFC').replace(arabicAlef, '\u0627').replace(/ς/g, 'σ');
 }
 
 /** Han ideographs, hiragana, katakana (and their half-width forms): scripts written without spaces. */
 export const cjkChar = /[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]/u;
+
+/**
+ * Thai, Lao, Khmer and Myanmar: scripts written without spaces between words, which ICU's dictionaries (Intl.Segmenter)
+ * split into words. A title's word was found by no query (only its whole spaceless run was, h117).
+ */
+export const spacelessScript = /[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]/u;
 
 /** Words of a folded text: runs of letters, marks and digits. Everything else separates. */
 export function wordsOf(folded: string): string[] {

@@ -138,6 +138,28 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'כַּרְטִיס')).body)).toEqual(['plain']);
   }, 60_000);
 
+  it('finds a Thai word inside a title written without spaces, and Greek typed with or without its accents (h117)', async () => {
+    const c = await newCollection();
+    const records = [
+      { _id: 'th-card', _base64: img('pyramid', 1), title: 'การ์ดโปเกมอนภาษาไทย กล่องใหม่' },
+      { _id: 'th-used', _base64: img('Leopards', 2), title: 'ขายการ์ดมือสองสภาพดีราคาถูก' },
+      { _id: 'th-hand', _base64: img('cannon', 1), title: 'มือถือ สองเครื่อง' },
+      { _id: 'gr-caps', _base64: img('watch', 1), shop: 'ΑΘΗΝΑ' },
+      { _id: 'gr-name', _base64: img('buddha', 2), title: 'Ο Σίσυφος' },
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
+    // every word was 422: only the whole spaceless run was in the index
+    expect(new Set(ids((await text(c, 'การ์ด')).body))).toEqual(new Set(['th-card', 'th-used']));
+    expect(ids((await text(c, 'ภาษาไทย')).body)).toEqual(['th-card']);
+    expect(ids((await text(c, 'กล่อง')).body)).toEqual(['th-card']);
+    // a word of two dictionary words is their phrase: "มือ … สอง" apart in another record is no match for it
+    expect(ids((await text(c, 'มือสอง')).body)).toEqual(['th-used']);
+    expect(ids((await text(c, 'ราคาถูก')).body)).toEqual(['th-used']);
+    expect((await text(c, 'มือสอง')).body.query_records![0]!._unread_terms).toBeUndefined();
+    for (const q of ['αθηνα', 'αθήνα', 'Αθήνα', 'ΑΘΉΝΑ']) expect(ids((await text(c, q)).body), q).toEqual(['gr-caps']);
+    for (const q of ['σισυφος', 'ΣΙΣΥΦΟΣ', 'Σίσυφος']) expect(ids((await text(c, q)).body), q).toEqual(['gr-name']);
+  }, 60_000);
+
   it('finds the katakana and Hangul words inside a compound, and a Korean word with its particle, not a record sharing a piece', async () => {
     const c = await newCollection();
     const records = [
