@@ -153,6 +153,36 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     }
   });
 
+  it('answers from one version of a catalog when an import commits during the call: never a new card in its old set (h122)', async () => {
+    const recognition = h.app.loupe.recognition as unknown as { catalogs: { cardsByNumber: (...a: unknown[]) => Promise<unknown> } };
+    const importAs = async (cardName: string, setName: string) => {
+      await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards.map((c) => (c.id === 'tsa-86' ? { ...c, name: cardName } : c))));
+      await fs.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets.map((t) => (t.id === 'tsa' ? { ...t, name: setName } : t))));
+      await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    };
+    await importAs('Alphamon', 'Test Alpha');
+    // warm the sets of this version, as a running server has them
+    await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
+    const original = recognition.catalogs.cardsByNumber.bind(recognition.catalogs);
+    let imported = false;
+    const spy = vi.spyOn(recognition.catalogs, 'cardsByNumber').mockImplementation(async (...a: unknown[]) => {
+      // the import commits after the call read its catalogs and sets, before it reads the cards
+      if (!imported) {
+        imported = true;
+        await importAs('Alphamon M2', 'Test Alpha M2');
+      }
+      return original(...a);
+    });
+    try {
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
+      expect(imported).toBe(true);
+      expect((res.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86', name: 'Alphamon M2', set: 'Test Alpha M2' });
+    } finally {
+      spy.mockRestore();
+      await importAs('Alphamon', 'Test Alpha');
+    }
+  });
+
   it('leaves prices in a currency with no configured rate out of price_stats, and says so in the record\'s status', async () => {
     await fs.writeFile(path.join(dir, 'eur.csv'), 'card,date,price,currency\ntsa-86,2025-05-07,100.00,EUR\ntsa-86,2025-05-08,120.00,EUR\n');
     await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'eur.csv') });

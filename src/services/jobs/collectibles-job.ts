@@ -99,7 +99,8 @@ export class CollectiblesJob implements JobHandler {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        out = await this.recognition.tcgRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true), options, catalogs, echo(rec), family);
+        const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true);
+        out = await this.recognition.onSteadyCatalogs(catalogs, family, (using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echo(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest card only)` } };
       }

@@ -202,6 +202,8 @@ export type SlabOption = 'slab_id' | 'slab_grade';
 export interface RecognitionContext extends SearchContext {
   billing?: { accountId: string; priceKey: string; price: number; slabPrices?: Partial<Record<SlabOption, number>> } | undefined;
   slabUnpaid?: boolean;
+  /** analyze_all's further cards, charged once per record read: a record answered again (a catalog import moved under it) pays nothing twice. */
+  cardCharges?: WeakMap<object, boolean>;
 }
 
 interface Ranked extends Identified {
@@ -222,7 +224,15 @@ export class RecognitionService {
   ) {}
 
   /** Debits `cards` further cards of analyze_all; false when the account cannot pay for them all. */
-  private async chargeCards(ctx: RecognitionContext, cards: number): Promise<boolean> {
+  private async chargeCards(ctx: RecognitionContext, cards: number, read?: object): Promise<boolean> {
+    const known = read ? ctx.cardCharges?.get(read) : undefined;
+    if (known !== undefined) return known;
+    const paid = await this.debitCards(ctx, cards);
+    if (read) ctx.cardCharges?.set(read, paid);
+    return paid;
+  }
+
+  private async debitCards(ctx: RecognitionContext, cards: number): Promise<boolean> {
     const b = ctx.billing;
     if (!b || b.price <= 0) return true;
     try {
@@ -266,6 +276,7 @@ export class RecognitionService {
     // a state an operator ends by importing a catalog: said to retry in an hour, as every 503 says when (the document
     // promised Retry-After on it, and retry middleware that reads none tried again at once, h91)
     if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog, undefined, { 'retry-after': '3600' });
+    ctx = { ...ctx, cardCharges: new WeakMap() };
     const slabOption = slabOptionOf(options);
     // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
     const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}) });
@@ -274,7 +285,7 @@ export class RecognitionService {
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
     let outcomes;
     try {
-      outcomes = await mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, catalogs, echo(record), family));
+      outcomes = await this.onSteadyCatalogs(catalogs, family, (using) => mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, using, echo(record), family)));
     } catch (err) {
       if (slabCharge?.price && ctx.billing) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
       throw err;
@@ -407,6 +418,24 @@ export class RecognitionService {
   }
 
   /** The imported catalogs a family searches. */
+  /**
+   * `answer` on `first`, and again on the catalogs as they now are where an import committed meanwhile: its cards
+   * may be the new rows and their sets the old version's (cached by version), "Pikachu M4 … SV 151 M3" (h122). A few
+   * times at most; what `answer` charges it must charge once (RecognitionContext.cardCharges).
+   */
+  async onSteadyCatalogs<T>(first: CatalogSummary[], family: Family, answer: (catalogs: CatalogSummary[]) => Promise<T>): Promise<T> {
+    let catalogs = first;
+    let out = await answer(catalogs);
+    for (let again = 0; again < 3; again++) {
+      const now = await this.tcgCatalogs(family);
+      if (now.length === catalogs.length && now.every((c, i) => c.id === catalogs[i]!.id && c.version === catalogs[i]!.version)) break;
+      catalogs = now;
+      if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog, undefined, { 'retry-after': '3600' });
+      out = await answer(catalogs);
+    }
+    return out;
+  }
+
   tcgCatalogs(family: Family = TCG): Promise<CatalogSummary[]> {
     return this.catalogs.list().then((all) => all.filter((c) => family.kinds.includes(c.kind)));
   }
@@ -438,7 +467,7 @@ export class RecognitionService {
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
     // analyze_all is charged per card (document 3 §8): the first is the call's, each further one a call's price again
     let unpaid = 0;
-    if (readings.length > 1 && !(await this.chargeCards(ctx, readings.length - 1))) {
+    if (readings.length > 1 && !(await this.chargeCards(ctx, readings.length - 1, read))) {
       unpaid = readings.length - 1;
       readings = readings.slice(0, 1);
     }
