@@ -206,6 +206,12 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(none.stderr).toMatch(/holds no price of card "tst1-3"/);
     expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--price', 'cheap')).code).toBe(2);
     expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', '2/3/2024')).stderr).toMatch(/--date must be a day written YYYY-MM-DD/);
+    // a day no calendar has: deleted nothing on SQLite, PostgreSQL's own error on PostgreSQL (h121)
+    for (const day of ['2026-02-30', '2026-13-01', '0000-00-10']) {
+      const impossible = await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', day);
+      expect(impossible.stderr, day).toContain(`--date is not a day of the calendar: "${day}"`);
+      expect(impossible.code, day).toBe(1);
+    }
     expect((await fails('prices', 'delete', '--catalog', 'pokemon')).code).toBe(2);
     expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4')).result).toMatchObject({ deleted: 1, left: 0 });
   }, 60_000);

@@ -131,6 +131,9 @@ describe('price layouts', () => {
     const bad = (value: Record<string, string>) => () => row('csv', PLAIN, { card: 'x', date: '2024-01-31', price: '3', currency: 'USD', ...value });
     expect(bad({ price: '' })).toThrow(/^p\.csv line 7: "price" is missing$/);
     expect(bad({ price: '$3' })).toThrow(/"price" must be a price like 12\.50, not "\$3"/);
+    // a certificate number pasted into the price column was every statistic of the card (h122); 10^9 is the sessions' cap
+    expect(bad({ price: '999999999999' })).toThrow(/^p\.csv line 7: "price" is over 1,000,000,000, more than any card sells for: "999999999999"/);
+    expect(bad({ price: '1000000000' })).not.toThrow();
     expect(bad({ currency: '$' })).toThrow(/^p\.csv line 7: "currency" must be a three-letter code such as USD or EUR, not "\$"$/);
     expect(bad({ currency: '' })).toThrow(/"currency" is missing/);
     expect(bad({ card: '' })).toThrow(/"card" is missing/);

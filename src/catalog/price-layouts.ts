@@ -70,11 +70,16 @@ export interface PriceLayout {
 
 const skip = (reason: SkipReason): LayoutSkip => ({ kind: 'skip', reason });
 
+/** The most a price may be, as the card-session and collection fields take (docs/api-decisions.md "Derived price"). */
+const MAX_PRICE = 1e9;
+
 /** A price as decimal text (`12.5`, `3000.0`); null when empty, an error naming the line when not a number. */
 function money(f: Fields, column: string): number | null {
   const t = f.text(column);
   if (t === null) return null;
   if (!/^\d+(\.\d+)?$/.test(t)) return fail(f.at, `"${column}" must be a price like 12.50, not "${t}"`);
+  // as sessions and collections cap a price: a number pasted into the wrong column (a certificate's) was every statistic (h122)
+  if (Number(t) > MAX_PRICE) return fail(f.at, `"${column}" is over 1,000,000,000, more than any card sells for: "${t}" (another column's number?)`);
   return Number(t);
 }
 

@@ -167,6 +167,8 @@ export class CatalogService {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     if (request.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(request.date)) throw badRequest(`--date must be a day written YYYY-MM-DD, not "${request.date}"`);
+    // 2026-02-30 deleted nothing on SQLite and was PostgreSQL's own error there (h121)
+    if (request.date !== undefined && (Number.isNaN(Date.parse(`${request.date}T00:00:00Z`)) || new Date(`${request.date}T00:00:00Z`).toISOString().slice(0, 10) !== request.date)) throw badRequest(`--date is not a day of the calendar: "${request.date}"`);
     if (request.price !== undefined && !(Number.isFinite(request.price) && request.price > 0)) throw badRequest('--price must be a price above 0, as the file wrote it (12.50)');
     if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
     const ids = await this.store.cardIdentities(catalog.id);
