@@ -348,6 +348,27 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
+  it("a job whose every attempt threw says an internal error in its records, not the library's own words (h118)", async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const id = crypto.randomUUID();
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'throwing', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    const registry = new HandlerRegistry();
+    registry.register({ type: 'throwing', accepts: () => true, endpoints: () => ['e'], run: async () => { throw new Error('source: bad seek to 123676 (/usr/lib/libvips.so)'); } });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    runner.start();
+    try {
+      const done = await until('the job to finish', async () => ((await store.get(id))!.status === 'DONE' ? store.get(id) : undefined), 20_000);
+      const text = JSON.stringify(done!.response);
+      expect(text).toContain(`an internal error; the server's log has it under request ${id}`);
+      expect(text).not.toContain('bad seek');
+    } finally {
+      await runner.stop(50);
+    }
+  });
+
   it('a job whose every attempt ended with its worker says so in its records, not a bare count', async () => {
     const t = await setup(backend);
     cleanup = t.close;

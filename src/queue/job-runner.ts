@@ -159,7 +159,9 @@ export class JobRunner extends EventEmitter {
           return;
         }
         this.log('warn', 'job failed; it goes back to the queue', { id: row.id, attempt: row.attempts, err: String(err) });
-        await requests.release(row.id, token, err instanceof Error ? err.message : String(err));
+        // what the client reads in the record's status after the last try: an image's own problem says what it is;
+        // anything else is the server's, kept in the log line above (libvips' "bad seek to 123676" reached clients, h118)
+        await requests.release(row.id, token, err instanceof ImageLoadError ? err.message : `an internal error; the server's log has it under request ${row.id}`);
         return;
       }
     }

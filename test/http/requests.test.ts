@@ -237,6 +237,22 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before - 1);
   }, 180_000);
 
+  it("crops the faces of an iPhone's HEIC photo for a flow's over step (every record of the request failed, h118)", async () => {
+    await flow('faces-then-descriptors', hashAndFaces);
+    const heic = photoBase64('faces/faces.heic');
+    const res = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'faces-then-descriptors', records: [{ _id: 'heic', _base64: heic }, { _id: 'jpeg', _base64: photoBase64('faces/faces.jpg') }] } });
+    expect(res.statusCode).toBe(201);
+    const d = await waitDone(h, (res.json() as { id: string }).id, 120_000);
+    const [fromHeic, fromJpeg] = d.response!.records;
+    for (const r of [fromHeic!, fromJpeg!]) {
+      expect(r._status.code, String(r._id)).toBe(200);
+      const faces = (r.face as { _objects: unknown[] })._objects;
+      expect(faces.length, String(r._id)).toBeGreaterThan(2);
+      const perFace = r.face_descriptors as { _descriptor?: number[]; _status?: unknown }[];
+      expect(perFace.every((f) => (f._descriptor?.length ?? 0) > 100), String(r._id)).toBe(true);
+    }
+  }, 180_000);
+
   it('upscaler: a 2x result at the stated size, served as media; URLs are fetched by the worker; a too-large image is a per-record 413', async () => {
     const jpeg = Buffer.from(await photo(50, 30), 'base64');
     const images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));

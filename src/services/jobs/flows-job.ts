@@ -3,6 +3,7 @@ import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler
 import { pick } from '../../queue/job-runner.ts';
 import type { RequestStore } from '../../store/request-store.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
+import { decodeHeic, isHeic } from '../../media/heic-decode.ts';
 import { ServiceError } from '../errors.ts';
 import { FlowDefinitionError, flowToJson, parseFlow, type FlowDefinition, type FlowStep } from '../flow-definition.ts';
 import type { ImageMatchingService } from '../image-matching-service.ts';
@@ -102,7 +103,15 @@ export class FlowsJob implements JobHandler {
         const objects = ((results.get(step.over)?._objects as { bound_box: number[] }[] | undefined) ?? []).slice(0, step.maxObjects);
         const each: Record<string, unknown>[] = [];
         for (const object of objects) {
-          const r = await this.step(ctx, search, step, await crop(bytes, object.bound_box));
+          // a crop that cannot be made is its entry's status (docs/flows.md), not the request's: it failed every record
+          let part: Buffer;
+          try {
+            part = await crop(bytes, object.bound_box);
+          } catch {
+            each.push({ bound_box: object.bound_box, _status: { code: 400, text: `Error Loading Image: ${step.as}: the object's crop could not be made from the image` } });
+            continue;
+          }
+          const r = await this.step(ctx, search, step, part);
           each.push({ bound_box: object.bound_box, ...(failedStep(r) ? { _status: r._status } : fieldsOf(r)) });
         }
         out[step.as] = each;
@@ -150,13 +159,21 @@ function fieldsOf(r: StepRecord): Record<string, unknown> {
 async function crop(bytes: Buffer, box: number[]): Promise<Buffer> {
   const [x0, y0, x1, y1] = box.map((v) => Math.max(0, Math.round(v))) as [number, number, number, number];
   // The image already passed the detector's pixel limit; orientation must match its boxes.
-  const meta = await sharp(bytes).metadata();
+  let meta = await sharp(bytes).metadata();
+  let open = () => sharp(bytes);
+  if (isHeic(meta)) {
+    // an iPhone photo: sharp's libvips has no HEVC decoder (every record of the flow failed, h118); libheif applies
+    // the file's rotation itself, as the detector saw it
+    const heic = await decodeHeic(bytes);
+    open = () => sharp(heic.data, { raw: { width: heic.width, height: heic.height, channels: 4 } });
+    meta = { ...meta, width: heic.width, height: heic.height, orientation: 1 };
+  }
   const swap = (meta.orientation ?? 1) >= 5;
   const width = (swap ? meta.height : meta.width) ?? 1;
   const height = (swap ? meta.width : meta.height) ?? 1;
   const left = Math.min(x0, width - 1);
   const top = Math.min(y0, height - 1);
-  return sharp(bytes)
+  return open()
     .rotate()
     .extract({ left, top, width: Math.max(1, Math.min(x1, width) - left), height: Math.max(1, Math.min(y1, height) - top) })
     .jpeg({ quality: 92 })
