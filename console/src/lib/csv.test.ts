@@ -20,17 +20,31 @@ describe('session CSV', () => {
   });
 
   it('writes a header, one line per row, a BOM and CRLF', () => {
-    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', price: 3, grading: { grades: { condition: 'Near Mint' } } }]);
-    expect(csv.startsWith('\uFEFFevent_id,seen,name,')).toBe(true);
+    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', price: 3, grading: { grades: { condition: 'Near Mint' } } }], 'UTC');
+    expect(csv.startsWith('\uFEFFevent_id,seen (UTC),name,')).toBe(true);
     const lines = csv.slice(1).split('\r\n');
     expect(lines).toHaveLength(3);
     expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,false,false,,');
   });
 
   it('says no in the yes/no columns, and writes the time seen as a spreadsheet reads a date', () => {
-    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', seen: '2026-12-01T01:12:07.000000Z', sold: true, corrected: false }]);
+    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', seen: '2026-12-01T01:12:07.000000Z', sold: true, corrected: false }], 'UTC');
     const [line] = csv.slice(1).split('\r\n').slice(1);
     expect(line).toBe('e1,2026-12-01 01:12:07,Pikachu,,,,,,,,,,,,false,true,,');
+  });
+
+  it("writes the time seen in the page's time zone, named in its header: a Tokyo morning's sale is on its own day (h121)", () => {
+    const rows = [
+      { id: '1', event_id: 'tokyo', seen: '2026-12-01T23:00:00.000000Z' },
+      { id: '2', event_id: 'la', seen: '2026-12-01T04:00:00.000000Z' },
+    ];
+    const tokyo = sessionCsv(rows, 'Asia/Tokyo').slice(1).split('\r\n');
+    expect(tokyo[0]!.split(',')[1]).toBe('seen (Asia/Tokyo)');
+    expect(tokyo[1]!.split(',')[1]).toBe('2026-12-02 08:00:00');
+    const la = sessionCsv(rows, 'America/Los_Angeles').slice(1).split('\r\n');
+    expect(la[2]!.split(',')[1]).toBe('2026-11-30 20:00:00');
+    // across a change of clocks: 2026-03-08 10:30 UTC is 03:30 in Los Angeles, after the spring change
+    expect(sessionCsv([{ id: '3', event_id: 'dst', seen: '2026-03-08T10:30:00.000000Z' }], 'America/Los_Angeles').slice(1).split('\r\n')[1]!.split(',')[1]).toBe('2026-03-08 03:30:00');
   });
 
   it('makes a safe file name', () => {
@@ -39,6 +53,9 @@ describe('session CSV', () => {
     // any script's letters stay (they were dropped: "session-…" for every Japanese name)
     expect(csvFileName('土曜配信 #12 ガチャ', '0123456789ab')).toBe('土曜配信-12-ガチャ-01234567.csv');
     expect(csvFileName('포켓몬 방송', '0123456789ab')).toBe('포켓몬-방송-01234567.csv');
+    // vowel and tone marks stay with their letters (ขายการ-ดม-อ…, h117)
+    expect(csvFileName('ขายการ์ดมือสอง', '0123456789ab')).toBe('ขายการ์ดมือสอง-01234567.csv');
+    expect(csvFileName('हिंदी कार्ड', '0123456789ab')).toBe('हिंदी-कार्ड-01234567.csv');
     expect(csvFileName('😀'.repeat(3) + 'ア'.repeat(70), '0123456789ab')).toBe(`${'ア'.repeat(60)}-01234567.csv`);
   });
 });

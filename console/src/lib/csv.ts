@@ -9,11 +9,30 @@ const derived: Partial<Record<(typeof csvHeaders)[number], (row: Identification)
   // a yes/no column says no (blank read as "unknown" in a sheet)
   sold: (r) => r.sold === true,
   corrected: (r) => r.corrected === true,
-  // `2026-12-01 01:12:07`, UTC, which spreadsheets read as a date (the API's microseconds and Z they read as text)
-  seen: (r) => (typeof r.seen === 'string' ? r.seen.replace('T', ' ').replace(/(\.\d+)?Z$/, '') : r.seen),
 };
 
-const valueOf = (row: Identification, header: (typeof csvHeaders)[number]): unknown => (derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header]);
+/**
+ * `2026-12-02 08:00:00`, a spreadsheet's date (the API's microseconds and Z it reads as text), in the time zone the
+ * page shows times in, which the column's header names: written in UTC, a Tokyo morning's sales fell on the day
+ * before in the accountant's sheet, the page beside it showing the day they were made (h121).
+ */
+function localTime(seen: unknown, zone: string): unknown {
+  if (typeof seen !== 'string') return seen;
+  const at = new Date(seen);
+  if (Number.isNaN(at.getTime())) return seen;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+}
+
+const valueOf = (row: Identification, header: (typeof csvHeaders)[number], zone: string): unknown =>
+  header === 'seen' ? localTime(row.seen, zone) : derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header];
+
+/** The browser's time zone (`Asia/Tokyo`), as the page's times are shown in. */
+export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
 /**
  * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (a card note starting
@@ -29,9 +48,9 @@ export function csvField(value: unknown): string {
 }
 
 /** The whole export; CRLF line ends and a byte-order mark so Excel reads UTF-8 names (Pokémon) right. */
-export function sessionCsv(rows: readonly Identification[]): string {
-  const lines = [csvHeaders.join(',')];
-  for (const row of rows) lines.push(csvHeaders.map((h) => csvField(valueOf(row, h))).join(','));
+export function sessionCsv(rows: readonly Identification[], zone = browserZone()): string {
+  const lines = [csvHeaders.map((h) => csvField(h === 'seen' ? `seen (${zone})` : h)).join(',')];
+  for (const row of rows) lines.push(csvHeaders.map((h) => csvField(valueOf(row, h, zone))).join(','));
   return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
 
@@ -39,6 +58,7 @@ export function sessionCsv(rows: readonly Identification[]): string {
 export function csvFileName(sessionName: string, id: string): string {
   // letters of any script stay (a Japanese or Korean name gave "session-…"); Latin accents go, a voiced kana stays itself
   const folded = sessionName.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
-  const base = [...folded.replace(/[^\p{L}\p{N}_-]+/gu, '-').replace(/^-+|-+$/g, '')].slice(0, 60).join('').replace(/-+$/, '');
+  // a vowel or tone mark is part of its letter (Thai, Hindi, Arabic names were cut at each one, h117)
+  const base = [...folded.replace(/[^\p{L}\p{M}\p{N}_-]+/gu, '-').replace(/^-+|-+$/g, '')].slice(0, 60).join('').replace(/-+$/, '');
   return `${base || 'session'}-${id.slice(0, 8)}.csv`;
 }
