@@ -450,6 +450,10 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     expect(objects.map((o) => o.bound_box)).toEqual(cards.map((o) => o.bound_box));
     expect(objects[0]!.Condition).toHaveLength(1);
     expect(objects.slice(1).every((o) => o.Condition === undefined && o.measured === false)).toBe(true);
+    // and the status says so (a plain OK, with one of two cards alike in size graded, h123); localize measures none
+    const others = cards.length - 1;
+    expect(rated!._status.text).toBe(`OK; ${others} more card${others > 1 ? 's were' : ' was'} found and not measured (the first object, the largest, is): send one card a photo, or each as its crop`);
+    expect(located!._status.text).toBe('OK');
   }, 60_000);
 
   it('calls a graded slab a slab, with its label box above the card, by reading the label', async () => {
