@@ -84,10 +84,12 @@ export type CorrectionInput = Partial<Record<Exclude<MatchField, 'price'>, strin
   set?: string | null;
   price_stats?: unknown[] | null;
   grading?: Record<string, unknown> | null;
+  /** When the card was seen, put right (a phone that sent its local clock without a zone, read as UTC, h121). */
+  seen?: string | null;
 };
 
 /** What a correction takes: a body naming none of them changes nothing and is refused. */
-const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 'grading', 'links'] as const;
+const correctionFields = [...matchFields, 'set', 'price_stats', 'sold', 'note', 'grading', 'links', 'seen'] as const;
 
 /** The fields that say which card a row is: a correction changing one makes the recognised card's links another card's. */
 const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
@@ -868,6 +870,9 @@ export class CardSessionService {
     if (body.price_stats && Buffer.byteLength(JSON.stringify(body.price_stats)) > sideListMaxBytes) {
       throw badRequest(`price_stats must be at most ${sideListMaxBytes} bytes of JSON.`, [{ field: 'price_stats', message: `must be at most ${sideListMaxBytes} bytes of JSON` }]);
     }
+    // as an upload reads it; until now a wrong `seen` could be put right only by uploading the session again (h121)
+    const seenIso = body.seen === undefined || body.seen === null ? body.seen : normaliseTime(body.seen);
+    if (seenIso === undefined && body.seen !== undefined) throw badRequest('seen must be an ISO 8601 time that exists, in years 1 to 9999 in UTC (with its offset, as `2026-12-02T08:00:00+09:00`; one without is read as UTC).', [{ field: 'seen', message: 'must be an ISO 8601 time that exists' }]);
     const { set, ...rest } = body;
     const patch: CorrectionInput = rest.set_name === undefined && set !== undefined ? { ...rest, set_name: set } : rest;
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
@@ -929,6 +934,7 @@ export class CardSessionService {
       // (`etag`) as they were, so other devices' forms do not go stale for nothing (h98)
       if (patch.sold !== undefined && (patch.sold ?? null) !== fromBool(row.sold)) values.sold = tx.bool(patch.sold);
       if (patch.note !== undefined && (patch.note ?? null) !== row.note) values.note = patch.note;
+      if (seenIso !== undefined && (seenIso === null ? null : clientTime(seenIso)) !== clientTime(row.seen === null ? null : String(row.seen))) values.seen = seenIso;
       // a grade the user sets (the host's own, or one put back after a phone's grading replaced it, h93)
       const gradingJson = patch.grading === undefined || patch.grading === null ? null : canonicalJson(patch.grading);
       const gradingBefore = row.grading === null ? null : canonicalJson(fromJson(row.grading));

@@ -393,6 +393,25 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(rows[1]).toMatchObject({ name: null, price: null, links: null, grading: null, seen: null });
   });
 
+  it('a seen time sent without its zone (read as UTC) is put right by PATCH, no correction of the card (h121)', async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [{ event_id: 'la', name: 'Pikachu', seen: '2026-11-30T20:00:00' }])).statusCode).toBe(200);
+    const [row] = (await list(sid)).results;
+    expect(row.seen).toBe('2026-11-30T20:00:00.000000Z');
+    const fixed = await h.request('PATCH', cs(`identification/${row.id}/`), { body: { seen: '2026-11-30T20:00:00-08:00' } });
+    expect(fixed.statusCode, fixed.body).toBe(200);
+    expect(fixed.json()).toMatchObject({ seen: '2026-12-01T04:00:00.000000Z', corrected: false, original: null, name: 'Pikachu' });
+    // the same time again changes nothing, not even the version
+    expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { seen: '2026-12-01T04:00:00Z' } })).json().etag).toBe(fixed.json().etag);
+    // a time no calendar has is refused, naming the field; the row keeps its time
+    const bad = await h.request('PATCH', cs(`identification/${row.id}/`), { body: { seen: '2026-02-30T10:00:00Z' } });
+    expect([bad.statusCode, bad.json().detail]).toEqual([400, expect.stringMatching(/^seen must be an ISO 8601 time that exists/)]);
+    expect((await list(sid)).results[0].seen).toBe('2026-12-01T04:00:00.000000Z');
+    // a re-send of the row with its old time is a duplicate: the time put right stays
+    expect((await upload(sid, [{ event_id: 'la', name: 'Pikachu', seen: '2026-11-30T20:00:00' }])).json()).toMatchObject({ duplicates: 1 });
+    expect((await list(sid)).results[0].seen).toBe('2026-12-01T04:00:00.000000Z');
+  });
+
   it('rejects more rows than the batch limit', async () => {
     const sid = await createSession(h);
     const rows = Array.from({ length: h.config.limits.batchRows + 1 }, (_, i) => ({ event_id: `r${i}` }));

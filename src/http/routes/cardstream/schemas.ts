@@ -212,6 +212,7 @@ export const CorrectionBody = Type.Object({
   price: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: maxPrice }))),
   sold: Type.Optional(Nullable(Type.Boolean())),
   note: text(noteMaxLength),
+  seen: Type.Optional(Nullable(Type.String({ maxLength: 64, description: 'When the card was seen, put right (ISO 8601, as an upload sends it; a time without zone is read as UTC); null clears it. Not a correction of the card: `original` and `corrected` are left as they are.' }))),
   grading: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'The grading the user gives the card, as an upload sends it (at most 64 KiB; `grades.final` becomes `grade`); null clears it. Like `sold` and `note` set here, a later upload no longer changes it.' }))),
   links: Type.Optional(Nullable({ ...LinksIn, description: 'The picked card\'s marketplace links (an alternative carries its own). Not sent, a correction of name, set_name, set_code or card_number clears the links, which named the recognised card (kept in `original.links`).' })),
 });
