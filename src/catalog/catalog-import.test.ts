@@ -104,6 +104,23 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     expect(fewer.remarks).toContain('1 card of the catalog is not in this file and kept: an import adds and updates, never removes (only `loupe catalog delete` drops cards, the whole catalog\'s, with its prices and images)');
   });
 
+  it("says when cards not in the file have a new card's name and number: a checklist's set renamed made every card again (h122)", async () => {
+    const request = { ...requests.sports!, catalog: 'sports-renamed' };
+    const first = await run(request);
+    const text = await fs.readFile(fixture('sports/topps_checklist.csv'), 'utf8');
+    const renamed = await run({ ...request, files: { csv: await files.write('renamed.csv', text.replaceAll('2022 Topps Test Series 1', '2022 Topps Test Series One')) } });
+    const moved = text.split('\n').filter((l) => l.includes('2022 Topps Test Series 1')).length;
+    expect(renamed.cards).toMatchObject({ created: moved, not_in_file: moved, total: first.cards.total + moved });
+    expect(renamed.remarks).toContain(`${moved} of the cards not in this file have the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: \`loupe catalog delete\`, then import this file and the prices again`);
+    // a card only removed says only that it is kept
+    const fewer = await run({ ...request, catalog: 'sports-fewer', files: { csv: await files.write('all.csv', text) } });
+    expect(fewer.remarks.some((r) => r.includes('under another key'))).toBe(false);
+    const lines = text.trimEnd().split('\n');
+    const less = await run({ ...request, catalog: 'sports-fewer', files: { csv: await files.write('less.csv', lines.slice(0, -1).join('\n') + '\n') } });
+    expect(less.cards.not_in_file).toBe(1);
+    expect(less.remarks.some((r) => r.includes('under another key'))).toBe(false);
+  });
+
   it('a malformed JSON line fails naming the file and line, and leaves the catalog as it was', async () => {
     await run({ ...requests.pokemon!, catalog: 'pokemon-broken' });
     const before = await snapshot('pokemon-broken');

@@ -155,7 +155,14 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     sets: { ...outcome.sets, total: outcome.catalog.sets },
     cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile },
     // said, so a corrected file's dropped rows are not taken for gone (h103: a removed card kept matching)
-    remarks: [...remarks.list(), ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (only \`loupe catalog delete\` drops cards, the whole catalog's, with its prices and images)`] : [])],
+    remarks: [
+      ...remarks.list(),
+      ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (only \`loupe catalog delete\` drops cards, the whole catalog's, with its prices and images)`] : []),
+      // a sports checklist keys a card by its set's name: a set renamed made every card again, which the counts hid (h122)
+      ...(outcome.notInFileAlike
+        ? [`${outcome.notInFileAlike} of the cards not in this file ${outcome.notInFileAlike > 1 ? 'have' : 'has'} the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: \`loupe catalog delete\`, then import this file and the prices again`]
+        : []),
+    ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
   };
 }

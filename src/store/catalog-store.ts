@@ -101,6 +101,8 @@ export interface CatalogImportOutcome {
   cards: RowCounts;
   /** Cards the catalog held from this import's source that its file does not: kept, as an import only adds and updates (h103). */
   notInFile: number;
+  /** Of those, cards with the name and number of a card this import created under another key (a set renamed in a checklist: its every card made again). */
+  notInFileAlike: number;
 }
 
 /** A name found by text search, with how many of the catalog's cards bear it. */
@@ -454,10 +456,12 @@ export class CatalogStore {
     }
 
     const inFile = new Set<string>();
-    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
+    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'number_norm', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
+      // a new card's name and number: one not in the file with the same is likely the same card under a new key
+      const createdAs = new Set<string>();
       const cards = emptyCounts();
       let staged = 0;
       let batch: Insertable<CatalogImportRowsTable>[] = [];
@@ -501,7 +505,10 @@ export class CatalogStore {
           if (was) {
             cards.updated++;
             if (was.name_norm !== c.nameNorm) renamedFrom.add(was.name_norm);
-          } else cards.created++;
+          } else {
+            cards.created++;
+            createdAs.add(`${c.nameNorm}|${c.numberNorm ?? ''}`);
+          }
           batch.push({ import_id: importId, card_key: c.key, set_code: c.setCode, set_name: c.setName, name: c.name, name_norm: c.nameNorm, number: c.number, number_norm: c.numberNorm, rarity: c.rarity, year: c.year, fields, links, aliases, flags, content_hash, created_at: now });
         }
         if (batch.length + skipped >= batchRows) await flush();
@@ -552,9 +559,14 @@ export class CatalogStore {
           .returningAll()
           .executeTakeFirstOrThrow();
         let notInFile = 0;
+        let notInFileAlike = 0;
         // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
-        for (const [key, row] of existingCards) if (!inFile.has(key) && row.source === input.source) notInFile++;
-        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile };
+        for (const [key, row] of existingCards) {
+          if (inFile.has(key) || row.source !== input.source) continue;
+          notInFile++;
+          if (createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
+        }
+        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile, notInFileAlike };
       });
     });
   }
