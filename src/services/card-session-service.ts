@@ -402,7 +402,10 @@ function sentHash(row: IdentificationInput, gradingJson: string | null): string 
 }
 
 function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
-  const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null;
+  // the price the server derived, sent back as read (a scanner re-uploading its copy of the session) is no price of the
+  // app's: taken as one, it stayed on the row when a correction changed the card (Pikachu's price on a Raichu, h133)
+  const echoed = state.priceBasis !== null && row.price === state.price;
+  const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null && !echoed;
   return {
     calls: maxOf(state.calls, row.calls),
     duration: maxOf(state.duration, row.duration),

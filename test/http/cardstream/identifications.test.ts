@@ -412,6 +412,23 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).results[0].seen).toBe('2026-12-01T04:00:00.000000Z');
   });
 
+  it('a row read and sent back as it came keeps its derived price derived: a later correction does not keep the old card\'s price (h133)', async () => {
+    const sid = await createSession(h);
+    const stats = [{ stats_type: 'overall', interval: '30d', value: { median: 3.5, mean: 3.6 } }];
+    expect((await upload(sid, [{ event_id: 'echo', id_type: 'tcg', name: 'Pikachu', card_number: '58', price_stats: stats }])).statusCode).toBe(200);
+    const [row] = (await list(sid)).results;
+    expect(row).toMatchObject({ price: 3.5, price_derived: true });
+    const again = await upload(sid, [row]);
+    expect(again.json()).toMatchObject({ created: 0, updated: 0, duplicates: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ price: 3.5, price_derived: true });
+    const fixed = await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Raichu', card_number: '26' } });
+    expect(fixed.json()).toMatchObject({ name: 'Raichu', price: null });
+    // a price of the app's own, not the derived one, is the app's
+    expect((await upload(sid, [{ event_id: 'own', id_type: 'tcg', name: 'Pikachu', card_number: '58', price_stats: stats }])).statusCode).toBe(200);
+    expect((await upload(sid, [{ event_id: 'own', price: 4 }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results[1]).toMatchObject({ price: 4, price_derived: false });
+  });
+
   it('rejects more rows than the batch limit', async () => {
     const sid = await createSession(h);
     const rows = Array.from({ length: h.config.limits.batchRows + 1 }, (_, i) => ({ event_id: `r${i}` }));
