@@ -663,11 +663,14 @@ export class CardSessionService {
     }
     const errors: FieldError[] = [];
     const out: PreparedRow[] = [];
-    for (const [i, row] of rows.entries()) {
+    for (const [i, sent] of rows.entries()) {
       if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
+      const named = specOneNames(sent, `identifications[${i}].`);
+      if (named.error && errors.length < maxRowErrors) errors.push({ row: i, ...named.error });
+      const row = named.row;
       const checked = checkRow(row, i);
       // each bad row once, by its first problem, and at most 100 rows (docs/api-decisions.md "Rejected batch")
-      if (checked.errors[0] && errors.length < maxRowErrors) errors.push(checked.errors[0]);
+      if (checked.errors[0] && !named.error && errors.length < maxRowErrors) errors.push(checked.errors[0]);
       out.push({ ...row, seenIso: checked.seenIso, gradingJson: checked.gradingJson, grade: gradeOf(row.grading), sent: sentHash(row, checked.gradingJson) });
     }
     const first = errors[0];
@@ -859,12 +862,12 @@ export class CardSessionService {
   /** `ifMatch`: the request's `If-Match`: the row is changed only while its version is one named (else 412). */
   async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput, ifMatch?: string): Promise<IdentificationView> {
     exactNumbers(body);
+    const named = specOneNames(body, '');
+    if (named.error) throw badRequest(`${named.error.field} ${named.error.message}.`, [named.error]);
+    body = named.row;
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
     if (!correctionFields.some((f) => body[f] !== undefined)) {
       throw badRequest(`Nothing to change: send one of ${correctionFields.join(', ')}.`, [{ field: 'body', message: 'names no field a correction changes' }]);
-    }
-    if (body.set !== undefined && body.set_name !== undefined && body.set !== body.set_name) {
-      throw badRequest('set and set_name name the same field and differ: send one.', [{ field: 'set', message: 'differs from set_name' }]);
     }
     if (body.grading !== undefined && body.grading !== null) {
       if (Buffer.byteLength(canonicalJson(body.grading)) > gradingMaxBytes) throw badRequest(`grading must be at most ${gradingMaxBytes} bytes of JSON.`, [{ field: 'grading', message: `must be at most ${gradingMaxBytes} bytes of JSON` }]);
@@ -876,8 +879,7 @@ export class CardSessionService {
     // as an upload reads it; until now a wrong `seen` could be put right only by uploading the session again (h121)
     const seenIso = body.seen === undefined || body.seen === null ? body.seen : normaliseTime(body.seen);
     if (seenIso === undefined && body.seen !== undefined) throw badRequest('seen must be an ISO 8601 time that exists, in years 1 to 9999 in UTC (with its offset, as `2026-12-02T08:00:00+09:00`; one without is read as UTC).', [{ field: 'seen', message: 'must be an ISO 8601 time that exists' }]);
-    const { set, ...rest } = body;
-    const patch: CorrectionInput = rest.set_name === undefined && set !== undefined ? { ...rest, set_name: set } : rest;
+    const patch: CorrectionInput = body;
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
     const iid = id.toLowerCase();
     return this.store.transaction(async (tx) => {
@@ -1121,6 +1123,36 @@ export function ifMatchHolds(header: string, tag: string): boolean {
   const value = header.trim();
   if (value === '*') return true;
   return (value.match(/(W\/)?"[^"]*"/g) ?? []).some((t) => !t.startsWith('W/') && t === tag);
+}
+
+/**
+ * Document 3's names of a match's fields, as a recognition result or alternative carries them (`set`; a comic's
+ * `number`, `publisher`, `date` and `title`), taken as this document's where its own name is not sent: an upload
+ * dropped them (a row stored with no set or number) and a comic alternative picked by PATCH left the old comic's
+ * number, publisher and year beside the new name (h133). Sent beside its own name with another value: refused.
+ */
+const documentThreeNames = [
+  ['set', 'set_name', 255],
+  ['publisher', 'set_name', 255],
+  ['number', 'card_number', 50],
+  ['date', 'year', 20],
+  ['title', 'full_name', 500],
+] as const;
+
+export function specOneNames<T extends object>(sent: T, where: string): { row: T; error?: { field: string; message: string } } {
+  const row = { ...sent } as Record<string, unknown>;
+  for (const [alias, own, limit] of documentThreeNames) {
+    const value = row[alias];
+    if (value === undefined) continue;
+    delete row[alias];
+    // a comic's year or number comes as a number as often as as text
+    const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
+    if (text !== null && typeof text !== 'string') return { row: sent, error: { field: `${where}${alias}`, message: `must be a string (document 3's name for ${own})` } };
+    if (typeof text === 'string' && [...text].length > limit) return { row: sent, error: { field: `${where}${alias}`, message: `must be at most ${limit} characters (document 3's name for ${own})` } };
+    if (row[own] === undefined) row[own] = text;
+    else if (row[own] !== text) return { row: sent, error: { field: `${where}${alias}`, message: `and ${own} name the same field and differ: send one` } };
+  }
+  return { row: row as T };
 }
 
 /**

@@ -429,6 +429,26 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).results[1]).toMatchObject({ price: 4, price_derived: false });
   });
 
+  it("takes a recognition result's document 3 names (set; a comic's number, publisher, date, title) on upload and PATCH (h133)", async () => {
+    const sid = await createSession(h);
+    const res = await upload(sid, [
+      { event_id: 't', id_type: 'tcg', name: 'Pikachu', set: 'Base Set', card_number: '58' },
+      { event_id: 'c', id_type: 'comics', name: 'Amazing Spider-Man', title: 'Amazing Spider-Man #300', number: '300', publisher: 'Marvel', date: 1988 },
+    ]);
+    expect(res.statusCode, res.body).toBe(200);
+    const [t, c] = (await list(sid)).results;
+    expect(t).toMatchObject({ set_name: 'Base Set', card_number: '58' });
+    expect(c).toMatchObject({ name: 'Amazing Spider-Man', full_name: 'Amazing Spider-Man #300', card_number: '300', set_name: 'Marvel', year: '1988' });
+    // a comic alternative picked by PATCH replaces the whole match (the old comic's number, publisher and year stayed)
+    const picked = await h.request('PATCH', cs(`identification/${c.id}/`), { body: { name: 'Batman', title: 'Batman #423', number: '423', publisher: 'DC Comics', date: '1988' } });
+    expect(picked.json()).toMatchObject({ name: 'Batman', full_name: 'Batman #423', card_number: '423', set_name: 'DC Comics', year: '1988', corrected: true });
+    // both names with different values: refused, naming the field; the batch is not stored
+    const clash = await upload(sid, [{ event_id: 'x', set: 'Jungle', set_name: 'Fossil' }]);
+    expect([clash.statusCode, clash.json().errors[0].field]).toEqual([400, 'identifications[0].set']);
+    expect((await h.request('PATCH', cs(`identification/${t.id}/`), { body: { number: { n: 7 } } })).json().detail).toMatch(/^number must be a string/);
+    expect((await list(sid)).count).toBe(2);
+  });
+
   it('rejects more rows than the batch limit', async () => {
     const sid = await createSession(h);
     const rows = Array.from({ length: h.config.limits.batchRows + 1 }, (_, i) => ({ event_id: `r${i}` }));
