@@ -73,6 +73,9 @@ const reservedHeaders = new Set(['host', 'content-length', 'content-type', 'tran
 const hopHeaders = new Set(['trailer', 'te', 'upgrade', 'keep-alive', 'expect', 'proxy-authorization', 'proxy-connection', 'content-encoding']);
 
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
+/** The most rows a page of the request list holds. */
+const maxRequestPage = 100;
+
 export class RequestService {
   constructor(
     private readonly requests: RequestStore,
@@ -222,7 +225,9 @@ export class RequestService {
     return this.detail(row, baseUrl);
   }
 
-  async list(accountId: string, query: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
+  async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
+    // past the most, the most, as the card-session lists read theirs (a shared pagination helper's 500 was a 400 here, h134)
+    const query = { ...asked, pageSize: Math.min(asked.pageSize, maxRequestPage) };
     // a type no handler runs is a mistake (as an unknown status is), not a filter that matches nothing
     if (query.type !== undefined && !this.registry.types().includes(query.type)) throw new ServiceError(400, 'unknown_type', `Unknown type "${query.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
     const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, liveAt: Date.now(), limit: query.pageSize, offset: (query.page - 1) * query.pageSize });

@@ -82,7 +82,7 @@ const ListQuery = Type.Composite([
     type: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(State),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
   }),
 ]);
 
