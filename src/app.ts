@@ -389,7 +389,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
   await app.register(collectionRoutes);
   await app.register(textSearchRoutes);
   await app.register(mediaRoutes);
-  await app.register(consoleRoutes, { publicPath });
+  await app.register(consoleRoutes, { publicPath, basePath: basePathOf });
   await app.register(requestRoutes, { prefix: '/account/v2/request' });
 
   // probes every few seconds: their request lines would drown the log (warnings and errors still

@@ -3,7 +3,7 @@ import { ApiError, messageOf, storedToken, storedWorkspace, storeToken, storeWor
 import { loadAccount, refreshCredits, type AccountInfo } from './account.ts';
 import { SessionsPage } from './pages/sessions.tsx';
 import { SessionPage } from './pages/session.tsx';
-import { discardQuestion, unsavedEdits } from './lib/unsaved.ts';
+import { discardQuestion, leaveUnsaved, unsavedEdits } from './lib/unsaved.ts';
 import { SearchPage } from './pages/search.tsx';
 import { GradingPage } from './pages/grading.tsx';
 import { RecognitionPage } from './pages/recognition.tsx';
@@ -24,11 +24,17 @@ function useRoute(): string[] {
   const [route, setRoute] = useState(read);
   const shown = useRef(location.href);
   useEffect(() => {
+    // A link of the page (← Sessions, the menu) asks before the address moves: refused, no history entry is made.
+    const click = (e: MouseEvent) => {
+      const link = e.target instanceof Element ? e.target.closest('a[href^="#"]') : null;
+      if (!link || !unsavedEdits.current || e.defaultPrevented || link.getAttribute('href') === '#main') return;
+      if (!leaveUnsaved()) e.preventDefault();
+    };
+    // Back, Forward or an address typed: the address has moved already. Kept, it is pushed back as a new entry (a
+    // replaced one overwrote the entry Back had reached, h124), so Back from there goes where it went before.
     const on = () => {
-      // typed changes not saved go only when the user says so, whichever link leaves the page (← Sessions, the
-      // menu, Back); kept, the address goes back to the page that holds them
       if (unsavedEdits.current && location.href !== shown.current && !confirm(discardQuestion)) {
-        history.replaceState(history.state, '', shown.current);
+        history.pushState(history.state, '', shown.current);
         return;
       }
       unsavedEdits.current = false;
@@ -43,9 +49,11 @@ function useRoute(): string[] {
     };
     window.addEventListener('hashchange', on);
     window.addEventListener('beforeunload', unload);
+    document.addEventListener('click', click, true);
     return () => {
       window.removeEventListener('hashchange', on);
       window.removeEventListener('beforeunload', unload);
+      document.removeEventListener('click', click, true);
     };
   }, []);
   return route;
@@ -63,6 +71,8 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
   const use = async (id: string | null) => {
+    // the page is drawn again for the other workspace: typed changes go only when the user says so (h124)
+    if (!leaveUnsaved()) return;
     const before = storedWorkspace();
     storeWorkspace(id);
     try {
@@ -179,7 +189,14 @@ export function App() {
       .finally(() => setRestoring(false));
   }, []);
 
+  // the button asks first; a token the server no longer takes signs out whatever was typed
+  const signOutAsked = useCallback(() => {
+    if (leaveUnsaved()) signOut();
+  }, []);
   const signOut = useCallback(() => {
+    // asked already, or refused by the server: the address below moves without the question (it came after the
+    // sign-in screen, and Cancel put the session's address back on it, h124)
+    unsavedEdits.current = false;
     storeToken(null);
     storeWorkspace(null);
     // what the pages remembered for this tab (the Search page's collection) is the account's, not the next one's
@@ -308,7 +325,7 @@ export function App() {
             <dd data-testid="services">{enabled.length ? enabled.join(', ') : 'none'}</dd>
           </div>
         </dl>
-        <button class="link" onClick={signOut}>
+        <button class="link" onClick={signOutAsked}>
           Sign out
         </button>
       </header>

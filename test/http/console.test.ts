@@ -306,10 +306,37 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       asked = d.message();
       void d.dismiss();
     });
+    const entries = await page.evaluate(() => history.length);
     await page.getByRole('link', { name: '← Sessions' }).click();
     await expect.poll(() => asked, SLOW).toMatch(/^Discard the changes you typed/);
     expect(await page.evaluate(() => location.hash)).toBe(`#/sessions/${sessionId}`);
     expect(await editor.getByLabel('note').inputValue()).toBe('typed, not saved');
+    // refused before the address moved: no entry made for Back to stumble on (h124)
+    expect(await page.evaluate(() => history.length)).toBe(entries);
+    // Back, refused: the page stays; Back again, accepted: the page Back reached before (its entry was overwritten, h124)
+    const dismissOnce = () => {
+      asked = '';
+      page.once('dialog', (d) => {
+        asked = d.message();
+        void d.dismiss();
+      });
+    };
+    dismissOnce();
+    await page.evaluate(() => history.back());
+    await expect.poll(() => asked, SLOW).toMatch(/^Discard the changes you typed/);
+    await expect.poll(() => page.evaluate(() => location.hash), SLOW).toBe(`#/sessions/${sessionId}`);
+    expect(await editor.getByLabel('note').inputValue()).toBe('typed, not saved');
+    // switching workspace and signing out ask too (the one threw the text away unasked, the other asked too late, h124)
+    dismissOnce();
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
+    await page.getByRole('button', { name: 'Use' }).click();
+    await expect.poll(() => asked, SLOW).toMatch(/^Discard the changes you typed/);
+    await page.keyboard.press('Escape');
+    dismissOnce();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => asked, SLOW).toMatch(/^Discard the changes you typed/);
+    expect(await editor.getByLabel('note').inputValue()).toBe('typed, not saved');
+    expect(await page.evaluate(() => location.hash)).toBe(`#/sessions/${sessionId}`);
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Hide the card' }).click();
     await expect.poll(() => page.getByRole('form', { name: 'Correct this card' }).count(), SLOW).toBe(0);

@@ -5,3 +5,10 @@
 export const unsavedEdits = { current: false };
 
 export const discardQuestion = 'Discard the changes you typed for this card? They are not saved.';
+
+/** True when nothing typed is held, or the user says to throw it away (then nothing is held any more). */
+export function leaveUnsaved(): boolean {
+  if (unsavedEdits.current && !confirm(discardQuestion)) return false;
+  unsavedEdits.current = false;
+  return true;
+}

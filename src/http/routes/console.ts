@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleBundle, type ConsoleFile } from '../../services/console-bundle.ts';
-import { basePathOf } from '../base-url.ts';
 
 /**
  * The browser may load the console's own files and images from anywhere (records' `_url`s point
@@ -38,13 +37,13 @@ function sendFile(request: FastifyRequest, reply: FastifyReply, file: ConsoleFil
  * `/console`: the web console (issue 21), a single-page app built from `console/` and served from
  * memory. It is a client of the public API like any other; this route holds no API of its own.
  */
-export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Promise<ConsoleBundle>; publicPath?: string } = {}): Promise<void> {
+export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Promise<ConsoleBundle>; publicPath?: string; basePath?: (request: FastifyRequest) => string } = {}): Promise<void> {
   // Read on the first visit, not at start-up: most servers (and every API test) never open the console.
   let loading = options.bundle;
   const bundleOf = () => (loading ??= ConsoleBundle.load(undefined, options.publicPath));
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     // LOUPE_PUBLIC_URL's path is in the page already; else a trusted proxy's X-Forwarded-Prefix
-    const index = options.publicPath ? (await bundleOf()).index : (await bundleOf()).indexUnder(basePathOf(request));
+    const index = options.publicPath || !options.basePath ? (await bundleOf()).index : (await bundleOf()).indexUnder(options.basePath(request));
     if (!index) return reply.code(503).type('application/json; charset=utf-8').send({ detail: 'The console is not built: run npm run console:build.', code: 'console_not_built' });
     return sendFile(request, reply, index);
   };
