@@ -54,6 +54,7 @@ export function candidateOf(card: StoredCard, sets: ReadonlyMap<string, StoredSe
     layout: kind === 'pokemon' ? pokemonLayout({ rarity: card.rarity, number: card.number }) : null,
     // trainers and energies print no resistance
     resistance: kind === 'pokemon' && cardKind === 'pokemon' ? pokemonResistance(set?.series ?? null, card.setCode) : null,
+    catalogKind: kind ?? null,
     border: kind === 'pokemon' ? pokemonBorder({ rarity: card.rarity, number: card.number, subtypes: textList(card.fields.subtypes) }, set?.series ?? null) : kind === 'mtg' ? mtgBorder(card.fields) : null,
   };
 }

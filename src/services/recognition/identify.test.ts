@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, logoStem, MIN_SCORE, NAME_PRINTINGS, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 import { COMICS, withLabelClues } from './recognition-service.ts';
 
@@ -540,6 +540,30 @@ describe('identification', () => {
     expect(scoreCandidate(serra, large(pt)).evidence).toMatchObject({ number: 'same', total: 'differs', surePrint: false });
     expect(scoreCandidate(serra, large(pt)).score).toBe(scoreCandidate(serra, small(pt)).score);
     expect([totalFits(165, 165), totalFits(166, 165), totalFits(630, 30), totalFits(1650, 165), totalFits(65, 165), totalFits(196, 165), totalFits(25, 165)]).toEqual([true, true, true, true, true, false, false]);
+  });
+
+  it("reads a Magic creature's power and toughness as no collector line, a face's name as its card's, and a dashed code as unique (h119)", async () => {
+    const mtg = { catalogKind: 'mtg' };
+    // Ishi-Ishi's `1/1`: the number 1 of a one-card promo set was an alternative at a printing's distance
+    const onePromo = card('pf21-1', 'Path of Ancestry', '1', 1, '2021', mtg);
+    const ishi = card('bok-110', 'Ishi-Ishi, Akki Crackshot', '110', 165, '2005', mtg);
+    const pt = read([['Ishi-Ishi, Akki Crackshot', 0.05], ['1/1', 0.93]]);
+    expect(scoreCandidate(onePromo, pt).evidence).toMatchObject({ number: 'none', total: 'unknown' });
+    expect(bestMatch(await identify(pt, source([onePromo, ishi])))?.card.key).toBe('bok-110');
+    // a Pokémon set of five prints `1/5`: still its collector line
+    expect(scoreCandidate(card('fut20-1', 'Pikachu on the Ball', '1', 5, '2020'), read([['Pikachu on the Ball', 0.05], ['1/5', 0.93]])).evidence).toMatchObject({ number: 'same', total: 'same' });
+    // a split or double-faced card prints one face's name: as alike as that face, and other cards of its number and total named otherwise count against
+    const giant = card('eld-115', 'Bonecrusher Giant // Stomp', '115', 269, '2019', mtg);
+    const goblin = card('dom-115', 'Bloodstone Goblin', '115', 269, '2018', mtg);
+    const faceRead = { ...read([['Bonecrusher Giant', 0.05], ['115/269', 0.93]]) };
+    faceRead.names = faceRead.names.map((n) => ({ ...n, score: NAME_READ.minScore }));
+    expect(scoreCandidate(giant, faceRead).evidence.name).toBe(1);
+    const known = englishNameLines(faceRead, [giant, goblin]);
+    expect(known.has('bonecrushergiant')).toBe(true);
+    expect(scoreCandidate(goblin, faceRead, new Map(), undefined, known).evidence.nameDiffers).toBe(true);
+    // Yu-Gi-Oh!'s `SDK-001`, held by one printing, is a unique code as `SWSH131` is
+    const sdk = { ...card('sdk-1', 'Blue-Eyes White Dragon', 'SDK-001', null, null), numberNorm: 'SDK-001' };
+    expect(scoreCandidate(sdk, read([['Blue-EyesWhiteI', 0.05], ['SDK-001', 0.93]]), new Map([['SDK-001', 1]])).evidence.uniqueCode).toBe(true);
   });
 
   it('names no printing at the name level where a large card’s total says the name’s printings here are other sets’', async () => {

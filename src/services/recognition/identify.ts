@@ -38,6 +38,8 @@ export interface CandidateCard {
   regulationMark: string | null;
   /** What kind of card it is, where the catalog says (Pokémon's supertype). */
   kind: 'pokemon' | 'trainer' | 'energy' | null;
+  /** The catalog's kind (`mtg`, `pokemon`…), where the caller knows it: a Magic card prints its power and toughness as a fraction. */
+  catalogKind?: string | null;
   /** The illustrator, folded ({@link normalizeName}), where the catalog names one. */
   artist: string | null;
   /** The colour of the printing's border, where the catalog tells it (pokemon-borders.ts). */
@@ -332,11 +334,14 @@ function totalOf(n: CollectorNumber): number | null {
 export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: ReadonlyMap<string, number> = new Map(), art?: ArtEvidence, knownNames: ReadonlySet<string> = new Set()): Identified {
   const evidence: Evidence = { number: 'none', uniqueCode: false, setCode: 'unknown', total: 'unknown', surePrint: false, year: 'unknown', regulationMark: 'unknown', hp: 'unknown', kind: 'unknown', artist: 'unknown', name: 0, nameDiffers: false, art: art?.distance(card.key) ?? null, border: 'unknown', layout: 'unknown', resistance: 'unknown', setYear: 'unknown', coverYear: 'unknown' };
   // a run of digits split one way of several is the candidate's number only if its total is the candidate's too
-  const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal));
+  // on a Magic card a fraction over one digit (`1/1`, `4/4`) is a creature's power and toughness, no collector line:
+  // it made every one-card promo set's #1 an alternative at a printing's distance (h119)
+  const numbers = clues.numbers.filter((n) => card.numberNorm !== null && n.key === card.numberNorm && (n.form !== 'run' || totalOf(n) === card.setTotal) && !(card.catalogKind === 'mtg' && powerToughness(n)));
   const sure = (clues.cardWidth ?? 0) >= SURE_PRINT_CARD;
   if (numbers.length) {
     evidence.number = 'same';
-    evidence.uniqueCode = /^[A-Z]+[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
+    // a code with a dash (Yu-Gi-Oh!'s `SDK-001`, `LOB-EN001`) is as much a code as `SWSH1` (h119)
+    evidence.uniqueCode = /^[A-Z]+-?[A-Z]*[0-9]/.test(card.numberNorm!) && holders.get(card.numberNorm!) === 1;
     // A run's split was chosen for its total to be the candidate's: that total is no second clue
     // (`17163` read on a Mr. Mime 179/165 is Blipbug 17/163 by number and total alone).
     const totals = numbers.filter((n) => n.form !== 'run').map(totalOf).filter((t): t is number => t !== null);
@@ -378,7 +383,8 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
     evidence.artist = like >= ARTIST_SAME ? 'same' : like < ARTIST_DIFFERS ? 'differs' : 'unknown';
   }
   const stem = logoStem(card.name);
-  const like = (read: string) => Math.max(nameLikeness(read, card.nameNorm), stem ? SUFFIX_UNREAD * nameLikeness(read, stem) : 0);
+  const faces = faceNorms(card);
+  const like = (read: string) => Math.max(...faces.map((f) => nameLikeness(read, f)), stem ? SUFFIX_UNREAD * nameLikeness(read, stem) : 0);
   // A line read as another language's name means its English name: its own letters alike to an
   // English name (`Sally` to Wally, when it is Opal's French name) say nothing.
   for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm));
@@ -445,9 +451,27 @@ export function englishNameLines(clues: CardTextClues, candidates: Iterable<Cand
   const lines = clues.names.slice(0, 4).filter((n) => n.score >= NAME_READ.minScore && n.norm.length >= 3);
   const out = new Set<string>();
   if (!lines.length) return out;
-  for (const c of candidates) for (const n of lines) if (!out.has(n.norm) && nameLikeness(n.norm, c.nameNorm) >= NAME_READ.known) out.add(n.norm);
+  for (const c of candidates) {
+    const faces = faceNorms(c);
+    for (const n of lines) if (!out.has(n.norm) && faces.some((f) => nameLikeness(n.norm, f) >= NAME_READ.known)) out.add(n.norm);
+  }
   return out;
 }
+
+/**
+ * A card's folded name and, for a card of several faces (`Bonecrusher Giant // Stomp`, a split or double-faced Magic
+ * card), each face's: a card prints one face's name, which was 0.76 alike to the whole and so named no card (h119).
+ */
+function faceNorms(card: { name: string; nameNorm: string }): string[] {
+  if (!card.name.includes('//')) return [card.nameNorm];
+  return [card.nameNorm, ...card.name.split('//').map((f) => normalizeName(f)).filter((f) => f.length > 0)];
+}
+
+/**
+ * `1/1`, `4/4`: on a Magic card a fraction over a one-digit total is a creature's power and toughness, not a collector
+ * line's (Magic's promo sets of one to nine cards took it for theirs). Pokémon's sets of five to nine cards print it so.
+ */
+const powerToughness = (n: CollectorNumber) => n.form === 'fraction' && digitsOf(n.total ?? '').length === 1;
 
 /**
  * Printings of each name found that are scored. The store gives them in key order, so a cap cuts
