@@ -177,6 +177,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }] } });
       expect(imported).toBe(true);
       expect((res.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86', name: 'Alphamon M2', set: 'Test Alpha M2' });
+      // /card_ocr_id too (h124: only /tcg_id was answered again)
+      await importAs('Alphamon', 'Test Alpha');
+      await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _base64: photoCard }] } });
+      imported = false;
+      const ocr = await h.request('POST', '/collectibles/v2/card_ocr_id', { body: { records: [{ _base64: photoCard }] } });
+      expect(imported).toBe(true);
+      expect((ocr.json() as { records: Rec[] }).records[0]!._objects![0]!._identification.best_match).toMatchObject({ name: 'Alphamon M2', full_name: expect.stringContaining('Test Alpha M2') });
     } finally {
       spy.mockRestore();
       await importAs('Alphamon', 'Test Alpha');

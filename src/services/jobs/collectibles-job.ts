@@ -84,7 +84,14 @@ export class CollectiblesJob implements JobHandler {
   async run(ctx: JobContext): Promise<JobOutcome> {
     const clock = stopwatch();
     const { family, slab } = endpoints[endpointOf(ctx.endpoint)]!;
-    const catalogs = slab === 'grade' ? [] : slab ? await this.recognition.slabCatalogs() : await this.recognition.tcgCatalogs(family ?? TCG);
+    const load = () => (slab === 'grade' ? Promise.resolve([]) : slab ? this.recognition.slabCatalogs() : this.recognition.tcgCatalogs(family ?? TCG));
+    // the catalogs as the last record found them: after an import during the job, the next record starts from them
+    let catalogs = await load();
+    const steady = <T>(answer: (using: typeof catalogs) => Promise<T>) =>
+      this.recognition.onSteadyCatalogs(catalogs, load, (using) => {
+        catalogs = using;
+        return answer(using);
+      });
     const records: Record<string, unknown>[] = [];
     for (let i = 0; i < ctx.records.length; i++) {
       // a worker stopping hands the job back: the next record would be work thrown away
@@ -92,15 +99,20 @@ export class CollectiblesJob implements JobHandler {
       const rec = ctx.records[i]!;
       const sctx = { requestId: ctx.requestId };
       let out;
-      if (slab) out = await this.recognition.slabRecord(sctx, rec, await this.recognition.label(() => ctx.image(i)), catalogs, echo(rec), slab === 'grade');
-      else if (!family) out = await this.recognition.ocrRecord(sctx, rec, await this.recognition.read(() => ctx.image(i), 'no-card'), catalogs, echo(rec));
+      if (slab) {
+        const label = await this.recognition.label(() => ctx.image(i));
+        out = await steady((using) => this.recognition.slabRecord(sctx, rec, label, using, echo(rec), slab === 'grade'));
+      } else if (!family) {
+        const read = await this.recognition.read(() => ctx.image(i), 'no-card');
+        out = await steady((using) => this.recognition.ocrRecord(sctx, rec, read, using, echo(rec)));
+      }
       else if (!catalogs.length) out = { ...echo(rec), _status: { code: 503, text: family.noCatalog } };
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
         const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true);
-        out = await this.recognition.onSteadyCatalogs(catalogs, family, (using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echo(rec), family));
+        out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echo(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest card only)` } };
       }

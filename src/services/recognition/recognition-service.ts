@@ -285,7 +285,7 @@ export class RecognitionService {
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
     let outcomes;
     try {
-      outcomes = await this.onSteadyCatalogs(catalogs, family, (using) => mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, using, echo(record), family)));
+      outcomes = await this.onSteadyCatalogs(catalogs, () => this.tcgCatalogs(family), (using) => mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, using, echo(record), family)));
     } catch (err) {
       if (slabCharge?.price && ctx.billing) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
       throw err;
@@ -378,7 +378,7 @@ export class RecognitionService {
     const clock = stopwatch();
     const catalogs = simple ? [] : await this.slabCatalogs();
     const labels = await this.vision.cardEach(records, 'label');
-    const outcomes = await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echo(record), simple));
+    const outcomes = simple ? await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echo(record), simple)) : await this.onSteadyCatalogs(catalogs, () => this.slabCatalogs(), (using) => mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, using, echo(record), simple)));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
@@ -423,14 +423,13 @@ export class RecognitionService {
    * may be the new rows and their sets the old version's (cached by version), "Pikachu M4 … SV 151 M3" (h122). A few
    * times at most; what `answer` charges it must charge once (RecognitionContext.cardCharges).
    */
-  async onSteadyCatalogs<T>(first: CatalogSummary[], family: Family, answer: (catalogs: CatalogSummary[]) => Promise<T>): Promise<T> {
+  async onSteadyCatalogs<T>(first: CatalogSummary[], load: () => Promise<CatalogSummary[]>, answer: (catalogs: CatalogSummary[]) => Promise<T>): Promise<T> {
     let catalogs = first;
     let out = await answer(catalogs);
     for (let again = 0; again < 3; again++) {
-      const now = await this.tcgCatalogs(family);
+      const now = await load();
       if (now.length === catalogs.length && now.every((c, i) => c.id === catalogs[i]!.id && c.version === catalogs[i]!.version)) break;
       catalogs = now;
-      if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog, undefined, { 'retry-after': '3600' });
       out = await answer(catalogs);
     }
     return out;
@@ -569,7 +568,7 @@ export class RecognitionService {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
     const reads = await this.vision.cardEach(records, 'read', { labelSearch: 'no-card' });
-    const outcomes = await mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, catalogs));
+    const outcomes = await this.onSteadyCatalogs(catalogs, () => this.tcgCatalogs(), (using) => mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, using)));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
