@@ -166,8 +166,17 @@ export function indexWords(input: string): string {
   for (const token of wordsOf(folded)) {
     const runs = runWords(token);
     if (spacelessScript.test(token)) {
-      // the run whole, and its dictionary words in order (a query's run is searched as their phrase)
-      out.push(token, ...spacelessWords(token).filter((w) => w !== token));
+      // the token whole; each run of the script, its dictionary words in order and its letters' pairs (a query's
+      // run is searched as either phrase); the letters or digits stuck to it, apart (`การ์ด151`, `pokemonการ์ด`, h124)
+      out.push(token);
+      for (const part of scriptParts(token)) {
+        if (!spacelessScript.test(part)) {
+          if (part !== token) out.push(part);
+          continue;
+        }
+        if (part !== token) out.push(part);
+        out.push(...spacelessWords(part).filter((w) => w !== part), ...graphemePairs(part));
+      }
       continue;
     }
     if (!cjkChar.test(token)) {
@@ -269,11 +278,27 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
       }
     }
   }
-  // Thai, Lao, Khmer, Myanmar runs: searched whole and as the phrase of their dictionary words, as the index holds them
+  // Thai, Lao, Khmer, Myanmar runs: searched whole, as the phrase of their dictionary words and as the phrase of their
+  // letters' pairs, as the index holds them (a word the dictionary does not know is cut one way inside a title and
+  // another alone: a Khmer word was found on SQLite and not on PostgreSQL, h124). Letters or digits stuck to a run
+  // are words of their own.
   for (const token of tokens.slice(0, maxWords)) {
-    if (!spacelessScript.test(token) || runs.some((r) => r.word === token)) continue;
-    const words = spacelessWords(token);
-    runs.push({ word: token, phrase: words.join(' ') });
+    if (!spacelessScript.test(token)) continue;
+    const parts = scriptParts(token);
+    if (parts.length > 1) {
+      const at = terms.indexOf(token);
+      if (at >= 0) terms.splice(at, 1);
+    }
+    for (const part of parts) {
+      if (!spacelessScript.test(part)) {
+        if (parts.length > 1) terms.push(part);
+        continue;
+      }
+      if (runs.some((r) => r.word === part)) continue;
+      runs.push({ word: part, phrase: spacelessWords(part).join(' ') });
+      const pairs = graphemePairs(part).join(' ');
+      if (pairs !== part) runs.push({ word: part, phrase: pairs });
+    }
   }
   if (runs.length) {
     if (!legacyKana) for (let k = terms.length - 1; k >= 0; k--) if (kanaOrHangulOnly.test(terms[k]!) && !runs.some((r) => r.word === terms[k])) terms.splice(k, 1);
@@ -357,6 +382,19 @@ function pairCodes(items: readonly Item[], resolved: readonly Concept[][], stops
 }
 
 type Unit = { kind: 'word'; text: string } | { kind: 'concept'; entries: readonly LexiconEntry[]; text: string };
+
+/** A token cut where Thai (Lao, Khmer, Myanmar) letters meet others: `pokemonการ์ด151` is `pokemon`, `การ์ด`, `151`. */
+function scriptParts(token: string): string[] {
+  return token.match(/[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+|[^\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+/gu) ?? [token];
+}
+
+/** Overlapping pairs of a run's letters, each with its marks (ร์ is one), as kana runs are indexed. */
+function graphemePairs(run: string): string[] {
+  const letters = [...graphemes.segment(run)].map((g) => g.segment);
+  if (letters.length < 2) return letters;
+  return letters.slice(1).map((g, i) => letters[i]! + g);
+}
+const graphemes = new Intl.Segmenter('th', { granularity: 'grapheme' });
 
 /** A Thai (Lao, Khmer, Myanmar) run's words, by ICU's dictionary for its script. */
 function spacelessWords(token: string): string[] {
