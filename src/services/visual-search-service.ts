@@ -1117,8 +1117,17 @@ export class VisualSearchService {
     const from = opts.from ?? 0;
     const hits = opts.nearDuplicates
       ? (await this.nearDuplicateHits(c, vector, hash, opts.radius, opts.limit + from, filter)).slice(from)
-      : (await this.queries.range(c, vector, opts.radius / distanceScale, opts.limit + from, filter)).slice(from);
+      : (await this.rangeAsShown(c, vector, opts.radius, opts.limit + from, filter)).slice(from);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
+  }
+
+  /**
+   * Records within `radius` as answers show distances (× 100, four decimals): one shown at the radius is within it.
+   * Compared unrounded, a record k-NN had shown at 33.3779 was left out of a range of 33.3779 about half the time (h130).
+   */
+  private async rangeAsShown(c: CollectionRecord, vector: Float32Array, radius: number, limit: number, filter?: Filter): Promise<Hit[]> {
+    const hits = await this.queries.range(c, vector, (radius + 0.00005) / distanceScale, limit, filter);
+    return hits.filter((h) => scaled(h.distance) <= radius);
   }
 
   /**
@@ -1127,7 +1136,7 @@ export class VisualSearchService {
    * copies, which the descriptor places 10–40 apart), closest by the descriptor first.
    */
   private async nearDuplicateHits(c: CollectionRecord, vector: Float32Array, hash: string | undefined, radius: number, limit: number, filter?: Filter): Promise<Hit[]> {
-    const near = await this.queries.range(c, vector, radius / distanceScale, limit, filter);
+    const near = await this.rangeAsShown(c, vector, radius, limit, filter);
     if (!hash) return near;
     const byHash = await this.queries.nearHashes(c, hash, nearDuplicateBits(radius), vector, limit, filter);
     const seen = new Set(near.map((h) => h.record.key));
@@ -1294,7 +1303,7 @@ export class VisualSearchService {
         }
         const v = await this.queries.lookup(c, r.recordId);
         if (!v) continue;
-        for (const h of await this.queries.range(c, v.vector, radius / distanceScale, 20, f)) {
+        for (const h of await this.rangeAsShown(c, v.vector, radius, 20, f)) {
           if (h.record.key === r.key) continue;
           const [a, b] = r.key < h.record.key ? [r, h.record] : [h.record, r];
           const id = `${a.key}:${b.key}`;
