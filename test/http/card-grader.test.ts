@@ -278,6 +278,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(cond(tcg!).area).toBeGreaterThan(0.2 * 1600 * 1200 * 0.3);
     expect(none!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     expect(none!._objects).toEqual([]);
+    // a large photo with no card found says what may be the cause and the workaround (h123: a card filling a 12-MP photo)
+    const big = new Uint8Array(2400 * 1800 * 3).map((_, i) => (i * 7919) % 251);
+    const [large] = await run('condition', [{ _base64: await jpeg({ data: big, width: 2400, height: 1800 }) }]);
+    expect(large!._status).toMatchObject({ code: 404, text: 'No card was found in the image; a card that fills a photo this large (2400x1800) is missed at times: send it at about 800 px on its long side' });
   }, 60_000);
 
   it('grade: a record without a card is its own 404 and the top-level grades are the found card\'s', async () => {

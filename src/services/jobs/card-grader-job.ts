@@ -123,7 +123,9 @@ export class CardGraderJob implements JobHandler {
         });
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
-          records.push({ ...sized, _objects: [], versions: versionsRun(r.versions, 'found'), _status: status(404, 'No card was found in the image') });
+          // a card filling a large photo can be refused by the verifier (README, card grading: "Known limit"): said where it may be the cause (h123)
+          const large = Math.max(r.width, r.height) >= largePhotoEdge;
+          records.push({ ...sized, _objects: [], versions: versionsRun(r.versions, 'found'), _status: status(404, large ? `No card was found in the image; a card that fills a photo this large (${r.width}x${r.height}) is missed at times: send it at about 800 px on its long side` : 'No card was found in the image') });
           continue;
         }
         if (r.unfit) {
@@ -211,6 +213,9 @@ export class CardGraderJob implements JobHandler {
     };
   }
 }
+
+/** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo, found at 800 px). */
+const largePhotoEdge = 2000;
 
 const slabNote = 'OK; the card is in a graded slab, where these grades are not reliable: they are measured through the case (the grade on its label: /collectibles/v2/slab_grade)';
 
