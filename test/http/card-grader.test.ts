@@ -145,6 +145,11 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(c.grade).toBeNull();
     expect(c.detail).toMatch(/not measured/);
     expect(borderless!.grades).toEqual({ centering: null });
+    // and the status says so, not a plain OK (h134: a charged call with no numbers); grading says what it then left out (h123)
+    expect(borderless!._status.text).toMatch(/^OK; centering not measured \(.+\)$/);
+    const [graded] = await run('grade', [{ _base64: await jpeg(scene.image), side: 'front' }]);
+    expect(graded!._status.text).toMatch(/^OK; the border was not measured \(.+\): no centering, the final grade is of corners, edges and surface, and surface counts scratches and creases only \(no stains\)$/);
+    expect(whole!._status.text).toBe('OK');
     const w = (whole!.card as { centering: { 'left/right': string } }[])[0]!.centering;
     expect(Math.abs(Number(w['left/right'].split('/')[0]) - 60)).toBeLessThan(1.5);
   }, 60_000);
@@ -472,6 +477,7 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     // graded through the case, the grades come with a warning; a raw card's are plain OK
     const [graded, raw] = await run('grade', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg'), side: 'front' }, { _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg'), side: 'front' }]);
     expect(graded!._status).toMatchObject({ code: 200, text: expect.stringMatching(/^OK; the card is in a graded slab, where these grades are not reliable/) });
-    expect(raw!._status).toMatchObject({ code: 200, text: 'OK' });
+    expect(raw!._status).toMatchObject({ code: 200, text: expect.stringMatching(/^OK(;|$)/) });
+    expect(raw!._status.text).not.toMatch(/graded slab/);
   }, 60_000);
 });

@@ -140,7 +140,7 @@ export class CardGraderJob implements JobHandler {
         // the others were listed, unmeasured, and the status said a plain OK (h123: two cards alike in size, one graded at random)
         const others = (r.cards?.length ?? 1) - 1;
         const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found and not measured (the first object, the largest, is): send one card a photo, or each as its crop` : '';
-        records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${more}`) });
+        records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${more}`) });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
         const { code, text } = failure(err);
@@ -212,6 +212,19 @@ export class CardGraderJob implements JobHandler {
       ...images,
     };
   }
+}
+
+/**
+ * What a plain OK left unsaid where the card's border was not measured (a full-art or holo card's inner edge): no
+ * centering, the final grade of the other three parts, and a surface without stains, read as "examined and clean"
+ * (h123, h134: a surface of 10 and a charged centering call with no numbers, both "OK").
+ */
+function unmeasured(op: Op, r: CardResult): string {
+  if (r.centering) return '';
+  const why = r.centeringUnmeasurable ? ` (${r.centeringUnmeasurable.replace(/\.$/, '')})` : '';
+  if (op === 'centering') return `; centering not measured${why}`;
+  if (op === 'grade' || op === 'condition') return `; the border was not measured${why}: no centering, the final grade is of corners, edges and surface, and surface counts scratches and creases only (no stains)`;
+  return '';
 }
 
 /** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo, found at 800 px). */
