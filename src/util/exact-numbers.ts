@@ -18,8 +18,10 @@ function lostDigits(value: number): boolean {
 export function inexactNumberAt(value: unknown, at = '', depth = 0): { path: string; value: number } | undefined {
   if (typeof value === 'number') return !Number.isFinite(value) || lostDigits(value) ? { path: at || 'the value', value } : undefined;
   if (depth > 40 || value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
-    const found = inexactNumberAt(v, at ? `${at}.${k}` : String(k), depth + 1);
+  // paths written as the schema's errors write them (`alternatives[0].id`): the same batch named one `alternatives.0.id` (h133)
+  const list = Array.isArray(value);
+  for (const [k, v] of list ? value.entries() : Object.entries(value)) {
+    const found = inexactNumberAt(v, list ? `${at}[${k}]` : at ? `${at}.${k}` : String(k), depth + 1);
     if (found) return found;
   }
   return undefined;

@@ -305,6 +305,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
       const named = ruled.json().errors as { row: number }[];
       expect(named).toHaveLength(100);
       expect(new Set(named.map((e) => e.row)).size).toBe(100);
+      // and says the list is cut (nothing said of the other 200, h133)
+      expect(ruled.json().detail).toMatch(/ 300 rows are bad; errors lists the first 100\.$/);
+      // a number JSON cannot keep, deep in a row, is named as the schema names fields (`alternatives.0.id`, h133)
+      const deep = await upload(sid, [{ event_id: 'big1', alternatives: [{ id: 12345678901234567891 }] }]);
+      expect(deep.json().errors[0].field).toBe('identifications[0].alternatives[0].id');
     });
 
     it('a body without identifications, or not a list', async () => {
