@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unsupportedMediaType } from './errors.ts';
 
@@ -13,6 +14,13 @@ const continueAsked = (request: FastifyRequest) => /(^|,)\s*100-continue\s*(,|$)
 export function registerExpectContinue(app: FastifyInstance): void {
   const continued = new WeakSet<FastifyRequest>();
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
+  // An expectation other than 100-continue (RFC 9110 §10.1.1: 417): in the house shape with a request id, not Node's
+  // bare 417 with an empty body (h120)
+  app.server.on('checkExpectation', (req, res) => {
+    const body = JSON.stringify({ detail: `Expect: ${String(req.headers.expect ?? '').slice(0, 100)} is not supported; only 100-continue is.`, code: 'expectation_failed' });
+    res.writeHead(417, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-request-id': randomUUID(), 'x-content-type-options': 'nosniff', connection: 'close' });
+    res.end(body);
+  });
   app.addHook('preParsing', async (request, reply, payload) => {
     if (!continueAsked(request) || reply.raw.headersSent) return payload;
     // over the route's limit: the parser answers 413 without reading it

@@ -46,6 +46,14 @@ describe('Expect: 100-continue', () => {
     expect(closed).toBe(true);
   });
 
+  it('an expectation other than 100-continue is a 417 in the house shape (an empty body from Node, h120)', async () => {
+    const { text, closed } = await ask(head(cs('session/'), h.account.token, 20).replace('100-continue', '200-ok'));
+    expect(text).toMatch(/^HTTP\/1\.1 417 /);
+    expect(text).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    expect(text).toContain('{"detail":"Expect: 200-ok is not supported; only 100-continue is.","code":"expectation_failed"}');
+    expect(closed).toBe(true);
+  });
+
   it('a body over the limit hears 413 without 100 Continue', async () => {
     const sid = await createSession(h);
     const { text, closed } = await ask(head(cs(`session/${sid}/identifications/`), h.account.token, 500_000_000));
