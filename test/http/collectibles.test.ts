@@ -320,6 +320,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const id = (best: unknown, distances: number[], n = 1) => ({ id: n, _identification: { best_match: best, distances } });
     expect(tieNotes([id({}, [0.1969, 0.1969, 0.1969, 0.25])])).toEqual(['best_match ties with 2 alternatives at the same distance: the text read and the artwork do not tell these printings apart']);
     expect(tieNotes([id({}, [0.1, 0.2]), id(null, [0.3, 0.3], 2)])).toEqual([]);
+    // no best match because printings close enough to be one tie: said (h119: LOB-EN001's two printings, "OK")
+    expect(tieNotes([id(null, [0.1572, 0.1572, 0.3])])).toEqual(['no best_match: 2 alternatives tie at the same distance, close enough to be one; the text read and the artwork do not tell these printings apart']);
+    expect(tieNotes([id(null, [0.1572, 0.2])])).toEqual([]);
     expect(tieNotes([id({}, [0.1, 0.2]), id({}, [0.3, 0.3], 2)])).toEqual(['best_match (card 2) ties with 1 alternative at the same distance: the text read and the artwork do not tell these printings apart']);
     expect(zorblaxRec!._status.code, JSON.stringify(zorblaxRec)).toBe(200);
     expect(zorblaxRec!._objects![0]!._ocr.full_text).toMatch(/ZZQX-EN999/);

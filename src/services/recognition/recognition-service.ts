@@ -774,9 +774,15 @@ export class RecognitionService {
 export function tieNotes(objects: { id: number; _identification: { best_match: unknown; distances: number[] } }[]): string[] {
   return objects.flatMap((o) => {
     const [first, ...rest] = o._identification.distances;
-    const tied = o._identification.best_match && first !== undefined ? rest.filter((d) => d === first).length : 0;
-    if (!tied) return [];
     const which = objects.length > 1 ? ` (card ${o.id})` : '';
+    // no best match because printings close enough to be one tie: said, not a bare OK beside a null best_match
+    // (h119: LOB-EN001 read exactly, its two printings tied, "OK")
+    if (!o._identification.best_match) {
+      const level = first !== undefined && first <= MAX_MATCH_DISTANCE ? rest.filter((d) => d === first).length + 1 : 0;
+      return level > 1 ? [`no best_match${which}: ${level} alternatives tie at the same distance, close enough to be one; the text read and the artwork do not tell these printings apart`] : [];
+    }
+    const tied = first !== undefined ? rest.filter((d) => d === first).length : 0;
+    if (!tied) return [];
     return [`best_match${which} ties with ${tied} alternative${tied > 1 ? 's' : ''} at the same distance: the text read and the artwork do not tell these printings apart`];
   });
 }
