@@ -404,7 +404,8 @@ function sentHash(row: IdentificationInput, gradingJson: string | null): string 
 function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
   // the price the server derived, sent back as read (a scanner re-uploading its copy of the session) is no price of the
   // app's: taken as one, it stayed on the row when a correction changed the card (Pikachu's price on a Raichu, h133)
-  const echoed = state.priceBasis !== null && row.price === state.price;
+  // (as read: it says `price_derived: true`; a partial row recording a sale at that price is the app's, h135)
+  const echoed = state.priceBasis !== null && row.price === state.price && (row as { price_derived?: unknown }).price_derived === true;
   const sentPrice = !state.priceFixed && row.price !== undefined && row.price !== null && !echoed;
   return {
     calls: maxOf(state.calls, row.calls),
@@ -666,11 +667,10 @@ export class CardSessionService {
     const out: PreparedRow[] = [];
     for (const [i, sent] of rows.entries()) {
       if (i > 0 && i % rowsPerTurn === 0) await nextTurn();
-      const named = specOneNames(sent, `identifications[${i}].`);
-      const row = named.row;
+      const row = specOneNames(sent, typeof sent.id_type === 'string' && sent.id_type.toLowerCase() === 'comics');
       const checked = checkRow(row, i);
       // each bad row once, by its first problem, and at most 100 rows (docs/api-decisions.md "Rejected batch")
-      const problem = named.error ? { row: i, ...named.error } : checked.errors[0];
+      const problem = checked.errors[0];
       if (problem) {
         badRows++;
         if (errors.length < maxRowErrors) errors.push(problem);
@@ -868,9 +868,10 @@ export class CardSessionService {
   /** `ifMatch`: the request's `If-Match`: the row is changed only while its version is one named (else 412). */
   async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput, ifMatch?: string): Promise<IdentificationView> {
     exactNumbers(body);
-    const named = specOneNames(body, '');
-    if (named.error) throw badRequest(`${named.error.field} ${named.error.message}.`, [named.error]);
-    body = named.row;
+    if (body.set !== undefined && body.set !== null && body.set_name !== undefined && body.set_name !== null && body.set !== body.set_name) {
+      throw badRequest('set and set_name name the same field and differ: send one.', [{ field: 'set', message: 'differs from set_name' }]);
+    }
+    body = specOneNames(body, true);
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
     if (!correctionFields.some((f) => body[f] !== undefined)) {
       throw badRequest(`Nothing to change: send one of ${correctionFields.join(', ')}.`, [{ field: 'body', message: 'names no field a correction changes' }]);
@@ -1132,33 +1133,36 @@ export function ifMatchHolds(header: string, tag: string): boolean {
 }
 
 /**
- * Document 3's names of a match's fields, as a recognition result or alternative carries them (`set`; a comic's
- * `number`, `publisher`, `date` and `title`), taken as this document's where its own name is not sent: an upload
- * dropped them (a row stored with no set or number) and a comic alternative picked by PATCH left the old comic's
- * number, publisher and year beside the new name (h133). Sent beside its own name with another value: refused.
+ * Document 3's names of a match's fields, as a recognition result or alternative carries them, taken as this
+ * document's where its own is not sent (or sent null): `set` and a slab label's `card_no` on any row; a comic's
+ * `number`, `publisher`, `date` (its year) and `title` on a comic's (`id_type` comics; every PATCH, which a picked
+ * alternative is). An upload dropped them (a row stored with no set or number), and a comic alternative picked by
+ * PATCH left the old comic's number, publisher and year beside the new name (h133). Text only, within the field's
+ * limit; anything else is left as the unknown field it was (a quantity `number: 1`, a scan time `date` broke whole
+ * batches, h135): these names never refuse a row.
  */
-const documentThreeNames = [
+const anyRowNames = [
   ['set', 'set_name', 255],
+  ['card_no', 'card_number', 50],
+] as const;
+const comicNames = [
   ['publisher', 'set_name', 255],
   ['number', 'card_number', 50],
   ['date', 'year', 20],
   ['title', 'full_name', 500],
 ] as const;
 
-export function specOneNames<T extends object>(sent: T, where: string): { row: T; error?: { field: string; message: string } } {
+export function specOneNames<T extends object>(sent: T, comic: boolean): T {
   const row = { ...sent } as Record<string, unknown>;
-  for (const [alias, own, limit] of documentThreeNames) {
-    const value = row[alias];
-    if (value === undefined) continue;
-    delete row[alias];
-    // a comic's year or number comes as a number as often as as text
-    const text = typeof value === 'number' && Number.isInteger(value) ? String(value) : value;
-    if (text !== null && typeof text !== 'string') return { row: sent, error: { field: `${where}${alias}`, message: `must be a string (document 3's name for ${own})` } };
-    if (typeof text === 'string' && [...text].length > limit) return { row: sent, error: { field: `${where}${alias}`, message: `must be at most ${limit} characters (document 3's name for ${own})` } };
-    if (row[own] === undefined) row[own] = text;
-    else if (row[own] !== text) return { row: sent, error: { field: `${where}${alias}`, message: `and ${own} name the same field and differ: send one` } };
+  for (const [alias, own, limit] of [...anyRowNames, ...(comic ? comicNames : [])]) {
+    let value = row[alias];
+    if (typeof value !== 'string' || (row[own] !== undefined && row[own] !== null)) continue;
+    // a comic's date is its year (`1988`, `2019-10-02T00:00:00-0400`); another date is no year
+    if (own === 'year') value = /^\d{4}(?:$|[-/T ])/.exec(value)?.[0].slice(0, 4);
+    if (typeof value !== 'string' || [...value].length > limit) continue;
+    row[own] = value;
   }
-  return { row: row as T };
+  return row as T;
 }
 
 /**

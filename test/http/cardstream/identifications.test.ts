@@ -432,13 +432,17 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await upload(sid, [{ event_id: 'own', id_type: 'tcg', name: 'Pikachu', card_number: '58', price_stats: stats }])).statusCode).toBe(200);
     expect((await upload(sid, [{ event_id: 'own', price: 4 }])).json()).toMatchObject({ updated: 1 });
     expect((await list(sid)).results[1]).toMatchObject({ price: 4, price_derived: false });
+    // a partial row recording a sale at the derived price is the app's price (it is not the row as read, h135)
+    expect((await upload(sid, [{ event_id: 'sale', id_type: 'tcg', name: 'Pikachu', card_number: '58', price_stats: stats }])).statusCode).toBe(200);
+    expect((await upload(sid, [{ event_id: 'sale', price: 3.5, sold: true }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results[2]).toMatchObject({ price: 3.5, price_derived: false, sold: true });
   });
 
   it("takes a recognition result's document 3 names (set; a comic's number, publisher, date, title) on upload and PATCH (h133)", async () => {
     const sid = await createSession(h);
     const res = await upload(sid, [
       { event_id: 't', id_type: 'tcg', name: 'Pikachu', set: 'Base Set', card_number: '58' },
-      { event_id: 'c', id_type: 'comics', name: 'Amazing Spider-Man', title: 'Amazing Spider-Man #300', number: '300', publisher: 'Marvel', date: 1988 },
+      { event_id: 'c', id_type: 'comics', name: 'Amazing Spider-Man', title: 'Amazing Spider-Man #300', number: '300', publisher: 'Marvel', date: '1988' },
     ]);
     expect(res.statusCode, res.body).toBe(200);
     const [t, c] = (await list(sid)).results;
@@ -447,11 +451,23 @@ describe.each(backends)('identifications (%s)', (backend) => {
     // a comic alternative picked by PATCH replaces the whole match (the old comic's number, publisher and year stayed)
     const picked = await h.request('PATCH', cs(`identification/${c.id}/`), { body: { name: 'Batman', title: 'Batman #423', number: '423', publisher: 'DC Comics', date: '1988' } });
     expect(picked.json()).toMatchObject({ name: 'Batman', full_name: 'Batman #423', card_number: '423', set_name: 'DC Comics', year: '1988', corrected: true });
-    // both names with different values: refused, naming the field; the batch is not stored
-    const clash = await upload(sid, [{ event_id: 'x', set: 'Jungle', set_name: 'Fossil' }]);
-    expect([clash.statusCode, clash.json().errors[0].field]).toEqual([400, 'identifications[0].set']);
-    expect((await h.request('PATCH', cs(`identification/${t.id}/`), { body: { number: { n: 7 } } })).json().detail).toMatch(/^number must be a string/);
-    expect((await list(sid)).count).toBe(2);
+    // the console's pick sends the fields the alternative lacks as null: they are filled from its own names (h135: a 400)
+    const consolePick = await h.request('PATCH', cs(`identification/${c.id}/`), { body: { name: 'Saga', title: 'Saga #1', number: '1', publisher: 'Image', date: '2012-03-14', set_name: null, card_number: null, year: null, full_name: null } });
+    expect(consolePick.json()).toMatchObject({ name: 'Saga', full_name: 'Saga #1', card_number: '1', set_name: 'Image', year: '2012' });
+    // a slab label's card_no too (h135)
+    const slab = await h.request('PATCH', cs(`identification/${t.id}/`), { body: { name: 'Charizard', card_no: '4', set: 'Base Set' } });
+    expect(slab.json()).toMatchObject({ name: 'Charizard', card_number: '4' });
+    // a TCG app's own fields of those names are left as the unknown fields they were: a quantity, a scan time (h135: whole batches refused)
+    const tcg = await upload(sid, [
+      { event_id: 'q', id_type: 'tcg', name: 'Pikachu', card_number: '58', number: 1, date: '2026-11-30T20:00:00.000Z', title: 'my binder' },
+      { event_id: 'q2', id_type: 'tcg', name: 'Pikachu', number: '3' },
+      { event_id: 'x', set: 'Jungle', set_name: 'Fossil' },
+    ]);
+    expect(tcg.statusCode, tcg.body).toBe(200);
+    const rows = (await list(sid)).results;
+    expect(rows[2]).toMatchObject({ card_number: '58', year: null, full_name: null });
+    expect(rows[3]).toMatchObject({ card_number: null });
+    expect(rows[4]).toMatchObject({ set_name: 'Fossil' });
   });
 
   it('rejects more rows than the batch limit', async () => {
