@@ -112,6 +112,13 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const moved = text.split('\n').filter((l) => l.includes('2022 Topps Test Series 1')).length;
     expect(renamed.cards).toMatchObject({ created: moved, not_in_file: moved, total: first.cards.total + moved });
     expect(renamed.remarks).toContain(`${moved} of the cards not in this file have the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: \`loupe catalog delete\`, then import this file and the prices again`);
+    // a Pokémon set dropped and another added whose cards share names and numbers: reprints, not renamed keys (h135)
+    const pokemon = { ...requests.pokemon!, catalog: 'pokemon-reprints' };
+    await run(pokemon);
+    const cardsJson = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as { id: string }[];
+    const moved2 = await run({ ...pokemon, files: { ...pokemon.files, cards: await files.write('reprints.json', JSON.stringify(cardsJson.map((c) => ({ ...c, id: `re-${c.id}` })))) } });
+    expect(moved2.cards.not_in_file).toBe(cardsJson.length);
+    expect(moved2.remarks.some((r) => r.includes('under another key'))).toBe(false);
     // a card only removed says only that it is kept
     const fewer = await run({ ...request, catalog: 'sports-fewer', files: { csv: await files.write('all.csv', text) } });
     expect(fewer.remarks.some((r) => r.includes('under another key'))).toBe(false);

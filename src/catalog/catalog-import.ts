@@ -137,6 +137,8 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     kind: request.kind,
     source: read.format,
     rank: read.rank,
+    // keys made of set names and numbers: a set renamed makes every card again (docs/api-decisions.md, h122)
+    keyedByName: ['sports', 'comics', 'csv'].includes(request.kind),
     sets: read.sets,
     cards: (function* () {
       for (const { row } of rows.values()) yield toInput(row);

@@ -79,6 +79,8 @@ export interface CatalogImport {
   source: string;
   /** A row is never replaced by a row of a lower rank. */
   rank: number;
+  /** Card keys made of set names and numbers (sports checklists, comics, shop CSVs), not the source's own ids. */
+  keyedByName?: boolean;
   sets: readonly CatalogSetInput[];
   /** Read once, in order; keys are unique (the importer checked). */
   cards: Iterable<CatalogCardInput>;
@@ -460,8 +462,11 @@ export class CatalogStore {
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
-      // a new card's name and number: one not in the file with the same is likely the same card under a new key
+      // a new card's name and number: one not in the file with the same is likely the same card under a new key, where
+      // keys are made of set names (sports checklists, comics, a CSV without a key column); a Pokémon or Magic id is
+      // the source's own, and reprints share names and numbers (2ED and LEB, MID and DBL: false alarms, h135)
       const createdAs = new Set<string>();
+      const keyedByName = input.keyedByName === true;
       const cards = emptyCounts();
       let staged = 0;
       let batch: Insertable<CatalogImportRowsTable>[] = [];
@@ -564,7 +569,7 @@ export class CatalogStore {
         for (const [key, row] of existingCards) {
           if (inFile.has(key) || row.source !== input.source) continue;
           notInFile++;
-          if (createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
+          if (keyedByName && createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
         }
         return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile, notInFileAlike };
       });
