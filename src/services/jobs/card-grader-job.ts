@@ -139,7 +139,7 @@ export class CardGraderJob implements JobHandler {
         const slab = (op === 'grade' || op === 'condition') && r.cards?.[0] && 'kind' in r.cards[0] && r.cards[0].kind === 'slab';
         // the others were listed, unmeasured, and the status said a plain OK (h123: two cards alike in size, one graded at random)
         const others = (r.cards?.length ?? 1) - 1;
-        const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found and not measured (the first object, the largest, is): send one card a photo, or each as its crop` : '';
+        const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at (only the first object is): send one card a photo, or each as its crop` : '';
         records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${more}`) });
       } catch (err) {
         if (ctx.signal.aborted) throw err;
@@ -223,12 +223,12 @@ function unmeasured(op: Op, r: CardResult): string {
   if (r.centering) return '';
   const why = r.centeringUnmeasurable ? ` (${r.centeringUnmeasurable.replace(/\.$/, '')})` : '';
   if (op === 'centering') return `; centering not measured${why}`;
-  if (op === 'grade' || op === 'condition') return `; the border was not measured${why}: no centering, the final grade is of corners, edges and surface, and surface counts scratches and creases only (no stains)`;
+  if (op === 'grade' || op === 'condition') return `; the border was not measured${why}: the final grade is of corners, edges and surface, and surface counts scratches and creases only (no stains)`;
   return '';
 }
 
-/** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo, found at 800 px). */
-const largePhotoEdge = 2000;
+/** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo: missed from 1000 px, found at 800, h135). */
+const largePhotoEdge = 1000;
 
 const slabNote = 'OK; the card is in a graded slab, where these grades are not reliable: they are measured through the case (the grade on its label: /collectibles/v2/slab_grade)';
 
