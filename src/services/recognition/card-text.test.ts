@@ -33,6 +33,16 @@ describe('readCardText', () => {
     expect(c.language).toBe('fr');
   });
 
+  it("takes the language a Magic set line or a Yu-Gi-Oh! code prints where no furniture word names one (h119, rule s41 (b))", () => {
+    expect(readCardText(lines([['Steinschmiede-Mystikerin', 0.05, 0.1, 0.04], ['020/249 R', 0.93, 0.05, 0.02], ['WWK·DE', 0.95, 0.05, 0.02]])).language).toBe('de');
+    expect(readCardText(lines([['Blauäugiger w. Drache', 0.05, 0.1, 0.04], ['LOB-DE001', 0.6, 0.6, 0.02]])).language).toBe('de');
+    expect(readCardText(lines([['Blue-Eyes White Dragon', 0.05, 0.1, 0.04], ['SDK-001', 0.6, 0.6, 0.02]])).language).toBeNull();
+    // two codes that disagree say nothing
+    expect(readCardText(lines([['x', 0.05, 0.1, 0.04], ['LOB-DE001', 0.6, 0.6, 0.02], ['DOM·EN', 0.95, 0.05, 0.02]])).language).toBeNull();
+    // furniture words decide first (the French Tyranocif stays French)
+    expect(readCardText([...tyranocif, ...lines([['WWK·DE', 0.96, 0.05, 0.02]])]).language).toBe('fr');
+  });
+
   it('takes a letter glued before the number for the regulation mark', () => {
     const c = readCardText(lines([['F120/195', 0.93, 0.12, 0.024], ['02022P3', 0.97, 0.3, 0.014]]));
     expect(c.numbers[0]).toMatchObject({ number: '120', total: '195' });

@@ -155,6 +155,8 @@ const PRINT_CODE = new RegExp(`\\b([A-Z0-9]{2,4})\\s?-\\s?([A-Z]{2})?(${D}{3})\\
  * at a line's end only the codes themselves count (`GAME FREAK` is no set REA).
  */
 const PTCG_SET_LINE = /(?<![A-Za-z])([D-I])?\s?([A-Z]{3})\s?(?:(?:FR|EN|DE|IT|ES|PT|JP|R|N)?(?=\s?[0-9]{2,3}\s?\/|\s*$)|[A-Z](?=\s?[0-9]{2,3}\s?\/))/g;
+/** The language codes Magic's set line and Yu-Gi-Oh!'s print codes carry, as ISO 639-1. */
+const PRINTED_LANGUAGE: Readonly<Record<string, string>> = { EN: 'en', FR: 'fr', DE: 'de', ES: 'es', SP: 'es', IT: 'it', PT: 'pt', JA: 'ja', JP: 'ja', KO: 'ko', KR: 'ko', RU: 'ru', ZHS: 'zh', ZHT: 'zh', CS: 'zh', CT: 'zh' };
 const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
 // © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
 const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
@@ -259,6 +261,7 @@ export function coverDateYear(lines: readonly CardTextLine[]): string | null {
 export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   const numbers: CollectorNumber[] = [];
   const printCodes = new Set<string>();
+  const printedLanguages: string[] = [];
   const setCodes = new Set<string>();
   let year: string | null = null;
   let regulationMark: string | null = null;
@@ -347,10 +350,14 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       if (num === null || !/[A-Z]/.test(m[1]!)) continue;
       const code = `${m[1]}-${m[2] ?? ''}${num}`;
       printCodes.add(code);
+      if (m[2] && PRINTED_LANGUAGE[m[2]]) printedLanguages.push(PRINTED_LANGUAGE[m[2]]!);
       // a Yu-Gi-Oh! print code is the printing's collector number (set, region, number), as sure as a promo code
       addNumber({ number: code, total: null, key: numberKey(code), raw: m[0], prob: line.prob, form: 'promo' });
     }
-    for (const m of text.matchAll(MTG_SET)) setCodes.add(m[1]!);
+    for (const m of text.matchAll(MTG_SET)) {
+      setCodes.add(m[1]!);
+      if (PRINTED_LANGUAGE[m[2]!]) printedLanguages.push(PRINTED_LANGUAGE[m[2]!]!);
+    }
     if (line.box.y0 > 0.85) {
       for (const m of text.matchAll(PTCG_SET_LINE)) {
         setCodes.add(m[2]!);
@@ -454,6 +461,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       language = lang;
     }
   }
+  // no furniture words: the language a Magic card's set line (`WWK·DE`) or a Yu-Gi-Oh! code (`LOB-DE001`) prints,
+  // where they agree (h119: a German Stoneforge Mystic, its language null; rule s41 (b))
+  if (!language && printedLanguages.length && printedLanguages.every((l) => l === printedLanguages[0])) language = printedLanguages[0]!;
   // Kana is Japanese only. But the recogniser (a Chinese model) reads almost no kana: カイオーガ
   // comes out as 才一力, ルール as 儿一儿. So Han characters alone are Chinese only where a word
   // only Chinese cards print is read (撤退, the retreat label every Chinese Pokémon card's bottom
