@@ -308,7 +308,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
       // and says the list is cut (nothing said of the other 200, h133)
       expect(ruled.json().detail).toMatch(/ 300 rows are bad; errors lists the first 100\.$/);
       // a number JSON cannot keep, deep in a row, is named as the schema names fields (`alternatives.0.id`, h133)
-      const deep = await upload(sid, [{ event_id: 'big1', alternatives: [{ id: 12345678901234567891 }] }]);
+      const deep = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: '{"identifications":[{"event_id":"big1","alternatives":[{"id":12345678901234567891}]}]}', headers: { 'content-type': 'application/json' } });
       expect(deep.json().errors[0].field).toBe('identifications[0].alternatives[0].id');
     });
 
