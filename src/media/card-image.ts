@@ -40,6 +40,9 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
     throw new ImageLoadError(`format ${meta.format ?? 'unknown'} is not accepted; send ${acceptedText}`, 400, 'unsupported_image_format');
   }
   if (!meta.width || !meta.height) throw new ImageLoadError('the image has no size');
+  // a card photo is one picture: an animated WebP was stored with its frames while recognition read the first, and an
+  // animated GIF is refused by its format (h118)
+  if ((meta.pages ?? 1) > 1 && meta.format === 'webp') throw new ImageLoadError(`the image is animated (${meta.pages} frames); send one frame as a still image`, 400, 'unsupported_image_format');
   if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
   let rotated = (meta.orientation ?? 1) >= 5;
