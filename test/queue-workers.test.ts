@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { openServices, type Services } from '../src/services/container.ts';
 import type { ImageIntake } from '../src/media/image-intake.ts';
 import type { MediaStore } from '../src/media/media-store.ts';
-import { HandlerRegistry } from '../src/queue/job-handler.ts';
+import { HandlerRegistry, type JobOutcome } from '../src/queue/job-handler.ts';
 import { JobRunner } from '../src/queue/job-runner.ts';
 import { QueueWorkers } from '../src/queue/queue-workers.ts';
 import { AddressPolicy } from '../src/media/address-policy.ts';
@@ -348,51 +348,48 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   });
 
-  it("a job whose every attempt threw says an internal error in its records, not the library's own words (h118)", async () => {
+  /**
+   * A one-record job of `type` run to its end by a runner of three attempts (`prepare` first, with the stored job);
+   * its response as text.
+   */
+  const finishedJob = async (type: string, run: () => Promise<JobOutcome>, prepare?: (store: RequestStore, id: string) => Promise<void>) => {
     const t = await setup(backend);
     cleanup = t.close;
     const store = new RequestStore(t.services.store);
     const id = crypto.randomUUID();
-    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'throwing', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type, endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    await prepare?.(store, id);
     const registry = new HandlerRegistry();
-    registry.register({ type: 'throwing', accepts: () => true, endpoints: () => ['e'], run: async () => { throw new Error('source: bad seek to 123676 (/usr/lib/libvips.so)'); } });
+    registry.register({ type, accepts: () => true, endpoints: () => ['e'], run });
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
     runner.start();
     try {
       const done = await until('the job to finish', async () => ((await store.get(id))!.status === 'DONE' ? store.get(id) : undefined), 20_000);
-      const text = JSON.stringify(done!.response);
-      expect(text).toContain(`an internal error; the server's log has it under request ${id}`);
-      expect(text).not.toContain('bad seek');
+      return { id, text: JSON.stringify(done!.response) };
     } finally {
       await runner.stop(50);
     }
+  };
+
+  it("a job whose every attempt threw says an internal error in its records, not the library's own words (h118)", async () => {
+    const { id, text } = await finishedJob('throwing', async () => {
+      throw new Error('source: bad seek to 123676 (/usr/lib/libvips.so)');
+    });
+    expect(text).toContain(`an internal error; the server's log has it under request ${id}`);
+    expect(text).not.toContain('bad seek');
   });
 
   it('a job whose every attempt ended with its worker says so in its records, not a bare count', async () => {
-    const t = await setup(backend);
-    cleanup = t.close;
-    const store = new RequestStore(t.services.store);
-    const id = crypto.randomUUID();
-    await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'crashy', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
-    // three workers killed while they ran it: each lease ran out with no error written
-    let now = Date.now();
-    for (let i = 0; i < 3; i++) {
-      expect((await store.claim(5, 10, now)).map((c) => c.row.id)).toContain(id);
-      now += 1_000;
-    }
-    const registry = new HandlerRegistry();
-    registry.register({ type: 'crashy', accepts: () => true, endpoints: () => ['e'], run: async () => ({ records: [{ _id: 'a', _status: { code: 200, text: 'OK' } }], refund: 0 }) });
-    const signal = await QueueSignal.open(t.services.store, { listen: false });
-    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
-    runner.start();
-    try {
-      const done = await until('the job to finish', async () => ((await store.get(id))!.status === 'DONE' ? store.get(id) : undefined), 10_000);
-      const text = JSON.stringify(done!.response);
-      expect(text).toMatch(/Processing failed 3 times \(last: the worker processing it stopped before it finished: a crash or a kill/);
-    } finally {
-      await runner.stop(50);
-    }
+    const { text } = await finishedJob('crashy', async () => ({ records: [{ _id: 'a', _status: { code: 200, text: 'OK' } }], refund: 0 }), async (store, id) => {
+      // three workers killed while they ran it: each lease ran out with no error written
+      let now = Date.now();
+      for (let i = 0; i < 3; i++) {
+        expect((await store.claim(5, 10, now)).map((c) => c.row.id)).toContain(id);
+        now += 1_000;
+      }
+    });
+    expect(text).toMatch(/Processing failed 3 times \(last: the worker processing it stopped before it finished: a crash or a kill/);
   });
 
   it('runs one long job (the upscaler\'s kind) at a time, so a quick job behind two of them takes the other slot', async () => {

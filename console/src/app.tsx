@@ -189,10 +189,6 @@ export function App() {
       .finally(() => setRestoring(false));
   }, []);
 
-  // the button asks first; a token the server no longer takes signs out whatever was typed
-  const signOutAsked = useCallback(() => {
-    if (leaveUnsaved()) signOut();
-  }, []);
   const signOut = useCallback(() => {
     // asked already, or refused by the server: the address below moves without the question (it came after the
     // sign-in screen, and Cancel put the session's address back on it, h124)
@@ -209,6 +205,10 @@ export function App() {
     // keep their addresses: a browser lets no page erase them.
     location.replace('#/sessions');
   }, []);
+  // the button asks first; a token the server no longer takes signs out whatever was typed
+  const signOutAsked = useCallback(() => {
+    if (leaveUnsaved()) signOut();
+  }, [signOut]);
   useEffect(() => {
     // A token revoked while the console is open: every page falls back to sign-in, saying why.
     const on = () => {

@@ -1,6 +1,7 @@
 import { importCatalog, type CatalogImportRequest, type CatalogImportResult, type ImportProgress } from '../catalog/catalog-import.ts';
 import { importPrices, PriceImportError, type PriceImportProgress, type PriceImportRequest, type PriceImportResult } from '../catalog/price-import.ts';
 import { CatalogFileError } from '../catalog/record-stream.ts';
+import { dayOf } from '../catalog/price-stats.ts';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { numberKey, normalizeName } from '../catalog/card-keys.ts';
@@ -168,7 +169,7 @@ export class CatalogService {
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     if (request.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(request.date)) throw badRequest(`--date must be a day written YYYY-MM-DD, not "${request.date}"`);
     // 2026-02-30 deleted nothing on SQLite and was PostgreSQL's own error there (h121)
-    if (request.date !== undefined && (Number.isNaN(Date.parse(`${request.date}T00:00:00Z`)) || new Date(`${request.date}T00:00:00Z`).toISOString().slice(0, 10) !== request.date)) throw badRequest(`--date is not a day of the calendar: "${request.date}"`);
+    if (request.date !== undefined && dayOf(request.date) === null) throw badRequest(`--date is not a day of the calendar: "${request.date}"`);
     if (request.price !== undefined && !(Number.isFinite(request.price) && request.price > 0)) throw badRequest('--price must be a price above 0, as the file wrote it (12.50)');
     if (request.currency !== undefined && !/^[A-Za-z]{3}$/.test(request.currency)) throw badRequest(`--currency must be a three-letter code such as USD, not "${request.currency}"`);
     const ids = await this.store.cardIdentities(catalog.id);

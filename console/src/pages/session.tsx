@@ -7,7 +7,7 @@ import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
 import { linkExpired, money, num, when } from '../lib/format.ts';
 import { filterRows } from '../lib/card-filter.ts';
-import { discardQuestion, unsavedEdits } from '../lib/unsaved.ts';
+import { leaveUnsaved, unsavedEdits as unsaved } from '../lib/unsaved.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
 
 /** The API's largest page: 5,000 cards are ten requests. */
@@ -46,7 +46,6 @@ function useNarrow(): boolean {
   return narrow;
 }
 
-const unsaved = unsavedEdits;
 
 function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
@@ -291,8 +290,6 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
 
   const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
-  // typed changes not saved are thrown away only when the user says so (they went without a word, h97)
-  const leaveEditor = () => !unsaved.current || confirm(discardQuestion);
 
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
@@ -432,7 +429,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           rows={shown}
           selected={selected}
           onOpen={(r) => {
-            if (r.id !== selected && !leaveEditor()) return;
+            if (r.id !== selected && !leaveUnsaved()) return;
             setSelected(r.id);
           }}
           // Image links are signed for an hour; a page left open longer reads the rows again for fresh links.
@@ -447,7 +444,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             row={selectedRow}
             onSaved={saved}
             onClose={() => {
-              if (!leaveEditor()) return;
+              if (!leaveUnsaved()) return;
               setSelected(null);
               // Back to the card the editor was opened from, so the keyboard keeps its place in the grid.
               document.querySelector<HTMLElement>(`[data-event-id="${CSS.escape(selectedRow.event_id)}"]`)?.focus();
