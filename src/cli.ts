@@ -47,10 +47,12 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe flow delete --name N
   loupe webhook-secret show --account A      the key webhook signatures are made with
   loupe webhook-secret rotate --account A
-  loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME]
+  loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME] [--remove-missing]
                     (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
                      csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
-                    files may be gzipped; the catalog is named after the kind unless --catalog says otherwise
+                    files may be gzipped; the catalog is named after the kind unless --catalog says otherwise;
+                    an import adds and updates cards; --remove-missing also removes the catalog's cards of the
+                    same format that the file lacks, with their prices and reference images
   loupe catalog images --catalog NAME --dir D [--match id|number|name] [--set CODE]
                     attaches the folder's reference scans to the catalog's cards, for artwork comparison:
                     each file names one card by its id (a manifest.json in the folder or its parent, else the file's
@@ -191,6 +193,7 @@ const options = {
   capacity: { type: 'string' },
   'no-activate': { type: 'boolean' },
   decode: { type: 'boolean' },
+  'remove-missing': { type: 'boolean' },
   request: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
@@ -381,7 +384,7 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
   // `--catalog ""` is a usage slip (exit 2), as a missing value is
   if (values.catalog === '') throw new UsageError('--catalog needs a name');
   const catalog = values.catalog ?? kind;
-  return services.catalogs.import({ kind, catalog, files, map }, progressLines(`catalog ${catalog}`, io, stop));
+  return services.catalogs.import({ kind, catalog, files, map, removeMissing: values['remove-missing'] === true }, progressLines(`catalog ${catalog}`, io, stop));
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */

@@ -216,6 +216,25 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect((await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4')).result).toMatchObject({ deleted: 1, left: 0 });
   }, 60_000);
 
+  it('--remove-missing removes the cards a corrected file lacks, with their prices; without it they stay', async () => {
+    const cards = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as { id: string }[];
+    const all = ['catalog', 'import', '--kind', 'pokemon', '--catalog', 'pokemon-cut', '--cards', fixture('pokemon/cards.json')];
+    await loupe(...all);
+    const csv = path.join(dataDir, 'cut-sales.csv');
+    await fs.writeFile(csv, 'card,date,price,currency,source\ntst1-2,2024-03-01,12,USD,ebay\ntst1-3,2024-03-01,3,USD,ebay\n');
+    await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon-cut');
+    const fewer = path.join(dataDir, 'cut.json');
+    await fs.writeFile(fewer, JSON.stringify(cards.filter((c) => c.id !== 'tst1-2')));
+    const kept = await loupe('catalog', 'import', '--kind', 'pokemon', '--catalog', 'pokemon-cut', '--cards', fewer);
+    expect(kept.result.cards).toMatchObject({ not_in_file: 1, removed: 0 });
+    const cut = await loupe('catalog', 'import', '--kind', 'pokemon', '--catalog', 'pokemon-cut', '--cards', fewer, '--remove-missing');
+    expect(cut.result.cards).toMatchObject({ not_in_file: 0, removed: 1, total: cards.length - 1 });
+    expect(cut.result.removed).toEqual({ prices: 1, images: 0 });
+    const listed = (await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon-cut');
+    expect(listed).toMatchObject({ cards: cards.length - 1, prices: 1 });
+    expect((await loupe('catalog', 'cards', '--catalog', 'pokemon-cut')).result.cards.map((c: { key: string }) => c.key)).not.toContain('tst1-2');
+  });
+
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {
     expect((await fails('catalog', 'import', '--kind', 'baseball', '--csv', 'x.csv')).stderr).toMatch(/--kind must be one of pokemon, mtg, yugioh, sports, comics, csv, not "baseball"/);
     const noFile = await fails('catalog', 'import', '--kind', 'mtg', '--sets', 'sets.json');

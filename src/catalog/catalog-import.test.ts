@@ -101,7 +101,44 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const cardsJson = JSON.parse(text) as unknown[];
     const fewer = await run({ ...request, files: { ...request.files, cards: await files.write('fewer.json', JSON.stringify(cardsJson.slice(1))) } });
     expect(fewer.cards).toMatchObject({ total: 6, not_in_file: 1 });
-    expect(fewer.remarks).toContain('1 card of the catalog is not in this file and kept: an import adds and updates, never removes (only `loupe catalog delete` drops cards, the whole catalog\'s, with its prices and images)');
+    expect(fewer.remarks).toContain('1 card of the catalog is not in this file and kept: an import adds and updates; `--remove-missing` removes the cards its file lacks, with their prices and reference images');
+  });
+
+  it('with --remove-missing, removes the cards the file lacks, with their prices and reference images, and only those of its own format', async () => {
+    const request = { ...requests.pokemon!, catalog: 'pokemon-prune' };
+    await run(request);
+    const c = (await t.catalogs.get('pokemon-prune'))!;
+    const cardsJson = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as { id: string; name: string }[];
+    const gone = cardsJson.find((x) => x.name === 'Émberon')!;
+    const kept = cardsJson.find((x) => x.name !== 'Émberon')!;
+    const now = new Date().toISOString();
+    const price = (key: string) => ({ catalog_id: c.id, row_key: `r-${key}`, card_key: key, source: 'test', date: '2026-11-01', price: 1.5, currency: 'USD', graded: (backend === 'sqlite' ? 0 : false) as never, grade: null, qualifier: null, volume: null, extra: '{}', content_hash: key, created_at: now, updated_at: now });
+    const image = (key: string) => ({ catalog_id: c.id, card_key: key, source_file: `${key}.png`, width: 10, height: 14, artwork: '0'.repeat(64), artwork_version: 'v', content_hash: key, created_at: now, updated_at: now });
+    await t.store.db.insertInto('catalog_prices').values([price(gone.id), price(kept.id)]).execute();
+    await t.store.db.insertInto('catalog_images').values([image(gone.id), image(kept.id)]).execute();
+    const fewer = await files.write('prune.json', JSON.stringify(cardsJson.filter((x) => x !== gone)));
+    // without the flag: kept, and said
+    expect((await run({ ...request, files: { ...request.files, cards: fewer } })).cards).toMatchObject({ not_in_file: 1, removed: 0, total: cardsJson.length });
+    expect((await t.catalogs.searchNames(c.id, gone.name, { limit: 5 })).map((n) => n.name)).toContain(gone.name);
+    const pruned = await run({ ...request, files: { ...request.files, cards: fewer }, removeMissing: true });
+    expect(pruned.cards).toMatchObject({ created: 0, updated: 0, not_in_file: 0, removed: 1, total: cardsJson.length - 1 });
+    expect(pruned.removed).toEqual({ prices: 1, images: 1 });
+    expect(pruned.version).toBe(2);
+    expect(pruned.remarks).toContain('1 card not in this file removed (--remove-missing), with 1 price and 1 reference image; session rows that named them keep what they stored');
+    expect(await t.catalogs.card(c.id, gone.id)).toBeNull();
+    expect(await t.catalogs.card(c.id, kept.id)).not.toBeNull();
+    expect((await t.store.db.selectFrom('catalog_prices').select('card_key').where('catalog_id', '=', c.id).execute()).map((r) => r.card_key)).toEqual([kept.id]);
+    expect((await t.store.db.selectFrom('catalog_images').select('card_key').where('catalog_id', '=', c.id).execute()).map((r) => r.card_key)).toEqual([kept.id]);
+    expect((await t.catalogs.get('pokemon-prune'))!.cards).toBe(cardsJson.length - 1);
+    // its name is no longer found where no other card bears it
+    expect((await t.catalogs.searchNames(c.id, gone.name, { limit: 5 })).map((n) => n.name)).not.toContain(gone.name);
+    // again: nothing to remove, nothing changed
+    const again = await run({ ...request, files: { ...request.files, cards: fewer }, removeMissing: true });
+    expect(again).toMatchObject({ version: 2, cards: { removed: 0, not_in_file: 0 }, removed: { prices: 0, images: 0 } });
+    // an MTG catalog of two formats: the booster pool's import removes none of MTGJSON's cards
+    await run({ ...requests.mtgjson!, catalog: 'mtg-prune' });
+    const pool = await run({ ...requests.pool!, catalog: 'mtg-prune', removeMissing: true });
+    expect(pool.cards).toMatchObject({ removed: 0, total: 8 });
   });
 
   it("says when cards not in the file have a new card's name and number: a checklist's set renamed made every card again (h122)", async () => {
@@ -111,7 +148,7 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const renamed = await run({ ...request, files: { csv: await files.write('renamed.csv', text.replaceAll('2022 Topps Test Series 1', '2022 Topps Test Series One')) } });
     const moved = text.split('\n').filter((l) => l.includes('2022 Topps Test Series 1')).length;
     expect(renamed.cards).toMatchObject({ created: moved, not_in_file: moved, total: first.cards.total + moved });
-    expect(renamed.remarks).toContain(`${moved} of the cards not in this file have the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: \`loupe catalog delete\`, then import this file and the prices again`);
+    expect(renamed.remarks).toContain(`${moved} of the cards not in this file have the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: import it again with \`--remove-missing\` (the old keys' prices go with them: import the prices again)`);
     // a Pokémon set dropped and another added whose cards share names and numbers: reprints, not renamed keys (h135)
     const pokemon = { ...requests.pokemon!, catalog: 'pokemon-reprints' };
     await run(pokemon);

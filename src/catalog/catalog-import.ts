@@ -27,6 +27,8 @@ export interface CatalogImportRequest {
   files: CatalogFiles;
   /** `--kind csv`: target → column. */
   map?: ReadonlyMap<string, string> | undefined;
+  /** `--remove-missing`: the catalog's cards from this format that the file lacks go, with their prices and reference images. */
+  removeMissing?: boolean | undefined;
 }
 
 export type ImportProgress =
@@ -42,8 +44,14 @@ export interface CatalogImportResult {
   version: number;
   records: number;
   sets: RowCounts & { total: number };
-  /** `not_in_file`: cards the catalog holds that the file lacks, kept (an import never removes). */
-  cards: RowCounts & { total: number; duplicates: number; not_in_file: number };
+  /**
+   * `not_in_file`: cards the catalog holds from this format that the file lacks, kept (an import
+   * adds and updates); with `--remove-missing` they are `removed` instead, with their `prices` and
+   * reference `images`.
+   */
+  cards: RowCounts & { total: number; duplicates: number; not_in_file: number; removed: number };
+  /** With `--remove-missing`: the prices and reference images of the cards removed. */
+  removed?: { prices: number; images: number };
   remarks: string[];
   seconds: { read: number; write: number };
 }
@@ -146,6 +154,7 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     cardCount: rows.size,
     onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
     readAs: existing ? { id: existing.id, version: existing.version } : null,
+    ...(request.removeMissing ? { removeMissing: true } : {}),
   });
   return {
     catalog: outcome.catalog.name,
@@ -155,14 +164,18 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     version: outcome.catalog.version,
     records: read.records,
     sets: { ...outcome.sets, total: outcome.catalog.sets },
-    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile },
+    cards: { ...outcome.cards, total: outcome.catalog.cards, duplicates: read.cards.duplicates, not_in_file: outcome.notInFile, removed: outcome.removed.cards },
+    ...(request.removeMissing ? { removed: { prices: outcome.removed.prices, images: outcome.removed.images } } : {}),
     // said, so a corrected file's dropped rows are not taken for gone (h103: a removed card kept matching)
     remarks: [
       ...remarks.list(),
-      ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates, never removes (only \`loupe catalog delete\` drops cards, the whole catalog's, with its prices and images)`] : []),
+      ...(outcome.notInFile ? [`${outcome.notInFile} card${outcome.notInFile > 1 ? 's' : ''} of the catalog ${outcome.notInFile > 1 ? 'are' : 'is'} not in this file and kept: an import adds and updates; \`--remove-missing\` removes the cards its file lacks, with their prices and reference images`] : []),
+      ...(outcome.removed.cards
+        ? [`${outcome.removed.cards} card${outcome.removed.cards > 1 ? 's' : ''} not in this file removed (--remove-missing), with ${outcome.removed.prices} price${outcome.removed.prices === 1 ? '' : 's'} and ${outcome.removed.images} reference image${outcome.removed.images === 1 ? '' : 's'}; session rows that named them keep what they stored`]
+        : []),
       // a sports checklist keys a card by its set's name: a set renamed made every card again, which the counts hid (h122)
       ...(outcome.notInFileAlike
-        ? [`${outcome.notInFileAlike} of the cards not in this file ${outcome.notInFileAlike > 1 ? 'have' : 'has'} the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: \`loupe catalog delete\`, then import this file and the prices again`]
+        ? [`${outcome.notInFileAlike} of the cards not in this file ${outcome.notInFileAlike > 1 ? 'have' : 'has'} the name and number of a card this file added under another key (a set renamed, or a card's id changed?): both are kept and recognition may tie between them; prices and session rows stay with the old key. To keep only this file's cards: import it again with \`--remove-missing\` (the old keys' prices go with them: import the prices again)`]
         : []),
     ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },

@@ -93,6 +93,8 @@ export interface CatalogImport {
    * import changed the catalog since. Left out, the check starts at `applyImport`'s own read.
    */
   readAs?: { id: string; version: number } | null;
+  /** Cards of this import's source that its file lacks are removed, with their prices and reference images (`--remove-missing`). */
+  removeMissing?: boolean;
 }
 
 export interface CatalogImportOutcome {
@@ -105,6 +107,8 @@ export interface CatalogImportOutcome {
   notInFile: number;
   /** Of those, cards with the name and number of a card this import created under another key (a set renamed in a checklist: its every card made again). */
   notInFileAlike: number;
+  /** With `removeMissing`: the cards not in the file removed (then `notInFile` is 0), and their prices and reference images. */
+  removed: { cards: number; prices: number; images: number };
 }
 
 /** A name found by text search, with how many of the catalog's cards bear it. */
@@ -549,29 +553,41 @@ export class CatalogStore {
         }
         progress(input.sets.length);
 
-        if (cards.created + cards.updated > 0) await this.refreshNames(trx, catalog.id, [...renamedFrom]);
+        let notInFile = 0;
+        let notInFileAlike = 0;
+        const missing: string[] = [];
+        // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
+        for (const [key, row] of existingCards) {
+          if (inFile.has(key) || row.source !== input.source) continue;
+          missing.push(key);
+          if (input.removeMissing) renamedFrom.add(row.name_norm);
+          else if (keyedByName && createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
+        }
+        const removed = { cards: 0, prices: 0, images: 0 };
+        if (input.removeMissing) {
+          for (let i = 0; i < missing.length; i += batchRows) {
+            const keys = missing.slice(i, i + batchRows);
+            removed.cards += Number((await trx.deleteFrom('catalog_cards').where('catalog_id', '=', catalog.id).where('card_key', 'in', keys).executeTakeFirst()).numDeletedRows);
+            removed.prices += Number((await trx.deleteFrom('catalog_prices').where('catalog_id', '=', catalog.id).where('card_key', 'in', keys).executeTakeFirst()).numDeletedRows);
+            removed.images += Number((await trx.deleteFrom('catalog_images').where('catalog_id', '=', catalog.id).where('card_key', 'in', keys).executeTakeFirst()).numDeletedRows);
+          }
+        } else notInFile = missing.length;
 
-        const changed = sets.created + sets.updated + cards.created + cards.updated > 0;
+        if (cards.created + cards.updated + removed.cards > 0) await this.refreshNames(trx, catalog.id, [...renamedFrom]);
+
+        const changed = sets.created + sets.updated + cards.created + cards.updated + removed.cards > 0;
         const row = await trx
           .updateTable('catalogs')
           .set({
             version: changed ? catalog.version + 1 : catalog.version,
-            card_count: existingCards.size + cards.created,
+            card_count: existingCards.size + cards.created - removed.cards,
             set_count: existingSets.size + sets.created,
             ...(changed ? { updated_at: now } : {}),
           })
           .where('id', '=', catalog.id)
           .returningAll()
           .executeTakeFirstOrThrow();
-        let notInFile = 0;
-        let notInFileAlike = 0;
-        // of this file's own source only: a catalog of two files (MTGJSON printings and its supplement) holds the other's
-        for (const [key, row] of existingCards) {
-          if (inFile.has(key) || row.source !== input.source) continue;
-          notInFile++;
-          if (keyedByName && createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
-        }
-        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile, notInFileAlike };
+        return { catalog: this.toSummary(row), createdCatalog: created, sets, cards, notInFile, notInFileAlike, removed };
       });
     });
   }
