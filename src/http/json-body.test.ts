@@ -3,6 +3,18 @@ import { assembleBody, parseAndSplitBody, parseJsonBody, underflowIn } from './j
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
+describe('NUL in a body', () => {
+  it('is refused naming where it is; the text \\u0000 (an escaped backslash) is no NUL', () => {
+    const err = (text: string) => ('error' in parseJsonBody(bytes(text)) ? (parseJsonBody(bytes(text)) as { error: { detail: string } }).error.detail : undefined);
+    expect(err('{"identifications":[{"name":"a"},{"name":"Pika\\u0000chu"}]}')).toBe('NUL characters (\\u0000) are not accepted: identifications[1].name holds one.');
+    expect(err('{"records":[{"meta":{"a b":["x","\\u0000"]}}]}')).toBe('NUL characters (\\u0000) are not accepted: records[0].meta["a b"][1] holds one.');
+    expect(err('{"records":[{"k\\u0000":1}]}')).toBe('NUL characters (\\u0000) are not accepted: a key of records[0] holds one ("k\\u0000").');
+    expect(err('"\\u0000"')).toBe('NUL characters (\\u0000) are not accepted: the body holds one.');
+    expect(parseJsonBody(bytes('{"note":"C:\\\\u0000 is a path"}'))).toEqual({ value: { note: 'C:\\u0000 is a path' } });
+    expect(err('{"note":"a\u0000b"}')).toBe('NUL characters (\\u0000) are not accepted.');
+  });
+});
+
 describe('parseAndSplitBody', () => {
   it('refuses a top-level list longer than any endpoint takes before splitting it into rows', () => {
     const split = parseAndSplitBody(bytes(`{"identifications":[${Array.from({ length: 100_001 }, () => '{}').join(',')}]}`));

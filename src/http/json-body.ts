@@ -22,10 +22,13 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
     return refuse(400, 'invalid_json', 'The body is not valid UTF-8.');
   }
   if (text === '') return { value: undefined };
-  // Neither backend stores NUL in text; refuse it here rather than fail in the database.
-  // indexOf, not a regex: this runs over every body, and image bodies are megabytes. JSON's
-  // \u escapes are lower-case by definition.
-  if (text.includes('\\u0000') || text.includes('\0')) return refuse(400, 'invalid_request', 'NUL characters (\\u0000) are not accepted.');
+  // Neither backend stores NUL in text; refuse it here rather than fail in the database. indexOf,
+  // not a regex: this runs over every body, and image bodies are megabytes. A raw NUL is no JSON
+  // either; an escaped one is looked for in the parsed values, where its path can be named (a batch
+  // of 500 rows was refused naming none), and an escaped backslash before `u0000` (the six
+  // characters \u0000 as text) is no NUL.
+  if (text.includes('\0')) return refuse(400, 'invalid_request', 'NUL characters (\\u0000) are not accepted.');
+  const escapedNul = text.includes('\\u0000');
   let value: unknown;
   try {
     // A body with no "proto", no "constructor" and no \u escape cannot spell either key, so it
@@ -38,6 +41,10 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
     return refuse(400, 'invalid_json', `The body is not valid JSON: ${(err as Error).message}`);
   }
   if (nestsDeeperThan(value, maxJsonDepth)) return refuse(400, 'invalid_json', `The JSON body nests objects or arrays deeper than ${maxJsonDepth} levels.`);
+  if (escapedNul) {
+    const at = nulAt(value, '');
+    if (at !== undefined) return refuse(400, 'invalid_request', `NUL characters (\\u0000) are not accepted: ${at}.`);
+  }
   const tiny = underflowIn(text);
   if (tiny !== undefined) return refuse(400, 'invalid_json', `The body holds the number ${tiny.length > 40 ? tiny.slice(0, 40) + '…' : tiny}, too small for a double: it would be read and stored as 0. Send it as a string.`);
   // only an object can name a key twice: bodies that are one string or number skip the scan
@@ -153,4 +160,27 @@ export async function assembleBody(split: { value: unknown; rows: Record<string,
     out[key] = list;
   }
   return out;
+}
+
+const plainKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const step = (path: string, key: string) => (plainKey.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`);
+
+/** Where the first U+0000 of a parsed body is, in the paths batch errors name (`identifications[3].name`), or undefined. */
+export function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? `${path || 'the body'} holds one` : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = nulAt(value[i], `${path}[${i}]`);
+      if (at !== undefined) return at;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return `a key of ${path || 'the body'} holds one (${JSON.stringify(k.slice(0, 60))})`;
+      const at = nulAt(v, step(path, k));
+      if (at !== undefined) return at;
+    }
+  }
+  return undefined;
 }

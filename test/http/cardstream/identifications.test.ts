@@ -334,8 +334,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
 
   it('NUL characters are a 400, not a database error', async () => {
     const sid = await createSession(h);
-    const res = await upload(sid, [card('nul', { name: 'Pika\u0000chu' })]);
+    const res = await upload(sid, [card('ok'), card('nul', { name: 'Pika\u0000chu' })]);
     expect(res.statusCode).toBe(400);
+    // which row, which field: a batch of hundreds was refused naming none
+    expect(res.json().detail).toBe('NUL characters (\\u0000) are not accepted: identifications[1].name holds one.');
     expect((await h.request('GET', cs(`identification/?session=${sid}&event_id=a%00b`))).statusCode).toBe(400);
     expect((await list(sid)).count).toBe(0);
   });
