@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import sharp from 'sharp';
 import { photoBase64 } from '../helpers/photos.ts';
 
 // A canteen: chairs, a table, tableware; the only real photo here with furniture CenterNet finds.
@@ -21,7 +22,8 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
   const get = async (id: string) => (await call(`${base}/get`, { records: [{ _id: id }] }, shop)).body.answer_records[0]!;
 
   beforeAll(async () => {
-    h = await startHarness(backend, { seen: ['objects', 'colors'] });
+    // the server's default views of objects: the framed one finds what fills the frame
+    h = await startHarness(backend, { seen: ['objects', 'framed', 'colors'] });
     const { account, token } = await h.newAccount(1000);
     shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'decor' })).id, account, token };
     const res = await call(`${base}/insert`, {
@@ -82,6 +84,21 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(drawn.body.answer_count).toBe(3);
     const two = await call(`${base}/visualKNN`, { records: [{ _id: 'room' }, { _id: 'cups' }] }, shop);
     expect(two.http).toBe(400);
+  });
+
+  it('a query photo has the items its insert found: the framed view too, whatever text search records (h141)', async () => {
+    // the middle half of a Caltech statue: CenterNet's plain view sees a person, its framed view a teddy bear (Decor/Soft toy)
+    const photo = Buffer.from(photoBase64('caltech101/buddha/image_0002.jpg'), 'base64');
+    const m = await sharp(photo).metadata();
+    const [w, hgt] = [Math.round(m.width! / 2), Math.round(m.height! / 2)];
+    const toy = (await sharp(photo).extract({ left: Math.round(w / 2), top: Math.round(hgt / 2), width: w, height: hgt }).jpeg({ quality: 90 }).toBuffer()).toString('base64');
+    const own = { id: (await h.app.loupe.collections.create({ accountId: shop.account, type: 'homedecor', name: 'toys' })).id, account: shop.account, token: shop.token };
+    expect((await call(`${base}/insert`, { records: [{ _id: 'toy', _base64: toy, product_id: 't1' }] }, own)).body.status.code).toBe(210);
+    const stored = (await call(`${base}/get`, { records: [{ _id: 'toy' }] }, own)).body.answer_records[0]!;
+    expect((stored._objects as Obj[])[0]).toMatchObject({ name: 'teddy bear', Category: 'Decor/Soft toy' });
+    const res = await call(`${base}/visualKNN`, { query_record: { _base64: toy }, k: 3 }, own);
+    expect(res.body.query_records![0]!._objects![0]).toMatchObject({ name: 'teddy bear', bound_box: (stored._objects as Obj[])[0]!.bound_box, category_filter: true });
+    expect(res.body.answer_records.map((r) => r._id)).toEqual(['toy']);
   });
 
   it('finds the room by text in several languages, on the home-decor text path only', async () => {

@@ -240,7 +240,10 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   const o = task.options ?? {};
   const domain = o.domain ?? 'fashion';
   const small = await decodeRgb(bytes, task.maxPixels, { maxEdge: decodeEdge.embed });
-  const parts = new Set<SeenPart>([...(o.seen ?? seenParts), 'objects', 'colors']);
+  // Items come from both views whatever text search records (LOUPE_SEEN): a query, which records
+  // nothing, found other items in a photo than its insert did (h141: a potted plant filling the
+  // frame was stored as one, and the same photo as a query searched a vase).
+  const parts = new Set<SeenPart>([...(o.seen ?? seenParts), 'objects', 'framed', 'colors']);
   const seen = await observe(bytes, task.maxPixels, parts, small);
   const detectImg = seen.detectImg!;
   const colorImg = seen.colorImg!;
