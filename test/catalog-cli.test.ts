@@ -233,6 +233,13 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     const listed = (await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon-cut');
     expect(listed).toMatchObject({ cards: cards.length - 1, prices: 1 });
     expect((await loupe('catalog', 'cards', '--catalog', 'pokemon-cut')).result.cards.map((c: { key: string }) => c.key)).not.toContain('tst1-2');
+    // one file of several (fewer cards than it would remove) is refused, exit 1, nothing imported
+    const one = path.join(dataDir, 'cut-one.json');
+    await fs.writeFile(one, JSON.stringify(cards.filter((c) => c.id === 'tst1-1')));
+    const refused = await fails('catalog', 'import', '--kind', 'pokemon', '--catalog', 'pokemon-cut', '--cards', one, '--remove-missing');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`--remove-missing would remove ${cards.length - 2} cards of catalog pokemon-cut (format pokemon) that this file lacks, more than the file holds (1)`);
+    expect((await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon-cut')).toMatchObject({ cards: cards.length - 1 });
   });
 
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {

@@ -5,7 +5,7 @@ import { fixture, openTestStore, scratchDir, sharedCatalogs, sharedPresent, type
 import { backends } from '../../test/helpers/harness.ts';
 import { ServiceError } from '../services/errors.ts';
 import { CatalogService } from '../services/catalog-service.ts';
-import { CatalogKindConflict } from '../store/catalog-store.ts';
+import { CatalogKindConflict, RemoveMissingRefused } from '../store/catalog-store.ts';
 import { PriceStore } from '../store/price-store.ts';
 import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
 import { parseColumnMap } from './formats/generic-csv.ts';
@@ -135,6 +135,13 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     // again: nothing to remove, nothing changed
     const again = await run({ ...request, files: { ...request.files, cards: fewer }, removeMissing: true });
     expect(again).toMatchObject({ version: 2, cards: { removed: 0, not_in_file: 0 }, removed: { prices: 0, images: 0 } });
+    // a file holding fewer cards than it would remove (one of several files of a format?) is refused, nothing changed
+    const before = await snapshot('pokemon-prune');
+    const one = await files.write('one.json', JSON.stringify([kept]));
+    const refused = await run({ ...request, files: { ...request.files, cards: one }, removeMissing: true }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(RemoveMissingRefused);
+    expect(refused).toMatchObject({ missing: cardsJson.length - 2, inFile: 1 });
+    expect(await snapshot('pokemon-prune')).toEqual(before);
     // an MTG catalog of two formats: the booster pool's import removes none of MTGJSON's cards
     await run({ ...requests.mtgjson!, catalog: 'mtg-prune' });
     const pool = await run({ ...requests.pool!, catalog: 'mtg-prune', removeMissing: true });
@@ -156,6 +163,14 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const moved2 = await run({ ...pokemon, files: { ...pokemon.files, cards: await files.write('reprints.json', JSON.stringify(cardsJson.map((c) => ({ ...c, id: `re-${c.id}` })))) } });
     expect(moved2.cards.not_in_file).toBe(cardsJson.length);
     expect(moved2.remarks.some((r) => r.includes('under another key'))).toBe(false);
+    // a comic's volumes share series name and number, not their year: no false alarm (h136: Thor (1998) #32, Thor (2020) #32)
+    const thor = (id: number | null, start: number, year: string) => ({ ...(id ? { marvel_comic_id: id } : {}), title: `Thor (${start}) #32`, series: 'Thor', series_start_year: start, issue_number: '32', publisher: 'Marvel', publication_year: year });
+    await run({ kind: 'comics', catalog: 'comics-volumes', files: { file: await files.write('vol1.json', JSON.stringify([thor(501, 1998, '2000')])) } });
+    const vol2 = await run({ kind: 'comics', catalog: 'comics-volumes', files: { file: await files.write('vol2.json', JSON.stringify([thor(null, 2020, '2023')])) } });
+    expect(vol2.cards).toMatchObject({ created: 1, not_in_file: 1 });
+    expect(vol2.remarks.some((r) => r.includes('under another key'))).toBe(false);
+    const same = await run({ kind: 'comics', catalog: 'comics-volumes', files: { file: await files.write('vol1b.json', JSON.stringify([thor(null, 1998, '2000')])) } });
+    expect(same.remarks.some((r) => r.includes('1 of the cards not in this file has the name and number of a card this file added under another key'))).toBe(true);
     // a card only removed says only that it is kept
     const fewer = await run({ ...request, catalog: 'sports-fewer', files: { csv: await files.write('all.csv', text) } });
     expect(fewer.remarks.some((r) => r.includes('under another key'))).toBe(false);

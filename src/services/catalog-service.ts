@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { numberKey, normalizeName } from '../catalog/card-keys.ts';
 import { imageSubfolders, referenceFiles, ReferenceFolderError, type MatchMode, type ReferenceFile } from '../catalog/reference-images.ts';
 import type { CatalogImageInput, CatalogImageStore } from '../store/catalog-image-store.ts';
-import { CatalogChangedDuringImport, CatalogKindConflict, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
+import { CatalogChangedDuringImport, CatalogKindConflict, RemoveMissingRefused, type CatalogStore, type StoredCard } from '../store/catalog-store.ts';
 import { ARTWORK_VERSION } from '../vision/recognition/card-artwork.ts';
 import type { VisionService } from './vision-service.ts';
 import type { PriceStore } from '../store/price-store.ts';
@@ -87,6 +87,10 @@ export class CatalogService {
       if (err instanceof CatalogFileError) throw new ServiceError(400, 'catalog_file_invalid', `${err.message}. Nothing was imported; the catalog is as it was.`);
       if (err instanceof CatalogKindConflict) throw new ServiceError(409, 'catalog_kind_conflict', `Catalog ${err.catalog} holds ${err.kind} cards; import ${request.kind} cards into another catalog (--catalog NAME).`);
       if (err instanceof CatalogChangedDuringImport) throw new ServiceError(409, 'catalog_changed', `Catalog ${err.catalog} was changed by another import (of cards, sets or reference images) while this one read its files. Nothing was imported; the catalog is as the other import left it. Run this import again.`);
+      if (err instanceof RemoveMissingRefused) {
+        const n = (x: number) => x.toLocaleString('en-US');
+        throw new ServiceError(409, 'remove_missing_refused', `--remove-missing would remove ${n(err.missing)} cards of catalog ${err.catalog} (format ${err.source}) that this file lacks, more than the file holds (${n(err.inFile)}): is the catalog made of several files of this format? Nothing was imported; the catalog is as it was. Import this file without --remove-missing, or with it only the file that holds the whole catalog.`);
+      }
       throw err;
     }
   }

@@ -155,6 +155,18 @@ export class CatalogChangedDuringImport extends Error {
   }
 }
 
+/** `--remove-missing` would take more of the catalog than its file holds: most likely a file that is one of several. */
+export class RemoveMissingRefused extends Error {
+  constructor(
+    readonly catalog: string,
+    readonly source: string,
+    readonly missing: number,
+    readonly inFile: number,
+  ) {
+    super(`--remove-missing would remove ${missing} cards of catalog ${catalog}, more than its file holds (${inFile})`);
+  }
+}
+
 /** Whether the catalog read first (null: absent) is still the one found now; an empty catalog made meanwhile counts as absent. */
 function sameCatalog(first: { id: string; version: number } | null, now: CatalogSummary | null): boolean {
   if (first === null) return now === null || (now.version === 0 && now.cards === 0);
@@ -168,6 +180,13 @@ function sameCatalog(first: { id: string; version: number } | null, now: Catalog
 const batchRows = 500;
 
 const hashOf = (value: unknown): string => createHash('sha1').update(JSON.stringify(value)).digest('base64url');
+
+/**
+ * A card's name, number and year: one not in the file alike to one the file made is likely the same
+ * card under a new key. The year tells a comic's volumes apart (Thor (1998) #32 and Thor (2020) #32
+ * share series name and number, h136); a card renamed under a new key keeps it.
+ */
+const alikeKey = (nameNorm: string, numberNorm: string | null, year: string | null) => `${nameNorm}|${numberNorm ?? ''}|${year ?? ''}`;
 
 const emptyCounts = (): RowCounts => ({ created: 0, updated: 0, unchanged: 0, kept: 0 });
 
@@ -462,7 +481,7 @@ export class CatalogStore {
     }
 
     const inFile = new Set<string>();
-    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'number_norm', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
+    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'number_norm', 'year', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
@@ -516,7 +535,7 @@ export class CatalogStore {
             if (was.name_norm !== c.nameNorm) renamedFrom.add(was.name_norm);
           } else {
             cards.created++;
-            createdAs.add(`${c.nameNorm}|${c.numberNorm ?? ''}`);
+            createdAs.add(alikeKey(c.nameNorm, c.numberNorm, c.year));
           }
           batch.push({ import_id: importId, card_key: c.key, set_code: c.setCode, set_name: c.setName, name: c.name, name_norm: c.nameNorm, number: c.number, number_norm: c.numberNorm, rarity: c.rarity, year: c.year, fields, links, aliases, flags, content_hash, created_at: now });
         }
@@ -561,9 +580,12 @@ export class CatalogStore {
           if (inFile.has(key) || row.source !== input.source) continue;
           missing.push(key);
           if (input.removeMissing) renamedFrom.add(row.name_norm);
-          else if (keyedByName && createdAs.has(`${row.name_norm}|${row.number_norm ?? ''}`)) notInFileAlike++;
+          else if (keyedByName && createdAs.has(alikeKey(row.name_norm, row.number_norm, row.year))) notInFileAlike++;
         }
         const removed = { cards: 0, prices: 0, images: 0 };
+        // a catalog built of several files of one format (Marvel's comics and its recent issues): the smaller file's
+        // --remove-missing would empty it of the larger's; more removed than the file holds is refused, all rolled back
+        if (input.removeMissing && missing.length > inFile.size) throw new RemoveMissingRefused(input.catalog, input.source, missing.length, inFile.size);
         if (input.removeMissing) {
           for (let i = 0; i < missing.length; i += batchRows) {
             const keys = missing.slice(i, i + batchRows);
