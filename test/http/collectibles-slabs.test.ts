@@ -247,6 +247,31 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(out.response!.records[0]).toMatchObject({ _id: 'strip', _status: { code: 200 }, _objects: [{ name: 'Slab Label', _identification: { best_match: { certificate_number: '81234567' } } }] });
   }, 180_000);
 
+  it('tcg_id with a slab option: a label read where no card is found is the record\'s answer, charged as the option is (h136, h137: a 404 /slab_id read), sync and queued', async () => {
+    const slab = await renderSlab(psa, { size: 1000 });
+    const meta = await sharp(slab).metadata();
+    const strip = (await sharp(slab).extract({ left: 0, top: 0, width: meta.width!, height: Math.round(meta.height! * 0.3) }).jpeg().toBuffer()).toString('base64');
+    const payer = await h.newAccount(100);
+    // without a slab option: no card, as before, and refunded
+    const plain = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }] } });
+    expect((plain.json() as { records: Rec[] }).records[0]!._status.code).toBe(404);
+    expect(await credits(payer.account)).toBe(100);
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _id: 'strip', _base64: strip }], slab_id: true } });
+    expect(res.statusCode, res.body).toBe(200);
+    const got = (res.json() as { records: Rec[] }).records[0]!;
+    expect(got).toMatchObject({ _id: 'strip', _status: { code: 200, text: 'OK; slab_id: no card was found beside the grading label, which is the answer' }, 'Graded Slab': [{ name: 'yes' }], Category: 'Trading Card Game/Pokemon' });
+    expect(got._objects!.map((o) => [o.name, o.id])).toEqual([['Slab Label', 1]]);
+    expect(got._objects![0]!._identification.best_match).toMatchObject({ grade: 9, certificate_number: '81234567', card: expect.objectContaining({ id: 'sv3pt5-199' }) });
+    // the call and the option's extra, as with a card beside the label
+    expect(await credits(payer.account)).toBe(98);
+    const graded = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }], slab_grade: true } });
+    expect((graded.json() as { records: Rec[] }).records[0]!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] });
+    const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _id: 'strip', _base64: strip, slab_id: true }] } });
+    expect(queued.statusCode, queued.body).toBe(201);
+    const out = await done(h, (queued.json() as { id: string }).id);
+    expect(out.response!.records[0]).toMatchObject({ _id: 'strip', _status: { code: 200 }, _objects: [{ name: 'Slab Label', _identification: { best_match: { certificate_number: '81234567' } } }] });
+  }, 180_000);
+
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
     const ids: string[] = [];
     for (const [endpoint, records] of [

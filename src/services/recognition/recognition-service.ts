@@ -280,8 +280,8 @@ export class RecognitionService {
     const slabOption = slabOptionOf(options);
     // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
     const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}) });
-    // a slab option costs its endpoint's price once a call, when a label beside a card was read (document 3 §4: "extra credits as for /slab_id")
-    const slabCharge = slabOption && reads.some((o) => 'ok' in o && o.ok.found && !!o.ok.cards?.length && !!o.ok.label) ? await this.chargeSlab(ctx, slabOption) : null;
+    // a slab option costs its endpoint's price once a call, when a label was read, beside a card or alone (document 3 §4: "extra credits as for /slab_id")
+    const slabCharge = slabOption && reads.some((o) => 'ok' in o && !!o.ok.label) ? await this.chargeSlab(ctx, slabOption) : null;
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
     let outcomes;
     try {
@@ -448,8 +448,26 @@ export class RecognitionService {
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
+    // a slab option's label read where no card was found is the record's answer, as on /slab_id and /card_ocr_id
+    // (h136, h137: a CGC comic or a PSA sport card in its slab was a 404 that /slab_id read and named)
+    const labelAnswer = async (): Promise<OutputRecord | null> => {
+      const slabOption = slabOptionOf(options);
+      if (!slabOption || !read.label || ctx.slabUnpaid) return null;
+      const reading = readLabelText(read.label.lines);
+      const match = await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
+      const kind = match?.fields.subcategory;
+      const out: OutputRecord = {
+        ...sized,
+        _status: { code: 200, text: `OK; ${slabOption}: no ${family === COMICS ? 'comic' : 'card'} was found beside the grading label, which is the answer` },
+        ...(kind ? { Category: `${match.family.categoryPath}/${kind}` } : match ? { Category: match.family.categoryPath } : {}),
+        _objects: [slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade')],
+        'Graded Slab': [{ id: 1, name: 'yes', prob: 1 }],
+      };
+      LABELLED.add(out);
+      return out;
+    };
     // a comic said as a comic: its cover is found where it fills a portrait photo (h103: "No card" on /comics_id)
-    if (!read.found || !read.cards?.length) return { ...sized, _objects: [], _status: recordError(ctx, family === COMICS ? 'No comic was found in the image: send a photo of its cover filling the frame, upright' : 'No card was found in the image', 404) };
+    if (!read.found || !read.cards?.length) return (await labelAnswer()) ?? { ...sized, _objects: [], _status: recordError(ctx, family === COMICS ? 'No comic was found in the image: send a photo of its cover filling the frame, upright' : 'No card was found in the image', 404) };
 
     const setCode = typeof record.set_code === 'string' && record.set_code.trim() ? record.set_code : undefined;
     // comics: a record's `lang` limits the search to that language's editions, and the catalogs here are English
@@ -499,12 +517,12 @@ export class RecognitionService {
     // (a print code, a collector number over a set total, HP). A 3:4 phone photo whose card the detector
     // missed was answered as one whole-frame card with alternatives a stray number brought in; a drawn
     // card of no imported game (or of one a hint left out) was "no card" though its print code was read.
-    if (family !== COMICS && wholeReadIsNoCard(read, furniture, objects)) return { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
+    if (family !== COMICS && wholeReadIsNoCard(read, furniture, objects)) return (await labelAnswer()) ?? { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     // A comic is read whole when no card-like outline is found (covers are no trading cards); a
     // whole photo with no text read on it shows no comic to identify (a cover photographed small on
     // a table was an "OK" with nothing in it, and charged).
     if (family === COMICS && read.whole === true && objects.every((o) => !o._identification.best_match && !o._ocr.full_text.trim())) {
-      return { ...sized, _objects: [], _status: recordError(ctx, 'No comic was found in the image: no text could be read on it (send a closer photo of the cover)', 404) };
+      return (await labelAnswer()) ?? { ...sized, _objects: [], _status: recordError(ctx, 'No comic was found in the image: no text could be read on it (send a closer photo of the cover)', 404) };
     }
     const slab = read.cards[readings[0]!.index]!.kind === 'slab';
     const notes = (['magic_ai'] as const).filter((o) => options[o]);
