@@ -506,6 +506,12 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       const submitted = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _id: 's', _base64: card, Autograph }] } });
       expect([submitted.statusCode, submitted.json().detail]).toEqual([400, 'records[0].Autograph must be a boolean or a string of at most 100 characters.']);
     }
+    // a first name set small over the last name (Topps Chrome, Bowman, Prizm) is one name (h137: no card was named)
+    const stackedSvg = `<svg xmlns="http://www.w3.org/2000/svg" width="630" height="880"><rect width="630" height="880" fill="#1d4e9e"/><rect x="30" y="30" width="570" height="820" fill="#fff"/><text x="60" y="80" ${font} font-size="26" fill="#333">2022 TOPPS SERIES 1</text><rect x="50" y="100" width="530" height="620" fill="#8a9bb0"/><text x="60" y="770" ${font} font-size="26" fill="#111">MOOKIE</text><text x="60" y="822" ${font} font-size="46" font-weight="bold" fill="#111">BETTS</text><text x="500" y="822" ${font} font-size="30" fill="#111">#1</text></svg>`;
+    const stacked = (await sharp(Buffer.from(stackedSvg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const two = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: stacked }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(two._objects![0]!._ocr.full_text).toMatch(/MOOKIE\nBETTS/);
+    expect(two._objects![0]!._identification.best_match).toMatchObject({ name: 'Mookie Betts', card_number: '1', set_name: '2022 Topps Series 1' });
   }, 120_000);
 
   it('tcg_id: a drawn Yu-Gi-Oh! card identified to its printing by the print code under its artwork', async () => {

@@ -521,3 +521,37 @@ function lettersOnly(text: string): string {
     .toLowerCase()
     .replace(/[^a-z]+/g, '');
 }
+
+/** A line that is letters only (a name part: `JULIO`, `ACUNA JR.`), no digits or signs beside them. */
+const NAME_PART = /^[\p{L}][\p{L}\s'’.-]*$/u;
+
+/**
+ * A player's name set on two lines (a small first name over a large last name, as Topps Chrome,
+ * Bowman and Prizm print it), or read as two fragments of one line (`RONALD` · `ACUNA JR.`): each
+ * such pair of name lines, upper or left first, is a name too, ahead of its parts (h137: `JULIO` over
+ * `RODRIGUEZ` named no card though the set line and number were read). Three pairs at most.
+ */
+export function joinedNames(names: readonly NameCandidate[], lines: readonly CardTextLine[]): NameCandidate[] {
+  const named = new Map(names.map((n) => [n.text, n]));
+  const parts = lines.filter((l) => NAME_PART.test(l.text.trim()) && named.has(l.text.trim()));
+  const joined: NameCandidate[] = [];
+  for (const a of parts) {
+    for (const b of parts) {
+      if (a === b || joined.length >= 3) continue;
+      const ha = a.box.y1 - a.box.y0;
+      const hb = b.box.y1 - b.box.y0;
+      const overlap = Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0);
+      const stacked = b.box.y0 > a.box.y0 + 0.3 * ha && b.box.y0 - a.box.y1 <= 0.6 * Math.max(ha, hb) && overlap > 0;
+      const midA = (a.box.y0 + a.box.y1) / 2;
+      const midB = (b.box.y0 + b.box.y1) / 2;
+      const gap = b.box.x0 - a.box.x1;
+      const sameRow = Math.abs(midA - midB) < 0.5 * Math.min(ha, hb) && gap > -0.01 && gap < 0.08;
+      if (!stacked && !sameRow) continue;
+      const na = named.get(a.text.trim())!;
+      const nb = named.get(b.text.trim())!;
+      const text = `${na.text} ${nb.text}`;
+      joined.push({ text, norm: normalizeName(text), prob: Math.min(na.prob, nb.prob), score: na.score + nb.score });
+    }
+  }
+  return joined;
+}

@@ -7,7 +7,7 @@ import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-task
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
-import { coverDateYear, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
+import { coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
@@ -81,6 +81,11 @@ export const SPORT: Family = {
   // the player's name must agree: a set line and a number name some card of every checklist
   rule: { nameLevel: false, nameMustAgree: true, rarityRows: false },
   match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
+  // a first name over a last name, or a name read in two fragments, is one name (h137)
+  clues: (clues, lines) => {
+    const joined = joinedNames(clues.names, lines);
+    return joined.length ? { ...clues, names: [...joined, ...clues.names].slice(0, 8) } : clues;
+  },
   noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
 };
 
