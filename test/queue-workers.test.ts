@@ -24,6 +24,8 @@ const root = path.resolve(import.meta.dirname, '..');
 interface Worker {
   child: ChildProcess;
   done: string[];
+  /** Every message logged, with the job id it names. */
+  said: { msg: string; id?: string }[];
   exited: Promise<number | null>;
   /** Lines not in the server's (pino's) form. */
   badLines?: number;
@@ -35,7 +37,7 @@ function startWorker(env: NodeJS.ProcessEnv): Worker {
     env: { ...process.env, LOUPE_VISION_WARM: 'none', LOUPE_VISION_THREADS: '1', LOUPE_QUEUE_POLL_MS: '100', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const w: Worker = { child, done: [], exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+  const w: Worker = { child, done: [], said: [], exited: new Promise((r) => child.on('exit', (code) => r(code))) };
   let buffered = '';
   child.stdout!.on('data', (d: Buffer) => {
     buffered += d.toString();
@@ -46,6 +48,7 @@ function startWorker(env: NodeJS.ProcessEnv): Worker {
       // the server's format (pino's): one log pipeline reads both
       if (typeof entry.level !== 'number' || typeof entry.time !== 'number' || typeof entry.hostname !== 'string') w.badLines = (w.badLines ?? 0) + 1;
       if (entry.msg === 'job done') w.done.push(entry.id!);
+      w.said.push({ msg: entry.msg, ...(entry.id ? { id: entry.id } : {}) });
     }
   });
   return w;
@@ -122,6 +125,20 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(b.done).toEqual([submitted.id]);
     expect(b.badLines ?? 0).toBe(0);
   }, 180_000);
+
+  it('a job whose request is deleted while it runs stops, and its log says the request was deleted, not that another worker runs it (h142)', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const photo = await sharp({ create: { width: 480, height: 320, channels: 3, background: '#7a9' } }).jpeg().toBuffer();
+    const submitted = await t.services.requests.submit(t.caller, { type: 'upscaler', endpoint: 'upscale_4x', records: [{ _id: 'p', _base64: photo.toString('base64') }] });
+    const w = startWorker({ ...t.env, LOUPE_QUEUE_LEASE_MS: '1500' });
+    workers.push(w);
+    await until('the worker to take the job', async () => (await t.services.requests.status(t.caller.accountId, submitted.id)).status === 'PROCESSING', 30_000);
+    expect((await new RequestStore(t.services.store).deleteOne(submitted.id)).deleted).toBe(1);
+    const said = await until('the worker to stop it', async () => w.said.find((l) => l.id === submitted.id && l.msg.startsWith('job stopped')), 60_000);
+    expect(said.msg).toBe('job stopped: its request was deleted');
+    expect(w.done).toEqual([]);
+  }, 120_000);
 
   it('a worker whose lease ran out cannot write its result over the new holder\'s', async () => {
     const t = await setup(backend);

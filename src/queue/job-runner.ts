@@ -155,6 +155,8 @@ export class JobRunner extends EventEmitter {
         // stopped between records (job handlers check the signal): said as the finished-too-late case below says it
         if (signal.aborted) {
           if (!this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
+          // an erased request (`loupe request delete`, `account delete`) runs nowhere: said so, not that another worker has it (h142)
+          else if (!(await requests.status(row.id).catch(() => ({})))) this.log('info', 'job stopped: its request was deleted', { id: row.id });
           else this.log('warn', 'job stopped: its lease was lost; another worker runs it', { id: row.id });
           return;
         }

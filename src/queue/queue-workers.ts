@@ -88,7 +88,7 @@ export class QueueWorkers {
       try {
         // a newer release's rows and files are its own to sweep, by its rules
         if (await this.sweepGate.reason()) return 0;
-        const { deleted, media, refunded } = await this.deps.requests.sweep(now);
+        const { deleted, media, refunded } = await this.deps.requests.sweep(now, undefined, this.options.queue.retentionMs);
         await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media);
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length, ...(refunded ? { refunded } : {}) });

@@ -171,6 +171,22 @@ describe.each(backends)('requests that end: finished, swept (%s)', (backend) => 
     expect((await stores.accounts.getAccount(accountId))!.credits).toBe(8);
   });
 
+  it('a retention shortened since holds for requests submitted before it (h142: kept for the old 7 days)', async () => {
+    const { request } = await account(0);
+    const week = 7 * 86_400_000;
+    const old = { ...request('old-policy'), expiresAt: Date.now() + week };
+    await stores.requests.insert(old);
+    await finish(old.id);
+    // under the same retention nothing moves; a day's retention ends a request submitted an hour and a day ago
+    expect((await stores.requests.sweep(Date.now(), 500, week)).deleted).toBe(0);
+    expect((await stores.requests.get(old.id))!.expiresAt).toBeGreaterThan(Date.now() + week - 60_000);
+    expect((await stores.requests.sweep(Date.now(), 500, 86_400_000)).deleted).toBe(0);
+    const shortened = (await stores.requests.get(old.id))!.expiresAt;
+    expect(Math.abs(shortened - (Date.now() + 86_400_000))).toBeLessThan(60_000);
+    expect((await stores.requests.sweep(Date.now() + 86_400_000 + 60_000, 500, 86_400_000)).deleted).toBe(1);
+    expect(await stores.requests.get(old.id)).toBeUndefined();
+  });
+
   it('keeps none of its uploaded images once completed; the sweep removes those a stopped process left, and no queued request\'s', async () => {
     const { request } = await account(0);
     const done = request('inputs', 0, new Map([[0, Buffer.alloc(1000, 1)], [1, Buffer.alloc(2000, 2)]]));

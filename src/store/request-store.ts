@@ -418,11 +418,19 @@ export class RequestStore {
   }
 
   /**
-   * Deletes requests past their retention; returns the media keys they held, and the credits given
+   * Deletes requests past their retention (`retentionMs`, where given, shortening what an earlier, longer one set);
+   * returns the media keys they held, and the credits given
    * back for those that never finished (queued or running when their time ran out: no worker for
    * their type, or one stopped for days), which were deleted still charged.
    */
-  async sweep(now = Date.now(), batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
+  async sweep(now = Date.now(), batch = 500, retentionMs?: number): Promise<{ deleted: number; media: string[]; refunded: number }> {
+    // a retention shortened since (LOUPE_RETENTION_DAYS) holds for requests submitted before it too: an expiry later
+    // than any request submitted now could have was set under a longer one, and is brought to submission + retention
+    // (h142: requests kept, and served, for the old 7 days after a policy asked for 1)
+    if (retentionMs !== undefined) {
+      const createdMs = this.store.dialect === 'postgres' ? sql`(extract(epoch from created_at) * 1000)::bigint` : sql`CAST(ROUND((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER)`;
+      await sql`UPDATE async_requests SET expires_at = ${createdMs} + ${retentionMs} WHERE expires_at > ${now + retentionMs}`.execute(this.db);
+    }
     // a finished request's images a process stopped before deleting (they go after its completion
     // commits): looked for from the inputs, which only requests not yet done hold, not from every request kept
     await this.db
