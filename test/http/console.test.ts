@@ -704,6 +704,30 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it('keeps the phone sheet usable by keyboard: it scrolls on a short screen too, and Tab goes round inside it (h138)', async () => {
+    // 200 % zoom on a 1280 × 860 laptop: narrow and short, where the sheet's fields ran off the screen
+    await page.setViewportSize({ width: 640, height: 430 });
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e2"]').click();
+    await page.getByRole('form', { name: 'Correct this card' }).waitFor();
+    const sheet = page.locator('#card-editor');
+    expect(await sheet.evaluate((el) => [getComputedStyle(el).overflowY, el.scrollHeight > el.clientHeight, el.getBoundingClientRect().bottom <= innerHeight + 1])).toEqual(['auto', true, true]);
+    // the note, far down the sheet, reached by the keyboard is on the screen
+    await page.getByLabel('note', { exact: true }).focus();
+    const note = (await page.getByLabel('note', { exact: true }).boundingBox())!;
+    expect(note.y).toBeGreaterThanOrEqual(0);
+    expect(note.y + note.height).toBeLessThanOrEqual(430);
+    // Shift+Tab from the sheet's first field stays in the sheet (it went to the filter box the sheet covers)
+    await page.setViewportSize({ width: 390, height: 844 });
+    await sheet.locator('input, button, select, textarea, a[href]').first().focus();
+    await page.keyboard.press('Shift+Tab');
+    expect(await page.evaluate(() => !!document.activeElement?.closest('#card-editor'))).toBe(true);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => !!document.activeElement?.closest('#card-editor'))).toBe(true);
+    await page.getByRole('button', { name: 'Hide the card' }).click();
+    await page.setViewportSize({ width: 1280, height: 860 });
+  });
+
   // last: it signs out
   it("forgets the account's page on sign-out: the next person is not shown the last one's session id (h106)", async () => {
     await page.goto(`${base}/console#/sessions/${sessionId}`);

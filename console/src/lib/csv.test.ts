@@ -15,7 +15,11 @@ describe('session CSV', () => {
   it('defuses text a spreadsheet would run as a formula', () => {
     expect(csvField('=HYPERLINK("x")')).toBe('"\'=HYPERLINK(""x"")"');
     expect(csvField('+1')).toBe("'+1");
-    expect(csvField('-1')).toBe("'-1");
+    expect(csvField('-1+1')).toBe("'-1+1");
+    expect(csvField('-2+3+cmd|\' /C calc\'!A0')).toMatch(/^'-2/);
+    // a plain negative number runs nothing: a comic's issue #-1 stays -1 (h136)
+    expect(csvField('-1')).toBe('-1');
+    expect(csvField('-0.5')).toBe('-0.5');
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
   });
 

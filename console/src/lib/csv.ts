@@ -37,13 +37,15 @@ export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions()
 /**
  * One CSV field (RFC 4180). Text that a spreadsheet would run as a formula (a card note starting
  * with `=`, `+`, `-`, `@`, tab or carriage return) is prefixed with `'`: an export of data that
- * came from a stream's viewers must not execute in the shop owner's spreadsheet. Numbers stay numbers.
+ * came from a stream's viewers must not execute in the shop owner's spreadsheet. Numbers stay numbers,
+ * and so does text that is one (`-1`).
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
   let text = typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  // a plain negative number (a comic's issue #-1, h136) runs nothing: kept as written
+  if (/^[=+\-@\t\r]/.test(text) && !/^-[0-9]+(?:\.[0-9]+)?$/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

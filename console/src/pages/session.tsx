@@ -132,7 +132,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
-    <aside ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => e.key === 'Escape' && onClose()}>
+    <aside ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
       <div class="drawer-head">
         <h2 id="editor-title">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">
@@ -454,4 +454,24 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       </div>
     </section>
   );
+}
+
+/**
+ * On a phone the card editor is a sheet over the grid: Tab and Shift+Tab go round inside it, as in a
+ * dialog, instead of onto controls the sheet covers (h138: Shift+Tab from its first field focused the
+ * grid's filter box, hidden under it). On a wider screen it is a panel beside the grid, and Tab leaves it.
+ */
+function keepTabInSheet(e: KeyboardEvent, sheet: HTMLElement): void {
+  if (!window.matchMedia('(max-width: 760px)').matches) return;
+  const focusable = [...sheet.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])')].filter((el) => el.offsetParent !== null);
+  const firstEl = focusable[0];
+  const lastEl = focusable[focusable.length - 1];
+  if (!firstEl || !lastEl) return;
+  if (e.shiftKey && (document.activeElement === firstEl || !sheet.contains(document.activeElement))) {
+    e.preventDefault();
+    lastEl.focus();
+  } else if (!e.shiftKey && document.activeElement === lastEl) {
+    e.preventDefault();
+    firstEl.focus();
+  }
 }
