@@ -188,6 +188,23 @@ function categoryFilter(top: unknown, category: unknown): Record<string, unknown
   return Object.keys(f).length ? f : undefined;
 }
 
+/**
+ * What a client's filter says of the categories: whether it names `Top Category` or `Category`
+ * anywhere (then it, not the default filter of rule 5, filters by them: the two ANDed answered
+ * nothing where they differed, h141), and the plain values it asks at its top level or in a top-level
+ * `$and`, which choose the item of a query photo as categories written on the query record do.
+ */
+function filterCategories(filter: Record<string, unknown> | undefined): { named: boolean; top?: string; category?: string } {
+  if (!filter) return { named: false };
+  const isCategoryKey = (k: string) => k === 'Top Category' || k === 'Category' || k.startsWith('Top Category.') || k.startsWith('Category.');
+  const names = (v: unknown): boolean => (Array.isArray(v) ? v.some(names) : v !== null && typeof v === 'object' ? Object.entries(v).some(([k, x]) => isCategoryKey(k) || names(x)) : false);
+  const plain = (v: unknown) => (typeof v === 'string' ? v : v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $eq?: unknown }).$eq === 'string' ? (v as { $eq: string }).$eq : undefined);
+  const levels = [filter, ...(Array.isArray(filter.$and) ? (filter.$and as unknown[]).filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x)) : [])];
+  const top = levels.map((l) => plain(l['Top Category'])).find((x) => x !== undefined);
+  const category = levels.map((l) => plain(l.Category)).find((x) => x !== undefined);
+  return { named: names(filter), ...(top !== undefined ? { top } : {}), ...(category !== undefined ? { category } : {}) };
+}
+
 /** An item's measured colours as `_tags.Color` entries and as the names `_tags_simple` lists (those over 10 %). */
 function colorTagsOf(colors: readonly { name: string; percentage: number }[]): { Color: { name: string; prob: number }[]; names: string[] } {
   return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
@@ -961,7 +978,7 @@ export class VisualSearchService {
   }
 
   /** The query vector: a stored record's (`_id` alone) or a new image's. */
-  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
+  private async queryVector(ctx: SearchContext, c: CollectionRecord, query: InputRecord, asked?: Record<string, unknown>): Promise<QueryVector> {
     const hasImage = query._url !== undefined || query._base64 !== undefined || query._file !== undefined;
     const items = c.type === 'fashion' || c.type === 'homedecor';
     if (!hasImage) {
@@ -972,13 +989,14 @@ export class VisualSearchService {
       // categories written on the query filter, as on an image query (rule 5: "those of the query object"); else the record's
       if (items) checkCategories('query_record', query);
       const named = typeof query['Top Category'] === 'string' || typeof query.Category === 'string';
-      const itemFilter = items ? (named ? categoryFilter(query['Top Category'], query.Category) : categoryFilter(found.record.data['Top Category'], found.record.data.Category)) : undefined;
+      // a client's filter naming the categories filters by them alone
+      const itemFilter = items && !filterCategories(asked).named ? (named ? categoryFilter(query['Top Category'], query.Category) : categoryFilter(found.record.data['Top Category'], found.record.data.Category)) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
       const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
       // the query as sent, as an image query's is (its _id as stored)
       return { vector: found.vector, self: found.record.key, ...(found.hash ? { hash: found.hash } : {}), echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }
-    if (items) return this.queryItem(c, query);
+    if (items) return this.queryItem(c, query, asked);
     const [o] = await this.vision.each('embed', [query]);
     if ('error' in o!) throw queryFailed(o.error);
     if (c.model !== null && o!.ok.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, o!.ok.model));
@@ -993,7 +1011,7 @@ export class VisualSearchService {
    * categories become the default filter: the client's when it sent them, the detector's only
    * where some record of the collection has them (records keep their shop's own words).
    */
-  private async queryItem(c: CollectionRecord, query: InputRecord): Promise<QueryVector> {
+  private async queryItem(c: CollectionRecord, query: InputRecord, asked?: Record<string, unknown>): Promise<QueryVector> {
     const domain = c.type as ItemDomain;
     if (query._objects !== undefined && query._objects !== null && !isObjectList(query._objects)) {
       throw new ServiceError(400, 'invalid_request', 'query_record._objects must be a list of objects, e.g. [{"bound_box": [xmin, ymin, xmax, ymax]}].');
@@ -1006,6 +1024,11 @@ export class VisualSearchService {
     // records first), or a shop with its own taxonomy would get nothing back.
     checkCategories('query_record', query);
     checkCategories('query_record._objects[0]', given);
+    // an object naming neither a box nor categories chooses nothing; searched as if absent, it answered for another
+    // item than the one meant (h141: `{"id": "0"}`, the detected item's id alone, searched the whole photo)
+    if (given && given.bound_box === undefined && typeof given['Top Category'] !== 'string' && typeof given.Category !== 'string') {
+      throw new ServiceError(400, 'invalid_request', 'query_record._objects[0] names no item: send it as a response gave it (with its bound_box), a bound_box of your own, or its Top Category / Category.');
+    }
     // the typed fields are held to the types an insert's must have, not ignored when malformed
     for (const flag of ['extract_colors', 'extract_tags']) {
       const v = query[flag];
@@ -1017,8 +1040,11 @@ export class VisualSearchService {
     const copied = given !== undefined && given.category_source === 'detector' && text(query['Top Category']) === undefined && text(query.Category) === undefined;
     // categories on the query record itself filter, over those of an object (which may be a copy from a response)
     const recordNamed = text(query['Top Category']) !== undefined || text(query.Category) !== undefined;
-    const top = recordNamed ? text(query['Top Category']) : text(given?.['Top Category']);
-    const category = recordNamed ? text(query.Category) : text(given?.Category);
+    const fromFilter = filterCategories(asked);
+    const objectNamed = text(given?.['Top Category']) !== undefined || text(given?.Category) !== undefined;
+    // the item is chosen by the record's categories, else the object's, else the plain ones the client's filter asks
+    const top = recordNamed ? text(query['Top Category']) : objectNamed ? text(given?.['Top Category']) : fromFilter.top;
+    const category = recordNamed ? text(query.Category) : objectNamed ? text(given?.Category) : fromFilter.category;
     const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
     if ('error' in o!) throw queryFailed(o.error);
     const r = o!.ok;
@@ -1066,7 +1092,8 @@ export class VisualSearchService {
     let v: { top: unknown; category: unknown } | undefined;
     // the kind of item searched: the detector's, or the copied object's own name
     const kind = copied && typeof given.name === 'string' ? given.name : box ? undefined : r.chosen.name;
-    if (!copied && (typeof top === 'string' || typeof category === 'string')) itemFilter = categoryFilter(top, category);
+    if (fromFilter.named) itemFilter = undefined;
+    else if (!copied && (typeof top === 'string' || typeof category === 'string')) itemFilter = categoryFilter(top, category);
     // The whole image (no item found) is no kind of item: neither a vote nor a filter.
     else if ((v = !r.whole && kind !== undefined && kind !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), kind) : undefined)) itemFilter = categoryFilter(v.top, v.category);
     else {
@@ -1086,6 +1113,8 @@ export class VisualSearchService {
         Object.assign(searched, itemFilter, { category_source: source, category_filter: true });
       } else {
         searched.category_filter = false;
+        // the client's filter names the categories: it filters by them, in place of this item's (rule 5's default)
+        if (fromFilter.named) searched.category_source = 'filter';
       }
     }
     // The query's own _dominant_colors when it sent them, else its item's.
@@ -1159,7 +1188,7 @@ export class VisualSearchService {
     let first: ServiceError | undefined;
     for (const [i, q] of queries.entries()) {
       try {
-        resolved.push(await this.queryVector(ctx, c, q));
+        resolved.push(await this.queryVector(ctx, c, q, checked));
         used.push(q);
       } catch (e) {
         // one query that cannot be used (an unknown _id 404, an image that does not load 400, one
@@ -1234,7 +1263,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     const sent = tagsOf(c, query);
     const asked = checkedFilter(opts.filter);
-    const q = await this.queryVector(ctx, c, query);
+    const q = await this.queryVector(ctx, c, query, asked);
     await this.products.require(c);
     const { vector, echo, itemFilter, colors, self } = q;
     const filter = withItemFilter(asked, itemFilter);
@@ -1379,7 +1408,7 @@ export class VisualSearchService {
   async visualKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
     const asked = checkedFilter(opts.filter);
-    const { vector, echo, itemFilter, self } = await this.queryVector(ctx, c, query);
+    const { vector, echo, itemFilter, self } = await this.queryVector(ctx, c, query, asked);
     await this.products.require(c);
     const filter = withItemFilter(asked, itemFilter);
     const want = opts.k + opts.from;

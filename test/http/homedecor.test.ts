@@ -84,6 +84,16 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(drawn.body.answer_count).toBe(3);
     const two = await call(`${base}/visualKNN`, { records: [{ _id: 'room' }, { _id: 'cups' }] }, shop);
     expect(two.http).toBe(400);
+    // a filter naming the categories chooses the item and filters alone: ANDed with the default filter it answered
+    // nothing wherever the two differed (h141)
+    const filtered = await call(`${base}/visualKNN`, { query_record: { _base64: canteen }, filter: { Category: 'Tazas' }, k: 5 }, shop);
+    expect(filtered.body.answer_records.map((r) => r._id)).toEqual(['cups']);
+    expect(filtered.body.query_records![0]!._objects![0]).toMatchObject({ name: 'cup', category_filter: false, category_source: 'filter' });
+    const byRecord = await call(`${base}/visualKNN`, { query_record: { _id: 'room' }, filter: { $or: [{ 'Top Category': 'Decor' }, { Category: 'Tazas' }] }, k: 5 }, shop);
+    expect(byRecord.body.answer_records.map((r) => r._id).sort()).toEqual(['clock', 'cups']);
+    // an object naming no item (a detected item's id alone) is refused, not searched as the whole photo
+    const idOnly = await call(`${base}/visualKNN`, { query_record: { _base64: canteen, _objects: [{ id: '0' }] }, k: 5 }, shop);
+    expect([idOnly.http, (idOnly.body as unknown as { detail: string }).detail]).toEqual([400, 'query_record._objects[0] names no item: send it as a response gave it (with its bound_box), a bound_box of your own, or its Top Category / Category.']);
   });
 
   it('a query photo has the items its insert found: the framed view too, whatever text search records (h141)', async () => {
