@@ -5,13 +5,13 @@ import { databaseUnavailable, registerClosingAnswer, registerErrorHandling, stor
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
-    for (const err of [{ code: '57P01', message: 'terminating connection due to administrator command' }, { code: '08006' }, { code: 'ECONNREFUSED', syscall: 'connect', message: 'connect ECONNREFUSED 127.0.0.1:5432' }, { message: 'Connection terminated unexpectedly' }, { message: 'timeout exceeded when trying to connect' }, { code: 'SQLITE_BUSY', message: 'database is locked' }, { code: 'SQLITE_BUSY_SNAPSHOT' }]) {
+    for (const err of [{ code: '57P01', message: 'terminating connection due to administrator command' }, { code: '08006' }, { code: 'ECONNREFUSED', syscall: 'connect', message: 'connect ECONNREFUSED 127.0.0.1:5432' }, { message: 'Connection terminated unexpectedly' }, { message: 'timeout exceeded when trying to connect' }, { code: 'SQLITE_BUSY', message: 'database is locked' }, { code: 'SQLITE_BUSY_SNAPSHOT' }, { code: '53300', message: 'sorry, too many clients already' }, { code: '53100', message: 'could not extend file: No space left on device' }, { code: '55000', message: 'database "loupe" is not currently accepting connections' }]) {
       expect(databaseUnavailable(err), JSON.stringify(err)).toBe(true);
     }
   });
 
   it('leaves every other error alone (a data exception, a bug, a unique violation)', () => {
-    for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
+    for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: '55000', message: 'cannot refresh materialized view concurrently' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
   });
 });
 
