@@ -86,3 +86,14 @@ export class HandlerRegistry {
     return [...this.handlers.keys()].sort();
   }
 }
+
+/**
+ * A result image the server could not store (a full disk, an unwritable media folder): the server's
+ * trouble for now, not the record's. Handlers let it through, so the job goes back to the queue and
+ * the log says why, rather than finishing with a 500 that blames the image (h139).
+ */
+export class MediaWriteError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`a result image could not be stored: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}

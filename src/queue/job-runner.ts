@@ -6,7 +6,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
-import type { HandlerRegistry, JobContext, JobOutcome } from './job-handler.ts';
+import { MediaWriteError, type HandlerRegistry, type JobContext, type JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
 import { withDownloadOwner } from '../util/download-scope.ts';
@@ -223,8 +223,12 @@ export class JobRunner extends EventEmitter {
       putMedia: async (bytes, ext) => {
         // named before it is written: an attempt killed before its request completes leaves it to the sweep
         const key = this.deps.media.newKey(ext);
-        await this.deps.requests.intendMedia([key]);
-        await this.deps.media.write(key, bytes);
+        try {
+          await this.deps.requests.intendMedia([key]);
+          await this.deps.media.write(key, bytes);
+        } catch (err) {
+          throw new MediaWriteError(err);
+        }
         media.push(key);
         return storedMediaUrl(baseUrl, key);
       },

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MediaStore } from '../../src/media/media-store.ts';
 import { makeCard, makeScene, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
@@ -186,6 +187,20 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(meta.format).toBe('webp');
     expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
   }, 60_000);
+
+  it('a result image the disk would not take sends the job back to the queue, not a 500 blaming the image (h139)', async () => {
+    const scene = await makeScene(standardCard(), 25, { rotationDeg: 5 });
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const write = vi.spyOn(MediaStore.prototype, 'write').mockRejectedValueOnce(full);
+    try {
+      const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
+      expect(rec!._status).toMatchObject({ code: 200 });
+      expect(rec!._img_url).toEqual(expect.any(String));
+      expect(write.mock.calls.length).toBeGreaterThanOrEqual(2);
+    } finally {
+      write.mockRestore();
+    }
+  }, 90_000);
 
   it('grade: sub-grades measured on the card, final and condition, front and back weighed, pictures', async () => {
     const clean = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140] }, 51, { rotationDeg: 4, noise: 3 })).image);

@@ -1,4 +1,4 @@
-import type { JobContext, JobHandler, JobOutcome, RequestOptions } from '../../queue/job-handler.ts';
+import { MediaWriteError, type JobContext, type JobHandler, type JobOutcome, type RequestOptions } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
@@ -142,7 +142,8 @@ export class CardGraderJob implements JobHandler {
         const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at (only the first object is): send one card a photo, or each as its crop` : '';
         records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${more}`) });
       } catch (err) {
-        if (ctx.signal.aborted) throw err;
+        // stopping, or a result the disk would not take: the job goes back to the queue (h139)
+        if (ctx.signal.aborted || err instanceof MediaWriteError) throw err;
         const { code, text } = failure(err);
         records.push({ ...base, _status: status(code, text) });
       }

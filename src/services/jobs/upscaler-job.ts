@@ -1,4 +1,4 @@
-import type { JobContext, JobHandler, JobOutcome } from '../../queue/job-handler.ts';
+import { MediaWriteError, type JobContext, type JobHandler, type JobOutcome } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { failure, type VisionService } from '../vision-service.ts';
@@ -38,7 +38,8 @@ export class UpscalerJob implements JobHandler {
         const url = await ctx.putMedia(Buffer.from(r.image), r.format);
         records.push({ ...base, _width: r.width, _height: r.height, _upscaled_width: r.upscaledWidth, _upscaled_height: r.upscaledHeight, _upscaled_image_url: url, _model: r.model, _status: { code: 200, text: 'OK', request_id: ctx.requestId } });
       } catch (err) {
-        if (ctx.signal.aborted) throw err;
+        // stopping, or a result the disk would not take: the job goes back to the queue (h139)
+        if (ctx.signal.aborted || err instanceof MediaWriteError) throw err;
         // Loaded fine but past what the upscaler takes: not a loading error.
         const { code, text } = err instanceof ImageLoadError && err.code === 'too_large_to_process' ? { code: 413, text: `Error Processing Image: ${err.reason}` } : failure(err);
         records.push({ ...base, _status: { code, text, request_id: ctx.requestId } });
