@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeName, numberKey, readCardText, readName, type CardTextLine } from './card-text.ts';
+import { comicNames, comicNumbers, joinedNames, normalizeName, numberKey, readCardText, readName, type CardTextLine } from './card-text.ts';
 
 /** Lines as [text, top, left, height] on the upright card, the way the OCR returned them for real photos. */
 const lines = (rows: [string, number, number, number][]): CardTextLine[] => rows.map(([text, y, x, h]) => ({ text, prob: 0.9, box: { x0: x, y0: y, x1: x + 0.3, y1: y + h } }));
@@ -296,6 +296,49 @@ describe('readCardText', () => {
 
   it('does not take a number in the rules text for a year', () => {
     expect(readCardText(lines([['Flip 2 coins. 2020 damage', 0.6, 0.1, 0.02]])).year).toBeNull();
+  });
+});
+
+describe('sport and comic readings (h136, h137)', () => {
+  it('joins a first name over a last name, and a name read in two fragments, ahead of the parts', () => {
+    const card = lines([
+      ['2022 TOPPS UPDATE', 0.04, 0.1, 0.03],
+      ['JULIO', 0.86, 0.08, 0.03],
+      ['RODRIGUEZ', 0.9, 0.08, 0.05],
+      ['#44', 0.9, 0.8, 0.04],
+    ]);
+    const clues = readCardText(card);
+    expect(joinedNames(clues.names, card).map((n) => n.norm)).toEqual(['juliorodriguez']);
+    // side by side on one row
+    const row: CardTextLine[] = [
+      { text: 'RONALD', prob: 0.9, box: { x0: 0.08, y0: 0.9, x1: 0.3, y1: 0.94 } },
+      { text: 'ACUNA JR.', prob: 0.9, box: { x0: 0.33, y0: 0.9, x1: 0.6, y1: 0.94 } },
+    ];
+    expect(joinedNames(readCardText(row).names, row).map((n) => n.text)).toEqual(['RONALD ACUNA JR.']);
+    // lines far apart, or a line with digits, are no name together
+    const apart = lines([
+      ['MOOKIE', 0.05, 0.08, 0.03],
+      ['BETTS', 0.9, 0.08, 0.05],
+    ]);
+    expect(joinedNames(readCardText(apart).names, apart)).toEqual([]);
+  });
+
+  it("reads a comic's issue as printed, and its series with and without The, not the publisher's logo", () => {
+    const cover = (text: string) => readCardText(lines([[text, 0.05, 0.1, 0.06]]));
+    const issues = (text: string) => comicNumbers(cover(text).numbers.filter((n) => n.form === 'hash'), cover(text).issueNumbers).map((n) => n.key);
+    expect(issues('AMAZING SPIDER-MAN #654.1')).toEqual(['654.1']);
+    expect(issues('CABLE #-1')).toEqual(['-1']);
+    expect(issues('WIZARD X-MEN #1/2')).toEqual(['1/2']);
+    expect(issues('SPAWN #12A')).toEqual(['12A']);
+    expect(issues('BATMAN #423')).toEqual(['423']);
+    expect(issues('No. 27')).toEqual(['27']);
+    const names = comicNames(readCardText(lines([['THE AMAZING SPIDER-MAN', 0.05, 0.1, 0.08], ['MARVEL', 0.02, 0.02, 0.04]])).names);
+    expect(names.map((n) => n.norm)).toEqual(['theamazingspiderman', 'amazingspiderman']);
+    expect(comicNames(readCardText(lines([['SANDMAN', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['SANDMAN', 'The SANDMAN']);
+    // the recogniser's spaces dropped: THEAVENGERS is AVENGERS too (h136's THE AVENGERS #1, 1963)
+    expect(comicNames(readCardText(lines([['THEAVENGERS', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['THEAVENGERS', 'AVENGERS']);
+    // a logo alone is still read where nothing else was
+    expect(comicNames(readCardText(lines([['MARVEL', 0.05, 0.1, 0.08]])).names).map((n) => n.norm)).toEqual(['marvel', 'themarvel']);
   });
 });
 

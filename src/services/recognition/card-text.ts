@@ -92,6 +92,8 @@ export interface CardTextClues {
   /** The illustrator credit after `Illus.` in the bottom band, folded ({@link normalizeName}); null when not read. */
   artist: string | null;
   names: NameCandidate[];
+  /** Comic issue numbers with more than digits (`#654.1`, `#-1`, `#1/2`, `#12A`), which only comics read (`comicNumbers`). */
+  issueNumbers?: CollectorNumber[];
   /** An ISO 639-1 code voted by the card's furniture words, or null. */
   language: string | null;
   /** The game the card's printed furniture names (`pokemon`, `mtg`, `yugioh`: a catalog kind), or an HP read says (`pokemon`), or null. */
@@ -270,6 +272,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   let artist: string | null = null;
   const kinds = new Set<'pokemon' | 'trainer' | 'energy'>();
   const names: NameCandidate[] = [];
+  const issueNumbers: CollectorNumber[] = [];
   const votes = new Map<string, number>();
   const seen = new Map<string, number>();
   const addNumber = (n: CollectorNumber) => {
@@ -377,6 +380,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     if (resist) resistances.add(Number(resist[1]) as 20 | 30);
     // sport checklists number their cards `#50` / `No. 50` (front or back)
     for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
+    // a comic's issue as printed: a point issue (`#654.1`), `#-1`, `#1/2`, a variant letter (`#12A`); comics take these
+    // in place of the digits alone (COMICS' clues)
+    for (const m of text.matchAll(ISSUE_NUMBER)) issueNumbers.push({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
     if (line.box.y0 > 0.88) {
       const lone = /^(?:[A-Z]\s)?(\d{3,4})(?:\s?[CURMSLT★])?$/.exec(text);
       if (lone) addNumber({ number: lone[1]!, total: null, key: numberKey(lone[1]!), raw: text, prob: line.prob, form: 'lone' });
@@ -508,6 +514,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     kind: kinds.size === 1 ? [...kinds][0]! : null,
     artist,
     names: names.slice(0, 8),
+    issueNumbers,
     language,
     game,
     fullText: lines.map((l) => l.text).join('\n'),
@@ -520,6 +527,43 @@ function lettersOnly(text: string): string {
     .replace(/\p{M}+/gu, '')
     .toLowerCase()
     .replace(/[^a-z]+/g, '');
+}
+
+/** An issue number with more than digits after `#` or `No.`: a point part, a minus, a half or one capital. */
+const ISSUE_NUMBER = /(?:#|\bNo\.?\s?)\s?(-\d{1,4}|\d{1,4}(?:\.\d{1,2}|\/2|[A-Z])(?![A-Za-z0-9]))/g;
+
+/** Publishers' names, whose logo on a cover is no series' name (h136: `MARVEL` matched the series Marvel (2020)). */
+const PUBLISHER_NAMES = new Set(['marvel', 'marvelcomics', 'dc', 'dccomics', 'image', 'imagecomics', 'darkhorse', 'darkhorsecomics', 'idw', 'idwpublishing', 'boom', 'boomstudios', 'dynamite', 'valiant', 'archie', 'archiecomics']);
+
+/**
+ * A comic's name lines as a cover prints them against its catalog's: without a leading "The" and
+ * with one (Marvel's files spell a series both ways; a shop's `The Sandman` against a cover's
+ * `SANDMAN`), for the two likeliest lines, each variant right after its line; a publisher's logo alone is no name where another
+ * line was read (h136).
+ */
+export function comicNames(names: readonly NameCandidate[]): NameCandidate[] {
+  const kept = names.some((n) => !PUBLISHER_NAMES.has(n.norm)) ? names.filter((n) => !PUBLISHER_NAMES.has(n.norm)) : [...names];
+  const out: NameCandidate[] = [];
+  // the two likeliest lines only: a cover's series is its largest text, and each variant takes a place among the
+  // name lines searched and compared
+  for (const [i, n] of kept.entries()) {
+    out.push(n);
+    if (i >= 2) continue;
+    // the recogniser drops spaces (`THEAVENGERS`): "The" glued to the name is stripped too
+    const bare = /^the\s*(\p{L}.{2,})$/iu.exec(n.text.trim())?.[1];
+    const text = bare ?? `The ${n.text.trim()}`;
+    out.push({ ...n, text, norm: normalizeName(text) });
+  }
+  return out.slice(0, 8);
+}
+
+/**
+ * A comic's numbers: its issue numbers as printed in place of their digits alone (`#654.1`, not
+ * `654`), then the others (h136: point issues and `#-1` were lost).
+ */
+export function comicNumbers(numbers: readonly CollectorNumber[], issues: readonly CollectorNumber[] = []): CollectorNumber[] {
+  const cut = (n: CollectorNumber) => issues.some((i) => i.raw.startsWith(n.raw) && i.raw !== n.raw);
+  return [...issues, ...numbers.filter((n) => !cut(n) && !issues.some((i) => i.key === n.key))];
 }
 
 /** A line that is letters only (a name part: `JULIO`, `ACUNA JR.`), no digits or signs beside them. */

@@ -7,7 +7,7 @@ import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-task
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
-import { coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
+import { comicNames, comicNumbers, coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
@@ -94,14 +94,17 @@ export const COMICS: Family = {
   objectName: 'Comics',
   topCategory: 'Comics',
   categoryPath: 'Comics',
-  nameLines: 4,
+  // four lines, and the "The" variants of the first two (comicNames)
+  nameLines: 6,
   hashNumbers: true,
   hintTags: ['Side', 'Rotation'],
   // the series' name and a number: an issue, its variants listed and none guessed
   rule: { nameLevel: false, nameMustAgree: false, rarityRows: false },
   match: (_kind, catalog, card) => comicsMatch(catalog, card),
   // A cover numbers its issue `#323`; what reads as a fraction there is its date (`DEC 12/93`), which dates the issue instead.
-  clues: (clues, lines) => ({ ...clues, numbers: clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), coverYear: coverDateYear(lines) }),
+  // Issue numbers as printed (`#654.1`, `#-1`), the series' name with and without "The", no publisher's logo as a
+  // series (rule s42 (b), h136).
+  clues: (clues, lines) => ({ ...clues, names: comicNames(clues.names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) }),
   noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
 };
 export type TcgOption = (typeof ALL_OPTIONS)[number];
