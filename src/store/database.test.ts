@@ -56,6 +56,27 @@ describe('a store the server cannot write', () => {
   });
 });
 
+describe('a database file removed under the running server (h139)', () => {
+  it('fails the write check, naming it: its writes would be lost at the next start', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-gone-'));
+    const store = await openStore({ dataDir: dir });
+    try {
+      await assertWritable(store, path.join(dir, 'media'));
+      await fs.rename(sqliteFileOf(dir), path.join(dir, 'moved.db'));
+      await expect(assertWritable(store, path.join(dir, 'media'))).rejects.toThrow(/^the database file .*loupe\.db was removed while the server ran/);
+      // another file put in its place is no better: the server writes to the one it opened
+      await fs.writeFile(sqliteFileOf(dir), '');
+      await expect(assertWritable(store, path.join(dir, 'media'))).rejects.toThrow(/was replaced while the server ran/);
+      await fs.rm(sqliteFileOf(dir));
+      await fs.rename(path.join(dir, 'moved.db'), sqliteFileOf(dir));
+      await assertWritable(store, path.join(dir, 'media'));
+    } finally {
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a new SQLite database', () => {
   it('is readable by its owner only, its WAL too', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-mode-'));

@@ -379,6 +379,8 @@ export interface Store {
   dialect: DialectName;
   /** Where the SQLite file lives (embedded backend only). */
   file?: string;
+  /** The SQLite file's device and inode as opened: a file removed or replaced under the server is told by them. */
+  fileId?: { dev: number; ino: number };
   /** PostgreSQL only: for connections outside the pool (LISTEN needs its own). */
   databaseUrl?: string;
   /** PostgreSQL only: the pool's connections. */
@@ -424,6 +426,14 @@ export async function assertWritable(store: Store, mediaDir: string): Promise<vo
     await sql`UPDATE loupe_migrations SET name = name WHERE 1 = 0`.execute(store.db);
   } catch (err) {
     throw new NotWritable('database', `the database cannot be written (${(err as { code?: string }).code ?? (err as Error).message}): ${store.file ?? 'DATABASE_URL'}`);
+  }
+  // the file deleted or replaced under the running server: its writes go to the open, unlinked file and are lost at
+  // the next start, which makes a new, empty database (h139: /ready said ready and writes answered 201)
+  if (store.file && store.fileId) {
+    const now = await fs.promises.stat(store.file).catch(() => null);
+    if (!now || now.ino !== store.fileId.ino || now.dev !== store.fileId.dev) {
+      throw new NotWritable('database', `the database file ${store.file} was ${now ? 'replaced' : 'removed'} while the server ran: what it writes now is lost when it stops; restore the file (or a backup) and restart`);
+    }
   }
   // its own name per check: two readiness probes at once would remove each other's file
   const probe = path.join(mediaDir, `.write-check-${process.pid}-${randomUUID()}`);
@@ -562,10 +572,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     const reader = new SQLite(file);
     registerFunctions(reader);
     const db = new Kysely<Database>({ dialect: new ImmediateTransactionsDialect(cachePreparedStatements(sqlite), sqliteBusyWait, cachePreparedStatements(reader)) });
+    const opened = fs.statSync(file);
     store = {
       db,
       dialect: 'sqlite',
       file,
+      fileId: { dev: opened.dev, ino: opened.ino },
       close: async () => {
         await stopCheckpointer();
         await db.destroy();
