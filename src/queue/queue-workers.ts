@@ -44,6 +44,8 @@ export class QueueWorkers {
       mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void> };
       /** Charges of calls whose process stopped before they answered, given back once due (migration 017). */
       creditHolds?: { returnDueHolds(now: number): Promise<{ holds: number; credits: number }> };
+      /** Rows catalog and price imports staged and did not remove (they died, or their clean-up failed). */
+      stagedImports?: { removeAbandoned(): Promise<number> };
       /** Why no job may be claimed now (a newer release upgraded the database), else undefined. */
       claimBlocked?: () => Promise<string | undefined>;
     },
@@ -102,6 +104,8 @@ export class QueueWorkers {
           files += due.length;
         }
         if (files > 0) this.options.log?.('info', 'media: removed files a stopped process left', { files });
+        const staged = await this.deps.stagedImports?.removeAbandoned();
+        if (staged) this.options.log?.('info', 'imports: removed the rows imports that did not finish had staged', { rows: staged });
         const back = await this.deps.creditHolds?.returnDueHolds(now);
         if (back?.holds) this.options.log?.('warn', 'credits: gave back the charges of calls a stopped process never answered', back);
         return deleted;

@@ -20,7 +20,7 @@ const abandonedAfterMs = 3_600_000;
  * `PriceStore.applyImport`).
  */
 export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTable, work: (importId: string) => Promise<T>): Promise<T> {
-  await db.deleteFrom(table).where('created_at', '<', new Date(Date.now() - abandonedAfterMs).toISOString()).execute();
+  await removeAbandonedStaging(db, [table]);
   const importId = randomUUID();
   try {
     return await work(importId);
@@ -31,6 +31,17 @@ export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTa
       // An import an hour later removes them; the import's own outcome (or error) is what matters.
     }
   }
+}
+
+/**
+ * Removes the rows imports that did not finish left staged (a kill, or a clean-up that failed on a
+ * full disk): by the next import, and by the server's periodic sweep, which ran none before (h139:
+ * 58,638 rows, 78 MB, stayed on a full disk after the MTG import's own clean-up failed). Returns how many.
+ */
+export async function removeAbandonedStaging(db: Kysely<Database>, tables: readonly StagingTable[] = ['catalog_import_rows', 'catalog_price_import_rows'], now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const table of tables) removed += Number((await db.deleteFrom(table).where('created_at', '<', new Date(now - abandonedAfterMs).toISOString()).executeTakeFirst()).numDeletedRows);
+  return removed;
 }
 
 /**
