@@ -1,4 +1,4 @@
-import type { InferenceSession } from 'onnxruntime-node';
+import { env, type InferenceSession } from 'onnxruntime-node';
 
 /**
  * Session options of every ONNX model the vision workers run: the server runs one worker per
@@ -7,6 +7,9 @@ import type { InferenceSession } from 'onnxruntime-node';
  * land on the CLI's stderr and the server log on every load.
  */
 export function workerSessionOptions(threads = 1): InferenceSession.SessionOptions {
+  // the runtime's own log, set before its first session in each thread: its warnings are coloured text on stderr,
+  // not the server's JSON lines (h139: "Failed to persist telemetry device ID" on every start where HOME is read-only)
+  env.logLevel = 'error';
   return {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,
