@@ -107,6 +107,11 @@ describe('OpenAPI', () => {
     const visual = doc.paths['/similarity/photos/v2/visualKNN']!.post!;
     expect(JSON.stringify(visual.requestBody)).toMatch(/"_base64":\{[^}]*"type":"string","nullable":true/);
     expect(visual.parameters).toContainEqual(expect.objectContaining({ in: 'query', name: 'workspace' }));
+    // every operation that takes ?workspace= declares its 404 (a workspace not the account's), not only `default` (h140)
+    const no404 = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).filter(([, op]) => op.parameters?.some((p) => p.in === 'query' && p.name === 'workspace') && !('404' in op.responses)).map(([m]) => `${m} ${path}`));
+    expect(no404).toEqual([]);
+    // an asynchronous request's times are typed as a session's are (a generated client's Date, h140)
+    expect(JSON.stringify(doc.paths['/account/v2/request/{id}']!.get!.responses['200'])).toMatch(/"created":\{"format":"date-time","type":"string"\}|"created":\{"type":"string","format":"date-time"\}/);
   });
 
   it('names every operation once (operationId), for generated clients', async () => {

@@ -14,23 +14,26 @@ const security = [{ token: [] }];
 const errors = (...statuses: number[]) => Object.fromEntries([401, 403, 404, 429, ...statuses].map((s) => [s, Type.Ref(SearchError)]));
 
 const State = StringEnum(requestStates);
+// typed as a session's times are: a generated client's Date, not a String (h140)
+const Time = Type.String({ format: 'date-time' });
+const Workspace = Type.String({ format: 'uuid' });
 const Echo = Type.Object(
   { type: Type.String(), endpoint: Type.String(), records: Type.Array(AnyObject), mode: Type.Optional(Type.String()), front_weight: Type.Optional(Type.Number()) },
   { additionalProperties: true, description: 'The request as submitted; `_base64` images are left out.' },
 );
 const Submitted = Type.Object(
-  { id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Type.String(), workspace: Type.String() },
+  { id: Type.String({ format: 'uuid' }), request: Echo, type: Type.String(), status: State, created: Time, workspace: Workspace },
   replayedHeader('submit'),
 );
-const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Type.String(), workspace: Type.String() });
+const Summary = Type.Object({ id: Type.String({ format: 'uuid' }), status: State, type: Type.String(), created: Time, workspace: Workspace });
 const Webhook = Type.Object(
   {
     url: Type.String(),
     state: StringEnum(['waiting', 'pending', 'delivered', 'failed'], { description: 'waiting: the request is not DONE yet; pending: being delivered or retried.' }),
     attempts: Type.Integer(),
     last_error: Nullable(Type.String()),
-    next_attempt: Nullable(Type.String()),
-    delivered: Nullable(Type.String()),
+    next_attempt: Nullable(Time),
+    delivered: Nullable(Time),
   },
   { description: 'Delivery of the completion webhook (docs/webhooks.md).' },
 );
@@ -40,9 +43,9 @@ const Detail = Type.Object({
   request: Echo,
   response: Type.Optional(Type.Object({ records: Type.Array(AnyObject) }, { additionalProperties: true, description: 'Present when DONE.' })),
   type: Type.String(),
-  created: Type.String(),
-  modified: Type.String(),
-  workspace: Type.String(),
+  created: Time,
+  modified: Time,
+  workspace: Workspace,
   webhook: Type.Optional(Webhook),
 });
 

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
-const errorStatuses = [400, 401, 402, 403, 413, 415, 429, 503];
+// 404: a `workspace` query parameter naming none of the account's (h140: answered, not declared)
+const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429, 503];
 /** All records failed alike: their shared code (docs/api-decisions.md, vision). */
 const answers: Answers = { ...imageAnswers, 500: 'Error Processing Image: every record failed in the vision worker', 504: 'Error Processing Image: every record ran past the time limit' };
 
@@ -36,7 +37,7 @@ export async function visionRoutes(fastify: FastifyInstance): Promise<void> {
         Type.Object({
           status: EnvelopeStatus,
           records: Type.Array(Type.Object({ _status: RecordStatus, _width: Type.Optional(Type.Integer()), _height: Type.Optional(Type.Integer()), _descriptor: Type.Optional(Type.Array(Type.Number())) }, { additionalProperties: true })),
-          descriptor_model: Type.Optional(Type.Object({ name: Type.String(), dimension: Type.Integer() })),
+          descriptor_model: Type.Optional(Type.Object({ name: Type.String(), dimension: Type.Integer() }, { description: 'Present when at least one record got a descriptor.' })),
           statistics: Statistics,
         }),
         answers,
