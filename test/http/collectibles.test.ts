@@ -464,6 +464,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o['Top Category']).toEqual([{ id: 1, name: 'Sport Card', prob: 1 }]);
     expect(o._tags.Autograph).toEqual([{ id: 1, name: 'no', prob: 1, 'pre-filled': true }]);
     expect(o._identification.best_match).toMatchObject({ name: 'Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', company: 'Topps', sub_set: 'base', card_type: 'base', subcategory: 'Baseball', full_name: '2022 Topps Update Series #50 Marcus Stroman' });
+    // the checklist's team and attributes, which a breaker sorts by (h137: read and dropped)
+    expect(o._identification.best_match).toMatchObject({ teams: ['Chicago Cubs'], attributes: [] });
     expect(o._identification.alternatives.map((a) => a.id)).toContain('2022 Topps Series 1|base|212');
     // brought in by a number alone and outweighed (distance 1): not listed
     expect(o._identification.alternatives.map((a) => a.id)).not.toContain('2022 Topps Series 1|base|1');

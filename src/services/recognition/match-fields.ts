@@ -96,7 +96,9 @@ export function withoutNonAscii<T extends object>(match: T): T {
 /**
  * A checklist card in the spec's sport-card `best_match` shape (document 3 §2): `year`, `name`,
  * `set_name`, `card_type`, `card_number`, `subcategory`, `sub_set`, `company`, `full_name`,
- * `links`; plus `id` and `catalog` as on trading cards.
+ * `links`; plus `id` and `catalog` as on trading cards, and the checklist's `teams` and `attributes`
+ * (`Rookie Card`, `Rookie Debut`, …) a breaker sorts and prices by (h137: the spec names neither; they
+ * were read from the checklist and dropped).
  */
 export interface SportCardMatch {
   id: string;
@@ -111,6 +113,8 @@ export interface SportCardMatch {
   subcategory: string | null;
   links: Record<string, string>;
   catalog: string;
+  teams: string[];
+  attributes: string[];
 }
 
 export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatch {
@@ -129,8 +133,12 @@ export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatc
     subcategory: sportName(f.sport),
     links: card.links,
     catalog,
+    teams: textList(f.teams),
+    attributes: textList(f.attributes),
   };
 }
+
+const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /**
  * A catalog issue in the spec's comics `best_match` shape (document 3 §2): `name` (the series),
