@@ -119,6 +119,17 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
       expect(res.body.query_records![0]!._text_engine).toBe('keyword');
     }
     expect((await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'chair' } }, shop)).http).toBe(400);
+    // a thing no record shows nor names is said, as the answers then match only the query's other words (h141: "blue
+    // bed" answered a blue clock, unsaid)
+    const noBed = await call('/similarity/text/homedecor/v2/text', { query_record: { _text_data: 'white bed' } }, shop);
+    expect(noBed.http).toBe(200);
+    expect((noBed.body.query_records![0] as { _unmatched_terms?: string[] })._unmatched_terms).toEqual(['bed']);
+    const chairs = await call('/similarity/text/homedecor/v2/text', { query_record: { _text_data: 'white chair' } }, shop);
+    expect(chairs.body.query_records![0]).not.toHaveProperty('_unmatched_terms');
+    // nor a thing a record names in its own words, unseen by the detector
+    const named = await call('/similarity/text/homedecor/v2/text', { query_record: { _text_data: 'clock' } }, shop);
+    expect(named.body.answer_records.map((r) => r._id)).toContain('clock');
+    expect(named.body.query_records![0]).not.toHaveProperty('_unmatched_terms');
   });
 
   it('answers on the deprecated base, naming its successor', async () => {

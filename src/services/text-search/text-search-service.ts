@@ -1,6 +1,6 @@
 import type { CollectionQueries, Hit, TextHit } from '../../index/collection-queries.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
-import { colorCode, familyCode, familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
+import { colorCode, familyCode, familyOf, itemCode, objectCode, type CocoLabel, type ColorName, type ItemKind } from '../../text-search/lexicon/concepts.ts';
 import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
@@ -227,6 +227,15 @@ export class TextSearchService {
       const foundRuns = new Set(runs.filter((r) => found(r) && !unneeded.has(r.word)).flatMap((r) => [r.word, ...(r.stemOf ? [r.stemOf] : [])]));
       const unreadTerms = [...q.terms.filter((t) => !present.has(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
+      // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
+      // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
+      const things = q.concepts.filter((m) => m.concept.kind === 'object' || m.concept.kind === 'item');
+      if (things.length) {
+        const literal = q.literals?.length ? await this.queries.present(c, { ...q, codes: [], terms: q.literals }) : new Set<string>();
+        const codeOf = (m: (typeof things)[number]) => (m.concept.kind === 'object' ? objectCode(m.concept.name as CocoLabel) : itemCode(m.concept.name as ItemKind));
+        const unmatched = [...new Set(things.filter((m) => !present.has(codeOf(m)) && !m.text.split(' ').every((w) => literal.has(w))).map((m) => m.text))];
+        if (unmatched.length) echo._unmatched_terms = unmatched;
+      }
       if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
         return {
           status: status(
