@@ -42,7 +42,7 @@ function savedCollection(): { id: string; type: CollectionType } {
 function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: string) => void }) {
   const records = envelope.answer_records ?? [];
   return (
-    <div aria-live="polite">
+    <div>
       <p class="hint" data-testid="result-status">
         {envelope.status.code} {envelope.status.text} · {records.length} {records.length === 1 ? 'result' : 'results'}
       </p>
@@ -187,12 +187,17 @@ export function SearchPage({ shell }: { shell: Shell }) {
     if (!confirm(`Delete record ${id} from the collection?`)) return;
     try {
       await call<Envelope>('POST', `${base}/delete`, { headers, body: { records: [{ _id: id }] } });
+      let next: string | undefined;
       setResults((r) => {
         if (!r?.answer_records) return r;
         const i = r.answer_records.findIndex((x) => String(x._id) === id);
         if (i < 0) return r;
-        return { ...r, answer_records: r.answer_records.filter((_, j) => j !== i), answer_distances: r.answer_distances?.filter((_, j) => j !== i) };
+        const rest = r.answer_records.filter((_, j) => j !== i);
+        next = rest[Math.min(i, rest.length - 1)]?._id as string | undefined;
+        return { ...r, answer_records: rest, answer_distances: r.answer_distances?.filter((_, j) => j !== i) };
       });
+      // the focus goes to the next result's Delete, or the results' heading, not to the page's start with the tile (h138)
+      setTimeout(() => (document.querySelector<HTMLElement>(next !== undefined ? `[aria-label="Delete record ${CSS.escape(String(next))}"]` : '#results-title') ?? document.getElementById('results-title'))?.focus());
     } catch (err) {
       setError(err);
     }
@@ -259,14 +264,20 @@ export function SearchPage({ shell }: { shell: Shell }) {
               <textarea rows={2} value={attrs} onInput={(e) => setAttrs((e.target as HTMLTextAreaElement).value)} placeholder='{"price": 12}' />
             </label>
             <DropZone label="Drop images to insert (the file name is the _id)" multiple onFiles={(f) => void insert(f)} />
-            {insertMsg ? <pre class="log">{insertMsg}</pre> : null}
+            {/* on the page from the start, so what an insert did is announced when it is written (h138) */}
+            <div role="status">{insertMsg ? <pre class="log">{insertMsg}</pre> : null}</div>
           </details>
         </div>
         <div>
-          <h2>Results{query ? ` for ${query}` : ''}</h2>
-          {busy ? <p class="loading">Searching…</p> : null}
+          <h2 id="results-title" tabIndex={-1}>
+            Results{query ? ` for ${query}` : ''}
+          </h2>
+          {/* a live region on the page before its first results: one added already filled is not read out by every screen reader (h138) */}
+          <div aria-live="polite">
+            {busy ? <p class="loading">Searching…</p> : null}
+            {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
+          </div>
           <ErrorBox error={error} />
-          {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
         </div>
       </div>
     </section>

@@ -317,6 +317,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     try {
       setSession(await call<Session>('PATCH', `/cardstream/v2/session/${id}/`, { body: { name } }));
       setRenaming(false);
+      // back to the button that opened the form, as Cancel does (h138: the focus fell to the page's start)
+      setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
     } catch (err) {
       setError(err);
     }
