@@ -25,6 +25,13 @@ describe('grading label text', () => {
     expect(readLabelText(['2019POKEMONS&M', '#SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ full_name: '2019 POKEMON S&M #SV69 FA/UMBREON GX', set: 'S&M' });
   });
 
+  it("reads a comic's label: its title before the issue, and the year of its cover date (h136: the publisher line was the name, the year null)", () => {
+    expect(readLabelText(['CGC', 'UNIVERSAL GRADE', '9.8', 'Daredevil #323', 'Marvel Comics, 12/93', 'White pages', '4123456001'])).toMatchObject({ company: 'CGC', grade: 9.8, name: 'Daredevil', card_no: '323', year: '1993', certificate_number: '4123456001' });
+    expect(readLabelText(['CGC', '9.6', 'Amazing Spider-Man #300', 'Marvel Comics, MAY 1988', '1234567001'])).toMatchObject({ name: 'Amazing Spider-Man', card_no: '300', year: '1988' });
+    // a trading card's set line keeps its year; a number line with the set before it is no name
+    expect(readLabelText(['2019 POKEMON S & M #SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ year: '2019', name: 'FA/UMBREON GX' });
+  });
+
   it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {
     // img217: the number read first, no "PSA"
     expect(readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185'])).toMatchObject({ company: 'PSA', companyProb: 0.9, name: 'CHARIZARD-HOLO', grade: 9, certificate_number: '72773185' });

@@ -193,7 +193,24 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     numberAt = i;
     const after = text[i]!.slice(m.index + m[0].length).trim();
     if (/[A-Za-z]{3}/.test(after)) nameAfterNumber = after;
+    // a comic's title before its issue (CGC's `Daredevil #323`), on a line that is no set line: the name (h136: the
+    // publisher's line after it, `Marvel Comics, 12/93`, was taken)
+    else if (i !== yearLine) {
+      const before = text[i]!.slice(0, m.index).trim().replace(/[\s,:-]+$/, '');
+      if (/[A-Za-z]{3}/.test(before) && !YEAR_AT_START.test(before)) nameAfterNumber = before;
+    }
   });
+  // a comic's cover date (`Marvel Comics, 12/93`, `Dec 1993`) where no line opens with a year (h136: year null)
+  if (year === null) {
+    text.forEach((line, i) => {
+      if (year !== null || i === certLine || i === numberAt) return;
+      const short = /[A-Za-z]{3}.*?\b(0?[1-9]|1[0-2])\/([0-9]{2})\b(?![/0-9])/.exec(line);
+      const long = /\b(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|SEPT|OCT|NOV|DEC)[A-Z]*\.?\s+((?:19|20)[0-9]{2})\b/i.exec(line);
+      const v = short ? (Number(short[2]) > 30 ? `19${short[2]}` : `20${short[2]}`) : (long?.[1] ?? null);
+      // its line is no set line: the year only
+      if (v && isYear(v)) year = v;
+    });
+  }
 
   // grade words, subgrades, the grade number, the qualifier
   const subgrades: Partial<Record<Subgrade, number>> = {};
