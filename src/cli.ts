@@ -47,12 +47,13 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe flow delete --name N
   loupe webhook-secret show --account A      the key webhook signatures are made with
   loupe webhook-secret rotate --account A
-  loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME] [--remove-missing]
+  loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME] [--remove-missing [--force]]
                     (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
                      csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
                     files may be gzipped; the catalog is named after the kind unless --catalog says otherwise;
                     an import adds and updates cards; --remove-missing also removes the catalog's cards of the
-                    same format that the file lacks, with their prices and reference images
+                    same format that the file lacks, with their prices and reference images (more than a tenth
+                    of them only with --force)
   loupe catalog images --catalog NAME --dir D [--match id|number|name] [--set CODE]
                     attaches the folder's reference scans to the catalog's cards, for artwork comparison:
                     each file names one card by its id (a manifest.json in the folder or its parent, else the file's
@@ -194,6 +195,7 @@ const options = {
   'no-activate': { type: 'boolean' },
   decode: { type: 'boolean' },
   'remove-missing': { type: 'boolean' },
+  force: { type: 'boolean' },
   request: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
@@ -384,7 +386,8 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
   // `--catalog ""` is a usage slip (exit 2), as a missing value is
   if (values.catalog === '') throw new UsageError('--catalog needs a name');
   const catalog = values.catalog ?? kind;
-  return services.catalogs.import({ kind, catalog, files, map, removeMissing: values['remove-missing'] === true }, progressLines(`catalog ${catalog}`, io, stop));
+  if (values.force && !values['remove-missing']) throw new UsageError('--force is for --remove-missing: it removes the cards the file lacks however many');
+  return services.catalogs.import({ kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true }, progressLines(`catalog ${catalog}`, io, stop));
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */

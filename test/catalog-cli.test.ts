@@ -233,13 +233,21 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     const listed = (await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon-cut');
     expect(listed).toMatchObject({ cards: cards.length - 1, prices: 1 });
     expect((await loupe('catalog', 'cards', '--catalog', 'pokemon-cut')).result.cards.map((c: { key: string }) => c.key)).not.toContain('tst1-2');
-    // one file of several (fewer cards than it would remove) is refused, exit 1, nothing imported
-    const one = path.join(dataDir, 'cut-one.json');
-    await fs.writeFile(one, JSON.stringify(cards.filter((c) => c.id === 'tst1-1')));
-    const refused = await fails('catalog', 'import', '--kind', 'pokemon', '--catalog', 'pokemon-cut', '--cards', one, '--remove-missing');
+    // a file lacking more than a tenth of the format's cards (over 10) is refused, exit 1, nothing imported; --force does it
+    const header = 'year,brand,set_name,subset,card_number,players,teams,attributes,card_type,sport';
+    const rows = Array.from({ length: 30 }, (_, i) => `2022,Topps,2022 Topps Bulk,base,${i + 1},Player ${i + 1},Team,,base,baseball`);
+    const whole = path.join(dataDir, 'bulk.csv');
+    const part = path.join(dataDir, 'bulk-part.csv');
+    await fs.writeFile(whole, [header, ...rows].join('\n') + '\n');
+    await fs.writeFile(part, [header, ...rows.slice(0, 15)].join('\n') + '\n');
+    await loupe('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', whole);
+    const refused = await fails('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', part, '--remove-missing');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`--remove-missing would remove ${cards.length - 2} cards of catalog pokemon-cut (format pokemon) that this file lacks, more than the file holds (1)`);
-    expect((await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'pokemon-cut')).toMatchObject({ cards: cards.length - 1 });
+    expect(refused.stderr).toContain('--remove-missing would remove 15 of the 30 cards of format sports in catalog bulk');
+    expect(refused.stderr).toContain('run the import again with --force');
+    expect((await loupe('catalog', 'list')).result.catalogs.find((c: { catalog: string }) => c.catalog === 'bulk')).toMatchObject({ cards: 30 });
+    expect((await loupe('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', part, '--remove-missing', '--force')).result.cards).toMatchObject({ removed: 15, total: 15 });
+    expect((await fails('catalog', 'import', '--kind', 'sports', '--catalog', 'bulk', '--csv', part, '--force')).code).toBe(2);
   });
 
   it('usage errors exit 2; a catalog of another kind exits 1 and says which', async () => {

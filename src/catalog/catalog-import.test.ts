@@ -135,13 +135,19 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     // again: nothing to remove, nothing changed
     const again = await run({ ...request, files: { ...request.files, cards: fewer }, removeMissing: true });
     expect(again).toMatchObject({ version: 2, cards: { removed: 0, not_in_file: 0 }, removed: { prices: 0, images: 0 } });
-    // a file holding fewer cards than it would remove (one of several files of a format?) is refused, nothing changed
-    const before = await snapshot('pokemon-prune');
-    const one = await files.write('one.json', JSON.stringify([kept]));
-    const refused = await run({ ...request, files: { ...request.files, cards: one }, removeMissing: true }).catch((e: unknown) => e);
+    // a file that lacks more than a tenth of the format's cards (over 10: one of several files, one set) is refused,
+    // nothing changed; with force, done
+    const header = 'year,brand,set_name,subset,card_number,players,teams,attributes,card_type,sport';
+    const rows = Array.from({ length: 30 }, (_, i) => `2022,Topps,2022 Topps Bulk,base,${i + 1},Player ${i + 1},Team,,base,baseball`);
+    const sports = { kind: 'sports' as const, catalog: 'sports-prune', files: { csv: await files.write('bulk.csv', [header, ...rows].join('\n') + '\n') } };
+    await run(sports);
+    const half = { ...sports, files: { csv: await files.write('half.csv', [header, ...rows.slice(0, 15)].join('\n') + '\n') }, removeMissing: true };
+    const before = await snapshot('sports-prune');
+    const refused = await run(half).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(RemoveMissingRefused);
-    expect(refused).toMatchObject({ missing: cardsJson.length - 2, inFile: 1 });
-    expect(await snapshot('pokemon-prune')).toEqual(before);
+    expect(refused).toMatchObject({ missing: 15, total: 30 });
+    expect(await snapshot('sports-prune')).toEqual(before);
+    expect((await run({ ...half, force: true })).cards).toMatchObject({ removed: 15, total: 15 });
     // an MTG catalog of two formats: the booster pool's import removes none of MTGJSON's cards
     await run({ ...requests.mtgjson!, catalog: 'mtg-prune' });
     const pool = await run({ ...requests.pool!, catalog: 'mtg-prune', removeMissing: true });
@@ -169,6 +175,12 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const vol2 = await run({ kind: 'comics', catalog: 'comics-volumes', files: { file: await files.write('vol2.json', JSON.stringify([thor(null, 2020, '2023')])) } });
     expect(vol2.cards).toMatchObject({ created: 1, not_in_file: 1 });
     expect(vol2.remarks.some((r) => r.includes('under another key'))).toBe(false);
+    // Marvel's own volumes mostly give no publication year (h143): the volume tells them apart
+    const noYear = (id: number, start: number) => ({ marvel_comic_id: id, title: `Thor (${start}) #32`, series: 'Thor', series_start_year: start, issue_number: '32', publisher: 'Marvel' });
+    await run({ kind: 'comics', catalog: 'comics-no-year', files: { file: await files.write('ny1.json', JSON.stringify([noYear(601, 1998)])) } });
+    const ny = await run({ kind: 'comics', catalog: 'comics-no-year', files: { file: await files.write('ny2.json', JSON.stringify([noYear(602, 2020)])) } });
+    expect(ny.cards).toMatchObject({ created: 1, not_in_file: 1 });
+    expect(ny.remarks.some((r) => r.includes('under another key'))).toBe(false);
     const same = await run({ kind: 'comics', catalog: 'comics-volumes', files: { file: await files.write('vol1b.json', JSON.stringify([thor(null, 1998, '2000')])) } });
     expect(same.remarks.some((r) => r.includes('1 of the cards not in this file has the name and number of a card this file added under another key'))).toBe(true);
     // a card only removed says only that it is kept

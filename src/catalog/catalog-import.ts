@@ -29,6 +29,8 @@ export interface CatalogImportRequest {
   map?: ReadonlyMap<string, string> | undefined;
   /** `--remove-missing`: the catalog's cards from this format that the file lacks go, with their prices and reference images. */
   removeMissing?: boolean | undefined;
+  /** With `removeMissing`: however many (`--force`). */
+  force?: boolean | undefined;
 }
 
 export type ImportProgress =
@@ -154,7 +156,7 @@ export async function importCatalog(store: CatalogStore, request: CatalogImportR
     cardCount: rows.size,
     onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }),
     readAs: existing ? { id: existing.id, version: existing.version } : null,
-    ...(request.removeMissing ? { removeMissing: true } : {}),
+    ...(request.removeMissing ? { removeMissing: true, ...(request.force ? { force: true } : {}) } : {}),
   });
   return {
     catalog: outcome.catalog.name,

@@ -89,7 +89,7 @@ export class CatalogService {
       if (err instanceof CatalogChangedDuringImport) throw new ServiceError(409, 'catalog_changed', `Catalog ${err.catalog} was changed by another import (of cards, sets or reference images) while this one read its files. Nothing was imported; the catalog is as the other import left it. Run this import again.`);
       if (err instanceof RemoveMissingRefused) {
         const n = (x: number) => x.toLocaleString('en-US');
-        throw new ServiceError(409, 'remove_missing_refused', `--remove-missing would remove ${n(err.missing)} cards of catalog ${err.catalog} (format ${err.source}) that this file lacks, more than the file holds (${n(err.inFile)}): is the catalog made of several files of this format? Nothing was imported; the catalog is as it was. Import this file without --remove-missing, or with it only the file that holds the whole catalog.`);
+        throw new ServiceError(409, 'remove_missing_refused', `--remove-missing would remove ${n(err.missing)} of the ${n(err.total)} cards of format ${err.source} in catalog ${err.catalog}: this file lacks them. A file that holds part of the catalog (one set, or one of several files of this format: each removes the others' cards) would take the rest with it. Nothing was imported; the catalog is as it was. If this file is the whole catalog, run the import again with --force.`);
       }
       throw err;
     }

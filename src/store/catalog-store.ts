@@ -95,6 +95,8 @@ export interface CatalogImport {
   readAs?: { id: string; version: number } | null;
   /** Cards of this import's source that its file lacks are removed, with their prices and reference images (`--remove-missing`). */
   removeMissing?: boolean;
+  /** With `removeMissing`: remove them however many (`--force`); else more than a tenth of the format's cards (over 10) is refused. */
+  force?: boolean;
 }
 
 export interface CatalogImportOutcome {
@@ -155,15 +157,15 @@ export class CatalogChangedDuringImport extends Error {
   }
 }
 
-/** `--remove-missing` would take more of the catalog than its file holds: most likely a file that is one of several. */
+/** `--remove-missing` would take more than a tenth of the format's cards: a file holding part of the catalog, most likely. */
 export class RemoveMissingRefused extends Error {
   constructor(
     readonly catalog: string,
     readonly source: string,
     readonly missing: number,
-    readonly inFile: number,
+    readonly total: number,
   ) {
-    super(`--remove-missing would remove ${missing} cards of catalog ${catalog}, more than its file holds (${inFile})`);
+    super(`--remove-missing would remove ${missing} of the ${total} cards of format ${source} in catalog ${catalog}`);
   }
 }
 
@@ -182,11 +184,18 @@ const batchRows = 500;
 const hashOf = (value: unknown): string => createHash('sha1').update(JSON.stringify(value)).digest('base64url');
 
 /**
- * A card's name, number and year: one not in the file alike to one the file made is likely the same
- * card under a new key. The year tells a comic's volumes apart (Thor (1998) #32 and Thor (2020) #32
- * share series name and number, h136); a card renamed under a new key keeps it.
+ * What makes a card not in the file alike to one the file made, likely the same card under a new key:
+ * its name, number and year; for a comic its title, volume and variant too, since its volumes and
+ * variant covers share series name and issue number and mostly have no year (Thor (1998) #32 and
+ * Thor (2020) #32, h136, h143: Marvel's two files counted 12 variant covers alike).
  */
-const alikeKey = (nameNorm: string, numberNorm: string | null, year: string | null) => `${nameNorm}|${numberNorm ?? ''}|${year ?? ''}`;
+function alikeKey(nameNorm: string, numberNorm: string | null, year: string | null, fields?: unknown): string {
+  const base = `${nameNorm}|${numberNorm ?? ''}|${year ?? ''}`;
+  if (fields === undefined) return base;
+  const f = (typeof fields === 'string' ? fromJson<Record<string, unknown>>(fields) : fields) as Record<string, unknown> | null;
+  const text = (k: string) => (typeof f?.[k] === 'string' || typeof f?.[k] === 'number' ? String(f[k]) : '');
+  return `${base}|${normalizeName(text('title'))}|${text('origin_date')}|${normalizeName(text('variant'))}`;
+}
 
 const emptyCounts = (): RowCounts => ({ created: 0, updated: 0, unchanged: 0, kept: 0 });
 
@@ -481,7 +490,7 @@ export class CatalogStore {
     }
 
     const inFile = new Set<string>();
-    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'number_norm', 'year', 'aliases', 'links', 'source']).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
+    const existingCards = new Map(before ? (await this.db.selectFrom('catalog_cards').select(['card_key', 'content_hash', 'source_rank', 'name_norm', 'number_norm', 'year', 'aliases', 'links', 'source', ...(input.kind === 'comics' ? (['fields'] as const) : [])]).where('catalog_id', '=', before.id).execute()).map((r) => [r.card_key, r]) : []);
     return withStagedImport(this.db, 'catalog_import_rows', async (importId) => {
       // Names a card had before this import renamed it: they go from the search rows if no card bears them any more.
       const renamedFrom = new Set<string>();
@@ -535,7 +544,7 @@ export class CatalogStore {
             if (was.name_norm !== c.nameNorm) renamedFrom.add(was.name_norm);
           } else {
             cards.created++;
-            createdAs.add(alikeKey(c.nameNorm, c.numberNorm, c.year));
+            createdAs.add(alikeKey(c.nameNorm, c.numberNorm, c.year, input.kind === 'comics' ? c.fields : undefined));
           }
           batch.push({ import_id: importId, card_key: c.key, set_code: c.setCode, set_name: c.setName, name: c.name, name_norm: c.nameNorm, number: c.number, number_norm: c.numberNorm, rarity: c.rarity, year: c.year, fields, links, aliases, flags, content_hash, created_at: now });
         }
@@ -580,12 +589,14 @@ export class CatalogStore {
           if (inFile.has(key) || row.source !== input.source) continue;
           missing.push(key);
           if (input.removeMissing) renamedFrom.add(row.name_norm);
-          else if (keyedByName && createdAs.has(alikeKey(row.name_norm, row.number_norm, row.year))) notInFileAlike++;
+          else if (keyedByName && createdAs.has(alikeKey(row.name_norm, row.number_norm, row.year, input.kind === 'comics' ? (row as { fields?: unknown }).fields : undefined))) notInFileAlike++;
         }
         const removed = { cards: 0, prices: 0, images: 0 };
-        // a catalog built of several files of one format (Marvel's comics and its recent issues): the smaller file's
-        // --remove-missing would empty it of the larger's; more removed than the file holds is refused, all rolled back
-        if (input.removeMissing && missing.length > inFile.size) throw new RemoveMissingRefused(input.catalog, input.source, missing.length, inFile.size);
+        // a file holding part of the catalog (one of several files of a format, Marvel's comics and its recent issues;
+        // one set of a checklist) would take the rest with it: more than a tenth of the format's cards (over 10) is refused
+        // without --force, all rolled back (h143: the file's own size was no measure, either way)
+        const ofFormat = [...existingCards.values()].filter((r) => r.source === input.source).length;
+        if (input.removeMissing && !input.force && missing.length > 10 && missing.length > 0.1 * ofFormat) throw new RemoveMissingRefused(input.catalog, input.source, missing.length, ofFormat);
         if (input.removeMissing) {
           for (let i = 0; i < missing.length; i += batchRows) {
             const keys = missing.slice(i, i + batchRows);

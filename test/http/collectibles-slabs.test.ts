@@ -266,6 +266,10 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(await credits(payer.account)).toBe(98);
     const graded = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }], slab_grade: true } });
     expect((graded.json() as { records: Rec[] }).records[0]!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] });
+    // an account that cannot pay for the label is told so, not a bare "no card" (h143)
+    const poor = await h.newAccount(1);
+    const unpaid = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: poor.token, body: { records: [{ _base64: strip }], slab_id: true } })).json() as { records: Rec[] }).records[0]!;
+    expect(unpaid._status).toMatchObject({ code: 404, text: 'No card was found in the image; slab_id: a grading label was found but not read: not enough credits' });
     const queued = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _id: 'strip', _base64: strip, slab_id: true }] } });
     expect(queued.statusCode, queued.body).toBe(201);
     const out = await done(h, (queued.json() as { id: string }).id);

@@ -41,8 +41,11 @@ describe('comics (Marvel subset)', () => {
   it("reads a shop's CSV as it names its columns, in any case, and keys titles without their issue by issue and variant (h136)", async () => {
     const csv = await files.write('shop.csv', 'Title,Issue #,Publisher,Vol Year,Cover Date,Variant,SKU\nSpawn,1,Image,1992,May 1992,,S-1\nSpawn,12A,Image,1992,Jul 1993,Newsstand,S-2\nSpawn,12,Image,1992,Jul 1993,,S-3\n');
     const read = await readComics(csv, readContext());
-    expect([...read.cards.rows.keys()]).toEqual(['title:Spawn #1', 'title:Spawn #12A [Newsstand]', 'title:Spawn #12']);
-    expect(read.cards.rows.get('title:Spawn #12A [Newsstand]')!.row).toMatchObject({ name: 'Spawn', number: '12A', setName: 'Image', year: '1993', fields: { origin_date: '1992', variant: 'Newsstand', SKU: 'S-2' } });
+    expect([...read.cards.rows.keys()]).toEqual(['title:Spawn (1992) #1', 'title:Spawn (1992) #12A [Newsstand]', 'title:Spawn (1992) #12']);
+    // two volumes of one series, each its #32 (h143: refused as a duplicate)
+    const volumes = await files.write('volumes.csv', 'Title,Issue #,Vol Year,Publisher\nThor,32,1998,Marvel\nThor,32,2020,Marvel\n');
+    expect([...(await readComics(volumes, readContext())).cards.rows.keys()]).toEqual(['title:Thor (1998) #32', 'title:Thor (2020) #32']);
+    expect(read.cards.rows.get('title:Spawn (1992) #12A [Newsstand]')!.row).toMatchObject({ name: 'Spawn', number: '12A', setName: 'Image', year: '1993', fields: { origin_date: '1992', variant: 'Newsstand', SKU: 'S-2' } });
     // a column named exactly keeps it: "Year" is no publication year beside publication_year
     const both = await files.write('both.csv', 'title,Year,publication_year\nX (2020) #1,1999,2020\n');
     expect((await readComics(both, readContext())).cards.rows.get('title:X (2020) #1')!.row).toMatchObject({ year: '2020', fields: { Year: '1999' } });

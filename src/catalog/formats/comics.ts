@@ -27,7 +27,7 @@ export function comicRow(f: Fields, remarks?: ReadContext['remarks']): CardRow {
   return {
     // a shop's title without its issue (`Spawn`, issues #1 and #12A): the issue and variant make the key (h136: the second
     // was refused as a duplicate); a title that prints its issue (`Spawn (1992) #12A`, Marvel's) is keyed as before
-    key: id !== null ? id : `title:${title}${!title.includes('#') && issue ? ` #${issue}` : ''}${!title.includes('#') && variant ? ` [${variant}]` : ''}${coverName ? `|${coverName}` : ''}`,
+    key: id !== null ? id : `title:${title}${!title.includes('#') && start !== null ? ` (${start})` : ''}${!title.includes('#') && issue ? ` #${issue}` : ''}${!title.includes('#') && variant ? ` [${variant}]` : ''}${coverName ? `|${coverName}` : ''}`,
     name: f.text('series') ?? title,
     setCode: null,
     setName: f.text('publisher'),

@@ -332,11 +332,16 @@ describe('sport and comic readings (h136, h137)', () => {
     expect(issues('SPAWN #12A')).toEqual(['12A']);
     expect(issues('BATMAN #423')).toEqual(['423']);
     expect(issues('No. 27')).toEqual(['27']);
+    // another number that begins alike stays (h143: #2 beside CONTINUED IN #25.1 was dropped)
+    const two = readCardText(lines([['X-FORCE #2', 0.05, 0.1, 0.06], ['CONTINUED IN #25.1', 0.9, 0.1, 0.03]]));
+    expect(comicNumbers(two.numbers.filter((n) => n.form === 'hash'), two.issueNumbers).map((n) => n.key).sort()).toEqual(['2', '25.1']);
     const names = comicNames(readCardText(lines([['THE AMAZING SPIDER-MAN', 0.05, 0.1, 0.08], ['MARVEL', 0.02, 0.02, 0.04]])).names);
     expect(names.map((n) => n.norm)).toEqual(['theamazingspiderman', 'amazingspiderman']);
     expect(comicNames(readCardText(lines([['SANDMAN', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['SANDMAN', 'The SANDMAN']);
     // the recogniser's spaces dropped: THEAVENGERS is AVENGERS too (h136's THE AVENGERS #1, 1963)
     expect(comicNames(readCardText(lines([['THEAVENGERS', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['THEAVENGERS', 'AVENGERS']);
+    // but THEMIS is no "The MIS" (h143): a glued The leaves five letters at least
+    expect(comicNames(readCardText(lines([['THEMIS', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['THEMIS', 'The THEMIS']);
     // a logo alone is still read where nothing else was
     expect(comicNames(readCardText(lines([['MARVEL', 0.05, 0.1, 0.08]])).names).map((n) => n.norm)).toEqual(['marvel', 'themarvel']);
   });

@@ -550,7 +550,8 @@ export function comicNames(names: readonly NameCandidate[]): NameCandidate[] {
     out.push(n);
     if (i >= 2) continue;
     // the recogniser drops spaces (`THEAVENGERS`): "The" glued to the name is stripped too
-    const bare = /^the\s*(\p{L}.{2,})$/iu.exec(n.text.trim())?.[1];
+    // (five letters at least after a glued one: THEMIS is no "The MIS", h143)
+    const bare = /^the\s+(\p{L}.{2,})$/iu.exec(n.text.trim())?.[1] ?? /^the(\p{L}{5,}.*)$/iu.exec(n.text.trim())?.[1];
     const text = bare ?? `The ${n.text.trim()}`;
     out.push({ ...n, text, norm: normalizeName(text) });
   }
@@ -562,7 +563,8 @@ export function comicNames(names: readonly NameCandidate[]): NameCandidate[] {
  * `654`), then the others (h136: point issues and `#-1` were lost).
  */
 export function comicNumbers(numbers: readonly CollectorNumber[], issues: readonly CollectorNumber[] = []): CollectorNumber[] {
-  const cut = (n: CollectorNumber) => issues.some((i) => i.raw.startsWith(n.raw) && i.raw !== n.raw);
+  // the digits of an issue read whole (`#654` of `#654.1`), not another number that begins alike (`#2` beside `#25.1`, h143)
+  const cut = (n: CollectorNumber) => issues.some((i) => i.raw.startsWith(n.raw) && i.raw !== n.raw && !/[0-9]/.test(i.raw[n.raw.length]!));
   return [...issues, ...numbers.filter((n) => !cut(n) && !issues.some((i) => i.key === n.key))];
 }
 
@@ -573,7 +575,8 @@ const NAME_PART = /^[\p{L}][\p{L}\s'’.-]*$/u;
  * A player's name set on two lines (a small first name over a large last name, as Topps Chrome,
  * Bowman and Prizm print it), or read as two fragments of one line (`RONALD` · `ACUNA JR.`): each
  * such pair of name lines, upper or left first, is a name too, ahead of its parts (h137: `JULIO` over
- * `RODRIGUEZ` named no card though the set line and number were read). Three pairs at most.
+ * `RODRIGUEZ` named no card though the set line and number were read). Two pairs at most: each takes a
+ * place among the name lines searched (a team beside a name pairs too).
  */
 export function joinedNames(names: readonly NameCandidate[], lines: readonly CardTextLine[]): NameCandidate[] {
   const named = new Map(names.map((n) => [n.text, n]));
@@ -581,7 +584,7 @@ export function joinedNames(names: readonly NameCandidate[], lines: readonly Car
   const joined: NameCandidate[] = [];
   for (const a of parts) {
     for (const b of parts) {
-      if (a === b || joined.length >= 3) continue;
+      if (a === b || joined.length >= 2) continue;
       const ha = a.box.y1 - a.box.y0;
       const hb = b.box.y1 - b.box.y0;
       const overlap = Math.min(a.box.x1, b.box.x1) - Math.max(a.box.x0, b.box.x0);

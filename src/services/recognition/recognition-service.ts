@@ -73,7 +73,8 @@ export const SPORT: Family = {
   objectName: 'Card',
   topCategory: 'Sport Card',
   categoryPath: 'Sport Card',
-  nameLines: 4,
+  // four lines, and the two joined names (joinedNames) ahead of them
+  nameLines: 6,
   hashNumbers: true,
   hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
   // document 3 §4: "Sport results add tags Autograph, Foil/Holo, Graded"; no model here sees a signature or foil
@@ -460,7 +461,9 @@ export class RecognitionService {
     // (h136, h137: a CGC comic or a PSA sport card in its slab was a 404 that /slab_id read and named)
     const labelAnswer = async (): Promise<OutputRecord | null> => {
       const slabOption = slabOptionOf(options);
-      if (!slabOption || !read.label || ctx.slabUnpaid) return null;
+      if (!slabOption || !read.label) return null;
+      // a label the account could not pay to read: the record's 404 says so (h143: a bare "no comic" hid it)
+      if (ctx.slabUnpaid) return { ...sized, _objects: [], _status: recordError(ctx, `No ${family === COMICS ? 'comic' : 'card'} was found in the image; ${slabOption}: a grading label was found but not read: not enough credits`, 404) };
       const reading = readLabelText(read.label.lines);
       const match = await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
       const kind = match?.fields.subcategory;
