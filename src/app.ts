@@ -170,6 +170,8 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
   const early: Parameters<QueueLog>[] = [];
   const services = await openServices(config, {
     longRunning: true,
+    // the retention requests are submitted under is the server's: only it brings older ones to a shorter one
+    takesRequests: true,
     log: (level, message, details) => (logger.to ? logger.to[level](details ?? {}, message) : void early.push([level, message, details])),
   });
   const app = Fastify({

@@ -137,6 +137,8 @@ export interface QueueOptions {
   /** Requests and their result media are deleted this long after submission. */
   retentionMs: number;
   sweepIntervalMs: number;
+  /** A job whose result the server's storage refused runs again after this long (its attempt given back). */
+  storageRetryMs: number;
 }
 
 /** Completion webhooks (docs/webhooks.md). */
@@ -530,6 +532,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       maxAttempts: positiveIntFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS'),
       retentionMs: retentionDaysFrom(env.LOUPE_RETENTION_DAYS) * 86_400_000,
       sweepIntervalMs: 10 * 60_000,
+      storageRetryMs: 60_000,
     },
     webhooks: {
       retryDelaysMs: retryDelaysFrom(env.LOUPE_WEBHOOK_RETRIES_S),

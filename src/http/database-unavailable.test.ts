@@ -11,7 +11,7 @@ describe('a database away is a 503, not a 500', () => {
   });
 
   it('leaves every other error alone (a data exception, a bug, a unique violation)', () => {
-    for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: '55000', message: 'cannot refresh materialized view concurrently' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
+    for (const err of [{ code: '22P02' }, { code: '23505' }, { code: '08P01' }, { code: '55000', message: 'cannot refresh materialized view concurrently' }, { code: '53400', message: 'temporary file size exceeds temp_file_limit (8kB)' }, { code: '53200', message: 'out of shared memory' }, { code: 'ECONNRESET', syscall: 'read' }, { message: 'Cannot read properties of undefined' }, {}]) expect(databaseUnavailable(err)).toBe(false);
   });
 });
 

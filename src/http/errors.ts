@@ -226,10 +226,11 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   const code = typeof err.code === 'string' ? err.code : '';
   // 08P01 is a protocol violation: a bug, not an outage; 55P03 a lock another held past lock_timeout (a filtered query's)
   if ((/^08[0-9A-Z]{3}$/.test(code) && code !== '08P01') || /^57P0[1-3]$/.test(code) || code === '55P03') return true;
-  // class 53, insufficient resources: 53300 too many connections (several nodes' pools at max_connections), 53100 disk
-  // full, 53200 out of memory; and 55000 where a database no longer takes connections (ALLOW_CONNECTIONS false): the
-  // database away for now, not the request wrong (a 500 `internal_error` with no Retry-After until the forty-second session, h139)
-  if (/^53[0-9A-Z]{3}$/.test(code) || (code === '55000' && typeof err.message === 'string' && /not currently accepting connections/.test(err.message))) return true;
+  // 53300 too many connections (several nodes' pools at max_connections), 53100 disk full, and 55000 where a database no
+  // longer takes connections (ALLOW_CONNECTIONS false): the database away for now, not the request wrong (a 500
+  // `internal_error` with no Retry-After until the forty-second session, h139). Not the rest of class 53: a query past
+  // temp_file_limit (53400) or out of lock memory fails the same way on every retry (h144)
+  if (code === '53300' || code === '53100' || (code === '55000' && typeof err.message === 'string' && /not currently accepting connections/.test(err.message))) return true;
   // SQLite's file held by another process's write past the wait (docs/architecture.md, `BusyWait`): the database busy
   // for now, as PostgreSQL's 55P03 (a plain 500 `internal_error` until the thirty-ninth session, h96)
   if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED') return true;

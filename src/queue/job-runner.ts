@@ -23,6 +23,8 @@ export interface RunnerOptions {
   pollMs: number;
   /** Runs of one request before it is finished with every record failed. */
   maxAttempts: number;
+  /** How long a job whose result the storage refused waits before it runs again (60 s in the server). */
+  storageRetryMs?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -158,6 +160,14 @@ export class JobRunner extends EventEmitter {
           // an erased request (`loupe request delete`, `account delete`) runs nowhere: said so, not that another worker has it (h142)
           else if (!(await requests.status(row.id).catch(() => ({})))) this.log('info', 'job stopped: its request was deleted', { id: row.id });
           else this.log('warn', 'job stopped: its lease was lost; another worker runs it', { id: row.id });
+          return;
+        }
+        // the server's storage refused a result (a full disk, an unwritable media folder): waited out, the attempt given
+        // back, not spent three times in a few seconds and failed for good (h144)
+        if (err instanceof MediaWriteError) {
+          const wait = this.options.storageRetryMs ?? 60_000;
+          this.log('error', `job could not store its result; it runs again in ${Math.round(wait / 1000)} s`, { id: row.id, err: String(err.reason) });
+          await requests.release(row.id, token, err.message, Date.now(), true, Date.now() + wait);
           return;
         }
         this.log('warn', 'job failed; it goes back to the queue', { id: row.id, attempt: row.attempts, err: String(err) });

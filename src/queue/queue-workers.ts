@@ -49,11 +49,12 @@ export class QueueWorkers {
       /** Why no job may be claimed now (a newer release upgraded the database), else undefined. */
       claimBlocked?: () => Promise<string | undefined>;
     },
-    private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog },
+    /** `shortensRetention`: requests submitted under a longer retention are brought to this one (the API server's; a `loupe worker` started without the server's settings cut them to its default, h144). */
+    private readonly options: { queue: QueueOptions; webhooks: WebhookSettings; log?: QueueLog; shortensRetention?: boolean },
   ) {
     const log = options.log ?? (() => {});
     const q = options.queue;
-    this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, log });
+    this.runner = new JobRunner(deps, { concurrency: q.workers, leaseMs: q.leaseMs, pollMs: q.pollMs, maxAttempts: q.maxAttempts, storageRetryMs: q.storageRetryMs, log });
     this.sweepGate = new BlockedWork(deps.claimBlocked, options.log, 'nothing is swept');
     this.webhooks = new WebhookDispatcher({ requests: deps.requests, signal: deps.signal, policy: deps.policy, ...(deps.present ? { present: deps.present } : {}), ...(deps.claimBlocked ? { claimBlocked: deps.claimBlocked } : {}), log }, { ...options.webhooks, pollMs: q.pollMs });
   }
@@ -90,7 +91,7 @@ export class QueueWorkers {
       try {
         // a newer release's rows and files are its own to sweep, by its rules
         if (await this.sweepGate.reason()) return 0;
-        const { deleted, media, refunded } = await this.deps.requests.sweep(now, undefined, this.options.queue.retentionMs);
+        const { deleted, media, refunded } = await this.deps.requests.sweep(now, undefined, this.options.shortensRetention ? this.options.queue.retentionMs : undefined);
         await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media);
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length, ...(refunded ? { refunded } : {}) });

@@ -88,7 +88,7 @@ export interface Services {
 }
 
 /** Wires adapters into services. The server and the admin CLI share this, so both see one set of rules. */
-export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean; create?: boolean } = {}): Promise<Services> {
+export async function openServices(config: Config, options: { longRunning?: boolean; log?: QueueLog; upgrade?: boolean; create?: boolean; takesRequests?: boolean } = {}): Promise<Services> {
   // The CLI opens services for account work: a broken pack must not stop it, only the server.
   const pack = await activePack(config.dataDir).catch((err: unknown) => {
     if (options.longRunning) throw err;
@@ -160,7 +160,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     return newer.length ? SchemaWatch.message(newer) : undefined;
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions });

@@ -1140,7 +1140,12 @@ export class VisualSearchService {
   async range(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { radius: number; limit: number; from?: number; fields: Fields; filter: unknown; nearDuplicates?: boolean }): Promise<Envelope> {
     const clock = stopwatch();
     const filter = checkedFilter(opts.filter);
-    const { vector, hash, echo } = await this.queryVector(ctx, c, query);
+    // the filter's categories choose a query photo's item here too (h144: range and nearDuplicates searched the largest)
+    const { vector, hash, echo } = await this.queryVector(ctx, c, query, filter);
+    // range and nearDuplicates filter by the client's filter alone: the item searched says no category filtered (its
+    // echo said `category_filter: true` while other categories' records came back, h144)
+    const searched = (echo._objects as Record<string, unknown>[] | undefined)?.[0];
+    if (searched?.category_filter === true) searched.category_filter = false;
     // after the request's own checks: a bad filter or image is the client's 400 whatever the collection holds
     await this.products.require(c);
     const from = opts.from ?? 0;

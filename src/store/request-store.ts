@@ -334,16 +334,17 @@ export class RequestStore {
    * stopping). `giveBack`: the claim's attempt is returned too (a worker stopped on purpose, a
    * rolling deploy: the request did nothing wrong, so three restarts must not fail it as a
    * poisonous one; no handler can hang for ever, each image task and download having its own
-   * timeout); a crash, whose lease simply expires, keeps its attempt.
+   * timeout); a crash, whose lease simply expires, keeps its attempt. `retryAt`: not taken again
+   * before then (the server's storage refusing its results: a disk is freed in minutes, not at once).
    */
-  async release(id: string, token: string, error: string, now = Date.now(), giveBack = false): Promise<boolean> {
+  async release(id: string, token: string, error: string, now = Date.now(), giveBack = false, retryAt = 0): Promise<boolean> {
     // It stays PROCESSING (the spec's states only go forward: CREATED → PROCESSING → DONE), its
     // lease run out at once, so the next claim takes it as it takes a dead worker's.
     const r = await this.db
       .updateTable('async_requests')
       .set({
         lease_token: null,
-        lease_until: 0,
+        lease_until: retryAt,
         last_error: error.slice(0, 2000),
         modified_at: new Date(now).toISOString(),
         ...(giveBack ? { attempts: sql<number>`CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END` } : {}),

@@ -22,7 +22,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
     // These cards are drawn (flat borders of known width, no art), so their margins, wear and
     // centering are known exactly; the trained detector looks for real cards and does not take
     // them, so this block measures with the classical outline search. Real photos: below.
-    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', cardLocator: 'classical' }, queue: { workers: 2, pollMs: 200 } });
+    h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', cardLocator: 'classical' }, queue: { workers: 2, pollMs: 200, storageRetryMs: 1000 } });
     await h.app.ready();
   });
   afterAll(() => h?.close());
@@ -188,15 +188,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(Math.abs(meta.width! / meta.height! - 63 / 88)).toBeLessThan(0.01);
   }, 60_000);
 
-  it('a result image the disk would not take sends the job back to the queue, not a 500 blaming the image (h139)', async () => {
+  it('a result image the disk would not take sends the job back to the queue, waited out with its attempt given back, not a 500 blaming the image (h139, h144)', async () => {
     const scene = await makeScene(standardCard(), 25, { rotationDeg: 5 });
     const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    const write = vi.spyOn(MediaStore.prototype, 'write').mockRejectedValueOnce(full);
+    // more refusals than a request has attempts (3): a full disk is waited out, not failed for good in a few seconds
+    const write = vi.spyOn(MediaStore.prototype, 'write').mockRejectedValueOnce(full).mockRejectedValueOnce(full).mockRejectedValueOnce(full).mockRejectedValueOnce(full);
+    const started = Date.now();
     try {
       const [rec] = await run('crop_level', [{ _base64: await jpeg(scene.image) }]);
       expect(rec!._status).toMatchObject({ code: 200 });
       expect(rec!._img_url).toEqual(expect.any(String));
-      expect(write.mock.calls.length).toBeGreaterThanOrEqual(2);
+      expect(write.mock.calls.length).toBeGreaterThanOrEqual(5);
+      // each refusal waited the retry time (1 s here, 60 s in the server) before the next try
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     } finally {
       write.mockRestore();
     }

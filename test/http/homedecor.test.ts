@@ -89,6 +89,12 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     const filtered = await call(`${base}/visualKNN`, { query_record: { _base64: canteen }, filter: { Category: 'Tazas' }, k: 5 }, shop);
     expect(filtered.body.answer_records.map((r) => r._id)).toEqual(['cups']);
     expect(filtered.body.query_records![0]!._objects![0]).toMatchObject({ name: 'cup', category_filter: false, category_source: 'filter' });
+    // and in nearDuplicates and range, whose echo says no category filtered them (h144)
+    const dups = await call(`${base}/nearDuplicates`, { query_record: { _base64: canteen }, filter: { Category: 'Tazas' }, radius: 5 }, shop);
+    expect(dups.body.answer_records.map((r) => r._id)).toEqual(['cups']);
+    expect(dups.body.query_records![0]!._objects![0]).toMatchObject({ name: 'cup', category_filter: false });
+    const ranged = await call(`${base}/range`, { query_record: { _base64: canteen }, radius: 50 }, shop);
+    expect(ranged.body.query_records![0]!._objects![0]!.category_filter).toBe(false);
     const byRecord = await call(`${base}/visualKNN`, { query_record: { _id: 'room' }, filter: { $or: [{ 'Top Category': 'Decor' }, { Category: 'Tazas' }] }, k: 5 }, shop);
     expect(byRecord.body.answer_records.map((r) => r._id).sort()).toEqual(['clock', 'cups']);
     // an object naming no item (a detected item's id alone) is refused, not searched as the whole photo
