@@ -185,6 +185,8 @@ export class JobRunner extends EventEmitter {
       // The lease went to another worker meanwhile; its result is the one that counts.
       await this.deps.media.remove(media);
       if (signal.aborted && !this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
+      // its request erased meanwhile (h144: logged as a lost lease)
+      else if (!(await requests.status(row.id).catch(() => ({})))) this.log('info', 'job finished after its request was deleted; result dropped', { id: row.id });
       else this.log('warn', 'job finished after its lease was lost; result dropped', { id: row.id });
       return;
     }

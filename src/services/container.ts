@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { MediaDeletionStore } from '../store/media-deletions.ts';
-import { removeAbandonedStaging } from '../store/import-staging.ts';
+import { removeAbandonedStaging, sweptStagingAfterMs } from '../store/import-staging.ts';
 import type { Config } from '../config/config.ts';
 import { AddressPolicy } from '../media/address-policy.ts';
 import { ImageIntake } from '../media/image-intake.ts';
@@ -160,7 +160,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     return newer.length ? SchemaWatch.message(newer) : undefined;
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions });

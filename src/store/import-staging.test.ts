@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
-import { removeAbandonedStaging } from './import-staging.ts';
+import { removeAbandonedStaging, sweptStagingAfterMs } from './import-staging.ts';
 
 describe.each(backends)('rows an import left staged (%s)', (backend) => {
   let t: TestStore;
@@ -17,5 +17,9 @@ describe.each(backends)('rows an import left staged (%s)', (backend) => {
     expect(await removeAbandonedStaging(t.store.db)).toBe(1);
     expect((await t.store.db.selectFrom('catalog_import_rows').select('import_id').execute()).map((r) => r.import_id)).toEqual([ids.fresh]);
     expect(await removeAbandonedStaging(t.store.db)).toBe(0);
+    // the server's sweep waits six hours: an import may run past one
+    await t.store.db.insertInto('catalog_import_rows').values([row('00000000-0000-4000-8000-000000000003', Date.now() - 2 * 3_600_000)]).execute();
+    expect(await removeAbandonedStaging(t.store.db, undefined, Date.now(), sweptStagingAfterMs)).toBe(0);
+    expect(await removeAbandonedStaging(t.store.db, undefined, Date.now() + 5 * 3_600_000, sweptStagingAfterMs)).toBe(1);
   });
 });

@@ -33,14 +33,17 @@ export async function withStagedImport<T>(db: Kysely<Database>, table: StagingTa
   }
 }
 
+/** The server's sweep waits longer than an import's start does: an import may run past an hour on a slow disk (h144). */
+export const sweptStagingAfterMs = 6 * 3_600_000;
+
 /**
  * Removes the rows imports that did not finish left staged (a kill, or a clean-up that failed on a
  * full disk): by the next import, and by the server's periodic sweep, which ran none before (h139:
  * 58,638 rows, 78 MB, stayed on a full disk after the MTG import's own clean-up failed). Returns how many.
  */
-export async function removeAbandonedStaging(db: Kysely<Database>, tables: readonly StagingTable[] = ['catalog_import_rows', 'catalog_price_import_rows'], now = Date.now()): Promise<number> {
+export async function removeAbandonedStaging(db: Kysely<Database>, tables: readonly StagingTable[] = ['catalog_import_rows', 'catalog_price_import_rows'], now = Date.now(), olderThanMs = abandonedAfterMs): Promise<number> {
   let removed = 0;
-  for (const table of tables) removed += Number((await db.deleteFrom(table).where('created_at', '<', new Date(now - abandonedAfterMs).toISOString()).executeTakeFirst()).numDeletedRows);
+  for (const table of tables) removed += Number((await db.deleteFrom(table).where('created_at', '<', new Date(now - olderThanMs).toISOString()).executeTakeFirst()).numDeletedRows);
   return removed;
 }
 

@@ -749,6 +749,20 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => !!document.activeElement?.closest('#card-editor'))).toBe(true);
     await page.getByRole('button', { name: 'Hide the card' }).click();
+    // a phone held sideways (wider than the sheet's breakpoint: the side panel, the page scrolling it) and the narrow
+    // short sheet: no field Shift+Tab reaches is under the sticky head (h144)
+    for (const [width, height] of [[915, 412], [640, 430]] as const) {
+      await page.setViewportSize({ width, height });
+      await page.locator('[data-event-id="e2"]').click();
+      await page.getByRole('form', { name: 'Correct this card' }).waitFor();
+      await page.getByRole('button', { name: 'Save correction' }).focus();
+      for (let i = 0; i < 8; i++) {
+        await page.keyboard.press('Shift+Tab');
+        const [top, headBottom, name] = await page.evaluate(() => [document.activeElement!.getBoundingClientRect().top, document.querySelector('.drawer-head')!.getBoundingClientRect().bottom, (document.activeElement as HTMLInputElement).name || document.activeElement!.tagName]);
+        expect(top, `${width}×${height} ${name}`).toBeGreaterThanOrEqual(headBottom - 1);
+      }
+      await page.getByRole('button', { name: 'Hide the card' }).click();
+    }
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 

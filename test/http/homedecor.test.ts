@@ -7,7 +7,7 @@ import { photoBase64 } from '../helpers/photos.ts';
 const canteen = photoBase64('faces/bbt2.jpg');
 const watch = photoBase64('caltech101/watch/image_0001.jpg');
 
-type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; 'pre-filled'?: boolean };
+type Obj = { id: string; name: string; prob: number; bound_box: number[]; area: number; 'Top Category'?: string; Category?: string; category_source?: string; category_filter?: boolean; 'pre-filled'?: boolean };
 type Body = { status: { code: number; text: string }; query_records?: { _objects?: Obj[]; _text_engine?: string }[]; answer_records: Record<string, unknown>[]; skipped_records?: { _id: unknown; _reason: { status: { code: number; text: string } } }[]; answer_count: number; code?: string };
 
 describe.each(backends)('home-decor collections (%s)', (backend) => {

@@ -469,7 +469,7 @@ function keepTabInSheet(e: KeyboardEvent, sheet: HTMLElement): void {
   const firstEl = focusable[0];
   const lastEl = focusable[focusable.length - 1];
   if (!firstEl || !lastEl) return;
-  if (e.shiftKey && (document.activeElement === firstEl || !sheet.contains(document.activeElement))) {
+  if (e.shiftKey && document.activeElement === firstEl) {
     e.preventDefault();
     lastEl.focus();
   } else if (!e.shiftKey && document.activeElement === lastEl) {
