@@ -73,7 +73,8 @@ export interface PriceStatsOptions {
    * The slab read on the record: `graded` entries then cover the sales of this company and grade
    * only (a PSA 10 is priced by PSA 10 sales). `overall` and `ungraded` do not change.
    */
-  slab?: { company?: string | null; grade?: number | null } | null;
+  /** `gradeless`: the label prints no grade number (PSA's AUTHENTIC): only sales of that company without one (h145: every PSA sale of the card priced it). */
+  slab?: { company?: string | null; grade?: number | null; gradeless?: boolean } | null;
 }
 
 /** The intervals reported, longest last; 3 types × 3 intervals stay within spec 1's 10 entries. */
@@ -112,10 +113,11 @@ export function usableRates(rates: PriceStatsOptions['rates'] = {}): [string, nu
 }
 
 /** The slab's company as stored (upper case) and its numeric grade; null parts do not filter. */
-export function slabFilter(options: PriceStatsOptions): { company: string | null; grade: number | null } {
+export function slabFilter(options: PriceStatsOptions): { company: string | null; grade: number | null; gradeless: boolean } {
   const company = options.slab?.company?.trim().toUpperCase() || null;
   const grade = options.slab?.grade ?? null;
-  return { company, grade: grade !== null && Number.isFinite(grade) ? grade : null };
+  const numbered = grade !== null && Number.isFinite(grade);
+  return { company, grade: numbered ? grade : null, gradeless: !numbered && options.slab?.gradeless === true };
 }
 
 /**
@@ -219,9 +221,10 @@ export function leftOutCurrencies(observations: readonly PriceObservation[], opt
   return out;
 }
 
-function slabMatches(o: PriceObservation, slab: { company: string | null; grade: number | null }): boolean {
+function slabMatches(o: PriceObservation, slab: { company: string | null; grade: number | null; gradeless: boolean }): boolean {
   if (slab.company !== null && (typeof o.extra?.company !== 'string' || o.extra.company.toUpperCase() !== slab.company)) return false;
   if (slab.grade !== null && Number(o.extra?.grade_value) !== slab.grade) return false;
+  if (slab.gradeless && o.extra?.grade_value !== undefined && o.extra.grade_value !== null) return false;
   return true;
 }
 

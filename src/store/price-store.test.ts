@@ -195,6 +195,17 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     expect((await store.priceStats(catalogId, 'hand', { slab: { company: 'BGS', grade: 10 } })).map((e) => e.stats_type)).not.toContain('graded');
   });
 
+  it('prices an AUTHENTIC slab (no grade number) by its company\'s sales without a grade, not every one of them (h145)', async () => {
+    const sale = (n: number, extra: Record<string, unknown>, p: number): PriceInput => ({ rowKey: `auth:${n}`, cardKey: 'auth', source: 'test', date: `2024-03-0${n}`, price: p, currency: 'USD', graded: true, grade: null, qualifier: null, volume: null, extra });
+    await store.applyImport({ catalogId, rows: [sale(1, { company: 'PSA', grade_value: 10 }, 5000), sale(2, { company: 'PSA', grade_value: 9 }, 2000), sale(3, { company: 'PSA' }, 800), sale(4, { company: 'BGS' }, 700)] });
+    const options: PriceStatsOptions = { slab: { company: 'PSA', grade: null, gradeless: true } };
+    const stats = await store.priceStats(catalogId, 'auth', options);
+    expect(entry(stats, 'graded all')).toMatchObject({ min: 800, max: 800, latest: 800 });
+    expect(stats).toEqual(priceStats((await store.observations(catalogId, 'auth')) as PriceObservation[], options));
+    // a label whose grade was not read at all keeps the company's every sale, as before
+    expect(entry(await store.priceStats(catalogId, 'auth', { slab: { company: 'PSA', grade: null } }), 'graded all')).toMatchObject({ min: 800, max: 5000 });
+  });
+
   it('gives one sale as itself, and nothing for a card without a usable price', async () => {
     const one = await store.priceStats(catalogId, 'one');
     expect(one.map((e) => `${e.stats_type} ${e.interval} ${e.start_date}`)).toEqual(['overall 30d 2024-02-05', 'overall 365d 2023-03-07', 'overall all null', 'ungraded 30d 2024-02-05', 'ungraded 365d 2023-03-07', 'ungraded all null']);

@@ -338,6 +338,7 @@ function slabMatch(options: PriceStatsOptions, company: (field: string) => RawBu
   const tests: RawBuilder<unknown>[] = [];
   if (slab.company !== null) tests.push(sql`upper(${company('company')}) = ${slab.company}`);
   if (slab.grade !== null) tests.push(sql`CAST(${company('grade_value')} AS double precision) = ${slab.grade}`);
+  if (slab.gradeless) tests.push(sql`${company('grade_value')} IS NULL`);
   return tests.length ? sql.join(tests, sql` AND `) : sql`1 = 1`;
 }
 

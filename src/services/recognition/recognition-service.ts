@@ -725,7 +725,8 @@ export class RecognitionService {
     const best = bestMatch(ranked, family.rule) as Ranked | null;
     // graded prices narrow to the label's company and grade only where the record shows them (a slab option asked and paid)
     const label = labelShown && card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
-    const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade } : null;
+    // an AUTHENTIC label (no grade number) is priced by the company's sales without a grade, not all of them (h145)
+    const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade, gradeless: label.grade === null && /AUTH/i.test(label.verbal_grade ?? '') } : null;
     // At distance 1 the clues against a candidate outweigh those for it: still worth listing when its name was
     // read (a French card's species, its number misread), noise when only a number or a year brought it in.
     // A sport card's or a comic's `#4` alone names nothing (every checklist and series has one): those list only named candidates.
