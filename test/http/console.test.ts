@@ -712,6 +712,28 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it('shows a name written right to left from its start, and a card number in Arabic-Indic digits before its set (h146)', async () => {
+    const name = 'بطاقة بيكاتشو الذهبية النادرة جدا من المجموعة الأولى النسخة الأولى';
+    expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'rtl1', name, card_number: '٥٨/١٠٢', set_name: 'المجموعة الأساسية — الطبعة الأولى', price: 3 }] } })).statusCode).toBe(200);
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    const card = page.locator('[data-event-id="rtl1"]');
+    await card.waitFor();
+    const [dir, nameFirstVisible, numberVisible] = await card.evaluate((el) => {
+      const n = el.querySelector('.card-name') as HTMLElement;
+      const box = n.getBoundingClientRect();
+      // the name's first letter within its box: with dir auto it starts at the right and the cut is at its end
+      const range = document.createRange();
+      range.setStart(n.firstChild!, 0);
+      range.setEnd(n.firstChild!, 1);
+      const first = range.getBoundingClientRect();
+      const set = el.querySelector('.card-set') as HTMLElement;
+      const num = set.querySelector('bdi')!.getBoundingClientRect();
+      const s = set.getBoundingClientRect();
+      return [getComputedStyle(n).direction, first.left >= box.left - 1 && first.right <= box.right + 1, num.left >= s.left - 1 && num.right <= s.right + 1];
+    });
+    expect([dir, nameFirstVisible, numberVisible]).toEqual(['rtl', true, true]);
+  });
+
   it("gives the focus back to Rename after a rename is saved (h138: it fell to the page's start)", async () => {
     await page.goto(`${base}/console#/sessions/${sessionId}`);
     await page.getByRole('button', { name: 'Rename' }).click();

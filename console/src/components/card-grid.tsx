@@ -30,11 +30,20 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
               <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
                 {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image">no image</span>}
-                <span class="card-name" title={row.full_name || row.name || undefined}>{row.name || row.full_name || 'Unidentified'}</span>
-                {/* the number first: it tells printings apart at the counter, and a long set name cut it off (h97) */}
+                {/* written right to left where the name is (Arabic, Hebrew): cut at its end, not its start (h146) */}
+                <span class="card-name" dir="auto" title={row.full_name || row.name || undefined}>
+                  {row.name || row.full_name || 'Unidentified'}
+                </span>
+                {/* the number first: it tells printings apart at the counter, and a long set name cut it off (h97); each part
+                    isolated, so Arabic-Indic digits do not join an Arabic set name's run and go to its end (h146) */}
                 <span class="card-set" title={[row.card_number ? `#${row.card_number}` : '', row.set_name || row.set_code || ''].filter(Boolean).join(' · ') || undefined}>
-                  {row.card_number ? `#${row.card_number} · ` : ''}
-                  {row.set_name || row.set_code || '—'}
+                  {row.card_number ? (
+                    <>
+                      <bdi>#{row.card_number}</bdi>
+                      {' · '}
+                    </>
+                  ) : null}
+                  <bdi>{row.set_name || row.set_code || '—'}</bdi>
                 </span>
                 <span class="card-foot">
                   <span class="price">{row.price === null || row.price === undefined ? <span aria-label="no price">—</span> : money(row.price)}</span>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkExpired } from './format.ts';
+import { linkExpired, priceInput } from './format.ts';
 
 describe('linkExpired', () => {
   it('reads the expiry of a signed media link', () => {
@@ -8,5 +8,14 @@ describe('linkExpired', () => {
     expect(linkExpired(`/media/k?expires=${now / 1000 + 30}&sig=ab`, now)).toBe(true);
     expect(linkExpired(`/media/k?expires=${now / 1000 + 3600}&sig=ab`, now)).toBe(false);
     expect(linkExpired('https://shop.example/photo.jpg', now)).toBe(false);
+  });
+});
+
+describe('priceInput', () => {
+  it('reads a price typed on Arabic, Urdu, Hindi or full-width keyboards, and a decimal comma (h146)', () => {
+    expect(['١٢٫٥٠', '۱۲٫۵۰', '१२.५०', '１２.５０', '12,50', '12.50', ' 12.5 '].map(priceInput)).toEqual(['12.50', '12.50', '12.50', '12.50', '12.50', '12.50', '12.5']);
+    expect(['1,234.50', '١٬٢٣٤', '1,5'].map(priceInput)).toEqual(['1234.50', '1234', '1.5']);
+    // what is no price stays as typed, for the form to refuse
+    expect(['abc', '12,345,6', '-3'].map(priceInput)).toEqual(['abc', '12,345,6', '-3']);
   });
 });

@@ -9,3 +9,21 @@ export function linkExpired(url: string, now = Date.now()): boolean {
   const expires = Number(/[?&]expires=(\d+)/.exec(url)?.[1]);
   return Number.isFinite(expires) && expires * 1000 < now + 60_000;
 }
+
+/**
+ * A price as typed on any phone keyboard, in the digits and decimal mark the API takes: Arabic-Indic,
+ * Persian/Urdu, Devanagari, Bengali and full-width digits as 0–9, the Arabic decimal separator (٫) and a
+ * decimal comma (`12,50`) as a point, thousands separators (٬, a comma before three digits) dropped
+ * (h146: `١٢٫٥٠` was refused, the number an Arabic decimal keypad types).
+ */
+export function priceInput(text: string): string {
+  let t = text.trim().replace(/[\u0660-\u0669\u06f0-\u06f9\u0966-\u096f\u09e6-\u09ef\uff10-\uff19]/g, (d) => {
+    const c = d.charCodeAt(0);
+    const zero = c >= 0xff10 ? 0xff10 : c >= 0x09e6 ? 0x09e6 : c >= 0x0966 ? 0x0966 : c >= 0x06f0 ? 0x06f0 : 0x0660;
+    return String(c - zero);
+  });
+  t = t.replace(/\u066b/g, '.').replace(/[\u066c\s]/g, '');
+  // one comma with one or two digits after it and no point: a decimal comma; else commas group thousands
+  t = /^\d+,\d{1,2}$/.test(t) ? t.replace(',', '.') : /^\d{1,3}(,\d{3})+(\.\d*)?$/.test(t) ? t.replace(/,/g, '') : t;
+  return t;
+}

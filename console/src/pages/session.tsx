@@ -5,7 +5,7 @@ import { CardGrid } from '../components/card-grid.tsx';
 import { ErrorBox, Links, Stat } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
-import { linkExpired, money, num, when } from '../lib/format.ts';
+import { linkExpired, money, num, priceInput, when } from '../lib/format.ts';
 import { filterRows } from '../lib/card-filter.ts';
 import { leaveUnsaved, unsavedEdits as unsaved } from '../lib/unsaved.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
@@ -105,7 +105,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     const body: Correction = {};
     const changed = (k: string) => (values[k] ?? '') !== (base[k] ?? '');
     for (const k of editable) if (changed(k)) body[k] = values[k] ?? '';
-    const price = (values.price ?? '').trim();
+    const price = priceInput(values.price ?? '');
     if (price !== '' && !priceText.test(price)) return setError('Price must be a number of US dollars such as 12 or 12.50 (or empty for none).');
     if (changed('price')) body.price = price === '' ? null : Number(price);
     if (changed('note')) body.note = values.note ?? '';
@@ -134,21 +134,21 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   return (
     <aside ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
       <div class="drawer-head">
-        <h2 id="editor-title">{row.name || 'Card'}</h2>
+        <h2 id="editor-title" dir="auto">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">
           Hide
         </button>
       </div>
       {row.image || row.thumbnail ? <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'}`} /> : null}
       <p class="hint">
-        event {row.event_id} · seen {when(row.seen)} · distance {num(row.distance, 3)} · {row.confidence ?? 'no'} confidence
+        event <bdi>{row.event_id}</bdi> · seen <bdi>{when(row.seen)}</bdi> · distance {num(row.distance, 3)} · {row.confidence ?? 'no'} confidence
         {row.grade !== null && row.grade !== undefined ? ` · grade ${num(row.grade, 1)} ${String(row.grading?.grades?.condition ?? '')}` : ''}
       </p>
       <form onSubmit={submit} class="editor" aria-label="Correct this card">
         {editable.map((k, i) => (
           <label key={k}>
             {k.replace('_', ' ')}
-            <input ref={i === 0 ? first : undefined} name={k} maxLength={limits[k]} value={values[k] ?? ''} onInput={(e) => setValues({ ...values, [k]: (e.target as HTMLInputElement).value })} />
+            <input ref={i === 0 ? first : undefined} name={k} dir="auto" maxLength={limits[k]} value={values[k] ?? ''} onInput={(e) => setValues({ ...values, [k]: (e.target as HTMLInputElement).value })} />
           </label>
         ))}
         <label>
@@ -160,7 +160,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
         </label>
         <label>
           note
-          <textarea name="note" rows={2} maxLength={10_000} value={values.note ?? ''} onInput={(e) => setValues({ ...values, note: (e.target as HTMLTextAreaElement).value })} />
+          <textarea name="note" dir="auto" rows={2} maxLength={10_000} value={values.note ?? ''} onInput={(e) => setValues({ ...values, note: (e.target as HTMLTextAreaElement).value })} />
         </label>
         <button type="submit" disabled={saving}>
           {saving ? 'Saving…' : 'Save correction'}
@@ -369,7 +369,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             <label>
               <span class="sr-only">Session name</span>
               {/* takes the focus: the button pressed is gone (h84) */}
-              <input name="name" defaultValue={session.name} maxLength={255} required ref={nameField} />
+              <input name="name" dir="auto" defaultValue={session.name} maxLength={255} required ref={nameField} />
             </label>
             <button type="submit">Rename</button>
             <button
@@ -387,7 +387,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         ) : (
           <div class="title-line">
             {/* the badge beside the heading, not in it: the page's name was read "Friday stream #1 live" (h84) */}
-            <h1 id="session-title">{session.name}</h1>
+            <h1 id="session-title" dir="auto">{session.name}</h1>
             <span class={`badge ${session.status}`}>{session.status}</span>
           </div>
         )}
@@ -407,12 +407,12 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
         <Stat label="Paid calls" value={summary?.paid_calls ?? '—'} />
         <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? num(summary.average_grade, 2) : '—'} />
-        <Stat label="Started" value={when(session.started)} kind="started" />
+        <Stat label="Started" value={<bdi>{when(session.started)}</bdi>} kind="started" />
       </div>
       <div class="row">
         <label class="inline grow">
           <span class="sr-only">Filter cards</span>
-          <input type="search" placeholder="Filter loaded cards by name, set, number, note, sold, check…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+          <input type="search" dir="auto" placeholder="Filter loaded cards by name, set, number, note, sold, check…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
         </label>
         <span class="hint" aria-live="polite" data-testid="loaded">
           {rows.length < session.identification_count ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}

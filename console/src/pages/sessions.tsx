@@ -142,13 +142,19 @@ export function SessionsPage({ shell }: { shell: Shell }) {
                 {data.results.map((s) => (
                   <tr key={s.id}>
                     <td>
-                      <a href={`#/sessions/${s.id}`}>{s.name || s.id}</a>
+                      <a href={`#/sessions/${s.id}`} dir="auto">
+                        {s.name || s.id}
+                      </a>
                     </td>
-                    <td data-label="Game">{s.game || 'Mixed'}</td>
+                    <td data-label="Game">
+                      <bdi>{s.game || 'Mixed'}</bdi>
+                    </td>
                     <td data-label="Status">
                       <span class={`badge ${s.status}`}>{s.status}</span>
                     </td>
-                    <td data-label="Started">{when(s.started)}</td>
+                    <td data-label="Started">
+                      <bdi>{when(s.started)}</bdi>
+                    </td>
                     <td class="num" data-label="Cards">
                       {s.identification_count}
                     </td>
