@@ -30,7 +30,7 @@ export function asUtf8(raw: Buffer, contentType: string | undefined, limit: numb
   if (decoder.encoding === 'utf-8') return raw;
   // ASCII reads the same in any of them, and UTF-8 bytes there are the label's mistake (native checks: a
   // callback per byte held the event loop half a second over 64 MiB)
-  if (SINGLE_BYTE.test(decoder.encoding) && (isAscii(raw) || isUtf8(raw))) return raw;
+  if (SINGLE_BYTE.test(decoder.encoding) && (isAscii(raw) || (isUtf8(raw) && utf8InScript(raw, decoder.encoding)))) return raw;
   if (raw.length > maxTranscodedBytes) throw new ServiceError(413, 'body_too_large', `A body in ${decoder.encoding} is read up to ${byteSize(maxTranscodedBytes)}; send a larger one as UTF-8.`);
   let text: string;
   try {
@@ -41,6 +41,28 @@ export function asUtf8(raw: Buffer, contentType: string | undefined, limit: numb
   const out = Buffer.from(text, 'utf8');
   if (out.length > limit) throw new ServiceError(413, 'body_too_large', `The request body is too large: at most ${byteSize(limit)} on this endpoint, counted as UTF-8 (this ${decoder.encoding} body is ${byteSize(out.length)} so).`);
   return out;
+}
+
+/** The script a non-Latin single-byte charset writes: UTF-8 under its label is taken as UTF-8 only when it reads as that script. */
+const SCRIPT_OF: [RegExp, RegExp][] = [
+  [/^(windows-1256|iso-8859-6)$/, /\p{Script=Arabic}/u],
+  [/^(windows-1255|iso-8859-8)$/, /\p{Script=Hebrew}/u],
+  [/^(windows-1251|iso-8859-5|koi8-[ru]|ibm866|x-mac-cyrillic)$/, /\p{Script=Cyrillic}/u],
+  [/^(windows-1253|iso-8859-7)$/, /\p{Script=Greek}/u],
+  [/^(windows-874|iso-8859-11)$/, /\p{Script=Thai}/u],
+];
+
+/**
+ * Whether UTF-8 bytes under a single-byte label are the label's mistake. For a Latin charset, always:
+ * Latin-1 text is practically never valid UTF-8. For Arabic, Hebrew, Cyrillic, Greek or Thai ones,
+ * only when every letter the UTF-8 reading gives is of that script: short Urdu text in windows-1256
+ * (letters at 0xC2–0xDF then ک گ پ چ at 0x80–0xBF) is valid UTF-8 too, and was stored as `Ș ʘ ǐ` (h146).
+ */
+function utf8InScript(raw: Buffer, encoding: string): boolean {
+  const script = SCRIPT_OF.find(([names]) => names.test(encoding))?.[1];
+  if (!script) return true;
+  const letters = raw.toString('utf8').match(/[^\p{ASCII}]/gu) ?? [];
+  return letters.every((c) => script.test(c) || !/\p{L}/u.test(c));
 }
 
 /** WHATWG's names of single-byte encodings (US-ASCII and Latin-1 are windows-1252 there). */
