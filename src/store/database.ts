@@ -8,6 +8,7 @@ import { refoldCardKey } from './session-card-keys.ts';
 import { migrate } from './migrate.ts';
 import { closeStalledConnections, prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
+import { bidiMarks, foldScripts, SCRIPT_FOLD_FROM, SCRIPT_FOLD_TO } from '../util/script-fold.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -622,21 +623,24 @@ export function foldForSearch(text: string): string {
   // voiced kana stays itself; width goes (NFKC): "psa" finds "ＰＳＡ１０", "ポケモン" finds "ﾎﾟｹﾓﾝ", as Japanese input methods type them
   // NFKC first, then lower case: NFKC makes capitals of its own (™ TM, № No, 𝐏𝐒𝐀 PSA), which PostgreSQL's
   // LIKE then told apart while SQLite's (ASCII case-blind) did not; marks stripped after it, as it puts back ǅ's caron
-  return text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ');
+  return foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ'));
 }
 
 /**
  * What the search fold drops: the Latin, Greek and Cyrillic combining marks; since the thirty-ninth session also
  * Hebrew points and cantillation, Arabic short vowels and tatweel, and the invisible soft hyphen, zero-width spaces and
  * joiners, as text search's fold does (`שלום` did not find a session written `שָׁלוֹם`, nor `Glurak` one written
- * `Glu\u00adrak`, h94). A Japanese voiced kana's mark (U+3099) stays.
+ * `Glu\u00adrak`, h94). A Japanese voiced kana's mark (U+3099) stays. Then the letters and digits one script types
+ * two ways are made one (`foldScripts`: ٢٠٢٤ is 2024, ة is ه, Urdu ک is ك, h146).
  */
-const searchDroppedClass = '[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670\u0640\u00ad\u200b-\u200d\u2060\ufeff]';
+// since the forty-second session also directional marks and isolates (a phone's paste of mixed-direction text), and the
+// Devanagari nukta, as text search drops it (h146)
+const searchDroppedClass = `[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u065f\u0670\u0640\u00ad\u200b-\u200d\u2060\ufeff\u093c${bidiMarks}]`;
 const searchDropped = new RegExp(searchDroppedClass, 'g');
 
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ')`;
+  sql<string>`translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO})`;
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {

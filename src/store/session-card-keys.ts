@@ -1,3 +1,5 @@
+import { bidiMarks, foldScripts } from '../util/script-fold.ts';
+
 /**
  * A collector number as it names a card: every run of digits without its leading zeros, so
  * "025/165" and "25/165" are one card ("0" stays "0").
@@ -21,9 +23,18 @@ export function refoldCardKey(key: string): string {
  * A field as it names a card: compatibility form (NFKC: full-width ＳＶ２ａ and ０２５, half-width
  * ﾋﾟｶﾁｭｳ, as Japanese input methods type them, are SV2a, 025 and ピカチュウ; ™ is tm), lower case
  * after it, spaces collapsed, and the key's separator (and the escape) escaped with a backslash, so that
- * no field's `|` (or the full-width ｜ NFKC makes one) moves a part into the next.
+ * no field's `|` (or the full-width ｜ NFKC makes one) moves a part into the next. Since migration 028 also the
+ * letters and digits one script types two ways made one (`foldScripts`: ٢٥/١٠٢ is 25/102, Urdu ی is ي) and
+ * directional marks dropped (h146: one Pikachu in six scripts' digits counted as four cards).
  */
-export const cardKeyPart = (s: string | null | undefined): string => (s ?? '').normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase().replace(/[\\|]/g, (c) => `\\${c}`);
+export const cardKeyPart = (s: string | null | undefined): string =>
+  foldScripts((s ?? '').normalize('NFKC').replace(bidi, ''))
+    .trim()
+    .replace(/\s+/g, ' ')
+    .toLowerCase()
+    .replace(/[\\|]/g, (c) => `\\${c}`);
+
+const bidi = new RegExp(`[${bidiMarks}]`, 'g');
 
 /**
  * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode

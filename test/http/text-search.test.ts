@@ -138,6 +138,16 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'כַּרְטִיס')).body)).toEqual(['plain']);
   }, 60_000);
 
+  it("finds Arabic and Urdu words by either spelling, and numbers in another script's digits, on both backends (h146)", async () => {
+    const c = await newCollection();
+    const res = await call('/similarity/photos/v2/insert', { records: [{ _id: 'clock', _base64: img('watch', 1), title: 'ساعة يد فاخرة' }, { _id: 'ball', _base64: img('pyramid', 1), title: 'كرة قدم موقعة ٢٠٢٢' }, { _id: 'rlm', _base64: img('airplanes', 1), title: 'طائرة \u200fنادرة' }] }, c);
+    expect(res.body.status.code).toBe(210);
+    for (const [q, id] of [['ساعه', 'clock'], ['ساعة', 'clock'], ['2022', 'ball'], ['٢٠٢٢', 'ball'], ['۲۰۲۲', 'ball'], ['کره', 'ball'], ['نادرة', 'rlm']] as const) {
+      const r = await text(c, q);
+      expect([r.http, ids(r.body)[0]], q).toEqual([200, id]);
+    }
+  }, 60_000);
+
   it('finds a Thai word inside a title written without spaces, and Greek typed with or without its accents (h117)', async () => {
     const c = await newCollection();
     const records = [

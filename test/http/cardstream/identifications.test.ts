@@ -744,6 +744,19 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'g')).toMatchObject({ name: 'ﾋﾟｶﾁｭｳ', set_code: 'ＳＶ２ａ' });
   });
 
+  it("summary: one card's number in another script's digits, Arabic spelling variants and a phone's direction marks make no other card (h146)", async () => {
+    const sid = await createSession(h);
+    const numbers = ['25/102', '025/102', '٢٥/١٠٢', '۲۵/۱۰۲', '२५/१०२', '২৫/১০২'];
+    const names = ['بيكاتشو', '\u200fبيكاتشو', 'بیکاتشو'];
+    await upload(sid, [
+      ...numbers.map((n, i) => card(`n${i}`, { name: 'Pikachu', set_code: 'BS', card_number: n })),
+      ...names.map((n, i) => card(`a${i}`, { name: n, set_code: 'BS', card_number: '25' })),
+    ]);
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 9, distinct_cards: 2 });
+    // kept as sent
+    expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number)).toEqual(expect.arrayContaining(numbers));
+  });
+
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
     const sid = await createSession(h);
     const empty = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
