@@ -64,14 +64,16 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     typed (closest names first, typos allowed), a collector number, a set, or in key order;
                     20 by default, at most 1000
   loupe catalog delete --catalog NAME   the catalog and all imported into it (cards, sets, prices, reference artworks)
-  loupe prices import --file F --catalog NAME
+  loupe prices import --file F --catalog NAME [--restore-deleted]
                     a price CSV (may be gzipped) in a known layout: PSA auction prices, TCGplayer 3-day
                     history or daily snapshots, MTGO tix, MTG daily USD, or a plain CSV with the columns
                     card, date, price, currency[, grade, company, source] (docs/prices.md); rows naming
-                    several candidate cards or a card the catalog lacks are skipped and counted
+                    several candidate cards or a card the catalog lacks are skipped and counted; sales
+                    deleted with prices delete --price are skipped too, unless --restore-deleted
   loupe prices delete --catalog NAME --card KEY [--date YYYY-MM-DD] [--source S] [--price P] [--currency C] [--graded yes|no]
                     a card's prices matching every filter given (all of them with none): a wrong sale
-                    taken out; the source in any case; answers how many went and how many are left
+                    taken out; the source in any case; answers how many went and how many are left; a
+                    sale named by --price is remembered, so importing its file again does not bring it back
   loupe models add <dir> [--name N] [--no-activate]
   loupe models list
   loupe models activate --name N
@@ -195,6 +197,7 @@ const options = {
   'no-activate': { type: 'boolean' },
   decode: { type: 'boolean' },
   'remove-missing': { type: 'boolean' },
+  'restore-deleted': { type: 'boolean' },
   force: { type: 'boolean' },
   request: { type: 'string' },
   file: { type: 'string' },
@@ -359,7 +362,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' });
     }
     case 'prices import':
-      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog') }, progressLines(`prices ${values.catalog}`, io, stop));
+      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog'), restoreDeleted: values['restore-deleted'] === true }, progressLines(`prices ${values.catalog}`, io, stop));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }

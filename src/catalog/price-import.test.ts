@@ -52,12 +52,12 @@ describe.each(backends)('price import (%s)', (backend) => {
       currencies: { USD: 3 },
       graded: 3,
       cards: 1,
-      prices: { created: 3, updated: 0, unchanged: 0, not_in_file: 0, total: 3 },
+      prices: { created: 3, updated: 0, unchanged: 0, not_in_file: 0, deleted_before: 0, total: 3 },
       skipped: { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 1, other_game: 1 },
     });
     expect(first.remarks).toEqual(['1 row prices MTG cards, not pokemon: skipped (first: line 5)', '1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 6)']);
     const again = await run('pokemon', prices('psa_auction_prices_realized.csv'));
-    expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, not_in_file: 0, total: 3 });
+    expect(again.prices).toEqual({ created: 0, updated: 0, unchanged: 3, not_in_file: 0, deleted_before: 0, total: 3 });
     const sales = await store.observations(ids.pokemon!, 'tst1-1');
     expect(sales.map((s) => [s.date, s.price, s.graded, s.grade, s.qualifier, s.currency, s.source])).toEqual([
       ['2019-01-05', 1200, true, '10.0', null, 'USD', 'psa'],
@@ -71,7 +71,7 @@ describe.each(backends)('price import (%s)', (backend) => {
   it('updates a re-imported row whose price changed, and only that one', async () => {
     const text = (await fs.readFile(prices('psa_auction_prices_realized.csv'), 'utf8')).replace(',300.5,', ',310.0,');
     const changed = await run('pokemon', await files.write('psa-changed.csv', text));
-    expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, not_in_file: 0, total: 3 });
+    expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, not_in_file: 0, deleted_before: 0, total: 3 });
     expect((await store.observations(ids.pokemon!, 'tst1-1')).map((s) => s.price)).toEqual([1200, 310, 150]);
     await run('pokemon', prices('psa_auction_prices_realized.csv'));
   });

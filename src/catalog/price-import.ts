@@ -7,6 +7,8 @@ import { CatalogFileError, looksLikeJson, readCsvRecords } from './record-stream
 export interface PriceImportRequest {
   catalog: string;
   file: string;
+  /** Import again the sales deleted one by one (`loupe prices delete --price`), which are otherwise skipped. */
+  restoreDeleted?: boolean | undefined;
 }
 
 export type PriceImportProgress = { phase: 'read'; file: string; bytes: number; size: number; records: number } | { phase: 'write'; written: number; total: number };
@@ -25,7 +27,7 @@ export interface PriceImportResult {
   /** Distinct cards the stored rows price. */
   cards: number;
   /** `not_in_file`: stored rows of the file's cards and days (per source) the file lacks, kept. */
-  prices: { created: number; updated: number; unchanged: number; not_in_file: number; total: number };
+  prices: { created: number; updated: number; unchanged: number; not_in_file: number; deleted_before: number; total: number };
   /** Rows repeated identically in the file, stored once. */
   duplicates: number;
   /** Rows not imported, by reason; every row of the file is stored, a duplicate or here. */
@@ -153,7 +155,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
 
   const writeStart = performance.now();
   const inputs = [...rows.values()].map((r) => r.input);
-  const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
+  const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
   const currencies: Record<string, number> = {};
   for (const p of inputs) currencies[p.currency] = (currencies[p.currency] ?? 0) + 1;
   return {
@@ -164,11 +166,14 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
     currencies,
     graded: inputs.filter((p) => p.graded).length,
     cards: new Set(inputs.map((p) => p.cardKey)).size,
-    prices: { created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, not_in_file: outcome.not_in_file, total: outcome.total },
+    prices: { created: outcome.created, updated: outcome.updated, unchanged: outcome.unchanged, not_in_file: outcome.not_in_file, deleted_before: outcome.deleted_before, total: outcome.total },
     duplicates,
     skipped,
     remarks: [
       ...remarks.list(),
+      ...(outcome.deleted_before
+        ? [`${outcome.deleted_before} sale${outcome.deleted_before > 1 ? 's' : ''} of this file ${outcome.deleted_before > 1 ? 'were' : 'was'} deleted with \`loupe prices delete --price\` and ${outcome.deleted_before > 1 ? 'are' : 'is'} not imported again (\`--restore-deleted\` takes ${outcome.deleted_before > 1 ? 'them' : 'it'} back)`]
+        : []),
       ...(outcome.not_in_file
         ? [`${outcome.not_in_file} stored price${outcome.not_in_file > 1 ? 's' : ''} of the file's cards and days ${outcome.not_in_file > 1 ? 'are' : 'is'} not in this file and kept: an import never removes, and a day's sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog ${catalog.name} --card <card> --date <date>, then import the file again (first: ${outcome.notInFileExample})`]
         : []),

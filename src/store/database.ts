@@ -295,6 +295,14 @@ export interface CatalogNamesTable {
   card_count: number;
 }
 
+/** Sales deleted one by one (`loupe prices delete --price`), which an import does not bring back (migration 029). */
+export interface CatalogPriceDeletionsTable {
+  catalog_id: string;
+  row_key: string;
+  card_key: string;
+  deleted_at: Timestamp;
+}
+
 export interface CatalogPricesTable {
   catalog_id: string;
   row_key: string;
@@ -366,6 +374,7 @@ export interface Database {
   catalog_import_rows: CatalogImportRowsTable;
   catalog_names: CatalogNamesTable;
   catalog_prices: CatalogPricesTable;
+  catalog_price_deletions: CatalogPriceDeletionsTable;
   catalog_price_import_rows: CatalogPriceImportRowsTable;
   catalog_images: CatalogImagesTable;
   collection_text: CollectionTextTable;

@@ -39,11 +39,11 @@ describe.each(backends)('price store (%s)', (backend) => {
   it('stores rows in batches, then a same import changes nothing and a changed row is updated', async () => {
     const rows = Array.from({ length: 1203 }, (_, i) => price(i));
     const progress: number[] = [];
-    expect(await store.applyImport({ catalogId, rows, onProgress: (w) => progress.push(w) })).toEqual({ created: 1203, updated: 0, unchanged: 0, not_in_file: 0, total: 1203 });
+    expect(await store.applyImport({ catalogId, rows, onProgress: (w) => progress.push(w) })).toEqual({ created: 1203, updated: 0, unchanged: 0, not_in_file: 0, deleted_before: 0, total: 1203 });
     expect(progress).toEqual([500, 1000, 1203]);
-    expect(await store.applyImport({ catalogId, rows })).toEqual({ created: 0, updated: 0, unchanged: 1203, not_in_file: 0, total: 1203 });
+    expect(await store.applyImport({ catalogId, rows })).toEqual({ created: 0, updated: 0, unchanged: 1203, not_in_file: 0, deleted_before: 0, total: 1203 });
     const changed = rows.map((r, i) => (i === 7 ? { ...r, extra: { n: 7, note: 'fixed' } } : r));
-    expect(await store.applyImport({ catalogId, rows: changed })).toEqual({ created: 0, updated: 1, unchanged: 1202, not_in_file: 0, total: 1203 });
+    expect(await store.applyImport({ catalogId, rows: changed })).toEqual({ created: 0, updated: 1, unchanged: 1202, not_in_file: 0, deleted_before: 0, total: 1203 });
     expect(await store.applyImport({ catalogId: otherId, rows: rows.slice(0, 2) })).toMatchObject({ created: 2, total: 2 });
     expect(await store.counts()).toEqual(new Map([
       [catalogId, 1203],

@@ -46,6 +46,8 @@ export interface PriceImport {
   rows: readonly PriceInput[];
   /** Rows written so far, after each batch. */
   onProgress?: (written: number, total: number) => void;
+  /** Sales deleted with `loupe prices delete --price` are imported again (and forgotten as deleted); else skipped. */
+  restoreDeleted?: boolean;
 }
 
 export interface PriceImportOutcome {
@@ -57,6 +59,8 @@ export interface PriceImportOutcome {
    * file of that day stays, docs/prices.md), and counted, so a corrected file's dropped sale is not taken for gone (h107).
    */
   not_in_file: number;
+  /** Rows of the file that were deleted one by one (`loupe prices delete --price`): skipped, unless `restoreDeleted`. */
+  deleted_before: number;
   /** The first such row, for the import's remark. */
   notInFileExample?: string;
   /** The catalog's price rows after the import, every source. */
@@ -104,7 +108,8 @@ export class PriceStore {
       }
     }
     const now = new Date().toISOString();
-    const outcome = { created: 0, updated: 0, unchanged: 0, not_in_file: notInFile, ...(notInFileExample ? { notInFileExample } : {}) };
+    const deletedKeys = new Set((await this.db.selectFrom('catalog_price_deletions').select('row_key').where('catalog_id', '=', input.catalogId).execute()).map((r) => r.row_key));
+    const outcome = { created: 0, updated: 0, unchanged: 0, not_in_file: notInFile, deleted_before: 0, ...(notInFileExample ? { notInFileExample } : {}) };
     const total = input.rows.length;
     let written = 0;
     let staged = 0;
@@ -122,6 +127,11 @@ export class PriceStore {
         if (any) input.onProgress?.(written, total);
       };
       for (const p of input.rows) {
+        if (deletedKeys.has(p.rowKey) && !input.restoreDeleted) {
+          outcome.deleted_before++;
+          skipped++;
+          continue;
+        }
         const content_hash = hashOf(p);
         const before = existing.get(p.rowKey);
         if (before === content_hash) {
@@ -164,6 +174,11 @@ export class PriceStore {
               volume = excluded.volume, extra = excluded.extra, content_hash = excluded.content_hash, updated_at = excluded.updated_at`.execute(trx);
           const moved = Number(result.numAffectedRows ?? 0);
           if (moved !== staged) throw new Error(`price import ${importId}: ${staged} rows staged, ${moved} found to write`);
+        }
+        // restored: no longer remembered as deleted
+        if (input.restoreDeleted && deletedKeys.size) {
+          const keys = input.rows.map((r) => r.rowKey).filter((k) => deletedKeys.has(k));
+          for (let i = 0; i < keys.length; i += batchRows) await trx.deleteFrom('catalog_price_deletions').where('catalog_id', '=', input.catalogId).where('row_key', 'in', keys.slice(i, i + batchRows)).execute();
         }
         const { n } = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', input.catalogId).executeTakeFirstOrThrow();
         return { ...outcome, total: Number(n) };
@@ -290,7 +305,18 @@ export class PriceStore {
       if (only.price !== undefined) q = q.where('price', '=', only.price);
       if (only.currency !== undefined) q = q.where('currency', '=', only.currency);
       if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? Number(only.graded) : only.graded);
-      const deleted = Number((await q.executeTakeFirst()).numDeletedRows);
+      // a sale named by its price is a wrong one: remembered, so a re-import of its file does not bring it back (h145);
+      // a day or a card deleted whole is to be made again from a file (the not_in_file remark's advice)
+      const gone = await q.returning('row_key').execute();
+      const deleted = gone.length;
+      if (only.price !== undefined && gone.length) {
+        const now = new Date().toISOString();
+        await trx
+          .insertInto('catalog_price_deletions')
+          .values(gone.map((g) => ({ catalog_id: catalogId, row_key: g.row_key, card_key: cardKey, deleted_at: now })))
+          .onConflict((oc) => oc.columns(['catalog_id', 'row_key']).doNothing())
+          .execute();
+      }
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
       return { deleted, left: Number(left.n) };
     });
