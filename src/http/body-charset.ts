@@ -55,14 +55,16 @@ const SCRIPT_OF: [RegExp, RegExp][] = [
 /**
  * Whether UTF-8 bytes under a single-byte label are the label's mistake. For a Latin charset, always:
  * Latin-1 text is practically never valid UTF-8. For Arabic, Hebrew, Cyrillic, Greek or Thai ones,
- * only when every letter the UTF-8 reading gives is of that script: short Urdu text in windows-1256
+ * only when every letter the UTF-8 reading gives is of that script or an accented Latin one: short Urdu text in windows-1256
  * (letters at 0xC2–0xDF then ک گ پ چ at 0x80–0xBF) is valid UTF-8 too, and was stored as `Ș ʘ ǐ` (h146).
  */
 function utf8InScript(raw: Buffer, encoding: string): boolean {
   const script = SCRIPT_OF.find(([names]) => names.test(encoding))?.[1];
   if (!script) return true;
   const letters = raw.toString('utf8').match(/[^\p{ASCII}]/gu) ?? [];
-  return letters.every((c) => script.test(c) || !/\p{L}/u.test(c));
+  // Latin letters with accents beside them are the UTF-8 text's own (`بطاقة Pokémon`, `Карта café`, h147): those of
+  // Latin-1 and Latin Extended-A; what Arabic, Hebrew or Cyrillic bytes read as otherwise lies beyond (Ș, ǐ, ʘ)
+  return letters.every((c) => script.test(c) || !/\p{L}/u.test(c) || (c >= '\u00a0' && c <= '\u017f'));
 }
 
 /** WHATWG's names of single-byte encodings (US-ASCII and Latin-1 are windows-1252 there). */

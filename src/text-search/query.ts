@@ -21,7 +21,7 @@ import {
 } from './lexicon/concepts.ts';
 import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
 import { cjkPeopleCounts, countWords, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
-import { cjkChar, foldStrokeless, foldText, spacelessScript, wordsOf } from './text-fold.ts';
+import { cjkChar, foldBeforeScripts, foldStrokeless, foldText, spacelessScript, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
 export const maxQueryChars = 1000;
@@ -134,12 +134,12 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), 
   }
   const query = analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false);
   if (!options.legacyKana) return { ok: true, query };
-  // Rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty): searched too, as terms, so
-  // a collection of such rows reads them (as literals they were searched but the query was "not understood", h90).
+  // Rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty), or as 6 to 9 did (فاخرة,
+  // ٢٠٢٢: before the script fold): searched too, as terms, so a collection of such rows reads them (as literals they
+  // were searched but the query was "not understood", h90; h147: Arabic and Hindi rows were 422 until the pass ended).
   // Only words the new fold changed, within the words searched.
-  const before = wordsOf(foldStrokeless(input).trim())
-    .slice(0, maxQueryWords)
-    .filter((w) => /[łıøđħŧœæß]/.test(w) && !tokens.includes(w));
+  // (a word the new fold leaves as it is, a CJK run the people counts rewrote, is no such word, h90)
+  const before = [...wordsOf(foldStrokeless(input).trim()).slice(0, maxQueryWords), ...wordsOf(foldBeforeScripts(input).trim()).slice(0, maxQueryWords)].filter((w) => !tokens.includes(w) && foldText(w) !== w);
   return { ok: true, query: before.length ? { ...query, terms: [...new Set([...query.terms, ...before])] } : query };
 }
 

@@ -37,6 +37,11 @@ export function foldText(text: string): string {
   return foldScripts(foldStrokeless(text).replace(bidi, '')).replace(stroked, (c) => strokeOf[c]!);
 }
 
+/** The fold of TOKENS_VERSION 6 to 9 (strokes taken, scripts and directional marks not): how rows that await re-tokenising hold their words. */
+export function foldBeforeScripts(text: string): string {
+  return foldStrokeless(text).replace(stroked, (c) => strokeOf[c]!);
+}
+
 const bidi = new RegExp(`[${bidiMarks}]`, 'g');
 
 /** The fold of TOKENS_VERSION 5 (ł, ß… kept): how rows that await re-tokenising hold their words. */

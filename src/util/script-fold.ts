@@ -2,12 +2,13 @@
  * Letters and digits that writers of one script type two ways, made one (h146, a shop writing Arabic,
  * Urdu, Hebrew and Hindi): Arabic-Indic, Persian/Urdu, Devanagari and Bengali digits as 0–9; the
  * Arabic taa marbuta (ة) as heh and alef maqsura (ى) as yeh, as everyday Arabic typing writes them;
- * the Urdu and Persian keyboards' kaf (ک), yeh (ی) and hehs (ہ ھ ۀ) as the Arabic keyboard's; the
+ * the Urdu and Persian keyboards' kaf (ک), yeh (ی) and hehs (ہ ھ ۀ ۂ, and ە, what ۀ leaves once its
+ * hamza is dropped, h147) as the Arabic keyboard's; the
  * Hebrew geresh and gershayim (׳ ״) as the apostrophe and quote Israeli keyboards type. One
  * character for one, so SQL's translate() repeats it exactly.
  */
-export const SCRIPT_FOLD_FROM = '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹०१२३४५६७८९০১২৩৪৫৬৭৮৯ةىکیہھۀ׳״';
-export const SCRIPT_FOLD_TO = '0123456789012345678901234567890123456789هيكيههه\'"';
+export const SCRIPT_FOLD_FROM = '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹०१२३४५६७८९০১২৩৪৫৬৭৮৯ةىکیہھۀۂە׳״';
+export const SCRIPT_FOLD_TO = '0123456789012345678901234567890123456789هيكيههههه\'"';
 
 const map = new Map([...SCRIPT_FOLD_FROM].map((c, i) => [c, [...SCRIPT_FOLD_TO][i]!]));
 const folded = new RegExp(`[${SCRIPT_FOLD_FROM}]`, 'gu');
@@ -19,3 +20,5 @@ export const foldScripts = (text: string): string => text.replace(folded, (c) =>
  * embeddings, overrides and isolates, the Arabic letter mark): never part of a word.
  */
 export const bidiMarks = '\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c';
+
+if ([...SCRIPT_FOLD_FROM].length !== [...SCRIPT_FOLD_TO].length) throw new Error('script-fold: SCRIPT_FOLD_FROM and SCRIPT_FOLD_TO differ in length');

@@ -534,6 +534,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.getByRole('alert').count(), await page.locator('main').textContent() ?? '').toBe(0);
     const first = page.locator('.result').first();
     expect(await first.locator('.card-name').textContent()).toBe('leopard-1');
+    // the picture is the result: named (h138: alt="" left only the id and distance)
+    expect(await first.locator('img').getAttribute('alt')).toBe('Image of record leopard-1');
     expect(await first.locator('.distance').textContent()).toMatch(/^distance 0(\.0+)?$|^distance 0\.0\d*/);
     expect(await page.locator('.result').count()).toBe(3); // plane-1 costs 99
     await shot('search');
@@ -718,6 +720,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.goto(`${base}/console#/sessions/${sessionId}`);
     const card = page.locator('[data-event-id="rtl1"]');
     await card.waitFor();
+    // a grade badge is read as a grade, not a bare number (h138)
+    expect(await page.locator('[data-event-id="e1"]').getAttribute('aria-label') ?? (await page.getByRole('button', { name: /Charmander/ }).first().textContent())).toMatch(/grade 8\.5/);
     const [dir, nameFirstVisible, numberVisible] = await card.evaluate((el) => {
       const n = el.querySelector('.card-name') as HTMLElement;
       const box = n.getBoundingClientRect();

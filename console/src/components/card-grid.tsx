@@ -47,7 +47,10 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                 </span>
                 <span class="card-foot">
                   <span class="price">{row.price === null || row.price === undefined ? <span aria-label="no price">—</span> : money(row.price)}</span>
-                  {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">{num(row.grade, 1)}</span> : null}
+                  {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">
+                      <span class="sr-only">grade </span>
+                      {num(row.grade, 1)}
+                    </span> : null}
                   {row.sold ? (
                     <span class="tag" title="Sold">
                       sold

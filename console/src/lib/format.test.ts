@@ -16,6 +16,8 @@ describe('priceInput', () => {
     expect(['١٢٫٥٠', '۱۲٫۵۰', '१२.५०', '１２.５０', '12,50', '12.50', ' 12.5 '].map(priceInput)).toEqual(['12.50', '12.50', '12.50', '12.50', '12.50', '12.50', '12.5']);
     expect(['1,234.50', '١٬٢٣٤', '1,5'].map(priceInput)).toEqual(['1234.50', '1234', '1.5']);
     // what is no price stays as typed, for the form to refuse
-    expect(['abc', '12,345,6', '-3'].map(priceInput)).toEqual(['abc', '12,345,6', '-3']);
+    expect(['abc', '12,345,6', '-3', '12 50', '1 2'].map(priceInput)).toEqual(['abc', '12,345,6', '-3', '12 50', '1 2']);
+    // full-width point and comma too (h147)
+    expect(['１２．５０', '１２，５０'].map(priceInput)).toEqual(['12.50', '12.50']);
   });
 });

@@ -22,7 +22,8 @@ export function priceInput(text: string): string {
     const zero = c >= 0xff10 ? 0xff10 : c >= 0x09e6 ? 0x09e6 : c >= 0x0966 ? 0x0966 : c >= 0x06f0 ? 0x06f0 : 0x0660;
     return String(c - zero);
   });
-  t = t.replace(/\u066b/g, '.').replace(/[\u066c\s]/g, '');
+  // a space inside is no separator here: `12 50` was 1250, a silent hundredfold (h147)
+  t = t.replace(/[\u066b\uff0e]/g, '.').replace(/\uff0c/g, ',').replace(/\u066c/g, '');
   // one comma with one or two digits after it and no point: a decimal comma; else commas group thousands
   t = /^\d+,\d{1,2}$/.test(t) ? t.replace(',', '.') : /^\d{1,3}(,\d{3})+(\.\d*)?$/.test(t) ? t.replace(/,/g, '') : t;
   return t;

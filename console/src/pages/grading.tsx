@@ -244,7 +244,8 @@ export function GradingPage({ shell }: { shell: Shell }) {
       ) : null}
       {/* one line read out when the state changes, and the grade when it comes (the timer above is not: it repeated every second, h84) */}
       <p class="sr-only" role="status">
-        {status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
+        {/* DONE is said once its result is here: "Done. 0 results." came a moment before "Done. 1 result, final 9.6." (h138) */}
+        {status === 'DONE' && !request ? 'Request processing.' : status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
       </p>
       {request?.response?.grades ? (
         <p>

@@ -52,7 +52,8 @@ function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: st
           const extra = Object.entries(r).filter(([k]) => !['_id', '_url'].includes(k));
           return (
             <li key={id} class="result">
-              {typeof r._url === 'string' ? <img src={r._url} alt="" loading="lazy" /> : <span class="no-image">no stored image</span>}
+              {/* the picture is the result: said so (h138: an empty alt left only the id and distance) */}
+              {typeof r._url === 'string' ? <img src={r._url} alt={`Image of record ${id}`} loading="lazy" /> : <span class="no-image">no stored image</span>}
               <span class="card-name">{id}</span>
               {envelope.answer_distances?.[i] !== undefined ? <span class="distance">distance {num(envelope.answer_distances[i], 4)}</span> : null}
               {extra.length ? (

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredCard } from '../../store/catalog-store.ts';
-import { tradingCardMatch } from './match-fields.ts';
+import { tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 
 const card = (fields: Record<string, unknown>): StoredCard => ({
   key: 'TFC|42|Elsa - Spirit of Winter',
@@ -25,5 +25,11 @@ describe('a match of a shop’s own game (--kind csv)', () => {
   it('carries the colour, type and set size its --map named, and none it did not', () => {
     expect(tradingCardMatch('csv', 'lorcana', card({ color: 'Amethyst', type: 'Floodborn', out_of: '204' }), undefined)).toMatchObject({ color: 'Amethyst', type: 'Floodborn', out_of: 204, subcategory: 'lorcana', card_number: '42' });
     expect(tradingCardMatch('csv', 'lorcana', card({ Ink: 'Amethyst', out_of: 'many' }), undefined)).toMatchObject({ color: null, type: null, out_of: null });
+  });
+});
+
+describe('ignore_non_ascii', () => {
+  it('drops CJK text from lists too: a sport card\'s teams and attributes (h147)', () => {
+    expect(withoutNonAscii({ name: '大谷翔平', teams: ['読売ジャイアンツ', 'Giants'], attributes: ['ルーキーカード'], year: '2022' })).toEqual({ teams: ['Giants'], attributes: [], year: '2022' });
   });
 });

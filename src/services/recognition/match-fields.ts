@@ -90,7 +90,12 @@ export const hasCjk = (text: string): boolean => CJK.test(text);
 
 /** The match without its string fields that hold CJK text (`ignore_non_ascii`). */
 export function withoutNonAscii<T extends object>(match: T): T {
-  return Object.fromEntries(Object.entries(match).filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))) as T;
+  // a list of text (a sport card's teams and attributes) loses its entries that hold them (h147)
+  return Object.fromEntries(
+    Object.entries(match)
+      .filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))
+      .map(([k, v]) => [k, Array.isArray(v) ? v.filter((x) => !(typeof x === 'string' && CJK.test(x))) : v]),
+  ) as T;
 }
 
 /**

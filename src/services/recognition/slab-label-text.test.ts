@@ -30,6 +30,10 @@ describe('grading label text', () => {
     expect(readLabelText(['CGC', '9.6', 'Amazing Spider-Man #300', 'Marvel Comics, MAY 1988', '1234567001'])).toMatchObject({ name: 'Amazing Spider-Man', card_no: '300', year: '1988' });
     // a trading card's set line keeps its year; a number line with the set before it is no name
     expect(readLabelText(['2019 POKEMON S & M #SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ year: '2019', name: 'FA/UMBREON GX' });
+    // on a card's label, words before a number are no name, and a number over a total no date (h147)
+    expect(readLabelText(['2019 POKEMON S & M', 'FA/UMBREON GX', 'HIDDEN FATES #SV69', 'GEM MT', '10', 'PSA', '12345678'])).toMatchObject({ name: 'FA/UMBREON GX' });
+    expect(readLabelText(['1986 FLEER', 'BASKETBALL #57', 'MICHAEL JORDAN', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'MICHAEL JORDAN' });
+    expect(readLabelText(['CGC', 'Pokémon Fossil', 'Dragonite - Holo 4/62', 'GEM MINT', '10', '4123456001'])).toMatchObject({ year: null });
   });
 
   it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {

@@ -181,6 +181,9 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     }
   });
 
+  // a comic's label: the paper's quality (`WHITE PAGES`, every CGC and CBCS comics label prints it) or a comics publisher
+  const comicLabel = upper.some((l) => /\bPAGES\b/.test(l) || /\b(?:MARVEL|DC COMICS|IMAGE COMICS|DARK HORSE|IDW|BOOM|DYNAMITE|VALIANT|ARCHIE)\b/.test(l));
+
   // card number and a name printed after it on the same line
   let cardNo: string | null = null;
   let numberAt = -1;
@@ -194,14 +197,16 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     const after = text[i]!.slice(m.index + m[0].length).trim();
     if (/[A-Za-z]{3}/.test(after)) nameAfterNumber = after;
     // a comic's title before its issue (CGC's `Daredevil #323`), on a line that is no set line: the name (h136: the
-    // publisher's line after it, `Marvel Comics, 12/93`, was taken)
-    else if (i !== yearLine) {
+    // publisher's line after it, `Marvel Comics, 12/93`, was taken); on a comic's label only (h147: a card label's
+    // `HIDDEN FATES #SV69`, `PROMO #197` or `BASKETBALL #57` took the name's place)
+    else if (i !== yearLine && comicLabel) {
       const before = text[i]!.slice(0, m.index).trim().replace(/[\s,:-]+$/, '');
       if (/[A-Za-z]{3}/.test(before) && !YEAR_AT_START.test(before)) nameAfterNumber = before;
     }
   });
-  // a comic's cover date (`Marvel Comics, 12/93`, `Dec 1993`) where no line opens with a year (h136: year null)
-  if (year === null) {
+  // a comic's cover date (`Marvel Comics, 12/93`, `Dec 1993`) where no line opens with a year (h136: year null); on a
+  // comic's label only (h147: a card's `Dragonite - Holo 4/62` gave 1962)
+  if (year === null && comicLabel) {
     text.forEach((line, i) => {
       if (year !== null || i === certLine || i === numberAt) return;
       const short = /[A-Za-z]{3}.*?\b(0?[1-9]|1[0-2])\/([0-9]{2})\b(?![/0-9])/.exec(line);

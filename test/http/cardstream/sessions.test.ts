@@ -313,9 +313,9 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // another script's digits, Arabic spelling variants, the Urdu keyboard's letters, the geresh, direction marks and the
     // nukta are not the word either (h146)
     const ws5 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'scripts')).workspace;
-    const names5 = ['كرة القدم ٢٠٢٤', 'مصطفى ۱۲۳', 'سيشن الإمارات', 'פיקאצ׳ו', 'מחיר \u200f₪120', 'ज़िंदा ५००'];
+    const names5 = ['كرة القدم ٢٠٢٤', 'مصطفى ۱۲۳', 'سيشن الإمارات', 'פיקאצ׳ו', 'מחיר \u200f₪120', 'ज़िंदा ५००', 'خانۀ کتاب'];
     for (const name of names5) expect((await h.request('POST', cs(`session/?workspace=${ws5}`), { body: { name } })).statusCode).toBe(201);
-    for (const [term, found] of [['2024', names5[0]], ['كره', names5[0]], ['مصطفي', names5[1]], ['123', names5[1]], ['سیشن', names5[2]], ["פיקאצ'ו", names5[3]], ['מחיר ₪120', names5[4]], ['जिंदा', names5[5]], ['500', names5[5]]]) {
+    for (const [term, found] of [['2024', names5[0]], ['كره', names5[0]], ['مصطفي', names5[1]], ['123', names5[1]], ['سیشن', names5[2]], ["פיקאצ'ו", names5[3]], ['מחיר ₪120', names5[4]], ['जिंदा', names5[5]], ['500', names5[5]], ['خانه', names5[6]]]) {
       const res = (await h.request('GET', cs(`session/?workspace=${ws5}&search=${encodeURIComponent(term!)}`))).json();
       expect(res.results.map((r: { name: string }) => r.name), term).toEqual([found]);
     }
