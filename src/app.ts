@@ -293,7 +293,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
         delete query![name];
         continue;
       }
-      if (v !== undefined && (typeof v !== 'string' || !/^\s*\d+\s*$/.test(v))) throw new ServiceError(400, 'invalid_request', `${name} must be a whole number written in decimal digits, not "${String(v).slice(0, 40)}".`, [{ field: name, message: 'must be a whole number in decimal digits' }]);
+      if (v !== undefined && (typeof v !== 'string' || !/^\s*\d+\s*$/.test(v))) throw new ServiceError(400, 'invalid_request', `${name} must be a whole number written in the digits 0-9, not "${String(v).slice(0, 40)}".`, [{ field: name, message: 'must be a whole number in the digits 0-9' }]);
     }
     // A compressed body is not unpacked (nor a bomb): say so, rather than "not valid UTF-8" or, for br, reading it as plain.
     const encoding = request.headers['content-encoding'];

@@ -25,7 +25,8 @@ export function refoldCardKey(key: string): string {
  * after it, spaces collapsed, and the key's separator (and the escape) escaped with a backslash, so that
  * no field's `|` (or the full-width ｜ NFKC makes one) moves a part into the next. Since migration 028 also the
  * letters and digits one script types two ways made one (`foldScripts`: ٢٥/١٠٢ is 25/102, Urdu ی is ي) and
- * directional marks dropped (h146: one Pikachu in six scripts' digits counted as four cards).
+ * directional marks dropped (h146: one Pikachu in six scripts' digits counted as four cards), and a comic's
+ * year kept (its volumes are other comics, h136).
  */
 export const cardKeyPart = (s: string | null | undefined): string =>
   foldScripts((s ?? '').normalize('NFKC').replace(bidi, ''))
@@ -42,10 +43,14 @@ const bidi = new RegExp(`[${bidiMarks}]`, 'g');
  * migrations 021 and 024). The set is its code when known, else its name; the name falls back to
  * the full name. Rows with neither name nor full name are unidentified and not counted as cards.
  */
-export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null }): string | null {
+export function cardKey(row: { id_type?: string | null; name?: string | null; full_name?: string | null; set_code?: string | null; set_name?: string | null; card_number?: string | null; year?: string | null }): string | null {
   const name = cardKeyPart(row.name) || cardKeyPart(row.full_name);
   if (!name) return null;
-  return [cardKeyPart(row.id_type), name, cardKeyPart(row.set_code) || cardKeyPart(row.set_name), foldCardNumber(cardKeyPart(row.card_number))].join('|');
+  const kind = cardKeyPart(row.id_type);
+  // a comic's volumes share series and issue (Avengers #1 of 1963 and of 2018): its year tells them apart (h136: a
+  // $15,000 first issue and a $4.99 reprint counted as one); the year goes before the number, which stays last
+  const volume = kind === 'comics' && cardKeyPart(row.year) ? [cardKeyPart(row.year)] : [];
+  return [kind, name, cardKeyPart(row.set_code) || cardKeyPart(row.set_name), ...volume, foldCardNumber(cardKeyPart(row.card_number))].join('|');
 }
 
 /** `refoldCardKey` of a column in PostgreSQL (the same result; `card-keys.test.ts` compares them). */

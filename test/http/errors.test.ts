@@ -259,6 +259,8 @@ describe.each(backends)('request errors (%s)', (backend) => {
       expect(res.statusCode, q).toBe(400);
     }
     expect((await h.request('GET', cs('session/?page=1&page_size=10'))).statusCode).toBe(200);
+    // ٢ is a decimal digit too: the message says which digits (h146)
+    expect((await h.request('GET', cs(`session/?page=${encodeURIComponent('٢')}`))).json().detail).toBe('page must be a whole number written in the digits 0-9, not "٢".');
     // in the query too: a value was searched for as the escape's text
     for (const q of ['session/?search=%FF', 'session/?search=%ZZ', 'identification/?session=%E0%A4%A']) {
       const res = await h.request('GET', cs(q));

@@ -520,8 +520,10 @@ export class RecognitionService {
     if (!objects.length) {
       // cards were found (localize lists them) but none is large enough: say so, not that there is none
       const n = read.cards.length;
-      const found = n ? `; ${n} smaller card${n > 1 ? 's were' : ' was'} found: send a closer photo${n > 1 ? ', or fewer cards at a time' : ''}` : '';
-      return { ...sized, _objects: [], _status: recordError(ctx, `No card was found in the image that is large enough to read (120 px across at least)${found}`, 404) };
+      // a comic said as a comic (h136: "No card was found … 1 smaller card" on /comics_id)
+      const what = family === COMICS ? 'comic' : 'card';
+      const found = n ? `; ${n} smaller ${what}${n > 1 ? 's were' : ' was'} found: send a closer photo${n > 1 ? `, or fewer ${what}s at a time` : ''}` : '';
+      return { ...sized, _objects: [], _status: recordError(ctx, `No ${what} was found in the image that is large enough to read (120 px across at least)${found}`, 404) };
     }
     // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
     // cards, not comic covers): a card only when its text names a card, or shows what only cards print

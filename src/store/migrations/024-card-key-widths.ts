@@ -40,7 +40,7 @@ export async function rekeyCardRows(trx: Transaction<Database>): Promise<void> {
   for (let after = 0; ; ) {
     const rows = await trx
       .selectFrom('card_identifications')
-      .select(['seq', 'id', 'id_type', 'name', 'full_name', 'set_code', 'set_name', 'card_number', 'card_key'])
+      .select(['seq', 'id', 'id_type', 'name', 'full_name', 'set_code', 'set_name', 'card_number', 'year', 'card_key'])
       .where('seq', '>', after)
       .orderBy('seq')
       .limit(batch)

@@ -753,6 +753,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
       ...names.map((n, i) => card(`a${i}`, { name: n, set_code: 'BS', card_number: '25' })),
     ]);
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 9, distinct_cards: 2 });
+    // a comic's volumes are other comics: Avengers #1 of 1963 and of 2018 (h136: counted as one)
+    const comics = await createSession(h);
+    await upload(comics, [card('c1', { id_type: 'comics', name: 'Avengers', set_name: 'Marvel', card_number: '1', year: '1963' }), card('c2', { id_type: 'comics', name: 'Avengers', set_name: 'Marvel', card_number: '1', year: '2018' }), card('c3', { id_type: 'comics', name: 'Avengers', set_name: 'Marvel', card_number: '001', year: '1963' })]);
+    expect((await h.request('GET', cs(`session/${comics}/summary/`))).json()).toMatchObject({ identifications: 3, distinct_cards: 2 });
     // kept as sent
     expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number)).toEqual(expect.arrayContaining(numbers));
   });
