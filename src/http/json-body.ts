@@ -163,7 +163,9 @@ export async function assembleBody(split: { value: unknown; rows: Record<string,
 }
 
 const plainKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const step = (path: string, key: string) => (plainKey.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`);
+// a key cut at 60 characters: a 300 KB key made a 600 KB refusal (h144)
+const shown = (key: string) => ([...key].length > 60 ? `${[...key].slice(0, 60).join('')}…` : key);
+const step = (path: string, key: string) => (plainKey.test(key) && key.length <= 60 ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(shown(key))}]`);
 
 /** Where the first U+0000 of a parsed body is, in the paths batch errors name (`identifications[3].name`), or undefined. */
 export function nulAt(value: unknown, path: string): string | undefined {
