@@ -70,6 +70,16 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // the keyboard follows the control that replaced the one pressed: the field when the form opens, the switch button
+  // when it closes (h138: both times the focus fell to the page's start)
+  const field = useRef<HTMLInputElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const opened = useRef(false);
+  useLayoutEffect(() => {
+    if (editing) field.current?.focus();
+    else if (opened.current) opener.current?.focus();
+    opened.current = editing || opened.current;
+  }, [editing]);
   const use = async (id: string | null) => {
     // the page is drawn again for the other workspace: typed changes go only when the user says so (h124)
     if (!leaveUnsaved()) return;
@@ -91,6 +101,7 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
           {account.workspace ? account.workspace.slice(0, 8) : '—'}
         </span>{' '}
         <button
+          ref={opener}
           class="link small"
           onClick={() => {
             setValue('');
@@ -113,7 +124,7 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
       >
         <label class="inline">
           <span class="sr-only">Workspace id</span>
-          <input value={value} placeholder="workspace id (empty: default)" onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+          <input ref={field} value={value} placeholder="workspace id (empty: default)" aria-invalid={error ? true : undefined} aria-describedby={error ? 'workspace-error' : undefined} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
         </label>
         <button type="submit" class="small">
           Use
@@ -123,7 +134,7 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
         </button>
       </form>
       {error ? (
-        <span class="error" role="alert">
+        <span class="error" role="alert" id="workspace-error">
           {error}
         </span>
       ) : null}

@@ -441,9 +441,16 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await openFresh('#/sessions');
     await page.getByRole('link', { name: 'Friday stream' }).waitFor(STEP);
     await page.getByRole('button', { name: 'Switch workspace' }).click();
+    // the field takes the keyboard (h138: it fell to the page's start), and its error is tied to it
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('placeholder'))).toBe('workspace id (empty: default)');
     await page.getByLabel('Workspace id').fill('00000000-0000-4000-8000-000000000000');
     await page.getByRole('button', { name: 'Use' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), SLOW).toMatch(/No workspace of this account/);
+    expect(await page.getByLabel('Workspace id').getAttribute('aria-describedby')).toBe('workspace-error');
+    // Cancel gives the focus back to the switch
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Switch workspace');
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
     await page.getByLabel('Workspace id').fill(workspace);
     await page.getByRole('button', { name: 'Use' }).click();
     await expect.poll(() => page.getByTestId('workspace').getAttribute('title'), SLOW).toBe(workspace);
