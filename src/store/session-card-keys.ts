@@ -1,4 +1,4 @@
-import { bidiMarks, foldScripts } from '../util/script-fold.ts';
+import { foldScripts, withoutBidi } from '../util/script-fold.ts';
 
 /**
  * A collector number as it names a card: every run of digits without its leading zeros, so
@@ -29,13 +29,11 @@ export function refoldCardKey(key: string): string {
  * year kept (its volumes are other comics, h136).
  */
 export const cardKeyPart = (s: string | null | undefined): string =>
-  foldScripts((s ?? '').normalize('NFKC').replace(bidi, ''))
+  foldScripts(withoutBidi((s ?? '').normalize('NFKC')))
     .trim()
     .replace(/\s+/g, ' ')
     .toLowerCase()
     .replace(/[\\|]/g, (c) => `\\${c}`);
-
-const bidi = new RegExp(`[${bidiMarks}]`, 'g');
 
 /**
  * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode

@@ -5,7 +5,7 @@
  * or a folded query term stops matching the unfolded stored one.
  */
 
-import { bidiMarks, foldScripts } from '../util/script-fold.ts';
+import { foldScripts, withoutBidi } from '../util/script-fold.ts';
 
 // Latin letters with a diacritic lose it, as FTS5's `remove_diacritics 2` does: shoppers type
 // "avion" for "avión" and "cafe" for "café".
@@ -34,15 +34,13 @@ const stroked = /[łıøđħŧœæß]/g;
 export function foldText(text: string): string {
   // since TOKENS_VERSION 10 also directional marks dropped and what one script types two ways made one (foldScripts:
   // ٢٠٢٢ is 2022, ساعه finds ساعة, Urdu کلب finds كلب, h146)
-  return foldScripts(foldStrokeless(text).replace(bidi, '')).replace(stroked, (c) => strokeOf[c]!);
+  return foldScripts(withoutBidi(foldStrokeless(text))).replace(stroked, (c) => strokeOf[c]!);
 }
 
 /** The fold of TOKENS_VERSION 6 to 9 (strokes taken, scripts and directional marks not): how rows that await re-tokenising hold their words. */
 export function foldBeforeScripts(text: string): string {
   return foldStrokeless(text).replace(stroked, (c) => strokeOf[c]!);
 }
-
-const bidi = new RegExp(`[${bidiMarks}]`, 'g');
 
 /** The fold of TOKENS_VERSION 5 (ł, ß… kept): how rows that await re-tokenising hold their words. */
 export function foldStrokeless(text: string): string {

@@ -21,4 +21,8 @@ export const foldScripts = (text: string): string => text.replace(folded, (c) =>
  */
 export const bidiMarks = '\u200e\u200f\u202a-\u202e\u2066-\u2069\u061c';
 
+const bidi = new RegExp(`[${bidiMarks}]`, 'g');
+
+export const withoutBidi = (text: string): string => text.replace(bidi, '');
+
 if ([...SCRIPT_FOLD_FROM].length !== [...SCRIPT_FOLD_TO].length) throw new Error('script-fold: SCRIPT_FOLD_FROM and SCRIPT_FOLD_TO differ in length');
