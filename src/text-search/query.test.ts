@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conceptCodesIn, maxQueryChars, maxQueryWords, parseQuery, type ParsedQuery } from './query.ts';
+import { conceptCodesIn, indexWords, maxQueryChars, maxQueryWords, parseQuery, withoutArabicArticle, type ParsedQuery } from './query.ts';
 import { detectLanguage } from './query-language.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
@@ -278,5 +278,18 @@ describe('people counts', () => {
     const ar = parseQuery('فاخرة ٢٠٢٢', undefined, { legacyKana: true });
     if (!ar.ok) throw new Error('expected a query');
     expect(ar.query.terms).toEqual(expect.arrayContaining(['فاخرة', '٢٠٢٢']));
+  });
+});
+
+describe('Arabic articles on words the lexicon does not know (h146)', () => {
+  it('indexes and searches a word with its article also without it, leaving three letters or more', () => {
+    // (taa marbuta folded to heh, as everything indexed)
+    expect(indexWords('البطاقة والمجموعة للبيع')).toBe(foldText('البطاقة بطاقة والمجموعة مجموعة للبيع بيع'));
+    expect(parsed('البطاقة').terms).toEqual([foldText('البطاقة'), foldText('بطاقة')]);
+    expect(parsed('بطاقة').terms).toEqual([foldText('بطاقة')]);
+    // two letters left, or a word of another script: kept whole
+    expect(withoutArabicArticle('الله')).toBeUndefined();
+    expect(withoutArabicArticle('alpha')).toBeUndefined();
+    expect(indexWords('الله')).toBe('الله');
   });
 });

@@ -180,8 +180,10 @@ export function indexWords(input: string): string {
       continue;
     }
     if (!cjkChar.test(token)) {
-      // Hangul: the word as spaced, and its runs' pairs (a compound 포켓몬카드 holds 포켓몬)
-      out.push(token, ...runs.filter((w) => w !== token));
+      // Hangul: the word as spaced, and its runs' pairs (a compound 포켓몬카드 holds 포켓몬); an Arabic word with its
+      // article also without it (TOKENS_VERSION 11)
+      const bare = withoutArabicArticle(token);
+      out.push(token, ...runs.filter((w) => w !== token), ...(bare ? [bare] : []));
       continue;
     }
     const lang = /[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u.test(token) ? 'ja' : 'zh';
@@ -226,7 +228,14 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     if (item.kind === 'word' || resolved[i]!.length === 0) {
       // (a form that names its concept only in another language's text is its words here: `ownLanguageOnly`)
       // A lone Latin letter is what an apostrophe leaves ("dog's" → dog, s; "l'avion"): noise, like a stop word.
-      for (const word of item.kind === 'word' ? [item.text] : item.text.split(' ')) (stops.has(word) || /^[a-z]$/.test(word) ? stopped : terms).push(word);
+      for (const word of item.kind === 'word' ? [item.text] : item.text.split(' ')) {
+        if (stops.has(word) || /^[a-z]$/.test(word)) {
+          stopped.push(word);
+          continue;
+        }
+        const bare = withoutArabicArticle(word);
+        terms.push(word, ...(bare ? [bare] : []));
+      }
       return;
     }
     for (const concept of resolved[i]!) {
@@ -487,6 +496,18 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
 // car", وسيارة "and a car"); the lexicon holds bare words, so these are tried without them.
 const arabicClitics = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال', 'و', 'ب', 'ل', 'ف'];
 const arabicWord = /^\p{Script=Arabic}+$/u;
+
+// A record's own words are not in the lexicon, so only the article and what is written onto it (وال بال كال فال لل ال)
+// come off them, leaving three letters or more: a record titled البطاقة was found by no query typed بطاقة (h146). The
+// lone letters و ب ل ف begin too many words to be taken off one the lexicon does not know.
+const arabicArticles = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال'];
+
+/** An Arabic word without its article (البطاقة → بطاقة, للبطاقة → بطاقة), or undefined where it has none. */
+export function withoutArabicArticle(word: string): string | undefined {
+  if (!arabicWord.test(word)) return undefined;
+  const article = arabicArticles.find((a) => word.startsWith(a) && [...word].length - a.length >= 3);
+  return article ? word.slice(article.length) : undefined;
+}
 
 function lookupWord(word: string, vocabulary: ReadonlySet<string>): string {
   if (vocabulary.has(word) || !arabicWord.test(word)) return word;

@@ -8,7 +8,7 @@ import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pa
 import { indexWords } from './query.ts';
 
 /** Bumped when this file, or record-text.ts, makes other text from the same observation or record (the backfill re-tokenises). */
-export const TOKENS_VERSION = 10;
+export const TOKENS_VERSION = 11;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.

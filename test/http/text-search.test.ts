@@ -148,6 +148,23 @@ describe.each(backends)('text search API (%s)', (backend) => {
     }
   }, 60_000);
 
+  it('finds an Arabic word with or without its article, in a record and in a query, on both backends (h146)', async () => {
+    const c = await newCollection();
+    const records = [
+      { _id: 'the-card', _base64: img('watch', 1), title: 'البطاقة الممتازة' },
+      { _id: 'a-card', _base64: img('pyramid', 1), title: 'بطاقة نادرة' },
+      { _id: 'for-the', _base64: img('airplanes', 1), title: 'غلاف للمجموعة' },
+      { _id: 'god', _base64: img('Leopards', 2), title: 'الله' },
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
+    // بطاقة found only a-card, البطاقة only the-card
+    for (const q of ['بطاقة', 'البطاقة', 'والبطاقة']) expect(new Set(ids((await text(c, q)).body)), q).toEqual(new Set(['the-card', 'a-card']));
+    expect(ids((await text(c, 'ممتازة')).body)).toEqual(['the-card']);
+    expect(ids((await text(c, 'مجموعة')).body)).toEqual(['for-the']);
+    // two letters left are no word of their own: له is no الله
+    expect((await text(c, 'له')).http).toBe(422);
+  }, 60_000);
+
   it('finds a Thai word inside a title written without spaces, and Greek typed with or without its accents (h117)', async () => {
     const c = await newCollection();
     const records = [
