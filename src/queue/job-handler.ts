@@ -49,6 +49,8 @@ export interface JobHandler {
    * process runs one such job at a time, so the others' slots stay free for the rest of the queue.
    */
   long?: boolean;
+  /** The account services this endpoint's work needs besides `service` (a flow's steps'); asked after `accepts`. */
+  servicesFor?(endpoint: string): Promise<readonly string[]>;
   /** Whether `endpoint` names something this handler runs (an upscale factor, a flow name…). */
   accepts(endpoint: string): Promise<boolean> | boolean;
   /** Endpoints to list in errors and docs. */

@@ -3,6 +3,14 @@
  * endpoints, run over each record of an asynchronous request. docs/flows.md has the format.
  */
 export const flowEndpoints = ['photo/descriptor', 'identity/face', 'identity/person', 'image_matching/visual_hash'] as const;
+
+/** The account service each step's synchronous endpoint needs (its route's): a flow needs them all. */
+export const flowStepService: Readonly<Record<(typeof flowEndpoints)[number], string>> = {
+  'photo/descriptor': 'descriptor',
+  'identity/face': 'identity',
+  'identity/person': 'identity',
+  'image_matching/visual_hash': 'image_matching',
+};
 export type FlowEndpoint = (typeof flowEndpoints)[number];
 
 /** Endpoints whose result has `_objects` with boxes, so a later step can run `over` them. */

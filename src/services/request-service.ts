@@ -115,6 +115,9 @@ export class RequestService {
       const what = endpoint === '' ? `An endpoint is required for ${input.type}` : `Unknown endpoint "${endpoint}" for ${input.type}`;
       throw new ServiceError(400, 'unknown_endpoint', `${what}; one of: ${known.join(', ') || '(none defined)'}.`, [{ field: 'endpoint', message: 'unknown endpoint' }]);
     }
+    for (const service of (await handler.servicesFor?.(endpoint)) ?? []) {
+      if (!serviceEnabled(caller.services, service)) throw new ServiceError(403, 'service_not_enabled', `The ${service} service is not enabled for this account: the ${input.type} endpoint "${endpoint}" runs its endpoints.`);
+    }
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
     if (invalid) throw badRequest(invalid);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered

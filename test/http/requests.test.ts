@@ -121,6 +121,22 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect(inf.json().detail).toMatch(/X-Inf is a number beyond/);
   });
 
+  it("refuses a flow whose steps' services the account is refused, charging and queueing nothing (h150: faces through a flow)", async () => {
+    await flow('faces-only', { steps: [{ endpoint: 'identity/face' }] });
+    const rec = { _base64: await photo(32, 32) };
+    const noFaces = await h.newAccount(100, ['requests', 'descriptor', 'image_matching']);
+    for (const endpoint of ['faces-only', 'hash-and-faces']) {
+      const res = await h.request('POST', `${base}/`, { token: noFaces.token, body: { type: 'flows', endpoint, records: [rec] } });
+      expect([res.statusCode, res.json().code], endpoint).toEqual([403, 'service_not_enabled']);
+      expect(res.json().detail).toContain('identity');
+    }
+    expect((await h.request('GET', `${base}/`, { token: noFaces.token })).json().count).toBe(0);
+    expect((await h.app.loupe.accounts.getAccount(noFaces.account)).credits).toBe(100);
+    // every step's service enabled: queued
+    const all = await h.newAccount(100, ['requests', 'identity', 'descriptor', 'image_matching']);
+    expect((await h.request('POST', `${base}/`, { token: all.token, body: { type: 'flows', endpoint: 'hash-and-faces', records: [rec] } })).statusCode).toBe(201);
+  });
+
   it('an Idempotency-Key makes a submit sent again the same request, charged once; another body with the key is 422', async () => {
     const { account, token } = await h.newAccount();
     const credits = async () => (await h.app.loupe.accounts.getAccount(account)).credits;

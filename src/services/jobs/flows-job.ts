@@ -5,7 +5,7 @@ import type { RequestStore } from '../../store/request-store.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { decodeHeic, isHeic } from '../../media/heic-decode.ts';
 import { ServiceError } from '../errors.ts';
-import { FlowDefinitionError, flowToJson, parseFlow, type FlowDefinition, type FlowStep } from '../flow-definition.ts';
+import { FlowDefinitionError, flowStepService, flowToJson, parseFlow, type FlowDefinition, type FlowStep } from '../flow-definition.ts';
 import type { ImageMatchingService } from '../image-matching-service.ts';
 import type { VisionService } from '../vision-service.ts';
 import type { SearchContext } from '../envelope.ts';
@@ -61,6 +61,12 @@ export class FlowsJob implements JobHandler {
 
   async endpoints(): Promise<string[]> {
     return (await this.flows.list()).map((f) => String(f.name));
+  }
+
+  // every step's service: an account refused face detection was given faces through a flow (h150)
+  async servicesFor(endpoint: string): Promise<readonly string[]> {
+    const flow = await this.flows.get(endpoint);
+    return [...new Set((flow?.steps ?? []).map((s) => flowStepService[s.endpoint]))];
   }
 
   async run(ctx: JobContext): Promise<JobOutcome> {
