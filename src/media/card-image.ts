@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels, unreadable } from './image-load-error.ts';
+import { refuseScanBomb } from './jpeg-scans.ts';
 import type { MediaExt } from './media-store.ts';
 
 export interface CardImageLimits {
@@ -40,6 +41,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
     throw new ImageLoadError(`format ${meta.format ?? 'unknown'} is not accepted; send ${acceptedText}`, 400, 'unsupported_image_format');
   }
   if (!meta.width || !meta.height) throw new ImageLoadError('the image has no size');
+  if (meta.format === 'jpeg') refuseScanBomb(bytes);
   // a card photo is one picture: an animated WebP was stored with its frames while recognition read the first, and an
   // animated GIF is refused by its format (h118)
   if ((meta.pages ?? 1) > 1 && meta.format === 'webp') throw new ImageLoadError(`the image is animated (${meta.pages} frames); send one frame as a still image`, 400, 'unsupported_image_format');

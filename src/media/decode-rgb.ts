@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, unreadable } from './image-load-error.ts';
+import { refuseScanBomb } from './jpeg-scans.ts';
 
 export interface RgbImage {
   data: Buffer;
@@ -43,6 +44,7 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
   if (!format || !(intakeFormats as readonly string[]).includes(format)) {
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send ${accepted}`, 400, 'unsupported_image_format');
   }
+  if (format === 'jpeg') refuseScanBomb(bytes);
   try {
     let pipeline: sharp.Sharp;
     if (hevc) {

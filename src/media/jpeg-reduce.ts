@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
+import { jpegScanCount, maxJpegScans } from './jpeg-scans.ts';
 
 /**
  * A lean path for the commonest small-output decode: a plain 8-bit baseline/progressive JPEG
@@ -186,6 +187,8 @@ async function reduceNow(bytes: Buffer, maxPixels: number, maxEdge: number, maxR
   const frame = readJpegFrame(bytes);
   if (!frame || frame.precision !== 8 || (frame.components !== 1 && frame.components !== 3)) return undefined;
   if (frame.width === 0 || frame.height === 0 || frame.width * frame.height > maxPixels) return undefined;
+  // a scan bomb is sharp's path's to refuse, with its message
+  if (jpegScanCount(bytes, maxJpegScans + 1) > maxJpegScans) return undefined;
   const v = openVips();
   if (!v) return undefined;
   const scale = jpegScaleFor(Math.max(frame.width, frame.height), maxEdge);
