@@ -323,6 +323,10 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
     reply.header('x-request-id', request.id);
     // every answer is what its Content-Type says: an error echoing a client's text is never sniffed as a page
     if (!reply.hasHeader('x-content-type-options')) reply.header('x-content-type-options', 'nosniff');
+    // an answer holds an account's data unless its route says how long it may be kept (media links, the console's
+    // files): no proxy or browser cache keeps it (h150); and no page frames another's (the token pasted into /docs)
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
   });
 
   registerLargeBodyLimit(app, {

@@ -62,6 +62,12 @@ describe.each(backends)('request errors (%s)', (backend) => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
     }
     expect((await h.request('GET', cs('ping/'))).headers['x-content-type-options']).toBe('nosniff');
+    // an account's data is kept by no cache, and no page is framed (h150)
+    const sid2 = await createSession(h);
+    for (const url of [cs(`session/${sid2}/`), cs('session/'), '/docs', '/docs/json']) {
+      const res = await h.request('GET', url);
+      expect([res.statusCode, res.headers['cache-control'], res.headers['x-frame-options']], url).toEqual([200, 'no-store', 'DENY']);
+    }
     // two Authorization headers: Node kept the first silently, so which account acted was a guess
     const twice = await raw(`GET ${cs('ping/')} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nAuthorization: Token lp_other\r\n\r\n`);
     expect(twice).toMatch(/^HTTP\/1\.[01] 400 /);
