@@ -240,7 +240,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
    * One job of `runMs` whose webhook goes to a receiver answering with `answer` (none: it never answers), and a queue of
    * one worker polling every 100 ms to run it; `close` stops both.
    */
-  const webhookJob = async (runMs: number, answer: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null, webhookTimeoutMs = loadConfig({}).webhooks.timeoutMs) => {
+  const webhookJob = async (runMs: number, answer: ((req: http.IncomingMessage, res: http.ServerResponse) => void) | null, webhookTimeoutMs = loadConfig({}).webhooks.timeoutMs, webhooks: Partial<ReturnType<typeof loadConfig>['webhooks']> = {}, log?: (level: string, message: string, fields?: Record<string, unknown>) => void) => {
     const t = await setup(backend);
     cleanup = t.close;
     const store = new RequestStore(t.services.store);
@@ -258,7 +258,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const queue = new QueueWorkers(
       { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
-      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: webhookTimeoutMs } },
+      { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: webhookTimeoutMs, ...webhooks }, ...(log ? { log } : {}) },
     );
     queue.start();
     return {
@@ -304,6 +304,53 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
       await j.close();
     }
   }, 30_000);
+
+  it("a delivery's last attempt cut by its server's stop is sent again at the next start, not failed for good (h149)", async () => {
+    // one attempt in all: the first is the last
+    const j = await webhookJob(0, null, 60_000, { retryDelaysMs: [] });
+    try {
+      await until('the delivery waiting on its receiver', async () => j.reached(), 10_000);
+      await j.queue.stop();
+      const row = (await j.store.get(j.id))!;
+      expect([row.webhookState, row.webhookLastError]).toEqual(['pending', 'the server stopped before the receiver answered']);
+    } finally {
+      await j.close();
+    }
+  }, 30_000);
+
+  it('a receiver timing out (408) is tried again; a redirect is final and says where it points (h149)', async () => {
+    let calls = 0;
+    const j = await webhookJob(0, (_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 408 : 301, calls === 1 ? {} : { location: 'https://shop.example/hook' }).end();
+    }, undefined, { retryDelaysMs: [50, 50] });
+    try {
+      await until('the second answer', async () => (await j.store.get(j.id))?.webhookState === 'failed', 10_000);
+      const row = (await j.store.get(j.id))!;
+      expect([calls, row.webhookAttempts]).toEqual([2, 2]);
+      expect(row.webhookLastError).toBe('the receiver answered HTTP 301, to https://shop.example/hook: redirects are not followed, give the webhook the address it names');
+    } finally {
+      await j.close();
+    }
+  });
+
+  it('a delivery whose outcome cannot be written is logged and sent again when its lease ends, and the process goes on (h149: it ended)', async () => {
+    const said: string[] = [];
+    const j = await webhookJob(0, (_req, res) => res.end('ok'), undefined, {}, (_level, message) => said.push(message));
+    const write = j.store.webhookAttempt.bind(j.store);
+    let refused = 0;
+    j.store.webhookAttempt = async (...args) => {
+      if (refused++ === 0) throw Object.assign(new Error('database "loupe" is not currently accepting connections'), { code: '55000' });
+      return write(...args);
+    };
+    try {
+      await until('the refusal logged', async () => said.includes('webhook delivery could not record its attempt; it is sent again when its lease ends'), 10_000);
+      const row = (await j.store.get(j.id))!;
+      expect(row.webhookState).toBe('pending');
+    } finally {
+      await j.close();
+    }
+  });
 
   it("a stop's delivery to a receiver that never answers ends with the stop's flush, not the delivery's own timeout (h111: past 15 s, exit 1)", async () => {
     const j = await webhookJob(300, null, 20_000);

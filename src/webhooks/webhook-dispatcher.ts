@@ -30,7 +30,7 @@ export function retryAfterOf(value: string | undefined, now = Date.now()): numbe
   return Number.isFinite(at) && /[a-z]/i.test(t) ? Math.max(0, at - now) : null;
 }
 
-type Attempt = { ok: true } | { ok: false; retry: boolean; error: string; retryAfterMs?: number };
+type Attempt = { ok: true } | { ok: false; retry: boolean; error: string; retryAfterMs?: number; stopped?: true };
 
 /**
  * Delivers completion webhooks: claims due deliveries from the database (so any worker node can
@@ -134,7 +134,11 @@ export class WebhookDispatcher {
         }
         for (const row of due) {
           this.active++;
-          const p = this.deliver(row).finally(() => {
+          // an attempt whose outcome cannot be written (the database refusing connections, h149: the rejection
+          // ended the process) is delivered again once its lease ends, as after a crash
+          const p = this.deliver(row)
+            .catch((err: unknown) => this.deps.log?.('error', 'webhook delivery could not record its attempt; it is sent again when its lease ends', { id: row.id, attempt: row.webhookAttempts, error: (err as Error).message }))
+            .finally(() => {
             this.active--;
             this.inFlight.delete(p);
             this.poke();
@@ -189,7 +193,10 @@ export class WebhookDispatcher {
       await this.deps.requests.webhookAttempt(row.id, { state: 'delivered', error: null, nextAt: null });
       return;
     }
-    const delay = this.options.retryDelaysMs[n];
+    // an attempt this server's own stop cut is retried at the next start, the last one too (h149: a deploy during the
+    // ninth attempt failed the delivery for good)
+    // (not due at once: the stop's own last round would take it again, cut again, without end)
+    const delay = this.options.retryDelaysMs[n] ?? (attempt.stopped ? (this.options.retryDelaysMs[0] ?? 5000) : undefined);
     if (attempt.retry && delay !== undefined) {
       const wait = Math.max(delay, Math.min(attempt.retryAfterMs ?? 0, 3_600_000));
       // an operator asked why a customer's webhooks do not arrive finds each failed attempt here
@@ -217,7 +224,7 @@ function post(url: string, body: string, headers: Record<string, string>, policy
   // An IP literal is connected to without a lookup, so it is checked here; names in the lookup.
   const host = u.hostname.replace(/^\[|\]$/g, '');
   const refused = net.isIP(host) ? policy.refusal(host) : undefined;
-  if (refused) return Promise.resolve({ ok: false, retry: false, error: refused });
+  if (refused) return Promise.resolve({ ok: false, retry: true, error: refused });
   return new Promise((resolve) => {
     const client = u.protocol === 'https:' ? https : http;
     const req = client.request(u, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, lookup: guardedLookup(policy, (reason) => Object.assign(new Error(reason), { refused: true })), agent: false, timeout: timeoutMs }, (res) => {
@@ -226,19 +233,22 @@ function post(url: string, body: string, headers: Record<string, string>, policy
       res.on('end', () => clearTimeout(total));
       if (status >= 200 && status < 300) return resolve({ ok: true });
       const retryAfterMs = retryAfterOf(res.headers['retry-after']);
-      resolve({ ok: false, retry: status === 429 || status >= 500, error: `the receiver answered HTTP ${status}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
+      // 408 is the receiver's own timeout, worth another try; a redirect says where to (h149: the commonest, http to https, was a guess)
+      const location = status >= 300 && status < 400 && typeof res.headers.location === 'string' ? `, to ${res.headers.location.slice(0, 200)}: redirects are not followed, give the webhook the address it names` : '';
+      resolve({ ok: false, retry: status === 408 || status === 429 || status >= 500, error: `the receiver answered HTTP ${status}${location}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
     });
     const total = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     // the process stopping: cut at its deadline, retried at the next start (h116: one begun before the stop held it past 15 s)
-    const cut = () => req.destroy(new Error('the server stopped before the receiver answered'));
+    const cut = () => req.destroy(Object.assign(new Error('the server stopped before the receiver answered'), { stopped: true }));
     if (stop?.aborted) cut();
     else stop?.addEventListener('abort', cut, { once: true });
     req.on('close', () => stop?.removeEventListener('abort', cut));
     req.on('error', (err) => {
       clearTimeout(total);
-      // An address the policy refuses stays refused; retrying would not change it.
-      resolve({ ok: false, retry: !(err as { refused?: boolean }).refused, error: err.message });
+      // an address refused at an attempt is retried as a network error is: a name resolving to a private address for a
+      // while (split-horizon DNS, a maintenance page) or an allow-list edited back failed every delivery due then (h149)
+      resolve({ ok: false, retry: true, error: err.message, ...((err as { stopped?: boolean }).stopped ? { stopped: true as const } : {}) });
     });
     // as bytes: a string body is written in one piece with the headers, in its encoding, so a header's Latin-1
     // letters went out as UTF-8 (München arrived as MÃ¼nchen, h94); headers alone go as Latin-1
