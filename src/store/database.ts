@@ -632,8 +632,18 @@ export function foldForSearch(text: string): string {
   // voiced kana stays itself; width goes (NFKC): "psa" finds "ＰＳＡ１０", "ポケモン" finds "ﾎﾟｹﾓﾝ", as Japanese input methods type them
   // NFKC first, then lower case: NFKC makes capitals of its own (™ TM, № No, 𝐏𝐒𝐀 PSA), which PostgreSQL's
   // LIKE then told apart while SQLite's (ASCII case-blind) did not; marks stripped after it, as it puts back ǅ's caron
-  return foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ'));
+  // since the forty-third session also the Latin letters whose stroke or ligature no decomposition takes away, as text
+  // search folds them and the game filter ß: "strasse" finds "Straße", "lodz" "Łódź", "coeur" "Cœur" (h152)
+  return foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ'))
+    .replace(strokedLetters, (c) => STROKED_TO[STROKED_FROM.indexOf(c)]!)
+    .replace(/ß/g, 'ss')
+    .replace(/œ/g, 'oe')
+    .replace(/æ/g, 'ae');
 }
+
+const STROKED_FROM = 'łıøđħŧ';
+const STROKED_TO = 'liodht';
+const strokedLetters = new RegExp(`[${STROKED_FROM}]`, 'g');
 
 /**
  * What the search fold drops: the Latin, Greek and Cyrillic combining marks; since the thirty-ninth session also
@@ -649,7 +659,7 @@ const searchDropped = new RegExp(searchDroppedClass, 'g');
 
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO})`;
+  sql<string>`replace(replace(replace(translate(translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO}), ${STROKED_FROM}, ${STROKED_TO}), 'ß', 'ss'), 'œ', 'oe'), 'æ', 'ae')`;
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {

@@ -30,10 +30,24 @@ export function refoldCardKey(key: string): string {
  */
 export const cardKeyPart = (s: string | null | undefined): string =>
   foldScripts(withoutBidi((s ?? '').normalize('NFKC')))
+    .replace(invisible, '')
     .trim()
     .replace(/\s+/g, ' ')
     .toLowerCase()
+    // since migration 030 the lower cases JavaScript leaves apart, as the game filter folds them (ς σ, ß ss, the i of
+    // İ), and a Greek word's accents, which its capitals drop (ΠΙΚΑΤΣΟΥ and Πικάτσου), h152
+    .replace(/ς/g, 'σ')
+    .replace(/ß/g, 'ss')
+    .replace(/i\u0307/g, 'i')
+    .normalize('NFD')
+    .replace(greekAccent, '$1')
+    .normalize('NFC')
     .replace(/[\\|]/g, (c) => `\\${c}`);
+
+// invisible in a name, so no other card (h152: "Pikachu" with a zero-width space, a soft hyphen or an emoji's variation
+// selector counted as a second Pikachu)
+const invisible = /[\u00ad\u200b-\u200d\u2060\ufeff]|\p{Variation_Selector}/gu;
+const greekAccent = /([\u0370-\u03ff\u1f00-\u1fff])[\u0300-\u036f]+/gu;
 
 /**
  * Two rows are the same card when kind, name, set and number agree, ignoring case, spaces, Unicode

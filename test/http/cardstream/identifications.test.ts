@@ -761,6 +761,15 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid)).results.map((r: { card_number: string }) => r.card_number)).toEqual(expect.arrayContaining(numbers));
   });
 
+  it("summary: invisible characters, a phone's curly apostrophe, ß, İ and a Greek name's accents make no other card (h152)", async () => {
+    const sid = await createSession(h);
+    const pairs = [['Pikachu\u200b', 'Pikachu'], ['Pikachu\u00ad', 'Pikachu'], ['Pikachu\ufe0f', 'Pikachu'], ["Farfetch'd", 'Farfetch’d'], ['İVYSAUR', 'ivysaur'], ['ΠΙΚΑΤΣΟΥ', 'Πικάτσου'], ['Glurak Straße', 'GLURAK STRASSE']];
+    await upload(sid, pairs.flatMap(([a, b], i) => [card(`a${i}`, { name: a!, set_code: 'SV1', card_number: String(i + 1) }), card(`b${i}`, { name: b!, set_code: 'SV1', card_number: String(i + 1) })]));
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ identifications: 14, distinct_cards: 7 });
+    // kept as sent
+    expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'a3')).toMatchObject({ name: "Farfetch'd" });
+  });
+
   it('summary: cards, distinct cards, prices, paid calls from runs and rows', async () => {
     const sid = await createSession(h);
     const empty = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
