@@ -219,6 +219,15 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     const again = (await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result;
     expect(again.prices).toMatchObject({ created: 3, deleted_before: 2 });
     expect(again.remarks).toContain('2 sales of this file were deleted with `loupe prices delete --price` and are not imported again (`--restore-deleted` takes them back)');
+    // a file correcting the deleted $1 sale in its place imports the correction (h155: skipped, and said to be deleted)
+    const corrected = path.join(dataDir, 'sales-corrected.csv');
+    await fs.writeFile(corrected, 'card,date,price,currency,source\ntst1-3,2024-03-02,110,USD,eBay\n');
+    const fixed = (await loupe('prices', 'import', '--file', corrected, '--catalog', 'pokemon')).result;
+    expect(fixed.prices).toMatchObject({ created: 1, deleted_before: 0 });
+    expect(fixed.remarks ?? []).not.toContainEqual(expect.stringMatching(/deleted with/));
+    // the first file again: its $1 sale is still the deleted one, skipped; the correction stays
+    expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 2, unchanged: 3 });
+    await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '110');
     const restored = (await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon', '--restore-deleted')).result;
     expect(restored.prices).toMatchObject({ created: 2, deleted_before: 0 });
     expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 0, unchanged: 5 });

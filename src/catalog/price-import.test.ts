@@ -163,7 +163,7 @@ describe.each(backends)('price import (%s)', (backend) => {
     // a later file of that day without one of its sales: the sale stays, and the answer says so (h107: counted twice, unsaid)
     const dropped = await run('pokemon', await files.write('plain-dropped.csv', text.replace('tst1-4,2025-06-01,12.00,USD,,,my shop\n', '')));
     expect(dropped.prices).toMatchObject({ not_in_file: 1 });
-    expect(dropped.remarks).toContain('1 stored price of the file\'s cards and days is not in this file and kept: an import never removes, and a day\'s sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog pokemon --card <card> --date <date>, then import the file again (first: tst1-4 on 2025-06-01)');
+    expect(dropped.remarks).toContain('1 stored price of the file\'s cards and days is not in this file and kept: an import never removes, and a day\'s sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog pokemon --card <card> --date <date> (with --currency and --graded yes|no as the file\'s sales, so the day\'s others stay), then import the file again (first: tst1-4 on 2025-06-01)');
     // what price_stats makes of it: the PSA 10 sale graded, the two shop sales ungraded, the euros left out and said so
     const stats = await store.priceStats(ids.pokemon!, 'tst1-4');
     expect(stats.map((e) => `${e.stats_type} ${e.interval} ${e.value.min}-${e.value.max}`)).toEqual([
@@ -179,6 +179,9 @@ describe.each(backends)('price import (%s)', (backend) => {
     ]);
     expect(await store.leftOutCurrencies(ids.pokemon!, 'tst1-4')).toEqual({ EUR: 1 });
     expect(await store.priceStats(ids.pokemon!, 'tst1-4', { slab: { company: 'PSA', grade: 9 } })).toHaveLength(6);
+    // a file of the day's euro sales alone is told of no dollar sale (h155: every stored price of its cards' days)
+    const euros = await run('pokemon', await files.write('plain-euros.csv', 'card,date,price,currency,grade,company,source\ntst1-4,2025-06-02,15.5,EUR,,,ebay\ntst1-4,2025-06-01,14,EUR,,,my shop\n'));
+    expect(euros.prices).toMatchObject({ created: 1, unchanged: 1, not_in_file: 0 });
   });
 
   it('a plain CSV\'s Beckett sale is a BGS sale, as a slab label read names it: a BGS 9.5 slab\'s graded entries count it', async () => {

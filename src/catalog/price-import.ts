@@ -175,7 +175,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
         ? [`${outcome.deleted_before} sale${outcome.deleted_before > 1 ? 's' : ''} of this file ${outcome.deleted_before > 1 ? 'were' : 'was'} deleted with \`loupe prices delete --price\` and ${outcome.deleted_before > 1 ? 'are' : 'is'} not imported again (\`--restore-deleted\` takes ${outcome.deleted_before > 1 ? 'them' : 'it'} back)`]
         : []),
       ...(outcome.not_in_file
-        ? [`${outcome.not_in_file} stored price${outcome.not_in_file > 1 ? 's' : ''} of the file's cards and days ${outcome.not_in_file > 1 ? 'are' : 'is'} not in this file and kept: an import never removes, and a day's sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog ${catalog.name} --card <card> --date <date>, then import the file again (first: ${outcome.notInFileExample})`]
+        ? [`${outcome.not_in_file} stored price${outcome.not_in_file > 1 ? 's' : ''} of the file's cards and days ${outcome.not_in_file > 1 ? 'are' : 'is'} not in this file and kept: an import never removes, and a day's sales are matched by their place in it, so a sale taken out of a day shifts the others. To make a day as the file has it: loupe prices delete --catalog ${catalog.name} --card <card> --date <date> (with --currency and --graded yes|no as the file's sales, so the day's others stay), then import the file again (first: ${outcome.notInFileExample})`]
         : []),
     ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },

@@ -301,6 +301,8 @@ export interface CatalogPriceDeletionsTable {
   row_key: string;
   card_key: string;
   deleted_at: Timestamp;
+  /** What the deleted sale held (migration 031): only it is skipped again; null for deletions made before. */
+  content_hash: string | null;
 }
 
 export interface CatalogPricesTable {

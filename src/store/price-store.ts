@@ -70,6 +70,12 @@ export interface PriceImportOutcome {
 /** 15 parameters a row: 500 rows stay far under both backends' bound-parameter limits. */
 const batchRows = 500;
 
+/** A numbered sale's group, its key without the number (`…|USD|||#2` → `…|USD|||`); undefined for a key of no number. */
+const groupOf = (rowKey: string): string | undefined => {
+  const m = /^(.*)#\d+$/.exec(rowKey);
+  return m ? m[1] : undefined;
+};
+
 const hashOf = (p: PriceInput): string =>
   createHash('sha1').update(JSON.stringify([p.cardKey, p.source, p.date, p.price, p.currency, p.graded, p.grade, p.qualifier, p.volume, p.extra])).digest('base64url');
 
@@ -92,23 +98,48 @@ export class PriceStore {
   async applyImport(input: PriceImport): Promise<PriceImportOutcome> {
     const sources = [...new Set(input.rows.map((r) => r.source))];
     const existing = new Map<string, string>();
-    // the days of the file's cards (per source), to count stored rows of those days the file no longer holds
+    // the days of the file's cards (per source), to count stored rows of those days the file no longer holds; a
+    // numbered sale (`…#2`) only against its own group (card, day, currency, grade, company): a file of another currency
+    // or of graded sales alone was told of every stored price of its cards' days (h155)
     const fileDays = new Set(input.rows.map((r) => `${r.source}\u0000${r.cardKey}\u0000${r.date}`));
     const fileKeys = new Set(input.rows.map((r) => r.rowKey));
+    const fileGroups = new Set(input.rows.map((r) => groupOf(r.rowKey)).filter((g): g is string => g !== undefined));
+    // only the file's cards' stored rows: every stored row of the source was read, so a nightly import's time grew with
+    // the prices kept (0.01 s at 3,000 rows, 0.8 s at 209,000 for the same 300-row file, h155)
+    const cards = [...new Set(input.rows.map((r) => r.cardKey))];
+    // and of the file's days, when it holds few (a night's file: one), by the index on (catalog, card, date)
+    const days = [...new Set(input.rows.map((r) => r.date))];
     let notInFile = 0;
     let notInFileExample: string | undefined;
     for (const source of sources) {
-      const rows = await this.db.selectFrom('catalog_prices').select(['row_key', 'content_hash', 'card_key', 'date']).where('catalog_id', '=', input.catalogId).where('source', '=', source).execute();
-      for (const r of rows) {
-        existing.set(r.row_key, r.content_hash);
-        if (!fileKeys.has(r.row_key) && fileDays.has(`${source}\u0000${r.card_key}\u0000${r.date}`)) {
-          notInFile++;
-          notInFileExample ??= `${r.card_key} on ${r.date}`;
+      for (let i = 0; i < cards.length; i += batchRows) {
+        const rows = await this.db
+          .selectFrom('catalog_prices')
+          .select(['row_key', 'content_hash', 'card_key', 'date'])
+          .where('catalog_id', '=', input.catalogId)
+          .where('source', '=', source)
+          .where('card_key', 'in', cards.slice(i, i + batchRows))
+          .$if(days.length <= batchRows, (q) => q.where('date', 'in', days))
+          .execute();
+        for (const r of rows) {
+          existing.set(r.row_key, r.content_hash);
+          if (fileKeys.has(r.row_key)) continue;
+          const group = groupOf(r.row_key);
+          if (group !== undefined ? fileGroups.has(group) : fileDays.has(`${source}\u0000${r.card_key}\u0000${r.date}`)) {
+            notInFile++;
+            notInFileExample ??= `${r.card_key} on ${r.date}`;
+          }
         }
       }
     }
     const now = new Date().toISOString();
-    const deletedKeys = new Set((await this.db.selectFrom('catalog_price_deletions').select('row_key').where('catalog_id', '=', input.catalogId).execute()).map((r) => r.row_key));
+    // a deleted sale is skipped when the file holds it again as it was; another price in its place is a correction (h155)
+    const deleted = new Map<string, string | null>();
+    for (let i = 0; i < cards.length; i += batchRows) {
+      const rows = await this.db.selectFrom('catalog_price_deletions').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('card_key', 'in', cards.slice(i, i + batchRows)).execute();
+      for (const r of rows) deleted.set(r.row_key, r.content_hash);
+    }
+    const deletedKeys = new Set(input.rows.filter((p) => deleted.has(p.rowKey) && [null, hashOf(p)].includes(deleted.get(p.rowKey)!)).map((p) => p.rowKey));
     const outcome = { created: 0, updated: 0, unchanged: 0, not_in_file: notInFile, deleted_before: 0, ...(notInFileExample ? { notInFileExample } : {}) };
     const total = input.rows.length;
     let written = 0;
@@ -307,14 +338,14 @@ export class PriceStore {
       if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? Number(only.graded) : only.graded);
       // a sale named by its price is a wrong one: remembered, so a re-import of its file does not bring it back (h145);
       // a day or a card deleted whole is to be made again from a file (the not_in_file remark's advice)
-      const gone = await q.returning('row_key').execute();
+      const gone = await q.returning(['row_key', 'content_hash']).execute();
       const deleted = gone.length;
       if (only.price !== undefined && gone.length) {
         const now = new Date().toISOString();
         await trx
           .insertInto('catalog_price_deletions')
-          .values(gone.map((g) => ({ catalog_id: catalogId, row_key: g.row_key, card_key: cardKey, deleted_at: now })))
-          .onConflict((oc) => oc.columns(['catalog_id', 'row_key']).doNothing())
+          .values(gone.map((g) => ({ catalog_id: catalogId, row_key: g.row_key, card_key: cardKey, deleted_at: now, content_hash: g.content_hash })))
+          .onConflict((oc) => oc.columns(['catalog_id', 'row_key']).doUpdateSet({ content_hash: (eb) => eb.ref('excluded.content_hash'), deleted_at: now }))
           .execute();
       }
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
