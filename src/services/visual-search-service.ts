@@ -799,18 +799,19 @@ export class VisualSearchService {
     const clock = stopwatch();
     const answers: Out[] = [];
     const skips: Out[] = [];
-    for (const record of records) {
+    records: for (const record of records) {
       const id = idOf(record);
       if (id === undefined) {
         skips.push(badId(ctx, record));
         continue;
       }
-      const current = (await this.store.getByIds(c.id, [id]))[0];
-      if (!current) {
+      const first = (await this.store.getByIds(c.id, [id]))[0];
+      if (!first) {
         // skipped records carry the fields sent (spec 2 §2), as insert's do
         skips.push(skipped(ctx, echo(record), 404, 'not found'));
         continue;
       }
+      let current: StoredRecord = first;
       // Dotted names are checked before any image work, on a copy: a field whose name starts with _ is the spec's or
       // the server's, set whole (its checks read it as sent: `_width.a` stored an object where a number goes, h86).
       const dotted = Object.keys(record).filter((k) => k.includes('.') && !Object.hasOwn(current.data, k));
@@ -891,33 +892,49 @@ export class VisualSearchService {
           [voted] = await this.votes(c, [basis], [o!]);
         }
       }
-      const data: Record<string, unknown> = { ...current.data, _id: id };
-      // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
-      // (an image refetched from the record's own link, for a flag turned on, keeps it)
-      if (vector && typeof work._url !== 'string') delete data._url;
-      let unset: string | undefined;
-      for (const [k, v] of Object.entries(attributes(record))) unset ??= setPath(data, k, v);
-      if (unset) {
-        await fail(400, unset);
-        continue;
+      let done: { record: StoredRecord; seq: number } | undefined;
+      for (let tries = 0; ; tries++) {
+        const data: Record<string, unknown> = { ...current.data, _id: id };
+        // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
+        // (an image refetched from the record's own link, for a flag turned on, keeps it)
+        if (vector && typeof work._url !== 'string') delete data._url;
+        let unset: string | undefined;
+        for (const [k, v] of Object.entries(attributes(record))) unset ??= setPath(data, k, v);
+        if (unset) {
+          await fail(400, unset);
+          continue records;
+        }
+        if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
+        if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));
+        const missing = this.recordProblem(c, data, record);
+        if (missing) {
+          await fail(400, missing);
+          continue records;
+        }
+        const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
+        // the collection deleted meanwhile: the extras charged for this record go back before the 404
+        const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash, current.seq).catch(async (err: unknown) => {
+          if (err instanceof CollectionGone) await extras?.refund([basis]);
+          throw err;
+        }));
+        if (updated === 'changed' && tries >= 8) {
+          await fail(409, 'the record changed under this update again and again (other updates of it at the same time): send it again');
+          continue records;
+        }
+        // another update of this record wrote first: merged again over what it wrote (its fields kept, h154)
+        const again = updated === 'changed' ? (await this.store.getByIds(c.id, [id]))[0] : undefined;
+        if (again) {
+          current = again;
+          continue;
+        }
+        if (updated === 'changed' || !updated) {
+          await fail(404, 'not found');
+          continue records;
+        }
+        done = updated;
+        break;
       }
-      if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
-      if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));
-      const missing = this.recordProblem(c, data, record);
-      if (missing) {
-        await fail(400, missing);
-        continue;
-      }
-      const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
-      // the collection deleted meanwhile: the extras charged for this record go back before the 404
-      const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash).catch(async (err: unknown) => {
-        if (err instanceof CollectionGone) await extras?.refund([basis]);
-        throw err;
-      }));
-      if (!updated) {
-        await fail(404, 'not found');
-        continue;
-      }
+      const updated = done;
       this.apply(c, { kind: 'upsert', record: updated.record, ...(vector ? { vector, hash } : {}), seq: updated.seq });
       answers.push(project(updated.record, fields, ['*']));
     }

@@ -25,6 +25,8 @@ export interface StoredRecord {
   key: number;
   recordId: string;
   data: Record<string, unknown>;
+  /** The record's change number as read (`getByIds`): an update given it writes only over that version. */
+  seq?: number;
 }
 
 export type InsertOutcome = { key: number } | { refused: 'duplicate' | 'capacity' };
@@ -197,8 +199,8 @@ export class CollectionStore {
 
   async getByIds(collectionId: string, recordIds: string[]): Promise<StoredRecord[]> {
     if (!recordIds.length) return [];
-    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds).execute();
-    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }));
+    const rows = await this.store.db.selectFrom('collection_records').select(['key', 'record_id', 'data', 'seq']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds).execute();
+    return rows.map((r) => ({ key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data), seq: Number(r.seq) }));
   }
 
   async getByKeys(collectionId: string, keys: number[]): Promise<StoredRecord[]> {
@@ -232,11 +234,17 @@ export class CollectionStore {
    * Replaces a record's attributes (and vector, when given); the key stays, so the index entry
    * is updated in place. Returns the stored record, or undefined when the `_id` is unknown.
    */
-  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null): Promise<{ record: StoredRecord; seq: number } | undefined> {
+  /**
+   * Writes a record's new content; `readSeq`, the change number the content was merged from: written only over that
+   * version, else 'changed' (the caller merges again: two updates of one record at once each lost the other's fields
+   * to the later write, h154).
+   */
+  async update(collectionId: string, recordId: string, data: Record<string, unknown>, vector?: Float32Array, text?: TextRow, hash?: string | null, readSeq?: number): Promise<{ record: StoredRecord; seq: number } | 'changed' | undefined> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.lock(trx, collectionId);
-      const found = await trx.selectFrom('collection_records').select(['key']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
+      const found = await trx.selectFrom('collection_records').select(['key', 'seq']).where('collection_id', '=', collectionId).where('record_id', '=', recordId).executeTakeFirst();
       if (!found) return undefined;
+      if (readSeq !== undefined && Number(found.seq) !== readSeq) return 'changed';
       const seq = await this.nextSeq(trx, collectionId, 1);
       const set = {
         data: JSON.stringify(data),
