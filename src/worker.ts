@@ -25,7 +25,23 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   if (loaded.queue.workers <= 0) log('warn', 'LOUPE_QUEUE_WORKERS is 0, the API servers\' setting: this worker runs 2 jobs at once', {});
   // a mistyped data folder would run jobs against a new, empty database, quietly
   if (!config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir))) log('warn', 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR to the server\'s data folder)', { dataDir: config.dataDir });
-  const services = await openServices(config, { longRunning: true, log, create: false });
+  // servers and workers started at once on a new database (a first deploy, `docker compose up`): the servers make it,
+  // the worker waits for them, a minute by default (h154: workers that took the lock first found no schema and exited)
+  const waitText = env.LOUPE_WORKER_WAIT_S ?? '60';
+  if (!/^\d{1,5}$/.test(waitText)) throw new Error(`LOUPE_WORKER_WAIT_S must be a whole number of seconds, got "${waitText}"`);
+  const waitS = Number(waitText);
+  const services = await (async () => {
+    for (const until = Date.now() + waitS * 1000, said = { waiting: false }; ; ) {
+      try {
+        return await openServices(config, { longRunning: true, log, create: false });
+      } catch (err) {
+        if (!/^no Loupe database here/.test((err as Error).message) || Date.now() >= until) throw err;
+        if (!said.waiting) log('info', `no Loupe database yet: waiting up to ${waitS} s for a server to make it (LOUPE_WORKER_WAIT_S)`, {});
+        said.waiting = true;
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
+  })();
   // an upgrade says what it did, as the server's start does (a new database's first migrations are its making)
   const migrated = services.store.migrated ?? [];
   if (migrated.length && migrated[0] !== '001-initial') log('info', 'database upgraded', { migrations: migrated });
@@ -48,4 +64,10 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
   whenLauncherExits(() => void stop('npm exited'));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await runWorker();
+// run as a file (`node src/worker.ts`, docs/queue.md): a start that fails says why in one line, as `loupe worker` does
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await runWorker().catch((err: unknown) => {
+    process.stderr.write(`loupe: cannot start the worker: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

@@ -448,7 +448,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       try {
         for (let i = 0; i < 2; i++) expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['account', 'list'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/no Loupe database here/) });
         // nor does a worker make one (h116); `migrate` does, as the README's first install (h116)
-        expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['worker'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: cannot start the worker: no Loupe database here/) });
+        // it waits LOUPE_WORKER_WAIT_S for a server to make it, saying so (h154: workers started with the servers died)
+        const t0 = Date.now();
+        const waited = await inProcess({ ...env(), DATABASE_URL: empty.url, LOUPE_WORKER_WAIT_S: '2' }, ['worker']);
+        expect(waited).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: cannot start the worker: no Loupe database here/) });
+        expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
+        expect(await inProcess({ ...env(), DATABASE_URL: empty.url, LOUPE_WORKER_WAIT_S: '0' }, ['worker'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^loupe: cannot start the worker: no Loupe database here/) });
         expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['migrate'])).toMatchObject({ code: 0 });
         expect(await inProcess({ ...env(), DATABASE_URL: empty.url }, ['account', 'list'])).toMatchObject({ code: 0 });
         const unset = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-pg-'));
