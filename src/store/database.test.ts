@@ -191,6 +191,23 @@ describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL connection lost in use'
   }, 30_000);
 });
 
+describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL database made with the C locale (h152)', () => {
+  it('is said at start: its lower() and trigrams see ASCII alone, so session and catalog name search miss "Pokémon"', async () => {
+    const { scratchPgDatabase } = await import('../../test/helpers/processes.ts');
+    const said: string[] = [];
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-ctype-'));
+    for (const [options, warned] of [["TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'", true], ["TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'", false]] as const) {
+      said.length = 0;
+      const scratch = await scratchPgDatabase('loupe_ctype', options);
+      const store = await openStore({ dataDir: dir, databaseUrl: scratch.url, poolSize: 2, warn: (m) => said.push(m) });
+      await store.close();
+      await scratch.drop();
+      expect(said.some((m) => m.startsWith("the database's character classification (LC_CTYPE C) lowers ASCII letters only")), options).toBe(warned);
+    }
+    await fs.rm(dir, { recursive: true, force: true });
+  }, 60_000);
+});
+
 describe('a PostgreSQL address that takes connections and never answers', () => {
   it('stops the start with a sentence, not a silent wait for good', async () => {
     const held: net.Socket[] = [];

@@ -599,6 +599,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   try {
     store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true });
     afterMigrate();
+    // a database made with the C locale lowers and splits into trigrams ASCII alone: session search and catalog name
+    // search found no "Pokémon" there, where the embedded database does (h152); said at start, as nothing else says it
+    if (store.dialect === 'postgres') {
+      const { rows } = await sql<{ ok: boolean; ctype: string }>`SELECT lower('ÉΣ') = 'éσ' AS ok, current_setting('lc_ctype') AS ctype`.execute(store.db);
+      if (rows[0] && !rows[0].ok) options.warn?.(`the database's character classification (LC_CTYPE ${rows[0].ctype}) lowers ASCII letters only: session search and catalog name search miss accented and non-Latin text there. Make the database with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8, README "Run it") and move the data into it`, { lc_ctype: rows[0].ctype });
+    }
   } catch (err) {
     await store.close();
     throw store.dialect === 'postgres' ? explainPgSetupError(err) : err;

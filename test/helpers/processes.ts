@@ -14,7 +14,7 @@ let staleDropped: Promise<void> | undefined;
  * was made (`<prefix>_s<seconds in base 36>_<random>`), so the first scratch database of a run also
  * drops those an interrupted run left, hours old.
  */
-export async function scratchPgDatabase(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function scratchPgDatabase(prefix: string, options = ''): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL!;
   const name = `${prefix}_s${Math.floor(Date.now() / 1000).toString(36)}_${randomBytes(6).toString('hex')}`;
   const run = async (statement: string) => {
@@ -34,7 +34,7 @@ export async function scratchPgDatabase(prefix: string): Promise<{ url: string; 
     }
   })();
   await staleDropped;
-  await run(`CREATE DATABASE ${name}`);
+  await run(`CREATE DATABASE ${name} ${options}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
