@@ -70,6 +70,8 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'emberon')).result)[0]).toBe('tst1-2');
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--number', '3')).result)).toEqual(['tst1-3']);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
+    // the code its cards print, as answers' set_code gives it (h153: only the set id was taken)
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tb', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
     // a set code the catalog does not hold is said so, not an empty list
