@@ -72,6 +72,9 @@ function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, st
   return null;
 }
 
+/** Bad lines named in one import's error; the rest counted. */
+const maxBadLines = 20;
+
 const refText = (ref: CardRef) => ref.cardKey ?? ref.pokemonId ?? ref.mtgjsonUuid ?? ref.scryfallId ?? '';
 const publicGames = (kind: string) => kind === 'pokemon' || kind === 'mtg';
 
@@ -101,6 +104,8 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   let duplicates = 0;
   // rows alike in a layout whose rows are separate observations: how many so far, per key
   const repeats = new Map<string, number>();
+  const bad: CatalogFileError[] = [];
+  let badCount = 0;
   const bytes = (read: number, size: number) => onProgress?.({ phase: 'read', file, bytes: read, size, records });
   for await (const r of readCsvRecords(file, bytes)) {
     const at: RecordPlace = { file, line: r.line, index: null, path: null };
@@ -115,7 +120,16 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       }
     }
     records++;
-    const row = layout.read(new Fields(r.value, at));
+    let row: ReturnType<PriceLayout['read']>;
+    try {
+      row = layout.read(new Fields(r.value, at));
+    } catch (err) {
+      // every bad line named at once, up to 20 (h155: a file of three bad lines took three nightly runs to mend)
+      if (!(err instanceof CatalogFileError)) throw err;
+      if (bad.length < maxBadLines) bad.push(err);
+      badCount++;
+      continue;
+    }
     if (row.kind === 'skip') {
       skipped[row.reason]++;
       remarks.add(SKIP_REMARKS[row.reason], `line ${r.line}`);
@@ -149,6 +163,12 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
     }
     rows.set(input.rowKey, { input, at });
+  }
+  if (bad.length) {
+    const [first, ...more] = bad;
+    const others = more.map((e) => `${e.where ? `${e.where}: ` : ''}${e.problem}`);
+    const rest = badCount - bad.length;
+    throw new CatalogFileError(file, first!.where, `${first!.problem}${others.length ? `; ${badCount - 1} more bad line${badCount > 2 ? 's' : ''}: ${others.join('; ')}${rest ? `; and ${rest} more` : ''}` : ''}`);
   }
   if (!layout) throw new CatalogFileError(file, null, 'holds no price rows');
   const readMs = performance.now() - readStart;
