@@ -14,8 +14,23 @@ export function numberKey(number: string): string {
   return m ? `${m[1]}${m[2]}${m[3]}` : s;
 }
 
-/** Names compared without accents, case, punctuation or spaces; `♀`/`♂` kept as letters. */
+/**
+ * Names compared without accents, case, punctuation or spaces; `♀`/`♂` kept as letters. A kana's voiced and
+ * semi-voiced marks stay (since migration 032): ガラガラ (Marowak) is not カラカラ (Cubone), h152.
+ */
 export function normalizeName(name: string): string {
+  return name
+    .replace(/♀/g, ' f ')
+    .replace(/♂/g, ' m ')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** `normalizeName` before migration 032: kana voiced marks dropped too. */
+export function normalizeNameBefore032(name: string): string {
   return name
     .replace(/♀/g, ' f ')
     .replace(/♂/g, ' m ')

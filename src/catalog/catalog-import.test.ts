@@ -9,6 +9,9 @@ import { CatalogKindConflict, RemoveMissingRefused } from '../store/catalog-stor
 import { PriceStore } from '../store/price-store.ts';
 import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
 import { parseColumnMap } from './formats/generic-csv.ts';
+import { normalizeName, normalizeNameBefore032 } from './card-keys.ts';
+import { kanaVoicedNames } from '../store/migrations/032-kana-voiced-names.ts';
+import { sql } from 'kysely';
 import { CatalogFileError } from './record-stream.ts';
 
 if (!sharedPresent) console.warn(`catalog import tests on the full catalogs skipped: ${sharedCatalogs} is absent (the shared folder beside the project)`);
@@ -49,6 +52,24 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     await files.remove();
   });
   const run = (request: CatalogImportRequest) => importCatalog(t.catalogs, request);
+
+  it("keeps a kana's voiced mark in a name, and migration 032 folds names stored before again (h152: ガラガラ was カラカラ)", async () => {
+    const csv = await files.write('kana.csv', 'Card Name,No.,Set\nカラカラ,104,SV2a\nガラガラ,105,SV2a\nピカチュウ,25,SV2a\n피카츄,26,SV2a\nPikachu,27,SV2a\n');
+    await run({ kind: 'csv', catalog: 'kana', files: { csv }, map: parseColumnMap('name=Card Name,number=No.,set_code=Set') });
+    const c = (await t.catalogs.get('kana'))!;
+    const first = async (q: string) => (await t.catalogs.searchNames(c.id, q))[0]?.name;
+    expect([await first('ガラガラ'), await first('カラカラ'), await first('ﾋﾟｶﾁｭｳ'), await first('피카츄')]).toEqual(['ガラガラ', 'カラカラ', 'ピカチュウ', '피카츄']);
+    // as a release before 032 stored them: the marks dropped, Hangul in jamo, one name for two species
+    const db = t.store.db;
+    await db.deleteFrom('catalog_names').where('catalog_id', '=', c.id).execute();
+    for (const card of await t.catalogs.cards(c.id, { limit: 10 })) await db.updateTable('catalog_cards').set({ name_norm: normalizeNameBefore032(card.name) }).where('catalog_id', '=', c.id).where('card_key', '=', card.key).execute();
+    await sql`INSERT INTO catalog_names (catalog_id, name_norm, name, card_count) SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${c.id} GROUP BY catalog_id, name_norm`.execute(db);
+    expect((await db.selectFrom('catalog_names').select('name_norm').where('catalog_id', '=', c.id).execute()).length).toBe(4);
+    await db.transaction().execute((trx) => kanaVoicedNames.run!(trx));
+    const names = await db.selectFrom('catalog_names').select(['name', 'name_norm', 'card_count']).where('catalog_id', '=', c.id).orderBy('name').execute();
+    expect(names.map((n) => [n.name, n.name_norm, Number(n.card_count)])).toEqual(['Pikachu', 'カラカラ', 'ガラガラ', 'ピカチュウ', '피카츄'].sort().map((n) => [n, normalizeName(n), 1]));
+    expect([await first('ガラガラ'), await first('피카츄')]).toEqual(['ガラガラ', '피카츄']);
+  });
   const failure = async (request: CatalogImportRequest): Promise<CatalogFileError> => {
     const err = await run(request).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CatalogFileError);

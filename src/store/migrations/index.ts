@@ -29,6 +29,7 @@ import { cardKeyScripts } from './028-card-key-scripts.ts';
 import { priceDeletions } from './029-price-deletions.ts';
 import { cardKeyInvisibles } from './030-card-key-invisibles.ts';
 import { priceDeletionContents } from './031-price-deletion-contents.ts';
+import { kanaVoicedNames } from './032-kana-voiced-names.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -41,4 +42,4 @@ export interface Migration {
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames];

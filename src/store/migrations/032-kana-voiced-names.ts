@@ -1,0 +1,47 @@
+import { sql } from 'kysely';
+import { normalizeName } from '../../catalog/card-keys.ts';
+import type { Migration } from './index.ts';
+
+/**
+ * Catalog names folded again now that a kana's voiced and semi-voiced marks stay (ガラガラ, Marowak, had the folded
+ * name of カラカラ, Cubone; a shop's Japanese catalog listed one for the other, h152), and Hangul stays in syllables
+ * (the fold recomposes what it decomposed). Only rows whose folded name changes are written; each catalog touched has
+ * its names (the name search's rows) made again from its cards, as an import makes them.
+ */
+export const kanaVoicedNames: Migration = {
+  name: '032-kana-voiced-names',
+  sqlite: [],
+  postgres: [],
+  run: async (trx) => {
+    const catalogs = (await trx.selectFrom('catalogs').select('id').execute()).map((c) => c.id);
+    for (const catalogId of catalogs) {
+      const before = new Set<string>();
+      for (let after = ''; ; ) {
+        const rows = await trx.selectFrom('catalog_cards').select(['card_key', 'name', 'name_norm']).where('catalog_id', '=', catalogId).where('card_key', '>', after).orderBy('card_key').limit(2000).execute();
+        for (const r of rows) {
+          // an ASCII name folds as before
+          if (/^[\x00-\x7f]*$/.test(r.name)) continue;
+          const norm = normalizeName(r.name);
+          if (norm === r.name_norm) continue;
+          before.add(r.name_norm);
+          await trx.updateTable('catalog_cards').set({ name_norm: norm }).where('catalog_id', '=', catalogId).where('card_key', '=', r.card_key).execute();
+        }
+        if (rows.length < 2000) break;
+        after = rows[rows.length - 1]!.card_key;
+      }
+      if (!before.size) continue;
+      await sql`
+        INSERT INTO catalog_names (catalog_id, name_norm, name, card_count)
+        SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${catalogId} GROUP BY catalog_id, name_norm
+        ON CONFLICT (catalog_id, name_norm) DO UPDATE SET name = excluded.name, card_count = excluded.card_count
+        WHERE catalog_names.name <> excluded.name OR catalog_names.card_count <> excluded.card_count`.execute(trx);
+      const names = [...before];
+      for (let i = 0; i < names.length; i += 500) {
+        const slice = names.slice(i, i + 500);
+        const borne = new Set((await trx.selectFrom('catalog_cards').select('name_norm').distinct().where('catalog_id', '=', catalogId).where('name_norm', 'in', slice).execute()).map((r) => r.name_norm));
+        const gone = slice.filter((n) => !borne.has(n));
+        if (gone.length) await trx.deleteFrom('catalog_names').where('catalog_id', '=', catalogId).where('name_norm', 'in', gone).execute();
+      }
+    }
+  },
+};
