@@ -20,7 +20,7 @@ export const kanaVoicedNames: Migration = {
         const rows = await trx.selectFrom('catalog_cards').select(['card_key', 'name', 'name_norm']).where('catalog_id', '=', catalogId).where('card_key', '>', after).orderBy('card_key').limit(2000).execute();
         for (const r of rows) {
           // an ASCII name folds as before
-          if (/^[\x00-\x7f]*$/.test(r.name)) continue;
+          if (!/[^\p{ASCII}]/u.test(r.name)) continue;
           const norm = normalizeName(r.name);
           if (norm === r.name_norm) continue;
           before.add(r.name_norm);
