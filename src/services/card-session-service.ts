@@ -8,7 +8,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
-import { cardKey, foldCardNumber, gameKey, storedGame } from '../store/session-card-keys.ts';
+import { cardKey, cardKeyPart, foldCardNumber, gameKey, storedGame } from '../store/session-card-keys.ts';
 import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
 import { canonicalJson as bodyJson } from '../util/canonical-json.ts';
 import { inexactNumberAt } from '../util/exact-numbers.ts';
@@ -99,9 +99,11 @@ const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
  * zeros ("025/165" is "25/165"). A correction of how a name is written keeps the card's links, stats
  * and price (fixing "pikachu" to "Pikachu" lost them all).
  */
+// as the card key folds it (cardKeyPart, migration 030): a name tidied from a phone's `Farfetch’d` to `Farfetch'd`, or
+// ΠΙΚΑΤΣΟΥ written Πικάτσου, is the same card and keeps its links, stats and price (h156: they were cleared)
 function namesCard(field: (typeof identityFields)[number], v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
-  const folded = v.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+  const folded = cardKeyPart(v);
   return field === 'card_number' ? foldCardNumber(folded) : folded;
 }
 

@@ -668,6 +668,20 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'x' } })).statusCode).toBe(404);
   });
 
+  it("PATCH of a name the card key reads as the same card keeps its price, stats and links (h156: a curly apostrophe tidied cleared them)", async () => {
+    const sid = await createSession(h);
+    const stats = [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: 4.5 } }];
+    await upload(sid, [card('curly', { name: 'Farfetch’d', price: undefined, price_stats: stats, links: { tcgplayer: 'https://www.tcgplayer.com/product/1' } }), card('greek', { name: 'ΠΙΚΑΤΣΟΥ', card_number: '2', price: undefined, price_stats: stats })]);
+    const rows = (await list(sid)).results as { id: string; event_id: string }[];
+    for (const [event, name] of [['curly', "Farfetch'd"], ['greek', 'Πικάτσου']]) {
+      const id = rows.find((r) => r.event_id === event)!.id;
+      const res = (await h.request('PATCH', cs(`identification/${id}/`), { body: { name } })).json();
+      expect(res, name).toMatchObject({ name, price: 4.5, price_derived: true, price_stats: stats, corrected: true });
+    }
+    expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'curly').links).toEqual({ tcgplayer: 'https://www.tcgplayer.com/product/1' });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ total_price: 9, distinct_cards: 2 });
+  });
+
   it('PATCH takes a recognition alternative as it came (set, price_stats), and refuses a body that changes nothing', async () => {
     const sid = await createSession(h);
     const stats = (market: number) => [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: market } }];
