@@ -229,7 +229,10 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(fixed.remarks ?? []).not.toContainEqual(expect.stringMatching(/deleted with/));
     // the first file again: its $1 sale is still the deleted one, skipped; the correction stays
     expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 2, unchanged: 3 });
+    // the correction deleted too: both deleted prices are remembered at that place (h156: the first came back)
     await loupe('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-3', '--date', '2024-03-02', '--price', '110');
+    expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 2, unchanged: 3 });
+    expect((await loupe('prices', 'import', '--file', corrected, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 1 });
     const restored = (await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon', '--restore-deleted')).result;
     expect(restored.prices).toMatchObject({ created: 2, deleted_before: 0 });
     expect((await loupe('prices', 'import', '--file', csv, '--catalog', 'pokemon')).result.prices).toMatchObject({ created: 0, deleted_before: 0, unchanged: 5 });

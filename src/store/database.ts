@@ -301,8 +301,8 @@ export interface CatalogPriceDeletionsTable {
   row_key: string;
   card_key: string;
   deleted_at: Timestamp;
-  /** What the deleted sale held (migration 031): only it is skipped again; null for deletions made before. */
-  content_hash: string | null;
+  /** The prices deleted at this place, `USD 1` a line (migration 031): only they are skipped again; null for deletions made before. */
+  deleted_prices: string | null;
 }
 
 export interface CatalogPricesTable {

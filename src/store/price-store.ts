@@ -70,6 +70,9 @@ export interface PriceImportOutcome {
 /** 15 parameters a row: 500 rows stay far under both backends' bound-parameter limits. */
 const batchRows = 500;
 
+/** A sale's price as a deletion remembers it: `USD 1`, `EUR 15.5`. */
+const priceText = (p: { price: number; currency: string }): string => `${p.currency} ${p.price}`;
+
 /** A numbered sale's group, its key without the number (`…|USD|||#2` → `…|USD|||`); undefined for a key of no number. */
 const groupOf = (rowKey: string): string | undefined => {
   const m = /^(.*)#\d+$/.exec(rowKey);
@@ -133,13 +136,22 @@ export class PriceStore {
       }
     }
     const now = new Date().toISOString();
-    // a deleted sale is skipped when the file holds it again as it was; another price in its place is a correction (h155)
+    // a deleted sale is skipped when the file holds its price again in its place, whatever else changed beside it (a
+    // volume, h156); another price there is a correction (h155)
     const deleted = new Map<string, string | null>();
     for (let i = 0; i < cards.length; i += batchRows) {
-      const rows = await this.db.selectFrom('catalog_price_deletions').select(['row_key', 'content_hash']).where('catalog_id', '=', input.catalogId).where('card_key', 'in', cards.slice(i, i + batchRows)).execute();
-      for (const r of rows) deleted.set(r.row_key, r.content_hash);
+      const rows = await this.db.selectFrom('catalog_price_deletions').select(['row_key', 'deleted_prices']).where('catalog_id', '=', input.catalogId).where('card_key', 'in', cards.slice(i, i + batchRows)).execute();
+      for (const r of rows) deleted.set(r.row_key, r.deleted_prices);
     }
-    const deletedKeys = new Set(input.rows.filter((p) => deleted.has(p.rowKey) && [null, hashOf(p)].includes(deleted.get(p.rowKey)!)).map((p) => p.rowKey));
+    const deletedKeys = new Set(
+      input.rows
+        .filter((p) => {
+          if (!deleted.has(p.rowKey)) return false;
+          const prices = deleted.get(p.rowKey);
+          return prices === null || prices!.split('\n').includes(priceText(p));
+        })
+        .map((p) => p.rowKey),
+    );
     const outcome = { created: 0, updated: 0, unchanged: 0, not_in_file: notInFile, deleted_before: 0, ...(notInFileExample ? { notInFileExample } : {}) };
     const total = input.rows.length;
     let written = 0;
@@ -338,15 +350,19 @@ export class PriceStore {
       if (only.graded !== undefined) q = q.where('graded', '=', this.store.dialect === 'sqlite' ? Number(only.graded) : only.graded);
       // a sale named by its price is a wrong one: remembered, so a re-import of its file does not bring it back (h145);
       // a day or a card deleted whole is to be made again from a file (the not_in_file remark's advice)
-      const gone = await q.returning(['row_key', 'content_hash']).execute();
+      const gone = await q.returning(['row_key', 'price', 'currency']).execute();
       const deleted = gone.length;
       if (only.price !== undefined && gone.length) {
         const now = new Date().toISOString();
-        await trx
-          .insertInto('catalog_price_deletions')
-          .values(gone.map((g) => ({ catalog_id: catalogId, row_key: g.row_key, card_key: cardKey, deleted_at: now, content_hash: g.content_hash })))
-          .onConflict((oc) => oc.columns(['catalog_id', 'row_key']).doUpdateSet({ content_hash: (eb) => eb.ref('excluded.content_hash'), deleted_at: now }))
-          .execute();
+        // every price deleted at a place is kept (h156: deleting a correction forgot the wrong sale deleted before it)
+        for (const g of gone) {
+          const text = priceText({ price: Number(g.price), currency: g.currency });
+          const before = await trx.selectFrom('catalog_price_deletions').select('deleted_prices').where('catalog_id', '=', catalogId).where('row_key', '=', g.row_key).executeTakeFirst();
+          if (!before) await trx.insertInto('catalog_price_deletions').values({ catalog_id: catalogId, row_key: g.row_key, card_key: cardKey, deleted_at: now, deleted_prices: text }).execute();
+          else if (before.deleted_prices !== null && !before.deleted_prices.split('\n').includes(text)) {
+            await trx.updateTable('catalog_price_deletions').set({ deleted_prices: `${before.deleted_prices}\n${text}`, deleted_at: now }).where('catalog_id', '=', catalogId).where('row_key', '=', g.row_key).execute();
+          }
+        }
       }
       const left = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', catalogId).where('card_key', '=', cardKey).executeTakeFirstOrThrow();
       return { deleted, left: Number(left.n) };
