@@ -62,6 +62,8 @@ export interface ParsedQuery {
    * them by guess (プロモカード → プロ | モカ | ード) or not at all (포켓몬카드).
    */
   runs?: { word: string; phrase: string; stemOf?: string }[];
+  /** An Arabic word's form without its article (in `terms` beside the word): the word is read when either is found. */
+  bare?: Record<string, string>;
 }
 
 /**
@@ -210,6 +212,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const codes = new Map<string, number>();
   const addCode = (code: string, weight: number) => codes.set(code, Math.max(weight, codes.get(code) ?? 0));
   const terms: string[] = [];
+  const bareOf = new Map<string, string>();
   const stopped: string[] = [];
   const resolved = items.map((item) => (item.kind === 'concept' ? resolve(item.entries, language) : []));
   // A form that is its language's only (Spanish café) names its colour only beside a thing it colours ("zapatos café",
@@ -235,6 +238,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
         }
         const bare = withoutArabicArticle(word);
         terms.push(word, ...(bare ? [bare] : []));
+        if (bare) bareOf.set(word, bare);
       }
       return;
     }
@@ -325,6 +329,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     literals: [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w)),
     unread,
     ...(runs.length ? { runs } : {}),
+    ...(bareOf.size ? { bare: Object.fromEntries(bareOf) } : {}),
   };
 }
 

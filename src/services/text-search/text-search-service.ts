@@ -225,7 +225,11 @@ export class TextSearchService {
       if (unneeded.size) q = { ...q, terms: q.terms.filter((t) => !unneeded.has(t)), runs: runs.filter((r) => !unneeded.has(r.word)) };
       const phrases = new Map(runs.map((r) => [r.phrase, r.word]));
       const foundRuns = new Set(runs.filter((r) => found(r) && !unneeded.has(r.word)).flatMap((r) => [r.word, ...(r.stemOf ? [r.stemOf] : [])]));
-      const unreadTerms = [...q.terms.filter((t) => !present.has(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
+      // an Arabic word is read when its form without the article is found; that form is no word the client typed (h156)
+      const bareOf = q.bare ?? {};
+      const bares = new Set(Object.values(bareOf).filter((b) => !Object.hasOwn(bareOf, b)));
+      const read = (t: string) => present.has(t) || (Object.hasOwn(bareOf, t) && present.has(bareOf[t]!));
+      const unreadTerms = [...q.terms.filter((t) => !bares.has(t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
