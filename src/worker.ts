@@ -35,7 +35,8 @@ export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<v
       try {
         return await openServices(config, { longRunning: true, log, create: false });
       } catch (err) {
-        if (!/^no Loupe database here/.test((err as Error).message) || Date.now() >= until) throw err;
+        // PostgreSQL only: an embedded database's folder holds one or not (a mistyped folder waited for nothing, h156)
+        if (!config.databaseUrl || !/^no Loupe database here/.test((err as Error).message) || Date.now() >= until) throw err;
         if (!said.waiting) log('info', `no Loupe database yet: waiting up to ${waitS} s for a server to make it (LOUPE_WORKER_WAIT_S)`, {});
         said.waiting = true;
         await new Promise((r) => setTimeout(r, 2000));
