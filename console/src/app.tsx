@@ -89,6 +89,8 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
       onChanged(await loadAccount(storedToken()!));
       setEditing(false);
       setError(null);
+      // a session of the workspace left is none of this one's: its page said "Session … not found" (h157)
+      if (id !== before && /^#\/sessions?\/[^/]/.test(location.hash)) location.replace('#/sessions');
     } catch (err) {
       storeWorkspace(before);
       setError(err instanceof ApiError && err.status === 404 ? 'No workspace of this account has that id.' : messageOf(err));

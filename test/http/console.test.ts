@@ -460,6 +460,18 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('button', { name: 'Use' }).click();
     await expect.poll(() => page.getByTestId('workspace').getAttribute('title'), SLOW).toBe(h.account.workspace);
     await page.getByRole('link', { name: 'Friday stream' }).waitFor(STEP);
+    // switched from a session's page: the sessions of the workspace chosen, not "Session … not found" (h157)
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await page.getByRole('heading', { name: /Friday stream/ }).waitFor(STEP);
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
+    await page.getByLabel('Workspace id').fill(workspace);
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.getByText('No sessions yet.').waitFor(STEP);
+    expect(await page.evaluate(() => location.hash)).toBe('#/sessions');
+    await page.getByRole('button', { name: 'Switch workspace' }).click();
+    await page.getByLabel('Workspace id').fill('');
+    await page.getByRole('button', { name: 'Use' }).click();
+    await page.getByRole('link', { name: 'Friday stream' }).waitFor(STEP);
     // Leaving a large session while its pages still load must not leave its cards on the next one.
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
     await page.getByRole('heading', { name: /Binder marathon/ }).waitFor(STEP);

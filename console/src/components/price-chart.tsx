@@ -1,5 +1,5 @@
 import { priceBoxes, priceScale } from '../lib/price-chart.ts';
-import { money } from '../lib/format.ts';
+import { moneyIn } from '../lib/format.ts';
 import { HeadRow } from './common.tsx';
 import type { PriceStatsEntry } from '../types.ts';
 
@@ -12,9 +12,12 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
   const line = 26;
   const { x, max } = priceScale(boxes, width);
   const height = boxes.length * line + 18;
+  // the axis in the boxes' currency where they share one; figures alone where they do not
+  const currencies = new Set(boxes.map((b) => b.currency));
+  const axis = (v: number) => (currencies.size === 1 ? moneyIn(v, boxes[0]!.currency) : String(Math.round(v * 100) / 100));
   return (
     <figure class="price-chart">
-      <svg viewBox={`0 0 ${left + width + 10} ${height}`} role="img" aria-label={`Price statistics, up to ${money(max)}`}>
+      <svg viewBox={`0 0 ${left + width + 10} ${height}`} role="img" aria-label={`Price statistics, up to ${axis(max)}`}>
         {boxes.map((b, i) => {
           const y = i * line + 12;
           return (
@@ -30,10 +33,10 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
           );
         })}
         <text x={left} y={height - 2} class="axis">
-          $0
+          {axis(0).replace(/\.00$/, '')}
         </text>
         <text x={left + width} y={height - 2} class="axis" text-anchor="end">
-          {money(max)}
+          {axis(max)}
         </text>
       </svg>
       <figcaption>
@@ -43,11 +46,11 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
             {boxes.map((b) => (
               <tr key={b.label}>
                 <td>{b.label}</td>
-                <td>{money(b.median)}</td>
+                <td>{moneyIn(b.median, b.currency)}</td>
                 <td>
-                  {money(b.min)}–{money(b.max)}
+                  {moneyIn(b.min, b.currency)}–{moneyIn(b.max, b.currency)}
                 </td>
-                <td>{b.latest !== null ? money(b.latest) : '—'}</td>
+                <td>{b.latest !== null ? moneyIn(b.latest, b.currency) : '—'}</td>
               </tr>
             ))}
           </tbody>

@@ -31,6 +31,25 @@ describe('session CSV', () => {
     expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,false,false,,');
   });
 
+  it("writes a card number or event id a spreadsheet would change as text it shows as written (h157)", () => {
+    const csv = sessionCsv(
+      [
+        { id: '1', event_id: '1796171460123', name: 'Pikachu', card_number: '025' },
+        { id: '2', event_id: 'e2', name: 'Mew', card_number: '4/102' },
+        { id: '3', event_id: '42', name: 'Eevee', card_number: 'SWSH001' },
+        { id: '4', event_id: '7', name: 'Ditto', card_number: '132' },
+      ],
+      'UTC',
+    );
+    const cells = csv.slice(1).split('\r\n').slice(1, 5).map((l) => [l.split(',')[0], l.split(',')[6]]);
+    expect(cells).toEqual([
+      ['"=""1796171460123"""', '"=""025"""'],
+      ['e2', '"=""4/102"""'],
+      ['42', 'SWSH001'],
+      ['7', '132'],
+    ]);
+  });
+
   it('says no in the yes/no columns, and writes the time seen as a spreadsheet reads a date', () => {
     const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', seen: '2026-12-01T01:12:07.000000Z', sold: true, corrected: false }], 'UTC');
     const [line] = csv.slice(1).split('\r\n').slice(1);

@@ -31,6 +31,18 @@ function localTime(seen: unknown, zone: string): unknown {
 const valueOf = (row: Identification, header: (typeof csvHeaders)[number], zone: string): unknown =>
   header === 'seen' ? localTime(row.seen, zone) : derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header];
 
+/** Columns of text a spreadsheet would take for a number or a date, when written as one. */
+const textColumns = new Set<(typeof csvHeaders)[number]>(['event_id', 'card_number']);
+
+/**
+ * A card number or event id a spreadsheet would change, as the text formula `="025"`, which spreadsheets show as
+ * written: `025` lost its zero, `4/102` became a date, a 13-digit event id `1.79617E+12`, and saving the sheet wrote
+ * that back (h157). Other text, and a whole number of up to 11 digits, is written as it is.
+ */
+export function textCell(value: unknown): unknown {
+  return typeof value === 'string' && /^[0-9][0-9/.-]*$/.test(value) && !/^[1-9][0-9]{0,10}$/.test(value) ? { formulaText: value } : value;
+}
+
 /** The browser's time zone (`Asia/Tokyo`), as the page's times are shown in. */
 export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 
@@ -42,6 +54,7 @@ export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions()
  */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
+  if (typeof value === 'object' && 'formulaText' in value) return `"=""${String((value as { formulaText: string }).formulaText)}"""`;
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
   let text = typeof value === 'string' ? value : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
   // a plain negative number (a comic's issue #-1, h136) runs nothing: kept as written
@@ -52,7 +65,7 @@ export function csvField(value: unknown): string {
 /** The whole export; CRLF line ends and a byte-order mark so Excel reads UTF-8 names (Pokémon) right. */
 export function sessionCsv(rows: readonly Identification[], zone = browserZone()): string {
   const lines = [csvHeaders.map((h) => csvField(h === 'seen' ? `seen (${zone})` : h)).join(',')];
-  for (const row of rows) lines.push(csvHeaders.map((h) => csvField(valueOf(row, h, zone))).join(','));
+  for (const row of rows) lines.push(csvHeaders.map((h) => csvField(textColumns.has(h) ? textCell(valueOf(row, h, zone)) : valueOf(row, h, zone))).join(','));
   return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
 

@@ -1,6 +1,17 @@
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' });
 
 export const money = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? usd.format(v) : '—');
+
+/** A price in its own currency (price statistics may be in EUR: they showed a dollar sign, h157); an unknown code after the number. */
+export function moneyIn(v: number | null | undefined, currency = 'USD'): string {
+  if (currency === 'USD') return money(v);
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(v);
+  } catch {
+    return `${v.toFixed(2)} ${currency}`;
+  }
+}
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const num = (v: unknown, digits = 2) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits).replace(/\.?0+$/, '') : typeof v === 'string' ? v : '—');
 

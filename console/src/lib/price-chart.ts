@@ -8,6 +8,8 @@ export interface PriceBox {
   q3: number;
   max: number;
   latest: number | null;
+  /** The entry's currency (USD when it names none). */
+  currency: string;
 }
 
 const num = (v: unknown): number | null => {
@@ -28,7 +30,8 @@ export function priceBoxes(stats: readonly PriceStatsEntry[] | null | undefined)
     if (median === null) continue;
     const min = num(v.min) ?? median;
     const max = num(v.max) ?? median;
-    out.push({ label: `${s.stats_type} · ${s.interval}`, min, q1: num(v.q1) ?? min, median, q3: num(v.q3) ?? max, max, latest: num(v.latest) });
+    const currency = typeof s.currency === 'string' && /^[A-Za-z]{3}$/.test(s.currency) ? s.currency.toUpperCase() : 'USD';
+    out.push({ label: `${s.stats_type} · ${s.interval}${currency === 'USD' ? '' : ` (${currency})`}`, min, q1: num(v.q1) ?? min, median, q3: num(v.q3) ?? max, max, latest: num(v.latest), currency });
   }
   return out;
 }
