@@ -4,6 +4,9 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
 import { foldForSearch, pgFoldForSearch } from './database.ts';
 
+/** Words of a session search looked for; the rest are not (a search is a few words of a name). */
+const maxSearchWords = 8;
+
 export type SessionRow = Selectable<CardSessionsTable>;
 /** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
 export type IdentificationRow = Omit<Selectable<CardIdentificationsTable>, 'seen'> & { seen: string | null };
@@ -140,12 +143,17 @@ export class CardSessionStore {
 
   /** `gameKey`: only sessions whose `game_key` is exactly this. */
   async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
-    const pattern = search ? `%${foldForSearch(search).replace(/[\\%_]/g, (c) => '\\' + c)}%` : undefined;
+    // every word typed, in any of the fields (h157: "mrs jones" found no "Mrs. Jones collection", the text being one phrase)
+    const words = search ? [...new Set(foldForSearch(search).split(/\s+/).filter(Boolean))].slice(0, maxSearchWords) : [];
+    const patterns = words.map((w) => `%${w.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
     // Unicode case folding and composition, the same on both backends (SQLite's lower() folds A-Z only: database.ts
     // adds unicode_lower): a name sent decomposed ("Poke\u0301mon") is found by "pokémon", "ΟΔΟΣ" by "οδος", "İstanbul" by "istanbul"
     const fold = (column: string) => (this.dialect === 'sqlite' ? sql`unicode_lower(${sql.ref(column)})` : pgFoldForSearch(sql.ref(column)));
-    const matches = pattern
-      ? sql<boolean>`(${fold('s.name')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.description')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.platform')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.game')} LIKE ${pattern} ESCAPE '\\')`
+    const matches = patterns.length
+      ? sql<boolean>`(${sql.join(
+          patterns.map((pattern) => sql<boolean>`(${fold('s.name')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.description')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.platform')} LIKE ${pattern} ESCAPE '\\' OR ${fold('s.game')} LIKE ${pattern} ESCAPE '\\')`),
+          sql` AND `,
+        )})`
       : undefined;
     let countQ = this.db.selectFrom('card_sessions as s').select((eb) => eb.fn.countAll<number>().as('c')).where('s.workspace_id', '=', workspaceId);
     let rowsQ = this.sessionQuery(workspaceId);

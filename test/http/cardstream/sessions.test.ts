@@ -270,6 +270,12 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // LIKE wildcards in the search text are literal.
     expect((await h.request('GET', cs(`session/?${q}&search=${encodeURIComponent('%')}`))).json().count).toBe(0);
     expect((await h.request('GET', cs(`session/?${q}&search=tiktok_`))).json().count).toBe(1);
+    // every word typed, anywhere in the fields, in any order (h157: "mrs jones" found no "Mrs. Jones collection")
+    const wsWords = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'words')).workspace;
+    expect((await h.request('POST', cs(`session/?workspace=${wsWords}`), { body: { name: 'Binder buy — Mrs. Jones collection', platform: 'counter' } })).statusCode).toBe(201);
+    for (const [term, n] of [['mrs jones', 1], ['jones binder', 1], ['Mrs. Jones', 1], ['jones counter', 1], ['jones smith', 0], ['binder  buy', 1]] as const) {
+      expect((await h.request('GET', cs(`session/?workspace=${wsWords}&search=${encodeURIComponent(term)}`))).json().count, term).toBe(n);
+    }
     // Case folds beyond A-Z on both backends: a French name in capitals is found as typed and in lower case.
     const ws2 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'accents')).workspace;
     expect((await h.request('POST', cs(`session/?workspace=${ws2}`), { body: { name: 'ÉCLAIR binder' } })).statusCode).toBe(201);
