@@ -101,6 +101,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-A': 'é中' } } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: { 'X-Dup': 'a', 'x-dup': 'b' } } }, 400, 'invalid_request'],
       [{ type: 7, records: [rec] }, 400, 'invalid_request'],
+      // more header bytes than receivers take: every delivery would end in 431 (h149)
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://127.0.0.1/x', headers: Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`X-Big-${i}`, 'a'.repeat(4000)])) } }, 400, 'invalid_request'],
     ];
     for (const [body, status, code] of cases) {
       const res = await h.request('POST', `${base}/`, { token, body });
