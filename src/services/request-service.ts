@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
 import { isUniqueViolation } from '../store/database.ts';
-import type { AsyncRequestRow, RequestState, RequestStore, WebhookTarget } from '../store/request-store.ts';
+import type { AsyncRequestRow, RequestState, RequestStore, WebhookState, WebhookTarget } from '../store/request-store.ts';
 import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
@@ -231,12 +231,12 @@ export class RequestService {
     return this.detail(row, baseUrl);
   }
 
-  async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
+  async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; webhookState?: 'waiting' | WebhookState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
     // past the most, the most, as the card-session lists read theirs (a shared pagination helper's 500 was a 400 here, h134)
     const query = { ...asked, pageSize: Math.min(asked.pageSize, maxRequestPage) };
     // a type no handler runs is a mistake (as an unknown status is), not a filter that matches nothing
     if (query.type !== undefined && !this.registry.types().includes(query.type)) throw new ServiceError(400, 'unknown_type', `Unknown type "${query.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
-    const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, liveAt: Date.now(), limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
+    const { count, rows } = await this.requests.list({ accountId, workspaceId: query.workspaceId, type: query.type, status: query.status, webhookState: query.webhookState, liveAt: Date.now(), limit: query.pageSize, offset: (query.page - 1) * query.pageSize });
     return { count, page: query.page, pageSize: query.pageSize, results: rows.map((r) => this.summary(r)) };
   }
 

@@ -63,6 +63,8 @@ export interface RequestListQuery {
   workspaceId?: string | undefined;
   type?: string | undefined;
   status?: RequestState | undefined;
+  /** Only requests whose webhook is in this state; `waiting`: not due yet (the request not DONE). */
+  webhookState?: 'waiting' | WebhookState | undefined;
   /** Only requests whose retention has not ended by then (epoch ms): the sweeper deletes the others every few minutes. */
   liveAt?: number | undefined;
   limit: number;
@@ -176,6 +178,8 @@ export class RequestStore {
     if (q.workspaceId) base = base.where('workspace_id', '=', q.workspaceId);
     if (q.type) base = base.where('type', '=', q.type);
     if (q.status) base = base.where('status', '=', q.status);
+    if (q.webhookState === 'waiting') base = base.where('webhook', 'is not', null).where('webhook_state', 'is', null);
+    else if (q.webhookState) base = base.where('webhook_state', '=', q.webhookState);
     if (q.liveAt !== undefined) base = base.where('expires_at', '>', q.liveAt);
     const [{ n }] = (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).execute()) as [{ n: number | string }];
     const rows = await base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute();

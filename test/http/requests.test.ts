@@ -421,6 +421,11 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect((await settle(b)).webhook).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the receiver answered HTTP 410' });
       expect(down.calls).toHaveLength(4);
       expect(gone.calls).toHaveLength(1);
+      // the deliveries a receiver missed for good are found by their state (h149: only every request's detail said it)
+      const listed = async (state: string) => ((await h.request('GET', `${base}/?webhook_state=${state}&page_size=100`)).json() as { results: { id: string }[] }).results.map((r) => r.id);
+      expect(await listed('FAILED')).toEqual(expect.arrayContaining([a, b]));
+      expect(await listed('delivered')).not.toContain(a);
+      expect((await h.request('GET', `${base}/?webhook_state=lost`)).statusCode).toBe(400);
     } finally {
       await down.close();
       await gone.close();

@@ -84,6 +84,7 @@ const ListQuery = Type.Composite([
   Type.Object({
     type: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(State),
+    webhook_state: Type.Optional(Type.Union([Type.Literal('waiting'), Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], { description: "Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good." })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
   }),
@@ -125,14 +126,15 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
     // an empty one is not given (a client sending every filter with "" for all), as for the other lists
     preValidation: async (request) => {
       const q = request.query as Record<string, unknown>;
-      for (const name of ['status', 'type']) if (q[name] === '') delete q[name];
+      for (const name of ['status', 'type', 'webhook_state']) if (q[name] === '') delete q[name];
       if (typeof q.status === 'string') q.status = q.status.toUpperCase();
+      if (typeof q.webhook_state === 'string') q.webhook_state = q.webhook_state.toLowerCase();
       if (typeof q.type === 'string') q.type = q.type.toLowerCase();
     },
     handler: async (request) => {
       const q = request.query;
       // Without ?workspace= the list covers every workspace of the account.
-      const page = await requests.list(accountOf(request), { workspaceId: q.workspace ? request.workspaceId : undefined, type: q.type, status: q.status, page: q.page ?? 1, pageSize: q.page_size ?? 20 });
+      const page = await requests.list(accountOf(request), { workspaceId: q.workspace ? request.workspaceId : undefined, type: q.type, status: q.status, webhookState: q.webhook_state, page: q.page ?? 1, pageSize: q.page_size ?? 20 });
       return pageEnvelope(request, page);
     },
   });
