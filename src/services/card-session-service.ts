@@ -903,7 +903,10 @@ export class CardSessionService {
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
       const identityChanged = identityFields.some((f) => patch[f] !== undefined && namesCard(f, patch[f]) !== namesCard(f, current[f]));
-      const changed = matchFields.filter((f) => patch[f] !== undefined && (patch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
+      // the recognised card's full name names the old card where the card changed and none is sent (h157: "Wartortle"
+      // kept "Squirtle 007/165 Scarlet & Violet 151" in the export); kept in `original`, as its links and stats are
+      const matchPatch: CorrectionInput = identityChanged && patch.full_name === undefined && current.full_name !== null ? { ...patch, full_name: null } : patch;
+      const changed = matchFields.filter((f) => matchPatch[f] !== undefined && (matchPatch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       // The links sent with a pick (an alternative carries its own), else none where the card changed: the
       // recognised card's marketplace pages are not the picked card's (kept in `original.links`)
       const linksBefore = row.links === null ? null : fromJson<Record<string, string>>(row.links);
@@ -936,8 +939,8 @@ export class CardSessionService {
         const next: MatchSnapshot = { ...current, price: priceAfter };
         for (const f of changed) {
           if (f === 'price') continue;
-          (next as Record<MatchField, unknown>)[f] = patch[f];
-          (values as Record<string, unknown>)[f] = patch[f];
+          (next as Record<MatchField, unknown>)[f] = matchPatch[f];
+          (values as Record<string, unknown>)[f] = matchPatch[f];
         }
         values.card_key = cardKey({ ...row, ...next });
         values.corrected_at = now;

@@ -680,6 +680,15 @@ describe.each(backends)('identifications (%s)', (backend) => {
     }
     expect((await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'curly').links).toEqual({ tcgplayer: 'https://www.tcgplayer.com/product/1' });
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ total_price: 9, distinct_cards: 2 });
+    // another card named without its full name: the old card's full name goes, kept in `original` (h157)
+    await upload(sid, [card('sq', { name: 'Squirtle', full_name: 'Squirtle 007/165 Scarlet & Violet 151', card_number: '7' })]);
+    const sq = (await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'sq');
+    const fixed = (await h.request('PATCH', cs(`identification/${sq.id}/`), { body: { name: 'Wartortle', card_number: '8' } })).json();
+    expect(fixed).toMatchObject({ name: 'Wartortle', full_name: null, original: { full_name: 'Squirtle 007/165 Scarlet & Violet 151' } });
+    // a name tidied is the same card: its full name stays
+    const tidy = (await h.request('PATCH', cs(`identification/${sq.id}/`), { body: { full_name: 'Wartortle 008/165', name: 'WARTORTLE' } })).json();
+    expect(tidy).toMatchObject({ name: 'WARTORTLE', full_name: 'Wartortle 008/165' });
+    expect((await h.request('PATCH', cs(`identification/${sq.id}/`), { body: { name: 'Wartortle' } })).json()).toMatchObject({ full_name: 'Wartortle 008/165' });
   });
 
   it('PATCH takes a recognition alternative as it came (set, price_stats), and refuses a body that changes nothing', async () => {

@@ -272,6 +272,7 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect((await h.request('GET', cs(`session/?${q}&search=tiktok_`))).json().count).toBe(1);
     // every word typed, anywhere in the fields, in any order (h157: "mrs jones" found no "Mrs. Jones collection")
     const wsWords = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'words')).workspace;
+    await h.app.loupe.accounts.addCredits(h.account.account, 10);
     expect((await h.request('POST', cs(`session/?workspace=${wsWords}`), { body: { name: 'Binder buy — Mrs. Jones collection', platform: 'counter' } })).statusCode).toBe(201);
     for (const [term, n] of [['mrs jones', 1], ['jones binder', 1], ['Mrs. Jones', 1], ['jones counter', 1], ['jones smith', 0], ['binder  buy', 1]] as const) {
       expect((await h.request('GET', cs(`session/?workspace=${wsWords}&search=${encodeURIComponent(term)}`))).json().count, term).toBe(n);
@@ -328,6 +329,7 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // the Latin letters whose stroke or ligature no decomposition takes away, and a phone's curly apostrophes and
     // dashes, fold as text search folds them (h152: "strasse" found no "Straße", "boss's" no "Boss’s Orders")
     const ws6 = (await h.app.loupe.accounts.addWorkspace(h.account.account, 'latin')).workspace;
+    await h.app.loupe.accounts.addCredits(h.account.account, 10);
     const names6 = ['Straße der Karten 2', 'Łódź break', 'København', 'Cœur Encyclopædia', 'Diyarbakır', 'Boss’s Orders', "Champion's Path", 'Ho‑Oh night'];
     for (const name of names6) expect((await h.request('POST', cs(`session/?workspace=${ws6}`), { body: { name } })).statusCode).toBe(201);
     for (const [term, found] of [['strasse der karten 2', names6[0]], ['STRASSE', names6[0]], ['lodz', names6[1]], ['kobenhavn', names6[2]], ['coeur', names6[3]], ['encyclopaedia', names6[3]], ['diyarbakir', names6[4]], ["boss's", names6[5]], ['boss’s', names6[5]], ['champion’s path', names6[6]], ['ho-oh', names6[7]], ['ho‑oh', names6[7]]]) {
