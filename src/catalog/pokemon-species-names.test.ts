@@ -14,6 +14,10 @@ describe('Pokémon species names', () => {
     reads([['Khélocrok', 'Chewtle'], ['Dracaufeu-GX', 'Charizard GX'], ['Salameche', 'Charmander'], ['Glurak VMAX', 'Charizard VMAX'], ['喷火龙', 'Charizard']]);
   });
 
+  it("tells species a kana's voiced mark tells apart, and reads a name whose mark was lost where one species has it so (h152, h158)", () => {
+    reads([['カラカラ', 'Cubone'], ['ガラガラ', 'Marowak'], ['ｶﾞﾗｶﾞﾗ', 'Marowak'], ['ピカチュウ', 'Pikachu'], ['ヒカチュウ', 'Pikachu'], ['フシキダネ', 'Bulbasaur']]);
+  });
+
   it('reads a ligature written out, and the small ex misread as Cx after a name read exactly', () => {
     reads([['Noeunoeuf', 'Exeggcute'], ['Nœunœuf', 'Exeggcute'], ['MiascaradeCx', 'Meowscarada ex'], ['Miascarade', 'Meowscarada']]);
     // a lone trailing e is a misread letter, not an ex

@@ -117,6 +117,8 @@ const FUZZY_LETTERS = 7;
  */
 export const foldName = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
 
+const kana = /[\u3040-\u30ff]/;
+
 export interface SpeciesNames {
   /** The English name a localized name line stands for (`Moumouflon V` → `Dubwool V`), or null when it names no species or is English already. */
   english(line: string): { text: string; norm: string } | null;
@@ -136,10 +138,20 @@ export function speciesNames(english: readonly string[], localized: readonly (re
       byNorm.set(norm, had === undefined || had === i ? i : -1);
     });
   }
+  // a kana's voiced mark the recogniser lost (ヒカチュウ for ピカチュウ): the name without its marks, where one species
+  // has it so (カラカラ and ガラガラ, Cubone and Marowak, have one; the fold keeps the marks since migration 032, h158)
+  const markless = (t: string) => t.normalize('NFD').replace(/[\u3099\u309a]/g, '').normalize('NFC');
+  const byMarkless = new Map<string, number>();
+  for (const [norm, i] of byNorm) {
+    if (i < 0 || !kana.test(norm)) continue;
+    const key = markless(norm);
+    const had = byMarkless.get(key);
+    byMarkless.set(key, had === undefined || had === i ? i : -1);
+  }
   // one letter misread, lost or added
   const oneEdit = oneEditIndex(byNorm.keys());
   const exactly = (stem: string): number | null => {
-    const i = byNorm.get(stem);
+    const i = byNorm.get(stem) ?? (kana.test(stem) ? byMarkless.get(markless(stem)) : undefined);
     return i !== undefined && i >= 0 ? i : null;
   };
   const nearly = (stem: string): number | null => {

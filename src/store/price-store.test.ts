@@ -36,6 +36,24 @@ describe.each(backends)('price store (%s)', (backend) => {
   });
   afterAll(() => t.close());
 
+  it("a sale deleted by its price stays out when its row comes again with another volume or note; each price deleted at a place is remembered, and one restored leaves the others deleted (h156, h158)", async () => {
+    const id = (await t.catalogs.create('tombstones', 'pokemon')).id;
+    const sale = (p: number, over: Partial<PriceInput> = {}) => price(1, { rowKey: 'place', cardKey: 'c-t', price: p, volume: 4, extra: {}, ...over });
+    await store.applyImport({ catalogId: id, rows: [sale(1)] });
+    expect(await store.deleteCardPrices(id, 'c-t', { price: 1 })).toMatchObject({ deleted: 1 });
+    expect(await store.applyImport({ catalogId: id, rows: [sale(1, { volume: 6, extra: { note: 'x' } })] })).toMatchObject({ created: 0, deleted_before: 1 });
+    // a correction in its place is imported, then deleted too: both stay out
+    expect(await store.applyImport({ catalogId: id, rows: [sale(110)] })).toMatchObject({ created: 1, deleted_before: 0 });
+    expect(await store.deleteCardPrices(id, 'c-t', { price: 110 })).toMatchObject({ deleted: 1 });
+    for (const p of [1, 110]) expect(await store.applyImport({ catalogId: id, rows: [sale(p)] }), String(p)).toMatchObject({ created: 0, deleted_before: 1 });
+    // the $1 restored: the $110 is still deleted there
+    expect(await store.applyImport({ catalogId: id, rows: [sale(1)], restoreDeleted: true })).toMatchObject({ created: 1 });
+    expect(await store.applyImport({ catalogId: id, rows: [sale(110)] })).toMatchObject({ updated: 0, deleted_before: 1 });
+    expect((await store.observations(id, 'c-t')).map((o) => o.price)).toEqual([1]);
+    // no price left in this catalog: the other tests count every catalog's prices
+    await store.deleteCardPrices(id, 'c-t');
+  });
+
   it('stores rows in batches, then a same import changes nothing and a changed row is updated', async () => {
     const rows = Array.from({ length: 1203 }, (_, i) => price(i));
     const progress: number[] = [];

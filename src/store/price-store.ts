@@ -219,9 +219,16 @@ export class PriceStore {
           if (moved !== staged) throw new Error(`price import ${importId}: ${staged} rows staged, ${moved} found to write`);
         }
         // restored: no longer remembered as deleted
+        // (only the price restored: another deleted at that place stays deleted, h158)
         if (input.restoreDeleted && deletedKeys.size) {
-          const keys = input.rows.map((r) => r.rowKey).filter((k) => deletedKeys.has(k));
-          for (let i = 0; i < keys.length; i += batchRows) await trx.deleteFrom('catalog_price_deletions').where('catalog_id', '=', input.catalogId).where('row_key', 'in', keys.slice(i, i + batchRows)).execute();
+          const gone: string[] = [];
+          for (const p of input.rows) {
+            if (!deletedKeys.has(p.rowKey)) continue;
+            const left = (deleted.get(p.rowKey) ?? '').split('\n').filter((t) => t !== '' && t !== priceText(p));
+            if (!left.length) gone.push(p.rowKey);
+            else await trx.updateTable('catalog_price_deletions').set({ deleted_prices: left.join('\n') }).where('catalog_id', '=', input.catalogId).where('row_key', '=', p.rowKey).execute();
+          }
+          for (let i = 0; i < gone.length; i += batchRows) await trx.deleteFrom('catalog_price_deletions').where('catalog_id', '=', input.catalogId).where('row_key', 'in', gone.slice(i, i + batchRows)).execute();
         }
         const { n } = await trx.selectFrom('catalog_prices').select((eb) => eb.fn.countAll<number>().as('n')).where('catalog_id', '=', input.catalogId).executeTakeFirstOrThrow();
         return { ...outcome, total: Number(n) };
