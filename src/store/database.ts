@@ -674,6 +674,13 @@ function registerFunctions(sqlite: SQLite.Database): void {
   // SQLite's own lower() folds A-Z only: "ÉCLAIR" would never match a search for "éclair".
   // folded and composed (NFC): "Pokémon" typed composed finds a name sent decomposed, as PostgreSQL's lower(normalize(…))
   sqlite.function('unicode_lower', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldForSearch(v) : v));
+  // a session search's words, each in any of the fields (the last argument, a JSON list of folded words): the fields
+  // folded once, as one text whose line breaks no word holds
+  sqlite.function('loupe_has_words', { deterministic: true, varargs: true }, (...args: unknown[]) => {
+    const words = JSON.parse(String(args[args.length - 1])) as string[];
+    const text = foldForSearch(args.slice(0, -1).map((v) => (typeof v === 'string' ? v : '')).join('\n'));
+    return words.every((w) => text.includes(w)) ? 1 : 0;
+  });
   // an FTS5 row's length in tokens, all columns: the sum of the varints of its `_docsize` record
   // migration 021 makes stored card keys again with it
   sqlite.function('loupe_refold_card_key', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? refoldCardKey(v) : v));
