@@ -72,6 +72,13 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
     // the code its cards print, as answers' set_code gives it (h153: only the set id was taken)
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tb', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
+    // a set id in capitals; a printed code a set and its gallery share, both (h158: BRS is swsh9 and swsh9tg)
+    expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'TST2PT5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
+    const shared = path.join(dataDir, 'sets-shared.json');
+    const sets = JSON.parse(await fs.readFile(fixture('pokemon/sets.json'), 'utf8')) as { ptcgoCode: string | null }[];
+    await fs.writeFile(shared, JSON.stringify(sets.map((x) => ({ ...x, ptcgoCode: 'TB' }))));
+    await loupe('catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', shared, '--catalog', 'keys-shared');
+    expect(new Set(keys((await loupe('catalog', 'cards', '--catalog', 'keys-shared', '--set', 'TB')).result).map((k) => k.split('-')[0]))).toEqual(new Set(['tst1', 'tst2pt5']));
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
     // a set code the catalog does not hold is said so, not an empty list

@@ -107,62 +107,69 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   const bad: CatalogFileError[] = [];
   let badCount = 0;
   const bytes = (read: number, size: number) => onProgress?.({ phase: 'read', file, bytes: read, size, records });
-  for await (const r of readCsvRecords(file, bytes)) {
-    const at: RecordPlace = { file, line: r.line, index: null, path: null };
-    if (!layout) {
-      const header = Object.keys(r.value);
-      layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${header.join(', ')}) is none of the price layouts known: ${layouts}`);
-      if (layout.game && layout.game !== catalog.kind) {
-        throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
+  try {
+    for await (const r of readCsvRecords(file, bytes)) {
+      const at: RecordPlace = { file, line: r.line, index: null, path: null };
+      if (!layout) {
+        const header = Object.keys(r.value);
+        layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${header.join(', ')}) is none of the price layouts known: ${layouts}`);
+        if (layout.game && layout.game !== catalog.kind) {
+          throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
+        }
+        if (!layout.anyCatalog && !publicGames(catalog.kind)) {
+          throw new PriceImportError(409, 'catalog_kind_conflict', `Catalog ${catalog.name} holds ${catalog.kind} cards; ${layout.title} prices are Pokémon and MTG prices (for other cards write the plain CSV: ${layoutColumns(PRICE_LAYOUTS.find((l) => l.anyCatalog)!)}).`);
+        }
       }
-      if (!layout.anyCatalog && !publicGames(catalog.kind)) {
-        throw new PriceImportError(409, 'catalog_kind_conflict', `Catalog ${catalog.name} holds ${catalog.kind} cards; ${layout.title} prices are Pokémon and MTG prices (for other cards write the plain CSV: ${layoutColumns(PRICE_LAYOUTS.find((l) => l.anyCatalog)!)}).`);
-      }
-    }
-    records++;
-    let row: ReturnType<PriceLayout['read']>;
-    try {
-      row = layout.read(new Fields(r.value, at));
-    } catch (err) {
-      // every bad line named at once, up to 20 (h155: a file of three bad lines took three nightly runs to mend)
-      if (!(err instanceof CatalogFileError)) throw err;
-      if (bad.length < maxBadLines) bad.push(err);
-      badCount++;
-      continue;
-    }
-    if (row.kind === 'skip') {
-      skipped[row.reason]++;
-      remarks.add(SKIP_REMARKS[row.reason], `line ${r.line}`);
-      continue;
-    }
-    if (row.game !== null && row.game !== catalog.kind) {
-      skipped.other_game++;
-      remarks.add([`{n} row prices ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`], `line ${r.line}`);
-      continue;
-    }
-    const cardKey = resolve(row.ref, ids);
-    if (cardKey === null) {
-      skipped.unknown_card++;
-      remarks.add(['{n} row names a card the catalog does not have: skipped', '{n} rows name a card the catalog does not have: skipped'], `${refText(row.ref)} on line ${r.line}`);
-      continue;
-    }
-    if (layout.repeats) {
-      // keyed by the card found (a file may name it by key or by alias), numbered in file order
-      const key = `${cardKey}|${row.rowKey}`;
-      const n = (repeats.get(key) ?? 0) + 1;
-      repeats.set(key, n);
-      row.rowKey = `${key}#${n}`;
-    }
-    const input = toInput(layout, row, cardKey);
-    const before = rows.get(input.rowKey);
-    if (before) {
-      if (JSON.stringify(before.input) === JSON.stringify(input)) {
-        duplicates++;
+      records++;
+      let row: ReturnType<PriceLayout['read']>;
+      try {
+        row = layout.read(new Fields(r.value, at));
+      } catch (err) {
+        // every bad line named at once, up to 20 (h155: a file of three bad lines took three nightly runs to mend)
+        if (!(err instanceof CatalogFileError)) throw err;
+        if (bad.length < maxBadLines) bad.push(err);
+        badCount++;
         continue;
       }
-      fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
+      if (row.kind === 'skip') {
+        skipped[row.reason]++;
+        remarks.add(SKIP_REMARKS[row.reason], `line ${r.line}`);
+        continue;
+      }
+      if (row.game !== null && row.game !== catalog.kind) {
+        skipped.other_game++;
+        remarks.add([`{n} row prices ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`, `{n} rows price ${GAMES[row.game]} cards, not ${catalog.kind}: skipped`], `line ${r.line}`);
+        continue;
+      }
+      const cardKey = resolve(row.ref, ids);
+      if (cardKey === null) {
+        skipped.unknown_card++;
+        remarks.add(['{n} row names a card the catalog does not have: skipped', '{n} rows name a card the catalog does not have: skipped'], `${refText(row.ref)} on line ${r.line}`);
+        continue;
+      }
+      if (layout.repeats) {
+        // keyed by the card found (a file may name it by key or by alias), numbered in file order
+        const key = `${cardKey}|${row.rowKey}`;
+        const n = (repeats.get(key) ?? 0) + 1;
+        repeats.set(key, n);
+        row.rowKey = `${key}#${n}`;
+      }
+      const input = toInput(layout, row, cardKey);
+      const before = rows.get(input.rowKey);
+      if (before) {
+        if (JSON.stringify(before.input) === JSON.stringify(input)) {
+          duplicates++;
+          continue;
+        }
+        fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
+      }
+      rows.set(input.rowKey, { input, at });
     }
-    rows.set(input.rowKey, { input, at });
+  } catch (err) {
+    // the file's shape stopped the reading: the bad rows read before it are named with it (h158: they were dropped)
+    if (!(err instanceof CatalogFileError) || !bad.length) throw err;
+    const list = bad.map((e) => `${e.where ? `${e.where}: ` : ''}${e.problem}`).join('; ');
+    throw new CatalogFileError(file, err.where, `${err.problem}; before it, ${badCount} bad line${badCount > 1 ? 's' : ''}: ${list}${badCount > bad.length ? `; and ${badCount - bad.length} more` : ''}`);
   }
   if (bad.length) {
     const [first, ...more] = bad;

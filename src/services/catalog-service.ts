@@ -118,17 +118,18 @@ export class CatalogService {
     const catalog = await this.store.get(request.catalog);
     if (!catalog) throw new ServiceError(404, 'catalog_not_found', `No catalog is named "${request.catalog}": \`loupe catalog list\` shows the imported ones.`);
     const { limit } = request;
-    let setCode = request.setCode;
+    let setCode: string | readonly string[] | undefined = request.setCode;
     let setName: string | undefined;
     // a set code the catalog does not hold would answer nothing, silently; in a catalog whose cards carry a set's
     // name and no code (sport checklists, comics) the name as any case writes it, as recognition's set_code hint takes it
-    if (setCode !== undefined && !(await this.store.holdsSet(catalog.id, setCode))) {
-      // the code a card prints, which answers give as `set_code` (BST for the set sv5, h153), as the /tcg_id hint takes it
-      const printed = setCode.trim().toUpperCase();
-      const byPrinted = (await this.store.sets(catalog.id)).filter((s) => typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === printed);
-      if (byPrinted.length === 1) setCode = byPrinted[0]!.code;
+    if (request.setCode !== undefined && !(await this.store.holdsSet(catalog.id, request.setCode))) {
+      // the code a card prints, which answers give as `set_code` (BST for the set swsh5, h153), as the /tcg_id hint takes
+      // it: every set printing it (BRS is swsh9 and its gallery swsh9tg, h158), and a set id in any case
+      const wanted = request.setCode.trim().toUpperCase();
+      const sets = (await this.store.sets(catalog.id)).filter((s) => s.code.toUpperCase() === wanted || (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === wanted));
+      if (sets.length) setCode = sets.map((s) => s.code);
     }
-    if (setCode !== undefined && !(await this.store.holdsSet(catalog.id, setCode))) {
+    if (typeof setCode === 'string' && !(await this.store.holdsSet(catalog.id, setCode))) {
       const wanted = setCode.trim().toLowerCase();
       setName = (await this.store.cardSets(catalog.id)).find((s) => s.code === null && s.name !== null && s.name.toLowerCase() === wanted)?.name ?? undefined;
       if (setName === undefined) throw badRequest(`No card of ${catalog.name} is in a set with the code "${setCode}" (codes as imported: the Pokémon data's set ids such as sv3pt5 or the code its cards print such as MEW, MTGJSON's set codes such as LEA; a sport checklist's or comics catalog's set by its name; \`loupe catalog cards\` lists them on each card).`);

@@ -308,10 +308,10 @@ export class CatalogStore {
   }
 
   /** Cards in key order after `after`, for walking a whole catalog in pages (index builds, exports). */
-  async cards(catalogId: string, options: { after?: string; limit: number; setCode?: string | undefined; setName?: string | undefined }): Promise<StoredCard[]> {
+  async cards(catalogId: string, options: { after?: string; limit: number; setCode?: string | readonly string[] | undefined; setName?: string | undefined }): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId);
     if (options.after !== undefined) q = q.where('card_key', '>', options.after);
-    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
+    if (options.setCode !== undefined) q = typeof options.setCode === 'string' ? q.where('set_code', '=', options.setCode) : q.where('set_code', 'in', [...options.setCode]);
     if (options.setName !== undefined) q = q.where('set_name', '=', options.setName);
     const rows = await q.orderBy('card_key').limit(options.limit).execute();
     return rows.map((r) => this.toCard(r));
@@ -369,18 +369,18 @@ export class CatalogStore {
   }
 
   /** Cards whose folded number is `numberNorm` (`numberKey` of catalog/card-keys.ts), optionally in one set; exact. */
-  async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | undefined; setName?: string | undefined } = {}): Promise<StoredCard[]> {
+  async cardsByNumber(catalogId: string, numberNorm: string, options: { setCode?: string | readonly string[] | undefined; setName?: string | undefined } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('number_norm', '=', numberNorm);
-    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
+    if (options.setCode !== undefined) q = typeof options.setCode === 'string' ? q.where('set_code', '=', options.setCode) : q.where('set_code', 'in', [...options.setCode]);
     if (options.setName !== undefined) q = q.where('set_name', '=', options.setName);
     const rows = await q.orderBy('card_key').execute();
     return rows.map((r) => this.toCard(r));
   }
 
   /** Cards whose folded name is `nameNorm` (a `NameMatch.nameNorm`), optionally in one set; exact. */
-  async cardsByName(catalogId: string, nameNorm: string, options: { setCode?: string | undefined; setName?: string | undefined; limit?: number } = {}): Promise<StoredCard[]> {
+  async cardsByName(catalogId: string, nameNorm: string, options: { setCode?: string | readonly string[] | undefined; setName?: string | undefined; limit?: number } = {}): Promise<StoredCard[]> {
     let q = this.db.selectFrom('catalog_cards').selectAll().where('catalog_id', '=', catalogId).where('name_norm', '=', nameNorm);
-    if (options.setCode !== undefined) q = q.where('set_code', '=', options.setCode);
+    if (options.setCode !== undefined) q = typeof options.setCode === 'string' ? q.where('set_code', '=', options.setCode) : q.where('set_code', 'in', [...options.setCode]);
     if (options.setName !== undefined) q = q.where('set_name', '=', options.setName);
     const rows = await q.orderBy('card_key').limit(options.limit ?? 1000).execute();
     return rows.map((r) => this.toCard(r));

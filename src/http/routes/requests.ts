@@ -84,7 +84,7 @@ const ListQuery = Type.Composite([
   Type.Object({
     type: Type.Optional(Type.String({ maxLength: 100 })),
     status: Type.Optional(State),
-    webhook_state: Type.Optional(Type.Union([Type.Literal('waiting'), Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')], { description: "Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good." })),
+    webhook_state: Type.Optional(StringEnum(['waiting', 'pending', 'delivered', 'failed'] as const, { description: 'Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good.' })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
   }),
