@@ -11,6 +11,7 @@ import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest
 import { parseColumnMap } from './formats/generic-csv.ts';
 import { normalizeName, normalizeNameBefore032 } from './card-keys.ts';
 import { kanaVoicedNames } from '../store/migrations/032-kana-voiced-names.ts';
+import { cardContentHash } from '../store/catalog-store.ts';
 import { sql } from 'kysely';
 import { CatalogFileError } from './record-stream.ts';
 
@@ -69,6 +70,18 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     const names = await db.selectFrom('catalog_names').select(['name', 'name_norm', 'card_count']).where('catalog_id', '=', c.id).orderBy('name').execute();
     expect(names.map((n) => [n.name, n.name_norm, Number(n.card_count)])).toEqual(['Pikachu', 'カラカラ', 'ガラガラ', 'ピカチュウ', '피카츄'].sort().map((n) => [n, normalizeName(n), 1]));
     expect([await first('ガラガラ'), await first('피카츄')]).toEqual(['ガラガラ', '피카츄']);
+    // the file again: every card unchanged, the version kept (h160: the names 032 folded again counted as updated)
+    const version = (await t.catalogs.get('kana'))!.version;
+    // as the release before 032 hashed them: their names folded without the marks
+    const stored = await db.selectFrom('catalog_cards').select(['card_key', 'source', 'fields', 'links', 'aliases', 'flags']).where('catalog_id', '=', c.id).execute();
+    const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+    for (const card of await t.catalogs.cards(c.id, { limit: 10 })) {
+      const r = stored.find((x) => x.card_key === card.key)!;
+      await db.updateTable('catalog_cards').set({ content_hash: cardContentHash(r.source, card, normalizeNameBefore032(card.name), [json(r.fields), json(r.links), json(r.aliases), json(r.flags)]) }).where('catalog_id', '=', c.id).where('card_key', '=', card.key).execute();
+    }
+    const again = await run({ kind: 'csv', catalog: 'kana', files: { csv }, map: parseColumnMap('name=Card Name,number=No.,set_code=Set') });
+    expect(again.cards).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
+    expect((await t.catalogs.get('kana'))!.version).toBe(version);
   });
   const failure = async (request: CatalogImportRequest): Promise<CatalogFileError> => {
     const err = await run(request).catch((e: unknown) => e);
