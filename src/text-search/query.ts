@@ -64,6 +64,8 @@ export interface ParsedQuery {
   runs?: { word: string; phrase: string; stemOf?: string }[];
   /** An Arabic word's form without its article (in `terms` beside the word): the word is read when either is found. */
   bare?: Record<string, string>;
+  /** Words as an earlier release's fold spelled them (in `terms` while rows await re-tokenising), each with its word now. */
+  legacy?: Record<string, string>;
 }
 
 /**
@@ -142,7 +144,8 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), 
   // Only words the new fold changed, within the words searched.
   // (a word the new fold leaves as it is, a CJK run the people counts rewrote, is no such word, h90)
   const before = [...wordsOf(foldStrokeless(input).trim()).slice(0, maxQueryWords), ...wordsOf(foldBeforeScripts(input).trim()).slice(0, maxQueryWords)].filter((w) => !tokens.includes(w) && foldText(w) !== w);
-  return { ok: true, query: before.length ? { ...query, terms: [...new Set([...query.terms, ...before])] } : query };
+  // each with the word as this release folds it: a word found in either spelling is read (h160: both were unread)
+  return { ok: true, query: before.length ? { ...query, terms: [...new Set([...query.terms, ...before])], legacy: Object.fromEntries(before.map((w) => [w, foldText(w)])) } : query };
 }
 
 /**

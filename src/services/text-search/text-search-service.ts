@@ -228,8 +228,12 @@ export class TextSearchService {
       // an Arabic word is read when its form without the article is found; that form is no word the client typed (h156)
       const bareOf = q.bare ?? {};
       const bares = new Set(Object.values(bareOf).filter((b) => !Object.hasOwn(bareOf, b)));
-      const read = (t: string) => present.has(t) || (Object.hasOwn(bareOf, t) && present.has(bareOf[t]!));
-      const unreadTerms = [...q.terms.filter((t) => !bares.has(t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
+      // an earlier release's spelling, searched while rows await re-tokenising, is no word of the client's own; a word
+      // found in it is read (h160: "بطاقة" and "Straße" were listed unread while they matched)
+      const legacy = q.legacy ?? {};
+      const foundLegacy = new Set(Object.entries(legacy).filter(([w]) => present.has(w)).map(([, now]) => now));
+      const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(bareOf, t) && (present.has(bareOf[t]!) || foundLegacy.has(bareOf[t]!)));
+      const unreadTerms = [...q.terms.filter((t) => !bares.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
