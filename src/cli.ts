@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
 import { betweenBatches } from './store/import-staging.ts';
+import { claimDataFolder } from './store/data-folder-claim.ts';
 import { sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
@@ -605,6 +606,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return undefined;
   }
   let services: Services | undefined;
+  let releaseFolder: (() => void) | undefined;
   try {
     // before any folder or database is touched: `loupe version` made an empty database in ./data
     if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup') throw new UsageError(`unknown command "${command}"`);
@@ -644,6 +646,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite
       // folder was refused above
+      // an upgrade under a server of the old release still running on the folder: refused, as a second server is (h160:
+      // it ran beside one, which went on serving until it noticed); held while it runs, so no server starts meanwhile
+      if (command === 'migrate' && !config.databaseUrl) {
+        try {
+          releaseFolder = claimDataFolder(config.dataDir);
+        } catch (err) {
+          throw new Error(`${(err as Error).message.replace(/ \(run several with PostgreSQL, DATABASE_URL\)$/, '')}; stop it before upgrading (README, "To upgrade")`);
+        }
+      }
       services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate' });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
@@ -686,6 +697,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 1;
   } finally {
     await services?.close();
+    releaseFolder?.();
   }
 }
 

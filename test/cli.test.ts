@@ -133,6 +133,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       const list = await inProcess(olderEnv, ['account', 'list']);
       expect(list.code).toBe(1);
       expect(list.stderr).toMatch(/needs upgrading \(migration 014-record-hashes\).*loupe migrate/);
+      // not under a server still running on the folder (h160: it ran beside the old release's server)
+      const { claimDataFolder } = await import('../src/store/data-folder-claim.ts');
+      const release = claimDataFolder(older);
+      const refused = await inProcess(olderEnv, ['migrate']);
+      release();
+      expect([refused.code, refused.stderr]).toEqual([1, expect.stringMatching(/already serves .*; stop it before upgrading \(README, "To upgrade"\)/)]);
       const migrated = await inProcess(olderEnv, ['migrate']);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, applied: ['014-record-hashes'] });
