@@ -1158,7 +1158,7 @@ export class VisualSearchService {
     const clock = stopwatch();
     const filter = checkedFilter(opts.filter);
     // the filter's categories choose a query photo's item here too (h144: range and nearDuplicates searched the largest)
-    const { vector, hash, echo } = await this.queryVector(ctx, c, query, filter);
+    const { vector, hash, echo, self } = await this.queryVector(ctx, c, query, filter);
     // range and nearDuplicates filter by the client's filter alone: the item searched says no category filtered (its
     // echo said `category_filter: true` while other categories' records came back, h144)
     const searched = (echo._objects as Record<string, unknown>[] | undefined)?.[0];
@@ -1166,9 +1166,10 @@ export class VisualSearchService {
     // after the request's own checks: a bad filter or image is the client's 400 whatever the collection holds
     await this.products.require(c);
     const from = opts.from ?? 0;
-    const hits = opts.nearDuplicates
-      ? (await this.nearDuplicateHits(c, vector, hash, opts.radius, opts.limit + from, filter)).slice(from)
-      : (await this.rangeAsShown(c, vector, opts.radius, opts.limit + from, filter)).slice(from);
+    const found = opts.nearDuplicates ? await this.nearDuplicateHits(c, vector, hash, opts.radius, opts.limit + from, filter) : await this.rangeAsShown(c, vector, opts.radius, opts.limit + from, filter);
+    // a search by a stored record's _id answers that record first, at 0, before copies of its image stored earlier, as
+    // visualKNN does (h161: a client dropping the first answer as "itself" dropped the real duplicate)
+    const hits = (self === undefined ? found : [...found].sort((a, b) => (a.record.key === self ? -1 : b.record.key === self ? 1 : 0)).map((h) => (h.record.key === self ? { ...h, distance: 0 } : h))).slice(from);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
   }
 

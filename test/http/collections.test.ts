@@ -347,6 +347,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
       const next = await call(`${photos}/${method}`, { query_record: { _id: 'original', tags: ['x'] }, k: 1, from: 1 }, dup);
       expect(next.body.answer_records.map((r) => r._id), method).toEqual(['copy']);
     }
+    // range and nearDuplicates too (h161: the copy stored earlier came first)
+    for (const [method, body] of [['range', { radius: 1 }], ['nearDuplicates', {}]] as const) {
+      const res = await call(`${photos}/${method}`, { query_record: { _id: 'original' }, ...body }, dup);
+      expect(res.body.answer_records.map((r) => r._id).slice(0, 2), method).toEqual(['original', 'copy']);
+      expect(res.body.answer_distances!.slice(0, 2), method).toEqual([0, 0]);
+    }
 
     // detectKNN's answers are one record per product, as visualKNN's (the collection's product field, or the one sent)
     const shopC = await shop();
