@@ -968,13 +968,13 @@ export class VisualSearchService {
    * the page's last record's place: a page asked with it holds the records after it, so records deleted before it
    * meanwhile move none past the pages read (h114: an export during a deleteByFilter missed 300 live records).
    */
-  async allRecords(ctx: SearchContext, c: CollectionRecord, page: number, size: number, idsOnly: boolean, filter: unknown, nextUrl: (page: number, after: number) => string, after?: number): Promise<Envelope> {
+  async allRecords(ctx: SearchContext, c: CollectionRecord, page: number, size: number, idsOnly: boolean, filter: unknown, nextUrl: (page: number, after: number) => string, after?: number, fields?: Fields): Promise<Envelope> {
     const clock = stopwatch();
     const f = checkedFilter(filter);
     const rows = after === undefined ? await this.queries.find(c, f, size + 1, (page - 1) * size) : await this.queries.find(c, f, size + 1, 0, after);
     const more = rows.length > size;
     const kept = rows.slice(0, size);
-    const out = kept.map((r) => (idsOnly ? { _id: r.recordId } : project(r, ['*'], ['*'])));
+    const out = kept.map((r) => (idsOnly ? { _id: r.recordId } : project(r, fields, ['*'])));
     return { status: status(ctx, 200, 'OK'), answer_records: out, answer_count: out.length, page, size, next: more ? nextUrl(page + 1, kept[kept.length - 1]!.key) : null, statistics: clock.done() };
   }
 

@@ -382,6 +382,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const planesNext = await h.request('POST', planes.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect((planesNext.json() as Body).answer_records.map((r) => r._id)).toEqual(['plane-2']);
     expect((planesNext.json() as Body).next).toBeNull();
+    // fields_to_return as every other method takes it, carried by next too (h161: every record came whole)
+    const slim = await call(`${base}/allRecords?size=1`, { filter: { product_id: 'plane' }, fields_to_return: ['price'] }, c);
+    expect(slim.body.answer_records).toEqual([{ _id: 'plane-1', price: expect.any(Number) }]);
+    const slimNext = await h.request('POST', slim.body.next!, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+    expect((slimNext.json() as Body).answer_records).toEqual([{ _id: 'plane-2', price: expect.any(Number) }]);
+    expect((await call(`${base}/allRecords?size=1`, { fields_to_return: [] }, c)).body.answer_records).toEqual([{ _id: expect.any(String) }]);
+    const badFields = await h.request('POST', `${base}/allRecords?fields_to_return=${encodeURIComponent('{"a":1}')}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+    expect(badFields.statusCode).toBe(400);
     // a filter too long for a link is left out of next (the client sends it again in the body)
     const long = await call(`${base}/allRecords?size=1`, { filter: { product_id: { $in: ['plane', ...Array.from({ length: 200 }, (_, i) => `other-product-${i}`)] } } }, c);
     expect(long.body.next).not.toMatch(/filter=/);

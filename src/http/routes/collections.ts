@@ -188,6 +188,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               only_ids: Type.Optional(Type.Boolean()),
               after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'What `next` carries: the place of the last record of the page before. With it, a page holds the records after that one, so records deleted meanwhile shift nothing past the pages read.' })),
               filter: Type.Optional(Type.String({ maxLength: 8192, description: 'The body\'s `filter` as JSON: what `next` carries, so a client that follows it without a body keeps to the filter (the body\'s wins when both are sent).' })),
+              fields_to_return: Type.Optional(Type.String({ maxLength: 8192, description: 'The body\'s `fields_to_return` as JSON: what `next` carries (the body\'s wins when both are sent).' })),
             }),
             body: Type.Object({
               filter: Type.Optional(Filter),
@@ -196,6 +197,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               size: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: 'As the query string\'s `size` (which wins when both are sent).' })),
               page: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxPage, description: 'As the query string\'s `page` (which wins when both are sent).' })),
               after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'As the query string\'s `after` (which wins when both are sent).' })),
+              // spec 2 §4's common parameter (h161: every record came whole, a page of 1,000 by default)
+              fields_to_return: Type.Optional(Fields),
             }),
             response: responses('/allRecords'),
           },
@@ -212,6 +215,12 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) throw badRequest('The filter query parameter must be a JSON object (the filter a next link carries).');
               filter = parsed.value;
             }
+            let fields: string[] | undefined = request.body.fields_to_return;
+            if (fields === undefined && request.query.fields_to_return !== undefined) {
+              const parsed = parseJsonBody(new TextEncoder().encode(request.query.fields_to_return));
+              if ('error' in parsed || !Array.isArray(parsed.value) || !parsed.value.every((x) => typeof x === 'string')) throw badRequest('The fields_to_return query parameter must be a JSON list of field names (what a next link carries).');
+              fields = parsed.value as string[];
+            }
             const c = await collectionOf(request);
             // The next page keeps the request's other query parameters (only_ids, workspace) and
             // names the size, so a client that follows it gets pages of the same size and kind.
@@ -226,9 +235,10 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // too long for a URL is left out: such a client sends it again in each page's body
               const f = filter === undefined ? '' : JSON.stringify(filter);
               if (f && f.length <= maxFilterInLink) url.searchParams.set('filter', f);
+              if (fields !== undefined && JSON.stringify(fields).length <= maxFilterInLink) url.searchParams.set('fields_to_return', JSON.stringify(fields));
               return url.toString();
             };
-            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after ?? request.body.after);
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after ?? request.body.after, fields);
           },
         });
 
