@@ -648,12 +648,25 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // folder was refused above
       // an upgrade under a server of the old release still running on the folder: refused, as a second server is (h160:
       // it ran beside one, which went on serving until it noticed); held while it runs, so no server starts meanwhile
+      let serving: Error | undefined;
       if (command === 'migrate' && !config.databaseUrl) {
         try {
           releaseFolder = claimDataFolder(config.dataDir);
         } catch (err) {
-          throw new Error(`${(err as Error).message.replace(/ \(run several with PostgreSQL, DATABASE_URL\)$/, '')}; stop it before upgrading (README, "To upgrade")`);
+          if (!/^another Loupe server/.test((err as Error).message)) throw err;
+          serving = new Error(`${(err as Error).message.replace(/ \(run several with PostgreSQL, DATABASE_URL\)$/, '')}; stop it before upgrading (README, "To upgrade")`);
         }
+      }
+      // a database with nothing to upgrade under its running server: nothing done, said so (a deploy script's migrate
+      // beside a live, up-to-date server failed, h162)
+      if (serving) {
+        try {
+          services = await openServices(config, { upgrade: false, create: false });
+        } catch {
+          throw serving;
+        }
+        io.out(`${JSON.stringify({ migrated: true, applied: [] })}\n`);
+        return 0;
       }
       services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate' });
       if (interruptible.has(command)) {

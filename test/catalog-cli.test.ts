@@ -79,6 +79,12 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     await fs.writeFile(shared, JSON.stringify(sets.map((x) => ({ ...x, ptcgoCode: 'TB' }))));
     await loupe('catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', shared, '--catalog', 'keys-shared');
     expect(new Set(keys((await loupe('catalog', 'cards', '--catalog', 'keys-shared', '--set', 'TB')).result).map((k) => k.split('-')[0]))).toEqual(new Set(['tst1', 'tst2pt5']));
+    // a set imported without cards is said so, not an empty list (h162)
+    const partial = path.join(dataDir, 'cards-partial.json');
+    const all = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as { id: string }[];
+    await fs.writeFile(partial, JSON.stringify(all.filter((c) => !c.id.startsWith('tst2pt5'))));
+    await loupe('catalog', 'import', '--kind', 'pokemon', '--cards', partial, '--sets', fixture('pokemon/sets.json'), '--catalog', 'keys-partial');
+    expect((await fails('catalog', 'cards', '--catalog', 'keys-partial', '--set', 'TST2PT5')).stderr).toMatch(/No card of keys-partial is in a set with the code "TST2PT5"/);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
     expect((await fails('catalog', 'cards', '--catalog', 'keys', '--limit', '0')).code).toBe(2);
     // a set code the catalog does not hold is said so, not an empty list

@@ -142,6 +142,11 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       const migrated = await inProcess(olderEnv, ['migrate']);
       expect(migrated.code, migrated.stderr).toBe(0);
       expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, applied: ['014-record-hashes'] });
+      // up to date under a running server: nothing to do, said so (h162: a deploy script's migrate failed)
+      const held = claimDataFolder(older);
+      const idle = await inProcess(olderEnv, ['migrate']);
+      held();
+      expect([idle.code, JSON.parse(idle.stdout)]).toEqual([0, { migrated: true, applied: [] }]);
       expect(JSON.parse((await inProcess(olderEnv, ['account', 'list'])).stdout).accounts).toHaveLength(1);
     } finally {
       await fs.rm(older, { recursive: true, force: true });

@@ -905,7 +905,9 @@ export class CardSessionService {
       const identityChanged = identityFields.some((f) => patch[f] !== undefined && namesCard(f, patch[f]) !== namesCard(f, current[f]));
       // the recognised card's full name names the old card where the card changed and none is sent (h157: "Wartortle"
       // kept "Squirtle 007/165 Scarlet & Violet 151" in the export); kept in `original`, as its links and stats are
-      const matchPatch: CorrectionInput = identityChanged && patch.full_name === undefined && current.full_name !== null ? { ...patch, full_name: null } : patch;
+      // (only where a name stays: a comic's title or a row sent with a full name alone is the row's only name, h162)
+      const nameAfter = patch.name !== undefined ? patch.name : current.name;
+      const matchPatch: CorrectionInput = identityChanged && patch.full_name === undefined && current.full_name !== null && nameAfter ? { ...patch, full_name: null } : patch;
       const changed = matchFields.filter((f) => matchPatch[f] !== undefined && (matchPatch[f] !== current[f] || (f === 'price' && row.price_basis !== null)));
       // The links sent with a pick (an alternative carries its own), else none where the card changed: the
       // recognised card's marketplace pages are not the picked card's (kept in `original.links`)

@@ -127,7 +127,10 @@ export class CatalogService {
       // it: every set printing it (BRS is swsh9 and its gallery swsh9tg, h158), and a set id in any case
       const wanted = request.setCode.trim().toUpperCase();
       const sets = (await this.store.sets(catalog.id)).filter((s) => s.code.toUpperCase() === wanted || (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.toUpperCase() === wanted));
-      if (sets.length) setCode = sets.map((s) => s.code);
+      // sets whose cards the catalog holds (an imported set without cards answered an empty list, h162)
+      const held: string[] = [];
+      for (const s of sets) if (await this.store.holdsSet(catalog.id, s.code)) held.push(s.code);
+      if (held.length) setCode = held;
     }
     if (typeof setCode === 'string' && !(await this.store.holdsSet(catalog.id, setCode))) {
       const wanted = setCode.trim().toLowerCase();

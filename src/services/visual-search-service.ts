@@ -1169,7 +1169,18 @@ export class VisualSearchService {
     const found = opts.nearDuplicates ? await this.nearDuplicateHits(c, vector, hash, opts.radius, opts.limit + from, filter) : await this.rangeAsShown(c, vector, opts.radius, opts.limit + from, filter);
     // a search by a stored record's _id answers that record first, at 0, before copies of its image stored earlier, as
     // visualKNN does (h161: a client dropping the first answer as "itself" dropped the real duplicate)
-    const hits = (self === undefined ? found : [...found].sort((a, b) => (a.record.key === self ? -1 : b.record.key === self ? 1 : 0)).map((h) => (h.record.key === self ? { ...h, distance: 0 } : h))).slice(from);
+    // (fetched apart when copies stored earlier filled the page before it, h162: it was left out, and `from` repeated one)
+    let listed = found;
+    if (self !== undefined) {
+      const rest = found.filter((h) => h.record.key !== self);
+      let me = found.find((h) => h.record.key === self);
+      if (!me) {
+        const [record] = await this.store.getByKeys(c.id, [self]);
+        if (record && (!filter || (await this.queries.count(c, { $and: [filter, { _id: record.recordId }] })) > 0)) me = { record, distance: 0 };
+      }
+      listed = me ? [{ ...me, distance: 0 }, ...rest] : rest;
+    }
+    const hits = listed.slice(from, from + opts.limit);
     return this.answer(ctx, clock, [echo], hits, opts.fields);
   }
 

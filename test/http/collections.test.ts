@@ -352,6 +352,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
       const res = await call(`${photos}/${method}`, { query_record: { _id: 'original' }, ...body }, dup);
       expect(res.body.answer_records.map((r) => r._id).slice(0, 2), method).toEqual(['original', 'copy']);
       expect(res.body.answer_distances!.slice(0, 2), method).toEqual([0, 0]);
+      // a page of one: the record itself, then its copy, each once (h162: the copy filled the page, and from repeated it)
+      const pages = [];
+      for (const from of [0, 1]) pages.push(...(await call(`${photos}/${method}`, { query_record: { _id: 'original' }, ...body, limit: 1, from }, dup)).body.answer_records.map((r) => r._id));
+      expect(pages, method).toEqual(['original', 'copy']);
+      // a filter that leaves it out leaves it out
+      expect((await call(`${photos}/${method}`, { query_record: { _id: 'original' }, ...body, filter: { _id: { $ne: 'original' } } }, dup)).body.answer_records.map((r) => r._id), method).not.toContain('original');
     }
 
     // detectKNN's answers are one record per product, as visualKNN's (the collection's product field, or the one sent)
@@ -390,6 +396,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect((await call(`${base}/allRecords?size=1`, { fields_to_return: [] }, c)).body.answer_records).toEqual([{ _id: expect.any(String) }]);
     const badFields = await h.request('POST', `${base}/allRecords?fields_to_return=${encodeURIComponent('{"a":1}')}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
     expect(badFields.statusCode).toBe(400);
+    // held to the body's limits (h162: 1,300 names passed in the query)
+    const tooMany = await h.request('POST', `${base}/allRecords?fields_to_return=${encodeURIComponent(JSON.stringify(Array.from({ length: 201 }, (_, i) => `f${i}`)))}`, { body: {}, headers: { 'collection-id': c.id }, token: c.token });
+    expect(tooMany.statusCode).toBe(400);
     // a filter too long for a link is left out of next (the client sends it again in the body)
     const long = await call(`${base}/allRecords?size=1`, { filter: { product_id: { $in: ['plane', ...Array.from({ length: 200 }, (_, i) => `other-product-${i}`)] } } }, c);
     expect(long.body.next).not.toMatch(/filter=/);

@@ -218,7 +218,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             let fields: string[] | undefined = request.body.fields_to_return;
             if (fields === undefined && request.query.fields_to_return !== undefined) {
               const parsed = parseJsonBody(new TextEncoder().encode(request.query.fields_to_return));
-              if ('error' in parsed || !Array.isArray(parsed.value) || !parsed.value.every((x) => typeof x === 'string')) throw badRequest('The fields_to_return query parameter must be a JSON list of field names (what a next link carries).');
+              // the body's limits (200 names of 200 characters), as a list sent in the body is held to them
+              if ('error' in parsed || !Array.isArray(parsed.value) || parsed.value.length > 200 || !parsed.value.every((x) => typeof x === 'string' && x.length <= 200)) throw badRequest('The fields_to_return query parameter must be a JSON list of at most 200 field names of at most 200 characters (what a next link carries).');
               fields = parsed.value as string[];
             }
             const c = await collectionOf(request);
@@ -235,6 +236,8 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               // too long for a URL is left out: such a client sends it again in each page's body
               const f = filter === undefined ? '' : JSON.stringify(filter);
               if (f && f.length <= maxFilterInLink) url.searchParams.set('filter', f);
+              // (one too long for a link is left out, as the filter is: such a client sends it in each page's body)
+              url.searchParams.delete('fields_to_return');
               if (fields !== undefined && JSON.stringify(fields).length <= maxFilterInLink) url.searchParams.set('fields_to_return', JSON.stringify(fields));
               return url.toString();
             };

@@ -689,6 +689,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
     const tidy = (await h.request('PATCH', cs(`identification/${sq.id}/`), { body: { full_name: 'Wartortle 008/165', name: 'WARTORTLE' } })).json();
     expect(tidy).toMatchObject({ name: 'WARTORTLE', full_name: 'Wartortle 008/165' });
     expect((await h.request('PATCH', cs(`identification/${sq.id}/`), { body: { name: 'Wartortle' } })).json()).toMatchObject({ full_name: 'Wartortle 008/165' });
+    // a row whose full name is its only name keeps it (h162: a number fixed left it nameless, no card in the summary)
+    await upload(sid, [card('only-full', { name: null, full_name: 'Charizard ex 199/165 Scarlet & Violet 151', card_number: '199', set_code: 'MEW' })]);
+    const onlyFull = (await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'only-full');
+    expect((await h.request('PATCH', cs(`identification/${onlyFull.id}/`), { body: { card_number: '201' } })).json()).toMatchObject({ name: null, full_name: 'Charizard ex 199/165 Scarlet & Violet 151', card_number: '201' });
   });
 
   it('PATCH takes a recognition alternative as it came (set, price_stats), and refuses a body that changes nothing', async () => {
