@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { normalizeName, normalizeNameBefore032 } from '../catalog/card-keys.ts';
+import { refreshCatalogNames } from './catalog-names.ts';
 import type { CatalogCardsTable, CatalogImportRowsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
 import { betweenBatches, selectedValue, withStagedImport } from './import-staging.ts';
@@ -606,7 +607,7 @@ export class CatalogStore {
           }
         } else notInFile = missing.length;
 
-        if (cards.created + cards.updated + removed.cards > 0) await this.refreshNames(trx, catalog.id, [...renamedFrom]);
+        if (cards.created + cards.updated + removed.cards > 0) await refreshCatalogNames(trx, this.store.dialect, catalog.id, [...renamedFrom]);
 
         const changed = sets.created + sets.updated + cards.created + cards.updated + removed.cards > 0;
         const row = await trx
@@ -643,35 +644,6 @@ export class CatalogStore {
         fields = excluded.fields, links = excluded.links, aliases = excluded.aliases, flags = excluded.flags,
         source = excluded.source, source_rank = excluded.source_rank, content_hash = excluded.content_hash, updated_at = excluded.updated_at`.execute(trx);
     return Number(result.numAffectedRows ?? 0);
-  }
-
-  /**
-   * Brings the catalog's names (the text-search rows) in line with its cards, in the import's
-   * transaction: counts and display names from one pass over the catalog's cards, new names
-   * added; names that cards were renamed from go when no card bears them any more. On SQLite the
-   * FTS rows follow by trigger. Gone names are looked up by name, not found by an anti-join of
-   * names against cards: statistics from before the import made PostgreSQL plan that join as
-   * nested scans, which ran for minutes on MTG. (Counting only the names of the cards written,
-   * through a subquery on the staged rows, met the same planning on PostgreSQL and saved no
-   * measurable lock time on SQLite.)
-   */
-  private async refreshNames(trx: Transaction<Database>, catalogId: string, renamedFrom: readonly string[]): Promise<void> {
-    await sql`
-      INSERT INTO catalog_names (catalog_id, name_norm, name, card_count)
-      SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${catalogId} GROUP BY catalog_id, name_norm
-      ON CONFLICT (catalog_id, name_norm) DO UPDATE SET name = excluded.name, card_count = excluded.card_count
-      WHERE catalog_names.name <> excluded.name OR catalog_names.card_count <> excluded.card_count`.execute(trx);
-    for (let i = 0; i < renamedFrom.length; i += batchRows) {
-      const names = renamedFrom.slice(i, i + batchRows);
-      const borne = new Set((await trx.selectFrom('catalog_cards').select('name_norm').distinct().where('catalog_id', '=', catalogId).where('name_norm', 'in', names).execute()).map((r) => r.name_norm));
-      const gone = names.filter((n) => !borne.has(n));
-      if (gone.length) await trx.deleteFrom('catalog_names').where('catalog_id', '=', catalogId).where('name_norm', 'in', gone).execute();
-    }
-    // The planner's statistics on names are what they were before this import (or absent): with
-    // the catalog's id unknown to them it took one catalog's names for a handful and filtered
-    // them all by similarity (50 ms a search on MTG) instead of using the trigram index (3–8 ms).
-    // ANALYZE in the transaction samples its own new rows; others see the statistics at commit.
-    if (this.store.dialect === 'postgres') await sql`ANALYZE catalog_names`.execute(trx);
   }
 }
 

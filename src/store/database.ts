@@ -8,7 +8,7 @@ import { refoldCardKey } from './session-card-keys.ts';
 import { migrate } from './migrate.ts';
 import { closeStalledConnections, prepareHotStatements } from './pg-tuning.ts';
 import { cachePreparedStatements, ImmediateTransactionsDialect, startCheckpointer, type BusyWait } from './sqlite-tuning.ts';
-import { bidiMarks, foldScripts, SCRIPT_FOLD_FROM, SCRIPT_FOLD_TO } from '../util/script-fold.ts';
+import { bidiMarks, foldLatinStrokes, foldScripts, latinStrokes, SCRIPT_FOLD_FROM, SCRIPT_FOLD_TO } from '../util/script-fold.ts';
 
 /** Timestamps come back as ISO text from SQLite and as Date from PostgreSQL (timestamptz). */
 type Timestamp = ColumnType<string | Date, string, string>;
@@ -642,16 +642,14 @@ export function foldForSearch(text: string): string {
   // LIKE then told apart while SQLite's (ASCII case-blind) did not; marks stripped after it, as it puts back ǅ's caron
   // since the forty-third session also the Latin letters whose stroke or ligature no decomposition takes away, as text
   // search folds them and the game filter ß: "strasse" finds "Straße", "lodz" "Łódź", "coeur" "Cœur" (h152)
-  return foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ'))
-    .replace(strokedLetters, (c) => STROKED_TO[STROKED_FROM.indexOf(c)]!)
-    .replace(/ß/g, 'ss')
-    .replace(/œ/g, 'oe')
-    .replace(/æ/g, 'ae');
+  return foldLatinStrokes(foldScripts(text.normalize('NFKC').toLowerCase().normalize('NFD').replace(searchDropped, '').normalize('NFC').replace(/ς/g, 'σ')));
 }
 
-const STROKED_FROM = 'łıøđħŧ';
-const STROKED_TO = 'liodht';
-const strokedLetters = new RegExp(`[${STROKED_FROM}]`, 'g');
+// latinStrokes in SQL: the one-letter folds by translate(), the two-letter ones (ß, œ, æ) by replace()
+const strokeSingles = Object.entries(latinStrokes).filter(([, to]) => to.length === 1);
+const strokePairs = Object.entries(latinStrokes).filter(([, to]) => to.length > 1);
+const pgFoldLatinStrokes = (text: RawBuilder<string>): RawBuilder<string> =>
+  strokePairs.reduce((e, [from, to]) => sql<string>`replace(${e}, ${from}, ${to})`, sql<string>`translate(${text}, ${strokeSingles.map(([c]) => c).join('')}, ${strokeSingles.map(([, t]) => t).join('')})`);
 
 /**
  * What the search fold drops: the Latin, Greek and Cyrillic combining marks; since the thirty-ninth session also
@@ -667,7 +665,7 @@ const searchDropped = new RegExp(searchDroppedClass, 'g');
 
 /** `foldForSearch` of a column in PostgreSQL. */
 export const pgFoldForSearch = (column: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`replace(replace(replace(translate(translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO}), ${STROKED_FROM}, ${STROKED_TO}), 'ß', 'ss'), 'œ', 'oe'), 'æ', 'ae')`;
+  pgFoldLatinStrokes(sql<string>`translate(replace(normalize(regexp_replace(normalize(lower(normalize(${column}, NFKC)), NFD), ${searchDroppedClass}, '', 'g'), NFC), 'ς', 'σ'), ${SCRIPT_FOLD_FROM}, ${SCRIPT_FOLD_TO})`);
 
 /** SQL functions every connection to the embedded database needs. */
 function registerFunctions(sqlite: SQLite.Database): void {

@@ -34,15 +34,17 @@ export const cardKeyPart = (s: string | null | undefined): string =>
     .trim()
     .replace(/\s+/g, ' ')
     .toLowerCase()
-    // since migration 030 the lower cases JavaScript leaves apart, as the game filter folds them (ς σ, ß ss, the i of
-    // İ), and a Greek word's accents, which its capitals drop (ΠΙΚΑΤΣΟΥ and Πικάτσου), h152
-    .replace(/ς/g, 'σ')
-    .replace(/ß/g, 'ss')
-    .replace(/i\u0307/g, 'i')
+    // since migration 030 the lower cases JavaScript leaves apart, as the game filter folds them, and a Greek word's
+    // accents, which its capitals drop (ΠΙΚΑΤΣΟΥ and Πικάτσου), h152
+    .replace(caseLeftovers, (c) => caseFolds[c]!)
     .normalize('NFD')
     .replace(greekAccent, '$1')
     .normalize('NFC')
     .replace(/[\\|]/g, (c) => `\\${c}`);
+
+// what lower case leaves where Unicode's case folding makes one: a final ς, ß (and ẞ), the i of a dotted capital İ
+const caseFolds: Readonly<Record<string, string>> = { ς: 'σ', ß: 'ss', 'i\u0307': 'i' };
+const caseLeftovers = /ς|ß|i\u0307/g;
 
 // invisible in a name, so no other card (h152: "Pikachu" with a zero-width space, a soft hyphen or an emoji's variation
 // selector counted as a second Pikachu)
@@ -77,7 +79,7 @@ export const pgRefoldCardKey = (column: string): string => {
  * the i of a dotted capital İ plain i (`?game=istanbul` finds İSTANBUL; migration 025).
  */
 export function gameKey(game: string): string {
-  return game.normalize('NFKC').trim().toLowerCase().replace(/ς/g, 'σ').replace(/ß/g, 'ss').replace(/i\u0307/g, 'i').normalize('NFC');
+  return game.normalize('NFKC').trim().toLowerCase().replace(caseLeftovers, (c) => caseFolds[c]!).normalize('NFC');
 }
 
 /** The spec's documented values, by their key; any case or width is accepted and stored as the spec spells them. */

@@ -508,7 +508,7 @@ const arabicWord = /^\p{Script=Arabic}+$/u;
 // A record's own words are not in the lexicon, so only the article and what is written onto it (وال بال كال فال لل ال)
 // come off them, leaving three letters or more: a record titled البطاقة was found by no query typed بطاقة (h146). The
 // lone letters و ب ل ف begin too many words to be taken off one the lexicon does not know.
-const arabicArticles = ['وال', 'بال', 'كال', 'فال', 'لل', 'ال'];
+const arabicArticles = arabicClitics.filter((c) => [...c].length > 1);
 
 /** An Arabic word without its article (البطاقة → بطاقة, للبطاقة → بطاقة), or undefined where it has none. */
 export function withoutArabicArticle(word: string): string | undefined {

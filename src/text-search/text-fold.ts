@@ -5,7 +5,7 @@
  * or a folded query term stops matching the unfolded stored one.
  */
 
-import { foldScripts, withoutBidi } from '../util/script-fold.ts';
+import { foldLatinStrokes, foldScripts, withoutBidi } from '../util/script-fold.ts';
 
 // Latin letters with a diacritic lose it, as FTS5's `remove_diacritics 2` does: shoppers type
 // "avion" for "avión" and "cafe" for "café".
@@ -24,22 +24,15 @@ const droppedMarks = /[\u064b-\u065f\u0670\u093c\u0591-\u05bd\u05bf\u05c1\u05c2\
 
 const arabicAlef = /[\u0622\u0623\u0625\u0671]/g;
 
-// Latin letters whose stroke or ligature no decomposition takes away, typed without it as the
-// others are typed without their accents: Polish ł (zolty for żółty), Turkish dotless ı (sari for
-// sarı), Nordic ø, Croatian đ, French œ (coeur), and German ß as the ss Swiss German and keyboards
-// without it write.
-const strokeOf: Readonly<Record<string, string>> = { ł: 'l', ı: 'i', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't', œ: 'oe', æ: 'ae', ß: 'ss' };
-const stroked = /[łıøđħŧœæß]/g;
-
 export function foldText(text: string): string {
   // since TOKENS_VERSION 10 also directional marks dropped and what one script types two ways made one (foldScripts:
   // ٢٠٢٢ is 2022, ساعه finds ساعة, Urdu کلب finds كلب, h146)
-  return foldScripts(withoutBidi(foldStrokeless(text))).replace(stroked, (c) => strokeOf[c]!);
+  return foldLatinStrokes(foldScripts(withoutBidi(foldStrokeless(text))));
 }
 
 /** The fold of TOKENS_VERSION 6 to 9 (strokes taken, scripts and directional marks not): how rows that await re-tokenising hold their words. */
 export function foldBeforeScripts(text: string): string {
-  return foldStrokeless(text).replace(stroked, (c) => strokeOf[c]!);
+  return foldLatinStrokes(foldStrokeless(text));
 }
 
 /** The fold of TOKENS_VERSION 5 (ł, ß… kept): how rows that await re-tokenising hold their words. */

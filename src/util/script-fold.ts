@@ -29,3 +29,14 @@ const bidi = new RegExp(`[${bidiMarks}]`, 'g');
 export const withoutBidi = (text: string): string => text.replace(bidi, '');
 
 if ([...SCRIPT_FOLD_FROM].length !== [...SCRIPT_FOLD_TO].length) throw new Error('script-fold: SCRIPT_FOLD_FROM and SCRIPT_FOLD_TO differ in length');
+
+/**
+ * Latin letters whose stroke or ligature no decomposition takes away, typed without it as the others are typed without
+ * their accents: Polish ł (zolty for żółty), Turkish dotless ı (sari for sarı), Nordic ø, Croatian đ, French œ (coeur),
+ * and German ß as the ss Swiss German and keyboards without it write. Text search folds them (since TOKENS_VERSION 6),
+ * and session search (since the forty-third session).
+ */
+export const latinStrokes: Readonly<Record<string, string>> = { ł: 'l', ı: 'i', ø: 'o', đ: 'd', ħ: 'h', ŧ: 't', œ: 'oe', æ: 'ae', ß: 'ss' };
+const stroked = new RegExp(`[${Object.keys(latinStrokes).join('')}]`, 'g');
+
+export const foldLatinStrokes = (text: string): string => text.replace(stroked, (c) => latinStrokes[c]!);

@@ -1,12 +1,13 @@
-import { sql } from 'kysely';
+import { SqliteAdapter } from 'kysely';
 import { normalizeName } from '../../catalog/card-keys.ts';
+import { refreshCatalogNames } from '../catalog-names.ts';
 import type { Migration } from './index.ts';
 
 /**
  * Catalog names folded again now that a kana's voiced and semi-voiced marks stay (ガラガラ, Marowak, had the folded
  * name of カラカラ, Cubone; a shop's Japanese catalog listed one for the other, h152), and Hangul stays in syllables
  * (the fold recomposes what it decomposed). Only rows whose folded name changes are written; each catalog touched has
- * its names (the name search's rows) made again from its cards, as an import makes them.
+ * its names (the name search's rows) made again from its cards by the function an import uses.
  */
 export const kanaVoicedNames: Migration = {
   name: '032-kana-voiced-names',
@@ -29,19 +30,7 @@ export const kanaVoicedNames: Migration = {
         if (rows.length < 2000) break;
         after = rows[rows.length - 1]!.card_key;
       }
-      if (!before.size) continue;
-      await sql`
-        INSERT INTO catalog_names (catalog_id, name_norm, name, card_count)
-        SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${catalogId} GROUP BY catalog_id, name_norm
-        ON CONFLICT (catalog_id, name_norm) DO UPDATE SET name = excluded.name, card_count = excluded.card_count
-        WHERE catalog_names.name <> excluded.name OR catalog_names.card_count <> excluded.card_count`.execute(trx);
-      const names = [...before];
-      for (let i = 0; i < names.length; i += 500) {
-        const slice = names.slice(i, i + 500);
-        const borne = new Set((await trx.selectFrom('catalog_cards').select('name_norm').distinct().where('catalog_id', '=', catalogId).where('name_norm', 'in', slice).execute()).map((r) => r.name_norm));
-        const gone = slice.filter((n) => !borne.has(n));
-        if (gone.length) await trx.deleteFrom('catalog_names').where('catalog_id', '=', catalogId).where('name_norm', 'in', gone).execute();
-      }
+      if (before.size) await refreshCatalogNames(trx, trx.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres', catalogId, [...before]);
     }
   },
 };
