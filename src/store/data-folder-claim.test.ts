@@ -68,4 +68,21 @@ describe('claimDataFolder', () => {
     // once it is gone, the folder is free again
     claimDataFolder(dir)();
   }, 30_000);
+
+  it('sees the running holder also when the data folder is reached through a symbolic link (the kernel names the real path; CI failed)', async () => {
+    const real = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-real-'));
+    const link = `${real}-link`;
+    fs.symlinkSync(real, link);
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(link)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+      fs.rmSync(path.join(link, 'server.lock'));
+      expect(() => claimDataFolder(link)).toThrow(new RegExp(`pid ${holder.pid}\\) may still serve`));
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.on('exit', r));
+      fs.rmSync(link, { force: true });
+      fs.rmSync(real, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

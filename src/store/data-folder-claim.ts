@@ -91,7 +91,14 @@ function runningHolder(pidFile: string, lockFile: string): number | undefined {
   } catch {
     return undefined;
   }
-  const lock = path.resolve(lockFile);
+  // the kernel names the file by its real path: a data folder reached through a symbolic link (a TMPDIR, a mount)
+  // never matched, and the second server started (seen in CI)
+  let lock = path.resolve(lockFile);
+  try {
+    lock = path.join(fs.realpathSync(path.dirname(lock)), path.basename(lock));
+  } catch {
+    // the folder itself gone: compare as given
+  }
   for (const fd of fds) {
     let target = '';
     try {
