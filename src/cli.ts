@@ -5,6 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
+import { moveToPostgres } from './store/move-to-postgres.ts';
 import { betweenBatches } from './store/import-staging.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
 import { sqliteFileOf } from './store/database.ts';
@@ -37,6 +38,9 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection delete --collection C
   loupe migrate
   loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
+  loupe move-to-postgres --to URL    the embedded database (LOUPE_DATA_DIR) copied into a new, empty PostgreSQL
+                    database in one transaction, with its vectors and indexes made PostgreSQL's; the server
+                    stopped first; the data folder's media stay where they are (README "Moving to PostgreSQL")
   loupe request delete --request ID  one asynchronous request with its inputs and result files, before its retention
                     ends (README "Erasure"); one not done yet is refunded
   loupe media check [--decode]      every media file the database names: missing, empty or damaged ones listed with
@@ -93,8 +97,8 @@ class UsageError extends Error {
   }
 }
 
-/** A command's name from the words typed: `migrate`, `backup` and `worker` are one word, the rest two. */
-const singleCommands = ['migrate', 'backup', 'worker'];
+/** A command's name from the words typed: `migrate`, `backup`, `worker` and `move-to-postgres` are one word, the rest two. */
+const singleCommands = ['migrate', 'backup', 'worker', 'move-to-postgres'];
 const commandOf = (words: readonly string[]): { command: string; rest: string[] } => {
   const single = singleCommands.includes(words[0] ?? '');
   return { command: single ? words[0]! : words.slice(0, 2).join(' '), rest: words.slice(single ? 1 : 2) };
@@ -609,7 +613,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   let releaseFolder: (() => void) | undefined;
   try {
     // before any folder or database is touched: `loupe version` made an empty database in ./data
-    if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup') throw new UsageError(`unknown command "${command}"`);
+    if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup' && command !== 'move-to-postgres') throw new UsageError(`unknown command "${command}"`);
     // an option of another command was ignored (`account create --amount 5` made an account of the default credits)
     const allowed = optionsOf(command);
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
@@ -618,7 +622,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
     const blank = Object.entries(values).find(([, v]) => v === '');
     if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);
-    const stray = command === 'backup' ? undefined : unexpectedWord(command, values, rest);
+    const stray = command === 'backup' || command === 'move-to-postgres' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     const config = loadConfig(io.env);
     let result: unknown;
@@ -631,6 +635,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (typeof values.to !== 'string' || !values.to) throw new UsageError('backup needs --to DIR');
       if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (README "Backups")');
       result = await backupDataFolder(config.dataDir, values.to);
+    } else if (command === 'move-to-postgres') {
+      if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`, command);
+      if (typeof values.to !== 'string' || !values.to) throw new UsageError('move-to-postgres needs --to URL, the new PostgreSQL database (postgres://…)', command);
+      if (!/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError(`--to names a PostgreSQL database as a URL (postgres://user@host:port/name), not ${JSON.stringify(values.to)}`, command);
+      // the source is the embedded database: with DATABASE_URL set, which of the two was meant is unclear
+      if (config.databaseUrl) throw new Error('DATABASE_URL is set: the move reads the embedded database in LOUPE_DATA_DIR and writes the one --to names; unset DATABASE_URL for it');
+      result = await moveToPostgres(config.dataDir, values.to, (line) => io.err(`loupe: ${line}\n`));
     } else {
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
       const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));

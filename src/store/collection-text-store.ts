@@ -77,7 +77,27 @@ let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
 
 /** Words a document holds, for BM25's length: what both engines count as its tokens. */
-const tokenCount = (t: TextRow) => [t.seen, t.body, t.ocr].reduce((n, s) => n + (s ? s.split(' ').filter(Boolean).length : 0), 0);
+const tokenCount = (t: Pick<TextRow, 'seen' | 'body' | 'ocr'>) => [t.seen, t.body, t.ocr].reduce((n, s) => n + (s ? s.split(' ').filter(Boolean).length : 0), 0);
+
+/** PostgreSQL: a collection's partial GIN index over `tsv`; fastupdate off, as a pending list would be scanned by every search (the 005 lesson). */
+export const pgTextIndexDdl = (collectionId: string) =>
+  `CREATE INDEX IF NOT EXISTS ${pgTextIndexName(collectionId)} ON collection_text USING gin (tsv) WITH (fastupdate = off) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`;
+
+/**
+ * PostgreSQL: a text row's `tsv` and `doc_len`, made from its stored words (a write, and a move from SQLite). The concept
+ * codes the record's words named are kept as written (queries look for them with `simple`); only the words themselves go
+ * through the language's stemmer.
+ */
+export function pgTextVector(t: Pick<TextRow, 'seen' | 'body' | 'ocr' | 'lang'>): { tsv: RawBuilder<string>; doc_len: number } {
+  const cfg = pgWordsConfig(t.lang);
+  const tokens = t.body.split(' ');
+  const words = tokens.filter((w) => !conceptCodes().has(w)).join(' ');
+  const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
+  return {
+    tsv: sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${words}) || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`,
+    doc_len: tokenCount(t),
+  };
+}
 
 /**
  * Writes of text search's rows and indexes, always inside the caller's transaction, so a record
@@ -122,8 +142,7 @@ export class CollectionTextStore {
       // folded (remove_diacritics 2), as text-fold.ts folds queries.
       await sql.raw(`CREATE VIRTUAL TABLE IF NOT EXISTS ${ftsTable(collectionId)} USING fts5(seen, body, ocr, content='', contentless_delete=1, tokenize='porter unicode61 remove_diacritics 2')`).execute(trx);
     } else {
-      // fastupdate off: a pending list would be scanned by every search (the 005 lesson).
-      await sql.raw(`CREATE INDEX IF NOT EXISTS ${pgTextIndexName(collectionId)} ON collection_text USING gin (tsv) WITH (fastupdate = off) WHERE collection_id = '${collectionId.replace(/'/g, "''")}'`).execute(trx);
+      await sql.raw(pgTextIndexDdl(collectionId)).execute(trx);
     }
   }
 
@@ -152,17 +171,11 @@ export class CollectionTextStore {
       await sql`INSERT INTO ${fts} (rowid, seen, body, ocr) VALUES (${key}, ${t.seen}, ${t.body}, ${t.ocr})`.execute(trx);
       return;
     }
-    const cfg = pgWordsConfig(t.lang);
-    // The concept codes the record's words named are kept as written (queries look for them with
-    // `simple`); only the words themselves go through the language's stemmer.
-    const tokens = t.body.split(' ');
-    const words = tokens.filter((w) => !conceptCodes().has(w)).join(' ');
-    const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
-    const tsv = sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${words}) || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`;
+    const vector = pgTextVector(t);
     await trx
       .insertInto('collection_text')
-      .values({ ...values, tsv, doc_len: tokenCount(t) })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ ...values, attempts: 0, tsv, doc_len: tokenCount(t) }))
+      .values({ ...values, ...vector })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ ...values, attempts: 0, ...vector }))
       .execute();
   }
 

@@ -1,0 +1,217 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { blobToVector, pgIndexDdl } from './collection-store.ts';
+import { pgTextIndexDdl, pgTextVector } from './collection-text-store.ts';
+import { claimDataFolder } from './data-folder-claim.ts';
+import { openStore, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
+import { migrations } from './migrations/index.ts';
+
+/** What `loupe move-to-postgres` answers. */
+export interface MoveReport {
+  from: string;
+  /** The target database, its password left out. */
+  to: string;
+  /** Rows copied, per table. */
+  tables: Record<string, number>;
+  /** Collections given their vector (HNSW) and text (GIN) indexes. */
+  collections_indexed: number;
+  seconds: number;
+  next: string;
+}
+
+/** SQLite's own tables and the FTS5 tables of catalog names and collections' text: PostgreSQL keeps those in its indexes. */
+const sqliteOnlyTable = (name: string) => /^sqlite_/.test(name) || /^catalog_names_fts(_|$)/.test(name) || /^collection_fts_[0-9a-f]+(_|$)/.test(name);
+
+/** Columns one engine has and the other not, by design: anything else differing is a schema this move does not know. */
+const SQLITE_ONLY: Record<string, readonly string[]> = { collection_records: ['vector'], catalog_names: ['id'] };
+const POSTGRES_ONLY: Record<string, readonly string[]> = { collection_records: ['embedding'], collection_text: ['tsv', 'doc_len'] };
+
+/** Rows per INSERT: under PostgreSQL's 65,535 parameters, and about 8 MB of values (a request's photos, 1,792-d vectors). */
+const MAX_PARAMETERS = 30_000;
+const MAX_BATCH_BYTES = 8 * 1024 * 1024;
+
+interface PgColumn {
+  name: string;
+  udt: string;
+  serial: boolean;
+}
+
+/** The URL as it may be printed: without its password. */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(DATABASE_URL)';
+  }
+}
+
+const rough = (v: unknown): number => (typeof v === 'string' ? v.length : Buffer.isBuffer(v) ? v.length : 8);
+
+/**
+ * Copies an embedded deployment's database (`loupe.db` in `dataDir`) into an empty PostgreSQL database, as one transaction:
+ * killed or failed part way, the target is left as empty as it was, and the move can be run again. The data folder is held
+ * (as a server holds it) while it runs, so no server changes the database meanwhile, and its snapshot is read in one
+ * transaction. What each engine keeps in its own form is made in PostgreSQL's: vectors as pgvector, the text of
+ * collections' search rows as tsvectors, the collections' HNSW and GIN indexes, the sequences past the copied keys. The
+ * media folder, the media secret and model packs stay in the data folder, which the PostgreSQL deployment keeps using;
+ * `loupe.db` is left as it was.
+ */
+export async function moveToPostgres(dataDir: string, databaseUrl: string, progress: (line: string) => void = () => {}): Promise<MoveReport> {
+  const started = Date.now();
+  const from = path.resolve(dataDir);
+  const dbFile = sqliteFileOf(from);
+  if (!fs.existsSync(dbFile)) throw new Error(`no database in ${from} (LOUPE_DATA_DIR): nothing to move`);
+  if (fs.existsSync(path.join(from, UNFINISHED_BACKUP))) throw new Error(`${from} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): nothing to move from it`);
+  const release = claimDataFolder(from);
+  let source: SQLite.Database | undefined;
+  try {
+    source = new SQLite(dbFile, { readonly: true, fileMustExist: true });
+    const src = source;
+    const done = new Set((src.prepare('SELECT name FROM loupe_migrations').all() as { name: string }[]).map((r) => r.name));
+    const newer = [...done].filter((n) => !migrations.some((m) => m.name === n));
+    if (newer.length) throw new Error(`the database in ${from} was upgraded by a newer Loupe release (migration ${newer.sort().join(', ')}): move it with that release`);
+    const pending = migrations.filter((m) => !done.has(m.name)).map((m) => m.name);
+    if (pending.length) throw new Error(`the database in ${from} was made by an earlier Loupe release and needs upgrading first (migration ${pending.join(', ')}): run \`loupe migrate\` with LOUPE_DATA_DIR set to it, then move it`);
+    // one snapshot for every table, whatever a worker writes meanwhile
+    src.exec('BEGIN');
+
+    const target = await openStore({ dataDir: from, databaseUrl, upgrade: false, poolSize: 2, warn: (message) => progress(`warning: ${message}`) });
+    try {
+      const tables = await targetTables(target.db);
+      const sourceTables = (src.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+      const unknown = sourceTables.filter((t) => !sqliteOnlyTable(t) && t !== 'loupe_migrations' && !tables.some((p) => p.name === t));
+      if (unknown.length) throw new Error(`the embedded database has tables the PostgreSQL schema lacks (${unknown.join(', ')}): not moved, so nothing is left behind`);
+      const held: string[] = [];
+      for (const t of tables) {
+        const { rows } = await sql<{ any: boolean }>`SELECT EXISTS (SELECT 1 FROM ${sql.table(t.name)}) AS any`.execute(target.db);
+        if (rows[0]?.any) held.push(t.name);
+      }
+      if (held.length) throw new Error(`the database ${shownUrl(databaseUrl)} already holds Loupe data (${held.slice(0, 5).join(', ')}${held.length > 5 ? ', …' : ''}): move into a new, empty database`);
+
+      const counts: Record<string, number> = {};
+      let indexed = 0;
+      await target.db.transaction().execute(async (trx) => {
+        for (const t of tables) counts[t.name] = await copyTable(src, trx, t.name, t.columns, progress);
+        for (const t of tables) {
+          for (const c of t.columns.filter((col) => col.serial)) {
+            await sql`SELECT setval(pg_get_serial_sequence(${t.name}, ${c.name}), m) FROM (SELECT max(${sql.ref(c.name)}) AS m FROM ${sql.table(t.name)}) x WHERE m IS NOT NULL`.execute(trx);
+          }
+        }
+        const collections = src.prepare('SELECT c.id, c.dimensions, EXISTS (SELECT 1 FROM collection_text t WHERE t.collection_id = c.id) AS has_text FROM collections c').all() as { id: string; dimensions: number | null; has_text: number }[];
+        for (const c of collections) {
+          if (c.dimensions !== null) await sql.raw(pgIndexDdl(c.id, c.dimensions)).execute(trx);
+          if (c.has_text) await sql.raw(pgTextIndexDdl(c.id)).execute(trx);
+          indexed++;
+          if (indexed % 20 === 0) progress(`indexes made for ${indexed} of ${collections.length} collections`);
+        }
+        // each table as many rows as the snapshot: checked before anything is committed
+        for (const t of tables) {
+          const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(t.name)}`.execute(trx);
+          const expected = (src.prepare(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n;
+          if (Number(rows[0]!.n) !== expected) throw new Error(`${t.name}: ${expected} rows in the embedded database, ${rows[0]!.n} copied: nothing was moved`);
+        }
+      });
+      return {
+        from,
+        to: shownUrl(databaseUrl),
+        tables: counts,
+        collections_indexed: indexed,
+        seconds: Math.round((Date.now() - started) / 100) / 10,
+        next: `start the server (and workers) with DATABASE_URL naming the new database and LOUPE_DATA_DIR=${from}, whose media folder, media secret and model packs it keeps using; loupe.db there is left as it was, unused while DATABASE_URL is set (remove it once the new deployment is checked)`,
+      };
+    } finally {
+      await target.close();
+    }
+  } finally {
+    source?.close();
+    release();
+  }
+}
+
+/** The PostgreSQL schema's tables (but the migrations' record), each after the tables its foreign keys name. */
+async function targetTables(db: Kysely<Database>): Promise<{ name: string; columns: PgColumn[] }[]> {
+  const cols = (
+    await sql<{ table_name: string; column_name: string; udt_name: string; column_default: string | null; is_generated: string }>`
+      SELECT c.table_name, c.column_name, c.udt_name, c.column_default, c.is_generated
+      FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+      WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE' AND c.table_name <> 'loupe_migrations'
+      ORDER BY c.table_name, c.ordinal_position`.execute(db)
+  ).rows;
+  const fks = (
+    await sql<{ child: string; parent: string }>`
+      SELECT conrelid::regclass::text AS child, confrelid::regclass::text AS parent FROM pg_constraint
+      WHERE contype = 'f' AND connamespace = current_schema()::regnamespace`.execute(db)
+  ).rows;
+  const byTable = new Map<string, PgColumn[]>();
+  for (const c of cols) {
+    if (c.is_generated !== 'NEVER') continue;
+    const list = byTable.get(c.table_name) ?? [];
+    list.push({ name: c.column_name, udt: c.udt_name, serial: /^nextval\(/.test(c.column_default ?? '') });
+    byTable.set(c.table_name, list);
+  }
+  const ordered: string[] = [];
+  const visit = (name: string, path: string[]) => {
+    if (ordered.includes(name) || path.includes(name)) return;
+    for (const fk of fks.filter((f) => f.child === name && f.parent !== name)) visit(fk.parent, [...path, name]);
+    ordered.push(name);
+  };
+  for (const name of [...byTable.keys()].sort()) visit(name, []);
+  return ordered.filter((n) => byTable.has(n)).map((name) => ({ name, columns: byTable.get(name)! }));
+}
+
+/** Copies one table's rows from the SQLite snapshot into the PostgreSQL transaction, in batches; answers how many. */
+async function copyTable(src: SQLite.Database, trx: Transaction<Database>, table: string, columns: PgColumn[], progress: (line: string) => void): Promise<number> {
+  const sourceColumns = (src.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((r) => r.name);
+  const sqliteOnly = sourceColumns.filter((c) => !columns.some((p) => p.name === c) && !(SQLITE_ONLY[table] ?? []).includes(c));
+  const pgOnly = columns.filter((p) => !sourceColumns.includes(p.name) && !(POSTGRES_ONLY[table] ?? []).includes(p.name));
+  if (sqliteOnly.length || pgOnly.length) throw new Error(`${table}: the engines' columns differ beyond what the move knows (${[...sqliteOnly.map((c) => `${c} in SQLite only`), ...pgOnly.map((c) => `${c.name} in PostgreSQL only`)].join(', ')}): nothing was moved`);
+  const read = columns.filter((c) => sourceColumns.includes(c.name)).map((c) => c.name);
+  if (table === 'collection_records') read.push('vector');
+  const total = (src.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n;
+  if (total === 0) return 0;
+  const udt = new Map(columns.map((c) => [c.name, c.udt]));
+  const perRow = read.length + 2;
+  let batch: Record<string, unknown>[] = [];
+  let bytes = 0;
+  let copied = 0;
+  let told = Date.now();
+  const flush = async () => {
+    if (!batch.length) return;
+    try {
+      await trx.insertInto(table as keyof Database).values(batch as never).execute();
+    } catch (err) {
+      throw new Error(`${table}: PostgreSQL refused a row of rows ${copied + 1}–${copied + batch.length} (${(err as Error).message}): nothing was moved`);
+    }
+    copied += batch.length;
+    batch = [];
+    bytes = 0;
+    if (Date.now() - told > 5_000 || copied === total) {
+      told = Date.now();
+      progress(`${table}: ${copied} of ${total} rows`);
+    }
+  };
+  // read as it is written, never the whole table at once (a request's photos, a collection's vectors)
+  const rows = src.prepare(`SELECT ${read.map((c) => `"${c}"`).join(', ')} FROM "${table}"`).iterate() as IterableIterator<Record<string, unknown>>;
+  for (const r of rows) {
+    const out: Record<string, unknown> = {};
+    for (const c of read) {
+      const v = r[c];
+      if (c === 'vector') {
+        out.embedding = v === null || v === undefined ? null : `[${Array.from(blobToVector(v as Uint8Array)).join(',')}]`;
+        continue;
+      }
+      out[c] = v !== null && udt.get(c) === 'bool' ? v === 1 || v === true : v;
+      bytes += rough(v);
+    }
+    if (table === 'collection_text') Object.assign(out, pgTextVector(r as { seen: string; body: string; ocr: string; lang: string }));
+    bytes += rough(out.embedding);
+    batch.push(out);
+    if (batch.length * perRow >= MAX_PARAMETERS || bytes >= MAX_BATCH_BYTES) await flush();
+  }
+  await flush();
+  return copied;
+}

@@ -1,0 +1,168 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { claimDataFolder } from '../src/store/data-folder-claim.ts';
+import { cs } from './helpers/harness.ts';
+import { loupeInProcess as inProcess } from './helpers/cli.ts';
+import { fixture } from './helpers/catalogs.ts';
+import { scratchPgDatabase } from './helpers/processes.ts';
+
+/** A picture of shapes, different for each seed, so descriptors and hashes tell them apart. */
+async function picture(seed: number): Promise<string> {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="120"><rect width="100%" height="100%" fill="#${(0x335577 + seed * 0x1f3a1) % 0xffffff}"/><circle cx="${30 + seed * 17}" cy="${40 + seed * 5}" r="${15 + seed * 3}" fill="#e95"/><rect x="${seed * 9}" y="70" width="50" height="30" fill="#236"/></svg>`;
+  return (await sharp(Buffer.from(svg)).jpeg().toBuffer()).toString('base64');
+}
+
+type App = Awaited<ReturnType<typeof buildApp>>;
+const call = (app: App, method: 'GET' | 'POST', url: string, token: string, body?: unknown, headers: Record<string, string> = {}) =>
+  app.inject({ method, url, headers: { authorization: `Token ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, ...(body === undefined ? {} : { payload: JSON.stringify(body) }) });
+
+/** `loupe move-to-postgres`: an embedded deployment moved into PostgreSQL answers as it did, and goes on. */
+describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
+  let dataDir = '';
+  let target: { url: string; drop(): Promise<void> };
+  const dropped: Array<() => Promise<void>> = [];
+  let token = '';
+  let sessionId = '';
+  let collectionId = '';
+  const before: Record<string, unknown> = {};
+  const move = (to: string, env: NodeJS.ProcessEnv = {}) => inProcess({ ...process.env, DATABASE_URL: '', LOUPE_DATA_DIR: dataDir, ...env }, ['move-to-postgres', '--to', to]);
+
+  beforeAll(async () => {
+    dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-move-'));
+    target = await scratchPgDatabase('loupe_move');
+    dropped.push(target.drop);
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', rateLimit: { perSecond: 0, burst: 0 }, seen: [] }));
+    try {
+      const account = await app.loupe.accounts.createAccount({ name: 'shop', credits: 1000 });
+      token = account.token;
+      // a card session with rows, a correction and an image
+      const s = await call(app, 'POST', cs('session/'), token, { name: 'Fête de Noël', game: 'Pokémon' });
+      sessionId = s.json().id;
+      expect((await call(app, 'POST', cs(`session/${sessionId}/identifications/`), token, { identifications: [{ event_id: 'e1', name: 'Pikachu', price: 12.5, seen: '2026-11-20T10:00:00.123456Z' }, { event_id: 'e2', name: 'Ninetales', sold: true }] })).statusCode).toBe(200);
+      expect((await call(app, 'POST', cs(`session/${sessionId}/images/`), token, { event_id: 'e1', image: await picture(1) })).statusCode).toBe(200);
+      // a collection with vectors, hashes and text rows
+      collectionId = (await app.loupe.collections.create({ accountId: account.account, type: 'photo', name: 'stock' })).id;
+      const records = await Promise.all([0, 1, 2, 3, 4].map(async (i) => ({ _id: `r${i}`, _base64: await picture(i), title: i === 2 ? 'Vestido rojo de verano' : `item ${i}`, price: i * 10 })));
+      expect((await call(app, 'POST', '/similarity/photos/v2/insert', token, { records }, { 'collection-id': collectionId })).json().status.code).toBe(210);
+      before.knn = (await call(app, 'POST', '/similarity/photos/v2/visualKNN', token, { query_record: { _id: 'r1' }, k: 5 }, { 'collection-id': collectionId })).json();
+      before.rows = (await call(app, 'GET', cs(`identification/?session=${sessionId}`), token)).json();
+      before.session = (await call(app, 'GET', cs(`session/${sessionId}`), token)).json();
+      before.filtered = (await call(app, 'POST', '/similarity/photos/v2/allRecords', token, { filter: { price: { $gte: 20 } } }, { 'collection-id': collectionId })).json();
+    } finally {
+      await app.close();
+    }
+    // a catalog and its prices, imported as an operator does
+    const env = { ...process.env, DATABASE_URL: '', LOUPE_DATA_DIR: dataDir };
+    expect((await inProcess(env, ['catalog', 'import', '--kind', 'pokemon', '--cards', fixture('pokemon/cards.json'), '--sets', fixture('pokemon/sets.json')])).code).toBe(0);
+    expect((await inProcess(env, ['prices', 'import', '--file', fixture('prices/pokemon_tcgplayer_daily_snapshots.csv'), '--catalog', 'pokemon'])).code).toBe(0);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const d of dropped) await d();
+    await fs.rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('copies every row in one go, and the deployment on PostgreSQL answers as the embedded one did and goes on writing', async () => {
+    const sqlite = new SQLite(path.join(dataDir, 'loupe.db'), { readonly: true });
+    const counted = (t: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n;
+    const expected = Object.fromEntries(['accounts', 'api_tokens', 'card_sessions', 'card_identifications', 'collections', 'collection_records', 'collection_text', 'catalog_cards', 'catalog_sets', 'catalog_names', 'catalog_prices'].map((t) => [t, counted(t)]));
+    sqlite.close();
+    expect(expected.catalog_prices).toBeGreaterThan(0);
+    const r = await move(target.url);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { tables: Record<string, number>; collections_indexed: number; next: string };
+    expect(report.tables).toMatchObject(expected);
+    expect(report.collections_indexed).toBe(1);
+    expect(r.stderr).toMatch(/collection_records: 5 of 5 rows/);
+
+    const app = await buildApp(loadConfig({}, { dataDir, databaseUrl: target.url, logLevel: 'silent', rateLimit: { perSecond: 0, burst: 0 }, seen: [] }));
+    try {
+      // the same token, the same answers
+      expect((await call(app, 'GET', cs(`session/${sessionId}`), token)).json()).toEqual(before.session);
+      const rows = (await call(app, 'GET', cs(`identification/?session=${sessionId}`), token)).json();
+      // a row's version hashes its columns as each engine gives them: the one thing that differs (README)
+      const unversioned = (page: { results: Array<Record<string, unknown>> }) => ({ ...page, results: page.results.map(({ etag: _etag, ...row }) => row) });
+      expect(unversioned(rows)).toEqual(unversioned(before.rows as typeof rows));
+      const image = (rows.results as Array<{ event_id: string; image: string | null }>).find((x) => x.event_id === 'e1')!.image!;
+      expect((await app.inject({ method: 'GET', url: image.slice(image.indexOf('/media/')) })).statusCode).toBe(200);
+      const knn = (await call(app, 'POST', '/similarity/photos/v2/visualKNN', token, { query_record: { _id: 'r1' }, k: 5 }, { 'collection-id': collectionId })).json();
+      expect(knn.answer_records).toEqual((before.knn as typeof knn).answer_records);
+      expect(knn.answer_distances.map((d: number) => d.toFixed(5))).toEqual((before.knn as typeof knn).answer_distances.map((d: number) => d.toFixed(5)));
+      const timeless = ({ statistics: _timing, status: _ids, ...page }: Record<string, unknown>) => page;
+      expect(timeless((await call(app, 'POST', '/similarity/photos/v2/allRecords', token, { filter: { price: { $gte: 20 } } }, { 'collection-id': collectionId })).json())).toEqual(timeless(before.filtered as Record<string, unknown>));
+      // text search reads the tsvectors the move made, through the collection's GIN index
+      const text = (await call(app, 'POST', '/similarity/text/photos/v2/text', token, { query_record: { _text_data: 'vestido rojo' } }, { 'collection-id': collectionId })).json();
+      expect(text.answer_records.map((x: { _id: string }) => x._id)[0]).toBe('r2');
+      // sequences past the copied keys: new rows and records are written, not refused as duplicates
+      expect((await call(app, 'POST', cs(`session/${sessionId}/identifications/`), token, { identifications: [{ event_id: 'e3', name: 'Mew' }] })).statusCode).toBe(200);
+      expect((await call(app, 'POST', cs('session/'), token, { name: 'after the move' })).statusCode).toBe(201);
+      expect((await call(app, 'POST', '/similarity/photos/v2/insert', token, { records: [{ _id: 'r9', _base64: await picture(9) }] }, { 'collection-id': collectionId })).json().status.code).toBe(210);
+      const pool = new pg.Pool({ connectionString: target.url });
+      try {
+        const indexes = (await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('collection_records', 'collection_text')")).rows.map((x) => x.indexname);
+        const hex = collectionId.replace(/-/g, '');
+        expect(indexes).toEqual(expect.arrayContaining([`collection_hnsw_${hex}`, `collection_text_gin_${hex}`]));
+      } finally {
+        await pool.end();
+      }
+      // the catalog moved with its prices
+      const cards = await inProcess({ ...process.env, DATABASE_URL: target.url, LOUPE_DATA_DIR: dataDir }, ['catalog', 'list']);
+      expect(JSON.parse(cards.stdout).catalogs).toEqual([expect.objectContaining({ catalog: 'pokemon', cards: expected.catalog_cards, prices: expected.catalog_prices })]);
+    } finally {
+      await app.close();
+    }
+    // a second move into the same database is refused, naming what it holds
+    const again = await move(target.url);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already holds Loupe data \(accounts/);
+  }, 120_000);
+
+  it('leaves the target empty when PostgreSQL refuses a row part way, and says which table', async () => {
+    const other = await scratchPgDatabase('loupe_move');
+    dropped.push(other.drop);
+    // a release date PostgreSQL cannot read (written by hand into the embedded database)
+    const sqlite = new SQLite(path.join(dataDir, 'loupe.db'));
+    sqlite.prepare("UPDATE catalog_sets SET release_date = 'someday' WHERE rowid = (SELECT min(rowid) FROM catalog_sets)").run();
+    sqlite.close();
+    try {
+      const r = await move(other.url);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/catalog_sets: PostgreSQL refused a row .*nothing was moved/);
+      const pool = new pg.Pool({ connectionString: other.url });
+      try {
+        // the accounts were copied before the sets, in the same transaction: gone with it
+        expect((await pool.query('SELECT count(*)::int AS n FROM accounts')).rows[0].n).toBe(0);
+      } finally {
+        await pool.end();
+      }
+    } finally {
+      const fix = new SQLite(path.join(dataDir, 'loupe.db'));
+      fix.prepare("UPDATE catalog_sets SET release_date = NULL WHERE release_date = 'someday'").run();
+      fix.close();
+    }
+  }, 60_000);
+
+  it('is refused while a server holds the data folder, and with DATABASE_URL set', async () => {
+    // as `npm start` holds it
+    const release = claimDataFolder(dataDir);
+    try {
+      const r = await move('postgres://nobody@127.0.0.1:1/none');
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/another Loupe server .* already serves/);
+    } finally {
+      release();
+    }
+    const both = await move('postgres://nobody@127.0.0.1:1/none', { DATABASE_URL: target.url });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/DATABASE_URL is set/);
+    const notUrl = await move('/tmp/somewhere');
+    expect(notUrl.code).toBe(2);
+  }, 60_000);
+});
