@@ -25,8 +25,8 @@ export const COMPANY_NAMES: readonly (readonly [GradingCompany, RegExp, RegExp])
   ['HGA', /\bHGA\b/, /HYBRIDGRADING/],
 ];
 
-/** Graders outside the seven: their labels are `OTHER`, not one of the seven by a word they share. */
-export const OTHER_GRADER_MARKS = ['CSG', 'ISA', 'GMA', 'KSA', 'PGS', 'AGS', 'MNT', 'GAI', 'PCA', 'SCG', 'AGC'] as const;
+/** Graders outside the seven: their labels are `OTHER`, not one of the seven by a word they share (CBCS and PGX grade comics, h165). */
+export const OTHER_GRADER_MARKS = ['CSG', 'ISA', 'GMA', 'KSA', 'PGS', 'AGS', 'MNT', 'GAI', 'PCA', 'SCG', 'AGC', 'CBCS', 'PGX'] as const;
 export const OTHER_GRADERS = new RegExp(`\\b(${OTHER_GRADER_MARKS.join('|')})\\b`);
 
 const lettersOf = (line: string): string => line.toUpperCase().replace(/[^A-Z]/g, '');

@@ -266,6 +266,15 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(await credits(payer.account)).toBe(98);
     const graded = await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }], slab_grade: true } });
     expect((graded.json() as { records: Rec[] }).records[0]!._objects![0]!._tags).toMatchObject({ Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] });
+    // price_stats: the card the label names priced, its graded sales the label's company and grade (h165: asked, they
+    // were left out without a word); slab_grade names no card, and says so
+    await fsp.writeFile(path.join(dir, 'strip-prices.csv'), ['card,date,price,currency,grade,company', 'sv3pt5-199,2024-02-10,300,USD,MINT 9,PSA', 'sv3pt5-199,2024-02-11,900,USD,GEM MT 10,PSA', 'sv3pt5-199,2024-02-12,20,USD,,'].join('\n'));
+    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'pokemon', file: path.join(dir, 'strip-prices.csv') });
+    const priced = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }], slab_id: true, price_stats: true } })).json() as { records: Rec[] }).records[0]!;
+    const stats = (priced._objects![0]!._identification.best_match as { price_stats?: { stats_type: string; interval: string; value: { min: number; max: number } }[] }).price_stats;
+    expect(stats?.find((e) => e.stats_type === 'graded' && e.interval === 'all')?.value, JSON.stringify(priced)).toMatchObject({ min: 300, max: 300 });
+    const gradeOnly = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: payer.token, body: { records: [{ _base64: strip }], slab_grade: true, price_stats: true } })).json() as { records: Rec[] }).records[0]!;
+    expect(gradeOnly._status.text).toMatch(/price_stats: slab_grade reads the grade alone/);
     // an account that cannot pay for the label is told so, not a bare "no card" (h143)
     const poor = await h.newAccount(1);
     const unpaid = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: poor.token, body: { records: [{ _base64: strip }], slab_id: true } })).json() as { records: Rec[] }).records[0]!;

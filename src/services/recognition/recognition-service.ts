@@ -411,7 +411,7 @@ export class RecognitionService {
   }
 
   /** The catalog card a label names (its number, name, year and language as clues), when one is the best match. */
-  private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family }) | null> {
+  private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family; catalogId: string; cardKey: string }) | null> {
     const clues = labelClues(reading, label.lines.map((l) => l.text).join('\n'));
     if (!clues.numbers.length && !clues.names.length) return null;
     const ranked = await this.rank(clues, searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues)), 1, false);
@@ -423,7 +423,7 @@ export class RecognitionService {
     const d = best.search.detail(best.card.key)!;
     const family = familyOfKind(best.search.catalog.kind);
     const fields = family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set);
-    return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family };
+    return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family, catalogId: best.search.catalog.id, cardKey: best.card.key };
   }
 
   /** The imported catalogs a family searches. */
@@ -467,11 +467,25 @@ export class RecognitionService {
       const reading = readLabelText(read.label.lines);
       const match = await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
       const kind = match?.fields.subcategory;
+      const object = slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade');
+      // the item the label names priced as a card's best match is, its graded sales narrowed to the label's company and
+      // grade (h165: asked, they were left out without a word)
+      const priceNotes: string[] = [];
+      if (options.price_stats && match && slabOption === 'slab_id') {
+        const slab = reading.company !== 'OTHER' ? { company: reading.company, grade: reading.grade, gradeless: reading.grade === null && /AUTH/i.test(reading.verbal_grade ?? '') } : null;
+        const stats = await this.prices.priceStats(match.catalogId, match.cardKey, { rates: this.priceRates, slab });
+        if (stats.length) (object._identification as { best_match: Record<string, unknown> }).best_match.price_stats = stats;
+        const left = Object.entries(await this.prices.leftOutCurrencies(match.catalogId, match.cardKey, { rates: this.priceRates })).map(([c, n]) => `${n} in ${c}`);
+        if (left.length) priceNotes.push(`price_stats of ${match.cardKey} leave out ${left.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
+        else if (!stats.length) priceNotes.push(`no prices are known for ${match.cardKey} (loupe prices import)`);
+      } else if (options.price_stats) {
+        priceNotes.push(match ? 'price_stats: slab_grade reads the grade alone; slab_id prices the item its label names' : 'price_stats: the label names no item of the imported catalogs');
+      }
       const out: OutputRecord = {
         ...sized,
-        _status: { code: 200, text: `OK; ${slabOption}: no ${family === COMICS ? 'comic' : 'card'} was found beside the grading label, which is the answer` },
+        _status: { code: 200, text: [`OK; ${slabOption}: no ${family === COMICS ? 'comic' : 'card'} was found beside the grading label, which is the answer`, ...priceNotes].join('; ') },
         ...(kind ? { Category: `${match.family.categoryPath}/${kind}` } : match ? { Category: match.family.categoryPath } : {}),
-        _objects: [slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade')],
+        _objects: [object],
         'Graded Slab': [{ id: 1, name: 'yes', prob: 1 }],
       };
       LABELLED.add(out);

@@ -28,6 +28,11 @@ describe('grading label text', () => {
   it("reads a comic's label: its title before the issue, and the year of its cover date (h136: the publisher line was the name, the year null)", () => {
     expect(readLabelText(['CGC', 'UNIVERSAL GRADE', '9.8', 'Daredevil #323', 'Marvel Comics, 12/93', 'White pages', '4123456001'])).toMatchObject({ company: 'CGC', grade: 9.8, name: 'Daredevil', card_no: '323', year: '1993', certificate_number: '4123456001' });
     expect(readLabelText(['CGC', '9.6', 'Amazing Spider-Man #300', 'Marvel Comics, MAY 1988', '1234567001'])).toMatchObject({ name: 'Amazing Spider-Man', card_no: '300', year: '1988' });
+    // the OCR glues a label's small words: still a comic's label, UNIVERSAL GRADE no name (h165: "UNIVERSALGRADE", no year)
+    expect(readLabelText(['CGC', 'UNIVERSALGRADE', '9.8', 'UncannyX-Men#141', 'MarvelComics,1/81', 'OFF-WHITETOWHITEPAGES', '4123456001'])).toMatchObject({ company: 'CGC', grade: 9.8, name: 'UncannyX-Men', card_no: '141', year: '1981' });
+    expect(readLabelText(['UNIVERSALGRADE', '9.8', 'UncannyX-Men#141', 'MarvelComics,1/81', '4123456001'])).toMatchObject({ name: 'UncannyX-Men', year: '1981' });
+    // CBCS and PGX: company OTHER, their mark no name
+    expect(readLabelText(['CBCS', '9.8', 'NM/M', 'UncannyX-Men#141', 'MarvelComics,1/81', 'WHITEPAGES', '23-1234567-001'])).toMatchObject({ company: 'OTHER', grade: 9.8, verbal_grade: 'NM/M', name: 'UncannyX-Men' });
     // a trading card's set line keeps its year; a number line with the set before it is no name
     expect(readLabelText(['2019 POKEMON S & M #SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ year: '2019', name: 'FA/UMBREON GX' });
     // on a card's label, words before a number are no name, and a number over a total no date (h147)

@@ -53,7 +53,7 @@ const SUBGRADES: [Subgrade, RegExp][] = [
   ['surface', /SURFACE/],
 ];
 
-const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b/;
+const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b|UNIVERSAL\s*GRADE|SIGNATURE\s*SERIES|PAGES\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
 const VARIETY = /^(PROMO|HOLO|REVERSE ?FOIL|REV\.? ?FOIL|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
 const BRANDS: [string, RegExp][] = [
@@ -181,8 +181,10 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     }
   });
 
-  // a comic's label: the paper's quality (`WHITE PAGES`, every CGC and CBCS comics label prints it) or a comics publisher
-  const comicLabel = upper.some((l) => /\bPAGES\b/.test(l) || /\b(?:MARVEL|DC COMICS|IMAGE COMICS|DARK HORSE|IDW|BOOM|DYNAMITE|VALIANT|ARCHIE)\b/.test(l));
+  // a comic's label: the paper's quality (`WHITE PAGES`, every CGC and CBCS comics label prints it) or a comics publisher;
+  // the OCR glues a label's small words (`OFF-WHITETOWHITEPAGES`, `MarvelComics,1/81`), so no boundary before PAGES
+  // or after a publisher's first word (h165: the rule never fired on such lines)
+  const comicLabel = upper.some((l) => /PAGES\b/.test(l) || /\b(?:MARVEL|DC\s*COMICS|IMAGE\s*COMICS|DARK\s*HORSE|IDW\b|BOOM\b|DYNAMITE|VALIANT|ARCHIE\s*COMICS)/.test(l));
 
   // card number and a name printed after it on the same line
   let cardNo: string | null = null;

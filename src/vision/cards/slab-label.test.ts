@@ -22,6 +22,16 @@ describe('readAsSlabLabel', () => {
     expect(readAsSlabLabel(['KSA', 'EXCELLENT', '5'])).toEqual({ company: 'OTHER' });
   });
 
+  it("reads comics labels: CGC's glued UNIVERSAL GRADE and tenths, CBCS and PGX with the comics scale's words (h165: none was a label)", () => {
+    expect(readAsSlabLabel(['UNIVERSALGRADE', '9.8', 'UncannyX-Men#141', 'MarvelComics,1/81', '4123456001'])).toEqual({ company: null });
+    expect(readAsSlabLabel(['CGC', '9.6', 'Amazing Spider-Man #300'])).toEqual({ company: 'CGC' });
+    expect(readAsSlabLabel(['CBCS', '9.8', 'NM/M', 'UncannyX-Men#141', 'WHITEPAGES', '23-1234567-001'])).toEqual({ company: 'OTHER' });
+    expect(readAsSlabLabel(['PGX', '9.0', 'VF/NM', 'Daredevil #323'])).toEqual({ company: 'OTHER' });
+    expect(readAsSlabLabel(['9.4', 'NM', 'Daredevil #323', 'VF+ pages'])).toEqual({ company: null });
+    // a raw card's decimals and words stay no label
+    expect(readAsSlabLabel(['Weakness', '2.5', 'Retreat'])).toBeNull();
+  });
+
   it('names the companies with the label reader\'s vocabulary: TAG\'s full name and mark, never a raw card\'s TAG TEAM band', () => {
     expect(readAsSlabLabel(['TAG TEAM', 'Pikachu & Zekrom GX', 'Search your deck for up to 3 Lightning Energy'])).toBeNull();
     expect(readAsSlabLabel(['TAG-TEAM', 'Pikachu & Zekrom GX', '240', '3'])).toBeNull();

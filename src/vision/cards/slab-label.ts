@@ -37,11 +37,11 @@ const OTHER_GRADER_LINE = new RegExp(`^(${OTHER_GRADER_MARKS.join('|')})(\\s*GRA
  * Grade words as the companies print them (catalogs/slabs/grading_scales.json), hyphens, slashes
  * and spaces loose, a PSA qualifier (`EX-MT PD`, read glued as `EX-MTPD`) allowed after them.
  */
-const GRADE_WORDS = /\b(GEM\s*-?\s*MT|GEM\s*MINT|PRISTINE|BLACK\s*LABEL|PERFECT|NM\s*[-/]?\s*MT\+?|NM\s*\/\s*MINT\+?|NEAR\s*MINT\+?|EX\s*[-/]?\s*MT\+?|EX\s*\/\s*NM\+?|VG\s*[-/]?\s*EX\+?|MINT\+?|EXCELLENT\+?|VERY\s*GOOD\+?|AUTHENTIC|FLAWLESS)(\s*\(?(OC|ST|PD|OF|MK|MC)\)?)?(?![A-Z])/;
+const GRADE_WORDS = /\b(GEM\s*-?\s*MT|GEM\s*MINT|PRISTINE|BLACK\s*LABEL|PERFECT|NM\s*[-/]?\s*MT\+?|NM\s*\/\s*MINT\+?|NEAR\s*MINT\+?|EX\s*[-/]?\s*MT\+?|EX\s*\/\s*NM\+?|VG\s*[-/]?\s*EX\+?|MINT\+?|EXCELLENT\+?|VERY\s*GOOD\+?|AUTHENTIC|FLAWLESS)(\s*\(?(OC|ST|PD|OF|MK|MC)\)?)?(?![A-Z])|\b(NM\s*\/\s*M|VF\s*\/\s*NM|FN\s*\/\s*VF|VG\s*\/\s*FN|G\s*\/\s*VG|(NM|VF|FN)\s*[-+])(?![A-Z])|UNIVERSAL\s*GRADE/;
 /** A grade's short word alone on its line (PSA prints "NM" above a 7). */
 const GRADE_WORD_LINE = /^(NM|EX|VG|GOOD|FAIR|POOR|FR|PR|GEM|MT)$/;
-/** A grade number alone on its line or after the words: 1–10 with an optional half. */
-const GRADE_NUMBER = /(^|\s)(10|[1-9](\.5)?)(\s|$)/;
+/** A grade number alone on its line or after the words: 1–10 with an optional half, or a comic's tenth (CGC, CBCS, PGX: 9.8, 0.5). */
+const GRADE_NUMBER = /(^|\s)(10(\.0)?|[1-9](\.5)?|[0-9]\.[0-9])(\s|$)/;
 /** A certificate number: 7–10 digits in a row (PSA 7–9, BGS and CGC 10). */
 const CERT = /(^|\D)\d{7,10}(\D|$)/;
 
