@@ -167,13 +167,14 @@ function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: Ac
       <h1>Loupe console</h1>
       <form onSubmit={submit}>
         <label for="token">API token</label>
-        <input id="token" name="token" type="password" autocomplete="off" required placeholder="lp_…" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+        {/* the refusal is the field's own error, read with it (h166: said aloud, tied to nothing) */}
+        <input id="token" name="token" type="password" autocomplete="off" required placeholder="lp_…" value={token} aria-invalid={failure ? true : undefined} aria-describedby={failure ? 'token-error' : undefined} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
         <p class="hint">Kept in this tab only (session storage); closing the tab signs you out.</p>
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
         {failure ? (
-          <p class="error" role="alert">
+          <p class="error" role="alert" id="token-error">
             {typeof failure === 'string' ? failure : messageOf(failure)}
           </p>
         ) : null}

@@ -146,7 +146,7 @@ const answerRecord = { type: 'object', description: 'A stored record: `_id` and 
 const skippedRecord = {
   type: 'object',
   description: 'A record not taken: its `_id` (when it had one) and `_reason.status`, the record\'s own code and text.',
-  properties: { _id: sentId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' } } } }, additionalProperties: true } },
+  properties: { _id: sentId, _reason: { type: 'object', properties: { status: { type: 'object', properties: { code: { type: 'integer' }, text: { type: 'string' }, request_id: { type: 'string', description: "The request's id, as the log's lines carry it (h167: sent, not declared)" } } } }, additionalProperties: true } },
   additionalProperties: true,
 };
 const records = { type: 'array', items: answerRecord };

@@ -23,7 +23,7 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
   const w = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight);
   const visible = rows.slice(w.start, w.end);
   return (
-    <div class="grid-scroll" ref={box} onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)} role="list" aria-label={`${rows.length} cards`} data-testid="card-grid">
+    <div class="grid-scroll" tabIndex={-1} ref={box} onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)} role="list" aria-label={`${rows.length} cards`} data-testid="card-grid">
       <div style={{ height: `${w.totalHeight}px`, position: 'relative' }}>
         <div class="grid-window" style={{ transform: `translateY(${w.offset}px)`, gridTemplateColumns: `repeat(${w.columns}, minmax(0, 1fr))` }}>
           {visible.map((row, i) => (

@@ -2,10 +2,11 @@ import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { messageOf } from '../api.ts';
 
-export function ErrorBox({ error }: { error: unknown }) {
+/** An error said aloud (role alert); `id` lets the field it is about name it (aria-describedby). */
+export function ErrorBox({ error, id }: { error: unknown; id?: string }) {
   if (!error) return null;
   return (
-    <p class="error" role="alert">
+    <p class="error" role="alert" id={id}>
       {typeof error === 'string' ? error : messageOf(error)}
     </p>
   );

@@ -92,6 +92,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const [sessions, setSessions] = useState<Session[]>([]);
   const [target, setTarget] = useState('');
   const [added, setAdded] = useState<string | null>(null);
+  const [addedNote, setAddedNote] = useState('');
   const [adding, setAdding] = useState(false);
   // a new session asked for and not yet answered: a retry after a lost answer sends the same key and body, so the
   // session made before is answered again rather than made (and charged) twice (h97)
@@ -119,6 +120,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     setBusy(true);
     setError(null);
     setAdded(null);
+    setAddedNote('');
     const list: Photo[] = [];
     for (const file of images) {
       const image = await prepareImage(file, 2048);
@@ -148,7 +150,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
 
   const addToSession = async () => {
     // one session a press: a second click while the first is on its way made (and charged) another
-    if (adding) return;
+    if (adding || busy) return;
     setAdding(true);
     setError(null);
     try {
@@ -180,6 +182,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
         if (crop) await call('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: { event_id: r.row.event_id, image: crop } });
       }
       setAdded(sessionId);
+      setAddedNote(`Added ${rows.length} ${rows.length === 1 ? 'card' : 'cards'} to the session.`);
       setError(null);
       setTarget(sessionId);
       void res;
@@ -225,9 +228,14 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
               ))}
             </select>
           </label>
-          <button onClick={() => void addToSession()} disabled={adding || busy}>
+          {/* aria-disabled while it works: a disabled button dropped the focus to the page's start (h166, as h84) */}
+          <button onClick={() => void addToSession()} aria-disabled={adding || busy}>
             {adding ? 'Adding…' : 'Add to session'}
           </button>
+          {/* on the page before it fills, so a screen reader says it (h166: the cards were added unsaid) */}
+          <span role="status" class="sr-only">
+            {addedNote}
+          </span>
           {added ? (
             <a href={`#/sessions/${added}`} data-testid="added-link">
               Added: open the session

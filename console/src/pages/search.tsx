@@ -140,6 +140,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
   };
   const byText = (e: Event) => {
     e.preventDefault();
+    // the button is aria-disabled while a search runs, and still pressed
+    if (busy) return;
     const path = types[collection.type].text;
     if (!path) return refused('Custom collections have no text search in the API (spec 2 §4 lists photo, product, fashion and home decor).');
     void run(`text “${text}”`, path, { query_record: { _text_data: text } });
@@ -232,7 +234,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
           <h2>Query</h2>
           <DropZone label="Drop a query image or choose one" onFiles={(f) => void byImage(f)} />
           {lastImage ? (
-            <button type="button" disabled={busy} onClick={() => void byImage([lastImage])}>
+            <button type="button" aria-disabled={busy} onClick={() => !busy && void byImage([lastImage])}>
               Search again with {lastImage.name} (the filter and k as they are now)
             </button>
           ) : null}
@@ -241,7 +243,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
               Text query
               <input value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} placeholder="red dress, robe rouge…" required />
             </label>
-            <button type="submit" disabled={busy}>
+            {/* aria-disabled while it works: a disabled button dropped the focus to the page's start (h166, as h84) */}
+            <button type="submit" aria-disabled={busy}>
               Search text
             </button>
           </form>

@@ -28,6 +28,7 @@ const fieldsOf = (row: Identification): Record<string, string> => ({
 
 /** US dollars as a person types them: digits with an optional decimal point (0x10 and 1e3 were read as 16 and 1000). */
 const priceText = /^\d+(\.\d*)?$|^\.\d+$/;
+const PRICE_ERROR = 'Price must be a number of US dollars such as 12 or 12.50 (or empty for none).';
 
 /**
  * Keyed by the row's id where it is used, so another row is a fresh editor: its fields start
@@ -59,6 +60,8 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   typed.current = values;
   useEffect(() => () => void (unsaved.current = false), []);
   const [error, setError] = useState<unknown>(null);
+  // the price field's own error, tied to it for a screen reader (h166)
+  const priceWrong = error === PRICE_ERROR;
   const [saving, setSaving] = useState(false);
   // said after a save, until the next change: nothing on screen said the correction was kept
   const [done, setDone] = useState(false);
@@ -69,6 +72,9 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   // card's name (CI, under load: the note typed at once went into "name").
   useLayoutEffect(() => {
     first.current?.focus({ preventScroll: true });
+    // the drawer's own scroll brings the field into view (the page stays where it is): below a card's photo it sat
+    // under the window's edge or the sticky Save, typed into unseen (h166)
+    first.current?.scrollIntoView?.({ block: 'nearest' });
   }, []);
 
   const save = async (body: Correction) => {
@@ -106,7 +112,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     const changed = (k: string) => (values[k] ?? '') !== (base[k] ?? '');
     for (const k of editable) if (changed(k)) body[k] = values[k] ?? '';
     const price = priceInput(values.price ?? '');
-    if (price !== '' && !priceText.test(price)) return setError('Price must be a number of US dollars such as 12 or 12.50 (or empty for none).');
+    if (price !== '' && !priceText.test(price)) return setError(PRICE_ERROR);
     if (changed('price')) body.price = price === '' ? null : Number(price);
     if (changed('note')) body.note = values.note ?? '';
     if (changed('sold')) body.sold = values.sold === 'true';
@@ -153,7 +159,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
         ))}
         <label>
           price (USD)
-          <input name="price" inputMode="decimal" value={values.price ?? ''} onInput={(e) => setValues({ ...values, price: (e.target as HTMLInputElement).value })} />
+          <input name="price" inputMode="decimal" value={values.price ?? ''} aria-invalid={priceWrong ? true : undefined} aria-describedby={priceWrong ? 'editor-error' : undefined} onInput={(e) => setValues({ ...values, price: (e.target as HTMLInputElement).value })} />
         </label>
         <label class="check">
           <input type="checkbox" name="sold" checked={values.sold === 'true'} onChange={(e) => setValues({ ...values, sold: (e.target as HTMLInputElement).checked ? 'true' : '' })} /> sold
@@ -170,7 +176,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
             Saved.
           </p>
         ) : null}
-        <ErrorBox error={error} />
+        <ErrorBox error={error} id="editor-error" />
       </form>
       {row.corrected && row.original ? (
         <p class="hint">
@@ -220,8 +226,20 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<string | null>(null);
+  // Back to the card the editor was opened from, so the keyboard keeps its place in the grid: once the render that
+  // closed it is on the page, as on a phone the grid is inert until then and refused the focus (h166: it fell to the
+  // page's top). A card scrolled out of the drawn rows meanwhile: the grid itself.
+  const returnTo = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    if (selected !== null || returnTo.current === null) return;
+    const eventId = returnTo.current;
+    returnTo.current = null;
+    const card = document.querySelector<HTMLElement>(`[data-event-id="${CSS.escape(eventId)}"]`);
+    (card ?? document.querySelector<HTMLElement>('.grid-scroll'))?.focus();
+  }, [selected]);
   const [filter, setFilter] = useState('');
   const [renaming, setRenaming] = useState(false);
+  const [renameError, setRenameError] = useState<unknown>(null);
   const narrow = useNarrow();
   const nameField = useRef<HTMLInputElement>(null);
   // before the browser paints, as the editor's: typing at once after Rename goes into the name
@@ -313,14 +331,16 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     e.preventDefault();
     const name = String(new FormData(e.currentTarget as HTMLFormElement).get('name') ?? '').trim();
     // a name of spaces left the heading and the session pickers blank
-    if (!name) return setError('A session needs a name: type one, or Cancel.');
+    if (!name) return setRenameError('A session needs a name: type one, or Cancel.');
     try {
       setSession(await call<Session>('PATCH', `/cardstream/v2/session/${id}/`, { body: { name } }));
       setRenaming(false);
+      // a refusal said before is over (h166: it stayed on a closed session's page after the rename)
+      setRenameError(null);
       // back to the button that opened the form, as Cancel does (h138: the focus fell to the page's start)
       setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
     } catch (err) {
-      setError(err);
+      setRenameError(err);
     }
   };
   const exportCsv = () => {
@@ -369,7 +389,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             <label>
               <span class="sr-only">Session name</span>
               {/* takes the focus: the button pressed is gone (h84) */}
-              <input name="name" dir="auto" defaultValue={session.name} maxLength={255} required ref={nameField} />
+              <input name="name" dir="auto" defaultValue={session.name} maxLength={255} required ref={nameField} aria-invalid={renameError ? true : undefined} aria-describedby={renameError ? 'rename-error' : undefined} />
             </label>
             <button type="submit">Rename</button>
             <button
@@ -377,12 +397,14 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
               class="link"
               onClick={() => {
                 setRenaming(false);
+                setRenameError(null);
                 // back to the button that opened the form (the focus fell to the page's start)
                 setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
               }}
             >
               Cancel
             </button>
+            <ErrorBox error={renameError} id="rename-error" />
           </form>
         ) : (
           <div class="title-line">
@@ -447,9 +469,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             onSaved={saved}
             onClose={() => {
               if (!leaveUnsaved()) return;
+              returnTo.current = selectedRow.event_id;
               setSelected(null);
-              // Back to the card the editor was opened from, so the keyboard keeps its place in the grid.
-              document.querySelector<HTMLElement>(`[data-event-id="${CSS.escape(selectedRow.event_id)}"]`)?.focus();
             }}
           />
         ) : null}
