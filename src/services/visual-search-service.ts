@@ -3,7 +3,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../store/collection-store.ts';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { RegexWorkExhausted } from '../store/filters/linear-regex.ts';
-import { validateFilter } from '../store/filters/mongo-filter.ts';
+import { compileFilter, validateFilter } from '../store/filters/mongo-filter.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
 import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
@@ -106,6 +106,19 @@ function idsAsStored(filter: unknown): unknown {
     return Object.fromEntries(Object.entries(v).map(([op, x]) => [op, op === '$in' || op === '$nin' ? (Array.isArray(x) ? x.map(asText) : x) : op === '$eq' || op === '$ne' ? asText(x) : op === '$not' ? operand(x) : x]));
   };
   return Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, k === '_id' ? operand(v) : k === '$and' || k === '$or' || k === '$nor' ? idsAsStored(v) : v]));
+}
+
+/** The fields a filter names (dotted paths), through `$and`, `$or` and `$nor`; not those inside an operator's own document. */
+export function filterFields(filter: Record<string, unknown>): string[] {
+  const out = new Set<string>();
+  const walk = (f: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(f)) {
+      if (key === '$and' || key === '$or' || key === '$nor') for (const sub of Array.isArray(value) ? value : []) walk(sub as Record<string, unknown>);
+      else if (!key.startsWith('$')) out.add(key);
+    }
+  };
+  walk(filter);
+  return [...out];
 }
 
 export function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
@@ -978,18 +991,38 @@ export class VisualSearchService {
     return { status: status(ctx, 200, 'OK'), answer_records: out, answer_count: out.length, page, size, next: more ? nextUrl(page + 1, kept[kept.length - 1]!.key) : null, statistics: clock.done() };
   }
 
-  async deleteByFilter(ctx: SearchContext, c: CollectionRecord, filter: unknown): Promise<Envelope> {
+  /**
+   * Deletes every record the filter matches, in batches. A filter that matches every record of the collection and names
+   * a field none of them has is refused unless `all` is sent: a misspelt field (`{colr: null}`, `$ne` or `$nor` on it)
+   * matches every record, and emptied the collection (h168). One that matches them all by fields they have is taken at
+   * its word (the last sold-out product deleted by `{stock: 0}`).
+   */
+  async deleteByFilter(ctx: SearchContext, c: CollectionRecord, filter: unknown, all = false): Promise<Envelope> {
     const clock = stopwatch();
     const f = checkedFilter(filter);
     if (!f || matchesEverything(f)) throw new ServiceError(400, 'invalid_filter', 'deleteByFilter needs a filter that narrows the records ({}, or an $or with an empty branch, matches every one): delete the collection to remove everything.');
+    if (!all) {
+      const [matched, held] = await Promise.all([this.queries.count(c, f), this.queries.count(c)]);
+      if (held > 0 && matched === held) {
+        for (const field of filterFields(f)) {
+          if ((await this.queries.count(c, { [field]: { $exists: true } })) > 0) continue;
+          throw new ServiceError(400, 'invalid_filter', `deleteByFilter: the filter matches every record of the collection (${held}) and names a field no record has ("${field}"): misspelt? Check it with getRecordCount; send "all": true with it to delete them all.`);
+        }
+      }
+    }
+    // the filter again under the collection's lock, on each record as it is then
+    const still = compileFilter(f);
     let total = 0;
-    for (;;) {
+    // a batch others changed or deleted meanwhile deletes fewer: the next one is looked for all the same (h168: a
+    // shorter batch ended the call, answered 200 with 1,464 matching records left); a few found that none of them
+    // still matches is the end (what the index says lags the database by a moment)
+    for (let idle = 0; idle < 3; ) {
       const batch = await this.queries.find(c, f, 1000, 0);
       if (!batch.length) break;
-      const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId)));
+      const { deleted, seq } = await whileExists(c, this.store.deleteByIds(c.id, batch.map((r) => r.recordId), still));
       if (deleted.length) this.apply(c, { kind: 'delete', keys: deleted.map((d) => d.key), seq });
       total += deleted.length;
-      if (deleted.length < batch.length) break;
+      idle = deleted.length ? 0 : idle + 1;
     }
     return { status: status(ctx, 200, 'OK'), deleted_count: total, statistics: clock.done() };
   }

@@ -213,10 +213,16 @@ export class CollectionStore {
    * Deletes by `_id`; returns the deleted records (their keys leave tombstones for the index) and
    * the last change number this transaction took (0 when nothing was deleted).
    */
-  async deleteByIds(collectionId: string, recordIds: string[]): Promise<{ deleted: StoredRecord[]; seq: number }> {
+  /**
+   * Deletes the records of these `_id`s; with `still`, only those whose data, read under the collection's lock, it
+   * holds for: a record changed since it was found (an update, or deleted and inserted again) is not deleted for what it
+   * was (h168: deleteByFilter deleted records an update had just moved out of its filter).
+   */
+  async deleteByIds(collectionId: string, recordIds: string[], still?: (data: Record<string, unknown>) => boolean): Promise<{ deleted: StoredRecord[]; seq: number }> {
     return this.store.db.transaction().execute(async (trx) => {
       await this.lock(trx, collectionId);
-      const found = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
+      const read = await trx.selectFrom('collection_records').select(['key', 'record_id', 'data']).where('collection_id', '=', collectionId).where('record_id', 'in', recordIds.length ? recordIds : ['']).execute();
+      const found = still ? read.filter((r) => still(fromJson<Record<string, unknown>>(r.data))) : read;
       if (!found.length) return { deleted: [], seq: 0 };
       let seq = await this.nextSeq(trx, collectionId, found.length);
       await this.text.deleteKeys(trx, collectionId, found.map((r) => Number(r.key)));

@@ -462,6 +462,12 @@ describe.each(backends)('collections API (%s)', (backend) => {
     }
     const everything = await call(`${base}/deleteByFilter`, { filter: { $or: [{ product_id: 'x' }, {}] } }, c);
     expect(everything.http).toBe(400);
+    // a filter written as narrowing that matches every record by a field none has (misspelt) empties nothing without "all" (h168)
+    for (const [filter, field] of [[{ prodct_id: null }, 'prodct_id'], [{ prodct_id: { $ne: 'plane' } }, 'prodct_id'], [{ $nor: [{ typo: 1 }] }, 'typo'], [{ $and: [{ price: { $gt: 0 } }, { 'meta.zo': { $exists: false } }] }, 'meta.zo']] as const) {
+      const typo = await call(`${base}/deleteByFilter`, { filter }, c);
+      expect([typo.http, typo.body.status.text], JSON.stringify(filter)).toEqual([400, expect.stringContaining(`matches every record of the collection (4) and names a field no record has ("${field}")`)]);
+    }
+    expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(4);
     const byFilter = await call(`${base}/deleteByFilter`, { filter: { product_id: 'plane' } }, c);
     expect(byFilter.body).toMatchObject({ deleted_count: 2 });
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(2);
@@ -472,6 +478,34 @@ describe.each(backends)('collections API (%s)', (backend) => {
     // an _id sent twice is answered twice, as get answers it
     expect(deleted.body.answer_records.map((r) => r._id)).toEqual(['leo-1', 'leo-2', 'leo-1']);
     expect((await call(`${base}/getRecordCount`, {}, c)).body.count).toBe(0);
+  }, 60_000);
+
+  it('deleteByFilter: with "all" deletes every match; each record deleted only if it still matches then, and a batch others shrank is no end (h168)', async () => {
+    const c = await shop();
+    const vs = h.app.loupe.visualSearch as unknown as { queries: { find: (...a: unknown[]) => Promise<{ recordId: string }[]> }; store: { deleteByIds: (id: string, ids: string[], still?: unknown) => Promise<unknown> } };
+    const find = vs.queries.find;
+    const deleteByIds = vs.store.deleteByIds;
+    let calls = 0;
+    // batches of two; before the first is deleted, another client deletes one of it and moves another out of the filter
+    vs.queries.find = async (...a: unknown[]) => (await find.apply(vs.queries, a)).slice(0, 2);
+    vs.store.deleteByIds = async (id: string, ids: string[], still?: unknown) => {
+      if (calls++ === 0) {
+        expect((await call(`${base}/delete`, { records: [{ _id: ids[0] }] }, c)).http).toBe(220);
+        expect((await call(`${base}/update`, { records: [{ _id: ids[1], price: 1000 }] }, c)).body.status.code).toBeLessThan(300);
+      }
+      return deleteByIds.call(vs.store, id, ids, still);
+    };
+    try {
+      const gone = await call(`${base}/deleteByFilter`, { filter: { price: { $lt: 500 } }, all: true }, c);
+      expect(gone.http, JSON.stringify(gone.body)).toBe(200);
+      // five records under 500: one deleted by the other client, one raised to 1000 (kept), three deleted here
+      expect(gone.body).toMatchObject({ deleted_count: 3 });
+    } finally {
+      vs.queries.find = find;
+      vs.store.deleteByIds = deleteByIds;
+    }
+    const left = await call(`${base}/allRecords`, {}, c);
+    expect(left.body.answer_records.map((r) => [r._id, r.price])).toEqual([[expect.any(String), 1000]]);
   }, 60_000);
 
   it('range, nearDuplicates, nearDupsInsert, visualTagsKNN, visualKNNMulti and allNearDupPairs', async () => {

@@ -167,9 +167,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             return visualSearch.random(ctx(request), await collectionOf(request), countOf(body, 'count', body.count) ?? 10, body.filter, body.fields_to_return);
           },
         );
-        post('/deleteByFilter', 'Delete every record matching a filter', Type.Object({ filter: Filter }), async (request) => {
-          const body = request.body as { filter: object };
-          return visualSearch.deleteByFilter(ctx(request), await collectionOf(request), body.filter);
+        post('/deleteByFilter', 'Delete every record matching a filter', Type.Object({ filter: Filter, all: Type.Optional(Type.Boolean({ description: 'true: delete also when the filter matches every record of the collection by a field none of them has (refused without it: a misspelt field matches every record)' })) }), async (request) => {
+          const body = request.body as { filter: object; all?: boolean };
+          return visualSearch.deleteByFilter(ctx(request), await collectionOf(request), body.filter, body.all === true);
         });
 
         app.post('/allRecords', {

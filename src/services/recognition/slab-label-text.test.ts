@@ -62,7 +62,9 @@ describe('grading label text', () => {
 
   it('leaves out what it did not read: no grade, no certificate (a partly read one is none), company OTHER', () => {
     expect(readLabelText(['PSA'])).toMatchObject({ company: 'PSA', name: null, full_name: null, year: null, card_no: null, verbal_grade: null, grade: null, certificate_number: null });
-    expect(readLabelText(['2021 POKEMON', 'PIKACHU', 'GEM MT', '10', '704969'])).toMatchObject({ certificate_number: null, company: 'OTHER' });
+    expect(readLabelText(['2021 POKEMON', 'PIKACHU', 'GEM MT', '10', '704969'])).toMatchObject({ certificate_number: null, company: 'OTHER', companyProb: 0.5 });
+    // OTHER for certain only where another grader's mark was read (h165: no mark read was prob 1)
+    expect(readLabelText(['KSA', 'PIKACHU', 'GEM MT', '10'])).toMatchObject({ company: 'OTHER', companyProb: 1 });
     // a misread digit is not guessed: only an O for a 0 is undone, once
     const psa = (cert: string) => readLabelText(['2023 POKEMON SV 151', '#199', 'CHARIZARD EX', 'MINT', '9', 'PSA', cert]).certificate_number;
     expect(psa('8I234567')).toBeNull();

@@ -125,7 +125,9 @@ function companyOf(upper: string[]): { company: Company; prob: number } {
   });
   if (named) return { company: (named as { company: Company }).company, prob: 1 };
   if (upper.some((l) => OTHER_GRADERS.test(l))) return { company: 'OTHER', prob: 1 };
-  return { company: 'OTHER', prob: 1 };
+  // no company's mark read (a turned slab, a logo the OCR cannot read): OTHER says "not one of the seven that we could
+  // tell", not a grader outside them for certain (h165: an upside-down PSA slab was OTHER at prob 1)
+  return { company: 'OTHER', prob: 0.5 };
 }
 
 /**
@@ -246,7 +248,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     return null;
   };
   let words = wordsFor(company);
-  if (company === 'OTHER' && named.prob === 1 && !upper.some((l) => OTHER_GRADERS.test(l))) {
+  if (company === 'OTHER' && !upper.some((l) => OTHER_GRADERS.test(l))) {
     const byLayout = companyByLayout({ card_no: cardNo, cert: cert?.cert ?? null, words, subgrades: Object.keys(subgrades).length, numberLine: numberAt >= 0 });
     if (byLayout) {
       company = byLayout;
