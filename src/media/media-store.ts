@@ -194,22 +194,33 @@ export class MediaStore {
    * with the files no row names (h109: only key-named files were counted).
    */
   async *strayFiles(): AsyncGenerator<string> {
+    yield* (await this.otherFiles()).stray;
+  }
+
+  /** The temporary parts of writes a stopped process left (`<file>.<pid>.tmp`), as paths under the folder: the sweep removes them. */
+  async *unfinishedWrites(): AsyncGenerator<string> {
+    yield* (await this.otherFiles()).unfinished;
+  }
+
+  private async otherFiles(): Promise<{ stray: string[]; unfinished: string[] }> {
     let entries: fs.Dirent[];
     try {
       entries = await fsp.readdir(this.root, { withFileTypes: true, recursive: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { stray: [], unfinished: [] };
       throw err;
     }
-    const found: string[] = [];
+    const stray: string[] = [];
+    const unfinished: string[] = [];
     for (const e of entries) {
       if (!e.isFile() && !e.isSymbolicLink()) continue;
       const rel = path.relative(this.root, path.join(e.parentPath, e.name));
       const parts = rel.split(path.sep);
       const keyed = parts.length === 2 && /^[0-9a-f]{2}$/.test(parts[0]!) && keyPattern.test(parts[1]!);
-      if (!keyed && !e.name.endsWith('.tmp')) found.push(parts.join('/'));
+      if (keyed) continue;
+      (e.name.endsWith('.tmp') ? unfinished : stray).push(parts.join('/'));
     }
-    yield* found.sort();
+    return { stray: stray.sort(), unfinished: unfinished.sort() };
   }
 
   async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
