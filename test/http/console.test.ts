@@ -498,6 +498,16 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 20_000 }).toMatch(/^5000 of 5000 cards/);
     const drawn = await page.locator('.card').count();
     expect(drawn).toBeLessThan(120);
+    // the keyboard on a card scrolled out of view stays on it (h166: the card left the page, the focus fell to its start)
+    await page.locator('.card').nth(2).focus();
+    const focusedId = await page.evaluate(() => document.activeElement?.getAttribute('data-event-id'));
+    for (let i = 0; i < 3; i++) await page.keyboard.press('PageDown');
+    await expect.poll(() => page.evaluate(() => document.querySelector('[data-testid="card-grid"]')!.scrollTop), SLOW).toBeGreaterThan(900);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-event-id'))).toBe(focusedId);
+    // scrolled too far to keep: the grid keeps the keyboard
+    await page.keyboard.press('End');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.getAttribute('data-event-id')), SLOW).toMatch(/^(card-grid|big-)/);
+    await page.evaluate(() => document.querySelector('[data-testid="card-grid"]')!.scrollTo(0, 0));
     // Scroll top to bottom in steps of one screen, timing each frame the browser paints.
     // The same steps over an empty box of the same size, in the same run: what a frame costs the
     // browser on this machine with nothing to draw (headless Chromium renders in software).

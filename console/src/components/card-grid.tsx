@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { money, num } from '../lib/format.ts';
 import { gridWindow } from '../lib/virtual-grid.ts';
 import type { Identification } from '../types.ts';
@@ -20,15 +20,31 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
     observer.observe(el);
     return () => observer.disconnect();
   }, []);
-  const w = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight);
+  // the card with the keyboard's focus and the one being edited stay in the page when scrolled away (h166)
+  const [focused, setFocused] = useState<string | null>(null);
+  const keep = [focused, selected].flatMap((id) => (id === null ? [] : [rows.findIndex((r) => r.id === id)]));
+  const w = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight, 2, keep);
   const visible = rows.slice(w.start, w.end);
+  // one scrolled too far to keep: the keyboard stays in the grid, not at the page's start
+  useLayoutEffect(() => {
+    if (focused !== null && !visible.some((r) => r.id === focused) && (document.activeElement === document.body || document.activeElement === null)) box.current?.focus({ preventScroll: true });
+  });
   return (
-    <div class="grid-scroll" tabIndex={-1} ref={box} onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)} role="list" aria-label={`${rows.length} cards`} data-testid="card-grid">
+    <div
+      class="grid-scroll"
+      tabIndex={-1}
+      ref={box}
+      onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)}
+      onFocusIn={(e) => setFocused((e.target as HTMLElement).closest<HTMLElement>('[data-row-id]')?.dataset.rowId ?? null)}
+      role="list"
+      aria-label={`${rows.length} cards`}
+      data-testid="card-grid"
+    >
       <div style={{ height: `${w.totalHeight}px`, position: 'relative' }}>
         <div class="grid-window" style={{ transform: `translateY(${w.offset}px)`, gridTemplateColumns: `repeat(${w.columns}, minmax(0, 1fr))` }}>
           {visible.map((row, i) => (
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
-              <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id}>
+              <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id} data-row-id={row.id}>
                 {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image">no image</span>}
                 {/* written right to left where the name is (Arabic, Hebrew): cut at its end, not its start (h146) */}
                 <span class="card-name" dir="auto" title={row.full_name || row.name || undefined}>

@@ -15,6 +15,18 @@ describe('gridWindow', () => {
     expect(mid.offset).toBe(498 * 300);
   });
 
+  it('keeps drawing a kept item scrolled out of view, and the rows between, up to KEEP_ROWS away (h166)', () => {
+    // the focused card at index 3 (row 0), the view scrolled to row 20
+    const w = gridWindow(5000, 1000, 6000, 600, 200, 300, 2, [3]);
+    expect(w.start).toBe(0);
+    expect(w.end).toBe(24 * 5);
+    expect(w.offset).toBe(0);
+    // below the view too
+    expect(gridWindow(5000, 1000, 0, 600, 200, 300, 2, [200])).toMatchObject({ start: 0, end: 41 * 5 });
+    // too far: the window as without it
+    expect(gridWindow(5000, 1000, 150_000, 600, 200, 300, 2, [3])).toMatchObject({ start: 498 * 5, end: 504 * 5 });
+  });
+
   it('stops at the last item and keeps one column on a narrow phone', () => {
     const w = gridWindow(7, 150, 10_000, 800, 170, 300);
     expect(w.columns).toBe(1);

@@ -10,11 +10,25 @@ export interface GridWindow {
   totalHeight: number;
 }
 
-export function gridWindow(itemCount: number, width: number, scrollTop: number, viewport: number, cellWidth: number, rowHeight: number, overscanRows = 2): GridWindow {
+/** How many rows beyond the view a kept item may draw with it (a card with the keyboard's focus, the card being edited). */
+export const KEEP_ROWS = 60;
+
+/**
+ * `keep`: indices of items to draw even when out of view (the focused card, the edited one), the rows between drawn
+ * too, while they are at most {@link KEEP_ROWS} beyond the view: a card scrolled away with the keyboard on it was taken
+ * out of the page, and the focus fell to the page's start (h166).
+ */
+export function gridWindow(itemCount: number, width: number, scrollTop: number, viewport: number, cellWidth: number, rowHeight: number, overscanRows = 2, keep: readonly number[] = []): GridWindow {
   const columns = Math.max(1, Math.floor(width / cellWidth));
   const rowCount = Math.ceil(itemCount / columns);
-  const firstRow = Math.max(0, Math.floor(scrollTop / rowHeight) - overscanRows);
-  const lastRow = Math.min(rowCount, Math.ceil((scrollTop + viewport) / rowHeight) + overscanRows);
+  let firstRow = Math.max(0, Math.floor(scrollTop / rowHeight) - overscanRows);
+  let lastRow = Math.min(rowCount, Math.ceil((scrollTop + viewport) / rowHeight) + overscanRows);
+  for (const index of keep) {
+    if (index < 0 || index >= itemCount) continue;
+    const row = Math.floor(index / columns);
+    if (row < firstRow && firstRow - row <= KEEP_ROWS) firstRow = row;
+    if (row >= lastRow && row - lastRow < KEEP_ROWS) lastRow = row + 1;
+  }
   return {
     columns,
     rowCount,
