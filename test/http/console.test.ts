@@ -662,6 +662,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     const menu = page.getByRole('button', { name: 'Menu' });
     await menu.click();
     await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('true');
+    // the account's services with the rest of it in the open menu (h166: never shown on a phone)
+    expect(await page.getByTestId('services').isVisible()).toBe(true);
     await page.keyboard.press('Escape');
     await expect.poll(() => menu.getAttribute('aria-expanded'), { timeout: 10_000 }).toBe('false');
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Menu');

@@ -26,9 +26,9 @@ function GradeRecord({ rec }: { rec: Rec }) {
   const condition = (rec._objects as { Condition?: { label?: string; value?: number; mode?: string }[] }[] | undefined)?.[0]?.Condition?.[0];
   return (
     <article class="panel grade-record" aria-label={`Result ${rec._id ?? ''}`}>
-      <h2>
-        {rec._id ?? 'Card'} <span class="hint">{rec._status ? `${rec._status.code} ${rec._status.text}` : ''}</span>
-      </h2>
+      {/* the heading the record's name, its status under it: heading navigation read a 300-character sentence (h166) */}
+      <h2>{rec._id ?? 'Card'}</h2>
+      {rec._status ? <p class="hint">{`${rec._status.code} ${rec._status.text}`}</p> : null}
       {ok ? (
         <>
           <div class="stats">
