@@ -53,7 +53,12 @@ export function serverErrors<T>(doc: T): T {
   const paths = (doc as { paths?: Record<string, Record<string, { responses?: Responses }>> }).paths ?? {};
   const retryAfter = { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'string' } } };
   for (const [path, ops] of Object.entries(paths)) {
-    if (path.startsWith('/media/')) continue;
+    if (path.startsWith('/media/')) {
+      // a link followed as given: its 400 (a key that does not decode, a parameter given twice), 405, 500 and 503 are
+      // the house error shape (h167: only 200 and 404 were declared)
+      for (const op of Object.values(ops)) if (op?.responses) op.responses.default ??= { description: 'Any other error, in the error shape (`code` says which: docs/api-decisions.md, "Error codes")', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+      continue;
+    }
     for (const op of Object.values(ops)) {
       const responses = op?.responses;
       if (!responses) continue;
