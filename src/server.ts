@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
-import { sqliteFileOf } from './store/database.ts';
+import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 
@@ -124,7 +124,9 @@ for (const open of openToOthers(config.dataDir, !config.databaseUrl)) app.log.wa
 if (unusedSqlite) {
   app.log.warn(
     { file: path.resolve(sqliteFileOf(config.dataDir)) },
-    'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL (no tool moves them yet: README, "Moving between backends")',
+    fs.existsSync(path.join(config.dataDir, MOVED_TO_POSTGRES))
+      ? 'the data folder holds the SQLite database `loupe move-to-postgres` moved to PostgreSQL (its MOVED-TO-POSTGRES file says where and when): unused while DATABASE_URL is set; remove loupe.db once this deployment is checked'
+      : 'the data folder holds an SQLite database this server does not use: DATABASE_URL names the database; its accounts, sessions and collections are not in PostgreSQL unless moved there with `loupe move-to-postgres` (README, "Moving to PostgreSQL")',
   );
 }
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { claimDataFolder } from '../src/store/data-folder-claim.ts';
+import { moveToPostgres } from '../src/store/move-to-postgres.ts';
 import { cs } from './helpers/harness.ts';
 import { loupeInProcess as inProcess } from './helpers/cli.ts';
 import { fixture } from './helpers/catalogs.ts';
@@ -54,6 +55,9 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
       before.knn = (await call(app, 'POST', '/similarity/photos/v2/visualKNN', token, { query_record: { _id: 'r1' }, k: 5 }, { 'collection-id': collectionId })).json();
       before.rows = (await call(app, 'GET', cs(`identification/?session=${sessionId}`), token)).json();
       before.session = (await call(app, 'GET', cs(`session/${sessionId}`), token)).json();
+      // the last record deleted: its key is never given again (SQLite's AUTOINCREMENT), after the move neither (h170)
+      expect((await call(app, 'POST', '/similarity/photos/v2/insert', token, { records: [{ _id: 'gone', _base64: await picture(7) }] }, { 'collection-id': collectionId })).json().status.code).toBe(210);
+      expect((await call(app, 'POST', '/similarity/photos/v2/delete', token, { records: [{ _id: 'gone' }] }, { 'collection-id': collectionId })).statusCode).toBe(220);
       before.filtered = (await call(app, 'POST', '/similarity/photos/v2/allRecords', token, { filter: { price: { $gte: 20 } } }, { 'collection-id': collectionId })).json();
     } finally {
       await app.close();
@@ -106,6 +110,8 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
       expect((await call(app, 'POST', '/similarity/photos/v2/insert', token, { records: [{ _id: 'r9', _base64: await picture(9) }] }, { 'collection-id': collectionId })).json().status.code).toBe(210);
       const pool = new pg.Pool({ connectionString: target.url });
       try {
+        // r0–r4 and the deleted one were keys 1–6: r9 came after all of them
+        expect(Number((await pool.query<{ key: string }>("SELECT key FROM collection_records WHERE record_id = 'r9'")).rows[0]!.key)).toBe(7);
         const indexes = (await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('collection_records', 'collection_text')")).rows.map((x) => x.indexname);
         const hex = collectionId.replace(/-/g, '');
         expect(indexes).toEqual(expect.arrayContaining([`collection_hnsw_${hex}`, `collection_text_gin_${hex}`]));
@@ -122,7 +128,46 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
     const again = await move(target.url);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already holds Loupe data \(accounts/);
+    // the embedded database is refused now, to a command (a cron job's import) and a server alike (h170: written, left behind)
+    const stale = await inProcess({ ...process.env, DATABASE_URL: '', LOUPE_DATA_DIR: dataDir }, ['account', 'list']);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toMatch(/was moved to PostgreSQL \(postgres:.*\) by `loupe move-to-postgres`: set DATABASE_URL to that database\. To use the embedded one again .*remove the file .*MOVED-TO-POSTGRES/);
   }, 120_000);
+
+  it("refuses another application's database without making anything there, and a move the embedded database was written during (h170)", async () => {
+    const foreign = await scratchPgDatabase('loupe_move');
+    dropped.push(foreign.drop);
+    const pool = new pg.Pool({ connectionString: foreign.url });
+    try {
+      await pool.query('CREATE TABLE customers (id int PRIMARY KEY, name text)');
+      const r = await move(foreign.url);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/holds tables that are not Loupe's \(customers\): nothing was made there/);
+      expect((await pool.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")).rows).toEqual([{ table_name: 'customers' }]);
+    } finally {
+      await pool.end();
+    }
+    // a write while the move copies (an account made by a command beside it): the move is refused, the target left without rows
+    const other = await scratchPgDatabase('loupe_move');
+    dropped.push(other.drop);
+    let wrote = false;
+    await expect(
+      moveToPostgres(dataDir, other.url, () => {
+        if (wrote) return;
+        wrote = true;
+        const writer = new SQLite(path.join(dataDir, 'loupe.db'));
+        writer.prepare("UPDATE accounts SET name = 'renamed during the move'").run();
+        writer.close();
+      }),
+    ).rejects.toThrow(/written while it was being moved .*nothing was moved/);
+    expect(wrote).toBe(true);
+    const check = new pg.Pool({ connectionString: other.url });
+    try {
+      expect((await check.query('SELECT count(*)::int AS n FROM accounts')).rows[0].n).toBe(0);
+    } finally {
+      await check.end();
+    }
+  }, 60_000);
 
   it('leaves the target empty when PostgreSQL refuses a row part way, and says which table', async () => {
     const other = await scratchPgDatabase('loupe_move');

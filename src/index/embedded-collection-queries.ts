@@ -179,8 +179,12 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     }
     const unsaved = s.unsaved;
     s.unsaved = 0;
+    const seq = s.lastSeq;
     try {
-      await s.index.checkpoint(s.lastSeq);
+      await s.index.checkpoint(seq);
+      // the deletions the saved index holds are no longer replayed: their tombstones only grew the table, one a
+      // deleted record for good, and the scan of a start with them (h169)
+      await this.store.pruneTombstones(collectionId, seq).catch((err: unknown) => this.log('warn', 'deleted records\' marks not pruned', { collection: collectionId, err: String(err) }));
     } catch (err) {
       // the index keeps working from memory and the database; a folder that cannot be written (full,
       // read-only) only makes the next start rebuild it. Tried again with the next changes.

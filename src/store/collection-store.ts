@@ -290,6 +290,11 @@ export class CollectionStore {
   }
 
   /** SQLite only: upserts (with vectors) and deletions (null vector) after `seq`, in seq order. */
+  /** Forgets the deletions up to `seq`, which a saved vector index holds (SQLite: the embedded index replays only later ones). */
+  async pruneTombstones(collectionId: string, seq: number): Promise<void> {
+    await this.store.db.deleteFrom('collection_tombstones').where('collection_id', '=', collectionId).where('seq', '<=', seq).execute();
+  }
+
   async changesSince(collectionId: string, seq: number): Promise<{ key: number; vector: Float32Array | null; seq: number }[]> {
     const ups = await this.store.db.selectFrom('collection_records').select(['key', 'vector', 'seq']).where('collection_id', '=', collectionId).where('seq', '>', seq).execute();
     const dels = await this.store.db.selectFrom('collection_tombstones').select(['key', 'seq']).where('collection_id', '=', collectionId).where('seq', '>', seq).execute();

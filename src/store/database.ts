@@ -519,6 +519,12 @@ pg.types.setTypeParser(1184, pgTimestampToIso);
 export const UNFINISHED_BACKUP = 'BACKUP-UNFINISHED';
 
 /**
+ * Left in a data folder by `loupe move-to-postgres` once its database is in PostgreSQL: the embedded database is then
+ * refused (a restart without DATABASE_URL served it, and a cron job's import wrote into it, left behind, h170).
+ */
+export const MOVED_TO_POSTGRES = 'MOVED-TO-POSTGRES';
+
+/**
  * The admin CLI and the server may write at the same time: a statement waits for the other's
  * lock instead of failing, up to 10 s, never more than 20 ms of it on the event loop (the
  * dialect sets the connection's busy timeout; sqlite-tuning.ts `BusyWait`).
@@ -551,6 +557,17 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   } else {
     if (fs.existsSync(path.join(options.dataDir, UNFINISHED_BACKUP))) {
       throw new Error(`${path.resolve(options.dataDir)} is a backup that did not finish (\`loupe backup\` was stopped before it was done; see its ${UNFINISHED_BACKUP} file): it may hold an empty database or miss images. Make the backup again, into a new folder`);
+    }
+    const moved = path.join(options.dataDir, MOVED_TO_POSTGRES);
+    if (fs.existsSync(moved)) {
+      let where = '';
+      try {
+        const m = JSON.parse(fs.readFileSync(moved, 'utf8')) as { to?: string; at?: string };
+        where = ` (${m.to ?? '?'}, ${m.at ?? '?'})`;
+      } catch {
+        // said without the details
+      }
+      throw new Error(`the embedded database in ${path.resolve(options.dataDir)} was moved to PostgreSQL${where} by \`loupe move-to-postgres\`: set DATABASE_URL to that database. To use the embedded one again (it holds nothing written since the move), remove the file ${moved}`);
     }
     makeDataFolder(options.dataDir);
     const file = sqliteFileOf(options.dataDir);

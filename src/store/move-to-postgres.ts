@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { blobToVector, pgIndexDdl } from './collection-store.ts';
 import { pgTextIndexDdl, pgTextVector } from './collection-text-store.ts';
 import { claimDataFolder } from './data-folder-claim.ts';
-import { openStore, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
+import { explainPgSetupError, MOVED_TO_POSTGRES, openStore, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 /** What `loupe move-to-postgres` answers. */
@@ -76,9 +77,14 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
     if (newer.length) throw new Error(`the database in ${from} was upgraded by a newer Loupe release (migration ${newer.sort().join(', ')}): move it with that release`);
     const pending = migrations.filter((m) => !done.has(m.name)).map((m) => m.name);
     if (pending.length) throw new Error(`the database in ${from} was made by an earlier Loupe release and needs upgrading first (migration ${pending.join(', ')}): run \`loupe migrate\` with LOUPE_DATA_DIR set to it, then move it`);
-    // one snapshot for every table, whatever a worker writes meanwhile
+    // one snapshot for every table; a write by anything else meanwhile (a CLI command, a worker) is told by the
+    // database's version after it (h170: an account made during the move was left behind, its token printed)
+    const version = src.pragma('data_version', { simple: true });
     src.exec('BEGIN');
 
+    // another application's tables, or a Loupe schema of another release: refused before anything is made there (h170:
+    // the refusal came after the migrations had made Loupe's schema beside someone's `customers`)
+    await refuseForeignTables(databaseUrl);
     const target = await openStore({ dataDir: from, databaseUrl, upgrade: false, poolSize: 2, warn: (message) => progress(`warning: ${message}`) });
     try {
       const tables = await targetTables(target.db);
@@ -96,9 +102,14 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
       let indexed = 0;
       await target.db.transaction().execute(async (trx) => {
         for (const t of tables) counts[t.name] = await copyTable(src, trx, t.name, t.columns, progress);
+        // past SQLite's own high-water marks too: its AUTOINCREMENT never gives a deleted record's key again (h170: the
+        // next record took the key of one deleted last, which a saved `after=` link names)
+        const hasMarks = src.prepare("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").get() !== undefined;
+        const marks = new Map((hasMarks ? (src.prepare('SELECT name, seq FROM sqlite_sequence').all() as { name: string; seq: number }[]) : []).map((r) => [r.name, Number(r.seq)]));
         for (const t of tables) {
           for (const c of t.columns.filter((col) => col.serial)) {
-            await sql`SELECT setval(pg_get_serial_sequence(${t.name}, ${c.name}), m) FROM (SELECT max(${sql.ref(c.name)}) AS m FROM ${sql.table(t.name)}) x WHERE m IS NOT NULL`.execute(trx);
+            const mark = marks.get(t.name) ?? 0;
+            await sql`SELECT setval(pg_get_serial_sequence(${t.name}, ${c.name}), m) FROM (SELECT greatest(max(${sql.ref(c.name)}), ${mark > 0 ? mark : null}::bigint) AS m FROM ${sql.table(t.name)}) x WHERE m IS NOT NULL`.execute(trx);
           }
         }
         const collections = src.prepare('SELECT c.id, c.dimensions, EXISTS (SELECT 1 FROM collection_text t WHERE t.collection_id = c.id) AS has_text FROM collections c').all() as { id: string; dimensions: number | null; has_text: number }[];
@@ -114,14 +125,18 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
           const expected = (src.prepare(`SELECT count(*) AS n FROM "${t.name}"`).get() as { n: number }).n;
           if (Number(rows[0]!.n) !== expected) throw new Error(`${t.name}: ${expected} rows in the embedded database, ${rows[0]!.n} copied: nothing was moved`);
         }
+        src.exec('COMMIT');
+        if (src.pragma('data_version', { simple: true }) !== version) throw new Error(`the embedded database was written while it was being moved (a \`loupe\` command or a worker on ${from}): nothing was moved. Stop everything that writes to it and run the move again`);
       });
+      // the embedded database is not to be used by mistake any more (a cron job's import, a restart without DATABASE_URL)
+      fs.writeFileSync(path.join(from, MOVED_TO_POSTGRES), `${JSON.stringify({ to: shownUrl(databaseUrl), at: new Date().toISOString() })}\n`, { mode: 0o600 });
       return {
         from,
         to: shownUrl(databaseUrl),
         tables: counts,
         collections_indexed: indexed,
         seconds: Math.round((Date.now() - started) / 100) / 10,
-        next: `start the server (and workers) with DATABASE_URL naming the new database and LOUPE_DATA_DIR=${from}, whose media folder, media secret and model packs it keeps using; loupe.db there is left as it was, unused while DATABASE_URL is set (remove it once the new deployment is checked)`,
+        next: `start the server (and workers, and every loupe command) with DATABASE_URL naming the new database and LOUPE_DATA_DIR=${from}, whose media folder, media secret and model packs it keeps using; loupe.db there is left as it was, and refused without DATABASE_URL while ${MOVED_TO_POSTGRES} is beside it (remove loupe.db once the new deployment is checked)`,
       };
     } finally {
       await target.close();
@@ -129,6 +144,21 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
   } finally {
     source?.close();
     release();
+  }
+}
+
+/** Refuses a target whose schema holds tables of another application (a Loupe schema is looked at by `openStore` and the row check). */
+async function refuseForeignTables(databaseUrl: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: 15_000 });
+  pool.on('error', () => {});
+  try {
+    const { rows } = await pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1").catch((err: unknown) => {
+      throw explainPgSetupError(err);
+    });
+    const names = rows.map((r) => r.name);
+    if (names.length && !names.includes('loupe_migrations')) throw new Error(`the database ${shownUrl(databaseUrl)} holds tables that are not Loupe's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): nothing was made there; move into a new, empty database`);
+  } finally {
+    await pool.end();
   }
 }
 

@@ -29,6 +29,12 @@ describe.each(backends)('collection writes at once (%s)', (backend) => {
       // tombstones only where the embedded index reads them
       const tombstones = await (h.app.loupe as unknown as { store: Store }).store.db.selectFrom('collection_tombstones').select('key').where('collection_id', '=', id).execute();
       expect(tombstones.length).toBe(backend === 'sqlite' ? 10 : 0);
+      if (backend === 'sqlite') {
+        // pruned once the index is saved with those deletions in it (h169: kept for good, one a deleted record)
+        const queries = (h.app.loupe.collections as unknown as { queries: { loaded: Map<string, Promise<unknown>>; checkpoint: (id: string, s: unknown) => Promise<void> } }).queries;
+        await queries.checkpoint(id, await queries.loaded.get(id));
+        expect(await (h.app.loupe as unknown as { store: Store }).store.db.selectFrom('collection_tombstones').select('key').where('collection_id', '=', id).execute()).toEqual([]);
+      }
       expect((await call('getRecordCount', {})).json().count).toBe(0);
       const again = await store.insert(id, rows(10, 20), 'test-8d');
       expect(again.outcomes.filter((o) => 'key' in o)).toHaveLength(10);

@@ -31,6 +31,9 @@ describe('grading label text', () => {
     // the OCR glues a label's small words: still a comic's label, UNIVERSAL GRADE no name (h165: "UNIVERSALGRADE", no year)
     expect(readLabelText(['CGC', 'UNIVERSALGRADE', '9.8', 'UncannyX-Men#141', 'MarvelComics,1/81', 'OFF-WHITETOWHITEPAGES', '4123456001'])).toMatchObject({ company: 'CGC', grade: 9.8, name: 'UncannyX-Men', card_no: '141', year: '1981' });
     expect(readLabelText(['UNIVERSALGRADE', '9.8', 'UncannyX-Men#141', 'MarvelComics,1/81', '4123456001'])).toMatchObject({ name: 'UncannyX-Men', year: '1981' });
+    // a card label whose set or name holds a publisher's word is no comic's (h170: IRON VALIANT EX was named by its set line)
+    expect(readLabelText(['2023 POKEMON SV', 'IRON VALIANT EX', 'PARADOX RIFT #089', 'GEM MT', '10', 'PSA', '87654321'])).toMatchObject({ name: 'IRON VALIANT EX', card_no: '089' });
+    expect(readLabelText(['1992 MARVEL MASTERPIECES', 'SPIDER-MAN', 'HOLOGRAM #H1', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'SPIDER-MAN', year: '1992' });
     // CBCS and PGX: company OTHER, their mark no name
     expect(readLabelText(['CBCS', '9.8', 'NM/M', 'UncannyX-Men#141', 'MarvelComics,1/81', 'WHITEPAGES', '23-1234567-001'])).toMatchObject({ company: 'OTHER', grade: 9.8, verbal_grade: 'NM/M', name: 'UncannyX-Men' });
     // a trading card's set line keeps its year; a number line with the set before it is no name

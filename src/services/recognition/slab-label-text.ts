@@ -186,7 +186,9 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   // a comic's label: the paper's quality (`WHITE PAGES`, every CGC and CBCS comics label prints it) or a comics publisher;
   // the OCR glues a label's small words (`OFF-WHITETOWHITEPAGES`, `MarvelComics,1/81`), so no boundary before PAGES
   // or after a publisher's first word (h165: the rule never fired on such lines)
-  const comicLabel = upper.some((l) => /PAGES\b/.test(l) || /\b(?:MARVEL|DC\s*COMICS|IMAGE\s*COMICS|DARK\s*HORSE|IDW\b|BOOM\b|DYNAMITE|VALIANT|ARCHIE\s*COMICS)/.test(l));
+  // (the publisher with its COMICS: a card label's set line `1992 MARVEL MASTERPIECES` and the Pokémon `IRON VALIANT EX`
+  // are no comic's, h170)
+  const comicLabel = upper.some((l) => /PAGES\b/.test(l) || /\b(?:MARVEL|DC|IMAGE|DARK\s*HORSE|IDW|BOOM!?|DYNAMITE|VALIANT|ARCHIE)\s*(?:COMICS|ENTERTAINMENT|PUBLISHING|STUDIOS)/.test(l));
 
   // card number and a name printed after it on the same line
   let cardNo: string | null = null;
