@@ -14,9 +14,11 @@ describe('ONNX sessions', () => {
     // in a folder of its own: the runtime then keeps its telemetry id in a file of the working folder (":memory:.ses")
     const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-ort-'));
     try {
-      const run = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(root, 'node_modules/tsx/dist/esm/index.mjs')).href, '--input-type=module', '-e', script], { cwd, env: { ...process.env, HOME: '/proc/no-home-here' }, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(root, 'node_modules/tsx/dist/esm/index.mjs')).href, '--input-type=module', '-e', script], { cwd, env: { ...process.env, HOME: '/proc/no-home-here', TMPDIR: cwd }, encoding: 'utf8', timeout: 60_000 });
       expect(run.stdout.trim()).toBe('ok');
       expect(run.stderr).toBe('');
+      // nor its empty debug log in the temporary folder, one a process for good (h169)
+      expect(fs.readdirSync(cwd).filter((f) => f.startsWith('mat-debug-'))).toEqual([]);
     } finally {
       fs.rmSync(cwd, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
 import { env, type InferenceSession } from 'onnxruntime-node';
+import { forgetDebugLog } from './runtime-debug-log.ts';
 
 /**
  * Session options of every ONNX model the vision workers run: the server runs one worker per
@@ -10,6 +11,7 @@ export function workerSessionOptions(threads = 1): InferenceSession.SessionOptio
   // the runtime's own log, set before its first session in each thread: its warnings are coloured text on stderr,
   // not the server's JSON lines (h139: "Failed to persist telemetry device ID" on every start where HOME is read-only)
   env.logLevel = 'error';
+  forgetDebugLog();
   return {
     executionProviders: ['cpu'],
     intraOpNumThreads: threads,

@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../../config/config.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { resolveOcrLanguage } from '../models/ocr-language.ts';
+import { forgetDebugLog } from './runtime-debug-log.ts';
 import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type ShareRequest, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
 
@@ -116,6 +117,8 @@ export class VisionEngine {
 
   private newPool(threads: number, warm: readonly string[]): Piscina {
     const workerData: WorkerOptions = { embedder: this.options.embedder, clipPack: this.options.clipPack, testHooks: this.options.testHooks ?? false, warm };
+    // its threads load the ONNX runtime, whose debug log of this process only the main thread is sure to remove
+    forgetDebugLog();
     const pool = new Piscina({ filename: new URL('./vision-worker-entry.js', import.meta.url).href, minThreads: threads, maxThreads: threads, workerData });
     // Without a listener an 'error' event (a worker failing outside a task) would crash the server.
     pool.on('error', () => {});
