@@ -147,6 +147,12 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
     } finally {
       await pool.end();
     }
+    // a database of the C locale, before anything is made there (h172: warned, then filled)
+    const clocale = await scratchPgDatabase('loupe_move', "TEMPLATE template0 LC_CTYPE 'C' LC_COLLATE 'C'");
+    dropped.push(clocale.drop);
+    const refusedLocale = await move(clocale.url);
+    expect(refusedLocale.code).toBe(1);
+    expect(refusedLocale.stderr).toMatch(/LC_CTYPE C, which lowers ASCII letters only .*nothing was made there/);
     // a write while the move copies (an account made by a command beside it): the move is refused, the target left without rows
     const other = await scratchPgDatabase('loupe_move');
     dropped.push(other.drop);
@@ -200,7 +206,7 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
     try {
       const r = await move('postgres://nobody@127.0.0.1:1/none');
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/another Loupe server .* already serves/);
+      expect(r.stderr).toMatch(/another Loupe server .* already serves .*: stop it \(and its workers\) before moving its database/);
     } finally {
       release();
     }

@@ -67,7 +67,14 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
   const dbFile = sqliteFileOf(from);
   if (!fs.existsSync(dbFile)) throw new Error(`no database in ${from} (LOUPE_DATA_DIR): nothing to move`);
   if (fs.existsSync(path.join(from, UNFINISHED_BACKUP))) throw new Error(`${from} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): nothing to move from it`);
-  const release = claimDataFolder(from);
+  let release: () => void;
+  try {
+    release = claimDataFolder(from);
+  } catch (err) {
+    // the server's own words sent the operator to DATABASE_URL (h172)
+    if (!/^another Loupe server/.test((err as Error).message)) throw err;
+    throw new Error(`${(err as Error).message.replace(/: one server per SQLite data folder.*$/, '')}: stop it (and its workers) before moving its database, then run the move again`);
+  }
   let source: SQLite.Database | undefined;
   try {
     source = new SQLite(dbFile, { readonly: true, fileMustExist: true });
@@ -114,6 +121,9 @@ export async function moveToPostgres(dataDir: string, databaseUrl: string, progr
         }
         const collections = src.prepare('SELECT c.id, c.dimensions, EXISTS (SELECT 1 FROM collection_text t WHERE t.collection_id = c.id) AS has_text FROM collections c').all() as { id: string; dimensions: number | null; has_text: number }[];
         for (const c of collections) {
+          // a large collection's HNSW build takes minutes (about 100 s per 100,000 records on 2 cores): said before it
+          const records = (src.prepare('SELECT count(*) AS n FROM collection_records WHERE collection_id = ?').get(c.id) as { n: number }).n;
+          if (records >= 10_000) progress(`making the vector index of collection ${c.id} (${records} records)`);
           if (c.dimensions !== null) await sql.raw(pgIndexDdl(c.id, c.dimensions)).execute(trx);
           if (c.has_text) await sql.raw(pgTextIndexDdl(c.id)).execute(trx);
           indexed++;
@@ -153,10 +163,15 @@ async function refuseForeignTables(databaseUrl: string): Promise<void> {
   pool.on('error', () => {});
   try {
     const { rows } = await pool.query<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1").catch((err: unknown) => {
-      throw explainPgSetupError(err);
+      // the driver's own words named neither the database nor that it was --to's (h172: `role "nouser" does not exist`)
+      throw new Error(`--to ${shownUrl(databaseUrl)}: ${(explainPgSetupError(err) as Error).message}`);
     });
     const names = rows.map((r) => r.name);
     if (names.length && !names.includes('loupe_migrations')) throw new Error(`the database ${shownUrl(databaseUrl)} holds tables that are not Loupe's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): nothing was made there; move into a new, empty database`);
+    // a C locale lowers ASCII alone: session and catalog search would miss accented words there, and the advice to make
+    // the database again came after every row was in it (h172)
+    const { rows: locale } = await pool.query<{ ok: boolean; ctype: string }>("SELECT lower('ÉΣ') = 'éσ' AS ok, current_setting('lc_ctype') AS ctype");
+    if (locale[0] && !locale[0].ok) throw new Error(`the database ${shownUrl(databaseUrl)} classifies characters by LC_CTYPE ${locale[0].ctype}, which lowers ASCII letters only (session search and catalog name search would miss accented and non-Latin text): nothing was made there; make it with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8, README "Run it")`);
   } finally {
     await pool.end();
   }
