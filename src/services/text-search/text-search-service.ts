@@ -5,6 +5,7 @@ import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
+import { MIN_COMPOUND, splitCompound } from '../../text-search/compound-words.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
@@ -116,6 +117,39 @@ export class TextSearchService {
     return older > 0;
   }
 
+  /**
+   * A German query's words that neither the lexicon nor the collection knows, read as two words both know
+   * (compound-words.ts): the query is parsed again with them apart, so a part the lexicon names is its concept. A query
+   * of no known language is tried too ("Holztisch rund" reads as none), and kept split only if it then reads as German.
+   */
+  private async splitCompounds(c: CollectionRecord, q: ParsedQuery, legacyKana: boolean): Promise<ParsedQuery> {
+    const long = q.terms.filter((t) => [...t].length >= MIN_COMPOUND);
+    if (!long.length) return q;
+    const found = await this.queries.present(c, { ...q, codes: [], literals: [], terms: long });
+    const unknown = long.filter((t) => !found.has(t));
+    if (!unknown.length) return q;
+    const seen = new Map<string, boolean>();
+    const known = async (part: string): Promise<boolean> => {
+      let k = seen.get(part);
+      if (k === undefined) {
+        const alone = parseQuery(part);
+        k = (alone.ok && alone.query.concepts.length > 0 && alone.query.terms.length === 0) || (await this.queries.present(c, { ...q, codes: [], literals: [], terms: [part] })).has(part);
+        seen.set(part, k);
+      }
+      return k;
+    };
+    let text = q.text;
+    for (const word of unknown) {
+      const parts = await splitCompound(word, known);
+      if (parts) text = text.replace(new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{M}\\p{N}])`, 'gu'), parts.join(' '));
+    }
+    if (text === q.text) return q;
+    const again = parseQuery(text, undefined, { legacyKana });
+    // German only: a query of no known language ("Holztisch rund") is German once a part is a German word; parts read as
+    // another language ("carpet" as car and pet) leave the query as it was
+    return again.ok && again.query.language === 'de' ? again.query : q;
+  }
+
   async search(ctx: SearchContext, c: CollectionRecord, body: TextQueryBody): Promise<Envelope> {
     const clock = stopwatch();
     const record = body.query_record;
@@ -129,9 +163,10 @@ export class TextSearchService {
     const productField = body.product_field ?? c.productField ?? undefined;
 
     let q: ParsedQuery;
-    const parsed = typeof text === 'string' ? parseQuery(text, undefined, { legacyKana: await this.retokenising(c) }) : undefined;
+    const legacyKana = await this.retokenising(c);
+    const parsed = typeof text === 'string' ? parseQuery(text, undefined, { legacyKana }) : undefined;
     if (parsed && !parsed.ok && parsed.error.code === 'query_too_long') throw bad(parsed.error.message);
-    if (parsed?.ok) q = parsed.query;
+    if (parsed?.ok) q = parsed.query.language === 'de' || parsed.query.language === 'simple' ? await this.splitCompounds(c, parsed.query, legacyKana) : parsed.query;
     else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
     else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
     // Without words, the colours' names form the query; beside words they only re-rank its candidates
