@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { QueueLog } from './queue/queue-workers.ts';
 import { Type } from '@sinclair/typebox';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
@@ -163,7 +164,14 @@ export const logSerializers = {
  * sweeps start when the app is ready, unless `startQueue` is false: the server starts them itself once its port is
  * open (a start that then failed, its port in use, had run jobs and sent webhooks before it exited, h104).
  */
-export async function buildApp(config: Config, options: { startQueue?: boolean } = {}): Promise<FastifyInstance> {
+/**
+ * How long an answer may wait for its client to read more of it: one the client stopped reading (a phone put away
+ * mid-download, one in a tunnel that never closes) held the whole answer in memory and its socket for good (h176: 8
+ * stalled readers of a 30 MB page held 700 MB). The socket is closed; a client reading, however slowly, is not.
+ */
+const ANSWER_STALL_MS = 120_000;
+
+export async function buildApp(config: Config, options: { startQueue?: boolean; answerStallMs?: number } = {}): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
@@ -212,6 +220,28 @@ export async function buildApp(config: Config, options: { startQueue?: boolean }
     ajv: { customOptions: { strict: false } },
   });
   logger.to = app.log;
+  const answerStallMs = options.answerStallMs ?? ANSWER_STALL_MS;
+  // no limit while the request is worked on (a long vision call sends nothing for minutes); one once its answer goes
+  // out, counted from the last byte the client took (Node closes a socket whose timeout passes with nothing listening)
+  const answering = new WeakMap<Socket, boolean>();
+  const heard = new WeakSet<Socket>();
+  app.addHook('onRequest', async (request) => {
+    const socket = request.raw.socket;
+    if (!socket) return;
+    answering.set(socket, false);
+    socket.setTimeout(0);
+  });
+  app.addHook('onSend', async (request, _reply, payload) => {
+    const socket = request.raw.socket;
+    if (!socket) return payload;
+    if (!heard.has(socket)) {
+      heard.add(socket);
+      socket.on('timeout', () => answering.get(socket) && socket.destroy());
+    }
+    answering.set(socket, true);
+    socket.setTimeout(answerStallMs);
+    return payload;
+  });
   for (const [level, message, details] of early.splice(0)) app.log[level](details ?? {}, message);
   // an upgrade says what it did (a new database's first migrations are its making, not news)
   const migrated = services.store.migrated ?? [];

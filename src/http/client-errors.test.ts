@@ -11,6 +11,8 @@ describe('client errors', () => {
     expect(clientErrorResponse('HPE_CHUNK_EXTENSIONS_OVERFLOW')).toMatchObject({ status: 413, body: { code: 'body_too_large' } });
     expect(clientErrorResponse('ERR_HTTP_REQUEST_TIMEOUT')).toMatchObject({ status: 408, body: { code: 'request_timeout' } });
     expect(clientErrorResponse('HPE_INVALID_METHOD')).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
+    // a body cut short is said so, not "not valid HTTP" (h176)
+    expect(clientErrorResponse('HPE_INVALID_EOF_STATE')).toMatchObject({ status: 400, body: { code: 'invalid_request', detail: expect.stringMatching(/^The request body ended before its Content-Length/) } });
     expect(clientErrorResponse(undefined)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 

@@ -10,6 +10,9 @@ export function clientErrorResponse(code: string | undefined): { status: number;
   if (code === 'HPE_HEADER_OVERFLOW') return { status: 431, body: { detail: 'The request headers are too large.', code: 'headers_too_large' } };
   if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return { status: 413, body: { detail: 'The body\'s chunk extensions are too large.', code: 'body_too_large' } };
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, body: { detail: 'The request did not arrive in time; send it again.', code: 'request_timeout' } };
+  // the headers parsed; the body stopped short of its Content-Length or last chunk (h176: said "not valid HTTP", which
+  // sent a developer looking for a bad header)
+  if (code === 'HPE_INVALID_EOF_STATE') return { status: 400, body: { detail: 'The request body ended before its Content-Length (or its last chunk) was sent: nothing of it was kept; send it whole.', code: 'invalid_request' } };
   return { status: 400, body: { detail: 'The request is not valid HTTP (its request line or a header does not parse).', code: 'invalid_request' } };
 }
 

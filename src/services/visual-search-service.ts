@@ -953,8 +953,11 @@ export class VisualSearchService {
     }
     // When nothing was updated the status says why: 404 only when the records were missing, the
     // image's own error (400 for an image that does not load) when that is what every record hit.
-    const failures = skips.map((k) => (k._reason as { status: { code: number } }).status);
+    const failures = skips.map((k) => (k._reason as { status: { code: number; text: string } }).status);
     const code = sharedCode(failures);
+    // every record refused for credits: the call's 402, as an insert's (h175: its envelope lacked the error's detail,
+    // and the answer failed to serialise, a 500 a client retries for ever)
+    if (answers.length === 0 && failures.length > 0 && code === 402) throw new ServiceError(402, 'insufficient_credits', failures[0]!.text);
     const overallStatus = answers.length === 0 && failures.length > 0 && code !== 404 ? status(ctx, code, 'No record was updated') : this.foundStatus(ctx, answers.length, records.length, 205, skips, 'Some records were not updated (skipped_records says which and why)');
     return { status: overallStatus, answer_records: answers, skipped_records: skips, answer_count: answers.length, statistics: clock.done() };
   }

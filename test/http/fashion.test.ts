@@ -359,6 +359,13 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     await h.app.loupe.accounts.charge(account, 'test', 1);
     expect(await credits()).toBe(0);
     expect((await call(`${base}/insert`, { records: [{ _id: 'new', _base64: watch, product_id: 'N', extract_colors: true }] }, c)).http).toBe(411);
+    // an update of a new image the account cannot pay the extras of: the call's 402, as an insert's (h175: a 500)
+    await h.app.loupe.accounts.addCredits(account, 1);
+    const poor = await call(`${base}/update`, { records: [{ _id: 'new', _base64: watch, note: 'changed' }] }, c);
+    expect([poor.http, (poor.body as unknown as { code?: string }).code], JSON.stringify(poor.body)).toEqual([402, 'insufficient_credits']);
+    expect(JSON.stringify(poor.body)).toMatch(/Not enough credits: visual_search\.extract_colors\/extract_tags costs 1 credit/);
+    expect(await credits()).toBe(1);
+    expect((await call(`${base}/get`, { records: [{ _id: 'new' }] }, c)).body.answer_records[0]).not.toHaveProperty('note');
   }, 120_000);
 
   it('a call that fails after charging inside it gives back those charges too, not only its own price (h92)', async () => {
