@@ -225,15 +225,17 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   // out, counted from the last byte the client took (Node closes a socket whose timeout passes with nothing listening)
   const answering = new WeakMap<Socket, boolean>();
   const heard = new WeakSet<Socket>();
+  // (a request made in-process, app.inject, has a stand-in socket without timeouts)
+  const timed = (socket: Socket | undefined): socket is Socket => typeof socket?.setTimeout === 'function';
   app.addHook('onRequest', async (request) => {
     const socket = request.raw.socket;
-    if (!socket) return;
+    if (!timed(socket)) return;
     answering.set(socket, false);
     socket.setTimeout(0);
   });
   app.addHook('onSend', async (request, _reply, payload) => {
     const socket = request.raw.socket;
-    if (!socket) return payload;
+    if (!timed(socket)) return payload;
     if (!heard.has(socket)) {
       heard.add(socket);
       socket.on('timeout', () => answering.get(socket) && socket.destroy());

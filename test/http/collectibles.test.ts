@@ -225,6 +225,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const copied = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, price_stats: true }] } });
     expect(copied.statusCode).toBe(400);
     expect(copied.body).toContain('records[0].price_stats: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record.');
+    // and the reverse: a record's hint beside the records is refused, not ignored and charged (h175)
+    for (const hint of [{ set_code: 'ZZZQ' }, { Category: 'Trading Card Game/Pokemon' }]) {
+      const beside = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }], ...hint } });
+      expect([beside.statusCode, beside.json().status?.text ?? beside.json().detail], JSON.stringify(hint)).toEqual([400, expect.stringMatching(/is a record's hint: send it on each record it is for/)]);
+    }
     // no MTG catalog is imported here: said, or the empty answer reads as a card missing from the catalog
     expect(asMtg!._status.text).toBe('OK; no imported Magic The Gathering catalog: the game the Category hint names (loupe catalog import)');
     expect(asPokemon!._status.text).toBe('OK');

@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COMICS_OPTIONS, SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { COMICS_OPTIONS, HINTS, SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { ServiceError } from '../../services/errors.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
 const security = [{ token: [] }];
@@ -15,6 +16,10 @@ const answers: Answers = {
 
 /** Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for. */
 function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, boolean>> {
+  // a record's hint sent beside the records reaches none of them: the call ran, and was charged, unfiltered (h175), as
+  // an asynchronous submit refuses it
+  const hint = ['set_code', ...HINTS].find((k) => Object.hasOwn(body, k));
+  if (hint !== undefined) throw new ServiceError(400, 'invalid_request', `${hint} is a record's hint: send it on each record it is for, not beside "records".`);
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }
 
