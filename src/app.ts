@@ -223,6 +223,9 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   const answerStallMs = options.answerStallMs ?? ANSWER_STALL_MS;
   // no limit while the request is worked on (a long vision call sends nothing for minutes); one once its answer goes
   // out, counted from the last byte the client took (Node closes a socket whose timeout passes with nothing listening)
+  // requests of a socket being worked on: with pipelining, a later request's answer went out while an earlier one was
+  // still worked on, and its limit cut that one off (h178)
+  const working = new WeakMap<Socket, number>();
   const answering = new WeakMap<Socket, boolean>();
   const heard = new WeakSet<Socket>();
   // (a request made in-process, app.inject, has a stand-in socket without timeouts)
@@ -230,12 +233,16 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   app.addHook('onRequest', async (request) => {
     const socket = request.raw.socket;
     if (!timed(socket)) return;
+    working.set(socket, (working.get(socket) ?? 0) + 1);
     answering.set(socket, false);
     socket.setTimeout(0);
   });
   app.addHook('onSend', async (request, _reply, payload) => {
     const socket = request.raw.socket;
     if (!timed(socket)) return payload;
+    const still = Math.max(0, (working.get(socket) ?? 1) - 1);
+    working.set(socket, still);
+    if (still > 0) return payload;
     if (!heard.has(socket)) {
       heard.add(socket);
       socket.on('timeout', () => answering.get(socket) && socket.destroy());

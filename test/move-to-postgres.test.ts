@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { claimDataFolder } from '../src/store/data-folder-claim.ts';
 import { moveToPostgres } from '../src/store/move-to-postgres.ts';
+import { openStore } from '../src/store/database.ts';
 import { cs } from './helpers/harness.ts';
 import { loupeInProcess as inProcess } from './helpers/cli.ts';
 import { fixture } from './helpers/catalogs.ts';
@@ -153,6 +154,14 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
     const refusedLocale = await move(clocale.url);
     expect(refusedLocale.code).toBe(1);
     expect(refusedLocale.stderr).toMatch(/LC_CTYPE C, which lowers ASCII letters only .*nothing was made there/);
+    // nor one storing text in another encoding than UTF-8 (h178: a driver error that said nothing of it)
+    const latin = await scratchPgDatabase('loupe_move', "TEMPLATE template0 ENCODING 'LATIN1' LC_CTYPE 'C' LC_COLLATE 'C'");
+    dropped.push(latin.drop);
+    const refusedLatin = await move(latin.url);
+    expect(refusedLatin.code).toBe(1);
+    expect(refusedLatin.stderr).toMatch(/stores text as LATIN1, and Loupe's is UTF-8: nothing was made there/);
+    // and a server or command opening it is told so before any schema is made there
+    await expect(openStore({ dataDir, databaseUrl: latin.url })).rejects.toThrow(/stores text as LATIN1, and Loupe's is UTF-8/);
     // a write while the move copies (an account made by a command beside it): the move is refused, the target left without rows
     const other = await scratchPgDatabase('loupe_move');
     dropped.push(other.drop);

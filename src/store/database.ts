@@ -614,6 +614,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     };
   }
   try {
+    // text is UTF-8: in another encoding the migrations made the schema and the first accented word then failed with
+    // the driver's "has no equivalent in encoding LATIN1", on every start (h178)
+    if (store.dialect === 'postgres') {
+      const { rows } = await sql<{ enc: string }>`SELECT current_setting('server_encoding') AS enc`.execute(store.db);
+      if (rows[0] && rows[0].enc !== 'UTF8') throw new Error(`the database stores text as ${rows[0].enc}, and Loupe's is UTF-8: make the database with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`);
+    }
     store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true });
     afterMigrate();
     // a database made with the C locale lowers and splits into trigrams ASCII alone: session search and catalog name

@@ -168,6 +168,9 @@ async function refuseForeignTables(databaseUrl: string): Promise<void> {
     });
     const names = rows.map((r) => r.name);
     if (names.length && !names.includes('loupe_migrations')) throw new Error(`the database ${shownUrl(databaseUrl)} holds tables that are not Loupe's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): nothing was made there; move into a new, empty database`);
+    // Loupe's text is UTF-8: in a LATIN1 database the check below failed with a driver error that said nothing useful (h178)
+    const { rows: encoding } = await pool.query<{ enc: string }>("SELECT current_setting('server_encoding') AS enc");
+    if (encoding[0] && encoding[0].enc !== 'UTF8') throw new Error(`the database ${shownUrl(databaseUrl)} stores text as ${encoding[0].enc}, and Loupe's is UTF-8: nothing was made there; make it with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`);
     // a C locale lowers ASCII alone: session and catalog search would miss accented words there, and the advice to make
     // the database again came after every row was in it (h172)
     const { rows: locale } = await pool.query<{ ok: boolean; ctype: string }>("SELECT lower('ÉΣ') = 'éσ' AS ok, current_setting('lc_ctype') AS ctype");

@@ -61,4 +61,15 @@ describe('an answer its client stops reading', () => {
     expect(text).toMatch(/^HTTP\/1\.1 200/);
     expect(text).toContain('{"ok":true}');
   }, 30_000);
+
+  it('is not started by a pipelined request answered while an earlier one on the socket is still worked on (h178)', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    const closed = new Promise((r) => socket.on('close', r));
+    socket.write('GET /test-slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await closed;
+    expect(text.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    expect(text).toContain('{"ok":true}');
+  }, 30_000);
 });

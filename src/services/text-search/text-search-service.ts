@@ -147,7 +147,12 @@ export class TextSearchService {
     const again = parseQuery(text, undefined, { legacyKana });
     // German only: a query of no known language ("Holztisch rund") is German once a part is a German word; parts read as
     // another language ("carpet" as car and pet) leave the query as it was
-    return again.ok && again.query.language === 'de' ? again.query : q;
+    if (!again.ok || again.query.language !== 'de') return q;
+    // the words as an earlier release folded them, which the folded text parsed again no longer shows (h178: rows not
+    // yet re-tokenised were missed while a compound was split)
+    const legacy = q.legacy ?? {};
+    if (!Object.keys(legacy).length) return again.query;
+    return { ...again.query, terms: [...new Set([...again.query.terms, ...Object.keys(legacy)])], legacy: { ...legacy, ...(again.query.legacy ?? {}) } };
   }
 
   async search(ctx: SearchContext, c: CollectionRecord, body: TextQueryBody): Promise<Envelope> {
