@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { claimDataFolder } from './data-folder-claim.ts';
+import { claimDataFolder, runningHolder } from './data-folder-claim.ts';
 
 describe('claimDataFolder', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-'));
@@ -68,6 +68,23 @@ describe('claimDataFolder', () => {
     // once it is gone, the folder is free again
     claimDataFolder(dir)();
   }, 30_000);
+
+  it("tells a live holder by its pid where /proc is not this process's own (a container shown its host's: CI failed)", () => {
+    const foreign = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-proc-'));
+    const pidFile = path.join(foreign, 'server.pid');
+    try {
+      // this process's parent lives; a pid past any in use does not
+      fs.writeFileSync(pidFile, `${process.ppid}\n`);
+      expect(runningHolder(pidFile, path.join(foreign, 'server.lock'), foreign)).toBe(process.ppid);
+      fs.writeFileSync(pidFile, '4194303\n');
+      expect(runningHolder(pidFile, path.join(foreign, 'server.lock'), foreign)).toBeUndefined();
+      // with the real /proc, the parent holds no lock file of this folder: no holder
+      fs.writeFileSync(pidFile, `${process.ppid}\n`);
+      expect(runningHolder(pidFile, path.join(foreign, 'server.lock'))).toBeUndefined();
+    } finally {
+      fs.rmSync(foreign, { recursive: true, force: true });
+    }
+  });
 
   it('sees the running holder also when the data folder is reached through a symbolic link (the kernel names the real path; CI failed)', async () => {
     const real = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-real-'));

@@ -77,7 +77,7 @@ export function claimDataFolder(dataDir: string): () => void {
  * (Linux's /proc: a running server's lock, whose file an operator removed); else undefined. Exact, so a pid a crash left
  * behind and another process took since is never taken for a server.
  */
-function runningHolder(pidFile: string, lockFile: string): number | undefined {
+export function runningHolder(pidFile: string, lockFile: string, proc = '/proc'): number | undefined {
   let pid: number;
   try {
     pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
@@ -85,9 +85,20 @@ function runningHolder(pidFile: string, lockFile: string): number | undefined {
     return undefined;
   }
   if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  // a /proc that is not this process's own (a container seeing its host's, or none): its entries say nothing of our
+  // processes, and a live holder went unseen (CI failed on it); whether the pid lives is then the sign, as close as
+  // can be told
+  if (!ownProc(proc)) {
+    try {
+      process.kill(pid, 0);
+      return pid;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+    }
+  }
   let fds: string[];
   try {
-    fds = fs.readdirSync(`/proc/${pid}/fd`);
+    fds = fs.readdirSync(`${proc}/${pid}/fd`);
   } catch {
     return undefined;
   }
@@ -102,11 +113,20 @@ function runningHolder(pidFile: string, lockFile: string): number | undefined {
   for (const fd of fds) {
     let target = '';
     try {
-      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      target = fs.readlinkSync(`${proc}/${pid}/fd/${fd}`);
     } catch {
       continue;
     }
     if (target === lock || target === `${lock} (deleted)`) return pid;
   }
   return undefined;
+}
+
+/** Whether `proc` is this process's view of its processes: its `self` names this process. */
+function ownProc(proc: string): boolean {
+  try {
+    return fs.readlinkSync(`${proc}/self`) === String(process.pid);
+  } catch {
+    return false;
+  }
 }
