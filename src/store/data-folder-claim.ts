@@ -88,19 +88,22 @@ export function runningHolder(pidFile: string, lockFile: string, proc = '/proc')
   // a /proc that is not this process's own (a container seeing its host's, or none): its entries say nothing of our
   // processes, and a live holder went unseen (CI failed on it); whether the pid lives is then the sign, as close as
   // can be told
-  if (!ownProc(proc)) {
+  const alive = () => {
     try {
       process.kill(pid, 0);
       return pid;
     } catch (err) {
       return (err as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
     }
-  }
+  };
+  if (!ownProc(proc)) return alive();
   let fds: string[];
   try {
     fds = fs.readdirSync(`${proc}/${pid}/fd`);
-  } catch {
-    return undefined;
+  } catch (err) {
+    // another process's open files may be closed to us (a container's security profile): its life is the sign then
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EACCES' || code === 'EPERM' ? alive() : undefined;
   }
   // the kernel names the file by its real path: a data folder reached through a symbolic link (a TMPDIR, a mount)
   // never matched, and the second server started (seen in CI)
