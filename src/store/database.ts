@@ -524,6 +524,10 @@ export const UNFINISHED_BACKUP = 'BACKUP-UNFINISHED';
  */
 export const MOVED_TO_POSTGRES = 'MOVED-TO-POSTGRES';
 
+/** The refusal of a PostgreSQL database whose text is not UTF-8 (`what`: how the database is named), by every open and the move. */
+export const notUtf8 = (what: string, encoding: string, made = '') =>
+  `${what} stores text as ${encoding}, and Loupe's is UTF-8${made}: make the database with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`;
+
 /**
  * The admin CLI and the server may write at the same time: a statement waits for the other's
  * lock instead of failing, up to 10 s, never more than 20 ms of it on the event loop (the
@@ -618,7 +622,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // the driver's "has no equivalent in encoding LATIN1", on every start (h178)
     if (store.dialect === 'postgres') {
       const { rows } = await sql<{ enc: string }>`SELECT current_setting('server_encoding') AS enc`.execute(store.db);
-      if (rows[0] && rows[0].enc !== 'UTF8') throw new Error(`the database stores text as ${rows[0].enc}, and Loupe's is UTF-8: make the database with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`);
+      if (rows[0] && rows[0].enc !== 'UTF8') throw new Error(notUtf8('the database', rows[0].enc));
     }
     store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true });
     afterMigrate();

@@ -6,7 +6,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { blobToVector, pgIndexDdl } from './collection-store.ts';
 import { pgTextIndexDdl, pgTextVector } from './collection-text-store.ts';
 import { claimDataFolder } from './data-folder-claim.ts';
-import { explainPgSetupError, MOVED_TO_POSTGRES, openStore, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
+import { explainPgSetupError, MOVED_TO_POSTGRES, notUtf8, openStore, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 /** What `loupe move-to-postgres` answers. */
@@ -170,7 +170,7 @@ async function refuseForeignTables(databaseUrl: string): Promise<void> {
     if (names.length && !names.includes('loupe_migrations')) throw new Error(`the database ${shownUrl(databaseUrl)} holds tables that are not Loupe's (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}): nothing was made there; move into a new, empty database`);
     // Loupe's text is UTF-8: in a LATIN1 database the check below failed with a driver error that said nothing useful (h178)
     const { rows: encoding } = await pool.query<{ enc: string }>("SELECT current_setting('server_encoding') AS enc");
-    if (encoding[0] && encoding[0].enc !== 'UTF8') throw new Error(`the database ${shownUrl(databaseUrl)} stores text as ${encoding[0].enc}, and Loupe's is UTF-8: nothing was made there; make it with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`);
+    if (encoding[0] && encoding[0].enc !== 'UTF8') throw new Error(notUtf8(`the database ${shownUrl(databaseUrl)}`, encoding[0].enc, ': nothing was made there'));
     // a C locale lowers ASCII alone: session and catalog search would miss accented words there, and the advice to make
     // the database again came after every row was in it (h172)
     const { rows: locale } = await pool.query<{ ok: boolean; ctype: string }>("SELECT lower('ÉΣ') = 'éσ' AS ok, current_setting('lc_ctype') AS ctype");
