@@ -31,6 +31,34 @@ export const tcgplayerProduct = (productId: string): string => `https://www.tcgp
 /** Layouts printed on oversized cards (MTGJSON 5.2 has no `isOversized`). */
 export const OVERSIZED_LAYOUTS = new Set(['planar', 'scheme', 'vanguard']);
 
+/**
+ * Sets printed only as oversized cards, for shapes that flag no card (MTGJSON 5.2 has no `isOversized`; the booster
+ * pool nothing): the commander and league display cards and the Vintage Championship trophy (MTGJSON's memorabilia
+ * sets named O…), and the planes, schemes and vanguards of their own sets. A drawn black-bordered Black Lotus was
+ * named the oversized OVNT #2003 with `include_mtg_oversized` off (h183).
+ */
+const OVERSIZED_SETS = new Set(['OVNT', 'OLGC', 'OLEP', 'OCMD', 'OCM1', 'OAFC', 'OMIC', 'OVOC', 'OHOP', 'OPCA', 'OPC2', 'OARC', 'OE01', 'PHOP', 'PVAN']);
+const oversizedSet = (setCode: string): boolean => OVERSIZED_SETS.has(setCode) || /^OC\d\d$/.test(setCode);
+
+/**
+ * Sets sold only on Magic Online or MTG Arena (Scryfall's `digital`), for shapes that flag no card: the booster pool
+ * supplement carries ME1–ME4, VMA, TPR, AKR, KLR and J21 without a word (h183: an Arena-only J21 printing was a best
+ * match with `include_mtg_digital` off).
+ */
+const DIGITAL_SETS = new Set([
+  'ME1', 'ME2', 'ME3', 'ME4', 'VMA', 'TPR', 'PZ1', 'PZ2', 'TD0', 'TD2', 'PRM', 'PMOA', 'AKR', 'KLR', 'J21', 'ANA', 'ANB', 'OANA', 'PANA',
+  'HA1', 'HA2', 'HA3', 'HA4', 'HA5', 'HA6', 'HA7', 'EA1', 'EA2', 'EA3', 'SIR', 'SIS', 'Y22', 'YMID', 'YNEO', 'YSNC', 'YDMU', 'YBRO', 'YONE',
+  'YWOE', 'YLCI', 'YMKM', 'YOTJ', 'YBLB', 'YDSK',
+]);
+
+/** A printing's flags with those its set implies ({@link oversizedSet}, DIGITAL_SETS), in the order the shapes write them. */
+export function withSetFlags(setCode: string, flags: readonly string[]): string[] {
+  const has = new Set(flags);
+  if (oversizedSet(setCode)) has.add('oversized');
+  if (DIGITAL_SETS.has(setCode)) has.add('digital');
+  return ['oversized', 'digital', 'promo'].filter((f) => has.has(f)).concat(flags.filter((f) => !['oversized', 'digital', 'promo'].includes(f)));
+}
+
 /** One shape's reader of card records; `add` checks and keeps, `finish` gives the rows. */
 export interface MtgCardReader {
   readonly format: string;

@@ -1,5 +1,5 @@
 import { yearOf, type CardRow, type Fields, type RecordPlace, type RowSet, type SetRow } from '../catalog-rows.ts';
-import { colorsOf, mtgLinks, mtgSetCode, type MtgCardReader } from './mtg-common.ts';
+import { colorsOf, mtgLinks, mtgSetCode, withSetFlags, type MtgCardReader } from './mtg-common.ts';
 
 export function mtgPoolSet(f: Fields): SetRow {
   return {
@@ -56,7 +56,7 @@ export class MtgPoolCards implements MtgCardReader {
         },
         links: mtgLinks({ setCode, number }, {}),
         aliases: [],
-        flags: [],
+        flags: withSetFlags(setCode, []),
       },
       at,
     });

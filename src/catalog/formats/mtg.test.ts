@@ -82,6 +82,10 @@ describe('MTGJSON printings (gzipped, one record per face)', () => {
     expect(read.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000005')!.row.flags).toEqual(['oversized']);
     expect(read.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000006')!.row.flags).toEqual(['digital', 'promo']);
     expect(read.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000001')!.row.flags).toEqual([]);
+    // the Vintage Championship trophy card: MTGJSON 5.2 flags no oversized card, its set says so (h183)
+    const text = gunzipSync(await fs.readFile(printings)).toString('utf8');
+    const trophy = await readMtg({ cards: await files.write('trophy.json', text.replaceAll('"setCode":"TST"', '"setCode":"OVNT"')) }, readContext());
+    expect(trophy.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000001')!.row.flags).toEqual(['oversized']);
   });
 
   it('refuses a second face that says another set or number, and a repeated face, naming both records', async () => {
@@ -117,6 +121,15 @@ describe('the booster-pool supplement (one-line object)', () => {
     const dragon = read.cards.rows.get('cccccccc-0000-4000-8000-000000000002')!.row;
     expect(dragon).toMatchObject({ name: 'Pool Dragon', setCode: 'PTS', number: '202', rarity: 'mythic', year: '2024', aliases: [], links: { scryfall: 'https://scryfall.com/card/pts/202' } });
     expect(dragon.fields).toMatchObject({ type: 'Creature — Dragon', manaCost: '{4}{R}{R}', colors: ['R'], pool: 'rares', imageUri: expect.stringContaining('cccccccc') });
+  });
+
+  it('flags the printings of sets sold only online or only oversized, which the supplement does not flag (h183)', async () => {
+    const text = await fs.readFile(pool, 'utf8');
+    const moved = text.replace('"setCode":"PTS","setName":"Pool Test Set","number":"101"', '"setCode":"J21","setName":"Jumpstart: Historic Horizons","number":"101"').replace('"setCode":"PTS","setName":"Pool Test Set","number":"202"', '"setCode":"OC21","setName":"Commander 2021 Display Commanders","number":"202"');
+    const read = await readMtg({ cards: await files.write('pool-flags.json', moved) }, readContext());
+    expect(read.cards.rows.get('cccccccc-0000-4000-8000-000000000001')!.row.flags).toEqual(['digital']);
+    expect(read.cards.rows.get('cccccccc-0000-4000-8000-000000000002')!.row.flags).toEqual(['oversized']);
+    expect(read.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000001')!.row.flags).toEqual([]);
   });
 
   it('names the record of a broken card by its place in "cards"', async () => {

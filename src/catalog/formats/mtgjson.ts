@@ -1,5 +1,5 @@
 import { fail, placeText, yearOf, type CardRow, type Fields, type RecordPlace, type RowSet } from '../catalog-rows.ts';
-import { colorsOf, mtgLinks, mtgSetCode, OVERSIZED_LAYOUTS, type MtgCardReader } from './mtg-common.ts';
+import { colorsOf, mtgLinks, mtgSetCode, OVERSIZED_LAYOUTS, withSetFlags, type MtgCardReader } from './mtg-common.ts';
 
 interface Face {
   side: string | null;
@@ -68,7 +68,7 @@ export class MtgjsonPrintings implements MtgCardReader {
       },
       links,
       aliases: [],
-      flags,
+      flags: withSetFlags(setCode, flags),
     };
     this.printings.set(scryfallId, { row, faces: [face], at });
   }

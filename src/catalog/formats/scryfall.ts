@@ -1,5 +1,5 @@
 import { yearOf, type CardRow, type Fields, type RecordPlace, type RowSet } from '../catalog-rows.ts';
-import { colorsOf, mtgLinks, mtgSetCode, type MtgCardReader } from './mtg-common.ts';
+import { colorsOf, mtgLinks, mtgSetCode, withSetFlags, type MtgCardReader } from './mtg-common.ts';
 
 /** What a row keeps of a Scryfall card: ids, printing facts and images; not rules text or legalities. */
 const KEPT = [
@@ -53,7 +53,7 @@ export class ScryfallCards implements MtgCardReader {
         fields,
         links,
         aliases: [],
-        flags,
+        flags: withSetFlags(setCode, flags),
       },
       at,
     });
