@@ -19,10 +19,12 @@ describe.runIf(fs.existsSync(zacian) && fs.existsSync(froslass))("a shop's CSV c
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 16, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
-    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-jp-')), 'jp.csv');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-jp-'));
+    const csv = path.join(dir, 'jp.csv');
     // decoys: the same name in another set, the same number with another total
     fs.writeFileSync(csv, 'カード名,番号,セット\nザシアンV,117/184,s8b\nザシアンV,067/172,s12a\nザマゼンタV,117/190,s4a\nユキメノコex,001/062,sv3a\nピカチュウ,001/165,sv2a\n');
     const imported = await loupeInProcess({ ...process.env, LOUPE_DATA_DIR: h.dataDir, DATABASE_URL: '' }, ['catalog', 'import', '--kind', 'csv', '--csv', csv, '--catalog', 'jp-shop', '--map', 'name=カード名,number=番号,set_code=セット']);
+    fs.rmSync(dir, { recursive: true, force: true });
     expect(imported.code, imported.stderr).toBe(0);
   }, 120_000);
   afterAll(() => h?.close());

@@ -79,9 +79,14 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
   });
 
   it('takes a set name carried on cards as a hint in any Unicode form (a catalog without sets)', async () => {
-    const csv = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-sets-')), 'shop.csv');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-sets-'));
+    const csv = path.join(dir, 'shop.csv');
     fs.writeFileSync(csv, 'name,number,set_code,set_name\nPokémon Café,1,ÉV1,Série Été\n');
-    await importCatalog(t.catalogs, { kind: 'csv', catalog: 'shop-forms', files: { csv }, map: parseColumnMap('name=name,number=number,set_code=set_code,set_name=set_name') });
+    try {
+      await importCatalog(t.catalogs, { kind: 'csv', catalog: 'shop-forms', files: { csv }, map: parseColumnMap('name=name,number=number,set_code=set_code,set_name=set_name') });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     const shop = (await t.catalogs.get('shop-forms'))!;
     for (const typed of ['ÉV1', 'E\u0301V1', 'éＶ１', 'Série Été', 'Se\u0301rie E\u0301te\u0301']) expect((await catalogSearch(t.catalogs, shop, { setCode: typed })).hasSet, typed).toBe(true);
     expect((await catalogSearch(t.catalogs, shop, { setCode: 'EV1' })).hasSet).toBe(false);
