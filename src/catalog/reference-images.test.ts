@@ -17,4 +17,15 @@ describe('reference files', () => {
     // digits run into a word are no number
     expect(byName.get('2022topps.jpg')).toMatchObject({ number: null });
   });
+
+  it("reads the collector number a manifest keeps one level down (the MTG dataset's gatherer_metadata, h183)", async () => {
+    const sub = path.join(dir, 'mtg');
+    fs.mkdirSync(path.join(sub, 'cards'), { recursive: true });
+    fs.writeFileSync(path.join(sub, 'cards', '571553_elf.jpeg'), 'x');
+    const labels = { card_name: 'Glowspore Shaman', multiverse_id: '571553', gatherer_metadata: { collector_number: '175', set_code: '2X2', name: 'Other' } };
+    fs.writeFileSync(path.join(sub, 'manifest.json'), JSON.stringify({ files: [{ file: 'cards/571553_elf.jpeg', labels }] }));
+    const [ref] = await referenceFiles(path.join(sub, 'cards'));
+    // the top level's name wins over the nested one's
+    expect(ref).toMatchObject({ number: '175', setCode: '2X2', cardName: 'Glowspore Shaman' });
+  });
 });

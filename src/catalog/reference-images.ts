@@ -50,9 +50,23 @@ async function manifestLabels(dir: string): Promise<Map<string, Labels>> {
     if (!Array.isArray(files)) continue;
     for (const f of files as { file?: unknown; labels?: unknown }[]) {
       const name = text(f?.file);
-      if (name && f.labels && typeof f.labels === 'object') out.set(path.resolve(at, name), f.labels as Labels);
+      if (name && f.labels && typeof f.labels === 'object') out.set(path.resolve(at, name), withNested(f.labels as Labels));
     }
     return out;
+  }
+  return out;
+}
+
+/**
+ * The labels with those of an object inside them filled in where the top level lacks them: the MTG dataset keeps
+ * the collector number and set under `gatherer_metadata` (h183: `--match number` took the file's leading digits,
+ * its multiverse id, for the number).
+ */
+function withNested(labels: Labels): Labels {
+  const out: Labels = { ...labels };
+  for (const v of Object.values(labels)) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+    for (const [k, inner] of Object.entries(v as Labels)) if (!(k in out)) out[k] = inner;
   }
   return out;
 }
