@@ -318,17 +318,18 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     }
   }, 30_000);
 
-  it('a receiver timing out (408) is tried again; a redirect is final and says where it points (h149)', async () => {
+  it('a receiver timing out (408), refusing a signature (401, h180) or not routing the path yet (404) is tried again; a redirect is final and says where it points (h149)', async () => {
     let calls = 0;
+    const answers = [408, 401, 404, 301];
     const j = await webhookJob(0, (_req, res) => {
-      calls++;
-      res.writeHead(calls === 1 ? 408 : 301, calls === 1 ? {} : { location: 'https://shop.example/hook' }).end();
-    }, undefined, { retryDelaysMs: [50, 50] });
+      const status = answers[calls++]!;
+      res.writeHead(status, status === 301 ? { location: 'https://shop.example/hook' } : {}).end();
+    }, undefined, { retryDelaysMs: [50, 50, 50, 50] });
     try {
-      await until('the second answer', async () => (await j.store.get(j.id))?.webhookState === 'failed', 10_000);
+      await until('the fourth answer', async () => (await j.store.get(j.id))?.webhookState === 'failed', 10_000);
       const row = (await j.store.get(j.id))!;
-      expect([calls, row.webhookAttempts]).toEqual([2, 2]);
-      expect(row.webhookLastError).toBe('the receiver answered HTTP 301, to https://shop.example/hook: redirects are not followed, give the webhook the address it names');
+      expect([calls, row.webhookAttempts]).toEqual([4, 4]);
+      expect(row.webhookLastError).toBe('the receiver answered HTTP 301, to https://shop.example/hook: redirects are not followed, send it again to the address it names (POST /account/v2/request/<id>/webhook)');
     } finally {
       await j.close();
     }

@@ -231,6 +231,28 @@ export class RequestService {
     return this.detail(row, baseUrl);
   }
 
+  /**
+   * Sends a DONE request's completion webhook again (not in the spec; docs/webhooks.md "Sending again"): one delivered
+   * or failed for good, to the address given (checked as at submit) or the one it had, with the headers given (a
+   * finished delivery's were dropped). Its attempts count from 1 again, on the full retry schedule. A request without a
+   * webhook can be given one so.
+   */
+  async resendWebhook(accountId: string, id: string, given: SubmitInput['webhook'] | undefined, baseUrl?: string): Promise<RequestDetail> {
+    const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
+    if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
+    const asked = given && (given.endpoint !== undefined || given.url !== undefined || given.headers !== undefined) ? given : undefined;
+    // headers alone go to the address it had
+    const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }) : null;
+    const found = await this.requests.resendWebhook(accountId, row.id, target);
+    if (!found) throw notFound(`Request ${id}`);
+    const conflict = (message: string) => new ServiceError(409, 'webhook_not_finished', message);
+    if (found.state === 'waiting') throw conflict(`Request ${id} is ${row.status}: its webhook is sent once it is DONE.`);
+    if (found.state === 'pending') throw conflict(`Request ${id}'s webhook is being delivered (pending: see next_attempt); send it again once it is delivered or failed.`);
+    if (found.state === 'none' && !target) throw badRequest('Invalid webhook: the request has no webhook; give `endpoint` (or `url`).', [{ field: 'webhook', message: 'the request has no webhook' }]);
+    this.signal.notify('webhooks');
+    return this.get(accountId, row.id, baseUrl);
+  }
+
   async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; webhookState?: 'waiting' | WebhookState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
     // past the most, the most, as the card-session lists read theirs (a shared pagination helper's 500 was a 400 here, h134)
     const query = { ...asked, pageSize: Math.min(asked.pageSize, maxRequestPage) };
@@ -263,6 +285,12 @@ export class RequestService {
   /** The webhook as given (`endpoint` or `url`), checked now so a bad one never gets queued. */
   private async webhookTarget(w: NonNullable<SubmitInput['webhook']>): Promise<WebhookTarget> {
     const bad = (message: string) => badRequest(`Invalid webhook: ${message}.`, [{ field: 'webhook', message }]);
+    // a misspelt key (`header`, `headres`) left the receiver's token out of every delivery, and the receiver's 401 ended it (h180)
+    // (a `method` of POST, which some clients send, is what is done)
+    const unknown = Object.keys(w).filter((k) => !['endpoint', 'url', 'headers', 'method'].includes(k));
+    if (unknown.length) throw bad(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k.slice(0, 50)}"`).join(', ')}: a webhook takes \`endpoint\` (or \`url\`) and \`headers\``);
+    const method = (w as { method?: unknown }).method;
+    if (method !== undefined && (typeof method !== 'string' || method.toUpperCase() !== 'POST')) throw bad('`method`: a webhook is sent with POST only');
     if (w.endpoint !== undefined && w.url !== undefined && w.endpoint !== w.url) throw bad('give the URL as `endpoint` or as `url`, not two different ones');
     const raw = w.endpoint ?? w.url;
     if (!raw) throw bad('`endpoint` (or `url`) is required');
@@ -273,6 +301,8 @@ export class RequestService {
       throw bad('the URL is not valid');
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('only http and https URLs are called');
+    // Node takes port 0 for "no port" and would call 80 (h180)
+    if (u.port === '0') throw bad('port 0 is no port a receiver listens on');
     if (u.username || u.password) throw bad('URLs with credentials are not accepted; send them in `headers`');
     const host = u.hostname.replace(/^\[|\]$/g, '');
     const addresses = net.isIP(host)

@@ -59,6 +59,35 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     await stores.requests.webhookAttempt(again!.id, { state: 'delivered', error: null, nextAt: null });
     expect((await stores.requests.get(again!.id))!.webhookAttempts).toBe(2);
   });
+
+  it("keeps a later claim's outcome over a stalled node's, whose lease ran out (h180)", async () => {
+    const account = await withDue(1);
+    const [stalled] = (await stores.requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
+    const [later] = (await stores.requests.claimWebhooks(10, 1_000, Date.now() + 2_000)).filter((r) => r.accountId === account);
+    expect(await stores.requests.webhookAttempt(later!.id, { state: 'delivered', error: null, nextAt: null }, Date.now(), later!.webhookLeaseUntil)).toBe(true);
+    // the first node wakes and writes its attempt's failure: dropped
+    expect(await stores.requests.webhookAttempt(stalled!.id, { state: 'failed', error: 'the receiver answered HTTP 500', nextAt: null }, Date.now(), stalled!.webhookLeaseUntil)).toBe(false);
+    expect((await stores.requests.get(later!.id))!.webhookState).toBe('delivered');
+  });
+
+  it('sends a finished delivery again, to a new address where one is given, its attempts counted afresh (h180)', async () => {
+    const account = await withDue(1);
+    const [row] = (await stores.requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
+    // a pending delivery is left as it is
+    expect(await stores.requests.resendWebhook(account, row!.id, null)).toEqual({ state: 'pending' });
+    await stores.requests.webhookAttempt(row!.id, { state: 'failed', error: 'the receiver answered HTTP 410', nextAt: null });
+    expect(await stores.requests.resendWebhook(randomUUID(), row!.id, null)).toBeNull();
+    expect(await stores.requests.resendWebhook(account, row!.id, { url: 'http://127.0.0.1/new', headers: { 'x-key': 'k' } })).toEqual({ state: 'failed' });
+    const again = (await stores.requests.get(row!.id))!;
+    expect(again).toMatchObject({ webhookState: 'pending', webhookAttempts: 0, webhookLastError: null, webhook: { url: 'http://127.0.0.1/new', headers: { 'x-key': 'k' } } });
+    const [claimed] = (await stores.requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);
+    expect(claimed!.webhookAttempts).toBe(1);
+    // a request not DONE yet: its webhook waits for it
+    const queued = randomUUID();
+    await stores.requests.insert({ id: queued, accountId: account, workspaceId: row!.workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: { url: 'http://127.0.0.1/hook', headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    expect(await stores.requests.resendWebhook(account, queued, null)).toEqual({ state: 'waiting' });
+    expect((await stores.requests.get(queued))!.webhookState).toBeNull();
+  });
 });
 
 describe.each(backends)('requests claimed (%s)', (backend) => {

@@ -34,6 +34,8 @@ export interface AsyncRequestRow {
   webhookState: WebhookState | null;
   webhookAttempts: number;
   webhookNextAt: number | null;
+  /** When the lease of the delivery being sent ends: its claim's own mark ({@link RequestStore.webhookAttempt}). */
+  webhookLeaseUntil: number | null;
   webhookLastError: string | null;
   webhookDeliveredAt: string | null;
   expiresAt: number;
@@ -385,8 +387,13 @@ export class RequestStore {
     return result.rows.map(toRow);
   }
 
-  /** Records how a delivery attempt (counted when claimed) ended: delivered, failed for good, or due again at `nextAt`. */
-  async webhookAttempt(id: string, outcome: { state: WebhookState; error: string | null; nextAt: number | null }, now = Date.now()): Promise<void> {
+  /**
+   * Records how a delivery attempt (counted when claimed) ended: delivered, failed for good, or due again at `nextAt`.
+   * With `leaseUntil` (the claim's mark), only while that claim still holds the delivery: a node that stalled past its
+   * lease, the delivery claimed again elsewhere, must not write over the newer attempt's outcome (h180). Answers
+   * whether it was written.
+   */
+  async webhookAttempt(id: string, outcome: { state: WebhookState; error: string | null; nextAt: number | null }, now = Date.now(), leaseUntil?: number | null): Promise<boolean> {
     // the client's headers (a receiver's bearer token) are kept no longer than deliveries need them: once delivered or
     // failed for good, the URL stays (the detail's record) and the headers go (h100: kept in plain text for 7 days)
     let webhook: string | undefined;
@@ -395,7 +402,7 @@ export class RequestStore {
       const w = row?.webhook ? fromJson<{ url: string; headers?: Record<string, string> }>(row.webhook) : null;
       if (w?.headers && Object.keys(w.headers).length) webhook = JSON.stringify({ ...w, headers: {} });
     }
-    await this.db
+    let update = this.db
       .updateTable('async_requests')
       .set({
         ...(webhook ? { webhook } : {}),
@@ -405,8 +412,34 @@ export class RequestStore {
         webhook_lease_until: null,
         webhook_delivered_at: outcome.state === 'delivered' ? new Date(now).toISOString() : null,
       })
+      .where('id', '=', id);
+    if (leaseUntil !== undefined && leaseUntil !== null) update = update.where('webhook_lease_until', '=', leaseUntil).where('webhook_state', '=', 'pending');
+    const result = await update.executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /**
+   * Sends a finished delivery again (delivered or failed for good): due now, its attempts counted afresh, to `target`
+   * where one is given (else the URL it had; its headers went when it ended). Null when the account has no such
+   * request; otherwise the webhook state it was found in (`delivered` or `failed`: done now; any other: left as it was).
+   */
+  async resendWebhook(accountId: string, id: string, target: WebhookTarget | null, now = Date.now()): Promise<{ state: WebhookState | 'waiting' | 'none' } | null> {
+    const row = await this.db.selectFrom('async_requests').select(['webhook', 'webhook_state', 'status']).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    if (!row) return null;
+    const state = row.webhook_state as WebhookState | null;
+    if (state === 'pending') return { state };
+    if (row.status !== 'DONE') return { state: 'waiting' };
+    if (!row.webhook && !target) return { state: 'none' };
+    const result = await this.db
+      .updateTable('async_requests')
+      .set({ ...(target ? { webhook: JSON.stringify(target) } : {}), webhook_state: 'pending', webhook_attempts: 0, webhook_next_at: now, webhook_lease_until: null, webhook_last_error: null, webhook_delivered_at: null })
       .where('id', '=', id)
-      .execute();
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'DONE')
+      .where((eb) => eb.or([eb('webhook_state', 'is', null), eb('webhook_state', 'in', ['delivered', 'failed'])]))
+      .executeTakeFirst();
+    // a delivery claimed between the read and the write (another re-send) is pending now
+    return Number(result.numUpdatedRows) > 0 ? { state: state ?? 'none' } : { state: 'pending' };
   }
 
   /** Earliest time something becomes runnable (a lease running out or a webhook falling due). */
@@ -549,6 +582,7 @@ function toRow(r: Selectable<AsyncRequestsTable>): AsyncRequestRow {
     webhookState: r.webhook_state as WebhookState | null,
     webhookAttempts: Number(r.webhook_attempts),
     webhookNextAt: num(r.webhook_next_at),
+    webhookLeaseUntil: num(r.webhook_lease_until),
     webhookLastError: r.webhook_last_error,
     webhookDeliveredAt: toIso(r.webhook_delivered_at),
     expiresAt: Number(r.expires_at),

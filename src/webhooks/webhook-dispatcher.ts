@@ -167,6 +167,12 @@ export class WebhookDispatcher {
     return Math.min(wait, this.options.pollMs);
   }
 
+  /** Writes an attempt's outcome while this claim still holds the delivery; a later claim's (this node stalled past the lease) stands. */
+  private async record(row: AsyncRequestRow, outcome: { state: 'delivered' | 'failed' | 'pending'; error: string | null; nextAt: number | null }): Promise<void> {
+    const written = await this.deps.requests.webhookAttempt(row.id, outcome, Date.now(), row.webhookLeaseUntil);
+    if (!written) this.deps.log?.('warn', "webhook attempt's outcome not recorded: the delivery was claimed again after this attempt's lease ran out", { id: row.id, attempt: row.webhookAttempts, outcome: outcome.state });
+  }
+
   private async deliver(row: AsyncRequestRow): Promise<void> {
     const target = row.webhook!;
     const response = this.deps.present ? this.deps.present(row) : row.response;
@@ -190,7 +196,7 @@ export class WebhookDispatcher {
     }
     const n = row.webhookAttempts - 1; // retries already used (this attempt was counted when claimed)
     if (attempt.ok) {
-      await this.deps.requests.webhookAttempt(row.id, { state: 'delivered', error: null, nextAt: null });
+      await this.record(row, { state: 'delivered', error: null, nextAt: null });
       return;
     }
     // an attempt this server's own stop cut is retried at the next start, the last one too (h149: a deploy during the
@@ -201,18 +207,20 @@ export class WebhookDispatcher {
       const wait = Math.max(delay, Math.min(attempt.retryAfterMs ?? 0, 3_600_000));
       // an operator asked why a customer's webhooks do not arrive finds each failed attempt here
       this.deps.log?.('warn', 'webhook delivery failed; it will be retried', { id: row.id, attempt: row.webhookAttempts, error: attempt.error, retry_in_s: Math.round(wait / 1000) });
-      await this.deps.requests.webhookAttempt(row.id, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait });
+      await this.record(row, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait });
     } else {
       this.deps.log?.('error', 'webhook delivery failed for good', { id: row.id, attempt: row.webhookAttempts, error: attempt.error });
-      await this.deps.requests.webhookAttempt(row.id, { state: 'failed', error: attempt.error, nextAt: null });
+      await this.record(row, { state: 'failed', error: attempt.error, nextAt: null });
     }
   }
 }
 
 /**
- * One POST. Network errors, 429 and 5xx are worth retrying; any other answer is final. Redirects
- * are not followed: a receiver that moved is a configuration error, and following would need
- * its own address checks.
+ * One POST. Network errors and every answer but a 2xx, a redirect and 410 are worth retrying: a receiver refusing a
+ * signature (400, 401, 403: the secret rotated, a deploy half done) or not routing the path yet (404) comes right within
+ * the hour (h180: a 401 ended the delivery at its first attempt, against the rotation advice). Redirects are not
+ * followed: a receiver that moved is a configuration error, and following would need its own address checks; 410 Gone
+ * is the receiver's own "never again".
  */
 function post(url: string, body: string, headers: Record<string, string>, policy: AddressPolicy, timeoutMs: number, stop?: AbortSignal): Promise<Attempt> {
   let u: URL;
@@ -233,9 +241,9 @@ function post(url: string, body: string, headers: Record<string, string>, policy
       res.on('end', () => clearTimeout(total));
       if (status >= 200 && status < 300) return resolve({ ok: true });
       const retryAfterMs = retryAfterOf(res.headers['retry-after']);
-      // 408 is the receiver's own timeout, worth another try; a redirect says where to (h149: the commonest, http to https, was a guess)
-      const location = status >= 300 && status < 400 && typeof res.headers.location === 'string' ? `, to ${res.headers.location.slice(0, 200)}: redirects are not followed, give the webhook the address it names` : '';
-      resolve({ ok: false, retry: status === 408 || status === 429 || status >= 500, error: `the receiver answered HTTP ${status}${location}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
+      // a redirect says where to (h149: the commonest, http to https, was a guess)
+      const location = status >= 300 && status < 400 && typeof res.headers.location === 'string' ? `, to ${res.headers.location.slice(0, 200)}: redirects are not followed, send it again to the address it names (POST /account/v2/request/<id>/webhook)` : '';
+      resolve({ ok: false, retry: !(status >= 300 && status < 400) && status !== 410, error: `the receiver answered HTTP ${status}${location}`, ...(retryAfterMs !== null ? { retryAfterMs } : {}) });
     });
     const total = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

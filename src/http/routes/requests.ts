@@ -49,6 +49,16 @@ const Detail = Type.Object({
   webhook: Type.Optional(Webhook),
 });
 
+const WebhookGiven = Type.Object(
+  {
+    endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
+    url: Type.Optional(Type.String({ maxLength: 2048, description: 'Same as `endpoint` (the grading documents name it so).' })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Sent with each delivery; a number or boolean is sent as its text. A JSON `Content-Type` is accepted (the payload is JSON); other headers the server sets are 400.' })),
+  },
+  // checked by the service, which names a misspelt key (h180: `header` was ignored, and the receiver's token with it)
+  { additionalProperties: true, description: 'Any other key is a 400 naming it (since the forty-fifth session; it was ignored).' },
+);
+
 const SubmitBody = Type.Object({
   type: Type.String({ maxLength: 100, description: '`upscaler`, `flows`, `card-grader` or `collectibles-recognition`.' }),
   // a record's fields of the wrong form are that record's own 400 in the result (docs/api-decisions.md, "Image record fields"), not the request's
@@ -64,16 +74,7 @@ const SubmitBody = Type.Object({
     { minItems: 1, maxItems: 10 },
   ),
   endpoint: Type.Optional(Type.String({ maxLength: 200, description: 'upscaler: upscale_2x, upscale_3x, upscale_4x, upscale_8x; flows: the flow name; card-grader: grade, condition, centering, localize, crop_level; collectibles-recognition: tcg_id, sport_id, comics_id, card_ocr_id, slab_id, slab_grade (their options on each record). A missing one is a 400 naming the endpoints of the type.' })),
-  webhook: Type.Optional(
-    Type.Object(
-      {
-        endpoint: Type.Optional(Type.String({ maxLength: 2048 })),
-        url: Type.Optional(Type.String({ maxLength: 2048, description: 'Same as `endpoint` (the grading documents name it so).' })),
-        headers: Type.Optional(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), { description: 'Sent with each delivery; a number or boolean is sent as its text. A JSON `Content-Type` is accepted (the payload is JSON); other headers the server sets are 400.' })),
-      },
-      { additionalProperties: true, description: 'Other keys are ignored, as unknown body fields are (docs/api-decisions.md).' },
-    ),
-  ),
+  webhook: Type.Optional(WebhookGiven),
   mode: Type.Optional(Type.String({ maxLength: 100, description: 'Card grading `condition`: the label scale (docs/grading.md).' })),
   front_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Card grading `grade` with front and back: the front\'s weight (default 0.7).' })),
 });
@@ -143,6 +144,22 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
     config: { service, statusInErrors: true },
     schema: { tags, security, summary: 'The state of a request', params: IdParams, querystring: WorkspaceQuery, response: { 200: Type.Object({ status: State }), ...errors() } },
     handler: async (request) => requests.status(accountOf(request), request.params.id),
+  });
+
+  app.post('/:id/webhook', {
+    config: { service, statusInErrors: true },
+    schema: {
+      tags,
+      security,
+      summary: 'Send a DONE request\'s webhook again (not in the spec)',
+      description:
+        'For a delivery that ended (delivered, or failed for good): sent again now, its attempts counted from 1 on the full retry schedule. The body is optional: `endpoint` (or `url`) to send it elsewhere (checked as at submit), `headers` to send (those of a finished delivery were dropped, docs/webhooks.md). 409 while the request is not DONE or its delivery is pending. A request without a webhook can be given one so.',
+      params: IdParams,
+      querystring: WorkspaceQuery,
+      body: Type.Optional(WebhookGiven),
+      response: { 200: Detail, ...errors() },
+    },
+    handler: async (request) => requests.resendWebhook(accountOf(request), request.params.id, request.body ?? undefined, baseUrlOf(request)),
   });
 
   app.get('/:id', {
