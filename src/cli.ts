@@ -8,7 +8,7 @@ import { backupDataFolder } from './store/backup.ts';
 import { moveToPostgres } from './store/move-to-postgres.ts';
 import { betweenBatches } from './store/import-staging.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
-import { sqliteFileOf } from './store/database.ts';
+import { flushErased, sqliteFileOf } from './store/database.ts';
 import { parseServices } from './services/account-service.ts';
 import { openServices, type Services } from './services/container.ts';
 import { describeCollection } from './services/collection-service.ts';
@@ -261,6 +261,9 @@ async function run(services: Services, command: string, values: Values, rest: st
       if (erased.files_not_found > 0) {
         io.err(`loupe: ${erased.files_not_found} of the files the account's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
       }
+      if (erased.left_in?.length) {
+        io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (README "Moving to PostgreSQL")\n`);
+      }
       return erased;
     }
     case 'workspace add':
@@ -296,12 +299,18 @@ async function run(services: Services, command: string, values: Values, rest: st
       return { collections: (await services.collections.list(values.account)).map(describeCollection) };
     case 'collection show':
       return describeCollection(await services.collections.get(need(values.collection ?? values.id ?? rest[0], 'collection')));
-    case 'collection delete':
-      return services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
+    case 'collection delete': {
+      const deleted = await services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
+      await flushErased(services.store);
+      return deleted;
+    }
     case 'migrate':
       return { migrated: true, applied: services.store.migrated ?? [] };
-    case 'request delete':
-      return services.deleteRequest(need(values.request ?? rest[0], 'request'));
+    case 'request delete': {
+      const deleted = await services.deleteRequest(need(values.request ?? rest[0], 'request'));
+      await flushErased(services.store);
+      return deleted;
+    }
     case 'media check':
       return services.mediaAudit({ decode: values.decode === true });
     case 'flow create': {

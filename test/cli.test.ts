@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -269,6 +270,11 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const image = (await fs.readFile(path.resolve(import.meta.dirname, 'fixtures/photos/caltech101/Leopards/image_0001.jpg'))).toString('base64');
     const mediaFiles = async () => (await fs.readdir(path.join(dataDir, 'media'), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).length;
     const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    // a running server's connection, open through the writes and the erasure: the log is then never removed at a
+    // close, and kept the pages as they were before the delete until a checkpoint truncated it (h182)
+    const SQLiteDriver = (await import('better-sqlite3')).default;
+    const beside = backend === 'sqlite' ? new SQLiteDriver(path.join(dataDir, 'loupe.db')) : undefined;
+    beside?.prepare('SELECT count(*) FROM accounts').get();
     let kept: string;
     const initial = await mediaFiles();
     try {
@@ -293,6 +299,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
 
     const erased = await loupe('account', 'delete', '--account', gone.account);
     expect(erased).toEqual({ deleted: gone.account, collections: 1, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
+    if (beside) {
+      const wal = await fs.readFile(path.join(dataDir, 'loupe.db-wal')).catch(() => Buffer.alloc(0));
+      beside.close();
+      expect(wal.includes('penny@example.com')).toBe(false);
+      expect(wal.includes('Leaving shop')).toBe(false);
+    }
     expect((await fails('account', 'show', '--account', gone.account)).stderr).toMatch(/not found/);
     expect((await fails('collection', 'list', '--account', gone.account)).stderr).toMatch(/not found/);
     // the leaving shop's image and thumbnail are gone from disk; the staying shop's two are there
@@ -319,6 +331,22 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(after).toBe(initial + 2);
     expect((await fails('account', 'delete', '--account', gone.account)).stderr).toMatch(/not found/);
   }, 120_000);
+
+  it.skipIf(backend !== 'postgres')('an erasure on PostgreSQL names the files a move from SQLite left holding the account (h182)', async () => {
+    const gone = await loupe('account', 'create', '--name', 'Moved shop');
+    const left = [path.join(dataDir, 'loupe.db'), path.join(dataDir, 'indexes', 'moved.usearch')];
+    await fs.mkdir(path.join(dataDir, 'indexes'), { recursive: true });
+    const made = [path.join(dataDir, 'MOVED-TO-POSTGRES'), ...left].filter((f) => !existsSync(f));
+    for (const f of made) await fs.writeFile(f, 'x');
+    try {
+      const r = await inProcess(env(), ['account', 'delete', '--account', gone.account]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).left_in).toEqual(left);
+      expect(r.stderr).toMatch(/still holds? it as it was at the move \(.*loupe\.db, .*moved\.usearch\): remove them/);
+    } finally {
+      for (const f of made) await fs.rm(f, { force: true });
+    }
+  });
 
   it.skipIf(backend !== 'postgres')("an erasure run with another data folder than the server's says so, and leaves the files named for the server's sweep (h100)", async () => {
     const gone = await loupe('account', 'create', '--name', 'Elsewhere');

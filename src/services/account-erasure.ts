@@ -2,6 +2,7 @@ import type { MediaStore } from '../media/media-store.ts';
 import type { AccountStore } from '../store/account-store.ts';
 import type { MediaDeletionStore } from '../store/media-deletions.ts';
 import type { RequestStore } from '../store/request-store.ts';
+import { flushErased, movedLeftovers, type Store } from '../store/database.ts';
 import type { AccountService } from './account-service.ts';
 import type { CardSessionService } from './card-session-service.ts';
 import type { CollectionService } from './collection-service.ts';
@@ -19,6 +20,11 @@ export interface ErasedAccount {
    * of a server that has them (a CLI run with another LOUPE_DATA_DIR), or gone already.
    */
   files_not_found: number;
+  /**
+   * Files still holding the account as it was before (the embedded database and vector indexes `loupe
+   * move-to-postgres` left in the data folder): for the operator to remove. Absent when there are none.
+   */
+  left_in?: string[];
 }
 
 /**
@@ -38,6 +44,8 @@ export class AccountErasure {
       requests: RequestStore;
       media: MediaStore;
       mediaDeletions: MediaDeletionStore;
+      store: Store;
+      dataDir: string;
     },
   ) {}
 
@@ -66,7 +74,11 @@ export class AccountErasure {
       done.requests += gone.deleted;
       done.files += removed.length;
       done.files_not_found += gone.media.length - removed.length;
-      if (await accountStore.deleteAccountIfEmpty(accountId)) return done;
+      if (await accountStore.deleteAccountIfEmpty(accountId)) {
+        await flushErased(this.deps.store);
+        const left = this.deps.store.dialect === 'postgres' ? movedLeftovers(this.deps.dataDir) : [];
+        return left.length ? { ...done, left_in: left } : done;
+      }
       await new Promise((r) => setTimeout(r, 200 * (round + 1)));
     }
     throw new ServiceError(409, 'account_busy', `Account ${accountId} kept receiving data while it was erased; its tokens are revoked: run the command again.`);

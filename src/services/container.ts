@@ -163,7 +163,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
-  const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions });
+  const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions, store, dataDir: config.dataDir });
   const housekeeping = new MediaHousekeeping({ store, requests: requestStore, media: mediaStore, deletions: mediaDeletions });
   const requests = new RequestService(requestStore, registry, signal, policy, {
     retentionMs: config.queue.retentionMs,

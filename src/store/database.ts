@@ -402,6 +402,31 @@ export interface Store {
   migrated?: string[];
 }
 
+/**
+ * After an erasure (`loupe account delete`, `request delete`, `collection delete`): the SQLite write-ahead log copied
+ * into the database and emptied, so the pages as they were before the delete (a webhook's bearer token, a customer's
+ * names) do not wait there for the next checkpoint that truncates it, which a quiet server may not make for weeks
+ * (h182). Best effort: a reader holding the log keeps it until the background checkpoint. Nothing on PostgreSQL (its
+ * old row versions go with VACUUM, README "Erasure").
+ */
+export async function flushErased(store: Store): Promise<void> {
+  if (store.dialect !== 'sqlite') return;
+  await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.db).catch(() => {});
+}
+
+/**
+ * What `loupe move-to-postgres` left in a data folder, still holding everything as it was at the move: the embedded
+ * database and the vector index files (h182: an account erased on PostgreSQL stayed whole in them). Empty when the
+ * folder was not moved or they were removed.
+ */
+export function movedLeftovers(dataDir: string): string[] {
+  if (!fs.existsSync(path.join(dataDir, MOVED_TO_POSTGRES))) return [];
+  const db = sqliteFileOf(dataDir);
+  const indexes = path.join(dataDir, 'indexes');
+  const files = fs.existsSync(indexes) ? fs.readdirSync(indexes).filter((f) => f.endsWith('.usearch')).map((f) => path.join(indexes, f)) : [];
+  return [...(fs.existsSync(db) ? [db] : []), ...files];
+}
+
 /** The embedded database's file in a data folder. */
 export const sqliteFileOf = (dataDir: string): string => path.join(dataDir, 'loupe.db');
 
