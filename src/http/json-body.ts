@@ -51,7 +51,11 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
   const twice = text.startsWith('{') || text.startsWith('[') ? duplicateKeyIn(text) : undefined;
   if (twice !== undefined) return refuse(400, 'invalid_json', `The body names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so the other value would be dropped.`);
   // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
-  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) return refuse(400, 'invalid_json', 'The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character.');
+  if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
+    // where, as a NUL's is named (h181: a client cutting names with String.slice could not find the row of 500)
+    const at = surrogateAt(value, '');
+    return refuse(400, 'invalid_json', `The body has a lone surrogate escape (half of a UTF-16 pair), which is not a character${at ? `: ${at}` : ''}. A text cut by UTF-16 units (String.slice) can split an emoji so.`);
+  }
   return { value };
 }
 
@@ -166,6 +170,28 @@ const plainKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 // a key cut at 60 characters: a 300 KB key made a 600 KB refusal (h144)
 const shown = (key: string) => ([...key].length > 60 ? `${[...key].slice(0, 60).join('')}…` : key);
 const step = (path: string, key: string) => (plainKey.test(key) && key.length <= 60 ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(shown(key))}]`);
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** Where the first lone surrogate of a parsed body is, as {@link nulAt} names a NUL's place, or undefined. */
+function surrogateAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? `${path || 'the body'} holds one` : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = surrogateAt(value[i], `${path}[${i}]`);
+      if (at !== undefined) return at;
+    }
+    return undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(k)) return `a key of ${path || 'the body'} holds one`;
+      const at = surrogateAt(v, step(path, k));
+      if (at !== undefined) return at;
+    }
+  }
+  return undefined;
+}
 
 /** Where the first U+0000 of a parsed body is, in the paths batch errors name (`identifications[3].name`), or undefined. */
 export function nulAt(value: unknown, path: string): string | undefined {

@@ -125,6 +125,16 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(await list(sid, '&page=50&page_size=20')).toMatchObject({ count: 3, results: [], next: null });
   });
 
+  it('answers link names holding a line break as stored, on reads and corrections (h181: they were saved and dropped from every answer)', async () => {
+    const sid = await createSession(h);
+    const links = { 'TCG\nplayer': 'https://a/', 'Card\u2028market': 'https://b/', ok: 'https://c/' };
+    expect((await upload(sid, [{ ...card('lk'), links }])).statusCode).toBe(200);
+    const row = (await list(sid)).results[0];
+    expect(row.links).toEqual(links);
+    const fixed = await h.request('PATCH', cs(`identification/${row.id}/`), { body: { links: { 'eBay\n': 'https://e/1' } } });
+    expect(fixed.json().links).toEqual({ 'eBay\n': 'https://e/1' });
+  });
+
   it('creates rows with every field kept as sent; read-only fields are the service\'s', async () => {
     const sid = await createSession(h);
     const readOnly = { id: 'mine', grade: 10, image: 'http://evil/x.jpg', thumbnail: 'x', extra_field: 'ignored' };

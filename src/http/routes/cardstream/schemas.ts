@@ -37,7 +37,12 @@ export const ClientInfo = Type.Object(
   { additionalProperties: true, description: 'The app that made the session.' },
 );
 
-const LinksIn = Type.Record(Type.String(), Type.String({ maxLength: 2048 }), { maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' });
+/**
+ * Marketplace name → URL. Not `Type.Record`: its key pattern `^(.*)$` matches no name holding a line break, and the
+ * answer's serializer dropped such a link that was stored (h181: `"TCG\nplayer"` was saved and never shown).
+ */
+const LinksIn = Type.Object({}, { additionalProperties: Type.String({ maxLength: 2048 }), maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' });
+const LinksOut = (description?: string) => Type.Object({}, { additionalProperties: Type.String(), ...(description ? { description } : {}) });
 
 export const SessionCreateBody = Type.Object({
   name: text(255),
@@ -141,7 +146,7 @@ const MatchSnapshot = Type.Object({
   year: Nullable(Type.String()),
   subcategory: Nullable(Type.String()),
   price: Nullable(Type.Number()),
-  links: Type.Optional(Nullable(Type.Record(Type.String(), Type.String(), { description: 'The links the row had (rows first corrected before 2026-11-30 lack it).' }))),
+  links: Type.Optional(Nullable(LinksOut('The links the row had (rows first corrected before 2026-11-30 lack it).'))),
   price_stats: Type.Optional(Nullable(Type.Array(Type.Unknown(), { description: 'The price_stats the row had (rows first corrected before the thirtieth session lack it).' }))),
 });
 
@@ -163,7 +168,7 @@ export const Identification = Type.Object({
   subcategory: Nullable(Type.String()),
   distance: Nullable(Type.Number()),
   confidence: Nullable(Type.String()),
-  links: Nullable(Type.Record(Type.String(), Type.String())),
+  links: Nullable(LinksOut()),
   alternatives: Nullable(Type.Array(Type.Unknown())),
   price_stats: Nullable(Type.Array(Type.Unknown())),
   price: Nullable(Type.Number()),
