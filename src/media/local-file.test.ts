@@ -32,6 +32,14 @@ describe('readLocalImage', () => {
     expect((await readLocalImage(path.join(root, 'sub/a.jpg'), link, 1024)).toString()).toBe('jpeg bytes');
   });
 
+  it('finds a file named in the other Unicode form (NFD on disk from a Mac, NFC sent, and back; h181)', async () => {
+    await fs.writeFile(path.join(root, 'Cafe\u0301.jpg'), 'nfd');
+    await fs.writeFile(path.join(root, 'Th\u00e9.jpg'), 'nfc');
+    expect((await readLocalImage('Caf\u00e9.jpg', root, 1024)).toString()).toBe('nfd');
+    expect((await readLocalImage('The\u0301.jpg', root, 1024)).toString()).toBe('nfc');
+    await expect(readLocalImage('Cafe.jpg', root, 1024)).rejects.toThrow('the file does not exist');
+  });
+
   it('a root of / reads any absolute path', async () => {
     expect((await readLocalImage(path.join(root, 'sub/a.jpg'), '/', 1024)).toString()).toBe('jpeg bytes');
   });

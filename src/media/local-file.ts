@@ -29,7 +29,16 @@ export async function readLocalImage(file: string, root: string | undefined, max
   if (!inside(wanted, path.resolve(root)) && !inside(wanted, realRoot)) throw new ImageLoadError('the file is outside the folder this server reads');
   let real: string;
   try {
-    real = await fs.realpath(wanted);
+    real = await fs.realpath(wanted).catch(async (err: unknown) => {
+      // the name in the other Unicode form: files copied from a Mac are named in NFD, apps send NFC (h181)
+      for (const form of ['NFC', 'NFD'] as const) {
+        const other = path.resolve(root, file.normalize(form));
+        if (other === wanted || (!inside(other, path.resolve(root)) && !inside(other, realRoot))) continue;
+        const found = await fs.realpath(other).catch(() => null);
+        if (found) return found;
+      }
+      throw err;
+    });
   } catch {
     // a missing file under a link that leads out of the root is "outside" too: "does not exist" there told a
     // client which files exist in the folder the link points to

@@ -80,7 +80,7 @@ export class CatalogService {
    * cleanly; a bad record is a 400 whose detail names the file, the line and the record.
    */
   async import(request: CatalogImportRequest, onProgress?: (p: ImportProgress) => void): Promise<CatalogImportResult> {
-    if (!catalogName.test(request.catalog)) throw badRequest(`A catalog name is 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit; "${request.catalog}" is not.`);
+    if (!catalogName.test(request.catalog)) throw badRequest(`A catalog name is 1–64 ASCII letters (A–Z, a–z), digits, ".", "_" or "-", starting with a letter or digit; "${request.catalog}" is not.`);
     try {
       return await importCatalog(this.store, request, onProgress);
     } catch (err) {

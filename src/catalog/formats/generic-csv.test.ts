@@ -35,6 +35,12 @@ describe('generic CSV catalogs', () => {
     expect(read.cards.rows.get('TST|232|Test Lotus')!.row).toMatchObject({ name: 'Test Lotus', number: '232', setCode: 'TST', year: '1993', fields: { Condition: 'NM' } });
   });
 
+  it('maps a column typed in the other Unicode form than the header writes it (h181: NFD header, NFC --map)', async () => {
+    const file = await files.write('nfd.csv', 'Kartenname,Nu\u0308mmer\nGlurak,4\n');
+    const read = await readGenericCsv(file, parseColumnMap('name=Kartenname,number=N\u00fcmmer'), readContext());
+    expect(read.cards.rows.get('|4|Glurak')!.row).toMatchObject({ name: 'Glurak', number: '4' });
+  });
+
   it('keeps a year column that holds no year as text under its own name, with a remark (any game\'s own file)', async () => {
     const file = await files.write('years.csv', 'name,Released\nA,Spring 1999\nB,1999\nC,   \nD,２０２３\n');
     const ctx = readContext();

@@ -41,7 +41,11 @@ export async function readGenericCsv(file: string, mapping: ReadonlyMap<string, 
       const header = Object.keys(r.value);
       columns = new Map(mapping);
       for (const [target, column] of mapping) {
-        if (!header.includes(column)) fail({ ...at, line: 1 }, `--map ${target}=${column}: the header has no column "${column}" (it has ${header.map((h) => `"${h}"`).join(', ')})`);
+        if (header.includes(column)) continue;
+        // typed in one Unicode form, the header written in the other (h181: `Nümmer` NFC against an NFD header)
+        const same = header.find((h) => h.normalize('NFC') === column.normalize('NFC'));
+        if (same !== undefined) columns.set(target, same);
+        else fail({ ...at, line: 1 }, `--map ${target}=${column}: the header has no column "${column}" (it has ${header.map((h) => `"${h}"`).join(', ')})`);
       }
       for (const target of MAP_TARGETS) {
         if (columns.has(target)) continue;
