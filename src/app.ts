@@ -171,6 +171,9 @@ export const logSerializers = {
  */
 const ANSWER_STALL_MS = 120_000;
 
+/** The API page's policy: Swagger UI's own files and styles, "Try it out" to this server, nothing else. */
+const DOCS_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"].join('; ');
+
 export async function buildApp(config: Config, options: { startQueue?: boolean; answerStallMs?: number } = {}): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
@@ -366,6 +369,11 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     // files): no proxy or browser cache keeps it (h150); and no page frames another's (the token pasted into /docs)
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (!reply.hasHeader('x-frame-options')) reply.header('x-frame-options', 'DENY');
+    // /docs holds the token pasted into it, as the console does: its files only, and no Referer out (h185)
+    if (request.routeOptions.url?.startsWith('/docs') && !reply.hasHeader('content-security-policy')) {
+      reply.header('content-security-policy', DOCS_CSP);
+      reply.header('referrer-policy', 'no-referrer');
+    }
   });
 
   registerLargeBodyLimit(app, {

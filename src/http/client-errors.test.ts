@@ -16,6 +16,28 @@ describe('client errors', () => {
     expect(clientErrorResponse(undefined)).toMatchObject({ status: 400, body: { code: 'invalid_request' } });
   });
 
+  it('answer a request Node cannot parse with the headers every answer carries (h185)', async () => {
+    const app = Fastify({ clientErrorHandler: handleClientError });
+    app.get('/', async () => ({ ok: true }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const port = (app.server.address() as AddressInfo).port;
+      const out = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n'));
+        let text = '';
+        socket.on('data', (d) => (text += d.toString()));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(out).toMatch(/^HTTP\/1\.1 400 /);
+      expect(out.toLowerCase()).toContain('x-content-type-options: nosniff');
+      expect(out.toLowerCase()).toContain('x-frame-options: deny');
+      expect(out.toLowerCase()).toContain('cache-control: no-store');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('write nothing into a response already under way (a bad pipelined request behind a streamed one)', async () => {
     const app = Fastify({ clientErrorHandler: handleClientError });
     app.get('/slow', async (_request, reply) => {

@@ -431,6 +431,23 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(asked).toEqual(expect.arrayContaining(['/image_matching/v2/ping', '/similarity/photos/v2/ping', '/account/v2/request/']));
   }, 60_000);
 
+  it('keeps a session id from the address inside its path: a crafted link reaches no other API path (h185)', async () => {
+    const paths: string[] = [];
+    const seen = (r: { url(): string }) => void paths.push(new URL(r.url()).pathname + new URL(r.url()).search);
+    page.on('request', seen);
+    try {
+      await page.goto(`${base}/console#/sessions/..%2Fsession%3F`);
+      await page.getByText(/not found/i).first().waitFor();
+    } finally {
+      page.off('request', seen);
+    }
+    const api = paths.filter((p) => p.startsWith('/cardstream/'));
+    expect(api.length).toBeGreaterThan(0);
+    // the id travels encoded, one segment: never the session list (`session?/`) read as a session
+    expect(api.filter((p) => /\/cardstream\/v2\/session\/?(\?|$)/.test(p))).toEqual([]);
+    expect(api.some((p) => p.includes('..%2Fsession%3F'))).toBe(true);
+  }, 60_000);
+
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
   const openFresh = async (hash: string) => {
     await page.evaluate(() => sessionStorage.removeItem('loupe.workspace'));

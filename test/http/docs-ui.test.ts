@@ -25,6 +25,9 @@ describe('API documentation page (/docs)', () => {
   it('serves every static file of the page whole, with its type, and counts none of them as still running', async () => {
     const page = await fetch(`${base}/docs`);
     expect(page.status).toBe(200);
+    // the token is pasted here: its own files only, and no Referer out (h185; the browser test below draws it under this)
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'; .*frame-ancestors 'none'/);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await page.text();
     // Resolved as a browser resolves them, against the page's own URL.
     const assets = [...html.matchAll(/(?:src|href)="([^"]+\.(?:js|css|png))"/g)].map((m) => new URL(m[1]!, page.url));

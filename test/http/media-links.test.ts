@@ -95,6 +95,8 @@ describe.each(backends)('signed media links (%s)', (backend) => {
     const ok = await get(pathOf(row.image));
     expect(ok.statusCode).toBe(200);
     expect(ok.headers['content-type']).toBe('image/jpeg');
+    // whatever bytes follow the image run nothing, even opened as a page of this origin (h185)
+    expect(ok.headers['content-security-policy']).toMatch(/default-src 'none'.*sandbox/);
     // Caches must not keep the image longer than the link lives, nor share it.
     const cache = String(ok.headers['cache-control']);
     expect(cache).toMatch(/^private, max-age=\d+$/);

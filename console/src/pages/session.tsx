@@ -272,14 +272,14 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     if (busy.current) return;
     busy.current = true;
     try {
-      const s = await call<Session>('GET', `/cardstream/v2/session/${id}/`, { signal });
+      const s = await call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { signal });
       const before = lastSession.current;
       const changed = !before || full || s.identification_count !== rowsRef.current.length || s.total_price !== before.total_price;
       lastSession.current = s;
       setSession(s);
       if (changed) {
         const [sum] = await Promise.all([
-          call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`, { signal }),
+          call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`, { signal }),
           // New cards are appended in upload order: only the last page loaded and the ones after it are asked again.
           loadRows(full ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
         ]);
@@ -313,7 +313,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
     if (action === 'close' && !confirm(`Close “${session?.name}”? The scanner app can add no more cards to it until it is reopened.`)) return;
     try {
-      setSession(await call<Session>('POST', `/cardstream/v2/session/${id}/${action}/`));
+      setSession(await call<Session>('POST', `/cardstream/v2/session/${encodeURIComponent(id)}/${action}/`));
     } catch (err) {
       setError(err);
     }
@@ -321,7 +321,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const remove = async () => {
     if (!confirm(`Delete “${session?.name}” with its ${session?.identification_count} cards and images? This cannot be undone.`)) return;
     try {
-      await call('DELETE', `/cardstream/v2/session/${id}/`);
+      await call('DELETE', `/cardstream/v2/session/${encodeURIComponent(id)}/`);
       location.hash = '#/sessions';
     } catch (err) {
       setError(err);
@@ -333,7 +333,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     // a name of spaces left the heading and the session pickers blank
     if (!name) return setRenameError('A session needs a name: type one, or Cancel.');
     try {
-      setSession(await call<Session>('PATCH', `/cardstream/v2/session/${id}/`, { body: { name } }));
+      setSession(await call<Session>('PATCH', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { body: { name } }));
       setRenaming(false);
       // a refusal said before is over (h166: it stayed on a closed session's page after the rename)
       setRenameError(null);
@@ -356,8 +356,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     rowsRef.current = next;
     setRows(next);
     // The total and the summary move with a price correction.
-    void call<Summary>('GET', `/cardstream/v2/session/${id}/summary/`).then(setSummary, () => undefined);
-    void call<Session>('GET', `/cardstream/v2/session/${id}/`).then(setSession, () => undefined);
+    void call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`).then(setSummary, () => undefined);
+    void call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`).then(setSession, () => undefined);
   };
 
   if (!session) return loading ? <p class="loading">Loading session…</p> : <ErrorBox error={error} />;

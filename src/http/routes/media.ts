@@ -30,6 +30,9 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
         // Neither a shared cache nor the browser may keep the image past the link's expiry.
         .header('cache-control', `private, max-age=${file.secondsLeft}`)
         .header('x-content-type-options', 'nosniff')
+        // a stored original is the bytes as sent: whatever follows the image (h185: an HTML page appended to a JPEG)
+        // runs nothing, even opened as a page of this origin, which holds the console's token
+        .header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox")
         .send(file.stream);
     },
   });
