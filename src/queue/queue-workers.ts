@@ -11,8 +11,12 @@ import type { QueueSignal } from './queue-signal.ts';
 
 /** How long a stop waits for webhooks due now once its jobs have ended (a delivery's own timeout still bounds each). */
 const WEBHOOK_FLUSH_MS = 3000;
-/** How long a stop waits for running jobs before handing them back to the queue. */
-const JOB_GRACE_MS = 10_000;
+/**
+ * How long a stop waits for running jobs before handing them back to the queue: under a container runtime's 10 s
+ * between SIGTERM and SIGKILL (Docker's default), so the hand-back is written before the kill (h184: at 10 s, with the
+ * HTTP drain before it, three deploys failed a paid job for good).
+ */
+const JOB_GRACE_MS = 7_000;
 
 export type QueueLog = (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 
@@ -70,7 +74,15 @@ export class QueueWorkers {
     for (const b of this.deps.background ?? []) b.start();
   }
 
-  async stop(): Promise<void> {
+  /** The stop under way: a second caller (the server's close after its early stop) waits for the same one. */
+  private stopping: Promise<void> | undefined;
+
+  stop(): Promise<void> {
+    this.stopping ??= this.stopOnce().finally(() => (this.stopping = undefined));
+    return this.stopping;
+  }
+
+  private async stopOnce(): Promise<void> {
     if (!this.started) return;
     this.started = false;
     clearInterval(this.sweeper);
