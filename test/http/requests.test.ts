@@ -433,7 +433,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     }
   }, 60_000);
 
-  it('webhook sent again: a finished delivery to a new address with its headers, counted afresh; 409 while pending, 404, 400 (h180)', async () => {
+  it('webhook sent again: a finished delivery to a new address with its headers, counted afresh; 404, 400 (h180; 409 while pending: the store test)', async () => {
     const gone = await receiver([410]);
     const moved = await receiver([]);
     try {
@@ -449,10 +449,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       await settle('failed');
       const again = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: moved.url, headers: { 'x-key': 'second' } } });
       expect(again.statusCode, again.body).toBe(200);
-      expect(again.json().webhook).toMatchObject({ url: moved.url, state: 'pending', attempts: 0, last_error: null });
-      // pending: not twice
-      const twice = await h.request('POST', `${base}/${id}/webhook`);
-      expect(twice.statusCode === 409 || (twice.statusCode === 200 && twice.json().webhook.state === 'pending')).toBe(true);
+      // due at once: the dispatcher may have it (or be done with it) by the time the answer is read
+      expect(again.json().webhook).toMatchObject({ url: moved.url, state: expect.stringMatching(/^(pending|delivered)$/), last_error: null });
+      expect(again.json().webhook.attempts).toBeLessThanOrEqual(1);
       expect((await settle('delivered')).webhook).toMatchObject({ url: moved.url, attempts: 1 });
       expect(moved.calls).toHaveLength(1);
       expect(moved.calls[0]!.headers).toMatchObject({ 'x-key': 'second', 'loupe-delivery-attempt': '1', 'loupe-request-id': id });
