@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
-import { failingHosts, fetchImage } from './url-fetch.ts';
+import { failingHosts, fetchImage, outOfDescriptors } from './url-fetch.ts';
 import { withDownloadOwner } from '../util/download-scope.ts';
 import { defaultFetchLimits } from '../config/config.ts';
 
@@ -158,5 +158,15 @@ describe('a host whose downloads keep failing', () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+});
+
+describe("the process's own lack of file descriptors (h184)", () => {
+  it('is told from a host failing, whichever way the error carries it', () => {
+    expect(outOfDescriptors(Object.assign(new Error('connect EMFILE 127.0.0.1:80 - Local (undefined:undefined)'), { code: 'EMFILE' }))).toBe(true);
+    expect(outOfDescriptors(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENFILE' }) }))).toBe(true);
+    expect(outOfDescriptors(new Error('connect EMFILE 127.0.0.1:7851'))).toBe(true);
+    expect(outOfDescriptors(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:80'), { code: 'ECONNREFUSED' }))).toBe(false);
+    expect(outOfDescriptors(null)).toBe(false);
   });
 });

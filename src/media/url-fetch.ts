@@ -41,12 +41,27 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
     } catch (err) {
       if (err instanceof Permanent) throw new ImageLoadError(err.reason);
       if (stop?.aborted) throw stopped(stop);
+      // this process out of file descriptors: not the host's failure (it put the customer's image host to rest for
+      // 30 s), and the operator's to know (h184: nothing was logged)
+      if (outOfDescriptors(err)) throw new ImageLoadError(`the server cannot open a connection now (too many open files: raise its limit, README "Containers"); send the record again`);
       lastError = err instanceof ImageLoadError ? err : new ImageLoadError((err as Error).message);
       if (attempt < limits.retries) await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, Math.max(0, deadline - Date.now()))));
     }
   }
   if (host) failingHosts.failed(host);
   throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
+}
+
+let descriptorsSaidAt = 0;
+/** Whether an error is the process's own lack of file descriptors; said in the log once a minute. */
+export function outOfDescriptors(err: unknown): boolean {
+  const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code;
+  const out = code === 'EMFILE' || code === 'ENFILE' || /\bE[MN]FILE\b/.test(String((err as Error | null)?.message ?? ''));
+  if (out && Date.now() - descriptorsSaidAt > 60_000) {
+    descriptorsSaidAt = Date.now();
+    process.emitWarning('image downloads failed: the process is out of file descriptors (EMFILE); raise its open-files limit (README "Containers")', { code: 'LOUPE_EMFILE' });
+  }
+  return out;
 }
 
 /** `owner host:port` of a URL, lower case; null when it does not parse (refused later, as before). */
