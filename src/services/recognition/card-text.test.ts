@@ -39,6 +39,14 @@ describe('readCardText', () => {
     expect(readCardText(lines([['Blue-Eyes White Dragon', 0.05, 0.1, 0.04], ['SDK-001', 0.6, 0.6, 0.02]])).language).toBeNull();
     // two codes that disagree say nothing
     expect(readCardText(lines([['x', 0.05, 0.1, 0.04], ['LOB-DE001', 0.6, 0.6, 0.02], ['DOM·EN', 0.95, 0.05, 0.02]])).language).toBeNull();
+    // the artist's name run into the language code, at the bottom line's start (h183: English MTG cards had none)
+    const syrAlin = lines([["SyrAlin,the Lion'sClaw", 0.05, 0.08, 0.04], ['3*米', 0.05, 0.8, 0.03], ['chaos ofthe twilds.', 0.8, 0.1, 0.02], ['032/2690', 0.93, 0.05, 0.02], ['ELD.ENLSOETCAAA', 0.95, 0.05, 0.02]]);
+    expect(readCardText(syrAlin)).toMatchObject({ language: 'en', setCodes: expect.arrayContaining(['ELD']) });
+    expect(readCardText(lines([['WirewoodSavage', 0.05, 0.1, 0.04], ['004/641', 0.93, 0.05, 0.02], ['GVL·ENDIEU', 0.95, 0.05, 0.02]])).language).toBe('en');
+    // not in the card's text box, and not a word that merely starts so
+    expect(readCardText(lines([['Rules', 0.05, 0.1, 0.04], ['DRAW.ENTERS', 0.6, 0.05, 0.02]])).language).toBeNull();
+    // a mana cost read as Han characters is no Japanese (h183)
+    expect(readCardText(lines([["Syr Alin, the Lion's Claw", 0.05, 0.08, 0.04], ['3米米', 0.05, 0.8, 0.03], ['4/4', 0.9, 0.8, 0.02]])).language).toBeNull();
     // furniture words decide first (the French Tyranocif stays French)
     expect(readCardText([...tyranocif, ...lines([['WWK·DE', 0.96, 0.05, 0.02]])]).language).toBe('fr');
   });

@@ -160,6 +160,8 @@ const PTCG_SET_LINE = /(?<![A-Za-z])([D-I])?\s?([A-Z]{3})\s?(?:(?:FR|EN|DE|IT|ES
 /** The language codes Magic's set line and Yu-Gi-Oh!'s print codes carry, as ISO 639-1. */
 const PRINTED_LANGUAGE: Readonly<Record<string, string>> = { EN: 'en', FR: 'fr', DE: 'de', ES: 'es', SP: 'es', IT: 'it', PT: 'pt', JA: 'ja', JP: 'ja', KO: 'ko', KR: 'ko', RU: 'ru', ZHS: 'zh', ZHT: 'zh', CS: 'zh', CT: 'zh' };
 const MTG_SET = /\b([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU|ZHS|ZHT|CS|CT)\b/g;
+/** The same at a bottom line's start with the artist's name run into the language code (`GVL·ENDIEU`, `ELD.ENLSOETCAAA`, h183). */
+const MTG_SET_GLUED = /^([A-Z0-9]{3,5})\s*[•·*.\-+]\s*(EN|FR|DE|ES|IT|PT|JA|JP|KO|RU)(?=[A-Z]{2})/;
 // © is often read as 0, O, @, C or (C): the year must start the token and be followed by a non-digit.
 const YEAR = /(?:^|[\s(])(?:©|@|\(c\)|\(C\)|0|O|C)\s?((?:19[89]|20[0-4])\d)(?![0-9])/;
 // "2022Pokemor/Nintendo": the © lost, the year still runs into the owner's name.
@@ -361,6 +363,11 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
       setCodes.add(m[1]!);
       if (PRINTED_LANGUAGE[m[2]!]) printedLanguages.push(PRINTED_LANGUAGE[m[2]!]!);
     }
+    const glued = line.box.y0 > 0.85 ? MTG_SET_GLUED.exec(text.trim()) : null;
+    if (glued && !text.match(MTG_SET)) {
+      setCodes.add(glued[1]!);
+      printedLanguages.push(PRINTED_LANGUAGE[glued[2]!]!);
+    }
     if (line.box.y0 > 0.85) {
       for (const m of text.matchAll(PTCG_SET_LINE)) {
         setCodes.add(m[2]!);
@@ -477,12 +484,18 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
   // 自分, a rule box's ルール read as look-alikes) deciding where both are read. A lone Han
   // character is the recogniser reading a symbol or a smudge on a Latin card (2 French cards of
   // 190 read so): three at least.
-  const all = lines.map((l) => l.text).join('');
+  // an MTG mana cost in the top band's right (`3*米`, `2号`: the sun of white mana read as a Han character, h183) is
+  // no word of any language
+  const manaCost = (l: CardTextLine) => l.box.y0 < 0.12 && l.box.x0 > 0.5 && [...l.text.trim()].length <= 4 && /[0-9]/.test(l.text);
+  const all = lines
+    .filter((l) => !manaCost(l))
+    .map((l) => l.text)
+    .join('');
   const kana = all.match(/[\u3040-\u30ff]/g)?.length ?? 0;
   const han = all.match(/[\u4e00-\u9fff]/g)?.length ?? 0;
   // ...or two within one line of the name band: a Japanese card whose name came out as 八么ex and
   // little else was taken for the English card of its number and total
-  const cjkName = lines.some((l) => l.box.y0 < 0.15 && (l.text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g)?.length ?? 0) >= 2);
+  const cjkName = lines.some((l) => l.box.y0 < 0.15 && !manaCost(l) && (l.text.match(/[\u3040-\u30ff\u4e00-\u9fff]/g)?.length ?? 0) >= 2);
   // A likeliest name line of Latin letters, read plainly, outweighs Han read elsewhere: a glare streak read as
   // 中国足排 made an English card, its name, set code and number read, a Chinese one the English catalog holds none of (h108).
   const top = names[0];
