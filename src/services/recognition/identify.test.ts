@@ -513,6 +513,10 @@ describe('identification', () => {
     expect(scoreCandidate(varoom, read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('near');
     expect(scoreCandidate(card('sv4pt5-292', 'Varoom', '292', 91, '2024'), read([['Varoom', 0.05], ['92/09', 0.93]])).evidence.number).toBe('differs');
     expect(scoreCandidate(card('sv4pt5-19', 'Varoom', '19', 91, '2024'), read([['Varoom', 0.05], ['9/091', 0.93]])).evidence.number).toBe('near');
+    // read with its zeros (`005` on an 085, h183): one digit misread, not a digit fewer
+    const minotaur = card('akh-85', 'Cursed Minotaur', '85', 269, '2017');
+    expect(scoreCandidate(minotaur, read([['Cursed Minotaur', 0.05], ['005/269', 0.93]])).evidence.number).toBe('near');
+    expect(scoreCandidate(minotaur, read([['Cursed Minotaur', 0.05], ['006/269', 0.93]])).evidence.number).toBe('differs');
   });
 
   it('takes a set total read on a card large enough to read it for another set’s card: against the number, and against a near miss', () => {

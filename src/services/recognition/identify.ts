@@ -360,7 +360,8 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
       const t = totalOf(n);
       return (oneDigitApart(d, own.padStart(d.length, '0')) || leadingOneLost(d, own)) && (!sure || card.setTotal === null || t === null || totalFits(t, card.setTotal));
     };
-    if (own && read.length && !read.includes(own)) evidence.number = collector.some((n, i) => nearMiss(n, read[i]!)) ? 'near' : 'differs';
+    // the digits as printed, zeros kept: `005` read on an 085 is one digit misread, where its key `5` is a digit fewer (h183)
+    if (own && read.length && !read.includes(own)) evidence.number = collector.some((n, i) => nearMiss(n, read[i]!) || nearMiss(n, digitsOf(n.number))) ? 'near' : 'differs';
   }
   if (clues.setCodes.some((c) => card.setCodes.includes(c.toUpperCase()))) evidence.setCode = 'same';
   if (clues.year && card.year) {
