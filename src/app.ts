@@ -171,8 +171,8 @@ export const logSerializers = {
  */
 const ANSWER_STALL_MS = 120_000;
 
-/** The API page's policy: Swagger UI's own files and styles, "Try it out" to this server, nothing else. */
-const DOCS_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"].join('; ');
+/** The API page's policy: Swagger UI's own files and styles, "Try it out" to this server (an image answer drawn from a blob, h186), nothing else. */
+const DOCS_CSP = ["default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:", "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'", "form-action 'none'"].join('; ');
 
 export async function buildApp(config: Config, options: { startQueue?: boolean; answerStallMs?: number } = {}): Promise<FastifyInstance> {
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and

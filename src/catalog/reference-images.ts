@@ -66,10 +66,12 @@ function withNested(labels: Labels): Labels {
   const out: Labels = { ...labels };
   for (const v of Object.values(labels)) {
     if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
-    for (const [k, inner] of Object.entries(v as Labels)) if (!(k in out)) out[k] = inner;
+    // the printing's own keys only: a nested `set: {id, name}` names no card (h186)
+    for (const k of NESTED_KEYS) if (!(k in out) && k in (v as Labels)) out[k] = (v as Labels)[k];
   }
   return out;
 }
+const NESTED_KEYS = ['collector_number', 'number', 'set_code'] as const;
 
 export class ReferenceFolderError extends Error {}
 

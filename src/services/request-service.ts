@@ -63,7 +63,7 @@ export interface RequestDetail extends RequestSummary {
   request: RequestEcho;
   response?: { records: Record<string, unknown>[]; [key: string]: unknown };
   modified: string;
-  webhook?: { url: string; state: string; attempts: number; last_error: string | null; next_attempt: string | null; delivered: string | null };
+  webhook?: { url: string; state: string; attempts: number; last_error: string | null; next_attempt: string | null; delivered: string | null; failed: string | null };
 }
 
 const headerName = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
@@ -75,6 +75,9 @@ const hopHeaders = new Set(['trailer', 'te', 'upgrade', 'keep-alive', 'expect', 
 /** Submitting, reading and listing asynchronous requests (spec 3 §4). */
 /** The most rows a page of the request list holds. */
 const maxRequestPage = 100;
+
+/** The detail's delivery fields (`webhook` of GET): ignored where a client sends a webhook back as it read it. */
+const WEBHOOK_DETAIL_FIELDS = ['state', 'attempts', 'last_error', 'next_attempt', 'delivered', 'failed'];
 
 /** Bytes of a webhook's own headers, names and values (`: ` and CRLF counted), at most. */
 const maxWebhookHeaderBytes = 8192;
@@ -240,13 +243,14 @@ export class RequestService {
   async resendWebhook(accountId: string, id: string, given: SubmitInput['webhook'] | undefined, baseUrl?: string): Promise<RequestDetail> {
     const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
     if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
-    const asked = given && (given.endpoint !== undefined || given.url !== undefined || given.headers !== undefined) ? given : undefined;
+    // any key given is checked (h186: `{"header": …}` alone skipped the check and went out without the token)
+    const asked = given && Object.keys(given).length ? given : undefined;
     // headers alone go to the address it had
     const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }) : null;
     const found = await this.requests.resendWebhook(accountId, row.id, target);
     if (!found) throw notFound(`Request ${id}`);
     const conflict = (message: string) => new ServiceError(409, 'webhook_not_finished', message);
-    if (found.state === 'waiting') throw conflict(`Request ${id} is ${row.status}: its webhook is sent once it is DONE.`);
+    if (found.state === 'waiting') throw conflict(row.webhook ? `Request ${id} is ${row.status}: its webhook is sent once it is DONE.` : `Request ${id} is ${row.status} and has no webhook: give one again once it is DONE.`);
     if (found.state === 'pending') throw conflict(`Request ${id}'s webhook is being delivered (pending: see next_attempt); send it again once it is delivered or failed.`);
     if (found.state === 'none' && !target) throw badRequest('Invalid webhook: the request has no webhook; give `endpoint` (or `url`).', [{ field: 'webhook', message: 'the request has no webhook' }]);
     this.signal.notify('webhooks');
@@ -276,7 +280,8 @@ export class RequestService {
         attempts: row.webhookAttempts,
         last_error: row.webhookLastError,
         next_attempt: row.webhookState === 'pending' && row.webhookNextAt !== null ? new Date(row.webhookNextAt).toISOString() : null,
-        delivered: row.webhookDeliveredAt,
+        delivered: row.webhookState === 'delivered' ? row.webhookDeliveredAt : null,
+        failed: row.webhookState === 'failed' ? row.webhookDeliveredAt : null,
       };
     }
     return out;
@@ -287,7 +292,8 @@ export class RequestService {
     const bad = (message: string) => badRequest(`Invalid webhook: ${message}.`, [{ field: 'webhook', message }]);
     // a misspelt key (`header`, `headres`) left the receiver's token out of every delivery, and the receiver's 401 ended it (h180)
     // (a `method` of POST, which some clients send, is what is done)
-    const unknown = Object.keys(w).filter((k) => !['endpoint', 'url', 'headers', 'method'].includes(k));
+    // (a detail's own delivery fields, a webhook sent back as GET gave it, are read-only and ignored, h186)
+    const unknown = Object.keys(w).filter((k) => !['endpoint', 'url', 'headers', 'method', ...WEBHOOK_DETAIL_FIELDS].includes(k));
     if (unknown.length) throw bad(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k.slice(0, 50)}"`).join(', ')}: a webhook takes \`endpoint\` (or \`url\`) and \`headers\``);
     const method = (w as { method?: unknown }).method;
     if (method !== undefined && (typeof method !== 'string' || method.toUpperCase() !== 'POST')) throw bad('`method`: a webhook is sent with POST only');

@@ -37,6 +37,7 @@ export interface AsyncRequestRow {
   /** When the lease of the delivery being sent ends: its claim's own mark ({@link RequestStore.webhookAttempt}). */
   webhookLeaseUntil: number | null;
   webhookLastError: string | null;
+  /** When the delivery ended: delivered, or failed for good (see `webhookState`). */
   webhookDeliveredAt: string | null;
   expiresAt: number;
   createdAt: string;
@@ -410,7 +411,8 @@ export class RequestStore {
         webhook_last_error: outcome.error?.slice(0, 2000) ?? null,
         webhook_next_at: outcome.nextAt,
         webhook_lease_until: null,
-        webhook_delivered_at: outcome.state === 'delivered' ? new Date(now).toISOString() : null,
+        // when the delivery ended, delivered or failed for good (the detail names it by its state, h180)
+        webhook_delivered_at: outcome.state === 'pending' ? null : new Date(now).toISOString(),
       })
       .where('id', '=', id);
     if (leaseUntil !== undefined && leaseUntil !== null) update = update.where('webhook_lease_until', '=', leaseUntil).where('webhook_state', '=', 'pending');

@@ -26,7 +26,7 @@ describe('API documentation page (/docs)', () => {
     const page = await fetch(`${base}/docs`);
     expect(page.status).toBe(200);
     // the token is pasted here: its own files only, and no Referer out (h185; the browser test below draws it under this)
-    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'; .*frame-ancestors 'none'/);
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self'; .*img-src 'self' data: blob:; .*frame-ancestors 'none'/);
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     const html = await page.text();
     // Resolved as a browser resolves them, against the page's own URL.

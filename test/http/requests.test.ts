@@ -418,7 +418,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
         throw new Error('webhook never settled');
       };
       expect((await settle(a)).webhook).toMatchObject({ state: 'failed', attempts: 4, last_error: 'the receiver answered HTTP 500' });
-      expect((await settle(b)).webhook).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the receiver answered HTTP 410' });
+      // when it failed, for a reconciliation job (h180: only `modified`, which attempts do not move)
+      expect((await settle(b)).webhook).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the receiver answered HTTP 410', delivered: null, failed: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
       expect(down.calls).toHaveLength(4);
       expect(gone.calls).toHaveLength(1);
       // the deliveries a receiver missed for good are found by their state (h149: only every request's detail said it)
@@ -466,6 +467,14 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect(unknown.statusCode).toBe(404);
       const misspelt = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: moved.url, header: { 'x-key': 'k' } } });
       expect([misspelt.statusCode, misspelt.json().detail]).toEqual([400, expect.stringContaining('unknown key "header"')]);
+      // alone too (h186: it skipped the check and went out without the token)
+      const alone = await h.request('POST', `${base}/${id}/webhook`, { body: { header: { 'x-key': 'k' } } });
+      expect([alone.statusCode, alone.json().detail]).toEqual([400, expect.stringContaining('unknown key "header"')]);
+      expect((await h.request('POST', `${base}/${id}/webhook`, { body: { method: 'GET' } })).statusCode).toBe(400);
+      // the detail's webhook sent back as read: its delivery fields are ignored (h186)
+      const read = (await h.request('GET', `${base}/${id}`)).json().webhook as Record<string, unknown>;
+      const copied = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: read } });
+      expect(copied.statusCode, copied.body).toBe(201);
       const port0 = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: 'http://127.0.0.1:0/h' } });
       expect([port0.statusCode, port0.json().detail]).toEqual([400, expect.stringContaining('port 0')]);
       // at submit too

@@ -32,7 +32,8 @@ export async function mediaRoutes(fastify: FastifyInstance): Promise<void> {
         .header('x-content-type-options', 'nosniff')
         // a stored original is the bytes as sent: whatever follows the image (h185: an HTML page appended to a JPEG)
         // runs nothing, even opened as a page of this origin, which holds the console's token
-        .header('content-security-policy', "default-src 'none'; img-src 'self'; sandbox")
+        // (inline styles: the browser's own image viewer centres the image with them, h186)
+        .header('content-security-policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox")
         .send(file.stream);
     },
   });

@@ -34,6 +34,7 @@ const Webhook = Type.Object(
     last_error: Nullable(Type.String()),
     next_attempt: Nullable(Time),
     delivered: Nullable(Time),
+    failed: Nullable(Type.String({ format: 'date-time', description: 'When the delivery failed for good (not in the spec; since the forty-fifth session).' })),
   },
   { description: 'Delivery of the completion webhook (docs/webhooks.md).' },
 );
