@@ -245,6 +245,24 @@ export class CardSessionStore {
     });
   }
 
+  /**
+   * Deletes one card row of the workspace and returns the media keys it named (removed by the caller after the commit;
+   * a process that stops before leaves them to the sweep), or undefined when there is no such row. `check` sees the row,
+   * locked, first, and may refuse by throwing (If-Match).
+   */
+  async deleteIdentification(id: string, workspaceId: string, check: (row: IdentificationRow) => void = () => {}): Promise<string[] | undefined> {
+    return this.transaction(async (tx) => {
+      const row = await tx.identificationInWorkspace(id, workspaceId, true);
+      if (!row) return undefined;
+      check(row);
+      const gone = await tx.db.deleteFrom('card_identifications').where('id', '=', id).returning(['image_key', 'thumbnail_key']).executeTakeFirst();
+      if (!gone) return undefined;
+      const media = [gone.image_key, gone.thumbnail_key].filter((k): k is string => k !== null);
+      await forgetMedia(tx.db, media);
+      return media;
+    });
+  }
+
   /** Media files a row no longer names (an image replaced), to be removed after this transaction commits (migration 016). */
   async forgetMedia(keys: readonly (string | null)[]): Promise<void> {
     await forgetMedia(this.db, keys.filter((k): k is string => k !== null));

@@ -125,6 +125,28 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(await list(sid, '&page=50&page_size=20')).toMatchObject({ count: 3, results: [], next: null });
   });
 
+  it('deletes one card with its image files, If-Match checked, the summary counting what is left; not another workspace\'s (h182)', async () => {
+    const sid = await createSession(h);
+    expect((await upload(sid, [card('keep'), card('gone')])).statusCode).toBe(200);
+    const jpeg = await sharp({ create: { width: 300, height: 420, channels: 3, background: '#4a7' } }).jpeg().toBuffer();
+    const attached = await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: jpeg.toString('base64') } });
+    expect(attached.statusCode).toBe(200);
+    const { id, etag, image } = attached.json() as { id: string; etag: string; image: string };
+    const media = new URL(image);
+    expect((await h.app.inject({ method: 'GET', url: media.pathname + media.search })).statusCode).toBe(200);
+    const other = await h.newAccount();
+    expect((await h.request('DELETE', cs(`identification/${id}/`), { token: other.token })).statusCode).toBe(404);
+    const stale = await h.request('DELETE', cs(`identification/${id}/`), { headers: { 'if-match': '"0000"' } });
+    expect([stale.statusCode, stale.json().code]).toEqual([412, 'precondition_failed']);
+    expect((await h.request('DELETE', cs(`identification/${id}/`), { headers: { 'if-match': etag } })).statusCode).toBe(204);
+    expect((await list(sid)).results.map((r: { event_id: string }) => r.event_id)).toEqual(['keep']);
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().identifications).toBe(1);
+    // its image link answers 404 at once: the file is gone
+    expect((await h.app.inject({ method: 'GET', url: media.pathname + media.search })).statusCode).toBe(404);
+    expect((await h.request('DELETE', cs(`identification/${id}/`))).statusCode).toBe(404);
+    expect((await h.request('DELETE', cs('identification/not-an-id/'))).statusCode).toBe(404);
+  });
+
   it('answers link names holding a line break as stored, on reads and corrections (h181: they were saved and dropped from every answer)', async () => {
     const sid = await createSession(h);
     const links = { 'TCG\nplayer': 'https://a/', 'Card\u2028market': 'https://b/', ok: 'https://c/' };

@@ -135,6 +135,25 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     },
   });
 
+  app.delete('/identification/:id/', {
+    config: sessionConfig,
+    schema: {
+      tags,
+      security,
+      summary: 'Delete one card with its image (not in the spec)',
+      description: "The card goes with its image and thumbnail (their links answer 404 at once); the session's summary counts what is left; a live or a closed session. `If-Match` (the row's `etag`, or `*`): only while it is that version, else 412. An app uploading the same `event_id` again makes the card again.",
+      params: S.IdentificationParams,
+      querystring: WorkspaceQuery,
+      headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'The `etag` of the row as last read; `*` for any version.' })) }),
+      response: { 204: Type.Null(), ...errors(412) },
+    },
+    handler: async (request, reply) => {
+      const ifMatch = request.headers['if-match'];
+      await cardSessions.deleteIdentification(ctx(request), request.params.id, typeof ifMatch === 'string' ? ifMatch : undefined);
+      return reply.code(204).send(null);
+    },
+  });
+
   app.patch('/identification/:id/', {
     config: sessionConfig,
     schema: {
