@@ -3,6 +3,7 @@
  * recognition compares what it reads against them, so both sides must fold alike: this module is
  * the one definition.
  */
+import { foldLatinStrokes } from '../util/script-fold.ts';
 
 /**
  * A number as a catalog key: upper-case, no spaces, leading zeros dropped from its digits
@@ -19,6 +20,21 @@ export function numberKey(number: string): string {
  * semi-voiced marks stay (since migration 032): ガラガラ (Marowak) is not カラカラ (Cubone), h152.
  */
 export function normalizeName(name: string): string {
+  // the Latin letters no decomposition takes apart (ß, ł, ı, ø, œ…) folded as session and text search fold them, since
+  // migration 035: a Turkish shop's `Işık` was found by `ışık` on SQLite and not on PostgreSQL (h181)
+  return foldLatinStrokes(
+    name
+      .replace(/♀/g, ' f ')
+      .replace(/♂/g, ' m ')
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
+      .normalize('NFC')
+      .toLowerCase(),
+  ).replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** `normalizeName` before migration 035: Latin strokes and ligatures kept. */
+export function normalizeNameBefore035(name: string): string {
   return name
     .replace(/♀/g, ' f ')
     .replace(/♂/g, ' m ')

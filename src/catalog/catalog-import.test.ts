@@ -9,8 +9,9 @@ import { CatalogKindConflict, RemoveMissingRefused } from '../store/catalog-stor
 import { PriceStore } from '../store/price-store.ts';
 import { CatalogRequestError, importCatalog, inputsOf, type CatalogImportRequest, type CatalogImportResult } from './catalog-import.ts';
 import { parseColumnMap } from './formats/generic-csv.ts';
-import { normalizeName, normalizeNameBefore032 } from './card-keys.ts';
+import { normalizeName, normalizeNameBefore032, normalizeNameBefore035 } from './card-keys.ts';
 import { kanaVoicedNames } from '../store/migrations/032-kana-voiced-names.ts';
+import { catalogLatinStrokes } from '../store/migrations/035-catalog-latin-strokes.ts';
 import { cardContentHash } from '../store/catalog-store.ts';
 import { sql } from 'kysely';
 import { CatalogFileError } from './record-stream.ts';
@@ -83,6 +84,36 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     expect(again.cards).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
     expect((await t.catalogs.get('kana'))!.version).toBe(version);
   });
+  it('folds the Latin letters no decomposition takes apart (ß, ł, ı…), and migration 035 folds names stored before again (h181: ışık found Işık on SQLite only)', async () => {
+    const csv = await files.write('strokes.csv', 'Card Name,No.,Set\nIşık Ejderhası,1,TR1\nStraßenkämpfer,2,DE1\nŁódź Guard,3,PL1\nSalamèche,4,FR1\n');
+    const map = parseColumnMap('name=Card Name,number=No.,set_code=Set');
+    await run({ kind: 'csv', catalog: 'strokes', files: { csv }, map });
+    const c = (await t.catalogs.get('strokes'))!;
+    const names = async (q: string) => (await t.catalogs.searchNames(c.id, q)).map((n) => n.name);
+    expect(normalizeName('IŞIK Ejderhası')).toBe('isikejderhasi');
+    expect((await names('ışık ejderhası'))[0]).toBe('Işık Ejderhası');
+    expect((await names('strassenkampfer'))[0]).toBe('Straßenkämpfer');
+    // as a release before 035 stored them: strokes kept in the folded names and hashes
+    const db = t.store.db;
+    await db.deleteFrom('catalog_names').where('catalog_id', '=', c.id).execute();
+    const stored = await db.selectFrom('catalog_cards').select(['card_key', 'source', 'fields', 'links', 'aliases', 'flags']).where('catalog_id', '=', c.id).execute();
+    const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+    for (const card of await t.catalogs.cards(c.id, { limit: 10 })) {
+      const r = stored.find((x) => x.card_key === card.key)!;
+      const before = normalizeNameBefore035(card.name);
+      await db.updateTable('catalog_cards').set({ name_norm: before, content_hash: cardContentHash(r.source, card, before, [json(r.fields), json(r.links), json(r.aliases), json(r.flags)]) }).where('catalog_id', '=', c.id).where('card_key', '=', card.key).execute();
+    }
+    await sql`INSERT INTO catalog_names (catalog_id, name_norm, name, card_count) SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${c.id} GROUP BY catalog_id, name_norm`.execute(db);
+    expect((await db.selectFrom('catalog_names').select('name_norm').where('catalog_id', '=', c.id).where('name', '=', 'Straßenkämpfer').executeTakeFirst())?.name_norm).toBe('straßenkampfer');
+    await db.transaction().execute((trx) => catalogLatinStrokes.run!(trx));
+    const after = await db.selectFrom('catalog_names').select(['name', 'name_norm']).where('catalog_id', '=', c.id).orderBy('name').execute();
+    expect(after.map((n) => [n.name, n.name_norm])).toEqual(['Işık Ejderhası', 'Salamèche', 'Straßenkämpfer', 'Łódź Guard'].sort().map((n) => [n, normalizeName(n)]));
+    // the file again: every card unchanged, the version kept
+    const version = (await t.catalogs.get('strokes'))!.version;
+    expect((await run({ kind: 'csv', catalog: 'strokes', files: { csv }, map })).cards).toMatchObject({ created: 0, updated: 0, unchanged: 4 });
+    expect((await t.catalogs.get('strokes'))!.version).toBe(version);
+  });
+
   const failure = async (request: CatalogImportRequest): Promise<CatalogFileError> => {
     const err = await run(request).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CatalogFileError);

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { normalizeName, normalizeNameBefore032 } from '../catalog/card-keys.ts';
+import { normalizeName, normalizeNameBefore032, normalizeNameBefore035 } from '../catalog/card-keys.ts';
 import { refreshCatalogNames } from './catalog-names.ts';
 import type { CatalogCardsTable, CatalogImportRowsTable, CatalogSetsTable, CatalogsTable, Database, Store } from './database.ts';
 import { fromJson, toIso } from './database.ts';
@@ -536,7 +536,7 @@ export class CatalogStore {
         if (was && Number(was.source_rank) > input.rank) {
           cards.kept++;
           skipped++;
-        } else if (was && (was.content_hash === content_hash || (was.name_norm === c.nameNorm && was.content_hash === hashBefore032(input.source, c, [fields, links, aliases, flags])))) {
+        } else if (was && (was.content_hash === content_hash || (was.name_norm === c.nameNorm && hashesBefore(input.source, c, [fields, links, aliases, flags]).includes(was.content_hash)))) {
           cards.unchanged++;
           skipped++;
         } else {
@@ -656,12 +656,11 @@ export function cardContentHash(source: string, c: CardHashed, nameNorm: string,
 }
 
 /**
- * A card's content hash as an import before migration 032 made it, its name folded without a kana's voiced marks:
- * 032 folded stored names again but left their hashes, so the next import of an unchanged file counted those cards
- * updated (h160: 8,225 of a Japanese catalog's 14,252) and raised the catalog's version. Only a name the two folds
- * fold apart has one.
+ * The content hashes a card's row may hold from releases that folded names otherwise (before 032: a kana's voiced
+ * marks dropped; before 035: Latin strokes kept). The migrations folded stored names again but left their hashes, so
+ * the next import of an unchanged file counted those cards updated and moved the catalog's version (h160): such a row
+ * is unchanged.
  */
-export function hashBefore032(source: string, c: CardHashed & { nameNorm: string }, json: readonly [string, string, string, string]): string | undefined {
-  const before = normalizeNameBefore032(c.name);
-  return before === c.nameNorm ? undefined : cardContentHash(source, c, before, json);
+export function hashesBefore(source: string, c: CardHashed & { nameNorm: string }, json: readonly [string, string, string, string]): string[] {
+  return [normalizeNameBefore032(c.name), normalizeNameBefore035(c.name)].filter((n, i, all) => n !== c.nameNorm && all.indexOf(n) === i).map((n) => cardContentHash(source, c, n, json));
 }
