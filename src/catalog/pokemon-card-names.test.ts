@@ -25,6 +25,13 @@ describe('cardNames', () => {
     expect(names.english('Echange')?.text).toBe('Switch');
   });
 
+  it('reads an ß as the recogniser reads it, a B (h187)', () => {
+    const names = installedCardNames();
+    expect(names.english('GroBer Luftballon')?.text).toBe('Big Air Balloon');
+    expect(names.english('SchweiBbrenner')?.text).toBe('Blowtorch');
+    expect(names.english('Schweisbrenner')?.text).toBe('Blowtorch');
+  });
+
   it('leaves English names, names shared by two cards and short misreadings alone', () => {
     expect(names.english('Potion')).toBeNull();
     expect(names.english('League Staff')).toBeNull();

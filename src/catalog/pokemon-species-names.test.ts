@@ -18,6 +18,13 @@ describe('Pokémon species names', () => {
     reads([['カラカラ', 'Cubone'], ['ガラガラ', 'Marowak'], ['ｶﾞﾗｶﾞﾗ', 'Marowak'], ['ピカチュウ', 'Pikachu'], ['ヒカチュウ', 'Pikachu'], ['フシキダネ', 'Bulbasaur']]);
   });
 
+  it('reads an ß as the recogniser reads it, a B (h187: the catalog fold of ß to ss put these two letters from the read)', () => {
+    const names = installedSpeciesNames();
+    expect(names.english('FurnifraB')?.text).toBe('Heatmor');
+    expect(names.english('ReiBlaus')?.text).toBe('Wimpod');
+    expect(names.english('Furnifraß')?.text).toBe('Heatmor');
+  });
+
   it('reads a ligature written out, and the small ex misread as Cx after a name read exactly', () => {
     reads([['Noeunoeuf', 'Exeggcute'], ['Nœunœuf', 'Exeggcute'], ['MiascaradeCx', 'Meowscarada ex'], ['Miascarade', 'Meowscarada']]);
     // a lone trailing e is a misread letter, not an ex

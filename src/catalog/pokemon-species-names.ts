@@ -113,9 +113,11 @@ const FUZZY_LETTERS = 7;
 
 /**
  * Folded as the catalogs' names are, and the ligatures written out: the lists spell `Nœunœuf`,
- * the recogniser reads `Noeunoeuf`.
+ * the recogniser reads `Noeunoeuf`. An ß as the recogniser reads it, a B (it has no ß: `GroBer Luftballon`,
+ * `FurnifraB`), not as the catalogs fold it (ss, since migration 035: two letters from the read, which then named
+ * nothing, h187).
  */
-export const foldName = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae'));
+export const foldName = (name: string) => normalizeName(name.replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/Æ/g, 'Ae').replace(/[ßẞ]/g, 'B'));
 
 const kana = /[\u3040-\u30ff]/;
 

@@ -255,8 +255,11 @@ export class CardSessionStore {
       const row = await tx.identificationInWorkspace(id, workspaceId, true);
       if (!row) return undefined;
       check(row);
-      const gone = await tx.db.deleteFrom('card_identifications').where('id', '=', id).returning(['image_key', 'thumbnail_key']).executeTakeFirst();
+      const gone = await tx.db.deleteFrom('card_identifications').where('id', '=', id).returning(['image_key', 'thumbnail_key', 'price']).executeTakeFirst();
       if (!gone) return undefined;
+      // the session's own count and total, which its detail, list and the cards' pages read (h187: they kept the card);
+      // row first, then the session: the order uploads and corrections lock them in
+      await tx.bumpCounters(row.session_id, -1, -Number(gone.price ?? 0));
       const media = [gone.image_key, gone.thumbnail_key].filter((k): k is string => k !== null);
       await forgetMedia(tx.db, media);
       return media;

@@ -280,8 +280,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       if (changed) {
         const [sum] = await Promise.all([
           call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`, { signal }),
-          // New cards are appended in upload order: only the last page loaded and the ones after it are asked again.
-          loadRows(full ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
+          // New cards are appended in upload order: only the last page loaded and the ones after it are asked again;
+          // fewer cards than drawn (one deleted, `DELETE …/identification/<id>/`) moved every page after it: all again (h187)
+          loadRows(full || s.identification_count < rowsRef.current.length ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
         ]);
         setSummary(sum);
       }

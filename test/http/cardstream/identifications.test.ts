@@ -127,7 +127,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
 
   it('deletes one card with its image files, If-Match checked, the summary counting what is left; not another workspace\'s (h182)', async () => {
     const sid = await createSession(h);
-    expect((await upload(sid, [card('keep'), card('gone')])).statusCode).toBe(200);
+    expect((await upload(sid, [card('keep', { price: 10 }), card('gone', { price: 100 })])).statusCode).toBe(200);
     const jpeg = await sharp({ create: { width: 300, height: 420, channels: 3, background: '#4a7' } }).jpeg().toBuffer();
     const attached = await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'gone', image: jpeg.toString('base64') } });
     expect(attached.statusCode).toBe(200);
@@ -141,6 +141,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('DELETE', cs(`identification/${id}/`), { headers: { 'if-match': etag } })).statusCode).toBe(204);
     expect((await list(sid)).results.map((r: { event_id: string }) => r.event_id)).toEqual(['keep']);
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json().identifications).toBe(1);
+    // the session's own counters too, which its detail and the cards' pages give (h187: they kept the card)
+    const summary = (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect((await h.request('GET', cs(`session/${sid}/`))).json()).toMatchObject({ identification_count: 1, total_price: summary.total_price });
+    expect((await list(sid, '&page_size=1')).count).toBe(1);
     // its image link answers 404 at once: the file is gone
     expect((await h.app.inject({ method: 'GET', url: media.pathname + media.search })).statusCode).toBe(404);
     expect((await h.request('DELETE', cs(`identification/${id}/`))).statusCode).toBe(404);
