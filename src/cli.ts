@@ -52,6 +52,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe flow delete --name N
   loupe webhook-secret show --account A      the key webhook signatures are made with
   loupe webhook-secret rotate --account A
+  loupe webhook resend --account A   every webhook of the account that failed for good sent again (after a receiver's
+                    outage; docs/webhooks.md "Sending again")
   loupe catalog import --kind pokemon|mtg|yugioh|sports|comics|csv --cards F [--sets F] [--catalog NAME] [--remove-missing [--force]]
                     (sports: --csv F; comics: --file F (.json or .csv); yugioh: --cards F.json or --csv F.csv;
                      csv: --csv F --map name=COL,number=COL,set_code=COL,set_name=COL,rarity=COL,year=COL,key=COL)
@@ -338,6 +340,10 @@ async function run(services: Services, command: string, values: Values, rest: st
       if (!(await services.flows.delete(name))) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
       return { deleted: name };
     }
+    case 'webhook resend': {
+      const account = await accounts.getAccount(need(values.account, 'account'));
+      return { account: account.id, ...(await services.requests.resendFailedWebhooks(account.id)) };
+    }
     case 'webhook-secret show':
     case 'webhook-secret rotate': {
       const account = await accounts.getAccount(need(values.account, 'account'));
@@ -503,7 +509,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);

@@ -180,6 +180,9 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const rotated = await loupe('webhook-secret', 'rotate', '--account', account);
     expect(rotated.webhook_secret).not.toBe(first.webhook_secret);
     expect((await loupe('webhook-secret', 'show', '--account', account)).webhook_secret).toBe(rotated.webhook_secret);
+    // after an outage: every failed delivery sent again (none here; the sending is test/http/requests.test.ts's)
+    expect(await loupe('webhook', 'resend', '--account', account)).toEqual({ account, resent: 0, not_resent: [] });
+    expect((await fails('webhook', 'resend', '--account', '00000000-0000-4000-8000-000000000000')).stderr).toMatch(/not found/);
   }, 120_000); // twelve CLI processes, each starting tsx: 19 s on an idle machine, 23 s under load
 
   it('creates accounts whose token, workspace, credits and services drive the server', async () => {

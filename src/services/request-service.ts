@@ -257,6 +257,30 @@ export class RequestService {
     return this.get(accountId, row.id, baseUrl);
   }
 
+  /**
+   * Every webhook of an account that failed for good sent again to the address it had (`loupe webhook resend`, after a
+   * receiver's outage; h180): as {@link resendWebhook} without a body, so without the headers a finished delivery
+   * dropped. Says how many went and which could not.
+   */
+  async resendFailedWebhooks(accountId: string): Promise<{ resent: number; not_resent: { id: string; error: string }[] }> {
+    const seen = new Set<string>();
+    const out = { resent: 0, not_resent: [] as { id: string; error: string }[] };
+    for (;;) {
+      const { rows } = await this.requests.list({ accountId, webhookState: 'failed', liveAt: Date.now(), limit: 100, offset: 0 });
+      const fresh = rows.filter((r) => !seen.has(r.id));
+      if (!fresh.length) return out;
+      for (const r of fresh) {
+        seen.add(r.id);
+        try {
+          await this.resendWebhook(accountId, r.id, undefined);
+          out.resent++;
+        } catch (err) {
+          out.not_resent.push({ id: r.id, error: (err as Error).message });
+        }
+      }
+    }
+  }
+
   async list(accountId: string, asked: { workspaceId?: string | undefined; type?: string | undefined; status?: RequestState | undefined; webhookState?: 'waiting' | WebhookState | undefined; page: number; pageSize: number }): Promise<Page<RequestSummary>> {
     // past the most, the most, as the card-session lists read theirs (a shared pagination helper's 500 was a 400 here, h134)
     const query = { ...asked, pageSize: Math.min(asked.pageSize, maxRequestPage) };

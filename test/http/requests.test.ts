@@ -486,6 +486,29 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     }
   }, 60_000);
 
+  it("webhook resend (the CLI's): every delivery of the account that failed for good goes again, another account's not (h180)", async () => {
+    const rx = await receiver([410, 410]);
+    try {
+      const mine = await h.newAccount();
+      const other = await h.newAccount();
+      const submit = async (token: string) => (await h.request('POST', `${base}/`, { token, body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url: rx.url } } })).json().id as string;
+      const ids = [await submit(mine.token), await submit(mine.token)];
+      const failedOf = async (token: string) => ((await h.request('GET', `${base}/?webhook_state=failed`, { token })).json() as { count: number }).count;
+      for (let i = 0; i < 200 && (await failedOf(mine.token)) < 2; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(await failedOf(mine.token)).toBe(2);
+      await submit(other.token);
+      for (let i = 0; i < 200 && rx.calls.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+      const done = await h.app.loupe.requests.resendFailedWebhooks(mine.account);
+      expect(done).toEqual({ resent: 2, not_resent: [] });
+      for (let i = 0; i < 200 && rx.calls.length < 5; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(rx.calls.slice(3).map((c) => c.headers['loupe-request-id']).sort()).toEqual([...ids].sort());
+      expect(await failedOf(mine.token)).toBe(0);
+      expect(await h.app.loupe.requests.resendFailedWebhooks(mine.account)).toEqual({ resent: 0, not_resent: [] });
+    } finally {
+      await rx.close();
+    }
+  }, 60_000);
+
   it('retention: the sweeper deletes expired requests and their result media, and nothing younger', async () => {
     const { token } = await h.newAccount();
     const submitted = await h.request('POST', `${base}/`, { token, body: { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: await photo(24, 16, 'png') }] } });
