@@ -22,28 +22,24 @@ export function numberKey(number: string): string {
 export function normalizeName(name: string): string {
   // the Latin letters no decomposition takes apart (ß, ł, ı, ø, œ…) folded as session and text search fold them, since
   // migration 035: a Turkish shop's `Işık` was found by `ışık` on SQLite and not on PostgreSQL (h181)
-  return foldLatinStrokes(
-    name
-      .replace(/♀/g, ' f ')
-      .replace(/♂/g, ' m ')
-      .normalize('NFKD')
-      .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
-      .normalize('NFC')
-      .toLowerCase(),
-  ).replace(/[^\p{L}\p{N}]+/gu, '');
+  return foldLatinStrokes(unmarkedLower(name)).replace(NOT_LETTERS, '');
 }
 
 /** `normalizeName` before migration 035: Latin strokes and ligatures kept. */
 export function normalizeNameBefore035(name: string): string {
-  return name
+  return unmarkedLower(name).replace(NOT_LETTERS, '');
+}
+
+const NOT_LETTERS = /[^\p{L}\p{N}]+/gu;
+/** Lower case without accents (a kana's voiced marks kept, recomposed), `♀`/`♂` as letters. */
+const unmarkedLower = (name: string): string =>
+  name
     .replace(/♀/g, ' f ')
     .replace(/♂/g, ' m ')
     .normalize('NFKD')
     .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
     .normalize('NFC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, '');
-}
+    .toLowerCase();
 
 /** `normalizeName` before migration 032: kana voiced marks dropped too. */
 export function normalizeNameBefore032(name: string): string {

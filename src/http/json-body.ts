@@ -171,42 +171,27 @@ const plainKey = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const shown = (key: string) => ([...key].length > 60 ? `${[...key].slice(0, 60).join('')}…` : key);
 const step = (path: string, key: string) => (plainKey.test(key) && key.length <= 60 ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(shown(key))}]`);
 
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/** Where the first lone surrogate of a parsed body is, as {@link nulAt} names a NUL's place, or undefined. */
-function surrogateAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? `${path || 'the body'} holds one` : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const at = surrogateAt(value[i], `${path}[${i}]`);
-      if (at !== undefined) return at;
-    }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (LONE_SURROGATE.test(k)) return `a key of ${path || 'the body'} holds one`;
-      const at = surrogateAt(v, step(path, k));
-      if (at !== undefined) return at;
-    }
-  }
-  return undefined;
-}
-
 /** Where the first U+0000 of a parsed body is, in the paths batch errors name (`identifications[3].name`), or undefined. */
-export function nulAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? `${path || 'the body'} holds one` : undefined;
+export const nulAt = (value: unknown, path: string): string | undefined => textAt(value, path, (t) => t.includes('\u0000'), true);
+
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+/** Where the first lone surrogate of a parsed body is, as {@link nulAt} names a NUL's place, or undefined. */
+const surrogateAt = (value: unknown, path: string): string | undefined => textAt(value, path, (t) => LONE_SURROGATE.test(t), false);
+
+/** Where the first string or key of a parsed body that `has` what is looked for is; `showKey`: the key itself named too. */
+function textAt(value: unknown, path: string, has: (text: string) => boolean, showKey: boolean): string | undefined {
+  if (typeof value === 'string') return has(value) ? `${path || 'the body'} holds one` : undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const at = nulAt(value[i], `${path}[${i}]`);
+      const at = textAt(value[i], `${path}[${i}]`, has, showKey);
       if (at !== undefined) return at;
     }
     return undefined;
   }
   if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return `a key of ${path || 'the body'} holds one (${JSON.stringify(k.slice(0, 60))})`;
-      const at = nulAt(v, step(path, k));
+      if (has(k)) return `a key of ${path || 'the body'} holds one${showKey ? ` (${JSON.stringify(k.slice(0, 60))})` : ''}`;
+      const at = textAt(v, step(path, k), has, showKey);
       if (at !== undefined) return at;
     }
   }

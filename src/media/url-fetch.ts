@@ -53,7 +53,7 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
 }
 
 let descriptorsSaidAt = 0;
-/** Whether an error is the process's own lack of file descriptors; said in the log once a minute. */
+/** Whether an error is the process's own lack of file descriptors; said on stderr (a process warning) once a minute. */
 export function outOfDescriptors(err: unknown): boolean {
   const code = (err as { code?: unknown; cause?: { code?: unknown } } | null)?.code ?? (err as { cause?: { code?: unknown } } | null)?.cause?.code;
   const out = code === 'EMFILE' || code === 'ENFILE' || /\bE[MN]FILE\b/.test(String((err as Error | null)?.message ?? ''));

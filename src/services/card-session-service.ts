@@ -442,6 +442,18 @@ const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session
 class RetryBatch extends Error {}
 const retryable = (err: unknown): boolean => err instanceof RetryBatch || ['40P01', '40001'].includes((err as { code?: string })?.code ?? '');
 
+/** `fn` again, up to five times in all, while PostgreSQL asks for it ({@link retryable}); other errors go up at once. */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (attempt < 5 && retryable(err)) continue;
+      throw err;
+    }
+  }
+}
+
 export class CardSessionService {
   constructor(
     private readonly store: CardSessionStore,
@@ -554,17 +566,8 @@ export class CardSessionService {
 
   async deleteSession(ctx: CallContext, id: string): Promise<void> {
     const sid = this.sessionId(id);
-    let keys: string[] | undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        keys = await this.store.deleteSession(sid, ctx.workspaceId);
-        break;
-      } catch (err) {
-        // a batch merging into the same rows locked them in another order (PostgreSQL chose this side of the deadlock)
-        if (attempt < 5 && retryable(err)) continue;
-        throw err;
-      }
-    }
+    // a batch merging into the same rows locked them in another order (PostgreSQL chose this side of the deadlock)
+    const keys = await retrying(() => this.store.deleteSession(sid, ctx.workspaceId));
     if (keys === undefined) throw notFound(`Session ${id}`);
     await this.removeMedia(keys);
   }
@@ -646,17 +649,14 @@ export class CardSessionService {
   async uploadIdentifications(ctx: CallContext, id: string, rows: IdentificationInput[]): Promise<UploadResult> {
     const sid = this.sessionId(id);
     const prepared = await this.validateBatch(rows);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        // Batches to one session go one after another (writeBatch); one that met another's new event
-        // ids, or any deadlock or serialization failure, goes again.
-        return await this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared));
-      } catch (err) {
-        if (attempt < 5 && retryable(err)) continue;
-        // the session was deleted after the batch found it
-        if (isForeignKeyViolation(err)) throw notFound(`Session ${id}`);
-        throw err;
-      }
+    try {
+      // Batches to one session go one after another (writeBatch); one that met another's new event
+      // ids, or any deadlock or serialization failure, goes again.
+      return await retrying(() => this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared)));
+    } catch (err) {
+      // the session was deleted after the batch found it
+      if (isForeignKeyViolation(err)) throw notFound(`Session ${id}`);
+      throw err;
     }
   }
 
@@ -867,7 +867,6 @@ export class CardSessionService {
     return { count, page: query.page, pageSize, results };
   }
 
-  /** `ifMatch`: the request's `If-Match`: the row is changed only while its version is one named (else 412). */
   /**
    * Deletes one card of a session with its image and thumbnail (not in the spec: a customer's erasure of one photo,
    * a card scanned by mistake; before, only the whole session went, h182). `If-Match` as for a correction. The
@@ -876,25 +875,19 @@ export class CardSessionService {
   async deleteIdentification(ctx: CallContext, id: string, ifMatch?: string): Promise<void> {
     if (!isUuid(id)) throw notFound(`Identification ${id}`);
     const iid = id.toLowerCase();
-    let keys: string[] | undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        keys = await this.store.deleteIdentification(iid, ctx.workspaceId, (row) => {
-          if (ifMatch !== undefined && !ifMatchHolds(ifMatch, rowTag(row))) {
-            throw new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(row)}): read it again before deleting it.`);
-          }
-        });
-        break;
-      } catch (err) {
-        // a batch merging into the same row locked it first (PostgreSQL chose this side of the deadlock)
-        if (attempt < 5 && retryable(err)) continue;
-        throw err;
-      }
-    }
+    // a batch merging into the same row locked it first (PostgreSQL chose this side of the deadlock)
+    const keys = await retrying(() =>
+      this.store.deleteIdentification(iid, ctx.workspaceId, (row) => {
+        if (ifMatch !== undefined && !ifMatchHolds(ifMatch, rowTag(row))) {
+          throw new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(row)}): read it again before deleting it.`);
+        }
+      }),
+    );
     if (keys === undefined) throw notFound(`Identification ${id}`);
     await this.removeMedia(keys);
   }
 
+  /** `ifMatch`: the request's `If-Match`: the row is changed only while its version is one named (else 412). */
   async correctIdentification(ctx: CallContext, id: string, body: CorrectionInput, ifMatch?: string): Promise<IdentificationView> {
     exactNumbers(body);
     if (body.set !== undefined && body.set !== null && body.set_name !== undefined && body.set_name !== null && body.set !== body.set_name) {

@@ -1,4 +1,5 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, SqliteAdapter, type Transaction } from 'kysely';
+import { normalizeName } from '../catalog/card-keys.ts';
 import type { Database } from './database.ts';
 
 const batchRows = 500;
@@ -31,4 +32,30 @@ export async function refreshCatalogNames(trx: Transaction<Database>, dialect: '
   // them all by similarity (50 ms a search on MTG) instead of using the trigram index (3–8 ms).
   // ANALYZE in the transaction samples its own new rows; others see the statistics at commit.
   if (dialect === 'postgres') await sql`ANALYZE catalog_names`.execute(trx);
+}
+
+/**
+ * Every catalog's stored names folded again by today's `normalizeName` (a migration's work when the fold changes:
+ * 032, 035). Only rows whose folded name changes are written (an ASCII name folds as before), and each catalog touched
+ * has its names, the name search's rows, made again from its cards by the function an import uses.
+ */
+export async function refoldCatalogNames(trx: Transaction<Database>): Promise<void> {
+  const dialect = trx.getExecutor().adapter instanceof SqliteAdapter ? 'sqlite' : 'postgres';
+  const catalogs = (await trx.selectFrom('catalogs').select('id').execute()).map((c) => c.id);
+  for (const catalogId of catalogs) {
+    const before = new Set<string>();
+    for (let after = ''; ; ) {
+      const rows = await trx.selectFrom('catalog_cards').select(['card_key', 'name', 'name_norm']).where('catalog_id', '=', catalogId).where('card_key', '>', after).orderBy('card_key').limit(2000).execute();
+      for (const r of rows) {
+        if (!/[^\p{ASCII}]/u.test(r.name)) continue;
+        const norm = normalizeName(r.name);
+        if (norm === r.name_norm) continue;
+        before.add(r.name_norm);
+        await trx.updateTable('catalog_cards').set({ name_norm: norm }).where('catalog_id', '=', catalogId).where('card_key', '=', r.card_key).execute();
+      }
+      if (rows.length < 2000) break;
+      after = rows[rows.length - 1]!.card_key;
+    }
+    if (before.size) await refreshCatalogNames(trx, dialect, catalogId, [...before]);
+  }
 }

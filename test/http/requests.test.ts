@@ -403,20 +403,23 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     }
   }, 60_000);
 
+  /** The request's detail once its webhook is in one of `states` (10 s at most). */
+  const webhookIn = async (id: string, states: string[]): Promise<Detail> => {
+    for (let i = 0; i < 200; i++) {
+      const d = (await h.request('GET', `${base}/${id}`)).json() as Detail;
+      if (states.includes(d.webhook?.state ?? '')) return d;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`webhook never ${states.join(' or ')}`);
+  };
+
   it('webhook: a receiver that keeps failing ends as failed with its last error; a 410 Gone is not retried', async () => {
     const down = await receiver([500, 500, 500, 500, 500]);
     const gone = await receiver([410]);
     try {
       const submit = async (url: string) => (await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url } } })).json().id as string;
       const [a, b] = [await submit(down.url), await submit(gone.url)];
-      const settle = async (id: string) => {
-        for (let i = 0; i < 200; i++) {
-          const d = (await h.request('GET', `${base}/${id}`)).json() as Detail;
-          if (d.webhook?.state === 'failed' || d.webhook?.state === 'delivered') return d;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error('webhook never settled');
-      };
+      const settle = (id: string) => webhookIn(id, ['failed', 'delivered']);
       expect((await settle(a)).webhook).toMatchObject({ state: 'failed', attempts: 4, last_error: 'the receiver answered HTTP 500' });
       // when it failed, for a reconciliation job (h180: only `modified`, which attempts do not move)
       expect((await settle(b)).webhook).toMatchObject({ state: 'failed', attempts: 1, last_error: 'the receiver answered HTTP 410', delivered: null, failed: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
@@ -439,14 +442,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     const moved = await receiver([]);
     try {
       const id = (await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url: gone.url, headers: { 'x-key': 'first' } } } })).json().id as string;
-      const settle = async (want: string) => {
-        for (let i = 0; i < 200; i++) {
-          const d = (await h.request('GET', `${base}/${id}`)).json() as Detail;
-          if (d.webhook?.state === want) return d;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`webhook never ${want}`);
-      };
+      const settle = (want: string) => webhookIn(id, [want]);
       await settle('failed');
       const again = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: moved.url, headers: { 'x-key': 'second' } } });
       expect(again.statusCode, again.body).toBe(200);
