@@ -61,6 +61,8 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
   hi: 'hindi',
   de: 'german',
   id: 'indonesian',
+  it: 'italian',
+  nl: 'dutch',
 };
 
 /**

@@ -24,6 +24,10 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   pt: wordSet('um uma uns umas o a os as e ou de do da dos das em no na nos nas com sem para por que foto fotos imagem imagens'),
   de: wordSet('ein eine einen einem einer der die das den dem des und oder von vom mit ohne für aus auf über unter neben nach als wie im in am an bei beim zu zum zur ist sind bild bilder foto fotos'),
   id: wordSet('dan atau dengan tanpa untuk di ke dari yang ini itu sebuah seorang foto gambar'),
+  // (Italian leaves out `per`, `i`, `uno`, `lo` and Dutch `is`, `die`, `op`, `van`, `met`: English words ("price per card", "I", the
+  // UNO game, die-cast, One Piece's OP, a camper van, "not met") that made English text read as Italian or Dutch and dropped them from the terms)
+  it: wordSet('un una il la gli le e ed o di del dello della dei degli delle in nel nello nella nei con senza da dal dallo dalla al alla su sul sulla che è foto immagine immagini'),
+  nl: wordSet('een de het en of zonder voor in aan bij uit naar dat deze dit zijn foto fotos afbeelding afbeeldingen'),
   ru: wordSet('и или в во на с со без для из от по к у это фото фотография картинка изображение'),
   hi: wordSet('और या का की के में पर से को है हैं एक यह वह फोटो फ़ोटो तस्वीर चित्र'),
   bn: wordSet('এবং ও বা এর র এ তে থেকে সাথে সঙ্গে একটি একটা এই ছবি'),
@@ -33,7 +37,8 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   ja: wordSet('の と や を に は が で も へ から 写真 画像'),
 };
 
-const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id'] as const;
+// Italian and Dutch last: a tie with an earlier language keeps the reading it had before they had a lexicon.
+const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id', 'it', 'nl'] as const;
 
 const scriptOf: [RegExp, QueryLanguage][] = [
   [/[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u, 'ja'], // kana: Japanese even when kanji are present
@@ -77,7 +82,9 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
   }
   let best: QueryLanguage = 'simple';
   let bestScore = 0;
-  if (other === 0) return best;
+  // ...unless two of them are one language's: Dutch "rode appel" (a red apple) holds only words English or French also
+  // writes, and is Dutch all the same; one alone ("candy cane", "the rider rode") is not
+  if (other === 0) return latinLanguages.find((lang) => (score.get(lang) ?? 0) >= 1) ?? best;
   // Ties go to the earlier language in `latinLanguages`: English first, as the most common query language.
   for (const lang of latinLanguages) {
     const s = score.get(lang) ?? 0;
@@ -97,6 +104,8 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     un: 1, uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5,
     une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5,
     um: 1, uma: 1, dois: 2, duas: 2, quatro: 4,
+    due: 2, tre: 3, quattro: 4, cinque: 5,
+    twee: 2, drie: 3, vier: 4, vijf: 5,
     один: 1, одна: 1, два: 2, две: 2, двое: 2, три: 3, трое: 3, четыре: 4, четверо: 4, пять: 5, пятеро: 5,
     एक: 1, दो: 2, तीन: 3, चार: 4, पांच: 5, पाँच: 5,
     এক: 1, একজন: 1, দুই: 2, দুজন: 2, তিন: 3, তিনজন: 3, পাঁচ: 5,
@@ -104,10 +113,10 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     ایک: 1, تین: 3, پانچ: 5,
   }).map(([w, n]) => [foldText(w), n]),
 );
-export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
+export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
 
 /** Group words that mean people by themselves ("crowd", "foule"): alone they ask for a group of people. */
-export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));
+export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'folla', 'menigte', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));
 
 const cjkNumbers: Readonly<Record<string, number>> = { 一: 1, 二: 2, 两: 2, 兩: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
 

@@ -223,9 +223,11 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const thing = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' || c.kind === 'item');
   const isStop = (k: number) => items[k]?.kind === 'word' && stopWords[language]?.has(items[k].text) === true;
   // "color café", "zapatos color café": the word colour says what follows is one
-  const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe'].includes(items[k].text);
+  const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe', 'kleur'].includes(items[k].text);
+  // (colours only: an Italian or Dutch object word that is also an English word, `cane`, `beer`, is the thing wherever
+  // the text is read as its language: "cane nero" is a black dog)
   items.forEach((item, i) => {
-    if (item.kind !== 'concept' || !item.entries.every((e) => e.ownOnly)) return;
+    if (item.kind !== 'concept' || !item.entries.every((e) => e.ownOnly && e.concept.kind === 'color')) return;
     const beside = thing(i - 1) || thing(i + 1) || colourWord(i - 1) || (isStop(i - 1) && thing(i - 2)) || (isStop(i + 1) && thing(i + 2));
     if (!beside) resolved[i] = [];
   });
@@ -369,7 +371,7 @@ function resolve(entries: readonly LexiconEntry[], language: QueryLanguage): Con
 }
 
 // Languages whose colour adjective usually follows its noun ("coche rojo", "سيارة حمراء").
-const colourAfterNoun: ReadonlySet<QueryLanguage> = new Set(['es', 'fr', 'pt', 'ar', 'id']);
+const colourAfterNoun: ReadonlySet<QueryLanguage> = new Set(['es', 'fr', 'pt', 'ar', 'id', 'it']);
 
 /**
  * A colour next to an object or garment ("red car", "coche rojo", "红色的车") names a red car,

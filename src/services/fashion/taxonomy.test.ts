@@ -12,10 +12,14 @@ describe('wantedItems', () => {
     expect(wantedItems('fashion', undefined, 'Sneakers')).toContain('footwear');
     // German categories through the German lexicon (since 2026-11-30; the whole image before)
     expect(wantedItems('fashion', 'Herren', 'Herren/Hemden')).toEqual(['upper body']);
+    // and Italian and Dutch ones through theirs
+    expect(wantedItems('fashion', 'Uomo', 'Uomo/Camicie')).toEqual(['upper body']);
+    expect(wantedItems('fashion', 'Heren', 'Heren/Overhemden')).toEqual(['upper body']);
   });
 
   it('is empty for categories the server cannot map, so no item matches (spec rule 2: the whole image)', () => {
     expect(wantedItems('fashion', 'Jewellery', 'Jewellery/Rings')).toEqual([]);
-    expect(wantedItems('fashion', 'Uomo', 'Uomo/Camicie')).toEqual([]);
+    // (a language without a lexicon: Swedish)
+    expect(wantedItems('fashion', 'Herr', 'Herr/Skjortor')).toEqual([]);
   });
 });

@@ -11,7 +11,9 @@ import { en } from './en.ts';
 import { es } from './es.ts';
 import { fr } from './fr.ts';
 import { hi } from './hi.ts';
+import { it } from './it.ts';
 import { ja } from './ja.ts';
+import { nl } from './nl.ts';
 import { pt } from './pt.ts';
 import { ru } from './ru.ts';
 import { ur } from './ur.ts';
@@ -20,10 +22,10 @@ import { cjkChar, foldText, wordsOf } from '../text-fold.ts';
 
 /** Ethnologue's ten most spoken languages (the issue's minimum), then the extras. */
 export const requiredLanguages = ['en', 'zh', 'hi', 'es', 'fr', 'ar', 'bn', 'pt', 'ru', 'ur'] as const;
-export const lexiconLanguages = [...requiredLanguages, 'ja', 'de'] as const;
+export const lexiconLanguages = [...requiredLanguages, 'ja', 'de', 'it', 'nl'] as const;
 export type LexiconLanguage = (typeof lexiconLanguages)[number];
 
-export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja, de };
+export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja, de, it, nl };
 
 /**
  * Forms that name two concepts in one language, on purpose: the word really means both and the
@@ -45,10 +47,15 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
 /**
  * Forms that name their concept only in text read as their own language: elsewhere they are another
  * language's everyday word (Spanish café is brown, French, German and Portuguese café a café: "Chaises
- * de café bleues" was a brown chair). Text in another language searches them as plain words.
+ * de café bleues" was a brown chair). Text in another language searches them as plain words. Italian and
+ * Dutch words that are also everyday English words, or another lexicon language's function words, are
+ * here too: "cane nero" is a black dog and "candy cane" a word, "rode auto" a red car and "the rider
+ * rode" words, French "mes photos" keeps its `mes`.
  */
 export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
   es: ['café'],
+  it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne'],
+  nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal'],
 };
 
 export interface LexiconEntry {
