@@ -3,6 +3,8 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { parseAndSplitBody } = await import('./json-body.ts');
+const { parseAndSplitBody, parseJsonBody } = await import('./json-body.ts');
 
 export default parseAndSplitBody;
+/** A body that is no batch (images inline), parsed and checked whole. */
+export const whole = parseJsonBody;
