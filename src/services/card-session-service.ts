@@ -436,6 +436,14 @@ type CardValues = Pick<IdentificationValues, 'seen' | 'id_type' | 'name' | 'full
 const hasCard = (r: { name?: string | null; full_name?: string | null; set_name?: string | null; set_code?: string | null; card_number?: string | null }): boolean =>
   [r.name, r.full_name, r.set_name, r.set_code, r.card_number].some((v) => v !== undefined && v !== null && v !== '');
 
+/**
+ * Whether a row stored without a card may take the card a later send names: no correction set its card. A correction of
+ * its price or links alone, while the card had not arrived, leaves the card open (h188: a streamer's price typed on the
+ * row its grading had made dropped the card that came next, every answer 200 "updated"); a card a user cleared does not.
+ */
+const cardOpen = (stored: Pick<MergeableRow, 'corrected_at' | 'original'>): boolean =>
+  stored.corrected_at === null || !hasCard(fromJson<Partial<Record<'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number', string | null>>>(stored.original) ?? {});
+
 const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
 
 /** PostgreSQL asks to retry on these: a concurrent batch inserted the same event id, or a deadlock. */
@@ -704,7 +712,7 @@ export class CardSessionService {
       // after a close was a 409 it could not get past, while the rows were all there).
       const nothingNew = rows.every((row) => {
         const stored = existing.get(row.event_id);
-        if (!stored || (!hasCard(stored) && hasCard(row) && stored.corrected_at === null)) return false;
+        if (!stored || (!hasCard(stored) && hasCard(row) && cardOpen(stored))) return false;
         const before = this.stateOf(stored);
         return before.sent.includes(row.sent) || sameMutable(before, mergeMutable(before, row));
       });
@@ -735,7 +743,7 @@ export class CardSessionService {
       // Rule 1 keeps a row's card as first sent; a row first sent without any card (its grading arrived
       // before its create, an offline queue replayed out of order) takes the card a later send names:
       // nothing of it is changed, and the card was lost (h81).
-      const identity = !hasCard(pending?.values ?? earlier?.identity ?? stored!) && hasCard(row) && (stored?.corrected_at ?? null) === null ? this.cardFill(row) : undefined;
+      const identity = !hasCard(pending?.values ?? earlier?.identity ?? stored!) && hasCard(row) && (stored === undefined || cardOpen(stored)) ? this.cardFill(row, stored) : undefined;
       if (identity && !before.priceFixed && before.price === null) {
         const derived = derivePrice(row.price_stats, row.id_type);
         if (derived) before = { ...before, price: derived.price, priceBasis: canonicalJson(derived.basis) };
@@ -809,8 +817,11 @@ export class CardSessionService {
   }
 
   /** A later send's card for a row without one: what it says, a field it leaves out kept as the row has it (its `seen`). */
-  private cardFill(row: PreparedRow): CardValues {
-    return Object.fromEntries(Object.entries(this.cardValues(row)).filter(([, v]) => v !== null)) as CardValues;
+  /** The card a send names, for a row stored without one; links and price stats a user's correction set stay theirs (h188). */
+  private cardFill(row: PreparedRow, stored?: Pick<MergeableRow, 'corrected_at' | 'links' | 'price_stats'>): CardValues {
+    const corrected = stored !== undefined && stored.corrected_at !== null;
+    const keep = (k: string) => corrected && ((k === 'links' && stored.links !== null) || (k === 'price_stats' && stored.price_stats !== null));
+    return Object.fromEntries(Object.entries(this.cardValues(row)).filter(([k, v]) => v !== null && !keep(k))) as CardValues;
   }
 
   /** What a row says of its card (rule 1's card fields), as stored. */

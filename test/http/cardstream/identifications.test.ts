@@ -221,6 +221,27 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid, '&event_id=late')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025' });
   });
 
+  it("a row's price or links set by PATCH before its card arrived leave the card to come; a card the user cleared does not come back (h188)", async () => {
+    const sid = await createSession(h);
+    const grading = { endpoint: 'grade/v2', grades: { final: 9.5 } };
+    await upload(sid, [{ event_id: 'priced', grading }, { event_id: 'linked', grading }, { event_id: 'cleared', grading }]);
+    const idOf = async (e: string) => (await list(sid, `&event_id=${e}`)).results[0].id as string;
+    // the streamer types the sale price on the row the grading made, or a link
+    expect((await h.request('PATCH', cs(`identification/${await idOf('priced')}/`), { body: { price: 300 } })).statusCode).toBe(200);
+    expect((await h.request('PATCH', cs(`identification/${await idOf('linked')}/`), { body: { links: { shop: 'https://shop.example/1' } } })).statusCode).toBe(200);
+    const res = await upload(sid, [card('priced', { price: undefined }), card('linked', { price: undefined })]);
+    expect(res.json()).toEqual({ received: 2, created: 0, updated: 2, duplicates: 0 });
+    expect((await list(sid, '&event_id=priced')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025', price: 300, grade: 9.5 });
+    expect((await list(sid, '&event_id=linked')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025', links: { shop: 'https://shop.example/1' } });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ distinct_cards: 1 });
+    // a card a user set and then cleared is the user's: a replay of the old send does not put it back
+    const cleared = await idOf('cleared');
+    await upload(sid, [card('cleared', { name: 'Raichu', card_number: '026' })]);
+    expect((await h.request('PATCH', cs(`identification/${cleared}/`), { body: { name: null, set_code: null, card_number: null, set_name: null, full_name: null } })).statusCode).toBe(200);
+    expect((await upload(sid, [card('cleared', { name: 'Raichu', card_number: '026' })])).json()).toMatchObject({ updated: 0 });
+    expect((await list(sid, '&event_id=cleared')).results[0]).toMatchObject({ name: null, card_number: null });
+  });
+
   it('refuses a row whose numbers JSON cannot keep as sent (1e309, integers beyond 2^53), and a run number beyond 2^53', async () => {
     const sid = await createSession(h);
     const res = await h.request('POST', cs(`session/${sid}/identifications/`), { payload: '{"identifications":[{"event_id":"ok","name":"A"},{"event_id":"inf","name":"B","grading":{"n":1e309}}]}', headers: { 'content-type': 'application/json' } });
