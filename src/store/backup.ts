@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { sqliteFileOf, UNFINISHED_BACKUP } from './database.ts';
+import { movedToPostgres, sqliteFileOf, UNFINISHED_BACKUP } from './database.ts';
 
 /** What is not copied: the database's own files (copied through SQLite), a server's claim, and indexes (rebuilt from the database). */
 const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'server.lock', 'server.lock-journal', 'indexes']);
@@ -22,6 +22,9 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   const copyFile = sqliteFileOf(target);
   if (!fs.existsSync(dbFile)) throw new Error(`no database in ${source} (LOUPE_DATA_DIR): nothing to back up`);
   if (fs.existsSync(path.join(source, UNFINISHED_BACKUP))) throw new Error(`${source} is a backup that did not finish (see its ${UNFINISHED_BACKUP} file): it is no data folder to back up`);
+  // a nightly backup of the database left behind by the move went on, exit 0, with accounts since erased (h194)
+  const moved = movedToPostgres(source);
+  if (moved) throw new Error(`${moved.message} (back PostgreSQL up with pg_dump: README "Backups")`);
   if (target === source || target.startsWith(`${source}${path.sep}`)) throw new Error('the backup folder must be outside the data folder');
   if (fs.existsSync(target) && fs.readdirSync(target).length > 0) {
     // a cron retry into the same dated folder met its own unfinished attempt, unsaid (h109)
@@ -31,9 +34,15 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   fs.mkdirSync(target, { recursive: true, mode: 0o700 });
   const marker = path.join(target, UNFINISHED_BACKUP);
   fs.writeFileSync(marker, `loupe backup of ${source} started ${new Date().toISOString()} and has not finished: this folder is not a backup.\n`, { mode: 0o600 });
+  // made first, the owner's only: a copy stopped half-way (a full disk, a kill) is not left readable by all where the
+  // operator made the folder by hand (h190)
+  fs.writeFileSync(copyFile, '', { mode: 0o600, flag: 'wx' });
   const db = new SQLite(dbFile, { fileMustExist: true });
   try {
-    await db.backup(copyFile);
+    // in one step: SQLite starts an online backup over whenever the database is written between its steps, so one of
+    // 100 pages a step never finished beside a server taking 20 writes a second (h190). One step reads one snapshot,
+    // which in WAL mode holds no writer back.
+    await db.backup(copyFile, { progress: () => 0x7fffffff });
   } finally {
     db.close();
   }

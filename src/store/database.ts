@@ -549,6 +549,20 @@ export const UNFINISHED_BACKUP = 'BACKUP-UNFINISHED';
  */
 export const MOVED_TO_POSTGRES = 'MOVED-TO-POSTGRES';
 
+/** Why a data folder's embedded database is not to be used (`loupe move-to-postgres` left its marker there), or undefined. */
+export function movedToPostgres(dataDir: string): Error | undefined {
+  const moved = path.join(dataDir, MOVED_TO_POSTGRES);
+  if (!fs.existsSync(moved)) return undefined;
+  let where = '';
+  try {
+    const m = JSON.parse(fs.readFileSync(moved, 'utf8')) as { to?: string; at?: string };
+    where = ` (${m.to ?? '?'}, ${m.at ?? '?'})`;
+  } catch {
+    // said without the details
+  }
+  return new Error(`the embedded database in ${path.resolve(dataDir)} was moved to PostgreSQL${where} by \`loupe move-to-postgres\`: set DATABASE_URL to that database. To use the embedded one again (it holds nothing written since the move), remove the file ${moved}`);
+}
+
 /** The refusal of a PostgreSQL database whose text is not UTF-8 (`what`: how the database is named), by every open and the move. */
 export const notUtf8 = (what: string, encoding: string, made = '') =>
   `${what} stores text as ${encoding}, and Loupe's is UTF-8${made}: make the database with ENCODING UTF8 and a UTF-8 locale (createdb --template=template0 --encoding=UTF8 --locale=C.UTF-8, README "Run it")`;
@@ -587,17 +601,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (fs.existsSync(path.join(options.dataDir, UNFINISHED_BACKUP))) {
       throw new Error(`${path.resolve(options.dataDir)} is a backup that did not finish (\`loupe backup\` was stopped before it was done; see its ${UNFINISHED_BACKUP} file): it may hold an empty database or miss images. Make the backup again, into a new folder`);
     }
-    const moved = path.join(options.dataDir, MOVED_TO_POSTGRES);
-    if (fs.existsSync(moved)) {
-      let where = '';
-      try {
-        const m = JSON.parse(fs.readFileSync(moved, 'utf8')) as { to?: string; at?: string };
-        where = ` (${m.to ?? '?'}, ${m.at ?? '?'})`;
-      } catch {
-        // said without the details
-      }
-      throw new Error(`the embedded database in ${path.resolve(options.dataDir)} was moved to PostgreSQL${where} by \`loupe move-to-postgres\`: set DATABASE_URL to that database. To use the embedded one again (it holds nothing written since the move), remove the file ${moved}`);
-    }
+    const moved = movedToPostgres(options.dataDir);
+    if (moved) throw moved;
     makeDataFolder(options.dataDir);
     const file = sqliteFileOf(options.dataDir);
     // readable by its owner only (SQLite gives the WAL and shared-memory files the same mode): it

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backupDataFolder } from './backup.ts';
+import { MOVED_TO_POSTGRES, sqliteFileOf } from './database.ts';
+
+const made: string[] = [];
+const tempDir = (prefix: string) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A data folder whose database is a few megabytes (a thousand pages and more), in WAL mode as the server keeps it. */
+function dataFolder(): string {
+  const dir = tempDir('loupe-backup-src-');
+  const db = new SQLite(sqliteFileOf(dir));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  db.transaction(() => {
+    for (let i = 0; i < 4000; i++) insert.run('x'.repeat(1000));
+  })();
+  db.close();
+  return dir;
+}
+
+describe('backupDataFolder', () => {
+  it('finishes while another connection writes between its steps (an online backup of 100 pages a step started over at each write, h190)', async () => {
+    const dir = dataFolder();
+    const writer = new SQLite(sqliteFileOf(dir));
+    let writes = 0;
+    let running = true;
+    const write = () => {
+      if (!running) return;
+      writer.prepare('INSERT INTO t (v) VALUES (?)').run(`w${writes++}`);
+      setImmediate(write);
+    };
+    setImmediate(write);
+    try {
+      const to = path.join(tempDir('loupe-backup-to-'), 'copy');
+      const done = await backupDataFolder(dir, to);
+      expect(done.database_bytes).toBeGreaterThan(4_000_000);
+      expect(writes).toBeGreaterThan(0);
+      const copy = new SQLite(sqliteFileOf(to), { readonly: true });
+      expect((copy.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBeGreaterThanOrEqual(4000);
+      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
+      copy.close();
+      expect(fs.statSync(sqliteFileOf(to)).mode & 0o777).toBe(0o600);
+    } finally {
+      running = false;
+      writer.close();
+    }
+  }, 60_000);
+
+  it('refuses a folder whose database was moved to PostgreSQL: a nightly backup of it copied a frozen database, exit 0 (h194)', async () => {
+    const dir = dataFolder();
+    fs.writeFileSync(path.join(dir, MOVED_TO_POSTGRES), '{"to":"postgres://db/loupe","at":"2026-12-01T00:00:00Z"}\n');
+    const to = path.join(tempDir('loupe-backup-to-'), 'copy');
+    await expect(backupDataFolder(dir, to)).rejects.toThrow(/was moved to PostgreSQL \(postgres:\/\/db\/loupe, .*pg_dump/);
+    expect(fs.existsSync(to)).toBe(false);
+  });
+});
