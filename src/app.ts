@@ -393,7 +393,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   });
   // after the large uploads' turn: the 100 asks for the body when it will be read
   registerExpectContinue(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged() });
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
   app.addHook('onRequest', async (request) => {

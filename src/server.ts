@@ -130,5 +130,10 @@ if (unusedSqlite) {
   );
 }
 if (newDatabase) app.log.warn({ dataDir: path.resolve(config.dataDir) }, 'no database was in the data folder: started a new, empty one (set LOUPE_DATA_DIR if your data is elsewhere)');
-if ((await app.loupe.accounts.listAccounts()).length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');
+// (a database damaged where its accounts are, h190: the start ended here on an unhandled error, after "ready")
+const accounts = await app.loupe.accounts.listAccounts().catch((err: unknown) => {
+  app.log.error({ err }, 'the accounts could not be read: is the database file damaged? Stop the server and restore a backup (README "Backups")');
+  return undefined;
+});
+if (accounts?.length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');
 

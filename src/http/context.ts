@@ -21,6 +21,8 @@ export interface AppContext {
   leftOverWork: () => Promise<Record<string, number>>;
   /** Starts the queue's workers, webhook deliveries and sweeps: the server process, once its port is open (buildApp's `startQueue`); not for routes. */
   startQueue: () => void;
+  /** The database said its file is damaged (the error handler's): `/ready` fails from then on; not for routes. */
+  databaseDamaged: () => void;
   accounts: AccountService;
   collections: CollectionService;
   visualSearch: VisualSearchService;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import net from 'node:net';
 import Fastify from 'fastify';
-import { databaseUnavailable, registerClosingAnswer, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
+import { databaseDamaged, databaseUnavailable, registerClosingAnswer, registerErrorHandling, storageFull, storageUnwritable } from './errors.ts';
 
 describe('a database away is a 503, not a 500', () => {
   it('knows PostgreSQL shutdown and connection errors and the driver\'s own', () => {
@@ -39,6 +39,28 @@ describe('storage the server may not write is a 503 storage_unavailable', () => 
     const res = await app.inject({ method: 'POST', url: '/upload' });
     expect([res.statusCode, res.json().code, res.headers['retry-after']]).toEqual([503, 'storage_unavailable', '60']);
     expect(res.body).not.toContain('/data/media');
+    await app.close();
+  });
+});
+
+describe('a damaged database file is a 503 database_damaged, and said once to whoever watches readiness', () => {
+  it('knows SQLite saying its file is damaged or no database, and nothing else', () => {
+    for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_CORRUPT_VTAB', 'SQLITE_NOTADB']) expect(databaseDamaged({ code }), code).toBe(true);
+    for (const err of [{ code: 'SQLITE_BUSY' }, { code: 'SQLITE_IOERR' }, { code: 'XX001' }, {}]) expect(databaseDamaged(err), JSON.stringify(err)).toBe(false);
+  });
+
+  it('answers 503 without internals (every call was a 500 while /ready said 200, h190) and tells the hook', async () => {
+    const app = Fastify({ logger: false });
+    let told = 0;
+    registerErrorHandling(app, { onDamaged: () => told++ });
+    app.get('/list', async () => {
+      throw Object.assign(new Error('database disk image is malformed'), { code: 'SQLITE_CORRUPT' });
+    });
+    const res = await app.inject({ method: 'GET', url: '/list' });
+    expect([res.statusCode, res.json().code]).toEqual([503, 'database_damaged']);
+    expect(res.json().detail).toMatch(/restore a backup/);
+    expect(res.body).not.toContain('malformed');
+    expect(told).toBe(1);
     await app.close();
   });
 });

@@ -98,7 +98,8 @@ export function registerClosingAnswer(app: FastifyInstance): void {
   });
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `onDamaged`: told when the database reports its file damaged, so `/ready` can say so from then on. */
+export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?: () => void } = {}): void {
   app.setErrorHandler(async (err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ServiceError) {
       if (err.headers) reply.headers(err.headers);
@@ -145,6 +146,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.warn({ err: String(err.message ?? err), ...pool }, 'database unavailable');
       reply.header('retry-after', '5');
       return send(reply, 503, { detail: 'The database is not reachable just now; retry shortly.', code: 'database_unavailable' });
+    }
+    // SQLite's file damaged (its WAL deleted under the server, a disk fault): every call then failed 500 while /ready
+    // answered 200 (h190). No retry mends it: the operator restores a backup; the node leaves the load balancer.
+    if (databaseDamaged(err)) {
+      request.log.error({ err: String(err.message ?? err), code: err.code }, 'the database file is damaged: stop the server and restore a backup (README "Backups")');
+      hooks.onDamaged?.();
+      return send(reply, 503, { detail: "The server's database file is damaged; nothing of this request was stored. The operator must restore a backup (the server's log says so).", code: 'database_damaged' });
     }
     const known = err.code ? clientErrors[err.code] : undefined;
     if (known && err.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && request.routeOptions.bodyLimit) {
@@ -216,6 +224,12 @@ export function storageUnwritable(err: { code?: unknown; path?: unknown }): bool
   // SQLite's read-only family (READONLY_DBMOVED: the file replaced under it), a file it cannot open, its I/O
   // errors; PostgreSQL's 25006, a read-only transaction (a standby after a failover)
   return (['EACCES', 'EPERM', 'EROFS'].includes(code) && typeof err.path === 'string') || code.startsWith('SQLITE_READONLY') || code === 'SQLITE_CANTOPEN' || code.startsWith('SQLITE_IOERR') || code === '25006';
+}
+
+/** SQLite's own word that its file is damaged or is no database (`SQLITE_CORRUPT`, `SQLITE_NOTADB` and their extended codes). */
+export function databaseDamaged(err: { code?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB';
 }
 
 /**

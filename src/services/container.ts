@@ -82,6 +82,8 @@ export interface Services {
    * file, within 3 s; else a 503 ServiceError naming which (its `cause` the full reason, for the log). What `/ready` answers for load balancers.
    */
   ready(): Promise<void>;
+  /** The database said its file is damaged: `ready()` fails from now on (no retry mends it). */
+  databaseDamaged(): void;
   /** Why this process must stop serving (a newer release upgraded its database while it ran), else undefined; read every 10 s. */
   outdatedRelease(): Promise<string | undefined>;
   close(): Promise<void>;
@@ -173,7 +175,9 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // One check a second answers every probe in it: /ready takes no token, and each check writes a
   // database row and 64 KiB to the media folder (a helper's 1,100 probes a second slowed writes, h80).
   let lastCheck: { at: number; done: Promise<void> } | undefined;
+  let damagedSince: string | undefined;
   const check = async () => {
+    if (damagedSince) throw new ServiceError(503, 'not_ready', `Not ready: the database file is damaged (SQLite said so at ${damagedSince}): stop the server and restore a backup (README "Backups").`);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new NotWritable('database', 'the database did not answer within 3 s')), 3000);
@@ -195,6 +199,11 @@ export async function openServices(config: Config, options: { longRunning?: bool
   return {
     store,
     outdatedRelease,
+    databaseDamaged: () => {
+      if (damagedSince) return;
+      damagedSince = new Date().toISOString();
+      lastCheck = undefined;
+    },
     ready: () => {
       const now = Date.now();
       if (!lastCheck || now - lastCheck.at >= readyCheckMs) lastCheck = { at: now, done: check() };

@@ -363,3 +363,21 @@ describe('server errors', () => {
     }
   });
 });
+
+describe('a database that said its file is damaged', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness('sqlite');
+  });
+  afterAll(async () => h?.close());
+
+  it('leaves the load balancer: /ready answers 503 from then on, saying to restore a backup (h190)', async () => {
+    expect((await h.request('GET', '/ready', { token: null })).statusCode).toBe(200);
+    h.app.loupe.databaseDamaged();
+    const res = await h.request('GET', '/ready', { token: null });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toMatchObject({ status: 'unavailable', code: 'not_ready', detail: expect.stringMatching(/^Not ready: the database file is damaged .*restore a backup/) });
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await h.request('GET', '/ready', { token: null })).statusCode).toBe(503);
+  });
+});
