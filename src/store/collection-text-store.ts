@@ -63,6 +63,8 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
   id: 'indonesian',
   it: 'italian',
   nl: 'dutch',
+  sv: 'swedish',
+  tr: 'turkish',
 };
 
 /**

@@ -11,7 +11,7 @@ import type { ParsedQuery } from './query.ts';
 // Languages whose words SQLite cannot stem (FTS5's porter is English-only): a term of five
 // letters or more also matches as a prefix of its first letters, a crude stem that finds
 // "zapato" from "zapatos" and "avions" from "avion". Plan §2.4.
-const prefixStemmed = new Set(['es', 'fr', 'pt', 'ru', 'de', 'id', 'it', 'nl']);
+const prefixStemmed = new Set(['es', 'fr', 'pt', 'ru', 'de', 'id', 'it', 'nl', 'pl', 'tr', 'sv']);
 const prefixMinLetters = 5;
 const prefixKeep = 4;
 

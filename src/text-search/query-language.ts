@@ -28,6 +28,11 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   // UNO game, die-cast, One Piece's OP, a camper van, "not met") that made English text read as Italian or Dutch and dropped them from the terms)
   it: wordSet('un una il la gli le e ed o di del dello della dei degli delle in nel nello nella nei con senza da dal dallo dalla al alla su sul sulla che è foto immagine immagini'),
   nl: wordSet('een de het en of zonder voor in aan bij uit naar dat deze dit zijn foto fotos afbeelding afbeeldingen'),
+  // Polish, Turkish, Swedish: only words no earlier language's query carries as often (not `i`, English "I"; not pl `to`, `do`, `na`, `we`,
+  // `pod`; tr `de`, `da`, `o`; sv `de`, `den`, `det`, `min`, `till`, `av`), so an English, German or Romance query is not read as one of them
+  pl: wordSet('w z ze dla bez oraz lub albo jest są przy nad od zdjęcie zdjęcia zdjęć obraz obrazek kolorze'),
+  tr: wordSet('ve ile veya bir bu için gibi olan fotoğraf fotoğrafı fotoğraflar resim resmi resimler görsel'),
+  sv: wordSet('och eller med utan för på från en ett som är bild bilder foto'),
   ru: wordSet('и или в во на с со без для из от по к у это фото фотография картинка изображение'),
   hi: wordSet('और या का की के में पर से को है हैं एक यह वह फोटो फ़ोटो तस्वीर चित्र'),
   bn: wordSet('এবং ও বা এর র এ তে থেকে সাথে সঙ্গে একটি একটা এই ছবি'),
@@ -38,7 +43,7 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
 };
 
 // Italian and Dutch last: a tie with an earlier language keeps the reading it had before they had a lexicon.
-const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id', 'it', 'nl'] as const;
+const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id', 'it', 'nl', 'pl', 'tr', 'sv'] as const;
 
 const scriptOf: [RegExp, QueryLanguage][] = [
   [/[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u, 'ja'], // kana: Japanese even when kanji are present
@@ -106,6 +111,10 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     um: 1, uma: 1, dois: 2, duas: 2, quatro: 4,
     due: 2, tre: 3, quattro: 4, cinque: 5,
     twee: 2, drie: 3, vier: 4, vijf: 5,
+    // pl, tr, sv (not tr bir, the article, nor dört, German "dort"; not sv en, French "en"; sv tre is Italian's too)
+    jeden: 1, jedna: 1, dwa: 2, dwie: 2, dwoje: 2, dwóch: 2, trzy: 3, troje: 3, cztery: 4, pięć: 5,
+    iki: 2, üç: 3, beş: 5,
+    två: 2, fyra: 4, fem: 5,
     один: 1, одна: 1, два: 2, две: 2, двое: 2, три: 3, трое: 3, четыре: 4, четверо: 4, пять: 5, пятеро: 5,
     एक: 1, दो: 2, तीन: 3, चार: 4, पांच: 5, पाँच: 5,
     এক: 1, একজন: 1, দুই: 2, দুজন: 2, তিন: 3, তিনজন: 3, পাঁচ: 5,
@@ -113,10 +122,10 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     ایک: 1, تین: 3, پانچ: 5,
   }).map(([w, n]) => [foldText(w), n]),
 );
-export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
+export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'grupa', 'grupy', 'tłum', 'grup', 'kalabalık', 'grupp', 'folkmassa', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
 
 /** Group words that mean people by themselves ("crowd", "foule"): alone they ask for a group of people. */
-export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'folla', 'menigte', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));
+export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'folla', 'menigte', 'tłum', 'kalabalık', 'folkmassa', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));
 
 const cjkNumbers: Readonly<Record<string, number>> = { 一: 1, 二: 2, 两: 2, 兩: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9, 十: 10 };
 

@@ -223,7 +223,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const thing = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' || c.kind === 'item');
   const isStop = (k: number) => items[k]?.kind === 'word' && stopWords[language]?.has(items[k].text) === true;
   // "color café", "zapatos color café": the word colour says what follows is one
-  const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe', 'kleur'].includes(items[k].text);
+  const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe', 'kleur', 'kolor', 'kolorze', 'renk', 'renkli', 'farg', 'fargen'].includes(items[k].text);
   // (colours only: an Italian or Dutch object word that is also an English word, `cane`, `beer`, is the thing wherever
   // the text is read as its language: "cane nero" is a black dog)
   items.forEach((item, i) => {

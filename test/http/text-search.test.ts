@@ -558,15 +558,16 @@ describe.each(backends)('text search API (%s)', (backend) => {
 
   it('finds rows tokenised before the fold took ß and ł while they are made again (a 422 "not understood" before, h90)', async () => {
     const c = await newCollection('photo');
-    expect((await call('/similarity/photos/v2/insert', { records: [{ _id: 'st', _base64: img('watch', 1), title: 'Hauptstraße Żółty' }, { _id: 'other', _base64: img('airplanes', 1), title: 'nothing here' }] }, c)).body.status.code).toBe(210);
+    expect((await call('/similarity/photos/v2/insert', { records: [{ _id: 'st', _base64: img('watch', 1), title: 'Hauptstraße Łódź' }, { _id: 'other', _base64: img('airplanes', 1), title: 'nothing here' }] }, c)).body.status.code).toBe(210);
     const store = new CollectionTextStore(backend === 'sqlite' ? 'sqlite' : 'postgres');
     for (const r of (await sql<{ key: number; record_id: string }>`SELECT key, record_id FROM collection_records WHERE collection_id = ${c.id}`.execute(db())).rows) {
       const key = Number(r.key);
       const row = (await store.get(db(), key))!;
       // as release 6 and before folded them: ß and ł kept
-      await db().transaction().execute((trx) => store.write(trx, c.id, key, { ...row, body: r.record_id === 'st' ? 'hauptstraße zołty' : 'nothing here', seenVersion: 6 }));
+      await db().transaction().execute((trx) => store.write(trx, c.id, key, { ...row, body: r.record_id === 'st' ? 'hauptstraße łodz' : 'nothing here', seenVersion: 6 }));
     }
-    for (const q of ['Hauptstraße', 'Żółty']) {
+    // (not Żółty since the Polish lexicon: a colour word ranks by colour, the row's legacy words aside)
+    for (const q of ['Hauptstraße', 'Łódź']) {
       const res = await text(c, q);
       expect([res.http, ids(res.body)[0], res.body.query_records![0]!._unread_terms], q).toEqual([200, 'st', undefined]);
     }

@@ -15,11 +15,15 @@ describe('wantedItems', () => {
     // and Italian and Dutch ones through theirs
     expect(wantedItems('fashion', 'Uomo', 'Uomo/Camicie')).toEqual(['upper body']);
     expect(wantedItems('fashion', 'Heren', 'Heren/Overhemden')).toEqual(['upper body']);
+    // and Polish, Turkish and Swedish ones through theirs
+    expect(wantedItems('fashion', 'Herr', 'Herr/Skjortor')).toEqual(['upper body']);
+    expect(wantedItems('fashion', 'Damskie', 'Damskie/Sukienki')).toEqual(['full body']);
+    expect(wantedItems('fashion', 'Kadın', 'Kadın/Ayakkabı')).toEqual(expect.arrayContaining(['footwear']));
   });
 
   it('is empty for categories the server cannot map, so no item matches (spec rule 2: the whole image)', () => {
     expect(wantedItems('fashion', 'Jewellery', 'Jewellery/Rings')).toEqual([]);
-    // (a language without a lexicon: Swedish)
-    expect(wantedItems('fashion', 'Herr', 'Herr/Skjortor')).toEqual([]);
+    // (a language without a lexicon: Czech)
+    expect(wantedItems('fashion', 'Pánské', 'Pánské/Košile')).toEqual([]);
   });
 });

@@ -114,7 +114,7 @@ describe('lexicon', () => {
   // Catches a word pasted into the wrong language's file.
   const scripts: Record<string, RegExp> = {
     en: /^[a-z][a-z '-]*$/, es: /^[\p{Script=Latin} '-]+$/u, fr: /^[\p{Script=Latin} '-]+$/u,
-    pt: /^[\p{Script=Latin} '-]+$/u, de: /^[\p{Script=Latin} '-]+$/u, it: /^[\p{Script=Latin} '-]+$/u, nl: /^[\p{Script=Latin} '-]+$/u, ru: /^[\p{Script=Cyrillic} -]+$/u, hi: /^[\p{Script=Devanagari} -]+$/u,
+    pt: /^[\p{Script=Latin} '-]+$/u, de: /^[\p{Script=Latin} '-]+$/u, it: /^[\p{Script=Latin} '-]+$/u, nl: /^[\p{Script=Latin} '-]+$/u, pl: /^[\p{Script=Latin} '-]+$/u, tr: /^[\p{Script=Latin} '-]+$/u, sv: /^[\p{Script=Latin} '-]+$/u, ru: /^[\p{Script=Cyrillic} -]+$/u, hi: /^[\p{Script=Devanagari} -]+$/u,
     bn: /^[\p{Script=Bengali}\u200d -]+$/u, ar: /^[\p{Script=Arabic}\p{M} ]+$/u, ur: /^[\p{Script=Arabic}\p{M} ]+$/u,
     zh: /^[\p{Script=Han}tT]+$/u, ja: /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ーtpc]+$/u,
   };

@@ -14,18 +14,21 @@ import { hi } from './hi.ts';
 import { it } from './it.ts';
 import { ja } from './ja.ts';
 import { nl } from './nl.ts';
+import { pl } from './pl.ts';
 import { pt } from './pt.ts';
 import { ru } from './ru.ts';
+import { sv } from './sv.ts';
+import { tr } from './tr.ts';
 import { ur } from './ur.ts';
 import { zh } from './zh.ts';
 import { cjkChar, foldText, wordsOf } from '../text-fold.ts';
 
 /** Ethnologue's ten most spoken languages (the issue's minimum), then the extras. */
 export const requiredLanguages = ['en', 'zh', 'hi', 'es', 'fr', 'ar', 'bn', 'pt', 'ru', 'ur'] as const;
-export const lexiconLanguages = [...requiredLanguages, 'ja', 'de', 'it', 'nl'] as const;
+export const lexiconLanguages = [...requiredLanguages, 'ja', 'de', 'it', 'nl', 'pl', 'tr', 'sv'] as const;
 export type LexiconLanguage = (typeof lexiconLanguages)[number];
 
-export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja, de, it, nl };
+export const lexiconWords: Readonly<Record<LexiconLanguage, LanguageWords>> = { en, zh, hi, es, fr, ar, bn, pt, ru, ur, ja, de, it, nl, pl, tr, sv };
 
 /**
  * Forms that name two concepts in one language, on purpose: the word really means both and the
@@ -56,6 +59,10 @@ export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly 
   es: ['café'],
   it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne'],
   nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal'],
+  // Polish, Turkish and Swedish: each file's header says why (pl `pies`, English "pies"; tr `sarı`, "sari"; sv `röd`, "rod", `tåg`, "tag")
+  pl: ['pies', 'psy', 'pilot', 'miś', 'nóż'],
+  tr: ['sarı', 'fil', 'mont', 'adam', 'jean', 'kase', 'masa', 'füme', 'surat'],
+  sv: ['ko', 'röd', 'röda', 'blått', 'vita', 'gula', 'grå', 'cerise', 'tåg', 'barn', 'slips', 'sax', 'drake', 'häst', 'säng', 'bord', 'bok'],
 };
 
 export interface LexiconEntry {
