@@ -379,6 +379,9 @@ async function run(services: Services, command: string, values: Values, rest: st
       const price = values.price === undefined ? undefined : Number(values.price);
       if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
       if (values.graded !== undefined && !['yes', 'no'].includes(values.graded)) throw new UsageError(`--graded is yes or no, not "${values.graded}"`);
+      // an option's form is the usage's (exit 2), as --price's is: these were exit 1 (h194)
+      if (values.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, not "${values.date}"`);
+      if (values.currency !== undefined && !/^[A-Za-z]{3}$/.test(values.currency)) throw new UsageError(`--currency must be a three-letter code such as USD, not "${values.currency}"`);
       return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' });
     }
     case 'prices import':
@@ -562,6 +565,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   }
   const { values, positionals } = parsed;
   if (values.version) {
+    // alone: beside a command it replaced it, exit 0 and nothing done (h194: `account delete … -v`, "verbose" by habit)
+    if (positionals.length > 0 || Object.keys(values).length > 1) {
+      io.err('loupe: --version (-v) is given alone: `loupe --version`; no command takes it (nothing was done)\n');
+      return 2;
+    }
     io.out(`loupe ${packageVersion()} (Node ${process.version})\n`);
     return 0;
   }
@@ -572,6 +580,9 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.out(`${lines.join('\n')}\n`);
       return 0;
     }
+    // no such command: the usage is the error's text, as without --help (it was the answer, exit 0, h194)
+    io.err(`loupe: unknown command "${positionals.join(' ').slice(0, 80)}"\n\n${usage}\n`);
+    return 2;
   }
   if (values.help || positionals.length === 0) {
     // asked for, the usage is the answer (stdout); without a command it is the error's text (stderr, exit 2)

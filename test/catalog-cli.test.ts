@@ -220,7 +220,9 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(none.code).toBe(1);
     expect(none.stderr).toMatch(/holds no price of card "tst1-3"/);
     expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--price', 'cheap')).code).toBe(2);
-    expect((await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', '2/3/2024')).stderr).toMatch(/--date must be a day written YYYY-MM-DD/);
+    // an option's form is the usage's, exit 2, as --price's is (they were 1, h194)
+    expect(await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', '2/3/2024')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--date must be a day written YYYY-MM-DD/) });
+    expect(await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--currency', 'dollars')).toMatchObject({ code: 2, stderr: expect.stringMatching(/--currency must be a three-letter code/) });
     // a day no calendar has: deleted nothing on SQLite, PostgreSQL's own error on PostgreSQL (h121)
     for (const day of ['2026-02-30', '2026-13-01', '0000-00-10']) {
       const impossible = await fails('prices', 'delete', '--catalog', 'pokemon', '--card', 'tst1-4', '--date', day);

@@ -515,6 +515,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const version = await inProcess(env(), ['--version']);
     expect([version.code, version.stdout]).toEqual([0, expect.stringMatching(/^loupe \d+\.\d+\.\d+ \(Node v\d+/)]);
     expect(await inProcess(env(), ['token', 'revoke', '--help'])).toMatchObject({ code: 0, stdout: '  loupe token revoke --token T | --id TOKEN_ID\n' });
+    // --version beside a command replaced it, exit 0 and nothing done; --help of no command was the usage, exit 0 (h194)
+    const kept = await loupe('account', 'create', '--name', 'kept');
+    expect(await inProcess(env(), ['account', 'delete', '--account', kept.account, '-v'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: --version \(-v\) is given alone/) });
+    expect(await inProcess(env(), ['--version', '--help'])).toMatchObject({ code: 2, stdout: '' });
+    expect((await loupe('account', 'show', '--account', kept.account)).name).toBe('kept');
+    expect(await inProcess(env(), ['bogus', '--help'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: unknown command "bogus"/) });
     // an answer that cannot be written after the command was done: exit 3 and one line, not a stack trace and exit 1 (h109)
     const child = spawn(process.execPath, [bin, 'account', 'create', '--name', 'piped'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();

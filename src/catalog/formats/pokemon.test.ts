@@ -62,6 +62,11 @@ describe('Pokémon TCG data files', () => {
     expect(typed.message).toMatch(/bad-types\.json line 5 \(record 4\): "types" must be a list of text values, not "Lightning"/);
   });
 
+  it('refuses a cards file given as the sets file, naming its first card (each card became a "set", exit 0, h194)', async () => {
+    const err = await catalogFileError(readPokemon({ cards, sets: cards }, readContext()));
+    expect(err.message).toMatch(/cards\.json line 2 \(record 1\): this is a card \(it names its "set" and "number"\), not a set: --sets takes the sets file/);
+  });
+
   it('keeps an identical repeated card once and counts it; a repeated key with other values names both lines', async () => {
     const lines = (await fs.readFile(cards, 'utf8')).split('\n');
     const repeated = [...lines.slice(0, 6), lines[1], ...lines.slice(6)].join('\n');

@@ -44,7 +44,10 @@ export async function readPokemonSets(file: string, ctx: ReadContext): Promise<S
   for await (const r of readJsonRecords(file, (read, size) => ctx.onBytes(file, read, size))) {
     const at = { file, line: r.line, index: r.index, path: r.path };
     if (r.path !== null) fail(at, 'a Pokémon sets file is a JSON array of sets');
-    const set = pokemonSet(Fields.of(r.value, at));
+    const f = Fields.of(r.value, at);
+    // a cards file given as --sets made each card a "set" (20,202 of them, exit 0), which no later import takes away (h194)
+    if (f.has('set') && f.has('number')) fail(at, 'this is a card (it names its "set" and "number"), not a set: --sets takes the sets file (sets.json), --cards the cards');
+    const set = pokemonSet(f);
     const before = sets.get(set.code);
     if (before) fail(at, `set "${set.code}" is already on line ${before.line}`);
     sets.set(set.code, { set, line: r.line });
