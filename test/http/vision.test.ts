@@ -94,6 +94,31 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(rec!._objects!.every((o) => o.name === 'person')).toBe(true);
   }, 60_000);
 
+  it('small_faces: a wide group shot is also looked at in tiles, finding the faces too small for the whole view (h189)', async () => {
+    const one = photoBytes('faces/linzaer_9.jpg');
+    const alone = (await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: one.toString('base64') }] } })).json().records[0]._objects.length as number;
+    // nine copies on a 2,400 × 1,800 canvas: each face a third of its size in the photo
+    const cell = await sharp(one).resize(800, 600, { fit: 'contain', background: '#555' }).toBuffer();
+    const wide = await sharp({ create: { width: 2400, height: 1800, channels: 3, background: '#555' } })
+      .composite(Array.from({ length: 9 }, (_, k) => ({ input: cell, left: (k % 3) * 800, top: Math.floor(k / 3) * 600 })))
+      .jpeg({ quality: 90 })
+      .toBuffer();
+    const faces = async (extra: Record<string, unknown>) => {
+      const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: wide.toString('base64') }], ...extra } });
+      expect(res.statusCode).toBe(200);
+      return res.json().records[0]._objects as { bound_box: number[] }[];
+    };
+    const whole = await faces({});
+    const tiled = await faces({ small_faces: true });
+    expect(alone).toBeGreaterThan(0);
+    expect(whole.length).toBeLessThan(9 * alone);
+    expect(tiled.length).toBeGreaterThan(whole.length);
+    // boxes in the photo's own pixels
+    for (const f of tiled) expect(f.bound_box[2]).toBeLessThanOrEqual(2400);
+    expect((await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: one.toString('base64') }], small_faces: 'yes' } })).statusCode).toBe(400);
+    console.log(`small_faces probe: alone ${alone}, whole ${whole.length}, tiled ${tiled.length}`);
+  }, 60_000);
+
   it('validates the request: at most 10 records, a token, the service enabled', async () => {
     const rec = { _base64: b64('faces/happy.jpg') };
     expect((await h.request('POST', '/identity/v2/face', { body: { records: Array(11).fill(rec) } })).statusCode).toBe(400);

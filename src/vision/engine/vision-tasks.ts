@@ -31,6 +31,8 @@ export interface ImageTaskOptions {
   domain?: ItemDomain;
   /** `item`: the item names the record's categories ask for (the largest of them is chosen). */
   wanted?: string[];
+  /** `faces`: look in tiles too, for faces small in a large photo (HumanDetector.facesInTiles). */
+  tiles?: boolean;
 }
 
 export interface ImageTask {

@@ -107,6 +107,10 @@ function configFor(kind: DetectorKind, modelBasePath: string, wasmPath: string):
  */
 export const notNestedFace = (d: Detection, i: number, surestFirst: readonly Detection[]): boolean => !surestFirst.slice(0, i).some((surer) => shareInside(d.bound_box, surer.bound_box) >= nestedFace);
 const nestedFace = 0.6;
+/** Faces are looked for in tiles too from this long side (decoded pixels), in a grid of 3 × 3 tiles each 1.25 of a cell. */
+const tiledFaceFrom = 1500;
+const faceGrid = 3;
+const faceTileSpan = 1.25;
 function shareInside(inner: readonly number[], outer: readonly number[]): number {
   const w = Math.min(inner[2]!, outer[2]!) - Math.max(inner[0]!, outer[0]!);
   const h = Math.min(inner[3]!, outer[3]!) - Math.max(inner[1]!, outer[1]!);
@@ -169,6 +173,40 @@ export class HumanDetector {
       })
       .sort((a, b) => b.prob - a.prob)
       .filter(notNestedFace);
+  }
+
+  /**
+   * Faces in the photo as a whole and, where it is 1,500 px or more on its long side, in a 3 × 3 grid of overlapping
+   * tiles too: BlazeFace sees its input at 256 px, so faces under about 6 % of the photo's long side were lost (a wide
+   * group shot, h189). A face a tile finds is kept where it is small for the tile (under 0.35 of its width) and not cut
+   * by an inner edge: larger and cut faces are the whole view's. Rule `/work/runs/prereg.txt` s46 (b) (docs/models.md).
+   */
+  async facesInTiles(img: RgbPixels): Promise<Detection[]> {
+    const whole = await this.faces(img);
+    if (Math.max(img.width, img.height) < tiledFaceFrom) return whole;
+    const n = faceGrid;
+    const tw = Math.min(img.width, Math.ceil((img.width / n) * faceTileSpan));
+    const th = Math.min(img.height, Math.ceil((img.height / n) * faceTileSpan));
+    const inTiles: Detection[] = [];
+    for (let gy = 0; gy < n; gy++) {
+      for (let gx = 0; gx < n; gx++) {
+        const x0 = Math.round((gx * (img.width - tw)) / (n - 1));
+        const y0 = Math.round((gy * (img.height - th)) / (n - 1));
+        const data = new Uint8Array(tw * th * 3);
+        for (let y = 0; y < th; y++) data.set(img.data.subarray(((y0 + y) * img.width + x0) * 3, ((y0 + y) * img.width + x0 + tw) * 3), y * tw * 3);
+        for (const d of await this.faces({ data, width: tw, height: th })) {
+          const [a, b, c, e] = d.bound_box;
+          const cut = (a <= 2 && x0 > 0) || (b <= 2 && y0 > 0) || (c >= tw - 2 && x0 + tw < img.width) || (e >= th - 2 && y0 + th < img.height);
+          if (cut || c - a > tw * 0.35) continue;
+          inTiles.push({ ...d, bound_box: [a + x0, b + y0, c + x0, e + y0] });
+        }
+      }
+    }
+    const kept: Detection[] = [];
+    for (const d of [...whole, ...inTiles].sort((p, q) => q.prob - p.prob)) {
+      if (!kept.some((k) => iou(k.bound_box, d.bound_box) > 0.3)) kept.push(d);
+    }
+    return kept.filter(notNestedFace);
   }
 
   async objects(img: RgbPixels): Promise<Detection[]> {
