@@ -20,6 +20,11 @@ describe('grading rules', () => {
     const back = gradesOf({ corners: [5, 5, 5, 5], edges: [5, 5, 5, 5], surface: 5, centering: 5 });
     expect(weighFrontBack(front, back).final).toBe(8.5);
     expect(weighFrontBack(front, back, 0.5).final).toBe(7.5);
+    // exact halves round up as the decimal reads (5.95 is 5.9499… in binary: 5.9 and "Very Good" before, h196)
+    const g = (final: number) => ({ ...front, final });
+    expect(weighFrontBack(g(7), g(3.5))).toMatchObject({ final: 6, condition: 'Excellent' });
+    expect(weighFrontBack(g(5.8), g(6.3)).final).toBe(6);
+    expect(weighFrontBack(g(4.6), g(4.1)).final).toBe(4.5);
     expect(weighFrontBack(front, back, 1).final).toBe(10);
     // A side weighted 0 gives nothing, not even the centering the other side lacks.
     const unmeasured = gradesOf({ corners: [10, 10, 10, 10], edges: [10, 10, 10, 10], surface: 10, centering: null });

@@ -1,3 +1,4 @@
+import { roundDecimal } from '../util/decimal-round.ts';
 /**
  * How measured sub-grades become the final grade and condition labels (spec 3 §4 "grade" rules;
  * thresholds and scales in docs/grading.md).
@@ -37,7 +38,8 @@ export function gradesOf(s: SubGrades): Grades {
 
 /** Front and back of one card: each grade weighed `frontWeight` : 1 − `frontWeight` (default 0.7). */
 export function weighFrontBack(front: Grades, back: Grades, frontWeight = 0.7): Grades {
-  const mix = (a: number, b: number) => round1(a * frontWeight + b * (1 - frontWeight));
+  // half up as the decimal reads: 7.0 and 3.5 weigh 5.95 (5.9499… in binary), which made 5.9 "Very Good", not 6.0 (h196)
+  const mix = (a: number, b: number) => roundDecimal(a * frontWeight + b * (1 - frontWeight), 1);
   // A side weighted 0 says nothing; with one side unmeasured the other's stands alone.
   const centering = frontWeight >= 1 ? front.centering : frontWeight <= 0 ? back.centering : front.centering === null || back.centering === null ? (front.centering ?? back.centering) : mix(front.centering, back.centering);
   const final = mix(front.final, back.final);
