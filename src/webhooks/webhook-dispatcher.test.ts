@@ -12,4 +12,22 @@ describe('Retry-After', () => {
     expect(retryAfterOf('soon', now)).toBeNull();
     expect(retryAfterOf('1.5', now)).toBeNull();
   });
+
+  it("reads every HTTP date form as GMT whatever the server's zone (the asctime form names none, h198)", () => {
+    const now = Date.parse('2026-11-28T12:00:00Z');
+    const zone = process.env.TZ;
+    try {
+      for (const tz of ['UTC', 'America/New_York', 'Asia/Kolkata']) {
+        process.env.TZ = tz;
+        expect(retryAfterOf('Sat Nov 28 12:02:00 2026', now), tz).toBe(120_000);
+        expect(retryAfterOf('Saturday, 28-Nov-26 12:02:00 GMT', now), tz).toBe(120_000);
+        expect(retryAfterOf('Sat, 28 Nov 2026 12:02:00 GMT', now), tz).toBe(120_000);
+        expect(retryAfterOf('2026-11-28T12:02:00', now), tz).toBe(120_000);
+        expect(retryAfterOf('2026-11-28T13:02:00+01:00', now), tz).toBe(120_000);
+      }
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
 });

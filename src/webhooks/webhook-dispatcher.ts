@@ -26,7 +26,10 @@ export function retryAfterOf(value: string | undefined, now = Date.now()): numbe
   if (!value) return null;
   const t = value.trim();
   if (/^\d+$/.test(t)) return Number(t) * 1000;
-  const at = Date.parse(t);
+  // an HTTP date is GMT whether it says so or not (RFC 9110 §5.6.7: the asctime form names no zone): Date.parse read
+  // such a date in the server's own zone, an hour's wait or none at all off UTC (h198)
+  const zoned = /(?:GMT|UTC|UT|Z|[+-]\d{2}:?\d{2})$/i.test(t);
+  const at = Date.parse(zoned ? t : /^\d{4}-\d{2}-\d{2}T/.test(t) ? `${t}Z` : `${t} GMT`);
   return Number.isFinite(at) && /[a-z]/i.test(t) ? Math.max(0, at - now) : null;
 }
 
