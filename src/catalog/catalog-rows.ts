@@ -1,3 +1,4 @@
+import { dayOf } from './price-stats.ts';
 import type { CatalogCardInput, CatalogSetInput } from '../store/catalog-store.ts';
 import { normalizeName, numberKey } from './card-keys.ts';
 import { CatalogFileError, describeAt } from './record-stream.ts';
@@ -111,7 +112,11 @@ export class Fields {
     if (t === null) return null;
     const m = /^(\d{4})[-/](\d{2})[-/](\d{2})$/.exec(t);
     if (!m || Number(m[2]) < 1 || Number(m[2]) > 12 || Number(m[3]) < 1 || Number(m[3]) > 31) return fail(this.at, `"${name}" must be a date YYYY-MM-DD or YYYY/MM/DD, not "${t}"`);
-    return `${m[1]}-${m[2]}-${m[3]}`;
+    const day = `${m[1]}-${m[2]}-${m[3]}`;
+    // a day no calendar has (2023/02/29, year 0000): SQLite stored it, PostgreSQL refused the whole import with its own
+    // error, and a folder holding one could not be moved there (h198)
+    if (dayOf(day) === null) return fail(this.at, `"${name}" is not a day of the calendar: "${t}"`);
+    return day;
   }
 
   /** The record without the named fields and without empty values: what a row keeps in `fields`. */

@@ -138,6 +138,8 @@ describe('price layouts', () => {
     expect(bad({ currency: '' })).toThrow(/"currency" is missing/);
     expect(bad({ card: '' })).toThrow(/"card" is missing/);
     expect(bad({ date: '2023-02-29' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "2023-02-29"$/);
+    // year 0000: 1 BC to JavaScript, no year to PostgreSQL, whose own error it was there (h198)
+    expect(bad({ date: '0000-06-01' })).toThrow(/^p\.csv line 7: "date" is not a day of the calendar: "0000-06-01"$/);
     // a typo for 2024 would become the card's anchor and push its real prices out of 30d and 365d
     expect(bad({ date: '2204-01-21' })).toThrow(/^p\.csv line 7: "date" is in the future: "2204-01-21"$/);
     // tomorrow in UTC is already today east of it (UTC+14); the day after is not yet anywhere

@@ -294,7 +294,8 @@ const micros = (v: readonly number[]) => sum(v.map((y) => Math.floor(y * 1_000_0
 
 /** Days since 1970-01-01 of a real calendar date `YYYY-MM-DD`; null for anything else. */
 export function dayOf(date: string): number | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return null;
+  // (year 0000 is 1 BC to JavaScript and no year to PostgreSQL, which refused it with its own error, h198)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || date.startsWith('0000')) return null;
   const t = Date.parse(`${date}T00:00:00Z`);
   if (!Number.isFinite(t) || new Date(t).toISOString().slice(0, 10) !== date) return null;
   return Math.round(t / DAY_MS);

@@ -62,6 +62,12 @@ describe('Pokémon TCG data files', () => {
     expect(typed.message).toMatch(/bad-types\.json line 5 \(record 4\): "types" must be a list of text values, not "Lightning"/);
   });
 
+  it('refuses a set released on a day no calendar has (SQLite stored 2023-02-29, PostgreSQL refused the import, h198)', async () => {
+    const text = (await fs.readFile(sets, 'utf8')).replace(/"releaseDate":\s*"[^"]+"/, '"releaseDate":"2023/02/29"');
+    const err = await catalogFileError(readPokemon({ cards, sets: await files.write('feb.json', text) }, readContext()));
+    expect(err.message).toMatch(/feb\.json line \d+ \(record 1\): "releaseDate" is not a day of the calendar: "2023\/02\/29"/);
+  });
+
   it('refuses a cards file given as the sets file, naming its first card (each card became a "set", exit 0, h194)', async () => {
     const err = await catalogFileError(readPokemon({ cards, sets: cards }, readContext()));
     expect(err.message).toMatch(/cards\.json line 2 \(record 1\): this is a card \(it names its "set" and "number"\), not a set: --sets takes the sets file/);
