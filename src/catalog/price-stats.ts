@@ -26,7 +26,7 @@ export interface PriceObservation {
   /** The copy was graded (a slab sale). */
   graded: boolean;
   currency: string;
-  /** Orders observations of one day (byte order), as the store does; file order when absent. */
+  /** Orders observations of one day (shorter first, then byte order), as the store does; file order when absent. */
   rowKey?: string;
   /** `company` (upper case, `PSA`) and `grade_value` (a number) of a graded sale, when known. */
   extra?: Record<string, unknown>;
@@ -231,7 +231,8 @@ function slabMatches(o: PriceObservation, slab: { company: string | null; grade:
 /** Byte order of UTF-8 text (as SQLite's BINARY and PostgreSQL's "C" collation), for ties. */
 function byKey(a: string | undefined, b: string | undefined): number {
   if (a === undefined || b === undefined || a === b) return 0;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  // shorter first, in characters as the engines' length() counts them: a file's repeated rows `#9`, `#10` in its order
+  return [...a].length - [...b].length || Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** Oldest first (ties by row key). */

@@ -235,6 +235,16 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     expect(await store.priceStats(catalogId, 'no-such-card')).toEqual([]);
   });
 
+  it("keeps a busy day's sales in file order past nine (`#10` after `#9`: its 10th sale came before its 2nd, h196)", async () => {
+    const sale = (n: number): PriceInput => ({ rowKey: `busy|2024-07-01|shop#${n}`, cardKey: 'busy', source: 'shop', date: '2024-07-01', price: n, currency: 'USD', graded: false, grade: null, qualifier: null, volume: null, extra: {} });
+    await store.applyImport({ catalogId, rows: Array.from({ length: 12 }, (_, i) => sale(i + 1)) });
+    const stats = await store.priceStats(catalogId, 'busy');
+    expect(entry(stats, 'overall all')).toMatchObject({ latest: 12, oldest: 1 });
+    // each sale a dollar above the one before: the changes are small and alike, not a jump from 9 to 1
+    expect(entry(stats, 'overall all')!.trend.volatility).toBeLessThan(0.3);
+    expect(stats).toEqual(priceStats((await store.observations(catalogId, 'busy')) as PriceObservation[]));
+  });
+
   it('rounds a mean of half a cent alike on both backends and in the reference', async () => {
     const stats = await store.priceStats(catalogId, 'half-cent');
     const all = entry(stats, 'overall all')!;

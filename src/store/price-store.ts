@@ -455,15 +455,17 @@ function groups(catalogId: string, cardKey: string, options: PriceStatsOptions, 
 }
 
 /**
- * PostgreSQL: the engine's own aggregates. Observations of one day are ordered by row key in
- * byte order (COLLATE "C", as SQLite's BINARY), so `latest`, `oldest` and the changes agree.
+ * PostgreSQL: the engine's own aggregates. Observations of one day are ordered by row key, shorter
+ * first, then in byte order (COLLATE "C", as SQLite's BINARY), so `latest`, `oldest` and the
+ * changes agree; shorter first keeps a file's repeated rows in its order past nine (`#10` after
+ * `#9`: a busy day's 10th sale came before its 2nd, and `latest` and volatility were wrong, h196).
  */
 function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOptions) {
   return sql<StatsRow>`
     WITH ${groups(catalogId, cardKey, options, 'postgres')},
     w AS (
       SELECT g.*,
-        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, row_key COLLATE "C"), 0) - 1 AS change,
+        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key COLLATE "C"), 0) - 1 AS change,
         row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
         count(*) OVER (PARTITION BY ord) AS size
       FROM g
@@ -473,8 +475,8 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
       percentile_cont(0.25) WITHIN GROUP (ORDER BY price) AS q1,
       percentile_cont(0.5) WITHIN GROUP (ORDER BY price) AS median,
       percentile_cont(0.75) WITHIN GROUP (ORDER BY price) AS q3,
-      (array_agg(price ORDER BY date DESC, row_key COLLATE "C" DESC))[1] AS latest, to_char(max(date), 'YYYY-MM-DD') AS latest_date,
-      (array_agg(price ORDER BY date, row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
+      (array_agg(price ORDER BY date DESC, length(row_key) DESC, row_key COLLATE "C" DESC))[1] AS latest, to_char(max(date), 'YYYY-MM-DD') AS latest_date,
+      (array_agg(price ORDER BY date, length(row_key), row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
       sum(${MICROS}) FILTER (WHERE ${TRIMMED}) AS trimmed_micros, count(*) FILTER (WHERE ${TRIMMED}) AS trimmed_n,
       regr_slope(price, x) AS slope, regr_r2(price, x) AS r2, avg(x) AS mean_x, max(x) AS last_x,
       stddev_samp(change) AS volatility
@@ -493,10 +495,10 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
     WITH ${groups(catalogId, cardKey, options, 'sqlite')},
     w AS (
       SELECT g.*,
-        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, row_key), 0) - 1 AS change,
+        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key), 0) - 1 AS change,
         row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
-        row_number() OVER (PARTITION BY ord ORDER BY date DESC, row_key DESC) AS from_latest,
-        row_number() OVER (PARTITION BY ord ORDER BY date, row_key) AS from_oldest,
+        row_number() OVER (PARTITION BY ord ORDER BY date DESC, length(row_key) DESC, row_key DESC) AS from_latest,
+        row_number() OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key) AS from_oldest,
         count(*) OVER (PARTITION BY ord) AS size,
         avg(price) OVER (PARTITION BY ord) AS pm,
         avg(x) OVER (PARTITION BY ord) AS xm
