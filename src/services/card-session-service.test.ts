@@ -72,6 +72,17 @@ describe('intervalDays', () => {
     ['14', 14],
     ['all', Infinity],
     [null, Infinity],
+    // hours, minutes, ISO 8601's time part and words (h198: "24h" ranked last, "PT30M" was 30 months)
+    ['24h', 1],
+    ['24 hours', 1],
+    ['PT24H', 1],
+    ['PT30M', 30 / 1440],
+    ['30min', 30 * (1 / 1440)],
+    ['P1Y2M', 425],
+    ['P1W', 7],
+    ['daily', 1],
+    ['weekly', 7],
+    ['P', Infinity],
   ])('%j → %d', (interval, days) => {
     expect(intervalDays(interval)).toBe(days);
   });

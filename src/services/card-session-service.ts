@@ -308,13 +308,28 @@ export type PriceStatistic = (typeof priceStatistics)[number];
 const priceStatistics = ['median', 'mean', 'latest'] as const;
 const maxPrice = 1_000_000_000;
 
-const intervalUnitDays: Record<string, number> = { d: 1, w: 7, m: 30, y: 365 };
+const intervalUnitDays: Record<string, number> = { d: 1, w: 7, m: 30, y: 365, h: 1 / 24, n: 1 / 1440 };
+const everyWord: Record<string, number> = { hourly: 1 / 24, daily: 1, weekly: 7, monthly: 30, yearly: 365, annual: 365 };
 
-/** An interval such as "7d", "30 days", "3 months", "1y" or "P30D" in days; Infinity for "all" and anything unreadable. */
+/**
+ * An interval such as "7d", "30 days", "24h", "3 months", "1y", "P30D", "PT24H" or "weekly" in days; Infinity for "all"
+ * and anything unreadable. (Hours and ISO 8601's time part since h198: "24h" was unreadable, so last, and "PT30M" read
+ * as 30 months.)
+ */
 export function intervalDays(interval: unknown): number {
   if (typeof interval !== 'string') return Infinity;
-  const m = /(\d+(?:\.\d+)?)\s*[-_ ]?\s*(d|days?|w|wks?|weeks?|m|mos?|mon|months?|y|yrs?|years?)(?![a-z])/i.exec(interval);
-  if (m) return Number(m[1]) * intervalUnitDays[m[2]!.toLowerCase()[0]!]!;
+  const iso = /^\s*P(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?\s*$/i.exec(interval);
+  if (iso && iso.slice(1).some((v) => v !== undefined)) {
+    const [y, mo, w, d, h, mi, sec] = iso.slice(1).map((v) => Number(v ?? 0));
+    return y! * 365 + mo! * 30 + w! * 7 + d! + h! / 24 + mi! / 1440 + sec! / 86_400;
+  }
+  const word = everyWord[interval.trim().toLowerCase()];
+  if (word !== undefined) return word;
+  const m = /(\d+(?:\.\d+)?)\s*[-_ ]?\s*(d|days?|w|wks?|weeks?|mins?|minutes?|m|mos?|mon|months?|y|yrs?|years?|h|hrs?|hours?)(?![a-z])/i.exec(interval);
+  if (m) {
+    const unit = m[2]!.toLowerCase();
+    return Number(m[1]) * intervalUnitDays[unit.startsWith('min') ? 'n' : unit[0]!]!;
+  }
   return /^\s*\d+\s*$/.test(interval) ? Number(interval) : Infinity;
 }
 
