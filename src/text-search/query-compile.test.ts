@@ -37,6 +37,9 @@ describe('toFts5Match', () => {
     expect(toFts5Match(parsed('zapatos rojos de charol'))).toBe('"xifootwear" OR "xkred" OR "xpifootwearred" OR "charol" OR "char" * OR "zapatos" OR "rojos"');
     expect(toFts5Match(parsed('la torre eiffel de noche'))).toBe('"torre" OR "torr" * OR "eiffel" OR "eiff" * OR "noche" OR "noch" *');
     expect(toFts5Match(parsed('the eiffel tower'))).toBe('"eiffel" OR "tower"');
+    // a lone word of no told language: as PostgreSQL stems it by every language of the records (h197)
+    expect(parsed('piccioni').language).toBe('simple');
+    expect(toFts5Match(parsed('piccioni'))).toBe('"piccioni" OR "piccio" *');
   });
 
   it('doubles double quotes inside a term', () => {
