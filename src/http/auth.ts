@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../services/account-service.ts';
 import { ServiceError } from '../services/errors.ts';
 import { withCreditHold } from '../util/credit-hold-scope.ts';
+import { withWorkOwner } from '../util/work-owner-scope.ts';
 
 /**
  * Every later line of an authenticated request (its "request completed" line too) names the
@@ -79,7 +80,8 @@ export function registerAccessControl(app: FastifyInstance): void {
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       if (request.principal) request.creditHold ??= { id: randomUUID(), held: false };
-      return withCreditHold(request.creditHold, () => handler.call(this, request, reply));
+      // and its vision work takes turns with other accounts' (work-owner-scope.ts)
+      return withWorkOwner(request.principal?.account.id, () => withCreditHold(request.creditHold, () => handler.call(this, request, reply)));
     };
   });
 

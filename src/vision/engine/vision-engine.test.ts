@@ -5,6 +5,7 @@ import { VisionBusyError, VisionEngine, VisionTaskError } from './vision-engine.
 import { busyMarker, crashMarker, type CardResult } from './vision-tasks.ts';
 import { runCardTask } from '../cards/card-tasks.ts';
 import { photoBytes } from '../../../test/helpers/photos.ts';
+import { withWorkOwner } from '../../util/work-owner-scope.ts';
 
 const photo = () => photoBytes('faces/faces.jpg');
 /** Bytes that hold a worker for `ms` (a test hook) and decode nothing. */
@@ -178,6 +179,28 @@ describe('vision engine timeouts', () => {
       expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(Array(6).fill('ok'));
       // They did queue: one thread, 6 × 400 ms of work, far past the 1 s limit overall.
       expect(performance.now() - t0).toBeGreaterThan(2_400);
+    } finally {
+      await engine.close();
+    }
+  }, 30_000);
+
+  it("takes turns between accounts: another account's one image waits for one task of a burst, not all of it (h191)", async () => {
+    const engine = new VisionEngine({ threads: 1, maxQueue: 16, taskTimeoutMs: 5_000, warm: [], embedder: '', testHooks: true });
+    try {
+      const done: string[] = [];
+      const burst = Array.from({ length: 6 }, (_, i) => withWorkOwner('a', () => engine.image('colors', busy(250), 40_000_000)).then(() => done.push(`a${i}`)));
+      await new Promise((r) => setTimeout(r, 50));
+      const single = withWorkOwner('b', () => engine.image('colors', busy(10), 40_000_000)).then(() => done.push('b'));
+      await Promise.all([...burst, single]);
+      // the burst's first task was running and its second waiting its turn when b came: b goes next
+      expect(done.indexOf('b')).toBeLessThanOrEqual(2);
+      expect(done.filter((d) => d.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3', 'a4', 'a5']);
+      // work for no account is a turn of its own too
+      const order: string[] = [];
+      const more = Array.from({ length: 4 }, (_, i) => withWorkOwner('a', () => engine.image('colors', busy(150), 40_000_000)).then(() => order.push(`a${i}`)));
+      await new Promise((r) => setTimeout(r, 50));
+      await Promise.all([...more, engine.image('colors', busy(10), 40_000_000).then(() => order.push('queued job'))]);
+      expect(order.indexOf('queued job')).toBeLessThanOrEqual(2);
     } finally {
       await engine.close();
     }

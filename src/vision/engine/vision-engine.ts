@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../../config/config.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { resolveOcrLanguage } from '../models/ocr-language.ts';
+import { workOwner } from '../../util/work-owner-scope.ts';
 import { forgetDebugLog } from './runtime-debug-log.ts';
 import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type ShareRequest, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
 import type { WorkerOptions } from './vision-worker.ts';
@@ -91,6 +92,14 @@ export class VisionEngine {
   /** Every posted task until its worker is done with it (one answered as a timeout goes on running): `close` waits for them. */
   private readonly unfinished = new Set<Promise<void>>();
   private nextTaskId = 1;
+  /**
+   * Request-pool tasks are handed to piscina only as its workers come free, one at a time from each account in turn
+   * (`lanes`, in the order their first task is waiting; work for no account is a lane of its own): piscina's own queue
+   * is first come first served, and another account's single image waited 30–52 s behind one account's 200 inserts
+   * (h191). `slots`: tasks handed over and not finished.
+   */
+  private slots = 0;
+  private readonly lanes = new Map<string, (() => void)[]>();
   /** The latest work times of request-pool tasks (ms in a worker, queue and model loads excluded). */
   private readonly workMs: number[] = [];
   private started: Promise<{ ms: number }> | undefined;
@@ -341,7 +350,12 @@ export class VisionEngine {
     };
     this.posted.set(id, entry);
     if (!long) this.pending++;
+    let inSlot = false;
     try {
+      if (!long) {
+        await this.turn(workOwner() ?? '');
+        inSlot = true;
+      }
       const posted: PostedTask = { ...task, taskId: id };
       const job = (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal });
       // answered early, the task goes on: its end (or its stop) only clears the grace period
@@ -372,7 +386,35 @@ export class VisionEngine {
         this.pending--;
         if (entry.phase === 'work') this.working--;
       }
+      if (inSlot) this.nextTurn();
     }
+  }
+
+  /** Waits for a free worker, taking turns with other accounts' tasks (`lanes`). */
+  private turn(owner: string): Promise<void> {
+    if (this.slots < this.options.threads && this.lanes.size === 0) {
+      this.slots++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const lane = this.lanes.get(owner);
+      if (lane) lane.push(resolve);
+      else this.lanes.set(owner, [resolve]);
+    });
+  }
+
+  /** A slot came free: the next account's oldest task takes it, and that account goes to the back of the turn. */
+  private nextTurn(): void {
+    const first = this.lanes.entries().next();
+    if (first.done) {
+      this.slots--;
+      return;
+    }
+    const [owner, lane] = first.value;
+    const next = lane.shift()!;
+    this.lanes.delete(owner);
+    if (lane.length) this.lanes.set(owner, lane);
+    next();
   }
 
   /** How long a task over its limit may run on before its worker is stopped: long enough for any native call to return. */
@@ -386,6 +428,9 @@ export class VisionEngine {
    * aborts the whole process (a task answered as a timeout is still running in one).
    */
   async close(): Promise<void> {
+    // tasks still waiting their turn go on to the pool, which answers them once it is destroyed
+    for (const lane of this.lanes.values()) for (const go of lane) go();
+    this.lanes.clear();
     if (this.unfinished.size > 0) {
       let bound: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(this.unfinished), new Promise<void>((resolve) => (bound = setTimeout(resolve, this.graceMs(this.options.taskTimeoutMs))))]);
