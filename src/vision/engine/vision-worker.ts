@@ -129,7 +129,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
     }
     case 'faces': {
       const detector = await faces();
-      return { ...size, objects: scaleBoxes(await (task.options?.tiles ? detector.facesInTiles(pixels) : detector.faces(pixels)), img) };
+      return { ...size, objects: scaleBoxes(await (task.options?.tiles ? detector.facesInTiles(pixels) : detector.facesFound(pixels)), img) };
     }
     case 'objects':
       return { ...size, objects: scaleBoxes(await (await objects()).objects(pixels), img) };
