@@ -174,7 +174,16 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
     const config = route.config as { envelope?: boolean; statusInErrors?: boolean } | undefined;
     for (const method of [route.method].flat()) routes.push({ method, path: routePattern(route.url), prefix: route.url.split('/').slice(0, 3).join('/'), statusBlock: Boolean(config?.envelope || config?.statusInErrors) });
   });
-  app.setNotFoundHandler((request, reply) => {
+  // A path no endpoint has, or a method it does not take, is answered before its body is read: a mistyped path sent
+  // with a 2 MB body was 413 "too large: at most 1 MiB", the not-found route's own limit, and `Expect: 100-continue`
+  // was answered 100 for it first (h195)
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.is404) return;
+    notFound(request, reply);
+    return reply;
+  });
+  app.setNotFoundHandler((request, reply) => notFound(request, reply));
+  const notFound = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = request.url.split('?')[0]!.replace(/\/{2,}/g, '/');
     const here = routes.filter((r) => r.path.test(path));
     // the family's clients read status.code / status.text on every answer, this one too
@@ -186,7 +195,7 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
       return send(reply, 405, { detail: `${request.method} is not allowed on ${path}: ${allowed.join(', ')} ${allowed.length > 1 ? 'are' : 'is'}.`, code: 'method_not_allowed' }, statusBlock);
     }
     return send(reply, 404, { detail: `No endpoint ${request.method} ${path}.`, code: 'not_found' }, statusBlock);
-  });
+  };
 }
 
 interface KnownRoute {

@@ -323,6 +323,12 @@ describe.each(backends)('request errors (%s)', (backend) => {
     const unknown = await h.request('POST', '/collectibles/v2/foo_id', { body: {} });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'not_found', status: { code: 404 } });
+    // with a body over the not-found route's own 1 MiB: said 404 / 405, not 413 "too large" (a mistyped path, h195)
+    const big = JSON.stringify({ records: [{ _base64: 'A'.repeat(2 * 1024 * 1024) }] });
+    const typo = await h.request('POST', cs(`session/${sid}/image/`), { payload: big, headers: { 'content-type': 'application/json' } });
+    expect([typo.statusCode, typo.json().code]).toEqual([404, 'not_found']);
+    const wrongMethod = await h.request('PUT', cs(`session/${sid}/images/`), { payload: big, headers: { 'content-type': 'application/json' } });
+    expect([wrongMethod.statusCode, wrongMethod.json().code, wrongMethod.headers.allow]).toEqual([405, 'method_not_allowed', 'POST']);
   });
 
   it('echoes a sane X-Request-Id and makes one otherwise', async () => {
