@@ -318,6 +318,18 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   registerCors(app, config.corsOrigins);
   app.addHook('onRequest', async (request) => {
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
+    // Node keeps the first of two Host lines (links were built from it while a proxy may route on the other: RFC 9112
+    // §3.2 asks for a 400) and joins two collection-id headers into "X, X", a collection not found (h195)
+    const raw = request.raw.rawHeaders;
+    let hosts = 0;
+    let collections = 0;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i]!.toLowerCase();
+      if (name === 'host') hosts++;
+      else if (name === 'collection-id') collections++;
+    }
+    if (hosts > 1) throw new ServiceError(400, 'invalid_request', 'The Host header was sent more than once: send one.');
+    if (collections > 1) throw new ServiceError(400, 'invalid_request', 'The collection-id header was sent more than once: send one collection id.');
     // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found"),
     // and the query parser one in a query value ("search=%FF" searched for the text "%FF")
     if (request.url.includes('%')) {

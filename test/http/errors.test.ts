@@ -77,6 +77,14 @@ describe.each(backends)('request errors (%s)', (backend) => {
     const keys = await raw(`POST ${cs('session/')} HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\nIdempotency-Key: k1\r\nIdempotency-Key: k2\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
     expect(keys).toMatch(/^HTTP\/1\.[01] 400 /);
     expect(keys).toContain('The Idempotency-Key header was sent more than once');
+    // two Host lines: Node kept the first, which the answer's links were built from (RFC 9112 §3.2: 400), and two
+    // collection-id headers were joined into "X, X", a collection not found (h195)
+    const hosts = await raw(`GET ${cs('session/?page_size=1')} HTTP/1.0\r\nHost: evil.example\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\n\r\n`);
+    expect(hosts).toMatch(/^HTTP\/1\.[01] 400 /);
+    expect(hosts).toContain('The Host header was sent more than once');
+    const ids = await raw(`GET /similarity/photos/v2/ping HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Token ${h.account.token}\r\ncollection-id: a\r\ncollection-id: a\r\n\r\n`);
+    expect(ids).toMatch(/^HTTP\/1\.[01] 400 /);
+    expect(ids).toContain('The collection-id header was sent more than once');
   });
 
   it('a body nested deeper than 32 levels is 400 invalid_json on every endpoint family, before any work', async () => {
