@@ -4,7 +4,7 @@
  * PostgreSQL text-search configuration, the prefix rule on SQLite, and which language's meaning
  * of a word wins when two languages read it differently (en `rose` is a shade, fr `rose` pink).
  */
-import { lexiconIndex, type LexiconLanguage } from './lexicon/lexicon.ts';
+import { graderNames, lexiconIndex, spelledAsOwn, type LexiconLanguage } from './lexicon/lexicon.ts';
 import { foldText } from './text-fold.ts';
 
 /** The lexicon's languages, plus Latin-script languages PostgreSQL can stem that have no lexicon yet, plus `simple` (none known). */
@@ -32,7 +32,8 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   // `pod`; tr `de`, `da`, `o`; sv `de`, `den`, `det`, `min`, `till`, `av`), so an English, German or Romance query is not read as one of them
   pl: wordSet('w z ze dla bez oraz lub albo jest są przy nad od zdjęcie zdjęcia zdjęć obraz obrazek kolorze'),
   tr: wordSet('ve ile veya bir bu için gibi olan fotoğraf fotoğrafı fotoğraflar resim resmi resimler görsel'),
-  sv: wordSet('och eller med utan för på från en ett som är bild bilder foto'),
+  // (sv `man` is "one", "som man ser på bilden", h197: in Swedish text it is no English or Dutch man; `män`, men, typed so, still is)
+  sv: wordSet('och eller med utan för på från en ett som är man bild bilder foto'),
   ru: wordSet('и или в во на с со без для из от по к у это фото фотография картинка изображение'),
   hi: wordSet('और या का की के में पर से को है हैं एक यह वह फोटो फ़ोटो तस्वीर चित्र'),
   bn: wordSet('এবং ও বা এর র এ তে থেকে সাথে সঙ্গে একটি একটা এই ছবি'),
@@ -62,7 +63,7 @@ const arabicScript = /\p{Script=Arabic}/u;
  * script decides ("red 椅子" is Chinese): the Latin words of such a query are usually loanwords
  * or brand names, while the other script is the writer's own.
  */
-export function detectLanguage(folded: string, words: readonly string[]): QueryLanguage {
+export function detectLanguage(folded: string, words: readonly string[], typed?: ReadonlyMap<string, ReadonlySet<string>>): QueryLanguage {
   for (const [re, lang] of scriptOf) if (re.test(folded)) return lang;
   if (arabicScript.test(folded)) return urduLetters.test(folded) ? 'ur' : 'ar';
   const score = new Map<QueryLanguage, number>();
@@ -79,9 +80,12 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
     // a form that is its language's only where the text is read as it (`ownLanguageOnly`) is half the evidence:
     // "sofá café" and "lámpara café" are still Spanish, "chaise de café" French (h83, h86)
     const weight = new Map<QueryLanguage, number>();
-    for (const e of phrases.get(w) ?? []) {
-      weight.set(e.lang, Math.max(weight.get(e.lang) ?? 0, e.ownOnly ? 0.5 : 1));
-      if (!e.ownOnly) other++;
+    // (typed with its language's marks, `röd`, `tåg`, `sarı`, it is that language's full evidence: `typed`, folded word → spellings)
+    // (nor is a card grader's name, pl `psa`: "psa/psa_card.jpg" is no Polish)
+    for (const e of graderNames.has(w) ? [] : (phrases.get(w) ?? [])) {
+      const own = !e.ownOnly || spelledAsOwn(e, typed?.get(w));
+      weight.set(e.lang, Math.max(weight.get(e.lang) ?? 0, own ? 1 : 0.5));
+      if (own) other++;
     }
     for (const [lang, add] of weight) score.set(lang, (score.get(lang) ?? 0) + add);
   }
@@ -103,8 +107,7 @@ export function detectLanguage(folded: string, words: readonly string[]): QueryL
  * folded, to the count they name; digits count too. A count beside a person concept searches the
  * people-count codes the index writes (seen-tokens.ts). Group words name six or more.
  */
-export const countWords: ReadonlyMap<string, number> = new Map(
-  Object.entries({
+const countWordsWritten: Readonly<Record<string, number>> = {
     one: 1, single: 1, two: 2, couple: 2, pair: 2, three: 3, four: 4, five: 5,
     un: 1, uno: 1, una: 1, dos: 2, tres: 3, cuatro: 4, cinco: 5,
     une: 1, deux: 2, trois: 3, quatre: 4, cinq: 5,
@@ -112,7 +115,7 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     due: 2, tre: 3, quattro: 4, cinque: 5,
     twee: 2, drie: 3, vier: 4, vijf: 5,
     // pl, tr, sv (not tr bir, the article, nor dört, German "dort"; not sv en, French "en"; sv tre is Italian's too)
-    jeden: 1, jedna: 1, dwa: 2, dwie: 2, dwoje: 2, dwóch: 2, trzy: 3, troje: 3, cztery: 4, pięć: 5,
+    jeden: 1, jedna: 1, dwa: 2, dwie: 2, dwoje: 2, dwóch: 2, dwaj: 2, trzy: 3, troje: 3, trzech: 3, trzej: 3, cztery: 4, czworo: 4, czterech: 4, czterej: 4, pięć: 5, pięciu: 5, pięcioro: 5,
     iki: 2, üç: 3, beş: 5,
     två: 2, fyra: 4, fem: 5,
     один: 1, одна: 1, два: 2, две: 2, двое: 2, три: 3, трое: 3, четыре: 4, четверо: 4, пять: 5, пятеро: 5,
@@ -120,9 +123,14 @@ export const countWords: ReadonlyMap<string, number> = new Map(
     এক: 1, একজন: 1, দুই: 2, দুজন: 2, তিন: 3, তিনজন: 3, পাঁচ: 5,
     واحد: 1, اثنان: 2, اثنين: 2, ثلاثة: 3, اربعة: 4, خمسة: 5,
     ایک: 1, تین: 3, پانچ: 5,
-  }).map(([w, n]) => [foldText(w), n]),
-);
-export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'grupa', 'grupy', 'tłum', 'grup', 'kalabalık', 'grupp', 'folkmassa', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
+};
+export const countWords: ReadonlyMap<string, number> = new Map(Object.entries(countWordsWritten).map(([w, n]) => [foldText(w), n]));
+/**
+ * Number words as written, with their marks (lower case, NFC): typed so, a word is the number even where its fold is a
+ * lexicon form (`pięć`, five, folds to `piec`, an oven: "pięć osób" is five people, h197).
+ */
+export const countWordSpellings: ReadonlySet<string> = new Set(Object.keys(countWordsWritten).map((w) => w.normalize('NFKC').toLowerCase().normalize('NFC')).filter((w) => w !== foldText(w)));
+export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'grupa', 'grupy', 'grupę', 'tłum', 'grup', 'grubu', 'gruplar', 'grupları', 'kalabalık', 'grupp', 'folkmassa', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
 
 /** Group words that mean people by themselves ("crowd", "foule"): alone they ask for a group of people. */
 export const crowdWords: ReadonlySet<string> = new Set(['crowd', 'crowds', 'multitud', 'foule', 'multidao', 'folla', 'menigte', 'tłum', 'kalabalık', 'folkmassa', 'толпа', 'भीड़', 'حشد', 'ہجوم'].map(foldText));

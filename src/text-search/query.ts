@@ -19,8 +19,8 @@ import {
   type ItemKind,
   type PeopleKind,
 } from './lexicon/concepts.ts';
-import { lexiconIndex, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
-import { cjkPeopleCounts, countWords, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
+import { graderNames, lexiconIndex, spelledAsOwn, spelling, type LexiconEntry, type LexiconIndex } from './lexicon/lexicon.ts';
+import { cjkPeopleCounts, countWords, countWordSpellings, crowdWords, detectLanguage, groupWords, stopWords, type QueryLanguage } from './query-language.ts';
 import { cjkChar, foldBeforeScripts, foldStrokeless, foldText, spacelessScript, wordsOf } from './text-fold.ts';
 
 /** Longest `_text_data` accepted, in characters (docs/api-decisions.md): a query, not a document. */
@@ -136,7 +136,7 @@ export function parseQuery(input: string, index: LexiconIndex = lexiconIndex(), 
     const message = text === '' ? '_text_data is empty: it has no word to search for' : `_text_data has no word to search for, only symbols or punctuation ("${[...input.trim()].slice(0, 20).join('')}")`;
     return { ok: false, error: { code: 'empty_query', message } };
   }
-  const query = analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false);
+  const query = analyse(text, tokens, index, maxQueryWords, options.legacyKana ?? false, typedSpellings(input), true);
   if (!options.legacyKana) return { ok: true, query };
   // Rows awaiting re-tokenising hold words folded as TOKENS_VERSION 5 did (straße, żółty), or as 6 to 9 did (فاخرة,
   // ٢٠٢٢: before the script fold): searched too, as terms, so a collection of such rows reads them (as literals they
@@ -158,8 +158,23 @@ export function conceptCodesIn(input: string, index: LexiconIndex = lexiconIndex
   const tokens = wordsOf(cjkPeopleCounts(text));
   if (tokens.length === 0) return [];
   // A shade's family too ("navy blue" is blue), as the index writes both for a shade it saw.
-  return analyse(text, tokens, index, Infinity).codes.map((c) => c.code);
+  return analyse(text, tokens, index, Infinity, false, typedSpellings(input)).codes.map((c) => c.code);
 }
+
+/** Each folded word of a text with the spellings it was typed in (marks kept: `röd`, `pięć`), for the forms marks tell apart. */
+function typedSpellings(input: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const w of wordsOf(spelling(input))) {
+    const k = foldText(w);
+    const set = out.get(k) ?? new Set<string>();
+    set.add(w);
+    out.set(k, set);
+  }
+  return out;
+}
+
+// A grading company's name beside a grade ("PSA 10", "PSA Gem Mint 10", "MINT 9 PSA") is no lexicon word: Polish `psa` is the dog's.
+const gradeWord = /^(?:10|[1-9](?:[.,]5)?|gem|mint|grade|graded|slab)$/;
 
 /**
  * Text as it is written into the full-text index: folded, and Chinese and Japanese split into
@@ -203,12 +218,34 @@ export function indexWords(input: string): string {
   return out.join(' ');
 }
 
-function analyse(text: string, tokens: readonly string[], index: LexiconIndex, maxWords: number, legacyKana = false): ParsedQuery {
-  const language = detectLanguage(text, tokens);
+/**
+ * `typed`: each folded word with the spellings the text typed it in; `whole`: the text is a query (a form that is its
+ * language's only is read alone as its concept when `ownLanguageAlone` says so; a record's text is not a query).
+ */
+function analyse(text: string, tokens: readonly string[], index: LexiconIndex, maxWords: number, legacyKana = false, typed: ReadonlyMap<string, ReadonlySet<string>> = new Map(), whole = false): ParsedQuery {
+  let language = detectLanguage(text, tokens, typed);
   const units = expandCjk(tokens, index, language);
   const searched = units.slice(0, maxWords);
   const unread = units.slice(maxWords).map((u) => u.text);
   const items = matchPhrases(searched, index);
+  // marks the fold took off tell a word from the lexicon form it folds to
+  const spelledWithMarks = (word: string) => [...(typed.get(word) ?? [])].some((w) => w !== word);
+  const personEntry = (k: number) => items[k]?.kind === 'concept' && items[k].entries.some((e) => e.concept.kind === 'object' && e.concept.name === 'person');
+  items.forEach((item, i) => {
+    if (item.kind !== 'concept' || item.text.includes(' ')) return;
+    const ownReading = item.entries.some((e) => e.lang === language);
+    // A number word that folds to a lexicon form is the number when typed with its marks (`pięć`, five; `piec`, an oven),
+    // before a people word ("piec osob"), or where the query's language does not read the form ("four cats": French four,
+    // an oven): "pięć osób" lost its count and was an oven (h197).
+    if (countWords.has(item.text)) {
+      const marked = [...(typed.get(item.text) ?? [])].some((w) => countWordSpellings.has(w));
+      if (marked || personEntry(i + 1) || personEntry(i + 2) || !ownReading) items[i] = { kind: 'word', text: item.text };
+      return;
+    }
+    // A function word of the query's language is no other language's thing (sv `man`, "one": "som man ser på bilden" is
+    // no person; `män`, men, typed so, is)
+    if (stopWords[language]?.has(item.text) && !ownReading && !spelledWithMarks(item.text)) items[i] = { kind: 'word', text: item.text };
+  });
 
   const stops = new Set([...(stopWords[language] ?? []), ...(stopWords.en ?? [])]);
   const concepts: ConceptMatch[] = [];
@@ -217,7 +254,17 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   const terms: string[] = [];
   const bareOf = new Map<string, string>();
   const stopped: string[] = [];
-  const resolved = items.map((item) => (item.kind === 'concept' ? resolve(item.entries, language) : []));
+  const spellingsOf = (item: Item) => (item.text.includes(' ') ? undefined : typed.get(item.text));
+  // A form that is its language's only, alone in a query (stop words aside): its concept where `ownLanguageAlone` says the
+  // other reading is no thing a shopper searches for ("gonna", "mes"); the query is then read as that language.
+  const readAlone = whole && items.filter((item) => item.kind === 'concept' || !(stops.has(item.text) || /^[a-z]$/.test(item.text))).length === 1 ? items.find((item) => item.kind === 'concept') : undefined;
+  const lone = readAlone?.kind === 'concept' && resolve(readAlone.entries, language, spellingsOf(readAlone)).length === 0 ? readAlone.entries.filter((e) => e.alone) : [];
+  if (lone.length) language = lone[0]!.lang;
+  const resolved = items.map((item) => (item.kind !== 'concept' ? [] : item === readAlone && lone.length ? resolve(lone, language) : resolve(item.entries, language, spellingsOf(item))));
+  // "PSA 10", "PSA Gem Mint 10", "MINT 9 PSA": the grader, not Polish psa (the dog's)
+  items.forEach((item, i) => {
+    if (item.kind === 'concept' && graderNames.has(item.text) && [i - 2, i - 1, i + 1, i + 2].some((k) => gradeWord.test(items[k]?.text ?? ''))) resolved[i] = [];
+  });
   // A form that is its language's only (Spanish café) names its colour only beside a thing it colours ("zapatos café",
   // "sofá café", one function word between at most): "café con leche", "Café del Mar" are cafés (h90).
   const thing = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' || c.kind === 'item');
@@ -227,7 +274,7 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   // (colours only: an Italian or Dutch object word that is also an English word, `cane`, `beer`, is the thing wherever
   // the text is read as its language: "cane nero" is a black dog)
   items.forEach((item, i) => {
-    if (item.kind !== 'concept' || !item.entries.every((e) => e.ownOnly && e.concept.kind === 'color')) return;
+    if (item.kind !== 'concept' || (item === readAlone && lone.length) || !item.entries.every((e) => e.ownOnly && !spelledAsOwn(e, spellingsOf(item)) && e.concept.kind === 'color')) return;
     const beside = thing(i - 1) || thing(i + 1) || colourWord(i - 1) || (isStop(i - 1) && thing(i - 2)) || (isStop(i + 1) && thing(i + 2));
     if (!beside) resolved[i] = [];
   });
@@ -361,8 +408,9 @@ function codesOf(concept: Concept): WeightedCode[] {
  * A word several languages read differently means what the query's language says; when that
  * language does not know it, every reading counts. Homonyms within a language give all theirs.
  */
-function resolve(entries: readonly LexiconEntry[], language: QueryLanguage): Concept[] {
-  const usable = entries.filter((e) => !e.ownOnly || e.lang === language);
+function resolve(entries: readonly LexiconEntry[], language: QueryLanguage, spellings?: ReadonlySet<string>): Concept[] {
+  // (an own-language form typed with its language's marks, `röd`, `tåg`, is that language's anywhere)
+  const usable = entries.filter((e) => !e.ownOnly || e.lang === language || spelledAsOwn(e, spellings));
   const own = usable.filter((e) => e.lang === language);
   const chosen = own.length > 0 ? own : usable;
   const out: Concept[] = [];

@@ -14,7 +14,8 @@ import type { LanguageWords } from './concepts.ts';
  * (French: shooting). Left out as everyday Italian words with another meaning: `bordò` (folds to `bordo`, edge),
  * `pesca` (peach, also fishing: "canna da pesca"), `dolce` (cake, also sweet; Dolce & Gabbana), `tavola` (table, also
  * board and plate), `bagno` (bathroom, not the toilet: "tappeto bagno"), `montone` (also shearling), `sandalo` (also
- * sandalwood), `petrolio`, `mattone`, `talpa` and `guantone` alone (oil, brick, mole, boxing glove: only in their
+ * sandalwood), `letto` alone (bed, also "read": "libro letto una volta", h197; `letti`, `letto matrimoniale`,
+ * `letto singolo` are kept), `crema` alone (cream, also the cosmetic: "crema viso"; `color crema` is kept), `petrolio`, `mattone`, `talpa` and `guantone` alone (oil, brick, mole, boxing glove: only in their
  * colour or baseball phrases), `vaso` as a flower pot (it is the vase), `décolleté` (pumps; in English a neckline).
  * `cane` (dog), `gonna` (skirt), `panini` (Panini, the sticker and trading-card maker), `sci` (sci-fi) and `viola` (the
  * instrument) are English words too, and `donne` (women) a French verb: they are Italian only where the text is read
@@ -105,7 +106,7 @@ export const it: LanguageWords = {
     chair: ['sedia', 'sedie', 'seggiola', 'poltrona', 'poltrone', 'sgabello', 'sgabelli'],
     couch: ['divano', 'divani', 'divanetto', 'sofà', 'divano letto'],
     'potted plant': ['pianta', 'piante', 'piantina', 'piantine', 'pianta in vaso', 'piante in vaso', 'pianta da appartamento'],
-    bed: ['letto', 'letti', 'lettino', 'letto matrimoniale'],
+    bed: ['letti', 'lettino', 'lettini', 'letto matrimoniale', 'letto singolo', 'letto a castello', 'letto contenitore', 'letto a una piazza', 'struttura letto', 'letti singoli', 'letti a castello'],
     'dining table': ['tavolo', 'tavoli', 'tavolino', 'tavolini', 'tavolo da pranzo'],
     toilet: ['gabinetto', 'gabinetti', 'wc', 'tazza del water', 'vaso sanitario'],
     tv: ['televisore', 'televisori', 'televisione', 'tv', 'tivù'],
@@ -154,7 +155,7 @@ export const it: LanguageWords = {
     mustard: ['senape', 'giallo senape', 'ocra'],
     gold: ['oro', 'color oro', ...adjective('dorat')],
     yellow: adjective('giall'),
-    cream: ['crema', 'panna', 'color panna', 'bianco panna', 'écru'],
+    cream: ['panna', 'color panna', 'bianco panna', 'color crema', 'colore crema', 'bianco crema', 'écru'],
     olive: ['verde oliva', 'oliva', 'verde militare'],
     'lime green': ['verde lime', 'lime', 'verde acido', 'verde mela'],
     green: ['verde', 'verdi'],

@@ -60,17 +60,64 @@ export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly 
   it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne'],
   nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal'],
   // Polish, Turkish and Swedish: each file's header says why (pl `pies`, English "pies"; tr `sarı`, "sari"; sv `röd`, "rod", `tåg`, "tag")
-  pl: ['pies', 'psy', 'pilot', 'miś', 'nóż'],
+  // (pl `psa`, the dog's, is PSA the card grader too: only in Polish text, and never before a grade, "PSA 10"; `stole`, on the
+  // table, is English "stole")
+  pl: ['pies', 'psy', 'psa', 'stole', 'pilot', 'miś', 'nóż'],
   tr: ['sarı', 'fil', 'mont', 'adam', 'jean', 'kase', 'masa', 'füme', 'surat'],
   sv: ['ko', 'röd', 'röda', 'blått', 'vita', 'gula', 'grå', 'cerise', 'tåg', 'barn', 'slips', 'sax', 'drake', 'häst', 'säng', 'bord', 'bok'],
 };
+
+/**
+ * Forms of {@link ownLanguageOnly} read as their concept when one is the whole query (stop words aside): the other
+ * reading is no thing a shopper looks for in a photo collection (English "gonna", French "appel", German "hast"
+ * and "Messen", English "sang"), so `gonna` alone is a skirt rather than a 422 in a collection where no record says it.
+ * The others stay words alone, as their other reading is such a thing: `cane` (cane furniture, a walking cane, a candy
+ * cane), `panini` (the sticker maker), `viola` (the instrument), `beer`, `rode` (RØDE microphones), `bal` (Turkish honey),
+ * `pies`, `psy` and `psa` (Yu-Gi-Oh! PSY-Frame, PSA grading), `pilot`, `nóż` as "noz" (Portuguese walnut), `sarı` as
+ * "sari", `adam` and `jean` (names), `kase` (German Käse), `surat` (the city), `röd` as "rod", `röda` as "roda" (a
+ * wheel), `blått` as "Blatt", `vita`, `gula` (Indonesian sugar), `grå` as "gra" (a game), `cerise` (French cherry),
+ * `tåg` as "tag", `barn`, `slips`, `sax`, `drake`, `stole`; and `mes`, alone a French function word ("my"). Typed with their own letters (`röd`, `tåg`, `sarı`, `nóż`),
+ * Polish, Turkish and Swedish forms are their language's anyway ({@link LexiconEntry.marked}).
+ */
+export const ownLanguageAlone: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
+  it: ['sci', 'gonna', 'donne'],
+  nl: ['wit', 'messen', 'appel', 'appels'],
+  pl: ['miś'],
+  tr: ['fil', 'mont', 'masa', 'füme'],
+  sv: ['ko', 'häst', 'säng', 'bord', 'bok'],
+};
+
+/**
+ * Languages whose {@link ownLanguageOnly} forms meet the other language's word only through the fold, which takes their
+ * letters' marks off (`röd` → "rod", `tåg` → "tag", `sarı` → "sari", `nóż` → "noz"): typed with those marks, the form is
+ * its language's wherever it stands. (Not Spanish `café`: French and Portuguese write it so too.)
+ */
+const markedOwnLanguages: ReadonlySet<string> = new Set(['pl', 'tr', 'sv']);
 
 export interface LexiconEntry {
   concept: Concept;
   lang: LexiconLanguage;
   /** In {@link ownLanguageOnly}: the concept only where the text is read as `lang`. */
   ownOnly?: true;
+  /** An `ownOnly` form's spellings with its language's marks (lower case, NFC): typed so, it is `lang`'s anywhere. */
+  marked?: string[];
+  /** In {@link ownLanguageAlone}: read as its concept when it is the whole query. */
+  alone?: true;
 }
+
+/**
+ * Card graders' names that a lexicon language writes as a word: Polish `psa` is the dog's, and PSA grades cards ("PSA 10
+ * Charizard", a price row's "MINT 9,PSA", a folder `psa/`). Such a form is no evidence of its language, and no concept
+ * beside a grade (query.ts).
+ */
+export const graderNames: ReadonlySet<string> = new Set(['psa']);
+
+/** A word as typed, before the fold takes the marks off: NFKC, lower case, NFC (`Röd` → `röd`). */
+export const spelling = (word: string): string => word.normalize('NFKC').toLowerCase().normalize('NFC');
+
+/** Whether the query typed an `ownOnly` form with its language's marks (`spellings`: how it typed the form's folded word). */
+export const spelledAsOwn = (e: LexiconEntry, spellings: ReadonlySet<string> | undefined): boolean =>
+  !!e.marked && !!spellings && e.marked.some((m) => spellings.has(m));
 
 export interface LexiconIndex {
   /** Spaced scripts: the folded words of a form joined by one space. */
@@ -107,13 +154,21 @@ export function buildLexiconIndex(languages: Readonly<Record<string, LanguageWor
   let maxCjkLength = 1;
   for (const [lang, words] of Object.entries(languages)) {
     const ownOnly = new Set((ownLanguageOnly[lang as LexiconLanguage] ?? []).map((f) => formKey(f).key));
+    const alone = new Set((ownLanguageAlone[lang as LexiconLanguage] ?? []).map((f) => formKey(f).key));
     for (const { concept, form } of formsOf(words)) {
       const { key, cjk: isCjk } = formKey(form);
       if (!key) continue;
       const map = isCjk ? cjk : phrases;
       const list = map.get(key) ?? [];
-      if (!list.some((e) => e.lang === lang && sameConcept(e.concept, concept))) {
-        list.push({ concept, lang: lang as LexiconLanguage, ...(ownOnly.has(key) ? { ownOnly: true as const } : {}) });
+      let entry = list.find((e) => e.lang === lang && sameConcept(e.concept, concept));
+      if (!entry) {
+        entry = { concept, lang: lang as LexiconLanguage, ...(ownOnly.has(key) ? { ownOnly: true as const } : {}), ...(alone.has(key) ? { alone: true as const } : {}) };
+        list.push(entry);
+      }
+      const spelled = spelling(form);
+      if (entry.ownOnly && markedOwnLanguages.has(lang) && spelled !== key && !key.includes(' ')) {
+        entry.marked ??= [];
+        if (!entry.marked.includes(spelled)) entry.marked.push(spelled);
       }
       map.set(key, list);
       if (isCjk) maxCjkLength = Math.max(maxCjkLength, [...key].length);

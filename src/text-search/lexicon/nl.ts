@@ -12,7 +12,7 @@ import type { LanguageWords } from './concepts.ts';
  * (motorbike), `jack` (jacket), `closet` (toilet bowl), `lam` (lamb), `das` (tie), `kop` (cup), `cognac` (the leather
  * colour). Left out as another lexicon language's everyday word: `rund` (cow; German "rund", round: "Holztisch rund"),
  * `kommen` (bowls; German "to come"), `japon` (dress; French and Spanish Japan). Left out as everyday Dutch words with
- * another meaning: `munt` (mint, also coin), `rose` (pink; English reads it as the rose shade), `glazen` (glasses, also
+ * another meaning: `kom` (bowl, also "come": "kom gerust kijken", h197; `kommetje`, `soepkom`, `slakom` are kept), `munt` (mint, also coin), `rose` (pink; English reads it as the rose shade), `glazen` (glasses, also
  * "made of glass": "glazen vaas"), `schaal` (bowl, also scale: "schaal 1:43"). `beer` (bear), `rode` (red) and `wit`
  * (white) are English words too, and `mes` (knife), `appel` (apple), `bal` (ball) French ones ("mes photos", "appel
  * vidéo", "robe de bal"), `messen` German ("to measure"): they are Dutch only where the text is read as Dutch
@@ -74,7 +74,7 @@ export const nl: LanguageWords = {
     fork: ['vork', 'vorken'],
     knife: ['mes', 'messen', 'mesje'],
     spoon: ['lepel', 'lepels', 'theelepel'],
-    bowl: ['kom', 'kommetje', 'kommetjes', 'schaaltje', 'soepkom'],
+    bowl: ['kommetje', 'kommetjes', 'schaaltje', 'schaaltjes', 'soepkom', 'soepkommen', 'slakom', 'slakommen', 'saladekom', 'mengkom', 'mengkommen', 'ontbijtkom', 'fruitschaal'],
     banana: ['banaan', 'bananen'],
     apple: ['appel', 'appels', 'appelen', 'appeltje'],
     sandwich: ['broodje', 'broodjes', 'sandwich', 'tosti'],

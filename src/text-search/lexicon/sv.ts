@@ -12,7 +12,10 @@ import { foldText, wordsOf } from '../text-fold.ts';
  * "gets"), folk (people), dam (lady), rock (coat), väst (vest; folds to "vast"), kappa (coat; the Kappa brand),
  * mobil (mobile phone; Indonesian "mobil" is a car), kon (the cow; Polish koń is a horse), björn (bear; a given name and
  * the Björn Borg brand; `björnar`, `isbjörn` are kept), koppar (cups; also copper), korv (sausage; `varmkorv` kept),
- * hästen (the horse: folds to "hasten"), teve (Portuguese "teve", had), mobilen (German "mobilen", mobile), mikro. Forms that fold to another language's everyday word are the language's own only
+ * hästen (the horse: folds to "hasten"), teve (Portuguese "teve", had), mobilen (German "mobilen", mobile), mikro. Left out as
+ * everyday Swedish words a seller writes (h197): `man` and `män` (a man, men; `man` is also "one", "som man ser på bilden":
+ * a Swedish stop word, query-language.ts; English and Dutch `man` still read `män` typed so), `topp` (a top; also "topp
+ * skick", top condition; `toppar` is kept), `linne` (a tank top; also linen, "byxor i linne"; `linnen` is kept). Forms that fold to another language's everyday word are the language's own only
  * (`ownLanguageOnly` in lexicon.ts): `röd` ("rod"), `röda` (Portuguese "roda", wheel), `blått` (German "Blatt"), `vita`
  * (Italian "vita"), `gula` (Indonesian "gula", sugar), `tåg` ("tag"), `barn` ("barn"), `slips` ("slips",
  * German briefs), `sax` ("sax"), `drake` (also dragon; "Drake"), `grå` (Polish "gra", game), `häst` (German "hast"),
@@ -23,7 +26,7 @@ const adjective = (common: string, neuter: string, plural: string): string[] => 
 
 const written: LanguageWords = {
   objects: {
-    person: ['person', 'personer', 'människa', 'människor', 'man', 'män', 'kvinna', 'kvinnor', 'pojke', 'pojkar', 'flicka', 'flickor', 'tjej', 'tjejer', 'kille', 'killar', 'barn', 'porträtt', 'grupp', 'selfie'],
+    person: ['person', 'personer', 'människa', 'människor', 'kvinna', 'kvinnor', 'pojke', 'pojkar', 'flicka', 'flickor', 'tjej', 'tjejer', 'kille', 'killar', 'barn', 'porträtt', 'grupp', 'selfie'],
     bicycle: ['cykel', 'cyklar', 'cykeln', 'damcykel', 'herrcykel'],
     car: ['bil', 'bilar', 'bilen', 'personbil'],
     motorcycle: ['motorcykel', 'motorcyklar', 'moped', 'mopeder'],
@@ -151,7 +154,7 @@ const written: LanguageWords = {
     mauve: ['mauve', 'gammellila'],
   },
   items: {
-    'upper body': ['skjorta', 'skjortor', 't-shirt', 't-shirts', 'tröja', 'tröjor', 'blus', 'blusar', 'linne', 'topp', 'toppar', 'jacka', 'jackor', 'kavaj', 'kappor', 'hoodie', 'huvtröja', 'luvtröja', 'munkjacka', 'kofta', 'koftor', 'cardigan', 'sweatshirt', 'tischa'],
+    'upper body': ['skjorta', 'skjortor', 't-shirt', 't-shirts', 'tröja', 'tröjor', 'blus', 'blusar', 'linnen', 'toppar', 'linnetopp', 'spetstopp', 'jacka', 'jackor', 'kavaj', 'kappor', 'hoodie', 'huvtröja', 'luvtröja', 'munkjacka', 'kofta', 'koftor', 'cardigan', 'sweatshirt', 'tischa'],
     'lower body': ['byxor', 'byxa', 'jeans', 'kjol', 'kjolar', 'shorts', 'leggings', 'chinos'],
     'full body': ['klänning', 'klänningar', 'jumpsuit', 'overall', 'byxdress'],
     footwear: ['sko', 'skor', 'sneakers', 'gympaskor', 'stövlar', 'stövel', 'kängor', 'känga', 'sandaler', 'sandal', 'klackskor', 'pumps', 'tofflor'],

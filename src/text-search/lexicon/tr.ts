@@ -14,7 +14,9 @@ import { foldText, wordsOf } from '../text-fold.ts';
  * pasta (cake), fare (mouse: English "fare", Italian "fare"), sopa (bat: Spanish soup), şort (shorts: folds to "sort";
  * `şortlar` kept), motor, ocak (stove; also January), filler (elephants: English "filler"), kara (black), tır (lorry:
  * French "tir"), bebek (baby, doll), sandal (a rowboat; an English sandal), okra (ochre; the vegetable), tost (a
- * toasted sandwich; toast), krem (cream; the cosmetic: `krem rengi` kept). Forms that fold to another
+ * toasted sandwich; toast), krem (cream; the cosmetic: `krem rengi` kept), saat and saati alone (clock, also hour: "24 saat
+ * içinde kargo", h197; `saatler`, `kol saati`, `duvar saati` kept), yüz and yüzü alone (face, also hundred and side: "yüz
+ * lira", "ön yüz"; `yüzler`, `insan yüzü` kept). Forms that fold to another
  * language's everyday word are the language's own only (`ownLanguageOnly` in lexicon.ts): `sarı` (folds to "sari", the
  * garment), `fil` (French "fil", thread: "sans fil"), `mont` (French "mont"), `adam` (a given name), `jean` (a given
  * name), `kase` (German "Käse"), `masa` (Polish "masa", mass: "masa 2 kg"; Spanish dough), `füme` ("fume", French
@@ -22,34 +24,52 @@ import { foldText, wordsOf } from '../text-fold.ts';
  * upper-body garment in English: the query's language decides.
  */
 
-/** The plural by vowel harmony: -lar after a back vowel (a ı o u), -ler after a front one. */
-const plural = (word: string): string => {
-  const vowels = word.match(/[aıoueiöü]/g) ?? [];
-  return word + (/[aıou]/.test(vowels[vowels.length - 1] ?? 'e') ? 'lar' : 'ler');
+const vowelsOf = (word: string): string[] => word.match(/[aıoueiâîöüû]/g) ?? [];
+// Loanwords that take front-vowel suffixes after a back vowel (saatler, saati), and those whose last k, p or ç does not soften
+const frontSuffixes: ReadonlySet<string> = new Set(['saat']);
+const keepsLastConsonant: ReadonlySet<string> = new Set(['sandviç', 'laptop']);
+const softensAlone: ReadonlySet<string> = new Set(['grup']);
+/** The last vowel as the suffixes hear it. */
+const lastVowel = (word: string): string => (frontSuffixes.has(word) ? 'e' : (vowelsOf(word).pop() ?? 'e').replace('â', 'a').replace('î', 'i').replace('û', 'u'));
+/** The plural by vowel harmony: -lar after a back vowel (a ı o u), -ler after a front one (and after saat). */
+const plural = (word: string): string => word + (/[aıou]/.test(lastVowel(word)) ? 'lar' : 'ler');
+/**
+ * The third-person possessive, which is also the accusative of a word ending in a consonant: -ı -i -u -ü by vowel harmony,
+ * -sı -si -su -sü after a vowel (`araba` → arabası, `kedi` → kedisi), a final k, p, ç softening to ğ, b, c in a word of
+ * more than one syllable (`köpek` → köpeği, `kitap` → kitabı, `havuç` → havucu; `grup` → grubu).
+ */
+const possessive = (word: string): string => {
+  const v = ({ a: 'ı', ı: 'ı', o: 'u', u: 'u', e: 'i', i: 'i', ö: 'ü', ü: 'ü' } as Record<string, string>)[lastVowel(word)] ?? 'i';
+  if (/[aıoueiâîöüû]$/.test(word)) return `${word}s${v}`;
+  const softens = (vowelsOf(word).length > 1 || softensAlone.has(word)) && !keepsLastConsonant.has(word);
+  const stem = softens ? word.replace(/nk$/, 'ng').replace(/k$/, 'ğ').replace(/p$/, 'b').replace(/ç$/, 'c') : word;
+  return stem + v;
 };
-/** A noun and its plural. */
-const noun = (...words: string[]): string[] => words.flatMap((w) => [w, plural(w)]);
+/** The plural's possessive (`uçaklar` → uçakları, `kediler` → kedileri: "their planes", and a title's "X uçakları"). */
+const pluralPossessive = (word: string): string => `${plural(word)}${/[aıou]/.test(lastVowel(word)) ? 'ı' : 'i'}`;
+/** A noun in the forms queries and titles use: bare, plural, possessive (or accusative) and the plural's possessive. */
+const noun = (...words: string[]): string[] => words.flatMap((w) => [w, plural(w), possessive(w), pluralPossessive(w)]);
 
 const written: LanguageWords = {
   objects: {
-    person: [...noun('insan', 'kişi', 'kadın', 'kız', 'çocuk', 'erkek'), 'adam', 'adamlar', 'bayan', 'oğlan', 'erkek çocuk', 'kız çocuk', 'portre', 'grup', 'selfie'],
+    person: [...noun('insan', 'kişi', 'kadın', 'kız', 'çocuk', 'erkek', 'grup'), ...noun('bayan', 'oğlan', 'portre'), 'adam', 'adamlar', 'erkek çocuk', 'kız çocuk', 'selfie'],
     bicycle: [...noun('bisiklet'), 'bisikleti'],
     car: [...noun('araba', 'otomobil'), 'arabası', 'oto'],
     motorcycle: [...noun('motosiklet', 'motorsiklet'), 'motosikleti', 'scooter'],
     airplane: [...noun('uçak'), 'uçağı', 'yolcu uçağı'],
     bus: [...noun('otobüs'), 'otobüsü'],
-    train: [...noun('tren'), 'treni', 'lokomotif'],
+    train: [...noun('tren', 'lokomotif')],
     truck: [...noun('kamyon', 'kamyonet'), 'kamyonu'],
-    boat: [...noun('tekne', 'gemi', 'yat'), 'teknesi', 'yelkenli', 'sürat teknesi'],
+    boat: [...noun('tekne', 'gemi', 'yat', 'yelkenli'), 'sürat teknesi'],
     'traffic light': ['trafik ışığı', 'trafik ışıkları', 'trafik lambası', 'trafik lambaları'],
     'fire hydrant': ['yangın musluğu', 'yangın muslukları', 'hidrant', 'yangın hidrantı'],
     'stop sign': ['dur işareti', 'dur tabelası', 'dur levhası'],
-    'parking meter': ['parkmetre', 'parkmetreler', 'otopark sayacı', 'park sayacı'],
+    'parking meter': [...noun('parkmetre'), 'otopark sayacı', 'park sayacı'],
     bench: ['banklar', 'park bankı', 'bahçe bankı', 'oturma bankı'],
     bird: [...noun('kuş'), 'kuşu'],
     cat: [...noun('kedi'), 'kedisi', 'yavru kedi', 'kedicik'],
     dog: [...noun('köpek'), 'köpeği', 'köpekli', 'yavru köpek', 'köpekçik'],
-    horse: ['atlar', 'atı', 'midilli', 'midilliler', 'kısrak', 'yarış atı'],
+    horse: ['atlar', 'atı', 'atları', ...noun('midilli', 'kısrak'), 'yarış atı'],
     sheep: [...noun('koyun', 'kuzu')],
     cow: [...noun('inek', 'sığır', 'boğa', 'buzağı')],
     elephant: ['fil', 'yavru fil', 'fil heykeli'],
@@ -62,22 +82,22 @@ const written: LanguageWords = {
     tie: [...noun('kravat'), 'kravatı'],
     suitcase: [...noun('bavul', 'valiz'), 'valizi', 'bavulu'],
     frisbee: ['frizbi', 'frisbee', 'uçan daire'],
-    skis: ['kayaklar', 'kayak takımı', 'kayağı'],
+    skis: ['kayaklar', 'kayakları', 'kayak takımı', 'kayağı'],
     snowboard: ['snowboard', 'kar kaykayı'],
     'sports ball': [...noun('top'), 'topu', 'futbol topu', 'basketbol topu'],
     kite: [...noun('uçurtma'), 'uçurtması'],
     'baseball bat': ['beyzbol sopası', 'beyzbol sopaları'],
     'baseball glove': ['beyzbol eldiveni', 'beyzbol eldivenleri'],
-    skateboard: ['kaykay', 'kaykaylar', 'kaykayı', 'skateboard'],
+    skateboard: [...noun('kaykay'), 'skateboard'],
     surfboard: ['sörf tahtası', 'sörf tahtaları'],
-    'tennis racket': ['tenis raketi', 'tenis raketleri', 'raket', 'raketler', 'raketi'],
+    'tennis racket': ['tenis raketi', 'tenis raketleri', ...noun('raket')],
     bottle: [...noun('şişe'), 'şişesi'],
     'wine glass': ['şarap kadehi', 'şarap kadehleri', ...noun('kadeh'), 'kadehi'],
     cup: [...noun('bardak', 'fincan', 'kupa'), 'bardağı', 'fincanı', 'kahve fincanı', 'çay bardağı'],
     fork: [...noun('çatal'), 'çatalı'],
     knife: [...noun('bıçak'), 'bıçağı'],
     spoon: [...noun('kaşık'), 'kaşığı'],
-    bowl: [...noun('kase', 'kâse'), 'kasesi', 'çanak'],
+    bowl: [...noun('kâse', 'çanak')],
     banana: [...noun('muz')],
     apple: [...noun('elma')],
     sandwich: [...noun('sandviç'), 'sandviçi'],
@@ -88,11 +108,11 @@ const written: LanguageWords = {
     pizza: [...noun('pizza')],
     donut: [...noun('donut'), 'halka tatlı'],
     cake: [...noun('kek'), 'yaş pasta', 'doğum günü pastası', 'pasta dilimi'],
-    chair: [...noun('sandalye', 'koltuk', 'tabure'), 'sandalyesi', 'berjer'],
+    chair: [...noun('sandalye', 'koltuk', 'tabure', 'berjer')],
     couch: [...noun('kanepe', 'çekyat'), 'kanepesi', 'koltuk takımı'],
     'potted plant': [...noun('bitki', 'saksı'), 'saksı bitkisi', 'saksı çiçeği', 'ev bitkisi', 'ev bitkileri'],
     bed: [...noun('yatak', 'karyola'), 'yatağı'],
-    'dining table': [...noun('masa'), 'masası', 'yemek masası', 'yemek masaları', 'sehpa'],
+    'dining table': [...noun('masa', 'sehpa'), 'yemek masası', 'yemek masaları'],
     toilet: [...noun('tuvalet', 'klozet'), 'wc'],
     tv: [...noun('televizyon'), 'televizyonu', 'tv'],
     laptop: [...noun('laptop'), 'dizüstü bilgisayar', 'dizüstü'],
@@ -106,7 +126,7 @@ const written: LanguageWords = {
     sink: [...noun('lavabo', 'evye'), 'lavabosu'],
     refrigerator: ['buzdolabı', 'buzdolapları', 'buzdolabını'],
     book: [...noun('kitap'), 'kitabı'],
-    clock: [...noun('saat'), 'saati', 'duvar saati', 'kol saati', 'masa saati'],
+    clock: [...noun('saat').filter((f) => f !== 'saat' && f !== 'saati'), 'duvar saati', 'duvar saatleri', 'kol saati', 'kol saatleri', 'masa saati', 'masa saatleri', 'çalar saat', 'cep saati'],
     vase: [...noun('vazo'), 'vazosu'],
     scissors: [...noun('makas'), 'makası'],
     'teddy bear': ['oyuncak ayı', 'peluş ayı', 'pelüş ayı', 'ayıcık', 'peluş oyuncak', 'pelüş'],
@@ -160,13 +180,13 @@ const written: LanguageWords = {
     mauve: ['mauve', 'soluk mor', 'mor kurusu'],
   },
   items: {
-    'upper body': [...noun('gömlek', 'tişört', 'bluz', 'kazak', 'hırka', 'ceket', 'kaban', 'palto', 'yelek', 'sweatshirt', 'svetşört'), 'mont', 'montlar', 'gömleği', 't-shirt', 'tshirt', 'üst giyim', 'kapüşonlu'],
-    'lower body': [...noun('pantolon', 'etek', 'tayt'), 'jean', 'kot pantolon', 'şortlar', 'eşofman altı'],
+    'upper body': [...noun('gömlek', 'tişört', 'bluz', 'kazak', 'hırka', 'ceket', 'kaban', 'palto', 'yelek', 'sweatshirt', 'svetşört', 'mont'), 'gömleği', 't-shirt', 'tshirt', 'üst giyim', 'kapüşonlu'],
+    'lower body': [...noun('pantolon', 'etek', 'tayt'), 'jean', 'kot pantolon', 'şortlar', 'şortu', 'şortları', 'eşofman altı'],
     'full body': [...noun('elbise', 'tulum', 'abiye'), 'elbisesi', 'gece elbisesi'],
     footwear: [...noun('ayakkabı', 'bot', 'çizme', 'sandalet', 'terlik', 'sneaker', 'babet'), 'ayakkabısı', 'spor ayakkabı', 'topuklu ayakkabı', 'topuklu', 'sneakers'],
   },
   people: {
-    face: ['yüz', 'yüzü', 'yüzler', 'surat', 'çehre'],
+    face: ['yüzler', 'yüzleri', 'insan yüzü', 'yüz ifadesi', 'gülen yüz', 'surat', 'çehre'],
   },
 };
 
