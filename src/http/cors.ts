@@ -18,7 +18,8 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   const allowed = (origin: string | undefined): origin is string => typeof origin === 'string' && (any || origins.includes(origin));
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
-    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined) return;
+    // (without an Origin it is no preflight: an OPTIONS like any other, whose 405 names the methods; it was 403 "Origin undefined", h195)
+    if (request.method !== 'OPTIONS' || request.headers['access-control-request-method'] === undefined || origin === undefined) return;
     // a preflight is answered before anything else looks at the request: it carries no token
     if (!allowed(origin)) return reply.code(403).send({ detail: `Origin ${String(origin).slice(0, 200)} may not call this server (LOUPE_CORS_ORIGINS).`, code: 'forbidden' });
     return reply

@@ -40,6 +40,9 @@ describe('browser apps (LOUPE_CORS_ORIGINS)', () => {
     const pre = await h.request('OPTIONS', '/cardstream/v2/session/', { token: null, headers: preflight('https://evil.example') });
     expect(pre.statusCode).toBe(403);
     expect(pre.headers).not.toHaveProperty('access-control-allow-origin');
+    // without an Origin it is no preflight but an OPTIONS as any other: 405 naming the methods ("Origin undefined", 403, h195)
+    const bare = await h.request('OPTIONS', '/cardstream/v2/session/', { token: null, headers: { 'access-control-request-method': 'POST' } });
+    expect([bare.statusCode, bare.json().code]).toEqual([405, 'method_not_allowed']);
     const call = await h.request('GET', ping, { headers: { origin: 'https://evil.example' } });
     expect(call.statusCode).toBe(200);
     expect(call.headers).not.toHaveProperty('access-control-allow-origin');
