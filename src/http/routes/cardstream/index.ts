@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ruleErrorsOf, type CallContext } from '../../../services/card-session-service.ts';
+import { ServiceError } from '../../../services/errors.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, IdempotencyHeaders, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
@@ -65,16 +66,27 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     handler: async (request) => cardSessions.getSession(ctx(request), request.params.session_id),
   });
 
+  // A session has no version (ETag): an If-Match naming one cannot hold, so it is 412 (RFC 9110 §13.1.1 asks the server to
+  // evaluate it; a client that sent the rows' pattern here was unprotected, its stale delete done, h195); `*` holds.
+  const sessionIfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'Sessions carry no version: only `*` holds (any other value is 412); rows do (`etag`).' })) });
+  const noSessionVersion = (ifMatch: unknown) => {
+    if (typeof ifMatch === 'string' && ifMatch.trim() !== '*') throw new ServiceError(412, 'precondition_failed', 'A session has no version (ETag) for If-Match to name: send `If-Match: *` or none (cards have one: their `etag`).');
+  };
+
   app.patch('/session/:session_id/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 415) } },
-    handler: async (request) => cardSessions.updateSession(ctx(request), request.params.session_id, request.body),
+    schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 412, 415) } },
+    handler: async (request) => {
+      noSessionVersion(request.headers['if-match']);
+      return cardSessions.updateSession(ctx(request), request.params.session_id, request.body);
+    },
   });
 
   app.delete('/session/:session_id/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Delete a session with all its cards and images', params: S.SessionParams, querystring: WorkspaceQuery, response: { 204: Type.Null(), ...errors() } },
+    schema: { tags, security, summary: 'Delete a session with all its cards and images', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 204: Type.Null(), ...errors(412) } },
     handler: async (request, reply) => {
+      noSessionVersion(request.headers['if-match']);
       await cardSessions.deleteSession(ctx(request), request.params.session_id);
       return reply.code(204).send(null);
     },
