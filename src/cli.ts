@@ -1,5 +1,5 @@
 import { editDistance } from './util/edit-distance.ts';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -478,6 +478,17 @@ export interface CliIo {
   onInterrupt?(stop: (signal: string) => 'quit' | 'wait'): () => void;
 }
 let outWatched = false;
+/** Whether standard output is /dev/null (where Node puts a closed fd 1, or a shell's `> /dev/null`). */
+function stdoutGoesNowhere(): boolean {
+  try {
+    const out = fstatSync(1);
+    const nul = statSync('/dev/null');
+    return out.isCharacterDevice() && out.rdev === nul.rdev;
+  } catch {
+    return false;
+  }
+}
+
 const processIo: CliIo = {
   env: process.env,
   out: (t) => {
@@ -591,6 +602,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return values.help ? 0 : 2;
   }
   const { command, rest } = commandOf(positionals);
+  // a token is shown once: with stdout closed (Node then gives it /dev/null) or sent there it was lost, exit 0 (h194)
+  if ((command === 'account create' || command === 'token add') && io === processIo && stdoutGoesNowhere()) {
+    io.err('loupe: stdout is closed or /dev/null: the new token, shown only once, will be lost (`loupe token add` makes another)\n');
+  }
   const twice = repeatedOption(argv);
   if (twice) {
     io.err(`loupe: ${twice} is given twice: give it once\n\n${usageFor(knownCommands.has(command) || usageBlocks.has(command) ? command : undefined)}\n`);

@@ -529,6 +529,12 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     const code = await new Promise<number | null>((r) => child.on('exit', r));
     expect([code, said]).toEqual([3, expect.stringMatching(/^loupe: the answer could not be written \(EPIPE\): the command was done, its answer is lost\n$/)]);
     expect((await loupe('account', 'list')).accounts.map((a: { name: string }) => a.name)).toContain('piped');
+    // stdout closed or /dev/null: the token, shown once, is lost; said on stderr (it was exit 0 and nothing said, h194)
+    const nowhere = spawn(process.execPath, [bin, 'account', 'create', '--name', 'unseen'], { env: env(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let warned = '';
+    nowhere.stderr.on('data', (d: Buffer) => (warned += d.toString()));
+    expect(await new Promise<number | null>((r) => nowhere.on('exit', r))).toBe(0);
+    expect(warned).toMatch(/stdout is closed or \/dev\/null: the new token, shown only once, will be lost/);
     // a file that is not there is an error of the run (1), not of the usage (2)
     expect((await fails('flow', 'create', '--file', path.join(os.tmpdir(), 'no-such-flow.json'))).code).toBe(1);
   }, 60_000); // two CLI processes
