@@ -206,6 +206,19 @@ describe('vision engine timeouts', () => {
     }
   }, 30_000);
 
+  it('on close, refuses the tasks still waiting their turn rather than start them on a worker it then stops (h200)', async () => {
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 5_000, warm: [], embedder: '', testHooks: true });
+    const running = withWorkOwner('a', () => engine.image('colors', busy(800), 40_000_000));
+    await new Promise((r) => setTimeout(r, 100));
+    const waiting = withWorkOwner('b', () => engine.image('colors', busy(100), 40_000_000)).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 50));
+    await engine.close();
+    await expect(running).resolves.toBeDefined();
+    const refused = await waiting;
+    expect(refused).toBeInstanceOf(VisionTaskError);
+    expect((refused as VisionTaskError).message).toBe('the server is stopping');
+  }, 30_000);
+
   it('answers a task over its limit at once, and lets its worker finish it rather than stopping it mid-call', async () => {
     // Stopping a worker inside a native call (onnxruntime, the JPEG addon) aborted the whole process.
     const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 300, timeoutGraceMs: 10_000, warm: [], embedder: '', testHooks: true });

@@ -99,7 +99,7 @@ export class VisionEngine {
    * (h191). `slots`: tasks handed over and not finished.
    */
   private slots = 0;
-  private readonly lanes = new Map<string, (() => void)[]>();
+  private readonly lanes = new Map<string, { go: () => void; stop: (err: Error) => void }[]>();
   /** The latest work times of request-pool tasks (ms in a worker, queue and model loads excluded). */
   private readonly workMs: number[] = [];
   private started: Promise<{ ms: number }> | undefined;
@@ -396,10 +396,10 @@ export class VisionEngine {
       this.slots++;
       return Promise.resolve();
     }
-    return new Promise((resolve) => {
+    return new Promise((go, stop) => {
       const lane = this.lanes.get(owner);
-      if (lane) lane.push(resolve);
-      else this.lanes.set(owner, [resolve]);
+      if (lane) lane.push({ go, stop });
+      else this.lanes.set(owner, [{ go, stop }]);
     });
   }
 
@@ -414,7 +414,7 @@ export class VisionEngine {
     const next = lane.shift()!;
     this.lanes.delete(owner);
     if (lane.length) this.lanes.set(owner, lane);
-    next();
+    next.go();
   }
 
   /** How long a task over its limit may run on before its worker is stopped: long enough for any native call to return. */
@@ -428,9 +428,11 @@ export class VisionEngine {
    * aborts the whole process (a task answered as a timeout is still running in one).
    */
   async close(): Promise<void> {
-    // tasks still waiting their turn go on to the pool, which answers them once it is destroyed
-    for (const lane of this.lanes.values()) for (const go of lane) go();
+    // tasks still waiting their turn never reach a worker: sent on, one would start on a worker the pool then stops
+    // mid-task (a native call aborts the process), as close waits only for tasks already posted (h200)
+    const waiting = [...this.lanes.values()].flat();
     this.lanes.clear();
+    for (const { stop } of waiting) stop(new VisionTaskError('failed', 'the server is stopping'));
     if (this.unfinished.size > 0) {
       let bound: NodeJS.Timeout | undefined;
       await Promise.race([Promise.all(this.unfinished), new Promise<void>((resolve) => (bound = setTimeout(resolve, this.graceMs(this.options.taskTimeoutMs))))]);
