@@ -456,8 +456,10 @@ const hasCard = (r: { name?: string | null; full_name?: string | null; set_name?
  * its price or links alone, while the card had not arrived, leaves the card open (h188: a streamer's price typed on the
  * row its grading had made dropped the card that came next, every answer 200 "updated"); a card a user cleared does not.
  */
-const cardOpen = (stored: Pick<MergeableRow, 'corrected_at' | 'original'>): boolean =>
-  stored.corrected_at === null || !hasCard(fromJson<Partial<Record<'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number', string | null>>>(stored.original) ?? {});
+const cardOpen = (stored: Pick<MergeableRow, 'corrected_at' | 'original' | 'user_set'>): boolean =>
+  stored.corrected_at === null ||
+  (!userSetOf(stored).includes('card') && !hasCard(fromJson<Partial<Record<'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number', string | null>>>(stored.original) ?? {}));
+const userSetOf = (row: Pick<MergeableRow, 'user_set'>): string[] => (row.user_set ? row.user_set.split(' ') : []);
 
 const sessionClosed = () => new ServiceError(409, 'session_closed', 'The session is closed; reopen it before uploading cards.');
 
@@ -833,9 +835,10 @@ export class CardSessionService {
 
   /** A later send's card for a row without one: what it says, a field it leaves out kept as the row has it (its `seen`). */
   /** The card a send names, for a row stored without one; links and price stats a user's correction set stay theirs (h188). */
-  private cardFill(row: PreparedRow, stored?: Pick<MergeableRow, 'corrected_at' | 'links' | 'price_stats'>): CardValues {
+  private cardFill(row: PreparedRow, stored?: Pick<MergeableRow, 'corrected_at' | 'links' | 'price_stats' | 'user_set'>): CardValues {
     const corrected = stored !== undefined && stored.corrected_at !== null;
-    const keep = (k: string) => corrected && ((k === 'links' && stored.links !== null) || (k === 'price_stats' && stored.price_stats !== null));
+    // set by the user (cleared too), or held where the user's corrections were not yet noted (rows corrected before 2026-12-02)
+    const keep = (k: string) => corrected && (k === 'links' || k === 'price_stats') && (userSetOf(stored).includes(k) || stored[k] !== null);
     return Object.fromEntries(Object.entries(this.cardValues(row)).filter(([k, v]) => v !== null && !keep(k))) as CardValues;
   }
 
@@ -1008,7 +1011,12 @@ export class CardSessionService {
         values.grade = gradeOf(patch.grading);
       }
       // what the user changed here, uploads leave alone from now on (a value sent as it was changes nothing, h99)
-      const userSet = (['grading', 'sold', 'note'] as const).filter((f) => values[f] !== undefined);
+      const userSet: string[] = (['grading', 'sold', 'note'] as const).filter((f) => values[f] !== undefined);
+      // and the card, its links and its price stats: a row still waiting for its card takes a late send's only where the
+      // user set none of them (`cardOpen`, `cardFill`: a card typed and cleared came back, h200)
+      if (changed.some((f) => f !== 'price')) userSet.push('card');
+      if (linksChanged) userSet.push('links');
+      if (statsChanged) userSet.push('price_stats');
       const before = row.user_set ? row.user_set.split(' ') : [];
       if (userSet.some((f) => !before.includes(f))) values.user_set = [...new Set([...before, ...userSet])].join(' ');
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });

@@ -240,6 +240,17 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await h.request('PATCH', cs(`identification/${cleared}/`), { body: { name: null, set_code: null, card_number: null, set_name: null, full_name: null } })).statusCode).toBe(200);
     expect((await upload(sid, [card('cleared', { name: 'Raichu', card_number: '026' })])).json()).toMatchObject({ updated: 0 });
     expect((await list(sid, '&event_id=cleared')).results[0]).toMatchObject({ name: null, card_number: null });
+    // …and so does one typed on the row still waiting for its card, then cleared, and links set then cleared (h200)
+    await upload(sid, [{ event_id: 'typed', grading }, { event_id: 'unlinked', grading }]);
+    const typed = await idOf('typed');
+    await h.request('PATCH', cs(`identification/${typed}/`), { body: { name: 'Charizard', card_number: '006' } });
+    await h.request('PATCH', cs(`identification/${typed}/`), { body: { name: null, card_number: null } });
+    const unlinked = await idOf('unlinked');
+    await h.request('PATCH', cs(`identification/${unlinked}/`), { body: { links: { shop: 'https://shop.example/2' } } });
+    await h.request('PATCH', cs(`identification/${unlinked}/`), { body: { links: null } });
+    await upload(sid, [card('typed', { price: undefined }), card('unlinked', { price: undefined })]);
+    expect((await list(sid, '&event_id=typed')).results[0]).toMatchObject({ name: null, card_number: null });
+    expect((await list(sid, '&event_id=unlinked')).results[0]).toMatchObject({ name: 'Pikachu', links: null });
   });
 
   it('refuses a row whose numbers JSON cannot keep as sent (1e309, integers beyond 2^53), and a run number beyond 2^53', async () => {
