@@ -27,7 +27,8 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
   // (Italian leaves out `per`, `i`, `uno`, `lo` and Dutch `is`, `die`, `op`, `van`, `met`: English words ("price per card", "I", the
   // UNO game, die-cast, One Piece's OP, a camper van, "not met") that made English text read as Italian or Dutch and dropped them from the terms)
   it: wordSet('un una il la gli le e ed o di del dello della dei degli delle in nel nello nella nei con senza da dal dallo dalla al alla su sul sulla che è foto immagine immagini'),
-  nl: wordSet('een de het en of zonder voor in aan bij uit naar dat deze dit zijn foto fotos afbeelding afbeeldingen'),
+  // (nor `of`, `naar`: "Honden of Cleansing Fire", "Shah of Naar Isle" read as Dutch, h201)
+  nl: wordSet('een de het en zonder voor in aan bij uit dat deze dit zijn foto fotos afbeelding afbeeldingen'),
   // Polish, Turkish, Swedish: only words no earlier language's query carries as often (not `i`, English "I"; not pl `to`, `do`, `na`, `we`,
   // `pod`; tr `de`, `da`, `o`; sv `de`, `den`, `det`, `min`, `till`, `av`), so an English, German or Romance query is not read as one of them
   pl: wordSet('w z ze dla bez oraz lub albo jest są przy nad od zdjęcie zdjęcia zdjęć obraz obrazek kolorze'),
@@ -45,6 +46,7 @@ export const stopWords: Readonly<Partial<Record<QueryLanguage, ReadonlySet<strin
 
 // Italian and Dutch last: a tie with an earlier language keeps the reading it had before they had a lexicon.
 const latinLanguages = ['en', 'es', 'fr', 'pt', 'de', 'id', 'it', 'nl', 'pl', 'tr', 'sv'] as const;
+const lateLatin: ReadonlySet<string> = new Set(['it', 'nl', 'pl', 'tr', 'sv']);
 
 const scriptOf: [RegExp, QueryLanguage][] = [
   [/[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]/u, 'ja'], // kana: Japanese even when kanji are present
@@ -72,8 +74,10 @@ export function detectLanguage(folded: string, words: readonly string[], typed?:
   let other = 0;
   const { phrases } = lexiconIndex();
   for (const w of words) {
+    // (a lone letter of the languages added last is no evidence: Polish `z` and `w` made "Jay Z" Polish, h201; English `a`,
+    // Spanish `y`, French `à` stay evidence, as they were)
     for (const lang of latinLanguages) {
-      if (!stopWords[lang]?.has(w)) continue;
+      if (!stopWords[lang]?.has(w) || (w.length < 2 && lateLatin.has(lang))) continue;
       score.set(lang, (score.get(lang) ?? 0) + 1);
       other++;
     }

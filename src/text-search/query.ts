@@ -162,7 +162,7 @@ export function conceptCodesIn(input: string, index: LexiconIndex = lexiconIndex
 }
 
 /** Each folded word of a text with the spellings it was typed in (marks kept: `röd`, `pięć`), for the forms marks tell apart. */
-function typedSpellings(input: string): Map<string, Set<string>> {
+export function typedSpellings(input: string): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   for (const w of wordsOf(spelling(input))) {
     const k = foldText(w);

@@ -41,4 +41,9 @@ describe('recordText', () => {
     expect(t.body.length).toBeLessThan(maxRecordTextChars + 200);
     expect(recordText({}).body).toBe('');
   });
+
+  it("reads a record's language as a query's, a word typed with its own letters counting in full (h201: the record \"Röd lampa\" was simple, the query sv)", () => {
+    expect(recordText({ title: 'Röd lampa' }).lang).toBe('sv');
+    expect(recordText({ title: 'Sarı elbise' }).lang).toBe('tr');
+  });
 });

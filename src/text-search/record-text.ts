@@ -5,7 +5,7 @@
  */
 import { detectLanguage, type QueryLanguage } from './query-language.ts';
 import { colorCode, colorNames, familyCode, familyOf, itemCode, itemKinds, type ColorName, type ItemKind } from './lexicon/concepts.ts';
-import { conceptCodesIn, indexWords } from './query.ts';
+import { conceptCodesIn, indexWords, typedSpellings } from './query.ts';
 import { foldText, wordsOf } from './text-fold.ts';
 
 /** Record text beyond this many characters is not indexed (a record is not a document store). */
@@ -73,7 +73,7 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const items = [...itemCodesOf(data._objects), ...itemColourCodesOf(data._dominant_colors)];
   if (words.length === 0) return { body: items.join(' '), lang: 'simple' };
   const codes = conceptCodesIn(raw);
-  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: detectLanguage(folded, words) };
+  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: detectLanguage(folded, words, typedSpellings(raw)) };
 }
 
 /**

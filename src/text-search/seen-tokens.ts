@@ -8,7 +8,9 @@ import { cocoLabels, colorCode, colorNames, familyCode, familyOf, objectCode, pa
 import { indexWords } from './query.ts';
 
 /** Bumped when this file, or record-text.ts, makes other text from the same observation or record (the backfill re-tokenises). */
-export const TOKENS_VERSION = 11;
+// 12 (2026-12-02): the it, nl, pl, tr and sv lexicons read records' own words into concepts ("cane nero" a black dog); rows
+// stored before had none of them (h201)
+export const TOKENS_VERSION = 12;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.

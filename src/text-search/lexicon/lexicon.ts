@@ -57,14 +57,20 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
  */
 export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
   es: ['café'],
-  it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne'],
-  nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal'],
-  // Polish, Turkish and Swedish: each file's header says why (pl `pies`, English "pies"; tr `sarı`, "sari"; sv `röd`, "rod", `tåg`, "tag")
+  it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne', 'bruno', 'bruna', 'bianca', 'bianchi', 'donna', 'nero', 'verdi', 'mela', 'cagna'],
+  nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal', 'tas', 'tafel', 'boten', 'gele', 'honden', 'treinen', 'olifant', 'roze'],
+  // Polish, Turkish and Swedish: each file's header says why (pl `pies`, English "pies"; tr `sarı`, "sari"; sv `röd`, "rod", `tåg`, "tag").
+  // Since review h201, names and words of card titles and other languages' text too: it `bruno`, `bianca`, `donna`, `nero`,
+  // `verdi`, `mela`, `cagna` (Bruno Mars, Donna Karan, Nero coffee, Verdi); nl `tas` (French "un tas"), `tafel` (German
+  // "Tafel Schokolade"), `boten`, `gele`, `honden` and `treinen` (MTG's Honden, Blake Treinen), `olifant`, `roze`; tr `top`
+  // ("crop top"), `bot`, `araba` and `oto` (card names), `elma`, `çanta` (Spanish "canta"); sv `kor` (MTG's Kor), `mus`
+  // (German "Mus"), `vit` (French "il vit"), `silver` (English: "Silver Drake" was read as Swedish), `pall`, `bruna`
+  // (Bruna, Light of Alabaster), `sängen`, `fåren`; pl `torbie`, `koń`
   // (pl `psa`, the dog's, is PSA the card grader too: only in Polish text, and never before a grade, "PSA 10"; `stole`, on the
   // table, is English "stole")
-  pl: ['pies', 'psy', 'psa', 'stole', 'pilot', 'miś', 'nóż'],
-  tr: ['sarı', 'fil', 'mont', 'adam', 'jean', 'kase', 'masa', 'füme', 'surat'],
-  sv: ['ko', 'röd', 'röda', 'blått', 'vita', 'gula', 'grå', 'cerise', 'tåg', 'barn', 'slips', 'sax', 'drake', 'häst', 'säng', 'bord', 'bok'],
+  pl: ['pies', 'psy', 'psa', 'stole', 'pilot', 'miś', 'nóż', 'torbie', 'koń'],
+  tr: ['sarı', 'fil', 'mont', 'adam', 'jean', 'kase', 'masa', 'füme', 'surat', 'top', 'bot', 'araba', 'elma', 'oto', 'çanta'],
+  sv: ['ko', 'röd', 'röda', 'blått', 'vita', 'gula', 'grå', 'cerise', 'tåg', 'barn', 'slips', 'sax', 'drake', 'häst', 'säng', 'bord', 'bok', 'kor', 'mus', 'vit', 'silver', 'pall', 'bruna', 'sängen', 'fåren'],
 };
 
 /**
@@ -80,11 +86,11 @@ export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly 
  * Polish, Turkish and Swedish forms are their language's anyway ({@link LexiconEntry.marked}).
  */
 export const ownLanguageAlone: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
-  it: ['sci', 'gonna', 'donne'],
-  nl: ['wit', 'messen', 'appel', 'appels'],
+  it: ['sci', 'gonna', 'donne', 'mela', 'bianca', 'bianchi', 'nero', 'verdi', 'bruno', 'bruna'],
+  nl: ['wit', 'messen', 'appel', 'appels', 'tas', 'tafel', 'honden', 'treinen', 'olifant', 'gele', 'roze'],
   pl: ['miś'],
-  tr: ['fil', 'mont', 'masa', 'füme'],
-  sv: ['ko', 'häst', 'säng', 'bord', 'bok'],
+  tr: ['fil', 'mont', 'masa', 'füme', 'araba', 'elma'],
+  sv: ['ko', 'häst', 'säng', 'bord', 'bok', 'kor', 'vit', 'bruna'],
 };
 
 /**
