@@ -29,6 +29,10 @@ describe('api helpers', () => {
       const err = await saving;
       expect(err).toBeInstanceOf(ApiError);
       expect(err).toMatchObject({ code: 'timeout', detail: expect.stringMatching(/did not answer within 30 s/) });
+      // a read too: one lost in a dead spot held a live session's updates and "Loading session…" for good (h203)
+      const reading = call('GET', '/cardstream/v2/session/s/').catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(writeTimeoutMs + 1);
+      expect(await reading).toMatchObject({ code: 'timeout', detail: expect.stringMatching(/did not answer within 30 s: the connection may have dropped\. Try again\./) });
     } finally {
       vi.unstubAllGlobals();
       vi.useRealTimers();

@@ -73,7 +73,7 @@ export interface CallOptions {
   acceptMixed?: boolean;
 }
 
-/** How long a correction or a delete waits for the server. */
+/** How long any call waits for the server's whole answer. */
 export const writeTimeoutMs = 30_000;
 
 export async function call<T>(method: string, path: string, options: CallOptions = {}): Promise<T> {
@@ -82,21 +82,25 @@ export async function call<T>(method: string, path: string, options: CallOptions
   if (token) headers.authorization = `Token ${token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
-  // a correction or a delete the server never answers (a frozen process) said so, not "Saving…" for ever
-  const limit = method === 'PATCH' || method === 'DELETE' ? new AbortController() : null;
-  const timer = limit ? setTimeout(() => limit.abort(), writeTimeoutMs) : undefined;
-  const stop = () => limit?.abort();
+  // a call the server never answers (a frozen process, a phone in a dead spot) said so, not "Saving…" for ever; reads too:
+  // one read lost in a dead spot held a live session's updates and its Refresh for good, and "Loading session…" stayed (h203)
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), writeTimeoutMs);
+  const stop = () => limit.abort();
   options.signal?.addEventListener('abort', stop);
+  const reading = method === 'GET' || method === 'HEAD';
   const failed = (err: unknown): never => {
     if ((err as Error).name === 'AbortError') {
-      if (limit && !options.signal?.aborted) throw new ApiError(0, 'timeout', `The server did not answer within ${writeTimeoutMs / 1000} s: it may be busy or stopped. Reload to see whether the change was kept.`, undefined);
+      if (!options.signal?.aborted) {
+        throw new ApiError(0, 'timeout', reading ? `The server did not answer within ${writeTimeoutMs / 1000} s: the connection may have dropped. Try again.` : `The server did not answer within ${writeTimeoutMs / 1000} s: it may be busy or stopped. Reload to see whether the change was kept.`, undefined);
+      }
       throw err;
     }
     throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);
   };
   let text: string;
   try {
-    res = await fetch(apiRoot + withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit?.signal ?? options.signal });
+    res = await fetch(apiRoot + withWorkspace(path), { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body), signal: limit.signal });
     // the answer's body is waited for within the same limit: headers alone are no answer
     text = await res.text();
   } catch (err) {
