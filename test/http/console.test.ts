@@ -230,6 +230,10 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.locator('[data-event-id="e2"] .tag', { hasText: 'check' }).count()).toBe(1);
     expect(await page.locator('[data-event-id="e3"] .tag', { hasText: 'check' }).count()).toBe(0);
     await page.locator('[data-event-id="e1"]').click();
+    // the photo opens full size a tap away (on a phone the panel shows it 160 px high, h203)
+    await page.locator('img.big').waitFor(SLOW);
+    expect(await page.locator('a:has(img.big)').getAttribute('href')).toMatch(/\/media\//);
+    expect(await page.locator('a:has(img.big)').getAttribute('target')).toBe('_blank');
     const editor = page.getByRole('form', { name: 'Correct this card' });
     await editor.getByLabel('name', { exact: true }).fill('Charmander (1st edition)');
     await editor.getByLabel('price (USD)').fill('12');

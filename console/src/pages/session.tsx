@@ -145,7 +145,12 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
           Hide
         </button>
       </div>
-      {row.image || row.thumbnail ? <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'}`} /> : null}
+      {/* full size a tap away: on a phone the panel shows it 160 px high, too small to check a corner (h203) */}
+      {row.image || row.thumbnail ? (
+        <a href={row.image ?? row.thumbnail ?? ''} target="_blank" rel="noopener noreferrer" title="Open the photo full size">
+          <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'} (opens full size)`} />
+        </a>
+      ) : null}
       <p class="hint">
         event <bdi>{row.event_id}</bdi> · seen <bdi>{when(row.seen)}</bdi> · distance {num(row.distance, 3)} · {row.confidence ?? 'no'} confidence
         {row.grade !== null && row.grade !== undefined ? ` · grade ${num(row.grade, 1)} ${String(row.grading?.grades?.condition ?? '')}` : ''}
