@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config/config.ts';
@@ -7,6 +8,7 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+import { idleMemoryEstimate } from './vision/engine/memory-estimate.ts';
 
 /** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
 function portFree(port: number, host: string): Promise<void> {
@@ -79,6 +81,17 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 whenLauncherExits(() => void shutdown('npm exited'));
 
+// What the machine or its cgroup allows, said before the warm-up: over a cgroup's cap the kernel ends the process
+// (exit 137) with nothing in this log, and a small machine's default start died so, its log empty (h202).
+{
+  const constrained = typeof process.constrainedMemory === 'function' ? process.constrainedMemory() : undefined;
+  const limit = Math.min(constrained && constrained > 0 ? constrained : Infinity, os.totalmem());
+  const estimate = idleMemoryEstimate(config.vision.threads, config.vision.warm);
+  const gb = (n: number) => Math.round(n / 1e8) / 10;
+  if (estimate > 0.7 * limit) {
+    app.log.warn({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), threads: config.vision.threads, warm: config.vision.warm }, `this machine allows ${gb(limit)} GB and ${config.vision.threads} vision worker(s) warming ${config.vision.warm.join(',') || 'nothing'} idle at about ${gb(estimate)} GB, more under load: set LOUPE_VISION_THREADS=1 and LOUPE_VISION_WARM=card,ocr or none (README "Memory"); over the limit the kernel ends the process with nothing in this log`);
+  } else app.log.info({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate) }, 'memory');
+}
 // Models load and run once on every worker before the port opens, so the first requests are as
 // fast as the rest and a broken model install fails the start, not a request.
 const warm = await app.loupe.vision.start().catch(async (err: unknown) => {
