@@ -229,10 +229,13 @@ describe('vision engine timeouts', () => {
       expect(slow).toBeInstanceOf(VisionTaskError);
       expect((slow as VisionTaskError).reason).toBe('timeout');
       expect((slow as VisionTaskError).message).toBe('the image took longer than 300 ms to process');
-      expect(answered).toBeLessThan(1_400);
       // the next task waits for the same worker to finish the first, then runs: nothing was stopped
       await engine.image('colors', busy(10), 40_000_000);
-      expect(performance.now() - t0).toBeGreaterThanOrEqual(1_450);
+      const finished = performance.now() - t0;
+      expect(finished).toBeGreaterThanOrEqual(1_450);
+      // answered well before its worker was done (timed from its finish, not from the post: a worker's start on a loaded
+      // machine took over a second, and "answered within 1.4 s of the post" failed in full runs)
+      expect(finished - answered).toBeGreaterThan(900);
       expect(engine.load.threads).toBe(1);
     } finally {
       await engine.close();
