@@ -22,6 +22,7 @@ import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
+import { timesSent } from './http/header-count.ts';
 import { ErrorSchema, allErrorsMark } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
@@ -320,16 +321,8 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     if (/%00/.test(request.url)) throw new ServiceError(400, 'invalid_request', 'NUL characters (%00) are not accepted.');
     // Node keeps the first of two Host lines (links were built from it while a proxy may route on the other: RFC 9112
     // §3.2 asks for a 400) and joins two collection-id headers into "X, X", a collection not found (h195)
-    const raw = request.raw.rawHeaders;
-    let hosts = 0;
-    let collections = 0;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      if (name === 'host') hosts++;
-      else if (name === 'collection-id') collections++;
-    }
-    if (hosts > 1) throw new ServiceError(400, 'invalid_request', 'The Host header was sent more than once: send one.');
-    if (collections > 1) throw new ServiceError(400, 'invalid_request', 'The collection-id header was sent more than once: send one collection id.');
+    if (timesSent(request, 'host') > 1) throw new ServiceError(400, 'invalid_request', 'The Host header was sent more than once: send one.');
+    if (timesSent(request, 'collection-id') > 1) throw new ServiceError(400, 'invalid_request', 'The collection-id header was sent more than once: send one collection id.');
     // The router leaves an undecodable escape in a path parameter as it was (a "Session %ZZ not found"),
     // and the query parser one in a query value ("search=%FF" searched for the text "%FF")
     if (request.url.includes('%')) {

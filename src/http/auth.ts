@@ -4,6 +4,7 @@ import type { Principal } from '../services/account-service.ts';
 import { ServiceError } from '../services/errors.ts';
 import { withCreditHold } from '../util/credit-hold-scope.ts';
 import { withWorkOwner } from '../util/work-owner-scope.ts';
+import { timesSent } from './header-count.ts';
 
 /**
  * Every later line of an authenticated request (its "request completed" line too) names the
@@ -29,17 +30,9 @@ export function registerAccessControl(app: FastifyInstance): void {
 
   async function authorize(request: FastifyRequest, reply: FastifyReply, service: string): Promise<void> {
     // Node keeps the first of two Authorization headers and drops the other: which account acts must not be a guess
-    const raw = request.raw.rawHeaders;
-    let sent = 0;
-    let keys = 0;
-    for (let i = 0; i < raw.length; i += 2) {
-      const name = raw[i]!.toLowerCase();
-      if (name === 'authorization') sent++;
-      else if (name === 'idempotency-key') keys++;
-    }
-    if (sent > 1) throw new ServiceError(400, 'invalid_request', 'The Authorization header was sent more than once: send one token.');
+    if (timesSent(request, 'authorization') > 1) throw new ServiceError(400, 'invalid_request', 'The Authorization header was sent more than once: send one token.');
     // Node joins two into "k1, k2", which was refused as a key of the wrong characters (h120)
-    if (keys > 1) throw new ServiceError(400, 'invalid_request', 'The Idempotency-Key header was sent more than once: send one key.');
+    if (timesSent(request, 'idempotency-key') > 1) throw new ServiceError(400, 'invalid_request', 'The Idempotency-Key header was sent more than once: send one key.');
     const principal = await accounts.authenticate(request.headers.authorization);
     // the token is known from here: a refusal for its rate or services is its account's line too
     logAsPrincipal(request, reply, principal);

@@ -815,7 +815,7 @@ export class CardSessionService {
       priceBasis: row.price_basis === null ? null : canonicalJson(fromJson(row.price_basis)),
       priceFixed: row.corrected_at !== null || (row.price !== null && row.price_basis === null),
       sent: row.sent_hashes ? row.sent_hashes.split(' ') : [],
-      userSet: row.user_set ? row.user_set.split(' ') : [],
+      userSet: userSetOf(row),
     };
   }
 
@@ -1017,7 +1017,7 @@ export class CardSessionService {
       if (changed.some((f) => f !== 'price')) userSet.push('card');
       if (linksChanged) userSet.push('links');
       if (statsChanged) userSet.push('price_stats');
-      const before = row.user_set ? row.user_set.split(' ') : [];
+      const before = userSetOf(row);
       if (userSet.some((f) => !before.includes(f))) values.user_set = [...new Set([...before, ...userSet])].join(' ');
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
       // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.

@@ -4,7 +4,7 @@
  * PostgreSQL text-search configuration, the prefix rule on SQLite, and which language's meaning
  * of a word wins when two languages read it differently (en `rose` is a shade, fr `rose` pink).
  */
-import { graderNames, lexiconIndex, spelledAsOwn, type LexiconLanguage } from './lexicon/lexicon.ts';
+import { graderNames, lexiconIndex, spelledAsOwn, spelling, type LexiconLanguage } from './lexicon/lexicon.ts';
 import { foldText } from './text-fold.ts';
 
 /** The lexicon's languages, plus Latin-script languages PostgreSQL can stem that have no lexicon yet, plus `simple` (none known). */
@@ -133,7 +133,7 @@ export const countWords: ReadonlyMap<string, number> = new Map(Object.entries(co
  * Number words as written, with their marks (lower case, NFC): typed so, a word is the number even where its fold is a
  * lexicon form (`pięć`, five, folds to `piec`, an oven: "pięć osób" is five people, h197).
  */
-export const countWordSpellings: ReadonlySet<string> = new Set(Object.keys(countWordsWritten).map((w) => w.normalize('NFKC').toLowerCase().normalize('NFC')).filter((w) => w !== foldText(w)));
+export const countWordSpellings: ReadonlySet<string> = new Set(Object.keys(countWordsWritten).map(spelling).filter((w) => w !== foldText(w)));
 export const groupWords: ReadonlySet<string> = new Set(['group', 'groups', 'crowd', 'grupo', 'grupos', 'multitud', 'groupe', 'foule', 'multidao', 'gruppo', 'folla', 'groep', 'menigte', 'grupa', 'grupy', 'grupę', 'tłum', 'grup', 'grubu', 'gruplar', 'grupları', 'kalabalık', 'grupp', 'folkmassa', 'группа', 'толпа', 'समूह', 'भीड़', 'مجموعة', 'حشد', 'گروپ', 'ہجوم', '群', 'グループ', '集団'].map(foldText));
 
 /** Group words that mean people by themselves ("crowd", "foule"): alone they ask for a group of people. */

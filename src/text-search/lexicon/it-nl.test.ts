@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { conceptCodesIn, parseQuery, type ParsedQuery } from '../query.ts';
-import { detectLanguage } from '../query-language.ts';
-import { foldText, wordsOf } from '../text-fold.ts';
+import { codes, lang, parsed } from '../../../test/helpers/text-queries.ts';
+import { conceptCodesIn } from '../query.ts';
 
-function parsed(text: string): ParsedQuery {
-  const r = parseQuery(text);
-  if (!r.ok) throw new Error(`expected a query, got ${r.error.code}`);
-  return r.query;
-}
-const codes = (text: string) => parsed(text).codes.map((c) => c.code).sort();
-const lang = (s: string) => detectLanguage(foldText(s), wordsOf(foldText(s)));
 
 describe('Italian and Dutch lexicons (issue 20)', () => {
   it.each([

@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { conceptCodesIn, parseQuery, type ParsedQuery } from '../query.ts';
+import { codes, parsed } from '../../../test/helpers/text-queries.ts';
+import { conceptCodesIn } from '../query.ts';
 
 // h197: Italian, Dutch, Polish, Turkish and Swedish words a seller writes that are no object ("kom gerust kijken",
 // "24 saat içinde kargo", "pięć osób"), forms real queries use that the lexicons lacked, and a lone word that is its
 // language's only ("gonna", "röd") answering 422 where no record held it.
 
-function parsed(text: string): ParsedQuery {
-  const r = parseQuery(text);
-  if (!r.ok) throw new Error(`expected a query, got ${r.error.code}`);
-  return r.query;
-}
-const codes = (text: string) => parsed(text).codes.map((c) => c.code).sort();
 const objects = (text: string) => codes(text).filter((c) => /^x[oif]/.test(c));
 
 describe('listing phrases read no object from their everyday words', () => {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { codes, lang, parsed } from '../../../test/helpers/text-queries.ts';
 import { toFts5Match } from '../query-compile.ts';
-import { conceptCodesIn, parseQuery, type ParsedQuery } from '../query.ts';
-import { detectLanguage } from '../query-language.ts';
-import { foldText, wordsOf } from '../text-fold.ts';
+import { conceptCodesIn } from '../query.ts';
 import { formKey, formsOf, lexiconWords, ownLanguageOnly } from './lexicon.ts';
 
 // Polish, Turkish and Swedish (issue 20: the object and colour words of the most used languages): every
 // one of their object and colour words was read only as a record's own word before.
 
-function parsed(text: string): ParsedQuery {
-  const r = parseQuery(text);
-  if (!r.ok) throw new Error(`expected a query, got ${r.error.code}`);
-  return r.query;
-}
-const codes = (text: string) => parsed(text).codes.map((c) => c.code).sort();
-const lang = (s: string) => detectLanguage(foldText(s), wordsOf(foldText(s)));
 
 describe('Polish, Turkish and Swedish queries', () => {
   it.each([

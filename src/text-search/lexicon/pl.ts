@@ -1,5 +1,5 @@
 import type { LanguageWords } from './concepts.ts';
-import { foldText, wordsOf } from '../text-fold.ts';
+import { formsOnce } from './forms-once.ts';
 
 /**
  * Polish. Nouns in the nominative singular and plural and the cases queries use: the genitive ("zdjęcie kota", "bez
@@ -179,13 +179,4 @@ const written: LanguageWords = {
   },
 };
 
-/** Forms that fold to one (`czerwona` and `czerwoną`) are kept once, as the lexicon test asks. */
-const once = (forms: readonly string[]): string[] => {
-  const seen = new Set<string>();
-  const key = (f: string) => wordsOf(foldText(f)).join(' ');
-  return forms.filter((f) => !seen.has(key(f)) && seen.add(key(f)));
-};
-const each = <K extends string>(m: Readonly<Record<K, readonly string[]>>): Record<K, string[]> =>
-  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, once(v as readonly string[])])) as Record<K, string[]>;
-
-export const pl: LanguageWords = { objects: each(written.objects), colors: each(written.colors), items: each(written.items), people: each(written.people) };
+export const pl: LanguageWords = formsOnce(written);

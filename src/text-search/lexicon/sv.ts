@@ -1,5 +1,5 @@
 import type { LanguageWords } from './concepts.ts';
-import { foldText, wordsOf } from '../text-fold.ts';
+import { formsOnce } from './forms-once.ts';
 
 /**
  * Swedish. Nouns in singular and plural, and the definite singular where queries use it (`hunden`, `bilen`); colour
@@ -164,13 +164,4 @@ const written: LanguageWords = {
   },
 };
 
-/** Forms that fold to one (`män` and `man`, `rött` beside itself) are kept once, as the lexicon test asks. */
-const once = (forms: readonly string[]): string[] => {
-  const seen = new Set<string>();
-  const key = (f: string) => wordsOf(foldText(f)).join(' ');
-  return forms.filter((f) => !seen.has(key(f)) && seen.add(key(f)));
-};
-const each = <K extends string>(m: Readonly<Record<K, readonly string[]>>): Record<K, string[]> =>
-  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, once(v as readonly string[])])) as Record<K, string[]>;
-
-export const sv: LanguageWords = { objects: each(written.objects), colors: each(written.colors), items: each(written.items), people: each(written.people) };
+export const sv: LanguageWords = formsOnce(written);

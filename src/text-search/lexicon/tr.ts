@@ -1,5 +1,5 @@
 import type { LanguageWords } from './concepts.ts';
-import { foldText, wordsOf } from '../text-fold.ts';
+import { formsOnce } from './forms-once.ts';
 
 /**
  * Turkish. Nouns bare and with the plural suffix (`köpek köpekler`, `araba arabalar`: -ler/-lar by vowel harmony), and
@@ -190,13 +190,4 @@ const written: LanguageWords = {
   },
 };
 
-/** Forms that fold to one are kept once, as the lexicon test asks. */
-const once = (forms: readonly string[]): string[] => {
-  const seen = new Set<string>();
-  const key = (f: string) => wordsOf(foldText(f)).join(' ');
-  return forms.filter((f) => !seen.has(key(f)) && seen.add(key(f)));
-};
-const each = <K extends string>(m: Readonly<Record<K, readonly string[]>>): Record<K, string[]> =>
-  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, once(v as readonly string[])])) as Record<K, string[]>;
-
-export const tr: LanguageWords = { objects: each(written.objects), colors: each(written.colors), items: each(written.items), people: each(written.people) };
+export const tr: LanguageWords = formsOnce(written);
