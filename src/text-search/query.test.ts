@@ -85,6 +85,27 @@ describe('parseQuery: Chinese and Japanese', () => {
     expect(names('人参')).toEqual(['object:carrot']);
   });
 
+  it('reads a lexicon word inside a katakana word only as a compound\'s last thing or first colour (card names: シンクロ is no sink)', () => {
+    // found in card names by scripts/lexicon-card-names.ts: about 270 Yu-Gi-Oh! names read as sinks, limes, greys, chairs
+    for (const q of ['トリプル・ヴァレル・リボルブ', 'トリックスター', 'ストリート', 'バスケット', 'パンダ', 'シンクロ・ゾーン', 'スライム', 'グレート', 'エンドレス', 'ユニット', 'コンバット', 'サクリファイス', 'サキュバス', 'デバイス', 'ダンボール', 'ボールペン']) {
+      expect(conceptCodesIn(q), q).toEqual([]);
+    }
+    for (const q of ['トリプル', 'シンクロ', 'サクリファイス']) expect(parsed(q).codes, q).toEqual([]);
+    expect(conceptCodesIn('トリ')).toEqual(['xobird']);
+    expect(conceptCodesIn('トリの写真')).toEqual(['xobird']);
+    expect(names('赤いバス')).toEqual(['color:red', 'object:bus']);
+    // the thing last, the colour first, after or before a word of three letters or more
+    expect(conceptCodesIn('テニスボール')).toEqual(['xosportsball']);
+    expect(conceptCodesIn('ランニングシューズ')).toEqual(['xifootwear']);
+    expect(conceptCodesIn('レザーハンドバッグ')).toEqual(['xohandbag']);
+    expect(conceptCodesIn('ブルーアイズ・ホワイト・ドラゴン')).toEqual(['xkblue', 'xkwhite']);
+    expect(names('テニスボール')).toEqual(['object:sports ball']);
+    // a run that lexicon words make up whole is read word by word
+    expect(conceptCodesIn('ネコイヌ')).toEqual(['xocat', 'xodog']);
+    expect(conceptCodesIn('ブラックドレス')).toContain('xifullbody');
+    expect(conceptCodesIn('ウマ娘')).toEqual(['xohorse']);
+  });
+
   it('segments the rest into text terms and drops particles', () => {
     const q = parsed('赤いハンドバッグと椅子');
     expect(q.language).toBe('ja');

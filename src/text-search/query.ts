@@ -482,6 +482,9 @@ function segmenter(lang: string): Intl.Segmenter {
  * 白菜 (cabbage) is not "white". What is left is segmented into words; Latin letters inside such
  * a token ("red椅子") go on as ordinary words.
  */
+/** A katakana letter or the prolonged sound mark (not the middle dot ・, which parts words). */
+const katakanaLetter = /[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]/u;
+
 function expandCjk(tokens: readonly string[], index: LexiconIndex, language: QueryLanguage): Unit[] {
   const units: Unit[] = [];
   for (const token of tokens) {
@@ -518,6 +521,22 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
       if (n === 1) {
         const seg = segmentAt(i);
         if (!(seg.chars.length === 1 || coveredByLexicon(seg.chars))) n = 0;
+      }
+      if (n > 0 && chars.slice(i, i + n).every((c) => katakanaLetter.test(c))) {
+        // A katakana word is one loanword or name. A lexicon word inside a longer one counts where the compound
+        // names its thing last (テニスボール, ランニングシューズ) or its colour first (ブルーアイズ), after or before
+        // a word of its own, three letters or more: not as a syllable or two of another word (シンクロ is no sink,
+        // スライム no lime, グレート no grey, エンドレス no dress). A two-letter one only as the whole word
+        // (サクリファイス is no chair, サキュバス no bus, トリプル no bird). Where lexicon words make up the
+        // whole run, each counts (ネコイヌ).
+        let a = i;
+        let b = i + n;
+        while (a > 0 && katakanaLetter.test(chars[a - 1]!)) a--;
+        while (b < chars.length && katakanaLetter.test(chars[b]!)) b++;
+        const whole = a === i && b === i + n;
+        const thingLast = n >= 3 && b === i + n && i - a >= 3;
+        const colourFirst = n >= 3 && a === i && b - (i + n) >= 3 && index.cjk.get(chars.slice(i, i + n).join(''))!.every((e) => e.concept.kind === 'color');
+        if (!whole && !thingLast && !colourFirst && !coveredByLexicon(chars.slice(a, b))) n = 0;
       }
       if (n === 0) {
         i++;

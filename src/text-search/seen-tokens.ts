@@ -10,7 +10,8 @@ import { indexWords } from './query.ts';
 /** Bumped when this file, or record-text.ts, makes other text from the same observation or record (the backfill re-tokenises). */
 // 12 (2026-12-02): the it, nl, pl, tr and sv lexicons read records' own words into concepts ("cane nero" a black dog); rows
 // stored before had none of them (h201)
-export const TOKENS_VERSION = 12;
+// 13 (2026-12-02): a two-letter katakana lexicon word is read only as a whole katakana word (トリプル was a bird)
+export const TOKENS_VERSION = 13;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.
