@@ -45,7 +45,10 @@ async function csvColumn(file: string, column: string): Promise<string[]> {
     // The sports checklist quotes no field with a comma in its player column's rows we read; a quoted one is skipped.
     const cells = line.split(',');
     if (at < 0) at = cells.indexOf(column);
-    else if (cells[at] && !cells[at].startsWith('"')) out.push(...cells[at].split('/').map((s) => s.trim()).filter(Boolean));
+    else {
+      const cell = cells[at];
+      if (cell && !cell.startsWith('"')) out.push(...cell.split('/').map((s) => s.trim()).filter(Boolean));
+    }
   }
   return out;
 }

@@ -101,9 +101,10 @@ const identityFields = ['name', 'set_name', 'set_code', 'card_number'] as const;
  */
 // as the card key folds it (cardKeyPart, migration 030): a name tidied from a phone's `Farfetch’d` to `Farfetch'd`, or
 // ΠΙΚΑΤΣΟΥ written Πικάτσου, is the same card and keeps its links, stats and price (h156: they were cleared)
-function namesCard(field: (typeof identityFields)[number], v: string | null | undefined): string | null {
+function namesCard(field: (typeof identityFields)[number] | 'year', v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
   const folded = cardKeyPart(v);
+  if (folded === '') return null;
   return field === 'card_number' ? foldCardNumber(folded) : folded;
 }
 
@@ -760,9 +761,13 @@ export class CardSessionService {
       // Rule 1 keeps a row's card as first sent; a row first sent without any card (its grading arrived
       // before its create, an offline queue replayed out of order) takes the card a later send names:
       // nothing of it is changed, and the card was lost (h81).
-      const identity = !hasCard(pending?.values ?? earlier?.identity ?? stored!) && hasCard(row) && (stored === undefined || cardOpen(stored)) ? this.cardFill(row, stored) : undefined;
+      const cardBefore = pending?.values ?? { ...stored!, ...earlier?.identity };
+      let identity = !hasCard(cardBefore) && hasCard(row) && (stored === undefined || cardOpen(stored)) ? this.cardFill(row, stored) : undefined;
+      // the card as it now stands, a field the send left out kept as the row had it: its key and price basis are the
+      // merged card's (h209: a kind sent first and the name later keyed the card without its kind, counted twice)
+      if (identity) identity = { ...identity, card_key: cardKey({ ...cardBefore, ...identity }) };
       if (identity && !before.priceFixed && before.price === null) {
-        const derived = derivePrice(row.price_stats, row.id_type);
+        const derived = derivePrice(row.price_stats, identity.id_type ?? cardBefore.id_type);
         if (derived) before = { ...before, price: derived.price, priceBasis: canonicalJson(derived.basis) };
       }
       const retry = !identity && before.sent.includes(row.sent);
@@ -951,7 +956,11 @@ export class CardSessionService {
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
-      const identityChanged = identityFields.some((f) => patch[f] !== undefined && namesCard(f, patch[f]) !== namesCard(f, current[f]));
+      // A field filled where the row had none completes the card rather than naming another (h209: a number added after a
+      // stream cleared every price); a comic's year names another volume, as its key says (h209: the 1963 price stayed)
+      const identityChanged = [...identityFields, ...(cardKeyPart(row.id_type) === 'comics' ? (['year'] as const) : [])].some(
+        (f) => patch[f] !== undefined && namesCard(f, current[f]) !== null && namesCard(f, patch[f]) !== namesCard(f, current[f]),
+      );
       // the recognised card's full name names the old card where the card changed and none is sent (h157: "Wartortle"
       // kept "Squirtle 007/165 Scarlet & Violet 151" in the export); kept in `original`, as its links and stats are
       // (only where a name stays: a comic's title or a row sent with a full name alone is the row's only name, h162)
@@ -997,6 +1006,10 @@ export class CardSessionService {
         values.corrected_at = now;
         // The first correction freezes the recognition service's match so it stays visible.
         if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
+      } else if (row.original === null && (statsChanged || priceMoved) && hasCard(row)) {
+        // stats refreshed alone are no correction, but the match as uploaded is kept from them on, shown once one comes
+        // (h209: a stats edit and then a change of card kept the user's stats and price as the `original`)
+        values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
       }
       // written only where they change: a correction that changes nothing leaves the row, its time and its version
       // (`etag`) as they were, so other devices' forms do not go stale for nothing (h98)
@@ -1164,7 +1177,8 @@ export class CardSessionService {
       sold: fromBool(r.sold),
       note: r.note,
       corrected: r.corrected_at !== null,
-      original: json(r.original),
+      // kept from a stats edit on, shown from the first correction (the match as uploaded, before either)
+      original: r.corrected_at === null ? null : json(r.original),
       corrected_at: toIso(r.corrected_at),
       created_at: toIso(r.created_at),
       updated_at: toIso(r.updated_at),

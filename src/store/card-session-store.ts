@@ -10,7 +10,7 @@ const maxSearchWords = 8;
 export type SessionRow = Selectable<CardSessionsTable>;
 /** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
 export type IdentificationRow = Omit<Selectable<CardIdentificationsTable>, 'seen'> & { seen: string | null };
-export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at' | 'original' | 'links' | 'price_stats' | 'sent_hashes' | 'user_set' | 'card_key' | 'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number'>;
+export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at' | 'original' | 'links' | 'price_stats' | 'sent_hashes' | 'user_set' | 'card_key' | 'id_type' | 'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number' | 'year'>;
 
 export interface NewSession {
   id: string;
@@ -293,7 +293,7 @@ export class CardSessionStore {
     for (let i = 0; i < sorted.length; i += inChunk) {
       let q = this.db
         .selectFrom('card_identifications')
-        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'grade', 'sold', 'note', 'price', 'price_basis', 'corrected_at', 'original', 'links', 'price_stats', 'sent_hashes', 'user_set', 'card_key', 'name', 'full_name', 'set_name', 'set_code', 'card_number'])
+        .select(['id', 'event_id', 'calls', 'duration', 'grading', 'grade', 'sold', 'note', 'price', 'price_basis', 'corrected_at', 'original', 'links', 'price_stats', 'sent_hashes', 'user_set', 'card_key', 'id_type', 'name', 'full_name', 'set_name', 'set_code', 'card_number', 'year'])
         .where('session_id', '=', sessionId)
         .where('event_id', 'in', sorted.slice(i, i + inChunk))
         .orderBy('event_id');

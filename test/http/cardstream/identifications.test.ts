@@ -221,6 +221,35 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid, '&event_id=late')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025' });
   });
 
+  it('a card named after its kind or year was sent is keyed and priced as the whole card: one card, the slab price (h209)', async () => {
+    const sid = await createSession(h);
+    const mew = { name: 'Mew', set_code: 'MEW', card_number: '151' };
+    const stats = [
+      { stats_type: 'ungraded', interval: '30d', value: { median: 10, currency: 'USD' } },
+      { stats_type: 'graded', interval: '30d', value: { median: 100, currency: 'USD' } },
+    ];
+    // in one batch and in two: the kind first, the card without it later
+    await upload(sid, [
+      { event_id: 'x1', id_type: 'tcg', grading: { grades: { final: 9 } } },
+      { event_id: 'x2', id_type: 'tcg', ...mew },
+      { event_id: 'b1', id_type: 'tcg' },
+      { event_id: 'b1', ...mew },
+      { event_id: 'c1', id_type: 'comics', year: '1963' },
+      { event_id: 'c2', id_type: 'comics', name: 'Avengers', set_name: 'Marvel', card_number: '1', year: '1963' },
+      { event_id: 's1', id_type: 'slab' },
+    ]);
+    await upload(sid, [
+      { event_id: 'x1', ...mew },
+      { event_id: 'c1', name: 'Avengers', set_name: 'Marvel', card_number: '1' },
+      { event_id: 's1', name: 'Charizard', set_code: 'BS', card_number: '4', price_stats: stats },
+    ]);
+    const rows = new Map(((await list(sid)).results as Record<string, unknown>[]).map((r) => [r.event_id, r]));
+    expect(rows.get('x1')).toMatchObject({ id_type: 'tcg', ...mew });
+    expect(rows.get('s1')).toMatchObject({ id_type: 'slab', price: 100 });
+    // Mew three times and Avengers 1963 twice are two cards, the slab a third
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ distinct_cards: 3 });
+  });
+
   it("a row's price or links set by PATCH before its card arrived leave the card to come; a card the user cleared does not come back (h188)", async () => {
     const sid = await createSession(h);
     const grading = { endpoint: 'grade/v2', grades: { final: 9.5 } };
@@ -819,6 +848,29 @@ describe.each(backends)('identifications (%s)', (backend) => {
     await upload(sid, [card('sent', { price: 3, price_stats: stats(4) })]);
     const sent = (await list(sid)).results.find((r: { event_id: string }) => r.event_id === 'sent');
     expect((await h.request('PATCH', cs(`identification/${sent.id}/`), { body: { price_stats: stats(30) } })).json()).toMatchObject({ price: 3, price_derived: false, price_stats: stats(30) });
+    // a change of card after it: `original` is the match as uploaded, not the stats the user typed (h209)
+    const raichu = (await h.request('PATCH', cs(`identification/${row.id}/`), { body: { name: 'Raichu' } })).json();
+    expect(raichu).toMatchObject({ corrected: true, price: null, original: { name: 'Pikachu', price: 4, price_stats: stats(4) } });
+  });
+
+  it('PATCH filling a number or set the row lacked completes the card: its price, stats and links stay; a comic\'s year names another volume (h209)', async () => {
+    const sid = await createSession(h);
+    const stats = [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: 5 } }];
+    const links = { tcgplayer: 'https://www.tcgplayer.com/product/1' };
+    const comic = { id_type: 'comics', name: 'Avengers', full_name: null, set_name: 'Marvel', set_code: null, card_number: '1', series: null, subcategory: null };
+    await upload(sid, [
+      card('blank', { card_number: null, price: undefined, price_stats: stats, links }),
+      card('c1963', { ...comic, year: '1963', price: undefined, price_stats: [{ stats_type: 'ungraded', interval: '30d', currency: 'USD', value: { median: 15000 } }], links }),
+      card('c2018', { ...comic, year: '2018', price: 4.99, price_stats: null, links: null }),
+    ]);
+    const idOf = async (e: string) => ((await list(sid)).results as { id: string; event_id: string }[]).find((r) => r.event_id === e)!.id;
+    const filled = (await h.request('PATCH', cs(`identification/${await idOf('blank')}/`), { body: { card_number: '025' } })).json();
+    expect(filled).toMatchObject({ card_number: '025', price: 5, price_derived: true, price_stats: stats, links, corrected: true });
+    // a number changed is another card, as before
+    expect((await h.request('PATCH', cs(`identification/${await idOf('blank')}/`), { body: { card_number: '026' } })).json()).toMatchObject({ price: null, price_stats: null, links: null });
+    const moved = (await h.request('PATCH', cs(`identification/${await idOf('c1963')}/`), { body: { year: '2018' } })).json();
+    expect(moved).toMatchObject({ year: '2018', price: null, links: null, original: { year: '1963', price: 15000 } });
+    expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ total_price: 4.99 });
   });
 
   it("summary: a number's leading zeros and a name's Unicode form or width make no other card", async () => {
