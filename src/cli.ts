@@ -36,6 +36,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe collection list [--account A]
   loupe collection show --collection C
   loupe collection delete --collection C
+  loupe collection compact --collection C   the words of records deleted alone written out of the database file (SQLite's
+                    keyword index keeps them until its segments merge; README "Erasure"); on PostgreSQL, VACUUM FULL does it
   loupe migrate
   loupe backup --to DIR              a consistent copy of the SQLite data folder, while the server runs (README "Backups")
   loupe move-to-postgres --to URL    the embedded database (LOUPE_DATA_DIR) copied into a new, empty PostgreSQL
@@ -138,6 +140,7 @@ const POSITIONAL: Record<string, readonly string[]> = {
   'credits add': ['amount', 'credits'],
   'collection show': ['collection', 'id'],
   'collection delete': ['collection', 'id'],
+  'collection compact': ['collection', 'id'],
   'request delete': ['request'],
   'flow create': ['file'],
   'flow show': ['name'],
@@ -176,7 +179,7 @@ function repeatedOption(argv: readonly string[]): string | undefined {
 
 function optionsOf(command: string): Set<string> {
   const flags = new Set((usageBlocks.get(command) ?? []).flatMap((l) => [...l.matchAll(/--([a-z-]+)/g)].map((m) => m[1]!)));
-  const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'] };
+  const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'], 'collection compact': ['id'] };
   for (const a of aliases[command] ?? []) flags.add(a);
   flags.add('help');
   return flags;
@@ -305,6 +308,11 @@ async function run(services: Services, command: string, values: Values, rest: st
       const deleted = await services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
       await flushErased(services.store);
       return deleted;
+    }
+    case 'collection compact': {
+      const compacted = await services.collections.compact(need(values.collection ?? values.id ?? rest[0], 'collection'));
+      await flushErased(services.store);
+      return compacted;
     }
     case 'migrate':
       return { migrated: true, applied: services.store.migrated ?? [] };
@@ -523,7 +531,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);

@@ -80,6 +80,16 @@ export class CollectionService {
     return c;
   }
 
+  /**
+   * What deleted records left in the collection's keyword index written out of the database file (`loupe collection
+   * compact`, README "Erasure"): SQLite's FTS5 keeps a deleted row's words until its segments merge.
+   */
+  async compact(collectionId: string): Promise<{ compacted: string; keyword_index: 'rewritten' | 'none' | 'postgresql' }> {
+    await this.get(collectionId);
+    const rewritten = await this.collections.rewriteText(collectionId);
+    return { compacted: collectionId, keyword_index: rewritten ? 'rewritten' : this.collections.store.dialect === 'postgres' ? 'postgresql' : 'none' };
+  }
+
   async delete(collectionId: string): Promise<{ deleted: string }> {
     await this.get(collectionId);
     await this.collections.delete(collectionId);

@@ -116,6 +116,11 @@ export class CollectionStore {
     });
   }
 
+  /** The collection's keyword table without what deleted records left in it (SQLite; false where nothing was rewritten). */
+  async rewriteText(id: string): Promise<boolean> {
+    return this.store.db.transaction().execute((trx) => this.text.optimize(trx, id));
+  }
+
   /** Takes the collection's next change numbers, locking its row until the transaction ends. */
   private async nextSeq(trx: Transaction<Database>, collectionId: string, count: number): Promise<number> {
     const row = await trx

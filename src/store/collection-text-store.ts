@@ -338,6 +338,20 @@ export class CollectionTextStore {
     }
   }
 
+  /**
+   * SQLite: the keyword table's segments written again as one, without what deleted rows left (a contentless FTS5 table
+   * keeps a deleted row's terms until its segments merge). False where there is no such table (PostgreSQL: its dead rows
+   * go with VACUUM FULL).
+   */
+  async optimize(trx: Transaction<Database>, collectionId: string): Promise<boolean> {
+    if (this.dialect !== 'sqlite') return false;
+    const exists = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(collectionId)}`.execute(trx);
+    if (!Number(exists.rows[0]?.n)) return false;
+    const fts = sql.raw(ftsTable(collectionId));
+    await sql`INSERT INTO ${fts}(${fts}) VALUES ('optimize')`.execute(trx);
+    return true;
+  }
+
   /** With the collection: its FTS5 table or GIN index. */
   async drop(trx: Transaction<Database>, collectionId: string): Promise<void> {
     if (this.dialect === 'sqlite') await sql.raw(`DROP TABLE IF EXISTS ${ftsTable(collectionId)}`).execute(trx);

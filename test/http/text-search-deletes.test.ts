@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import sharp from 'sharp';
+import type { Store } from '../../src/store/database.ts';
+import { ftsTable } from '../../src/store/collection-text-store.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 
@@ -46,5 +49,30 @@ describe.each(backends)('text search after deletes (%s)', (backend) => {
       expect(a.answer_distances.length, q).toBeGreaterThan(0);
       a.answer_distances.forEach((d: number, i: number) => expect(d, `${q} #${i}`).toBeCloseTo(b.answer_distances[i], 4));
     }
+  }, 60_000);
+
+  it('loupe collection compact writes a record deleted alone out of the keyword index (h207: its words stayed in the file)', async () => {
+    const png = (await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 90, g: 100, b: 20 } } }).png().toBuffer()).toString('base64');
+    const { id } = await h.app.loupe.collections.create({ accountId: h.account.account, type: 'photo', name: 'erasure' });
+    const records = [
+      { _id: 'erika', _base64: png, customer: 'Erika Mustermann', note: 'Stammkundin Zauberwald' },
+      { _id: 'other', _base64: png, customer: 'another customer' },
+    ];
+    expect((await h.request('POST', '/similarity/photos/v2/insert', { body: { records }, headers: { 'collection-id': id } })).json().status.code).toBe(210);
+    expect((await h.request('POST', '/similarity/photos/v2/delete', { body: { records: [{ _id: 'erika' }] }, headers: { 'collection-id': id } })).json().status.code).toBe(220);
+    const store = (h.app.loupe as unknown as { store: Store }).store;
+    const indexHolds = async (word: string) => {
+      if (backend !== 'sqlite') return false;
+      const blocks = await sql<{ block: Buffer | null }>`SELECT block FROM ${sql.raw(`${ftsTable(id)}_data`)}`.execute(store.db);
+      return blocks.rows.some((r) => r.block !== null && Buffer.from(r.block).includes(word));
+    };
+    if (backend === 'sqlite') expect(await indexHolds('zauberwald')).toBe(true);
+    const compacted = await h.app.loupe.collections.compact(id);
+    expect(compacted).toEqual({ compacted: id, keyword_index: backend === 'sqlite' ? 'rewritten' : 'postgresql' });
+    expect(await indexHolds('zauberwald')).toBe(false);
+    expect(await indexHolds('mustermann')).toBe(false);
+    // what stays is still found
+    const found = await h.request('POST', '/similarity/text/photos/v2/text', { body: { query_record: { _text_data: 'another customer' }, k: 10 }, headers: { 'collection-id': id } });
+    expect(found.json().answer_records.map((r: { _id: string }) => r._id)).toEqual(['other']);
   }, 60_000);
 });
