@@ -949,9 +949,6 @@ export class CardSessionService {
       // Locked: a concurrent correction waits and then applies its changes on top of ours.
       const row = await tx.identificationInWorkspace(iid, ctx.workspaceId, true);
       if (!row) throw notFound(`Identification ${id}`);
-      if (ifMatch !== undefined && !ifMatchHolds(ifMatch, rowTag(row))) {
-        throw new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(row)}): read it again, and send the correction on top of what it holds now.`);
-      }
       const now = new Date().toISOString();
       const current = Object.fromEntries(matchFields.map((f) => [f, row[f]])) as MatchSnapshot;
       const values: IdentificationUpdate = {};
@@ -1032,6 +1029,11 @@ export class CardSessionService {
       if (statsChanged) userSet.push('price_stats');
       const before = userSetOf(row);
       if (userSet.some((f) => !before.includes(f))) values.user_set = [...new Set([...before, ...userSet])].join(' ');
+      // a stale version refuses a change; a PATCH that would change nothing is answered as applied (RFC 9110 §13.1.1: a
+      // phone's retry after its first answer was lost, with the If-Match it read before, was a 412 "changed", h206)
+      if (ifMatch !== undefined && Object.keys(values).length > 0 && !ifMatchHolds(ifMatch, rowTag(row))) {
+        throw new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(row)}): read it again, and send the correction on top of what it holds now.`);
+      }
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
       // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.
       if (priceMoved) await tx.bumpCounters(row.session_id, 0, (priceAfter ?? 0) - (current.price ?? 0));
