@@ -47,6 +47,10 @@ export const filterDocs: Record<string, unknown>[] = [
   { _id: 'd23', sku: 'AB-1234', point: { x: 1, y: 2 }, pairs: [{ x: 1, y: 2 }, { x: 3 }] },
   { _id: 'd24', sku: 'ab-99', point: { y: 2, x: 1 }, tags: ['red', 'shoe'] },
   { _id: 'd25', sku: 'CD-0001', point: { x: 1 }, tags: ['shoe', 'red'], note: 'line1\r\nline2' },
+  // an array among an array's objects, before or after the one that matches (h210)
+  { _id: 'd26', mixed: [[0], { q: 1 }] },
+  { _id: 'd27', mixed: [{ q: 1 }, [0]] },
+  { _id: 'd28', mixed: [{ q: 1 }] },
 ];
 
 const ALL = filterDocs.map((d) => d._id as string);
@@ -151,6 +155,8 @@ export const filterCases: FilterCase[] = [
   { name: '$elemMatch with $or inside', filter: { items: { $elemMatch: { $or: [{ color: 'green' }, { qty: { $gte: 8 } }] } } }, ids: ['d07', 'd09', 'd20'] },
   { name: '$elemMatch on a dotted path', filter: { 'items.tags': { $elemMatch: { $eq: 'x' } } }, ids: ['d09'] },
   { name: '$elemMatch with $regex', filter: { tags: { $elemMatch: { $regex: '^s', $options: 'i' } } }, ids: ['d01', 'd02', 'd06', 'd13', 'd21', 'd24', 'd25'] },
+  { name: '$elemMatch on objects beside an inner array (h210)', filter: { mixed: { $elemMatch: { q: 1 } } }, ids: ['d26', 'd27', 'd28'] },
+  { name: '$elemMatch with an operator beside an inner array', filter: { mixed: { $elemMatch: { q: { $gte: 1 } } } }, ids: ['d26', 'd27', 'd28'] },
   { name: '$elemMatch nested', filter: { items: { $elemMatch: { tags: { $elemMatch: { $in: ['y'] } } } } }, ids: ['d09'] },
   { name: '$not $elemMatch', filter: { items: { $not: { $elemMatch: { color: 'red' } } } }, ids: all('d06', 'd09', 'd20') },
 
@@ -186,7 +192,7 @@ export const filterCases: FilterCase[] = [
   { name: 'several fields are ANDed', filter: { color: 'red', price: 10 }, ids: ['d01'] },
   { name: '$and', filter: { $and: [{ tags: 'sale' }, { price: { $lt: 8 } }] }, ids: ['d06', 'd13'] },
   { name: '$or', filter: { $or: [{ color: 'blue' }, { 'items.color': 'green' }] }, ids: ['d02', 'd07'] },
-  { name: '$nor', filter: { $nor: [{ price: { $exists: true } }, { tags: { $exists: true } }] }, ids: ['d05', 'd09', 'd10', 'd11', 'd12', 'd16', 'd17', 'd18', 'd19', 'd20', 'd22', 'd23'] },
+  { name: '$nor', filter: { $nor: [{ price: { $exists: true } }, { tags: { $exists: true } }] }, ids: ['d05', 'd09', 'd10', 'd11', 'd12', 'd16', 'd17', 'd18', 'd19', 'd20', 'd22', 'd23', 'd26', 'd27', 'd28'] },
   { name: '$or inside $and with fields', filter: { $and: [{ $or: [{ color: 'red' }, { color: 'Red' }] }, { $or: [{ stock: 0 }, { active: true }] }], name: { $exists: true } }, ids: ['d01', 'd03'] },
   { name: '$not with several operators', filter: { price: { $not: { $gte: 0, $lte: 10 } } }, ids: all('d01', 'd06', 'd13') },
   { name: '$ne and $exists together', filter: { meta: { $exists: true, $ne: null } }, ids: ['d01', 'd02', 'd09', 'd15', 'd22'] },

@@ -732,6 +732,31 @@ class AllOperation implements Operation<unknown> {
   }
 }
 
+/**
+ * Document-style `$elemMatch` (`{$elemMatch: {q: 1}}`): some element of the field's own array passes the
+ * sub-filter. sift's stopped at any array among the elements, wherever it stood, so `[[0], {q: 1}]` never matched
+ * on SQLite where PostgreSQL and MongoDB match it (h210). An array inside the array is an element here, not the field:
+ * MongoDB does not search it. The value-level form (`{$elemMatch: {$gt: 1}}`) stays sift's.
+ */
+class DocumentElemMatchOperation implements Operation<unknown> {
+  readonly propop = true;
+  keep = false;
+  done = false;
+  private readonly test: (doc: unknown) => boolean;
+  constructor(query: Record<string, unknown>, options: Options) {
+    // each element as a document, a scalar one too (its fields are missing: `{color: null}` matches it, as on PostgreSQL)
+    this.test = sift.default(query, options);
+  }
+  reset() {
+    this.keep = false;
+    this.done = false;
+  }
+  next(item: unknown, _key: Key, owner: unknown) {
+    if (!Array.isArray(item) || Array.isArray(owner)) return;
+    if (item.some(this.test)) this.keep = this.done = true;
+  }
+}
+
 const refuse = (name: string) => () => {
   throw new FilterError(name, 'unknown operator');
 };
@@ -743,6 +768,8 @@ const siftOperations: Record<string, OperationCreator> = {
   $nin: (vs: unknown[], ownerQuery: unknown, options: Options, name: string) => sift.$nin([inTest(vs)], ownerQuery, options, name),
   // sift reads each $all item as a query ({a: 1} as "field a is 1"); MongoDB means equality.
   $all: (vs: unknown[], ownerQuery: unknown, options: Options) => new AllOperation(vs, ownerQuery, options),
+  $elemMatch: (q: Record<string, unknown>, ownerQuery: unknown, options: Options, name: string) =>
+    isValueLevel(q) ? sift.$elemMatch(q, ownerQuery, options, name) : new DocumentElemMatchOperation(q, options),
   $gt: rangeOperation((c) => c > 0),
   $gte: rangeOperation((c) => c >= 0),
   $lt: rangeOperation((c) => c < 0),
