@@ -163,9 +163,16 @@ describe.each(backends)('card grader (%s)', (backend) => {
       .toBuffer();
     const [rec] = await run('localize', [{ _base64: png.toString('base64'), transparent: true }]);
     expect(rec!._status.code).toBe(200);
-    const want = [[120, 90], [749, 90], [749, 969], [120, 969]];
+    const want = [[120, 90], [750, 90], [750, 970], [120, 970]];
     // Extreme opaque points sit on the rounded corners' arcs: within 4 % of the width of the sharp corners.
     (rec!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - want[i]![0]!, p[1]! - want[i]![1]!)).toBeLessThan(630 * 0.04));
+    // a square-cornered cut-out: its outline on the opaque region's outer edges, as skip-location gives a whole image (h211)
+    const square = await sharp({ create: { width: 700, height: 900, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: { create: { width: 500, height: 698, channels: 4, background: { r: 200, g: 180, b: 40, alpha: 1 } } }, left: 100, top: 100 }])
+      .png()
+      .toBuffer();
+    const [exact] = await run('localize', [{ _base64: square.toString('base64'), transparent: true }]);
+    expect(exact!._points).toEqual([[100, 100], [600, 100], [600, 798], [100, 798]]);
     // A JPEG has no transparency: not a cut-out, and its frame is not taken for the card.
     const jpeg = await sharp(png).flatten({ background: '#202020' }).jpeg().toBuffer();
     const [opaque] = await run('centering', [{ _base64: jpeg.toString('base64'), transparent: true }]);

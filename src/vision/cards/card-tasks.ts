@@ -562,17 +562,19 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
         minSum = s;
         corner[0] = [x, y];
       }
+      // corners on the pixels' outer edges, as the other modes give them (x + 1 is the right edge of pixel x): the
+      // outline was a pixel short on the right and bottom, the card measured 499 × 697 for 500 × 698 (h211)
       if (d > maxDiff) {
         maxDiff = d;
-        corner[1] = [x, y];
+        corner[1] = [x + 1, y];
       }
       if (s > maxSum) {
         maxSum = s;
-        corner[2] = [x, y];
+        corner[2] = [x + 1, y + 1];
       }
       if (d < minDiff) {
         minDiff = d;
-        corner[3] = [x, y];
+        corner[3] = [x, y + 1];
       }
     }
   }
