@@ -403,6 +403,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(card!._objects).toHaveLength(1);
     expect(o._identification.best_match).toMatchObject({ name: 'Alphamon', full_name: 'Alphamon 086/198 Test Alpha', year: '2023', grade: null, certificate_number: null, subcategory: 'Pokemon' });
     expect(o._ocr.lang).toBe('fr');
+    // the game, as /tcg_id gives it, on the record and the card (h211)
+    expect(card!.Category).toBe('Trading Card Game/Pokemon');
+    expect(o._tags).toMatchObject({ Category: [{ name: 'Pokemon' }], Graded: [{ name: 'no' }] });
+    expect(slabCard!._tags).toMatchObject({ Graded: [{ name: 'yes' }] });
   }, 120_000);
 
   it('detect and process: every card found, a slab\'s label as its own object; process adds the Graded tag; no card is a 404', async () => {

@@ -633,6 +633,11 @@ export class RecognitionService {
     const best = bestMatch(await this.rank(clues, searches, 2, false, reading.art)) as Ranked | null;
     if (!best && wholeReadIsNoCard(read, printsCardFurniture(clues), [])) return labelOnly() ?? { ...sized, _objects: [], _status: recordError(ctx, 'No card was found in the image', 404) };
     const matched = best ? tradingCardMatch(best.search.catalog.kind, best.search.catalog.name, best.search.detail(best.card.key)!.card, best.search.detail(best.card.key)!.set) : null;
+    // the record's and the card's game, and graded where a label was read beside it, as /tcg_id says them (h211: a
+    // client parsing both endpoints lost the game on this one)
+    const kind = matched?.subcategory ?? null;
+    const graded = card.kind === 'slab' || !!read.label ? 'yes' : 'no';
+    const tags: Record<string, Tag[]> = { ...(kind ? { Category: [{ id: 1, name: kind, prob: 1 }] } : {}), Graded: [{ id: 1, name: graded, prob: 1 }] };
     const objects: Record<string, unknown>[] = [
       {
         name: 'Card',
@@ -642,8 +647,8 @@ export class RecognitionService {
         area: polygonShare(card.quad, read.width, read.height),
         'Top Category': [{ id: 1, name: 'Trading Card', prob: 1 }],
         _ocr: { full_text: clues.fullText, lang: clues.language, lang_name: languageName(clues.language), texts: reading.lines.map((l) => ({ polygon: l.polygon, text: l.text, prob: Number(l.prob.toFixed(3)) })) },
-        _tags: { Graded: [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] },
-        _tags_simple: [card.kind === 'slab' ? 'yes' : 'no'],
+        _tags: tags,
+        _tags_simple: Object.values(tags).flatMap((t) => t.map((x) => x.name)),
         _identification: {
           best_match: {
             name: matched?.name ?? readName(clues.names, clues.language),
@@ -659,7 +664,7 @@ export class RecognitionService {
       },
     ];
     if (read.label) objects.push(ocrLabelObject(read, read.label, 2));
-    return { ...sized, _status: { code: 200, text: 'OK' }, _objects: objects, 'Graded Slab': [{ id: 1, name: card.kind === 'slab' ? 'yes' : 'no', prob: 1 }] };
+    return { ...sized, _status: { code: 200, text: 'OK' }, ...(kind ? { Category: `${TCG.categoryPath}/${kind}` } : {}), _objects: objects, 'Graded Slab': [{ id: 1, name: graded, prob: 1 }] };
   }
 
   /**
