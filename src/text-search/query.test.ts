@@ -100,10 +100,28 @@ describe('parseQuery: Chinese and Japanese', () => {
     expect(conceptCodesIn('レザーハンドバッグ')).toEqual(['xohandbag']);
     expect(conceptCodesIn('ブルーアイズ・ホワイト・ドラゴン')).toEqual(['xkblue', 'xkwhite']);
     expect(names('テニスボール')).toEqual(['object:sports ball']);
-    // a run that lexicon words make up whole is read word by word
-    expect(conceptCodesIn('ネコイヌ')).toEqual(['xocat', 'xodog']);
+    // after a short modifier a shop writes, and before colour words alone (h213: ミニスカート, ローテーブル were lost)
+    for (const [q, code] of [['ミニスカート', 'xilowerbody'], ['ポロシャツ', 'xiupperbody'], ['ローテーブル', 'xodiningtable'], ['エコバッグ', 'xohandbag'], ['ハイヒール', 'xifootwear'], ['ブルドッグ', 'xodog']] as const) {
+      expect(conceptCodesIn(q), q).toEqual([code]);
+    }
+    expect(conceptCodesIn('レディースニットカーディガンネイビー')).toContain('xiupperbody');
+    for (const q of ['メッセージ', 'チャレンジ', 'スワローズ']) expect(conceptCodesIn(q), q).toEqual([]);
+    // a run that lexicon words make up whole: its colours and its last thing (the head of a Japanese compound)
+    expect(conceptCodesIn('ネコイヌ')).toEqual(['xodog']);
     expect(conceptCodesIn('ブラックドレス')).toContain('xifullbody');
+    expect(conceptCodesIn('ドレスシューズ')).toEqual(['xifootwear']);
+    expect(conceptCodesIn('カップケーキ')).toEqual(['xocake']);
     expect(conceptCodesIn('ウマ娘')).toEqual(['xohorse']);
+  });
+
+  it('reads no people in a count of seats, servings or customers (3人掛け, 4人用, お一人様, 一人暮らし: h213)', () => {
+    for (const q of ['北欧風 ソファ グレー 3人掛け', '三人掛け', '4人用 ダイニングテーブル', '2人分', '一人暮らし 家具', 'お一人様1点まで']) {
+      const codes = conceptCodesIn(q);
+      expect(codes.filter((c) => c === 'xoperson' || /^xn/.test(c)), q).toEqual([]);
+    }
+    expect(conceptCodesIn('2人掛けソファ')).toEqual(['xocouch']);
+    expect(conceptCodesIn('3人の子供')).toEqual(expect.arrayContaining(['xoperson', 'xnfew']));
+    expect(conceptCodesIn('二人の写真')).toEqual(expect.arrayContaining(['xoperson', 'xntwo']));
   });
 
   it('segments the rest into text terms and drops particles', () => {

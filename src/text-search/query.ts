@@ -54,6 +54,11 @@ export interface ParsedQuery {
    * words say "jacket" ranks above other upper-body garments for "jacket". Never reported unread.
    */
   literals?: string[];
+  /**
+   * A kana or Hangul literal's phrase of its character pairs (in `literals` beside it), as the index holds a run: スカート
+   * then finds ミニスカート written in a record where no concept was read in it (h213).
+   */
+  literalRuns?: Record<string, string>;
   /** Words that were not searched because the query is longer than `maxQueryWords`. */
   unread: string[];
   /**
@@ -371,6 +376,9 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   }
   // A query of nothing but function words ("of the and") is still searched for them, literally.
   if (concepts.length === 0 && terms.length === 0) terms.push(...stopped);
+  const literals = [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w));
+  const literalRuns: Record<string, string> = {};
+  for (const w of literals) if (kanaOrHangulOnly.test(w) && [...w].length > 2) literalRuns[w] = charPairs(w).join(' ');
 
   return {
     text,
@@ -378,7 +386,8 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
     concepts,
     codes: [...codes].map(([code, weight]) => ({ code, weight })),
     terms: [...new Set(terms)],
-    literals: [...new Set(items.filter((item, i) => item.kind === 'concept' && resolved[i]!.length > 0).map((item) => item.text))].filter((w) => !terms.includes(w)),
+    literals: [...literals, ...Object.values(literalRuns)],
+    ...(Object.keys(literalRuns).length ? { literalRuns } : {}),
     unread,
     ...(runs.length ? { runs } : {}),
     ...(bareOf.size ? { bare: Object.fromEntries(bareOf) } : {}),
@@ -482,6 +491,12 @@ function segmenter(lang: string): Intl.Segmenter {
  * 白菜 (cabbage) is not "white". What is left is segmented into words; Latin letters inside such
  * a token ("red椅子") go on as ordinary words.
  */
+/** What follows 人 where it counts seats, servings or customers (3人掛け, 4人用, 2人分, 5人前, 7人乗り, お一人様, 一人暮らし). */
+const seatsOrServings = /^[掛用分前乗様暮]$/u;
+
+/** Short words a shop writes onto a katakana thing (ミニスカート, ローテーブル, ポロシャツ, エコバッグ, ハイヒール, モスグリーン). */
+const shortModifiers = new Set(['ミニ', 'ロー', 'エコ', 'ポロ', 'ワイ', 'ネル', 'チノ', 'ヨガ', 'ピー', 'ボア', 'ハイ', 'モス', 'ブル', 'ガン']);
+
 /** A katakana letter or the prolonged sound mark (not the middle dot ・, which parts words). */
 const katakanaLetter = /[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]/u;
 
@@ -514,6 +529,15 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
       }
       return true;
     };
+    // colour words alone, making up the rest of a run (…カーディガンネイビー)
+    const coloursOnly = (cs: readonly string[]) => {
+      for (let k = 0; k < cs.length; ) {
+        const m = longestAt(cs, k);
+        if (m === 0 || !index.cjk.get(cs.slice(k, k + m).join(''))!.every((e) => e.concept.kind === 'color')) return false;
+        k += m;
+      }
+      return cs.length > 0;
+    };
     const matched = new Array<boolean>(chars.length).fill(false);
     const found: { at: number; n: number }[] = [];
     for (let i = 0; i < chars.length; ) {
@@ -522,21 +546,30 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
         const seg = segmentAt(i);
         if (!(seg.chars.length === 1 || coveredByLexicon(seg.chars))) n = 0;
       }
+      // a count of seats, servings or customers, not of people in the photo: 3人掛け, 4人用, 2人分, お一人様, 一人暮らし (h213)
+      if (n === 1 && chars[i] === '人' && (seatsOrServings.test(chars[i + 1] ?? '') || (chars[i - 1] === 'お' || chars[i - 2] === 'お'))) n = 0;
       if (n > 0 && chars.slice(i, i + n).every((c) => katakanaLetter.test(c))) {
         // A katakana word is one loanword or name. A lexicon word inside a longer one counts where the compound
-        // names its thing last (テニスボール, ランニングシューズ) or its colour first (ブルーアイズ), after or before
-        // a word of its own, three letters or more: not as a syllable or two of another word (シンクロ is no sink,
-        // スライム no lime, グレート no grey, エンドレス no dress). A two-letter one only as the whole word
-        // (サクリファイス is no chair, サキュバス no bus, トリプル no bird). Where lexicon words make up the
-        // whole run, each counts (ネコイヌ).
+        // names its thing last (テニスボール, ランニングシューズ; before colour words only: …カーディガンネイビー) or
+        // its colour first (ブルーアイズ), after or before a word of its own of three letters or more, or after a
+        // short modifier a shop writes onto things (ミニスカート, ポロシャツ, ローテーブル, エコバッグ): not as a
+        // syllable or two of another word (シンクロ is no sink, スライム no lime, グレート no grey, エンドレス no
+        // dress, メッセージ no sage). A two-letter one only as the whole word (サクリファイス is no chair, サキュバス
+        // no bus, トリプル no bird) or as the last of lexicon words making up the run (ネコイヌ). Where lexicon
+        // words make up the run, its colours and its last thing count: ドレスシューズ are shoes, カップケーキ a cake.
         let a = i;
         let b = i + n;
         while (a > 0 && katakanaLetter.test(chars[a - 1]!)) a--;
         while (b < chars.length && katakanaLetter.test(chars[b]!)) b++;
+        const key = chars.slice(i, i + n).join('');
+        const colour = index.cjk.get(key)!.every((e) => e.concept.kind === 'color');
+        const before = chars.slice(a, i).join('');
+        const last = i + n === b || (!colour && coloursOnly(chars.slice(i + n, b)));
         const whole = a === i && b === i + n;
-        const thingLast = n >= 3 && b === i + n && i - a >= 3;
-        const colourFirst = n >= 3 && a === i && b - (i + n) >= 3 && index.cjk.get(chars.slice(i, i + n).join(''))!.every((e) => e.concept.kind === 'color');
-        if (!whole && !thingLast && !colourFirst && !coveredByLexicon(chars.slice(a, b))) n = 0;
+        const thingLast = n >= 3 && last && (i - a >= 3 || i === a || shortModifiers.has(before));
+        const colourFirst = n >= 3 && colour && a === i && b - (i + n) >= 3;
+        const covered = (colour || last) && coveredByLexicon(chars.slice(a, b));
+        if (!whole && !thingLast && !colourFirst && !covered) n = 0;
       }
       if (n === 0) {
         i++;

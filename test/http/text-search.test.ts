@@ -242,6 +242,26 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect((await text(c, 'カード')).body.query_records![0]!._unread_terms).toBeUndefined();
   }, 60_000);
 
+  it('a garment word finds its katakana compounds by word and concept; a word inside a card name is no thing (h213)', async () => {
+    const c = await newCollection();
+    const records = [
+      { _id: 'mini', _base64: img('watch', 1), title: 'ミニスカート ブラック' },
+      { _id: 'polo', _base64: img('pyramid', 2), title: 'ポロシャツ ホワイト メンズ' },
+      { _id: 'dress-shoes', _base64: img('buddha', 2), title: 'ドレスシューズ 26cm' },
+      { _id: 'synchro', _base64: img('cannon', 1), title: 'シンクロ・ゾーン' },
+      { _id: 'sacrifice', _base64: img('headphone', 1), title: 'サクリファイス' },
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
+    for (const q of ['スカート', 'skirt', 'falda']) expect(ids((await text(c, q)).body), q).toEqual(['mini']);
+    expect((await text(c, 'スカート')).body.query_records![0]!._unmatched_terms).toBeUndefined();
+    for (const q of ['シャツ', 'shirt']) expect(ids((await text(c, q)).body), q).toEqual(['polo']);
+    // dress shoes are shoes, not a dress
+    expect(ids((await text(c, 'shoes')).body)).toEqual(['dress-shoes']);
+    expect(ids((await text(c, 'dress')).body)).not.toContain('dress-shoes');
+    // シンクロ holds no sink, サクリファイス no chair
+    for (const q of ['sink', 'chair']) expect(ids((await text(c, q)).body), q).toEqual([]);
+  }, 60_000);
+
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
     const shop = await newCollection('product');
     const records = [

@@ -281,7 +281,7 @@ export class TextSearchService {
       if (things.length) {
         const literal = q.literals?.length ? await this.queries.present(c, { ...q, codes: [], terms: q.literals }) : new Set<string>();
         const codeOf = (m: (typeof things)[number]) => (m.concept.kind === 'object' ? objectCode(m.concept.name as CocoLabel) : itemCode(m.concept.name as ItemKind));
-        const unmatched = [...new Set(things.filter((m) => !present.has(codeOf(m)) && !m.text.split(' ').every((w) => literal.has(w))).map((m) => m.text))];
+        const unmatched = [...new Set(things.filter((m) => !present.has(codeOf(m)) && !m.text.split(' ').every((w) => literal.has(w) || literal.has(q.literalRuns?.[w] ?? w))).map((m) => m.text))];
         if (unmatched.length) echo._unmatched_terms = unmatched;
       }
       if (q.codes.length === 0 && !q.terms.some((t) => present.has(t))) {
