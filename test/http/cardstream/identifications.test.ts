@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import type { Store } from '../../../src/store/database.ts';
+import { migrate } from '../../../src/store/migrate.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
 
@@ -251,6 +252,31 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(rows.get('s1')).toMatchObject({ id_type: 'slab', price: 100 });
     // Mew three times and Avengers 1963 twice are two cards, the slab a third
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ distinct_cards: 3 });
+  });
+
+  it('migration 037 puts right rows stored before: the key of the merged card, a slab priced as a slab, its session total (h209, h214)', async () => {
+    const sid = await createSession(h);
+    const stats = [
+      { stats_type: 'ungraded', interval: '30d', value: { median: 10, currency: 'USD' } },
+      { stats_type: 'graded', interval: '30d', value: { median: 100, currency: 'USD' } },
+    ];
+    await upload(sid, [
+      { event_id: 'x1', id_type: 'tcg', name: 'Mew', set_code: 'MEW', card_number: '151' },
+      { event_id: 'x2', id_type: 'tcg', name: 'Mew', set_code: 'MEW', card_number: '151' },
+      { event_id: 's1', id_type: 'slab', name: 'Charizard', set_code: 'BS', card_number: '4', price_stats: stats },
+    ]);
+    // as the release before wrote them: x1 keyed without its kind, s1 priced ungraded
+    const store = (h.app.loupe as unknown as { store: Store }).store;
+    const ungraded = JSON.stringify({ interval: '30d', statistic: 'median', stats_type: 'ungraded' });
+    await sql`UPDATE card_identifications SET card_key = '|mew|mew|151' WHERE event_id = 'x1' AND session_id = ${sid}`.execute(store.db);
+    await sql`UPDATE card_identifications SET price = 10, price_basis = ${ungraded} WHERE event_id = 's1' AND session_id = ${sid}`.execute(store.db);
+    await sql`UPDATE card_sessions SET total_price = total_price - 90 WHERE id = ${sid}`.execute(store.db);
+    const summary = async () => (await h.request('GET', cs(`session/${sid}/summary/`))).json();
+    expect(await summary()).toMatchObject({ distinct_cards: 3, total_price: 10 });
+    await sql`DELETE FROM loupe_migrations WHERE name = '037-card-key-late-cards'`.execute(store.db);
+    expect(await migrate(store)).toEqual(['037-card-key-late-cards']);
+    expect(await summary()).toMatchObject({ distinct_cards: 2, total_price: 100 });
+    expect((await list(sid, '&event_id=s1')).results[0]).toMatchObject({ price: 100, price_derived: true });
   });
 
   it("a row's price or links set by PATCH before its card arrived leave the card to come; a card the user cleared does not come back (h188)", async () => {
