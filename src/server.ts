@@ -54,16 +54,23 @@ let closing = false;
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
-  app.log.info({ signal }, 'shutting down: finishing requests in flight');
+  // a stop before the port opened waits for the models still loading (a worker stopped inside a native load aborts the
+  // process: exit 134, h205), for as long as a model load may take
+  const starting = !app.server.listening;
+  app.log.info({ signal }, starting ? 'shutting down during the start: letting the vision workers finish loading their models first' : 'shutting down: finishing requests in flight');
   // A shutdown that hangs ends the process anyway, saying so: the requests still running get no
   // answer (their clients see the connection close), and what they held is given back by the next
   // start's sweeps (credit holds within the hour, unfinished uploads' files).
   const force = setTimeout(() => {
+    if (starting) {
+      app.log.error('stopped during the start: the vision workers had not finished loading their models within 2 minutes (exit 1)');
+      process.exit(1);
+    }
     const handlers = app.loupe.inFlight.count;
     // with no handler running, what held the stop was a request body still arriving (a slow upload): said so
     app.log.error({ inFlight: handlers }, handlers ? `stopped after 15 s with ${handlers} request(s) still running: cut off unanswered (exit 1)` : 'stopped after 15 s with a request still arriving (an upload whose body was not all sent): cut off unanswered, nothing of it stored (exit 1)');
     process.exit(1);
-  }, 15_000);
+  }, starting ? 125_000 : 15_000);
   force.unref();
   // Keep-alive sockets become idle only after their last response; close them as they do,
   // instead of waiting out the keep-alive timeout.
@@ -98,6 +105,9 @@ const warm = await app.loupe.vision.start().catch(async (err: unknown) => {
   await app.close().catch(() => undefined);
   return cannotStart(err);
 });
+// a stop that came during the warm-up ends the process from shutdown(): the start goes no further
+const stopping = (): Promise<never> | undefined => (closing ? new Promise<never>(() => undefined) : undefined);
+await stopping();
 app.log.info({ threads: config.vision.threads, models: config.vision.warm, ms: warm.ms }, 'vision workers ready');
 if (config.vision.warm.length) {
   const t0 = performance.now();
@@ -115,6 +125,7 @@ if (config.vision.warm.length) {
   // the embedded backend's indexes; PostgreSQL holds its own (nothing is loaded there)
   if (indexes.collections && !config.databaseUrl) app.log.info({ ...indexes, ms: Math.round(performance.now() - t0) }, 'collection indexes loaded');
 }
+await stopping();
 await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {
   await app.close().catch(() => undefined);
   return cannotStart(err);

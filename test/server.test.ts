@@ -169,6 +169,38 @@ describe('server process', () => {
   }, 120_000);
 });
 
+describe('server process stopped while it starts', () => {
+  it('a SIGTERM during the models\' warm-up waits for them and exits 0: no native abort (h205: exit 134)', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-early-stop-'));
+    const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, '../src/server.ts')], {
+      env: { ...process.env, LOUPE_DATA_DIR: dataDir, LOUPE_VISION_WARM: 'card,ocr', LOUPE_VISION_THREADS: '1', DATABASE_URL: '', PORT: String(randomPort()), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const sent = new Promise<void>((resolve) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        // the line logged just before the warm-up starts
+        if (/"msg":"memory"|this machine allows/.test(out) && child.signalCode === null && !out.includes('shutting down')) {
+          child.kill('SIGTERM');
+          resolve();
+        }
+      });
+    });
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    try {
+      await sent;
+      expect(await exited).toBe(0);
+      expect(out).toContain('shutting down during the start');
+      expect(out).not.toContain('Loupe is ready');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
 describe('server process that cannot start', () => {
   /** The server's exit code and what it wrote to stderr. */
   const failedStart = async (env: NodeJS.ProcessEnv) => {
