@@ -146,7 +146,9 @@ export function operationIds<T>(doc: T): T {
 // an integer `_id` is stored and answered as its decimal text (h91: the document said "or an integer")
 const anyId = { type: 'string', description: 'The record\'s `_id`, as text (one inserted as an integer comes back as its decimal digits).' };
 // a record not taken echoes the `_id` as the client sent it, an integer as an integer (h98)
-const sentId = { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'The record\'s `_id` as it was sent: a string, or an integer.' };
+// any JSON value: a record skipped for its `_id` (1.5, true, an object) is named by the `_id` it was sent with (h204: a
+// generated client's strict oneOf decoding lost the whole 206/211 answer)
+const sentId = { description: 'The record\'s `_id` as it was sent: a string or an integer, or, for a record skipped because its `_id` is of another type, that value.' };
 const answerRecord = { type: 'object', description: 'A stored record: `_id` and the fields `fields_to_return` asked for.', properties: { _id: anyId }, additionalProperties: true };
 const skippedRecord = {
   type: 'object',
@@ -216,6 +218,29 @@ export function collectionAnswerFields<T>(doc: T): T {
         // a $ref's siblings are ignored in OpenAPI 3.0: the status's meaning stays on the response
         json!.schema = { $ref: `#/components/schemas/${name}` };
       }
+    }
+  }
+  return doc;
+}
+
+/**
+ * The operations the server runs without a body (its schema requiring nothing, and the service asking for nothing):
+ * @fastify/swagger marks every body required, and a generated client had to invent `{}` for `allRecords`' next page, a
+ * session create or a webhook resend (h204). Searches and corrections require nothing in their schemas either, but
+ * answer 400 without a query or a change, so their bodies stay required.
+ */
+const runsWithoutBody = /\/(?:find|getRecordCount|random|allRecords|allNearDupPairs|webhook)$|^\/cardstream\/v2\/session\/$/;
+
+export function optionalBodies<T>(doc: T): T {
+  const d = doc as { paths?: Record<string, Record<string, { requestBody?: { required?: boolean; content?: Record<string, { schema?: { $ref?: string; required?: string[] } }> } }>>; components?: { schemas?: Record<string, { required?: string[] }> } };
+  const resolve = (schema: { $ref?: string; required?: string[] } | undefined) => (schema?.$ref ? d.components?.schemas?.[schema.$ref.replace('#/components/schemas/', '')] : schema);
+  for (const [route, ops] of Object.entries(d.paths ?? {})) {
+    if (!runsWithoutBody.test(route)) continue;
+    for (const op of Object.values(ops)) {
+      const body = op?.requestBody;
+      if (!body?.content) continue;
+      const schemas = Object.values(body.content).map((c) => resolve(c.schema));
+      if (schemas.every((sc) => sc !== undefined && !(sc.required?.length))) body.required = false;
     }
   }
   return doc;

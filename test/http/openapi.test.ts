@@ -123,6 +123,17 @@ describe('OpenAPI', () => {
     expect(doc.paths['/similarity/photos/v2/insert']!.post!.operationId).toBe('postSimilarityPhotosV2Insert');
   });
 
+  it('says which bodies the server runs without, the webhook resend\'s 400, 409 and 415, and a skipped record\'s _id as sent (h204)', async () => {
+    const doc = JSON.parse(await generateOpenapi());
+    for (const p of ['/similarity/photos/v2/allRecords', '/similarity/custom/v2/find', '/cardstream/v2/session/', '/account/v2/request/{id}/webhook']) {
+      expect(doc.paths[p].post.requestBody.required, p).toBe(false);
+    }
+    for (const p of ['/similarity/photos/v2/visualKNN', '/similarity/photos/v2/insert', '/account/v2/request']) expect(doc.paths[p].post.requestBody.required, p).toBe(true);
+    expect(Object.keys(doc.paths['/account/v2/request/{id}/webhook'].post.responses)).toEqual(expect.arrayContaining(['400', '409', '415']));
+    const skipped = JSON.stringify(doc.components.schemas.InsertAnswer);
+    expect(skipped).toContain('or, for a record skipped because its `_id` is of another type, that value');
+  });
+
   it('declares the Idempotent-Replayed header of a replayed submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     const created = doc.paths['/account/v2/request'].post.responses['201'];

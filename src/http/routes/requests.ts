@@ -158,7 +158,7 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
       params: IdParams,
       querystring: WorkspaceQuery,
       body: Type.Optional(WebhookGiven),
-      response: { 200: Detail, ...errors() },
+      response: { 200: Detail, ...errors(400, 409, 415) },
     },
     handler: async (request) => requests.resendWebhook(accountOf(request), request.params.id, request.body ?? undefined, baseUrlOf(request)),
   });
