@@ -171,9 +171,14 @@ export class WebhookDispatcher {
   }
 
   /** Writes an attempt's outcome while this claim still holds the delivery; a later claim's (this node stalled past the lease) stands. */
-  private async record(row: AsyncRequestRow, outcome: { state: 'delivered' | 'failed' | 'pending'; error: string | null; nextAt: number | null }): Promise<void> {
+  private async record(row: AsyncRequestRow, outcome: { state: 'delivered' | 'failed' | 'pending'; error: string | null; nextAt: number | null }): Promise<boolean> {
     const written = await this.deps.requests.webhookAttempt(row.id, outcome, Date.now(), row.webhookLeaseUntil);
-    if (!written) this.deps.log?.('warn', "webhook attempt's outcome not recorded: the delivery was claimed again after this attempt's lease ran out", { id: row.id, attempt: row.webhookAttempts, outcome: outcome.state });
+    if (written) return true;
+    // a request deleted meanwhile (`loupe request delete`, an account erased, retention) is no lost lease (h208)
+    const gone = (await this.deps.requests.status(row.id).catch(() => 'unknown')) === undefined;
+    if (gone) this.deps.log?.('info', 'webhook stopped: its request was deleted', { id: row.id, attempt: row.webhookAttempts });
+    else this.deps.log?.('warn', "webhook attempt's outcome not recorded: the delivery was claimed again after this attempt's lease ran out", { id: row.id, attempt: row.webhookAttempts, outcome: outcome.state });
+    return false;
   }
 
   private async deliver(row: AsyncRequestRow): Promise<void> {
@@ -209,11 +214,12 @@ export class WebhookDispatcher {
     if (attempt.retry && delay !== undefined) {
       const wait = Math.max(delay, Math.min(attempt.retryAfterMs ?? 0, 3_600_000));
       // an operator asked why a customer's webhooks do not arrive finds each failed attempt here
-      this.deps.log?.('warn', 'webhook delivery failed; it will be retried', { id: row.id, attempt: row.webhookAttempts, error: attempt.error, retry_in_s: Math.round(wait / 1000) });
-      await this.record(row, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait });
-    } else {
+      // said once the retry is written: a request deleted meanwhile is not retried
+      if (await this.record(row, { state: 'pending', error: attempt.error, nextAt: Date.now() + wait })) {
+        this.deps.log?.('warn', 'webhook delivery failed; it will be retried', { id: row.id, attempt: row.webhookAttempts, error: attempt.error, retry_in_s: Math.round(wait / 1000) });
+      }
+    } else if (await this.record(row, { state: 'failed', error: attempt.error, nextAt: null })) {
       this.deps.log?.('error', 'webhook delivery failed for good', { id: row.id, attempt: row.webhookAttempts, error: attempt.error });
-      await this.record(row, { state: 'failed', error: attempt.error, nextAt: null });
     }
   }
 }
