@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
+import { LoupePostgresDialect } from './postgres-dialect.ts';
+import { Kysely, sql, type ColumnType, type Generated, type RawBuilder } from 'kysely';
 import { refoldCardKey } from './session-card-keys.ts';
 import { migrate } from './migrate.ts';
 import { closeStalledConnections, prepareHotStatements } from './pg-tuning.ts';
@@ -595,7 +596,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     afterMigrate = () => {
       stallLimitMs = options.stalledStatementMs ?? 0;
     };
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new LoupePostgresDialect({ pool }) });
     store = { db, dialect: 'postgres', databaseUrl: options.databaseUrl, poolSize: options.poolSize ?? 10, close: () => db.destroy() };
   } else {
     if (fs.existsSync(path.join(options.dataDir, UNFINISHED_BACKUP))) {
