@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { prepareCardImage } from './card-image.ts';
@@ -14,5 +16,17 @@ describe('prepareCardImage', () => {
     await expect(prepareCardImage(animated, limits)).rejects.toThrow('the image is animated (3 frames); send one frame as a still image');
     const still = await sharp(frames.subarray(0, 40 * 60 * 3), { raw: { width: 40, height: 60, channels: 3 } }).webp().toBuffer();
     expect((await prepareCardImage(still, limits)).originalExt).toBe('webp');
+  });
+
+  it('stores an arithmetic-coded JPEG re-encoded, one browsers show; a baseline one as sent (h217)', async () => {
+    // made with `jpegtran -arithmetic` from a 120 × 90 baseline JPEG (its frame marker is SOF9, FFC9)
+    const arithmetic = fs.readFileSync(path.resolve(import.meta.dirname, '../../test/fixtures/images/arithmetic-coded.jpg'));
+    expect(arithmetic.includes(Buffer.from([0xff, 0xc9]))).toBe(true);
+    const stored = await prepareCardImage(arithmetic, limits);
+    expect(stored.original.equals(arithmetic)).toBe(false);
+    expect(stored.original.includes(Buffer.from([0xff, 0xc9]))).toBe(false);
+    expect(await sharp(stored.original).metadata()).toMatchObject({ format: 'jpeg', width: 120, height: 90 });
+    const baseline = await sharp(arithmetic).jpeg().toBuffer();
+    expect((await prepareCardImage(baseline, limits)).original.equals(baseline)).toBe(true);
   });
 });

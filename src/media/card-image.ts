@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels, unreadable } from './image-load-error.ts';
 import { refuseScanBomb } from './jpeg-scans.ts';
+import { readJpegFrame } from './jpeg-reduce.ts';
 import type { MediaExt } from './media-store.ts';
 
 export interface CardImageLimits {
@@ -72,7 +73,10 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
       .flatten({ background: '#ffffff' })
       .jpeg({ quality: 80 })
       .toBuffer();
-    if (Math.max(width, height) <= limits.imageLongEdge && !needsRotation && meta.format !== 'heif') {
+    // a JPEG kept as sent is one browsers show: 8-bit Huffman-coded (baseline, extended or progressive); an arithmetic-
+    // coded, lossless or 12-bit one is stored re-encoded, as a HEIC is (h217: kept byte for byte, a broken image there)
+    const browserJpeg = meta.format !== 'jpeg' || readJpegFrame(bytes)?.precision === 8;
+    if (Math.max(width, height) <= limits.imageLongEdge && !needsRotation && meta.format !== 'heif' && browserJpeg) {
       return { original: bytes, originalExt: ext, thumbnail, width, height };
     }
     const scaled = open().rotate().resize({ width: limits.imageLongEdge, height: limits.imageLongEdge, fit: 'inside', withoutEnlargement: true });
