@@ -154,6 +154,15 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     }
   });
 
+  it('on PostgreSQL, a command run away from the data folder makes no data folder or signing secret (h207)', async () => {
+    if (backend !== 'postgres') return;
+    await loupe('migrate');
+    const away = path.join(os.tmpdir(), `loupe-away-${process.pid}-${Date.now()}`, 'data');
+    const r = await inProcess({ ...env(), LOUPE_DATA_DIR: away }, ['account', 'list']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(away)).toBe(false);
+  });
+
   it('manages flows and webhook secrets', async () => {
     const file = path.join(dataDir, 'faces.json');
     await fs.writeFile(file, JSON.stringify({ name: 'faces', steps: [{ endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'vecs' }] }));

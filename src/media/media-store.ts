@@ -18,8 +18,12 @@ export type MediaProblem = 'not_a_key' | 'missing' | 'unreadable' | 'empty' | 'n
  * signed links, not the file system.
  */
 export class MediaStore {
-  constructor(readonly root: string) {
-    fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+  /** `create: false`: the folder is made by the first write (a command that only reads or deletes makes none). */
+  constructor(
+    readonly root: string,
+    options: { create?: boolean } = {},
+  ) {
+    if (options.create ?? true) fs.mkdirSync(root, { recursive: true, mode: 0o700 });
   }
 
   static isKey(key: string): boolean {

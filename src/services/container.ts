@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { MediaDeletionStore } from '../store/media-deletions.ts';
 import { removeAbandonedStaging, sweptStagingAfterMs } from '../store/import-staging.ts';
@@ -102,9 +103,12 @@ export async function openServices(config: Config, options: { longRunning?: bool
   await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
   const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
+  // The CLI on PostgreSQL neither makes a data folder nor a signing secret it would never use: run from another folder,
+  // every command left ./data/media and a new media-secret there, which an operator could back up as the real one (h207)
+  const cliOnPostgres = !options.longRunning && config.databaseUrl !== undefined;
   let made: { secret: Buffer; file?: string };
   try {
-    made = await loadMediaSecret(config.dataDir, config.media.secret);
+    made = cliOnPostgres ? ((await existingMediaSecret(config.dataDir, config.media.secret)) ?? { secret: randomBytes(32) }) : await loadMediaSecret(config.dataDir, config.media.secret);
   } catch (err) {
     await store.close();
     throw err;
@@ -122,7 +126,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
       throw err;
     }
   }
-  const mediaStore = new MediaStore(mediaDir);
+  const mediaStore = new MediaStore(mediaDir, { create: !cliOnPostgres });
   const links = new MediaLinks(secret, { privateS: config.media.linkLifetimeS, publicS: config.media.publicLinkLifetimeS });
   const policy = new AddressPolicy(config.urlAllowList);
   const intake = new ImageIntake({
