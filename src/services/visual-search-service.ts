@@ -930,7 +930,7 @@ export class VisualSearchService {
           if (err instanceof CollectionGone) await extras?.refund([basis]);
           throw err;
         }));
-        if (updated === 'changed' && tries >= 8) {
+        if (updated === 'changed' && tries >= 15) {
           await fail(409, 'the record changed under this update again and again (other updates of it at the same time): send it again');
           continue records;
         }
@@ -938,6 +938,9 @@ export class VisualSearchService {
         const again = updated === 'changed' ? (await this.store.getByIds(c.id, [id]))[0] : undefined;
         if (again) {
           current = again;
+          // a turn for the others, longer each time: twelve updates of one record at once, racing in a tight loop on
+          // PostgreSQL, ran one out of tries (h216)
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** tries)));
           continue;
         }
         if (updated === 'changed' || !updated) {
