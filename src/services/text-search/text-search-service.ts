@@ -15,6 +15,9 @@ import { textEngineOf, type TextEngine } from './text-engine.ts';
 import { ProductRule } from '../fashion/product-rule.ts';
 import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, type Envelope, type Fields } from '../visual-search-service.ts';
 
+/** A word of kana alone (katakana, hiragana, the prolonged sound mark). */
+const kanaWord = /^[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff]+$/u;
+
 export interface TextQueryBody {
   query_record?: unknown;
   k?: number;
@@ -118,7 +121,7 @@ export class TextSearchService {
   }
 
   /**
-   * A German query's words that neither the lexicon nor the collection knows, read as two words both know
+   * A German query's words (or a run of kana) that neither the lexicon nor the collection knows, read as two words both know
    * (compound-words.ts): the query is parsed again with them apart, so a part the lexicon names is its concept. A query
    * of no known language is tried too ("Holztisch rund" reads as none), and kept split only if it then reads as German.
    */
@@ -139,15 +142,19 @@ export class TextSearchService {
       return k;
     };
     let text = q.text;
+    // kana typed without a space between two words the collection holds (ピカチュウプロモ, ポケモンカードピカチュウ): read
+    // apart as well, whatever the language (h213: a 422 saying no word was in the records)
+    let kanaSplit = false;
     for (const word of unknown) {
       const parts = await splitCompound(word, known);
+      if (parts && kanaWord.test(word)) kanaSplit = true;
       if (parts) text = text.replace(new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{M}\\p{N}])`, 'gu'), parts.join(' '));
     }
     if (text === q.text) return q;
     const again = parseQuery(text, undefined, { legacyKana });
     // German only: a query of no known language ("Holztisch rund") is German once a part is a German word; parts read as
     // another language ("carpet" as car and pet) leave the query as it was
-    if (!again.ok || again.query.language !== 'de') return q;
+    if (!again.ok || (again.query.language !== 'de' && !kanaSplit)) return q;
     // the words as an earlier release folded them, which the folded text parsed again no longer shows (h178: rows not
     // yet re-tokenised were missed while a compound was split)
     const legacy = q.legacy ?? {};
@@ -171,7 +178,8 @@ export class TextSearchService {
     const legacyKana = await this.retokenising(c);
     const parsed = typeof text === 'string' ? parseQuery(text, undefined, { legacyKana }) : undefined;
     if (parsed && !parsed.ok && parsed.error.code === 'query_too_long') throw bad(parsed.error.message);
-    if (parsed?.ok) q = parsed.query.language === 'de' || parsed.query.language === 'simple' ? await this.splitCompounds(c, parsed.query, legacyKana) : parsed.query;
+    const splits = (p: ParsedQuery) => p.language === 'de' || p.language === 'simple' || p.terms.some((t) => kanaWord.test(t));
+    if (parsed?.ok) q = splits(parsed.query) ? await this.splitCompounds(c, parsed.query, legacyKana) : parsed.query;
     else if (colors) q = { text: '', language: 'simple', concepts: [], codes: [], terms: [], unread: [] };
     else throw bad('query_record._text_data is empty: give the words to search for (or _dominant_colors).');
     // Without words, the colours' names form the query; beside words they only re-rank its candidates
