@@ -872,8 +872,12 @@ export class CardSessionService {
       // A price in a PATCH is the user's even when it equals the one derived from price_stats.
       // A field filled where the row had none completes the card rather than naming another (h209: a number added after a
       // stream cleared every price); a comic's year names another volume, as its key says (h209: the 1963 price stayed)
+      // (completes only where the key's part it feeds was empty: a name given to a row named by its full name alone, or a
+      // set code to a row with a set name, names another card, h218)
+      const blank = (v: string | null | undefined) => namesCard('name', v) === null;
+      const completes = (f: (typeof identityFields)[number] | 'year') => blank(current[f]) && (f === 'name' ? blank(current.full_name) : f === 'set_code' ? blank(current.set_name) : true);
       const identityChanged = [...identityFields, ...(cardKeyPart(row.id_type) === 'comics' ? (['year'] as const) : [])].some(
-        (f) => patch[f] !== undefined && namesCard(f, current[f]) !== null && namesCard(f, patch[f]) !== namesCard(f, current[f]),
+        (f) => patch[f] !== undefined && namesCard(f, patch[f]) !== namesCard(f, current[f]) && !completes(f),
       );
       // the recognised card's full name names the old card where the card changed and none is sent (h157: "Wartortle"
       // kept "Squirtle 007/165 Scarlet & Violet 151" in the export); kept in `original`, as its links and stats are

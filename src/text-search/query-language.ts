@@ -150,6 +150,6 @@ const cjkNumbers: Readonly<Record<string, number>> = { 一: 1, 二: 2, 两: 2, �
  */
 export function cjkPeopleCounts(text: string): string {
   return text
-    .replace(/(?<!お)([一二两兩三四五六七八九十])\s*(?:个|個|名|位)?\s*人(?![掛用分前乗様暮])/gu, (_, n: string) => ` ${cjkNumbers[n]} 人 `)
+    .replace(/([一二两兩三四五六七八九十])\s*(?:个|個|名|位)?\s*人(?![掛用分前乗様暮])/gu, (_, n: string) => ` ${cjkNumbers[n]} 人 `)
     .replace(/一群|人群|群众|群眾|群衆|大勢/gu, ' 群 人 ');
 }

@@ -122,6 +122,11 @@ describe('parseQuery: Chinese and Japanese', () => {
     expect(conceptCodesIn('2人掛けソファ')).toEqual(['xocouch']);
     expect(conceptCodesIn('3人の子供')).toEqual(expect.arrayContaining(['xoperson', 'xnfew']));
     expect(conceptCodesIn('二人の写真')).toEqual(expect.arrayContaining(['xoperson', 'xntwo']));
+    // お二人 ("the two of them") is people (h218: every honorific count was dropped)
+    expect(conceptCodesIn('お二人の写真')).toEqual(expect.arrayContaining(['xoperson', 'xntwo']));
+    // the sofa's 人 is not indexed as the word 人, which a query's 人 searches (h218: it ranked above group photos)
+    expect(indexWords('3人掛けソファ').split(' ')).not.toContain('人');
+    expect(indexWords('二人の写真').split(' ')).toContain('二人');
   });
 
   it('segments the rest into text terms and drops particles', () => {

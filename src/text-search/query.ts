@@ -216,6 +216,13 @@ export function indexWords(input: string): string {
       if (s.isWordLike === false) continue;
       // kana pieces are the segmenter's guesses: the runs' pairs below stand for them
       if (kanaOrHangulOnly.test(s.segment)) continue;
+      // 人 counting seats, servings or customers (3人掛け, お一人様) is written with what it counts: a query's 人 finds
+      // people, not the sofa (h218)
+      const next = token.slice(s.index + s.segment.length, s.index + s.segment.length + 1);
+      if (s.segment === '人' && seatsOrServings.test(next)) {
+        out.push(`人${next}`);
+        continue;
+      }
       out.push(...(cjkChar.test(s.segment) ? [s.segment] : wordsOf(s.segment)));
     }
     out.push(...runs);
@@ -546,8 +553,9 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
         const seg = segmentAt(i);
         if (!(seg.chars.length === 1 || coveredByLexicon(seg.chars))) n = 0;
       }
-      // a count of seats, servings or customers, not of people in the photo: 3人掛け, 4人用, 2人分, お一人様, 一人暮らし (h213)
-      if (n === 1 && chars[i] === '人' && (seatsOrServings.test(chars[i + 1] ?? '') || (chars[i - 1] === 'お' || chars[i - 2] === 'お'))) n = 0;
+      // a count of seats, servings or customers, not of people in the photo: 3人掛け, 4人用, 2人分, お一人様, 一人暮らし (h213);
+      // お二人 ("the two of them") is people
+      if (n === 1 && chars[i] === '人' && seatsOrServings.test(chars[i + 1] ?? '')) n = 0;
       if (n > 0 && chars.slice(i, i + n).every((c) => katakanaLetter.test(c))) {
         // A katakana word is one loanword or name. A lexicon word inside a longer one counts where the compound
         // names its thing last (テニスボール, ランニングシューズ; before colour words only: …カーディガンネイビー) or

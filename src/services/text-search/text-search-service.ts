@@ -148,7 +148,9 @@ export class TextSearchService {
     for (const word of unknown) {
       const parts = await splitCompound(word, known);
       if (parts && kanaWord.test(word)) kanaSplit = true;
-      if (parts) text = text.replace(new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{M}\\p{N}])`, 'gu'), parts.join(' '));
+      // a kana run ends where the kana do: a particle, digits or kanji may touch it (ピカチュウプロモの, h218)
+      const edge = kanaWord.test(word) ? '\\u30a0-\\u30ff' : '\\p{L}\\p{M}\\p{N}';
+      if (parts) text = text.replace(new RegExp(`(?<![${edge}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![${edge}])`, 'gu'), parts.join(' '));
     }
     if (text === q.text) return q;
     const again = parseQuery(text, undefined, { legacyKana });

@@ -897,6 +897,11 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(filled).toMatchObject({ card_number: '025', price: 5, price_derived: true, price_stats: stats, links, corrected: true });
     // a number changed is another card, as before
     expect((await h.request('PATCH', cs(`identification/${await idOf('blank')}/`), { body: { card_number: '026' } })).json()).toMatchObject({ price: null, price_stats: null, links: null });
+    // a name given to a card named by its full name alone, or a set code beside its set name, names another card (h218)
+    await upload(sid, [card('full-only', { name: null, full_name: 'Charizard ex 199/165 Scarlet & Violet 151', set_code: 'MEW', card_number: '199', price: undefined, price_stats: stats, links })]);
+    await upload(sid, [card('set-named', { set_code: null, set_name: 'Base Set', price: undefined, price_stats: stats, links })]);
+    expect((await h.request('PATCH', cs(`identification/${await idOf('full-only')}/`), { body: { name: 'Pikachu' } })).json()).toMatchObject({ name: 'Pikachu', full_name: null, price: null, links: null });
+    expect((await h.request('PATCH', cs(`identification/${await idOf('set-named')}/`), { body: { set_code: 'SV3PT5' } })).json()).toMatchObject({ set_code: 'SV3PT5', price: null, links: null });
     const moved = (await h.request('PATCH', cs(`identification/${await idOf('c1963')}/`), { body: { year: '2018' } })).json();
     expect(moved).toMatchObject({ year: '2018', price: null, links: null, original: { year: '1963', price: 15000 } });
     expect((await h.request('GET', cs(`session/${sid}/summary/`))).json()).toMatchObject({ total_price: 4.99 });
