@@ -106,6 +106,8 @@ describe('parseQuery: Chinese and Japanese', () => {
     }
     expect(conceptCodesIn('レディースニットカーディガンネイビー')).toContain('xiupperbody');
     for (const q of ['メッセージ', 'チャレンジ', 'スワローズ']) expect(conceptCodesIn(q), q).toEqual([]);
+    // words of their own inside longer runs too (h218: ポークソーセージ was sage, メタルスライム lime, グレートデーン grey)
+    for (const q of ['ポークソーセージ', 'タイムパッセージ', 'メタルスライム', 'グレートデーン', 'ジェムナイト・アレキサンド']) expect(conceptCodesIn(q), q).toEqual([]);
     // a run that lexicon words make up whole: its colours and its last thing (the head of a Japanese compound)
     expect(conceptCodesIn('ネコイヌ')).toEqual(['xodog']);
     expect(conceptCodesIn('ブラックドレス')).toContain('xifullbody');

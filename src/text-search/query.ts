@@ -504,6 +504,12 @@ const seatsOrServings = /^[掛用分前乗様暮]$/u;
 /** Short words a shop writes onto a katakana thing (ミニスカート, ローテーブル, ポロシャツ, エコバッグ, ハイヒール, モスグリーン). */
 const shortModifiers = new Set(['ミニ', 'ロー', 'エコ', 'ポロ', 'ワイ', 'ネル', 'チノ', 'ヨガ', 'ピー', 'ボア', 'ハイ', 'モス', 'ブル', 'ガン']);
 
+/**
+ * Katakana words that end or begin as a lexicon word does but are words of their own, read as no thing or colour
+ * wherever they stand in a run (h218: ポークソーセージ was sage, メタルスライム lime, グレートデーン grey).
+ */
+const notCompounds = ['ソーセージ', 'メッセージ', 'パッセージ', 'マッサージ', 'スライム', 'グレート', 'グレード', 'スピーチ', 'スプレッド', 'ドレッド', 'アレキサンド'];
+
 /** A katakana letter or the prolonged sound mark (not the middle dot ・, which parts words). */
 const katakanaLetter = /[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]/u;
 
@@ -577,7 +583,14 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
         const thingLast = n >= 3 && last && (i - a >= 3 || i === a || shortModifiers.has(before));
         const colourFirst = n >= 3 && colour && a === i && b - (i + n) >= 3;
         const covered = (colour || last) && coveredByLexicon(chars.slice(a, b));
-        if (!whole && !thingLast && !colourFirst && !covered) n = 0;
+        // words of their own that end or begin as a lexicon word does, inside longer runs too (ポークソーセージ is no sage)
+        const run = chars.slice(a, b).join('');
+        const ownWord = notCompounds.some((w) => {
+          if (w === key) return false;
+          for (let at = run.indexOf(w); at >= 0; at = run.indexOf(w, at + 1)) if (a + at < i + n && a + at + [...w].length > i) return true;
+          return false;
+        });
+        if (ownWord || (!whole && !thingLast && !colourFirst && !covered)) n = 0;
       }
       if (n === 0) {
         i++;
