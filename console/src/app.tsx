@@ -268,6 +268,11 @@ export function App() {
     if (heading) {
       heading.tabIndex = -1;
       heading.focus();
+    } else {
+      // a page still loading has no heading yet ("Loading session…"): the focus goes to the page's content, not left
+      // on a control the route change removed (h219: it fell to the document's start); the page moves it on to its
+      // heading once that is drawn (SessionPage)
+      document.getElementById('main')?.focus();
     }
   }, [routeKey, account !== null]);
 

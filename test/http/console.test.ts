@@ -226,6 +226,10 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('link', { name: 'Friday stream' }).click();
     await page.locator('[data-event-id="e1"]').waitFor();
     expect(await page.locator('.card').count()).toBe(3);
+    // the session's heading has the focus once it is drawn, and the tab is named for the session (h219: the focus was
+    // lost while "Loading session…" showed, and every session's tab was "Session · Loupe console")
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), SLOW).toBe('session-title');
+    expect(await page.title()).toBe('Friday stream · Session · Loupe console');
     // the card recognition was not sure of says so in the grid
     expect(await page.locator('[data-event-id="e2"] .tag', { hasText: 'check' }).count()).toBe(1);
     expect(await page.locator('[data-event-id="e3"] .tag', { hasText: 'check' }).count()).toBe(0);
@@ -244,10 +248,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(() => page.locator('.stat', { hasText: 'Total' }).textContent(), SLOW).toContain('$44.25');
     await shot('session');
     // an alternative picked with "Use this" fills the form too, so a save after it does not send the old card back
-    // each alternative's button is named for its card (a screen reader heard "Use this" alone)
+    // each alternative's button is named for its card (a screen reader heard "Use this" alone), after the words shown
+    // (WCAG 2.5.3: it was "Use Charmeleon", h219)
     // asked first (one click replaced a priced card with no undo); what the alternative lacks is cleared, not kept from the card it replaces
     page.once('dialog', (d) => void d.accept());
-    await page.getByRole('button', { name: 'Use Charmeleon' }).click();
+    await page.getByRole('button', { name: /^Use this ?: Charmeleon$/ }).click();
     await expect.poll(() => editor.getByLabel('name', { exact: true }).inputValue(), SLOW).toBe('Charmeleon');
     await editor.getByRole('button', { name: 'Save correction' }).click();
     await page.getByText('Nothing changed.').waitFor();
@@ -369,6 +374,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       await page.unroute('**/cardstream/v2/session/');
     }
     expect(await count()).toBe(before + 1);
+    // the new session's heading takes the focus (h219: Create was gone, and the focus with it)
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id), SLOW).toBe('session-title');
+    expect(await page.title()).toBe('Card show Sunday · Session · Loupe console');
   }, 90_000);
 
   it("sends only the fields typed in the form, not a field the phone changed since it was filled (h99)", async () => {
@@ -509,10 +517,25 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     // on the session's page with its cards drawn first, whatever the test before left open
     await openFresh(`#/sessions/${sessionId}`);
     await page.locator('[data-event-id="e1"]').waitFor(STEP);
+    await expect.poll(() => page.getByTestId('loaded').textContent(), SLOW).toMatch(/^\d+ of \d+ cards/);
+    // what the count line shows from now on: a new card is not "Loading 3 of 4…" first (h219)
+    await page.evaluate(() => {
+      const line = document.querySelector('[data-testid="loaded"]')!;
+      const seen: string[] = [];
+      (window as unknown as { countLine: string[] }).countLine = seen;
+      new MutationObserver(() => seen.push(line.textContent ?? '')).observe(line, { childList: true, subtree: true, characterData: true });
+    });
+    const exportCsv = page.getByRole('button', { name: 'Export CSV' });
+    await exportCsv.focus();
     const posted = await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e4', name: 'Mewtwo', set_name: 'Base Set', price: 9 }] } });
     expect(posted.statusCode, posted.body).toBe(200);
     await page.locator('[data-event-id="e4"]').waitFor({ timeout: 15_000 });
-  });
+    // said once, in a few words, not every count the line passed through; Export CSV kept the focus (disabled, it lost it)
+    await expect.poll(() => page.getByTestId('said').textContent(), { timeout: 20_000 }).toMatch(/^1 new card, \d+ in all$/);
+    expect(await page.evaluate(() => (window as unknown as { countLine: string[] }).countLine.filter((t) => t.startsWith('Loading')))).toEqual([]);
+    expect(await exportCsv.getAttribute('aria-disabled')).toBe('false');
+    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Export CSV');
+  }, 45_000);
 
   it('scrolls a 5,000-card session drawing only the rows in view, and exports all of it as CSV', async () => {
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
@@ -591,6 +614,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await first.locator('img').getAttribute('alt')).toBe('Image of record leopard-1');
     expect(await first.locator('.distance').textContent()).toMatch(/^distance 0(\.0+)?$|^distance 0\.0\d*/);
     expect(await page.locator('.result').count()).toBe(3); // plane-1 costs 99
+    // the live region is the one-line summary, not the whole list read out at each search (h219)
+    expect(await page.locator('h2#results-title + [aria-live="polite"]').textContent()).toMatch(/^\d{3} .+ · 3 results$/);
+    expect(await page.locator('[aria-live] .result').count()).toBe(0);
     await shot('search');
     // a result's Delete hands the focus to the next result's Delete, not to the page's start (h138)
     page.once('dialog', (d) => void d.accept());
@@ -636,6 +662,32 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(added.image).toMatch(/\/media\//);
     expect(added.price_stats?.length).toBeGreaterThan(0);
     await shot('recognition');
+  });
+
+  it("names \"It is this one\" after its words and gives the focus to the card it named (h219)", async () => {
+    // a card recognition could not name, as the API answers it: no best match, alternatives (one with empty names)
+    await page.route('**/collectibles/v2/tcg_id', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ status: { code: 200, text: 'OK' }, records: [{ _id: 'unknown.jpg', _width: 400, _height: 560, _status: { code: 200, text: 'OK' }, _objects: [{ id: 1, name: 'Card', bound_box: [0, 0, 400, 560], _identification: { best_match: null, alternatives: [{ name: 'Betamon', full_name: '' }, { name: '', full_name: '' }], distances: [0.3, 0.4] } }] }] }),
+      }),
+    );
+    try {
+      await page.goto(`${base}/console#/recognition`);
+      await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(photoPath(cardPhoto));
+      await page.getByText('2 alternatives').click();
+      // the words shown first, the card after them (WCAG 2.5.3: it was named "It is Betamon"); an empty name says so
+      expect(await page.getByRole('button', { name: /^It is this one/ }).count()).toBe(2);
+      await page.getByRole('button', { name: /^It is this one ?: unnamed card$/ }).waitFor(STEP);
+      await page.getByRole('button', { name: /^It is this one ?: Betamon$/ }).focus();
+      await page.keyboard.press('Enter');
+      // the button is gone with the list it was in: the keyboard is on the card's heading, not the page's start
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), SLOW).toBe('best-match');
+      expect(await page.getByTestId('best-match').textContent()).toBe('Betamon');
+    } finally {
+      await page.unroute('**/collectibles/v2/tcg_id');
+    }
   });
 
   it('groups duplicates of a folder of photos', async () => {

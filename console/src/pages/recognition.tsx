@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { call, messageOf, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox, Links } from '../components/common.tsx';
@@ -16,14 +16,28 @@ interface Photo {
   error?: string;
 }
 
+/** A card's name as shown: an empty `full_name` falls back to `name`, then to words (an empty string named nothing). */
+const cardName = (card: Record<string, unknown>): string => String(card.full_name || card.name || 'unnamed card');
+
 function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: number) => void }) {
   const ident = object._identification;
   const best = ident?.best_match;
+  // "It is this one" goes with the list it was in: the keyboard goes to the card's heading, now that alternative's
+  // name (h219: the focus fell to the page's start with the button)
+  const heading = useRef<HTMLHeadingElement>(null);
+  const picked = useRef(false);
+  useLayoutEffect(() => {
+    if (!best || !picked.current) return;
+    picked.current = false;
+    heading.current?.focus();
+  }, [best]);
   return (
     <article class="panel match" aria-label={`Card ${object.id}`}>
       {best ? (
         <>
-          <h3 data-testid="best-match">{String(best.full_name ?? best.name)}</h3>
+          <h3 data-testid="best-match" tabIndex={-1} ref={heading}>
+            {cardName(best)}
+          </h3>
           <p class="hint">
             {[best.set, best.set_code, best.card_number ? `#${String(best.card_number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, best.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
           </p>
@@ -41,11 +55,18 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
           <ol class="alts">
             {ident.alternatives.map((a, i) => (
               <li key={i}>
-                {String(a.full_name ?? a.name)} <span class="hint">distance {num(ident.distances[i + (best ? 1 : 0)], 3)}</span>
-                {/* a card recognition could not name: a person who sees it is this one can say so, and add it */}
+                {cardName(a)} <span class="hint">distance {num(ident.distances[i + (best ? 1 : 0)], 3)}</span>
+                {/* a card recognition could not name: a person who sees it is this one can say so, and add it. The
+                    name holds the words shown, the card after them (WCAG 2.5.3: it was "It is Pikachu V") */}
                 {!best ? (
-                  <button class="link" onClick={() => onPick(i)} aria-label={`It is ${String(a.full_name ?? a.name)}`}>
-                    It is this one
+                  <button
+                    class="link"
+                    onClick={() => {
+                      picked.current = true;
+                      onPick(i);
+                    }}
+                  >
+                    It is this one<span class="sr-only">: {cardName(a)}</span>
                   </button>
                 ) : null}
               </li>

@@ -39,13 +39,16 @@ function savedCollection(): { id: string; type: CollectionType } {
   return { id: '', type: 'photo' };
 }
 
+/** The answer in one line (`200 OK · 3 results`): what the results' status region says. */
+function resultSummary(envelope: Envelope): string {
+  const n = (envelope.answer_records ?? []).length;
+  return `${envelope.status.code} ${envelope.status.text} · ${n} ${n === 1 ? 'result' : 'results'}`;
+}
+
 function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: string) => void }) {
   const records = envelope.answer_records ?? [];
   return (
     <div>
-      <p class="hint" data-testid="result-status">
-        {envelope.status.code} {envelope.status.text} · {records.length} {records.length === 1 ? 'result' : 'results'}
-      </p>
       <ul class="results">
         {records.map((r, i) => {
           const id = String(r._id);
@@ -275,11 +278,13 @@ export function SearchPage({ shell }: { shell: Shell }) {
           <h2 id="results-title" tabIndex={-1}>
             Results{query ? ` for ${query}` : ''}
           </h2>
-          {/* a live region on the page before its first results: one added already filled is not read out by every screen reader (h138) */}
-          <div aria-live="polite">
-            {busy ? <p class="loading">Searching…</p> : null}
-            {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
-          </div>
+          {/* a live region on the page before its first results: one added already filled is not read out by every screen
+              reader (h138). Only the one-line summary: the whole list in it was read out, ids, fields and every Delete, at
+              each search (h219) */}
+          <p class="hint" aria-live="polite">
+            {busy ? <span class="loading">Searching…</span> : results ? <span data-testid="result-status">{resultSummary(results)}</span> : null}
+          </p>
+          {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
           <ErrorBox error={error} />
         </div>
       </div>

@@ -14,6 +14,8 @@ import { matchTextFields, type Correction, type Identification, type MatchTextFi
 const rowsPerPage = 500;
 /** While a stream runs, the session is asked every few seconds; a hidden tab asks nothing. */
 const pollMs = 4000;
+/** New cards of a live session are said to a screen reader at most this often (a scanner adds one every few seconds). */
+const sayNewCardsMs = 10_000;
 
 const editable = matchTextFields;
 const limits: Record<MatchTextField, number> = { name: 255, full_name: 500, set_name: 255, set_code: 50, card_number: 50, series: 255, year: 20, subcategory: 100 };
@@ -25,6 +27,9 @@ const fieldsOf = (row: Identification): Record<string, string> => ({
   note: row.note ?? '',
   sold: row.sold ? 'true' : '',
 });
+
+/** An alternative's name as shown: an empty `full_name` (a scanner app's) falls back to `name`, then to words. */
+const altName = (alt: Record<string, unknown>): string => String(alt.full_name || alt.name || 'unnamed card');
 
 /** US dollars as a person types them: digits with an optional decimal point (0x10 and 1e3 were read as 16 and 1000). */
 const priceText = /^\d+(\.\d*)?$|^\.\d+$/;
@@ -131,7 +136,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     return body as Correction;
   };
   const useAlternative = (alt: Record<string, unknown>) => {
-    if (!confirm(`Replace “${row.full_name || row.name || 'this card'}” with “${String(alt.full_name ?? alt.name ?? 'the alternative')}”? “Restore” in this panel brings the recognised card back.`)) return;
+    if (!confirm(`Replace “${row.full_name || row.name || 'this card'}” with “${altName(alt)}”? “Restore” in this panel brings the recognised card back.`)) return;
     void save(asCorrection(alt));
   };
   const restore = () => {
@@ -148,7 +153,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
       {/* full size a tap away: on a phone the panel shows it 160 px high, too small to check a corner (h203) */}
       {row.image || row.thumbnail ? (
         <a href={row.image ?? row.thumbnail ?? ''} target="_blank" rel="noopener noreferrer" title="Open the photo full size">
-          <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name ?? 'the card'} (opens full size)`} />
+          <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name || 'an unnamed card'} (opens full size)`} />
         </a>
       ) : null}
       <p class="hint">
@@ -198,10 +203,11 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
             {row.alternatives.map((alt, i) => (
               <li key={i}>
                 <span>
-                  {String(alt.full_name ?? alt.name ?? '?')} <span class="hint">{String(alt.set ?? alt.set_name ?? '')}</span>
+                  {altName(alt)} <span class="hint">{String(alt.set ?? alt.set_name ?? '')}</span>
                 </span>
-                <button onClick={() => useAlternative(alt)} disabled={saving} aria-label={`Use ${String(alt.full_name ?? alt.name ?? 'this card')}`}>
-                  Use this
+                {/* the name holds the words shown (WCAG 2.5.3: "Use Pikachu V" was not what a voice user saw), the card after them */}
+                <button onClick={() => useAlternative(alt)} disabled={saving}>
+                  Use this<span class="sr-only">: {altName(alt)}</span>
                 </button>
               </li>
             ))}
@@ -229,6 +235,15 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const [summary, setSummary] = useState<Summary | null>(null);
   const [rows, setRows] = useState<Identification[]>([]);
   const [loading, setLoading] = useState(true);
+  // every card of the session read once: before that the page says "Loading n of m…" and draws the pages as they
+  // come; after it a refresh replaces the rows at once when all are read (a live session said "Loading 6 of 7…"
+  // then "7 of 7 cards" at every card scanned, and Export CSV went disabled, dropping the focus, h219)
+  const [loadedOnce, setLoadedOnce] = useState(false);
+  const loadedOnceRef = useRef(false);
+  // said to a screen reader (a status region of its own): the count when first read, a filter's matches, new cards
+  const [said, setSaid] = useState('');
+  const newCards = useRef(0);
+  const lastSaid = useRef(0);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<string | null>(null);
   // Back to the card the editor was opened from, so the keyboard keeps its place in the grid: once the render that
@@ -259,18 +274,34 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   useEffect(() => () => leaving.current.abort(), []);
   const signal = leaving.current.signal;
 
-  /** Pages from `fromPage` to the end; earlier pages are kept as they are. */
+  /**
+   * Pages from `fromPage` to the end; earlier pages are kept as they are. Until the session has been read whole once
+   * each page is drawn as it comes; after that the rows change once, when every page is read (a full Refresh of a
+   * large session no longer shrinks the grid to its first 500 cards meanwhile).
+   */
   const loadRows = async (fromPage: number) => {
     let page = fromPage;
     let acc = rowsRef.current.slice(0, (fromPage - 1) * rowsPerPage);
+    const progressive = !loadedOnceRef.current;
     for (;;) {
       const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${page}`, { signal });
       acc = acc.concat(res.results);
-      rowsRef.current = acc;
-      setRows(acc);
+      if (progressive) {
+        rowsRef.current = acc;
+        setRows(acc);
+      }
       if (!res.next || res.results.length < rowsPerPage) break;
       page += 1;
     }
+    const before = rowsRef.current.length;
+    rowsRef.current = acc;
+    setRows(acc);
+    if (!loadedOnceRef.current) {
+      loadedOnceRef.current = true;
+      setLoadedOnce(true);
+      setSaid(`${acc.length} ${acc.length === 1 ? 'card' : 'cards'}`);
+      lastSaid.current = Date.now();
+    } else if (acc.length > before) newCards.current += acc.length - before;
   };
 
   const refresh = async (full: boolean) => {
@@ -292,6 +323,14 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         setSummary(sum);
       }
       setError(null);
+      // new cards are said once per refresh at most, and not more often than every 10 s while a stream runs (a
+      // refresh asked for by the user says them at once): "3 new cards", not every count the grid passed through
+      if (newCards.current > 0 && (full || Date.now() - lastSaid.current >= sayNewCardsMs)) {
+        const n = newCards.current;
+        newCards.current = 0;
+        lastSaid.current = Date.now();
+        setSaid(`${n} new ${n === 1 ? 'card' : 'cards'}, ${rowsRef.current.length} in all`);
+      }
     } catch (err) {
       if ((err as Error).name !== 'AbortError') setError(err);
     } finally {
@@ -314,6 +353,31 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
 
   const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
+  // a filter typed says how many cards it matches (as the count line did when it was the live region)
+  const filtered = useRef(false);
+  useEffect(() => {
+    if (!loadedOnceRef.current || (!filter.trim() && !filtered.current)) return;
+    filtered.current = filter.trim() !== '';
+    setSaid(filter.trim() ? `${shown.length} of ${rows.length} cards match` : `Filter cleared: ${rows.length} cards`);
+  }, [filter]);
+
+  // The tab's title names the session (every session's tab was "Session · Loupe console", h219).
+  useEffect(() => {
+    if (!session) return;
+    document.title = `${session.name || session.id} · Session · Loupe console`;
+    // not left on the sign-in screen after a sign-out (the next page's own title is set after this)
+    return () => void (document.title = 'Loupe console');
+  }, [session?.name]);
+  // The route moved the focus to the page's content while "Loading session…" showed (no heading yet): once the
+  // session is drawn, its heading takes it, as every other page's does (h219: it stayed nowhere). Only when the
+  // focus is still there: a reload keeps it at the document's start, a user who moved on keeps their place.
+  const title = useRef<HTMLHeadingElement>(null);
+  const arrived = useRef(false);
+  useLayoutEffect(() => {
+    if (!session || arrived.current) return;
+    arrived.current = true;
+    if (document.activeElement === document.getElementById('main')) title.current?.focus();
+  }, [session]);
 
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
@@ -366,7 +430,15 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     void call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`).then(setSession, () => undefined);
   };
 
-  if (!session) return loading ? <p class="loading">Loading session…</p> : <ErrorBox error={error} />;
+  if (!session)
+    return loading ? (
+      <p class="loading" role="status">
+        Loading session…
+      </p>
+    ) : (
+      <ErrorBox error={error} />
+    );
+  const exportable = loadedOnce && rows.length > 0;
   const actions = (
     <div class="actions">
       {!renaming ? (
@@ -375,7 +447,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         </button>
       ) : null}
       {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
-      <button onClick={exportCsv} disabled={rows.length === 0 || rows.length < session.identification_count}>
+      {/* aria-disabled until the cards are read: disabled, a live session's refresh took the focus away from it (h219) */}
+      <button onClick={() => exportable && exportCsv()} aria-disabled={!exportable}>
         Export CSV
       </button>
       <button onClick={() => refresh(true)}>Refresh</button>
@@ -415,7 +488,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         ) : (
           <div class="title-line">
             {/* the badge beside the heading, not in it: the page's name was read "Friday stream #1 live" (h84) */}
-            <h1 id="session-title" dir="auto">{session.name}</h1>
+            <h1 id="session-title" dir="auto" tabIndex={-1} ref={title}>
+              {session.name}
+            </h1>
             <span class={`badge ${session.status}`}>{session.status}</span>
           </div>
         )}
@@ -442,14 +517,18 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           <span class="sr-only">Filter cards</span>
           <input type="search" dir="auto" placeholder="Filter loaded cards by name, set, number, note, sold, check…" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
         </label>
-        <span class="hint" aria-live="polite" data-testid="loaded">
-          {rows.length < session.identification_count ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
+        {/* not a live region: it follows every card a live session gains; what is said is in the status below */}
+        <span class="hint" data-testid="loaded">
+          {!loadedOnce ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
           {session.status === 'live' ? (error ? ' · live, not updating: the last refresh failed (retrying)' : ' · live, updating') : ''}
+        </span>
+        <span class="sr-only" role="status" data-testid="said">
+          {!loadedOnce ? `Loading ${rows.length} of ${session.identification_count} cards…` : said}
         </span>
       </div>
       <ErrorBox error={error} />
       {/* an empty grid says why, rather than a blank box */}
-      {shown.length === 0 && rows.length >= session.identification_count ? (
+      {shown.length === 0 && loadedOnce ? (
         <p class="empty">{rows.length === 0 ? 'No cards yet: a scanner app adds them as it identifies cards (this page picks them up while the session is live).' : `No loaded card matches “${filter.trim()}”.`}</p>
       ) : null}
       <div class="session-body">
