@@ -922,11 +922,11 @@ export class CardSessionService {
         }
         values.card_key = cardKey({ ...row, ...next });
         values.corrected_at = now;
-        // The first correction freezes the recognition service's match so it stays visible.
-        if (row.original === null) values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
-      } else if (row.original === null && (statsChanged || priceMoved) && hasCard(row)) {
-        // stats refreshed alone are no correction, but the match as uploaded is kept from them on, shown once one comes
-        // (h209: a stats edit and then a change of card kept the user's stats and price as the `original`)
+      }
+      // The first correction freezes the recognition service's match so it stays visible; stats refreshed alone are no
+      // correction, but the match as uploaded is kept from them on, shown once one comes (h209: a stats edit and then a
+      // change of card kept the user's stats and price as the `original`)
+      if (row.original === null && (matchChanged || ((statsChanged || priceMoved) && hasCard(row)))) {
         values.original = JSON.stringify({ ...current, links: linksBefore, price_stats: statsBefore });
       }
       // written only where they change: a correction that changes nothing leaves the row, its time and its version

@@ -330,8 +330,7 @@ export class CollectionTextStore {
   /** Before the records go (their rows cascade): the FTS5 rows, which no foreign key reaches. */
   async deleteKeys(trx: Transaction<Database>, collectionId: string, keys: number[]): Promise<void> {
     if (this.dialect !== 'sqlite' || !keys.length) return;
-    const exists = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(collectionId)}`.execute(trx);
-    if (!Number(exists.rows[0]?.n)) return;
+    if (!(await this.hasFtsTable(trx, collectionId))) return;
     const fts = sql.raw(ftsTable(collectionId));
     for (let i = 0; i < keys.length; i += 500) {
       await sql`DELETE FROM ${fts} WHERE rowid IN (${sql.join(keys.slice(i, i + 500))})`.execute(trx);
@@ -345,11 +344,15 @@ export class CollectionTextStore {
    */
   async optimize(trx: Transaction<Database>, collectionId: string): Promise<boolean> {
     if (this.dialect !== 'sqlite') return false;
-    const exists = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(collectionId)}`.execute(trx);
-    if (!Number(exists.rows[0]?.n)) return false;
+    if (!(await this.hasFtsTable(trx, collectionId))) return false;
     const fts = sql.raw(ftsTable(collectionId));
     await sql`INSERT INTO ${fts}(${fts}) VALUES ('optimize')`.execute(trx);
     return true;
+  }
+
+  private async hasFtsTable(trx: Transaction<Database>, collectionId: string): Promise<boolean> {
+    const exists = await sql<{ n: number }>`SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ${ftsTable(collectionId)}`.execute(trx);
+    return Number(exists.rows[0]?.n) > 0;
   }
 
   /** With the collection: its FTS5 table or GIN index. */

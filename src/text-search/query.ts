@@ -491,13 +491,6 @@ function segmenter(lang: string): Intl.Segmenter {
   return s;
 }
 
-/**
- * Chinese and Japanese words are found on the characters, longest first, because the segmenter
- * splits some lexicon words (连衣裙 → 连 | 衣裙). A one-character word (红, 猫) counts only where
- * the segmenter sees a word of its own or a run made only of lexicon words (黑狗), so 白 in
- * 白菜 (cabbage) is not "white". What is left is segmented into words; Latin letters inside such
- * a token ("red椅子") go on as ordinary words.
- */
 /** What follows 人 where it counts seats, servings or customers (3人掛け, 4人用, 2人分, 5人前, 7人乗り, お一人様, 一人暮らし). */
 const seatsOrServings = /^[掛用分前乗様暮]$/u;
 
@@ -513,6 +506,13 @@ const notCompounds = ['ソーセージ', 'メッセージ', 'パッセージ', '
 /** A katakana letter or the prolonged sound mark (not the middle dot ・, which parts words). */
 const katakanaLetter = /[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]/u;
 
+/**
+ * Chinese and Japanese words are found on the characters, longest first, because the segmenter
+ * splits some lexicon words (连衣裙 → 连 | 衣裙). A one-character word (红, 猫) counts only where
+ * the segmenter sees a word of its own or a run made only of lexicon words (黑狗), so 白 in
+ * 白菜 (cabbage) is not "white". What is left is segmented into words; Latin letters inside such
+ * a token ("red椅子") go on as ordinary words.
+ */
 function expandCjk(tokens: readonly string[], index: LexiconIndex, language: QueryLanguage): Unit[] {
   const units: Unit[] = [];
   for (const token of tokens) {
@@ -534,23 +534,16 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
       }
       return 0;
     };
-    const coveredByLexicon = (cs: readonly string[]) => {
+    // whether lexicon words (those `keep` takes) make up the whole of `cs`
+    const coveredByLexicon = (cs: readonly string[], keep: (key: string) => boolean = () => true) => {
       for (let i = 0; i < cs.length; ) {
         const n = longestAt(cs, i);
-        if (n === 0) return false;
+        if (n === 0 || !keep(cs.slice(i, i + n).join(''))) return false;
         i += n;
       }
       return true;
     };
-    // colour words alone, making up the rest of a run (…カーディガンネイビー)
-    const coloursOnly = (cs: readonly string[]) => {
-      for (let k = 0; k < cs.length; ) {
-        const m = longestAt(cs, k);
-        if (m === 0 || !index.cjk.get(cs.slice(k, k + m).join(''))!.every((e) => e.concept.kind === 'color')) return false;
-        k += m;
-      }
-      return cs.length > 0;
-    };
+    const isColour = (key: string) => index.cjk.get(key)!.every((e) => e.concept.kind === 'color');
     const matched = new Array<boolean>(chars.length).fill(false);
     const found: { at: number; n: number }[] = [];
     for (let i = 0; i < chars.length; ) {
@@ -576,9 +569,10 @@ function expandCjk(tokens: readonly string[], index: LexiconIndex, language: Que
         while (a > 0 && katakanaLetter.test(chars[a - 1]!)) a--;
         while (b < chars.length && katakanaLetter.test(chars[b]!)) b++;
         const key = chars.slice(i, i + n).join('');
-        const colour = index.cjk.get(key)!.every((e) => e.concept.kind === 'color');
+        const colour = isColour(key);
         const before = chars.slice(a, i).join('');
-        const last = i + n === b || (!colour && coloursOnly(chars.slice(i + n, b)));
+        // the run's end, or colour words alone after it (…カーディガンネイビー)
+        const last = i + n === b || (!colour && coveredByLexicon(chars.slice(i + n, b), isColour));
         const whole = a === i && b === i + n;
         const thingLast = n >= 3 && last && (i - a >= 3 || i === a || shortModifiers.has(before));
         const colourFirst = n >= 3 && colour && a === i && b - (i + n) >= 3;

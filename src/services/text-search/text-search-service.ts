@@ -147,10 +147,12 @@ export class TextSearchService {
     let kanaSplit = false;
     for (const word of unknown) {
       const parts = await splitCompound(word, known);
-      if (parts && kanaWord.test(word)) kanaSplit = true;
+      if (!parts) continue;
+      const kana = kanaWord.test(word);
+      kanaSplit ||= kana;
       // a kana run ends where the kana do: a particle, digits or kanji may touch it (ピカチュウプロモの, h218)
-      const edge = kanaWord.test(word) ? '\\u30a0-\\u30ff' : '\\p{L}\\p{M}\\p{N}';
-      if (parts) text = text.replace(new RegExp(`(?<![${edge}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![${edge}])`, 'gu'), parts.join(' '));
+      const edge = kana ? '\\u30a0-\\u30ff' : '\\p{L}\\p{M}\\p{N}';
+      text = text.replace(new RegExp(`(?<![${edge}])${word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![${edge}])`, 'gu'), parts.join(' '));
     }
     if (text === q.text) return q;
     const again = parseQuery(text, undefined, { legacyKana });

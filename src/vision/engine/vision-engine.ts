@@ -435,16 +435,15 @@ export class VisionEngine {
     for (const { stop } of waiting) stop(new VisionTaskError('failed', 'the server is stopping'));
     // a stop during the start waits for the warm-up: its workers are inside the models' native loading, and a pool
     // destroyed then aborted the process (exit 134, h205); a load is bounded as every model load is
-    if (this.started) {
-      let bound: NodeJS.Timeout | undefined;
-      await Promise.race([this.started.catch(() => undefined), new Promise<void>((resolve) => (bound = setTimeout(resolve, modelLoadTimeoutMs)))]);
-      clearTimeout(bound);
-    }
-    if (this.unfinished.size > 0) {
-      let bound: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.all(this.unfinished), new Promise<void>((resolve) => (bound = setTimeout(resolve, this.graceMs(this.options.taskTimeoutMs))))]);
-      clearTimeout(bound);
-    }
+    if (this.started) await settledWithin(this.started, modelLoadTimeoutMs);
+    if (this.unfinished.size > 0) await settledWithin(Promise.all(this.unfinished), this.graceMs(this.options.taskTimeoutMs));
     await Promise.all([this.poolInstance?.destroy(), this.longPoolInstance?.destroy()]);
   }
+}
+
+/** Waits for `work` to settle, for at most `ms`. */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let bound: NodeJS.Timeout | undefined;
+  await Promise.race([work.catch(() => undefined), new Promise<void>((resolve) => (bound = setTimeout(resolve, ms)))]);
+  clearTimeout(bound);
 }
