@@ -40,8 +40,21 @@ describe('claimDataFolder', () => {
     }
   });
 
+  it("keeps its claim when the caller drops the release function and the garbage collector runs (the lock's connection was collected and closed: CI's holder processes lost their claims)", async () => {
+    const own = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-gc-'));
+    const holder = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(own)}); setTimeout(() => { globalThis.gc(); console.log('held'); }, 50); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
+      expect(() => claimDataFolder(own)).toThrow(new RegExp(`another Loupe server \\(pid ${holder.pid}\\) already serves`));
+    } finally {
+      holder.kill('SIGKILL');
+      await new Promise((r) => holder.on('exit', r));
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  }, 30_000);
+
   it('is free again when its holder is killed (kill -9): the operating system lets go of the lock, a stale pid file says nothing', async () => {
-    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { globalThis.release = m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
     expect(() => claimDataFolder(dir)).toThrow(new RegExp(`pid ${holder.pid}`));
     holder.kill('SIGKILL');
@@ -53,7 +66,7 @@ describe('claimDataFolder', () => {
   }, 30_000);
 
   it("refuses a second server when the lock file was deleted under a running one, by the pid it names (h96)", async () => {
-    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { globalThis.release = m.claimDataFolder(${JSON.stringify(dir)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
       // an operator's "stale lock" reflex
@@ -90,7 +103,7 @@ describe('claimDataFolder', () => {
     const real = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-real-'));
     const link = `${real}-link`;
     fs.symlinkSync(real, link);
-    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(link)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(process.execPath, ['--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { globalThis.release = m.claimDataFolder(${JSON.stringify(link)}); console.log('held'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise<void>((resolve) => holder.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
       fs.rmSync(path.join(link, 'server.lock'));

@@ -13,6 +13,10 @@ import { makeDataFolder } from './database.ts';
  * `loupe worker` processes and the CLI keep no indexes and do not claim the folder. PostgreSQL
  * serves any number of servers.
  */
+// Every claim's connection, reachable until released: a connection the garbage collector takes is closed, and its lock
+// with it (a caller that dropped the release function lost the claim at the next collection; CI's holder processes did)
+const held = new Set<SQLite.Database>();
+
 export function claimDataFolder(dataDir: string): () => void {
   makeDataFolder(dataDir);
   const lockFile = path.join(dataDir, 'server.lock');
@@ -57,7 +61,9 @@ export function claimDataFolder(dataDir: string): () => void {
   }
   fs.writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
   fs.chmodSync(lockFile, 0o600);
+  held.add(lock);
   return () => {
+    held.delete(lock);
     try {
       if (fs.readFileSync(pidFile, 'utf8').trim() === String(process.pid)) fs.rmSync(pidFile, { force: true });
     } catch {
