@@ -28,8 +28,8 @@ if [ "$#" -eq 0 ]; then
   echo "[without-shared] npm test in $root/loupe (no ../shared): $*" >&2
   npm test -- "$@"
   # The fresh-clone smoke tests, by name: one server start and stop, the committed /docs page, console bundle and
-  # openapi.json. Their files whole ran the same tests as the main run again (server.test.ts alone 84 s, the console's
-  # 57 s of 200 on a slow machine, where CI came to 1,478 s of its 1,500).
+  # openapi.json. Their files whole ran the main run's tests again: 175 s of this run's 200 on a slow machine (server.test.ts
+  # 84 s, the console's 57 s), where CI came to 1,478 s of its 1,500.
   smoke='^(server process shuts down gracefully|API documentation page|OpenAPI |web console \(/console\): the built bundle|web console.* signs in with a token)'
   echo "[without-shared] the fresh-clone smoke tests in $root/loupe: -t '$smoke'" >&2
   exec npm test -- test/server.test.ts test/http/docs-ui.test.ts test/http/console.test.ts test/http/openapi.test.ts -t "$smoke"
