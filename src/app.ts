@@ -6,8 +6,6 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { defaultFetchLimits, type Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
@@ -15,7 +13,6 @@ import { registerClosingAnswer, registerErrorHandling, unsupportedMediaType } fr
 import { handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { collectionAnswerFields, oas30Keywords, operationIds, optionalBodies, requiredCollectionHeader, serverErrors, typedRecordFields, workspaceParameter } from './http/openapi-compat.ts';
-import { arrayOverLimit, limitedArrays } from './http/array-limits.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
@@ -23,7 +20,7 @@ import { registerExpectContinue } from './http/expect-continue.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { timesSent } from './http/header-count.ts';
-import { ErrorSchema, allErrorsMark } from './http/schemas/common.ts';
+import { ErrorSchema } from './http/schemas/common.ts';
 import { SearchEnvelope, SearchError } from './http/schemas/search.ts';
 import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
@@ -37,69 +34,10 @@ import { textSearchRoutes } from './http/routes/text-search.ts';
 import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
-import { dropNullOptionals } from './http/null-optional.ts';
+import { cachedSerializers, validators } from './http/schema-compilers.ts';
 import { registerCors } from './http/cors.ts';
 
 export const apiVersion = '0.1.0';
-
-/**
- * Bodies are validated strictly (a string is never turned into a number); query strings and
- * path parameters are text by nature, so they are coerced.
- */
-function validators() {
-  const make = (coerce: boolean, allErrors = false) => {
-    const ajv = new Ajv({ coerceTypes: coerce, useDefaults: true, removeAdditional: false, allErrors, strict: false });
-    addFormats.default(ajv);
-    return ajv;
-  };
-  const body = make(false);
-  const bodyAllErrors = make(false, true);
-  const text = make(true);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
-    if (httpPart === 'querystring') return withQueryBooleans(schema, text.compile(schema));
-    if (httpPart !== 'body') return text.compile(schema);
-    const validate = ((schema as Record<string, unknown>)[allErrorsMark] === true ? bodyAllErrors : body).compile(schema);
-    const limited = limitedArrays(schema);
-    // Optional fields sent as null are "not given" (docs/api-decisions.md, Types).
-    const checked = (data: unknown) => {
-      const over = arrayOverLimit(limited, data);
-      if (over) {
-        checked.errors = [over];
-        return false;
-      }
-      dropNullOptionals(schema, data);
-      const ok = validate(data);
-      checked.errors = validate.errors;
-      return ok;
-    };
-    checked.errors = validate.errors;
-    return checked;
-  };
-}
-
-/**
- * A query string's booleans as clients spell them: Ajv coerces only `true` and `false`, while Python's
- * `requests` sends `True` and many clients `1`; any case of true/false, 1/0, yes/no, on/off is taken.
- */
-function withQueryBooleans(schema: object, validate: ValidateFunction): ValidateFunction {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const flags = Object.keys(properties).filter((k) => properties[k]!.type === 'boolean');
-  if (flags.length === 0) return validate;
-  const spelled: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
-  const checked = ((data: unknown) => {
-    if (data && typeof data === 'object') {
-      const query = data as Record<string, unknown>;
-      for (const k of flags) {
-        const v = query[k];
-        if (typeof v === 'string' && Object.hasOwn(spelled, v.trim().toLowerCase())) query[k] = spelled[v.trim().toLowerCase()];
-      }
-    }
-    const ok = validate(data);
-    checked.errors = validate.errors;
-    return ok;
-  }) as ValidateFunction;
-  return checked;
-}
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -222,6 +160,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { strict: false } },
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializers } },
   });
   logger.to = app.log;
   const answerStallMs = options.answerStallMs ?? ANSWER_STALL_MS;
