@@ -57,15 +57,16 @@ const validHost = (host: string | undefined): boolean => {
   }
 };
 
-const integerNames = new WeakMap<object, string[]>();
-/** The query parameters a route's schema types as integers (worked out once per schema). */
-function integerQueryNames(schema: unknown): string[] {
-  if (!schema || typeof schema !== 'object') return [];
-  let names = integerNames.get(schema);
+const typedNames = new WeakMap<object, { integers: string[]; booleans: string[] }>();
+/** The query parameters a route's schema types as integers and as booleans (worked out once per schema). */
+function typedQueryNames(schema: unknown): { integers: string[]; booleans: string[] } {
+  if (!schema || typeof schema !== 'object') return { integers: [], booleans: [] };
+  let names = typedNames.get(schema);
   if (!names) {
-    const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-    const integer = (type: unknown) => type === 'integer' || (Array.isArray(type) && type.includes('integer'));
-    integerNames.set(schema, (names = Object.entries(properties).filter(([, s]) => integer(s.type)).map(([name]) => name)));
+    const properties = Object.entries((schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
+    const typed = (type: unknown, name: string) => type === name || (Array.isArray(type) && type.includes(name));
+    names = { integers: properties.filter(([, s]) => typed(s.type, 'integer')).map(([name]) => name), booleans: properties.filter(([, s]) => typed(s.type, 'boolean')).map(([name]) => name) };
+    typedNames.set(schema, names);
   }
   return names;
 }
@@ -278,7 +279,10 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     for (const [name, v] of Object.entries(query ?? {})) {
       if (Array.isArray(v)) throw new ServiceError(400, 'invalid_request', `${name} is given more than once in the query; give it once.`, [{ field: name, message: 'is given more than once' }]);
     }
-    for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
+    const typedQuery = typedQueryNames(request.routeOptions.schema?.querystring);
+    // an empty flag is "not given" too (`only_ids=` was a 400 "must be boolean", h220)
+    for (const name of typedQuery.booleans) if (typeof query?.[name] === 'string' && (query[name] as string).trim() === '') delete query[name];
+    for (const name of typedQuery.integers) {
       const v = query?.[name];
       // empty is "not given", as it is for search=, game= and event_id= (client libraries send None so)
       if (typeof v === 'string' && v.trim() === '') {
@@ -290,7 +294,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     // A compressed body is not unpacked (nor a bomb): say so, rather than "not valid UTF-8" or, for br, reading it as plain.
     const encoding = request.headers['content-encoding'];
     const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined;
-    if (hasBody && encoding !== undefined && encoding.trim() !== '' && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`);
+    if (hasBody && encoding !== undefined && encoding.trim() !== '' && !/^\s*identity\s*$/i.test(encoding)) throw new ServiceError(415, 'unsupported_media_type', `Content-Encoding "${String(encoding).slice(0, 40)}" is not supported: send the body uncompressed.`, undefined, { 'accept-encoding': 'identity' }); // RFC 7694: a client that compresses falls back on it (h220)
     // URLs handed out are built from the Host the client used unless LOUPE_PUBLIC_URL is set.
     if (!config.publicUrl && request.url !== '/health' && request.url !== '/ready' && !validHost(request.host)) {
       throw new ServiceError(400, 'invalid_request', 'A valid Host header is required (or set LOUPE_PUBLIC_URL on the server).');

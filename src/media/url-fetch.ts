@@ -14,6 +14,8 @@ import { downloadOwner, downloadSignal } from '../util/download-scope.ts';
 export type { FetchLimits };
 
 class Permanent extends ImageLoadError {}
+/** The address policy's refusal of the host connected to. */
+class Refused extends Permanent {}
 
 /**
  * Downloads an image over http(s). The address is checked after DNS resolution, inside the
@@ -118,7 +120,15 @@ const stopped = (signal: AbortSignal) => (signal.reason instanceof ImageLoadErro
 async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal): Promise<Buffer> {
   let url = start;
   for (let hop = 0; ; hop++) {
-    const res = await fetchOnce(url, policy, limits, deadline, stop);
+    let res: Awaited<ReturnType<typeof fetchOnce>>;
+    try {
+      res = await fetchOnce(url, policy, limits, deadline, stop);
+    } catch (err) {
+      // the refusal of a host the client never named sent it to its allow-list (h220: an allowed host redirecting to
+      // 127.0.0.1 read "address 127.0.0.1 is a loopback address")
+      if (hop > 0 && err instanceof Refused) throw new Refused(`the URL redirects to ${new URL(url).host}, which is refused: ${err.reason}`);
+      throw err;
+    }
     if ('location' in res) {
       if (hop >= limits.maxRedirects) throw new Permanent(`more than ${limits.maxRedirects} redirects`);
       try {
@@ -168,9 +178,9 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
   const host = u.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {
     const refused = policy.refusal(host);
-    if (refused) return Promise.reject(new Permanent(refused));
+    if (refused) return Promise.reject(new Refused(refused));
   }
-  const lookup = guardedLookup(policy, (reason) => new Permanent(reason));
+  const lookup = guardedLookup(policy, (reason) => new Refused(reason));
   const remaining = deadline - Date.now();
   if (remaining <= 0) return Promise.reject(new ImageLoadError('the download took too long'));
 

@@ -423,6 +423,8 @@ describe.each(backends)('collections API (%s)', (backend) => {
     for (const spelled of ['True', '1', 'yes']) expect((await call(`${base}/allRecords?only_ids=${spelled}&size=1`, {}, c)).body.answer_records, spelled).toEqual([{ _id: 'leo-1' }]);
     expect((await call(`${base}/allRecords?only_ids=0&size=1`, {}, c)).body.answer_records[0]).toHaveProperty('price');
     expect((await call(`${base}/allRecords?only_ids=maybe`, {}, c)).http).toBe(400);
+    // an empty flag is not given, as an empty page= is (a 400 "must be boolean", h220)
+    expect((await call(`${base}/allRecords?only_ids=&size=1`, {}, c)).body.answer_records[0]).toHaveProperty('price');
     // a record of the pages read deleted before next is followed shifts nothing past them (h114: an export during a
     // deleteByFilter missed 300 live records); a page asked by number still counts from the start
     expect((await call(`${base}/delete`, { records: [{ _id: 'leo-1' }] }, c)).http).toBe(220);

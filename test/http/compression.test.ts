@@ -33,6 +33,7 @@ describe.each(backends)('answer compression (%s)', (backend) => {
   it('does not decompress request bodies: their limits count the bytes that arrive', async () => {
     const body = zlib.gzipSync(JSON.stringify({ name: 'zipped', game: 'TCG' }));
     const res = await h.app.inject({ method: 'POST', url: cs('session/'), headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json', 'content-encoding': 'gzip' }, payload: body });
-    expect([res.statusCode, res.json().code]).toEqual([415, 'unsupported_media_type']);
+    // and says which coding it takes (RFC 7694), for clients that fall back on it (h220)
+    expect([res.statusCode, res.json().code, res.headers['accept-encoding']]).toEqual([415, 'unsupported_media_type', 'identity']);
   });
 });
