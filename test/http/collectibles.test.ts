@@ -449,6 +449,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       '2022,Topps,2022 Topps Update Series,base,50,Marcus Stroman,Chicago Cubs,,base,baseball',
       '2022,Topps,2022 Topps Series 1,base,212,Marcus Stroman,Toronto Blue Jays,,base,baseball',
       '2022,Topps,2022 Topps Series 1,base,1,Mookie Betts,Los Angeles Dodgers,,base,baseball',
+      '2018,Topps,2018 Topps Update Series,base,US250,Ronald Acuña Jr.,Atlanta Braves,Rookie,base,baseball',
+      '2022,Topps,2022 Topps Series 1,base,200,Ronald Acuña Jr.,Atlanta Braves,,base,baseball',
     ].join('\n');
     await fs.writeFile(path.join(dir, 'checklist.csv'), checklist + '\n');
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'sports', catalog: 'topps', files: { csv: path.join(dir, 'checklist.csv') } });
@@ -500,6 +502,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(named!._objects![0]!._identification.best_match).toMatchObject({ name: 'Marcus Stroman', card_number: '50' });
     expect(named!._objects![0]!._identification.alternatives.map((a) => a.id)).not.toContain('2022 Topps Series 1|base|212');
     expect(unknown!._status).toMatchObject({ code: 400, text: expect.stringMatching(/^Unknown set_code "NOPE"/) });
+    // a number printed with its set's letters (Update's #US250) names its card: read as digits alone it named none (h224)
+    const rookieSvg = svg.replace('MARCUS STROMAN', 'RONALD ACUÑA JR.').replace('CHICAGO CUBS #50', 'ATLANTA BRAVES #US250');
+    const rookie = (await sharp(Buffer.from(rookieSvg)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const acuna = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: rookie }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(acuna._objects![0]!._identification.best_match).toMatchObject({ name: 'Ronald Acuña Jr.', card_number: 'US250', year: '2018' });
     const three = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: card }, { _base64: card }, { _base64: card }], magic_ai: true } });
     expect(three.statusCode).toBe(400);
     // The asynchronous type says the same of a record's magic_ai.

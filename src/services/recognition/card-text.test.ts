@@ -124,6 +124,11 @@ describe('readCardText', () => {
   it('reads a sport card number written #50 or No. 50', () => {
     expect(readCardText(lines([['CHICAGO CUBS #50', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['50']);
     expect(readCardText(lines([['No. 212', 0.93, 0.1, 0.02]])).numbers.map((n) => n.key)).toEqual(['212']);
+    // with the set's letters as printed (h224: Update, Traded, Bowman prospects), and no number in a word
+    expect(readCardText(lines([['ATLANTA BRAVES #US250', 0.93, 0.1, 0.02]])).numbers.map((n) => n.number)).toEqual(['US250']);
+    expect(readCardText(lines([['DODGERS #855T', 0.93, 0.1, 0.02]])).numbers.map((n) => n.number)).toEqual(['855T']);
+    expect(readCardText(lines([['No. BCP-25', 0.93, 0.1, 0.02]])).numbers.map((n) => n.number)).toEqual(['BCP-25']);
+    expect(readCardText(lines([['#50TH ANNIVERSARY', 0.5, 0.1, 0.02]])).numbers).toEqual([]);
   });
 
   it('tells Japanese by its kana or by Han characters with no word only Chinese cards print, Chinese by such words', () => {

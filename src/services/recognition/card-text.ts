@@ -385,8 +385,9 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
     if (line.box.y0 > 0.85 && regulationMark === null && /^[D-I]$/.test(text)) regulationMark = text;
     const resist = line.box.y0 > 0.8 ? RESISTANCE.exec(text) : null;
     if (resist) resistances.add(Number(resist[1]) as 20 | 30);
-    // sport checklists number their cards `#50` / `No. 50` (front or back)
-    for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?(\d{1,4})\b/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
+    // sport checklists number their cards `#50` / `No. 50` (front or back), with a set's letters as printed: Update's
+    // `#US250`, Traded's `#855T`, Bowman's `#BCP-25` (digits alone named no such card, h224)
+    for (const m of text.matchAll(/(?:#|\bNo\.?\s?)\s?([A-Z]{0,4}-?\d{1,4}[A-Z]?)(?![A-Za-z0-9])/g)) addNumber({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });
     // a comic's issue as printed: a point issue (`#654.1`), `#-1`, `#1/2`, a variant letter (`#12A`); comics take these
     // in place of the digits alone (COMICS' clues)
     for (const m of text.matchAll(ISSUE_NUMBER)) issueNumbers.push({ number: m[1]!, total: null, key: numberKey(m[1]!), raw: m[0], prob: line.prob, form: 'hash' });

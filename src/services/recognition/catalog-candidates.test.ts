@@ -88,8 +88,9 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const shop = (await t.catalogs.get('shop-forms'))!;
-    for (const typed of ['ÉV1', 'E\u0301V1', 'éＶ１', 'Série Été', 'Se\u0301rie E\u0301te\u0301']) expect((await catalogSearch(t.catalogs, shop, { setCode: typed })).hasSet, typed).toBe(true);
-    expect((await catalogSearch(t.catalogs, shop, { setCode: 'EV1' })).hasSet).toBe(false);
+    // typed without its accents too, as names are (h224: a set name typed at a counter was an unknown set)
+    for (const typed of ['ÉV1', 'E\u0301V1', 'éＶ１', 'Série Été', 'Se\u0301rie E\u0301te\u0301', 'EV1', 'serie ete']) expect((await catalogSearch(t.catalogs, shop, { setCode: typed })).hasSet, typed).toBe(true);
+    expect((await catalogSearch(t.catalogs, shop, { setCode: 'EV2' })).hasSet).toBe(false);
   });
 });
 

@@ -63,9 +63,16 @@ const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x i
 
 /**
  * A set code or name as a `set_code` hint is compared: any Unicode form and width, any case (a decomposed `É` from a
- * Mac, `ＳＶ２ａ` typed in a Japanese keyboard's full-width mode were unknown sets, h94).
+ * Mac, `ＳＶ２ａ` typed in a Japanese keyboard's full-width mode were unknown sets, h94), with or without accents, as
+ * names are (`2023 Panini Seleccion Mexico` typed at a counter was an unknown set, h224); a kana's voiced marks stay.
  */
-const setKey = (s: string): string => s.normalize('NFKC').trim().toUpperCase();
+const setKey = (s: string): string =>
+  s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
+    .normalize('NFC')
+    .trim()
+    .toUpperCase();
 
 /** What a `set_code` hint may name in a catalog without a sets table: a code or a set name its cards carry (`setKey`). */
 export function setHintKeys(cardSets: readonly { code: string | null; name: string | null }[]): Set<string> {
