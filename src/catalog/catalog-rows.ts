@@ -67,6 +67,8 @@ export class Fields {
 
   /**
    * A year (text starting with four digits: `2022`, `2022-06-01`, `2022-23`); null when absent.
+   * Text that says more than the year (a season, `2003-04`; a date) is also kept as sent in `fields`
+   * under the column's name (h224: a basketball season was stored as `2003` and its text lost).
    * Text that says the year is unknown (`Unknown Publication Year`, `n/a`, `?`), or with `lenient`
    * any text (a mapped CSV column: "Spring 1999", "c.1990"), is no year: the text is kept in
    * `fields` under the column's name and a remark counts it. Other text is refused, not stored empty.
@@ -76,7 +78,10 @@ export class Fields {
     if (t === null) return null;
     // full-width digits (２０２３), as a Japanese spreadsheet types them, are a year too
     const y = yearOf(t.normalize('NFKC'));
-    if (y !== null) return y;
+    if (y !== null) {
+      if (fields && t.normalize('NFKC').trim() !== y) fields[name] = t;
+      return y;
+    }
     if (!lenient && !unknownYear(t)) return fail(this.at, `"${name}" must be a year (four digits), not "${t.slice(0, 40)}"`);
     if (fields) fields[name] = t;
     remarks?.add([`{n} record gives "${name}" as no year: stored without a year, the text kept in its fields`, `{n} records give "${name}" as no year: stored without a year, the text kept in their fields`], `${placeText(this.at)}: "${t.slice(0, 40)}"`);

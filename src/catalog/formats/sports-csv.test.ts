@@ -59,5 +59,9 @@ describe('sport checklists (Topps CSV)', () => {
     const lines = text.split('\n');
     lines[2] = lines[2]!.replace(/^2022/, 'abcd');
     expect((await catalogFileError(readSports(await files.write('year.csv', lines.join('\n')), readContext()))).message).toMatch(/year\.csv line 3: "year" must be a year \(four digits\), not "abcd"/);
+    // a season is its first year, and kept as the checklist gives it (h224: 2003-04 was stored as 2003, the text lost)
+    lines[2] = lines[2]!.replace(/^abcd/, '2003-04');
+    const season = (await readSports(await files.write('season.csv', lines.join('\n')), readContext())).cards.rows.get('2022 Topps Test Series 1|base|48')!.row;
+    expect([season.year, season.fields.year]).toEqual(['2003', '2003-04']);
   });
 });

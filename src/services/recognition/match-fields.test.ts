@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredCard } from '../../store/catalog-store.ts';
-import { tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import { sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 
 const card = (fields: Record<string, unknown>): StoredCard => ({
   key: 'TFC|42|Elsa - Spirit of Winter',
@@ -31,5 +31,14 @@ describe('a match of a shop’s own game (--kind csv)', () => {
 describe('ignore_non_ascii', () => {
   it('drops CJK text from lists too: a sport card\'s teams and attributes (h147)', () => {
     expect(withoutNonAscii({ name: '大谷翔平', teams: ['読売ジャイアンツ', 'Giants'], attributes: ['ルーキーカード'], year: '2022' })).toEqual({ teams: ['Giants'], attributes: [], year: '2022' });
+  });
+});
+
+describe('a checklist card', () => {
+  it('gives its season as the checklist wrote it, and its year where the checklist wrote only that (h224)', () => {
+    expect(sportCardMatch('topps', { ...card({ year: '2003-04' }), year: '2003', setName: '2003-04 Topps Chrome' })).toMatchObject({ year: '2003-04', full_name: '2003-04 Topps Chrome #42 Elsa - Spirit of Winter' });
+    expect(sportCardMatch('topps', card({})).year).toBe('2023');
+    // a year the checklist said was unknown is no year
+    expect(sportCardMatch('topps', { ...card({ year: 'n/a' }), year: null }).year).toBeNull();
   });
 });

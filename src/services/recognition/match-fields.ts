@@ -129,7 +129,8 @@ export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatc
     name: card.name,
     // checklists name their sets with the year first (`2022 Topps Update Series`)
     full_name: [card.year && !card.setName?.startsWith(card.year) ? card.year : null, card.setName, card.number ? `#${card.number}` : null, card.name].filter(Boolean).join(' '),
-    year: card.year,
+    // the season as the checklist gives it (`2003-04`), its first year the card's year for matching (h224)
+    year: card.year !== null && typeof f.year === 'string' && f.year.trim() ? f.year.trim() : card.year,
     set_name: card.setName,
     card_type: text(f.card_type),
     card_number: card.number,
