@@ -28,7 +28,7 @@ describe('session CSV', () => {
     expect(csv.startsWith('\uFEFFevent_id,seen (UTC),name,')).toBe(true);
     const lines = csv.slice(1).split('\r\n');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,false,false,,');
+    expect(lines[1]).toBe('e1,,Pikachu,,,,,,,3,,Near Mint,,,false,false,,,');
   });
 
   it("writes a card number or event id a spreadsheet would change as text it shows as written (h157)", () => {
@@ -50,10 +50,21 @@ describe('session CSV', () => {
     ]);
   });
 
+  it("writes a season, a set code and a parallel a spreadsheet would change as text too, the parallel in its own column (h224)", () => {
+    const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'LeBron James', set_code: '1-10', year: '2003-04', series: 'Red /99' }, { id: '2', event_id: 'e2', name: 'Pikachu', year: '2021', series: '2-12' }], 'UTC');
+    const header = csv.slice(1).split('\r\n')[0]!.split(',');
+    const rows = csv.slice(1).split('\r\n').slice(1, 3).map((l) => l.split(','));
+    const at = (name: string) => header.indexOf(name);
+    expect(rows.map((r) => [r[at('set_code')], r[at('year')], r[at('series')]])).toEqual([
+      ['"=""1-10"""', '"=""2003-04"""', 'Red /99'],
+      ['', '2021', '"=""2-12"""'],
+    ]);
+  });
+
   it('says no in the yes/no columns, and writes the time seen as a spreadsheet reads a date', () => {
     const csv = sessionCsv([{ id: '1', event_id: 'e1', name: 'Pikachu', seen: '2026-12-01T01:12:07.000000Z', sold: true, corrected: false }], 'UTC');
     const [line] = csv.slice(1).split('\r\n').slice(1);
-    expect(line).toBe('e1,2026-12-01 01:12:07,Pikachu,,,,,,,,,,,,false,true,,');
+    expect(line).toBe('e1,2026-12-01 01:12:07,Pikachu,,,,,,,,,,,,false,true,,,');
   });
 
   it("writes the time seen in the page's time zone, named in its header: a Tokyo morning's sale is on its own day (h121)", () => {

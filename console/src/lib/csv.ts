@@ -1,7 +1,7 @@
 import type { Identification } from '../types.ts';
 
 /** The columns of a session export, in the order a spreadsheet user reads them; most are the row's own fields. */
-export const csvHeaders = ['event_id', 'seen', 'name', 'full_name', 'set_name', 'set_code', 'card_number', 'year', 'subcategory', 'price_usd', 'grade', 'condition', 'confidence', 'distance', 'corrected', 'sold', 'note', 'image'] as const;
+export const csvHeaders = ['event_id', 'seen', 'name', 'full_name', 'set_name', 'set_code', 'card_number', 'year', 'subcategory', 'price_usd', 'grade', 'condition', 'confidence', 'distance', 'corrected', 'sold', 'note', 'image', 'series'] as const;
 
 const derived: Partial<Record<(typeof csvHeaders)[number], (row: Identification) => unknown>> = {
   price_usd: (r) => r.price,
@@ -32,10 +32,11 @@ const valueOf = (row: Identification, header: (typeof csvHeaders)[number], zone:
   header === 'seen' ? localTime(row.seen, zone) : derived[header] ? derived[header](row) : (row as Record<string, unknown>)[header];
 
 /** Columns of text a spreadsheet would take for a number or a date, when written as one. */
-const textColumns = new Set<(typeof csvHeaders)[number]>(['event_id', 'card_number']);
+// a season (`2003-04`) became April 2003 and a set code `1-10` a date (h224)
+const textColumns = new Set<(typeof csvHeaders)[number]>(['event_id', 'card_number', 'year', 'set_code', 'series']);
 
 /**
- * A card number or event id a spreadsheet would change, as the text formula `="025"`, which spreadsheets show as
+ * A card number, event id, season or set code a spreadsheet would change, as the text formula `="025"`, which spreadsheets show as
  * written: `025` lost its zero, `4/102` became a date, a 13-digit event id `1.79617E+12`, and saving the sheet wrote
  * that back (h157). Other text, and a whole number of up to 11 digits, is written as it is.
  */
