@@ -201,6 +201,11 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect(mtg).toMatchObject({ cards: 1, prices: { created: 2 } });
     // one key per card found, however the file names it: the two rows are two sales of it
     expect((await store.observations(ids.mtg!, ANGEL, { source: 'csv' })).map((r) => r.rowKey)).toEqual([`csv:${ANGEL}|2024-05-01|USD|||#1`, `csv:${ANGEL}|2024-05-01|USD|||#2`]);
+    // a key copied decomposed (NFD, from a Mac or a PDF) names its card: it was skipped as unknown (h224)
+    const checklist = await files.write('mx.csv', 'year,brand,set_name,subset,card_number,players,teams,attributes,card_type,sport\n2023,Panini,2023 Panini Selección México,base,9,Santiago Giménez,México,,base,soccer\n');
+    await importCatalog(t.catalogs, { kind: 'sports', catalog: 'sports-mx', files: { csv: checklist } });
+    const decomposed = '2023 Panini Selección México|base|9'.normalize('NFD');
+    expect(await run('sports-mx', await files.write('plain-mx.csv', `card,date,price,currency\n${decomposed},2024-05-01,12,USD\n`))).toMatchObject({ cards: 1, prices: { created: 1 } });
   });
 
   it('refuses a plain CSV with a bad row, naming the line, and writes none of it', async () => {

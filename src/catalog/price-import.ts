@@ -62,7 +62,13 @@ const seconds = (ms: number) => Math.round(ms / 10) / 100;
  * MTG rows by face uuid (an alias), else by Scryfall id (the key).
  */
 function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, string> }): string | null {
-  if (ref.cardKey) return ids.keys.has(ref.cardKey) ? ref.cardKey : (ids.aliases.get(ref.cardKey) ?? null);
+  if (ref.cardKey) {
+    if (ids.keys.has(ref.cardKey)) return ref.cardKey;
+    // a key copied from a Mac or a PDF, decomposed (NFD), names the card its composed form names (h224: skipped as
+    // unknown, the remark showing a key that looked the same)
+    const composed = ref.cardKey.normalize('NFC');
+    return ids.keys.has(composed) ? composed : (ids.aliases.get(ref.cardKey) ?? ids.aliases.get(composed) ?? null);
+  }
   if (ref.pokemonId) return ids.keys.has(ref.pokemonId) ? ref.pokemonId : null;
   if (ref.mtgjsonUuid) {
     const key = ids.aliases.get(ref.mtgjsonUuid);
