@@ -7,7 +7,13 @@
  */
 export function whenLauncherExits(onExit: () => void, env: NodeJS.ProcessEnv = process.env, everyMs = 500): () => void {
   if (!env.npm_lifecycle_event && !env.npm_command) return () => undefined;
-  const parent = process.ppid;
+  // the parent as bin/launcher-pid.mjs saw it at the start: one gone while the modules loaded is gone already
+  const recorded = (globalThis as Record<symbol, unknown>)[Symbol.for('loupe.launcherPid')];
+  const parent = typeof recorded === 'number' ? recorded : process.ppid;
+  if (process.ppid !== parent) {
+    setImmediate(onExit);
+    return () => undefined;
+  }
   const timer = setInterval(() => {
     if (process.ppid === parent) return;
     clearInterval(timer);
