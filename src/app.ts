@@ -35,6 +35,7 @@ import { requestRoutes } from './http/routes/requests.ts';
 import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 import { cachedSerializers, validators } from './http/schema-compilers.ts';
+import { logOutput } from './util/log-output.ts';
 import { registerCors } from './http/cors.ts';
 
 export const apiVersion = '0.1.0';
@@ -131,6 +132,8 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     logger: {
       level: config.logLevel,
       serializers: logSerializers,
+      // silent, as tests run, writes nothing: stdout is left alone
+      ...(config.logLevel === 'silent' ? {} : { stream: logOutput() }),
     },
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.bodyBytes,

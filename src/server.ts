@@ -8,6 +8,7 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+import { keepOnOutputErrors } from './util/log-output.ts';
 import { idleMemoryEstimate } from './vision/engine/memory-estimate.ts';
 
 /** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
@@ -18,6 +19,8 @@ function portFree(port: number, host: string): Promise<void> {
     probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
   });
 }
+
+keepOnOutputErrors();
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {

@@ -4,6 +4,7 @@ import { loadConfig } from './config/config.ts';
 import { sqliteFileOf } from './store/database.ts';
 import { openServices } from './services/container.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+import { keepOnOutputErrors } from './util/log-output.ts';
 
 /**
  * `loupe worker`: queue workers as their own process (scale-out). It runs jobs, delivers
@@ -11,6 +12,7 @@ import { whenLauncherExits } from './util/launcher-watch.ts';
  * PostgreSQL it wakes on NOTIFY, with SQLite it polls. Logs are JSON lines on stdout.
  */
 export async function runWorker(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  keepOnOutputErrors();
   const loaded = loadConfig(env);
   // the server's lines as pino writes them (level number, epoch milliseconds, pid, hostname), so one log
   // pipeline reads both; LOG_LEVEL applies as it does there
