@@ -266,6 +266,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       if (erased.files_not_found > 0) {
         io.err(`loupe: ${erased.files_not_found} of the files the account's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
       }
+      if (erased.files_left) io.err(`loupe: ${erased.files_left} of the account's files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
       if (erased.left_in?.length) {
         io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (README "Moving to PostgreSQL")\n`);
       }

@@ -77,8 +77,9 @@ export class MediaStore {
   }
 
   /** Removes these keys' files; answers the keys whose file was there (one missing may be in another folder: a CLI run with another LOUPE_DATA_DIR). */
-  async remove(keys: Iterable<string>): Promise<string[]> {
+  async remove(keys: Iterable<string>): Promise<{ removed: string[]; failed: string[] }> {
     const removed: string[] = [];
+    const failed: string[] = [];
     await Promise.all(
       [...keys].map(async (key) => {
         const file = this.pathOf(key);
@@ -87,20 +88,25 @@ export class MediaStore {
           await fsp.unlink(file);
           removed.push(key);
         } catch (err) {
-          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+          // a file that stays (a read-only or failing disk) is the sweep's to remove later: the rows naming it are gone
+          // already, and a delete that had committed answered 503 "nothing was stored" (h221)
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') failed.push(key);
         }
       }),
     );
-    return removed;
+    return { removed, failed };
   }
 
   /**
    * Removes these keys' files and any part of them a write cut short by a stopped process left
    * beside them (`<file>.<pid>.tmp`: a kill -9 between the write and its rename). For the sweep's
-   * leftovers, whose writes are long over; one directory read per directory they lie in.
+   * leftovers, whose writes are long over; one directory read per directory they lie in. Returns the keys a file of
+   * which could not be removed (a read-only or failing disk), to try again later.
    */
-  async removeWithLeftovers(keys: Iterable<string>): Promise<void> {
+  async removeWithLeftovers(keys: Iterable<string>): Promise<string[]> {
     const byDir = new Map<string, Set<string>>();
+    const keyOf = new Map<string, string>();
+    const failed = new Set<string>();
     for (const key of keys) {
       const file = this.pathOf(key);
       if (!file) continue;
@@ -108,6 +114,7 @@ export class MediaStore {
       let names = byDir.get(dir);
       if (!names) byDir.set(dir, (names = new Set()));
       names.add(path.basename(file));
+      keyOf.set(file, key);
     }
     for (const [dir, names] of byDir) {
       let present: string[];
@@ -117,8 +124,17 @@ export class MediaStore {
         continue;
       }
       const owner = (n: string) => (n.endsWith('.tmp') ? n.slice(0, n.lastIndexOf('.', n.length - 5)) : n);
-      await Promise.all(present.filter((n) => names.has(owner(n))).map((n) => fsp.rm(path.join(dir, n), { force: true })));
+      await Promise.all(
+        present
+          .filter((n) => names.has(owner(n)))
+          .map((n) =>
+            fsp.rm(path.join(dir, n), { force: true }).catch(() => {
+              failed.add(keyOf.get(path.join(dir, owner(n)))!);
+            }),
+          ),
+      );
     }
+    return [...failed];
   }
 
   /** Whether the file under `key` holds exactly `bytes` (false when there is none). */

@@ -45,7 +45,7 @@ export class QueueWorkers {
       /** Other background work of the process, started and stopped with the queue (text search's backfill). */
       background?: { start(): void; stop(): Promise<void> }[];
       /** Media files whose rows went, left by a process that stopped before it removed them (migration 016). */
-      mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void> };
+      mediaDeletions?: { due(now: number): Promise<string[]>; removed(keys: readonly string[]): Promise<void>; later(keys: readonly string[], due: number): Promise<void> };
       /** Charges of calls whose process stopped before they answered, given back once due (migration 017). */
       creditHolds?: { returnDueHolds(now: number): Promise<{ holds: number; credits: number }> };
       /** Rows catalog and price imports staged and did not remove (they died, or their clean-up failed). */
@@ -104,17 +104,19 @@ export class QueueWorkers {
         // a newer release's rows and files are its own to sweep, by its rules
         if (await this.sweepGate.reason()) return 0;
         const { deleted, media, refunded } = await this.deps.requests.sweep(now, undefined, this.options.shortensRetention ? this.options.queue.retentionMs : undefined);
-        await this.deps.media.remove(media);
-        await this.deps.mediaDeletions?.removed(media);
+        const { failed } = await this.deps.media.remove(media);
+        await this.deps.mediaDeletions?.removed(media.filter((k) => !failed.includes(k)));
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length, ...(refunded ? { refunded } : {}) });
         // what a process killed between a commit and its files' removal left (a deleted session's, a replaced
         // image's, a job attempt's never committed): removed, then its entry
         let files = 0;
         for (let due = await this.deps.mediaDeletions?.due(now); due?.length; due = await this.deps.mediaDeletions?.due(now)) {
-          // with the part of a file a killed write left beside it
-          await this.deps.media.removeWithLeftovers(due);
-          await this.deps.mediaDeletions!.removed(due);
-          files += due.length;
+          // with the part of a file a killed write left beside it; one that cannot be removed now (a read-only disk) is
+          // due again at the next sweep, and holds back nothing after it (h221)
+          const stuck = await this.deps.media.removeWithLeftovers(due);
+          await this.deps.mediaDeletions!.removed(due.filter((k) => !stuck.includes(k)));
+          if (stuck.length) await this.deps.mediaDeletions!.later(stuck, now + this.options.queue.sweepIntervalMs);
+          files += due.length - stuck.length;
         }
         if (files > 0) this.options.log?.('info', 'media: removed files a stopped process left', { files });
         const staged = await this.deps.stagedImports?.removeAbandoned();

@@ -20,6 +20,8 @@ export interface ErasedAccount {
    * of a server that has them (a CLI run with another LOUPE_DATA_DIR), or gone already.
    */
   files_not_found: number;
+  /** Files this folder holds that could not be removed now (a read-only disk): the server's sweep removes them. Absent when none. */
+  files_left?: number;
   /**
    * Files still holding the account as it was before (the embedded database and vector indexes `loupe
    * move-to-postgres` left in the data folder): for the operator to remove. Absent when there are none.
@@ -67,13 +69,15 @@ export class AccountErasure {
         done.sessions += erased.sessions;
         done.files += erased.files;
         done.files_not_found += erased.filesNotFound;
+        if (erased.filesLeft) done.files_left = (done.files_left ?? 0) + erased.filesLeft;
       }
       const gone = await requests.deleteForAccount(accountId);
-      const removed = await media.remove(gone.media);
+      const { removed, failed } = await media.remove(gone.media);
       await mediaDeletions.removed(removed);
       done.requests += gone.deleted;
       done.files += removed.length;
-      done.files_not_found += gone.media.length - removed.length;
+      done.files_not_found += gone.media.length - removed.length - failed.length;
+      if (failed.length) done.files_left = (done.files_left ?? 0) + failed.length;
       if (await accountStore.deleteAccountIfEmpty(accountId)) {
         await flushErased(this.deps.store);
         const left = this.deps.store.dialect === 'postgres' ? movedLeftovers(this.deps.dataDir) : [];

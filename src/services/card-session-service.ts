@@ -516,8 +516,8 @@ export class CardSessionService {
   }
 
   /** Deletes every session of a workspace with its cards and files (an account's erasure); says how many of each went. */
-  async eraseWorkspace(workspaceId: string): Promise<{ sessions: number; files: number; filesNotFound: number }> {
-    const done = { sessions: 0, files: 0, filesNotFound: 0 };
+  async eraseWorkspace(workspaceId: string): Promise<{ sessions: number; files: number; filesNotFound: number; filesLeft: number }> {
+    const done = { sessions: 0, files: 0, filesNotFound: 0, filesLeft: 0 };
     for (;;) {
       const { rows } = await this.store.listSessions(workspaceId, undefined, undefined, 100, 0);
       if (!rows.length) return done;
@@ -527,11 +527,12 @@ export class CardSessionService {
         const named = keys.filter((k): k is string => k !== null);
         // a file not found here stays named in media_deletions, for the server's sweep to remove where it is (an
         // erasure run with another LOUPE_DATA_DIR than the server's answered its files removed and left them, h100)
-        const removed = await this.media.remove(named);
+        const { removed, failed } = await this.media.remove(named);
         await this.store.mediaRemoved(removed);
         done.sessions++;
         done.files += removed.length;
-        done.filesNotFound += named.length - removed.length;
+        done.filesNotFound += named.length - removed.length - failed.length;
+        done.filesLeft += failed.length;
       }
     }
   }
@@ -539,8 +540,9 @@ export class CardSessionService {
   /** Files no row names any more, and then their `media_deletions` entries (migration 016): the sweep has nothing left to do. */
   private async removeMedia(keys: readonly (string | null)[]): Promise<void> {
     const named = keys.filter((k): k is string => k !== null);
-    await this.media.remove(named);
-    await this.store.mediaRemoved(named);
+    // one that stays (a read-only disk) keeps its entry, for the sweep: the delete itself has committed
+    const { failed } = await this.media.remove(named);
+    await this.store.mediaRemoved(named.filter((k) => !failed.includes(k)));
   }
 
   /** Closing a closed session succeeds and keeps its first `ended`. */

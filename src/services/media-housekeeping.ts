@@ -19,9 +19,10 @@ export class MediaHousekeeping {
   async deleteRequest(id: string): Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }> {
     const gone = isUuid(id) ? await this.deps.requests.deleteOne(id.toLowerCase()) : { deleted: 0, media: [], refunded: 0 };
     if (!gone.deleted) throw new ServiceError(404, 'not_found', `Request ${id} not found.`);
-    const removed = await this.deps.media.remove(gone.media);
+    const { removed, failed } = await this.deps.media.remove(gone.media);
     await this.deps.deletions.removed(removed);
-    return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length, refunded: gone.refunded };
+    // files that could not be removed now (a read-only disk) are the sweep's: the request is deleted and refunded
+    return { deleted: id, files: removed.length, files_not_found: gone.media.length - removed.length - failed.length, ...(failed.length ? { files_left: failed.length } : {}), refunded: gone.refunded };
   }
 
   /** `loupe media check`: every file the database names, looked at (media-audit.ts). */

@@ -52,4 +52,8 @@ export class MediaDeletionStore {
   removed(keys: readonly string[]): Promise<void> {
     return mediaRemoved(this.db, keys);
   }
+  /** Files that could not be removed now (a read-only disk): due again at `due`. */
+  later(keys: readonly string[], due: number): Promise<void> {
+    return forgetMedia(this.db, keys, due);
+  }
 }

@@ -134,6 +134,32 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await filesUnder(mediaDir)).filter((f) => !before.has(f))).toEqual([]);
   });
 
+  it("a session deleted while a file of it cannot be removed (a read-only disk) is deleted, 204: the file is the sweep's (h221: 503 'nothing was stored')", async () => {
+    const sid = await withCard('ro1');
+    const before = new Set(await filesUnder(mediaDir));
+    await attach(sid, 'ro1', (await photo(400, 300)).toString('base64'));
+    const made = (await filesUnder(mediaDir)).filter((f) => !before.has(f));
+    expect(made).toHaveLength(2);
+    // a directory where the image was: its unlink fails (EISDIR), as a read-only disk's does (EROFS)
+    const stuck = made[0]!;
+    await fs.promises.rm(stuck);
+    await fs.promises.mkdir(path.join(stuck, 'x'), { recursive: true });
+    expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
+    expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(404);
+    // its entry stays for the sweep, which tries again later and holds back nothing after it
+    const services = h.app.loupe as unknown as Services;
+    const pending = async () => (await services.store.db.selectFrom('media_deletions').select(['key', 'due']).execute()).filter((r) => stuck.endsWith(r.key.split('/').pop()!));
+    expect(await pending()).toHaveLength(1);
+    await services.queue.sweep(Date.now());
+    expect((await pending())[0]!.due).toBeGreaterThan(Date.now());
+    // once it can be, it is
+    await fs.promises.rm(stuck, { recursive: true });
+    await fs.promises.writeFile(stuck, 'x');
+    await services.queue.sweep(Date.now() + 24 * 3_600_000);
+    expect(await pending()).toEqual([]);
+    expect(await filesUnder(mediaDir)).not.toContain(stuck);
+  });
+
   it("an image written for a row that never committed is removed by the sweep once due; a committed one never is", async () => {
     const sid = await withCard('w1');
     const attached = (await attach(sid, 'w1', (await photo(400, 300)).toString('base64'))).json();
