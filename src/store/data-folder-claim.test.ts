@@ -40,6 +40,22 @@ describe('claimDataFolder', () => {
     }
   });
 
+  it("names the pid file it cannot write and leaves the one there whole (h221: a full disk emptied it, the error named no file)", () => {
+    const odd = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-pid-'));
+    try {
+      fs.writeFileSync(path.join(odd, 'server.pid'), '12345\n');
+      // a write that fails as a full disk's does: the temporary file is a directory
+      fs.mkdirSync(path.join(odd, 'server.pid.tmp', 'x'), { recursive: true });
+      expect(() => claimDataFolder(odd)).toThrow(new RegExp(`^cannot write ${odd.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/server\\.pid \\(`));
+      expect(fs.readFileSync(path.join(odd, 'server.pid'), 'utf8')).toBe('12345\n');
+      // and the folder is not held: once the disk takes it, a start claims it
+      fs.rmSync(path.join(odd, 'server.pid.tmp'), { recursive: true });
+      claimDataFolder(odd)();
+    } finally {
+      fs.rmSync(odd, { recursive: true, force: true });
+    }
+  });
+
   it("keeps its claim when the caller drops the release function and the garbage collector runs (the lock's connection was collected and closed: CI's holder processes lost their claims)", async () => {
     const own = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-claim-gc-'));
     const holder = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', '-e', `import('${path.resolve(import.meta.dirname, 'data-folder-claim.ts')}').then((m) => { m.claimDataFolder(${JSON.stringify(own)}); setTimeout(() => { globalThis.gc(); console.log('held'); }, 50); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -59,7 +59,20 @@ export function claimDataFolder(dataDir: string): () => void {
     lock.close();
     throw new Error(`another Loupe server (pid ${running}) may still serve ${path.resolve(dataDir)}: its server.pid names a process that still holds ${lockFile} open, though that file was not held (was it deleted?). Stop that server first`);
   }
-  fs.writeFileSync(pidFile, `${process.pid}\n`, { mode: 0o600 });
+  // written whole or not at all: a full disk left it empty, and the start's error named no file (h221)
+  try {
+    fs.writeFileSync(`${pidFile}.tmp`, `${process.pid}\n`, { mode: 0o600 });
+    fs.renameSync(`${pidFile}.tmp`, pidFile);
+  } catch (err) {
+    try {
+      fs.rmSync(`${pidFile}.tmp`, { force: true });
+    } catch {
+      // not ours to remove
+    }
+    lock.close();
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(`cannot write ${pidFile} (${(err as Error).message})${code === 'ENOSPC' || code === 'EDQUOT' ? ': the data folder\'s disk is full; free space and start again' : code === 'EROFS' ? ': the data folder is on a read-only file system' : ''}`);
+  }
   fs.chmodSync(lockFile, 0o600);
   held.add(lock);
   return () => {
