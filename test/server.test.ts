@@ -76,7 +76,7 @@ describe('server process', () => {
       again.child.kill('SIGTERM');
       expect(await again.exited).toBe(0);
     }
-  }, 120_000); // two server starts (each up to 60 s on a slow machine) and a drain of up to 10 s
+  }, 240_000); // two server starts (each up to 120 s on a slow machine with a cold tsx cache) and a drain of up to 10 s
 
   it('npm start stops when npm alone is sent SIGTERM (a process manager that signals the pid it started): the server does not run on orphaned', async () => {
     const npmPort = randomPort();

@@ -73,9 +73,14 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, port: number, e
     env: { LOUPE_VISION_WARM: 'none', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let code: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve((code = c))));
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
+  // a child that ended is said at once, with its exit code (it was waited on for the whole minute, h222); a cold tsx
+  // cache on a loaded machine (a fresh CI runner) takes longer than a minute to start, so two are given
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    if (code !== undefined) throw new Error(`server exited ${code} before it answered /health (its stderr is in the test's output)`);
     try {
       if ((await fetch(`${url}/health`)).ok) return { url, child, exited };
     } catch {
@@ -84,7 +89,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, port: number, e
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGKILL');
-  throw new Error('server did not start');
+  throw new Error('server did not start within 120 s');
 }
 
 export const randomPort = (): number => 20000 + Math.floor(Math.random() * 30000);
