@@ -198,7 +198,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const said: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
+      const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
       runner.start();
       // handed back, a job stays PROCESSING with its lease run out: taken again, it holds a lease
       await until('the runner to take the job', async () => ((await store.get(id))!.leaseUntil ?? 0) > Date.now(), 10_000);
@@ -221,7 +221,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const said: string[] = [];
     let blocked: string | undefined = 'the database was upgraded by a newer Loupe release';
-    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore, claimBlocked: async () => blocked }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore, claimBlocked: async () => blocked }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, log: (_level, message) => said.push(message) });
     runner.start();
     try {
       await new Promise((r) => setTimeout(r, 300));
@@ -257,7 +257,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     await store.insert({ id, accountId: t.caller.accountId, workspaceId: t.caller.workspaceId, type: 'job', endpoint: 'e', request: { records: [{ _id: 'a' }] }, options: {}, charged: 0, webhook: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, headers: {} }, expiresAt: Date.now() + 3_600_000, inputs: new Map<number, Buffer>() });
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const queue = new QueueWorkers(
-      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
+      { requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }), removeWithLeftovers: async () => [] } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']) },
       { queue: { ...loadConfig({}).queue, workers: 1, pollMs: 100 }, webhooks: { ...loadConfig({}).webhooks, timeoutMs: webhookTimeoutMs, ...webhooks }, ...(log ? { log } : {}) },
     );
     queue.start();
@@ -409,7 +409,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     let blocked: string | undefined = 'the database was upgraded by a newer Loupe release';
     const signal = await QueueSignal.open(t.services.store, { listen: false });
     const queue = new QueueWorkers(
-      { requests: store, registry: new HandlerRegistry(), signal, intake: {} as ImageIntake, media: { remove: async () => {}, removeWithLeftovers: async () => {} } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']), claimBlocked: async () => blocked },
+      { requests: store, registry: new HandlerRegistry(), signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }), removeWithLeftovers: async () => [] } as unknown as MediaStore, policy: new AddressPolicy(['127.0.0.1']), claimBlocked: async () => blocked },
       { queue: { ...loadConfig({}).queue, workers: 0, pollMs: 20 }, webhooks: { ...loadConfig({}).webhooks, retryDelaysMs: [50] }, log: (_level, message) => said.push(message) },
     );
     queue.start();
@@ -445,7 +445,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const registry = new HandlerRegistry();
     registry.register({ type, accepts: () => true, endpoints: () => ['e'], run });
     const signal = await QueueSignal.open(t.services.store, { listen: false });
-    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => {} } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
     runner.start();
     try {
       const done = await until('the job to finish', async () => ((await store.get(id))!.status === 'DONE' ? store.get(id) : undefined), 20_000);
