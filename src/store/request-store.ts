@@ -70,6 +70,8 @@ export interface RequestListQuery {
   webhookState?: 'waiting' | WebhookState | undefined;
   /** Only requests whose retention has not ended by then (epoch ms): the sweeper deletes the others every few minutes. */
   liveAt?: number | undefined;
+  /** Only requests submitted up to this one (its `seq`): a walk through the pages sees the list as it was at its start. */
+  upToSeq?: number | undefined;
   limit: number;
   offset: number;
 }
@@ -176,7 +178,8 @@ export class RequestStore {
     return row && { accountId: row.account_id, status: row.status as RequestState, expiresAt: Number(row.expires_at) };
   }
 
-  async list(q: RequestListQuery): Promise<{ count: number; rows: AsyncRequestRow[] }> {
+  /** A page of the list, and the `seq` of its newest request (for the next pages' `upToSeq`; undefined when none). */
+  async list(q: RequestListQuery): Promise<{ count: number; rows: AsyncRequestRow[]; upToSeq?: number }> {
     let base = this.db.selectFrom('async_requests').where('account_id', '=', q.accountId);
     if (q.workspaceId) base = base.where('workspace_id', '=', q.workspaceId);
     if (q.type) base = base.where('type', '=', q.type);
@@ -184,9 +187,10 @@ export class RequestStore {
     if (q.webhookState === 'waiting') base = base.where('webhook', 'is not', null).where('webhook_state', 'is', null);
     else if (q.webhookState) base = base.where('webhook_state', '=', q.webhookState);
     if (q.liveAt !== undefined) base = base.where('expires_at', '>', q.liveAt);
-    const [{ n }] = (await base.select((eb) => eb.fn.countAll<number | string>().as('n')).execute()) as [{ n: number | string }];
+    if (q.upToSeq !== undefined) base = base.where('seq', '<=', q.upToSeq);
+    const [{ n, newest }] = (await base.select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.max('seq').as('newest')]).execute()) as [{ n: number | string; newest: number | string | null }];
     const rows = await base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute();
-    return { count: Number(n), rows: rows.map(toRow) };
+    return { count: Number(n), rows: rows.map(toRow), ...(newest !== null ? { upToSeq: Number(newest) } : {}) };
   }
 
   async inputs(id: string): Promise<Map<number, Buffer>> {

@@ -89,6 +89,7 @@ const ListQuery = Type.Composite([
     webhook_state: Type.Optional(StringEnum(['waiting', 'pending', 'delivered', 'failed'] as const, { description: 'Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good.' })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
+    up_to: Type.Optional(Type.Integer({ minimum: 1, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the requests as they were at the first, so requests submitted meanwhile repeat no row.' })),
   }),
 ]);
 
@@ -136,8 +137,8 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
     handler: async (request) => {
       const q = request.query;
       // Without ?workspace= the list covers every workspace of the account.
-      const page = await requests.list(accountOf(request), { workspaceId: q.workspace ? request.workspaceId : undefined, type: q.type, status: q.status, webhookState: q.webhook_state, page: q.page ?? 1, pageSize: q.page_size ?? 20 });
-      return pageEnvelope(request, page);
+      const page = await requests.list(accountOf(request), { workspaceId: q.workspace ? request.workspaceId : undefined, type: q.type, status: q.status, webhookState: q.webhook_state, page: q.page ?? 1, pageSize: q.page_size ?? 20, upTo: q.up_to });
+      return pageEnvelope(request, page, page.upTo !== undefined ? { up_to: String(page.upTo) } : {});
     },
   });
 
