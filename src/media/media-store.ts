@@ -76,7 +76,10 @@ export class MediaStore {
     return key;
   }
 
-  /** Removes these keys' files; answers the keys whose file was there (one missing may be in another folder: a CLI run with another LOUPE_DATA_DIR). */
+  /**
+   * Removes these keys' files; answers the keys whose file was there and went (one missing may be in another folder: a
+   * CLI run with another LOUPE_DATA_DIR), and those whose file is there and could not be removed. Never throws.
+   */
   async remove(keys: Iterable<string>): Promise<{ removed: string[]; failed: string[] }> {
     const removed: string[] = [];
     const failed: string[] = [];
