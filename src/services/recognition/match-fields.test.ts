@@ -38,6 +38,8 @@ describe('a checklist card', () => {
   it('gives its season as the checklist wrote it, and its year where the checklist wrote only that (h224)', () => {
     expect(sportCardMatch('topps', { ...card({ year: '2003-04' }), year: '2003', setName: '2003-04 Topps Chrome' })).toMatchObject({ year: '2003-04', full_name: '2003-04 Topps Chrome #42 Elsa - Spirit of Winter' });
     expect(sportCardMatch('topps', card({})).year).toBe('2023');
+    // a parallel's full name names it; a base card's does not (h224: one full name for both)
+    expect([sportCardMatch('topps', card({ sub_set: 'Red /99' })).full_name, sportCardMatch('topps', card({ sub_set: 'base' })).full_name]).toEqual(['2023 The First Chapter #42 Elsa - Spirit of Winter – Red /99', '2023 The First Chapter #42 Elsa - Spirit of Winter']);
     // a year the checklist said was unknown is no year
     expect(sportCardMatch('topps', { ...card({ year: 'n/a' }), year: null }).year).toBeNull();
   });
