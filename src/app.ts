@@ -58,16 +58,15 @@ const validHost = (host: string | undefined): boolean => {
   }
 };
 
-const typedNames = new WeakMap<object, { integers: string[]; booleans: string[] }>();
-/** The query parameters a route's schema types as integers and as booleans (worked out once per schema). */
-function typedQueryNames(schema: unknown): { integers: string[]; booleans: string[] } {
-  if (!schema || typeof schema !== 'object') return { integers: [], booleans: [] };
-  let names = typedNames.get(schema);
+const integerNames = new WeakMap<object, string[]>();
+/** The query parameters a route's schema types as integers (worked out once per schema). */
+function integerQueryNames(schema: unknown): string[] {
+  if (!schema || typeof schema !== 'object') return [];
+  let names = integerNames.get(schema);
   if (!names) {
-    const properties = Object.entries((schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {});
-    const typed = (type: unknown, name: string) => type === name || (Array.isArray(type) && type.includes(name));
-    names = { integers: properties.filter(([, s]) => typed(s.type, 'integer')).map(([name]) => name), booleans: properties.filter(([, s]) => typed(s.type, 'boolean')).map(([name]) => name) };
-    typedNames.set(schema, names);
+    const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+    const integer = (type: unknown) => type === 'integer' || (Array.isArray(type) && type.includes('integer'));
+    integerNames.set(schema, (names = Object.entries(properties).filter(([, s]) => integer(s.type)).map(([name]) => name)));
   }
   return names;
 }
@@ -282,10 +281,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     for (const [name, v] of Object.entries(query ?? {})) {
       if (Array.isArray(v)) throw new ServiceError(400, 'invalid_request', `${name} is given more than once in the query; give it once.`, [{ field: name, message: 'is given more than once' }]);
     }
-    const typedQuery = typedQueryNames(request.routeOptions.schema?.querystring);
-    // an empty flag is "not given" too (`only_ids=` was a 400 "must be boolean", h220)
-    for (const name of typedQuery.booleans) if (typeof query?.[name] === 'string' && (query[name] as string).trim() === '') delete query[name];
-    for (const name of typedQuery.integers) {
+    for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
       const v = query?.[name];
       // empty is "not given", as it is for search=, game= and event_id= (client libraries send None so)
       if (typeof v === 'string' && v.trim() === '') {

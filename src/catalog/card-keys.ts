@@ -31,15 +31,15 @@ export function normalizeNameBefore035(name: string): string {
 }
 
 const NOT_LETTERS = /[^\p{L}\p{N}]+/gu;
-/** Lower case without accents (a kana's voiced marks kept, recomposed), `♀`/`♂` as letters. */
-const unmarkedLower = (name: string): string =>
-  name
-    .replace(/♀/g, ' f ')
-    .replace(/♂/g, ' m ')
+/** Text without accents, in any width (NFKD), recomposed: a kana's voiced marks stay (ガラガラ is not カラカラ). */
+export const withoutMarks = (text: string): string =>
+  text
     .normalize('NFKD')
     .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
-    .normalize('NFC')
-    .toLowerCase();
+    .normalize('NFC');
+
+/** Lower case without accents (a kana's voiced marks kept, recomposed), `♀`/`♂` as letters. */
+const unmarkedLower = (name: string): string => withoutMarks(name.replace(/♀/g, ' f ').replace(/♂/g, ' m ')).toLowerCase();
 
 /** `normalizeName` before migration 032: kana voiced marks dropped too. */
 export function normalizeNameBefore032(name: string): string {

@@ -14,7 +14,8 @@ const compiledSerializers = new Map<string, (data: unknown) => string>();
 
 /**
  * Bodies are validated strictly (a string is never turned into a number); query strings and
- * path parameters are text by nature, so they are coerced.
+ * path parameters are text by nature, so they are coerced. Each app has its Ajv instances (a schema's `$id` is one
+ * per instance); the validators they compile are shared (above).
  */
 export function validators() {
   const make = (coerce: boolean, allErrors = false) => {
@@ -25,13 +26,7 @@ export function validators() {
   const body = make(false);
   const bodyAllErrors = make(false, true);
   const text = make(true);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => {
-    const key = `${httpPart ?? ''}\u0000${JSON.stringify(schema)}`;
-    let compiled = compiledValidators.get(key);
-    if (!compiled) compiledValidators.set(key, (compiled = compile(schema, httpPart)));
-    return compiled;
-  };
-  function compile(schema: object, httpPart: string | undefined): Validator {
+  const compile = (schema: object, httpPart: string | undefined): Validator => {
     if (httpPart === 'querystring') return withQueryBooleans(schema, text.compile(schema));
     if (httpPart !== 'body') return text.compile(schema);
     const validate = ((schema as Record<string, unknown>)[allErrorsMark] === true ? bodyAllErrors : body).compile(schema);
@@ -50,12 +45,19 @@ export function validators() {
     };
     checked.errors = validate.errors;
     return checked;
-  }
+  };
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }): Validator => {
+    const key = `${httpPart ?? ''}\u0000${JSON.stringify(schema)}`;
+    let compiled = compiledValidators.get(key);
+    if (!compiled) compiledValidators.set(key, (compiled = compile(schema, httpPart)));
+    return compiled;
+  };
 }
 
 /**
  * A query string's booleans as clients spell them: Ajv coerces only `true` and `false`, while Python's
- * `requests` sends `True` and many clients `1`; any case of true/false, 1/0, yes/no, on/off is taken.
+ * `requests` sends `True` and many clients `1`; any case of true/false, 1/0, yes/no, on/off is taken. An empty one is
+ * not given, as an empty `page=` is (`only_ids=` was a 400 "must be boolean", h220).
  */
 function withQueryBooleans(schema: object, validate: ValidateFunction): ValidateFunction {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
@@ -67,7 +69,9 @@ function withQueryBooleans(schema: object, validate: ValidateFunction): Validate
       const query = data as Record<string, unknown>;
       for (const k of flags) {
         const v = query[k];
-        if (typeof v === 'string' && Object.hasOwn(spelled, v.trim().toLowerCase())) query[k] = spelled[v.trim().toLowerCase()];
+        if (typeof v !== 'string') continue;
+        if (v.trim() === '') delete query[k];
+        else if (Object.hasOwn(spelled, v.trim().toLowerCase())) query[k] = spelled[v.trim().toLowerCase()];
       }
     }
     const ok = validate(data);
@@ -76,7 +80,6 @@ function withQueryBooleans(schema: object, validate: ValidateFunction): Validate
   }) as ValidateFunction;
   return checked;
 }
-
 
 /** Fastify's own serializers (fast-json-stringify), each compiled once per process (above). */
 export function cachedSerializers(externalSchemas: unknown, serializerOpts: unknown) {

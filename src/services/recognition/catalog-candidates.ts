@@ -1,4 +1,4 @@
-import { normalizeName, numberKey } from '../../catalog/card-keys.ts';
+import { normalizeName, numberKey, withoutMarks } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
 import { pokemonResistance } from '../../catalog/pokemon-resistance.ts';
@@ -66,13 +66,7 @@ const textList = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x i
  * Mac, `ＳＶ２ａ` typed in a Japanese keyboard's full-width mode were unknown sets, h94), with or without accents, as
  * names are (`2023 Panini Seleccion Mexico` typed at a counter was an unknown set, h224); a kana's voiced marks stay.
  */
-const setKey = (s: string): string =>
-  s
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, (m) => (m === '\u3099' || m === '\u309a' ? m : ''))
-    .normalize('NFC')
-    .trim()
-    .toUpperCase();
+const setKey = (s: string): string => withoutMarks(s).trim().toUpperCase();
 
 /** What a `set_code` hint may name in a catalog without a sets table: a code or a set name its cards carry (`setKey`). */
 export function setHintKeys(cardSets: readonly { code: string | null; name: string | null }[]): Set<string> {

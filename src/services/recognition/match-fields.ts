@@ -124,19 +124,20 @@ export interface SportCardMatch {
 
 export function sportCardMatch(catalog: string, card: StoredCard): SportCardMatch {
   const f = card.fields;
+  const subSet = text(f.sub_set);
   return {
     id: card.key,
     name: card.name,
     // checklists name their sets with the year first (`2022 Topps Update Series`)
     // and a parallel's or an insert's subset after it: a Red /99 and its base card, or an insert #1 and the base #1, had
     // one full name (h224)
-    full_name: [card.year && !card.setName?.startsWith(card.year) ? card.year : null, card.setName, card.number ? `#${card.number}` : null, card.name].filter(Boolean).join(' ') + (text(f.sub_set) && text(f.sub_set)!.toLowerCase() !== 'base' ? ` – ${text(f.sub_set)}` : ''),
+    full_name: [card.year && !card.setName?.startsWith(card.year) ? card.year : null, card.setName, card.number ? `#${card.number}` : null, card.name].filter(Boolean).join(' ') + (subSet && subSet.toLowerCase() !== 'base' ? ` – ${subSet}` : ''),
     // the season as the checklist gives it (`2003-04`), its first year the card's year for matching (h224)
     year: card.year !== null && typeof f.year === 'string' && f.year.trim() ? f.year.trim() : card.year,
     set_name: card.setName,
     card_type: text(f.card_type),
     card_number: card.number,
-    sub_set: text(f.sub_set),
+    sub_set: subSet,
     company: text(f.company),
     subcategory: sportName(f.sport),
     links: card.links,
