@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
+import { busyMarker, crashMarker } from '../../src/vision/engine/vision-tasks.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { pngBomb } from '../helpers/images.ts';
 import { photoBase64, photoBytes } from '../helpers/photos.ts';
@@ -145,9 +145,13 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
 
   it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
     const rec = { _base64: b64('faces/linzaer_9.jpg') };
+    // A request holds its room until its last record is done: each load request ends with a record
+    // that holds a worker for seconds, so the queue is still full when the refused request comes, on
+    // however fast a machine the nine real inferences before it run (CI's ran them all first).
+    const held = { _base64: Buffer.concat([photoBytes('faces/linzaer_9.jpg'), Buffer.from(busyMarker(8_000), 'latin1')]).toString('base64') };
     // two accounts: one account holding room may hold only half the queue (h106)
     const other = await h.newAccount(1000);
-    const load = [h.account.token, other.token].map((token) => h.request('POST', '/identity/v2/face', { token, body: { records: Array(10).fill(rec) } }));
+    const load = [h.account.token, other.token].map((token) => h.request('POST', '/identity/v2/face', { token, body: { records: [...Array(9).fill(rec), held] } }));
     await new Promise((r) => setTimeout(r, 200));
     const pings: number[] = [];
     for (let i = 0; i < 5; i++) {
