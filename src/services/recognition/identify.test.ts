@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
 import { ART_NONE, artScore, bestMatch, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
-import { COMICS, withLabelClues } from './recognition-service.ts';
+import { COMICS, SPORT, withLabelClues } from './recognition-service.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
   key,
@@ -76,6 +76,22 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     const next = await identify(back('2023'), src, 5, 4, true);
     expect(next.find((m) => m.card.key === 's1-1')!.evidence.setYear).toBe('differs');
     expect(bestMatch(next)).toBeNull();
+  });
+
+  it("names a leaders' combo card whose players print their names on lines of their own, each of whom has a solo card (h224)", async () => {
+    const sport = (key: string, name: string, number: string) => card(key, name, number, null, '2022', { setName: '2022 Topps Series 1', setCodes: [], catalogKind: 'sports' });
+    const cards = [sport('s1-48', 'Guerrero Jr. / Perez / Ohtani', '48'), sport('s1-1', 'Shohei Ohtani', '1'), sport('s1-27', 'Vladimir Guerrero Jr.', '27'), sport('s1-200', 'Salvador Perez', '200')];
+    const src: CandidateSource = { ...source(cards), byName: async (t, limit) => cards.filter((c) => nameLikeness(normalizeName(t), c.nameNorm) >= 0.5).slice(0, limit) };
+    const front = (names: string[]) => {
+      const ls = lines([['AL HOME RUN LEADERS', 0.05, 0.1, 0.04], ...names.map((n, i): [string, number, number, number] => [n, 0.8 + 0.05 * i, 0.1, 0.04]), ['#48', 0.95, 0.1, 0.03]]);
+      return SPORT.clues!(readCardText(ls), ls);
+    };
+    const all = await identify(front(['VLADIMIR GUERRERO JR.', 'SALVADOR PEREZ', 'SHOHEI OHTANI']), src, 5, SPORT.nameLines, true);
+    expect(bestMatch(all, SPORT.rule)?.card.key).toBe('s1-48');
+    // a player of the three not read: the card's name is not read, and no card is named
+    const two = await identify(front(['VLADIMIR GUERRERO JR.', 'SALVADOR PEREZ']), src, 5, SPORT.nameLines, true);
+    expect(two.find((m) => m.card.key === 's1-48')!.evidence.name).toBeLessThan(0.7);
+    expect(bestMatch(two, SPORT.rule)).toBeNull();
   });
 
   it('names a slabbed sport card whose front prints no number by its label', async () => {

@@ -389,6 +389,7 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   // A line read as another language's name means its English name: its own letters alike to an
   // English name (`Sally` to Wally, when it is Opal's French name) say nothing.
   for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm));
+  if (card.catalogKind === 'sports') evidence.name = Math.max(evidence.name, comboLikeness(card.name, clues.names));
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
     // a species or card name read in another language and put into English is English
     const english = (n: NameCandidate) => !!n.english || knownNames.has(n.norm) || (clues.language === 'en' && n.norm.replace(/[0-9]/g, '').length >= NAME_READ.minLetters);
@@ -414,6 +415,24 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   score += evidence.setYear === 'same' ? w.setYearSame : evidence.setYear === 'differs' ? w.setYearDiffers : 0;
   score += evidence.coverYear === 'same' ? w.coverYearSame : evidence.coverYear === 'differs' ? w.coverYearDiffers : 0;
   return { card, score, evidence };
+}
+
+/**
+ * How surely every player of a sport checklist's combo card (`Guerrero Jr. / Perez / Ohtani`, players joined by ` / `)
+ * is read: the least, over its players, of the best likeness of a run of up to four words of a name line to that
+ * player's name. A leaders' card prints each player's full name on a line of its own (`SHOHEI OHTANI`), so the whole
+ * name, which no line is alike to, left the card unnamed where a player's solo card was found instead (h224). 0 for a
+ * card of one player.
+ */
+export function comboLikeness(name: string, lines: readonly NameCandidate[]): number {
+  const players = name.split(' / ').map((p) => normalizeName(p)).filter((p) => p.length > 0);
+  if (players.length < 2) return 0;
+  const runs: string[] = [];
+  for (const n of lines.slice(0, 8)) {
+    const words = n.text.split(/[\s/]+/).map((w) => normalizeName(w)).filter((w) => w.length > 0);
+    for (let i = 0; i < words.length; i++) for (let j = i + 1; j <= Math.min(words.length, i + 4); j++) runs.push(words.slice(i, j).join(''));
+  }
+  return Math.min(...players.map((p) => Math.max(0, ...runs.map((r) => nameLikeness(r, p)))));
 }
 
 /**
