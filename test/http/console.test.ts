@@ -690,6 +690,36 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     }
   });
 
+  it('reads photos as sport cards or comics where asked, and adds them to a new session of that game', async () => {
+    // the server's sport_id, answered as it answers a drawn Topps card (collectibles.test.ts)
+    const sent: string[] = [];
+    await page.route('**/collectibles/v2/sport_id', (route) => {
+      sent.push(route.request().url());
+      return route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ status: { code: 200, text: 'OK' }, records: [{ _id: 'sport.jpg', _width: 400, _height: 560, _status: { code: 200, text: 'OK' }, _objects: [{ id: 1, name: 'Card', bound_box: [0, 0, 400, 560], _identification: { best_match: { id: '2022 Topps Update Series|base|50', name: 'Marcus Stroman', full_name: '2022 Topps Update Series #50 Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', subcategory: 'Baseball' }, alternatives: [], distances: [0.02] } }] }] }),
+      });
+    });
+    try {
+      await page.goto(`${base}/console#/recognition`);
+      await page.getByRole('combobox', { name: /The photos show/ }).selectOption({ label: 'Sport cards' });
+      await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(photoPath(cardPhoto));
+      await expect.poll(() => page.getByTestId('best-match').first().textContent(), SLOW).toBe('2022 Topps Update Series #50 Marcus Stroman');
+      expect(sent).toHaveLength(1);
+      expect(await page.locator('.match .hint').first().textContent()).toMatch(/^2022 Topps Update Series · #50 · 2022 · distance/);
+      await page.getByRole('combobox', { name: /Add 1 identified card to/ }).selectOption({ value: '' });
+      await page.getByRole('button', { name: 'Add to session' }).click();
+      await page.getByTestId('added-link').waitFor({ timeout: 30_000 });
+      const made = (await page.getByTestId('added-link').getAttribute('href'))!.replace('#/sessions/', '');
+      expect((await h.request('GET', cs(`session/${made}/`))).json()).toMatchObject({ game: 'Sports' });
+      const rows = (await h.request('GET', cs(`identification/?session=${made}`))).json().results as Record<string, unknown>[];
+      expect(rows).toEqual([expect.objectContaining({ id_type: 'sport', name: 'Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', subcategory: 'Baseball' })]);
+    } finally {
+      await page.unroute('**/collectibles/v2/sport_id');
+    }
+  });
+
   it('groups duplicates of a folder of photos', async () => {
     await page.goto(`${base}/console#/matching`);
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-console-folder-'));

@@ -19,6 +19,13 @@ describe('identificationFromObject', () => {
     expect(row).not.toHaveProperty('series');
   });
 
+  it("maps a sport card's and a comic's best match under their own field names, with their id_type", () => {
+    const sport = identificationFromObject(object({ name: 'Marcus Stroman', full_name: '2022 Topps Update Series #50 Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', subcategory: 'Baseball' }), 'e', 's', 'sport');
+    expect(sport).toMatchObject({ id_type: 'sport', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', subcategory: 'Baseball' });
+    const comic = identificationFromObject(object({ name: 'Amazing Spider-Man', title: 'Amazing Spider-Man (1963) #300', number: '300', publisher: 'Marvel', date: '1988' }), 'e', 's', 'comics');
+    expect(comic).toMatchObject({ id_type: 'comics', name: 'Amazing Spider-Man', full_name: 'Amazing Spider-Man (1963) #300', set_name: 'Marvel', card_number: '300', year: '1988' });
+  });
+
   it('cuts fields to the spec limits and skips unidentified cards', () => {
     const row = identificationFromObject(object({ name: 'x'.repeat(300), set_code: 'y'.repeat(60) }), 'e', 's');
     expect((row!.name as string).length).toBe(255);

@@ -31,27 +31,45 @@ export function hashBytes(bytes: Uint8Array): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
+/** What a photo is read as: the recognition endpoint (spec 3 §4), the row's `id_type` and a new session's `game` (spec 1). */
+export const READ_AS = {
+  tcg: { label: 'Trading cards', path: '/collectibles/v2/tcg_id', idType: 'tcg', game: 'TCG' },
+  sport: { label: 'Sport cards', path: '/collectibles/v2/sport_id', idType: 'sport', game: 'Sports' },
+  comics: { label: 'Comics', path: '/collectibles/v2/comics_id', idType: 'comics', game: 'Comics' },
+} as const;
+export type ReadAs = keyof typeof READ_AS;
+
+/**
+ * A best match's set, number and year, under the names its kind gives them: a trading card's `set` (or a sport card's
+ * `set_name`), `card_number` and `year`; a comic's `publisher`, issue `number` and `date` (spec 3 §2).
+ */
+export function matchPlace(best: Record<string, unknown>): { set: unknown; number: unknown; year: unknown } {
+  return { set: best.set ?? best.set_name ?? best.publisher, number: best.card_number ?? best.number, year: best.year ?? best.date };
+}
+
 /**
  * A recognised card as a card sessions row (spec 1 §2), the way the published scanner app fills it:
  * the best match's fields, its distance and links, up to 10 alternatives and price statistics.
  * Undefined when the card was not identified: there is nothing to keep.
  */
-export function identificationFromObject(object: MatchObject, eventId: string, seen: string): Record<string, unknown> | undefined {
+export function identificationFromObject(object: MatchObject, eventId: string, seen: string, readAs: ReadAs = 'tcg'): Record<string, unknown> | undefined {
   const ident = object._identification;
   const best = ident?.best_match;
   if (!best) return undefined;
   const distance = ident.distances[0];
+  const place = matchPlace(best);
   const row: Record<string, unknown> = {
     event_id: eventId,
     seen,
-    id_type: 'tcg',
+    id_type: READ_AS[readAs].idType,
     name: text(best.name, limits.name),
-    full_name: text(best.full_name, limits.full_name),
-    set_name: text(best.set ?? best.set_name, limits.set_name),
+    // a comic's whole name is its title (`Amazing Spider-Man (1963) #300`)
+    full_name: text(best.full_name ?? best.title, limits.full_name),
+    set_name: text(place.set, limits.set_name),
     set_code: text(best.set_code, limits.set_code),
-    card_number: text(best.card_number, limits.card_number),
+    card_number: text(place.number, limits.card_number),
     series: text(best.series, limits.series),
-    year: text(best.year, limits.year),
+    year: text(place.year, limits.year),
     subcategory: text(best.subcategory, limits.subcategory),
     distance,
     confidence: confidenceOf(distance),

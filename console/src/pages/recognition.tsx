@@ -5,11 +5,13 @@ import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { num } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
-import { eventIdOf, hashBytes, identificationFromObject, pickAlternative } from '../lib/recognition-row.ts';
+import { eventIdOf, hashBytes, identificationFromObject, matchPlace, pickAlternative, READ_AS, type ReadAs } from '../lib/recognition-row.ts';
 import type { MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
 
 interface Photo {
   file: File;
+  /** What it was read as: its cards go into a session as that kind's rows. */
+  readAs: ReadAs;
   image: PreparedImage;
   hash: string;
   record?: RecognitionRecord;
@@ -22,6 +24,7 @@ const cardName = (card: Record<string, unknown>): string => String(card.full_nam
 function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: number) => void }) {
   const ident = object._identification;
   const best = ident?.best_match;
+  const place = best ? matchPlace(best) : null;
   // "It is this one" goes with the list it was in: the keyboard goes to the card's heading, now that alternative's
   // name (h219: the focus fell to the page's start with the button)
   const heading = useRef<HTMLHeadingElement>(null);
@@ -39,7 +42,7 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
             {cardName(best)}
           </h3>
           <p class="hint">
-            {[best.set, best.set_code, best.card_number ? `#${String(best.card_number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, best.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
+            {[place!.set, best.set_code, place!.number ? `#${String(place!.number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, place!.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
           </p>
           <Links links={best.links} />
           <PriceChart stats={best.price_stats as PriceStatsEntry[] | undefined} />
@@ -110,6 +113,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [analyzeAll, setAnalyzeAll] = useState(false);
+  const [readAs, setReadAs] = useState<ReadAs>('tcg');
   const [sessions, setSessions] = useState<Session[]>([]);
   const [target, setTarget] = useState('');
   const [added, setAdded] = useState<string | null>(null);
@@ -145,7 +149,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     const list: Photo[] = [];
     for (const file of images) {
       const image = await prepareImage(file, 2048);
-      list.push({ file, image, hash: hashBytes(image.bytes) });
+      list.push({ file, readAs, image, hash: hashBytes(image.bytes) });
     }
     if (!current()) return;
     setPhotos(list);
@@ -155,7 +159,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       while (next < list.length && current()) {
         const p = list[next++]!;
         try {
-          const res = await call<{ records: RecognitionRecord[] }>('POST', '/collectibles/v2/tcg_id', { acceptMixed: true, signal: abort.signal, body: { records: [{ _id: p.file.name, _base64: p.image.base64 }], price_stats: true, ...(analyzeAll ? { analyze_all: true } : {}) } });
+          const res = await call<{ records: RecognitionRecord[] }>('POST', READ_AS[p.readAs].path, { acceptMixed: true, signal: abort.signal, body: { records: [{ _id: p.file.name, _base64: p.image.base64 }], price_stats: true, ...(analyzeAll ? { analyze_all: true } : {}) } });
           p.record = res.records[0];
         } catch (err) {
           if ((err as Error).name === 'AbortError') return;
@@ -177,7 +181,9 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     try {
       let sessionId = target;
       if (!sessionId) {
-        pendingSession.current ??= { key: newKey(), body: { name: `Recognised ${new Date().toLocaleString()}`, game: 'TCG', platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } };
+        // a batch is read as one kind (a drop replaces the batch before it): the session's game is that kind's
+        const game = READ_AS[photos[0]?.readAs ?? readAs].game;
+        pendingSession.current ??= { key: newKey(), body: { name: `Recognised ${new Date().toLocaleString()}`, game, platform: 'other', client: { name: 'loupe-console', version: '1', os: 'web' } } };
         const s = await call<Session>('POST', '/cardstream/v2/session/', { headers: { 'idempotency-key': pendingSession.current.key }, body: pendingSession.current.body });
         pendingSession.current = null;
         sessionId = s.id;
@@ -191,7 +197,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
       const rows: { row: Record<string, unknown>; photo: Photo; object: MatchObject }[] = [];
       for (const p of photos) {
         for (const o of p.record?._objects ?? []) {
-          const row = identificationFromObject(o, eventIdOf(p.hash, o), seen);
+          const row = identificationFromObject(o, eventIdOf(p.hash, o), seen, p.readAs);
           if (row) rows.push({ row, photo: p, object: o });
         }
       }
@@ -225,6 +231,16 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
     <section aria-labelledby="recognition-title">
       <h1 id="recognition-title">Recognition</h1>
       <div class="panel">
+        <label>
+          The photos show{' '}
+          <select value={readAs} onChange={(e) => setReadAs((e.target as HTMLSelectElement).value as ReadAs)}>
+            {(Object.keys(READ_AS) as ReadAs[]).map((k) => (
+              <option key={k} value={k}>
+                {READ_AS[k].label}
+              </option>
+            ))}
+          </select>
+        </label>
         <DropZone label="Drop photos of cards, or a binder page" multiple onFiles={(f) => void recognise(f)} />
         <label class="check">
           <input type="checkbox" checked={analyzeAll} onChange={(e) => setAnalyzeAll((e.target as HTMLInputElement).checked)} /> Every card in a photo (analyze_all: a credit per card)
