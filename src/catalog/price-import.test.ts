@@ -73,7 +73,10 @@ describe.each(backends)('price import (%s)', (backend) => {
     const changed = await run('pokemon', await files.write('psa-changed.csv', text));
     expect(changed.prices).toEqual({ created: 0, updated: 1, unchanged: 2, not_in_file: 0, deleted_before: 0, total: 3 });
     expect((await store.observations(ids.pokemon!, 'tst1-1')).map((s) => s.price)).toEqual([1200, 310, 150]);
-    await run('pokemon', prices('psa_auction_prices_realized.csv'));
+    // a lot moved to the next day (a time zone corrected): that lot updated, counted so, not one more (h228: `created 1`)
+    const moved = await run('pokemon', await files.write('psa-moved.csv', text.replace('2019-02-10,', '2019-02-11,')));
+    expect(moved.prices).toEqual({ created: 0, updated: 1, unchanged: 2, not_in_file: 0, deleted_before: 0, total: 3 });
+    expect((await run('pokemon', prices('psa_auction_prices_realized.csv'))).prices).toMatchObject({ created: 0, updated: 1, unchanged: 2 });
   });
 
   it('imports TCGplayer 3-day windows with their volume, skipping sealed products', async () => {
@@ -190,6 +193,43 @@ describe.each(backends)('price import (%s)', (backend) => {
     const graded = (await store.priceStats(ids.pokemon!, 'tst1-3', { slab: { company: 'BGS', grade: 9.5 } })).filter((e) => e.stats_type === 'graded');
     expect(graded.map((e) => `${e.interval} ${e.value.min}-${e.value.max}`)).toEqual(['30d 200-200', '365d 200-200', 'all 200-200']);
     expect((await store.observations(ids.pokemon!, 'tst1-3')).map((r) => String(r.extra.company ?? '-')).sort()).toEqual(['-', 'BGS', 'OTHER']);
+  });
+
+  it("takes a plain CSV's source in any case as one source, and a raw card's words in the grade or company column as no grade (h228)", async () => {
+    const head = 'card,date,price,currency,grade,company,source';
+    const first = await run('pokemon', await files.write('spelt-1.csv', [head, 'tst2pt5-12,2025-02-01,30.00,USD,,,TCG Corner', 'tst2pt5-12,2025-02-01,32.00,USD,,,TCG Corner', 'tst2pt5-12,2025-02-03,31.00,USD,,,TCG Corner'].join('\n')));
+    expect(first.prices).toMatchObject({ created: 3 });
+    // the same sales with the source typed otherwise: the same three sales, named as first stored, and said so
+    const again = await run('pokemon', await files.write('spelt-2.csv', [head, 'tst2pt5-12,2025-02-01,30.00,USD,,,tcg corner', 'tst2pt5-12,2025-02-01,32.00,USD,,,tcg corner', 'tst2pt5-12,2025-02-03,31.00,USD,,, TCG  CORNER '].join('\n')));
+    expect(again.prices).toMatchObject({ created: 0, unchanged: 3 });
+    expect(again.remarks).toEqual(['3 rows name their source as the catalog\'s other prices spell it otherwise: stored as "TCG Corner", one source (first: "tcg corner")']);
+    const sales = await store.observations(ids.pokemon!, 'tst2pt5-12', { source: 'TCG Corner' });
+    expect(sales.map((r) => r.source)).toEqual(['TCG Corner', 'TCG Corner', 'TCG Corner']);
+    // Raw, Ungraded, NM, a company `none`: sales of cards in no slab; a grade with a company, or one that names it, a slab's
+    const raw = await run('pokemon', await files.write('raw-words.csv', [head, 'tst2pt5-TG05,2025-05-01,1.00,USD,Raw,,shop', 'tst2pt5-TG05,2025-05-02,1.20,USD,Ungraded,,shop', 'tst2pt5-TG05,2025-05-03,0.90,USD,NM,,shop', 'tst2pt5-TG05,2025-05-04,45,USD,10,PSA,shop', 'tst2pt5-TG05,2025-05-05,30,USD,PSA 9,,shop', 'tst2pt5-TG05,2025-05-06,1.10,USD,,,shop', 'tst2pt5-TG05,2025-05-07,2.00,USD,,none,shop', 'tst2pt5-TG05,2025-05-08,3.00,USD,Lightly Played,n/a,shop', 'tst2pt5-TG05,2025-05-09,50,USD,Authentic,,shop'].join('\n')));
+    expect(raw).toMatchObject({ graded: 3, prices: { created: 9 } });
+    const stored = await store.observations(ids.pokemon!, 'tst2pt5-TG05', { source: 'shop' });
+    expect(stored.map((r) => [r.grade, r.graded, r.extra])).toEqual([
+      ['Raw', false, {}],
+      ['Ungraded', false, {}],
+      ['NM', false, {}],
+      ['10', true, { company: 'PSA', grade_value: 10 }],
+      ['PSA 9', true, { company: 'PSA', grade_value: 9 }],
+      [null, false, {}],
+      [null, false, {}],
+      ['Lightly Played', false, {}],
+      ['Authentic', true, {}],
+    ]);
+  });
+
+  it("reads a spreadsheet's header in any case, and says so of a file separated by semicolons (h228)", async () => {
+    const upper = await run('pokemon', await files.write('upper.csv', 'Card,Date,Price,Currency\ntst1-3,2025-07-01,4.00,USD\n'));
+    expect(upper).toMatchObject({ layout: 'csv', prices: { created: 1 } });
+    for (const text of ['card;date;price;currency\ntst1-3;2025-07-01;4,00;USD\n', 'card;date;price;currency\ntst1-3;2025-07-01;4;USD\n']) {
+      const err = await rejection(run('pokemon', await files.write('semicolons.csv', text)));
+      expect(err.message).toMatch(/the file looks separated by semicolons/);
+    }
+    expect((await rejection(run('pokemon', await files.write('twice.csv', 'Card,card,Date,Price,Currency\ntst1-3,tst1-3,2025-07-01,4,USD\n')))).message).toMatch(/the header \(Card, card, Date, Price, Currency\) names a column twice/);
   });
 
   it('imports the plain CSV into a catalog of any kind, by the card\'s key or an alias', async () => {

@@ -1,7 +1,7 @@
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PriceInput, PriceStore } from '../store/price-store.ts';
 import { Fields, Remarks, fail, placeText, type RecordPlace } from './catalog-rows.ts';
-import { PRICE_LAYOUTS, detectLayout, layoutColumns, type CardRef, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
+import { PRICE_LAYOUTS, detectLayout, layoutColumns, type CardRef, type LayoutContext, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
 import { CatalogFileError, looksLikeJson, readCsvRecords } from './record-stream.ts';
 
 export interface PriceImportRequest {
@@ -78,6 +78,9 @@ function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, st
   return null;
 }
 
+/** A source as one, whatever its case, width or spaces (as `loupe prices delete --source` matches it). */
+const sourceFold = (s: string): string => s.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
+
 /** Bad lines named in one import's error; the rest counted. */
 const maxBadLines = 20;
 
@@ -105,6 +108,17 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   const remarks = new Remarks();
   const skipped: PriceImportResult['skipped'] = { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 0, other_game: 0 };
   const rows = new Map<string, { input: PriceInput; at: RecordPlace }>();
+  // a plain CSV's source in the spelling the catalog first stored it with, else the file's first: `ebay` is `eBay` (h228)
+  const spellings = new Map<string, string>();
+  for (const s of await prices.sources(catalog.id)) if (!spellings.has(sourceFold(s))) spellings.set(sourceFold(s), s);
+  const context: LayoutContext = {
+    source: (written) => {
+      const spelt = spellings.get(sourceFold(written));
+      if (spelt === undefined) spellings.set(sourceFold(written), written);
+      else if (spelt !== written) remarks.add([`{n} row names its source as the catalog's other prices spell it otherwise: stored as "${spelt}", one source`, `{n} rows name their source as the catalog's other prices spell it otherwise: stored as "${spelt}", one source`], `"${written}"`);
+      return spelt ?? written;
+    },
+  };
   let layout: PriceLayout | null = null;
   let records = 0;
   let duplicates = 0;
@@ -114,11 +128,17 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   let badCount = 0;
   const bytes = (read: number, size: number) => onProgress?.({ phase: 'read', file, bytes: read, size, records });
   try {
-    for await (const r of readCsvRecords(file, bytes)) {
-      const at: RecordPlace = { file, line: r.line, index: null, path: null };
+    for await (const read of readCsvRecords(file, bytes)) {
+      const at: RecordPlace = { file, line: read.line, index: null, path: null };
+      // a header in any case (a spreadsheet's `Card,Date,Price,Currency`, h228), as the comics importer reads one
+      const r = { ...read, value: Object.fromEntries(Object.entries(read.value).map(([k, v]) => [k.trim().toLowerCase(), v])) };
       if (!layout) {
+        const written = Object.keys(read.value);
         const header = Object.keys(r.value);
-        layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${header.join(', ')}) is none of the price layouts known: ${layouts}`);
+        if (header.length < written.length) fail({ ...at, line: 1 }, `the header (${written.join(', ')}) names a column twice`);
+        // a European spreadsheet's export, separated by semicolons, reads as one column
+        const semicolons = header.length === 1 && header[0]!.includes(';') ? ' (the file looks separated by semicolons: price files are separated by commas)' : '';
+        layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${written.join(', ')}) is none of the price layouts known${semicolons}: ${layouts}`);
         if (layout.game && layout.game !== catalog.kind) {
           throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
         }
@@ -129,7 +149,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       records++;
       let row: ReturnType<PriceLayout['read']>;
       try {
-        row = layout.read(new Fields(r.value, at));
+        row = layout.read(new Fields(r.value, at), context);
       } catch (err) {
         // every bad line named at once, up to 20 (h155: a file of three bad lines took three nightly runs to mend)
         if (!(err instanceof CatalogFileError)) throw err;
@@ -188,7 +208,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
 
   const writeStart = performance.now();
   const inputs = [...rows.values()].map((r) => r.input);
-  const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
+  const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, datedKeys: layout.datedKeys !== false, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
   const currencies: Record<string, number> = {};
   for (const p of inputs) currencies[p.currency] = (currencies[p.currency] ?? 0) + 1;
   return {

@@ -65,7 +65,18 @@ export interface PriceLayout {
    * grade): the importer numbers them in file order (`#1`, `#2`) rather than take them for one.
    */
   repeats?: boolean;
-  read(f: Fields): LayoutPrice | LayoutSkip;
+  /**
+   * False where a row's key does not hold the day it is stored under (a PSA lot's URL; a TCGplayer window by its start,
+   * stored at its end): a corrected file may move it to another day, so its stored row is looked for on every day.
+   */
+  datedKeys?: boolean;
+  read(f: Fields, ctx?: LayoutContext): LayoutPrice | LayoutSkip;
+}
+
+/** What a layout's read is told of the catalog beside the row. */
+export interface LayoutContext {
+  /** A row's own `source` as the catalog spells it: the spelling its sales were first stored with (`eBay` for `ebay`). */
+  source?: (written: string) => string;
 }
 
 const skip = (reason: SkipReason): LayoutSkip => ({ kind: 'skip', reason });
@@ -147,6 +158,7 @@ const psa: PriceLayout = {
   title: 'PSA auction prices realized (graded sales)',
   game: null,
   columns: ['date', 'game', 'pokemon_card_id', 'mtgjson_uuid', 'scryfall_id', 'grade', 'qualifier', 'price_usd', 'lot_url'],
+  datedKeys: false,
   read(f) {
     const game = f.need('game').toLowerCase();
     if (game !== 'pokemon' && game !== 'mtg') fail(f.at, `"game" must be pokemon or mtg, not "${game}"`);
@@ -180,6 +192,7 @@ const tcgplayer3Day: PriceLayout = {
   title: 'TCGplayer 3-day market price history',
   game: 'pokemon',
   columns: ['pokemon_card_id', 'tcgplayer_product_id', 'window_start', 'window_end', 'market_price_usd', 'volume'],
+  datedKeys: false,
   read(f) {
     const product = f.need('tcgplayer_product_id');
     const start = dateOf(f, 'window_start');
@@ -288,6 +301,23 @@ function slabFields(company: string | null, grade: string | null): Record<string
   return { ...(company !== null ? { company } : {}), ...(value !== null ? { grade_value: value } : {}) };
 }
 
+/**
+ * Words a shop's sheet writes in the grade or company column of a sale of a card in no slab: `Raw`, `Ungraded`, `none`,
+ * `n/a`, `-`, and the conditions raw cards sell by (`NM`, `Lightly Played`, `DMG`). Such a sale was filed as graded
+ * (h228: a sheet's `Raw`, `Ungraded` and `NM` rows made the graded figures' minimum $0.90, and the company `none` a grader).
+ */
+const RAW_WORDS = new Set([
+  'raw', 'ungraded', 'notgraded', 'none', 'no', 'na', 'nil', 'null',
+  'nm', 'nmmt', 'nmm', 'nearmint', 'mint', 'm', 'lp', 'lightlyplayed', 'lightplay', 'mp', 'moderatelyplayed', 'hp', 'heavilyplayed',
+  'played', 'pl', 'dmg', 'damaged', 'poor', 'excellent', 'ex', 'exmt', 'vg', 'verygood', 'good', 'gd', 'fair', 'sp', 'slightlyplayed',
+]);
+/** A grade or company cell that says the card is in no slab ({@link RAW_WORDS}; a cell of dashes too). */
+export function isRawWord(text: string | null): boolean {
+  if (text === null) return false;
+  const folded = text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+  return folded === '' || RAW_WORDS.has(folded);
+}
+
 const PLAIN_COLUMNS = ['card', 'date', 'price', 'currency'] as const;
 const PLAIN_OPTIONAL = ['grade', 'company', 'source'] as const;
 
@@ -306,7 +336,7 @@ const plain: PriceLayout = {
   columns: PLAIN_COLUMNS,
   optional: PLAIN_OPTIONAL,
   repeats: true,
-  read(f) {
+  read(f, ctx) {
     const card = f.need('card');
     const date = dateOf(f, 'date');
     const price = money(f, 'price') ?? fail(f.at, '"price" is missing');
@@ -316,9 +346,14 @@ const plain: PriceLayout = {
     const currency = currencyText.toUpperCase();
     const grade = f.text('grade');
     const written = f.text('company')?.toUpperCase() ?? null;
+    // a raw card's word (`Raw`, `NM`, `none`) grades nothing; the cell is kept as written
+    const rawCompany = isRawWord(written);
+    const rawGrade = isRawWord(grade) && (written === null || rawCompany);
     // as a label read names it (Beckett, BVG → BGS), so a slab's graded entries find these sales; any other grader is OTHER
-    const company = gradingCompanyOf(written) ?? companyLeadingGrade(grade);
-    const source = f.text('source');
+    const company = rawCompany ? (rawGrade || grade === null ? null : companyLeadingGrade(grade)) : (gradingCompanyOf(written) ?? companyLeadingGrade(grade));
+    const sourceWritten = f.text('source');
+    // one source in any case (`eBay`, `ebay`): the same sales imported under another spelling were stored twice (h228)
+    const source = sourceWritten === null ? null : (ctx?.source?.(sourceWritten) ?? sourceWritten);
     const qualifier = gradeNumber(grade).qualifier;
     return {
       kind: 'price',
@@ -331,11 +366,11 @@ const plain: PriceLayout = {
       date,
       price,
       currency,
-      graded: grade !== null || company !== null,
+      graded: (grade !== null && !rawGrade) || company !== null,
       grade,
-      qualifier,
+      qualifier: rawGrade ? null : qualifier,
       volume: null,
-      extra: slabFields(company, grade),
+      extra: rawGrade ? {} : slabFields(company, grade),
     };
   },
 };

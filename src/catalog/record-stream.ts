@@ -546,7 +546,9 @@ export async function* readCsvRecords(file: string, progress?: ByteProgress): As
         continue;
       }
       if (row.values.length !== header.length) {
-        throw new CatalogFileError(file, `line ${row.line}`, `${row.values.length} fields where the header has ${header.length} columns`);
+        // a European spreadsheet's export: its header one column of semicolons, its decimal commas fields (h228)
+        const semicolons = header.length === 1 && header[0]!.includes(';') ? ' (the file looks separated by semicolons: CSV files here are separated by commas)' : '';
+        throw new CatalogFileError(file, `line ${row.line}`, `${row.values.length} fields where the header has ${header.length} columns${semicolons}`);
       }
       const value: Record<string, string> = {};
       for (let c = 0; c < header.length; c++) value[header[c]!] = row.values[c]!;

@@ -48,6 +48,8 @@ export interface PriceImport {
   onProgress?: (written: number, total: number) => void;
   /** Sales deleted with `loupe prices delete --price` are imported again (and forgotten as deleted); else skipped. */
   restoreDeleted?: boolean;
+  /** False where a row's key does not hold its day (`PriceLayout.datedKeys`): stored rows are read on every day of the file's cards. */
+  datedKeys?: boolean;
 }
 
 export interface PriceImportOutcome {
@@ -122,7 +124,9 @@ export class PriceStore {
           .where('catalog_id', '=', input.catalogId)
           .where('source', '=', source)
           .where('card_key', 'in', cards.slice(i, i + batchRows))
-          .$if(days.length <= batchRows, (q) => q.where('date', 'in', days))
+          // a key that does not hold its day (a PSA lot moved to the next day by a corrected file) is looked for on
+          // every day: it was counted as created, though its row was updated in place (h228)
+          .$if(input.datedKeys !== false && days.length <= batchRows, (q) => q.where('date', 'in', days))
           .execute();
         for (const r of rows) {
           existing.set(r.row_key, r.content_hash);
@@ -277,6 +281,12 @@ export class PriceStore {
       if (!out.has(r.card_key) && /^\d{1,12}$/.test(id)) out.set(r.card_key, id);
     }
     return out;
+  }
+
+  /** The sources the catalog's prices are stored under, as spelt, oldest spelling first within a case-insensitive source. */
+  async sources(catalogId: string): Promise<string[]> {
+    const rows = await this.db.selectFrom('catalog_prices').select('source').select((eb) => eb.fn.min('created_at').as('first')).where('catalog_id', '=', catalogId).groupBy('source').orderBy('first').orderBy('source').execute();
+    return rows.map((r) => r.source);
   }
 
   /** A card's prices, oldest first, every source and currency (price-stats keeps to USD itself). */
