@@ -209,6 +209,48 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     expect(said.filter((m) => m === 'job handed back at shutdown; another worker runs it')).toHaveLength(3);
   });
 
+  it("a job whose images the database did not give (a statement timed out) runs again, whatever its handler made of it (h226: finished for good as 400 Error Loading Image)", async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    let refusals = 1;
+    const store = new (class extends RequestStore {
+      override async inputs(id: string): Promise<Map<number, Buffer>> {
+        if (refusals-- > 0) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+        return super.inputs(id);
+      }
+    })(t.services.store);
+    await t.services.flows.put('hash', { steps: [{ endpoint: 'image_matching/visual_hash' }] });
+    const png = (await sharp({ create: { width: 8, height: 8, channels: 3, background: '#336699' } }).png().toBuffer()).toString('base64');
+    const { id } = await t.services.requests.submit(t.caller, { type: 'flows', endpoint: 'hash', records: [{ _base64: png }] });
+    // as the handlers do: an image that cannot be had is that record's 400
+    const registry = new HandlerRegistry();
+    registry.register({
+      type: 'flows',
+      accepts: () => true,
+      endpoints: () => ['hash'],
+      run: async (ctx) => {
+        const bytes = await ctx.image(0).catch(() => null);
+        return { records: [bytes ? { _status: { code: 200, text: 'OK' }, size: bytes.length } : { _status: { code: 400, text: 'Error Loading Image: the image could not be loaded' } }] };
+      },
+    });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const said: string[] = [];
+    const runner = new JobRunner({ requests: store, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 1, leaseMs: 30_000, pollMs: 20, maxAttempts: 3, storageRetryMs: 50, log: (_level, message) => said.push(message) });
+    runner.start();
+    try {
+      const done = await until('the job to finish', async () => {
+        const row = await store.get(id);
+        return row?.status === 'DONE' ? row : undefined;
+      }, 15_000);
+      expect(done.response).toMatchObject({ records: [{ _status: { code: 200 }, size: Buffer.from(png, 'base64').length }] });
+      // its attempt given back, as a result the media folder refused (the retry is no failure of the job's)
+      expect(done.attempts).toBe(1);
+      expect(said).toContain('job could not read its images from the database; it runs again in 0 s');
+    } finally {
+      await runner.stop(50);
+    }
+  });
+
   it('a runner whose database a newer release upgraded takes no job, says so once, and takes them again when that is undone (h88)', async () => {
     const t = await setup(backend);
     cleanup = t.close;

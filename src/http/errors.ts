@@ -254,6 +254,11 @@ export function databaseUnavailable(err: { code?: unknown; message?: unknown; sy
   // `internal_error` with no Retry-After until the forty-second session, h139). Not the rest of class 53: a query past
   // temp_file_limit (53400) or out of lock memory fails the same way on every retry (h144)
   if (code === '53300' || code === '53100' || (code === '55000' && typeof err.message === 'string' && /not currently accepting connections/.test(err.message))) return true;
+  // a DBA's own limits: a statement past the database's statement_timeout, or cancelled by pg_cancel_backend (57014; a
+  // filter's own is its client's 400 before it gets here), a transaction or session ended by idle_in_transaction_ or
+  // idle_session_timeout (25P03, 57P05): the database busy or impatient for now (500 internal_error until the
+  // forty-ninth session, h226)
+  if (code === '57014' || code === '25P03' || code === '57P05') return true;
   // SQLite's file held by another process's write past the wait (docs/architecture.md, `BusyWait`): the database busy
   // for now, as PostgreSQL's 55P03 (a plain 500 `internal_error` until the thirty-ninth session, h96)
   if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED') return true;

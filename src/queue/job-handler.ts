@@ -94,6 +94,18 @@ export class HandlerRegistry {
  * trouble for now, not the record's. Handlers let it through, so the job goes back to the queue and
  * the log says why, rather than finishing with a 500 that blames the image (h139).
  */
+/**
+ * The request's uploaded images could not be read from the database (a lock held past a statement limit, the database
+ * away): the server's problem, not the images'. Handlers turn an image that cannot be had into that record's 400, so
+ * the runner looks at this after the handler and sends the job back (h226: a VACUUM FULL's lock finished jobs for good
+ * as "400 Error Loading Image", their images deleted with them).
+ */
+export class InputsUnreadableError extends Error {
+  constructor(readonly reason: unknown) {
+    super(`the request's uploaded images could not be read: ${reason instanceof Error ? reason.message : String(reason)}`);
+  }
+}
+
 export class MediaWriteError extends Error {
   constructor(readonly reason: unknown) {
     super(`a result image could not be stored: ${reason instanceof Error ? reason.message : String(reason)}`);

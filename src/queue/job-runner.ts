@@ -6,7 +6,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
-import { MediaWriteError, type HandlerRegistry, type JobContext, type JobOutcome } from './job-handler.ts';
+import { InputsUnreadableError, MediaWriteError, type HandlerRegistry, type JobContext, type JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
 import { withDownloadOwner } from '../util/download-scope.ts';
@@ -150,7 +150,9 @@ export class JobRunner extends EventEmitter {
       outcome = failedOutcome(row, `Processing failed ${row.attempts - 1} times (last: ${row.lastError || 'the worker processing it stopped before it finished: a crash or a kill, not an answer about the image'})`);
     } else {
       try {
-        outcome = await handler.run(this.context(row, signal, media));
+        const faults: { inputs?: InputsUnreadableError } = {};
+        outcome = await handler.run(this.context(row, signal, media, faults));
+        if (faults.inputs) throw faults.inputs;
         if (outcome.records.length !== recordsOf(row).length) throw new Error(`handler returned ${outcome.records.length} records for ${recordsOf(row).length}`);
       } catch (err) {
         await this.deps.media.remove(media);
@@ -168,6 +170,13 @@ export class JobRunner extends EventEmitter {
           const wait = this.options.storageRetryMs ?? 60_000;
           this.log('error', `job could not store its result; it runs again in ${Math.round(wait / 1000)} s`, { id: row.id, err: String(err.reason) });
           await requests.release(row.id, token, err.message, Date.now(), true, Date.now() + wait);
+          return;
+        }
+        // the database did not give the job its images: waited out as above, whatever the handler made of them
+        if (err instanceof InputsUnreadableError) {
+          const wait = Math.min(this.options.storageRetryMs ?? 60_000, 10_000);
+          this.log('warn', `job could not read its images from the database; it runs again in ${Math.round(wait / 1000)} s`, { id: row.id, err: String(err.reason) });
+          await requests.release(row.id, token, err.message, Date.now(), true, Date.now() + wait).catch((e: unknown) => this.log('warn', 'job could not be handed back; its lease runs out instead', { id: row.id, err: String(e) }));
           return;
         }
         this.log('warn', 'job failed; it goes back to the queue', { id: row.id, attempt: row.attempts, err: String(err) });
@@ -194,11 +203,14 @@ export class JobRunner extends EventEmitter {
     this.emit('done', row.id);
   }
 
-  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[]): JobContext {
+  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}): JobContext {
     const records = recordsOf(row);
     let inputs: Promise<Map<number, Buffer>> | undefined;
     const one = async (index: number): Promise<Buffer> => {
-      inputs ??= this.deps.requests.inputs(row.id);
+      inputs ??= this.deps.requests.inputs(row.id).catch((err: unknown) => {
+        faults.inputs ??= new InputsUnreadableError(err);
+        throw faults.inputs;
+      });
       const uploaded = (await inputs).get(index);
       if (uploaded) return uploaded;
       const error = (row.options.inputErrors as Record<string, string> | undefined)?.[index];

@@ -277,6 +277,12 @@ describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL server that stops answe
       expect(inTrx).toBeInstanceOf(Error);
       expect(databaseUnavailable(inTrx!), String(inTrx)).toBe(true);
       expect((await sql<{ six: number }>`SELECT 6 AS six`.execute(store.db)).rows[0]!.six).toBe(6);
+      // a DBA's statement_timeout: the database impatient for now, a 503 (h226: a 500 internal_error)
+      const timedOut = await store.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL statement_timeout = 50`.execute(trx);
+        await sql`SELECT pg_sleep(2)`.execute(trx);
+      }).then(() => undefined, (e: unknown) => e as Error & { code?: string });
+      expect([timedOut?.code, databaseUnavailable(timedOut!)]).toEqual(['57014', true]);
     } finally {
       await store.close();
       for (const s of sockets) s.destroy();
