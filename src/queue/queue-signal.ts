@@ -20,11 +20,19 @@ export class QueueSignal {
     this.local.setMaxListeners(0);
   }
 
-  static async open(store: Store, options: { listen: boolean; onError?: (err: Error) => void }): Promise<QueueSignal> {
+  /** `onError`: the listening connection lost or not made again; `onBack`: listening again after that. */
+  static async open(store: Store, options: { listen: boolean; onError?: (err: Error) => void; onBack?: (attempts: number) => void; retryMs?: number }): Promise<QueueSignal> {
     const signal = new QueueSignal(store);
-    if (options.listen && store.dialect === 'postgres' && store.databaseUrl) await signal.listen(store.databaseUrl, options.onError ?? (() => {}));
+    if (options.listen && store.dialect === 'postgres' && store.databaseUrl) {
+      signal.retryMs = options.retryMs ?? 1000;
+      signal.onBack = options.onBack ?? (() => {});
+      await signal.listen(store.databaseUrl, options.onError ?? (() => {}));
+    }
     return signal;
   }
+
+  private retryMs = 1000;
+  private onBack: (attempts: number) => void = () => {};
 
   on(channel: QueueChannel, fn: () => void): () => void {
     this.local.on(channel, fn);
@@ -48,23 +56,45 @@ export class QueueSignal {
     await client?.end().catch(() => {});
   }
 
+  /**
+   * Listens again after the connection was lost, until it works: once a second, then less often, up to every 30 s. A
+   * failed reconnect was not tried again, so after an outage of over a second every node stopped waking the others for
+   * good, and nothing said so (h226).
+   */
+  private reconnect(url: string, onError: (err: Error) => void, attempt = 1): void {
+    const wait = Math.min(this.retryMs * 2 ** (attempt - 1), 30 * this.retryMs);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.listen(url, onError).then(
+        () => this.onBack(attempt),
+        // said once, when lost; then tried again quietly
+        () => this.reconnect(url, onError, attempt + 1),
+      );
+    }, wait).unref();
+  }
+
   private async listen(url: string, onError: (err: Error) => void): Promise<void> {
     const client = new pg.Client({ connectionString: url });
     client.on('error', (err) => {
-      onError(err);
       // Reconnect after a dropped connection; until then polling carries the load.
       if (this.listener === client && !this.closed) {
+        onError(err);
         this.listener = undefined;
-        setTimeout(() => void this.listen(url, onError).catch(onError), 1000).unref();
+        this.reconnect(url, onError);
       }
     });
     client.on('notification', (n) => {
       const channel = n.channel.replace(/^loupe_/, '');
       if (channel === 'requests' || channel === 'webhooks') this.local.emit(channel);
     });
-    await client.connect();
-    await client.query('LISTEN loupe_requests');
-    await client.query('LISTEN loupe_webhooks');
+    try {
+      await client.connect();
+      await client.query('LISTEN loupe_requests');
+      await client.query('LISTEN loupe_webhooks');
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err;
+    }
     if (this.closed) await client.end();
     else this.listener = client;
   }

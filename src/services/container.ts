@@ -146,7 +146,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   const imageMatching = new ImageMatchingService(intake);
   const requestStore = new RequestStore(store);
   // Only long-running processes listen for other processes' queue notices.
-  const signal = await QueueSignal.open(store, { listen: options.longRunning ?? false, onError: (err) => options.log?.('warn', 'queue notices: connection lost', { err: String(err) }) });
+  const signal = await QueueSignal.open(store, { listen: options.longRunning ?? false, onError: (err) => options.log?.('warn', 'queue notices: connection lost; jobs and webhooks are found by polling until it is back', { err: String(err) }), onBack: (attempts) => options.log?.('info', 'queue notices: listening again', { attempts }) });
   const flows = new FlowService(requestStore);
   const registry = new HandlerRegistry();
   registry.register(new UpscalerJob(vision));
