@@ -10,7 +10,7 @@ import { defaultFetchLimits, type Config } from './config/config.ts';
 import { registerAccessControl } from './http/auth.ts';
 import './http/context.ts';
 import { registerClosingAnswer, registerErrorHandling, unsupportedMediaType } from './http/errors.ts';
-import { handleClientError } from './http/client-errors.ts';
+import { cutByServer, handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { collectionAnswerFields, oas30Keywords, operationIds, optionalBodies, requiredCollectionHeader, serverErrors, typedRecordFields, workspaceParameter } from './http/openapi-compat.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
@@ -304,6 +304,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   });
   // a client that went away before its answer gets a line of its own (its "incoming request" had no end in the log)
   app.addHook('onRequestAbort', async (request) => {
+    if (cutByServer.has(request.raw)) return;
     request.log.info({ url: request.url, method: request.method }, 'request aborted by its client');
   });
   // /docs's page under a trusted proxy's X-Forwarded-Prefix alone (LOUPE_PUBLIC_URL sets the prefix once, indexPrefix):

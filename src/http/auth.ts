@@ -5,6 +5,7 @@ import { ServiceError } from '../services/errors.ts';
 import { withCreditHold } from '../util/credit-hold-scope.ts';
 import { withWorkOwner } from '../util/work-owner-scope.ts';
 import { timesSent } from './header-count.ts';
+import { cutByServer } from './client-errors.ts';
 
 /**
  * Every later line of an authenticated request (its "request completed" line too) names the
@@ -87,7 +88,8 @@ export function registerAccessControl(app: FastifyInstance): void {
     let refunded = true;
     // the client hung up before its answer (a phone losing its link mid-call): an answer nobody reads is not charged
     // where the call keeps nothing; where it stored what was sent, the stored work is the client's and charged
-    const gone = reply.raw.destroyed || request.raw.socket?.destroyed === true;
+    // not where the server cut the request itself (a body that stopped arriving: its 408 is logged where it is cut, h227)
+    const gone = (reply.raw.destroyed || request.raw.socket?.destroyed === true) && !cutByServer.has(request.raw);
     const hold = request.creditHold;
     if (gone && request.routeOptions.config.storesNothing && hold) {
       const back = await inFlight.run(() => accounts.returnHold(hold)).catch((err: unknown) => {

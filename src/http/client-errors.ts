@@ -16,6 +16,9 @@ export function clientErrorResponse(code: string | undefined): { status: number;
   return { status: 400, body: { detail: 'The request is not valid HTTP (its request line or a header does not parse).', code: 'invalid_request' } };
 }
 
+/** Requests the server cut itself (a body that stopped arriving): no "aborted by its client" or "hung up" line for them. */
+export const cutByServer = new WeakSet<http.IncomingMessage>();
+
 /**
  * Fastify's `clientErrorHandler`: writes the answer on the raw socket and closes it. While a request
  * on that connection is being answered (bytes that do not parse behind a whole request: a body longer
@@ -23,11 +26,16 @@ export function clientErrorResponse(code: string | undefined): { status: number;
  * whole, then the connection closes: written, the error landed inside a streamed response's body, and
  * before its headers it replaced the answer of a call that had run and been charged (h81).
  */
-export function handleClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+export function handleClientError(this: { log?: { warn(o: object, msg: string): void } } | undefined, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorResponse(err.code);
   const text = JSON.stringify(body);
   const inFlight = (socket as Socket & { _httpMessage?: (http.ServerResponse & { req?: http.IncomingMessage }) | null })._httpMessage;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    // the server's own cut, said as such: the log said "request aborted by its client" and a 400 (h227)
+    if (inFlight?.req) cutByServer.add(inFlight.req);
+    this?.log?.warn({ url: inFlight?.req?.url, method: inFlight?.req?.method, remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, '408 request_timeout: the request did not arrive whole within the time a request may take (300 s)');
+  }
   // only behind a request that arrived whole: one cut off mid-body (its client hung up) has no answer to wait for,
   // and its socket, left open, held the request's large-body turn for good
   if (inFlight && !inFlight.writableFinished && inFlight.req?.complete === true) {

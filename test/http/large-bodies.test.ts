@@ -121,6 +121,33 @@ describe('a stalled large upload', () => {
     expect(answer).toContain('request_timeout');
     expect((await next).status).toBe(200);
   }, 30_000);
+
+  it('of any size is cut after the idle limit too, and a connection kept alive after its answer is not (h227: a small body held its socket for 300 s)', async () => {
+    const sid = await createSession(h);
+    const body = JSON.stringify({ identifications: [{ event_id: 'small-1', name: 'A card' }] });
+    expect(body.length).toBeLessThan(2000);
+    const url = cs(`session/${sid}/identifications/`);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    const head = `POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+    // a whole small request first, on the same connection: answered, and the connection left open past the idle limit
+    socket.write(head + body);
+    await expect.poll(() => answer, { timeout: 10_000 }).toMatch(/^HTTP\/1\.1 200 /);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(socket.destroyed).toBe(false);
+    answer = '';
+    const started = Date.now();
+    socket.write(head + body.slice(0, 20));
+    await closed;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.toLowerCase()).toMatch(/x-content-type-options: nosniff[\s\S]*cache-control: no-store|cache-control: no-store[\s\S]*x-content-type-options: nosniff/);
+    expect(answer.toLowerCase()).toContain('content-length: ');
+  }, 30_000);
 });
 
 /** Image bodies take a turn of their own while they arrive: a stalled one is cut, as a batch is (h80). */

@@ -8,7 +8,7 @@ describe('request log lines', () => {
   let h: Harness;
   const lines: Record<string, unknown>[] = [];
   beforeAll(async () => {
-    h = await startHarness('sqlite', { logLevel: 'info', rateLimit: { perSecond: 1, burst: 1 } });
+    h = await startHarness('sqlite', { logLevel: 'info', rateLimit: { perSecond: 1, burst: 1 }, limits: { largeBodyIdleMs: 1500 } });
     // pino writes its lines to standard output
     const keep = (data: unknown) => {
       for (const l of String(data).split('\n').filter((x) => x.startsWith('{'))) lines.push(JSON.parse(l) as Record<string, unknown>);
@@ -42,6 +42,28 @@ describe('request log lines', () => {
     const done = lines.filter((l) => l.msg === 'request completed' && (l.res as { statusCode?: number } | undefined)?.statusCode !== undefined);
     for (const code of [200, 429]) expect(done.find((l) => (l.res as { statusCode: number }).statusCode === code), `${code}`).toMatchObject({ account: a.account, tokenId: expect.any(String) });
     expect(JSON.stringify(lines)).not.toContain(a.token);
+  });
+
+  it('says the server cut a body that stopped arriving, as a 408 of its own, not that the client hung up or aborted (h227)', async () => {
+    const a = await h.newAccount();
+    const sid = (await h.request('POST', cs('session/'), { token: a.token, body: { name: 'stalled' } })).json().id as string;
+    await new Promise((r) => setTimeout(r, 1100)); // the account's one request a second
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
+    let answer = '';
+    const socket = net.connect(port, '127.0.0.1', () =>
+      socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`),
+    );
+    socket.on('data', (d) => (answer += String(d)));
+    await new Promise((r) => socket.once('close', r));
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    const id = /x-request-id: (\S+)/i.exec(answer)![1];
+    await expect.poll(() => lines.find((l) => l.reqId === id && typeof l.msg === 'string' && l.msg.startsWith('408 request_timeout: The body stopped arriving')), { timeout: 5_000 }).toBeDefined();
+    await new Promise((r) => setTimeout(r, 300));
+    const said = lines.filter((l) => l.reqId === id).map((l) => l.msg);
+    expect(said).not.toContain('request aborted by its client');
+    expect(said.filter((m) => typeof m === 'string' && m.startsWith('the client hung up'))).toEqual([]);
   });
 
   it('says a batch cut off mid-upload was neither kept nor charged (the line said "kept, and charged", h120)', async () => {
