@@ -36,6 +36,7 @@ import { openServices } from './services/container.ts';
 import { ServiceError } from './services/errors.ts';
 import { cachedSerializers, validators } from './http/schema-compilers.ts';
 import { logOutput } from './util/log-output.ts';
+import pino from 'pino';
 import { registerCors } from './http/cors.ts';
 
 export const apiVersion = '0.1.0';
@@ -119,11 +120,14 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
   const early: Parameters<QueueLog>[] = [];
+  // written at once, to the log Fastify's logger writes to: a start waiting on another process's database upgrade said
+  // so only once it had waited (h226: a server silent for as long as the lock was held)
+  const earlyLog = config.logLevel === 'silent' ? undefined : pino({ level: config.logLevel, serializers: logSerializers }, logOutput());
   const services = await openServices(config, {
     longRunning: true,
     // the retention requests are submitted under is the server's: only it brings older ones to a shorter one
     takesRequests: true,
-    log: (level, message, details) => (logger.to ? logger.to[level](details ?? {}, message) : void early.push([level, message, details])),
+    log: (level, message, details) => (logger.to ? logger.to[level](details ?? {}, message) : earlyLog ? earlyLog[level](details ?? {}, message) : void early.push([level, message, details])),
   });
   const app = Fastify({
     // registerClosingAnswer answers requests that arrive while stopping, in the house shape

@@ -17,6 +17,7 @@ import { CATALOG_KINDS, inputsOf, isCatalogKind, CatalogRequestError, type Impor
 import { ColumnMapError, parseColumnMap } from './catalog/formats/generic-csv.ts';
 import { MATCH_MODES, type MatchMode } from './catalog/reference-images.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+import { UPGRADE_WAIT_LINES } from './store/migrate.ts';
 
 const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_URL like the server)
 
@@ -426,6 +427,13 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
 }
 
 /** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
+/** A command waiting on another process's database upgrade says so on stderr (h226: `loupe migrate` waited silently). */
+const upgradeWait =
+  (io: CliIo) =>
+  (_level: string, message: string): void => {
+    if (UPGRADE_WAIT_LINES.test(message)) io.err(`loupe: ${message}\n`);
+  };
+
 function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
@@ -722,14 +730,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // beside a live, up-to-date server failed, h162)
       if (serving) {
         try {
-          services = await openServices(config, { upgrade: false, create: false });
+          services = await openServices(config, { upgrade: false, create: false, log: upgradeWait(io) });
         } catch {
           throw serving;
         }
         io.out(`${JSON.stringify({ migrated: true, applied: [] })}\n`);
         return 0;
       }
-      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate' });
+      services = await openServices(config, { upgrade: command === 'migrate', create: MAKES_DATABASE.has(command) || command === 'migrate', log: upgradeWait(io) });
       if (interruptible.has(command)) {
         // Killed by the signal's default while writing, an import left its staged rows for the next one to clear an hour later.
         const stop: StopState = { writing: command === 'catalog images' };

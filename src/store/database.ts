@@ -655,7 +655,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       const { rows } = await sql<{ enc: string }>`SELECT current_setting('server_encoding') AS enc`.execute(store.db);
       if (rows[0] && rows[0].enc !== 'UTF8') throw new Error(notUtf8('the database', rows[0].enc));
     }
-    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true });
+    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true, ...(options.warn ? { onWait: options.warn } : {}) });
     afterMigrate();
     // a database made with the C locale lowers and splits into trigrams ASCII alone: session search and catalog name
     // search found no "Pokémon" there, where the embedded database does (h152); said at start, as nothing else says it

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Store } from './database.ts';
+import { sql, type Transaction } from 'kysely';
+import type { Database, Store } from './database.ts';
 import { migrations } from './migrations/index.ts';
 
 /**
@@ -7,11 +7,11 @@ import { migrations } from './migrations/index.ts';
  * `loupe_migrations`. Several processes may start at once (server + CLI, many API nodes):
  * PostgreSQL serialises them with an advisory lock, SQLite with its write lock.
  */
-export async function migrate(store: Store, options: { upgrade?: boolean; create?: boolean } = {}): Promise<string[]> {
+export async function migrate(store: Store, options: { upgrade?: boolean; create?: boolean; onWait?: (message: string, fields: Record<string, unknown>) => void; waitSayMs?: number } = {}): Promise<string[]> {
   const { db, dialect } = store;
   const applied: string[] = [];
   await db.transaction().execute(async (trx) => {
-    if (dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(4242001)`.execute(trx);
+    if (dialect === 'postgres') await migrationLock(trx, options.onWait, options.waitSayMs ?? 5_000);
     // in the transaction: a first migration that fails (no right to create pgvector) leaves no empty table behind
     await sql`CREATE TABLE IF NOT EXISTS loupe_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`.execute(trx);
     const done = await sql<{ name: string }>`SELECT name FROM loupe_migrations`.execute(trx);
@@ -34,6 +34,38 @@ export async function migrate(store: Store, options: { upgrade?: boolean; create
     }
   });
   return applied;
+}
+
+const MIGRATION_LOCK = 4242001;
+
+/** How the wait for another process's upgrade is said (the CLI writes these lines, and no other store warning, on stderr). */
+export const UPGRADE_WAIT_LINES = /^(waiting for another process's database upgrade|the other process let go of the database upgrade lock)/;
+
+/**
+ * Takes the migration lock, saying every `sayMs` while another holds it, and which backend: a server, `loupe migrate`
+ * and every CLI command waited on it silently, for as long as another process's migration or a stuck session held it
+ * (h226: no log line and no answer to /health for 30 s and more, which a liveness probe restarts in a loop).
+ */
+async function migrationLock(trx: Transaction<Database>, onWait: ((message: string, fields: Record<string, unknown>) => void) | undefined, sayMs: number): Promise<void> {
+  const started = Date.now();
+  let said = started;
+  for (;;) {
+    const { rows } = await sql<{ got: boolean }>`SELECT pg_try_advisory_xact_lock(${MIGRATION_LOCK}) AS got`.execute(trx);
+    if (rows[0]?.got) {
+      if (said !== started) onWait?.('the other process let go of the database upgrade lock: going on', { waited_s: Math.round((Date.now() - started) / 1000) });
+      return;
+    }
+    // first after a second (nodes starting together take it in turn briefly), then every `sayMs`
+    if (Date.now() - said >= (said === started ? Math.min(sayMs, 1_000) : sayMs)) {
+      said = Date.now();
+      const holder = await sql<{ pid: number; app: string | null; state: string | null; since: string | null }>`
+        SELECT l.pid, a.application_name AS app, a.state, a.xact_start::text AS since FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.objid = ${MIGRATION_LOCK} AND l.granted LIMIT 1`.execute(trx).catch(() => ({ rows: [] }));
+      const h = holder.rows[0];
+      onWait?.(`waiting for another process's database upgrade: PostgreSQL backend ${h ? `pid ${h.pid}` : '(gone)'} holds the upgrade lock (a Loupe server, worker or \`loupe migrate\` upgrading the database, or a session holding pg_advisory_lock(${MIGRATION_LOCK}))`, { waited_s: Math.round((Date.now() - started) / 1000), holder_pid: h?.pid ?? null, holder_state: h?.state ?? null, holder_since: h?.since ?? null });
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** Migrations the database has that this release does not know: a newer release upgraded it while this one ran. */

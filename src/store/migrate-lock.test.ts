@@ -1,0 +1,44 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { scratchPgDatabase } from '../../test/helpers/processes.ts';
+import { openStore } from './database.ts';
+import { migrate } from './migrate.ts';
+
+const bin = path.resolve(import.meta.dirname, '../../bin/loupe.js');
+
+describe.runIf(process.env.DATABASE_URL)('the database upgrade lock', () => {
+  it('is waited for saying so, naming the backend that holds it, in a process and in a CLI command (h226: silent for as long as it was held)', async () => {
+    const db = await scratchPgDatabase('loupe_upgrade_lock');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-upgrade-lock-'));
+    const store = await openStore({ dataDir: dir, databaseUrl: db.url, poolSize: 2 });
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      await holder.query('SELECT pg_advisory_lock(4242001)');
+      const said: { message: string; fields: Record<string, unknown> }[] = [];
+      const migrating = migrate(store, { onWait: (message, fields) => said.push({ message, fields }), waitSayMs: 300 });
+      const cli = promisify(execFile)(process.execPath, [bin, 'account', 'list'], { env: { ...process.env, DATABASE_URL: db.url, LOUPE_DATA_DIR: dir } });
+      await expect.poll(() => said.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(1);
+      expect(said[0]!.message).toMatch(/^waiting for another process's database upgrade: PostgreSQL backend pid \d+ holds the upgrade lock/);
+      expect(said[0]!.fields.holder_pid).toBe(pid);
+      await new Promise((r) => setTimeout(r, 5_500));
+      await holder.query('SELECT pg_advisory_unlock(4242001)');
+      expect(await migrating).toEqual([]);
+      expect(said.at(-1)!.message).toBe('the other process let go of the database upgrade lock: going on');
+      const { stdout, stderr } = await cli;
+      expect(stderr).toMatch(/^loupe: waiting for another process's database upgrade: PostgreSQL backend pid \d+/m);
+      expect(JSON.parse(stdout)).toBeDefined();
+    } finally {
+      await holder.end();
+      await store.close();
+      await db.drop();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
