@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { scratchPgDatabase } from '../../test/helpers/processes.ts';
-import { openStore } from './database.ts';
-import { migrate } from './migrate.ts';
+import { openStore, type Store } from './database.ts';
+import { migrate, SchemaWatch } from './migrate.ts';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/loupe.js');
 
@@ -41,4 +41,26 @@ describe.runIf(process.env.DATABASE_URL)('the database upgrade lock', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+describe('the check for a newer release', () => {
+  it('answers from its last read while a new one waits (h226: a lock on loupe_migrations held every API call)', async () => {
+    let reads = 0;
+    let release: (() => void) | undefined;
+    const store = {} as Store;
+    const watch = new SchemaWatch(store, 10, async () => {
+      reads++;
+      if (reads === 1) return ['099-newer'];
+      await new Promise<void>((r) => (release = r));
+      return [];
+    });
+    expect(await watch.outdated()).toEqual(['099-newer']);
+    await new Promise((r) => setTimeout(r, 20));
+    // a second read is due and stalls: the answer is the last one, at once
+    expect(await watch.outdated()).toEqual(['099-newer']);
+    expect(reads).toBe(2);
+    release!();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await watch.outdated(0)).toEqual([]);
+  });
 });

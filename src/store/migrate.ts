@@ -77,7 +77,7 @@ export async function newerMigrations(store: Store): Promise<string[]> {
 /**
  * A running process's check that no newer release has upgraded its database since it started (the start refuses
  * that; a node already running went on writing rows as the old release makes them, h88). Read at most every
- * `everyMs`; a failed read is no verdict.
+ * `everyMs`, behind the last answer once a first read has answered; a failed read is no verdict.
  */
 export class SchemaWatch {
   private checked = 0;
@@ -87,18 +87,21 @@ export class SchemaWatch {
   constructor(
     private readonly store: Store,
     private readonly everyMs = 10_000,
+    private readonly read: () => Promise<string[]> = () => newerMigrations(store),
   ) {}
 
   async outdated(now = Date.now()): Promise<string[]> {
     if (now - this.checked < this.everyMs) return this.newer;
-    this.pending ??= newerMigrations(this.store)
+    this.pending ??= this.read()
       .then((names) => (this.newer = names))
       .catch(() => this.newer)
       .finally(() => {
         this.checked = Date.now();
         this.pending = undefined;
       });
-    return this.pending;
+    // the first read is waited for; later ones run behind the last answer: a lock held on loupe_migrations (a DBA's,
+    // another node's migration) held every API call until it went (h226: a 15.5-s GET)
+    return this.checked === 0 ? this.pending : this.newer;
   }
 
   static message(names: string[]): string {
