@@ -102,7 +102,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // operator backing up "the file media-secret" would keep instead of the one in use.
   await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, applicationName: options.takesRequests ? 'loupe server' : options.longRunning ? 'loupe worker' : 'loupe cli', poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
   // The CLI on PostgreSQL neither makes a data folder nor a signing secret it would never use: run from another folder,
   // every command left ./data/media and a new media-secret there, which an operator could back up as the real one (h207)
   const cliOnPostgres = !options.longRunning && config.databaseUrl !== undefined;

@@ -171,8 +171,10 @@ describe.skipIf(!process.env.DATABASE_URL)('a PostgreSQL connection lost in use'
     const { scratchPgDatabase } = await import('../../test/helpers/processes.ts');
     const scratch = await scratchPgDatabase('lost_conn');
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-lost-'));
-    const store = await openStore({ dataDir: dir, databaseUrl: scratch.url, poolSize: 3 });
+    const store = await openStore({ dataDir: dir, databaseUrl: scratch.url, poolSize: 3, applicationName: 'loupe server' });
     try {
+      // named, so an operator's pg_stat_activity tells a server's connections from a worker's (h226)
+      expect((await sql<{ name: string }>`SELECT current_setting('application_name') AS name`.execute(store.db)).rows[0]!.name).toBe('loupe server');
       const run = store.db.transaction().execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
         // what an administrator, a failover or a restart does to the connection

@@ -506,6 +506,8 @@ export interface StoreOptions {
   stalledStatementMs?: number | undefined;
   /** Where a stalled statement is told (the server's log). */
   warn?: ((message: string, fields: Record<string, unknown>) => void) | undefined;
+  /** PostgreSQL's `application_name` of the pool's connections (`loupe server`, `loupe worker`, `loupe cli`). */
+  applicationName?: string | undefined;
   /**
    * Whether pending migrations of a database an earlier release made are applied (the server, a
    * worker, `loupe migrate`); otherwise such a database is refused, naming them (every other CLI
@@ -579,7 +581,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   let store: Store;
   let afterMigrate = () => {};
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC', connectionTimeoutMillis: options.connectTimeoutMs ?? 15_000 });
+    // named, so pg_stat_activity tells a server's connections from a worker's and a command's (h226); a name the URL
+    // gives (`?application_name=`) is kept
+    const named = new URL(options.databaseUrl).searchParams.has('application_name');
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, options: '-c TimeZone=UTC', connectionTimeoutMillis: options.connectTimeoutMs ?? 15_000, ...(named || !options.applicationName ? {} : { application_name: options.applicationName }) });
     // An idle connection the server ends (a restart, an administrator, a dropped test database)
     // is reported on the pool; without a listener that event would crash the process. The pool
     // already discards the connection, and the next query opens a new one.

@@ -58,7 +58,8 @@ export function closeStalledConnections(pool: pg.Pool, limitMs: () => number, on
 
 /** PostgreSQL's cancel request for the statement a connection runs, sent and not waited for. */
 function cancelStatement(pool: pg.Pool, client: pg.PoolClient): void {
-  const active = (client as unknown as { activeQuery?: unknown }).activeQuery;
+  // the field itself: its getter `activeQuery` prints a DeprecationWarning on stderr (h226)
+  const active = (client as unknown as { _activeQuery?: unknown })._activeQuery;
   if (!active) return;
   try {
     const canceller = new pg.Client(pool.options);
