@@ -11,7 +11,7 @@ export function registerRequestDownloads(app: FastifyInstance, totalMs: number):
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
     route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
-      return withDownloadSignal(() => downloadsSignals(reply, totalMs), () => handler.call(this, request, reply), request.principal?.account.id);
+      return withDownloadSignal(() => downloadsSignals(reply, totalMs), () => handler.call(this, request, reply), request.principal?.account.id, request.routeOptions.config.storesNothing === true);
     };
   });
 }

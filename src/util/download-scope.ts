@@ -15,14 +15,26 @@ interface DownloadScope {
   /** Aborted when the request's client went away (alone: `signal` also stops for the downloads' time budget). */
   gone?: () => AbortSignal;
   owner?: string;
+  /** Whether the request's work stops when its client goes (a call that keeps nothing: its answer is all it makes). */
+  stopsWhenGone?: boolean;
 }
 
 const scope = new AsyncLocalStorage<DownloadScope>();
 
-export function withDownloadSignal<T>(signals: () => { any: AbortSignal; gone: AbortSignal }, fn: () => T, owner?: string): T {
+export function withDownloadSignal<T>(signals: () => { any: AbortSignal; gone: AbortSignal }, fn: () => T, owner?: string, stopsWhenGone = false): T {
   let made: { any: AbortSignal; gone: AbortSignal } | undefined;
   const get = () => (made ??= signals());
-  return scope.run({ signal: () => get().any, gone: () => get().gone, ...(owner ? { owner } : {}) }, fn);
+  return scope.run({ signal: () => get().any, gone: () => get().gone, ...(owner ? { owner } : {}), ...(stopsWhenGone ? { stopsWhenGone } : {}) }, fn);
+}
+
+/**
+ * Whether the work in progress is for a client that went away from a call that keeps nothing: its images not yet
+ * begun need not be (h227: three dropped calls of ten 12-MP photos ran all thirty, refunded, and held a phone's retry
+ * 71 s behind them). Always false outside a request, and for calls that store what they make.
+ */
+export function workForNobody(): boolean {
+  const s = scope.getStore();
+  return s?.stopsWhenGone === true && s.gone?.().aborted === true;
 }
 
 /** Runs `fn` with its downloads owned by `owner` (a queued job's account), keeping any signal in force. */

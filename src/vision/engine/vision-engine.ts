@@ -2,6 +2,7 @@ import { Piscina } from 'piscina';
 import type { VisionOptions } from '../../config/config.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { resolveOcrLanguage } from '../models/ocr-language.ts';
+import { workForNobody } from '../../util/download-scope.ts';
 import { workOwner } from '../../util/work-owner-scope.ts';
 import { forgetDebugLog } from './runtime-debug-log.ts';
 import { type CardResult, type CardTask, type ImageRefused, type ImageTaskKind, type ImageTaskOptions, type PostedTask, type ShareRequest, type TaskDone, type TaskProgress, type TextEmbedding, type ImageTaskResults, type TaskOutcome, type UpscaleResult, type VisionTask } from './vision-tasks.ts';
@@ -355,6 +356,8 @@ export class VisionEngine {
       if (!long) {
         await this.turn(workOwner() ?? '');
         inSlot = true;
+        // its turn came after its client left a call that keeps nothing: nobody reads it
+        if (workForNobody()) throw new VisionTaskError('failed', 'the request was cancelled by its client');
       }
       const posted: PostedTask = { ...task, taskId: id };
       const job = (long?.pool ?? this.pool).run(posted, { transferList, signal: long?.signal ? AbortSignal.any([stop.signal, long.signal]) : stop.signal });
