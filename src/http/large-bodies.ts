@@ -1,3 +1,4 @@
+import { pipeline, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../services/errors.ts';
 import { cutByServer } from './client-errors.ts';
@@ -71,16 +72,27 @@ class Turns {
       throw new ServiceError(503, 'busy', 'Too many large uploads are in progress; retry shortly.', undefined, { 'retry-after': '5' });
     }
     return new Promise<boolean>((resolve) => {
-      const w: Waiter = { account, grant: () => resolve(true) };
-      this.waiting.push(w);
-      // a client that hangs up while waiting leaves the queue (its turn would go to nobody)
-      request.raw.once('close', () => {
+      // a client that hangs up while waiting leaves the queue (its turn would go to nobody). Its connection's close, not
+      // its request's: a body read on while it waits (sent chunked, read up to its threshold) ends, and closes the
+      // request, without its client going anywhere
+      const socket = request.raw.socket as typeof request.raw.socket | null | undefined;
+      const gone = () => {
         const at = this.waiting.indexOf(w);
         if (at >= 0) {
           this.waiting.splice(at, 1);
           resolve(false);
         }
-      });
+      };
+      const w: Waiter = {
+        account,
+        grant: () => {
+          socket?.off('close', gone);
+          resolve(true);
+        },
+      };
+      this.waiting.push(w);
+      if (socket) socket.once('close', gone);
+      else request.raw.once('close', gone);
     });
   }
 
@@ -139,17 +151,12 @@ export function registerLargeBodyLimit(
     raw.setTimeout(idleMs, () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`));
   };
 
-  app.addHook('preParsing', async (request, reply, payload) => {
-    const length = Number(request.headers['content-length'] ?? NaN);
-    const large = Number.isFinite(length) ? length > options.thresholdBytes : request.headers['transfer-encoding'] !== undefined;
-    if (!large) {
-      idleCut(request, reply);
-      return payload;
-    }
-    const batch = request.routeOptions.config.batchBody === true;
-    const turns = batch ? batches : arriving;
-    const account = request.principal?.account.id ?? '';
-    if (!(await turns.acquire(account, request))) return payload;
+  /**
+   * Waits for a turn (`turns`), then holds it while the body arrives (a batch: until its answer ends), under the idle
+   * and rate rules. Resolves when the turn is taken, or at once when the client hung up while waiting.
+   */
+  const holdTurn = async (request: FastifyRequest, reply: FastifyReply, batch: boolean, turns: Turns, account: string): Promise<void> => {
+    if (!(await turns.acquire(account, request))) return;
     let holding = true;
     let timer: NodeJS.Timeout | undefined;
     const end = () => {
@@ -168,7 +175,7 @@ export function registerLargeBodyLimit(
     const timed = typeof request.raw.setTimeout === 'function' && socket;
     if (!timed) {
       if (!batch) end();
-      return payload;
+      return;
     }
     // Cleared when the body has arrived (its parsing and the handler take the time they need); a body
     // that is not a batch gives its turn back then too.
@@ -195,6 +202,37 @@ export function registerLargeBodyLimit(
       }, Math.min(1000, Math.max(100, graceMs / 4)));
       timer.unref();
     }
-    return payload;
+  };
+
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const length = Number(request.headers['content-length'] ?? NaN);
+    const chunked = !Number.isFinite(length) && request.headers['transfer-encoding'] !== undefined;
+    if (Number.isFinite(length) ? length <= options.thresholdBytes : !chunked) {
+      idleCut(request, reply);
+      return payload;
+    }
+    const batch = request.routeOptions.config.batchBody === true;
+    const turns = batch ? batches : arriving;
+    const account = request.principal?.account.id ?? '';
+    if (!chunked) {
+      await holdTurn(request, reply, batch, turns, account);
+      return payload;
+    }
+    // A body of unknown length (sent chunked) takes a turn once more than the threshold of it has come: taken before
+    // a byte was read, a 500-byte chunked batch waited 19 s behind another account's stalled one (h227). Until then it
+    // is held to the idle rule as any body; while it waits for its turn it is not read (TCP holds the rest back).
+    idleCut(request, reply);
+    let seen = 0;
+    let asked = false;
+    const gate = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        seen += chunk.length;
+        if (asked || seen <= options.thresholdBytes) return done(null, chunk);
+        asked = true;
+        holdTurn(request, reply, batch, turns, account).then(() => done(null, chunk), (err: unknown) => done(err as Error));
+      },
+    });
+    pipeline(payload, gate, () => {});
+    return gate;
   });
 }

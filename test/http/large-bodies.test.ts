@@ -53,6 +53,47 @@ describe('large bodies take turns', () => {
     expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(80);
   });
 
+  it('a body sent chunked takes a turn only once more than the threshold of it has come (h227: a 500-byte chunked batch waited 19 s)', async () => {
+    const sid = await createSession(h);
+    const url = cs(`session/${sid}/identifications/`);
+    const rows = (prefix: string, n: number) => JSON.stringify({ identifications: Array.from({ length: n }, (_, i) => ({ event_id: `${prefix}-${i}`, name: `Card ${i} with a long enough name` })) });
+    // a large batch takes the one turn and stalls half-way
+    const big = rows('hold', 40);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let held = '';
+    socket.on('data', (d) => (held += d.toString()));
+    socket.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\nConnection: close\r\n\r\n${big.slice(0, 1000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    const chunked = async (body: string) => {
+      const c = net.connect(port, '127.0.0.1');
+      await new Promise<void>((r) => c.once('connect', () => r()));
+      let answer = '';
+      c.on('data', (d) => (answer += d.toString()));
+      const closed = new Promise<void>((r) => c.once('close', () => r()));
+      c.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`);
+      for (let at = 0; at < body.length; at += 300) {
+        const part = body.slice(at, at + 300);
+        c.write(`${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`);
+      }
+      c.write('0\r\n\r\n');
+      return { answer: () => answer, closed };
+    };
+    // small and chunked: served at once, beside the stalled batch
+    const small = await chunked(rows('small', 3));
+    await small.closed;
+    expect(small.answer()).toMatch(/^HTTP\/1\.1 200 /);
+    // large and chunked: it waits for the turn, past its first 2,000 bytes
+    const large = await chunked(rows('large', 40));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(large.answer()).toBe('');
+    socket.write(big.slice(1000));
+    await large.closed;
+    expect(held).toMatch(/^HTTP\/1\.1 200 /);
+    expect(large.answer()).toMatch(/^HTTP\/1\.1 200 /);
+    expect((await h.request('GET', cs(`session/${sid}/`))).json().identification_count).toBe(83);
+  });
+
   it('a large batch gives other work many turns while it is parsed, checked and stored', async () => {
     const sid = await createSession(h);
     const grading = { grades: { final: 8.5 }, detail: Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`m${i}`, i / 7])) };
