@@ -9,7 +9,7 @@ import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 import { keepOnOutputErrors } from './util/log-output.ts';
-import { idleMemoryEstimate } from './vision/engine/memory-estimate.ts';
+import { idleMemoryEstimate, loadMemoryEstimate, memoryTight } from './vision/engine/memory-estimate.ts';
 
 /** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
 function portFree(port: number, host: string): Promise<void> {
@@ -97,10 +97,12 @@ whenLauncherExits(() => void shutdown('npm exited'));
   const constrained = typeof process.constrainedMemory === 'function' ? process.constrainedMemory() : undefined;
   const limit = Math.min(constrained && constrained > 0 ? constrained : Infinity, os.totalmem());
   const estimate = idleMemoryEstimate(config.vision.threads, config.vision.warm);
+  const underLoad = loadMemoryEstimate(config.vision.threads, config.vision.warm);
   const gb = (n: number) => Math.round(n / 1e8) / 10;
-  if (estimate > 0.7 * limit) {
-    app.log.warn({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), threads: config.vision.threads, warm: config.vision.warm }, `this machine allows ${gb(limit)} GB and ${config.vision.threads} vision worker(s) warming ${config.vision.warm.join(',') || 'nothing'} idle at about ${gb(estimate)} GB, more under load: set LOUPE_VISION_THREADS=1 and LOUPE_VISION_WARM=card,ocr or none (README "Memory"); over the limit the kernel ends the process with nothing in this log`);
-  } else app.log.info({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate) }, 'memory');
+  // under load too: a 1-GiB box's default start passed the idle check and was killed by its first burst (h225)
+  if (memoryTight(limit, config.vision.threads, config.vision.warm)) {
+    app.log.warn({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), loadEstimateGB: gb(underLoad), threads: config.vision.threads, warm: config.vision.warm }, `this machine allows ${gb(limit)} GB and ${config.vision.threads} vision worker(s) warming ${config.vision.warm.join(',') || 'nothing'} idle at about ${gb(estimate)} GB and about ${gb(underLoad)} GB under load: set LOUPE_VISION_THREADS=1 and LOUPE_VISION_WARM=card,ocr or none (README "Memory"); over the limit the kernel ends the process with nothing in this log`);
+  } else app.log.info({ memoryLimitGB: gb(limit), idleEstimateGB: gb(estimate), loadEstimateGB: gb(underLoad) }, 'memory');
 }
 // Models load and run once on every worker before the port opens, so the first requests are as
 // fast as the rest and a broken model install fails the start, not a request.

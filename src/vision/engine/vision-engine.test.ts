@@ -127,6 +127,14 @@ describe('vision engine (real workers, real models)', () => {
     a.release();
     b.release();
     expect(engine.load.reserved).toBe(0);
+    // alone in the queue, a request larger than the queue is taken (maxQueue 6; ten records under LOUPE_VISION_QUEUE=8
+    // were refused 503 for good on an idle server, h225), and refuses the next one while it holds the room
+    const large = engine.admit(10);
+    expect(() => engine.admit(1)).toThrow(VisionBusyError);
+    // its own further images (downloaded) go on being taken
+    large.more(2).release();
+    large.release();
+    expect(engine.load.reserved).toBe(0);
   });
 
   it("keeps half the queue for other accounts once an account holds room (h106: one account's calls refused every other's)", () => {
@@ -148,10 +156,12 @@ describe('vision engine (real workers, real models)', () => {
     const alone = engine.admit(4, 'b');
     const fetched = alone.more(1);
     const again2 = alone.more(1);
-    expect(() => alone.more(1)).toThrow(expect.objectContaining({ ownShare: false }));
-    // a second request of the account is held to its half
+    // alone in the queue, even past its end (as a request larger than the queue is taken, h225)
+    const past = alone.more(1);
+    // a second request of the account is held to its half, another account's to the queue
     expect(() => engine.admit(1, 'b')).toThrow(VisionBusyError);
-    for (const t of [fetched, again2, alone]) t.release();
+    expect(() => engine.admit(1, 'c')).toThrow(expect.objectContaining({ ownShare: false }));
+    for (const t of [fetched, again2, past, alone]) t.release();
     fetched.release();
     expect(engine.load.reserved).toBe(0);
   });

@@ -196,7 +196,9 @@ export class VisionEngine {
    * request is weighed against the whole queue alone, so a large request still runs on a quiet server (h111).
    */
   checkRoom(tasks: number, owner?: string, mine = 0): void {
-    if (this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
+    // a request alone in the queue is taken whatever its size: under a LOUPE_VISION_QUEUE below 10 a call of ten
+    // records was refused 503 busy for good, on an idle server, and a client honouring Retry-After retried forever (h225)
+    if (this.reserved - mine > 0 && this.reserved + tasks > this.options.maxQueue) throw new VisionBusyError(this.retryAfterSeconds());
     const own = owner === undefined ? 0 : (this.reservedBy.get(owner) ?? 0);
     if (own - mine > 0 && own + tasks > Math.ceil(this.options.maxQueue / 2)) throw new VisionBusyError(this.retryAfterSeconds(), true);
   }
