@@ -228,6 +228,25 @@ export class AccountService {
     if (hold.pending?.size) await Promise.allSettled([...hold.pending]);
     if (!hold.held) return;
     hold.held = false;
-    await this.accounts.settleHold(hold.id);
+    try {
+      await this.accounts.settleHold(hold.id);
+    } catch (err) {
+      // the database busy past its wait (an import's long write on a one-core box, h225): the hold, left, would be
+      // given back within the hour as a call that never answered, though this one did; removing it is idempotent, so
+      // it is tried again in the background, well before it is due
+      this.settleLater(hold.id);
+      throw err;
+    }
   }
+
+  /** Retries of a hold's removal after a failure: after 5 s, 30 s, 2 min and 10 min (holds are due after an hour). */
+  private settleLater(holdId: string, attempt = 0): void {
+    const waits = AccountService.settleRetryMs;
+    if (attempt >= waits.length) return;
+    setTimeout(() => {
+      this.accounts.settleHold(holdId).catch(() => this.settleLater(holdId, attempt + 1));
+    }, waits[attempt]).unref();
+  }
+
+  static settleRetryMs = [5_000, 30_000, 120_000, 600_000];
 }

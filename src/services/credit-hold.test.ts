@@ -40,4 +40,24 @@ describe('a call\'s credit hold', () => {
     await late;
     expect(writes).toEqual(['hold h1', 'settle h1']);
   });
+
+  it('is removed again in the background when the database was busy past its wait (h225: an answered call given back as unanswered)', async () => {
+    let refusals = 2;
+    const settled: string[] = [];
+    const store = {
+      settleHold: async (id: string) => {
+        if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        settled.push(id);
+      },
+    } as unknown as AccountStore;
+    const waits = AccountService.settleRetryMs;
+    AccountService.settleRetryMs = [20, 20, 20];
+    try {
+      const accounts = new AccountService(store);
+      await expect(accounts.settle({ id: 'h2', held: true })).rejects.toThrow('database is locked');
+      await expect.poll(() => settled).toEqual(['h2']);
+    } finally {
+      AccountService.settleRetryMs = waits;
+    }
+  });
 });
