@@ -3,6 +3,7 @@
 // the cache then, rather than a stack trace at start (h184).
 import fs from 'node:fs';
 import os from 'node:os';
+import './address-space.mjs';
 
 if (!process.env.TSX_DISABLE_CACHE) {
   try {

@@ -10,6 +10,7 @@ import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 import { keepOnOutputErrors } from './util/log-output.ts';
 import { idleMemoryEstimate, loadMemoryEstimate, memoryTight } from './vision/engine/memory-estimate.ts';
+import { addressSpaceCap } from '../bin/address-space.mjs';
 
 /** Resolves when `port` on `host` can be listened on now (it is then let go); rejects with the listen error, e.g. EADDRINUSE. */
 function portFree(port: number, host: string): Promise<void> {
@@ -24,7 +25,11 @@ keepOnOutputErrors();
 
 /** A start that cannot go on: one line saying why, exit 1 (not a stack trace, nor "ready" on a store it cannot write). */
 function cannotStart(err: unknown): never {
-  process.stderr.write(`loupe: cannot start: ${(err as Error).message ?? String(err)}\n`);
+  const message = (err as Error).message ?? String(err);
+  // the WebAssembly runtime's reservation refused under an address-space cap (h225): said what to change
+  const cap = /Cannot allocate Wasm memory|WebAssembly.*Out of memory/.test(message) ? addressSpaceCap() : null;
+  const hint = cap !== null ? ` (the process may use ${Math.round(cap / 2 ** 30)} GB of address space, ulimit -v / prlimit --as; the vision workers' WebAssembly runtime reserves up to about 256 GB up front, not memory it uses: remove the cap and limit memory with a cgroup, README "Memory")` : '';
+  process.stderr.write(`loupe: cannot start: ${message}${hint}\n`);
   process.exit(1);
 }
 
