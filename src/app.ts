@@ -342,6 +342,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     idleMs: config.limits.largeBodyIdleMs,
     minBytesPerSecond: config.limits.largeBodyMinBytesPerSecond,
     rateGraceMs: config.limits.largeBodyRateGraceMs,
+    corsOrigins: config.corsOrigins,
   });
   // after the large uploads' turn: the 100 asks for the body when it will be read
   registerExpectContinue(app);

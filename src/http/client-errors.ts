@@ -26,7 +26,7 @@ export const cutByServer = new WeakSet<http.IncomingMessage>();
  * whole, then the connection closes: written, the error landed inside a streamed response's body, and
  * before its headers it replaced the answer of a call that had run and been charged (h81).
  */
-export function handleClientError(this: { log?: { warn(o: object, msg: string): void } } | undefined, err: NodeJS.ErrnoException, socket: Socket): void {
+export function handleClientError(this: { log?: { warn(o: object, msg: string): void }; server?: { requestTimeout?: number; headersTimeout?: number } } | undefined, err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, body } = clientErrorResponse(err.code);
   const text = JSON.stringify(body);
@@ -34,7 +34,10 @@ export function handleClientError(this: { log?: { warn(o: object, msg: string): 
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     // the server's own cut, said as such: the log said "request aborted by its client" and a 400 (h227)
     if (inFlight?.req) cutByServer.add(inFlight.req);
-    this?.log?.warn({ url: inFlight?.req?.url, method: inFlight?.req?.method, remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, '408 request_timeout: the request did not arrive whole within the time a request may take (300 s)');
+    // Node raises it for headers that did not all come within headersTimeout too (no request was made of them yet)
+    const seconds = (ms: number | undefined) => (ms ? `${Math.round(ms / 1000)} s` : 'the time allowed');
+    const what = inFlight?.req ? `the request did not arrive whole within the time a request may take (${seconds(this?.server?.requestTimeout)})` : `the request's headers did not arrive within ${seconds(this?.server?.headersTimeout)}`;
+    this?.log?.warn({ url: inFlight?.req?.url, method: inFlight?.req?.method, remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, `408 request_timeout: ${what}`);
   }
   // only behind a request that arrived whole: one cut off mid-body (its client hung up) has no answer to wait for,
   // and its socket, left open, held the request's large-body turn for good

@@ -33,11 +33,19 @@ export function registerCors(app: FastifyInstance, origins: readonly string[]): 
   app.addHook('onSend', async (request, reply) => {
     // with a list, the answer depends on Origin whoever asks: a shared cache must not give one origin's copy to another
     if (!any) varyOnOrigin(reply);
-    const origin = request.headers.origin;
-    if (!allowed(origin)) return;
-    reply.header('access-control-allow-origin', any ? '*' : origin);
-    reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+    for (const [name, value] of Object.entries(corsAnswerHeaders(origins, request.headers.origin))) reply.header(name, value);
   });
+}
+
+/**
+ * The CORS headers of an answer to `origin` (none where it may not call), for answers written past Fastify's hooks: a
+ * body cut for arriving too slowly is answered on the raw socket, and a browser app could read neither it nor its
+ * request id (h230).
+ */
+export function corsAnswerHeaders(origins: readonly string[], origin: string | undefined): Record<string, string> {
+  const any = origins.includes('*');
+  if (typeof origin !== 'string' || !(any || origins.includes(origin))) return {};
+  return { 'access-control-allow-origin': any ? '*' : origin, 'access-control-expose-headers': EXPOSED_HEADERS };
 }
 
 /** Adds Origin to the answer's Vary (the console's answers vary on Accept-Encoding too). */

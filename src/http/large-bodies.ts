@@ -2,6 +2,7 @@ import { pipeline, Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../services/errors.ts';
 import { cutByServer } from './client-errors.ts';
+import { corsAnswerHeaders } from './cors.ts';
 
 interface Waiter {
   account: string;
@@ -115,7 +116,7 @@ class Turns {
 
 export function registerLargeBodyLimit(
   app: FastifyInstance,
-  options: { thresholdBytes: number; atOnce: number; arrivingAtOnce?: number; maxWaiting: number; idleMs?: number; minBytesPerSecond?: number; rateGraceMs?: number },
+  options: { thresholdBytes: number; atOnce: number; arrivingAtOnce?: number; maxWaiting: number; idleMs?: number; minBytesPerSecond?: number; rateGraceMs?: number; corsOrigins?: readonly string[] },
 ): void {
   const idleMs = options.idleMs ?? 30_000;
   const minRate = options.minBytesPerSecond ?? 0;
@@ -131,7 +132,7 @@ export function registerLargeBodyLimit(
     if (!reply.raw.headersSent) {
       const text = JSON.stringify({ detail, code: 'request_timeout' });
       // the headers every answer has (h227: this one lacked them, and went chunked)
-      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close', 'x-request-id': String(request.id), 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'cache-control': 'no-store' });
+      reply.raw.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close', 'x-request-id': String(request.id), 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'cache-control': 'no-store', ...corsAnswerHeaders(options.corsOrigins ?? [], request.headers.origin) });
       reply.raw.end(text);
     }
     request.raw.destroy();
@@ -145,10 +146,24 @@ export function registerLargeBodyLimit(
   const idleCut = (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.raw;
     if (!raw.socket || typeof raw.setTimeout !== 'function' || raw.complete || raw.readableEnded) return;
-    const clear = () => raw.setTimeout(0);
-    raw.once('end', clear).once('error', clear);
-    reply.raw.once('finish', clear);
-    raw.setTimeout(idleMs, () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`));
+    const cut = () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`);
+    raw.setTimeout(idleMs, cut);
+    untilArrived(request, reply, cut);
+  };
+
+  /**
+   * Stops a body's idle clock once it has arrived, or once its answer is sent. Only before the answer is the socket's
+   * timeout cleared: after it, Node has set the kept-alive connection's own (72 s), and clearing that left a connection
+   * whose body came after its headers open for good (h230).
+   */
+  const untilArrived = (request: FastifyRequest, reply: FastifyReply, cut: () => void) => {
+    const raw = request.raw;
+    const stop = () => {
+      raw.off('timeout', cut);
+      if (!reply.raw.writableFinished) raw.setTimeout(0);
+    };
+    raw.once('end', stop).once('error', stop);
+    reply.raw.once('finish', () => raw.off('timeout', cut));
   };
 
   /**
@@ -179,14 +194,17 @@ export function registerLargeBodyLimit(
     }
     // Cleared when the body has arrived (its parsing and the handler take the time they need); a body
     // that is not a batch gives its turn back then too.
+    const cut = () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`);
     const arrived = () => {
-      request.raw.setTimeout(0);
+      request.raw.off('timeout', cut);
+      if (!reply.raw.writableFinished) request.raw.setTimeout(0);
       if (timer) clearInterval(timer);
       timer = undefined;
       if (!batch) end();
     };
     request.raw.once('end', arrived).once('error', arrived);
-    request.raw.setTimeout(idleMs, () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`));
+    reply.raw.once('finish', () => request.raw.off('timeout', cut));
+    request.raw.setTimeout(idleMs, cut);
     if (minRate > 0) {
       const started = Date.now();
       const before = socket.bytesRead;

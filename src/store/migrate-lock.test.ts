@@ -18,6 +18,13 @@ describe.runIf(process.env.DATABASE_URL)('the database upgrade lock', () => {
     const store = await openStore({ dataDir: dir, databaseUrl: db.url, poolSize: 2 });
     const holder = new pg.Client({ connectionString: db.url });
     await holder.connect();
+    // the same lock held in another database of the cluster: not this one's holder (h230: its pid was named)
+    const others = [await scratchPgDatabase('loupe_upgrade_lock')];
+    const elsewhere = others.map((o) => new pg.Client({ connectionString: o.url }));
+    for (const c of elsewhere) {
+      await c.connect();
+      await c.query('SELECT pg_advisory_lock(4242001)');
+    }
     try {
       const pid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await holder.query('SELECT pg_advisory_lock(4242001)');
@@ -35,6 +42,8 @@ describe.runIf(process.env.DATABASE_URL)('the database upgrade lock', () => {
       expect(stderr).toMatch(/^loupe: waiting for another process's database upgrade: PostgreSQL backend pid \d+/m);
       expect(JSON.parse(stdout)).toBeDefined();
     } finally {
+      for (const c of elsewhere) await c.end();
+      for (const o of others) await o.drop();
       await holder.end();
       await store.close();
       await db.drop();

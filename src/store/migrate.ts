@@ -60,7 +60,8 @@ async function migrationLock(trx: Transaction<Database>, onWait: ((message: stri
       said = Date.now();
       const holder = await sql<{ pid: number; app: string | null; state: string | null; since: string | null }>`
         SELECT l.pid, a.application_name AS app, a.state, a.xact_start::text AS since FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND l.objid = ${MIGRATION_LOCK} AND l.granted LIMIT 1`.execute(trx).catch(() => ({ rows: [] }));
+        WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = ${MIGRATION_LOCK} AND l.objsubid = 1 AND l.granted
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1`.execute(trx).catch(() => ({ rows: [] }));
       const h = holder.rows[0];
       onWait?.(`waiting for another process's database upgrade: PostgreSQL backend ${h ? `pid ${h.pid}` : '(gone)'} holds the upgrade lock (a Loupe server, worker or \`loupe migrate\` upgrading the database, or a session holding pg_advisory_lock(${MIGRATION_LOCK}))`, { waited_s: Math.round((Date.now() - started) / 1000), holder_pid: h?.pid ?? null, holder_state: h?.state ?? null, holder_since: h?.since ?? null });
     }

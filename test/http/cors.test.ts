@@ -9,12 +9,28 @@ describe('browser apps (LOUPE_CORS_ORIGINS)', () => {
   let h: Harness;
   let closed: Harness;
   beforeAll(async () => {
-    h = await startHarness('sqlite', { corsOrigins: ['https://app.example', 'http://localhost:3000'] });
+    h = await startHarness('sqlite', { corsOrigins: ['https://app.example', 'http://localhost:3000'], limits: { largeBodyIdleMs: 800 } });
     closed = await startHarness('sqlite');
   });
   afterAll(async () => {
     await h?.close();
     await closed?.close();
+  });
+
+  it("lets a named origin read the server's own 408 for a body that stopped arriving, and its request id (h230)", async () => {
+    await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as import('node:net').AddressInfo).port;
+    const net = await import('node:net');
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let answer = '';
+    socket.on('data', (d) => (answer += d.toString()));
+    const closed = new Promise<void>((r) => socket.once('close', () => r()));
+    socket.write(`POST /cardstream/v2/session/ HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://app.example\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"name":`);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.toLowerCase()).toContain('access-control-allow-origin: https://app.example');
+    expect(answer.toLowerCase()).toMatch(/access-control-expose-headers: [^\r]*x-request-id/);
   });
 
   it('answers a named origin\'s preflight without a token, and lets it read the answer and its request id', async () => {

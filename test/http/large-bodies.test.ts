@@ -168,15 +168,21 @@ describe('a stalled large upload', () => {
     const body = JSON.stringify({ identifications: [{ event_id: 'small-1', name: 'A card' }] });
     expect(body.length).toBeLessThan(2000);
     const url = cs(`session/${sid}/identifications/`);
+    const served = new Promise<import('node:net').Socket>((r) => h.app.server.once('connection', r));
     const socket = net.connect(port, '127.0.0.1');
     await new Promise<void>((r) => socket.once('connect', () => r()));
     let answer = '';
     socket.on('data', (d) => (answer += d.toString()));
     const closed = new Promise<void>((r) => socket.once('close', () => r()));
     const head = `POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-    // a whole small request first, on the same connection: answered, and the connection left open past the idle limit
-    socket.write(head + body);
+    // a whole small request first, its body a moment after its headers, on the same connection: answered, and the
+    // connection left open past the idle limit, on the server's kept-alive clock (h230: its timeout cleared for good)
+    socket.write(head);
+    await new Promise((r) => setTimeout(r, 300));
+    socket.write(body);
     await expect.poll(() => answer, { timeout: 10_000 }).toMatch(/^HTTP\/1\.1 200 /);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await served).timeout).toBeGreaterThanOrEqual(h.app.server.keepAliveTimeout);
     await new Promise((r) => setTimeout(r, 2000));
     expect(socket.destroyed).toBe(false);
     answer = '';
