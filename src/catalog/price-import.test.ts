@@ -202,7 +202,11 @@ describe.each(backends)('price import (%s)', (backend) => {
     // the same sales with the source typed otherwise: the same three sales, named as first stored, and said so
     const again = await run('pokemon', await files.write('spelt-2.csv', [head, 'tst2pt5-12,2025-02-01,30.00,USD,,,tcg corner', 'tst2pt5-12,2025-02-01,32.00,USD,,,tcg corner', 'tst2pt5-12,2025-02-03,31.00,USD,,, TCG  CORNER '].join('\n')));
     expect(again.prices).toMatchObject({ created: 0, unchanged: 3 });
-    expect(again.remarks).toEqual(['3 rows name their source as the catalog\'s other prices spell it otherwise: stored as "TCG Corner", one source (first: "tcg corner")']);
+    expect(again.remarks).toEqual(['1 row spells its source otherwise than the file\'s rows before it: read as "tcg corner", one source (first: "TCG  CORNER" on line 4)', '3 rows name their source as their cards\' stored prices spell it otherwise: stored as "TCG Corner", one source (first: "tcg corner" for tst2pt5-12)']);
+    // a file's own spellings, its skipped rows not counted (h230: the remark counted a row naming an unknown card)
+    const own = await run('pokemon', await files.write('spelt-3.csv', [head, 'tst1-2,2025-03-01,5.00,USD,,,Local Fair', 'tst1-2,2025-03-02,5.00,USD,,,LOCAL FAIR', 'zzz9-99,2025-03-02,5.00,USD,,,local fair'].join('\n')));
+    expect(own.remarks).toEqual(['1 row spells its source otherwise than the file\'s rows before it: read as "Local Fair", one source (first: "LOCAL FAIR" on line 3)', '1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 4)']);
+    expect((await store.observations(ids.pokemon!, 'tst1-2', { source: 'Local Fair' })).length).toBe(2);
     const sales = await store.observations(ids.pokemon!, 'tst2pt5-12', { source: 'TCG Corner' });
     expect(sales.map((r) => r.source)).toEqual(['TCG Corner', 'TCG Corner', 'TCG Corner']);
     // Raw, Ungraded, NM, a company `none`: sales of cards in no slab; a grade with a company, or one that names it, a slab's

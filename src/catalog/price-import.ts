@@ -108,14 +108,15 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   const remarks = new Remarks();
   const skipped: PriceImportResult['skipped'] = { ambiguous: 0, no_card_id: 0, no_price: 0, unknown_card: 0, other_game: 0 };
   const rows = new Map<string, { input: PriceInput; at: RecordPlace }>();
-  // a plain CSV's source in the spelling the catalog first stored it with, else the file's first: `ebay` is `eBay` (h228)
+  // a plain CSV's source in one spelling: the file's first here, then (below, once its cards are known) the one the
+  // card's stored prices have: `ebay` after `eBay` (h228: the same sales imported again were stored twice)
   const spellings = new Map<string, string>();
-  for (const s of await prices.sources(catalog.id)) if (!spellings.has(sourceFold(s))) spellings.set(sourceFold(s), s);
+  let respelt: string | undefined;
   const context: LayoutContext = {
     source: (written) => {
       const spelt = spellings.get(sourceFold(written));
       if (spelt === undefined) spellings.set(sourceFold(written), written);
-      else if (spelt !== written) remarks.add([`{n} row names its source as the catalog's other prices spell it otherwise: stored as "${spelt}", one source`, `{n} rows name their source as the catalog's other prices spell it otherwise: stored as "${spelt}", one source`], `"${written}"`);
+      else if (spelt !== written) respelt = written;
       return spelt ?? written;
     },
   };
@@ -148,6 +149,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       }
       records++;
       let row: ReturnType<PriceLayout['read']>;
+      respelt = undefined;
       try {
         row = layout.read(new Fields(r.value, at), context);
       } catch (err) {
@@ -190,6 +192,8 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
         fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
       }
       rows.set(input.rowKey, { input, at });
+      // said of rows kept only (h230: a skipped row was counted)
+      if (respelt !== undefined) remarks.add([`{n} row spells its source otherwise than the file's rows before it: read as "${input.source}", one source`, `{n} rows spell their source otherwise than the file's rows before them: read as "${input.source}", one source`], `"${respelt}" on line ${r.line}`);
     }
   } catch (err) {
     // the file's shape stopped the reading: the bad rows read before it are named with it (h158: they were dropped)
@@ -208,6 +212,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
 
   const writeStart = performance.now();
   const inputs = [...rows.values()].map((r) => r.input);
+  if (layout.name === 'csv') await spellAsStored(prices, catalog.id, inputs, remarks);
   const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, datedKeys: layout.datedKeys !== false, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
   const currencies: Record<string, number> = {};
   for (const p of inputs) currencies[p.currency] = (currencies[p.currency] ?? 0) + 1;
@@ -233,6 +238,31 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
     ],
     seconds: { read: seconds(readMs), write: seconds(performance.now() - writeStart) },
   };
+}
+
+/**
+ * A plain CSV's sources spelt as the card's stored prices spell them (the earliest spelling where they have several):
+ * rows are keyed by their source, so `ebay` after `eBay` stored the same sales twice (h228). Read by the file's cards
+ * alone (h230: every stored price of the catalog was read, whatever the file). The file's own spellings are one by now,
+ * so a card's rows of a source change spelling together and keep their numbers.
+ */
+async function spellAsStored(prices: PriceStore, catalogId: string, inputs: PriceInput[], remarks: Remarks): Promise<void> {
+  const cards = [...new Set(inputs.filter((p) => p.source !== 'csv').map((p) => p.cardKey))];
+  if (!cards.length) return;
+  const stored = new Map<string, string>();
+  for (const r of await prices.sourcesOf(catalogId, cards)) {
+    const key = `${r.cardKey}\u0000${sourceFold(r.source)}`;
+    if (!stored.has(key)) stored.set(key, r.source);
+  }
+  for (const p of inputs) {
+    const spelt = stored.get(`${p.cardKey}\u0000${sourceFold(p.source)}`);
+    if (spelt === undefined || spelt === p.source) continue;
+    const at = p.rowKey.lastIndexOf(`|${p.source}#`);
+    if (at < 0) continue;
+    remarks.add([`{n} row names its source as the card's stored prices spell it otherwise: stored as "${spelt}", one source`, `{n} rows name their source as their cards' stored prices spell it otherwise: stored as "${spelt}", one source`], `"${p.source}" for ${p.cardKey}`);
+    p.rowKey = `${p.rowKey.slice(0, at)}|${spelt}${p.rowKey.slice(at + 1 + p.source.length)}`;
+    p.source = spelt;
+  }
 }
 
 function toInput(layout: PriceLayout, row: LayoutPrice, cardKey: string): PriceInput {

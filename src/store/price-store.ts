@@ -283,10 +283,24 @@ export class PriceStore {
     return out;
   }
 
-  /** The sources the catalog's prices are stored under, as spelt, oldest spelling first within a case-insensitive source. */
-  async sources(catalogId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('catalog_prices').select('source').select((eb) => eb.fn.min('created_at').as('first')).where('catalog_id', '=', catalogId).groupBy('source').orderBy('first').orderBy('source').execute();
-    return rows.map((r) => r.source);
+  /** The sources the cards' prices are stored under, as spelt, each card's oldest first (by the index on catalog and card). */
+  async sourcesOf(catalogId: string, cardKeys: readonly string[]): Promise<{ cardKey: string; source: string }[]> {
+    const out: { cardKey: string; source: string }[] = [];
+    for (let i = 0; i < cardKeys.length; i += batchRows) {
+      const rows = await this.db
+        .selectFrom('catalog_prices')
+        .select(['card_key', 'source'])
+        .select((eb) => eb.fn.min('created_at').as('first'))
+        .where('catalog_id', '=', catalogId)
+        .where('card_key', 'in', cardKeys.slice(i, i + batchRows))
+        .groupBy(['card_key', 'source'])
+        .orderBy('card_key')
+        .orderBy('first')
+        .orderBy('source')
+        .execute();
+      for (const r of rows) out.push({ cardKey: r.card_key, source: r.source });
+    }
+    return out;
   }
 
   /** A card's prices, oldest first, every source and currency (price-stats keeps to USD itself). */
