@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
-import { ART_NONE, artScore, bestMatch, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
+import { ART_NONE, artScore, bestMatch, comboLikeness, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
 import { COMICS, SPORT, withLabelClues } from './recognition-service.ts';
 
@@ -92,6 +92,12 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     const two = await identify(front(['VLADIMIR GUERRERO JR.', 'SALVADOR PEREZ']), src, 5, SPORT.nameLines, true);
     expect(two.find((m) => m.card.key === 's1-48')!.evidence.name).toBeLessThan(0.7);
     expect(bestMatch(two, SPORT.rule)).toBeNull();
+    // one printed name is one player's (h230: a solo card's line read both players of a father-and-son card)
+    const line = (text: string) => ({ text, norm: normalizeName(text), score: 1 }) as unknown as Parameters<typeof comboLikeness>[1][number];
+    expect(comboLikeness('Griffey Jr. / Griffey Sr.', [line('KEN GRIFFEY JR.')])).toBeLessThan(0.6);
+    expect(comboLikeness('Martinez / Martinez', [line('PEDRO MARTINEZ')])).toBeLessThan(0.6);
+    expect(comboLikeness('Griffey Jr. / Griffey Sr.', [line('KEN GRIFFEY JR.'), line('KEN GRIFFEY SR.')])).toBe(1);
+    expect(comboLikeness('Griffey Jr. / Griffey Sr.', [line('KEN GRIFFEY JR. & KEN GRIFFEY SR.')])).toBe(1);
   });
 
   it('names a slabbed sport card whose front prints no number by its label', async () => {

@@ -419,20 +419,46 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
 
 /**
  * How surely every player of a sport checklist's combo card (`Guerrero Jr. / Perez / Ohtani`, players joined by ` / `)
- * is read: the least, over its players, of the best likeness of a run of up to four words of a name line to that
- * player's name. A leaders' card prints each player's full name on a line of its own (`SHOHEI OHTANI`), so the whole
+ * is read: the least, over its players, of the likeness of a run of up to four words of a name line to that player's
+ * name, each player its own run. A leaders' card prints each player's full name on a line of its own (`SHOHEI OHTANI`), so the whole
  * name, which no line is alike to, left the card unnamed where a player's solo card was found instead (h224). 0 for a
  * card of one player.
  */
 export function comboLikeness(name: string, lines: readonly NameCandidate[]): number {
   const players = name.split(' / ').map((p) => normalizeName(p)).filter((p) => p.length > 0);
-  if (players.length < 2) return 0;
-  const runs: string[] = [];
-  for (const n of lines.slice(0, 8)) {
+  if (players.length < 2 || players.length > 6) return 0;
+  const runs: { line: number; from: number; to: number; text: string }[] = [];
+  lines.slice(0, 8).forEach((n, line) => {
     const words = n.text.split(/[\s/]+/).map((w) => normalizeName(w)).filter((w) => w.length > 0);
-    for (let i = 0; i < words.length; i++) for (let j = i + 1; j <= Math.min(words.length, i + 4); j++) runs.push(words.slice(i, j).join(''));
-  }
-  return Math.min(...players.map((p) => Math.max(0, ...runs.map((r) => nameLikeness(r, p)))));
+    for (let i = 0; i < words.length; i++) for (let j = i + 1; j <= Math.min(words.length, i + 4); j++) runs.push({ line, from: i, to: j, text: words.slice(i, j).join('') });
+  });
+  // each player its own words: one printed name counts for one player only (h230: `KEN GRIFFEY JR.` read both Griffeys
+  // of a Jr. / Sr. card, `PEDRO MARTINEZ` both Martinezes), so the least of an assignment of players to runs that share
+  // no word, the best such assignment over each player's likeliest runs
+  const options = players.map((p) =>
+    runs
+      .map((r) => ({ r, like: nameLikeness(r.text, p) }))
+      .sort((a, b) => b.like - a.like)
+      .slice(0, 6),
+  );
+  const overlaps = (a: (typeof runs)[number], b: (typeof runs)[number]) => a.line === b.line && a.from < b.to && b.from < a.to;
+  let best = 0;
+  const chosen: (typeof runs)[number][] = [];
+  const assign = (k: number, least: number): void => {
+    if (least <= best) return;
+    if (k === players.length) {
+      best = least;
+      return;
+    }
+    for (const o of options[k]!) {
+      if (chosen.some((c) => overlaps(c, o.r))) continue;
+      chosen.push(o.r);
+      assign(k + 1, Math.min(least, o.like));
+      chosen.pop();
+    }
+  };
+  assign(0, 1);
+  return best;
 }
 
 /**
