@@ -59,12 +59,19 @@ export function serverErrors<T>(doc: T): T {
       for (const op of Object.values(ops)) if (op?.responses) op.responses.default ??= { description: 'Any other error, in the error shape (`code` says which: docs/api-decisions.md, "Error codes")', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
       continue;
     }
-    for (const op of Object.values(ops)) {
+    for (const [method, op] of Object.entries(ops)) {
       const responses = op?.responses;
       if (!responses) continue;
       // the error shape this operation's declared errors use (a search envelope's, or the house one)
       // (a 401's or 404's first: a 400 may also stand for a batch whose every record failed)
       const shape = ['401', '404', '403'].map((c) => responses[c]?.content).find(Boolean) ?? Object.entries(responses).find(([code]) => Number(code) >= 400)?.[1]?.content ?? { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+      // every operation that reads a body may meet a body that is no JSON, too large or of another type (h231: the
+      // session's PATCH, close/reopen, calls and the webhook resend declared none of them)
+      if (['post', 'put', 'patch'].includes(method)) {
+        responses['400'] ??= { description: 'The request is not valid: its body is no JSON (`invalid_json`) or does not fit the schema (`invalid_request`)', content: shape };
+        responses['413'] ??= { description: 'The body is larger than the server takes (`body_too_large`)', content: shape };
+        responses['415'] ??= { description: 'The body is not JSON (`unsupported_media_type`), or sent compressed', content: shape };
+      }
       for (const code of ['500', '503']) responses[code] ??= { description: code === '500' ? 'Internal error (the detail quotes the request id; the log has the rest)' : 'Unavailable for now: the database, the storage, the server busy or stopping; retry after Retry-After', content: shape };
       // a query image whose processing ran out of time is 504 `vision_timeout` (h91: answered, not declared), on the
       // methods that search by an image, under every base (the /photo/search/v2 alias too, h98); inserts answer a

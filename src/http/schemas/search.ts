@@ -52,7 +52,7 @@ export type Answers = Record<number, string>;
 export const okOnly: Answers = { 200: 'OK' };
 
 /** Requests over images sent in the body (image matching, descriptor, identity detection). */
-export const imageAnswers: Answers = { 200: 'OK: every record succeeded', 300: 'MIXED_RESULT: some records failed (see each `_status`)', 400: 'Error Loading Image: every record failed' };
+export const imageAnswers: Answers = { 200: 'OK: every record succeeded', 300: 'MIXED_RESULT: some records failed (see each `_status`). A success: the records that could be done are answered, and the call is charged; the status is HTTP 300 as the API has always sent it (spec 2 §7), which many generated clients (fetch `ok`, axios) treat as an error: read its body as the 200\'s', 400: 'Error Loading Image: every record failed' };
 
 /**
  * The responses of a search-style route (`config.envelope`): its answer `ok` under the HTTP status
