@@ -7,7 +7,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { scratchPgDatabase } from '../../test/helpers/processes.ts';
 import { openStore, type Store } from './database.ts';
-import { migrate, SchemaWatch } from './migrate.ts';
+import { migrate, migrationList, SchemaWatch } from './migrate.ts';
 
 const bin = path.resolve(import.meta.dirname, '../../bin/loupe.js');
 
@@ -71,5 +71,12 @@ describe('the check for a newer release', () => {
     release!();
     await new Promise((r) => setTimeout(r, 5));
     expect(await watch.outdated(0)).toEqual([]);
+  });
+});
+
+describe('migrations named in a message', () => {
+  it('are named up to three, else counted with the first and last (h229: 24 names ahead of what to do)', () => {
+    expect(migrationList(['099-a'])).toBe('migration 099-a');
+    expect(migrationList(['014-a', '015-b', '016-c', '037-z'])).toBe('4 migrations, 014-a to 037-z');
   });
 });

@@ -18,12 +18,12 @@ export async function migrate(store: Store, options: { upgrade?: boolean; create
     const have = new Set(done.rows.map((r) => r.name));
     // a database a newer release upgraded: this release would read tables it does not know as it knows them
     const unknown = [...have].filter((name) => !migrations.some((m) => m.name === name)).sort();
-    if (unknown.length) throw new Error(`the database was upgraded by a newer Loupe release (migration ${unknown.join(', ')}, unknown to this one): run that release, or restore a backup made before the upgrade`);
+    if (unknown.length) throw new Error(`the database was upgraded by a newer Loupe release (${migrationList(unknown)}, unknown to this one): run that release, or restore a backup made before the upgrade`);
     // rolled back with the table made above: a mistyped DATABASE_URL naming an empty database got a whole schema (h110)
     if (options.create === false && have.size === 0) throw new Error('no Loupe database here: nothing to read or change. Check DATABASE_URL (or LOUPE_DATA_DIR): it names an empty database');
     const pending = migrations.filter((m) => !have.has(m.name)).map((m) => m.name);
     if (options.upgrade === false && have.size > 0 && pending.length) {
-      throw new Error(`the database was made by an earlier Loupe release and needs upgrading (migration ${pending.join(', ')}): this command does not upgrade it, so the release running on it is not locked out; after a backup, run \`loupe migrate\` or start the server, which upgrade it`);
+      throw new Error(`the database was made by an earlier Loupe release and needs upgrading (${migrationList(pending)}): this command does not upgrade it, so the release running on it is not locked out; after a backup, run \`loupe migrate\` or start the server, which upgrade it`);
     }
     for (const m of migrations) {
       if (have.has(m.name)) continue;
@@ -34,6 +34,15 @@ export async function migrate(store: Store, options: { upgrade?: boolean; create
     }
   });
   return applied;
+}
+
+/**
+ * Migrations named in a message: up to three by name, more as their count, first and last, so that what to do comes
+ * before the reader's eye has left the line (h229: 24 names, some 700 characters, ahead of the instruction).
+ */
+export function migrationList(names: readonly string[]): string {
+  if (names.length <= 3) return `migration ${names.join(', ')}`;
+  return `${names.length} migrations, ${names[0]} to ${names[names.length - 1]}`;
 }
 
 const MIGRATION_LOCK = 4242001;
@@ -106,6 +115,6 @@ export class SchemaWatch {
   }
 
   static message(names: string[]): string {
-    return `the database was upgraded by a newer Loupe release (migration ${names.join(', ')}, unknown to this one) while this process ran: stop it and run that release`;
+    return `the database was upgraded by a newer Loupe release (${migrationList(names)}, unknown to this one) while this process ran: stop it and run that release`;
   }
 }
