@@ -207,6 +207,9 @@ describe.each(backends)('price import (%s)', (backend) => {
     const own = await run('pokemon', await files.write('spelt-3.csv', [head, 'tst1-2,2025-03-01,5.00,USD,,,Local Fair', 'tst1-2,2025-03-02,5.00,USD,,,LOCAL FAIR', 'zzz9-99,2025-03-02,5.00,USD,,,local fair'].join('\n')));
     expect(own.remarks).toEqual(['1 row spells its source otherwise than the file\'s rows before it: read as "Local Fair", one source (first: "LOCAL FAIR" on line 3)', '1 row names a card the catalog does not have: skipped (first: zzz9-99 on line 4)']);
     expect((await store.observations(ids.pokemon!, 'tst1-2', { source: 'Local Fair' })).length).toBe(2);
+    // a price no currency writes: kept, and said (h228: `1.234` euros, a $0.001 sale)
+    const odd = await run('pokemon', await files.write('odd-prices.csv', [head, 'tst1-2,2025-04-01,1.234,EUR,,,fair', 'tst1-2,2025-04-02,0.001,USD,,,fair', 'tst1-2,2025-04-03,12.50,USD,,,fair', 'tst1-2,2025-04-04,0.29,USD,,,fair', 'tst1-2,2025-04-05,1.15,USD,,,fair'].join('\n')));
+    expect(odd.remarks).toEqual(["2 prices have more than two decimals or are under 0.01: kept as read; check the file's number format (a point or comma between thousands?) (first: 1.234 EUR on line 2)"]);
     const sales = await store.observations(ids.pokemon!, 'tst2pt5-12', { source: 'TCG Corner' });
     expect(sales.map((r) => r.source)).toEqual(['TCG Corner', 'TCG Corner', 'TCG Corner']);
     // Raw, Ungraded, NM, a company `none`: sales of cards in no slab; a grade with a company, or one that names it, a slab's

@@ -192,6 +192,11 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
         fail(at, `the price "${row.rowKey}" is already ${placeText(before.at)} with other values`);
       }
       rows.set(input.rowKey, { input, at });
+      // a price a currency does not write (`1.234` in euros: a thousand and more, written with a point?): kept as read,
+      // and said (h228: stored as €1.234, and a $0.001 sale made a card's lowest price 0)
+      if (layout.name === 'csv' && input.currency !== 'TIX' && (input.price < 0.01 || Math.abs(Math.round(input.price * 100) - input.price * 100) > 1e-6)) {
+        remarks.add([`{n} price has more than two decimals or is under 0.01: kept as read; check the file's number format (a point or comma between thousands?)`, `{n} prices have more than two decimals or are under 0.01: kept as read; check the file's number format (a point or comma between thousands?)`], `${input.price} ${input.currency} on line ${r.line}`);
+      }
       // said of rows kept only (h230: a skipped row was counted)
       if (respelt !== undefined) remarks.add([`{n} row spells its source otherwise than the file's rows before it: read as "${input.source}", one source`, `{n} rows spell their source otherwise than the file's rows before them: read as "${input.source}", one source`], `"${respelt}" on line ${r.line}`);
     }
