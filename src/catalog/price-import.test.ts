@@ -209,6 +209,11 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect((await store.observations(ids.pokemon!, 'tst1-2', { source: 'Local Fair' })).length).toBe(2);
     // a price no currency writes: kept, and said (h228: `1.234` euros, a $0.001 sale)
     const odd = await run('pokemon', await files.write('odd-prices.csv', [head, 'tst1-2,2025-04-01,1.234,EUR,,,fair', 'tst1-2,2025-04-02,0.001,USD,,,fair', 'tst1-2,2025-04-03,12.50,USD,,,fair', 'tst1-2,2025-04-04,0.29,USD,,,fair', 'tst1-2,2025-04-05,1.15,USD,,,fair'].join('\n')));
+    // a file pasted twice over (h228: every count doubled, unsaid)
+    const once = ['tst1-2,2025-05-01,3.00,USD,,,twice', 'tst1-2,2025-05-02,4.00,USD,,,twice', 'tst1-2,2025-05-03,5.00,USD,,,twice'];
+    const doubled = await run('pokemon', await files.write('doubled.csv', [head, ...once, ...once].join('\n')));
+    expect(doubled.prices).toMatchObject({ created: 6 });
+    expect(doubled.remarks).toEqual(["1 card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again (first: tst1-2)"]);
     expect(odd.remarks).toEqual(["2 prices have more than two decimals or are under 0.01: kept as read; check the file's number format (a point or comma between thousands?) (first: 1.234 EUR on line 2)"]);
     const sales = await store.observations(ids.pokemon!, 'tst2pt5-12', { source: 'TCG Corner' });
     expect(sales.map((r) => r.source)).toEqual(['TCG Corner', 'TCG Corner', 'TCG Corner']);

@@ -217,7 +217,10 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
 
   const writeStart = performance.now();
   const inputs = [...rows.values()].map((r) => r.input);
-  if (layout.name === 'csv') await spellAsStored(prices, catalog.id, inputs, remarks);
+  if (layout.name === 'csv') {
+    await spellAsStored(prices, catalog.id, inputs, remarks);
+    doubledCards(inputs, remarks);
+  }
   const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, datedKeys: layout.datedKeys !== false, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
   const currencies: Record<string, number> = {};
   for (const p of inputs) currencies[p.currency] = (currencies[p.currency] ?? 0) + 1;
@@ -267,6 +270,27 @@ async function spellAsStored(prices: PriceStore, catalogId: string, inputs: Pric
     remarks.add([`{n} row names its source as the card's stored prices spell it otherwise: stored as "${spelt}", one source`, `{n} rows name their source as their cards' stored prices spell it otherwise: stored as "${spelt}", one source`], `"${p.source}" for ${p.cardKey}`);
     p.rowKey = `${p.rowKey.slice(0, at)}|${spelt}${p.rowKey.slice(at + 1 + p.source.length)}`;
     p.source = spelt;
+  }
+}
+
+/**
+ * Cards whose sales in a plain CSV are one run of sales written twice over (two alike are two sales, so a file pasted
+ * twice doubled every count without a word, h228): said, as a file doubled by mistake is more likely than a card that
+ * sold the same copies again in the same order. Runs of two sales or more only.
+ */
+function doubledCards(inputs: readonly PriceInput[], remarks: Remarks): void {
+  const byCard = new Map<string, string[]>();
+  for (const p of inputs) {
+    const list = byCard.get(p.cardKey) ?? [];
+    list.push(JSON.stringify([p.date, p.price, p.currency, p.graded, p.grade, p.source, p.extra]));
+    byCard.set(p.cardKey, list);
+  }
+  for (const [card, sales] of byCard) {
+    const half = sales.length / 2;
+    if (half < 2 || !Number.isInteger(half)) continue;
+    if (sales.slice(0, half).every((s, i) => s === sales[half + i])) {
+      remarks.add([`{n} card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again`, `{n} cards' sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again`], card);
+    }
   }
 }
 
