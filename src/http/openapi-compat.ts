@@ -252,3 +252,23 @@ export function optionalBodies<T>(doc: T): T {
   }
   return doc;
 }
+
+/**
+ * The query-image methods need a query: `query_record`, or a one-item `records` (routes/collections.ts). Their schemas
+ * make both optional, as either may come, so a generated client typed the query as optional and met a 400 "query_record
+ * is required" (h231). Said in the document with `anyOf`, which the server enforces itself.
+ */
+export function queryRequired<T>(doc: T): T {
+  type Schema = { $ref?: string; properties?: Record<string, unknown>; anyOf?: unknown[] };
+  const d = doc as { paths?: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> } }>>; components?: { schemas?: Record<string, Schema> } };
+  for (const [route, ops] of Object.entries(d.paths ?? {})) {
+    if (!/\/(visualKNN|visualTagsKNN|range|nearDuplicates|detectKNN)$/.test(route)) continue;
+    for (const op of Object.values(ops)) {
+      for (const media of Object.values(op?.requestBody?.content ?? {})) {
+        const schema = media.schema?.$ref ? d.components?.schemas?.[media.schema.$ref.replace('#/components/schemas/', '')] : media.schema;
+        if (schema?.properties?.query_record && schema.properties.records && !schema.anyOf) schema.anyOf = [{ required: ['query_record'] }, { required: ['records'] }];
+      }
+    }
+  }
+  return doc;
+}

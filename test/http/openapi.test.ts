@@ -117,6 +117,13 @@ describe('OpenAPI', () => {
     expect(JSON.stringify(doc.paths['/account/v2/request/{id}']!.get!.responses['200'])).toMatch(/"created":\{"format":"date-time","type":"string"\}|"created":\{"type":"string","format":"date-time"\}/);
   });
 
+  it('says a query-image method needs its query, as query_record or records (h231: typed optional, answered 400)', async () => {
+    const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: { anyOf?: unknown[] } }> } }>> };
+    for (const path of ['/similarity/photos/v2/visualKNN', '/similarity/products-new/v2/range', '/similarity/fashion-new/v2/detectKNN']) {
+      expect(doc.paths[path]!.post!.requestBody!.content['application/json']!.schema.anyOf, path).toEqual([{ required: ['query_record'] }, { required: ['records'] }]);
+    }
+  });
+
   it('names every operation once (operationId), for generated clients', async () => {
     const doc = JSON.parse(await generateOpenapi()) as { paths: Record<string, Record<string, { operationId?: string }>> };
     const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
