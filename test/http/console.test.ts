@@ -701,10 +701,14 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
         body: JSON.stringify({ status: { code: 200, text: 'OK' }, records: [{ _id: 'sport.jpg', _width: 400, _height: 560, _status: { code: 200, text: 'OK' }, _objects: [{ id: 1, name: 'Card', bound_box: [0, 0, 400, 560], _identification: { best_match: { id: '2022 Topps Update Series|base|50', name: 'Marcus Stroman', full_name: '2022 Topps Update Series #50 Marcus Stroman', set_name: '2022 Topps Update Series', card_number: '50', year: '2022', subcategory: 'Baseball' }, alternatives: [], distances: [0.02] } }] }] }),
       });
     });
+    // a file of its own: the page before dropped this card's photo, and its answer is still on the page
+    const sport = path.join(catalogDir, 'sport.jpg');
+    await fsp.copyFile(photoPath(cardPhoto), sport);
     try {
       await page.goto(`${base}/console#/recognition`);
+      await page.reload();
       await page.getByRole('combobox', { name: /The photos show/ }).selectOption({ label: 'Sport cards' });
-      await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(photoPath(cardPhoto));
+      await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(sport);
       await expect.poll(() => page.getByTestId('best-match').first().textContent(), SLOW).toBe('2022 Topps Update Series #50 Marcus Stroman');
       expect(sent).toHaveLength(1);
       expect(await page.locator('.match .hint').first().textContent()).toMatch(/^2022 Topps Update Series · #50 · 2022 · distance/);

@@ -19,7 +19,7 @@ describe.each(backends)('vision queue room (%s)', (backend) => {
     await h?.close();
   });
 
-  it('images still downloading hold no room: another account is served meanwhile, and a full queue still answers 503 at once', async () => {
+  it('images still downloading hold no room: another account is served meanwhile, even with more images than the queue holds', async () => {
     const sockets = new Set<Socket>();
     const silent = http.createServer(() => {});
     silent.on('connection', (s) => sockets.add(s));
@@ -35,9 +35,11 @@ describe.each(backends)('vision queue room (%s)', (backend) => {
       const png = (await sharp({ create: { width: 64, height: 48, channels: 3, background: '#c03020' } }).png().toBuffer()).toString('base64');
       const served = await h.request('POST', '/photo/v2/descriptor', { token: other.token, body: { records: [{ _base64: png }] } });
       expect(served.statusCode, served.body).toBe(200);
-      // more images at once than the queue holds: refused at once, before any download
+      // more images at once than the queue holds, the queue otherwise empty (the downloads hold none): taken, as a
+      // request alone in the queue is whatever its size (h225: under a queue of 8 a ten-record call was 503 for good);
+      // a request that would pass the queue beside another's room is refused (vision-engine.test.ts)
       const tooMany = await h.request('POST', '/photo/v2/descriptor', { token: other.token, body: { records: Array.from({ length: 9 }, () => ({ _base64: png })) } });
-      expect(tooMany.statusCode).toBe(503);
+      expect(tooMany.statusCode).toBe(200);
       // the host goes away: the downloads fail (refused when tried again), their records 400
       const closed = new Promise((r) => silent.close(r));
       for (const s of sockets) s.destroy();
