@@ -62,10 +62,15 @@ function cancelStatement(pool: pg.Pool, client: pg.PoolClient): void {
   const active = (client as unknown as { _activeQuery?: unknown })._activeQuery;
   if (!active) return;
   try {
-    const canceller = new pg.Client(pool.options);
-    const connection = (canceller as unknown as { connection: { on(event: string, fn: () => void): void; end?: () => void } }).connection;
-    connection.on('error', () => {});
-    (canceller as unknown as { cancel(c: pg.PoolClient, q: unknown): void }).cancel(client, active);
+    // pg's own Client.cancel, less its test of the deprecated getter: a cancel connection to the same server, then the
+    // backend's key (h226: the getter's DeprecationWarning on stderr at the first stalled statement)
+    const canceller = new pg.Client(pool.options) as unknown as { host?: string; port?: number; connection: { on(event: string, fn: () => void): void; connect(...at: unknown[]): void; cancel(pid: number, key: number): void } };
+    const target = client as unknown as { processID: number; secretKey: number };
+    const con = canceller.connection;
+    con.on('error', () => {});
+    if (canceller.host && canceller.host.startsWith('/')) con.connect(`${canceller.host}/.s.PGSQL.${canceller.port}`);
+    else con.connect(canceller.port, canceller.host);
+    con.on('connect', () => con.cancel(target.processID, target.secretKey));
   } catch {
     // a cancel is a courtesy: the connection is closed either way
   }
