@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
@@ -19,8 +20,7 @@ describe('browser apps (LOUPE_CORS_ORIGINS)', () => {
 
   it("lets a named origin read the server's own 408 for a body that stopped arriving, and its request id (h230)", async () => {
     await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (h.app.server.address() as import('node:net').AddressInfo).port;
-    const net = await import('node:net');
+    const port = (h.app.server.address() as AddressInfo).port;
     const socket = net.connect(port, '127.0.0.1');
     await new Promise<void>((r) => socket.once('connect', () => r()));
     let answer = '';

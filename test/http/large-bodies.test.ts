@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession, cs, startHarness, type Harness } from '../helpers/harness.ts';
@@ -168,7 +168,7 @@ describe('a stalled large upload', () => {
     const body = JSON.stringify({ identifications: [{ event_id: 'small-1', name: 'A card' }] });
     expect(body.length).toBeLessThan(2000);
     const url = cs(`session/${sid}/identifications/`);
-    const served = new Promise<import('node:net').Socket>((r) => h.app.server.once('connection', r));
+    const served = new Promise<Socket>((r) => h.app.server.once('connection', r));
     const socket = net.connect(port, '127.0.0.1');
     await new Promise<void>((r) => socket.once('connect', () => r()));
     let answer = '';
