@@ -18,5 +18,10 @@ describe('an address-space cap (ulimit -v) too small for the WebAssembly runtime
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('loupe: cannot start: the process may use 8 GB of address space (ulimit -v / prlimit --as); its WebAssembly runtime reserves more up front (up to about 256 GB with every model warmed; not memory it uses). Remove the cap and limit memory with a cgroup instead (MemoryMax= in a systemd unit, docker --memory; README "Memory")\n');
     expect(run.stdout).toBe('');
+    // a command that runs no model needs less: 32 GB is enough for it (h232: every command was refused under 96 GB)
+    const small = spawnSync('bash', ['-c', `ulimit -v ${32 * 1024 * 1024}; exec node ${path.join(root, 'bin/loupe.js')} --help`], { encoding: 'utf8' });
+    expect(small.status, small.stderr).toBe(0);
+    const worker = spawnSync('bash', ['-c', `ulimit -v ${32 * 1024 * 1024}; exec node ${path.join(root, 'bin/loupe.js')} worker`], { encoding: 'utf8', env: { ...process.env, LOUPE_DATA_DIR: '/nonexistent-loupe-test' } });
+    expect([worker.status, worker.stderr]).toEqual([1, expect.stringMatching(/^loupe: cannot start: the process may use 32 GB of address space/)]);
   });
 });

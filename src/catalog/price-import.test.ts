@@ -213,7 +213,15 @@ describe.each(backends)('price import (%s)', (backend) => {
     const once = ['tst1-2,2025-05-01,3.00,USD,,,twice', 'tst1-2,2025-05-02,4.00,USD,,,twice', 'tst1-2,2025-05-03,5.00,USD,,,twice'];
     const doubled = await run('pokemon', await files.write('doubled.csv', [head, ...once, ...once].join('\n')));
     expect(doubled.prices).toMatchObject({ created: 6 });
-    expect(doubled.remarks).toEqual(["1 card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again (first: tst1-2)"]);
+    const undo = "if it was doubled by mistake, delete the card's sales (loupe prices delete --catalog pokemon --card <card> --date <date>, with --source as the file's) and import it once: an import never removes";
+    expect(doubled.remarks).toEqual([`the file's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo} (first: 3 sales)`]);
+    // one sale a card, the file twice over (h232: said nothing); and one card's run twice among other sales
+    const single = ['tst1-3,2025-05-01,3.00,USD,,,once', 'tst1-4,2025-05-01,4.00,USD,,,once'];
+    expect((await run('pokemon', await files.write('single-doubled.csv', [head, ...single, ...single].join('\n')))).remarks).toEqual([`the file's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo} (first: 2 sales)`]);
+    const mixed = await run('pokemon', await files.write('card-doubled.csv', [head, 'tst1-3,2025-05-09,9.00,USD,,,mix', ...once.map((l) => l.replace('twice', 'mix')), ...once.map((l) => l.replace('twice', 'mix'))].join('\n')));
+    expect(mixed.remarks).toEqual([`1 card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo} (first: tst1-2)`]);
+    // a price of three decimals where the currency writes them, or of nine digits: no remark (h232)
+    expect((await run('pokemon', await files.write('dinar.csv', [head, 'tst1-3,2025-06-01,1.234,KWD,,,dinar', 'tst1-3,2025-06-02,592326041.55,USD,,,dinar'].join('\n')))).remarks).toEqual([]);
     expect(odd.remarks).toEqual(["2 prices have more than two decimals or are under 0.01: kept as read; check the file's number format (a point or comma between thousands?) (first: 1.234 EUR on line 2)"]);
     const sales = await store.observations(ids.pokemon!, 'tst2pt5-12', { source: 'TCG Corner' });
     expect(sales.map((r) => r.source)).toEqual(['TCG Corner', 'TCG Corner', 'TCG Corner']);

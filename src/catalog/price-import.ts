@@ -78,6 +78,9 @@ function resolve(ref: CardRef, ids: { keys: Set<string>; aliases: Map<string, st
   return null;
 }
 
+/** Currencies written with three decimals (and MTGO's tix, any): their prices are not remarked for their decimals (h232). */
+const THREE_DECIMALS = new Set(['TIX', 'KWD', 'BHD', 'OMR', 'JOD', 'TND', 'LYD', 'IQD']);
+
 /** A source as one, whatever its case, width or spaces (as `loupe prices delete --source` matches it). */
 const sourceFold = (s: string): string => s.normalize('NFKC').trim().replace(/\s+/g, ' ').toLowerCase();
 
@@ -194,7 +197,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
       rows.set(input.rowKey, { input, at });
       // a price a currency does not write (`1.234` in euros: a thousand and more, written with a point?): kept as read,
       // and said (h228: stored as €1.234, and a $0.001 sale made a card's lowest price 0)
-      if (layout.name === 'csv' && input.currency !== 'TIX' && (input.price < 0.01 || Math.abs(Math.round(input.price * 100) - input.price * 100) > 1e-6)) {
+      if (layout.name === 'csv' && !THREE_DECIMALS.has(input.currency) && (input.price < 0.01 || Number(input.price.toFixed(2)) !== input.price)) {
         remarks.add([`{n} price has more than two decimals or is under 0.01: kept as read; check the file's number format (a point or comma between thousands?)`, `{n} prices have more than two decimals or are under 0.01: kept as read; check the file's number format (a point or comma between thousands?)`], `${input.price} ${input.currency} on line ${r.line}`);
       }
       // said of rows kept only (h230: a skipped row was counted)
@@ -219,7 +222,7 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
   const inputs = [...rows.values()].map((r) => r.input);
   if (layout.name === 'csv') {
     await spellAsStored(prices, catalog.id, inputs, remarks);
-    doubledCards(inputs, remarks);
+    doubledCards(inputs, remarks, catalog.name);
   }
   const outcome = await prices.applyImport({ catalogId: catalog.id, rows: inputs, datedKeys: layout.datedKeys !== false, ...(request.restoreDeleted ? { restoreDeleted: true } : {}), onProgress: (written, total) => onProgress?.({ phase: 'write', written, total }) });
   const currencies: Record<string, number> = {};
@@ -278,7 +281,15 @@ async function spellAsStored(prices: PriceStore, catalogId: string, inputs: Pric
  * twice doubled every count without a word, h228): said, as a file doubled by mistake is more likely than a card that
  * sold the same copies again in the same order. Runs of two sales or more only.
  */
-function doubledCards(inputs: readonly PriceInput[], remarks: Remarks): void {
+function doubledCards(inputs: readonly PriceInput[], remarks: Remarks, catalog: string): void {
+  const sale = (p: PriceInput) => JSON.stringify([p.cardKey, p.date, p.price, p.currency, p.graded, p.grade, p.source, p.extra]);
+  const undo = `if it was doubled by mistake, delete the card's sales (loupe prices delete --catalog ${catalog} --card <card> --date <date>, with --source as the file's) and import it once: an import never removes`;
+  // the whole file twice over, one sale a card or many (h232: a file of one sale a card, pasted twice, said nothing)
+  const half = inputs.length / 2;
+  if (half >= 2 && Number.isInteger(half) && inputs.slice(0, half).every((p, i) => sale(p) === sale(inputs[half + i]!))) {
+    remarks.add(`the file's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `${half} sales`);
+    return;
+  }
   const byCard = new Map<string, string[]>();
   for (const p of inputs) {
     const list = byCard.get(p.cardKey) ?? [];
@@ -289,7 +300,7 @@ function doubledCards(inputs: readonly PriceInput[], remarks: Remarks): void {
     const half = sales.length / 2;
     if (half < 2 || !Number.isInteger(half)) continue;
     if (sales.slice(0, half).every((s, i) => s === sales[half + i])) {
-      remarks.add([`{n} card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again`, `{n} cards' sales are written twice over, in the same order: imported as that many sales again (two alike are two); if the file was doubled by mistake, remove the repeat and import it again`], card);
+      remarks.add([`{n} card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `{n} cards' sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`], card);
     }
   }
 }

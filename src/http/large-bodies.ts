@@ -1,4 +1,4 @@
-import { pipeline, Transform } from 'node:stream';
+import { Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError } from '../services/errors.ts';
 import { cutByServer } from './client-errors.ts';
@@ -126,6 +126,8 @@ export function registerLargeBodyLimit(
 
   /** Answers 408 on the raw socket (the body is not read yet, so Fastify's reply cannot answer) and closes it. */
   const tooSlow = (request: FastifyRequest, reply: FastifyReply, detail: string) => {
+    // once (two clocks may run out on one request)
+    if (cutByServer.has(request.raw)) return;
     // said as the server's own cut: the log said "request aborted by its client" (h227)
     cutByServer.add(request.raw);
     request.log.warn({ url: request.url, method: request.method, bytesRead: request.raw.socket?.bytesRead }, `408 request_timeout: ${detail}`);
@@ -143,12 +145,17 @@ export function registerLargeBodyLimit(
    * 250-KB photo's socket and bytes held for the 300 s a request may take (h227; 300 such near-1-MiB bodies from one
    * token took the server from 250 to 536 MB). Not once the body is in, nor once the answer is sent.
    */
-  const idleCut = (request: FastifyRequest, reply: FastifyReply) => {
+  const idleCut = (request: FastifyRequest, reply: FastifyReply): (() => void) => {
     const raw = request.raw;
-    if (!raw.socket || typeof raw.setTimeout !== 'function' || raw.complete || raw.readableEnded) return;
+    if (!raw.socket || typeof raw.setTimeout !== 'function' || raw.complete || raw.readableEnded) return () => {};
     const cut = () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`);
     raw.setTimeout(idleMs, cut);
     untilArrived(request, reply, cut);
+    // stopped by whoever stops reading the body on purpose (a chunked body waiting for its turn, h232)
+    return () => {
+      raw.off('timeout', cut);
+      raw.setTimeout(0);
+    };
   };
 
   /**
@@ -239,7 +246,7 @@ export function registerLargeBodyLimit(
     // A body of unknown length (sent chunked) takes a turn once more than the threshold of it has come: taken before
     // a byte was read, a 500-byte chunked batch waited 19 s behind another account's stalled one (h227). Until then it
     // is held to the idle rule as any body; while it waits for its turn it is not read (TCP holds the rest back).
-    idleCut(request, reply);
+    const stopIdleClock = idleCut(request, reply);
     let seen = 0;
     let asked = false;
     const gate = new Transform({
@@ -247,10 +254,19 @@ export function registerLargeBodyLimit(
         seen += chunk.length;
         if (asked || seen <= options.thresholdBytes) return done(null, chunk);
         asked = true;
+        // not read while it waits, so not idle of its own doing: the clock stops, and its turn starts its own (h232: a
+        // body sent whole, waiting over 30 s for a turn, was cut as one that stopped arriving)
+        stopIdleClock();
         holdTurn(request, reply, batch, turns, account).then(() => done(null, chunk), (err: unknown) => done(err as Error));
       },
     });
-    pipeline(payload, gate, () => {});
+    payload.pipe(gate);
+    // a body cut or dropped ends its gate as the request's own stream ends then: with no error for the parser to answer
+    // (h232: the gate's "premature close" made Fastify answer a request the server had already answered 408)
+    payload.once('error', (err: Error) => gate.destroy(cutByServer.has(request.raw) ? undefined : err));
+    payload.once('close', () => {
+      if (!payload.readableEnded) gate.destroy();
+    });
     return gate;
   });
 }

@@ -163,6 +163,43 @@ describe('a stalled large upload', () => {
     expect((await next).status).toBe(200);
   }, 30_000);
 
+  it('a chunked body sent whole, waiting past the idle limit for its turn, is not cut as one that stopped arriving (h232)', async () => {
+    const sid = await createSession(h);
+    const url = cs(`session/${sid}/identifications/`);
+    const rows = (prefix: string) => JSON.stringify({ identifications: Array.from({ length: 40 }, (_, i) => ({ event_id: `${prefix}-${i}`, name: `Card ${i} with a long enough name` })) });
+    // the first holds the one turn for about 3 s, never idle for the limit (1.5 s)
+    const first = rows('steady');
+    const a = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => a.once('connect', () => r()));
+    let firstAnswer = '';
+    a.on('data', (d) => (firstAnswer += d.toString()));
+    const firstClosed = new Promise<void>((r) => a.once('close', () => r()));
+    a.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nContent-Length: ${first.length}\r\nConnection: close\r\n\r\n`);
+    const pieces = 6;
+    const step = Math.ceil(first.length / pieces);
+    const feeding = (async () => {
+      for (let i = 0; i < pieces; i++) {
+        a.write(first.slice(i * step, (i + 1) * step));
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 200));
+    // the second, chunked and sent whole at once, waits for the turn: large enough that it is not all read into the
+    // server's buffers while it waits (a small one ends its request, and its clock, there)
+    const body = JSON.stringify({ identifications: Array.from({ length: 600 }, (_, i) => ({ event_id: `waiting-${i}`, name: `Card ${i} ${'n'.repeat(240)}`, full_name: 'f'.repeat(490) })) });
+    const b = net.connect(port, '127.0.0.1');
+    await new Promise<void>((r) => b.once('connect', () => r()));
+    let answer = '';
+    b.on('data', (d) => (answer += d.toString()));
+    const closed = new Promise<void>((r) => b.once('close', () => r()));
+    b.write(`POST ${url} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Token ${h.account.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+    await feeding;
+    await firstClosed;
+    await closed;
+    expect(firstAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+  }, 30_000);
+
   it('of any size is cut after the idle limit too, and a connection kept alive after its answer is not (h227: a small body held its socket for 300 s)', async () => {
     const sid = await createSession(h);
     const body = JSON.stringify({ identifications: [{ event_id: 'small-1', name: 'A card' }] });
