@@ -17,6 +17,7 @@ import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
+import { registerLingeringClose } from './http/lingering-close.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { timesSent } from './http/header-count.ts';
@@ -346,6 +347,8 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   });
   // after the large uploads' turn: the 100 asks for the body when it will be read
   registerExpectContinue(app);
+  // after the 100-continue's hook, which says Connection: close on a refusal
+  registerLingeringClose(app);
   registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged() });
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
