@@ -37,7 +37,7 @@ export function handleClientError(this: { log?: { warn(o: object, msg: string): 
     // Node raises it for headers that did not all come within headersTimeout too (no request was made of them yet)
     const seconds = (ms: number | undefined) => (ms ? `${Math.round(ms / 1000)} s` : 'the time allowed');
     const what = inFlight?.req ? `the request did not arrive whole within the time a request may take (${seconds(this?.server?.requestTimeout)})` : `the request's headers did not arrive within ${seconds(this?.server?.headersTimeout)}`;
-    this?.log?.warn({ url: inFlight?.req?.url, method: inFlight?.req?.method, remoteAddress: socket.remoteAddress, bytesRead: socket.bytesRead }, `408 request_timeout: ${what}`);
+    this?.log?.warn({ url: inFlight?.req?.url, method: inFlight?.req?.method, remoteAddress: socket.remoteAddress, connectionBytesRead: socket.bytesRead }, `408 request_timeout: ${what}`);
   }
   // only behind a request that arrived whole: one cut off mid-body (its client hung up) has no answer to wait for,
   // and its socket, left open, held the request's large-body turn for good

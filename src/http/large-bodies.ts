@@ -130,7 +130,8 @@ export function registerLargeBodyLimit(
     if (cutByServer.has(request.raw)) return;
     // said as the server's own cut: the log said "request aborted by its client" (h227)
     cutByServer.add(request.raw);
-    request.log.warn({ url: request.url, method: request.method, bytesRead: request.raw.socket?.bytesRead }, `408 request_timeout: ${detail}`);
+    // the connection's bytes, named so: behind a proxy's kept-alive connection they are every request's on it (h233)
+    request.log.warn({ url: request.url, method: request.method, connectionBytesRead: request.raw.socket?.bytesRead }, `408 request_timeout: ${detail}`);
     if (!reply.raw.headersSent) {
       const text = JSON.stringify({ detail, code: 'request_timeout' });
       // the headers every answer has (h227: this one lacked them, and went chunked)
