@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { QueueLog } from './queue/queue-workers.ts';
 import { Type } from '@sinclair/typebox';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -120,7 +119,6 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   // The services are opened before Fastify (and its logger) exists; what they log before it does is kept and
   // written once it does (the media-secret warning of a server on PostgreSQL was lost, h88).
   const logger: { to?: FastifyInstance['log'] } = {};
-  const early: Parameters<QueueLog>[] = [];
   // written at once, to the log Fastify's logger writes to: a start waiting on another process's database upgrade said
   // so only once it had waited (h226: a server silent for as long as the lock was held)
   const earlyLog = config.logLevel === 'silent' ? undefined : pino({ level: config.logLevel, serializers: logSerializers }, logOutput());
@@ -128,7 +126,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     longRunning: true,
     // the retention requests are submitted under is the server's: only it brings older ones to a shorter one
     takesRequests: true,
-    log: (level, message, details) => (logger.to ? logger.to[level](details ?? {}, message) : earlyLog ? earlyLog[level](details ?? {}, message) : void early.push([level, message, details])),
+    log: (level, message, details) => void (logger.to ?? earlyLog)?.[level](details ?? {}, message),
   });
   const app = Fastify({
     // registerClosingAnswer answers requests that arrive while stopping, in the house shape
@@ -202,7 +200,6 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     socket.setTimeout(answerStallMs);
     return payload;
   });
-  for (const [level, message, details] of early.splice(0)) app.log[level](details ?? {}, message);
   // an upgrade says what it did (a new database's first migrations are its making, not news)
   const migrated = services.store.migrated ?? [];
   if (migrated.length && migrated[0] !== '001-initial') app.log.info({ migrations: migrated }, 'database upgraded');

@@ -283,25 +283,24 @@ async function spellAsStored(prices: PriceStore, catalogId: string, inputs: Pric
  */
 function doubledCards(inputs: readonly PriceInput[], remarks: Remarks, catalog: string): void {
   const sale = (p: PriceInput) => JSON.stringify([p.cardKey, p.date, p.price, p.currency, p.graded, p.grade, p.source, p.extra]);
+  const twiceOver = (sales: readonly string[]) => {
+    const half = sales.length / 2;
+    return half >= 2 && Number.isInteger(half) && sales.slice(0, half).every((s, i) => s === sales[half + i]);
+  };
   const undo = `if it was doubled by mistake, delete the card's sales (loupe prices delete --catalog ${catalog} --card <card> --date <date>, with --source as the file's) and import it once: an import never removes`;
   // the whole file twice over, one sale a card or many (h232: a file of one sale a card, pasted twice, said nothing)
-  const half = inputs.length / 2;
-  if (half >= 2 && Number.isInteger(half) && inputs.slice(0, half).every((p, i) => sale(p) === sale(inputs[half + i]!))) {
-    remarks.add(`the file's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `${half} sales`);
+  if (twiceOver(inputs.map(sale))) {
+    remarks.add(`the file's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `${inputs.length / 2} sales`);
     return;
   }
   const byCard = new Map<string, string[]>();
   for (const p of inputs) {
-    const list = byCard.get(p.cardKey) ?? [];
-    list.push(JSON.stringify([p.date, p.price, p.currency, p.graded, p.grade, p.source, p.extra]));
-    byCard.set(p.cardKey, list);
+    const sales = byCard.get(p.cardKey);
+    if (sales) sales.push(sale(p));
+    else byCard.set(p.cardKey, [sale(p)]);
   }
   for (const [card, sales] of byCard) {
-    const half = sales.length / 2;
-    if (half < 2 || !Number.isInteger(half)) continue;
-    if (sales.slice(0, half).every((s, i) => s === sales[half + i])) {
-      remarks.add([`{n} card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `{n} cards' sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`], card);
-    }
+    if (twiceOver(sales)) remarks.add([`{n} card's sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`, `{n} cards' sales are written twice over, in the same order: imported as that many sales again (two alike are two); ${undo}`], card);
   }
 }
 

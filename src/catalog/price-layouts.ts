@@ -75,7 +75,7 @@ export interface PriceLayout {
 
 /** What a layout's read is told of the catalog beside the row. */
 export interface LayoutContext {
-  /** A row's own `source` as the catalog spells it: the spelling its sales were first stored with (`eBay` for `ebay`). */
+  /** A row's own `source` in one spelling: the file's first of it (`eBay` for a later row's `ebay`). */
   source?: (written: string) => string;
 }
 

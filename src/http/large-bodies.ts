@@ -200,19 +200,15 @@ export function registerLargeBodyLimit(
       if (!batch) end();
       return;
     }
-    // Cleared when the body has arrived (its parsing and the handler take the time they need); a body
+    // The idle clock stops when the body has arrived (its parsing and the handler take the time they need); a body
     // that is not a batch gives its turn back then too.
-    const cut = () => tooSlow(request, reply, `The body stopped arriving (nothing for ${Math.round(idleMs / 1000)} s); send it again.`);
+    idleCut(request, reply);
     const arrived = () => {
-      request.raw.off('timeout', cut);
-      if (!reply.raw.writableFinished) request.raw.setTimeout(0);
       if (timer) clearInterval(timer);
       timer = undefined;
       if (!batch) end();
     };
     request.raw.once('end', arrived).once('error', arrived);
-    reply.raw.once('finish', () => request.raw.off('timeout', cut));
-    request.raw.setTimeout(idleMs, cut);
     if (minRate > 0) {
       const started = Date.now();
       const before = socket.bytesRead;

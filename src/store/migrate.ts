@@ -72,7 +72,7 @@ async function migrationLock(trx: Transaction<Database>, onWait: ((message: stri
         WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = ${MIGRATION_LOCK} AND l.objsubid = 1 AND l.granted
           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) LIMIT 1`.execute(trx).catch(() => ({ rows: [] }));
       const h = holder.rows[0];
-      onWait?.(`waiting for another process's database upgrade: PostgreSQL backend ${h ? `pid ${h.pid}` : '(gone)'} holds the upgrade lock (a Loupe server, worker or \`loupe migrate\` upgrading the database, or a session holding pg_advisory_lock(${MIGRATION_LOCK}))`, { waited_s: Math.round((Date.now() - started) / 1000), holder_pid: h?.pid ?? null, holder_state: h?.state ?? null, holder_since: h?.since ?? null });
+      onWait?.(`waiting for another process's database upgrade: PostgreSQL backend ${h ? `pid ${h.pid}` : '(gone)'} holds the upgrade lock (a Loupe server, worker or \`loupe migrate\` upgrading the database, or a session holding pg_advisory_lock(${MIGRATION_LOCK}))`, { waited_s: Math.round((Date.now() - started) / 1000), holder_pid: h?.pid ?? null, holder_app: h?.app ?? null, holder_state: h?.state ?? null, holder_since: h?.since ?? null });
     }
     await new Promise((r) => setTimeout(r, 250));
   }

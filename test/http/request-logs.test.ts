@@ -44,17 +44,23 @@ describe('request log lines', () => {
     expect(JSON.stringify(lines)).not.toContain(a.token);
   });
 
-  it('says the server cut a body that stopped arriving, as a 408 of its own, not that the client hung up or aborted (h227)', async () => {
+  /** A new account's batch of one row into a new session, its headers and first 10 bytes of body sent, no more. */
+  const halfSentBatch = async (name: string) => {
     const a = await h.newAccount();
-    const sid = (await h.request('POST', cs('session/'), { token: a.token, body: { name: 'stalled' } })).json().id as string;
+    const sid = (await h.request('POST', cs('session/'), { token: a.token, body: { name } })).json().id as string;
     await new Promise((r) => setTimeout(r, 1100)); // the account's one request a second
     if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (h.app.server.address() as AddressInfo).port;
     const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
-    let answer = '';
     const socket = net.connect(port, '127.0.0.1', () =>
       socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`),
     );
+    return { a, sid, socket };
+  };
+
+  it('says the server cut a body that stopped arriving, as a 408 of its own, not that the client hung up or aborted (h227)', async () => {
+    const { socket } = await halfSentBatch('stalled');
+    let answer = '';
     socket.on('data', (d) => (answer += String(d)));
     await new Promise((r) => socket.once('close', r));
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -67,15 +73,7 @@ describe('request log lines', () => {
   });
 
   it('says a batch cut off mid-upload was neither kept nor charged (the line said "kept, and charged", h120)', async () => {
-    const a = await h.newAccount();
-    const sid = (await h.request('POST', cs('session/'), { token: a.token, body: { name: 'cut' } })).json().id as string;
-    await new Promise((r) => setTimeout(r, 1100)); // the account's one request a second
-    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (h.app.server.address() as AddressInfo).port;
-    const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
-    const socket = net.connect(port, '127.0.0.1', () =>
-      socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`),
-    );
+    const { a, sid, socket } = await halfSentBatch('cut');
     await new Promise((r) => setTimeout(r, 300));
     socket.destroy();
     await expect.poll(() => lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('the client hung up')), { timeout: 10_000 }).toBeDefined();
