@@ -67,7 +67,7 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     for (const card of await t.catalogs.cards(c.id, { limit: 10 })) await db.updateTable('catalog_cards').set({ name_norm: normalizeNameBefore032(card.name) }).where('catalog_id', '=', c.id).where('card_key', '=', card.key).execute();
     await sql`INSERT INTO catalog_names (catalog_id, name_norm, name, card_count) SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${c.id} GROUP BY catalog_id, name_norm`.execute(db);
     expect((await db.selectFrom('catalog_names').select('name_norm').where('catalog_id', '=', c.id).execute()).length).toBe(4);
-    await db.transaction().execute((trx) => kanaVoicedNames.run!(trx));
+    await db.transaction().execute((trx) => kanaVoicedNames.run!(trx, t.store.dialect));
     const names = await db.selectFrom('catalog_names').select(['name', 'name_norm', 'card_count']).where('catalog_id', '=', c.id).orderBy('name').execute();
     expect(names.map((n) => [n.name, n.name_norm, Number(n.card_count)])).toEqual(['Pikachu', 'カラカラ', 'ガラガラ', 'ピカチュウ', '피카츄'].sort().map((n) => [n, normalizeName(n), 1]));
     expect([await first('ガラガラ'), await first('피카츄')]).toEqual(['ガラガラ', '피카츄']);
@@ -105,7 +105,7 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     }
     await sql`INSERT INTO catalog_names (catalog_id, name_norm, name, card_count) SELECT catalog_id, name_norm, min(name), count(*) FROM catalog_cards WHERE catalog_id = ${c.id} GROUP BY catalog_id, name_norm`.execute(db);
     expect((await db.selectFrom('catalog_names').select('name_norm').where('catalog_id', '=', c.id).where('name', '=', 'Straßenkämpfer').executeTakeFirst())?.name_norm).toBe('straßenkampfer');
-    await db.transaction().execute((trx) => catalogLatinStrokes.run!(trx));
+    await db.transaction().execute((trx) => catalogLatinStrokes.run!(trx, t.store.dialect));
     const after = await db.selectFrom('catalog_names').select(['name', 'name_norm']).where('catalog_id', '=', c.id).orderBy('name').execute();
     expect(after.map((n) => [n.name, n.name_norm])).toEqual(['Işık Ejderhası', 'Salamèche', 'Straßenkämpfer', 'Łódź Guard'].sort().map((n) => [n, normalizeName(n)]));
     // the file again: every card unchanged, the version kept

@@ -28,7 +28,7 @@ export async function migrate(store: Store, options: { upgrade?: boolean; create
     for (const m of migrations) {
       if (have.has(m.name)) continue;
       for (const statement of m[dialect]) await sql.raw(statement).execute(trx);
-      await m.run?.(trx);
+      await m.run?.(trx, dialect);
       await sql`INSERT INTO loupe_migrations (name, applied_at) VALUES (${m.name}, ${new Date().toISOString()})`.execute(trx);
       applied.push(m.name);
     }

@@ -174,7 +174,7 @@ async function refuseForeignTables(databaseUrl: string): Promise<void> {
     // a C locale lowers ASCII alone: session and catalog search would miss accented words there, and the advice to make
     // the database again came after every row was in it (h172)
     const { rows: locale } = await pool.query<{ ok: boolean; ctype: string }>("SELECT lower('ÉΣ') = 'éσ' AS ok, current_setting('lc_ctype') AS ctype");
-    if (locale[0] && !locale[0].ok) throw new Error(`the database ${shownUrl(databaseUrl)} classifies characters by LC_CTYPE ${locale[0].ctype}, which lowers ASCII letters only (session search and catalog name search would miss accented and non-Latin text): nothing was made there; make it with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8, README "Run it")`);
+    if (locale[0] && !locale[0].ok) throw new Error(`the database ${shownUrl(databaseUrl)} classifies characters by LC_CTYPE ${locale[0].ctype}, which lowers ASCII letters only (catalog name search would miss accented and non-Latin text): nothing was made there; make it with a UTF-8 locale (createdb --template=template0 --locale=C.UTF-8, README "Run it")`);
   } finally {
     await pool.end();
   }

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Database } from '../database.ts';
+import type { Database, DialectName } from '../database.ts';
 import { initial } from './001-initial.ts';
 import { collections } from './002-collections.ts';
 import { requests } from './003-requests.ts';
@@ -35,6 +35,7 @@ import { flowKeyOrder } from './034-flow-key-order.ts';
 import { catalogLatinStrokes } from './035-catalog-latin-strokes.ts';
 import { moreWordsConfigs } from './036-more-words-configs.ts';
 import { cardKeyLateCards } from './037-card-key-late-cards.ts';
+import { sessionSearchText } from './038-session-search-text.ts';
 import { catalogImportStaging } from './011-catalog-import-staging.ts';
 import { requestTurns } from './012-request-turns.ts';
 
@@ -43,8 +44,8 @@ export interface Migration {
   sqlite: string[];
   postgres: string[];
   /** Work no statement can do (a value made by the server's own code), after the statements, in the same transaction. */
-  run?: (trx: Transaction<Database>) => Promise<void>;
+  run?: (trx: Transaction<Database>, dialect: DialectName) => Promise<void>;
 }
 
 /** In order. Never edit a released migration; add a new one. */
-export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards];
+export const migrations: Migration[] = [initial, collections, requests, cardSessionValues, catalogs, prices, catalogImages, catalogLookupOrder, collectionText, requestIdempotency, catalogImportStaging, requestTurns, sessionIdempotency, recordHashes, wordsConfigs, mediaDeletions, creditHolds, jsonAsSent, hashBands, sessionSummaryIndex, cardKeyNumbers, identificationSends, zeroPrices, cardKeyWidths, gameCaseFolding, imageSends, userSetFields, cardKeyScripts, priceDeletions, cardKeyInvisibles, priceDeletionContents, kanaVoicedNames, priceDeletionPrices, flowKeyOrder, catalogLatinStrokes, moreWordsConfigs, cardKeyLateCards, sessionSearchText];

@@ -1,0 +1,82 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backends } from '../../test/helpers/harness.ts';
+import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
+import { CardSessionStore, sessionSearchText } from './card-session-store.ts';
+import { foldForSearch } from './database.ts';
+import { sessionSearchText as migration038 } from './migrations/038-session-search-text.ts';
+
+describe.each(backends)('session search text (%s)', (backend) => {
+  let t: TestStore;
+  let workspace: string;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+    const now = new Date().toISOString();
+    const account = randomUUID();
+    workspace = randomUUID();
+    await sql`INSERT INTO accounts (id, name, created_at) VALUES (${account}, 'a', ${now})`.execute(t.store.db);
+    await sql`INSERT INTO workspaces (id, account_id, name, created_at) VALUES (${workspace}, ${account}, 'w', ${now})`.execute(t.store.db);
+  });
+  afterAll(() => t?.close());
+
+  const sessions = () => new CardSessionStore(t.store.db, t.store.dialect);
+  const found = async (search: string) => (await sessions().listSessions(workspace, search, undefined, 50, 0)).rows.map((r) => r.name);
+  const add = (name: string, more: { description?: string; game?: string; platform?: string } = {}) =>
+    sessions().insertSession({ id: randomUUID(), workspace_id: workspace, name, description: more.description ?? '', game: more.game ?? '', game_key: (more.game ?? '').toLowerCase(), platform: more.platform ?? '', client: '{}', meta_data: '{}', started: new Date().toISOString() });
+
+  it('038 folds the sessions stored before it, so they are found as new ones are', async () => {
+    const now = new Date().toISOString();
+    // as a release before 038 stored them: no search text
+    for (const [name, game] of [['Straße Ärger', 'Pokémon'], ['ﾎﾟｹﾓﾝ 土曜', '']]) {
+      await sql`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at)
+        VALUES (${randomUUID()}, ${workspace}, ${name}, '', ${game}, 'whatnot', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(t.store.db);
+    }
+    expect(await found('strasse')).toEqual([]);
+    await t.store.db.transaction().execute((trx) => migration038.run!(trx, t.store.dialect));
+    expect(await found('strasse arger pokemon whatnot')).toEqual(['Straße Ärger']);
+    expect(await found('ポケモン')).toEqual(['ﾎﾟｹﾓﾝ 土曜']);
+  });
+
+  it('a PATCH of one field keeps the others searchable, and the old name is no longer found', async () => {
+    const store = sessions();
+    await add('Tuesday binder', { description: 'consignment', platform: 'ebay live' });
+    const row = (await store.listSessions(workspace, 'tuesday', undefined, 5, 0)).rows[0]!;
+    expect(await store.updateSession(row.id, workspace, { description: 'Ünïcode lot' })).toBe(true);
+    expect(await found('tuesday unicode ebay')).toEqual(['Tuesday binder']);
+    expect(await found('consignment')).toEqual([]);
+    expect(await store.updateSession(row.id, workspace, { name: 'Wednesday binder' })).toBe(true);
+    expect(await found('tuesday')).toEqual([]);
+    expect(await found('wednesday unicode')).toEqual(['Wednesday binder']);
+    // a session of another workspace is not changed
+    expect(await store.updateSession(row.id, randomUUID(), { name: 'x' })).toBe(false);
+  });
+
+  it.runIf(backend === 'postgres')('a search uses the trigram index rather than folding every session', async () => {
+    // in one transaction, so the scans counted are this search's; sessions enough that the planner weighs its choices
+    const scans = await t.store.db.transaction().execute(async (trx) => {
+      const started = Date.parse('2026-01-01T00:00:00Z');
+      const rows = Array.from({ length: 3000 }, (_, i) => {
+        const s = { id: randomUUID(), workspace_id: workspace, name: i === 1234 ? 'Needle in the haystack' : `Stream ${i}`, description: 'singles', game: 'Pokémon', game_key: 'pokémon', platform: 'whatnot' };
+        const at = new Date(started + i * 60_000).toISOString();
+        return { ...s, search_text: sessionSearchText(s), client: '{}', meta_data: '{}', status: 'live', started: at, created_at: at, updated_at: at };
+      });
+      for (let i = 0; i < rows.length; i += 500) await trx.insertInto('card_sessions').values(rows.slice(i, i + 500)).execute();
+      await sql`ANALYZE card_sessions`.execute(trx);
+      const { rows: page } = await new CardSessionStore(trx, 'postgres').listSessions(workspace, 'haystack needle', undefined, 20, 0);
+      expect(page.map((r) => r.name)).toEqual(['Needle in the haystack']);
+      return (await sql<{ n: string }>`SELECT pg_stat_get_xact_numscans('card_sessions_search'::regclass) AS n`.execute(trx)).rows[0]!.n;
+    });
+    expect(Number(scans)).toBeGreaterThan(0);
+  });
+});
+
+describe('the session search fold', () => {
+  it('is the one the stored search texts were made with (a change needs a migration calling refoldSessionSearch)', () => {
+    // every kind of character the fold treats: case, width, marks, strokes, scripts, invisibles, final sigma
+    const probe = 'ÉCLAIR Poke\u0301mon ＰＳＡ１０ ﾎﾟｹﾓﾝ ガ Straße Łódź Cœur Æsir Diyarbakır ΟΔΟΣ İstanbul שָׁלוֹם بوكـــيمون ٢٠٢٤ ک ة Glu\u00adrak Bisa\u200bsam ज़ №5 ™ ǅ \u200f';
+    const folded = foldForSearch(probe);
+    expect(createHash('sha256').update(folded).digest('hex').slice(0, 16), folded).toBe('85b7912b428d4c55');
+    expect(sessionSearchText({ name: 'A', description: 'B', platform: 'C', game: 'D' })).toBe('a\nb\nc\nd');
+  });
+});
