@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { checkAnswerContract } from './answer-contract.ts';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config, type ConfigOverrides } from '../../src/config/config.ts';
@@ -70,12 +71,18 @@ export async function startHarness(backend: Backend, overrides: ConfigOverrides 
       const token = options.token === undefined ? account.token : options.token;
       if (token !== null) headers.authorization = `Token ${token}`;
       if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-      return app.inject({
-        method,
-        url,
-        headers,
-        ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : options.payload !== undefined ? { payload: options.payload } : {}),
-      });
+      // collectibles answers are checked against the OpenAPI document's typed record as every test reads them
+      return app
+        .inject({
+          method,
+          url,
+          headers,
+          ...(options.body !== undefined ? { payload: JSON.stringify(options.body) } : options.payload !== undefined ? { payload: options.payload } : {}),
+        })
+        .then((res) => {
+          checkAnswerContract(app, method ?? 'GET', url, res);
+          return res;
+        });
     },
     close: async () => {
       await app.close();
