@@ -226,8 +226,45 @@ export function recognitionAnswerFields<T>(doc: T): T {
   const records = detail?.properties?.response?.properties?.records;
   if (records && used) {
     Object.assign(schemas, gradingSchemas);
-    records.items = { anyOf: [ref('RecognitionRecord'), ref('GradingRecord'), { type: 'object', additionalProperties: true }] };
-    records.description = 'By the request\'s type: `collectibles-recognition` a RecognitionRecord, `card-grader` a GradingRecord (spec 3 §2), `upscaler` and `flows` their own records (docs/flows.md).';
+    records.items = ref('RequestRecord');
+    schemas.RequestRecord = {
+      anyOf: [ref('RecognitionRecord'), ref('GradingRecord'), { type: 'object', additionalProperties: true }],
+      description: 'By the request\'s type: `collectibles-recognition` a RecognitionRecord, `card-grader` a GradingRecord (spec 3 §2), `upscaler` and `flows` their own records (docs/flows.md).',
+    };
+    webhookCallback(d);
   }
   return doc;
+}
+
+/**
+ * The completion webhook as an OpenAPI callback of the submit (docs/webhooks.md): what the server POSTs to the
+ * request's `webhook.endpoint` (or `url`) when it is DONE, its headers and what the receiver's answers mean. The
+ * document said nothing of it, so a generated client had no type for the payload its receiver parses.
+ */
+function webhookCallback(d: { paths?: Record<string, Record<string, Record<string, unknown>>>; components?: { schemas?: Record<string, unknown> } }): void {
+  const submit = d.paths?.['/account/v2/request']?.post;
+  if (!submit) return;
+  d.components!.schemas!.WebhookPayload = object(
+    { status: { type: 'string', enum: ['DONE'] }, id: { type: 'string', format: 'uuid' }, type: str('The request\'s type.'), response: object({ records: { type: 'array', items: ref('RequestRecord') } }, ['records'], { additionalProperties: true }) },
+    ['status', 'id', 'type', 'response'],
+    { description: 'As the request\'s detail gives it once DONE (media links signed when each attempt is made).' },
+  );
+  const header = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'header', required: true, description, schema });
+  submit.callbacks = {
+    completion: {
+      '{$request.body#/webhook/endpoint}': {
+        post: {
+          summary: 'The request is DONE (sent to `webhook.endpoint`, or to `webhook.url` where the submit named it so)',
+          description: 'Retried on a network error, a timeout or an answer other than 2xx, on the server\'s schedule, up to its limit (docs/webhooks.md); the request\'s detail says how delivery went (`webhook`).',
+          parameters: [
+            header('Loupe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` of `"<t>.<raw body>"` with the account\'s webhook secret (docs/webhooks.md, "Verifying the signature").'),
+            header('Loupe-Request-Id', 'The request\'s id.', { type: 'string', format: 'uuid' }),
+            header('Loupe-Delivery-Attempt', '1, 2, …: the attempt\'s number.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
+          responses: { '2XX': { description: 'Delivered: not sent again.' }, default: { description: 'Not delivered: sent again later, up to the server\'s limit.' } },
+        },
+      },
+    },
+  };
 }

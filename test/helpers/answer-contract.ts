@@ -18,7 +18,7 @@ function closed(node: unknown): unknown {
   return out;
 }
 
-const checkers = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv; record: ValidateFunction; grading: ValidateFunction }>();
+const checkers = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv; record: ValidateFunction; grading: ValidateFunction; webhook: ValidateFunction }>();
 
 function checkerOf(app: FastifyInstance) {
   let c = checkers.get(app);
@@ -26,7 +26,7 @@ function checkerOf(app: FastifyInstance) {
     const doc = JSON.parse(JSON.stringify((app as unknown as { swagger(): unknown }).swagger())) as Doc;
     const ajv = new Ajv({ strict: false, allErrors: true });
     ajv.addSchema({ $id: 'doc', components: { schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([name, s]) => [name, /^(Recognition|Recognized|PriceStat|Grading|.*Match$)/.test(name) ? closed(s) : s])) } });
-    c = { doc, ajv, record: ajv.compile({ $ref: 'doc#/components/schemas/RecognitionRecord' }), grading: ajv.compile({ $ref: 'doc#/components/schemas/GradingRecord' }) };
+    c = { doc, ajv, record: ajv.compile({ $ref: 'doc#/components/schemas/RecognitionRecord' }), grading: ajv.compile({ $ref: 'doc#/components/schemas/GradingRecord' }), webhook: ajv.compile({ $ref: 'doc#/components/schemas/WebhookPayload' }) };
     checkers.set(app, c);
   }
   return c;
@@ -61,4 +61,10 @@ export function checkAnswerContract(app: FastifyInstance, method: string, url: s
       if (!check(r)) throw new Error(`answer contract: request ${path} record ${i} differs from ${name}: ${errorsOf(ajv, check.errors)}`);
     }
   }
+}
+
+/** What a completion webhook's body differs in from the document's callback payload (`WebhookPayload`), or null. */
+export function webhookPayloadErrors(app: FastifyInstance, body: string): string | null {
+  const { ajv, webhook } = checkerOf(app);
+  return webhook(JSON.parse(body)) ? null : errorsOf(ajv, webhook.errors);
 }

@@ -149,4 +149,15 @@ describe('OpenAPI', () => {
     expect(created.headers['Idempotent-Replayed'].schema).toEqual({ type: 'string', enum: ['true'] });
     expect(created.content['application/json'].schema.properties).not.toHaveProperty('headers');
   });
+
+  it('types the recognition and grading records, and declares the completion webhook as a callback of the submit', async () => {
+    const doc = JSON.parse(await generateOpenapi());
+    expect(doc.paths['/collectibles/v2/tcg_id'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecognitionAnswer' });
+    expect(JSON.stringify(doc.paths['/collectibles/v2/sport_id'].post.responses['404'].content['application/json'].schema)).toContain('#/components/schemas/RecognitionAnswer');
+    expect(doc.components.schemas.RecognizedObject.properties._identification).toEqual({ $ref: '#/components/schemas/RecognitionIdentification' });
+    expect(doc.paths['/account/v2/request/{id}'].get.responses['200'].content['application/json'].schema.properties.response.properties.records.items).toEqual({ $ref: '#/components/schemas/RequestRecord' });
+    const hook = doc.paths['/account/v2/request'].post.callbacks.completion['{$request.body#/webhook/endpoint}'].post;
+    expect(hook.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookPayload' });
+    expect(hook.parameters.map((p: { name: string }) => p.name)).toEqual(['Loupe-Signature', 'Loupe-Request-Id', 'Loupe-Delivery-Attempt']);
+  });
 });

@@ -8,6 +8,7 @@ import { RequestStore } from '../../src/store/request-store.ts';
 import type { Store } from '../../src/store/database.ts';
 import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
+import { webhookPayloadErrors } from '../helpers/answer-contract.ts';
 
 const base = '/account/v2/request';
 type Rec = { _id?: string; _status: { code: number; text: string; request_id: string }; [k: string]: unknown };
@@ -403,6 +404,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       const payload = JSON.parse(last.body) as { status: string; id: string; type: string; response: { records: Rec[] } };
       expect(payload).toMatchObject({ status: 'DONE', id, type: 'flows' });
       expect(payload.response).toEqual(done.response);
+      // as the OpenAPI document's callback of the submit declares it
+      expect(webhookPayloadErrors(h.app, last.body)).toBeNull();
       const secret = await h.app.loupe.requests.webhookSecret(h.account.account);
       expect(verifyWebhook(secret, last.body, String(last.headers['loupe-signature']))).toBe(true);
       expect(verifyWebhook(`${secret}x`, last.body, String(last.headers['loupe-signature']))).toBe(false);
