@@ -7,6 +7,8 @@ describe('request URLs in the log', () => {
   it('leave out the signature of a signed media link, and nothing else', () => {
     expect(redactedUrl('/media/s/a.jpg?expires=1796000000&sig=0123abcd')).toBe('/media/s/a.jpg?expires=1796000000&sig=[redacted]');
     expect(redactedUrl('/media/s/a.jpg?sig=0123abcd&expires=1')).toBe('/media/s/a.jpg?sig=[redacted]&expires=1');
+    // allRecords' next link carries the filter its first page was sent in a body (h235)
+    expect(redactedUrl('/similarity/photos/v2/allRecords?size=1&page=2&after=7&filter=%7B%22email%22%3A%22erika%40example.com%22%7D&fields_to_return=a')).toBe('/similarity/photos/v2/allRecords?size=1&page=2&after=7&filter=[redacted]&fields_to_return=a');
     expect(redactedUrl('/cardstream/v2/session/?page=2&design=x')).toBe('/cardstream/v2/session/?page=2&design=x');
     // a token in the query string, refused by the server, is no less a live token (h106)
     expect(redactedUrl('/cardstream/v2/ping/?token=lp_yTnEQabc')).toBe('/cardstream/v2/ping/?token=[redacted]');

@@ -81,6 +81,9 @@ function integerQueryNames(schema: unknown): string[] {
 export const redactedUrl = (url: string): string =>
   url
     .replace(/([?&](?:sig|token|access_token|api_key|apikey|api-key|key|auth|authorization)=)[^&#]*/gi, '$1[redacted]')
+    // a filter a client sent in a body comes back in `allRecords`' `next` link, and was logged when the link was
+    // followed (its values: a customer's email, an order number, h235): bodies are not logged, nor is it
+    .replace(/([?&]filter=)[^&#]*/gi, '$1[redacted]')
     // a Loupe token anywhere: a value, the bare query (`?lp_…`), the path, percent-encoded (`lp%5F…`) (h111)
     // (at a word's start: `help_center`, `yelp_reviews` are words, h116)
     .replace(/(?<![A-Za-z0-9])lp(?:_|%5f)[A-Za-z0-9_%-]{8,}/gi, '[redacted]');

@@ -205,3 +205,29 @@ describe('free pages given back to the disk', () => {
     }
   });
 });
+
+describe('the write-ahead log of a quiet server', () => {
+  it('is emptied once nothing has been written for a while, so what was deleted is not left in it', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-sqlite-wal-'));
+    const store = await openStore({ dataDir: dir });
+    const sqlite = new SQLite(store.file!);
+    const stop = startCheckpointer(sqlite, store.file!, 20, 60_000, 200);
+    const wal = `${store.file!}-wal`;
+    try {
+      await sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`.execute(store.db);
+      await sql`INSERT INTO notes (text) VALUES ('ZZMARKER sold to Erika')`.execute(store.db);
+      await sql`DELETE FROM notes`.execute(store.db);
+      expect((await fs.readFile(wal)).includes('ZZMARKER')).toBe(true);
+      for (let i = 0; i < 100 && (await fs.readFile(wal)).includes('ZZMARKER'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect((await fs.readFile(wal)).includes('ZZMARKER')).toBe(false);
+      // and the database goes on as before
+      await sql`INSERT INTO notes (text) VALUES ('next')`.execute(store.db);
+      expect((await sql<{ n: number }>`SELECT count(*) AS n FROM notes`.execute(store.db)).rows[0]!.n).toBe(1);
+    } finally {
+      await stop();
+      sqlite.close();
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});

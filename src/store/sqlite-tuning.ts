@@ -48,8 +48,20 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 let ticks = 0;
+let quiet = 0;
+let lastLog = -1;
 setInterval(() => {
-  try { db.pragma('wal_checkpoint(PASSIVE)'); } catch { /* busy: next time */ }
+  try {
+    const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    // a log wholly copied back and not written since: emptied once the server has been quiet a while, so the pages of
+    // what an API call deleted do not stay in it until a write overwrites them (a quiet server may not for weeks)
+    quiet = r && r.log > 0 && r.log === r.checkpointed && r.log === lastLog ? quiet + 1 : 0;
+    lastLog = r ? r.log : -1;
+    if (quiet * workerData.intervalMs >= workerData.quietMs) {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+      quiet = 0;
+    }
+  } catch { /* busy: next time */ }
   // reclaimFreePages, once a minute
   if (++ticks % Math.max(1, Math.round(workerData.reclaimEveryMs / workerData.intervalMs)) !== 0) return;
   try {
@@ -65,12 +77,14 @@ setInterval(() => {
  * A WAL checkpoint fsyncs the WAL and the database file; run from the server's connection it
  * stalls the event loop (and every request) for as long as the disk takes. A worker thread with
  * its own connection checkpoints instead; the server connection keeps a large automatic
- * threshold only as a safety net in case the worker stops.
+ * threshold only as a safety net in case the worker stops. After `quietMs` without a write it empties the log
+ * (TRUNCATE), as the CLI's erasures do (`flushErased`): a session or record deleted through the API left its text in
+ * `loupe.db-wal` for as long as the server stayed quiet (h235).
  */
-export function startCheckpointer(db: SQLite.Database, file: string, intervalMs = 1000, reclaimEveryMs = 60_000): () => Promise<void> {
+export function startCheckpointer(db: SQLite.Database, file: string, intervalMs = 1000, reclaimEveryMs = 60_000, quietMs = 5_000): () => Promise<void> {
   db.pragma('wal_autocheckpoint = 20000');
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(checkpointerSource, { eval: true, workerData: { file, driver, intervalMs, reclaimEveryMs } });
+  const worker = new Worker(checkpointerSource, { eval: true, workerData: { file, driver, intervalMs, reclaimEveryMs, quietMs } });
   worker.unref();
   worker.on('error', () => undefined);
   // Stopping mid-checkpoint is safe: SQLite checkpoints survive being cut off like any crash.
