@@ -96,4 +96,33 @@ describe.each(backends)('credit holds (%s)', (backend) => {
     expect(kept.status, await kept.text()).toBeLessThan(400);
     expect(await credits(a.account)).toBe(4);
   }, 60_000);
+
+  it("a collection's search is not charged either when its client hangs up; an insert is (h236)", async () => {
+    if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (h.app.server.address() as AddressInfo).port;
+    const a = await h.newAccount(5);
+    const other = await h.newAccount(5);
+    const collection = (await h.app.loupe.collections.create({ accountId: a.account, type: 'photo', name: 'hang-up' })).id;
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2030c0' } }).png().toBuffer();
+    const call = (method: string, body: unknown, signal?: AbortSignal) =>
+      fetch(`http://127.0.0.1:${port}/similarity/photos/v2/${method}`, { method: 'POST', headers: { authorization: `Token ${a.token}`, 'content-type': 'application/json', 'collection-id': collection }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+    expect((await call('insert', { records: [{ _id: 'blue', _base64: png.toString('base64') }] })).status).toBe(210);
+    expect(await credits(a.account)).toBe(4);
+    // another account's call holds the one vision worker (a test hook), so the search's query image waits its turn
+    const busy = Buffer.concat([png, Buffer.from(busyMarker(1_500), 'latin1')]).toString('base64');
+    const holding = fetch(`http://127.0.0.1:${port}/photo/v2/descriptor`, { method: 'POST', headers: { authorization: `Token ${other.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _base64: busy }] }) });
+    await new Promise((r) => setTimeout(r, 200));
+    const ac = new AbortController();
+    const dropped = call('visualKNN', { query_record: { _base64: png.toString('base64') }, k: 1 }, ac.signal).catch(() => 'dropped');
+    for (let i = 0; i < 100 && (await credits(a.account)) === 4; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await credits(a.account)).toBe(3);
+    ac.abort();
+    expect(await dropped).toBe('dropped');
+    await (await holding).text();
+    for (let i = 0; i < 200 && ((await holds()).length > 0 || (await credits(a.account)) !== 4); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await credits(a.account)).toBe(4);
+    // read to the end, the search is charged
+    expect((await call('visualKNN', { query_record: { _base64: png.toString('base64') }, k: 1 })).status).toBe(200);
+    expect(await credits(a.account)).toBe(3);
+  }, 60_000);
 });

@@ -37,6 +37,9 @@ const inserted: Answers = { 210: 'All records inserted', 211: 'Some records inse
 const found = (all: number, meaning: string): Answers => ({ [all]: meaning, 206: 'Some records were not found (`skipped_records`)', 404: 'No record was found' });
 const multiAnswers: Answers = { 200: 'OK', 206: 'Some query records were not used (`skipped_records`: each with its `_reason.status` and `_reason.query_index`); the answers are those of the others' };
 /** The `status.code`s of the methods that answer more than 200 (spec 2 §4). */
+/** The methods that change a collection; every other one reads it. */
+const WRITES = new Set(['/insert', '/nearDupsInsert', '/update', '/delete', '/deleteByFilter']);
+
 const answersOf: Record<string, Answers> = {
   '/insert': inserted,
   '/nearDupsInsert': inserted,
@@ -96,7 +99,9 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         const items = types.every((t) => t === 'fashion' || t === 'homedecor');
         const post = (url: string, summary: string, body: ReturnType<typeof Type.Object>, handler: (request: FastifyRequest<{ Body: never }>) => Promise<unknown>, bodyLimit = config.limits.bodyBytes) =>
           app.post(url, {
-            config: { service, envelope, price: `visual_search.${url.slice(1)}`, ...(items && (url === '/insert' || url === '/nearDupsInsert') ? { chargedInService: true } : {}) },
+            // reads and searches keep nothing: a client that hangs up before the answer is not charged (h236), as text
+            // search and recognition are not
+            config: { service, envelope, price: `visual_search.${url.slice(1)}`, storesNothing: !WRITES.has(url), ...(items && (url === '/insert' || url === '/nearDupsInsert') ? { chargedInService: true } : {}) },
             bodyLimit,
             schema: { tags, security, summary, ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
             handler: handler as never,
@@ -173,7 +178,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         });
 
         app.post('/allRecords', {
-          config: { service, envelope, price: 'visual_search.allRecords' },
+          config: { service, envelope, price: 'visual_search.allRecords', storesNothing: true },
           schema: {
             tags,
             security,
