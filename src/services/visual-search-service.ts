@@ -847,9 +847,13 @@ export class VisualSearchService {
       // The extract flags the record carries after this update: its own where sent (null: off), else the stored ones.
       const flagOn = (f: 'extract_colors' | 'extract_tags') => (Object.hasOwn(record, f) ? record[f] === true : current.data[f] === true);
       let work: InputRecord = record;
+      // the flags this update pays for: every one on when it sends an image; only those it turns on when the stored
+      // link is read again for them (a flag already on was charged with its insert: h236, turning colours on billed the
+      // tags again)
+      let turnedOn: ('extract_colors' | 'extract_tags')[] | undefined;
       if (items && record._url === undefined && record._base64 === undefined && record._file === undefined) {
         // A flag turned on reads the image: the record's own link fetched again, or a clear refusal.
-        const turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true);
+        turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true);
         if (turnedOn.length && typeof current.data._url !== 'string') {
           skips.push(skipped(ctx, { ...echo(record), _id: id }, 400, `${turnedOn.join(' and ')} read${turnedOn.length > 1 ? '' : 's'} the image, and this record keeps no link to it: send the image again (_url or _base64) in the same update`));
           continue;
@@ -867,14 +871,15 @@ export class VisualSearchService {
         // tags the client wrote itself are kept as they are; the server's own are made again from the new image
         ...(items && record._tags_simple === undefined && current.data._tags_simple !== undefined && !serverTagsSimple(current.data) ? { _tags_simple: current.data._tags_simple } : {}),
       };
+      const paid: InputRecord = turnedOn ? { ...basis, extract_colors: turnedOn.includes('extract_colors'), extract_tags: turnedOn.includes('extract_tags') } : basis;
       let extras: { refund(records: InputRecord[]): Promise<void> } | undefined;
       const fail = async (code: number, text: string) => {
-        await extras?.refund([basis]);
+        await extras?.refund([paid]);
         skips.push(skipped(ctx, { ...echo(record), _id: id }, code, text));
       };
       if (work._url !== undefined || work._base64 !== undefined || work._file !== undefined) {
         try {
-          extras = await this.chargeExtras(ctx, c, [basis]);
+          extras = await this.chargeExtras(ctx, c, [paid]);
         } catch (err) {
           if (err instanceof ServiceError && err.status === 402) {
             skips.push(skipped(ctx, { ...echo(record), _id: id }, 402, err.message));
@@ -927,7 +932,7 @@ export class VisualSearchService {
         const text = c.type === 'custom' ? undefined : this.textRow(c, data, observed, observed ? undefined : await this.store.text.get(this.store.store.db, current.key));
         // the collection deleted meanwhile: the extras charged for this record go back before the 404
         const updated = await whileExists(c, this.store.update(c.id, id!, data, vector, text, hash, current.seq).catch(async (err: unknown) => {
-          if (err instanceof CollectionGone) await extras?.refund([basis]);
+          if (err instanceof CollectionGone) await extras?.refund([paid]);
           throw err;
         }));
         if (updated === 'changed' && tries >= 15) {

@@ -445,9 +445,13 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       const after = await get('linked');
       expect(after._url).toBe(url);
       expect(after._dominant_colors).toBeDefined();
-      // and again for the other flag: the link is still there to read
+      // and again for the other flag: the link is still there to read; the update pays for the flag it turns on, not
+      // again for the colours the update before paid for (h236: the colours were charged again)
+      const credits = async () => (await h.app.loupe.accounts.getAccount(shop.account))!.credits;
+      const before = await credits();
       expect((await call(`${base}/update`, { records: [{ _id: 'linked', extract_tags: true }] }, shop)).http).toBe(200);
       expect((await get('linked'))._tags).toBeDefined();
+      expect(before - (await credits())).toBe(h.config.prices['visual_search.update']! + h.config.prices['visual_search.extract_tags']!);
     } finally {
       server.close();
     }
