@@ -86,11 +86,15 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
     expect(report.tables).toMatchObject(expected);
     expect(report.collections_indexed).toBe(1);
     expect(r.stderr).toMatch(/collection_records: 5 of 5 rows/);
+    expect(r.stderr).toMatch(/making the search indexes \(.*card_sessions_search/);
 
     const app = await buildApp(loadConfig({}, { dataDir, databaseUrl: target.url, logLevel: 'silent', rateLimit: { perSecond: 0, burst: 0 }, seen: [] }));
     try {
       // the same token, the same answers
       expect((await call(app, 'GET', cs(`session/${sessionId}`), token)).json()).toEqual(before.session);
+      // found by its name through the search text the move copied
+      const named = (before.session as { name: string }).name.split(/\s+/)[0]!;
+      expect((await call(app, 'GET', cs(`session/?search=${encodeURIComponent(named)}`), token)).json().results.map((x: { id: string }) => x.id)).toContain(sessionId);
       const rows = (await call(app, 'GET', cs(`identification/?session=${sessionId}`), token)).json();
       // a row's version hashes its columns as each engine gives them: the one thing that differs (README); links are
       // signed to a minute's boundary, which the test may cross: compared without their signature
@@ -118,6 +122,9 @@ describe.skipIf(!process.env.DATABASE_URL)('loupe move-to-postgres', () => {
         const indexes = (await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename IN ('collection_records', 'collection_text')")).rows.map((x) => x.indexname);
         const hex = collectionId.replace(/-/g, '');
         expect(indexes).toEqual(expect.arrayContaining([`collection_hnsw_${hex}`, `collection_text_gin_${hex}`]));
+        // the schema's search indexes, dropped for the copy and made again after it (h234: updated row by row, 9× slower)
+        const gin = (await pool.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE indexname IN ('card_sessions_search', 'catalog_names_trgm')")).rows.map((x) => x.indexname);
+        expect(gin.sort()).toEqual(['card_sessions_search', 'catalog_names_trgm']);
       } finally {
         await pool.end();
       }

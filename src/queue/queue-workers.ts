@@ -50,6 +50,8 @@ export class QueueWorkers {
       creditHolds?: { returnDueHolds(now: number): Promise<{ holds: number; credits: number }> };
       /** Rows catalog and price imports staged and did not remove (they died, or their clean-up failed). */
       stagedImports?: { removeAbandoned(): Promise<number> };
+      /** Sessions an older release stored without their search text, folded (migration 038). */
+      unfoldedSessions?: { refold(): Promise<number> };
       /** Why no job may be claimed now (a newer release upgraded the database), else undefined. */
       claimBlocked?: () => Promise<string | undefined>;
     },
@@ -121,6 +123,8 @@ export class QueueWorkers {
         if (files > 0) this.options.log?.('info', 'media: removed files a stopped process left', { files });
         const staged = await this.deps.stagedImports?.removeAbandoned();
         if (staged) this.options.log?.('info', 'imports: removed the rows imports that did not finish had staged', { rows: staged });
+        const folded = await this.deps.unfoldedSessions?.refold();
+        if (folded) this.options.log?.('info', 'sessions: made the search text of sessions an older release stored without it', { sessions: folded });
         const back = await this.deps.creditHolds?.returnDueHolds(now);
         if (back?.holds) this.options.log?.('warn', 'credits: gave back the charges of calls a stopped process never answered', back);
         return deleted;

@@ -8,7 +8,7 @@ import { ImageIntake } from '../media/image-intake.ts';
 import { existingMediaSecret, loadMediaSecret, MediaLinks } from '../media/media-links.ts';
 import { MediaStore } from '../media/media-store.ts';
 import { AccountStore } from '../store/account-store.ts';
-import { CardSessionStore } from '../store/card-session-store.ts';
+import { CardSessionStore, refoldSessionSearch } from '../store/card-session-store.ts';
 import { assertWritable, NotWritable, openStore, type Store } from '../store/database.ts';
 import { SchemaWatch } from '../store/migrate.ts';
 import { AccountErasure } from './account-erasure.ts';
@@ -102,7 +102,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // operator backing up "the file media-secret" would keep instead of the one in use.
   await existingMediaSecret(config.dataDir, config.media.secret);
   const mediaDir = path.join(config.dataDir, 'media');
-  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, applicationName: options.takesRequests ? 'loupe server' : options.longRunning ? 'loupe worker' : 'loupe cli', poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
+  const store = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, applicationName: options.takesRequests ? 'loupe server' : options.longRunning ? 'loupe worker' : 'loupe cli', poolSize: config.pgPoolSize, stalledStatementMs: options.longRunning ? config.pgStatementLimitMs : 0, warn: (message, fields) => options.log?.('warn', message, fields), info: (message, fields) => options.log?.('info', message, fields), backgroundCheckpoints: options.longRunning ?? false, upgrade: options.upgrade ?? options.longRunning ?? false, create: options.create ?? true });
   // The CLI on PostgreSQL neither makes a data folder nor a signing secret it would never use: run from another folder,
   // every command left ./data/media and a new media-secret there, which an operator could back up as the real one (h207)
   const cliOnPostgres = !options.longRunning && config.databaseUrl !== undefined;
@@ -166,7 +166,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     return newer.length ? SchemaWatch.message(newer) : undefined;
   };
   const backfill = new SeenBackfill(collectionStore, vision, config.seen, options.log, outdatedRelease);
-  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
+  const queue = new QueueWorkers({ requests: requestStore, registry, signal, intake, media: mediaStore, policy, present: (row) => results.response(row), background: [backfill], mediaDeletions, creditHolds: accountStore, stagedImports: { removeAbandoned: () => removeAbandonedStaging(store.db, undefined, Date.now(), sweptStagingAfterMs) }, unfoldedSessions: { refold: () => refoldSessionSearch(store.db, store.dialect, { unfoldedOnly: true }) }, claimBlocked: outdatedRelease }, { queue: config.queue, webhooks: config.webhooks, ...(options.log ? { log: options.log } : {}), ...(options.takesRequests ? { shortensRetention: true } : {}) });
   const collections = new CollectionService(collectionStore, accounts, queries);
   const cardSessions = new CardSessionService(CardSessionStore.of(store), mediaStore, config.limits, links);
   const erasure = new AccountErasure({ accounts, accountStore, collections, cardSessions, requests: requestStore, media: mediaStore, mediaDeletions, store, dataDir: config.dataDir });

@@ -9,20 +9,31 @@ const maxSearchWords = 8;
 
 type SearchedFields = Pick<CardSessionsTable, 'name' | 'description' | 'platform' | 'game'>;
 
+/** A stored word's most characters: NFKC makes up to 18 of one (ﷺ), and a session's fields are 10,455 characters. */
+export const SEARCH_WORD_MAX = 256;
+
 /**
- * What a session search looks in: the four fields folded (`foldForSearch`) as one text whose line breaks no word holds.
- * Stored (`search_text`) rather than folded by each search, which scanned and folded every session of the workspace
+ * What a session search looks in: the four fields folded (`foldForSearch`), each word once, space-separated. A search's
+ * words hold no space, so one is found in a stored word or not at all, as in the fields' whole text; a word is kept to
+ * its first `SEARCH_WORD_MAX` characters (h234: fields of ﷺ folded to 188,000 characters a session). Stored
+ * (`search_text`) rather than folded by each search, which scanned and folded every session of the workspace
  * (300,000 sessions: 3.6–4.8 s on PostgreSQL, h226). A change of the fold needs a migration that makes them again
  * (`refoldSessionSearch`).
  */
-export const sessionSearchText = (s: SearchedFields): string => foldForSearch([s.name, s.description, s.platform, s.game].join('\n'));
+export const sessionSearchText = (s: SearchedFields): string =>
+  [...new Set(foldForSearch([s.name, s.description, s.platform, s.game].join('\n')).split(/\s+/).filter(Boolean).map((w) => [...w].slice(0, SEARCH_WORD_MAX).join('')))].join(' ');
 
-/** `search_text` made again for every session, a thousand at a time (migrations). */
-export async function refoldSessionSearch(db: Kysely<Database>, dialect: DialectName): Promise<number> {
+/**
+ * `search_text` made again for every session, a thousand at a time (migrations); with `unfoldedOnly`, for the sessions
+ * that have none (the retention sweep: a node of the release before 038 that went on writing while another upgraded
+ * stored its sessions without one, h234; `card_sessions_unfolded` finds them).
+ */
+export async function refoldSessionSearch(db: Kysely<Database>, dialect: DialectName, options: { unfoldedOnly?: boolean } = {}): Promise<number> {
   let after: string | undefined;
   let done = 0;
   for (;;) {
     let q = db.selectFrom('card_sessions').select(['id', 'name', 'description', 'platform', 'game', 'search_text']);
+    if (options.unfoldedOnly) q = q.where('search_text', '=', '');
     if (after !== undefined) q = q.where('id', '>', after);
     const rows = await q.orderBy('id').limit(1000).execute();
     if (!rows.length) return done;
@@ -40,7 +51,9 @@ export async function refoldSessionSearch(db: Kysely<Database>, dialect: Dialect
   }
 }
 
-export type SessionRow = Selectable<CardSessionsTable>;
+/** A session as read: every column but its search text, which only a search reads (h234: up to 18 times its fields). */
+export type SessionRow = Omit<Selectable<CardSessionsTable>, 'search_text'>;
+const sessionColumns = ['seq', 'id', 'workspace_id', 'name', 'description', 'game', 'game_key', 'platform', 'status', 'started', 'ended', 'client', 'meta_data', 'identification_count', 'total_price', 'created_at', 'updated_at', 'idempotency_key', 'body_hash'] as const satisfies readonly Exclude<keyof CardSessionsTable, 'search_text'>[];
 /** `seen` is ISO 8601 text in UTC on both backends (PostgreSQL's to the microsecond). */
 export type IdentificationRow = Omit<Selectable<CardIdentificationsTable>, 'seen'> & { seen: string | null };
 export type MergeableRow = Pick<IdentificationRow, 'id' | 'event_id' | 'calls' | 'duration' | 'grading' | 'grade' | 'sold' | 'note' | 'price' | 'price_basis' | 'corrected_at' | 'original' | 'links' | 'price_stats' | 'sent_hashes' | 'user_set' | 'card_key' | 'id_type' | 'name' | 'full_name' | 'set_name' | 'set_code' | 'card_number' | 'year'>;
@@ -157,7 +170,7 @@ export class CardSessionStore {
   }
 
   private sessionQuery(workspaceId: string) {
-    return this.db.selectFrom('card_sessions as s').selectAll('s').where('s.workspace_id', '=', workspaceId);
+    return this.db.selectFrom('card_sessions as s').select(sessionColumns.map((c) => `s.${c}` as const)).where('s.workspace_id', '=', workspaceId);
   }
 
   async getSession(id: string, workspaceId: string): Promise<SessionRow | undefined> {

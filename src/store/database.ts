@@ -511,6 +511,8 @@ export interface StoreOptions {
   stalledStatementMs?: number | undefined;
   /** Where a stalled statement is told (the server's log). */
   warn?: ((message: string, fields: Record<string, unknown>) => void) | undefined;
+  /** Where an upgrade about to run is told, before its migrations (h234: a long one ran without a word). */
+  info?: ((message: string, fields: Record<string, unknown>) => void) | undefined;
   /** PostgreSQL's `application_name` of the pool's connections (`loupe server`, `loupe worker`, `loupe cli`). */
   applicationName?: string | undefined;
   /**
@@ -665,7 +667,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       const { rows } = await sql<{ enc: string }>`SELECT current_setting('server_encoding') AS enc`.execute(store.db);
       if (rows[0] && rows[0].enc !== 'UTF8') throw new Error(notUtf8('the database', rows[0].enc));
     }
-    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true, ...(options.warn ? { onWait: options.warn } : {}) });
+    store.migrated = await migrate(store, { upgrade: options.upgrade ?? true, create: options.create ?? true, ...(options.warn ? { onWait: options.warn } : {}), ...(options.info ? { onUpgrade: options.info } : {}) });
     afterMigrate();
     // a database made with the C locale lowers and splits into trigrams ASCII alone: catalog name search finds no
     // "Pokémon" there, where the embedded database does (h152); said at start, as nothing else says it. Session search

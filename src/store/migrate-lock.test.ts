@@ -52,6 +52,24 @@ describe.runIf(process.env.DATABASE_URL)('the database upgrade lock', () => {
   }, 30_000);
 });
 
+describe('an upgrade', () => {
+  it('is said before its migrations run, naming them; a new database is not an upgrade (h234: it ran without a word)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-upgrade-said-'));
+    try {
+      const said: string[] = [];
+      const first = await openStore({ dataDir: dir, info: (m) => said.push(m) });
+      expect(said).toEqual([]);
+      await first.db.deleteFrom('loupe_migrations' as never).where('name' as never, '=', '037-card-key-late-cards' as never).execute();
+      await first.close();
+      const again = await openStore({ dataDir: dir, info: (m) => said.push(m) });
+      await again.close();
+      expect(said).toEqual(['upgrading the database: migration 037-card-key-late-cards; the server answers once it is done']);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the check for a newer release', () => {
   it('answers from its last read while a new one waits (h226: a lock on loupe_migrations held every API call)', async () => {
     let reads = 0;

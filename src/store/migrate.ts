@@ -7,7 +7,7 @@ import { migrations } from './migrations/index.ts';
  * `loupe_migrations`. Several processes may start at once (server + CLI, many API nodes):
  * PostgreSQL serialises them with an advisory lock, SQLite with its write lock.
  */
-export async function migrate(store: Store, options: { upgrade?: boolean; create?: boolean; onWait?: (message: string, fields: Record<string, unknown>) => void; waitSayMs?: number } = {}): Promise<string[]> {
+export async function migrate(store: Store, options: { upgrade?: boolean; create?: boolean; onWait?: (message: string, fields: Record<string, unknown>) => void; onUpgrade?: (message: string, fields: Record<string, unknown>) => void; waitSayMs?: number } = {}): Promise<string[]> {
   const { db, dialect } = store;
   const applied: string[] = [];
   await db.transaction().execute(async (trx) => {
@@ -25,6 +25,8 @@ export async function migrate(store: Store, options: { upgrade?: boolean; create
     if (options.upgrade === false && have.size > 0 && pending.length) {
       throw new Error(`the database was made by an earlier Loupe release and needs upgrading (${migrationList(pending)}): this command does not upgrade it, so the release running on it is not locked out; after a backup, run \`loupe migrate\` or start the server, which upgrade it`);
     }
+    // an upgrade (not a new database) is said before it runs: one that rewrites every row (038) takes a while, with the port closed
+    if (have.size > 0 && pending.length) options.onUpgrade?.(`upgrading the database: ${migrationList(pending)}; the server answers once it is done`, { migrations: pending });
     for (const m of migrations) {
       if (have.has(m.name)) continue;
       for (const statement of m[dialect]) await sql.raw(statement).execute(trx);

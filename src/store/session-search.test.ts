@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
-import { CardSessionStore, sessionSearchText } from './card-session-store.ts';
+import { CardSessionStore, refoldSessionSearch, SEARCH_WORD_MAX, sessionSearchText } from './card-session-store.ts';
 import { foldForSearch } from './database.ts';
 import { sessionSearchText as migration038 } from './migrations/038-session-search-text.ts';
 
@@ -36,6 +36,19 @@ describe.each(backends)('session search text (%s)', (backend) => {
     await t.store.db.transaction().execute((trx) => migration038.run!(trx, t.store.dialect));
     expect(await found('strasse arger pokemon whatnot')).toEqual(['Straße Ärger']);
     expect(await found('ポケモン')).toEqual(['ﾎﾟｹﾓﾝ 土曜']);
+  });
+
+  it('sessions an older release stored without a search text are folded by the sweep, the others left alone', async () => {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    await sql`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at)
+      VALUES (${id}, ${workspace}, 'Late writer Łukasz', '', '', '', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(t.store.db);
+    expect(await found('lukasz')).toEqual([]);
+    expect(await refoldSessionSearch(t.store.db, t.store.dialect, { unfoldedOnly: true })).toBe(1);
+    expect(await found('lukasz late')).toEqual(['Late writer Łukasz']);
+    expect(await refoldSessionSearch(t.store.db, t.store.dialect, { unfoldedOnly: true })).toBe(0);
+    // a session read for its answers does not carry its search text
+    expect(await sessions().getSession(id, workspace)).not.toHaveProperty('search_text');
   });
 
   it('a PATCH of one field keeps the others searchable, and the old name is no longer found', async () => {
@@ -77,6 +90,14 @@ describe('the session search fold', () => {
     const probe = 'ÉCLAIR Poke\u0301mon ＰＳＡ１０ ﾎﾟｹﾓﾝ ガ Straße Łódź Cœur Æsir Diyarbakır ΟΔΟΣ İstanbul שָׁלוֹם بوكـــيمون ٢٠٢٤ ک ة Glu\u00adrak Bisa\u200bsam ज़ №5 ™ ǅ \u200f';
     const folded = foldForSearch(probe);
     expect(createHash('sha256').update(folded).digest('hex').slice(0, 16), folded).toBe('85b7912b428d4c55');
-    expect(sessionSearchText({ name: 'A', description: 'B', platform: 'C', game: 'D' })).toBe('a\nb\nc\nd');
+    expect(sessionSearchText({ name: 'A', description: 'B', platform: 'C', game: 'D' })).toBe('a b c d');
+  });
+
+  it('keeps each word once, and a word to its first 256 characters (h234: fields of ﷺ stored 188,000 a session)', () => {
+    expect(sessionSearchText({ name: 'Pikachu pikachu PIKACHU', description: 'Pikachu\tbinder\n binder', platform: '', game: 'Pokémon' })).toBe('pikachu binder pokemon');
+    // each ﷺ folds to four words, 18 characters: kept once
+    expect(sessionSearchText({ name: 'ﷺ'.repeat(255), description: 'ﷺ'.repeat(10_000), platform: 'ﷺ'.repeat(100), game: 'ﷺ'.repeat(100) }).length).toBeLessThan(30);
+    expect([...sessionSearchText({ name: 'Ⅻ'.repeat(10_000), description: '', platform: '', game: '' })].length).toBe(SEARCH_WORD_MAX);
+    expect(sessionSearchText({ name: '', description: '', platform: '', game: '' })).toBe('');
   });
 });
