@@ -24,6 +24,7 @@ const gradeFields: Record<string, Schema> = {
   qualifier: nstr('A qualifier the label prints (`OC`, `MK`, `AUTHENTIC`), or null.'),
   subgrades: { type: 'object', nullable: true, description: 'BGS-style subgrades where the label prints them.', properties: { centering: nnum(), corners: nnum(), edges: nnum(), surface: nnum() } },
 };
+const cjkNull = 'Null only with `ignore_non_ascii`, where it holds CJK text (as any other text field of the match).';
 const priceStats: Schema = { type: 'array', items: ref('PriceStat'), description: 'With `price_stats`: the card\'s price statistics (docs/prices.md); absent where no price is known.' };
 const links: Schema = { type: 'object', additionalProperties: { type: 'string' }, description: 'Marketplace and reference pages the catalog carries: `{site: url}`.' };
 
@@ -47,7 +48,7 @@ export const recognitionSchemas: Record<string, Schema> = {
   ),
   TradingCardMatch: object(
     {
-      id: str('The card\'s id in its catalog.'), name: str(), full_name: str(), set: nstr(), set_code: nstr(), set_series_code: nstr(), series: nstr(),
+      id: str('The card\'s id in its catalog.'), name: nstr(cjkNull), full_name: nstr(cjkNull), set: nstr(), set_code: nstr(), set_series_code: nstr(), series: nstr(),
       card_number: nstr(), out_of: { type: 'integer', nullable: true }, rarity: nstr(), year: nstr(), color: nstr(), type: nstr(), subcategory: str(),
       links, catalog: str('The catalog it was found in.'), price_stats: priceStats, ...gradeFields,
     },
@@ -56,7 +57,7 @@ export const recognitionSchemas: Record<string, Schema> = {
   ),
   SportCardMatch: object(
     {
-      id: str(), name: str(), full_name: str(), year: nstr(), set_name: nstr(), card_type: nstr(), card_number: nstr(), sub_set: nstr(), company: nstr(), subcategory: nstr(),
+      id: str(), name: nstr(cjkNull), full_name: nstr(cjkNull), year: nstr(), set_name: nstr(), card_type: nstr(), card_number: nstr(), sub_set: nstr(), company: nstr(), subcategory: nstr(),
       links, catalog: str(), teams: { type: 'array', items: str() }, attributes: { type: 'array', items: str(), description: '`Rookie Card`, `Rookie Debut`, … as the checklist says.' }, price_stats: priceStats,
       ...Object.fromEntries(Object.entries(gradeFields).filter(([k]) => k !== 'company')),
     },
@@ -64,13 +65,13 @@ export const recognitionSchemas: Record<string, Schema> = {
     { description: 'A sport card of an imported checklist.' },
   ),
   ComicsMatch: object(
-    { id: str(), name: str('The series.'), title: nstr(), date: nstr('The publication year.'), number: nstr('The issue.'), publisher: nstr(), origin_date: nstr('The series\' first year.'), links, catalog: str(), subcategory: nullOnly, price_stats: priceStats, ...gradeFields },
+    { id: str(), name: nstr(`The series. ${cjkNull}`), title: nstr(), date: nstr('The publication year.'), number: nstr('The issue.'), publisher: nstr(), origin_date: nstr('The series\' first year.'), links, catalog: str(), subcategory: nullOnly, price_stats: priceStats, ...gradeFields },
     ['id', 'name', 'publisher', 'catalog'],
     { description: 'A comic issue.' },
   ),
   SlabLabelMatch: object(
     {
-      name: nstr(), full_name: nstr(), brand: nstr('The set line\'s brand (`POKEMON`).'), ...gradeFields, year: nstr(), card_no: nstr(), certificate_number: nstr(), lang: nstr(), set: nstr(), rarity: nstr(), links,
+      name: nstr(), full_name: nstr(), brand: nstr('The set line\'s brand (`POKEMON`).'), ...gradeFields, score: { type: 'integer', nullable: true, description: 'TAG labels only: the TAG score (0–1000).' }, year: nstr(), card_no: nstr(), certificate_number: nstr(), lang: nstr(), set: nstr(), rarity: nstr(), links,
       card: { anyOf: [ref('TradingCardMatch'), ref('SportCardMatch'), ref('ComicsMatch'), nullOnly], description: 'The catalog card the label names, or null.' },
       price_stats: priceStats,
     },
@@ -87,7 +88,7 @@ export const recognitionSchemas: Record<string, Schema> = {
     {
       best_match: { anyOf: [ref('TradingCardMatch'), ref('SportCardMatch'), ref('ComicsMatch'), ref('SlabLabelMatch'), ref('SlabGradeMatch'), ref('CardTextMatch'), nullOnly], description: 'Null when nothing in the catalogs matches.' },
       alternatives: { type: 'array', items: { anyOf: [ref('TradingCardMatch'), ref('SportCardMatch'), ref('ComicsMatch'), ref('SlabLabelMatch')] } },
-      distances: { type: 'array', items: { type: 'number' }, description: 'The best match\'s distance, then each alternative\'s (0 is certain).' },
+      distances: { type: 'array', items: { type: 'number' }, description: 'The best match\'s distance, then each alternative\'s (0 is certain). Empty where the best match is what a label or the text says rather than a catalog card compared (`/slab_grade`, `/card_ocr_id`, a label naming no catalog card).' },
     },
     ['best_match', 'alternatives', 'distances'],
   ),
@@ -176,6 +177,7 @@ export const gradingSchemas: Record<string, Schema> = {
     },
     ['name', 'polygon', 'bound_box'],
   ),
+  GradingGrades: object({ corners: { type: 'number' }, edges: { type: 'number' }, surface: { type: 'number' }, centering: nnum(), final: { type: 'number' }, condition: str() }, [], { description: '`grade`: every part\'s grade and the final one; `centering`: its grade alone.' }),
   GradingRecord: object(
     {
       _id: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'As sent.' },
@@ -187,7 +189,7 @@ export const gradingSchemas: Record<string, Schema> = {
       corners: { type: 'array', items: ref('GradingCorner') },
       edges: { type: 'array', items: ref('GradingEdge') },
       card: { type: 'array', items: ref('GradingCardEntry') },
-      grades: object({ corners: { type: 'number' }, edges: { type: 'number' }, surface: { type: 'number' }, centering: nnum(), final: { type: 'number' }, condition: str() }),
+      grades: ref('GradingGrades'),
       versions: { type: 'object', additionalProperties: { type: 'string' }, description: 'The models used, by part.' },
       _full_url_card: str('`grade`: the image with what was found and graded drawn on it.'),
       _exact_url_card: str('`grade`, `centering`: the upright card with its centering drawn.'),
@@ -221,16 +223,31 @@ export function recognitionAnswerFields<T>(doc: T): T {
     }
   }
   if (used) Object.assign(schemas, recognitionSchemas);
-  // an asynchronous request's records, by its type
-  const detail = d.paths?.['/account/v2/request/{id}']?.get?.responses?.['200']?.content?.['application/json']?.schema as { properties?: Record<string, { properties?: Record<string, Schema> }> } | undefined;
-  const records = detail?.properties?.response?.properties?.records;
-  if (records && used) {
+  // an asynchronous request's records, by its type, in its detail and in the webhook resend's answer
+  if (used) {
     Object.assign(schemas, gradingSchemas);
-    records.items = ref('RequestRecord');
     schemas.RequestRecord = {
-      anyOf: [ref('RecognitionRecord'), ref('GradingRecord'), { type: 'object', additionalProperties: true }],
-      description: 'By the request\'s type: `collectibles-recognition` a RecognitionRecord, `card-grader` a GradingRecord (spec 3 §2), `upscaler` and `flows` their own records (docs/flows.md).',
+      anyOf: [ref('RecognitionRecord'), ref('GradingRecord'), object({ _status: object({ code: { type: 'integer' }, text: str(), request_id: str() }, ['code', 'text']) }, ['_status'], { additionalProperties: true })],
+      description: 'By the request\'s type: `collectibles-recognition` a RecognitionRecord, `card-grader` a GradingRecord (spec 3 §2), `upscaler` and `flows` their own records with their `_status` (docs/flows.md).',
     };
+    schemas.RequestResponse = object(
+      {
+        records: { type: 'array', items: ref('RequestRecord') },
+        type: str('`card-grader`: the request\'s type.'),
+        endpoint: str('`card-grader`: the endpoint.'),
+        statistics: object({ 'processing time': { type: 'number', description: 'Seconds.' }, OperationTime: { type: 'number', description: 'Milliseconds.' } }, ['processing time']),
+        grades: { anyOf: [ref('GradingGrades'), nullOnly], description: '`card-grader` `grade`: the card\'s grades, its front and back weighed where both were sent; null where no card was graded.' },
+        front_weight: { type: 'number', description: '`grade` with a front and a back: the front\'s weight.' },
+      },
+      ['records'],
+      { additionalProperties: true, description: 'What the request answered (spec 3 §2): its records, and for grading its type, endpoint and statistics.' },
+    );
+    for (const path of ['/account/v2/request/{id}', '/account/v2/request/{id}/webhook']) {
+      for (const op of Object.values(d.paths?.[path] ?? {})) {
+        const detail = op?.responses?.['200']?.content?.['application/json']?.schema as { properties?: Record<string, Schema> } | undefined;
+        if (detail?.properties?.response) detail.properties.response = ref('RequestResponse');
+      }
+    }
     webhookCallback(d);
   }
   return doc;
@@ -245,26 +262,33 @@ function webhookCallback(d: { paths?: Record<string, Record<string, Record<strin
   const submit = d.paths?.['/account/v2/request']?.post;
   if (!submit) return;
   d.components!.schemas!.WebhookPayload = object(
-    { status: { type: 'string', enum: ['DONE'] }, id: { type: 'string', format: 'uuid' }, type: str('The request\'s type.'), response: object({ records: { type: 'array', items: ref('RequestRecord') } }, ['records'], { additionalProperties: true }) },
+    { status: { type: 'string', enum: ['DONE'] }, id: { type: 'string', format: 'uuid' }, type: str('The request\'s type.'), response: ref('RequestResponse') },
     ['status', 'id', 'type', 'response'],
     { description: 'As the request\'s detail gives it once DONE (media links signed when each attempt is made).' },
   );
   const header = (name: string, description: string, schema: Schema = { type: 'string' }) => ({ name, in: 'header', required: true, description, schema });
-  submit.callbacks = {
-    completion: {
-      '{$request.body#/webhook/endpoint}': {
-        post: {
-          summary: 'The request is DONE (sent to `webhook.endpoint`, or to `webhook.url` where the submit named it so)',
-          description: 'Retried on a network error, a timeout or an answer other than 2xx, on the server\'s schedule, up to its limit (docs/webhooks.md); the request\'s detail says how delivery went (`webhook`).',
-          parameters: [
-            header('Loupe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` of `"<t>.<raw body>"` with the account\'s webhook secret (docs/webhooks.md, "Verifying the signature").'),
-            header('Loupe-Request-Id', 'The request\'s id.', { type: 'string', format: 'uuid' }),
-            header('Loupe-Delivery-Attempt', '1, 2, …: the attempt\'s number.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
-          ],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
-          responses: { '2XX': { description: 'Delivered: not sent again.' }, default: { description: 'Not delivered: sent again later, up to the server\'s limit.' } },
-        },
-      },
+  const delivery = {
+    post: {
+      summary: 'The request is DONE',
+      description: 'Sent to `webhook.endpoint`, or to `webhook.url` where the submit named it so. Retried on a network error, a timeout or an answer other than 2xx, on the server\'s schedule, up to its limit (docs/webhooks.md); the request\'s detail says how delivery went (`webhook`). Signed, not authenticated: the receiver checks `Loupe-Signature`.',
+      security: [],
+      parameters: [
+        header('Loupe-Signature', '`t=<unix seconds>,v1=<hex HMAC-SHA256>` of `"<t>.<raw body>"` with the account\'s webhook secret (docs/webhooks.md, "Verifying the signature").'),
+        header('Loupe-Request-Id', 'The request\'s id.', { type: 'string', format: 'uuid' }),
+        header('Loupe-Delivery-Attempt', '1, 2, …: the attempt\'s number.', { type: 'string', pattern: '^[1-9][0-9]*$' }),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: ref('WebhookPayload') } } },
+      responses: { '2XX': { description: 'Delivered: not sent again.' }, default: { description: 'Not delivered: sent again later, up to the server\'s limit.' } },
     },
   };
+  submit.callbacks = { completion: { '{$request.body#/webhook/endpoint}': delivery }, completionToUrl: { '{$request.body#/webhook/url}': delivery } };
+  // the resend delivers the same, to the address the request was given
+  const resend = d.paths?.['/account/v2/request/{id}/webhook']?.post;
+  if (resend) resend.callbacks = { completion: { '{$request.body#/endpoint}': delivery } };
+  // the webhook as the server takes it: other keys are refused (by the service, naming them; the route leaves it open)
+  const webhook = (submit.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, Schema> } }> } | undefined)?.content?.['application/json']?.schema?.properties?.webhook;
+  if (webhook?.properties) {
+    webhook.additionalProperties = false;
+    (webhook.properties as Record<string, Schema>).method = { type: 'string', enum: ['POST'], description: 'POST, the only method a delivery uses.' };
+  }
 }

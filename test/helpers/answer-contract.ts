@@ -18,15 +18,15 @@ function closed(node: unknown): unknown {
   return out;
 }
 
-const checkers = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv; record: ValidateFunction; grading: ValidateFunction; webhook: ValidateFunction }>();
+const checkers = new WeakMap<FastifyInstance, { doc: Doc; ajv: Ajv; record: ValidateFunction; grading: ValidateFunction; webhook: ValidateFunction; response: ValidateFunction }>();
 
 function checkerOf(app: FastifyInstance) {
   let c = checkers.get(app);
   if (!c) {
     const doc = JSON.parse(JSON.stringify((app as unknown as { swagger(): unknown }).swagger())) as Doc;
     const ajv = new Ajv({ strict: false, allErrors: true });
-    ajv.addSchema({ $id: 'doc', components: { schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([name, s]) => [name, /^(Recognition|Recognized|PriceStat|Grading|.*Match$)/.test(name) ? closed(s) : s])) } });
-    c = { doc, ajv, record: ajv.compile({ $ref: 'doc#/components/schemas/RecognitionRecord' }), grading: ajv.compile({ $ref: 'doc#/components/schemas/GradingRecord' }), webhook: ajv.compile({ $ref: 'doc#/components/schemas/WebhookPayload' }) };
+    ajv.addSchema({ $id: 'doc', components: { schemas: Object.fromEntries(Object.entries(doc.components.schemas).map(([name, s]) => [name, /^(Recognition|Recognized|PriceStat|Grading|Request|.*Match$)/.test(name) ? closed(s) : s])) } });
+    c = { doc, ajv, record: ajv.compile({ $ref: 'doc#/components/schemas/RecognitionRecord' }), grading: ajv.compile({ $ref: 'doc#/components/schemas/GradingRecord' }), webhook: ajv.compile({ $ref: 'doc#/components/schemas/WebhookPayload' }), response: ajv.compile({ $ref: 'doc#/components/schemas/RequestResponse' }) };
     checkers.set(app, c);
   }
   return c;
@@ -54,8 +54,10 @@ export function checkAnswerContract(app: FastifyInstance, method: string, url: s
     if (!valid) throw new Error(`answer contract: ${method} ${path} HTTP ${res.statusCode} differs from the OpenAPI document: ${errorsOf(ajv, ajv.errors)}`);
   } else if (/^\/account\/v2\/request\/[^/?]+\/?$/.test(path) && method === 'GET' && res.statusCode === 200) {
     const body = res.json() as { type?: string; status?: string; response?: { records?: unknown[] } };
-    if (body.status !== 'DONE' || (body.type !== 'collectibles-recognition' && body.type !== 'card-grader')) return;
-    const { ajv, record, grading } = checkerOf(app);
+    if (body.status !== 'DONE') return;
+    const { ajv, record, grading, response } = checkerOf(app);
+    if (!response(body.response)) throw new Error(`answer contract: request ${path} response differs from RequestResponse: ${errorsOf(ajv, response.errors)}`);
+    if (body.type !== 'collectibles-recognition' && body.type !== 'card-grader') return;
     const [check, name] = body.type === 'card-grader' ? [grading, 'GradingRecord'] : [record, 'RecognitionRecord'];
     for (const [i, r] of (body.response?.records ?? []).entries()) {
       if (!check(r)) throw new Error(`answer contract: request ${path} record ${i} differs from ${name}: ${errorsOf(ajv, check.errors)}`);

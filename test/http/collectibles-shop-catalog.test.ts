@@ -36,5 +36,8 @@ describe.runIf(fs.existsSync(zacian) && fs.existsSync(froslass))("a shop's CSV c
       expect(o._identification.best_match, file).toMatchObject({ name, card_number: number, catalog: 'jp-shop' });
       expect(o._tags.Language[0].name).toBe('ja');
     }
+    // with ignore_non_ascii the match keeps its id and shape, its Japanese text null (h237: id, name and full name went)
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: fs.readFileSync(zacian).toString('base64') }], ignore_non_ascii: true } });
+    expect(res.json().records[0]._objects[0]._identification.best_match).toMatchObject({ id: 's8b|117/184|ザシアンV', name: null, full_name: null, card_number: '117/184', catalog: 'jp-shop' });
   }, 120_000);
 });

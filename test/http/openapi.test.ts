@@ -155,7 +155,12 @@ describe('OpenAPI', () => {
     expect(doc.paths['/collectibles/v2/tcg_id'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecognitionAnswer' });
     expect(JSON.stringify(doc.paths['/collectibles/v2/sport_id'].post.responses['404'].content['application/json'].schema)).toContain('#/components/schemas/RecognitionAnswer');
     expect(doc.components.schemas.RecognizedObject.properties._identification).toEqual({ $ref: '#/components/schemas/RecognitionIdentification' });
-    expect(doc.paths['/account/v2/request/{id}'].get.responses['200'].content['application/json'].schema.properties.response.properties.records.items).toEqual({ $ref: '#/components/schemas/RequestRecord' });
+    for (const [path, method] of [['/account/v2/request/{id}', 'get'], ['/account/v2/request/{id}/webhook', 'post']] as const) {
+      expect(doc.paths[path][method].responses['200'].content['application/json'].schema.properties.response, path).toEqual({ $ref: '#/components/schemas/RequestResponse' });
+    }
+    expect(doc.components.schemas.RequestResponse.properties.records.items).toEqual({ $ref: '#/components/schemas/RequestRecord' });
+    expect(Object.keys(doc.paths['/account/v2/request'].post.callbacks)).toEqual(['completion', 'completionToUrl']);
+    expect(doc.paths['/account/v2/request'].post.requestBody.content['application/json'].schema.properties.webhook.additionalProperties).toBe(false);
     const hook = doc.paths['/account/v2/request'].post.callbacks.completion['{$request.body#/webhook/endpoint}'].post;
     expect(hook.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookPayload' });
     expect(hook.parameters.map((p: { name: string }) => p.name)).toEqual(['Loupe-Signature', 'Loupe-Request-Id', 'Loupe-Delivery-Attempt']);

@@ -23,6 +23,17 @@ function declaredOptions<K extends string>(body: Record<string, unknown>, keys: 
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }
 
+/** What the document says of an option (docs/api-decisions.md "Options" has the whole of it). */
+const OPTION_NOTES: Record<string, string> = {
+  analyze_all: 'Every card of the image, each its own object, charged at the call\'s price a card (at most 12 read); one record per request (400 `too_many_records` with more).',
+  price_stats: 'The best match\'s price statistics (`PriceStat`), where prices are imported.',
+  lang: 'The language of the text read (`_ocr.lang`, `lang_name`).',
+  slab_id: 'A slab\'s label read and matched (`Slab Label` object), charged once a call at `/slab_id`\'s price where a label is read.',
+  slab_grade: 'A slab\'s company and grade on the card\'s match, charged once a call at `/slab_grade`\'s price where a label is read.',
+  ignore_non_ascii: 'Match fields holding CJK text are null (`id` and `catalog` kept), and `_ocr` lines in CJK left out.',
+  magic_ai: 'Accepted and echoed; changes nothing (at most 2 records carry it).',
+};
+
 const Hint = Type.Optional(Type.String({ maxLength: 100 }));
 const TcgRecord = Type.Intersect([
   ImageRecordInput,
@@ -61,7 +72,8 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     const priceKey = request.routeOptions.config.price;
     return request.charged && priceKey ? { accountId: request.charged.accountId, priceKey, price: request.charged.price, slabPrices } : undefined;
   };
-  const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
+  const option = (o: string) => Type.Optional(Type.Boolean(OPTION_NOTES[o] ? { description: OPTION_NOTES[o] } : {}));
+  const options = Object.fromEntries(TCG_OPTIONS.map((o) => [o, option(o)]));
 
   app.post('/tcg_id', {
     config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.tcg_id' },
@@ -81,7 +93,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
   });
 
-  const sportOptions = Object.fromEntries(SPORT_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
+  const sportOptions = Object.fromEntries(SPORT_OPTIONS.map((o) => [o, option(o)]));
   app.post('/sport_id', {
     config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.sport_id' },
     bodyLimit: config.limits.matchBodyBytes,
@@ -100,7 +112,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
   });
 
-  const comicsOptions = Object.fromEntries(COMICS_OPTIONS.map((o) => [o, Type.Optional(Type.Boolean())]));
+  const comicsOptions = Object.fromEntries(COMICS_OPTIONS.map((o) => [o, option(o)]));
   app.post('/comics_id', {
     config: { service: 'collectibles', envelope: true, mixedIsSuccess: true, storesNothing: true, price: 'collectibles.comics_id' },
     bodyLimit: config.limits.matchBodyBytes,

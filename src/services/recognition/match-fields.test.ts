@@ -30,7 +30,11 @@ describe('a match of a shop’s own game (--kind csv)', () => {
 
 describe('ignore_non_ascii', () => {
   it('drops CJK text from lists too: a sport card\'s teams and attributes (h147)', () => {
-    expect(withoutNonAscii({ name: '大谷翔平', teams: ['読売ジャイアンツ', 'Giants'], attributes: ['ルーキーカード'], year: '2022' })).toEqual({ teams: ['Giants'], attributes: [], year: '2022' });
+    expect(withoutNonAscii({ name: '大谷翔平', teams: ['読売ジャイアンツ', 'Giants'], attributes: ['ルーキーカード'], year: '2022' })).toEqual({ name: null, teams: ['Giants'], attributes: [], year: '2022' });
+  });
+
+  it("keeps the match's shape, and its id and catalog whatever they hold (h237: the card's id went with its name)", () => {
+    expect(withoutNonAscii({ id: 's8b|117/184|ザシアンV', name: 'ザシアンV', full_name: 'ザシアンV 117/184', set_code: 's8b', catalog: 'ポケカ' })).toEqual({ id: 's8b|117/184|ザシアンV', name: null, full_name: null, set_code: 's8b', catalog: 'ポケカ' });
   });
 });
 

@@ -88,13 +88,15 @@ const CJK = /[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\
 /** Whether a text holds CJK characters (what `ignore_non_ascii` leaves out). */
 export const hasCjk = (text: string): boolean => CJK.test(text);
 
-/** The match without its string fields that hold CJK text (`ignore_non_ascii`). */
+/**
+ * The match with its text fields that hold CJK text null (`ignore_non_ascii`), its shape kept; its `id` and `catalog`,
+ * Loupe's own keys of the card, as they are (h237: a Japanese shop catalog's match lost its id, name and full name, so
+ * the card could not be named at all).
+ */
 export function withoutNonAscii<T extends object>(match: T): T {
   // a list of text (a sport card's teams and attributes) loses its entries that hold them (h147)
   return Object.fromEntries(
-    Object.entries(match)
-      .filter(([, v]) => !(typeof v === 'string' && CJK.test(v)))
-      .map(([k, v]) => [k, Array.isArray(v) ? v.filter((x) => !(typeof x === 'string' && CJK.test(x))) : v]),
+    Object.entries(match).map(([k, v]) => [k, k === 'id' || k === 'catalog' ? v : typeof v === 'string' && CJK.test(v) ? null : Array.isArray(v) ? v.filter((x) => !(typeof x === 'string' && CJK.test(x))) : v]),
   ) as T;
 }
 
