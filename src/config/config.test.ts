@@ -29,6 +29,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_SEEN: 'object' })).toThrow(/unknown part/);
     expect(() => loadConfig({ LOUPE_PRICES: '{bad' })).toThrow(/LOUPE_PRICES/);
     expect(() => loadConfig({ LOUPE_PRICES: '{"cardstream.session.create": -1}' })).toThrow(/non-negative/);
+    // more than an account can hold (h236: it started, and every call was a 400 blaming the client)
+    expect(() => loadConfig({ LOUPE_PRICES: '{"image_matching.visual_hash": 1e20}' })).toThrow(/LOUPE_PRICES.image_matching.visual_hash must be at most 1000000000000/);
+    expect(loadConfig({ LOUPE_PRICES: '{"image_matching.visual_hash": 1000000000000}' }).prices['image_matching.visual_hash']).toBe(1_000_000_000_000);
     // a mistyped price name would leave the real price as it was
     expect(() => loadConfig({ LOUPE_PRICES: '{"cardstream.session.creat": 5}' })).toThrow('LOUPE_PRICES names no price "cardstream.session.creat" (did you mean "cardstream.session.create"?)');
     expect(loadConfig({}).priceRates).toEqual({});

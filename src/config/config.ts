@@ -439,6 +439,8 @@ function pricesFrom(value: string | undefined): Record<string, number> {
       throw new Error(`LOUPE_PRICES names no price "${k}"${editDistance(k, near) <= 3 ? ` (did you mean "${near}"?)` : ''}; the prices are listed in README.md, Configuration`);
     }
     if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`LOUPE_PRICES.${k} must be a non-negative integer`);
+    // no account holds more (h236: 1e20 started, and each call was a 400 blaming the client's request)
+    if (v > 1_000_000_000_000) throw new Error(`LOUPE_PRICES.${k} must be at most 1000000000000 (what an account holds), got ${v}`);
     out[k] = v;
   }
   return out;
