@@ -30,6 +30,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe token add --account A [--name N]
   loupe token list --account A      ids and names (the tokens themselves are not kept)
   loupe token revoke --token T | --id TOKEN_ID
+  loupe token delete --token T | --id TOKEN_ID   the token gone with its name (revoked ones too; README "Erasure")
   loupe credits add --account A --amount N
   loupe services enable --account A --services s1,s2
   loupe services disable --account A --services s1,s2
@@ -138,6 +139,7 @@ const packageVersion = (): string => (JSON.parse(readFileSync(new URL('../packag
  */
 const POSITIONAL: Record<string, readonly string[]> = {
   'token revoke': ['token', 'id'],
+  'token delete': ['token', 'id'],
   'credits add': ['amount', 'credits'],
   'collection show': ['collection', 'id'],
   'collection delete': ['collection', 'id'],
@@ -283,6 +285,8 @@ async function run(services: Services, command: string, values: Values, rest: st
       return accounts.listTokens(need(values.account, 'account'));
     case 'token revoke':
       return accounts.revokeToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
+    case 'token delete':
+      return accounts.deleteToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
     case 'credits add': {
       const amount = values.amount ?? values.credits ?? rest[0];
       return accounts.addCredits(need(values.account, 'account'), integer(need(amount, 'amount'), 'amount'));
@@ -540,7 +544,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'token delete', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);
@@ -676,7 +680,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const allowed = optionsOf(command);
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
-    if (command === 'token revoke' && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
+    if ((command === 'token revoke' || command === 'token delete') && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
     const blank = Object.entries(values).find(([, v]) => v === '');
     if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);

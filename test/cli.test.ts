@@ -233,6 +233,14 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       ]);
       expect(await loupe('token', 'revoke', '--id', created.token_id)).toEqual({ revoked: true });
       expect((await call('GET', '/cardstream/v2/ping/')).statusCode).toBe(401);
+      // a token deleted goes with its name, revoked or live (h235: a revoked token's name, often a person's, stayed)
+      const third = await loupe('token', 'add', '--account', created.account, '--name', 'Erika Mustermann iPhone');
+      expect((await call('GET', '/cardstream/v2/ping/', third.token)).statusCode).toBe(200);
+      expect(await loupe('token', 'delete', '--token', third.token)).toEqual({ deleted: true });
+      expect((await call('GET', '/cardstream/v2/ping/', third.token)).statusCode).toBe(401);
+      expect(await loupe('token', 'delete', '--id', token2.token_id)).toEqual({ deleted: true });
+      expect((await loupe('token', 'list', '--account', created.account)).tokens.map((t: { token_id: string }) => t.token_id)).toEqual([created.token_id]);
+      expect(await fails('token', 'delete', '--id', token2.token_id)).toMatchObject({ code: 1, stderr: expect.stringMatching(/Token.*not found/i) });
     } finally {
       await app.close();
     }

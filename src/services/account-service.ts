@@ -135,6 +135,16 @@ export class AccountService {
     return { revoked };
   }
 
+  /**
+   * A token gone for good, live or revoked, with the name it was given (`loupe token delete`): a revoked token kept its
+   * name, often a person's, with no way to erase it short of the whole account (h235).
+   */
+  async deleteToken(tokenOrId: string): Promise<{ deleted: boolean }> {
+    const deleted = isUuid(tokenOrId) ? await this.accounts.deleteToken({ id: tokenOrId }) : await this.accounts.deleteToken({ tokenHash: hashToken(tokenOrId) });
+    if (!deleted) throw notFound('Token');
+    return { deleted };
+  }
+
   async addCredits(accountId: string, amount: number): Promise<{ account: string; credits: number }> {
     if (!Number.isSafeInteger(amount) || Math.abs(amount) > maxCredits) throw new ServiceError(400, 'invalid_request', `Credits to add must be an integer from -${maxCredits} to ${maxCredits}.`);
     const before = await this.getAccount(accountId);

@@ -87,6 +87,16 @@ export class AccountStore {
     return Number(res.numUpdatedRows) > 0;
   }
 
+  /** Deletes a token, live or revoked, by id or by the hash of the token itself; returns whether one went. */
+  async deleteToken(match: { id?: string; tokenHash?: string }): Promise<boolean> {
+    let q = this.store.db.deleteFrom('api_tokens');
+    if (match.id) q = q.where('id', '=', match.id);
+    else if (match.tokenHash) q = q.where('token_hash', '=', match.tokenHash);
+    else return false;
+    const res = await q.executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
+
   /** Every live token of the account revoked (its erasure starts so: no new call adds data). */
   async revokeAllTokens(accountId: string): Promise<number> {
     const res = await this.store.db.updateTable('api_tokens').set({ revoked_at: new Date().toISOString() }).where('account_id', '=', accountId).where('revoked_at', 'is', null).executeTakeFirst();
