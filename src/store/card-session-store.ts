@@ -38,16 +38,25 @@ export async function refoldSessionSearch(db: Kysely<Database>, dialect: Dialect
     const rows = await q.orderBy('id').limit(1000).execute();
     if (!rows.length) return done;
     after = String(rows[rows.length - 1]!.id);
-    const changed = rows.map((r) => ({ id: String(r.id), text: sessionSearchText(r), before: r.search_text })).filter((r) => r.text !== r.before);
+    const changed = rows.map((r) => ({ ...r, id: String(r.id), text: sessionSearchText(r) })).filter((r) => r.text !== r.search_text);
+    // written only where the row is still as read: a PATCH between the read and the write (this release's, with its own
+    // text, or an older node's, without) must not get the text of the fields it replaced (h238)
     if (changed.length) {
       if (dialect === 'postgres') {
         // one statement a thousand rows: 300,000 single updates took minutes
-        await sql`UPDATE card_sessions AS s SET search_text = v.t FROM (VALUES ${sql.join(changed.map((r) => sql`(${r.id}::uuid, ${r.text})`))}) AS v(id, t) WHERE s.id = v.id`.execute(db);
+        const r = await sql`UPDATE card_sessions AS s SET search_text = v.t
+          FROM (VALUES ${sql.join(changed.map((r) => sql`(${r.id}::uuid, ${r.text}, ${r.search_text}, ${r.name}, ${r.description}, ${r.platform}, ${r.game})`))}) AS v(id, t, was, name, description, platform, game)
+          WHERE s.id = v.id AND s.search_text = v.was AND s.name = v.name AND s.description = v.description AND s.platform = v.platform AND s.game = v.game`.execute(db);
+        done += Number(r.numAffectedRows ?? 0);
       } else {
-        for (const r of changed) await db.updateTable('card_sessions').set({ search_text: r.text }).where('id', '=', r.id).execute();
+        for (const r of changed) {
+          const [u] = await db.updateTable('card_sessions').set({ search_text: r.text })
+            .where('id', '=', r.id).where('search_text', '=', r.search_text).where('name', '=', r.name).where('description', '=', r.description).where('platform', '=', r.platform).where('game', '=', r.game)
+            .execute();
+          done += Number(u?.numUpdatedRows ?? 0);
+        }
       }
     }
-    done += changed.length;
   }
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
@@ -49,6 +50,46 @@ describe.each(backends)('session search text (%s)', (backend) => {
     expect(await refoldSessionSearch(t.store.db, t.store.dialect, { unfoldedOnly: true })).toBe(0);
     // a session read for its answers does not carry its search text
     expect(await sessions().getSession(id, workspace)).not.toHaveProperty('search_text');
+  });
+
+  it('a session renamed while the sweep folds it is left as the rename wrote it, and folded with its new name (h238)', async () => {
+    const now = new Date().toISOString();
+    const [zofia, quirin] = [randomUUID(), randomUUID()];
+    for (const [id, name] of [[zofia, 'Draft Zofia'], [quirin, 'Draft Quirin']]) {
+      await sql`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at)
+        VALUES (${id}, ${workspace}, ${name}, '', '', '', 'live', ${now}, '{}', '{}', ${now}, ${now})`.execute(t.store.db);
+    }
+    // between the sweep's read and its write: this release renames one (with its text), an older node the other (without)
+    const rename = async () => {
+      const statements: [string, string, string][] = [[zofia, 'Final Zofia', sessionSearchText({ name: 'Final Zofia', description: '', platform: '', game: '' })], [quirin, 'Final Quirin', '']];
+      if (t.store.dialect === 'postgres') {
+        for (const [id, name, text] of statements) await sql`UPDATE card_sessions SET name = ${name}, search_text = ${text} WHERE id = ${id}`.execute(t.store.db);
+      } else {
+        // the store's own connection is busy with the read; another process's
+        const other = new SQLite(t.store.file!);
+        for (const [id, name, text] of statements) other.prepare('UPDATE card_sessions SET name = ?, search_text = ? WHERE id = ?').run(name, text, id);
+        other.close();
+      }
+    };
+    let renamed = false;
+    const racing = t.store.db.withPlugin({
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (!renamed && args.result.rows.some((r) => (r as { id?: unknown }).id === zofia)) {
+          renamed = true;
+          await rename();
+        }
+        return args.result;
+      },
+    });
+    expect(await refoldSessionSearch(racing, t.store.dialect, { unfoldedOnly: true })).toBe(0);
+    expect(renamed).toBe(true);
+    expect(await found('zofia')).toEqual(['Final Zofia']);
+    expect(await found('draft')).toEqual([]);
+    // the older node's rename has no text still: the next sweep folds it, with the name it has now
+    expect(await refoldSessionSearch(t.store.db, t.store.dialect, { unfoldedOnly: true })).toBe(1);
+    expect(await found('quirin')).toEqual(['Final Quirin']);
+    expect(await found('draft')).toEqual([]);
   });
 
   it('a PATCH of one field keeps the others searchable, and the old name is no longer found', async () => {

@@ -230,4 +230,68 @@ describe('the write-ahead log of a quiet server', () => {
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('is not emptied while writes go on, however alike they are (h238)', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-sqlite-wal-'));
+    const store = await openStore({ dataDir: dir });
+    const sqlite = new SQLite(store.file!);
+    const wal = `${store.file!}-wal`;
+    try {
+      await sql`CREATE TABLE ticks (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)`.execute(store.db);
+      await sql`INSERT INTO ticks (id, n) VALUES (1, 0)`.execute(store.db);
+      // a log grown large once keeps its size when it starts again from its first frame; emptied, it is 0 bytes
+      await sql`CREATE TABLE big (bytes BLOB NOT NULL)`.execute(store.db);
+      await sql`INSERT INTO big (bytes) VALUES (zeroblob(400000))`.execute(store.db);
+      const grown = (await fs.stat(wal)).size;
+      const stop = startCheckpointer(sqlite, store.file!, 20, 60_000, 100);
+      let smallest = grown;
+      try {
+        // one same-sized write every 10 ms for 1.5 s: each tick finds a fully copied log of a frame or two
+        for (let i = 0; i < 150; i++) {
+          await sql`UPDATE ticks SET n = n + 1 WHERE id = 1`.execute(store.db);
+          smallest = Math.min(smallest, (await fs.stat(wal)).size);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      } finally {
+        await stop();
+      }
+      expect(smallest).toBe(grown);
+    } finally {
+      sqlite.close();
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("does not hold the server's writes while another process reads (h238)", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-sqlite-wal-'));
+    const store = await openStore({ dataDir: dir });
+    const sqlite = new SQLite(store.file!);
+    const reader = new SQLite(store.file!, { readonly: true });
+    try {
+      await sql`CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)`.execute(store.db);
+      await sql`INSERT INTO notes (text) VALUES ('first')`.execute(store.db);
+      // a backup's read, begun on the log as it is: the log cannot be emptied while it lasts
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM notes').get();
+      const stop = startCheckpointer(sqlite, store.file!, 20, 60_000, 60);
+      let slowest = 0;
+      try {
+        // the checkpointer finds the log copied back and quiet, and tries to empty it: the reader is in the way
+        await new Promise((r) => setTimeout(r, 200));
+        const start = performance.now();
+        await sql`INSERT INTO notes (text) VALUES ('more')`.execute(store.db);
+        slowest = performance.now() - start;
+      } finally {
+        await stop();
+      }
+      expect(slowest).toBeLessThan(300);
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+      sqlite.close();
+      await store.close();
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -49,17 +49,28 @@ const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
 let ticks = 0;
 let quiet = 0;
-let lastLog = -1;
+let version = db.pragma('data_version', { simple: true });
 setInterval(() => {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
+    // data_version changes when another connection commits: the log's size cannot tell, since after a full checkpoint
+    // the next write starts it again at its first frame, and steady writes of one size looked quiet (h238)
+    const now = db.pragma('data_version', { simple: true });
+    const wrote = now !== version;
+    version = now;
     // a log wholly copied back and not written since: emptied once the server has been quiet a while, so the pages of
     // what an API call deleted do not stay in it until a write overwrites them (a quiet server may not for weeks)
-    quiet = r && r.log > 0 && r.log === r.checkpointed && r.log === lastLog ? quiet + 1 : 0;
-    lastLog = r ? r.log : -1;
+    quiet = !wrote && r && r.log > 0 && r.log === r.checkpointed ? quiet + 1 : 0;
     if (quiet * workerData.intervalMs >= workerData.quietMs) {
-      db.pragma('wal_checkpoint(TRUNCATE)');
       quiet = 0;
+      // TRUNCATE holds the write lock while it waits for readers (a backup, Litestream, an sqlite3 shell): it does not
+      // wait, so the server's writes never do; a reader in the way means another try after another quiet spell
+      db.pragma('busy_timeout = 0');
+      try {
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        db.pragma('busy_timeout = 1000');
+      }
     }
   } catch { /* busy: next time */ }
   // reclaimFreePages, once a minute
