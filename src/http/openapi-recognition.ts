@@ -282,13 +282,21 @@ function webhookCallback(d: { paths?: Record<string, Record<string, Record<strin
     },
   };
   submit.callbacks = { completion: { '{$request.body#/webhook/endpoint}': delivery }, completionToUrl: { '{$request.body#/webhook/url}': delivery } };
-  // the resend delivers the same, to the address the request was given
+  // the resend delivers the same, to the address its answer names: the body's `endpoint` or `url` where it gave one,
+  // otherwise the one the request was given (an expression on the request's body cannot name a stored address)
   const resend = d.paths?.['/account/v2/request/{id}/webhook']?.post;
-  if (resend) resend.callbacks = { completion: { '{$request.body#/endpoint}': delivery } };
-  // the webhook as the server takes it: other keys are refused (by the service, naming them; the route leaves it open)
+  if (resend) resend.callbacks = { completion: { '{$response.body#/webhook/url}': delivery } };
+  // the webhook as the server takes it: any other key is refused (by the service, naming it; the route leaves it open)
   const webhook = (submit.requestBody as { content?: Record<string, { schema?: { properties?: Record<string, Schema> } }> } | undefined)?.content?.['application/json']?.schema?.properties?.webhook;
   if (webhook?.properties) {
     webhook.additionalProperties = false;
-    (webhook.properties as Record<string, Schema>).method = { type: 'string', enum: ['POST'], description: 'POST, the only method a delivery uses.' };
+    const properties = webhook.properties as Record<string, Schema>;
+    properties.method = { type: 'string', pattern: '^[Pp][Oo][Ss][Tt]$', description: 'POST (in any case), the only method a delivery uses.' };
+    // a request's detail sent back as its webhook (h186): its delivery fields are taken and ignored
+    const detail = (d.paths?.['/account/v2/request/{id}']?.get as { responses?: Record<string, { content?: Record<string, { schema?: { properties?: Record<string, Schema> } }> }> } | undefined)?.responses?.['200']?.content?.['application/json']?.schema?.properties?.webhook;
+    for (const [name, schema] of Object.entries((detail?.properties ?? {}) as Record<string, Schema>)) {
+      if (name in properties) continue;
+      properties[name] = { ...schema, description: 'A request\'s own delivery field (its detail\'s `webhook`): taken when sent back, and ignored.' };
+    }
   }
 }

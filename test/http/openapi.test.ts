@@ -1,3 +1,4 @@
+import { Ajv } from 'ajv';
 import fs from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { generateOpenapi, openapiFile } from '../../src/http/openapi.ts';
@@ -160,7 +161,18 @@ describe('OpenAPI', () => {
     }
     expect(doc.components.schemas.RequestResponse.properties.records.items).toEqual({ $ref: '#/components/schemas/RequestRecord' });
     expect(Object.keys(doc.paths['/account/v2/request'].post.callbacks)).toEqual(['completion', 'completionToUrl']);
-    expect(doc.paths['/account/v2/request'].post.requestBody.content['application/json'].schema.properties.webhook.additionalProperties).toBe(false);
+    // the submit's webhook as the server takes it (h238): POST in any case, a detail's webhook sent back; nothing else
+    const webhook = new Ajv({ strict: false }).compile(doc.paths['/account/v2/request'].post.requestBody.content['application/json'].schema.properties.webhook);
+    for (const given of [
+      { endpoint: 'https://example.com/hook', method: 'post' },
+      { endpoint: 'https://example.com/hook', method: 'POST', headers: { Authorization: 'Bearer t', 'X-Try': 2 } },
+      { url: 'https://example.com/hook', state: 'delivered', attempts: 1, last_error: null, next_attempt: null, delivered: '2026-12-04T05:00:00.000Z', failed: null },
+    ]) expect(webhook(given), JSON.stringify(given)).toBe(true);
+    for (const given of [{ endpoint: 'https://example.com/hook', header: { Authorization: 'Bearer t' } }, { endpoint: 'https://example.com/hook', method: 'GET' }]) {
+      expect(webhook(given), JSON.stringify(given)).toBe(false);
+    }
+    // a resend goes to the address its answer names, given in its body or stored at the submit
+    expect(Object.keys(doc.paths['/account/v2/request/{id}/webhook'].post.callbacks.completion)).toEqual(['{$response.body#/webhook/url}']);
     const hook = doc.paths['/account/v2/request'].post.callbacks.completion['{$request.body#/webhook/endpoint}'].post;
     expect(hook.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/WebhookPayload' });
     expect(hook.parameters.map((p: { name: string }) => p.name)).toEqual(['Loupe-Signature', 'Loupe-Request-Id', 'Loupe-Delivery-Attempt']);
