@@ -2,7 +2,8 @@
  * Session list search at scale: one workspace with many sessions (300,000 by default), the list's first page
  * searched for a word one session holds, two words, a word most hold, a two-letter word and a Japanese name, against
  * the plain list (no search) measured in the same run on the same data. On PostgreSQL also the search as it was before
- * the stored folded text (migration 038): every session's four fields folded by SQL and scanned, `LIKE ALL`.
+ * the stored folded text (migration 038): every session's four fields folded by SQL and scanned, `LIKE ALL`; on SQLite the
+ * search before 038 (a JavaScript fold of every session) and before 039 (the stored text scanned, no trigram index).
  *
  *   npm run bench -- session-search                        # SQLite; PostgreSQL too when DATABASE_URL is set
  *   BENCH_SESSIONS=50000 npm run bench -- session-search
@@ -126,6 +127,18 @@ for (const backend of backends) {
         const page = raw.prepare(`SELECT s.* FROM card_sessions s WHERE ${where} ORDER BY s.started DESC, s.seq DESC LIMIT 20`);
         const ms = await timeIt(async () => [count.get(workspaceId, words), page.all(workspaceId, words)]);
         console.log(`  before 038: ${label.padEnd(24)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / baseline).toFixed(1).padStart(6)}× the plain list`);
+      }
+      const sizes = raw.prepare(`SELECT name LIKE 'card_sessions_fts%' AS fts, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'card_sessions%' GROUP BY 1`).all() as Array<{ fts: number; bytes: number }>;
+      const mb = (fts: number) => ((sizes.find((r) => r.fts === fts)?.bytes ?? 0) / 1e6).toFixed(0);
+      console.log(`  on disk: the sessions and their indexes ${mb(0)} MB, the trigram index (039) ${mb(1)} MB`);
+      // the search before migration 039 on the same rows: the stored text of every session of the workspace scanned
+      for (const [label, search] of searches.slice(1)) {
+        const words = [...new Set(foldForSearch(search!).split(/\s+/).filter(Boolean))];
+        const where = `s.workspace_id = ? ${words.map(() => 'AND instr(s.search_text, ?) > 0').join(' ')}`;
+        const count = raw.prepare(`SELECT count(*) FROM card_sessions s WHERE ${where}`);
+        const page = raw.prepare(`SELECT s.* FROM card_sessions s WHERE ${where} ORDER BY s.started DESC, s.seq DESC LIMIT 20`);
+        const ms = await timeIt(async () => [count.get(workspaceId, ...words), page.all(workspaceId, ...words)]);
+        console.log(`  before 039: ${label.padEnd(24)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / baseline).toFixed(1).padStart(6)}× the plain list`);
       }
       raw.close();
     }

@@ -6,6 +6,8 @@ import { foldForSearch } from './database.ts';
 
 /** Words of a session search looked for; the rest are not (a search is a few words of a name). */
 const maxSearchWords = 8;
+/** How many sessions a search's words may find in the SQLite index for it to be read from there (`rareInIndex`). */
+const RARE_IN_INDEX = 5000;
 
 type SearchedFields = Pick<CardSessionsTable, 'name' | 'description' | 'platform' | 'game'>;
 
@@ -203,12 +205,12 @@ export class CardSessionStore {
     // Unicode case folding and composition, the same on both backends, by the one fold in TypeScript (`sessionSearchText`):
     // a name sent decomposed ("Poke\u0301mon") is found by "pokémon", "ΟΔΟΣ" by "οδος", "İstanbul" by "istanbul".
     // PostgreSQL: a LIKE a word, so each can use the trigram index (LIKE ALL of an array cannot); SQLite: instr, no escaping
-    const matches = words.length
-      ? sql.join(
-          words.map((w) => (this.dialect === 'sqlite' ? sql<boolean>`instr(s.search_text, ${w}) > 0` : sql<boolean>`s.search_text LIKE ${`%${w.replace(/[\\%_]/g, (c) => '\\' + c)}%`}`)),
-          sql` AND `,
-        )
-      : undefined;
+    const conditions = words.map((w) => (this.dialect === 'sqlite' ? sql<boolean>`instr(s.search_text, ${w}) > 0` : sql<boolean>`s.search_text LIKE ${`%${w.replace(/[\\%_]/g, (c) => '\\' + c)}%`}`));
+    if (this.dialect === 'sqlite') {
+      const indexed = await this.rareInIndex(words);
+      if (indexed) conditions.unshift(sql<boolean>`s.seq IN (SELECT rowid FROM card_sessions_fts WHERE card_sessions_fts MATCH ${indexed})`);
+    }
+    const matches = conditions.length ? sql.join(conditions, sql` AND `) : undefined;
     let countQ = this.db.selectFrom('card_sessions as s').select((eb) => eb.fn.countAll<number>().as('c')).where('s.workspace_id', '=', workspaceId);
     let rowsQ = this.sessionQuery(workspaceId);
     if (matches) {
@@ -224,6 +226,20 @@ export class CardSessionStore {
       rowsQ.orderBy('s.started', 'desc').orderBy('s.seq', 'desc').limit(limit).offset(offset).execute(),
     ]);
     return { count: Number(count.c), rows };
+  }
+
+  /**
+   * SQLite: the FTS5 query of the search's words of three characters or more (a trigram index finds no shorter one) where
+   * the index holds few sessions with them all, undefined otherwise. A rare word is read from the index (300,000 sessions:
+   * 1.4 ms against 186 by scanning); a common one is scanned along the list's own order, which stops at the page (read
+   * from the index, 300,000 sessions took 219 ms against 52). The stored text is what is matched either way (`instr`).
+   */
+  private async rareInIndex(words: string[]): Promise<string | undefined> {
+    const long = words.filter((w) => [...w].length >= 3);
+    if (!long.length) return undefined;
+    const query = long.map((w) => `"${w.replaceAll('"', '""')}"`).join(' AND ');
+    const probe = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT rowid FROM card_sessions_fts WHERE card_sessions_fts MATCH ${query} LIMIT ${RARE_IN_INDEX + 1})`.execute(this.db);
+    return Number(probe.rows[0]?.n) <= RARE_IN_INDEX ? query : undefined;
   }
 
   async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string; game?: string; game_key?: string; platform?: string }): Promise<boolean> {

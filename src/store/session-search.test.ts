@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { CardSessionStore, refoldSessionSearch, SEARCH_WORD_MAX, sessionSearchText } from './card-session-store.ts';
-import { foldForSearch } from './database.ts';
+import { foldForSearch, rewriteErasedSearchIndexes } from './database.ts';
+import { startCheckpointer } from './sqlite-tuning.ts';
 import { sessionSearchText as migration038 } from './migrations/038-session-search-text.ts';
 
 describe.each(backends)('session search text (%s)', (backend) => {
@@ -23,8 +24,11 @@ describe.each(backends)('session search text (%s)', (backend) => {
 
   const sessions = () => new CardSessionStore(t.store.db, t.store.dialect);
   const found = async (search: string) => (await sessions().listSessions(workspace, search, undefined, 50, 0)).rows.map((r) => r.name);
-  const add = (name: string, more: { description?: string; game?: string; platform?: string } = {}) =>
-    sessions().insertSession({ id: randomUUID(), workspace_id: workspace, name, description: more.description ?? '', game: more.game ?? '', game_key: (more.game ?? '').toLowerCase(), platform: more.platform ?? '', client: '{}', meta_data: '{}', started: new Date().toISOString() });
+  const add = async (name: string, more: { description?: string; game?: string; platform?: string } = {}) => {
+    const id = randomUUID();
+    await sessions().insertSession({ id, workspace_id: workspace, name, description: more.description ?? '', game: more.game ?? '', game_key: (more.game ?? '').toLowerCase(), platform: more.platform ?? '', client: '{}', meta_data: '{}', started: new Date().toISOString() });
+    return id;
+  };
 
   it('038 folds the sessions stored before it, so they are found as new ones are', async () => {
     const now = new Date().toISOString();
@@ -90,6 +94,66 @@ describe.each(backends)('session search text (%s)', (backend) => {
     expect(await refoldSessionSearch(t.store.db, t.store.dialect, { unfoldedOnly: true })).toBe(1);
     expect(await found('quirin')).toEqual(['Final Quirin']);
     expect(await found('draft')).toEqual([]);
+  });
+
+  it.runIf(backend === 'sqlite')('SQLite reads a rare word from its trigram index, a common one by the list\'s order, the same sessions either way', async () => {
+    const seqOf = async (id: string) => Number((await sql<{ seq: number }>`SELECT seq FROM card_sessions WHERE id = ${id}`.execute(t.store.db)).rows[0]!.seq);
+    const id = await add('Xylophonist "binder"', { platform: 'Straße' });
+    expect(await found('xylophonist')).toEqual(['Xylophonist "binder"']);
+    expect(await found('"binder" strasse xyl')).toEqual(['Xylophonist "binder"']);
+    expect(await found('st')).toContain('Xylophonist "binder"');
+    // with its index rows gone the rare word finds nothing: the index is what was read
+    await sql`DELETE FROM card_sessions_fts WHERE rowid = ${await seqOf(id)}`.execute(t.store.db);
+    expect(await found('xylophonist')).toEqual([]);
+    // a word more than 5,000 sessions hold is scanned along the list instead, and finds them all
+    const now = new Date().toISOString();
+    const raw = new SQLite(t.store.file!);
+    raw.transaction(() => {
+      const insert = raw.prepare(`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at, search_text)
+        VALUES (?, ?, ?, '', '', '', 'live', ?, '{}', '{}', ?, ?, ?)`);
+      for (let i = 0; i < 5002; i++) insert.run(randomUUID(), workspace, `Everyword ${i}`, now, now, now, sessionSearchText({ name: `Everyword ${i}`, description: '', platform: '', game: '' }));
+    })();
+    raw.close();
+    await sql`DELETE FROM card_sessions_fts WHERE rowid = (SELECT max(seq) FROM card_sessions)`.execute(t.store.db);
+    expect((await sessions().listSessions(workspace, 'everyword', undefined, 5, 0)).count).toBe(5002);
+    expect((await sessions().listSessions(workspace, 'everyword 4999', undefined, 5, 0)).count).toBe(1);
+    await sql`DELETE FROM card_sessions WHERE name LIKE 'Everyword %'`.execute(t.store.db);
+  });
+
+  it.runIf(backend === 'sqlite')('SQLite writes a deleted or renamed session\'s trigrams out of its index (the checkpointer, an erasure command)', async () => {
+    // a term's bytes in the index's pages (its first letter may be shared with the term before it, so the two after it)
+    const inIndex = async (letters: string) =>
+      (await sql<{ block: Uint8Array | null }>`SELECT block FROM card_sessions_fts_data`.execute(t.store.db)).rows.some((r) => r.block && Buffer.from(r.block).includes(Buffer.from(letters)));
+    const store = sessions();
+    const gone = await add('鯱鰐鱏鯨');
+    const renamed = await add('鶚鷲鷹鸛');
+    expect(await inIndex('鰐鱏')).toBe(true);
+    await store.deleteSession(gone, workspace);
+    expect(await store.updateSession(renamed, workspace, { name: 'Plain name' })).toBe(true);
+    expect(await found('鯱鰐鱏')).toEqual([]);
+    expect(await found('鶚鷲鷹')).toEqual([]);
+    // still in the index's pages, named for the rewrite
+    expect(await inIndex('鰐鱏')).toBe(true);
+    expect(await inIndex('鷲鷹')).toBe(true);
+    expect(await rewriteErasedSearchIndexes(t.store)).toEqual(['card_sessions_fts']);
+    expect(await inIndex('鰐鱏')).toBe(false);
+    expect(await inIndex('鷲鷹')).toBe(false);
+    expect(await rewriteErasedSearchIndexes(t.store)).toEqual([]);
+    expect(await found('plain name')).toEqual(['Plain name']);
+    // the server's checkpointer does it after a quiet spell
+    const again = await add('鯱鰐鱏鯨 again');
+    await store.deleteSession(again, workspace);
+    expect(await inIndex('鰐鱏')).toBe(true);
+    const checkpointer = new SQLite(t.store.file!);
+    const stop = startCheckpointer(checkpointer, t.store.file!, 20, 60_000, 100);
+    try {
+      for (let i = 0; i < 100 && (await inIndex('鰐鱏')); i++) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await stop();
+      checkpointer.close();
+    }
+    expect(await inIndex('鰐鱏')).toBe(false);
+    expect((await sql<{ n: number }>`SELECT count(*) AS n FROM search_index_erasures`.execute(t.store.db)).rows[0]!.n).toBe(0);
   });
 
   it('a PATCH of one field keeps the others searchable, and the old name is no longer found', async () => {
