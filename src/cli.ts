@@ -27,6 +27,8 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
   loupe account delete --account A  the account erased with everything it holds: collections, sessions, requests, files (README "Erasure")
   loupe workspace add --account A [--name N]
   loupe workspace list --account A
+  loupe workspace delete --workspace W   the workspace erased with its sessions, requests and files; the account stays
+                    (its default workspace goes only with the account; README "Erasure")
   loupe token add --account A [--name N]
   loupe token list --account A      ids and names (the tokens themselves are not kept)
   loupe token revoke --token T | --id TOKEN_ID
@@ -145,6 +147,7 @@ const POSITIONAL: Record<string, readonly string[]> = {
   'collection delete': ['collection', 'id'],
   'collection compact': ['collection', 'id'],
   'request delete': ['request'],
+  'workspace delete': ['workspace', 'id'],
   'flow create': ['file'],
   'flow show': ['name'],
   'flow delete': ['name'],
@@ -182,7 +185,7 @@ function repeatedOption(argv: readonly string[]): string | undefined {
 
 function optionsOf(command: string): Set<string> {
   const flags = new Set((usageBlocks.get(command) ?? []).flatMap((l) => [...l.matchAll(/--([a-z-]+)/g)].map((m) => m[1]!)));
-  const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'], 'collection compact': ['id'] };
+  const aliases: Record<string, string[]> = { 'credits add': ['credits'], 'collection show': ['id'], 'collection delete': ['id'], 'collection compact': ['id'], 'workspace delete': ['id'] };
   for (const a of aliases[command] ?? []) flags.add(a);
   flags.add('help');
   return flags;
@@ -213,6 +216,7 @@ const options = {
   'restore-deleted': { type: 'boolean' },
   force: { type: 'boolean' },
   request: { type: 'string' },
+  workspace: { type: 'string' },
   file: { type: 'string' },
   kind: { type: 'string' },
   cards: { type: 'string' },
@@ -279,6 +283,14 @@ async function run(services: Services, command: string, values: Values, rest: st
       return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
     case 'workspace list':
       return { workspaces: (await accounts.listWorkspaces(need(values.account, 'account'))).map(snakeKeys) };
+    case 'workspace delete': {
+      const erased = await services.erasure.eraseWorkspace(need(values.workspace ?? values.id ?? rest[0], 'workspace'));
+      if (erased.files_not_found > 0) {
+        io.err(`loupe: ${erased.files_not_found} of the files the workspace's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
+      }
+      if (erased.files_left) io.err(`loupe: ${erased.files_left} of the workspace's files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
+      return erased;
+    }
     case 'token add':
       return accounts.addToken(need(values.account, 'account'), values.name ?? '');
     case 'token list':
@@ -544,7 +556,7 @@ const processIo: CliIo = {
 };
 
 /** The commands `run` answers (models and backup are answered beside it). */
-const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'token add', 'token list', 'token revoke', 'token delete', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
+const knownCommands = new Set(['account create', 'account list', 'account show', 'account delete', 'workspace add', 'workspace list', 'workspace delete', 'token add', 'token list', 'token revoke', 'token delete', 'credits add', 'services enable', 'services disable', 'collection create', 'collection list', 'collection show', 'collection delete', 'collection compact', 'migrate', 'flow create', 'flow list', 'flow show', 'flow delete', 'webhook-secret show', 'webhook-secret rotate', 'webhook resend', 'catalog import', 'catalog list', 'catalog cards', 'catalog images', 'catalog delete', 'prices import', 'prices delete', 'media check', 'request delete']);
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);

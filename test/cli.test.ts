@@ -352,6 +352,65 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await fails('account', 'delete', '--account', gone.account)).stderr).toMatch(/not found/);
   }, 120_000);
 
+  it('erases one workspace with its sessions, requests and files (workspace delete), and nothing else of the account', async () => {
+    const shop = await loupe('account', 'create', '--name', 'Consignment shop');
+    const { workspace } = await loupe('workspace', 'add', '--account', shop.account, '--name', 'Customer Ilse');
+    const image = (await fs.readFile(path.resolve(import.meta.dirname, 'fixtures/photos/caltech101/Leopards/image_0001.jpg'))).toString('base64');
+    const mediaFiles = async () => (await fs.readdir(path.join(dataDir, 'media'), { recursive: true, withFileTypes: true }).catch(() => [])).filter((d) => d.isFile()).length;
+    const app = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    const call = (method: 'GET' | 'POST', url: string, body?: unknown) =>
+      app.inject({ method, url, headers: { authorization: `Token ${shop.token}`, 'content-type': 'application/json' }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+    const sessionIn = async (name: string, ws?: string) => {
+      const q = ws ? `?workspace=${ws}` : '';
+      const sid = ((await call('POST', `/cardstream/v2/session/${q}`, { name })).json() as { id: string }).id;
+      expect((await call('POST', `/cardstream/v2/session/${sid}/identifications/${q}`, { identifications: [{ event_id: 'c1', name: 'Pikachu' }] })).statusCode).toBeLessThan(300);
+      expect((await call('POST', `/cardstream/v2/session/${sid}/images/${q}`, { event_id: 'c1', image })).statusCode).toBeLessThan(300);
+      return sid;
+    };
+    let kept: string;
+    let gone: string;
+    const before = await mediaFiles();
+    try {
+      gone = await sessionIn('Ilse Zyxwvut binder', workspace);
+      kept = await sessionIn('Shop stock');
+      expect((await call('POST', `/account/v2/request/?workspace=${workspace}`, { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: image }] })).statusCode).toBeLessThan(300);
+      expect(await mediaFiles()).toBe(before + 4);
+    } finally {
+      await app.close();
+    }
+    const erased = await loupe('workspace', 'delete', '--workspace', workspace);
+    expect(erased).toEqual({ deleted: workspace, account: shop.account, sessions: 1, requests: 1, files: 3, files_not_found: 0 });
+    expect(await mediaFiles()).toBe(before + 2);
+    const listed = (await loupe('workspace', 'list', '--account', shop.account)).workspaces.map((w: { id: string }) => w.id);
+    expect(listed).not.toContain(workspace);
+    expect(listed).toHaveLength(1);
+    if (backend === 'sqlite') {
+      const SQLite = (await import('better-sqlite3')).default;
+      const sqlite = new SQLite(path.join(dataDir, 'loupe.db'), { readonly: true });
+      try {
+        // the session's search text is out of the trigram index's pages too
+        expect(sqlite.prepare('SELECT count(*) AS n FROM search_index_erasures').get()).toEqual({ n: 0 });
+        expect(sqlite.prepare('SELECT block FROM card_sessions_fts_data').all().some((r) => Buffer.from((r as { block: Uint8Array }).block ?? []).includes('yxw'))).toBe(false);
+      } finally {
+        sqlite.close();
+      }
+      expect((await fs.readFile(path.join(dataDir, 'loupe.db'))).includes('Zyxwvut')).toBe(false);
+    }
+    const app2 = await buildApp(loadConfig({}, { dataDir, logLevel: 'silent', databaseUrl: db?.url }));
+    try {
+      const get = (url: string) => app2.inject({ method: 'GET', url, headers: { authorization: `Token ${shop.token}` } });
+      expect((await get(`/cardstream/v2/session/${gone!}/?workspace=${workspace}`)).statusCode).toBe(404);
+      expect((await get(`/cardstream/v2/session/${kept!}/`)).statusCode).toBe(200);
+    } finally {
+      await app2.close();
+    }
+    // the default workspace goes only with the account; an unknown one is said
+    const [defaultWorkspace] = listed;
+    expect((await fails('workspace', 'delete', '--workspace', defaultWorkspace)).stderr).toMatch(/default: it goes only with the account/);
+    expect((await fails('workspace', 'delete', workspace)).stderr).toMatch(/not found/);
+    expect((await fails('workspace', 'delete', '--workspace', 'nope')).stderr).toMatch(/not found/);
+  }, 120_000);
+
   it.skipIf(backend !== 'postgres')('an erasure on PostgreSQL names the files a move from SQLite left holding the account (h182)', async () => {
     const gone = await loupe('account', 'create', '--name', 'Moved shop');
     const left = [path.join(dataDir, 'loupe.db'), path.join(dataDir, 'indexes', 'moved.usearch')];

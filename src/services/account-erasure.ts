@@ -29,6 +29,16 @@ export interface ErasedAccount {
   left_in?: string[];
 }
 
+export interface ErasedWorkspace {
+  deleted: string;
+  account: string;
+  sessions: number;
+  requests: number;
+  files: number;
+  files_not_found: number;
+  files_left?: number;
+}
+
 /**
  * An account erased for good (`loupe account delete`, a customer's erasure request): its tokens
  * revoked first, so no new call adds data; then its collections (rows, keyword tables, vector
@@ -52,7 +62,7 @@ export class AccountErasure {
   ) {}
 
   async erase(accountId: string): Promise<ErasedAccount> {
-    const { accounts, accountStore, collections, cardSessions, requests, media, mediaDeletions } = this.deps;
+    const { accounts, accountStore, collections, cardSessions, requests } = this.deps;
     await accounts.getAccount(accountId);
     await accountStore.revokeAllTokens(accountId);
     const done: ErasedAccount = { deleted: accountId, collections: 0, sessions: 0, requests: 0, files: 0, files_not_found: 0 };
@@ -71,13 +81,7 @@ export class AccountErasure {
         done.files_not_found += erased.filesNotFound;
         if (erased.filesLeft) done.files_left = (done.files_left ?? 0) + erased.filesLeft;
       }
-      const gone = await requests.deleteForAccount(accountId);
-      const { removed, failed } = await media.remove(gone.media);
-      await mediaDeletions.removed(removed);
-      done.requests += gone.deleted;
-      done.files += removed.length;
-      done.files_not_found += gone.media.length - removed.length - failed.length;
-      if (failed.length) done.files_left = (done.files_left ?? 0) + failed.length;
+      await this.removeRequests(await requests.deleteForAccount(accountId), done);
       if (await accountStore.deleteAccountIfEmpty(accountId)) {
         await flushErased(this.deps.store);
         const left = this.deps.store.dialect === 'postgres' ? movedLeftovers(this.deps.dataDir) : [];
@@ -86,5 +90,43 @@ export class AccountErasure {
       await new Promise((r) => setTimeout(r, 200 * (round + 1)));
     }
     throw new ServiceError(409, 'account_busy', `Account ${accountId} kept receiving data while it was erased; its tokens are revoked: run the command again.`);
+  }
+
+  /**
+   * One workspace erased (`loupe workspace delete`: a consignment customer's, a closed shop's), with its card sessions
+   * and asynchronous requests and every file they name; the account and its other workspaces stay. The account's
+   * default workspace goes only with the account: calls naming no workspace use it.
+   */
+  async eraseWorkspace(workspaceId: string): Promise<ErasedWorkspace> {
+    const { accountStore, cardSessions, requests } = this.deps;
+    const found = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId) ? await accountStore.getWorkspace(workspaceId.toLowerCase()) : undefined;
+    if (!found) throw new ServiceError(404, 'workspace_not_found', `Workspace ${workspaceId} not found.`);
+    if (found.isDefault) throw new ServiceError(409, 'default_workspace', `Workspace ${found.id} is account ${found.accountId}'s default: it goes only with the account (loupe account delete).`);
+    const done: ErasedWorkspace = { deleted: found.id, account: found.accountId, sessions: 0, requests: 0, files: 0, files_not_found: 0 };
+    // calls under way (the account's tokens stay valid) may still add a row: looked for again, a few times
+    for (let round = 0; round < 5; round++) {
+      const erased = await cardSessions.eraseWorkspace(found.id);
+      done.sessions += erased.sessions;
+      done.files += erased.files;
+      done.files_not_found += erased.filesNotFound;
+      if (erased.filesLeft) done.files_left = (done.files_left ?? 0) + erased.filesLeft;
+      await this.removeRequests(await requests.deleteForWorkspace(found.id), done);
+      if (await accountStore.deleteWorkspaceIfEmpty(found.id)) {
+        await flushErased(this.deps.store);
+        return done;
+      }
+      await new Promise((r) => setTimeout(r, 200 * (round + 1)));
+    }
+    throw new ServiceError(409, 'workspace_busy', `Workspace ${found.id} kept receiving data while it was erased: stop the clients that write to it (or revoke their tokens) and run the command again.`);
+  }
+
+  /** The files of deleted requests removed, counted into `done`. */
+  private async removeRequests(gone: { deleted: number; media: string[] }, done: { requests: number; files: number; files_not_found: number; files_left?: number }): Promise<void> {
+    const { removed, failed } = await this.deps.media.remove(gone.media);
+    await this.deps.mediaDeletions.removed(removed);
+    done.requests += gone.deleted;
+    done.files += removed.length;
+    done.files_not_found += gone.media.length - removed.length - failed.length;
+    if (failed.length) done.files_left = (done.files_left ?? 0) + failed.length;
   }
 }

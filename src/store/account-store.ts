@@ -123,6 +123,29 @@ export class AccountStore {
     });
   }
 
+  async getWorkspace(workspaceId: string): Promise<{ id: string; accountId: string; isDefault: boolean } | undefined> {
+    const row = await this.store.db.selectFrom('workspaces').select(['id', 'account_id', 'is_default']).where('id', '=', workspaceId).executeTakeFirst();
+    return row && { id: row.id, accountId: row.account_id, isDefault: row.is_default === true || Number(row.is_default) === 1 };
+  }
+
+  /**
+   * Deletes a workspace that is not its account's default when it holds no session or request any more (whose files
+   * the cascade would leave behind); false when one is left (made meanwhile by a call already under way).
+   */
+  async deleteWorkspaceIfEmpty(workspaceId: string): Promise<boolean> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const left = await trx
+        .selectNoFrom((eb) => [
+          eb.exists(eb.selectFrom('async_requests').select('id').where('workspace_id', '=', workspaceId)).as('requests'),
+          eb.exists(eb.selectFrom('card_sessions').select('id').where('workspace_id', '=', workspaceId)).as('sessions'),
+        ])
+        .executeTakeFirstOrThrow();
+      if (Object.values(left).some((v) => v === true || Number(v) === 1)) return false;
+      const res = await trx.deleteFrom('workspaces').where('id', '=', workspaceId).where('is_default', '=', this.bool(false)).executeTakeFirst();
+      return Number(res.numDeletedRows) > 0;
+    });
+  }
+
   async findTokenOwner(tokenHash: string): Promise<TokenOwner | undefined> {
     const row = await this.store.db
       .selectFrom('api_tokens as t')

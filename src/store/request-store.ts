@@ -494,6 +494,11 @@ export class RequestStore {
     return this.deleteRequests(sql`account_id = ${accountId}`, sql`seq`, batch);
   }
 
+  /** Deletes every request of a workspace, whatever its state (`loupe workspace delete`); returns the media keys they held. */
+  deleteForWorkspace(workspaceId: string, batch = 500): Promise<{ deleted: number; media: string[]; refunded: number }> {
+    return this.deleteRequests(sql`workspace_id = ${workspaceId}`, sql`seq`, batch);
+  }
+
   /**
    * Deletes the requests `where` says, `batch` at a time in `order`, their inputs with them: the
    * media keys they held (to remove after the commit; a process that stops before leaves them to
