@@ -18,6 +18,7 @@ import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
 import { registerLingeringClose } from './http/lingering-close.ts';
+import { registerPipelinedOrder } from './http/pipelined-order.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { timesSent } from './http/header-count.ts';
@@ -173,6 +174,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     schemaController: { compilersFactory: { buildSerializer: cachedSerializers } },
   });
   logger.to = app.log;
+  registerPipelinedOrder(app);
   const answerStallMs = options.answerStallMs ?? ANSWER_STALL_MS;
   // no limit while the request is worked on (a long vision call sends nothing for minutes); one once its answer goes
   // out, counted from the last byte the client took (Node closes a socket whose timeout passes with nothing listening)
