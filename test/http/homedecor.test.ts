@@ -102,6 +102,23 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect([idOnly.http, (idOnly.body as unknown as { detail: string }).detail]).toEqual([400, 'query_record._objects[0] names no item: send it as a response gave it (with its bound_box), a bound_box of your own, or its Top Category / Category.']);
   });
 
+  it("a record's path Category filters alone: a record with the same Category and no Top Category is the same kind (h242)", async () => {
+    const own = { ...shop, id: (await h.app.loupe.collections.create({ accountId: shop.account, type: 'homedecor', name: 'clocks' })).id };
+    const res = await call(`${base}/insert`, {
+      records: [
+        { _id: 'both', _base64: watch, product_id: 'p1', 'Top Category': 'Decor', Category: 'Decor/Clock' },
+        { _id: 'path-only', _base64: watch, product_id: 'p2', Category: 'Decor/Clock' },
+        { _id: 'vase', _base64: watch, product_id: 'p3', 'Top Category': 'Decor', Category: 'Decor/Vase' },
+      ],
+    }, own);
+    expect(res.http).toBeLessThan(300);
+    expect(res.body.skipped_records ?? []).toEqual([]);
+    for (const id of ['both', 'path-only']) {
+      const found = await call(`${base}/visualKNN`, { query_record: { _id: id }, k: 5 }, own);
+      expect(found.body.answer_records.map((r) => r._id).sort(), id).toEqual(['both', 'path-only']);
+    }
+  }, 120_000);
+
   it('a query photo has the items its insert found: the framed view too, whatever text search records (h141)', async () => {
     // the middle half of a Caltech statue: CenterNet's plain view sees a person, its framed view a teddy bear (Decor/Soft toy)
     const photo = Buffer.from(photoBase64('caltech101/buddha/image_0002.jpg'), 'base64');
