@@ -256,7 +256,11 @@ export function App() {
   // before the browser paints (a layout effect): a focus moved a frame later took text already being typed on the
   // new page (the drawer's note went into the card's name the same way, CI)
   useLayoutEffect(() => {
-    if (!account) return;
+    if (!account) {
+      // the sign-in screen names itself too (it kept the title of the page signed out from, h240)
+      document.title = 'Sign in · Loupe console';
+      return;
+    }
     const [name = 'sessions', id] = route;
     const label = name === 'sessions' && id ? 'Session' : (pages.find((p) => p.path === name)?.label ?? 'Sessions');
     document.title = `${label} · Loupe console`;

@@ -756,6 +756,18 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Grading · Loupe console');
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), { timeout: 10_000 }).toBe('Grading');
+    // leaving a session's page names the next page (the session's title was set back to "Loupe console" after it, h240)
+    await page.goto(`${base}/console#/sessions/${sessionId}`);
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toMatch(/· Session · Loupe console$/);
+    await page.getByRole('link', { name: 'Grading' }).click();
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Grading · Loupe console');
+    await page.waitForTimeout(300);
+    expect(await page.title()).toBe('Grading · Loupe console');
+    // a search that finds nothing shows no table of a header row alone
+    await page.goto(`${base}/console#/sessions`);
+    await page.getByLabel('Search sessions').fill('zzzz-nothing');
+    await expect.poll(() => page.locator('p.empty').textContent(), { timeout: 10_000 }).toMatch(/No session matches/);
+    expect(await page.getByRole('table').count()).toBe(0);
     // a pager button at its end keeps the focus (disabled, it dropped it to the page's start)
     await page.goto(`${base}/console#/sessions`);
     const previous = page.getByRole('button', { name: 'Previous' });
@@ -779,6 +791,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
 
   it("fits a phone's width, with every control named", async () => {
     await page.setViewportSize({ width: 390, height: 844 });
+    // a photo's long file name wraps (the page scrolled sideways to 545 px, h240)
+    await page.goto(`${base}/console#/grading`);
+    await page.getByLabel('Photo of the front (then the back, optional)').setInputFiles({ name: `Captura-de-tela-2026-06-14-125358_png.rf.bcaecd3af01c6551af1b96a33f0bc37d${'x'.repeat(40)}.jpg`, mimeType: 'image/jpeg', buffer: await fsp.readFile(photoPath(gradePhoto)) });
+    await page.waitForTimeout(200);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     for (const route of [`#/sessions/${sessionId}`, '#/sessions', '#/search', '#/grading', '#/recognition', '#/matching']) {
       await page.goto(`${base}/console${route}`);
       await page.locator('main h1').waitFor();

@@ -45,7 +45,7 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
           {visible.map((row, i) => (
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
               <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id} data-row-id={row.id}>
-                {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image">no image</span>}
+                {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image" aria-hidden="true">no image</span>}
                 {/* written right to left where the name is (Arabic, Hebrew): cut at its end, not its start (h146) */}
                 <span class="card-name" dir="auto" title={row.full_name || row.name || undefined}>
                   {row.name || row.full_name || 'Unidentified'}

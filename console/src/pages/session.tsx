@@ -364,9 +364,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   // The tab's title names the session (every session's tab was "Session · Loupe console", h219).
   useEffect(() => {
     if (!session) return;
+    // (no title set back on leaving: that ran after the next page had set its own, which became "Loupe console", h240)
     document.title = `${session.name || session.id} · Session · Loupe console`;
-    // not left on the sign-in screen after a sign-out (the next page's own title is set after this)
-    return () => void (document.title = 'Loupe console');
   }, [session?.name]);
   // The route moved the focus to the page's content while "Loading session…" showed (no heading yet): once the
   // session is drawn, its heading takes it, as every other page's does (h219: it stayed nowhere). Only when the

@@ -133,7 +133,8 @@ export function SessionsPage({ shell }: { shell: Shell }) {
       <ErrorBox error={error} />
       {data ? (
         <>
-          <div class="table-wrap">
+          {/* no table of a header row alone when nothing is listed (h240) */}
+          <div class="table-wrap" hidden={data.results.length === 0}>
             {/* on a phone each session is a block of its fields, labelled, not a row scrolled sideways for its total (h97) */}
             <table class="list stacked">
               <caption class="sr-only">Sessions, newest first</caption>
