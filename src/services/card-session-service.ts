@@ -462,13 +462,14 @@ export class CardSessionService {
     return { ...this.sessionView(prior.row), replayed: true };
   }
 
-  async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined; game?: string | undefined }): Promise<Page<SessionView>> {
+  /** `upTo`: the sessions as they were at a walk's first page (`up_to` in its links): one made meanwhile repeats no row (h241). */
+  async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined; game?: string | undefined; upTo?: number | undefined }): Promise<Page<SessionView> & { upTo?: number }> {
     const pageSize = Math.min(query.pageSize ?? this.limits.sessionPageSize, this.limits.identificationPageSizeMax);
     const search = query.search?.trim() || undefined;
     // Empty is no filter, like `search`; otherwise the game as stored, in any case.
     const game = query.game === undefined || gameKey(query.game) === '' ? undefined : gameKey(query.game);
-    const { count, rows } = await this.store.listSessions(ctx.workspaceId, search, game, pageSize, (query.page - 1) * pageSize);
-    return { count, page: query.page, pageSize, results: rows.map((r) => this.sessionView(r)) };
+    const { count, rows, upToSeq } = await this.store.listSessions(ctx.workspaceId, search, game, pageSize, (query.page - 1) * pageSize, query.upTo);
+    return { count, page: query.page, pageSize, results: rows.map((r) => this.sessionView(r)), ...(upToSeq !== undefined ? { upTo: upToSeq } : {}) };
   }
 
   async getSession(ctx: CallContext, id: string): Promise<SessionView> {
@@ -484,7 +485,7 @@ export class CardSessionService {
       if (typeof patch.status === 'string') {
         throw badRequest(`A session's status is changed by POST …/session/${id}/close/ or …/reopen/, not by PATCH; nothing else to change was sent.`, [{ field: 'status', message: 'PATCH does not change it' }]);
       }
-      throw badRequest('Nothing to change: send name, description, meta_data, game or platform.', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
+      throw badRequest('Nothing to change: send name, description, meta_data, game or platform (a field sent as null is taken as not sent: a session always has a name, which null cannot clear).', [{ field: 'body', message: 'names no field a session PATCH changes' }]);
     }
     if (patch.meta_data && Buffer.byteLength(JSON.stringify(patch.meta_data)) > metaDataMaxBytes) {
       throw badRequest(`meta_data must be at most ${metaDataMaxBytes} bytes of JSON.`, [{ field: 'meta_data', message: `must be at most ${metaDataMaxBytes} bytes of JSON` }]);

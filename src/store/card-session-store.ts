@@ -199,7 +199,11 @@ export class CardSessionStore {
   }
 
   /** `gameKey`: only sessions whose `game_key` is exactly this. */
-  async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number): Promise<{ count: number; rows: SessionRow[] }> {
+  /**
+   * `upToSeq`: only sessions made up to it (the pages after the first list the sessions as they were at the first);
+   * `upToSeq` of the answer is the newest of those listed, for the next pages' links (undefined when none).
+   */
+  async listSessions(workspaceId: string, search: string | undefined, gameKey: string | undefined, limit: number, offset: number, upToSeq?: number): Promise<{ count: number; rows: SessionRow[]; upToSeq?: number }> {
     // every word typed, in any of the fields (h157: "mrs jones" found no "Mrs. Jones collection", the text being one phrase)
     const words = search ? [...new Set(foldForSearch(search).split(/\s+/).filter(Boolean))].slice(0, maxSearchWords) : [];
     // Unicode case folding and composition, the same on both backends, by the one fold in TypeScript (`sessionSearchText`):
@@ -211,8 +215,12 @@ export class CardSessionStore {
       if (indexed) conditions.unshift(sql<boolean>`s.seq IN (SELECT rowid FROM card_sessions_fts WHERE card_sessions_fts MATCH ${indexed})`);
     }
     const matches = conditions.length ? sql.join(conditions, sql` AND `) : undefined;
-    let countQ = this.db.selectFrom('card_sessions as s').select((eb) => eb.fn.countAll<number>().as('c')).where('s.workspace_id', '=', workspaceId);
+    let countQ = this.db.selectFrom('card_sessions as s').select((eb) => [eb.fn.countAll<number>().as('c'), eb.fn.max('s.seq').as('newest')]).where('s.workspace_id', '=', workspaceId);
     let rowsQ = this.sessionQuery(workspaceId);
+    if (upToSeq !== undefined) {
+      countQ = countQ.where('s.seq', '<=', upToSeq);
+      rowsQ = rowsQ.where('s.seq', '<=', upToSeq);
+    }
     if (matches) {
       countQ = countQ.where(sql<boolean>`(${matches})`);
       rowsQ = rowsQ.where(sql<boolean>`(${matches})`);
@@ -225,7 +233,8 @@ export class CardSessionStore {
       countQ.executeTakeFirstOrThrow(),
       rowsQ.orderBy('s.started', 'desc').orderBy('s.seq', 'desc').limit(limit).offset(offset).execute(),
     ]);
-    return { count: Number(count.c), rows };
+    const newest = (count as { newest?: number | string | null }).newest;
+    return { count: Number(count.c), rows, ...(newest !== null && newest !== undefined ? { upToSeq: Number(newest) } : {}) };
   }
 
   /**

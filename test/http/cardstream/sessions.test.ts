@@ -110,6 +110,21 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(await credits()).toBe(0);
   });
 
+  it('a walk of the list repeats no session created during it: its links carry the first page\'s up_to (h241)', async () => {
+    const acc = await h.newAccount(20);
+    for (const name of ['walk1', 'walk2', 'walk3']) await createSession(h, { name }, acc.token);
+    const list = async (url: string) => (await h.request('GET', url, { token: acc.token })).json() as { count: number; next: string | null; results: { name: string }[] };
+    const first = await list(cs('session/?page_size=2'));
+    expect(first.results.map((r) => r.name)).toEqual(['walk3', 'walk2']);
+    expect(first.next).toMatch(/[?&]up_to=\d+/);
+    await createSession(h, { name: 'made during the walk' }, acc.token);
+    const second = await list(new URL(first.next!).pathname + new URL(first.next!).search);
+    expect(second.results.map((r) => r.name)).toEqual(['walk1']);
+    expect(second.count).toBe(3);
+    // a new walk lists it
+    expect((await list(cs('session/?page_size=2'))).results[0]!.name).toBe('made during the walk');
+  });
+
   it('rejects bad session fields with 400 naming the field', async () => {
     const long = await h.request('POST', cs('session/'), { body: { name: 'x'.repeat(256) } });
     expect(long.statusCode).toBe(400);
@@ -161,7 +176,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(cleared.json()).toMatchObject({ name: 'keep', description: '', meta_data: {} });
     const nothing = await h.request('PATCH', cs(`session/${id}/`), { body: { notes: 'x', id: 'y' } });
     expect(nothing.statusCode).toBe(400);
-    expect(nothing.json().detail).toBe('Nothing to change: send name, description, meta_data, game or platform.');
+    expect(nothing.json().detail).toMatch(/^Nothing to change: send name, description, meta_data, game or platform \(/);
+    // a name sent as null is told why it changed nothing (h241: "send name", which the client had sent)
+    const unnamed = await h.request('PATCH', cs(`session/${id}/`), { body: { name: null } });
+    expect([unnamed.statusCode, unnamed.json().detail]).toEqual([400, expect.stringMatching(/null is taken as not sent: a session always has a name/)]);
     // closing by PATCH is told the way
     const closing = await h.request('PATCH', cs(`session/${id}/`), { body: { status: 'closed' } });
     expect(closing.statusCode).toBe(400);
@@ -261,7 +279,7 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(b1.count).toBe(55);
     expect(b1.results).toHaveLength(50);
     expect(b1.previous).toBeNull();
-    expect(b1.next).toMatch(/^http:\/\/localhost(:\d+)?\/cardstream\/v2\/session\/\?workspace=[0-9a-f-]+&page=2$/);
+    expect(b1.next).toMatch(/^http:\/\/localhost(:\d+)?\/cardstream\/v2\/session\/\?workspace=[0-9a-f-]+&up_to=\d+&page=2$/);
     expect(b1.results[0].name).toBe('Stream 54');
     const p2 = await h.request('GET', new URL(b1.next).pathname + new URL(b1.next).search);
     const b2 = p2.json();

@@ -57,7 +57,10 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   app.get('/session/', {
     config: sessionConfig,
     schema: { tags, security, summary: 'List sessions, newest first', querystring: S.SessionListQuery, response: { 200: pageOf(S.Session), ...errors(400) } },
-    handler: async (request) => pageEnvelope(request, await cardSessions.listSessions(ctx(request), { page: request.query.page ?? 1, pageSize: request.query.page_size, search: request.query.search, game: request.query.game })),
+    handler: async (request) => {
+      const page = await cardSessions.listSessions(ctx(request), { page: request.query.page ?? 1, pageSize: request.query.page_size, search: request.query.search, game: request.query.game, upTo: request.query.up_to });
+      return pageEnvelope(request, page, page.upTo !== undefined ? { up_to: String(page.upTo) } : {});
+    },
   });
 
   app.get('/session/:session_id/', {
