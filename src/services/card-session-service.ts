@@ -965,7 +965,8 @@ export class CardSessionService {
     });
   }
 
-  async attachImage(ctx: CallContext, id: string, eventId: string, image: string): Promise<IdentificationView> {
+  /** `ifMatch`: the card's `etag` the image replaces (412 when the card changed since; a retry of this image still succeeds). */
+  async attachImage(ctx: CallContext, id: string, eventId: string, image: string, ifMatch?: string): Promise<IdentificationView> {
     const sid = this.sessionId(id);
     if (!(await this.store.sessionExists(sid, ctx.workspaceId))) throw notFound(`Session ${id}`);
     const row = await this.store.identificationByEventId(sid, eventId);
@@ -988,6 +989,11 @@ export class CardSessionService {
     const sent = createHash('sha256').update(prepared.original).digest('base64url').slice(0, 16);
     const earlier = (r: IdentificationRow) => (r.image_sends ?? '').split(' ').slice(0, -1).includes(sent);
     if (earlier(row)) return this.identificationView(ctx, row);
+    // after the retries above: an image already stored answers as stored, whatever version it was sent against (h241)
+    const stale = (r: IdentificationRow) =>
+      ifMatch !== undefined && !ifMatchHolds(ifMatch, rowTag(r)) ? new ServiceError(412, 'precondition_failed', `The card was changed since the version If-Match names (it is now ${rowTag(r)}): read it again before replacing its image.`) : undefined;
+    const before = stale(row);
+    if (before) throw before;
     // named before they are written: a process killed before the row names them leaves them to the sweep
     const imageKey = this.media.newKey(prepared.originalExt);
     const thumbKey = this.media.newKey('jpg');
@@ -1001,6 +1007,8 @@ export class CardSessionService {
         const current = await tx.identificationByEventId(sid, eventId, true);
         // the same image stored meanwhile by an upload beside this one: keep its files, whose links it answered
         if (current && ((current.image_key !== row.image_key && (await shows(current))) || earlier(current))) return { same: current };
+        const changed = current && stale(current);
+        if (changed) throw changed;
         const updatedAt = new Date().toISOString();
         if (current) {
           const sends = [...(current.image_sends ?? '').split(' ').filter((h) => h && h !== sent), sent].slice(-imageSendsKept).join(' ');

@@ -68,6 +68,25 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await h.app.inject({ method: 'GET', url: '/media/..%2F..%2Floupe.db' })).statusCode).toBe(404);
   });
 
+  it("takes the card's etag as If-Match: a stale one is 412 with nothing stored, a retry of the stored image still 200 (h241)", async () => {
+    const sid = await withCard();
+    const send = (image: Buffer, ifMatch: string) => h.request('POST', cs(`session/${sid}/images/`), { headers: { 'if-match': ifMatch }, body: { event_id: 'c1', image: image.toString('base64') } });
+    const row = (await h.request('GET', cs(`identification/?session=${sid}&event_id=c1`))).json().results[0];
+    const first = await photo(300, 400);
+    const stored = await send(first, row.etag);
+    expect(stored.statusCode, stored.body).toBe(200);
+    // the same image again with the version it was sent against: a retry, answered as stored
+    expect((await send(first, row.etag)).statusCode).toBe(200);
+    const files = (await filesUnder(mediaDir)).length;
+    const other = await photo(320, 420, 'png');
+    const stale = await send(other, row.etag);
+    expect([stale.statusCode, stale.json().code]).toEqual([412, 'precondition_failed']);
+    expect((await filesUnder(mediaDir)).length).toBe(files);
+    expect((await h.request('GET', cs(`identification/?session=${sid}&event_id=c1`))).json().results[0].image).toBe(stored.json().image);
+    expect((await send(other, stored.json().etag)).statusCode).toBe(200);
+    expect((await send(await photo(310, 410, 'webp'), '*')).statusCode).toBe(200);
+  });
+
   it('keeps a small original byte for byte; accepts PNG, WebP and a data: prefix', async () => {
     const sid = await withCard();
     const png = await photo(600, 800, 'png');

@@ -238,6 +238,15 @@ describe.each(backends)('card sessions (%s)', (backend) => {
       const stale = await h.request(method, cs(`session/${id}/`), { headers: { 'if-match': '"stale-version"' }, ...(body ? { body } : {}) });
       expect([stale.statusCode, stale.json().code], method).toEqual([412, 'precondition_failed']);
     }
+    // and on close, reopen and a batch upload, which ignored it (h241: a late retry of close/ after a reopen closed again)
+    for (const [path, body] of [['close/', undefined], ['reopen/', undefined], ['identifications/', { identifications: [{ event_id: 'late' }] }]] as const) {
+      const stale = await h.request('POST', cs(`session/${id}/${path}`), { headers: { 'if-match': '"stale-version"' }, ...(body ? { body } : {}) });
+      expect([stale.statusCode, stale.json().code], path).toEqual([412, 'precondition_failed']);
+    }
+    expect((await h.request('GET', cs(`session/${id}/`))).json().status).toBe('live');
+    expect((await h.request('GET', cs(`identification/?session=${id}`))).json().count).toBe(0);
+    expect((await h.request('POST', cs(`session/${id}/close/`), { headers: { 'if-match': '*' } })).statusCode).toBe(200);
+    expect((await h.request('POST', cs(`session/${id}/reopen/`), { headers: { 'if-match': '*' } })).statusCode).toBe(200);
     expect((await h.request('GET', cs(`session/${id}/`))).json().name).not.toBe('stale');
     expect((await h.request('PATCH', cs(`session/${id}/`), { headers: { 'if-match': '*' }, body: { name: 'any version' } })).statusCode).toBe(200);
     const del = await h.request('DELETE', cs(`session/${id}/`), { headers: { 'if-match': '*' } });

@@ -97,14 +97,20 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
 
   app.post('/session/:session_id/close/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
-    handler: async (request) => cardSessions.closeSession(ctx(request), request.params.session_id),
+    schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
+    handler: async (request) => {
+      noSessionVersion(request.headers['if-match']);
+      return cardSessions.closeSession(ctx(request), request.params.session_id);
+    },
   });
 
   app.post('/session/:session_id/reopen/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
-    handler: async (request) => cardSessions.reopenSession(ctx(request), request.params.session_id),
+    schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
+    handler: async (request) => {
+      noSessionVersion(request.headers['if-match']);
+      return cardSessions.reopenSession(ctx(request), request.params.session_id);
+    },
   });
 
   app.get('/session/:session_id/summary/', {
@@ -128,17 +134,33 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       summary: 'Upload a batch of cards (new event ids are created, known ones updated)',
       params: S.SessionParams,
       querystring: WorkspaceQuery,
+      headers: sessionIfMatch,
       body: S.UploadBody,
-      response: { 200: S.UploadResult, ...errors(400, 409, 413, 415) },
+      response: { 200: S.UploadResult, ...errors(400, 409, 412, 413, 415) },
     },
-    handler: async (request) => cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications),
+    handler: async (request) => {
+      noSessionVersion(request.headers['if-match']);
+      return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications);
+    },
   });
 
   app.post('/session/:session_id/images/', {
     config: sessionConfig,
     bodyLimit: config.limits.imageBodyBytes,
-    schema: { tags, security, summary: 'Attach an image to an uploaded card', params: S.SessionParams, querystring: WorkspaceQuery, body: S.ImageBody, response: { 200: S.Identification, ...errors(400, 413, 415) } },
-    handler: async (request) => cardSessions.attachImage(ctx(request), request.params.session_id, request.body.event_id, request.body.image),
+    schema: {
+      tags,
+      security,
+      summary: 'Attach an image to an uploaded card',
+      params: S.SessionParams,
+      querystring: WorkspaceQuery,
+      headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: "The card's `etag`: 412 when the card changed since (a retry of an image already stored still succeeds)." })) }),
+      body: S.ImageBody,
+      response: { 200: S.Identification, ...errors(400, 412, 413, 415) },
+    },
+    handler: async (request) => {
+      const ifMatch = request.headers['if-match'];
+      return cardSessions.attachImage(ctx(request), request.params.session_id, request.body.event_id, request.body.image, typeof ifMatch === 'string' ? ifMatch : undefined);
+    },
   });
 
   app.get('/identification/', {
