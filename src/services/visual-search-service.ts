@@ -230,7 +230,7 @@ function colorTagsOf(colors: readonly { name: string; percentage: number }[]): {
  * Whether a record's `_tags_simple` is the one the server made with `extract_tags` (the item's
  * name, then colour names from its `_tags`), not one its client wrote.
  */
-function serverTagsSimple(data: Record<string, unknown>): boolean {
+export function serverTagsSimple(data: Record<string, unknown>): boolean {
   const simple = data._tags_simple;
   const tags = data._tags as { Item?: { name?: unknown }[]; Color?: { name?: unknown }[] } | undefined;
   if (!Array.isArray(simple) || !tags || typeof tags !== 'object' || !Array.isArray(tags.Item)) return false;

@@ -122,13 +122,17 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     for (let y = 0; y < 100; y++) for (let x = 0; x < 100; x++) raw.set(y < 80 ? [200, 20, 30] : [20, 40, 200], (y * 100 + x) * 3);
     const redBlue = (await sharp(raw, { raw: { width: 100, height: 100, channels: 3 } }).png().toBuffer()).toString('base64');
     const grey = (await sharp({ create: { width: 100, height: 100, channels: 3, background: '#bbbbbb' } }).png().toBuffer()).toString('base64');
-    const inserted = await call(`${base}/insert`, { records: [{ _id: 'red', _base64: redBlue, product_id: 'r', title: 'Red summer dress', extract_colors: true }, { _id: 'named', _base64: grey, product_id: 'n', title: 'Blue dress' }] }, c);
+    const inserted = await call(`${base}/insert`, { records: [{ _id: 'red', _base64: redBlue, product_id: 'r', title: 'Red summer dress', extract_colors: true }, { _id: 'named', _base64: grey, product_id: 'n', title: 'Blue dress' }, { _id: 'tagged', _base64: redBlue, product_id: 't', title: 'Summer dress', extract_colors: true, extract_tags: true }] }, c);
     expect(inserted.body.status.code).toBe(210);
     const res = await call('/similarity/text/fashion/v2/text', { query_record: { _text_data: 'blue' }, k: 10, product_field: '' }, c);
     const distance = (id: string) => (res.body as unknown as { answer_distances: number[] }).answer_distances[(res.body.answer_records as { _id: string }[]).findIndex((r) => r._id === id)];
     // the seller's "Blue dress" counts as half blue; the red dress is as blue as its photo (a fifth), not half
     expect(distance('named')).toBe(50);
     expect(distance('red')).toBeGreaterThan(70);
+    // nor from the colour names extract_tags wrote (h242: its `_tags` and `_tags_simple` counted as the seller's words)
+    const tagged = (await call(`${base}/get`, { records: [{ _id: 'tagged' }] }, c)).body.answer_records[0]!;
+    expect(tagged._tags_simple).toContain('blue');
+    expect(distance('tagged')).toBeGreaterThan(70);
   });
 
   it('stores the largest item of a photo, with categories the detector gives when the record has none', async () => {
