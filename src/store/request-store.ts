@@ -367,26 +367,32 @@ export class RequestStore {
     return Number(r.numUpdatedRows) > 0;
   }
 
-  /** Leases up to `n` webhook deliveries that are due. */
   /**
-   * Claims up to `n` due deliveries, none of an account that already has `perAccount` or more in
-   * flight (leased, on any node): one account's slow receivers must not hold every delivery slot.
-   * A claim takes at most `n` of one account, so a caller keeps `n` at or under `perAccount`.
+   * Claims up to `n` due deliveries, of each account no more than bring it to `perAccount` in flight (leased, on any
+   * node): one account's slow receivers must not hold every delivery slot. A claim took up to `n` of an account below
+   * its share, so 3 in flight and a claim of 4 made 7 for as long as they lasted (h239); two nodes claiming at the same
+   * moment may still each take what the other does not see yet.
    * The attempt is counted as it is claimed: one cut short by a crash was made all the same (its
    * receiver may have had it), so the next says it is the next.
    */
   async claimWebhooks(n: number, leaseMs: number, now = Date.now(), perAccount = Number.MAX_SAFE_INTEGER): Promise<AsyncRequestRow[]> {
+    // the due rows locked first (a window function cannot be in a locking query), then each account's first ones that
+    // fit beside those it has in flight
     const result = await sql<Selectable<AsyncRequestsTable>>`
       UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}, webhook_attempts = webhook_attempts + 1
       WHERE seq IN (
-        SELECT seq FROM async_requests
-        WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
-          AND account_id NOT IN (
-            SELECT account_id FROM async_requests
-            WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
-            GROUP BY account_id HAVING COUNT(*) >= ${perAccount}
-          )
-        ORDER BY webhook_next_at LIMIT ${n} ${this.skipLocked}
+        SELECT r.seq FROM (
+          SELECT c.seq, c.webhook_next_at,
+            ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.webhook_next_at, c.seq) AS k,
+            (SELECT COUNT(*) FROM async_requests f WHERE f.account_id = c.account_id AND f.webhook_state = 'pending' AND f.webhook_lease_until >= ${now}) AS flying
+          FROM (
+            SELECT seq, account_id, webhook_next_at FROM async_requests
+            WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
+            ORDER BY webhook_next_at LIMIT ${Math.max(n, Math.min(n * 8, 1000))} ${this.skipLocked}
+          ) c
+        ) r
+        WHERE r.k + r.flying <= ${Math.min(perAccount, Number.MAX_SAFE_INTEGER - 1)}
+        ORDER BY r.webhook_next_at LIMIT ${n}
       )
       RETURNING *`.execute(this.db);
     return result.rows.map(toRow);
@@ -467,13 +473,15 @@ export class RequestStore {
    * back for those that never finished (queued or running when their time ran out: no worker for
    * their type, or one stopped for days), which were deleted still charged.
    */
-  async sweep(now = Date.now(), batch = 500, retentionMs?: number): Promise<{ deleted: number; media: string[]; refunded: number }> {
+  async sweep(now = Date.now(), batch = 500, retentionMs?: number): Promise<{ deleted: number; media: string[]; refunded: number; shortened: number }> {
     // a retention shortened since (LOUPE_RETENTION_DAYS) holds for requests submitted before it too: an expiry later
     // than any request submitted now could have was set under a longer one, and is brought to submission + retention
     // (h142: requests kept, and served, for the old 7 days after a policy asked for 1)
+    let shortened = 0;
     if (retentionMs !== undefined) {
       const createdMs = this.store.dialect === 'postgres' ? sql`(extract(epoch from created_at) * 1000)::bigint` : sql`CAST(ROUND((julianday(created_at) - 2440587.5) * 86400000) AS INTEGER)`;
-      await sql`UPDATE async_requests SET expires_at = ${createdMs} + ${retentionMs} WHERE expires_at > ${now + retentionMs}`.execute(this.db);
+      const r = await sql`UPDATE async_requests SET expires_at = ${createdMs} + ${retentionMs} WHERE expires_at > ${now + retentionMs}`.execute(this.db);
+      shortened = Number(r.numAffectedRows ?? 0);
     }
     // a finished request's images a process stopped before deleting (they go after its completion
     // commits): looked for from the inputs, which only requests not yet done hold, not from every request kept
@@ -481,7 +489,7 @@ export class RequestStore {
       .deleteFrom('async_request_inputs')
       .where((eb) => eb.exists(eb.selectFrom('async_requests as r').select('r.id').whereRef('r.id', '=', 'async_request_inputs.request_id').where('r.status', '=', 'DONE')))
       .execute();
-    return this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch);
+    return { ...(await this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch)), shortened };
   }
 
   /** Deletes one request, whatever its state (`loupe request delete`: a customer asking for one photo's removal); a request not done is refunded. */
