@@ -413,9 +413,13 @@ export class CardSessionService {
    * made (`replayed`); with another body it is 422. A key is the workspace's while its session lives.
    */
   async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string, charge?: { accountId: string; price: number; priceKey: string }): Promise<SessionView & { replayed?: true }> {
-    // a field sent as null is one not sent (a new session has none), so a retry that spells it either way is the same create
+    // the create as it would be stored: a retry that spells it otherwise (a field null or empty, the game with spaces
+    // around it, a field the create ignores such as a client's own `started`) is the same create (h241: 422)
+    const stored = { name: input.name ?? null, description: input.description ?? '', game: storedGame(input.game ?? ''), platform: input.platform ?? '', client: input.client ?? {}, meta_data: input.meta_data ?? {} };
+    // keys stored before the fifty-first session hashed the body's own fields, null ones left out: still taken
     const sent = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(bodyJson(sent)).digest('hex') };
+    const hash = (v: unknown) => createHash('sha256').update(bodyJson(v)).digest('hex');
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: hash(stored), earlierHash: hash(sent) };
     const prior = idempotency && (await this.priorCreate(ctx, idempotency));
     if (prior) return prior;
     // Free text up to 100 characters (the schema's limit): clients send a game's display name.
@@ -453,10 +457,10 @@ export class CardSessionService {
   }
 
   /** The live session an `Idempotency-Key` made in this workspace, replayed; 422 when the key came with another body. */
-  private async priorCreate(ctx: CallContext, idempotency: { key: string; bodyHash: string }): Promise<(SessionView & { replayed: true }) | undefined> {
+  private async priorCreate(ctx: CallContext, idempotency: { key: string; bodyHash: string; earlierHash?: string }): Promise<(SessionView & { replayed: true }) | undefined> {
     const prior = await this.store.sessionByIdempotencyKey(ctx.workspaceId, idempotency.key);
     if (!prior) return undefined;
-    if (prior.bodyHash !== idempotency.bodyHash) {
+    if (prior.bodyHash !== idempotency.bodyHash && prior.bodyHash !== idempotency.earlierHash) {
       throw new ServiceError(422, 'idempotency_key_reused', `Idempotency-Key "${idempotency.key}" was sent with another session create (session ${prior.row.id}); a retry sends the same body, a new session a new key.`, [{ field: 'idempotency-key', message: 'used with another body' }]);
     }
     return { ...this.sessionView(prior.row), replayed: true };
