@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from '../../helpers/harness.ts';
 import { CardSessionStore } from '../../../src/store/card-session-store.ts';
 import { canonicalJson } from '../../../src/util/canonical-json.ts';
+import type { Store } from '../../../src/store/database.ts';
 
 describe.each(backends)('card sessions (%s)', (backend) => {
   let h: Harness;
@@ -98,7 +99,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
   it('a key stored before the create was hashed as stored (the body as sent) still replays its create', async () => {
     const acc = await h.newAccount(5);
     const body = { name: 'Old key', game: 'TCG', started: 'client time' };
-    const store = new CardSessionStore(h.app.loupe.store.db, h.app.loupe.store.dialect);
+    const { db, dialect } = (h.app.loupe as unknown as { store: Store }).store;
+    const store = new CardSessionStore(db, dialect);
     const id = randomUUID();
     await store.insertSession({ id, workspace_id: acc.workspace, name: 'Old key', description: '', game: 'TCG', game_key: 'tcg', platform: '', client: '{}', meta_data: '{}', started: new Date().toISOString(), idempotency: { key: 'before-051', bodyHash: createHash('sha256').update(canonicalJson(body)).digest('hex') } });
     const again = await h.request('POST', cs('session/'), { token: acc.token, body, headers: { 'idempotency-key': 'before-051' } });
