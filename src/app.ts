@@ -19,6 +19,7 @@ import { registerLargeBodyLimit } from './http/large-bodies.ts';
 import { registerExpectContinue } from './http/expect-continue.ts';
 import { registerLingeringClose } from './http/lingering-close.ts';
 import { registerPipelinedOrder } from './http/pipelined-order.ts';
+import { registerParseErrorKeepAlive } from './http/parse-error-keep-alive.ts';
 import { asUtf8 } from './http/body-charset.ts';
 import { JsonParser } from './http/json-parser.ts';
 import { timesSent } from './http/header-count.ts';
@@ -352,6 +353,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   registerExpectContinue(app);
   // after the 100-continue's hook, which says Connection: close on a refusal
   registerLingeringClose(app);
+  registerParseErrorKeepAlive(app);
   registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged() });
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
