@@ -30,6 +30,7 @@ export function registerExpectContinue(app: FastifyInstance): void {
     const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // (a chunked body may be empty, which any label may carry: asked for, as without Expect, h99)
     if (Number.isFinite(length) && length > 0 && type !== 'application/json') throw unsupportedMediaType();
+    await request.routeOptions.config.beforeBody?.(request);
     reply.raw.writeContinue();
     continued.add(request);
     return payload;

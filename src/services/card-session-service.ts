@@ -476,6 +476,11 @@ export class CardSessionService {
     return { count, page: query.page, pageSize, results: rows.map((r) => this.sessionView(r)), ...(upToSeq !== undefined ? { upTo: upToSeq } : {}) };
   }
 
+  /** 404 unless the session exists in the workspace (an upload's check before its body is read). */
+  async assertSession(ctx: CallContext, id: string): Promise<void> {
+    if (!(await this.store.sessionExists(this.sessionId(id), ctx.workspaceId))) throw notFound(`Session ${id}`);
+  }
+
   async getSession(ctx: CallContext, id: string): Promise<SessionView> {
     return this.sessionView(await this.sessionRow(ctx, id));
   }

@@ -46,6 +46,20 @@ describe('Expect: 100-continue', () => {
     expect(closed).toBe(true);
   });
 
+  it('an upload to a session that does not exist hears 404 before its body is asked for (h241: after 7 MB)', async () => {
+    for (const path of ['identifications/', 'images/']) {
+      const { text, closed } = await ask(head(cs(`session/00000000-0000-4000-8000-000000000000/${path}`), h.account.token, 50_000));
+      expect(text, path).toMatch(/^HTTP\/1\.1 404 /);
+      expect(text, path).not.toMatch(/100 Continue/);
+      expect(closed, path).toBe(true);
+    }
+    // an existing one is asked for its body, as before
+    const sid = await createSession(h);
+    const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
+    const { text } = await ask(head(cs(`session/${sid}/identifications/`), h.account.token, Buffer.byteLength(body)), body);
+    expect(text).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  });
+
   it('an expectation other than 100-continue is a 417 in the house shape (an empty body from Node, h120)', async () => {
     const { text, closed } = await ask(head(cs('session/'), h.account.token, 20).replace('100-continue', '200-ok'));
     expect(text).toMatch(/^HTTP\/1\.1 417 /);

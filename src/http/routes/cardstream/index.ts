@@ -72,6 +72,8 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   // A session has no version (ETag): an If-Match naming one cannot hold, so it is 412 (RFC 9110 §13.1.1 asks the server to
   // evaluate it; a client that sent the rows' pattern here was unprotected, its stale delete done, h195); `*` holds.
   const sessionIfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'Sessions carry no version: only `*` holds (any other value is 412); rows do (`etag`).' })) });
+  // an upload to a session that does not exist is refused before its body is asked for (Expect: 100-continue, h241)
+  const sessionBeforeBody = async (request: FastifyRequest) => cardSessions.assertSession(ctx(request), (request.params as { session_id: string }).session_id);
   const noSessionVersion = (ifMatch: unknown) => {
     if (typeof ifMatch === 'string' && ifMatch.trim() !== '*') throw new ServiceError(412, 'precondition_failed', 'A session has no version (ETag) for If-Match to name: send `If-Match: *` or none (cards have one: their `etag`).');
   };
@@ -126,7 +128,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/:session_id/identifications/', {
-    config: { ...sessionConfig, batchBody: true, rowErrors: (body, failed) => ruleErrorsOf((body as { identifications?: unknown } | null)?.identifications, failed) },
+    config: { ...sessionConfig, batchBody: true, rowErrors: (body, failed) => ruleErrorsOf((body as { identifications?: unknown } | null)?.identifications, failed), beforeBody: sessionBeforeBody },
     bodyLimit: config.limits.batchBodyBytes,
     schema: {
       tags,
@@ -145,7 +147,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   });
 
   app.post('/session/:session_id/images/', {
-    config: sessionConfig,
+    config: { ...sessionConfig, beforeBody: sessionBeforeBody },
     bodyLimit: config.limits.imageBodyBytes,
     schema: {
       tags,
