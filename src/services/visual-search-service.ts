@@ -194,14 +194,20 @@ export async function tieStable<H extends { record: StoredRecord; distance: numb
 }
 
 /** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
-function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
-  // a path Category (`Decor/Clock`) names its top itself: records stored with it and no Top Category are the same kind
-  // (h242: a record with both found 3 of 14 clocks, the others sent `Category` alone)
-  if (typeof top === 'string' && typeof category === 'string' && category.startsWith(`${top}/`)) return { Category: category };
+/** An item's categories, as an echo shows them. */
+function itemCategories(top: unknown, category: unknown): Record<string, unknown> | undefined {
   const f: Record<string, unknown> = {};
   if (typeof top === 'string') f['Top Category'] = top;
   if (typeof category === 'string') f.Category = category;
   return Object.keys(f).length ? f : undefined;
+}
+
+/** The filter an item's categories make (rule 5). */
+function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
+  // a path Category (`Decor/Clock`) names its top itself: records stored with it and no Top Category are the same kind
+  // (h242: a record with both found 3 of 14 clocks, the others sent `Category` alone)
+  if (typeof top === 'string' && typeof category === 'string' && category.startsWith(`${top}/`)) return { Category: category };
+  return itemCategories(top, category);
 }
 
 /**
@@ -770,6 +776,13 @@ export class VisualSearchService {
       if (serverTags && record._tags_simple === undefined) delete data._tags_simple;
     }
     if (item) return;
+    // without an image the item and the colours it asks for stay the server's, as on insert where only a box is read
+    // from a client's `_objects` (h242: a made-up item sent by update was searched by its name; null removed it)
+    if (Object.hasOwn(record, '_objects')) {
+      if (current.data._objects !== undefined) data._objects = current.data._objects;
+      else delete data._objects;
+    }
+    if (current.data.extract_colors === true && flagOn('extract_colors') && Object.hasOwn(record, '_dominant_colors') && current.data._dominant_colors !== undefined) data._dominant_colors = current.data._dominant_colors;
     const objects = Array.isArray(current.data._objects) ? (current.data._objects as Record<string, unknown>[]) : [];
     const first = objects[0];
     if (!first || (!Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category'))) return;
@@ -1153,17 +1166,19 @@ export class VisualSearchService {
     }
     const { _base64: _b, ...echo } = query;
     let itemFilter: Record<string, unknown> | undefined;
+    // the categories the filter was made from, as the echo shows them
+    let shown: Record<string, unknown> | undefined;
     let v: { top: unknown; category: unknown } | undefined;
     // the kind of item searched: the detector's, or the copied object's own name
     const kind = copied && typeof given.name === 'string' ? given.name : box ? undefined : r.chosen.name;
     if (fromFilter.named) itemFilter = undefined;
-    else if (!copied && (typeof top === 'string' || typeof category === 'string')) itemFilter = categoryFilter(top, category);
+    else if (!copied && (typeof top === 'string' || typeof category === 'string')) [itemFilter, shown] = [categoryFilter(top, category), itemCategories(top, category)];
     // The whole image (no item found) is no kind of item: neither a vote nor a filter.
-    else if ((v = !r.whole && kind !== undefined && kind !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), kind) : undefined)) itemFilter = categoryFilter(v.top, v.category);
+    else if ((v = !r.whole && kind !== undefined && kind !== 'item' ? await this.vote(c, Float32Array.from(r.descriptor), kind) : undefined)) [itemFilter, shown] = [categoryFilter(v.top, v.category), itemCategories(v.top, v.category)];
     else {
       const predicted = r.whole || kind === undefined ? undefined : categoriesOf(domain, kind);
       const candidate = predicted && categoryFilter(predicted.top, predicted.category);
-      if (candidate && (await this.queries.count(c, candidate)) > 0) itemFilter = candidate;
+      if (candidate && (await this.queries.count(c, candidate)) > 0) [itemFilter, shown] = [candidate, itemCategories(predicted.top, predicted.category)];
     }
     // Rule 5 filters by "those of the query object": the item searched shows the categories that
     // filtered and where they came from (a helper's echo said the detector's upper body while the
@@ -1174,7 +1189,7 @@ export class VisualSearchService {
         const source = v ? 'neighbours' : !copied && (typeof top === 'string' || typeof category === 'string') ? 'record' : 'detector';
         delete searched['Top Category'];
         delete searched.Category;
-        Object.assign(searched, itemFilter, { category_source: source, category_filter: true });
+        Object.assign(searched, shown ?? itemFilter, { category_source: source, category_filter: true });
       } else {
         searched.category_filter = false;
         // the client's filter names the categories: it filters by them, in place of this item's (rule 5's default)

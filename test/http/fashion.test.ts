@@ -329,6 +329,13 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(shoes._dominant_colors).toBeDefined();
     // The call and the one extra.
     expect(await credits()).toBe(before - 2);
+    // without an image the item and the extracted colours stay the server's: a client's own (or null) changes neither
+    // (h242: a made-up item was searched by its name, null removed the item and the colours the flag still asked for)
+    for (const sent of [{ _objects: [{ name: 'tie', bound_box: [0, 0, 10, 10], Category: 'Accessories/Ties', category_source: 'record' }] }, { _objects: null, _dominant_colors: null }]) {
+      expect((await call(`${base}/update`, { records: [{ _id: 'shoes', ...sent }] }, shop)).http).toBe(200);
+      const now = await get('shoes');
+      expect([now._objects, now._dominant_colors], JSON.stringify(sent)).toEqual([shoes._objects, shoes._dominant_colors]);
+    }
   });
 
   it('nearDupsInsert bills the extras of the records it stores, as insert does (they were stored free, h92)', async () => {
