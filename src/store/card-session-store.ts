@@ -210,13 +210,14 @@ export class CardSessionStore {
     // a name sent decomposed ("Poke\u0301mon") is found by "pokémon", "ΟΔΟΣ" by "οδος", "İstanbul" by "istanbul".
     // PostgreSQL: a LIKE a word, so each can use the trigram index (LIKE ALL of an array cannot); SQLite: instr, no escaping
     const conditions = words.map((w) => (this.dialect === 'sqlite' ? sql<boolean>`instr(s.search_text, ${w}) > 0` : sql<boolean>`s.search_text LIKE ${`%${w.replace(/[\\%_]/g, (c) => '\\' + c)}%`}`));
-    if (this.dialect === 'sqlite') {
-      const indexed = await this.rareInIndex(words);
-      if (indexed) conditions.unshift(sql<boolean>`s.seq IN (SELECT rowid FROM card_sessions_fts WHERE card_sessions_fts MATCH ${indexed})`);
-    }
+    const indexed = this.dialect === 'sqlite' ? await this.rareInIndex(words) : undefined;
+    if (indexed) conditions.unshift(sql<boolean>`s.seq IN (SELECT rowid FROM card_sessions_fts WHERE card_sessions_fts MATCH ${indexed})`);
     const matches = conditions.length ? sql.join(conditions, sql` AND `) : undefined;
-    let countQ = this.db.selectFrom('card_sessions as s').select((eb) => [eb.fn.countAll<number>().as('c'), eb.fn.max('s.seq').as('newest')]).where('s.workspace_id', '=', workspaceId);
-    let rowsQ = this.sessionQuery(workspaceId);
+    // read from the index, the workspace is a condition on the few rows it names (`+`: not the workspace's index, which
+    // SQLite chose without statistics, walking every session of it: 43 ms against 0.01 at 300,000 sessions, h243)
+    const byWorkspace = indexed ? sql<string>`+s.workspace_id` : sql<string>`s.workspace_id`;
+    let countQ = this.db.selectFrom('card_sessions as s').select((eb) => [eb.fn.countAll<number>().as('c'), eb.fn.max('s.seq').as('newest')]).where(byWorkspace, '=', workspaceId);
+    let rowsQ = this.db.selectFrom('card_sessions as s').select(sessionColumns.map((c) => `s.${c}` as const)).where(byWorkspace, '=', workspaceId);
     if (upToSeq !== undefined) {
       countQ = countQ.where('s.seq', '<=', upToSeq);
       rowsQ = rowsQ.where('s.seq', '<=', upToSeq);

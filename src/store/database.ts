@@ -409,21 +409,6 @@ export interface Store {
 }
 
 /**
- * SQLite: the FTS5 tables whose deleted or replaced rows left their terms in the index (a session's search text: migration
- * 039's triggers name them in `search_index_erasures`) written again without them. The server's checkpointer does the
- * same after a quiet spell; an erasure command does it at once.
- */
-export async function rewriteErasedSearchIndexes(store: Store): Promise<string[]> {
-  if (store.dialect !== 'sqlite') return [];
-  return store.db.transaction().execute(async (trx) => {
-    const names = (await sql<{ name: string }>`SELECT name FROM search_index_erasures`.execute(trx)).rows.map((r) => r.name).filter((n) => /^[a-z0-9_]+$/.test(n));
-    for (const name of names) await sql.raw(`INSERT INTO ${name}(${name}) VALUES ('optimize')`).execute(trx);
-    await sql`DELETE FROM search_index_erasures`.execute(trx);
-    return names;
-  });
-}
-
-/**
  * After an erasure (`loupe account delete`, `request delete`, `collection delete`): the SQLite write-ahead log copied
  * into the database and emptied, so the pages as they were before the delete (a webhook's bearer token, a customer's
  * names) do not wait there for the next checkpoint that truncates it, which a quiet server may not make for weeks
@@ -432,7 +417,6 @@ export async function rewriteErasedSearchIndexes(store: Store): Promise<string[]
  */
 export async function flushErased(store: Store): Promise<void> {
   if (store.dialect !== 'sqlite') return;
-  await rewriteErasedSearchIndexes(store);
   await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(store.db).catch(() => {});
 }
 

@@ -23,7 +23,7 @@ export interface MoveReport {
 }
 
 /** SQLite's own tables and the FTS5 tables of catalog names and collections' text: PostgreSQL keeps those in its indexes. */
-const sqliteOnlyTable = (name: string) => /^sqlite_/.test(name) || /^catalog_names_fts(_|$)/.test(name) || /^card_sessions_fts(_|$)/.test(name) || name === 'search_index_erasures' || /^collection_fts_[0-9a-f]+(_|$)/.test(name);
+const sqliteOnlyTable = (name: string) => /^sqlite_/.test(name) || /^catalog_names_fts(_|$)/.test(name) || /^card_sessions_fts(_|$)/.test(name) || /^collection_fts_[0-9a-f]+(_|$)/.test(name);
 
 /** Columns one engine has and the other not, by design: anything else differing is a schema this move does not know. */
 const SQLITE_ONLY: Record<string, readonly string[]> = { collection_records: ['vector'], catalog_names: ['id'] };

@@ -1,12 +1,12 @@
+import fs from 'node:fs/promises';
 import { createHash, randomUUID } from 'node:crypto';
 import SQLite from 'better-sqlite3';
-import { sql } from 'kysely';
+import { createQueryId, sql, type CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends } from '../../test/helpers/harness.ts';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { CardSessionStore, refoldSessionSearch, SEARCH_WORD_MAX, sessionSearchText } from './card-session-store.ts';
-import { foldForSearch, rewriteErasedSearchIndexes } from './database.ts';
-import { startCheckpointer } from './sqlite-tuning.ts';
+import { foldForSearch } from './database.ts';
 import { sessionSearchText as migration038 } from './migrations/038-session-search-text.ts';
 
 describe.each(backends)('session search text (%s)', (backend) => {
@@ -97,63 +97,81 @@ describe.each(backends)('session search text (%s)', (backend) => {
   });
 
   it.runIf(backend === 'sqlite')('SQLite reads a rare word from its trigram index, a common one by the list\'s order, the same sessions either way', async () => {
-    const seqOf = async (id: string) => Number((await sql<{ seq: number }>`SELECT seq FROM card_sessions WHERE id = ${id}`.execute(t.store.db)).rows[0]!.seq);
+    // a change the index is not told of (its trigger dropped meanwhile) tells which one a search read
+    const unindexed = async (trigger: string, change: () => Promise<unknown>) => {
+      const [made] = (await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ${trigger}`.execute(t.store.db)).rows;
+      await sql.raw(`DROP TRIGGER ${trigger}`).execute(t.store.db);
+      try {
+        await change();
+      } finally {
+        await sql.raw(made!.sql).execute(t.store.db);
+      }
+    };
     const id = await add('Xylophonist "binder"', { platform: 'Straße' });
     expect(await found('xylophonist')).toEqual(['Xylophonist "binder"']);
     expect(await found('"binder" strasse xyl')).toEqual(['Xylophonist "binder"']);
     expect(await found('st')).toContain('Xylophonist "binder"');
-    // with its index rows gone the rare word finds nothing: the index is what was read
-    await sql`DELETE FROM card_sessions_fts WHERE rowid = ${await seqOf(id)}`.execute(t.store.db);
-    expect(await found('xylophonist')).toEqual([]);
-    // a word more than 5,000 sessions hold is scanned along the list instead, and finds them all
+    // and the rows it names are read by their key, not by walking the workspace's (SQLite without statistics, h243)
+    const statements: CompiledQuery[] = [];
+    const watched = t.store.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'SelectQueryNode') statements.push(t.store.db.getExecutor().compileQuery(args.node, createQueryId()));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    await new CardSessionStore(watched, t.store.dialect).listSessions(workspace, 'xylophonist', undefined, 5, 0);
+    const searches = statements.filter((q) => q.sql.includes('card_sessions_fts MATCH'));
+    expect(searches.length).toBe(2);
+    for (const q of searches) {
+      const raw = new SQLite(t.store.file!, { readonly: true });
+      const details = (raw.prepare(`EXPLAIN QUERY PLAN ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[]).map((r) => r.detail);
+      raw.close();
+      expect(details.join(' | ')).toMatch(/SEARCH s USING INTEGER PRIMARY KEY/);
+      expect(details.join(' | ')).not.toMatch(/card_sessions_workspace/);
+    }
+    // a word the stored text holds and the index does not: not found, so the index is what was read
+    const text = (await sql<{ search_text: string }>`SELECT search_text FROM card_sessions WHERE id = ${id}`.execute(t.store.db)).rows[0]!.search_text;
+    await unindexed('card_sessions_fts_update', () => sql`UPDATE card_sessions SET search_text = ${`${text} quokka`} WHERE id = ${id}`.execute(t.store.db));
+    expect(await found('quokka')).toEqual([]);
+    await unindexed('card_sessions_fts_update', () => sql`UPDATE card_sessions SET search_text = ${text} WHERE id = ${id}`.execute(t.store.db));
+    // a word more than 5,000 sessions hold is scanned along the list instead: it finds one the index lacks
     const now = new Date().toISOString();
     const raw = new SQLite(t.store.file!);
-    raw.transaction(() => {
-      const insert = raw.prepare(`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at, search_text)
-        VALUES (?, ?, ?, '', '', '', 'live', ?, '{}', '{}', ?, ?, ?)`);
-      for (let i = 0; i < 5002; i++) insert.run(randomUUID(), workspace, `Everyword ${i}`, now, now, now, sessionSearchText({ name: `Everyword ${i}`, description: '', platform: '', game: '' }));
-    })();
+    const insert = (names: string[]) =>
+      raw.transaction(() => {
+        const statement = raw.prepare(`INSERT INTO card_sessions (id, workspace_id, name, description, game, platform, status, started, client, meta_data, created_at, updated_at, search_text)
+          VALUES (?, ?, ?, '', '', '', 'live', ?, '{}', '{}', ?, ?, ?)`);
+        for (const name of names) statement.run(randomUUID(), workspace, name, now, now, now, sessionSearchText({ name, description: '', platform: '', game: '' }));
+      })();
+    insert(Array.from({ length: 5001 }, (_, i) => `Everyword ${i}`));
+    await unindexed('card_sessions_fts_insert', async () => insert(['Everyword unindexed']));
     raw.close();
-    await sql`DELETE FROM card_sessions_fts WHERE rowid = (SELECT max(seq) FROM card_sessions)`.execute(t.store.db);
     expect((await sessions().listSessions(workspace, 'everyword', undefined, 5, 0)).count).toBe(5002);
     expect((await sessions().listSessions(workspace, 'everyword 4999', undefined, 5, 0)).count).toBe(1);
+    await unindexed('card_sessions_fts_delete', () => sql`DELETE FROM card_sessions WHERE name = 'Everyword unindexed'`.execute(t.store.db));
     await sql`DELETE FROM card_sessions WHERE name LIKE 'Everyword %'`.execute(t.store.db);
+    await sql`INSERT INTO card_sessions_fts (card_sessions_fts) VALUES ('integrity-check')`.execute(t.store.db);
   });
 
-  it.runIf(backend === 'sqlite')('SQLite writes a deleted or renamed session\'s trigrams out of its index (the checkpointer, an erasure command)', async () => {
-    // a term's bytes in the index's pages (its first letter may be shared with the term before it, so the two after it)
-    const inIndex = async (letters: string) =>
-      (await sql<{ block: Uint8Array | null }>`SELECT block FROM card_sessions_fts_data`.execute(t.store.db)).rows.some((r) => r.block && Buffer.from(r.block).includes(Buffer.from(letters)));
+  it.runIf(backend === 'sqlite')('SQLite takes a deleted or renamed session\'s trigrams out of its index, and out of the database file (h243)', async () => {
+    const fileHolds = async (letters: string) => {
+      await sql`PRAGMA wal_checkpoint(TRUNCATE)`.execute(t.store.db);
+      return (await fs.readFile(t.store.file!)).includes(Buffer.from(letters));
+    };
     const store = sessions();
     const gone = await add('鯱鰐鱏鯨');
     const renamed = await add('鶚鷲鷹鸛');
-    expect(await inIndex('鰐鱏')).toBe(true);
+    expect(await fileHolds('鰐鱏')).toBe(true);
+    expect(await fileHolds('鷲鷹')).toBe(true);
     await store.deleteSession(gone, workspace);
     expect(await store.updateSession(renamed, workspace, { name: 'Plain name' })).toBe(true);
     expect(await found('鯱鰐鱏')).toEqual([]);
     expect(await found('鶚鷲鷹')).toEqual([]);
-    // still in the index's pages, named for the rewrite
-    expect(await inIndex('鰐鱏')).toBe(true);
-    expect(await inIndex('鷲鷹')).toBe(true);
-    expect(await rewriteErasedSearchIndexes(t.store)).toEqual(['card_sessions_fts']);
-    expect(await inIndex('鰐鱏')).toBe(false);
-    expect(await inIndex('鷲鷹')).toBe(false);
-    expect(await rewriteErasedSearchIndexes(t.store)).toEqual([]);
     expect(await found('plain name')).toEqual(['Plain name']);
-    // the server's checkpointer does it after a quiet spell
-    const again = await add('鯱鰐鱏鯨 again');
-    await store.deleteSession(again, workspace);
-    expect(await inIndex('鰐鱏')).toBe(true);
-    const checkpointer = new SQLite(t.store.file!);
-    const stop = startCheckpointer(checkpointer, t.store.file!, 20, 60_000, 100);
-    try {
-      for (let i = 0; i < 100 && (await inIndex('鰐鱏')); i++) await new Promise((r) => setTimeout(r, 50));
-    } finally {
-      await stop();
-      checkpointer.close();
-    }
-    expect(await inIndex('鰐鱏')).toBe(false);
-    expect((await sql<{ n: number }>`SELECT count(*) AS n FROM search_index_erasures`.execute(t.store.db)).rows[0]!.n).toBe(0);
+    expect(await fileHolds('鰐鱏')).toBe(false);
+    expect(await fileHolds('鷲鷹')).toBe(false);
+    await sql`INSERT INTO card_sessions_fts (card_sessions_fts) VALUES ('integrity-check')`.execute(t.store.db);
   });
 
   it('a PATCH of one field keeps the others searchable, and the old name is no longer found', async () => {

@@ -47,24 +47,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 1000');
+// as the server's connection: what this one frees (the pages an incremental vacuum moves) is overwritten (h243)
+db.pragma('secure_delete = ON');
 let ticks = 0;
 let quiet = 0;
 let version = db.pragma('data_version', { simple: true });
-// the FTS5 tables whose deleted or replaced rows left their terms in the index (migration 039's triggers name them):
-// written again without them, in one transaction with the names' removal, before the log is emptied
-function rewriteErased() {
-  let names;
-  try {
-    names = db.prepare('SELECT name FROM search_index_erasures').pluck().all();
-  } catch {
-    return; // a database before 039
-  }
-  if (!names.length) return;
-  db.transaction(() => {
-    for (const name of names) if (/^[a-z0-9_]+$/.test(name)) db.exec('INSERT INTO ' + name + '(' + name + ") VALUES ('optimize')");
-    db.exec('DELETE FROM search_index_erasures');
-  }).immediate();
-}
 setInterval(() => {
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
@@ -82,7 +69,6 @@ setInterval(() => {
       // wait, so the server's writes never do; a reader in the way means another try after another quiet spell
       db.pragma('busy_timeout = 0');
       try {
-        rewriteErased();
         db.pragma('wal_checkpoint(TRUNCATE)');
       } finally {
         db.pragma('busy_timeout = 1000');

@@ -89,7 +89,7 @@ const ListQuery = Type.Composite([
     webhook_state: Type.Optional(StringEnum(['waiting', 'pending', 'delivered', 'failed'] as const, { description: 'Only requests whose webhook is in this state (not in the spec): `failed` finds the deliveries a receiver missed for good.' })),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
     page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 20, description: 'Default 20; values above 100 are treated as 100 (as the card-session lists cap theirs).' })),
-    up_to: Type.Optional(Type.Integer({ minimum: 1, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the requests as they were at the first, so requests submitted meanwhile repeat no row.' })),
+    up_to: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the requests as they were at the first, so requests submitted meanwhile repeat no row.' })),
   }),
 ]);
 

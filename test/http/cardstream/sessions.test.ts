@@ -144,6 +144,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(second.count).toBe(3);
     // a new walk lists it
     expect((await list(cs('session/?page_size=2'))).results[0]!.name).toBe('made during the walk');
+    // past what either backend holds: a 400 on both (PostgreSQL's was a 400, SQLite's a 200, h243)
+    expect((await h.request('GET', cs('session/?up_to=99999999999999999999'), { token: acc.token })).statusCode).toBe(400);
   });
 
   it('rejects bad session fields with 400 naming the field', async () => {
@@ -266,6 +268,11 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     }
     expect((await h.request('GET', cs(`session/${id}/`))).json().status).toBe('live');
     expect((await h.request('GET', cs(`identification/?session=${id}`))).json().count).toBe(0);
+    // a session that does not exist is its 404, whatever If-Match says (h243)
+    for (const [method, path] of [['POST', 'close/'], ['POST', 'reopen/'], ['PATCH', ''], ['DELETE', '']] as const) {
+      const missing = await h.request(method, cs(`session/00000000-0000-4000-8000-000000000000/${path}`), { headers: { 'if-match': '"stale-version"' }, ...(method === 'PATCH' ? { body: { name: 'x' } } : {}) });
+      expect(missing.statusCode, `${method} ${path}`).toBe(404);
+    }
     expect((await h.request('POST', cs(`session/${id}/close/`), { headers: { 'if-match': '*' } })).statusCode).toBe(200);
     expect((await h.request('POST', cs(`session/${id}/reopen/`), { headers: { 'if-match': '*' } })).statusCode).toBe(200);
     expect((await h.request('GET', cs(`session/${id}/`))).json().name).not.toBe('stale');

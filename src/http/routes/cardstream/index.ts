@@ -74,15 +74,20 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
   const sessionIfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'Sessions carry no version: only `*` holds (any other value is 412); rows do (`etag`).' })) });
   // an upload to a session that does not exist is refused before its body is asked for (Expect: 100-continue, h241)
   const sessionBeforeBody = async (request: FastifyRequest) => cardSessions.assertSession(ctx(request), (request.params as { session_id: string }).session_id);
-  const noSessionVersion = (ifMatch: unknown) => {
-    if (typeof ifMatch === 'string' && ifMatch.trim() !== '*') throw new ServiceError(412, 'precondition_failed', 'A session has no version (ETag) for If-Match to name: send `If-Match: *` or none (cards have one: their `etag`).');
+  // (a session that does not exist is its 404 first: a precondition is not evaluated where the request fails anyway,
+  // RFC 9110 §13.2.1, h243)
+  const noSessionVersion = async (request: FastifyRequest) => {
+    const ifMatch = request.headers['if-match'];
+    if (typeof ifMatch !== 'string' || ifMatch.trim() === '*') return;
+    await cardSessions.assertSession(ctx(request), (request.params as { session_id: string }).session_id);
+    throw new ServiceError(412, 'precondition_failed', 'A session has no version (ETag) for If-Match to name: send `If-Match: *` or none (cards have one: their `etag`).');
   };
 
   app.patch('/session/:session_id/', {
     config: sessionConfig,
     schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 412, 415) } },
     handler: async (request) => {
-      noSessionVersion(request.headers['if-match']);
+      await noSessionVersion(request);
       return cardSessions.updateSession(ctx(request), request.params.session_id, request.body);
     },
   });
@@ -91,7 +96,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     config: sessionConfig,
     schema: { tags, security, summary: 'Delete a session with all its cards and images', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 204: Type.Null(), ...errors(412) } },
     handler: async (request, reply) => {
-      noSessionVersion(request.headers['if-match']);
+      await noSessionVersion(request);
       await cardSessions.deleteSession(ctx(request), request.params.session_id);
       return reply.code(204).send(null);
     },
@@ -101,7 +106,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     config: sessionConfig,
     schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
     handler: async (request) => {
-      noSessionVersion(request.headers['if-match']);
+      await noSessionVersion(request);
       return cardSessions.closeSession(ctx(request), request.params.session_id);
     },
   });
@@ -110,7 +115,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     config: sessionConfig,
     schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
     handler: async (request) => {
-      noSessionVersion(request.headers['if-match']);
+      await noSessionVersion(request);
       return cardSessions.reopenSession(ctx(request), request.params.session_id);
     },
   });
@@ -141,7 +146,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       response: { 200: S.UploadResult, ...errors(400, 409, 412, 413, 415) },
     },
     handler: async (request) => {
-      noSessionVersion(request.headers['if-match']);
+      await noSessionVersion(request);
       return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications);
     },
   });

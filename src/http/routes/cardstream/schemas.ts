@@ -69,7 +69,7 @@ export const SessionListQuery = Type.Object({
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: maxPage, description: 'Default 50; values above 500 are treated as 500.' })),
   search: Type.Optional(Type.String({ maxLength: 255, description: 'Case-insensitive text in name, description, platform or game.' })),
   game: Type.Optional(Type.String({ maxLength: 100, description: 'Only sessions of this game, compared with the stored `game` ignoring case and surrounding spaces (`tcg` finds `TCG`, `pokémon` finds `Pokémon`); not a substring search. Empty: no filter.' })),
-  up_to: Type.Optional(Type.Integer({ minimum: 1, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the sessions as they were at the first, so sessions created meanwhile repeat no row.' })),
+  up_to: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Set by the server in `next` and `previous` (not in the spec): the pages after the first list the sessions as they were at the first, so sessions created meanwhile repeat no row.' })),
 });
 
 export const SessionParams = Type.Object({ session_id: Type.String() });
