@@ -55,6 +55,16 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     const next = await stores.requests.claimWebhooks(4, 60_000, Date.now(), 4);
     expect(next.filter((r) => r.accountId === busy)).toHaveLength(1);
     expect((await stores.requests.claimWebhooks(4, 60_000, Date.now(), 4)).filter((r) => r.accountId === busy)).toHaveLength(0);
+    await stores.requests.deleteForAccount(busy);
+  });
+
+  it("an account at its share with a backlog larger than a claim's window holds back no other account's delivery (h243)", async () => {
+    const hog = await withDue(60);
+    expect((await stores.requests.claimWebhooks(4, 60_000, Date.now(), 4)).filter((r) => r.accountId === hog)).toHaveLength(4);
+    const other = await withDue(2);
+    const next = await stores.requests.claimWebhooks(4, 60_000, Date.now(), 4);
+    expect(next.map((r) => r.accountId)).toEqual([other, other]);
+    for (const account of [hog, other]) await stores.requests.deleteForAccount(account);
   });
 
   it('counts an attempt when it is claimed, so one cut short by a crash is not numbered again', async () => {

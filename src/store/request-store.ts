@@ -388,6 +388,13 @@ export class RequestStore {
           FROM (
             SELECT seq, account_id, webhook_next_at FROM async_requests
             WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
+              -- an account at its share is left out before the window is taken: its backlog filled the window and held
+              -- back every other account's deliveries (h243)
+              AND account_id NOT IN (
+                SELECT account_id FROM async_requests
+                WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
+                GROUP BY account_id HAVING COUNT(*) >= ${Math.min(perAccount, Number.MAX_SAFE_INTEGER - 1)}
+              )
             ORDER BY webhook_next_at LIMIT ${Math.max(n, Math.min(n * 8, 1000))} ${this.skipLocked}
           ) c
         ) r
