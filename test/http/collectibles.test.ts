@@ -439,6 +439,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o._ocr.lang).toBe('fr');
     expect(o._identification.best_match).toMatchObject({ id: 'tsa-86', price_stats: expect.any(Array) });
     expect((await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: 'a' }, { _base64: 'b' }] } })).statusCode).toBe(400);
+    // an option /analyze fixes, sent with another value, is refused: it was run and echoed as true, each card charged (h245)
+    const turnedOff = await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: photoCard }], analyze_all: false, lang: true } });
+    expect([turnedOff.statusCode, (turnedOff.json() as { errors?: { field: string }[] }).errors?.map((e) => e.field)]).toEqual([400, ['analyze_all']]);
   }, 120_000);
 
   it('sport_id: a drawn sport card identified by its player name and number in an imported checklist; magic_ai takes 2 records and does nothing', async () => {
@@ -637,6 +640,24 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(r._objects).toHaveLength(12);
     expect(r._status.text).toBe(`OK; analyze_all: ${found - 12} more card${found - 12 > 1 ? 's' : ''} found, not analyzed: at most 12 cards a record (send the rest as crops)`);
     expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - 12);
+  }, 120_000);
+
+  it('analyze_all says how many cards it found too small to read (h245: a plain OK for 3 of 6)', async () => {
+    const spec = standardCard();
+    const card = await sharp(await makeCard(spec), { raw: { width: spec.width, height: spec.height, channels: 4 } }).png().toBuffer();
+    const [large, small] = await Promise.all([sharp(card).resize(300).png().toBuffer(), sharp(card).resize(100).png().toBuffer()]);
+    const cells = [
+      ...[0, 1, 2].map((i) => ({ input: large, left: 40 + i * 360, top: 40 })),
+      ...[0, 1, 2].map((i) => ({ input: small, left: 120 + i * 360, top: 560 })),
+    ];
+    const page = (await sharp({ create: { width: 1140, height: 760, channels: 3, background: '#2b3040' } }).composite(cells).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const found = ((await h.request('POST', '/collectibles/v2/detect', { body: { records: [{ _base64: page }] } })).json() as { records: Rec[] }).records[0]!._objects!.filter((o) => o.name === 'Card').length;
+    const rich = await h.newAccount(100);
+    const r = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: page }], analyze_all: true } })).json() as { records: Rec[] }).records[0]!;
+    const read = r._objects!.length;
+    expect(found).toBeGreaterThan(read);
+    expect(r._status.text).toContain(`analyze_all: ${found - read} smaller card${found - read > 1 ? 's' : ''} found (under 120 px across), not analyzed: send a closer photo`);
+    expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - read);
   }, 120_000);
 
   it('is a service an account can be refused, synchronously and as an asynchronous request', async () => {

@@ -154,6 +154,9 @@ describe('OpenAPI', () => {
   it('types the recognition and grading records, and declares the completion webhook as a callback of the submit', async () => {
     const doc = JSON.parse(await generateOpenapi());
     expect(doc.paths['/collectibles/v2/tcg_id'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/RecognitionAnswer' });
+    // its 200 carries a mixed result, said as sent (it said "the status is HTTP 300", h245)
+    expect(doc.paths['/collectibles/v2/tcg_id'].post.responses['200'].description).toMatch(/status\.code 300 \(sent as HTTP 200\): MIXED_RESULT/);
+    expect(doc.paths['/collectibles/v2/tcg_id'].post.responses['200'].description).not.toMatch(/HTTP 300 as/);
     expect(JSON.stringify(doc.paths['/collectibles/v2/sport_id'].post.responses['404'].content['application/json'].schema)).toContain('#/components/schemas/RecognitionAnswer');
     expect(doc.components.schemas.RecognizedObject.properties._identification).toEqual({ $ref: '#/components/schemas/RecognitionIdentification' });
     for (const [path, method] of [['/account/v2/request/{id}', 'get'], ['/account/v2/request/{id}/webhook', 'post']] as const) {

@@ -9,6 +9,8 @@ const security = [{ token: [] }];
 const errorStatuses = [400, 401, 402, 403, 404, 413, 415, 429, 503];
 const answers: Answers = {
   ...imageAnswers,
+  // sent as HTTP 200 here (spec 3 §7 counts any 2xx as success): the search routes' wording said HTTP 300 (h245)
+  300: 'MIXED_RESULT: some records failed (see each `_status`). A success: the records that could be done are answered, and the call is charged',
   404: 'No card was found in the image (in every record)',
   500: 'Error Processing Image: every record failed in the vision worker',
   504: 'Error Processing Image: every record ran past the time limit',
@@ -204,6 +206,6 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }) }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
-    handler: async (request) => recognition.analyze({ requestId: request.id, billing: billing(request) }, request.body.records),
+    handler: async (request) => recognition.analyze({ requestId: request.id, billing: billing(request) }, request.body.records, request.body as Record<string, unknown>),
   });
 }

@@ -3,7 +3,7 @@ import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts'
 import type { PriceStore } from '../../store/price-store.ts';
 import type { AccountService } from '../account-service.ts';
 import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
-import { MAX_READ_CARDS, type CardResult } from '../../vision/engine/vision-tasks.ts';
+import { MAX_READ_CARDS, MIN_READ_CARD_PIXELS, type CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
@@ -507,6 +507,8 @@ export class RecognitionService {
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
+    // the cards analyze_all looked at and could not read for their size (said: h245 heard a plain OK for 3 of 6)
+    const smallSkipped = options.analyze_all ? Math.max(0, Math.min(read.cards.length, MAX_READ_CARDS) - (read.readings?.length ?? 0)) : 0;
     // analyze_all is charged per card (document 3 §8): the first is the call's, each further one a call's price again
     let unpaid = 0;
     if (readings.length > 1 && !(await this.chargeCards(ctx, readings.length - 1, read))) {
@@ -582,6 +584,7 @@ export class RecognitionService {
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
+      ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller card${smallSkipped > 1 ? 's' : ''} found (under ${MIN_READ_CARD_PIXELS} px across), not analyzed: send a closer photo`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more card${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} cards a record (send the rest as crops)`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
@@ -711,7 +714,15 @@ export class RecognitionService {
    * `/analyze` (all-in-one): `/tcg_id` with every card read and identified (`analyze_all`), the
    * language and the price statistics; one record a request, as `analyze_all` takes.
    */
-  async analyze(ctx: RecognitionContext, records: InputRecord[]): Promise<Record<string, unknown>> {
+  /**
+   * `/tcg_id` with every card, language and price statistics. One of those options sent with another value is refused:
+   * it was run and echoed as true, the opposite of what was sent, and each card charged (h245).
+   */
+  async analyze(ctx: RecognitionContext, records: InputRecord[], sent: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const fixed = ['analyze_all', 'lang', 'price_stats'].filter((o) => o in sent && sent[o] !== true && sent[o] !== null);
+    if (fixed.length) {
+      throw new ServiceError(400, 'invalid_request', `/analyze always runs with analyze_all, lang and price_stats: ${fixed.map((o) => `${o} ${JSON.stringify(sent[o])}`).join(', ')} cannot be changed here (use /tcg_id with the options wanted).`, fixed.map((field) => ({ field, message: 'always true on /analyze' })));
+    }
     return this.tcgId(ctx, records, { analyze_all: true, lang: true, price_stats: true });
   }
 

@@ -16,7 +16,7 @@ import { readCard, readsUpsideDown } from '../recognition/card-reading.ts';
 import { sharingReader, type SharingOcrReader } from '../engine/shared-reads.ts';
 import { artworkHash } from '../recognition/card-artwork.ts';
 import { portrait } from './card-verifier.ts';
-import { MAX_READ_CARDS, type CardResult, type CardTask, type ImageRefused } from '../engine/vision-tasks.ts';
+import { MAX_READ_CARDS, MIN_READ_CARD_PIXELS, type CardResult, type CardTask, type ImageRefused } from '../engine/vision-tasks.ts';
 
 /**
  * Long edge card photos are decoded to: a 12-MP phone photo shrinks on load (JPEG DCT scaling)
@@ -328,7 +328,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
   // a binder page's nine cards cost nine reads: only when every card is answered for
   for (const [index, card] of cards.slice(0, everyCard ? MAX_READ_CARDS : 1).entries()) {
     // too small to read: the collector number of a card 120 px across is 2 px tall
-    if (cardWidthOf(card.quad) < MIN_CARD_PIXELS) continue;
+    if (cardWidthOf(card.quad) < MIN_READ_CARD_PIXELS) continue;
     const reading = await readCard(cv, ocr, pixels, card.quad);
     // a photo read whole that is no card's outline holds a card of unknown size: its small print is not read surely
     const cardWidth = whole && !frameCheck.card ? 0 : round1(Math.min(...sideLengths(card.quad)));

@@ -133,6 +133,8 @@ export interface CardResult extends ImageSize {
 
 /** Most cards of one photo whose text is read (a binder page holds 9). */
 export const MAX_READ_CARDS = 12;
+/** The narrowest card (px across) read for recognition: a collector number on a card 120 px across is 2 px tall. */
+export const MIN_READ_CARD_PIXELS = 120;
 
 export type VisionTask =
   | ImageTask
