@@ -451,6 +451,9 @@ export class CardSessionService {
       // the same key sent twice at once: the session stored first is the answer to both
       const first = idempotency && isUniqueViolation(err) ? await this.priorCreate(ctx, idempotency) : undefined;
       if (first) return first;
+      // its workspace erased between the token's check and the insert (`loupe workspace delete`): as one erased before
+      // (h244: a 500)
+      if (isForeignKeyViolation(err)) throw notFound(`Workspace ${ctx.workspaceId}`);
       throw err;
     }
     return this.getSession(ctx, id);

@@ -6,7 +6,7 @@ import { decodeBase64Image } from '../media/base64-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
-import { isUniqueViolation } from '../store/database.ts';
+import { isUniqueViolation, isForeignKeyViolation } from '../store/database.ts';
 import type { AsyncRequestRow, RequestState, RequestStore, WebhookState, WebhookTarget } from '../store/request-store.ts';
 import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
@@ -194,6 +194,8 @@ export class RequestService {
       const first = idempotency && isUniqueViolation(err) ? await this.priorSubmit(caller, idempotency) : undefined;
       if (first) return first;
       if (idempotency && isUniqueViolation(err)) throw new ServiceError(409, 'idempotency_conflict', `Idempotency-Key "${idempotency.key}" was being freed as this submit arrived; send it again.`);
+      // its workspace (or account) erased between the token's check and the insert: as one erased before (h244: a 500)
+      if (isForeignKeyViolation(err)) throw notFound(`Workspace ${caller.workspaceId}`);
       throw err;
     }
     if (!row) {

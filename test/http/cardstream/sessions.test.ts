@@ -107,6 +107,13 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect([again.statusCode, again.headers['idempotent-replayed'], again.json().id]).toEqual([201, 'true', id]);
   });
 
+  it('a create whose workspace was erased after the token was checked is its 404, not a 500 (h244)', async () => {
+    // as `loupe workspace delete` leaves a call already past its check: the workspace gone before the insert
+    const gone = randomUUID();
+    const create = h.app.loupe.cardSessions.createSession({ workspaceId: gone, baseUrl: 'http://localhost' }, { name: 'late' });
+    await expect(create).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+
   it('retries of one create at once, from an account with few credits, are one session charged once: none is refused for credits', async () => {
     const acc = await h.newAccount(3);
     const credits = async () => (await h.app.loupe.accounts.getAccount(acc.account)).credits;
