@@ -123,6 +123,13 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
           e.preventDefault();
           void use(value.trim() || null);
         }}
+        // Escape cancels, as Cancel does (h240)
+        onKeyDown={(e) => {
+          if (e.key !== 'Escape') return;
+          e.stopPropagation();
+          setEditing(false);
+          setTimeout(() => opener.current?.focus());
+        }}
       >
         <label class="inline">
           <span class="sr-only">Workspace id</span>

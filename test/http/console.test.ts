@@ -397,6 +397,12 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     // a note typed while a save is on its way keeps its text and the keyboard (the answer put the saved note back
     // and took the focus to the name)
     await page.getByText('Saved.').waitFor();
+    // typing again: "Saved." no longer says what the form shows (h240)
+    const noteField = page.getByRole('form', { name: 'Correct this card' }).getByLabel('note', { exact: true });
+    const saved = await noteField.inputValue();
+    await noteField.fill(`${saved} `);
+    await expect.poll(() => page.getByText('Saved.').count()).toBe(0);
+    await noteField.fill(saved);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     await page.route('**/cardstream/v2/identification/*/', async (route) => {
@@ -731,6 +737,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       for (const [name, rel] of [['a.jpg', 'caltech101/Leopards/image_0001.jpg'], ['a-copy.jpg', 'caltech101/Leopards/image_0001.jpg'], ['b.jpg', 'caltech101/watch/image_0001.jpg']]) await fsp.copyFile(photoPath(rel!), path.join(dir, name!));
       await page.getByLabel('Choose a folder of photos (or drop photos)').setInputFiles(dir);
       await expect.poll(() => page.getByTestId('dup-summary').textContent(), { timeout: 30_000 }).toMatch(/^At 10 bits: 2 distinct images, 1 with duplicates/);
+      // the kept image said as kept, an exact copy with its 0 bits (it read as the kept one, h240)
+      const said = (await page.locator('.dup-group li span').allTextContents()).map((t) => t.trim().replace(/^\S+ /, ''));
+      expect(said.sort()).toEqual(['(0 bits)', '(kept)']);
       await shot('matching');
       // the slider moved by keys regroups once it rests, for the value it shows (each press sent a paid call, and
       // presses during one were dropped: the groups shown were another value's, h84)
@@ -912,6 +921,13 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('Session name').fill(before);
     await page.getByLabel('Session name').press('Enter');
+    await page.getByRole('heading', { name: before, exact: true }).waitFor();
+    // Escape cancels the form as Cancel does, the focus back on Rename (it stayed open, h240)
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByLabel('Session name').fill('not kept');
+    await page.getByLabel('Session name').press('Escape');
+    await expect.poll(() => page.getByLabel('Session name').count()).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-rename') ?? false)).toBe(true);
     await page.getByRole('heading', { name: before, exact: true }).waitFor();
   });
 

@@ -17,6 +17,8 @@ type Rec = Record<string, unknown> & {
   edges?: { name: string; grade?: number }[];
 };
 
+const failedCount = (records: Rec[]) => records.filter((r) => (r._status?.code ?? 200) >= 300).length;
+
 function GradeRecord({ rec }: { rec: Rec }) {
   const ok = (rec._status?.code ?? 200) < 300;
   const card = rec.card?.[0];
@@ -28,7 +30,8 @@ function GradeRecord({ rec }: { rec: Rec }) {
     <article class="panel grade-record" aria-label={`Result ${rec._id ?? ''}`}>
       {/* the heading the record's name, its status under it: heading navigation read a 300-character sentence (h166) */}
       <h2>{rec._id ?? 'Card'}</h2>
-      {rec._status ? <p class="hint">{`${rec._status.code} ${rec._status.text}`}</p> : null}
+      {/* a failed record drawn as an error, not a grey hint (h240) */}
+      {rec._status ? <p class={ok ? 'hint' : 'error'}>{`${rec._status.code} ${rec._status.text}`}</p> : null}
       {ok ? (
         <>
           <div class="stats">
@@ -245,7 +248,8 @@ export function GradingPage({ shell }: { shell: Shell }) {
       {/* one line read out when the state changes, and the grade when it comes (the timer above is not: it repeated every second, h84) */}
       <p class="sr-only" role="status">
         {/* DONE is said once its result is here: "Done. 0 results." came a moment before "Done. 1 result, final 9.6." (h138) */}
-        {status === 'DONE' && !request ? 'Request processing.' : status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
+        {/* a photo that could not be graded is said as one (h240: "Done. 1 result." for a 422) */}
+        {status === 'DONE' && !request ? 'Request processing.' : status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${failedCount(records) ? `, ${failedCount(records)} could not be graded` : ''}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
       </p>
       {request?.response?.grades ? (
         <p>

@@ -130,11 +130,13 @@ export function MatchingPage({ shell }: { shell: Shell }) {
             {g._id} and {g.removed_records!.length} {g.removed_records!.length === 1 ? 'duplicate' : 'duplicates'}
           </figcaption>
           <ul class="thumbs">
-            {[{ _id: g._id, _distance: 0 }, ...g.removed_records!].map((r) => (
+            {/* the kept image said as kept, and a duplicate's distance even at 0 bits (an exact copy read as the kept one);
+                the name under each image is its text, so the image itself says nothing more (h240) */}
+            {[{ _id: g._id, kept: true }, ...g.removed_records!.map((r) => ({ ...r, kept: false }))].map((r) => (
               <li key={r._id}>
-                <img src={previews.get(r._id)} alt={r._id} />
+                <img src={previews.get(r._id)} alt="" />
                 <span>
-                  {r._id} {r._distance ? `(${r._distance} bits)` : ''}
+                  {r._id} {r.kept ? '(kept)' : `(${(r as { _distance?: number })._distance ?? 0} bits)`}
                 </span>
               </li>
             ))}

@@ -70,6 +70,11 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
   const [saving, setSaving] = useState(false);
   // said after a save, until the next change: nothing on screen said the correction was kept
   const [done, setDone] = useState(false);
+  // a field typed into after a save: "Saved." no longer says what the form shows (h240)
+  const edit = (next: typeof values) => {
+    setDone(false);
+    setValues(next);
+  };
   const first = useRef<HTMLInputElement>(null);
   const drawer = useRef<HTMLElement>(null);
   // The drawer takes the keyboard, without scrolling the page away from the grid. Before the browser paints
@@ -164,19 +169,19 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
         {editable.map((k, i) => (
           <label key={k}>
             {k.replace('_', ' ')}
-            <input ref={i === 0 ? first : undefined} name={k} dir="auto" maxLength={limits[k]} value={values[k] ?? ''} onInput={(e) => setValues({ ...values, [k]: (e.target as HTMLInputElement).value })} />
+            <input ref={i === 0 ? first : undefined} name={k} dir="auto" maxLength={limits[k]} value={values[k] ?? ''} onInput={(e) => edit({ ...values, [k]: (e.target as HTMLInputElement).value })} />
           </label>
         ))}
         <label>
           price (USD)
-          <input name="price" inputMode="decimal" value={values.price ?? ''} aria-invalid={priceWrong ? true : undefined} aria-describedby={priceWrong ? 'editor-error' : undefined} onInput={(e) => setValues({ ...values, price: (e.target as HTMLInputElement).value })} />
+          <input name="price" inputMode="decimal" value={values.price ?? ''} aria-invalid={priceWrong ? true : undefined} aria-describedby={priceWrong ? 'editor-error' : undefined} onInput={(e) => edit({ ...values, price: (e.target as HTMLInputElement).value })} />
         </label>
         <label class="check">
-          <input type="checkbox" name="sold" checked={values.sold === 'true'} onChange={(e) => setValues({ ...values, sold: (e.target as HTMLInputElement).checked ? 'true' : '' })} /> sold
+          <input type="checkbox" name="sold" checked={values.sold === 'true'} onChange={(e) => edit({ ...values, sold: (e.target as HTMLInputElement).checked ? 'true' : '' })} /> sold
         </label>
         <label>
           note
-          <textarea name="note" dir="auto" rows={2} maxLength={10_000} value={values.note ?? ''} onInput={(e) => setValues({ ...values, note: (e.target as HTMLTextAreaElement).value })} />
+          <textarea name="note" dir="auto" rows={2} maxLength={10_000} value={values.note ?? ''} onInput={(e) => edit({ ...values, note: (e.target as HTMLTextAreaElement).value })} />
         </label>
         <button type="submit" disabled={saving}>
           {saving ? 'Saving…' : 'Save correction'}
@@ -259,6 +264,12 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   }, [selected]);
   const [filter, setFilter] = useState('');
   const [renaming, setRenaming] = useState(false);
+  const cancelRename = () => {
+    setRenaming(false);
+    setRenameError(null);
+    // back to the button that opened the form (the focus fell to the page's start)
+    setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
+  };
   const [renameError, setRenameError] = useState<unknown>(null);
   const narrow = useNarrow();
   const nameField = useRef<HTMLInputElement>(null);
@@ -463,7 +474,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           ← Sessions
         </a>
         {renaming ? (
-          <form onSubmit={rename} class="row">
+          // Escape cancels, as Cancel does (as it closes the card's panel, h240)
+          <form onSubmit={rename} class="row" onKeyDown={(e) => e.key === 'Escape' && (e.stopPropagation(), cancelRename())}>
             <label>
               <span class="sr-only">Session name</span>
               {/* takes the focus: the button pressed is gone (h84) */}
@@ -473,12 +485,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             <button
               type="button"
               class="link"
-              onClick={() => {
-                setRenaming(false);
-                setRenameError(null);
-                // back to the button that opened the form (the focus fell to the page's start)
-                setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
-              }}
+              onClick={cancelRename}
             >
               Cancel
             </button>
@@ -503,7 +510,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           actions
         )}
       </div>
-      <div class="stats" aria-label="Summary">
+      <div class="stats" role="group" aria-label="Summary">
         <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />
         <Stat label="Distinct" value={summary?.distinct_cards ?? '—'} />
         <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
