@@ -625,6 +625,12 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(r._objects).toHaveLength(1);
     expect(r._status.text).toMatch(new RegExp(`^OK; analyze_all: ${cards - 1} more cards? found, not analyzed: not enough credits$`));
     expect((await h.app.loupe.accounts.getAccount(poor.account)).credits).toBe(0);
+    // credits for some of the further cards: those are analyzed, not none (h245: all or nothing)
+    const some = await h.newAccount(cards - 1);
+    const part = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: some.token, body: { records: [{ _base64: photoBase64(`cards/${multi}`) }], analyze_all: true } })).json() as { records: Rec[] }).records[0]!;
+    expect(part._objects).toHaveLength(cards - 1);
+    expect(part._status.text).toBe('OK; analyze_all: 1 more card found, not analyzed: not enough credits');
+    expect((await h.app.loupe.accounts.getAccount(some.account)).credits).toBe(0);
   }, 120_000);
 
   it('analyze_all says how many cards past the twelve a record reads were left out', async () => {

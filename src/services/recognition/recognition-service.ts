@@ -212,7 +212,7 @@ export interface RecognitionContext extends SearchContext {
   billing?: { accountId: string; priceKey: string; price: number; slabPrices?: Partial<Record<SlabOption, number>> } | undefined;
   slabUnpaid?: boolean;
   /** analyze_all's further cards, charged once per record read: a record answered again (a catalog import moved under it) pays nothing twice. */
-  cardCharges?: WeakMap<object, boolean>;
+  cardCharges?: WeakMap<object, number>;
 }
 
 interface Ranked extends Identified {
@@ -232,8 +232,11 @@ export class RecognitionService {
     private readonly priceRates: Readonly<Record<string, number>> = {},
   ) {}
 
-  /** Debits `cards` further cards of analyze_all; false when the account cannot pay for them all. */
-  private async chargeCards(ctx: RecognitionContext, cards: number, read?: object): Promise<boolean> {
+  /**
+   * Debits up to `cards` further cards of analyze_all: as many as the account can pay for (h245: with credits for 3 of 8
+   * it got none, all or nothing). Answers how many were paid.
+   */
+  private async chargeCards(ctx: RecognitionContext, cards: number, read?: object): Promise<number> {
     const known = read ? ctx.cardCharges?.get(read) : undefined;
     if (known !== undefined) return known;
     const paid = await this.debitCards(ctx, cards);
@@ -241,16 +244,24 @@ export class RecognitionService {
     return paid;
   }
 
-  private async debitCards(ctx: RecognitionContext, cards: number): Promise<boolean> {
+  private async debitCards(ctx: RecognitionContext, cards: number): Promise<number> {
     const b = ctx.billing;
-    if (!b || b.price <= 0) return true;
-    try {
-      await this.accounts.charge(b.accountId, b.priceKey, b.price * cards);
-      return true;
-    } catch (err) {
-      if (err instanceof ServiceError && err.status === 402) return false;
-      throw err;
+    if (!b || b.price <= 0) return cards;
+    const debit = async (n: number) => {
+      try {
+        await this.accounts.charge(b.accountId, b.priceKey, b.price * n);
+        return true;
+      } catch (err) {
+        if (err instanceof ServiceError && err.status === 402) return false;
+        throw err;
+      }
+    };
+    if (await debit(cards)) return cards;
+    // what the balance pays for now; a call spending beside this one may leave less by the debit: one fewer each try
+    for (let n = Math.min(cards - 1, Math.floor((await this.accounts.getAccount(b.accountId)).credits / b.price)); n > 0; n--) {
+      if (await debit(n)) return n;
     }
+    return 0;
   }
 
   /**
@@ -511,9 +522,10 @@ export class RecognitionService {
     const smallSkipped = options.analyze_all ? Math.max(0, Math.min(read.cards.length, MAX_READ_CARDS) - (read.readings?.length ?? 0)) : 0;
     // analyze_all is charged per card (document 3 §8): the first is the call's, each further one a call's price again
     let unpaid = 0;
-    if (readings.length > 1 && !(await this.chargeCards(ctx, readings.length - 1, read))) {
-      unpaid = readings.length - 1;
-      readings = readings.slice(0, 1);
+    if (readings.length > 1) {
+      const paid = await this.chargeCards(ctx, readings.length - 1, read);
+      unpaid = readings.length - 1 - paid;
+      readings = readings.slice(0, 1 + paid);
     }
     const slabShown = !!slabOptionOf(options) && !ctx.slabUnpaid;
     const objects = [];
