@@ -34,6 +34,15 @@ describe('poseRegions', () => {
     expect(poseRegions(cut, 0.8, 1000, 1000).map((i) => i.name)).toEqual(['upper body']);
   });
 
+  it("leaves out a torso the frame's side cuts to a sliver (h242: 24 px of a 428 px dress, coloured by the backdrop)", () => {
+    // the same person 600 px to the right in a 1000 px wide photo: only the left edge of their torso is in it
+    const beyond = standing.map((k) => ({ ...k, x: k.x + 600 }));
+    expect(poseRegions(beyond, 0.8, 1000, 1000).map((i) => i.name)).not.toContain('upper body');
+    // half of them in the frame: still a garment
+    const half = standing.map((k) => ({ ...k, x: k.x + 450 }));
+    expect(poseRegions(half, 0.8, 1000, 1000).map((i) => i.name)).toContain('upper body');
+  });
+
   it('clips regions to the image', () => {
     for (const i of poseRegions(standing.map((k) => ({ ...k, y: k.y + 80 })), 0.8, 1000, 1000)) {
       expect(i.box[3]).toBeLessThanOrEqual(1000);

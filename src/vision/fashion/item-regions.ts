@@ -69,8 +69,13 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
   if (torso > 0) {
     const ps = [...shoulders, ...hips, ...arms];
     const s = spanOf(ps, pad(ps))!;
-    upper = clip([s[0], meanY(shoulders) - 0.1 * torso, s[2], Math.max(...hips.map((p) => p.y))], width, height);
-    items.push({ name: 'upper body', prob, box: upper });
+    const box = clip([s[0], meanY(shoulders) - 0.1 * torso, s[2], Math.max(...hips.map((p) => p.y))], width, height);
+    // a person cut off by the frame's side leaves a sliver along it, not a garment (h242: 24 px of a 428 px dress,
+    // coloured by the backdrop), as a leg cut off under the hips does below
+    if (box[2] - box[0] >= 0.3 * torso) {
+      upper = box;
+      items.push({ name: 'upper body', prob, box: upper });
+    }
   } else if (shoulders.length && personBox && personBox[3] > meanY(shoulders)) {
     // Waist-up photos: no hip in frame, so the top runs from the shoulders to the person's box
     // bottom (the frame's edge, usually), across the arms.
@@ -78,8 +83,11 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
     const across = Math.max(widthOf(shoulders), (personBox[2] - personBox[0]) * 0.5);
     const s = spanOf(ps, 0.1 * across)!;
     const drop = personBox[3] - meanY(shoulders);
-    upper = clip([s[0], meanY(shoulders) - 0.05 * drop, s[2], personBox[3]], width, height);
-    items.push({ name: 'upper body', prob, box: upper });
+    const box = clip([s[0], meanY(shoulders) - 0.05 * drop, s[2], personBox[3]], width, height);
+    if (box[2] - box[0] >= 0.3 * Math.min(drop, across * 2)) {
+      upper = box;
+      items.push({ name: 'upper body', prob, box: upper });
+    }
   }
   const legEnd = ankles.length ? ankles : knees;
   if (hips.length && legEnd.length) {
