@@ -167,12 +167,20 @@ export function SearchPage({ shell }: { shell: Shell }) {
     setBusy(true);
     setError(null);
     const lines: string[] = [];
+    // files of one name from different folders are different photos: each its own _id, "name (2)" after the first
+    // (the second was refused as a repeat of the first, h240)
+    const seen = new Map<string, number>();
+    const ids = images.map((f) => {
+      const n = (seen.get(f.name) ?? 0) + 1;
+      seen.set(f.name, n);
+      return n === 1 ? f.name : `${f.name} (${n})`;
+    });
     try {
       // Ten records per insert (spec 2 §8).
       for (let i = 0; i < images.length; i += 10) {
         const batch = await Promise.all(images.slice(i, i + 10).map((f) => prepareImage(f, 1024)));
         const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
-        const records = batch.map((img) => ({ _id: img.name, ...extra, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
+        const records = batch.map((img, k) => ({ _id: ids[i + k]!, ...extra, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
         try {
           const env = await call<Envelope>('POST', `${base}/insert`, { headers, body: { records } });
           lines.push(`${env.status.code} ${env.status.text}: ${env.answer_count ?? 0} inserted`);
@@ -184,15 +192,19 @@ export function SearchPage({ shell }: { shell: Shell }) {
         }
       }
       shell.creditsChanged();
+      await refreshInfo();
     } finally {
       setInsertMsg(lines.join('\n'));
       setBusy(false);
     }
   };
+  // the collection's line says its records as they are now (it kept the count from when it was opened, h240)
+  const refreshInfo = () => call<Envelope>('GET', `${base}/ping`, { headers }).then((ping) => setInfo(ping.info ?? ping.status.text), () => undefined);
   const remove = async (id: string) => {
     if (!confirm(`Delete record ${id} from the collection?`)) return;
     try {
       await call<Envelope>('POST', `${base}/delete`, { headers, body: { records: [{ _id: id }] } });
+      void refreshInfo();
       let next: string | undefined;
       setResults((r) => {
         if (!r?.answer_records) return r;
