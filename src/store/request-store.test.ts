@@ -67,6 +67,15 @@ describe.each(backends)('webhook deliveries claimed (%s)', (backend) => {
     for (const account of [hog, other]) await stores.requests.deleteForAccount(account);
   });
 
+  it("an account one below its share with a large backlog holds back no other account's delivery either (h246)", async () => {
+    const hog = await withDue(60);
+    expect((await stores.requests.claimWebhooks(3, 60_000, Date.now(), 4)).filter((r) => r.accountId === hog)).toHaveLength(3);
+    const other = await withDue(2);
+    const next = await stores.requests.claimWebhooks(4, 60_000, Date.now(), 4);
+    expect(next.map((r) => r.accountId).sort()).toEqual([hog, other, other].sort());
+    for (const account of [hog, other]) await stores.requests.deleteForAccount(account);
+  });
+
   it('counts an attempt when it is claimed, so one cut short by a crash is not numbered again', async () => {
     const account = await withDue(1);
     const [first] = (await stores.requests.claimWebhooks(10, 1_000)).filter((r) => r.accountId === account);

@@ -376,30 +376,32 @@ export class RequestStore {
    * receiver may have had it), so the next says it is the next.
    */
   async claimWebhooks(n: number, leaseMs: number, now = Date.now(), perAccount = Number.MAX_SAFE_INTEGER): Promise<AsyncRequestRow[]> {
-    // the due rows locked first (a window function cannot be in a locking query), then each account's first ones that
-    // fit beside those it has in flight
+    const share = Math.min(perAccount, Number.MAX_SAFE_INTEGER - 1);
+    // each account's first due deliveries that fit beside those it has in flight are the candidates, before any limit:
+    // a window taken first filled with one account's backlog, at its share or one below it, and held back every
+    // other account's deliveries until it drained (h243, h246); then the earliest candidates are locked (a window
+    // function cannot be in a locking query), due still when locked
+    const due = sql`webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})`;
     const result = await sql<Selectable<AsyncRequestsTable>>`
       UPDATE async_requests SET webhook_lease_until = ${now + leaseMs}, webhook_attempts = webhook_attempts + 1
       WHERE seq IN (
-        SELECT r.seq FROM (
-          SELECT c.seq, c.webhook_next_at,
-            ROW_NUMBER() OVER (PARTITION BY c.account_id ORDER BY c.webhook_next_at, c.seq) AS k,
-            (SELECT COUNT(*) FROM async_requests f WHERE f.account_id = c.account_id AND f.webhook_state = 'pending' AND f.webhook_lease_until >= ${now}) AS flying
-          FROM (
-            SELECT seq, account_id, webhook_next_at FROM async_requests
-            WHERE webhook_state = 'pending' AND webhook_next_at <= ${now} AND (webhook_lease_until IS NULL OR webhook_lease_until < ${now})
-              -- an account at its share is left out before the window is taken: its backlog filled the window and held
-              -- back every other account's deliveries (h243)
-              AND account_id NOT IN (
-                SELECT account_id FROM async_requests
-                WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
-                GROUP BY account_id HAVING COUNT(*) >= ${Math.min(perAccount, Number.MAX_SAFE_INTEGER - 1)}
-              )
-            ORDER BY webhook_next_at LIMIT ${Math.max(n, Math.min(n * 8, 1000))} ${this.skipLocked}
-          ) c
-        ) r
-        WHERE r.k + r.flying <= ${Math.min(perAccount, Number.MAX_SAFE_INTEGER - 1)}
-        ORDER BY r.webhook_next_at LIMIT ${n}
+        SELECT seq FROM async_requests
+        WHERE ${due} AND seq IN (
+          SELECT r.seq FROM (
+            SELECT d.seq,
+              ROW_NUMBER() OVER (PARTITION BY d.account_id ORDER BY d.webhook_next_at, d.seq) AS k,
+              COALESCE(f.flying, 0) AS flying
+            FROM async_requests d
+            LEFT JOIN (
+              SELECT account_id, COUNT(*) AS flying FROM async_requests
+              WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
+              GROUP BY account_id
+            ) f ON f.account_id = d.account_id
+            WHERE d.webhook_state = 'pending' AND d.webhook_next_at <= ${now} AND (d.webhook_lease_until IS NULL OR d.webhook_lease_until < ${now})
+          ) r
+          WHERE r.k + r.flying <= ${share}
+        )
+        ORDER BY webhook_next_at LIMIT ${n} ${this.skipLocked}
       )
       RETURNING *`.execute(this.db);
     return result.rows.map(toRow);
