@@ -783,6 +783,11 @@ export class VisualSearchService {
       else delete data._objects;
     }
     if (current.data.extract_colors === true && flagOn('extract_colors') && Object.hasOwn(record, '_dominant_colors') && current.data._dominant_colors !== undefined) data._dominant_colors = current.data._dominant_colors;
+    // and the tags it made, with the list made from them (h246: a client's `_tags` was searched by its names)
+    if (current.data.extract_tags === true && flagOn('extract_tags')) {
+      if (Object.hasOwn(record, '_tags') && current.data._tags !== undefined) data._tags = current.data._tags;
+      if (Object.hasOwn(record, '_tags_simple') && serverTags) data._tags_simple = current.data._tags_simple;
+    }
     const objects = Array.isArray(current.data._objects) ? (current.data._objects as Record<string, unknown>[]) : [];
     const first = objects[0];
     if (!first || (!Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category'))) return;

@@ -336,6 +336,14 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       const now = await get('shoes');
       expect([now._objects, now._dominant_colors], JSON.stringify(sent)).toEqual([shoes._objects, shoes._dominant_colors]);
     }
+    // nor the tags extract_tags made (h246): a record with the flag on keeps them
+    const look = await get('look');
+    expect(look.extract_tags).toBe(true);
+    for (const sent of [{ _tags: { Item: [{ name: 'tiara', prob: 1 }], Color: [{ name: 'gold', prob: 1 }] }, _tags_simple: ['tiara', 'gold'] }, { _tags: null, _tags_simple: null }]) {
+      expect((await call(`${base}/update`, { records: [{ _id: 'look', ...sent }] }, shop)).http).toBe(200);
+      const now = await get('look');
+      expect([now._tags, now._tags_simple], JSON.stringify(sent)).toEqual([look._tags, look._tags_simple]);
+    }
   });
 
   it('nearDupsInsert bills the extras of the records it stores, as insert does (they were stored free, h92)', async () => {
