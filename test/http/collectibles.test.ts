@@ -442,6 +442,11 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     // an option /analyze fixes, sent with another value, is refused: it was run and echoed as true, each card charged (h245)
     const turnedOff = await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: photoCard }], analyze_all: false, lang: true } });
     expect([turnedOff.statusCode, (turnedOff.json() as { errors?: { field: string }[] }).errors?.map((e) => e.field)]).toEqual([400, ['analyze_all']]);
+    // a record's hint beside the records is refused as on /tcg_id, and /tcg_id's other options are taken (h246)
+    const hint = await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: photoCard }], set_code: 'sv1' } });
+    expect([hint.statusCode, (hint.json() as { detail?: string }).detail]).toEqual([400, expect.stringMatching(/^set_code is a record's hint/)]);
+    const withOption = (await h.request('POST', '/collectibles/v2/analyze', { body: { records: [{ _base64: photoCard }], ignore_non_ascii: true } })).json() as { ignore_non_ascii?: boolean; analyze_all: boolean };
+    expect([withOption.ignore_non_ascii, withOption.analyze_all]).toEqual([true, true]);
   }, 120_000);
 
   it('sport_id: a drawn sport card identified by its player name and number in an imported checklist; magic_ai takes 2 records and does nothing', async () => {
@@ -662,7 +667,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const r = ((await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: page }], analyze_all: true } })).json() as { records: Rec[] }).records[0]!;
     const read = r._objects!.length;
     expect(found).toBeGreaterThan(read);
-    expect(r._status.text).toContain(`analyze_all: ${found - read} smaller card${found - read > 1 ? 's' : ''} found (under 120 px across), not analyzed: send a closer photo`);
+    // the photo is read at its own size here (1140 px): 120 px of it
+    expect(r._status.text).toContain(`analyze_all: ${found - read} smaller card${found - read > 1 ? 's' : ''} found (under 120 px across in this image), not analyzed: send a closer photo, or crops of them`);
     expect((await h.app.loupe.accounts.getAccount(rich.account)).credits).toBe(100 - read);
   }, 120_000);
 

@@ -203,9 +203,13 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
       security,
       summary: 'Reads and identifies every card in one image, with language and price statistics',
       description: '`/tcg_id` with `analyze_all`, `lang` and `price_stats`; one record. The spec shows no shape for this path; ours is in docs/api-decisions.md.',
-      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }) }),
+      body: Type.Object({ records: Type.Array(TcgRecord, { minItems: 1, maxItems: 1 }), ...options }),
       response: envelopeResponses(Recognized, answers, errorStatuses, true),
     },
-    handler: async (request) => recognition.analyze({ requestId: request.id, billing: billing(request) }, request.body.records, request.body as Record<string, unknown>),
+    handler: async (request) => {
+      // /tcg_id's options and its refusal of a record's hint beside the records (h246: run unfiltered and charged)
+      const { records, ...rest } = request.body;
+      return recognition.analyze({ requestId: request.id, billing: billing(request) }, records, rest, declaredOptions(rest, TCG_OPTIONS));
+    },
   });
 }

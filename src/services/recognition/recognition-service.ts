@@ -596,7 +596,8 @@ export class RecognitionService {
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
       ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
-      ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller card${smallSkipped > 1 ? 's' : ''} found (under ${MIN_READ_CARD_PIXELS} px across), not analyzed: send a closer photo`] : []),
+      // in the photo's own pixels: a large photo is read scaled down (h246: cards 421 px across said "under 120 px")
+      ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller card${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more card${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} cards a record (send the rest as crops)`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
@@ -730,12 +731,12 @@ export class RecognitionService {
    * `/tcg_id` with every card, language and price statistics. One of those options sent with another value is refused:
    * it was run and echoed as true, the opposite of what was sent, and each card charged (h245).
    */
-  async analyze(ctx: RecognitionContext, records: InputRecord[], sent: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  async analyze(ctx: RecognitionContext, records: InputRecord[], sent: Record<string, unknown> = {}, given: TcgOptions = {}): Promise<Record<string, unknown>> {
     const fixed = ['analyze_all', 'lang', 'price_stats'].filter((o) => o in sent && sent[o] !== true && sent[o] !== null);
     if (fixed.length) {
       throw new ServiceError(400, 'invalid_request', `/analyze always runs with analyze_all, lang and price_stats: ${fixed.map((o) => `${o} ${JSON.stringify(sent[o])}`).join(', ')} cannot be changed here (use /tcg_id with the options wanted).`, fixed.map((field) => ({ field, message: 'always true on /analyze' })));
     }
-    return this.tcgId(ctx, records, { analyze_all: true, lang: true, price_stats: true });
+    return this.tcgId(ctx, records, { ...given, analyze_all: true, lang: true, price_stats: true });
   }
 
   /** Candidates of every catalog, best first; scores are on one scale across catalogs. */

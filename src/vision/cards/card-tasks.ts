@@ -341,6 +341,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     prob: cards[0]!.prob,
     cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
     readings,
+    minReadWidth: Math.round(MIN_READ_CARD_PIXELS * sx),
     ...(whole ? { whole: true, wholeIsCard: frameCheck.card } : {}),
   };
 }

@@ -110,6 +110,8 @@ export interface CardResult extends ImageSize {
    */
   readings?: { index: number; cardWidth: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
+  /** The narrowest card read, in the stored image's pixels ({@link MIN_READ_CARD_PIXELS} where it was read, scaled). */
+  minReadWidth?: number;
   /**
    * With `whole` (not asked for by the client): whether the verifier takes the image's frame for a
    * card's outline. When not, the image was read whole only because it is card-shaped and no card
