@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
@@ -71,6 +72,13 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
   };
   // The flow the other tests submit to; each test makes its own account, so any runs alone.
   beforeAll(() => flow('hash-and-faces', hashAndFaces));
+
+  it('a submit whose workspace was erased after the token was checked is its 404, not a 500 (h244)', async () => {
+    const acc = await h.newAccount();
+    const submit = h.app.loupe.requests.submit({ accountId: acc.account, workspaceId: randomUUID(), baseUrl: 'http://localhost', services: ['*'] }, { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: photoBase64('caltech101/Leopards/image_0001.jpg') }] } as never);
+    await expect(submit).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    expect((await h.app.loupe.accounts.getAccount(acc.account)).credits).toBe(100);
+  });
 
   it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
     const { token } = await h.newAccount();
