@@ -39,8 +39,11 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
           {axis(max)}
         </text>
       </svg>
-      <figcaption>
-        <table class="mini">
+      {/* a short caption with what the marks mean; the figures in their own table after it (the caption held the table,
+          so the figure's name was the whole table, read again after it, h240) */}
+      <figcaption class="hint">Price statistics: the line spans lowest to highest, the box the middle half, the dark bar the median, the red dot the latest sale.</figcaption>
+      <table class="mini">
+          <caption class="sr-only">Price statistics by period</caption>
           <HeadRow columns={['Period', 'Median', 'Range', 'Latest']} />
           <tbody>
             {boxes.map((b) => (
@@ -54,8 +57,7 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
               </tr>
             ))}
           </tbody>
-        </table>
-      </figcaption>
+      </table>
     </figure>
   );
 }

@@ -53,7 +53,7 @@ function useNarrow(): boolean {
 }
 
 
-function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void }) {
+function Editor({ row, onSaved, onClose, modal = false }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void; modal?: boolean }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
   // what the fields held when opened or last saved (a live refresh of the row is not the user's typing)
   const [base, setBase] = useState<Record<string, string>>(() => fieldsOf(row));
@@ -76,7 +76,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     setValues(next);
   };
   const first = useRef<HTMLInputElement>(null);
-  const drawer = useRef<HTMLElement>(null);
+  const drawer = useRef<HTMLDivElement>(null);
   // The drawer takes the keyboard, without scrolling the page away from the grid. Before the browser paints
   // (a layout effect): a focus moved a frame later took text already being typed into another field into the
   // card's name (CI, under load: the note typed at once went into "name").
@@ -148,7 +148,8 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
     if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
-    <aside ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
+    // on a phone a sheet over the page, as a dialog is: said as one, and a screen reader kept in it (h240: "complementary")
+    <div ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" role={modal ? 'dialog' : 'complementary'} aria-modal={modal ? true : undefined} onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
       <div class="drawer-head">
         <h2 id="editor-title" dir="auto">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">
@@ -231,7 +232,7 @@ function Editor({ row, onSaved, onClose }: { row: Identification; onSaved: (row:
           <PriceChart stats={row.price_stats} />
         </>
       ) : null}
-    </aside>
+    </div>
   );
 }
 
@@ -558,6 +559,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             key={selectedRow.id}
             row={selectedRow}
             onSaved={saved}
+            modal={narrow}
             onClose={() => {
               if (!leaveUnsaved()) return;
               returnTo.current = selectedRow.event_id;
