@@ -772,7 +772,8 @@ export class VisualSearchService {
     const serverTags = serverTagsSimple(current.data);
     if (current.data.extract_colors === true && (item || !flagOn('extract_colors')) && record._dominant_colors === undefined) delete data._dominant_colors;
     if (current.data.extract_tags === true && (item || !flagOn('extract_tags'))) {
-      delete data._tags;
+      // the client's own, sent with the flag turned off, kept as the colours' are (h247)
+      if (record._tags === undefined) delete data._tags;
       if (serverTags && record._tags_simple === undefined) delete data._tags_simple;
     }
     if (item) return;
@@ -783,11 +784,9 @@ export class VisualSearchService {
       else delete data._objects;
     }
     if (current.data.extract_colors === true && flagOn('extract_colors') && Object.hasOwn(record, '_dominant_colors') && current.data._dominant_colors !== undefined) data._dominant_colors = current.data._dominant_colors;
-    // and the tags it made, with the list made from them (h246: a client's `_tags` was searched by its names)
-    if (current.data.extract_tags === true && flagOn('extract_tags')) {
-      if (Object.hasOwn(record, '_tags') && current.data._tags !== undefined) data._tags = current.data._tags;
-      if (Object.hasOwn(record, '_tags_simple') && serverTags) data._tags_simple = current.data._tags_simple;
-    }
+    // and the tags it made (h246: a client's `_tags` was searched by its names); a `_tags_simple` the client sends is kept
+    // as sent, as on insert (rule 3, docs/api-decisions.md)
+    if (current.data.extract_tags === true && flagOn('extract_tags') && Object.hasOwn(record, '_tags') && current.data._tags !== undefined) data._tags = current.data._tags;
     const objects = Array.isArray(current.data._objects) ? (current.data._objects as Record<string, unknown>[]) : [];
     const first = objects[0];
     if (!first || (!Object.hasOwn(record, 'Top Category') && !Object.hasOwn(record, 'Category'))) return;

@@ -129,8 +129,9 @@ export class WebhookDispatcher {
       if (free > 0 && !blocked) {
         try {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.
-          // at most perAccount a claim: an account below its share may take only what a claim holds
-          due = await this.deps.requests.claimWebhooks(Math.min(free, this.options.perAccount), this.options.timeoutMs * 2 + 5000, Date.now(), this.options.perAccount);
+          // every free slot at once: the claim keeps each account to its share itself (h246), and a claim's cost grows with
+          // the deliveries due, not with how many it takes (h247: 4 at a time drained a large backlog by back-to-back queries)
+          due = await this.deps.requests.claimWebhooks(free, this.options.timeoutMs * 2 + 5000, Date.now(), this.options.perAccount);
           this.claims.worked();
         } catch (err) {
           this.claims.failed(err);
@@ -151,8 +152,7 @@ export class WebhookDispatcher {
       }
       if (!due.length && this.active === 0) this.quietRounds++;
       // a full claim may leave more due (of other accounts): claim again at once
-      const asked = Math.min(free, this.options.perAccount);
-      if (due.length < asked || this.active >= this.options.concurrency) {
+      if (due.length < free || this.active >= this.options.concurrency) {
         let wait = await this.untilNextDue();
         // deliveries due now that could not be claimed (every slot busy, or their account at its share, maybe on
         // another node) would make that "now" again and again: wait for a delivery to end (each pokes), a new

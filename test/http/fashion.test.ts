@@ -339,11 +339,17 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     // nor the tags extract_tags made (h246): a record with the flag on keeps them
     const look = await get('look');
     expect(look.extract_tags).toBe(true);
-    for (const sent of [{ _tags: { Item: [{ name: 'tiara', prob: 1 }], Color: [{ name: 'gold', prob: 1 }] }, _tags_simple: ['tiara', 'gold'] }, { _tags: null, _tags_simple: null }]) {
+    for (const sent of [{ _tags: { Item: [{ name: 'tiara', prob: 1 }], Color: [{ name: 'gold', prob: 1 }] } }, { _tags: null }]) {
       expect((await call(`${base}/update`, { records: [{ _id: 'look', ...sent }] }, shop)).http).toBe(200);
       const now = await get('look');
       expect([now._tags, now._tags_simple], JSON.stringify(sent)).toEqual([look._tags, look._tags_simple]);
     }
+    // a `_tags_simple` of the client's own is kept as sent, as on insert (rule 3, h247)
+    expect((await call(`${base}/update`, { records: [{ _id: 'look', _tags_simple: ['mine'] }] }, shop)).http).toBe(200);
+    expect((await get('look'))._tags_simple).toEqual(['mine']);
+    // and its own `_tags`, sent as it turns the flag off (h247: they were dropped)
+    expect((await call(`${base}/update`, { records: [{ _id: 'look', extract_tags: false, _tags: { Item: [{ name: 'tiara', prob: 1 }] } }] }, shop)).http).toBe(200);
+    expect((await get('look'))._tags).toEqual({ Item: [{ name: 'tiara', prob: 1 }] });
   });
 
   it('nearDupsInsert bills the extras of the records it stores, as insert does (they were stored free, h92)', async () => {

@@ -551,7 +551,8 @@ export class RecognitionService {
       // a comic said as a comic (h136: "No card was found … 1 smaller card" on /comics_id)
       const what = family === COMICS ? 'comic' : 'card';
       const found = n ? `; ${n} smaller ${what}${n > 1 ? 's were' : ' was'} found: send a closer photo${n > 1 ? `, or fewer ${what}s at a time` : ''}` : '';
-      return { ...sized, _objects: [], _status: recordError(ctx, `No ${what} was found in the image that is large enough to read (120 px across at least)${found}`, 404) };
+      // in the photo's own pixels, as analyze_all's note (h247)
+      return { ...sized, _objects: [], _status: recordError(ctx, `No ${what} was found in the image that is large enough to read (${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across at least)${found}`, 404) };
     }
     // Read whole only for being card-shaped, its frame no card's outline (the verifier knows trading
     // cards, not comic covers): a card only when its text names a card, or shows what only cards print

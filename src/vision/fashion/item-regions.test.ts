@@ -41,6 +41,12 @@ describe('poseRegions', () => {
     // half of them in the frame: still a garment
     const half = standing.map((k) => ({ ...k, x: k.x + 450 }));
     expect(poseRegions(half, 0.8, 1000, 1000).map((i) => i.name)).toContain('upper body');
+    // a person seen side-on, in full view, is narrow but not cut: their garment stays (h247: it was dropped)
+    const side = [
+      kp('leftShoulder', 500, 200), kp('rightShoulder', 506, 200), kp('leftElbow', 512, 350), kp('leftWrist', 522, 480),
+      kp('leftHip', 505, 500), kp('rightHip', 509, 500), kp('leftKnee', 507, 700), kp('leftAnkle', 508, 900),
+    ];
+    expect(poseRegions(side, 0.8, 1000, 1000).map((i) => i.name)).toEqual(expect.arrayContaining(['upper body', 'full body']));
   });
 
   it('clips regions to the image', () => {

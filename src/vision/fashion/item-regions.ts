@@ -39,6 +39,12 @@ function clip(b: [number, number, number, number], w: number, h: number): Box {
   return [x0, y0, Math.max(x0, Math.min(w, Math.round(b[2]))), Math.max(y0, Math.min(h, Math.round(b[3])))];
 }
 
+/** A region the frame's side cut to under 0.3 of its height scale (`scale`): what is left of it is no garment. */
+function cutToSliver(unclippedWidth: number, box: Box, scale: number): boolean {
+  const width = box[2] - box[0];
+  return width < unclippedWidth - 1 && width < 0.3 * scale;
+}
+
 function spanOf(points: { x: number; y: number }[], padX: number, padY = 0): [number, number, number, number] | undefined {
   if (!points.length) return undefined;
   const xs = points.map((p) => p.x);
@@ -71,8 +77,9 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
     const s = spanOf(ps, pad(ps))!;
     const box = clip([s[0], meanY(shoulders) - 0.1 * torso, s[2], Math.max(...hips.map((p) => p.y))], width, height);
     // a person cut off by the frame's side leaves a sliver along it, not a garment (h242: 24 px of a 428 px dress,
-    // coloured by the backdrop), as a leg cut off under the hips does below
-    if (box[2] - box[0] >= 0.3 * torso) {
+    // coloured by the backdrop), as a leg cut off under the hips does below; a person seen side-on, narrow in full
+    // view, is not cut (h247)
+    if (!cutToSliver(s[2] - s[0], box, torso)) {
       upper = box;
       items.push({ name: 'upper body', prob, box: upper });
     }
@@ -84,7 +91,7 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
     const s = spanOf(ps, 0.1 * across)!;
     const drop = personBox[3] - meanY(shoulders);
     const box = clip([s[0], meanY(shoulders) - 0.05 * drop, s[2], personBox[3]], width, height);
-    if (box[2] - box[0] >= 0.3 * Math.min(drop, across * 2)) {
+    if (!cutToSliver(s[2] - s[0], box, Math.min(drop, across * 2))) {
       upper = box;
       items.push({ name: 'upper body', prob, box: upper });
     }
