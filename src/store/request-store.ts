@@ -370,8 +370,7 @@ export class RequestStore {
   /**
    * Claims up to `n` due deliveries, of each account no more than bring it to `perAccount` in flight (leased, on any
    * node): one account's slow receivers must not hold every delivery slot. A claim took up to `n` of an account below
-   * its share, so 3 in flight and a claim of 4 made 7 for as long as they lasted (h239); two nodes claiming at the same
-   * moment may still each take what the other does not see yet.
+   * its share, so 3 in flight and a claim of 4 made 7 for as long as they lasted (h239).
    * The attempt is counted as it is claimed: one cut short by a crash was made all the same (its
    * receiver may have had it), so the next says it is the next.
    */

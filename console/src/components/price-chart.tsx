@@ -39,25 +39,25 @@ export function PriceChart({ stats }: { stats: PriceStatsEntry[] | null | undefi
           {axis(max)}
         </text>
       </svg>
-      {/* a short caption with what the marks mean; the figures in their own table after it (the caption held the table,
-          so the figure's name was the whole table, read again after it, h240) */}
-      <figcaption class="hint">Price statistics: the line spans lowest to highest, the box the middle half, the dark bar the median, the red dot the latest sale.</figcaption>
+      {/* the figures in a table of their own, each row headed by its period; then a short caption, the figure's last
+          child, saying what the marks mean (the caption held the table: the figure's name was the whole table, h240) */}
       <table class="mini">
-          <caption class="sr-only">Price statistics by period</caption>
-          <HeadRow columns={['Period', 'Median', 'Range', 'Latest']} />
-          <tbody>
-            {boxes.map((b) => (
-              <tr key={b.label}>
-                <td>{b.label}</td>
-                <td>{moneyIn(b.median, b.currency)}</td>
-                <td>
-                  {moneyIn(b.min, b.currency)}–{moneyIn(b.max, b.currency)}
-                </td>
-                <td>{b.latest !== null ? moneyIn(b.latest, b.currency) : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
+        <caption class="sr-only">Price statistics by period</caption>
+        <HeadRow columns={['Period', 'Median', 'Range', 'Latest']} />
+        <tbody>
+          {boxes.map((b) => (
+            <tr key={b.label}>
+              <th scope="row">{b.label}</th>
+              <td>{moneyIn(b.median, b.currency)}</td>
+              <td>
+                {moneyIn(b.min, b.currency)}–{moneyIn(b.max, b.currency)}
+              </td>
+              <td>{b.latest !== null ? moneyIn(b.latest, b.currency) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
       </table>
+      <figcaption class="hint">Price statistics: the line spans lowest to highest, the box the middle half, the dark bar the median, the red dot the latest sale.</figcaption>
     </figure>
   );
 }

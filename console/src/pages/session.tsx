@@ -148,8 +148,9 @@ function Editor({ row, onSaved, onClose, modal = false }: { row: Identification;
     if (row.original) void save({ ...asCorrection(row.original), price: typeof row.original.price === 'number' ? row.original.price : null });
   };
   return (
-    // on a phone a sheet over the page, as a dialog is: said as one, and a screen reader kept in it (h240: "complementary")
-    <div ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" role={modal ? 'dialog' : 'complementary'} aria-modal={modal ? true : undefined} onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
+    // on a phone a sheet over the page, as a dialog is: said as one (h240: "complementary"); not aria-modal, as the page
+    // above it stays in use (its menu, filter and live status, h248)
+    <div ref={drawer} class="drawer" id="card-editor" aria-labelledby="editor-title" role={modal ? 'dialog' : 'complementary'} onKeyDown={(e) => (e.key === 'Escape' ? onClose() : e.key === 'Tab' && drawer.current ? keepTabInSheet(e, drawer.current) : undefined)}>
       <div class="drawer-head">
         <h2 id="editor-title" dir="auto">{row.name || 'Card'}</h2>
         <button class="link" onClick={onClose} aria-label="Hide the card">

@@ -47,6 +47,10 @@ describe('poseRegions', () => {
       kp('leftHip', 505, 500), kp('rightHip', 509, 500), kp('leftKnee', 507, 700), kp('leftAnkle', 508, 900),
     ];
     expect(poseRegions(side, 0.8, 1000, 1000).map((i) => i.name)).toEqual(expect.arrayContaining(['upper body', 'full body']));
+    // nor at a frame's edge, its padding trimmed (h248: a 2 px trim dropped it)
+    for (const dx of [-490, 470]) expect(poseRegions(side.map((k) => ({ ...k, x: k.x + dx })), 0.8, 1000, 1000).map((i) => i.name), String(dx)).toContain('upper body');
+    // legs the frame's side cuts to a strip are no garment either (h248: a 4 px strip at x = 0)
+    expect(poseRegions(standing.map((k) => ({ ...k, x: k.x - 580 })), 0.8, 1000, 1000).map((i) => i.name)).not.toContain('lower body');
   });
 
   it('clips regions to the image', () => {

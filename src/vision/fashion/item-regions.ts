@@ -39,10 +39,12 @@ function clip(b: [number, number, number, number], w: number, h: number): Box {
   return [x0, y0, Math.max(x0, Math.min(w, Math.round(b[2]))), Math.max(y0, Math.min(h, Math.round(b[3])))];
 }
 
-/** A region the frame's side cut to under 0.3 of its height scale (`scale`): what is left of it is no garment. */
+/**
+ * A region garment-wide (0.3 of its height scale, `scale`) that the frame's side cut below it: what is left is no
+ * garment. One narrow before the cut (a person seen side-on) is not made a sliver by a few pixels trimmed (h248).
+ */
 function cutToSliver(unclippedWidth: number, box: Box, scale: number): boolean {
-  const width = box[2] - box[0];
-  return width < unclippedWidth - 1 && width < 0.3 * scale;
+  return box[2] - box[0] < 0.3 * scale && unclippedWidth >= 0.3 * scale;
 }
 
 function spanOf(points: { x: number; y: number }[], padX: number, padY = 0): [number, number, number, number] | undefined {
@@ -101,8 +103,8 @@ export function poseRegions(keypoints: readonly PoseKeypoint[], prob: number, wi
     const ps = [...hips, ...knees, ...ankles];
     const s = spanOf(ps, pad(ps))!;
     const box = clip([s[0], Math.min(...hips.map((p) => p.y)), s[2], Math.max(...legEnd.map((p) => p.y)) + (ankles.length ? 0.05 * torso : 0)], width, height);
-    // Legs cut off by the frame leave a sliver under the hips, not a garment.
-    if (!torso || box[3] - box[1] >= 0.3 * torso) {
+    // Legs cut off by the frame leave a sliver under the hips, not a garment; so do legs the frame's side cuts (h248)
+    if ((!torso || box[3] - box[1] >= 0.3 * torso) && !(torso && cutToSliver(s[2] - s[0], box, torso))) {
       lower = box;
       items.push({ name: 'lower body', prob, box: lower });
     }
