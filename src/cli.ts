@@ -253,6 +253,16 @@ function integer(value: string, flag: string): number {
 
 type Values = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
 
+/** On stderr, what an erasure could not remove from this process's media folder, and where it goes instead. */
+function sayFilesNotRemoved(io: CliIo, what: 'account' | 'workspace', erased: { files_not_found: number; files_left?: number }): void {
+  // the rows named files this folder does not hold: another LOUPE_DATA_DIR than the server's (they were counted
+  // removed and left on the server's disk, still served by links handed out, h100)
+  if (erased.files_not_found > 0) {
+    io.err(`loupe: ${erased.files_not_found} of the files the ${what}'s rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
+  }
+  if (erased.files_left) io.err(`loupe: ${erased.files_left} of the ${what}'s files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
+}
+
 async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo, stop?: StopState): Promise<unknown> {
   const { accounts } = services;
   switch (command) {
@@ -268,12 +278,7 @@ async function run(services: Services, command: string, values: Values, rest: st
     }
     case 'account delete': {
       const erased = await services.erasure.erase(need(values.account, 'account'));
-      // the rows named files this folder does not hold: another LOUPE_DATA_DIR than the server's (they were counted
-      // removed and left on the server's disk, still served by links handed out, h100)
-      if (erased.files_not_found > 0) {
-        io.err(`loupe: ${erased.files_not_found} of the files the account's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
-      }
-      if (erased.files_left) io.err(`loupe: ${erased.files_left} of the account's files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
+      sayFilesNotRemoved(io, 'account', erased);
       if (erased.left_in?.length) {
         io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (README "Moving to PostgreSQL")\n`);
       }
@@ -285,10 +290,7 @@ async function run(services: Services, command: string, values: Values, rest: st
       return { workspaces: (await accounts.listWorkspaces(need(values.account, 'account'))).map(snakeKeys) };
     case 'workspace delete': {
       const erased = await services.erasure.eraseWorkspace(need(values.workspace ?? values.id ?? rest[0], 'workspace'));
-      if (erased.files_not_found > 0) {
-        io.err(`loupe: ${erased.files_not_found} of the files the workspace's rows named were not in ${path.join(path.resolve(loadConfig(io.env).dataDir), 'media')}: if the server's LOUPE_DATA_DIR is another folder, its sweep removes them there within 10 minutes (they stay listed for it); if it is this one, they were gone already\n`);
-      }
-      if (erased.files_left) io.err(`loupe: ${erased.files_left} of the workspace's files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
+      sayFilesNotRemoved(io, 'workspace', erased);
       return erased;
     }
     case 'token add':

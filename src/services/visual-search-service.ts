@@ -193,7 +193,6 @@ export async function tieStable<H extends { record: StoredRecord; distance: numb
   }
 }
 
-/** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
 /** An item's categories, as an echo shows them. */
 function itemCategories(top: unknown, category: unknown): Record<string, unknown> | undefined {
   const f: Record<string, unknown> = {};
@@ -202,7 +201,7 @@ function itemCategories(top: unknown, category: unknown): Record<string, unknown
   return Object.keys(f).length ? f : undefined;
 }
 
-/** The filter an item's categories make (rule 5). */
+/** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
 function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
   // a path Category (`Decor/Clock`) names its top itself: records stored with it and no Top Category are the same kind
   // (h242: a record with both found 3 of 14 clocks, the others sent `Category` alone)

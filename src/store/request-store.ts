@@ -396,7 +396,7 @@ export class RequestStore {
               WHERE webhook_state = 'pending' AND webhook_lease_until >= ${now}
               GROUP BY account_id
             ) f ON f.account_id = d.account_id
-            WHERE d.webhook_state = 'pending' AND d.webhook_next_at <= ${now} AND (d.webhook_lease_until IS NULL OR d.webhook_lease_until < ${now})
+            WHERE ${due}
           ) r
           WHERE r.k + r.flying <= ${share}
         )

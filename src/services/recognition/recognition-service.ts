@@ -725,11 +725,8 @@ export class RecognitionService {
   }
 
   /**
-   * `/analyze` (all-in-one): `/tcg_id` with every card read and identified (`analyze_all`), the
-   * language and the price statistics; one record a request, as `analyze_all` takes.
-   */
-  /**
-   * `/tcg_id` with every card, language and price statistics. One of those options sent with another value is refused:
+   * `/analyze` (all-in-one): `/tcg_id` with every card read and identified (`analyze_all`), the language and the price
+   * statistics; one record a request, as `analyze_all` takes. One of those options sent with another value is refused:
    * it was run and echoed as true, the opposite of what was sent, and each card charged (h245).
    */
   async analyze(ctx: RecognitionContext, records: InputRecord[], sent: Record<string, unknown> = {}, given: TcgOptions = {}): Promise<Record<string, unknown>> {
