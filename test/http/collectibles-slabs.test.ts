@@ -163,6 +163,55 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(narrowed.all).toMatchObject({ min: 200, max: 220, mean: 210 });
   }, 180_000);
 
+  it("price_stats of a comic under a CGC label, its cover read whole: graded sales of the label's grade only (h249: the 9.6 sale was in a 9.8's)", async () => {
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    await fsp.writeFile(path.join(dir, 'zorblax.json'), JSON.stringify([{ marvel_comic_id: 900323, title: 'Daredevil (1964) #323', publisher: 'Marvel', format: 'Comic', series: 'Daredevil', series_start_year: 1964, issue_number: '323' }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'zorblax', files: { file: path.join(dir, 'zorblax.json') } });
+    await fsp.writeFile(path.join(dir, 'zorblax-prices.csv'), ['card,date,price,currency,grade,company', '900323,2024-02-10,45,USD,9.8,CGC', '900323,2024-02-11,40,USD,9.6,CGC', '900323,2024-02-12,4,USD,,'].join('\n'));
+    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'zorblax', file: path.join(dir, 'zorblax-prices.csv') });
+    const svg = (w: number, hgt: number, body: string) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}">${body}</svg>`)).png().toBuffer();
+    // a comic's cover as h249 drew it (660 × 1020), shown 760 px high under the label
+    const cover = await sharp(await svg(660, 1020, `<rect width="660" height="1020" fill="#c8102e"/><rect x="20" y="150" width="620" height="850" fill="#3a5a8c"/><circle cx="330" cy="560" r="180" fill="#e8c547"/><text x="30" y="70" ${font} font-size="48" font-weight="bold" fill="#fff">DAREDEVIL</text><text x="30" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">#323</text>`)).resize({ height: 760 }).toBuffer();
+    const label = await svg(560, 170, `<rect width="560" height="170" fill="#1a4aa8"/><rect x="8" y="8" width="544" height="154" fill="#fff"/><text x="20" y="50" ${font} font-size="40" font-weight="bold" fill="#1a4aa8">CGC</text><text x="440" y="60" ${font} font-size="44" font-weight="bold" fill="#000">9.8</text><text x="430" y="90" ${font} font-size="16" fill="#000">NM/M</text><text x="120" y="45" ${font} font-size="20" font-weight="bold" fill="#000">Daredevil #323</text><text x="120" y="72" ${font} font-size="16" fill="#000">Marvel Comics, 12/93</text><text x="20" y="150" ${font} font-size="16" fill="#000">1234567001</text><text x="200" y="150" ${font} font-size="14" fill="#000">WHITE PAGES</text>`);
+    const slab = await sharp({ create: { width: 640, height: 1020, channels: 3, background: '#d8dde2' } }).composite([{ input: label, left: 40, top: 30 }, { input: cover, left: 74, top: 230 }]).jpeg({ quality: 92 }).toBuffer();
+    const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: slab.toString('base64') }], slab_id: true, price_stats: true } });
+    const rec = (res.json() as { records: Rec[] }).records[0]!;
+    const card = rec._objects!.find((o) => o.name !== 'Slab Label')!;
+    // the cover not found by the detector: the photo read whole, the label beside it
+    expect(card.bound_box).toEqual([0, 0, 640, 1020]);
+    expect(card._tags, JSON.stringify(rec)).toMatchObject({ Company: [{ name: 'CGC' }], Grade: [{ name: '9.8' }] });
+    const best = card._identification.best_match as { id: string; price_stats?: { stats_type: string; interval: string; value: { min: number; max: number } }[] };
+    expect(best.id).toBe('900323');
+    expect(best.price_stats?.find((e) => e.stats_type === 'graded' && e.interval === 'all')?.value).toMatchObject({ min: 45, max: 45 });
+  }, 120_000);
+
+  it("a grading label elsewhere in the photo is not the largest card's: a raw card beside a slab stays ungraded (h250: it was a PSA 10)", async () => {
+    await fsp.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await fsp.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    // h250's drawing: two sport cards 630 × 880 raw on the table, and a PSA slab of another card to their right
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const text = (x: number, y: number, size: number, t: string, extra = '') => `<text x="${x}" y="${y}" ${font} font-size="${size}" ${extra} fill="#111">${t}</text>`;
+    const card = (name: string, line: string) => `<rect width="630" height="880" fill="#1d4e9e"/><rect x="30" y="30" width="570" height="820" fill="#fff"/>${text(60, 80, 26, '2022 TOPPS SERIES 1')}<rect x="50" y="100" width="530" height="620" fill="#8a9bb0"/>${text(60, 800, 40, name, 'font-weight="bold"')}${text(60, 838, 24, line)}`;
+    const labelLines = ['2022 TOPPS', 'SHOHEI OHTANI', 'PSA'].map((l, i) => text(20, 40 + i * 32, 22, l, i === 0 ? 'font-weight="bold"' : '')).join('') + ['#1', 'GEM MT 10', '71234567'].map((l, i) => text(640, 40 + i * 34, i === 1 ? 34 : 22, l, 'text-anchor="end" font-weight="bold"')).join('');
+    const slab = `<rect width="720" height="1022" rx="26" fill="#d7dbe0"/><rect x="10" y="10" width="700" height="1002" rx="20" fill="#eef1f4"/><g transform="translate(30,30)"><rect width="660" height="170" fill="#fafafa" stroke="#c00" stroke-width="4"/>${labelLines}</g><rect x="68" y="198" width="584" height="806" fill="#1a1a1a"/><g transform="translate(80,210) scale(${560 / 630})">${card('SHOHEI OHTANI', 'ANGELS #1')}</g>`;
+    const svg = (w: number, hgt: number, body: string) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}">${body}</svg>`));
+    const holder = await (await svg(720, 1022, slab).extend({ top: 70, bottom: 70, left: 70, right: 70, background: '#3b3f45' }).png().toBuffer().then((b) => sharp(b).resize({ height: 1040 }).png().toBuffer()));
+    const table = `<rect width="2500" height="1100" fill="#6b5a48"/><g transform="translate(80,110)">${card('AARON JUDGE', 'NEW YORK YANKEES #99')}</g><g transform="translate(880,110)">${card('SHOHEI OHTANI', 'ANGELS #1')}</g>`;
+    const photo = (await svg(2500, 1100, table).composite([{ input: holder, left: 1650, top: 30 }]).jpeg({ quality: 90 }).toBuffer()).toString('base64');
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photo }], slab_grade: true } });
+    const rec = (res.json() as { records: Rec[] }).records[0]!;
+    const largest = rec._objects![0]!;
+    // the raw card is the largest: its outline on the left of the photo
+    expect(largest.bound_box[2], JSON.stringify(rec)).toBeLessThan(900);
+    expect(largest._tags.Graded).toEqual([{ id: 1, name: 'no', prob: 1 }]);
+    expect(largest._tags.Company).toBeUndefined();
+    expect(rec._status.text).toMatch(/slab_grade: no grading label was found beside the card/);
+    // /slab_id still reads the label wherever it is
+    const label = (await h.request('POST', '/collectibles/v2/slab_grade', { body: { records: [{ _base64: photo }] } })).json() as { records: Rec[] };
+    expect(label.records[0]!._objects![0]!._identification.best_match).toMatchObject({ company: 'PSA', grade: 10 });
+  }, 120_000);
+
   it.skipIf(!fs.existsSync(realPsa))('slab_id on a real PSA slab: MINT 9, certificate 72773169, and the Hidden Fates card it names', async () => {
     const res = await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: fs.readFileSync(realPsa).toString('base64') }] } });
     const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;

@@ -766,8 +766,10 @@ export class RecognitionService {
   private async cardObject(index: number, card: NonNullable<CardResult['cards']>[number], read: CardResult, reading: NonNullable<CardResult['readings']>[number], clues: CardTextClues, ranked: Ranked[], record: InputRecord, options: TcgOptions, family: Family = TCG, priceNotes: string[] = [], labelShown = false) {
     const bound_box = boxOf(card.quad, read.width, read.height);
     const best = bestMatch(ranked, family.rule) as Ranked | null;
-    // graded prices narrow to the label's company and grade only where the record shows them (a slab option asked and paid)
-    const label = labelShown && card.kind === 'slab' && read.label ? readLabelText(read.label.lines) : null;
+    // graded prices narrow to the label's company and grade where the record shows them (a slab option asked and paid):
+    // on the largest card, whatever its kind (h249: a comic read whole under its CGC 9.8 label showed the grade and was
+    // priced by every CGC sale)
+    const label = labelShown && read.label ? readLabelText(read.label.lines) : null;
     // an AUTHENTIC label (no grade number) is priced by the company's sales without a grade, not all of them (h145)
     const slab = label && label.company !== 'OTHER' ? { company: label.company, grade: label.grade, gradeless: label.grade === null && /AUTH/i.test(label.verbal_grade ?? '') } : null;
     // At distance 1 the clues against a candidate outweigh those for it: still worth listing when its name was

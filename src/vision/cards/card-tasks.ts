@@ -10,7 +10,7 @@ import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, uprig
 import { measureSurface } from '../grading/card-surface.ts';
 import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
 import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
-import { findSlabLabel, searchSlabLabel, type SlabLabel } from './slab-label.ts';
+import { findSlabLabel, labelBesideCard, searchSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { readCard, readsUpsideDown } from '../recognition/card-reading.ts';
 import { sharingReader, type SharingOcrReader } from '../engine/shared-reads.ts';
@@ -190,8 +190,14 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       // (read: recognition reports the label's text, so it is read on a slab the maps found too)
       let label = found[0] && (found[0].kind !== 'slab' || task.op === 'read' || task.op === 'label') ? await findSlabLabel(await ocr(), pixels, found[0].quad) : null;
       // `/slab_id`: a label the detector's card does not stand beside (a scan cropped to the holder, a holder's outline taken for the card)
-      if (!label && (task.op === 'label' || task.options.labelSearch === true || (task.options.labelSearch === 'no-card' && !found[0]))) label = await searchSlabLabel(await ocr(), pixels);
-      if (label && found[0]) found[0] = { ...found[0], kind: 'slab', labelBox: label.box };
+      let beside = true;
+      if (!label && (task.op === 'label' || task.options.labelSearch === true || (task.options.labelSearch === 'no-card' && !found[0]))) {
+        label = await searchSlabLabel(await ocr(), pixels);
+        // `/slab_id` answers with the label wherever it lies; a card has the label beside it or none
+        beside = !label || !found[0] || labelBesideCard(label.box, found[0].quad);
+        if (!beside && task.op !== 'label') label = null;
+      }
+      if (label && found[0] && beside) found[0] = { ...found[0], kind: 'slab', labelBox: label.box };
       slabLabel = label;
       // a scan cropped to its card: the card's edges are the image's, which no step shows (the outline ran
       // past three sides and stopped 1.2 % short of the fourth, and centering read 65/35 on clean scans)

@@ -3,7 +3,7 @@ import { photoBytes } from '../../../test/helpers/photos.ts';
 import sharp from 'sharp';
 import { renderSlab, slabTruths } from '../../../test/helpers/slab-labels.ts';
 import { runCardTask } from './card-tasks.ts';
-import { findSlabLabel, labelBand, readAsSlabLabel } from './slab-label.ts';
+import { findSlabLabel, labelBand, labelBesideCard, readAsSlabLabel } from './slab-label.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
 import type { Quad } from '../geometry/plane-geometry.ts';
 
@@ -47,6 +47,31 @@ describe('readAsSlabLabel', () => {
     expect(readAsSlabLabel(['Talent', 'Lame Eon', '200', '10'])).toBeNull();
     // a company's letters inside a word are not the company
     expect(readAsSlabLabel(['PSALM 7', 'MINTED 10'])).toBeNull();
+  });
+});
+
+describe('labelBesideCard', () => {
+  // a card 630 × 880 with its upper-left corner at (100, 300)
+  const card: Quad = [[100, 300], [730, 300], [730, 1180], [100, 1180]];
+  it("takes a label past a short side, within half the card's length, or inside the outline", () => {
+    expect(labelBesideCard([120, 120, 700, 260], card)).toBe(true);
+    expect(labelBesideCard([120, 1220, 700, 1380], card)).toBe(true);
+    expect(labelBesideCard([120, 320, 700, 460], card)).toBe(true);
+  });
+  it("refuses a label across from a long side or far beyond a short one (h250: another slab's label made a raw card graded)", () => {
+    expect(labelBesideCard([900, 320, 1500, 460], card)).toBe(false);
+    expect(labelBesideCard([120, -600, 700, -450], card)).toBe(false);
+  });
+  it('measures along the card lying down and tilted, whichever corner its outline starts at', () => {
+    const lying: Quad = [[300, 100], [300, 730], [1180, 730], [1180, 100]];
+    expect(labelBesideCard([120, 120, 260, 700], lying)).toBe(true);
+    expect(labelBesideCard([320, 900, 460, 1500], lying)).toBe(false);
+    const t = (x: number, y: number): [number, number] => [500 + (x - 500) * Math.cos(0.3) - (y - 700) * Math.sin(0.3), 700 + (x - 500) * Math.sin(0.3) + (y - 700) * Math.cos(0.3)];
+    const tilted = card.map(([x, y]) => t(x, y)) as unknown as Quad;
+    const [lx, ly] = t(415, 190);
+    expect(labelBesideCard([lx - 200, ly - 50, lx + 200, ly + 50], tilted)).toBe(true);
+    const [ox, oy] = t(1200, 390);
+    expect(labelBesideCard([ox - 200, oy - 50, ox + 200, oy + 50], tilted)).toBe(false);
   });
 });
 

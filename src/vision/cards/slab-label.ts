@@ -116,6 +116,37 @@ export function labelBand(img: RgbPixels, card: Quad, side: 0 | 1): { band: RgbP
   return { band: { data: out, width: bw, height: bh }, toImage };
 }
 
+/**
+ * Whether a label found by {@link searchSlabLabel} belongs to `card`: its text's middle past one of the card's short
+ * sides by at most {@link BESIDE_REACH} of the card's length, and across from the card (within {@link BESIDE_ACROSS} of
+ * its width from its middle line), or inside the outline (a holder's outline taken for the card). A label elsewhere in
+ * the photo is another holder's (h250: a PSA 10 slab beside a raw card made the raw card a graded PSA 10, priced so).
+ */
+export function labelBesideCard(box: readonly [number, number, number, number], card: Quad): boolean {
+  const [q0, q1, q2, q3] = card;
+  const cx = (q0[0] + q1[0] + q2[0] + q3[0]) / 4;
+  const cy = (q0[1] + q1[1] + q2[1] + q3[1]) / 4;
+  // the outline's two directions, each the mean of its opposite sides
+  const ax = (q1[0] - q0[0] + q2[0] - q3[0]) / 2;
+  const ay = (q1[1] - q0[1] + q2[1] - q3[1]) / 2;
+  const bx = (q3[0] - q0[0] + q2[0] - q1[0]) / 2;
+  const by = (q3[1] - q0[1] + q2[1] - q1[1]) / 2;
+  const a = Math.hypot(ax, ay);
+  const b = Math.hypot(bx, by);
+  if (!a || !b) return false;
+  const [lx, ly, long, wide] = a >= b ? [ax / a, ay / a, a, b] : [bx / b, by / b, b, a];
+  const dx = (box[0] + box[2]) / 2 - cx;
+  const dy = (box[1] + box[3]) / 2 - cy;
+  const along = Math.abs(dx * lx + dy * ly);
+  const across = Math.abs(-dx * ly + dy * lx);
+  return along <= long * (0.5 + BESIDE_REACH) && across <= wide * BESIDE_ACROSS;
+}
+
+/** A slab's label text lies about a fifth of the card's length past its short side; twice that is still its own. */
+const BESIDE_REACH = 0.5;
+/** A label is centred over its card; its text may run a little past the card's sides. */
+const BESIDE_ACROSS = 0.6;
+
 /** Where {@link searchSlabLabel} looks, as a share of the image's long side from its edge (a holder's label and its margin span about a quarter of it). */
 const FRAME_DEPTH = 0.34;
 /** An image this much wider than tall (or taller than wide) may be a label alone, read whole. */
