@@ -5,7 +5,7 @@ import { sumVarints, type Database } from '../store/database.ts';
 import { sql, type Kysely } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
 import { ftsTable } from '../store/collection-text-store.ts';
-import { bm25Idf, fts5Idf, fts5String, toFts5Match, toFts5Phrases } from '../text-search/query-compile.ts';
+import { bm25Idf, fts5Idf, fts5String, toFts5Match, toFts5PhraseGroups } from '../text-search/query-compile.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
 
@@ -319,11 +319,11 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
    * delete). Its score of one phrase is its idf times the phrase's term-frequency part, computed with
    * its average; so each phrase is matched on its own, its idf taken out, the weighted term
    * frequency solved from the rest with the row's length, and the phrase scored again with ours;
-   * the phrases summed per record, in one statement. Read in growing windows until `k` pass the filter.
+   * the best phrase of each word's group (a term and its prefix) taken, the groups summed per record, in one statement. Read in growing windows until `k` pass the filter.
    */
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
-    const phrases = toFts5Phrases(q);
-    if (!phrases.length || k <= 0 || !(await this.hasText(c))) return [];
+    const groups = toFts5PhraseGroups(q);
+    if (!groups.length || k <= 0 || !(await this.hasText(c))) return [];
     const s = await this.ready(c);
     const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
     const table = ftsTable(c.id);
@@ -338,7 +338,7 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     const num = (x: number) => sql.raw(String(x));
     const parts = [];
     const consts = [];
-    for (const phrase of phrases) {
+    for (const [g, phrase] of groups.flatMap((group, g) => group.map((phrase) => [g, phrase] as const))) {
       const df = Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${fts} WHERE ${fts} MATCH ${phrase}`.execute(db)).rows[0]?.n ?? 0);
       if (!df) continue;
       const theirs = fts5Idf(df, kept.rows);
@@ -347,8 +347,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       const p: number = parts.length;
       parts.push(
         same
-          ? sql`SELECT ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${num(ours / theirs)} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`
-          : sql`SELECT ${num(p)} AS p, ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) AS raw, fts5_row_tokens(d.sz) AS dl FROM ${fts} JOIN ${sql.raw(`${table}_docsize`)} d ON d.id = ${fts}.rowid WHERE ${fts} MATCH ${phrase}`,
+          ? sql`SELECT ${num(g)} AS g, ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) * ${num(ours / theirs)} AS s FROM ${fts} WHERE ${fts} MATCH ${phrase}`
+          : sql`SELECT ${num(p)} AS p, ${num(g)} AS g, ${fts}.rowid AS key, -bm25(${fts}, ${sql.raw(bm25Weights)}) AS raw, fts5_row_tokens(d.sz) AS dl FROM ${fts} JOIN ${sql.raw(`${table}_docsize`)} d ON d.id = ${fts}.rowid WHERE ${fts} MATCH ${phrase}`,
       );
       consts.push(sql`(${num(p)}, ${num(theirs)}, ${num(ours)})`);
     }
@@ -360,14 +360,14 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
       // MATERIALIZED: flattened into the aggregate, a lone phrase's bm25() would be out of its MATCH's context.
       // t = the phrase's term-frequency part; w, its weighted term frequency: t = w(k1+1) / (w + k1·L)
       const res = same
-        ? await sql<{ key: number; s: number }>`WITH m AS MATERIALIZED (${union}) SELECT key, sum(s) AS s FROM m GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db)
+        ? await sql<{ key: number; s: number }>`WITH m AS MATERIALIZED (${union}), best AS (SELECT key, max(s) AS s FROM m GROUP BY key, g) SELECT key, sum(s) AS s FROM best GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db)
         : await sql<{ key: number; s: number }>`
         WITH m AS MATERIALIZED (${union}),
         k(p, theirs, ours) AS (VALUES ${sql.join(consts)}),
-        x AS (SELECT m.key, m.dl, k.ours, m.raw / k.theirs AS t FROM m JOIN k ON k.p = m.p),
-        y AS (SELECT x.key, x.dl, x.ours, x.t * ${num(k1)} * (1 - ${num(b)} + ${num(b)} * x.dl / ${num(keptAvg)}) / max(1e-12, ${num(k1 + 1)} - x.t) AS w FROM x)
-        SELECT y.key, sum(y.ours * y.w * ${num(k1 + 1)} / (y.w + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * y.dl / ${num(nowAvg)}))) AS s
-        FROM y GROUP BY y.key ORDER BY s DESC, y.key LIMIT ${window}`.execute(db);
+        x AS (SELECT m.key, m.g, m.dl, k.ours, m.raw / k.theirs AS t FROM m JOIN k ON k.p = m.p),
+        y AS (SELECT x.key, x.g, x.dl, x.ours, x.t * ${num(k1)} * (1 - ${num(b)} + ${num(b)} * x.dl / ${num(keptAvg)}) / max(1e-12, ${num(k1 + 1)} - x.t) AS w FROM x),
+        best AS (SELECT y.key, max(y.ours * y.w * ${num(k1 + 1)} / (y.w + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * y.dl / ${num(nowAvg)}))) AS s FROM y GROUP BY y.key, y.g)
+        SELECT key, sum(s) AS s FROM best GROUP BY key ORDER BY s DESC, key LIMIT ${window}`.execute(db);
       const hits: TextHit[] = [];
       for (const r of res.rows) {
         const key = Number(r.key);

@@ -41,15 +41,30 @@ export function toFts5Match(q: ParsedQuery): string | null {
 
 /** The phrases `toFts5Match` ORs, each a MATCH expression of its own (BM25 sums over them). */
 export function toFts5Phrases(q: ParsedQuery): string[] {
-  const parts: string[] = [];
-  for (const { code } of q.codes) parts.push(fts5String(code));
+  return toFts5PhraseGroups(q).flat();
+}
+
+/**
+ * The phrases grouped by the word they look for: a term with its prefix (`"binocular"`, `"binocu" *`) is one group,
+ * whose best phrase counts for a record, as PostgreSQL's one lexeme set does; summed, a record holding the word
+ * matched both and scored twice what it scores there (h251), and a second query word it lacked moved it further away.
+ * A phrase two groups share is in the first.
+ */
+export function toFts5PhraseGroups(q: ParsedQuery): string[][] {
+  const seen = new Set<string>();
+  const groups: string[][] = [];
+  const add = (phrases: string[]) => {
+    const fresh = phrases.filter((p) => !seen.has(p));
+    for (const p of fresh) seen.add(p);
+    if (fresh.length) groups.push(fresh);
+  };
+  for (const { code } of q.codes) add([fts5String(code)]);
   for (const term of q.terms) {
-    parts.push(fts5String(term));
     const prefix = prefixOf(term, q.language);
-    if (prefix && prefix !== term) parts.push(`${fts5String(prefix)} *`);
+    add(prefix && prefix !== term ? [fts5String(term), `${fts5String(prefix)} *`] : [fts5String(term)]);
   }
-  for (const literal of q.literals ?? []) parts.push(fts5String(literal));
-  return [...new Set(parts)];
+  for (const literal of q.literals ?? []) add([fts5String(literal)]);
+  return groups;
 }
 
 /**

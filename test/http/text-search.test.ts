@@ -285,6 +285,22 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(scarf.body.answer_distances![1]).toBeLessThan(90);
   });
 
+  it("counts a word once when its prefix matches too: another query word the record lacks leaves it where it was (h251: SQLite counted it twice)", async () => {
+    const shop = await newCollection();
+    const records = [
+      { _id: 'strap', _base64: img('buddha', 2), title: 'binocular strap' },
+      { _id: 'plane', _base64: img('airplanes', 1) },
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, shop)).body.status.code).toBe(210);
+    // no lexicon word: a word of no known language, looked for with its prefix too; with "airplane" the query is English
+    const alone = await text(shop, 'binocular');
+    expect(alone.body.query_records![0]).toMatchObject({ _query_language: 'simple' });
+    const both = await text(shop, 'airplane binocular');
+    expect(ids(alone.body)).toEqual(['strap']);
+    const at = (b: Body) => b.answer_distances![ids(b).indexOf('strap')]!;
+    expect(at(both.body)).toBeCloseTo(at(alone.body), 6);
+  });
+
   it('applies k, from, fields_to_return and the filter as visualKNN does', async () => {
     const all = await text(photos, 'airplane');
     const second = await text(photos, 'airplane', { k: 1, from: 1, fields_to_return: ['price'] });
