@@ -25,11 +25,24 @@ export const COMPANY_NAMES: readonly (readonly [GradingCompany, RegExp, RegExp])
   ['HGA', /\bHGA\b/, /HYBRIDGRADING/],
 ];
 
+const lettersOf = (line: string): string => line.toUpperCase().replace(/[^A-Z]/g, '');
+
 /** Graders outside the seven: their labels are `OTHER`, not one of the seven by a word they share (CBCS and PGX grade comics, h165). */
 export const OTHER_GRADER_MARKS = ['CSG', 'ISA', 'GMA', 'KSA', 'PGS', 'AGS', 'MNT', 'GAI', 'PCA', 'SCG', 'AGC', 'CBCS', 'PGX'] as const;
 export const OTHER_GRADERS = new RegExp(`\\b(${OTHER_GRADER_MARKS.join('|')})\\b`);
+/** The same marks with the word GRADING, and any mark but the seven's so written, as the OCR reads them: without the space (`GMAGRADING`). */
+const OTHER_GRADER_GLUED = new RegExp(`(${OTHER_GRADER_MARKS.join('|')})GRADING|^(?!PSA|BGS|BVG|CGC|SGC|TAG|ACE|HGA)[A-Z]{2,5}GRADING$`);
 
-const lettersOf = (line: string): string => line.toUpperCase().replace(/[^A-Z]/g, '');
+/**
+ * Whether a line names a grader outside the seven: its mark as a word, or glued to GRADING as PP-OCR reads a label's
+ * words (it drops the spaces: `GMA GRADING` read `GMAGRADING` was no mark, and the layout made the label PSA's, h250).
+ * A line naming one of the seven in full (`TAGGRADING`, `ACEGRADING`) is theirs.
+ */
+export function namesOtherGrader(line: string): boolean {
+  if (OTHER_GRADERS.test(line.toUpperCase())) return true;
+  const letters = lettersOf(line);
+  return OTHER_GRADER_GLUED.test(letters) && !COMPANY_NAMES.some(([, , full]) => full.test(letters));
+}
 
 /** The companies of the seven a line names, each with whether by its full name. */
 export function companiesNamed(line: string): { company: GradingCompany; full: boolean }[] {

@@ -49,6 +49,12 @@ describe('grading label text', () => {
     expect(readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185'])).toMatchObject({ company: 'PSA', companyProb: 0.9, name: 'CHARIZARD-HOLO', grade: 9, certificate_number: '72773185' });
     // no #number line, or a 10-digit certificate: not PSA's layout
     expect(readLabelText(['2020 POKEMON SWSH BSP', 'CHARIZARD', 'MINT', '9', '7277318512'])).toMatchObject({ company: 'OTHER', grade: 9 });
+    // another grader's mark glued to GRADING as the OCR reads it, listed or not: OTHER for certain, not PSA by layout (h250)
+    for (const mark of ['GMAGRADING', 'GMA GRADING', 'ZGAGRADING']) {
+      expect(readLabelText([mark, '2022TOPPS', '#1', 'SHOHEIOHTANI', 'GEMMT10', '5551234']), mark).toMatchObject({ company: 'OTHER', companyProb: 1, grade: 10, name: 'SHOHEIOHTANI' });
+    }
+    // the seven's own words keep their company
+    expect(readLabelText(['TAGGRADING', 'PIKACHU', 'GEM MINT', '10', '1234567'])).toMatchObject({ company: 'TAG' });
   });
 
   it('reads a BGS label: the overall grade before the subgrades, the subgrades, the certificate with its zeros', () => {

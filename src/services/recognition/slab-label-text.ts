@@ -1,4 +1,4 @@
-import { COMPANY_NAMES, companiesNamed, OTHER_GRADERS } from '../../catalog/grading-companies.ts';
+import { COMPANY_NAMES, companiesNamed, namesOtherGrader } from '../../catalog/grading-companies.ts';
 import { compact, GRADE_NUMBER, gradeWordsOf, onScale, QUALIFIERS, type Company, type GradeWords } from './slab-label-grades.ts';
 
 /**
@@ -124,7 +124,7 @@ function companyOf(upper: string[]): { company: Company; prob: number } {
     }
   });
   if (named) return { company: (named as { company: Company }).company, prob: 1 };
-  if (upper.some((l) => OTHER_GRADERS.test(l))) return { company: 'OTHER', prob: 1 };
+  if (upper.some(namesOtherGrader)) return { company: 'OTHER', prob: 1 };
   // no company's mark read (a turned slab, a logo the OCR cannot read): OTHER says "not one of the seven that we could
   // tell", not a grader outside them for certain (h165: an upside-down PSA slab was OTHER at prob 1)
   return { company: 'OTHER', prob: 0.5 };
@@ -250,7 +250,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     return null;
   };
   let words = wordsFor(company);
-  if (company === 'OTHER' && !upper.some((l) => OTHER_GRADERS.test(l))) {
+  if (company === 'OTHER' && !upper.some(namesOtherGrader)) {
     const byLayout = companyByLayout({ card_no: cardNo, cert: cert?.cert ?? null, words, subgrades: Object.keys(subgrades).length, numberLine: numberAt >= 0 });
     if (byLayout) {
       company = byLayout;
@@ -299,7 +299,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   const used = new Set([yearLine, certLine, words?.at ?? -1, chosen?.at ?? -1, ...subgradeLines]);
   const nameLike = (i: number) => {
     const l = upper[i]!;
-    return !used.has(i) && /[A-Z]{3}/.test(l) && !CARD_NUMBER.test(l) && !FURNITURE.test(l) && !OTHER_GRADERS.test(l) && !VARIETY.test(l) && !COMPANY_NAMES.some(([, mark]) => mark.test(l)) && !gradeWordsOf(l, company);
+    return !used.has(i) && /[A-Z]{3}/.test(l) && !CARD_NUMBER.test(l) && !FURNITURE.test(l) && !namesOtherGrader(l) && !VARIETY.test(l) && !COMPANY_NAMES.some(([, mark]) => mark.test(l)) && !gradeWordsOf(l, company);
   };
   let name: string | null = nameAfterNumber;
   if (name === null && yearLine >= 0) for (let i = yearLine + 1; i < text.length && name === null; i++) if (nameLike(i)) name = text[i]!;
