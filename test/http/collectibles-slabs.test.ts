@@ -163,19 +163,28 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(narrowed.all).toMatchObject({ min: 200, max: 220, mean: 210 });
   }, 180_000);
 
-  it("price_stats of a comic under a CGC label, its cover read whole: graded sales of the label's grade only (h249: the 9.6 sale was in a 9.8's)", async () => {
+  it("price_stats of a comic under a CGC label, its cover read whole: graded sales of the label's grade only (h249: the 9.6 sale was in a 9.8's), and the status says when there are none (h250)", async () => {
     const font = 'font-family="DejaVu Sans, sans-serif"';
     await fsp.writeFile(path.join(dir, 'zorblax.json'), JSON.stringify([{ marvel_comic_id: 900323, title: 'Daredevil (1964) #323', publisher: 'Marvel', format: 'Comic', series: 'Daredevil', series_start_year: 1964, issue_number: '323' }]));
     await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'zorblax', files: { file: path.join(dir, 'zorblax.json') } });
-    await fsp.writeFile(path.join(dir, 'zorblax-prices.csv'), ['card,date,price,currency,grade,company', '900323,2024-02-10,45,USD,9.8,CGC', '900323,2024-02-11,40,USD,9.6,CGC', '900323,2024-02-12,4,USD,,'].join('\n'));
-    await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'zorblax', file: path.join(dir, 'zorblax-prices.csv') });
+    const prices = async (rows: string[]) => {
+      await fsp.writeFile(path.join(dir, 'zorblax-prices.csv'), ['card,date,price,currency,grade,company', ...rows].join('\n'));
+      await (h.app.loupe as unknown as Services).catalogs.importPrices({ catalog: 'zorblax', file: path.join(dir, 'zorblax-prices.csv') });
+    };
+    // a raw sale only first
+    await prices(['900323,2024-02-12,4,USD,,']);
     const svg = (w: number, hgt: number, body: string) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${hgt}">${body}</svg>`)).png().toBuffer();
     // a comic's cover as h249 drew it (660 × 1020), shown 760 px high under the label
     const cover = await sharp(await svg(660, 1020, `<rect width="660" height="1020" fill="#c8102e"/><rect x="20" y="150" width="620" height="850" fill="#3a5a8c"/><circle cx="330" cy="560" r="180" fill="#e8c547"/><text x="30" y="70" ${font} font-size="48" font-weight="bold" fill="#fff">DAREDEVIL</text><text x="30" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">#323</text>`)).resize({ height: 760 }).toBuffer();
     const label = await svg(560, 170, `<rect width="560" height="170" fill="#1a4aa8"/><rect x="8" y="8" width="544" height="154" fill="#fff"/><text x="20" y="50" ${font} font-size="40" font-weight="bold" fill="#1a4aa8">CGC</text><text x="440" y="60" ${font} font-size="44" font-weight="bold" fill="#000">9.8</text><text x="430" y="90" ${font} font-size="16" fill="#000">NM/M</text><text x="120" y="45" ${font} font-size="20" font-weight="bold" fill="#000">Daredevil #323</text><text x="120" y="72" ${font} font-size="16" fill="#000">Marvel Comics, 12/93</text><text x="20" y="150" ${font} font-size="16" fill="#000">1234567001</text><text x="200" y="150" ${font} font-size="14" fill="#000">WHITE PAGES</text>`);
     const slab = await sharp({ create: { width: 640, height: 1020, channels: 3, background: '#d8dde2' } }).composite([{ input: label, left: 40, top: 30 }, { input: cover, left: 74, top: 230 }]).jpeg({ quality: 92 }).toBuffer();
-    const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: slab.toString('base64') }], slab_id: true, price_stats: true } });
-    const rec = (res.json() as { records: Rec[] }).records[0]!;
+    const ask = async () => ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: slab.toString('base64') }], slab_id: true, price_stats: true } })).json() as { records: Rec[] }).records[0]!;
+    // no sale of the label's company and grade: no graded entries, and the status says why (h250: without a word)
+    const unsold = await ask();
+    expect(unsold._status.text).toMatch(/price_stats: no CGC 9\.8 sales are known for 900323: no graded entries/);
+    await prices(['900323,2024-02-10,45,USD,9.8,CGC', '900323,2024-02-11,40,USD,9.6,CGC', '900323,2024-02-12,4,USD,,']);
+    const rec = await ask();
+    expect(rec._status.text).not.toMatch(/price_stats/);
     const card = rec._objects!.find((o) => o.name !== 'Slab Label')!;
     // the cover not found by the detector: the photo read whole, the label beside it
     expect(card.bound_box).toEqual([0, 0, 640, 1020]);

@@ -489,6 +489,10 @@ export class RecognitionService {
         const left = Object.entries(await this.prices.leftOutCurrencies(match.catalogId, match.cardKey, { rates: this.priceRates })).map(([c, n]) => `${n} in ${c}`);
         if (left.length) priceNotes.push(`price_stats of ${match.cardKey} leave out ${left.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
         else if (!stats.length) priceNotes.push(`no prices are known for ${match.cardKey} (loupe prices import)`);
+        else if (slab) {
+          const note = slabPriceNote(slab, stats, match.cardKey);
+          if (note) priceNotes.push(note);
+        }
       } else if (options.price_stats) {
         priceNotes.push(match ? 'price_stats: slab_grade reads the grade alone; slab_id prices the item its label names' : 'price_stats: the label names no item of the imported catalogs');
       }
@@ -798,6 +802,12 @@ export class RecognitionService {
       if (counts.length) priceNotes.push(`price_stats of ${best.card.key} leave out ${counts.join(', ')}: no rate to US dollars is configured (LOUPE_PRICE_RATES)`);
       // asked and none: said, so a shop owner does not look for a fault (`loupe prices import` brings them)
       else if (!bestFields?.price_stats) priceNotes.push(`no prices are known for ${best.card.key} (loupe prices import)`);
+      // a slab's graded figures are its company's and grade's: where there are none, or the grade was not read, said
+      // (h250: a CGC 9 with no CGC 9 sales lost its graded entries without a word, and a session priced it by overall)
+      else if (slab && index === 0) {
+        const note = slabPriceNote(slab, bestFields.price_stats, best.card.key);
+        if (note) priceNotes.push(note);
+      }
     }
     const subcategory = bestFields?.subcategory ?? undefined;
     const latin = latinAlphabet(clues.fullText, clues.language);
@@ -970,4 +980,15 @@ function ocrLabelObject(read: { width: number; height: number }, found: NonNulla
     _tags_simple: [label.company],
     _identification: { best_match: { name: label.name, full_name: label.full_name, year: label.year, grade: label.grade, certificate_number: label.certificate_number, subcategory: null }, alternatives: [], distances: [] },
   };
+}
+
+/**
+ * What a slab's graded figures lack, for the record's status: its company's sales at its grade (none known: no graded
+ * entries), or its grade (not read: every sale of the company). h250: a CGC 9 with no CGC 9 sales lost its graded
+ * entries without a word, and a session derived a slab's price from `overall`.
+ */
+function slabPriceNote(slab: { company: string; grade: number | null; gradeless: boolean }, stats: readonly unknown[], key: string): string | null {
+  if (slab.grade === null && !slab.gradeless) return `price_stats: the label's grade was not read: graded covers every ${slab.company} sale`;
+  if (stats.some((e) => (e as { stats_type?: unknown }).stats_type === 'graded')) return null;
+  return `price_stats: no ${slab.company} ${slab.gradeless ? 'AUTHENTIC (no grade)' : String(slab.grade)} sales are known for ${key}: no graded entries`;
 }
