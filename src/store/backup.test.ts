@@ -3,8 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { AccountStore } from './account-store.ts';
 import { backupDataFolder } from './backup.ts';
-import { MOVED_TO_POSTGRES, sqliteFileOf } from './database.ts';
+import { MOVED_TO_POSTGRES, openStore, sqliteFileOf } from './database.ts';
+import { RequestStore } from './request-store.ts';
 
 const made: string[] = [];
 const tempDir = (prefix: string) => {
@@ -56,6 +59,33 @@ describe('backupDataFolder', () => {
       running = false;
       writer.close();
     }
+  }, 60_000);
+
+  it("copies the media files the database's rows name and no other (h252: images written during a backup, named by none of its rows, were kept for good)", async () => {
+    const dir = tempDir('loupe-backup-media-');
+    const store = await openStore({ dataDir: dir });
+    const named = `ab${'0'.repeat(30)}.jpg`;
+    const unnamed = `ab${'1'.repeat(30)}.jpg`;
+    try {
+      const accountId = randomUUID();
+      const workspaceId = randomUUID();
+      await new AccountStore(store).createAccount({ id: accountId, name: 'media', credits: 0, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+      const requests = new RequestStore(store);
+      await requests.insert({ id: randomUUID(), accountId, workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+      for (const { row, token } of await requests.claim(1, 60_000)) await requests.complete(row.id, token, { response: {}, media: [named], refund: 0, webhookAt: null });
+    } finally {
+      await store.close();
+    }
+    fs.mkdirSync(path.join(dir, 'media', 'ab'), { recursive: true });
+    for (const key of [named, unnamed]) fs.writeFileSync(path.join(dir, 'media', 'ab', key), key);
+    // a file of another name, put there by hand, is the operator's: copied
+    fs.writeFileSync(path.join(dir, 'media', 'notes.txt'), 'mine');
+    const to = path.join(tempDir('loupe-backup-to-'), 'copy');
+    const done = await backupDataFolder(dir, to);
+    expect(fs.readFileSync(path.join(to, 'media', 'ab', named), 'utf8')).toBe(named);
+    expect(fs.existsSync(path.join(to, 'media', 'ab', unnamed))).toBe(false);
+    expect(fs.readFileSync(path.join(to, 'media', 'notes.txt'), 'utf8')).toBe('mine');
+    expect(done.files).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
   it('refuses a folder whose database was moved to PostgreSQL: a nightly backup of it copied a frozen database, exit 0 (h194)', async () => {

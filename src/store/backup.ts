@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { movedToPostgres, sqliteFileOf, UNFINISHED_BACKUP } from './database.ts';
+import { Kysely, SqliteDialect } from 'kysely';
+import { MediaStore } from '../media/media-store.ts';
+import { movedToPostgres, sqliteFileOf, UNFINISHED_BACKUP, type Database } from './database.ts';
+import { mediaReferences } from './media-references.ts';
 
 /** What is not copied: the database's own files (copied through SQLite), a server's claim, and indexes (rebuilt from the database). */
 const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.pid', 'server.lock', 'server.lock-journal', 'indexes']);
@@ -9,7 +12,7 @@ const notCopied = new Set(['loupe.db', 'loupe.db-wal', 'loupe.db-shm', 'server.p
 /**
  * A consistent copy of an embedded data folder while its server runs (`loupe backup`): the
  * database through SQLite's online backup (a snapshot, never a torn copy of a file being
- * written), then the media, the media secret and installed model packs. Files are written before
+ * written), then the media files its rows name, the media secret and installed model packs. Files are written before
  * the rows that name them, so every file the snapshot names is there (a copy of the whole folder
  * with `cp` missed some), but for one deleted between the snapshot and its copy (a row the backup
  * still holds, its image gone: the session was being deleted). Search indexes are left out: a
@@ -47,6 +50,11 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
     db.close();
   }
   fs.chmodSync(copyFile, 0o600);
+  // the media files the snapshot's rows name, and no other: an image written during the backup whose row came after
+  // the snapshot was copied named by no row of it, so neither a sweep nor an erasure of the restore ever reached it
+  // (h252: 292 customers' photos no account delete removed)
+  const mediaRoot = path.join(source, 'media');
+  const named = fs.existsSync(mediaRoot) ? await namedMedia(copyFile) : new Set<string>();
   let files = 0;
   // followed through symbolic links (a media folder moved to another disk is copied, not linked to),
   // and a file gone since it was listed (a session deleted meanwhile, the retention sweep) passed over
@@ -62,6 +70,7 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
       fs.mkdirSync(to, { recursive: true, mode: 0o700 });
       for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
     } else if (stat.isFile()) {
+      if (path.dirname(path.dirname(from)) === mediaRoot && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
       try {
         fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
         fs.chmodSync(to, stat.mode & 0o777);
@@ -83,4 +92,16 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   }
   fs.rmSync(marker);
   return { to: target, database_bytes: fs.statSync(copyFile).size, files };
+}
+
+/** Every media key a database file's rows name (read-only; the snapshot just made, which no server has opened). */
+async function namedMedia(file: string): Promise<Set<string>> {
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true, fileMustExist: true }) }) });
+  try {
+    const keys = new Set<string>();
+    for await (const ref of mediaReferences({ db, dialect: 'sqlite', close: () => db.destroy() })) keys.add(ref.key);
+    return keys;
+  } finally {
+    await db.destroy();
+  }
 }
