@@ -5,6 +5,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, createSession, cs, startHarness, type Harness } from './helpers/harness.ts';
 import { loupeInProcess as inProcess } from './helpers/cli.ts';
+import type { Store } from '../src/store/database.ts';
+import { mediaReferences, stillNamed, type MediaReference } from '../src/store/media-references.ts';
 
 /** Bytes that look random, the same every run. */
 const noise = (n: number, seed: number) => {
@@ -86,4 +88,18 @@ describe.each(backends)('loupe media check (%s)', (backend) => {
     expect(decoded.damaged).toBe(4);
     expect(decoded.problems.find((p) => p.event_id === 'trailer' && p.what === 'session image')?.problem).toBe('undecodable');
   }, 60_000);
+
+  it('asks whether a row still names its file, so a session deleted during a check is no missing file (h252)', async () => {
+    const sid = await createSession(h);
+    expect((await h.request('POST', cs(`session/${sid}/identifications/`), { body: { identifications: [{ event_id: 'e', name: 'Pikachu' }] } })).statusCode).toBe(200);
+    const jpeg = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#c83' } }).jpeg().toBuffer();
+    expect((await h.request('POST', cs(`session/${sid}/images/`), { body: { event_id: 'e', image: jpeg.toString('base64') } })).statusCode).toBe(200);
+    const store = (h.app.loupe as unknown as { store: Store }).store;
+    const refs: MediaReference[] = [];
+    for await (const ref of mediaReferences(store)) if (ref.session === sid) refs.push(ref);
+    expect(refs.map((r) => r.what).sort()).toEqual(['session image', 'session thumbnail']);
+    for (const ref of refs) expect(await stillNamed(store, ref)).toBe(true);
+    expect((await h.request('DELETE', cs(`session/${sid}/`))).statusCode).toBe(204);
+    for (const ref of refs) expect(await stillNamed(store, ref)).toBe(false);
+  });
 });

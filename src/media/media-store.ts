@@ -196,6 +196,18 @@ export class MediaStore {
     return undefined;
   }
 
+  /** When a key's file was last written (ms), or undefined when there is none. */
+  async modifiedAt(key: string): Promise<number | undefined> {
+    const file = this.pathOf(key);
+    if (!file) return undefined;
+    try {
+      return (await fsp.stat(file)).mtimeMs;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
   /** Every key with a file in the folder (temporary parts of writes left out). */
   async *keys(): AsyncGenerator<string> {
     let shards: string[];

@@ -30,7 +30,11 @@ export interface MediaAuditReport {
  * Looks at every media file the database names (`loupe media check`): a file deleted, emptied or damaged behind the
  * server was served as 200 with whatever was left, and nothing told the operator (h96). Reads files one at a time.
  */
-export async function auditMedia(references: AsyncIterable<MediaReference>, media: MediaStore, options: { decode?: boolean; listLimit?: number; pendingDeletion?: ReadonlySet<string> } = {}): Promise<MediaAuditReport> {
+export async function auditMedia(
+  references: AsyncIterable<MediaReference>,
+  media: MediaStore,
+  options: { decode?: boolean; listLimit?: number; pendingDeletion?: ReadonlySet<string>; stillNamed?: (ref: MediaReference) => Promise<boolean>; since?: number } = {},
+): Promise<MediaAuditReport> {
   const listLimit = options.listLimit ?? 1000;
   const report: MediaAuditReport = { ok: true, checked: 0, missing: 0, empty: 0, damaged: 0, unnamed_files: 0, unnamed: [], unfinished_writes: 0, unfinished: [], problems: [], problems_not_listed: 0 };
   const named = new Set<string>();
@@ -40,6 +44,8 @@ export async function auditMedia(references: AsyncIterable<MediaReference>, medi
     report.checked++;
     const problem = await media.inspect(ref.key, options.decode ?? false);
     if (!problem) continue;
+    // a row deleted since the references were read (beside a running server) took its file with it: no problem
+    if (options.stillNamed && !(await options.stillNamed(ref))) continue;
     if (problem === 'missing') report.missing++;
     else if (problem === 'empty') report.empty++;
     else report.damaged++;
@@ -48,6 +54,8 @@ export async function auditMedia(references: AsyncIterable<MediaReference>, medi
   }
   for await (const key of media.keys()) {
     if (named.has(key) || options.pendingDeletion?.has(key)) continue;
+    // written since the check began: its row may have come after the references were read
+    if (options.since !== undefined && ((await media.modifiedAt(key)) ?? 0) >= options.since) continue;
     report.unnamed_files++;
     if (report.unnamed.length < listLimit) report.unnamed.push(key);
   }

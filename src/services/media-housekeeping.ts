@@ -1,7 +1,7 @@
 import type { MediaStore } from '../media/media-store.ts';
 import type { Store } from '../store/database.ts';
 import type { MediaDeletionStore } from '../store/media-deletions.ts';
-import { mediaPendingDeletion, mediaReferences } from '../store/media-references.ts';
+import { mediaPendingDeletion, mediaReferences, stillNamed } from '../store/media-references.ts';
 import type { RequestStore } from '../store/request-store.ts';
 import { isUuid, ServiceError } from './errors.ts';
 import { auditMedia, type MediaAuditReport } from './media-audit.ts';
@@ -27,6 +27,8 @@ export class MediaHousekeeping {
 
   /** `loupe media check`: every file the database names, looked at (media-audit.ts). */
   async audit(options: { decode?: boolean } = {}): Promise<MediaAuditReport> {
-    return auditMedia(mediaReferences(this.deps.store), this.deps.media, { ...options, pendingDeletion: await mediaPendingDeletion(this.deps.store) });
+    // beside a running server: rows deleted and files written while it runs are not problems (h252)
+    const since = Date.now();
+    return auditMedia(mediaReferences(this.deps.store), this.deps.media, { ...options, pendingDeletion: await mediaPendingDeletion(this.deps.store), stillNamed: (ref) => stillNamed(this.deps.store, ref), since });
   }
 }

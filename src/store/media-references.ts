@@ -46,3 +46,22 @@ export async function mediaPendingDeletion(store: Store): Promise<Set<string>> {
   const rows = (await sql<{ key: string }>`SELECT key FROM media_deletions`.execute(store.db)).rows;
   return new Set(rows.map((r) => r.key));
 }
+
+/**
+ * Whether the row a reference came from still names its file: a check beside a running server reads the references
+ * first and the files after, so a session deleted meanwhile had its files counted missing (h252: 782 false "missing").
+ */
+export async function stillNamed(store: Store, ref: MediaReference): Promise<boolean> {
+  if (ref.row) {
+    const r = await sql<{ image_key: string | null; thumbnail_key: string | null }>`SELECT image_key, thumbnail_key FROM card_identifications WHERE id = ${ref.row}`.execute(store.db);
+    return r.rows.some((x) => x.image_key === ref.key || x.thumbnail_key === ref.key);
+  }
+  if (ref.request) {
+    const r = await sql<{ media: unknown }>`SELECT media FROM async_requests WHERE id = ${ref.request}`.execute(store.db);
+    return r.rows.some((x) => {
+      const keys = fromJson<unknown>(x.media);
+      return Array.isArray(keys) && keys.includes(ref.key);
+    });
+  }
+  return true;
+}
