@@ -444,7 +444,6 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
   return services.catalogs.import({ kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true }, progressLines(`catalog ${catalog}`, io, stop));
 }
 
-/** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
 /** A command waiting on another process's database upgrade says so on stderr (h226: `loupe migrate` waited silently). */
 const upgradeWait =
   (io: CliIo) =>
@@ -452,7 +451,8 @@ const upgradeWait =
     if (UPGRADE_WAIT_LINES.test(message)) io.err(`loupe: ${message}\n`);
   };
 
-function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportProgress) => void {
+/** Progress of a long import on stderr: at most one line a second, and one when a phase starts. */
+export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: StopState): (p: ImportProgress) => void {
   let last = 0;
   let phase = '';
   let printed = '';
@@ -471,7 +471,8 @@ function progressLines(label: string, io: CliIo, stop?: StopState): (p: ImportPr
     last = now;
     const line =
       p.phase === 'read'
-        ? `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} % (${count(p.records)} records)`
+        ? // the bytes are read ahead of the parser: a first line said "9 % (0 records)", as if stuck (h252)
+          `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} %${p.records > 0 ? ` (${count(p.records)} records)` : ''}`
         : `writing: ${count(p.written)} of ${count(p.total)} rows`;
     // the last batch's line and the end's are one and the same: said once
     if (line === printed) return;

@@ -7,8 +7,19 @@ import { fixture, sharedCatalogs, sharedPresent } from './helpers/catalogs.ts';
 import { backends } from './helpers/harness.ts';
 import { scratchPgDatabase } from './helpers/processes.ts';
 import { loupeInProcess } from './helpers/cli.ts';
-import { main } from '../src/cli.ts';
+import { main, progressLines } from '../src/cli.ts';
 
+
+describe('import progress lines', () => {
+  it('say no record count before the parser has given one (h252: "9 % (0 records)" read as stuck)', () => {
+    const lines: string[] = [];
+    const say = progressLines('catalog mtg', { err: (t) => lines.push(t) });
+    say({ phase: 'read', file: 'AllPrintings.json.gz', bytes: 9, size: 100, records: 0 });
+    expect(lines).toEqual(['loupe: catalog mtg: reading AllPrintings.json.gz: 9 %\n']);
+    say({ phase: 'read', file: 'AllPrintings.json.gz', bytes: 100, size: 100, records: 1200 });
+    expect(lines.at(-1)).toBe('loupe: catalog mtg: reading AllPrintings.json.gz: 100 % (1,200 records)\n');
+  });
+});
 
 describe.each(backends)('loupe catalog (%s)', (backend) => {
   let dataDir: string;
