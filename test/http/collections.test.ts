@@ -589,8 +589,11 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(partial.body.query_records).toEqual([{ _id: 'l5' }]);
     expect(partial.body.skipped_records!.map((r) => [r._id ?? null, (r._reason as { status: { code: number }; query_index: number }).status.code, (r._reason as { query_index: number }).query_index])).toEqual([['nobody', 404, 1], [null, 400, 2]]);
     expect(partial.body.answer_records[0]!._id).toBe('l5');
+    // each named by its place in query_records (h251: "query_record: record nobody not found")
+    expect((partial.body.skipped_records![0]!._reason as { status: { text: string } }).status.text).toBe('query_records[1]: record nobody not found in the collection.');
     const unknown = await call(`${base}/visualKNNMulti`, { query_records: [{ _id: 'nobody' }, { _id: 'nobody-2' }] }, c);
     expect([unknown.http, unknown.body.status.code]).toEqual([404, 404]);
+    expect(unknown.body.status.text).toMatch(/^query_records\[0\]: record nobody not found/);
     // a query image whose worker died is the server's fault (500, retryable), not a bad image (400)
     const crashing = Buffer.concat([Buffer.from(img('Leopards', 3), 'base64'), Buffer.from(crashMarker)]).toString('base64');
     const crashed = await call(`${base}/visualKNN`, { query_record: { _base64: crashing }, k: 2 }, c);

@@ -161,4 +161,18 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(res.headers.deprecation).toBe('@1795478400');
     expect(res.headers.link).toBe('</similarity/homedecor-new/v2/get>; rel="successor-version"');
   });
+
+  it("lets records stored by their whole image vote on a photo's categories: a statue seen as a bed finds itself once the shop lists a bed (h253)", async () => {
+    const { account, token } = await h.newAccount(1000);
+    const decor: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'statues' })).id, account, token };
+    const statue = photoBase64('caltech101/buddha/image_0001.jpg');
+    expect((await call(`${base}/insert`, { records: [{ _id: 'statue', _base64: statue, product_id: 'ST', 'Top Category': 'Decor', Category: 'Decor/Statue' }, { _id: 'bed', _base64: photoBase64('caltech101/cannon/image_0001.jpg'), product_id: 'BED', 'Top Category': 'Furniture', Category: 'Furniture/Bed' }] }, decor)).body.status.code).toBe(210);
+    const found = await call(`${base}/visualKNN`, { query_record: { _base64: statue }, k: 5 }, decor);
+    const searched = found.body.query_records![0]!._objects![0]!;
+    // CenterNet's guess on this photo is a bed (0.4): the detector's categories filtered to the shop's beds; the nearest
+    // records' vote, the statue's whole-image record among them, gives the shop's own
+    expect(searched.name).toBe('bed');
+    expect(searched).toMatchObject({ 'Top Category': 'Decor', Category: 'Decor/Statue', category_source: 'neighbours', category_filter: true });
+    expect(found.body.answer_records.map((r) => r._id)).toEqual(['statue']);
+  });
 });
