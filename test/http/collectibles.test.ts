@@ -378,6 +378,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     // analyze_all beside the records is told what it does in a record: the largest card only (h108: moved there as told, it was ignored)
     const every = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard }], analyze_all: true } });
     expect([every.statusCode, every.json().detail]).toEqual([400, expect.stringMatching(/^`analyze_all` is not applied in asynchronous requests: each record is read for its largest card/)]);
+    // a comics request is told of comics and /comics_id (h249: pointed to binder pages and /tcg_id)
+    const comics = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'comics_id', records: [{ _base64: photoCard }], analyze_all: true } });
+    expect(comics.json().detail).toMatch(/its largest comic .*For every comic of a photo, call \/collectibles\/v2\/comics_id with analyze_all/);
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
     const [slab] = (await recognised('card_ocr_id', [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }])) as [Rec];
     expect(slab).toMatchObject({ _id: 'slab', _status: { code: 200 } });

@@ -45,12 +45,16 @@ export class CollectiblesJob implements JobHandler {
     return endpoints[endpointOf(endpoint)]?.records ?? 10;
   }
 
-  validate(_endpoint: string, options: RequestOptions): string | undefined {
+  validate(endpoint: string, options: RequestOptions): string | undefined {
     if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
     // a synchronous body copied as it is would lose its options without a word
     const misplaced = options.rootKeys?.find((k) => recordKeys.has(k));
     // analyze_all's own words: sent in a record it reads the largest card only, which the advice to move it there hid (h108)
-    if (misplaced === 'analyze_all') return '`analyze_all` is not applied in asynchronous requests: each record is read for its largest card (a request is paid per record at submit, and each further card would be charged after). For every card of a binder page, call /collectibles/v2/tcg_id with analyze_all, or send each card as its own record (/collectibles/v2/detect gives their boxes).';
+    if (misplaced === 'analyze_all') {
+      // a comic's request says comic (h249: a comics shop was pointed to binder pages and /tcg_id)
+      const [item, every, path] = endpointOf(endpoint) === 'comics_id' ? ['comic', 'every comic of a photo', 'comics_id'] : ['card', 'every card of a binder page', endpointOf(endpoint) === 'sport_id' ? 'sport_id' : 'tcg_id'];
+      return `\`analyze_all\` is not applied in asynchronous requests: each record is read for its largest ${item} (a request is paid per record at submit, and each further ${item} would be charged after). For ${every}, call /collectibles/v2/${path} with analyze_all, or send each ${item} as its own record (/collectibles/v2/detect gives their boxes).`;
+    }
     if (misplaced) return `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`;
     return undefined;
   }
@@ -114,7 +118,7 @@ export class CollectiblesJob implements JobHandler {
         const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true);
         out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echo(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
-        if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest card only)` } };
+        if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest ${family === COMICS ? 'comic' : 'card'} only)` } };
       }
       records.push({ ...out, _status: { ...out._status, request_id: ctx.requestId } });
     }

@@ -594,16 +594,18 @@ export class RecognitionService {
       objects[0]._tags.Graded = [{ id: 1, name: 'yes', prob: 1 }];
       objects[0]._tags_simple = Object.values(objects[0]._tags).flatMap((t) => t.map((x) => x.name));
     }
+    // a comic's answer says comic (h249: "1 more card found" of a second cover)
+    const item = family === COMICS ? 'comic' : 'card';
     const text = [
       'OK',
       ...(notes.length ? [`${notes.join(' and ')} ${notes.length > 1 ? 'are' : 'is'} not available on this server (not charged)`] : []),
       ...(slabNote ? [slabNote] : []),
       ...(otherLanguage ? [`no imported catalog holds "${otherLanguage}" editions`] : []),
       ...(notHeld ? ['the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings'] : []),
-      ...(unpaid ? [`analyze_all: ${unpaid} more card${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
+      ...(unpaid ? [`analyze_all: ${unpaid} more ${item}${unpaid > 1 ? 's' : ''} found, not analyzed: not enough credits`] : []),
       // in the photo's own pixels: a large photo is read scaled down (h246: cards 421 px across said "under 120 px")
-      ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller card${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
-      ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more card${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} cards a record (send the rest as crops)`] : []),
+      ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller ${item}${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
+      ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more ${item}${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} ${item}s a record (send the rest as crops)`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
       ...tieNotes(objects),
