@@ -519,6 +519,39 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.locator('[data-event-id^="big-"]').count()).toBe(0);
   });
 
+  it('keeps a correction saved while a refresh is on its way (h254: the older list put the old name back, in the grid and the CSV)', async () => {
+    await openFresh(`#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e2"]').click();
+    const editor = page.getByRole('form', { name: 'Correct this card' });
+    await editor.getByLabel('name', { exact: true }).waitFor();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let listed = 0;
+    // the list read by the server now and answered late: as it was before the save
+    await page.route('**/cardstream/v2/identification/?session=*', async (route) => {
+      listed++;
+      const response = await route.fetch();
+      await held;
+      await route.fulfill({ response });
+    });
+    try {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect.poll(() => listed, SLOW).toBe(1);
+      await page.waitForTimeout(300);
+      await editor.getByLabel('name', { exact: true }).fill('Bulbasaur (corrected)');
+      await editor.getByRole('button', { name: 'Save correction' }).click();
+      await page.getByText('Saved.').waitFor();
+      const answered = page.waitForResponse((r) => r.url().includes('/cardstream/v2/identification/?session='));
+      release();
+      await answered;
+      await page.waitForTimeout(500);
+      expect(await page.locator('[data-event-id="e2"] .card-name').textContent()).toBe('Bulbasaur (corrected)');
+    } finally {
+      release();
+      await page.unroute('**/cardstream/v2/identification/?session=*');
+    }
+  }, 45_000);
+
   it('picks up cards uploaded while the page is open (polling a live session)', async () => {
     // on the session's page with its cards drawn first, whatever the test before left open
     await openFresh(`#/sessions/${sessionId}`);

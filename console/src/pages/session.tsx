@@ -282,6 +282,15 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const rowsRef = useRef<Identification[]>([]);
   const lastSession = useRef<Session | null>(null);
   const busy = useRef(false);
+  // Corrections saved here, numbered as they are saved: a read begun before one answers with the row as it was, and
+  // put the old row back over the saved one for good (h254: a name corrected during a refresh went back, and into the CSV)
+  const saves = useRef(0);
+  const savedRows = useRef(new Map<string, { row: Identification; save: number }>());
+  const withSaves = (read: Identification[], since: number) =>
+    since === saves.current ? read : read.map((r) => {
+      const mine = savedRows.current.get(r.id);
+      return mine && mine.save > since ? mine.row : r;
+    });
   // The page is keyed by session id; leaving it stops the pages of a large session still loading.
   const leaving = useRef(new AbortController());
   useEffect(() => () => leaving.current.abort(), []);
@@ -293,6 +302,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
    * large session no longer shrinks the grid to its first 500 cards meanwhile).
    */
   const loadRows = async (fromPage: number) => {
+    const since = saves.current;
     let page = fromPage;
     let acc = rowsRef.current.slice(0, (fromPage - 1) * rowsPerPage);
     const progressive = !loadedOnceRef.current;
@@ -300,6 +310,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${page}`, { signal });
       acc = acc.concat(res.results);
       if (progressive) {
+        acc = withSaves(acc, since);
         rowsRef.current = acc;
         setRows(acc);
       }
@@ -307,6 +318,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       page += 1;
     }
     const before = rowsRef.current.length;
+    acc = withSaves(acc, since);
     rowsRef.current = acc;
     setRows(acc);
     if (!loadedOnceRef.current) {
@@ -320,6 +332,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const refresh = async (full: boolean) => {
     if (busy.current) return;
     busy.current = true;
+    const since = saves.current;
     try {
       const s = await call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { signal });
       const before = lastSession.current;
@@ -335,6 +348,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         ]);
         setSummary(sum);
       }
+      // the total and summary read before a save made meanwhile: read again (h254: the total went back too)
+      if (saves.current !== since) afterSave();
       setError(null);
       // new cards are said once per refresh at most, and not more often than every 10 s while a stream runs (a
       // refresh asked for by the user says them at once): "3 new cards", not every count the grid passed through
@@ -433,13 +448,18 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     a.click();
     setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
   };
+  // The total and the summary move with a price correction.
+  const afterSave = () => {
+    void call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`).then(setSummary, () => undefined);
+    void call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`).then(setSession, () => undefined);
+  };
   const saved = (row: Identification) => {
+    saves.current += 1;
+    savedRows.current.set(row.id, { row, save: saves.current });
     const next = rowsRef.current.map((r) => (r.id === row.id ? row : r));
     rowsRef.current = next;
     setRows(next);
-    // The total and the summary move with a price correction.
-    void call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`).then(setSummary, () => undefined);
-    void call<Session>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/`).then(setSession, () => undefined);
+    afterSave();
   };
 
   if (!session)
