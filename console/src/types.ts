@@ -41,6 +41,8 @@ export type Identification = { id: string; event_id: string } & Partial<Record<M
     thumbnail?: string | null;
     sold?: boolean | null;
     corrected?: boolean;
+    /** The row's version: any write changes it (an image or grading sent after the card, a note, a correction). */
+    etag?: string;
     /** The card as the app first sent it, kept by the first correction (docs/api-decisions.md). */
     original?: Record<string, unknown> | null;
   };

@@ -576,6 +576,21 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Export CSV');
   }, 45_000);
 
+  it("shows an image sent after its card, and a card deleted and another sent at its price, while the page is open (h254: neither showed until a new card came)", async () => {
+    await openFresh(`#/sessions/${sessionId}`);
+    await page.locator('[data-event-id="e4"]').waitFor(STEP);
+    expect(await page.locator('[data-event-id="e4"] .no-image').count()).toBe(1);
+    const jpeg = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#c83' } }).jpeg().toBuffer();
+    expect((await h.request('POST', cs(`session/${sessionId}/images/`), { body: { event_id: 'e4', image: jpeg.toString('base64') } })).statusCode).toBe(200);
+    await page.locator('[data-event-id="e4"] img').waitFor({ timeout: 15_000 });
+    // the scanner deletes a misread card and sends the right one at the same price: count and total as they were
+    const e4 = (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e4`))).json().results[0] as { id: string; price: number };
+    expect((await h.request('DELETE', cs(`identification/${e4.id}/`))).statusCode).toBe(204);
+    expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e5', name: 'Mew', price: e4.price }] } })).statusCode).toBe(200);
+    await page.locator('[data-event-id="e5"]').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
+  }, 45_000);
+
   it('scrolls a 5,000-card session drawing only the rows in view, and exports all of it as CSV', async () => {
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
     await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 20_000 }).toMatch(/^5000 of 5000 cards/);

@@ -347,6 +347,25 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           loadRows(full || s.identification_count < rowsRef.current.length ? 1 : Math.floor(rowsRef.current.length / rowsPerPage) + 1),
         ]);
         setSummary(sum);
+      } else if (s.status === 'live' && loadedOnceRef.current && rowsRef.current.length > 0) {
+        // Same count and total: the last page read again all the same (one request), for what changes neither: an image
+        // or a grading sent after its card, a card deleted and another sent at its price (h254: the card kept "no
+        // image" until a new card came, a deleted card stayed and the new one never showed)
+        const last = Math.floor((rowsRef.current.length - 1) / rowsPerPage) + 1;
+        const since2 = saves.current;
+        const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${last}`, { signal });
+        const start = (last - 1) * rowsPerPage;
+        const mine = rowsRef.current.slice(start);
+        const sameCards = res.results.length === mine.length && res.results.every((r, i) => r.id === mine[i]!.id);
+        if (!sameCards) {
+          const [sum] = await Promise.all([call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`, { signal }), loadRows(1)]);
+          setSummary(sum);
+        } else if (res.results.some((r, i) => r.etag !== mine[i]!.etag)) {
+          const next = withSaves([...rowsRef.current.slice(0, start), ...res.results], since2);
+          rowsRef.current = next;
+          setRows(next);
+          setSummary(await call<Summary>('GET', `/cardstream/v2/session/${encodeURIComponent(id)}/summary/`, { signal }));
+        }
       }
       // the total and summary read before a save made meanwhile: read again (h254: the total went back too)
       if (saves.current !== since) afterSave();
