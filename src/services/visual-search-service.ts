@@ -368,6 +368,10 @@ function queryFailed(error: { code: number; text: string }): ServiceError {
 }
 
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
+
+/** How near a record stored by its whole image must be to vote (raw cosine distance; 25 as the API gives distances). */
+const WHOLE_IMAGE_VOTE_RADIUS = 0.25;
+const wholeImageOf = (data: Record<string, unknown>): boolean => (Array.isArray(data._objects) ? (data._objects[0] as { name?: unknown } | undefined)?.name === 'item' : false);
 export class VisualSearchService {
   private readonly queries: CollectionQueries;
   private readonly products: ProductRule;
@@ -492,7 +496,11 @@ export class VisualSearchService {
     // records stored by their whole image vote too (a statue, a lamp, a product on white: most of a decor shop, whose
     // categories name no kind the detector sees): a Buddha statue seen as a bed at 0.4 was filtered to the shop's beds,
     // its own record, categorised Decor/Statue, shut out (h253)
-    const hits = (await this.queries.knn(c, vector, 16, { '_objects.name': { $in: [itemName, 'item'] }, '_objects.category_source': 'record' })).filter((h) => h.record.recordId !== except).slice(0, 15);
+    // — but only near ones: far off they outvoted the same photo's own record in a shop of prints on white (h255: the
+    // canteen photo's chairs filtered out by six art prints at 52–76)
+    const hits = (await this.queries.knn(c, vector, 16, { '_objects.name': { $in: [itemName, 'item'] }, '_objects.category_source': 'record' }))
+      .filter((h) => h.record.recordId !== except && (wholeImageOf(h.record.data) ? h.distance <= WHOLE_IMAGE_VOTE_RADIUS : true))
+      .slice(0, 15);
     const weights = new Map<string, { w: number; top: unknown; category: unknown }>();
     let total = 0;
     for (const h of hits) {
@@ -1069,6 +1077,14 @@ export class VisualSearchService {
       if (id === undefined) throw new ServiceError(400, 'invalid_request', 'query_record needs an _id of a stored record, or _url / _base64.');
       const found = await this.queries.lookup(c, id);
       if (!found) throw new ServiceError(404, 'record_not_found', `query_record: record ${id} not found in the collection.`);
+      // a box is searched in an image: one beside an _id alone searched the stored item without a word, a malformed one
+      // too (h253); the stored item's own box, as a response gave it, is that item
+      if (items && Array.isArray(query._objects) && query._objects.length) {
+        const first = query._objects[0];
+        const box = first && typeof first === 'object' && !Array.isArray(first) ? drawnBox((first as Record<string, unknown>).bound_box) : undefined;
+        const stored = (found.record.data._objects as Record<string, unknown>[] | undefined)?.[0]?.bound_box;
+        if (box && !(Array.isArray(stored) && box.every((x, k) => x === stored[k]))) throw new ServiceError(400, 'invalid_request', `query_record._objects: a box is searched in its image: send the image with it (_url or _base64); with _id alone, record ${id} is searched by the item it is stored by.`);
+      }
       // categories written on the query filter, as on an image query (rule 5: "those of the query object"); else the record's
       if (items) checkCategories('query_record', query);
       const named = typeof query['Top Category'] === 'string' || typeof query.Category === 'string';

@@ -175,4 +175,27 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(searched).toMatchObject({ 'Top Category': 'Decor', Category: 'Decor/Statue', category_source: 'neighbours', category_filter: true });
     expect(found.body.answer_records.map((r) => r._id)).toEqual(['statue']);
   });
+
+  it("lets only near records stored by their whole image vote: far prints on white do not filter a photo's own record out (h255)", async () => {
+    const { account, token } = await h.newAccount(1000);
+    const prints: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'prints' })).id, account, token };
+    const photos = ['pyramid/image_0001', 'Leopards/image_0001', 'airplanes/image_0001', 'gerenuk/image_0007', 'Leopards/image_0002', 'dalmatian/image_0006'].map((name, i) => ({ _id: `art${i}`, _base64: photoBase64(`caltech101/${name}.jpg`), product_id: `A${i}`, 'Top Category': 'Art', Category: 'Art/Prints' }));
+    for (const batch of [photos.slice(0, 3), photos.slice(3)]) expect((await call(`${base}/insert`, { records: batch }, prints)).body.status.code).toBe(210);
+    expect((await call(`${base}/insert`, { records: [{ _id: 'chairs', _base64: canteen, product_id: 'C', 'Top Category': 'Furniture', Category: 'Furniture/Chair' }] }, prints)).body.status.code).toBe(210);
+    const found = await call(`${base}/visualKNN`, { query_record: { _base64: canteen }, k: 3 }, prints);
+    expect(found.body.answer_records.map((r) => r._id)).toContain('chairs');
+    expect(found.body.query_records![0]!._objects![0]!.category_source).not.toBe('neighbours');
+  });
+
+  it('refuses a box beside an _id alone, which it cannot search, and takes the stored item as a response gave it (h253: searched the stored item without a word)', async () => {
+    const room = await get('room');
+    const stored = (room._objects as Obj[])[0]!;
+    const drawn = await call(`${base}/visualKNN`, { query_record: { _id: 'room', _objects: [{ bound_box: [950, 60, 1150, 260] }] }, k: 3 }, shop);
+    expect([drawn.http, drawn.body.status.text]).toEqual([400, expect.stringMatching(/^query_record\._objects: a box is searched in its image: send the image with it/)]);
+    const malformed = await call(`${base}/visualKNN`, { query_record: { _id: 'room', _objects: [{ bound_box: [10, 10, 100] }] }, k: 3 }, shop);
+    expect([malformed.http, malformed.body.status.text]).toEqual([400, expect.stringMatching(/bound_box must be \[xmin, ymin, xmax, ymax\]/)]);
+    const copied = await call(`${base}/visualKNN`, { query_record: { _id: 'room', _objects: [stored] }, k: 3 }, shop);
+    expect(copied.http).toBe(200);
+    expect(copied.body.answer_records[0]!._id).toBe('room');
+  });
 });
