@@ -619,6 +619,22 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(leopard._status).toMatchObject({ code: 404, text: expect.stringMatching(/^No comic was found in the image/) });
   }, 120_000);
 
+  it('comics_id: a variant named on the cover is the best match among the covers of its issue (h249: tied with the regular cover); a logo on two lines is one name', async () => {
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'marvel', files: { file: path.resolve(import.meta.dirname, '../fixtures/catalogs/comics/marvel_comics.json') } });
+    const font = 'font-family="DejaVu Sans, sans-serif"';
+    const cover = async (extra: string) => (await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="660" height="1020"><rect width="660" height="1020" fill="#c8102e"/><rect x="20" y="150" width="620" height="850" fill="#3a5a8c"/><text x="30" y="70" ${font} font-size="48" font-weight="bold" fill="#fff">AMAZING TESTER</text><text x="30" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">#4</text>${extra}</svg>`)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const variant = await cover(`<text x="380" y="125" ${font} font-size="36" font-weight="bold" fill="#fff">VARIANT</text>`);
+    const rec = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: variant }] } })).json() as { records: Rec[] }).records[0]!;
+    const id = rec._objects![0]!._identification;
+    expect(id.best_match, rec._objects![0]!._ocr.full_text).toMatchObject({ id: '100003', title: 'Amazing Tester (2014) #4 (Variant)' });
+    expect(id.alternatives.map((m) => m.id)).toContain('100002');
+    expect(id.distances[0]).toBeLessThan(id.distances[1]!);
+    // a logo set on two lines, the small word over the large (h249: THE AMAZING over SPIDER-MAN found nothing)
+    const twoLines = (await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="660" height="1020"><rect width="660" height="1020" fill="#1d3f9e"/><text x="60" y="45" ${font} font-size="26" font-weight="bold" fill="#ff0">AMAZING</text><text x="40" y="115" ${font} font-size="64" font-weight="bold" fill="#e00">TESTER</text><text x="560" y="45" ${font} font-size="28" fill="#fff">#4</text><rect x="20" y="160" width="620" height="840" fill="#445"/></svg>`)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const stacked = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: twoLines }] } })).json() as { records: Rec[] }).records[0]!._objects![0]!;
+    expect(stacked._identification.alternatives.map((m) => m.id), stacked._ocr.full_text).toEqual(expect.arrayContaining(['100002', '100003']));
+  }, 120_000);
+
   it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {
     const multi = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('multi-'))!;
     const rich = await h.newAccount(100);

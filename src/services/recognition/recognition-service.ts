@@ -11,7 +11,7 @@ import { comicNames, comicNumbers, coverDateYear, joinedNames, readCardText, rea
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identifyAcross, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified, type MatchRule } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_LEAD, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified, type MatchRule } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
 import { comicsMatch, hasCjk, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
@@ -105,7 +105,12 @@ export const COMICS: Family = {
   // A cover numbers its issue `#323`; what reads as a fraction there is its date (`DEC 12/93`), which dates the issue instead.
   // Issue numbers as printed (`#654.1`, `#-1`), the series' name with and without "The", no publisher's logo as a
   // series (rule s42 (b), h136).
-  clues: (clues, lines) => ({ ...clues, names: comicNames(clues.names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) }),
+  // A logo set on two lines (THE AMAZING over SPIDER-MAN) is one name too, after the cover's likeliest line (h249).
+  clues: (clues, lines) => {
+    const joined = joinedNames(clues.names, lines);
+    const names = joined.length && clues.names[0] ? [clues.names[0], ...joined, ...clues.names.slice(1)] : clues.names;
+    return { ...clues, names: comicNames(names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) };
+  },
   noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
 };
 export type TcgOption = (typeof ALL_OPTIONS)[number];
@@ -546,7 +551,8 @@ export class RecognitionService {
       furniture ||= printsCardFurniture(clues) || (family === SPORT && clues.numbers.some((n) => n.form === 'hash'));
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
-      const ranked = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
+      const found = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
+      const ranked = family === COMICS ? variantPrinted(found, clues.fullText) : found;
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes, !!slabOptionOf(options) && !ctx.slabUnpaid));
     }
     if (!objects.length) {
@@ -990,7 +996,34 @@ function ocrLabelObject(read: { width: number; height: number }, found: NonNulla
  * entries without a word, and a session derived a slab's price from `overall`.
  */
 function slabPriceNote(slab: { company: string; grade: number | null; gradeless: boolean }, stats: readonly unknown[], key: string): string | null {
-  if (slab.grade === null && !slab.gradeless) return `price_stats: the label's grade was not read: graded covers every ${slab.company} sale`;
-  if (stats.some((e) => (e as { stats_type?: unknown }).stats_type === 'graded')) return null;
-  return `price_stats: no ${slab.company} ${slab.gradeless ? 'AUTHENTIC (no grade)' : String(slab.grade)} sales are known for ${key}: no graded entries`;
+  const graded = stats.some((e) => (e as { stats_type?: unknown }).stats_type === 'graded');
+  if (slab.grade === null && !slab.gradeless) return graded ? `price_stats: the label's grade was not read: graded covers every ${slab.company} sale` : `price_stats: no ${slab.company} sales are known for ${key}: no graded entries`;
+  return graded ? null : `price_stats: no ${slab.company} ${slab.gradeless ? 'AUTHENTIC (no grade)' : String(slab.grade)} sales are known for ${key}: no graded entries`;
+}
+
+/**
+ * A comic's variant named on its cover (`TURNER VARIANT`, `VARIANT A`) singles it out among the issue's covers the other
+ * clues tie: the one whose variant words the text holds (the longest where several do), the others a lead behind it
+ * (h249: Civil War #5 printing TURNER VARIANT tied with the regular cover and the sketch variant, $10 against $25).
+ * Without such words the covers stay tied: the regular cover prints none.
+ */
+function variantPrinted(ranked: Ranked[], fullText: string): Ranked[] {
+  const top = ranked[0];
+  if (!top) return ranked;
+  const tied = ranked.filter((r) => r.score > top.score - MIN_LEAD);
+  if (tied.length < 2) return ranked;
+  // line by line, at a line's start or end: the recogniser drops spaces, so letters run across words (`DISCOVERA…`
+  // holds COVERA) and, joined, across lines (VARIANT over AMAZING holds VARIANTA, h255)
+  const lines = fullText.split('\n').map((l) => l.toUpperCase().replace(/[^A-Z0-9]/g, ''));
+  const onLine = (w: string) => lines.some((l) => l.startsWith(w) || l.endsWith(w));
+  const words = (r: Ranked): string => {
+    const f = r.search.detail(r.card.key)?.card.fields ?? {};
+    const variant = typeof f.variant === 'string' ? f.variant : typeof f.title === 'string' ? /#[^()]*\(([^()]+)\)\s*$/.exec(f.title)?.[1] ?? '' : '';
+    return variant.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  };
+  const printed = tied.map((r) => ({ r, w: words(r) })).filter((x) => x.w.length >= 4 && onLine(x.w)).sort((a, b) => b.w.length - a.w.length);
+  const chosen = printed[0];
+  if (!chosen || (printed[1] && printed[1].w.length === chosen.w.length)) return ranked;
+  const rest = ranked.filter((r) => r !== chosen.r).map((r) => (tied.includes(r) ? { ...r, score: Math.min(r.score, chosen.r.score - MIN_LEAD) } : r));
+  return [chosen.r, ...rest.sort((a, b) => b.score - a.score)];
 }
