@@ -31,7 +31,12 @@ const lettersOf = (line: string): string => line.toUpperCase().replace(/[^A-Z]/g
 export const OTHER_GRADER_MARKS = ['CSG', 'ISA', 'GMA', 'KSA', 'PGS', 'AGS', 'MNT', 'GAI', 'PCA', 'SCG', 'AGC', 'CBCS', 'PGX'] as const;
 export const OTHER_GRADERS = new RegExp(`\\b(${OTHER_GRADER_MARKS.join('|')})\\b`);
 /** The same marks with the word GRADING, and any mark but the seven's so written, as the OCR reads them: without the space (`GMAGRADING`). */
-const OTHER_GRADER_GLUED = new RegExp(`(${OTHER_GRADER_MARKS.join('|')})GRADING|^(?!PSA|BGS|BVG|CGC|SGC|TAG|ACE|HGA)[A-Z]{2,5}GRADING$`);
+const SEVEN_MARKS = ['PSA', 'BGS', 'BVG', 'BCCG', 'BECKETT', 'CGC', 'SGC', 'TAG', 'ACE', 'HGA'];
+/** Words that end in GRADING and name no grader. */
+const NOT_MARKS = ['UP', 'RE', 'PRE', 'DE', 'DOWN'];
+const OTHER_GRADER_GLUED = new RegExp(`^(${OTHER_GRADER_MARKS.join('|')})GRADING`);
+/** Any mark of 2–5 letters before GRADING, the line's only words (spaces kept: `THIS A GRADING` is no mark). */
+const ANY_GRADER = new RegExp(`^(?!(${[...SEVEN_MARKS, ...NOT_MARKS].join('|')}) ?GRADING$)[A-Z]{2,5} ?GRADING$`);
 
 /**
  * Whether a line names a grader outside the seven: its mark as a word, or glued to GRADING as PP-OCR reads a label's
@@ -41,7 +46,8 @@ const OTHER_GRADER_GLUED = new RegExp(`(${OTHER_GRADER_MARKS.join('|')})GRADING|
 export function namesOtherGrader(line: string): boolean {
   if (OTHER_GRADERS.test(line.toUpperCase())) return true;
   const letters = lettersOf(line);
-  return OTHER_GRADER_GLUED.test(letters) && !COMPANY_NAMES.some(([, , full]) => full.test(letters));
+  const words = line.toUpperCase().replace(/[^A-Z ]/g, '').replace(/\s+/g, ' ').trim();
+  return (OTHER_GRADER_GLUED.test(letters) || ANY_GRADER.test(words)) && !COMPANY_NAMES.some(([, , full]) => full.test(letters));
 }
 
 /** The companies of the seven a line names, each with whether by its full name. */

@@ -55,7 +55,11 @@ export async function auditMedia(
   for await (const key of media.keys()) {
     if (named.has(key) || options.pendingDeletion?.has(key)) continue;
     // written since the check began: its row may have come after the references were read
-    if (options.since !== undefined && ((await media.modifiedAt(key)) ?? 0) >= options.since) continue;
+    if (options.since !== undefined) {
+      const at = await media.modifiedAt(key);
+      // gone since it was listed (a delete's sweep): no file, so none named by no row (h255)
+      if (at === undefined || at >= options.since) continue;
+    }
     report.unnamed_files++;
     if (report.unnamed.length < listLimit) report.unnamed.push(key);
   }

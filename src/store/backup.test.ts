@@ -85,6 +85,8 @@ describe('backupDataFolder', () => {
     expect(fs.readFileSync(path.join(to, 'media', 'ab', named), 'utf8')).toBe(named);
     expect(fs.existsSync(path.join(to, 'media', 'ab', unnamed))).toBe(false);
     expect(fs.readFileSync(path.join(to, 'media', 'notes.txt'), 'utf8')).toBe('mine');
+    // reading the copy's rows leaves no write-ahead files beside it (h255)
+    expect(fs.readdirSync(to).filter((f) => f.startsWith('loupe.db')).sort()).toEqual(['loupe.db']);
     expect(done.files).toBeGreaterThanOrEqual(2);
   }, 60_000);
 

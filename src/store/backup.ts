@@ -94,9 +94,13 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
   return { to: target, database_bytes: fs.statSync(copyFile).size, files };
 }
 
-/** Every media key a database file's rows name (read-only; the snapshot just made, which no server has opened). */
+/** Every media key a database file's rows name (the snapshot just made, which no server has opened). */
 async function namedMedia(file: string): Promise<Set<string>> {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(file, { readonly: true, fileMustExist: true }) }) });
+  const sqlite = new SQLite(file, { fileMustExist: true });
+  // the copy keeps the source's WAL mode, and reading it so left loupe.db-wal and loupe.db-shm in every backup (h255);
+  // a server started on the copy sets its own mode
+  sqlite.pragma('journal_mode = DELETE');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   try {
     const keys = new Set<string>();
     for await (const ref of mediaReferences({ db, dialect: 'sqlite', close: () => db.destroy() })) keys.add(ref.key);

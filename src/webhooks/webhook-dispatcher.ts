@@ -129,8 +129,8 @@ export class WebhookDispatcher {
       if (free > 0 && !blocked) {
         try {
           // The lease outlives one attempt, so a slow receiver is not called twice at once.
-          // every free slot at once: the claim keeps each account to its share itself (h246), and a claim's cost grows with
-          // the deliveries due, not with how many it takes (h247: 4 at a time drained a large backlog by back-to-back queries)
+          // every free slot at once: the claim keeps each account to its share itself (h246), and a claim's cost does not
+          // grow with how many it takes (h247: 4 at a time drained a large backlog by back-to-back queries)
           due = await this.deps.requests.claimWebhooks(free, this.options.timeoutMs * 2 + 5000, Date.now(), this.options.perAccount);
           this.claims.worked();
         } catch (err) {

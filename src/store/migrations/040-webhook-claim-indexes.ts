@@ -3,7 +3,7 @@ import type { Migration } from './index.ts';
 /**
  * Pending deliveries by account in the order they fall due, and those in flight by lease: a claim walks each account's
  * first due deliveries and counts the leased ones instead of numbering every pending delivery (100,000 due ones of a
- * receiver that was down cost 290–370 ms a claim on either backend, on SQLite on the event loop). Partial: delivered
+ * receiver that was down cost 313–527 ms a claim on either backend, on SQLite on the event loop). Partial: delivered
  * and failed ones, most of the table, are not in them.
  */
 export const webhookClaimIndexes: Migration = {

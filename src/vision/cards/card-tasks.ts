@@ -10,7 +10,7 @@ import { aspectError, cardWidthOf, loadCv, locateCard, order, sideLengths, uprig
 import { measureSurface } from '../grading/card-surface.ts';
 import { CORNER_REACH, measureWear } from '../grading/card-wear.ts';
 import { loadOcrReader, type OcrReader } from '../models/ocr-reader.ts';
-import { findSlabLabel, labelBesideCard, searchSlabLabel, type SlabLabel } from './slab-label.ts';
+import { findSlabLabel, labelBesideCard, labelUp, searchSlabLabel, type SlabLabel } from './slab-label.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { readCard, readsUpsideDown } from '../recognition/card-reading.ts';
 import { sharingReader, type SharingOcrReader } from '../engine/shared-reads.ts';
@@ -194,7 +194,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       if (!label && (task.op === 'label' || task.options.labelSearch === true || (task.options.labelSearch === 'no-card' && !found[0]))) {
         label = await searchSlabLabel(await ocr(), pixels);
         // `/slab_id` answers with the label wherever it lies; a card has the label beside it or none
-        beside = !label || !found[0] || labelBesideCard(label.box, found[0].quad);
+        beside = !label || !found[0] || labelBesideCard(label.box, found[0].quad, labelUp(label));
         if (!beside && task.op !== 'label') label = null;
       }
       if (label && found[0] && beside) found[0] = { ...found[0], kind: 'slab', labelBox: label.box };

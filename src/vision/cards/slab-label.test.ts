@@ -3,7 +3,7 @@ import { photoBytes } from '../../../test/helpers/photos.ts';
 import sharp from 'sharp';
 import { renderSlab, slabTruths } from '../../../test/helpers/slab-labels.ts';
 import { runCardTask } from './card-tasks.ts';
-import { findSlabLabel, labelBand, labelBesideCard, readAsSlabLabel } from './slab-label.ts';
+import { findSlabLabel, labelBand, labelBesideCard, labelUp, readAsSlabLabel } from './slab-label.ts';
 import type { OcrReader } from '../models/ocr-reader.ts';
 import type { Quad } from '../geometry/plane-geometry.ts';
 
@@ -72,6 +72,26 @@ describe('labelBesideCard', () => {
     expect(labelBesideCard([lx - 200, ly - 50, lx + 200, ly + 50], tilted)).toBe(true);
     const [ox, oy] = t(1200, 390);
     expect(labelBesideCard([ox - 200, oy - 50, ox + 200, oy + 50], tilted)).toBe(false);
+  });
+});
+
+describe('labelBesideCard with the way its text stands up', () => {
+  const upright: Quad = [[100, 300], [730, 300], [730, 1180], [100, 1180]];
+  const up: [number, number] = [0, -1];
+  it('takes a label above its card as its text stands, an upside-down slab\'s below it', () => {
+    expect(labelBesideCard([120, 120, 700, 260], upright, up)).toBe(true);
+    expect(labelBesideCard([120, 1220, 700, 1380], upright, [0, 1])).toBe(true);
+  });
+  it("refuses another slab's label below a card, and an upright label beside a card lying down (h255: both passed on distance)", () => {
+    expect(labelBesideCard([130, 1250, 700, 1400], upright, up)).toBe(false);
+    const lying: Quad = [[100, 300], [980, 300], [980, 930], [100, 930]];
+    expect(labelBesideCard([1070, 230, 1730, 400], lying, up)).toBe(false);
+    // a slab lying down, its label's text turned with it, is still its card's
+    expect(labelBesideCard([1000, 330, 1150, 900], lying, [1, 0])).toBe(true);
+  });
+  it('reads which way the text stands up from its lines', () => {
+    expect(labelUp({ lines: [{ text: 'PSA', prob: 1, polygon: [[10, 10], [90, 10], [90, 30], [10, 30]] }] })).toEqual([0, -40]);
+    expect(labelUp({ lines: [] })).toBeUndefined();
   });
 });
 

@@ -122,7 +122,7 @@ export function labelBand(img: RgbPixels, card: Quad, side: 0 | 1): { band: RgbP
  * its width from its middle line), or inside the outline (a holder's outline taken for the card). A label elsewhere in
  * the photo is another holder's (h250: a PSA 10 slab beside a raw card made the raw card a graded PSA 10, priced so).
  */
-export function labelBesideCard(box: readonly [number, number, number, number], card: Quad): boolean {
+export function labelBesideCard(box: readonly [number, number, number, number], card: Quad, up?: readonly [number, number]): boolean {
   const [q0, q1, q2, q3] = card;
   const cx = (q0[0] + q1[0] + q2[0] + q3[0]) / 4;
   const cy = (q0[1] + q1[1] + q2[1] + q3[1]) / 4;
@@ -139,8 +139,33 @@ export function labelBesideCard(box: readonly [number, number, number, number], 
   const dy = (box[1] + box[3]) / 2 - cy;
   const along = Math.abs(dx * lx + dy * ly);
   const across = Math.abs(-dx * ly + dy * lx);
-  return along <= long * (0.5 + BESIDE_REACH) && across <= wide * BESIDE_ACROSS;
+  if (!(along <= long * (0.5 + BESIDE_REACH) && across <= wide * BESIDE_ACROSS)) return false;
+  // With the way its text stands up (its lines' upper sides): a holder's label reads across its card, above it as the
+  // text stands; an upright slab's label beside a card lying down, or a slab's below a card, is no label of that card
+  // (h255: both passed on distance alone)
+  const u = up ? Math.hypot(up[0], up[1]) : 0;
+  if (!up || !u) return true;
+  const [ux, uy] = [up[0] / u, up[1] / u];
+  return Math.abs(ux * lx + uy * ly) >= TEXT_ALONG_CARD && dx * ux + dy * uy > 0;
 }
+
+/**
+ * Which way a label's text stands up in the image: the mean of its lines' left and right sides, bottom to top (each
+ * line's polygon runs upper-left, upper-right, lower-right, lower-left of the text as read). Undefined without lines.
+ */
+export function labelUp(label: Pick<SlabLabel, 'lines'>): [number, number] | undefined {
+  let x = 0;
+  let y = 0;
+  for (const { polygon: p } of label.lines) {
+    if (p.length < 4) continue;
+    x += p[0]![0] - p[3]![0] + p[1]![0] - p[2]![0];
+    y += p[0]![1] - p[3]![1] + p[1]![1] - p[2]![1];
+  }
+  return x || y ? [x, y] : undefined;
+}
+
+/** How nearly a label's up must lie along its card's long side (cos 35°): a slab photographed at a slant still reads so. */
+const TEXT_ALONG_CARD = 0.8;
 
 /** A slab's label text lies about a fifth of the card's length past its short side; twice that is still its own. */
 const BESIDE_REACH = 0.5;
