@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, wholeCharacters, type FieldError } from '../services/errors.ts';
+import { deprecationHeaders } from './deprecated-bases.ts';
 
 /** The listed codes (docs/api-decisions.md) of a status a plugin answers with; any other 4xx is `client_error`. */
 const pluginCodes: Record<number, string> = { 400: 'invalid_request', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large', 415: 'unsupported_media_type' };
@@ -189,6 +190,7 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
     // the family's clients read status.code / status.text on every answer, this one too
     const statusBlock = (here.length ? here : routes.filter((r) => r.prefix === path.split('/').slice(0, 3).join('/'))).some((r) => r.statusBlock);
     const allowed = [...new Set(here.map((r) => r.method))].filter((m) => m !== 'HEAD');
+    deprecationHeaders(path, reply);
     // the method is among them when the router refused the path itself (an id longer than it takes): no such resource
     if (allowed.length && !allowed.includes(request.method) && !(request.method === 'HEAD' && allowed.includes('GET'))) {
       reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));

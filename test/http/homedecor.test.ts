@@ -160,6 +160,9 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
     expect(res.http).toBe(200);
     expect(res.headers.deprecation).toBe('@1795478400');
     expect(res.headers.link).toBe('</similarity/homedecor-new/v2/get>; rel="successor-version"');
+    // the router's own answers under it too: a method the path lacks (h251: its 405 had neither header)
+    const wrong = await h.request('GET', '/similarity/homedecor/v2/allRecords', { headers: { 'collection-id': shop.id }, token: shop.token });
+    expect([wrong.statusCode, wrong.headers.deprecation, wrong.headers.link]).toEqual([405, '@1795478400', '</similarity/homedecor-new/v2/allRecords>; rel="successor-version"']);
   });
 
   it("lets records stored by their whole image vote on a photo's categories: a statue seen as a bed finds itself once the shop lists a bed (h253)", async () => {

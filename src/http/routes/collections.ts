@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { deprecatedBases, deprecationHeaders } from '../deprecated-bases.ts';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { basesOf } from '../../services/collection-service.ts';
@@ -58,11 +59,6 @@ const answersOf: Record<string, Answers> = {
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
-/** The deprecated bases and the base that replaces each. */
-/** RFC 9745's Deprecation value, a structured-field date: the day this server first served them as deprecated (2026-11-24). */
-const deprecatedSince = '@1795478400';
-const deprecatedBases: Record<string, string> = { '/similarity/fashion/v2': '/similarity/fashion-new/v2', '/similarity/homedecor/v2': '/similarity/homedecor-new/v2' };
-
 /** Every base of every collection type, each with the types it serves. */
 function bases(): { prefix: string; types: CollectionType[] }[] {
   const out = new Map<string, CollectionType[]>();
@@ -83,8 +79,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         const successor = deprecatedBases[prefix];
         if (successor) {
           scope.addHook('onSend', async (request, reply, payload) => {
-            reply.header('Deprecation', deprecatedSince);
-            reply.header('Link', `<${successor}${request.url.slice(prefix.length).split('?')[0]}>; rel="successor-version"`);
+            deprecationHeaders(request.url, reply);
             return payload;
           });
         }
