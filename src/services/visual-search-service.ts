@@ -369,9 +369,6 @@ function queryFailed(error: { code: number; text: string }): ServiceError {
 
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
 
-/** How near a record stored by its whole image must be to vote (raw cosine distance; 25 as the API gives distances). */
-const WHOLE_IMAGE_VOTE_RADIUS = 0.25;
-const wholeImageOf = (data: Record<string, unknown>): boolean => (Array.isArray(data._objects) ? (data._objects[0] as { name?: unknown } | undefined)?.name === 'item' : false);
 export class VisualSearchService {
   private readonly queries: CollectionQueries;
   private readonly products: ProductRule;
@@ -495,11 +492,18 @@ export class VisualSearchService {
     if (!c.dimensions || vector.length !== c.dimensions) return undefined;
     // records stored by their whole image vote too (a statue, a lamp, a product on white: most of a decor shop, whose
     // categories name no kind the detector sees): a Buddha statue seen as a bed at 0.4 was filtered to the shop's beds,
-    // its own record, categorised Decor/Statue, shut out (h253)
-    // — but only near ones: far off they outvoted the same photo's own record in a shop of prints on white (h255: the
-    // canteen photo's chairs filtered out by six art prints at 52–76)
-    const hits = (await this.queries.knn(c, vector, 16, { '_objects.name': { $in: [itemName, 'item'] }, '_objects.category_source': 'record' }))
-      .filter((h) => h.record.recordId !== except && (wholeImageOf(h.record.data) ? h.distance <= WHOLE_IMAGE_VOTE_RADIUS : true))
+    // its own record, categorised Decor/Statue, shut out (h253) — but only those as near as the nearest record of any
+    // kind: farther ones outvoted the photo's own record in a shop of prints on white (h255), and a fixed radius left
+    // out the same statue photographed anew (h256); searched apart, so they never take the item kind's places
+    const voter = (name: string) => ({ '_objects.name': name, '_objects.category_source': 'record' });
+    const nearest = itemName === 'item' ? undefined : (await this.queries.knn(c, vector, 2)).find((h) => h.record.recordId !== except);
+    const [kind, whole] = await Promise.all([
+      this.queries.knn(c, vector, 16, voter(itemName)),
+      nearest ? this.queries.knn(c, vector, 16, voter('item')) : Promise.resolve([]),
+    ]);
+    const hits = [...kind, ...whole.filter((h) => h.distance <= nearest!.distance + 1e-9)]
+      .filter((h) => h.record.recordId !== except)
+      .sort((a, b) => a.distance - b.distance)
       .slice(0, 15);
     const weights = new Map<string, { w: number; top: unknown; category: unknown }>();
     let total = 0;
