@@ -106,9 +106,12 @@ export const COMICS: Family = {
   // Issue numbers as printed (`#654.1`, `#-1`), the series' name with and without "The", no publisher's logo as a
   // series (rule s42 (b), h136).
   // A logo set on two lines (THE AMAZING over SPIDER-MAN) is one name too, after the cover's likeliest line (h249).
+  // Only a pair holding one of the two likeliest lines (the logo's), and one: a cover's blurbs and credits stack too,
+  // and their pairs pushed the series' own line out of the lines searched (h256).
   clues: (clues, lines) => {
-    const joined = joinedNames(clues.names, lines);
-    const names = joined.length && clues.names[0] ? [clues.names[0], ...joined, ...clues.names.slice(1)] : clues.names;
+    const likeliest = clues.names.slice(0, 2).map((n) => n.text);
+    const joined = joinedNames(clues.names, lines).find((j) => likeliest.some((t) => j.text.startsWith(`${t} `) || j.text.endsWith(` ${t}`)));
+    const names = joined && clues.names[0] ? [clues.names[0], joined, ...clues.names.slice(1)] : clues.names;
     return { ...clues, names: comicNames(names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) };
   },
   noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
@@ -1010,7 +1013,8 @@ function slabPriceNote(slab: { company: string; grade: number | null; gradeless:
 function variantPrinted(ranked: Ranked[], fullText: string): Ranked[] {
   const top = ranked[0];
   if (!top) return ranked;
-  const tied = ranked.filter((r) => r.score > top.score - MIN_LEAD);
+  // the covers of the top's issue: its series and number (h256: another series' tied "Variant" was promoted over it)
+  const tied = ranked.filter((r) => r.score > top.score - MIN_LEAD && r.card.nameNorm === top.card.nameNorm && r.card.numberNorm === top.card.numberNorm);
   if (tied.length < 2) return ranked;
   // line by line, at a line's start or end: the recogniser drops spaces, so letters run across words (`DISCOVERA…`
   // holds COVERA) and, joined, across lines (VARIANT over AMAZING holds VARIANTA, h255)
