@@ -12,6 +12,8 @@ import { matchTextFields, type Correction, type Identification, type MatchTextFi
 
 /** The API's largest page: 5,000 cards are ten requests. */
 const rowsPerPage = 500;
+/** The newest rows a quiet poll of a live session reads again. */
+const tailRows = 50;
 /** While a stream runs, the session is asked every few seconds; a hidden tab asks nothing. */
 const pollMs = 4000;
 /** New cards of a live session are said to a screen reader at most this often (a scanner adds one every few seconds). */
@@ -351,10 +353,11 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         // Same count and total: the last page read again all the same (one request), for what changes neither: an image
         // or a grading sent after its card, a card deleted and another sent at its price (h254: the card kept "no
         // image" until a new card came, a deleted card stayed and the new one never showed)
-        const last = Math.floor((rowsRef.current.length - 1) / rowsPerPage) + 1;
+        // the newest cards only (those a late image or grading is for): 50 rows, not a page of 500 every 4 s (h256)
+        const last = Math.floor((rowsRef.current.length - 1) / tailRows) + 1;
         const since2 = saves.current;
-        const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${rowsPerPage}&page=${last}`, { signal });
-        const start = (last - 1) * rowsPerPage;
+        const res = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(id)}&page_size=${tailRows}&page=${last}`, { signal });
+        const start = (last - 1) * tailRows;
         const mine = rowsRef.current.slice(start);
         const sameCards = res.results.length === mine.length && res.results.every((r, i) => r.id === mine[i]!.id);
         if (!sameCards) {

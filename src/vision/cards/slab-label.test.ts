@@ -92,6 +92,8 @@ describe('labelBesideCard with the way its text stands up', () => {
   it('reads which way the text stands up from its lines', () => {
     expect(labelUp({ lines: [{ text: 'PSA', prob: 1, polygon: [[10, 10], [90, 10], [90, 30], [10, 30]] }] })).toEqual([0, -40]);
     expect(labelUp({ lines: [] })).toBeUndefined();
+    // a line taller than wide was turned to be read: its corners say nothing of the label's up (h256)
+    expect(labelUp({ lines: [{ text: 'PSA', prob: 1, polygon: [[10, 10], [90, 10], [90, 30], [10, 30]] }, { text: '10', prob: 1, polygon: [[200, 0], [220, 0], [220, 80], [200, 80]] }] })).toEqual([0, -40]);
   });
 });
 

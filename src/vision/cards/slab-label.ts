@@ -151,13 +151,16 @@ export function labelBesideCard(box: readonly [number, number, number, number], 
 
 /**
  * Which way a label's text stands up in the image: the mean of its lines' left and right sides, bottom to top (each
- * line's polygon runs upper-left, upper-right, lower-right, lower-left of the text as read). Undefined without lines.
+ * line's polygon runs upper-left, upper-right, lower-right, lower-left of the strip it was read in, where a label's
+ * lines lie across). A line taller than wide was turned to be read, its up another way: left out (h256). Undefined
+ * without lines.
  */
 export function labelUp(label: Pick<SlabLabel, 'lines'>): [number, number] | undefined {
   let x = 0;
   let y = 0;
   for (const { polygon: p } of label.lines) {
     if (p.length < 4) continue;
+    if (Math.hypot(p[3]![0] - p[0]![0], p[3]![1] - p[0]![1]) >= 1.5 * Math.hypot(p[1]![0] - p[0]![0], p[1]![1] - p[0]![1])) continue;
     x += p[0]![0] - p[3]![0] + p[1]![0] - p[2]![0];
     y += p[0]![1] - p[3]![1] + p[1]![1] - p[2]![1];
   }
