@@ -591,6 +591,30 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
   }, 45_000);
 
+  it('says a live session deleted elsewhere is gone and stops asking for it (h254: a 404 every 4 s while the page stayed open)', async () => {
+    const doomed = await createSession(h, { name: 'Deleted elsewhere', game: 'TCG' });
+    expect((await h.request('POST', cs(`session/${doomed}/identifications/`), { body: { identifications: [{ event_id: 'd1', name: 'Eevee', price: 1 }] } })).statusCode).toBe(200);
+    await openFresh(`#/sessions/${doomed}`);
+    await page.locator('[data-event-id="d1"]').waitFor(STEP);
+    let asked = 0;
+    const count = (req: { url(): string }) => {
+      if (req.url().includes(`/cardstream/v2/session/${doomed}/`)) asked++;
+    };
+    page.on('request', count);
+    try {
+      expect((await h.request('DELETE', cs(`session/${doomed}/`))).statusCode).toBe(204);
+      await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 15_000 }).toMatch(/· deleted$/);
+      await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/no longer exists/);
+      // the cards it held stay on the page to read; the polling stopped with the first 404
+      expect(await page.locator('[data-event-id="d1"]').count()).toBe(1);
+      const after = asked;
+      await new Promise((r) => setTimeout(r, 9_000));
+      expect(asked).toBe(after);
+    } finally {
+      page.off('request', count);
+    }
+  }, 45_000);
+
   it('scrolls a 5,000-card session drawing only the rows in view, and exports all of it as CSV', async () => {
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
     await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 20_000 }).toMatch(/^5000 of 5000 cards/);

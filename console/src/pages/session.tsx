@@ -1,5 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { ApiError, call } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { CardGrid } from '../components/card-grid.tsx';
 import { ErrorBox, Links, Stat } from '../components/common.tsx';
@@ -254,6 +254,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const newCards = useRef(0);
   const lastSaid = useRef(0);
   const [error, setError] = useState<unknown>(null);
+  // deleted elsewhere (another tab, the scanner app, an erased workspace) while shown: said once, and no more polling
+  // (h254: a live session's page asked for it every 4 s for as long as it stayed open, each answer a 404)
+  const [gone, setGone] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
   // Back to the card the editor was opened from, so the keyboard keeps its place in the grid: once the render that
   // closed it is on the page, as on a phone the grid is inert until then and refused the focus (h166: it fell to the
@@ -382,7 +385,10 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         setSaid(`${n} new ${n === 1 ? 'card' : 'cards'}, ${rowsRef.current.length} in all`);
       }
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') setError(err);
+      if (err instanceof ApiError && err.status === 404 && lastSession.current) {
+        setGone(true);
+        setError('This session no longer exists: it was deleted (or its workspace erased) after this page opened. The cards shown are what it held; nothing more will come.');
+      } else if ((err as Error).name !== 'AbortError') setError(err);
     } finally {
       busy.current = false;
       setLoading(false);
@@ -394,12 +400,12 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   }, []);
 
   useEffect(() => {
-    if (session?.status !== 'live') return;
+    if (session?.status !== 'live' || gone) return;
     const t = setInterval(() => {
       if (document.visibilityState === 'visible') void refresh(false);
     }, pollMs);
     return () => clearInterval(t);
-  }, [session?.status]);
+  }, [session?.status, gone]);
 
   const shown = useMemo(() => (filter.trim() ? filterRows(rows, filter) : rows), [rows, filter]);
   const selectedRow = rows.find((r) => r.id === selected) ?? null;
@@ -570,7 +576,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         {/* not a live region: it follows every card a live session gains; what is said is in the status below */}
         <span class="hint" data-testid="loaded">
           {!loadedOnce ? `Loading ${rows.length} of ${session.identification_count}…` : `${shown.length} of ${rows.length} cards`}
-          {session.status === 'live' ? (error ? ' · live, not updating: the last refresh failed (retrying)' : ' · live, updating') : ''}
+          {gone ? ' · deleted' : session.status === 'live' ? (error ? ' · live, not updating: the last refresh failed (retrying)' : ' · live, updating') : ''}
         </span>
         <span class="sr-only" role="status" data-testid="said">
           {!loadedOnce ? `Loading ${rows.length} of ${session.identification_count} cards…` : said}
