@@ -885,7 +885,7 @@ export class VisualSearchService {
       // link is read again for them (a flag already on was charged with its insert: h236, turning colours on billed the
       // tags again)
       let turnedOn: ('extract_colors' | 'extract_tags')[] | undefined;
-      if (items && record._url === undefined && record._base64 === undefined && record._file === undefined) {
+      if (items && (record._url === undefined || record._url === null) && record._base64 === undefined && record._file === undefined) {
         // A flag turned on reads the image: the record's own link fetched again, or a clear refusal.
         turnedOn = (['extract_colors', 'extract_tags'] as const).filter((f) => flagOn(f) && current.data[f] !== true);
         if (turnedOn.length && typeof current.data._url !== 'string') {
@@ -911,7 +911,7 @@ export class VisualSearchService {
         await extras?.refund([paid]);
         skips.push(skipped(ctx, { ...echo(record), _id: id }, code, text));
       };
-      if (work._url !== undefined || work._base64 !== undefined || work._file !== undefined) {
+      if ((work._url !== undefined && work._url !== null) || work._base64 !== undefined || work._file !== undefined) {
         try {
           extras = await this.chargeExtras(ctx, c, [paid]);
         } catch (err) {
@@ -950,6 +950,8 @@ export class VisualSearchService {
         // A new image sent as base64 or a server file leaves no URL: the old one no longer applies.
         // (an image refetched from the record's own link, for a flag turned on, keeps it)
         if (vector && typeof work._url !== 'string') delete data._url;
+        // `_url: null` removes the stored link, as null removes any field (spec 2, update); the vector stays (h251)
+        if (record._url === null) delete data._url;
         let unset: string | undefined;
         for (const [k, v] of Object.entries(attributes(record))) unset ??= setPath(data, k, v);
         if (unset) {

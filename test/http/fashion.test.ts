@@ -477,6 +477,17 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
       expect((await call(`${base}/update`, { records: [{ _id: 'linked', extract_tags: true }] }, shop)).http).toBe(200);
       expect((await get('linked'))._tags).toBeDefined();
       expect(before - (await credits())).toBe(h.config.prices['visual_search.update']! + h.config.prices['visual_search.extract_tags']!);
+      // `_url: null` removes the link, as null removes any field (spec 2, update; h251: it stayed); the vector and the
+      // item stay, and `""` is still "not given"
+      const item = (await get('linked'))._objects;
+      expect((await call(`${base}/update`, { records: [{ _id: 'linked', _url: '' }] }, shop)).http).toBe(200);
+      expect((await get('linked'))._url).toBe(url);
+      const removed = await call(`${base}/update`, { records: [{ _id: 'linked', _url: null, _base64: null }] }, shop);
+      expect([removed.http, removed.body.answer_count]).toEqual([200, 1]);
+      const unlinked = await get('linked');
+      expect(unlinked).not.toHaveProperty('_url');
+      expect(unlinked._objects).toEqual(item);
+      expect((await call(`${base}/visualKNN`, { query_record: { _id: 'linked' }, k: 1 }, shop)).body.answer_records[0]._id).toBe('linked');
     } finally {
       server.close();
     }

@@ -6,7 +6,7 @@ import { basesOf } from '../../services/collection-service.ts';
 import { collectionTypes, type CollectionType } from '../../store/collection-store.ts';
 import { badRequest, ServiceError } from '../../services/errors.ts';
 import { baseUrlOf } from '../base-url.ts';
-import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, type Answers } from '../schemas/search.ts';
+import { envelopeResponses, ImageRecordInput, okOnly, SearchEnvelope, UpdateRecordInput, type Answers } from '../schemas/search.ts';
 import { parseJsonBody } from '../json-body.ts';
 
 const security = [{ token: [] }];
@@ -133,11 +133,11 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/update',
           'Update attributes (null removes a field; an image replaces the vector)',
-          Type.Object({ records: Type.Array(Type.Intersect([IdRecord, ImageRecordInput]), { minItems: 1, maxItems: 1000, description: `Up to 1000 records, as get and delete take; at most ${config.limits.hashRecords} of them with a new image (as insert).` }), fields_to_return: Type.Optional(Fields) }),
+          Type.Object({ records: Type.Array(UpdateRecordInput, { minItems: 1, maxItems: 1000, description: `Up to 1000 records, as get and delete take; at most ${config.limits.hashRecords} of them with a new image (as insert).` }), fields_to_return: Type.Optional(Fields) }),
           async (request) => {
             const body = request.body as { records: Record<string, unknown>[]; fields_to_return?: string[] };
             // attributes alone are cheap; each new image is embedded, as an insert's are
-            const images = body.records.filter((r) => r._url !== undefined || r._base64 !== undefined || r._file !== undefined).length;
+            const images = body.records.filter((r) => typeof r._url === 'string' || r._base64 !== undefined || r._file !== undefined).length;
             if (images > config.limits.hashRecords) throw badRequest(`update takes at most ${config.limits.hashRecords} records with a new image; ${images} were sent.`, [{ field: 'records', message: `at most ${config.limits.hashRecords} with an image` }]);
             return visualSearch.update(ctx(request), await collectionOf(request), body.records as never[], body.fields_to_return);
           },

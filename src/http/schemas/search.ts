@@ -16,6 +16,20 @@ export const ImageRecordInput = Type.Object(
   { additionalProperties: true },
 );
 
+/**
+ * An update's record: as an image record, but `_url: null` removes the stored link (spec 2, update: "a field set to
+ * null is removed"; h251: it was dropped as "not given" and the link stayed). The vector stays; `""` is still not given.
+ */
+export const UpdateRecordInput = Type.Object(
+  {
+    _id: ImageRecordInput.properties._id,
+    _url: Type.Optional(Type.Unsafe<string | null>({ description: 'http(s) URL of a new image (it replaces the vector), at most 8192 characters. `null` removes the stored link and keeps the vector; empty: not given.', 'x-null-is-value': true, 'x-empty-is-absent': true })),
+    _base64: ImageRecordInput.properties._base64,
+    _file: ImageRecordInput.properties._file,
+  },
+  { additionalProperties: true },
+);
+
 export const EnvelopeStatus = Type.Object({
   code: Type.Integer(),
   text: Type.String(),
