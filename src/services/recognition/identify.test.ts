@@ -309,6 +309,19 @@ describe('identification', () => {
     expect(scoreCandidate(card('dom-123', 'Baloth Gorger', '123', 269, '2018'), read([['4/5', 0.95]])).evidence.number).toBe('none');
   });
 
+  it('folds one printing held by two catalogs into one candidate naming both (h252: a catalog imported twice tied every card, no best match)', async () => {
+    const magmar = card('ecard1-86', 'Magmar', '86', 165, '2002');
+    const magby = card('ecard1-87', 'Magby', '87', 165, '2002');
+    const clues = read([['Magmar', 0.97], ['086/165', 0.95]]);
+    const once = await identify(clues, source([magmar, magby]));
+    const twice = await identifyAcross(clues, [{ source: source([magmar, magby]), tag: 'pokemon' }, { source: source([{ ...magmar }, { ...magby }]), tag: 'pokemon-again' }]);
+    expect(twice.map((m) => [m.card.key, m.tag, m.alsoIn])).toEqual(once.map((m) => [m.card.key, 'pokemon', ['pokemon-again']]));
+    expect(bestMatch(twice)?.card.key).toBe('ecard1-86');
+    // rows of one catalog alike (a Yu-Gi-Oh! printing's rarities) stay its own
+    const rare = { ...magmar, key: 'ecard1-86-rare' };
+    expect((await identifyAcross(clues, [{ source: source([magmar, rare]), tag: 'one' }])).map((m) => m.card.key).sort()).toEqual(['ecard1-86', 'ecard1-86-rare']);
+  });
+
   it('tells a trainer from a Pokémon of the same number and total, and a printing by its illustrator', async () => {
     // Astral Radiance and Darkness Ablaze both print 189 cards: 141 is Feather Ball in one, Skitty in the other
     const featherBall = card('swsh10-141', 'Feather Ball', '141', 189, '2022', { kind: 'trainer' });

@@ -544,7 +544,7 @@ export interface CatalogCandidates<T> {
  * reference images' artwork. A name line is English ({@link englishNameLines}) when it is the name
  * of a candidate of any catalog searched.
  */
-export async function identifyAcross<T>(given: CardClues, catalogs: readonly CatalogCandidates<T>[], limit = 5, nameLines = 2, hashNumbers = false): Promise<(Identified & { tag: T })[]> {
+export async function identifyAcross<T>(given: CardClues, catalogs: readonly CatalogCandidates<T>[], limit = 5, nameLines = 2, hashNumbers = false): Promise<(Identified & { tag: T; alsoIn?: T[] })[]> {
   // `#197` / `No.197` is a checklist number on sport cards but the Pokédex number on Japanese Pokémon cards
   const clues = hashNumbers ? given : { ...given, numbers: given.numbers.filter((n) => n.form !== 'hash') };
   const found = [];
@@ -567,10 +567,30 @@ export async function identifyAcross<T>(given: CardClues, catalogs: readonly Cat
     found.push({ cards: [...seen.values()], holders, art, tag });
   }
   const known = englishNameLines(clues, found.flatMap((f) => f.cards));
-  return found
-    .flatMap(({ cards, holders, art, tag }) => cards.map((c) => ({ ...scoreCandidate(c, clues, holders, art, known), tag })))
-    .sort(byScoreThenNewest)
-    .slice(0, limit);
+  const ranked = found
+    .flatMap(({ cards, holders, art, tag }) => cards.map((c): Identified & { tag: T; alsoIn?: T[] } => ({ ...scoreCandidate(c, clues, holders, art, known), tag })))
+    .sort(byScoreThenNewest);
+  // One printing in two catalogs (a catalog imported twice under two names, or from MTGJSON and from Scryfall) is one
+  // candidate, the better-scored (else the first catalog's), naming the others: each copy tied with the other and no
+  // card had a best match (h252). Rows of one catalog alike are its own (a Yu-Gi-Oh! printing's rarities) and stay.
+  const kept = new Map<string, Identified & { tag: T; alsoIn?: T[] }>();
+  const out: (Identified & { tag: T; alsoIn?: T[] })[] = [];
+  for (const r of ranked) {
+    const id = printingIdentity(r.card);
+    const first = id === null ? undefined : kept.get(id);
+    if (first && first.tag !== r.tag) {
+      if (!first.alsoIn?.includes(r.tag)) first.alsoIn = [...(first.alsoIn ?? []), r.tag];
+      continue;
+    }
+    if (id !== null && !first) kept.set(id, r);
+    out.push(r);
+  }
+  return out.slice(0, limit);
+}
+
+/** What names one printing in any catalog: its name, number and set (by code and name) and year; null without a number. */
+function printingIdentity(c: CandidateCard): string | null {
+  return c.numberNorm === null ? null : JSON.stringify([c.nameNorm, c.numberNorm, c.setCode?.toUpperCase() ?? null, normalizeName(c.setName ?? ''), c.year]);
 }
 
 /** One ranking for candidates: score, then among ties the newest set first (promos, which have no year, last), then key. */

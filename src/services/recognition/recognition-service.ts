@@ -225,6 +225,8 @@ export interface RecognitionContext extends SearchContext {
 
 interface Ranked extends Identified {
   search: CatalogSearch;
+  /** Other catalogs holding the same printing, folded into this candidate (identifyAcross). */
+  alsoIn?: CatalogSearch[];
 }
 
 /** `/collectibles/v2/tcg_id` (document 3 §4): trading cards identified against the imported catalogs. */
@@ -793,6 +795,9 @@ export class RecognitionService {
     const named = (r: Ranked) => r.evidence.name >= NAME_LEVEL.likeness;
     const alternatives = ranked.filter((r) => r !== best && (family.hashNumbers ? named(r) : distanceOf(r.score) < 1 || named(r))).slice(0, ALTERNATIVES);
     const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
+    // the same printing in two catalogs was one candidate: said, as it points at an import made twice (h252)
+    const twice = best?.alsoIn?.length ? best : ranked[0]?.alsoIn?.length ? ranked[0] : undefined;
+    if (twice) priceNotes.push(`${twice.card.name} ${twice.card.number ?? ''} is in ${twice.alsoIn!.length + 1} imported catalogs (${[twice.search, ...twice.alsoIn!].map((c) => c.catalog.name).join(', ')}), answered from ${twice.search.catalog.name}: one import of it is enough (loupe catalog list, loupe catalog delete)`.replace('  ', ' '));
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);
