@@ -146,10 +146,9 @@ export class RequestService {
     const inputErrors: Record<number, string> = {};
     const echoed = input.records.map((record, i) => {
       const { _base64, ...rest } = record;
-      const id = rest._id;
-      if (id !== undefined && id !== null && !(typeof id === 'string' ? id.length >= 1 && id.length <= 255 : Number.isSafeInteger(id))) {
-        inputErrors[i] = '_id must be a string of 1 to 255 characters (counted in UTF-16 units, as JavaScript counts them: an emoji is 2) or an integer';
-      } else if (rest._url !== undefined && rest._url !== null && (typeof rest._url !== 'string' || rest._url.length > 8192)) {
+      // `_id` is a label echoed back here, as on the synchronous endpoints of these types: kept as sent, whatever its
+      // form (h257: a list or a 300-character id failed its record "Error Loading Image" here and passed there)
+      if (rest._url !== undefined && rest._url !== null && (typeof rest._url !== 'string' || rest._url.length > 8192)) {
         inputErrors[i] = '_url must be a string of at most 8192 characters';
       } else if (typeof _base64 === 'string') {
         try {
