@@ -47,6 +47,20 @@ export function registerAccessControl(app: FastifyInstance): void {
     request.workspaceId = await accounts.resolveWorkspace(principal, typeof workspace === 'string' ? workspace : undefined);
   }
 
+  // after the body is read and before it is validated: a workspace not the account's is its 404, as in the query
+  app.addHook('preValidation', async (request) => {
+    if (!request.routeOptions.config.workspaceInBody || !request.principal) return;
+    const given = (request.body as Record<string, unknown> | undefined)?.workspace;
+    if (given === undefined || given === null || given === '') return;
+    if (typeof given !== 'string') throw new ServiceError(400, 'invalid_request', 'workspace must be the id of one of the account\'s workspaces (a string).', [{ field: 'workspace', message: 'a workspace id' }]);
+    const named = await accounts.resolveWorkspace(request.principal, given);
+    const query = (request.query as Record<string, unknown> | undefined)?.workspace;
+    if (typeof query === 'string' && query !== '' && named !== request.workspaceId) {
+      throw new ServiceError(400, 'invalid_request', `The body's workspace (${given.slice(0, 80)}) and ?workspace= (${query.slice(0, 80)}) name two workspaces: send one.`, [{ field: 'workspace', message: 'names another workspace than ?workspace=' }]);
+    }
+    request.workspaceId = named;
+  });
+
   app.addHook('preHandler', async (request) => {
     const priceKey = request.routeOptions.config.price;
     if (!priceKey || !request.principal) return;

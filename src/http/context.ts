@@ -93,6 +93,11 @@ declare module 'fastify' {
      */
     statusInErrors?: boolean;
     /**
+     * A `workspace` in the body names the call's workspace as `?workspace=` does (the spec's request resource has the
+     * field, so a client written from it sends it there: h257, it was ignored and the request went to the default one).
+     */
+    workspaceInBody?: boolean;
+    /**
      * What the path alone can refuse (an unknown session), checked before a client that asked (`Expect: 100-continue`)
      * is told to send its body: a phone learnt of a deleted session after uploading 7 MB (h241).
      */

@@ -80,6 +80,24 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await h.app.loupe.accounts.getAccount(acc.account)).credits).toBe(100);
   });
 
+  it("takes the body's workspace as ?workspace= names it (h257: it was ignored, the request went to the default workspace)", async () => {
+    const acc = await h.newAccount();
+    const { workspace: second } = await h.app.loupe.accounts.addWorkspace(acc.account, 'second shop');
+    const body = { type: 'upscaler', endpoint: 'upscale_2x', records: [{ _base64: await photo(32, 32) }] };
+    const submit = (extra: Record<string, unknown>, query = '') => h.request('POST', `${base}/${query}`, { token: acc.token, body: { ...body, ...extra } });
+    const inBody = await submit({ workspace: second });
+    expect([inBody.statusCode, inBody.json().workspace]).toEqual([201, second]);
+    expect((await h.request('GET', `${base}/?workspace=${second}`, { token: acc.token })).json().results.map((r: { id: string }) => r.id)).toEqual([inBody.json().id]);
+    expect((await submit({ workspace: second }, `?workspace=${second}`)).statusCode).toBe(201);
+    expect((await submit({ workspace: null })).json().workspace).toBe(acc.workspace);
+    const both = await submit({ workspace: second }, `?workspace=${acc.workspace}`);
+    expect([both.statusCode, both.json().detail]).toEqual([400, expect.stringContaining('name two workspaces')]);
+    // another account's workspace, or none, is a 404 as in the query; a number a 400
+    expect((await submit({ workspace: h.account.workspace })).statusCode).toBe(404);
+    expect((await submit({ workspace: randomUUID() })).statusCode).toBe(404);
+    expect((await submit({ workspace: 7 })).statusCode).toBe(400);
+  });
+
   it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
     const { token } = await h.newAccount();
     const rec = { _base64: await photo(32, 32) };

@@ -78,6 +78,7 @@ const SubmitBody = Type.Object({
   webhook: Type.Optional(WebhookGiven),
   mode: Type.Optional(Type.String({ maxLength: 100, description: 'Card grading `condition`: the label scale (docs/grading.md).' })),
   front_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Card grading `grade` with front and back: the front\'s weight (default 0.7).' })),
+  workspace: Type.Optional(Type.String({ description: 'The workspace the request belongs to, as `?workspace=` names it (either, or both alike; default: the account\'s first).' })),
 });
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
@@ -100,7 +101,7 @@ export async function requestRoutes(fastify: FastifyInstance): Promise<void> {
   const accountOf = (request: FastifyRequest) => request.principal!.account.id;
 
   app.post('/', {
-    config: { service, statusInErrors: true },
+    config: { service, statusInErrors: true, workspaceInBody: true },
     bodyLimit: config.limits.matchBodyBytes,
     schema: {
       tags,
