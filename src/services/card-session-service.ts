@@ -359,6 +359,16 @@ function mergeMutable(state: MutableState, row: PreparedRow): MutableState {
   };
 }
 
+/** A send known to be older than the row's state: its grading, sale mark and note only where the row has none. */
+function olderThan(state: MutableState, row: PreparedRow): PreparedRow {
+  return {
+    ...row,
+    ...(state.grading !== null ? { gradingJson: null, grade: null } : {}),
+    ...(state.sold !== null ? { sold: undefined } : {}),
+    ...(state.note !== null ? { note: undefined } : {}),
+  };
+}
+
 const sameMutable = (a: MutableState, b: MutableState): boolean =>
   a.calls === b.calls && a.duration === b.duration && a.grading === b.grading && a.sold === b.sold && a.note === b.note && a.price === b.price && a.priceBasis === b.priceBasis;
 
@@ -703,7 +713,10 @@ export class CardSessionService {
         if (derived) before = { ...before, price: derived.price, priceBasis: canonicalJson(derived.basis) };
       }
       const retry = !identity && before.sent.includes(row.sent);
-      const after = mergeMutable(before, row);
+      // A card that comes after later data for it (an update overtook its create on the network) is older than that
+      // data: the grading, note and sale already on the row stay; the card's own fill only what the row lacks (h259:
+      // the create arriving second put grade 6, "first" and unsold back over the regrade 9, its note and its sale)
+      const after = mergeMutable(before, identity ? olderThan(before, row) : row);
       const news = !retry && (identity !== undefined || !sameMutable(before, after));
       if (news) result.updated++;
       else result.duplicates++;

@@ -225,6 +225,23 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect((await list(sid, '&event_id=late')).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025' });
   });
 
+  it("a card overtaken by its own update keeps the update's grading, note and sale (h259: the late create put them back)", async () => {
+    const sid = await createSession(h);
+    const update = { event_id: 'x1', grading: { endpoint: 'grade/v2', grades: { final: 9 } }, note: 'regraded', sold: true };
+    const create = card('x1', { price: 5, grading: { endpoint: 'grade/v2', grades: { final: 6 } }, note: 'first', sold: false, calls: 3 });
+    expect((await upload(sid, [update])).json()).toMatchObject({ created: 1 });
+    expect((await upload(sid, [create])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid)).results[0]).toMatchObject({ name: 'Pikachu', card_number: '025', grade: 9, note: 'regraded', sold: true, price: 5, calls: 3 });
+    // what the row lacked, the late card gives
+    expect((await upload(sid, [{ event_id: 'x2', calls: 1 }])).json()).toMatchObject({ created: 1 });
+    expect((await upload(sid, [card('x2', { price: 5, grading: { endpoint: 'grade/v2', grades: { final: 6 } }, note: 'first', sold: false })])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid, '&event_id=x2')).results[0]).toMatchObject({ grade: 6, note: 'first', sold: false });
+    // once the card is there, later sends merge as before (the create sent again is a retry, a new grading replaces)
+    expect((await upload(sid, [create])).json()).toMatchObject({ duplicates: 1 });
+    expect((await upload(sid, [{ event_id: 'x1', grading: { endpoint: 'grade/v2', grades: { final: 8 } } }])).json()).toMatchObject({ updated: 1 });
+    expect((await list(sid, '&event_id=x1')).results[0]).toMatchObject({ grade: 8, note: 'regraded', sold: true });
+  });
+
   it('a card named after its kind or year was sent is keyed and priced as the whole card: one card, the slab price (h209)', async () => {
     const sid = await createSession(h);
     const mew = { name: 'Mew', set_code: 'MEW', card_number: '151' };
