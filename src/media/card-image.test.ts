@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { prepareCardImage } from './card-image.ts';
+import { apngFrames, prepareCardImage } from './card-image.ts';
 
 const limits = { imagePixels: 64_500_000, imageLongEdge: 1024, thumbnailLongEdge: 256 };
 
@@ -16,6 +17,27 @@ describe('prepareCardImage', () => {
     await expect(prepareCardImage(animated, limits)).rejects.toThrow('the image is animated (3 frames); send one frame as a still image');
     const still = await sharp(frames.subarray(0, 40 * 60 * 3), { raw: { width: 40, height: 60, channels: 3 } }).webp().toBuffer();
     expect((await prepareCardImage(still, limits)).originalExt).toBe('webp');
+  });
+
+  it('refuses an animated PNG, naming its frames, and keeps a still one (h258: stored with its frames, the thumbnail and readings of its default image)', async () => {
+    const still = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#f00' } }).png().toBuffer();
+    // an `acTL` chunk (2 frames, looping) after IHDR, as an APNG encoder writes it before the first IDAT
+    const chunk = (type: string, data: Buffer) => {
+      const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+      const out = Buffer.alloc(12 + data.length);
+      out.writeUInt32BE(data.length, 0);
+      body.copy(out, 4);
+      out.writeUInt32BE(zlib.crc32(body), 8 + data.length);
+      return out;
+    };
+    const ihdrEnd = 8 + 12 + still.readUInt32BE(8);
+    const actl = Buffer.alloc(8);
+    actl.writeUInt32BE(2, 0);
+    const animated = Buffer.concat([still.subarray(0, ihdrEnd), chunk('acTL', actl), still.subarray(ihdrEnd)]);
+    expect(apngFrames(animated)).toBe(2);
+    expect(apngFrames(still)).toBeNull();
+    await expect(prepareCardImage(animated, limits)).rejects.toThrow('the image is an animated PNG (2 frames); send one frame as a still image');
+    expect((await prepareCardImage(still, limits)).original.equals(still)).toBe(true);
   });
 
   it('stores an arithmetic-coded JPEG re-encoded, one browsers show; a baseline one as sent (h217)', async () => {

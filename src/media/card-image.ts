@@ -46,6 +46,10 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   // a card photo is one picture: an animated WebP was stored with its frames while recognition read the first, and an
   // animated GIF is refused by its format (h118)
   if ((meta.pages ?? 1) > 1 && meta.format === 'webp') throw new ImageLoadError(`the image is animated (${meta.pages} frames); send one frame as a still image`, 400, 'unsupported_image_format');
+  // an animated PNG too, which libvips reads as its default image (no pages): a browser showed its frames, the
+  // thumbnail, grading and recognition another picture (h258)
+  const apng = meta.format === 'png' ? apngFrames(bytes) : null;
+  if (apng !== null) throw new ImageLoadError(`the image is an animated PNG (${apng} frame${apng === 1 ? '' : 's'}); send one frame as a still image`, 400, 'unsupported_image_format');
   if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
   let rotated = (meta.orientation ?? 1) >= 5;
@@ -86,4 +90,20 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   } catch {
     throw new ImageLoadError('the image data is corrupt or truncated');
   }
+}
+
+/**
+ * The frame count of an animated PNG: an `acTL` chunk before the first `IDAT` (the APNG specification), read from
+ * the chunk headers only; null for a still PNG.
+ */
+export function apngFrames(png: Buffer): number | null {
+  let at = 8;
+  while (at + 8 <= png.length) {
+    const length = png.readUInt32BE(at);
+    const type = png.toString('latin1', at + 4, at + 8);
+    if (type === 'IDAT' || type === 'IEND') return null;
+    if (type === 'acTL') return at + 12 <= png.length ? png.readUInt32BE(at + 8) : 0;
+    at += 12 + length;
+  }
+  return null;
 }
