@@ -74,6 +74,12 @@ describe('malformed filters', () => {
 });
 
 describe('regex translation', () => {
+  it('says a count of four digits or more is too large, not that "{" must be escaped (h258)', () => {
+    for (const p of ['a{1,1000}c', 'a{1,30000}', 'a{99999}', 'a{1,999}']) expect(() => translateRegex(p, ''), p).toThrow(/repetition counts above 255 are not supported/);
+    expect(() => translateRegex('a{x}', '')).toThrow(/must be escaped/);
+    expect(() => translateRegex('a{2,255}', '')).not.toThrow();
+  });
+
   it('spells classes out for both engines', () => {
     const { js, pg: pattern, program } = translateRegex('^a.\\d$', 'i');
     const run = program.run({ steps: 0 });

@@ -355,8 +355,9 @@ class RegexParser {
     else if (c === 0x2b) [min, max] = [1, Infinity];
     else if (c === 0x3f) [min, max] = [0, 1];
     else if (c === 0x7b /* { */) {
-      const rest = String.fromCodePoint(...this.cps.slice(this.i, this.i + 16));
-      const m = /^\{(\d{1,3})(,(\d{0,3}))?\}/.exec(rest);
+      // counts of any length, so {1,1000} is told its count is too large, not that "{" must be escaped (h258)
+      const rest = String.fromCodePoint(...this.cps.slice(this.i, this.i + 48));
+      const m = /^\{(\d{1,20})(,(\d{0,20}))?\}/.exec(rest);
       if (!m) this.fail('"{" must be escaped unless it starts a {n}, {n,} or {n,m} quantifier');
       min = Number(m[1]);
       max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
