@@ -425,6 +425,8 @@ export class CardSessionService {
   async createSession(ctx: CallContext, input: SessionInput, idempotencyKey?: string, charge?: { accountId: string; price: number; priceKey: string }): Promise<SessionView & { replayed?: true }> {
     // the create as it would be stored: a retry that spells it otherwise (a field null or empty, the game with spaces
     // around it, a field the create ignores such as a client's own `started`) is the same create (h241: 422)
+    // a blank name is no name: it takes the default, as null does (h259: `""` and `"   "` made sessions with no name)
+    if (typeof input.name === 'string' && !input.name.trim()) input = { ...input, name: null };
     const stored = { name: input.name ?? null, description: input.description ?? '', game: storedGame(input.game ?? ''), platform: input.platform ?? '', client: input.client ?? {}, meta_data: input.meta_data ?? {} };
     // keys stored before the fifty-first session hashed the body's own fields, null ones left out: still taken
     const sent = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));
@@ -512,6 +514,8 @@ export class CardSessionService {
     if (patch.meta_data && Buffer.byteLength(JSON.stringify(patch.meta_data)) > metaDataMaxBytes) {
       throw badRequest(`meta_data must be at most ${metaDataMaxBytes} bytes of JSON.`, [{ field: 'meta_data', message: `must be at most ${metaDataMaxBytes} bytes of JSON` }]);
     }
+    // a session always has a name (the console refuses a blank rename; the API took one, h259)
+    if (typeof patch.name === 'string' && !patch.name.trim()) throw badRequest('name must not be blank: a session always has a name.', [{ field: 'name', message: 'is blank' }]);
     const sid = this.sessionId(id);
     // a whole session sent back carries its status: as it is, it passes; a change would be lost here, so it is refused
     if (patch.status !== undefined && patch.status !== null) {

@@ -27,7 +27,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
   });
 
   it('accepts an empty body, no body and null fields; normalises game case', async () => {
-    for (const body of [{}, undefined, { name: null, game: null, client: null, meta_data: null }]) {
+    // a blank name is no name (h259: "" and "   " made sessions named so)
+    for (const body of [{}, undefined, { name: null, game: null, client: null, meta_data: null }, { name: '' }, { name: ' \t ' }]) {
       const res = await h.request('POST', cs('session/'), body === undefined ? { headers: { 'content-type': 'application/json' } } : { body });
       expect(res.statusCode).toBe(201);
       expect(res.json()).toMatchObject({ status: 'live', game: '', description: '', client: {}, meta_data: {} });
@@ -193,6 +194,12 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(res.json()).toMatchObject({ id, name: 'new name' });
     expect((await h.request('PATCH', cs(`session/${id}/`), { body: { name: 'n'.repeat(256) } })).statusCode).toBe(400);
     expect((await h.request('PATCH', cs(`session/${id}/`), { body: {} })).statusCode).toBe(400);
+    // a blank name is refused, the name kept (h259: it was taken)
+    for (const name of ['', '   ']) {
+      const blank = await h.request('PATCH', cs(`session/${id}/`), { body: { name } });
+      expect([blank.statusCode, blank.json().detail]).toEqual([400, 'name must not be blank: a session always has a name.']);
+    }
+    expect((await h.request('GET', cs(`session/${id}/`))).json().name).toBe('new name');
     expect((await h.request('PATCH', cs(`session/${randomUUID()}/`), { body: { name: 'x' } })).statusCode).toBe(404);
   });
 
