@@ -162,11 +162,14 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       querystring: WorkspaceQuery,
       headers: Type.Object({ 'if-match': Type.Optional(Type.String({ description: "The card's `etag`: 412 when the card changed since (a retry of an image already stored still succeeds)." })) }),
       body: S.ImageBody,
-      response: { 200: S.Identification, ...errors(400, 412, 413, 415) },
+      response: { 200: { ...S.Identification, headers: { ETag: { type: 'string', description: "The row's version with its image (its `etag`)." } } }, ...errors(400, 412, 413, 415) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const ifMatch = request.headers['if-match'];
-      return cardSessions.attachImage(ctx(request), request.params.session_id, request.body.event_id, request.body.image, typeof ifMatch === 'string' ? ifMatch : undefined);
+      const row = await cardSessions.attachImage(ctx(request), request.params.session_id, request.body.event_id, request.body.image, typeof ifMatch === 'string' ? ifMatch : undefined);
+      // as a PATCH answers it: the version to send as If-Match next (h259: only the body had it)
+      void reply.header('etag', row.etag);
+      return row;
     },
   });
 
