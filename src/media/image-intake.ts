@@ -6,6 +6,8 @@ import { decodeReduced } from './jpeg-reduce.ts';
 import { readLocalImage } from './local-file.ts';
 import type { FetchLimits } from '../config/config.ts';
 import { fetchImage } from './url-fetch.ts';
+import type { MediaLinks } from './media-links.ts';
+import type { MediaStore } from './media-store.ts';
 
 export interface ImageRecord {
   _url?: unknown;
@@ -20,6 +22,12 @@ export interface IntakeOptions {
   fileRoot: string | undefined;
   maxBytes: number;
   maxPixels: number;
+  /**
+   * This server's own signed media links are read from its media folder, not fetched: a session image's link sent
+   * back to recognition or grading named the server's own (loopback or private) address, which may not be fetched
+   * (h259: the phone had to upload the same photo twice).
+   */
+  ownMedia?: { links: MediaLinks; store: MediaStore };
 }
 
 /**
@@ -41,9 +49,36 @@ export class ImageIntake {
       if (v.length > max) throw new ImageLoadError(`${name} is longer than ${max} characters`);
     }
     if (typeof _base64 === 'string') return decodeBase64Image(_base64, this.options.maxBytes);
+    if (typeof _url === 'string') {
+      const own = await this.ownMedia(_url);
+      if (own) return own;
+    }
     if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) });
     if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
     throw new ImageLoadError('the record has no _url, _base64 or _file');
+  }
+
+  /**
+   * The file a link of this server's names, while its signature holds (whoever holds such a link may read it over
+   * HTTP, so reading it here gives no one more); undefined for any other URL, or a file no longer here (fetched then,
+   * as any URL is).
+   */
+  private async ownMedia(url: string): Promise<Buffer | undefined> {
+    const own = this.options.ownMedia;
+    if (!own || !url.includes('/media/')) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return undefined;
+    }
+    const m = /\/media\/([^/]+)$/.exec(parsed.pathname);
+    if (!m || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return undefined;
+    const key = decodeURIComponent(m[1]!);
+    if (own.links.secondsLeft(key, parsed.searchParams.get('expires') ?? undefined, parsed.searchParams.get('sig') ?? undefined) === undefined) return undefined;
+    const bytes = await own.store.read(key, this.options.maxBytes);
+    if (bytes === 'too_large') throw new ImageLoadError(`the image is larger than ${this.options.maxBytes} bytes`, 413, 'image_too_large');
+    return bytes;
   }
 
   /** Pixels of the record; with `maxEdge`, reduced to a long edge under 2·`maxEdge` (see decodeReduced). */

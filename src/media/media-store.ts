@@ -258,6 +258,21 @@ export class MediaStore {
     return { stray: stray.sort(), unfinished: unfinished.sort() };
   }
 
+  /** A stored file's bytes, or undefined where there is none (or it is empty, as `open` reads it), or it is over `maxBytes`. */
+  async read(key: string, maxBytes: number): Promise<Buffer | 'too_large' | undefined> {
+    const file = this.pathOf(key);
+    if (!file) return undefined;
+    try {
+      const { size } = await fsp.stat(file);
+      if (size === 0) return undefined;
+      if (size > maxBytes) return 'too_large';
+      return await fsp.readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
   async open(key: string): Promise<{ stream: fs.ReadStream; size: number; contentType: string } | undefined> {
     const file = this.pathOf(key);
     if (!file) return undefined;

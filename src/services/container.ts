@@ -135,6 +135,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     fileRoot: config.fileRoot,
     maxBytes: config.limits.imageBytes,
     maxPixels: config.limits.imagePixels,
+    ownMedia: { links, store: mediaStore },
   });
   const visionEngine = new VisionEngine({ ...config.vision, clipPack: config.vision.clipPack ?? pack?.dir });
   const accountStore = new AccountStore(store);

@@ -90,6 +90,27 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await send(await photo(310, 410, 'webp'), '*')).statusCode).toBe(200);
   });
 
+  it("reads its own image links sent back as _url from its media folder (h259: the server's loopback address was refused, the phone uploaded the photo twice)", async () => {
+    const sid = await withCard();
+    const row = (await attach(sid, 'c1', (await photo(1200, 900)).toString('base64'))).json();
+    const hash = (url: string) => h.request('POST', '/image_matching/v2/visual_hash', { body: { records: [{ _url: url }] } });
+    const own = (await hash(row.image)).json().records[0];
+    expect(own).toMatchObject({ _status: { code: 200 }, _width: 1024, _height: 768 });
+    // a link of another host with our signature is ours too (the server reached by its LAN address)
+    const lan = new URL(row.image);
+    lan.host = '192.168.1.20:8080';
+    expect((await hash(lan.toString())).json().records[0]._status.code).toBe(200);
+    // an altered or unsigned link is any URL: fetched, and so refused here as a loopback address
+    for (const bad of [row.image.replace(/sig=[0-9a-f]/, 'sig=0').replace(/sig=00/, 'sig=01'), row.image.split('?')[0]]) {
+      const refused = (await hash(bad)).json().records[0];
+      expect(refused._status, bad).toMatchObject({ code: 400, text: expect.stringMatching(/loopback/) });
+    }
+    // a deleted card's image is no longer there to read
+    const cardId = (await h.request('GET', cs(`identification/?session=${sid}&event_id=c1`))).json().results[0].id;
+    expect((await h.request('DELETE', cs(`identification/${cardId}/`))).statusCode).toBe(204);
+    expect((await hash(row.image)).json().records[0]._status.code).toBe(400);
+  });
+
   it('keeps a small original byte for byte; accepts PNG, WebP and a data: prefix', async () => {
     const sid = await withCard();
     const png = await photo(600, 800, 'png');
