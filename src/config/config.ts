@@ -147,6 +147,8 @@ export interface WebhookSettings {
   timeoutMs: number;
   concurrency: number;
   perAccount: number;
+  /** The least time between a delivered webhook and a resend of it (the resend is free: h258, a relay of POSTs). */
+  resendGapMs: number;
 }
 
 /** Signed media links (src/media/media-links.ts). */
@@ -542,6 +544,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
       // deliveries wait on the network, not the CPU; one account's share is bounded (slow receivers)
       concurrency: 32,
       perAccount: 4,
+      resendGapMs: 60_000,
     },
     media: {
       secret: mediaSecretFrom(env.LOUPE_MEDIA_SECRET),

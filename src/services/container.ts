@@ -176,6 +176,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
     retentionMs: config.queue.retentionMs,
     maxImageBytes: config.limits.imageBytes,
     priceOf: (type) => config.prices[`requests.${type}`] ?? 0,
+    resendGapMs: config.webhooks.resendGapMs,
   }, results);
   // One check a second answers every probe in it: /ready takes no token, and each check writes a
   // database row and 64 KiB to the media folder (a helper's 1,100 probes a second slowed writes, h80).

@@ -20,7 +20,7 @@ describe.each(backends)('submitting asynchronous requests (%s)', (backend) => {
   beforeAll(async () => {
     t = await openTestStore(backend);
     accounts = new AccountStore(t.store);
-    service = new RequestService(new RequestStore(t.store), registry, signal, {} as AddressPolicy, { retentionMs: 3_600_000, maxImageBytes: 1e6, priceOf: () => 1 }, {} as ConstructorParameters<typeof RequestService>[5]);
+    service = new RequestService(new RequestStore(t.store), registry, signal, {} as AddressPolicy, { retentionMs: 3_600_000, maxImageBytes: 1e6, priceOf: () => 1, resendGapMs: 60_000 }, {} as ConstructorParameters<typeof RequestService>[5]);
   });
   afterAll(async () => {
     await t.close();

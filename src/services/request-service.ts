@@ -40,6 +40,8 @@ export interface RequestSettings {
   maxImageBytes: number;
   /** Credits per record by type (`requests.<type>` in the price table). */
   priceOf: (type: string) => number;
+  /** The least time between a delivered webhook and its resend (docs/webhooks.md "Sending again"). */
+  resendGapMs: number;
 }
 
 export interface RequestSummary {
@@ -248,8 +250,12 @@ export class RequestService {
     const asked = given && Object.keys(given).length ? given : undefined;
     // headers alone go to the address it had
     const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }) : null;
-    const found = await this.requests.resendWebhook(accountId, row.id, target);
+    const found = await this.requests.resendWebhook(accountId, row.id, target, Date.now(), this.settings.resendGapMs);
     if (!found) throw notFound(`Request ${id}`);
+    if (found.waitMs !== undefined) {
+      const wait = Math.max(1, Math.ceil(found.waitMs / 1000));
+      throw new ServiceError(429, 'rate_limited', `Request ${id}'s webhook was delivered less than ${Math.ceil(this.settings.resendGapMs / 1000)} s ago: send it again in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+    }
     const conflict = (message: string) => new ServiceError(409, 'webhook_not_finished', message);
     if (found.state === 'waiting') throw conflict(row.webhook ? `Request ${id} is ${row.status}: its webhook is sent once it is DONE.` : `Request ${id} is ${row.status} and has no webhook: give one again once it is DONE.`);
     if (found.state === 'pending') throw conflict(`Request ${id}'s webhook is being delivered (pending: see next_attempt); send it again once it is delivered or failed.`);

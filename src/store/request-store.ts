@@ -468,11 +468,14 @@ export class RequestStore {
    * where one is given (else the URL it had; its headers went when it ended). Null when the account has no such
    * request; otherwise the webhook state it was found in (`delivered` or `failed`: done now; any other: left as it was).
    */
-  async resendWebhook(accountId: string, id: string, target: WebhookTarget | null, now = Date.now()): Promise<{ state: WebhookState | 'waiting' | 'none' } | null> {
-    const row = await this.db.selectFrom('async_requests').select(['webhook', 'webhook_state', 'status']).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+  async resendWebhook(accountId: string, id: string, target: WebhookTarget | null, now = Date.now(), minGapMs = 0): Promise<{ state: WebhookState | 'waiting' | 'none'; waitMs?: number } | null> {
+    const row = await this.db.selectFrom('async_requests').select(['webhook', 'webhook_state', 'status', 'webhook_delivered_at']).where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
     if (!row) return null;
     const state = row.webhook_state as WebhookState | null;
     if (state === 'pending') return { state };
+    // a delivery just made is not made again at once: the resend is free, and was a relay of POSTs to any address (h258)
+    const since = state === 'delivered' && row.webhook_delivered_at !== null ? now - Date.parse(toIso(row.webhook_delivered_at)) : Infinity;
+    if (since < minGapMs) return { state: 'delivered', waitMs: minGapMs - since };
     if (row.status !== 'DONE') return { state: 'waiting' };
     if (!row.webhook && !target) return { state: 'none' };
     const result = await this.db

@@ -57,7 +57,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       urlAllowList: ['127.0.0.1'],
       vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '' },
       queue: { workers: 2, leaseMs: 5000, pollMs: 200 },
-      webhooks: { retryDelaysMs: [100, 100, 100], timeoutMs: 2000 },
+      webhooks: { retryDelaysMs: [100, 100, 100], timeoutMs: 2000, resendGapMs: 1500 } as never,
     });
     await h.app.ready();
   });
@@ -491,7 +491,13 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect((await settle('delivered')).webhook).toMatchObject({ url: moved.url, attempts: 1 });
       expect(moved.calls).toHaveLength(1);
       expect(moved.calls[0]!.headers).toMatchObject({ 'x-key': 'second', 'loupe-delivery-attempt': '1', 'loupe-request-id': id });
-      // delivered: sent again to the same address, without a body; the headers were dropped when it ended
+      // delivered: sent again to the same address, without a body (the headers were dropped when it ended), once the
+      // least gap after a delivery has passed (a free resend at once, again and again, was a relay of POSTs, h258)
+      const soon = await h.request('POST', `${base}/${id}/webhook`);
+      expect([soon.statusCode, soon.json().code, Number(soon.headers['retry-after'])]).toEqual([429, 'rate_limited', expect.any(Number)]);
+      expect(Number(soon.headers['retry-after'])).toBeLessThanOrEqual(2);
+      expect(moved.calls).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1600));
       expect((await h.request('POST', `${base}/${id}/webhook`)).statusCode).toBe(200);
       await settle('delivered');
       for (let i = 0; i < 100 && moved.calls.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
