@@ -300,6 +300,8 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
 
   it('upscaler: a 2x result at the stated size, served as media; URLs are fetched by the worker; a too-large image is a per-record 413', async () => {
     const jpeg = Buffer.from(await photo(50, 30), 'base64');
+    // a cut-out: opaque in its middle, transparent around it (h257: upscaled onto an opaque colour)
+    const cutout = await sharp(Buffer.from(await photo(40, 40, 'png'), 'base64')).ensureAlpha().composite([{ input: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect x="10" y="10" width="20" height="20"/></svg>'), blend: 'dest-in' }]).png().toBuffer();
     const images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg));
     await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
     const imageUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/photo.jpg`;
@@ -307,13 +309,17 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       body: {
         type: 'upscaler',
         endpoint: 'upscale_2x',
-        records: [{ _id: 'small', _base64: await photo(60, 40, 'png') }, { _id: 'huge', _base64: await photo(3000, 3000) }, { _id: 'web', _url: imageUrl }, { _id: 'private', _url: 'http://10.255.1.1/x.jpg' }],
+        records: [{ _id: 'small', _base64: await photo(60, 40, 'png') }, { _id: 'huge', _base64: await photo(3000, 3000) }, { _id: 'web', _url: imageUrl }, { _id: 'private', _url: 'http://10.255.1.1/x.jpg' }, { _id: 'cutout', _base64: cutout.toString('base64') }],
       },
     });
     expect(res.statusCode).toBe(201);
     const d = await waitDone(h, res.json().id, 120_000);
     images.close();
-    const [small, huge, web, privateRec] = d.response!.records;
+    const [small, huge, web, privateRec, cut] = d.response!.records;
+    const cutUrl = new URL(cut!._upscaled_image_url as string);
+    const alpha = await sharp((await h.app.inject({ method: 'GET', url: cutUrl.pathname + cutUrl.search })).rawPayload).extractChannel('alpha').raw().toBuffer({ resolveWithObject: true });
+    expect(alpha.info).toMatchObject({ width: 80, height: 80 });
+    expect([alpha.data[0], alpha.data[40 * 80 + 40]]).toEqual([0, 255]);
     expect(web).toMatchObject({ _id: 'web', _url: imageUrl, _width: 50, _height: 30, _upscaled_width: 100, _upscaled_height: 60, _status: { code: 200 } });
     expect(new URL(web!._upscaled_image_url as string).pathname).toMatch(/\.jpg$/);
     expect(privateRec!._status).toMatchObject({ code: 400 });

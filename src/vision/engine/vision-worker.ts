@@ -322,8 +322,15 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
   }
   const up = await model<Upscaler>(`upscale-x${f}`, () => loadUpscaler(f));
   const out = await up.upscale({ data: img.data, width: img.width, height: img.height });
-  const png = (await sharp(Buffer.from(task.image)).metadata()).format === 'png';
-  const encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
+  const meta = await sharp(Buffer.from(task.image)).metadata();
+  const png = meta.format === 'png';
+  let encoded = sharp(Buffer.from(out.data.buffer, out.data.byteOffset, out.data.byteLength), { raw: { width: out.width, height: out.height, channels: 3 } });
+  // a PNG's transparency comes back, scaled as the picture was (the model sees colours only): a cut-out card upscaled
+  // came back on an opaque colour and could no longer be graded as `transparent` (h257)
+  if (png && meta.hasAlpha) {
+    const alpha = await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).rotate().extractChannel('alpha').resize(out.width, out.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
+    encoded = sharp(await encoded.joinChannel(alpha, { raw: { width: out.width, height: out.height, channels: 1 } }).raw().toBuffer(), { raw: { width: out.width, height: out.height, channels: 4 } });
+  }
   const bytes = await (png ? encoded.png({ compressionLevel: 6 }) : encoded.jpeg({ quality: 92, chromaSubsampling: '4:4:4' })).toBuffer();
   return {
     width: img.width,
