@@ -382,6 +382,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const comics = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'comics_id', records: [{ _base64: photoCard }], analyze_all: true } });
     expect(comics.json().detail).toMatch(/its largest comic .*For every comic of a photo, call \/collectibles\/v2\/comics_id with analyze_all/);
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
+    // `mode` and `front_weight`, which a request builder sends always, are left be as on every endpoint they say nothing to (h257: refused here alone)
+    const builder = await h.newAccount();
+    const built = await h.request('POST', '/account/v2/request/', { token: builder.token, body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _base64: photoCard }], mode: 'default', front_weight: 0.7 } });
+    expect([built.statusCode, built.json().request]).toEqual([201, expect.objectContaining({ mode: 'default', front_weight: 0.7 })]);
     const [slab] = (await recognised('card_ocr_id', [{ _id: 'slab', _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }])) as [Rec];
     expect(slab).toMatchObject({ _id: 'slab', _status: { code: 200 } });
     expect((slab._objects as unknown as Obj[])[1]).toMatchObject({ name: 'Slab Label', _identification: { best_match: { grade: 7.5, certificate_number: '0010538585' } } });

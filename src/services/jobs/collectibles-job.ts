@@ -46,7 +46,8 @@ export class CollectiblesJob implements JobHandler {
   }
 
   validate(endpoint: string, options: RequestOptions): string | undefined {
-    if (options.mode !== undefined || options.frontWeight !== undefined) return '`mode` and `front_weight` apply to card grading only.';
+    // `mode` and `front_weight` say nothing to recognition: accepted and left be, as on every endpoint they say nothing
+    // to (request builders send them always; h257: refused here alone)
     // a synchronous body copied as it is would lose its options without a word
     const misplaced = options.rootKeys?.find((k) => recordKeys.has(k));
     // analyze_all's own words: sent in a record it reads the largest card only, which the advice to move it there hid (h108)
