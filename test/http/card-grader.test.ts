@@ -413,7 +413,14 @@ describe.each(backends)('card grader (%s)', (backend) => {
       const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } });
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
       expect(`${res.json().detail} ${JSON.stringify(res.json().errors ?? [])}`).toMatch(detail);
+      // every one with the field it names, as the synchronous checks give it (h257: the handlers' had no `errors`)
+      expect(res.json().errors?.length, JSON.stringify(body)).toBeGreaterThan(0);
     }
+    const named = async (body: Record<string, unknown>) => (await h.request('POST', `${base}/`, { body: { type: 'card-grader', ...body } })).json().errors?.[0]?.field;
+    expect(await named({ endpoint: 'grade', records: [rec, { ...rec, side: 'rear' }] })).toBe('records[1].side');
+    expect(await named({ endpoint: 'condition', mode: 'fancy', records: [rec] })).toBe('mode');
+    expect(await named({ endpoint: 'centering', 'skip-location': true, records: [rec] })).toBe('skip-location');
+    expect(await named({ endpoint: 'condition', records: [{ ...rec, Category: ['Sport'] }] })).toBe('records[0].Category');
   });
 });
 
