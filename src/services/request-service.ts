@@ -365,7 +365,7 @@ export class RequestService {
       // a header is text on the wire: 5 and true are sent as "5" and "true"
       if (typeof sent === 'number' && (!Number.isFinite(sent) || (Number.isInteger(sent) && !Number.isSafeInteger(sent)))) throw bad(`the value of header ${name} is a number beyond ±2^53, which JSON cannot keep exactly; send it as a string`);
       const value = typeof sent === 'number' || typeof sent === 'boolean' ? String(sent) : sent;
-      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be a string of at most 4096 characters without line breaks`);
+      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be text (a string, or a number or boolean sent as its text) of at most 4096 characters without line breaks`);
       // the payload is JSON and says so: a client's JSON Content-Type says the same, and is not sent twice
       if (name.toLowerCase() === 'content-type' && /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(value.trim())) continue;
       // what HTTP can carry (Node refuses the rest when sending): accepted here, the webhook would fail on every attempt
