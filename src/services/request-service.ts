@@ -112,6 +112,9 @@ export class RequestService {
     const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(canonicalJson([caller.workspaceId, input])).digest('hex') };
     const prior = idempotency && (await this.priorSubmit(caller, idempotency));
     if (prior) return prior;
+    // the type in any case and spacing, as the list's filter reads it (h257: `Card-Grader` was 400 there, found here)
+    const canonical = input.type.trim().toLowerCase();
+    if (canonical !== input.type && this.registry.get(canonical)) input = { ...input, type: canonical };
     const handler = this.registry.get(input.type);
     if (!handler) throw new ServiceError(400, 'unknown_type', `Unknown type "${input.type}"; one of: ${this.registry.types().join(', ')}.`, [{ field: 'type', message: 'unknown type' }]);
     if (handler.service && !serviceEnabled(caller.services, handler.service)) {

@@ -96,6 +96,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
     expect((await submit({ workspace: h.account.workspace })).statusCode).toBe(404);
     expect((await submit({ workspace: randomUUID() })).statusCode).toBe(404);
     expect((await submit({ workspace: 7 })).statusCode).toBe(400);
+    // the type in any case, as the list's filter reads it (h257)
+    const cased = await submit({ type: ' Upscaler' });
+    expect([cased.statusCode, cased.json().type]).toEqual([201, 'upscaler']);
   });
 
   it('refuses unknown types and endpoints, too many records and bad webhooks at submit, and queues nothing', async () => {
