@@ -734,7 +734,7 @@ export class RecognitionService {
       });
       if (c.labelBox) {
         const [x0, y0, x1, y1] = c.labelBox;
-        objects.push({ name: 'Slab Label', id: objects.length + 1, bound_box: c.labelBox, prob: 1, area: Number((((x1 - x0) * (y1 - y0)) / (found.width * found.height)).toFixed(4)), 'Top Category': [{ id: 2, name: 'Slab Label', prob: 1 }] });
+        objects.push({ name: 'Slab Label', id: objects.length + 1, bound_box: c.labelBox, prob: 1, area: Number((((x1 - x0) * (y1 - y0)) / (found.width * found.height)).toFixed(4)), 'Top Category': [{ id: 1, name: 'Slab Label', prob: 1 }] });
       }
     }
     const slab = found.cards[0]!.kind === 'slab';
