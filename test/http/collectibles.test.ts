@@ -213,6 +213,14 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(inB!._objects![0]!._identification.best_match).toBeNull();
     expect(nope!._status).toMatchObject({ code: 400 });
     expect(nope!._status.text).toMatch(/Unknown set_code "NOPE"/);
+    // a hint of the wrong type or length is its record's own 400, the good record beside it read (h258: the request's 400)
+    for (const wrong of [{ set_code: 5 }, { 'Top Category': 5 }, { Side: true }, { Rotation: ['x'] }, { Category: 'x'.repeat(101) }, { Autograph: 3 }]) {
+      const mixed = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _id: 'good', _base64: photoCard, set_code: 'tsc' }, { _id: 'wrong', _base64: photoCard, ...wrong }] } });
+      const [good, bad] = (mixed.json() as { records: Rec[] }).records;
+      expect([mixed.statusCode, good!._status.code, bad!._status.code], JSON.stringify(wrong)).toEqual([200, 200, 400]);
+      expect(bad!._status.text).toMatch(new RegExp(`^${Object.keys(wrong)[0]!.replace('/', '\\/')} (must be a string|is longer than)`));
+      expect(bad).toMatchObject({ _id: 'wrong', ...wrong });
+    }
     // a Category hint naming a game searches that game's catalogs only: MTG's gives this Pokémon card no match
     const hinted = await h.request('POST', '/collectibles/v2/tcg_id', {
       body: { records: [{ _id: 'mtg', _base64: photoCard, Category: 'Trading Card Game/Magic The Gathering' }, { _id: 'pkm', _base64: photoCard, Subcategory: 'Pokémon' }] },

@@ -136,6 +136,20 @@ export function latinAlphabet(text: string, language: string | null): boolean {
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
 
+/**
+ * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
+ * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too.
+ */
+export function hintProblem(record: Record<string, unknown>): string | undefined {
+  for (const [key, max] of [['set_code', 50], ...HINTS.map((h) => [h, 100] as const), ['Autograph', 100]] as const) {
+    const v = record[key];
+    if (v === undefined || v === null || (key === 'Autograph' && typeof v === 'boolean')) continue;
+    if (typeof v !== 'string') return `${key} must be a string${key === 'Autograph' ? ' or a boolean' : ''}, not ${Array.isArray(v) ? 'a list' : typeof v}`;
+    if ([...v].length > max) return `${key} is longer than ${max} characters`;
+  }
+  return undefined;
+}
+
 /** What a server with no trading-card catalog answers. */
 export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).';
 /** Records `magic_ai` may take (document 3 §8). */
@@ -475,6 +489,8 @@ export class RecognitionService {
    * starts from (the synchronous endpoints echo the record).
    */
   async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
+    const wrongHint = hintProblem(record);
+    if (wrongHint) return { ...base, _status: recordError(ctx, wrongHint, 400) };
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
