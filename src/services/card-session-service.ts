@@ -43,6 +43,8 @@ export interface SessionView {
   total_price: number;
   client: Record<string, unknown>;
   meta_data: Record<string, unknown>;
+  /** The session's own version (`sessionTag`): `If-Match` on its PATCH, close, reopen, delete and uploads. */
+  etag: string;
 }
 
 /** Fields naming the matched card: fixed once uploaded, changed only by a correction (PATCH). */
@@ -501,7 +503,7 @@ export class CardSessionService {
   }
 
   /** Spec 1's rename, and the session's description and meta_data: absent is unchanged, null clears. */
-  async updateSession(ctx: CallContext, id: string, patch: Pick<SessionInput, 'name' | 'description' | 'meta_data' | 'game' | 'platform'> & { status?: unknown }): Promise<SessionView> {
+  async updateSession(ctx: CallContext, id: string, patch: Pick<SessionInput, 'name' | 'description' | 'meta_data' | 'game' | 'platform'> & { status?: unknown }, ifMatch?: string): Promise<SessionView> {
     exactNumbers(patch);
     // unknown fields are ignored (docs/api-decisions.md "Types"), so a body changing nothing would pass for a success
     if (patch.name === undefined && patch.description === undefined && patch.meta_data === undefined && patch.game === undefined && patch.platform === undefined) {
@@ -522,6 +524,7 @@ export class CardSessionService {
       const current = await this.sessionRow(ctx, sid);
       if (patch.status !== current.status) throw badRequest(`A session's status is changed by POST …/session/${sid}/close/ or …/reopen/, not by PATCH.`, [{ field: 'status', message: `is "${current.status}"; PATCH does not change it` }]);
     }
+    const held = await this.sessionIfMatch(ctx, sid, ifMatch);
     const game = patch.game !== undefined ? storedGame(patch.game ?? '') : undefined;
     const changes = {
       ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
@@ -530,12 +533,16 @@ export class CardSessionService {
       ...(patch.description !== undefined ? { description: patch.description ?? '' } : {}),
       ...(patch.meta_data !== undefined ? { meta_data: JSON.stringify(patch.meta_data ?? {}) } : {}),
     };
-    if (!(await this.store.updateSession(sid, ctx.workspaceId, changes))) throw notFound(`Session ${id}`);
+    if (!(await this.store.updateSession(sid, ctx.workspaceId, changes, held?.updated_at))) {
+      if (held) throw sessionChanged(sessionTag(await this.sessionRow(ctx, sid)));
+      throw notFound(`Session ${id}`);
+    }
     return this.getSession(ctx, sid);
   }
 
-  async deleteSession(ctx: CallContext, id: string): Promise<void> {
+  async deleteSession(ctx: CallContext, id: string, ifMatch?: string): Promise<void> {
     const sid = this.sessionId(id);
+    await this.sessionIfMatch(ctx, sid, ifMatch);
     // a batch merging into the same rows locked them in another order (PostgreSQL chose this side of the deadlock)
     const keys = await retrying(() => this.store.deleteSession(sid, ctx.workspaceId));
     if (keys === undefined) throw notFound(`Session ${id}`);
@@ -573,17 +580,25 @@ export class CardSessionService {
   }
 
   /** Closing a closed session succeeds and keeps its first `ended`. */
-  async closeSession(ctx: CallContext, id: string): Promise<SessionView> {
-    const sid = this.sessionId(id);
-    await this.store.setStatus(sid, ctx.workspaceId, 'closed');
-    return this.getSession(ctx, sid);
+  async closeSession(ctx: CallContext, id: string, ifMatch?: string): Promise<SessionView> {
+    return this.setStatus(ctx, id, 'closed', ifMatch);
   }
 
   /** Reopening a live session succeeds and changes nothing; reopening clears `ended`. */
-  async reopenSession(ctx: CallContext, id: string): Promise<SessionView> {
+  async reopenSession(ctx: CallContext, id: string, ifMatch?: string): Promise<SessionView> {
+    return this.setStatus(ctx, id, 'live', ifMatch);
+  }
+
+  private async setStatus(ctx: CallContext, id: string, status: 'live' | 'closed', ifMatch: string | undefined): Promise<SessionView> {
     const sid = this.sessionId(id);
-    await this.store.setStatus(sid, ctx.workspaceId, 'live');
+    const held = await this.sessionIfMatch(ctx, sid, ifMatch);
+    if (!(await this.store.setStatus(sid, ctx.workspaceId, status, held?.updated_at))) throw sessionChanged(sessionTag(await this.sessionRow(ctx, sid)));
     return this.getSession(ctx, sid);
+  }
+
+  /** An upload's `If-Match` on its session: checked as it starts (the cards it sends do not change the session's version). */
+  async assertSessionVersion(ctx: CallContext, id: string, ifMatch: string | undefined): Promise<void> {
+    await this.sessionIfMatch(ctx, this.sessionId(id), ifMatch);
   }
 
   async summary(ctx: CallContext, id: string): Promise<SessionSummary> {
@@ -1094,7 +1109,20 @@ export class CardSessionService {
       total_price: round2(Number(r.total_price ?? 0)),
       client: fromJson(r.client),
       meta_data: fromJson(r.meta_data),
+      etag: sessionTag(r),
     };
+  }
+
+  /**
+   * `If-Match` on a session (RFC 9110 §13.1.1): `*`, or its `etag` as read; 412 otherwise, naming the version it is now.
+   * Returns the row it holds for, whose `updated_at` a write then requires, so a change between the check and the write
+   * is a 412 too (h259: a phone's late retry of close/ closed again a session a tablet had reopened meanwhile).
+   */
+  private async sessionIfMatch(ctx: CallContext, id: string, ifMatch: string | undefined): Promise<SessionRow | undefined> {
+    if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
+    const row = await this.sessionRow(ctx, id);
+    if (!ifMatchHolds(ifMatch, sessionTag(row))) throw sessionChanged(sessionTag(row));
+    return row;
   }
 
   /** In a fixed key order (jsonb keeps its own). */
@@ -1162,6 +1190,19 @@ export function rowTag(r: IdentificationRow): string {
   const canonical = JSON.stringify(Object.keys(stored).sort().map((k) => [k, (stored as Record<string, unknown>)[k] instanceof Date ? ((stored as Record<string, unknown>)[k] as Date).toISOString() : (stored as Record<string, unknown>)[k]]));
   return `"${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}"`;
 }
+
+/**
+ * A session's own version: a hash of what it says of itself (name, description, game, platform, status, times, client,
+ * meta_data and `updated_at`, which every change of those moves), not of its cards: uploads during a stream leave it
+ * as it is, so a phone's close or rename is not refused for the cards it sent meanwhile.
+ */
+export function sessionTag(r: Pick<SessionRow, 'id' | 'name' | 'description' | 'game' | 'platform' | 'status' | 'started' | 'ended' | 'client' | 'meta_data' | 'updated_at'>): string {
+  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
+  const canonical = JSON.stringify([r.id, r.name, r.description, r.game, r.platform, r.status, iso(r.started), iso(r.ended), bodyJson(fromJson(r.client)), bodyJson(fromJson(r.meta_data)), iso(r.updated_at)]);
+  return `"${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}"`;
+}
+
+const sessionChanged = (now: string) => new ServiceError(412, 'precondition_failed', `The session changed since it was read (renamed, closed, reopened or edited elsewhere): it is version ${now} now; read it again.`);
 
 /** Whether an `If-Match` header (RFC 9110 §13.1.1: `*`, or a list of entity tags, strong comparison) names `tag`. */
 export function ifMatchHolds(header: string, tag: string): boolean {

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { forgetMedia, intendMedia, keepMedia, mediaRemoved } from './media-deletions.ts';
 import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { CardIdentificationsTable, CardSessionsTable, Database, DialectName, Store } from './database.ts';
-import { foldForSearch } from './database.ts';
+import { foldForSearch, toIso } from './database.ts';
 
 /** Words of a session search looked for; the rest are not (a search is a few words of a name). */
 const maxSearchWords = 8;
@@ -252,14 +252,17 @@ export class CardSessionStore {
     return Number(probe.rows[0]?.n) <= RARE_IN_INDEX ? query : undefined;
   }
 
-  async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string; game?: string; game_key?: string; platform?: string }): Promise<boolean> {
-    const update = (db: Kysely<Database>, searchText?: string) =>
-      db
+  /** `asOf`: only while the session's `updated_at` is this (an `If-Match` checked before); false when it is not, or there is none. */
+  async updateSession(id: string, workspaceId: string, changes: { name?: string; description?: string; meta_data?: string; game?: string; game_key?: string; platform?: string }, asOf?: string | Date): Promise<boolean> {
+    const update = (db: Kysely<Database>, searchText?: string) => {
+      let q = db
         .updateTable('card_sessions')
         .set({ ...changes, ...(searchText !== undefined ? { search_text: searchText } : {}), updated_at: new Date().toISOString() })
         .where('id', '=', id)
-        .where('workspace_id', '=', workspaceId)
-        .executeTakeFirst();
+        .where('workspace_id', '=', workspaceId);
+      if (asOf !== undefined) q = q.where('updated_at', '=', asOf as string);
+      return q.executeTakeFirst();
+    };
     if (changes.name === undefined && changes.description === undefined && changes.platform === undefined && changes.game === undefined) {
       return Number((await update(this.db)).numUpdatedRows) > 0;
     }
@@ -274,15 +277,20 @@ export class CardSessionStore {
   }
 
   /** Sets the status only when it differs, so closing twice keeps the first `ended`. */
-  async setStatus(id: string, workspaceId: string, status: 'live' | 'closed'): Promise<void> {
+  /** `asOf`: only while the session's `updated_at` is this (an `If-Match` checked before); false when it was not. */
+  async setStatus(id: string, workspaceId: string, status: 'live' | 'closed', asOf?: string | Date): Promise<boolean> {
     const now = new Date().toISOString();
-    await this.db
+    let q = this.db
       .updateTable('card_sessions')
       .set({ status, ended: status === 'closed' ? now : null, updated_at: now })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
-      .where('status', '<>', status)
-      .execute();
+      .where('status', '<>', status);
+    if (asOf !== undefined) q = q.where('updated_at', '=', asOf as string);
+    if (Number((await q.executeTakeFirst()).numUpdatedRows) > 0 || asOf === undefined) return true;
+    // nothing written: already so (and unchanged since), or changed since the check
+    const row = await this.db.selectFrom('card_sessions').select(['status', 'updated_at']).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return !!row && row.status === status && toIso(row.updated_at) === toIso(asOf);
   }
 
   async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {

@@ -268,9 +268,45 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(reopenedAgain.json()).toMatchObject({ status: 'live', ended: null });
   });
 
+  it("has a version: If-Match with it holds until the session changes, cards sent meanwhile aside (h259: a late close/ retry closed a reopened session)", async () => {
+    const id = await createSession(h, { name: 'stream' });
+    const read = await h.request('GET', cs(`session/${id}/`));
+    const v1 = read.json().etag as string;
+    expect(v1).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(read.headers.etag).toBe(v1);
+    // cards sent do not change it: the phone's close is not refused for its own uploads
+    expect((await h.request('POST', cs(`session/${id}/identifications/`), { headers: { 'if-match': v1 }, body: { identifications: [{ event_id: 'a', name: 'Pikachu', price: 2 }] } })).statusCode).toBe(200);
+    expect((await h.request('GET', cs(`session/${id}/`))).json().etag).toBe(v1);
+    // the phone closes (its answer lost); a tablet reopens with the version it read after; the phone's retry is refused
+    const closed = await h.request('POST', cs(`session/${id}/close/`), { headers: { 'if-match': v1 } });
+    expect([closed.statusCode, closed.json().status]).toEqual([200, 'closed']);
+    const v2 = closed.headers.etag as string;
+    expect(v2).toBe(closed.json().etag);
+    expect(v2).not.toBe(v1);
+    const reopened = await h.request('POST', cs(`session/${id}/reopen/`), { headers: { 'if-match': v2 } });
+    expect([reopened.statusCode, reopened.json().status]).toEqual([200, 'live']);
+    const retry = await h.request('POST', cs(`session/${id}/close/`), { headers: { 'if-match': v1 } });
+    expect([retry.statusCode, retry.json().code]).toEqual([412, 'precondition_failed']);
+    expect(retry.json().detail).toContain(reopened.json().etag);
+    expect((await h.request('GET', cs(`session/${id}/`))).json().status).toBe('live');
+    // a rename with the current version holds and moves it; the same again with the old one is refused
+    const v3 = reopened.json().etag as string;
+    const renamed = await h.request('PATCH', cs(`session/${id}/`), { headers: { 'if-match': v3 }, body: { name: 'renamed' } });
+    expect([renamed.statusCode, renamed.headers.etag]).toEqual([200, renamed.json().etag]);
+    expect((await h.request('PATCH', cs(`session/${id}/`), { headers: { 'if-match': v3 }, body: { name: 'again' } })).statusCode).toBe(412);
+    // a reopen of a live session with its version is still a success that changes nothing
+    const same = await h.request('POST', cs(`session/${id}/reopen/`), { headers: { 'if-match': renamed.json().etag } });
+    expect([same.statusCode, same.json().etag]).toEqual([200, renamed.json().etag]);
+    // an upload or delete with an old version is refused, nothing done
+    expect((await h.request('POST', cs(`session/${id}/identifications/`), { headers: { 'if-match': v1 }, body: { identifications: [{ event_id: 'b' }] } })).statusCode).toBe(412);
+    expect((await h.request('DELETE', cs(`session/${id}/`), { headers: { 'if-match': v1 } })).statusCode).toBe(412);
+    expect((await h.request('GET', cs(`identification/?session=${id}`))).json().count).toBe(1);
+    expect((await h.request('DELETE', cs(`session/${id}/`), { headers: { 'if-match': `"other", ${renamed.json().etag}` } })).statusCode).toBe(204);
+  });
+
   it('deletes a session; afterwards every endpoint answers 404', async () => {
     const id = await createSession(h);
-    // a session has no version: an If-Match naming one cannot hold (412, nothing done); `*` does (it was ignored, h195)
+    // an If-Match naming another version does not hold (412, nothing done); `*` does (it was ignored, h195)
     for (const [method, body] of [['DELETE', undefined], ['PATCH', { name: 'stale' }]] as const) {
       const stale = await h.request(method, cs(`session/${id}/`), { headers: { 'if-match': '"stale-version"' }, ...(body ? { body } : {}) });
       expect([stale.statusCode, stale.json().code], method).toEqual([412, 'precondition_failed']);

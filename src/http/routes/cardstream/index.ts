@@ -1,8 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ruleErrorsOf, type CallContext } from '../../../services/card-session-service.ts';
-import { ServiceError } from '../../../services/errors.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, IdempotencyHeaders, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
@@ -63,61 +62,50 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     },
   });
 
-  app.get('/session/:session_id/', {
-    config: sessionConfig,
-    schema: { tags, security, summary: 'Get a session', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: S.Session, ...errors() } },
-    handler: async (request) => cardSessions.getSession(ctx(request), request.params.session_id),
-  });
-
-  // A session has no version (ETag): an If-Match naming one cannot hold, so it is 412 (RFC 9110 §13.1.1 asks the server to
-  // evaluate it; a client that sent the rows' pattern here was unprotected, its stale delete done, h195); `*` holds.
-  const sessionIfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'Sessions carry no version: only `*` holds (any other value is 412); rows do (`etag`).' })) });
+  // A session's version (`etag`, the ETag header of its reads and writes): `If-Match` on its writes holds for `*` or that
+  // version, else 412 (h259: a late retry of close/ closed again a session another device had reopened). Until the
+  // fifty-third session sessions had none and only `*` held.
+  const sessionIfMatch = Type.Object({ 'if-match': Type.Optional(Type.String({ description: "The session's `etag` as last read, or `*`: 412 when it changed since (renamed, closed, reopened, edited). Cards sent since do not change it." })) });
+  const ifMatchOf = (request: FastifyRequest) => (typeof request.headers['if-match'] === 'string' ? request.headers['if-match'] : undefined);
+  const sessionAnswer = { ...S.Session, headers: { ETag: { type: 'string', description: "The session's version (its `etag`)." } } };
   // an upload to a session that does not exist is refused before its body is asked for (Expect: 100-continue, h241)
   const sessionBeforeBody = async (request: FastifyRequest) => cardSessions.assertSession(ctx(request), (request.params as { session_id: string }).session_id);
-  // (a session that does not exist is its 404 first: a precondition is not evaluated where the request fails anyway,
-  // RFC 9110 §13.2.1, h243)
-  const noSessionVersion = async (request: FastifyRequest) => {
-    const ifMatch = request.headers['if-match'];
-    if (typeof ifMatch !== 'string' || ifMatch.trim() === '*') return;
-    await cardSessions.assertSession(ctx(request), (request.params as { session_id: string }).session_id);
-    throw new ServiceError(412, 'precondition_failed', 'A session has no version (ETag) for If-Match to name: send `If-Match: *` or none (cards have one: their `etag`).');
+  const withTag = <T extends { etag: string }>(reply: FastifyReply, session: T): T => {
+    void reply.header('etag', session.etag);
+    return session;
   };
+
+  app.get('/session/:session_id/', {
+    config: sessionConfig,
+    schema: { tags, security, summary: 'Get a session', params: S.SessionParams, querystring: WorkspaceQuery, response: { 200: sessionAnswer, ...errors() } },
+    handler: async (request, reply) => withTag(reply, await cardSessions.getSession(ctx(request), request.params.session_id)),
+  });
 
   app.patch('/session/:session_id/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, body: S.SessionPatchBody, response: { 200: S.Session, ...errors(400, 412, 415) } },
-    handler: async (request) => {
-      await noSessionVersion(request);
-      return cardSessions.updateSession(ctx(request), request.params.session_id, request.body);
-    },
+    schema: { tags, security, summary: 'Rename a session, or change its description or meta_data', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, body: S.SessionPatchBody, response: { 200: sessionAnswer, ...errors(400, 412, 415) } },
+    handler: async (request, reply) => withTag(reply, await cardSessions.updateSession(ctx(request), request.params.session_id, request.body, ifMatchOf(request))),
   });
 
   app.delete('/session/:session_id/', {
     config: sessionConfig,
     schema: { tags, security, summary: 'Delete a session with all its cards and images', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 204: Type.Null(), ...errors(412) } },
     handler: async (request, reply) => {
-      await noSessionVersion(request);
-      await cardSessions.deleteSession(ctx(request), request.params.session_id);
+      await cardSessions.deleteSession(ctx(request), request.params.session_id, ifMatchOf(request));
       return reply.code(204).send(null);
     },
   });
 
   app.post('/session/:session_id/close/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
-    handler: async (request) => {
-      await noSessionVersion(request);
-      return cardSessions.closeSession(ctx(request), request.params.session_id);
-    },
+    schema: { tags, security, summary: 'Close a session (closing a closed one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: sessionAnswer, ...errors(412) } },
+    handler: async (request, reply) => withTag(reply, await cardSessions.closeSession(ctx(request), request.params.session_id, ifMatchOf(request))),
   });
 
   app.post('/session/:session_id/reopen/', {
     config: sessionConfig,
-    schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: S.Session, ...errors(412) } },
-    handler: async (request) => {
-      await noSessionVersion(request);
-      return cardSessions.reopenSession(ctx(request), request.params.session_id);
-    },
+    schema: { tags, security, summary: 'Make a session live again (reopening a live one succeeds)', params: S.SessionParams, querystring: WorkspaceQuery, headers: sessionIfMatch, response: { 200: sessionAnswer, ...errors(412) } },
+    handler: async (request, reply) => withTag(reply, await cardSessions.reopenSession(ctx(request), request.params.session_id, ifMatchOf(request))),
   });
 
   app.get('/session/:session_id/summary/', {
@@ -146,7 +134,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       response: { 200: S.UploadResult, ...errors(400, 409, 412, 413, 415) },
     },
     handler: async (request) => {
-      await noSessionVersion(request);
+      await cardSessions.assertSessionVersion(ctx(request), request.params.session_id, ifMatchOf(request));
       return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications);
     },
   });

@@ -25,6 +25,7 @@ export const Session = Type.Object({
   total_price: Type.Number(),
   client: AnyObject,
   meta_data: AnyObject,
+  etag: Type.String({ description: "The session's version (not in the spec; as rows carry theirs): send it as `If-Match` on its PATCH, close, reopen, delete or a card upload, 412 when the session changed since. Cards sent do not change it." }),
 });
 
 /** A create's answer: the session, with `Idempotent-Replayed` when a retry found the one made before. */
