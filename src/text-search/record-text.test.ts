@@ -15,11 +15,13 @@ describe('recordText', () => {
     expect(t.body.split(' ')).toEqual(expect.arrayContaining(['vestido', 'rojo', 'xkred', 'xifullbody', 'xpifullbodyred']));
   });
 
-  it('reads nested tag maps with their names, to a depth of 3', () => {
-    const t = recordText({ labels: { Color: ['Navy'], deep: { deeper: { deepest: 'hidden' } } } });
-    expect(t.body).toContain('color');
+  it("reads nested maps' values to a depth of 3, their keys only as flags (h261: `en`, `qty` were words of the record)", () => {
+    const t = recordText({ labels: { Color: ['Navy'], deep: { deeper: { deepest: 'hidden' } } }, features: { waterproof: true, heavy: false }, variants: [{ qty: 2, size: 'XL' }] });
     expect(t.body).toContain('navy');
-    expect(t.body).not.toContain('hidden');
+    expect(t.body).toContain('waterproof');
+    expect(t.body).not.toMatch(/\b(color|heavy|qty|size|hidden)\b/);
+    // a title in three languages is English where its English words are (the keys `de`, `es` made it Spanish)
+    expect(recordText({ names: { en: 'Wireless headphones with a long battery life', de: 'Kabellose Kopfhörer', es: 'Auriculares' } }).lang).toBe('en');
   });
 
   it("reads _tags' values, not the format's names", () => {

@@ -32,9 +32,11 @@ function collect(value: unknown, depth: number, out: string[], budget: { left: n
     for (const v of value) collect(v, depth + 1, out, budget);
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      // A tag map's names are words too ({"Color": ["red"]}).
-      if (!k.startsWith('_')) collect(k, depth + 1, out, budget);
-      collect(v, depth + 1, out, budget);
+      // A key is the record's format, as `_tags`' names are, and the same on every record: its value says what the
+      // record is (h261: `{"title": {"en": …, "es": …}}` and `{"variants": [{"qty": 2}]}` were found by "es" and "qty",
+      // and the language codes made an English record Spanish to PostgreSQL's stemmer). A flag's key is its meaning.
+      if (v === true && !k.startsWith('_')) collect(k, depth + 1, out, budget);
+      else collect(v, depth + 1, out, budget);
     }
   }
 }

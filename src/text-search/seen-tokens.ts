@@ -11,7 +11,9 @@ import { indexWords } from './query.ts';
 // 12 (2026-12-02): the it, nl, pl, tr and sv lexicons read records' own words into concepts ("cane nero" a black dog); rows
 // stored before had none of them (h201)
 // 13 (2026-12-02): a two-letter katakana lexicon word is read only as a whole katakana word (トリプル was a bird)
-export const TOKENS_VERSION = 13;
+// 14 (2026-12-04): a nested object's keys are no words of the record unless their value is `true` (h261: `en`, `es`,
+// `qty`, `dims` were found, and a title map's language codes made an English record Spanish on PostgreSQL)
+export const TOKENS_VERSION = 14;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.
