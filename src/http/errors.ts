@@ -196,7 +196,10 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
       reply.header('allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
       return send(reply, 405, { detail: `${request.method} is not allowed on ${path}: ${allowed.join(', ')} ${allowed.length > 1 ? 'are' : 'is'}.`, code: 'method_not_allowed' }, statusBlock);
     }
-    return send(reply, 404, { detail: `No endpoint ${request.method} ${path}.`, code: 'not_found' }, statusBlock);
+    // a base a client may guess from its neighbours (the text path is …/text/products/v2/…, the product collections'
+    // …/products-new/v2/…, h261): the 404 says where it is
+    const guessed = /^\/similarity\/products\/v2(\/|$)/.test(path) ? path.replace('/similarity/products/v2', '/similarity/products-new/v2') : undefined;
+    return send(reply, 404, { detail: `No endpoint ${request.method} ${path}.${guessed ? ` Product collections are under /similarity/products-new/v2/ (spec 2): ${guessed}.` : ''}`, code: 'not_found' }, statusBlock);
   };
 }
 

@@ -331,6 +331,9 @@ describe.each(backends)('request errors (%s)', (backend) => {
     const unknown = await h.request('POST', '/collectibles/v2/foo_id', { body: {} });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ code: 'not_found', status: { code: 404 } });
+    // a product collection's base guessed from the text path's (h261): the 404 names where it is
+    const guessed = await h.request('POST', '/similarity/products/v2/getRecordCount', { body: {} });
+    expect([guessed.statusCode, guessed.json().detail]).toEqual([404, 'No endpoint POST /similarity/products/v2/getRecordCount. Product collections are under /similarity/products-new/v2/ (spec 2): /similarity/products-new/v2/getRecordCount.']);
     // with a body over the not-found route's own 1 MiB: said 404 / 405, not 413 "too large" (a mistyped path, h195)
     const big = JSON.stringify({ records: [{ _base64: 'A'.repeat(2 * 1024 * 1024) }] });
     const typo = await h.request('POST', cs(`session/${sid}/image/`), { payload: big, headers: { 'content-type': 'application/json' } });
