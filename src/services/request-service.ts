@@ -247,18 +247,18 @@ export class RequestService {
    * finished delivery's were dropped). Its attempts count from 1 again, on the full retry schedule. A request without a
    * webhook can be given one so.
    */
-  async resendWebhook(accountId: string, id: string, given: SubmitInput['webhook'] | undefined, baseUrl?: string): Promise<RequestDetail> {
+  async resendWebhook(accountId: string, id: string, given: SubmitInput['webhook'] | undefined, baseUrl?: string, gapMs = this.settings.resendGapMs): Promise<RequestDetail> {
     const row = isUuid(id) ? await this.requests.get(id.toLowerCase()) : undefined;
     if (!row || row.accountId !== accountId || row.expiresAt <= Date.now()) throw notFound(`Request ${id}`);
     // any key given is checked (h186: `{"header": …}` alone skipped the check and went out without the token)
     const asked = given && Object.keys(given).length ? given : undefined;
     // headers alone go to the address it had
     const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }) : null;
-    const found = await this.requests.resendWebhook(accountId, row.id, target, Date.now(), this.settings.resendGapMs);
+    const found = await this.requests.resendWebhook(accountId, row.id, target, Date.now(), gapMs);
     if (!found) throw notFound(`Request ${id}`);
     if (found.waitMs !== undefined) {
       const wait = Math.max(1, Math.ceil(found.waitMs / 1000));
-      throw new ServiceError(429, 'rate_limited', `Request ${id}'s webhook was delivered less than ${Math.ceil(this.settings.resendGapMs / 1000)} s ago: send it again in ${wait} s.`, undefined, { 'retry-after': String(wait) });
+      throw new ServiceError(429, 'rate_limited', `Request ${id}'s webhook's delivery ended less than ${Math.ceil(gapMs / 1000)} s ago: send it again in ${wait} s.`, undefined, { 'retry-after': String(wait) });
     }
     const conflict = (message: string) => new ServiceError(409, 'webhook_not_finished', message);
     if (found.state === 'waiting') throw conflict(row.webhook ? `Request ${id} is ${row.status}: its webhook is sent once it is DONE.` : `Request ${id} is ${row.status} and has no webhook: give one again once it is DONE.`);
@@ -283,7 +283,8 @@ export class RequestService {
       for (const r of fresh) {
         seen.add(r.id);
         try {
-          await this.resendWebhook(accountId, r.id, undefined);
+          // the operator's, after an outage: no gap (it limits what a token may have sent again, h258)
+          await this.resendWebhook(accountId, r.id, undefined, undefined, 0);
           out.resent++;
         } catch (err) {
           out.not_resent.push({ id: r.id, error: (err as Error).message });

@@ -473,9 +473,12 @@ export class RequestStore {
     if (!row) return null;
     const state = row.webhook_state as WebhookState | null;
     if (state === 'pending') return { state };
-    // a delivery just made is not made again at once: the resend is free, and was a relay of POSTs to any address (h258)
-    const since = state === 'delivered' && row.webhook_delivered_at !== null ? now - Date.parse(toIso(row.webhook_delivered_at)) : Infinity;
-    if (since < minGapMs) return { state: 'delivered', waitMs: minGapMs - since };
+    // a delivery just ended is not made again at once: the resend is free, and was a relay of POSTs to any address (h258);
+    // a failed one too, which a receiver answering 3xx or 410 ends after one POST (h262)
+    const ended = (state === 'delivered' || state === 'failed') && row.webhook_delivered_at !== null ? Date.parse(toIso(row.webhook_delivered_at)) : undefined;
+    const since = ended === undefined ? Infinity : now - ended;
+    // (another node's clock ahead of this one: at most the gap)
+    if (since < minGapMs) return { state: state!, waitMs: Math.min(minGapMs, minGapMs - since) };
     if (row.status !== 'DONE') return { state: 'waiting' };
     if (!row.webhook && !target) return { state: 'none' };
     const result = await this.db

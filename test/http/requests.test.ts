@@ -492,6 +492,10 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       const id = (await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url: gone.url, headers: { 'x-key': 'first' } } } })).json().id as string;
       const settle = (want: string) => webhookIn(id, [want]);
       await settle('failed');
+      // a delivery a 410 ended after one POST is not sent again at once either (h262: the gap was delivered ones' only)
+      const early = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: moved.url, headers: { 'x-key': 'second' } } });
+      expect([early.statusCode, early.json().code]).toEqual([429, 'rate_limited']);
+      await new Promise((r) => setTimeout(r, 1600));
       const again = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: moved.url, headers: { 'x-key': 'second' } } });
       expect(again.statusCode, again.body).toBe(200);
       // due at once: the dispatcher may have it (or be done with it) by the time the answer is read
