@@ -16,8 +16,12 @@ type Schema = {
   nullable?: boolean;
   /** An empty string is "not given" too (an image field a typed client sends as ""). */
   'x-empty-is-absent'?: boolean;
-  /** `null` is the client's value, not "not given" (an update's `_url: null` removes the stored link). */
+  /**
+   * `null` is the client's value, not "not given" (an update's `_url: null` removes the stored link), unless one of
+   * these sibling keys is sent too: a typed client sends every image field, unset ones as null (h262).
+   */
   'x-null-is-value'?: boolean;
+  'x-null-is-value-unless'?: string[];
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -37,7 +41,8 @@ export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): v
   for (const [key, prop] of Object.entries(s.properties)) {
     if (!(key in value)) continue;
     if (value[key] === null || (value[key] === '' && prop['x-empty-is-absent'] === true)) {
-      if (!required.has(key) && (value[key] === '' || !allowsNull(prop))) delete value[key];
+      const typedNoise = value[key] === null && (prop['x-null-is-value-unless'] ?? []).some((k) => k in value);
+      if (!required.has(key) && (value[key] === '' || !allowsNull(prop) || typedNoise)) delete value[key];
     } else dropNullOptionals(prop, value[key], depth + 1);
   }
 }

@@ -101,6 +101,13 @@ export function typedRecordFields<T>(doc: T): T {
     if (props && typeof props === 'object') {
       for (const [name, field] of Object.entries(props)) {
         if (!field || typeof field !== 'object' || 'type' in field || '$ref' in field || 'oneOf' in field || 'anyOf' in field) continue;
+        // a field typed per record by its service (a wrong one is that record's 400): documented with the type it takes
+        const documented = field['x-document-as'];
+        if (documented && typeof documented === 'object') {
+          delete field['x-document-as'];
+          Object.assign(field, documented);
+          continue;
+        }
         if (name === '_url' || name === '_base64' || name === '_file') Object.assign(field, { type: 'string' }, field['x-empty-is-absent'] ? { nullable: true } : {});
         else if (name === '_id' && /or an integer/.test(String(field.description ?? ''))) field.oneOf = [{ type: 'string', minLength: 1, maxLength: 255 }, { type: 'integer' }];
       }

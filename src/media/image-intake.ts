@@ -7,7 +7,7 @@ import { readLocalImage } from './local-file.ts';
 import type { FetchLimits } from '../config/config.ts';
 import { fetchImage } from './url-fetch.ts';
 import type { MediaLinks } from './media-links.ts';
-import type { MediaStore } from './media-store.ts';
+import { MediaStore } from './media-store.ts';
 
 export interface ImageRecord {
   _url?: unknown;
@@ -74,8 +74,16 @@ export class ImageIntake {
     }
     const m = /\/media\/([^/]+)$/.exec(parsed.pathname);
     if (!m || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return undefined;
-    const key = decodeURIComponent(m[1]!);
-    if (own.links.secondsLeft(key, parsed.searchParams.get('expires') ?? undefined, parsed.searchParams.get('sig') ?? undefined) === undefined) return undefined;
+    // a key is never escaped: any other last segment is another server's file (h262: a bad escape threw before the fetch)
+    const key = m[1]!;
+    if (!MediaStore.isKey(key)) return undefined;
+    const expires = parsed.searchParams.get('expires') ?? undefined;
+    const sig = parsed.searchParams.get('sig') ?? undefined;
+    if (own.links.secondsLeft(key, expires, sig) === undefined) {
+      // ours, signed, past its time: said so (fetched, it was "a loopback address", h262)
+      if (own.links.signedAt(key, expires, sig)) throw new ImageLoadError("this server's media link has expired: read the record it came from again for a fresh link");
+      return undefined;
+    }
     const bytes = await own.store.read(key, this.options.maxBytes);
     if (bytes === 'too_large') throw new ImageLoadError(`the image is larger than ${this.options.maxBytes} bytes`, 413, 'image_too_large');
     return bytes;

@@ -48,6 +48,12 @@ export class MediaLinks {
     return left > 0 ? left : undefined;
   }
 
+  /** Whether the link carries this server's signature, whatever its expiry. */
+  signedAt(key: string, expires: unknown, sig: unknown): boolean {
+    if (typeof expires !== 'string' || typeof sig !== 'string' || !/^[0-9]{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(sig)) return false;
+    return timingSafeEqual(Buffer.from(this.sign(key, Number(expires)), 'hex'), Buffer.from(sig, 'hex'));
+  }
+
   private sign(key: string, expires: number): string {
     // A purpose prefix, so this secret never signs anything that could pass for another use.
     return createHmac('sha256', this.secret).update(`loupe-media\n${key}\n${expires}`).digest('hex');

@@ -376,6 +376,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       // the total and summary read before a save made meanwhile: read again (h254: the total went back too)
       if (saves.current !== since) afterSave();
       setError(null);
+      // a 404 that passed (a proxy during a deploy, a token swapped in another tab): polling goes on (h262)
+      setGone(false);
       // new cards are said once per refresh at most, and not more often than every 10 s while a stream runs (a
       // refresh asked for by the user says them at once): "3 new cards", not every count the grid passed through
       if (newCards.current > 0 && (full || Date.now() - lastSaid.current >= sayNewCardsMs)) {

@@ -37,12 +37,12 @@ const OPTION_NOTES: Record<string, string> = {
 };
 
 // typed per record by the service (a hint of another type or length is that record's own 400, as an image field is, h258)
-const Hint = Type.Optional(Type.Unsafe<string>({ description: 'A string of at most 100 characters.' }));
+const Hint = Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 100 } }));
 const TcgRecord = Type.Intersect([
   ImageRecordInput,
   Type.Object(
     {
-      set_code: Type.Optional(Type.Unsafe<string>({ description: 'A string of at most 50 characters. Limits identification to one set: its code (`sv3pt5`, `DOM`) or the code printed on its cards (`MEW`); for sport cards and comics, whose catalogs carry no set codes, the set name.' })),
+      set_code: Type.Optional(Type.Unsafe<string>({ 'x-document-as': { type: 'string', maxLength: 50 }, description: 'Limits identification to one set: its code (`sv3pt5`, `DOM`) or the code printed on its cards (`MEW`); for sport cards and comics, whose catalogs carry no set codes, the set name.' })),
       'Top Category': Hint,
       Category: Hint,
       Side: Hint,
@@ -50,7 +50,7 @@ const TcgRecord = Type.Intersect([
       Subcategory: Hint,
       'Foil/Holo': Hint,
       Rotation: Hint,
-      Autograph: Type.Optional(Type.Unsafe<string | boolean>({ description: 'A string of at most 100 characters or a boolean. A sport card signed (`true`, or words such as `on card`): returned as the pre-filled `Autograph` tag; no model here sees a signature.' })),
+      Autograph: Type.Optional(Type.Unsafe<string | boolean>({ 'x-document-as': { oneOf: [{ type: 'string', maxLength: 100 }, { type: 'boolean' }] }, description: 'A sport card signed (`true`, or words such as `on card`): returned as the pre-filled `Autograph` tag; no model here sees a signature.' })),
     },
     { additionalProperties: true },
   ),

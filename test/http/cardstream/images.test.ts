@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends, createSession, cs, filesUnder, startHarness, type Harness } from '../../helpers/harness.ts';
 import { CardSessionStore } from '../../../src/store/card-session-store.ts';
 import type { Services } from '../../../src/services/container.ts';
+import { existingMediaSecret, MediaLinks } from '../../../src/media/media-links.ts';
 import type { MediaStore } from '../../../src/media/media-store.ts';
 
 /** A photo-like test image: smooth gradients plus noise, so JPEG sizes are realistic. */
@@ -105,6 +106,12 @@ describe.each(backends)('card images (%s)', (backend) => {
       const refused = (await hash(bad)).json().records[0];
       expect(refused._status, bad).toMatchObject({ code: 400, text: expect.stringMatching(/loopback/) });
     }
+    // ours and signed, but past its time: said so, not "a loopback address" (h262)
+    const { secret } = (await existingMediaSecret(h.dataDir, h.config.media.secret))!;
+    const stale = new MediaLinks(secret, { privateS: 60, publicS: 60 }, () => Date.now() - 7_200_000).url('http://localhost', new URL(row.image).pathname.split('/').pop()!);
+    expect((await hash(stale)).json().records[0]._status).toMatchObject({ code: 400, text: expect.stringContaining("this server's media link has expired") });
+    // a last segment that is no key (a bad escape) is any URL: fetched (h262: it threw before the fetch)
+    expect((await hash('http://127.0.0.1:9/media/caf%E9.jpg')).json().records[0]._status.text).toMatch(/loopback/);
     // a deleted card's image is no longer there to read
     const cardId = (await h.request('GET', cs(`identification/?session=${sid}&event_id=c1`))).json().results[0].id;
     expect((await h.request('DELETE', cs(`identification/${cardId}/`))).statusCode).toBe(204);
