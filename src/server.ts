@@ -86,6 +86,8 @@ async function shutdown(signal: string): Promise<void> {
   sweep.unref();
   try {
     await app.close();
+    // the last line says the stop ended (h260: "finishing requests in flight" was the last word)
+    app.log.info('stopped (exit 0)');
     process.exit(0);
   } catch (err) {
     app.log.error({ err }, 'shutdown failed');
@@ -169,5 +171,10 @@ const accounts = await app.loupe.accounts.listAccounts().catch((err: unknown) =>
   app.log.error({ err }, 'the accounts could not be read: is the database file damaged? Stop the server and restore a backup (README "Backups")');
   return undefined;
 });
-if (accounts?.length === 0) app.log.info('no accounts yet: create one with `npx loupe account create --name <name>` (README, "Admin CLI")');
+// the command as it must be typed for this server: the CLI reads ./data from the folder it runs in (h260: run as hinted
+// beside a server on another data folder, it made a database of its own, and the token was refused)
+if (accounts?.length === 0) {
+  const where = config.databaseUrl ? 'DATABASE_URL=<this server\'s> ' : path.resolve(config.dataDir) !== path.resolve('data') || process.env.LOUPE_DATA_DIR ? `LOUPE_DATA_DIR=${path.resolve(config.dataDir)} ` : '';
+  app.log.info(`no accounts yet: create one with \`${where}npx loupe account create --name <name>\` run from ${process.cwd()} (README, "Admin CLI")`);
+}
 

@@ -115,7 +115,8 @@ export async function openServices(config: Config, options: { longRunning?: bool
   }
   const { secret, file: secretFile } = made;
   if (secretFile && config.databaseUrl && options.longRunning) {
-    options.log?.('warn', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
+    // info: one node with its folder is the usual first setup, and a warning at every start read as something wrong (h260)
+    options.log?.('info', 'LOUPE_MEDIA_SECRET is not set: media links are signed with the secret in the data folder; API nodes and workers that do not share this folder must all be given the same LOUPE_MEDIA_SECRET', { file: secretFile });
   }
   if (options.longRunning) {
     // A server that cannot write would say it is ready, then fail every write and log its queue's failures twice a second

@@ -45,6 +45,9 @@ describe('web console (/console): the built bundle', () => {
     const app = Fastify();
     await app.register(consoleRoutes);
     try {
+      // the server's own address leads to the console, relatively, so a proxy's prefix stays (h260: a JSON 404)
+      const root = await app.inject({ url: '/' });
+      expect([root.statusCode, root.headers.location]).toEqual([302, 'console']);
       const page = await app.inject({ url: '/console/sessions/anything', headers: { 'accept-encoding': 'gzip, deflate, br' } });
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-encoding']).toBe('br');
