@@ -150,6 +150,27 @@ describe.each(backends)('catalog import (%s)', (backend) => {
     expect((await t.catalogs.cardsByNumber(c.id, '3', { setCode: 'tst1' })).map((x) => x.key)).toEqual(['tst1-3']);
   });
 
+  it("reads the data project's per-set files, whose cards name no set, and the API's set objects (h260: \"set\" is missing)", async () => {
+    const cards = JSON.parse(await fs.readFile(fixture('pokemon/cards.json'), 'utf8')) as Record<string, unknown>[];
+    const upstream = cards.filter((c) => c.set === 'tst1').map(({ set: _set, ...c }) => c);
+    const api = cards.filter((c) => c.set === 'tst1').map((c) => ({ ...c, set: { id: c.set, name: 'Test Base' } }));
+    for (const [name, rows] of [['base-upstream.json', upstream], ['base-api.json', api]] as const) {
+      const result = await run({ kind: 'pokemon', catalog: `pokemon-${name}`, files: { cards: await files.write(name, JSON.stringify(rows)), sets: fixture('pokemon/sets.json') } });
+      expect(result.cards, name).toMatchObject({ created: rows.length, total: rows.length });
+      const c = (await t.catalogs.get(`pokemon-${name}`))!;
+      expect(await t.catalogs.card(c.id, 'tst1-2'), name).toMatchObject({ name: 'Émberon', setName: 'Test Base', year: '2001' });
+      expect((await t.catalogs.cardsByNumber(c.id, '3', { setCode: 'tst1' })).map((x) => x.key), name).toEqual(['tst1-3']);
+    }
+    // the project's folder of per-set files, as one file of them all (h260: EISDIR)
+    const folder = path.join(files.dir, 'cards-en');
+    await fs.mkdir(folder, { recursive: true });
+    for (const set of ['tst1', 'tst2pt5']) await fs.writeFile(path.join(folder, `${set}.json`), JSON.stringify(cards.filter((c) => c.set === set).map(({ set: _set, ...c }) => c)));
+    const whole = await run({ kind: 'pokemon', catalog: 'pokemon-folder', files: { cards: folder, sets: fixture('pokemon/sets.json') } });
+    expect(whole).toMatchObject({ cards: { created: 6, total: 6 }, sets: { total: 2 }, remarks: [] });
+    // an id that names no set either is still refused, naming the record
+    await expect(run({ kind: 'pokemon', catalog: 'pokemon-noset', files: { cards: await files.write('noset.json', JSON.stringify([{ id: 'nohyphen', name: 'X', number: '1' }])) } })).rejects.toThrow(/"set" is missing, and the id names none/);
+  });
+
   it('bumps the version only when a re-import changes something', async () => {
     const request = { ...requests.pokemon!, catalog: 'pokemon-bump' };
     await run(request);

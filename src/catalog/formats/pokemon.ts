@@ -1,9 +1,13 @@
 import { Fields, RowSet, fail, yearOf, type CardRow, type ReadContext, type ReadResult, type SetRow } from '../catalog-rows.ts';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { readJsonRecords } from '../record-stream.ts';
 
 /**
  * The Pokémon TCG data project's files (pokemon-tcg-data, the data behind pokemontcg.io):
- * `cards.json` (an array of cards; `id` like `base1-4`, `set` the set id) and `sets.json`.
+ * `cards.json` (an array of cards; `id` like `base1-4`, `set` the set id) and `sets.json`. The project's own
+ * per-set files (`cards/en/base1.json`) name no `set`: it is the id's part before its `-` (h260: "set" is missing);
+ * the pokemontcg.io API's cards name it as an object (`"set": {"id": "base1", …}`).
  * The card's year is its set's release year, so cards whose set is unknown (neither in the sets
  * file nor already in the catalog) keep a null year and set name, and the import says how many.
  */
@@ -27,7 +31,7 @@ export function pokemonCard(f: Fields, set: SetRow | undefined): CardRow {
   return {
     key: f.need('id'),
     name: f.need('name'),
-    setCode: f.need('set'),
+    setCode: setCodeOf(f),
     setName: set?.name ?? null,
     number: f.need('number'),
     rarity: f.text('rarity'),
@@ -37,6 +41,19 @@ export function pokemonCard(f: Fields, set: SetRow | undefined): CardRow {
     aliases: [],
     flags: [],
   };
+}
+
+/** The card's set id: its `set` (text, or the API's object's `id`), else its `id` before the first `-`. */
+export function setCodeOf(f: Fields): string {
+  const set = f.value.set;
+  if (set && typeof set === 'object' && !Array.isArray(set)) {
+    const id = (set as { id?: unknown }).id;
+    if (typeof id === 'string' && id.trim()) return id.trim();
+  }
+  if (f.has('set')) return f.need('set');
+  const id = f.need('id');
+  const cut = id.indexOf('-');
+  return cut > 0 ? id.slice(0, cut) : fail(f.at, '"set" is missing, and the id names none before a "-" (as in "base1-4")');
 }
 
 export async function readPokemonSets(file: string, ctx: ReadContext): Promise<SetRow[]> {
@@ -62,16 +79,23 @@ export async function readPokemon(files: { cards: string; sets?: string | undefi
   for (const s of sets) bySet.set(s.code, s);
   const cards = new RowSet();
   let records = sets.length;
-  for await (const r of readJsonRecords(files.cards, (read, size) => ctx.onBytes(files.cards, read, size))) {
-    const at = { file: files.cards, line: r.line, index: r.index, path: r.path };
-    if (r.path !== null) fail(at, 'a Pokémon cards file is a JSON array of cards');
-    const f = Fields.of(r.value, at);
-    const setCode = f.need('set');
-    const set = bySet.get(setCode);
-    if (!set) ctx.remarks.add(`{n} cards name a set that is in neither the sets file nor the catalog: no set name or year for them`, `"${setCode}" on line ${r.line}`);
-    cards.add(pokemonCard(f, set), at);
-    records++;
-    ctx.onRecord(files.cards);
+  // the data project's folder of per-set files (cards/en/*.json) as one file of them all (h260: EISDIR)
+  const cardFiles = (await fsp.stat(files.cards)).isDirectory()
+    ? (await fsp.readdir(files.cards)).filter((n) => n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(files.cards, n))
+    : [files.cards];
+  if (!cardFiles.length) fail({ file: files.cards, line: 0, index: 0, path: null }, 'the folder holds no .json files of cards');
+  for (const file of cardFiles) {
+    for await (const r of readJsonRecords(file, (read, size) => ctx.onBytes(file, read, size))) {
+      const at = { file, line: r.line, index: r.index, path: r.path };
+      if (r.path !== null) fail(at, 'a Pokémon cards file is a JSON array of cards');
+      const f = Fields.of(r.value, at);
+      const setCode = setCodeOf(f);
+      const set = bySet.get(setCode);
+      if (!set) ctx.remarks.add(`{n} cards name a set that is in neither the sets file nor the catalog: no set name or year for them`, `"${setCode}" on line ${r.line}`);
+      cards.add(pokemonCard(f, set), at);
+      records++;
+      ctx.onRecord(file);
+    }
   }
   return { format: 'pokemon', rank: 2, sets, cards, records };
 }
