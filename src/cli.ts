@@ -564,6 +564,9 @@ const knownCommands = new Set(['account create', 'account list', 'account show',
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);
 
+/** What those commands cannot run without, checked before a database is made for them (h260: a usage error made ./data). */
+const NEEDED_FIRST: Record<string, readonly string[]> = { 'account create': ['name'], 'catalog import': ['kind'], 'flow create': ['file'] };
+
 /**
  * The commands whose answer is about the media folder's files (an erasure or a request's deletion run elsewhere says
  * so in its counts and leaves the files to the server's sweep, h100).
@@ -730,6 +733,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
       // ./data and a new media secret, and reported every file missing (h110)
       if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !existsSync(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
+      if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need(values[flag as keyof Values] as string | undefined, flag);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite

@@ -64,6 +64,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       expect(migrate.code).toBe(1);
       expect(migrate.stderr).toMatch(/^loupe: no database in .*dtaa: nothing to upgrade\./);
       await expect(fs.access(path.join(elsewhere, 'dtaa', 'loupe.db'))).rejects.toThrow();
+      // a command that makes the database, missing what it needs, is a usage error that makes nothing (h260)
+      const bare = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'create']);
+      expect([bare.code, bare.stderr]).toEqual([2, expect.stringMatching(/^loupe: missing --name/)]);
+      await expect(fs.access(path.join(elsewhere, 'dtaa'))).rejects.toThrow();
       const made = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'dtaa') }, ['account', 'create', '--name', 'x']);
       expect(made.code).toBe(0);
       expect(made.stderr).toMatch(/^loupe: no database in .*dtaa: making a new, empty one/);
