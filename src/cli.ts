@@ -419,7 +419,8 @@ async function run(services: Services, command: string, values: Values, rest: st
   }
 }
 
-async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
+/** A catalog import's kind and files, checked before anything is opened (a usage slip makes no database, h263). */
+function catalogImportRequest(values: Values): { kind: (typeof CATALOG_KINDS)[number]; files: { cards?: string | undefined; sets?: string | undefined; csv?: string | undefined; file?: string | undefined } } {
   const kind = need(values.kind, 'kind');
   if (!isCatalogKind(kind)) throw new UsageError(`--kind must be one of ${CATALOG_KINDS.join(', ')}, not "${kind}"`);
   const files = { cards: values.cards, sets: values.sets, csv: values.csv, file: values.file };
@@ -429,6 +430,11 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
     if (err instanceof CatalogRequestError) throw new UsageError(err.message);
     throw err;
   }
+  return { kind, files };
+}
+
+async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
+  const { kind, files } = catalogImportRequest(values);
   if (values.map !== undefined && kind !== 'csv') throw new UsageError('--map is for --kind csv');
   let map: Map<string, string> | undefined;
   try {
@@ -733,7 +739,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
       // ./data and a new media secret, and reported every file missing (h110)
       if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !existsSync(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
-      if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need(values[flag as keyof Values] as string | undefined, flag);
+      if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need((values[flag as keyof Values] as string | undefined) ?? (flag === 'file' ? rest[0] : undefined), flag);
+      if (fresh && command === 'catalog import') catalogImportRequest(values);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite

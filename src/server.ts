@@ -174,7 +174,7 @@ const accounts = await app.loupe.accounts.listAccounts().catch((err: unknown) =>
 // the command as it must be typed for this server: the CLI reads ./data from the folder it runs in (h260: run as hinted
 // beside a server on another data folder, it made a database of its own, and the token was refused)
 if (accounts?.length === 0) {
-  const where = config.databaseUrl ? 'DATABASE_URL=<this server\'s> ' : path.resolve(config.dataDir) !== path.resolve('data') || process.env.LOUPE_DATA_DIR ? `LOUPE_DATA_DIR=${path.resolve(config.dataDir)} ` : '';
+  const where = config.databaseUrl ? 'DATABASE_URL=<this server\'s> ' : path.resolve(config.dataDir) !== path.resolve('data') || process.env.LOUPE_DATA_DIR ? `LOUPE_DATA_DIR=${/[\s'"$`\\]/.test(path.resolve(config.dataDir)) ? `'${path.resolve(config.dataDir).replaceAll("'", "'\\''")}'` : path.resolve(config.dataDir)} ` : '';
   app.log.info(`no accounts yet: create one with \`${where}npx loupe account create --name <name>\` run from ${process.cwd()} (README, "Admin CLI")`);
 }
 

@@ -524,7 +524,6 @@ export class CardSessionService {
       const current = await this.sessionRow(ctx, sid);
       if (patch.status !== current.status) throw badRequest(`A session's status is changed by POST …/session/${sid}/close/ or …/reopen/, not by PATCH.`, [{ field: 'status', message: `is "${current.status}"; PATCH does not change it` }]);
     }
-    const held = await this.sessionIfMatch(ctx, sid, ifMatch);
     const game = patch.game !== undefined ? storedGame(patch.game ?? '') : undefined;
     const changes = {
       ...(patch.name !== undefined && patch.name !== null ? { name: patch.name } : {}),
@@ -533,7 +532,14 @@ export class CardSessionService {
       ...(patch.description !== undefined ? { description: patch.description ?? '' } : {}),
       ...(patch.meta_data !== undefined ? { meta_data: JSON.stringify(patch.meta_data ?? {}) } : {}),
     };
-    if (!(await this.store.updateSession(sid, ctx.workspaceId, changes, held?.updated_at))) {
+    // what the session says already: no write, so its version stays (h263: a rename form saved unchanged made every
+    // other device's version stale)
+    const unchanged = (row: SessionRow) =>
+      Object.entries(changes).every(([k, v]) => (k === 'meta_data' ? bodyJson(fromJson(row.meta_data)) === bodyJson(JSON.parse(v)) : (row as unknown as Record<string, unknown>)[k] === v));
+    const held = await this.sessionIfMatch(ctx, sid, ifMatch, unchanged);
+    const current = held?.row ?? (await this.sessionRow(ctx, sid));
+    if (held?.done || unchanged(current)) return this.sessionView(current);
+    if (!(await this.store.updateSession(sid, ctx.workspaceId, changes, held?.row.updated_at))) {
       if (held) throw sessionChanged(sessionTag(await this.sessionRow(ctx, sid)));
       throw notFound(`Session ${id}`);
     }
@@ -591,8 +597,9 @@ export class CardSessionService {
 
   private async setStatus(ctx: CallContext, id: string, status: 'live' | 'closed', ifMatch: string | undefined): Promise<SessionView> {
     const sid = this.sessionId(id);
-    const held = await this.sessionIfMatch(ctx, sid, ifMatch);
-    if (!(await this.store.setStatus(sid, ctx.workspaceId, status, held?.updated_at))) throw sessionChanged(sessionTag(await this.sessionRow(ctx, sid)));
+    const held = await this.sessionIfMatch(ctx, sid, ifMatch, (row) => row.status === status);
+    if (held?.done) return this.sessionView(held.row);
+    if (!(await this.store.setStatus(sid, ctx.workspaceId, status, held?.row.updated_at))) throw sessionChanged(sessionTag(await this.sessionRow(ctx, sid)));
     return this.getSession(ctx, sid);
   }
 
@@ -1118,11 +1125,14 @@ export class CardSessionService {
    * Returns the row it holds for, whose `updated_at` a write then requires, so a change between the check and the write
    * is a 412 too (h259: a phone's late retry of close/ closed again a session a tablet had reopened meanwhile).
    */
-  private async sessionIfMatch(ctx: CallContext, id: string, ifMatch: string | undefined): Promise<SessionRow | undefined> {
+  private async sessionIfMatch(ctx: CallContext, id: string, ifMatch: string | undefined, alreadySo?: (row: SessionRow) => boolean): Promise<{ row: SessionRow; done?: true } | undefined> {
     if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
     const row = await this.sessionRow(ctx, id);
-    if (!ifMatchHolds(ifMatch, sessionTag(row))) throw sessionChanged(sessionTag(row));
-    return row;
+    if (ifMatchHolds(ifMatch, sessionTag(row))) return { row };
+    // what was asked is so already (a client's retry after its answer was lost): a success that writes nothing, as
+    // rows answer it (RFC 9110 §13.1.1; h263: the retry was told another device had changed the session)
+    if (alreadySo?.(row)) return { row, done: true };
+    throw sessionChanged(sessionTag(row));
   }
 
   /** In a fixed key order (jsonb keeps its own). */

@@ -257,10 +257,10 @@ export class CardSessionStore {
     const update = (db: Kysely<Database>, searchText?: string) => {
       let q = db
         .updateTable('card_sessions')
-        .set({ ...changes, ...(searchText !== undefined ? { search_text: searchText } : {}), updated_at: new Date().toISOString() })
+        .set({ ...changes, ...(searchText !== undefined ? { search_text: searchText } : {}), updated_at: laterThan(asOf) })
         .where('id', '=', id)
         .where('workspace_id', '=', workspaceId);
-      if (asOf !== undefined) q = q.where('updated_at', '=', asOf as string);
+      if (asOf !== undefined) q = q.where(this.updatedMs(), '=', toIso(asOf));
       return q.executeTakeFirst();
     };
     if (changes.name === undefined && changes.description === undefined && changes.platform === undefined && changes.game === undefined) {
@@ -276,21 +276,28 @@ export class CardSessionStore {
     });
   }
 
-  /** Sets the status only when it differs, so closing twice keeps the first `ended`. */
-  /** `asOf`: only while the session's `updated_at` is this (an `If-Match` checked before); false when it was not. */
+  /**
+   * Sets the status only when it differs, so closing twice keeps the first `ended`. `asOf`: only while the session's
+   * `updated_at` is this (an `If-Match` checked before); false when it was not.
+   */
   async setStatus(id: string, workspaceId: string, status: 'live' | 'closed', asOf?: string | Date): Promise<boolean> {
     const now = new Date().toISOString();
     let q = this.db
       .updateTable('card_sessions')
-      .set({ status, ended: status === 'closed' ? now : null, updated_at: now })
+      .set({ status, ended: status === 'closed' ? now : null, updated_at: laterThan(asOf) })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
       .where('status', '<>', status);
-    if (asOf !== undefined) q = q.where('updated_at', '=', asOf as string);
+    if (asOf !== undefined) q = q.where(this.updatedMs(), '=', toIso(asOf));
     if (Number((await q.executeTakeFirst()).numUpdatedRows) > 0 || asOf === undefined) return true;
     // nothing written: already so (and unchanged since), or changed since the check
     const row = await this.db.selectFrom('card_sessions').select(['status', 'updated_at']).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return !!row && row.status === status && toIso(row.updated_at) === toIso(asOf);
+  }
+
+  /** `updated_at` as the service reads it, to the millisecond (PostgreSQL may hold microseconds a repair by hand wrote). */
+  private updatedMs() {
+    return this.dialect === 'postgres' ? sql<string>`date_trunc('milliseconds', updated_at)` : sql<string>`updated_at`;
   }
 
   async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
@@ -509,4 +516,14 @@ export class CardSessionStore {
       .executeTakeFirstOrThrow();
     return Number(row.calls);
   }
+}
+
+/**
+ * A session's new `updated_at`: now, and after the one a conditional write held (a session's version hashes it, so two
+ * writes in one millisecond made a state's version equal an earlier state's, and a late `If-Match` held again: h263).
+ */
+function laterThan(asOf: string | Date | undefined): string {
+  const now = Date.now();
+  const held = asOf === undefined ? NaN : Date.parse(toIso(asOf));
+  return new Date(Number.isNaN(held) || held < now ? now : held + 1).toISOString();
 }

@@ -478,7 +478,7 @@ export class RequestStore {
     const ended = (state === 'delivered' || state === 'failed') && row.webhook_delivered_at !== null ? Date.parse(toIso(row.webhook_delivered_at)) : undefined;
     const since = ended === undefined ? Infinity : now - ended;
     // (another node's clock ahead of this one: at most the gap)
-    if (since < minGapMs) return { state: state!, waitMs: Math.min(minGapMs, minGapMs - since) };
+    if (minGapMs > 0 && since < minGapMs) return { state: state!, waitMs: Math.min(minGapMs, minGapMs - since) };
     if (row.status !== 'DONE') return { state: 'waiting' };
     if (!row.webhook && !target) return { state: 'none' };
     const result = await this.db

@@ -20,6 +20,9 @@ describe('recordText', () => {
     expect(t.body).toContain('navy');
     expect(t.body).toContain('waterproof');
     expect(t.body).not.toMatch(/\b(color|heavy|qty|size|hidden)\b/);
+    // a label map's scores name their labels, as `_tags`' probabilities do (h263); one under 0.1 does not
+    expect(recordText({ labels: { chair: 0.92, wood: 0.61, dust: 0.02 } }).body.split(' ')).toEqual(expect.arrayContaining(['chair', 'wood']));
+    expect(recordText({ labels: { chair: 0.92, dust: 0.02 } }).body).not.toContain('dust');
     // a title in three languages is English where its English words are (the keys `de`, `es` made it Spanish)
     expect(recordText({ names: { en: 'Wireless headphones with a long battery life', de: 'Kabellose Kopfhörer', es: 'Auriculares' } }).lang).toBe('en');
   });

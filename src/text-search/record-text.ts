@@ -35,11 +35,14 @@ function collect(value: unknown, depth: number, out: string[], budget: { left: n
       // A key is the record's format, as `_tags`' names are, and the same on every record: its value says what the
       // record is (h261: `{"title": {"en": …, "es": …}}` and `{"variants": [{"qty": 2}]}` were found by "es" and "qty",
       // and the language codes made an English record Spanish to PostgreSQL's stemmer). A flag's key is its meaning.
-      if (v === true && !k.startsWith('_')) collect(k, depth + 1, out, budget);
+      if ((v === true || isScore(v)) && !k.startsWith('_')) collect(k, depth + 1, out, budget);
       else collect(v, depth + 1, out, budget);
     }
   }
 }
+
+/** A label map's score (`{"chair": 0.92}`): a share of 0–1 at or over `minTagProb`, as `_tags`' probabilities are read. */
+const isScore = (v: unknown): boolean => typeof v === 'number' && v >= minTagProb && v < 1;
 
 export interface RecordText {
   /** Folded, segmented words plus concept codes, for the index's body column. */

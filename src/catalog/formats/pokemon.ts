@@ -1,7 +1,7 @@
 import { Fields, RowSet, fail, yearOf, type CardRow, type ReadContext, type ReadResult, type SetRow } from '../catalog-rows.ts';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { readJsonRecords } from '../record-stream.ts';
+import { CatalogFileError, readJsonRecords } from '../record-stream.ts';
 
 /**
  * The Pokémon TCG data project's files (pokemon-tcg-data, the data behind pokemontcg.io):
@@ -80,9 +80,12 @@ export async function readPokemon(files: { cards: string; sets?: string | undefi
   const cards = new RowSet();
   let records = sets.length;
   // the data project's folder of per-set files (cards/en/*.json) as one file of them all (h260: EISDIR)
-  const cardFiles = (await fsp.stat(files.cards)).isDirectory()
-    ? (await fsp.readdir(files.cards)).filter((n) => n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(files.cards, n))
-    : [files.cards];
+  // (a file that cannot be read is said as every reader says it: h263, a bare ENOENT from the stat)
+  const folder = await fsp.stat(files.cards).then((st) => st.isDirectory(), (err: NodeJS.ErrnoException) => {
+    throw new CatalogFileError(files.cards, null, `cannot be read (${err.code ?? err.message})`);
+  });
+  // (an editor's or macOS's dot files beside them are no cards)
+  const cardFiles = folder ? (await fsp.readdir(files.cards)).filter((n) => !n.startsWith('.') && n.toLowerCase().endsWith('.json')).sort().map((n) => path.join(files.cards, n)) : [files.cards];
   if (!cardFiles.length) fail({ file: files.cards, line: 0, index: 0, path: null }, 'the folder holds no .json files of cards');
   for (const file of cardFiles) {
     for await (const r of readJsonRecords(file, (read, size) => ctx.onBytes(file, read, size))) {
@@ -91,7 +94,7 @@ export async function readPokemon(files: { cards: string; sets?: string | undefi
       const f = Fields.of(r.value, at);
       const setCode = setCodeOf(f);
       const set = bySet.get(setCode);
-      if (!set) ctx.remarks.add(`{n} cards name a set that is in neither the sets file nor the catalog: no set name or year for them`, `"${setCode}" on line ${r.line}`);
+      if (!set) ctx.remarks.add(`{n} cards name a set that is in neither the sets file nor the catalog: no set name or year for them`, `"${setCode}" on line ${r.line}${folder ? ` of ${path.basename(file)}` : ''}`);
       cards.add(pokemonCard(f, set), at);
       records++;
       ctx.onRecord(file);
