@@ -8,7 +8,7 @@ export interface Page<T> {
 }
 
 /** A session as the console reads it (spec 1 §2 has more fields: description, platform, ended, client, meta_data). */
-export type Session = { id: string; name: string; game: string; status: 'live' | 'closed'; started: string } & Record<'identification_count' | 'total_price', number>;
+export type Session = { id: string; name: string; game: string; status: 'live' | 'closed'; started: string; etag?: string } & Record<'identification_count' | 'total_price', number>;
 
 export interface Summary {
   identifications: number;

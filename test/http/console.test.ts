@@ -594,6 +594,29 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
   }, 45_000);
 
+  it('closes a session only as this page read it: one renamed elsewhere meanwhile is refused and read again (session versions, h263)', async () => {
+    const sid = await createSession(h, { name: 'Versioned stream', game: 'TCG' });
+    await openFresh(`#/sessions/${sid}`);
+    await page.getByRole('heading', { name: 'Versioned stream' }).waitFor(STEP);
+    // the page's reads of the session answer as it was while another device renames it
+    const stale = (await h.request('GET', cs(`session/${sid}/`))).body;
+    await page.route(`**/cardstream/v2/session/${sid}/`, (route) => (route.request().method() === 'GET' ? route.fulfill({ status: 200, contentType: 'application/json', body: stale }) : route.continue()));
+    try {
+      expect((await h.request('PATCH', cs(`session/${sid}/`), { body: { name: 'Renamed on the phone' } })).statusCode).toBe(200);
+      page.once('dialog', (d) => void d.accept());
+      await page.getByRole('button', { name: 'Close session' }).first().click();
+      await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/changed elsewhere since this page read it/);
+      expect((await h.request('GET', cs(`session/${sid}/`))).json().status).toBe('live');
+    } finally {
+      await page.unroute(`**/cardstream/v2/session/${sid}/`);
+    }
+    // read again, the page holds the new version: the close goes through
+    await page.getByRole('heading', { name: 'Renamed on the phone' }).waitFor(STEP);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Close session' }).first().click();
+    await expect.poll(async () => (await h.request('GET', cs(`session/${sid}/`))).json().status, SLOW).toBe('closed');
+  }, 45_000);
+
   it('says a live session deleted elsewhere is gone and stops asking for it (h254: a 404 every 4 s while the page stayed open)', async () => {
     const doomed = await createSession(h, { name: 'Deleted elsewhere', game: 'TCG' });
     expect((await h.request('POST', cs(`session/${doomed}/identifications/`), { body: { identifications: [{ event_id: 'd1', name: 'Eevee', price: 1 }] } })).statusCode).toBe(200);

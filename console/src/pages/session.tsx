@@ -436,22 +436,30 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     if (document.activeElement === document.getElementById('main')) title.current?.focus();
   }, [session]);
 
+  // The session as this page read it: a close, reopen, rename or delete holds only while it is still that version, so
+  // one decided on a stale page (another device renamed, closed or reopened it) is refused and the page read again
+  const asRead = (): Record<string, string> => (session?.etag ? { 'if-match': session.etag } : {});
+  const changedElsewhere = (err: unknown, show: (e: unknown) => void) => {
+    if (!(err instanceof ApiError && err.status === 412)) return show(err);
+    show('This session was changed elsewhere since this page read it (renamed, closed or reopened): it has been read again; look, then try again.');
+    void refresh(true);
+  };
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
     if (action === 'close' && !confirm(`Close “${session?.name}”? The scanner app can add no more cards to it until it is reopened.`)) return;
     try {
-      setSession(await call<Session>('POST', `/cardstream/v2/session/${encodeURIComponent(id)}/${action}/`));
+      setSession(await call<Session>('POST', `/cardstream/v2/session/${encodeURIComponent(id)}/${action}/`, { headers: asRead() }));
     } catch (err) {
-      setError(err);
+      changedElsewhere(err, setError);
     }
   };
   const remove = async () => {
     if (!confirm(`Delete “${session?.name}” with its ${session?.identification_count} cards and images? This cannot be undone.`)) return;
     try {
-      await call('DELETE', `/cardstream/v2/session/${encodeURIComponent(id)}/`);
+      await call('DELETE', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { headers: asRead() });
       location.hash = '#/sessions';
     } catch (err) {
-      setError(err);
+      changedElsewhere(err, setError);
     }
   };
   const rename = async (e: Event) => {
@@ -460,14 +468,14 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     // a name of spaces left the heading and the session pickers blank
     if (!name) return setRenameError('A session needs a name: type one, or Cancel.');
     try {
-      setSession(await call<Session>('PATCH', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { body: { name } }));
+      setSession(await call<Session>('PATCH', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { body: { name }, headers: asRead() }));
       setRenaming(false);
       // a refusal said before is over (h166: it stayed on a closed session's page after the rename)
       setRenameError(null);
       // back to the button that opened the form, as Cancel does (h138: the focus fell to the page's start)
       setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
     } catch (err) {
-      setRenameError(err);
+      changedElsewhere(err, setRenameError);
     }
   };
   const exportCsv = () => {
