@@ -222,7 +222,10 @@ export class CardGraderJob implements JobHandler {
  */
 function unmeasured(op: Op, r: CardResult): string {
   if (r.centering) return '';
-  const why = r.centeringUnmeasurable ? ` (${r.centeringUnmeasurable.replace(/\.$/, '')})` : '';
+  // the reason without its own "centering is not measured" and with no parentheses inside the parentheses (h260: "(the
+  // left border's inner edge is not straight (art or text reaches into it): centering is not measured)")
+  const reason = r.centeringUnmeasurable?.replace(/\.$/, '').replace(/: centering is not measured$/, '').replace(/ \(([^()]*)\)/g, ': $1');
+  const why = reason ? ` (${reason})` : '';
   if (op === 'centering') return `; centering not measured${why}`;
   if (op === 'grade' || op === 'condition') return `; the border was not measured${why}: the final grade is of corners, edges and surface, and surface counts scratches and creases only (no stains)`;
   return '';
