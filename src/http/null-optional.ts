@@ -20,13 +20,12 @@ type Schema = {
    * `null` is the client's value, not "not given" (an update's `_url: null` removes the stored link), unless one of
    * these sibling keys is sent too: a typed client sends every image field, unset ones as null (h262).
    */
-  'x-null-is-value'?: boolean;
   'x-null-is-value-unless'?: string[];
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 // a union lets null through when one of its branches does (`Type.Union([Type.String(), Type.Null()])`)
-const allowsNull = (s: Schema): boolean => s.nullable === true || s['x-null-is-value'] === true || s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(allowsNull);
+const allowsNull = (s: Schema): boolean => s.nullable === true || s['x-null-is-value-unless'] !== undefined || s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')) || [...(s.anyOf ?? []), ...(s.oneOf ?? [])].some(allowsNull);
 
 export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): void {
   if (depth > 16 || !isObject(schema)) return;

@@ -41,9 +41,7 @@ export class MediaLinks {
 
   /** Whole seconds the link has left, or undefined when it is not ours, was altered or has expired. */
   secondsLeft(key: string, expires: unknown, sig: unknown): number | undefined {
-    if (typeof expires !== 'string' || typeof sig !== 'string' || !/^[0-9]{1,12}$/.test(expires) || !/^[0-9a-f]{64}$/.test(sig)) return undefined;
-    const want = Buffer.from(this.sign(key, Number(expires)), 'hex');
-    if (!timingSafeEqual(want, Buffer.from(sig, 'hex'))) return undefined;
+    if (!this.signedAt(key, expires, sig)) return undefined;
     const left = Math.floor(Number(expires) - this.now() / 1000);
     return left > 0 ? left : undefined;
   }

@@ -2,6 +2,14 @@
  * What a job handler sees. Handlers are registered by `type` (+ the endpoints they accept) and
  * turn a request's records into result records; the runner does leases, retries and storage.
  */
+/** A submit a handler refuses: the field it names (as a 400's `errors` give it) and a sentence saying what is wrong. */
+export interface Refusal {
+  field: string;
+  message: string;
+}
+
+export const refusal = (field: string, message: string): Refusal => ({ field, message });
+
 export interface JobContext {
   id: string;
   accountId: string;
@@ -57,10 +65,10 @@ export interface JobHandler {
   endpoints(): Promise<string[]> | string[];
   /** Records one request may carry for this endpoint (10 when not given). */
   maxRecords?(endpoint: string): number;
-  /** Checks request-level options at submit; returns a sentence saying what is wrong, or nothing. */
-  validate?(endpoint: string, options: RequestOptions): string | undefined;
-  /** Checks the records' own options at submit, as the synchronous endpoint's schema would; a sentence saying what is wrong, or nothing. */
-  validateRecords?(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined;
+  /** Checks request-level options at submit; returns what is wrong (the field and a sentence), or nothing. */
+  validate?(endpoint: string, options: RequestOptions): Refusal | undefined;
+  /** Checks the records' own options at submit, as the synchronous endpoint's schema would; what is wrong, or nothing. */
+  validateRecords?(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined;
   /** Whether this endpoint's result images are publicly readable (spec): their links live longer. */
   publicMedia?(endpoint: string): boolean;
   run(ctx: JobContext): Promise<JobOutcome>;

@@ -535,7 +535,7 @@ export class CardSessionService {
     // what the session says already: no write, so its version stays (h263: a rename form saved unchanged made every
     // other device's version stale)
     const unchanged = (row: SessionRow) =>
-      Object.entries(changes).every(([k, v]) => (k === 'meta_data' ? bodyJson(fromJson(row.meta_data)) === bodyJson(JSON.parse(v)) : (row as unknown as Record<string, unknown>)[k] === v));
+      Object.entries(changes).every(([k, v]) => (k === 'meta_data' ? bodyJson(fromJson(row.meta_data)) === bodyJson(patch.meta_data ?? {}) : (row as unknown as Record<string, unknown>)[k] === v));
     const held = await this.sessionIfMatch(ctx, sid, ifMatch, unchanged);
     const current = held?.row ?? (await this.sessionRow(ctx, sid));
     if (held?.done || unchanged(current)) return this.sessionView(current);
@@ -1207,8 +1207,7 @@ export function rowTag(r: IdentificationRow): string {
  * as it is, so a phone's close or rename is not refused for the cards it sent meanwhile.
  */
 export function sessionTag(r: Pick<SessionRow, 'id' | 'name' | 'description' | 'game' | 'platform' | 'status' | 'started' | 'ended' | 'client' | 'meta_data' | 'updated_at'>): string {
-  const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
-  const canonical = JSON.stringify([r.id, r.name, r.description, r.game, r.platform, r.status, iso(r.started), iso(r.ended), bodyJson(fromJson(r.client)), bodyJson(fromJson(r.meta_data)), iso(r.updated_at)]);
+  const canonical = JSON.stringify([r.id, r.name, r.description, r.game, r.platform, r.status, toIso(r.started), toIso(r.ended), bodyJson(fromJson(r.client)), bodyJson(fromJson(r.meta_data)), toIso(r.updated_at)]);
   return `"${createHash('sha256').update(canonical).digest('base64url').slice(0, 22)}"`;
 }
 

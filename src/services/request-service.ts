@@ -131,7 +131,7 @@ export class RequestService {
     }
     const invalid = handler.validate?.(endpoint, { mode: input.mode, frontWeight: input.front_weight, rootKeys: Object.keys(input) }) ?? handler.validateRecords?.(endpoint, input.records);
     // with the field it names, as every other field-level 400 has (h257: these alone had no `errors`)
-    if (invalid) throw badRequest(invalid, [{ field: fieldNamed(invalid), message: invalid }]);
+    if (invalid) throw badRequest(invalid.message, [invalid]);
     // a number JSON could not keep as sent would be stored, echoed and sent to the webhook altered
     // (an _id beyond 2^53 too: the record's own 400 would echo it altered); and a record's own fields are
     // stored, echoed in every read and webhook for the retention's days: bounded as a collection record's
@@ -387,9 +387,4 @@ export class RequestService {
     if (bytes > maxWebhookHeaderBytes) throw bad(`the headers take ${bytes} bytes; at most ${maxWebhookHeaderBytes} in all (receivers refuse more, and the delivery would fail)`);
     return { url: u.toString(), headers };
   }
-}
-
-/** The field a handler's refusal names first: `records[1].lang`, a root option in backquotes, else the body. */
-function fieldNamed(message: string): string {
-  return /^(records\[\d+\](?:\.[^:]+?)?)(?= must | is | are | has | cannot | takes |:|\.?$)/.exec(message)?.[1] ?? /^`([\w /-]+)`/.exec(message)?.[1] ?? (/^Unknown mode /.test(message) ? 'mode' : 'body');
 }

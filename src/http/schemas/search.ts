@@ -23,7 +23,7 @@ export const ImageRecordInput = Type.Object(
 export const UpdateRecordInput = Type.Object(
   {
     _id: ImageRecordInput.properties._id,
-    _url: Type.Optional(Type.Unsafe<string | null>({ description: 'http(s) URL of a new image (it replaces the vector), at most 8192 characters. `null` alone (no `_base64` or `_file` sent beside it, as a typed client sends every image field) removes the stored link and keeps the vector; empty: not given.', 'x-null-is-value': true, 'x-null-is-value-unless': ['_base64', '_file'], 'x-empty-is-absent': true })),
+    _url: Type.Optional(Type.Unsafe<string | null>({ description: 'http(s) URL of a new image (it replaces the vector), at most 8192 characters. `null` alone (no `_base64` or `_file` sent beside it, as a typed client sends every image field) removes the stored link and keeps the vector; empty: not given.', 'x-null-is-value-unless': ['_base64', '_file'], 'x-empty-is-absent': true })),
     _base64: ImageRecordInput.properties._base64,
     _file: ImageRecordInput.properties._file,
   },

@@ -1,4 +1,4 @@
-import { MediaWriteError, type JobContext, type JobHandler, type JobOutcome, type RequestOptions } from '../../queue/job-handler.ts';
+import { MediaWriteError, refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { pick } from '../../queue/job-runner.ts';
 import { sourceVersion } from '../../util/source-version.ts';
 import type { CardResult } from '../../vision/engine/vision-tasks.ts';
@@ -61,37 +61,37 @@ export class CardGraderJob implements JobHandler {
    * The spec's boolean options as booleans (or the strings `"true"`/`"false"`, which older clients
    * send), and `side` as front or back: a value read as nothing would grade another way than asked.
    */
-  validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
+  validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
     for (const [i, rec] of records.entries()) {
       // the request's options in a record would weigh or scale nothing: said, as a record's option at the root is
-      for (const key of ['front_weight', 'mode']) if (rec[key] !== undefined) return `records[${i}].${key}: \`${key}\` is an option of the request: send it beside the records.`;
+      for (const key of ['front_weight', 'mode']) if (rec[key] !== undefined) return refusal(`records[${i}].${key}`, `records[${i}].${key}: \`${key}\` is an option of the request: send it beside the records.`);
       for (const flag of recordFlags) {
-        if (rec[flag] !== undefined && rec[flag] !== null && bool(rec[flag]) === undefined) return `records[${i}].${flag} must be true or false.`;
+        if (rec[flag] !== undefined && rec[flag] !== null && bool(rec[flag]) === undefined) return refusal(`records[${i}].${flag}`, `records[${i}].${flag} must be true or false.`);
       }
       for (const key of ['side', 'Side']) {
         const v = rec[key];
-        if (v !== undefined && v !== null && sideOfHint(v) === undefined) return `records[${i}].${key} must be "front" or "back".`;
+        if (v !== undefined && v !== null && sideOfHint(v) === undefined) return refusal(`records[${i}].${key}`, `records[${i}].${key} must be "front" or "back".`);
       }
       // the tags' hints too: one read as nothing would tag (and pick the condition scale) otherwise than asked
       for (const key of ['Autograph', 'autograph']) {
         const v = rec[key];
-        if (v !== undefined && v !== null && autographHint(v) === undefined) return `records[${i}].${key} must be true or false (or "Yes" / "No").`;
+        if (v !== undefined && v !== null && autographHint(v) === undefined) return refusal(`records[${i}].${key}`, `records[${i}].${key} must be true or false (or "Yes" / "No").`);
       }
       for (const key of ['Category', 'category']) {
         const v = rec[key];
-        if (v !== undefined && v !== null && typeof v !== 'string') return `records[${i}].${key} must be a string, such as "Trading Card Game" or "Sport".`;
+        if (v !== undefined && v !== null && typeof v !== 'string') return refusal(`records[${i}].${key}`, `records[${i}].${key} must be a string, such as "Trading Card Game" or "Sport".`);
       }
     }
     return undefined;
   }
 
-  validate(endpoint: string, options: RequestOptions): string | undefined {
+  validate(endpoint: string, options: RequestOptions): Refusal | undefined {
     endpoint = endpointOf(endpoint);
     // a record's option sent beside the records would reach none of them
     const misplaced = options.rootKeys?.find((k) => recordKeys.includes(k));
-    if (misplaced) return `\`${misplaced}\` is an option of each record: send it in the records it applies to.`;
+    if (misplaced) return refusal(misplaced, `\`${misplaced}\` is an option of each record: send it in the records it applies to.`);
     // mode and front_weight say nothing to the other endpoints, which leave them be (request builders send them always)
-    if (options.mode !== undefined && endpoint === 'condition' && !conditionModeOf(options.mode)) return `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')} (or the marketplace names ebay, tcgplayer, ximilar, cardmarket).`;
+    if (options.mode !== undefined && endpoint === 'condition' && !conditionModeOf(options.mode)) return refusal('mode', `Unknown mode "${options.mode}"; one of: ${conditionModes.join(', ')} (or the marketplace names ebay, tcgplayer, ximilar, cardmarket).`);
     return undefined;
   }
 

@@ -1,7 +1,7 @@
-import type { JobContext, JobHandler, JobOutcome, RequestOptions } from '../../queue/job-handler.ts';
+import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echo } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -45,7 +45,7 @@ export class CollectiblesJob implements JobHandler {
     return endpoints[endpointOf(endpoint)]?.records ?? 10;
   }
 
-  validate(endpoint: string, options: RequestOptions): string | undefined {
+  validate(endpoint: string, options: RequestOptions): Refusal | undefined {
     // `mode` and `front_weight` say nothing to recognition: accepted and left be, as on every endpoint they say nothing
     // to (request builders send them always; h257: refused here alone)
     // a synchronous body copied as it is would lose its options without a word
@@ -54,9 +54,9 @@ export class CollectiblesJob implements JobHandler {
     if (misplaced === 'analyze_all') {
       // a comic's request says comic (h249: a comics shop was pointed to binder pages and /tcg_id)
       const [item, every, path] = endpointOf(endpoint) === 'comics_id' ? ['comic', 'every comic of a photo', 'comics_id'] : ['card', 'every card of a binder page', endpointOf(endpoint) === 'sport_id' ? 'sport_id' : 'tcg_id'];
-      return `\`analyze_all\` is not applied in asynchronous requests: each record is read for its largest ${item} (a request is paid per record at submit, and each further ${item} would be charged after). For ${every}, call /collectibles/v2/${path} with analyze_all, or send each ${item} as its own record (/collectibles/v2/detect gives their boxes).`;
+      return refusal('analyze_all', `\`analyze_all\` is not applied in asynchronous requests: each record is read for its largest ${item} (a request is paid per record at submit, and each further ${item} would be charged after). For ${every}, call /collectibles/v2/${path} with analyze_all, or send each ${item} as its own record (/collectibles/v2/detect gives their boxes).`);
     }
-    if (misplaced) return `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`;
+    if (misplaced) return refusal(misplaced, `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`);
     return undefined;
   }
 
@@ -64,25 +64,23 @@ export class CollectiblesJob implements JobHandler {
    * The options each record carries, held to the synchronous endpoints' types (docs/api-decisions.md,
    * "Submit errors": 400 before anything is stored or charged), and `magic_ai`'s limit of 2 records.
    */
-  validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): string | undefined {
+  validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
     if (!family || slab) return undefined;
     const flags = optionsOf(family);
-    const texts: [string, number][] = [['set_code', 50], ...HINTS.map((h): [string, number] => [h, 100]), ...(family === COMICS ? [['lang', 20] as [string, number]] : [])];
     for (const [i, rec] of records.entries()) {
       for (const flag of flags) {
         const v = rec[flag];
-        if (v !== undefined && v !== null && typeof v !== 'boolean') return `records[${i}].${flag} must be boolean.`;
+        if (v !== undefined && v !== null && typeof v !== 'boolean') return refusal(`records[${i}].${flag}`, `records[${i}].${flag} must be boolean.`);
       }
-      for (const [field, max] of texts) {
-        const v = rec[field];
-        if (v !== undefined && v !== null && (typeof v !== 'string' || [...v].length > max)) return `records[${i}].${field} must be a string of at most ${max} characters.`;
-      }
-      const autograph = rec.Autograph;
-      if (autograph !== undefined && autograph !== null && typeof autograph !== 'boolean' && (typeof autograph !== 'string' || [...autograph].length > 100)) return `records[${i}].Autograph must be a boolean or a string of at most 100 characters.`;
+      // the hints as the synchronous endpoints check them (there, the record's own 400)
+      const hint = hintProblem(rec);
+      if (hint) return refusal(`records[${i}].${hint.field}`, `records[${i}].${hint.message}.`);
+      const lang = family === COMICS ? rec.lang : undefined;
+      if (lang !== undefined && lang !== null && (typeof lang !== 'string' || [...lang].length > 20)) return refusal(`records[${i}].lang`, `records[${i}].lang must be a string of at most 20 characters.`);
     }
     const magic = family === SPORT ? records.filter((r) => r.magic_ai === true).length : 0;
-    if (magic > 2) return `magic_ai takes at most 2 records per request; ${magic} were sent.`;
+    if (magic > 2) return refusal('records', `magic_ai takes at most 2 records per request; ${magic} were sent.`);
     return undefined;
   }
 

@@ -140,12 +140,11 @@ export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcatego
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
  * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too.
  */
-export function hintProblem(record: Record<string, unknown>): string | undefined {
+export function hintProblem(record: Record<string, unknown>): { field: string; message: string } | undefined {
   for (const [key, max] of [['set_code', 50], ...HINTS.map((h) => [h, 100] as const), ['Autograph', 100]] as const) {
     const v = record[key];
     if (v === undefined || v === null || (key === 'Autograph' && typeof v === 'boolean')) continue;
-    if (typeof v !== 'string') return `${key} must be a string${key === 'Autograph' ? ' or a boolean' : ''}, not ${Array.isArray(v) ? 'a list' : typeof v}`;
-    if ([...v].length > max) return `${key} is longer than ${max} characters`;
+    if (typeof v !== 'string' || [...v].length > max) return { field: key, message: `${key} must be ${key === 'Autograph' ? 'a boolean or ' : ''}a string of at most ${max} characters` };
   }
   return undefined;
 }
@@ -490,7 +489,7 @@ export class RecognitionService {
    */
   async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
     const wrongHint = hintProblem(record);
-    if (wrongHint) return { ...base, _status: recordError(ctx, wrongHint, 400) };
+    if (wrongHint) return { ...base, _status: recordError(ctx, wrongHint.message, 400) };
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
@@ -813,7 +812,7 @@ export class RecognitionService {
     const products = await this.tcgplayerProducts([...(best ? [best] : []), ...alternatives]);
     // the same printing in two catalogs was one candidate: said, as it points at an import made twice (h252)
     const twice = best?.alsoIn?.length ? best : ranked[0]?.alsoIn?.length ? ranked[0] : undefined;
-    if (twice) priceNotes.push(`${twice.card.name} ${twice.card.number ?? ''} is in ${twice.alsoIn!.length + 1} imported catalogs (${[twice.search, ...twice.alsoIn!].map((c) => c.catalog.name).join(', ')}), answered from ${twice.search.catalog.name}: one import of it is enough (loupe catalog list, loupe catalog delete)`.replace('  ', ' '));
+    if (twice) priceNotes.push(`${[twice.card.name, twice.card.number].filter(Boolean).join(' ')} is in ${twice.alsoIn!.length + 1} imported catalogs (${[twice.search, ...twice.alsoIn!].map((c) => c.catalog.name).join(', ')}), answered from ${twice.search.catalog.name}: one import of it is enough (loupe catalog list, loupe catalog delete)`);
     const asMatch = async (r: Ranked, isBest = false): Promise<Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] }> => {
       const d = r.search.detail(r.card.key)!;
       const m: Record<string, unknown> & { subcategory: string | null; price_stats?: unknown[] } = family.match(r.search.catalog.kind, r.search.catalog.name, d.card, d.set);

@@ -329,7 +329,7 @@ async function runUpscale(task: UpscaleTask): Promise<UpscaleResult | ImageRefus
   // came back on an opaque colour and could no longer be graded as `transparent` (h257)
   if (png && meta.hasAlpha) {
     const alpha = await sharp(Buffer.from(task.image), { limitInputPixels: task.maxPixels }).rotate().extractChannel('alpha').resize(out.width, out.height, { fit: 'fill', kernel: 'lanczos3' }).raw().toBuffer();
-    encoded = sharp(await encoded.joinChannel(alpha, { raw: { width: out.width, height: out.height, channels: 1 } }).raw().toBuffer(), { raw: { width: out.width, height: out.height, channels: 4 } });
+    encoded = encoded.joinChannel(alpha, { raw: { width: out.width, height: out.height, channels: 1 } });
   }
   const bytes = await (png ? encoded.png({ compressionLevel: 6 }) : encoded.jpeg({ quality: 92, chromaSubsampling: '4:4:4' })).toBuffer();
   return {
