@@ -6,7 +6,7 @@ import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
 import { hashBandBits } from '../store/migrations/019-hash-bands.ts';
-import { pgWordsConfig } from '../store/collection-text-store.ts';
+import { englishWords, pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
 import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
@@ -167,30 +167,34 @@ export class PgCollectionQueries implements CollectionQueries {
   }
 
   /**
-   * Record text is stemmed in its own language, so a query's words are stemmed by every
-   * language the collection's records are in (usually one to three) and by none (`simple`).
+   * Record text is stemmed in its own language and its Latin words as English too, so a query's words are stemmed by
+   * English, by every language the collection's records are in (usually one to three) and by none (`simple`).
    */
   private async textConfigs(c: CollectionRecord, q: ParsedQuery): Promise<string[]> {
-    return [...new Set(['simple', pgWordsConfig(q.language), ...(await this.statsOf(c)).configs])];
+    return [...new Set(['simple', englishWords, pgWordsConfig(q.language), ...(await this.statsOf(c)).configs])];
   }
 
-  /** The tsquery of a parsed query, and the lexemes it looks for (for BM25's sums). */
-  private async tsquery(c: CollectionRecord, q: ParsedQuery): Promise<{ query: RawBuilder<unknown>; lexemes: RawBuilder<unknown> } | undefined> {
+  /**
+   * The tsquery of a parsed query, and the lexemes each query word is looked for as: one group a word, as SQLite's
+   * phrase groups. A word's stems in several languages are one word, counted once: a record's count of it is that of
+   * its most frequent lexeme, and its document frequency the records holding any (counted by lexeme, a rarer
+   * stem's idf ranked a Spanish record's "guitars" far above an English record's, h261).
+   */
+  private async tsquery(c: CollectionRecord, q: ParsedQuery): Promise<{ query: RawBuilder<unknown>; groups: RawBuilder<unknown>[] } | undefined> {
     const { codes, terms } = toPgTsqueries(q);
     const queries: RawBuilder<unknown>[] = [];
-    const lexemes: RawBuilder<unknown>[] = [];
+    const groups: RawBuilder<unknown>[] = [];
     if (codes) {
       queries.push(sql`to_tsquery('simple', ${codes})`);
-      lexemes.push(sql`tsvector_to_array(to_tsvector('simple', ${q.codes.map((x) => x.code).join(' ')}))`);
+      for (const { code } of q.codes) groups.push(sql`tsvector_to_array(to_tsvector('simple', ${code}))`);
     }
     if (terms) {
-      for (const cfg of await this.textConfigs(c, q)) {
-        queries.push(sql`to_tsquery(${cfg}::regconfig, ${terms})`);
-        lexemes.push(sql`tsvector_to_array(to_tsvector(${cfg}::regconfig, ${[...q.terms, ...(q.literals ?? [])].join(' ')}))`);
-      }
+      const configs = await this.textConfigs(c, q);
+      for (const cfg of configs) queries.push(sql`to_tsquery(${cfg}::regconfig, ${terms})`);
+      for (const word of [...q.terms, ...(q.literals ?? [])]) groups.push(sql.join(configs.map((cfg) => sql`tsvector_to_array(to_tsvector(${cfg}::regconfig, ${word}))`), sql` || `));
     }
     if (!queries.length) return undefined;
-    return { query: sql.join(queries, sql` || `), lexemes: sql.join(lexemes, sql` || `) };
+    return { query: sql.join(queries, sql` || `), groups };
   }
 
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
@@ -204,11 +208,13 @@ export class PgCollectionQueries implements CollectionQueries {
     // candidates are read with the collection's own GIN index (its predicate repeats the literal).
     const { n, avgdl } = await this.statsOf(c);
     const num = (x: number) => sql.raw(String(x));
+    const words = sql.join(t.groups.map((l, g) => sql`(${num(g)}, ${l})`));
     // N may lag a backfill by a minute (statsOf): it is never taken below a term's own count.
     // Each match keeps only the query's lexemes (ts_delete of the rest, in C) before it is
     // unnested: unnesting whole documents cost 5-7x more with 17 lexemes a record.
     const query = sql<{ key: number; record_id: string; data: unknown; score: number }>`
-      WITH qs AS (SELECT ${t.lexemes} AS l),
+      WITH qw AS (SELECT DISTINCT v.g, u.lexeme FROM (VALUES ${words}) AS v(g, l), unnest(v.l) AS u(lexeme)),
+      qs AS (SELECT coalesce(array_agg(DISTINCT lexeme), '{}') AS l FROM qw),
       cand AS MATERIALIZED (
         SELECT t.key, t.doc_len, ts_delete(t.tsv, tsvector_to_array(ts_delete(t.tsv, qs.l))) AS found
         FROM collection_text t, qs
@@ -219,11 +225,12 @@ export class PgCollectionQueries implements CollectionQueries {
           (SELECT sum(CASE w WHEN 'A' THEN 2.0 WHEN 'B' THEN 1.0 ELSE 0.5 END) FROM unnest(u.weights) AS w)::float8 AS tf
         FROM cand c, unnest(c.found) AS u
       ),
-      df AS (SELECT lexeme, count(*)::float8 AS df FROM hits GROUP BY lexeme),
+      best AS (SELECT h.key, qw.g, max(h.doc_len) AS doc_len, max(h.tf) AS tf FROM hits h JOIN qw USING (lexeme) GROUP BY h.key, qw.g),
+      df AS (SELECT g, count(*)::float8 AS df FROM best GROUP BY g),
       scored AS (
-        SELECT h.key, sum(ln(1 + (greatest(${num(n)}, d.df) - d.df + 0.5) / (d.df + 0.5)) * h.tf * ${num(k1 + 1)} / (h.tf + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * h.doc_len / ${num(avgdl)}))) AS score
-        FROM hits h JOIN df d USING (lexeme)
-        GROUP BY h.key
+        SELECT b.key, sum(ln(1 + (greatest(${num(n)}, d.df) - d.df + 0.5) / (d.df + 0.5)) * b.tf * ${num(k1 + 1)} / (b.tf + ${num(k1)} * (1 - ${num(b)} + ${num(b)} * b.doc_len / ${num(avgdl)}))) AS score
+        FROM best b JOIN df d USING (g)
+        GROUP BY b.key
       )
       SELECT r.key, r.record_id, r.data, sc.score FROM ${filter && Object.keys(filter).length ? sql`scored` : sql`(SELECT * FROM scored ORDER BY score DESC, key LIMIT ${k})`} sc
       JOIN collection_records r ON r.key = sc.key

@@ -67,6 +67,9 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
   tr: 'turkish',
 };
 
+/** The configuration every record's Latin words are also stemmed with (`pgTextVector`), and queries too. */
+export const englishWords = 'loupe_english_words';
+
 /**
  * The configuration a record's own words are stemmed with: its language's Snowball stems with every
  * word kept (`loupe_<language>_words`, migration 015: SQLite's porter tokenizer drops no word,
@@ -75,7 +78,7 @@ export const pgConfigOf: Readonly<Record<string, string>> = {
  * as SQLite's porter stems every record (unstemmed, "wallet" did not find "wallets"). Chinese,
  * Japanese, Bengali and Urdu stay unstemmed.
  */
-export const pgWordsConfig = (lang: string) => (lang === 'simple' ? 'loupe_english_words' : pgConfigOf[lang] ? `loupe_${pgConfigOf[lang]}_words` : 'simple');
+export const pgWordsConfig = (lang: string) => (lang === 'simple' ? englishWords : pgConfigOf[lang] ? `loupe_${pgConfigOf[lang]}_words` : 'simple');
 
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
@@ -95,10 +98,17 @@ export const pgTextIndexDdl = (collectionId: string) =>
 export function pgTextVector(t: Pick<TextRow, 'seen' | 'body' | 'ocr' | 'lang'>): { tsv: RawBuilder<string>; doc_len: number } {
   const cfg = pgWordsConfig(t.lang);
   const tokens = t.body.split(' ');
-  const words = tokens.filter((w) => !conceptCodes().has(w)).join(' ');
+  const words = tokens.filter((w) => !conceptCodes().has(w));
   const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
+  const own = sql`to_tsvector(${cfg}::regconfig, ${words.join(' ')})`;
+  // A record is read as one language, but a shop's Spanish record still says "guitars" and "USB cable": its Latin
+  // words are stemmed as English too, as SQLite's porter stems every record (h261: "guitar" became `guit`, and
+  // "guitar" did not find "guitars" there). Lexemes the record's own stemmer already made are left out, so a word
+  // both stem alike is counted once; the search takes the best lexeme of each query word (pg-collection-queries.ts).
+  const latin = cfg === englishWords ? [] : words.filter((w) => /[a-z]/.test(w));
+  const body = latin.length ? sql`${own} || ts_delete(to_tsvector(${englishWords}::regconfig, ${latin.join(' ')}), tsvector_to_array(${own}))` : own;
   return {
-    tsv: sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(to_tsvector(${cfg}::regconfig, ${words}) || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`,
+    tsv: sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(${body} || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`,
     doc_len: tokenCount(t),
   };
 }
