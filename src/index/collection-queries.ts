@@ -34,6 +34,12 @@ export interface CollectionQueries {
   /** Every record within `maxDistance` (cosine distance), closest first, at most `limit`. */
   range(c: CollectionRecord, query: Float32Array, maxDistance: number, limit: number, filter?: Filter): Promise<Hit[]>;
   /**
+   * For each of `records` (by key), the records within `maxDistance` of its own vector, closest first, at most `limit`,
+   * itself among them; a record with none (stored without a vector, or outside the filter) has no entry. One pass over a page of records, as `range` of
+   * each would answer (allNearDupPairs: one round trip a page on PostgreSQL instead of two a record).
+   */
+  neighbours(c: CollectionRecord, records: StoredRecord[], maxDistance: number, limit: number, filter?: Filter): Promise<Map<number, Hit[]>>;
+  /**
    * Records whose `bmh1` visual hash lies within `maxBits` of `hash` (records stored without one are
    * not among them), at most `limit`, each with its descriptor distance from `query`, closest first.
    */

@@ -290,6 +290,17 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     return (await this.knn(c, query, limit, filter)).filter((h) => h.distance <= maxDistance);
   }
 
+  async neighbours(c: CollectionRecord, records: StoredRecord[], maxDistance: number, limit: number, filter?: Filter): Promise<Map<number, Hit[]>> {
+    const s = await this.ready(c);
+    const out = new Map<number, Hit[]>();
+    for (const r of records) {
+      const vector = s.index?.vectorOf(r.key);
+      const hits = vector ? await this.range(c, vector, maxDistance, limit, filter) : [];
+      if (hits.length) out.set(r.key, hits);
+    }
+    return out;
+  }
+
   async nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
     if (!/^[01]{256}$/.test(hash)) return [];
     const s = await this.ready(c);

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { FilterError } from '../store/filters/filter-error.ts';
 import { Slots } from '../util/slots.ts';
 import { clientGoneSignal, downloadOwner } from '../util/download-scope.ts';
@@ -285,21 +285,30 @@ export class PgCollectionQueries implements CollectionQueries {
     return { record: this.rows([row])[0]!, vector: Float32Array.from(JSON.parse(row.v) as number[]), ...(row.hash ? { hash: row.hash } : {}) };
   }
 
+  /**
+   * A nearest-neighbour search's transaction: few matches of a filter compared with each (no index scan, which never
+   * misses one); otherwise the index and key lookups, whatever the planner estimates.
+   */
+  private async vectorSearch<T>(c: CollectionRecord, limit: number, filter: Filter | undefined, fn: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+    const filtered = filter !== undefined && Object.keys(filter).length > 0;
+    const few = filtered && (await this.matchesFew(c, filter));
+    const search = () => this.store.db.transaction().execute(async (trx) => {
+      if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
+      // a prepared statement's generic plan (LIMIT unknown) and large limits chose a scan of every record, and a hash
+      // join reading every record's data (a capacity run: k 50 in 22–40 ms, k 63 in 460–500 ms at 50,000 records)
+      else await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(trx);
+      if (filtered) await limitStatement(trx);
+      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
+      return fn(trx);
+    });
+    return filtered ? this.limited(search) : search();
+  }
+
   private async nearest(c: CollectionRecord, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]> {
     if (!c.dimensions || query.length !== c.dimensions) return [];
     const dims = sql.raw(String(c.dimensions));
     const q = pgVector(query);
-    const filtered = filter !== undefined && Object.keys(filter).length > 0;
-    // few records match: compare with each of them (no index scan), which never misses one
-    const few = filtered && (await this.matchesFew(c, filter));
-    const search = () => this.store.db.transaction().execute(async (trx) => {
-      if (few) await sql`SELECT set_config('enable_indexscan', 'off', true)`.execute(trx);
-      // otherwise the index and key lookups, whatever the planner estimates: a prepared statement's generic
-      // plan (LIMIT unknown) and large limits chose a scan of every record, and a hash join reading every
-      // record's data (a capacity run: k 50 in 22–40 ms, k 63 in 460–500 ms at 50,000 records)
-      else await sql`SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`.execute(trx);
-      if (filtered) await limitStatement(trx);
-      await sql`SELECT set_config('hnsw.ef_search', ${String(efSearch(limit, filtered))}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.max_scan_tuples', ${String(maxScanTuples(limit))}, true)`.execute(trx);
+    return this.vectorSearch(c, limit, filter, async (trx) => {
       // relaxed_order may return rows slightly out of order, so the first `limit` rows are not
       // the best `limit`: take more, sort, then cut.
       // the candidates carry their key and distance only; the records' data is read for the page kept
@@ -314,7 +323,42 @@ export class PgCollectionQueries implements CollectionQueries {
         SELECT r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key ORDER BY kept.distance, kept.key`.execute(trx);
       return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));
     });
-    return filtered ? this.limited(search) : search();
+  }
+
+  async neighbours(c: CollectionRecord, records: StoredRecord[], maxDistance: number, limit: number, filter?: Filter): Promise<Map<number, Hit[]>> {
+    const out = new Map<number, Hit[]>();
+    if (!c.dimensions || !records.length) return out;
+    const dims = sql.raw(String(c.dimensions));
+    const keys = records.map((r) => r.key);
+    // each record's own search by the index (LATERAL), all of a page in one statement; as `nearest`, more taken and cut
+    const rows = await this.vectorSearch(c, limit, filter, async (trx) =>
+      (
+        await sql<{ src: number; key: number; record_id: string; data: unknown; distance: number }>`
+        WITH src AS MATERIALIZED (
+          SELECT key, embedding::vector(${dims}) AS v FROM collection_records
+          WHERE collection_id = ${sql.lit(c.id)} AND key = ANY(${keys}::bigint[]) AND embedding IS NOT NULL
+        ),
+        hits AS MATERIALIZED (
+          SELECT src.key AS src, n.key, n.distance FROM src CROSS JOIN LATERAL (
+            SELECT key, (embedding::vector(${dims})) <=> src.v AS distance
+            FROM collection_records
+            WHERE ${this.where(c, filter)}
+            ORDER BY (embedding::vector(${dims})) <=> src.v
+            LIMIT ${overfetch(limit)}
+          ) n
+        ),
+        kept AS (SELECT src, key, distance, row_number() OVER (PARTITION BY src ORDER BY distance, key) AS i FROM hits)
+        SELECT kept.src, r.key, r.record_id, r.data, kept.distance FROM kept JOIN collection_records r ON r.key = kept.key
+        WHERE kept.i <= ${limit} AND kept.distance <= ${maxDistance}
+        ORDER BY kept.src, kept.distance, kept.key`.execute(trx)
+      ).rows,
+    );
+    for (const r of rows) {
+      const src = Number(r.src);
+      if (!out.has(src)) out.set(src, []);
+      out.get(src)!.push({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) });
+    }
+    return out;
   }
 
   knn(c: CollectionRecord, query: Float32Array, k: number, filter?: Filter): Promise<Hit[]> {
