@@ -463,6 +463,22 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     for (const r of [none, pack]) expect(r!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
   }, 60_000);
 
+  it('does not grade a card the photo cuts off: the grading endpoints say which edge it runs past, localize shows where it is (h266)', async () => {
+    const single = Buffer.from(photoBase64('cards/single-1730719045_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg'), 'base64');
+    const { width, height } = await sharp(single).metadata();
+    // the card's foot is at y 346, its left side at x 58-63 (the labelled corners above)
+    const foot = (await sharp(single).extract({ left: 0, top: 0, width: width!, height: 325 }).jpeg({ quality: 95 }).toBuffer()).toString('base64');
+    const side = (await sharp(single).extract({ left: 75, top: 0, width: width! - 75, height: height! }).jpeg({ quality: 95 }).toBuffer()).toString('base64');
+    const graded = await run('grade', [{ _base64: foot, 'no-image-output': true }, { _base64: side, 'no-image-output': true }]);
+    expect(graded[0]!._status).toMatchObject({ code: 422, text: expect.stringMatching(/runs off the photo past its bottom edge/) });
+    expect(graded[1]!._status).toMatchObject({ code: 422, text: expect.stringMatching(/runs off the photo past its left edge/) });
+    expect(graded[0]!.grades).toBeUndefined();
+    for (const endpoint of ['centering', 'crop_level', 'condition']) expect((await run(endpoint, [{ _base64: foot }]))[0]!._status.code).toBe(422);
+    const [where] = await run('localize', [{ _base64: foot }]);
+    expect(where!._status.code).toBe(200);
+    expect(Math.max(...(where!._points as number[][]).map((p) => p[1]!))).toBeGreaterThan(325);
+  }, 90_000);
+
   it('grades an iPhone-style HEIC photo: its card found where the JPEG of the same photo gives it', async () => {
     const single = 'cards/single-1730719045';
     const [jpg, heic] = await run('localize', [{ _base64: photoBase64(`${single}_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg`) }, { _base64: photoBase64(`${single}.heic`) }]);

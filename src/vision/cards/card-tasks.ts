@@ -236,7 +236,10 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   }
   if (task.op === 'localize') return result;
   const given = task.options.skipLocation || task.options.transparent;
-  const unfit = given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR
+  const off = given || onFrame ? [] : edgesCrossed(quad, pixels.width, pixels.height);
+  const unfit = off.length
+    ? `The card runs off the photo past its ${off.join(' and ')} edge${off.length > 1 ? 's' : ''}, so part of it cannot be measured: take the photo again with the whole card in it.`
+    : given && aspectError(full) > MAX_GIVEN_SHAPE_ERROR
     ? `The ${task.options.skipLocation ? 'image' : 'opaque region'} is not card-shaped (${shapeOf(full)}; a card is 63:88), so it cannot be warped upright.`
     : task.op !== 'crop_level' && cardWidthOf(full) < MIN_CARD_PIXELS
       ? `The card is ${Math.round(cardWidthOf(full))} px across; centering and grading need at least ${MIN_CARD_PIXELS}.`
@@ -595,4 +598,15 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
 function shapeOf(q: Quad): string {
   const sides = sideLengths(q);
   return `${Math.round(Math.min(...sides))}:${Math.round(Math.max(...sides))} px`;
+}
+
+/**
+ * The photo's edges a detector's outline runs past by more than 2 % of the card's short side (a rounded corner
+ * touching the edge puts the outline's sharp corner about 1.4 % out). Graded, the missing rows were the image's edge
+ * pixels smeared: a card cut off at its foot graded 9.9 Gem Mint, corners it had no picture of 10 (h266).
+ */
+export function edgesCrossed(q: Quad, width: number, height: number): string[] {
+  const reach = 0.02 * Math.min(...sideLengths(q));
+  const past = { top: q.some(([, y]) => y < -reach), right: q.some(([x]) => x > width - 1 + reach), bottom: q.some(([, y]) => y > height - 1 + reach), left: q.some(([x]) => x < -reach) };
+  return Object.entries(past).filter(([, v]) => v).map(([k]) => k);
 }
