@@ -238,6 +238,8 @@ export function recognitionAnswerFields<T>(doc: T): T {
         statistics: object({ 'processing time': { type: 'number', description: 'Seconds.' }, OperationTime: { type: 'number', description: 'Milliseconds.' } }, ['processing time']),
         grades: { anyOf: [ref('GradingGrades'), nullOnly], description: '`card-grader` `grade`: the card\'s grades, its front and back weighed where both were sent; null where no card was graded.' },
         front_weight: { type: 'number', description: '`grade` with a front and a back: the front\'s weight.' },
+        graded_side: { type: 'string', enum: ['front', 'back'], description: '`grade` with a front and a back of which one was not graded: the side `grades` are of.' },
+        grades_note: str('`grade` with a front and a back of which one was not graded: a sentence saying so.'),
       },
       ['records'],
       { additionalProperties: true, description: 'What the request answered (spec 3 §2): its records, and for grading its type, endpoint and statistics.' },

@@ -325,6 +325,13 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(response.records[1]!._status.code).toBe(200);
     expect(response.grades).toEqual(response.records[1]!.grades);
     expect(response).not.toHaveProperty('front_weight');
+    // and say they are the back's alone (h266: nothing said the front was missing from them)
+    expect(response).toMatchObject({ graded_side: 'back', grades_note: expect.stringMatching(/^Graded from the back alone: the front was not graded/) });
+    // two fronts are no card's front and back
+    const twice = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [{ _base64: clean, side: 'front' }, { _base64: clean, side: 'Front' }] } });
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json()).toMatchObject({ errors: [{ field: 'records[1].side' }] });
+    expect(twice.json().errors[0].message).toMatch(/both records are the front/);
   }, 60_000);
 
   it('refuses what cannot be measured: a card too few pixels across, an outline not card-shaped, an image over the pixel limit', async () => {

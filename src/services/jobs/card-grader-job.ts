@@ -61,7 +61,12 @@ export class CardGraderJob implements JobHandler {
    * The spec's boolean options as booleans (or the strings `"true"`/`"false"`, which older clients
    * send), and `side` as front or back: a value read as nothing would grade another way than asked.
    */
-  validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
+  validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
+    // a grade's two records are one card's front and back: two fronts would be weighed as front and back, or one dropped (h266)
+    if (endpointOf(endpoint) === 'grade' && records.length === 2) {
+      const [a, b] = records.map((rec) => sideOfHint(rec.side ?? rec.Side));
+      if (a && a === b) return refusal(`records[1].${records[1]!.side !== undefined ? 'side' : 'Side'}`, `records[1]: both records are the ${a}; a grade's two records are one card's front and back (grade two cards each in its own request).`);
+    }
     for (const [i, rec] of records.entries()) {
       // the request's options in a record would weigh or scale nothing: said, as a record's option at the root is
       for (const key of ['front_weight', 'mode']) if (rec[key] !== undefined) return refusal(`records[${i}].${key}`, `records[${i}].${key}: \`${key}\` is an option of the request: send it beside the records.`);
@@ -155,7 +160,10 @@ export class CardGraderJob implements JobHandler {
     const back = sides.find((x) => x.side === 'back');
     const weight = typeof ctx.options.frontWeight === 'number' ? ctx.options.frontWeight : 0.7;
     const grades = front && back ? weighFrontBack(front.grades, back.grades, weight) : (front ?? back)?.grades ?? null;
-    return { records, extra: { ...envelope, grades, ...(front && back ? { front_weight: weight } : {}) } };
+    // a front and a back sent, one not graded: the grades are of the other side alone, which they did not say (h266)
+    const alone = ctx.records.length === 2 && sides.length === 1 ? sides[0]!.side : undefined;
+    const note = alone ? { graded_side: alone, grades_note: `Graded from the ${alone} alone: the ${alone === 'front' ? 'back' : 'front'} was not graded (its record's status says why).` } : {};
+    return { records, extra: { ...envelope, grades, ...(front && back ? { front_weight: weight } : {}), ...note } };
   }
 
   private async shape(ctx: JobContext, op: Op, r: CardResult, tags: RecordTags): Promise<Record<string, unknown>> {
