@@ -189,12 +189,21 @@ export class CardSessionStore {
     return this.sessionQuery(workspaceId).where('s.id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * The session's total plus a change, kept to the millionth: the summary sums its cards' prices exactly to the millionth
+   * (`summary`), and a running sum of floating-point changes drifted from it, by the cent once rounded (h264: a session
+   * 9447.56 and its summary 9447.57; PostgreSQL and SQLite a cent apart).
+   */
+  private totalPlus(price: number) {
+    return this.dialect === 'postgres' ? sql<number>`round((total_price + ${price})::numeric, 6)::float8` : sql<number>`round(total_price + ${price}, 6)`;
+  }
+
   /** Adds to the session's counters; call in the transaction that changed the rows. */
   async bumpCounters(id: string, rows: number, price: number): Promise<void> {
     if (rows === 0 && price === 0) return;
     await this.db
       .updateTable('card_sessions')
-      .set({ identification_count: sql`identification_count + ${rows}`, total_price: sql`total_price + ${price}` })
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(price) })
       .where('id', '=', id)
       .execute();
   }
@@ -324,7 +333,7 @@ export class CardSessionStore {
   async addBatchToLiveSession(id: string, workspaceId: string, rows: number, price: number): Promise<boolean> {
     const res = await this.db
       .updateTable('card_sessions')
-      .set({ identification_count: sql`identification_count + ${rows}`, total_price: sql`total_price + ${price}` })
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(price) })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'live')
@@ -491,7 +500,8 @@ export class CardSessionStore {
         .select((eb) => [
           eb.fn.countAll<number>().as('identifications'),
           eb.fn.count<number>('card_key').distinct().as('distinct_cards'),
-          eb.fn.sum<number | null>('price').as('total_price'),
+          // exactly, to the millionth: a floating-point sum of 92 prices was a cent off once rounded, and PostgreSQL's and SQLite's sums differ (h264)
+          (this.dialect === 'postgres' ? sql<number | null>`sum(round(price * 1000000)) / 1000000.0` : sql<number | null>`sum(CAST(round(price * 1000000) AS INTEGER)) / 1000000.0`).as('total_price'),
           eb.fn.sum<number | null>('calls').as('row_calls'),
           // Grades are validated at upload; a row stored before that (1e308 overflows PostgreSQL's
           // avg) is not a grade, so it can never make the summary fail.
