@@ -220,7 +220,11 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortedKeys(value));
 }
 
-const isoShape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+// extended (`2026-11-20T10:00:00.5Z`) and basic (`20261120T100000Z`) formats, to the hour or finer, either decimal sign
+const isoShape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const isoBasicShape = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(?:(\d{2})(?:(\d{2})(?:[.,](\d{1,9}))?)?)?)?(z|[+-]\d{2}(?:\d{2})?)?$/i;
+// RFC 9557's zone name after an offset (`…+01:00[Europe/Paris]`, Java's ZonedDateTime): the offset says the instant
+const zoneSuffix = /(?<=(?:z|[+-]\d{2}(?::?\d{2})?))\[[^\]]{1,64}\]$/i;
 const daysInMonth = (year: number, month: number): number =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
@@ -233,7 +237,8 @@ const daysInMonth = (year: number, month: number): number =>
  * time in UTC must fall in years 1–9999, which both backends store alike.
  */
 export function normaliseTime(value: string): string | undefined {
-  const m = isoShape.exec(value.trim());
+  const bare = value.trim().replace(zoneSuffix, '');
+  const m = isoShape.exec(bare) ?? isoBasicShape.exec(bare);
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
   const fraction = m[7] ?? '';
