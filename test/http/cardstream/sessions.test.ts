@@ -39,6 +39,11 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // an app that sends its version as a number starts its session, and reads it back as sent
     const numbered = await h.request('POST', cs('session/'), { body: { client: { name: 'binder', version: 2.1, os: 'iOS' } } });
     expect([numbered.statusCode, numbered.json().client]).toEqual([201, { name: 'binder', version: 2.1, os: 'iOS' }]);
+    // and its os as the device reports it (h264: a 400, no session)
+    const device = { name: 'binder', version: '3', os: { name: 'iOS', version: '17.1' } };
+    const described = await h.request('POST', cs('session/'), { body: { client: device } });
+    expect([described.statusCode, described.json().client]).toEqual([201, device]);
+    expect((await h.request('GET', cs(`session/${described.json().id}/`))).json().client).toEqual(device);
     // large numbers in their short form are kept and read back as sent; an id-like integer that lost digits is refused
     const big = await h.app.inject({ method: 'POST', url: cs('session/'), headers: { authorization: `Token ${h.account.token}`, 'content-type': 'application/json' }, payload: '{"meta_data":{"views":1e21,"mole":6.022e23}}' });
     expect([big.statusCode, big.json().meta_data]).toEqual([201, { views: 1e21, mole: 6.022e23 }]);

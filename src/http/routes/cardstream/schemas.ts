@@ -34,7 +34,12 @@ export const SessionCreated = Type.Object(Session.properties, replayedHeader('se
 /** Apps send their version as a number too (`"version": 2.1`): kept as sent. */
 const textOrNumber = (max: number) => Type.Optional(Type.Union([Type.String({ maxLength: max }), Type.Number(), Type.Null()]));
 export const ClientInfo = Type.Object(
-  { name: textOrNumber(255), version: textOrNumber(255), os: textOrNumber(255) },
+  {
+    name: textOrNumber(255),
+    version: textOrNumber(255),
+    // and the os as a device reports it, `{"name": "iOS", "version": "17.1"}` (h264: a 400 that made no session)
+    os: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Number(), Type.Null(), Type.Object({}, { additionalProperties: true })])),
+  },
   { additionalProperties: true, description: 'The app that made the session.' },
 );
 
