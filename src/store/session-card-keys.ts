@@ -82,8 +82,12 @@ export function gameKey(game: string): string {
   return game.normalize('NFKC').trim().toLowerCase().replace(caseLeftovers, (c) => caseFolds[c]!).normalize('NFC');
 }
 
-/** The spec's documented values, by their key; any case or width is accepted and stored as the spec spells them. */
-const documentedGames: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs' };
+/**
+ * The spec's documented values, by their key; any case or width is accepted and stored as the spec spells them, and
+ * so is a kind as a card's `id_type` spells it (`sport`, `comic`, `slab`: an app that sent its id_type as the game had
+ * sessions `?game=Sports` did not find, h264).
+ */
+const documentedGames: Record<string, string> = { '': '', tcg: 'TCG', sports: 'Sports', comics: 'Comics', slabs: 'Slabs', sport: 'Sports', comic: 'Comics', slab: 'Slabs' };
 
 /** A documented value in its spelling; any other game (a display name such as "Pokémon") exactly as sent. */
 export function storedGame(game: string): string {

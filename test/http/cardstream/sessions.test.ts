@@ -36,6 +36,10 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     }
     const sports = await h.request('POST', cs('session/'), { body: { game: 'sports' } });
     expect(sports.json().game).toBe('Sports');
+    // a kind as id_type spells it is that kind (h264: stored as sent, `?game=Comics` missed it)
+    const comic = await h.request('POST', cs('session/'), { body: { game: 'comic' } });
+    expect(comic.json().game).toBe('Comics');
+    expect((await h.request('GET', cs('session/?game=comics'))).json().results.map((r: { id: string }) => r.id)).toContain(comic.json().id);
     // an app that sends its version as a number starts its session, and reads it back as sent
     const numbered = await h.request('POST', cs('session/'), { body: { client: { name: 'binder', version: 2.1, os: 'iOS' } } });
     expect([numbered.statusCode, numbered.json().client]).toEqual([201, { name: 'binder', version: 2.1, os: 'iOS' }]);
