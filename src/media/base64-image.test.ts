@@ -21,6 +21,11 @@ describe('decodeBase64Image', () => {
     }
   });
 
+  it('says so when a URL is sent where the bytes go (h264)', () => {
+    expect(() => decodeBase64Image('https://cdn.example.com/card.jpg', 1000)).toThrow(/is a URL, not base64/);
+    expect(() => decodeBase64Image('%%%%', 1000)).toThrow(/the image is not valid base64$/);
+  });
+
   it('rejects empty input and input over the byte limit before decoding', () => {
     expect(() => decodeBase64Image('', 1000)).toThrow(/empty/);
     try {

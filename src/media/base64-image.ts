@@ -21,6 +21,8 @@ export function decodeBase64Image(input: string, maxBytes: number): Buffer {
   body = body.replace(/\s+/g, '');
   if (body.length === 0) throw new ImageLoadError('the image is empty');
   if (!base64Body.test(body) || body.length % 4 === 1) {
+    // an app that sent its image's address where the bytes go was told only "not valid base64" (h264)
+    if (/^https?:\/\/\S+$/i.test(body)) throw new ImageLoadError('the image is a URL, not base64: send the image\'s bytes, Base64-encoded', 400, 'invalid_base64');
     throw new ImageLoadError('the image is not valid base64', 400, 'invalid_base64');
   }
   const approxBytes = Math.floor((body.length * 3) / 4);

@@ -140,7 +140,7 @@ export const UploadResult = Type.Object({
 
 export const ImageBody = Type.Object({
   event_id: Type.String({ minLength: 1, maxLength: 255 }),
-  image: Type.String({ minLength: 1, description: 'Base64 JPEG, PNG or WebP, with or without a data: prefix.' }),
+  image: Type.String({ minLength: 1, description: 'Base64 JPEG, PNG, WebP, HEIC or AVIF, with or without a data: prefix (the bytes: a URL is not fetched here).' }),
 });
 
 const MatchSnapshot = Type.Object({
