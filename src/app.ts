@@ -257,11 +257,14 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   app.removeAllContentTypeParsers();
   const jsonParser = new JsonParser(config.limits.largeBodyBytes);
   app.addHook('onClose', () => jsonParser.close());
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, async (request: FastifyRequest, raw: Buffer) => {
+  const parseJson = async (request: FastifyRequest, raw: Buffer) => {
     const parsed = await jsonParser.parse(asUtf8(raw, request.headers['content-type'], request.routeOptions.bodyLimit ?? config.limits.bodyBytes), request.routeOptions.config.batchBody === true);
     if ('error' in parsed) throw new ServiceError(parsed.error.status, parsed.error.code, parsed.error.detail);
     return parsed.value;
-  });
+  };
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
+  // JSON by another name (RFC 6839): a PATCH sent as `application/merge-patch+json` was a 415 (h264)
+  app.addContentTypeParser(/^application\/[\w.-]+\+json(?:\s*;|$)/i, { parseAs: 'buffer' }, parseJson);
   // Any other content type is refused, except an empty body ("no body"), whatever it is labelled.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined);

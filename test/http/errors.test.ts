@@ -260,6 +260,13 @@ describe.each(backends)('request errors (%s)', (backend) => {
       expect(res.statusCode, type).toBe(415);
       expect(res.json().code).toBe('unsupported_media_type');
     }
+    // JSON by another name is JSON (RFC 6839; h264: a merge-patch PATCH was a 415)
+    for (const type of ['application/merge-patch+json', 'application/vnd.api+json; charset=utf-8']) {
+      const res = await h.request('POST', cs('session/'), { payload: JSON.stringify({ name: 'plus json' }), headers: { 'content-type': type } });
+      expect([res.statusCode, res.json().name], type).toEqual([201, 'plus json']);
+    }
+    expect((await h.request('POST', cs('session/'), { payload: '{"name":', headers: { 'content-type': 'application/merge-patch+json' } })).json().code).toBe('invalid_json');
+    expect((await h.request('POST', cs('session/'), { payload: 'x', headers: { 'content-type': 'application/jsonx' } })).statusCode).toBe(415);
   });
 
   it('a body over the limit is 413, naming the endpoint\'s limit', async () => {
