@@ -315,6 +315,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const big = new Uint8Array(2400 * 1800 * 3).map((_, i) => (i * 7919) % 251);
     const [large] = await run('condition', [{ _base64: await jpeg({ data: big, width: 2400, height: 1800 }) }]);
     expect(large!._status).toMatchObject({ code: 404, text: 'No card was found in the image; a card that fills a photo this large (2400x1800) is missed at times: send it at about 800 px on its long side' });
+    // a long strip is no photo a card fills, and shrinking it loses the card (h266)
+    const strip = new Uint8Array(4000 * 500 * 3).map((_, i) => (i * 7919) % 251);
+    const [long] = await run('condition', [{ _base64: await jpeg({ data: strip, width: 4000, height: 500 }) }]);
+    expect(long!._status).toMatchObject({ code: 404, text: 'No card was found in the image; in a photo this long and narrow (4000x500) a card is small: crop the photo around the card' });
   }, 60_000);
 
   it('grade: a record without a card is its own 404 and the top-level grades are the found card\'s', async () => {
@@ -407,6 +411,9 @@ describe.each(backends)('card grader (%s)', (backend) => {
       // a boolean option or a side hint that says nothing is refused, not read as its default
       [{ endpoint: 'centering', records: [{ ...rec, 'skip-location': 1 }] }, /records\[0\]\.skip-location must be true or false/],
       [{ endpoint: 'crop_level', records: [{ ...rec, level: 'no' }] }, /records\[0\]\.level must be true or false/],
+      // an option spelt another way is not taken for another option (h266: it was ignored, the card located as usual)
+      [{ endpoint: 'centering', records: [{ ...rec, skip_location: true }] }, /records\[0\]\.skip_location is not an option: the option is `skip-location`/],
+      [{ endpoint: 'grade', records: [{ ...rec, noImageOutput: true }] }, /records\[0\]\.noImageOutput is not an option: the option is `no-image-output`/],
       [{ endpoint: 'grade', records: [rec, { ...rec, side: 'rear' }] }, /records\[1\]\.side must be "front" or "back"/],
       // the tags' hints too (an Autograph of 5 came back as no tag, a Category of 5 as Trading Card Game)
       [{ endpoint: 'grade', records: [{ ...rec, Autograph: 'maybe' }] }, /records\[0\]\.Autograph must be true or false/],

@@ -68,6 +68,11 @@ export class CardGraderJob implements JobHandler {
       if (a && a === b) return refusal(`records[1].${records[1]!.side !== undefined ? 'side' : 'Side'}`, `records[1]: both records are the ${a}; a grade's two records are one card's front and back (grade two cards each in its own request).`);
     }
     for (const [i, rec] of records.entries()) {
+      // an option spelt otherwise (`skip_location`, `noImageOutput`) would be ignored and the card graded as not asked (h266)
+      for (const key of Object.keys(rec)) {
+        const meant = recordFlags.find((f) => f !== key && f.replace(/-/g, '') === key.replace(/[-_\s]/g, '').toLowerCase());
+        if (meant) return refusal(`records[${i}].${key}`, `records[${i}].${key} is not an option: the option is \`${meant}\`.`);
+      }
       // the request's options in a record would weigh or scale nothing: said, as a record's option at the root is
       for (const key of ['front_weight', 'mode']) if (rec[key] !== undefined) return refusal(`records[${i}].${key}`, `records[${i}].${key}: \`${key}\` is an option of the request: send it beside the records.`);
       for (const flag of recordFlags) {
@@ -129,8 +134,15 @@ export class CardGraderJob implements JobHandler {
         const sized = { ...base, _width: r.width, _height: r.height };
         if (!r.found || !r.quad) {
           // a card filling a large photo can be refused by the verifier (README, card grading: "Known limit"): said where it may be the cause (h123)
-          const large = Math.max(r.width, r.height) >= largePhotoEdge;
-          records.push({ ...sized, _objects: [], versions: versionsRun(r.versions, 'found'), _status: status(404, large ? `No card was found in the image; a card that fills a photo this large (${r.width}x${r.height}) is missed at times: send it at about 800 px on its long side` : 'No card was found in the image') });
+          // (a card fills a photo of about its own shape; in a long strip it is small, and shrinking the strip loses it: h266)
+          const [short, long] = [Math.min(r.width, r.height), Math.max(r.width, r.height)];
+          const hint =
+            short < stripShare * long
+              ? `; in a photo this long and narrow (${r.width}x${r.height}) a card is small: crop the photo around the card`
+              : long >= largePhotoEdge
+                ? `; a card that fills a photo this large (${r.width}x${r.height}) is missed at times: send it at about 800 px on its long side`
+                : '';
+          records.push({ ...sized, _objects: [], versions: versionsRun(r.versions, 'found'), _status: status(404, `No card was found in the image${hint}`) });
           continue;
         }
         if (r.unfit) {
@@ -241,6 +253,8 @@ function unmeasured(op: Op, r: CardResult): string {
 
 /** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo: missed from 1000 px, found at 800, h135). */
 const largePhotoEdge = 1000;
+/** A photo whose short side is under this share of its long one is a strip (a panorama, a banner), no card's frame. */
+const stripShare = 0.4;
 
 const slabNote = 'OK; the card is in a graded slab, where these grades are not reliable: they are measured through the case (the grade on its label: /collectibles/v2/slab_grade)';
 
