@@ -166,8 +166,17 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const [rec] = await run('localize', [{ _base64: png.toString('base64'), transparent: true }]);
     expect(rec!._status.code).toBe(200);
     const want = [[120, 90], [750, 90], [750, 970], [120, 970]];
-    // Extreme opaque points sit on the rounded corners' arcs: within 4 % of the width of the sharp corners.
-    (rec!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - want[i]![0]!, p[1]! - want[i]![1]!)).toBeLessThan(630 * 0.04));
+    // the sharp corners, where the sides meet: the extreme opaque points on the rounded corners' arcs were up to 4 % of
+    // the width inside, unevenly, and centering read 59/41 for 51/49 (h266)
+    (rec!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - want[i]![0]!, p[1]! - want[i]![1]!)).toBeLessThan(1.5));
+    // turned 8°: the corners where the turned sides meet
+    const turned = await sharp(png).rotate(8, { background: { r: 0, g: 0, b: 0, alpha: 0 } }).png().toBuffer();
+    const meta = await sharp(turned).metadata();
+    const [cx, cy] = [meta.width! / 2, meta.height! / 2];
+    const [cos, sin] = [Math.cos((8 * Math.PI) / 180), Math.sin((8 * Math.PI) / 180)];
+    const wantTurned = want.map(([x, y]) => [cx + (x! - 450) * cos - (y! - 550) * sin, cy + (x! - 450) * sin + (y! - 550) * cos]);
+    const [tilted] = await run('localize', [{ _base64: turned.toString('base64'), transparent: true }]);
+    (tilted!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - wantTurned[i]![0]!, p[1]! - wantTurned[i]![1]!)).toBeLessThan(3));
     // a square-cornered cut-out: its outline on the opaque region's outer edges, as skip-location gives a whole image (h211)
     const square = await sharp({ create: { width: 700, height: 900, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
       .composite([{ input: { create: { width: 500, height: 698, channels: 4, background: { r: 200, g: 180, b: 40, alpha: 1 } } }, left: 100, top: 100 }])
@@ -331,11 +340,6 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(response).not.toHaveProperty('front_weight');
     // and say they are the back's alone (h266: nothing said the front was missing from them)
     expect(response).toMatchObject({ graded_side: 'back', grades_note: expect.stringMatching(/^Graded from the back alone: the front was not graded/) });
-    // two fronts are no card's front and back
-    const twice = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [{ _base64: clean, side: 'front' }, { _base64: clean, side: 'Front' }] } });
-    expect(twice.statusCode).toBe(400);
-    expect(twice.json()).toMatchObject({ errors: [{ field: 'records[1].side' }] });
-    expect(twice.json().errors[0].message).toMatch(/both records are the front/);
   }, 60_000);
 
   it('refuses what cannot be measured: a card too few pixels across, an outline not card-shaped, an image over the pixel limit', async () => {
@@ -448,17 +452,18 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
   });
   afterAll(() => h?.close());
 
-  async function run(endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> {
+  async function respond(endpoint: string, records: Record<string, unknown>[]): Promise<{ records: Rec[] } & Record<string, unknown>> {
     const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint, records } });
     expect(res.statusCode, res.body).toBe(201);
     const id = res.json().id as string;
     for (let i = 0; i < 600; i++) {
       const d = (await h.request('GET', `${base}/${id}`)).json() as { status: string; response?: { records: Rec[] } };
-      if (d.status === 'DONE') return d.response!.records;
+      if (d.status === 'DONE') return d.response!;
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('not done');
   }
+  const run = async (endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> => (await respond(endpoint, records)).records;
 
   it('grades the card in a phone photo, lists every card with its kind, and refuses a photo with no card', async () => {
     const single = 'cards/single-1730719045_jpg.rf.1f3c834b3218eeabaaeb134c11f2a614.jpg';
@@ -540,9 +545,12 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     expect(first.label_box![3]!).toBeLessThan(first.bound_box[1]!);
     expect(first.label_box![2]! - first.label_box![0]!).toBeGreaterThan((first.bound_box[2]! - first.bound_box[0]!) * 0.5);
     // graded through the case, the grades come with a warning; a raw card's are plain OK
-    const [graded, raw] = await run('grade', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg'), side: 'front' }, { _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg'), side: 'front' }]);
+    const both = await respond('grade', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg'), side: 'front' }, { _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg'), side: 'front' }]);
+    const [graded, raw] = both.records;
     expect(graded!._status).toMatchObject({ code: 200, text: expect.stringMatching(/^OK; the card is in a graded slab, where these grades are not reliable/) });
     expect(raw!._status).toMatchObject({ code: 200, text: expect.stringMatching(/^OK(;|$)/) });
     expect(raw!._status.text).not.toMatch(/graded slab/);
+    // two fronts: each record graded, and the top-level grades say they are the first's (h266: nothing said so)
+    expect(both).toMatchObject({ grades: graded!.grades, graded_side: 'front', grades_note: expect.stringMatching(/^Both records are the front: the grades are the first's/) });
   }, 60_000);
 });

@@ -61,12 +61,7 @@ export class CardGraderJob implements JobHandler {
    * The spec's boolean options as booleans (or the strings `"true"`/`"false"`, which older clients
    * send), and `side` as front or back: a value read as nothing would grade another way than asked.
    */
-  validateRecords(endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
-    // a grade's two records are one card's front and back: two fronts would be weighed as front and back, or one dropped (h266)
-    if (endpointOf(endpoint) === 'grade' && records.length === 2) {
-      const [a, b] = records.map((rec) => sideOfHint(rec.side ?? rec.Side));
-      if (a && a === b) return refusal(`records[1].${records[1]!.side !== undefined ? 'side' : 'Side'}`, `records[1]: both records are the ${a}; a grade's two records are one card's front and back (grade two cards each in its own request).`);
-    }
+  validateRecords(_endpoint: string, records: readonly Record<string, unknown>[]): Refusal | undefined {
     for (const [i, rec] of records.entries()) {
       // an option spelt otherwise (`skip_location`, `noImageOutput`) would be ignored and the card graded as not asked (h266)
       for (const key of Object.keys(rec)) {
@@ -172,9 +167,14 @@ export class CardGraderJob implements JobHandler {
     const back = sides.find((x) => x.side === 'back');
     const weight = typeof ctx.options.frontWeight === 'number' ? ctx.options.frontWeight : 0.7;
     const grades = front && back ? weighFrontBack(front.grades, back.grades, weight) : (front ?? back)?.grades ?? null;
-    // a front and a back sent, one not graded: the grades are of the other side alone, which they did not say (h266)
-    const alone = ctx.records.length === 2 && sides.length === 1 ? sides[0]!.side : undefined;
-    const note = alone ? { graded_side: alone, grades_note: `Graded from the ${alone} alone: the ${alone === 'front' ? 'back' : 'front'} was not graded (its record's status says why).` } : {};
+    // two records, the top-level grades of one side alone, which they did not say (h266): the other side was not graded,
+    // or both records are one side (two cards graded in one request, each its own record's grades)
+    const one = ctx.records.length === 2 && !(front && back) ? (front ?? back) : undefined;
+    const note = !one
+      ? {}
+      : sides.length === 1
+        ? { graded_side: one.side, grades_note: `Graded from the ${one.side} alone: the ${one.side === 'front' ? 'back' : 'front'} was not graded (its record's status says why).` }
+        : { graded_side: one.side, grades_note: `Both records are the ${one.side}: the grades are the first's (a grade's two records are one card's front and back; each record has its own grades).` };
     return { records, extra: { ...envelope, grades, ...(front && back ? { front_weight: weight } : {}), ...note } };
   }
 

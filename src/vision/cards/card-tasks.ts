@@ -589,9 +589,79 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
     }
   }
   if (!Number.isFinite(minSum)) return { quad: null, transparent };
-  // The opaque region's extreme points: on a rounded card they sit on the corner arcs, a few
-  // pixels inside the sharp corners the other modes report.
-  return { quad: order(corner), transparent };
+  // The opaque region's extreme points sit on a rounded card's corner arcs, unevenly from corner to corner: the
+  // outline was a trapezoid 7-13 px inside the card and centering read 59/41 for 51/49 (h266). Its four sides are
+  // fitted to the mask's edge between the arcs and met at the sharp corners the other modes report.
+  const rough = order(corner);
+  return { quad: alphaSides(alpha, width, height, rough) ?? rough, transparent };
+}
+
+/**
+ * A cut-out's outline from its alpha mask: each side a line through the mask's half-opaque edge, found across the
+ * side's middle 60 % (away from the corners' rounding), and the corners where adjacent lines meet. Null when a side
+ * has too few edge points or the corners land far from the rough ones (a mask that is no card-like quadrilateral).
+ */
+function alphaSides(alpha: Buffer, width: number, height: number, rough: Quad): Quad | null {
+  // alpha between pixel centres (pixel i's centre at i + 0.5, edges on whole numbers as the corners above)
+  const at = (x: number, y: number) => {
+    const u = Math.min(width - 1, Math.max(0, x - 0.5));
+    const v = Math.min(height - 1, Math.max(0, y - 0.5));
+    const [x0, y0] = [Math.floor(u), Math.floor(v)];
+    const [x1, y1] = [Math.min(width - 1, x0 + 1), Math.min(height - 1, y0 + 1)];
+    const [fx, fy] = [u - x0, v - y0];
+    const a = (xx: number, yy: number) => alpha[yy * width + xx]!;
+    return (a(x0, y0) * (1 - fx) + a(x1, y0) * fx) * (1 - fy) + (a(x0, y1) * (1 - fx) + a(x1, y1) * fx) * fy;
+  };
+  const centre: Point = [rough.reduce((t, p) => t + p[0], 0) / 4, rough.reduce((t, p) => t + p[1], 0) / 4];
+  const lines: { p: Point; d: Point }[] = [];
+  for (let i = 0; i < 4; i++) {
+    const [a, b] = [rough[i]!, rough[(i + 1) % 4]!];
+    const length = Math.hypot(b[0] - a[0], b[1] - a[1]);
+    if (length < 20) return null;
+    const d: Point = [(b[0] - a[0]) / length, (b[1] - a[1]) / length];
+    // the normal pointing out of the card
+    let n: Point = [-d[1], d[0]];
+    const mid: Point = [(a[0] + b[0]) / 2, (a[1] + b[1]) / 2];
+    if (n[0] * (mid[0] - centre[0]) + n[1] * (mid[1] - centre[1]) < 0) n = [-n[0], -n[1]];
+    const reach = Math.max(8, 0.04 * length);
+    const points: Point[] = [];
+    for (let k = 0; k <= 40; k++) {
+      const t = 0.2 + (0.6 * k) / 40;
+      const base: Point = [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+      // from inside outwards, the first step from opaque to transparent, placed where alpha crosses half
+      let prev = at(base[0] - n[0] * reach, base[1] - n[1] * reach);
+      for (let s = -reach + 0.5; s <= reach; s += 0.5) {
+        const cur = at(base[0] + n[0] * s, base[1] + n[1] * s);
+        if (prev >= 127.5 && cur < 127.5) {
+          const f = (prev - 127.5) / (prev - cur);
+          const off = s - 0.5 + 0.5 * f;
+          points.push([base[0] + n[0] * off, base[1] + n[1] * off]);
+          break;
+        }
+        prev = cur;
+      }
+    }
+    if (points.length < 10) return null;
+    // the line through them (principal direction)
+    const m: Point = [points.reduce((t, p) => t + p[0], 0) / points.length, points.reduce((t, p) => t + p[1], 0) / points.length];
+    let [sxx, sxy, syy] = [0, 0, 0];
+    for (const [x, y] of points) [sxx, sxy, syy] = [sxx + (x - m[0]) ** 2, sxy + (x - m[0]) * (y - m[1]), syy + (y - m[1]) ** 2];
+    const angle = 0.5 * Math.atan2(2 * sxy, sxx - syy);
+    lines.push({ p: m, d: [Math.cos(angle), Math.sin(angle)] });
+  }
+  const quad: Point[] = [];
+  for (let i = 0; i < 4; i++) {
+    // corner i joins side i-1 (ending at it) and side i (starting at it)
+    const [l1, l2] = [lines[(i + 3) % 4]!, lines[i]!];
+    const det = l1.d[0] * l2.d[1] - l1.d[1] * l2.d[0];
+    if (Math.abs(det) < 0.2) return null;
+    const t = ((l2.p[0] - l1.p[0]) * l2.d[1] - (l2.p[1] - l1.p[1]) * l2.d[0]) / det;
+    const c: Point = [l1.p[0] + l1.d[0] * t, l1.p[1] + l1.d[1] * t];
+    const side = Math.min(...sideLengths(rough));
+    if (Math.hypot(c[0] - rough[i]![0], c[1] - rough[i]![1]) > 0.15 * side) return null;
+    quad.push(c);
+  }
+  return quad as Quad;
 }
 
 /** A quad's mean side lengths as `short:long`, for messages. */
