@@ -48,6 +48,11 @@ describe('web console (/console): the built bundle', () => {
       // the server's own address leads to the console, relatively, so a proxy's prefix stays (h260: a JSON 404)
       const root = await app.inject({ url: '/' });
       expect([root.statusCode, root.headers.location]).toEqual([302, 'console']);
+      // and to the console under the path the server knows it is served at (h263: `/loupe` without its slash led to `/console`)
+      const under = Fastify();
+      await under.register(consoleRoutes, { basePath: () => '/loupe' });
+      expect((await under.inject({ url: '/' })).headers.location).toBe('/loupe/console');
+      await under.close();
       const page = await app.inject({ url: '/console/sessions/anything', headers: { 'accept-encoding': 'gzip, deflate, br' } });
       expect(page.statusCode).toBe(200);
       expect(page.headers['content-encoding']).toBe('br');

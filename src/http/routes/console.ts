@@ -48,8 +48,13 @@ export async function consoleRoutes(app: FastifyInstance, options: { bundle?: Pr
     return sendFile(request, reply, index);
   };
   app.get('/console', { schema: { hide: true } }, page);
-  // the server's own address opened in a browser shows the console (h260: a JSON 404); relative, so a proxy's prefix stays
-  app.get('/', { schema: { hide: true } }, async (_request, reply) => reply.header('cache-control', 'no-store').redirect('console', 302));
+  // the server's own address opened in a browser shows the console (h260: a JSON 404); relative, so a proxy's prefix stays,
+  // or under the path the server knows it is served at (LOUPE_PUBLIC_URL, a trusted X-Forwarded-Prefix): `/loupe`
+  // opened without its slash resolved `console` to the host's `/console` (h263)
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const base = options.basePath?.(request) ?? '';
+    return reply.header('cache-control', 'no-store').redirect(base ? `${base}/console` : 'console', 302);
+  });
   app.get<{ Params: { '*': string } }>('/console/*', { schema: { hide: true } }, async (request, reply) => {
     const rel = request.params['*'];
     const file = rel ? (await bundleOf()).file(rel) : undefined;
