@@ -70,7 +70,9 @@ export function recordText(data: Record<string, unknown>, productField?: string 
       }
       continue;
     }
-    collect(v, 1, parts, budget);
+    // a flag's key is its meaning at the top as inside an object (h263: `{"features": {"waterproof": true}}` was found by
+    // "waterproof", `{"waterproof": true}` not)
+    collect(v === true && !k.startsWith('_') ? k : v, 1, parts, budget);
   }
   const raw = parts.join('\n');
   const folded = foldText(raw);
