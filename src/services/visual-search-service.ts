@@ -487,8 +487,9 @@ export class VisualSearchService {
 
   /**
    * Categories for an item its record did not name (issue 20): a vote of the 15 nearest records
-   * of the same item kind, or stored by their whole image, whose categories their own records gave, weighted 1/distance, kept when
-   * the winner holds at least half the weight; so a shop's own taxonomy comes back.
+   * of the same item kind, or stored by their whole image, whose categories their own records or the detector gave, weighted
+   * 1/distance, kept when the winner holds at least half the weight; so a shop's own taxonomy comes back where its records
+   * near the item hold it.
    */
   private async vote(c: CollectionRecord, vector: Float32Array, itemName: string, except?: string): Promise<{ top: unknown; category: unknown } | undefined> {
     if (!c.dimensions || vector.length !== c.dimensions) return undefined;
@@ -497,7 +498,10 @@ export class VisualSearchService {
     // its own record, categorised Decor/Statue, shut out (h253) — but only those as near as the nearest record of any
     // kind: farther ones outvoted the photo's own record in a shop of prints on white (h255), and a fixed radius left
     // out the same statue photographed anew (h256); searched apart, so they never take the item kind's places
-    const voter = (name: string) => ({ '_objects.name': name, '_objects.category_source': 'record' });
+    // Records categorised by the detector vote too, for its categories: one record a client categorised, the only voter,
+    // carried every later photo of its kind to its category and filtered the nearer records the detector had
+    // categorised out of the answers (h265). Records given a vote's categories do not vote: a vote is not evidence.
+    const voter = (name: string) => ({ '_objects.name': name, '_objects.category_source': { $in: ['record', 'detector'] } });
     const nearest = itemName === 'item' ? undefined : (await this.queries.knn(c, vector, 2)).find((h) => h.record.recordId !== except);
     const [kind, whole] = await Promise.all([
       this.queries.knn(c, vector, 16, voter(itemName)),
@@ -507,7 +511,7 @@ export class VisualSearchService {
       .filter((h) => h.record.recordId !== except)
       .sort((a, b) => a.distance - b.distance)
       .slice(0, 15);
-    const weights = new Map<string, { w: number; top: unknown; category: unknown }>();
+    const weights = new Map<string, { w: number; top: unknown; category: unknown; shops: boolean }>();
     let total = 0;
     for (const h of hits) {
       const top = h.record.data['Top Category'];
@@ -517,12 +521,15 @@ export class VisualSearchService {
       const key = JSON.stringify([top ?? null, category ?? null]);
       const w = 1 / (h.distance + 1e-3);
       total += w;
-      const e = weights.get(key) ?? { w: 0, top, category };
+      const e = weights.get(key) ?? { w: 0, top, category, shops: false };
       e.w += w;
+      const item = (h.record.data._objects as Record<string, unknown>[] | undefined)?.[0];
+      e.shops ||= item?.category_source === 'record';
       weights.set(key, e);
     }
     const best = [...weights.values()].sort((a, b) => b.w - a.w)[0];
-    return best && best.w >= 0.5 * total ? { top: best.top, category: best.category } : undefined;
+    // won by the detector's own categories (no record the shop categorised among its voters): the detector's, said so
+    return best && best.shops && best.w >= 0.5 * total ? { top: best.top, category: best.category } : undefined;
   }
 
   /** The votes of the records of one insert or update that name no categories (item collections only). */

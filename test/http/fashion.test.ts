@@ -167,6 +167,27 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(tags.Item![0]).not.toHaveProperty('pre-filled');
   });
 
+  it("lets the detector's records vote too: one record the shop categorised does not take every photo of its kind (h265)", async () => {
+    const { account, token } = await h.newAccount(100);
+    const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'mixed' })).id, account, token };
+    // three photos categorised by the detector, then one the shop categorised, of the same kind of item
+    const detected = [['a', 'faces/bbt1.jpg'], ['b', 'faces/linzaer_9.jpg'], ['c', 'faces/happy.jpg']];
+    expect((await call(`${base}/insert`, { records: detected.map(([id, f]) => ({ _id: id, _base64: photoBase64(f!), product_id: id })) }, c)).body.status.code).toBe(210);
+    const kind = ((await call(`${base}/get`, { records: [{ _id: 'a' }] }, c)).body.answer_records[0]!._objects as Obj[])[0]!;
+    expect(kind.category_source).toBe('detector');
+    expect((await call(`${base}/insert`, { records: [{ _id: 'e', _base64: photoBase64('faces/sad.jpg'), product_id: 'e', 'Top Category': 'Clothing', Category: 'Clothing/Tops' }] }, c)).body.status.code).toBe(210);
+    expect(((await call(`${base}/get`, { records: [{ _id: 'e' }] }, c)).body.answer_records[0]!._objects as Obj[])[0]!.name).toBe(kind.name);
+    // a photo of the kind, nearest to a detector-categorised record: its records are not filtered out for the one
+    // the shop categorised (it answered e alone, and every later record of the kind took e's category)
+    const found = await call(`${base}/visualKNN`, { query_record: { _base64: photoBase64('faces/bbt2.jpg') }, k: 5 }, c);
+    const ids = found.body.answer_records.map((r) => r._id);
+    expect(ids).toContain('a');
+    expect(found.body.query_records![0]!._objects![0]!.category_source).toBe('detector');
+    expect((await call(`${base}/insert`, { records: [{ _id: 'f', _base64: photoBase64('faces/bbt2.jpg'), product_id: 'f' }] }, c)).body.status.code).toBe(210);
+    const f = (await call(`${base}/get`, { records: [{ _id: 'f' }] }, c)).body.answer_records[0]!;
+    expect(f.Category).toBe(kind.Category);
+  }, 120_000);
+
   it("gives a record without categories its neighbours' categories when they agree (the shop's own words)", async () => {
     const { account, token } = await h.newAccount(100);
     const c: Owned = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'votes' })).id, account, token };
