@@ -1106,7 +1106,9 @@ export class VisualSearchService {
       // a client's filter naming the categories filters by them alone
       const itemFilter = items && !filterCategories(asked).named ? (named ? categoryFilter(query['Top Category'], query.Category) : categoryFilter(found.record.data['Top Category'], found.record.data.Category)) : undefined;
       const colors = items ? queryColors(storedColors(found.record.data._dominant_colors)) : undefined;
-      const tags = items ? stringsOf(found.record.data._tags_simple) : undefined;
+      // the stored record's tags, in every collection type: photo, product and custom queries by _id ranked by no tags
+      // at all in visualTagsKNN, where fashion and home decor used theirs (h265)
+      const tags = stringsOf(found.record.data[tagField[c.type]]);
       // the query as sent, as an image query's is (its _id as stored)
       return { vector: found.vector, self: found.record.key, ...(found.hash ? { hash: found.hash } : {}), echo: { ...query, _id: id }, ...(itemFilter ? { itemFilter } : {}), ...(colors ? { colors } : {}), ...(tags ? { tags } : {}) };
     }

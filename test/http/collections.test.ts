@@ -337,6 +337,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const paged: string[] = [];
     for (let from = 0; from < 130; from += 10) paged.push(...(await call(`${photos}/visualTagsKNN`, { query_record: query, k: 10, from }, c)).body.answer_records.map((r) => String(r._id)));
     expect(paged).toEqual(whole);
+    // a query by _id alone ranks by the stored record's tags, as fashion's does (h265: photo, product and custom
+    // collections ranked by none, visualKNN's list)
+    const [tagged, other] = [bySight.at(-1)!, bySight.at(-2)!];
+    const distanceOf = async (method: string) => {
+      const b = (await call(`${photos}/${method}`, { query_record: { _id: tagged }, k: 130 }, c)).body;
+      return b.answer_distances![b.answer_records.findIndex((r) => r._id === other)]!;
+    };
+    expect(await distanceOf('visualTagsKNN')).toBeLessThan(0.75 * (await distanceOf('visualKNN')));
 
     // a copy stored before the record searched by _id is at distance 0 too: the record itself comes first
     const dup = await newCollection('photo', 'dup-first');
