@@ -76,7 +76,7 @@ export class ImageMatchingService {
   async removeDuplicates(ctx: SearchContext, records: InputRecord[], hashType: HashType, range: number) {
     const clock = stopwatch();
     const outcomes = await this.hashAll(records, [hashType]);
-    const ids = records.map((r, i) => (r._id === undefined ? String(i) : r._id));
+    const ids = answerIds(records);
     const removed = new Set<number>();
     const out: Record<string, unknown>[] = [];
     outcomes.forEach((o, i) => {
@@ -106,12 +106,13 @@ export class ImageMatchingService {
     const [first, ...rest] = await this.hashAll([query, ...records], [hashType]);
     const q = first!;
     if (failed(q)) throw new ServiceError(400, 'invalid_image', `query_record: ${q.error}`);
+    const ids = answerIds(records);
     const ranked = rest
-      .map((o, i) => ({ o, i, id: o.record._id === undefined ? String(i) : o.record._id }))
+      .map((o, i) => ({ o, i, id: ids[i]! }))
       .filter((x): x is { o: Hashed; i: number; id: string | number } => !failed(x.o))
       .map((x) => ({ ...x, d: hammingDistance(q.hashes[hashType]!, x.o.hashes[hashType]!) }))
       .sort((a, b) => a.d - b.d || a.i - b.i);
-    const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: o.record._id ?? String(i), _status: recordError(ctx, o.error) }] : []));
+    const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: ids[i], _status: recordError(ctx, o.error) }] : []));
     return {
       status: overallOf(ctx, rest),
       query_records: [{ ...echo(query), _width: q.width, _height: q.height }],
@@ -122,4 +123,19 @@ export class ImageMatchingService {
       statistics: clock.done(),
     };
   }
+}
+
+/**
+ * Each record's `_id` in an answer: its own, else its place in the request (`"0"`, `"1"`, …), or, where a record sent
+ * that id itself, the place with an underscore before it (`"_1"`): two answers both `"0"` could not be told apart (h265).
+ */
+export function answerIds(records: readonly InputRecord[]): (string | number)[] {
+  const sent = new Set(records.flatMap((r) => (r._id === undefined || r._id === null ? [] : [String(r._id)])));
+  return records.map((r, i) => {
+    if (r._id !== undefined && r._id !== null) return r._id as string | number;
+    let id = String(i);
+    while (sent.has(id)) id = `_${id}`;
+    sent.add(id);
+    return id;
+  });
 }

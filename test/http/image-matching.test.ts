@@ -327,6 +327,11 @@ describe('image matching', () => {
     const clean = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: jpeg.toString('base64') }] } })).json();
     expect(clean.status).toMatchObject({ code: 200, text: 'OK' });
     expect(clean.skipped_records).toEqual([]);
+    // a place another record sent as its _id is not given again (h265: two answers "0")
+    const clash = (await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: b.toString('base64') }, { _id: '0', _base64: jpeg.toString('base64') }] } })).json();
+    expect(clash.answer_records.map((r: { _id: string }) => r._id)).toEqual(['0', '_0']);
+    const dups = (await h.request('POST', im('remove_duplicates'), { body: { records: [{ _base64: b.toString('base64') }, { _id: 0, _base64: jpeg.toString('base64') }] } })).json();
+    expect(dups.records.map((r: { _id: string }) => r._id)).toEqual(['_0', 0]);
 
     const allBadRes = await h.request('POST', im('rank_images'), { body: { query_record: { _base64: jpeg.toString('base64') }, records: [{ _base64: 'AAAA' }, { _file: '../x' }] } });
     expect(allBadRes.statusCode).toBe(400);
