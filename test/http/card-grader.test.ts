@@ -224,6 +224,19 @@ describe.each(backends)('card grader (%s)', (backend) => {
     }
   }, 90_000);
 
+  it('says when glare covers much of the card, which the surface grade leaves out (h266: a plain OK)', async () => {
+    const scene = await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140] }, 57, { rotationDeg: 2, noise: 2 });
+    const xs = scene.quad.map((p) => p[0]);
+    const ys = scene.quad.map((p) => p[1]);
+    const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
+    // a white reflection across the middle of the card, 60 % of its width and half its height
+    const flash = Buffer.from(`<svg width="${scene.image.width}" height="${scene.image.height}"><rect x="${x0 + 0.2 * (x1 - x0)}" y="${y0 + 0.25 * (y1 - y0)}" width="${0.6 * (x1 - x0)}" height="${0.5 * (y1 - y0)}" fill="#fbfbfb"/></svg>`);
+    const glared = (await sharp(Buffer.from(scene.image.data), { raw: { width: scene.image.width, height: scene.image.height, channels: 3 } }).composite([{ input: flash }]).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const [shiny, plain] = (await submit({ endpoint: 'grade', records: [{ _base64: glared, 'no-image-output': true, side: 'front' }, { _base64: await jpeg(scene.image), 'no-image-output': true, side: 'back' }] })).records;
+    expect(shiny!._status).toMatchObject({ code: 200, text: expect.stringMatching(/; glare covers \d+ % of the card, which the surface grade leaves out/) });
+    expect(plain!._status.text).not.toMatch(/glare/);
+  }, 60_000);
+
   it('grade: sub-grades measured on the card, final and condition, front and back weighed, pictures', async () => {
     const clean = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140] }, 51, { rotationDeg: 4, noise: 3 })).image);
     const worn = await jpeg((await makeScene({ ...standardCard([30, 30, 30, 30]), border: [40, 60, 140], damage: { whitenedCorner: 18, nicks: 4, nickSize: 10, scratches: [260, 200] } }, 52, { rotationDeg: -3, noise: 3 })).image);

@@ -152,7 +152,7 @@ export class CardGraderJob implements JobHandler {
         // the others were listed, unmeasured, and the status said a plain OK (h123: two cards alike in size, one graded at random)
         const others = (r.cards?.length ?? 1) - 1;
         const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at (only the first object is): send one card a photo, or each as its crop` : '';
-        records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${more}`) });
+        records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${glared(op, r)}${more}`) });
       } catch (err) {
         // stopping, or a result the disk would not take: the job goes back to the queue (h139)
         if (ctx.signal.aborted || err instanceof MediaWriteError) throw err;
@@ -250,6 +250,17 @@ function unmeasured(op: Op, r: CardResult): string {
   if (op === 'grade' || op === 'condition') return `; the border was not measured${why}: the final grade is of corners, edges and surface, and surface counts scratches and creases only (no stains)`;
   return '';
 }
+
+/**
+ * A surface graded with much of it under glare, which it leaves out: said, as an unmeasured border is (h266: 38 % of a
+ * card under glare and a plain OK; its surface grade is of the rest).
+ */
+function glared(op: Op, r: CardResult): string {
+  const share = r.surface?.glare ?? 0;
+  if ((op !== 'grade' && op !== 'condition') || share < glareNoted) return '';
+  return `; glare covers ${Math.round(100 * share)} % of the card, which the surface grade leaves out: photograph it without a reflection for a surface grade of all of it`;
+}
+const glareNoted = 0.15;
 
 /** A photo's long edge from which a card filling it may be missed (h123's 3000x4000 phone photo: missed from 1000 px, found at 800, h135). */
 const largePhotoEdge = 1000;
