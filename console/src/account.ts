@@ -9,11 +9,12 @@ export interface AccountInfo {
 }
 
 /**
- * The API has no "who am I" call. `cardstream/v2/ping/` gives account, workspace and credits; every
- * other service is asked something it refuses before doing any work (no collection, an empty
- * body), so the answer says only whether the token passes its service switch: 403 means not
- * enabled, 404 for a route means the server has no such service, anything else means enabled.
- * Nothing here is charged (credits are taken after validation).
+ * `cardstream/v2/ping/` gives account, workspace, credits and which services the account may use. Where card
+ * sessions are not enabled (its ping refused), every other service is asked something it refuses before doing any
+ * work (no collection, an empty body), so the answer says only whether the token passes its service switch: 403
+ * means not enabled, 404 for a route means the server has no such service, anything else means enabled. Nothing
+ * here is charged (credits are taken after validation). (The probes ran beside every ping, seven 400s in the
+ * browser's console at each sign-in, h260.)
  */
 const probes: { service: string; method: string; path: string; body?: unknown }[] = [
   { service: 'image_matching', method: 'GET', path: '/image_matching/v2/ping' },
@@ -38,23 +39,13 @@ interface Ping {
   account: string;
   workspace: string;
   credits: number;
+  /** Since 2026-12-04; a server before it leaves the probes to say. */
+  services?: Record<string, boolean>;
 }
 
 export async function loadAccount(token: string): Promise<AccountInfo> {
   const services: Record<string, boolean | null> = {};
   let ping: Ping | null = null;
-  // the service checks go beside the ping, not after it: one round trip less before a page can ask for anything
-  // (about 2 s on a phone's slow link, h97); each answers on its own, a refused token refuses them all
-  const probing = Promise.all(
-    probes.map(async (p) => {
-      try {
-        await call(p.method, p.path, { token, body: p.body });
-        services[p.service] = true;
-      } catch (err) {
-        services[p.service] = enabledFrom(err);
-      }
-    }),
-  );
   try {
     ping = await call<Ping>('GET', '/cardstream/v2/ping/', { token });
     services.cardstream = true;
@@ -65,7 +56,20 @@ export async function loadAccount(token: string): Promise<AccountInfo> {
     if (err instanceof ApiError && err.status === 404 && storedWorkspace()) throw err;
     services.cardstream = enabledFrom(err);
   }
-  await probing;
+  if (ping?.services) {
+    for (const p of probes) services[p.service] = Object.hasOwn(ping.services, p.service) ? ping.services[p.service]! : null;
+  } else {
+    await Promise.all(
+      probes.map(async (p) => {
+        try {
+          await call(p.method, p.path, { token, body: p.body });
+          services[p.service] = true;
+        } catch (err) {
+          services[p.service] = enabledFrom(err);
+        }
+      }),
+    );
+  }
   return { account: ping?.account ?? null, workspace: ping?.workspace ?? null, credits: ping?.credits ?? null, services };
 }
 

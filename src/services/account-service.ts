@@ -13,6 +13,8 @@ export const allServices = '*';
 
 /** Whether an account with these services may use `service` (`*` is every one). */
 export const serviceEnabled = (services: readonly string[], service: string): boolean => services.includes(allServices) || services.includes(service);
+/** Every service this server has, and whether an account with these services may use it. */
+export const servicesState = (services: readonly string[]): Record<ServiceName, boolean> => Object.fromEntries(knownServices.map((s) => [s, serviceEnabled(services, s)])) as Record<ServiceName, boolean>;
 
 export interface Principal {
   tokenId: string;

@@ -539,7 +539,11 @@ describe.each(backends)('card sessions (%s)', (backend) => {
       expect(res.json().code).toBe('service_not_enabled');
       expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(403);
       await h.app.loupe.accounts.setServiceState(acc.account, ['cardstream'], true);
-      expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(200);
+      const ping = await h.request('GET', cs('ping/'), { token: acc.token });
+      expect(ping.statusCode).toBe(200);
+      // and says which of the server's services the account may use (the console asked each with a refused call, h260)
+      expect(ping.json().services).toEqual({ cardstream: true, image_matching: false, descriptor: false, identity: false, visual_search: false, text_search: false, requests: false, collectibles: false });
+      expect(Object.values((await h.request('GET', cs('ping/'))).json().services).every((v) => v === true)).toBe(true);
       await h.app.loupe.accounts.setServiceState(acc.account, ['cardstream'], false);
       expect((await h.request('GET', cs('ping/'), { token: acc.token })).statusCode).toBe(403);
     });

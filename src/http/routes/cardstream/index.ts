@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ruleErrorsOf, type CallContext } from '../../../services/card-session-service.ts';
+import { servicesState } from '../../../services/account-service.ts';
 import { baseUrlOf } from '../../base-url.ts';
 import { pageEnvelope } from '../../pagination.ts';
 import { errorResponses, IdempotencyHeaders, WorkspaceQuery, pageOf } from '../../schemas/common.ts';
@@ -28,7 +29,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     schema: { tags, security, summary: 'Check that the token can use the service', querystring: WorkspaceQuery, response: { 200: S.Ping, ...errors() } },
     handler: async (request) => {
       const account = await accounts.getAccount(request.principal!.account.id);
-      return { detail: 'ok', service, account: account.id, workspace: request.workspaceId!, credits: account.credits };
+      return { detail: 'ok', service, account: account.id, workspace: request.workspaceId!, credits: account.credits, services: servicesState(account.services) };
     },
   });
 

@@ -235,4 +235,5 @@ export const Ping = Type.Object({
   account: Type.String({ format: 'uuid' }),
   workspace: Type.String({ format: 'uuid' }),
   credits: Type.Integer(),
+  services: Type.Record(Type.String(), Type.Boolean(), { description: "Each of the server's services, and whether this account may use it (not in the spec: the console read it from seven refused calls)." }),
 });
