@@ -90,6 +90,34 @@ describe('backupDataFolder', () => {
     expect(done.files).toBeGreaterThanOrEqual(2);
   }, 60_000);
 
+  it('fails on a damaged database, naming it, and leaves no half backup behind (h267: exit 0, and a server started on the copy was ready)', async () => {
+    const dir = dataFolder();
+    // pages of the table's leaves overwritten, as a failing disk leaves them
+    const fd = fs.openSync(sqliteFileOf(dir), 'r+');
+    fs.writeSync(fd, Buffer.alloc(4 * 4096, 0xa5), 0, 4 * 4096, 200 * 4096);
+    fs.closeSync(fd);
+    const to = path.join(tempDir('loupe-backup-dst-'), 'nightly');
+    await expect(backupDataFolder(dir, to)).rejects.toThrow(new RegExp(`the data folder's database ${sqliteFileOf(dir).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} is damaged`));
+    expect(fs.existsSync(to)).toBe(false);
+    // a folder the operator made is left, empty
+    const own = tempDir('loupe-backup-own-');
+    await expect(backupDataFolder(dir, own)).rejects.toThrow(/is damaged/);
+    expect(fs.readdirSync(own)).toEqual([]);
+  });
+
+  it('says when the backup folder cannot be made, with the reason, not a bare ENOENT', async () => {
+    const dir = dataFolder();
+    const parent = tempDir('loupe-backup-ro-');
+    fs.chmodSync(parent, 0o500);
+    try {
+      // (as root the folder can be made whatever its mode: then the backup is made)
+      if (process.getuid?.() === 0) return;
+      await expect(backupDataFolder(dir, path.join(parent, 'bk'))).rejects.toThrow(/^cannot make the backup folder .*bk: EACCES/);
+    } finally {
+      fs.chmodSync(parent, 0o700);
+    }
+  });
+
   it('refuses a folder whose database was moved to PostgreSQL: a nightly backup of it copied a frozen database, exit 0 (h194)', async () => {
     const dir = dataFolder();
     fs.writeFileSync(path.join(dir, MOVED_TO_POSTGRES), '{"to":"postgres://db/loupe","at":"2026-12-01T00:00:00Z"}\n');

@@ -34,64 +34,111 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
     if (fs.existsSync(path.join(target, UNFINISHED_BACKUP))) throw new Error(`${target} holds a backup that did not finish (its ${UNFINISHED_BACKUP} file says when it started): remove the folder and back up again, or back up into a new folder`);
     throw new Error(`${target} is not empty: back up into a new or empty folder`);
   }
-  fs.mkdirSync(target, { recursive: true, mode: 0o700 });
-  const marker = path.join(target, UNFINISHED_BACKUP);
-  fs.writeFileSync(marker, `loupe backup of ${source} started ${new Date().toISOString()} and has not finished: this folder is not a backup.\n`, { mode: 0o600 });
-  // made first, the owner's only: a copy stopped half-way (a full disk, a kill) is not left readable by all where the
-  // operator made the folder by hand (h190)
-  fs.writeFileSync(copyFile, '', { mode: 0o600, flag: 'wx' });
-  const db = new SQLite(dbFile, { fileMustExist: true });
+  const made = !fs.existsSync(target);
   try {
-    // in one step: SQLite starts an online backup over whenever the database is written between its steps, so one of
-    // 100 pages a step never finished beside a server taking 20 writes a second (h190). One step reads one snapshot,
-    // which in WAL mode holds no writer back.
-    await db.backup(copyFile, { progress: () => 0x7fffffff });
-  } finally {
-    db.close();
+    // the folder itself without `recursive`: on a read-only mount a recursive mkdir says ENOENT, not EROFS (as media-store.ts)
+    if (made) {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.mkdirSync(target, { mode: 0o700 });
+    }
+  } catch (err) {
+    throw new Error(`cannot make the backup folder ${target}: ${(err as Error).message}`);
   }
-  fs.chmodSync(copyFile, 0o600);
-  // the media files the snapshot's rows name, and no other: an image written during the backup whose row came after
-  // the snapshot was copied named by no row of it, so neither a sweep nor an erasure of the restore ever reached it
-  // (h252: 292 customers' photos no account delete removed)
-  const mediaRoot = path.join(source, 'media');
-  const named = fs.existsSync(mediaRoot) ? await namedMedia(copyFile) : new Set<string>();
+  const marker = path.join(target, UNFINISHED_BACKUP);
   let files = 0;
-  // followed through symbolic links (a media folder moved to another disk is copied, not linked to),
-  // and a file gone since it was listed (a session deleted meanwhile, the retention sweep) passed over
-  const copy = (from: string, to: string): void => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(from);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw err;
-    }
-    if (stat.isDirectory()) {
-      fs.mkdirSync(to, { recursive: true, mode: 0o700 });
-      for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
-    } else if (stat.isFile()) {
-      if (path.dirname(path.dirname(from)) === mediaRoot && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
-      try {
-        fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
-        fs.chmodSync(to, stat.mode & 0o777);
-        files++;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      }
-    }
-  };
   try {
+    fs.writeFileSync(marker, `loupe backup of ${source} started ${new Date().toISOString()} and has not finished: this folder is not a backup.\n`, { mode: 0o600 });
+    // made first, the owner's only: a copy stopped half-way (a full disk, a kill) is not left readable by all where the
+    // operator made the folder by hand (h190)
+    fs.writeFileSync(copyFile, '', { mode: 0o600, flag: 'wx' });
+    const db = new SQLite(dbFile, { fileMustExist: true });
+    try {
+      // in one step: SQLite starts an online backup over whenever the database is written between its steps, so one of
+      // 100 pages a step never finished beside a server taking 20 writes a second (h190). One step reads one snapshot,
+      // which in WAL mode holds no writer back.
+      await db.backup(copyFile, { progress: () => 0x7fffffff });
+    } catch (err) {
+      throw sideOf(err, dbFile, target);
+    } finally {
+      db.close();
+    }
+    fs.chmodSync(copyFile, 0o600);
+    // a copy of damaged pages is a backup that fails on the day it is needed (h267: exit 0, and a server started on it
+    // said it was ready): the copy is checked, as it is, before it is called a backup
+    checkCopy(copyFile, dbFile);
+    // the media files the snapshot's rows name, and no other: an image written during the backup whose row came after
+    // the snapshot was copied named by no row of it, so neither a sweep nor an erasure of the restore ever reached it
+    // (h252: 292 customers' photos no account delete removed)
+    const mediaRoot = path.join(source, 'media');
+    const named = fs.existsSync(mediaRoot) ? await namedMedia(copyFile) : new Set<string>();
+    // followed through symbolic links (a media folder moved to another disk is copied, not linked to),
+    // and a file gone since it was listed (a session deleted meanwhile, the retention sweep) passed over
+    const copy = (from: string, to: string): void => {
+      let stat: fs.Stats;
+      try {
+        stat = fs.statSync(from);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      if (stat.isDirectory()) {
+        fs.mkdirSync(to, { recursive: true, mode: 0o700 });
+        for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
+      } else if (stat.isFile()) {
+        if (path.dirname(path.dirname(from)) === mediaRoot && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
+        try {
+          fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
+          fs.chmodSync(to, stat.mode & 0o777);
+          files++;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw sideOf(err, from, target);
+        }
+      }
+    };
     for (const entry of fs.readdirSync(source)) {
       if (notCopied.has(entry) || entry.startsWith('.')) continue;
       copy(path.join(source, entry), path.join(target, entry));
     }
   } catch (err) {
-    // no half backup left to be taken for a whole one
-    fs.rmSync(target, { recursive: true, force: true });
+    // no half backup left to be taken for a whole one, nor filling the disk it failed on (h267: a full backup disk
+    // stayed full, and the next night's backup was refused for the folder left behind); a folder the operator made is
+    // left, emptied
+    if (made) fs.rmSync(target, { recursive: true, force: true });
+    else for (const entry of fs.readdirSync(target)) fs.rmSync(path.join(target, entry), { recursive: true, force: true });
     throw err;
   }
   fs.rmSync(marker);
   return { to: target, database_bytes: fs.statSync(copyFile).size, files };
+}
+
+/**
+ * An error of the copy said with the side it is on: SQLite's own words ("database or disk is full") read as if the live
+ * database were full, and a damaged live database, the most urgent thing to learn, was not named (h267).
+ */
+function sideOf(err: unknown, source: string, target: string): Error {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const message = (err as Error).message;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') return new Error(`cannot write the backup folder ${target}: its disk is full (${message}); nothing was backed up`);
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EROFS' || code === 'EACCES' || code === 'EPERM') return new Error(`cannot write the backup folder ${target} (${message}); nothing was backed up`);
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') return new Error(`the data folder's database ${source} is damaged (${message}): nothing was backed up; restore the last good backup (README "Backups")`);
+  return err instanceof Error ? err : new Error(message);
+}
+
+/** Fails when the copy just made does not read back whole: the live database's pages were damaged. */
+function checkCopy(copyFile: string, dbFile: string): void {
+  const copy = new SQLite(copyFile, { fileMustExist: true });
+  try {
+    // as namedMedia: read in WAL mode, the copy kept a -wal and a -shm file (h255)
+    copy.pragma('journal_mode = DELETE');
+    const rows = copy.pragma('quick_check') as { quick_check: string }[];
+    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    if (problems.length) throw new Error(`the data folder's database ${dbFile} is damaged (quick_check: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}): nothing was backed up; restore the last good backup (README "Backups")`);
+  } catch (err) {
+    if (String((err as { code?: unknown }).code ?? '').startsWith('SQLITE_CORRUPT') || (err as { code?: unknown }).code === 'SQLITE_NOTADB') throw sideOf(err, dbFile, copyFile);
+    throw err;
+  } finally {
+    copy.close();
+  }
 }
 
 /** Every media key a database file's rows name (the snapshot just made, which no server has opened). */
