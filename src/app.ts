@@ -29,6 +29,7 @@ import { cardstreamRoutes } from './http/routes/cardstream/index.ts';
 import { imageMatchingRoutes } from './http/routes/image-matching/index.ts';
 import { mediaRoutes } from './http/routes/media.ts';
 import { consoleRoutes } from './http/routes/console.ts';
+import { plusJsonType } from './http/json-media-type.ts';
 import { basePathOf, baseUrlOf, originForm } from './http/base-url.ts';
 import { visionRoutes } from './http/routes/vision.ts';
 import { collectiblesRoutes } from './http/routes/collectibles.ts';
@@ -264,7 +265,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   };
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJson);
   // JSON by another name (RFC 6839): a PATCH sent as `application/merge-patch+json` was a 415 (h264)
-  app.addContentTypeParser(/^application\/[\w.-]+\+json(?:\s*;|$)/i, { parseAs: 'buffer' }, parseJson);
+  app.addContentTypeParser(plusJsonType, { parseAs: 'buffer' }, parseJson);
   // Any other content type is refused, except an empty body ("no body"), whatever it is labelled.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     if ((body as Buffer).length === 0) return done(null, undefined);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { unsupportedMediaType } from './errors.ts';
+import { isJsonType } from './json-media-type.ts';
 
 const continueAsked = (request: FastifyRequest) => /(^|,)\s*100-continue\s*(,|$)/i.test(String(request.headers.expect ?? '')) && request.raw.httpVersion === '1.1';
 
@@ -27,9 +28,8 @@ export function registerExpectContinue(app: FastifyInstance): void {
     const length = Number(request.headers['content-length'] ?? NaN);
     if (Number.isFinite(length) && length > request.routeOptions.bodyLimit) return payload;
     // a body that is not JSON is refused whatever it holds (app.ts): said before it is asked for (h98)
-    const type = String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     // (a chunked body may be empty, which any label may carry: asked for, as without Expect, h99)
-    if (Number.isFinite(length) && length > 0 && type !== 'application/json') throw unsupportedMediaType();
+    if (Number.isFinite(length) && length > 0 && !isJsonType(request.headers['content-type'])) throw unsupportedMediaType();
     await request.routeOptions.config.beforeBody?.(request);
     reply.raw.writeContinue();
     continued.add(request);
