@@ -492,8 +492,8 @@ export class CardSessionService {
   async listSessions(ctx: CallContext, query: { page: number; pageSize?: number | undefined; search?: string | undefined; game?: string | undefined; upTo?: number | undefined }): Promise<Page<SessionView> & { upTo?: number }> {
     const pageSize = Math.min(query.pageSize ?? this.limits.sessionPageSize, this.limits.identificationPageSizeMax);
     const search = query.search?.trim() || undefined;
-    // Empty is no filter, like `search`; otherwise the game as stored, in any case.
-    const game = query.game === undefined || gameKey(query.game) === '' ? undefined : gameKey(query.game);
+    // Empty is no filter, like `search`; otherwise the game as it is stored, in any case (`sport` is stored `Sports`, h268)
+    const game = query.game === undefined || gameKey(query.game) === '' ? undefined : gameKey(storedGame(query.game));
     const { count, rows, upToSeq } = await this.store.listSessions(ctx.workspaceId, search, game, pageSize, (query.page - 1) * pageSize, query.upTo);
     return { count, page: query.page, pageSize, results: rows.map((r) => this.sessionView(r)), ...(upToSeq !== undefined ? { upTo: upToSeq } : {}) };
   }

@@ -4,6 +4,8 @@ import { backends, createSession, cs, startHarness, type Harness } from '../../h
 import { CardSessionStore } from '../../../src/store/card-session-store.ts';
 import { canonicalJson } from '../../../src/util/canonical-json.ts';
 import type { Store } from '../../../src/store/database.ts';
+import { migrate } from '../../../src/store/migrate.ts';
+import { sql } from 'kysely';
 
 describe.each(backends)('card sessions (%s)', (backend) => {
   let h: Harness;
@@ -40,6 +42,16 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     const comic = await h.request('POST', cs('session/'), { body: { game: 'comic' } });
     expect(comic.json().game).toBe('Comics');
     expect((await h.request('GET', cs('session/?game=comics'))).json().results.map((r: { id: string }) => r.id)).toContain(comic.json().id);
+    // and the filter by the value the app sent finds it (h268)
+    expect((await h.request('GET', cs('session/?game=comic'))).json().results.map((r: { id: string }) => r.id)).toContain(comic.json().id);
+    // one stored as sent before is the documented game after the upgrade, found and searched so
+    const store = (h.app.loupe as unknown as { store: Store }).store;
+    const old = (await h.request('POST', cs('session/'), { body: { name: 'old slab stream' } })).json().id as string;
+    await sql`UPDATE card_sessions SET game = 'slab', game_key = 'slab' WHERE id = ${old}`.execute(store.db);
+    await sql`DELETE FROM loupe_migrations WHERE name = '042-game-kind-names'`.execute(store.db);
+    expect(await migrate(store)).toEqual(['042-game-kind-names']);
+    expect((await h.request('GET', cs(`session/${old}/`))).json().game).toBe('Slabs');
+    for (const q of ['game=slab', 'game=Slabs', 'search=slabs']) expect((await h.request('GET', cs(`session/?${q}`))).json().results.map((r: { id: string }) => r.id), q).toContain(old);
     // an app that sends its version as a number starts its session, and reads it back as sent
     const numbered = await h.request('POST', cs('session/'), { body: { client: { name: 'binder', version: 2.1, os: 'iOS' } } });
     expect([numbered.statusCode, numbered.json().client]).toEqual([201, { name: 'binder', version: 2.1, os: 'iOS' }]);
