@@ -177,6 +177,10 @@ describe.each(backends)('card grader (%s)', (backend) => {
     const wantTurned = want.map(([x, y]) => [cx + (x! - 450) * cos - (y! - 550) * sin, cy + (x! - 450) * sin + (y! - 550) * cos]);
     const [tilted] = await run('localize', [{ _base64: turned.toString('base64'), transparent: true }]);
     (tilted!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - wantTurned[i]![0]!, p[1]! - wantTurned[i]![1]!)).toBeLessThan(3));
+    // cropped to the card, its edges on the image's (h268: no edge found there, the arcs' points came back)
+    const tight = await sharp(card, { raw: { width: 630, height: 880, channels: 4 } }).png().toBuffer();
+    const [cropped] = await run('localize', [{ _base64: tight.toString('base64'), transparent: true }]);
+    (cropped!._points as number[][]).forEach((p, i) => expect(Math.hypot(p[0]! - [[0, 0], [630, 0], [630, 880], [0, 880]][i]![0]!, p[1]! - [[0, 0], [630, 0], [630, 880], [0, 880]][i]![1]!)).toBeLessThan(1.5));
     // a square-cornered cut-out: its outline on the opaque region's outer edges, as skip-location gives a whole image (h211)
     const square = await sharp({ create: { width: 700, height: 900, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
       .composite([{ input: { create: { width: 500, height: 698, channels: 4, background: { r: 200, g: 180, b: 40, alpha: 1 } } }, left: 100, top: 100 }])

@@ -602,15 +602,15 @@ async function quadFromAlpha(bytes: Buffer, width: number, height: number): Prom
  * has too few edge points or the corners land far from the rough ones (a mask that is no card-like quadrilateral).
  */
 function alphaSides(alpha: Buffer, width: number, height: number, rough: Quad): Quad | null {
-  // alpha between pixel centres (pixel i's centre at i + 0.5, edges on whole numbers as the corners above)
+  // alpha between pixel centres (pixel i's centre at i + 0.5, edges on whole numbers as the corners above); outside the
+  // image transparent, so a cut-out cropped to its card has its edge on the image's (h268: clamped, no edge was found
+  // there, and the corners on the arcs came back)
   const at = (x: number, y: number) => {
-    const u = Math.min(width - 1, Math.max(0, x - 0.5));
-    const v = Math.min(height - 1, Math.max(0, y - 0.5));
+    const [u, v] = [x - 0.5, y - 0.5];
     const [x0, y0] = [Math.floor(u), Math.floor(v)];
-    const [x1, y1] = [Math.min(width - 1, x0 + 1), Math.min(height - 1, y0 + 1)];
     const [fx, fy] = [u - x0, v - y0];
-    const a = (xx: number, yy: number) => alpha[yy * width + xx]!;
-    return (a(x0, y0) * (1 - fx) + a(x1, y0) * fx) * (1 - fy) + (a(x0, y1) * (1 - fx) + a(x1, y1) * fx) * fy;
+    const a = (xx: number, yy: number) => (xx < 0 || yy < 0 || xx >= width || yy >= height ? 0 : alpha[yy * width + xx]!);
+    return (a(x0, y0) * (1 - fx) + a(x0 + 1, y0) * fx) * (1 - fy) + (a(x0, y0 + 1) * (1 - fx) + a(x0 + 1, y0 + 1) * fx) * fy;
   };
   const centre: Point = [rough.reduce((t, p) => t + p[0], 0) / 4, rough.reduce((t, p) => t + p[1], 0) / 4];
   const lines: { p: Point; d: Point }[] = [];
