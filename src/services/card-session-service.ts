@@ -7,6 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { CardSessionStore, IdentificationRow, IdentificationUpdate, IdentificationValues, MergeableRow, SessionRow } from '../store/card-session-store.ts';
+import { priceMicros } from '../store/card-session-store.ts';
 import { cardKey, cardKeyPart, foldCardNumber, gameKey, storedGame } from '../store/session-card-keys.ts';
 import { decimalNumber, derivePrice, intervalDays, round2, type PriceBasis, type PriceStatistic } from '../store/session-card-prices.ts';
 import { fromBool, fromJson, isForeignKeyViolation, isUniqueViolation, toIso } from '../store/database.ts';
@@ -770,10 +771,10 @@ export class CardSessionService {
       // Another batch inserted one of these event ids after we looked: start again and merge into it.
       if (inserted.size !== values.length) throw new RetryBatch();
     }
-    let price = values.reduce((sum, v) => sum + (v.price ?? 0), 0);
+    let price = values.reduce((sum, v) => sum + priceMicros(v.price), 0);
     for (const { row, state, touched, identity } of changed.values()) {
       await tx.updateIdentification(row.id, { ...identity, ...this.mutableValues(tx, state), ...(touched ? { updated_at: now } : {}) });
-      price += (state.price ?? 0) - (row.price ?? 0);
+      price += priceMicros(state.price) - priceMicros(row.price);
     }
     if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
       // Closed or deleted while this batch was being written: the transaction rolls back.
@@ -1016,7 +1017,7 @@ export class CardSessionService {
       }
       if (Object.keys(values).length > 0) await tx.updateIdentification(row.id, { ...values, updated_at: now });
       // Row first, then the session: the order uploads lock them in, so the two cannot deadlock.
-      if (priceMoved) await tx.bumpCounters(row.session_id, 0, (priceAfter ?? 0) - (current.price ?? 0));
+      if (priceMoved) await tx.bumpCounters(row.session_id, 0, priceMicros(priceAfter) - priceMicros(current.price));
       return this.identificationView(ctx, (await tx.identificationInWorkspace(iid, ctx.workspaceId))!);
     });
   }

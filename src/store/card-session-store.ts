@@ -84,6 +84,16 @@ export interface NewSession {
   idempotency?: { key: string; bodyHash: string } | undefined;
 }
 
+/**
+ * A price in whole millionths of a dollar, as both engines compute it (`microsSql`): the same IEEE product, half away from
+ * zero, truncated. The session's running total adds these, and its summary sums them, so the two agree to the cent.
+ */
+export const priceMicros = (price: number | null | undefined): number => (price === null || price === undefined ? 0 : Math.trunc(price * 1000000 + (price < 0 ? -0.5 : 0.5)));
+
+/** `priceMicros` of the `price` column in SQL (CAST and trunc cut toward zero as Math.trunc does). */
+export const microsSql = (dialect: DialectName) =>
+  dialect === 'postgres' ? sql`trunc(price * 1000000 + (CASE WHEN price < 0 THEN -0.5 ELSE 0.5 END))` : sql`CAST(price * 1000000 + (CASE WHEN price < 0 THEN -0.5 ELSE 0.5 END) AS INTEGER)`;
+
 /** Column values of an identification as written (JSON already serialised, booleans per dialect). */
 export type IdentificationValues = Insertable<CardIdentificationsTable>;
 export type IdentificationUpdate = Updateable<CardIdentificationsTable>;
@@ -190,20 +200,21 @@ export class CardSessionStore {
   }
 
   /**
-   * The session's total plus a change, kept to the millionth: the summary sums its cards' prices exactly to the millionth
-   * (`summary`), and a running sum of floating-point changes drifted from it, by the cent once rounded (h264: a session
-   * 9447.56 and its summary 9447.57; PostgreSQL and SQLite a cent apart).
+   * The session's total plus a change in whole millionths of a dollar (`priceMicros` of each price), kept on the
+   * millionths' grid: the summary sums the same millionths (`summary`), and a running sum of floating-point changes
+   * drifted from it, by the cent once rounded (h264: a session 9447.56 and its summary 9447.57; PostgreSQL and SQLite a
+   * cent apart).
    */
-  private totalPlus(price: number) {
-    return this.dialect === 'postgres' ? sql<number>`round((total_price + ${price})::numeric, 6)::float8` : sql<number>`round(total_price + ${price}, 6)`;
+  private totalPlus(micros: number) {
+    return this.dialect === 'postgres' ? sql<number>`round((total_price::numeric + ${micros}::numeric / 1000000), 6)::float8` : sql<number>`round(total_price + ${micros} / 1000000.0, 6)`;
   }
 
   /** Adds to the session's counters; call in the transaction that changed the rows. */
-  async bumpCounters(id: string, rows: number, price: number): Promise<void> {
-    if (rows === 0 && price === 0) return;
+  async bumpCounters(id: string, rows: number, micros: number): Promise<void> {
+    if (rows === 0 && micros === 0) return;
     await this.db
       .updateTable('card_sessions')
-      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(price) })
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(micros) })
       .where('id', '=', id)
       .execute();
   }
@@ -330,10 +341,10 @@ export class CardSessionStore {
    * session overlap, and a close that committed first makes this match nothing (PostgreSQL
    * re-checks the updated row), which rolls the batch back.
    */
-  async addBatchToLiveSession(id: string, workspaceId: string, rows: number, price: number): Promise<boolean> {
+  async addBatchToLiveSession(id: string, workspaceId: string, rows: number, micros: number): Promise<boolean> {
     const res = await this.db
       .updateTable('card_sessions')
-      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(price) })
+      .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(micros) })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
       .where('status', '=', 'live')
@@ -378,7 +389,7 @@ export class CardSessionStore {
       if (!gone) return undefined;
       // the session's own count and total, which its detail, list and the cards' pages read (h187: they kept the card);
       // row first, then the session: the order uploads and corrections lock them in
-      await tx.bumpCounters(row.session_id, -1, -Number(gone.price ?? 0));
+      await tx.bumpCounters(row.session_id, -1, -priceMicros(gone.price === null ? null : Number(gone.price)));
       const media = [gone.image_key, gone.thumbnail_key].filter((k): k is string => k !== null);
       await forgetMedia(tx.db, media);
       return media;
@@ -500,8 +511,9 @@ export class CardSessionStore {
         .select((eb) => [
           eb.fn.countAll<number>().as('identifications'),
           eb.fn.count<number>('card_key').distinct().as('distinct_cards'),
-          // exactly, to the millionth: a floating-point sum of 92 prices was a cent off once rounded, and PostgreSQL's and SQLite's sums differ (h264)
-          (this.dialect === 'postgres' ? sql<number | null>`sum(round(price * 1000000)) / 1000000.0` : sql<number | null>`sum(CAST(round(price * 1000000) AS INTEGER)) / 1000000.0`).as('total_price'),
+          // exactly, in whole millionths as the running total adds them (h268: PostgreSQL's round takes halves to even): a
+          // floating-point sum of 92 prices was a cent off once rounded, and PostgreSQL's and SQLite's sums differ (h264)
+          (this.dialect === 'postgres' ? sql<number | null>`(sum(${microsSql('postgres')}::numeric) / 1000000)::float8` : sql<number | null>`sum(${microsSql('sqlite')}) / 1000000.0`).as('total_price'),
           eb.fn.sum<number | null>('calls').as('row_calls'),
           // Grades are validated at upload; a row stored before that (1e308 overflows PostgreSQL's
           // avg) is not a grade, so it can never make the summary fail.
