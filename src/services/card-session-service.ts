@@ -224,8 +224,9 @@ export function canonicalJson(value: unknown): string {
 // extended (`2026-11-20T10:00:00.5Z`) and basic (`20261120T100000Z`) formats, to the hour or finer, either decimal sign
 const isoShape = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?(z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const isoBasicShape = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(?:(\d{2})(?:(\d{2})(?:[.,](\d{1,9}))?)?)?)?(z|[+-]\d{2}(?:\d{2})?)?$/i;
-// RFC 9557's zone name after an offset (`…+01:00[Europe/Paris]`, Java's ZonedDateTime): the offset says the instant
-const zoneSuffix = /(?<=(?:z|[+-]\d{2}(?::?\d{2})?))\[[^\]]{1,64}\]$/i;
+// RFC 9557's zone name (and other suffixes) after a time's offset (`…T10:00+01:00[Europe/Paris]`, Java's ZonedDateTime):
+// the offset says the instant; a date's own `-20` is no offset (h268: `2026-11-20[Europe/Paris]` was UTC midnight)
+const zoneSuffix = /(?<=[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?(?:z|[+-]\d{2}(?::?\d{2})?))(?:\[[^\]]{1,64}\]){1,4}$/i;
 const daysInMonth = (year: number, month: number): number =>
   month === 2 ? (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
 
