@@ -311,7 +311,7 @@ interface QueryVector {
   echo: Out;
   itemFilter?: Record<string, unknown>;
   colors?: DominantColorsQuery;
-  /** Fashion and home decor: the item's tags as fashion tagging gives them (a stored record's `_tags_simple`). */
+  /** The tags a query without its own ranks by: a fashion or home-decor photo's item's (fashion tagging), or a stored record's own (its type's tag field). */
   tags?: string[];
   /** A search by a stored record's `_id`: that record's key (first among the answers at distance 0). */
   self?: number;

@@ -70,9 +70,10 @@ export function recordText(data: Record<string, unknown>, productField?: string 
       }
       continue;
     }
-    // a flag's key is its meaning at the top as inside an object (h263: `{"features": {"waterproof": true}}` was found by
-    // "waterproof", `{"waterproof": true}` not)
-    collect(v === true && !k.startsWith('_') ? k : v, 1, parts, budget);
+    // A top-level flag's key is left out, unlike a nested one's (`{"features": {"waterproof": true}}`): at the top, flags
+    // are the shop's own fields (`in_stock`, `active`, `available`), the same English words on every record, which
+    // tipped a record's language as the title maps' keys did (h268, after h263 asked for them)
+    collect(v, 1, parts, budget);
   }
   const raw = parts.join('\n');
   const folded = foldText(raw);

@@ -14,7 +14,7 @@ import { indexWords } from './query.ts';
 // 14 (2026-12-04): a nested object's keys are no words of the record unless their value is `true` (h261: `en`, `es`,
 // `qty`, `dims` were found, and a title map's language codes made an English record Spanish on PostgreSQL)
 // 15 (2026-12-04): PostgreSQL stems a record's Latin words as English beside its own language (h261: an English word in a
-// Spanish record got Spanish stems, and "guitar" missed "guitars" there); a top-level flag's key is a word, as a nested one's (h263)
+// Spanish record got Spanish stems, and "guitar" missed "guitars" there)
 export const TOKENS_VERSION = 15;
 
 /**

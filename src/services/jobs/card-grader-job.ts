@@ -170,11 +170,13 @@ export class CardGraderJob implements JobHandler {
     // two records, the top-level grades of one side alone, which they did not say (h266): the other side was not graded,
     // or both records are one side (two cards graded in one request, each its own record's grades)
     const one = ctx.records.length === 2 && !(front && back) ? (front ?? back) : undefined;
+    // (two records of one side, one not graded: no other side was missing, h268)
+    const sameSide = sideOf[0] === sideOf[1];
     const note = !one
       ? {}
-      : sides.length === 1
-        ? { graded_side: one.side, grades_note: `Graded from the ${one.side} alone: the ${one.side === 'front' ? 'back' : 'front'} was not graded (its record's status says why).` }
-        : { graded_side: one.side, grades_note: `Both records are the ${one.side}: the grades are the first's (a grade's two records are one card's front and back; each record has its own grades).` };
+      : sameSide
+        ? { graded_side: one.side, grades_note: `Both records are the ${one.side}: the grades are the ${sides.length === 1 ? "one graded card's" : "first's"} (a grade's two records are one card's front and back; each record has its own grades).` }
+        : { graded_side: one.side, grades_note: `Graded from the ${one.side} alone: the ${one.side === 'front' ? 'back' : 'front'} was not graded (its record's status says why).` };
     return { records, extra: { ...envelope, grades, ...(front && back ? { front_weight: weight } : {}), ...note } };
   }
 
