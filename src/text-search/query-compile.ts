@@ -63,7 +63,12 @@ export function toFts5PhraseGroups(q: ParsedQuery): string[][] {
     const prefix = prefixOf(term, q.language);
     add(prefix && prefix !== term ? [fts5String(term), `${fts5String(prefix)} *`] : [fts5String(term)]);
   }
-  for (const literal of q.literals ?? []) add([fts5String(literal)]);
+  // a word read as a concept is looked for as written with its prefix too, as another word is: "Kaffeetassen" did not
+  // find the record saying "Kaffeetasse" by its own word on SQLite, where PostgreSQL's stemmer did (h269)
+  for (const literal of q.literals ?? []) {
+    const prefix = prefixOf(literal, q.language);
+    add(prefix && prefix !== literal ? [fts5String(literal), `${fts5String(prefix)} *`] : [fts5String(literal)]);
+  }
   return groups;
 }
 

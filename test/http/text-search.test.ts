@@ -284,6 +284,18 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(Math.abs(d.es! - d.en!)).toBeLessThan(3);
   });
 
+  it('finds a record by its own word in another form where the word is also a concept, on both backends (h269: SQLite matched it only as written)', async () => {
+    const c = await newCollection('product');
+    const records = [
+      { _id: 'becher', _base64: img('buddha', 2), title: 'Becher aus Keramik, spülmaschinenfest' },
+      { _id: 'tasse', _base64: img('watch', 1), title: 'Kaffeetasse aus Porzellan, 4er-Set' },
+    ];
+    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
+    const url = '/similarity/text/products/v2/text';
+    expect(ids((await text(c, 'Kaffeetasse', {}, url)).body)[0]).toBe('tasse');
+    expect(ids((await text(c, 'Kaffeetassen', {}, url)).body)[0]).toBe('tasse');
+  });
+
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
     const shop = await newCollection('product');
     const records = [
