@@ -20,6 +20,9 @@ describe('recordText', () => {
     expect(t.body).toContain('navy');
     expect(t.body).toContain('waterproof');
     expect(t.body).not.toMatch(/\b(color|heavy|qty|size|hidden)\b/);
+    // German `Handy` is a phone in German text, English "handy" a word (h269: a music stand was a phone)
+    expect(recordText({ title: 'Music stand, foldable, also handy for a guitar player on the road' }).body).not.toContain('xocellphone');
+    expect(recordText({ title: 'Handy mit Hülle und Ladekabel' }).body).toContain('xocellphone');
     // not a flag at the top: a shop's own fields, the same words on every record (h268)
     const top = recordText({ title: 'Botas de montaña', available: true, in_stock: true, heavy: false, _flagged: true });
     expect(top.body).not.toMatch(/available|stock|heavy|flagged/);

@@ -14,7 +14,7 @@ import { indexWords } from './query.ts';
 // 14 (2026-12-04): a nested object's keys are no words of the record unless their value is `true` (h261: `en`, `es`,
 // `qty`, `dims` were found, and a title map's language codes made an English record Spanish on PostgreSQL)
 // 15 (2026-12-04): PostgreSQL stems a record's Latin words as English beside its own language (h261: an English word in a
-// Spanish record got Spanish stems, and "guitar" missed "guitars" there)
+// Spanish record got Spanish stems, and "guitar" missed "guitars" there); German `handy` is a phone only in German text (h269)
 export const TOKENS_VERSION = 15;
 
 /**

@@ -57,6 +57,8 @@ export const homonyms: Readonly<Partial<Record<LexiconLanguage, readonly string[
  */
 export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
   es: ['café'],
+  // German `Handy`, a mobile phone, is English "handy": a music stand "also handy for a guitar player" was a phone (h269)
+  de: ['handy'],
   it: ['cane', 'panini', 'sci', 'viola', 'gonna', 'donne', 'bruno', 'bruna', 'bianca', 'bianchi', 'donna', 'nero', 'verdi', 'mela', 'cagna'],
   nl: ['beer', 'rode', 'wit', 'mes', 'messen', 'appel', 'appels', 'bal', 'tas', 'tafel', 'boten', 'gele', 'honden', 'treinen', 'olifant', 'roze'],
   // Polish, Turkish and Swedish: each file's header says why (pl `pies`, English "pies"; tr `sarı`, "sari"; sv `röd`, "rod", `tåg`, "tag").
@@ -86,6 +88,7 @@ export const ownLanguageOnly: Readonly<Partial<Record<LexiconLanguage, readonly 
  * Polish, Turkish and Swedish forms are their language's anyway ({@link LexiconEntry.marked}).
  */
 export const ownLanguageAlone: Readonly<Partial<Record<LexiconLanguage, readonly string[]>>> = {
+  de: ['handy'],
   it: ['sci', 'gonna', 'donne', 'mela', 'bianca', 'bianchi', 'nero', 'verdi', 'bruno', 'bruna'],
   nl: ['wit', 'messen', 'appel', 'appels', 'tas', 'tafel', 'honden', 'treinen', 'olifant', 'gele', 'roze'],
   pl: ['miś'],
