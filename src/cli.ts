@@ -805,12 +805,34 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err(`loupe: ${err.message}\n\n${usageFor(err.command ?? (knownCommands.has(command) || usageBlocks.has(command) ? command : undefined))}\n`);
       return 2;
     }
-    io.err(`loupe: ${err instanceof ServiceError ? err.detail : (err as Error).message}\n`);
+    io.err(`loupe: ${err instanceof ServiceError ? err.detail : storageMessage(err, io.env) ?? (err as Error).message}\n`);
     return 1;
   } finally {
     await services?.close();
     releaseFolder?.();
   }
+}
+
+/**
+ * SQLite's own words for a disk or a file that failed said with the file and what to do, as the server says them (h267:
+ * "database or disk is full", "attempt to write a readonly database" named no file, and read as the data being lost).
+ */
+function storageMessage(err: unknown, env: NodeJS.ProcessEnv): string | undefined {
+  const code = String((err as { code?: unknown }).code ?? '');
+  if (!code.startsWith('SQLITE_')) return undefined;
+  let file: string;
+  try {
+    const config = loadConfig(env);
+    if (config.databaseUrl) return undefined;
+    file = sqliteFileOf(path.resolve(config.dataDir));
+  } catch {
+    return undefined;
+  }
+  const said = (err as Error).message;
+  if (code === 'SQLITE_FULL') return `the disk of the database ${file} is full (${said}): make room (README "Disk space"), then run the command again`;
+  if (code.startsWith('SQLITE_READONLY') || code.startsWith('SQLITE_CANTOPEN')) return `the database ${file} cannot be written (${said}): check the data folder's owner, permissions and mount`;
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return `the database ${file} is damaged (${said}): restore the last good backup (README "Backups")`;
+  return undefined;
 }
 
 /**

@@ -167,6 +167,24 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(existsSync(away)).toBe(false);
   });
 
+  it('says which database failed and what to do when SQLite refuses, not SQLite\'s bare words (h267)', async () => {
+    if (backend !== 'sqlite') return;
+    const own = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-damaged-'));
+    try {
+      const ownEnv = { ...process.env, LOUPE_DATA_DIR: own, DATABASE_URL: '' };
+      expect((await inProcess(ownEnv, ['account', 'create', '--name', 'x'])).code).toBe(0);
+      const file = path.join(own, 'loupe.db');
+      const handle = await fs.open(file, 'r+');
+      await handle.write(Buffer.alloc(8192, 0xa5), 0, 8192, 8192);
+      await handle.close();
+      const r = await inProcess(ownEnv, ['account', 'list']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe(`loupe: the database ${file} is damaged (database disk image is malformed): restore the last good backup (README "Backups")\n`);
+    } finally {
+      await fs.rm(own, { recursive: true, force: true });
+    }
+  });
+
   it('manages flows and webhook secrets', async () => {
     const file = path.join(dataDir, 'faces.json');
     await fs.writeFile(file, JSON.stringify({ name: 'faces', steps: [{ endpoint: 'identity/face' }, { endpoint: 'photo/descriptor', over: 'face', as: 'vecs' }] }));
