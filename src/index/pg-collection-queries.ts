@@ -6,7 +6,7 @@ import { filterToSql } from '../store/filters/pg-filter.ts';
 import type { CollectionRecord, StoredRecord } from '../store/collection-store.ts';
 import { fromJson, type Database, type Store } from '../store/database.ts';
 import { hashBandBits } from '../store/migrations/019-hash-bands.ts';
-import { englishWords, pgWordsConfig } from '../store/collection-text-store.ts';
+import { englishWords, pgRecordConfigs, pgWordsConfig } from '../store/collection-text-store.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import { toPgTsqueries } from '../text-search/query-compile.ts';
 import type { CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
@@ -160,15 +160,16 @@ export class PgCollectionQueries implements CollectionQueries {
       const own = sql.lit(c.id);
       const langs = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
       const sizes = await sql<{ n: number; avgdl: number | null }>`SELECT count(*) AS n, avg(doc_len)::float8 AS avgdl FROM collection_text WHERE collection_id = ${own}`.execute(this.store.db);
-      held = { seq: c.seq, at: Date.now(), configs: langs.rows.map((r) => pgWordsConfig(r.lang)), n: Number(sizes.rows[0]?.n ?? 0), avgdl: Math.max(1, Number(sizes.rows[0]?.avgdl ?? 1)) };
+      held = { seq: c.seq, at: Date.now(), configs: [...new Set(langs.rows.flatMap((r) => pgRecordConfigs(r.lang)))], n: Number(sizes.rows[0]?.n ?? 0), avgdl: Math.max(1, Number(sizes.rows[0]?.avgdl ?? 1)) };
       this.textStats.set(c.id, held);
     }
     return held;
   }
 
   /**
-   * Record text is stemmed in its own language and its Latin words as English too, so a query's words are stemmed by
-   * English, by every language the collection's records are in (usually one to three) and by none (`simple`).
+   * Record text is stemmed in its own language and its Latin words as English too (a record of no told language by the
+   * European languages too), so a query's words are stemmed by English, by every language the collection's records
+   * are stemmed in and by none (`simple`).
    */
   private async textConfigs(c: CollectionRecord, q: ParsedQuery): Promise<string[]> {
     return [...new Set(['simple', englishWords, pgWordsConfig(q.language), ...(await this.statsOf(c)).configs])];

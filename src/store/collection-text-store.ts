@@ -80,6 +80,20 @@ export const englishWords = 'loupe_english_words';
  */
 export const pgWordsConfig = (lang: string) => (lang === 'simple' ? englishWords : pgConfigOf[lang] ? `loupe_${pgConfigOf[lang]}_words` : 'simple');
 
+/**
+ * The European languages whose stems a record of no told language is also given: a two-word title, "Chitarra
+ * classica", "Fernglas 10x42", is often in one of them, and SQLite's prefix search found "chitarre" and
+ * "Ferngläser" there where PostgreSQL, stemming it as English only, answered 422 (h269). Turkish and
+ * Indonesian are left out: their stemmers cut English words' endings as suffixes ("solar" → `so`, "dollar" → `dol`).
+ */
+const untoldLanguages = ['spanish', 'french', 'portuguese', 'italian', 'german', 'dutch', 'swedish'] as const;
+
+/** Every configuration a record of language `lang` is stemmed with (`pgTextVector`): its own, then English's or, untold, the European languages' too. */
+export const pgRecordConfigs = (lang: string): string[] => {
+  const own = pgWordsConfig(lang);
+  return lang === 'simple' ? [own, ...untoldLanguages.map((l) => `loupe_${l}_words`)] : own === englishWords ? [own] : [own, englishWords];
+};
+
 let codeSet: Set<string> | undefined;
 const conceptCodes = () => (codeSet ??= new Set(allCodes()));
 
@@ -96,17 +110,27 @@ export const pgTextIndexDdl = (collectionId: string) =>
  * through the language's stemmer.
  */
 export function pgTextVector(t: Pick<TextRow, 'seen' | 'body' | 'ocr' | 'lang'>): { tsv: RawBuilder<string>; doc_len: number } {
-  const cfg = pgWordsConfig(t.lang);
+  const [cfg, ...others] = pgRecordConfigs(t.lang);
   const tokens = t.body.split(' ');
   const words = tokens.filter((w) => !conceptCodes().has(w));
   const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
   const own = sql`to_tsvector(${cfg}::regconfig, ${words.join(' ')})`;
   // A record is read as one language, but a shop's Spanish record still says "guitars" and "USB cable": its Latin
   // words are stemmed as English too, as SQLite's porter stems every record (h261: "guitar" became `guit`, and
-  // "guitar" did not find "guitars" there). Lexemes the record's own stemmer already made are left out, so a word
-  // both stem alike is counted once; the search takes the best lexeme of each query word (pg-collection-queries.ts).
-  const latin = cfg === englishWords ? [] : words.filter((w) => /[a-z]/.test(w));
-  const body = latin.length ? sql`${own} || ts_delete(to_tsvector(${englishWords}::regconfig, ${latin.join(' ')}), tsvector_to_array(${own}))` : own;
+  // "guitar" did not find "guitars" there); a record of no told language by the European languages too (h269). Each
+  // configuration adds only the lexemes none before it made, so a word several stem alike is counted once; the search
+  // takes the best lexeme of each query word (pg-collection-queries.ts).
+  const latin = words.filter((w) => /[a-z]/.test(w)).join(' ');
+  const parts = [own];
+  const made = [sql`tsvector_to_array(${own})`];
+  if (latin) {
+    for (const other of others) {
+      const stems = sql`to_tsvector(${other}::regconfig, ${latin})`;
+      parts.push(sql`ts_delete(${stems}, ${sql.join(made, sql` || `)})`);
+      made.push(sql`tsvector_to_array(${stems})`);
+    }
+  }
+  const body = sql.join(parts, sql` || `);
   return {
     tsv: sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(${body} || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`,
     doc_len: tokenCount(t),

@@ -341,3 +341,15 @@ describe('Arabic articles on words the lexicon does not know (h146)', () => {
     expect(indexWords('الله')).toBe('الله');
   });
 });
+
+describe("Spanish plurals in -ces of nouns in -z (h269)", () => {
+  it('looks for the other number too, in Spanish and untold text, and says which form is the word', () => {
+    expect(parsed('altavoces').terms).toEqual(['altavoces', 'altavoz']);
+    expect(parsed('altavoces').forms).toEqual({ altavoces: 'altavoz' });
+    expect(parsed('lápiz').terms).toEqual(['lapiz', 'lapices']);
+    expect(parsed('luces de navidad').terms).toEqual(expect.arrayContaining(['luces', 'luz', 'navidad']));
+    // a consonant before -ces is no such plural; English text is not read so
+    expect(parsed('dulces').terms).toEqual(['dulces']);
+    expect(parsed('the jazz record in the boxes').forms).toBeUndefined();
+  });
+});

@@ -296,6 +296,39 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await text(c, 'Kaffeetassen', {}, url)).body)[0]).toBe('tasse');
   });
 
+  it("finds another form of a word in a short title whose language cannot be told, on both backends (h269: PostgreSQL stemmed it as English only, a 422)", async () => {
+    const c = await newCollection('product');
+    const records = [
+      { _id: 'chitarra', _base64: img('buddha', 2), title: 'Chitarra classica' },
+      { _id: 'fernglas', _base64: img('watch', 1), title: 'Fernglas 10x42' },
+      { _id: 'wallets', _base64: img('headphone', 1), title: 'Vintage leather wallets' },
+    ];
+    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
+    const url = '/similarity/text/products/v2/text';
+    for (const [q, id] of [['chitarre', 'chitarra'], ['Ferngläser', 'fernglas'], ['wallet', 'wallets']] as const) {
+      const res = await text(c, q, {}, url);
+      expect(res.body.status.code, q).toBe(200);
+      expect(ids(res.body), q).toEqual([id]);
+    }
+  });
+
+  it("finds a Spanish noun in -z by its plural in -ces and the other way, on both backends (h269: a 422 on both)", async () => {
+    const c = await newCollection('product');
+    const records = [
+      { _id: 'altavoz', _base64: img('buddha', 2), title: 'Altavoz Bluetooth portátil' },
+      { _id: 'luces', _base64: img('watch', 1), title: 'Luces LED de Navidad para el árbol' },
+    ];
+    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
+    const url = '/similarity/text/products/v2/text';
+    for (const [q, id] of [['altavoces', 'altavoz'], ['altavoces bluetooth', 'altavoz'], ['luz', 'luces'], ['luz de navidad', 'luces']] as const) {
+      const res = await text(c, q, {}, url);
+      expect(res.body.status.code, q).toBe(200);
+      expect(ids(res.body)[0], q).toBe(id);
+      // the other form is no word the client typed, and the word is read
+      expect(res.body.query_records?.[0]?._unread_terms, q).toBeUndefined();
+    }
+  });
+
   it('ranks a word half the records hold by its prominence, at a distance that still says it matched', async () => {
     const shop = await newCollection('product');
     const records = [

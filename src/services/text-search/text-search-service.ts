@@ -277,15 +277,16 @@ export class TextSearchService {
       if (unneeded.size) q = { ...q, terms: q.terms.filter((t) => !unneeded.has(t)), runs: runs.filter((r) => !unneeded.has(r.word)) };
       const phrases = new Map(runs.map((r) => [r.phrase, r.word]));
       const foundRuns = new Set(runs.filter((r) => found(r) && !unneeded.has(r.word)).flatMap((r) => [r.word, ...(r.stemOf ? [r.stemOf] : [])]));
-      // an Arabic word is read when its form without the article is found; that form is no word the client typed (h156)
-      const bareOf = q.bare ?? {};
-      const bares = new Set(Object.values(bareOf).filter((b) => !Object.hasOwn(bareOf, b)));
+      // a word is read when its other form is found (an Arabic word without its article, a Spanish plural's singular);
+      // that form is no word the client typed (h156)
+      const formOf = q.forms ?? {};
+      const forms = new Set(Object.values(formOf).filter((b) => !Object.hasOwn(formOf, b)));
       // an earlier release's spelling, searched while rows await re-tokenising, is no word of the client's own; a word
       // found in it is read (h160: "بطاقة" and "Straße" were listed unread while they matched)
       const legacy = q.legacy ?? {};
       const foundLegacy = new Set(Object.entries(legacy).filter(([w]) => present.has(w)).map(([, now]) => now));
-      const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(bareOf, t) && (present.has(bareOf[t]!) || foundLegacy.has(bareOf[t]!)));
-      const unreadTerms = [...q.terms.filter((t) => !bares.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
+      const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(formOf, t) && (present.has(formOf[t]!) || foundLegacy.has(formOf[t]!)));
+      const unreadTerms = [...q.terms.filter((t) => !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
