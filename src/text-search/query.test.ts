@@ -306,6 +306,10 @@ describe('people counts', () => {
     expect(conceptCodesIn('Kaffeetassen im Café-Stil')).not.toContain('xkbrown');
     expect(conceptCodesIn('Zapatos color café')).toContain('xkbrown');
     expect(conceptCodesIn('Sofá café')).toContain('xkbrown');
+    // after "of" it is what the thing holds or is for: a coffee cup, a coffee table (h269)
+    for (const q of ['taza de café', 'Taza de café', 'mesa de café', 'tazas del café']) expect(codes(q), q).not.toContain('xkbrown');
+    expect(conceptCodesIn('Taza de café de cerámica')).not.toContain('xkbrown');
+    expect(codes('zapatos de color café')).toContain('xkbrown');
   });
 
   it('while rows await re-tokenising, also searches the words as TOKENS_VERSION 5 folded them (h86: "Straße" missed rows holding straße)', () => {
@@ -351,5 +355,18 @@ describe("Spanish plurals in -ces of nouns in -z (h269)", () => {
     // a consonant before -ces is no such plural; English text is not read so
     expect(parsed('dulces').terms).toEqual(['dulces']);
     expect(parsed('the jazz record in the boxes').forms).toBeUndefined();
+  });
+});
+
+describe('a table word that says what a lamp or a game is for (h269)', () => {
+  it('is no dining table, and stays a word', () => {
+    for (const q of ['table lamp', 'Table lamps, brass', 'lámpara de mesa', 'lampe de table', 'lampada da tavolo', 'table tennis', 'tenis de mesa']) {
+      expect(codes(q), q).not.toContain('xodiningtable');
+      expect(parsed(q).terms, q).toEqual(expect.arrayContaining([expect.stringMatching(/^(table|mesa|tavolo)$/)]));
+    }
+    expect(codes('table tennis ball')).toEqual(['xosportsball']);
+    expect(conceptCodesIn('Lámpara de mesa de cerámica')).not.toContain('xodiningtable');
+    // a table is still a table, alone and beside other words
+    for (const q of ['table', 'wooden table', 'mesa de madera', 'table and lamp']) expect(codes(q), q).toContain('xodiningtable');
   });
 });

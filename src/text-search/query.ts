@@ -284,14 +284,23 @@ function analyse(text: string, tokens: readonly string[], index: LexiconIndex, m
   // "sofá café", one function word between at most): "café con leche", "Café del Mar" are cafés (h90).
   const thing = (k: number) => (resolved[k] ?? []).some((c) => c.kind === 'object' || c.kind === 'item');
   const isStop = (k: number) => items[k]?.kind === 'word' && stopWords[language]?.has(items[k].text) === true;
+  // ...but not "of": "taza de café", "mesa de café" are a coffee cup and a coffee table (h269: searched brown)
+  const bridges = (k: number) => isStop(k) && !ofWords.has(items[k]!.text);
   // "color café", "zapatos color café": the word colour says what follows is one
   const colourWord = (k: number) => items[k]?.kind === 'word' && ['color', 'colour', 'colore', 'cor', 'couleur', 'farbe', 'kleur', 'kolor', 'kolorze', 'renk', 'renkli', 'farg', 'fargen'].includes(items[k].text);
   // (colours only: an Italian or Dutch object word that is also an English word, `cane`, `beer`, is the thing wherever
   // the text is read as its language: "cane nero" is a black dog)
   items.forEach((item, i) => {
     if (item.kind !== 'concept' || (item === readAlone && lone.length) || !item.entries.every((e) => e.ownOnly && !spelledAsOwn(e, spellingsOf(item)) && e.concept.kind === 'color')) return;
-    const beside = thing(i - 1) || thing(i + 1) || colourWord(i - 1) || (isStop(i - 1) && thing(i - 2)) || (isStop(i + 1) && thing(i + 2));
+    const beside = thing(i - 1) || thing(i + 1) || colourWord(i - 1) || (bridges(i - 1) && thing(i - 2)) || (bridges(i + 1) && thing(i + 2));
     if (!beside) resolved[i] = [];
+  });
+  // "table lamp", "lámpara de mesa", "lampe de table", "table tennis": the table word says what the lamp or the game is
+  // for, and no table is searched (h269: a home-decor shop's table lamps were dining tables); the word stays a word
+  const tableFor = (k: number) => items[k] !== undefined && tableUses.has(items[k].text.split(' ')[0]!);
+  items.forEach((item, i) => {
+    if (item.kind !== 'concept' || !resolved[i]!.some((c) => c.kind === 'object' && c.name === 'dining table')) return;
+    if (tableFor(i + 1) || (items[i - 1] !== undefined && ofWords.has(items[i - 1]!.text) && tableFor(i - 2))) resolved[i] = resolved[i]!.filter((c) => !(c.kind === 'object' && c.name === 'dining table'));
   });
 
   items.forEach((item, i) => {
@@ -649,6 +658,12 @@ function spanishOtherNumber(word: string, language: string): string | undefined 
   if (/^[a-zñ]+[aeiou]z$/.test(word)) return `${word.slice(0, -1)}ces`;
   return undefined;
 }
+
+/** "Of" in the languages whose colour-only forms (`ownOnly`) could stand after one: what follows it is what the thing holds or is for. */
+const ofWords = new Set(['de', 'del', 'des', 'du', 'da', 'do', 'di', 'dei', 'della', 'of', 'van', 'von']);
+
+/** What a table word beside it says the thing is for, as folded (lamps, table tennis): no table (`parseQuery`). */
+const tableUses = new Set(['lamp', 'lamps', 'lampara', 'lamparas', 'lampe', 'lampes', 'lampada', 'lampade', 'lampadas', 'candeeiro', 'candeeiros', 'luminaria', 'luminarias', 'abajur', 'lampa', 'lampy', 'lampor', 'lamba', 'lambasi', 'лампа', 'лампы', 'лампу', 'tennis', 'tenis']);
 
 /** A query word's other form it is also looked for by (`ParsedQuery.forms`), or undefined. */
 const otherForm = (word: string, language: string): string | undefined => withoutArabicArticle(word) ?? spanishOtherNumber(word, language);

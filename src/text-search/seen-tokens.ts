@@ -16,7 +16,7 @@ import { indexWords } from './query.ts';
 // 15 (2026-12-04): PostgreSQL stems a record's Latin words as English beside its own language (h261: an English word in a
 // Spanish record got Spanish stems, and "guitar" missed "guitars" there); German `handy` is a phone only in German text (h269)
 // 16 (2026-12-04): PostgreSQL stems a record of no told language by the European languages too (h269: "chitarre" did not
-// find "Chitarra classica" there, where SQLite's prefix did)
+// find "Chitarra classica" there, where SQLite's prefix did); "Taza de café" is no brown and "Lámpara de mesa" no dining table (h269)
 export const TOKENS_VERSION = 16;
 
 /**
