@@ -80,11 +80,15 @@ describe('backupDataFolder', () => {
     for (const key of [named, unnamed]) fs.writeFileSync(path.join(dir, 'media', 'ab', key), key);
     // a file of another name, put there by hand, is the operator's: copied
     fs.writeFileSync(path.join(dir, 'media', 'notes.txt'), 'mine');
+    // the part a write killed or under way left beside its file is no stored file (h267: copied into every backup)
+    fs.writeFileSync(path.join(dir, 'media', 'ab', `${named}.4242.tmp`), 'half');
+    fs.writeFileSync(path.join(dir, 'media', 'ab', `${named}.4242.0a1b2c3d.tmp`), 'half');
     const to = path.join(tempDir('loupe-backup-to-'), 'copy');
     const done = await backupDataFolder(dir, to);
     expect(fs.readFileSync(path.join(to, 'media', 'ab', named), 'utf8')).toBe(named);
     expect(fs.existsSync(path.join(to, 'media', 'ab', unnamed))).toBe(false);
     expect(fs.readFileSync(path.join(to, 'media', 'notes.txt'), 'utf8')).toBe('mine');
+    expect(fs.readdirSync(path.join(to, 'media', 'ab'))).toEqual([named]);
     // reading the copy's rows leaves no write-ahead files beside it (h255)
     expect(fs.readdirSync(to).filter((f) => f.startsWith('loupe.db')).sort()).toEqual(['loupe.db']);
     expect(done.files).toBeGreaterThanOrEqual(2);

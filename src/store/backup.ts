@@ -85,7 +85,11 @@ export async function backupDataFolder(dataDir: string, to: string): Promise<{ t
         fs.mkdirSync(to, { recursive: true, mode: 0o700 });
         for (const entry of fs.readdirSync(from)) copy(path.join(from, entry), path.join(to, entry));
       } else if (stat.isFile()) {
-        if (path.dirname(path.dirname(from)) === mediaRoot && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
+        const stored = path.dirname(path.dirname(from)) === mediaRoot;
+        if (stored && MediaStore.isKey(path.basename(from)) && !named.has(path.basename(from))) return;
+        // the part of a write killed or still under way (`<key>.<pid>[.<random>].tmp`): no stored file, which the
+        // restore's sweep removed (h267: copied into every backup)
+        if (stored && path.basename(from).endsWith('.tmp')) return;
         try {
           fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL);
           fs.chmodSync(to, stat.mode & 0o777);
