@@ -238,6 +238,28 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       const beside = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }], ...hint } });
       expect([beside.statusCode, beside.json().status?.text ?? beside.json().detail], JSON.stringify(hint)).toEqual([400, expect.stringMatching(/is a record's hint: send it on each record it is for/)]);
     }
+    // an option or hint written another way is refused, naming it, not ignored and the call charged (h270)
+    for (const [body, text] of [
+      [{ priceStats: true }, /^priceStats is not an option: it is `price_stats`, beside "records"\.$/],
+      [{ price_stat: true }, /^price_stat is not an option: it is `price_stats`/],
+      [{ analyzeAll: true }, /^analyzeAll is not an option: it is `analyze_all`/],
+      [{ 'slab-id': true }, /^slab-id is not an option: it is `slab_id`/],
+      [{ setcode: 'tsc' }, /^setcode is not a hint: it is `set_code`, on each record it is for\.$/],
+    ] as const) {
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }], ...body } });
+      expect([res.statusCode, res.json().detail], JSON.stringify(body)).toEqual([400, expect.stringMatching(text)]);
+    }
+    for (const [rec, text] of [
+      [{ setcode: 'tsc' }, /^records\[0\]\.setcode is not a hint: it is `set_code`, on each record it is for\.$/],
+      [{ top_category: 'Trading Card Game' }, /^records\[0\]\.top_category is not a hint: it is `Top Category`/],
+      [{ Price_Stats: true }, /^records\[0\]\.Price_Stats is not an option: it is `price_stats`, beside "records"\.$/],
+    ] as const) {
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, ...rec }] } });
+      expect([res.statusCode, res.json().detail], JSON.stringify(rec)).toEqual([400, expect.stringMatching(text)]);
+    }
+    // other fields a shop keeps on its records are left be
+    const own = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard, sku: 'A-1', set_name: 'x', price: 3, shelf: 'B' }] } });
+    expect(own.statusCode).toBe(200);
     // no MTG catalog is imported here: said, or the empty answer reads as a card missing from the catalog
     expect(asMtg!._status.text).toBe('OK; no imported Magic The Gathering catalog: the game the Category hint names (loupe catalog import)');
     expect(asPokemon!._status.text).toBe('OK');
@@ -382,6 +404,15 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     for (const option of [{ price_stats: true }, { magic_ai: true }, { set_code: 'SVI' }]) {
       const bad = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'sport_id', records: [{ _base64: photoCard }], ...option } });
       expect([bad.statusCode, bad.json().detail]).toEqual([400, expect.stringContaining(`\`${Object.keys(option)[0]}\` is an option of each record`)]);
+    }
+    // an option or hint written another way, in a record or beside the records, is refused, not read as nothing (h270)
+    for (const [body, message] of [
+      [{ records: [{ _base64: photoCard, priceStats: true }] }, 'records[0].priceStats is not an option: it is `price_stats`, on the record.'],
+      [{ records: [{ _base64: photoCard, 'Foil-Holo': 'Foil' }] }, 'records[0].Foil-Holo is not a hint: it is `Foil/Holo`, on the record.'],
+      [{ records: [{ _base64: photoCard }], analyzeAll: true }, 'analyzeAll is not an option: it is `analyze_all`, on each record it applies to'],
+    ] as const) {
+      const bad = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', ...body } });
+      expect([bad.statusCode, bad.json().detail], message).toEqual([400, expect.stringContaining(message)]);
     }
     // analyze_all beside the records is told what it does in a record: the largest card only (h108: moved there as told, it was ignored)
     const every = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'tcg_id', records: [{ _base64: photoCard }], analyze_all: true } });
@@ -602,6 +633,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const res = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _id: 'en', _base64: cover }, { _id: 'de', _base64: cover, lang: 'de' }, { _id: 'us', _base64: cover, lang: 'en-US' }] } });
     expect(res.statusCode).toBe(200);
     const [en, de, us] = (res.json() as { records: Rec[] }).records;
+    // a comic's `lang` is its record's: beside the records it reached none, and the English issue was matched (h270)
+    const beside = await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: cover }], lang: 'de' } });
+    expect([beside.statusCode, beside.json().detail]).toEqual([400, expect.stringMatching(/^lang is a record's hint: send it on each record it is for/)]);
     // a locale is its language (h103: en-US found no English comic)
     expect(us!._status.text).toBe(en!._status.text);
     expect(us!._objects![0]!._identification.alternatives.map((m) => m.id)).toEqual(en!._objects![0]!._identification.alternatives.map((m) => m.id));

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COMICS_OPTIONS, HINTS, SPORT_OPTIONS, TCG_OPTIONS } from '../../services/recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-service.ts';
 import { ServiceError } from '../../services/errors.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 
@@ -16,12 +16,21 @@ const answers: Answers = {
   504: 'Error Processing Image: every record ran past the time limit',
 };
 
-/** Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for. */
-function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[]): Partial<Record<K, boolean>> {
+/**
+ * Only the options an endpoint declares: other fields are ignored (docs/api-decisions.md, Types), never charged for; but
+ * an option or hint written another way (`priceStats`, `analyzeAll`, `setcode`) is refused before the call is charged
+ * (h270: ignored, and the call charged as if not asked).
+ */
+function declaredOptions<K extends string>(body: Record<string, unknown>, keys: readonly K[], family: Family = TCG): Partial<Record<K, boolean>> {
   // a record's hint sent beside the records reaches none of them: the call ran, and was charged, unfiltered (h175), as
-  // an asynchronous submit refuses it
-  const hint = ['set_code', ...HINTS].find((k) => Object.hasOwn(body, k));
+  // an asynchronous submit refuses it; a comic's `lang` is its record's (h270: ignored beside the records)
+  const hints = recordHints(family).filter((h) => !(keys as readonly string[]).includes(h));
+  const hint = hints.find((k) => Object.hasOwn(body, k));
   if (hint !== undefined) throw new ServiceError(400, 'invalid_request', `${hint} is a record's hint: send it on each record it is for, not beside "records".`);
+  for (const key of Object.keys(body)) {
+    const meant = meantName(key, [...keys, ...hints]);
+    if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(key, meant, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
+  }
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }
 
@@ -110,7 +119,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => {
       const { records, ...rest } = request.body;
-      const given = declaredOptions(rest, SPORT_OPTIONS);
+      const given = declaredOptions(rest, SPORT_OPTIONS, SPORT);
       return recognition.sportId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });
@@ -129,7 +138,7 @@ export async function collectiblesRoutes(fastify: FastifyInstance): Promise<void
     },
     handler: async (request) => {
       const { records, ...rest } = request.body;
-      const given = declaredOptions(rest, COMICS_OPTIONS);
+      const given = declaredOptions(rest, COMICS_OPTIONS, COMICS);
       return recognition.comicsId({ requestId: request.id, billing: billing(request) }, records, given);
     },
   });

@@ -1,7 +1,7 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echo } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -57,6 +57,11 @@ export class CollectiblesJob implements JobHandler {
       return refusal('analyze_all', `\`analyze_all\` is not applied in asynchronous requests: each record is read for its largest ${item} (a request is paid per record at submit, and each further ${item} would be charged after). For ${every}, call /collectibles/v2/${path} with analyze_all, or send each ${item} as its own record (/collectibles/v2/detect gives their boxes).`);
     }
     if (misplaced) return refusal(misplaced, `\`${misplaced}\` is an option of each record in asynchronous requests (spec 3 §4: records carry their own options): send it in the records it applies to.`);
+    // …and one written another way, which no record would have read either (h270)
+    for (const key of options.rootKeys ?? []) {
+      const meant = meantName(key, [...recordKeys]);
+      if (meant) return refusal(key, misspeltMessage(key, meant, 'on each record it applies to (asynchronous requests take their options on each record)'));
+    }
     return undefined;
   }
 
@@ -68,7 +73,13 @@ export class CollectiblesJob implements JobHandler {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
     if (!family || slab) return undefined;
     const flags = optionsOf(family);
+    const names = [...flags, ...recordHints(family)];
     for (const [i, rec] of records.entries()) {
+      // an option or hint written another way would be read as nothing, and the record charged as if not asked (h270)
+      for (const key of Object.keys(rec)) {
+        const meant = meantName(key, names);
+        if (meant) return refusal(`records[${i}].${key}`, misspeltMessage(`records[${i}].${key}`, meant, 'on the record'));
+      }
       for (const flag of flags) {
         const v = rec[flag];
         if (v !== undefined && v !== null && typeof v !== 'boolean') return refusal(`records[${i}].${flag}`, `records[${i}].${flag} must be boolean.`);

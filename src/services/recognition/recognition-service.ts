@@ -6,6 +6,7 @@ import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
 import { MAX_READ_CARDS, MIN_READ_CARD_PIXELS, type CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
+import { editDistance } from '../../util/edit-distance.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
 import { comicNames, comicNumbers, coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
@@ -135,6 +136,26 @@ export function latinAlphabet(text: string, language: string | null): boolean {
 
 /** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
 export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
+
+/** What a record of each endpoint may name as its hints: `lang` is a comic record's own (the language of its edition). */
+export const recordHints = (family: Family): readonly string[] => ['set_code', ...HINTS, 'Autograph', ...(family === COMICS ? ['lang'] : [])];
+
+/**
+ * The option or hint a key was meant as: one of `names` written in another case or with other separators (`priceStats`,
+ * `slab-id`, `setcode`, `top_category`), or one letter off a name of six letters or more (`price_stat`). Such a key was
+ * ignored like any field the endpoints do not read, and the call charged as if it were not asked (h270: `analyzeAll`
+ * read the largest card only, `slab-id` no label); grading refuses its own the same way (h266).
+ */
+export function meantName(key: string, names: readonly string[]): string | undefined {
+  if (names.includes(key)) return undefined;
+  const norm = (s: string) => s.toLowerCase().replace(/[-_\s/]/g, '');
+  const k = norm(key);
+  if (!k) return undefined;
+  return names.find((n) => norm(n) === k) ?? names.find((n) => norm(n).length >= 6 && editDistance(k, norm(n)) <= 1);
+}
+
+/** `meantName`'s refusal: the name to use, and where it goes. */
+export const misspeltMessage = (field: string, meant: string, where: string): string => `${field} is not ${HINTS.includes(meant as (typeof HINTS)[number]) || meant === 'set_code' || meant === 'Autograph' ? 'a hint' : 'an option'}: it is \`${meant}\`, ${where}.`;
 
 /**
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
@@ -311,9 +332,14 @@ export class RecognitionService {
     if (options.magic_ai && records.length > MAGIC_AI_RECORDS) throw new ServiceError(400, 'too_many_records', `magic_ai takes at most ${MAGIC_AI_RECORDS} records per request; ${records.length} were sent.`);
     // an asynchronous request's records copied as they are would lose their options without a word
     const own: readonly string[] = family === SPORT ? SPORT_OPTIONS : family === COMICS ? COMICS_OPTIONS : TCG_OPTIONS;
+    const hints = recordHints(family);
     for (const [i, record] of records.entries()) {
       const misplaced = own.find((o) => Object.hasOwn(record, o));
       if (misplaced) throw new ServiceError(400, 'invalid_request', `records[${i}].${misplaced}: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record. Send it beside "records".`);
+      for (const key of Object.keys(record)) {
+        const meant = meantName(key, [...hints, ...own]);
+        if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(`records[${i}].${key}`, meant, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
+      }
     }
     const catalogs = await this.tcgCatalogs(family);
     // a state an operator ends by importing a catalog: said to retry in an hour, as every 503 says when (the document
