@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import sjson from 'secure-json-parse';
 import { hasLoneSurrogate, maxJsonDepth, nestsDeeperThan } from './json-depth.ts';
-import { duplicateKeyIn, stringEnd } from './json-duplicate-keys.ts';
+import { keyProblemIn, stringEnd } from './json-duplicate-keys.ts';
 
 /** A parsed body, or why it is refused (plain data, so it can come back from a worker thread). */
 export type ParsedBody = { value: unknown } | { error: { status: number; code: string; detail: string } };
@@ -48,8 +48,17 @@ export function parseJsonBody(raw: Uint8Array): ParsedBody {
   const tiny = underflowIn(text);
   if (tiny !== undefined) return refuse(400, 'invalid_json', `The body holds the number ${tiny.length > 40 ? tiny.slice(0, 40) + '…' : tiny}, too small for a double: it would be read and stored as 0. Send it as a string.`);
   // only an object can name a key twice: bodies that are one string or number skip the scan
-  const twice = text.startsWith('{') || text.startsWith('[') ? duplicateKeyIn(text) : undefined;
-  if (twice !== undefined) return refuse(400, 'invalid_json', `The body names the key "${twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so the other value would be dropped.`);
+  const keys = text.startsWith('{') || text.startsWith('[') ? keyProblemIn(text) : undefined;
+  if (keys && 'twice' in keys) return refuse(400, 'invalid_json', `The body names the key "${keys.twice.slice(0, 100)}" twice in one object; JSON keeps only the last, so the other value would be dropped.`);
+  // refused here, on the parsing thread for a large body: each key costs the event loop in every pass after (h271)
+  if (keys && 'crowded' in keys)
+    return refuse(
+      400,
+      'invalid_request',
+      keys.crowded === 'The body'
+        ? `The body holds more than ${keys.keys} keys: send fewer rows a call.`
+        : `${keys.crowded} holds more than ${keys.keys} keys, with what is inside it: no record of any endpoint takes as many (a collection record's own fields are at most 64 KiB).`,
+    );
   // A \uD800-\uDFFF escape can leave half a character, which neither backend stores alike.
   if (/\\u[dD][89a-fA-F]/.test(text) && hasLoneSurrogate(value)) {
     // where, as a NUL's is named (h181: a client cutting names with String.slice could not find the row of 500)
