@@ -49,6 +49,21 @@ export function echo(record: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
+ * The fields an analysed image's record answers in (the vision, image-matching and collectibles endpoints): the
+ * server's own, never the client's. A record that answered carries the server's; one that failed carried what the
+ * client had put there, as if the server said it, and one of another type (`"_objects": "x"`) made the whole call a 500
+ * and lost the good records beside it (h271).
+ */
+const answerFields = ['_status', '_width', '_height', '_objects', '_descriptor'] as const;
+
+/** `echo`, without the fields the answer's record is the server's own in (`answerFields`). */
+export function echoAnswer(record: Record<string, unknown>): Record<string, unknown> {
+  const rest = echo(record);
+  for (const k of answerFields) delete rest[k];
+  return rest;
+}
+
+/**
  * The overall status of a request over images: all good 200, some records failed 300
  * MIXED_RESULT, all failed 400 (or the failures' own code when they all share one).
  */

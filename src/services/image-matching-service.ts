@@ -1,7 +1,7 @@
 import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { hammingDistance, hashInputEdge, visualHashes, type HashType } from '../vision/models/visual-hash.ts';
-import { echo, mapLimited, overall, recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { echoAnswer, mapLimited, overall, recordError, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
 
@@ -62,8 +62,8 @@ export class ImageMatchingService {
       status: overallOf(ctx, outcomes),
       records: outcomes.map((o) =>
         failed(o)
-          ? { ...echo(o.record), _status: recordError(ctx, o.error) }
-          : { ...echo(o.record), _width: o.width, _height: o.height, ...o.hashes, _status: { code: 200, text: 'OK' } },
+          ? { ...echoAnswer(o.record), _status: recordError(ctx, o.error) }
+          : { ...echoAnswer(o.record), _width: o.width, _height: o.height, ...o.hashes, _status: { code: 200, text: 'OK' } },
       ),
       statistics: clock.done(),
     };
@@ -82,7 +82,7 @@ export class ImageMatchingService {
     outcomes.forEach((o, i) => {
       if (removed.has(i)) return;
       if (failed(o)) {
-        out.push({ ...echo(o.record), _id: ids[i], _status: recordError(ctx, o.error) });
+        out.push({ ...echoAnswer(o.record), _id: ids[i], _status: recordError(ctx, o.error) });
         return;
       }
       const dups: Record<string, unknown>[] = [];
@@ -92,10 +92,10 @@ export class ImageMatchingService {
         const d = hammingDistance(o.hashes[hashType]!, other.hashes[hashType]!);
         if (d <= range) {
           removed.add(j);
-          dups.push({ ...echo(other.record), _id: ids[j], _width: other.width, _height: other.height, _distance: d });
+          dups.push({ ...echoAnswer(other.record), _id: ids[j], _width: other.width, _height: other.height, _distance: d });
         }
       }
-      out.push({ ...echo(o.record), _id: ids[i], _width: o.width, _height: o.height, _status: { code: 200, text: 'OK', request_id: ctx.requestId }, ...(dups.length ? { removed_records: dups } : {}) });
+      out.push({ ...echoAnswer(o.record), _id: ids[i], _width: o.width, _height: o.height, _status: { code: 200, text: 'OK', request_id: ctx.requestId }, ...(dups.length ? { removed_records: dups } : {}) });
     });
     return { status: overallOf(ctx, outcomes), records: out, statistics: clock.done() };
   }
@@ -112,11 +112,11 @@ export class ImageMatchingService {
       .filter((x): x is { o: Hashed; i: number; id: string | number } => !failed(x.o))
       .map((x) => ({ ...x, d: hammingDistance(q.hashes[hashType]!, x.o.hashes[hashType]!) }))
       .sort((a, b) => a.d - b.d || a.i - b.i);
-    const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echo(o.record), _id: ids[i], _status: recordError(ctx, o.error) }] : []));
+    const skipped = rest.flatMap((o, i) => (failed(o) ? [{ ...echoAnswer(o.record), _id: ids[i], _status: recordError(ctx, o.error) }] : []));
     return {
       status: overallOf(ctx, rest),
-      query_records: [{ ...echo(query), _width: q.width, _height: q.height }],
-      answer_records: ranked.map((x) => ({ ...echo(x.o.record), _id: x.id, _width: x.o.width, _height: x.o.height })),
+      query_records: [{ ...echoAnswer(query), _width: q.width, _height: q.height }],
+      answer_records: ranked.map((x) => ({ ...echoAnswer(x.o.record), _id: x.id, _width: x.o.width, _height: x.o.height })),
       answer_distances: ranked.map((x) => x.d),
       answer_count: ranked.length,
       skipped_records: skipped,

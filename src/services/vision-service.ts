@@ -2,7 +2,7 @@ import type { ImageIntake, ImageRecord } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { VisionBusyError, VisionTaskError, type VisionEngine, type VisionTicket } from '../vision/engine/vision-engine.ts';
 import type { CardOp, CardResult, ImageTaskKind, ImageTaskOptions, ImageTaskResults } from '../vision/engine/vision-tasks.ts';
-import { echo, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
+import { echoAnswer, mapLimited, overall, recordError, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
 import { ServiceError } from './errors.ts';
 import { downloadOwner } from '../util/download-scope.ts';
 import { inexactRecordProblem } from '../util/exact-numbers.ts';
@@ -109,8 +109,8 @@ export class VisionService {
       status: overall(ctx, failures, outcomes.length),
       records: outcomes.map((o, i): OutputRecord =>
         'error' in o
-          ? { ...echo(records[i]!), _status: recordError(ctx, o.error.text, o.error.code) }
-          : { ...echo(records[i]!), _status: { code: 200, text: 'OK' }, _width: o.ok.width, _height: o.ok.height, ...fields(o.ok) },
+          ? { ...echoAnswer(records[i]!), _status: recordError(ctx, o.error.text, o.error.code) }
+          : { ...echoAnswer(records[i]!), _status: { code: 200, text: 'OK' }, _width: o.ok.width, _height: o.ok.height, ...fields(o.ok) },
       ),
       statistics: clock.done(),
     };

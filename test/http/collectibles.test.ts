@@ -316,7 +316,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   it('gives each bad record its own status: no card 404, broken image 400; analyze_all takes one record', async () => {
     const wide = await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer();
     const res = await h.request('POST', '/collectibles/v2/tcg_id', {
-      body: { records: [{ _id: 'blank', _base64: wide.toString('base64') }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64') }, { _id: 'card', _base64: photoCard }], slab_id: true },
+      body: { records: [{ _id: 'blank', _base64: wide.toString('base64') }, { _id: 'text', _base64: Buffer.from('not an image').toString('base64'), _objects: 'x', _width: '1024' }, { _id: 'card', _base64: photoCard }], slab_id: true },
     });
     // spec 3 §7: any 2xx is success; the body says some records failed
     expect(res.statusCode).toBe(200);
@@ -326,6 +326,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(blank!._objects).toEqual([]);
     expect(text!._status.code).toBe(400);
     expect(text!._status.text).toMatch(/^Error Loading Image/);
+    // the client's own _objects and _width are no answer of the server's (h271: a 500 losing the identified card)
+    expect([text!._objects, text!._width]).toEqual([undefined, undefined]);
     // cards found but each too small to read are said to be there (localize lists them)
     const few = (await fs.readdir(path.join(photosDir, 'cards'))).find((f) => f.startsWith('few-'))!;
     const small = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${few}`) }] } });

@@ -84,6 +84,21 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(bombRec!._status.text).toMatch(/pixels/);
   }, 60_000);
 
+  it("answers a failed record with the server's own fields only: a client's _objects or _width of another type made the whole call a 500 (h271)", async () => {
+    for (const [url, extra] of [
+      ['/identity/v2/face', { _objects: 'x' }],
+      ['/identity/v2/person', { _width: '1024', _height: 'tall' }],
+      ['/photo/v2/descriptor', { _width: 'x', _descriptor: 'y' }],
+    ] as const) {
+      const res = await h.request('POST', url, { body: { records: [{ _id: 'good', _base64: b64('faces/bbt1.jpg'), ...extra }, { _id: 'bad', _base64: 'not an image', ...extra, keep: 'mine' }] } });
+      // one good record and one failed: MIXED_RESULT, as any such call
+      expect([res.statusCode, res.json().status.code], url).toEqual([300, 300]);
+      const [good, bad] = res.json().records;
+      expect([good._status.code, typeof good._width], url).toEqual([200, 'number']);
+      expect(bad, url).toEqual({ _id: 'bad', keep: 'mine', _status: expect.objectContaining({ code: 400 }) });
+    }
+  });
+
   it('person: people of a group photo', async () => {
     const res = await h.request('POST', '/identity/v2/person', { body: { records: [{ _base64: b64('faces/bbt1.jpg') }] } });
     expect(res.statusCode).toBe(200);

@@ -1,5 +1,5 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
-import { echo } from '../envelope.ts';
+import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
 import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
@@ -115,18 +115,18 @@ export class CollectiblesJob implements JobHandler {
       let out;
       if (slab) {
         const label = await this.recognition.label(() => ctx.image(i));
-        out = await steady((using) => this.recognition.slabRecord(sctx, rec, label, using, echo(rec), slab === 'grade'));
+        out = await steady((using) => this.recognition.slabRecord(sctx, rec, label, using, echoAnswer(rec), slab === 'grade'));
       } else if (!family) {
         const read = await this.recognition.read(() => ctx.image(i), 'no-card');
-        out = await steady((using) => this.recognition.ocrRecord(sctx, rec, read, using, echo(rec)));
+        out = await steady((using) => this.recognition.ocrRecord(sctx, rec, read, using, echoAnswer(rec)));
       }
-      else if (!catalogs.length) out = { ...echo(rec), _status: { code: 503, text: family.noCatalog } };
+      else if (!catalogs.length) out = { ...echoAnswer(rec), _status: { code: 503, text: family.noCatalog } };
       else {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
         const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true);
-        out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echo(rec), family));
+        out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echoAnswer(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest ${family === COMICS ? 'comic' : 'card'} only)` } };
       }

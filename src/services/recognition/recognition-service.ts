@@ -4,7 +4,7 @@ import type { PriceStore } from '../../store/price-store.ts';
 import type { AccountService } from '../account-service.ts';
 import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
 import { MAX_READ_CARDS, MIN_READ_CARD_PIXELS, type CardResult } from '../../vision/engine/vision-tasks.ts';
-import { echo, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
+import { echoAnswer, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import { editDistance } from '../../util/edit-distance.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
@@ -354,7 +354,7 @@ export class RecognitionService {
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
     let outcomes;
     try {
-      outcomes = await this.onSteadyCatalogs(catalogs, () => this.tcgCatalogs(family), (using) => mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, using, echo(record), family)));
+      outcomes = await this.onSteadyCatalogs(catalogs, () => this.tcgCatalogs(family), (using) => mapLimited(records, perRequest, (record, i) => this.tcgRecord(ctx, record, reads[i]!, options, using, echoAnswer(record), family)));
     } catch (err) {
       if (slabCharge?.price && ctx.billing) await this.accounts.refund(ctx.billing.accountId, slabCharge.price);
       throw err;
@@ -447,13 +447,13 @@ export class RecognitionService {
     const clock = stopwatch();
     const catalogs = simple ? [] : await this.slabCatalogs();
     const labels = await this.vision.cardEach(records, 'label');
-    const outcomes = simple ? await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echo(record), simple)) : await this.onSteadyCatalogs(catalogs, () => this.slabCatalogs(), (using) => mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, using, echo(record), simple)));
+    const outcomes = simple ? await mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, catalogs, echoAnswer(record), simple)) : await this.onSteadyCatalogs(catalogs, () => this.slabCatalogs(), (using) => mapLimited(records, perRequest, (record, i) => this.slabRecord(ctx, record, labels[i]!, using, echoAnswer(record), simple)));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };
   }
 
   /** One record of `/slab_id` or `/slab_grade`, from its `label` card task; `base` as for {@link tcgRecord}. */
-  async slabRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), simple = false): Promise<OutputRecord> {
+  async slabRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echoAnswer(record), simple = false): Promise<OutputRecord> {
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
@@ -513,7 +513,7 @@ export class RecognitionService {
    * the synchronous endpoints and the asynchronous type share it. `base` is what the result record
    * starts from (the synchronous endpoints echo the record).
    */
-  async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record), family: Family = TCG): Promise<OutputRecord> {
+  async tcgRecord(ctx: RecognitionContext, record: InputRecord, outcome: CardOutcome, options: TcgOptions, catalogs: CatalogSummary[], base: Record<string, unknown> = echoAnswer(record), family: Family = TCG): Promise<OutputRecord> {
     const wrongHint = hintProblem(record);
     if (wrongHint) return { ...base, _status: recordError(ctx, wrongHint.message, 400) };
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
@@ -694,7 +694,7 @@ export class RecognitionService {
   }
 
   /** One record of `/card_ocr_id`; `outcome` and `base` as for {@link tcgRecord}. */
-  async ocrRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echo(record)): Promise<OutputRecord> {
+  async ocrRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, catalogs: CatalogSummary[], base: Record<string, unknown> = echoAnswer(record)): Promise<OutputRecord> {
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const read = outcome.ok;
     const sized = { ...base, _width: read.width, _height: read.height };
@@ -756,7 +756,7 @@ export class RecognitionService {
   }
 
   private detectRecord(ctx: SearchContext, record: InputRecord, outcome: CardOutcome, withTags: boolean): OutputRecord {
-    const base = echo(record);
+    const base = echoAnswer(record);
     if ('error' in outcome) return { ...base, _status: recordError(ctx, outcome.error.text, outcome.error.code) };
     const found = outcome.ok;
     const sized = { ...base, _width: found.width, _height: found.height };
