@@ -8,7 +8,10 @@ import type { FastifyRequest } from 'fastify';
 export function baseUrlOf(request: FastifyRequest): string {
   const configured = request.server.loupe.config.publicUrl;
   if (configured) return configured;
-  return `${request.protocol}://${request.host}${trustedPeer(request) ? forwardedPrefix(request) : ''}`;
+  // a trusted proxy passes on what its client sent where it sets nothing: only a scheme of the web makes a link (h271:
+  // `javascript://shop.example/…` was handed out); a host of no host's form is refused before (app.ts)
+  const protocol = request.protocol === 'http' || request.protocol === 'https' ? request.protocol : 'encrypted' in request.socket && request.socket.encrypted ? 'https' : 'http';
+  return `${protocol}://${request.host}${trustedPeer(request) ? forwardedPrefix(request) : ''}`;
 }
 
 const lists = new Map<string, net.BlockList>();

@@ -42,6 +42,17 @@ describe('behind a proxy at a sub-path', () => {
     }
   });
 
+  it("makes links only of a web scheme and a host's form, whatever a trusted proxy passes on (h271: javascript://evil.example/…)", async () => {
+    const sid = await fill(forwarded);
+    const get = (headers: Record<string, string>) => forwarded.request('GET', `/cardstream/v2/identification/?session=${sid}&page_size=1`, { headers });
+    const link = async (headers: Record<string, string>) => ((await get(headers)).json() as { next: string }).next;
+    expect(await link({ 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'shop.example' })).toMatch(/^http:\/\/shop\.example\/cardstream\//);
+    expect(await link({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'shop_api:8200' })).toMatch(/^https:\/\/shop_api:8200\/cardstream\//);
+    expect(await link({ 'x-forwarded-proto': 'https', 'x-forwarded-host': '[::1]:8200' })).toMatch(/^https:\/\/\[::1\]:8200\/cardstream\//);
+    // a host of no host's form is refused, as before
+    expect((await get({ 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example/x?y=' })).statusCode).toBe(400);
+  });
+
   it("believes X-Forwarded-Prefix only from a proxy LOUPE_TRUST_PROXY lists (h115: any caller's was taken)", async () => {
     const listed = await startHarness('sqlite', { trustProxy: '10.1.2.3' });
     try {

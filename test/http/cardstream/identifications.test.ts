@@ -431,6 +431,9 @@ describe.each(backends)('identifications (%s)', (backend) => {
       ['calls beyond what is stored', { calls: 3_000_000_000 }, 'calls'],
       ['a price beyond what is stored', { price: 1e308 }, 'price'],
       ['links not a dict', { links: ['https://x'] }, 'links'],
+      // every client app shows a link as one (h271: stored and served back as sent)
+      ['a javascript: link', { links: { tcgplayer: 'javascript:alert(8)' } }, 'links.tcgplayer'],
+      ['a data: link', { links: { ebay: 'data:text/html,<script>alert(1)</script>' } }, 'links.ebay'],
     ];
     it.each(bad)('%s', async (_label, extra, field) => {
       const sid = await createSession(h);

@@ -47,7 +47,8 @@ export const ClientInfo = Type.Object(
  * Marketplace name → URL. Not `Type.Record`: its key pattern `^(.*)$` matches no name holding a line break, and the
  * answer's serializer dropped such a link that was stored (h181: `"TCG\nplayer"` was saved and never shown).
  */
-const LinksIn = Type.Object({}, { additionalProperties: Type.String({ maxLength: 2048 }), maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL: at most 50, names of at most 200 characters.' });
+// an http(s) address or nothing: every client app shows these as links, and a `javascript:` one ran there (h271)
+const LinksIn = Type.Object({}, { additionalProperties: Type.String({ maxLength: 2048, pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]?://.*)?$' }), maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL (`http://` or `https://`, or empty): at most 50, names of at most 200 characters.' });
 const LinksOut = (description?: string) => Type.Object({}, { additionalProperties: Type.String(), ...(description ? { description } : {}) });
 
 export const SessionCreateBody = Type.Object({
