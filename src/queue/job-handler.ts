@@ -61,6 +61,8 @@ export interface JobHandler {
   servicesFor?(endpoint: string): Promise<readonly string[]>;
   /** Whether `endpoint` names something this handler runs (an upscale factor, a flow name…). */
   accepts(endpoint: string): Promise<boolean> | boolean;
+  /** The endpoint a submit that names none runs, where the type has one a client would expect (the spec shows none for it). */
+  readonly defaultEndpoint?: string;
   /** Endpoints to list in errors and docs. */
   endpoints(): Promise<string[]> | string[];
   /** Records one request may carry for this endpoint (10 when not given). */

@@ -54,8 +54,9 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   });
 
   /** Submits an asynchronous collectibles-recognition request and waits for its records. */
-  async function recognised(endpoint: string, records: Record<string, unknown>[]): Promise<Rec[]> {
-    const res = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint, records } });
+  async function recognised(endpoint: string | undefined, records: Record<string, unknown>[]): Promise<Rec[]> {
+    const res = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', ...(endpoint === undefined ? {} : { endpoint }), records } });
+    expect(res.json().request?.endpoint ?? res.json().endpoint).toBe(endpoint ?? 'tcg_id');
     expect(res.statusCode, res.body).toBe(201);
     const id = (res.json() as { id: string }).id;
     for (let i = 0; i < 1200; i++) {
@@ -423,6 +424,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const comics = await h.request('POST', '/account/v2/request/', { body: { type: 'collectibles-recognition', endpoint: 'comics_id', records: [{ _base64: photoCard }], analyze_all: true } });
     expect(comics.json().detail).toMatch(/its largest comic .*For every comic of a photo, call \/collectibles\/v2\/comics_id with analyze_all/);
     expect((await h.app.loupe.accounts.getAccount(h.account.account)).credits).toBe(before);
+    // no endpoint: the spec marks only type and records required, and shows none for this type; trading cards are read
+    // (h270: refused), and the request says so
+    const [plain] = await recognised(undefined, [{ _id: 'plain', _base64: photoCard }]);
+    expect(plain).toMatchObject({ _id: 'plain', _status: { code: 200 } });
+    expect((plain as Rec)._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
+    const grader = await h.request('POST', '/account/v2/request/', { body: { type: 'card-grader', records: [{ _base64: photoCard }] } });
+    expect([grader.statusCode, grader.json().detail]).toEqual([400, expect.stringMatching(/^An endpoint is required for card-grader/)]);
     // `mode` and `front_weight`, which a request builder sends always, are left be as on every endpoint they say nothing to (h257: refused here alone)
     const builder = await h.newAccount();
     const built = await h.request('POST', '/account/v2/request/', { token: builder.token, body: { type: 'collectibles-recognition', endpoint: 'card_ocr_id', records: [{ _base64: photoCard }], mode: 'default', front_weight: 0.7 } });

@@ -30,6 +30,8 @@ const endpointOf = (endpoint: string) => endpoint.replace(/^\//, '');
 export class CollectiblesJob implements JobHandler {
   readonly type = 'collectibles-recognition';
   readonly service = 'collectibles';
+  /** Trading cards, the type's first and most asked endpoint: a submit naming none runs it. */
+  readonly defaultEndpoint = 'tcg_id';
 
   constructor(private readonly recognition: RecognitionService) {}
 
