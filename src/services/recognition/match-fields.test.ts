@@ -48,3 +48,16 @@ describe('a checklist card', () => {
     expect(sportCardMatch('topps', { ...card({ year: 'n/a' }), year: null }).year).toBeNull();
   });
 });
+
+describe('a Pokémon match names the card as it prints its number (h270)', () => {
+  const set = (code: string, name: string, printedTotal: number) => ({ code, name, series: 'Sword & Shield', printedTotal, total: printedTotal, releaseDate: '2020-01-01', extra: {}, source: 'pokemon' });
+  const pokemon = (number: string, rarity: string | null, setCode: string) => ({ ...card({ supertype: 'Pokémon' }), name: 'Dubwool V', number, rarity, setCode });
+  it('a promo its number alone, a lettered subset its letters on the total too, any other card number/total', () => {
+    const promo = tradingCardMatch('pokemon', 'pokemon', pokemon('SWSH049', 'Promo', 'swshp'), set('swshp', 'SWSH Black Star Promos', 307));
+    expect([promo.full_name, promo.out_of]).toEqual(['Dubwool V SWSH049 SWSH Black Star Promos', null]);
+    const vault = tradingCardMatch('pokemon', 'pokemon', pokemon('SV69', 'Shiny Holo Rare', 'sma'), set('sma', 'Hidden Fates Shiny Vault', 94));
+    expect([vault.full_name, vault.out_of]).toEqual(['Dubwool V SV69/SV94 Hidden Fates Shiny Vault', 94]);
+    const plain = tradingCardMatch('pokemon', 'pokemon', pokemon('153', 'Rare Holo V', 'swsh1'), set('swsh1', 'Sword & Shield', 202));
+    expect([plain.full_name, plain.out_of]).toEqual(['Dubwool V 153/202 Sword & Shield', 202]);
+  });
+});

@@ -60,7 +60,11 @@ export function tradingCardMatch(kind: string, catalog: string, card: StoredCard
     color = text(f.color);
     type = text(f.type);
   }
-  const numbered = card.number ? (kind === 'pokemon' && outOf ? `${card.number}/${outOf}` : card.number) : null;
+  // as the card prints it: a promo its number alone (SWSH049: "SWSH049/307" was no card's), a subset's lettered number
+  // its letters on the total too (SV69/SV94, TG05/TG30; h270)
+  const promo = kind === 'pokemon' && /promo/i.test(`${setName ?? ''} ${card.rarity ?? ''}`);
+  const letters = /^([A-Z]+)[0-9]+$/.exec(card.number ?? '')?.[1] ?? '';
+  const numbered = card.number ? (kind === 'pokemon' && outOf && !promo ? `${card.number}/${letters}${outOf}` : card.number) : null;
   return {
     id: card.key,
     name: card.name,
@@ -70,7 +74,7 @@ export function tradingCardMatch(kind: string, catalog: string, card: StoredCard
     set_series_code: card.setCode,
     series: set?.series ?? null,
     card_number: card.number,
-    out_of: outOf,
+    out_of: promo ? null : outOf,
     rarity: card.rarity,
     year: (set?.releaseDate ?? card.year)?.slice(0, 4) ?? null,
     color,
