@@ -59,6 +59,19 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
     expect(m?.evidence).toMatchObject({ number: 'same', total: 'same', name: 1 });
   });
 
+  it("says which option a hint's set needs when every printing of it is left out without one (h270: a bare OK)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-oversized-'));
+    const [base] = JSON.parse(fs.readFileSync(fixture('mtg/scryfall-default-cards.json'), 'utf8')) as Record<string, unknown>[];
+    const cards = [{ ...base, id: '00000000-0000-4000-8000-000000000021', name: 'Knight Commander', set: 'oc21', set_name: 'Commander 2021 Oversized', collector_number: '1' }, base];
+    fs.writeFileSync(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await importCatalog(t.catalogs, { kind: 'mtg', catalog: 'mtg-oversized', files: { cards: path.join(dir, 'cards.json') } });
+    const catalog = (await t.catalogs.get('mtg-oversized'))!;
+    expect((await catalogSearch(t.catalogs, catalog, { setCode: 'OC21' })).setNeeds).toBe('include_mtg_oversized');
+    expect((await catalogSearch(t.catalogs, catalog, { setCode: 'oc21', includeOversized: true })).setNeeds).toBeUndefined();
+    expect((await catalogSearch(t.catalogs, catalog, { setCode: 'SCT' })).setNeeds).toBeUndefined();
+    expect((await catalogSearch(t.catalogs, catalog, {})).setNeeds).toBeUndefined();
+  });
+
   it('keeps to the set a set_code hint names, by its code or the code printed on its cards', async () => {
     const catalog = (await t.catalogs.get('pokemon'))!;
     const inSet = await catalogSearch(t.catalogs, catalog, { setCode: 'tb' });

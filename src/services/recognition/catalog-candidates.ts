@@ -1,3 +1,4 @@
+import { withSetFlags } from '../../catalog/formats/mtg-common.ts';
 import { normalizeName, numberKey, withoutMarks } from '../../catalog/card-keys.ts';
 import { pokemonBorder } from '../../catalog/pokemon-borders.ts';
 import { pokemonLayout } from '../../catalog/pokemon-layouts.ts';
@@ -91,6 +92,8 @@ export interface CatalogSearch {
   detail(key: string): { card: StoredCard; set: StoredSet | undefined } | undefined;
   /** Whether the `set_code` hint may name a set of this catalog (always true without a hint or without a sets table). */
   hasSet: boolean;
+  /** The option the hint's set needs: every printing of it is oversized or digital-only, left out without that option. */
+  setNeeds?: 'include_mtg_oversized' | 'include_mtg_digital';
   /** The catalog's reference artworks, when it has any (artwork-references.ts). */
   art?: ArtworkIndex | null;
 }
@@ -122,9 +125,15 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
   // only, as a code (Yu-Gi-Oh!) or a name alone (sport checklists, comics): the hint names either.
   const carried = wanted && sets.size === 0 ? (cardSetCodes ?? setHintKeys(await store.cardSets(catalog.id))) : null;
   const hasSet = !wanted || (carried ? carried.has(wanted) : setCodes !== null && setCodes.size > 0);
+  // a set printed only oversized (OC21) or sold only online: a hint naming it finds nothing without its option, said
+  // (h270: a bare OK and no match)
+  const hinted = setCodes?.size ? [...setCodes] : wanted && carried?.has(wanted) ? [filter.setCode!.trim().toUpperCase()] : [];
+  const setFlags = catalog.kind === 'mtg' ? hinted.map((code) => withSetFlags(code.toUpperCase(), [])) : [];
+  const setNeeds = !setFlags.length ? undefined : !filter.includeOversized && setFlags.every((f) => f.includes('oversized')) ? 'include_mtg_oversized' : !filter.includeDigital && setFlags.every((f) => f.includes('digital')) ? 'include_mtg_digital' : undefined;
   return {
     catalog,
     hasSet,
+    ...(setNeeds ? { setNeeds } : {}),
     detail: (key) => {
       const card = seen.get(key);
       return card ? { card, set: card.setCode !== null ? sets.get(card.setCode) : undefined } : undefined;

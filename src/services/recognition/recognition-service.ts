@@ -572,6 +572,7 @@ export class RecognitionService {
     const searches = otherLanguage ? [] : await Promise.all(searched.map((c) => this.search(c, { setCode, includeOversized: options.include_mtg_oversized === true, includeDigital: options.include_mtg_digital === true })));
     if (setCode && !otherLanguage && !searches.some((s) => s.hasSet)) return { ...sized, _objects: [], _status: recordError(ctx, game ? `Unknown set_code "${setCode}": no imported ${SUBCATEGORY[game]} catalog (the game the Category hint names) has that set.` : `Unknown set_code "${setCode}": no imported catalog has that set.`, 400) };
 
+    const setNeeds = searches.find((s) => s.setNeeds)?.setNeeds;
     let readings = options.analyze_all ? (read.readings ?? []) : (read.readings ?? []).filter((r) => r.index === 0);
     // the cards analyze_all looked at and could not read for their size (said: h245 heard a plain OK for 3 of 6)
     const smallSkipped = options.analyze_all ? Math.max(0, Math.min(read.cards.length, MAX_READ_CARDS) - (read.readings?.length ?? 0)) : 0;
@@ -658,6 +659,7 @@ export class RecognitionService {
       // in the photo's own pixels: a large photo is read scaled down (h246: cards 421 px across said "under 120 px")
       ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller ${item}${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more ${item}${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} ${item}s a record (send the rest as crops)`] : []),
+      ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
       ...tieNotes(objects),
