@@ -58,6 +58,8 @@ export const HAND_ENTRIES = [
  *   slope_per_day_pct = 100 · 2.636364 / 47.5 = 5.5502.
  * - volatility: changes 30/20 − 1 = 0.5, 40/30 − 1 = 0.333333, 100/40 − 1 = 1.5; mean 0.777778;
  *   deviations −0.277778, −0.444444, 0.722222; squares sum 0.796296; / 2 = 0.398148; √ = 0.6310.
+ * - but raw and graded sales together are two markets: the line, forecast and volatility are null (h270), the
+ *   figures above being what a line through both would say.
  */
 export const OVERALL_30D: PriceStatsValue = {
   q1: 27.5,
@@ -72,7 +74,8 @@ export const OVERALL_30D: PriceStatsValue = {
   oldest: 20,
   latest_date: '2024-01-31',
   oldest_date: '2024-01-11',
-  trend: { r_squared: 0.4933, volatility: 0.631, forecast_30d: 146.36, trimmed_mean: 47.5, slope_per_day: 2.6364, slope_per_day_pct: 5.5502 },
+  // the line and the steps above are not reported: they run through raw sales and a PSA 10's, two markets (h270)
+  trend: { r_squared: null, volatility: null, forecast_30d: null, trimmed_mean: 47.5, slope_per_day: null, slope_per_day_pct: null },
 };
 
 /**

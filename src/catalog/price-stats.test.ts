@@ -113,7 +113,7 @@ describe('a trend line over a few days', () => {
     const short = priceStats([
       { date: '2025-06-01', price: 30, graded: false, currency: 'USD' },
       { date: '2025-06-01', price: 34, graded: false, currency: 'USD' },
-      { date: '2025-06-02', price: 120, graded: true, currency: 'USD' },
+      { date: '2025-06-02', price: 120, graded: false, currency: 'USD' },
     ]);
     const overall = short.find((e) => e.stats_type === 'overall' && e.interval === '30d')!;
     expect(overall.value.trend.slope_per_day).not.toBeNull();
@@ -123,5 +123,18 @@ describe('a trend line over a few days', () => {
       { date: '2025-06-08', price: 37, graded: false, currency: 'USD' },
     ]);
     expect(week.find((e) => e.stats_type === 'ungraded' && e.interval === '30d')!.value.trend.forecast_30d).toBe(67);
+  });
+
+  it("reads no line through raw and graded sales together: two markets (h270: $5 cards forecast $502 beside a PSA 10's $120)", () => {
+    const stats = priceStats([
+      { date: '2026-03-01', price: 4.5, graded: false, currency: 'USD' },
+      { date: '2026-03-05', price: 5.5, graded: false, currency: 'USD' },
+      { date: '2026-03-10', price: 120, graded: true, currency: 'USD', extra: { company: 'PSA', grade_value: 10 } },
+    ]);
+    const overall = stats.find((e) => e.stats_type === 'overall' && e.interval === '30d')!.value;
+    expect(overall.trend).toEqual({ r_squared: null, volatility: null, forecast_30d: null, trimmed_mean: 43.33, slope_per_day: null, slope_per_day_pct: null });
+    expect([overall.mean, overall.median, overall.latest]).toEqual([43.33, 5.5, 120]);
+    // each market's own line is read
+    expect(stats.find((e) => e.stats_type === 'ungraded' && e.interval === '30d')!.value.trend.slope_per_day).toBe(0.25);
   });
 });

@@ -148,13 +148,16 @@ export interface RawPriceStats {
   last_x: number;
   /** Sample standard deviation of the relative changes between consecutive observations. */
   volatility: number | null;
+  /** Sales of graded copies and of raw ones together (`overall`): two markets, whose line and steps read none of them. */
+  mixed?: boolean;
 }
 
 /** The last arithmetic and the rounding, one definition for both backends and the reference. */
 export function finishStats(raw: RawPriceStats): PriceStatsValue {
   // A flat series: sums that should be 0 may come out ±1e-17 from one engine and not another.
   const flat = raw.max === raw.min;
-  const slope = raw.slope === null ? null : flat ? 0 : raw.slope;
+  // a line through two markets (raw sales at 5, a PSA 10 at 120) is neither's trend: $5 cards forecast $502 (h270)
+  const slope = raw.slope === null || raw.mixed ? null : flat ? 0 : raw.slope;
   const r2 = slope === null ? null : flat ? 1 : raw.r2;
   // a line over less than a week is not read a month ahead: two days of prices gave a forecast of 2760 from 30 and 120
   const span = (Date.parse(raw.latest_date) - Date.parse(raw.oldest_date)) / 86_400_000;
@@ -174,7 +177,7 @@ export function finishStats(raw: RawPriceStats): PriceStatsValue {
     oldest_date: raw.oldest_date,
     trend: {
       r_squared: r2 === null ? null : ratio(r2),
-      volatility: raw.volatility === null ? null : ratio(flat ? 0 : raw.volatility),
+      volatility: raw.volatility === null || raw.mixed ? null : ratio(flat ? 0 : raw.volatility),
       forecast_30d: forecast === null ? null : money(forecast),
       trimmed_mean: money(raw.trimmed_mean),
       slope_per_day: slope === null ? null : ratio(slope),
@@ -209,7 +212,7 @@ export function priceStats(observations: readonly PriceObservation[], options: P
     const start = intervalStart(anchor, set.days);
     const inside = usable.filter((o) => inType(o, set.stats_type) && (start === null || o.date >= start));
     if (!inside.length) continue;
-    out.push({ stats_type: set.stats_type, interval: set.interval, start_date: start, value: finishStats(rawStats(inside)) });
+    out.push({ stats_type: set.stats_type, interval: set.interval, start_date: start, value: finishStats({ ...rawStats(inside), mixed: inside.some((o) => o.graded) && inside.some((o) => !o.graded) }) });
   }
   return out;
 }

@@ -261,7 +261,7 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
       expect(sql, JSON.stringify(o)).toEqual(priceStats(random, o));
     }
     // the trim, the line and the volatility are not degenerate here
-    const all = entry(await store.priceStats(catalogId, 'random'), 'overall all')!;
+    const all = entry(await store.priceStats(catalogId, 'random'), 'ungraded all')!;
     expect(all.trend.r_squared).toBeGreaterThan(0);
     expect(all.trend.volatility).toBeGreaterThan(0);
     expect(all.trend.trimmed_mean).not.toBe(all.mean);

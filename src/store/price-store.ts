@@ -346,6 +346,7 @@ export class PriceStore {
         mean_x: num(r.mean_x),
         last_x: num(r.last_x),
         volatility: numOrNull(r.volatility),
+        mixed: Number(r.kinds) > 1,
       }),
     }));
   }
@@ -413,7 +414,7 @@ export class PriceStore {
 
 /** One (type, interval) group as the statistics queries return it. */
 /** A row of the statistics query: one (type, interval) group's raw figures (`n` comes back as text from PostgreSQL's count). */
-type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean'> & { ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string; mean_micros: number | string; trimmed_micros: number | string; trimmed_n: number | string };
+type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean' | 'mixed'> & { kinds: number | string; ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string; mean_micros: number | string; trimmed_micros: number | string; trimmed_n: number | string };
 
 /**
  * Means are summed in whole millionths of a dollar, which both engines add exactly in any order:
@@ -471,7 +472,7 @@ function groups(catalogId: string, cardKey: string, options: PriceStatsOptions, 
       WHERE a.d IS NOT NULL
     ),
     g AS (
-      SELECT b.ord, b.stats_type, b.period, b.start_date, o.date, o.row_key, o.price, o.x
+      SELECT b.ord, b.stats_type, b.period, b.start_date, o.date, o.row_key, o.price, o.x, o.graded
       FROM obs o JOIN bounds b
         ON (b.stats_type = 'overall' OR (b.stats_type = 'graded' AND ${graded} AND o.slab_ok) OR (b.stats_type = 'ungraded' AND NOT ${graded}))
         AND (b.start_date IS NULL OR o.date >= b.start_date)
@@ -503,7 +504,7 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
       (array_agg(price ORDER BY date, length(row_key), row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
       sum(${MICROS}) FILTER (WHERE ${TRIMMED}) AS trimmed_micros, count(*) FILTER (WHERE ${TRIMMED}) AS trimmed_n,
       regr_slope(price, x) AS slope, regr_r2(price, x) AS r2, avg(x) AS mean_x, max(x) AS last_x,
-      stddev_samp(change) AS volatility
+      stddev_samp(change) AS volatility, count(DISTINCT graded) AS kinds
     FROM w
     GROUP BY ord, stats_type, period, start_date
     ORDER BY ord`;
@@ -538,11 +539,11 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
         sum(CASE WHEN ${TRIMMED} THEN ${MICROS} END) AS trimmed_micros, count(CASE WHEN ${TRIMMED} THEN 1 END) AS trimmed_n,
         sum((price - pm) * (price - pm)) AS syy, sum((x - xm) * (x - xm)) AS sxx, sum((x - xm) * (price - pm)) AS sxy,
         avg(x) AS mean_x, max(x) AS last_x,
-        count(change) AS nc, sum((change - cm) * (change - cm)) AS scc
+        count(change) AS nc, sum((change - cm) * (change - cm)) AS scc, count(DISTINCT graded) AS kinds
       FROM c
       GROUP BY ord, stats_type, period, start_date
     )
-    SELECT ord, stats_type, period, start_date, n, min, max, mean_micros, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_micros, trimmed_n, mean_x, last_x,
+    SELECT ord, stats_type, period, start_date, n, min, max, mean_micros, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_micros, trimmed_n, mean_x, last_x, kinds,
       CASE WHEN n > 1 THEN sqrt(syy / (n - 1)) END AS std,
       CASE WHEN sxx > 0 THEN sxy / sxx END AS slope,
       CASE WHEN sxx > 0 THEN CASE WHEN syy = 0 THEN 1.0 ELSE sxy * sxy / (sxx * syy) END END AS r2,
