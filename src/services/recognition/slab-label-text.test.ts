@@ -60,6 +60,8 @@ describe('grading label text', () => {
   it('reads a BGS label: the overall grade before the subgrades, the subgrades, the certificate with its zeros', () => {
     const f = readLabelText(['1993ALPHA', 'COUNTERSPELLUB', 'ECTTRAGNG', '7.5', 'B', 'GRA', 'D', 'ETT.', 'CENTERING', 'CORNERS8', 'GRNEARMINT+', 'EDGES', '8', 'SURFACE', '8', '0010538585', 'BECKETT']);
     expect(f).toMatchObject({ company: 'BGS', year: '1993', grade: 7.5, verbal_grade: 'NEAR MINT+', certificate_number: '0010538585', name: 'COUNTERSPELLUB', set: 'ALPHA', subgrades: { corners: 8, edges: 8, surface: 8 } });
+    // the set line's parts spaced though no brand is known: `1993ALPHA COUNTERSPELLUB` (h270)
+    expect(f.full_name).toBe('1993 ALPHA COUNTERSPELLUB');
   });
 
   it('undoes an O read for a zero inside a card number, and drops subgrade words glued to a name', () => {

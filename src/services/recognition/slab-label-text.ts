@@ -339,8 +339,9 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     company,
     companyProb,
     name,
-    // from what was read of the set line where its parts were told (OCR glues them: `2019POKEMONS&M`, `20O0P.M.…`)
-    full_name: name ? [year !== null && brand !== null ? [year, brand, set].filter(Boolean).join(' ') : setLine, cardNo ? `#${cardNo}` : null, name].filter(Boolean).join(' ') : null,
+    // from what was read of the set line where its parts were told (OCR glues them: `2019POKEMONS&M`, `20O0P.M.…`,
+    // `1993ALPHA` of a brand no list names, h270)
+    full_name: name ? [year !== null ? [year, brand, set].filter(Boolean).join(' ') : setLine, cardNo ? `#${cardNo}` : null, name].filter(Boolean).join(' ') : null,
     year,
     card_no: cardNo,
     verbal_grade: words?.printed ?? null,
