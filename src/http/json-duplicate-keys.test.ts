@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { duplicateKeyIn, keyProblemIn, maxRowKeys } from './json-duplicate-keys.ts';
+import { keyProblemIn, maxRowKeys } from './json-duplicate-keys.ts';
 
-describe('duplicateKeyIn', () => {
+/** The key named twice, whatever the counts. */
+const duplicateKeyIn = (text: string) => {
+  const found = keyProblemIn(text, Infinity, Infinity);
+  return found && 'twice' in found ? found.twice : undefined;
+};
+
+describe('keyProblemIn: a key named twice', () => {
   it('finds a key named twice in one object, at any depth, escaped or not', () => {
     expect(duplicateKeyIn('{"name":"first","name":"second"}')).toBe('name');
     expect(duplicateKeyIn('{"filter":{"n":0,"n":{"$ne":0}}}')).toBe('n');

@@ -71,12 +71,6 @@ export function keyProblemIn(text: string, rowLimit = maxRowKeys, bodyLimit = ma
 /** Whether the innermost open value is the list whose elements are rows: the body, or a field of the body's object. */
 const listOfRows = (open: readonly (Set<string> | null)[]) => open[open.length - 1] === null && (open.length === 1 || (open.length === 2 && open[0] !== null));
 
-/** The first key a JSON text names twice in one object, or undefined (`keyProblemIn` without the counts). */
-export function duplicateKeyIn(text: string): string | undefined {
-  const found = keyProblemIn(text, Infinity, Infinity);
-  return found && 'twice' in found ? found.twice : undefined;
-}
-
 /**
  * Where the JSON string opening at `start` (a quote) ends: the next quote not escaped by an odd run
  * of backslashes; -1 when the text ends first. One native scan per quote, so a string of megabytes

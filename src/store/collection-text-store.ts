@@ -114,23 +114,19 @@ export function pgTextVector(t: Pick<TextRow, 'seen' | 'body' | 'ocr' | 'lang'>)
   const tokens = t.body.split(' ');
   const words = tokens.filter((w) => !conceptCodes().has(w));
   const codes = tokens.filter((w) => conceptCodes().has(w)).join(' ');
-  const own = sql`to_tsvector(${cfg}::regconfig, ${words.join(' ')})`;
   // A record is read as one language, but a shop's Spanish record still says "guitars" and "USB cable": its Latin
   // words are stemmed as English too, as SQLite's porter stems every record (h261: "guitar" became `guit`, and
   // "guitar" did not find "guitars" there); a record of no told language by the European languages too (h269). Each
   // configuration adds only the lexemes none before it made, so a word several stem alike is counted once; the search
-  // takes the best lexeme of each query word (pg-collection-queries.ts).
+  // takes the best lexeme of each query word (pg-collection-queries.ts). Each stemming is a column of one subquery,
+  // made once however often the later ones name it (OFFSET 0 keeps the planner from pulling the subquery up, which
+  // would write each stemming out again wherever it is named).
   const latin = words.filter((w) => /[a-z]/.test(w)).join(' ');
-  const parts = [own];
-  const made = [sql`tsvector_to_array(${own})`];
-  if (latin) {
-    for (const other of others) {
-      const stems = sql`to_tsvector(${other}::regconfig, ${latin})`;
-      parts.push(sql`ts_delete(${stems}, ${sql.join(made, sql` || `)})`);
-      made.push(sql`tsvector_to_array(${stems})`);
-    }
-  }
-  const body = sql.join(parts, sql` || `);
+  const extra = latin ? others : [];
+  const columns = [sql`to_tsvector(${cfg}::regconfig, ${words.join(' ')}) AS s0`, ...extra.map((other, k) => sql`to_tsvector(${other}::regconfig, ${latin}) AS ${sql.raw(`s${k + 1}`)}`)];
+  const column = (k: number) => sql.raw(`s${k}`);
+  const parts = [column(0), ...extra.map((_, k) => sql`ts_delete(${column(k + 1)}, ${sql.join(Array.from({ length: k + 1 }, (_, j) => sql`tsvector_to_array(${column(j)})`), sql` || `)})`)];
+  const body = sql`(SELECT ${sql.join(parts, sql` || `)} FROM (SELECT ${sql.join(columns)} OFFSET 0) stems)`;
   return {
     tsv: sql<string>`setweight(to_tsvector('simple', ${t.seen}), 'A') || setweight(${body} || to_tsvector('simple', ${codes}), 'B') || setweight(to_tsvector('simple', ${t.ocr}), 'C')`,
     doc_len: tokenCount(t),

@@ -30,6 +30,13 @@ describe.each(backends)('text search API (%s)', (backend) => {
     return { id, account, token };
   };
   const text = (c: Owned, q: string, extra: Record<string, unknown> = {}, url = '/similarity/text/photos/v2/text') => call(url, { query_record: { _text_data: q }, ...extra }, c);
+  /** A product collection holding these titled records, each its own product. */
+  const products = async (records: { _id: string; _base64: string; title: string }[]) => {
+    const c = await newCollection('product');
+    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
+    return c;
+  };
+  const productText = (c: Owned, q: string) => text(c, q, {}, '/similarity/text/products/v2/text');
   const ids = (b: Body) => b.answer_records.map((r) => r._id);
 
   let photos: Owned;
@@ -266,18 +273,15 @@ describe.each(backends)('text search API (%s)', (backend) => {
   }, 60_000);
 
   it("finds an English word in a record read as another language by its other forms, counted once (h261: PostgreSQL stemmed it as Spanish)", async () => {
-    const c = await newCollection('product');
-    const records = [
+    const c = await products([
       { _id: 'es', _base64: img('watch', 1), title: 'Funda para los niños de la escuela con guitars y cables' },
       { _id: 'en', _base64: img('headphone', 1), title: 'A padded case for the school children with a guitar and a cable' },
-    ];
-    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
-    const url = '/similarity/text/products/v2/text';
-    expect(ids((await text(c, 'guitar', {}, url)).body).sort()).toEqual(['en', 'es']);
-    expect(ids((await text(c, 'cables', {}, url)).body).sort()).toEqual(['en', 'es']);
+    ]);
+    expect(ids((await productText(c, 'guitar')).body).sort()).toEqual(['en', 'es']);
+    expect(ids((await productText(c, 'cables')).body).sort()).toEqual(['en', 'es']);
     // the Spanish word is still found by its own stems, and once: no higher than the English record's one "guitar"
-    expect(ids((await text(c, 'escuelas', {}, url)).body)).toEqual(['es']);
-    const guitars = await text(c, 'guitars', {}, url);
+    expect(ids((await productText(c, 'escuelas')).body)).toEqual(['es']);
+    const guitars = await productText(c, 'guitars');
     const d = Object.fromEntries(ids(guitars.body).map((id, i) => [id, guitars.body.answer_distances![i]!]));
     // two titles of about one length holding the word once: about one distance (by lexeme, PostgreSQL put the Spanish
     // one 24 closer, its Spanish stem `guitars` being rarer than `guitar`)
@@ -285,43 +289,34 @@ describe.each(backends)('text search API (%s)', (backend) => {
   });
 
   it('finds a record by its own word in another form where the word is also a concept, on both backends (h269: SQLite matched it only as written)', async () => {
-    const c = await newCollection('product');
-    const records = [
+    const c = await products([
       { _id: 'becher', _base64: img('buddha', 2), title: 'Becher aus Keramik, spülmaschinenfest' },
       { _id: 'tasse', _base64: img('watch', 1), title: 'Kaffeetasse aus Porzellan, 4er-Set' },
-    ];
-    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
-    const url = '/similarity/text/products/v2/text';
-    expect(ids((await text(c, 'Kaffeetasse', {}, url)).body)[0]).toBe('tasse');
-    expect(ids((await text(c, 'Kaffeetassen', {}, url)).body)[0]).toBe('tasse');
+    ]);
+    expect(ids((await productText(c, 'Kaffeetasse')).body)[0]).toBe('tasse');
+    expect(ids((await productText(c, 'Kaffeetassen')).body)[0]).toBe('tasse');
   });
 
   it("finds another form of a word in a short title whose language cannot be told, on both backends (h269: PostgreSQL stemmed it as English only, a 422)", async () => {
-    const c = await newCollection('product');
-    const records = [
+    const c = await products([
       { _id: 'chitarra', _base64: img('buddha', 2), title: 'Chitarra classica' },
       { _id: 'fernglas', _base64: img('watch', 1), title: 'Fernglas 10x42' },
       { _id: 'wallets', _base64: img('headphone', 1), title: 'Vintage leather wallets' },
-    ];
-    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
-    const url = '/similarity/text/products/v2/text';
+    ]);
     for (const [q, id] of [['chitarre', 'chitarra'], ['Ferngläser', 'fernglas'], ['wallet', 'wallets']] as const) {
-      const res = await text(c, q, {}, url);
+      const res = await productText(c, q);
       expect(res.body.status.code, q).toBe(200);
       expect(ids(res.body), q).toEqual([id]);
     }
   });
 
   it("finds a Spanish noun in -z by its plural in -ces and the other way, on both backends (h269: a 422 on both)", async () => {
-    const c = await newCollection('product');
-    const records = [
+    const c = await products([
       { _id: 'altavoz', _base64: img('buddha', 2), title: 'Altavoz Bluetooth portátil' },
       { _id: 'luces', _base64: img('watch', 1), title: 'Luces LED de Navidad para el árbol' },
-    ];
-    expect((await call('/similarity/products-new/v2/insert', { records: records.map((r) => ({ ...r, product_id: r._id })) }, c)).body.status.code).toBe(210);
-    const url = '/similarity/text/products/v2/text';
+    ]);
     for (const [q, id] of [['altavoces', 'altavoz'], ['altavoces bluetooth', 'altavoz'], ['luz', 'luces'], ['luz de navidad', 'luces']] as const) {
-      const res = await text(c, q, {}, url);
+      const res = await productText(c, q);
       expect(res.body.status.code, q).toBe(200);
       expect(ids(res.body)[0], q).toBe(id);
       // the other form is no word the client typed, and the word is read

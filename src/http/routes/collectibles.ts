@@ -29,7 +29,7 @@ function declaredOptions<K extends string>(body: Record<string, unknown>, keys: 
   if (hint !== undefined) throw new ServiceError(400, 'invalid_request', `${hint} is a record's hint: send it on each record it is for, not beside "records".`);
   for (const key of Object.keys(body)) {
     const meant = meantName(key, [...keys, ...hints]);
-    if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(key, meant, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
+    if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(key, meant, hints, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
   }
   return Object.fromEntries(keys.filter((k) => typeof body[k] === 'boolean').map((k) => [k, body[k] as boolean])) as Partial<Record<K, boolean>>;
 }

@@ -62,7 +62,7 @@ export class CollectiblesJob implements JobHandler {
     // …and one written another way, which no record would have read either (h270)
     for (const key of options.rootKeys ?? []) {
       const meant = meantName(key, [...recordKeys]);
-      if (meant) return refusal(key, misspeltMessage(key, meant, 'on each record it applies to (asynchronous requests take their options on each record)'));
+      if (meant) return refusal(key, misspeltMessage(key, meant, recordHints(endpoints[endpointOf(endpoint)]?.family ?? TCG), 'on each record it applies to (asynchronous requests take their options on each record)'));
     }
     return undefined;
   }
@@ -75,12 +75,13 @@ export class CollectiblesJob implements JobHandler {
     const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
     if (!family || slab) return undefined;
     const flags = optionsOf(family);
-    const names = [...flags, ...recordHints(family)];
+    const hints = recordHints(family);
+    const names = [...flags, ...hints];
     for (const [i, rec] of records.entries()) {
       // an option or hint written another way would be read as nothing, and the record charged as if not asked (h270)
       for (const key of Object.keys(rec)) {
         const meant = meantName(key, names);
-        if (meant) return refusal(`records[${i}].${key}`, misspeltMessage(`records[${i}].${key}`, meant, 'on the record'));
+        if (meant) return refusal(`records[${i}].${key}`, misspeltMessage(`records[${i}].${key}`, meant, hints, 'on the record'));
       }
       for (const flag of flags) {
         const v = rec[flag];

@@ -154,8 +154,8 @@ export function meantName(key: string, names: readonly string[]): string | undef
   return names.find((n) => norm(n) === k) ?? names.find((n) => norm(n).length >= 6 && editDistance(k, norm(n)) <= 1);
 }
 
-/** `meantName`'s refusal: the name to use, and where it goes. */
-export const misspeltMessage = (field: string, meant: string, where: string): string => `${field} is not ${HINTS.includes(meant as (typeof HINTS)[number]) || meant === 'set_code' || meant === 'Autograph' ? 'a hint' : 'an option'}: it is \`${meant}\`, ${where}.`;
+/** `meantName`'s refusal: the name to use (a hint where `hints`, the endpoint's `recordHints`, hold it), and where it goes. */
+export const misspeltMessage = (field: string, meant: string, hints: readonly string[], where: string): string => `${field} is not ${hints.includes(meant) ? 'a hint' : 'an option'}: it is \`${meant}\`, ${where}.`;
 
 /**
  * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
@@ -338,7 +338,7 @@ export class RecognitionService {
       if (misplaced) throw new ServiceError(400, 'invalid_request', `records[${i}].${misplaced}: the synchronous endpoints take their options beside the records, for the whole call; only asynchronous requests take them on each record. Send it beside "records".`);
       for (const key of Object.keys(record)) {
         const meant = meantName(key, [...hints, ...own]);
-        if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(`records[${i}].${key}`, meant, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
+        if (meant) throw new ServiceError(400, 'invalid_request', misspeltMessage(`records[${i}].${key}`, meant, hints, hints.includes(meant) ? 'on each record it is for' : 'beside "records"'));
       }
     }
     const catalogs = await this.tcgCatalogs(family);
