@@ -13,6 +13,7 @@ import { cutByServer, handleClientError } from './http/client-errors.ts';
 import { registerEnvelopeStatus } from './http/envelope-status.ts';
 import { recognitionAnswerFields } from './http/openapi-recognition.ts';
 import { collectionAnswerFields, oas30Keywords, operationIds, optionalBodies, queryRequired, requiredCollectionHeader, serverErrors, typedRecordFields, workspaceParameter } from './http/openapi-compat.ts';
+import { requestExamples } from './http/request-examples.ts';
 import { registerRequestDownloads } from './http/request-downloads.ts';
 import { InFlight } from './http/in-flight.ts';
 import { registerLargeBodyLimit } from './http/large-bodies.ts';
@@ -393,7 +394,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
       components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Token <token>' } } },
       ...(config.publicUrl ? { servers: [{ url: config.publicUrl }] } : {}),
     },
-    transformObject: (doc) => ('openapiObject' in doc ? queryRequired(optionalBodies(operationIds(workspaceParameter(typedRecordFields(serverErrors(recognitionAnswerFields(collectionAnswerFields(requiredCollectionHeader(oas30Keywords(doc.openapiObject)))))))))) : doc.swaggerObject),
+    transformObject: (doc) => ('openapiObject' in doc ? requestExamples(queryRequired(optionalBodies(operationIds(workspaceParameter(typedRecordFields(serverErrors(recognitionAnswerFields(collectionAnswerFields(requiredCollectionHeader(oas30Keywords(doc.openapiObject))))))))))) : doc.swaggerObject),
   });
   // Under a proxy's sub-path (LOUPE_PUBLIC_URL=https://shop.example/loupe) the UI's files and "Try it out" go there too (h112)
   const publicPath = config.publicUrl ? new URL(config.publicUrl).pathname.replace(/\/+$/, '') : '';

@@ -619,7 +619,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.err(`loupe: ${message}\n\n${usageFor(command)}\n`);
     return 2;
   }
-  const { values, positionals } = parsed;
+  const { values } = parsed;
+  let { positionals } = parsed;
+  // `loupe help [command]` is `loupe --help [command]`, as git and npm take it (h272: "unknown command help", exit 2)
+  if (positionals[0] === 'help' && Object.keys(values).length === 0) {
+    positionals = positionals.slice(1);
+    values.help = true;
+  }
   if (values.version) {
     // alone: beside a command it replaced it, exit 0 and nothing done (h194: `account delete … -v`, "verbose" by habit)
     if (positionals.length > 0 || Object.keys(values).length > 1) {
@@ -708,6 +714,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
     const blank = Object.entries(values).find(([, v]) => v === '');
     if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);
+    // an unknown service is a mistake in what was typed, told before any database is opened (h272: exit 1, as a failure)
+    const serviceList = values.services ?? (command === 'services enable' || command === 'services disable' ? rest.join(',') : undefined);
+    if (serviceList) {
+      try {
+        parseServices(serviceList);
+      } catch (err) {
+        throw new UsageError((err as Error).message, command);
+      }
+    }
     const stray = command === 'backup' || command === 'move-to-postgres' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     const config = loadConfig(io.env);

@@ -554,8 +554,11 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect((await fails('account', 'create', '--name', 'x', '--credits', '1000000000001')).stderr).toMatch(/Credits must be an integer from 0 to 1000000000000/);
     expect((await fails('collection', 'create', '--account', small.account, '--type', 'photo', '--name', 'big', '--capacity', '1000000000001')).stderr).toMatch(/capacity must be an integer from 1 to 1000000000/);
     const badService = await fails('account', 'create', '--name', 'x', '--services', 'teleport');
-    expect(badService.code).toBe(1);
-    expect(badService.stderr).toMatch(/Unknown service/);
+    // a mistake in what was typed is a usage error, exit 2, told before any database is opened (h272: exit 1)
+    expect(badService.code).toBe(2);
+    expect(badService.stderr).toMatch(/Unknown service "teleport"/);
+    expect(badService.stderr).toMatch(/loupe account create --name N/);
+    expect((await fails('services', 'enable', '--account', small.account, 'vision', 'teleport')).code).toBe(2);
     // a mistyped command touches no folder: `loupe version` made an empty database where it was run
     const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-none-'));
     const typo = await inProcess({ ...env(), LOUPE_DATA_DIR: path.join(elsewhere, 'data'), DATABASE_URL: '' }, ['version']);
@@ -625,6 +628,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(await inProcess(env(), ['--version', '--help'])).toMatchObject({ code: 2, stdout: '' });
     expect((await loupe('account', 'show', '--account', kept.account)).name).toBe('kept');
     expect(await inProcess(env(), ['bogus', '--help'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: unknown command "bogus"/) });
+    // `loupe help` is `loupe --help`, as git and npm take it (h272: unknown command "help", exit 2)
+    expect(await inProcess(env(), ['help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('loupe account create --name N') });
+    expect(await inProcess(env(), ['help', 'token', 'revoke'])).toMatchObject({ code: 0, stdout: '  loupe token revoke --token T | --id TOKEN_ID\n' });
+    expect(await inProcess(env(), ['help', 'bogus'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: unknown command "bogus"/) });
     // an answer that cannot be written after the command was done: exit 3 and one line, not a stack trace and exit 1 (h109)
     const child = spawn(process.execPath, [bin, 'account', 'create', '--name', 'piped'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();

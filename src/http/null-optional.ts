@@ -5,6 +5,8 @@
  * level the schema declares. Values the schema does not declare (a record's own attributes) are
  * the client's data and are never touched.
  */
+import { emptiedFields, type WithEmptied } from '../util/emptied-fields.ts';
+
 type Schema = {
   type?: string | string[];
   properties?: Record<string, Schema>;
@@ -41,7 +43,10 @@ export function dropNullOptionals(schema: unknown, value: unknown, depth = 0): v
     if (!(key in value)) continue;
     if (value[key] === null || (value[key] === '' && prop['x-empty-is-absent'] === true)) {
       const typedNoise = value[key] === null && (prop['x-null-is-value-unless'] ?? []).some((k) => k in value);
-      if (!required.has(key) && (value[key] === '' || !allowsNull(prop) || typedNoise)) delete value[key];
+      if (!required.has(key) && (value[key] === '' || !allowsNull(prop) || typedNoise)) {
+        if (value[key] === '') ((value as WithEmptied)[emptiedFields] ??= []).push(key);
+        delete value[key];
+      }
     } else dropNullOptionals(prop, value[key], depth + 1);
   }
 }

@@ -1,3 +1,4 @@
+import { emptiedOf } from '../util/emptied-fields.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { decodeBase64Image } from './base64-image.ts';
 import { decodeRgb, type RgbImage } from './decode-rgb.ts';
@@ -55,7 +56,8 @@ export class ImageIntake {
     }
     if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) });
     if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
-    throw new ImageLoadError('the record has no _url, _base64 or _file');
+    const empty = emptiedOf(record).filter((k) => k === '_url' || k === '_base64' || k === '_file');
+    throw new ImageLoadError(empty.length ? `${empty.join(' and ')} ${empty.length > 1 ? 'are' : 'is'} empty (an empty field is not given): the record has no image; send one as _url, _base64 or _file` : 'the record has no _url, _base64 or _file');
   }
 
   /**

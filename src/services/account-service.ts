@@ -71,6 +71,17 @@ export function parseServices(list: string): string[] {
   return [...new Set(names)];
 }
 
+/** A header that came is not "not provided": it lacked its scheme, or its token (h272: a bare token was told nothing came). */
+function notProvided(header: string | undefined): string {
+  const send = 'Send the header "Authorization: Token <token>".';
+  const given = header?.trim() ?? '';
+  if (!given) return `Authentication credentials were not provided. ${send}`;
+  if (/^(?:Token|Bearer)$/i.test(given)) return `The Authorization header names its scheme but no token. ${send}`;
+  if (/^(?:Token|Bearer)\s/i.test(given)) return `The Authorization header holds more than one word after its scheme. ${send}`;
+  if (!/\s/.test(given)) return `The Authorization header holds no scheme before the token. ${send}`;
+  return `The Authorization header's scheme is not Token (or Bearer). ${send}`;
+}
+
 export class AccountService {
   constructor(private readonly accounts: AccountStore) {}
 
@@ -180,7 +191,7 @@ export class AccountService {
 
   async authenticate(header: string | undefined): Promise<Principal> {
     const match = header ? /^\s*(?:Token|Bearer)\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match?.[1]) throw new ServiceError(401, 'not_authenticated', 'Authentication credentials were not provided. Send the header "Authorization: Token <token>".', undefined, challenge);
+    if (!match?.[1]) throw new ServiceError(401, 'not_authenticated', notProvided(header), undefined, challenge);
     const owner = await this.accounts.findTokenOwner(hashToken(match[1]));
     if (!owner) throw new ServiceError(401, 'invalid_token', 'Invalid or revoked token.', undefined, { 'www-authenticate': `${challenge['www-authenticate']}, error="invalid_token"` });
     return owner;

@@ -204,6 +204,9 @@ describe('image matching', () => {
       ['_file through a symlink out', () => ({ _file: 'escape.jpg' }), /outside the folder/],
       ['_file missing', () => ({ _file: 'nope.jpg' }), /does not exist/],
       ['a record with no image', () => ({ _id: 'empty' }), /no _url, _base64 or _file/],
+      // said which was empty (h272: "" is "not given", and the record was told it had no _base64)
+      ['an empty _base64', () => ({ _base64: '' }), /^Error Loading Image: _base64 is empty \(an empty field is not given\): the record has no image/],
+      ['an empty _url and _file', () => ({ _url: '', _file: '' }), /_url and _file are empty/],
     ];
     it.each(cases)('%s', async (_label, make, reason) => {
       const res = await h.request('POST', im('visual_hash'), { body: { records: [{ _base64: jpeg.toString('base64') }, make()] } });

@@ -509,6 +509,18 @@ describe.each(backends)('card sessions (%s)', (backend) => {
         // RFC 9110: a 401 names the scheme it takes
         expect(res.headers['www-authenticate']).toBe(token === null ? 'Token realm="Loupe"' : 'Token realm="Loupe", error="invalid_token"');
       }
+      // a header that came says what it lacks (h272: a bare token was told no credentials were provided)
+      for (const [authorization, says] of [
+        [h.account.token, 'holds no scheme before the token'],
+        ['Token', 'names its scheme but no token'],
+        [`Basic ${h.account.token}`, 'scheme is not Token'],
+        [`Token ${h.account.token} x`, 'more than one word after its scheme'],
+        ['  ', 'credentials were not provided'],
+      ]) {
+        const res = await h.app.inject({ method: 'GET', url: cs('ping/'), headers: { authorization } });
+        expect(res.statusCode, authorization).toBe(401);
+        expect(res.json(), authorization).toMatchObject({ code: 'not_authenticated', detail: expect.stringContaining(says) });
+      }
       const bearerStyle = await h.app.inject({ method: 'GET', url: cs('ping/'), headers: { authorization: `token ${h.account.token}` } });
       expect(bearerStyle.statusCode).toBe(200);
     });
