@@ -77,7 +77,8 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     const named = (await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'sparkt')).result;
     expect(named.catalog).toBe('keys');
     expect(keys(named).slice(0, 2).sort()).toEqual(['tst1-1', 'tst1-4']);
-    expect(named.cards[0]).toMatchObject({ name: 'Sparkit', set_code: 'tst1' });
+    // set_code as /tcg_id answers it, the code the card prints; set_id the catalog's key of the set (h272: set_code was the id)
+    expect(named.cards[0]).toMatchObject({ name: 'Sparkit', set_code: 'TB', set_id: 'tst1' });
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'emberon')).result)[0]).toBe('tst1-2');
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--number', '3')).result)).toEqual(['tst1-3']);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);

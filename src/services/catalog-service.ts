@@ -62,7 +62,10 @@ export interface FoundCard {
   card: string;
   name: string;
   number: string | null;
+  /** The code the card prints, as recognition answers give it (`MEW`); the set's id where it prints none. */
   set_code: string | null;
+  /** The set as the catalog keys it (`sv3pt5`), which `--set` takes too. */
+  set_id: string | null;
   set_name: string | null;
   rarity: string | null;
   year: string | null;
@@ -150,7 +153,10 @@ export class CatalogService {
     } else {
       cards = await this.store.cards(catalog.id, { limit, setCode, setName });
     }
-    return { catalog: catalog.name, cards: cards.map((c) => ({ card: c.key, name: c.name, number: c.number, set_code: c.setCode, set_name: c.setName, rarity: c.rarity, year: c.year })) };
+    // set_code as answers give it (h272: it was the set's id, sv3pt5 where /tcg_id answers MEW)
+    const printed = new Map<string, string>();
+    if (catalog.kind === 'pokemon') for (const s of await this.store.sets(catalog.id)) if (typeof s.extra.ptcgoCode === 'string' && s.extra.ptcgoCode.trim()) printed.set(s.code, s.extra.ptcgoCode);
+    return { catalog: catalog.name, cards: cards.map((c) => ({ card: c.key, name: c.name, number: c.number, set_code: (c.setCode !== null ? printed.get(c.setCode) : undefined) ?? c.setCode, set_id: c.setCode, set_name: c.setName, rarity: c.rarity, year: c.year })) };
   }
 
   async list(): Promise<{ catalogs: CatalogListing[] }> {
