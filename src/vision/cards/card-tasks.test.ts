@@ -37,6 +37,24 @@ describe("a scan cropped to its card: the image's frame is the card", () => {
   }, 60_000);
 });
 
+describe('a scan cropped to its card is one box to every endpoint', () => {
+  it.skipIf(!present)('read (recognition) reports the frame as localize (/detect) does: h270, 12 px short of it before', async () => {
+    const bytes = fs.readFileSync(path.join(datasets, 'pokemon_sv151_reference/images/001_Bulbasaur.jpg'));
+    const run = async (op: 'read' | 'localize') => {
+      const r = await runCardTask({ kind: 'card', image: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), maxPixels: 40e6, op, options: {} });
+      if ('refused' in r || !r.found) throw new Error(`no card (${op})`);
+      return r;
+    };
+    const box = (q: Quad) => [Math.min(...q.map((p) => p[0])), Math.min(...q.map((p) => p[1])), Math.max(...q.map((p) => p[0])), Math.max(...q.map((p) => p[1]))];
+    const [read, localized] = [await run('read'), await run('localize')];
+    expect(box(localized.quad!)).toEqual([0, 0, 733, 1024]);
+    expect(box(read.quad!)).toEqual(box(localized.quad!));
+    expect(box(read.cards![0]!.quad)).toEqual(box(localized.cards![0]!.quad));
+    // read as before: its text found
+    expect(read.readings![0]!.lines.some((l) => /bulbasaur/i.test(l.text))).toBe(true);
+  }, 60_000);
+});
+
 describe('a card lying sideways is measured upright', () => {
   const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
   const side = (q: Quad, k: number) => Math.hypot(q[(k + 1) % 4]![0] - q[k]![0], q[(k + 1) % 4]![1] - q[k]![1]);

@@ -343,12 +343,16 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     const cardWidth = whole && !frameCheck.card ? 0 : round1(Math.min(...sideLengths(card.quad)));
     readings.push({ index, cardWidth, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
   }
+  // a scan cropped to its card is reported as localize reports it, the image's frame (h270: /detect gave the frame and
+  // /tcg_id the detector's outline, 12 px short of it); it is read along the outline found, as before
+  const onFrame = !whole && cards[0]!.kind === 'raw' && outlineIsFrame(cards[0]!.quad, pixels);
+  const reported = (c: DetectedCard, i: number) => (i === 0 && onFrame ? ([[0, 0], [base.width, 0], [base.width, base.height], [0, base.height]] as Quad) : toStored(c.quad));
   return {
     ...base,
     found: true,
-    quad: toStored(cards[0]!.quad),
+    quad: reported(cards[0]!, 0),
     prob: cards[0]!.prob,
-    cards: cards.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind })),
+    cards: cards.map((c, i) => ({ quad: reported(c, i), prob: c.prob, kind: c.kind })),
     readings,
     minReadWidth: Math.round(MIN_READ_CARD_PIXELS * sx),
     ...(whole ? { whole: true, wholeIsCard: frameCheck.card } : {}),
