@@ -510,7 +510,7 @@ describe.each(backends)('card sessions (%s)', (backend) => {
         expect(res.headers['www-authenticate']).toBe(token === null ? 'Token realm="Loupe"' : 'Token realm="Loupe", error="invalid_token"');
       }
       // a header that came says what it lacks (h272: a bare token was told no credentials were provided)
-      for (const [authorization, says] of [
+      for (const [authorization, says] of <[string, string][]>[
         [h.account.token, 'holds no scheme before the token'],
         ['Token', 'names its scheme but no token'],
         [`Basic ${h.account.token}`, 'scheme is not Token'],
