@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectPaths, setPath, valueAtPath } from './record-paths.ts';
+import { pathConflict, projectPaths, setPath, valueAtPath } from './record-paths.ts';
 
 const record = { name: 'dress', meta: { color: 'red', size: { eu: 38, us: 8 }, note: null }, variants: [{ sku: 'a', price: 1 }, { sku: 'b', price: 2 }, 7], 'a.b': 'literal' };
 
@@ -80,5 +80,14 @@ describe('setPath', () => {
     expect(setPath(data, Array.from({ length: 31 }, () => 'a').join('.'), 1)).toMatch(/deeper than 30/);
     expect(setPath(data, Array.from({ length: 30 }, () => 'a').join('.'), [1])).toMatch(/deeper than 30/);
     expect(setPath(data, Array.from({ length: 30 }, () => 'a').join('.'), 1)).toBeUndefined();
+  });
+});
+
+describe('pathConflict', () => {
+  it('names a parent sent beside a path inside it, in either order, and lets siblings be', () => {
+    expect(pathConflict(['cond', 'cond.wear'], ['cond.wear'])).toContain('cond.wear and cond');
+    expect(pathConflict(['a.b.c', 'a.b'], ['a.b.c', 'a.b'])).toContain('a.b.c and a.b');
+    expect(pathConflict(['cond.wear', 'cond.edge', 'other'], ['cond.wear', 'cond.edge'])).toBeUndefined();
+    expect(pathConflict(['condition', 'cond.wear'], ['cond.wear'])).toBeUndefined();
   });
 });

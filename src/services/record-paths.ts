@@ -95,6 +95,26 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
  * when the value is null (`$unset`); a field whose own name holds the dots is set as it is, as `projectPaths` reads it.
  * Objects along the path are copied, never changed in place, and made where missing. Returns why it cannot be set.
  */
+/**
+ * Two names of one update where one is a path inside the other (`cond` and `cond.wear`, or `a.b` and `a.b.c`): which
+ * would win depends on their order in the body, so neither is applied (MongoDB's "would create a conflict").
+ * `paths` are the names set as paths; every name of the record can hold one of them.
+ */
+export function pathConflict(names: readonly string[], paths: readonly string[]): string | undefined {
+  const sent = new Set(names);
+  for (const path of paths) {
+    const parts = path.split('.');
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join('.');
+      if (sent.has(parent)) {
+        const short = (n: string) => (n.length > 80 ? `${n.slice(0, 80)}…` : n);
+        return `${short(path)} and ${short(parent)}: one names a field inside the other, and which would win depends on their order; send the whole ${short(parent)}, or its parts alone`;
+      }
+    }
+  }
+  return undefined;
+}
+
 export function setPath(data: Record<string, unknown>, path: string, value: unknown): string | undefined {
   if (Object.hasOwn(data, path) || !path.includes('.')) {
     if (value === null) delete data[path];

@@ -22,7 +22,7 @@ import { clientCancelled } from '../util/download-scope.ts';
 import type { AccountService } from './account-service.ts';
 import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
 import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
-import { projectPaths, setPath, valueAtPath } from './record-paths.ts';
+import { pathConflict, projectPaths, setPath, valueAtPath } from './record-paths.ts';
 
 /**
  * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
@@ -873,6 +873,7 @@ export class VisualSearchService {
       const dotted = Object.keys(record).filter((k) => k.includes('.') && !Object.hasOwn(current.data, k));
       const reserved = dotted.find((k) => k.startsWith('_'));
       let unsettable = reserved ? `${reserved.slice(0, 80)}: a field whose name starts with _ is set whole, not in parts` : undefined;
+      unsettable ??= pathConflict(Object.keys(record), dotted);
       if (!unsettable && dotted.length) {
         const trial = { ...current.data };
         for (const k of dotted) unsettable ??= setPath(trial, k, record[k]);

@@ -240,6 +240,14 @@ describe.each(backends)('collections API (%s)', (backend) => {
     expect(under.body.skipped_records!.map((r) => (r._reason as { status: { text: string } }).status.text)).toEqual([expect.stringContaining('set whole'), expect.stringContaining('set whole')]);
     const leo2 = (await call(`${base}/get`, { records: [{ _id: 'leo-2' }], fields_to_return: ['*'] }, c)).body.answer_records[0]!;
     expect(leo2).not.toHaveProperty('_width');
+    // a parent and a path inside it in one record: which won depended on key order (h273), so it is the record's 400
+    const clash = await call(`${base}/update`, { records: [{ _id: 'leo-2', 'meta.wear': 'light', meta: { edge: 1 } }, { _id: 'plane-1', 'dims.h': 2, 'dims.h.x': 1 }] }, c);
+    expect([clash.http, clash.body.answer_count], JSON.stringify(clash.body)).toEqual([400, 0]);
+    expect(clash.body.skipped_records!.map((r) => (r._reason as { status: { text: string } }).status.text)).toEqual([
+      expect.stringContaining('meta.wear and meta: one names a field inside the other'),
+      expect.stringContaining('dims.h.x and dims.h'),
+    ]);
+    expect((await call(`${base}/get`, { records: [{ _id: 'leo-2' }] }, c)).body.answer_records[0]).not.toHaveProperty('meta.wear');
   }, 60_000);
 
   it('find, getRecordCount and random with MongoDB filters; a bad operator is a 400 naming it', async () => {
