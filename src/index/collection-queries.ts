@@ -41,7 +41,8 @@ export interface CollectionQueries {
   neighbours(c: CollectionRecord, records: StoredRecord[], maxDistance: number, limit: number, filter?: Filter): Promise<Map<number, Hit[]>>;
   /**
    * Records whose `bmh1` visual hash lies within `maxBits` of `hash` (records stored without one are
-   * not among them), at most `limit`, each with its descriptor distance from `query`, closest first.
+   * not among them, nor those within `maxBits` of a blank image's hash, all 0 or all 1: a flat image's tells
+   * nothing of its colour), at most `limit`, each with its descriptor distance from `query`, closest first.
    */
   nearHashes(c: CollectionRecord, hash: string, maxBits: number, query: Float32Array, limit: number, filter?: Filter): Promise<Hit[]>;
   /**

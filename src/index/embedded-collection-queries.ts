@@ -310,6 +310,9 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     for (const [key, h] of s.hashes) {
       if (allowed && !allowed.has(key)) continue;
       if (bitsApart(q, h) > maxBits) continue;
+      // a hash within reach of a blank image's (all 0 or all 1) tells nothing the blank's would not (h273)
+      const ones = bitsApart(h, blank);
+      if (ones <= maxBits || ones >= 256 - maxBits) continue;
       const record = s.docs.get(key);
       const vector = s.index?.vectorOf(key);
       if (record && vector && vector.length === query.length) hits.push({ record, distance: cosineDistance(query, vector) });
@@ -448,6 +451,8 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
 }
 
 /** 256 binary digits as 8 words. */
+const blank = new Uint32Array(8);
+
 function packHash(bits: string): Uint32Array {
   const words = new Uint32Array(8);
   for (let i = 0; i < 256; i++) if (bits.charCodeAt(i) === 49) words[i >>> 5]! |= 1 << (i & 31);

@@ -385,6 +385,7 @@ export class PgCollectionQueries implements CollectionQueries {
       SELECT key, record_id, data, (embedding::vector(${dims})) <=> ${pgVector(query)}::vector(${dims}) AS distance
       FROM collection_records
       WHERE ${this.where(c, filter)} AND hash IS NOT NULL ${banded} AND bit_count(hash # ${hash}::bit(256)) <= ${maxBits}
+        AND bit_count(hash) > ${maxBits} AND bit_count(hash) < ${256 - maxBits}
       ORDER BY distance, key
       LIMIT ${limit}`.execute(db));
     return res.rows.map((r) => ({ record: { key: Number(r.key), recordId: r.record_id, data: fromJson<Record<string, unknown>>(r.data) }, distance: Number(r.distance) }));

@@ -41,6 +41,12 @@ const RERANKED = 500;
 export function nearDuplicateBits(radius: number): number {
   return Math.min(32, Math.round(radius * 3.2));
 }
+/** Whether a `bmh1` hash lies further than `bits` from both blank hashes (all 0, all 1). */
+function patterned(hash: string, bits: number): boolean {
+  let ones = 0;
+  for (let i = 0; i < hash.length; i++) if (hash.charCodeAt(i) === 49) ones++;
+  return ones > bits && ones < hash.length - bits;
+}
 const scaled = (d: number) => Math.round(d * distanceScale * 10_000) / 10_000;
 /** A radius as answers show distances, as the cosine distance to search within: one shown at the radius is within it (h130). */
 const rawRadius = (radius: number) => (radius + 0.00005) / distanceScale;
@@ -1302,7 +1308,9 @@ export class VisualSearchService {
    */
   private async nearDuplicateHits(c: CollectionRecord, vector: Float32Array, hash: string | undefined, radius: number, limit: number, filter?: Filter): Promise<Hit[]> {
     const near = await this.rangeAsShown(c, vector, radius, limit, filter);
-    if (!hash) return near;
+    // a query hash within reach of a blank image's (a flat or nearly flat picture, of whatever colour) is no
+    // evidence: the descriptor decides alone (h273: every uniform image was a near duplicate of every other)
+    if (!hash || !patterned(hash, nearDuplicateBits(radius))) return near;
     const byHash = await this.queries.nearHashes(c, hash, nearDuplicateBits(radius), vector, limit, filter);
     const seen = new Set(near.map((h) => h.record.key));
     return [...near, ...byHash.filter((h) => !seen.has(h.record.key))].sort((a, b) => a.distance - b.distance || a.record.key - b.record.key).slice(0, limit);

@@ -68,6 +68,34 @@ describe.each(backends)('near duplicates by hash bands (%s)', (backend) => {
     expect(await near(6)).toEqual(['q', 'seventeen-spread', 'sixteen-packed', 'sixteen-spread', 'sixteen-spread-b']);
   });
 
+  it('takes no near duplicate by a hash within reach of a blank image\'s: flat pictures of any colour were each other\'s (h273)', async () => {
+    const { account, token } = await h.newAccount();
+    const { id } = await h.app.loupe.collections.create({ accountId: account, type: 'custom', name: 'blank' });
+    const ones = (n: number) => '1'.repeat(n) + '0'.repeat(256 - n);
+    const hashes: Record<string, string> = {
+      // a flat red and a flat blue picture: both all 0
+      red: ones(0),
+      blue: ones(0),
+      // a flat picture with a small mark: 10 bits from blank
+      marked: ones(10),
+      // 20 bits set: a pattern at the default radius (16 bits), 10 bits from "marked"
+      patterned: ones(20),
+      'patterned-copy': ones(24),
+    };
+    const rows = Object.entries(hashes).map(([recordId, hash], i) => ({ recordId, data: {}, hash, vector: Float32Array.from({ length: 8 }, (_, k) => (k === i ? 1 : 0)) }));
+    await new CollectionStore(store).insert(id, rows, 'test-model');
+    const near = async (q: string, radius?: number) => {
+      const res = await h.request('POST', `${base}/nearDuplicates`, { body: { query_record: { _id: q }, ...(radius === undefined ? {} : { radius }) }, headers: { 'collection-id': id }, token });
+      expect(res.statusCode).toBe(200);
+      return (res.json().answer_records as { _id: string }[]).map((r) => r._id).sort();
+    };
+    expect(await near('red')).toEqual(['red']);
+    expect(await near('red', 0)).toEqual(['red']);
+    expect(await near('marked')).toEqual(['marked']);
+    // the stored near-blank hash is not taken either, though 10 bits from the query
+    expect(await near('patterned')).toEqual(['patterned', 'patterned-copy']);
+  });
+
   it.runIf(backend === 'postgres')('has an index the band condition can use', async () => {
     const q = '01'.repeat(128);
     await sql`SET enable_seqscan = off`.execute(store.db);
