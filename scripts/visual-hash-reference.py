@@ -51,6 +51,9 @@ def phash(kind, w, h):
                 for x in range(32):
                     c += f[y * 32 + x] * math.cos((2 * x + 1) * u * math.pi / 64) * math.cos((2 * y + 1) * v * math.pi / 64)
             coeffs.append(c)
+    # below 1e-9 of DC a coefficient is 0: a symmetry's zeros are rounding noise otherwise
+    floor = 1e-9 * abs(coeffs[0])
+    coeffs = [coeffs[0]] + [0.0 if abs(c) < floor else c for c in coeffs[1:]]
     return bits_above_median(coeffs)
 
 cases = [("halves", 16, 16), ("halves", 64, 40), ("formula", 37, 23), ("formula", 100, 61), ("formula", 9, 5)]

@@ -152,8 +152,18 @@ export function lowDct(means32: Float64Array): Float64Array {
   return out;
 }
 
+/**
+ * A coefficient smaller than 10⁻⁹ of the DC coefficient counts as 0: where a symmetry makes it 0
+ * (a uniform image, halves), its computed value is rounding noise whose sign, and so its bit,
+ * depended on the summation order (h273: a flat image's phash was noise).
+ */
+export const phashZeroBelow = 1e-9;
+
 export function phashFromMeans(means32: Float64Array): string {
-  return bitsAboveMedian(lowDct(means32));
+  const c = lowDct(means32);
+  const floor = phashZeroBelow * Math.abs(c[0]!);
+  for (let k = 1; k < c.length; k++) if (Math.abs(c[k]!) < floor) c[k] = 0;
+  return bitsAboveMedian(c);
 }
 
 /** Both hashes from one pass over the pixels. */
