@@ -260,6 +260,18 @@ describe.each(backends)('collections API (%s)', (backend) => {
     const ids = (await call(`${base}/find`, { limit: 5, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id);
     expect((await call(`${base}/find`, { limit: 2, from: 2, fields_to_return: ['_id'] }, c)).body.answer_records.map((r) => r._id)).toEqual(ids.slice(2, 4));
     expect((await call(`${base}/getRecordCount`, { filter: { product_id: { $in: ['leo', 'plane'] } } }, c)).body.count).toBe(4);
+    // a parameter the method does not have is a 400 naming it (h273: sort, skip and a misspelt filter were ignored)
+    for (const [url, body, named] of <[string, Record<string, unknown>, string][]>[
+      ['find', { filter: { price: { $gte: 20 } }, sort: { price: 1 } }, 'sort'],
+      ['find', { filters: { price: { $gte: 20 } } }, 'filters'],
+      ['visualKNN', { query_record: { _id: 'leo-1' }, limit: 3 }, 'limit'],
+    ]) {
+      const res = await call(`${base}/${url}`, body, c);
+      expect([res.http, res.body.status.code], JSON.stringify(res.body)).toEqual([400, 400]);
+      expect(res.body.status.text).toContain(`${url} has no parameter ${named}: it takes `);
+    }
+    // the spec's common parameters are taken by every method, whether it reads them or not
+    expect((await call(`${base}/getRecordCount`, { filter: { tags: 'cat' }, k: 5, from: 0, fields_to_return: ['_id'] }, c)).http).toBe(200);
     const random = await call(`${base}/random`, { count: 3 }, c);
     expect(random.body.answer_count).toBe(3);
     // the common parameter k counts where the method names its count otherwise (it was ignored: 10, 5, every pair)

@@ -59,6 +59,22 @@ const answersOf: Record<string, Answers> = {
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
+/** Spec 2 §4's common parameters: any method may be sent them, whether it reads them or not. */
+const commonParameters = ['query_record', 'k', 'from', 'records', 'fields_to_return', 'filter'];
+
+/**
+ * A body's top-level names that are neither the method's own nor common: `sort`, `skip`, or `filters` for `filter`
+ * were ignored, and the answer looked like one to the request the client meant (h273).
+ */
+function unknownParameters(url: string, schema: ReturnType<typeof Type.Object>, body: unknown): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const own = Object.keys(schema.properties);
+  const unknown = Object.keys(body).filter((k) => !own.includes(k) && !commonParameters.includes(k));
+  if (!unknown.length) return;
+  const shown = unknown.slice(0, 5).map((k) => (k.length > 40 ? `${k.slice(0, 40)}…` : k));
+  throw badRequest(`${url.slice(1)} has no parameter ${shown.join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}: it takes ${own.join(', ')} (docs/api-decisions.md).`, unknown.slice(0, 20).map((field) => ({ field, message: 'not a parameter of this method' })));
+}
+
 /** Every base of every collection type, each with the types it serves. */
 function bases(): { prefix: string; types: CollectionType[] }[] {
   const out = new Map<string, CollectionType[]>();
@@ -99,6 +115,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             config: { service, envelope, price: `visual_search.${url.slice(1)}`, storesNothing: !WRITES.has(url), ...(items && (url === '/insert' || url === '/nearDupsInsert') ? { chargedInService: true } : {}) },
             bodyLimit,
             schema: { tags, security, summary, ...deprecated, headers: Type.Object({ 'collection-id': Type.Optional(Type.String()) }), body, response: responses(url) },
+            preValidation: async (request) => unknownParameters(url, body, request.body),
             handler: handler as never,
           });
 
