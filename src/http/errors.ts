@@ -118,7 +118,9 @@ export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?:
       const first = errors[0]!;
       const where = first.row !== undefined ? `Row ${first.row}: ` : '';
       const suffix = first.row !== undefined ? ' The batch was not stored.' : '';
-      return send(reply, 400, { detail: `${where}${first.field} ${first.message}.${suffix}`, code: 'invalid_request', errors });
+      // a call's record list past its limit has its own code, as the rules' own too_many_records (h273: the schema's was invalid_request)
+      const tooMany = err.validationContext === 'body' && (err.validation as AjvError[]).some((e) => e.keyword === 'maxItems' && (e.instancePath === '/records' || e.instancePath === '/query_records'));
+      return send(reply, 400, { detail: `${where}${first.field} ${first.message}.${suffix}`, code: tooMany ? 'too_many_records' : 'invalid_request', errors });
     }
     // PostgreSQL class 22 (data exception): a value the schema let through but the column cannot
     // hold. The client must not retry it as if it were a server fault.

@@ -109,7 +109,7 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       [{ type: 'upscaler', endpoint: 'upscale_5x', records: [rec] }, 400, 'unknown_endpoint'],
       [{ type: 'upscaler', records: [rec] }, 400, 'unknown_endpoint'],
       [{ type: 'flows', endpoint: 'no-such-flow', records: [rec] }, 400, 'unknown_endpoint'],
-      [{ type: 'upscaler', endpoint: 'upscale_2x', records: Array.from({ length: 11 }, () => rec) }, 400, 'invalid_request'],
+      [{ type: 'upscaler', endpoint: 'upscale_2x', records: Array.from({ length: 11 }, () => rec) }, 400, 'too_many_records'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [] }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'ftp://example.com/x' } }, 400, 'invalid_request'],
       [{ type: 'upscaler', endpoint: 'upscale_2x', records: [rec], webhook: { endpoint: 'http://10.1.2.3/hook' } }, 400, 'invalid_request'],

@@ -274,7 +274,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         };
         const knnBody = Type.Object({
           query_record: Type.Optional(ImageRecordInput),
-          records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
+          records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1000, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
           k: Type.Optional(K),
           from: Type.Optional(From),
           fields_to_return: Type.Optional(Fields),
@@ -305,7 +305,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           config.limits.matchBodyBytes,
         );
         const multiBody = Type.Object({
-          query_records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.hashRecords }),
+          query_records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: items ? 1000 : config.limits.hashRecords }),
           k: Type.Optional(K),
           from: Type.Optional(From),
           fields_to_return: Type.Optional(Fields),
@@ -333,7 +333,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
             url === '/range' ? 'Records within a radius of the query' : 'Exact and near duplicates of the query image',
             Type.Object({
               query_record: Type.Optional(ImageRecordInput),
-              records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
+              records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1000, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
               radius: Type.Optional({ ...Radius, default: defaultRadius }),
               // no schema default: a default would stand for a limit the client did not send beside its k
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Default 100.' })),
@@ -371,7 +371,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
           'Detect objects in the query image, then search with each',
           Type.Object({
             query_record: Type.Optional(ImageRecordInput),
-            records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 10, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
+            records: Type.Optional(Type.Array(ImageRecordInput, { minItems: 1, maxItems: 1000, description: 'Older clients send the query as a one-record list (one record: more is 400 too_many_records).' })),
             detection_task_id: Type.Optional(Type.String({ maxLength: 100, default: 'objects', description: '`objects` (COCO-80), `person` or `face`.' })),
             k: Type.Optional(K),
             from: Type.Optional(From),
