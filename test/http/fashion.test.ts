@@ -269,14 +269,16 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(two.http).toBe(400);
     expect(two.body).toMatchObject({ code: 'too_many_records' });
     const eleven = await call(`${base}/visualKNNMulti`, { query_records: Array.from({ length: 11 }, (_, i) => ({ _id: `r${i}` })) }, shop);
-    expect([eleven.http, eleven.body.code]).toEqual([400, 'too_many_records']);
+    expect(eleven.http).toBe(400);
+    expect(eleven.body).toMatchObject({ code: 'too_many_records' });
     // Old clients' one-record list, with two records: the same code.
     const oldTwo = await call(`${base}/visualKNN`, { records: [{ _id: 'look' }, { _id: 'shoes' }] }, shop);
     expect(oldTwo.http).toBe(400);
     expect(oldTwo.body).toMatchObject({ code: 'too_many_records' });
     // eleven, past what the schema had allowed, the same code (h273: invalid_request where the doc said too_many_records)
     const oldEleven = await call(`${base}/visualKNN`, { records: Array.from({ length: 11 }, (_, i) => ({ _id: `r${i}` })) }, shop);
-    expect([oldEleven.http, oldEleven.body.code]).toEqual([400, 'too_many_records']);
+    expect(oldEleven.http).toBe(400);
+    expect(oldEleven.body).toMatchObject({ code: 'too_many_records' });
     // Both forms at once would leave one unread.
     const both = await call(`${base}/visualKNN`, { query_record: { _id: 'look' }, records: [{ _id: 'shoes' }] }, shop);
     expect(both.http).toBe(400);
