@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { Nullable } from './schemas/common.ts';
 import { dropNullOptionals } from './null-optional.ts';
 import { ImageRecordInput } from './schemas/search.ts';
+import { emptiedFields } from '../util/emptied-fields.ts';
 
 describe('dropNullOptionals', () => {
   const schema = Type.Object({
@@ -36,7 +37,7 @@ describe('dropNullOptionals', () => {
     const body = { query_record: { _id: 'leo3', _url: '', _base64: '', note: '' }, records: [{ _url: 'http://x/a.jpg', _base64: '' }] };
     dropNullOptionals({ type: 'object', properties: { query_record: ImageRecordInput, records: { type: 'array', items: ImageRecordInput } } }, body);
     // an attribute of the record's own keeps its ""
-    expect(body).toEqual({ query_record: { _id: 'leo3', note: '' }, records: [{ _url: 'http://x/a.jpg' }] });
+    expect(body).toEqual({ query_record: { _id: 'leo3', note: '', [emptiedFields]: ['_url', '_base64'] }, records: [{ _url: 'http://x/a.jpg', [emptiedFields]: ['_base64'] }] });
     const plain = { k: 5, note: '' };
     dropNullOptionals(schema, plain);
     expect(plain).toEqual({ k: 5, note: '' });
