@@ -41,6 +41,33 @@ const RERANKED = 500;
 export function nearDuplicateBits(radius: number): number {
   return Math.min(32, Math.round(radius * 3.2));
 }
+/**
+ * The first field name sent, at any depth (dotted names part by part), that starts with `$`, as its path: MongoDB
+ * refuses such names too (h273: stored, then no filter could find them).
+ */
+function dollarName(value: unknown, path = ''): string | undefined {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) {
+      const found = dollarName(v, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const at = path ? `${path}.${k}` : k;
+    if (k.split('.').some((part) => part.startsWith('$'))) return at.length > 80 ? `${at.slice(0, 80)}…` : at;
+    const found = dollarName(v, at);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function dollarProblem(sent: Record<string, unknown>): string | undefined {
+  const name = dollarName(sent);
+  return name && `${name}: a field name starting with $ could be stored but no filter could name it ($ starts an operator); rename it`;
+}
+
 /** Whether a `bmh1` hash lies further than `bits` from both blank hashes (all 0, all 1). */
 function patterned(hash: string, bits: number): boolean {
   let ones = 0;
@@ -449,6 +476,8 @@ export class VisualSearchService {
   private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
     const inexact = inexactRecordProblem(record);
     if (inexact) return inexact;
+    const dollar = dollarProblem(sent);
+    if (dollar) return dollar;
     const { _base64: _image, ...fields } = record;
     const bytes = Buffer.byteLength(JSON.stringify(fields));
     if (bytes > maxRecordFieldBytes) return `the record's fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted)`;
@@ -879,7 +908,7 @@ export class VisualSearchService {
       const dotted = Object.keys(record).filter((k) => k.includes('.') && !Object.hasOwn(current.data, k));
       const reserved = dotted.find((k) => k.startsWith('_'));
       let unsettable = reserved ? `${reserved.slice(0, 80)}: a field whose name starts with _ is set whole, not in parts` : undefined;
-      unsettable ??= pathConflict(Object.keys(record), dotted);
+      unsettable ??= pathConflict(Object.keys(record), dotted) ?? dollarProblem(record);
       if (!unsettable && dotted.length) {
         const trial = { ...current.data };
         for (const k of dotted) unsettable ??= setPath(trial, k, record[k]);
