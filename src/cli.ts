@@ -1,5 +1,6 @@
 import { editDistance } from './util/edit-distance.ts';
-import { existsSync, fstatSync, readFileSync, statSync } from 'node:fs';
+import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { present } from './util/path-present.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -686,7 +687,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err('loupe: LOUPE_PAUSE_BACKGROUND is set: a worker runs only background work (jobs, webhooks, sweeps); start it without the setting\n');
       return 1;
     }
-    if (!workerConfig.databaseUrl && !existsSync(sqliteFileOf(workerConfig.dataDir))) {
+    if (!workerConfig.databaseUrl && !present(sqliteFileOf(workerConfig.dataDir))) {
       io.err(`loupe: no database in ${path.resolve(workerConfig.dataDir)}: a worker takes its jobs from the server's database. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).\n`);
       return 1;
     }
@@ -729,7 +730,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     let result: unknown;
     if (positionals[0] === 'models') {
       // a mistyped folder listed no packs and exit 0 (h109)
-      if (command !== 'models add' && !existsSync(config.dataDir)) throw new Error(`no data folder ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder`);
+      if (command !== 'models add' && !present(config.dataDir)) throw new Error(`no data folder ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder`);
       result = await runModels(config.dataDir, command, values, rest);
     } else if (command === 'backup') {
       if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
@@ -745,7 +746,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       result = await moveToPostgres(config.dataDir, values.to, (line) => io.err(`loupe: ${line}\n`));
     } else {
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
-      const fresh = !config.databaseUrl && !existsSync(sqliteFileOf(config.dataDir));
+      const fresh = !config.databaseUrl && !present(sqliteFileOf(config.dataDir));
       // only the commands that start a deployment make its database: a check or a change run from cron, where LOUPE_DATA_DIR
       // is unset, made ./data and answered `ok` from it (h109)
       if (fresh && !MAKES_DATABASE.has(command) && command !== 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to ${/(^| )(list|show|cards|check)$/.test(command) ? 'read' : 'change'}. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).`);
@@ -753,7 +754,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (fresh && command === 'migrate') throw new Error(`no database in ${path.resolve(config.dataDir)}: nothing to upgrade. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL); a new server makes its database when it starts.`);
       // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
       // ./data and a new media secret, and reported every file missing (h110)
-      if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !existsSync(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
+      if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !present(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
       if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need((values[flag as keyof Values] as string | undefined) ?? (flag === 'file' ? rest[0] : undefined), flag);
       if (fresh && command === 'catalog import') catalogImportRequest(values);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);

@@ -8,6 +8,7 @@ import { claimDataFolder } from './store/data-folder-claim.ts';
 import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
+import { present } from './util/path-present.ts';
 import { keepOnOutputErrors } from './util/log-output.ts';
 import { idleMemoryEstimate, loadMemoryEstimate, memoryTight } from './vision/engine/memory-estimate.ts';
 import { addressSpaceCap } from '../bin/address-space.mjs';
@@ -50,7 +51,14 @@ if (!config.databaseUrl) {
   }
 }
 // A data folder typed wrong starts on a new, empty database: said at start, so it is not taken for lost data.
-const newDatabase = !config.databaseUrl && !fs.existsSync(sqliteFileOf(config.dataDir));
+const newDatabase = (() => {
+  try {
+    // a data folder this user may not read is said so, not taken for a new one (h274)
+    return !config.databaseUrl && !present(sqliteFileOf(config.dataDir));
+  } catch (err) {
+    return cannotStart(err);
+  }
+})();
 // …and one moved to PostgreSQL beside an SQLite database it leaves unused: its accounts looked lost (h82)
 const unusedSqlite = config.databaseUrl !== undefined && fs.existsSync(sqliteFileOf(config.dataDir));
 // A port in use is found before the database is opened: such a start upgraded the database under the node still

@@ -52,6 +52,30 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     await fs.rm(dataDir, { recursive: true, force: true });
   });
 
+  // as root a folder is never closed to this process: the command runs as nobody (setpriv), as an operator's other login
+  const otherUser = process.getuid?.() === 0 ? (existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : undefined) : [];
+  it.skipIf(backend === 'postgres' || otherUser === undefined || process.platform === 'win32')('says a data folder this user may not read is not readable, not that it holds no database (h274)', async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-closed-'));
+    try {
+      await loupe('account', 'create', '--name', 'closed');
+      await fs.cp(dataDir, folder, { recursive: true });
+      await fs.chmod(folder, 0o700);
+      if (otherUser!.length === 0) await fs.chmod(folder, 0o000);
+      const [cmd, ...pre] = otherUser!.length ? otherUser! : [process.execPath];
+      const args = otherUser!.length ? [...pre, process.execPath, bin, 'account', 'list'] : [bin, 'account', 'list'];
+      const res = await run(cmd!, args, { env: { ...process.env, HOME: os.tmpdir(), LOUPE_DATA_DIR: folder, DATABASE_URL: '' } }).then(
+        () => ({ code: 0, stderr: '' }),
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(res.code).toBe(1);
+      expect(res.stderr).toMatch(/^loupe: .*loupe-cli-closed-.* cannot be read by this user .*run loupe as the user the server runs as/);
+      expect(res.stderr).not.toContain('no database');
+    } finally {
+      await fs.chmod(folder, 0o700);
+      await fs.rm(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it.skipIf(backend === 'postgres')('reads nothing from a data folder with no database, and says so when a write makes one', async () => {
     const elsewhere = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-typo-'));
     try {

@@ -220,8 +220,19 @@ describe('server process that cannot start', () => {
       // a data folder that is a file: said so, naming the setting (it was a bare EEXIST from mkdir)
       await fs.writeFile(path.join(dataDir, 'a-file'), 'x');
       const file = await failedStart({ LOUPE_DATA_DIR: path.join(dataDir, 'a-file') });
-      expect([file.code, file.stderr]).toEqual([1, `loupe: cannot start: the data folder ${path.join(dataDir, 'a-file')} (LOUPE_DATA_DIR) cannot be used: it, or a folder on its path, is a file\n`]);
+      expect([file.code, file.stderr]).toEqual([1, `loupe: cannot start: the data folder ${path.join(dataDir, 'a-file')} (LOUPE_DATA_DIR) cannot be used: it is a file\n`]);
+      const under = await failedStart({ LOUPE_DATA_DIR: path.join(dataDir, 'a-file', 'data') });
+      expect([under.code, under.stderr]).toEqual([1, `loupe: cannot start: the data folder ${path.join(dataDir, 'a-file', 'data')} (LOUPE_DATA_DIR) cannot be used: a folder on its path is a file\n`]);
       await fs.rm(path.join(dataDir, 'a-file'));
+      // a link to nowhere, and a folder where none can be made (it hung for ever under /proc, h274)
+      await fs.symlink(path.join(dataDir, 'gone'), path.join(dataDir, 'link'));
+      const link = await failedStart({ LOUPE_DATA_DIR: path.join(dataDir, 'link') });
+      expect([link.code, link.stderr]).toEqual([1, `loupe: cannot start: the data folder ${path.join(dataDir, 'link')} (LOUPE_DATA_DIR) cannot be used: ${path.join(dataDir, 'link')} is a link to ${path.join(dataDir, 'gone')}, which does not exist\n`]);
+      await fs.rm(path.join(dataDir, 'link'));
+      if (process.platform === 'linux') {
+        const proc = await failedStart({ LOUPE_DATA_DIR: '/proc/loupe-test/data' });
+        expect([proc.code, proc.stderr]).toEqual([1, 'loupe: cannot start: the data folder /proc/loupe-test/data (LOUPE_DATA_DIR) cannot be used: /proc takes no new folders (a virtual file system such as /proc or /sys)\n']);
+      }
       // the media folder's place taken by a file: the server would be "ready" and fail every upload
       await fs.writeFile(path.join(dataDir, 'media'), 'not a folder');
       const media = await failedStart({ LOUPE_DATA_DIR: dataDir });

@@ -453,15 +453,52 @@ export class NotWritable extends Error {
  */
 /** The data folder, made if missing; a path that is a file, or cannot be made, is said in those words. */
 export function makeDataFolder(dataDir: string): void {
-  try {
-    // a folder Loupe makes is its owner's alone, as the files in it are (an existing one keeps its mode)
-    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    const why = code === 'EEXIST' || code === 'ENOTDIR' ? 'it, or a folder on its path, is a file' : code === 'EACCES' || code === 'EPERM' || code === 'EROFS' ? 'this user may not make it there' : (err as Error).message;
-    throw new Error(`the data folder ${dataDir} (LOUPE_DATA_DIR) cannot be used: ${why}`);
+  const refuse = (why: string) => new Error(`the data folder ${dataDir} (LOUPE_DATA_DIR) cannot be used: ${why}`);
+  // The folders to make, found by walking up to the first that exists: Node's recursive mkdir loops for ever where
+  // mkdir answers ENOENT under an existing parent (/proc, h274: the server hung at start without a word).
+  const missing: string[] = [];
+  for (let at = path.resolve(dataDir); ; ) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(at);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOTDIR') throw refuse('a folder on its path is a file');
+      if (code === 'EACCES' || code === 'EPERM') throw refuse('this user may not look into a folder on its path');
+      if (code !== 'ENOENT') throw refuse((err as Error).message);
+      missing.unshift(at);
+      const up = path.dirname(at);
+      if (up === at) break;
+      at = up;
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      try {
+        st = fs.statSync(at);
+      } catch {
+        throw refuse(`${at} is a link to ${fs.readlinkSync(at)}, which does not exist`);
+      }
+    }
+    if (!st.isDirectory()) throw refuse(at === path.resolve(dataDir) ? 'it is a file' : 'a folder on its path is a file');
+    break;
   }
-  if (!fs.statSync(dataDir).isDirectory()) throw new Error(`the data folder ${dataDir} (LOUPE_DATA_DIR) cannot be used: it is a file`);
+  for (const folder of missing) {
+    try {
+      // a folder Loupe makes is its owner's alone, as the files in it are (an existing one keeps its mode)
+      fs.mkdirSync(folder, { mode: 0o700 });
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'EEXIST') continue; // made meanwhile by another process
+      const why =
+        code === 'EACCES' || code === 'EPERM' || code === 'EROFS'
+          ? 'this user may not make it there'
+          : code === 'ENOENT'
+            ? `${path.dirname(folder)} takes no new folders (a virtual file system such as /proc or /sys)`
+            : (err as Error).message;
+      throw refuse(why);
+    }
+  }
+  if (!fs.statSync(dataDir).isDirectory()) throw refuse('it is a file');
 }
 
 export async function assertWritable(store: Store, mediaDir: string): Promise<void> {
