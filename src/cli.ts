@@ -1,6 +1,7 @@
 import { editDistance } from './util/edit-distance.ts';
 import { fstatSync, readFileSync, statSync } from 'node:fs';
 import { present } from './util/path-present.ts';
+import { collectionTypes } from './store/collection-store.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -194,7 +195,9 @@ function optionsOf(command: string): Set<string> {
 
 /** The usage a usage error is followed by: the command's own lines, or all of it. */
 const usageFor = (command?: string) => {
-  const block = command ? usageBlocks.get(command) : undefined;
+  // a group's name (`token`) gives the lines of each of its commands
+  const group = command && !usageBlocks.has(command) ? [...usageBlocks].filter(([name]) => name.startsWith(`${command} `)).flatMap(([, l]) => l) : [];
+  const block = command ? (usageBlocks.get(command) ?? (group.length ? group : undefined)) : undefined;
   return block ? `${block.join('\n')}\n\n(loupe --help lists every command)` : usage;
 };
 
@@ -706,11 +709,18 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   let releaseFolder: (() => void) | undefined;
   try {
     // before any folder or database is touched: `loupe version` made an empty database in ./data
-    if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup' && command !== 'move-to-postgres') throw new UsageError(`unknown command "${command}"`);
+    if (!knownCommands.has(command) && positionals[0] !== 'models' && command !== 'backup' && command !== 'move-to-postgres') {
+      // a group's name alone, or with a word it does not take: its subcommands (h274: `loupe token` was "unknown command")
+      const subs = [...knownCommands].filter((c) => c.split(' ')[0] === positionals[0]).map((c) => c.split(' ')[1]!);
+      if (subs.length) throw new UsageError(positionals.length === 1 ? `${positionals[0]} needs a subcommand: ${subs.join(', ')}` : `unknown command "${command}": ${positionals[0]} takes ${subs.join(', ')}`, positionals[0]);
+      throw new UsageError(`unknown command "${command}"`);
+    }
     // an option of another command was ignored (`account create --amount 5` made an account of the default credits)
     const allowed = optionsOf(command);
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
+    // a type no collection has is a mistake in what was typed (h274: exit 1, as a failure)
+    if (command === 'collection create' && values.type !== undefined && !(collectionTypes as readonly string[]).includes(values.type)) throw new UsageError(`--type is one of ${collectionTypes.join(', ')}, not ${JSON.stringify(values.type.slice(0, 40))}`, command);
     if ((command === 'token revoke' || command === 'token delete') && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
     const blank = Object.entries(values).find(([, v]) => v === '');

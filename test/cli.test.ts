@@ -656,6 +656,10 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
     expect(await inProcess(env(), ['help'])).toMatchObject({ code: 0, stdout: expect.stringContaining('loupe account create --name N') });
     expect(await inProcess(env(), ['help', 'token', 'revoke'])).toMatchObject({ code: 0, stdout: '  loupe token revoke --token T | --id TOKEN_ID\n' });
     expect(await inProcess(env(), ['help', 'bogus'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: unknown command "bogus"/) });
+    // a group alone names its subcommands, with their lines; a type no collection has is a usage error (h274: exit 1)
+    expect(await inProcess(env(), ['token'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: token needs a subcommand: add, list, revoke, delete\n\n {2}loupe token add /) });
+    expect(await inProcess(env(), ['token', 'frob'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/^loupe: unknown command "token frob": token takes add, list, revoke, delete\n/) });
+    expect(await inProcess(env(), ['collection', 'create', '--account', kept.account, '--type', 'bogus', '--name', 'x'])).toMatchObject({ code: 2, stdout: '', stderr: expect.stringMatching(/^loupe: --type is one of photo, product, custom, fashion, homedecor, not "bogus"\n/) });
     // an answer that cannot be written after the command was done: exit 3 and one line, not a stack trace and exit 1 (h109)
     const child = spawn(process.execPath, [bin, 'account', 'create', '--name', 'piped'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.destroy();
