@@ -55,8 +55,11 @@ function useNarrow(): boolean {
 }
 
 
-function Editor({ row, onSaved, onClose, modal = false }: { row: Identification; onSaved: (row: Identification) => void; onClose: () => void; modal?: boolean }) {
+function Editor({ row, sessionId, onSaved, onClose, modal = false }: { row: Identification; sessionId: string; onSaved: (row: Identification) => void; onClose: () => void; modal?: boolean }) {
   const [values, setValues] = useState<Record<string, string>>(() => fieldsOf(row));
+  // the row's version the form's fields were filled from: a save holds only while the row is still it, so a change
+  // made meanwhile elsewhere (the phone, another window) to a field this save sends is not overwritten unseen
+  const version = useRef(row.etag);
   // what the fields held when opened or last saved (a live refresh of the row is not the user's typing)
   const [base, setBase] = useState<Record<string, string>>(() => fieldsOf(row));
   useLayoutEffect(() => {
@@ -94,7 +97,28 @@ function Editor({ row, onSaved, onClose, modal = false }: { row: Identification;
     setDone(false);
     const sent = typed.current;
     try {
-      const saved = await call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body });
+      const patch = (etag: string | undefined) => call<Identification>('PATCH', `/cardstream/v2/identification/${row.id}/`, { body, headers: etag ? { 'if-match': etag } : {} });
+      let saved: Identification;
+      try {
+        saved = await patch(version.current);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 412) throw err;
+        // changed since the form was filled: where none of the fields this save sends changed (an image or grading
+        // came, another field was corrected), it goes on top of the row as it is now; else the user decides
+        const list = await call<Page<Identification>>('GET', `/cardstream/v2/identification/?session=${encodeURIComponent(sessionId)}&event_id=${encodeURIComponent(row.event_id)}&page_size=100`);
+        const now = list.results.find((r) => r.id === row.id);
+        if (!now) throw err;
+        const held = fieldsOf(now);
+        const clashes = Object.keys(body).filter((k) => (held[k] ?? '') !== (base[k] ?? ''));
+        if (clashes.length) {
+          onSaved(now);
+          version.current = now.etag;
+          setBase(held);
+          throw new Error(`Not saved: this card was changed meanwhile (on the phone or in another window): ${clashes.map((k) => `${k.replace('_', ' ')} is now “${held[k] || 'empty'}”`).join(', ')}. Your text is still in the form: save again to put it in place of theirs.`);
+        }
+        saved = await patch(now.etag);
+      }
+      version.current = saved.etag;
       onSaved(saved);
       setDone(true);
       // the fields show what was saved: an alternative picked with "Use this" would otherwise stay
@@ -617,6 +641,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           <Editor
             key={selectedRow.id}
             row={selectedRow}
+            sessionId={id}
             onSaved={saved}
             modal={narrow}
             onClose={() => {
