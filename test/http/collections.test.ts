@@ -278,6 +278,8 @@ describe.each(backends)('collections API (%s)', (backend) => {
     }
     // the spec's common parameters are taken by every method, whether it reads them or not
     expect((await call(`${base}/getRecordCount`, { filter: { tags: 'cat' }, k: 5, from: 0, fields_to_return: ['_id'] }, c)).http).toBe(200);
+    // and what a client may send every search alike: the spec's internal cand_set_size, a product_field range does not read
+    expect((await call(`${base}/range`, { query_record: { _id: 'leo-1' }, cand_set_size: 100, product_field: 'product_id' }, c)).http).toBe(200);
     const random = await call(`${base}/random`, { count: 3 }, c);
     expect(random.body.answer_count).toBe(3);
     // the common parameter k counts where the method names its count otherwise (it was ignored: 10, 5, every pair)

@@ -59,8 +59,12 @@ const answersOf: Record<string, Answers> = {
 };
 const responses = (url: string) => envelopeResponses(Envelope, answersOf[url] ?? okOnly, errorStatuses);
 
-/** Spec 2 §4's common parameters: any method may be sent them, whether it reads them or not. */
-const commonParameters = ['query_record', 'k', 'from', 'records', 'fields_to_return', 'filter'];
+/**
+ * Spec 2 §4's common parameters: any method may be sent them, whether it reads them or not; and two a client may send
+ * every search alike: `cand_set_size` (spec 2: "internal, should not be changed") and `product_field` (range and
+ * nearDuplicates do not read it, h265).
+ */
+const commonParameters = ['query_record', 'k', 'from', 'records', 'fields_to_return', 'filter', 'cand_set_size', 'product_field'];
 
 /**
  * A body's top-level names that are neither the method's own nor common: `sort`, `skip`, or `filters` for `filter`
