@@ -331,6 +331,35 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect((await h.request('DELETE', cs(`session/${id}/`), { headers: { 'if-match': `"other", ${renamed.json().etag}` } })).statusCode).toBe(204);
   });
 
+  it('a read racing the session\'s delete answers the session whole or 404, never empty (h277: PostgreSQL answered 200 with no rows)', async () => {
+    let odd: string[] = [];
+    for (let round = 0; round < 4; round++) {
+      const id = await createSession(h);
+      const up = await h.request('POST', cs(`session/${id}/identifications/`), { body: { identifications: Array.from({ length: 300 }, (_, i) => ({ event_id: `r${i}`, name: `Card ${i}`, price: 1 })) } });
+      expect(up.statusCode).toBe(200);
+      const reads = [
+        ...Array.from({ length: 3 }, (_, p) => ['page', `identification/?session=${id}&page_size=100&page=${p + 1}`] as const),
+        ['summary', `session/${id}/summary/`] as const,
+        ['event', `identification/?session=${id}&event_id=r5`] as const,
+      ];
+      const answers = Promise.all(
+        Array.from({ length: 3 }, () => reads)
+          .flat()
+          .map(async ([kind, path]) => {
+            const res = await h.request('GET', cs(path));
+            if (res.statusCode === 404) return undefined;
+            const b = res.json();
+            const whole = kind === 'page' ? b.results.length === 100 : kind === 'summary' ? b.identifications === 300 : b.results.length === 1;
+            return whole && res.statusCode === 200 ? undefined : `${kind} ${res.statusCode} ${JSON.stringify(b).slice(0, 120)}`;
+          }),
+      );
+      await new Promise((r) => setTimeout(r, round * 3));
+      expect((await h.request('DELETE', cs(`session/${id}/`))).statusCode).toBe(204);
+      odd = [...odd, ...(await answers).filter((x): x is string => x !== undefined)];
+    }
+    expect(odd).toEqual([]);
+  });
+
   it('deletes a session; afterwards every endpoint answers 404', async () => {
     const id = await createSession(h);
     // an If-Match naming another version does not hold (412, nothing done); `*` does (it was ignored, h195)
