@@ -71,6 +71,8 @@ export class WebhookDispatcher {
   /** Aborted when a stop's deadline comes: every delivery still waiting is cut ({@link cutDeliveriesAt}). */
   private stopping = new AbortController();
   private cutTimer: NodeJS.Timeout | undefined;
+  /** When the deliveries in flight are cut (epoch ms), once a stop has set it. */
+  private cutAt: number | undefined;
 
   start(): void {
     if (this.running) return;
@@ -101,8 +103,10 @@ export class WebhookDispatcher {
   async flush(ms: number): Promise<void> {
     if (!this.running || ms <= 0) return;
     const until = Date.now() + ms;
-    // what it begins, and what still waits, ends with it: the stop waits for them (h111)
-    this.cutDeliveriesAt(until);
+    // what it begins, and what still waits, ends with it: the stop waits for them (h111); not before a cut the stop
+    // already set, the jobs' grace (h276: a flush of 3 s cut a receiver answering in 4 s, whose request, answered 200,
+    // was sent again after the restart: every deploy sent slow receivers a second copy)
+    this.cutDeliveriesAt(Math.max(until, this.cutAt ?? 0));
     const from = this.quietRounds;
     while (this.running && Date.now() < until && this.quietRounds < from + 2) {
       this.poke();
@@ -116,6 +120,7 @@ export class WebhookDispatcher {
    * attempt failed, retried at the next start.
    */
   cutDeliveriesAt(at: number): void {
+    this.cutAt = at;
     clearTimeout(this.cutTimer);
     this.cutTimer = setTimeout(() => this.stopping.abort(), Math.max(0, at - Date.now()));
     this.cutTimer.unref();
