@@ -650,13 +650,18 @@ export class CardSessionService {
 
   // ---- identifications ----
 
-  async uploadIdentifications(ctx: CallContext, id: string, rows: IdentificationInput[]): Promise<UploadResult> {
+  /**
+   * `arrived`: when the request came. A batch that came while the session was live is stored though a close came
+   * after it and committed first (h277: an app flushing its last batch and then closing had the batch refused 409 and
+   * lost, as the close overtook it while it was read and checked).
+   */
+  async uploadIdentifications(ctx: CallContext, id: string, rows: IdentificationInput[], arrived: Date = new Date()): Promise<UploadResult> {
     const sid = this.sessionId(id);
     const prepared = await this.validateBatch(rows);
     try {
       // Batches to one session go one after another (writeBatch); one that met another's new event
       // ids, or any deadlock or serialization failure, goes again.
-      return await retrying(() => this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared)));
+      return await retrying(() => this.store.transaction((tx) => this.writeBatch(tx, ctx, sid, id, prepared, arrived)));
     } catch (err) {
       // the session was deleted after the batch found it
       if (isForeignKeyViolation(err)) throw notFound(`Session ${id}`);
@@ -690,15 +695,17 @@ export class CardSessionService {
     return out;
   }
 
-  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[]): Promise<UploadResult> {
+  private async writeBatch(tx: CardSessionStore, ctx: CallContext, sid: string, id: string, rows: PreparedRow[], arrived: Date): Promise<UploadResult> {
     // Uploads to one session go one after another (PostgreSQL: the session's advisory lock, before
     // any row). New rows take their list places from a sequence, which orders no commits: a batch
     // that took places later could commit first, and an app reading new rows page by page passed
     // places still to be filled (a tester missed 3 % of its cards). Taken first by every attempt:
     // taken after the rows' locks, it deadlocked against a retry that held it (a reviewer's race).
     await tx.holdUploads(sid);
-    const status = await tx.sessionStatus(sid, ctx.workspaceId);
-    if (status === undefined) throw notFound(`Session ${id}`);
+    const session = await tx.sessionStatusAndEnd(sid, ctx.workspaceId);
+    if (session === undefined) throw notFound(`Session ${id}`);
+    // closed after this batch came: written as to the live session it came to
+    const status = session.status === 'closed' && session.ended !== null && session.ended.getTime() >= arrived.getTime() ? 'live' : session.status;
 
     const existing = new Map<string, MergeableRow>();
     for (const r of await tx.identificationsByEventIds(sid, [...new Set(rows.map((r) => r.event_id))])) existing.set(r.event_id, r);
@@ -780,7 +787,7 @@ export class CardSessionService {
       await tx.updateIdentification(row.id, { ...identity, ...this.mutableValues(tx, state), ...(touched ? { updated_at: now } : {}) });
       price += priceMicros(state.price) - priceMicros(row.price);
     }
-    if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price))) {
+    if (!(await tx.addBatchToLiveSession(sid, ctx.workspaceId, values.length, price, arrived))) {
       // Closed or deleted while this batch was being written: the transaction rolls back.
       if ((await tx.sessionStatus(sid, ctx.workspaceId)) === undefined) throw notFound(`Session ${id}`);
       throw sessionClosed();

@@ -320,6 +320,11 @@ export class CardSessionStore {
     return this.dialect === 'postgres' ? sql<string>`date_trunc('milliseconds', updated_at)` : sql<string>`updated_at`;
   }
 
+  async sessionStatusAndEnd(id: string, workspaceId: string): Promise<{ status: string; ended: Date | null } | undefined> {
+    const row = await this.db.selectFrom('card_sessions').select(['status', 'ended']).where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+    return row && { status: row.status, ended: row.ended === null ? null : new Date(toIso(row.ended)) };
+  }
+
   async sessionStatus(id: string, workspaceId: string): Promise<string | undefined> {
     const row = await this.db.selectFrom('card_sessions').select('status').where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
     return row?.status;
@@ -341,13 +346,14 @@ export class CardSessionStore {
    * session overlap, and a close that committed first makes this match nothing (PostgreSQL
    * re-checks the updated row), which rolls the batch back.
    */
-  async addBatchToLiveSession(id: string, workspaceId: string, rows: number, micros: number): Promise<boolean> {
+  async addBatchToLiveSession(id: string, workspaceId: string, rows: number, micros: number, arrived: Date): Promise<boolean> {
+    // live, or closed after the batch came (its close overtook it while it was read and checked)
     const res = await this.db
       .updateTable('card_sessions')
       .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(micros) })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
-      .where('status', '=', 'live')
+      .where(this.dialect === 'postgres' ? sql<boolean>`(status = 'live' OR (status = 'closed' AND ended >= ${arrived.toISOString()}::timestamptz))` : sql<boolean>`(status = 'live' OR (status = 'closed' AND ended >= ${arrived.toISOString()}))`)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }

@@ -360,6 +360,20 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     expect(odd).toEqual([]);
   });
 
+  it('a batch that came before a close is stored though the close overtook it while it was read; one after the close is 409 (h277: it was refused and lost)', async () => {
+    for (const delay of [20, 60]) {
+      const id = await createSession(h);
+      const batch = h.request('POST', cs(`session/${id}/identifications/`), { body: { identifications: Array.from({ length: 1000 }, (_, i) => ({ event_id: `b${i}`, name: `Card ${i}`, price: 1 })) } });
+      await new Promise((r) => setTimeout(r, delay));
+      const close = await h.request('POST', cs(`session/${id}/close/`));
+      const stored = await batch;
+      expect([stored.statusCode, close.statusCode], stored.body.slice(0, 200)).toEqual([200, 200]);
+      expect((await h.request('GET', cs(`session/${id}/`))).json()).toMatchObject({ status: 'closed', identification_count: 1000 });
+      const late = await h.request('POST', cs(`session/${id}/identifications/`), { body: { identifications: [{ event_id: 'after-close', name: 'Late' }] } });
+      expect([late.statusCode, late.json().code]).toEqual([409, 'session_closed']);
+    }
+  }, 60_000);
+
   it('deletes a session; afterwards every endpoint answers 404', async () => {
     const id = await createSession(h);
     // an If-Match naming another version does not hold (412, nothing done); `*` does (it was ignored, h195)

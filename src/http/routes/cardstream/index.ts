@@ -134,9 +134,11 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
       body: S.UploadBody,
       response: { 200: S.UploadResult, ...errors(400, 409, 412, 413, 415) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
+      // when the request came: a close that came after it does not refuse it
+      const arrived = new Date(Date.now() - reply.elapsedTime);
       await cardSessions.assertSessionVersion(ctx(request), request.params.session_id, ifMatchOf(request));
-      return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications);
+      return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications, arrived);
     },
   });
 
