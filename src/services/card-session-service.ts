@@ -29,6 +29,9 @@ export interface SessionInput {
   platform?: string | null;
   client?: Record<string, unknown> | null;
   meta_data?: Record<string, unknown> | null;
+  /** Create only: a session starts live, so `live` (or nothing) alone is taken. */
+  status?: unknown;
+  ended?: unknown;
 }
 
 export interface SessionView {
@@ -436,6 +439,12 @@ export class CardSessionService {
     // around it, a field the create ignores such as a client's own `started`) is the same create (h241: 422)
     // a blank name is no name: it takes the default, as null does (h259: `""` and `"   "` made sessions with no name)
     if (typeof input.name === 'string' && !input.name.trim()) input = { ...input, name: null };
+    // a session starts live (spec 1): one sent closed, or ended, was made live and said nothing (h277: an imported past
+    // session); sent back whole, a live one passes
+    if (input.status !== undefined && input.status !== null && input.status !== 'live') throw badRequest('A session starts live (spec 1): create it, then close it with POST …/session/<id>/close/.', [{ field: 'status', message: 'a new session is "live"' }]);
+    if (input.ended !== undefined && input.ended !== null) throw badRequest('A session starts live, not ended: create it, then close it with POST …/session/<id>/close/ (which sets ended).', [{ field: 'ended', message: 'a new session has not ended' }]);
+    const { status: _status, ended: _ended, ...own } = input;
+    input = own;
     const stored = { name: input.name ?? null, description: input.description ?? '', game: storedGame(input.game ?? ''), platform: input.platform ?? '', client: input.client ?? {}, meta_data: input.meta_data ?? {} };
     // keys stored before the fifty-first session hashed the body's own fields, null ones left out: still taken
     const sent = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined));

@@ -26,6 +26,14 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     const got = await h.request('GET', cs(`session/${s.id}/`));
     expect(got.statusCode).toBe(200);
     expect(got.json()).toEqual(s);
+    // a session sent back whole makes a live one; one sent closed or ended is refused, not made live unsaid (h277)
+    const whole = await h.request('POST', cs('session/'), { body: { ...s, name: 'Copy' } });
+    expect([whole.statusCode, whole.json().status]).toEqual([201, 'live']);
+    for (const [body, field] of [[{ name: 'Import', status: 'closed' }, 'status'], [{ name: 'Import', ended: '2025-01-01T12:00:00Z' }, 'ended']] as const) {
+      const res = await h.request('POST', cs('session/'), { body });
+      expect([res.statusCode, res.json().errors?.[0]?.field], JSON.stringify(res.json())).toEqual([400, field]);
+      expect(res.json().detail).toContain('close/');
+    }
   });
 
   it('accepts an empty body, no body and null fields; normalises game case', async () => {
