@@ -1290,7 +1290,8 @@ export function specOneNames<T extends object>(sent: T, comic: boolean): T {
 export function checkRow(row: IdentificationInput, i: number): { errors: FieldError[]; seenIso: string | null; gradingJson: string | null } {
   const errors: FieldError[] = [];
   let seenIso: string | null = null;
-  if (row.seen !== undefined && row.seen !== null) {
+  // an empty one is no time, as null is (h277: an app sending "" for "unknown" had its whole batch refused)
+  if (row.seen !== undefined && row.seen !== null && !(typeof row.seen === 'string' && row.seen.trim() === '')) {
     seenIso = normaliseTime(row.seen) ?? null;
     if (seenIso === null) errors.push({ row: i, field: `identifications[${i}].seen`, message: 'must be an ISO 8601 time that exists, in years 1 to 9999 in UTC' });
   }

@@ -577,6 +577,10 @@ describe.each(backends)('identifications (%s)', (backend) => {
     expect(rows[0].seen).toBe('2026-11-20T10:00:00.000000Z');
     expect(rows[0].full_name).toHaveLength(500);
     expect(rows[1]).toMatchObject({ name: null, price: null, links: null, grading: null, seen: null });
+    // an empty seen is no time, as null is (h277: an app sending "" for "unknown" had its whole batch refused)
+    const empty = await upload(sid, [{ event_id: 'empty-seen', name: 'Pikachu', seen: '' }, { event_id: 'blank-seen', name: 'Eevee', seen: '  ' }]);
+    expect(empty.statusCode, empty.body).toBe(200);
+    expect((await list(sid)).results.slice(2).map((r: { seen: unknown }) => r.seen)).toEqual([null, null]);
   });
 
   it('a seen time sent without its zone (read as UTC) is put right by PATCH, no correction of the card (h121)', async () => {
