@@ -474,10 +474,13 @@ export class VisualSearchService {
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
   private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
+    // a field's own shape said first (`_objects[0].Category: {$ne: 1}` is a category that is not a string), then its names
+    return this.recordShapeProblem(c, record, sent) ?? dollarProblem(sent);
+  }
+
+  private recordShapeProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown>): string | undefined {
     const inexact = inexactRecordProblem(record);
     if (inexact) return inexact;
-    const dollar = dollarProblem(sent);
-    if (dollar) return dollar;
     const { _base64: _image, ...fields } = record;
     const bytes = Buffer.byteLength(JSON.stringify(fields));
     if (bytes > maxRecordFieldBytes) return `the record's fields take ${Math.ceil(bytes / 1024)} KiB of JSON; at most ${maxRecordFieldBytes / 1024} KiB (the image not counted)`;
