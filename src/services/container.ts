@@ -67,7 +67,7 @@ export interface Services {
   media: MediaService;
   mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
   deleteRequest: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
-  leftOverWork: () => Promise<{ held_charges: number; held_credits: number; jobs_to_take_up: number; jobs_in_lease: number; files_to_remove: number }>;
+  leftOverWork: () => Promise<{ held_charges: number; held_credits: number; held_charges_in_time: number; jobs_to_take_up: number; jobs_in_lease: number; files_to_remove: number }>;
   vision: VisionService;
   rateLimiter: RateLimiter;
   requests: RequestService;
