@@ -45,7 +45,7 @@ export function nearDuplicateBits(radius: number): number {
  * The first field name sent, at any depth (dotted names part by part), that starts with `$`, as its path: MongoDB
  * refuses such names too (h273: stored, then no filter could find them).
  */
-function dollarName(value: unknown, path = ''): string | undefined {
+function dollarName(value: unknown, path = '', removals = false): string | undefined {
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) {
       const found = dollarName(v, `${path}[${i}]`);
@@ -55,6 +55,8 @@ function dollarName(value: unknown, path = ''): string | undefined {
   }
   if (value === null || typeof value !== 'object') return undefined;
   for (const [k, v] of Object.entries(value)) {
+    // an update's top-level null removes the field: the one way to be rid of a `$` name stored before h273 (h278)
+    if (removals && !path && v === null) continue;
     const at = path ? `${path}.${k}` : k;
     if (k.split('.').some((part) => part.startsWith('$'))) return at.length > 80 ? `${at.slice(0, 80)}…` : at;
     const found = dollarName(v, at);
@@ -63,8 +65,8 @@ function dollarName(value: unknown, path = ''): string | undefined {
   return undefined;
 }
 
-function dollarProblem(sent: Record<string, unknown>): string | undefined {
-  const name = dollarName(sent);
+function dollarProblem(sent: Record<string, unknown>, removals = false): string | undefined {
+  const name = dollarName(sent, '', removals);
   return name && `${name}: a field name starting with $ could be stored but no filter could name it ($ starts an operator); rename it`;
 }
 
@@ -473,9 +475,9 @@ export class VisualSearchService {
    * The fields the spec types (`tags`, `_tags_simple`: arrays of strings; `extract_colors`,
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
-  private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
+  private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record, update = false): string | undefined {
     // a field's own shape said first (`_objects[0].Category: {$ne: 1}` is a category that is not a string), then its names
-    return this.recordShapeProblem(c, record, sent) ?? dollarProblem(sent);
+    return this.recordShapeProblem(c, record, sent) ?? dollarProblem(sent, update);
   }
 
   private recordShapeProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown>): string | undefined {
@@ -911,7 +913,7 @@ export class VisualSearchService {
       const dotted = Object.keys(record).filter((k) => k.includes('.') && !Object.hasOwn(current.data, k));
       const reserved = dotted.find((k) => k.startsWith('_'));
       let unsettable = reserved ? `${reserved.slice(0, 80)}: a field whose name starts with _ is set whole, not in parts` : undefined;
-      unsettable ??= pathConflict(Object.keys(record), dotted) ?? dollarProblem(record);
+      unsettable ??= pathConflict(Object.keys(record), dotted) ?? dollarProblem(record, true);
       if (!unsettable && dotted.length) {
         const trial = { ...current.data };
         for (const k of dotted) unsettable ??= setPath(trial, k, record[k]);
@@ -1008,7 +1010,7 @@ export class VisualSearchService {
         }
         if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
         if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));
-        const missing = this.recordProblem(c, data, record);
+        const missing = this.recordProblem(c, data, record, true);
         if (missing) {
           await fail(400, missing);
           continue records;
