@@ -441,8 +441,9 @@ export class CardSessionService {
     if (typeof input.name === 'string' && !input.name.trim()) input = { ...input, name: null };
     // a session starts live (spec 1): one sent closed, or ended, was made live and said nothing (h277: an imported past
     // session); sent back whole, a live one passes
-    if (input.status !== undefined && input.status !== null && input.status !== 'live') throw badRequest('A session starts live (spec 1): create it, then close it with POST …/session/<id>/close/.', [{ field: 'status', message: 'a new session is "live"' }]);
-    if (input.ended !== undefined && input.ended !== null) throw badRequest('A session starts live, not ended: create it, then close it with POST …/session/<id>/close/ (which sets ended).', [{ field: 'ended', message: 'a new session has not ended' }]);
+    // an empty one is none, as null is (h278: a form's blank `status`/`ended` was refused)
+    if (input.status !== undefined && input.status !== null && input.status !== '' && input.status !== 'live') throw badRequest('A session starts live (spec 1): create it, then close it with POST …/session/<id>/close/.', [{ field: 'status', message: 'a new session is "live"' }]);
+    if (input.ended !== undefined && input.ended !== null && input.ended !== '') throw badRequest('A session starts live, not ended: create it, then close it with POST …/session/<id>/close/ (which sets ended).', [{ field: 'ended', message: 'a new session has not ended' }]);
     const { status: _status, ended: _ended, ...own } = input;
     input = own;
     const stored = { name: input.name ?? null, description: input.description ?? '', game: storedGame(input.game ?? ''), platform: input.platform ?? '', client: input.client ?? {}, meta_data: input.meta_data ?? {} };

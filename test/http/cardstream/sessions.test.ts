@@ -29,6 +29,9 @@ describe.each(backends)('card sessions (%s)', (backend) => {
     // a session sent back whole makes a live one; one sent closed or ended is refused, not made live unsaid (h277)
     const whole = await h.request('POST', cs('session/'), { body: { ...s, name: 'Copy' } });
     expect([whole.statusCode, whole.json().status]).toEqual([201, 'live']);
+    // a form's blank status and ended are none, as null is (h278: refused)
+    const blank = await h.request('POST', cs('session/'), { body: { name: 'Blank', status: '', ended: '' } });
+    expect([blank.statusCode, blank.json().status, blank.json().ended], JSON.stringify(blank.json())).toEqual([201, 'live', null]);
     for (const [body, field] of [[{ name: 'Import', status: 'closed' }, 'status'], [{ name: 'Import', ended: '2025-01-01T12:00:00Z' }, 'ended']] as const) {
       const res = await h.request('POST', cs('session/'), { body });
       expect([res.statusCode, res.json().errors?.[0]?.field], JSON.stringify(res.json())).toEqual([400, field]);

@@ -58,8 +58,8 @@ export const SessionCreateBody = Type.Object({
   platform: text(100, 'Where the cards were identified, e.g. a streaming platform; `other` for anything else.'),
   client: Type.Optional(Nullable(ClientInfo)),
   meta_data: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true, description: 'Any JSON object, up to 64 KiB.' }))),
-  status: Type.Optional(Type.Unknown({ description: 'A session starts live (spec 1): `live` passes (a session object sent back whole), another value is 400; close it with `close/` after creating it.' })),
-  ended: Type.Optional(Type.Unknown({ description: 'A session starts live, not ended: null passes, a time is 400.' })),
+  status: Type.Optional(Type.Unknown({ description: 'A session starts live (spec 1): `live`, null or empty passes (a session object sent back whole), another value is 400; close it with `close/` after creating it.' })),
+  ended: Type.Optional(Type.Unknown({ description: 'A session starts live, not ended: null or empty passes, a time is 400.' })),
 });
 
 /** Spec 1: "Renames a session. Body: name". `description` and `meta_data` too, as a user editing a session expects; absent is unchanged. */
