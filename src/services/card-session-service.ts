@@ -620,9 +620,14 @@ export class CardSessionService {
     return this.getSession(ctx, sid);
   }
 
-  /** An upload's `If-Match` on its session: checked as it starts (the cards it sends do not change the session's version). */
-  async assertSessionVersion(ctx: CallContext, id: string, ifMatch: string | undefined): Promise<void> {
-    await this.sessionIfMatch(ctx, this.sessionId(id), ifMatch);
+  /**
+   * An upload's `If-Match` on its session: checked as it starts (the cards it sends do not change the session's version).
+   * A close that came after the batch arrived does not refuse it, as it does not refuse the batch itself (h278: its
+   * version had moved, a 412); the version the session had before that close is not kept, so such a batch passes.
+   */
+  async assertSessionVersion(ctx: CallContext, id: string, ifMatch: string | undefined, arrived?: Date): Promise<void> {
+    const closedSince = (row: SessionRow) => arrived !== undefined && row.status === 'closed' && row.ended !== null && new Date(row.ended).getTime() >= arrived.getTime();
+    await this.sessionIfMatch(ctx, this.sessionId(id), ifMatch, closedSince);
   }
 
   async summary(ctx: CallContext, id: string): Promise<SessionSummary> {

@@ -45,6 +45,24 @@ describe('one connection', () => {
     }, 30_000);
   });
 
+  it("a batch with the session's version, closed while its body was on the way, is stored (h278: the close moved the version, a 412)", async () => {
+    const sid = await createSession(h);
+    const etag = ((await h.request('GET', cs(`session/${sid}/`))).json() as { etag: string }).etag;
+    const payload = JSON.stringify({ identifications: [{ event_id: 'slow', name: 'Sent on a slow line' }] });
+    const half = Math.floor(payload.length / 2);
+    const { socket, seen, closed } = await connect();
+    socket.write(head('POST', cs(`session/${sid}/identifications/`), `If-Match: ${etag}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\nConnection: close\r\n\r\n${payload.slice(0, half)}`));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await h.request('POST', cs(`session/${sid}/close/`))).statusCode).toBe(200);
+    socket.write(payload.slice(half));
+    await closed();
+    expect(statusesOf(seen.answer), seen.answer.slice(-300)).toEqual([200]);
+    expect(((await h.request('GET', cs(`identification/?session=${sid}&event_id=slow`))).json() as { count: number }).count).toBe(1);
+    // one sent after the close is refused whatever its version: the session is closed
+    const late = await h.request('POST', cs(`session/${sid}/identifications/`), { headers: { 'if-match': etag }, body: { identifications: [{ event_id: 'late' }] } });
+    expect(late.statusCode).not.toBe(200);
+  });
+
   describe('a body the parser refuses, read whole (h241: the connection was closed; a phone paid a new handshake each time)', () => {
     /** The statuses answered for a refused POST and a request sent after its answer, on one connection. */
     const twoOnOne = async (first: { body: string; type: string }): Promise<number[]> => {

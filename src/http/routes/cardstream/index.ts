@@ -137,7 +137,7 @@ export async function cardstreamRoutes(fastify: FastifyInstance): Promise<void> 
     handler: async (request, reply) => {
       // when the request came: a close that came after it does not refuse it
       const arrived = new Date(Date.now() - reply.elapsedTime);
-      await cardSessions.assertSessionVersion(ctx(request), request.params.session_id, ifMatchOf(request));
+      await cardSessions.assertSessionVersion(ctx(request), request.params.session_id, ifMatchOf(request), arrived);
       return cardSessions.uploadIdentifications(ctx(request), request.params.session_id, request.body.identifications, arrived);
     },
   });
