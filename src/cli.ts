@@ -690,7 +690,15 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.err('loupe: LOUPE_PAUSE_BACKGROUND is set: a worker runs only background work (jobs, webhooks, sweeps); start it without the setting\n');
       return 1;
     }
-    if (!workerConfig.databaseUrl && !present(sqliteFileOf(workerConfig.dataDir))) {
+    let database: boolean;
+    try {
+      database = Boolean(workerConfig.databaseUrl) || present(sqliteFileOf(workerConfig.dataDir));
+    } catch (err) {
+      // a data folder this user may not read: one line, as other commands say it (h278: a stack trace)
+      io.err(`loupe: ${(err as Error).message}\n`);
+      return 1;
+    }
+    if (!database) {
       io.err(`loupe: no database in ${path.resolve(workerConfig.dataDir)}: a worker takes its jobs from the server's database. Set LOUPE_DATA_DIR to the server's data folder (or DATABASE_URL).\n`);
       return 1;
     }

@@ -62,14 +62,17 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
       await fs.chmod(folder, 0o700);
       if (otherUser!.length === 0) await fs.chmod(folder, 0o000);
       const [cmd, ...pre] = otherUser!.length ? otherUser! : [process.execPath];
-      const args = otherUser!.length ? [...pre, process.execPath, bin, 'account', 'list'] : [bin, 'account', 'list'];
-      const res = await run(cmd!, args, { env: { ...process.env, HOME: os.tmpdir(), LOUPE_DATA_DIR: folder, DATABASE_URL: '' } }).then(
-        () => ({ code: 0, stderr: '' }),
-        (err: { code: number; stderr: string }) => err,
-      );
-      expect(res.code).toBe(1);
-      expect(res.stderr).toMatch(/^loupe: .*loupe-cli-closed-.* cannot be read by this user .*run loupe as the user the server runs as/);
-      expect(res.stderr).not.toContain('no database');
+      // and the worker, which said it as a stack trace (h278)
+      for (const command of [['account', 'list'], ['worker']]) {
+        const args = otherUser!.length ? [...pre, process.execPath, bin, ...command] : [bin, ...command];
+        const res = await run(cmd!, args, { env: { ...process.env, HOME: os.tmpdir(), LOUPE_DATA_DIR: folder, DATABASE_URL: '' } }).then(
+          () => ({ code: 0, stderr: '' }),
+          (err: { code: number; stderr: string }) => err,
+        );
+        expect(res.code, command.join(' ')).toBe(1);
+        expect(res.stderr).toMatch(/^loupe: .*loupe-cli-closed-.* cannot be read by this user .*run loupe as the user the server runs as[^\n]*\n$/);
+        expect(res.stderr).not.toContain('no database');
+      }
     } finally {
       await fs.chmod(folder, 0o700);
       await fs.rm(folder, { recursive: true, force: true });
