@@ -7,6 +7,7 @@ import { loadConfig } from './config/config.ts';
 import { claimDataFolder } from './store/data-folder-claim.ts';
 import { MOVED_TO_POSTGRES, sqliteFileOf } from './store/database.ts';
 import { openToOthers } from './store/data-folder-modes.ts';
+import { leftOverNotice } from './store/left-over-work.ts';
 import { whenLauncherExits } from './util/launcher-watch.ts';
 import { present } from './util/path-present.ts';
 import { keepOnOutputErrors } from './util/log-output.ts';
@@ -156,7 +157,8 @@ app.log.info({ dataDir: config.dataDir, backend: config.databaseUrl ? 'postgres'
 // (counted before the queue's workers start: counted after, the jobs they had already taken up were missing, h104)
 {
   const left = await app.loupe.leftOverWork().catch(() => undefined);
-  if (left && Object.values(left).some((n) => n > 0)) app.log.warn(left, 'found after a stop: charges of calls never answered (given back within the hour), jobs to take up again, files to remove');
+  const notice = left && leftOverNotice(left);
+  if (notice) app.log[notice.level](left, notice.message);
 }
 if (config.pauseBackground) app.log.warn('LOUPE_PAUSE_BACKGROUND: no job is run, no webhook delivered, nothing swept (a restored backup being checked); start without it to resume them');
 // (not once a stop began during the start: it would run jobs while the stores close)

@@ -13,12 +13,13 @@ import type { RateLimiter } from '../services/rate-limiter.ts';
 import type { VisionService } from '../services/vision-service.ts';
 import type { RequestService } from '../services/request-service.ts';
 import type { RecognitionService } from '../services/recognition/recognition-service.ts';
+import type { Services } from '../services/container.ts';
 
 /** What routes may reach: configuration and services, never a store or a file. */
 export interface AppContext {
   config: Config;
   /** What a process stopped without a clean shutdown left (said at a start). */
-  leftOverWork: () => Promise<Record<string, number>>;
+  leftOverWork: Services['leftOverWork'];
   /** Starts the queue's workers, webhook deliveries and sweeps: the server process, once its port is open (buildApp's `startQueue`); not for routes. */
   startQueue: () => void;
   /** The database said its file is damaged (the error handler's): `/ready` fails from then on; not for routes. */

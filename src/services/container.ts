@@ -23,7 +23,7 @@ import { filterFailuresAre400, VisualSearchService } from './visual-search-servi
 import { TextSearchService } from './text-search/text-search-service.ts';
 import { SeenBackfill } from './text-search/seen-backfill.ts';
 import type { MediaAuditReport } from './media-audit.ts';
-import { leftOverWork } from '../store/left-over-work.ts';
+import { leftOverWork, type LeftOverWork } from '../store/left-over-work.ts';
 import { MediaHousekeeping } from './media-housekeeping.ts';
 import { CardSessionService } from './card-session-service.ts';
 import { ImageMatchingService } from './image-matching-service.ts';
@@ -67,7 +67,7 @@ export interface Services {
   media: MediaService;
   mediaAudit: (options?: { decode?: boolean }) => Promise<MediaAuditReport>;
   deleteRequest: (id: string) => Promise<{ deleted: string; files: number; files_not_found: number; refunded: number }>;
-  leftOverWork: () => Promise<{ held_charges: number; held_credits: number; held_charges_in_time: number; jobs_to_take_up: number; jobs_in_lease: number; files_to_remove: number }>;
+  leftOverWork: () => Promise<LeftOverWork>;
   vision: VisionService;
   rateLimiter: RateLimiter;
   requests: RequestService;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, type TestStore } from '../../test/helpers/catalogs.ts';
 import { backends } from '../../test/helpers/harness.ts';
 import { AccountStore } from './account-store.ts';
-import { leftOverWork } from './left-over-work.ts';
+import { leftOverNotice, leftOverWork } from './left-over-work.ts';
 import { RequestStore } from './request-store.ts';
 
 describe.each(backends)('what a stopped process left, said at a start (%s, h96)', (backend) => {
@@ -34,5 +34,14 @@ describe.each(backends)('what a stopped process left, said at a start (%s, h96)'
     // the job taken up again by a process that died a second later, its lease still running (a quick restart): said too (h202)
     await requests.claim(1, 60_000, now);
     expect(await leftOverWork(t.store, now + 1_000)).toMatchObject({ jobs_to_take_up: 0, jobs_in_lease: 1 });
+  });
+});
+
+describe('what the start says of it', () => {
+  const none = { held_charges: 0, held_credits: 0, held_charges_in_time: 0, jobs_to_take_up: 0, jobs_in_lease: 0, files_to_remove: 0 };
+  it("warns of what a stop surely left; work under way, other nodes' too, is an info line (h278: a cluster's every start warned)", () => {
+    expect(leftOverNotice(none)).toBeUndefined();
+    expect(leftOverNotice({ ...none, held_charges_in_time: 3, jobs_in_lease: 2 })?.level).toBe('info');
+    for (const k of ['held_charges', 'jobs_to_take_up', 'files_to_remove'] as const) expect(leftOverNotice({ ...none, held_charges_in_time: 1, [k]: 1 })?.level, k).toBe('warn');
   });
 });
