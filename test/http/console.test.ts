@@ -569,17 +569,19 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await editor.getByRole('button', { name: 'Save correction' }).click();
     await page.getByText('Saved.').waitFor(SLOW);
     expect(await e3()).toMatchObject({ set_name: 'Set from the phone', note: 'Top-loader 7' });
-    // the phone renames it while a name is typed here: not overwritten unseen (it was: the last save won)
-    expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { name: 'Name from the phone' } })).statusCode).toBe(200);
+    // the phone renames it, and notes it, while a name is typed here: not overwritten unseen (it was: the last save won)
+    expect((await h.request('PATCH', cs(`identification/${id}/`), { body: { name: 'Name from the phone', note: 'Note from the phone' } })).statusCode).toBe(200);
     await editor.getByLabel('name', { exact: true }).fill('Name from the console');
     await editor.getByRole('button', { name: 'Save correction' }).click();
     await page.getByText(/^Not saved: this card was changed meanwhile .*name is now “Name from the phone”/).waitFor(SLOW);
-    expect(await e3()).toMatchObject({ name: 'Name from the phone', note: 'Top-loader 7' });
+    expect(await e3()).toMatchObject({ name: 'Name from the phone', note: 'Note from the phone' });
     expect(await editor.getByLabel('name', { exact: true }).inputValue()).toBe('Name from the console');
-    // saved again, knowingly: the console's
+    // the note, left alone here, shows the phone's
+    expect(await editor.getByLabel('note').inputValue()).toBe('Note from the phone');
+    // saved again, knowingly: the console's name, the phone's note kept (h278: the form's old note went back)
     await editor.getByRole('button', { name: 'Save correction' }).click();
     await page.getByText('Saved.').waitFor(SLOW);
-    expect(await e3()).toMatchObject({ name: 'Name from the console', set_name: 'Set from the phone' });
+    expect(await e3()).toMatchObject({ name: 'Name from the console', set_name: 'Set from the phone', note: 'Note from the phone' });
   }, 45_000);
 
   it('picks up cards uploaded while the page is open (polling a live session)', async () => {

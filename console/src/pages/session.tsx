@@ -113,6 +113,12 @@ function Editor({ row, sessionId, onSaved, onClose, modal = false }: { row: Iden
         if (clashes.length) {
           onSaved(now);
           version.current = now.etag;
+          // a field the user left alone shows what it holds now: kept as it was, it read as the user's change and the
+          // save again sent it back, undoing the phone's other fields (h278)
+          const mine = typed.current;
+          const next = { ...mine };
+          for (const k of Object.keys(held)) if ((mine[k] ?? '') === (base[k] ?? '')) next[k] = held[k] ?? '';
+          setValues(next);
           setBase(held);
           throw new Error(`Not saved: this card was changed meanwhile (on the phone or in another window): ${clashes.map((k) => `${k.replace('_', ' ')} is now “${held[k] || 'empty'}”`).join(', ')}. Your text is still in the form: save again to put it in place of theirs.`);
         }
