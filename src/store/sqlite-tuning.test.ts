@@ -245,17 +245,24 @@ describe('the write-ahead log of a quiet server', () => {
       const grown = (await fs.stat(wal)).size;
       const stop = startCheckpointer(sqlite, store.file!, 20, 60_000, 100);
       let smallest = grown;
+      // the longest pause between two writes: a loaded machine (CI) can stall this loop past the quiet time, and the
+      // log is then rightly emptied; only an emptying with no such pause is the fault
+      let longestPause = 0;
       try {
         // one same-sized write every 10 ms for 1.5 s: each tick finds a fully copied log of a frame or two
+        let last = performance.now();
         for (let i = 0; i < 150; i++) {
           await sql`UPDATE ticks SET n = n + 1 WHERE id = 1`.execute(store.db);
+          const now = performance.now();
+          longestPause = Math.max(longestPause, now - last);
+          last = now;
           smallest = Math.min(smallest, (await fs.stat(wal)).size);
           await new Promise((r) => setTimeout(r, 10));
         }
       } finally {
         await stop();
       }
-      expect(smallest).toBe(grown);
+      if (longestPause < 50) expect(smallest, `longest pause ${longestPause.toFixed(0)} ms`).toBe(grown);
     } finally {
       sqlite.close();
       await store.close();
