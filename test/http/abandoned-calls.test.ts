@@ -27,7 +27,8 @@ describe('a call that keeps nothing, whose client went away', () => {
     const started = Date.now();
     const next = await call([{ _base64: photoBase64('faces/happy.jpg') }]);
     expect(next.status).toBe(200);
-    // the image begun when the client left runs out (1 s); the seven after it are not begun (8 s behind them before)
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // the image begun when the client left runs out (1 s); the seven after it are not begun (at least 7 s more of them
+    // before): the bound leaves a loaded machine (CI) its slower face detection
+    expect(Date.now() - started).toBeLessThan(6_500);
   }, 60_000);
 });
