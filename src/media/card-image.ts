@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { decodeHeic, isHeic } from './heic-decode.ts';
 import { ImageLoadError, pixelLimitError, tooManyPixels, unreadable } from './image-load-error.ts';
 import { refuseScanBomb } from './jpeg-scans.ts';
+import { refuseSparseBomb } from './decode-rgb.ts';
 import { readJpegFrame } from './jpeg-reduce.ts';
 import type { MediaExt } from './media-store.ts';
 
@@ -51,6 +52,7 @@ export async function prepareCardImage(bytes: Buffer, limits: CardImageLimits): 
   const apng = meta.format === 'png' ? apngFrames(bytes) : null;
   if (apng !== null) throw new ImageLoadError(`the image is an animated PNG (${apng} frame${apng === 1 ? '' : 's'}); send one frame as a still image`, 400, 'unsupported_image_format');
   if (meta.width * meta.height > limits.imagePixels) throw tooManyPixels(limits.imagePixels, meta.width, meta.height);
+  refuseSparseBomb(bytes.length, meta.width, meta.height);
   // EXIF orientations 5-8 swap width and height.
   let rotated = (meta.orientation ?? 1) >= 5;
   let needsRotation = (meta.orientation ?? 1) !== 1;

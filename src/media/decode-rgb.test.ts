@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { photoBytes } from '../../test/helpers/photos.ts';
-import { decodeRgb } from './decode-rgb.ts';
+import { decodeRgb, MAX_PIXELS_PER_BYTE } from './decode-rgb.ts';
 import { stopDecoder } from './heic-decode.ts';
 
 const name = 'cards/single-1730719045';
@@ -65,5 +65,16 @@ describe('bytes of a format not decoded here', () => {
     await expect(decodeRgb(bmp(), 40e6)).rejects.toMatchObject({ status: 400, code: 'unsupported_image_format', reason: expect.stringMatching(/^format bmp is not accepted; send /) });
     await expect(decodeRgb(Buffer.concat([Buffer.from('8BPS'), Buffer.alloc(40)]), 40e6)).rejects.toMatchObject({ code: 'unsupported_image_format', reason: expect.stringMatching(/^format psd/) });
     await expect(decodeRgb(Buffer.from('hello, not an image at all'), 40e6)).rejects.toMatchObject({ code: 'invalid_image', reason: 'the data is not a readable image' });
+  });
+});
+
+describe('a flat picture declared far larger than its bytes', () => {
+  it('is refused before decoding as a bomb (h280: 633 bytes of AVIF took 1.2 GB); a flat picture at its own size, and a photo, pass', async () => {
+    const flat = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: '#fff' } }).webp({ lossless: true }).toBuffer();
+    const bomb = await flat(3000, 3000);
+    expect(bomb.length).toBeLessThan(3000 * 3000 / MAX_PIXELS_PER_BYTE);
+    await expect(decodeRgb(bomb, 64_500_000)).rejects.toMatchObject({ status: 400, reason: expect.stringMatching(/^3000x3000 in \d+ bytes .*decompression bomb/) });
+    expect((await decodeRgb(await flat(1500, 1500), 64_500_000)).width).toBe(1500);
+    expect((await decodeRgb(photoBytes('faces/happy.jpg'), 64_500_000)).width).toBeGreaterThan(0);
   });
 });

@@ -17,6 +17,23 @@ export interface RgbImage {
 export const intakeFormats = ['jpeg', 'png', 'tiff', 'webp', 'gif', 'heif'] as const;
 const accepted = 'PNG, JPEG, TIFF, WebP, GIF, HEIC or AVIF';
 
+/** Past this many pixels an image must bring at least one byte per `MAX_PIXELS_PER_BYTE` of them. */
+export const SPARSE_MIN_PIXELS = 4_000_000;
+export const MAX_PIXELS_PER_BYTE = 10_000;
+
+/**
+ * A few hundred bytes that declare tens of megapixels: a flat picture at a size no camera gives it, which costs what a
+ * photo of that size costs to decode (h280: a 633-byte AVIF of 8000 × 8000 took 1.2 GB and 5 s, AVIF having no
+ * shrink-on-load; ten of them held the pool 30 s for 6 KB sent). A photo, even of a blank wall, brings hundreds of
+ * bytes per ten thousand pixels; a flat picture sent at the size it shows passes.
+ */
+export function refuseSparseBomb(size: number, width: number, height: number): void {
+  const pixels = width * height;
+  if (pixels > SPARSE_MIN_PIXELS && pixels > size * MAX_PIXELS_PER_BYTE) {
+    throw new ImageLoadError(`${width}x${height} in ${size} bytes is a flat picture at a size that costs a photo's decoding (over ${MAX_PIXELS_PER_BYTE} pixels a byte), refused as a decompression bomb; send it at the size it shows`, 400, 'invalid_image');
+  }
+}
+
 /**
  * Decodes an image to 8-bit sRGB: EXIF orientation applied, first frame of animations, alpha
  * flattened on white, CMYK/greyscale converted, 16-bit reduced. Formats other than JPEG, PNG,
@@ -45,6 +62,7 @@ export async function decodeRgb(bytes: Buffer, maxPixels: number, options: { max
     throw new ImageLoadError(`format ${format ?? 'unknown'} is not accepted; send ${accepted}`, 400, 'unsupported_image_format');
   }
   if (format === 'jpeg') refuseScanBomb(bytes);
+  refuseSparseBomb(bytes.length, originalWidth, originalHeight);
   try {
     let pipeline: sharp.Sharp;
     if (hevc) {
