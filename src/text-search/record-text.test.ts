@@ -33,6 +33,17 @@ describe('recordText', () => {
     expect(recordText({ names: { en: 'Wireless headphones with a long battery life', de: 'Kabellose Kopfhörer', es: 'Auriculares' } }).lang).toBe('en');
   });
 
+  it("tells the language by the shop's own words, not the English of extracted tags and categories (h281: Spanish became English)", () => {
+    const own = { title: 'Vestido largo de verano', description: 'Tela ligera, corte recto' };
+    expect(recordText(own).lang).toBe('es');
+    const tagged = { ...own, 'Top Category': 'Clothing', Category: 'Clothing/Dresses', _tags: { 'Top Category': ['Clothing'], Category: ['Clothing/Dresses', 'Clothing/Tops'], Color: ['white', 'light grey'] }, _tags_simple: ['Clothing', 'Dresses', 'white', 'light grey'] };
+    expect(recordText(tagged).lang).toBe('es');
+    // the tags' words are still words of the record
+    expect(recordText(tagged).body).toContain('dresses');
+    // a record of tags alone takes their language
+    expect(recordText({ _tags: { Category: ['Clothing/Dresses and long skirts for summer'] } }).lang).toBe('en');
+  });
+
   it("reads _tags' values, not the format's names", () => {
     // a tag the server gave a low probability is not the record's word
     expect(recordText({ _tags: { Color: [{ name: 'Navy blue', prob: 0.8 }, { name: 'Rose', prob: 0.03 }] } }).body).not.toMatch(/rose|xkpink/);

@@ -81,7 +81,25 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const items = [...itemCodesOf(data._objects), ...itemColourCodesOf(data._dominant_colors)];
   if (words.length === 0) return { body: items.join(' '), lang: 'simple' };
   const codes = conceptCodesIn(raw);
-  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: detectLanguage(folded, words, typedSpellings(raw)) };
+  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: languageOf(data, productField, raw, folded, words) };
+}
+
+/** Fields the spec or the server fill, in the taxonomy's English whatever the shop writes in. */
+const taxonomyFields = new Set(['Top Category', 'Category']);
+
+/**
+ * The record's language, told by the shop's own fields where they hold words: the spec's and the server's (`_tags`
+ * extracted as `Clothing/Tops`, `Top Category`, `_tags_simple`) are English on every record, and with `extract_tags` a
+ * Spanish record was stemmed as English on PostgreSQL (h281: "ligero" found it on SQLite only). Else all of it.
+ */
+function languageOf(data: Record<string, unknown>, productField: string | null | undefined, raw: string, folded: string, words: string[]): QueryLanguage {
+  const own: string[] = [];
+  const budget = { left: maxRecordTextChars };
+  for (const [k, v] of Object.entries(data)) if (!k.startsWith('_') && !taxonomyFields.has(k) && k !== productField) collect(v, 1, own, budget);
+  const ownRaw = own.join('\n');
+  const ownFolded = foldText(ownRaw);
+  const ownWords = wordsOf(ownFolded);
+  return ownWords.length ? detectLanguage(ownFolded, ownWords, typedSpellings(ownRaw)) : detectLanguage(folded, words, typedSpellings(raw));
 }
 
 /**

@@ -17,7 +17,9 @@ import { indexWords } from './query.ts';
 // Spanish record got Spanish stems, and "guitar" missed "guitars" there); German `handy` is a phone only in German text (h269)
 // 16 (2026-12-04): PostgreSQL stems a record of no told language by the European languages too (h269: "chitarre" did not
 // find "Chitarra classica" there, where SQLite's prefix did); "Taza de café" is no brown and "Lámpara de mesa" no dining table (h269)
-export const TOKENS_VERSION = 16;
+// 17 (2026-12-05): a record's language is told by the shop's own fields, not by the English the spec and the server fill
+// (`_tags`, `Top Category`, `Category`; h281: with extract_tags a Spanish record was stemmed as English on PostgreSQL)
+export const TOKENS_VERSION = 17;
 
 /**
  * What the index task looks for (LOUPE_SEEN), so an operator can leave out the costly parts.
