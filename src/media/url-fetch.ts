@@ -33,9 +33,11 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
   const deadline = Date.now() + limits.totalTimeoutMs;
   // the request's: its client went away, or its downloads took too long in all (src/http/request-downloads.ts)
   const stop = downloadSignal();
+  let tries = 0;
   for (let attempt = 0; attempt <= limits.retries; attempt++) {
     if (attempt > 0 && Date.now() >= deadline) break;
     if (stop?.aborted) throw stopped(stop);
+    tries++;
     try {
       const body = await fetchFollowing(url, policy, limits, deadline, stop);
       if (host) failingHosts.answered(host);
@@ -51,7 +53,8 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
     }
   }
   if (host) failingHosts.failed(host);
-  throw new ImageLoadError(`the image cannot be downloaded after several attempts (${lastError!.reason})`);
+  // a download that took the whole deadline was tried once (h280: "after several attempts" of one GET)
+  throw new ImageLoadError(`the image cannot be downloaded ${tries > 1 ? `after ${tries} attempts` : '(one attempt, its time all taken)'} (${lastError!.reason})`);
 }
 
 let descriptorsSaidAt = 0;

@@ -671,7 +671,8 @@ function alphaSides(alpha: Buffer, width: number, height: number, rough: Quad): 
 /** A quad's mean side lengths as `short:long`, for messages. */
 function shapeOf(q: Quad): string {
   const sides = sideLengths(q);
-  return `${Math.round(Math.min(...sides))}:${Math.round(Math.max(...sides))} px`;
+  // short side to long, as a card's 63:88 is said (h280: "100:30000 px" of a 30000 × 100 image read as backwards)
+  return `short side to long ${Math.round(Math.min(...sides))}:${Math.round(Math.max(...sides))} px`;
 }
 
 /**
