@@ -370,3 +370,12 @@ describe('a table word that says what a lamp or a game is for (h269)', () => {
     for (const q of ['table', 'wooden table', 'mesa de madera', 'table and lamp']) expect(codes(q), q).toContain('xodiningtable');
   });
 });
+
+describe('"watch"', () => {
+  it('is the clock concept, as Uhr and reloj are (h281: a 422 where they found the wristwatch)', () => {
+    const clock = conceptCodesIn('Uhr');
+    expect(clock.length).toBeGreaterThan(0);
+    expect(conceptCodesIn('watch')).toEqual(clock);
+    expect(conceptCodesIn('wristwatches')).toEqual(clock);
+  });
+});

@@ -18,7 +18,8 @@ import { indexWords } from './query.ts';
 // 16 (2026-12-04): PostgreSQL stems a record of no told language by the European languages too (h269: "chitarre" did not
 // find "Chitarra classica" there, where SQLite's prefix did); "Taza de café" is no brown and "Lámpara de mesa" no dining table (h269)
 // 17 (2026-12-05): a record's language is told by the shop's own fields, not by the English the spec and the server fill
-// (`_tags`, `Top Category`, `Category`; h281: with extract_tags a Spanish record was stemmed as English on PostgreSQL)
+// (`_tags`, `Top Category`, `Category`; h281: with extract_tags a Spanish record was stemmed as English on PostgreSQL);
+// English "watch" is a clock as Uhr and reloj are (h281: a 422 where they found the wristwatch)
 export const TOKENS_VERSION = 17;
 
 /**

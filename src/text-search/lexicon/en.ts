@@ -77,7 +77,7 @@ export const en: LanguageWords = {
     sink: ['sink', 'sinks', 'washbasin'],
     refrigerator: ['refrigerator', 'refrigerators', 'fridge', 'fridges'],
     book: ['book', 'books'],
-    clock: ['clock', 'clocks'],
+    clock: ['clock', 'clocks', 'watch', 'watches', 'wristwatch', 'wristwatches'],
     vase: ['vase', 'vases'],
     scissors: ['scissors'],
     'teddy bear': ['teddy bear', 'teddy bears', 'teddy', 'soft toy', 'plush toy'],
