@@ -25,5 +25,11 @@ describe('wantedItems', () => {
     expect(wantedItems('fashion', 'Jewellery', 'Jewellery/Rings')).toEqual([]);
     // (a language without a lexicon: Czech)
     expect(wantedItems('fashion', 'Pánské', 'Pánské/Košile')).toEqual([]);
+    // nor does a known top beside such a category ask for every item under the top (h281: a statue stored as a teddy bear)
+    expect(wantedItems('homedecor', 'Decor', 'Decor/Statue')).toEqual([]);
+    expect(wantedItems('fashion', 'Clothing', 'Clothing/Hats')).toEqual([]);
+    // a top alone still does
+    expect(wantedItems('fashion', 'Clothing', undefined)!.length).toBeGreaterThan(1);
+    expect(wantedItems('homedecor', undefined, 'Decor')!.length).toBeGreaterThan(1);
   });
 });

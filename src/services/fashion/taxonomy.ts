@@ -76,8 +76,11 @@ export function wantedItems(domain: ItemDomain, top: unknown, category: unknown)
   const codes = new Set(words.flatMap((w) => conceptCodesIn(w)));
   for (const kind of itemKinds) if (codes.has(itemCode(kind)) && kind in taxonomy) out.add(kind);
   for (const label of cocoLabels) if (codes.has(objectCode(label as CocoLabel)) && label in taxonomy) out.add(label);
-  // A top category alone ("Clothing", "Furniture") asks for every item under it.
-  if (!out.size) {
+  // A top category alone ("Clothing", "Furniture") asks for every item under it; one beside a category the server cannot
+  // map does not (h281: `Decor/Statue` took any decor in the photo, a teddy bear, for a statue): that is the whole image
+  const cat = typeof category === 'string' && category.trim() !== '' ? foldText(category) : undefined;
+  const tops = new Set(Object.values(taxonomy).map((path) => foldText(path.split('/')[0]!)));
+  if (!out.size && (cat === undefined || tops.has(cat))) {
     for (const [name, path] of Object.entries(taxonomy)) if (folded.includes(foldText(path.split('/')[0]!))) out.add(name);
   }
   return [...out];
