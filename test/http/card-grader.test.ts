@@ -371,7 +371,7 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(tiny!._status).toMatchObject({ code: 422, text: expect.stringMatching(/40 px across; centering and grading need at least 120/) });
     expect(tiny!._points).toEqual([[0, 0], [40, 0], [40, 56], [0, 56]]);
     expect(tiny).not.toHaveProperty('grades');
-    expect(strip!._status).toMatchObject({ code: 422, text: expect.stringMatching(/not card-shaped \(50:2000 px; a card is 63:88\)/) });
+    expect(strip!._status).toMatchObject({ code: 422, text: expect.stringMatching(/not card-shaped \(short side to long 50:2000 px; a card is 63:88\)/) });
     // A card about 85 px wide in a 320-px photo is found, but not graded.
     expect(smallCard!._status.code).toBe(422);
     expect(smallCard!._points).toHaveLength(4);
