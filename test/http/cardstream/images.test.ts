@@ -103,7 +103,7 @@ describe.each(backends)('card images (%s)', (backend) => {
     expect((await hash(lan.toString())).json().records[0]._status.code).toBe(200);
     // an altered or unsigned link is any URL (its signature's first digit changed: a signature starting 0 was left as
     // it was one time in sixteen, CI): fetched, and so refused here as a loopback address
-    for (const bad of [row.image.replace(/sig=([0-9a-f])/, (_m, c: string) => `sig=${c === '0' ? '1' : '0'}`), row.image.split('?')[0]]) {
+    for (const bad of [row.image.replace(/sig=([0-9a-f])/, (_m: string, c: string) => `sig=${c === '0' ? '1' : '0'}`), row.image.split('?')[0]]) {
       const refused = (await hash(bad)).json().records[0];
       expect(refused._status, bad).toMatchObject({ code: 400, text: expect.stringMatching(/loopback/) });
     }
