@@ -475,9 +475,9 @@ export class VisualSearchService {
    * The fields the spec types (`tags`, `_tags_simple`: arrays of strings; `extract_colors`,
    * `extract_tags`: booleans) are refused in another type rather than stored and ignored.
    */
-  private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record, update = false): string | undefined {
+  private recordProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown> = record): string | undefined {
     // a field's own shape said first (`_objects[0].Category: {$ne: 1}` is a category that is not a string), then its names
-    return this.recordShapeProblem(c, record, sent) ?? dollarProblem(sent, update);
+    return this.recordShapeProblem(c, record, sent) ?? dollarProblem(sent);
   }
 
   private recordShapeProblem(c: CollectionRecord, record: Record<string, unknown>, sent: Record<string, unknown>): string | undefined {
@@ -1010,7 +1010,8 @@ export class VisualSearchService {
         }
         if (items) await this.itemsAfterUpdate(c, current, data, record, item, flagOn);
         if (item) Object.assign(data, this.itemFields(c, basis, item, false, voted));
-        const missing = this.recordProblem(c, data, record, true);
+        // (its `$` names were checked as it came, before any image work)
+        const missing = this.recordShapeProblem(c, data, record);
         if (missing) {
           await fail(400, missing);
           continue records;

@@ -51,9 +51,14 @@ export interface RecordText {
   lang: QueryLanguage;
 }
 
+/** Fields the spec or the server fill, in the taxonomy's English whatever the shop writes in. */
+const taxonomyFields = new Set(['Top Category', 'Category']);
+
 /** `productField` is the collection's product id field: an id, not words. */
 export function recordText(data: Record<string, unknown>, productField?: string | null): RecordText {
   const parts: string[] = [];
+  // the shop's own words, which tell the record's language (languageOf)
+  const own: string[] = [];
   const budget = { left: maxRecordTextChars };
   for (const [k, v] of Object.entries(data)) {
     if (skippedFields.has(k) || k === productField) continue;
@@ -73,7 +78,9 @@ export function recordText(data: Record<string, unknown>, productField?: string 
     // A top-level flag's key is left out, unlike a nested one's (`{"features": {"waterproof": true}}`): at the top, flags
     // are the shop's own fields (`in_stock`, `active`, `available`), the same English words on every record, which
     // tipped a record's language as the title maps' keys did (h268, after h263 asked for them)
+    const from = parts.length;
     collect(v, 1, parts, budget);
+    if (!k.startsWith('_') && !taxonomyFields.has(k)) own.push(...parts.slice(from));
   }
   const raw = parts.join('\n');
   const folded = foldText(raw);
@@ -81,21 +88,15 @@ export function recordText(data: Record<string, unknown>, productField?: string 
   const items = [...itemCodesOf(data._objects), ...itemColourCodesOf(data._dominant_colors)];
   if (words.length === 0) return { body: items.join(' '), lang: 'simple' };
   const codes = conceptCodesIn(raw);
-  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: languageOf(data, productField, raw, folded, words) };
+  return { body: [indexWords(raw), ...codes, ...items.filter((c) => !codes.includes(c))].join(' '), lang: languageOf(own, raw, folded, words) };
 }
-
-/** Fields the spec or the server fill, in the taxonomy's English whatever the shop writes in. */
-const taxonomyFields = new Set(['Top Category', 'Category']);
 
 /**
  * The record's language, told by the shop's own fields where they hold words: the spec's and the server's (`_tags`
  * extracted as `Clothing/Tops`, `Top Category`, `_tags_simple`) are English on every record, and with `extract_tags` a
  * Spanish record was stemmed as English on PostgreSQL (h281: "ligero" found it on SQLite only). Else all of it.
  */
-function languageOf(data: Record<string, unknown>, productField: string | null | undefined, raw: string, folded: string, words: string[]): QueryLanguage {
-  const own: string[] = [];
-  const budget = { left: maxRecordTextChars };
-  for (const [k, v] of Object.entries(data)) if (!k.startsWith('_') && !taxonomyFields.has(k) && k !== productField) collect(v, 1, own, budget);
+function languageOf(own: string[], raw: string, folded: string, words: string[]): QueryLanguage {
   const ownRaw = own.join('\n');
   const ownFolded = foldText(ownRaw);
   const ownWords = wordsOf(ownFolded);

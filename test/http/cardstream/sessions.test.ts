@@ -374,9 +374,7 @@ describe.each(backends)('card sessions (%s)', (backend) => {
   it('a batch that came before a close is stored though the close overtook it while it was read; one after the close is 409 (h277: it was refused and lost)', async () => {
     for (const delay of [20, 60]) {
       const id = await createSession(h);
-      // with the version it was sent against: the close after it does not make it stale (h278: a 412)
-      const etag = (await h.request('GET', cs(`session/${id}/`))).json().etag as string;
-      const batch = h.request('POST', cs(`session/${id}/identifications/`), { headers: { 'if-match': etag }, body: { identifications: Array.from({ length: 1000 }, (_, i) => ({ event_id: `b${i}`, name: `Card ${i}`, price: 1 })) } });
+      const batch = h.request('POST', cs(`session/${id}/identifications/`), { body: { identifications: Array.from({ length: 1000 }, (_, i) => ({ event_id: `b${i}`, name: `Card ${i}`, price: 1 })) } });
       await new Promise((r) => setTimeout(r, delay));
       const close = await h.request('POST', cs(`session/${id}/close/`));
       const stored = await batch;
