@@ -642,9 +642,13 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     }
     // read again, the page holds the new version: the close goes through
     await page.getByRole('heading', { name: 'Renamed on the phone' }).waitFor(STEP);
+    // the refusal is still said after the refreshes that read the session again (each cleared it before, at once)
+    expect(await page.getByText(/changed elsewhere since this page read it/).count()).toBe(1);
     page.once('dialog', (d) => void d.accept());
     await page.getByRole('button', { name: 'Close session' }).first().click();
     await expect.poll(async () => (await h.request('GET', cs(`session/${sid}/`))).json().status, SLOW).toBe('closed');
+    // an action tried again takes the old refusal away
+    await expect.poll(() => page.getByText(/changed elsewhere since this page read it/).count(), SLOW).toBe(0);
   }, 45_000);
 
   it('says a live session deleted elsewhere is gone and stops asking for it (h254: a 404 every 4 s while the page stayed open)', async () => {

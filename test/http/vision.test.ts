@@ -167,7 +167,10 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     // two accounts: one account holding room may hold only half the queue (h106)
     const other = await h.newAccount(1000);
     const load = [h.account.token, other.token].map((token) => h.request('POST', '/identity/v2/face', { token, body: { records: [...Array(9).fill(rec), held] } }));
-    await new Promise((r) => setTimeout(r, 200));
+    // both load requests' room taken before the refused one comes (a fixed 200 ms wait was too short for CI's
+    // PostgreSQL, whose token checks had not yet let them in: the request meant to be refused was served)
+    const engine = (h.app.loupe.vision as unknown as { engine: { load: { reserved: number } } }).engine;
+    await expect.poll(() => engine.load.reserved, { timeout: 20_000 }).toBe(20);
     const pings: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();

@@ -284,6 +284,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const newCards = useRef(0);
   const lastSaid = useRef(0);
   const [error, setError] = useState<unknown>(null);
+  // what a close, reopen or delete met: its own, so the next refresh (every 4 s, which clears its own failure) does not
+  // take it away before it is read (a 412's "read again" message vanished with the read it asked for)
+  const [actionError, setActionError] = useState<unknown>(null);
   // deleted elsewhere (another tab, the scanner app, an erased workspace) while shown: said once, and no more polling
   // (h254: a live session's page asked for it every 4 s for as long as it stayed open, each answer a 404)
   const [gone, setGone] = useState(false);
@@ -469,27 +472,31 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   // The session as this page read it: a close, reopen, rename or delete holds only while it is still that version, so
   // one decided on a stale page (another device renamed, closed or reopened it) is refused and the page read again
   const asRead = (): Record<string, string> => (session?.etag ? { 'if-match': session.etag } : {});
-  const changedElsewhere = (err: unknown, show: (e: unknown) => void) => {
+  const changedElsewhere = async (err: unknown, show: (e: unknown) => void) => {
     if (!(err instanceof ApiError && err.status === 412)) return show(err);
+    // a poll already on its way would make this read a no-op: wait for it, so the page holds the new version when told
+    while (busy.current) await new Promise((r) => setTimeout(r, 50));
+    await refresh(true);
     show('This session was changed elsewhere since this page read it (renamed, closed or reopened): it has been read again; look, then try again.');
-    void refresh(true);
   };
   const act = async (action: 'close' | 'reopen') => {
     // closing stops the scanner's uploads (409) until someone reopens: asked, as Delete is
     if (action === 'close' && !confirm(`Close “${session?.name}”? The scanner app can add no more cards to it until it is reopened.`)) return;
+    setActionError(null);
     try {
       setSession(await call<Session>('POST', `/cardstream/v2/session/${encodeURIComponent(id)}/${action}/`, { headers: asRead() }));
     } catch (err) {
-      changedElsewhere(err, setError);
+      void changedElsewhere(err, setActionError);
     }
   };
   const remove = async () => {
     if (!confirm(`Delete “${session?.name}” with its ${session?.identification_count} cards and images? This cannot be undone.`)) return;
+    setActionError(null);
     try {
       await call('DELETE', `/cardstream/v2/session/${encodeURIComponent(id)}/`, { headers: asRead() });
       location.hash = '#/sessions';
     } catch (err) {
-      changedElsewhere(err, setError);
+      void changedElsewhere(err, setActionError);
     }
   };
   const rename = async (e: Event) => {
@@ -505,7 +512,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       // back to the button that opened the form, as Cancel does (h138: the focus fell to the page's start)
       setTimeout(() => document.querySelector<HTMLElement>('[data-rename]')?.focus());
     } catch (err) {
-      changedElsewhere(err, setRenameError);
+      void changedElsewhere(err, setRenameError);
     }
   };
   const exportCsv = () => {
@@ -622,6 +629,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
           {!loadedOnce ? `Loading ${rows.length} of ${session.identification_count} cards…` : said}
         </span>
       </div>
+      <ErrorBox error={actionError} />
       <ErrorBox error={error} />
       {/* an empty grid says why, rather than a blank box */}
       {shown.length === 0 && loadedOnce ? (
