@@ -145,9 +145,11 @@ export class TextSearchService {
     // kana typed without a space between two words the collection holds (ピカチュウプロモ, ポケモンカードピカチュウ): read
     // apart as well, whatever the language (h213: a 422 saying no word was in the records)
     let kanaSplit = false;
+    const splitParts: [string, string][] = [];
     for (const word of unknown) {
       const parts = await splitCompound(word, known);
       if (!parts) continue;
+      splitParts.push(parts);
       const kana = kanaWord.test(word);
       kanaSplit ||= kana;
       // a kana run ends where the kana do: a particle, digits or kanji may touch it (ピカチュウプロモの, h218)
@@ -157,8 +159,15 @@ export class TextSearchService {
     if (text === q.text) return q;
     const again = parseQuery(text, undefined, { legacyKana });
     // German only: a query of no known language ("Holztisch rund") is German once a part is a German word; parts read as
-    // another language ("carpet" as car and pet) leave the query as it was
-    if (!again.ok || (again.query.language !== 'de' && !kanaSplit)) return q;
+    // another language ("carpet" as car and pet) leave the query as it was. A compound with a part that is no word of
+    // the language its other part made the query ("Wohnzimmersofa": Wohnzimmer, from the records, and sofa, English too)
+    // is read apart as well: it was a 422 that "Wohnzimmer Sofa" was not (h281)
+    if (!again.ok) return q;
+    const ownWord = (part: string) => {
+      const alone = parseQuery(part);
+      return alone.ok && alone.query.language === again.query.language && alone.query.concepts.length > 0 && alone.query.terms.length === 0;
+    };
+    if (again.query.language !== 'de' && !kanaSplit && splitParts.every((parts) => parts.every(ownWord))) return q;
     // the words as an earlier release folded them, which the folded text parsed again no longer shows (h178: rows not
     // yet re-tokenised were missed while a compound was split)
     const legacy = q.legacy ?? {};
