@@ -20,4 +20,18 @@ describe('German compounds in a query', () => {
     expect(split.terms).not.toContain('holztisch');
     expect(split.legacy).toEqual({ straßenbahn: 'strassenbahn' });
   });
+
+  it('reads a compound apart when a part is no word of the language the split reads as, and English words not (h281)', async () => {
+    const known = new Set(['wohnzimmer', 'car', 'pet']);
+    const own = { present: async (_c: CollectionRecord, q: ParsedQuery) => new Set(q.terms.filter((t) => known.has(t))) } as unknown as CollectionQueries;
+    const s = new TextSearchService({} as CollectionStore, own, {} as VisionService) as unknown as typeof service;
+    const split = async (text: string) => {
+      const parsed = parseQuery(text);
+      if (!parsed.ok) throw new Error('not parsed');
+      return (await s.splitCompounds({ id: 'c' } as CollectionRecord, parsed.query, false)).terms;
+    };
+    expect(await split('Wohnzimmersofa')).toContain('wohnzimmer');
+    // car and pet are both English words: the English word stays whole, not cars and pets
+    expect(await split('carpet')).toEqual(['carpet']);
+  });
 });
