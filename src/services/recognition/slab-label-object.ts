@@ -22,8 +22,9 @@ type Tag = { id: number; name: string; prob: number };
  */
 export function labelClues(r: LabelReading, fullText: string): CardTextClues {
   const [number, total] = (r.card_no ?? '').split('/');
-  // a black star promo's label prints the number without its series prefix (`SWSH BSP #066` is SWSH066)
-  const prefix = number && /^\d+$/.test(number) && !total ? promoPrefix(r.set, r.lang) : null;
+  // a black star promo's label prints the number without its series prefix (`SWSH BSP #066` is SWSH066); the series
+  // may open the set line and the promo words stand on the third (`SM` / `BLACK STAR PROMO`)
+  const prefix = number && /^\d+$/.test(number) && !total ? promoPrefix(r.setLineRest !== null && r.setLineRest !== r.set ? `${r.setLineRest} ${r.set ?? ''}` : r.set, r.lang) : null;
   return {
     numbers: number
       ? [

@@ -20,7 +20,15 @@ describe('grading label text', () => {
       lang: 'ja',
     });
     expect(readLabelText(['2005P.M.JPN.MASTER KIT', '#003', 'RAYQUAZA EX-HOLO', 'NM-MT', 'SIDEDECK-1STED.', '8', 'PSA', '70496962'])).toMatchObject({ name: 'RAYQUAZA EX-HOLO', searchName: 'RAYQUAZA EX', rarity: 'HOLO', verbal_grade: 'NM-MT', grade: 8 });
-    expect(readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169'])).toMatchObject({ card_no: 'SV69', searchName: 'UMBREON GX', rarity: 'FULL ART', lang: null, set: 'S & M' });
+    // the set on the third line where the set line has only an era or a language (h279: `S & M`, `JAPANESE`)
+    expect(readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169'])).toMatchObject({ card_no: 'SV69', searchName: 'UMBREON GX', rarity: 'FULL ART', lang: null, set: 'HIDDEN FATES', setLineRest: 'S & M', full_name: '2019 POKEMON HIDDEN FATES #SV69 FA/UMBREON GX' });
+    expect(readLabelText(['2006POKEMON JAPANESE', '#024', 'GYARADOS-HOLO', 'MINT', 'HOLON PHANTOMS-1STED.', '9', 'PSA', '70496967'])).toMatchObject({ set: 'HOLON PHANTOMS', lang: 'ja', name: 'GYARADOS-HOLO' });
+    expect(readLabelText(['202O POKEMON JPN.SWSH', '#198', 'FA/MARNIE', 'GEM MT', 'SHINY STARV', '10', 'PSA', '70496957'])).toMatchObject({ set: 'SHINY STARV', lang: 'ja' });
+    // read in another order, the name before the set line: the third line is the one after the name
+    expect(readLabelText(['#SV69', 'MINT', '2019POKEMONS&M', '9', 'FA/UMBREON GX', '72773169', 'HIDDEN FATES', 'PSA'])).toMatchObject({ set: 'HIDDEN FATES' });
+    // a set line naming its set keeps it; a third line of variety words only names none
+    expect(readLabelText(['2020 POKEMON SWSH BSP', '#066', 'CHARIZARD-HOLO', 'MINT', 'PRERELEASE', '9', 'PSA', '72773185'])).toMatchObject({ set: 'SWSH BSP' });
+    expect(readLabelText(['2001 POKEMON JAPANESE', '#025', 'PIKACHU', 'MINT', 'PROMO', '9', 'PSA', '70496911'])).toMatchObject({ set: 'JAPANESE' });
     // the set line read glued: its parts spaced in full_name
     expect(readLabelText(['2019POKEMONS&M', '#SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ full_name: '2019 POKEMON S&M #SV69 FA/UMBREON GX', set: 'S&M' });
   });

@@ -32,8 +32,13 @@ export interface LabelReading extends LabelFields {
   score: number | null;
   /** The game or maker opening the set line (`POKEMON`, `TOPPS`), as printed. */
   brand: string | null;
-  /** The rest of the set line after the year and brand. */
+  /**
+   * The set: the rest of the set line after the year and brand; on PSA's labels whose set line has only a language
+   * or an era there, the set its third line names (`HOLON PHANTOMS`, its `1ST ED.` left out).
+   */
   set: string | null;
+  /** The rest of the set line after the year and brand, whatever `set` took (a promo series' prefix is told by it). */
+  setLineRest: string | null;
   /** ISO 639-1 of the printing when the label names a language (`JAPANESE` → `ja`), else null. */
   lang: string | null;
   /** Variety words the label prints (`HOLO`, `REVERSE FOIL`, `FULL ART`). */
@@ -56,6 +61,10 @@ const SUBGRADES: [Subgrade, RegExp][] = [
 const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b|UNIVERSAL\s*GRADE|SIGNATURE\s*SERIES|PAGES\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
 const VARIETY = /^(PROMO|HOLO|REVERSE ?FOIL|REV\.? ?FOIL|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
+/** A PSA year line's rest that names no set: a language or a game's era only (`JAPANESE`, `JPN.SWSH`, `S & M`). */
+const LANGUAGE_OR_ERA = /^(JAPANESE|JPN|JP|KOREAN|CHINESE|ENGLISH|FRENCH|GERMAN|ITALIAN|SPANISH|S\s?&\s?M|SUN\s?&\s?MOON|SWSH|SWORD\s?&\s?SHIELD|S\s?&\s?V|SCARLET\s?&\s?VIOLET|XY|BW|SM|SV|[-\s.])+$/;
+/** An edition after a PSA third line's set (`HOLON PHANTOMS - 1ST ED.`): the set is what comes before. */
+const EDITION_AT_END = /\s*-?\s*(1ST\s?ED(ITION)?\.?|FIRST\s?EDITION|UNLIMITED|SHADOWLESS)\s*$/i;
 const BRANDS: [string, RegExp][] = [
   ['POKEMON', /^(POKEMON|POKÉMON|P\.?M\.?(?=[^A-Z]|JAP|JPN|JP\.))/],
   ['TOPPS', /^TOPPS/],
@@ -297,13 +306,19 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   // the name: after the number on its line (`#57 MICHAEL JORDAN`), else the first name-like line
   // after the set line (PSA puts the number between), else the first name-like line
   const used = new Set([yearLine, certLine, words?.at ?? -1, chosen?.at ?? -1, ...subgradeLines]);
-  const nameLike = (i: number) => {
+  const nameLikeOrVariety = (i: number) => {
     const l = upper[i]!;
-    return !used.has(i) && /[A-Z]{3}/.test(l) && !CARD_NUMBER.test(l) && !FURNITURE.test(l) && !namesOtherGrader(l) && !VARIETY.test(l) && !COMPANY_NAMES.some(([, mark]) => mark.test(l)) && !gradeWordsOf(l, company);
+    return !used.has(i) && /[A-Z]{3}/.test(l) && !CARD_NUMBER.test(l) && !FURNITURE.test(l) && !namesOtherGrader(l) && !COMPANY_NAMES.some(([, mark]) => mark.test(l)) && !gradeWordsOf(l, company);
   };
+  const nameLike = (i: number) => nameLikeOrVariety(i) && !VARIETY.test(upper[i]!);
   let name: string | null = nameAfterNumber;
-  if (name === null && yearLine >= 0) for (let i = yearLine + 1; i < text.length && name === null; i++) if (nameLike(i)) name = text[i]!;
-  if (name === null) for (let i = 0; i < text.length && name === null; i++) if (nameLike(i)) name = text[i]!;
+  let nameAt = name !== null ? numberAt : -1;
+  const take = (i: number) => {
+    name = text[i]!;
+    nameAt = i;
+  };
+  if (name === null && yearLine >= 0) for (let i = yearLine + 1; i < text.length && name === null; i++) if (nameLike(i)) take(i);
+  if (name === null) for (let i = 0; i < text.length && name === null; i++) if (nameLike(i)) take(i);
   // a number glued before the name whose `#` was not read (`280LUKADONCIC`)
   const glued = name !== null && cardNo === null ? /^([A-Z]{0,3}-?[0-9]{1,4})\s?([A-Z][^0-9]{2,})$/.exec(name) : null;
   if (glued && /[0-9]/.test(glued[1]!)) {
@@ -324,6 +339,15 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
       rest = rest.slice(b[1].exec(rest.toUpperCase())![0].length).trim();
     }
     set = rest.replace(/^[-\s.]+|[-\s.]+$/g, '') || null;
+  }
+  const setLineRest = set;
+  // PSA prints the set on the label's third line where the year line holds the brand with only a language or an era
+  // (`2006 POKEMON JAPANESE` / `HOLON PHANTOMS - 1ST ED.`, `2019 POKEMON S & M` / `HIDDEN FATES`): `set` was
+  // `JAPANESE` on 12 of the 20 PSA slabs here (h279)
+  if (company === 'PSA' && nameAt >= 0 && (set === null || LANGUAGE_OR_ERA.test(set.toUpperCase()))) {
+    const third = text.findIndex((_, i) => i > nameAt && i !== numberAt && nameLikeOrVariety(i));
+    const named = third >= 0 ? text[third]!.replace(EDITION_AT_END, '').replace(/^[-\s.,]+|[-\s.,]+$/g, '') : '';
+    if (named && !VARIETY.test(named.toUpperCase())) set = named;
   }
   const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
   const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
@@ -352,6 +376,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     certificate_number: cert?.cert ?? null,
     brand,
     set,
+    setLineRest,
     lang,
     rarity,
     searchName,
