@@ -212,6 +212,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const [inB, nope] = (res.json() as { records: Rec[] }).records;
     expect(inB!._status.code).toBe(200);
     expect(inB!._objects![0]!._identification.best_match).toBeNull();
+    // said, not a bare OK (h279)
+    expect(inB!._status.text).toMatch(/^OK; set_code "tsc": no card of that set matches what was read/);
     expect(nope!._status).toMatchObject({ code: 400 });
     expect(nope!._status.text).toMatch(/Unknown set_code "NOPE"/);
     // a hint of the wrong type or length is its record's own 400, the good record beside it read (h258: the request's 400)

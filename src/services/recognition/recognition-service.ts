@@ -659,6 +659,8 @@ export class RecognitionService {
       // in the photo's own pixels: a large photo is read scaled down (h246: cards 421 px across said "under 120 px")
       ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller ${item}${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more ${item}${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} ${item}s a record (send the rest as crops)`] : []),
+      // a set_code that left out the card read was a bare OK with nothing in it (h279): said, with how to search every set
+      ...(setCode && !setNeeds && objects.every((o) => !o._identification.best_match) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       ...priceNotes,
