@@ -663,7 +663,8 @@ export class RecognitionService {
       ...(setCode && !setNeeds && objects.every((o) => !o._identification.best_match) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
-      ...priceNotes,
+      // one note for a card the photo shows twice (analyze_all: two copies said "no prices are known for" it twice)
+      ...new Set(priceNotes),
       ...tieNotes(objects),
     ].join('; ');
     // the largest card's match; with analyze_all, where it has none, the next card's that has one
