@@ -295,7 +295,9 @@ export class TextSearchService {
       const legacy = q.legacy ?? {};
       const foundLegacy = new Set(Object.entries(legacy).filter(([w]) => present.has(w)).map(([, now]) => now));
       const read = (t: string) => present.has(t) || foundLegacy.has(t) || (Object.hasOwn(formOf, t) && (present.has(formOf[t]!) || foundLegacy.has(formOf[t]!)));
-      const unreadTerms = [...q.terms.filter((t) => !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t)), ...q.unread];
+      // a kana run inside a word the lexicon read (シャツ of Tシャツ, searched as written too) is that word's, which was read
+      const ofConcept = (t: string) => runs.some((r) => r.word === t) && q.concepts.some((m) => m.text !== t && m.text.includes(t));
+      const unreadTerms = [...q.terms.filter((t) => !forms.has(t) && !Object.hasOwn(legacy, t) && !read(t) && !foundRuns.has(t) && !(phrases.has(t) && phrases.get(t) !== t) && !ofConcept(t)), ...q.unread];
       if (unreadTerms.length) echo._unread_terms = unreadTerms;
       // a thing the query names (an object, a garment) that no record shows nor names: the answers then match the query's
       // other words only, which reads as a broken search unsaid (h141: "blue bed" answered a blue clock)
