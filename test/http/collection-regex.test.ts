@@ -95,8 +95,10 @@ describe.each(backends)('regex filters do not stop the server (%s)', (backend) =
     const pool = h.config.pgPoolSize;
     const slow = Array.from({ length: pool }, () => find(c, { t: { $regex: `[ab]*a${'[ab]{255}'.repeat(18)}c` } }));
     await new Promise((r) => setTimeout(r, 500));
+    // the account made before the clock starts: the time is the request's alone (a loaded CI box took seconds for both)
+    const otherAccount = await h.newAccount();
     let t0 = performance.now();
-    const other = await h.request('GET', '/cardstream/v2/session/', { token: (await h.newAccount()).token });
+    const other = await h.request('GET', '/cardstream/v2/session/', { token: otherAccount.token });
     const waited = performance.now() - t0;
     expect(other.statusCode).toBe(200);
     // another account's own filtered query is not queued behind the slow ones
@@ -106,8 +108,8 @@ describe.each(backends)('regex filters do not stop the server (%s)', (backend) =
     expect(filtered.json().answer_records).toEqual([{ _id: 'r0' }]);
     expect((await Promise.all(slow)).map((r) => r.statusCode)).toEqual(Array(pool).fill(400));
     // with every connection held by a slow filter it waited their 5 s; queued behind them, 19 s
-    expect(waited).toBeLessThan(2_500);
-    expect(filteredWaited).toBeLessThan(2_500);
+    expect(waited).toBeLessThan(4_000);
+    expect(filteredWaited).toBeLessThan(4_000);
   }, 60_000);
 
   it.runIf(backend === 'sqlite')('a stream of such patterns is refused as busy while the server stays responsive, not 0.2 s of the event loop each', async () => {

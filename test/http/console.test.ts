@@ -410,7 +410,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     const noteField = page.getByRole('form', { name: 'Correct this card' }).getByLabel('note', { exact: true });
     const saved = await noteField.inputValue();
     await noteField.fill(`${saved} `);
-    await expect.poll(() => page.getByText('Saved.').count()).toBe(0);
+    await expect.poll(() => page.getByText('Saved.').count(), SLOW).toBe(0);
     await noteField.fill(saved);
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
@@ -760,8 +760,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     page.once('dialog', (d) => void d.accept());
     const second = (await page.locator('.result').nth(1).locator('.card-name').textContent())!;
     await page.locator('.result').first().getByRole('button', { name: /^Delete record/ }).click();
-    await expect.poll(() => page.locator('.result').count()).toBe(2);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe(`Delete record ${second}`);
+    await expect.poll(() => page.locator('.result').count(), SLOW).toBe(2);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label')), SLOW).toBe(`Delete record ${second}`);
     await page.getByLabel('Text query').fill('leopard');
     await page.getByRole('button', { name: 'Search text' }).click();
     // Text search is issue 20's; whichever answer the server gives, the page shows it readably.
@@ -1083,7 +1083,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await field.fill(`${before} (renamed)`);
     await field.press('Enter');
     await page.getByRole('heading', { name: `${before} (renamed)` }).waitFor();
-    await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-rename') ?? false)).toBe(true);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-rename') ?? false), SLOW).toBe(true);
     // and back, for the tests after
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('Session name').fill(before);
@@ -1093,8 +1093,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByLabel('Session name').fill('not kept');
     await page.getByLabel('Session name').press('Escape');
-    await expect.poll(() => page.getByLabel('Session name').count()).toBe(0);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-rename') ?? false)).toBe(true);
+    await expect.poll(() => page.getByLabel('Session name').count(), SLOW).toBe(0);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.hasAttribute('data-rename') ?? false), SLOW).toBe(true);
     await page.getByRole('heading', { name: before, exact: true }).waitFor();
   });
 
@@ -1114,7 +1114,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     // Shift+Tab from the sheet's first field stays in the sheet (it went to the filter box the sheet covers)
     await page.setViewportSize({ width: 390, height: 844 });
     // a sheet over the page is said as a dialog (it was "complementary", h240), not modal: the page above stays in use (h248)
-    await expect.poll(() => sheet.evaluate((el) => [el.getAttribute('role'), el.getAttribute('aria-modal')])).toEqual(['dialog', null]);
+    await expect.poll(() => sheet.evaluate((el) => [el.getAttribute('role'), el.getAttribute('aria-modal')]), SLOW).toEqual(['dialog', null]);
     await sheet.locator('input, button, select, textarea, a[href]').first().focus();
     await page.keyboard.press('Shift+Tab');
     expect(await page.evaluate(() => !!document.activeElement?.closest('#card-editor'))).toBe(true);

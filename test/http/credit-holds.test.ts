@@ -111,7 +111,9 @@ describe.each(backends)('credit holds (%s)', (backend) => {
     // another account's call holds the one vision worker (a test hook), so the search's query image waits its turn
     const busy = Buffer.concat([png, Buffer.from(busyMarker(1_500), 'latin1')]).toString('base64');
     const holding = fetch(`http://127.0.0.1:${port}/photo/v2/descriptor`, { method: 'POST', headers: { authorization: `Token ${other.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [{ _base64: busy }] }) });
-    await new Promise((r) => setTimeout(r, 200));
+    // the worker taken before the search comes (a fixed 200 ms could pass on CI's PostgreSQL before it was)
+    const engine = (h.app.loupe.vision as unknown as { engine: { load: { reserved: number } } }).engine;
+    await expect.poll(() => engine.load.reserved, { timeout: 20_000 }).toBe(1);
     const ac = new AbortController();
     const dropped = call('visualKNN', { query_record: { _base64: png.toString('base64') }, k: 1 }, ac.signal).catch(() => 'dropped');
     for (let i = 0; i < 100 && (await credits(a.account)) === 4; i++) await new Promise((r) => setTimeout(r, 20));

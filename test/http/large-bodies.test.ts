@@ -379,7 +379,8 @@ describe('large-upload turns are shared between accounts', () => {
     const answer = await slow.answer;
     slow.stop();
     other.stop();
-    expect(Date.now() - t0).toBeLessThan(2_000);
+    // (the fault was never being cut at all; 5 s leaves a loaded machine its time)
+    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('arrived too slowly');
     expect((await waiting).status).toBe(200);

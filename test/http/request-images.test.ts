@@ -41,9 +41,10 @@ describe.each(backends)("asynchronous requests' images (%s)", (backend) => {
       }
       expect(detail.status).toBe('DONE');
       expect(detail.response!.records.map((r) => r._status.code)).toEqual(Array(8).fill(400));
-      // the first four asked for at once; one after the other they came 0.3 s apart (each download's timeout)
+      // the first four asked for at once; one after the other they came 0.3 s apart (each download's timeout), the
+      // fourth 0.9 s after the first: under 0.6 s leaves a loaded machine its time
       expect(arrivals).toHaveLength(8);
-      expect(arrivals[3]! - arrivals[0]!).toBeLessThan(200);
+      expect(arrivals[3]! - arrivals[0]!).toBeLessThan(600);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((r) => silent.close(r));

@@ -100,7 +100,8 @@ describe('regex evaluation in linear time (the embedded backend runs filters on 
     const title = 'a'.repeat(60);
     const t0 = performance.now();
     expect(compileFilter({ title: { $regex: 'a*a*a*a*a*a*b' } })({ title })).toBe(false);
-    expect(performance.now() - t0).toBeLessThan(200);
+    // (a cold first call on a loaded machine: the fault was 15 s)
+    expect(performance.now() - t0).toBeLessThan(2_000);
     for (const k of [12, 40]) expect(compileFilter({ title: { $regex: 'a*'.repeat(k) + 'b' } })({ title })).toBe(false);
     expect(compileFilter({ title: { $regex: 'a*a*a*a*a*a*a$' } })({ title })).toBe(true);
     const long = { title: 'a'.repeat(100_000) };
