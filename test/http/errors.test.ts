@@ -28,6 +28,7 @@ describe.each(backends)('request errors (%s)', (backend) => {
   };
 
   it('/ready says whether the database and the media folder work (503 without internals when not); /health only that the process answers', async () => {
+    const checked = performance.now();
     expect((await h.request('GET', '/ready', { token: null })).json()).toEqual({ status: 'ready' });
     const media = path.join(h.dataDir, 'media');
     const aside = `${media}-aside`;
@@ -35,7 +36,9 @@ describe.each(backends)('request errors (%s)', (backend) => {
     await fs.writeFile(media, 'not a folder');
     try {
       // one check a second answers every probe in it (each writes a row and 64 KiB; /ready takes no token)
-      expect((await h.request('GET', '/ready', { token: null })).statusCode).toBe(200);
+      const cached = await h.request('GET', '/ready', { token: null });
+      // (only within the check's second: on a loaded machine the rename may take it past, and a new check runs)
+      if (performance.now() - checked < 800) expect(cached.statusCode).toBe(200);
       await new Promise((r) => setTimeout(r, 1_100));
       const res = await h.request('GET', '/ready', { token: null });
       expect(res.statusCode).toBe(503);

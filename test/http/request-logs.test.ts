@@ -52,10 +52,13 @@ describe('request log lines', () => {
     if (!h.app.server.listening) await h.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (h.app.server.address() as AddressInfo).port;
     const body = JSON.stringify({ identifications: [{ event_id: 'e1', name: 'Pikachu' }] });
+    let written!: () => void;
+    // the head and half the body on the wire: a hang-up timed from here is one the server has a request to cut
+    const sent = new Promise<void>((r) => (written = r));
     const socket = net.connect(port, '127.0.0.1', () =>
-      socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`),
+      socket.write(`POST ${cs(`session/${sid}/identifications/`)} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token ${a.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`, () => written()),
     );
-    return { a, sid, socket };
+    return { a, sid, socket, sent };
   };
 
   it('says the server cut a body that stopped arriving, as a 408 of its own, not that the client hung up or aborted (h227)', async () => {
@@ -73,7 +76,8 @@ describe('request log lines', () => {
   });
 
   it('says a batch cut off mid-upload was neither kept nor charged (the line said "kept, and charged", h120)', async () => {
-    const { a, sid, socket } = await halfSentBatch('cut');
+    const { a, sid, socket, sent } = await halfSentBatch('cut');
+    await sent;
     await new Promise((r) => setTimeout(r, 300));
     socket.destroy();
     await expect.poll(() => lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('the client hung up')), { timeout: 10_000 }).toBeDefined();
