@@ -665,7 +665,10 @@ export function bestMatch(ranked: readonly Identified[], rule: MatchRule = TRADI
   // the same name gives the same name evidence, so only what tells printings apart is checked per candidate
   const tied = ranked.filter((r) => r.score > a.score - MIN_LEAD);
   if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm || r.evidence.number === 'differs' || (r.evidence.total === 'differs' && r.evidence.surePrint) || r.evidence.kind === 'differs' || r.evidence.artist === 'differs')) return null;
-  // ranked newest first among ties (byScoreThenNewest)
+  // ranked newest first among ties (byScoreThenNewest): not one whose own reference scan shows other art (ART_NONE bits
+  // or more from the card's), where a printing tied with it has no reference or a nearer one (h279: the newest won
+  // against its own scan)
+  if (a.evidence.art !== null && a.evidence.art >= ART_NONE) return tied.find((r) => r.score === a.score && (r.evidence.art === null || r.evidence.art < ART_NONE)) ?? a;
   return a;
 }
 
