@@ -4,7 +4,7 @@ import { decodeRgb, type RgbImage } from '../../media/decode-rgb.ts';
 import { ImageLoadError } from '../../media/image-load-error.ts';
 import { embedderNames, loadEmbedder, type Embedder, type EmbedderName } from '../models/embedding-models.ts';
 import { ClipModel } from '../clip/clip-model.ts';
-import { deltaE, dominantColors, type DominantColor } from '../models/dominant-colors.ts';
+import { deltaE, dominantColors, DRAWN_BOX_MIN_OBJECT, type DominantColor } from '../models/dominant-colors.ts';
 import { boxArea, chooseItem, colorRegion, detectedItems, poseRegions, withWholeImage, type Item } from '../fashion/item-regions.ts';
 import { faceMinProb, objectMinProb, ocrMinProb, seenParts, type Observed, type SeenColor, type SeenPart } from '../../text-search/seen-tokens.ts';
 import { HumanDetector, type Detection } from '../models/human-detector.ts';
@@ -140,7 +140,7 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
     case 'colors': {
       const box = task.options?.boundBox;
       const boundBox = box ? regionOf(img, box) : undefined;
-      return { ...size, colors: dominantColors(pixels, { ...(boundBox ? { boundBox } : {}), ...(task.options?.maxColors ? { maxColors: task.options.maxColors } : {}) }) };
+      return { ...size, colors: dominantColors(pixels, { ...(boundBox ? { boundBox, minObjectShare: DRAWN_BOX_MIN_OBJECT } : {}), ...(task.options?.maxColors ? { maxColors: task.options.maxColors } : {}) }) };
     }
     case 'pose': {
       const found = await (await pose()).pose(pixels);
@@ -295,7 +295,8 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   const itemPixels = crop(rgbOf(small), small, chosen.box);
   const descriptor = Array.from(await e.embed(itemPixels));
   const region = o.boundBox ? { box: chosen.box, keepBackground: false } : colorRegion(chosen);
-  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground });
+  // a box the client drew may lie inside the garment: a drop must leave a quarter of it (h281)
+  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground, ...(o.boundBox ? { minObjectShare: DRAWN_BOX_MIN_OBJECT } : {}) });
   const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
   return { width: W, height: H, descriptor, model: e.name, hash: hashOf(itemPixels), items, chosen, whole, colors, observed };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeRgb } from '../../media/decode-rgb.ts';
 import { photoBytes } from '../../../test/helpers/photos.ts';
 import { colorPalette } from './color-palette.ts';
-import { deltaE, dominantColors, luvToSrgb, nameColor, srgbToLab, srgbToLuv } from './dominant-colors.ts';
+import { deltaE, dominantColors, DRAWN_BOX_MIN_OBJECT, luvToSrgb, nameColor, srgbToLab, srgbToLuv } from './dominant-colors.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 
 type Rgb = [number, number, number];
@@ -162,6 +162,22 @@ describe('dominant colours', () => {
     const tight = dominantColors(img, { boundBox: [180, 40, 280, 160] });
     expect(tight).toHaveLength(1);
     expect(tight[0]).toMatchObject({ name: 'green', percentage: 100 });
+  });
+
+  it('a box drawn inside an object keeps its colour where the drop would leave little but a print on it (h281)', () => {
+    // a navy shirt on white, a white logo on its chest; the box drawn on the chest around the logo
+    const img = paint(300, 300, white, [
+      [50, 50, 250, 280, navy],
+      [130, 120, 170, 150, white],
+    ]);
+    const box: [number, number, number, number] = [100, 90, 200, 190];
+    // the band around the box is navy: read as background, the shirt was dropped and the logo was all that was left
+    expect(dominantColors(img, { boundBox: box })[0]).toMatchObject({ name: 'white', percentage: 100 });
+    const drawn = dominantColors(img, { boundBox: box, minObjectShare: DRAWN_BOX_MIN_OBJECT });
+    expect(drawn[0]).toMatchObject({ name: 'navy blue' });
+    expect(drawn[0]!.percentage).toBeGreaterThan(80);
+    // a loose box drawn around the shirt still drops the white around it
+    expect(dominantColors(img, { boundBox: [30, 30, 270, 295], minObjectShare: DRAWN_BOX_MIN_OBJECT })[0]).toMatchObject({ name: 'navy blue', percentage: expect.closeTo(97.4, -1) });
   });
 
   it('a mask selects the object exactly, with no background estimate', () => {

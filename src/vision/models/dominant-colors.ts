@@ -32,6 +32,13 @@ export interface DominantColorOptions {
    * "white" should find a small object on white, after the photos whose object is white).
    */
   backgroundKept?: number;
+  /**
+   * With the background excluded, the least share of the region that must be left for the drop to hold (default 0.01):
+   * below it the "background" was the object itself and nothing is dropped. A box a client draws may lie inside the
+   * object (a box on a shirt's chest around its logo): its border is the object's own colour, and a drop leaving
+   * little but the logo lost the shirt's colour (h281); such boxes ask for {@link DRAWN_BOX_MIN_OBJECT}.
+   */
+  minObjectShare?: number;
   /** At most this many colours (default 5, 1..8); smaller clusters merge into their nearest. */
   maxColors?: number;
 }
@@ -54,6 +61,11 @@ const backgroundMinDeltaE = 10;
 const backgroundMaxDeltaE = 25;
 /** If less than this share of the region is left, the "background" was the object: nothing is dropped. */
 const backgroundMinObject = 0.01;
+/**
+ * The least share a drop must leave of a box a client drew ({@link DominantColorOptions.minObjectShare}): a loose box
+ * drawn around a garment leaves the garment, most of the box; a box drawn inside one leaves its print or logo.
+ */
+export const DRAWN_BOX_MIN_OBJECT = 0.25;
 
 // ---------------------------------------------------------------- colour space
 
@@ -382,7 +394,7 @@ function borderSamples(img: RgbPixels, box: Box, s: Samples): Float64Array {
  * a navy shirt stays with the shirt. If that would leave under 1 % of the region, the
  * "background" was the object itself (a plain image, a close-up) and nothing is dropped.
  */
-function dropBackground(s: Samples, border: Float64Array, kept = 0): void {
+function dropBackground(s: Samples, border: Float64Array, kept = 0, minObject = backgroundMinObject): void {
   const { gw, gh, luv, object } = s;
   const n = border.length / 3;
   const clusters = mergeClusters(kmeans(border, n, 4), 4);
@@ -414,7 +426,7 @@ function dropBackground(s: Samples, border: Float64Array, kept = 0): void {
     }
   }
   const left = object.reduce((k, o, cell) => k + (o && !dropped[cell] ? 1 : 0), 0);
-  if (left < backgroundMinObject * gw * gh) return;
+  if (left < minObject * gw * gh) return;
   // kept: that share of the background cells stays, spread evenly by index (the n-th stays when
   // ⌊n·kept⌋ passes ⌊(n − 1)·kept⌋: the first, then every 1/kept-th), so equal pixels give equal colours
   const share = Math.min(1, Math.max(0, kept));
@@ -456,7 +468,7 @@ export function dominantColors(img: RgbPixels, options: DominantColorOptions = {
   if (box[2] <= box[0] || box[3] <= box[1]) return [];
 
   const s = sampleRegion(img, box, options.mask);
-  if (!options.mask && options.excludeBackground !== false) dropBackground(s, borderSamples(img, box, s), options.backgroundKept ?? 0);
+  if (!options.mask && options.excludeBackground !== false) dropBackground(s, borderSamples(img, box, s), options.backgroundKept ?? 0, options.minObjectShare ?? backgroundMinObject);
   let n = 0;
   const pts = new Float64Array(s.object.length * 3);
   for (let cell = 0; cell < s.object.length; cell++) {
