@@ -29,7 +29,7 @@ describe('a label as identification clues', () => {
     const sv = readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169']);
     expect(labelClues(sv, '').numbers.map((n) => n.number)).toEqual(['SV69']);
     // the series on the set line, the promo words on the third: the series' prefix still
-    const sm = readLabelText(['2017 POKEMON SM', '#030', 'PIKACHU', 'MINT', 'BLACK STAR PROMO', '9', 'PSA', '72773100']);
+    const sm = readLabelText(['2017 POKEMON S & M', '#030', 'PIKACHU', 'MINT', 'BLACK STAR PROMO', '9', 'PSA', '72773100']);
     expect(sm.set).toBe('BLACK STAR PROMO');
     expect(labelClues(sm, '').numbers.map((n) => n.number)).toEqual(['SM030', '030']);
   });

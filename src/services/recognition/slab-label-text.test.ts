@@ -29,6 +29,14 @@ describe('grading label text', () => {
     // a set line naming its set keeps it; a third line of variety words only names none
     expect(readLabelText(['2020 POKEMON SWSH BSP', '#066', 'CHARIZARD-HOLO', 'MINT', 'PRERELEASE', '9', 'PSA', '72773185'])).toMatchObject({ set: 'SWSH BSP' });
     expect(readLabelText(['2001 POKEMON JAPANESE', '#025', 'PIKACHU', 'MINT', 'PROMO', '9', 'PSA', '70496911'])).toMatchObject({ set: 'JAPANESE' });
+    // an era written out is a base set too; a rarity, a grade read apart, an autograph or the company's site names no set
+    expect(readLabelText(['2023 POKEMON SCARLET & VIOLET', '#245', 'MIRAIDON EX', 'GEM MT', 'SPECIAL ILLUSTRATION RARE', '10', 'PSA', '72773100'])).toMatchObject({ set: 'SCARLET & VIOLET' });
+    expect(readLabelText(['2020 POKEMON SWSH', '#030', 'PIKACHU', 'MINT', 'FULL ART', '9', 'PSA', '72773100'])).toMatchObject({ set: 'SWSH' });
+    for (const third of [['GEM', 'MT 10'], ['PSA/DNA', 'AUTO 10'], ['10', 'PSACARD.COM'], ['GEM MT', 'SECRET RARE', '10']]) {
+      expect(readLabelText(['2023 POKEMON JAPANESE', '#245', 'MIRAIDON EX', ...third, '72773100']).set, third.join(' ')).toBe('JAPANESE');
+    }
+    // a set line of no set at all gives none from the third line either
+    expect(readLabelText(['2021 TOPPS', '#1', 'SHOHEI OHTANI', 'GOLD', 'GEM MT', '10', 'PSA', '12345678']).set).toBeNull();
     // the set line read glued: its parts spaced in full_name
     expect(readLabelText(['2019POKEMONS&M', '#SV69', 'FA/UMBREON GX', 'MINT', '9', 'PSA', '72773169'])).toMatchObject({ full_name: '2019 POKEMON S&M #SV69 FA/UMBREON GX', set: 'S&M' });
   });

@@ -61,8 +61,14 @@ const SUBGRADES: [Subgrade, RegExp][] = [
 const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b|UNIVERSAL\s*GRADE|SIGNATURE\s*SERIES|PAGES\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
 const VARIETY = /^(PROMO|HOLO|REVERSE ?FOIL|REV\.? ?FOIL|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
-/** A PSA year line's rest that names no set: a language or a game's era only (`JAPANESE`, `JPN.SWSH`, `S & M`). */
-const LANGUAGE_OR_ERA = /^(JAPANESE|JPN|JP|KOREAN|CHINESE|ENGLISH|FRENCH|GERMAN|ITALIAN|SPANISH|S\s?&\s?M|SUN\s?&\s?MOON|SWSH|SWORD\s?&\s?SHIELD|S\s?&\s?V|SCARLET\s?&\s?VIOLET|XY|BW|SM|SV|[-\s.])+$/;
+/**
+ * A PSA year line's rest that names no set: a language alone or with an era (`JAPANESE`, `JPN.SWSH`), or the era's
+ * short form `S & M` (`2019 POKEMON S & M` / `HIDDEN FATES`). An era written out or alone otherwise (`SWORD & SHIELD`,
+ * `SV`, `XY`) is also a base set's name, and stays the set.
+ */
+const LANGUAGE_OR_ERA = /^(((JAPANESE|JPN|JP|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH)[-\s.]*)+(S\s?&\s?M|SUN\s?&\s?MOON|SWSH|SWORD\s?&\s?SHIELD|S\s?&\s?V|SCARLET\s?&\s?VIOLET|XY|BW|SM|SV)?|S\s?&\s?M)[-\s.]*$/;
+/** A third line that names no set: a rarity or finish, a grade read apart, an autograph, the company's site. */
+const NO_SET_LINE = /RARE|FULL\s?ART|SECRET|ALT(ERNATE)?\.?\s?ART|AUTO|\.COM|\bDNA\b|^[\s\d.+-]*((GEM|MT|MINT|NM|EX|VG|GOOD|FAIR|POOR|PR|FR)[\s\d.+-]*)+$/;
 /** An edition after a PSA third line's set (`HOLON PHANTOMS - 1ST ED.`): the set is what comes before. */
 const EDITION_AT_END = /\s*-?\s*(1ST\s?ED(ITION)?\.?|FIRST\s?EDITION|UNLIMITED|SHADOWLESS)\s*$/i;
 const BRANDS: [string, RegExp][] = [
@@ -344,10 +350,10 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   // PSA prints the set on the label's third line where the year line holds the brand with only a language or an era
   // (`2006 POKEMON JAPANESE` / `HOLON PHANTOMS - 1ST ED.`, `2019 POKEMON S & M` / `HIDDEN FATES`): `set` was
   // `JAPANESE` on 12 of the 20 PSA slabs here (h279)
-  if (company === 'PSA' && nameAt >= 0 && (set === null || LANGUAGE_OR_ERA.test(set.toUpperCase()))) {
+  if (company === 'PSA' && nameAt >= 0 && set !== null && LANGUAGE_OR_ERA.test(set.toUpperCase())) {
     const third = text.findIndex((_, i) => i > nameAt && i !== numberAt && nameLikeOrVariety(i));
     const named = third >= 0 ? text[third]!.replace(EDITION_AT_END, '').replace(/^[-\s.,]+|[-\s.,]+$/g, '') : '';
-    if (named && !VARIETY.test(named.toUpperCase())) set = named;
+    if (named && !VARIETY.test(named.toUpperCase()) && !NO_SET_LINE.test(named.toUpperCase())) set = named;
   }
   const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
   const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
