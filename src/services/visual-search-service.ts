@@ -310,9 +310,15 @@ function boxOutside(box: [number, number, number, number] | undefined, image: { 
  */
 function recordBox(record: Record<string, unknown>, copiesDraw: boolean): [number, number, number, number] | undefined {
   const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
-  if (!copiesDraw && first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined)) return undefined;
+  if (!copiesDraw && serversObject(first)) return undefined;
   const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
   return typeof box === 'string' ? undefined : box;
+}
+
+/** An object the server made and the client sent back (its `category_source` the detector's or the neighbours', or with the `area` the server adds). */
+function serversObject(o: unknown): boolean {
+  const first = o as Record<string, unknown> | undefined;
+  return !!first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined);
 }
 
 /**
@@ -436,7 +442,8 @@ export class VisualSearchService {
       const domain = c.type;
       return this.vision.each('item', records, (r) => {
         const box = recordBox(r, inserting);
-        return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box } : {}) };
+        const drawn = box !== undefined && !serversObject(Array.isArray(r._objects) ? r._objects[0] : undefined);
+        return { seen: [...this.seen], domain, wanted: wantedItems(domain, r['Top Category'], r.Category), ...(box ? { boundBox: box, drawn } : {}) };
       });
     }
     return this.vision.each('index', records, { seen: [...this.seen] });
@@ -1203,7 +1210,7 @@ export class VisualSearchService {
     // the item is chosen by the record's categories, else the object's, else the plain ones the client's filter asks
     const top = recordNamed ? text(query['Top Category']) : objectNamed ? text(given?.['Top Category']) : fromFilter.top;
     const category = recordNamed ? text(query.Category) : objectNamed ? text(given?.Category) : fromFilter.category;
-    const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box } : {}) });
+    const [o] = await this.vision.each('item', [query], { seen: [], domain, wanted: wantedItems(domain, top, category), ...(box ? { boundBox: box, drawn: !serversObject(given) } : {}) });
     if ('error' in o!) throw queryFailed(o.error);
     const r = o!.ok;
     if (c.model !== null && r.model !== c.model) throw new ServiceError(409, 'model_mismatch', mismatch(c.model, r.model));

@@ -242,6 +242,24 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
     expect(((await get('copied'))._objects as Obj[])[0]!.bound_box).toEqual(found[0]!.bound_box);
   });
 
+  it("keeps the colour of a box drawn inside a garment; a detector's box copied back is read as before (h281)", async () => {
+    // a navy shirt on white with a white logo on its chest; the box drawn on the chest, around the logo
+    const shirt = await sharp({ create: { width: 300, height: 300, channels: 3, background: '#ffffff' } })
+      .composite([
+        { input: await sharp({ create: { width: 200, height: 230, channels: 3, background: '#1c2748' } }).png().toBuffer(), left: 50, top: 50 },
+        { input: await sharp({ create: { width: 40, height: 30, channels: 3, background: '#ffffff' } }).png().toBuffer(), left: 130, top: 120 },
+      ])
+      .png()
+      .toBuffer();
+    const inside = [100, 90, 200, 190];
+    const insert = (id: string, object: Record<string, unknown>) => call(`${base}/insert`, { records: [{ _id: id, _base64: shirt.toString('base64'), product_id: id, extract_colors: true, _objects: [object] }] }, shop);
+    expect((await insert('drawn-inside', { bound_box: inside })).body.status.code).toBe(210);
+    expect(((await get('drawn-inside'))._dominant_colors as { names: string[] }).names[0]).toBe('navy blue');
+    // the detector's boxes are tight on their item: the band around is background, as before
+    expect((await insert('copied-inside', { bound_box: inside, category_source: 'detector', name: 'upper body', Category: 'Clothing/Upper body', 'Top Category': 'Clothing' })).body.status.code).toBe(210);
+    expect(((await get('copied-inside'))._dominant_colors as { names: string[] }).names[0]).toBe('white');
+  });
+
   it('visualKNN with a photo lists every item found and searches the largest; the query item\'s categories filter', async () => {
     const res = await call(`${base}/visualKNN`, { query_record: { _base64: group }, k: 5 }, shop);
     expect(res.http).toBe(200);

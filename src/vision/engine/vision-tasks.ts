@@ -24,6 +24,11 @@ export interface ImageTaskOptions {
   language?: string;
   /** Dominant colors of this region only (`colors`), or the item drawn by the client (`item`); `[xmin, ymin, xmax, ymax]` in pixels of the image as stored. */
   boundBox?: [number, number, number, number];
+  /**
+   * `item`: the box was drawn by the client, not copied from the server's own answer (a detector's box, tight): it may
+   * lie inside the item, so its colours' background drop must leave a quarter of it (dominant-colors.ts, h281).
+   */
+  drawn?: boolean;
   maxColors?: number;
   /** `index` and `item`: what to look for besides the descriptor (all when absent). */
   seen?: SeenPart[];

@@ -295,8 +295,8 @@ async function runItemTask(task: ImageTask): Promise<ImageTaskResults['item']> {
   const itemPixels = crop(rgbOf(small), small, chosen.box);
   const descriptor = Array.from(await e.embed(itemPixels));
   const region = o.boundBox ? { box: chosen.box, keepBackground: false } : colorRegion(chosen);
-  // a box the client drew may lie inside the garment: a drop must leave a quarter of it (h281)
-  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground, ...(o.boundBox ? { minObjectShare: DRAWN_BOX_MIN_OBJECT } : {}) });
+  // a box the client drew (not a copy of a detector's) may lie inside the garment: a drop must leave a quarter of it (h281)
+  const colors = dominantColors(rgbOf(colorImg), { boundBox: regionOf(colorImg, region.box), excludeBackground: !region.keepBackground, ...(o.boundBox && o.drawn ? { minObjectShare: DRAWN_BOX_MIN_OBJECT } : {}) });
   const observed = { ...seen.observed, parts: [...(o.seen ?? seenParts)] };
   return { width: W, height: H, descriptor, model: e.name, hash: hashOf(itemPixels), items, chosen, whole, colors, observed };
 }
