@@ -1,7 +1,7 @@
 import type { CollectionQueries, Hit, TextHit } from '../../index/collection-queries.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, itemCode, objectCode, type CocoLabel, type ColorName, type ItemKind } from '../../text-search/lexicon/concepts.ts';
-import { lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
+import { lexiconIndex, lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
 import { recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
@@ -159,15 +159,13 @@ export class TextSearchService {
     if (text === q.text) return q;
     const again = parseQuery(text, undefined, { legacyKana });
     // German only: a query of no known language ("Holztisch rund") is German once a part is a German word; parts read as
-    // another language ("carpet" as car and pet) leave the query as it was. A compound with a part that is no word of
-    // the language its other part made the query ("Wohnzimmersofa": Wohnzimmer, from the records, and sofa, English too)
-    // is read apart as well: it was a 422 that "Wohnzimmer Sofa" was not (h281)
+    // another language ("blackboard" as black and a records' board) leave the query as it was. A compound whose head (its
+    // last part, as German builds them) is a German lexicon word that other languages share is read apart as well
+    // ("Wohnzimmersofa": Wohnzimmer from the records, sofa also English, made the query English; it was a 422 that
+    // "Wohnzimmer Sofa" was not, h281)
     if (!again.ok) return q;
-    const ownWord = (part: string) => {
-      const alone = parseQuery(part);
-      return alone.ok && alone.query.language === again.query.language && alone.query.concepts.length > 0 && alone.query.terms.length === 0;
-    };
-    if (again.query.language !== 'de' && !kanaSplit && splitParts.every((parts) => parts.every(ownWord))) return q;
+    const germanHead = ([, head]: [string, string]) => lexiconIndex().phrases.get(head)?.some((e) => e.lang === 'de') === true;
+    if (again.query.language !== 'de' && !kanaSplit && !splitParts.some(germanHead)) return q;
     // the words as an earlier release folded them, which the folded text parsed again no longer shows (h178: rows not
     // yet re-tokenised were missed while a compound was split)
     const legacy = q.legacy ?? {};
