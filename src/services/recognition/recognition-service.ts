@@ -660,7 +660,8 @@ export class RecognitionService {
       ...(smallSkipped ? [`analyze_all: ${smallSkipped} smaller ${item}${smallSkipped > 1 ? 's' : ''} found (under ${read.minReadWidth ?? MIN_READ_CARD_PIXELS} px across in this image), not analyzed: send a closer photo, or crops of them`] : []),
       ...(options.analyze_all && read.cards.length > MAX_READ_CARDS ? [`analyze_all: ${read.cards.length - MAX_READ_CARDS} more ${item}${read.cards.length - MAX_READ_CARDS > 1 ? 's' : ''} found, not analyzed: at most ${MAX_READ_CARDS} ${item}s a record (send the rest as crops)`] : []),
       // a set_code that left out the card read was a bare OK with nothing in it (h279): said, with how to search every set
-      ...(setCode && !setNeeds && objects.every((o) => !o._identification.best_match) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
+      // (not where the set's own printings tie, which the tie note says, nor where nothing was searched)
+      ...(setCode && !setNeeds && !notHeld && !otherLanguage && objects.every((o) => !o._identification.best_match && !o._identification.distances.some((d) => d <= MAX_MATCH_DISTANCE)) ? [`set_code "${setCode}": no card of that set matches what was read (sent without set_code, every set is searched)`] : []),
       ...(setNeeds ? [`set_code "${setCode}" holds only ${setNeeds === 'include_mtg_oversized' ? 'oversized' : 'digital-only'} printings, left out without ${setNeeds}`] : []),
       ...(gameMissing ? [`no imported ${SUBCATEGORY[game]} catalog: the game the ${typeof record.Subcategory === 'string' && gameOfHints({ Subcategory: record.Subcategory }) ? 'Subcategory' : 'Category'} hint names (loupe catalog import)`] : []),
       // one note for a card the photo shows twice (analyze_all: two copies said "no prices are known for" it twice)
