@@ -474,7 +474,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
   const asRead = (): Record<string, string> => (session?.etag ? { 'if-match': session.etag } : {});
   const changedElsewhere = async (err: unknown, show: (e: unknown) => void) => {
     if (!(err instanceof ApiError && err.status === 412)) return show(err);
-    // a poll already on its way would make this read a no-op: wait for it, so the page holds the new version when told
+    // said at once (a large session's read takes seconds), then read again: a poll already on its way would make this
+    // read a no-op, so it is waited for, and the page holds the new version before the message says so
+    show('This session was changed elsewhere since this page read it (renamed, closed or reopened): reading it again…');
     while (busy.current) await new Promise((r) => setTimeout(r, 50));
     await refresh(true);
     show('This session was changed elsewhere since this page read it (renamed, closed or reopened): it has been read again; look, then try again.');
