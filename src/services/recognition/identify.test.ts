@@ -355,7 +355,8 @@ describe('identification', () => {
     expect(bestMatch(await identify(unsure, source(chewtles)))).toBeNull();
     const numbered = readCardText(lines([['Chewtle', 0.05, 0.2, 0.05], ['80', 0.05, 0.75, 0.04], ['099/185', 0.93, 0.05, 0.02]]));
     expect(bestMatch(await identify(numbered, source([chewtles[0]!])))).toBeNull();
-    // the newest whose own scan shows other art (h279): the next tied printing without a scan, or with a nearer one
+    // the newest whose own scan shows other art (h279): the next tied printing without a scan; every one with a far
+    // scan, the newest as before
     expect(bestMatch(await identify(clues, source(chewtles), 5, 2, false, artOf({ 'sv7-43': 75 })))?.card.key).toBe('swsh1-60');
     expect(bestMatch(await identify(clues, source(chewtles), 5, 2, false, artOf({ 'sv7-43': 75, 'swsh1-60': 80, 'swsh4-38': 70 })))?.card.key).toBe('sv7-43');
     // a scan at no distance that tells (under ART_NONE) scores, and leads

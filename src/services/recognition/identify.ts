@@ -654,8 +654,9 @@ function samePrinting(a: CandidateCard, b: CandidateCard): boolean {
 /**
  * The best match: the printing the clues single out ({@link printingMatch}); failing that, at the
  * name level ({@link NAME_LEVEL}), the newest printing of the name among those the clues cannot
- * tell apart (promos last), whose distance then equals the next alternatives': the card is that
- * name, the printing one of those. Otherwise null.
+ * tell apart (promos last; not one whose own reference scan shows other art where a tied one has
+ * no scan), whose distance then equals the next alternatives': the card is that name, the printing
+ * one of those. Otherwise null.
  */
 export function bestMatch(ranked: readonly Identified[], rule: MatchRule = TRADING_CARDS): Identified | null {
   const printing = printingMatch(ranked, rule);
@@ -666,9 +667,9 @@ export function bestMatch(ranked: readonly Identified[], rule: MatchRule = TRADI
   const tied = ranked.filter((r) => r.score > a.score - MIN_LEAD);
   if (tied.some((r) => r.card.nameNorm !== a.card.nameNorm || r.evidence.number === 'differs' || (r.evidence.total === 'differs' && r.evidence.surePrint) || r.evidence.kind === 'differs' || r.evidence.artist === 'differs')) return null;
   // ranked newest first among ties (byScoreThenNewest): not one whose own reference scan shows other art (ART_NONE bits
-  // or more from the card's), where a printing tied with it has no reference or a nearer one (h279: the newest won
-  // against its own scan)
-  if (a.evidence.art !== null && a.evidence.art >= ART_NONE) return tied.find((r) => r.score === a.score && (r.evidence.art === null || r.evidence.art < ART_NONE)) ?? a;
+  // or more from the card's) where a printing tied with it exactly has no scan (h279: the newest won against its own
+  // scan); a scan nearer than ART_NONE scores, so it is never tied exactly
+  if (a.evidence.art !== null && a.evidence.art >= ART_NONE) return tied.find((r) => r.score === a.score && r.evidence.art === null) ?? a;
   return a;
 }
 
