@@ -41,8 +41,19 @@ export class ImageMatchingService {
    * At most `perRequest` records of one request load at once: a request of 100 `_url` records
    * must not hold 100 downloads (up to 1.5 GB) or fill the thread pool that decoding shares.
    */
-  private async hashAll(records: InputRecord[], types: readonly HashType[]): Promise<Outcome[]> {
-    return mapLimited(records, perRequest, async (record): Promise<Outcome> => {
+  private async hashAll(records: InputRecord[], types: readonly HashType[], uniqueIds = false): Promise<Outcome[]> {
+    // where answers are merged or reordered, an `_id` sent twice names two answers one cannot tell apart (h284: which
+    // "a" was removed as whose duplicate): each repeat is its own record's 400, the first kept
+    const idOf = (r: InputRecord) => (r._id === undefined || r._id === null ? undefined : String(r._id));
+    const first = new Map<string, number>();
+    records.forEach((r, i) => {
+      const id = idOf(r);
+      if (id !== undefined && !first.has(id)) first.set(id, i);
+    });
+    return mapLimited(records, perRequest, async (record, i): Promise<Outcome> => {
+      const id = idOf(record);
+      const at = id === undefined ? i : first.get(id)!;
+      if (uniqueIds && at !== i) return { record, error: `_id ${JSON.stringify(id).slice(0, 300)} is sent twice in this request (records ${at + 1} and ${i + 1}): answers are told apart by _id, give each image its own` };
       const inexact = inexactRecordProblem(record);
       if (inexact) return { record, error: inexact };
       try {
@@ -75,7 +86,7 @@ export class ImageMatchingService {
    */
   async removeDuplicates(ctx: SearchContext, records: InputRecord[], hashType: HashType, range: number) {
     const clock = stopwatch();
-    const outcomes = await this.hashAll(records, [hashType]);
+    const outcomes = await this.hashAll(records, [hashType], true);
     const ids = answerIds(records);
     const removed = new Set<number>();
     const out: Record<string, unknown>[] = [];
@@ -103,7 +114,8 @@ export class ImageMatchingService {
   /** Records ranked by Hamming distance to the query, closest first; ties keep request order. */
   async rankImages(ctx: SearchContext, query: InputRecord, records: InputRecord[], hashType: HashType) {
     const clock = stopwatch();
-    const [first, ...rest] = await this.hashAll([query, ...records], [hashType]);
+    // the query's own `_id` is not an answer's: only the records' are held unique
+    const [first, ...rest] = [...(await this.hashAll([query], [hashType])), ...(await this.hashAll(records, [hashType], true))];
     const q = first!;
     if (failed(q)) throw new ServiceError(400, 'invalid_image', `query_record: ${q.error}`);
     const ids = answerIds(records);

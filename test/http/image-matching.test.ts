@@ -306,6 +306,27 @@ describe('image matching', () => {
     expect(withoutRequestIds(again.records)).toEqual(withoutRequestIds(near.records));
   });
 
+  it('an _id sent twice to remove_duplicates or rank_images is the repeat\'s own 400 (h284: which "a" was whose duplicate)', async () => {
+    const small = await sharp(jpeg).resize(320, 240).toBuffer();
+    const records = [
+      { _id: 'a', _base64: jpeg.toString('base64') },
+      { _id: 'a', _base64: small.toString('base64') },
+      { _id: 'b', _base64: small.toString('base64') },
+    ];
+    const dedup = (await h.request('POST', im('remove_duplicates'), { body: { records, range: 33 } })).json();
+    expect(dedup.status.code).toBe(300);
+    expect(dedup.records.map((r: { _id: string; _status: { code: number } }) => [r._id, r._status.code])).toEqual([
+      ['a', 200],
+      ['a', 400],
+    ]);
+    expect(dedup.records[0].removed_records.map((r: { _id: string }) => r._id)).toEqual(['b']);
+    expect(dedup.records[1]._status.text).toMatch(/^_id "a" is sent twice in this request \(records 1 and 2\)/);
+    // the query's own _id may be a record's
+    const ranked = (await h.request('POST', im('rank_images'), { body: { query_record: { _id: 'a', _base64: jpeg.toString('base64') }, records } })).json();
+    expect(ranked.answer_records.map((r: { _id: string }) => r._id)).toEqual(['a', 'b']);
+    expect(ranked.skipped_records.map((r: { _id: string; _status: { code: number } }) => [r._id, r._status.code])).toEqual([['a', 400]]);
+  });
+
   it('rank_images: ascending distance, ids given where none was sent, skipped records, MIXED_RESULT', async () => {
     const b = await photo(640, 480, 3);
     const aSmall = await sharp(jpeg).resize(200, 150).toBuffer();
