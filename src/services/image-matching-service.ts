@@ -12,6 +12,42 @@ interface Hashed {
   width: number;
   height: number;
   hashes: Partial<Record<HashType, string>>;
+  /** The one colour of an image of no brightness pattern (a swatch, a blank): its hashes say nothing of it. */
+  flat?: [number, number, number];
+}
+
+/** Spread (standard deviation, 0–255) under which an image is one colour: JPEG noise on a swatch stays under it. */
+const FLAT_SPREAD = 3;
+/** Two flat images are one colour within this much on each channel (0–255). */
+const FLAT_SAME = 8;
+
+/**
+ * The colour of an image of one colour, or undefined. Both hashes compare brightness patterns only, so every such image
+ * hashes alike (all bits 0) whatever its colour (h284: white, black and red swatches were duplicates at distance 0).
+ */
+export function flatColour(data: Uint8Array | Buffer, width: number, height: number, channels: number): [number, number, number] | undefined {
+  const n = width * height;
+  if (!n) return undefined;
+  const step = Math.max(1, Math.floor(n / 4096));
+  const sum = [0, 0, 0];
+  const sq = [0, 0, 0];
+  let k = 0;
+  for (let p = 0; p < n; p += step, k++) {
+    for (let c = 0; c < 3; c++) {
+      const v = data[p * channels + Math.min(c, channels - 1)]!;
+      sum[c]! += v;
+      sq[c]! += v * v;
+    }
+  }
+  const mean = sum.map((s) => s / k) as [number, number, number];
+  const flat = sq.every((s, c) => Math.sqrt(Math.max(0, s / k - mean[c]! ** 2)) < FLAT_SPREAD);
+  return flat ? (mean.map(Math.round) as [number, number, number]) : undefined;
+}
+
+/** Whether two hashed images can be duplicates by their hashes: an image of one colour only of one of its colour. */
+function comparable(a: Hashed, b: Hashed): boolean {
+  if (!a.flat && !b.flat) return true;
+  return !!a.flat && !!b.flat && a.flat.every((v, c) => Math.abs(v - b.flat![c]!) <= FLAT_SAME);
 }
 interface Failed {
   record: InputRecord;
@@ -58,7 +94,8 @@ export class ImageMatchingService {
       if (inexact) return { record, error: inexact };
       try {
         const img = await this.intake.rgb(record, hashInputEdge);
-        return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types) };
+        const flat = flatColour(img.data, img.width, img.height, img.channels);
+        return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types), ...(flat ? { flat } : {}) };
       } catch (err) {
         // One bad image never fails the request: anything unexpected is still that record's error.
         return { record, error: err instanceof ImageLoadError ? err.message : 'Error Loading Image: the image could not be processed' };
@@ -99,7 +136,7 @@ export class ImageMatchingService {
       const dups: Record<string, unknown>[] = [];
       for (let j = i + 1; j < outcomes.length; j++) {
         const other = outcomes[j]!;
-        if (removed.has(j) || failed(other)) continue;
+        if (removed.has(j) || failed(other) || !comparable(o, other)) continue;
         const d = hammingDistance(o.hashes[hashType]!, other.hashes[hashType]!);
         if (d <= range) {
           removed.add(j);

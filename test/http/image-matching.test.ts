@@ -327,6 +327,24 @@ describe('image matching', () => {
     expect(ranked.skipped_records.map((r: { _id: string; _status: { code: number } }) => [r._id, r._status.code])).toEqual([['a', 400]]);
   });
 
+  it('remove_duplicates takes an image of one colour for a duplicate only of one of that colour (h284: every swatch hashed alike)', async () => {
+    const swatch = async (background: string, format: 'png' | 'jpeg' = 'png') => (await sharp({ create: { width: 300, height: 200, channels: 3, background } })[format]().toBuffer()).toString('base64');
+    const records = [
+      { _id: 'white', _base64: await swatch('#ffffff') },
+      { _id: 'black', _base64: await swatch('#000000') },
+      { _id: 'red', _base64: await swatch('#d01020') },
+      { _id: 'white-jpeg', _base64: await swatch('#fefefe', 'jpeg') },
+      { _id: 'photo', _base64: jpeg.toString('base64') },
+    ];
+    const res = (await h.request('POST', im('remove_duplicates'), { body: { records } })).json();
+    expect(res.records.map((r: { _id: string; removed_records?: { _id: string }[] }) => [r._id, (r.removed_records ?? []).map((x) => x._id)])).toEqual([
+      ['white', ['white-jpeg']],
+      ['black', []],
+      ['red', []],
+      ['photo', []],
+    ]);
+  });
+
   it('rank_images: ascending distance, ids given where none was sent, skipped records, MIXED_RESULT', async () => {
     const b = await photo(640, 480, 3);
     const aSmall = await sharp(jpeg).resize(200, 150).toBuffer();
