@@ -34,7 +34,7 @@ export function flatColour(data: Uint8Array | Buffer, width: number, height: num
   let k = 0;
   for (let p = 0; p < n; p += step, k++) {
     for (let c = 0; c < 3; c++) {
-      const v = data[p * channels + Math.min(c, channels - 1)]!;
+      const v = data[p * channels + c]!;
       sum[c]! += v;
       sq[c]! += v * v;
     }
@@ -77,7 +77,7 @@ export class ImageMatchingService {
    * At most `perRequest` records of one request load at once: a request of 100 `_url` records
    * must not hold 100 downloads (up to 1.5 GB) or fill the thread pool that decoding shares.
    */
-  private async hashAll(records: InputRecord[], types: readonly HashType[], uniqueIds = false): Promise<Outcome[]> {
+  private async hashAll(records: InputRecord[], types: readonly HashType[], { uniqueIds = false, flat: withFlat = false } = {}): Promise<Outcome[]> {
     // where answers are merged or reordered, an `_id` sent twice names two answers one cannot tell apart (h284: which
     // "a" was removed as whose duplicate): each repeat is its own record's 400, the first kept
     const idOf = (r: InputRecord) => (r._id === undefined || r._id === null ? undefined : String(r._id));
@@ -94,7 +94,8 @@ export class ImageMatchingService {
       if (inexact) return { record, error: inexact };
       try {
         const img = await this.intake.rgb(record, hashInputEdge);
-        const flat = flatColour(img.data, img.width, img.height, img.channels);
+        // (only duplicate removal weighs it)
+        const flat = withFlat ? flatColour(img.data, img.width, img.height, img.channels) : undefined;
         return { record, width: img.originalWidth, height: img.originalHeight, hashes: visualHashes(img.data, img.width, img.height, img.channels, types), ...(flat ? { flat } : {}) };
       } catch (err) {
         // One bad image never fails the request: anything unexpected is still that record's error.
@@ -123,7 +124,7 @@ export class ImageMatchingService {
    */
   async removeDuplicates(ctx: SearchContext, records: InputRecord[], hashType: HashType, range: number) {
     const clock = stopwatch();
-    const outcomes = await this.hashAll(records, [hashType], true);
+    const outcomes = await this.hashAll(records, [hashType], { uniqueIds: true, flat: true });
     const ids = answerIds(records);
     const removed = new Set<number>();
     const out: Record<string, unknown>[] = [];
@@ -152,7 +153,7 @@ export class ImageMatchingService {
   async rankImages(ctx: SearchContext, query: InputRecord, records: InputRecord[], hashType: HashType) {
     const clock = stopwatch();
     // the query's own `_id` is not an answer's: only the records' are held unique
-    const [first, ...rest] = [...(await this.hashAll([query], [hashType])), ...(await this.hashAll(records, [hashType], true))];
+    const [[first], rest] = await Promise.all([this.hashAll([query], [hashType]), this.hashAll(records, [hashType], { uniqueIds: true })]);
     const q = first!;
     if (failed(q)) throw new ServiceError(400, 'invalid_image', `query_record: ${q.error}`);
     const ids = answerIds(records);
