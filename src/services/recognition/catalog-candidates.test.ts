@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fixture, openTestStore, type TestStore } from '../../../test/helpers/catalogs.ts';
 import { backends } from '../../../test/helpers/harness.ts';
 import fs from 'node:fs';
@@ -61,6 +61,7 @@ describe.each(backends)('identification candidates from a stored catalog (%s)', 
 
   it("says which option a hint's set needs when every printing of it is left out without one (h270: a bare OK)", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'loupe-oversized-'));
+    onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
     const [base] = JSON.parse(fs.readFileSync(fixture('mtg/scryfall-default-cards.json'), 'utf8')) as Record<string, unknown>[];
     const cards = [{ ...base, id: '00000000-0000-4000-8000-000000000021', name: 'Knight Commander', set: 'oc21', set_name: 'Commander 2021 Oversized', collector_number: '1' }, base];
     fs.writeFileSync(path.join(dir, 'cards.json'), JSON.stringify(cards));
