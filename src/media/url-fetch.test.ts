@@ -1,7 +1,8 @@
+import dns from 'node:dns';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
 import { failingHosts, fetchImage, outOfDescriptors } from './url-fetch.ts';
@@ -100,6 +101,20 @@ describe('fetchImage', () => {
   it('a redirect to an invalid URL fails at once, without retries', async () => {
     await expect(fetchImage(`${base}/bad-location`, policy, limits)).rejects.toThrow(/invalid URL/);
     expect(hits['/bad-location']).toBe(1);
+  });
+
+  it('a host DNS does not know is looked up once, not retried', async () => {
+    // the answer of a resolver that knows the name does not exist, whatever network the tests run on
+    const lookups = vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, _options: unknown, callback: (err: NodeJS.ErrnoException) => void) => {
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }));
+    }) as unknown as typeof dns.lookup);
+    try {
+      const open = new AddressPolicy([]);
+      await expect(fetchImage('http://no-such-host.invalid/a.jpg', open, limits)).rejects.toThrow(/^Error Loading Image: the host no-such-host\.invalid is not found \(DNS\)$/);
+      expect(lookups.mock.calls.filter(([name]) => name === 'no-such-host.invalid')).toHaveLength(1);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('a Content-Length over the limit is refused before reading the body', async () => {

@@ -226,7 +226,12 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
     req.setTimeout(limits.connectTimeoutMs, () => req.destroy(new ImageLoadError('the server did not answer in time')));
     const onStop = () => req.destroy(stopped(stop!));
     stop?.addEventListener('abort', onStop, { once: true });
-    req.on('error', (err) => reject(err instanceof ImageLoadError ? err : new ImageLoadError(httpParserError(err) ?? err.message)));
+    req.on('error', (err) => {
+      // a name DNS says does not exist is not tried again (h284: three lookups, and the backoff, for a typo);
+      // EAI_AGAIN, the resolver's own failure, is retried like any other
+      if ((err as NodeJS.ErrnoException).code === 'ENOTFOUND') return reject(new Permanent(`the host ${u.hostname} is not found (DNS)`));
+      reject(err instanceof ImageLoadError ? err : new ImageLoadError(httpParserError(err) ?? err.message));
+    });
     req.on('close', () => {
       clearTimeout(total);
       stop?.removeEventListener('abort', onStop);
