@@ -226,9 +226,9 @@ export class VisionService {
     return this.respond(ctx, records, await this.each('faces', records, options.smallFaces ? { tiles: true } : undefined), clock, (r) => ({ _objects: r.objects.filter((o) => o.prob >= faceMinProb) }));
   }
 
-  /** `POST /identity/v2/person`: people, from the COCO object detector's `person` class. */
+  /** `POST /identity/v2/person`: people, from the COCO object detector's `person` class less its false boxes (HumanDetector.persons). */
   async persons(ctx: SearchContext, records: InputRecord[]): Promise<VisionResponse> {
     const clock = stopwatch();
-    return this.respond(ctx, records, await this.each('objects', records), clock, (r) => ({ _objects: r.objects.filter((o) => o.name === 'person') }));
+    return this.respond(ctx, records, await this.each('objects', records, { persons: true }), clock, (r) => ({ _objects: r.objects.filter((o) => o.name === 'person') }));
   }
 }

@@ -109,6 +109,36 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     expect(rec!._objects!.every((o) => o.name === 'person')).toBe(true);
   }, 60_000);
 
+  it('person: a portrait in an office is one person, not the chairs and blurred heads behind her; a tick filling the frame is no one (h285)', async () => {
+    const res = await h.request('POST', '/identity/v2/person', {
+      body: { records: [{ _id: 'portrait', _base64: b64('faces/linzaer_5.jpg') }, { _id: 'tick', _base64: b64('no-person/tick-image_0015.jpg') }] },
+    });
+    expect(res.statusCode).toBe(200);
+    const [portrait, tick] = (res.json() as { records: Rec[] }).records;
+    // CenterNet at 0.3 gave 10 boxes here (9 of them under 0.13 of her height) and a 0.48 "person" on the tick
+    expect(portrait!._objects, JSON.stringify(portrait!._objects)).toHaveLength(1);
+    const [x0, y0, x1, y1] = portrait!._objects![0]!.bound_box as [number, number, number, number];
+    // her face (hand-boxed [477, 110, 698, 361] by the face endpoint's convention) lies inside her box
+    expect(x0 <= 477 && y0 <= 110 && x1 >= 698 && y1 >= 361).toBe(true);
+    expect(tick!._objects, JSON.stringify(tick!._objects)).toEqual([]);
+  }, 60_000);
+
+  it('face: a 150-px headshot is one face, and the same face cut to a 40 × 47 thumbnail is found (h285)', async () => {
+    const headshot = photoBytes('faces/leonard1.png');
+    // cut to the face: the whole view saw none in it (8 of 20 such thumbnails), and two faces in the headshot
+    const thumbnail = await sharp(headshot).extract({ left: 20, top: 10, width: 110, height: 130 }).resize(40, 47).jpeg({ quality: 85 }).toBuffer();
+    const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: headshot.toString('base64') }, { _base64: thumbnail.toString('base64') }] } });
+    expect(res.statusCode).toBe(200);
+    const [head, thumb] = (res.json() as { records: Rec[] }).records;
+    expect(head!._objects, JSON.stringify(head!._objects)).toHaveLength(1);
+    expect(thumb!._objects, JSON.stringify(thumb!._objects)).toHaveLength(1);
+    for (const [rec, w, h] of [[head!, 150, 150], [thumb!, 40, 47]] as const) {
+      const [x0, y0, x1, y1] = rec._objects![0]!.bound_box as [number, number, number, number];
+      // the box holds the middle of the face and lies in the image
+      expect(0 <= x0 && x0 < w / 2 && w / 2 < x1 && x1 <= w && 0 <= y0 && y0 < h / 2 && h / 2 < y1 && y1 <= h, JSON.stringify(rec._objects)).toBe(true);
+    }
+  }, 60_000);
+
   it('small_faces: a wide group shot is also looked at in tiles, finding the faces too small for the whole view (h189)', async () => {
     const one = photoBytes('faces/linzaer_9.jpg');
     const alone = (await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: one.toString('base64') }] } })).json().records[0]._objects.length as number;

@@ -38,6 +38,8 @@ export interface ImageTaskOptions {
   wanted?: string[];
   /** `faces`: look in tiles too, for faces small in a large photo (HumanDetector.facesInTiles). */
   tiles?: boolean;
+  /** `objects`: the people `/identity/v2/person` answers, and nothing else (HumanDetector.persons). */
+  persons?: boolean;
 }
 
 export interface ImageTask {

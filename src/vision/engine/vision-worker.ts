@@ -131,8 +131,10 @@ async function runImageTask(task: ImageTask): Promise<TaskOutcome<ImageTaskKind>
       const detector = await faces();
       return { ...size, objects: scaleBoxes(await (task.options?.tiles ? detector.facesInTiles(pixels) : detector.facesFound(pixels)), img) };
     }
-    case 'objects':
-      return { ...size, objects: scaleBoxes(await (await objects()).objects(pixels), img) };
+    case 'objects': {
+      const detector = await objects();
+      return { ...size, objects: scaleBoxes(await (task.options?.persons ? detector.persons(pixels) : detector.objects(pixels)), img) };
+    }
     case 'ocr': {
       const lines = await (await ocr()).read(pixels, { language: task.options?.language });
       return { ...size, lines: lines.map((l) => ({ ...l, polygon: l.polygon.map((p) => scalePoint(img, p)) })) };

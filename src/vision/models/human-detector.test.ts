@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framed, notNestedFace } from './human-detector.ts';
+import { framed, notBackgroundPerson, notNestedFace, withMargin } from './human-detector.ts';
 
 describe('framed', () => {
   it('puts the photo at half size, 2 x 2 means, in the middle of a grey canvas of its size', () => {
@@ -28,5 +28,34 @@ describe('notNestedFace', () => {
     // a smaller box wholly inside is a part too; a surer box inside a less sure one is kept (the order decides)
     expect([face(0.9, [0, 0, 100, 100]), face(0.5, [40, 40, 60, 60])].filter(notNestedFace)).toHaveLength(1);
     expect([face(0.9, [40, 40, 60, 60]), face(0.5, [0, 0, 100, 100])].filter(notNestedFace)).toHaveLength(2);
+  });
+});
+
+describe('withMargin', () => {
+  it('puts every pixel of the photo in the middle of a grey canvas twice its width and height', () => {
+    const data = new Uint8Array(3 * 2 * 3);
+    for (let i = 0; i < 6; i++) data.set([i * 10, 200, 50], i * 3);
+    const { canvas, offsetX, offsetY } = withMargin({ data, width: 3, height: 2 });
+    expect([canvas.width, canvas.height, offsetX, offsetY]).toEqual([6, 4, 1, 1]);
+    const at = (x: number, y: number) => [...canvas.data.subarray((y * 6 + x) * 3, (y * 6 + x) * 3 + 3)];
+    expect(at(0, 0)).toEqual([114, 114, 114]);
+    expect(at(1, 1)).toEqual([0, 200, 50]);
+    expect(at(3, 2)).toEqual([50, 200, 50]);
+    expect(at(4, 2)).toEqual([114, 114, 114]);
+    expect(at(1, 3)).toEqual([114, 114, 114]);
+  });
+});
+
+describe('notBackgroundPerson', () => {
+  const person = (prob: number, bound_box: [number, number, number, number]) => ({ name: 'person', prob, bound_box });
+  it("drops boxes under 0.3 of the largest person's long side (linzaer_5's chairs and heads behind her), keeps a group's people", () => {
+    // linzaer_5: her box, then boxes 22–87 px tall at the desks behind her
+    const portrait = [person(0.5, [235, 64, 974, 763]), person(0.4, [969, 209, 1022, 296]), person(0.39, [785, 207, 808, 253]), person(0.37, [729, 208, 749, 230])];
+    expect(portrait.filter(notBackgroundPerson).map((d) => d.prob)).toEqual([0.5]);
+    // a back-row child 0.42 of the tallest stays; a tie 0.2 of the tallest goes, however sure
+    const group = [person(0.67, [0, 240, 300, 670]), person(0.64, [370, 190, 395, 266]), person(0.33, [250, 57, 396, 268])];
+    expect(group.filter(notBackgroundPerson).map((d) => d.prob)).toEqual([0.67, 0.33]);
+    // a lying person counts by its long side
+    expect([person(0.6, [0, 0, 400, 120]), person(0.4, [500, 0, 540, 130])].filter(notBackgroundPerson)).toHaveLength(2);
   });
 });

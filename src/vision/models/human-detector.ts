@@ -114,6 +114,15 @@ const faceGrid = 3;
 const faceTileSpan = 1.25;
 /** A face only a tile finds needs more certainty than the whole view's 0.5: a tile sees a face's parts sharp (h201). */
 const tileFaceProb = 0.7;
+/** The score from which `/identity/v2/face` answers a face (docs/models.md, "Faces"). */
+const faceServedProb = 0.5;
+/** A photo whose surest face's long side is this share of the photo's short side or more is a close-up (facesWhole). */
+const closeUpShare = 0.4;
+/** A whole-view face lying this share inside a margin-view face (or holding one so) is that face. */
+const closeUpOverlap = 0.3;
+/** Photos up to this long side (BlazeFace's input) with no face are looked at with a margin too. */
+const thumbnailEdge = 256;
+const longSide = (b: readonly number[]) => Math.max(b[2]! - b[0]!, b[3]! - b[1]!);
 function shareInside(inner: readonly number[], outer: readonly number[]): number {
   const w = Math.min(inner[2]!, outer[2]!) - Math.max(inner[0]!, outer[0]!);
   const h = Math.min(inner[3]!, outer[3]!) - Math.max(inner[1]!, outer[1]!);
@@ -178,12 +187,39 @@ export class HumanDetector {
   }
 
   /**
-   * The faces `/identity/v2/face` answers: {@link faces} without boxes inside a surer face (`notNestedFace`). Text
-   * search's index keeps the detector's own list, as it was measured with (the nested boxes dropped there too moved
-   * the face query's Recall@10 from 1.00 to 0.90, `npm run bench -- search-quality`).
+   * The faces `/identity/v2/face` answers: {@link faces} seen again with a margin where the photo is a close-up or a
+   * thumbnail ({@link facesWhole}), without boxes inside a surer face (`notNestedFace`). Text search's index keeps the
+   * detector's own list, as it was measured with (the nested boxes dropped there too moved the face query's Recall@10
+   * from 1.00 to 0.90, `npm run bench -- search-quality`).
    */
   async facesFound(img: RgbPixels): Promise<Detection[]> {
-    return (await this.faces(img)).filter(notNestedFace);
+    return (await this.facesWhole(img)).filter(notNestedFace);
+  }
+
+  /**
+   * {@link faces}, and where BlazeFace sees the photo as a close-up, the photo again in the middle of a grey canvas
+   * twice its width and height. BlazeFace learnt faces smaller than its frame: a face filling the photo got its box
+   * off the face and a second box on a cheek or an eye (4 of the 40 150-px headshots kept two faces after the nested
+   * rule), or no box at all (8 of 20 headshots cut to the face at 40 × 47 px); with a margin around it, one box each.
+   * Upscaling does not help: the model sees its 256-px input whatever the photo's size. Rule `docs/models.md`, "Close-ups
+   * and thumbnails" (h285): a close-up is a photo whose surest face is 0.4 of its short side or more; the margin view's
+   * faces then replace the whole view's they overlap. A photo of 256 px or less where the whole view finds no face is
+   * looked at with the margin too, its faces kept at prob 0.7 (as a face only a tile finds: a small photo of no face
+   * gives the margin view more false faces than the whole view).
+   */
+  private async facesWhole(img: RgbPixels): Promise<Detection[]> {
+    const whole = await this.faces(img);
+    const surest = whole[0];
+    const closeUp = surest !== undefined && surest.prob >= faceServedProb && longSide(surest.bound_box) >= closeUpShare * Math.min(img.width, img.height);
+    const thumbnail = !closeUp && Math.max(img.width, img.height) <= thumbnailEdge && !whole.some((d) => d.prob >= faceServedProb);
+    if (!closeUp && !thumbnail) return whole;
+    const { canvas, offsetX, offsetY } = withMargin(img);
+    const margin = (await this.faces(canvas))
+      .filter((d) => d.prob >= (closeUp ? faceServedProb : tileFaceProb))
+      .map((d) => ({ ...d, bound_box: clampBox(d.bound_box[0] - offsetX, d.bound_box[1] - offsetY, d.bound_box[2] - d.bound_box[0], d.bound_box[3] - d.bound_box[1], img) }))
+      .filter((d) => d.bound_box[2] > d.bound_box[0] && d.bound_box[3] > d.bound_box[1]);
+    const elsewhere = whole.filter((w) => !margin.some((m) => shareInside(w.bound_box, m.bound_box) >= closeUpOverlap || shareInside(m.bound_box, w.bound_box) >= closeUpOverlap));
+    return [...margin, ...elsewhere].sort((a, b) => b.prob - a.prob);
   }
 
   /**
@@ -193,7 +229,7 @@ export class HumanDetector {
    * by an inner edge: larger and cut faces are the whole view's. Rule `/work/runs/prereg.txt` s46 (b) (docs/models.md).
    */
   async facesInTiles(img: RgbPixels): Promise<Detection[]> {
-    const whole = await this.faces(img);
+    const whole = await this.facesWhole(img);
     if (Math.max(img.width, img.height) < tiledFaceFrom) return whole.filter(notNestedFace);
     const n = faceGrid;
     const tw = Math.min(img.width, Math.ceil((img.width / n) * faceTileSpan));
@@ -257,6 +293,26 @@ export class HumanDetector {
     return kept;
   }
 
+  /**
+   * The people `/identity/v2/person` answers: CenterNet's `person` boxes at 0.3 (`objects`) less two kinds of false
+   * ones (rule `docs/models.md`, "Persons", h285). A box covering half the photo or more at under 0.5 is kept only
+   * where the framed view ({@link framed}) sees a person there at 0.5: on photos of no one, CenterNet called a statue, a
+   * flamingo, a scorpion or a tick filling the frame a person at 0.34–0.48, and portraits it scores that low (0.46) it
+   * scores high once framed. Then boxes under 0.3 of the largest person's long side are dropped (`notBackgroundPerson`).
+   */
+  async persons(img: RgbPixels): Promise<Detection[]> {
+    let found = (await this.objects(img)).filter((d) => d.name === 'person');
+    const doubtful = (d: Detection) => d.prob < personSureProb && area(d.bound_box) >= personLargeShare * img.width * img.height;
+    if (found.some(doubtful)) {
+      const { canvas, offsetX, offsetY } = framed(img);
+      const seen = (await this.objects(canvas))
+        .filter((d) => d.name === 'person' && d.prob >= personSureProb)
+        .map((d) => d.bound_box.map((v, i) => (v - (i % 2 ? offsetY : offsetX)) * 2));
+      found = found.filter((d) => !doubtful(d) || seen.some((b) => iou(b, d.bound_box) >= personSameBox));
+    }
+    return found.filter(notBackgroundPerson);
+  }
+
   async pose(img: RgbPixels): Promise<Pose[]> {
     const result = await this.run(img);
     return result.body.map((b) => ({
@@ -275,6 +331,31 @@ const framedMinShare = 0.2;
 const framedOverlap = 0.5;
 /** Grey of the canvas around the shrunk photo (the usual letterbox grey). */
 const canvasGrey = 114;
+
+/**
+ * Whether a person box is not background beside a larger person: its long side at least 0.3 of the largest's. Around
+ * one person CenterNet boxed chairs, monitors and blurred heads behind her (10 "persons" on a portrait, h285), and a
+ * tie or a torso inside a person it had not boxed whole; the people of the group photos here are 0.42 of the largest
+ * or more.
+ */
+export const notBackgroundPerson = (d: Detection, _i: number, all: readonly Detection[]): boolean => longSide(d.bound_box) >= personMinShare * Math.max(...all.map((o) => longSide(o.bound_box)));
+const personMinShare = 0.3;
+/** A person box at this score or more needs no second look. */
+const personSureProb = 0.5;
+/** A person box covering this share of the photo under `personSureProb` is looked at again in the framed view. */
+const personLargeShare = 0.5;
+/** A framed-view box at this IoU with a plain-view box is the same person. */
+const personSameBox = 0.5;
+
+/** The photo in the middle of a grey canvas twice its width and height, every pixel kept (a thumbnail has few). */
+export function withMargin(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
+  const { width: W, height: H, data } = img;
+  const offsetX = Math.floor(W / 2);
+  const offsetY = Math.floor(H / 2);
+  const out = new Uint8Array(4 * W * H * 3).fill(canvasGrey);
+  for (let y = 0; y < H; y++) out.set(data.subarray(y * W * 3, (y + 1) * W * 3), ((y + offsetY) * 2 * W + offsetX) * 3);
+  return { canvas: { data: out, width: 2 * W, height: 2 * H }, offsetX, offsetY };
+}
 
 /** The photo at half size (2 x 2 pixel means) in the middle of a grey canvas as large as the photo. */
 export function framed(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
