@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/config.ts';
+import { defaultFetchLimits, loadConfig } from '../src/config/config.ts';
 import { openServices, type Services } from '../src/services/container.ts';
-import type { ImageIntake } from '../src/media/image-intake.ts';
+import { ImageIntake } from '../src/media/image-intake.ts';
 import type { MediaStore } from '../src/media/media-store.ts';
 import { HandlerRegistry, type JobOutcome } from '../src/queue/job-handler.ts';
 import { JobRunner } from '../src/queue/job-runner.ts';
@@ -533,6 +533,125 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
       }
     });
     expect(text).toMatch(/Processing failed 3 times \(last: the worker processing it stopped before it finished: a crash or a kill/);
+  });
+
+  it("a job's downloads run at once and hold no job slot: another account's uploaded image is done while two jobs of ten slow URLs still wait on their host (h280: about 60 s behind them)", async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const other = await t.services.accounts.createAccount({ name: 'other', credits: 0 });
+    // an image host that holds every answer until the test lets it go
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#396' } }).png().toBuffer();
+    const held: http.ServerResponse[] = [];
+    let answering = false;
+    const answer = (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+    const host = http.createServer((_req, res) => (answering ? answer(res) : held.push(res)));
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/card.png`;
+    const insert = async (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs = new Map<number, Buffer>()) => {
+      const id = crypto.randomUUID();
+      await store.insert({ id, accountId, workspaceId, type: 'sizes', endpoint: 'e', request: { records }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs });
+      return id;
+    };
+    const slow = [
+      await insert(t.caller.accountId, t.caller.workspaceId, Array.from({ length: 10 }, (_, i) => ({ _id: `a${i}`, _url: `${url}?a${i}` }))),
+      await insert(t.caller.accountId, t.caller.workspaceId, Array.from({ length: 10 }, (_, i) => ({ _id: `b${i}`, _url: `${url}?b${i}` }))),
+    ];
+    const registry = new HandlerRegistry();
+    // as the real handlers do: one record after the other, each image asked for when its turn comes
+    registry.register({
+      type: 'sizes',
+      accepts: () => true,
+      endpoints: () => ['e'],
+      run: async (ctx) => {
+        const records: Record<string, unknown>[] = [];
+        for (let i = 0; i < ctx.records.length; i++) records.push({ _id: ctx.records[i]!._id, bytes: (await ctx.image(i)).length, _status: { code: 200, text: 'OK' } });
+        return { records };
+      },
+    });
+    const intake = new ImageIntake({ policy: new AddressPolicy(['127.0.0.1']), fetch: { ...defaultFetchLimits, connectTimeoutMs: 30_000, totalTimeoutMs: 30_000, retries: 0 }, fileRoot: undefined, maxBytes: 1 << 20, maxPixels: 1 << 20 });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    // the server's default two slots
+    const runner = new JobRunner({ requests: store, registry, signal, intake, media: {} as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    runner.start();
+    try {
+      // submitted once both slow jobs run (submitted together, the accounts' turns take it before the second)
+      for (const id of slow) await until('the slow job to be taken', async () => (await store.get(id))!.status === 'PROCESSING', 10_000);
+      const uploaded = await insert(other.account, other.workspace, [{ _id: 'u' }], new Map([[0, png]]));
+      signal.notify('requests');
+      await until('the uploaded image to be done', async () => (await store.get(uploaded))!.status === 'DONE', 10_000);
+      expect((await store.get(uploaded))!.response).toMatchObject({ records: [{ _id: 'u', bytes: png.length }] });
+      // every one of the twenty slow downloads asked for at once (four at a time, they came in three rounds a job)
+      await until('all twenty downloads to be asked for', async () => held.length === 20, 10_000);
+      for (const id of slow) expect((await store.get(id))!.status).toBe('PROCESSING');
+      answering = true;
+      for (const res of held.splice(0)) answer(res);
+      for (const id of slow) await until('the slow job to be done', async () => (await store.get(id))!.status === 'DONE', 10_000);
+      const done = await store.get(slow[0]!);
+      expect((done!.response as { records: { bytes: number }[] }).records.map((r) => r.bytes)).toEqual(Array(10).fill(png.length));
+    } finally {
+      answering = true;
+      for (const res of held.splice(0)) answer(res);
+      await runner.stop(50);
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
+  });
+
+  it('jobs of slow URLs: two wait outside a slot, more download in theirs; a stop hands back those outside at once and the rest after its grace, each with its attempt and its downloads cut', async () => {
+    const t = await setup(backend);
+    cleanup = t.close;
+    const store = new RequestStore(t.services.store);
+    const other = await t.services.accounts.createAccount({ name: 'other', credits: 0 });
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#396' } }).png().toBuffer();
+    // a host that never answers
+    const asked: http.IncomingMessage[] = [];
+    const host = http.createServer((req) => asked.push(req));
+    await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/card.png`;
+    const insert = async (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs = new Map<number, Buffer>()) => {
+      const id = crypto.randomUUID();
+      await store.insert({ id, accountId, workspaceId, type: 'sizes', endpoint: 'e', request: { records }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs });
+      return id;
+    };
+    const registry = new HandlerRegistry();
+    registry.register({ type: 'sizes', accepts: () => true, endpoints: () => ['e'], run: async (ctx) => ({ records: [{ bytes: (await ctx.image(0)).length, _status: { code: 200, text: 'OK' } }] }) });
+    const intake = new ImageIntake({ policy: new AddressPolicy(['127.0.0.1']), fetch: { ...defaultFetchLimits, connectTimeoutMs: 60_000, totalTimeoutMs: 60_000, retries: 0 }, fileRoot: undefined, maxBytes: 1 << 20, maxPixels: 1 << 20 });
+    const signal = await QueueSignal.open(t.services.store, { listen: false });
+    const runner = new JobRunner({ requests: store, registry, signal, intake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+    runner.start();
+    try {
+      const slow: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        slow.push(await insert(t.caller.accountId, t.caller.workspaceId, [{ _url: `${url}?${i}` }]));
+        signal.notify('requests');
+        await until('the slow job to be taken', async () => (await store.get(slow[i]!))!.status === 'PROCESSING', 10_000);
+      }
+      await until('three downloads to be asked for', async () => asked.length === 3, 10_000);
+      // the other slot is free: two of the three wait outside theirs
+      const uploaded = await insert(other.account, other.workspace, [{}], new Map([[0, png]]));
+      signal.notify('requests');
+      await until('the uploaded image to be done', async () => (await store.get(uploaded))!.status === 'DONE', 10_000);
+      // a fourth takes the slot freed and downloads in it; with both slots so held, a fifth is not taken
+      const [fourth, fifth] = [await insert(t.caller.accountId, t.caller.workspaceId, [{ _url: `${url}?3` }]), await insert(t.caller.accountId, t.caller.workspaceId, [{ _url: `${url}?4` }])];
+      signal.notify('requests');
+      await until('the fourth download to be asked for', async () => asked.length === 4, 10_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await store.get(fifth))!.status).toBe('CREATED');
+      expect(asked).toHaveLength(4);
+      const closed = Promise.all(asked.map((req) => new Promise((r) => req.socket.once('close', r))));
+      const stopped = runner.stop(3_000);
+      // the two outside a slot handed back at once; the two in theirs after the grace, as any running job
+      await until('the jobs outside a slot to be handed back', async () => (await Promise.all(slow.slice(0, 2).map((id) => store.get(id)))).every((r) => r!.leaseUntil === 0), 1_500);
+      expect((await store.get(slow[2]!))!.leaseUntil).toBeGreaterThan(Date.now());
+      await stopped;
+      await closed;
+      for (const id of [...slow, fourth]) expect(await store.get(id)).toMatchObject({ status: 'PROCESSING', leaseUntil: 0, attempts: 0, lastError: 'the worker stopped before finishing' });
+    } finally {
+      await runner.stop(50);
+      host.closeAllConnections();
+      await new Promise((r) => host.close(r));
+    }
   });
 
   it('runs one long job (the upscaler\'s kind) at a time, so a quick job behind two of them takes the other slot', async () => {

@@ -9,10 +9,10 @@ import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-stor
 import { InputsUnreadableError, MediaWriteError, type HandlerRegistry, type JobContext, type JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
-import { withDownloadOwner } from '../util/download-scope.ts';
+import { withDownloadOwner, withDownloadSignal } from '../util/download-scope.ts';
 
-/** Records whose images a job fetches at once: its own and the next ones' (at most this many images held). */
-const IMAGES_AHEAD = 4;
+/** A job's `_url` images downloaded at once: every record's (a submit takes at most 10). */
+const DOWNLOADS_PER_JOB = 10;
 
 export interface RunnerOptions {
   /** Jobs run at once by this runner. */
@@ -25,6 +25,11 @@ export interface RunnerOptions {
   maxAttempts: number;
   /** How long a job whose result the storage refused waits before it runs again (60 s in the server). */
   storageRetryMs?: number;
+  /**
+   * Jobs that may wait on their `_url` downloads outside a slot (default: `concurrency`); a job claimed past them
+   * downloads in its slot. Bounds what the runner holds: its jobs' images, and the jobs other nodes cannot take.
+   */
+  downloading?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -40,7 +45,13 @@ export interface RunnerDeps {
 
 /** Events: `done` (id) after a result was written by this runner. */
 export class JobRunner extends EventEmitter {
-  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void>; long: boolean }>();
+  /** `slot`: whether the job holds one of the `concurrency` slots now (not while it waits on its downloads). */
+  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void>; long: boolean; slot: boolean }>();
+  /** Slots held, and the jobs whose downloads are done waiting for one (given the next slot freed, before any claim). */
+  private slotsHeld = 0;
+  private readonly slotWaiters: (() => void)[] = [];
+  /** Jobs waiting on their downloads outside a slot. */
+  private downloadingNow = 0;
   private running = false;
   private readonly doze = new WakeableSleep();
   private loop: Promise<void> | undefined;
@@ -77,6 +88,8 @@ export class JobRunner extends EventEmitter {
     this.unsubscribe?.();
     this.poke();
     await this.loop;
+    // jobs outside a slot (downloading, or waiting for a slot) have not begun: handed back now, not after the grace
+    for (const job of this.active.values()) if (!job.slot) job.abort.abort();
     const all = Promise.all([...this.active.values()].map((a) => a.finished));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
@@ -95,7 +108,7 @@ export class JobRunner extends EventEmitter {
 
   private async run(): Promise<void> {
     while (this.running) {
-      const free = this.options.concurrency - this.active.size;
+      const free = this.options.concurrency - this.slotsHeld;
       const claimed: Claim[] = [];
       const blocked = free > 0 ? await this.gate.reason() : undefined;
       if (free > 0 && !blocked) {
@@ -116,7 +129,7 @@ export class JobRunner extends EventEmitter {
         }
       }
       // Full, or nothing claimable: sleep until a job finishes, a signal comes, or the poll is due.
-      if (claimed.length === 0 || this.active.size >= this.options.concurrency) {
+      if (claimed.length === 0 || this.slotsHeld >= this.options.concurrency) {
         await this.doze.sleep(this.options.pollMs);
       }
     }
@@ -124,21 +137,62 @@ export class JobRunner extends EventEmitter {
 
   private begin(claim: Claim): void {
     const abort = new AbortController();
-    const entry = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true };
+    const entry = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true, slot: false };
     this.active.set(claim.row.id, entry);
-    entry.finished = this.execute(claim, abort.signal)
+    // claimed for a free slot, taken at once (a job whose downloads ended may have had it meanwhile: this one then waits)
+    entry.finished = this.takeSlot(entry, abort.signal)
+      .then(() => this.execute(claim, abort.signal, entry))
       .catch((err: unknown) => this.log('error', 'job bookkeeping failed', { id: claim.row.id, err: String(err) }))
       .finally(() => {
+        if (entry.slot) this.freeSlot(entry);
         this.active.delete(claim.row.id);
         this.poke();
       });
   }
 
-  private async execute({ row, token }: Claim, signal: AbortSignal): Promise<void> {
+  /** Takes a slot for the job, now or when one is freed; returns without one when the job is stopped meanwhile. */
+  private async takeSlot(entry: { slot: boolean }, signal: AbortSignal): Promise<void> {
+    if (this.slotsHeld < this.options.concurrency) {
+      this.slotsHeld++;
+      entry.slot = true;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        signal.removeEventListener('abort', stopped);
+        resolve();
+      };
+      const stopped = () => {
+        const at = this.slotWaiters.indexOf(handOver);
+        if (at >= 0) this.slotWaiters.splice(at, 1);
+        resolve();
+      };
+      // a slot passed on by the job that freed it (the count stays): a claim cannot take it in between
+      const handOver = () => {
+        entry.slot = true;
+        wake();
+      };
+      signal.addEventListener('abort', stopped, { once: true });
+      this.slotWaiters.push(handOver);
+    });
+    // handed over after a stop, it goes back at once
+    if (entry.slot && signal.aborted) this.freeSlot(entry);
+  }
+
+  private freeSlot(entry: { slot: boolean }): void {
+    entry.slot = false;
+    const next = this.running ? this.slotWaiters.shift() : undefined;
+    if (next) next();
+    else this.slotsHeld--;
+    this.poke();
+  }
+
+  private async execute({ row, token }: Claim, signal: AbortSignal, entry: { slot: boolean }): Promise<void> {
     const { requests, registry } = this.deps;
     const handler = registry.get(row.type);
     const media: string[] = [];
     let outcome: JobOutcome;
+    let begun = false;
     if (!handler) {
       // Submitted to a node that knew this type; this one does not (a mixed-version deployment).
       await requests.release(row.id, token, `no handler for type ${row.type} on this worker`);
@@ -151,13 +205,19 @@ export class JobRunner extends EventEmitter {
     } else {
       try {
         const faults: { inputs?: InputsUnreadableError } = {};
-        outcome = await handler.run(this.context(row, signal, media, faults));
+        const ctx = this.context(row, signal, media, faults);
+        await this.download(ctx, entry, signal);
+        if (signal.aborted) throw new Error('stopped before it began');
+        begun = true;
+        outcome = await handler.run(ctx);
         if (faults.inputs) throw faults.inputs;
         if (outcome.records.length !== recordsOf(row).length) throw new Error(`handler returned ${outcome.records.length} records for ${recordsOf(row).length}`);
       } catch (err) {
         await this.deps.media.remove(media);
         // stopped between records (job handlers check the signal): said as the finished-too-late case below says it
         if (signal.aborted) {
+          // one that had not begun is handed back here: the stop hands back only the jobs still running after its grace
+          if (!this.running && !begun) await requests.release(row.id, token, 'the worker stopped before finishing', Date.now(), true).catch(() => false);
           if (!this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
           // an erased request (`loupe request delete`, `account delete`) runs nowhere: said so, not that another worker has it (h142)
           else if (!(await requests.status(row.id).catch(() => ({})))) this.log('info', 'job stopped: its request was deleted', { id: row.id });
@@ -203,7 +263,26 @@ export class JobRunner extends EventEmitter {
     this.emit('done', row.id);
   }
 
-  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}): JobContext {
+  /**
+   * Downloads every `_url` image of the job at once, before its handler runs and, while fewer than `downloading` jobs
+   * do so, with its slot given up: a job waits on an image host without holding a slot another account's job could
+   * use (h280: one after the other, or four at a time, two jobs of ten slow URLs held both slots for about 60 s).
+   */
+  private async download(ctx: RunnerContext, entry: { slot: boolean }, signal: AbortSignal): Promise<void> {
+    if (!ctx.downloads) return;
+    const outside = this.downloadingNow < (this.options.downloading ?? this.options.concurrency);
+    if (!outside) return ctx.fetchAll();
+    this.downloadingNow++;
+    this.freeSlot(entry);
+    try {
+      await ctx.fetchAll();
+    } finally {
+      this.downloadingNow--;
+    }
+    if (!signal.aborted) await this.takeSlot(entry, signal);
+  }
+
+  private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}): RunnerContext {
     const records = recordsOf(row);
     let inputs: Promise<Map<number, Buffer>> | undefined;
     const one = async (index: number): Promise<Buffer> => {
@@ -215,13 +294,28 @@ export class JobRunner extends EventEmitter {
       if (uploaded) return uploaded;
       const error = (row.options.inputErrors as Record<string, string> | undefined)?.[index];
       if (error) throw new ImageLoadError(error);
-      return withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {}));
+      // stopped with the job (a stop, a lost lease): a download would otherwise run on to its own deadline
+      return withDownloadSignal(() => ({ any: signal, gone: notGone }), () => withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {})));
     };
-    // The next records' images are fetched while this one's is worked on, a few at a time: one after
-    // the other, ten URLs that never answer held a queue worker for two and a half minutes.
-    const fetching = new Map<number, Promise<Buffer>>();
+    // every record's image, fetched before the handler runs when the job has any to download (see `download`)
+    const fetched = new Map<number, Promise<Buffer>>();
     const baseUrl = String(row.options.baseUrl ?? '');
+    const inputErrors = (row.options.inputErrors as Record<string, string> | undefined) ?? {};
     return {
+      downloads: records.some((r, i) => typeof r._url === 'string' && !inputErrors[i]),
+      fetchAll: async () => {
+        let next = 0;
+        const lane = async () => {
+          for (let k = next++; k < records.length; k = next++) {
+            const p = one(k);
+            // a failure is its record's, when its turn comes
+            p.catch(() => {});
+            fetched.set(k, p);
+            await p.catch(() => {});
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(DOWNLOADS_PER_JOB, records.length) }, lane));
+      },
       id: row.id,
       accountId: row.accountId,
       workspaceId: row.workspaceId,
@@ -232,16 +326,9 @@ export class JobRunner extends EventEmitter {
       requestId: row.id,
       signal,
       image: (index) => {
-        for (let k = index; k < Math.min(records.length, index + IMAGES_AHEAD); k++) {
-          if (fetching.has(k)) continue;
-          const p = one(k);
-          // a failure is its record's, when its turn comes
-          p.catch(() => {});
-          fetching.set(k, p);
-        }
-        const p = fetching.get(index) ?? one(index);
+        const p = fetched.get(index) ?? one(index);
         // handed over once: its bytes are not kept past their record
-        fetching.delete(index);
+        fetched.delete(index);
         return p;
       },
       putMedia: async (bytes, ext) => {
@@ -272,6 +359,17 @@ export class JobRunner extends EventEmitter {
     }
   }
 }
+
+/** A job's context, with what the runner does before its handler runs. */
+interface RunnerContext extends JobContext {
+  /** Whether the job has images to download (`_url` records). */
+  downloads: boolean;
+  /** Fetches every record's image at once (up to DOWNLOADS_PER_JOB); settles when all have (each failure is its record's). */
+  fetchAll(): Promise<void>;
+}
+
+/** A client's going away stops nothing here: a queued job has no client waiting on its call. */
+const notGone = new AbortController().signal;
 
 export function recordsOf(row: AsyncRequestRow): Record<string, unknown>[] {
   return (row.request.records as Record<string, unknown>[] | undefined) ?? [];
