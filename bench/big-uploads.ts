@@ -10,6 +10,12 @@
  *   npm run bench -- big-uploads                 # SQLite; PostgreSQL too when DATABASE_URL is set
  *   BENCH_ROWS=1000 BENCH_GRADING_KB=57 npm run bench -- big-uploads   # the issue's 55 MiB batch
  *   BENCH_PARTS=images npm run bench -- big-uploads                    # the image bodies only
+ *
+ * Part `requests` (h286): one asynchronous submit of BENCH_REQUEST_MB (44) of images inline, two records, with an
+ * Idempotency-Key, pinged from its start until the server's own worker has it DONE (the images, random bytes, fail to
+ * decode at once: what is timed is their decoding, hashing, storing, reading back and deleting, not a model).
+ *
+ *   BENCH_PARTS=requests npm run bench -- big-uploads
  */
 import fs from 'node:fs';
 import { startServer, type BenchServer } from './lib-server.ts';
@@ -18,7 +24,8 @@ const backends = (process.env.BENCH_BACKENDS?.split(',') ?? (process.env.DATABAS
 const rows = Number(process.env.BENCH_ROWS ?? 1000);
 const gradingKb = Number(process.env.BENCH_GRADING_KB ?? 15);
 const concurrent = Number(process.env.BENCH_CONCURRENT ?? 8);
-const parts = new Set(process.env.BENCH_PARTS?.split(',') ?? ['batches', 'images']);
+const parts = new Set(process.env.BENCH_PARTS?.split(',') ?? ['batches', 'images', 'requests']);
+const requestMB = Number(process.env.BENCH_REQUEST_MB ?? 44);
 const images = Number(process.env.BENCH_IMAGES ?? 16);
 const imageMiB = Number(process.env.BENCH_IMAGE_MIB ?? 15);
 
@@ -100,6 +107,29 @@ async function imageBodies(s: BenchServer, sid: string, idleTimes: number[]): Pr
   console.log(`  ${images} image bodies of ${(Buffer.byteLength(body) / 1024 / 1024).toFixed(1)} MiB at once: ${ms.toFixed(0)} ms (HTTP ${JSON.stringify(statuses)}); /health p99 ${pct(times, 0.99).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms (${(Math.max(...times) / pct(idleTimes, 0.5)).toFixed(0)}× idle p50)`);
 }
 
+/** One asynchronous submit of two large images inline, pinged until its job is DONE. */
+async function requestBody(s: BenchServer, idleTimes: number[]): Promise<void> {
+  const perImage = Math.floor((requestMB * 1e6 * 0.75) / 2);
+  const bytes = Buffer.alloc(perImage);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = ((i * 2654435761) >>> 24) & 255;
+  const b64 = bytes.toString('base64');
+  const body = JSON.stringify({ type: 'upscaler', endpoint: 'upscale_2x', records: [{ _id: 'a', _base64: b64 }, { _id: 'b', _base64: b64 }] });
+  const ping = pinger(s);
+  const t0 = performance.now();
+  const res = await fetch(`${s.url}/account/v2/request/`, { method: 'POST', headers: { authorization: `Token ${s.token}`, 'content-type': 'application/json', 'idempotency-key': `bench-${Date.now()}` }, body });
+  const { id } = (await res.json()) as { id: string };
+  const submitMs = performance.now() - t0;
+  const submitTimes = [...(await ping.stop())];
+  const job = pinger(s);
+  for (let state = ''; state !== 'DONE'; await new Promise((r) => setTimeout(r, 50))) {
+    state = ((await (await fetch(`${s.url}/account/v2/request/${id}/status`, { headers: { authorization: `Token ${s.token}` } })).json()) as { status: string }).status;
+  }
+  const doneMs = performance.now() - t0;
+  const jobTimes = await job.stop();
+  console.log(`  async submit of ${(Buffer.byteLength(body) / 1e6).toFixed(0)} MB (2 images): ${submitMs.toFixed(0)} ms (HTTP ${res.status}); /health p99 ${pct(submitTimes, 0.99).toFixed(0)} ms, max ${Math.max(...submitTimes).toFixed(0)} ms (${(Math.max(...submitTimes) / pct(idleTimes, 0.5)).toFixed(0)}× idle p50)`);
+  console.log(`  its job, to DONE at ${doneMs.toFixed(0)} ms: /health p99 ${pct(jobTimes, 0.99).toFixed(0)} ms, max ${Math.max(...jobTimes).toFixed(0)} ms`);
+}
+
 for (const backend of backends) {
   const s = await startServer(backend, { LOUPE_VISION_WARM: 'none' });
   try {
@@ -110,6 +140,7 @@ for (const backend of backends) {
     console.log(`\n${backend}: idle /health p50 ${pct(idleTimes, 0.5).toFixed(1)} ms, max ${Math.max(...idleTimes).toFixed(1)} ms`);
     if (parts.has('batches')) await batches(s, sid, idleTimes);
     if (parts.has('images')) await imageBodies(s, sid, idleTimes);
+    if (parts.has('requests')) await requestBody(s, idleTimes);
     console.log(`  server peak RSS           ${peakRssMiB(s.pid).toFixed(0)} MiB`);
   } finally {
     await s.stop();

@@ -33,4 +33,17 @@ describe('JsonParser', () => {
     expect(await parser.parse(body(rows), true)).toEqual({ value: rows });
     expect(parser.onThread).toBe(before + 1);
   });
+
+  it("moves a large body it owns to the thread rather than copy it; one in Node's shared pool of small buffers is copied, its neighbours left whole (h286)", async () => {
+    const owned = body({ records: [{ _base64: 'QUJD'.repeat(5000) }] });
+    expect(owned.byteLength).toBe(owned.buffer.byteLength);
+    expect(await parser.parse(owned, false)).toEqual({ value: { records: [{ _base64: 'QUJD'.repeat(5000) }] } });
+    expect(owned.byteLength).toBe(0);
+    // two views of one pool: the first sent, the second must keep its bytes
+    const [pooled, neighbour] = [Buffer.from(JSON.stringify({ pad: 'y'.repeat(1500) })), Buffer.from('neighbour')];
+    expect(pooled.buffer).toBe(neighbour.buffer);
+    expect(await parser.parse(pooled, false)).toEqual({ value: { pad: 'y'.repeat(1500) } });
+    expect(pooled.toString()).toBe(JSON.stringify({ pad: 'y'.repeat(1500) }));
+    expect(neighbour.toString()).toBe('neighbour');
+  });
 });

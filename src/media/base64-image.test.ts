@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ImageLoadError } from './image-load-error.ts';
-import { decodeBase64Image } from './base64-image.ts';
+import { decodeBase64Image, decodeBase64ImageInSteps } from './base64-image.ts';
 
 const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff]);
 
@@ -34,5 +34,44 @@ describe('decodeBase64Image', () => {
     } catch (err) {
       expect((err as ImageLoadError).status).toBe(413);
     }
+  });
+});
+
+describe('decodeBase64ImageInSteps', () => {
+  const outcome = async (run: () => Buffer | Promise<Buffer>) => {
+    try {
+      return { bytes: (await run()).toString('hex') };
+    } catch (err) {
+      const e = err as ImageLoadError;
+      return { error: e.message, status: e.status, code: e.code };
+    }
+  };
+
+  it('answers what decodeBase64Image answers, slice by slice: bytes, broken text, padding across slices, whitespace, URLs, the limit', async () => {
+    const b64 = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37) % 256)).toString('base64');
+    const fixed = [b64, `data:image/jpeg;base64,${b64}`, Buffer.from(b64, 'base64').toString('base64url'), b64.replace(/(.{3})/g, '$1\n '), `  ${b64}  `, `${b64.slice(0, -4)}QQ==`, 'QQ' + ' '.repeat(40) + '==', `${b64.slice(0, 40)}=${b64.slice(40)}`, `${b64}!`, 'https://cdn.example.com/' + 'card'.repeat(10) + '.jpg', ' '.repeat(50), 'data:image/png;base64,' + ' '.repeat(30), `${b64}Q`, `${b64}===`];
+    // random texts of the alphabet, its padding, whitespace and a stranger, of every length modulo 4
+    const chars = 'ABCDabcd0189+/-_==  \n!';
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const fuzz = Array.from({ length: 400 }, () => Array.from({ length: 17 + Math.floor(random() * 60) }, () => (random() < 0.9 ? 'QUJDwxyz09+/'[Math.floor(random() * 12)] : chars[Math.floor(random() * chars.length)])).join(''));
+    for (const input of [...fixed, ...fuzz]) {
+      for (const [max, step] of [[1000, 8], [1000, 12], [220, 16], [10, 4]] as const) {
+        expect(await outcome(() => decodeBase64ImageInSteps(input, max, step)), `${JSON.stringify(input)} max ${max} step ${step}`).toEqual(await outcome(() => decodeBase64Image(input, max)));
+      }
+    }
+  });
+
+  it('lets the event loop turn between slices', async () => {
+    const image = Buffer.alloc(3 * 1024 * 1024, 7);
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    try {
+      expect((await decodeBase64ImageInSteps(image.toString('base64'), 4 * 1024 * 1024)).equals(image)).toBe(true);
+    } finally {
+      clearInterval(tick);
+    }
+    // four slices of 1 MiB of text: a timer runs between them, where one decode at once lets none
+    expect(turns).toBeGreaterThanOrEqual(3);
   });
 });

@@ -57,4 +57,37 @@ describe.each(backends)('submitting asynchronous requests (%s)', (backend) => {
     expect(outcome((await Promise.allSettled([service.submit(caller, input, 'too-dear')]))[0]!)).toBe('created');
     expect((await accounts.getAccount(caller.accountId))!.credits).toBe(0);
   });
+
+  it('stores a large upload in parts of 1 MiB, letting the event loop turn while it decodes, hashes and writes them; read back whole, replayed by its key, dropped part by part when done (h286)', async () => {
+    const store = new RequestStore(t.store);
+    const big = new RequestService(store, registry, signal, {} as AddressPolicy, { retentionMs: 3_600_000, maxImageBytes: 8 << 20, priceOf: () => 1, resendGapMs: 60_000 }, {} as ConstructorParameters<typeof RequestService>[5]);
+    const caller = await newCaller(10);
+    const images = [Buffer.from(Array.from({ length: 3.5 * 1024 * 1024 }, (_, i) => (i * 7919) % 251)), Buffer.from('a small one')];
+    const body = { type: 't', endpoint: 'e', records: images.map((b, i) => ({ _id: `r${i}`, _base64: b.toString('base64') })) };
+    // turns of the loop while it submits: at once (as before), none until its end
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const first = await big.submit(caller, body, 'big-one');
+    spinning = false;
+    // 5 slices decoded, 5 hashed, 4 parts written
+    expect(turns).toBeGreaterThanOrEqual(12);
+    const parts = await t.store.db.selectFrom('async_request_inputs').select(['idx', 'part']).where('request_id', '=', first.id).orderBy('idx').orderBy('part').execute();
+    expect(parts).toEqual([0, 1, 2, 3].map((part) => ({ idx: 0, part })).concat([{ idx: 1, part: 0 }]));
+    const back = await store.inputs(first.id);
+    expect([...back.keys()]).toEqual([0, 1]);
+    expect(back.get(0)!.equals(images[0]!)).toBe(true);
+    expect(back.get(1)!.equals(images[1]!)).toBe(true);
+    // the key's hash, made in steps, is the body's: the same body again is its replay, another a 422
+    expect(await big.submit(caller, body, 'big-one')).toMatchObject({ id: first.id, replayed: true });
+    await expect(big.submit(caller, { ...body, records: body.records.slice(0, 1) }, 'big-one')).rejects.toMatchObject({ status: 422 });
+    const claims = await store.claim(1000, 60_000);
+    const mine = claims.find((c) => c.row.id === first.id)!;
+    expect(await store.complete(mine.row.id, mine.token, { response: { records: [] }, media: [], refund: 0, webhookAt: null })).toBe(true);
+    expect(await t.store.db.selectFrom('async_request_inputs').select('idx').where('request_id', '=', first.id).execute()).toEqual([]);
+  });
 });

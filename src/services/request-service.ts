@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { resolvedRefusal, type AddressPolicy } from '../media/address-policy.ts';
-import { decodeBase64Image } from '../media/base64-image.ts';
+import { decodeBase64ImageInSteps } from '../media/base64-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
@@ -12,7 +12,7 @@ import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
 import { inexactNumber } from '../util/exact-numbers.ts';
-import { canonicalJson } from '../util/canonical-json.ts';
+import { canonicalJsonSha256 } from '../util/canonical-json.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
 import type { ResultLinks } from './result-links.ts';
 
@@ -109,7 +109,8 @@ export class RequestService {
    * request's retention ends.
    */
   async submit(caller: RequestCaller, input: SubmitInput, idempotencyKey?: string): Promise<RequestDetail & { replayed?: true }> {
-    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: createHash('sha256').update(canonicalJson([caller.workspaceId, input])).digest('hex') };
+    // hashed a slice at a time: a body of 44 MB of images hashed at once held the event loop (h286)
+    const idempotency = idempotencyKey === undefined ? undefined : { key: idempotencyKey, bodyHash: await canonicalJsonSha256([caller.workspaceId, input]) };
     const prior = idempotency && (await this.priorSubmit(caller, idempotency));
     if (prior) return prior;
     // the type in any case and spacing, as the list's filter reads it (h257: `Card-Grader` was 400 there, found here)
@@ -151,9 +152,11 @@ export class RequestService {
 
     // Uploads are decoded now: their bytes wait in the database for a worker. A broken one
     // becomes that record's own error in the result, like every other per-record problem.
+    // (decoded a slice at a time, the event loop let go between: at once, 44 MB of them held it, h286)
     const inputs = new Map<number, Buffer>();
     const inputErrors: Record<number, string> = {};
-    const echoed = input.records.map((record, i) => {
+    const echoed: Record<string, unknown>[] = [];
+    for (const [i, record] of input.records.entries()) {
       const { _base64, ...rest } = record;
       // `_id` is a label echoed back here, as on the synchronous endpoints of these types: kept as sent, whatever its
       // form (h257: a list or a 300-character id failed its record "Error Loading Image" here and passed there)
@@ -161,7 +164,7 @@ export class RequestService {
         inputErrors[i] = '_url must be a string of at most 8192 characters';
       } else if (typeof _base64 === 'string') {
         try {
-          inputs.set(i, decodeBase64Image(_base64, this.settings.maxImageBytes));
+          inputs.set(i, await decodeBase64ImageInSteps(_base64, this.settings.maxImageBytes));
         } catch (err) {
           if (!(err instanceof ImageLoadError)) throw err;
           inputErrors[i] = err.reason;
@@ -171,8 +174,8 @@ export class RequestService {
       } else if (typeof rest._url !== 'string' && typeof rest._file !== 'string') {
         inputErrors[i] = 'the record has no _url or _base64';
       }
-      return rest;
-    });
+      echoed.push(rest);
+    }
 
     const price = this.settings.priceOf(input.type);
     const charge = price * input.records.length;

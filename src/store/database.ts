@@ -219,6 +219,8 @@ export interface AsyncRequestsTable {
 export interface AsyncRequestInputsTable {
   request_id: string;
   idx: number;
+  /** The image's part, 1 MiB each, from 0 (migration 043). */
+  part: Generated<number>;
   bytes: Buffer;
 }
 
