@@ -269,11 +269,12 @@ export class JobRunner extends EventEmitter {
    * use (h280: one after the other, or four at a time, two jobs of ten slow URLs held both slots for about 60 s).
    */
   private async download(ctx: RunnerContext, entry: { slot: boolean }, signal: AbortSignal): Promise<void> {
-    if (!ctx.downloads) return;
+    // stopped while it waited for its first slot (a lost lease): it holds none to give up, and begins nothing
+    if (!ctx.downloads || signal.aborted) return;
     const outside = this.downloadingNow < (this.options.downloading ?? this.options.concurrency);
     if (!outside) return ctx.fetchAll();
     this.downloadingNow++;
-    this.freeSlot(entry);
+    if (entry.slot) this.freeSlot(entry);
     try {
       await ctx.fetchAll();
     } finally {
