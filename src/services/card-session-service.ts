@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Limits } from '../config/config.ts';
-import { decodeBase64Image } from '../media/base64-image.ts';
+import { decodeBase64ImageInSteps } from '../media/base64-image.ts';
 import { prepareCardImage } from '../media/card-image.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import type { MediaLinks } from '../media/media-links.ts';
@@ -1059,7 +1059,7 @@ export class CardSessionService {
     if (!row) throw notFound(`Card with event_id "${eventId}" in session ${id}`);
     let prepared: Awaited<ReturnType<typeof prepareCardImage>>;
     try {
-      prepared = await prepareCardImage(decodeBase64Image(image, this.limits.imageBytes), this.limits);
+      prepared = await prepareCardImage(await decodeBase64ImageInSteps(image, this.limits.imageBytes), this.limits);
     } catch (err) {
       if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message);
       throw err;
