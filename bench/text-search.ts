@@ -82,6 +82,8 @@ const queries: { label: string; body: Record<string, unknown> }[] = [
   { label: '"blue", k 10 from 50', body: { query_record: { _text_data: 'blue' }, k: 10, from: 50 } },
   { label: 'record words ("vintage leather")', body: { query_record: { _text_data: 'vintage leather' } } },
   { label: 'French ("voiture rouge")', body: { query_record: { _text_data: 'voiture rouge' } } },
+  // words of several words are phrases, which PostgreSQL counts from its lexemes' positions (h287)
+  { label: 'phrases ("navy blue t-shirt")', body: { query_record: { _text_data: 'navy blue t-shirt' } } },
   { label: '"red car", 10 % filter', body: { query_record: { _text_data: 'red car' }, filter: { category: 'c3' } } },
   { label: '"red car" + _dominant_colors', body: { query_record: { _text_data: 'red car', _dominant_colors: { luv_colors: [[53, 175, 38]], percentages: [40] } } } },
 ];

@@ -43,6 +43,16 @@ describe('toFts5Match', () => {
     expect(toFts5Match(parsed('piccioni'))).toBe('"piccioni" OR "piccio" *');
   });
 
+  it("looks for a concept word in its own language's forms where its prefix begins another language's word (h281)", () => {
+    // `jack` * is English `jacket`, which German `jacke` is not (its stem is `jack`, jacket's `jacket`)
+    expect(toFts5Match(parsed('jacke'))).toBe('"xiupperbody" OR "jacke" OR "jacken"');
+    expect(toFts5Match(parsed('Jacken'))).toBe('"xiupperbody" OR "jacken" OR "jacke"');
+    // a form two languages share is the query's language's: French `trains`, whose `trai` * is English `trainers`
+    expect(toFts5Match(parsed('les trains'))).toBe('"xotrain" OR "trains" OR "train"');
+    // no other language's word begins `kaffeetass`: the prefix, as PostgreSQL's stem joins Kaffeetasse (h269)
+    expect(toFts5Match(parsed('Kaffeetassen'))).toBe('"xocup" OR "kaffeetassen" OR "kaffeetass" *');
+  });
+
   it('doubles double quotes inside a term', () => {
     expect(fts5String('say "hi"')).toBe('"say ""hi"""');
   });

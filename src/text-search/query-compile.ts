@@ -6,6 +6,7 @@
  * digits in a term; the quoting is the guarantee that does not depend on that.) Both strings are
  * meant to be passed as bound parameters, never spliced into SQL.
  */
+import { lexiconIndex } from './lexicon/lexicon.ts';
 import type { ParsedQuery } from './query.ts';
 
 // Languages whose words SQLite cannot stem (FTS5's porter is English-only): a term of five
@@ -65,11 +66,53 @@ export function toFts5PhraseGroups(q: ParsedQuery): string[][] {
   }
   // a word read as a concept is looked for as written with its prefix too, as another word is: "Kaffeetassen" did not
   // find the record saying "Kaffeetasse" by its own word on SQLite, where PostgreSQL's stemmer did (h269)
-  for (const literal of q.literals ?? []) {
-    const prefix = prefixOf(literal, q.language);
-    add(prefix && prefix !== literal ? [fts5String(literal), `${fts5String(prefix)} *`] : [fts5String(literal)]);
-  }
+  for (const literal of q.literals ?? []) add(literalPhrases(literal, q));
   return groups;
+}
+
+let singleWordForms: string[] | undefined;
+/** The lexicon's one-word forms (folded), sorted, for the forms a prefix begins. */
+const lexiconWordsSorted = () => (singleWordForms ??= [...lexiconIndex().phrases.keys()].filter((k) => !k.includes(' ')).sort());
+
+/** The lexicon's one-word forms that begin with `prefix`. */
+function formsBeginning(prefix: string): string[] {
+  const all = lexiconWordsSorted();
+  let lo = 0;
+  let hi = all.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (all[mid]! < prefix) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: string[] = [];
+  for (let i = lo; i < all.length && all[i]!.startsWith(prefix); i++) out.push(all[i]!);
+  return out;
+}
+
+/**
+ * A word read as a concept as the phrases of its group: as written, and by its prefix, the crude stem SQLite can do, unless
+ * that prefix begins a word another language's lexicon lists (`jacke` → `jack` *, which is `jacket`; French `trains` →
+ * `trai` *, English `trainers`). Such a word is another word, which PostgreSQL's stemmers keep apart (the German stem of
+ * `jacke` is `jack`, the English one of `jacket` `jacket`), and a record holding it is found by its own concept code; matched
+ * by the prefix too, "Leather jacket" ranked above "Jacke aus Leder" for `jacken` on SQLite and not on PostgreSQL (h281).
+ * There the word's own language's forms of the same concept that the prefix begins are searched as written instead
+ * (`jacke`, `jacken`): the inflections the stemmer joins, as far as the lexicon lists them.
+ */
+function literalPhrases(literal: string, q: ParsedQuery): string[] {
+  const prefix = prefixOf(literal, q.language);
+  if (!prefix || prefix === literal) return [fts5String(literal)];
+  const phrases = lexiconIndex().phrases;
+  const named = q.concepts.filter((m) => m.text === literal).map((m) => m.concept);
+  const same = (c: { kind: string; name: string }) => named.some((n) => n.kind === c.kind && n.name === c.name);
+  // the word's language: the query's where the word is its (`trains` is French in "les trains rouges", and English
+  // `trainers` another word), else those the lexicon lists it in
+  const own = (phrases.get(literal) ?? []).filter((e) => same(e.concept)).map((e) => e.lang as string);
+  const langs = new Set(own.includes(q.language) ? [q.language] : own.length ? own : [q.language]);
+  const begun = formsBeginning(prefix).filter((f) => f !== literal);
+  const strays = begun.filter((f) => !phrases.get(f)!.some((e) => langs.has(e.lang)));
+  if (!strays.length) return [fts5String(literal), `${fts5String(prefix)} *`];
+  const siblings = begun.filter((f) => phrases.get(f)!.some((e) => langs.has(e.lang) && same(e.concept)));
+  return [literal, ...siblings].map(fts5String);
 }
 
 /**

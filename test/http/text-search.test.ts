@@ -313,6 +313,39 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids((await productText(c, 'Kaffeetassen')).body)[0]).toBe('tasse');
   });
 
+  it("ranks a concept word's own records first and another language's word its prefix begins as any other of the concept, on both backends (h281)", async () => {
+    const c = await products([
+      { _id: 'jacke', _base64: img('buddha', 2), title: 'Jacke aus Leder' },
+      { _id: 'jacket', _base64: img('watch', 1), title: 'Leather jacket' },
+      { _id: 'tee', _base64: img('headphone', 1), title: 'Green cotton t-shirt' },
+      { _id: 'shirt', _base64: img('pyramid', 1), title: 'Blue shirt' },
+    ]);
+    const at = (b: Body) => Object.fromEntries(ids(b).map((id, i) => [id, b.answer_distances![i]!]));
+    // German `jacke` is the German word: "Leather jacket" is an upper-body garment as "Blue shirt" is, and no nearer
+    // (SQLite's prefix `jack` * matched it, and for `jacken` ranked it first)
+    for (const q of ['jacke', 'jacken', 'Jacke']) {
+      const r = await productText(c, q);
+      expect(ids(r.body)[0], q).toBe('jacke');
+      expect(at(r.body).jacket, q).toBe(at(r.body).shirt);
+    }
+    // `t-shirt` is the phrase `t shirt`: a record saying "shirt" alone is an upper-body garment as "Leather jacket" is
+    // (PostgreSQL counted its "shirt" for the phrase, 55.9 against the t-shirt's 54.0)
+    for (const q of ['t-shirt', 'T-Shirt']) {
+      const r = await productText(c, q);
+      expect(ids(r.body)[0], q).toBe('tee');
+      expect(at(r.body).shirt, q).toBe(at(r.body).jacket);
+      expect(at(r.body).tee, q).toBeLessThan(at(r.body).shirt! - 20);
+    }
+    // the word's other forms still find its own records by the word (h269), where no other language's word begins so
+    const cups = await products([
+      { _id: 'tasse', _base64: img('watch', 1), title: 'Kaffeetasse aus Porzellan' },
+      { _id: 'becher', _base64: img('buddha', 2), title: 'Becher aus Keramik' },
+    ]);
+    const r = await productText(cups, 'Kaffeetassen');
+    expect(ids(r.body)[0]).toBe('tasse');
+    expect(at(r.body).tasse).toBeLessThan(at(r.body).becher!);
+  });
+
   it("finds another form of a word in a short title whose language cannot be told, on both backends (h269: PostgreSQL stemmed it as English only, a 422)", async () => {
     const c = await products([
       { _id: 'chitarra', _base64: img('buddha', 2), title: 'Chitarra classica' },
