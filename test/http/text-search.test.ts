@@ -487,6 +487,24 @@ describe.each(backends)('text search API (%s)', (backend) => {
     expect(ids(res.body)[0]).toBe('brown-item');
   });
 
+  it("answers a colour word with the records of that colour only, one the scene's five colours left out among them (h281)", async () => {
+    const c = await newCollection();
+    // a white ball on a lawn: white is the ball's, and the lawn's greens crowd it out of the scene's five colours;
+    // a brown photo whose item is red (its _dominant_colors): no brown thing
+    const ins = await call('/similarity/photos/v2/insert', { records: [{ _id: 'ball', _base64: img('soccer_ball', 14) }, { _id: 'red-item', _base64: img('airplanes', 2), _dominant_colors: { luv_colors: [luvOf('red')], percentages: [100] } }, { _id: 'pyramid', _base64: img('pyramid', 3) }] }, c);
+    expect(ins.body.status.code).toBe(210);
+    const white = await text(c, 'white');
+    expect(ids(white.body)).toContain('ball');
+    // it came last at 100, the distance of no colour at all
+    expect(white.body.answer_distances![ids(white.body).indexOf('ball')]).toBeLessThan(100);
+    // the red item's photo is brown, which found it: listed last at 100 for "brown", it is no answer now
+    expect(ids((await text(c, 'brown')).body)).toEqual(['pyramid']);
+    expect(ids((await text(c, 'red')).body)).toEqual(['red-item']);
+    for (const q of ['white', 'brown', 'marrón', 'red', 'rojo']) expect((await text(c, q)).body.answer_distances!.every((d) => d < 100), q).toBe(true);
+    // beside another word a colour only re-ranks: "red airplane" still answers the brown photo of a plane
+    expect(ids((await text(c, 'red airplane')).body)).toContain('red-item');
+  });
+
   it('ranks records whose colours match _dominant_colors higher, and searches by colours alone', async () => {
     const plain = ids((await text(photos, 'airplane')).body);
     const brown = { luv_colors: [luvOf('dark brown')], percentages: [60] };
@@ -525,6 +543,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
       const res = await text(photos, word);
       expect(res.http).toBe(200);
       const shares = await Promise.all(ids(res.body).map(async (id) => colorWordShare([word as ColorName], await colorsOf(String(id)))));
+      // every answer holds the colour: none at 100, the distance of none (h281)
+      expect(res.body.answer_distances!.every((d) => d < 100), `${word}: ${JSON.stringify(res.body.answer_distances)}`).toBe(true);
       if (shares.length < 2) continue;
       compared++;
       // The most of that colour first: the keyword score alone counts only 1-3 repeats of its code.

@@ -42,6 +42,20 @@ describe('stored whole-image colours of two kinds', () => {
     expect(colorMatch(query, scene)).toBe(0);
   });
 
+  it("counts a subject's colour the scene's five colours left out, up to the scene's smallest (h281: at 100, as no colour)", () => {
+    // a navy plane on grass: navy is the subject's 19 %, and the backdrop's greens fill the scene's five
+    const plain = stored(['olive', 0.33], ['navy blue', 0.19], ['gold', 0.17], ['dark green', 0.16], ['lime green', 0.15]);
+    const scene = stored(['lime green', 0.32], ['charcoal', 0.2], ['olive', 0.19], ['white', 0.16], ['khaki', 0.13]).map((c) => [...c, SCENE]);
+    expect(colorWordShare(['blue'], [...plain, ...scene])).toBeCloseTo(0.13, 5);
+    expect(colorWordShare(['navy blue'], [...plain, ...scene])).toBeCloseTo(0.13, 5);
+    // under the scene's smallest, the subject's own share
+    const smallScene = stored(['lime green', 0.5], ['charcoal', 0.3], ['white', 0.2]).map((c) => [...c, SCENE]);
+    expect(colorWordShare(['light blue'], [...plain, ...smallScene])).toBeCloseTo(0.095, 5);
+    // a colour the scene holds is read there only, and one neither holds is none
+    expect(colorWordShare(['green'], [...plain, ...scene])).toBeCloseTo(0.51, 5);
+    expect(colorWordShare(['red'], [...plain, ...scene])).toBe(0);
+  });
+
   it("counts a colour the server names as the query colour's name, however far from its palette reference (h105)", () => {
     // rgb(160, 0, 48): named rose, 24.8 ΔE from the palette's rose
     const deepRose = [...srgbToLuv(160, 0, 48), 0.5];

@@ -86,20 +86,35 @@ export function storedColors(value: unknown): number[][] {
  * the mean over the words. A family word ("grey") counts every shade of its family, a shade
  * ("navy") itself fully and the rest of its family by half, as the query's codes weigh them.
  * Stored colours are `[L, u, v, share 0–1]`, named again with the palette that indexed them.
+ *
+ * The scene's colours (backdrop at half weight) are at most five: a colour of the subject that the
+ * backdrop's own shades crowd out of them (a navy plane on grass, a white ball on a lawn) was in the
+ * subject's colours, which gave the record the word's code, and had no share here: it came last, at
+ * 100, the distance of no colour at all (h281). Such a word counts the subject's share of it, but no
+ * more than the scene's smallest colour, as a colour merged away there covered less than that.
  */
 export function colorWordShare(words: readonly ColorName[], stored: readonly number[][]): number {
   if (!words.length) return 0;
-  const scene = stored.filter((s) => s[4] === SCENE);
-  const named = (scene.length ? scene : stored).map((s) => ({ name: nameColor(s) as ColorName, share: s[3] ?? 0 }));
-  let sum = 0;
-  for (const word of words) {
+  const named = (list: readonly number[][]) => list.map((s) => ({ name: nameColor(s) as ColorName, share: s[3] ?? 0 }));
+  const scene = named(stored.filter((s) => s[4] === SCENE));
+  const subject = named(stored.filter((s) => s[4] !== SCENE));
+  const shareIn = (word: ColorName, colours: readonly { name: ColorName; share: number }[]) => {
     const family = familyOf[word];
     let share = 0;
-    for (const c of named) {
+    for (const c of colours) {
       if (c.name === word || (family === word && familyOf[c.name] === family)) share += c.share;
       else if (familyOf[c.name] === family) share += 0.5 * c.share;
     }
-    sum += Math.min(1, share);
+    return Math.min(1, share);
+  };
+  let sum = 0;
+  for (const word of words) {
+    if (!scene.length) {
+      sum += shareIn(word, subject);
+      continue;
+    }
+    const share = shareIn(word, scene);
+    sum += share > 0 ? share : Math.min(shareIn(word, subject), ...scene.map((c) => c.share));
   }
   return sum / words.length;
 }

@@ -234,17 +234,21 @@ export class TextSearchService {
         const extracted = storedColors(h.record.data._dominant_colors);
         return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
       };
-      const factor = (h: Ranked) => {
-        const colours = own(h);
-        const share = Math.max(colorWordShare(weighedWords, colours), named.has(h.record.key) ? 0.5 : 0);
-        return (colors ? 1 - 0.5 * colorMatch(colors, colours) : 1) * (1 - wordWeight * share);
-      };
+      const shareOf = (h: Ranked) => Math.max(colorWordShare(weighedWords, own(h)), named.has(h.record.key) ? 0.5 : 0);
+      const factor = (h: Ranked, share: number) => (colors ? 1 - 0.5 * colorMatch(colors, own(h)) : 1) * (1 - wordWeight * share);
       // Colour words alone: W decides from 100 (a colour code is in most records, so its keyword
       // score says little), the keyword score only between equal shares.
       const keyword = new Map(hits.map((h) => [h.record.key, h.distance]));
-      return hits
-        .map((h) => ({ ...h, distance: (onlyColours || coloursAlone ? 100 : h.distance) * factor(h) }))
-        .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key);
+      return (
+        hits
+          .map((h) => ({ h, share: shareOf(h) }))
+          // a record of colour words alone none of whose colours is theirs, and whose own words do not name them, is
+          // no answer, as a record without the thing is none for an object word: it came last at 100, the distance of
+          // no match (h281: a query's word in its OCR text, a server's tag). `k` is at most what is answered (spec 2).
+          .filter(({ share }) => !onlyColours || share > 0)
+          .map(({ h, share }) => ({ ...h, distance: (onlyColours || coloursAlone ? 100 : h.distance) * factor(h, share) }))
+          .sort((a, b) => a.distance - b.distance || keyword.get(a.record.key)! - keyword.get(b.record.key)! || a.record.key - b.record.key)
+      );
     };
     /**
      * The re-ranked best `n`, the same whichever page asks. The candidates are widened ×4 until no
