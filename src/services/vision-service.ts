@@ -121,7 +121,7 @@ export class VisionService {
    * of the whole image: what detectKNN searches with. Failures are ImageLoadError (400) or
    * VisionTaskError; the caller reports them.
    */
-  async detectAndDescribe(record: InputRecord, detector: 'objects' | 'faces', minProb: number, maxObjects: number) {
+  async detectAndDescribe(record: InputRecord, detector: 'objects' | 'persons' | 'faces', minProb: number, maxObjects: number) {
     // an image to download takes its room once it has arrived (see `each`)
     const later = downloads(record);
     let ticket = this.admit(later ? 0 : 2 + maxObjects, later ? 2 + maxObjects : 0);
@@ -130,7 +130,7 @@ export class VisionService {
       if (later) ticket = this.admit(2 + maxObjects);
       const maxPixels = this.intake.options.maxPixels;
       // Each task takes its own copy: the bytes are transferred to a worker.
-      const [found, whole] = await Promise.all([this.engine.image(detector, Buffer.from(bytes), maxPixels), this.engine.image('embed', Buffer.from(bytes), maxPixels)]);
+      const [found, whole] = await Promise.all([detector === 'persons' ? this.engine.image('objects', Buffer.from(bytes), maxPixels, { persons: true }) : this.engine.image(detector, Buffer.from(bytes), maxPixels), this.engine.image('embed', Buffer.from(bytes), maxPixels)]);
       const objects = found.objects.filter((o) => o.prob >= minProb).slice(0, maxObjects);
       const vectors = await Promise.all(objects.map((o) => this.engine.image('embed', Buffer.from(bytes), maxPixels, { boundBox: o.bound_box })));
       return { width: whole.width, height: whole.height, model: whole.model, whole: Float32Array.from(whole.descriptor), objects: objects.map((o, i) => ({ ...o, vector: Float32Array.from(vectors[i]!.descriptor) })) };

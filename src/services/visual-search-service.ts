@@ -1542,13 +1542,14 @@ export class VisualSearchService {
   /**
    * Detects objects in the query image and searches with each object's region; without any
    * object, with the whole image (spec 2, detectKNN). `detection_task_id` picks the detector:
-   * `objects` (COCO-80, the default), `person` (its person class) or `face`.
+   * `objects` (COCO-80, the default), `person` (the people `/identity/v2/person` answers) or `face`.
    */
   async detectKnn(ctx: SearchContext, c: CollectionRecord, query: InputRecord, opts: { task: string; k: number; from: number; fields: Fields; filter: unknown; productField?: string | undefined }): Promise<Envelope> {
     const clock = stopwatch();
-    const tasks: Record<string, { detector: 'objects' | 'faces'; keep: (name: string) => boolean }> = {
+    const tasks: Record<string, { detector: 'objects' | 'persons' | 'faces'; keep: (name: string) => boolean }> = {
       objects: { detector: 'objects', keep: () => true },
-      person: { detector: 'objects', keep: (n) => n === 'person' },
+      // the people /identity/v2/person answers (h285: a chair or a blurred head behind a portrait's sitter was a person)
+      person: { detector: 'persons', keep: (n) => n === 'person' },
       face: { detector: 'faces', keep: () => true },
     };
     const task = tasks[opts.task];

@@ -649,6 +649,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
       expect(o.answer_records).toHaveLength(2);
       expect(o.answer_distances[0]).toBeLessThanOrEqual(o.answer_distances[1]!);
     }
+    // the people /identity/v2/person answers: a woman at her desk, not the chairs and blurred heads behind her (h285)
+    const portrait = await call(`${base}/detectKNN`, { query_record: { _base64: photoBase64('faces/linzaer_5.jpg') }, detection_task_id: 'person', k: 1 }, c);
+    expect((portrait.body as unknown as { answer_objects: { name: string }[] }).answer_objects.map((o) => o.name)).toEqual(['person']);
     // older clients' one-record list, as visualKNN takes it
     const none = await call(`${base}/detectKNN`, { records: [{ _base64: img('Leopards', 1) }], detection_task_id: 'face', k: 1 }, c);
     // l1 and l1-copy hold the same image: either may come first.
