@@ -136,6 +136,10 @@ export class JobRunner extends EventEmitter {
   }
 
   private begin(claim: Claim): void {
+    // Taken again while an earlier run of it here still ends: that run's lease ran out (renewals failed while the
+    // database was away longer than the lease) and its result would be refused. Stopped now; and the new run keeps its
+    // entry (the old run's end removed it: the new run's lease was then not renewed, and a run longer than it lost it)
+    this.active.get(claim.row.id)?.abort.abort();
     const abort = new AbortController();
     const entry = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true, slot: false };
     this.active.set(claim.row.id, entry);
@@ -145,7 +149,7 @@ export class JobRunner extends EventEmitter {
       .catch((err: unknown) => this.log('error', 'job bookkeeping failed', { id: claim.row.id, err: String(err) }))
       .finally(() => {
         if (entry.slot) this.freeSlot(entry);
-        this.active.delete(claim.row.id);
+        if (this.active.get(claim.row.id) === entry) this.active.delete(claim.row.id);
         this.poke();
       });
   }
@@ -353,7 +357,11 @@ export class JobRunner extends EventEmitter {
     for (const [token, ids] of byToken) {
       try {
         const lost = await this.deps.requests.extend(ids, token, Date.now() + this.options.leaseMs);
-        for (const id of lost) this.active.get(id)?.abort.abort();
+        // the run under this token only: one taken again since holds the request under another
+        for (const id of lost) {
+          const job = this.active.get(id);
+          if (job?.token === token) job.abort.abort();
+        }
       } catch (err) {
         this.log('warn', 'renewing leases failed', { err: String(err) });
       }
