@@ -30,4 +30,23 @@ describe('canonicalJsonSha256', () => {
     }
     expect(turns).toBeGreaterThanOrEqual(2);
   });
+
+  it('lets the event loop turn while it hashes many small values, their text short of a step', async () => {
+    const value = { records: [{ _url: 'https://e.x/a.jpg', list: new Array(100_000).fill(0) }] };
+    // turns counted by a callback that queues itself for the next one (a timer counts only the turns 1 ms apart)
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    try {
+      expect(await canonicalJsonSha256(value)).toBe(digest(value));
+    } finally {
+      spinning = false;
+    }
+    // 200,000 pieces (a number and a comma each): let go every 20,000, where 200 KB of text alone lets it go never
+    expect(turns).toBeGreaterThanOrEqual(9);
+  });
 });
