@@ -1,7 +1,8 @@
 /**
  * `npm run bench -- identity-quality`: what `/identity/v2/person` and `/identity/v2/face` answer on the photos here,
- * before and after the h285 rules (docs/models.md, "Persons" and "Close-ups and thumbnails"), in-process on one thread
- * as the vision worker computes them (photos decoded at ≤ 1,024 px).
+ * before and after the h285 rules (docs/models.md, "Persons" and "Close-ups and thumbnails") and, for faces, the h289
+ * rule ("Faces on photos of no one"), in-process on one thread as the vision worker computes them (photos decoded at
+ * ≤ 1,024 px).
  *
  * Photos: ../shared/datasets/faces_persons (one-person photos: identity/, expression/ and the group/ photos of one
  * person; group photos: the others) and caltech101_subset (30 classes, none of people). Split as the rules were made:
@@ -9,8 +10,10 @@
  * - persons: per one-person photo (mean, share exactly 1); on group photos, recall and precision of boxes against the
  *   by-eye labels of test/fixtures/person-labels.json; on Caltech, false persons (photos showing a human apart);
  * - faces: the hand annotations (test/fixtures/face-annotations.json) at prob ≥ 0.5, IoU 0.4 and 0.5; headshots
- *   (identity/, 150 × 150) with one face; Caltech photos with a face; 40 × 47 thumbnails: each headshot cut to the
- *   face, and each Caltech photo (false faces).
+ *   (identity/, 150 × 150) with one face; Caltech photos of no one with a face (false faces: photos and boxes; Buddha
+ *   statues apart) and the faces of the Caltech photos showing a human; 40 × 47 thumbnails: each headshot cut to the
+ *   face, and each Caltech photo (false faces); the time of the faces task per photo (median), over all photos and over
+ *   those with a face scored 0.5–0.8 (where h289's second look may run).
  *
  *   npm run bench -- identity-quality      (about 6 min on 2 shared cores)
  */
@@ -30,6 +33,8 @@ if (!fs.existsSync(path.join(datasets, 'faces_persons'))) {
 const labels = JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/person-labels.json'), 'utf8')) as {
   groups: Record<string, { people: number; boxes: [number, number, number, number, 'T' | 'F'][] }>;
   caltech_showing_a_human: Record<string, string>;
+  /** Faces a person can tell by eye in those photos (h289); photos not listed show none. */
+  caltech_human_faces: Record<string, number>;
 };
 
 type Box = [number, number, number, number];
@@ -58,17 +63,29 @@ for (const cls of fs.readdirSync(caltech).filter((c) => !c.endsWith('.json')).so
 const faces = await HumanDetector.load('faces');
 const objects = await HumanDetector.load('objects');
 type Found = { prob: number; bound_box: Box }[];
-interface Seen { w: number; h: number; persons?: { before: Found; after: Found }; faces: { before: Found; after: Found } }
+const faceRuns = ['before', 'h285', 'after'] as const;
+type FaceRun = (typeof faceRuns)[number];
+const faceRunName: Record<FaceRun, string> = { before: 'detector', h285: 'close-ups (h285)', after: 'and false faces (h289)' };
+interface Seen { w: number; h: number; persons?: { before: Found; after: Found }; faces: Record<FaceRun, Found>; ms: Record<FaceRun, number> }
 const back = (ds: Detection[], sx: number, sy: number): Found => ds.map((d) => ({ prob: d.prob, bound_box: [d.bound_box[0] * sx, d.bound_box[1] * sy, d.bound_box[2] * sx, d.bound_box[3] * sy].map(Math.round) as Box }));
 async function look(bytes: Buffer, withPersons: boolean): Promise<Seen> {
   const img = await decodeRgb(bytes, 100_000_000, { maxEdge: 1024 });
   const px = { data: img.data, width: img.width, height: img.height };
   const sx = img.originalWidth / img.width;
   const sy = img.originalHeight / img.height;
+  const timed = async (run: () => Promise<Detection[]>) => {
+    const t0 = performance.now();
+    const found = await run();
+    return { found: back(found, sx, sy), ms: performance.now() - t0 };
+  };
+  const before = await timed(async () => (await faces.faces(px)).filter(notNestedFace));
+  const h285 = await timed(() => faces.facesFound(px, { keepDoubtful: true }));
+  const after = await timed(() => faces.facesFound(px));
   const seen: Seen = {
     w: img.originalWidth,
     h: img.originalHeight,
-    faces: { before: back((await faces.faces(px)).filter(notNestedFace), sx, sy), after: back(await faces.facesFound(px), sx, sy) },
+    faces: { before: before.found, h285: h285.found, after: after.found },
+    ms: { before: before.ms, h285: h285.ms, after: after.ms },
   };
   if (withPersons) seen.persons = { before: back((await objects.objects(px)).filter((d) => d.name === 'person'), sx, sy), after: back(await objects.persons(px), sx, sy) };
   return seen;
@@ -124,9 +141,13 @@ for (const split of ['A', 'B', 'AB']) {
     const sum = (a: number[]) => a.reduce((s, x) => s + x, 0);
     console.log(`| ${when} | ${(sum(n1) / n1.length).toFixed(2)} | ${n1.filter((x) => x === 1).length} of ${n1.length} | ${pct(tp, people)} | ${pct(tp, kept)} | ${sum(falses)} (${falses.filter(Boolean).length}) | ${sum(humans)} (${humans.filter(Boolean).length}) |`);
   }
-  console.log('\n| faces (prob ≥ 0.5) | annotated, IoU 0.4: recall / precision (TP/FP/FN) | IoU 0.5 | headshots: one / more / none | Caltech photos with a face | 40 × 47 headshot cuts: found / more than one | 40 × 47 Caltech thumbnails with a face |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const when of ['before', 'after'] as const) {
+  const noOne = cal.filter((p) => !human(p));
+  const buddha = (p: Photo) => p.rel.includes('/buddha/');
+  const doubtful = inSplit.filter((p) => served(seen.get(p.rel)!.faces.h285).some((d) => d.prob < 0.8));
+  console.log(`\n${noOne.length} Caltech photos of no one (${noOne.filter(buddha).length} of Buddha statues), ${cal.length - noOne.length} showing a human (on which BlazeFace finds ${cal.filter(human).reduce((s, p) => s + (labels.caltech_human_faces[p.rel.replace('caltech101_subset/', '')] ?? 0), 0)} real faces); ${doubtful.length} of ${inSplit.length} photos with a face at 0.5–0.8`);
+  console.log('\n| faces (prob ≥ 0.5) | annotated, IoU 0.4: recall / precision (TP/FP/FN) | IoU 0.5 | headshots: one / more / none | Caltech of no one: photos with a face (boxes) | the same without Buddha statues | Caltech showing a human: real faces answered | 40 × 47 headshot cuts: found / more than one | 40 × 47 Caltech thumbnails with a face | ms per photo, p50: all / with a face at 0.5–0.8 |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const when of faceRuns) {
     const scored = [0.4, 0.5].map((minIou) => {
       let tp = 0;
       let fp = 0;
@@ -142,9 +163,22 @@ for (const split of ['A', 'B', 'AB']) {
       return `${(tp / (tp + fn)).toFixed(3)} / ${(tp / (tp + fp)).toFixed(3)} (${tp}/${fp}/${fn})`;
     });
     const heads = inSplit.filter((p) => p.set === 'identity').map((p) => served(seen.get(p.rel)!.faces[when]).length);
-    const calFaces = cal.filter((p) => served(seen.get(p.rel)!.faces[when]).length).length;
+    const falseFaces = (ps: Photo[]) => {
+      const n = ps.map((p) => served(seen.get(p.rel)!.faces[when]).length);
+      return `${n.filter(Boolean).length} of ${ps.length} (${n.reduce((s, x) => s + x, 0)})`;
+    };
+    // the by-eye count says how many of a photo's boxes are real faces (every box there was looked at, h289)
+    const byEye = (p: Photo) => labels.caltech_human_faces[p.rel.replace('caltech101_subset/', '')] ?? 0;
+    const answered = cal.filter(human).map((p) => [served(seen.get(p.rel)!.faces[when]).length, byEye(p)] as const);
+    const real = answered.reduce((s, [n, e]) => s + Math.min(n, e), 0);
+    const humanFaces = `${real} of ${answered.reduce((s, [, e]) => s + e, 0)} (+${answered.reduce((s, [n, e]) => s + n - Math.min(n, e), 0)} not faces)`;
+    const median = (xs: number[]) => {
+      const v = [...xs].sort((a, b) => a - b);
+      return v.length ? (v.length % 2 ? v[(v.length - 1) / 2]! : (v[v.length / 2 - 1]! + v[v.length / 2]!) / 2) : NaN;
+    };
+    const ms = `${median(inSplit.map((p) => seen.get(p.rel)!.ms[when])).toFixed(0)} / ${median(doubtful.map((p) => seen.get(p.rel)!.ms[when])).toFixed(0)}`;
     const cuts = thumbs.filter((t) => t.kind === 'face' && split.includes(t.split)).map((t) => served(t.seen.faces[when]).length);
     const calThumbs = thumbs.filter((t) => t.kind === 'caltech' && split.includes(t.split));
-    console.log(`| ${when} | ${scored[0]} | ${scored[1]} | ${heads.filter((x) => x === 1).length} / ${heads.filter((x) => x > 1).length} / ${heads.filter((x) => x === 0).length} of ${heads.length} | ${calFaces} of ${cal.length} | ${cuts.filter(Boolean).length} / ${cuts.filter((x) => x > 1).length} of ${cuts.length} | ${calThumbs.filter((t) => served(t.seen.faces[when]).length).length} of ${calThumbs.length} |`);
+    console.log(`| ${faceRunName[when]} | ${scored[0]} | ${scored[1]} | ${heads.filter((x) => x === 1).length} / ${heads.filter((x) => x > 1).length} / ${heads.filter((x) => x === 0).length} of ${heads.length} | ${falseFaces(noOne)} | ${falseFaces(noOne.filter((p) => !buddha(p)))} | ${humanFaces} | ${cuts.filter(Boolean).length} / ${cuts.filter((x) => x > 1).length} of ${cuts.length} | ${calThumbs.filter((t) => served(t.seen.faces[when]).length).length} of ${calThumbs.length} | ${ms} |`);
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { framed, notBackgroundPerson, notNestedFace, withMargin } from './human-detector.ts';
+import { faceLike, framed, notBackgroundPerson, notNestedFace, withMargin } from './human-detector.ts';
 
 describe('framed', () => {
   it('puts the photo at half size, 2 x 2 means, in the middle of a grey canvas of its size', () => {
@@ -57,5 +57,34 @@ describe('notBackgroundPerson', () => {
     expect(group.filter(notBackgroundPerson).map((d) => d.prob)).toEqual([0.67, 0.33]);
     // a lying person counts by its long side
     expect([person(0.6, [0, 0, 400, 120]), person(0.4, [500, 0, 540, 130])].filter(notBackgroundPerson)).toHaveLength(2);
+  });
+});
+
+describe('faceLike', () => {
+  // BlazeFace's six points (right eye, left eye, nose, mouth, right ear, left ear) on amy1's face, box 103 px wide
+  const amy: [number, number][] = [[52.0, 41.0], [99.4, 41.6], [69.5, 75.2], [71.6, 94.5], [34.1, 40.3], [131.0, 48.2]];
+  const turned = (points: [number, number][], deg: number): [number, number][] => {
+    const a = (deg * Math.PI) / 180;
+    return points.map(([x, y]) => [75 + (x - 75) * Math.cos(a) - (y - 75) * Math.sin(a), 75 + (x - 75) * Math.sin(a) + (y - 75) * Math.cos(a)]);
+  };
+  it('passes a face, upright or tilted up to 45 degrees, and points with no opinion', () => {
+    expect(faceLike(amy, 103)).toBe(true);
+    expect(faceLike(turned(amy, 30), 103)).toBe(true);
+    expect(faceLike(turned(amy, -40), 103)).toBe(true);
+    expect(faceLike([], 103)).toBe(true);
+  });
+  it("refuses points no face has (h289's false faces: a stegosaurus, a watch, a dalmatian at 0.71)", () => {
+    // eyes 0.01 of the box apart (stegosaurus/image_0011)
+    expect(faceLike([[50, 40], [51, 40], [60, 70], [60, 90], [30, 40], [90, 40]], 103)).toBe(false);
+    // the "nose" above the eyes (watch/image_0011)
+    expect(faceLike([[40, 60], [80, 60], [60, 40], [60, 80], [20, 60], [100, 60]], 103)).toBe(false);
+    // the mouth above the nose
+    expect(faceLike([[40, 40], [80, 40], [60, 70], [60, 62], [20, 40], [100, 40]], 103)).toBe(false);
+    // nose far off the middle, past half an eye distance (a profile-like muddle)
+    expect(faceLike([[40, 40], [80, 40], [85, 60], [62, 80], [20, 40], [100, 40]], 103)).toBe(false);
+    // an upright face turned on its side, 80 degrees (dalmatian/image_0013's)
+    expect(faceLike(turned(amy, 80), 103)).toBe(false);
+    // eyes too close for the box: under a quarter of its width
+    expect(faceLike(amy, 200)).toBe(false);
   });
 });
