@@ -83,6 +83,22 @@ async function setup(backend: Backend) {
   };
 }
 
+/** A job of type `sizes` (each record's image, its length answered) stored for the runner to claim; its id. */
+async function insertSizesJob(store: RequestStore, accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs = new Map<number, Buffer>()): Promise<string> {
+  const id = crypto.randomUUID();
+  await store.insert({ id, accountId, workspaceId, type: 'sizes', endpoint: 'e', request: { records }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs });
+  return id;
+}
+
+/** A started runner of the server's default two slots, downloading from 127.0.0.1 with no retry within `timeoutMs`. */
+async function urlRunner(t: Awaited<ReturnType<typeof setup>>, store: RequestStore, registry: HandlerRegistry, timeoutMs: number) {
+  const intake = new ImageIntake({ policy: new AddressPolicy(['127.0.0.1']), fetch: { ...defaultFetchLimits, connectTimeoutMs: timeoutMs, totalTimeoutMs: timeoutMs, retries: 0 }, fileRoot: undefined, maxBytes: 1 << 20, maxPixels: 1 << 20 });
+  const signal = await QueueSignal.open(t.services.store, { listen: false });
+  const runner = new JobRunner({ requests: store, registry, signal, intake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
+  runner.start();
+  return { runner, signal };
+}
+
 const workers: Worker[] = [];
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -548,11 +564,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const host = http.createServer((_req, res) => (answering ? answer(res) : held.push(res)));
     await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/card.png`;
-    const insert = async (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs = new Map<number, Buffer>()) => {
-      const id = crypto.randomUUID();
-      await store.insert({ id, accountId, workspaceId, type: 'sizes', endpoint: 'e', request: { records }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs });
-      return id;
-    };
+    const insert = (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs?: Map<number, Buffer>) => insertSizesJob(store, accountId, workspaceId, records, inputs);
     const slow = [
       await insert(t.caller.accountId, t.caller.workspaceId, Array.from({ length: 10 }, (_, i) => ({ _id: `a${i}`, _url: `${url}?a${i}` }))),
       await insert(t.caller.accountId, t.caller.workspaceId, Array.from({ length: 10 }, (_, i) => ({ _id: `b${i}`, _url: `${url}?b${i}` }))),
@@ -569,11 +581,7 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
         return { records };
       },
     });
-    const intake = new ImageIntake({ policy: new AddressPolicy(['127.0.0.1']), fetch: { ...defaultFetchLimits, connectTimeoutMs: 30_000, totalTimeoutMs: 30_000, retries: 0 }, fileRoot: undefined, maxBytes: 1 << 20, maxPixels: 1 << 20 });
-    const signal = await QueueSignal.open(t.services.store, { listen: false });
-    // the server's default two slots
-    const runner = new JobRunner({ requests: store, registry, signal, intake, media: {} as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
-    runner.start();
+    const { runner, signal } = await urlRunner(t, store, registry, 30_000);
     try {
       // submitted once both slow jobs run (submitted together, the accounts' turns take it before the second)
       for (const id of slow) await until('the slow job to be taken', async () => (await store.get(id))!.status === 'PROCESSING', 10_000);
@@ -609,17 +617,10 @@ describe.each(backends)('queue worker processes (%s)', (backend) => {
     const host = http.createServer((req) => asked.push(req));
     await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/card.png`;
-    const insert = async (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs = new Map<number, Buffer>()) => {
-      const id = crypto.randomUUID();
-      await store.insert({ id, accountId, workspaceId, type: 'sizes', endpoint: 'e', request: { records }, options: {}, charged: 0, webhook: null, expiresAt: Date.now() + 3_600_000, inputs });
-      return id;
-    };
+    const insert = (accountId: string, workspaceId: string, records: Record<string, unknown>[], inputs?: Map<number, Buffer>) => insertSizesJob(store, accountId, workspaceId, records, inputs);
     const registry = new HandlerRegistry();
     registry.register({ type: 'sizes', accepts: () => true, endpoints: () => ['e'], run: async (ctx) => ({ records: [{ bytes: (await ctx.image(0)).length, _status: { code: 200, text: 'OK' } }] }) });
-    const intake = new ImageIntake({ policy: new AddressPolicy(['127.0.0.1']), fetch: { ...defaultFetchLimits, connectTimeoutMs: 60_000, totalTimeoutMs: 60_000, retries: 0 }, fileRoot: undefined, maxBytes: 1 << 20, maxPixels: 1 << 20 });
-    const signal = await QueueSignal.open(t.services.store, { listen: false });
-    const runner = new JobRunner({ requests: store, registry, signal, intake, media: { remove: async () => ({ removed: [], failed: [] }) } as unknown as MediaStore }, { concurrency: 2, leaseMs: 30_000, pollMs: 20, maxAttempts: 3 });
-    runner.start();
+    const { runner, signal } = await urlRunner(t, store, registry, 60_000);
     try {
       const slow: string[] = [];
       for (let i = 0; i < 3; i++) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ImageLoadError } from './image-load-error.ts';
 import { decodeBase64Image, decodeBase64ImageInSteps } from './base64-image.ts';
+import { loopTurnsDuring } from '../../test/helpers/loop-turns.ts';
 
 const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0xfb, 0xff]);
 
@@ -64,20 +65,8 @@ describe('decodeBase64ImageInSteps', () => {
 
   it('lets the event loop turn between slices', async () => {
     const image = Buffer.alloc(3 * 1024 * 1024, 7);
-    // turns of the loop counted by a callback that queues itself for the next one: a 1 ms timer counted only the slices
-    // that took over 1 ms to decode (3 or 4 of 4 here, fewer on a faster machine)
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    try {
-      expect((await decodeBase64ImageInSteps(image.toString('base64'), 4 * 1024 * 1024)).equals(image)).toBe(true);
-    } finally {
-      spinning = false;
-    }
+    const { result, turns } = await loopTurnsDuring(() => decodeBase64ImageInSteps(image.toString('base64'), 4 * 1024 * 1024));
+    expect(result.equals(image)).toBe(true);
     // four slices of 1 MiB of text, the loop let go after each; decoded at once, it turns none
     expect(turns).toBeGreaterThanOrEqual(4);
   });

@@ -8,6 +8,7 @@ import { AccountStore } from '../store/account-store.ts';
 import { RequestStore } from '../store/request-store.ts';
 import { RequestService, type RequestCaller } from './request-service.ts';
 import type { AddressPolicy } from '../media/address-policy.ts';
+import { loopTurnsDuring } from '../../test/helpers/loop-turns.ts';
 
 const handler = { accepts: async () => true, endpoints: async () => ['e'], maxRecords: () => 10 } as unknown as JobHandler;
 const registry = { get: () => handler, types: () => ['t'] } as unknown as HandlerRegistry;
@@ -65,15 +66,7 @@ describe.each(backends)('submitting asynchronous requests (%s)', (backend) => {
     const images = [Buffer.from(Array.from({ length: 3.5 * 1024 * 1024 }, (_, i) => (i * 7919) % 251)), Buffer.from('a small one')];
     const body = { type: 't', endpoint: 'e', records: images.map((b, i) => ({ _id: `r${i}`, _base64: b.toString('base64') })) };
     // turns of the loop while it submits: at once (as before), none until its end
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    const first = await big.submit(caller, body, 'big-one');
-    spinning = false;
+    const { result: first, turns } = await loopTurnsDuring(() => big.submit(caller, body, 'big-one'));
     // 5 slices decoded, 5 hashed, 4 parts written
     expect(turns).toBeGreaterThanOrEqual(12);
     const parts = await t.store.db.selectFrom('async_request_inputs').select(['idx', 'part']).where('request_id', '=', first.id).orderBy('idx').orderBy('part').execute();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, canonicalJsonSha256 } from './canonical-json.ts';
+import { loopTurnsDuring } from '../../test/helpers/loop-turns.ts';
 
 const digest = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('hex');
 
@@ -21,31 +22,15 @@ describe('canonicalJsonSha256', () => {
 
   it('lets the event loop turn while it hashes a long string', async () => {
     const value = { records: [{ _base64: 'QUJD'.repeat(1 << 20) }] };
-    let turns = 0;
-    const tick = setInterval(() => turns++, 0);
-    try {
-      expect(await canonicalJsonSha256(value)).toBe(digest(value));
-    } finally {
-      clearInterval(tick);
-    }
+    const { result, turns } = await loopTurnsDuring(() => canonicalJsonSha256(value));
+    expect(result).toBe(digest(value));
     expect(turns).toBeGreaterThanOrEqual(2);
   });
 
   it('lets the event loop turn while it hashes many small values, their text short of a step', async () => {
     const value = { records: [{ _url: 'https://e.x/a.jpg', list: new Array(100_000).fill(0) }] };
-    // turns counted by a callback that queues itself for the next one (a timer counts only the turns 1 ms apart)
-    let turns = 0;
-    let spinning = true;
-    const spin = () => {
-      turns++;
-      if (spinning) setImmediate(spin);
-    };
-    setImmediate(spin);
-    try {
-      expect(await canonicalJsonSha256(value)).toBe(digest(value));
-    } finally {
-      spinning = false;
-    }
+    const { result, turns } = await loopTurnsDuring(() => canonicalJsonSha256(value));
+    expect(result).toBe(digest(value));
     // 200,000 pieces (a number and a comma each): let go every 20,000, where 200 KB of text alone lets it go never
     expect(turns).toBeGreaterThanOrEqual(9);
   });
