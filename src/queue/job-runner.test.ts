@@ -87,4 +87,44 @@ describe('JobRunner', () => {
       await runner.stop(100);
     }
   });
+
+  it('a job whose request is erased while it reads its uploaded images is said stopped for that, not retried as an unreadable database (CI: queue-workers h142 waited 60 s)', async () => {
+    const said: string[] = [];
+    const released: string[] = [];
+    let claimed = false;
+    const requests = {
+      claim: async () => (claimed ? [] : ((claimed = true), [{ row: row('gone'), token: 'tk' }])),
+      extend: async () => [],
+      complete: async () => false,
+      release: async (id: string) => (released.push(id), false),
+      // erased: its images' parts vanished while they were read, and the request is no more
+      inputs: async () => {
+        throw new Error("request gone's uploaded image 0 was deleted while it was read");
+      },
+      status: async () => undefined,
+    } as unknown as RequestStore;
+    const signal = { on: () => () => {}, notify: () => {} } as unknown as QueueSignal;
+    const registry = new HandlerRegistry();
+    registry.register({
+      type: 't',
+      accepts: () => true,
+      endpoints: () => ['e'],
+      run: async (ctx) => {
+        await ctx.image(0).catch(() => {});
+        return { records: [{ _status: { code: 400, text: 'no image' } }] };
+      },
+    });
+    const runner = new JobRunner(
+      { requests, registry, signal, intake: {} as ImageIntake, media: { remove: async () => ({}) } as unknown as MediaStore },
+      { concurrency: 1, leaseMs: 1000, pollMs: 10, maxAttempts: 3, log: (_level, message) => said.push(message) },
+    );
+    runner.start();
+    try {
+      await until('the job to end', () => said.some((m) => m.startsWith('job ')));
+      expect(said.filter((m) => m.startsWith('job '))).toEqual(['job stopped: its request was deleted']);
+      expect(released).toEqual([]);
+    } finally {
+      await runner.stop(100);
+    }
+  });
 });

@@ -228,6 +228,12 @@ export class JobRunner extends EventEmitter {
           else this.log('warn', 'job stopped: its lease was lost; another worker runs it', { id: row.id });
           return;
         }
+        // erased while it ran, before the lease's renewal said so: its images went with it (inputs unreadable), so the
+        // failure is no fault to wait out or retry, and a handing back would find nothing (CI: "could not read its images")
+        if (!(await requests.status(row.id).catch(() => ({})))) {
+          this.log('info', 'job stopped: its request was deleted', { id: row.id });
+          return;
+        }
         // the server's storage refused a result (a full disk, an unwritable media folder): waited out, the attempt given
         // back, not spent three times in a few seconds and failed for good (h144)
         if (err instanceof MediaWriteError) {
