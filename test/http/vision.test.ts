@@ -157,11 +157,6 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     for (const r of [dalmatian!, tick!, headphones!]) expect(r._objects, `${r._id}: ${JSON.stringify(r._objects)}`).toEqual([]);
     // bbt1's faces by hand (test/fixtures/face-annotations.json); BlazeFace scores two of the three it finds under 0.8
     const byHand = [[210, 145, 305, 275], [445, 150, 570, 285], [728, 140, 825, 265], [990, 75, 1105, 218]];
-    const iou = (a: number[], b: number[]) => {
-      const w = Math.max(0, Math.min(a[2]!, b[2]!) - Math.max(a[0]!, b[0]!));
-      const h = Math.max(0, Math.min(a[3]!, b[3]!) - Math.max(a[1]!, b[1]!));
-      return (w * h) / ((a[2]! - a[0]!) * (a[3]! - a[1]!) + (b[2]! - b[0]!) * (b[3]! - b[1]!) - w * h);
-    };
     const faces = group!._objects!;
     expect(faces, JSON.stringify(faces)).toHaveLength(3);
     expect(faces.filter((f) => f.prob < 0.8).length).toBe(2);
@@ -191,6 +186,21 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     for (const f of tiled) expect(f.bound_box[2]).toBeLessThanOrEqual(2400);
     expect(tiled.some((f) => (f.bound_box[0] ?? 0) > 2048)).toBe(true);
     expect((await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: one.toString('base64') }], small_faces: 'yes' } })).statusCode).toBe(400);
+  }, 60_000);
+
+  it('small_faces on a large close-up: one face, where the same headshot small has it (its margin view built from a halved copy)', async () => {
+    const small = photoBytes('faces/leonard1.png');
+    const large = await sharp(small).resize(2000, 2000, { kernel: 'lanczos3' }).jpeg({ quality: 92 }).toBuffer();
+    const face = async (bytes: Buffer, extra: Record<string, unknown>) => {
+      const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _base64: bytes.toString('base64') }], ...extra } });
+      expect(res.statusCode).toBe(200);
+      return res.json().records[0]._objects as { bound_box: number[] }[];
+    };
+    const [base] = await face(small, {});
+    const found = await face(large, { small_faces: true });
+    expect(found).toHaveLength(1);
+    const scaled = base!.bound_box.map((v) => (v * 2000) / 150);
+    expect(iou(found[0]!.bound_box, scaled)).toBeGreaterThanOrEqual(0.8);
   }, 60_000);
 
   it('validates the request: at most 10 records, a token, the service enabled', async () => {
@@ -250,6 +260,12 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
     for (const r of await Promise.all(load)) expect(r.json().status.code).toBe(200);
   }, 120_000);
 });
+
+function iou(a: number[], b: number[]): number {
+  const w = Math.max(0, Math.min(a[2]!, b[2]!) - Math.max(a[0]!, b[0]!));
+  const h = Math.max(0, Math.min(a[3]!, b[3]!) - Math.max(a[1]!, b[1]!));
+  return (w * h) / ((a[2]! - a[0]!) * (a[3]! - a[1]!) + (b[2]! - b[0]!) * (b[3]! - b[1]!) - w * h);
+}
 
 describe('descriptor with a CLIP-family pack active', () => {
   let h: Harness;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { faceLike, framed, notBackgroundPerson, notNestedFace, withMargin } from './human-detector.ts';
+import { faceLike, framed, halvedTo, notBackgroundPerson, notNestedFace, withMargin } from './human-detector.ts';
 
 describe('framed', () => {
   it('puts the photo at half size, 2 x 2 means, in the middle of a grey canvas of its size', () => {
@@ -86,5 +86,22 @@ describe('faceLike', () => {
     expect(faceLike(turned(amy, 80), 103)).toBe(false);
     // eyes too close for the box: under a quarter of its width
     expect(faceLike(amy, 200)).toBe(false);
+  });
+});
+
+describe('halvedTo', () => {
+  it('halves a photo by 2 x 2 means until its long side is at most the edge, and says the factor back', () => {
+    const W = 8;
+    const H = 4;
+    const data = new Uint8Array(W * H * 3);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) data.set([x * 30, y * 60, 7], (y * W + x) * 3);
+    const { image, scale } = halvedTo({ data, width: W, height: H }, 2);
+    expect([image.width, image.height, scale]).toEqual([2, 1, 4]);
+    // pixel (0, 0) is the mean of x 0..3, y 0..3: red (0 + 30 + 60 + 90) / 4 rounded, green (0 + 60 + 120 + 180) / 4
+    expect([...image.data.subarray(0, 3)]).toEqual([45, 90, 7]);
+    expect([...image.data.subarray(3, 6)]).toEqual([165, 90, 7]);
+    // small enough already: the photo itself
+    const same = { data, width: W, height: H };
+    expect(halvedTo(same, 8)).toEqual({ image: same, scale: 1 });
   });
 });

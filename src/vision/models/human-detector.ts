@@ -162,6 +162,8 @@ const faceLikeBounds = { eyesOfBox: 0.25, tiltDeg: 45, noseDown: [0.2, 0.9], mou
 const closeUpShare = 0.4;
 /** A whole-view face lying this share inside a margin-view face (or holding one so) is that face. */
 const closeUpOverlap = 0.3;
+/** The margin view is built from the photo halved to this long side or less (facesWhole). */
+const marginEdge = 1024;
 /** Photos up to this long side (BlazeFace's input) with no face are looked at with a margin too. */
 const thumbnailEdge = 256;
 const longSide = (b: readonly number[]) => Math.max(b[2]! - b[0]!, b[3]! - b[1]!);
@@ -268,6 +270,11 @@ export class HumanDetector {
   private async seenAgain(img: RgbPixels, face: Detection): Promise<boolean> {
     const [a, b, c, e] = face.bound_box;
     const side = Math.max(16, Math.round(Math.max(c - a, e - b) * secondLookSpan));
+    // a large face is looked at on the photo halved (as the margin view is): its square was up to 3 × the photo's side
+    if (side > marginEdge && Math.min(img.width, img.height) >= 2) {
+      const { image } = halvedTo(img, Math.max(img.width, img.height) - 1);
+      return this.seenAgain(image, { ...face, bound_box: [a / 2, b / 2, c / 2, e / 2] });
+    }
     const x0 = Math.round((a + c) / 2 - side / 2);
     const y0 = Math.round((b + e) / 2 - side / 2);
     const data = new Uint8Array(side * side * 3).fill(canvasGrey);
@@ -296,13 +303,16 @@ export class HumanDetector {
     const closeUp = surest !== undefined && surest.prob >= faceServedProb && longSide(surest.bound_box) >= closeUpShare * Math.min(img.width, img.height);
     const thumbnail = !closeUp && Math.max(img.width, img.height) <= thumbnailEdge && !whole.some((s) => s.face.prob >= faceServedProb);
     if (!closeUp && !thumbnail) return whole;
-    const { canvas, offsetX, offsetY } = withMargin(img);
+    // from a copy of at most `marginEdge` px: BlazeFace sees its 256-px input whatever the canvas, and a 2,048-px
+    // close-up (faces looked for in tiles) made a 4,096-px canvas, 150 MB as the detector's tensor and 1.1 s a photo
+    const { image: small, scale } = halvedTo(img, marginEdge);
+    const { canvas, offsetX, offsetY } = withMargin(small);
     const margin = (await this.facesSeen(canvas))
       .filter((s) => s.face.prob >= (closeUp ? faceServedProb : tileFaceProb))
       .map(({ face: d, points, boxWidth }) => ({
-        face: { ...d, bound_box: clampBox(d.bound_box[0] - offsetX, d.bound_box[1] - offsetY, d.bound_box[2] - d.bound_box[0], d.bound_box[3] - d.bound_box[1], img) },
-        points: points.map(([x, y]): [number, number] => [x - offsetX, y - offsetY]),
-        boxWidth,
+        face: { ...d, bound_box: clampBox((d.bound_box[0] - offsetX) * scale, (d.bound_box[1] - offsetY) * scale, (d.bound_box[2] - d.bound_box[0]) * scale, (d.bound_box[3] - d.bound_box[1]) * scale, img) },
+        points: points.map(([x, y]): [number, number] => [(x - offsetX) * scale, (y - offsetY) * scale]),
+        boxWidth: boxWidth * scale,
       }))
       .filter((s) => s.face.bound_box[2] > s.face.bound_box[0] && s.face.bound_box[3] > s.face.bound_box[1]);
     const elsewhere = whole.filter((w) => !margin.some((m) => shareInside(w.face.bound_box, m.face.bound_box) >= closeUpOverlap || shareInside(m.face.bound_box, w.face.bound_box) >= closeUpOverlap));
@@ -446,6 +456,32 @@ export function withMargin(img: RgbPixels): { canvas: RgbPixels; offsetX: number
   const out = new Uint8Array(4 * W * H * 3).fill(canvasGrey);
   for (let y = 0; y < H; y++) out.set(data.subarray(y * W * 3, (y + 1) * W * 3), ((y + offsetY) * 2 * W + offsetX) * 3);
   return { canvas: { data: out, width: 2 * W, height: 2 * H }, offsetX, offsetY };
+}
+
+/**
+ * The photo halved (2 x 2 pixel means) until its long side is at most `edge`, and the factor that maps its pixels back
+ * (1, the photo itself, where it is that small already).
+ */
+export function halvedTo(img: RgbPixels, edge: number): { image: RgbPixels; scale: number } {
+  let image = img;
+  let scale = 1;
+  while (Math.max(image.width, image.height) > edge && Math.min(image.width, image.height) >= 2) {
+    const { width: W, data } = image;
+    const w = Math.floor(image.width / 2);
+    const h = Math.floor(image.height / 2);
+    const out = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const a = (2 * y * W + 2 * x) * 3;
+        const b = a + W * 3;
+        const o = (y * w + x) * 3;
+        for (let c = 0; c < 3; c++) out[o + c] = (data[a + c]! + data[a + 3 + c]! + data[b + c]! + data[b + 3 + c]! + 2) >> 2;
+      }
+    }
+    image = { data: out, width: w, height: h };
+    scale *= 2;
+  }
+  return { image, scale };
 }
 
 /** The photo at half size (2 x 2 pixel means) in the middle of a grey canvas as large as the photo. */
