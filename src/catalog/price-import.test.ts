@@ -371,6 +371,7 @@ describe.each(backends)('price import (%s)', (backend) => {
         [pokemon, 'base1-4', {}],
         [pokemon, 'base1-4', { slab: { company: 'PSA', grade: 9 } }],
         [pokemon, 'sv3pt5-199', {}],
+        [pokemon, 'sv8-238', {}],
       ];
       // the one Stoneforge Mystic printing with 3,356 daily prices, and an MTGO printing in tix at 1 USD a tix
       const goldfishKey = (await t.store.db.selectFrom('catalog_prices').select('card_key').where('catalog_id', '=', mtg).where('source', '=', 'mtggoldfish').executeTakeFirstOrThrow()).card_key;
@@ -385,6 +386,15 @@ describe.each(backends)('price import (%s)', (backend) => {
         expect(sql.length, card).toBeGreaterThan(0);
         expect(sql, `${card} ${JSON.stringify(options)}`).toEqual(priceStats(observations, options));
       }
+    });
+
+    it("reads Pikachu ex's trend past its month of windows at $0.70 to $3.44 among $250 to $380 ones (h291)", async () => {
+      // January 2026 in the TCGplayer file (30 of 483 windows; another printing's price, it seems): the steps into and
+      // out of them made a volatility of 3.9873 (399 % a step) in 365d and 3.4651 in all; the trimmed mean left them out
+      const stats = await store.priceStats((await t.catalogs.get('pokemon-full'))!.id, 'sv8-238');
+      const year = stats.find((e) => e.stats_type === 'overall' && e.interval === '365d')!.value;
+      expect(year).toMatchObject({ min: 0.7, max: 384.5, trend: { trimmed_mean: 302.14, volatility: 0.0074, forecast_30d: 307.66 } });
+      expect(stats.find((e) => e.stats_type === 'overall' && e.interval === 'all')!.value.trend.volatility).toBe(0.0073);
     });
   });
 });

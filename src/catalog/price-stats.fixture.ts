@@ -105,8 +105,8 @@ export const UNGRADED_30D: PriceStatsValue = {
  * graded all (= graded 365d): h:2 and h:7 = 60 on 2023-06-01 and 100 on 2024-01-31, 244 days apart
  * (June 1 → January 1 is 30 + 31 + 31 + 30 + 31 + 30 + 31 = 214 days, then 30 more).
  * - mean and median 80; q1 (h = 0.25) 60 + 0.25·40 = 70; q3 90; std √((20² + 20²) / 1) = √800 = 28.28.
- * - line through both: slope 40 / 244 = 0.163934 → 0.1639, R² 1; forecast 100 + 30 · 40/244 = 104.92;
- *   100 · 0.163934 / 80 = 0.2049 % a day.
+ * - line through both: slope 40 / 244 = 0.163934 → 0.1639, R² 1; 100 · 0.163934 / 80 = 0.2049 % a day;
+ *   not read ahead (it would say 100 + 30 · 40/244 = 104.92): a line through two prices fits whatever they are (h291).
  * - volatility: a single change (100/60 − 1) has no standard deviation → null.
  */
 export const GRADED_ALL: PriceStatsValue = {
@@ -122,7 +122,7 @@ export const GRADED_ALL: PriceStatsValue = {
   oldest: 60,
   latest_date: '2024-01-31',
   oldest_date: '2023-06-01',
-  trend: { r_squared: 1, volatility: null, forecast_30d: 104.92, trimmed_mean: 80, slope_per_day: 0.1639, slope_per_day_pct: 0.2049 },
+  trend: { r_squared: 1, volatility: null, forecast_30d: null, trimmed_mean: 80, slope_per_day: 0.1639, slope_per_day_pct: 0.2049 },
 };
 
 /** graded 30d: h:7 alone. One sale: its price everywhere, range 0, no spread and no trend (null). */

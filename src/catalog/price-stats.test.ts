@@ -64,15 +64,21 @@ describe('priceStats (the TypeScript reference)', () => {
     });
   });
 
-  it('drops a tenth at each end for the trimmed mean and never forecasts below zero', () => {
+  it('drops a tenth at each end for the trimmed mean, and forecasts nothing where the line runs out below a cent', () => {
     // 12 observations, ⌊12 / 10⌋ = 1 dropped each end: 1 and 1000 go, the mean of 2..11 is 6.5
     const twelve = priceStats([...Array.from({ length: 11 }, (_, i) => usd(day(i), i + 1)), usd(day(11), 1000)]);
     expect(entry(twelve, 'overall all')!.trend.trimmed_mean).toBe(6.5);
     // nine observations: ⌊0.9⌋ = 0, nothing dropped
     expect(entry(priceStats(Array.from({ length: 9 }, (_, i) => usd(day(i), i + 1))), 'overall all')!.trend.trimmed_mean).toBe(5);
-    // 50, then 10, then 1 for eight days: the line falls below zero before day 9 + 30
+    // 50, then 10, then 1 for eight days: the line falls below zero before day 9 + 30; no card sells for nothing, so
+    // it is no forecast (h291: it was 0.00, for cards last sold at $88 to $390 in the PSA file)
     const falling = priceStats([usd(day(0), 50), usd(day(1), 10), ...Array.from({ length: 8 }, (_, i) => usd(day(i + 2), 1))]);
-    expect(entry(falling, 'overall all')!.trend.forecast_30d).toBe(0);
+    // (the line reads 10 and the 1s, without the 50 and a 1 the trimmed mean drops: -0.6 a day from 2 on day 5, -18.40 on day 39)
+    expect(entry(falling, 'overall all')!.trend).toMatchObject({ forecast_30d: null, slope_per_day: -0.6 });
+    // 100, 60, 20 twenty days apart: $2 a day down, 30 days after the $20 sale is -$40
+    expect(entry(priceStats([usd(day(0), 100), usd(day(20), 60), usd(day(40), 20)]), 'overall all')!.trend).toMatchObject({ forecast_30d: null, slope_per_day: -2, r_squared: 1 });
+    // a line that ends above a cent is read: 100, 80, 60 twenty days apart forecast 60 − 30 = 30
+    expect(entry(priceStats([usd(day(0), 100), usd(day(20), 80), usd(day(40), 60)]), 'overall all')!.trend.forecast_30d).toBe(30);
   });
 
   it('reads a flat price as a perfect flat line, and a single day as no line', () => {
@@ -120,11 +126,45 @@ describe('a trend line over a few days', () => {
     expect(overall.value.trend.forecast_30d).toBeNull();
     const week = priceStats([
       { date: '2025-06-01', price: 30, graded: false, currency: 'USD' },
+      { date: '2025-06-04', price: 33, graded: false, currency: 'USD' },
       { date: '2025-06-08', price: 37, graded: false, currency: 'USD' },
     ]);
     expect(week.find((e) => e.stats_type === 'ungraded' && e.interval === '30d')!.value.trend.forecast_30d).toBe(67);
   });
 
+  it('is not read ahead through two prices, which it fits whatever they are (h291: PSA sales of 154.99 and 650 forecast 1475.02)', () => {
+    const two = priceStats([usd('2020-05-16', 154.99, true), usd('2020-06-03', 650, true)]);
+    expect(entry(two, 'graded 30d')!.trend).toEqual({ r_squared: 1, volatility: null, forecast_30d: null, trimmed_mean: 402.5, slope_per_day: 27.5006, slope_per_day_pct: 6.8325 });
+  });
+});
+
+describe('a wrong sale among many (h291)', () => {
+  // twenty sales of a $5 card every third day (5, 5.25, 5.5 in turn), then one typed as $9,999 (or a lot of 50 sold as one)
+  const fives = Array.from({ length: 20 }, (_, i) => usd(day(i * 3), 5 + (i % 3) * 0.25));
+
+  it('moves the mean, the spread and the maximum, as it is a sale, but not the trend, which reads the trimmed prices', () => {
+    const all = entry(priceStats([...fives, usd(day(61), 9999)]), 'overall all')!;
+    // the figures of every sale say what was sold: `prices delete --price 9999` takes a wrong one out
+    expect(all).toMatchObject({ max: 9999, mean: 481.13, std: 2180.82, median: 5.25, latest: 9999 });
+    // 21 prices: ⌊2.1⌋ = 2 dropped at each end for the trimmed mean (5, 5 and 5.5, 9999): it keeps 5 to 5.5, and the
+    // line reads every price from 5 to 5.5, the twenty sales (mean 5.2375, slope 0.000439 a day, forecast on day 91
+    // 5.2649). It was 44.2477 $ a day with a forecast of 3178.13 and a volatility (5.25 to 9999 is a step of +190,357 %) of 425.65
+    expect(all.trend).toEqual({ r_squared: 0.0014, volatility: 0.0668, forecast_30d: 5.26, trimmed_mean: 5.25, slope_per_day: 0.0004, slope_per_day_pct: 0.0084 });
+    // in the middle of the series: a forecast of 713.03 for the $5 card before
+    expect(entry(priceStats([...fives.slice(0, 10), usd(day(28), 9999), ...fives.slice(10)]), 'overall all')!.trend.forecast_30d).toBe(5.26);
+    // a lot of 50 sold as one $250 sale: 82.97 before
+    expect(entry(priceStats([...fives, usd(day(61), 250)]), 'overall all')!.trend.forecast_30d).toBe(5.26);
+  });
+
+  it('reads every price equal to one the trimmed mean keeps, whichever of them an engine ranked first', () => {
+    // ten prices: the trimmed mean drops one 1 and the 9 (mean of 1, 1, 2 … 7: 3.63); the line keeps all three 1s,
+    // days 0, 5 and 10: slope 0.3409, R² 0.7440 (without day 0's it would be 0.4808 and 0.8376)
+    const s = entry(priceStats([usd(day(0), 1), usd(day(5), 1), usd(day(10), 1), ...[2, 3, 4, 5, 6, 9].map((p, i) => usd(day(11 + i), p)), usd(day(20), 7)]), 'overall all')!;
+    expect(s.trend).toEqual({ r_squared: 0.744, volatility: 0.3254, forecast_30d: 16.59, trimmed_mean: 3.63, slope_per_day: 0.3409, slope_per_day_pct: 10.2273 });
+  });
+});
+
+describe('raw and graded sales together', () => {
   it("reads no line through raw and graded sales together: two markets (h270: $5 cards forecast $502 beside a PSA 10's $120)", () => {
     const stats = priceStats([
       { date: '2026-03-01', price: 4.5, graded: false, currency: 'USD' },

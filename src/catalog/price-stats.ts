@@ -12,7 +12,8 @@ import { roundDecimal } from '../util/decimal-round.ts';
  *   of a type is left out, and a card with none gets no entries at all, never zeros;
  * - quantiles interpolate linearly between order statistics (PostgreSQL's and SQLite's
  *   `percentile_cont`); `std` is the sample standard deviation, null for one observation;
- * - the trend is the least-squares line of price on day.
+ * - the trend (line, forecast, volatility) reads the prices from the lowest to the highest that
+ *   `trimmed_mean` keeps: the least-squares line of price on day through them, their steps in date order.
  *
  * `PriceStore.priceStats` computes the same figures in SQL on either backend; this module holds
  * the definitions they share (intervals, the last arithmetic and the rounding, in `finishStats`)
@@ -85,8 +86,10 @@ export const PRICE_INTERVALS: readonly { name: string; days: number | null }[] =
 ];
 export const PRICE_STATS_TYPES: readonly PriceStatsType[] = ['overall', 'graded', 'ungraded'];
 export const PRICE_CURRENCY = 'USD';
-/** The least span of days between an entry's oldest and latest prices for its line to be read ahead (`forecast_30d`). */
+/** The least span of days between the first and last prices of an entry's line for it to be read ahead (`forecast_30d`). */
 export const MIN_FORECAST_SPAN_DAYS = 7;
+/** The fewest prices an entry's line is read ahead from: a line through two fits them whatever they are (r² 1). */
+export const MIN_FORECAST_PRICES = 3;
 
 /** The trend line is read this many days after the entry's latest observation. */
 export const FORECAST_DAYS = 30;
@@ -139,14 +142,25 @@ export interface RawPriceStats {
   oldest: number;
   oldest_date: string;
   trimmed_mean: number;
-  /** Least-squares slope of price on day (USD per day); null when all fall on one day. */
+  /**
+   * The trend reads the line's prices: those from the lowest to the highest price the trimmed mean keeps, both
+   * included (so every price equal to one it keeps, whichever day it fell on). One mistyped $9,999 among $5
+   * sales drew the line, the forecast and the volatility as it did the mean (h291). Below 10 prices, every price.
+   * `line_mean` is their mean (USD), `line_range` their largest less their smallest (0: all the same), `line_span`
+   * the days between their first and their last.
+   */
+  line_n: number;
+  line_mean: number;
+  line_range: number;
+  line_span: number;
+  /** Least-squares slope of the line's prices on day (USD per day); null when all fall on one day. */
   slope: number | null;
-  /** R² of that line (1 when every price is the same); null without a slope. */
+  /** R² of that line (1 when every one of its prices is the same); null without a slope. */
   r2: number | null;
-  /** Mean and last day of the observations, in days since 1970-01-01. */
+  /** Mean day of the line's prices and the entry's last day, in days since 1970-01-01. */
   mean_x: number;
   last_x: number;
-  /** Sample standard deviation of the relative changes between consecutive observations. */
+  /** Sample standard deviation of the relative changes between consecutive prices of the line. */
   volatility: number | null;
   /** Sales of graded copies and of raw ones together (`overall`): two markets, whose line and steps read none of them. */
   mixed?: boolean;
@@ -156,12 +170,17 @@ export interface RawPriceStats {
 export function finishStats(raw: RawPriceStats): PriceStatsValue {
   // A flat series: sums that should be 0 may come out ±1e-17 from one engine and not another.
   const flat = raw.max === raw.min;
+  const flatLine = raw.line_range === 0;
   // a line through two markets (raw sales at 5, a PSA 10 at 120) is neither's trend: $5 cards forecast $502 (h270)
-  const slope = raw.slope === null || raw.mixed ? null : flat ? 0 : raw.slope;
-  const r2 = slope === null ? null : flat ? 1 : raw.r2;
-  // a line over less than a week is not read a month ahead: two days of prices gave a forecast of 2760 from 30 and 120
-  const span = (Date.parse(raw.latest_date) - Date.parse(raw.oldest_date)) / 86_400_000;
-  const forecast = slope === null || !(span >= MIN_FORECAST_SPAN_DAYS) ? null : Math.max(0, raw.mean + slope * (raw.last_x + FORECAST_DAYS - raw.mean_x));
+  const slope = raw.slope === null || raw.mixed ? null : flatLine ? 0 : raw.slope;
+  const r2 = slope === null ? null : flatLine ? 1 : raw.r2;
+  // a line over less than a week is not read a month ahead: two days of prices gave a forecast of 2760 from 30 and 120;
+  // nor one through two prices (h291: a PSA sale of 155 then one of 650 forecast 1475)
+  const readable = slope !== null && raw.line_n >= MIN_FORECAST_PRICES && raw.line_span >= MIN_FORECAST_SPAN_DAYS;
+  const ahead = readable ? money(raw.line_mean + slope * (raw.last_x + FORECAST_DAYS - raw.mean_x)) : null;
+  // a line that reaches $0 within the month has run out, it prices nothing: no card sells for nothing (a price of 0 is
+  // no price on import); it was forecast as 0.00 for a card last sold at $88 (h291)
+  const forecast = ahead !== null && ahead > 0 ? ahead : null;
   return {
     q1: money(raw.q1),
     q3: money(raw.q3),
@@ -177,11 +196,12 @@ export function finishStats(raw: RawPriceStats): PriceStatsValue {
     oldest_date: raw.oldest_date,
     trend: {
       r_squared: r2 === null ? null : ratio(r2),
-      volatility: raw.volatility === null || raw.mixed ? null : ratio(flat ? 0 : raw.volatility),
-      forecast_30d: forecast === null ? null : money(forecast),
+      volatility: raw.volatility === null || raw.mixed ? null : ratio(flatLine ? 0 : raw.volatility),
+      forecast_30d: forecast,
       trimmed_mean: money(raw.trimmed_mean),
       slope_per_day: slope === null ? null : ratio(slope),
-      slope_per_day_pct: slope === null || !(raw.mean > 0) ? null : ratio((100 * slope) / raw.mean),
+      // of the line's own level: a mean that one $9,999 sale raised to $481 made a $5 card's slope look small
+      slope_per_day_pct: slope === null || !(raw.line_mean > 0) ? null : ratio((100 * slope) / raw.line_mean),
     },
   };
 }
@@ -242,23 +262,30 @@ function byKey(a: string | undefined, b: string | undefined): number {
 function rawStats(obs: readonly { usd: number; day: number; date: string }[]): RawPriceStats {
   const n = obs.length;
   const ys = obs.map((o) => o.usd);
-  const xs = obs.map((o) => o.day);
   const sorted = [...ys].sort((a, b) => a - b);
   const mean = sum(ys) / n;
-  const meanX = sum(xs) / n;
-  let sxx = 0;
-  let sxy = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxx += (xs[i]! - meanX) ** 2;
-    sxy += (xs[i]! - meanX) * (ys[i]! - mean);
-    syy += (ys[i]! - mean) ** 2;
-  }
-  const changes: number[] = [];
-  for (let i = 1; i < n; i++) if (ys[i - 1]! > 0) changes.push(ys[i]! / ys[i - 1]! - 1);
-  const cm = sum(changes) / changes.length;
+  const syy = ys.reduce((a, y) => a + (y - mean) ** 2, 0);
   const cut = Math.floor(n / TRIM_DIVISOR);
   const kept = sorted.slice(cut, n - cut);
+  // the line's prices, in date order: every one from the lowest kept to the highest kept
+  const lo = kept[0]!;
+  const hi = kept[kept.length - 1]!;
+  const line = obs.filter((o) => o.usd >= lo && o.usd <= hi);
+  const ly = line.map((o) => o.usd);
+  const lx = line.map((o) => o.day);
+  const lm = sum(ly) / line.length;
+  const lmx = sum(lx) / line.length;
+  let sxx = 0;
+  let sxy = 0;
+  let lyy = 0;
+  for (let i = 0; i < line.length; i++) {
+    sxx += (lx[i]! - lmx) ** 2;
+    sxy += (lx[i]! - lmx) * (ly[i]! - lm);
+    lyy += (ly[i]! - lm) ** 2;
+  }
+  const changes: number[] = [];
+  for (let i = 1; i < line.length; i++) if (ly[i - 1]! > 0) changes.push(ly[i]! / ly[i - 1]! - 1);
+  const cm = sum(changes) / changes.length;
   return {
     n,
     min: sorted[0]!,
@@ -273,10 +300,14 @@ function rawStats(obs: readonly { usd: number; day: number; date: string }[]): R
     oldest: ys[0]!,
     oldest_date: obs[0]!.date,
     trimmed_mean: exactMean(micros(kept), kept.length),
+    line_n: line.length,
+    line_mean: exactMean(micros(ly), line.length),
+    line_range: hi - lo,
+    line_span: lx[lx.length - 1]! - lx[0]!,
     slope: sxx > 0 ? sxy / sxx : null,
-    r2: sxx > 0 ? (syy === 0 ? 1 : (sxy * sxy) / (sxx * syy)) : null,
-    mean_x: meanX,
-    last_x: xs[n - 1]!,
+    r2: sxx > 0 ? (lyy === 0 ? 1 : (sxy * sxy) / (sxx * lyy)) : null,
+    mean_x: lmx,
+    last_x: obs[n - 1]!.day,
     volatility: changes.length > 1 ? Math.sqrt(changes.reduce((a, c) => a + (c - cm) ** 2, 0) / (changes.length - 1)) : null,
   };
 }

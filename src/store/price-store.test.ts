@@ -253,6 +253,18 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     expect(stats).toEqual(priceStats(HALF_CENT.map((price, i) => ({ date: `2024-03-0${i + 1}`, price, graded: false, currency: 'USD' }))));
   });
 
+  it('reads the trend past a $9,999 sale among $5 ones, whichever of the equal prices the engine ranks first (h291)', async () => {
+    const day = (i: number) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10);
+    // 5, 5.25 and 5.5 seven, seven and six times: the trimmed mean drops two of the 5s, which two being the engine's choice
+    const sales: (PriceObservation & { rowKey: string })[] = Array.from({ length: 20 }, (_, i) => ({ rowKey: `w:${i}`, date: day(i * 3), price: 5 + (i % 3) * 0.25, graded: false, currency: 'USD' }));
+    sales.push({ rowKey: 'w:20', date: day(61), price: 9999, graded: false, currency: 'USD' });
+    await store.applyImport({ catalogId, rows: sales.map(asInput('wrong-sale')) });
+    const stats = await store.priceStats(catalogId, 'wrong-sale');
+    // before: a forecast of 3178.13 and a volatility of 425.6505 for the $5 card (price-stats.test.ts works them out)
+    expect(entry(stats, 'overall all')).toMatchObject({ max: 9999, mean: 481.13, trend: { forecast_30d: 5.26, volatility: 0.0668, slope_per_day: 0.0004, r_squared: 0.0014 } });
+    expect(stats).toEqual(priceStats(sales));
+  });
+
   it('gives the reference\'s numbers on a long series, every figure, with rates and slabs', async () => {
     const options: PriceStatsOptions[] = [{}, { rates: { EUR: 1.0825, TIX: 0.9 } }, { slab: { company: 'PSA', grade: 9.5 } }, { slab: { company: 'bgs', grade: null } }];
     for (const o of options) {

@@ -341,6 +341,10 @@ export class PriceStore {
         oldest: num(r.oldest),
         oldest_date: r.oldest_date,
         trimmed_mean: exactMean(num(r.trimmed_micros), Number(r.trimmed_n)),
+        line_n: Number(r.line_n),
+        line_mean: exactMean(num(r.line_micros), Number(r.line_n)),
+        line_range: num(r.line_range),
+        line_span: num(r.line_span),
         slope: numOrNull(r.slope),
         r2: numOrNull(r.r2),
         mean_x: num(r.mean_x),
@@ -414,7 +418,7 @@ export class PriceStore {
 
 /** One (type, interval) group as the statistics queries return it. */
 /** A row of the statistics query: one (type, interval) group's raw figures (`n` comes back as text from PostgreSQL's count). */
-type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean' | 'mixed'> & { kinds: number | string; ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string; mean_micros: number | string; trimmed_micros: number | string; trimmed_n: number | string };
+type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean' | 'line_n' | 'line_mean' | 'mixed'> & { kinds: number | string; ord: number; stats_type: PriceStatsType; period: string; start_date: string | null; n: number | string; mean_micros: number | string; trimmed_micros: number | string; trimmed_n: number | string; line_micros: number | string; line_n: number | string };
 
 /**
  * Means are summed in whole millionths of a dollar, which both engines add exactly in any order:
@@ -422,7 +426,15 @@ type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean' | 'mixed'> & {
  * of 0.75, 0.75, 0.76, 0.76 was 0.76 on SQLite and 0.75 on PostgreSQL. `exactMean` divides.
  */
 const MICROS = sql.raw('floor(price * 1000000 + 0.5)');
-const TRIMMED = sql.raw(`price_rank > size / ${TRIM_DIVISOR} AND price_rank <= size - size / ${TRIM_DIVISOR}`);
+const TRIMMED_TEXT = `price_rank > size / ${TRIM_DIVISOR} AND price_rank <= size - size / ${TRIM_DIVISOR}`;
+const TRIMMED = sql.raw(TRIMMED_TEXT);
+/** The lowest and the highest price the trimmed mean keeps, on every row of its group. */
+const TRIM_BOUNDS = sql.raw(`min(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS lo, max(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS hi`);
+/**
+ * A price of the trend's line (price-stats.ts `RawPriceStats.line_n`): from the lowest to the highest price the
+ * trimmed mean keeps, both included, so that which of equal prices an engine ranked first does not matter.
+ */
+const LINE = sql.raw('(price >= lo AND price <= hi)');
 
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -490,10 +502,15 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
     WITH ${groups(catalogId, cardKey, options, 'postgres')},
     w AS (
       SELECT g.*,
-        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key COLLATE "C"), 0) - 1 AS change,
         row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
         count(*) OVER (PARTITION BY ord) AS size
       FROM g
+    ),
+    b AS (SELECT w.*, ${TRIM_BOUNDS} FROM w),
+    k AS (
+      SELECT b.*, ${LINE} AS on_line,
+        CASE WHEN ${LINE} THEN price / NULLIF(lag(price) OVER (PARTITION BY ord, ${LINE} ORDER BY date, length(row_key), row_key COLLATE "C"), 0) - 1 END AS change
+      FROM b
     )
     SELECT ord, stats_type, period, to_char(start_date, 'YYYY-MM-DD') AS start_date,
       count(*) AS n, min(price) AS min, max(price) AS max, sum(${MICROS}) AS mean_micros, stddev_samp(price) AS std,
@@ -503,9 +520,11 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
       (array_agg(price ORDER BY date DESC, length(row_key) DESC, row_key COLLATE "C" DESC))[1] AS latest, to_char(max(date), 'YYYY-MM-DD') AS latest_date,
       (array_agg(price ORDER BY date, length(row_key), row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
       sum(${MICROS}) FILTER (WHERE ${TRIMMED}) AS trimmed_micros, count(*) FILTER (WHERE ${TRIMMED}) AS trimmed_n,
-      regr_slope(price, x) AS slope, regr_r2(price, x) AS r2, avg(x) AS mean_x, max(x) AS last_x,
+      count(*) FILTER (WHERE on_line) AS line_n, sum(${MICROS}) FILTER (WHERE on_line) AS line_micros,
+      max(hi) - max(lo) AS line_range, max(x) FILTER (WHERE on_line) - min(x) FILTER (WHERE on_line) AS line_span,
+      regr_slope(price, x) FILTER (WHERE on_line) AS slope, regr_r2(price, x) FILTER (WHERE on_line) AS r2, avg(x) FILTER (WHERE on_line) AS mean_x, max(x) AS last_x,
       stddev_samp(change) AS volatility, count(DISTINCT graded) AS kinds
-    FROM w
+    FROM k
     GROUP BY ord, stats_type, period, start_date
     ORDER BY ord`;
 }
@@ -513,23 +532,30 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
 /**
  * SQLite: `percentile_cont` and `median` are the engine's (better-sqlite3 builds it with
  * SQLITE_ENABLE_PERCENTILE); standard deviations and the least-squares line are summed from
- * deviations about the group's means (two passes, as the reference), `sqrt` is the engine's.
+ * deviations about the means (the group's for `std`, the line's prices' for the line: two passes, as
+ * the reference), `sqrt` is the engine's.
  */
 function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOptions) {
   return sql<StatsRow>`
     WITH ${groups(catalogId, cardKey, options, 'sqlite')},
     w AS (
       SELECT g.*,
-        price / NULLIF(lag(price) OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key), 0) - 1 AS change,
         row_number() OVER (PARTITION BY ord ORDER BY price) AS price_rank,
         row_number() OVER (PARTITION BY ord ORDER BY date DESC, length(row_key) DESC, row_key DESC) AS from_latest,
         row_number() OVER (PARTITION BY ord ORDER BY date, length(row_key), row_key) AS from_oldest,
         count(*) OVER (PARTITION BY ord) AS size,
-        avg(price) OVER (PARTITION BY ord) AS pm,
-        avg(x) OVER (PARTITION BY ord) AS xm
+        avg(price) OVER (PARTITION BY ord) AS pm
       FROM g
     ),
-    c AS (SELECT w.*, avg(change) OVER (PARTITION BY ord) AS cm FROM w),
+    b AS (SELECT w.*, ${TRIM_BOUNDS} FROM w),
+    k AS (
+      SELECT b.*, ${LINE} AS on_line,
+        CASE WHEN ${LINE} THEN price / NULLIF(lag(price) OVER (PARTITION BY ord, ${LINE} ORDER BY date, length(row_key), row_key), 0) - 1 END AS change,
+        avg(CASE WHEN ${LINE} THEN price END) OVER (PARTITION BY ord) AS lpm,
+        avg(CASE WHEN ${LINE} THEN x END) OVER (PARTITION BY ord) AS lxm
+      FROM b
+    ),
+    c AS (SELECT k.*, avg(change) OVER (PARTITION BY ord) AS cm FROM k),
     a AS (
       SELECT ord, stats_type, period, start_date,
         count(*) AS n, min(price) AS min, max(price) AS max, sum(${MICROS}) AS mean_micros,
@@ -537,16 +563,21 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
         max(CASE WHEN from_latest = 1 THEN price END) AS latest, max(date) AS latest_date,
         max(CASE WHEN from_oldest = 1 THEN price END) AS oldest, min(date) AS oldest_date,
         sum(CASE WHEN ${TRIMMED} THEN ${MICROS} END) AS trimmed_micros, count(CASE WHEN ${TRIMMED} THEN 1 END) AS trimmed_n,
-        sum((price - pm) * (price - pm)) AS syy, sum((x - xm) * (x - xm)) AS sxx, sum((x - xm) * (price - pm)) AS sxy,
-        avg(x) AS mean_x, max(x) AS last_x,
+        count(CASE WHEN on_line THEN 1 END) AS line_n, sum(CASE WHEN on_line THEN ${MICROS} END) AS line_micros,
+        max(hi) - max(lo) AS line_range, max(CASE WHEN on_line THEN x END) - min(CASE WHEN on_line THEN x END) AS line_span,
+        sum((price - pm) * (price - pm)) AS syy,
+        sum(CASE WHEN on_line THEN (price - lpm) * (price - lpm) END) AS lyy, sum(CASE WHEN on_line THEN (x - lxm) * (x - lxm) END) AS sxx,
+        sum(CASE WHEN on_line THEN (x - lxm) * (price - lpm) END) AS sxy,
+        avg(CASE WHEN on_line THEN x END) AS mean_x, max(x) AS last_x,
         count(change) AS nc, sum((change - cm) * (change - cm)) AS scc, count(DISTINCT graded) AS kinds
       FROM c
       GROUP BY ord, stats_type, period, start_date
     )
-    SELECT ord, stats_type, period, start_date, n, min, max, mean_micros, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_micros, trimmed_n, mean_x, last_x, kinds,
+    SELECT ord, stats_type, period, start_date, n, min, max, mean_micros, q1, median, q3, latest, latest_date, oldest, oldest_date, trimmed_micros, trimmed_n,
+      line_n, line_micros, line_range, line_span, mean_x, last_x, kinds,
       CASE WHEN n > 1 THEN sqrt(syy / (n - 1)) END AS std,
       CASE WHEN sxx > 0 THEN sxy / sxx END AS slope,
-      CASE WHEN sxx > 0 THEN CASE WHEN syy = 0 THEN 1.0 ELSE sxy * sxy / (sxx * syy) END END AS r2,
+      CASE WHEN sxx > 0 THEN CASE WHEN lyy = 0 THEN 1.0 ELSE sxy * sxy / (sxx * lyy) END END AS r2,
       CASE WHEN nc > 1 THEN sqrt(scc / (nc - 1)) END AS volatility
     FROM a
     ORDER BY ord`;
