@@ -49,6 +49,11 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ [name]: '0' }), name).toThrow(`${name} must be a whole number, 1 or more, got "0"`);
     }
     expect(loadConfig({ LOUPE_QUEUE_WORKERS: '0' }).queue.workers).toBe(0);
+    // ten images of the largest size a slot
+    expect(loadConfig({}).queue.prefetchBytes).toBe(2 * 10 * 24 * 1024 * 1024);
+    expect(loadConfig({ LOUPE_QUEUE_WORKERS: '1' }).queue.prefetchBytes).toBe(10 * 24 * 1024 * 1024);
+    expect(loadConfig({ LOUPE_QUEUE_PREFETCH_MB: '0' }).queue.prefetchBytes).toBe(0);
+    expect(() => loadConfig({ LOUPE_QUEUE_PREFETCH_MB: '64MB' })).toThrow('LOUPE_QUEUE_PREFETCH_MB must be a whole number, 0 or more, got "64MB"');
     expect(() => loadConfig({ LOUPE_FAST_JPEG: 'maybe' })).toThrow(/LOUPE_FAST_JPEG must be one of/);
     expect(() => loadConfig({ LOUPE_FAST_JPEG: 'off' })).not.toThrow();
     expect(loadConfig({ LOUPE_RETENTION_DAYS: '1' }).queue.retentionMs).toBe(86_400_000);

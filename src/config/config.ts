@@ -139,6 +139,11 @@ export interface QueueOptions {
   sweepIntervalMs: number;
   /** A job whose result the server's storage refused runs again after this long (its attempt given back). */
   storageRetryMs: number;
+  /**
+   * `LOUPE_QUEUE_PREFETCH_MB`: bytes of `_url` images the job runner holds downloaded ahead of its handlers, across its
+   * jobs (src/queue/prefetch-budget.ts); 0 downloads none ahead.
+   */
+  prefetchBytes: number;
 }
 
 /** Completion webhooks (docs/webhooks.md). */
@@ -487,6 +492,7 @@ export type ConfigOverrides = Omit<Partial<Config>, 'limits' | 'vision' | 'queue
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: ConfigOverrides = {}): Config {
   // read by the vision workers themselves (media/jpeg-reduce.ts); checked here so `maybe` stops the start
   if (env.LOUPE_FAST_JPEG !== undefined && env.LOUPE_FAST_JPEG.trim() !== '') boolFrom(env.LOUPE_FAST_JPEG, 'LOUPE_FAST_JPEG');
+  const queueWorkers = intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS');
   const config: Config = {
     port: portFrom(env.PORT),
     // blank is unset, as for LOUPE_DATA_DIR (h113: HOST="" stayed "")
@@ -530,13 +536,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Conf
     seen: seenFrom(env.LOUPE_SEEN),
     pauseBackground: boolFrom(env.LOUPE_PAUSE_BACKGROUND, 'LOUPE_PAUSE_BACKGROUND'),
     queue: {
-      workers: intFrom(env.LOUPE_QUEUE_WORKERS, 2, 'LOUPE_QUEUE_WORKERS'),
+      workers: queueWorkers,
       leaseMs: positiveIntFrom(env.LOUPE_QUEUE_LEASE_MS, 30_000, 'LOUPE_QUEUE_LEASE_MS'),
       pollMs: positiveIntFrom(env.LOUPE_QUEUE_POLL_MS, 1000, 'LOUPE_QUEUE_POLL_MS'),
       maxAttempts: positiveIntFrom(env.LOUPE_QUEUE_MAX_ATTEMPTS, 3, 'LOUPE_QUEUE_MAX_ATTEMPTS'),
       retentionMs: retentionDaysFrom(env.LOUPE_RETENTION_DAYS) * 86_400_000,
       sweepIntervalMs: 10 * 60_000,
       storageRetryMs: 60_000,
+      // what the jobs waiting on their downloads outside a slot (one a slot, h286) need to download all ten records at
+      // once, sizes unknown: half the worst case before it (ten images for each of 2 × LOUPE_QUEUE_WORKERS jobs)
+      prefetchBytes: intFrom(env.LOUPE_QUEUE_PREFETCH_MB, (queueWorkers * 10 * defaultLimits.imageBytes) / (1024 * 1024), 'LOUPE_QUEUE_PREFETCH_MB') * 1024 * 1024,
     },
     webhooks: {
       retryDelaysMs: retryDelaysFrom(env.LOUPE_WEBHOOK_RETRIES_S),

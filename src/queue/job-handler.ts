@@ -63,6 +63,12 @@ export interface JobHandler {
   accepts(endpoint: string): Promise<boolean> | boolean;
   /** The endpoint a submit that names none runs, where the type has one a client would expect (the spec shows none for it). */
   readonly defaultEndpoint?: string;
+  /**
+   * Whether a job of `endpoint` run now reads its records' images; false where it would answer every record without
+   * them (no catalog of its kind imported), so the runner downloads none ahead (job-runner.ts). Asked after `accepts`;
+   * not given: it does.
+   */
+  readsImages?(endpoint: string): Promise<boolean> | boolean;
   /** Endpoints to list in errors and docs. */
   endpoints(): Promise<string[]> | string[];
   /** Records one request may carry for this endpoint (10 when not given). */

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ImageIntake } from '../media/image-intake.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
-import { HandlerRegistry, type JobContext } from './job-handler.ts';
-import { JobRunner } from './job-runner.ts';
+import { downloadSignal } from '../util/download-scope.ts';
+import { HandlerRegistry, type JobContext, type JobHandler } from './job-handler.ts';
+import { JobRunner, type RunnerOptions } from './job-runner.ts';
 import type { QueueSignal } from './queue-signal.ts';
 
 const row = (id: string): AsyncRequestRow =>
@@ -126,5 +127,132 @@ describe('JobRunner', () => {
     } finally {
       await runner.stop(100);
     }
+  });
+});
+
+/** A runner over a fake store answering `jobs` in turn, its downloads answered by the test (`asked`, each with its `answer`). */
+function fakeRunner(jobs: AsyncRequestRow[], handler: Omit<JobHandler, 'type' | 'endpoints'>, options: Partial<RunnerOptions> = {}) {
+  const completed = new Map<string, Record<string, unknown>>();
+  const released: { id: string; giveBack: boolean | undefined }[] = [];
+  const requests = {
+    claim: async () => jobs.splice(0, 1).map((row) => ({ row, token: `tk-${row.id}` })),
+    extend: async () => [],
+    complete: async (id: string, _token: string, result: { response: Record<string, unknown> }) => (completed.set(id, result.response), true),
+    release: async (id: string, _token: string, _error: string, _now?: number, giveBack?: boolean) => (released.push({ id, giveBack }), true),
+    status: async () => ({ status: 'PROCESSING' }),
+    inputs: async () => new Map(),
+  } as unknown as RequestStore;
+  const asked: { url: string; answer: (bytes: number) => void; stopped: boolean }[] = [];
+  const intake = {
+    options: { maxBytes: 100 },
+    bytes: (record: { _url: string }) =>
+      new Promise<Buffer>((resolve, reject) => {
+        const one = { url: record._url, answer: (n: number) => resolve(Buffer.alloc(n)), stopped: false };
+        // a real download ends when its job is stopped
+        downloadSignal()?.addEventListener('abort', () => ((one.stopped = true), reject(new Error('stopped'))), { once: true });
+        asked.push(one);
+      }),
+  } as unknown as ImageIntake;
+  const registry = new HandlerRegistry();
+  registry.register({ type: 't', endpoints: () => ['e'], ...handler });
+  const signal = { on: () => () => {}, notify: () => {} } as unknown as QueueSignal;
+  const runner = new JobRunner({ requests, registry, signal, intake, media: { remove: async () => ({}) } as unknown as MediaStore }, { concurrency: 1, leaseMs: 10_000, pollMs: 10, maxAttempts: 3, ...options });
+  return { runner, completed, released, asked };
+}
+
+const urls = (id: string, n: number, endpoint = 'e'): AsyncRequestRow => ({ ...row(id), endpoint, request: { records: Array.from({ length: n }, (_, i) => ({ _url: `http://img.test/${id}/${i}` })) } }) as AsyncRequestRow;
+
+describe('JobRunner, images downloaded ahead', () => {
+  it('holds no more of them than its budget: a record with no room is downloaded when its handler asks, not failed, and every byte counted is given back', async () => {
+    const log: string[] = [];
+    const { runner, completed, asked } = fakeRunner(
+      [urls('j', 5)],
+      {
+        accepts: () => true,
+        run: async (ctx) => {
+          log.push('run');
+          const records = [];
+          for (let i = 0; i < ctx.records.length; i++) records.push({ bytes: (await ctx.image(i)).length, _status: { code: 200, text: 'OK' } });
+          return { records };
+        },
+      },
+      // three images of the largest the intake takes (100 bytes)
+      { prefetchBytes: 300 },
+    );
+    runner.start();
+    try {
+      await until('three downloads', () => asked.length === 3);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(asked).toHaveLength(3);
+      // room for a fourth once two are in at 40 bytes; the fifth finds none (two more in at 90), nothing under way
+      asked[0]!.answer(40);
+      await new Promise((r) => setTimeout(r, 20));
+      expect(asked).toHaveLength(3);
+      asked[1]!.answer(40);
+      await until('a fourth download', () => asked.length === 4);
+      asked[2]!.answer(90);
+      asked[3]!.answer(90);
+      await until('the handler to run', () => log.includes('run'));
+      expect(runner.prefetch!.held.peak).toBeLessThanOrEqual(300);
+      // the fifth, asked for by the handler
+      await until('the fifth download', () => asked.length === 5);
+      expect(asked[4]!.url).toBe('http://img.test/j/4');
+      asked[4]!.answer(50);
+      await until('the job to complete', () => completed.has('j'));
+      expect((completed.get('j')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([40, 40, 90, 90, 50]);
+      expect(runner.prefetch!.held.now).toBe(0);
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it('a job whose handler throws gives back the budget of the images it did not take', async () => {
+    const { runner, released, asked } = fakeRunner([urls('j', 2)], { accepts: () => true, run: async () => Promise.reject(new Error('broken')) }, { prefetchBytes: 1000 });
+    runner.start();
+    try {
+      await until('two downloads', () => asked.length === 2);
+      for (const a of asked) a.answer(60);
+      await until('the job to go back', () => released.length === 1);
+      expect(runner.prefetch!.held).toEqual({ now: 0, peak: 200 });
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it("a job whose handler would answer without its images (its endpoint no longer accepted: a flow deleted; readsImages false: no catalog) downloads none ahead", async () => {
+    const ran: string[] = [];
+    const { runner, completed, asked } = fakeRunner([urls('deleted', 3, 'gone'), urls('nocatalog', 3, 'bare'), urls('ok', 1)], {
+      accepts: (endpoint) => endpoint !== 'gone',
+      readsImages: (endpoint) => endpoint !== 'bare',
+      run: async (ctx) => {
+        ran.push(`${ctx.id} ${asked.length}`);
+        if (ctx.endpoint !== 'e') return { records: ctx.records.map(() => ({ _status: { code: 404, text: 'no such flow' } })) };
+        return { records: [{ bytes: (await ctx.image(0)).length, _status: { code: 200, text: 'OK' } }] };
+      },
+    });
+    runner.start();
+    try {
+      // the third job's one download, asked for before its handler ran
+      await until('a download', () => asked.length === 1);
+      expect(asked[0]!.url).toBe('http://img.test/ok/0');
+      expect(ran).toEqual(['deleted 0', 'nocatalog 0']);
+      asked[0]!.answer(7);
+      await until('the jobs to complete', () => completed.size === 3);
+      expect(ran).toEqual(['deleted 0', 'nocatalog 0', 'ok 1']);
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it('a stop hands back at once a job still downloading in its slot (its handler not begun), its download cut, not after the grace (h290)', async () => {
+    // no job may wait on its downloads outside a slot: this one downloads in its own
+    const { runner, released, asked } = fakeRunner([urls('j', 1)], { accepts: () => true, run: async () => ({ records: [{ _status: { code: 200, text: 'OK' } }] }) }, { downloading: 0 });
+    runner.start();
+    await until('the download', () => asked.length === 1);
+    const stopped = runner.stop(10_000).then(() => 'stopped');
+    // a margin far under the grace, far over what a stop takes
+    expect(await Promise.race([stopped, new Promise((r) => setTimeout(() => r('still waiting'), 2_000))])).toBe('stopped');
+    expect(asked[0]!.stopped).toBe(true);
+    expect(released).toContainEqual({ id: 'j', giveBack: true });
   });
 });

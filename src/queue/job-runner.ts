@@ -1,12 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { BlockedWork } from './blocked-work.ts';
+import { PrefetchBudget, type PrefetchShare } from './prefetch-budget.ts';
 import { RepeatedFailureLog } from './repeated-failure-log.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
-import { InputsUnreadableError, MediaWriteError, type HandlerRegistry, type JobContext, type JobOutcome } from './job-handler.ts';
+import { InputsUnreadableError, MediaWriteError, type HandlerRegistry, type JobContext, type JobHandler, type JobOutcome } from './job-handler.ts';
 import type { QueueSignal } from './queue-signal.ts';
 import { WakeableSleep } from './wakeable-sleep.ts';
 import { withDownloadOwner, withDownloadSignal } from '../util/download-scope.ts';
@@ -27,9 +28,15 @@ export interface RunnerOptions {
   storageRetryMs?: number;
   /**
    * Jobs that may wait on their `_url` downloads outside a slot (default: `concurrency`); a job claimed past them
-   * downloads in its slot. Bounds what the runner holds: its jobs' images, and the jobs other nodes cannot take.
+   * downloads in its slot. Bounds the jobs the runner holds that other nodes cannot take (their images: `prefetchBytes`).
    */
   downloading?: number;
+  /**
+   * Bytes of `_url` images downloaded ahead of their handlers that the runner holds at once, across its jobs
+   * (prefetch-budget.ts; `LOUPE_QUEUE_PREFETCH_MB`); past it a record's image is downloaded when its handler asks.
+   * Unset: no limit.
+   */
+  prefetchBytes?: number;
   log?: (level: 'info' | 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
 }
 
@@ -45,8 +52,11 @@ export interface RunnerDeps {
 
 /** Events: `done` (id) after a result was written by this runner. */
 export class JobRunner extends EventEmitter {
-  /** `slot`: whether the job holds one of the `concurrency` slots now (not while it waits on its downloads). */
-  private readonly active = new Map<string, { token: string; abort: AbortController; finished: Promise<void>; long: boolean; slot: boolean }>();
+  /**
+   * `slot`: whether the job holds one of the `concurrency` slots now (not while it waits on its downloads); `begun`:
+   * whether its handler (or its failure for too many attempts) has started, past its downloads and its wait for a slot.
+   */
+  private readonly active = new Map<string, Job>();
   /** Slots held, and the jobs whose downloads are done waiting for one (given the next slot freed, before any claim). */
   private slotsHeld = 0;
   private readonly slotWaiters: (() => void)[] = [];
@@ -58,6 +68,8 @@ export class JobRunner extends EventEmitter {
   private heartbeat: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly log: NonNullable<RunnerOptions['log']>;
+  /** What the runner holds of images downloaded ahead; undefined without `prefetchBytes`. */
+  readonly prefetch: PrefetchBudget | undefined;
 
   constructor(
     private readonly deps: RunnerDeps,
@@ -67,6 +79,7 @@ export class JobRunner extends EventEmitter {
     this.log = options.log ?? (() => {});
     this.claims = new RepeatedFailureLog(this.log, 'claiming jobs');
     this.gate = new BlockedWork(deps.claimBlocked, this.log, 'no job is taken');
+    this.prefetch = options.prefetchBytes === undefined ? undefined : new PrefetchBudget(options.prefetchBytes);
   }
 
   private readonly claims: RepeatedFailureLog;
@@ -88,8 +101,9 @@ export class JobRunner extends EventEmitter {
     this.unsubscribe?.();
     this.poke();
     await this.loop;
-    // jobs outside a slot (downloading, or waiting for a slot) have not begun: handed back now, not after the grace
-    for (const job of this.active.values()) if (!job.slot) job.abort.abort();
+    // jobs whose handler has not started (downloading, in their slot or outside one, or waiting for a slot) have
+    // nothing to finish: handed back now, not after the grace (one downloading in its slot waited it all, h290)
+    for (const job of this.active.values()) if (!job.begun) job.abort.abort();
     const all = Promise.all([...this.active.values()].map((a) => a.finished));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
@@ -141,7 +155,7 @@ export class JobRunner extends EventEmitter {
     // entry (the old run's end removed it: the new run's lease was then not renewed, and a run longer than it lost it)
     this.active.get(claim.row.id)?.abort.abort();
     const abort = new AbortController();
-    const entry = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true, slot: false };
+    const entry: Job = { token: claim.token, abort, finished: Promise.resolve(), long: this.deps.registry.get(claim.row.type)?.long === true, slot: false, begun: false };
     this.active.set(claim.row.id, entry);
     // claimed for a free slot, taken at once (a job whose downloads ended may have had it meanwhile: this one then waits)
     entry.finished = this.takeSlot(entry, abort.signal)
@@ -155,7 +169,7 @@ export class JobRunner extends EventEmitter {
   }
 
   /** Takes a slot for the job, now or when one is freed; returns without one when the job is stopped meanwhile. */
-  private async takeSlot(entry: { slot: boolean }, signal: AbortSignal): Promise<void> {
+  private async takeSlot(entry: Job, signal: AbortSignal): Promise<void> {
     if (this.slotsHeld < this.options.concurrency) {
       this.slotsHeld++;
       entry.slot = true;
@@ -183,7 +197,7 @@ export class JobRunner extends EventEmitter {
     if (entry.slot && signal.aborted) this.freeSlot(entry);
   }
 
-  private freeSlot(entry: { slot: boolean }): void {
+  private freeSlot(entry: Job): void {
     entry.slot = false;
     const next = this.running ? this.slotWaiters.shift() : undefined;
     if (next) next();
@@ -191,28 +205,29 @@ export class JobRunner extends EventEmitter {
     this.poke();
   }
 
-  private async execute({ row, token }: Claim, signal: AbortSignal, entry: { slot: boolean }): Promise<void> {
+  private async execute({ row, token }: Claim, signal: AbortSignal, entry: Job): Promise<void> {
     const { requests, registry } = this.deps;
     const handler = registry.get(row.type);
     const media: string[] = [];
     let outcome: JobOutcome;
-    let begun = false;
     if (!handler) {
       // Submitted to a node that knew this type; this one does not (a mixed-version deployment).
       await requests.release(row.id, token, `no handler for type ${row.type} on this worker`);
       return;
     }
     if (row.attempts > this.options.maxAttempts) {
+      entry.begun = true;
       // no error recorded: each attempt ended with its worker (a crash, a kill, the machine's memory), so a
       // client can tell that from an image that fails
       outcome = failedOutcome(row, `Processing failed ${row.attempts - 1} times (last: ${row.lastError || 'the worker processing it stopped before it finished: a crash or a kill, not an answer about the image'})`);
     } else {
+      let ctx: RunnerContext | undefined;
       try {
         const faults: { inputs?: InputsUnreadableError } = {};
-        const ctx = this.context(row, signal, media, faults);
-        await this.download(ctx, entry, signal);
+        ctx = this.context(row, signal, media, faults);
+        if (await readsImages(handler, row.endpoint)) await this.download(ctx, entry, signal);
         if (signal.aborted) throw new Error('stopped before it began');
-        begun = true;
+        entry.begun = true;
         outcome = await handler.run(ctx);
         if (faults.inputs) throw faults.inputs;
         if (outcome.records.length !== recordsOf(row).length) throw new Error(`handler returned ${outcome.records.length} records for ${recordsOf(row).length}`);
@@ -221,7 +236,7 @@ export class JobRunner extends EventEmitter {
         // stopped between records (job handlers check the signal): said as the finished-too-late case below says it
         if (signal.aborted) {
           // one that had not begun is handed back here: the stop hands back only the jobs still running after its grace
-          if (!this.running && !begun) await requests.release(row.id, token, 'the worker stopped before finishing', Date.now(), true).catch(() => false);
+          if (!this.running && !entry.begun) await requests.release(row.id, token, 'the worker stopped before finishing', Date.now(), true).catch(() => false);
           if (!this.running) this.log('info', 'job handed back at shutdown; another worker runs it', { id: row.id });
           // an erased request (`loupe request delete`, `account delete`) runs nowhere: said so, not that another worker has it (h142)
           else if (!(await requests.status(row.id).catch(() => ({})))) this.log('info', 'job stopped: its request was deleted', { id: row.id });
@@ -254,6 +269,9 @@ export class JobRunner extends EventEmitter {
         // anything else is the server's, kept in the log line above (libvips' "bad seek to 123676" reached clients, h118)
         await requests.release(row.id, token, err instanceof ImageLoadError ? err.message : `an internal error; the server's log has it under request ${row.id}`);
         return;
+      } finally {
+        // images downloaded ahead that the handler did not take (it failed, or was stopped) leave the budget
+        ctx?.drop();
       }
     }
     const failed = outcome.records.filter((r) => ((r._status as { code?: number } | undefined)?.code ?? 200) >= 400).length;
@@ -278,7 +296,7 @@ export class JobRunner extends EventEmitter {
    * do so, with its slot given up: a job waits on an image host without holding a slot another account's job could
    * use (h280: one after the other, or four at a time, two jobs of ten slow URLs held both slots for about 60 s).
    */
-  private async download(ctx: RunnerContext, entry: { slot: boolean }, signal: AbortSignal): Promise<void> {
+  private async download(ctx: RunnerContext, entry: Job, signal: AbortSignal): Promise<void> {
     // stopped while it waited for its first slot (a lost lease): it holds none to give up, and begins nothing
     if (!ctx.downloads || signal.aborted) return;
     const outside = this.downloadingNow < (this.options.downloading ?? this.options.concurrency);
@@ -296,20 +314,42 @@ export class JobRunner extends EventEmitter {
   private context(row: AsyncRequestRow, signal: AbortSignal, media: string[], faults: { inputs?: InputsUnreadableError } = {}): RunnerContext {
     const records = recordsOf(row);
     let inputs: Promise<Map<number, Buffer>> | undefined;
-    const one = async (index: number): Promise<Buffer> => {
+    /** The record's uploaded image; undefined when it is to be downloaded. */
+    const uploaded = async (index: number): Promise<Buffer | undefined> => {
       inputs ??= this.deps.requests.inputs(row.id).catch((err: unknown) => {
         faults.inputs ??= new InputsUnreadableError(err);
         throw faults.inputs;
       });
-      const uploaded = (await inputs).get(index);
-      if (uploaded) return uploaded;
+      const bytes = (await inputs).get(index);
+      if (bytes) return bytes;
       const error = (row.options.inputErrors as Record<string, string> | undefined)?.[index];
       if (error) throw new ImageLoadError(error);
-      // stopped with the job (a stop, a lost lease): a download would otherwise run on to its own deadline
-      return withDownloadSignal(() => ({ any: signal, gone: notGone }), () => withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {})));
+      return undefined;
+    };
+    // stopped with the job (a stop, a lost lease): a download would otherwise run on to its own deadline
+    const download = (index: number) => withDownloadSignal(() => ({ any: signal, gone: notGone }), () => withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {})));
+    const one = async (index: number): Promise<Buffer> => (await uploaded(index)) ?? download(index);
+    // the budget's shares of the images downloaded ahead: given back as each is taken, the rest when the job ends
+    const shares = new Map<number, PrefetchShare>();
+    /** One record's image ahead of the handler; undefined when the budget had no room (downloaded when asked for). */
+    const ahead = async (index: number): Promise<Buffer | undefined> => {
+      const bytes = await uploaded(index);
+      if (bytes || !this.prefetch) return bytes ?? download(index);
+      // its size is not known before it is in: a share of the largest image the intake takes
+      const share = await this.prefetch.take(this.deps.intake.options.maxBytes, signal);
+      if (!share) return undefined;
+      shares.set(index, share);
+      try {
+        const got = await download(index);
+        share.settle(got.length);
+        return got;
+      } catch (err) {
+        share.release();
+        throw err;
+      }
     };
     // every record's image, fetched before the handler runs when the job has any to download (see `download`)
-    const fetched = new Map<number, Promise<Buffer>>();
+    const fetched = new Map<number, Promise<Buffer | undefined>>();
     const baseUrl = String(row.options.baseUrl ?? '');
     const inputErrors = (row.options.inputErrors as Record<string, string> | undefined) ?? {};
     return {
@@ -318,7 +358,7 @@ export class JobRunner extends EventEmitter {
         let next = 0;
         const lane = async () => {
           for (let k = next++; k < records.length; k = next++) {
-            const p = one(k);
+            const p = ahead(k);
             // a failure is its record's, when its turn comes
             p.catch(() => {});
             fetched.set(k, p);
@@ -336,11 +376,23 @@ export class JobRunner extends EventEmitter {
       records,
       requestId: row.id,
       signal,
-      image: (index) => {
-        const p = fetched.get(index) ?? one(index);
-        // handed over once: its bytes are not kept past their record
+      image: async (index) => {
+        const p = fetched.get(index);
+        // handed over once: its bytes are not kept past their record, nor counted once the handler has them
         fetched.delete(index);
-        return p;
+        if (!p) return one(index);
+        try {
+          // not downloaded ahead, the budget full: downloaded now
+          return (await p) ?? (await one(index));
+        } finally {
+          shares.get(index)?.release();
+          shares.delete(index);
+        }
+      },
+      drop: () => {
+        for (const share of shares.values()) share.release();
+        shares.clear();
+        fetched.clear();
       },
       putMedia: async (bytes, ext) => {
         // named before it is written: an attempt killed before its request completes leaves it to the sweep
@@ -379,8 +431,37 @@ export class JobRunner extends EventEmitter {
 interface RunnerContext extends JobContext {
   /** Whether the job has images to download (`_url` records). */
   downloads: boolean;
-  /** Fetches every record's image at once (up to DOWNLOADS_PER_JOB); settles when all have (each failure is its record's). */
+  /**
+   * Fetches every record's image at once (up to DOWNLOADS_PER_JOB), as the runner's prefetch budget allows; settles
+   * when all have (each failure is its record's) or were left to the handler.
+   */
   fetchAll(): Promise<void>;
+  /** Gives back the budget's share of the images fetched and not taken (the job ended). */
+  drop(): void;
+}
+
+/** A job this runner has claimed (see JobRunner `active`). */
+interface Job {
+  token: string;
+  abort: AbortController;
+  finished: Promise<void>;
+  long: boolean;
+  slot: boolean;
+  begun: boolean;
+}
+
+/**
+ * Whether a run of the job now reads its records' images: not where its handler would answer every record without
+ * them (a flow deleted since the submit, no catalog of the kind imported), which then downloads none ahead; it still
+ * gets any image it asks for.
+ */
+async function readsImages(handler: JobHandler, endpoint: string): Promise<boolean> {
+  try {
+    return (await handler.accepts(endpoint)) && (await handler.readsImages?.(endpoint)) !== false;
+  } catch {
+    // not known now (the database away): downloaded ahead, as before it was asked
+    return true;
+  }
 }
 
 /** A client's going away stops nothing here: a queued job has no client waiting on its call. */

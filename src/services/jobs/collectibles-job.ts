@@ -43,6 +43,12 @@ export class CollectiblesJob implements JobHandler {
     return Object.keys(endpoints);
   }
 
+  /** A card, sport or comics endpoint answers every record 503 while no catalog of its kind is imported: no image read. */
+  async readsImages(endpoint: string): Promise<boolean> {
+    const { family, slab } = endpoints[endpointOf(endpoint)] ?? {};
+    return slab !== undefined || !family || (await this.recognition.tcgCatalogs(family)).length > 0;
+  }
+
   maxRecords(endpoint: string): number {
     return endpoints[endpointOf(endpoint)]?.records ?? 10;
   }
