@@ -5,7 +5,8 @@ import { sumVarints, type Database } from '../store/database.ts';
 import { sql, type Kysely } from 'kysely';
 import { compileFilter } from '../store/filters/mongo-filter.ts';
 import { ftsTable } from '../store/collection-text-store.ts';
-import { bm25Idf, fts5Idf, fts5String, toFts5Match, toFts5PhraseGroups } from '../text-search/query-compile.ts';
+import { bm25Idf, fts5Idf, fts5String, inflectedWords, toFts5Match, toFts5PhraseGroups, type Inflections } from '../text-search/query-compile.ts';
+import { inflectedForms, stemLanguages } from '../text-search/inflections.ts';
 import type { ParsedQuery } from '../text-search/query.ts';
 import type { Change, CollectionQueries, Filter, Hit, TextHit } from './collection-queries.ts';
 
@@ -71,7 +72,12 @@ const filterCacheSize = 64;
  */
 export class EmbeddedCollectionQueries implements CollectionQueries {
   private readonly loaded = new Map<string, Promise<Loaded>>();
-  private readonly textCounts = new Map<string, { seq: number; at: number; rows: number; tokens: number }>();
+  private readonly textCounts = new Map<string, { seq: number; at: number; rows: number; tokens: number; langs: string[] }>();
+  /**
+   * A query word's other forms that find records (`inflections`), by collection, change number, languages and word; for
+   * a minute at most, as the backfill writes rows without a change number.
+   */
+  private readonly inflected = new Map<string, { at: number; forms: string[] }>();
   private readonly chains = new Map<string, Promise<unknown>>();
 
   constructor(
@@ -333,16 +339,16 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
    * delete). Its score of one phrase is its idf times the phrase's term-frequency part, computed with
    * its average; so each phrase is matched on its own, its idf taken out, the weighted term
    * frequency solved from the rest with the row's length, and the phrase scored again with ours;
-   * the best phrase of each word's group (a term and its prefix) taken, the groups summed per record, in one statement. Read in growing windows until `k` pass the filter.
+   * the best phrase of each word's group (a term and its other forms) taken, the groups summed per record, in one statement. Read in growing windows until `k` pass the filter.
    */
   async text(c: CollectionRecord, q: ParsedQuery, k: number, filter?: Filter): Promise<TextHit[]> {
-    const groups = toFts5PhraseGroups(q);
-    if (!groups.length || k <= 0 || !(await this.hasText(c))) return [];
+    if (!toFts5PhraseGroups(q).length || k <= 0 || !(await this.hasText(c))) return [];
     const s = await this.ready(c);
     const allowed = filter && Object.keys(filter).length ? this.filtered(s, filter).keys : undefined;
     const table = ftsTable(c.id);
     const fts = sql.raw(table);
     const db = this.store.store.db;
+    const groups = toFts5PhraseGroups(q, await this.inflections(c, q));
     // what bm25() ranks with, then what is there now (read before the counts: rows added between
     // make df > N possible, which both idfs clamp)
     const kept = await fts5Averages(db, table);
@@ -395,26 +401,85 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
   }
 
   /**
-   * The collection's text rows now and their tokens (a scan of its FTS5 size table), per change
-   * number; also read again after a minute, as the backfill writes rows without one (as PostgreSQL's statsOf).
+   * The collection's text rows now and their tokens (a scan of its FTS5 size table), and the languages its records are
+   * in, per change number; also read again after a minute, as the backfill writes rows without one (as PostgreSQL's statsOf).
    */
-  private async textStats(c: CollectionRecord, table: string): Promise<{ rows: number; tokens: number }> {
+  private async textStats(c: CollectionRecord, table: string): Promise<{ rows: number; tokens: number; langs: string[] }> {
     let held = this.textCounts.get(c.id);
     if (!held || held.seq !== c.seq || Date.now() - held.at > 60_000) {
-      const r = (await sql<{ n: number; t: number | null }>`SELECT count(*) AS n, sum(fts5_row_tokens(sz)) AS t FROM ${sql.raw(`${table}_docsize`)}`.execute(this.store.store.db)).rows[0];
-      held = { seq: c.seq, at: Date.now(), rows: Number(r?.n ?? 0), tokens: Number(r?.t ?? 0) };
+      const db = this.store.store.db;
+      const r = (await sql<{ n: number; t: number | null }>`SELECT count(*) AS n, sum(fts5_row_tokens(sz)) AS t FROM ${sql.raw(`${table}_docsize`)}`.execute(db)).rows[0];
+      const langs = await sql<{ lang: string }>`SELECT DISTINCT lang FROM collection_text WHERE collection_id = ${c.id}`.execute(db);
+      held = { seq: c.seq, at: Date.now(), rows: Number(r?.n ?? 0), tokens: Number(r?.t ?? 0), langs: langs.rows.map((x) => x.lang) };
       this.textCounts.set(c.id, held);
     }
     return held;
+  }
+
+  /**
+   * The other inflected forms of the query's words (`inflectedWords`) that find records the word does not, made in the
+   * languages PostgreSQL would stem them in (the query's, and those of the collection's records): SQLite's stand-in for
+   * its stemmers, where a bare prefix found any longer word (h292: "jackal" found "Jackpot", "carpet" "Carpenter").
+   * The forms go through the table's own tokenizer, as a record's words did, so a form matches where the record's word
+   * is that form. Held a while, as a search asks twice (`present`, then `text`).
+   */
+  private async inflections(c: CollectionRecord, q: ParsedQuery): Promise<Inflections> {
+    const words = inflectedWords(q);
+    const found = new Map<string, string[]>();
+    if (!words.length) return found;
+    const table = ftsTable(c.id);
+    const langs = stemLanguages(q.language, (await this.textStats(c, table)).langs);
+    for (const word of words) {
+      const key = `${c.id} ${c.seq} ${langs.join(',')} ${word}`;
+      let held = this.inflected.get(key);
+      if (!held || Date.now() - held.at > 60_000) {
+        held = { at: Date.now(), forms: await this.formsFinding(table, word, inflectedForms(word, langs)) };
+        this.inflected.delete(key);
+        if (this.inflected.size >= 1000) this.inflected.delete(this.inflected.keys().next().value!);
+        this.inflected.set(key, held);
+      }
+      if (held.forms.length) found.set(word, held.forms);
+    }
+    return found;
+  }
+
+  /**
+   * Those of `forms` that match a record the word and the forms kept before it do not. A form porter stems as the word
+   * (`binoculare`) adds nothing, nor two forms that are one stem; and one OR of the forms asks for them all at once, then
+   * halves find the one that adds (a few queries where a word has one other form in the collection, one where none).
+   */
+  private async formsFinding(table: string, word: string, forms: string[]): Promise<string[]> {
+    const fts = sql.raw(table);
+    const db = this.store.store.db;
+    const kept: string[] = [];
+    const adds = async (some: string[]) => {
+      const match = `(${some.map(fts5String).join(' OR ')}) NOT (${[word, ...kept].map(fts5String).join(' OR ')})`;
+      return (await sql`SELECT 1 AS one FROM ${fts} WHERE ${fts} MATCH ${match} LIMIT 1`.execute(db)).rows.length > 0;
+    };
+    let rest = forms;
+    while (rest.length && (await adds(rest))) {
+      let lo = 0;
+      let hi = rest.length;
+      // one of rest[lo..hi) adds: the first half's, or else the second's
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >>> 1;
+        if (await adds(rest.slice(lo, mid))) hi = mid;
+        else lo = mid;
+      }
+      kept.push(rest[lo]!);
+      rest = rest.slice(lo + 1);
+    }
+    return kept;
   }
 
   async present(c: CollectionRecord, q: ParsedQuery): Promise<Set<string>> {
     const out = new Set<string>();
     if (!(await this.hasText(c))) return out;
     const fts = sql.raw(ftsTable(c.id));
+    const inflections = await this.inflections(c, { ...q, literals: [] });
     for (const term of [...q.codes.map((x) => x.code), ...q.terms]) {
-      // The term as the search matches it (with its prefix form where the compiler adds one).
-      const match = toFts5Match({ ...q, codes: [], literals: [], terms: [term] }) ?? fts5String(term);
+      // The term as the search matches it (with its other forms where the compiler adds them).
+      const match = toFts5Match({ ...q, codes: [], literals: [], terms: [term] }, inflections) ?? fts5String(term);
       const res = await sql<{ one: number }>`SELECT 1 AS one FROM ${fts} WHERE ${fts} MATCH ${match} LIMIT 1`.execute(this.store.store.db);
       if (res.rows.length) out.add(term);
     }

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { fromJson, type Database, type DialectName } from './database.ts';
 import { allCodes } from '../text-search/lexicon/concepts.ts';
+import { untoldRecordLanguages } from '../text-search/inflections.ts';
 
 /** How far text search has looked at a record's image (the backfill's states). */
 export type SeenState = 'done' | 'pending' | 'no_image' | 'failed';
@@ -81,12 +82,12 @@ export const englishWords = 'loupe_english_words';
 export const pgWordsConfig = (lang: string) => (lang === 'simple' ? englishWords : pgConfigOf[lang] ? `loupe_${pgConfigOf[lang]}_words` : 'simple');
 
 /**
- * The European languages whose stems a record of no told language is also given: a two-word title, "Chitarra
- * classica", "Fernglas 10x42", is often in one of them, and SQLite's prefix search found "chitarre" and
- * "Ferngläser" there where PostgreSQL, stemming it as English only, answered 422 (h269). Turkish and
- * Indonesian are left out: their stemmers cut English words' endings as suffixes ("solar" → `so`, "dollar" → `dol`).
+ * The European languages whose stems a record of no told language is also given (`untoldRecordLanguages`, which SQLite
+ * makes a query word's other forms in too): a two-word title, "Chitarra classica", "Fernglas 10x42", is often in one of
+ * them, and SQLite's prefix search found "chitarre" and "Ferngläser" there where PostgreSQL, stemming it as English
+ * only, answered 422 (h269).
  */
-const untoldLanguages = ['spanish', 'french', 'portuguese', 'italian', 'german', 'dutch', 'swedish'] as const;
+const untoldLanguages = untoldRecordLanguages.map((l) => pgConfigOf[l]!);
 
 /** Every configuration a record of language `lang` is stemmed with (`pgTextVector`): its own, then English's or, untold, the European languages' too. */
 export const pgRecordConfigs = (lang: string): string[] => {

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fts5String, toFts5Match, toPgTsqueries, tsqueryLexeme } from './query-compile.ts';
+import { fts5String, inflectedWords, toFts5Match, toFts5PhraseGroups, toPgTsqueries, tsqueryLexeme } from './query-compile.ts';
 import { parseQuery, type ParsedQuery } from './query.ts';
 
 function parsed(text: string): ParsedQuery {
@@ -33,24 +33,34 @@ describe('toFts5Match', () => {
     expect(toFts5Match(parsed('red car eiffel'))).toBe('"xkred" OR "xocar" OR "xpocarred" OR "eiffel" OR "red" OR "car"');
   });
 
-  it('adds a prefix form for longer words of languages FTS5 cannot stem', () => {
-    // the words read as concepts too, as written and by their prefix (h269)
-    expect(toFts5Match(parsed('zapatos rojos de charol'))).toBe('"xifootwear" OR "xkred" OR "xpifootwearred" OR "charol" OR "char" * OR "zapatos" OR "zapat" * OR "rojos" OR "rojo" *');
-    expect(toFts5Match(parsed('la torre eiffel de noche'))).toBe('"torre" OR "torr" * OR "eiffel" OR "eiff" * OR "noche" OR "noch" *');
-    expect(toFts5Match(parsed('the eiffel tower'))).toBe('"eiffel" OR "tower"');
+  it('names the longer words of languages FTS5 cannot stem, and adds the other forms the collection holds to their groups', () => {
+    // the words read as concepts too (h269)
+    const zapatos = parsed('zapatos rojos de charol');
+    expect(inflectedWords(zapatos)).toEqual(['charol', 'zapatos', 'rojos']);
+    expect(toFts5Match(zapatos)).toBe('"xifootwear" OR "xkred" OR "xpifootwearred" OR "charol" OR "zapatos" OR "rojos"');
+    const found = new Map([['zapatos', ['zapato']], ['charol', ['charoles']]]);
+    expect(toFts5PhraseGroups(zapatos, found)).toEqual([['"xifootwear"'], ['"xkred"'], ['"xpifootwearred"'], ['"charol"', '"charoles"'], ['"zapatos"', '"zapato"'], ['"rojos"']]);
+    expect(inflectedWords(parsed('la torre eiffel de noche'))).toEqual(['torre', 'eiffel', 'noche']);
+    // English words are porter's; shorter words are left as written
+    expect(inflectedWords(parsed('the eiffel tower'))).toEqual([]);
+    expect(inflectedWords(parsed('el gato'))).toEqual([]);
     // a lone word of no told language: as PostgreSQL stems it by every language of the records (h197)
     expect(parsed('piccioni').language).toBe('simple');
-    expect(toFts5Match(parsed('piccioni'))).toBe('"piccioni" OR "piccio" *');
+    expect(inflectedWords(parsed('piccioni'))).toEqual(['piccioni']);
+    // no operator: a prefix is never searched (h292: `"jack" *` found "Jackpot" for "jackal")
+    expect(toFts5Match(parsed('jackal'), new Map([['jackal', ['jackals']]]))).toBe('"jackal" OR "jackals"');
   });
 
   it("looks for a concept word in its own language's forms where its prefix begins another language's word (h281)", () => {
-    // `jack` * is English `jacket`, which German `jacke` is not (its stem is `jack`, jacket's `jacket`)
+    // `jack` begins English `jacket`, which German `jacke` is not (its stem is `jack`, jacket's `jacket`)
     expect(toFts5Match(parsed('jacke'))).toBe('"xiupperbody" OR "jacke" OR "jacken"');
     expect(toFts5Match(parsed('Jacken'))).toBe('"xiupperbody" OR "jacken" OR "jacke"');
-    // a form two languages share is the query's language's: French `trains`, whose `trai` * is English `trainers`
+    expect(inflectedWords(parsed('jacke'))).toEqual([]);
+    // a form two languages share is the query's language's: French `trains`, whose `trai` begins English `trainers`
     expect(toFts5Match(parsed('les trains'))).toBe('"xotrain" OR "trains" OR "train"');
-    // no other language's word begins `kaffeetass`: the prefix, as PostgreSQL's stem joins Kaffeetasse (h269)
-    expect(toFts5Match(parsed('Kaffeetassen'))).toBe('"xocup" OR "kaffeetassen" OR "kaffeetass" *');
+    // no other language's word begins `kaffeetass`: its other forms, as PostgreSQL's stem joins Kaffeetasse (h269)
+    expect(inflectedWords(parsed('Kaffeetassen'))).toEqual(['kaffeetassen']);
+    expect(toFts5Match(parsed('Kaffeetassen'), new Map([['kaffeetassen', ['kaffeetasse']]]))).toBe('"xocup" OR "kaffeetassen" OR "kaffeetasse"');
   });
 
   it('doubles double quotes inside a term', () => {

@@ -10,13 +10,20 @@ import { lexiconIndex } from './lexicon/lexicon.ts';
 import type { ParsedQuery } from './query.ts';
 
 // Languages whose words SQLite cannot stem (FTS5's porter is English-only): a term of five
-// letters or more also matches as a prefix of its first letters, a crude stem that finds
-// "zapato" from "zapatos" and "avions" from "avion". Plan §2.4. And a query whose language could
+// letters or more is also looked for in its other inflected forms the collection holds (`inflections.ts`),
+// which finds "zapato" from "zapatos" and "avions" from "avion". Plan §2.4. And a query whose language could
 // not be told (`simple`: a lone plural, `piccioni`, `flamingor`), which PostgreSQL stems by every
 // language of the collection's rows: on SQLite it was a 422 where PostgreSQL found the records (h197).
 const prefixStemmed = new Set(['es', 'fr', 'pt', 'ru', 'de', 'id', 'it', 'nl', 'pl', 'tr', 'sv', 'simple']);
 const prefixMinLetters = 5;
 const prefixKeep = 4;
+
+/**
+ * A query word's other forms the collection's index holds, by the word (folded, as a term or literal): what the SQLite
+ * adapter found of `inflectedForms`. Each is searched as written, in the word's group.
+ */
+export type Inflections = ReadonlyMap<string, readonly string[]>;
+const none: Inflections = new Map();
 
 /** A string as an FTS5 string literal: in double quotes, inner ones doubled. */
 export const fts5String = (s: string) => `"${s.replaceAll('"', '""')}"`;
@@ -24,6 +31,7 @@ export const fts5String = (s: string) => `"${s.replaceAll('"', '""')}"`;
 /** A string as a quoted tsquery lexeme: in single quotes, quotes and backslashes doubled. */
 export const tsqueryLexeme = (s: string) => `'${s.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 
+/** The first letters of a word that its other forms share, where SQLite looks for them (a word of five letters or more). */
 function prefixOf(term: string, language: string): string | undefined {
   if (!prefixStemmed.has(language)) return undefined;
   const letters = [...term];
@@ -35,23 +43,34 @@ function prefixOf(term: string, language: string): string | undefined {
  * The FTS5 MATCH expression: every concept code and term ORed, so BM25 ranks records by how many
  * and how rare the matches are. Null when there is nothing to search for.
  */
-export function toFts5Match(q: ParsedQuery): string | null {
-  const parts = toFts5Phrases(q);
+export function toFts5Match(q: ParsedQuery, inflections: Inflections = none): string | null {
+  const parts = toFts5Phrases(q, inflections);
   return parts.length > 0 ? parts.join(' OR ') : null;
 }
 
 /** The phrases `toFts5Match` ORs, each a MATCH expression of its own (BM25 sums over them). */
-export function toFts5Phrases(q: ParsedQuery): string[] {
-  return toFts5PhraseGroups(q).flat();
+export function toFts5Phrases(q: ParsedQuery, inflections: Inflections = none): string[] {
+  return toFts5PhraseGroups(q, inflections).flat();
 }
 
 /**
- * The phrases grouped by the word they look for: a term with its prefix (`"binocular"`, `"binocu" *`) is one group,
- * whose best phrase counts for a record, as PostgreSQL's one lexeme set does; summed, a record holding the word
+ * The words SQLite also looks for in their other inflected forms (`Inflections`): the terms, and the words read as
+ * concepts whose prefix begins no other language's lexicon word (`literalPhrases`), of five letters or more in a
+ * language FTS5 cannot stem.
+ */
+export function inflectedWords(q: ParsedQuery): string[] {
+  const words = q.terms.filter((t) => prefixOf(t, q.language));
+  for (const literal of q.literals ?? []) if (literalPhrases(literal, q).inflect) words.push(literal);
+  return [...new Set(words)];
+}
+
+/**
+ * The phrases grouped by the word they look for: a term with its other forms (`"binocular"`, `"binoculars"`) is one
+ * group, whose best phrase counts for a record, as PostgreSQL's one lexeme set does; summed, a record holding the word
  * matched both and scored twice what it scores there (h251), and a second query word it lacked moved it further away.
  * A phrase two groups share is in the first.
  */
-export function toFts5PhraseGroups(q: ParsedQuery): string[][] {
+export function toFts5PhraseGroups(q: ParsedQuery, inflections: Inflections = none): string[][] {
   const seen = new Set<string>();
   const groups: string[][] = [];
   const add = (phrases: string[]) => {
@@ -60,13 +79,14 @@ export function toFts5PhraseGroups(q: ParsedQuery): string[][] {
     if (fresh.length) groups.push(fresh);
   };
   for (const { code } of q.codes) add([fts5String(code)]);
-  for (const term of q.terms) {
-    const prefix = prefixOf(term, q.language);
-    add(prefix && prefix !== term ? [fts5String(term), `${fts5String(prefix)} *`] : [fts5String(term)]);
+  const formsOf = (word: string) => (prefixOf(word, q.language) ? (inflections.get(word) ?? []) : []);
+  for (const term of q.terms) add([term, ...formsOf(term)].map(fts5String));
+  // a word read as a concept is looked for as written with its other forms too, as another word is: "Kaffeetassen" did
+  // not find the record saying "Kaffeetasse" by its own word on SQLite, where PostgreSQL's stemmer did (h269)
+  for (const literal of q.literals ?? []) {
+    const { phrases, inflect } = literalPhrases(literal, q);
+    add([...phrases, ...(inflect ? formsOf(literal) : [])].map(fts5String));
   }
-  // a word read as a concept is looked for as written with its prefix too, as another word is: "Kaffeetassen" did not
-  // find the record saying "Kaffeetasse" by its own word on SQLite, where PostgreSQL's stemmer did (h269)
-  for (const literal of q.literals ?? []) add(literalPhrases(literal, q));
   return groups;
 }
 
@@ -90,17 +110,17 @@ function formsBeginning(prefix: string): string[] {
 }
 
 /**
- * A word read as a concept as the phrases of its group: as written, and by its prefix, the crude stem SQLite can do, unless
- * that prefix begins a word another language's lexicon lists (`jacke` → `jack` *, which is `jacket`; French `trains` →
- * `trai` *, English `trainers`). Such a word is another word, which PostgreSQL's stemmers keep apart (the German stem of
- * `jacke` is `jack`, the English one of `jacket` `jacket`), and a record holding it is found by its own concept code; matched
- * by the prefix too, "Leather jacket" ranked above "Jacke aus Leder" for `jacken` on SQLite and not on PostgreSQL (h281).
- * There the word's own language's forms of the same concept that the prefix begins are searched as written instead
- * (`jacke`, `jacken`): the inflections the stemmer joins, as far as the lexicon lists them.
+ * A word read as a concept as the words of its group: as written, and in its other inflected forms, the crude stem SQLite
+ * can do (`inflect`), unless its prefix begins a word another language's lexicon lists (`jacke` → `jack`, which begins
+ * `jacket`; French `trains` → `trai`, English `trainers`). Such a word is another word, which PostgreSQL's stemmers keep
+ * apart (the German stem of `jacke` is `jack`, the English one of `jacket` `jacket`), and a record holding it is found by
+ * its own concept code; matched by the prefix too, "Leather jacket" ranked above "Jacke aus Leder" for `jacken` on SQLite
+ * and not on PostgreSQL (h281). There the word's own language's forms of the same concept that the prefix begins are
+ * searched as written instead (`jacke`, `jacken`): the inflections the stemmer joins, as far as the lexicon lists them.
  */
-function literalPhrases(literal: string, q: ParsedQuery): string[] {
+function literalPhrases(literal: string, q: ParsedQuery): { phrases: string[]; inflect: boolean } {
   const prefix = prefixOf(literal, q.language);
-  if (!prefix || prefix === literal) return [fts5String(literal)];
+  if (!prefix || prefix === literal) return { phrases: [literal], inflect: false };
   const phrases = lexiconIndex().phrases;
   const named = q.concepts.filter((m) => m.text === literal).map((m) => m.concept);
   const same = (c: { kind: string; name: string }) => named.some((n) => n.kind === c.kind && n.name === c.name);
@@ -110,9 +130,9 @@ function literalPhrases(literal: string, q: ParsedQuery): string[] {
   const langs = new Set(own.includes(q.language) ? [q.language] : own.length ? own : [q.language]);
   const begun = formsBeginning(prefix).filter((f) => f !== literal);
   const strays = begun.filter((f) => !phrases.get(f)!.some((e) => langs.has(e.lang)));
-  if (!strays.length) return [fts5String(literal), `${fts5String(prefix)} *`];
+  if (!strays.length) return { phrases: [literal], inflect: true };
   const siblings = begun.filter((f) => phrases.get(f)!.some((e) => langs.has(e.lang) && same(e.concept)));
-  return [literal, ...siblings].map(fts5String);
+  return { phrases: [literal, ...siblings], inflect: false };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codes, lang, parsed } from '../../../test/helpers/text-queries.ts';
-import { toFts5Match } from '../query-compile.ts';
+import { inflectedWords } from '../query-compile.ts';
+import { inflectedForms } from '../inflections.ts';
 import { conceptCodesIn } from '../query.ts';
 import { formKey, formsOf, lexiconWords, ownLanguageOnly } from './lexicon.ts';
 
@@ -109,10 +110,14 @@ describe('Polish, Turkish and Swedish words that are another language\'s words',
     }
   });
 
-  it('search their other words also by a prefix on SQLite, as the other inflected languages\' are', () => {
+  it('search their other words also in their other forms on SQLite, as the other inflected languages\' are', () => {
     // "sukienki" (dresses) in a record is found from a query's "sukienkę"-like word the lexicon does not know
-    expect(toFts5Match(parsed('wełniane sukienki czarne'))).toContain('"welnia" *');
-    expect(toFts5Match(parsed('bilder av vinterjackor och svart hund'))).toContain('"vinterjack" *');
+    expect(inflectedWords(parsed('wełniane sukienki czarne'))).toContain('welniane');
+    expect(inflectedForms('welniane', ['pl'])).toEqual(expect.arrayContaining(['welniana', 'welnianych']));
+    expect(inflectedWords(parsed('bilder av vinterjackor och svart hund'))).toContain('vinterjackor');
+    expect(inflectedForms('vinterjackor', ['sv'])).toEqual(expect.arrayContaining(['vinterjacka', 'vinterjackorna']));
+    // a Turkish plural finds its singular (the two letters a prefix dropped left `horozl`, h201)
+    expect(inflectedForms('horozlar', ['tr'])).toContain('horoz');
   });
 
   it('list as their own only forms their language has', () => {
