@@ -144,7 +144,7 @@ if (config.vision.warm.length) {
   const t0 = performance.now();
   const indexes = await app.loupe.collections.loadIndexes();
   // the embedded backend's indexes; PostgreSQL holds its own (nothing is loaded there)
-  if (indexes.collections && !config.databaseUrl) app.log.info({ ...indexes, ms: Math.round(performance.now() - t0) }, 'collection indexes loaded');
+  if ((indexes.collections || indexes.removed) && !config.databaseUrl) app.log.info({ ...indexes, ms: Math.round(performance.now() - t0) }, 'collection indexes loaded');
 }
 await stopping();
 await app.listen({ port: config.port, host: config.host }).catch(async (err: unknown) => {

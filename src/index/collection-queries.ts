@@ -57,6 +57,8 @@ export interface CollectionQueries {
   applied(c: CollectionRecord, change: Change): void;
   /** Drops what is held for a collection (after it is deleted). */
   forget(collectionId: string): Promise<void>;
+  /** Removes what deleted collections left behind outside the database (the embedded index files); returns how many collections' files went. */
+  removeLeftovers(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -497,7 +497,31 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     this.loaded.delete(collectionId);
     this.chains.delete(collectionId);
     // with what a save cut short left
-    for (const suffix of ['.usearch', '.usearch.json', '.usearch.tmp', '.usearch.json.tmp']) fs.rmSync(path.join(this.dir, `${collectionId}${suffix}`), { force: true });
+    for (const suffix of indexFileSuffixes) fs.rmSync(path.join(this.dir, `${collectionId}${suffix}`), { force: true });
+  }
+
+  /**
+   * Removes the index files of collections the database no longer holds: a process killed between a collection's
+   * delete, committed, and the removal of its files (`loupe collection delete`, `loupe account delete`) left them, its
+   * records' vectors in them, and nothing named them again (h293: a second delete answers 404). The folder is read
+   * before the database: files are only made for a collection that exists, under an id never given again, so one
+   * listed whose collection is not found after is a deleted collection's. The server runs it before it takes requests.
+   */
+  async removeLeftovers(): Promise<number> {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return 0;
+    }
+    const ids = new Set(names.map((n) => indexFileName.exec(n)?.[1]).filter((id): id is string => id !== undefined));
+    let removed = 0;
+    for (const id of ids) {
+      if (this.loaded.has(id) || (await this.store.get(id))) continue;
+      for (const suffix of indexFileSuffixes) fs.rmSync(path.join(this.dir, `${id}${suffix}`), { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** Saves every index that has unsaved changes (a clean shutdown then needs no catch-up). */
@@ -514,6 +538,10 @@ export class EmbeddedCollectionQueries implements CollectionQueries {
     this.loaded.clear();
   }
 }
+
+/** A collection's files in the indexes folder: the index, its sidecar, and the parts of a checkpoint cut short. */
+const indexFileSuffixes = ['.usearch', '.usearch.json', '.usearch.tmp', '.usearch.json.tmp'];
+const indexFileName = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.usearch(?:\.json)?(?:\.tmp)?$/;
 
 /** 256 binary digits as 8 words. */
 const blank = new Uint32Array(8);

@@ -435,5 +435,10 @@ export class PgCollectionQueries implements CollectionQueries {
 
   async forget(): Promise<void> {}
 
+  // the database holds the indexes; files a move from SQLite left are the operator's to remove (README, "Erasure")
+  async removeLeftovers(): Promise<number> {
+    return 0;
+  }
+
   async close(): Promise<void> {}
 }

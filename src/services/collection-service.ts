@@ -64,13 +64,14 @@ export class CollectionService {
    * read (or built) on a collection's first use, holding the event loop while it does, so after a
    * restart /ready said 200 and the first search at 50,000 records took 8.5 s with every other
    * request, /health too, waiting. A collection that fails to load is left to its first use (which
-   * says why) and counted.
+   * says why) and counted. `removed`: the collections whose index files a delete killed part way left (h293).
    */
-  async loadIndexes(): Promise<{ collections: number; failed: number }> {
+  async loadIndexes(): Promise<{ collections: number; failed: number; removed: number }> {
     let failed = 0;
+    const removed = await this.queries.removeLeftovers();
     const all = await this.collections.list();
     for (const c of all) await this.queries.load(c).catch(() => failed++);
-    return { collections: all.length, failed };
+    return { collections: all.length, failed, removed };
   }
 
   /** For administrators: any account's collection. */

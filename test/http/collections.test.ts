@@ -680,6 +680,38 @@ describe('collections across restarts (embedded index)', () => {
     fs.rmSync(h.dataDir, { recursive: true, force: true });
   }, 120_000);
 
+  it("removes at start the index files of a collection deleted by a process killed before it removed them (h293)", async () => {
+    const { buildApp } = await import('../../src/app.ts');
+    const h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
+    const id = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'c' })).id;
+    const kept = (await h.app.loupe.collections.create({ accountId: h.account.account, type: 'custom', name: 'kept' })).id;
+    for (const c of [id, kept]) {
+      const inserted = await h.request('POST', '/similarity/custom/v2/insert', { headers: { 'collection-id': c }, body: { records: [{ _id: 'l1', _base64: img('Leopards', 1) }] } });
+      expect((inserted.json() as Body).status.code).toBe(210);
+    }
+    await h.app.close();
+    const dir = path.join(h.dataDir, 'indexes');
+    const files = (c: string) => fs.readdirSync(dir).filter((n) => n.startsWith(c)).sort();
+    expect(files(id)).toEqual([`${id}.usearch`, `${id}.usearch.json`]);
+    fs.writeFileSync(path.join(dir, `${id}.usearch.tmp`), 'a checkpoint cut short');
+    fs.writeFileSync(path.join(dir, 'notes.txt'), 'not an index file: left alone');
+    const app = await buildApp(h.config);
+    try {
+      // what `loupe collection delete` (or `account delete`) killed after its commit leaves: the row gone, the files
+      // (the records' vectors) still there, which no later delete names again (it answers 404)
+      expect(await new CollectionStore((app.loupe as unknown as { store: Store }).store).delete(id)).toBe(true);
+      // what the server does before it opens its port
+      const loaded = await app.loupe.collections.loadIndexes();
+      expect(files(id)).toEqual([]);
+      expect(loaded).toEqual({ collections: 1, failed: 0, removed: 1 });
+      expect(files(kept)).toEqual([`${kept}.usearch`, `${kept}.usearch.json`]);
+      expect(fs.existsSync(path.join(dir, 'notes.txt'))).toBe(true);
+    } finally {
+      await app.close();
+      fs.rmSync(h.dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   it('answers the same after a clean restart and after the index file is lost or corrupt', async () => {
     const { buildApp } = await import('../../src/app.ts');
     const h = await startHarness('sqlite', { vision: { threads: 1, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
