@@ -466,44 +466,41 @@ export function halvedTo(img: RgbPixels, edge: number): { image: RgbPixels; scal
   let image = img;
   let scale = 1;
   while (Math.max(image.width, image.height) > edge && Math.min(image.width, image.height) >= 2) {
-    const { width: W, data } = image;
-    const w = Math.floor(image.width / 2);
-    const h = Math.floor(image.height / 2);
-    const out = new Uint8Array(w * h * 3);
-    for (let y = 0; y < h; y++) {
-      for (let x = 0; x < w; x++) {
-        const a = (2 * y * W + 2 * x) * 3;
-        const b = a + W * 3;
-        const o = (y * w + x) * 3;
-        for (let c = 0; c < 3; c++) out[o + c] = (data[a + c]! + data[a + 3 + c]! + data[b + c]! + data[b + 3 + c]! + 2) >> 2;
-      }
-    }
-    image = { data: out, width: w, height: h };
+    image = halved(image);
     scale *= 2;
   }
   return { image, scale };
 }
 
-/** The photo at half size (2 x 2 pixel means) in the middle of a grey canvas as large as the photo. */
-export function framed(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
+/** The photo at half size, each pixel the mean of 2 x 2 (a side of one pixel stays one). */
+function halved(img: RgbPixels): RgbPixels {
   const { width: W, height: H, data } = img;
   const w = Math.max(1, Math.floor(W / 2));
   const h = Math.max(1, Math.floor(H / 2));
-  const offsetX = Math.floor((W - w) / 2);
-  const offsetY = Math.floor((H - h) / 2);
-  const out = new Uint8Array(W * H * 3).fill(canvasGrey);
+  const out = new Uint8Array(w * h * 3);
   for (let y = 0; y < h; y++) {
     const y0 = Math.min(H - 1, 2 * y);
     const y1 = Math.min(H - 1, 2 * y + 1);
     for (let x = 0; x < w; x++) {
       const x0 = Math.min(W - 1, 2 * x);
       const x1 = Math.min(W - 1, 2 * x + 1);
-      const o = ((y + offsetY) * W + x + offsetX) * 3;
+      const o = (y * w + x) * 3;
       for (let c = 0; c < 3; c++) {
         out[o + c] = (data[(y0 * W + x0) * 3 + c]! + data[(y0 * W + x1) * 3 + c]! + data[(y1 * W + x0) * 3 + c]! + data[(y1 * W + x1) * 3 + c]! + 2) >> 2;
       }
     }
   }
+  return { data: out, width: w, height: h };
+}
+
+/** The photo at half size (2 x 2 pixel means) in the middle of a grey canvas as large as the photo. */
+export function framed(img: RgbPixels): { canvas: RgbPixels; offsetX: number; offsetY: number } {
+  const { width: W, height: H } = img;
+  const half = halved(img);
+  const offsetX = Math.floor((W - half.width) / 2);
+  const offsetY = Math.floor((H - half.height) / 2);
+  const out = new Uint8Array(W * H * 3).fill(canvasGrey);
+  for (let y = 0; y < half.height; y++) out.set(half.data.subarray(y * half.width * 3, (y + 1) * half.width * 3), ((y + offsetY) * W + offsetX) * 3);
   return { canvas: { data: out, width: W, height: H }, offsetX, offsetY };
 }
 
