@@ -124,6 +124,8 @@ const kana = /[\u3040-\u30ff]/;
 export interface SpeciesNames {
   /** The English name a localized name line stands for (`Moumouflon V` → `Dubwool V`), or null when it names no species or is English already. */
   english(line: string): { text: string; norm: string } | null;
+  /** Whether a name is an English species name as it is (`Jirachi`). */
+  isEnglish(name: string): boolean;
 }
 
 /** Builds the lookup from lists indexed alike (index = Pokédex number − 1); `english` is the catalogs' language. */
@@ -166,6 +168,7 @@ export function speciesNames(english: readonly string[], localized: readonly (re
   /** The species under a form word, in any language or in English (`vulpixdealola`). */
   const exactlyInForm = (stem: string): number | null => exactly(stem) ?? englishIndex.get(stem) ?? null;
   return {
+    isEnglish: (name) => englishNorms.has(normalizeName(name)),
     english(line) {
       const norm = foldName(line);
       if (!norm || englishNorms.has(norm)) return null;

@@ -300,6 +300,21 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(listed[0]).toBe('tsv-998');
   }, 120_000);
 
+  it('names a small card whose name line is misread by the species name the recogniser most likely saw (Phneline is Plumeline, Oricorio)', async () => {
+    await fs.writeFile(path.join(dir, 'cards-spot.json'), JSON.stringify([
+      { id: 'tsp-996', name: 'Oricorio', number: '996', set: 'tsp', supertype: 'Pokémon', subtypes: ['Basic'], hp: '90' },
+      { id: 'tsp-995', name: 'Orbeetle', number: '995', set: 'tsp', supertype: 'Pokémon', subtypes: ['Stage 2'], hp: '90' },
+    ]));
+    await fs.writeFile(path.join(dir, 'sets-spot.json'), JSON.stringify([{ id: 'tsp', name: 'Test S', series: 'Testing', printedTotal: 999, total: 999, releaseDate: '2024/09/13', ptcgoCode: null }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-spot.json'), sets: path.join(dir, 'sets-spot.json') } });
+    const spot = fsSync.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('spot-'))!;
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${spot}`) }] } });
+    const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
+    // what was read is said as read
+    expect(o._ocr.full_text).not.toMatch(/Plumeline/);
+    expect(o._identification.best_match?.id).toBe('tsp-996');
+  }, 120_000);
+
   // a real photo (../shared/datasets/real_card_photos, where present) on a 3000 x 4000 grey frame, as a helper sent it:
   // the whole photo's first stage (256 px) gives no card, its tiles do
   const dubwool = path.resolve(import.meta.dirname, '../../../shared/datasets/real_card_photos/shrey_pokemon_card_outliner/416068153_901421341416462_1373495215544760001_n_jpg.rf.3635747a5806a2dfe525a3120f934eb8.jpg');

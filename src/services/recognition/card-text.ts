@@ -19,6 +19,8 @@ export interface CardTextLine {
   prob: number;
   /** The line's box on the upright card, as shares of its width and height (0–1). */
   box: { x0: number; y0: number; x1: number; y1: number };
+  /** The species name the line most likely shows where it shows none as read (vision/recognition/name-lexicon.ts): the line with it put in, and the name. */
+  spotted?: { text: string; word: string };
 }
 
 export interface CollectorNumber {
@@ -66,6 +68,8 @@ export interface NameCandidate {
   score: number;
   /** The English name a localized species name stands for (`Khélocrok` → `Chewtle`), added before identification. */
   english?: { text: string; norm: string };
+  /** A top-band line's {@link CardTextLine.spotted}: what the name may be where the line as read names no species. */
+  spotted?: { text: string; word: string };
 }
 
 export interface CardTextClues {
@@ -444,7 +448,7 @@ export function readCardText(lines: readonly CardTextLine[]): CardTextClues {
         const height = line.box.y1 - line.box.y0;
         // Names sit in the top band on trading cards (at the foot on many sport cards) and are set larger than the rules text.
         const band = line.box.y0 < 0.15 ? 1 : line.box.y0 > 0.8 ? 0.5 : 0.15;
-        names.push({ text: nameText, norm, prob: line.prob, score: band * Math.min(1, height / 0.05) * line.prob });
+        names.push({ text: nameText, norm, prob: line.prob, score: band * Math.min(1, height / 0.05) * line.prob, ...(line.spotted && band === 1 ? { spotted: line.spotted } : {}) });
       }
     }
   }

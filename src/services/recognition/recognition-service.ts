@@ -11,6 +11,7 @@ import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../v
 import { comicNames, comicNumbers, coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
+import { withNamesInEnglish } from './names-in-english.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
 import { bestMatch, identifyAcross, MIN_LEAD, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified, type MatchRule } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
@@ -224,22 +225,6 @@ export function withLabelClues(clues: CardClues, label: ReadLabel): CardClues {
 /** What a card reading shows: its text's clues and, where measured surely, its border's colour and its text box's layout. */
 function cardClues(reading: NonNullable<CardResult['readings']>[number]): CardClues {
   return { ...readCardText(reading.lines), border: reading.border?.colour ?? null, borderTone: reading.border?.tone ?? null, layout: reading.layout?.layout ?? null, cardWidth: reading.cardWidth };
-}
-
-/**
- * The name lines that name a Pokémon species, or a trainer or energy card, in another language,
- * with the English name the catalogs print (pokemon-species-names.ts, pokemon-card-names.ts).
- */
-function withNamesInEnglish<C extends CardTextClues>(clues: C): C {
-  const species = installedSpeciesNames();
-  const cards = installedCardNames();
-  return {
-    ...clues,
-    names: clues.names.map((n) => {
-      const english = species.english(n.text) ?? cards.english(n.text);
-      return english ? { ...n, english } : n;
-    }),
-  };
 }
 
 /** The identification endpoints' slab options, each charged at its endpoint's price (document 3 §4, §7). */

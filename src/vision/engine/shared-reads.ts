@@ -21,6 +21,7 @@ type ShareAnswer = { lines: OcrLine[] | null } | { error: string };
  * same models read the same pixels.
  */
 export interface SharingOcrReader extends OcrReader {
+  /** `options.lexicon` looks at the first picture's lines only: that one is always read here (a lexicon does not travel to another worker). */
   readAll(images: RgbPixels[], options?: OcrReadOptions): Promise<OcrLine[][]>;
 }
 
@@ -31,9 +32,10 @@ export function sharingReader(ocr: OcrReader, port = isMainThread ? null : paren
     countText: (img, longSide) => ocr.countText(img, longSide),
     dispose: () => ocr.dispose(),
     async readAll(images, options) {
-      const offered = port ? images.slice(1).map((img) => offer(port, img, options)) : [];
+      const { lexicon: _first, ...rest } = options ?? {};
+      const offered = port ? images.slice(1).map((img) => offer(port, img, rest)) : [];
       const out: OcrLine[][] = [await ocr.read(images[0]!, options)];
-      for (const [k, img] of images.slice(1).entries()) out.push((await offered[k]?.taken()) ?? (await ocr.read(img, options)));
+      for (const [k, img] of images.slice(1).entries()) out.push((await offered[k]?.taken()) ?? (await ocr.read(img, rest)));
       return out;
     },
   };

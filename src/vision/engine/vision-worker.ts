@@ -12,6 +12,7 @@ import { loadOcrReader } from '../models/ocr-reader.ts';
 import { cardDetector, runCardTask } from '../cards/card-tasks.ts';
 import { readShared } from './shared-reads.ts';
 import { loadCv } from '../cards/card-geometry.ts';
+import { installedSpeciesLexicon } from '../recognition/name-lexicon.ts';
 import { loadUpscaler, type UpscaleFactor, type Upscaler } from '../models/super-resolution.ts';
 import { cropRgb } from './rgb-crop.ts';
 import { visualHashes } from '../models/visual-hash.ts';
@@ -442,6 +443,8 @@ async function prepare(task: VisionTask): Promise<void> {
     case 'card':
       await loadCv();
       await cardDetector();
+      // the names a card's name line is looked for (card-reading.ts), read once here rather than in a first scan
+      installedSpeciesLexicon();
       break;
     default:
     // colors needs no model; a warm task is all loading, under the model-load limit.

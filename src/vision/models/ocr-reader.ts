@@ -29,6 +29,7 @@ import { InferenceSession, Tensor } from 'onnxruntime-node';
 import { workerSessionOptions } from '../engine/onnx-session.ts';
 import { convexHull } from '../geometry/plane-geometry.ts';
 import { resolveOcrLanguage, type OcrLanguage } from './ocr-language.ts';
+import { spotBest, type EncodedLexicon, type Spotted } from './ctc-spotting.ts';
 import { nodeRequire, type RgbPixels } from '../engine/tfjs-runtime.ts';
 
 export { OcrLanguageError, ocrLanguages, resolveOcrLanguage, type OcrLanguage } from './ocr-language.ts';
@@ -39,11 +40,35 @@ export interface OcrLine {
   polygon: [number, number][];
   /** Mean probability of the line's characters, 0..1. */
   prob: number;
+  /** With a lexicon ({@link OcrReadOptions.lexicon}): the line with the lexicon's word it most likely shows put in. */
+  spotted?: SpottedLine;
+}
+
+export interface SpottedLine {
+  /** The line's reading with the steps the word took replaced by it (`HrachiRadieux` → `JirachiRadieux`). */
+  text: string;
+  word: string;
+  /** Its cost per letter and its margin over any other group's word (ctc-spotting.ts). */
+  perLetter: number;
+  margin: number;
+}
+
+/** Words a line may show, looked for in the recogniser's output where its reading names none of them (ctc-spotting.ts). */
+export interface SpotLexicon {
+  words: readonly string[];
+  /** Each word's group (one name's spellings in several languages). */
+  groups: readonly number[];
+  /** Whether a line read so is worth the look. */
+  wants(text: string): boolean;
+  /** Whether the word found is sure enough to be said. */
+  accepts(spotted: Spotted): boolean;
 }
 
 export interface OcrReadOptions {
   /** `auto` (default), `en` or `zh`; BCP 47 tags are reduced to their language (`en-US` → `en`). */
   language?: string;
+  /** Lines whose reading {@link SpotLexicon.wants} are looked at for its words. */
+  lexicon?: SpotLexicon;
 }
 
 export interface OcrReader {
@@ -126,6 +151,18 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
   const asciiOnly = new Uint8Array(chars.length);
   chars.forEach((c, i) => (asciiOnly[i] = i === 0 || /^[\x20-\x7e]$/.test(c) ? 1 : 0));
   const allowed: Record<OcrLanguage, Uint8Array | undefined> = { auto: undefined, zh: undefined, en: asciiOnly };
+  const classOf = new Map(chars.map((c, k) => [c, k] as const).filter(([c, k]) => k > 0 && c.length === 1));
+  const encoded = new WeakMap<SpotLexicon, EncodedLexicon>();
+  const encode = (lexicon: SpotLexicon): EncodedLexicon => {
+    let e = encoded.get(lexicon);
+    if (!e) {
+      // a word with a character the recogniser has no class for cannot be spotted: the lexicon spells it another way too
+      const words = lexicon.words.map((text, i) => ({ text, classes: Int32Array.from([...text], (c) => classOf.get(c) ?? -1), group: lexicon.groups[i]! }));
+      e = { words: words.filter((w) => w.classes.length && w.classes.every((k) => k > 0)) };
+      encoded.set(lexicon, e);
+    }
+    return e;
+  };
 
   return {
     async read(img, readOptions = {}) {
@@ -137,10 +174,12 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
         const out = await rec.run({ [rec.inputNames[0]!]: recognitionInput(img, polygon) });
         const probs = out[rec.outputNames[0]!]!;
         if (probs.dims[2] !== chars.length) throw new Error(`recognition model has ${probs.dims[2]} classes, dictionary ${chars.length}`);
-        const { text, prob, foreign } = ctcDecode(probs.data as Float32Array, probs.dims[1]!, chars, allowed[language]);
+        const { text, prob, foreign, at } = ctcDecode(probs.data as Float32Array, probs.dims[1]!, chars, allowed[language]);
         if (!text || prob < dropScore || foreign > 0.5) continue;
         if (language === 'en' && !/[A-Za-z0-9]/.test(text)) continue;
-        lines.push({ text, polygon, prob });
+        const lexicon = readOptions.lexicon;
+        const spotted = lexicon?.wants(text) ? spotLine(probs.data as Float32Array, probs.dims[1]!, chars.length, at, encode(lexicon), lexicon) : null;
+        lines.push({ text, polygon, prob, ...(spotted ? { spotted } : {}) });
       }
       return lines;
     },
@@ -495,7 +534,7 @@ export function linesInReadingOrder(boxes: Point[][], width: number, height: num
  * {@link recEndMargin} line heights beyond each end of the box.
  * Boxes at least 1.5× taller than wide are vertical text, turned 90° counter-clockwise.
  */
-function recognitionInput(img: RgbPixels, polygon: Point[]): Tensor {
+function recognitionInput(img: RgbPixels, polygon: Point[], endMargin = recEndMargin): Tensor {
   let [p0, p1, p2, p3] = polygon as [Point, Point, Point, Point];
   let cw = Math.max(dist(p0, p1), dist(p3, p2));
   let ch = Math.max(dist(p0, p3), dist(p1, p2));
@@ -503,10 +542,10 @@ function recognitionInput(img: RgbPixels, polygon: Point[]): Tensor {
     [p0, p1, p2, p3] = [p1, p2, p3, p0];
     [cw, ch] = [ch, cw];
   }
-  const ex = (recEndMargin * ch) / Math.max(1, cw);
+  const ex = (endMargin * ch) / Math.max(1, cw);
   const lerp = (a: Point, b: Point, t: number): Point => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
   [p0, p1, p2, p3] = [lerp(p0, p1, -ex), lerp(p0, p1, 1 + ex), lerp(p3, p2, 1 + ex), lerp(p3, p2, -ex)];
-  cw += 2 * recEndMargin * ch;
+  cw += 2 * endMargin * ch;
   const outW = Math.max(1, Math.min(recMaxWidth, Math.ceil((recHeight * cw) / Math.max(1, ch))));
   const width = Math.max(outW, recMinWidth);
   const plane = recHeight * width;
@@ -562,9 +601,10 @@ function recognitionInput(img: RgbPixels, polygon: Point[]): Tensor {
  * kept steps. With `allowed`, the best allowed class is taken instead, and `foreign` is the
  * share of the unconstrained reading's characters that are not allowed.
  */
-function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed: Uint8Array | undefined): { text: string; prob: number; foreign: number } {
+function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed: Uint8Array | undefined): { text: string; prob: number; foreign: number; at: { char: string; step: number }[] } {
   const classes = chars.length;
   let text = '';
+  const at: { char: string; step: number }[] = [];
   let sum = 0;
   let kept = 0;
   let previous = -1;
@@ -590,6 +630,7 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
     }
     if (best !== 0 && best !== previous) {
       text += chars[best];
+      at.push({ char: chars[best]!, step: t });
       sum += bestP;
       kept++;
     }
@@ -600,5 +641,17 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
     previous = best;
     previousFree = free;
   }
-  return { text: text.trim(), prob: kept ? sum / kept : 0, foreign: freeChars ? foreignChars / freeChars : 0 };
+  return { text: text.trim(), prob: kept ? sum / kept : 0, foreign: freeChars ? foreignChars / freeChars : 0, at };
+}
+
+/** The lexicon's likeliest word on a line the lexicon wants looked at, put into its reading where it is sure enough. */
+function spotLine(probs: Float32Array, steps: number, classes: number, at: { char: string; step: number }[], encoded: EncodedLexicon, lexicon: SpotLexicon): SpottedLine | null {
+  const logProbs = new Float32Array(steps * classes);
+  for (let i = 0; i < logProbs.length; i++) logProbs[i] = Math.log(probs[i]! + 1e-9);
+  const found = spotBest({ logProbs, steps, classes }, encoded, undefined, at.filter((c) => /\p{L}/u.test(c.char)).map((c) => c.step));
+  if (!found || !lexicon.accepts(found)) return null;
+  const { from, to } = found.placement;
+  const before = at.filter((c) => c.step < from).map((c) => c.char).join('');
+  const after = at.filter((c) => c.step > to).map((c) => c.char).join('');
+  return { text: `${before}${found.word}${after}`.trim(), word: found.word, perLetter: found.perLetter, margin: found.margin };
 }

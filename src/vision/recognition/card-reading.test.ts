@@ -61,6 +61,20 @@ describe('reading cards for recognition', () => {
     }
   });
 
+  it('puts beside a small card’s misread name line the species name it most likely shows (name-lexicon.ts)', async () => {
+    // a train-split French Plumeline (Oricorio) shrunk to 400 px: its card about 200 px wide, its name read `Phneline`
+    const spot = fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('spot-'))!;
+    const r = await read(photoBytes(`cards/${spot}`));
+    const spotted = r.readings![0]!.lines.filter((l) => l.spotted);
+    expect(spotted).toHaveLength(1);
+    expect(spotted[0]!.spotted!.word).toBe('Plumeline');
+    expect(spotted[0]!.text).not.toContain('Plumeline');
+    expect(spotted[0]!.box.y1).toBeLessThan(0.15);
+    // a name read as it is needs no look
+    const plain = await read(photoBytes(`cards/${single}`));
+    expect(plain.readings![0]!.lines.filter((l) => l.spotted)).toEqual([]);
+  });
+
   it('finds nothing to read in a photo with no card that is not card-shaped', async () => {
     const wide = caltechPhotos().find((rel) => rel.includes('airplanes'))!;
     const r = await read(photoBytes(wide));

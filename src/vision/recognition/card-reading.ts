@@ -1,7 +1,8 @@
 import { cardWidthOf, warpCardParts, type Cv, type Quad } from '../cards/card-geometry.ts';
 import { portrait } from '../cards/card-verifier.ts';
 import { applyHomography, rectToQuad, type Point } from '../geometry/plane-geometry.ts';
-import type { OcrLine, OcrReader } from '../models/ocr-reader.ts';
+import type { OcrLine, OcrReader, SpotLexicon } from '../models/ocr-reader.ts';
+import { installedSpeciesLexicon } from './name-lexicon.ts';
 import type { SharingOcrReader } from '../engine/shared-reads.ts';
 import type { RgbPixels } from '../engine/tfjs-runtime.ts';
 import { cropRgb } from '../engine/rgb-crop.ts';
@@ -29,6 +30,8 @@ export interface ReadLine {
   prob: number;
   /** The line's box on the upright card, as shares of its width and height (0–1). */
   box: { x0: number; y0: number; x1: number; y1: number };
+  /** A name line's reading with the species name it most likely shows put in, where it shows none as read (name-lexicon.ts). */
+  spotted?: { text: string; word: string };
   /** The box's corners in pixels of the image read (upper-left first, clockwise as the text runs). */
   polygon: [Point, Point, Point, Point];
 }
@@ -83,16 +86,17 @@ const ART_WIDTH = 500;
  * Each part's lines: at once where the reader can share work with an idle worker
  * (engine/shared-reads.ts), else one after the other.
  */
-async function readParts(ocr: OcrReader | SharingOcrReader, parts: { img: RgbPixels; band: readonly [number, number] }[]): Promise<Omit<ReadLine, 'polygon'>[][]> {
+async function readParts(ocr: OcrReader | SharingOcrReader, parts: { img: RgbPixels; band: readonly [number, number] }[], lexicon?: SpotLexicon): Promise<Omit<ReadLine, 'polygon'>[][]> {
   let lines: OcrLine[][] = [];
-  if ('readAll' in ocr) lines = await ocr.readAll(parts.map((p) => p.img));
-  else for (const p of parts) lines.push(await ocr.read(p.img));
+  // the lexicon is for the first part (the top band, where names are)
+  if ('readAll' in ocr) lines = await ocr.readAll(parts.map((p) => p.img), lexicon ? { lexicon } : undefined);
+  else for (const [k, p] of parts.entries()) lines.push(await ocr.read(p.img, k === 0 && lexicon ? { lexicon } : {}));
   return parts.map((p, k) => bandLines(lines[k]!, p.img, p.band));
 }
 
 /** A band's lines, boxes as shares of the whole card (`y0`–`y1`: the band's share of its height). */
-async function readBand(ocr: OcrReader, part: RgbPixels, band: readonly [number, number]): Promise<Omit<ReadLine, 'polygon'>[]> {
-  return bandLines(await ocr.read(part), part, band);
+async function readBand(ocr: OcrReader, part: RgbPixels, band: readonly [number, number], lexicon?: SpotLexicon): Promise<Omit<ReadLine, 'polygon'>[]> {
+  return bandLines(await ocr.read(part, lexicon ? { lexicon } : {}), part, band);
 }
 
 function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number, number]): Omit<ReadLine, 'polygon'>[] {
@@ -102,6 +106,7 @@ function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number
     return {
       text: l.text,
       prob: l.prob,
+      ...(l.spotted ? { spotted: { text: l.spotted.text, word: l.spotted.word } } : {}),
       box: {
         x0: Math.max(0, Math.min(...xs) / part.width),
         x1: Math.min(1, Math.max(...xs) / part.width),
@@ -164,10 +169,14 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
   const upright = portrait(quad);
   const [top, bottom, card] = warpCardParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
   const placed = placer(upright);
-  const [topLines, bottomLines] = await readParts(ocr, [
-    { img: top, band: BANDS[0] },
-    { img: bottom, band: BANDS[1] },
-  ]);
+  const [topLines, bottomLines] = await readParts(
+    ocr,
+    [
+      { img: top, band: BANDS[0] },
+      { img: bottom, band: BANDS[1] },
+    ],
+    installedSpeciesLexicon(),
+  );
   const first = placed([...topLines!, ...bottomLines!], 0);
   const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
   const numberish = (lines: ReadLine[]) => foot(lines).filter((l) => NUMBER_LIKE.test(l.text)).length;
@@ -185,7 +194,7 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
   const turnedFoot = placed(await readBand(ocr, turnedOver(top), BANDS[1]), 180);
   // neither way showed a number: the card may lie upside down, its text box then where the artwork is read
   if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border, layout: eitherWayUp(layout, layoutLook(turnedOver(card))) };
-  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0]), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
+  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0], installedSpeciesLexicon()), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
 }
 
 /**

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { readCardText, type CardTextLine } from './card-text.ts';
+import { spottedSpecies, withNamesInEnglish } from './names-in-english.ts';
+import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
+
+const line = (text: string, y: number, spotted?: { text: string; word: string }): CardTextLine => ({ text, prob: 0.9, box: { x0: 0.2, y0: y, x1: 0.6, y1: y + 0.045 }, ...(spotted ? { spotted } : {}) });
+
+describe('spottedSpecies', () => {
+  const species = installedSpeciesNames();
+
+  it('names the species spotted in a misread line, with the form the line shows around it', () => {
+    expect(spottedSpecies(species, { text: 'Plumeline', word: 'Plumeline' })?.text).toBe('Oricorio');
+    expect(spottedSpecies(species, { text: 'JirachiRadieux', word: 'Jirachi' })?.text).toBe('Radiant Jirachi');
+    // a tail the lookup cannot read leaves the species alone
+    expect(spottedSpecies(species, { text: 'Sarmuraic', word: 'Sarmuraï' })?.text).toBe('Golisopod');
+    // an English name as it is
+    expect(spottedSpecies(species, { text: 'Jirachi', word: 'Jirachi' })).toEqual({ text: 'Jirachi', norm: 'jirachi' });
+    expect(spottedSpecies(species, { text: 'Nothing', word: 'Nothing' })).toBeNull();
+  });
+});
+
+describe('withNamesInEnglish', () => {
+  it('takes a top-band line’s spotted name only where the line as read names nothing', () => {
+    const clues = withNamesInEnglish(
+      readCardText([
+        line('Punelino', 0.05, { text: 'Plumeline', word: 'Plumeline' }),
+        line('90', 0.04),
+        // read as a name already: what was spotted beside it does not count
+        line('Limagma', 0.09, { text: 'Plumeline', word: 'Plumeline' }),
+        // low on the card: nothing spotted is kept
+        line('Voltoutou', 0.6, { text: 'Plumeline', word: 'Plumeline' }),
+      ]),
+    );
+    const byText = new Map(clues.names.map((n) => [n.text, n.english?.text]));
+    expect(byText.get('Punelino')).toBe('Oricorio');
+    expect(byText.get('Limagma')).toBe('Slugma');
+    expect(clues.names.find((n) => n.text === 'Voltoutou')?.spotted).toBeUndefined();
+  });
+});

@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { spotBest, spotCost, spotWord, type CtcSteps, type EncodedLexicon } from './ctc-spotting.ts';
+
+// classes: 0 blank, 1 a, 2 b, 3 c, 4 d, 5 x
+const CLASSES = 6;
+/** Steps whose best class is the given one at p, the rest sharing what is left (`rival` at `q` where given). */
+function steps(best: number[], p = 0.9, rival?: { at: number; k: number; q: number }): CtcSteps {
+  const logProbs = new Float32Array(best.length * CLASSES);
+  best.forEach((k, t) => {
+    for (let c = 0; c < CLASSES; c++) {
+      let v = c === k ? p : (1 - p) / (CLASSES - 1);
+      if (rival && rival.at === t) v = c === k ? p - rival.q : c === rival.k ? rival.q + (1 - p) / (CLASSES - 1) : v;
+      logProbs[t * CLASSES + c] = Math.log(v);
+    }
+  });
+  return { logProbs, steps: best.length, classes: CLASSES };
+}
+
+describe('spotWord', () => {
+  it('costs nothing for a word the greedy reading holds, wherever it stands, and says which steps it took', () => {
+    // x a a 0 b 0 c x  → greedy "xabcx"
+    const ctc = steps([5, 1, 1, 0, 2, 0, 3, 5]);
+    const abc = spotWord(ctc, [1, 2, 3]);
+    expect(abc.cost).toBeCloseTo(0, 6);
+    expect(abc.from).toBe(1);
+    expect(abc.to).toBeGreaterThanOrEqual(6);
+    expect(abc.to).toBeLessThanOrEqual(7);
+  });
+
+  it('costs more the more steps the word needs read otherwise, and a doubled letter needs a blank between', () => {
+    const ctc = steps([1, 0, 2, 0, 3]);
+    const misread = spotCost(ctc, [1, 4, 3]);
+    const twoMisread = spotCost(ctc, [4, 4, 3]);
+    expect(misread).toBeGreaterThan(1);
+    expect(twoMisread).toBeGreaterThan(misread);
+    // "aab" needs a blank between the a's: the greedy "abc" has one a
+    expect(spotCost(ctc, [1, 1, 2])).toBeGreaterThan(1);
+    expect(spotCost(steps([1, 0, 1, 0, 2]), [1, 1, 2])).toBeCloseTo(0, 6);
+  });
+
+  it('is cheaper for the letter the recogniser held second likeliest', () => {
+    // step 2 reads b, with d close behind
+    const ctc = steps([1, 0, 2, 0, 3], 0.9, { at: 2, k: 4, q: 0.4 });
+    expect(spotCost(ctc, [1, 4, 3])).toBeLessThan(spotCost(steps([1, 0, 2, 0, 3]), [1, 4, 3]));
+  });
+
+  it('cannot place an empty word or one with a class the recogniser lacks', () => {
+    const ctc = steps([1, 2]);
+    expect(spotCost(ctc, [])).toBe(Infinity);
+    expect(spotCost(ctc, [1, 9])).toBe(Infinity);
+  });
+});
+
+describe('spotBest', () => {
+  const lexicon = (words: [string, number[], number][]): EncodedLexicon => ({ words: words.map(([text, classes, group]) => ({ text, classes: Int32Array.from(classes), group })) });
+
+  it('takes the longer of two words as cheap, and a word the winner holds is no rival', () => {
+    const ctc = steps([1, 0, 2, 0, 3, 0, 4]);
+    const found = spotBest(
+      ctc,
+      lexicon([
+        ['ab', [1, 2], 0],
+        ['abcd', [1, 2, 3, 4], 1],
+        ['xx', [5, 0, 5], 2],
+      ]),
+    );
+    expect(found?.word).toBe('abcd');
+    expect(found?.perLetter).toBeCloseTo(0, 6);
+    // `ab` is inside `abcd`: the margin is over `xx`
+    expect(found?.margin).toBeGreaterThan(2);
+  });
+
+  it('says a close rival of another group as a small margin', () => {
+    // the middle step between b and d
+    const ctc = steps([1, 0, 2, 0, 3], 0.5, { at: 2, k: 4, q: 0.15 });
+    const found = spotBest(
+      ctc,
+      lexicon([
+        ['abc', [1, 2, 3], 0],
+        ['adc', [1, 4, 3], 1],
+      ]),
+    );
+    expect(found?.word).toBe('abc');
+    expect(found!.margin).toBeGreaterThan(0);
+    expect(found!.margin).toBeLessThan(1);
+  });
+
+  it('places no word whose bound is past the best by the horizon, and says the margin as at least the horizon', () => {
+    const ctc = steps([1, 0, 2, 0, 3]);
+    const found = spotBest(
+      ctc,
+      lexicon([
+        ['abc', [1, 2, 3], 0],
+        ['ddd', [4, 0, 4, 0, 4].filter((k) => k), 1],
+      ]),
+      1,
+    );
+    expect(found?.word).toBe('abc');
+    expect(found!.margin).toBeGreaterThanOrEqual(1);
+    expect(spotBest(ctc, lexicon([['q', [9], 0]]))).toBeNull();
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { installedSpeciesLexicon, speciesLexicon } from './name-lexicon.ts';
+import type { Spotted } from '../models/ctc-spotting.ts';
+
+describe('speciesLexicon', () => {
+  const lexicon = speciesLexicon([
+    ['Bulbasaur', 'Mew', 'Oricorio', 'Exeggcute', 'Plum'],
+    ['Bulbizarre', 'Mew', 'Plumeline', 'Nœunœuf', 'Plum'],
+  ]);
+
+  it('holds each species’ spellings the recogniser can read, once, in its group, and no short name', () => {
+    const of = (group: number) => lexicon.words.filter((_, k) => lexicon.groups[k] === group);
+    expect(of(0)).toEqual(['Bulbasaur', 'Bulbizarre']);
+    expect(of(1)).toEqual([]);
+    expect(of(3)).toEqual(['Exeggcute', 'Noeunoeuf']);
+  });
+
+  it('wants a line that begins with no name as read, of four letters or more', () => {
+    expect(lexicon.wants('Punelino')).toBe(true);
+    expect(lexicon.wants('HrachiRadieux')).toBe(true);
+    expect(lexicon.wants('Plumeline')).toBe(false);
+    expect(lexicon.wants('Plumeline V')).toBe(false);
+    expect(lexicon.wants('Noeunoeuf')).toBe(false);
+    expect(lexicon.wants('Bulbizarre-GX')).toBe(false);
+    // a long name read whole after something else; a short one there is chance
+    expect(lexicon.wants('tEPlumelineV')).toBe(false);
+    expect(lexicon.wants('tEPlumeVMAX')).toBe(true);
+    expect(lexicon.wants('120')).toBe(false);
+    expect(lexicon.wants('Abc')).toBe(false);
+  });
+
+  it('accepts a word cheap per letter and well ahead of any other species', () => {
+    const found = (perLetter: number, margin: number): Spotted => ({ word: 'Plumeline', group: 2, placement: { cost: perLetter * 9, from: 0, to: 20 }, score: perLetter * 9, perLetter, margin });
+    expect(lexicon.accepts(found(0.47, 2.7))).toBe(true);
+    expect(lexicon.accepts(found(3.8, 5))).toBe(false);
+    expect(lexicon.accepts(found(0.5, 1))).toBe(false);
+  });
+
+  it('is built from the installed package’s lists', () => {
+    const installed = installedSpeciesLexicon();
+    expect(installed.words).toContain('Plumeline');
+    expect(installed.words).toContain('Jirachi');
+    expect(installed.words.length).toBeGreaterThan(2000);
+  });
+});

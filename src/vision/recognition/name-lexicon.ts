@@ -1,0 +1,91 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { SpotLexicon } from '../models/ocr-reader.ts';
+import type { Spotted } from '../models/ctc-spotting.ts';
+
+/**
+ * The Pokémon species' names a card's name line is looked for (ctc-spotting.ts), in the languages
+ * of the Latin-script prints the `pokemon` package lists (the recogniser reads no kana or Hangul):
+ * on a card 200 px wide the recogniser misreads a name a letter or two at a time (`Punelino` for
+ * Plumeline, `HrachiRadieux` for Jirachi Radieux), which the species names' own lookup
+ * (pokemon-species-names.ts, one letter at most) does not undo.
+ */
+const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
+
+/**
+ * Names shorter than this are not looked for: `Mew`, `Abo`, `Tic` fit somewhere in nearly any line
+ * (on the train photos' stage lines `BASE`, `NIVEAU 1` they were the cheapest words), and the
+ * recogniser reads such a name whole or not at all.
+ */
+const MIN_LETTERS = 4;
+/**
+ * A name this long read whole anywhere in a line (`tECalyrexVMAx320`) is what the line names: the
+ * lookups read it there, and a look would only put the bare species in place of the line's form and
+ * suffix (on the train photos shrunk to 399 and 401 px it lost Ice Rider Calyrex VMAX so).
+ */
+const WHOLE_INSIDE = 6;
+
+/**
+ * How sure a word found must be (set on the train split's photos, listing-size and shrunk to 400 px,
+ * docs/recognition.md "Names spotted"): its cost per letter at most this (misread names 0.5–1.2, the
+ * cheapest word in a stage or kind line 3.8 or more) and its margin over any other species' word at
+ * least {@link MIN_MARGIN}.
+ */
+const MAX_PER_LETTER = 1.5;
+const MIN_MARGIN = 2;
+
+/** The spellings the recogniser can produce: its dictionary has é, è, à, É but no ê, ç, ï, ô, œ. */
+function spellings(name: string): string[] {
+  const plain = name.normalize('NFC').replace(/[♀♂]/g, '').replace(/œ/g, 'oe').replace(/Œ/g, 'Oe').replace(/æ/g, 'ae').replace(/[ßẞ]/g, 'ss').trim();
+  const bare = plain.normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+  return [...new Set([plain, bare, bare.replace(/[\s.'’]/g, '')])].filter((s) => s.replace(/[^A-Za-z]/g, '').length >= MIN_LETTERS);
+}
+
+/** A line's letters, folded, for the lookup of names it already shows. */
+const folded = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
+
+export function speciesLexicon(lists: readonly (readonly string[])[]): SpotLexicon {
+  const words: string[] = [];
+  const groups: number[] = [];
+  const known = new Set<string>();
+  const had = new Set<string>();
+  for (const list of lists) {
+    list.forEach((name, i) => {
+      for (const s of spellings(name)) {
+        // one spelling of one species once (Pikachu is Pikachu in every language listed)
+        if (had.has(`${i} ${s}`)) continue;
+        had.add(`${i} ${s}`);
+        words.push(s);
+        groups.push(i);
+        known.add(folded(s));
+      }
+    });
+  }
+  const longest = Math.max(...[...known].map((k) => k.length));
+  return {
+    words,
+    groups,
+    // a line that begins with a name as read needs no look (`Limagma`, `Absolex`, `ElectrodedeHisui`), nor one holding a
+    // long name whole, nor one of too few letters
+    wants(text) {
+      const f = folded(text);
+      if (f.length < MIN_LETTERS) return false;
+      for (let i = 0; i + MIN_LETTERS <= f.length; i++) {
+        for (let k = i === 0 ? MIN_LETTERS : WHOLE_INSIDE; k <= Math.min(f.length - i, longest); k++) if (known.has(f.slice(i, i + k))) return false;
+      }
+      return true;
+    },
+    accepts: (s: Spotted) => s.perLetter <= MAX_PER_LETTER && s.margin >= MIN_MARGIN,
+  };
+}
+
+let installed: SpotLexicon | undefined;
+
+/** The installed `pokemon` package's lists, read once. */
+export function installedSpeciesLexicon(): SpotLexicon {
+  if (installed) return installed;
+  const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('pokemon/package.json')), 'data');
+  installed = speciesLexicon(LANGUAGES.map((lang) => JSON.parse(fs.readFileSync(path.join(dir, `${lang}.json`), 'utf8')) as string[]));
+  return installed;
+}
