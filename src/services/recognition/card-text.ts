@@ -20,7 +20,7 @@ export interface CardTextLine {
   /** The line's box on the upright card, as shares of its width and height (0–1). */
   box: { x0: number; y0: number; x1: number; y1: number };
   /** The species name the line most likely shows where it shows none as read (vision/recognition/name-lexicon.ts): the line with it put in, and the name. */
-  spotted?: { text: string; word: string };
+  spotted?: { text: string; word: string; outside: number };
 }
 
 export interface CollectorNumber {
@@ -69,7 +69,7 @@ export interface NameCandidate {
   /** The English name a localized species name stands for (`Khélocrok` → `Chewtle`), added before identification. */
   english?: { text: string; norm: string };
   /** A top-band line's {@link CardTextLine.spotted}: what the name may be where the line as read names no species. */
-  spotted?: { text: string; word: string };
+  spotted?: { text: string; word: string; outside: number };
 }
 
 export interface CardTextClues {

@@ -24,7 +24,16 @@ export function withNamesInEnglish<C extends CardTextClues>(clues: C): C {
  * the name put in (`JirachiRadieux`, Radiant Jirachi), else the name alone (a suffix misread after it
  * is lost: `Sarmuraic` is Golisopod, whose printings its HP then tells apart); an English name as it is.
  */
-export function spottedSpecies(species: SpeciesNames, spotted: { text: string; word: string }): { text: string; norm: string } | null {
-  return species.english(spotted.text) ?? species.english(spotted.word) ?? (species.isEnglish(spotted.word) ? { text: spotted.word, norm: normalizeName(spotted.word) } : null);
+export function spottedSpecies(species: SpeciesNames, spotted: { text: string; word: string; outside: number }): { text: string; norm: string } | null {
+  const put = species.english(spotted.text);
+  if (put || spotted.outside > BARE_OUTSIDE) return put;
+  return species.english(spotted.word) ?? (species.isEnglish(spotted.word) ? { text: spotted.word, norm: normalizeName(spotted.word) } : null);
 }
+
+/**
+ * Letters the reading may have outside a name found for the bare name to stand for the line: a suffix
+ * misread (`Sarmuraic`), not another card's name around a species' (`Steel LeafChampion`, a Magic card,
+ * holds `Seel`: the generated held-out photo was named so in the bench's first run).
+ */
+const BARE_OUTSIDE = 2;
 

@@ -115,7 +115,7 @@ export interface CardResult extends ImageSize {
    * {@link MAX_READ_CARDS}; `whole` when no card was found and the image itself, card-shaped, was
    * read as the card (a scan cropped to the card).
    */
-  readings?: { index: number; cardWidth: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; spotted?: { text: string; word: string }; polygon: [number, number][] }[] }[];
+  readings?: { index: number; cardWidth: number; rotation: 0 | 180; art: [string, string]; border: BorderLook | null; layout: LayoutLook | null; lines: { text: string; prob: number; box: { x0: number; y0: number; x1: number; y1: number }; spotted?: { text: string; word: string; outside: number }; polygon: [number, number][] }[] }[];
   whole?: boolean;
   /** The narrowest card read, in the stored image's pixels ({@link MIN_READ_CARD_PIXELS} where it was read, scaled). */
   minReadWidth?: number;

@@ -51,6 +51,8 @@ export interface SpottedLine {
   /** Its cost per letter and its margin over any other group's word (ctc-spotting.ts). */
   perLetter: number;
   margin: number;
+  /** Letters of the reading left outside the word (`Radieux` of `HrachiRadieux`: 7). */
+  outside: number;
 }
 
 /** Words a line may show, looked for in the recogniser's output where its reading names none of them (ctc-spotting.ts). */
@@ -653,5 +655,6 @@ function spotLine(probs: Float32Array, steps: number, classes: number, at: { cha
   const { from, to } = found.placement;
   const before = at.filter((c) => c.step < from).map((c) => c.char).join('');
   const after = at.filter((c) => c.step > to).map((c) => c.char).join('');
-  return { text: `${before}${found.word}${after}`.trim(), word: found.word, perLetter: found.perLetter, margin: found.margin };
+  const letters = (s: string) => s.replace(/[^\p{L}]/gu, '').length;
+  return { text: `${before}${found.word}${after}`.trim(), word: found.word, perLetter: found.perLetter, margin: found.margin, outside: letters(before) + letters(after) };
 }

@@ -31,7 +31,7 @@ export interface ReadLine {
   /** The line's box on the upright card, as shares of its width and height (0–1). */
   box: { x0: number; y0: number; x1: number; y1: number };
   /** A name line's reading with the species name it most likely shows put in, where it shows none as read (name-lexicon.ts). */
-  spotted?: { text: string; word: string };
+  spotted?: { text: string; word: string; outside: number };
   /** The box's corners in pixels of the image read (upper-left first, clockwise as the text runs). */
   polygon: [Point, Point, Point, Point];
 }
@@ -106,7 +106,7 @@ function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number
     return {
       text: l.text,
       prob: l.prob,
-      ...(l.spotted ? { spotted: { text: l.spotted.text, word: l.spotted.word } } : {}),
+      ...(l.spotted ? { spotted: { text: l.spotted.text, word: l.spotted.word, outside: l.spotted.outside } } : {}),
       box: {
         x0: Math.max(0, Math.min(...xs) / part.width),
         x1: Math.min(1, Math.max(...xs) / part.width),
