@@ -17,6 +17,11 @@ export interface CtcSteps {
   logProbs: Float32Array;
   steps: number;
   classes: number;
+  /**
+   * Each step's best `log p` over every class, where `logProbs` holds only the blank's and the
+   * lexicon's classes (the recogniser has 6,625 classes, the lexicon uses about 60).
+   */
+  top?: Float32Array;
 }
 
 export interface Placement {
@@ -27,7 +32,8 @@ export interface Placement {
 }
 
 /** Each step's best `log p`. */
-export function stepTops({ logProbs, steps, classes }: CtcSteps): Float32Array {
+export function stepTops({ logProbs, steps, classes, top: given }: CtcSteps): Float32Array {
+  if (given) return given;
   const top = new Float32Array(steps).fill(-Infinity);
   for (let t = 0; t < steps; t++) {
     const row = t * classes;
@@ -86,6 +92,8 @@ export function spotCost(ctc: CtcSteps, word: ArrayLike<number>): number {
 /** Words to spot, each in a group (a name's spellings in several languages are one group: one species). */
 export interface EncodedLexicon {
   words: readonly { text: string; classes: Int32Array; group: number }[];
+  /** The classes the words use, where known: the only ones whose `log p` a placement reads. */
+  used?: Int32Array;
 }
 
 export interface Spotted {
@@ -121,9 +129,10 @@ export function spotBest(ctc: CtcSteps, lexicon: EncodedLexicon, horizon = 4, le
   const { logProbs, steps, classes } = ctc;
   const top = stepTops(ctc);
   const cheapest = new Float64Array(classes).fill(Infinity);
+  const used = lexicon.used ?? Int32Array.from({ length: classes - 1 }, (_, i) => i + 1);
   for (let t = 0; t < steps; t++) {
     const row = t * classes;
-    for (let k = 1; k < classes; k++) cheapest[k] = Math.min(cheapest[k]!, top[t]! - logProbs[row + k]!);
+    for (const k of used) cheapest[k] = Math.min(cheapest[k]!, top[t]! - logProbs[row + k]!);
   }
   const bounded = lexicon.words.map((w) => {
     let bound = 0;

@@ -160,7 +160,8 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
     if (!e) {
       // a word with a character the recogniser has no class for cannot be spotted: the lexicon spells it another way too
       const words = lexicon.words.map((text, i) => ({ text, classes: Int32Array.from([...text], (c) => classOf.get(c) ?? -1), group: lexicon.groups[i]! }));
-      e = { words: words.filter((w) => w.classes.length && w.classes.every((k) => k > 0)) };
+      const kept = words.filter((w) => w.classes.length && w.classes.every((k) => k > 0));
+      e = { words: kept, used: Int32Array.from(new Set(kept.flatMap((w) => [...w.classes]))) };
       encoded.set(lexicon, e);
     }
     return e;
@@ -648,9 +649,18 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
 
 /** The lexicon's likeliest word on a line the lexicon wants looked at, put into its reading where it is sure enough. */
 function spotLine(probs: Float32Array, steps: number, classes: number, at: { char: string; step: number }[], encoded: EncodedLexicon, lexicon: SpotLexicon): SpottedLine | null {
+  // `log p` of the blank and of the lexicon's classes only, and each step's best over every class: a placement reads no other
   const logProbs = new Float32Array(steps * classes);
-  for (let i = 0; i < logProbs.length; i++) logProbs[i] = Math.log(probs[i]! + 1e-9);
-  const found = spotBest({ logProbs, steps, classes }, encoded, undefined, at.filter((c) => /\p{L}/u.test(c.char)).map((c) => c.step));
+  const top = new Float32Array(steps);
+  for (let t = 0; t < steps; t++) {
+    const row = t * classes;
+    let max = 0;
+    for (let k = 0; k < classes; k++) if (probs[row + k]! > max) max = probs[row + k]!;
+    top[t] = Math.log(max + 1e-9);
+    logProbs[row] = Math.log(probs[row]! + 1e-9);
+    for (const k of encoded.used!) logProbs[row + k] = Math.log(probs[row + k]! + 1e-9);
+  }
+  const found = spotBest({ logProbs, steps, classes, top }, encoded, undefined, at.filter((c) => /\p{L}/u.test(c.char)).map((c) => c.step));
   if (!found || !lexicon.accepts(found)) return null;
   const { from, to } = found.placement;
   const before = at.filter((c) => c.step < from).map((c) => c.char).join('');
