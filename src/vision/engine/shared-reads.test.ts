@@ -76,6 +76,30 @@ describe('sharing a task\'s reads with an idle worker', () => {
     expect(lines.map((l) => l[0]!.text)).toEqual(['own:10', 'own:20']);
   });
 
+  it('looks for the lexicon\'s words in the first picture only, read here or not, and offers no lexicon to a worker', async () => {
+    const lexicon = { words: [], groups: [], wants: () => false, accepts: () => false };
+    const seen: string[] = [];
+    const own = {
+      read: async (img: { width: number }, options?: { lexicon?: unknown; language?: string }) => {
+        seen.push(`${img.width}:${options?.lexicon === lexicon ? 'lexicon' : 'none'}:${options?.language ?? ''}`);
+        // long enough for the offer to reach the engine
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return [];
+      },
+      countText: async () => 0,
+      dispose: async () => undefined,
+    };
+    // outside a worker
+    await sharingReader(own as unknown as OcrReader, null).readAll([picture(1), picture(2), picture(3)], { lexicon, language: 'en' });
+    expect(seen.splice(0)).toEqual(['1:lexicon:en', '2:none:en', '3:none:en']);
+    // offered to a worker that declines: read here, still without it
+    const offered: ShareRequest['loupeShare'][] = [];
+    const port = engineSide((r) => (offered.push(r.loupeShare), r.port.close()));
+    await sharingReader(own as unknown as OcrReader, port).readAll([picture(1), picture(2)], { lexicon, language: 'en' });
+    expect(seen).toEqual(['1:lexicon:en', '2:none:en']);
+    expect(offered.map((o) => [o.width, o.language, 'lexicon' in o])).toEqual([[2, 'en', false]]);
+  });
+
   it('reads one after the other outside a worker', async () => {
     const own = fakeReader('own');
     expect((await sharingReader(own as unknown as OcrReader, null).readAll([picture(1), picture(2)])).flat().map((l) => l.text)).toEqual(['own:1', 'own:2']);

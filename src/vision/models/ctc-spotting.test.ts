@@ -99,4 +99,19 @@ describe('spotBest', () => {
     expect(found!.margin).toBeGreaterThanOrEqual(1);
     expect(spotBest(ctc, lexicon([['q', [9], 0]]))).toBeNull();
   });
+
+  it('says the margin over a word left unplaced as its bound, no more, and places it past a wider horizon', () => {
+    // `dd` at its cheapest: each d on a step that reads something else (3.8 each), a blank between; the letters left outside add to its score
+    const ctc = steps([1, 0, 2, 0, 3]);
+    const words = lexicon([
+      ['abc', [1, 2, 3], 0],
+      ['dd', [4, 4], 1],
+    ]);
+    const bound = 2 * Math.log(0.9 / 0.02);
+    const pruned = spotBest(ctc, words, 1, [0, 2, 4]);
+    expect(pruned?.word).toBe('abc');
+    expect(pruned!.margin).toBeCloseTo(bound, 4);
+    const placed = spotBest(ctc, words, 20, [0, 2, 4]);
+    expect(placed!.margin).toBeGreaterThan(bound + 0.99);
+  });
 });
