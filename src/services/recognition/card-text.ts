@@ -68,6 +68,8 @@ export interface NameCandidate {
   score: number;
   /** The English name a localized species name stands for (`Khélocrok` → `Chewtle`), added before identification. */
   english?: { text: string; norm: string };
+  /** Whether {@link english} is the name spotted in the line ({@link spotted}), not the line as read. */
+  englishSpotted?: true;
   /** A top-band line's {@link CardTextLine.spotted}: what the name may be where the line as read names no species. */
   spotted?: { text: string; word: string; outside: number };
 }

@@ -140,6 +140,17 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     expect(bestMatch(await identify(clues, source([dd323, dd12]), 5, 4, true))?.card.key).toBe('dd-323');
   });
 
+  it('keeps a line’s own likeness to a card where the English name it stands for was spotted in it (a Magic Quagmire read right, spotted as Quagsire)', () => {
+    const quagmire = card('mtg-1', 'Quagmire', '1', null, null);
+    const clues = readCardText(lines([['Quagmire', 0.05, 0.1, 0.05]]));
+    const spotted = { ...clues, names: clues.names.map((n) => ({ ...n, english: { text: 'Quagsire', norm: 'quagsire' }, englishSpotted: true as const })) };
+    const putIn = { ...clues, names: clues.names.map((n) => ({ ...n, english: { text: 'Quagsire', norm: 'quagsire' } })) };
+    expect(scoreCandidate(quagmire, spotted).evidence.name).toBe(1);
+    expect(scoreCandidate(quagmire, spotted).score).toBe(scoreCandidate(quagmire, clues).score);
+    // a name read in another language and put into English says nothing by its own letters
+    expect(scoreCandidate(quagmire, putIn).evidence.name).toBeLessThan(1);
+  });
+
   it('counts a comic issue dated years from the cover against it, and one within a year for it', () => {
     const thor = card('c-13', 'Immortal Thor', '13', null, '2024', { setCodes: [] });
     const clues = (year: string) => ({ ...readCardText(lines([['IMMORTAL THOR', 0.1, 0.1, 0.06], ['#13', 0.1, 0.8, 0.03]])), coverYear: year });

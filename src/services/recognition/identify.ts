@@ -388,7 +388,9 @@ export function scoreCandidate(card: CandidateCard, clues: CardClues, holders: R
   const like = (read: string) => Math.max(...faces.map((f) => nameLikeness(read, f)), stem ? SUFFIX_UNREAD * nameLikeness(read, stem) : 0);
   // A line read as another language's name means its English name: its own letters alike to an
   // English name (`Sally` to Wally, when it is Opal's French name) say nothing.
-  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm));
+  // A name spotted in a line (name-lexicon.ts) may be wrong where the line was read right: a card of
+  // another game whose name is a letter from a species' keeps its own letters' likeness.
+  for (const n of clues.names.slice(0, 4)) evidence.name = Math.max(evidence.name, like(n.english ? n.english.norm : n.norm), n.englishSpotted ? like(n.norm) : 0);
   if (card.catalogKind === 'sports') evidence.name = Math.max(evidence.name, comboLikeness(card.name, clues.names));
   if (evidence.name < NAME_READ.differsBelow && card.nameNorm) {
     // a species or card name read in another language and put into English is English

@@ -13,8 +13,10 @@ export function withNamesInEnglish<C extends CardTextClues>(clues: C): C {
   return {
     ...clues,
     names: clues.names.map((n) => {
-      const english = species.english(n.text) ?? cards.english(n.text) ?? (n.spotted ? spottedSpecies(species, n.spotted) : null);
-      return english ? { ...n, english } : n;
+      const english = species.english(n.text) ?? cards.english(n.text);
+      if (english) return { ...n, english };
+      const spotted = n.spotted ? spottedSpecies(species, n.spotted) : null;
+      return spotted ? { ...n, english: spotted, englishSpotted: true as const } : n;
     }),
   };
 }

@@ -33,6 +33,10 @@ describe('spotWord', () => {
     const twoMisread = spotCost(ctc, [4, 4, 3]);
     expect(misread).toBeGreaterThan(1);
     expect(twoMisread).toBeGreaterThan(misread);
+    // the dearest step of a misread is the misread letter's: all of one misread's cost, half of two alike
+    expect(spotWord(ctc, [1, 4, 3]).worst).toBeCloseTo(misread, 6);
+    expect(spotWord(ctc, [4, 4, 3]).worst).toBeLessThan(twoMisread * 0.6);
+    expect(spotWord(steps([1, 0, 2, 0, 3]), [1, 2, 3]).worst).toBeCloseTo(0, 6);
     // "aab" needs a blank between the a's: the greedy "abc" has one a
     expect(spotCost(ctc, [1, 1, 2])).toBeGreaterThan(1);
     expect(spotCost(steps([1, 0, 1, 0, 2]), [1, 1, 2])).toBeCloseTo(0, 6);

@@ -26,6 +26,8 @@ export interface CtcSteps {
 
 export interface Placement {
   cost: number;
+  /** The dearest single step of the placement: a letter the recogniser read surely as another. */
+  worst: number;
   /** The span's first and last steps. */
   from: number;
   to: number;
@@ -45,7 +47,7 @@ export function stepTops({ logProbs, steps, classes, top: given }: CtcSteps): Fl
 /** The word's cheapest placement; `Infinity` cost for a word with a character the recogniser has no class for, or an empty word. */
 export function spotWord(ctc: CtcSteps, word: ArrayLike<number>, top = stepTops(ctc)): Placement {
   const { logProbs, steps, classes } = ctc;
-  const none = { cost: Infinity, from: -1, to: -1 };
+  const none = { cost: Infinity, worst: Infinity, from: -1, to: -1 };
   if (!word.length) return none;
   for (let i = 0; i < word.length; i++) if (!(word[i]! > 0 && word[i]! < classes)) return none;
   // states: blank, c1, blank, c2, …, cn, blank
@@ -55,31 +57,40 @@ export function spotWord(ctc: CtcSteps, word: ArrayLike<number>, top = stepTops(
   let cur = new Float64Array(n);
   let prevStart = new Int32Array(n);
   let curStart = new Int32Array(n);
+  let prevWorst = new Float64Array(n);
+  let curWorst = new Float64Array(n);
   let best = none;
   for (let t = 0; t < steps; t++) {
     const row = t * classes;
     for (let s = 0; s < n; s++) {
       let from = prev[s]!;
       let start = prevStart[s]!;
+      let worst = prevWorst[s]!;
       if (s > 0 && prev[s - 1]! < from) {
         from = prev[s - 1]!;
         start = prevStart[s - 1]!;
+        worst = prevWorst[s - 1]!;
       }
       if (s >= 2 && s % 2 === 1 && label(s) !== label(s - 2) && prev[s - 2]! < from) {
         from = prev[s - 2]!;
         start = prevStart[s - 2]!;
+        worst = prevWorst[s - 2]!;
       }
       // the word may start at this step, after free steps: at its first character (or the blank before it)
       if (s <= 1 && 0 < from) {
         from = 0;
         start = t;
+        worst = 0;
       }
-      cur[s] = from + (top[t]! - logProbs[row + label(s)]!);
+      const step = top[t]! - logProbs[row + label(s)]!;
+      cur[s] = from + step;
       curStart[s] = start;
+      curWorst[s] = Math.max(worst, step);
     }
-    for (const s of [n - 2, n - 1]) if (cur[s]! < best.cost) best = { cost: cur[s]!, from: curStart[s]!, to: t };
+    for (const s of [n - 2, n - 1]) if (cur[s]! < best.cost) best = { cost: cur[s]!, worst: curWorst[s]!, from: curStart[s]!, to: t };
     [prev, cur] = [cur, prev];
     [prevStart, curStart] = [curStart, prevStart];
+    [prevWorst, curWorst] = [curWorst, prevWorst];
   }
   return best;
 }

@@ -30,10 +30,12 @@ describe('speciesLexicon', () => {
   });
 
   it('accepts a word cheap per letter and well ahead of any other species', () => {
-    const found = (perLetter: number, margin: number): Spotted => ({ word: 'Plumeline', group: 2, placement: { cost: perLetter * 9, from: 0, to: 20 }, score: perLetter * 9, perLetter, margin });
+    const found = (perLetter: number, margin: number, worst = 1.6): Spotted => ({ word: 'Plumeline', group: 2, placement: { cost: perLetter * 9, worst, from: 0, to: 20 }, score: perLetter * 9, perLetter, margin });
     expect(lexicon.accepts(found(0.47, 2.7))).toBe(true);
     expect(lexicon.accepts(found(3.8, 5))).toBe(false);
     expect(lexicon.accepts(found(0.5, 1))).toBe(false);
+    // one letter read surely as another, on a long name cheap per letter: a name read exactly, not this one
+    expect(lexicon.accepts(found(1.2, 4, 11))).toBe(false);
   });
 
   it('is built from the installed package’s lists', () => {

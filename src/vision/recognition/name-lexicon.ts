@@ -34,6 +34,14 @@ const WHOLE_INSIDE = 6;
  */
 const MAX_PER_LETTER = 1.5;
 const MIN_MARGIN = 2;
+/**
+ * The dearest single step a word found may take: a letter the recogniser read surely as another
+ * is that other letter. Misread names the look found on the train photos took 0.0–6.4 (`Galeron` for
+ * Galegon); a name read exactly but one letter from a species (a Magic `Quagmire`, Quagsire; a
+ * review's simulation of letters read at 0.9) about 11, which the cost per letter alone let through
+ * on names of eight letters or more.
+ */
+const MAX_STEP = 7;
 
 /** The spellings the recogniser can produce: its dictionary has é, è, à, É but no ê, ç, ï, ô, œ. */
 function spellings(name: string): string[] {
@@ -76,7 +84,7 @@ export function speciesLexicon(lists: readonly (readonly string[])[]): SpotLexic
       }
       return true;
     },
-    accepts: (s: Spotted) => s.perLetter <= MAX_PER_LETTER && s.margin >= MIN_MARGIN,
+    accepts: (s: Spotted) => s.perLetter <= MAX_PER_LETTER && s.margin >= MIN_MARGIN && s.placement.worst <= MAX_STEP,
   };
 }
 
