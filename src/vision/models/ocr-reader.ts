@@ -537,7 +537,7 @@ export function linesInReadingOrder(boxes: Point[][], width: number, height: num
  * {@link recEndMargin} line heights beyond each end of the box.
  * Boxes at least 1.5× taller than wide are vertical text, turned 90° counter-clockwise.
  */
-function recognitionInput(img: RgbPixels, polygon: Point[], endMargin = recEndMargin): Tensor {
+function recognitionInput(img: RgbPixels, polygon: Point[]): Tensor {
   let [p0, p1, p2, p3] = polygon as [Point, Point, Point, Point];
   let cw = Math.max(dist(p0, p1), dist(p3, p2));
   let ch = Math.max(dist(p0, p3), dist(p1, p2));
@@ -545,10 +545,10 @@ function recognitionInput(img: RgbPixels, polygon: Point[], endMargin = recEndMa
     [p0, p1, p2, p3] = [p1, p2, p3, p0];
     [cw, ch] = [ch, cw];
   }
-  const ex = (endMargin * ch) / Math.max(1, cw);
+  const ex = (recEndMargin * ch) / Math.max(1, cw);
   const lerp = (a: Point, b: Point, t: number): Point => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
   [p0, p1, p2, p3] = [lerp(p0, p1, -ex), lerp(p0, p1, 1 + ex), lerp(p3, p2, 1 + ex), lerp(p3, p2, -ex)];
-  cw += 2 * endMargin * ch;
+  cw += 2 * recEndMargin * ch;
   const outW = Math.max(1, Math.min(recMaxWidth, Math.ceil((recHeight * cw) / Math.max(1, ch))));
   const width = Math.max(outW, recMinWidth);
   const plane = recHeight * width;
