@@ -48,6 +48,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     await h.app.ready();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tcg-'));
   });
+  /** Made-up cards of one made-up set, added to the `pokemon` catalog. */
+  const importSet = async (set: { id: string; name: string; printedTotal: number; releaseDate: string }, cards: Record<string, unknown>[]) => {
+    const files = { cards: path.join(dir, `cards-${set.id}.json`), sets: path.join(dir, `sets-${set.id}.json`) };
+    await fs.writeFile(files.cards, JSON.stringify(cards.map((c) => ({ set: set.id, supertype: 'Pokémon', ...c }))));
+    await fs.writeFile(files.sets, JSON.stringify([{ ...set, series: 'Testing', total: set.printedTotal, ptcgoCode: null }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files });
+  };
   afterAll(async () => {
     await h?.close();
     await fs.rm(dir, { recursive: true, force: true });
@@ -268,9 +275,7 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(asPokemon!._status.text).toBe('OK');
     expect(asPokemon!._objects![0]!._identification.best_match).toMatchObject({ id: 'tsa-86' });
     // 036/190 is also a number in the made-up set of 190 below, but Japanese sets are numbered apart
-    await fs.writeFile(path.join(dir, 'cards-190.json'), JSON.stringify([{ id: 'tsj-36', name: 'Jmon', number: '036', set: 'tsj', supertype: 'Pokémon', subtypes: ['Basic'], hp: '130' }]));
-    await fs.writeFile(path.join(dir, 'sets-190.json'), JSON.stringify([{ id: 'tsj', name: 'Test J', series: 'Testing', printedTotal: 190, total: 190, releaseDate: '2020/11/20', ptcgoCode: null }]));
-    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-190.json'), sets: path.join(dir, 'sets-190.json') } });
+    await importSet({ id: 'tsj', name: 'Test J', printedTotal: 190, releaseDate: '2020/11/20' }, [{ id: 'tsj-36', name: 'Jmon', number: '036', subtypes: ['Basic'], hp: '130' }]);
     const ja = (await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${japanese}`) }] } })).json() as { records: Rec[] };
     expect(ja.records[0]!._status.text).toBe('OK; the imported Pokémon catalogs hold no Japanese, Korean or Chinese printings');
     expect(ja.records[0]!._objects![0]!._identification.best_match).toBeNull();
@@ -287,12 +292,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
 
   it('reads a French card\'s species name as the English name the catalog prints (Vrombi is Varoom), with no collector number to go by', async () => {
     // numbers no card prints: only the name can find these two
-    await fs.writeFile(path.join(dir, 'cards-fr.json'), JSON.stringify([
-      { id: 'tsv-998', name: 'Varoom', number: '998', set: 'tsv', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70' },
-      { id: 'tsv-997', name: 'Vroomy', number: '997', set: 'tsv', supertype: 'Pokémon', subtypes: ['Basic'], hp: '70' },
-    ]));
-    await fs.writeFile(path.join(dir, 'sets-fr.json'), JSON.stringify([{ id: 'tsv', name: 'Test V', series: 'Testing', printedTotal: 999, total: 999, releaseDate: '2024/09/13', ptcgoCode: null }]));
-    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-fr.json'), sets: path.join(dir, 'sets-fr.json') } });
+    await importSet({ id: 'tsv', name: 'Test V', printedTotal: 999, releaseDate: '2024/09/13' }, [
+      { id: 'tsv-998', name: 'Varoom', number: '998', subtypes: ['Basic'], hp: '70' },
+      { id: 'tsv-997', name: 'Vroomy', number: '997', subtypes: ['Basic'], hp: '70' },
+    ]);
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64('cards/single-1730725065_jpg.rf.5aa7b5900986b3415d793e41319ff73b.jpg') }] } });
     const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
     expect(o._ocr.full_text).toMatch(/Vrombi/i);
@@ -301,12 +304,10 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   }, 120_000);
 
   it('names a small card whose name line is misread by the species name the recogniser most likely saw (Phneline is Plumeline, Oricorio)', async () => {
-    await fs.writeFile(path.join(dir, 'cards-spot.json'), JSON.stringify([
-      { id: 'tsp-996', name: 'Oricorio', number: '996', set: 'tsp', supertype: 'Pokémon', subtypes: ['Basic'], hp: '90' },
-      { id: 'tsp-995', name: 'Orbeetle', number: '995', set: 'tsp', supertype: 'Pokémon', subtypes: ['Stage 2'], hp: '90' },
-    ]));
-    await fs.writeFile(path.join(dir, 'sets-spot.json'), JSON.stringify([{ id: 'tsp', name: 'Test S', series: 'Testing', printedTotal: 999, total: 999, releaseDate: '2024/09/13', ptcgoCode: null }]));
-    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards-spot.json'), sets: path.join(dir, 'sets-spot.json') } });
+    await importSet({ id: 'tsp', name: 'Test S', printedTotal: 999, releaseDate: '2024/09/13' }, [
+      { id: 'tsp-996', name: 'Oricorio', number: '996', subtypes: ['Basic'], hp: '90' },
+      { id: 'tsp-995', name: 'Orbeetle', number: '995', subtypes: ['Stage 2'], hp: '90' },
+    ]);
     const spot = fsSync.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('spot-'))!;
     const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoBase64(`cards/${spot}`) }] } });
     const o = (res.json() as { records: Rec[] }).records[0]!._objects![0]!;
