@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { spotBest, spotCost, spotWord, type CtcSteps, type EncodedLexicon } from './ctc-spotting.ts';
+import { spotBest, spotWord, type CtcSteps, type EncodedLexicon } from './ctc-spotting.ts';
 
 // classes: 0 blank, 1 a, 2 b, 3 c, 4 d, 5 x
 const CLASSES = 6;
@@ -29,8 +29,8 @@ describe('spotWord', () => {
 
   it('costs more the more steps the word needs read otherwise, and a doubled letter needs a blank between', () => {
     const ctc = steps([1, 0, 2, 0, 3]);
-    const misread = spotCost(ctc, [1, 4, 3]);
-    const twoMisread = spotCost(ctc, [4, 4, 3]);
+    const misread = spotWord(ctc, [1, 4, 3]).cost;
+    const twoMisread = spotWord(ctc, [4, 4, 3]).cost;
     expect(misread).toBeGreaterThan(1);
     expect(twoMisread).toBeGreaterThan(misread);
     // the dearest step of a misread is the misread letter's: all of one misread's cost, half of two alike
@@ -38,20 +38,20 @@ describe('spotWord', () => {
     expect(spotWord(ctc, [4, 4, 3]).worst).toBeLessThan(twoMisread * 0.6);
     expect(spotWord(steps([1, 0, 2, 0, 3]), [1, 2, 3]).worst).toBeCloseTo(0, 6);
     // "aab" needs a blank between the a's: the greedy "abc" has one a
-    expect(spotCost(ctc, [1, 1, 2])).toBeGreaterThan(1);
-    expect(spotCost(steps([1, 0, 1, 0, 2]), [1, 1, 2])).toBeCloseTo(0, 6);
+    expect(spotWord(ctc, [1, 1, 2]).cost).toBeGreaterThan(1);
+    expect(spotWord(steps([1, 0, 1, 0, 2]), [1, 1, 2]).cost).toBeCloseTo(0, 6);
   });
 
   it('is cheaper for the letter the recogniser held second likeliest', () => {
     // step 2 reads b, with d close behind
     const ctc = steps([1, 0, 2, 0, 3], 0.9, { at: 2, k: 4, q: 0.4 });
-    expect(spotCost(ctc, [1, 4, 3])).toBeLessThan(spotCost(steps([1, 0, 2, 0, 3]), [1, 4, 3]));
+    expect(spotWord(ctc, [1, 4, 3]).cost).toBeLessThan(spotWord(steps([1, 0, 2, 0, 3]), [1, 4, 3]).cost);
   });
 
   it('cannot place an empty word or one with a class the recogniser lacks', () => {
     const ctc = steps([1, 2]);
-    expect(spotCost(ctc, [])).toBe(Infinity);
-    expect(spotCost(ctc, [1, 9])).toBe(Infinity);
+    expect(spotWord(ctc, []).cost).toBe(Infinity);
+    expect(spotWord(ctc, [1, 9]).cost).toBe(Infinity);
   });
 });
 

@@ -95,11 +95,6 @@ export function spotWord(ctc: CtcSteps, word: ArrayLike<number>, top = stepTops(
   return best;
 }
 
-/** The cost of each word ({@link spotWord}). */
-export function spotCost(ctc: CtcSteps, word: ArrayLike<number>): number {
-  return spotWord(ctc, word).cost;
-}
-
 /** Words to spot, each in a group (a name's spellings in several languages are one group: one species). */
 export interface EncodedLexicon {
   words: readonly { text: string; classes: Int32Array; group: number }[];

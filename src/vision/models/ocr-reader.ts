@@ -177,11 +177,11 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
         const out = await rec.run({ [rec.inputNames[0]!]: recognitionInput(img, polygon) });
         const probs = out[rec.outputNames[0]!]!;
         if (probs.dims[2] !== chars.length) throw new Error(`recognition model has ${probs.dims[2]} classes, dictionary ${chars.length}`);
-        const { text, prob, foreign, at } = ctcDecode(probs.data as Float32Array, probs.dims[1]!, chars, allowed[language]);
+        const { text, prob, foreign, at, tops } = ctcDecode(probs.data as Float32Array, probs.dims[1]!, chars, allowed[language]);
         if (!text || prob < dropScore || foreign > 0.5) continue;
         if (language === 'en' && !/[A-Za-z0-9]/.test(text)) continue;
         const lexicon = readOptions.lexicon;
-        const spotted = lexicon?.wants(text) ? spotLine(probs.data as Float32Array, probs.dims[1]!, chars.length, at, encode(lexicon), lexicon) : null;
+        const spotted = lexicon?.wants(text) ? spotLine(probs.data as Float32Array, probs.dims[1]!, chars.length, { at, tops }, encode(lexicon), lexicon) : null;
         lines.push({ text, polygon, prob, ...(spotted ? { spotted } : {}) });
       }
       return lines;
@@ -604,10 +604,12 @@ function recognitionInput(img: RgbPixels, polygon: Point[]): Tensor {
  * kept steps. With `allowed`, the best allowed class is taken instead, and `foreign` is the
  * share of the unconstrained reading's characters that are not allowed.
  */
-function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed: Uint8Array | undefined): { text: string; prob: number; foreign: number; at: { char: string; step: number }[] } {
+function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed: Uint8Array | undefined): { text: string; prob: number; foreign: number; at: { char: string; step: number }[]; tops: Float32Array } {
   const classes = chars.length;
   let text = '';
   const at: { char: string; step: number }[] = [];
+  // each step's best probability over every class, which spotting measures from (spotLine)
+  const tops = new Float32Array(steps);
   let sum = 0;
   let kept = 0;
   let previous = -1;
@@ -631,6 +633,7 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
         best = k;
       }
     }
+    tops[t] = freeP;
     if (best !== 0 && best !== previous) {
       text += chars[best];
       at.push({ char: chars[best]!, step: t });
@@ -644,19 +647,17 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
     previous = best;
     previousFree = free;
   }
-  return { text: text.trim(), prob: kept ? sum / kept : 0, foreign: freeChars ? foreignChars / freeChars : 0, at };
+  return { text: text.trim(), prob: kept ? sum / kept : 0, foreign: freeChars ? foreignChars / freeChars : 0, at, tops };
 }
 
 /** The lexicon's likeliest word on a line the lexicon wants looked at, put into its reading where it is sure enough. */
-function spotLine(probs: Float32Array, steps: number, classes: number, at: { char: string; step: number }[], encoded: EncodedLexicon, lexicon: SpotLexicon): SpottedLine | null {
-  // `log p` of the blank and of the lexicon's classes only, and each step's best over every class: a placement reads no other
+function spotLine(probs: Float32Array, steps: number, classes: number, { at, tops }: { at: { char: string; step: number }[]; tops: Float32Array }, encoded: EncodedLexicon, lexicon: SpotLexicon): SpottedLine | null {
+  // `log p` of the blank and of the lexicon's classes only, and each step's best (the greedy reading's, over every class): a placement reads no other
   const logProbs = new Float32Array(steps * classes);
   const top = new Float32Array(steps);
   for (let t = 0; t < steps; t++) {
     const row = t * classes;
-    let max = 0;
-    for (let k = 0; k < classes; k++) if (probs[row + k]! > max) max = probs[row + k]!;
-    top[t] = Math.log(max + 1e-9);
+    top[t] = Math.log(tops[t]! + 1e-9);
     logProbs[row] = Math.log(probs[row]! + 1e-9);
     for (const k of encoded.used!) logProbs[row + k] = Math.log(probs[row + k]! + 1e-9);
   }
