@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { installedSpeciesNames, speciesNames } from './pokemon-species-names.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { FORM_PRINTS, FORM_SPECIES, installedSpeciesNames, speciesNames } from './pokemon-species-names.ts';
 
 describe('Pokémon species names', () => {
   const names = installedSpeciesNames();
@@ -54,6 +57,27 @@ describe('Pokémon species names', () => {
       ['de Galar', null],
       ['Dresseur de Galar', null],
     ]);
+  });
+
+  it('reads back every form as the name lexicon prints it, in each language, as the catalogs’ English', () => {
+    const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('pokemon/package.json')), 'data');
+    const list = (lang: string) => JSON.parse(fs.readFileSync(path.join(dir, `${lang}.json`), 'utf8')) as string[];
+    const english = list('en');
+    let read = 0;
+    for (const [form, species] of Object.entries(FORM_SPECIES)) {
+      for (const lang of ['fr', 'de', 'es'] as const) {
+        const localized = list(lang);
+        for (const name of species) {
+          const i = english.indexOf(name);
+          expect(i, name).toBeGreaterThanOrEqual(0);
+          for (const print of FORM_PRINTS[form]![lang]) {
+            expect(names.english(print.replace('{}', localized[i]!))?.text, `${print} ${localized[i]}`).toBe(`${form} ${name}`);
+            read++;
+          }
+        }
+      }
+    }
+    expect(read).toBeGreaterThan(200);
   });
 
   it('reads a form word cut short or misread after a species read exactly, where it can be one form only', () => {

@@ -53,7 +53,7 @@ const FORMS_BEFORE: [string, string][] = [
  * counts only after one of its species: an English name misread by a letter is a species too often
  * (`Klinklng` is `Klink` and a tail), and no card is a Rapid Strike Klink.
  */
-const FORM_SPECIES: Readonly<Record<string, readonly string[]>> = {
+export const FORM_SPECIES: Readonly<Record<string, readonly string[]>> = {
   Alolan: ['Rattata', 'Raticate', 'Raichu', 'Sandshrew', 'Sandslash', 'Vulpix', 'Ninetales', 'Diglett', 'Dugtrio', 'Meowth', 'Persian', 'Geodude', 'Graveler', 'Golem', 'Grimer', 'Muk', 'Exeggutor', 'Marowak'],
   Galarian: ['Meowth', 'Perrserker', 'Ponyta', 'Rapidash', 'Slowpoke', 'Slowbro', 'Slowking', "Farfetch'd", "Sirfetch'd", 'Weezing', 'Mr. Mime', 'Mr. Rime', 'Articuno', 'Zapdos', 'Moltres', 'Corsola', 'Cursola', 'Zigzagoon', 'Linoone', 'Obstagoon', 'Darumaka', 'Darmanitan', 'Yamask', 'Runerigus', 'Stunfisk'],
   Hisuian: ['Growlithe', 'Arcanine', 'Voltorb', 'Electrode', 'Typhlosion', 'Qwilfish', 'Overqwil', 'Sneasel', 'Sneasler', 'Samurott', 'Lilligant', 'Basculin', 'Basculegion', 'Zorua', 'Zoroark', 'Braviary', 'Sliggoo', 'Goodra', 'Avalugg', 'Decidueye'],
@@ -63,6 +63,22 @@ const FORM_SPECIES: Readonly<Record<string, readonly string[]>> = {
   'Shadow Rider': ['Calyrex'],
   'Single Strike': ['Urshifu'],
   'Rapid Strike': ['Urshifu'],
+};
+/**
+ * How each form is printed around the species' name (`{}`) on French, German and Spanish cards, as
+ * the forms above read them: what the name lexicon looks for on a misread name line
+ * (vision/recognition/name-lexicon.ts), the species' name read and its form word not (`EthernatosRdlauR`).
+ */
+export const FORM_PRINTS: Readonly<Record<string, Readonly<Record<'fr' | 'de' | 'es', readonly string[]>>>> = {
+  Alolan: { fr: ["{} d'Alola"], de: ['Alola-{}'], es: ['{} de Alola'] },
+  Galarian: { fr: ['{} de Galar'], de: ['Galar-{}'], es: ['{} de Galar'] },
+  Hisuian: { fr: ['{} de Hisui'], de: ['Hisui-{}'], es: ['{} de Hisui'] },
+  Paldean: { fr: ['{} de Paldea'], de: ['Paldea-{}'], es: ['{} de Paldea'] },
+  Radiant: { fr: ['{} Radieux', '{} Radieuse'], de: ['Strahlendes {}', 'Strahlender {}', 'Strahlende {}'], es: ['{} Radiante'] },
+  'Ice Rider': { fr: ['{} Cavalier du Froid'], de: ['Schimmelreiter-{}'], es: [] },
+  'Shadow Rider': { fr: ["{} Cavalier d'Effroi"], de: ['Rappenreiter-{}'], es: [] },
+  'Single Strike': { fr: ['{} Poing Final'], de: [], es: [] },
+  'Rapid Strike': { fr: ['{} Mille Poings'], de: [], es: [] },
 };
 const formSpecies = new Map(Object.entries(FORM_SPECIES).map(([form, names]) => [form, new Set(names.map((n) => normalizeName(n)))]));
 

@@ -74,6 +74,24 @@ describe('spotBest', () => {
     expect(found?.margin).toBeGreaterThan(2);
   });
 
+  it('takes a word that goes on from the likeliest, nearly as cheap, for the letters the likeliest leaves outside', () => {
+    // "abcx": the x a misread d, held second at `d`; `abc` scores 1 (the x outside), `abcd` what the d costs
+    const ctc = (d: number) => steps([1, 0, 2, 0, 3, 0, 5], 0.9, { at: 6, k: 4, q: d });
+    const words = lexicon([
+      ['abc', [1, 2, 3], 0],
+      ['abcd', [1, 2, 3, 4], 1],
+      ['abd', [1, 2, 4], 2],
+    ]);
+    const near = spotBest(ctc(0.1), words, 4, [0, 2, 4, 6]);
+    expect(near?.word).toBe('abcd');
+    expect(near!.score).toBeGreaterThan(1);
+    // its margin is over another group's word it does not hold (`abd`), not over `abc`, which is cheaper
+    expect(near!.margin).toBeGreaterThan(0);
+    expect(near!.margin).toBeLessThan(4);
+    // a d held no likelier than any other class: the x is not it
+    expect(spotBest(ctc(0), words, 4, [0, 2, 4, 6])?.word).toBe('abc');
+  });
+
   it('says a close rival of another group as a small margin', () => {
     // the middle step between b and d
     const ctc = steps([1, 0, 2, 0, 3], 0.5, { at: 2, k: 4, q: 0.15 });

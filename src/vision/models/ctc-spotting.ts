@@ -123,6 +123,12 @@ const SAME_COST = 0.5;
  * not outrank one that fits all of it a little worse (`Plumeline`, 5.4).
  */
 export const OUTSIDE = 1;
+/**
+ * How much more a word that goes on from the likeliest one may cost and be taken instead: its letters
+ * after the likeliest word's are a misread ending the likeliest leaves outside (`EthernatosRdlauR`:
+ * `Ethernatos` 6 with six letters outside, `EthernatosRadieux` 7.6), not letters read elsewhere.
+ */
+const GOES_ON_COST = 2;
 
 /**
  * The lexicon's likeliest word on the line, and its margin over other groups' words, up to
@@ -163,7 +169,9 @@ export function spotBest(ctc: CtcSteps, lexicon: EncodedLexicon, horizon = 4, le
     least = Math.min(least, score);
   }
   if (!placed.length) return null;
-  const best = placed.filter((x) => x.score <= least + SAME_COST).sort((a, b) => b.w.classes.length - a.w.classes.length || a.score - b.score)[0]!;
+  const likeliest = placed.filter((x) => x.score <= least + SAME_COST).sort((a, b) => b.w.classes.length - a.w.classes.length || a.score - b.score)[0]!;
+  // a word that goes on from it (`Ethernatos Radieux` from `Ethernatos`), nearly as cheap, tells what the letters after it were
+  const best = placed.filter((x) => x.score <= likeliest.score + GOES_ON_COST && x.w.text.length > likeliest.w.text.length && x.w.text.startsWith(likeliest.w.text)).sort((a, b) => a.score - b.score)[0] ?? likeliest;
   // another group's word the winner holds (`Mew` inside `Mewtwo`) is no rival
   const rivals = placed.filter((x) => x.w.group !== best.w.group && !best.w.text.includes(x.w.text));
   const margin = Math.min(unplaced, ...rivals.map((x) => x.score)) - best.score;

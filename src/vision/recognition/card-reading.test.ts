@@ -75,6 +75,17 @@ describe('reading cards for recognition', () => {
     expect(plain.readings![0]!.lines.filter((l) => l.spotted)).toEqual([]);
   });
 
+  it('puts beside a species name read right the form word misread after it (name-lexicon.ts)', async () => {
+    // a train-split French Éthernatos Radieux (Radiant Eternatus) shrunk to 400 px, its name line read `EthernatosRdlauR`
+    const form = fs.readdirSync(path.join(photosDir, 'cards')).find((f) => f.startsWith('form-'))!;
+    const r = await read(photoBytes(`cards/${form}`));
+    const spotted = r.readings![0]!.lines.filter((l) => l.spotted);
+    expect(spotted).toHaveLength(1);
+    expect(spotted[0]!.spotted!.word.replace(' ', '')).toBe('EthernatosRadieux');
+    expect(spotted[0]!.text).toMatch(/^Ethernatos/);
+    expect(spotted[0]!.text).not.toContain('Radieux');
+  });
+
   it('finds nothing to read in a photo with no card that is not card-shaped', async () => {
     const wide = caltechPhotos().find((rel) => rel.includes('airplanes'))!;
     const r = await read(photoBytes(wide));

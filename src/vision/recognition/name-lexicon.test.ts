@@ -38,6 +38,35 @@ describe('speciesLexicon', () => {
     expect(lexicon.accepts(found(1.2, 4, 11))).toBe(false);
   });
 
+  it('holds each form’s prints as a group of its own, and wants a line that begins with a species with forms and goes on', () => {
+    const withForms = speciesLexicon(
+      [
+        ['Bulbasaur', 'Mew', 'Oricorio'],
+        ['Bulbizarre', 'Mew', 'Plumeline'],
+      ],
+      [
+        { species: [0], prints: [[], ['{} Radieux']] },
+        { species: [0, 2], prints: [[], ["{} d'Alola"]] },
+      ],
+    );
+    const groupOf = (word: string) => withForms.groups[withForms.words.indexOf(word)];
+    expect(groupOf('Bulbizarre')).toBe(0);
+    expect(groupOf('Bulbizarre Radieux')).toBe(3);
+    expect(groupOf('BulbizarreRadieux')).toBe(3);
+    expect(groupOf("Plumeline d'Alola")).toBe(8);
+    expect(groupOf('PlumelinedAlola')).toBe(8);
+    // English names have no prints here: no `Bulbasaur Radieux`
+    expect(withForms.words.filter((w) => w.startsWith('Bulbasaur'))).toEqual(['Bulbasaur']);
+    expect(withForms.wants('BulbizarreRdlauR')).toBe(true);
+    expect(withForms.wants('PlumelinesAl')).toBe(true);
+    // read whole, or a card suffix after the name, or too few letters after it: the lookups read those
+    expect(withForms.wants('BulbizarreRadieux')).toBe(false);
+    expect(withForms.wants('Bulbizarre-GX')).toBe(false);
+    expect(withForms.wants('BulbizarreVMAX')).toBe(false);
+    expect(withForms.wants('BulbizarreRa')).toBe(false);
+    expect(withForms.wants('BulbasaurRdlauR')).toBe(false);
+  });
+
   it('is built from the installed package’s lists', () => {
     const installed = installedSpeciesLexicon();
     expect(installed.words).toContain('Plumeline');

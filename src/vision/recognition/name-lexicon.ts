@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import type { SpotLexicon } from '../models/ocr-reader.ts';
 import type { Spotted } from '../models/ctc-spotting.ts';
+import { FORM_PRINTS, FORM_SPECIES } from '../../catalog/pokemon-species-names.ts';
 
 /**
  * The Pokémon species' names a card's name line is looked for (ctc-spotting.ts), in the languages
@@ -53,32 +54,68 @@ function spellings(name: string): string[] {
 /** A line's letters, folded, for the lookup of names it already shows. */
 const folded = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z]/g, '');
 
-export function speciesLexicon(lists: readonly (readonly string[])[]): SpotLexicon {
+/**
+ * Letters a name line must have after a species' name that has forms for the line to be looked at
+ * for its forms (`EthernatosRdlauR`, `ClamiralsHis`): a form word's first letters at least.
+ */
+const FORM_TAIL = 3;
+
+/** What a name line carries after the name that is no form (`MeowthVMAX`): the lookups read it. */
+const CARD_SUFFIX = /^(v|vmax|vstar|gx|ex|break|lvx|prime)$/;
+
+/** Names with forms as printed, per list: each form's prints in that list's language (`{}` the species' name there). */
+export interface FormNames {
+  /** Each species' index in the lists. */
+  species: readonly number[];
+  /** Per list (as `lists`), the form's prints; none for a list of English names. */
+  prints: readonly (readonly string[])[];
+}
+
+/**
+ * `lists` are the species' names by language, indexed alike (index = Pokédex number − 1). A species'
+ * names are one group; each form's names (`Ethernatos Radieux`) one group more, so that two forms of
+ * one species (`Sylveroy Cavalier du Froid`, `Sylveroy Cavalier d'Effroi`) are rivals and the bare
+ * species inside a form's name is not.
+ */
+export function speciesLexicon(lists: readonly (readonly string[])[], forms: readonly FormNames[] = []): SpotLexicon {
   const words: string[] = [];
   const groups: number[] = [];
   const known = new Set<string>();
   const had = new Set<string>();
-  for (const list of lists) {
-    list.forEach((name, i) => {
-      for (const s of spellings(name)) {
-        // one spelling of one species once (Pikachu is Pikachu in every language listed)
-        if (had.has(`${i} ${s}`)) continue;
-        had.add(`${i} ${s}`);
-        words.push(s);
-        groups.push(i);
-        known.add(folded(s));
-      }
-    });
-  }
+  const add = (name: string, group: number) => {
+    for (const s of spellings(name)) {
+      // one spelling of one group once (Pikachu is Pikachu in every language listed)
+      if (had.has(`${group} ${s}`)) continue;
+      had.add(`${group} ${s}`);
+      words.push(s);
+      groups.push(group);
+      known.add(folded(s));
+    }
+  };
+  for (const list of lists) list.forEach((name, i) => add(name, i));
+  const species = Math.max(...lists.map((l) => l.length));
+  const withForms = new Set<string>();
+  forms.forEach((form, f) => {
+    for (const i of form.species) {
+      lists.forEach((list, l) => {
+        const name = list[i];
+        if (!name) return;
+        for (const print of form.prints[l] ?? []) add(print.replace('{}', name), species * (f + 1) + i);
+        if (form.prints[l]?.length) for (const s of spellings(name)) withForms.add(folded(s));
+      });
+    }
+  });
   const longest = Math.max(...[...known].map((k) => k.length));
   return {
     words,
     groups,
     // a line that begins with a name as read needs no look (`Limagma`, `Absolex`, `ElectrodedeHisui`), nor one holding a
-    // long name whole, nor one of too few letters
+    // long name whole, nor one of too few letters; but one that begins with the name of a species printed with forms,
+    // and has more letters after it, may show a form word misread (`EthernatosRdlauR`)
     wants(text) {
       const f = folded(text);
       if (f.length < MIN_LETTERS) return false;
+      for (let k = MIN_LETTERS; k + FORM_TAIL <= f.length; k++) if (withForms.has(f.slice(0, k))) return !known.has(f) && !CARD_SUFFIX.test(f.slice(k));
       for (let i = 0; i + MIN_LETTERS <= f.length; i++) {
         for (let k = i === 0 ? MIN_LETTERS : WHOLE_INSIDE; k <= Math.min(f.length - i, longest); k++) if (known.has(f.slice(i, i + k))) return false;
       }
@@ -94,6 +131,12 @@ let installed: SpotLexicon | undefined;
 export function installedSpeciesLexicon(): SpotLexicon {
   if (installed) return installed;
   const dir = path.join(path.dirname(createRequire(import.meta.url).resolve('pokemon/package.json')), 'data');
-  installed = speciesLexicon(LANGUAGES.map((lang) => JSON.parse(fs.readFileSync(path.join(dir, `${lang}.json`), 'utf8')) as string[]));
+  const lists = LANGUAGES.map((lang) => JSON.parse(fs.readFileSync(path.join(dir, `${lang}.json`), 'utf8')) as string[]);
+  const index = new Map(lists[0]!.map((name, i) => [name, i]));
+  const forms = Object.entries(FORM_SPECIES).map(([form, names]) => ({
+    species: names.map((n) => index.get(n)).filter((i) => i !== undefined),
+    prints: LANGUAGES.map((lang) => (lang === 'en' ? [] : FORM_PRINTS[form]![lang])),
+  }));
+  installed = speciesLexicon(lists, forms);
   return installed;
 }
