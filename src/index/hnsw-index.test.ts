@@ -311,6 +311,20 @@ describe('HnswIndex persistence', () => {
     expect(b.search(vs[3]!, 10, { expansion: 1000 }).keys).toEqual(before);
   });
 
+  it('removes a checkpoint cut short (its temp files) when it opens, the saved index loaded as it was', async () => {
+    const { source, vs } = await seeded();
+    const a = await openIndex(source);
+    await a.checkpoint(source.currentSeq());
+    await a.close();
+    fs.writeFileSync(`${file}.tmp`, 'part of a graph');
+    fs.writeFileSync(`${file}.json.tmp`, '{"seq":');
+    const b = await openIndex(source);
+    expect(b.openOutcome).toBe('loaded');
+    expect(fs.existsSync(`${file}.tmp`)).toBe(false);
+    expect(fs.existsSync(`${file}.json.tmp`)).toBe(false);
+    expect(b.search(vs[3]!, 1, { expansion: 1000 }).keys).toEqual([4]);
+  });
+
   it('catches up from the changes after the saved seq', async () => {
     const { source, vs } = await seeded();
     const a = await openIndex(source);

@@ -434,6 +434,7 @@ export class HnswIndex {
   // ---------------------------------------------------------------------------------------------
 
   private async init(source: IndexSource): Promise<void> {
+    await this.removeCutShortCheckpoint();
     // Read before the rows: if writes slip in during open despite the contract, a checkpoint at
     // this seq only makes the next open replay more, never less.
     const seqAtOpen = await source.currentSeq();
@@ -456,6 +457,21 @@ export class HnswIndex {
     if (!fresh || this.arena.count > 0) this.log('vector index rebuilding', { file: this.file, reason: loaded.reason, size: this.arena.count });
     await this.rebuild();
     await this.saveAtOpen(seqAtOpen);
+  }
+
+  /**
+   * A checkpoint cut short by a stop leaves its temp files (as large as the index) until the next
+   * checkpoint, which an index opened and loaded with nothing to replay may not write for a long time.
+   */
+  private async removeCutShortCheckpoint(): Promise<void> {
+    for (const tmp of [`${this.file}.tmp`, `${this.file}.json.tmp`]) {
+      try {
+        await fsp.rm(tmp);
+        this.log('vector index: a checkpoint cut short removed', { file: tmp });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.log('vector index: a checkpoint cut short not removed', { file: tmp, err: String(err) });
+      }
+    }
   }
 
   /**
