@@ -11,6 +11,8 @@ describe('spottedSpecies', () => {
   it('names the species spotted in a misread line, with the form the line shows around it', () => {
     expect(spottedSpecies(species, { text: 'Plumeline', word: 'Plumeline', outside: 0 })?.text).toBe('Oricorio');
     expect(spottedSpecies(species, { text: 'JirachiRadieux', word: 'Jirachi', outside: 7 })?.text).toBe('Radiant Jirachi');
+    // a form spotted with its species (name-lexicon.ts)
+    expect(spottedSpecies(species, { text: 'EthernatosRadieux', word: 'EthernatosRadieux', outside: 0 })?.text).toBe('Radiant Eternatus');
     // a tail of a letter the lookup cannot read leaves the species alone
     expect(spottedSpecies(species, { text: 'Sarmuraic', word: 'Sarmuraï', outside: 1 })?.text).toBe('Golisopod');
     // an English name as it is
