@@ -67,6 +67,30 @@ describe('speciesLexicon', () => {
     expect(withForms.wants('BulbasaurRdlauR')).toBe(false);
   });
 
+  it('wants no line that begins with a name and a card suffix, nor one that goes on from a name whose forms are printed before it', () => {
+    // Arcanin is Arcanine in French, Mauzi Meowth in German (`Alola-Mauzi`) and Mauzinger Perrserker
+    const lexicon = speciesLexicon(
+      [
+        ['Arcanine', 'Meowth', 'Perrserker'],
+        ['Arcanin', 'Miaouss', 'Berserkatt'],
+        ['Arkani', 'Mauzi', 'Mauzinger'],
+      ],
+      [
+        { species: [0], prints: [[], ['{} de Hisui'], ['Hisui-{}']] },
+        { species: [1], prints: [[], ["{} d'Alola"], ['Alola-{}']] },
+      ],
+    );
+    expect(lexicon.wants('ArcanindeHsul')).toBe(true);
+    expect(lexicon.wants('MiaoussdAlol')).toBe(true);
+    // the longer name the line begins with has the suffix after it: `Arcanin` and `egx` is no form misread
+    expect(lexicon.wants('ArcanineGX')).toBe(false);
+    expect(lexicon.wants('Arcanine ex')).toBe(false);
+    expect(lexicon.wants('ArcanineBREAK')).toBe(false);
+    // a German form word stands before the name: nothing after `Mauzi` is one
+    expect(lexicon.wants('MauzingerV')).toBe(false);
+    expect(lexicon.wants('MauziRdlauR')).toBe(false);
+  });
+
   it('is built from the installed package’s lists', () => {
     const installed = installedSpeciesLexicon();
     expect(installed.words).toContain('Plumeline');

@@ -100,8 +100,11 @@ export function speciesLexicon(lists: readonly (readonly string[])[], forms: rea
       lists.forEach((list, l) => {
         const name = list[i];
         if (!name) return;
-        for (const print of form.prints[l] ?? []) add(print.replace('{}', name), species * (f + 1) + i);
-        if (form.prints[l]?.length) for (const s of spellings(name)) withForms.add(folded(s));
+        for (const print of form.prints[l] ?? []) {
+          add(print.replace('{}', name), species * (f + 1) + i);
+          // only a print with the form word after the name (`{} Radieux`, not `Strahlendes {}`) begins with the name
+          if (print.startsWith('{}')) for (const s of spellings(name)) withForms.add(folded(s));
+        }
       });
     }
   });
@@ -110,12 +113,14 @@ export function speciesLexicon(lists: readonly (readonly string[])[], forms: rea
     words,
     groups,
     // a line that begins with a name as read needs no look (`Limagma`, `Absolex`, `ElectrodedeHisui`), nor one holding a
-    // long name whole, nor one of too few letters; but one that begins with the name of a species printed with forms,
-    // and has more letters after it, may show a form word misread (`EthernatosRdlauR`)
+    // long name whole, nor one of too few letters; but one that begins with the name of a species printed with its form
+    // word after it, and has more letters after it than a card suffix, may show a form word misread (`EthernatosRdlauR`)
     wants(text) {
       const f = folded(text);
       if (f.length < MIN_LETTERS) return false;
-      for (let k = MIN_LETTERS; k + FORM_TAIL <= f.length; k++) if (withForms.has(f.slice(0, k))) return !known.has(f) && !CARD_SUFFIX.test(f.slice(k));
+      // every name the line begins with, not the shortest only: `ArcanineGX` begins with `Arcanin` (French) too
+      for (let k = MIN_LETTERS; k <= Math.min(f.length, longest); k++) if (known.has(f.slice(0, k)) && (k === f.length || CARD_SUFFIX.test(f.slice(k)))) return false;
+      for (let k = MIN_LETTERS; k + FORM_TAIL <= f.length; k++) if (withForms.has(f.slice(0, k))) return true;
       for (let i = 0; i + MIN_LETTERS <= f.length; i++) {
         for (let k = i === 0 ? MIN_LETTERS : WHOLE_INSIDE; k <= Math.min(f.length - i, longest); k++) if (known.has(f.slice(i, i + k))) return false;
       }
