@@ -56,7 +56,7 @@ describe('spotWord', () => {
 });
 
 describe('spotBest', () => {
-  const lexicon = (words: [string, number[], number][]): EncodedLexicon => ({ words: words.map(([text, classes, group]) => ({ text, classes: Int32Array.from(classes), group })) });
+  const lexicon = (words: [string, number[], number, number?][]): EncodedLexicon => ({ words: words.map(([text, classes, group, formOf]) => ({ text, classes: Int32Array.from(classes), group, formOf })) });
 
   it('takes the longer of two words as cheap, and a word the winner holds is no rival', () => {
     const ctc = steps([1, 0, 2, 0, 3, 0, 4]);
@@ -74,12 +74,12 @@ describe('spotBest', () => {
     expect(found?.margin).toBeGreaterThan(2);
   });
 
-  it('takes a word that goes on from the likeliest, nearly as cheap, for the letters the likeliest leaves outside', () => {
-    // "abcx": the x a misread d, held second at `d`; `abc` scores 1 (the x outside), `abcd` what the d costs
+  it('takes a form of the likeliest that goes on from it, nearly as cheap, for the letters the likeliest leaves outside', () => {
+    // "abcx": the x a misread d, held second at `d`; `abc` scores 1 (the x outside), `abcd` (a form of abc) what the d costs
     const ctc = (d: number) => steps([1, 0, 2, 0, 3, 0, 5], 0.9, { at: 6, k: 4, q: d });
     const words = lexicon([
       ['abc', [1, 2, 3], 0],
-      ['abcd', [1, 2, 3, 4], 1],
+      ['abcd', [1, 2, 3, 4], 1, 0],
       ['abd', [1, 2, 4], 2],
     ]);
     const near = spotBest(ctc(0.1), words, 4, [0, 2, 4, 6]);
@@ -90,6 +90,13 @@ describe('spotBest', () => {
     expect(near!.margin).toBeLessThan(4);
     // a d held no likelier than any other class: the x is not it
     expect(spotBest(ctc(0), words, 4, [0, 2, 4, 6])?.word).toBe('abc');
+    // another name that goes on from the likeliest (`Pidgeotto` from `Pidgeot`) is taken only as cheap as it
+    const other = lexicon([
+      ['abc', [1, 2, 3], 0],
+      ['abcd', [1, 2, 3, 4], 1],
+      ['abd', [1, 2, 4], 2],
+    ]);
+    expect(spotBest(ctc(0.1), other, 4, [0, 2, 4, 6])?.word).toBe('abc');
   });
 
   it('says a close rival of another group as a small margin', () => {

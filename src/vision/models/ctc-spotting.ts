@@ -97,7 +97,11 @@ export function spotWord(ctc: CtcSteps, word: ArrayLike<number>, top = stepTops(
 
 /** Words to spot, each in a group (a name's spellings in several languages are one group: one species). */
 export interface EncodedLexicon {
-  words: readonly { text: string; classes: Int32Array; group: number }[];
+  /**
+   * `formOf`: the group of the name this word prints with a form (`Ethernatos Radieux`: Éthernatos's),
+   * where it is one: a word going on from the likeliest is taken for it only if it is the likeliest's form.
+   */
+  words: readonly { text: string; classes: Int32Array; group: number; formOf?: number }[];
   /** The classes the words use, where known: the only ones whose `log p` a placement reads. */
   used?: Int32Array;
 }
@@ -124,9 +128,12 @@ const SAME_COST = 0.5;
  */
 export const OUTSIDE = 1;
 /**
- * How much more a word that goes on from the likeliest one may cost and be taken instead: its letters
- * after the likeliest word's are a misread ending the likeliest leaves outside (`EthernatosRdlauR`:
- * `Ethernatos` 6 with six letters outside, `EthernatosRadieux` 7.6), not letters read elsewhere.
+ * How much more one of the likeliest word's forms that goes on from it may cost and be taken instead:
+ * its letters after the likeliest word's are a misread ending the likeliest leaves outside
+ * (`EthernatosRdlauR`: `Ethernatos` 6 with six letters outside, `EthernatosRadieux` 7.6), not letters
+ * read elsewhere. Not another name that goes on from it (`Pidgeotto` from `Pidgeot`, `Golemastoc` from
+ * `Golem`): the margin does not count the word it goes on from, so that one would be taken up to 2
+ * dearer than a cheaper name no rival.
  */
 const GOES_ON_COST = 2;
 
@@ -170,8 +177,9 @@ export function spotBest(ctc: CtcSteps, lexicon: EncodedLexicon, horizon = 4, le
   }
   if (!placed.length) return null;
   const likeliest = placed.filter((x) => x.score <= least + SAME_COST).sort((a, b) => b.w.classes.length - a.w.classes.length || a.score - b.score)[0]!;
-  // a word that goes on from it (`Ethernatos Radieux` from `Ethernatos`), nearly as cheap, tells what the letters after it were
-  const best = placed.filter((x) => x.score <= likeliest.score + GOES_ON_COST && x.w.text.length > likeliest.w.text.length && x.w.text.startsWith(likeliest.w.text)).sort((a, b) => a.score - b.score)[0] ?? likeliest;
+  // a form of it that goes on from it (`Ethernatos Radieux` from `Ethernatos`), nearly as cheap, tells what the letters after it were
+  const goesOn = (x: (typeof placed)[number]) => x.w.formOf === likeliest.w.group && x.w.text.length > likeliest.w.text.length && x.w.text.startsWith(likeliest.w.text);
+  const best = placed.filter((x) => x.score <= likeliest.score + GOES_ON_COST && goesOn(x)).sort((a, b) => a.score - b.score)[0] ?? likeliest;
   // another group's word the winner holds (`Mew` inside `Mewtwo`) is no rival
   const rivals = placed.filter((x) => x.w.group !== best.w.group && !best.w.text.includes(x.w.text));
   const margin = Math.min(unplaced, ...rivals.map((x) => x.score)) - best.score;

@@ -60,6 +60,8 @@ export interface SpotLexicon {
   words: readonly string[];
   /** Each word's group (one name's spellings in several languages). */
   groups: readonly number[];
+  /** Each word's {@link EncodedLexicon} `formOf`: the group of the name it prints with a form, where it is one. */
+  formOf?: readonly (number | undefined)[];
   /** Whether a line read so is worth the look. */
   wants(text: string): boolean;
   /** Whether the word found is sure enough to be said. */
@@ -159,7 +161,7 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
     let e = encoded.get(lexicon);
     if (!e) {
       // a word with a character the recogniser has no class for cannot be spotted: the lexicon spells it another way too
-      const words = lexicon.words.map((text, i) => ({ text, classes: Int32Array.from([...text], (c) => classOf.get(c) ?? -1), group: lexicon.groups[i]! }));
+      const words = lexicon.words.map((text, i) => ({ text, classes: Int32Array.from([...text], (c) => classOf.get(c) ?? -1), group: lexicon.groups[i]!, formOf: lexicon.formOf?.[i] }));
       const kept = words.filter((w) => w.classes.length && w.classes.every((k) => k > 0));
       e = { words: kept, used: Int32Array.from(new Set(kept.flatMap((w) => [...w.classes]))) };
       encoded.set(lexicon, e);

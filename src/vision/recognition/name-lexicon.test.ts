@@ -55,6 +55,11 @@ describe('speciesLexicon', () => {
     expect(groupOf('BulbizarreRadieux')).toBe(3);
     expect(groupOf("Plumeline d'Alola")).toBe(8);
     expect(groupOf('PlumelinedAlola')).toBe(8);
+    // each form's print says whose form it is (a word going on from its species is taken for it: ctc-spotting.ts)
+    const formOf = (word: string) => withForms.formOf![withForms.words.indexOf(word)];
+    expect(formOf('BulbizarreRadieux')).toBe(0);
+    expect(formOf('PlumelinedAlola')).toBe(2);
+    expect(formOf('Plumeline')).toBeUndefined();
     // English names have no prints here: no `Bulbasaur Radieux`
     expect(withForms.words.filter((w) => w.startsWith('Bulbasaur'))).toEqual(['Bulbasaur']);
     expect(withForms.wants('BulbizarreRdlauR')).toBe(true);

@@ -80,15 +80,17 @@ export interface FormNames {
 export function speciesLexicon(lists: readonly (readonly string[])[], forms: readonly FormNames[] = []): SpotLexicon {
   const words: string[] = [];
   const groups: number[] = [];
+  const formOf: (number | undefined)[] = [];
   const known = new Set<string>();
   const had = new Set<string>();
-  const add = (name: string, group: number) => {
+  const add = (name: string, group: number, of?: number) => {
     for (const s of spellings(name)) {
       // one spelling of one group once (Pikachu is Pikachu in every language listed)
       if (had.has(`${group} ${s}`)) continue;
       had.add(`${group} ${s}`);
       words.push(s);
       groups.push(group);
+      formOf.push(of);
       known.add(folded(s));
     }
   };
@@ -101,7 +103,7 @@ export function speciesLexicon(lists: readonly (readonly string[])[], forms: rea
         const name = list[i];
         if (!name) return;
         for (const print of form.prints[l] ?? []) {
-          add(print.replace('{}', name), species * (f + 1) + i);
+          add(print.replace('{}', name), species * (f + 1) + i, i);
           // only a print with the form word after the name (`{} Radieux`, not `Strahlendes {}`) begins with the name
           if (print.startsWith('{}')) for (const s of spellings(name)) withForms.add(folded(s));
         }
@@ -112,6 +114,7 @@ export function speciesLexicon(lists: readonly (readonly string[])[], forms: rea
   return {
     words,
     groups,
+    formOf,
     // a line that begins with a name as read needs no look (`Limagma`, `Absolex`, `ElectrodedeHisui`), nor one holding a
     // long name whole, nor one of too few letters; but one that begins with the name of a species printed with its form
     // word after it, and has more letters after it than a card suffix, may show a form word misread (`EthernatosRdlauR`)
