@@ -53,6 +53,17 @@ describe('Pokémon species names', () => {
       ["Sylveroy Cavalier d'Effroi VMAX", 'Shadow Rider Calyrex VMAX'],
       ['Shifours Poing Final V', 'Single Strike Urshifu V'],
       ['Shifours Mille Poings VMAX', 'Rapid Strike Urshifu VMAX'],
+      // the riders and styles in Spanish, Italian, Portuguese and German, as tcgdex's cards print them
+      ['Calyrex Jinete Glacial V', 'Ice Rider Calyrex V'],
+      ['Calyrex Cavaliere Spettrale VMAX', 'Shadow Rider Calyrex VMAX'],
+      ['Calyrex Cavaleiro Espectral V', 'Shadow Rider Calyrex V'],
+      ['Urshifu Golpe Brusco V', 'Single Strike Urshifu V'],
+      ['Urshifu Singolcolpo VMAX', 'Single Strike Urshifu VMAX'],
+      ['Urshifu Golpe Decisivo V', 'Single Strike Urshifu V'],
+      ['Urshifu Pluricolpo V', 'Rapid Strike Urshifu V'],
+      ['Fokussierter-Angriff-Wulaosu V', 'Single Strike Urshifu V'],
+      ['Fließender-Angriff-Wulaosu VMAX', 'Rapid Strike Urshifu VMAX'],
+      ['FlieBender-Angriff-Wulaosu V', 'Rapid Strike Urshifu V'],
       // a form word alone, or around no species, is nothing
       ['de Galar', null],
       ['Dresseur de Galar', null],

@@ -39,11 +39,18 @@ const FORMS_AFTER: [string, string][] = [
   ['radieux', 'Radiant'], ['radieuse', 'Radiant'], ['radiante', 'Radiant'],
   ['cavalierdufroid', 'Ice Rider'], ['cavalierdeffroi', 'Shadow Rider'],
   ['poingfinal', 'Single Strike'], ['millepoings', 'Rapid Strike'],
+  // Spanish, Italian and Portuguese cards print the riders' and Urshifu's styles after the English species (tcgdex)
+  ['jineteglacial', 'Ice Rider'], ['cavaliereglaciale', 'Ice Rider'], ['cavaleiroglacial', 'Ice Rider'],
+  ['jineteespectral', 'Shadow Rider'], ['cavalierespettrale', 'Shadow Rider'], ['cavaleiroespectral', 'Shadow Rider'],
+  ['golpebrusco', 'Single Strike'], ['singolcolpo', 'Single Strike'], ['golpedecisivo', 'Single Strike'],
+  ['golpefluido', 'Rapid Strike'], ['pluricolpo', 'Rapid Strike'],
 ];
 const FORMS_BEFORE: [string, string][] = [
   ['alola', 'Alolan'], ['galar', 'Galarian'], ['hisui', 'Hisuian'], ['paldea', 'Paldean'],
   ['strahlendes', 'Radiant'], ['strahlender', 'Radiant'], ['strahlende', 'Radiant'],
   ['schimmelreiter', 'Ice Rider'], ['rappenreiter', 'Shadow Rider'],
+  // `Fließender-Angriff-Wulaosu`: the ß as the recogniser reads it (foldName) and as the catalogs fold it
+  ['fokussierterangriff', 'Single Strike'], ['fliebenderangriff', 'Rapid Strike'], ['fliessenderangriff', 'Rapid Strike'],
 ];
 
 /**
@@ -75,10 +82,10 @@ export const FORM_PRINTS: Readonly<Record<string, Readonly<Record<'fr' | 'de' | 
   Hisuian: { fr: ['{} de Hisui'], de: ['Hisui-{}'], es: ['{} de Hisui'] },
   Paldean: { fr: ['{} de Paldea'], de: ['Paldea-{}'], es: ['{} de Paldea'] },
   Radiant: { fr: ['{} Radieux', '{} Radieuse'], de: ['Strahlendes {}', 'Strahlender {}', 'Strahlende {}'], es: ['{} Radiante'] },
-  'Ice Rider': { fr: ['{} Cavalier du Froid'], de: ['Schimmelreiter-{}'], es: [] },
-  'Shadow Rider': { fr: ["{} Cavalier d'Effroi"], de: ['Rappenreiter-{}'], es: [] },
-  'Single Strike': { fr: ['{} Poing Final'], de: [], es: [] },
-  'Rapid Strike': { fr: ['{} Mille Poings'], de: [], es: [] },
+  'Ice Rider': { fr: ['{} Cavalier du Froid'], de: ['Schimmelreiter-{}'], es: ['{} Jinete Glacial'] },
+  'Shadow Rider': { fr: ["{} Cavalier d'Effroi"], de: ['Rappenreiter-{}'], es: ['{} Jinete Espectral'] },
+  'Single Strike': { fr: ['{} Poing Final'], de: ['Fokussierter-Angriff-{}'], es: ['{} Golpe Brusco'] },
+  'Rapid Strike': { fr: ['{} Mille Poings'], de: ['Fließender-Angriff-{}'], es: ['{} Golpe Fluido'] },
 };
 const formSpecies = new Map(Object.entries(FORM_SPECIES).map(([form, names]) => [form, new Set(names.map((n) => normalizeName(n)))]));
 
