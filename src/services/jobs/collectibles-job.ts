@@ -1,7 +1,7 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {
@@ -126,7 +126,7 @@ export class CollectiblesJob implements JobHandler {
         const label = await this.recognition.label(() => ctx.image(i));
         out = await steady((using) => this.recognition.slabRecord(sctx, rec, label, using, echoAnswer(rec), slab === 'grade'));
       } else if (!family) {
-        const read = await this.recognition.read(() => ctx.image(i), 'no-card');
+        const read = await this.recognition.read(() => ctx.image(i), 'no-card', searchesPokemon(catalogs));
         out = await steady((using) => this.recognition.ocrRecord(sctx, rec, read, using, echoAnswer(rec)));
       }
       else if (!catalogs.length) out = { ...echoAnswer(rec), _status: { code: 503, text: family.noCatalog } };
@@ -134,7 +134,7 @@ export class CollectiblesJob implements JobHandler {
         // analyze_all is charged per card, which a request paid per record at submit cannot do: synchronous only;
         // the slab options are read and covered by the record's price (docs/api-decisions.md)
         const options: TcgOptions = Object.fromEntries(optionsOf(family).filter((o) => o !== 'analyze_all' && typeof rec[o] === 'boolean').map((o) => [o, rec[o] as boolean]));
-        const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true);
+        const read = await this.recognition.read(() => ctx.image(i), options.slab_id === true || options.slab_grade === true, searchesPokemon(catalogs));
         out = await steady((using) => this.recognition.tcgRecord(sctx, rec, read, options, using, echoAnswer(rec), family));
         // said, not dropped silently: the client asked for every card and gets the largest
         if (rec.analyze_all === true && out._status.code === 200) out = { ...out, _status: { ...out._status, text: `${out._status.text}; analyze_all: not applied in asynchronous requests (the largest ${family === COMICS ? 'comic' : 'card'} only)` } };

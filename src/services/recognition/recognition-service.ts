@@ -25,6 +25,12 @@ import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
 /** The catalog kinds `/tcg_id` identifies against: `csv` is a shop's own game (`--kind csv`, README), a trading card game the data projects do not cover. */
 export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh', 'csv'] as const;
 
+/**
+ * Whether a Pokémon catalog is among those searched: misread name lines are looked at for the species'
+ * names only then (the `read` task's `names`), as only then are the names found used (names-in-english.ts).
+ */
+export const searchesPokemon = (catalogs: readonly { kind: string }[]): boolean => catalogs.some((c) => c.kind === 'pokemon');
+
 /** The `/tcg_id` and `/sport_id` options (document 3 §4), all boolean, default false; echoed when given. */
 export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
 export const SPORT_OPTIONS = ['magic_ai', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all'] as const;
@@ -333,7 +339,7 @@ export class RecognitionService {
     ctx = { ...ctx, cardCharges: new WeakMap() };
     const slabOption = slabOptionOf(options);
     // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
-    const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}) });
+    const reads = await this.vision.cardEach(records, 'read', { ...(slabOption ? { labelSearch: true } : {}), ...(options.analyze_all ? { everyCard: true } : {}), names: searchesPokemon(catalogs) });
     // a slab option costs its endpoint's price once a call, when a label was read, beside a card or alone (document 3 §4: "extra credits as for /slab_id")
     const slabCharge = slabOption && reads.some((o) => 'ok' in o && !!o.ok.label) ? await this.chargeSlab(ctx, slabOption) : null;
     if (slabCharge && !slabCharge.paid) ctx = { ...ctx, slabUnpaid: true };
@@ -408,8 +414,8 @@ export class RecognitionService {
    * `labelSearch` for the slab options. Only the largest card is read: a queued request answers for
    * it alone (`analyze_all` is not applied there).
    */
-  read(bytes: () => Promise<Buffer>, labelSearch: boolean | 'no-card' = false): Promise<CardOutcome> {
-    return this.vision.cardOutcome(bytes, 'read', labelSearch ? { labelSearch } : {});
+  read(bytes: () => Promise<Buffer>, labelSearch: boolean | 'no-card' = false, names = true): Promise<CardOutcome> {
+    return this.vision.cardOutcome(bytes, 'read', { ...(labelSearch ? { labelSearch } : {}), names });
   }
 
   /** The `label` card task on one image (a queued request's `slab_id` / `slab_grade`). */
@@ -678,7 +684,7 @@ export class RecognitionService {
   async cardOcrId(ctx: SearchContext, records: InputRecord[]): Promise<Record<string, unknown>> {
     const clock = stopwatch();
     const catalogs = await this.tcgCatalogs();
-    const reads = await this.vision.cardEach(records, 'read', { labelSearch: 'no-card' });
+    const reads = await this.vision.cardEach(records, 'read', { labelSearch: 'no-card', names: searchesPokemon(catalogs) });
     const outcomes = await this.onSteadyCatalogs(catalogs, () => this.tcgCatalogs(), (using) => mapLimited(records, perRequest, (record, i) => this.ocrRecord(ctx, record, reads[i]!, using)));
     const failures = outcomes.flatMap((r) => (r._status.code >= 400 ? [r._status] : []));
     return { status: overall(ctx, failures, outcomes.length), records: withRequestIds(ctx, outcomes), statistics: clock.done() };

@@ -181,7 +181,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       // `read`: the cards' bands are read while the label is looked for, so that a band another
       // worker reads (shared-reads.ts) is read beside the label's strips, not after them
       if (task.op === 'read') {
-        reading = readCards(cv, sharingReader(await ocr()), pixels, [...found], false, { ...size, versions }, [sx, sy], task.options.everyCard === true);
+        reading = readCards(cv, sharingReader(await ocr()), pixels, [...found], false, { ...size, versions }, [sx, sy], task.options.everyCard === true, task.options.names !== false);
         // awaited below; a label search that throws first must not leave it unhandled
         reading.catch(() => undefined);
       }
@@ -212,7 +212,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
     }
   }
   if (task.op === 'label') return labelResult(found, slabLabel, { ...size, versions }, [sx, sy]);
-  if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.everyCard === true)), slabLabel, [sx, sy]);
+  if (task.op === 'read') return withLabel(await (reading ?? readCards(cv, sharingReader(await ocr()), pixels, found, task.options.skipLocation === true, { ...size, versions }, [sx, sy], task.options.everyCard === true, task.options.names !== false)), slabLabel, [sx, sy]);
   // measured and reported upright, a card lying sideways taken as turned counter-clockwise (docs/grading.md): the
   // detector's outlines and the frame start at the image's upper-left whatever the card's orientation
   if (quad) quad = uprightOrder(quad);
@@ -319,7 +319,7 @@ function uprightCard(c: DetectedCard): DetectedCard {
  * side outside): clients send scans cropped to the card, where the card has no edge to find, and
  * an outline placed there runs past the frame.
  */
-async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: SharingOcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number], everyCard = false): Promise<CardResult> {
+async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: SharingOcrReader, pixels: RgbPixels, found: DetectedCard[], given: boolean, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number], everyCard = false, names = true): Promise<CardResult> {
   const frame = frameOf(pixels);
   const runsOff = (q: Quad) => {
     const reach = 0.01 * Math.min(...sideLengths(q));
@@ -338,7 +338,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
   for (const [index, card] of cards.slice(0, everyCard ? MAX_READ_CARDS : 1).entries()) {
     // too small to read: the collector number of a card 120 px across is 2 px tall
     if (cardWidthOf(card.quad) < MIN_READ_CARD_PIXELS) continue;
-    const reading = await readCard(cv, ocr, pixels, card.quad);
+    const reading = await readCard(cv, ocr, pixels, card.quad, names);
     // a photo read whole that is no card's outline holds a card of unknown size: its small print is not read surely
     const cardWidth = whole && !frameCheck.card ? 0 : round1(Math.min(...sideLengths(card.quad)));
     readings.push({ index, cardWidth, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });

@@ -86,7 +86,12 @@ export interface CardTask {
    * `everyCard` (`read`): every card's text is read (up to {@link MAX_READ_CARDS}), for `analyze_all`;
    * without it only the largest card's, the others listed unread: what every other recognition answers for.
    */
-  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean | 'no-card'; everyCard?: boolean };
+  /**
+   * `names` (`read`, default true): a misread name line is looked at for the Pokémon species' names
+   * (name-lexicon.ts); false where no Pokémon catalog is searched, whose reading the look would only slow
+   * (a Magic name line of 16–23 letters read in about 40 ms, looked at in about 60 more).
+   */
+  options: { transparent?: boolean; skipLocation?: boolean; noImageOutput?: boolean; level?: boolean; side?: 'front' | 'back'; locator?: 'detector' | 'classical'; labelSearch?: boolean | 'no-card'; everyCard?: boolean; names?: boolean };
 }
 
 export interface CardResult extends ImageSize {

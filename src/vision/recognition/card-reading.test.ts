@@ -73,6 +73,11 @@ describe('reading cards for recognition', () => {
     // a name read as it is needs no look
     const plain = await read(photoBytes(`cards/${single}`));
     expect(plain.readings![0]!.lines.filter((l) => l.spotted)).toEqual([]);
+    // no look where no Pokémon catalog is searched (the service's `names`): the same reading, nothing spotted
+    const task = toTask(photoBytes(`cards/${spot}`));
+    const unlooked = (await runCardTask({ ...task, options: { ...task.options, names: false } })) as CardResult;
+    expect(unlooked.readings![0]!.lines.filter((l) => l.spotted)).toEqual([]);
+    expect(unlooked.readings![0]!.lines.map((l) => l.text)).toEqual(r.readings![0]!.lines.map((l) => l.text));
   });
 
   it('puts beside a species name read right the form word misread after it (name-lexicon.ts)', async () => {

@@ -123,8 +123,8 @@ function bandLines(lines: OcrLine[], part: RgbPixels, [y0, y1]: readonly [number
  * bands are read turned over too: the reading with more number-like lines wins. A card kept the
  * right way up whose number was not read has its bottom band's halves read again larger.
  */
-export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
-  const reading = await readEnds(cv, ocr, img, quad);
+export async function readCard(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad, names = true): Promise<CardReading> {
+  const reading = await readEnds(cv, ocr, img, quad, names ? installedSpeciesLexicon() : undefined);
   if (!reading.lines.some((l) => l.box.y0 >= 1 - BAND - 0.01 && YUGIOH_FOOT.test(l.text))) return reading;
   return { ...reading, lines: [...reading.lines, ...(await readPrintCodeStrip(cv, ocr, img, quad, reading.rotation))] };
 }
@@ -165,7 +165,7 @@ function placer(upright: Quad): (lines: Omit<ReadLine, 'polygon'>[], rotation: 0
 }
 
 /** The card's two bands, the way up they read best (readCard). */
-async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Promise<CardReading> {
+async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad, lexicon: SpotLexicon | undefined): Promise<CardReading> {
   const upright = portrait(quad);
   const [top, bottom, card] = warpCardParts(cv, img, upright, [...BANDS.map(([y0, y1]) => ({ width: READ_WIDTH, y0, y1 })), { width: ART_WIDTH, y0: 0, y1: 1 }]) as [RgbPixels, RgbPixels, RgbPixels];
   const placed = placer(upright);
@@ -175,7 +175,7 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
       { img: top, band: BANDS[0] },
       { img: bottom, band: BANDS[1] },
     ],
-    installedSpeciesLexicon(),
+    lexicon,
   );
   const first = placed([...topLines!, ...bottomLines!], 0);
   const foot = (lines: ReadLine[]) => lines.filter((l) => l.box.y0 >= 1 - BAND - 0.01);
@@ -194,7 +194,7 @@ async function readEnds(cv: Cv, ocr: OcrReader, img: RgbPixels, quad: Quad): Pro
   const turnedFoot = placed(await readBand(ocr, turnedOver(top), BANDS[1]), 180);
   // neither way showed a number: the card may lie upside down, its text box then where the artwork is read
   if (numberish(turnedFoot) <= numberish(first)) return { lines: await zoomed(), rotation: 0, art, border, layout: eitherWayUp(layout, layoutLook(turnedOver(card))) };
-  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0], installedSpeciesLexicon()), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
+  return { lines: [...placed(await readBand(ocr, turnedOver(bottom), BANDS[0], lexicon), 180), ...turnedFoot], rotation: 180, art: [art[1], art[0]], border, layout: layoutLook(turnedOver(card)) };
 }
 
 /**
