@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import sharp from 'sharp';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeRgb } from '../../media/decode-rgb.ts';
@@ -142,4 +143,26 @@ describe.skipIf(!present)('OCR on a PSA slab scan (real PP-OCRv4 models)', () =>
     await expect(reader.read(img, { language: 'fr' })).rejects.toBeInstanceOf(OcrLanguageError);
     await expect(reader.read({ data: new Uint8Array(10), width: 4, height: 4 })).rejects.toThrow(RangeError);
   });
+});
+
+describe('a lexicon’s look (real PP-OCRv4 models)', () => {
+  let reader: OcrReader;
+  beforeAll(async () => {
+    reader = await loadOcrReader();
+  }, 120_000);
+  afterAll(() => reader?.dispose());
+
+  it('is not made on a line read surely at every letter: the lookups read such a line', async () => {
+    // `Phneline` drawn large and sharp: every letter read at 0.9 or more, so not looked at for `Plumeline`, though
+    // the lexicon wants every line and accepts any word (the misread photo's line is: card-reading.test.ts)
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="420" height="64"><rect width="420" height="64" fill="#fff"/><text x="12" y="46" font-family="DejaVu Sans" font-weight="bold" font-size="38" fill="#111">Phneline</text></svg>`;
+    const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const img = { data: new Uint8Array(data), width: info.width, height: info.height };
+    const asked: string[] = [];
+    const lexicon = { words: ['Plumeline'], groups: [0], wants: (t: string) => (asked.push(t), true), accepts: () => true };
+    const lines = await reader.read(img, { lexicon });
+    expect(lines.map((l) => l.text)).toEqual(['Phneline']);
+    expect(asked).toEqual(['Phneline']);
+    expect(lines[0]!.spotted).toBeUndefined();
+  }, 60_000);
 });

@@ -183,7 +183,7 @@ export async function loadOcrReader(options: LoadOcrReaderOptions = {}): Promise
         if (!text || prob < dropScore || foreign > 0.5) continue;
         if (language === 'en' && !/[A-Za-z0-9]/.test(text)) continue;
         const lexicon = readOptions.lexicon;
-        const spotted = lexicon?.wants(text) ? spotLine(probs.data as Float32Array, probs.dims[1]!, chars.length, { at, tops }, encode(lexicon), lexicon) : null;
+        const spotted = lexicon?.wants(text) && !readSurely(at, tops) ? spotLine(probs.data as Float32Array, probs.dims[1]!, chars.length, { at, tops }, encode(lexicon), lexicon) : null;
         lines.push({ text, polygon, prob, ...(spotted ? { spotted } : {}) });
       }
       return lines;
@@ -650,6 +650,20 @@ function ctcDecode(probs: Float32Array, steps: number, chars: string[], allowed:
     previousFree = free;
   }
   return { text: text.trim(), prob: kept ? sum / kept : 0, foreign: freeChars ? foreignChars / freeChars : 0, at, tops };
+}
+
+/**
+ * The probability every letter of a line must have been read at for the line to be what it reads: a
+ * lexicon's word there is found by the lookups, which allow a letter wrong, and the look is not made.
+ * Of the 54 lines the look named a species on in 711 top-band reads of the train photos (as taken,
+ * and shrunk to 400 and 330 px), the surest letter-wise had its least sure letter at 0.84 (`Lokhiass`,
+ * Lokhlass: a letter the lookups allow), 41 of them below 0.6; a Magic name read at 0.9 a letter and more
+ * was looked at for about 60 ms to no use (docs/recognition.md, "Forms spotted").
+ */
+const SURE_LETTER = 0.9;
+
+function readSurely(at: readonly { char: string; step: number }[], tops: Float32Array): boolean {
+  return at.every((c) => !/\p{L}/u.test(c.char) || tops[c.step]! >= SURE_LETTER);
 }
 
 /** The lexicon's likeliest word on a line the lexicon wants looked at, put into its reading where it is sure enough. */
