@@ -353,7 +353,7 @@ export class CardSessionStore {
       .set({ identification_count: sql`identification_count + ${rows}`, total_price: this.totalPlus(micros) })
       .where('id', '=', id)
       .where('workspace_id', '=', workspaceId)
-      .where(this.dialect === 'postgres' ? sql<boolean>`(status = 'live' OR (status = 'closed' AND ended >= ${arrived.toISOString()}::timestamptz))` : sql<boolean>`(status = 'live' OR (status = 'closed' AND ended >= ${arrived.toISOString()}))`)
+      .where(this.dialect === 'postgres' ? sql<boolean>`(status = 'live' OR (status = 'closed' AND ended > ${arrived.toISOString()}::timestamptz))` : sql<boolean>`(status = 'live' OR (status = 'closed' AND ended > ${arrived.toISOString()}))`)
       .executeTakeFirst();
     return Number(res.numUpdatedRows) > 0;
   }
