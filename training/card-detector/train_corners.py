@@ -117,6 +117,7 @@ class Samples(torch.utils.data.IterableDataset):
         self.backgrounds, self.start, self.real_share, self.labels, self.slab_share, self.strong = backgrounds, start, real_share, labels, slab_share, strong
 
     def __iter__(self):
+        cv2.setNumThreads(1)  # many data workers: one thread each (the same samples)
         lib = scenes.Library(self.backgrounds, real_faces=False)
         real = real_cards(self.labels, dev=False)
         for rng in worker_rngs(self.start):
@@ -197,6 +198,8 @@ def main():
     ap.add_argument('--labels', default='', help='corners placed by eye on train-split photos (without them: generated scenes only)')
     ap.add_argument('--slab-share', type=float, default=0.0, help='share of generated scenes drawn as a single card in a graded slab')
     ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also shrunk (30 %), and half the samples transposed')
+    ap.add_argument('--dev-every', type=int, default=200, help='dev figures every this many steps (they take seconds: fewer on the accelerator)')
+    ap.add_argument('--width', type=int, default=1, help='channels times this (1: the shipped network; the server reads any width)')
     args = ap.parse_args()
     dev = real_cards(args.labels, dev=True)
 
@@ -205,9 +208,9 @@ def main():
         return torch.utils.data.DataLoader(samples, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None)
 
     def report(model: CornerNet, step: int) -> dict:
-        return evaluate(model, dev) if dev and (step % 200 == 0 or step == args.steps) else {}
+        return evaluate(model, dev) if dev and (step % args.dev_every == 0 or step == args.steps) else {}
 
-    loop.train(args, lambda: CornerNet(bn=not args.init_onnx), data, lambda model, b: loss_fn(model, b[0].flatten(0, 1), b[1].flatten(0, 1)), export, 'card-corners.onnx', report, {'dev_photos': len(dev)})
+    loop.train(args, lambda: CornerNet(tuple(args.width * c for c in (16, 32, 48, 64)), bn=not args.init_onnx), data, lambda model, b: loss_fn(model, b[0].flatten(0, 1), b[1].flatten(0, 1)), export, 'card-corners.onnx', report, {'dev_photos': len(dev)})
 
 
 def export(model: nn.Module, path: str):
