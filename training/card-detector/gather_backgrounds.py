@@ -57,7 +57,11 @@ def main(out: str):
     with tempfile.TemporaryDirectory() as tmp:
         src = package_photos(PACKAGES, tmp, min_bytes=100_000)
         repo = os.path.join(os.path.dirname(__file__), '../..')
-        src += [p for p in glob.glob(os.path.join(repo, 'node_modules/@vladmandic/human/assets/*')) if p.lower().endswith(('.jpg', '.jpeg', '.png'))]
+        human = [p for p in glob.glob(os.path.join(repo, 'node_modules/@vladmandic/human/assets/*')) if p.lower().endswith(('.jpg', '.jpeg', '.png'))]
+        if not human:
+            # without them the folder is 70 photos, not the 80 the shipped models learnt from (2026-12-06)
+            raise SystemExit('no @vladmandic/human sample photos under node_modules: run npm install first')
+        src += human
         n = 0
         # sorted by path inside the package tree, so the numbering does not depend on the temp folder
         for im in distinct_photos(sorted(src, key=lambda q: q.split('/x/', 1)[-1]), set()):
