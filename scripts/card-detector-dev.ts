@@ -8,7 +8,7 @@
  *
  * Env: CORNERS, VERIFIER, DETECTOR (other .onnx files), SPREADS (doubt limits, comma-separated: the
  * detector runs at the largest, the others are applied after), LABELS (another label file),
- * ONLY=dev (the dev photos alone), NEG=0 (no threshold photos), VERIFIED (the verifier's
+ * ONLY=dev (the dev photos alone; LABELS may name files by absolute path: training/card-detector/slab_scenes.py), NEG=0 (no threshold photos), VERIFIED (the verifier's
  * thresholds, comma-separated: the detector runs at the lowest, the others are applied after;
  * a card it keeps that a higher threshold would drop can still have started the tiles), NEG_DIR (a
  * folder of more no-card photos, added to the threshold photos), NEG_LIST=1 (name each no-card photo
@@ -54,7 +54,7 @@ function errs(found: Quad, truth: Quad): number[] {
   return best;
 }
 const load = async (file: string) => {
-  const img = await decodeCardPhoto(fs.readFileSync(path.join(datasets, file)), 50_000_000);
+  const img = await decodeCardPhoto(fs.readFileSync(path.resolve(datasets, file)), 50_000_000);
   const found = await det.detect({ data: img.data, width: img.width, height: img.height });
   const sx = img.originalWidth / img.width, sy = img.originalHeight / img.height;
   return found.map((c) => ({ quad: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad, spread: c.spread.reduce((a, b) => a + b, 0) / 4, verified: c.verified ?? 1, kind: c.kind }));
