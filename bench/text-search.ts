@@ -26,7 +26,7 @@ import { CollectionStore } from '../src/store/collection-store.ts';
 import { ftsTable, type TextRow } from '../src/store/collection-text-store.ts';
 import { cocoLabels, colorNames } from '../src/text-search/lexicon/concepts.ts';
 import { recordText } from '../src/text-search/record-text.ts';
-import { seenText, type Observed } from '../src/text-search/seen-tokens.ts';
+import { seenText, TOKENS_VERSION, type Observed } from '../src/text-search/seen-tokens.ts';
 import { parseQuery } from '../src/text-search/query.ts';
 import { toFts5Match, toPgTsqueries } from '../src/text-search/query-compile.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
@@ -70,7 +70,9 @@ function row(i: number): { data: Record<string, unknown>; text: TextRow } {
   const o = observed();
   const t = seenText(o);
   const { body, lang } = recordText(data);
-  return { data, text: { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o, seenVersion: 1, seenState: 'done' } };
+  // written as this release writes them: rows of an older version are a collection the backfill has yet to re-read, whose
+  // every query also counts them (seenVersion 1 until 2026-12-06)
+  return { data, text: { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o, seenVersion: TOKENS_VERSION, seenState: 'done' } };
 }
 
 const queries: { label: string; body: Record<string, unknown> }[] = [

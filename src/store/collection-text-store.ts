@@ -241,6 +241,16 @@ export class CollectionTextStore {
     return out;
   }
 
+  /** {@link colorsOf} with each row's body and the token version it was written at: what a colour word's re-rank reads. */
+  async colorsAndBodiesOf(db: Kysely<Database>, keys: number[]): Promise<Map<number, { colors: number[][]; body: string; version: number }>> {
+    const out = new Map<number, { colors: number[][]; body: string; version: number }>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await db.selectFrom('collection_text').select(['key', 'colors', 'body', 'seen_version']).where('key', 'in', keys.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(Number(r.key), { colors: fromJson<number[][]>(r.colors), body: r.body, version: Number(r.seen_version) });
+    }
+    return out;
+  }
+
   /** How far text search has looked at a collection's images, for `ping`. */
   async progress(db: Kysely<Database>, collectionId: string): Promise<Record<SeenState, number>> {
     const rows = await db.selectFrom('collection_text').select(['seen_state']).select((eb) => eb.fn.countAll<number>().as('n')).where('collection_id', '=', collectionId).groupBy('seen_state').execute();

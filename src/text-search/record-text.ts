@@ -113,6 +113,11 @@ function languageOf(own: string[], raw: string, folded: string, words: string[])
  * written), so a colour search finds a navy garment in a photo whose other people are not navy (h83: candidates came
  * from the whole photo's colours alone).
  */
+/** The codes a record's body holds for its extracted `_dominant_colors` (the server's, not the record's own words). */
+export function extractedColourCodes(data: Record<string, unknown>): string[] {
+  return itemColourCodesOf(data._dominant_colors);
+}
+
 function itemColourCodesOf(colours: unknown): string[] {
   if (!colours || typeof colours !== 'object') return [];
   const { names, percentages } = colours as { names?: unknown; percentages?: unknown };

@@ -1,5 +1,24 @@
 import { familyOf, type ColorName } from '../../text-search/lexicon/concepts.ts';
-import { deltaE, nameColor } from '../../vision/models/dominant-colors.ts';
+import { deltaE, nameColor as nearestPaletteName } from '../../vision/models/dominant-colors.ts';
+
+/**
+ * Stored colours are named again by every colour search that ranks them (up to 1,000 records of 2–5 colours, each
+ * against the whole palette: a fifth of a "blue" search's time), and a collection's stored colours are the same from
+ * one search to the next, so their names are kept; cleared when full.
+ */
+const paletteNames = new Map<string, string>();
+const paletteNamesKept = 50_000;
+
+function nameColor(luv: ArrayLike<number>): string {
+  const key = `${luv[0]},${luv[1]},${luv[2]}`;
+  let name = paletteNames.get(key);
+  if (name === undefined) {
+    name = nearestPaletteName(luv);
+    if (paletteNames.size >= paletteNamesKept) paletteNames.clear();
+    paletteNames.set(key, name);
+  }
+  return name;
+}
 
 /** Colours as `_dominant_colors` gives them: L*u*v* triples and their shares in percent. */
 export interface DominantColorsQuery {

@@ -2,18 +2,18 @@ import type { CollectionQueries, Hit, TextHit } from '../../index/collection-que
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, itemCode, objectCode, type CocoLabel, type ColorName, type ItemKind } from '../../text-search/lexicon/concepts.ts';
 import { lexiconIndex, lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
-import { recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
 import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/query.ts';
 import { MIN_COMPOUND, splitCompound } from '../../text-search/compound-words.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
+import { ownWordsName } from './own-words.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
 import { textEngineOf, type TextEngine } from './text-engine.ts';
 import { ProductRule } from '../fashion/product-rule.ts';
-import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, serverTagsSimple, type Envelope, type Fields } from '../visual-search-service.ts';
+import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, type Envelope, type Fields } from '../visual-search-service.ts';
 
 /** A word of kana alone (katakana, hiragana, the prolonged sound mark). */
 const kanaWord = /^[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff]+$/u;
@@ -217,7 +217,8 @@ export class TextSearchService {
     const rerank = async (hits: Ranked[], by: 'clip' | 'keyword'): Promise<Ranked[]> => {
       const weighedWords = by === 'clip' ? [] : colorWords;
       if (!(colors || weighedWords.length) || !hits.length) return hits;
-      const stored = await this.store.text.colorsOf(this.store.store.db, hits.map((h) => h.record.key));
+      const rows = await this.store.text.colorsAndBodiesOf(this.store.store.db, hits.map((h) => h.record.key));
+      const stored = new Map([...rows].map(([key, r]) => [key, r.colors]));
       // Nothing but colour words: W decides, as a shopper means "blue"; beside other words, W weighs
       // half, as M does. Colours sent beside them only lower a distance (M), never weaken the words'.
       const onlyColours = onlyColorWords(q, weighedWords);
@@ -228,7 +229,7 @@ export class TextSearchService {
       // Its own words only: the colours the server extracted from its photo (indexed beside them, so a colour search
       // finds the item) are not the seller's words (h105: a rose dress with 11 % denim ranked as "half blue").
       const namedCodes = onlyColours ? q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code) : [];
-      const named = new Set(hits.filter((h) => namedCodes.length && ownWordCodes(h.record.data, c.productField).some((w) => namedCodes.includes(w))).map((h) => h.record.key));
+      const named = new Set(namedCodes.length ? hits.filter((h) => ownWordsName(h.record.data, c.productField, namedCodes, rows.get(h.record.key))).map((h) => h.record.key) : []);
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
@@ -339,17 +340,3 @@ export class TextSearchService {
       statistics: clock.done(),
     };
   }}
-
-/**
- * The words and concept codes of a record's own fields, as its index body holds them, less what the server made from its
- * photo: the colours extracted (`_dominant_colors`) and, with `extract_tags`, the tags (`_tags`, and the `_tags_simple`
- * made from them), whose colour names ranked a trace of red as "the seller says red" (h242: 13.6 % burgundy at ½).
- */
-function ownWordCodes(data: Record<string, unknown>, productField: string | null | undefined): string[] {
-  const { _dominant_colors: _, ...own } = data;
-  if (data.extract_tags === true) {
-    if (serverTagsSimple(data)) delete own._tags_simple;
-    delete own._tags;
-  }
-  return recordText(own, productField).body.split(' ');
-}
