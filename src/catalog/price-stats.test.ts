@@ -164,6 +164,30 @@ describe('a wrong sale among many (h291)', () => {
   });
 });
 
+describe('a wrong sale among a few (h296)', () => {
+  it('leaves a price five times the middle ones out of the line below 10 prices, where the trim keeps every one', () => {
+    // $5, $5.50, $9,999 and $5 ten days apart: the line through all four forecast 7000.70 (99.94 $ a day, volatility
+    // 1049.31); it reads 5, 5.5 and 5 (days 0, 10, 30: slope −0.0036, 5.17 − 0.0036 · (60 − 13.33) = 5.00), and the
+    // steps 5 → 5.5 → 5 (+0.1, −0.0909: 0.135). What was sold stays: max 9999, mean 2503.63, median 5.25
+    const four = entry(priceStats([5, 5.5, 9999, 5].map((p, i) => usd(day(i * 10), p))), 'overall all')!;
+    expect(four).toMatchObject({ max: 9999, mean: 2503.63, median: 5.25, std: 4996.92, latest: 5 });
+    expect(four.trend).toEqual({ r_squared: 0.0357, volatility: 0.135, forecast_30d: 5, trimmed_mean: 2503.63, slope_per_day: -0.0036, slope_per_day_pct: -0.0691 });
+  });
+
+  it('keeps a card genuinely doubling over weeks on its line, and keeps it there past a sale typed without its point', () => {
+    // Mew ex (sv4pt5-232), TCGplayer's market price a week apart, July to August 2025 in the shared 3-day file: 298.24
+    // to 677.59, 2.3 times in seven weeks; its two middle prices are 361.09 and 405.08, the fence 72.22 to 2025.40
+    const mew: [string, number][] = [['2025-07-09', 298.24], ['2025-07-16', 333.03], ['2025-07-23', 348.44], ['2025-07-30', 361.09], ['2025-08-06', 405.08], ['2025-08-13', 523.54], ['2025-08-20', 571.6], ['2025-08-27', 677.59]];
+    const rising = { r_squared: 0.9067, volatility: 0.0884, forecast_30d: 849.28, slope_per_day: 7.5129, slope_per_day_pct: 1.7082 };
+    expect(entry(priceStats(mew.map(([d, p]) => usd(d, p))), 'overall all')!.trend).toEqual({ ...rising, trimmed_mean: 439.83 });
+    // a $524 sale typed as 5.24 among them drew the line down to 5.96 $ a day and a forecast of 711.41, with a
+    // volatility of 34.99 (the step back up from it is +9,891 %); one typed as 40508 forecast 12086
+    const typo = (p: number) => entry(priceStats([...mew.slice(0, 5), ['2025-08-10', p] as [string, number], ...mew.slice(5)].map(([d, y]) => usd(d, y))), 'overall all')!;
+    expect(typo(5.24)).toMatchObject({ min: 5.24, mean: 391.54, trend: { ...rising, trimmed_mean: 391.54 } });
+    expect(typo(40508)).toMatchObject({ max: 40508, trend: { ...rising, trimmed_mean: 4891.85 } });
+  });
+});
+
 describe('raw and graded sales together', () => {
   it("reads no line through raw and graded sales together: two markets (h270: $5 cards forecast $502 beside a PSA 10's $120)", () => {
     const stats = priceStats([

@@ -265,6 +265,28 @@ describe.each(backends)('price statistics in SQL (%s)', (backend) => {
     expect(stats).toEqual(priceStats(sales));
   });
 
+  it('leaves a price five times the middle ones out of the line below 10 prices, and keeps a real rise (h296)', async () => {
+    const day = (i: number) => new Date(Date.UTC(2024, 0, 1 + i)).toISOString().slice(0, 10);
+    const usd = (rowKey: string, date: string, price: number): PriceObservation & { rowKey: string } => ({ rowKey, date, price, graded: false, currency: 'USD' });
+    // $5, $5.50, $9,999 and $5 ten days apart forecast 7000.70 through every price (price-stats.test.ts works it out)
+    const four = [5, 5.5, 9999, 5].map((p, i) => usd(`f:${i}`, day(i * 10), p));
+    // Mew ex's weekly TCGplayer prices, 298.24 to 677.59, with a $524 sale typed as 5.24
+    const mew = [['2025-07-09', 298.24], ['2025-07-16', 333.03], ['2025-07-23', 348.44], ['2025-07-30', 361.09], ['2025-08-06', 405.08], ['2025-08-10', 5.24], ['2025-08-13', 523.54], ['2025-08-20', 571.6], ['2025-08-27', 677.59]] as const;
+    const rising = mew.map(([d, p], i) => usd(`m:${i}`, d, p));
+    // on the fence: the middle prices are 2 and 2, so 0.4 and 10 (five times) stay on the line, 0.39 and 10.01 do not
+    const edge = [0.4, 2, 0.39, 10, 10.01, 2].map((p, i) => usd(`e:${i}`, day(i * 3), p));
+    await store.applyImport({ catalogId, rows: [...four.map(asInput('four')), ...rising.map(asInput('mew')), ...edge.map(asInput('edge'))] });
+    const stats = await store.priceStats(catalogId, 'four');
+    expect(entry(stats, 'overall all')).toMatchObject({ max: 9999, median: 5.25, trend: { forecast_30d: 5, slope_per_day: -0.0036, volatility: 0.135 } });
+    expect(stats).toEqual(priceStats(four));
+    const mewStats = await store.priceStats(catalogId, 'mew');
+    expect(entry(mewStats, 'overall all')!.trend).toMatchObject({ forecast_30d: 849.28, slope_per_day: 7.5129, r_squared: 0.9067, volatility: 0.0884 });
+    expect(mewStats).toEqual(priceStats(rising));
+    const edgeStats = await store.priceStats(catalogId, 'edge');
+    expect(entry(edgeStats, 'overall all')!.trend).toMatchObject({ slope_per_day: 0.2169, volatility: 2.7713 });
+    expect(edgeStats).toEqual(priceStats(edge));
+  });
+
   it('gives the reference\'s numbers on a long series, every figure, with rates and slabs', async () => {
     const options: PriceStatsOptions[] = [{}, { rates: { EUR: 1.0825, TIX: 0.9 } }, { slab: { company: 'PSA', grade: 9.5 } }, { slab: { company: 'bgs', grade: null } }];
     for (const o of options) {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import {
+  LINE_FENCE,
   PRICE_CURRENCY,
   PRICE_STATS_SETS,
   TRIM_DIVISOR,
@@ -428,13 +429,20 @@ type StatsRow = Omit<RawPriceStats, 'n' | 'mean' | 'trimmed_mean' | 'line_n' | '
 const MICROS = sql.raw('floor(price * 1000000 + 0.5)');
 const TRIMMED_TEXT = `price_rank > size / ${TRIM_DIVISOR} AND price_rank <= size - size / ${TRIM_DIVISOR}`;
 const TRIMMED = sql.raw(TRIMMED_TEXT);
-/** The lowest and the highest price the trimmed mean keeps, on every row of its group. */
-const TRIM_BOUNDS = sql.raw(`min(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS lo, max(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS hi`);
+/**
+ * The lowest and the highest price the trimmed mean keeps, and the two middle prices (one for an odd count), on every
+ * row of its group: the price at a rank is the same whichever of equal prices the engine ranked first.
+ */
+const TRIM_BOUNDS = sql.raw(
+  `min(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS lo, max(CASE WHEN ${TRIMMED_TEXT} THEN price END) OVER (PARTITION BY ord) AS hi, ` +
+    'min(CASE WHEN price_rank = (size + 1) / 2 THEN price END) OVER (PARTITION BY ord) AS lo_mid, min(CASE WHEN price_rank = size / 2 + 1 THEN price END) OVER (PARTITION BY ord) AS hi_mid',
+);
 /**
  * A price of the trend's line (price-stats.ts `RawPriceStats.line_n`): from the lowest to the highest price the
- * trimmed mean keeps, both included, so that which of equal prices an engine ranked first does not matter.
+ * trimmed mean keeps, both included, so that which of equal prices an engine ranked first does not matter; where it
+ * keeps every one (below 10 prices), only those within `LINE_FENCE` times of the middle prices (h296).
  */
-const LINE = sql.raw('(price >= lo AND price <= hi)');
+const LINE = sql.raw(`(price >= lo AND price <= hi AND (size >= ${TRIM_DIVISOR} OR (price <= ${LINE_FENCE} * hi_mid AND price * ${LINE_FENCE} >= lo_mid)))`);
 
 const num = (v: unknown): number => Number(v);
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -521,7 +529,7 @@ function pgStatsQuery(catalogId: string, cardKey: string, options: PriceStatsOpt
       (array_agg(price ORDER BY date, length(row_key), row_key COLLATE "C"))[1] AS oldest, to_char(min(date), 'YYYY-MM-DD') AS oldest_date,
       sum(${MICROS}) FILTER (WHERE ${TRIMMED}) AS trimmed_micros, count(*) FILTER (WHERE ${TRIMMED}) AS trimmed_n,
       count(*) FILTER (WHERE on_line) AS line_n, sum(${MICROS}) FILTER (WHERE on_line) AS line_micros,
-      max(hi) - max(lo) AS line_range, max(x) FILTER (WHERE on_line) - min(x) FILTER (WHERE on_line) AS line_span,
+      max(price) FILTER (WHERE on_line) - min(price) FILTER (WHERE on_line) AS line_range, max(x) FILTER (WHERE on_line) - min(x) FILTER (WHERE on_line) AS line_span,
       regr_slope(price, x) FILTER (WHERE on_line) AS slope, regr_r2(price, x) FILTER (WHERE on_line) AS r2, avg(x) FILTER (WHERE on_line) AS mean_x, max(x) AS last_x,
       stddev_samp(change) AS volatility, count(DISTINCT graded) AS kinds
     FROM k
@@ -564,7 +572,7 @@ function sqliteStatsQuery(catalogId: string, cardKey: string, options: PriceStat
         max(CASE WHEN from_oldest = 1 THEN price END) AS oldest, min(date) AS oldest_date,
         sum(CASE WHEN ${TRIMMED} THEN ${MICROS} END) AS trimmed_micros, count(CASE WHEN ${TRIMMED} THEN 1 END) AS trimmed_n,
         count(CASE WHEN on_line THEN 1 END) AS line_n, sum(CASE WHEN on_line THEN ${MICROS} END) AS line_micros,
-        max(hi) - max(lo) AS line_range, max(CASE WHEN on_line THEN x END) - min(CASE WHEN on_line THEN x END) AS line_span,
+        max(CASE WHEN on_line THEN price END) - min(CASE WHEN on_line THEN price END) AS line_range, max(CASE WHEN on_line THEN x END) - min(CASE WHEN on_line THEN x END) AS line_span,
         sum((price - pm) * (price - pm)) AS syy,
         sum(CASE WHEN on_line THEN (price - lpm) * (price - lpm) END) AS lyy, sum(CASE WHEN on_line THEN (x - lxm) * (x - lxm) END) AS sxx,
         sum(CASE WHEN on_line THEN (x - lxm) * (price - lpm) END) AS sxy,
