@@ -105,7 +105,7 @@ export class QueueWorkers {
       try {
         // a newer release's rows and files are its own to sweep, by its rules
         if (await this.sweepGate.reason()) return 0;
-        const { deleted, media, refunded, shortened } = await this.deps.requests.sweep(now, undefined, this.options.shortensRetention ? this.options.queue.retentionMs : undefined);
+        const { deleted, media, refunded, shortened, abandoned } = await this.deps.requests.sweep(now, undefined, this.options.shortensRetention ? this.options.queue.retentionMs : undefined);
         // said, as it cuts every node's requests: one node left with a shorter LOUPE_RETENTION_DAYS did so silently (h239)
         if (shortened > 0) {
           this.options.log?.('warn', "retention: requests' expiry brought forward to this node's LOUPE_RETENTION_DAYS (every node must share it)", { requests: shortened, retention_days: this.options.queue.retentionMs / 86_400_000 });
@@ -113,6 +113,7 @@ export class QueueWorkers {
         const { failed } = await this.deps.media.remove(media);
         await this.deps.mediaDeletions?.removed(media.filter((k) => !failed.includes(k)));
         if (deleted > 0) this.options.log?.('info', 'retention: deleted expired requests', { deleted, media: media.length, ...(refunded ? { refunded } : {}) });
+        if (abandoned > 0) this.options.log?.('info', 'requests: removed the images of submits that did not finish', { parts: abandoned });
         // what a process killed between a commit and its files' removal left (a deleted session's, a replaced
         // image's, a job attempt's never committed): removed, then its entry
         let files = 0;

@@ -67,8 +67,9 @@ describe.each(backends)('submitting asynchronous requests (%s)', (backend) => {
     const body = { type: 't', endpoint: 'e', records: images.map((b, i) => ({ _id: `r${i}`, _base64: b.toString('base64') })) };
     // turns of the loop while it submits: at once (as before), none until its end
     const { result: first, turns } = await loopTurnsDuring(() => big.submit(caller, body, 'big-one'));
-    // 5 slices decoded, 5 hashed, 4 parts written
-    expect(turns).toBeGreaterThanOrEqual(12);
+    // 5 slices decoded, 5 hashed, its parts written in 2 transactions (STAGE_SLICE_BYTES) with a turn after each: 11
+    // turns counted on SQLite
+    expect(turns).toBeGreaterThanOrEqual(11);
     const parts = await t.store.db.selectFrom('async_request_inputs').select(['idx', 'part']).where('request_id', '=', first.id).orderBy('idx').orderBy('part').execute();
     expect(parts).toEqual([0, 1, 2, 3].map((part) => ({ idx: 0, part })).concat([{ idx: 1, part: 0 }]));
     const back = await store.inputs(first.id);

@@ -224,6 +224,13 @@ export interface AsyncRequestInputsTable {
   bytes: Buffer;
 }
 
+/** A submit writing its images' parts before its request exists (migration 044); gone once the request is made. */
+export interface AsyncRequestUploadsTable {
+  id: string;
+  /** Epoch ms of its last write: one untouched for long belongs to a submit that died (`RequestStore.sweep`). */
+  touched_at: BigInt;
+}
+
 export interface FlowsTable {
   name: string;
   definition: Json;
@@ -377,6 +384,7 @@ export interface Database {
   collection_tombstones: CollectionTombstonesTable;
   async_requests: AsyncRequestsTable;
   async_request_inputs: AsyncRequestInputsTable;
+  async_request_uploads: AsyncRequestUploadsTable;
   flows: FlowsTable;
   catalogs: CatalogsTable;
   catalog_sets: CatalogSetsTable;

@@ -7,10 +7,24 @@ import { fromJson, toIso } from './database.ts';
 export const requestStates = ['CREATED', 'PROCESSING', 'DONE'] as const;
 
 /**
- * An uploaded image is kept in parts of this size, each its own statement with the event loop let go between (migration
- * 043): written, read and deleted whole, a 16 MiB image held the loop for a statement of 100–200 ms on SQLite.
+ * An uploaded image is kept in parts of this size, each read and deleted by its own statement and written a few a
+ * transaction ({@link STAGE_SLICE_BYTES}), the event loop let go between (migration 043): written, read and deleted
+ * whole, a 16 MiB image held the loop for a statement of 100–200 ms on SQLite.
  */
 export const INPUT_PART_BYTES = 1024 * 1024;
+
+/**
+ * A submit whose images are larger than this writes them this much a transaction before the one that makes its request
+ * (migration 044): SQLite has one writer, and a 44 MB submit's parts in one transaction held every other write of the
+ * process for 254–406 ms (h288). Smaller ones are written in the request's own transaction, as before.
+ */
+export const STAGE_SLICE_BYTES = 2 * INPUT_PART_BYTES;
+
+/**
+ * A submit touches its `async_request_uploads` row with each slice (milliseconds apart): one untouched for this long
+ * belongs to a submit whose process died, and the sweep removes it and its parts.
+ */
+export const ABANDONED_UPLOAD_MS = 10 * 60_000;
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 export type RequestState = (typeof requestStates)[number];
@@ -111,10 +125,84 @@ export class RequestStore {
    * with nothing stored or debited, when the account cannot pay. One transaction, so a submit that
    * finds the credits gone has the request that took them already committed: two submits with one
    * `Idempotency-Key` from an account that can pay for one are a request and its replay, never a
-   * request and a 402, whatever the backend or the timing.
+   * request and a 402, whatever the backend or the timing. Images of more than {@link STAGE_SLICE_BYTES} are written
+   * before that transaction, a slice a transaction (`stageInputs`), and removed again when it stores nothing.
    */
   async insert(r: NewRequest, now?: Date): Promise<AsyncRequestRow | null> {
-    const paid = await this.db.transaction().execute(async (trx) => {
+    let bytes = 0;
+    for (const b of r.inputs.values()) bytes += b.length;
+    const staged = bytes > STAGE_SLICE_BYTES;
+    if (staged) {
+      // an account that cannot pay is told so before its images are written (the debit below still decides); one that
+      // does not exist goes on to meet the foreign key, as before
+      if (r.charged > 0) {
+        const account = await this.db.selectFrom('accounts').select('credits').where('id', '=', r.accountId).executeTakeFirst();
+        if (account && Number(account.credits) < r.charged) return null;
+      }
+      try {
+        await this.stageInputs(r.id, r.inputs);
+      } catch (err) {
+        await this.unstage(r.id).catch(() => undefined);
+        throw err;
+      }
+    }
+    let paid: boolean;
+    try {
+      paid = await this.commitRequest(r, staged, now);
+    } catch (err) {
+      if (staged) await this.unstage(r.id).catch(() => undefined);
+      throw err;
+    }
+    if (!paid) {
+      if (staged) await this.unstage(r.id).catch(() => undefined);
+      return null;
+    }
+    return (await this.get(r.id))!;
+  }
+
+  /**
+   * Writes a submit's image parts `STAGE_SLICE_BYTES` a transaction, the event loop let go between, under its row in
+   * `async_request_uploads` (made by the first, touched by each after): other writers of the process wait for a slice,
+   * not the whole submit. Nothing reads parts whose request does not exist, so no worker sees them yet.
+   */
+  private async stageInputs(id: string, inputs: Map<number, Buffer>): Promise<void> {
+    const slices: { idx: number; part: number; bytes: Buffer }[][] = [[]];
+    let size = 0;
+    for (const [idx, bytes] of inputs) {
+      for (let part = 0; part === 0 || part * INPUT_PART_BYTES < bytes.length; part++) {
+        const piece = bytes.subarray(part * INPUT_PART_BYTES, (part + 1) * INPUT_PART_BYTES);
+        if (size > 0 && size + piece.length > STAGE_SLICE_BYTES) {
+          slices.push([]);
+          size = 0;
+        }
+        slices.at(-1)!.push({ idx, part, bytes: piece });
+        size += piece.length;
+      }
+    }
+    for (const [i, slice] of slices.entries()) {
+      await this.db.transaction().execute(async (trx) => {
+        const at = Date.now();
+        if (i === 0) await trx.insertInto('async_request_uploads').values({ id, touched_at: at }).execute();
+        else {
+          const touched = await trx.updateTable('async_request_uploads').set({ touched_at: at }).where('id', '=', id).executeTakeFirst();
+          // swept as abandoned (this process stalled for longer than ABANDONED_UPLOAD_MS): its parts may be gone
+          if (Number(touched.numUpdatedRows) === 0) throw new Error(`request ${id}'s images were removed as abandoned while they were written`);
+        }
+        for (const p of slice) await trx.insertInto('async_request_inputs').values({ request_id: id, idx: p.idx, part: p.part, bytes: p.bytes }).execute();
+      });
+      await nextTurn();
+    }
+  }
+
+  /** A staged submit's parts, a part at a time (see {@link dropInputs}), then its row; a process that stops meanwhile leaves them to the sweep. */
+  private async unstage(id: string): Promise<void> {
+    await this.dropInputs(id);
+    await this.db.deleteFrom('async_request_uploads').where('id', '=', id).execute();
+  }
+
+  /** The request and its debit; its images' parts too when not staged, or its upload's row deleted when they were. */
+  private async commitRequest(r: NewRequest, staged: boolean, now?: Date): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
       if (r.charged > 0) {
         const debited = await trx
           .updateTable('accounts')
@@ -159,15 +247,19 @@ export class RequestStore {
           body_hash: r.idempotency?.bodyHash ?? null,
         })
         .execute();
-      for (const [idx, bytes] of r.inputs) {
-        for (let part = 0; part === 0 || part * INPUT_PART_BYTES < bytes.length; part++) {
-          await trx.insertInto('async_request_inputs').values({ request_id: r.id, idx, part, bytes: bytes.subarray(part * INPUT_PART_BYTES, (part + 1) * INPUT_PART_BYTES) }).execute();
-          if (bytes.length > INPUT_PART_BYTES) await nextTurn();
+      if (staged) {
+        // the parts become the request's here, all at once, with the row that makes them readable
+        const gone = await trx.deleteFrom('async_request_uploads').where('id', '=', r.id).executeTakeFirst();
+        if (Number(gone.numDeletedRows) === 0) throw new Error(`request ${r.id}'s images were removed as abandoned before its submit ended`);
+      } else {
+        for (const [idx, bytes] of r.inputs) {
+          for (let part = 0; part === 0 || part * INPUT_PART_BYTES < bytes.length; part++) {
+            await trx.insertInto('async_request_inputs').values({ request_id: r.id, idx, part, bytes: bytes.subarray(part * INPUT_PART_BYTES, (part + 1) * INPUT_PART_BYTES) }).execute();
+          }
         }
       }
       return true;
     });
-    return paid ? (await this.get(r.id))! : null;
   }
 
   /** The account's request submitted with this `Idempotency-Key`, and the hash of what was sent with it. */
@@ -538,7 +630,7 @@ export class RequestStore {
    * back for those that never finished (queued or running when their time ran out: no worker for
    * their type, or one stopped for days), which were deleted still charged.
    */
-  async sweep(now = Date.now(), batch = 500, retentionMs?: number): Promise<{ deleted: number; media: string[]; refunded: number; shortened: number }> {
+  async sweep(now = Date.now(), batch = 500, retentionMs?: number): Promise<{ deleted: number; media: string[]; refunded: number; shortened: number; abandoned: number }> {
     // a retention shortened since (LOUPE_RETENTION_DAYS) holds for requests submitted before it too: an expiry later
     // than any request submitted now could have was set under a longer one, and is brought to submission + retention
     // (h142: requests kept, and served, for the old 7 days after a policy asked for 1)
@@ -554,7 +646,29 @@ export class RequestStore {
       .deleteFrom('async_request_inputs')
       .where((eb) => eb.exists(eb.selectFrom('async_requests as r').select('r.id').whereRef('r.id', '=', 'async_request_inputs.request_id').where('r.status', '=', 'DONE')))
       .execute();
-    return { ...(await this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch)), shortened };
+    const abandoned = await this.removeAbandonedUploads(now);
+    return { ...(await this.deleteRequests(sql`expires_at <= ${now}`, sql`expires_at`, batch)), shortened, abandoned };
+  }
+
+  /**
+   * Image parts of submits that never made their request (a kill mid-submit): those of uploads untouched for
+   * {@link ABANDONED_UPLOAD_MS}, and any whose request and upload are both gone, a part at a time. Returns how many.
+   * A submit still writing keeps its upload touched, and its request's transaction deletes the upload, so a part
+   * seen with neither belongs to no submit that can still finish.
+   */
+  async removeAbandonedUploads(now = Date.now()): Promise<number> {
+    await this.db.deleteFrom('async_request_uploads').where('touched_at', '<', now - ABANDONED_UPLOAD_MS).execute();
+    const orphans = await this.db
+      .selectFrom('async_request_inputs as i')
+      .select(['i.request_id', 'i.idx', 'i.part'])
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('async_requests as r').select('r.id').whereRef('r.id', '=', 'i.request_id'))))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('async_request_uploads as u').select('u.id').whereRef('u.id', '=', 'i.request_id'))))
+      .execute();
+    for (const o of orphans) {
+      await this.db.deleteFrom('async_request_inputs').where('request_id', '=', o.request_id).where('idx', '=', o.idx).where('part', '=', o.part).execute();
+      await nextTurn();
+    }
+    return orphans.length;
   }
 
   /** Deletes one request, whatever its state (`loupe request delete`: a customer asking for one photo's removal); a request not done is refunded. */
@@ -587,6 +701,8 @@ export class RequestStore {
           DELETE FROM async_requests WHERE seq IN (
             SELECT seq FROM async_requests WHERE ${where} ORDER BY ${order} LIMIT ${batch}
           ) RETURNING id, media, account_id, status, charged`.execute(trx);
+        // their images with them, as the foreign key's cascade did before migration 044
+        if (gone.rows.length) await trx.deleteFrom('async_request_inputs').where('request_id', 'in', gone.rows.map((r) => r.id)).execute();
         await forgetMedia(trx, gone.rows.flatMap((r) => fromJson<string[]>(r.media)));
         for (const r of gone.rows) {
           const back = Number(r.charged);
