@@ -114,6 +114,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(o.area).toBeLessThan(1);
     expect(o._tags.Category).toEqual([{ id: 1, name: 'Pokemon', prob: 1 }]);
     expect(o._tags.Side).toEqual([{ id: 1, name: 'front', prob: 1, 'pre-filled': true }]);
+    // a common may be its reverse holo: the catalog does not say which finish it is
+    expect(o._tags).not.toHaveProperty('Foil/Holo');
     expect(o._ocr.lang).toBe('fr');
     expect(o._ocr.full_text).toMatch(/086\/198/);
     // the collector line's polygon lies in the card's lower part, in pixels of the photo
@@ -160,6 +162,24 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
       await importCards(cards);
     }
   });
+
+  it("says Foil where the matched printing's rarity is foil in every copy, and a client's Foil/Holo hint goes first", async () => {
+    const importCards = async (list: typeof cards) => {
+      await fs.writeFile(path.join(dir, 'cards.json'), JSON.stringify(list));
+      await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    };
+    await importCards(cards.map((c) => (c.id === 'tsa-86' ? { ...c, rarity: 'Rare Holo' } : c)));
+    try {
+      const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: photoCard }, { _base64: photoCard, 'Foil/Holo': 'Non-Foil' }] } });
+      const [plain, hinted] = (res.json() as { records: Rec[] }).records.map((r) => r._objects![0]!);
+      expect(plain!._identification.best_match).toMatchObject({ id: 'tsa-86', rarity: 'Rare Holo' });
+      expect(plain!._tags['Foil/Holo']).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+      expect(plain!._tags_simple).toContain('Foil');
+      expect(hinted!._tags['Foil/Holo']).toEqual([{ id: 1, name: 'Non-Foil', prob: 1, 'pre-filled': true }]);
+    } finally {
+      await importCards(cards);
+    }
+  }, 120_000);
 
   it('answers from one version of a catalog when an import commits during the call: never a new card in its old set (h122)', async () => {
     const recognition = h.app.loupe.recognition as unknown as { catalogs: { cardsByNumber: (...a: unknown[]) => Promise<unknown> } };

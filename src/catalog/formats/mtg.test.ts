@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogFileError, fixture, readContext, scratchDir } from '../../../test/helpers/catalogs.ts';
 import { colorsOf, mtgSetCode } from './mtg-common.ts';
+import { printingFinish } from '../printing-finish.ts';
 import { readMtg } from './mtg.ts';
 
 const printings = fixture('mtg/mtgjson-printings.json.gz');
@@ -60,6 +61,9 @@ describe('MTGJSON printings (gzipped, one record per face)', () => {
     const single = read.cards.rows.get('aaaaaaaa-0000-4000-8000-000000000001')!.row;
     expect(single.aliases).toEqual(['00000000-0000-5000-8000-000000000001']);
     expect(single.fields).not.toHaveProperty('faces');
+    // its finishes stay, for the Foil/Holo tag (printing-finish.ts)
+    expect(single.fields.finishes).toEqual(['nonfoil']);
+    expect(printingFinish('mtg', single)).toBe('Non-Foil');
     expect(single.links).toEqual({
       cardKingdom: 'https://mtgjson.com/links/0000000000000001',
       tcgplayer: 'https://www.tcgplayer.com/product/700001',

@@ -1,3 +1,4 @@
+import { printingFinish } from '../../catalog/printing-finish.ts';
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import type { PriceStore } from '../../store/price-store.ts';
@@ -871,6 +872,9 @@ export class RecognitionService {
       ...(clues.fullText ? { Alphabet: [{ id: 1, name: latin ? 'latin' : 'other', prob: 1 }] } : {}),
       ...(!options.lang && clues.language ? { Language: [{ id: 1, name: clues.language, prob: 1 }] } : {}),
     };
+    // a printing made in one finish only says whether it is foil (printing-finish.ts); a client's hint, below, goes first
+    const finish = best ? printingFinish(best.search.catalog.kind, best.search.detail(best.card.key)!.card) : null;
+    if (finish) tags['Foil/Holo'] = [{ id: 1, name: finish, prob: 1 }];
     // hints the client gave and we do not measure are returned as given, marked pre-filled
     for (const hint of family.hintTags) {
       const given = record[hint];
