@@ -6,7 +6,7 @@ import { ImageLoadError } from './image-load-error.ts';
 import { decodeReduced } from './jpeg-reduce.ts';
 import { readLocalImage } from './local-file.ts';
 import type { FetchLimits } from '../config/config.ts';
-import { fetchImage } from './url-fetch.ts';
+import { fetchImage, type DownloadHold } from './url-fetch.ts';
 import type { MediaLinks } from './media-links.ts';
 import { MediaStore } from './media-store.ts';
 
@@ -39,7 +39,8 @@ export interface IntakeOptions {
 export class ImageIntake {
   constructor(readonly options: IntakeOptions) {}
 
-  async bytes(record: ImageRecord): Promise<Buffer> {
+  /** `hold`: what a `_url` download holds of a byte budget, made its declared size once its answer's headers are in. */
+  async bytes(record: ImageRecord, hold?: DownloadHold): Promise<Buffer> {
     const { _base64, _url, _file } = record;
     // The request schemas leave these to each record (a wrong one is the record's 400, not the request's).
     for (const [name, v, max] of [['_base64', _base64, Infinity], ['_url', _url, 8192], ['_file', _file, 1024]] as const) {
@@ -55,7 +56,7 @@ export class ImageIntake {
       const own = await this.ownMedia(_url);
       if (own) return own;
     }
-    if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) });
+    if (typeof _url === 'string') return fetchImage(_url, this.options.policy, { ...this.options.fetch, maxBytes: Math.min(this.options.fetch.maxBytes, this.options.maxBytes) }, hold);
     if (typeof _file === 'string') return readLocalImage(_file, this.options.fileRoot, this.options.maxBytes);
     const empty = emptiedOf(record).filter((k) => k === '_url' || k === '_base64' || k === '_file');
     throw new ImageLoadError(empty.length ? `${empty.join(' and ')} ${empty.length > 1 ? 'are' : 'is'} empty (an empty field is not given): the record has no image; send one as _url, _base64 or _file` : 'the record has no _url, _base64 or _file');

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AddressPolicy } from './address-policy.ts';
 import { ImageLoadError } from './image-load-error.ts';
-import { failingHosts, fetchImage, outOfDescriptors } from './url-fetch.ts';
+import { DownloadHoldExceeded, failingHosts, fetchImage, outOfDescriptors } from './url-fetch.ts';
 import { withDownloadOwner } from '../util/download-scope.ts';
 import { defaultFetchLimits } from '../config/config.ts';
 
@@ -20,6 +20,21 @@ describe('fetchImage', () => {
       const p = new URL(req.url!, 'http://x').pathname;
       hits[p] = (hits[p] ?? 0) + 1;
       if (p === '/ok') return res.end(Buffer.from('image bytes'));
+      if (p === '/pieces') {
+        res.writeHead(200, { 'content-length': '12' });
+        res.write('image ');
+        return setTimeout(() => res.end('pieces'), 20);
+      }
+      if (p === '/chunked') {
+        // no Content-Length: sent in chunks
+        res.write('image ');
+        return res.end('bytes');
+      }
+      if (p === '/gzipped-declared') {
+        const body = zlib.gzipSync(Buffer.alloc(600, 1));
+        res.writeHead(200, { 'content-encoding': 'gzip', 'content-length': String(body.length) });
+        return res.end(body);
+      }
       if (p === '/slow') return; // never answers
       if (p === '/gzipped') {
         res.writeHead(200, { 'content-encoding': 'gzip', 'content-type': 'image/jpeg' });
@@ -96,6 +111,40 @@ describe('fetchImage', () => {
     await expect(fetchImage(`${base}/compress`, policy)).rejects.toThrow(/compress encoding, which is not read here/);
     // a body longer than its Content-Length: said in words, not as the parser's "Expected HTTP/"
     await expect(fetchImage(`${base}/overlong`, policy, { ...defaultFetchLimits, retries: 0 })).rejects.toThrow(/the server's answer is not valid HTTP \(Expected HTTP\//);
+  });
+
+  it("holds a budget's share as the answer declares it once its headers are in: its Content-Length, else (none, or compressed) the image limit; never more than the body sent within it", async () => {
+    const holding = () => {
+      const sizes: number[] = [];
+      return { sizes, hold: { resize: (n: number) => (sizes.push(n), true) } };
+    };
+    const ok = holding();
+    expect(String(await fetchImage(`${base}/ok`, policy, limits, ok.hold))).toBe('image bytes');
+    expect(ok.sizes).toEqual([11]);
+    const pieces = holding();
+    expect(String(await fetchImage(`${base}/pieces`, policy, limits, pieces.hold))).toBe('image pieces');
+    expect(pieces.sizes).toEqual([12]);
+    // a server that declares nothing may send anything up to the limit
+    const chunked = holding();
+    expect(String(await fetchImage(`${base}/chunked`, policy, limits, chunked.hold))).toBe('image bytes');
+    expect(chunked.sizes).toEqual([1024]);
+    // a compressed body's length says nothing of the image inflated from it
+    const gzipped = holding();
+    expect((await fetchImage(`${base}/gzipped-declared`, policy, limits, gzipped.hold)).length).toBe(600);
+    expect(gzipped.sizes).toEqual([1024]);
+    // a body longer than it declared: the parser stops at the Content-Length (and fails it); nothing more is held
+    const overlong = holding();
+    await expect(fetchImage(`${base}/overlong`, policy, { ...limits, retries: 0 }, overlong.hold)).rejects.toThrow(/not valid HTTP/);
+    expect(Math.max(...overlong.sizes)).toBe(2);
+  });
+
+  it('a download its hold has no room for is cut (DownloadHoldExceeded): not retried, not the image failing, not held against its host', async () => {
+    const before = hits['/chunked'] ?? 0;
+    const err = await withDownloadOwner('acct-hold', () => fetchImage(`${base}/chunked`, policy, limits, { resize: (n) => n <= 100 })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DownloadHoldExceeded);
+    expect(err).not.toBeInstanceOf(ImageLoadError);
+    expect(hits['/chunked']).toBe(before + 1);
+    expect([...failingHosts.hosts.keys()].some((k) => k.startsWith('acct-hold '))).toBe(false);
   });
 
   it('a redirect to an invalid URL fails at once, without retries', async () => {

@@ -18,11 +18,30 @@ class Permanent extends ImageLoadError {}
 class Refused extends Permanent {}
 
 /**
+ * What a download holds of a byte budget while it runs (the job runner's images downloaded ahead, prefetch-budget.ts):
+ * made the size the answer declares as soon as its headers are in, grown when more comes, never past the image limit.
+ */
+export interface DownloadHold {
+  /** Holds `bytes` from now on; false where that is more than held and the budget has no room for it. */
+  resize(bytes: number): boolean;
+}
+
+/**
+ * A download stopped because its hold could not grow to what the answer declared or sent: not the image's fault nor
+ * the host's (no retry, no failure held against the host); its caller downloads it again when it has the room.
+ */
+export class DownloadHoldExceeded extends Error {
+  constructor() {
+    super('the download needed more bytes than its budget had room for');
+  }
+}
+
+/**
  * Downloads an image over http(s). The address is checked after DNS resolution, inside the
  * socket's own lookup, so the connection goes to exactly the address that was checked (no DNS
  * rebinding between check and connect); every redirect is checked again.
  */
-export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits): Promise<Buffer> {
+export async function fetchImage(url: string, policy: AddressPolicy, limits: FetchLimits = defaultFetchLimits, hold?: DownloadHold): Promise<Buffer> {
   // held against the account whose URLs they are; background work (no account) is never held back
   const owner = downloadOwner();
   const host = owner ? hostOf(url, owner) : null;
@@ -39,11 +58,12 @@ export async function fetchImage(url: string, policy: AddressPolicy, limits: Fet
     if (stop?.aborted) throw stopped(stop);
     tries++;
     try {
-      const body = await fetchFollowing(url, policy, limits, deadline, stop);
+      const body = await fetchFollowing(url, policy, limits, deadline, stop, hold);
       if (host) failingHosts.answered(host);
       return body;
     } catch (err) {
       if (err instanceof Permanent) throw new ImageLoadError(err.reason);
+      if (err instanceof DownloadHoldExceeded) throw err;
       if (stop?.aborted) throw stopped(stop);
       // this process out of file descriptors: not the host's failure (it put the customer's image host to rest for
       // 30 s), and the operator's to know (h184: nothing was logged)
@@ -120,12 +140,12 @@ export const failingHosts = {
 
 const stopped = (signal: AbortSignal) => (signal.reason instanceof ImageLoadError ? signal.reason : new ImageLoadError('the download was stopped'));
 
-async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal): Promise<Buffer> {
+async function fetchFollowing(start: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal, hold?: DownloadHold): Promise<Buffer> {
   let url = start;
   for (let hop = 0; ; hop++) {
     let res: Awaited<ReturnType<typeof fetchOnce>>;
     try {
-      res = await fetchOnce(url, policy, limits, deadline, stop);
+      res = await fetchOnce(url, policy, limits, deadline, stop, hold);
     } catch (err) {
       // the refusal of a host the client never named sent it to its allow-list (h220: an allowed host redirecting to
       // 127.0.0.1 read "address 127.0.0.1 is a loopback address")
@@ -176,7 +196,7 @@ function parse(url: string): URL {
   return u;
 }
 
-function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal): Promise<{ body: Buffer } | { location: string }> {
+function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, deadline: number, stop?: AbortSignal, hold?: DownloadHold): Promise<{ body: Buffer } | { location: string }> {
   const u = parse(url);
   const host = u.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host)) {
@@ -206,6 +226,18 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
         res.destroy();
         return reject(new Permanent(`the image is larger than ${limits.maxBytes} bytes`));
       }
+      // held as declared from here: a compressed body's length says nothing of the image inflated from it, and a body
+      // that declares none may be anything up to the limit
+      const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const sized = (!encoding || encoding === 'identity') && Number.isSafeInteger(declared) && declared >= 0;
+      let held = sized ? declared : limits.maxBytes;
+      if (hold && !hold.resize(held)) {
+        res.destroy();
+        return reject(new DownloadHoldExceeded());
+      }
+      // a body of known size is copied into one buffer as it comes: its chunks, then their concatenation, held it
+      // twice at its end (twenty downloads of 20 MiB ending together: 400 MiB more)
+      let whole = sized && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -213,12 +245,25 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
         if (size > limits.maxBytes) {
           res.destroy();
           reject(new Permanent(`the image is larger than ${limits.maxBytes} bytes`));
-        } else {
-          chunks.push(chunk);
+          return;
         }
+        // more than it declared (HTTP's parser stops at the Content-Length; a guard for whatever passes it)
+        if (hold && size > held) {
+          if (!hold.resize(size)) {
+            res.destroy();
+            reject(new DownloadHoldExceeded());
+            return;
+          }
+          held = size;
+        }
+        if (whole && size <= whole.length) return void chunk.copy(whole, size - chunk.length);
+        if (whole) chunks.push(whole.subarray(0, size - chunk.length));
+        whole = undefined;
+        chunks.push(chunk);
       });
       res.on('end', () => {
-        decoded(Buffer.concat(chunks), res.headers['content-encoding'], limits.maxBytes).then((body) => resolve({ body }), reject);
+        const body = whole ? whole.subarray(0, size) : Buffer.concat(chunks);
+        decoded(body, res.headers['content-encoding'], limits.maxBytes).then((b) => resolve({ body: b }), reject);
       });
       res.on('error', (err) => reject(new ImageLoadError(err.message)));
     });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageIntake } from '../media/image-intake.ts';
+import { DownloadHoldExceeded, type DownloadHold } from '../media/url-fetch.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
 import { downloadSignal } from '../util/download-scope.ts';
@@ -142,12 +143,19 @@ function fakeRunner(jobs: AsyncRequestRow[], handler: Omit<JobHandler, 'type' | 
     status: async () => ({ status: 'PROCESSING' }),
     inputs: async () => new Map(),
   } as unknown as RequestStore;
-  const asked: { url: string; answer: (bytes: number) => void; stopped: boolean }[] = [];
+  const asked: { url: string; answer: (bytes: number) => void; stopped: boolean; declare: (bytes: number) => boolean; cut: () => void }[] = [];
   const intake = {
     options: { maxBytes: 100 },
-    bytes: (record: { _url: string }) =>
+    bytes: (record: { _url: string }, hold?: DownloadHold) =>
       new Promise<Buffer>((resolve, reject) => {
-        const one = { url: record._url, answer: (n: number) => resolve(Buffer.alloc(n)), stopped: false };
+        const one = {
+          url: record._url,
+          answer: (n: number) => resolve(Buffer.alloc(n)),
+          stopped: false,
+          // its answer's headers in, as url-fetch.ts says them to the hold; false: the fetcher cuts it
+          declare: (n: number) => hold?.resize(n) ?? true,
+          cut: () => reject(new DownloadHoldExceeded()),
+        };
         // a real download ends when its job is stopped
         downloadSignal()?.addEventListener('abort', () => ((one.stopped = true), reject(new Error('stopped'))), { once: true });
         asked.push(one);
@@ -159,6 +167,13 @@ function fakeRunner(jobs: AsyncRequestRow[], handler: Omit<JobHandler, 'type' | 
   const runner = new JobRunner({ requests, registry, signal, intake, media: { remove: async () => ({}) } as unknown as MediaStore }, { concurrency: 1, leaseMs: 10_000, pollMs: 10, maxAttempts: 3, ...options });
   return { runner, completed, released, asked };
 }
+
+/** A handler that takes every image in turn, answering its size. */
+const takesAll: JobHandler['run'] = async (ctx) => {
+  const records = [];
+  for (let i = 0; i < ctx.records.length; i++) records.push({ bytes: (await ctx.image(i)).length, _status: { code: 200, text: 'OK' } });
+  return { records };
+};
 
 const urls = (id: string, n: number, endpoint = 'e'): AsyncRequestRow => ({ ...row(id), endpoint, request: { records: Array.from({ length: n }, (_, i) => ({ _url: `http://img.test/${id}/${i}` })) } }) as AsyncRequestRow;
 
@@ -194,12 +209,125 @@ describe('JobRunner, images downloaded ahead', () => {
       asked[3]!.answer(90);
       await until('the handler to run', () => log.includes('run'));
       expect(runner.prefetch!.held.peak).toBeLessThanOrEqual(300);
-      // the fifth, asked for by the handler
+      // the fifth, begun once the handler took two images
       await until('the fifth download', () => asked.length === 5);
       expect(asked[4]!.url).toBe('http://img.test/j/4');
       asked[4]!.answer(50);
       await until('the job to complete', () => completed.has('j'));
       expect((completed.get('j')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([40, 40, 90, 90, 50]);
+      expect(runner.prefetch!.held.now).toBe(0);
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it('counts a download at the length its answer declares once its headers are in, so that more begin within the budget; one that outgrows the room is cut, and downloaded when its handler asks', async () => {
+    const { runner, completed, asked } = fakeRunner([urls('j', 5)], { accepts: () => true, run: takesAll }, { prefetchBytes: 300 });
+    runner.start();
+    try {
+      await until('three downloads', () => asked.length === 3);
+      // two answers declare 50 bytes: room for a fourth before any download ended (h290 counted 100 until the end)
+      expect(asked[0]!.declare(50)).toBe(true);
+      expect(asked[1]!.declare(50)).toBe(true);
+      await until('a fourth download', () => asked.length === 4);
+      expect(runner.prefetch!.held.now).toBe(300);
+      // the first sends more than it declared: no room to grow into, so the fetcher cuts it (url-fetch.ts)
+      expect(asked[0]!.declare(60)).toBe(false);
+      asked[0]!.cut();
+      asked[1]!.answer(50);
+      expect(asked[2]!.declare(40)).toBe(true);
+      expect(asked[3]!.declare(40)).toBe(true);
+      await until('the fifth download', () => asked.length === 5);
+      for (const a of asked.slice(2)) a.answer(40);
+      // the cut one, downloaded again when its handler asked
+      await until('the first again', () => asked.length === 6);
+      expect(asked[5]!.url).toBe('http://img.test/j/0');
+      asked[5]!.answer(60);
+      await until('the job to complete', () => completed.has('j'));
+      expect((completed.get('j')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([60, 50, 40, 40, 40]);
+      expect(runner.prefetch!.held).toEqual({ now: 0, peak: 300 });
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it('room a handler makes by taking its images begins the downloads still in line, ahead of it; it then waits on that download, not a second one (h290: each was downloaded when asked, one after the other)', async () => {
+    const gates: (() => void)[] = [];
+    const took: number[] = [];
+    const { runner, completed, asked } = fakeRunner(
+      [urls('j', 4)],
+      {
+        accepts: () => true,
+        run: async (ctx) => {
+          const records = [];
+          for (let i = 0; i < ctx.records.length; i++) {
+            records.push({ bytes: (await ctx.image(i)).length, _status: { code: 200, text: 'OK' } });
+            took.push(i);
+            await new Promise<void>((r) => gates.push(r));
+          }
+          return { records };
+        },
+      },
+      { prefetchBytes: 200 },
+    );
+    runner.start();
+    try {
+      await until('two downloads', () => asked.length === 2);
+      asked[0]!.answer(100);
+      asked[1]!.answer(100);
+      // nothing under way and no room: the other two wait in line, the handler runs
+      await until('the first image taken', () => took.length === 1);
+      await until('the third begun ahead', () => asked.length === 3);
+      expect(asked[2]!.url).toBe('http://img.test/j/2');
+      gates.shift()!();
+      await until('the second image taken', () => took.length === 2);
+      await until('the fourth begun ahead', () => asked.length === 4);
+      expect(asked[3]!.url).toBe('http://img.test/j/3');
+      gates.shift()!();
+      asked[2]!.answer(30);
+      await until('the third image taken', () => took.length === 3);
+      gates.shift()!();
+      asked[3]!.answer(20);
+      await until('the fourth image taken', () => took.length === 4);
+      gates.shift()!();
+      await until('the job to complete', () => completed.has('j'));
+      expect((completed.get('j')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([100, 100, 30, 20]);
+      expect(asked).toHaveLength(4);
+      expect(runner.prefetch!.held.now).toBe(0);
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
+  it('a record still in line when its handler asks for it is downloaded at once by the handler, and taken out of line (not downloaded twice)', async () => {
+    const order = [2, 0, 1];
+    const { runner, completed, asked } = fakeRunner(
+      [urls('j', 3)],
+      {
+        accepts: () => true,
+        run: async (ctx) => {
+          const bytes: number[] = [];
+          for (const i of order) bytes[i] = (await ctx.image(i)).length;
+          return { records: bytes.map((n) => ({ bytes: n, _status: { code: 200, text: 'OK' } })) };
+        },
+      },
+      { prefetchBytes: 100 },
+    );
+    runner.start();
+    try {
+      await until('a download', () => asked.length === 1);
+      asked[0]!.answer(100);
+      // the third asked for first: its own download, now
+      await until("the handler's download", () => asked.length === 2);
+      expect(asked[1]!.url).toBe('http://img.test/j/2');
+      asked[1]!.answer(3);
+      // the first taken: room for the second, begun ahead; not for the third again
+      await until('the second begun ahead', () => asked.length === 3);
+      expect(asked[2]!.url).toBe('http://img.test/j/1');
+      asked[2]!.answer(5);
+      await until('the job to complete', () => completed.has('j'));
+      expect((completed.get('j')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([100, 5, 3]);
+      expect(asked).toHaveLength(3);
       expect(runner.prefetch!.held.now).toBe(0);
     } finally {
       await runner.stop(100);

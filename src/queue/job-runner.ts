@@ -1,9 +1,10 @@
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { BlockedWork } from './blocked-work.ts';
-import { PrefetchBudget, type PrefetchShare } from './prefetch-budget.ts';
+import { PrefetchBudget, type PrefetchShare, type PrefetchTicket } from './prefetch-budget.ts';
 import { RepeatedFailureLog } from './repeated-failure-log.ts';
 import type { ImageIntake } from '../media/image-intake.ts';
 import { ImageLoadError } from '../media/image-load-error.ts';
+import { DownloadHoldExceeded, type DownloadHold } from '../media/url-fetch.ts';
 import { storedMediaUrl } from '../media/media-links.ts';
 import type { MediaStore } from '../media/media-store.ts';
 import type { AsyncRequestRow, Claim, RequestStore } from '../store/request-store.ts';
@@ -327,29 +328,61 @@ export class JobRunner extends EventEmitter {
       return undefined;
     };
     // stopped with the job (a stop, a lost lease): a download would otherwise run on to its own deadline
-    const download = (index: number) => withDownloadSignal(() => ({ any: signal, gone: notGone }), () => withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {})));
+    const download = (index: number, stop = signal, hold?: DownloadHold) => withDownloadSignal(() => ({ any: stop, gone: notGone }), () => withDownloadOwner(row.accountId, () => this.deps.intake.bytes(records[index] ?? {}, hold)));
     const one = async (index: number): Promise<Buffer> => (await uploaded(index)) ?? download(index);
+    // downloads ahead end with their job too: one begun while its handler ran (room made late), and never asked for,
+    // is wanted by no one after it
+    const ended = new AbortController();
+    const aheadSignal = AbortSignal.any([signal, ended.signal]);
+    // each download ahead and its place in the budget's line listen on it: past Node's 10, a warning for every job
+    setMaxListeners(2 * records.length + 10, aheadSignal);
     // the budget's shares of the images downloaded ahead: given back as each is taken, the rest when the job ends
     const shares = new Map<number, PrefetchShare>();
-    /** One record's image ahead of the handler; undefined when the budget had no room (downloaded when asked for). */
-    const ahead = async (index: number): Promise<Buffer | undefined> => {
-      const bytes = await uploaded(index);
-      if (bytes || !this.prefetch) return bytes ?? download(index);
-      // its size is not known before it is in: a share of the largest image the intake takes
-      const share = await this.prefetch.take(this.deps.intake.options.maxBytes, signal);
-      if (!share) return undefined;
-      shares.set(index, share);
-      try {
-        const got = await download(index);
-        share.settle(got.length);
-        return got;
-      } catch (err) {
-        share.release();
-        throw err;
-      }
+    /** One record's image ahead of the handler (see Ahead). */
+    const ahead = (index: number): Ahead => {
+      let ticket: PrefetchTicket | undefined;
+      let begun = false;
+      let left = false;
+      let stall!: () => void;
+      const stalled = new Promise<void>((r) => (stall = r));
+      const result = (async (): Promise<Buffer | undefined> => {
+        const bytes = await uploaded(index);
+        if (bytes) return bytes;
+        if (left) return undefined;
+        begun = true;
+        if (!this.prefetch) return download(index, aheadSignal);
+        // its size is not known before its answer: a share of the largest image the intake takes until then
+        ticket = this.prefetch.take(this.deps.intake.options.maxBytes, aheadSignal);
+        void ticket.stalled.then(stall);
+        const share = await ticket.share;
+        if (!share) return undefined;
+        shares.set(index, share);
+        try {
+          const got = await download(index, aheadSignal, share);
+          share.settle(got.length);
+          return got;
+        } catch (err) {
+          share.release();
+          // more than the budget had room for: downloaded when its handler asks, as one with no room is
+          if (err instanceof DownloadHoldExceeded) return undefined;
+          throw err;
+        }
+      })();
+      // a failure is its record's, when its turn comes
+      result.catch(() => {});
+      return {
+        result,
+        ready: Promise.race([result.then(noop, noop), stalled]),
+        leave: () => {
+          if (ticket) return ticket.cancel();
+          if (begun) return false;
+          left = true;
+          return true;
+        },
+      };
     };
     // every record's image, fetched before the handler runs when the job has any to download (see `download`)
-    const fetched = new Map<number, Promise<Buffer | undefined>>();
+    const aheads = new Map<number, Ahead>();
     const baseUrl = String(row.options.baseUrl ?? '');
     const inputErrors = (row.options.inputErrors as Record<string, string> | undefined) ?? {};
     return {
@@ -358,11 +391,9 @@ export class JobRunner extends EventEmitter {
         let next = 0;
         const lane = async () => {
           for (let k = next++; k < records.length; k = next++) {
-            const p = ahead(k);
-            // a failure is its record's, when its turn comes
-            p.catch(() => {});
-            fetched.set(k, p);
-            await p.catch(() => {});
+            const a = ahead(k);
+            aheads.set(k, a);
+            await a.ready;
           }
         };
         await Promise.all(Array.from({ length: Math.min(DOWNLOADS_PER_JOB, records.length) }, lane));
@@ -377,22 +408,25 @@ export class JobRunner extends EventEmitter {
       requestId: row.id,
       signal,
       image: async (index) => {
-        const p = fetched.get(index);
+        const a = aheads.get(index);
         // handed over once: its bytes are not kept past their record, nor counted once the handler has them
-        fetched.delete(index);
-        if (!p) return one(index);
+        aheads.delete(index);
+        // not begun ahead (no room yet): downloaded now, not after the downloads in line before it
+        if (!a || a.leave()) return one(index);
         try {
-          // not downloaded ahead, the budget full: downloaded now
-          return (await p) ?? (await one(index));
+          // cut for the budget: downloaded now
+          return (await a.result) ?? (await one(index));
         } finally {
           shares.get(index)?.release();
           shares.delete(index);
         }
       },
       drop: () => {
+        ended.abort();
+        for (const a of aheads.values()) a.leave();
+        aheads.clear();
         for (const share of shares.values()) share.release();
         shares.clear();
-        fetched.clear();
       },
       putMedia: async (bytes, ext) => {
         // named before it is written: an attempt killed before its request completes leaves it to the sweep
@@ -433,11 +467,22 @@ interface RunnerContext extends JobContext {
   downloads: boolean;
   /**
    * Fetches every record's image at once (up to DOWNLOADS_PER_JOB), as the runner's prefetch budget allows; settles
-   * when all have (each failure is its record's) or were left to the handler.
+   * when each has (its failure is its record's), or waits in the budget's line with no download under way to make room
+   * for it (it begins when a handler's taking does, or is downloaded when its own handler asks first).
    */
   fetchAll(): Promise<void>;
-  /** Gives back the budget's share of the images fetched and not taken (the job ended). */
+  /** Ends the job's downloads ahead, and gives back the budget's share of the images fetched and not taken. */
   drop(): void;
+}
+
+/** A record's image fetched ahead of its handler. */
+interface Ahead {
+  /** The image; undefined where it was not downloaded ahead (left to the handler, or cut for the budget). */
+  result: Promise<Buffer | undefined>;
+  /** Settles with `result`, or when it waits for room that only a handler can make. */
+  ready: Promise<void>;
+  /** Its handler asks for it: true where its download has not begun (and now never does here), false where it has. */
+  leave(): boolean;
 }
 
 /** A job this runner has claimed (see JobRunner `active`). */
@@ -463,6 +508,8 @@ async function readsImages(handler: JobHandler, endpoint: string): Promise<boole
     return true;
   }
 }
+
+const noop = () => {};
 
 /** A client's going away stops nothing here: a queued job has no client waiting on its call. */
 const notGone = new AbortController().signal;
