@@ -334,6 +334,47 @@ describe('JobRunner, images downloaded ahead', () => {
     }
   });
 
+  it('a job downloading in its slot whose images wait in line gives the slot to a job waiting with its images in, and waits for the next: their taking lets its own begin', async () => {
+    const ran: string[] = [];
+    const { runner, completed, asked } = fakeRunner(
+      [urls('x', 2), urls('y', 2)],
+      {
+        accepts: () => true,
+        run: async (ctx) => {
+          ran.push(ctx.id);
+          return takesAll(ctx);
+        },
+      },
+      // one slot: x downloads outside it, y (claimed into it) in it; room for one image
+      { prefetchBytes: 100 },
+    );
+    runner.start();
+    try {
+      await until('a download', () => asked.length === 1);
+      expect(asked[0]!.url).toBe('http://img.test/x/0');
+      asked[0]!.answer(100);
+      // x, its first image in, runs first (h290 ran y, which downloaded each of its images when asked, x waiting)
+      await until('a handler', () => ran.length === 1);
+      expect(ran).toEqual(['x']);
+      await until("x's second image", () => asked.length === 2);
+      expect(asked[1]!.url).toBe('http://img.test/x/1');
+      asked[1]!.answer(50);
+      // x's taking made room: y's first image begins ahead of its handler
+      await until("y's first image", () => asked.length === 3);
+      expect(asked[2]!.url).toBe('http://img.test/y/0');
+      asked[2]!.answer(100);
+      await until("y's second image", () => asked.length === 4);
+      expect(asked[3]!.url).toBe('http://img.test/y/1');
+      asked[3]!.answer(10);
+      await until('both jobs to complete', () => completed.size === 2);
+      expect(ran).toEqual(['x', 'y']);
+      expect((completed.get('y')!.records as { bytes: number }[]).map((r) => r.bytes)).toEqual([100, 10]);
+      expect(runner.prefetch!.held).toEqual({ now: 0, peak: 100 });
+    } finally {
+      await runner.stop(100);
+    }
+  });
+
   it('a job whose handler throws gives back the budget of the images it did not take', async () => {
     const { runner, released, asked } = fakeRunner([urls('j', 2)], { accepts: () => true, run: async () => Promise.reject(new Error('broken')) }, { prefetchBytes: 1000 });
     runner.start();
