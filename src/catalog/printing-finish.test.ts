@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { printingFinish } from './printing-finish.ts';
+import { printingFinish, sharedFinish } from './printing-finish.ts';
 
 const card = (rarity: string | null, fields: Record<string, unknown> = {}) => ({ rarity, fields });
 
@@ -35,5 +35,13 @@ describe('printingFinish', () => {
     expect(printingFinish('sports', card(null))).toBeNull();
     expect(printingFinish('csv', card('Holo Rare'))).toBeNull();
     expect(printingFinish('comics', card(null))).toBeNull();
+  });
+
+  it('says a finish of tied printings only where they all share it (BP01-EN056 is a Common and a Starfoil Rare)', () => {
+    expect(sharedFinish('yugioh', [card('Common'), card('Starfoil Rare')])).toBeNull();
+    expect(sharedFinish('yugioh', [card('Rare'), card("Collector's Rare")])).toBeNull();
+    expect(sharedFinish('yugioh', [card('Ultra Rare'), card('Secret Rare')])).toBe('Foil');
+    expect(sharedFinish('pokemon', [card('Illustration Rare'), card('Common')])).toBeNull();
+    expect(sharedFinish('pokemon', [card('Rare Holo')])).toBe('Foil');
   });
 });

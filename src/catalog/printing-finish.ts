@@ -34,3 +34,13 @@ export function printingFinish(kind: string, card: { rarity: string | null; fiel
   if (kind === 'yugioh') return YUGIOH_PLAIN.has(rarity) ? 'Non-Foil' : YUGIOH_FOIL.test(rarity) ? 'Foil' : null;
   return null;
 }
+
+/**
+ * The finish the printings a photo cannot tell apart all share (a Yu-Gi-Oh! code printed as Common and as Starfoil Rare
+ * is one catalog row each, tied; a name read without its number ties its printings), else null: which of the tied rows
+ * is the best match says nothing of the finish of the card photographed.
+ */
+export function sharedFinish(kind: string, cards: readonly { rarity: string | null; fields: Record<string, unknown> }[]): Finish | null {
+  const finishes = new Set(cards.map((c) => printingFinish(kind, c)));
+  return finishes.size === 1 ? [...finishes][0]! : null;
+}

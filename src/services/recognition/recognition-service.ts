@@ -1,4 +1,4 @@
-import { printingFinish } from '../../catalog/printing-finish.ts';
+import { sharedFinish } from '../../catalog/printing-finish.ts';
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import type { PriceStore } from '../../store/price-store.ts';
@@ -873,7 +873,9 @@ export class RecognitionService {
       ...(!options.lang && clues.language ? { Language: [{ id: 1, name: clues.language, prob: 1 }] } : {}),
     };
     // a printing made in one finish only says whether it is foil (printing-finish.ts); a client's hint, below, goes first
-    const finish = best ? printingFinish(best.search.catalog.kind, best.search.detail(best.card.key)!.card) : null;
+    // said only where every candidate tied with it (another rarity row of its code, its name's other printings) agrees
+    const tiedWithBest = best ? ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score))) : [];
+    const finish = best ? sharedFinish(best.search.catalog.kind, tiedWithBest.map((r) => r.search.detail(r.card.key)!.card)) : null;
     if (finish) tags['Foil/Holo'] = [{ id: 1, name: finish, prob: 1 }];
     // hints the client gave and we do not measure are returned as given, marked pre-filled
     for (const hint of family.hintTags) {
