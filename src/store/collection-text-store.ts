@@ -351,12 +351,14 @@ export class CollectionTextStore {
    * Writes a row unless its record went meanwhile. `write` resets attempts: `attempts` sets them after (a final
    * failure), else a failed row keeps the ones it had and any other state starts again from 0.
    */
-  async rewrite(db: Kysely<Database>, collectionId: string, key: number, row: TextRow, attempts?: number): Promise<void> {
+  async rewrite(db: Kysely<Database>, collectionId: string, key: number, row: TextRow, attempts?: number, words?: (data: Record<string, unknown>) => { body: string; lang: string }): Promise<void> {
     await db.transaction().execute(async (trx) => {
-      const still = await trx.selectFrom('collection_records').select('key').where('key', '=', key).executeTakeFirst();
+      const still = await trx.selectFrom('collection_records').select(['key', 'data']).where('key', '=', key).executeTakeFirst();
       if (!still) return;
       const before = await trx.selectFrom('collection_text').select('attempts').where('key', '=', key).executeTakeFirst();
-      await this.write(trx, collectionId, key, row);
+      // `words`: the body made again from the record as it is now, not as the caller read it before its image was looked
+      // at (seconds before: an update meanwhile wrote its own words, which the row would otherwise lose at this version)
+      await this.write(trx, collectionId, key, words ? { ...row, ...words(fromJson<Record<string, unknown>>(still.data)) } : row);
       const keep = attempts ?? (row.seenState === 'failed' ? Number(before?.attempts ?? 0) : 0);
       if (keep) await trx.updateTable('collection_text').set({ attempts: keep }).where('key', '=', key).execute();
     });

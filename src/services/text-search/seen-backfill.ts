@@ -162,7 +162,7 @@ export class SeenBackfill {
       if (!current) continue;
       const { body, lang } = recordText(fromJson<Record<string, unknown>>(r.data), r.product_field);
       const seen = current.observed ? seenText(current.observed as Observed) : { seen: current.seen, ocr: current.ocr, colors: current.colors };
-      await this.update(r.collection_id, key, { ...current, seen: seen.seen, ocr: seen.ocr, colors: seen.colors, body, lang, seenVersion: TOKENS_VERSION });
+      await this.update(r.collection_id, key, { ...current, seen: seen.seen, ocr: seen.ocr, colors: seen.colors, body, lang, seenVersion: TOKENS_VERSION }, undefined, r.product_field);
       p.retokenised++;
     }
     return rows.length;
@@ -196,7 +196,7 @@ export class SeenBackfill {
     if (o && 'ok' in o) {
       const t = seenText(o.ok.observed);
       const { body, lang } = recordText(data, productField);
-      await this.update(collectionId, key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null });
+      await this.update(collectionId, key, { seen: t.seen, body, ocr: t.ocr, lang, colors: t.colors, observed: o.ok.observed, seenVersion: TOKENS_VERSION, seenState: 'done', lastError: null }, undefined, productField);
       return null;
     }
     const error = o && 'error' in o ? o.error : { code: 500, text: 'no result' };
@@ -204,7 +204,8 @@ export class SeenBackfill {
   }
 
   /** Writes a row unless its record went meanwhile (the text store's `rewrite`). */
-  private async update(collectionId: string, key: number, row: TextRow, attempts?: number): Promise<void> {
-    await this.store.text.rewrite(this.db, collectionId, key, row, attempts);
+  private async update(collectionId: string, key: number, row: TextRow, attempts?: number, productField?: string | null): Promise<void> {
+    // a row written at this version has its body made from the record as stored when it is written (colour words read it: own-words.ts)
+    await this.store.text.rewrite(this.db, collectionId, key, row, attempts, productField === undefined ? undefined : (data) => recordText(data, productField));
   }
 }
