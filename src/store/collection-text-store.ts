@@ -353,7 +353,10 @@ export class CollectionTextStore {
    */
   async rewrite(db: Kysely<Database>, collectionId: string, key: number, row: TextRow, attempts?: number, words?: (data: Record<string, unknown>) => { body: string; lang: string }): Promise<void> {
     await db.transaction().execute(async (trx) => {
-      const still = await trx.selectFrom('collection_records').select(['key', 'data']).where('key', '=', key).executeTakeFirst();
+      let q = trx.selectFrom('collection_records').select(['key', 'data']).where('key', '=', key);
+      // an update of the record waits for this row's write, or this for its: the body is never of the record before it
+      if (words && this.dialect === 'postgres') q = q.forUpdate();
+      const still = await q.executeTakeFirst();
       if (!still) return;
       const before = await trx.selectFrom('collection_text').select('attempts').where('key', '=', key).executeTakeFirst();
       // `words`: the body made again from the record as it is now, not as the caller read it before its image was looked

@@ -217,8 +217,6 @@ export class TextSearchService {
     const rerank = async (hits: Ranked[], by: 'clip' | 'keyword'): Promise<Ranked[]> => {
       const weighedWords = by === 'clip' ? [] : colorWords;
       if (!(colors || weighedWords.length) || !hits.length) return hits;
-      const rows = await this.store.text.colorsAndBodiesOf(this.store.store.db, hits.map((h) => h.record.key));
-      const stored = new Map([...rows].map(([key, r]) => [key, r.colors]));
       // Nothing but colour words: W decides, as a shopper means "blue"; beside other words, W weighs
       // half, as M does. Colours sent beside them only lower a distance (M), never weaken the words'.
       const onlyColours = onlyColorWords(q, weighedWords);
@@ -229,7 +227,11 @@ export class TextSearchService {
       // Its own words only: the colours the server extracted from its photo (indexed beside them, so a colour search
       // finds the item) are not the seller's words (h105: a rose dress with 11 % denim ranked as "half blue").
       const namedCodes = onlyColours ? q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code) : [];
-      const named = new Set(namedCodes.length ? hits.filter((h) => ownWordsName(h.record.data, c.productField, namedCodes, rows.get(h.record.key))).map((h) => h.record.key) : []);
+      // the rows' bodies only where the records' own words are asked about (up to 16 KB each of 1,000)
+      const keys = hits.map((h) => h.record.key);
+      const rows = namedCodes.length ? await this.store.text.colorsAndBodiesOf(this.store.store.db, keys) : undefined;
+      const stored = rows ? new Map([...rows].map(([key, r]) => [key, r.colors])) : await this.store.text.colorsOf(this.store.store.db, keys);
+      const named = new Set(rows ? hits.filter((h) => ownWordsName(h.record.data, c.productField, namedCodes, rows.get(h.record.key))).map((h) => h.record.key) : []);
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
