@@ -236,8 +236,10 @@ function fetchOnce(url: string, policy: AddressPolicy, limits: FetchLimits, dead
         return reject(new DownloadHoldExceeded());
       }
       // a body of known size is copied into one buffer as it comes: its chunks, then their concatenation, held it
-      // twice at its end (twenty downloads of 20 MiB ending together: 400 MiB more)
-      let whole = sized && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
+      // twice at its end (twenty downloads of 20 MiB ending together: 400 MiB more). Only where a budget counts the
+      // declared size (the queue's downloads ahead): elsewhere a host declaring 24 MiB and sending nothing would have
+      // the buffer made all the same, for every record that names it (review h299)
+      let whole = hold && sized && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
