@@ -875,7 +875,8 @@ export class RecognitionService {
     // a printing made in one finish only says whether it is foil (printing-finish.ts); a client's hint, below, goes first
     // said only where every candidate tied with it (another rarity row of its code, its name's other printings) agrees
     const tiedWithBest = best ? ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score))) : [];
-    const finish = best ? sharedFinish(best.search.catalog.kind, tiedWithBest.map((r) => r.search.detail(r.card.key)!.card)) : null;
+    const tiedCards = tiedWithBest.map((r) => r.search.detail(r.card.key)?.card);
+    const finish = best && tiedCards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, tiedCards as NonNullable<(typeof tiedCards)[number]>[]) : null;
     if (finish) tags['Foil/Holo'] = [{ id: 1, name: finish, prob: 1 }];
     // hints the client gave and we do not measure are returned as given, marked pre-filled
     for (const hint of family.hintTags) {
