@@ -234,19 +234,24 @@ export class CollectionTextStore {
   /** The stored colours (`[L, u, v, share]`) of these records. */
   async colorsOf(db: Kysely<Database>, keys: number[]): Promise<Map<number, number[][]>> {
     const out = new Map<number, number[][]>();
-    for (let i = 0; i < keys.length; i += 500) {
-      const rows = await db.selectFrom('collection_text').select(['key', 'colors']).where('key', 'in', keys.slice(i, i + 500)).execute();
-      for (const r of rows) out.set(Number(r.key), fromJson<number[][]>(r.colors));
-    }
+    for (const [key, r] of await this.colorsAndBodiesOf(db, keys, false)) out.set(key, r.colors);
     return out;
   }
 
-  /** {@link colorsOf} with each row's body and the token version it was written at: what a colour word's re-rank reads. */
-  async colorsAndBodiesOf(db: Kysely<Database>, keys: number[]): Promise<Map<number, { colors: number[][]; body: string; version: number }>> {
+  /**
+   * {@link colorsOf} with each row's body and the token version it was written at (what a colour word alone's re-rank
+   * reads, own-words.ts); without `bodies`, the colours only (a body is up to 16 KB): `body` '' and `version` 0.
+   */
+  async colorsAndBodiesOf(db: Kysely<Database>, keys: number[], bodies = true): Promise<Map<number, { colors: number[][]; body: string; version: number }>> {
     const out = new Map<number, { colors: number[][]; body: string; version: number }>();
     for (let i = 0; i < keys.length; i += 500) {
-      const rows = await db.selectFrom('collection_text').select(['key', 'colors', 'body', 'seen_version']).where('key', 'in', keys.slice(i, i + 500)).execute();
-      for (const r of rows) out.set(Number(r.key), { colors: fromJson<number[][]>(r.colors), body: r.body, version: Number(r.seen_version) });
+      const rows = await db
+        .selectFrom('collection_text')
+        .select(['key', 'colors'])
+        .$if(bodies, (q) => q.select(['body', 'seen_version']))
+        .where('key', 'in', keys.slice(i, i + 500))
+        .execute();
+      for (const r of rows) out.set(Number(r.key), { colors: fromJson<number[][]>(r.colors), body: r.body ?? '', version: Number(r.seen_version ?? 0) });
     }
     return out;
   }

@@ -872,8 +872,8 @@ export class RecognitionService {
       ...(clues.fullText ? { Alphabet: [{ id: 1, name: latin ? 'latin' : 'other', prob: 1 }] } : {}),
       ...(!options.lang && clues.language ? { Language: [{ id: 1, name: clues.language, prob: 1 }] } : {}),
     };
-    // a printing made in one finish only says whether it is foil (printing-finish.ts); a client's hint, below, goes first
-    // said only where every candidate tied with it (another rarity row of its code, its name's other printings) agrees
+    // a printing made in one finish only says whether it is foil (printing-finish.ts), where every candidate tied with it
+    // (another rarity row of its code, its name's other printings) agrees; a client's hint, below, goes first
     const tiedWithBest = best ? ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score))) : [];
     const tiedCards = tiedWithBest.map((r) => r.search.detail(r.card.key)?.card);
     const finish = best && tiedCards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, tiedCards as NonNullable<(typeof tiedCards)[number]>[]) : null;

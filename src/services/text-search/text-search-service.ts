@@ -229,13 +229,12 @@ export class TextSearchService {
       const namedCodes = onlyColours ? q.codes.filter((x) => x.weight === 1 && /^x[ck]/.test(x.code)).map((x) => x.code) : [];
       // the rows' bodies only where the records' own words are asked about (up to 16 KB each of 1,000)
       const keys = hits.map((h) => h.record.key);
-      const rows = namedCodes.length ? await this.store.text.colorsAndBodiesOf(this.store.store.db, keys) : undefined;
-      const stored = rows ? new Map([...rows].map(([key, r]) => [key, r.colors])) : await this.store.text.colorsOf(this.store.store.db, keys);
-      const named = new Set(rows ? hits.filter((h) => ownWordsName(h.record.data, c.productField, namedCodes, rows.get(h.record.key))).map((h) => h.record.key) : []);
+      const rows = await this.store.text.colorsAndBodiesOf(this.store.store.db, keys, namedCodes.length > 0);
+      const named = new Set(namedCodes.length ? hits.filter((h) => ownWordsName(h.record.data, c.productField, namedCodes, rows.get(h.record.key))).map((h) => h.record.key) : []);
       // A record's colours are its extracted _dominant_colors (its item's), else those of its whole image.
       const own = (h: Ranked) => {
         const extracted = storedColors(h.record.data._dominant_colors);
-        return extracted.length ? extracted : (stored.get(h.record.key) ?? []);
+        return extracted.length ? extracted : (rows.get(h.record.key)?.colors ?? []);
       };
       const shareOf = (h: Ranked) => Math.max(colorWordShare(weighedWords, own(h)), named.has(h.record.key) ? 0.5 : 0);
       const factor = (h: Ranked, share: number) => (colors ? 1 - 0.5 * colorMatch(colors, own(h)) : 1) * (1 - wordWeight * share);
