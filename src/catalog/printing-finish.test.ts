@@ -18,8 +18,10 @@ describe('printingFinish', () => {
     expect(printingFinish('pokemon', card('Rare Holo'))).toBe('Foil');
     expect(printingFinish('pokemon', card('Special Illustration Rare'))).toBe('Foil');
     expect(printingFinish('pokemon', card('rare holo vmax'))).toBe('Foil');
-    // a common, an uncommon or a rare may be its reverse holo; a promo either
-    for (const r of ['Common', 'Uncommon', 'Rare', 'Promo', null]) expect(printingFinish('pokemon', card(r))).toBeNull();
+    // the shared file's rarities the list lacked until the sixty-sixth session, as the data spells them
+    for (const r of ['Classic Collection', 'Black White Rare', 'MEGA_ATTACK_RARE', 'Mega Attack Rare']) expect(printingFinish('pokemon', card(r)), r).toBe('Foil');
+    // a common, an uncommon or a rare may be its reverse holo; a promo either; a Black & White ACE SPEC is not known foil-only
+    for (const r of ['Common', 'Uncommon', 'Rare', 'Promo', 'Rare ACE', null]) expect(printingFinish('pokemon', card(r))).toBeNull();
   });
 
   it('reads Yu-Gi-Oh! rarities', () => {
