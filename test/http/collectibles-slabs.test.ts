@@ -227,6 +227,38 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(o._identification.best_match).toMatchObject({ company: 'PSA', grade: 9, verbal_grade: 'MINT', certificate_number: '72773169', card_no: 'SV69', year: '2019', rarity: 'FULL ART', card: { id: 'sma-SV69' } });
   }, 120_000);
 
+  it("Foil/Holo from the label's finish words where it prints them (before the catalog's word, after a client's hint), none from a HOLON name or set", async () => {
+    await fsp.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await fsp.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    const reverse = { ...psa, name: 'PIKACHU', number: '35', year: '2016', set: 'POKEMON EVOLUTIONS', variety: 'REV.FOIL' };
+    const holon = { ...psa, name: "HOLON'S CASTFORM", number: '44', year: '2006', set: 'POKEMON JAPANESE', variety: 'HOLON PHANTOMS - 1ST ED.' };
+    const nonHolo = { ...psa, variety: 'NON-HOLO' };
+    const finishOf = (r: Rec) => r._objects![0]!._tags['Foil/Holo'];
+    // slab_grade: the detector takes these drawn holders for the card, and only a slab option searches the label inside
+    // the outline; a label beside the card is read without one (as for `Graded`)
+    // the drawings differ from `psa` in the label's words only, so the detector finds their holders alike
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', {
+      body: { records: [{ _base64: await b64(reverse) }, { _base64: await b64(holon) }, { _base64: await b64(reverse), 'Foil/Holo': 'Non-Foil' }, { _base64: await b64(nonHolo) }, { _base64: await b64(psa) }], slab_grade: true },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const [rev, hol, hinted, non, none] = (res.json() as { records: Rec[] }).records;
+    // a card the catalog does not hold, graded as a reverse foil
+    expect(finishOf(rev!), JSON.stringify(rev)).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+    expect(rev!._objects![0]!._tags_simple).toContain('Foil');
+    // read as a graded card whose label names a Holon card of the Holon Phantoms set: no finish said
+    expect(hol!._objects![0]!.name, JSON.stringify(hol)).toBe('Card');
+    expect(finishOf(hol!), JSON.stringify(hol)).toBeUndefined();
+    // the client's hint first, as given
+    expect(finishOf(hinted!)).toEqual([{ id: 1, name: 'Non-Foil', prob: 1, 'pre-filled': true }]);
+    // the label names the card, a Special Illustration Rare (foil in every copy by the catalog): its NON-HOLO wins; a
+    // label printing no finish leaves the catalog's word
+    expect(non!._objects![0]!._identification.best_match, JSON.stringify(non)).toMatchObject({ id: 'sv3pt5-199' });
+    expect(finishOf(non!)).toEqual([{ id: 1, name: 'Non-Foil', prob: 1 }]);
+    expect(none!._objects![0]!._identification.best_match, JSON.stringify(none)).toMatchObject({ id: 'sv3pt5-199' });
+    expect(finishOf(none!)).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+  }, 240_000);
+
   it('the slab options of tcg_id: the label\'s company and grade on the card, slab_id adds the label; each charged once a call at its endpoint\'s price, never for no label or without the credits', async () => {
     const rich = await h.newAccount(100);
     const withId = await h.request('POST', '/collectibles/v2/tcg_id', { token: rich.token, body: { records: [{ _base64: bgs }], slab_id: true } });

@@ -876,7 +876,12 @@ export class RecognitionService {
     // (another rarity row of its code, its name's other printings) agrees; a client's hint, below, goes first
     const tiedWithBest = best ? ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score))) : [];
     const tiedCards = tiedWithBest.map((r) => r.search.detail(r.card.key)?.card);
-    const finish = best && tiedCards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, tiedCards as NonNullable<(typeof tiedCards)[number]>[]) : null;
+    const catalogFinish = best && tiedCards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, tiedCards as NonNullable<(typeof tiedCards)[number]>[]) : null;
+    // the grading label beside the largest card says the copy's finish where it prints one (`- HOLO`, `REV.FOIL`,
+    // `NON-HOLO`: slab-label-finish.ts), which the catalog row cannot (a common graded as its reverse holo); read as
+    // `Graded` is, with or without a slab option, on the families that have the tag (not comics)
+    const labelFinish = index === 0 && read.label && family.hintTags.includes('Foil/Holo') ? (label ?? readLabelText(read.label.lines)).finish : null;
+    const finish = labelFinish ?? catalogFinish;
     if (finish) tags['Foil/Holo'] = [{ id: 1, name: finish, prob: 1 }];
     // hints the client gave and we do not measure are returned as given, marked pre-filled
     for (const hint of family.hintTags) {

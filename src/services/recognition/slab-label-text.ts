@@ -1,4 +1,6 @@
 import { COMPANY_NAMES, companiesNamed, namesOtherGrader } from '../../catalog/grading-companies.ts';
+import type { Finish } from '../../catalog/printing-finish.ts';
+import { labelFinish } from './slab-label-finish.ts';
 import { compact, GRADE_NUMBER, gradeWordsOf, onScale, QUALIFIERS, type Company, type GradeWords } from './slab-label-grades.ts';
 
 /**
@@ -43,6 +45,8 @@ export interface LabelReading extends LabelFields {
   lang: string | null;
   /** Variety words the label prints (`HOLO`, `REVERSE FOIL`, `FULL ART`). */
   rarity: string | null;
+  /** The finish the label says the copy has (`- HOLO`, `REV.FOIL`, `NON-HOLO`: slab-label-finish.ts), else null. */
+  finish: Finish | null;
   /** The name without the label's variety marks (`FA/UMBREON GX - HOLO` → `UMBREON GX`), for catalog search. */
   searchName: string | null;
 }
@@ -60,7 +64,7 @@ const SUBGRADES: [Subgrade, RegExp][] = [
 
 const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b|UNIVERSAL\s*GRADE|SIGNATURE\s*SERIES|PAGES\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
-const VARIETY = /^(PROMO|HOLO|REVERSE ?FOIL|REV\.? ?FOIL|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
+const VARIETY = /^(PROMO|HOLO|NON-? ?HOLO|NON-? ?FOIL|REVERSE ?(FOIL|HOLO)|REV\.? ?(FOIL|HOLO)|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
 /**
  * A PSA year line's rest that names no set: a language alone or with an era (`JAPANESE`, `JPN.SWSH`), or the era's
  * short form `S & M` (`2019 POKEMON S & M` / `HIDDEN FATES`). An era written out or alone otherwise (`SWORD & SHIELD`,
@@ -101,7 +105,8 @@ const LANGUAGES: [string, RegExp][] = [
 const RARITIES: [string, RegExp][] = [
   ['REVERSE FOIL', /REV(ERSE)?\.?\s?-?FOIL/],
   ['FULL ART', /(^|[^A-Z])F\.?A\.?\//],
-  ['HOLO', /HOLO/],
+  // a whole word, and not NON-HOLO (`HOLON PHANTOMS` is a set, `HOLON'S CASTFORM` a card)
+  ['HOLO', /(?<![A-Z]|NON[-\s.]?)HOLO(FOIL)?(?![A-Z])/],
   ['SECRET', /SECRET/],
 ];
 
@@ -358,10 +363,13 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
   const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
   const rarity = RARITIES.find(([, re]) => re.test(varietyText))?.[0] ?? null;
+  // the finish after the name (`GYARADOS - HOLO`) or on a variety line (`PROMO - REVERSE FOIL`); not on the grade,
+  // certificate or subgrade lines
+  const finish = labelFinish(name, upper.filter((_, i) => i !== nameAt && i !== certLine && i !== words?.at && i !== chosen?.at && !subgradeLines.has(i)));
   const searchName = name
     ? name
         .replace(/^(F\.?A\.?|S\.?A\.?R?)\s?\//i, '')
-        .replace(/\s?-?\s?(HOLO|REV(ERSE)?\.?\s?FOIL|1ST\s?ED(ITION)?\.?)\b/gi, '')
+        .replace(/\s?-?\s?(NON-?\s?(HOLO|FOIL)|REV(ERSE)?\.?\s?(FOIL|HOLO)|HOLO|1ST\s?ED(ITION)?\.?)\b/gi, '')
         .trim() || null
     : null;
 
@@ -385,6 +393,7 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     setLineRest,
     lang,
     rarity,
+    finish,
     searchName,
   };
 }

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { labelFinish } from './slab-label-finish.ts';
+import { readLabelText } from './slab-label-text.ts';
+
+describe('labelFinish', () => {
+  it('reads the finish after the name and on a variety line, in the words graders print', () => {
+    expect(labelFinish('GYARADOS - HOLO', [])).toBe('Foil');
+    expect(labelFinish('DARKBLASTOISE-HOLO', [])).toBe('Foil');
+    expect(labelFinish('CHARIZARD HOLO', [])).toBe('Foil');
+    expect(labelFinish('ENTEI', ['PROMO - REVERSE FOIL'])).toBe('Foil');
+    for (const variety of ['REV.FOIL', 'REV. FOIL', 'REVFOIL', 'REVERSE HOLO', 'REVERSEHOLO', '1ST EDITION HOLO', 'SHADOWLESS HOLO', 'ETCHED FOIL', 'CRACKED ICE HOLO', 'COSMOS HOLO', 'HOLOFOIL', 'FOIL', 'HOLO RARE', 'STAFF - HOLO']) {
+      expect(labelFinish('PIKACHU', [variety]), variety).toBe('Foil');
+    }
+    for (const variety of ['NON-HOLO', 'NON HOLO', 'NONHOLO', 'NON-FOIL', '1ST EDITION NON-HOLO']) expect(labelFinish('PIKACHU', [variety]), variety).toBe('Non-Foil');
+    expect(labelFinish('PIKACHU - NON-HOLO', [])).toBe('Non-Foil');
+  });
+
+  it('says nothing for a name or a set holding such a word, nor for edition words alone', () => {
+    // Pokémon's Holon cards and set, its stadium Reverse Valley; Magic's Foil and Etched cards
+    for (const name of ["HOLON'S CASTFORM", 'HOLON LASS', 'REVERSE VALLEY', 'FOIL', 'ETCHED ORACLE', 'ETCHED CHAMPION', 'HOLO BOLT']) expect(labelFinish(name, []), name).toBeNull();
+    for (const line of ['HOLON PHANTOMS - 1ST ED.', 'HOLON RSRCH.TWR - 1ST ED.', 'SIDE DECK - 1ST ED.', '1ST EDITION', 'PROMO', 'SHADOWLESS', 'HOLOGRAM #H1', 'MYSTERY BOOSTER RETAIL EDITION FOILS', '2006 POKEMON HOLON PHANTOMS']) {
+      expect(labelFinish('PIKACHU', [line]), line).toBeNull();
+    }
+    expect(labelFinish(null, [])).toBeNull();
+  });
+
+  it('says nothing where two lines disagree', () => {
+    expect(labelFinish('PIKACHU - HOLO', ['NON-HOLO'])).toBeNull();
+    expect(labelFinish('PIKACHU - HOLO', ['REVERSE FOIL'])).toBe('Foil');
+  });
+});
+
+// PSA labels as PP-OCRv4 reads them (../shared/datasets/graded_slabs) and as the graders print the finish
+describe('readLabelText: finish', () => {
+  it('reads the finish of real PSA labels, and none from HOLON in a set line or a name', () => {
+    expect(readLabelText(['2006POKEMON JAPANESE', '#024', 'GYARADOS-HOLO', 'MINT', 'HOLON PHANTOMS-1STED.', '9', 'PSA', '70496967'])).toMatchObject({ finish: 'Foil', rarity: 'HOLO' });
+    expect(readLabelText(['2000 P.M. JAPANESE NEO 2', '#239', 'ENTEI', 'MINT', 'PROMO - REVERSE FOIL', '9', 'PSA', '70496911'])).toMatchObject({ finish: 'Foil', rarity: 'REVERSE FOIL', name: 'ENTEI' });
+    expect(readLabelText(['2019 POKEMON S & M', '#SV69', 'FA/UMBREON GX', 'MINT', 'HIDDEN FATES', '9', 'PSA', '72773169'])).toMatchObject({ finish: null });
+    // a Holon card in the Holon Phantoms set, graded plain: no finish, no HOLO rarity (the set line was one before)
+    expect(readLabelText(['2006 POKEMON HOLON PHANTOMS', '#90', "HOLON'S CASTFORM", 'NM-MT', '8', 'PSA', '70496968'])).toMatchObject({ finish: null, rarity: null, name: "HOLON'S CASTFORM", searchName: "HOLON'S CASTFORM" });
+    expect(readLabelText(['2005 POKEMON JAPANESE', '#055', 'VAPOREON', 'NM-MT', 'HOLON RSRCH.TWR - 1ST ED.', '8', 'PSA', '70496969'])).toMatchObject({ finish: null, rarity: null });
+    // Magic's Foil, graded as a foil copy: the name says nothing, the variety line does
+    expect(readLabelText(['1999 MAGIC PROPHECY', 'FOIL', 'MINT', '9', 'PSA', '70496970'])).toMatchObject({ name: 'FOIL', finish: null });
+    expect(readLabelText(['1999 MAGIC PROPHECY', 'FOIL', 'FOIL', 'MINT', '9', 'PSA', '70496970'])).toMatchObject({ name: 'FOIL', finish: 'Foil' });
+  });
+
+  it('reads NON-HOLO as plain, no HOLO rarity, and keeps it out of the name searched', () => {
+    const r = readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX', 'NON-HOLO', 'GEM MT', '10', 'PSA', '70496971']);
+    expect(r).toMatchObject({ name: 'SNORLAX', finish: 'Non-Foil' });
+    expect(r.rarity).not.toBe('HOLO');
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX - NON-HOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Non-Foil', searchName: 'SNORLAX' });
+  });
+
+  it('reads the finish of a Beckett name glued to its subgrade word, and none from a label that prints none', () => {
+    expect(readLabelText(['2000 POKEMON ROCKET', '#3 DARKBLASTOISE-HOLOCORNERS', '9', 'EDGES 9'])).toMatchObject({ name: 'DARKBLASTOISE-HOLO', finish: 'Foil' });
+    expect(readLabelText(['1993 ALPHA', 'COUNTERSPELL U B', 'CENTERING 8', 'CORNERS 7', '7.5', 'NEAR MINT+', '0010538585'])).toMatchObject({ finish: null });
+  });
+});

@@ -1,0 +1,56 @@
+import type { Finish } from '../../catalog/printing-finish.ts';
+
+/**
+ * The finish a grading label prints for the copy it holds (`CHARIZARD - HOLO`, `PROMO - REV.FOIL`, `1ST EDITION HOLO`,
+ * `NON-HOLO`, `ETCHED FOIL`): the `Foil/Holo` tag's best evidence, since the catalog row cannot tell a common's reverse
+ * holo from the plain copy and the grader saw the card (docs/api-decisions.md, `_tags`).
+ *
+ * Only the descriptor position counts: the run of descriptor words that ends a line (finish words, their patterns,
+ * edition and variety words), and on the name line only after the name, so that a card or set named with such a word
+ * says nothing (`FOIL` is a Magic card, `REVERSE VALLEY` a Pokémon stadium, `HOLON PHANTOMS` a set, `ETCHED ORACLE` a
+ * Magic card). Words are whole: `HOLON` is no `HOLO`.
+ */
+
+/** Words that say the copy is foil. */
+const FOIL_WORDS = new Set(['HOLO', 'HOLOFOIL', 'FOIL', 'ETCHED']);
+/**
+ * Words that stand in a descriptor beside a finish word: its negation, reverse, foil patterns, editions and varieties.
+ * They never say the finish alone (`1ST EDITION` names no finish).
+ */
+const DESCRIPTOR_WORDS = new Set([
+  'NON', 'REVERSE', 'REV', 'CRACKED', 'ICE', 'COSMOS', 'GALAXY', 'SWIRL', 'MIRROR', 'RAINBOW', 'TEXTURED', 'SURGE', 'CONFETTI',
+  '1ST', 'FIRST', 'ED', 'EDITION', 'SHADOWLESS', 'UNLIMITED', 'PROMO', 'STAFF', 'PRERELEASE', 'STAMPED', 'RARE',
+]);
+
+/** A label's words, the OCR's glued finish words parted (`REV.FOIL`, `REVERSEHOLO`, `NONHOLO`, `1STEDITION`). */
+function words(text: string): string[] {
+  return text
+    .toUpperCase()
+    .replace(/(NON|REVERSE|REV)(?=HOLO|FOIL)/g, '$1 ')
+    .replace(/1ST(?=ED)/g, '1ST ')
+    .split(/[^A-Z0-9]+/)
+    .filter(Boolean);
+}
+
+/** The finish the descriptor words ending `text` say, or null; `afterName`: they must follow other words (the name). */
+function finishAtEnd(text: string, afterName: boolean): Finish | null {
+  const w = words(text);
+  let start = w.length;
+  while (start > 0 && (FOIL_WORDS.has(w[start - 1]!) || DESCRIPTOR_WORDS.has(w[start - 1]!))) start--;
+  if (afterName && start === 0) return null;
+  const run = w.slice(start);
+  const at = run.findIndex((x) => FOIL_WORDS.has(x));
+  if (at < 0) return null;
+  // NON-HOLO, NON-FOIL: the grader says the copy is plain
+  return run.some((x, i) => x === 'NON' && FOIL_WORDS.has(run[i + 1] ?? '')) ? 'Non-Foil' : 'Foil';
+}
+
+/**
+ * The finish a label's lines say: `name` is the card's name as read (its descriptor follows it), `lines` the label's
+ * other lines that may hold a variety (not the grade, certificate or subgrade lines). Null where none says one, or where
+ * they disagree (a misread; the catalog's word is then the tag's).
+ */
+export function labelFinish(name: string | null, lines: readonly string[]): Finish | null {
+  const said = new Set([...(name ? [finishAtEnd(name, true)] : []), ...lines.map((l) => finishAtEnd(l, false))].filter((f): f is Finish => f !== null));
+  return said.size === 1 ? [...said][0]! : null;
+}
