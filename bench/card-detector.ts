@@ -149,6 +149,33 @@ for (const set of ['single', 'slab'] as const) {
   }
 }
 
+// ---------------------------------------------------------------- the same photos as a phone's large photo
+{
+  // The real photos here are at most 960 px on their long side; a phone's 12-MP photo, decoded, shows a close-up card
+  // 800-1,500 px wide. Enlarged (Lanczos) to a long edge of 2,000 px they lack a large photo's fine detail, so this
+  // row measures scale alone: the networks learnt cards 150-700 px wide (docs/card-detector.md, "Large photos").
+  const photos = labels.photos.filter((p) => p.set === 'single' && p.cards.length >= 1);
+  const errs: number[] = [];
+  let missed = 0;
+  for (const photo of photos) {
+    const file = path.join(datasets, photo.file);
+    const meta = await sharp(file).metadata();
+    const k = 2000 / Math.max(meta.width!, meta.height!);
+    const bytes = await sharp(file).resize(Math.round(meta.width! * k), Math.round(meta.height! * k), { kernel: 'lanczos3' }).jpeg({ quality: 92 }).toBuffer();
+    const truth = [...photo.cards].sort((a, b) => widthOf(b.corners) * shortSide(b.corners) - widthOf(a.corners) * shortSide(a.corners))[0]!;
+    const hidden = new Set(truth.hidden ?? []);
+    const r = await locate('detector', bytes);
+    if (!r.quads[0]) {
+      missed++;
+      errs.push(...truth.corners.filter((_, i) => !hidden.has(i)).map(() => Infinity));
+      continue;
+    }
+    const enlarged = truth.corners.map(([x, y]) => [(x + 0.5) * k - 0.5, (y + 0.5) * k - 0.5]) as Quad;
+    errs.push(...cornerErrors(r.quads[0], enlarged).filter((_, i) => !hidden.has(i)));
+  }
+  row(`real single-card photos enlarged to 2,000 px (${photos.length}; scale alone)`, `≤ 1 %: ${share(errs, 1)}, ≤ 2 %: ${share(errs, 2)}; no card: ${missed}`, 'not run', 'not run', '');
+}
+
 // ---------------------------------------------------------------- centering on real designs
 {
   // How often grading can measure centering on a real card it found (the issue: about one in six).

@@ -57,6 +57,12 @@ MAT_SHARE = 0.3
 # on one real 3000 x 4000 photo with its size. The server samples views without it (card-verifier.ts):
 # a verifier trained with it needs the server's views shrunk the same way before it can ship.
 PREFILTER = False
+# --scale-aug (2026-12-06, sixty-sixth session): the share of views whose region is first enlarged 1.3-4x, as a phone's
+# 12-MP photo shows a card 800-1500 px wide where the samples here are 150-700 px: the server's point samples of so
+# large a card alias, and E refused a Lugia V held in a hand at every size from 750 px up (docs/card-detector.md).
+# Cards and not-cards alike, so that softness or aliasing says nothing by itself.
+SCALE_AUG = 0.0
+SCALE_MAX_EDGE = 2400
 
 
 def upright(quad: np.ndarray) -> np.ndarray:
@@ -222,10 +228,34 @@ class Pool:
             self.scenes.append((np.clip(s.img, 0, 255).astype(np.uint8), s.cards, s.holders + s.labels))
 
 
+def enlarged(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The region around an outline enlarged 1.3-4x (at most SCALE_MAX_EDGE px on its long side), by one of three
+    interpolations, sometimes with sensor noise at the new size: the outline as a large photo shows it."""
+    h, w = im.shape[:2]
+    size = max(corners.rect_of(quad))
+    pad = 0.2 * size
+    x0, y0 = np.floor(np.maximum(quad.min(0) - pad, 0)).astype(int)
+    x1, y1 = np.ceil(np.minimum(quad.max(0) + pad, [w, h])).astype(int)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return im, quad
+    k = min(rng.uniform(1.3, 4.0), SCALE_MAX_EDGE / max(x1 - x0, y1 - y0))
+    if k < 1.05:
+        return im, quad
+    interp = (cv2.INTER_LINEAR, cv2.INTER_CUBIC, cv2.INTER_LANCZOS4)[rng.integers(3)]
+    crop = im[y0:y1, x0:x1]
+    big = cv2.resize(crop, (int(round(crop.shape[1] * k)), int(round(crop.shape[0] * k))), interpolation=interp)
+    if rng.random() < 0.5:
+        big = np.clip(big.astype(np.float32) + rng.normal(0, rng.uniform(1, 6), big.shape), 0, 255).astype(np.uint8)
+    kx, ky = big.shape[1] / crop.shape[1], big.shape[0] / crop.shape[0]
+    return big, (np.asarray(quad, np.float64) - [x0, y0] + 0.5) * [kx, ky] - 0.5
+
+
 def framed(rng: np.random.Generator, im: np.ndarray, quad: np.ndarray) -> np.ndarray:
     """The view of an outline, a quarter of the time with the photo cut close around it: a
     scanned or cropped card fills its image, and so does a small photo taken whole for a card
     (a Caltech-like picture, its outline the photo's frame), so the frame itself must say nothing."""
+    if SCALE_AUG and rng.random() < SCALE_AUG:
+        im, quad = enlarged(rng, im, np.asarray(quad, np.float64))
     if rng.random() < FRAMED:
         h, w = im.shape[:2]
         size = max(corners.rect_of(quad))
@@ -375,15 +405,16 @@ def dev_set(backgrounds: str, labels: str, n: int = 1200):
 
 
 def main():
-    global WHOLE_SHARE, MAT_SHARE, PREFILTER
+    global WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG
     ap = argparse.ArgumentParser()
     add_common_args(ap, steps=2500, batch=64, out='runs/verifier')
     ap.add_argument('--labels', default='')
     ap.add_argument('--whole-share', type=float, default=WHOLE_SHARE, help='share of samples that are small no-card photos taken whole')
     ap.add_argument('--mat-share', type=float, default=MAT_SHARE, help='share of those whole photos in a mat')
     ap.add_argument('--prefilter', action='store_true', help='large outlines seen in the photo shrunk by block means (tried as v7/v8; the server does not)')
+    ap.add_argument('--scale-aug', type=float, default=SCALE_AUG, help='share of views whose region is enlarged 1.3-4x first (a large photo\'s card)')
     args = ap.parse_args()
-    WHOLE_SHARE, MAT_SHARE, PREFILTER = args.whole_share, args.mat_share, args.prefilter
+    WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG = args.whole_share, args.mat_share, args.prefilter, args.scale_aug
     dev = dev_set(args.backgrounds, args.labels)
 
     def data(step: int):
@@ -395,7 +426,7 @@ def main():
         p, y = probabilities(model, dev[0]), dev[1]
         return {'dev_pos_kept': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_neg_taken': round(float((p[y == 0] > 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
 
-    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN, 'prefilter': PREFILTER})
+    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN, 'prefilter': PREFILTER, 'scale_aug': SCALE_AUG})
 
 
 if __name__ == '__main__':
