@@ -364,6 +364,73 @@ OBJECTS = False
 """Set by train.py --objects: generated scenes also get irregular objects (`objects`). Off, every
 scene is drawn exactly as before, so earlier runs stay reproducible."""
 
+BAGS = False
+"""Set by --bags (2026-12-06, sixty-sixth session): some held cards are in a loose plastic bag (`bag_parts`), wider than
+the card, its edge wavy, its film crinkled with bright creases over the card too: the train photos' Lucario VSTAR and
+Lechonk in bags on a playmat are the cards the verifier loses when they are large (docs/card-detector.md, "Large
+photos"), and no source drew a bag. Off, every scene is drawn exactly as before."""
+PLAYMATS = False
+"""Set by --playmats (the same session): some backgrounds are a printed playmat, a card's artwork enlarged to fill the
+scene (busy, saturated, foil-like), which the wallpapers and procedural tables do not show. Off, as before."""
+
+
+def bag_parts(rng: np.random.Generator, face: np.ndarray, fmask: np.ndarray):
+    """A loose plastic bag around the card: the canvas, its alpha (the card opaque, the film faint), the card's quad in
+    it, and the creases' alpha (white, pasted over everything after)."""
+    fh, fw = face.shape[:2]
+    left, right = (int(fw * rng.uniform(0.04, 0.22)) for _ in range(2))
+    top, bottom = int(fh * rng.uniform(0.05, 0.3)), int(fh * rng.uniform(0.03, 0.15))
+    W, H = fw + left + right, fh + top + bottom
+    # a wavy outline: the rectangle's sides through jittered points
+    n = 9
+    pts = []
+    for k in range(4):
+        for t in np.linspace(0, 1, n, endpoint=False):
+            x, y = [(t * (W - 1), 0), (W - 1, t * (H - 1)), ((1 - t) * (W - 1), H - 1), (0, (1 - t) * (H - 1))][k]
+            pts.append((x, y))
+    pts = np.asarray(pts, np.float64) + rng.normal(0, 0.012 * min(W, H), (len(pts), 2))
+    pts = np.clip(pts, 0, [W - 1, H - 1]).astype(np.int32)
+    mask = np.zeros((H, W), np.uint8)
+    cv2.fillPoly(mask, [pts], 255)
+    img = np.zeros((H, W, 3), np.uint8)
+    img[:] = rng.integers(190, 256, 3)
+    alpha = (mask.astype(np.float32) * rng.uniform(0.06, 0.3)).astype(np.uint8)
+    e = max(1, int(fw * rng.uniform(0.003, 0.012)))
+    cv2.polylines(alpha, [pts], True, int(rng.uniform(90, 200)), e)
+    a = fmask.astype(np.float32)[..., None] / 255
+    region = img[top:top + fh, left:left + fw].astype(np.float32)
+    img[top:top + fh, left:left + fw] = (region * (1 - a) + face * a).astype(np.uint8)
+    alpha[top:top + fh, left:left + fw] = np.maximum(alpha[top:top + fh, left:left + fw], fmask)
+    # crinkles: smooth noise whose ridges catch the light, and a few sharp creases
+    # broad sheens, stretched one way as a bag's folds run
+    sx, sy = (rng.uniform(4, 20) * fw / 300 for _ in range(2))
+    noise = cv2.GaussianBlur(rng.normal(0, 1, (H, W)).astype(np.float32), (0, 0), sigmaX=sx, sigmaY=sy)
+    noise /= noise.std() + 1e-6
+    spec = np.clip((noise - rng.uniform(0.8, 1.6)) * rng.uniform(40, 120), 0, 210)
+    for _ in range(int(rng.integers(1, 6))):
+        p0 = rng.uniform([0, 0], [W, H])
+        d = rng.normal(0, 1, 2)
+        d = d / (np.linalg.norm(d) + 1e-6) * rng.uniform(0.2, 0.8) * max(W, H)
+        q = np.stack([p0 + d * t + rng.normal(0, 0.02 * W, 2) for t in np.linspace(0, 1, 5)]).astype(np.int32)
+        cv2.polylines(spec, [q], False, float(rng.uniform(120, 230)), max(1, int(rng.uniform(1, 4) * fw / 300)))
+    spec = cv2.GaussianBlur(spec, (0, 0), 0.8) * (mask > 0)
+    card_q = np.float64([[left, top], [left + fw, top], [left + fw, top + fh], [left, top + fh]])
+    return img, alpha, card_q, spec.astype(np.uint8)
+
+
+def playmat(rng: np.random.Generator, lib: Library, w: int, h: int) -> np.ndarray:
+    """A printed playmat: a card face's artwork, enlarged to fill the scene, its colours a little stronger."""
+    face = lib.faces[rng.integers(len(lib.faces))]
+    fh, fw = face.shape[:2]
+    art = face[int(fh * rng.uniform(0.08, 0.14)):int(fh * rng.uniform(0.45, 0.55)), int(fw * 0.08):int(fw * 0.92)]
+    img = random_crop(rng, cv2.resize(art, (max(w, int(w * rng.uniform(1.0, 1.6))), max(h, int(h * rng.uniform(1.0, 1.6)))), interpolation=cv2.INTER_CUBIC), w, h)
+    hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.float32)
+    hsv[..., 1] = np.clip(hsv[..., 1] * rng.uniform(1.0, 1.4), 0, 255)
+    img = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.5:
+        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.5, 2.5))
+    return img
+
 
 def objects(scene: Scene, rng: np.random.Generator, lib: Library):
     """Irregular things behind and beside where the cards go: an animal, a plant, a bottle, a
@@ -418,6 +485,16 @@ def place_card(scene: Scene, rng: np.random.Generator, lib: Library, cx: float, 
         scene.holders.append(apply(M, [[0, 0], [w, 0], [w, h], [0, h]]))
         if rng.random() < 0.5:
             film(scene, M, w, h, rng, rng.uniform(0.02, 0.12))
+    elif holder == 'holder' and BAGS and rng.random() < 0.4:
+        img, alpha, card_q, spec = bag_parts(rng, face, fmask)
+        M = card_homography(rng, img.shape[1], img.shape[0], cx, cy, size, angle, tilt)
+        if rng.random() < 0.6:
+            scene.shade(alpha, M, rng.uniform(0.15, 0.4), size * 0.02, (int(size * 0.015), int(size * 0.015)))
+        scene.paste(img, alpha, M)
+        scene.paste(np.full_like(img, 255), spec, M)
+        h, w = img.shape[:2]
+        scene.cards.append(apply(M, card_q))
+        scene.holders.append(apply(M, [[0, 0], [w, 0], [w, h], [0, h]]))
     elif holder == 'holder':
         img, alpha, card_q = holder_parts(rng, face, fmask)
         M = card_homography(rng, img.shape[1], img.shape[0], cx, cy, size, angle, tilt)
@@ -471,7 +548,7 @@ def generate(rng: np.random.Generator, lib: Library, long: int = 384, slab: bool
     otherwise the same, so a scene without it is the one it always was."""
     aspect = rng.choice([3 / 4, 4 / 3, 9 / 16, 16 / 9, 1.0, 2 / 3])
     w, h = (long, int(long / aspect)) if aspect >= 1 else (int(long * aspect), long)
-    scene = Scene(w, h, background(rng, lib, w, h))
+    scene = Scene(w, h, playmat(rng, lib, w, h) if PLAYMATS and rng.random() < 0.25 else background(rng, lib, w, h))
     layout = rng.choice(['single', 'fill', 'multi', 'grid', 'listing', 'none'], p=[0.38, 0.12, 0.14, 0.08, 0.14, 0.14])
     layout = 'single' if slab else layout
     if OBJECTS and rng.random() < 0.6:

@@ -57,13 +57,14 @@ class CardNet(nn.Module):
 
 
 class Scenes(torch.utils.data.IterableDataset):
-    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False, objects: bool = False, resample: bool = False):
+    def __init__(self, backgrounds: str, start: int, batch: int, real_share: float, hand_labels: str = '', strong: bool = False, objects: bool = False, resample: bool = False, bags: bool = False, playmats: bool = False):
         self.backgrounds, self.start, self.batch, self.real_share, self.hand_labels, self.strong, self.objects = backgrounds, start, batch, real_share, hand_labels, strong, objects
-        self.resample = resample
+        self.resample, self.bags, self.playmats = resample, bags, playmats
 
     def __iter__(self):
         scenes.OBJECTS = self.objects
         scenes.RESAMPLE = self.resample
+        scenes.BAGS, scenes.PLAYMATS = self.bags, self.playmats
         cv2.setNumThreads(1)  # many data workers: one thread each
         lib = scenes.Library(self.backgrounds, hand_labels=self.hand_labels)
         info = torch.utils.data.get_worker_info()
@@ -102,10 +103,12 @@ def main():
     ap.add_argument('--real-aug', choices=['plain', 'strong'], default='plain', help='strong: real photos also cropped close around their cards, or turned')
     ap.add_argument('--objects', action='store_true', help='generated scenes also get irregular objects behind and beside the cards (scenes.OBJECTS)')
     ap.add_argument('--resample', action='store_true', help='some photos shrunk to a listing photo\'s size and saved again as JPEG first (scenes.RESAMPLE)')
+    ap.add_argument('--bags', action='store_true', help='some held cards in a loose plastic bag (scenes.BAGS)')
+    ap.add_argument('--playmats', action='store_true', help='some backgrounds a printed playmat (scenes.PLAYMATS)')
     args = ap.parse_args()
 
     def data(step: int):
-        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong', args.objects, args.resample)
+        scenes_ = Scenes(args.backgrounds, args.data_start + step, args.batch, args.real_share, args.labels, args.real_aug == 'strong', args.objects, args.resample, args.bags, args.playmats)
         return torch.utils.data.DataLoader(scenes_, batch_size=args.batch, num_workers=args.workers, prefetch_factor=4 if args.workers else None, pin_memory=args.device != 'cpu')
 
     loop.train(args, lambda: CardNet(bn=not args.init_onnx), data, lambda model, b: loss_fn(model(batch_input(b[0])), b[1], b[2]), export, 'card-detector.onnx')

@@ -63,6 +63,9 @@ PREFILTER = False
 # Cards and not-cards alike, so that softness or aliasing says nothing by itself.
 SCALE_AUG = 0.0
 SCALE_MAX_EDGE = 2400
+# --bags, --playmats: the generated scenes' cards in loose bags and printed playmats behind them (scenes.BAGS, PLAYMATS)
+BAGS = False
+PLAYMATS = False
 
 
 def upright(quad: np.ndarray) -> np.ndarray:
@@ -379,6 +382,7 @@ class Samples(torch.utils.data.IterableDataset):
         self.backgrounds, self.labels, self.start, self.batch = backgrounds, labels, start, batch
 
     def __iter__(self):
+        scenes.BAGS, scenes.PLAYMATS = BAGS, PLAYMATS
         pool = Pool(self.backgrounds, self.labels, 500, SEED)
         for rng in worker_rngs(self.start):
             xs, ys = [], []
@@ -405,7 +409,7 @@ def dev_set(backgrounds: str, labels: str, n: int = 1200):
 
 
 def main():
-    global WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG
+    global WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG, BAGS, PLAYMATS
     ap = argparse.ArgumentParser()
     add_common_args(ap, steps=2500, batch=64, out='runs/verifier')
     ap.add_argument('--labels', default='')
@@ -413,8 +417,11 @@ def main():
     ap.add_argument('--mat-share', type=float, default=MAT_SHARE, help='share of those whole photos in a mat')
     ap.add_argument('--prefilter', action='store_true', help='large outlines seen in the photo shrunk by block means (tried as v7/v8; the server does not)')
     ap.add_argument('--scale-aug', type=float, default=SCALE_AUG, help='share of views whose region is enlarged 1.3-4x first (a large photo\'s card)')
+    ap.add_argument('--bags', action='store_true', help='some held cards of the generated scenes in a loose plastic bag (scenes.BAGS)')
+    ap.add_argument('--playmats', action='store_true', help='some generated backgrounds a printed playmat (scenes.PLAYMATS)')
     args = ap.parse_args()
-    WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG = args.whole_share, args.mat_share, args.prefilter, args.scale_aug
+    WHOLE_SHARE, MAT_SHARE, PREFILTER, SCALE_AUG, BAGS, PLAYMATS = args.whole_share, args.mat_share, args.prefilter, args.scale_aug, args.bags, args.playmats
+    scenes.BAGS, scenes.PLAYMATS = BAGS, PLAYMATS
     dev = dev_set(args.backgrounds, args.labels)
 
     def data(step: int):
@@ -426,7 +433,7 @@ def main():
         p, y = probabilities(model, dev[0]), dev[1]
         return {'dev_pos_kept': round(float((p[y == 1] > 0.5).float().mean()), 4), 'dev_neg_taken': round(float((p[y == 0] > 0.5).float().mean()), 4), 'dev_n': [int((y == 1).sum()), int((y == 0).sum())]}
 
-    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN, 'prefilter': PREFILTER, 'scale_aug': SCALE_AUG})
+    train(args, Verifier, data, bce_step, export, 'card-verifier.onnx', report, header={'view': [VIEW_W, VIEW_H], 'margin': MARGIN, 'prefilter': PREFILTER, 'scale_aug': SCALE_AUG, 'bags': BAGS, 'playmats': PLAYMATS})
 
 
 if __name__ == '__main__':
