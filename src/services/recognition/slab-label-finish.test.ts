@@ -55,4 +55,22 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['2000 POKEMON ROCKET', '#3 DARKBLASTOISE-HOLOCORNERS', '9', 'EDGES 9'])).toMatchObject({ name: 'DARKBLASTOISE-HOLO', finish: 'Foil' });
     expect(readLabelText(['1993 ALPHA', 'COUNTERSPELL U B', 'CENTERING 8', 'CORNERS 7', '7.5', 'NEAR MINT+', '0010538585'])).toMatchObject({ finish: null });
   });
+
+  it('reads the OCR\'s glue and misreads as the words printed (h301)', () => {
+    // NON's O read as a zero: plain, not foil (it was Foil, and the rarity HOLO)
+    expect(labelFinish('PIKACHU', ['N0N-HOLO'])).toBe('Non-Foil');
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX', 'N0N-HOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Non-Foil', rarity: null });
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX - NON - HOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Non-Foil', rarity: null, searchName: 'SNORLAX' });
+    // a descriptor glued to the finish word, as PP-OCRv4 glues a label's words (`2002POKEMONNEODESTINY`): it was no
+    // finish, and no HOLO rarity where /HOLO/ had read one
+    for (const v of ['1STEDITIONHOLO', 'SHADOWLESSHOLO', 'UNLIMITEDHOLO', 'COSMOSHOLO']) expect(labelFinish('PIKACHU', [v]), v).toBe('Foil');
+    expect(readLabelText(['1999 POKEMON GAME', '#4', 'CHARIZARD', '1STEDITIONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Foil', rarity: 'HOLO' });
+    // CGC's name line with its number after the finish (slab-label-text.test.ts's Dragonite)
+    expect(readLabelText(['CGC', 'Pokémon Fossil', 'Dragonite - Holo 4/62', 'GEM MINT', '10', '4123456001'])).toMatchObject({ finish: 'Foil' });
+    expect(labelFinish('DRAGONITE - HOLO 4/62', [])).toBe('Foil');
+    expect(labelFinish('FOIL 29/143', [])).toBeNull();
+    // a PSA Japanese label's finish line is no set
+    expect(readLabelText(['2000 POKEMON JAPANESE', '#6', 'CHARIZARD', 'HOLO-FOIL', 'MINT', '9', 'PSA', '70496971'])).toMatchObject({ set: 'JAPANESE', finish: 'Foil' });
+    expect(readLabelText(['2003 MAGIC JAPANESE', '#99', 'SHIVAN DRAGON', 'FOIL', 'MINT', '9', 'PSA', '70496971'])).toMatchObject({ set: 'JAPANESE', finish: 'Foil' });
+  });
 });

@@ -22,12 +22,28 @@ const DESCRIPTOR_WORDS = new Set([
   '1ST', 'FIRST', 'ED', 'EDITION', 'SHADOWLESS', 'UNLIMITED', 'PROMO', 'STAFF', 'PRERELEASE', 'STAMPED', 'RARE',
 ]);
 
-/** A label's words, the OCR's glued finish words parted (`REV.FOIL`, `REVERSEHOLO`, `NONHOLO`, `1STEDITION`). */
-function words(text: string): string[] {
+/** Descriptor words the OCR glues to the finish word after them (`1STEDITIONHOLO`, `SHADOWLESSHOLO`, `REVFOIL`). */
+const GLUED_BEFORE_FINISH = new RegExp(`(${[...DESCRIPTOR_WORDS].sort((a, b) => b.length - a.length).join('|')})(?=HOLO|FOIL|ETCHED)`, 'g');
+
+/**
+ * A label's text with the OCR's glue undone: a descriptor word glued to the finish word after it parted, and NON's O
+ * read as a zero (`N0N-HOLO`) made NON, so that a plain copy is never read as a foil one.
+ */
+export function partedFinishWords(text: string): string {
   return text
     .toUpperCase()
-    .replace(/(NON|REVERSE|REV)(?=HOLO|FOIL)/g, '$1 ')
+    .replace(/(^|[^A-Z0-9])N0N(?=[-\s.]*(HOLO|FOIL))/g, '$1NON')
     .replace(/1ST(?=ED)/g, '1ST ')
+    .replace(GLUED_BEFORE_FINISH, '$1 ');
+}
+
+/** A collector number ending a line after its name (CGC's `Dragonite - Holo 4/62`, `… #4`): no descriptor. */
+const NUMBER_AT_END = /[\s-]*(#\s?[A-Z0-9-]+|[A-Z]{0,4}[0-9]{1,4}[A-Z]?\s?\/\s?[A-Z]{0,4}[0-9]{1,4})\s*$/;
+
+/** A label's words, the OCR's glued finish words parted (`REV.FOIL`, `REVERSEHOLO`, `NONHOLO`, `1STEDITION`). */
+function words(text: string): string[] {
+  return partedFinishWords(text)
+    .replace(NUMBER_AT_END, '')
     .split(/[^A-Z0-9]+/)
     .filter(Boolean);
 }

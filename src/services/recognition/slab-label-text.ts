@@ -1,6 +1,6 @@
 import { COMPANY_NAMES, companiesNamed, namesOtherGrader } from '../../catalog/grading-companies.ts';
 import type { Finish } from '../../catalog/printing-finish.ts';
-import { labelFinish } from './slab-label-finish.ts';
+import { labelFinish, partedFinishWords } from './slab-label-finish.ts';
 import { compact, GRADE_NUMBER, gradeWordsOf, onScale, QUALIFIERS, type Company, type GradeWords } from './slab-label-grades.ts';
 
 /**
@@ -64,7 +64,7 @@ const SUBGRADES: [Subgrade, RegExp][] = [
 
 const FURNITURE = /\b(PSA|BGS|BECKETT|CGC|SGC|HGA|TAG|CENTERING|CORNERS|EDGES|SURFACE|GRADE|GRADING|CERT|CERTIFICATION|SERIAL|AUTHENTICATOR)\b|UNIVERSAL\s*GRADE|SIGNATURE\s*SERIES|PAGES\b/;
 /** Variety words of the label's third line, never a card's name on their own. */
-const VARIETY = /^(PROMO|HOLO|NON-? ?HOLO|NON-? ?FOIL|REVERSE ?(FOIL|HOLO)|REV\.? ?(FOIL|HOLO)|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
+const VARIETY = /^(PROMO|HOLO|N[O0]N[-\s.]*HOLO|N[O0]N[-\s.]*FOIL|REVERSE ?(FOIL|HOLO)|REV\.? ?(FOIL|HOLO)|1ST ?ED(ITION)?\.?|SHADOWLESS|UNLIMITED|FIRST ?EDITION|ENGLISH|JAPANESE|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH|PORTUGUESE|[-\s.])+$/;
 /**
  * A PSA year line's rest that names no set: a language alone or with an era (`JAPANESE`, `JPN.SWSH`), or the era's
  * short form `S & M` (`2019 POKEMON S & M` / `HIDDEN FATES`). An era written out or alone otherwise (`SWORD & SHIELD`,
@@ -72,7 +72,7 @@ const VARIETY = /^(PROMO|HOLO|NON-? ?HOLO|NON-? ?FOIL|REVERSE ?(FOIL|HOLO)|REV\.
  */
 const LANGUAGE_OR_ERA = /^(((JAPANESE|JPN|JP|KOREAN|CHINESE|FRENCH|GERMAN|ITALIAN|SPANISH)[-\s.]*)+(S\s?&\s?M|SUN\s?&\s?MOON|SWSH|SWORD\s?&\s?SHIELD|S\s?&\s?V|SCARLET\s?&\s?VIOLET|XY|BW|SM|SV)?|S\s?&\s?M)[-\s.]*$/;
 /** A third line that names no set: a rarity or finish, a grade read apart, an autograph, the company's site. */
-const NO_SET_LINE = /RARE|FULL\s?ART|SECRET|ALT(ERNATE)?\.?\s?ART|AUTO|\.COM|\bDNA\b|^[\s\d.+-]*((GEM|MT|MINT|NM|EX|VG|GOOD|FAIR|POOR|PR|FR)[\s\d.+-]*)+$/;
+const NO_SET_LINE = /(^|[^A-Z])(HOLO|HOLOFOIL|FOIL|ETCHED)([^A-Z]|$)|RARE|FULL\s?ART|SECRET|ALT(ERNATE)?\.?\s?ART|AUTO|\.COM|\bDNA\b|^[\s\d.+-]*((GEM|MT|MINT|NM|EX|VG|GOOD|FAIR|POOR|PR|FR)[\s\d.+-]*)+$/;
 /** An edition after a PSA third line's set (`HOLON PHANTOMS - 1ST ED.`): the set is what comes before. */
 const EDITION_AT_END = /\s*-?\s*(1ST\s?ED(ITION)?\.?|FIRST\s?EDITION|UNLIMITED|SHADOWLESS)\s*$/i;
 const BRANDS: [string, RegExp][] = [
@@ -106,7 +106,7 @@ const RARITIES: [string, RegExp][] = [
   ['REVERSE FOIL', /REV(ERSE)?\.?\s?-?FOIL/],
   ['FULL ART', /(^|[^A-Z])F\.?A\.?\//],
   // a whole word, and not NON-HOLO (`HOLON PHANTOMS` is a set, `HOLON'S CASTFORM` a card)
-  ['HOLO', /(?<![A-Z]|NON[-\s.]?)HOLO(FOIL)?(?![A-Z])/],
+  ['HOLO', /(?<![A-Z]|NON[-\s.]*)HOLO(FOIL)?(?![A-Z])/],
   ['SECRET', /SECRET/],
 ];
 
@@ -362,14 +362,15 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   }
   const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
   const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
-  const rarity = RARITIES.find(([, re]) => re.test(varietyText))?.[0] ?? null;
+  // read with the OCR's glue undone (`1STEDITIONHOLO`, `N0N-HOLO`: slab-label-finish.ts)
+  const rarity = RARITIES.find(([, re]) => re.test(partedFinishWords(varietyText)))?.[0] ?? null;
   // the finish after the name (`GYARADOS - HOLO`) or on a variety line (`PROMO - REVERSE FOIL`); not on the grade,
   // certificate or subgrade lines
   const finish = labelFinish(name, upper.filter((_, i) => i !== nameAt && i !== certLine && i !== words?.at && i !== chosen?.at && !subgradeLines.has(i)));
   const searchName = name
     ? name
         .replace(/^(F\.?A\.?|S\.?A\.?R?)\s?\//i, '')
-        .replace(/\s?-?\s?(NON-?\s?(HOLO|FOIL)|REV(ERSE)?\.?\s?(FOIL|HOLO)|HOLO|1ST\s?ED(ITION)?\.?)\b/gi, '')
+        .replace(/\s?-?\s?(N[O0]N[-\s.]*(HOLO|FOIL)|REV(ERSE)?\.?\s?(FOIL|HOLO)|HOLO|1ST\s?ED(ITION)?\.?)\b/gi, '')
         .trim() || null
     : null;
 
