@@ -20,13 +20,14 @@ import sharp from 'sharp';
 import { gradesOf } from '../src/services/grading-rules.ts';
 import { seededRandom } from '../src/util/seeded-random.ts';
 import { CardDetector } from '../src/vision/cards/card-detector.ts';
-import { loadCv, locateCard, type Point, type Quad } from '../src/vision/cards/card-geometry.ts';
+import { loadCv, locateCard, type Quad } from '../src/vision/cards/card-geometry.ts';
 import { decodeCardPhoto, runCardTask } from '../src/vision/cards/card-tasks.ts';
 import { loadOcrReader } from '../src/vision/models/ocr-reader.ts';
 import { findSlabLabel } from '../src/vision/cards/slab-label.ts';
 import { makeScene } from '../test/helpers/card-scenes.ts';
 import { photoOptions } from './lib-card-scenes.ts';
 import { median } from './lib-server.ts';
+import { cornerErrors, sameCard, shortSide, widthOf } from './lib-card-match.ts';
 
 interface LabelledCard {
   corners: Quad;
@@ -53,20 +54,6 @@ const ocr = await loadOcrReader({ threads: 1 });
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 const pct = (xs: number[], p: number) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]! : NaN);
 const share = (xs: number[], limit: number, of = xs.length) => `${((100 * xs.filter((e) => e <= limit).length) / Math.max(1, of)).toFixed(0)} %`;
-const widthOf = (q: Quad) => (Math.hypot(q[1][0] - q[0][0], q[1][1] - q[0][1]) + Math.hypot(q[2][0] - q[3][0], q[2][1] - q[3][1])) / 2;
-const shortSide = (q: Quad) => Math.min(widthOf(q), (Math.hypot(q[3][0] - q[0][0], q[3][1] - q[0][1]) + Math.hypot(q[2][0] - q[1][0], q[2][1] - q[1][1])) / 2);
-/** Each corner's distance from the truth, % of the card's width (its short side), in the cyclic order that fits best. */
-function cornerErrors(found: readonly Point[], truth: Quad): number[] {
-  const w = shortSide(truth);
-  let best: number[] = [];
-  for (let r = 0; r < 4; r++) {
-    const errs = truth.map((t, k) => (100 * Math.hypot(found[(k + r) % 4]![0] - t[0], found[(k + r) % 4]![1] - t[1])) / w);
-    if (!best.length || Math.max(...errs) < Math.max(...best)) best = errs;
-  }
-  return best;
-}
-const centre = (q: readonly Point[]): Point => [q.reduce((s, p) => s + p[0], 0) / q.length, q.reduce((s, p) => s + p[1], 0) / q.length];
-
 type Method = 'detector' | 'search' | 'classical';
 const METHODS = ['detector', 'search', 'classical'] as const;
 const empty = <T,>(f: () => T): Record<Method, T> => ({ detector: f(), search: f(), classical: f() });
@@ -209,9 +196,7 @@ for (const set of ['single', 'slab'] as const) {
       count[method].ms.push(r.ms);
       const used = new Set<number>();
       for (const t of photo.cards) {
-        const c = centre(t.corners);
-        const w = shortSide(t.corners);
-        const k = r.quads.findIndex((q, i) => !used.has(i) && Math.hypot(centre(q)[0] - c[0], centre(q)[1] - c[1]) < w * 0.25 && Math.abs(shortSide(q) / w - 1) < 0.25);
+        const k = r.quads.findIndex((q, i) => !used.has(i) && sameCard(q, t.corners));
         if (k >= 0) {
           used.add(k);
           count[method].found++;

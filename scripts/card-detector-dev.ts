@@ -23,7 +23,8 @@ import { createHash } from 'node:crypto';
 import { execSync } from 'node:child_process';
 import { CardDetector } from '../src/vision/cards/card-detector.ts';
 import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
-import type { Point, Quad } from '../src/vision/geometry/plane-geometry.ts';
+import type { Quad } from '../src/vision/geometry/plane-geometry.ts';
+import { area, cornerErrors, sameCard } from '../bench/lib-card-match.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const labels = JSON.parse(fs.readFileSync(process.env.LABELS ?? path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[]; kind?: string }[] }[];
 const spreadList = (process.env.SPREADS ?? '0.032').split(',').map(Number);
@@ -40,19 +41,6 @@ const det = await CardDetector.load(1, {
   minVerified: Math.min(...verifiedList),
 });
 const inDev = (name: string) => BigInt('0x' + createHash('sha1').update(name).digest('hex')) % 5n === 0n;
-const side = (a: Point, b: Point) => Math.hypot(b[0] - a[0], b[1] - a[1]);
-const shortSide = (q: Quad) => Math.min((side(q[0], q[1]) + side(q[3], q[2])) / 2, (side(q[0], q[3]) + side(q[1], q[2])) / 2);
-const centre = (q: readonly Point[]): Point => [q.reduce((s, p) => s + p[0], 0) / 4, q.reduce((s, p) => s + p[1], 0) / 4];
-const area = (q: Quad) => Math.abs(q.reduce((s, p, i) => s + p[0] * q[(i + 1) % 4]![1] - q[(i + 1) % 4]![0] * p[1], 0) / 2);
-function errs(found: Quad, truth: Quad): number[] {
-  const w = shortSide(truth);
-  let best: number[] = [];
-  for (let r = 0; r < 4; r++) {
-    const e = truth.map((t, k) => (100 * side(found[(k + r) % 4]!, t)) / w);
-    if (!best.length || Math.max(...e) < Math.max(...best)) best = e;
-  }
-  return best;
-}
 const load = async (file: string) => {
   const img = await decodeCardPhoto(fs.readFileSync(path.resolve(datasets, file)), 50_000_000);
   const found = await det.detect({ data: img.data, width: img.width, height: img.height });
@@ -70,17 +58,16 @@ for (const p of labels) {
   const biggest = [...p.cards].sort((a, b) => area(b.corners) - area(a.corners))[0];
   for (const lim of settings) {
     const kept = found.filter((f) => f.spread <= lim.spread && f.verified >= lim.verified);
-    // a card is found as the bench counts one: an outline's centre within a quarter of its width of the
+    // a card is found as the bench counts one (bench/lib-card-match.ts): an outline's centre within a quarter of its width of the
     // label's, and its width within a quarter (until 2026-11-29 any width: a half card counted)
-    const same = (f: Quad, t: Quad) => side(centre(f), centre(t)) < 0.25 * shortSide(t) && Math.abs(shortSide(f) / shortSide(t) - 1) < 0.25;
-    const hit = (t: Quad) => kept.find((f) => same(f.quad, t));
+    const hit = (t: Quad) => kept.find((f) => sameCard(f.quad, t));
     res.found.push(p.cards.filter((c) => hit(c.corners)).length);
-    res.extra.push(kept.filter((f) => !p.cards.some((c) => same(f.quad, c.corners))).length);
+    res.extra.push(kept.filter((f) => !p.cards.some((c) => sameCard(f.quad, c.corners))).length);
     if (!biggest) { res.largest.push(null); continue; }
     const h = hit(biggest.corners);
     // held: in a sleeve, top-loader or slab, by the label's kind and by the detector's
     if (h && lim === settings[0]) res.kinds.push({ truth: (biggest.kind ?? 'raw') !== 'raw', said: h.kind !== 'raw' });
-    const e = h ? errs(h.quad, biggest.corners) : [99, 99, 99, 99];
+    const e = h ? cornerErrors(h.quad, biggest.corners) : [99, 99, 99, 99];
     res.largest.push(e.filter((_, k) => !(biggest.hidden ?? []).includes(k)));
   }
   out.push(res);

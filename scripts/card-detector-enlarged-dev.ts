@@ -14,14 +14,11 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { CardDetector } from '../src/vision/cards/card-detector.ts';
 import { decodeCardPhoto } from '../src/vision/cards/card-tasks.ts';
-import type { Point, Quad } from '../src/vision/geometry/plane-geometry.ts';
+import type { Quad } from '../src/vision/geometry/plane-geometry.ts';
+import { area, sameCard } from '../bench/lib-card-match.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad }[] }[];
 const det = await CardDetector.load(1, { maxSpread: 0.032, minVerified: 0, ...(process.env.VERIFIER ? { verifier: process.env.VERIFIER } : {}) });
-const side = (a: Point, b: Point) => Math.hypot(b[0] - a[0], b[1] - a[1]);
-const shortSide = (q: Quad) => Math.min((side(q[0], q[1]) + side(q[3], q[2])) / 2, (side(q[0], q[3]) + side(q[1], q[2])) / 2);
-const centre = (q: readonly Point[]): Point => [q.reduce((s, p) => s + p[0], 0) / 4, q.reduce((s, p) => s + p[1], 0) / 4];
-const area = (q: Quad) => Math.abs(q.reduce((s, p, i) => s + p[0] * q[(i + 1) % 4]![1] - q[(i + 1) % 4]![0] * p[1], 0) / 2);
 // the detector runs at 0 so every outline's score is seen; a card counts as kept at the shipped threshold
 const MIN_VERIFIED = 0.85;
 const MAX_SIDE = 4032;
@@ -53,7 +50,7 @@ for (const p of labels) {
     t.photos++;
     const hit = found
       .map((c) => ({ verified: c.verified ?? 1, q: c.quad.map(([x, y]) => [(x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5]) as Quad }))
-      .find((f) => side(centre(f.q), centre(biggest.corners)) < 0.25 * shortSide(biggest.corners) && Math.abs(shortSide(f.q) / shortSide(biggest.corners) - 1) < 0.25);
+      .find((f) => sameCard(f.q, biggest.corners));
     if (hit) t.outlined++;
     if (hit && hit.verified >= MIN_VERIFIED) t.kept++;
     row.push(`x${k} ${img.width} px: ${hit ? hit.verified.toFixed(2) : '-'}`);
