@@ -44,6 +44,12 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['1999 MAGIC PROPHECY', 'FOIL', 'FOIL', 'MINT', '9', 'PSA', '70496970'])).toMatchObject({ name: 'FOIL', finish: 'Foil' });
   });
 
+  it("says nothing from the name of Magic's Foil on a CGC label, whose set line comes before the name (h302)", () => {
+    // the set was taken for the name, and the card's name then read as a variety line: Foil
+    expect(readLabelText(['Magic: The Gathering (1999)', 'Prophecy', 'Foil', 'English', 'GEM MINT', '10', 'CGC', '4123456001'])).toMatchObject({ name: 'Foil', finish: null, rarity: null });
+    expect(readLabelText(['Pokémon (1999)', 'Base Set', 'Charizard - Holo', '4/102', 'NM/MINT', '8', 'CGC', '4123456002'])).toMatchObject({ finish: 'Foil', rarity: 'HOLO' });
+  });
+
   it('reads NON-HOLO as plain, no HOLO rarity, and keeps it out of the name searched', () => {
     const r = readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX', 'NON-HOLO', 'GEM MT', '10', 'PSA', '70496971']);
     expect(r).toMatchObject({ name: 'SNORLAX', finish: 'Non-Foil' });

@@ -60,6 +60,27 @@ describe('grading label text', () => {
     expect(readLabelText(['CGC', 'Pokémon Fossil', 'Dragonite - Holo 4/62', 'GEM MINT', '10', '4123456001'])).toMatchObject({ year: null });
   });
 
+  it("reads a CGC trading-card label: the game and year, then the set, then the card's name (h302: the set was the name)", () => {
+    // CGC prints `Game (year)` / set / name - variety / number; Magic's Foil is a Prophecy card (the set was its name)
+    expect(readLabelText(['Magic: The Gathering (1999)', 'Prophecy', 'Foil', 'English', 'GEM MINT', '10', 'CGC', '4123456001'])).toMatchObject({
+      company: 'CGC',
+      year: '1999',
+      brand: 'MAGIC',
+      set: 'Prophecy',
+      name: 'Foil',
+      searchName: 'Foil',
+      full_name: '1999 MAGIC Prophecy Foil',
+      grade: 10,
+    });
+    expect(readLabelText(['Pokémon (1999)', 'Base Set', 'Charizard - Holo', '4/102', 'NM/MINT', '8', 'CGC', '4123456002'])).toMatchObject({ brand: 'POKEMON', set: 'Base Set', name: 'Charizard - Holo', searchName: 'Charizard' });
+    // read in another order, the grade between the lines
+    expect(readLabelText(['CGC', 'Pokémon (2016)', 'GEM MINT', 'XY Evolutions', '10', 'Charizard - Holo', '11/108', '4123456003'])).toMatchObject({ set: 'XY Evolutions', name: 'Charizard - Holo' });
+    // the set line not read: the one line after the game is the name
+    expect(readLabelText(['Pokémon (1999)', 'Charizard - Holo', '4/102', 'MINT', '9', 'CGC', '4123456002'])).toMatchObject({ set: null, name: 'Charizard - Holo' });
+    // a set named on the year's line (the drawn labels of test/helpers/slab-labels.ts): the next line is the name
+    expect(readLabelText(['CGC', 'POKEMON EVOLUTIONS (2016)', 'PIKACHU', '#35', 'ENGLISH', '10', 'PRISTINE', '4123456001'])).toMatchObject({ set: 'EVOLUTIONS', name: 'PIKACHU' });
+  });
+
   it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {
     // img217: the number read first, no "PSA"
     expect(readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185'])).toMatchObject({ company: 'PSA', companyProb: 0.9, name: 'CHARIZARD-HOLO', grade: 9, certificate_number: '72773185' });

@@ -85,7 +85,8 @@ const BRANDS: [string, RegExp][] = [
   ['UPPER DECK', /^UPPER ?DECK/],
   ['SCORE', /^SCORE\b/],
   ['LEAF', /^LEAF\b/],
-  ['MAGIC', /^(MAGIC|MTG)/],
+  // CGC prints the game's whole name (`Magic: The Gathering (1999)`)
+  ['MAGIC', /^(MAGIC(\s?:?\s?THE\s?GATHERING)?|MTG)/],
   ['YU-GI-OH!', /^(YU-?GI-?OH!?|KONAMI)/],
   ['ONE PIECE', /^ONE ?PIECE/],
   ['MARVEL', /^MARVEL/],
@@ -314,6 +315,20 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     if (s) score = Number(s[1]);
   }
 
+  const setLine = yearLine >= 0 ? text[yearLine]! : null;
+  let brand: string | null = null;
+  let set: string | null = null;
+  if (setLine) {
+    let rest = setLine.replace(YEAR_AT_START, '').replace(YEAR_IN_PARENS, '').trim();
+    if (yearLine === numberAt) rest = rest.slice(0, rest.indexOf('#')).trim();
+    const b = BRANDS.find(([, re]) => re.test(rest.toUpperCase()));
+    if (b) {
+      brand = b[0];
+      rest = rest.slice(b[1].exec(rest.toUpperCase())![0].length).trim();
+    }
+    set = rest.replace(/^[-\s.]+|[-\s.]+$/g, '') || null;
+  }
+
   // the name: after the number on its line (`#57 MICHAEL JORDAN`), else the first name-like line
   // after the set line (PSA puts the number between), else the first name-like line
   const used = new Set([yearLine, certLine, words?.at ?? -1, chosen?.at ?? -1, ...subgradeLines]);
@@ -328,7 +343,19 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     name = text[i]!;
     nameAt = i;
   };
-  if (name === null && yearLine >= 0) for (let i = yearLine + 1; i < text.length && name === null; i++) if (nameLike(i)) take(i);
+  // CGC's trading-card label opens with the game and its year alone (`Pokémon (1999)`, `Magic: The Gathering (1999)`)
+  // and prints the set on the next line, the card's name after it: that set line is no name (h302: the set `Prophecy`
+  // was the name, and Magic's card `Foil` after it read as the copy's finish); where one line alone follows, it is the name
+  let setAt = -1;
+  if (name === null && set === null && brand !== null && !YEAR_AT_START.test(text[yearLine]!)) {
+    const after = text.map((_, i) => i).filter((i) => i > yearLine && nameLike(i));
+    if (after.length >= 2) {
+      setAt = after[0]!;
+      set = text[setAt]!;
+      used.add(setAt);
+    }
+  }
+  if (name === null && yearLine >= 0) for (let i = Math.max(yearLine, setAt) + 1; i < text.length && name === null; i++) if (nameLike(i)) take(i);
   if (name === null) for (let i = 0; i < text.length && name === null; i++) if (nameLike(i)) take(i);
   // a number glued before the name whose `#` was not read (`280LUKADONCIC`)
   const glued = name !== null && cardNo === null ? /^([A-Z]{0,3}-?[0-9]{1,4})\s?([A-Z][^0-9]{2,})$/.exec(name) : null;
@@ -338,19 +365,6 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   }
   if (name !== null) name = name.replace(SUBGRADE_WORD, '').trim() || null;
 
-  const setLine = yearLine >= 0 ? text[yearLine]! : null;
-  let brand: string | null = null;
-  let set: string | null = null;
-  if (setLine) {
-    let rest = setLine.replace(YEAR_AT_START, '').replace(YEAR_IN_PARENS, '').trim();
-    if (yearLine === numberAt) rest = rest.slice(0, rest.indexOf('#')).trim();
-    const b = BRANDS.find(([, re]) => re.test(rest.toUpperCase()));
-    if (b) {
-      brand = b[0];
-      rest = rest.slice(b[1].exec(rest.toUpperCase())![0].length).trim();
-    }
-    set = rest.replace(/^[-\s.]+|[-\s.]+$/g, '') || null;
-  }
   const setLineRest = set;
   // PSA prints the set on the label's third line where the year line holds the brand with only a language or an era
   // (`2006 POKEMON JAPANESE` / `HOLON PHANTOMS - 1ST ED.`, `2019 POKEMON S & M` / `HIDDEN FATES`): `set` was
