@@ -50,6 +50,21 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['Pokémon (1999)', 'Base Set', 'Charizard - Holo', '4/102', 'NM/MINT', '8', 'CGC', '4123456002'])).toMatchObject({ finish: 'Foil', rarity: 'HOLO' });
   });
 
+  it('reads HOLO glued to the end of the name as the finish, the name before it (h302), and no HOLON, HOLOGRAM or NON-HOLO as one', () => {
+    // no word of a Pokémon, Magic or Yu-Gi-Oh! card's name ends in "holo" (../shared/catalogs): the OCR's glue
+    expect(readLabelText(['1999 POKEMON GAME', '#4', 'CHARIZARDHOLO', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ name: 'CHARIZARD', searchName: 'CHARIZARD', full_name: '1999 POKEMON GAME #4 CHARIZARD', rarity: 'HOLO', finish: 'Foil' });
+    expect(readLabelText(['1999 POKEMON GAME', '#4 CHARIZARDHOLO', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ name: 'CHARIZARD', rarity: 'HOLO', finish: 'Foil' });
+    expect(readLabelText(['2000 POKEMON ROCKET', '#4', 'DARK CHARIZARDHOLO', 'MINT', '9', 'PSA', '70496971'])).toMatchObject({ name: 'DARK CHARIZARD', rarity: 'HOLO', finish: 'Foil' });
+    expect(readLabelText(['Pokémon (1999)', 'Base Set', 'CharizardHolo', '4/102', 'MINT', '9', 'CGC', '4123456002'])).toMatchObject({ name: 'Charizard', rarity: 'HOLO', finish: 'Foil' });
+    // HOLON and HOLOGRAM go on past HOLO; a name that is HOLO alone is no glue
+    expect(readLabelText(['2006 POKEMON HOLONPHANTOMS', '#90', "HOLON'SCASTFORM", 'NM-MT', '8', 'PSA', '70496968'])).toMatchObject({ name: "HOLON'SCASTFORM", rarity: null, finish: null });
+    expect(readLabelText(['2006 POKEMON JAPANESE', '#90', 'CASTFORM', 'NM-MT', 'HOLONPHANTOMS', '8', 'PSA', '70496968'])).toMatchObject({ name: 'CASTFORM', rarity: null, finish: null });
+    expect(readLabelText(['1992 MARVEL MASTERPIECES', '#H1 SPIDER-MANHOLOGRAM', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'SPIDER-MANHOLOGRAM', rarity: null, finish: null });
+    expect(readLabelText(['2006 POKEMON DRAGON FRONTIERS', '#1', 'HOLON', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'HOLON', rarity: null, finish: null });
+    // NON-HOLO glued to the name is not split as HOLO: no HOLO rarity, the name as read
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAXNONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ name: 'SNORLAXNONHOLO', rarity: null });
+  });
+
   it('reads NON-HOLO as plain, no HOLO rarity, and keeps it out of the name searched', () => {
     const r = readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX', 'NON-HOLO', 'GEM MT', '10', 'PSA', '70496971']);
     expect(r).toMatchObject({ name: 'SNORLAX', finish: 'Non-Foil' });

@@ -364,6 +364,12 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     name = glued[2]!;
   }
   if (name !== null) name = name.replace(SUBGRADE_WORD, '').trim() || null;
+  // HOLO glued to the name's end (`CHARIZARDHOLO`) is the finish printed after it, the name what comes before: no word of
+  // a Pokémon, Magic or Yu-Gi-Oh! card's name ends in "holo" (../shared/catalogs), HOLON and HOLOGRAM go on past it, and
+  // a NON before it is NON-HOLO's (h302: the whole-word HOLO of h301 read no rarity or finish there)
+  const gluedHolo = name !== null ? /^(.*[A-Z]{2})(?<!N[O0]N)(HOLO)$/i.exec(name) : null;
+  const nameRead = gluedHolo ? `${gluedHolo[1]!} ${gluedHolo[2]!}` : name;
+  if (gluedHolo) name = gluedHolo[1]!;
 
   const setLineRest = set;
   // PSA prints the set on the label's third line where the year line holds the brand with only a language or an era
@@ -375,12 +381,12 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     if (named && !VARIETY.test(named.toUpperCase()) && !NO_SET_LINE.test(named.toUpperCase())) set = named;
   }
   const lang = LANGUAGES.find(([, re]) => re.test(setLine?.toUpperCase() ?? '') || upper.some((l, i) => i !== yearLine && VARIETY.test(l) && re.test(l)))?.[0] ?? null;
-  const varietyText = [name?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
+  const varietyText = [nameRead?.toUpperCase() ?? '', ...upper.filter((_, i) => !used.has(i) && i !== numberAt)].join('\n');
   // read with the OCR's glue undone (`1STEDITIONHOLO`, `N0N-HOLO`: slab-label-finish.ts)
   const rarity = RARITIES.find(([, re]) => re.test(partedFinishWords(varietyText)))?.[0] ?? null;
   // the finish after the name (`GYARADOS - HOLO`) or on a variety line (`PROMO - REVERSE FOIL`); not on the grade,
   // certificate or subgrade lines
-  const finish = labelFinish(name, upper.filter((_, i) => i !== nameAt && i !== certLine && i !== words?.at && i !== chosen?.at && !subgradeLines.has(i)));
+  const finish = labelFinish(nameRead, upper.filter((_, i) => i !== nameAt && i !== certLine && i !== words?.at && i !== chosen?.at && !subgradeLines.has(i)));
   const searchName = name
     ? name
         .replace(/^(F\.?A\.?|S\.?A\.?R?)\s?\//i, '')
