@@ -375,6 +375,36 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(out.response!.records[0]).toMatchObject({ _id: 'strip', _status: { code: 200 }, _objects: [{ name: 'Slab Label', _identification: { best_match: { certificate_number: '81234567' } } }] });
   }, 180_000);
 
+  it("tcg_id with a slab option: the label answered where no card is found carries the card's Foil/Holo, a hint's (pre-filled) before the label's words before the catalog's (h302: none)", async () => {
+    await fsp.writeFile(path.join(dir, 'cards.json'), JSON.stringify(cards));
+    await fsp.writeFile(path.join(dir, 'sets.json'), JSON.stringify(sets));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files: { cards: path.join(dir, 'cards.json'), sets: path.join(dir, 'sets.json') } });
+    // the label strip of a slab, cut above the card: nothing card-shaped in it
+    const strip = async (t: SlabTruth) => {
+      const slab = await renderSlab(t, { size: 1000 });
+      const meta = await sharp(slab).metadata();
+      return (await sharp(slab).extract({ left: 0, top: 0, width: meta.width!, height: Math.round(meta.height! * 0.3) }).jpeg().toBuffer()).toString('base64');
+    };
+    const nonHolo = await strip({ ...psa, variety: 'NON-HOLO' });
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: nonHolo }, { _base64: await strip(psa) }, { _base64: nonHolo, 'Foil/Holo': 'Foil' }], slab_id: true } });
+    expect(res.statusCode, res.body).toBe(200);
+    const [non, none, hinted] = (res.json() as { records: Rec[] }).records;
+    for (const r of [non, none, hinted]) {
+      expect(r!._status.text, JSON.stringify(r)).toMatch(/^OK; slab_id: no card was found beside the grading label, which is the answer/);
+      expect(r!._objects!.map((o) => o.name)).toEqual(['Slab Label']);
+      // the label names a Special Illustration Rare, foil in every copy by the catalog
+      expect(r!._objects![0]!._identification.best_match, JSON.stringify(r)).toMatchObject({ card: expect.objectContaining({ id: 'sv3pt5-199' }) });
+    }
+    const finishOf = (r: Rec) => r._objects![0]!._tags['Foil/Holo'];
+    // the label's NON-HOLO before the catalog's word, with no marker: the server read it
+    expect(finishOf(non!), JSON.stringify(non)).toEqual([{ id: 1, name: 'Non-Foil', prob: 1 }]);
+    expect(non!._objects![0]!._tags_simple).toContain('Non-Foil');
+    // a label printing no finish: the catalog's word
+    expect(finishOf(none!), JSON.stringify(none)).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+    // the client's hint first, as given
+    expect(finishOf(hinted!), JSON.stringify(hinted)).toEqual([{ id: 1, name: 'Foil', prob: 1, 'pre-filled': true }]);
+  }, 240_000);
+
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {
     const ids: string[] = [];
     for (const [endpoint, records] of [

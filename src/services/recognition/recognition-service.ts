@@ -1,4 +1,4 @@
-import { sharedFinish } from '../../catalog/printing-finish.ts';
+import { sharedFinish, type Finish } from '../../catalog/printing-finish.ts';
 import type { ImageIntake } from '../../media/image-intake.ts';
 import type { CatalogStore, CatalogSummary } from '../../store/catalog-store.ts';
 import type { PriceStore } from '../../store/price-store.ts';
@@ -255,6 +255,17 @@ interface Ranked extends Identified {
   alsoIn?: CatalogSearch[];
 }
 
+/**
+ * The finish the best match's catalog row says (printing-finish.ts), where every candidate tied with it (another rarity
+ * row of its code, its name's other printings) agrees and each one's row is at hand.
+ */
+function tiedFinish(best: Ranked | null, ranked: readonly Ranked[]): Finish | null {
+  if (!best) return null;
+  const tied = ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score)));
+  const cards = tied.map((r) => r.search.detail(r.card.key)?.card);
+  return cards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, cards as NonNullable<(typeof cards)[number]>[]) : null;
+}
+
 /** `/collectibles/v2/tcg_id` (document 3 §4): trading cards identified against the imported catalogs. */
 export class RecognitionService {
   constructor(
@@ -463,7 +474,7 @@ export class RecognitionService {
   }
 
   /** The catalog card a label names (its number, name, year and language as clues), when one is the best match. */
-  private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family; catalogId: string; cardKey: string }) | null> {
+  private async labelMatch(reading: LabelReading, label: ReadLabel, searches: CatalogSearch[]): Promise<(LabelMatch & { family: Family; catalogId: string; cardKey: string; finish: Finish | null }) | null> {
     const clues = labelClues(reading, label.lines.map((l) => l.text).join('\n'));
     if (!clues.numbers.length && !clues.names.length) return null;
     const ranked = await this.rank(clues, searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues)), 1, false);
@@ -475,7 +486,7 @@ export class RecognitionService {
     const d = best.search.detail(best.card.key)!;
     const family = familyOfKind(best.search.catalog.kind);
     const fields = family.match(best.search.catalog.kind, best.search.catalog.name, d.card, d.set);
-    return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family, catalogId: best.search.catalog.id, cardKey: best.card.key };
+    return { fields: this.withTcgplayerLink(fields, best, await this.tcgplayerProducts([best])), distance: distanceOf(best.score), family, catalogId: best.search.catalog.id, cardKey: best.card.key, finish: tiedFinish(best, ranked) };
   }
 
   /** The imported catalogs a family searches. */
@@ -521,7 +532,13 @@ export class RecognitionService {
       const reading = readLabelText(read.label.lines);
       const match = await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
       const kind = match?.fields.subcategory;
-      const object = slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade');
+      // the `Foil/Holo` a card beside the label would carry (cardObject), by the same precedence: a client's hint as
+      // given, else the label's finish words, else the catalog row's (h302: the label answered had none)
+      const hasFinish = family.hintTags.includes('Foil/Holo');
+      const hint = hasFinish ? record['Foil/Holo'] : undefined;
+      const finish = hasFinish ? (reading.finish ?? match?.finish ?? null) : null;
+      const finishTag: Tag[] | null = typeof hint === 'string' && hint.trim() ? [{ id: 1, name: hint, prob: 1, 'pre-filled': true }] : finish ? [{ id: 1, name: finish, prob: 1 }] : null;
+      const object = slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade', finishTag ? { 'Foil/Holo': finishTag } : {});
       // the item the label names priced as a card's best match is, its graded sales narrowed to the label's company and
       // grade (h165: asked, they were left out without a word)
       const priceNotes: string[] = [];
@@ -874,9 +891,7 @@ export class RecognitionService {
     };
     // a printing made in one finish only says whether it is foil (printing-finish.ts), where every candidate tied with it
     // (another rarity row of its code, its name's other printings) agrees; a client's hint, below, goes first
-    const tiedWithBest = best ? ranked.filter((r) => r === best || (r.search.catalog.kind === best.search.catalog.kind && distanceOf(r.score) === distanceOf(best.score))) : [];
-    const tiedCards = tiedWithBest.map((r) => r.search.detail(r.card.key)?.card);
-    const catalogFinish = best && tiedCards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, tiedCards as NonNullable<(typeof tiedCards)[number]>[]) : null;
+    const catalogFinish = tiedFinish(best, ranked);
     // the grading label beside the largest card says the copy's finish where it prints one (`- HOLO`, `REV.FOIL`,
     // `NON-HOLO`: slab-label-finish.ts), which the catalog row cannot (a common graded as its reverse holo); read as
     // `Graded` is, with or without a slab option, on the families that have the tag (not comics)

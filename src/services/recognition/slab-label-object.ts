@@ -13,7 +13,7 @@ export interface LabelMatch {
   distance: number;
 }
 
-type Tag = { id: number; name: string; prob: number };
+type Tag = { id: number; name: string; prob: number; 'pre-filled'?: true };
 
 /**
  * What a label says as identification clues (identify.ts): its card number as a lone collector
@@ -84,10 +84,10 @@ export function slabTags(r: LabelReading): Record<string, Tag[]> {
  * `verbal_grade`, `grade`, `year`, `card_no`, `certificate_number`, `lang`, `set`, `rarity`,
  * `links`) plus `company`, `qualifier`, `subgrades`, `score` (TAG), `full_name` and `card`, the
  * catalog card the label names when one matched. `simple` (`/slab_grade`): the company and grade
- * only, no text.
+ * only, no text. `more`: tags the record's answer adds (`Foil/Holo` where the label is the answer).
  */
-export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, size: { width: number; height: number }, match: LabelMatch | null, simple: boolean): Record<string, unknown> {
-  const tags: Record<string, Tag[]> = { ...slabTags(r), ...(match?.fields.subcategory ? { Category: [{ id: 1, name: match.fields.subcategory, prob: 1 }] } : {}) };
+export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, size: { width: number; height: number }, match: LabelMatch | null, simple: boolean, more: Record<string, Tag[]> = {}): Record<string, unknown> {
+  const tags: Record<string, Tag[]> = { ...slabTags(r), ...(match?.fields.subcategory ? { Category: [{ id: 1, name: match.fields.subcategory, prob: 1 }] } : {}), ...more };
   const [x0, y0, x1, y1] = label.box;
   const object = {
     name: 'Slab Label',
