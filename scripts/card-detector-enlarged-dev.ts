@@ -7,7 +7,7 @@
  *
  *   K=1,2,3 npx tsx scripts/card-detector-enlarged-dev.ts
  *
- * Env: K (the factors, comma-separated), VERIFIER (another .onnx file), N (at most this many photos).
+ * Env: K (the factors, comma-separated), VERIFIER and DETECTOR (other .onnx files), N (at most this many photos).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,7 +18,7 @@ import type { Quad } from '../src/vision/geometry/plane-geometry.ts';
 import { area, sameCard } from '../bench/lib-card-match.ts';
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad }[] }[];
-const det = await CardDetector.load(1, { maxSpread: 0.032, minVerified: 0, ...(process.env.VERIFIER ? { verifier: process.env.VERIFIER } : {}) });
+const det = await CardDetector.load(1, { maxSpread: 0.032, minVerified: 0, ...(process.env.VERIFIER ? { verifier: process.env.VERIFIER } : {}), ...(process.env.DETECTOR ? { detector: process.env.DETECTOR } : {}) });
 // the detector runs at 0 so every outline's score is seen; a card counts as kept at the shipped threshold
 const MIN_VERIFIED = 0.85;
 const MAX_SIDE = 4032;
