@@ -129,6 +129,12 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(m.best_match).toMatchObject({ rarity: 'Special Illustration Rare', links: { psacard: 'https://www.psacard.com/cert/81234567' }, card: { id: 'sv3pt5-199', name: 'Charizard ex', card_number: '199', set: 'Test 151', subcategory: 'Pokemon' } });
     expect(m.distances[0]).toBeLessThan(0.23);
     expect(rec._objects![0]!._tags.Category).toEqual([{ id: 1, name: 'Pokemon', prob: 1 }]);
+    // the label prints no finish: the catalog's for the card it names (a Special Illustration Rare, foil in every copy);
+    // a label's NON-HOLO before it, as a card beside the label carries them
+    expect(rec._objects![0]!._tags['Foil/Holo']).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
+    expect(rec._objects![0]!._tags_simple).toContain('Foil');
+    const nonHolo = ((await h.request('POST', '/collectibles/v2/slab_id', { body: { records: [{ _base64: await b64({ ...psa, variety: 'NON-HOLO' }) }] } })).json() as { records: Rec[] }).records[0]!;
+    expect(nonHolo._objects![0]!._tags['Foil/Holo'], JSON.stringify(nonHolo)).toEqual([{ id: 1, name: 'Non-Foil', prob: 1 }]);
 
     const before = await credits();
     const simple = await h.request('POST', '/collectibles/v2/slab_grade', { body: { records: [{ _base64: image }, { _base64: bgs }] } });
@@ -137,6 +143,8 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(g1!._objects![0]).toMatchObject({ name: 'Slab Label', _tags: { Company: [{ name: 'PSA' }], Grade: [{ name: '9' }] }, _identification: { best_match: { company: 'PSA', grade: 9, verbal_grade: 'MINT', qualifier: 'OC' } } });
     expect(Object.keys(g1!._objects![0]!._identification.best_match!).sort()).toEqual(['company', 'grade', 'qualifier', 'verbal_grade']);
     expect(g1!._objects![0]).not.toHaveProperty('_ocr');
+    // company and grade only
+    expect(g1!._objects![0]!._tags).not.toHaveProperty('Foil/Holo');
     expect(g2!._objects![0]!._identification.best_match).toMatchObject({ company: 'BGS', grade: 7.5 });
     expect(await credits()).toBe(before - 1);
     const none = await h.request('POST', '/collectibles/v2/slab_grade', { body: { records: [{ _base64: raw }] } });

@@ -464,11 +464,14 @@ export class RecognitionService {
     const reading = readLabelText(read.label.lines);
     const match = simple ? null : await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
     const kind = match?.fields.subcategory;
+    // the finish the label prints, else the catalog's for the card it names, as a card beside the label carries it
+    // (`slab_grade` answers company and grade only; a comic has no such tag)
+    const finish = simple || (match && !match.family.hintTags.includes('Foil/Holo')) ? null : (reading.finish ?? match?.finish ?? null);
     return {
       ...sized,
       _status: { code: 200, text: 'OK' },
       ...(kind ? { Category: `${match.family.categoryPath}/${kind}` } : {}),
-      _objects: [slabLabelObject(1, read.label, reading, read, match, simple)],
+      _objects: [slabLabelObject(1, read.label, reading, read, match, simple, finish ? { 'Foil/Holo': [{ id: 1, name: finish, prob: 1 }] } : {})],
       'Graded Slab': [{ id: 1, name: 'yes', prob: 1 }],
     };
   }
