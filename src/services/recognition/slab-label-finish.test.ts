@@ -62,7 +62,9 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['1992 MARVEL MASTERPIECES', '#H1 SPIDER-MANHOLOGRAM', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'SPIDER-MANHOLOGRAM', rarity: null, finish: null });
     expect(readLabelText(['2006 POKEMON DRAGON FRONTIERS', '#1', 'HOLON', 'NM-MT', '8', 'PSA', '12345678'])).toMatchObject({ name: 'HOLON', rarity: null, finish: null });
     // NON-HOLO glued to the name is not split as HOLO: no HOLO rarity, the name as read
-    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAXNONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ name: 'SNORLAXNONHOLO', rarity: null });
+    // and says no finish: a plain Snorlax glued so reads as Toucannon's foil would (`TOUCANNONHOLO`); it read Foil
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAXNONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ name: 'SNORLAXNONHOLO', rarity: null, finish: null });
+    expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX NONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Non-Foil' });
   });
 
   it('reads NON-HOLO as plain, no HOLO rarity, and keeps it out of the name searched', () => {

@@ -22,8 +22,12 @@ const DESCRIPTOR_WORDS = new Set([
   '1ST', 'FIRST', 'ED', 'EDITION', 'SHADOWLESS', 'UNLIMITED', 'PROMO', 'STAFF', 'PRERELEASE', 'STAMPED', 'RARE',
 ]);
 
-/** Descriptor words the OCR glues to the finish word after them (`1STEDITIONHOLO`, `SHADOWLESSHOLO`, `REVFOIL`). */
-const GLUED_BEFORE_FINISH = new RegExp(`(${[...DESCRIPTOR_WORDS].sort((a, b) => b.length - a.length).join('|')})(?=HOLO|FOIL|ETCHED)`, 'g');
+/**
+ * Descriptor words the OCR glues to the finish word after them (`1STEDITIONHOLO`, `SHADOWLESSHOLO`, `REVFOIL`). A NON
+ * glued to a word before it too is not parted: `SNORLAXNONHOLO` (a plain copy) and `TOUCANNONHOLO` (Toucannon, foil)
+ * cannot be told apart, so such a line says no finish rather than a wrong one.
+ */
+const GLUED_BEFORE_FINISH = new RegExp(`(${[...DESCRIPTOR_WORDS].sort((a, b) => b.length - a.length).map((w) => (w === 'NON' ? '(?<![A-Z])NON' : w)).join('|')})(?=HOLO|FOIL|ETCHED)`, 'g');
 
 /**
  * A label's text with the OCR's glue undone: a descriptor word glued to the finish word after it parted, and NON's O
