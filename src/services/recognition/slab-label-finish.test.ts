@@ -50,6 +50,22 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['Pokémon (1999)', 'Base Set', 'Charizard - Holo', '4/102', 'NM/MINT', '8', 'CGC', '4123456002'])).toMatchObject({ finish: 'Foil', rarity: 'HOLO' });
   });
 
+  it("reads Magic's Foil printed with its finish, `Foil - Foil`: the name Foil, the finish Foil (it said none)", () => {
+    // the descriptor run took both words, leaving no name before it, so the name line said nothing
+    expect(labelFinish('Foil - Foil', [])).toBe('Foil');
+    expect(labelFinish('FOIL-FOIL', [])).toBe('Foil');
+    expect(readLabelText(['Magic: The Gathering (1999)', 'Prophecy', 'Foil - Foil', 'English', 'GEM MINT', '10', 'CGC', '4123456001'])).toMatchObject({ name: 'Foil - Foil', searchName: 'Foil', set: 'Prophecy', finish: 'Foil', rarity: null });
+    expect(readLabelText(['1999 MAGIC PROPHECY', 'FOIL - FOIL', 'MINT', '9', 'PSA', '70496970'])).toMatchObject({ searchName: 'FOIL', finish: 'Foil' });
+    // kept: the card's name alone says nothing, a finish word after another word says its finish, and a name line of
+    // descriptor words alone (a variety read in the name's place) none
+    expect(labelFinish('Foil', [])).toBeNull();
+    expect(labelFinish('Prophecy Foil', [])).toBe('Foil');
+    expect(readLabelText(['Magic: The Gathering (1999)', 'Prophecy Foil', 'English', 'GEM MINT', '10', 'CGC', '4123456001'])).toMatchObject({ name: 'Prophecy Foil', searchName: 'Prophecy Foil', finish: 'Foil' });
+    for (const name of ['NON-HOLO', 'NON - FOIL', 'REVERSE HOLO', 'REV. FOIL', '1ST EDITION HOLO']) expect(labelFinish(name, []), name).toBeNull();
+    // a name ending in a dash and FOIL is searched without it, as one ending in HOLO is
+    expect(readLabelText(['2003 MAGIC 8TH EDITION', '#99', 'SHIVAN DRAGON - FOIL', 'MINT', '9', 'PSA', '70496971'])).toMatchObject({ searchName: 'SHIVAN DRAGON', finish: 'Foil' });
+  });
+
   it('reads HOLO glued to the end of the name as the finish, the name before it (h302), and no HOLON, HOLOGRAM or NON-HOLO as one', () => {
     // no word of a Pokémon, Magic or Yu-Gi-Oh! card's name ends in "holo" (../shared/catalogs): the OCR's glue
     expect(readLabelText(['1999 POKEMON GAME', '#4', 'CHARIZARDHOLO', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ name: 'CHARIZARD', searchName: 'CHARIZARD', full_name: '1999 POKEMON GAME #4 CHARIZARD', rarity: 'HOLO', finish: 'Foil' });

@@ -57,6 +57,9 @@ function finishAtEnd(text: string, afterName: boolean): Finish | null {
   const w = words(text);
   let start = w.length;
   while (start > 0 && (FOIL_WORDS.has(w[start - 1]!) || DESCRIPTOR_WORDS.has(w[start - 1]!))) start--;
+  // a name line of finish words only: a finish word first is a card's name (Magic's Foil, printed `Foil - Foil` for its
+  // foil copy), the rest its descriptor; a descriptor's own first word (NON-HOLO, REVERSE HOLO) names no card
+  if (afterName && start === 0 && FOIL_WORDS.has(w[0] ?? '')) start = 1;
   if (afterName && start === 0) return null;
   const run = w.slice(start);
   const at = run.findIndex((x) => FOIL_WORDS.has(x));

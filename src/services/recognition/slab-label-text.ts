@@ -391,6 +391,8 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
     ? name
         .replace(/^(F\.?A\.?|S\.?A\.?R?)\s?\//i, '')
         .replace(/\s?-?\s?(N[O0]N[-\s.]*(HOLO|FOIL)|REV(ERSE)?\.?\s?(FOIL|HOLO)|HOLO|1ST\s?ED(ITION)?\.?)\b/gi, '')
+        // FOIL after a dash is the grader's descriptor (`Foil - Foil`); FOIL alone or spaced is a name's (Magic's Foil)
+        .replace(/(?<=\S)\s?-\s?FOIL$/i, '')
         .trim() || null
     : null;
 
