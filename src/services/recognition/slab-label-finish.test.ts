@@ -83,6 +83,21 @@ describe('readLabelText: finish', () => {
     expect(readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX NONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ finish: 'Non-Foil' });
   });
 
+  it('reads the name glued to HOLO at the end of a one-line label text, after the set, as the two-line form does (it gave no name)', () => {
+    expect(readLabelText(['1999 POKEMON GAME CHARIZARDHOLO', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ year: '1999', brand: 'POKEMON', set: 'GAME', name: 'CHARIZARD', searchName: 'CHARIZARD', full_name: '1999 POKEMON GAME CHARIZARD', rarity: 'HOLO', finish: 'Foil' });
+    expect(readLabelText(['1999 POKEMON GAME CHARIZARDHOLO'])).toMatchObject({ set: 'GAME', name: 'CHARIZARD', rarity: 'HOLO', finish: 'Foil' });
+    expect(readLabelText(['1999 POKEMON CHARIZARDHOLO', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ set: null, name: 'CHARIZARD', finish: 'Foil' });
+    // NON-HOLO glued: the name as read, no finish (TOUCANNONHOLO), as on its own line
+    expect(readLabelText(['1999 POKEMON JUNGLE SNORLAXNONHOLO', 'GEM MT', '10', 'PSA', '70496971'])).toMatchObject({ set: 'JUNGLE', name: 'SNORLAXNONHOLO', rarity: null, finish: null });
+    // no name from a set line ending in HOLON, HOLOGRAM, a variety glued to HOLO, or HOLO alone; nor where the set and
+    // the name are glued together (which words are whose cannot be told)
+    for (const line of ['2006 POKEMON HOLONPHANTOMS', '2006 POKEMON HOLON', '1992 MARVEL MASTERPIECES HOLOGRAM', '1999 POKEMON BASE SET SHADOWLESSHOLO', '1999 POKEMON BASE SET NONHOLO', '1999 POKEMON BASE SET HOLO', '1999POKEMONGAMECHARIZARDHOLO']) {
+      expect(readLabelText([line, 'NM-MT', '8', 'PSA', '70496971']).name, line).toBeNull();
+    }
+    // a name on its own line keeps the set line whole
+    expect(readLabelText(['1999 POKEMON GAME CHARIZARDHOLO', '#4', 'BLASTOISE', 'NM-MT', '8', 'PSA', '70496971'])).toMatchObject({ name: 'BLASTOISE', set: 'GAME CHARIZARDHOLO' });
+  });
+
   it('reads NON-HOLO as plain, no HOLO rarity, and keeps it out of the name searched', () => {
     const r = readLabelText(['1999 POKEMON JUNGLE', '#27', 'SNORLAX', 'NON-HOLO', 'GEM MT', '10', 'PSA', '70496971']);
     expect(r).toMatchObject({ name: 'SNORLAX', finish: 'Non-Foil' });

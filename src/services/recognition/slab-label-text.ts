@@ -357,6 +357,17 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   }
   if (name === null && yearLine >= 0) for (let i = Math.max(yearLine, setAt) + 1; i < text.length && name === null; i++) if (nameLike(i)) take(i);
   if (name === null) for (let i = 0; i < text.length && name === null; i++) if (nameLike(i)) take(i);
+  // no name line, but the set line ends in a word glued to HOLO (`1999 POKEMON GAME CHARIZARDHOLO`, the label read as
+  // one line): that word is the name with its finish, parted below as on a line of its own. No set's or name's word ends
+  // so (HOLON and HOLOGRAM go on past it); a variety glued to HOLO (`SHADOWLESSHOLO`, `NONHOLO`) is parted off as one,
+  // so names nothing; and where no space sets the word apart from the set (`GAMECHARIZARDHOLO`) which letters are whose
+  // cannot be told
+  const lastWord = name === null && setLine !== null && set !== null ? /\s([A-Z]\S*[A-Z]{2}HOLO)$/i.exec(setLine) : null;
+  if (lastWord && set!.endsWith(lastWord[1]!) && partedFinishWords(lastWord[1]!) === lastWord[1]!.toUpperCase()) {
+    name = lastWord[1]!;
+    nameAt = yearLine;
+    set = set!.slice(0, -lastWord[1]!.length).replace(/[-\s.]+$/, '') || null;
+  }
   // a number glued before the name whose `#` was not read (`280LUKADONCIC`)
   const glued = name !== null && cardNo === null ? /^([A-Z]{0,3}-?[0-9]{1,4})\s?([A-Z][^0-9]{2,})$/.exec(name) : null;
   if (glued && /[0-9]/.test(glued[1]!)) {
