@@ -81,6 +81,22 @@ describe('grading label text', () => {
     expect(readLabelText(['CGC', 'POKEMON EVOLUTIONS (2016)', 'PIKACHU', '#35', 'ENGLISH', '10', 'PRISTINE', '4123456001'])).toMatchObject({ set: 'EVOLUTIONS', name: 'PIKACHU' });
   });
 
+  it("reads a CGC label of a game no list names the same way: `Disney Lorcana (2023)` is the game, the set on the next line (the set was the name)", () => {
+    expect(readLabelText(['Disney Lorcana (2023)', 'The First Chapter', 'Elsa - Spirit of Winter', 'GEM MINT', '10', 'CGC', '4123456001'])).toMatchObject({
+      company: 'CGC',
+      year: '2023',
+      brand: 'Disney Lorcana',
+      set: 'The First Chapter',
+      name: 'Elsa - Spirit of Winter',
+      full_name: '2023 Disney Lorcana The First Chapter Elsa - Spirit of Winter',
+    });
+    expect(readLabelText(['CGC', 'Disney Lorcana (2023)', 'GEM MINT', 'The First Chapter', '10', 'Elsa - Spirit of Winter', '207/204', '4123456001'])).toMatchObject({ set: 'The First Chapter', name: 'Elsa - Spirit of Winter' });
+    // one line after it: the name, the words before the year staying the set (the drawn labels' `FLEER (1986)`)
+    expect(readLabelText(['Disney Lorcana (2023)', 'Elsa - Spirit of Winter', 'MINT', '9', 'CGC', '4123456001'])).toMatchObject({ brand: null, set: 'Disney Lorcana', name: 'Elsa - Spirit of Winter' });
+    // a comic's title with its volume's year is no game
+    expect(readLabelText(['CGC', 'UNIVERSAL GRADE', '9.8', 'Batman Adventures (1992)', 'Annual 1', 'DC Comics, 1994', 'White pages', '4123456001'])).toMatchObject({ brand: null, set: 'Batman Adventures' });
+  });
+
   it('tells a PSA label by its layout when the logo was not read (company prob 0.9), and only then', () => {
     // img217: the number read first, no "PSA"
     expect(readLabelText(['#066', '2020 POKEMON SWSH BSP', 'MINT', 'CHARIZARD-HOLO', '9', 'PRERELEASE', '72773185'])).toMatchObject({ company: 'PSA', companyProb: 0.9, name: 'CHARIZARD-HOLO', grade: 9, certificate_number: '72773185' });

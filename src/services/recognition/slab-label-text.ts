@@ -346,10 +346,17 @@ export function readLabelText(input: readonly LabelLine[]): LabelReading {
   // CGC's trading-card label opens with the game and its year alone (`Pokémon (1999)`, `Magic: The Gathering (1999)`)
   // and prints the set on the next line, the card's name after it: that set line is no name (h302: the set `Prophecy`
   // was the name, and Magic's card `Foil` after it read as the copy's finish); where one line alone follows, it is the name
+  // A game no list names (`Disney Lorcana (2023)`) has the same layout, its words and year ending the line (h303: its set
+  // line was the name); those words are the game only where two lines follow, since a set may stand there too with the
+  // name alone after it (the drawn labels' `POKEMON EVOLUTIONS (2016)`). Not on a comic's label, whose title may carry
+  // its volume's year (`Batman Adventures (1992)`)
   let setAt = -1;
-  if (name === null && set === null && brand !== null && !YEAR_AT_START.test(text[yearLine]!)) {
+  const gameLine = yearLine >= 0 && !YEAR_AT_START.test(text[yearLine]!);
+  const gameAlone = gameLine && (brand !== null ? set === null : set !== null && !comicLabel && /\([12][0-9]{3}\)\s*$/.test(text[yearLine]!));
+  if (name === null && gameAlone) {
     const after = text.map((_, i) => i).filter((i) => i > yearLine && nameLike(i));
     if (after.length >= 2) {
+      if (brand === null) brand = set;
       setAt = after[0]!;
       set = text[setAt]!;
       used.add(setAt);
