@@ -394,7 +394,7 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
       return (await sharp(slab).extract({ left: 0, top: 0, width: meta.width!, height: Math.round(meta.height! * 0.3) }).jpeg().toBuffer()).toString('base64');
     };
     const nonHolo = await strip({ ...psa, variety: 'NON-HOLO' });
-    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: nonHolo }, { _base64: await strip(psa) }, { _base64: nonHolo, 'Foil/Holo': 'Foil' }], slab_id: true } });
+    const res = await h.request('POST', '/collectibles/v2/tcg_id', { body: { records: [{ _base64: nonHolo }, { _base64: await strip(psa) }, { _base64: nonHolo, 'Foil/Holo': 'Foil', Side: 'front', Rotation: 'rotation_ok' }], slab_id: true } });
     expect(res.statusCode, res.body).toBe(200);
     const [non, none, hinted] = (res.json() as { records: Rec[] }).records;
     for (const r of [non, none, hinted]) {
@@ -411,6 +411,10 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
     expect(finishOf(none!), JSON.stringify(none)).toEqual([{ id: 1, name: 'Foil', prob: 1 }]);
     // the client's hint first, as given
     expect(finishOf(hinted!), JSON.stringify(hinted)).toEqual([{ id: 1, name: 'Foil', prob: 1, 'pre-filled': true }]);
+    // the other hints a card's object returns, pre-filled, as given (h303: the label answered dropped them)
+    expect(hinted!._objects![0]!._tags, JSON.stringify(hinted)).toMatchObject({ Side: [{ id: 1, name: 'front', prob: 1, 'pre-filled': true }], Rotation: [{ id: 1, name: 'rotation_ok', prob: 1, 'pre-filled': true }] });
+    expect(hinted!._objects![0]!._tags_simple).toEqual(expect.arrayContaining(['front', 'rotation_ok']));
+    expect(non!._objects![0]!._tags).not.toHaveProperty('Side');
   }, 240_000);
 
   it('runs as the asynchronous type collectibles-recognition: endpoints slab_id and slab_grade, and tcg_id with a record\'s slab_grade', async () => {

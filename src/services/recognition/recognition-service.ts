@@ -266,6 +266,22 @@ function tiedFinish(best: Ranked | null, ranked: readonly Ranked[]): Finish | nu
   return cards.every((c) => c !== undefined) ? sharedFinish(best.search.catalog.kind, cards as NonNullable<(typeof cards)[number]>[]) : null;
 }
 
+/**
+ * The tags a record's hints give the object that answers it: the family's hints we do not measure, returned as the
+ * client gave them and marked pre-filled (a card's object, and a label's where it is the answer).
+ */
+function hintedTags(family: Family, record: InputRecord): Record<string, Tag[]> {
+  const tags: Record<string, Tag[]> = {};
+  for (const hint of family.hintTags) {
+    const given = record[hint];
+    // a blank one (`" "`) says nothing: no tag rather than a blank one
+    if (typeof given === 'string' && given.trim()) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
+    // a yes-or-no hint (`Autograph: true`) in the words the tags use elsewhere
+    else if (typeof given === 'boolean') tags[hint] = [{ id: given ? 1 : 0, name: given ? 'Yes' : 'No', prob: 1, 'pre-filled': true }];
+  }
+  return tags;
+}
+
 /** `/collectibles/v2/tcg_id` (document 3 §4): trading cards identified against the imported catalogs. */
 export class RecognitionService {
   constructor(
@@ -536,12 +552,11 @@ export class RecognitionService {
       const match = await this.labelMatch(reading, read.label, await Promise.all(catalogs.map((c) => this.search(c))));
       const kind = match?.fields.subcategory;
       // the `Foil/Holo` a card beside the label would carry (cardObject), by the same precedence: a client's hint as
-      // given, else the label's finish words, else the catalog row's (h302: the label answered had none)
-      const hasFinish = family.hintTags.includes('Foil/Holo');
-      const hint = hasFinish ? record['Foil/Holo'] : undefined;
-      const finish = hasFinish ? (reading.finish ?? match?.finish ?? null) : null;
-      const finishTag: Tag[] | null = typeof hint === 'string' && hint.trim() ? [{ id: 1, name: hint, prob: 1, 'pre-filled': true }] : finish ? [{ id: 1, name: finish, prob: 1 }] : null;
-      const object = slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade', finishTag ? { 'Foil/Holo': finishTag } : {});
+      // given, else the label's finish words, else the catalog row's (h302: the label answered had none); and the
+      // record's other hints, pre-filled, as a card's object returns them (h303: `Side` and `Rotation` were dropped)
+      const finish = family.hintTags.includes('Foil/Holo') ? (reading.finish ?? match?.finish ?? null) : null;
+      const more: Record<string, Tag[]> = { ...(finish ? { 'Foil/Holo': [{ id: 1, name: finish, prob: 1 }] } : {}), ...hintedTags(family, record) };
+      const object = slabLabelObject(1, read.label, reading, read, match, slabOption === 'slab_grade', more);
       // the item the label names priced as a card's best match is, its graded sales narrowed to the label's company and
       // grade (h165: asked, they were left out without a word)
       const priceNotes: string[] = [];
@@ -901,14 +916,8 @@ export class RecognitionService {
     const labelFinish = index === 0 && read.label && family.hintTags.includes('Foil/Holo') ? (label ?? readLabelText(read.label.lines)).finish : null;
     const finish = labelFinish ?? catalogFinish;
     if (finish) tags['Foil/Holo'] = [{ id: 1, name: finish, prob: 1 }];
-    // hints the client gave and we do not measure are returned as given, marked pre-filled
-    for (const hint of family.hintTags) {
-      const given = record[hint];
-      // a blank one (`" "`) says nothing: no tag rather than a blank one
-      if (typeof given === 'string' && given.trim()) tags[hint] = [{ id: 1, name: given, prob: 1, 'pre-filled': true }];
-      // a yes-or-no hint (`Autograph: true`) in the words the tags use elsewhere
-      else if (typeof given === 'boolean') tags[hint] = [{ id: given ? 1 : 0, name: given ? 'Yes' : 'No', prob: 1, 'pre-filled': true }];
-    }
+    // a client's hint goes before what was read
+    Object.assign(tags, hintedTags(family, record));
     for (const t of family.alwaysTags ?? []) tags[t] ??= [];
     const area = polygonShare(card.quad, read.width, read.height);
     return {

@@ -84,7 +84,7 @@ export function slabTags(r: LabelReading): Record<string, Tag[]> {
  * `verbal_grade`, `grade`, `year`, `card_no`, `certificate_number`, `lang`, `set`, `rarity`,
  * `links`) plus `company`, `qualifier`, `subgrades`, `score` (TAG), `full_name` and `card`, the
  * catalog card the label names when one matched. `simple` (`/slab_grade`): the company and grade
- * only, no text. `more`: tags the record's answer adds (`Foil/Holo` on `/slab_id` and where the label is the answer).
+ * only, no text. `more`: tags the record's answer adds (`Foil/Holo` on `/slab_id`; where the label is the answer, that and the record's hints).
  */
 export function slabLabelObject(id: number, label: ReadLabel, r: LabelReading, size: { width: number; height: number }, match: LabelMatch | null, simple: boolean, more: Record<string, Tag[]> = {}): Record<string, unknown> {
   const tags: Record<string, Tag[]> = { ...slabTags(r), ...(match?.fields.subcategory ? { Category: [{ id: 1, name: match.fields.subcategory, prob: 1 }] } : {}), ...more };
