@@ -13,6 +13,8 @@
  * split is, made from photos whose card reads at full size (what is lost to the size alone).
  * SHRINK=399,400,401 runs each size in turn and adds their mean: one pixel of width moves the counts
  * by about 3 (the recogniser at 200 px flips on a re-sampled outline), so a rule on one size is noise.
+ * SHRINK=0,3200: the photos as taken, then those at least 600 px wide enlarged to 3,200 px (a phone's 12-MP
+ * close-up): each size's time per photo is printed too.
  * BASE=<an earlier run's output>: the photos whose outcome (RIGHT, WRONG, listed, none, FALSE,
  * ok-none) changed since, listed at the end, photo by photo and size by size.
  * OUT=1 with SET=generated: the tune quarter's designs are taken out of the Pokémon catalog, so every
@@ -72,14 +74,18 @@ try {
   const label = process.env.SET === 'generated' ? 'generated, tune quarter' : 'train';
   const tallies: { right: number; name: number; wrong: number; none: number; listed: number; n: number; outside: number; matchedOutside: number }[] = [];
   const ms: number[] = [];
+  const msBySize: number[][] = [];
   const marks = new Map<string, string>();
   for (const shrink of shrinks) {
     const tally = { right: 0, name: 0, wrong: 0, none: 0, listed: 0, n: 0, outside: 0, matchedOutside: 0 };
+    const sizeMs: number[] = [];
+    msBySize.push(sizeMs);
     for (const p of await photosAt(shrink)) {
       const t0 = performance.now();
       const res = await fetch(`${server.url}/collectibles/v2/tcg_id`, { method: 'POST', headers: { authorization: `Token ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ records: [p.jpeg ? { _base64: p.jpeg.toString('base64') } : { _file: p.file }] }) });
       const body = await res.json();
       ms.push(performance.now() - t0);
+      sizeMs.push(ms.at(-1)!);
       const rec = (body as { records: { _objects?: { _ocr?: { full_text: string }; _identification: { best_match: { id: string; name: string } | null; alternatives: { id: string; name: string }[]; distances: number[] } }[] }[] }).records[0]!;
       const obj = rec._objects?.[0];
       const idn = obj?._identification;
@@ -123,6 +129,12 @@ try {
   // one request at a time, as a scanning app sends them; the first pays for warming the workers
   ms.sort((a, b) => a - b);
   console.log(`time per photo (the request, one at a time): p50 ${Math.round(ms[ms.length >> 1]!)} ms, p90 ${Math.round(ms[Math.floor(ms.length * 0.9)]!)} ms`);
+  // a size's own times where several were run (a 12-MP file costs its decoding and its larger warp)
+  if (msBySize.length > 1)
+    shrinks.forEach((s, i) => {
+      const t = [...msBySize[i]!].sort((a, b) => a - b);
+      console.log(`  ${s ? `shrunk to ${s} px` : 'as taken'}: p50 ${Math.round(t[t.length >> 1]!)} ms, p90 ${Math.round(t[Math.floor(t.length * 0.9)]!)} ms`);
+    });
 } finally {
   await server.stop();
 }
