@@ -137,12 +137,214 @@ export const OUTSIDE = 1;
  */
 const GOES_ON_COST = 2;
 
+/** Rounding: a bound is taken to hold a score only to within this. */
+const SLACK = 1e-6;
+
+/** The lexicon's words in the order of their characters' classes, and how many characters each shares with the word before it. */
+interface WordOrder {
+  order: Int32Array;
+  shared: Int32Array;
+}
+const wordOrders = new WeakMap<EncodedLexicon['words'], WordOrder>();
+
+function wordOrder(words: EncodedLexicon['words']): WordOrder {
+  let known = wordOrders.get(words);
+  if (!known) {
+    const compare = (a: Int32Array, b: Int32Array) => {
+      for (let j = 0; j < a.length && j < b.length; j++) if (a[j] !== b[j]) return a[j]! - b[j]!;
+      return a.length - b.length;
+    };
+    const order = Int32Array.from(words.keys()).sort((a, b) => compare(words[a]!.classes, words[b]!.classes));
+    const shared = new Int32Array(order.length);
+    for (let i = 1; i < order.length; i++) {
+      const a = words[order[i - 1]!]!.classes;
+      const b = words[order[i]!]!.classes;
+      let j = 0;
+      while (j < a.length && j < b.length && a[j] === b[j]) j++;
+      shared[i] = j;
+    }
+    known = { order, shared };
+    wordOrders.set(words, known);
+  }
+  return known;
+}
+
+/**
+ * A lower bound on each word's score (its placement's cost, and {@link OUTSIDE} for each letter of the
+ * reading left outside), which counts the letters of the reading a word must leave outside or pay for
+ * inside: the cheapest placement's search (spotWord) run on the reading's letter steps alone, each
+ * stretch of steps between two of them taken as one place where any of the word's letters may be
+ * read at the stretch's cheapest step for it, all else there free. A name of eight letters on a
+ * 33-letter Magic line leaves most of the line's letters outside or pays for them, which the bound of
+ * each letter at its cheapest step (blanks free) did not say.
+ *
+ * Why it holds: take any placement. A letter step outside its span costs {@link OUTSIDE} a time the
+ * reading lists it, as here. One inside costs what its label costs: the letter the word reads first
+ * there (here the same), or the blank or the letter last read (here the cheaper of them; the blank
+ * before the first letter). A step between letter steps costs what it reads there, no less than the
+ * stretch's cheapest for a letter first read there, and 0 at least else. The word's letters are read
+ * in order, so the placement is one of the paths this search takes the cheapest of, costed no more
+ * here (the search also lets a doubled letter go without its blank between, and a stretch read more
+ * letters than it has steps). Steps listed twice are counted twice outside, as the score counts them;
+ * a listed step not of the line is not counted. A word with a class outside `used`, or not `wanted`,
+ * is bounded by 0.
+ *
+ * The search is made letter by letter, each letter's costs along the line from the previous
+ * letter's, so that words beginning alike (`Ethernatos`, `Ethernatos Radieux`; `Pikachu`'s prints)
+ * share their first letters' (the lexicon in order of its classes: 18,000 letters to search for its
+ * 32,000).
+ */
+export function scoreBounds(ctc: CtcSteps, words: EncodedLexicon['words'], used: Int32Array, letterSteps: readonly number[], top = stepTops(ctc), wanted?: (word: number) => boolean): Float64Array {
+  const { logProbs, steps, classes } = ctc;
+  const times = new Map<number, number>();
+  for (const t of letterSteps) if (Number.isInteger(t) && t >= 0 && t < steps) times.set(t, (times.get(t) ?? 0) + 1);
+  const at = [...times.keys()].sort((x, y) => x - y);
+  const letters = at.length;
+  const kinds = used.length;
+  const slot = new Int32Array(classes).fill(-1);
+  used.forEach((k, i) => (slot[k] = i));
+  // per class used, along the line: its cost at each letter step, and its least in each stretch (stretch g before letter step g)
+  const blankAt = new Float64Array(letters);
+  const costAt = new Float64Array(kinds * letters);
+  const stretchLeast = new Float64Array(kinds * (letters + 1)).fill(Infinity);
+  for (let t = 0, e = 0; t < steps; t++) {
+    const row = t * classes;
+    if (e < letters && at[e] === t) {
+      blankAt[e] = top[t]! - logProbs[row]!;
+      for (let i = 0; i < kinds; i++) costAt[i * letters + e] = top[t]! - logProbs[row + used[i]!]!;
+      e++;
+    } else {
+      for (let i = 0; i < kinds; i++) {
+        const d = top[t]! - logProbs[row + used[i]!]!;
+        if (d < stretchLeast[i * (letters + 1) + e]!) stretchLeast[i * (letters + 1) + e] = d;
+      }
+    }
+  }
+  // what leaving the letter steps before stretch g outside costs
+  const before = new Float64Array(letters + 1);
+  for (let e = 0; e < letters; e++) before[e + 1] = before[e]! + OUTSIDE * times.get(at[e]!)!;
+  const all = before[letters]!;
+  // columns[j][g]: the least cost of a span begun, the word's first j letters read, after stretch g
+  const longest = words.reduce((m, w) => Math.max(m, w.classes.length), 0);
+  const columns = Array.from({ length: longest + 1 }, () => new Float64Array(letters + 1));
+  {
+    const column = columns[0]!;
+    let after = Infinity;
+    for (let g = 0; g <= letters; g++) {
+      // the span may begin in this stretch; a letter step inside it before the first letter reads the blank
+      const c = before[g]! < after ? before[g]! : after;
+      column[g] = c;
+      if (g < letters) after = c + blankAt[g]!;
+    }
+  }
+  const bounds = new Float64Array(words.length);
+  const { order, shared } = wordOrder(words);
+  // the columns worked out for the last word bounded, how many of them hold (a class outside `used` stops them), and how
+  // many letters the words since then share with it
+  let valid = 0;
+  let common = 0;
+  for (let r = 0; r < order.length; r++) {
+    const i = order[r]!;
+    common = r ? Math.min(common, shared[r]!) : 0;
+    if (wanted && !wanted(i)) continue;
+    const word = words[i]!.classes;
+    const n = word.length;
+    let j = Math.min(common, valid);
+    common = Infinity;
+    for (; j < n; j++) {
+      const k = slot[word[j]!] ?? -1;
+      if (k < 0) break;
+      const from = columns[j]!;
+      const column = columns[j + 1]!;
+      const cost = k * letters;
+      const stretch = k * (letters + 1);
+      let after = Infinity;
+      for (let g = 0; g <= letters; g++) {
+        // letter j+1 read in stretch g, or already read before it
+        const read = from[g]! + stretchLeast[stretch + g]!;
+        const c = read < after ? read : after;
+        column[g] = c;
+        if (g === letters) break;
+        // at letter step g: the letter read there, or the letter last read (or the blank) held
+        const d = costAt[cost + g]!;
+        const blank = blankAt[g]!;
+        const held = c + (d < blank ? d : blank);
+        const first = from[g]! + d;
+        after = held < first ? held : first;
+      }
+    }
+    valid = j;
+    if (j < n) continue;
+    // the span ends in some stretch, every letter read, the letter steps after it outside
+    const column = columns[n]!;
+    let least = Infinity;
+    for (let g = 0; g <= letters; g++) {
+      const c = column[g]! + (all - before[g]!);
+      if (c < least) least = c;
+    }
+    bounds[i] = least;
+  }
+  return bounds;
+}
+
+/** A min-heap of words by a key (ties: the lexicon's order). */
+class WordHeap {
+  private keys: Float64Array;
+  private ids: Int32Array;
+  size: number;
+  constructor(keys: Float64Array) {
+    this.size = keys.length;
+    this.keys = Float64Array.from(keys);
+    this.ids = Int32Array.from(keys.keys());
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+  get topKey(): number {
+    return this.keys[0]!;
+  }
+  get topId(): number {
+    return this.ids[0]!;
+  }
+  pop(): void {
+    this.size--;
+    this.keys[0] = this.keys[this.size]!;
+    this.ids[0] = this.ids[this.size]!;
+    this.down(0);
+  }
+  private less(a: number, b: number): boolean {
+    const ka = this.keys[a]!;
+    const kb = this.keys[b]!;
+    return ka < kb || (ka === kb && this.ids[a]! < this.ids[b]!);
+  }
+  private down(i: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) return;
+      const c = l + 1 < this.size && this.less(l + 1, l) ? l + 1 : l;
+      if (!this.less(c, i)) return;
+      const k = this.keys[c]!;
+      this.keys[c] = this.keys[i]!;
+      this.keys[i] = k;
+      const id = this.ids[c]!;
+      this.ids[c] = this.ids[i]!;
+      this.ids[i] = id;
+      i = c;
+    }
+  }
+}
+
 /**
  * The lexicon's likeliest word on the line, and its margin over other groups' words, up to
  * `horizon`: a margin of `horizon` or more is said as at least that. Words are placed in the order
- * of a bound on their cost (each character at the step that reads it cheapest, blanks free), and
- * none is placed whose bound is past the best cost by the horizon: on a name line most of the
- * lexicon is not placed at all.
+ * of a lower bound on their score (the greater of each character at the step that reads it cheapest,
+ * blanks free, and {@link scoreBounds}), and none whose bound says it cannot matter: on a name line
+ * most of the lexicon is not placed.
+ *
+ * What is found is, to the bit, what placing words in the order of the plain bound (each character at
+ * its cheapest step) until one was past the best score by the horizon found, before the letters'
+ * bound: every word within {@link SAME_COST} and {@link GOES_ON_COST} of the best score is placed,
+ * and they are taken in that order; the margin over the words that search left unplaced is said as
+ * the least plain bound past the best score by the horizon, as it was; and any other word is placed
+ * where it could be the nearest rival under that.
  */
 export function spotBest(ctc: CtcSteps, lexicon: EncodedLexicon, horizon = 4, letterSteps: readonly number[] = []): Spotted | null {
   const { logProbs, steps, classes } = ctc;
@@ -153,35 +355,83 @@ export function spotBest(ctc: CtcSteps, lexicon: EncodedLexicon, horizon = 4, le
     const row = t * classes;
     for (const k of used) cheapest[k] = Math.min(cheapest[k]!, top[t]! - logProbs[row + k]!);
   }
-  const bounded = lexicon.words.map((w) => {
+  const words = lexicon.words;
+  const plain = new Float64Array(words.length);
+  words.forEach((w, i) => {
     let bound = 0;
     for (const k of w.classes) bound += cheapest[k]!;
-    return { w, bound };
+    plain[i] = bound;
   });
-  bounded.sort((a, b) => a.bound - b.bound);
   const reach = Math.max(horizon, SAME_COST);
-  const placed: { w: EncodedLexicon['words'][number]; p: Placement; score: number }[] = [];
+  const sortedPlain = Float64Array.from(plain).sort();
+  // the least plain bound past `least` by the reach: the margin over words left unplaced, as said before
+  const unplacedPast = (least: number) => {
+    let lo = 0;
+    let hi = sortedPlain.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sortedPlain[mid]! > least + reach) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < sortedPlain.length ? sortedPlain[lo]! : Infinity;
+  };
+  type Placed = { w: EncodedLexicon['words'][number]; p: Placement; score: number; i: number };
+  const placed: Placed[] = [];
   let least = Infinity;
   let unplaced = Infinity;
-  // the bound holds for the score too (a score is the cost and more)
-  for (const { w, bound } of bounded) {
-    if (bound > least + reach) {
-      unplaced = bound;
-      break;
-    }
+  const place = (i: number) => {
+    const w = words[i]!;
     const p = spotWord(ctc, w.classes, top);
-    if (!Number.isFinite(p.cost)) continue;
+    if (!Number.isFinite(p.cost)) return undefined;
     const score = p.cost + OUTSIDE * letterSteps.filter((t) => t < p.from || t > p.to).length;
-    placed.push({ w, p, score });
-    least = Math.min(least, score);
+    const x = { w, p, score, i };
+    placed.push(x);
+    if (score < least) {
+      least = score;
+      unplaced = unplacedPast(least);
+    }
+    return x;
+  };
+  // the word of the least plain bound first: no word whose plain bound is past its score by the reach need be bounded more
+  let first = 0;
+  for (let i = 1; i < words.length; i++) if (plain[i]! < plain[first]!) first = i;
+  if (words.length) place(first);
+  const cut = unplaced;
+  const bounds = scoreBounds(ctc, words, used, letterSteps, top, (i) => i !== first && plain[i]! - SLACK < cut);
+  for (let i = 0; i < words.length; i++) if (plain[i]! > bounds[i]!) bounds[i] = plain[i]!;
+  const heap = new WordHeap(bounds);
+  // the winner, once every word that could be it is placed, and the least score of its rivals placed
+  let best: Placed | undefined;
+  let rival = Infinity;
+  const isRival = (x: Placed, of: Placed) => x.w.group !== of.w.group && !of.w.text.includes(x.w.text);
+  while (heap.size) {
+    // the words left score `bound` or more
+    const bound = heap.topKey - SLACK;
+    // past the best by more than a likeliest word and a form going on from it may be: none is the winner
+    if (!best && placed.length && bound > least + SAME_COST + GOES_ON_COST + SLACK) {
+      best = winner(placed, plain, least);
+      for (const x of placed) if (isRival(x, best) && x.score < rival) rival = x.score;
+    }
+    // nor the nearest rival under the margin said for words unplaced
+    if (bound >= (best ? Math.min(unplaced, rival) : unplaced)) break;
+    const i = heap.topId;
+    heap.pop();
+    if (i === first) continue;
+    const x = place(i);
+    if (x && best && isRival(x, best) && x.score < rival) rival = x.score;
   }
   if (!placed.length) return null;
+  best ??= winner(placed, plain, least);
+  const margin = Math.min(unplaced, ...placed.filter((x) => isRival(x, best)).map((x) => x.score)) - best.score;
+  return { word: best.w.text, group: best.w.group, placement: best.p, score: best.score, perLetter: best.p.cost / best.w.classes.length, margin };
+}
+
+/** The likeliest of the words placed, or a form of it that goes on from it: of words within {@link SAME_COST} of the least score, the longest. */
+function winner<T extends { w: EncodedLexicon['words'][number]; score: number; i: number }>(placed: T[], plain: Float64Array, least: number): T {
+  // in the order the plain bound placed them, as before the letters' bound
+  placed = [...placed].sort((a, b) => plain[a.i]! - plain[b.i]! || a.i - b.i);
   const likeliest = placed.filter((x) => x.score <= least + SAME_COST).sort((a, b) => b.w.classes.length - a.w.classes.length || a.score - b.score)[0]!;
   // a form of it that goes on from it (`Ethernatos Radieux` from `Ethernatos`), nearly as cheap, tells what the letters after it were
   const goesOn = (x: (typeof placed)[number]) => x.w.formOf === likeliest.w.group && x.w.text.length > likeliest.w.text.length && x.w.text.startsWith(likeliest.w.text);
-  const best = placed.filter((x) => x.score <= likeliest.score + GOES_ON_COST && goesOn(x)).sort((a, b) => a.score - b.score)[0] ?? likeliest;
-  // another group's word the winner holds (`Mew` inside `Mewtwo`) is no rival
-  const rivals = placed.filter((x) => x.w.group !== best.w.group && !best.w.text.includes(x.w.text));
-  const margin = Math.min(unplaced, ...rivals.map((x) => x.score)) - best.score;
-  return { word: best.w.text, group: best.w.group, placement: best.p, score: best.score, perLetter: best.p.cost / best.w.classes.length, margin };
+  return placed.filter((x) => x.score <= likeliest.score + GOES_ON_COST && goesOn(x)).sort((a, b) => a.score - b.score)[0] ?? likeliest;
 }
