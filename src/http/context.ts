@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { AccountService, Principal, ServiceName } from '../services/account-service.ts';
 import type { CardSessionService } from '../services/card-session-service.ts';
 import type { CollectionService } from '../services/collection-service.ts';
-import type { VisualSearchService } from '../services/visual-search-service.ts';
+import type { VisualSearchService } from '../services/visual-search/visual-search-service.ts';
 import type { ImageMatchingService } from '../services/image-matching-service.ts';
 import type { InFlight } from './in-flight.ts';
 import type { CallHold } from '../util/credit-hold-scope.ts';

@@ -43,7 +43,7 @@ const fewCacheSize = 256;
 /**
  * Longest a query with a client's filter may run (PostgreSQL's `statement_timeout` for it): scans of
  * 100,000 records with ordinary filters take well under a second here. Past it the request is a
- * 400 naming the filter (visual-search-service.ts).
+ * 400 naming the filter (services/visual-search/filters.ts).
  */
 export const FILTER_STATEMENT_MS = 5_000;
 

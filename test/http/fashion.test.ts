@@ -7,7 +7,7 @@ import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import type { Store } from '../../src/store/database.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
-import { VisualSearchService } from '../../src/services/visual-search-service.ts';
+import { VisualSearchService } from '../../src/services/visual-search/visual-search-service.ts';
 import { ServiceError } from '../../src/services/errors.ts';
 
 const group = photoBase64('faces/bbt1.jpg');

@@ -1,6 +1,6 @@
 import { extractedColourCodes, recordText } from '../../text-search/record-text.ts';
 import { TOKENS_VERSION } from '../../text-search/seen-tokens.ts';
-import { serverTagsSimple } from '../visual-search-service.ts';
+import { serverTagsSimple } from '../visual-search/items.ts';
 
 /** What a colour word's re-rank reads of a record's text row. */
 export interface StoredBody {

@@ -13,7 +13,10 @@ import { ServiceError } from '../errors.ts';
 import type { VisionService } from '../vision-service.ts';
 import { textEngineOf, type TextEngine } from './text-engine.ts';
 import { ProductRule } from '../fashion/product-rule.ts';
-import { checkedFilter, distanceScale, filterFailuresAre400, onePerProduct, project, type Envelope, type Fields } from '../visual-search-service.ts';
+import type { Envelope } from '../visual-search/answers.ts';
+import { checkedFilter, filterFailuresAre400 } from '../visual-search/filters.ts';
+import { distanceScale, onePerProduct } from '../visual-search/hits.ts';
+import { project, type Fields } from '../visual-search/record-fields.ts';
 
 /** A word of kana alone (katakana, hiragana, the prolonged sound mark). */
 const kanaWord = /^[\u3040-\u309f\u30a0-\u30fa\u30fc-\u30ff]+$/u;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterFields, matchesEverything, onePerProduct, tieStable } from './visual-search-service.ts';
+import { onePerProduct, tieStable } from './hits.ts';
 
 const hit = (key: number, distance: number) => ({ record: { key, recordId: String(key), data: {} }, distance });
 
@@ -29,19 +29,6 @@ describe('tieStable', () => {
     const own = [hit(1, 0), hit(9, 1e-7), hit(3, 0.3)];
     const page = await tieStable(2, 3, async (n) => own.slice(0, n), 9);
     expect(page.map((h) => [h.record.key, h.distance])).toEqual([[9, 0], [1, 0]]);
-  });
-});
-
-describe('matchesEverything', () => {
-  it('tells a filter that matches every record by its shape, which deleteByFilter refuses', () => {
-    for (const f of [{}, { $or: [{}] }, { $or: [{ a: 1 }, {}] }, { $and: [{}] }, { $and: [{ $or: [{}] }] }]) expect(matchesEverything(f), JSON.stringify(f)).toBe(true);
-    for (const f of [{ a: 1 }, { $or: [{ a: 1 }] }, { $and: [{}, { a: 1 }] }, { $or: [] }, { $nor: [{}] }]) expect(matchesEverything(f), JSON.stringify(f)).toBe(false);
-  });
-});
-
-describe('filterFields', () => {
-  it('names the fields a filter tests, through $and, $or and $nor, not inside an operator', () => {
-    expect(filterFields({ a: 1, 'b.c': { $exists: false }, $or: [{ d: 2 }, { $nor: [{ e: 3 }] }], $and: [{ a: 2 }], f: { $elemMatch: { g: 1 } } }).sort()).toEqual(['a', 'b.c', 'd', 'e', 'f']);
   });
 });
 

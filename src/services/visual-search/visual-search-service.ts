@@ -1,34 +1,31 @@
-import type { Change, CollectionQueries, Filter, Hit } from '../index/collection-queries.ts';
-import { ImageLoadError } from '../media/image-load-error.ts';
-import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../store/collection-store.ts';
-import { FilterError } from '../store/filters/filter-error.ts';
-import { RegexWorkExhausted } from '../store/filters/linear-regex.ts';
-import { compileFilter, validateFilter } from '../store/filters/mongo-filter.ts';
-import { inexactRecordProblem } from '../util/exact-numbers.ts';
-import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from './envelope.ts';
-import { ServiceError } from './errors.ts';
-import { maxRecordFieldBytes } from './record-limits.ts';
-import { failure, type InputRecord, type Outcome, type VisionService } from './vision-service.ts';
-import { VisionTaskError } from '../vision/engine/vision-engine.ts';
-import type { TextRow } from '../store/collection-text-store.ts';
-import { recordText } from '../text-search/record-text.ts';
-import { textEngineOf } from './text-search/text-engine.ts';
-import { categoriesOf, wantedItems } from './fashion/taxonomy.ts';
-import { ProductRule } from './fashion/product-rule.ts';
-import { boxArea, type ItemDomain } from '../vision/fashion/item-regions.ts';
-import type { ImageTaskResults } from '../vision/engine/vision-tasks.ts';
+import type { Change, CollectionQueries, Filter, Hit } from '../../index/collection-queries.ts';
+import { ImageLoadError } from '../../media/image-load-error.ts';
+import { CollectionGone, type CollectionRecord, type CollectionStore, type StoredRecord } from '../../store/collection-store.ts';
+import { compileFilter } from '../../store/filters/mongo-filter.ts';
+import { inexactRecordProblem } from '../../util/exact-numbers.ts';
+import { echo, sharedCode, status, stopwatch, type EnvelopeStatus, type SearchContext, type Statistics } from '../envelope.ts';
+import { ServiceError } from '../errors.ts';
+import { maxRecordFieldBytes } from '../record-limits.ts';
+import { failure, type InputRecord, type Outcome, type VisionService } from '../vision-service.ts';
+import { VisionTaskError } from '../../vision/engine/vision-engine.ts';
+import type { TextRow } from '../../store/collection-text-store.ts';
+import { recordText } from '../../text-search/record-text.ts';
+import { textEngineOf } from '../text-search/text-engine.ts';
+import { categoriesOf, wantedItems } from '../fashion/taxonomy.ts';
+import { ProductRule } from '../fashion/product-rule.ts';
+import { boxArea, type ItemDomain } from '../../vision/fashion/item-regions.ts';
+import type { ImageTaskResults } from '../../vision/engine/vision-tasks.ts';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { clientCancelled } from '../util/download-scope.ts';
-import type { AccountService } from './account-service.ts';
-import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from './text-search/color-match.ts';
-import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../text-search/seen-tokens.ts';
-import { pathConflict, projectPaths, setPath, valueAtPath } from './record-paths.ts';
-
-/**
- * Distances are cosine distances scaled to 0–200 (100 × (1 − cos)), so the spec's default
- * near-duplicate radius of 5 means cos ≥ 0.95: copies, resizes and recompressions of one photo.
- */
-export const distanceScale = 100;
+import { clientCancelled } from '../../util/download-scope.ts';
+import type { AccountService } from '../account-service.ts';
+import { colorMatch, dominantColorsProblem, storedColors, type DominantColorsQuery } from '../text-search/color-match.ts';
+import { seenText, TOKENS_VERSION, type Observed, type SeenPart } from '../../text-search/seen-tokens.ts';
+import { pathConflict, setPath } from '../record-paths.ts';
+import { skipped, badId, queryFailed, mismatch, whileExists, type Envelope } from './answers.ts';
+import { filterFields, checkedFilter, filterFailuresAre400, matchesEverything } from './filters.ts';
+import { distanceScale, scaled, rawRadius, onePerProduct, tieStable } from './hits.ts';
+import { itemCategories, categoryFilter, filterCategories, colorTagsOf, serverTagsSimple, parsedBox, drawnBox, boxOutside, recordBox, serversObject, categoryProblem, isObjectList, checkCategories, queryColors, withItemFilter } from './items.ts';
+import { dollarProblem, project, tagField, stringsOf, stringListOrNone, tagsOf, recordTags, attributes, ID_FORM, idOf, sentId, type Fields, type Out } from './record-fields.ts';
 
 /** How many of the nearest records visualTagsKNN re-ranks by tags and colours (docs/api-decisions.md). */
 const RERANKED = 500;
@@ -41,307 +38,12 @@ const RERANKED = 500;
 export function nearDuplicateBits(radius: number): number {
   return Math.min(32, Math.round(radius * 3.2));
 }
-/**
- * The first field name sent, at any depth (dotted names part by part), that starts with `$`, as its path: MongoDB
- * refuses such names too (h273: stored, then no filter could find them).
- */
-function dollarName(value: unknown, path = '', removals = false): string | undefined {
-  if (Array.isArray(value)) {
-    for (const [i, v] of value.entries()) {
-      const found = dollarName(v, `${path}[${i}]`);
-      if (found) return found;
-    }
-    return undefined;
-  }
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    // an update's top-level null removes the field: the one way to be rid of a `$` name stored before h273 (h278)
-    if (removals && !path && v === null) continue;
-    const at = path ? `${path}.${k}` : k;
-    if (k.split('.').some((part) => part.startsWith('$'))) return at.length > 80 ? `${at.slice(0, 80)}…` : at;
-    const found = dollarName(v, at);
-    if (found) return found;
-  }
-  return undefined;
-}
-
-function dollarProblem(sent: Record<string, unknown>, removals = false): string | undefined {
-  const name = dollarName(sent, '', removals);
-  return name && `${name}: a field name starting with $ could be stored but no filter could name it ($ starts an operator); rename it`;
-}
 
 /** Whether a `bmh1` hash lies further than `bits` from both blank hashes (all 0, all 1). */
 function patterned(hash: string, bits: number): boolean {
   let ones = 0;
   for (let i = 0; i < hash.length; i++) if (hash.charCodeAt(i) === 49) ones++;
   return ones > bits && ones < hash.length - bits;
-}
-const scaled = (d: number) => Math.round(d * distanceScale * 10_000) / 10_000;
-/** A radius as answers show distances, as the cosine distance to search within: one shown at the radius is within it (h130). */
-const rawRadius = (radius: number) => (radius + 0.00005) / distanceScale;
-
-export type Fields = string[] | undefined;
-type Out = Record<string, unknown>;
-
-/** A stored record as returned: `_id` always, then the requested fields (`*` = all). */
-export function project(r: StoredRecord, fields: Fields, fallback: string[]): Out {
-  // an empty list asks for no field but `_id` (which always comes); only an absent one takes the default
-  const want = fields ?? fallback;
-  if (want.includes('*')) {
-    const { _id: _stored, ...rest } = r.data;
-    return { _id: r.recordId, ...rest };
-  }
-  // `meta.color` returns `{meta: {color}}` as MongoDB does; `in` had read only top-level names (and inherited ones)
-  return { _id: r.recordId, ...projectPaths(r.data, want.filter((f) => f !== '_id')) };
-}
-
-/** The tag field of each collection type (spec 2, visualTagsKNN). */
-const tagField = { photo: 'tags', product: '_tags_simple', custom: '_tags', fashion: '_tags_simple', homedecor: '_tags_simple' } as const;
-const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []);
-/** Absent, null, or a list of strings: what the spec's tag fields may hold. */
-const stringListOrNone = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.every((t) => typeof t === 'string'));
-/** A query's tags; a tag field that is not a list of strings is refused, not read as no tags. */
-const tagsOf = (c: CollectionRecord, record: Record<string, unknown>) => {
-  const field = tagField[c.type];
-  const v = record[field];
-  if (!stringListOrNone(v)) throw new ServiceError(400, 'invalid_request', `query_record.${field} must be an array of strings.`);
-  return stringsOf(v);
-};
-const recordTags = (c: CollectionRecord, r: StoredRecord) => stringsOf(r.data[tagField[c.type]]);
-
-/** The attributes stored for a record: everything sent except the id and the image itself. */
-function attributes(record: InputRecord): Record<string, unknown> {
-  const { _id: _i, _base64: _b, _url: url, _file: _f, ...rest } = record;
-  // The URL is kept: clients show it; base64 data and server paths are not.
-  return typeof url === 'string' ? { _url: url, ...rest } : rest;
-}
-
-/** What an `_id` must be, in every message that refuses one. */
-const ID_FORM = 'a string of 1 to 255 characters (counted in UTF-16 units, as JavaScript counts them: an emoji is 2) or an integer';
-
-/** A record whose `_id` is not one: its own 400 (the request schemas leave `_id` to each record). */
-function badId(ctx: SearchContext, record: { _id?: unknown }): Out {
-  return skipped(ctx, sentId(record), 400, `_id must be ${ID_FORM}`);
-}
-
-function idOf(record: { _id?: unknown }): string | undefined {
-  if (typeof record._id === 'string' && record._id.length > 0 && record._id.length <= 255) return record._id;
-  if (typeof record._id === 'number' && Number.isSafeInteger(record._id)) return String(record._id);
-  return undefined;
-}
-
-/**
- * An integer `_id` is stored as its decimal text (`idOf`), as `get` and `delete` read it: a filter
- * naming `_id` by the integer (`{"_id": 7}`, `$in: [7]`) means that text, not a number no record holds.
- */
-function idsAsStored(filter: unknown): unknown {
-  if (Array.isArray(filter)) return filter.map(idsAsStored);
-  if (filter === null || typeof filter !== 'object') return filter;
-  const asText = (v: unknown): unknown => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v);
-  const operand = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return asText(v);
-    return Object.fromEntries(Object.entries(v).map(([op, x]) => [op, op === '$in' || op === '$nin' ? (Array.isArray(x) ? x.map(asText) : x) : op === '$eq' || op === '$ne' ? asText(x) : op === '$not' ? operand(x) : x]));
-  };
-  return Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, k === '_id' ? operand(v) : k === '$and' || k === '$or' || k === '$nor' ? idsAsStored(v) : v]));
-}
-
-/** The fields a filter names (dotted paths), through `$and`, `$or` and `$nor`; not those inside an operator's own document. */
-export function filterFields(filter: Record<string, unknown>): string[] {
-  const out = new Set<string>();
-  const walk = (f: Record<string, unknown>) => {
-    for (const [key, value] of Object.entries(f)) {
-      if (key === '$and' || key === '$or' || key === '$nor') for (const sub of Array.isArray(value) ? value : []) walk(sub as Record<string, unknown>);
-      else if (!key.startsWith('$')) out.add(key);
-    }
-  };
-  walk(filter);
-  return [...out];
-}
-
-export function checkedFilter(filter: unknown): Record<string, unknown> | undefined {
-  if (filter === undefined || filter === null) return undefined;
-  try {
-    return validateFilter(idsAsStored(filter)) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
-    throw err;
-  }
-}
-
-/**
- * The queries, with a filter that fails during a scan answered as the client's 400 like one that
- * fails validation: on the embedded backend a `$regex` can run out of its step budget over the
- * records (docs/filters.md), which only the scan finds out; or a 503 with a wait when the process's
- * regex work for now is used up (not the pattern's fault alone).
- */
-export function filterFailuresAre400(queries: CollectionQueries): CollectionQueries {
-  const rethrow = (err: unknown): never => {
-    if (err instanceof RegexWorkExhausted) throw new ServiceError(503, 'busy', `Filter not run: ${err.message}`, undefined, { 'retry-after': String(err.retryAfterSeconds) });
-    if (err instanceof FilterError) throw new ServiceError(400, 'invalid_filter', `Invalid filter: ${err.message}`);
-    throw err;
-  };
-  return new Proxy(queries, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        const out: unknown = value.apply(target, args);
-        return out instanceof Promise ? out.catch(rethrow) : out;
-      };
-    },
-  });
-}
-
-/**
- * The best `want` hits, one per product when there is a product field (each product's best
- * record), the search widened until enough products are seen or the collection is exhausted.
- */
-export async function onePerProduct<H extends { record: StoredRecord }>(productField: string | undefined, want: number, records: number, search: (n: number) => Promise<H[]>): Promise<H[]> {
-  if (!productField) return search(want);
-  for (let fetch = want * 4; ; fetch *= 4) {
-    const raw = await search(fetch);
-    const seen = new Set<string>();
-    const hits = raw.filter((h) => {
-      // own fields only (`__proto__` or `toString` would read the same built-in on every record and fold them into one); dotted paths as filters read them
-      const p = JSON.stringify(valueAtPath(h.record.data, productField) ?? `\u0000${h.record.recordId}`);
-      if (seen.has(p)) return false;
-      seen.add(p);
-      return true;
-    });
-    if (hits.length >= want || raw.length < fetch || fetch >= records) return hits;
-  }
-}
-
-/**
- * The `want` nearest hits in a stable order: equal distances (one photo stored under several
- * SKUs) ordered by insertion, and the search widened until the tie at the page's edge is whole,
- * so that paging with `from` neither repeats nor skips a record. Distances are compared as they
- * are shown: pgvector and usearch differ in the last bits, and two records shown at one distance
- * came back in another order on each backend. `self`, the stored record a search by `_id` is
- * for, is at distance 0 and first among the records there (its copies stored before it).
- */
-export async function tieStable<H extends { record: StoredRecord; distance: number }>(want: number, records: number, search: (n: number) => Promise<H[]>, self?: number): Promise<H[]> {
-  const shown = (h: H) => (h.record.key === self ? 0 : scaled(h.distance));
-  const first = (h: H) => (h.record.key === self ? 0 : 1);
-  // One hit more than the page tells whether the page's last distance is shared beyond it.
-  for (let n = want + 1; ; n *= 2) {
-    const hits = [...(await search(n))].map((h) => (h.record.key === self ? { ...h, distance: 0 } : h)).sort((a, b) => shown(a) - shown(b) || first(a) - first(b) || a.record.key - b.record.key);
-    if (hits.length < n || n >= records || shown(hits[hits.length - 1]!) > shown(hits[want - 1]!)) return hits.slice(0, want);
-  }
-}
-
-/** An item's categories, as an echo shows them. */
-function itemCategories(top: unknown, category: unknown): Record<string, unknown> | undefined {
-  const f: Record<string, unknown> = {};
-  if (typeof top === 'string') f['Top Category'] = top;
-  if (typeof category === 'string') f.Category = category;
-  return Object.keys(f).length ? f : undefined;
-}
-
-/** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
-function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
-  // a path Category (`Decor/Clock`) names its top itself: records stored with it and no Top Category are the same kind
-  // (h242: a record with both found 3 of 14 clocks, the others sent `Category` alone)
-  if (typeof top === 'string' && typeof category === 'string' && category.startsWith(`${top}/`)) return { Category: category };
-  return itemCategories(top, category);
-}
-
-/**
- * What a client's filter says of the categories: whether it names `Top Category` or `Category`
- * anywhere (then it, not the default filter of rule 5, filters by them: the two ANDed answered
- * nothing where they differed, h141), and the plain values it asks at its top level or in a top-level
- * `$and`, which choose the item of a query photo as categories written on the query record do.
- */
-function filterCategories(filter: Record<string, unknown> | undefined): { named: boolean; top?: string; category?: string } {
-  if (!filter) return { named: false };
-  const isCategoryKey = (k: string) => k === 'Top Category' || k === 'Category' || k.startsWith('Top Category.') || k.startsWith('Category.');
-  const names = (v: unknown): boolean => (Array.isArray(v) ? v.some(names) : v !== null && typeof v === 'object' ? Object.entries(v).some(([k, x]) => isCategoryKey(k) || names(x)) : false);
-  const plain = (v: unknown) => (typeof v === 'string' ? v : v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $eq?: unknown }).$eq === 'string' ? (v as { $eq: string }).$eq : undefined);
-  const levels = [filter, ...(Array.isArray(filter.$and) ? (filter.$and as unknown[]).filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x)) : [])];
-  const top = levels.map((l) => plain(l['Top Category'])).find((x) => x !== undefined);
-  const category = levels.map((l) => plain(l.Category)).find((x) => x !== undefined);
-  return { named: names(filter), ...(top !== undefined ? { top } : {}), ...(category !== undefined ? { category } : {}) };
-}
-
-/** An item's measured colours as `_tags.Color` entries and as the names `_tags_simple` lists (those over 10 %). */
-function colorTagsOf(colors: readonly { name: string; percentage: number }[]): { Color: { name: string; prob: number }[]; names: string[] } {
-  return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
-}
-
-/**
- * Whether a record's `_tags_simple` is the one the server made with `extract_tags` (the item's
- * name, then colour names from its `_tags`), not one its client wrote.
- */
-export function serverTagsSimple(data: Record<string, unknown>): boolean {
-  const simple = data._tags_simple;
-  const tags = data._tags as { Item?: { name?: unknown }[]; Color?: { name?: unknown }[] } | undefined;
-  if (!Array.isArray(simple) || !tags || typeof tags !== 'object' || !Array.isArray(tags.Item)) return false;
-  const colours = new Set((Array.isArray(tags.Color) ? tags.Color : []).map((x) => x?.name));
-  return simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x));
-}
-
-/** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way; or why not. */
-function parsedBox(value: unknown, where: string): [number, number, number, number] | string | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) return `${where} must be [xmin, ymin, xmax, ymax], four numbers in pixels`;
-  const [x0, y0, x1, y1] = (value as number[]).map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
-  if (x1 - x0 < 8 || y1 - y0 < 8) return `${where} must have xmin < xmax and ymin < ymax, at least 8 px apart`;
-  return [x0, y0, x1, y1];
-}
-
-/** A query's drawn box (rule 7), its problem the request's 400. */
-function drawnBox(value: unknown): [number, number, number, number] | undefined {
-  const box = parsedBox(value, 'query_record._objects[0].bound_box');
-  if (typeof box === 'string') throw new ServiceError(400, 'invalid_request', `${box}.`);
-  return box;
-}
-
-/** Why a drawn box cannot be the item of an image of that size (it lies outside), or undefined. */
-function boxOutside(box: [number, number, number, number] | undefined, image: { width: number; height: number }): string | undefined {
-  return box && (box[0] >= image.width - 8 || box[1] >= image.height - 8) ? `_objects[0].bound_box lies outside the ${image.width}x${image.height} image` : undefined;
-}
-
-/**
- * The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. On an
- * update an object the server made and the client sent back (its `category_source` the detector's or
- * the neighbours', or with the `area` the server adds: a record read and written back with a new
- * image) is no drawing: the detector chooses again. On an insert it is: a shop copies a searched
- * item from a response to store that item (rule 7's copy), and it was stored as another garment.
- */
-function recordBox(record: Record<string, unknown>, copiesDraw: boolean): [number, number, number, number] | undefined {
-  const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
-  if (!copiesDraw && serversObject(first)) return undefined;
-  const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
-  return typeof box === 'string' ? undefined : box;
-}
-
-/** An object the server made and the client sent back (its `category_source` the detector's or the neighbours', or with the `area` the server adds). */
-function serversObject(o: unknown): boolean {
-  const first = o as Record<string, unknown> | undefined;
-  return !!first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined);
-}
-
-/**
- * Why a record's `Top Category` or `Category` cannot be used, or undefined: each a non-empty string
- * when sent. Another type is refused, not read as no category (which would lift the default
- * filter) nor replaced by a prediction; an empty one would be voted onto the records after it.
- */
-function categoryProblem(record: Record<string, unknown> | undefined): string | undefined {
-  for (const field of ['Top Category', 'Category']) {
-    const v = record?.[field];
-    if (v !== undefined && v !== null && (typeof v !== 'string' || v.trim() === '')) return `${field} must be a non-empty string`;
-  }
-  return undefined;
-}
-
-/** `_objects` as the server writes it and a client may send it back: a list of objects. */
-function isObjectList(value: unknown): value is Record<string, unknown>[] {
-  return Array.isArray(value) && value.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o));
-}
-
-function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
-  const problem = categoryProblem(record);
-  if (problem) throw new ServiceError(400, 'invalid_request', `${where}.${problem}.`);
 }
 
 /** A query image resolved: its vector, what is echoed, and for item collections the default filter and its colours. */
@@ -368,14 +70,6 @@ function queryTags(c: CollectionRecord, query: InputRecord, sent: string[], q: Q
   return absent && q.tags ? q.tags : sent;
 }
 
-/** `[L, u, v, share]` rows as a colour query; undefined when there are none. */
-const queryColors = (rows: number[][]): DominantColorsQuery | undefined => (rows.length ? { luv: rows.map((r) => [r[0]!, r[1]!, r[2]!]), percentages: rows.map((r) => (r[3] ?? 0) * 100) } : undefined);
-
-/** ANDs the default item filter with the client's. */
-const withItemFilter = (filter: Record<string, unknown> | undefined, itemFilter: Record<string, unknown> | undefined) => (itemFilter ? (filter && Object.keys(filter).length ? { $and: [filter, itemFilter] } : itemFilter) : filter);
-
-const mismatch = (held: string, made: string) => `the collection holds ${held} vectors; the server now makes ${made} (see docs/model-packs.md)`;
-
 /** What an insert has done so far, per record. */
 interface Tally {
   answers: Out[];
@@ -392,23 +86,6 @@ const skip = (t: Tally, record: InputRecord, out: Out): number => {
   t.skipped.set(out, record);
   return t.skips.push(out);
 };
-
-const skipped = (ctx: SearchContext, record: Out, code: number, text: string, more: Record<string, unknown> = {}): Out => ({ ...record, _reason: { status: { code, text, request_id: ctx.requestId }, ...more } });
-
-export interface Envelope {
-  status: EnvelopeStatus;
-  statistics: Statistics;
-  [key: string]: unknown;
-}
-
-/**
- * A query image the workers could not use: one that does not load is the client's (400); one
- * whose processing failed or ran out of time is the server's (500 / 504), which a client may retry.
- */
-function queryFailed(error: { code: number; text: string }): ServiceError {
-  if (error.code < 500) return new ServiceError(400, 'invalid_image', `query_record: ${error.text}`);
-  return new ServiceError(error.code, error.code === 504 ? 'vision_timeout' : 'vision_failed', `query_record: ${error.text}`);
-}
 
 /** The collection methods of spec 2 §4 over CollectionStore (writes) and CollectionQueries (reads). */
 
@@ -1608,25 +1285,4 @@ export class VisualSearchService {
     const hits = await onePerProduct(productField, want, c.recordCount, (n) => this.nearest(c, vector, n, filter, self));
     return this.answer(ctx, clock, [echo], hits.slice(opts.from, want), opts.fields);
   }
-}
-
-/** A filter that matches every record by its shape alone: `{}`, `{$and: [{}]}`, `{$or: [{}, …]}`, nested. */
-export function matchesEverything(f: unknown): boolean {
-  if (f === null || typeof f !== 'object' || Array.isArray(f)) return false;
-  return Object.entries(f).every(([k, v]) => Array.isArray(v) && ((k === '$and' && v.every(matchesEverything)) || (k === '$or' && v.some(matchesEverything))));
-}
-
-/** A write to a collection deleted while the call was under way is the collection's 404, as a call after the delete is. */
-async function whileExists<T>(c: CollectionRecord, write: Promise<T>): Promise<T> {
-  try {
-    return await write;
-  } catch (err) {
-    if (err instanceof CollectionGone) throw new ServiceError(404, 'collection_not_found', `Collection ${c.id} not found.`);
-    throw err;
-  }
-}
-
-/** A skipped record's `_id` as it was sent: none when it sent none (it is not given one). */
-function sentId(record: { _id?: unknown }): { _id?: unknown } {
-  return Object.hasOwn(record, '_id') ? { _id: record._id } : {};
 }

@@ -1,0 +1,122 @@
+import { ServiceError } from '../errors.ts';
+import type { DominantColorsQuery } from '../text-search/color-match.ts';
+
+/** An item's categories, as an echo shows them. */
+export function itemCategories(top: unknown, category: unknown): Record<string, unknown> | undefined {
+  const f: Record<string, unknown> = {};
+  if (typeof top === 'string') f['Top Category'] = top;
+  if (typeof category === 'string') f.Category = category;
+  return Object.keys(f).length ? f : undefined;
+}
+
+/** The default filter of a fashion or home-decor search (spec rule 5): the query item's categories. */
+export function categoryFilter(top: unknown, category: unknown): Record<string, unknown> | undefined {
+  // a path Category (`Decor/Clock`) names its top itself: records stored with it and no Top Category are the same kind
+  // (h242: a record with both found 3 of 14 clocks, the others sent `Category` alone)
+  if (typeof top === 'string' && typeof category === 'string' && category.startsWith(`${top}/`)) return { Category: category };
+  return itemCategories(top, category);
+}
+
+/**
+ * What a client's filter says of the categories: whether it names `Top Category` or `Category`
+ * anywhere (then it, not the default filter of rule 5, filters by them: the two ANDed answered
+ * nothing where they differed, h141), and the plain values it asks at its top level or in a top-level
+ * `$and`, which choose the item of a query photo as categories written on the query record do.
+ */
+export function filterCategories(filter: Record<string, unknown> | undefined): { named: boolean; top?: string; category?: string } {
+  if (!filter) return { named: false };
+  const isCategoryKey = (k: string) => k === 'Top Category' || k === 'Category' || k.startsWith('Top Category.') || k.startsWith('Category.');
+  const names = (v: unknown): boolean => (Array.isArray(v) ? v.some(names) : v !== null && typeof v === 'object' ? Object.entries(v).some(([k, x]) => isCategoryKey(k) || names(x)) : false);
+  const plain = (v: unknown) => (typeof v === 'string' ? v : v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $eq?: unknown }).$eq === 'string' ? (v as { $eq: string }).$eq : undefined);
+  const levels = [filter, ...(Array.isArray(filter.$and) ? (filter.$and as unknown[]).filter((x): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x)) : [])];
+  const top = levels.map((l) => plain(l['Top Category'])).find((x) => x !== undefined);
+  const category = levels.map((l) => plain(l.Category)).find((x) => x !== undefined);
+  return { named: names(filter), ...(top !== undefined ? { top } : {}), ...(category !== undefined ? { category } : {}) };
+}
+
+/** An item's measured colours as `_tags.Color` entries and as the names `_tags_simple` lists (those over 10 %). */
+export function colorTagsOf(colors: readonly { name: string; percentage: number }[]): { Color: { name: string; prob: number }[]; names: string[] } {
+  return { Color: colors.map((x) => ({ name: x.name, prob: Math.round(x.percentage) / 100 })), names: colors.filter((x) => x.percentage >= 10).map((x) => x.name) };
+}
+
+/**
+ * Whether a record's `_tags_simple` is the one the server made with `extract_tags` (the item's
+ * name, then colour names from its `_tags`), not one its client wrote.
+ */
+export function serverTagsSimple(data: Record<string, unknown>): boolean {
+  const simple = data._tags_simple;
+  const tags = data._tags as { Item?: { name?: unknown }[]; Color?: { name?: unknown }[] } | undefined;
+  if (!Array.isArray(simple) || !tags || typeof tags !== 'object' || !Array.isArray(tags.Item)) return false;
+  const colours = new Set((Array.isArray(tags.Color) ? tags.Color : []).map((x) => x?.name));
+  return simple[0] === tags.Item[0]?.name && simple.slice(1).every((x) => colours.has(x));
+}
+
+/** A client's item box (rule 7): four finite numbers, min < max, at least 8 px each way; or why not. */
+export function parsedBox(value: unknown, where: string): [number, number, number, number] | string | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length !== 4 || !value.every((x) => typeof x === 'number' && Number.isFinite(x))) return `${where} must be [xmin, ymin, xmax, ymax], four numbers in pixels`;
+  const [x0, y0, x1, y1] = (value as number[]).map((x) => Math.round(Math.max(0, x))) as [number, number, number, number];
+  if (x1 - x0 < 8 || y1 - y0 < 8) return `${where} must have xmin < xmax and ymin < ymax, at least 8 px apart`;
+  return [x0, y0, x1, y1];
+}
+
+/** A query's drawn box (rule 7), its problem the request's 400. */
+export function drawnBox(value: unknown): [number, number, number, number] | undefined {
+  const box = parsedBox(value, 'query_record._objects[0].bound_box');
+  if (typeof box === 'string') throw new ServiceError(400, 'invalid_request', `${box}.`);
+  return box;
+}
+
+/** Why a drawn box cannot be the item of an image of that size (it lies outside), or undefined. */
+export function boxOutside(box: [number, number, number, number] | undefined, image: { width: number; height: number }): string | undefined {
+  return box && (box[0] >= image.width - 8 || box[1] >= image.height - 8) ? `_objects[0].bound_box lies outside the ${image.width}x${image.height} image` : undefined;
+}
+
+/**
+ * The box a stored record's own `_objects[0]` draws (checked in recordProblem), or undefined. On an
+ * update an object the server made and the client sent back (its `category_source` the detector's or
+ * the neighbours', or with the `area` the server adds: a record read and written back with a new
+ * image) is no drawing: the detector chooses again. On an insert it is: a shop copies a searched
+ * item from a response to store that item (rule 7's copy), and it was stored as another garment.
+ */
+export function recordBox(record: Record<string, unknown>, copiesDraw: boolean): [number, number, number, number] | undefined {
+  const first = Array.isArray(record._objects) ? (record._objects[0] as Record<string, unknown> | undefined) : undefined;
+  if (!copiesDraw && serversObject(first)) return undefined;
+  const box = first && typeof first === 'object' ? parsedBox(first.bound_box, '_objects[0].bound_box') : undefined;
+  return typeof box === 'string' ? undefined : box;
+}
+
+/** An object the server made and the client sent back (its `category_source` the detector's or the neighbours', or with the `area` the server adds). */
+export function serversObject(o: unknown): boolean {
+  const first = o as Record<string, unknown> | undefined;
+  return !!first && typeof first === 'object' && (first.category_source === 'detector' || first.category_source === 'neighbours' || first.area !== undefined);
+}
+
+/**
+ * Why a record's `Top Category` or `Category` cannot be used, or undefined: each a non-empty string
+ * when sent. Another type is refused, not read as no category (which would lift the default
+ * filter) nor replaced by a prediction; an empty one would be voted onto the records after it.
+ */
+export function categoryProblem(record: Record<string, unknown> | undefined): string | undefined {
+  for (const field of ['Top Category', 'Category']) {
+    const v = record?.[field];
+    if (v !== undefined && v !== null && (typeof v !== 'string' || v.trim() === '')) return `${field} must be a non-empty string`;
+  }
+  return undefined;
+}
+
+/** `_objects` as the server writes it and a client may send it back: a list of objects. */
+export function isObjectList(value: unknown): value is Record<string, unknown>[] {
+  return Array.isArray(value) && value.every((o) => o !== null && typeof o === 'object' && !Array.isArray(o));
+}
+
+export function checkCategories(where: string, record: Record<string, unknown> | undefined): void {
+  const problem = categoryProblem(record);
+  if (problem) throw new ServiceError(400, 'invalid_request', `${where}.${problem}.`);
+}
+
+/** `[L, u, v, share]` rows as a colour query; undefined when there are none. */
+export const queryColors = (rows: number[][]): DominantColorsQuery | undefined => (rows.length ? { luv: rows.map((r) => [r[0]!, r[1]!, r[2]!]), percentages: rows.map((r) => (r[3] ?? 0) * 100) } : undefined);
+
+/** ANDs the default item filter with the client's. */
+export const withItemFilter = (filter: Record<string, unknown> | undefined, itemFilter: Record<string, unknown> | undefined) => (itemFilter ? (filter && Object.keys(filter).length ? { $and: [filter, itemFilter] } : itemFilter) : filter);
