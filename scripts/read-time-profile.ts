@@ -26,11 +26,14 @@ for (const p of photos.filter((q) => q.width >= 600).slice(0, 20)) inputs.push(a
 // every model run timed: onnxruntime-node runs a session after a `setImmediate`, on this thread, so a
 // CPU profile shows its time under no caller
 const byModel = new Map<string, { ms: number; runs: number; width: number }>();
-const run = InferenceSession.prototype.run as (this: InferenceSession, ...args: unknown[]) => Promise<InferenceSession.ReturnType>;
+type Run = (this: InferenceSession, ...args: unknown[]) => Promise<InferenceSession.ReturnType>;
+// the factory's type hides the class the sessions are made of
+const sessions = InferenceSession as unknown as { prototype: { run: Run } };
+const run = sessions.prototype.run;
 // Runs asked for at once (the slab-label strips are looked at while the bands are read) queue in
 // this one thread: each is timed from when the one before it ended, not from when it was asked for.
 let queue: Promise<unknown> = Promise.resolve();
-InferenceSession.prototype.run = async function (this: InferenceSession, ...args: unknown[]) {
+sessions.prototype.run = async function (this: InferenceSession, ...args: unknown[]) {
   const before = queue;
   let done!: () => void;
   queue = new Promise<void>((resolve) => (done = resolve));
@@ -47,7 +50,7 @@ InferenceSession.prototype.run = async function (this: InferenceSession, ...args
   e.width += width;
   byModel.set(key, e);
   return out;
-} as typeof InferenceSession.prototype.run;
+};
 
 const passes = Number(process.env.PASSES ?? 3);
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
