@@ -459,6 +459,35 @@ describe.each(backends)('card grader (%s)', (backend) => {
     expect(await named({ endpoint: 'centering', 'skip-location': true, records: [rec] })).toBe('skip-location');
     expect(await named({ endpoint: 'condition', records: [{ ...rec, Category: ['Sport'] }] })).toBe('records[0].Category');
   });
+
+  it("grade's two-record limit is too_many_records, as every endpoint's ten (h307: it alone was invalid_request)", async () => {
+    const rec = { _url: 'http://example.com/card.jpg' };
+    for (const [endpoint, n] of [['grade', 3], ['centering', 11]] as const) {
+      const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint, records: Array.from({ length: n }, () => rec) } });
+      expect(res.statusCode, endpoint).toBe(400);
+      expect(res.json(), endpoint).toMatchObject({ code: 'too_many_records', errors: [{ field: 'records' }] });
+    }
+    expect((await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [rec, rec, rec] } })).json().detail).toBe('card-grader grade takes at most 2 records per request; 3 were sent.');
+  });
+
+  it("a record's two spellings of one hint that disagree are refused, not one of them silently taken (h307: side front, Side back was graded as the front)", async () => {
+    const rec = { _url: 'http://example.com/card.jpg' };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ side: 'front', Side: 'Back' }, 'records[0].Side'],
+      [{ Autograph: true, autograph: 'No' }, 'records[0].autograph'],
+      [{ Category: 'Sport', category: 'Trading Card Game' }, 'records[0].category'],
+    ];
+    for (const [hints, field] of cases) {
+      const res = await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [{ ...rec, ...hints }] } });
+      expect(res.statusCode, JSON.stringify(hints)).toBe(400);
+      expect(res.json().errors?.[0]?.field, JSON.stringify(hints)).toBe(field);
+      expect(res.json().detail).toMatch(/say different things: send one/);
+    }
+    // the same hint spelt both ways is taken
+    for (const hints of [{ side: 'back', Side: 'Back' }, { Autograph: true, autograph: 'yes' }, { Category: 'Sport', category: 'sport cards' }]) {
+      expect((await h.request('POST', `${base}/`, { body: { type: 'card-grader', endpoint: 'grade', records: [{ ...rec, ...hints }] } })).statusCode, JSON.stringify(hints)).toBe(201);
+    }
+  });
 });
 
 describe.each(backends)('card grader on real photos, with the card detector (%s)', (backend) => {

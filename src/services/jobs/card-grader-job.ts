@@ -86,6 +86,18 @@ export class CardGraderJob implements JobHandler {
         const v = rec[key];
         if (v !== undefined && v !== null && typeof v !== 'string') return refusal(`records[${i}].${key}`, `records[${i}].${key} must be a string, such as "Trading Card Game" or "Sport".`);
       }
+      // one hint spelt both ways, saying different things: one of them would be dropped without a word (h307: `side: front`
+      // beside `Side: back` was graded and tagged as the front)
+      const readings: [string, string, (v: unknown) => unknown][] = [
+        ['side', 'Side', sideOfHint],
+        ['Autograph', 'autograph', autographHint],
+        ['Category', 'category', (v) => categoryHint(v) ?? 'Trading Card Game'],
+      ];
+      for (const [first, second, read] of readings) {
+        const [a, b] = [rec[first], rec[second]];
+        if (a === undefined || a === null || b === undefined || b === null || read(a) === read(b)) continue;
+        return refusal(`records[${i}].${second}`, `records[${i}].${first} (${JSON.stringify(a)}) and records[${i}].${second} (${JSON.stringify(b)}) say different things: send one of them.`);
+      }
     }
     return undefined;
   }
