@@ -569,6 +569,7 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     const photo = photoBase64('cards/multi-1730718377_jpg.rf.78306e1723745d867eede48d475ec4f2.jpg');
     const [located] = await run('localize', [{ _base64: photo }]);
     const [rated] = await run('condition', [{ _base64: photo }]);
+    const [cropped] = await run('crop_level', [{ _base64: photo }]);
     const cards = located!._objects as { bound_box: number[]; measured?: boolean }[];
     expect(cards.length).toBeGreaterThan(1);
     const objects = rated!._objects as { bound_box: number[]; measured?: boolean; Condition?: unknown[] }[];
@@ -579,7 +580,10 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
     const others = cards.length - 1;
     expect(rated!._status.text).toMatch(new RegExp(`; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at \\(only the first object is\\): send one card a photo, or each as its crop$`));
     expect(located!._status.text).toBe('OK');
-  }, 60_000);
+    // crop_level crops the first card alone and lists the others: said too (h307: a plain OK)
+    expect((cropped!._objects as unknown[]).length).toBe(cards.length);
+    expect(cropped!._status.text).toMatch(new RegExp(`^OK; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at \\(only the first object is\\)`));
+  }, 90_000);
 
   it('calls a graded slab a slab, with its label box above the card, by reading the label', async () => {
     const [slab] = await run('localize', [{ _base64: photoBase64('cards/slab-counterspell_bgs.jpg') }]);

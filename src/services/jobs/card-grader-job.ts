@@ -161,9 +161,10 @@ export class CardGraderJob implements JobHandler {
         if (op === 'grade') sides.push({ side, grades: shaped.grades as Grades });
         // Wear and surface are read through the case, often on its inner well (a PSA 10 graded 5.9): say so, not only in the docs
         const slab = (op === 'grade' || op === 'condition') && r.cards?.[0] && 'kind' in r.cards[0] && r.cards[0].kind === 'slab';
-        // the others were listed, unmeasured, and the status said a plain OK (h123: two cards alike in size, one graded at random)
+        // the others were listed, unmeasured, and the status said a plain OK (h123: two cards alike in size, one graded at random;
+        // h307: crop_level, which crops the first alone); localize places every card
         const others = (r.cards?.length ?? 1) - 1;
-        const more = others > 0 && (op === 'grade' || op === 'condition' || op === 'centering') ? `; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at (only the first object is): send one card a photo, or each as its crop` : '';
+        const more = others > 0 && op !== 'localize' ? `; ${others} more card${others > 1 ? 's were' : ' was'} found, not looked at (only the first object is): send one card a photo, or each as its crop` : '';
         records.push({ ...sized, ...shaped, _status: status(200, `${slab ? slabNote : 'OK'}${unmeasured(op, r)}${glared(op, r)}${more}`) });
       } catch (err) {
         // stopping, or a result the disk would not take: the job goes back to the queue (h139)
