@@ -39,6 +39,7 @@ import { loupeCli } from '../test/helpers/processes.ts';
 import { startServer } from '../bench/lib-server.ts';
 import { normalizeName } from '../src/catalog/card-keys.ts';
 import { NAME_LEVEL } from '../src/services/recognition/identify.ts';
+import { seededRandom, seededSample } from '../src/util/seeded-random.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared');
 const datasets = path.join(shared, 'datasets');
@@ -52,26 +53,6 @@ const [minWidth, maxWidth] = (process.env.WIDTHS ?? '150,300').split(',').map(Nu
 const perFrame = Number(process.env.PER_FRAME ?? 2);
 const only = (key: string) => !process.env.ONLY || key.includes(process.env.ONLY);
 
-/** mulberry32: the same photos every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-function pick<T>(list: readonly T[], n: number, seed: number): T[] {
-  const r = rng(seed);
-  const copy = [...list];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
-  }
-  return copy.slice(0, n);
-}
 const letters = (s: string) => s.normalize('NFD').replace(/[^A-Za-z]/g, '').length;
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -98,7 +79,7 @@ const photos: Photo[] = [];
 
 // the Gatherer scans, degraded
 const manifest = JSON.parse(fs.readFileSync(path.join(datasets, 'mtg_gatherer_reference/manifest.json'), 'utf8')) as { files: { file: string; labels: { card_name: string | null; multiverse_id: string } }[] };
-const r = rng(68306);
+const r = seededRandom(68306);
 for (const f of manifest.files.filter((x) => x.file.startsWith('cards/') && x.labels.card_name)) {
   // the Magic catalog's card key is the printing's Scryfall id
   const uuid = printings.find((p) => p.identifiers?.multiverseId === f.labels.multiverse_id)?.identifiers?.scryfallId ?? null;
@@ -116,7 +97,7 @@ if (frames > 0) {
   const { installedSpeciesLexicon } = await import('../src/vision/recognition/name-lexicon.ts');
   const ocr = await loadOcrReader({ threads: 1 });
   const lexicon = installedSpeciesLexicon();
-  const names = pick(
+  const names = seededSample(
     [...new Set(printings.filter((p) => !p.name.includes('//')).map((p) => p.name))].filter((n) => letters(n) >= 5 && letters(n) <= 16).sort(),
     sample,
     306,
@@ -146,7 +127,7 @@ if (frames > 0) {
     ['#b9a16a', '#efe4c4'],
   ];
   const types = ['Creature — Human Wizard', 'Creature — Elf Warrior', 'Instant', 'Sorcery', 'Creature — Goblin', 'Enchantment', 'Artifact', 'Creature — Zombie Knight'];
-  const fr = rng(3060);
+  const fr = seededRandom(3060);
   for (const { name } of found) {
     const [frame, pale] = colours[Math.floor(fr() * colours.length)]!;
     const type = types[Math.floor(fr() * types.length)]!;

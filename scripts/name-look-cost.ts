@@ -29,31 +29,12 @@ import { loadOcrReader, type OcrLine, type SpotLexicon } from '../src/vision/mod
 import { installedSpeciesLexicon } from '../src/vision/recognition/name-lexicon.ts';
 import type { Spotted } from '../src/vision/models/ctc-spotting.ts';
 import type { RgbPixels } from '../src/vision/engine/tfjs-runtime.ts';
+import { seededRandom, seededSample } from '../src/util/seeded-random.ts';
 
 const shared = path.resolve(import.meta.dirname, '../../shared/catalogs');
 const repeat = Number(process.env.REPEAT ?? 3);
 const perBucket = Number(process.env.PER_BUCKET ?? 25);
 
-/** mulberry32: the same lines every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-function pick<T>(list: readonly T[], n: number, seed: number): T[] {
-  const r = rng(seed);
-  const copy = [...list];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(r() * (i + 1));
-    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
-  }
-  return copy.slice(0, n);
-}
 const letters = (s: string) => s.normalize('NFD').replace(/[^A-Za-z]/g, '').length;
 
 const magic = [...new Set((JSON.parse(gunzipSync(fs.readFileSync(path.join(shared, 'mtg/mtgjson_printings.json.gz'))).toString('utf8')) as { name: string }[]).map((c) => c.name))].sort();
@@ -76,14 +57,14 @@ for (const [lo, hi] of [
   [24, 29],
   [30, 40],
 ] as const) {
-  const names = pick(magic.filter((n) => letters(n) >= lo && letters(n) <= hi), perBucket, 68 + lo);
+  const names = seededSample(magic.filter((n) => letters(n) >= lo && letters(n) <= hi), perBucket, 68 + lo);
   buckets.push({ label: `magic ${lo}–${hi}`, lines: names.map((text) => ({ text, ...CRISP })) });
   buckets.push({ label: `  rough`, lines: names.map((text) => ({ text, ...ROUGH })) });
 }
 const pokemonDir = path.join(path.dirname(createRequire(import.meta.url).resolve('pokemon/package.json')), 'data');
 const french = (JSON.parse(fs.readFileSync(path.join(pokemonDir, 'fr.json'), 'utf8')) as string[]).filter((n) => letters(n) >= 5);
-const hp = rng(7);
-const pokemonLines = pick(french, perBucket, 151).map((name) => `${name} ${10 * (3 + Math.floor(hp() * 25))} PV`);
+const hp = seededRandom(7);
+const pokemonLines = seededSample(french, perBucket, 151).map((name) => `${name} ${10 * (3 + Math.floor(hp() * 25))} PV`);
 buckets.push({ label: 'pokemon', lines: pokemonLines.map((text) => ({ text, ...CRISP })) });
 buckets.push({ label: '  tiny', lines: pokemonLines.map((text) => ({ text, ...TINY })) });
 

@@ -12,3 +12,14 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** `n` items of `list` drawn without replacement in a seeded order (a Fisher–Yates shuffle's first `n`): the same draw every run. */
+export function seededSample<T>(list: readonly T[], n: number, seed: number): T[] {
+  const r = seededRandom(seed);
+  const copy = [...list];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy.slice(0, n);
+}

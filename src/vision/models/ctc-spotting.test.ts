@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OUTSIDE, scoreBounds, spotBest, spotWord, stepTops, type CtcSteps, type EncodedLexicon, type Placement, type Spotted } from './ctc-spotting.ts';
+import { seededRandom } from '../../util/seeded-random.ts';
 
 // classes: 0 blank, 1 a, 2 b, 3 c, 4 d, 5 x
 const CLASSES = 6;
@@ -146,17 +147,6 @@ describe('spotBest', () => {
 });
 
 describe('spotBest against every word placed', () => {
-  /** mulberry32: the same cases every run. */
-  function random(seed: number): () => number {
-    let a = seed >>> 0;
-    return () => {
-      a = (a + 0x6d2b79f5) >>> 0;
-      let t = a;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  }
   const LETTERS = 'abcdefghij';
   const classesOf = (text: string) => Int32Array.from(text, (c) => LETTERS.indexOf(c) + 1);
 
@@ -292,7 +282,7 @@ describe('spotBest against every word placed', () => {
   }
 
   it('finds, to the bit, what placing every word finds, and what the search before the letters’ bound found', () => {
-    const r = random(304);
+    const r = seededRandom(304);
     let named = 0;
     let long = 0;
     for (let n = 0; n < 400; n++) {
@@ -313,7 +303,7 @@ describe('spotBest against every word placed', () => {
   });
 
   it('bounds every word’s score from below, and most words’ on a long line by more than each letter at its cheapest step', () => {
-    const r = random(68);
+    const r = seededRandom(68);
     let tighter = 0;
     let counted = 0;
     for (let n = 0; n < 60; n++) {
