@@ -173,31 +173,50 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
 
     const { chromium: pw } = await import('playwright-core');
     browser = await pw.launch({ executablePath: chromium, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    page = await openPage();
+  }, 180_000);
+
+  /** A tab with the trail's listeners: the first, and a fresh one after a test that failed (below). */
+  const openPage = async (): Promise<Page> => {
+    const tab = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     // under the tests' own limits, so a step that waits in vain fails on its line with the page's trail (below)
-    page.setDefaultTimeout(20_000);
-    page.on('pageerror', (err) => console.error('console page error:', err));
+    tab.setDefaultTimeout(20_000);
+    tab.on('pageerror', (err) => console.error('console page error:', err));
     // What the page met, printed only when a test fails: a step that waits in vain says why (CI once timed out here without a clue).
-    page.on('response', (res) => {
+    tab.on('response', (res) => {
       if (res.status() >= 400) trail.push(`${res.status()} ${res.request().method()} ${res.url().replace(base, '')}`);
     });
-    page.on('requestfailed', (req) => trail.push(`failed ${req.method()} ${req.url().replace(base, '')}: ${req.failure()?.errorText ?? ''}`));
-    page.on('console', (msg) => {
+    tab.on('requestfailed', (req) => trail.push(`failed ${req.method()} ${req.url().replace(base, '')}: ${req.failure()?.errorText ?? ''}`));
+    tab.on('console', (msg) => {
       if (msg.type() === 'error' || msg.type() === 'warning') trail.push(`console ${msg.type()}: ${msg.text()}`);
     });
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) trail.push(`at ${frame.url().replace(base, '')}`);
+    tab.on('framenavigated', (frame) => {
+      if (frame === tab.mainFrame()) trail.push(`at ${frame.url().replace(base, '')}`);
     });
-  }, 180_000);
+    tab.on('crash', () => trail.push('the page crashed'));
+    return tab;
+  };
+
+  /** Within `ms`, or `undefined`: a step on a page whose renderer is stuck never answers. */
+  const within = <T,>(ms: number, work: Promise<T>) =>
+    Promise.race([work, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref())]);
 
   const trail: string[] = [];
   afterEach(async (ctx) => {
     if (ctx.task.result?.state === 'fail' && page) {
-      const text = await page.evaluate(() => document.body.innerText.slice(0, 1500)).catch((err: unknown) => String(err));
+      const text = (await within(5_000, page.evaluate(() => document.body.innerText.slice(0, 1500)).catch((err: unknown) => String(err)))) ?? "(the page's renderer did not answer within 5 s)";
       console.error(`console test "${ctx.task.name}" failed at ${page.url().replace(base, '')}\nwhat the page met:\n  ${trail.slice(-40).join('\n  ')}\nthe page's text:\n${text}`);
+      // The next test starts from a fresh tab signed in again: CI once saw every later test time out on a tab that no
+      // longer answered (stop 87, 12 tests after one failure), which hid which failure came first.
+      const stale = page;
+      await within(10_000, stale.close({ runBeforeUnload: false }).catch(() => undefined));
+      page = await openPage();
+      await page.goto(`${base}/console`);
+      await page.evaluate((token) => sessionStorage.setItem('loupe.token', token), h.account.token);
+      await page.reload();
     }
     trail.length = 0;
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
