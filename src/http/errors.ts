@@ -22,9 +22,33 @@ function fieldOf(context: string | undefined, e: AjvError): FieldError {
   // ajv's enum message names no value: the client needs them
   const allowed = e.keyword === 'enum' && Array.isArray(e.params.allowedValues) ? e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : undefined;
   const anyCase = e.keyword === 'pattern' ? anyCaseWords(e.params.pattern) : undefined;
-  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : anyCase ? `must be one of ${anyCase} (any case)` : (e.message ?? 'is invalid');
+  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : anyCase ? `must be one of ${anyCase} (any case)` : (sizeMessage(e) ?? e.message ?? 'is invalid');
   const rowMatch = /^identifications\/(\d+)/.exec(parts.join('/'));
   return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
+}
+
+const sizeWords: Record<string, [string, string]> = {
+  minItems: ['at least', 'item'],
+  maxItems: ['at most', 'item'],
+  minLength: ['at least', 'character'],
+  maxLength: ['at most', 'character'],
+  minProperties: ['at least', 'field'],
+  maxProperties: ['at most', 'field'],
+};
+
+/**
+ * A size limit said in plain words (`records must hold at least 1 item`): Ajv's own
+ * (`must NOT have fewer than 1 items`) shouts and miscounts. What Ajv added after it (the
+ * count a batch had, array-limits.ts) is kept.
+ */
+function sizeMessage(e: AjvError): string | undefined {
+  const words = sizeWords[e.keyword];
+  const limit = e.params.limit;
+  if (!words || typeof limit !== 'number') return undefined;
+  const after = / \(it has \d+\)$/.exec(e.message ?? '')?.[0] ?? '';
+  const verb = e.keyword.endsWith('Length') ? 'be' : 'hold';
+  const [bound, unit] = words;
+  return `must ${verb} ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'}${e.keyword.endsWith('Length') ? ' long' : ''}${after}`;
 }
 
 /**

@@ -205,8 +205,11 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
 
   it('validates the request: at most 10 records, a token, the service enabled', async () => {
     const rec = { _base64: b64('faces/happy.jpg') };
-    expect((await h.request('POST', '/identity/v2/face', { body: { records: Array(11).fill(rec) } })).statusCode).toBe(400);
-    expect((await h.request('POST', '/identity/v2/face', { body: { records: [] } })).statusCode).toBe(400);
+    const many = await h.request('POST', '/identity/v2/face', { body: { records: Array(11).fill(rec) } });
+    expect([many.statusCode, many.json().detail]).toEqual([400, 'records must hold at most 10 items (it has 11).']);
+    // in plain words, not the validator's ("must NOT have fewer than 1 items", h307)
+    const none = await h.request('POST', '/identity/v2/face', { body: { records: [] } });
+    expect([none.statusCode, none.json().detail, none.json().errors]).toEqual([400, 'records must hold at least 1 item.', [{ field: 'records', message: 'must hold at least 1 item' }]]);
     expect((await h.request('POST', '/photo/v2/descriptor', { body: { records: [rec] }, token: null })).statusCode).toBe(401);
     const other = await h.newAccount(10, ['image_matching']);
     const res = await h.request('POST', '/photo/v2/descriptor', { body: { records: [rec] }, token: other.token });

@@ -688,7 +688,7 @@ describe.each(backends)('identifications (%s)', (backend) => {
     // ended the process), and the rules were then checked on every row too
     const res = await upload(sid, Array.from({ length: 20_000 }, () => ({ event_id: 5, seen: 'x' })));
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors).toEqual([{ field: 'identifications', message: 'must NOT have more than 1000 items (it has 20000)' }]);
+    expect(res.json().errors).toEqual([{ field: 'identifications', message: 'must hold at most 1000 items (it has 20000)' }]);
     // longer than any endpoint takes, in a body large enough for the parsing thread: refused there, before its
     // rows are split into texts, sent across and parsed again (src/http/json-body.ts)
     const huge = await upload(sid, Array.from({ length: 150_000 }, () => ({ note: 'a note of some length' })));
