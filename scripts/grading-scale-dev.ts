@@ -6,7 +6,10 @@
  *
  *   npx tsx scripts/grading-scale-dev.ts
  *
- * Env: LIMIT (photos to look at, in file order).
+ * Env: LIMIT (photos to look at, in file order); CUT (a share of the card's short side, e.g. 0.03: the
+ * second grade is of the photo cut to the labelled card's bounding box widened by it, at full size, a
+ * card filling the frame as a shop's tight crop shows it, in place of the half-size photo; photos whose cut
+ * would leave the photo are skipped).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,7 +18,20 @@ import { gradesOf } from '../src/services/grading-rules.ts';
 import { runCardTask } from '../src/vision/cards/card-tasks.ts';
 
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
-const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: unknown[] }[];
+const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: [number, number][]; hidden: number[] }[] }[];
+const cut = process.env.CUT === undefined ? null : Number(process.env.CUT);
+/** The photo cut to its labelled card widened by `m` of the card's short side; null where that leaves the photo. */
+async function cutTo(bytes: Buffer, corners: [number, number][], m: number, width: number, height: number): Promise<Buffer | null> {
+  const side = Math.min(...corners.map((p, i) => Math.hypot(corners[(i + 1) % 4]![0] - p[0], corners[(i + 1) % 4]![1] - p[1])));
+  const xs = corners.map((c) => c[0]);
+  const ys = corners.map((c) => c[1]);
+  const left = Math.floor(Math.min(...xs) - m * side);
+  const top = Math.floor(Math.min(...ys) - m * side);
+  const right = Math.ceil(Math.max(...xs) + m * side);
+  const bottom = Math.ceil(Math.max(...ys) + m * side);
+  if (left < 0 || top < 0 || right > width || bottom > height) return null;
+  return sharp(bytes).extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality: 92 }).toBuffer();
+}
 const photos = labels.filter((p) => p.cards.length === 1).slice(0, Number(process.env.LIMIT ?? Infinity));
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 interface Graded { final: number; centering: number | null; corners: number; edges: number; surface: number; width: number }
@@ -33,7 +49,9 @@ for (const p of photos) {
   const meta = await sharp(bytes).metadata();
   if (Math.max(meta.width!, meta.height!) < 720) continue;
   const full = await graded(bytes);
-  const half = full && (await graded(await sharp(bytes).resize(Math.round(meta.width! / 2)).jpeg({ quality: 92 }).toBuffer()));
+  const other = cut === null ? await sharp(bytes).resize(Math.round(meta.width! / 2)).jpeg({ quality: 92 }).toBuffer() : p.cards[0]!.hidden.length ? null : await cutTo(bytes, p.cards[0]!.corners, cut, meta.width!, meta.height!);
+  if (!other) continue;
+  const half = full && (await graded(other));
   if (!full || !half) continue;
   rows.push({ file: path.basename(p.file).slice(0, 24), full, half });
   const f = (g: Graded) => `${g.final.toFixed(1)} (c ${g.centering?.toFixed(1) ?? '-'} k ${g.corners.toFixed(1)} e ${g.edges.toFixed(1)} s ${g.surface.toFixed(1)}; ${Math.round(g.width)} px)`;
@@ -42,4 +60,4 @@ for (const p of photos) {
 const shifts = rows.map((r) => Math.abs(r.full.final - r.half.final)).sort((a, b) => a - b);
 const med = (v: number[]) => v[Math.floor(v.length / 2)] ?? 0;
 const moved = (k: 'corners' | 'edges' | 'surface') => med(rows.map((r) => Math.abs(r.full[k] - r.half[k])).sort((a, b) => a - b)).toFixed(2);
-console.log(`\n${rows.length} photos graded at both sizes: final within 0.5 in ${shifts.filter((d) => d <= 0.5).length}, median shift ${med(shifts).toFixed(2)}; median shift of corners ${moved('corners')}, edges ${moved('edges')}, surface ${moved('surface')}; centering measured at both ${rows.filter((r) => r.full.centering !== null && r.half.centering !== null).length}, at one only ${rows.filter((r) => (r.full.centering === null) !== (r.half.centering === null)).length}`);
+console.log(`\n${rows.length} photos graded ${cut === null ? 'at both sizes' : `as taken and cut to the card with a margin of ${cut}`}: final within 0.5 in ${shifts.filter((d) => d <= 0.5).length}, median shift ${med(shifts).toFixed(2)}; median shift of corners ${moved('corners')}, edges ${moved('edges')}, surface ${moved('surface')}; centering measured at both ${rows.filter((r) => r.full.centering !== null && r.half.centering !== null).length}, at one only ${rows.filter((r) => (r.full.centering === null) !== (r.half.centering === null)).length}`);
