@@ -752,7 +752,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
         const still = top === lastTop;
         lastTop = top;
         return still;
-      }, { timeout: 10_000, intervals: [250] })
+      }, { timeout: 10_000, interval: 250 })
       .toBe(true);
     await page.evaluate(() => document.querySelector('[data-testid="card-grid"]')!.scrollTo({ top: 0, behavior: 'instant' }));
     // Scroll top to bottom in at most 50 steps of a screen or more, timing each frame the browser paints.
