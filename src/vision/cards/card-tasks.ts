@@ -218,7 +218,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   if (quad) quad = uprightOrder(quad);
   found = found.map(uprightCard);
   if (!quad) return { ...size, found: false, versions };
-  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const toStored = (q: Quad) => inPhoto(q, sx, sy);
 
   // The whole image as the card: its corners are the image's own, 0 to width and height.
   const full = task.options.skipLocation || onFrame
@@ -332,7 +332,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
   const frameCheck = whole && !given ? await (await cardDetector()).verifyOutline(pixels, frame) : { prob: 1, card: true };
   const cards: DetectedCard[] = whole ? [{ quad: frame, prob: frameCheck.prob, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
   if (!cards.length) return { ...base, found: false };
-  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   const readings: NonNullable<CardResult['readings']> = [];
   // a binder page's nine cards cost nine reads: only when every card is answered for
   for (const [index, card] of cards.slice(0, everyCard ? MAX_READ_CARDS : 1).entries()) {
@@ -362,7 +362,7 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
 /** A `read` result with the grading label read beside its largest card, which makes that card a slab's. */
 function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [number, number]): CardResult {
   if (!label) return result;
-  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   return {
     ...result,
     ...(result.cards?.[0] && !result.whole ? { cards: [{ ...result.cards[0], kind: 'slab' as const }, ...result.cards.slice(1)] } : {}),
@@ -393,12 +393,12 @@ async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: R
   }
   if (cardWidthOf(quad) < MIN_CARD_PIXELS) return { ...base, found: true, unfit: `The card is ${Math.round(cardWidthOf(quad))} px across; a reference needs at least ${MIN_CARD_PIXELS}.` };
   const up = warpCard(cv, pixels, portrait(quad), ARTWORK_WIDTH);
-  return { ...base, found: true, quad: quad.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)]) as Quad, ...(whole ? { whole: true } : {}), artwork: artworkHash(up) };
+  return { ...base, found: true, quad: inPhoto(quad, sx, sy), ...(whole ? { whole: true } : {}), artwork: artworkHash(up) };
 }
 
 /** `label`: the grading label found (in pixels of the image as stored) and the cards beside it. */
 function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): CardResult {
-  const toStored = (q: Quad) => q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   const box = (b: [number, number, number, number]) => [Math.round(b[0] * sx), Math.round(b[1] * sy), Math.round(b[2] * sx), Math.round(b[3] * sy)] as [number, number, number, number];
   return {
     ...base,
@@ -426,6 +426,11 @@ export function outlineIsFrame(q: Quad, pixels: Pick<RgbPixels, 'width' | 'heigh
   if (!frame.every(([fx, fy]) => q.some(([x, y]) => Math.hypot(x - fx, y - fy) <= tolerance))) return false;
   const beyond = q.filter(([x, y]) => x < -0.5 || y < -0.5 || x > pixels.width - 0.5 || y > pixels.height - 0.5).length;
   return beyond >= 2;
+}
+
+/** A quad of the decoded (possibly reduced) image in pixels of the photo as sent, to a tenth of a pixel. */
+function inPhoto(q: Quad, sx: number, sy: number): Quad {
+  return q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
 }
 
 /** The image's own outline, corners on its outer pixel edges: the card when the image is the card. */
