@@ -30,7 +30,7 @@ async function cutTo(bytes: Buffer, corners: [number, number][], m: number, widt
   const right = Math.ceil(Math.max(...xs) + m * side);
   const bottom = Math.ceil(Math.max(...ys) + m * side);
   if (left < 0 || top < 0 || right > width || bottom > height) return null;
-  return sharp(bytes).extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality: 92 }).toBuffer();
+  return sharp(bytes).rotate().extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality: 92 }).toBuffer();
 }
 const photos = labels.filter((p) => p.cards.length === 1).slice(0, Number(process.env.LIMIT ?? Infinity));
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
@@ -49,7 +49,9 @@ for (const p of photos) {
   const meta = await sharp(bytes).metadata();
   if (Math.max(meta.width!, meta.height!) < 720) continue;
   const full = await graded(bytes);
-  const other = cut === null ? await sharp(bytes).resize(Math.round(meta.width! / 2)).jpeg({ quality: 92 }).toBuffer() : p.cards[0]!.hidden.length ? null : await cutTo(bytes, p.cards[0]!.corners, cut, meta.width!, meta.height!);
+  // the labels are in the photo's pixels as shown (its EXIF orientation applied; no train photo has one today)
+  const shown = { width: meta.autoOrient?.width ?? meta.width!, height: meta.autoOrient?.height ?? meta.height! };
+  const other = cut === null ? await sharp(bytes).resize(Math.round(meta.width! / 2)).jpeg({ quality: 92 }).toBuffer() : p.cards[0]!.hidden.length ? null : await cutTo(bytes, p.cards[0]!.corners, cut, shown.width, shown.height);
   if (!other) continue;
   const half = full && (await graded(other));
   if (!full || !half) continue;

@@ -32,7 +32,7 @@ export function arrayOverLimit(limited: readonly Limited[], data: unknown): Erro
         instancePath: l.path.map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''),
         schemaPath: '#/maxItems',
         keyword: 'maxItems',
-        params: { limit: l.max },
+        params: { limit: l.max, count: at.length },
         message: `must NOT have more than ${l.max} items (it has ${at.length})`,
       };
     }

@@ -38,14 +38,14 @@ const sizeWords: Record<string, [string, string]> = {
 
 /**
  * A size limit said in plain words (`records must hold at least 1 item`): Ajv's own
- * (`must NOT have fewer than 1 items`) shouts and miscounts. What Ajv added after it (the
- * count a batch had, array-limits.ts) is kept.
+ * (`must NOT have fewer than 1 items`) shouts and miscounts. A batch over its limit, which
+ * array-limits.ts finds before Ajv, also says how many it held.
  */
 function sizeMessage(e: AjvError): string | undefined {
   const words = sizeWords[e.keyword];
   const limit = e.params.limit;
   if (!words || typeof limit !== 'number') return undefined;
-  const after = / \(it has \d+\)$/.exec(e.message ?? '')?.[0] ?? '';
+  const after = typeof e.params.count === 'number' ? ` (it has ${e.params.count})` : '';
   const verb = e.keyword.endsWith('Length') ? 'be' : 'hold';
   const [bound, unit] = words;
   return `must ${verb} ${bound} ${limit} ${unit}${limit === 1 ? '' : 's'}${e.keyword.endsWith('Length') ? ' long' : ''}${after}`;
