@@ -359,7 +359,7 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
   // after the 100-continue's hook, which says Connection: close on a refusal
   registerLingeringClose(app);
   registerParseErrorKeepAlive(app);
-  registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged() });
+  registerErrorHandling(app, { onDamaged: () => app.loupe.databaseDamaged(), balance: async (id) => (await app.loupe.accounts.getAccount(id)).credits });
   // A newer release upgraded the database while this node ran (README, "Upgrades"): it answers nothing but its
   // probes, rather than write rows as the old release makes them (a session it stored was never found again, h88).
   app.addHook('onRequest', async (request) => {

@@ -123,12 +123,18 @@ export function registerClosingAnswer(app: FastifyInstance): void {
   });
 }
 
-/** `onDamaged`: told when the database reports its file damaged, so `/ready` can say so from then on. */
-export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?: () => void } = {}): void {
+/**
+ * `onDamaged`: told when the database reports its file damaged, so `/ready` can say so from then on. `balance`: the
+ * account's credits, read when a charge was refused, so the 402 says what the account holds (every charge debits
+ * in one conditional statement, which returns no balance).
+ */
+export function registerErrorHandling(app: FastifyInstance, hooks: { onDamaged?: () => void; balance?: (accountId: string) => Promise<number> } = {}): void {
   app.setErrorHandler(async (err: FastifyError | ServiceError, request: FastifyRequest, reply: FastifyReply) => {
     if (err instanceof ServiceError) {
       if (err.headers) reply.headers(err.headers);
-      return send(reply, err.status, { detail: err.detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
+      const holds = err.code === 'insufficient_credits' && request.principal && hooks.balance ? await hooks.balance(request.principal.account.id).catch(() => undefined) : undefined;
+      const detail = holds === undefined ? err.detail : `${err.detail} The account holds ${holds} credit${holds === 1 ? '' : 's'}.`;
+      return send(reply, err.status, { detail, code: err.code, ...(err.errors ? { errors: err.errors } : {}) });
     }
     if (err.validation) {
       let errors = firstOfEach((err.validation as AjvError[]).map((e) => fieldOf(err.validationContext, e)));
