@@ -29,3 +29,16 @@ export function cornerErrors(found: readonly Point[], truth: Quad): number[] {
   }
   return best;
 }
+
+/**
+ * The photo's region of a labelled card's bounding box widened on each side by `margin` of the card's short side (a
+ * shop's tight crop); null where that leaves a `width` × `height` photo.
+ */
+export function cutAround(card: Quad, margin: number, width: number, height: number): { left: number; top: number; width: number; height: number } | null {
+  const grow = margin * shortSide(card);
+  const left = Math.floor(Math.min(...card.map((c) => c[0])) - grow);
+  const top = Math.floor(Math.min(...card.map((c) => c[1])) - grow);
+  const right = Math.ceil(Math.max(...card.map((c) => c[0])) + grow);
+  const bottom = Math.ceil(Math.max(...card.map((c) => c[1])) + grow);
+  return left < 0 || top < 0 || right > width || bottom > height ? null : { left, top, width: right - left, height: bottom - top };
+}

@@ -16,7 +16,7 @@ import sharp from 'sharp';
 import { CardDetector } from '../src/vision/cards/card-detector.ts';
 import { decodeCardPhoto, outlineIsFrame } from '../src/vision/cards/card-tasks.ts';
 import type { Quad } from '../src/vision/geometry/plane-geometry.ts';
-import { cornerErrors } from '../bench/lib-card-match.ts';
+import { cornerErrors, cutAround } from '../bench/lib-card-match.ts';
 
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
 const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[]; kind?: string }[] }[];
@@ -24,7 +24,6 @@ const margins = (process.env.MARGINS ?? '0.01,0.03,0.06,0.12').split(',').map(Nu
 const det = await CardDetector.load(1);
 const widest = Math.max(...margins);
 
-const shortSide = (q: Quad) => Math.min(...q.map((p, i) => Math.hypot(q[(i + 1) % 4]![0] - p[0], q[(i + 1) % 4]![1] - p[1])));
 type Row = { within1: number; within2: number; corners: number; none: number; frame: number; errs: number[] };
 const rows = new Map<number, Row>(margins.map((m) => [m, { within1: 0, within2: 0, corners: 0, none: 0, frame: 0, errs: [] }]));
 let photos = 0;
@@ -35,17 +34,11 @@ for (const p of labels) {
   const W = meta.autoOrient?.width ?? meta.width!;
   const H = meta.autoOrient?.height ?? meta.height!;
   const truth = p.cards[0]!.corners;
-  const xs = truth.map((c) => c[0]);
-  const ys = truth.map((c) => c[1]);
-  const s = shortSide(truth);
   // the same photos at every margin: the widest cut must lie inside the photo
-  if (Math.min(...xs) - widest * s < 0 || Math.min(...ys) - widest * s < 0 || Math.max(...xs) + widest * s > W || Math.max(...ys) + widest * s > H) continue;
+  if (!cutAround(truth, widest, W, H)) continue;
   photos++;
   for (const m of margins) {
-    const left = Math.floor(Math.min(...xs) - m * s);
-    const top = Math.floor(Math.min(...ys) - m * s);
-    const width = Math.ceil(Math.max(...xs) + m * s) - left;
-    const height = Math.ceil(Math.max(...ys) + m * s) - top;
+    const { left, top, width, height } = cutAround(truth, m, W, H)!;
     const cut = await sharp(file).rotate().extract({ left, top, width, height }).jpeg({ quality: 92 }).toBuffer();
     const img = await decodeCardPhoto(cut, 50_000_000);
     const found = await det.detect({ data: img.data, width: img.width, height: img.height }, 'refine');

@@ -16,21 +16,16 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { gradesOf } from '../src/services/grading-rules.ts';
 import { runCardTask } from '../src/vision/cards/card-tasks.ts';
+import type { Quad } from '../src/vision/geometry/plane-geometry.ts';
+import { cutAround } from '../bench/lib-card-match.ts';
 
 const datasets = path.resolve(import.meta.dirname, '../../shared/datasets');
-const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: [number, number][]; hidden: number[] }[] }[];
+const labels = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../training/card-detector/train-corners.json'), 'utf8')).photos as { file: string; cards: { corners: Quad; hidden: number[] }[] }[];
 const cut = process.env.CUT === undefined ? null : Number(process.env.CUT);
 /** The photo cut to its labelled card widened by `m` of the card's short side; null where that leaves the photo. */
-async function cutTo(bytes: Buffer, corners: [number, number][], m: number, width: number, height: number): Promise<Buffer | null> {
-  const side = Math.min(...corners.map((p, i) => Math.hypot(corners[(i + 1) % 4]![0] - p[0], corners[(i + 1) % 4]![1] - p[1])));
-  const xs = corners.map((c) => c[0]);
-  const ys = corners.map((c) => c[1]);
-  const left = Math.floor(Math.min(...xs) - m * side);
-  const top = Math.floor(Math.min(...ys) - m * side);
-  const right = Math.ceil(Math.max(...xs) + m * side);
-  const bottom = Math.ceil(Math.max(...ys) + m * side);
-  if (left < 0 || top < 0 || right > width || bottom > height) return null;
-  return sharp(bytes).rotate().extract({ left, top, width: right - left, height: bottom - top }).jpeg({ quality: 92 }).toBuffer();
+async function cutTo(bytes: Buffer, corners: Quad, m: number, width: number, height: number): Promise<Buffer | null> {
+  const region = cutAround(corners, m, width, height);
+  return region && sharp(bytes).rotate().extract(region).jpeg({ quality: 92 }).toBuffer();
 }
 const photos = labels.filter((p) => p.cards.length === 1).slice(0, Number(process.env.LIMIT ?? Infinity));
 const ab = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;

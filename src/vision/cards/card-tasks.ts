@@ -218,17 +218,16 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
   if (quad) quad = uprightOrder(quad);
   found = found.map(uprightCard);
   if (!quad) return { ...size, found: false, versions };
-  const toStored = (q: Quad) => inPhoto(q, sx, sy);
 
   // The whole image as the card: its corners are the image's own, 0 to width and height.
   const full = task.options.skipLocation || onFrame
     ? uprightOrder([[0, 0], [size.width, 0], [size.width, size.height], [0, size.height]])
-    : toStored(quad);
+    : inPhoto(quad, sx, sy);
   const result: CardResult = { ...size, found: true, quad: full, prob, versions };
   if (found.length) {
     // Every card found, largest first: the first is the one measured.
     result.cards = found.map((c, i) => ({
-      quad: i === 0 && onFrame ? full : toStored(c.quad),
+      quad: i === 0 && onFrame ? full : inPhoto(c.quad, sx, sy),
       prob: c.prob,
       kind: c.kind,
       ...(c.labelBox ? { labelBox: [Math.round(c.labelBox[0] * sx), Math.round(c.labelBox[1] * sy), Math.round(c.labelBox[2] * sx), Math.round(c.labelBox[3] * sy)] as [number, number, number, number] } : {}),
@@ -259,7 +258,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       .catch(() => false);
     if (upsideDown) {
       quad = [quad[2], quad[3], quad[0], quad[1]];
-      const turned = toStored(quad);
+      const turned = inPhoto(quad, sx, sy);
       result.quad = onFrame || task.options.skipLocation ? ([full[2], full[3], full[0], full[1]] as Quad) : turned;
       if (result.cards?.[0]) result.cards[0].quad = result.quad;
       result.turnedOver = true;
@@ -332,7 +331,6 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
   const frameCheck = whole && !given ? await (await cardDetector()).verifyOutline(pixels, frame) : { prob: 1, card: true };
   const cards: DetectedCard[] = whole ? [{ quad: frame, prob: frameCheck.prob, kind: 'raw', spread: [0, 0, 0, 0] }] : found;
   if (!cards.length) return { ...base, found: false };
-  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   const readings: NonNullable<CardResult['readings']> = [];
   // a binder page's nine cards cost nine reads: only when every card is answered for
   for (const [index, card] of cards.slice(0, everyCard ? MAX_READ_CARDS : 1).entries()) {
@@ -341,12 +339,12 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
     const reading = await readCard(cv, ocr, pixels, card.quad, names);
     // a photo read whole that is no card's outline holds a card of unknown size: its small print is not read surely
     const cardWidth = whole && !frameCheck.card ? 0 : round1(Math.min(...sideLengths(card.quad)));
-    readings.push({ index, cardWidth, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: toStored(l.polygon as unknown as Quad) })) });
+    readings.push({ index, cardWidth, rotation: reading.rotation, art: reading.art, border: reading.border, layout: reading.layout, lines: reading.lines.map((l) => ({ ...l, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })) });
   }
   // a scan cropped to its card is reported as localize reports it, the image's frame (h270: /detect gave the frame and
   // /tcg_id the detector's outline, 12 px short of it); it is read along the outline found, as before
   const onFrame = !whole && cards[0]!.kind === 'raw' && outlineIsFrame(cards[0]!.quad, pixels);
-  const reported = (c: DetectedCard, i: number) => (i === 0 && onFrame ? ([[0, 0], [base.width, 0], [base.width, base.height], [0, base.height]] as Quad) : toStored(c.quad));
+  const reported = (c: DetectedCard, i: number) => (i === 0 && onFrame ? ([[0, 0], [base.width, 0], [base.width, base.height], [0, base.height]] as Quad) : inPhoto(c.quad, sx, sy));
   return {
     ...base,
     found: true,
@@ -362,14 +360,13 @@ async function readCards(cv: Awaited<ReturnType<typeof loadCv>>['cv'], ocr: Shar
 /** A `read` result with the grading label read beside its largest card, which makes that card a slab's. */
 function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [number, number]): CardResult {
   if (!label) return result;
-  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   return {
     ...result,
     ...(result.cards?.[0] && !result.whole ? { cards: [{ ...result.cards[0], kind: 'slab' as const }, ...result.cards.slice(1)] } : {}),
     label: {
       company: label.company,
       box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
-      lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })),
+      lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })),
     },
   };
 }
@@ -398,13 +395,12 @@ async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: R
 
 /** `label`: the grading label found (in pixels of the image as stored) and the cards beside it. */
 function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): CardResult {
-  const toStored = (q: Quad) => inPhoto(q, sx, sy);
   const box = (b: [number, number, number, number]) => [Math.round(b[0] * sx), Math.round(b[1] * sy), Math.round(b[2] * sx), Math.round(b[3] * sy)] as [number, number, number, number];
   return {
     ...base,
     found: label !== null,
-    cards: found.map((c) => ({ quad: toStored(c.quad), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: box(c.labelBox) } : {}) })),
-    ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: toStored(l.polygon as unknown as Quad) })) } } : {}),
+    cards: found.map((c) => ({ quad: inPhoto(c.quad, sx, sy), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: box(c.labelBox) } : {}) })),
+    ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })) } } : {}),
   };
 }
 
