@@ -1,4 +1,4 @@
-import { COMICS_OPTIONS, SPORT_OPTIONS, TCG_OPTIONS } from '../services/recognition/recognition-service.ts';
+import { COMICS_OPTIONS, SPORT_OPTIONS, TCG_OPTIONS } from '../services/recognition/recognition-families.ts';
 
 /**
  * The recognition result record (spec 3 §2) typed in the OpenAPI document, as OpenAPI 3.0 schemas. The routes declare

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, meantName, misspeltMessage, recordHints, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family } from '../../services/recognition/recognition-families.ts';
 import { ServiceError } from '../../services/errors.ts';
 import { EnvelopeStatus, envelopeResponses, imageAnswers, ImageRecordInput, Statistics, type Answers } from '../schemas/search.ts';
 

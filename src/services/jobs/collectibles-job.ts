@@ -1,7 +1,8 @@
 import { refusal, type JobContext, type JobHandler, type JobOutcome, type Refusal, type RequestOptions } from '../../queue/job-handler.ts';
 import { echoAnswer } from '../envelope.ts';
 import { stopwatch } from '../envelope.ts';
-import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type RecognitionService, type TcgOptions } from '../recognition/recognition-service.ts';
+import { COMICS, COMICS_OPTIONS, HINTS, hintProblem, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, TCG, TCG_OPTIONS, type Family, type TcgOptions } from '../recognition/recognition-families.ts';
+import type { RecognitionService } from '../recognition/recognition-service.ts';
 
 /** The endpoints of `collectibles-recognition` built so far, with the records each takes (spec 3 §8). */
 const endpoints: Record<string, { records: number; family?: Family; slab?: 'id' | 'grade' }> = {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
 import { ART_NONE, artScore, bestMatch, comboLikeness, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
-import { COMICS, SPORT, withLabelClues } from './recognition-service.ts';
+import { COMICS, SPORT } from './recognition-families.ts';
+import { withLabelClues } from './recognition-service.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
   key,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { latinAlphabet } from './recognition-service.ts';
+import { latinAlphabet } from './recognition-families.ts';
 
 describe('the Alphabet tag', () => {
   it('is latin for a card printed in Latin letters, a smudge read as a Han character included', () => {

@@ -7,179 +7,22 @@ import { polygonArea } from '../../vision/geometry/plane-geometry.ts';
 import { MAX_READ_CARDS, MIN_READ_CARD_PIXELS, type CardResult } from '../../vision/engine/vision-tasks.ts';
 import { echoAnswer, mapLimited, overall, recordError, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
-import { editDistance } from '../../util/edit-distance.ts';
 import type { CardOutcome, InputRecord, OutputRecord, VisionService } from '../vision-service.ts';
-import { comicNames, comicNumbers, coverDateYear, joinedNames, readCardText, readName, type CardTextClues, type CardTextLine } from './card-text.ts';
+import { readCardText, readName, type CardTextClues } from './card-text.ts';
 import { installedCardNames } from '../../catalog/pokemon-card-names.ts';
 import { installedSpeciesNames } from '../../catalog/pokemon-species-names.ts';
 import { withNamesInEnglish } from './names-in-english.ts';
 import { catalogSearch, setHintKeys, type CandidateFilter, type CatalogSearch } from './catalog-candidates.ts';
-import { bestMatch, identifyAcross, MIN_LEAD, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified, type MatchRule } from './identify.ts';
+import { bestMatch, identifyAcross, MIN_LEAD, MIN_SCORE, NAME_LEVEL, TRADING_CARDS, type CardClues, type Identified } from './identify.ts';
 import { artEvidence, type ArtworkReferences } from './artwork-references.ts';
-import { comicsMatch, hasCjk, SUBCATEGORY, sportCardMatch, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
-import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
+import { hasCjk, SUBCATEGORY, tradingCardMatch, withoutNonAscii } from './match-fields.ts';
+import type { StoredSet } from '../../store/catalog-store.ts';
 import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
+import { ALL_OPTIONS, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
 
-/** The catalog kinds `/tcg_id` identifies against: `csv` is a shop's own game (`--kind csv`, README), a trading card game the data projects do not cover. */
-export const TCG_KINDS = ['pokemon', 'mtg', 'yugioh', 'csv'] as const;
-
-/**
- * Whether a Pokémon catalog is among those searched: misread name lines are looked at for the species'
- * names only then (the `read` task's `names`), as only then are the names found used (names-in-english.ts).
- */
-export const searchesPokemon = (catalogs: readonly { kind: string }[]): boolean => catalogs.some((c) => c.kind === 'pokemon');
-
-/** The `/tcg_id` and `/sport_id` options (document 3 §4), all boolean, default false; echoed when given. */
-export const TCG_OPTIONS = ['rotate', 'lang', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all', 'include_mtg_oversized', 'include_mtg_digital', 'ignore_non_ascii'] as const;
-export const SPORT_OPTIONS = ['magic_ai', 'slab_id', 'slab_grade', 'price_stats', 'analyze_all'] as const;
-/** `/comics_id`'s options (document 3 §4): no `slab_grade`, which the spec lists for cards only. */
-export const COMICS_OPTIONS = ['slab_id', 'price_stats', 'analyze_all'] as const;
-const ALL_OPTIONS = [...TCG_OPTIONS, 'magic_ai'] as const;
-
-/**
- * What differs between `/tcg_id` and `/sport_id`: the catalogs searched, the names of the object
- * and category, how a catalog card becomes a match, and which hints come back as tags.
- */
-export interface Family {
-  kinds: readonly string[];
-  /** The object's name (`Card`, `Comics`). */
-  objectName: string;
-  topCategory: string;
-  categoryPath: string;
-  /** Name lines searched by name: a sport card's player name is often set small, at the foot. */
-  nameLines: number;
-  /** Whether `#50` / `No. 50` is a collector number (sport checklists), not a Pokédex number. */
-  hashNumbers: boolean;
-  hintTags: readonly string[];
-  /** Tags the spec promises on every result of the family (sport: `Autograph`, `Foil/Holo`): an empty list when neither measured nor hinted. */
-  alwaysTags?: readonly string[];
-  match(kind: string, catalog: string, card: StoredCard, set: StoredSet | undefined): Record<string, unknown> & { subcategory: string | null };
-  noCatalog: string;
-  /** What the family's prints say beyond a card's: a comic's cover date. */
-  clues?(clues: CardClues, lines: readonly CardTextLine[]): CardClues;
-  /** How its best match is singled out (docs/api-decisions.md `/sport_id`, `/comics_id`). */
-  rule: MatchRule;
-}
-
-export const TCG: Family = {
-  kinds: TCG_KINDS,
-  objectName: 'Card',
-  topCategory: 'Trading Card',
-  categoryPath: 'Trading Card Game',
-  nameLines: 2,
-  hashNumbers: false,
-  hintTags: ['Side', 'Foil/Holo', 'Rotation'],
-  rule: TRADING_CARDS,
-  match: (kind, catalog, card, set) => ({ ...tradingCardMatch(kind, catalog, card, set) }),
-  noCatalog: 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).',
-};
-
-export const SPORT: Family = {
-  kinds: ['sports'],
-  objectName: 'Card',
-  topCategory: 'Sport Card',
-  categoryPath: 'Sport Card',
-  // four lines, and the two joined names (joinedNames) ahead of them
-  nameLines: 6,
-  hashNumbers: true,
-  hintTags: ['Side', 'Foil/Holo', 'Autograph', 'Rotation'],
-  // document 3 §4: "Sport results add tags Autograph, Foil/Holo, Graded"; no model here sees a signature or foil
-  alwaysTags: ['Autograph', 'Foil/Holo'],
-  // the player's name must agree: a set line and a number name some card of every checklist
-  rule: { nameLevel: false, nameMustAgree: true, rarityRows: false },
-  match: (_kind, catalog, card) => ({ ...sportCardMatch(catalog, card) }),
-  // a first name over a last name, or a name read in two fragments, is one name (h137)
-  clues: (clues, lines) => {
-    const joined = joinedNames(clues.names, lines);
-    return joined.length ? { ...clues, names: [...joined, ...clues.names].slice(0, 8) } : clues;
-  },
-  noCatalog: 'No sport-card catalog is imported on this server: import a checklist with `loupe catalog import --kind sports --csv F.csv` (docs/recognition.md).',
-};
-
-export const COMICS: Family = {
-  kinds: ['comics'],
-  objectName: 'Comics',
-  topCategory: 'Comics',
-  categoryPath: 'Comics',
-  // four lines, and the "The" variants of the first two (comicNames)
-  nameLines: 6,
-  hashNumbers: true,
-  hintTags: ['Side', 'Rotation'],
-  // the series' name and a number: an issue, its variants listed and none guessed
-  rule: { nameLevel: false, nameMustAgree: false, rarityRows: false },
-  match: (_kind, catalog, card) => comicsMatch(catalog, card),
-  // A cover numbers its issue `#323`; what reads as a fraction there is its date (`DEC 12/93`), which dates the issue instead.
-  // Issue numbers as printed (`#654.1`, `#-1`), the series' name with and without "The", no publisher's logo as a
-  // series (rule s42 (b), h136).
-  // A logo set on two lines (THE AMAZING over SPIDER-MAN) is one name too, after the cover's likeliest line (h249).
-  // Only a pair holding one of the two likeliest lines (the logo's), and one: a cover's blurbs and credits stack too,
-  // and their pairs pushed the series' own line out of the lines searched (h256).
-  clues: (clues, lines) => {
-    const likeliest = clues.names.slice(0, 2).map((n) => n.text);
-    const joined = joinedNames(clues.names, lines).find((j) => likeliest.some((t) => j.text.startsWith(`${t} `) || j.text.endsWith(` ${t}`)));
-    const names = joined && clues.names[0] ? [clues.names[0], joined, ...clues.names.slice(1)] : clues.names;
-    return { ...clues, names: comicNames(names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) };
-  },
-  noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
-};
-export type TcgOption = (typeof ALL_OPTIONS)[number];
-export type TcgOptions = Partial<Record<TcgOption, boolean>>;
-
-/** Languages whose cards are printed in another alphabet than Latin. */
-const NON_LATIN_LANGUAGES = new Set(['ja', 'zh', 'ko', 'ru', 'uk', 'bg', 'el', 'th', 'ar', 'he']);
-
-/**
- * Whether a card's text is in the Latin alphabet: not when it reads as a language printed in another,
- * else when Latin letters are at least twice the others (a Japanese card's `HP`, `Lv.` and set code are Latin).
- */
-export function latinAlphabet(text: string, language: string | null): boolean {
-  if (language !== null && NON_LATIN_LANGUAGES.has(language)) return false;
-  const latin = text.match(/\p{Script=Latin}/gu)?.length ?? 0;
-  const other = text.match(/(?!\p{Script=Latin})\p{L}/gu)?.length ?? 0;
-  return latin > 0 && latin >= 2 * other;
-}
-
-/** Taxonomy hints a record may carry (document 3 §4); echoed, and those we read narrow the search. */
-export const HINTS = ['Top Category', 'Category', 'Side', 'Alphabet', 'Subcategory', 'Foil/Holo', 'Rotation'] as const;
-
-/** What a record of each endpoint may name as its hints: `lang` is a comic record's own (the language of its edition). */
-export const recordHints = (family: Family): readonly string[] => ['set_code', ...HINTS, 'Autograph', ...(family === COMICS ? ['lang'] : [])];
-
-/**
- * The option or hint a key was meant as: one of `names` written in another case or with other separators (`priceStats`,
- * `slab-id`, `setcode`, `top_category`), or one letter off a name of six letters or more (`price_stat`). Such a key was
- * ignored like any field the endpoints do not read, and the call charged as if it were not asked (h270: `analyzeAll`
- * read the largest card only, `slab-id` no label); grading refuses its own the same way (h266).
- */
-export function meantName(key: string, names: readonly string[]): string | undefined {
-  if (names.includes(key)) return undefined;
-  const norm = (s: string) => s.toLowerCase().replace(/[-_\s/]/g, '');
-  const k = norm(key);
-  if (!k) return undefined;
-  return names.find((n) => norm(n) === k) ?? names.find((n) => norm(n).length >= 6 && editDistance(k, norm(n)) <= 1);
-}
-
-/** `meantName`'s refusal: the name to use (a hint where `hints`, the endpoint's `recordHints`, hold it), and where it goes. */
-export const misspeltMessage = (field: string, meant: string, hints: readonly string[], where: string): string => `${field} is not ${hints.includes(meant) ? 'a hint' : 'an option'}: it is \`${meant}\`, ${where}.`;
-
-/**
- * A record's hint of the wrong type or length: that record's own 400, as an image field of the wrong form is (h258: the
- * request's 400, which left the good records beside it unread). `Autograph` may be a boolean too.
- */
-export function hintProblem(record: Record<string, unknown>): { field: string; message: string } | undefined {
-  for (const [key, max] of [['set_code', 50], ...HINTS.map((h) => [h, 100] as const), ['Autograph', 100]] as const) {
-    const v = record[key];
-    if (v === undefined || v === null || (key === 'Autograph' && typeof v === 'boolean')) continue;
-    if (typeof v !== 'string' || [...v].length > max) return { field: key, message: `${key} must be ${key === 'Autograph' ? 'a boolean or ' : ''}a string of at most ${max} characters` };
-  }
-  return undefined;
-}
-
-/** What a server with no trading-card catalog answers. */
-export const NO_CATALOG = 'No trading-card catalog is imported on this server: import one with `loupe catalog import --kind pokemon|mtg|yugioh|csv …` (docs/recognition.md).';
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
 
@@ -983,29 +826,6 @@ function holdsPrintingsOf(catalog: CatalogSummary, clues: CardTextClues): boolea
   return !(catalog.kind === 'pokemon' && (clues.language === 'ja' || clues.language === 'zh' || clues.language === 'ko'));
 }
 
-/** The family a catalog kind belongs to (trading cards for a shop's own `csv` game). */
-const familyOfKind = (kind: string): Family => [TCG, SPORT, COMICS].find((f) => f.kinds.includes(kind)) ?? TCG;
-
-/** Sports as checklists and hints name them, letters only, lower case. */
-const SPORTS = new Set(['baseball', 'basketball', 'football', 'hockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball']);
-/** Other names of one sport, as hints and checklists write them. */
-const SPORT_NAMES: Record<string, string> = { americanfootball: 'football', icehockey: 'hockey', nhl: 'hockey', nfl: 'football', nba: 'basketball', mlb: 'baseball', formula1: 'racing', f1: 'racing', nascar: 'racing', ufc: 'mma' };
-const letters = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]/g, '');
-const sportKey = (s: string) => SPORT_NAMES[letters(s)] ?? letters(s);
-
-/**
- * The parts of a record's `Subcategory` and `Category` hints, in that order, each a name as a whole
- * (`Trading Card Game/Pokemon`: `tradingcardgame`, `pokemon`), not a word inside another name.
- */
-function hintParts(record: Record<string, unknown>): string[] {
-  return [record.Subcategory, record.Category].flatMap((hint) => (typeof hint === 'string' ? hint.split('/') : []));
-}
-
-/** The sport a `/sport_id` record's `Category` or `Subcategory` hint names (`Sport Card/Basketball`, `Hockey`), letters only; undefined when none. */
-export function sportOfHints(record: Record<string, unknown>): string | undefined {
-  return hintParts(record).map(sportKey).find((s) => SPORTS.has(s));
-}
-
 /**
  * The candidates of the sport a hint names (document 3 §4: hints narrow the search); cards whose
  * checklist names no sport stay. A basketball hint was matched to a baseball card, and the record's
@@ -1017,16 +837,6 @@ function keepSport(ranked: Ranked[], sport: string | undefined): Ranked[] {
     const named = r.search.detail(r.card.key)?.card.fields.sport;
     return typeof named !== 'string' || !named || sportKey(named) === sport;
   });
-}
-
-/** Games' names as a hint writes them, letters only, lower case. */
-const hintGames: Record<string, Exclude<(typeof TCG_KINDS)[number], 'csv'>> = { pokemon: 'pokemon', magicthegathering: 'mtg', magic: 'mtg', mtg: 'mtg', yugioh: 'yugioh' };
-
-/** The trading-card game a record's `Category` or `Subcategory` hint names (`Trading Card Game/Pokemon`, `MTG`, `Yu-Gi-Oh!`), if one. */
-export function gameOfHints(record: Record<string, unknown>): Exclude<(typeof TCG_KINDS)[number], 'csv'> | undefined {
-  // letters only: `Pokémon 151` names the game
-  const game = hintParts(record).map((part) => letters(part).replace(/[0-9]/g, '')).find((t) => Object.hasOwn(hintGames, t));
-  return game === undefined ? undefined : hintGames[game];
 }
 
 /**
