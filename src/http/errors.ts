@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ServiceError, wholeCharacters, type FieldError } from '../services/errors.ts';
 import { deprecationHeaders } from './deprecated-bases.ts';
+import { patternWords } from './schemas/patterns.ts';
 
 /** The listed codes (docs/api-decisions.md) of a status a plugin answers with; any other 4xx is `client_error`. */
 const pluginCodes: Record<number, string> = { 400: 'invalid_request', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 413: 'body_too_large', 415: 'unsupported_media_type' };
@@ -22,7 +23,9 @@ function fieldOf(context: string | undefined, e: AjvError): FieldError {
   // ajv's enum message names no value: the client needs them
   const allowed = e.keyword === 'enum' && Array.isArray(e.params.allowedValues) ? e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ') : undefined;
   const anyCase = e.keyword === 'pattern' ? anyCaseWords(e.params.pattern) : undefined;
-  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : anyCase ? `must be one of ${anyCase} (any case)` : (sizeMessage(e) ?? e.message ?? 'is invalid');
+  // a pattern in words, not the regular expression (h310: `must match pattern "^(?:[Hh][Tt][Tt][Pp][Ss]?://.*)?$"`)
+  const worded = e.keyword === 'pattern' && typeof e.params.pattern === 'string' ? patternWords.get(e.params.pattern) : undefined;
+  const message = e.keyword === 'required' ? 'is required' : allowed ? `must be one of ${allowed}` : anyCase ? `must be one of ${anyCase} (any case)` : (worded ?? sizeMessage(e) ?? e.message ?? 'is invalid');
   const rowMatch = /^identifications\/(\d+)/.exec(parts.join('/'));
   return rowMatch ? { field, message, row: Number(rowMatch[1]) } : { field, message };
 }

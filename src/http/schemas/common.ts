@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { printableAsciiPattern } from './patterns.ts';
 
 /** A value that may also be JSON null. Uses the OpenAPI `nullable` keyword, which Ajv and the serializer both understand. */
 export const Nullable = <T extends TSchema>(schema: T) =>
@@ -28,7 +29,7 @@ export const errorResponses = (...statuses: number[]) => Object.fromEntries(stat
 
 /** A client's key for one create or submit, so that sending it again cannot make a second one (retries after a lost answer). */
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: 'Printable ASCII, no spaces, at most 255 characters.' })),
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: printableAsciiPattern, description: 'Printable ASCII, no spaces, at most 255 characters.' })),
 });
 
 /** The header of an answer that replays an earlier call with the same `Idempotency-Key` (read by @fastify/swagger into the response's OpenAPI headers). */

@@ -450,6 +450,17 @@ describe.each(backends)('identifications (%s)', (backend) => {
       expect(after.results[0].event_id).toBe('kept');
     });
 
+    it('says what a link must be in words, for an upload and a correction (h310: the regular expression was quoted)', async () => {
+      const sid = await createSession(h);
+      const words = 'must be an http:// or https:// address, or empty';
+      const res = await upload(sid, [card('a'), { ...card('b'), links: { tcgplayer: 'javascript:alert(8)' } }]);
+      expect([res.statusCode, res.json().detail, res.json().errors]).toEqual([400, `Row 1: identifications[1].links.tcgplayer ${words}. The batch was not stored.`, [{ field: 'identifications[1].links.tcgplayer', message: words, row: 1 }]]);
+      await upload(sid, [card('a')]);
+      const id = (await list(sid)).results[0].id;
+      const patch = await h.request('PATCH', cs(`identification/${id}/`), { body: { links: { ebay: 'ftp://ebay.com/itm/1' } } });
+      expect([patch.statusCode, patch.json().detail]).toEqual([400, `links.ebay ${words}.`]);
+    });
+
     it('a row without event_id', async () => {
       const sid = await createSession(h);
       const res = await upload(sid, [card('a'), { name: 'no id' }]);

@@ -127,6 +127,8 @@ describe.each(backends)('card sessions (%s)', (backend) => {
       const bad = await create(key);
       expect([key, bad.statusCode, bad.json().errors?.[0]?.field]).toEqual([key, 400, 'idempotency-key']);
     }
+    // said in words, not as the regular expression (h310: `must match pattern "^[\x21-\x7e]+$"`)
+    expect((await create('has space')).json().detail).toBe('idempotency-key must be printable ASCII without spaces (the characters ! to ~).');
   });
 
   it('a key stored before the create was hashed as stored (the body as sent) still replays its create', async () => {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { AnyObject, Nullable, StringEnum, allErrorsMark, replayedHeader } from '../../schemas/common.ts';
+import { webLinkPattern } from '../../schemas/patterns.ts';
 import { sideListMaxBytes } from '../../../services/card-session-service.ts';
 import { defaultLimits } from '../../../config/config.ts';
 
@@ -48,7 +49,7 @@ export const ClientInfo = Type.Object(
  * answer's serializer dropped such a link that was stored (h181: `"TCG\nplayer"` was saved and never shown).
  */
 // an http(s) address or nothing: every client app shows these as links, and a `javascript:` one ran there (h271)
-const LinksIn = Type.Object({}, { additionalProperties: Type.String({ maxLength: 2048, pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]?://.*)?$' }), maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL (`http://` or `https://`, or empty): at most 50, names of at most 200 characters.' });
+const LinksIn = Type.Object({}, { additionalProperties: Type.String({ maxLength: 2048, pattern: webLinkPattern }), maxProperties: 50, propertyNames: { maxLength: 200 }, description: 'Marketplace name → URL (`http://` or `https://`, or empty): at most 50, names of at most 200 characters.' });
 const LinksOut = (description?: string) => Type.Object({}, { additionalProperties: Type.String(), ...(description ? { description } : {}) });
 
 export const SessionCreateBody = Type.Object({
