@@ -1,9 +1,10 @@
 import { editDistance } from './util/edit-distance.ts';
-import { fstatSync, readFileSync, statSync } from 'node:fs';
+import { fstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { present } from './util/path-present.ts';
 import { collectionTypes } from './store/collection-store.ts';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.ts';
 import { backupDataFolder } from './store/backup.ts';
@@ -876,3 +877,18 @@ function storageMessage(err: unknown, env: NodeJS.ProcessEnv): string | undefine
 function snakeKeys<T extends object>(record: T): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
 }
+
+/** Whether this file is the script Node was started with, not a module another imported (bin/loupe.js, the tests). */
+function runAsScript(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return pathToFileURL(realpathSync(script)).href === import.meta.url;
+  } catch {
+    return false;
+  }
+}
+
+// `npx tsx src/cli.ts account create …` (the server's own file run as `npm start` runs src/server.ts) printed nothing
+// and exited 0, which reads as success with no token made (h310); bin/loupe.js calls main itself.
+if (runAsScript()) process.exitCode = await main(process.argv.slice(2));

@@ -719,3 +719,13 @@ describe('admin CLI: model packs', () => {
     }
   }, 90_000); // eight CLI processes, each starting tsx
 });
+
+describe('admin CLI: src/cli.ts run as a script', () => {
+  it('does what bin/loupe.js does (h310: `npx tsx src/cli.ts …` printed nothing and exited 0)', async () => {
+    const cli = path.resolve(import.meta.dirname, '../src/cli.ts');
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cli, '--version']);
+    expect(stdout).toMatch(/^loupe \d+\.\d+\.\d+ \(Node v\d+/);
+    const usage = await run(process.execPath, ['--import', 'tsx', cli, 'bogus']).then(() => undefined, (err: { code: number; stderr: string }) => err);
+    expect([usage?.code, usage?.stderr]).toEqual([2, expect.stringMatching(/^loupe: unknown command "bogus"/)]);
+  }, 30_000); // two processes under tsx
+});
