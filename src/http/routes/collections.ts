@@ -220,12 +220,17 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               after: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'As the query string\'s `after` (which wins when both are sent).' })),
               // spec 2 §4's common parameter (h161: every record came whole, a page of 1,000 by default)
               fields_to_return: Type.Optional(Fields),
+              // spec 2 §4's common k and from (h311: both were taken and ignored: k 50 answered 1,000 records, from 100 the first page)
+              k: Type.Optional(Type.Integer({ minimum: 1, maximum: allRecordsMaxSize, description: 'The common parameter\'s name for `size` (spec 2 §2); size and k sent must agree.' })),
+              from: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, description: 'Records to skip before the page (spec 2 §2\'s common parameter), in insertion order; the page\'s `next` goes on from its last record.' })),
             }),
             response: responses('/allRecords'),
           },
           handler: async (request) => {
             const idsOnly = request.query.only_ids ?? request.body.only_ids ?? false;
-            const size = request.query.size ?? request.body.size ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
+            const sizeSent = request.query.size ?? request.body.size;
+            if (request.body.k !== undefined && sizeSent !== undefined && request.body.k !== sizeSent) throw badRequest('k and size name the same number and differ: send one.', [{ field: 'k', message: 'differs from size' }]);
+            const size = sizeSent ?? request.body.k ?? (idsOnly ? allRecordsDefaultSize.ids : allRecordsDefaultSize.records);
             const page = request.query.page ?? request.body.page ?? 1;
             let filter: object | undefined = request.body.filter;
             if (filter === undefined && request.query.filter !== undefined) {
@@ -262,7 +267,7 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
               if (fields !== undefined && JSON.stringify(fields).length <= maxFilterInLink) url.searchParams.set('fields_to_return', JSON.stringify(fields));
               return url.toString();
             };
-            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after ?? request.body.after, fields);
+            return visualSearch.allRecords(ctx(request), c, page, size, idsOnly, filter, next, request.query.after ?? request.body.after, fields, request.body.from ?? 0);
           },
         });
 
@@ -393,10 +398,11 @@ export async function collectionRoutes(fastify: FastifyInstance): Promise<void> 
         post(
           '/allNearDupPairs',
           'Every pair of records within a radius of each other',
-          Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1000.' })), k: kAs('limit', 100_000), filter: Type.Optional(Filter) }),
+          // spec 2 §4's common `from` (h311: it was taken and ignored, so a client paging with k and from got the first page again)
+          Type.Object({ radius: Type.Optional({ ...Radius, default: 5 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1000.' })), k: kAs('limit', 100_000), from: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0, description: 'Pairs to skip, closest first (spec 2 §2\'s common parameter).' })), filter: Type.Optional(Filter) }),
           async (request) => {
-            const body = request.body as { radius?: number; limit?: number; k?: number; filter?: object };
-            return visualSearch.allNearDupPairs(ctx(request), await collectionOf(request), body.radius ?? 5, countOf(body, 'limit', body.limit) ?? 1000, body.filter);
+            const body = request.body as { radius?: number; limit?: number; k?: number; from?: number; filter?: object };
+            return visualSearch.allNearDupPairs(ctx(request), await collectionOf(request), body.radius ?? 5, countOf(body, 'limit', body.limit) ?? 1000, body.filter, body.from ?? 0);
           },
         );
       },

@@ -763,10 +763,12 @@ export class VisualSearchService {
    * the page's last record's place: a page asked with it holds the records after it, so records deleted before it
    * meanwhile move none past the pages read (h114: an export during a deleteByFilter missed 300 live records).
    */
-  async allRecords(ctx: SearchContext, c: CollectionRecord, page: number, size: number, idsOnly: boolean, filter: unknown, nextUrl: (page: number, after: number) => string, after?: number, fields?: Fields): Promise<Envelope> {
+  async allRecords(ctx: SearchContext, c: CollectionRecord, page: number, size: number, idsOnly: boolean, filter: unknown, nextUrl: (page: number, after: number) => string, after?: number, fields?: Fields, from = 0): Promise<Envelope> {
     const clock = stopwatch();
     const f = checkedFilter(filter);
-    const rows = after === undefined ? await this.queries.find(c, f, size + 1, (page - 1) * size) : await this.queries.find(c, f, size + 1, 0, after);
+    // `from` skips records before the page (by number) or after `after`; next names the page's last record, so the
+    // pages that follow it go on from there
+    const rows = after === undefined ? await this.queries.find(c, f, size + 1, from + (page - 1) * size) : await this.queries.find(c, f, size + 1, from, after);
     const more = rows.length > size;
     const kept = rows.slice(0, size);
     const out = kept.map((r) => (idsOnly ? { _id: r.recordId } : project(r, fields, ['*'])));
@@ -1177,7 +1179,7 @@ export class VisualSearchService {
   }
 
   /** Pairs of records within `radius` of each other, each pair once (closest first), at most `limit`. */
-  async allNearDupPairs(ctx: SearchContext, c: CollectionRecord, radius: number, limit: number, filter: unknown): Promise<Envelope> {
+  async allNearDupPairs(ctx: SearchContext, c: CollectionRecord, radius: number, limit: number, filter: unknown, from = 0): Promise<Envelope> {
     const clock = stopwatch();
     const f = checkedFilter(filter);
     await this.products.require(c);
@@ -1212,7 +1214,7 @@ export class VisualSearchService {
       if (batch.length < 500) break;
     }
     pairs.sort((x, y) => x.d - y.d);
-    const out = pairs.slice(0, limit);
+    const out = pairs.slice(from, from + limit);
     return { status: status(ctx, 200, 'OK'), answer_pairs: out.map((p) => ({ _id_a: p.a, _id_b: p.b, distance: p.d })), answer_count: out.length, statistics: clock.done() };
   }
 
