@@ -8,7 +8,7 @@ import type { Store } from '../../src/store/database.ts';
  * paging allNearDupPairs with `k` and `from` got the first page again, and allRecords with `k: 5` answered 1,000
  * records. Vectors are written through the store (images would take minutes to embed).
  */
-describe.each(backends)('k and from on allNearDupPairs and allRecords (%s)', (backend) => {
+describe.each(backends)('k and from on allNearDupPairs and allRecords, and filters on _id (%s)', (backend) => {
   let h: Harness;
   let id: string;
   const call = async (method: string, body: unknown) => {
@@ -65,5 +65,13 @@ describe.each(backends)('k and from on allNearDupPairs and allRecords (%s)', (ba
     expect(differ.statusCode).toBe(400);
     expect(differ.body.detail).toMatch(/k and size/);
     expect((await call('allRecords', { k: 5, size: 5, only_ids: true })).body.answer_count).toBe(5);
+  }, 60_000);
+
+  it('a range of numbers on _id (text) is refused, not an empty answer (h311)', async () => {
+    const res = await call('find', { filter: { _id: { $gt: 4 } } });
+    expect(res.statusCode).toBe(400);
+    expect(res.body.detail).toMatch(/_id is text/);
+    expect((await call('getRecordCount', { filter: { _id: { $not: { $lt: 3 } } } })).statusCode).toBe(400);
+    expect((await call('find', { filter: { _id: { $gte: 'r5' } }, limit: 100 })).body.answer_count).toBe(5); // r5 … r9: text order
   }, 60_000);
 });

@@ -7,14 +7,23 @@ import { ServiceError } from '../errors.ts';
 /**
  * An integer `_id` is stored as its decimal text (`idOf`), as `get` and `delete` read it: a filter
  * naming `_id` by the integer (`{"_id": 7}`, `$in: [7]`) means that text, not a number no record holds.
+ * A range of numbers on `_id` (`{"_id": {"$gt": 4}}`) has no such text: no `_id` is a number, so it matched
+ * nothing (and under `$not` every record) without a word, and decimal texts do not sort as numbers ("10" < "4"):
+ * refused, saying so (h311).
  */
 function idsAsStored(filter: unknown): unknown {
   if (Array.isArray(filter)) return filter.map(idsAsStored);
   if (filter === null || typeof filter !== 'object') return filter;
   const asText = (v: unknown): unknown => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v);
+  const range = new Set(['$gt', '$gte', '$lt', '$lte']);
   const operand = (v: unknown): unknown => {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) return asText(v);
-    return Object.fromEntries(Object.entries(v).map(([op, x]) => [op, op === '$in' || op === '$nin' ? (Array.isArray(x) ? x.map(asText) : x) : op === '$eq' || op === '$ne' ? asText(x) : op === '$not' ? operand(x) : x]));
+    return Object.fromEntries(
+      Object.entries(v).map(([op, x]) => {
+        if (range.has(op) && typeof x === 'number') throw new FilterError(op, `_id is text (an integer _id is kept as its decimal string), so no _id is greater or less than the number ${x}; compare with a string, or list the ids with $in`, '_id');
+        return [op, op === '$in' || op === '$nin' ? (Array.isArray(x) ? x.map(asText) : x) : op === '$eq' || op === '$ne' ? asText(x) : op === '$not' ? operand(x) : x];
+      }),
+    );
   };
   return Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, k === '_id' ? operand(v) : k === '$and' || k === '$or' || k === '$nor' ? idsAsStored(v) : v]));
 }
