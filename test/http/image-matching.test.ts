@@ -306,6 +306,18 @@ describe('image matching', () => {
     expect(withoutRequestIds(again.records)).toEqual(withoutRequestIds(near.records));
   });
 
+  it('remove_duplicates with phash takes a range of at most its 64 bits (h311: 100 made every image a duplicate of the first)', async () => {
+    const b = await photo(640, 480, 3);
+    const records = [{ _id: 'a', _base64: jpeg.toString('base64') }, { _id: 'b', _base64: b.toString('base64') }];
+    const over = await h.request('POST', im('remove_duplicates'), { body: { records, hash_type: 'phash', range: 65 } });
+    expect(over.statusCode).toBe(400);
+    expect(over.json().detail).toMatch(/at most 64 with phash/);
+    const all = await h.request('POST', im('remove_duplicates'), { body: { records, hash_type: 'phash', range: 64 } });
+    expect(all.statusCode).toBe(200);
+    // bmh1 keeps its 256
+    expect((await h.request('POST', im('remove_duplicates'), { body: { records, range: 100 } })).statusCode).toBe(200);
+  });
+
   it('an _id sent twice to remove_duplicates or rank_images is the repeat\'s own 400 (h284: which "a" was whose duplicate)', async () => {
     const small = await sharp(jpeg).resize(320, 240).toBuffer();
     const records = [

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { badRequest } from '../../../services/errors.ts';
 import { EnvelopeStatus, envelopeResponses, HashType, imageAnswers, ImageRecordInput, okOnly, OutputRecord, Statistics } from '../../schemas/search.ts';
 
 const service = 'image_matching';
@@ -52,11 +53,18 @@ export async function imageMatchingRoutes(fastify: FastifyInstance): Promise<voi
       body: Type.Object({
         records: Type.Array(ImageRecordInput, { minItems: 1, maxItems: config.limits.matchRecords }),
         hash_type: Type.Optional({ ...HashType, default: 'bmh1' }),
-        range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates.' })),
+        range: Type.Optional(Type.Number({ minimum: 0, maximum: 256, default: 0, description: 'Largest Hamming distance (bits) between duplicates: at most 256 with bmh1, 64 with phash.' })),
       }),
       response: envelopeResponses(Type.Object({ status: EnvelopeStatus, records: Type.Array(OutputRecord), statistics: Statistics }), imageAnswers, errorStatuses),
     },
-    handler: async (request) => imageMatching.removeDuplicates(ctx(request.id), request.body.records, request.body.hash_type ?? 'bmh1', request.body.range ?? 0),
+    handler: async (request) => {
+      const hashType = request.body.hash_type ?? 'bmh1';
+      const range = request.body.range ?? 0;
+      // a phash is 64 bits: a range past them made every image a duplicate of the first (a range meant for bmh1's
+      // 256 bits, h311), and remove_duplicates answered one record holding all the others
+      if (hashType === 'phash' && range > 64) throw badRequest(`range ${range} is more bits than a phash has (64): every image would be a duplicate of the first. Send at most 64 with phash (17 takes re-encoded copies: docs/visual-hashes.md).`, [{ field: 'range', message: 'at most 64 with hash_type phash' }]);
+      return imageMatching.removeDuplicates(ctx(request.id), request.body.records, hashType, range);
+    },
   });
 
   app.post('/rank_images', {
