@@ -494,7 +494,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
     }
     const emoji = await call('/similarity/text/photos/v2/text', { query_record: { _text_data: `red ${'🐶'.repeat(990)}` } }, photos);
     expect(emoji.body.status.text).not.toMatch(/1000 characters/);
-    for (const body of [{}, { query_record: { _text_data: 5 } }, { query_record: { _text_data: 'red', _dominant_colors: { luv_colors: [[50, 0, 0]], percentages: [10, 20] } } }, { query_record: { _dominant_colors: { luv_colors: [[500, 0, 0]], percentages: [10] } } }]) {
+    for (const body of [{}, { query_record: { _text_data: 5 } }, { query_record: { _text_data: 'red', _dominant_colors: { luv_colors: [[50, 0, 0]], percentages: [10, 20] } } }, { query_record: { _dominant_colors: { luv_colors: [[500, 0, 0]], percentages: [10] } } }, { query_record: { _dominant_colors: { luv_colors: [[50, 1e300, 0]], percentages: [10] } } }]) {
       const r = await call('/similarity/text/photos/v2/text', body, photos);
       expect(r.http, JSON.stringify(body)).toBe(400);
     }

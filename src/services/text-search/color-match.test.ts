@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { colorPalette } from '../../vision/models/color-palette.ts';
 import { srgbToLuv } from '../../vision/models/dominant-colors.ts';
-import { colorMatch, colorWordShare, SCENE } from './color-match.ts';
+import { colorMatch, colorWordShare, dominantColorsProblem, luvChromaLimit, SCENE } from './color-match.ts';
 
 const luvOf = (name: string) => {
   const n = Number.parseInt(colorPalette.find((p) => p.name === name)!.hex.slice(1), 16);
@@ -63,5 +63,17 @@ describe('stored whole-image colours of two kinds', () => {
     expect(colorMatch(rose, [deepRose])).toBeCloseTo(0.5, 5);
     // another name stays another colour
     expect(colorMatch(rose, stored(['navy blue', 1]))).toBe(0);
+  });
+});
+
+describe('dominantColorsProblem', () => {
+  it('takes every colour sRGB can show, and refuses u or v past any colour (h311: a u of 1e300 was ranked by)', () => {
+    for (const r of [0, 255]) for (const g of [0, 255]) for (const b of [0, 255]) {
+      const luv = srgbToLuv(r, g, b);
+      expect(Math.max(Math.abs(luv[1]), Math.abs(luv[2]))).toBeLessThan(luvChromaLimit);
+      expect(dominantColorsProblem({ luv_colors: [[...luv]], percentages: [50] })).toBeUndefined();
+    }
+    expect(dominantColorsProblem({ luv_colors: [[50, 1e300, 30]], percentages: [50] })).toMatch(/u and v must be -200 to 200/);
+    expect(dominantColorsProblem({ luv_colors: [[50, 0, -250]], percentages: [50] })).toMatch(/u and v/);
   });
 });

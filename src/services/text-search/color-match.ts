@@ -62,6 +62,9 @@ export function colorMatch(colors: DominantColorsQuery, stored: readonly number[
   return total > 0 ? matched / total : 0;
 }
 
+/** The largest |u| or |v| a `_dominant_colors` colour may have: beyond every colour sRGB (or a wider gamut) can show. */
+export const luvChromaLimit = 200;
+
 /** The most colours a `_dominant_colors` may hold (a query ranks by its 8 strongest). */
 export const maxPaletteColors = 64;
 
@@ -80,6 +83,9 @@ export function dominantColorsProblem(value: unknown): string | undefined {
   for (const [i, c] of luv.entries()) {
     if (!Array.isArray(c) || c.length !== 3 || !c.every((x) => typeof x === 'number' && Number.isFinite(x))) return `.luv_colors[${i}] must be three finite numbers [L, u, v]`;
     if ((c[0] as number) < 0 || (c[0] as number) > 100) return `.luv_colors[${i}]: L must be 0 to 100`;
+    // no colour lies past ±luvChromaLimit (sRGB's reach u −84…176, v −135…108): a u of 1e300 was taken and ranked
+    // records by the palette name nearest to it (h311)
+    if (Math.abs(c[1] as number) > luvChromaLimit || Math.abs(c[2] as number) > luvChromaLimit) return `.luv_colors[${i}]: u and v must be ${-luvChromaLimit} to ${luvChromaLimit} (CIE L*u*v*)`;
   }
   if (!Array.isArray(percentages) || percentages.length !== luv.length) return '.percentages must be an array with one number per colour of luv_colors';
   for (const [i, p] of percentages.entries()) {
