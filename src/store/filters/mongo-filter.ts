@@ -423,8 +423,8 @@ class RegexParser {
   private literal(c: number): Node {
     if (c === 0) this.fail('U+0000 is not supported');
     if (this.flags.i) {
-      const other = swapAsciiCase(c);
-      if (other !== c) return { t: 'class', neg: false, ranges: [[c, c], [other, other]] };
+      const same = caseVariants(c);
+      if (same) return { t: 'class', neg: false, ranges: same.map((x): Range => [x, x]) };
     }
     return { t: 'char', c };
   }
@@ -513,7 +513,7 @@ class RegexParser {
       } else if (typeof lo === 'number') ranges.push([lo, lo]);
       else ranges.push(...lo.ranges);
     }
-    return { t: 'class', neg, ranges: this.flags.i ? foldAsciiRanges(ranges) : ranges };
+    return { t: 'class', neg, ranges: this.flags.i ? foldRanges(ranges) : ranges };
   }
 
   private classAtom(): number | { ranges: Range[] } {
@@ -535,20 +535,63 @@ function hasAmbiguity(node: Node): boolean {
   return node.alts.some((seq) => seq.some(hasAmbiguity));
 }
 
-function swapAsciiCase(c: number): number {
-  if (c >= 0x41 && c <= 0x5a) return c + 0x20;
-  if (c >= 0x61 && c <= 0x7a) return c - 0x20;
-  return c;
+/**
+ * Letters that are one another's case, by Unicode's simple (one-to-one) case mappings as JavaScript's toLowerCase and
+ * toUpperCase give them, joined transitively: `k`, `K` and the Kelvin sign; `ß` and `ẞ` (`ß` upper-cased is two letters,
+ * `SS`, which a one-letter class cannot hold). Each cased code point maps to its whole set, sorted. `i` spells a letter
+ * out as its set, so both backends fold alike whatever their locale (h311: `^ökö$` with `i` missed `Ökö` on both, as `i`
+ * folded ASCII only).
+ */
+let caseSets: Map<number, number[]> | undefined;
+function caseTable(): Map<number, number[]> {
+  if (caseSets) return caseSets;
+  const parent = new Map<number, number>();
+  const find = (x: number): number => {
+    let r = x;
+    while (parent.has(r) && parent.get(r) !== r) r = parent.get(r)!;
+    return r;
+  };
+  const join = (a: number, b: number) => {
+    const [ra, rb] = [find(a), find(b)];
+    if (!parent.has(ra)) parent.set(ra, ra);
+    if (!parent.has(rb)) parent.set(rb, rb);
+    if (ra !== rb) parent.set(Math.max(ra, rb), Math.min(ra, rb));
+  };
+  // every cased letter lies below U+1F000 (Adlam, U+1E900–U+1E94B, is the last script with case)
+  for (let c = 0; c < 0x1f000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const ch = String.fromCodePoint(c);
+    for (const other of [ch.toLowerCase(), ch.toUpperCase()]) {
+      const o = other.codePointAt(0)!;
+      if (o !== c && other.length === String.fromCodePoint(o).length) join(c, o);
+    }
+  }
+  const sets = new Map<number, number[]>();
+  for (const c of parent.keys()) {
+    const root = find(c);
+    const set = sets.get(root) ?? [];
+    set.push(c);
+    sets.set(root, set);
+  }
+  caseSets = new Map();
+  for (const set of sets.values()) {
+    set.sort((a, b) => a - b);
+    for (const c of set) caseSets.set(c, set);
+  }
+  return caseSets;
 }
 
-function foldAsciiRanges(ranges: Range[]): Range[] {
+/** The letters of `c`'s case set (itself among them), or undefined for a code point without case. */
+export function caseVariants(c: number): number[] | undefined {
+  return caseTable().get(c);
+}
+
+/** Ranges with every letter's other cases added. */
+function foldRanges(ranges: Range[]): Range[] {
   const out = [...ranges];
-  for (const [lo, hi] of ranges) {
-    for (const [a, z, shift] of [[0x41, 0x5a, 0x20], [0x61, 0x7a, -0x20]] as const) {
-      const from = Math.max(lo, a);
-      const to = Math.min(hi, z);
-      if (from <= to) out.push([from + shift, to + shift]);
-    }
+  for (const [c, set] of caseTable()) {
+    if (set[0] !== c) continue;
+    if (set.some((x) => ranges.some(([lo, hi]) => x >= lo && x <= hi))) out.push(...set.map((x): Range => [x, x]));
   }
   return out;
 }
