@@ -256,6 +256,16 @@ export class CollectionTextStore {
     return out;
   }
 
+  /** What was seen (concept codes) and the own words (with the codes they name) of these records. */
+  async seenAndBodiesOf(db: Kysely<Database>, keys: number[]): Promise<Map<number, { seen: string; body: string }>> {
+    const out = new Map<number, { seen: string; body: string }>();
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await db.selectFrom('collection_text').select(['key', 'seen', 'body']).where('key', 'in', keys.slice(i, i + 500)).execute();
+      for (const r of rows) out.set(Number(r.key), { seen: r.seen ?? '', body: r.body ?? '' });
+    }
+    return out;
+  }
+
   /** How far text search has looked at a collection's images, for `ping`. */
   async progress(db: Kysely<Database>, collectionId: string): Promise<Record<SeenState, number>> {
     const rows = await db.selectFrom('collection_text').select(['seen_state']).select((eb) => eb.fn.countAll<number>().as('n')).where('collection_id', '=', collectionId).groupBy('seen_state').execute();

@@ -1,4 +1,4 @@
-import type { CollectionQueries, Hit, TextHit } from '../../index/collection-queries.ts';
+import type { CollectionQueries, Filter, Hit, TextHit } from '../../index/collection-queries.ts';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../../store/collection-store.ts';
 import { colorCode, familyCode, familyOf, itemCode, objectCode, type CocoLabel, type ColorName, type ItemKind } from '../../text-search/lexicon/concepts.ts';
 import { lexiconIndex, lexiconLanguages } from '../../text-search/lexicon/lexicon.ts';
@@ -7,6 +7,7 @@ import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/q
 import { MIN_COMPOUND, splitCompound } from '../../text-search/compound-words.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { ownWordsName } from './own-words.ts';
+import { fuseByLook, KEYWORD_POOL, LOOK_FIRST, LOOK_POOL, lookOf, SEEDS, withinSeeds } from './look-expansion.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
@@ -110,6 +111,27 @@ export class TextSearchService {
   /** The engine a collection's text queries use (also reported by `ping`). */
   engineOf(c: CollectionRecord): TextEngine {
     return textEngineOf(c, this.vision.hasTextModel);
+  }
+
+  /**
+   * The keyword answers fused with the records nearest the look of their first SEEDS (look-expansion.ts), the first `m`,
+   * where each of those was found by what the server saw (one of `objectCodes` in its seen codes, none in its own words):
+   * the look then stands for what the detector saw, and a seller's own words are never outranked by a photo's look.
+   * Otherwise, or where fewer than MIN_SEEDS have a vector, the keyword answers as they are.
+   */
+  private async withLook(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], byKeyword: (m: number) => Promise<Ranked[]>, m: number): Promise<Ranked[]> {
+    const keyword = await byKeyword(Math.max(KEYWORD_POOL, m));
+    const first = keyword.slice(0, SEEDS);
+    const rows = await this.store.text.seenAndBodiesOf(this.store.store.db, first.map((h) => h.record.key));
+    const holds = (text: string | undefined) => (text ?? '').split(' ').some((t) => objectCodes.includes(t));
+    if (!first.every((h) => holds(rows.get(h.record.key)?.seen) && !holds(rows.get(h.record.key)?.body))) return keyword.slice(0, m);
+    const seeds = await Promise.all(first.map((h) => this.queries.lookup(c, h.record.recordId).then((found) => found?.vector)));
+    const look = lookOf(seeds);
+    if (!look) return keyword.slice(0, m);
+    // most looks reach few records: the 200 nearest (ef_search 400 on PostgreSQL) only where the first 20 all lie within reach
+    const first20 = withinSeeds(await this.queries.knn(c, look, LOOK_FIRST, filter), look, seeds);
+    const near = first20.length < LOOK_FIRST ? first20 : withinSeeds(await this.queries.knn(c, look, LOOK_POOL, filter), look, seeds);
+    return fuseByLook(keyword, near).slice(0, m);
   }
 
   /** Collections whose every row is tokenised as this release tokenises (a collection never goes back). */
@@ -331,7 +353,11 @@ export class TextSearchService {
           statistics: clock.done(),
         };
       }
-      ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'keyword', (m) => this.queries.text(c, q, m, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })))));
+      const byKeyword = (m: number) => this.queries.text(c, q, m, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })));
+      // An object word is also looked for by the look of its first answers (look-expansion.ts); beside colours, which
+      // re-rank by their own measure, it is not.
+      const objectCodes = reranked ? [] : [...new Set(q.concepts.filter((m) => m.concept.kind === 'object').map((m) => objectCode(m.concept.name as CocoLabel)))];
+      ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'keyword', objectCodes.length ? (m) => this.withLook(c, filter, objectCodes, byKeyword, m) : byKeyword));
     }
 
     const page = ranked.slice(from, want);

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { fuseByLook, lookOf, LOOK_POOL, RRF_K, withinSeeds } from './look-expansion.ts';
+
+const rec = (key: number) => ({ key, recordId: `r${key}`, data: {} });
+const list = (...keys: number[]) => keys.map((k, i) => ({ record: rec(k), distance: i }));
+
+describe('lookOf', () => {
+  it('is the normalised mean of the seeds that have a vector', () => {
+    const look = lookOf([Float32Array.from([1, 0]), undefined, Float32Array.from([0, 1])])!;
+    expect(look[0]).toBeCloseTo(Math.SQRT1_2, 6);
+    expect(look[1]).toBeCloseTo(Math.SQRT1_2, 6);
+  });
+
+  it('is no look with fewer than two vectors, or vectors that cancel out', () => {
+    expect(lookOf([Float32Array.from([1, 0]), undefined])).toBeNull();
+    expect(lookOf([undefined, undefined])).toBeNull();
+    expect(lookOf([])).toBeNull();
+    expect(lookOf([Float32Array.from([1, 0]), Float32Array.from([-1, 0])])).toBeNull();
+  });
+});
+
+describe('fuseByLook', () => {
+  it('keeps the keyword order when the look adds nothing', () => {
+    const out = fuseByLook(list(5, 3, 9), []);
+    expect(out.map((h) => h.record.key)).toEqual([5, 3, 9]);
+    // ascending distances, the first in both lists at 0 would be 0: here only in one, so 50
+    expect(out[0]!.distance).toBeCloseTo(50, 3);
+    expect(out.map((h) => h.distance)).toEqual([...out.map((h) => h.distance)].sort((a, b) => a - b));
+  });
+
+  it('raises a keyword answer that looks like the first ones and lets in one the keywords missed', () => {
+    // keyword: 1, 2 (looks unlike the rest), 3; look: 1, 3, 4 (never named by the detector)
+    const out = fuseByLook(list(1, 2, 3), list(1, 3, 4)).map((h) => h.record.key);
+    expect(out).toEqual([1, 3, 2, 4]);
+    const both = fuseByLook(list(1, 2, 3), list(1, 3, 4))[0]!;
+    expect(both.distance).toBe(0);
+  });
+
+  it('breaks ties by record key and reads at most LOOK_POOL of the look', () => {
+    expect(fuseByLook(list(8), list(7)).map((h) => h.record.key)).toEqual([7, 8]);
+    const far = Array.from({ length: LOOK_POOL + 5 }, (_, i) => i + 100);
+    const out = fuseByLook([], list(...far));
+    expect(out).toHaveLength(LOOK_POOL);
+    expect(out.at(-1)!.distance).toBeCloseTo(100 * (1 - (1 / (RRF_K + LOOK_POOL)) / (2 / (RRF_K + 1))), 3);
+  });
+});
+
+describe('withinSeeds', () => {
+  it('keeps the records no farther from the look than the farthest seed', () => {
+    const seeds = [Float32Array.from([1, 0]), Float32Array.from([0.8, 0.6])];
+    const look = lookOf(seeds)!;
+    // the seeds lie about 0.051 from the look
+    const near = [0, 0.03, 0.0512, 0.2, 0.9].map((distance, i) => ({ record: rec(i), distance }));
+    expect(withinSeeds(near, look, seeds).map((h) => h.record.key)).toEqual([0, 1, 2]);
+  });
+});
