@@ -89,7 +89,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
       expect(new Set(ids(r.body).slice(0, 2)), q).toEqual(new Set(['plane-1', 'plane-2']));
       const d = r.body.answer_distances!;
       expect([...d].sort((a, b) => a - b), q).toEqual(d);
-      expect(d.every((x) => x > 0 && x <= 100)).toBe(true);
+      // (0, 100] by the keyword score alone, [0, 100) fused with the look of the first answers (0: first in both lists)
+      expect(d.every((x) => x >= 0 && x <= 100), `${q} ${JSON.stringify(d)}`).toBe(true);
       expect(r.body.query_records![0]).toMatchObject({ _text_data: q, _text_engine: 'keyword' });
     }
     expect((await text(photos, 'avión')).body.query_records![0]!._query_language).toBe('es');
@@ -462,6 +463,52 @@ describe.each(backends)('text search API (%s)', (backend) => {
     const named = ids((await text(c, 'airplane')).body);
     expect(named).toContain('poster');
     expect(named).not.toContain('plane-1-copy');
+  });
+
+  it('answers the same on both backends where the look\'s seeds lie at one distance from it (h313)', async () => {
+    // two seeds are equidistant from their mean: the look ranks them by record key on both backends (PostgreSQL put
+    // plane-1 first and answered [0, 1.6129], SQLite plane-2 and answered [0.8065, 0.8065])
+    const r = (await text(photos, 'airplane')).body;
+    expect(ids(r)).toEqual(['plane-1', 'plane-2']);
+    expect(r.answer_distances).toEqual([0, 1.6129]);
+  });
+
+  it('does not rank a photo by its look alone above a record holding the query\'s other words (h313)', async () => {
+    const c = await newCollection('photo');
+    const plane = Buffer.from(img('airplanes', 1), 'base64');
+    const plane2 = Buffer.from(img('airplanes', 2), 'base64');
+    const jpeg = async (s: sharp.Sharp) => (await s.jpeg({ quality: 90 }).toBuffer()).toString('base64');
+    // five photos the detector sees an airplane in, each titled by the airline (no airplane word of the seller's)
+    const seeds = [
+      { _id: 'plane-1', _base64: img('airplanes', 1) },
+      { _id: 'plane-1-flopped', _base64: await jpeg(sharp(plane).flop()) },
+      { _id: 'plane-2', _base64: img('airplanes', 2) },
+      { _id: 'plane-2-flopped', _base64: await jpeg(sharp(plane2).flop()) },
+      { _id: 'plane-2-small', _base64: await jpeg(sharp(plane2).resize(320)) },
+    ].map((r) => ({ ...r, title: 'Lufthansa' }));
+    const records = [
+      ...seeds,
+      // the airline's word, no airplane: a match of one of the query's two words
+      { _id: 'lufthansa-poster', _base64: img('pyramid', 1), title: 'Lufthansa' },
+      // neither word: a copy of a photo, its airplane unseen
+      { _id: 'plane-1-copy', _base64: await jpeg(sharp(plane).resize(300)) },
+      ...[2, 3].map((n) => ({ _id: `pyramid-${n}`, _base64: img('pyramid', n) })),
+    ];
+    expect((await call('/similarity/photos/v2/insert', { records }, c)).body.status.code).toBe(210);
+    const keyOf = async (id: string) => Number((await sql<{ key: number }>`SELECT key FROM collection_records WHERE collection_id = ${c.id} AND record_id = ${id}`.execute(db())).rows[0]!.key);
+    const texts = new CollectionTextStore(backend === 'sqlite' ? 'sqlite' : 'postgres');
+    const missed = await keyOf('plane-1-copy');
+    const row = (await texts.get(db(), missed))!;
+    await db().transaction().execute((trx) => texts.write(trx, c.id, missed, { ...row, seen: row.seen.split(' ').filter((t) => t !== 'xoairplane').join(' ') }));
+    const res = (await text(c, 'Lufthansa airplane')).body;
+    const found = ids(res);
+    expect(found.slice(0, 5).sort()).toEqual(seeds.map((s) => s._id).sort());
+    // the record matching "Lufthansa" comes before any record matching no word of the query, if one is answered at all
+    const copy = found.indexOf('plane-1-copy');
+    expect(found).toContain('lufthansa-poster');
+    if (copy >= 0) expect(found.indexOf('lufthansa-poster')).toBeLessThan(copy);
+    // the object word alone still finds it by the look of the five
+    expect(ids((await text(c, 'airplane')).body)).toContain('plane-1-copy');
   });
 
   it('applies k, from, fields_to_return and the filter as visualKNN does', async () => {

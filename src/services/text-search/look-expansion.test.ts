@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fuseByLook, lookOf, LOOK_POOL, RRF_K, withinSeeds } from './look-expansion.ts';
+import { fuseByLook, KEYWORD_POOL, lookOf, LOOK_POOL, RRF_K, withinSeeds } from './look-expansion.ts';
 
 const rec = (key: number) => ({ key, recordId: `r${key}`, data: {} });
 const list = (...keys: number[]) => keys.map((k, i) => ({ record: rec(k), distance: i }));
@@ -52,5 +52,29 @@ describe('withinSeeds', () => {
     // the seeds lie about 0.051 from the look
     const near = [0, 0.03, 0.0512, 0.2, 0.9].map((distance, i) => ({ record: rec(i), distance }));
     expect(withinSeeds(near, look, seeds).map((h) => h.record.key)).toEqual([0, 1, 2]);
+  });
+
+  it('ranks records at one distance as shown by record key, whatever order the index gave (h313)', () => {
+    const seeds = [Float32Array.from([1, 0]), Float32Array.from([0, 1])];
+    const look = lookOf(seeds)!;
+    // both seeds lie 1 − √½ from their mean; the backends differ in the last bits
+    const d = 1 - Math.SQRT1_2;
+    const near = [{ record: rec(9), distance: d - 1e-9 }, { record: rec(4), distance: d + 1e-9 }];
+    expect(withinSeeds(near, look, seeds).map((h) => h.record.key)).toEqual([4, 9]);
+  });
+});
+
+describe('fuseByLook paging (h313)', () => {
+  it('answers every page as a slice of one order, however many keyword answers the page read', () => {
+    // 400 keyword answers; the look holds two of the first ones, three of those past KEYWORD_POOL and two of none
+    const keyword = list(...Array.from({ length: 400 }, (_, i) => i + 1));
+    const look = list(1, 3, 210, 250, 300, 1001, 1002);
+    const fused = (m: number) => fuseByLook(keyword.slice(0, Math.max(KEYWORD_POOL, m)), look).slice(0, m);
+    const whole = fused(400).map((h) => h.record.key);
+    for (const m of [1, 30, 100, 199, 200, 201, 220, 260, 310, 399]) expect(fused(m).map((h) => h.record.key), `m ${m}`).toEqual(whole.slice(0, m));
+    expect(new Set(whole).size).toBe(whole.length);
+    const d = fused(400).map((h) => h.distance);
+    expect(d).toEqual([...d].sort((a, b) => a - b));
+    expect(d.every((x) => x >= 0 && x < 100)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import type { Hit } from '../../index/collection-queries.ts';
 import type { StoredRecord } from '../../store/collection-store.ts';
+import { scaled } from '../visual-search/hits.ts';
 
 /** Keyword answers whose look seeds the expansion. */
 export const SEEDS = 5;
@@ -9,7 +10,7 @@ export const MIN_SEEDS = 2;
 export const LOOK_POOL = 200;
 /** Records nearest the look asked for first: where they are not all within the seeds' reach, no more are (a cheaper search). */
 export const LOOK_FIRST = 20;
-/** Keyword answers read at least (the fused order of the first LOOK_POOL is then the same whichever page asks). */
+/** Keyword answers fused (and read at least); those after them follow in keyword order, so that every page is a slice of one order. */
 export const KEYWORD_POOL = 200;
 /** Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, SIGIR 2009). */
 export const RRF_K = 60;
@@ -53,7 +54,11 @@ function cosineDistance(a: Float32Array, b: Float32Array): number {
 export function withinSeeds(near: readonly Hit[], look: Float32Array, seeds: readonly (Float32Array | undefined)[]): Hit[] {
   const reach = Math.max(...seeds.filter((v): v is Float32Array => v !== undefined && v.length === look.length).map((v) => cosineDistance(v, look)));
   // the index's distances are float32 and approximate: a seed itself is never left out
-  return near.filter((h) => h.distance <= reach + 1e-4);
+  const kept = near.filter((h) => h.distance <= reach + 1e-4);
+  // ranked by the distance as answers show it, ties by record key: usearch and pgvector differ in the last bits, and two
+  // seeds always lie at one distance from their mean, so each backend put another first (h313: "airplane" answered
+  // [0, 1.6129] on PostgreSQL and [0.8065, 0.8065] on SQLite)
+  return kept.map((h) => ({ h, shown: scaled(h.distance) })).sort((a, b) => a.shown - b.shown || a.h.record.key - b.h.record.key).map(({ h }) => h);
 }
 
 /**
@@ -61,6 +66,12 @@ export function withinSeeds(near: readonly Hit[], look: Float32Array, seeds: rea
  * the detector named that looks like the others rises, one it named that looks like none of them sinks, and one it
  * missed that looks like them joins (docs/text-search.md "Objects by their look"). Distances 100·(1 − score / best):
  * 0 for a record first in both lists, ascending; ties by record key.
+ *
+ * Only the first KEYWORD_POOL keyword answers are fused; those after them follow in keyword order, each scored by its
+ * keyword term alone (below every fused one: 1/(RRF_K + KEYWORD_POOL + 1) is less than any fused score), and a record
+ * of the look among them is where the look put it. A page that reads more keyword answers than KEYWORD_POOL then only
+ * appends to the order a shallower page reads (h313: a record of the look at keyword rank 250 rose by 1/310 once a
+ * page read 250, and pages of one query were no slices of one order).
  */
 export function fuseByLook(keyword: readonly Ranked[], look: readonly Hit[]): Ranked[] {
   const score = new Map<number, { record: StoredRecord; score: number }>();
@@ -69,9 +80,10 @@ export function fuseByLook(keyword: readonly Ranked[], look: readonly Hit[]): Ra
     s.score += 1 / (RRF_K + rank);
     score.set(record.key, s);
   };
-  keyword.forEach((h, i) => add(h.record, i + 1));
+  keyword.slice(0, KEYWORD_POOL).forEach((h, i) => add(h.record, i + 1));
   look.slice(0, LOOK_POOL).forEach((h, i) => add(h.record, i + 1));
-  return [...score.values()]
-    .sort((a, b) => b.score - a.score || a.record.key - b.record.key)
-    .map((s) => ({ record: s.record, distance: Math.round(100 * (1 - s.score / BEST) * 10_000) / 10_000 }));
+  const distance = (s: number) => Math.round(100 * (1 - s / BEST) * 10_000) / 10_000;
+  const fused = [...score.values()].sort((a, b) => b.score - a.score || a.record.key - b.record.key).map((s) => ({ record: s.record, distance: distance(s.score) }));
+  const rest = keyword.flatMap((h, i) => (i < KEYWORD_POOL || score.has(h.record.key) ? [] : [{ record: h.record, distance: distance(1 / (RRF_K + i + 1)) }]));
+  return [...fused, ...rest];
 }

@@ -117,21 +117,28 @@ export class TextSearchService {
    * The keyword answers fused with the records nearest the look of their first SEEDS (look-expansion.ts), the first `m`,
    * where each of those was found by what the server saw (one of `objectCodes` in its seen codes, none in its own words):
    * the look then stands for what the detector saw, and a seller's own words are never outranked by a photo's look.
-   * Otherwise, or where fewer than MIN_SEEDS have a vector, the keyword answers as they are.
+   * Otherwise, or where fewer than MIN_SEEDS have a vector, the keyword answers as they are. `memo` keeps the look's
+   * records (or that there are none) for the request's later calls: the first SEEDS answers are the same whatever `m`,
+   * and product grouping calls again with a larger `m` (h313: the seeds and the neighbour search ran again each time).
    */
-  private async withLook(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], byKeyword: (m: number) => Promise<Ranked[]>, m: number): Promise<Ranked[]> {
+  private async withLook(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], byKeyword: (m: number) => Promise<Ranked[]>, m: number, memo: { look?: Promise<Hit[] | null> }): Promise<Ranked[]> {
     const keyword = await byKeyword(Math.max(KEYWORD_POOL, m));
-    const first = keyword.slice(0, SEEDS);
+    memo.look ??= this.lookHits(c, filter, objectCodes, keyword.slice(0, SEEDS));
+    const look = await memo.look;
+    return look ? fuseByLook(keyword, look).slice(0, m) : keyword.slice(0, m);
+  }
+
+  /** The records near the look of `first` that count (withinSeeds), or null where the look does not apply (withLook). */
+  private async lookHits(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], first: readonly Ranked[]): Promise<Hit[] | null> {
     const rows = await this.store.text.seenAndBodiesOf(this.store.store.db, first.map((h) => h.record.key));
     const holds = (text: string | undefined) => (text ?? '').split(' ').some((t) => objectCodes.includes(t));
-    if (!first.every((h) => holds(rows.get(h.record.key)?.seen) && !holds(rows.get(h.record.key)?.body))) return keyword.slice(0, m);
+    if (!first.every((h) => holds(rows.get(h.record.key)?.seen) && !holds(rows.get(h.record.key)?.body))) return null;
     const seeds = await Promise.all(first.map((h) => this.queries.lookup(c, h.record.recordId).then((found) => found?.vector)));
     const look = lookOf(seeds);
-    if (!look) return keyword.slice(0, m);
+    if (!look) return null;
     // most looks reach few records: the 200 nearest (ef_search 400 on PostgreSQL) only where the first 20 all lie within reach
     const first20 = withinSeeds(await this.queries.knn(c, look, LOOK_FIRST, filter), look, seeds);
-    const near = first20.length < LOOK_FIRST ? first20 : withinSeeds(await this.queries.knn(c, look, LOOK_POOL, filter), look, seeds);
-    return fuseByLook(keyword, near).slice(0, m);
+    return first20.length < LOOK_FIRST ? first20 : withinSeeds(await this.queries.knn(c, look, LOOK_POOL, filter), look, seeds);
   }
 
   /** Collections whose every row is tokenised as this release tokenises (a collection never goes back). */
@@ -356,8 +363,14 @@ export class TextSearchService {
       const byKeyword = (m: number) => this.queries.text(c, q, m, filter).then((hits: TextHit[]) => hits.map((h) => ({ record: h.record, distance: keywordDistance(h.score) })));
       // An object word is also looked for by the look of its first answers (look-expansion.ts); beside colours, which
       // re-rank by their own measure, it is not.
-      const objectCodes = reranked ? [] : [...new Set(q.concepts.filter((m) => m.concept.kind === 'object').map((m) => objectCode(m.concept.name as CocoLabel)))];
-      ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'keyword', objectCodes.length ? (m) => this.withLook(c, filter, objectCodes, byKeyword, m) : byKeyword));
+      // Only where the query is its object words alone: the look knows nothing of its other words, and a photo that
+      // matched none of them outranked a record holding one ("Lufthansa airplane": an untitled airplane above a record
+      // titled Lufthansa, h313). Nor on fashion and home-decor collections, whose vectors are a record's item (a garment,
+      // a piece of furniture), not the whole photo the detector named the object in: the look of "dog" would be a dress's.
+      const objectOnly = !reranked && c.type !== 'fashion' && c.type !== 'homedecor' && q.concepts.every((m) => m.concept.kind === 'object') && !q.terms.some((t) => !ofConcept(t) && (read(t) || foundRuns.has(t)));
+      const objectCodes = objectOnly ? [...new Set(q.concepts.map((m) => objectCode(m.concept.name as CocoLabel)))] : [];
+      const memo = {};
+      ranked = await onePerProduct(productField, want, c.recordCount, (n) => exactTop(n, 'keyword', objectCodes.length ? (m) => this.withLook(c, filter, objectCodes, byKeyword, m, memo) : byKeyword));
     }
 
     const page = ranked.slice(from, want);
