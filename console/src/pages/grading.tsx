@@ -197,9 +197,14 @@ export function GradingPage({ shell }: { shell: Shell }) {
     setError(null);
     try {
       const r = await call<AsyncRequest>('GET', `/account/v2/request/${id}`);
+      // its time is the request's own, from its submission: an opened request said "DONE · 0.0 s", or the time of the
+      // one graded before it (h312)
+      const since = Date.parse(r.created) || Date.now();
+      setStarted(since);
+      setElapsed(r.modified && r.status === 'DONE' ? Math.max(0, (Date.parse(r.modified) || since) - since) : Date.now() - since);
       setStatus(r.status);
       if (r.status === 'DONE') setRequest(r);
-      else follow(id, Date.now());
+      else follow(id, since);
     } catch (err) {
       setError(err);
     }

@@ -96,9 +96,11 @@ export function MatchingPage({ shell }: { shell: Shell }) {
           <input type="file" accept="image/*" multiple onChange={(e) => void run([...((e.target as HTMLInputElement).files ?? [])])} />
         </label>
         <label>
-          Largest difference counted as a duplicate (bits of the 256-bit hash)
-          {/* the value beside the name, not in it: read twice, and the name changed as the slider moved (h166) */}
-          <span aria-hidden="true">: {range}</span>
+          {/* the value beside the name, not in it: read twice, and the name changed as the slider moved (h166); one line
+              with the name, not ": 10" on a line of its own (a label's parts are its flex items, h312) */}
+          <span>
+            Largest difference counted as a duplicate (bits of the 256-bit hash)<span aria-hidden="true">: {range}</span>
+          </span>
           <input
             type="range"
             min={0}

@@ -36,6 +36,11 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
   }, [best]);
   return (
     <article class="panel match" aria-label={`Card ${object.id}`}>
+      {/* the number of its box on the photo beside it: a binder page's eight results were eight headings, five of them
+          "Not identified", and none said which card it was (h312) */}
+      <span class="box-no" aria-hidden="true" title={`Box ${object.id} on the photo`}>
+        {object.id}
+      </span>
       {best ? (
         <>
           <h3 data-testid="best-match" tabIndex={-1} ref={heading}>
@@ -209,10 +214,16 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
         if (crop) await call('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: { event_id: r.row.event_id, image: crop } });
       }
       setAdded(sessionId);
-      setAddedNote(`Added ${rows.length} ${rows.length === 1 ? 'card' : 'cards'} to the session.`);
+      // what the API did, not what was sent: pressed again, the same cards are its duplicates, not more cards (h312: it
+      // said "Added 1 card" a second time, and the session still held one)
+      const again = res.updated + res.duplicates;
+      setAddedNote(
+        res.created === rows.length
+          ? `Added ${rows.length} ${rows.length === 1 ? 'card' : 'cards'} to the session.`
+          : `Added ${res.created} ${res.created === 1 ? 'card' : 'cards'} to the session; ${again} ${again === 1 ? 'was' : 'were'} in it already.`,
+      );
       setError(null);
       setTarget(sessionId);
-      void res;
     } catch (err) {
       setError(err);
     } finally {
@@ -270,12 +281,13 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
             {adding ? 'Adding…' : 'Add to session'}
           </button>
           {/* on the page before it fills, so a screen reader says it (h166: the cards were added unsaid) */}
-          <span role="status" class="sr-only">
+          {/* seen as well as said: a second press adds no card, and says so (h312) */}
+          <span role="status" class="hint">
             {addedNote}
           </span>
           {added ? (
             <a href={`#/sessions/${added}`} data-testid="added-link">
-              Added: open the session
+              Open the session
             </a>
           ) : null}
         </div>

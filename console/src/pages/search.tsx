@@ -57,7 +57,8 @@ function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: st
             <li key={id} class="result">
               {/* the picture is the result: said so (h138: an empty alt left only the id and distance) */}
               {typeof r._url === 'string' ? <img src={r._url} alt={`Image of record ${id}`} loading="lazy" /> : <span class="no-image">no stored image</span>}
-              <span class="card-name">{id}</span>
+              {/* the whole id, wrapped: cut to "flamingo/image_…" the results could not be told apart (h312) */}
+              <span class="card-name result-id">{id}</span>
               {envelope.answer_distances?.[i] !== undefined ? <span class="distance">distance {num(envelope.answer_distances[i], 4)}</span> : null}
               {extra.length ? (
                 <details>
@@ -81,7 +82,10 @@ export function SearchPage({ shell }: { shell: Shell }) {
   const [info, setInfo] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [filterText, setFilterText] = useState('');
-  const [k, setK] = useState(12);
+  // the field's text as typed, k read from it: a field emptied to type another number jumped to 30 (h312: select all and
+  // type 5 gave 305); an empty or out-of-range k searches with the nearest the API takes
+  const [kText, setKText] = useState('12');
+  const k = Math.min(1000, Math.max(1, Math.floor(Number(kText)) || 12));
   const [text, setText] = useState('');
   const [results, setResults] = useState<Envelope | null>(null);
   const [busy, setBusy] = useState(false);
@@ -153,6 +157,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
     const images = files.filter(isImage);
     // a drop of no image did nothing at all
     if (!images.length) return setError(`No image among ${files.map((f) => f.name).join(', ') || 'the files'}: insert takes JPEG, PNG, WebP or TIFF files.`);
+    // the others are named, not dropped unsaid (h312: "1 inserted" for two files chosen)
+    const notImages = files.filter((f) => !isImage(f)).map((f) => `${f.name}: not an image, not sent`);
     let extra: Record<string, unknown> = {};
     if (attrs.trim()) {
       try {
@@ -166,7 +172,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
     if (extra._id !== undefined && images.length > 1) return setError(`An _id in Attributes names one record, and ${images.length} images were dropped: drop one, or leave _id out (each file's name is its _id).`);
     setBusy(true);
     setError(null);
-    const lines: string[] = [];
+    const lines: string[] = [...notImages];
     // files of one name from different folders are different photos: each its own _id, "name (2)" after the first
     // (the second was refused as a repeat of the first, h240)
     const seen = new Map<string, number>();
@@ -264,7 +270,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
           </form>
           <label>
             Results (k)
-            <input type="number" min={1} max={1000} value={k} onInput={(e) => setK(Number((e.target as HTMLInputElement).value) || 30)} />
+            <input type="number" min={1} max={1000} value={kText} onInput={(e) => setKText((e.target as HTMLInputElement).value)} />
           </label>
           <label for="filter">Filter (MongoDB syntax)</label>
           <textarea id="filter" rows={3} value={filterText} placeholder='{"price": {"$lt": 50}}' aria-invalid={!filter.ok} aria-describedby="filter-msg" onInput={(e) => setFilterText((e.target as HTMLTextAreaElement).value)} />

@@ -545,7 +545,18 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
         Loading session…
       </p>
     ) : (
-      <ErrorBox error={error} />
+      // a way on from a link to a session deleted (or of another workspace, or a server away): the page held the error
+      // alone, the menu the only way out (h312)
+      <section aria-labelledby="session-title">
+        <div class="page-head">
+          <a href="#/sessions" class="back">
+            ← Sessions
+          </a>
+        </div>
+        <h1 id="session-title">{error instanceof ApiError && error.status === 404 ? 'Session not found' : 'Session not loaded'}</h1>
+        <ErrorBox error={error} />
+        {error instanceof ApiError && error.status === 404 ? null : <button onClick={() => void refresh(true)}>Try again</button>}
+      </section>
     );
   const exportable = loadedOnce && rows.length > 0;
   const actions = (
@@ -639,7 +650,8 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       ) : null}
       <div class="session-body">
         {/* on a phone the editor is a sheet over the grid: the cards under it take no focus while it is open (h84) */}
-        <div class="grid-holder" inert={narrow && selectedRow !== undefined && selectedRow !== null ? true : undefined}>
+        {/* no empty box under "No cards yet" or "No loaded card matches" (h312: a blank panel a screen high) */}
+        <div class="grid-holder" hidden={loadedOnce && shown.length === 0} inert={narrow && selectedRow !== undefined && selectedRow !== null ? true : undefined}>
         <CardGrid
           rows={shown}
           selected={selected}
