@@ -38,7 +38,8 @@ function GradeRecord({ rec }: { rec: Rec }) {
             {(['final', 'condition', 'centering', 'corners', 'edges', 'surface'] as const)
               .filter((k) => grades[k] !== undefined)
               .map((k) => (
-                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? num(grades[k], 1) : grades[k] === null ? 'not measured' : String(grades[k])} />
+                // a grade's scale said (h312: "Final 8.6" read as a score of unknown range; the condition line says "of 10")
+                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? `${num(grades[k], 1)} of 10` : grades[k] === null ? 'not measured' : String(grades[k])} />
               ))}
           </div>
           {condition ? (

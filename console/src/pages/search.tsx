@@ -59,7 +59,7 @@ function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: st
               {typeof r._url === 'string' ? <img src={r._url} alt={`Image of record ${id}`} loading="lazy" /> : <span class="no-image">no stored image</span>}
               {/* the whole id, wrapped: cut to "flamingo/image_…" the results could not be told apart (h312) */}
               <span class="card-name result-id">{id}</span>
-              {envelope.answer_distances?.[i] !== undefined ? <span class="distance">distance {num(envelope.answer_distances[i], 4)}</span> : null}
+              {envelope.answer_distances?.[i] !== undefined ? <span class="distance" title="lower is closer (0 is the same image or the best match)">distance {num(envelope.answer_distances[i], 4)}</span> : null}
               {extra.length ? (
                 <details>
                   <summary>fields</summary>
