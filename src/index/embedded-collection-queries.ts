@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { cosineDistance } from '../util/cosine-distance.ts';
 import path from 'node:path';
 import type { CollectionRecord, CollectionStore, StoredRecord } from '../store/collection-store.ts';
 import { sumVarints, type Database } from '../store/database.ts';
@@ -569,14 +570,3 @@ function bitsApart(a: Uint32Array, b: Uint32Array): number {
   return n;
 }
 
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? 1 - dot / Math.sqrt(na * nb) : 1;
-}

@@ -1,6 +1,7 @@
 import type { Hit } from '../../index/collection-queries.ts';
 import type { StoredRecord } from '../../store/collection-store.ts';
 import { scaled } from '../visual-search/hits.ts';
+import { cosineDistance } from '../../util/cosine-distance.ts';
 
 /** Keyword answers whose look seeds the expansion. */
 export const SEEDS = 5;
@@ -33,17 +34,6 @@ export function lookOf(vectors: readonly (Float32Array | undefined)[]): Float32A
   if (!(norm > 0)) return null;
   for (let i = 0; i < mean.length; i++) mean[i]! /= norm;
   return mean;
-}
-
-/** Cosine distance, as the indexes measure it (1 − cos). */
-function cosineDistance(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? 1 - dot / Math.sqrt(na * nb) : 1;
 }
 
 /**

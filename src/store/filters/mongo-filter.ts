@@ -543,6 +543,8 @@ function hasAmbiguity(node: Node): boolean {
  * folded ASCII only).
  */
 let caseSets: Map<number, number[]> | undefined;
+/** Every cased code point, ascending (a class's letters are found by searching it, not by reading every set). */
+let cased: number[] = [];
 function caseTable(): Map<number, number[]> {
   if (caseSets) return caseSets;
   const parent = new Map<number, number>();
@@ -578,20 +580,34 @@ function caseTable(): Map<number, number[]> {
     set.sort((a, b) => a - b);
     for (const c of set) caseSets.set(c, set);
   }
+  cased = [...caseSets.keys()].sort((a, b) => a - b);
   return caseSets;
 }
 
 /** The letters of `c`'s case set (itself among them), or undefined for a code point without case. */
-export function caseVariants(c: number): number[] | undefined {
+function caseVariants(c: number): number[] | undefined {
   return caseTable().get(c);
 }
 
-/** Ranges with every letter's other cases added. */
+/** Ranges with every letter's other cases added: the cased letters inside each range, found by binary search. */
 function foldRanges(ranges: Range[]): Range[] {
+  const table = caseTable();
   const out = [...ranges];
-  for (const [c, set] of caseTable()) {
-    if (set[0] !== c) continue;
-    if (set.some((x) => ranges.some(([lo, hi]) => x >= lo && x <= hi))) out.push(...set.map((x): Range => [x, x]));
+  const added = new Set<number[]>();
+  for (const [lo, hi] of ranges) {
+    let a = 0;
+    let z = cased.length;
+    while (a < z) {
+      const mid = (a + z) >>> 1;
+      if (cased[mid]! < lo) a = mid + 1;
+      else z = mid;
+    }
+    for (let i = a; i < cased.length && cased[i]! <= hi; i++) {
+      const set = table.get(cased[i]!)!;
+      if (added.has(set)) continue;
+      added.add(set);
+      out.push(...set.map((x): Range => [x, x]));
+    }
   }
   return out;
 }

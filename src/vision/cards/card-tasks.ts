@@ -230,7 +230,7 @@ export async function runCardTask(task: CardTask, ocr: () => Promise<OcrReader> 
       quad: i === 0 && onFrame ? full : inPhoto(c.quad, sx, sy),
       prob: c.prob,
       kind: c.kind,
-      ...(c.labelBox ? { labelBox: [Math.round(c.labelBox[0] * sx), Math.round(c.labelBox[1] * sy), Math.round(c.labelBox[2] * sx), Math.round(c.labelBox[3] * sy)] as [number, number, number, number] } : {}),
+      ...(c.labelBox ? { labelBox: boxInPhoto(c.labelBox, sx, sy) } : {}),
     }));
   }
   if (task.op === 'localize') return result;
@@ -365,7 +365,7 @@ function withLabel(result: CardResult, label: SlabLabel | null, [sx, sy]: [numbe
     ...(result.cards?.[0] && !result.whole ? { cards: [{ ...result.cards[0], kind: 'slab' as const }, ...result.cards.slice(1)] } : {}),
     label: {
       company: label.company,
-      box: [Math.round(label.box[0] * sx), Math.round(label.box[1] * sy), Math.round(label.box[2] * sx), Math.round(label.box[3] * sy)] as [number, number, number, number],
+      box: boxInPhoto(label.box, sx, sy),
       lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })),
     },
   };
@@ -395,12 +395,11 @@ async function artworkOf(cv: Awaited<ReturnType<typeof loadCv>>['cv'], pixels: R
 
 /** `label`: the grading label found (in pixels of the image as stored) and the cards beside it. */
 function labelResult(found: DetectedCard[], label: SlabLabel | null, base: Pick<CardResult, 'width' | 'height' | 'versions'>, [sx, sy]: [number, number]): CardResult {
-  const box = (b: [number, number, number, number]) => [Math.round(b[0] * sx), Math.round(b[1] * sy), Math.round(b[2] * sx), Math.round(b[3] * sy)] as [number, number, number, number];
   return {
     ...base,
     found: label !== null,
-    cards: found.map((c) => ({ quad: inPhoto(c.quad, sx, sy), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: box(c.labelBox) } : {}) })),
-    ...(label ? { label: { company: label.company, box: box(label.box), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })) } } : {}),
+    cards: found.map((c) => ({ quad: inPhoto(c.quad, sx, sy), prob: c.prob, kind: c.kind, ...(c.labelBox ? { labelBox: boxInPhoto(c.labelBox, sx, sy) } : {}) })),
+    ...(label ? { label: { company: label.company, box: boxInPhoto(label.box, sx, sy), lines: label.lines.map((l) => ({ text: l.text, prob: l.prob, polygon: inPhoto(l.polygon as unknown as Quad, sx, sy) })) } } : {}),
   };
 }
 
@@ -427,6 +426,11 @@ export function outlineIsFrame(q: Quad, pixels: Pick<RgbPixels, 'width' | 'heigh
 /** A quad of the decoded (possibly reduced) image in pixels of the photo as sent, to a tenth of a pixel. */
 function inPhoto(q: Quad, sx: number, sy: number): Quad {
   return q.map(([x, y]) => [round1((x + 0.5) * sx - 0.5), round1((y + 0.5) * sy - 0.5)] as Point) as Quad;
+}
+
+/** A box `[x0, y0, x1, y1]` of the decoded image in whole pixels of the photo as sent. */
+function boxInPhoto(b: readonly [number, number, number, number], sx: number, sy: number): [number, number, number, number] {
+  return [Math.round(b[0] * sx), Math.round(b[1] * sy), Math.round(b[2] * sx), Math.round(b[3] * sy)];
 }
 
 /** The image's own outline, corners on its outer pixel edges: the card when the image is the card. */
