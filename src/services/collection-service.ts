@@ -4,6 +4,9 @@ import type { CollectionQueries } from '../index/collection-queries.ts';
 import type { AccountService } from './account-service.ts';
 import { ServiceError, isUuid } from './errors.ts';
 
+/** The collection types, for the routes' schemas: routes reach the store only through services (docs/architecture.md, Layers). */
+export { collectionTypes, type CollectionType };
+
 /** Records a collection may hold when `--capacity` is not given. */
 export const defaultCapacity = 1_000_000;
 /** Most records a collection may be given room for: far past what one server's index holds, short of what a store cannot count. */

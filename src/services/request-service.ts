@@ -7,7 +7,7 @@ import { ImageLoadError } from '../media/image-load-error.ts';
 import type { HandlerRegistry } from '../queue/job-handler.ts';
 import type { QueueSignal } from '../queue/queue-signal.ts';
 import { isUniqueViolation, isForeignKeyViolation } from '../store/database.ts';
-import type { AsyncRequestRow, RequestState, RequestStore, WebhookState, WebhookTarget } from '../store/request-store.ts';
+import { requestStates, type AsyncRequestRow, type RequestState, type RequestStore, type WebhookState, type WebhookTarget } from '../store/request-store.ts';
 import { insufficientCredits, serviceEnabled } from './account-service.ts';
 import type { Page } from './card-session-service.ts';
 import { ServiceError, badRequest, isUuid, notFound } from './errors.ts';
@@ -15,6 +15,9 @@ import { inexactNumber } from '../util/exact-numbers.ts';
 import { canonicalJsonSha256 } from '../util/canonical-json.ts';
 import { maxRecordFieldBytes } from './record-limits.ts';
 import type { ResultLinks } from './result-links.ts';
+
+/** The request states, for the routes' schemas: routes reach the store only through services (docs/architecture.md, Layers). */
+export { requestStates };
 
 export interface RequestCaller {
   accountId: string;

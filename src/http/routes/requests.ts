@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { requestStates } from '../../store/request-store.ts';
+import { requestStates } from '../../services/request-service.ts';
 import { baseUrlOf } from '../base-url.ts';
 import { pageEnvelope } from '../pagination.ts';
 import { AnyObject, IdempotencyHeaders, Nullable, pageOf, replayedHeader, StringEnum, WorkspaceQuery } from '../schemas/common.ts';

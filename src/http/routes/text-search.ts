@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { CollectionType } from '../../store/collection-store.ts';
+import type { CollectionType } from '../../services/collection-service.ts';
 import type { TextQueryBody } from '../../services/text-search/text-search-service.ts';
 import { maxQueryChars } from '../../text-search/query.ts';
 import { envelopeResponses, SearchEnvelope } from '../schemas/search.ts';
