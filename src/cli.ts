@@ -75,7 +75,7 @@ const usage = `loupe — Loupe admin command (uses LOUPE_DATA_DIR or DATABASE_UR
                     each file names one card by its id (a manifest.json in the folder or its parent, else the file's
                     name), its collector number or its name; files naming no card or several are listed
   loupe catalog list
-  loupe catalog cards --catalog NAME [--name TEXT] [--number N] [--set CODE] [--limit N]
+  loupe catalog cards --catalog NAME [--name TEXT | --number N] [--set CODE] [--limit N]
                     the catalog's cards with their keys (a plain price CSV names cards by key): by a name as
                     typed (closest names first, typos allowed), a collector number, a set, or in key order;
                     20 by default, at most 1000

@@ -21,6 +21,14 @@ describe('import progress lines', () => {
   });
 });
 
+describe('catalog cards usage', () => {
+  it('shows --name and --number as one or the other, as the command takes them (h317: its usage listed both, and both given are refused)', async () => {
+    const env = { ...process.env, LOUPE_DATA_DIR: path.join(os.tmpdir(), 'loupe-never-made') };
+    const help = await loupeInProcess(env, ['catalog', 'cards', '--help']);
+    expect([help.code, help.stdout.split('\n')[0]]).toEqual([0, '  loupe catalog cards --catalog NAME [--name TEXT | --number N] [--set CODE] [--limit N]']);
+  });
+});
+
 describe.each(backends)('loupe catalog (%s)', (backend) => {
   let dataDir: string;
   let db: { url: string; drop(): Promise<void> } | undefined;
@@ -81,6 +89,10 @@ describe.each(backends)('loupe catalog (%s)', (backend) => {
     expect(named.cards[0]).toMatchObject({ name: 'Sparkit', set_code: 'TB', set_id: 'tst1' });
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--name', 'emberon')).result)[0]).toBe('tst1-2');
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--number', '3')).result)).toEqual(['tst1-3']);
+    // one or the other, as its usage says (h317)
+    const both = await loupeInProcess(env(), ['catalog', 'cards', '--catalog', 'keys', '--name', 'emberon', '--number', '3']);
+    expect([both.code, both.stdout]).toEqual([2, '']);
+    expect(both.stderr).toMatch(/^loupe: give --name or --number, not both\n\n {2}loupe catalog cards --catalog NAME \[--name TEXT \| --number N\]/);
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tst2pt5')).result)).toEqual(['tst2pt5-12', 'tst2pt5-TG05']);
     // the code its cards print, as answers' set_code gives it (h153: only the set id was taken)
     expect(keys((await loupe('catalog', 'cards', '--catalog', 'keys', '--set', 'tb', '--limit', '2')).result)).toEqual(['tst1-1', 'tst1-2']);
