@@ -60,6 +60,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'not-a-url' })).toThrow(/LOUPE_PUBLIC_URL must be an absolute http\(s\) URL/);
     expect(() => loadConfig({ LOUPE_PUBLIC_URL: 'ftp://files.example.com' })).toThrow(/LOUPE_PUBLIC_URL must be an http\(s\) URL/);
     expect(() => loadConfig({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/);
+    // an env file's trailing space is trimmed as for every other setting (h317: it stopped the start)
+    expect(loadConfig({ LOG_LEVEL: 'debug ' }).logLevel).toBe('debug');
+    expect(loadConfig({ LOUPE_CARD_LOCATOR: ' classical ' }).vision.cardLocator).toBe('classical');
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x/db' })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
     expect(loadConfig({ DATABASE_URL: 'postgresql://u@h:5432/db' }).databaseUrl).toBe('postgresql://u@h:5432/db');
     expect(() => loadConfig({ LOUPE_URL_ALLOWLIST: '10.0.0.0/99' })).toThrow(/LOUPE_URL_ALLOWLIST: "10.0.0.0\/99" is not a host name/);

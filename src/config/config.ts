@@ -93,7 +93,9 @@ export interface VisionOptions {
   cardLocator?: 'detector' | 'classical';
 }
 
-function locatorFrom(value: string | undefined): 'detector' | 'classical' {
+function locatorFrom(raw: string | undefined): 'detector' | 'classical' {
+  // trimmed as every other setting is: a trailing space from an env file stopped the start (h317)
+  const value = raw?.trim();
   if (value === undefined || value === '' || value === 'detector') return 'detector';
   if (value === 'classical') return 'classical';
   throw new Error(`LOUPE_CARD_LOCATOR: "${value}" is not detector or classical`);
@@ -391,7 +393,8 @@ function publicUrlFrom(value: string | undefined): string | undefined {
 }
 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-function logLevelFrom(value: string | undefined): string {
+function logLevelFrom(raw: string | undefined): string {
+  const value = raw?.trim();
   if (value === undefined || value === '') return 'info';
   if (!logLevels.includes(value)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, got "${value}"`);
   return value;
