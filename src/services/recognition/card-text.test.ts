@@ -184,6 +184,13 @@ describe('readCardText', () => {
     expect(ja('之之VAX')).toBeNull();
     expect(ja('ピカチュウ')).toBe('ピカチュウ');
     expect(readName([{ text: '才一力', norm: '才一力', prob: 0.9, score: 0.8 }], 'zh')).toBe('才一力');
+    // a sport card maker's logo over the photo is no player, the name at the foot is (h316: /card_ocr_id answered "Topps")
+    const front = readCardText(lines([['Topps', 0.07, 0.1, 0.045], ['RONALD ACUNA JR.', 0.87, 0.09, 0.04], ['ATLANTABRAVES', 0.92, 0.09, 0.03], ['#200', 0.92, 0.76, 0.03]]));
+    expect(readName(front.names)).toBe('RONALD ACUNA JR.');
+    expect(front.names.map((n) => n.text)).not.toContain('Topps');
+    expect(readName(readCardText(lines([['PRIZM', 0.04, 0.1, 0.05], ['UPPER DECK', 0.1, 0.1, 0.05], ['LEBRON JAMES', 0.88, 0.1, 0.04]])).names)).toBe('LEBRON JAMES');
+    // a set line that names the maker is no name either way, and a name holding a maker's word is still one
+    expect(readCardText(lines([['Bowman Chrome', 0.04, 0.1, 0.05], ['Fleer Bowman', 0.9, 0.1, 0.04]])).names.map((n) => n.text)).toEqual(['Fleer Bowman']);
   });
 
   it('undoes digit look-alikes only inside numbers', () => {

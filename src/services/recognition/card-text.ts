@@ -245,7 +245,13 @@ function hpOfRun(run: string): number | null {
 }
 
 /** Lines that name the card's kind or stage, never its name. */
-const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
+/**
+ * Sport-card makers' and their lines' logos, printed large on a card's front (`Topps` over the photo, `PRIZM` at its
+ * foot): a maker is no player (h316: `/card_ocr_id` named a drawn Acuña card "Topps", his name read beside it, and the
+ * logo took one of the name lines `/sport_id` searches). Whole lines only: `TOPPS SERIES 1` is a set line.
+ */
+const CARD_MAKERS = ['topps', 'toppschrome', 'toppsnow', 'bowman', 'bowmanchrome', 'panini', 'prizm', 'paniniprizm', 'donruss', 'donrussoptic', 'upperdeck', 'fleer', 'skybox', 'stadiumclub'];
+const NOT_A_NAME = new Set([...Object.values(KIND_WORDS).flat(), ...CARD_MAKERS, 'pokemon', 'hp', 'pv', 'kp', 'ps', 'vmax', 'vstar', 'ex', 'gx', 'v']);
 
 /**
  * A comic's cover date: the month named, then the year in full or in two digits, with the day or
