@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comicNames, comicNumbers, joinedNames, normalizeName, numberKey, readCardText, readName, type CardTextLine } from './card-text.ts';
+import { comicNames, comicNumbers, cornerIssueNumbers, joinedNames, normalizeName, numberKey, readCardText, readName, type CardTextLine } from './card-text.ts';
 
 /** Lines as [text, top, left, height] on the upright card, the way the OCR returned them for real photos. */
 const lines = (rows: [string, number, number, number][]): CardTextLine[] => rows.map(([text, y, x, h]) => ({ text, prob: 0.9, box: { x0: x, y0: y, x1: x + 0.3, y1: y + h } }));
@@ -355,6 +355,10 @@ describe('sport and comic readings (h136, h137)', () => {
     // another number that begins alike stays (h143: #2 beside CONTINUED IN #25.1 was dropped)
     const two = readCardText(lines([['X-FORCE #2', 0.05, 0.1, 0.06], ['CONTINUED IN #25.1', 0.9, 0.1, 0.03]]));
     expect(comicNumbers(two.numbers.filter((n) => n.form === 'hash'), two.issueNumbers).map((n) => n.key).sort()).toEqual(['2', '25.1']);
+    // the corner box's bare issue (`300` between the price and the month), not a price, a year or the foot's digits (h316)
+    const box = lines([['MARVEL', 0.01, 0.01, 0.03], ['$3.95', 0.05, 0.01, 0.02], ['300', 0.08, 0.01, 0.03], ['MAY', 0.12, 0.01, 0.02], ['UNCANNY X-MEN', 0.03, 0.25, 0.08], ['1993', 0.15, 0.5, 0.02], ['75960', 0.93, 0.05, 0.02]]);
+    expect(cornerIssueNumbers(box).map((n) => n.key)).toEqual(['300']);
+    expect(cornerIssueNumbers(lines([['12', 0.05, 0.01, 0.02], ['3', 0.08, 0.01, 0.03]])).map((n) => n.key)).toEqual(['12', '3']);
     const names = comicNames(readCardText(lines([['THE AMAZING SPIDER-MAN', 0.05, 0.1, 0.08], ['MARVEL', 0.02, 0.02, 0.04]])).names);
     expect(names.map((n) => n.norm)).toEqual(['theamazingspiderman', 'amazingspiderman']);
     expect(comicNames(readCardText(lines([['SANDMAN', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['SANDMAN', 'The SANDMAN']);

@@ -594,6 +594,23 @@ export function comicNumbers(numbers: readonly CollectorNumber[], issues: readon
   return [...issues, ...numbers.filter((n) => !cut(n) && !issues.some((i) => i.key === n.key))];
 }
 
+/**
+ * The issue number a cover's corner box prints bare: Marvel's covers from the 1960s to the 1990s (and many since) set
+ * the price, the issue (`300`) and the month (`MAY`) on lines of their own in the top corner, with no `#` (h316: an
+ * Uncanny X-Men #300 cover read `300` and listed the series' #100–#104). A line of the cover's top fifth holding 1 to 4
+ * digits alone, not a year; taken only where no issue was read after `#` or `No.` (a stray digit beside a `#13` would
+ * tie another issue with it). Two such lines (a price read without its `¢`, `12`, and the issue, `3`) are both
+ * taken, and their issues tie rather than one being guessed.
+ */
+export function cornerIssueNumbers(lines: readonly CardTextLine[]): CollectorNumber[] {
+  return lines
+    .filter((l) => l.box.y0 < 0.2 && /^[0-9]{1,4}$/.test(l.text.trim()) && !/^(?:19|20)[0-9]{2}$/.test(l.text.trim()) && Number(l.text.trim()) > 0)
+    .map((l) => {
+      const n = l.text.trim();
+      return { number: n, total: null, key: numberKey(n), raw: n, prob: l.prob, form: 'lone' as const };
+    });
+}
+
 /** A line that is letters only (a name part: `JULIO`, `ACUNA JR.`), no digits or signs beside them. */
 const NAME_PART = /^[\p{L}][\p{L}\s'’.-]*$/u;
 

@@ -1,6 +1,6 @@
 import { editDistance } from '../../util/edit-distance.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
-import { comicNames, comicNumbers, coverDateYear, joinedNames, type CardTextLine } from './card-text.ts';
+import { comicNames, comicNumbers, cornerIssueNumbers, coverDateYear, joinedNames, type CardTextLine } from './card-text.ts';
 import { TRADING_CARDS, type CardClues, type MatchRule } from './identify.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch } from './match-fields.ts';
 
@@ -108,7 +108,10 @@ export const COMICS: Family = {
     const likeliest = clues.names.slice(0, 2).map((n) => n.text);
     const joined = joinedNames(clues.names, lines).find((j) => likeliest.some((t) => j.text.startsWith(`${t} `) || j.text.endsWith(` ${t}`)));
     const names = joined && clues.names[0] ? [clues.names[0], joined, ...clues.names.slice(1)] : clues.names;
-    return { ...clues, names: comicNames(names), numbers: comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers), coverYear: coverDateYear(lines) };
+    const numbers = comicNumbers(clues.numbers.filter((n) => n.form === 'hash' || n.form === 'lone'), clues.issueNumbers);
+    // the corner box's bare issue number, where no `#` issue was read (cornerIssueNumbers, h316)
+    const printed = numbers.some((n) => n.form === 'hash') ? numbers : [...numbers, ...cornerIssueNumbers(lines).filter((c) => !numbers.some((n) => n.key === c.key))];
+    return { ...clues, names: comicNames(names), numbers: printed, coverYear: coverDateYear(lines) };
   },
   noCatalog: 'No comics catalog is imported on this server: import one with `loupe catalog import --kind comics --file F.json` (docs/recognition.md).',
 };
