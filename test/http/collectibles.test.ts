@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { parseColumnMap } from '../../src/catalog/formats/generic-csv.ts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Services } from '../../src/services/container.ts';
-import { sportOfHints } from '../../src/services/recognition/recognition-families.ts';
+import { catalogsElsewhere, sportOfHints, TCG } from '../../src/services/recognition/recognition-families.ts';
 import { tieNotes, wholeReadIsNoCard } from '../../src/services/recognition/recognition-service.ts';
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
@@ -545,8 +545,14 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   }, 120_000);
 
   it('sport_id: a drawn sport card identified by its player name and number in an imported checklist; magic_ai takes 2 records and does nothing', async () => {
+    // no checklist yet, a comics catalog imported: the 503 says which endpoint reads the catalogs there are (h316: a
+    // sport and comics shop's /analyze was told only to import a trading-card catalog)
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'marvel', files: { file: path.resolve(import.meta.dirname, '../fixtures/catalogs/comics/marvel_comics.json') } });
     const none = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: 'a' }] } });
     expect(none.statusCode).toBe(503);
+    expect(none.json().detail).toMatch(/^No sport-card catalog is imported on this server: .* The catalogs imported here are read by .*\/comics_id \(marvel\)/);
+    // /tcg_id and /analyze on a shop of sport cards and comics alone
+    expect(catalogsElsewhere(TCG, [{ name: 'comics', kind: 'comics' }, { name: 'pokemon', kind: 'pokemon' }, { name: 'topps-2022', kind: 'sports' }, { name: 'panini', kind: 'sports' }])).toBe(' The catalogs imported here are read by /comics_id (comics) and /sport_id (topps-2022, panini).');
     const checklist = [
       'year,brand,set_name,subset,card_number,players,teams,attributes,card_type,sport',
       '2022,Topps,2022 Topps Update Series,base,50,Marcus Stroman,Chicago Cubs,,base,baseball',

@@ -171,6 +171,23 @@ export function hintProblem(record: Record<string, unknown>): { field: string; m
 /** The family a catalog kind belongs to (trading cards for a shop's own `csv` game). */
 export const familyOfKind = (kind: string): Family => [TCG, SPORT, COMICS].find((f) => f.kinds.includes(kind)) ?? TCG;
 
+/**
+ * What a family's "no catalog" 503 adds when the server holds catalogs of other families: the endpoints that read them
+ * (h316: a sport-card and comics shop's `/analyze`, which reads trading cards as `/tcg_id` does, was told to import a
+ * Pokémon, MTG or Yu-Gi-Oh! catalog, with its checklist and comics imported and nothing saying where those are read).
+ */
+export function catalogsElsewhere(family: Family, all: readonly { name: string; kind: string }[]): string {
+  const paths = new Map<string, string[]>();
+  for (const c of all) {
+    if (family.kinds.includes(c.kind)) continue;
+    const other = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(c.kind));
+    const path = other === TCG ? '/tcg_id' : other === SPORT ? '/sport_id' : other === COMICS ? '/comics_id' : null;
+    if (path) paths.set(path, [...(paths.get(path) ?? []), c.name]);
+  }
+  const read = [...paths].map(([path, names]) => `${path} (${names.join(', ')})`);
+  return read.length ? ` The catalogs imported here are read by ${read.join(' and ')}.` : '';
+}
+
 /** Sports as checklists and hints name them, letters only, lower case. */
 const SPORTS = new Set(['baseball', 'basketball', 'football', 'hockey', 'soccer', 'golf', 'tennis', 'boxing', 'racing', 'wrestling', 'mma', 'cricket', 'rugby', 'volleyball']);
 /** Other names of one sport, as hints and checklists write them. */

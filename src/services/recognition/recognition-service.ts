@@ -21,7 +21,7 @@ import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
-import { ALL_OPTIONS, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
+import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
 
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
@@ -206,7 +206,7 @@ export class RecognitionService {
     const catalogs = await this.tcgCatalogs(family);
     // a state an operator ends by importing a catalog: said to retry in an hour, as every 503 says when (the document
     // promised Retry-After on it, and retry middleware that reads none tried again at once, h91)
-    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog, undefined, { 'retry-after': '3600' });
+    if (!catalogs.length) throw new ServiceError(503, 'no_catalog', family.noCatalog + catalogsElsewhere(family, await this.catalogs.list()), undefined, { 'retry-after': '3600' });
     ctx = { ...ctx, cardCharges: new WeakMap() };
     const slabOption = slabOptionOf(options);
     // analyze_all answers for every card (tcgRecord); otherwise only the largest card's text is read
