@@ -285,7 +285,10 @@ describe.each(backends)('price import (%s)', (backend) => {
     await bad('shape.csv', ['tst1-1,2024-01-02,12;50,USD', 'tst1-1,2024-01-02,3.00,USD', 'tst1-1,2024-01-02,3.00,USD,extra'], /shape\.csv line 4: 5 fields where the header has 4 columns; before it, 1 bad line: line 2: "price" must be a price like 12\.50, not "12;50"/);
     await bad('three.csv', ['tst1-1,2024-01-02,12;50,USD', 'tst1-1,2024-01-02,3.00,USD', 'tst1-1,2024-01-03,4.00,$', 'tst1-1,2024-13-01,5.00,USD'], /three\.csv line 2: .*; 2 more bad lines: line 4: "currency" must be a three-letter code such as USD or EUR, not "\$"; line 5: "date" /);
     const extra = await rejection(run('pokemon', await files.write('notes.csv', 'card,date,price,currency,notes\ntst1-1,2024-01-02,3.00,USD,nice\n')));
-    expect(extra.message).toMatch(/notes\.csv line 1: the header \(card, date, price, currency, notes\) is none of the price layouts known: .*plain CSV \(card, date, price, currency\[, grade, company, source\]\)/);
+    expect(extra.message).toMatch(/notes\.csv line 1: the header \(card, date, price, currency, notes\) is none of the price layouts known \(as a plain CSV, "notes" is none of its columns \(remove it\)\): .*plain CSV \(card, date, price, currency\[, grade, company, source\]\)/);
+    // a sheet with no currency column is told so (h316: only the six layouts' columns were listed)
+    const noCurrency = await rejection(run('pokemon', await files.write('no-currency.csv', 'Card,Date,Price,Notes\ntst1-1,2024-01-02,3.00,nice\n')));
+    expect(noCurrency.message).toMatch(/no-currency\.csv line 1: the header \(Card, Date, Price, Notes\) is none of the price layouts known \(as a plain CSV, "notes" is none of its columns \(remove it\) and it lacks "currency"\): /);
     expect(await store.counts()).toEqual(before);
   });
 
@@ -312,7 +315,7 @@ describe.each(backends)('price import (%s)', (backend) => {
     expect(other).toMatchObject({ status: 409, code: 'catalog_kind_conflict' });
     expect(other.message).toMatch(/holds MTG prices \(MTGO prices in tix\); catalog pokemon holds pokemon cards/);
     const unknown = await rejection(run('pokemon', await files.write('unknown.csv', 'date,card,price\n2020-01-01,x,1\n')));
-    expect(unknown.message).toMatch(/unknown\.csv line 1: the header \(date, card, price\) is none of the price layouts known: TCGplayer daily price snapshots/);
+    expect(unknown.message).toMatch(/unknown\.csv line 1: the header \(date, card, price\) is none of the price layouts known \(as a plain CSV, it lacks "currency"\): TCGplayer daily price snapshots/);
     const json = await rejection(run('pokemon', prices('pokemon_tcgplayer_3day_products.json')));
     expect(json).toBeInstanceOf(CatalogFileError);
     expect(json.message).toMatch(/pokemon_tcgplayer_3day_products\.json: is JSON; price files are CSV/);

@@ -1,7 +1,7 @@
 import type { CatalogStore } from '../store/catalog-store.ts';
 import type { PriceInput, PriceStore } from '../store/price-store.ts';
 import { Fields, Remarks, fail, placeText, type RecordPlace } from './catalog-rows.ts';
-import { PRICE_LAYOUTS, detectLayout, layoutColumns, type CardRef, type LayoutContext, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
+import { PRICE_LAYOUTS, detectLayout, layoutColumns, plainCsvMismatch, type CardRef, type LayoutContext, type LayoutPrice, type PriceLayout, type SkipReason } from './price-layouts.ts';
 import { CatalogFileError, looksLikeJson, readCsvRecords } from './record-stream.ts';
 
 export interface PriceImportRequest {
@@ -142,7 +142,9 @@ export async function importPrices(catalogs: CatalogStore, prices: PriceStore, r
         if (header.length < written.length) fail({ ...at, line: 1 }, `the header (${written.join(', ')}) names a column twice`);
         // a European spreadsheet's export, separated by semicolons, reads as one column
         const semicolons = header.length === 1 && header[0]!.includes(';') ? ' (the file looks separated by semicolons: price files are separated by commas)' : '';
-        layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${written.join(', ')}) is none of the price layouts known${semicolons}: ${layouts}`);
+        // a plain CSV's header with a column too many or too few says which, before the layouts' list (h316)
+        const plainMiss = plainCsvMismatch(header);
+        layout = detectLayout(header) ?? fail({ ...at, line: 1 }, `the header (${written.join(', ')}) is none of the price layouts known${semicolons}${plainMiss ? ` (${plainMiss})` : ''}: ${layouts}`);
         if (layout.game && layout.game !== catalog.kind) {
           throw new PriceImportError(409, 'catalog_kind_conflict', `${file} holds ${GAMES[layout.game]} prices (${layout.title}); catalog ${catalog.name} holds ${catalog.kind} cards.`);
         }

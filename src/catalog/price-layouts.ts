@@ -394,5 +394,21 @@ export function detectLayout(header: readonly string[]): PriceLayout | null {
   );
 }
 
+/**
+ * What keeps a header that names `card` (the plain CSV's own column) from being a plain CSV, for the refusal's message:
+ * `as a plain CSV, "notes" is none of its columns (remove it)`, `… it lacks "currency"`. Null for another header. A shop's
+ * sheet with one more column, or none for the currency, was refused with the six layouts' columns listed and nothing
+ * saying which column was wrong (h316).
+ */
+export function plainCsvMismatch(header: readonly string[]): string | null {
+  if (!header.includes('card')) return null;
+  const allowed = new Set<string>([...PLAIN_COLUMNS, ...PLAIN_OPTIONAL]);
+  const extra = header.filter((h) => !allowed.has(h));
+  const missing = PLAIN_COLUMNS.filter((c) => !header.includes(c));
+  const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ');
+  const parts = [...(extra.length ? [`${quoted(extra)} ${extra.length > 1 ? 'are' : 'is'} none of its columns (remove ${extra.length > 1 ? 'them' : 'it'})`] : []), ...(missing.length ? [`it lacks ${quoted(missing)}`] : [])];
+  return parts.length ? `as a plain CSV, ${parts.join(' and ')}` : null;
+}
+
 /** A layout's columns for messages: `card, date, price, currency[, grade, company, source]`. */
 export const layoutColumns = (l: PriceLayout): string => `${l.columns.join(', ')}${l.optional?.length ? `[, ${l.optional.join(', ')}]` : ''}`;
