@@ -483,7 +483,7 @@ export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: Stop
     const line =
       p.phase === 'read'
         ? // the bytes are read ahead of the parser: a first line said "9 % (0 records)", as if stuck (h252)
-          `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} %${p.records > 0 ? ` (${count(p.records)} records)` : ''}`
+          `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} %${p.records > 0 ? ` (${count(p.records)} record${p.records === 1 ? '' : 's'})` : ''}`
         : `writing: ${count(p.written)} of ${count(p.total)} rows`;
     // the last batch's line and the end's are one and the same: said once
     if (line === printed) return;

@@ -18,6 +18,9 @@ describe('import progress lines', () => {
     expect(lines).toEqual(['loupe: catalog mtg: reading AllPrintings.json.gz: 9 %\n']);
     say({ phase: 'read', file: 'AllPrintings.json.gz', bytes: 100, size: 100, records: 1200 });
     expect(lines.at(-1)).toBe('loupe: catalog mtg: reading AllPrintings.json.gz: 100 % (1,200 records)\n');
+    // a shop's one-row file (h316: "100 % (1 records)")
+    progressLines('prices topps', { err: (t) => lines.push(t) })({ phase: 'read', file: 'sale.csv', bytes: 5, size: 5, records: 1 });
+    expect(lines.at(-1)).toBe('loupe: prices topps: reading sale.csv: 100 % (1 record)\n');
   });
 });
 
