@@ -602,6 +602,16 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     const cropped = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: tight }] } })).json() as { records: Rec[] }).records[0]!;
     expect(cropped._status.code).toBe(200);
     expect(cropped._objects![0]!._identification.best_match).toBeNull();
+    // a base front prints no number (Topps prints it on the back): cropped tight, its player on a line of his own and his
+    // team on another are a card's print, answered with his cards as alternatives, not "no card" (h316: a 404); a player
+    // read without his team stays no card
+    const frontSvg = svg.replace('CHICAGO CUBS #50', 'CUBS · PITCHER');
+    const front = (await sharp(Buffer.from(frontSvg)).extract({ left: 30, top: 30, width: 570, height: 820 }).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const bare = (await sharp(Buffer.from(svg.replace('CHICAGO CUBS #50', 'PITCHER'))).extract({ left: 30, top: 30, width: 570, height: 820 }).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const [fronted, unteamed] = ((await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _base64: front }, { _base64: bare }] } })).json() as { records: Rec[] }).records;
+    expect(fronted!._status.code).toBe(200);
+    expect(fronted!._objects![0]!._identification.alternatives.map((a) => a.id)).toEqual(expect.arrayContaining(['2022 Topps Update Series|base|50', '2022 Topps Series 1|base|212']));
+    expect(unteamed!._status).toMatchObject({ code: 404, text: 'No card was found in the image' });
     // the checklist's cards carry a set name and no code: a set_code hint names the set by it, any case
     const hinted = await h.request('POST', '/collectibles/v2/sport_id', { body: { records: [{ _id: 'a', _base64: card, set_code: '2022 topps update series' }, { _id: 'b', _base64: card, set_code: 'NOPE' }] } });
     // spec 3 §7: any 2xx is success; the body says some records failed

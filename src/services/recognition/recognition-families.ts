@@ -196,6 +196,25 @@ const letters = (s: string) => s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '
 export const sportKey = (s: string) => SPORT_NAMES[letters(s)] ?? letters(s);
 
 /**
+ * Whether a sport card's front shows one of `cards`' players, his name a line of its own, with that card's team on
+ * another line: what a base front prints where it prints no number (Topps prints it on the back). A tight scan of one,
+ * read whole, showed nothing only cards print and was "no card" though the player and his team were read (h316).
+ * The team by its last word (`Yankees` of `New York Yankees®`, `Sox`), as fronts print the nickname.
+ */
+export function showsPlayerAndTeam(lines: readonly string[], cards: readonly { name: string; fields: Record<string, unknown> }[]): boolean {
+  const read = lines.map((l) => ({ whole: letters(l), words: new Set(l.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/[^a-z]+/)) }));
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  return cards.some((card) => {
+    const players = strings(card.fields.players);
+    const nicknames = strings(card.fields.teams).map((t) => letters(t.replace(/[®™]/g, '').trim().split(/\s+/).pop() ?? '')).filter((n) => n.length >= 3);
+    return (players.length ? players : [card.name]).some((player) => {
+      const at = read.findIndex((l) => l.whole.length >= 5 && l.whole === letters(player));
+      return at >= 0 && read.some((l, i) => i !== at && nicknames.some((n) => l.words.has(n)));
+    });
+  });
+}
+
+/**
  * The parts of a record's `Subcategory` and `Category` hints, in that order, each a name as a whole
  * (`Trading Card Game/Pokemon`: `tradingcardgame`, `pokemon`), not a word inside another name.
  */

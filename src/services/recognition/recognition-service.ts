@@ -21,7 +21,7 @@ import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
-import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
+import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
 
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
@@ -469,6 +469,8 @@ export class RecognitionService {
       const usable = searches.filter((s) => ofTheGame(s.catalog, clues) && holdsPrintingsOf(s.catalog, clues));
       if (usable.length < searches.filter((s) => ofTheGame(s.catalog, clues)).length) notHeld = true;
       const found = keepSport(await this.rank(clues, usable, family.nameLines, family.hashNumbers, reading.art), family === SPORT ? sportOfHints(record) : undefined);
+      // a base front prints no number: its player on a line of his own and his team on another are as much a card's print
+      furniture ||= family === SPORT && showsPlayerAndTeam(reading.lines.map((l) => l.text), found.slice(0, ALTERNATIVES).flatMap((r) => r.search.detail(r.card.key)?.card ?? []));
       const ranked = family === COMICS ? variantPrinted(found, clues.fullText) : found;
       objects.push(await this.cardObject(reading.index, card, read, reading, clues, ranked, record, options, family, priceNotes, !!slabOptionOf(options) && !ctx.slabUnpaid));
     }
