@@ -109,8 +109,10 @@ export const recognitionSchemas: Record<string, Schema> = {
   ),
   RecognitionRecord: object(
     {
-      _id: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'As sent.' },
-      _url: str('As sent.'),
+      // echoed whatever its form (docs/api-decisions.md, "Image record fields"): typed string-or-integer and string, a list
+      // sent as `_id`, or a number as `_url`, came back against the document (h315's fuzzer)
+      _id: { description: 'As sent: a string of 1 to 255 characters or an integer is expected, and any other JSON value is echoed as it came.' },
+      _url: { description: 'As sent: an http(s) URL is expected; another value is the record\'s 400, and echoed as it came.' },
       _status: object({ code: { type: 'integer' }, text: str(), request_id: str() }, ['code', 'text']),
       _width: { type: 'integer' },
       _height: { type: 'integer' },
@@ -180,8 +182,10 @@ export const gradingSchemas: Record<string, Schema> = {
   GradingGrades: object({ corners: { type: 'number' }, edges: { type: 'number' }, surface: { type: 'number' }, centering: nnum(), final: { type: 'number' }, condition: str() }, [], { description: '`grade`: every part\'s grade and the final one; `centering`: its grade alone.' }),
   GradingRecord: object(
     {
-      _id: { oneOf: [{ type: 'string' }, { type: 'integer' }], description: 'As sent.' },
-      _url: str('As sent.'),
+      // echoed whatever its form (docs/api-decisions.md, "Image record fields"): typed string-or-integer and string, a list
+      // sent as `_id`, or a number as `_url`, came back against the document (h315's fuzzer)
+      _id: { description: 'As sent: a string of 1 to 255 characters or an integer is expected, and any other JSON value is echoed as it came.' },
+      _url: { description: 'As sent: an http(s) URL is expected; another value is the record\'s 400, and echoed as it came.' },
       _status: object({ code: { type: 'integer' }, text: str(), request_id: str() }, ['code', 'text']),
       _width: { type: 'integer' }, _height: { type: 'integer' },
       _objects: { type: 'array', items: ref('GradingObject') },

@@ -418,6 +418,16 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(many.statusCode).toBe(400);
   }, 120_000);
 
+  it('echoes a record\'s _id and _url of any form as the OpenAPI document says it may (h315: a list _id came back against the document)', async () => {
+    const blank = (await sharp({ create: { width: 400, height: 200, channels: 3, background: '#808080' } }).jpeg().toBuffer()).toString('base64');
+    // h.request holds every collectibles answer to the document's schema for its status: it threw on these before
+    const res = await h.request('POST', '/collectibles/v2/detect', { body: { records: [{ _id: true, _base64: blank }, { _id: ['a', 'b'], _base64: blank }, { _id: { n: 1 }, _url: 5, _base64: blank }] } });
+    const records = (res.json() as { records: { _id: unknown; _status: { code: number; text: string } }[] }).records;
+    expect(records.map((r) => r._id)).toEqual([true, ['a', 'b'], { n: 1 }]);
+    expect(records.map((r) => r._status.code)).toEqual([404, 404, 400]);
+    expect(records[2]!._status.text).toBe('Error Loading Image: _url must be a string, not number');
+  });
+
   it('runs as the asynchronous type collectibles-recognition, options on each record', async () => {
     const [fr, bad] = await recognised('/tcg_id', [{ _id: 'fr', _base64: photoCard, lang: true, set_code: 'SVI', analyze_all: true }, { _id: 'bad', _base64: '%%' }]);
     expect(fr).toMatchObject({ _id: 'fr', _status: { code: 200 } });
