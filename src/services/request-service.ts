@@ -263,7 +263,7 @@ export class RequestService {
     // any key given is checked (h186: `{"header": …}` alone skipped the check and went out without the token)
     const asked = given && Object.keys(given).length ? given : undefined;
     // headers alone go to the address it had
-    const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }) : null;
+    const target = asked ? await this.webhookTarget({ ...asked, ...(asked.endpoint === undefined && asked.url === undefined && row.webhook ? { url: row.webhook.url } : {}) }, '') : null;
     const found = await this.requests.resendWebhook(accountId, row.id, target, Date.now(), gapMs);
     if (!found) throw notFound(`Request ${id}`);
     if (found.waitMs !== undefined) {
@@ -273,7 +273,7 @@ export class RequestService {
     const conflict = (message: string) => new ServiceError(409, 'webhook_not_finished', message);
     if (found.state === 'waiting') throw conflict(row.webhook ? `Request ${id} is ${row.status}: its webhook is sent once it is DONE.` : `Request ${id} is ${row.status} and has no webhook: give one again once it is DONE.`);
     if (found.state === 'pending') throw conflict(`Request ${id}'s webhook is being delivered (pending: see next_attempt); send it again once it is delivered or failed.`);
-    if (found.state === 'none' && !target) throw badRequest('Invalid webhook: the request has no webhook; give `endpoint` (or `url`).', [{ field: 'webhook', message: 'the request has no webhook' }]);
+    if (found.state === 'none' && !target) throw badRequest('Invalid webhook: the request has no webhook; give `endpoint` (or `url`).', [{ field: 'url', message: 'the request has no webhook' }]);
     this.signal.notify('webhooks');
     return this.get(accountId, row.id, baseUrl);
   }
@@ -336,15 +336,20 @@ export class RequestService {
   }
 
   /** The webhook as given (`endpoint` or `url`), checked now so a bad one never gets queued. */
-  private async webhookTarget(w: NonNullable<SubmitInput['webhook']>): Promise<WebhookTarget> {
-    const bad = (message: string) => badRequest(`Invalid webhook: ${message}.`, [{ field: 'webhook', message }]);
+  /**
+   * `at`: where the webhook is in the body, which its errors name (`webhook` at submit). Sent again, the body is the
+   * webhook itself: its errors name its own key (`url`, `headers`), as `webhook` named nothing there (h315).
+   */
+  private async webhookTarget(w: NonNullable<SubmitInput['webhook']>, at = 'webhook'): Promise<WebhookTarget> {
+    const urlKey = w.endpoint !== undefined ? 'endpoint' : 'url';
+    const bad = (message: string, part: string = urlKey) => badRequest(`Invalid webhook: ${message}.`, [{ field: at ? at : part, message }]);
     // a misspelt key (`header`, `headres`) left the receiver's token out of every delivery, and the receiver's 401 ended it (h180)
     // (a `method` of POST, which some clients send, is what is done)
     // (a detail's own delivery fields, a webhook sent back as GET gave it, are read-only and ignored, h186)
     const unknown = Object.keys(w).filter((k) => !['endpoint', 'url', 'headers', 'method', ...WEBHOOK_DETAIL_FIELDS].includes(k));
-    if (unknown.length) throw bad(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k.slice(0, 50)}"`).join(', ')}: a webhook takes \`endpoint\` (or \`url\`) and \`headers\``);
+    if (unknown.length) throw bad(`unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k.slice(0, 50)}"`).join(', ')}: a webhook takes \`endpoint\` (or \`url\`) and \`headers\``, unknown[0]!.slice(0, 50));
     const method = (w as { method?: unknown }).method;
-    if (method !== undefined && (typeof method !== 'string' || method.toUpperCase() !== 'POST')) throw bad('`method`: a webhook is sent with POST only');
+    if (method !== undefined && (typeof method !== 'string' || method.toUpperCase() !== 'POST')) throw bad('`method`: a webhook is sent with POST only', 'method');
     if (w.endpoint !== undefined && w.url !== undefined && w.endpoint !== w.url) throw bad('give the URL as `endpoint` or as `url`, not two different ones');
     const raw = w.endpoint ?? w.url;
     if (!raw) throw bad('`endpoint` (or `url`) is required');
@@ -373,28 +378,28 @@ export class RequestService {
     }
     const headers: Record<string, string> = {};
     const given = Object.entries(w.headers ?? {});
-    if (given.length > 30) throw bad('at most 30 headers');
+    if (given.length > 30) throw bad('at most 30 headers', 'headers');
     for (const [name, sent] of given) {
-      if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`);
+      if (!headerName.test(name)) throw bad(`"${name.slice(0, 100)}" is not a valid header name`, 'headers');
       // a header is text on the wire: 5 and true are sent as "5" and "true"
-      if (typeof sent === 'number' && (!Number.isFinite(sent) || (Number.isInteger(sent) && !Number.isSafeInteger(sent)))) throw bad(`the value of header ${name} is a number beyond ±2^53, which JSON cannot keep exactly; send it as a string`);
+      if (typeof sent === 'number' && (!Number.isFinite(sent) || (Number.isInteger(sent) && !Number.isSafeInteger(sent)))) throw bad(`the value of header ${name} is a number beyond ±2^53, which JSON cannot keep exactly; send it as a string`, 'headers');
       const value = typeof sent === 'number' || typeof sent === 'boolean' ? String(sent) : sent;
-      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be text (a string, or a number or boolean sent as its text) of at most 4096 characters without line breaks`);
+      if (typeof value !== 'string' || value.length > 4096 || /[\r\n\0]/.test(value)) throw bad(`the value of header ${name} must be text (a string, or a number or boolean sent as its text) of at most 4096 characters without line breaks`, 'headers');
       // the payload is JSON and says so: a client's JSON Content-Type says the same, and is not sent twice
       if (name.toLowerCase() === 'content-type' && /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i.test(value.trim())) continue;
       // what HTTP can carry (Node refuses the rest when sending): accepted here, the webhook would fail on every attempt
-      if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw bad(`the value of header ${name} has characters a header cannot carry (only Latin-1 letters and visible ASCII); percent-encode it`);
+      if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) throw bad(`the value of header ${name} has characters a header cannot carry (only Latin-1 letters and visible ASCII); percent-encode it`, 'headers');
       const lower = name.toLowerCase();
-      if (reservedHeaders.has(lower) || lower.startsWith('loupe-')) throw bad(`header ${name} is set by the server`);
-      if (hopHeaders.has(lower)) throw bad(`header ${name} belongs to one connection or to the body's encoding, and would make every delivery fail; leave it out`);
+      if (reservedHeaders.has(lower) || lower.startsWith('loupe-')) throw bad(`header ${name} is set by the server`, 'headers');
+      if (hopHeaders.has(lower)) throw bad(`header ${name} belongs to one connection or to the body's encoding, and would make every delivery fail; leave it out`, 'headers');
       // header names are case-insensitive: X-Dup and x-dup are one header, which would be sent once with either value
-      if (Object.keys(headers).some((k) => k.toLowerCase() === lower)) throw bad(`header ${name} is given twice (names are case-insensitive)`);
+      if (Object.keys(headers).some((k) => k.toLowerCase() === lower)) throw bad(`header ${name} is given twice (names are case-insensitive)`, 'headers');
       headers[name] = value;
     }
     // what receivers take: Node's own server answers 431 past 16 KiB of headers, others at 8 KiB, and a 431 ended the
     // delivery for good (h149: 30 headers of 4096 characters were accepted)
     const bytes = Object.entries(headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
-    if (bytes > maxWebhookHeaderBytes) throw bad(`the headers take ${bytes} bytes; at most ${maxWebhookHeaderBytes} in all (receivers refuse more, and the delivery would fail)`);
+    if (bytes > maxWebhookHeaderBytes) throw bad(`the headers take ${bytes} bytes; at most ${maxWebhookHeaderBytes} in all (receivers refuse more, and the delivery would fail)`, 'headers');
     return { url: u.toString(), headers };
   }
 }

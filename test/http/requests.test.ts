@@ -532,9 +532,17 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       expect(copied.statusCode, copied.body).toBe(201);
       const port0 = await h.request('POST', `${base}/${id}/webhook`, { body: { endpoint: 'http://127.0.0.1:0/h' } });
       expect([port0.statusCode, port0.json().detail]).toEqual([400, expect.stringContaining('port 0')]);
+      // the body sent again is the webhook itself: its errors name its own keys, as `webhook` named nothing there (h315)
+      const fieldOf = async (body: unknown) => ((await h.request('POST', `${base}/${id}/webhook`, { body })).json().errors as { field: string }[])[0]!.field;
+      expect(await fieldOf({ endpoint: 'http://127.0.0.1:0/h' })).toBe('endpoint');
+      expect(await fieldOf({ url: '../../etc/passwd' })).toBe('url');
+      expect(await fieldOf({ url: moved.url, headers: { 'bad name': 'x' } })).toBe('headers');
+      expect(await fieldOf({ header: { a: 'b' } })).toBe('header');
+      expect(await fieldOf({ method: 'GET' })).toBe('method');
       // at submit too
       const atSubmit = await h.request('POST', `${base}/`, { body: { type: 'flows', endpoint: 'hash-and-faces', records: [{ _base64: '!!' }], webhook: { url: moved.url, header: { a: 'b' } } } });
       expect([atSubmit.statusCode, atSubmit.json().detail]).toEqual([400, expect.stringContaining('unknown key "header"')]);
+      expect(atSubmit.json().errors).toEqual([{ field: 'webhook', message: expect.stringContaining('unknown key "header"') }]);
     } finally {
       await gone.close();
       await moved.close();
