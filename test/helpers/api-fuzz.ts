@@ -234,6 +234,8 @@ interface Draft {
   /** Replaces the JSON body's text outright (not JSON, empty). */
   payload?: string | Buffer;
   fields: string[];
+  /** The operation takes its filter in the query string (allRecords). */
+  filterInQuery: boolean;
 }
 
 type Mutation = (rng: () => number, d: Draft, op: FuzzOp) => string | undefined;
@@ -306,7 +308,9 @@ const bodyMutations: Record<string, Mutation> = {
     const first = Array.isArray(v) ? v[0] : v;
     const long = rng() < 0.5;
     const size = long ? 10_000 : 0;
-    const fill = pick<unknown>(rng, [first ?? 1, 1, 'x', null]);
+    // (an element of a few KiB at most: 10k copies of a record with a 1M-character field is no body JSON can write)
+    const small = first === undefined || stringify(first).length <= 4096;
+    const fill = pick<unknown>(rng, [small ? (first ?? 1) : 1, 1, 'x', null]);
     d.body = setAt(d.body, p, long ? Array.from({ length: size }, () => (fill && typeof fill === 'object' ? structuredClone(fill) : fill)) : []);
     d.fields.push(nameOf(p));
     return `${nameOf(p)} an array of ${size}`;
@@ -372,7 +376,44 @@ const bodyMutations: Record<string, Mutation> = {
   },
 };
 
+/** Filters (docs/filters.md) of the wrong shape, or right in shape and costly: a catastrophic regex, a 10k `$in`, deep `$and`. */
+const oddFilters: [string, () => unknown][] = [
+  ['$regex catastrophic', () => ({ color: { $regex: '^(a+)+$' } })],
+  ['$regex invalid', () => ({ color: { $regex: '([' } })],
+  ['$regex with options', () => ({ color: { $regex: 'b', $options: 'xyzq' } })],
+  ['$in of 10000', () => ({ price: { $in: Array.from({ length: 10_000 }, (_, i) => i) } })],
+  ['$in not a list', () => ({ price: { $in: 5 } })],
+  ['$and 40 deep', () => nested(40, { price: 1 }, false)],
+  ['$and nested', () => Array.from({ length: 30 }).reduce<unknown>((f) => ({ $and: [f] }), { price: 1 })],
+  ['$or empty', () => ({ $or: [] })],
+  ['$where', () => ({ $where: 'sleep(1000)' })],
+  ['unknown operator', () => ({ price: { $near: [1, 2] } })],
+  ['$exists string', () => ({ price: { $exists: 'yes' } })],
+  ['$gt object', () => ({ price: { $gt: { $gt: 1 } } })],
+  ['$elemMatch', () => ({ tags: { $elemMatch: { $eq: 'x' } } })],
+  ['$size negative', () => ({ tags: { $size: -1 } })],
+  ['$mod zero', () => ({ price: { $mod: [0, 0] } })],
+  ['$not regex', () => ({ color: { $not: { $regex: '.*' } } })],
+  ['dotted field', () => ({ 'a.b.c.d.e.f': 1 })],
+  ['field with NUL', () => ({ 'a\u0000b': 1 })],
+  ['field 10k long', () => ({ ['f'.repeat(10_000)]: 1 })],
+  ['$_id', () => ({ _id: { $in: ['item-1', 2, null, { a: 1 }] } })],
+  ['filter as string', () => 'price > 5'],
+  ['filter as list', () => [{ price: 1 }]],
+  ['$eq NaN-ish', () => ({ price: { $eq: raw('1e400') } })],
+  ['$type', () => ({ price: { $type: 'string' } })],
+];
+
 const headerMutations: Record<string, Mutation> = {
+  oddFilter(rng, d) {
+    const p = bodyPath(rng, d.body, (_v, p) => p[p.length - 1] === 'filter');
+    const [name, make] = pick(rng, oddFilters);
+    if (p) d.body = setAt(d.body, p, make());
+    else if (d.filterInQuery) d.query.filter = stringify(make());
+    else return undefined;
+    d.fields.push(p ? nameOf(p) : 'filter');
+    return `filter ${name}`;
+  },
   wrongContentType(rng, d) {
     d.headers['content-type'] = pick(rng, ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=bogus-7', 'image/jpeg', 'application/xml', '']);
     return `Content-Type: ${d.headers['content-type']}`;
@@ -441,6 +482,7 @@ const weights: [string, number, 'body' | 'any'][] = [
   ['oddString', 4, 'body'],
   ['badImage', 4, 'body'],
   ['badUrlField', 1, 'body'],
+  ['oddFilter', 2, 'any'],
   ['wrongContentType', 1, 'body'],
   ['emptyBody', 1, 'body'],
   ['notJson', 1, 'body'],
@@ -505,6 +547,7 @@ export function makeCase(seed: number, index: number, ops: FuzzOp[], ctx: FuzzCo
     headers: { authorization: `Token ${ctx.token}` },
     body: op.example === undefined ? undefined : structuredClone(op.example),
     fields: [],
+    filterInQuery: op.params.some((p) => p.in === 'query' && p.name === 'filter'),
   };
   if (op.collectionType) d.headers['collection-id'] = ctx.collections.get(op.collectionType)!;
   // an insert of the example's ids is a duplicate after the first (411): ids of its own let its records go in
@@ -636,6 +679,34 @@ export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzCon
   };
 }
 
+/** Answer fields that differ between two reads of the same state. */
+const volatile = new Set(['request_id', 'proc_id', 'statistics', 'processing time', 'OperationTime', 'x-request-id']);
+function steady(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(steady);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).flatMap(([k, v]) => (volatile.has(k) ? [] : [[k, steady(v)]])));
+}
+
+/**
+ * What a case's operation could change, read through the API: its session and the session's rows, its collection's
+ * count and first record, the queued request. A refused call (4xx) must leave it as it was: "loses nothing".
+ */
+async function stateOf(h: Harness, c: FuzzCase, ctx: FuzzContext): Promise<string | undefined> {
+  const read = async (method: 'GET' | 'POST', url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await h.app.inject({ method, url, headers: { authorization: `Token ${ctx.token}`, ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, ...(body !== undefined ? { payload: JSON.stringify(body) } : {}) });
+    return `${res.statusCode} ${JSON.stringify(steady(JSON.parse(res.body || 'null')))}`;
+  };
+  const route = c.op.route;
+  if (route.startsWith('/cardstream/')) return `${await read('GET', `/cardstream/v2/session/${ctx.sessionId}/`)}\n${await read('GET', `/cardstream/v2/identification/?session=${ctx.sessionId}&page_size=500`)}`;
+  if (c.op.collectionType && !route.includes('/text/')) {
+    const base = route.slice(0, route.lastIndexOf('/'));
+    const headers = { 'collection-id': ctx.collections.get(c.op.collectionType)! };
+    return `${await read('POST', `${base}/getRecordCount`, {}, headers)}\n${await read('POST', `${base}/get`, { records: [{ _id: 'item-1' }] }, headers)}`;
+  }
+  if (route.startsWith('/account/v2/request/')) return read('GET', `/account/v2/request/${ctx.requestId}`);
+  return undefined;
+}
+
 export interface FuzzOptions {
   seed: number;
   cases: number;
@@ -680,6 +751,8 @@ export async function runFuzz(h: Harness, opts: FuzzOptions): Promise<FuzzResult
     for (const i of indexes) {
       const c = makeCase(opts.seed, i, ops, ctx);
       byOperation.set(c.op.group, (byOperation.get(c.op.group) ?? 0) + 1);
+      const writes = c.request.method !== 'GET';
+      const before = writes ? await stateOf(h, c, ctx) : undefined;
       const started = performance.now();
       let res: LightMyRequestResponse;
       try {
@@ -697,6 +770,10 @@ export async function runFuzz(h: Harness, opts: FuzzOptions): Promise<FuzzResult
         checkAnswerContract(h.app, c.request.method, c.request.url, res);
       } catch (e) {
         fail({ kind: 'answer-contract', case: c, status: res.statusCode, answer, note: (e as Error).message.slice(0, 400) });
+      }
+      if (before !== undefined && res.statusCode >= 400) {
+        const after = await stateOf(h, c, ctx);
+        if (after !== before) fail({ kind: 'refused-but-changed', case: c, status: res.statusCode, answer, note: `before: ${before.slice(0, 300)} | after: ${after?.slice(0, 300)}` });
       }
       if (ms > 15_000) fail({ kind: 'slow', case: c, status: res.statusCode, answer, note: `${Math.round(ms)} ms` });
       const health = await h.app.inject({ method: 'GET', url: '/health' });
