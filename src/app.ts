@@ -66,6 +66,16 @@ const validHost = (host: string | undefined): boolean => {
 
 const integerNames = new WeakMap<object, string[]>();
 /** The query parameters a route's schema types as integers (worked out once per schema). */
+const queryNameSets = new WeakMap<object, Set<string>>();
+
+/** The query parameters a route's schema declares. */
+function queryNames(schema: unknown): Set<string> {
+  if (!schema || typeof schema !== 'object') return new Set();
+  let names = queryNameSets.get(schema);
+  if (!names) queryNameSets.set(schema, (names = new Set(Object.keys((schema as { properties?: object }).properties ?? {}))));
+  return names;
+}
+
 function integerQueryNames(schema: unknown): string[] {
   if (!schema || typeof schema !== 'object') return [];
   let names = integerNames.get(schema);
@@ -291,9 +301,10 @@ export async function buildApp(config: Config, options: { startQueue?: boolean; 
     // Whole numbers in the query in decimal digits only: the validator's coercion reads 0x10 as 16
     // and 1e3 as 1000
     const query = request.query as Record<string, unknown> | undefined;
-    // ?page=1&page=2 arrives as a list, which the validator called "must be string" or `not "1,2"`
+    // ?page=1&page=2 arrives as a list, which the validator called "must be string" or `not "1,2"`; a parameter the
+    // route does not read is ignored, sent twice too (h315: `?_=1&_=2`, a cache-buster, was a 400 when `?_=1` passed)
     for (const [name, v] of Object.entries(query ?? {})) {
-      if (Array.isArray(v)) throw new ServiceError(400, 'invalid_request', `${name} is given more than once in the query; give it once.`, [{ field: name, message: 'is given more than once' }]);
+      if (Array.isArray(v) && (name === 'workspace' || queryNames(request.routeOptions.schema?.querystring).has(name))) throw new ServiceError(400, 'invalid_request', `${name} is given more than once in the query; give it once.`, [{ field: name, message: 'is given more than once' }]);
     }
     for (const name of integerQueryNames(request.routeOptions.schema?.querystring)) {
       const v = query?.[name];
