@@ -28,13 +28,19 @@ await h.app.ready();
 const started = Date.now();
 const seen = new Map<string, number>();
 let done = 0;
+const byGroupStatus = new Map<string, number>();
+const slowest: { ms: number; line: string }[] = [];
 const result = await runFuzz(h, {
   seed,
   cases,
   ...(only ? { only } : {}),
   ...(skip ? { skip } : {}),
   ...(replay ? { replay } : {}),
-  onCase: () => {
+  onCase: (c, res, ms) => {
+    slowest.push({ ms, line: `${Math.round(ms)} ms case ${c.index} [${c.mutations.join(' + ')}] ${c.op.group} → ${res.statusCode}` });
+    slowest.sort((a, b) => b.ms - a.ms).splice(8);
+    const key = `${res.statusCode} ${c.op.group}`;
+    byGroupStatus.set(key, (byGroupStatus.get(key) ?? 0) + 1);
     if (++done % 250 === 0) console.error(`… ${done} cases, ${Math.round((Date.now() - started) / 1000)} s`);
   },
   onFailure: (f: FuzzFailure) => {
@@ -56,4 +62,8 @@ console.log(`\n${backend}: seed ${seed}, ${result.cases} cases over ${result.byO
 for (const [k, n] of kinds) console.log(`  ${k}: ${n}`);
 console.log(`answers by status: ${[...result.byStatus].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}×${n}`).join(' ')}`);
 console.log(`distinct (kind, operation, mutation): ${seen.size}`);
+console.log('slowest cases:');
+for (const s of slowest) console.log(`  ${s.line.slice(0, 300)}`);
+// where the answers went: an operation answered 404 or 401 throughout was barely tested
+if (process.argv.includes('--by-operation')) for (const [k, n] of [...byGroupStatus].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(`  ${n}\t${k}`);
 process.exit(result.failures.length ? 1 : 0);

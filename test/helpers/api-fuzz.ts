@@ -404,7 +404,32 @@ const oddFilters: [string, () => unknown][] = [
   ['$type', () => ({ price: { $type: 'string' } })],
 ];
 
+/** Times a date parser may take and a date type may not hold, or that are no time at all. */
+const oddDates = ['2026-02-30T25:61:00Z', '0000-00-00T00:00:00Z', '+275760-09-13T00:00:00.001Z', '-271821-04-20T00:00:00Z', '9999-12-31T23:59:60Z', '1970-01-01T00:00:00+99:99', '2026-12-05', '2026-12-05T20:15:00', 'yesterday', '1e308', '2026-12-05T20:15:00.123456789Z', '１９７０-01-01T00:00:00Z'];
+
 const headerMutations: Record<string, Mutation> = {
+  oddDate(rng, d) {
+    const dated = (v: unknown, p: Path) => (typeof v === 'string' && /^\d{4}-\d\d-\d\d/.test(v)) || /^(seen|up_to|after|since|date|time|started|ended)$/.test(String(p[p.length - 1]));
+    const p = bodyPath(rng, d.body, dated);
+    const v = pick(rng, oddDates);
+    if (p) {
+      d.body = setAt(d.body, p, v);
+      d.fields.push(nameOf(p));
+      return `${nameOf(p)} = ${v}`;
+    }
+    const q = pick(rng, ['up_to', 'after', 'expires']);
+    d.query[q] = v;
+    return `query ${q}=${v}`;
+  },
+  imageFieldType(rng, d) {
+    const p = bodyPath(rng, d.body, (v) => !!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).some((k) => imageKeys.has(k)));
+    if (!p) return undefined;
+    const key = pick(rng, ['_url', '_file', '_base64', '_objects', '_width', '_height', '_descriptor', '_tags', 'tags', '_tags_simple', 'product_id', '_dominant_colors']);
+    const value = pick<unknown>(rng, [5, true, { a: 1 }, ['x'], null, -1, 1.5, 'x'.repeat(9000), '', [[]], { luv_colors: [[1, 2]], percentages: [200] }]);
+    (getAt(d.body, p) as Record<string, unknown>)[key] = value;
+    d.fields.push(nameOf([...p, key]));
+    return `${nameOf([...p, key])} = ${JSON.stringify(value).slice(0, 30)}`;
+  },
   oddFilter(rng, d) {
     const p = bodyPath(rng, d.body, (_v, p) => p[p.length - 1] === 'filter');
     const [name, make] = pick(rng, oddFilters);
@@ -462,6 +487,28 @@ const headerMutations: Record<string, Mutation> = {
     d.headers['content-type'] = pick(rng, ['application/json', 'text/plain']);
     return `a body on ${op.method}`;
   },
+  oddHeader(rng, d) {
+    const [name, value] = pick<[string, string]>(rng, [
+      ['host', ''],
+      ['host', 'a b'],
+      ['host', `${'x'.repeat(300)}.example`],
+      ['host', '[::1'],
+      ['accept-encoding', 'br;q=NaN, gzip;q=-1, *;q=0'],
+      ['accept-encoding', 'x'.repeat(4000)],
+      ['accept', 'text/html'],
+      ['accept', 'application/xml;q=1, */*;q=0'],
+      ['expect', '100-continue'],
+      ['expect', 'teapot'],
+      ['content-encoding', 'gzip'],
+      ['x-request-id', 'x'.repeat(2000)],
+      ['x-request-id', '../../etc'],
+      ['origin', 'https://evil.example'],
+      ['if-none-match', '*'],
+      ['range', 'bytes=0-0,-1'],
+    ]);
+    d.headers[name] = value;
+    return `${name}: ${JSON.stringify(value.slice(0, 30))}`;
+  },
   noAuth(rng, d) {
     const v = pick(rng, ['', 'Token ', 'Token lp_wrong', 'Bearer x', `Token ${'x'.repeat(5000)}`, 'Token \u00e9']);
     if (v === '') delete d.headers.authorization;
@@ -483,6 +530,8 @@ const weights: [string, number, 'body' | 'any'][] = [
   ['badImage', 4, 'body'],
   ['badUrlField', 1, 'body'],
   ['oddFilter', 2, 'any'],
+  ['oddDate', 1.5, 'any'],
+  ['imageFieldType', 2, 'body'],
   ['wrongContentType', 1, 'body'],
   ['emptyBody', 1, 'body'],
   ['notJson', 1, 'body'],
@@ -492,6 +541,7 @@ const weights: [string, number, 'body' | 'any'][] = [
   ['badQuery', 3, 'any'],
   ['bodyOnGet', 1, 'any'],
   ['noAuth', 0.5, 'any'],
+  ['oddHeader', 1, 'any'],
 ];
 
 function drawMutation(rng: () => number, hasBody: boolean): string {
@@ -614,7 +664,8 @@ export function judge(c: FuzzCase, res: LightMyRequestResponse): { kind: string;
     if (typeof body.detail !== 'string' || !body.detail) out.push({ kind: 'error-shape', note: 'no detail' });
     if (!code || !/^[a-z][a-z0-9_]*$/.test(code)) out.push({ kind: 'error-shape', note: `code ${JSON.stringify(body.code)}` });
     // a 400 for a field this case broke names it (or its record, or a field around it), in detail or errors
-    if (status === 400 && code === 'invalid_request' && c.fields.length && c.fields.length === c.mutations.length) {
+    // (a body JSON cannot read names no field: invalid_json says where in the text it stopped)
+    if (status === 400 && code && code !== 'invalid_json' && c.fields.length && c.fields.length === c.mutations.length) {
       const said = `${String(body.detail)} ${(body.errors ?? []).map((e) => `${String(e.field)} ${String(e.message)}`).join(' ')}`;
       const named = c.fields.some((f) => {
         const parts = f.split(/[.[\]]+/).filter((p) => p && !/^\d+$/.test(p));
@@ -650,6 +701,20 @@ export const describeRequest = (r: FuzzRequest): string => {
   return `${r.method} ${r.url.length > 300 ? `${r.url.slice(0, 250)}…(${r.url.length})` : r.url}${headers ? ` [${headers}]` : ''}${shown ? ` ${shown}` : ''}`;
 };
 
+const pathOf = (url: string) => new URL(url, 'http://localhost').pathname + new URL(url, 'http://localhost').search;
+
+/** A session as the examples make one, with the example's row and its image. */
+async function freshSession(h: Harness, ops: FuzzOp[]): Promise<{ sessionId: string; identificationId: string; mediaUrl?: string }> {
+  const exampleOf = (method: string, route: string) => ops.find((o) => o.method === method && o.route === route)?.example;
+  const session = await h.request('POST', '/cardstream/v2/session/', { body: exampleOf('POST', '/cardstream/v2/session/') });
+  const sessionId = session.json().id as string;
+  await h.request('POST', `/cardstream/v2/session/${sessionId}/identifications/`, { body: exampleOf('POST', '/cardstream/v2/session/{session_id}/identifications/') });
+  const image = await h.request('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: exampleOf('POST', '/cardstream/v2/session/{session_id}/images/') });
+  const rows = (await h.request('GET', `/cardstream/v2/identification/?session=${sessionId}&event_id=e1`)).json().results as { id: string; image?: string }[];
+  const mediaUrl = rows[0]?.image ?? (image.json() as { image?: string }).image;
+  return { sessionId, identificationId: rows[0]?.id ?? 'none', ...(mediaUrl ? { mediaUrl } : {}) };
+}
+
 /** The fixtures cases name: made through the API where the API makes them. */
 export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzContext> {
   const exampleOf = (method: string, route: string) => ops.find((o) => o.method === method && o.route === route)?.example;
@@ -657,12 +722,7 @@ export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzCon
   await h.app.loupe.accounts.addCredits(h.account.account, 10_000_000);
   const collections = new Map<CollectionType, string>();
   for (const type of collectionTypes) collections.set(type, (await h.app.loupe.collections.create({ accountId: h.account.account, type, name: `fuzz ${type}` })).id);
-  const session = await h.request('POST', '/cardstream/v2/session/', { body: exampleOf('POST', '/cardstream/v2/session/') });
-  const sessionId = session.json().id as string;
-  await h.request('POST', `/cardstream/v2/session/${sessionId}/identifications/`, { body: exampleOf('POST', '/cardstream/v2/session/{session_id}/identifications/') });
-  const image = await h.request('POST', `/cardstream/v2/session/${sessionId}/images/`, { body: exampleOf('POST', '/cardstream/v2/session/{session_id}/images/') });
-  const rows = (await h.request('GET', `/cardstream/v2/identification/?session=${sessionId}&event_id=e1`)).json().results as { id: string; image?: string }[];
-  const mediaUrl = rows[0]?.image ?? (image.json() as { image?: string }).image;
+  const { sessionId, identificationId, mediaUrl } = await freshSession(h, ops);
   const submitted = await h.request('POST', '/account/v2/request', { body: exampleOf('POST', '/account/v2/request') });
   // one record in each collection, so get / update / search by `_id` find something
   for (const type of ['photo', 'product', 'custom'] as CollectionType[]) {
@@ -672,9 +732,9 @@ export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzCon
   return {
     token: h.account.token,
     sessionId,
-    identificationId: rows[0]?.id ?? 'none',
+    identificationId,
     requestId: (submitted.json() as { id?: string }).id ?? 'none',
-    ...(mediaUrl ? { mediaPath: new URL(mediaUrl, 'http://localhost').pathname + new URL(mediaUrl, 'http://localhost').search } : {}),
+    ...(mediaUrl ? { mediaPath: pathOf(mediaUrl) } : {}),
     collections,
   };
 }
@@ -774,6 +834,11 @@ export async function runFuzz(h: Harness, opts: FuzzOptions): Promise<FuzzResult
       if (before !== undefined && res.statusCode >= 400) {
         const after = await stateOf(h, c, ctx);
         if (after !== before) fail({ kind: 'refused-but-changed', case: c, status: res.statusCode, answer, note: `before: ${before.slice(0, 300)} | after: ${after?.slice(0, 300)}` });
+      }
+      // a case that deleted the session or its row (or closed the session) would leave every later card-session case a 404 or 409
+      if (res.statusCode < 300 && /^\/cardstream\/v2\/(session\/\{session_id\}\/(close\/)?|identification\/\{id\}\/)$/.test(c.op.route) && c.request.method !== 'GET' && c.request.method !== 'PATCH') {
+        const fresh = await freshSession(h, all);
+        Object.assign(ctx, { sessionId: fresh.sessionId, identificationId: fresh.identificationId }, fresh.mediaUrl ? { mediaPath: pathOf(fresh.mediaUrl) } : {});
       }
       if (ms > 15_000) fail({ kind: 'slow', case: c, status: res.statusCode, answer, note: `${Math.round(ms)} ms` });
       const health = await h.app.inject({ method: 'GET', url: '/health' });
