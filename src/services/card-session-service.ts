@@ -1063,7 +1063,8 @@ export class CardSessionService {
     try {
       prepared = await prepareCardImage(await decodeBase64ImageInSteps(image, this.limits.imageBytes), this.limits);
     } catch (err) {
-      if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message);
+      // naming the body's field, as every other field's 400 does (h315: a PDF sent as `image` had no `errors`)
+      if (err instanceof ImageLoadError) throw new ServiceError(err.status, err.code, err.message, [{ field: 'image', message: err.reason }]);
       throw err;
     }
     // The image the row shows already, sent again (a retry, or a second phone): its links stay as

@@ -356,6 +356,8 @@ describe.each(backends)('card images (%s)', (backend) => {
       expect(res.statusCode, res.body).toBe(status);
       expect(res.json().code).toBe(code);
       expect(res.json().detail).toMatch(/^Error Loading Image: /);
+      // the body's one image field named, as every other field's 400 names its field (h315: no errors at all)
+      expect(res.json().errors).toEqual([{ field: 'image', message: res.json().detail.replace(/^Error Loading Image: /, '') }]);
       expect(await filesUnder(mediaDir)).toEqual(before);
       expect((await h.request('GET', cs(`identification/?session=${sid}`))).json().results[0].image).toBeNull();
     });
