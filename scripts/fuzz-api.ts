@@ -1,6 +1,6 @@
 /**
  * The API fuzzer run long: `npx tsx scripts/fuzz-api.ts --seed 1 --cases 5000 [--only PATH-PREFIX] [--skip PATH-PREFIX]
- * [--replay 12,40] [--tiny-clip]`. SQLite by default, PostgreSQL when DATABASE_URL is set (a scratch database of its own,
+ * [--replay 12,40] [--tiny-clip] [--no-catalog] [--by-operation]`. SQLite by default, PostgreSQL when DATABASE_URL is set (a scratch database of its own,
  * dropped at the end). Each failure is printed as the request that replays it (`--replay N` sends case N alone, the same
  * request whatever ran before it). The oracle and the mutations are test/helpers/api-fuzz.ts; the bounded run in CI is
  * test/http/api-fuzz.test.ts.
@@ -36,6 +36,8 @@ const result = await runFuzz(h, {
   ...(only ? { only } : {}),
   ...(skip ? { skip } : {}),
   ...(replay ? { replay } : {}),
+  // recognition past its 503 no_catalog, unless asked not to
+  catalog: !process.argv.includes('--no-catalog'),
   onCase: (c, res, ms) => {
     slowest.push({ ms, line: `${Math.round(ms)} ms case ${c.index} [${c.mutations.join(' + ')}] ${c.op.group} → ${res.statusCode}` });
     slowest.sort((a, b) => b.ms - a.ms).splice(8);

@@ -1,7 +1,10 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { checkAnswerContract } from './answer-contract.ts';
 import type { Harness } from './harness.ts';
+import type { Services } from '../../src/services/container.ts';
 import { collectionTypes, type CollectionType } from '../../src/store/collection-store.ts';
 import { basesOf } from '../../src/services/collection-service.ts';
 
@@ -716,7 +719,7 @@ async function freshSession(h: Harness, ops: FuzzOp[]): Promise<{ sessionId: str
 }
 
 /** The fixtures cases name: made through the API where the API makes them. */
-export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzContext> {
+export async function prepareContext(h: Harness, ops: FuzzOp[], opts: { catalog?: boolean } = {}): Promise<FuzzContext> {
   const exampleOf = (method: string, route: string) => ops.find((o) => o.method === method && o.route === route)?.example;
   // every case may be charged: an account that ran dry would answer 402 to everything after, and test nothing
   await h.app.loupe.accounts.addCredits(h.account.account, 10_000_000);
@@ -724,6 +727,14 @@ export async function prepareContext(h: Harness, ops: FuzzOp[]): Promise<FuzzCon
   for (const type of collectionTypes) collections.set(type, (await h.app.loupe.collections.create({ accountId: h.account.account, type, name: `fuzz ${type}` })).id);
   const { sessionId, identificationId, mediaUrl } = await freshSession(h, ops);
   const submitted = await h.request('POST', '/account/v2/request', { body: exampleOf('POST', '/account/v2/request') });
+  // a made-up trading-card catalog of one set, so recognition gets past its 503 no_catalog to the records (h315: a run's
+  // 150-odd 503s were all of it)
+  if (opts.catalog) {
+    const files = { cards: path.join(h.dataDir, 'fuzz-cards.json'), sets: path.join(h.dataDir, 'fuzz-sets.json') };
+    await fs.writeFile(files.sets, JSON.stringify([{ id: 'fz1', name: 'Fuzz Set', series: 'Testing', printedTotal: 102, total: 102, releaseDate: '1999/01/09', ptcgoCode: 'FZ' }]));
+    await fs.writeFile(files.cards, JSON.stringify([{ id: 'fz1-4', name: 'Charizard', number: '4', set: 'fz1', supertype: 'Pokémon', rarity: 'Rare Holo', subtypes: ['Stage 2'], hp: '120', types: ['Fire'] }]));
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'pokemon', catalog: 'pokemon', files });
+  }
   // one record in each collection, so get / update / search by `_id` find something
   for (const type of ['photo', 'product', 'custom'] as CollectionType[]) {
     const route = `${basesOf(type)[0]}/insert`;
@@ -780,6 +791,8 @@ export interface FuzzOptions {
   replay?: number[];
   onCase?: (c: FuzzCase, res: LightMyRequestResponse, ms: number) => void;
   onFailure?: (f: FuzzFailure) => void;
+  /** Import a made-up one-card catalog first, so recognition answers records rather than 503 no_catalog. */
+  catalog?: boolean;
 }
 
 export interface FuzzResult {
@@ -795,7 +808,7 @@ export async function runFuzz(h: Harness, opts: FuzzOptions): Promise<FuzzResult
   const all = operationsOf(doc);
   const ops = all.filter((o) => (!opts.only?.length || opts.only.some((p) => o.route.startsWith(p))) && !opts.skip?.some((p) => o.route.startsWith(p)));
   if (!ops.length) throw new Error('no operation matches');
-  const ctx = await prepareContext(h, all);
+  const ctx = await prepareContext(h, all, { catalog: opts.catalog ?? false });
   const failures: FuzzFailure[] = [];
   const byOperation = new Map<string, number>();
   const byStatus = new Map<number, number>();
