@@ -4,6 +4,7 @@ import { MediaStore } from '../../src/media/media-store.ts';
 import { makeCard, makeScene, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 const base = '/account/v2/request';
 type Rec = Record<string, unknown> & { _status: { code: number; text: string } };
@@ -24,6 +25,8 @@ describe.each(backends)('card grader (%s)', (backend) => {
     // them, so this block measures with the classical outline search. Real photos: below.
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', cardLocator: 'classical' }, queue: { workers: 2, pollMs: 200, storageRetryMs: 1000 } });
     await h.app.ready();
+    // the same drawn cards and photos are measured again by other endpoints and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
   });
   afterAll(() => h?.close());
 
@@ -495,6 +498,8 @@ describe.each(backends)('card grader on real photos, with the card detector (%s)
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '' }, queue: { workers: 2, pollMs: 200 } });
     await h.app.ready();
+    // the same photos are graded again by other endpoints and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
   });
   afterAll(() => h?.close());
 

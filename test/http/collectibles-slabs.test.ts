@@ -8,6 +8,7 @@ import type { Services } from '../../src/services/container.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
 import { renderSlab, type SlabTruth } from '../helpers/slab-labels.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 /**
  * `/collectibles/v2/slab_id`, `/slab_grade` and the identification endpoints' slab options, on the
@@ -56,6 +57,8 @@ describe.each(backends)('graded slabs (%s)', (backend) => {
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' }, queue: { workers: 1, pollMs: 200 } });
     await h.app.ready();
+    // the same slabs are read again with other options and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
     dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'loupe-slab-'));
   });
   afterAll(async () => {

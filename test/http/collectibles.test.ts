@@ -11,6 +11,7 @@ import { tieNotes, wholeReadIsNoCard } from '../../src/services/recognition/reco
 import { makeCard, standardCard } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64, photosDir } from '../helpers/photos.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 /**
  * `/collectibles/v2/tcg_id` on real photos (test/fixtures/photos/cards): a French card whose
@@ -47,6 +48,8 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' }, queue: { workers: 1, pollMs: 200 } });
     await h.app.ready();
+    // the same photos are read again with other hints and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-tcg-'));
   });
   /** Made-up cards of one made-up set, added to the `pokemon` catalog. */

@@ -7,6 +7,7 @@ import { caltechPhotos, photoBase64, photoBytes } from '../helpers/photos.ts';
 import { crashMarker } from '../../src/vision/engine/vision-tasks.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
 import type { Store } from '../../src/store/database.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
 
@@ -45,6 +46,9 @@ describe.each(backends)('collections API (%s)', (backend) => {
 
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 2, maxQueue: 64, taskTimeoutMs: 60_000, warm: [], embedder: '', testHooks: true } });
+    // the same photos are stored and searched again in many tests and for the second backend (test/helpers/vision-memo.ts);
+    // a worker's crash is never remembered
+    rememberVision(h);
   }, 60_000);
   afterAll(() => h?.close());
 

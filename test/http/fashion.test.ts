@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/database.ts';
 import { CollectionStore } from '../../src/store/collection-store.ts';
 import { VisualSearchService } from '../../src/services/visual-search/visual-search-service.ts';
 import { ServiceError } from '../../src/services/errors.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 const group = photoBase64('faces/bbt1.jpg');
 const watch = photoBase64('caltech101/watch/image_0001.jpg');
@@ -27,6 +28,8 @@ describe.each(backends)('fashion collections (%s)', (backend) => {
   let shop: Owned;
   beforeAll(async () => {
     h = await startHarness(backend, { urlAllowList: ['127.0.0.1'] });
+    // the same photos are stored and searched again in many tests and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
     const { account, token } = await h.newAccount(1000);
     shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'fashion', name: 'shop' })).id, account, token };
     const res = await call(`${base}/insert`, {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import sharp from 'sharp';
 import { photoBase64 } from '../helpers/photos.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 // A canteen: chairs, a table, tableware; the only real photo here with furniture CenterNet finds.
 const canteen = photoBase64('faces/bbt2.jpg');
@@ -24,6 +25,8 @@ describe.each(backends)('home-decor collections (%s)', (backend) => {
   beforeAll(async () => {
     // the server's default views of objects: the framed one finds what fills the frame
     h = await startHarness(backend, { seen: ['objects', 'framed', 'colors'] });
+    // the same photos are stored and searched again and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
     const { account, token } = await h.newAccount(1000);
     shop = { id: (await h.app.loupe.collections.create({ accountId: account, type: 'homedecor', name: 'decor' })).id, account, token };
     const res = await call(`${base}/insert`, {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basesOf } from '../../src/services/collection-service.ts';
 import { collectionTypes, type CollectionType } from '../../src/store/collection-store.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 type Op = { requestBody?: { content?: Record<string, { example?: unknown }> }; parameters?: { in: string; name: string }[] };
 
@@ -21,6 +22,8 @@ describe.each(backends)('request examples of the OpenAPI document (%s)', (backen
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
     await h.app.ready();
+    // the examples send the same few images to every image endpoint, on both backends (test/helpers/vision-memo.ts)
+    rememberVision(h);
   });
   afterAll(() => h?.close());
 

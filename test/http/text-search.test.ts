@@ -12,6 +12,7 @@ import { colorPalette } from '../../src/vision/models/color-palette.ts';
 import { srgbToLuv } from '../../src/vision/models/dominant-colors.ts';
 import { colorWordShare } from '../../src/services/text-search/color-match.ts';
 import type { ColorName } from '../../src/text-search/lexicon/concepts.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 const img = (cls: string, n: number) => photoBase64(`caltech101/${cls}/image_${String(n).padStart(4, '0')}.jpg`);
 
@@ -55,6 +56,8 @@ describe.each(backends)('text search API (%s)', (backend) => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     h = await startHarness(backend, { seen: ['objects', 'faces', 'colors'], urlAllowList: ['127.0.0.1'] });
+    // the same photos are stored again in many tests and for the second backend (test/helpers/vision-memo.ts)
+    rememberVision(h);
     photos = await newCollection();
     const records = [
       { _id: 'plane-1', _base64: img('airplanes', 1), price: 99 },
@@ -658,6 +661,7 @@ describe.each(backends)('text search API (%s)', (backend) => {
   it('pages colour words alone without skipping or repeating a record, and ranks a record naming the colour in its own words by them', async () => {
     // A harness that sees colours only: 131 records, each a page of its own in insert cost.
     const hc = await startHarness(backend, { seen: ['colors'] });
+    rememberVision(hc);
     try {
       const { account, token } = await hc.newAccount(1000);
       const c = { id: (await hc.app.loupe.collections.create({ accountId: account, type: 'photo', name: 'blues' })).id, token };

@@ -7,6 +7,7 @@ import { busyMarker, crashMarker } from '../../src/vision/engine/vision-tasks.ts
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { pngBomb } from '../helpers/images.ts';
 import { photoBase64, photoBytes } from '../helpers/photos.ts';
+import { readFreshInThisTest, rememberVision } from '../helpers/vision-memo.ts';
 
 const b64 = photoBase64;
 
@@ -17,6 +18,9 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 2, maxQueue: 24, taskTimeoutMs: 30_000, warm: [], embedder: '', testHooks: true } });
+    // the PostgreSQL harness sends the same photos through the same models (test/helpers/vision-memo.ts); the tests of
+    // the workers themselves read afresh
+    rememberVision(h);
   });
   afterAll(() => h?.close());
 
@@ -218,6 +222,7 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
   });
 
   it('a worker that dies fails only its own record, with a clear status; the next request is served', async () => {
+    readFreshInThisTest();
     const crashing = Buffer.concat([photoBytes('faces/happy.jpg'), Buffer.from(crashMarker)]).toString('base64');
     const res = await h.request('POST', '/identity/v2/face', { body: { records: [{ _id: 'ok', _base64: b64('faces/happy.jpg') }, { _id: 'crash', _base64: crashing }] } });
     const body = res.json() as { status: { code: number }; records: Rec[] };
@@ -231,6 +236,7 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
   }, 60_000);
 
   it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
+    readFreshInThisTest();
     const rec = { _base64: b64('faces/linzaer_9.jpg') };
     // A request holds its room until its last record is done: each load request ends with a record
     // that holds a worker for seconds, so the queue is still full when the refused request comes, on
