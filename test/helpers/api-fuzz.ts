@@ -7,6 +7,7 @@ import type { Harness } from './harness.ts';
 import type { Services } from '../../src/services/container.ts';
 import { collectionTypes, type CollectionType } from '../../src/store/collection-store.ts';
 import { basesOf } from '../../src/services/collection-service.ts';
+import { seededRandom } from '../../src/util/seeded-random.ts';
 
 /**
  * A seeded fuzzer over every operation of the server's own OpenAPI document (the three spec documents' endpoints): each
@@ -67,20 +68,8 @@ export interface FuzzContext {
   collections: Map<CollectionType, string>;
 }
 
-/** mulberry32: small, fast and the same on every machine. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Case `index` of `seed` draws from its own stream, so it is the same request however many cases ran before it. */
-export const caseRng = (seed: number, index: number) => prng(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35));
+export const caseRng = (seed: number, index: number) => seededRandom(Math.imul(seed ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(index + 1, 0xc2b2ae35));
 
 const pick = <T>(rng: () => number, list: readonly T[]): T => list[Math.floor(rng() * list.length)]!;
 
