@@ -199,14 +199,22 @@ export const sportKey = (s: string) => SPORT_NAMES[letters(s)] ?? letters(s);
  * Whether a sport card's front shows one of `cards`' players, his name a line of its own, with that card's team on
  * another line: what a base front prints where it prints no number (Topps prints it on the back). A tight scan of one,
  * read whole, showed nothing only cards print and was "no card" though the player and his team were read (h316).
- * The team by its last word (`Yankees` of `New York Yankees®`, `Sox`), as fronts print the nickname.
+ * The team by its last word (`Yankees` of `New York Yankees®`, `Sox`), as fronts print the nickname; digits and a
+ * hyphen are part of it (`49ers`, `76ers`, `Saint-Germain`: read as `ers`, neither a 49ers' nor a Sixers' front was
+ * a card), and a club's `FC` / `CF` / `AFC` is passed over for the word before it (`Liverpool FC`: `fc` was too short
+ * to be taken, and no team was ever seen).
  */
 export function showsPlayerAndTeam(lines: readonly string[], cards: readonly { name: string; fields: Record<string, unknown> }[]): boolean {
-  const read = lines.map((l) => ({ whole: letters(l), words: new Set(l.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/[^a-z]+/)) }));
+  const read = lines.map((l) => {
+    const plain = l.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    // words cut at any sign (`CUBS·PITCHER`) and words as spaced (`49ERS`, `SAINT-GERMAIN`)
+    return { whole: letters(l), words: new Set([...plain.split(/[^a-z0-9]+/), ...plain.split(/\s+/).map(letters)]) };
+  });
   const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const nickname = (team: string) => team.replace(/[®™]/g, '').trim().split(/\s+/).map(letters).filter((w) => w.length >= 3 && w !== 'afc').pop();
   return cards.some((card) => {
     const players = strings(card.fields.players);
-    const nicknames = strings(card.fields.teams).map((t) => letters(t.replace(/[®™]/g, '').trim().split(/\s+/).pop() ?? '')).filter((n) => n.length >= 3);
+    const nicknames = strings(card.fields.teams).flatMap((t) => nickname(t) ?? []);
     return (players.length ? players : [card.name]).some((player) => {
       const at = read.findIndex((l) => l.whole.length >= 5 && l.whole === letters(player));
       return at >= 0 && read.some((l, i) => i !== at && nicknames.some((n) => l.words.has(n)));

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { showsPlayerAndTeam } from './recognition-families.ts';
+
+const card = (players: string[], teams: string[]) => ({ name: players.join(' / '), fields: { players, teams } });
+
+describe('showsPlayerAndTeam (a sport front read whole, h316)', () => {
+  it('takes the player on a line of his own and his team by its last word on another', () => {
+    expect(showsPlayerAndTeam(['MARCUS STROMAN', 'CUBS · PITCHER'], [card(['Marcus Stroman'], ['Chicago Cubs'])])).toBe(true);
+    expect(showsPlayerAndTeam(['MARCUS STROMAN', 'PITCHER'], [card(['Marcus Stroman'], ['Chicago Cubs'])])).toBe(false);
+    // the team on the player's own line is not another line
+    expect(showsPlayerAndTeam(['MARCUS STROMAN CUBS'], [card(['Marcus Stroman'], ['Chicago Cubs'])])).toBe(false);
+  });
+
+  it('reads a nickname with digits or a hyphen whole, and a club by the word before its FC', () => {
+    // `49ERS` was read as the word `ers`, never the checklist's `49ers`: no 49ers' or Sixers' front was a card
+    expect(showsPlayerAndTeam(['BROCK PURDY', 'SAN FRANCISCO 49ERS'], [card(['Brock Purdy'], ['San Francisco 49ers'])])).toBe(true);
+    expect(showsPlayerAndTeam(['JOEL EMBIID', '76ERS'], [card(['Joel Embiid'], ['Philadelphia 76ers'])])).toBe(true);
+    expect(showsPlayerAndTeam(['KYLIAN MBAPPE', 'PARIS SAINT-GERMAIN'], [card(['Kylian Mbappé'], ['Paris Saint-Germain'])])).toBe(true);
+    // `FC` is too short to be a team's word: the club's name before it is
+    expect(showsPlayerAndTeam(['MOHAMED SALAH', 'LIVERPOOL'], [card(['Mohamed Salah'], ['Liverpool FC'])])).toBe(true);
+    expect(showsPlayerAndTeam(['LIONEL MESSI', 'INTER MIAMI'], [card(['Lionel Messi'], ['Inter Miami CF'])])).toBe(true);
+    // and a word that merely holds the nickname is not it
+    expect(showsPlayerAndTeam(['BROCK PURDY', 'ERS'], [card(['Brock Purdy'], ['San Francisco 49ers'])])).toBe(false);
+  });
+});
