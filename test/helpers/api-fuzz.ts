@@ -622,8 +622,12 @@ export function makeCase(seed: number, index: number, ops: FuzzOp[], ctx: FuzzCo
 
 // ---------------------------------------------------------------- oracle
 
-/** 5xx answers that say something true about the machine, not a fault: no catalog imported, the vision queue full or slow. */
-const fineServerCodes = new Set(['no_catalog', 'busy', 'vision_timeout', 'vision_failed']);
+/**
+ * 5xx answers that say something true about the machine, not a fault: no catalog imported, the vision queue full or slow.
+ * Not `vision_failed` (500): docs/api-decisions.md calls it the server's fault, a query image whose processing failed,
+ * which is what a broken image sent on purpose must never cause (it was let through, as the README's list never said).
+ */
+const fineServerCodes = new Set(['no_catalog', 'busy', 'vision_timeout']);
 
 type Body = { detail?: unknown; code?: unknown; errors?: { field?: unknown; message?: unknown }[]; status?: { code?: unknown; text?: unknown } | string; [k: string]: unknown };
 

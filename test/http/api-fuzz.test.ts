@@ -53,6 +53,10 @@ describe('API fuzzer, its own parts', () => {
     const c: FuzzCase = { index: 0, op: ops[0]!, mutations: ['records[0]._id as boolean'], fields: ['records[0]._id'], request: { method: 'POST', url: '/x/s1/', headers: {} } };
     const answer = (statusCode: number, body: unknown) => ({ statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) as never;
     expect(judge(c, answer(500, { detail: 'Internal server error', code: 'internal_error' })).map((p) => p.kind)).toEqual(['http-500']);
+    // the machine's own state passes; a model that failed on the input is the server's fault (docs/api-decisions.md)
+    expect(judge(c, answer(503, { detail: 'busy', code: 'busy' }))).toEqual([]);
+    expect(judge(c, answer(504, { detail: 'query_record: took too long', code: 'vision_timeout' }))).toEqual([]);
+    expect(judge(c, answer(500, { detail: 'query_record: the model failed', code: 'vision_failed' })).map((p) => p.kind)).toEqual(['http-500']);
     expect(judge(c, answer(400, { error: 'Bad Request', message: 'x', statusCode: 400 })).map((p) => p.kind)).toEqual(['error-shape', 'error-shape']);
     expect(judge(c, answer(400, { detail: 'k must be at most 100.', code: 'invalid_request', errors: [{ field: 'k', message: 'x' }] })).map((p) => p.kind)).toEqual(['unnamed-field']);
     expect(judge(c, answer(400, { detail: 'records[0]._id must be a string.', code: 'invalid_request' }))).toEqual([]);
