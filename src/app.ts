@@ -65,10 +65,9 @@ const validHost = (host: string | undefined): boolean => {
 };
 
 const integerNames = new WeakMap<object, string[]>();
-/** The query parameters a route's schema types as integers (worked out once per schema). */
 const queryNameSets = new WeakMap<object, Set<string>>();
 
-/** The query parameters a route's schema declares. */
+/** The query parameters a route's schema declares (worked out once per schema). */
 function queryNames(schema: unknown): Set<string> {
   if (!schema || typeof schema !== 'object') return new Set();
   let names = queryNameSets.get(schema);
@@ -76,6 +75,7 @@ function queryNames(schema: unknown): Set<string> {
   return names;
 }
 
+/** The query parameters a route's schema types as integers (worked out once per schema). */
 function integerQueryNames(schema: unknown): string[] {
   if (!schema || typeof schema !== 'object') return [];
   let names = integerNames.get(schema);
