@@ -359,6 +359,14 @@ describe('sport and comic readings (h136, h137)', () => {
     const box = lines([['MARVEL', 0.01, 0.01, 0.03], ['$3.95', 0.05, 0.01, 0.02], ['300', 0.08, 0.01, 0.03], ['MAY', 0.12, 0.01, 0.02], ['UNCANNY X-MEN', 0.03, 0.25, 0.08], ['1993', 0.15, 0.5, 0.02], ['75960', 0.93, 0.05, 0.02]]);
     expect(cornerIssueNumbers(box).map((n) => n.key)).toEqual(['300']);
     expect(cornerIssueNumbers(lines([['12', 0.05, 0.01, 0.02], ['3', 0.08, 0.01, 0.03]])).map((n) => n.key)).toEqual(['12', '3']);
+    // one bare number is the issue where the box's price was read beside it, not where it may be that price, its ¢
+    // lost, the issue unread (h318: `12` named issue #12 the best match)
+    expect(cornerIssueNumbers(lines([['12', 0.05, 0.01, 0.02], ['MAY', 0.12, 0.01, 0.02]]))).toEqual([]);
+    expect(cornerIssueNumbers(lines([['15c', 0.05, 0.01, 0.02], ['117', 0.08, 0.01, 0.03]])).map((n) => n.key)).toEqual(['117']);
+    expect(cornerIssueNumbers(lines([['12¢', 0.05, 0.01, 0.02], ['7', 0.08, 0.01, 0.03]])).map((n) => n.key)).toEqual(['7']);
+    expect(cornerIssueNumbers(lines([['$1.25 US', 0.05, 0.01, 0.02], ['7', 0.08, 0.01, 0.03]])).map((n) => n.key)).toEqual(['7']);
+    // a word that ends in c or p is no price
+    expect(cornerIssueNumbers(lines([['MARVEL COMIC', 0.02, 0.01, 0.02], ['7', 0.08, 0.01, 0.03]]))).toEqual([]);
     const names = comicNames(readCardText(lines([['THE AMAZING SPIDER-MAN', 0.05, 0.1, 0.08], ['MARVEL', 0.02, 0.02, 0.04]])).names);
     expect(names.map((n) => n.norm)).toEqual(['theamazingspiderman', 'amazingspiderman']);
     expect(comicNames(readCardText(lines([['SANDMAN', 0.05, 0.1, 0.08]])).names).map((n) => n.text)).toEqual(['SANDMAN', 'The SANDMAN']);

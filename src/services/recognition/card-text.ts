@@ -594,17 +594,24 @@ export function comicNumbers(numbers: readonly CollectorNumber[], issues: readon
   return [...issues, ...numbers.filter((n) => !cut(n) && !issues.some((i) => i.key === n.key))];
 }
 
+/** A cover's price as its corner box prints it: `$3.95`, `$1.25 US`, `15c`, `12¢`, `30p`, `£1.50`, `2.99`. */
+const CORNER_PRICE = /[$£€]\s?\d{1,3}(?:[.,]\d{2})?|(?<![0-9])\d{1,3}\s?[¢cCpP](?![A-Za-z0-9])|(?<![0-9])\d{1,2}[.,]\d{2}(?![0-9])/;
+
 /**
  * The issue number a cover's corner box prints bare: Marvel's covers from the 1960s to the 1990s (and many since) set
  * the price, the issue (`300`) and the month (`MAY`) on lines of their own in the top corner, with no `#` (h316: an
  * Uncanny X-Men #300 cover read `300` and listed the series' #100–#104). A line of the cover's top fifth holding 1 to 4
  * digits alone, not a year; taken only where no issue was read after `#` or `No.` (a stray digit beside a `#13` would
  * tie another issue with it). Two such lines (a price read without its `¢`, `12`, and the issue, `3`) are both
- * taken, and their issues tie rather than one being guessed.
+ * taken, and their issues tie rather than one being guessed. One such line alone is taken only where the box's price
+ * was read beside it (`$3.95`, `15c`): else it may be that price, its `¢` lost, and the issue not read (h318: a cover
+ * reading `12` and its title named #12 the best match, `OK`, where reading no number named none).
  */
 export function cornerIssueNumbers(lines: readonly CardTextLine[]): CollectorNumber[] {
-  return lines
-    .filter((l) => l.box.y0 < 0.2 && /^[0-9]{1,4}$/.test(l.text.trim()) && !/^(?:19|20)[0-9]{2}$/.test(l.text.trim()) && Number(l.text.trim()) > 0)
+  const top = lines.filter((l) => l.box.y0 < 0.2);
+  const bare = top.filter((l) => /^[0-9]{1,4}$/.test(l.text.trim()) && !/^(?:19|20)[0-9]{2}$/.test(l.text.trim()) && Number(l.text.trim()) > 0);
+  if (bare.length === 1 && !top.some((l) => CORNER_PRICE.test(l.text))) return [];
+  return bare
     .map((l) => {
       const n = l.text.trim();
       return { number: n, total: null, key: numberKey(n), raw: n, prob: l.prob, form: 'lone' as const };
