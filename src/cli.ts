@@ -484,7 +484,7 @@ export function progressLines(label: string, io: Pick<CliIo, 'err'>, stop?: Stop
       p.phase === 'read'
         ? // the bytes are read ahead of the parser: a first line said "9 % (0 records)", as if stuck (h252)
           `reading ${p.file}: ${p.size > 0 ? Math.floor((100 * p.bytes) / p.size) : 100} %${p.records > 0 ? ` (${count(p.records)} record${p.records === 1 ? '' : 's'})` : ''}`
-        : `writing: ${count(p.written)} of ${count(p.total)} rows`;
+        : `writing: ${count(p.written)} of ${count(p.total)} row${p.total === 1 ? '' : 's'}`;
     // the last batch's line and the end's are one and the same: said once
     if (line === printed) return;
     printed = line;

@@ -21,6 +21,8 @@ describe('import progress lines', () => {
     // a shop's one-row file (h316: "100 % (1 records)")
     progressLines('prices topps', { err: (t) => lines.push(t) })({ phase: 'read', file: 'sale.csv', bytes: 5, size: 5, records: 1 });
     expect(lines.at(-1)).toBe('loupe: prices topps: reading sale.csv: 100 % (1 record)\n');
+    progressLines('prices topps', { err: (t) => lines.push(t) })({ phase: 'write', written: 1, total: 1 });
+    expect(lines.at(-1)).toBe('loupe: prices topps: writing: 1 of 1 row\n');
   });
 });
 
