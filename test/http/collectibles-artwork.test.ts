@@ -9,6 +9,7 @@ import { seededRandom } from '../../src/util/seeded-random.ts';
 import { makeScene } from '../helpers/card-scenes.ts';
 import { backends, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 /**
  * Identification by artwork (docs/recognition.md "Artwork"): made-up cards whose text says
@@ -52,6 +53,9 @@ describe.each(backends)('collectibles recognition by artwork (%s)', (backend) =>
   beforeAll(async () => {
     h = await startHarness(backend, { vision: { threads: 1, maxQueue: 24, taskTimeoutMs: 60_000, warm: [], embedder: '' } });
     await h.app.ready();
+    // the same scans are attached again and again (named by key, by number, by name, replaced and put back) and every
+    // scan and photo read once more for the second backend: test/helpers/vision-memo.ts
+    rememberVision(h);
     services = h.app.loupe as unknown as Services;
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-art-'));
     await fs.mkdir(path.join(dir, 'refs'));

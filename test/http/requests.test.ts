@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/database.ts';
 import { backends, filesUnder, startHarness, type Harness } from '../helpers/harness.ts';
 import { photoBase64 } from '../helpers/photos.ts';
 import { webhookPayloadErrors } from '../helpers/answer-contract.ts';
+import { rememberVision } from '../helpers/vision-memo.ts';
 
 const base = '/account/v2/request';
 type Rec = { _id?: string; _status: { code: number; text: string; request_id: string }; [k: string]: unknown };
@@ -60,6 +61,9 @@ describe.each(backends)('asynchronous requests (%s)', (backend) => {
       webhooks: { retryDelaysMs: [100, 100, 100], timeoutMs: 2000, resendGapMs: 1500 } as never,
     });
     await h.app.ready();
+    // the flows read the same group photo's faces and face crops again (a record twice, the HEIC test's JPEG, the second
+    // backend): test/helpers/vision-memo.ts; the queue's jobs, steps, credits and webhooks still run on every request
+    rememberVision(h);
   });
   /** Flows and the sweeper are the CLI's and the workers' business, not the API's: reach them directly. */
   const services = () => h.app.loupe as unknown as Services;
