@@ -230,6 +230,11 @@ export interface Config {
   pauseBackground: boolean;
   webhooks: WebhookSettings;
   media: MediaLinkSettings;
+  /**
+   * How often a running process reads whether a newer release upgraded its database (README "Upgrades"; 10 s when
+   * unset). Tests only, never an environment variable: the API test of that check waited the whole 10 s, both backends.
+   */
+  schemaCheckMs?: number;
 }
 
 export const defaultPrices: Record<string, number> = {

@@ -163,7 +163,7 @@ export async function openServices(config: Config, options: { longRunning?: bool
   // one rule 4 check (and its per-collection count) for visual and text search
   const products = new ProductRule(filterFailuresAre400(queries));
   const mediaDeletions = new MediaDeletionStore(store.db);
-  const schema = new SchemaWatch(store);
+  const schema = new SchemaWatch(store, config.schemaCheckMs);
   const outdatedRelease = async () => {
     const newer = await schema.outdated();
     return newer.length ? SchemaWatch.message(newer) : undefined;
