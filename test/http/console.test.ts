@@ -98,6 +98,8 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
   let sessionId: string;
   let bigSessionId: string;
   let collectionId: string;
+  /** Tabs opened now have Playwright's clock installed (the tests of a live session's polling, below). */
+  let pollingClock = false;
 
   const shot = async (name: string) => {
     if (!shotsDir) return;
@@ -183,6 +185,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
   /** A tab with the trail's listeners: the first, and a fresh one after a test that failed (below). */
   const openPage = async (): Promise<Page> => {
     const tab = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    // the tests of a live session's polling: the page's clock, running as the real one, moved on to the next poll
+    // (nextPoll below) instead of waiting its 4 s
+    if (pollingClock) await tab.clock.install();
     // under the tests' own limits, so a step that waits in vain fails on its line with the page's trail (below)
     tab.setDefaultTimeout(20_000);
     tab.on('pageerror', (err) => console.error('console page error:', err));
@@ -530,6 +535,12 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
   }, 60_000);
 
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
+  /**
+   * A live session's page reads it again every 4 s (console/src/pages/session.tsx): its clock moved on to that tick now.
+   * A tick that finds the last read still on its way is skipped, as ever, and the next comes 4 s on.
+   */
+  const nextPoll = () => page.clock.fastForward(4_000);
+
   const openFresh = async (hash: string) => {
     await page.evaluate(() => sessionStorage.removeItem('loupe.workspace'));
     await page.goto(`${base}/console${hash}`);
@@ -643,96 +654,126 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await e3()).toMatchObject({ name: 'Name from the console', set_name: 'Set from the phone', note: 'Note from the phone' });
   }, 45_000);
 
-  it('picks up cards uploaded while the page is open (polling a live session)', async () => {
-    // on the session's page with its cards drawn first, whatever the test before left open
-    await openFresh(`#/sessions/${sessionId}`);
-    await page.locator('[data-event-id="e1"]').waitFor(STEP);
-    await expect.poll(() => page.getByTestId('loaded').textContent(), SLOW).toMatch(/^\d+ of \d+ cards/);
-    // what the count line shows from now on: a new card is not "Loading 3 of 4…" first (h219)
-    await page.evaluate(() => {
-      const line = document.querySelector('[data-testid="loaded"]')!;
-      const seen: string[] = [];
-      (window as unknown as { countLine: string[] }).countLine = seen;
-      new MutationObserver(() => seen.push(line.textContent ?? '')).observe(line, { childList: true, subtree: true, characterData: true });
-    });
-    const exportCsv = page.getByRole('button', { name: 'Export CSV' });
-    await exportCsv.focus();
-    const posted = await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e4', name: 'Mewtwo', set_name: 'Base Set', price: 9 }] } });
-    expect(posted.statusCode, posted.body).toBe(200);
-    await page.locator('[data-event-id="e4"]').waitFor({ timeout: 15_000 });
-    // said once, in a few words, not every count the line passed through; Export CSV kept the focus (disabled, it lost it)
-    await expect.poll(() => page.getByTestId('said').textContent(), { timeout: 20_000 }).toMatch(/^1 new card, \d+ in all$/);
-    expect(await page.evaluate(() => (window as unknown as { countLine: string[] }).countLine.filter((t) => t.startsWith('Loading')))).toEqual([]);
-    expect(await exportCsv.getAttribute('aria-disabled')).toBe('false');
-    expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Export CSV');
-  }, 45_000);
+  /**
+   * A live session's page, on a tab of its own whose clock the tests move on to the page's next poll: they waited for
+   * its 4-s ticks in real time (12, 8, 5 and 13 s). The clock is installed on these tabs only: it runs the page's
+   * timers and animation frames on its own loop, which put the other tests' effects a little later (a title read
+   * right after a focus, one run in four under load).
+   */
+  describe("a live session's page, polled on a clock moved on", () => {
+    const swapTab = async (clock: boolean) => {
+      pollingClock = clock;
+      const old = page;
+      page = await signedInTab();
+      old.removeAllListeners();
+      await within(10_000, old.close({ runBeforeUnload: false }).catch(() => undefined));
+    };
+    beforeAll(() => swapTab(true), 60_000);
+    afterAll(() => swapTab(false), 60_000);
 
-  it("shows an image sent after its card, and a card deleted and another sent at its price, while the page is open (h254: neither showed until a new card came)", async () => {
-    await openFresh(`#/sessions/${sessionId}`);
-    await page.locator('[data-event-id="e4"]').waitFor(STEP);
-    expect(await page.locator('[data-event-id="e4"] .no-image').count()).toBe(1);
-    const jpeg = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#c83' } }).jpeg().toBuffer();
-    expect((await h.request('POST', cs(`session/${sessionId}/images/`), { body: { event_id: 'e4', image: jpeg.toString('base64') } })).statusCode).toBe(200);
-    await page.locator('[data-event-id="e4"] img').waitFor({ timeout: 15_000 });
-    // the scanner deletes a misread card and sends the right one at the same price: count and total as they were
-    const e4 = (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e4`))).json().results[0] as { id: string; price: number };
-    expect((await h.request('DELETE', cs(`identification/${e4.id}/`))).statusCode).toBe(204);
-    expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e5', name: 'Mew', price: e4.price }] } })).statusCode).toBe(200);
-    await page.locator('[data-event-id="e5"]').waitFor({ timeout: 15_000 });
-    await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
-  }, 45_000);
+    it('picks up cards uploaded while the page is open (polling a live session)', async () => {
+      // on the session's page with its cards drawn first, whatever the test before left open
+      await openFresh(`#/sessions/${sessionId}`);
+      await page.locator('[data-event-id="e1"]').waitFor(STEP);
+      await expect.poll(() => page.getByTestId('loaded').textContent(), SLOW).toMatch(/^\d+ of \d+ cards/);
+      // what the count line shows from now on: a new card is not "Loading 3 of 4…" first (h219)
+      await page.evaluate(() => {
+        const line = document.querySelector('[data-testid="loaded"]')!;
+        const seen: string[] = [];
+        (window as unknown as { countLine: string[] }).countLine = seen;
+        new MutationObserver(() => seen.push(line.textContent ?? '')).observe(line, { childList: true, subtree: true, characterData: true });
+      });
+      const exportCsv = page.getByRole('button', { name: 'Export CSV' });
+      await exportCsv.focus();
+      const posted = await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e4', name: 'Mewtwo', set_name: 'Base Set', price: 9 }] } });
+      expect(posted.statusCode, posted.body).toBe(200);
+      await nextPoll();
+      await page.locator('[data-event-id="e4"]').waitFor({ timeout: 15_000 });
+      // new cards are said at most every 10 s, on a poll's tick: the page's clock moved on past both
+      await page.clock.fastForward(10_000);
+      // said once, in a few words, not every count the line passed through; Export CSV kept the focus (disabled, it lost it)
+      await expect.poll(() => page.getByTestId('said').textContent(), { timeout: 20_000 }).toMatch(/^1 new card, \d+ in all$/);
+      expect(await page.evaluate(() => (window as unknown as { countLine: string[] }).countLine.filter((t) => t.startsWith('Loading')))).toEqual([]);
+      expect(await exportCsv.getAttribute('aria-disabled')).toBe('false');
+      expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Export CSV');
+    }, 45_000);
 
-  it('closes a session only as this page read it: one renamed elsewhere meanwhile is refused and read again (session versions, h263)', async () => {
-    const sid = await createSession(h, { name: 'Versioned stream', game: 'TCG' });
-    // every read of the session the page makes answers as it was before another device renames it: routed from the
-    // start (CI once failed where a poll already on its way when the route was set read the renamed session)
-    const stale = (await h.request('GET', cs(`session/${sid}/`))).body;
-    await page.route(`**/cardstream/v2/session/${sid}/`, (route) => (route.request().method() === 'GET' ? route.fulfill({ status: 200, contentType: 'application/json', body: stale }) : route.continue()));
-    try {
-      await openFresh(`#/sessions/${sid}`);
-      await page.getByRole('heading', { name: 'Versioned stream' }).waitFor(STEP);
-      expect((await h.request('PATCH', cs(`session/${sid}/`), { body: { name: 'Renamed on the phone' } })).statusCode).toBe(200);
+    it("shows an image sent after its card, and a card deleted and another sent at its price, while the page is open (h254: neither showed until a new card came)", async () => {
+      await openFresh(`#/sessions/${sessionId}`);
+      await page.locator('[data-event-id="e4"]').waitFor(STEP);
+      expect(await page.locator('[data-event-id="e4"] .no-image').count()).toBe(1);
+      const jpeg = await sharp({ create: { width: 320, height: 440, channels: 3, background: '#c83' } }).jpeg().toBuffer();
+      expect((await h.request('POST', cs(`session/${sessionId}/images/`), { body: { event_id: 'e4', image: jpeg.toString('base64') } })).statusCode).toBe(200);
+      await nextPoll();
+      await page.locator('[data-event-id="e4"] img').waitFor({ timeout: 15_000 });
+      // the scanner deletes a misread card and sends the right one at the same price: count and total as they were
+      const e4 = (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e4`))).json().results[0] as { id: string; price: number };
+      expect((await h.request('DELETE', cs(`identification/${e4.id}/`))).statusCode).toBe(204);
+      expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e5', name: 'Mew', price: e4.price }] } })).statusCode).toBe(200);
+      await nextPoll();
+      await page.locator('[data-event-id="e5"]').waitFor({ timeout: 15_000 });
+      await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
+    }, 45_000);
+
+    it('closes a session only as this page read it: one renamed elsewhere meanwhile is refused and read again (session versions, h263)', async () => {
+      const sid = await createSession(h, { name: 'Versioned stream', game: 'TCG' });
+      // every read of the session the page makes answers as it was before another device renames it: routed from the
+      // start (CI once failed where a poll already on its way when the route was set read the renamed session)
+      const stale = (await h.request('GET', cs(`session/${sid}/`))).body;
+      await page.route(`**/cardstream/v2/session/${sid}/`, (route) => (route.request().method() === 'GET' ? route.fulfill({ status: 200, contentType: 'application/json', body: stale }) : route.continue()));
+      try {
+        await openFresh(`#/sessions/${sid}`);
+        await page.getByRole('heading', { name: 'Versioned stream' }).waitFor(STEP);
+        expect((await h.request('PATCH', cs(`session/${sid}/`), { body: { name: 'Renamed on the phone' } })).statusCode).toBe(200);
+        page.once('dialog', (d) => void d.accept());
+        await page.getByRole('button', { name: 'Close session' }).first().click();
+        await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/changed elsewhere since this page read it/);
+        expect((await h.request('GET', cs(`session/${sid}/`))).json().status).toBe('live');
+      } finally {
+        await page.unroute(`**/cardstream/v2/session/${sid}/`);
+      }
+      // read again, the page holds the new version: the close goes through
+      await nextPoll();
+      await page.getByRole('heading', { name: 'Renamed on the phone' }).waitFor(STEP);
+      // the refusal is still said after the refreshes that read the session again (each cleared it before, at once)
+      expect(await page.getByText(/changed elsewhere since this page read it/).count()).toBe(1);
       page.once('dialog', (d) => void d.accept());
       await page.getByRole('button', { name: 'Close session' }).first().click();
-      await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/changed elsewhere since this page read it/);
-      expect((await h.request('GET', cs(`session/${sid}/`))).json().status).toBe('live');
-    } finally {
-      await page.unroute(`**/cardstream/v2/session/${sid}/`);
-    }
-    // read again, the page holds the new version: the close goes through
-    await page.getByRole('heading', { name: 'Renamed on the phone' }).waitFor(STEP);
-    // the refusal is still said after the refreshes that read the session again (each cleared it before, at once)
-    expect(await page.getByText(/changed elsewhere since this page read it/).count()).toBe(1);
-    page.once('dialog', (d) => void d.accept());
-    await page.getByRole('button', { name: 'Close session' }).first().click();
-    await expect.poll(async () => (await h.request('GET', cs(`session/${sid}/`))).json().status, SLOW).toBe('closed');
-    // an action tried again takes the old refusal away
-    await expect.poll(() => page.getByText(/changed elsewhere since this page read it/).count(), SLOW).toBe(0);
-  }, 45_000);
+      await expect.poll(async () => (await h.request('GET', cs(`session/${sid}/`))).json().status, SLOW).toBe('closed');
+      // an action tried again takes the old refusal away
+      await expect.poll(() => page.getByText(/changed elsewhere since this page read it/).count(), SLOW).toBe(0);
+    }, 45_000);
 
-  it('says a live session deleted elsewhere is gone and stops asking for it (h254: a 404 every 4 s while the page stayed open)', async () => {
-    const doomed = await createSession(h, { name: 'Deleted elsewhere', game: 'TCG' });
-    expect((await h.request('POST', cs(`session/${doomed}/identifications/`), { body: { identifications: [{ event_id: 'd1', name: 'Eevee', price: 1 }] } })).statusCode).toBe(200);
-    await openFresh(`#/sessions/${doomed}`);
-    await page.locator('[data-event-id="d1"]').waitFor(STEP);
-    let asked = 0;
-    const count = (req: { url(): string }) => {
-      if (req.url().includes(`/cardstream/v2/session/${doomed}/`)) asked++;
-    };
-    page.on('request', count);
-    try {
-      expect((await h.request('DELETE', cs(`session/${doomed}/`))).statusCode).toBe(204);
-      await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 15_000 }).toMatch(/· deleted$/);
-      await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/no longer exists/);
-      // the cards it held stay on the page to read; the polling stopped with the first 404
-      expect(await page.locator('[data-event-id="d1"]').count()).toBe(1);
-      const after = asked;
-      await new Promise((r) => setTimeout(r, 9_000));
-      expect(asked).toBe(after);
-    } finally {
-      page.off('request', count);
-    }
-  }, 45_000);
+    it('says a live session deleted elsewhere is gone and stops asking for it (h254: a 404 every 4 s while the page stayed open)', async () => {
+      const doomed = await createSession(h, { name: 'Deleted elsewhere', game: 'TCG' });
+      expect((await h.request('POST', cs(`session/${doomed}/identifications/`), { body: { identifications: [{ event_id: 'd1', name: 'Eevee', price: 1 }] } })).statusCode).toBe(200);
+      await openFresh(`#/sessions/${doomed}`);
+      await page.locator('[data-event-id="d1"]').waitFor(STEP);
+      let asked = 0;
+      const count = (req: { url(): string }) => {
+        if (req.url().includes(`/cardstream/v2/session/${doomed}/`)) asked++;
+      };
+      page.on('request', count);
+      try {
+        expect((await h.request('DELETE', cs(`session/${doomed}/`))).statusCode).toBe(204);
+        await nextPoll();
+        await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 15_000 }).toMatch(/· deleted$/);
+        await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/no longer exists/);
+        // the cards it held stay on the page to read; the polling stopped with the first 404
+        expect(await page.locator('[data-event-id="d1"]').count()).toBe(1);
+        const after = asked;
+        // two of its 4-s ticks on the page's clock (9 s of real waiting before), each given time to send what it would
+        for (let i = 0; i < 2; i++) {
+          await page.clock.fastForward(4_500);
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        expect(asked).toBe(after);
+      } finally {
+        page.off('request', count);
+      }
+    }, 45_000);
+
+  });
 
   it('scrolls a 5,000-card session drawing only the rows in view, and exports all of it as CSV', async () => {
     await page.goto(`${base}/console#/sessions/${bigSessionId}`);
