@@ -8,6 +8,7 @@
  */
 import { lexiconIndex } from './lexicon/lexicon.ts';
 import type { ParsedQuery } from './query.ts';
+import { lowerBound } from '../util/lower-bound.ts';
 
 // Languages whose words SQLite cannot stem (FTS5's porter is English-only): a term of five
 // letters or more is also looked for in its other inflected forms the collection holds (`inflections.ts`),
@@ -97,15 +98,8 @@ const lexiconWordsSorted = () => (singleWordForms ??= [...lexiconIndex().phrases
 /** The lexicon's one-word forms that begin with `prefix`. */
 function formsBeginning(prefix: string): string[] {
   const all = lexiconWordsSorted();
-  let lo = 0;
-  let hi = all.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (all[mid]! < prefix) lo = mid + 1;
-    else hi = mid;
-  }
   const out: string[] = [];
-  for (let i = lo; i < all.length && all[i]!.startsWith(prefix); i++) out.push(all[i]!);
+  for (let i = lowerBound(all, prefix); i < all.length && all[i]!.startsWith(prefix); i++) out.push(all[i]!);
   return out;
 }
 

@@ -4,6 +4,7 @@ import type { Operation, Options } from 'sift/lib/core.js';
 import type { Key } from 'sift/lib/utils.js';
 import { FilterError } from './filter-error.ts';
 import { LINE_BREAKS, RegexProgram, type Range, type RegexNode as Node } from './linear-regex.ts';
+import { lowerBound } from '../../util/lower-bound.ts';
 
 /** A filter object as sent by clients; both compilers validate it again (it is cheap). */
 export type MongoFilter = Record<string, unknown>;
@@ -595,14 +596,7 @@ function foldRanges(ranges: Range[]): Range[] {
   const out = [...ranges];
   const added = new Set<number[]>();
   for (const [lo, hi] of ranges) {
-    let a = 0;
-    let z = cased.length;
-    while (a < z) {
-      const mid = (a + z) >>> 1;
-      if (cased[mid]! < lo) a = mid + 1;
-      else z = mid;
-    }
-    for (let i = a; i < cased.length && cased[i]! <= hi; i++) {
+    for (let i = lowerBound(cased, lo); i < cased.length && cased[i]! <= hi; i++) {
       const set = table.get(cased[i]!)!;
       if (added.has(set)) continue;
       added.add(set);
