@@ -180,9 +180,9 @@ export function catalogsElsewhere(family: Family, all: readonly { name: string; 
   const paths = new Map<string, string[]>();
   for (const c of all) {
     if (family.kinds.includes(c.kind)) continue;
-    const other = [TCG, SPORT, COMICS].find((f) => f.kinds.includes(c.kind));
-    const path = other === TCG ? '/tcg_id' : other === SPORT ? '/sport_id' : other === COMICS ? '/comics_id' : null;
-    if (path) paths.set(path, [...(paths.get(path) ?? []), c.name]);
+    const other = familyOfKind(c.kind);
+    const path = other === SPORT ? '/sport_id' : other === COMICS ? '/comics_id' : '/tcg_id';
+    paths.set(path, [...(paths.get(path) ?? []), c.name]);
   }
   const read = [...paths].map(([path, names]) => `${path} (${names.join(', ')})`);
   return read.length ? ` The catalogs imported here are read by ${read.join(' and ')}.` : '';
