@@ -50,6 +50,9 @@ function useRoute(): string[] {
     window.addEventListener('hashchange', on);
     window.addEventListener('beforeunload', unload);
     document.addEventListener('click', click, true);
+    // an address that moved between the first render and now (a link opened while the console starts, on a busy
+    // machine) sent its hashchange before anyone listened: read it now, or the page drawn stays the old address's
+    if (location.href !== shown.current) on();
     return () => {
       window.removeEventListener('hashchange', on);
       window.removeEventListener('beforeunload', unload);

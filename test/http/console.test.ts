@@ -534,6 +534,27 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(api.some((p) => p.includes('..%2Fsession%3F'))).toBe(true);
   }, 60_000);
 
+  it('follows an address changed while the console starts, before its listener is attached (CI, stop 89: the 5,000-card session opened on a fresh tab stayed on the session list)', async () => {
+    const tab = await openPage();
+    try {
+      // the tab's timers and frames held: the console's first render is drawn, its effects (the address's listener
+      // among them) wait on a frame, as on a loaded machine between a page's load and its next frame
+      await tab.clock.install();
+      await tab.goto(`${base}/console`);
+      await tab.evaluate((token) => sessionStorage.setItem('loupe.token', token), h.account.token);
+      await tab.clock.pauseAt(Date.now() + 60_000);
+      await tab.reload();
+      await tab.getByText('Loading…').waitFor(STEP);
+      await tab.evaluate((id) => void (location.hash = `#/sessions/${id}`), sessionId);
+      await tab.clock.resume();
+      await tab.locator('[data-event-id="e1"]').waitFor(STEP);
+      expect(await tab.locator('#session-title').textContent()).toBe('Friday stream');
+    } finally {
+      tab.removeAllListeners();
+      await within(10_000, tab.close({ runBeforeUnload: false }).catch(() => undefined));
+    }
+  }, 45_000);
+
   /** The page at `hash` as a reload leaves it, on the token's own workspace whatever a test before chose. */
   /**
    * A live session's page reads it again every 4 s (console/src/pages/session.tsx): its clock moved on to that tick now.

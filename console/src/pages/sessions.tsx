@@ -74,8 +74,10 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     if (page > 1) params.set('page', String(page));
     if (query) params.set('q', query);
     const address = `#/sessions${params.size ? `?${params}` : ''}`;
-    // replaced, not pushed: paging is not a step Back should retrace
-    if (location.hash !== address) history.replaceState(null, '', address);
+    // replaced, not pushed: paging is not a step Back should retrace. Only while the address is still the list's: one
+    // moved to another page before this ran (a link opened as the console starts) is that page's (CI, stop 89: a
+    // session's address was overwritten with the list's, and the list stayed)
+    if (location.hash !== address && /^(#\/?sessions(\?|$)|#?$)/.test(location.hash)) history.replaceState(null, '', address);
     return () => ac.abort();
   }, [page, query, tick]);
 
