@@ -885,6 +885,45 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     // its waits add up to about 75 s on a machine slow enough to use them all
   }, 90_000);
 
+  it('gives the card grid one Tab stop, and the arrow keys move between its cards, scrolling along (Tab went through every card drawn)', async () => {
+    await openFresh(`#/sessions/${bigSessionId}`);
+    await expect.poll(() => page.getByTestId('loaded').textContent(), { timeout: 20_000 }).toMatch(/^5000 of 5000 cards/);
+    const active = () => page.evaluate(() => document.activeElement?.getAttribute('data-event-id') ?? document.activeElement?.tagName ?? null);
+    expect(await page.locator('.card[tabindex="0"]').count()).toBe(1);
+    // from the filter box before the grid: one Tab into the grid, one out of it, one Shift+Tab back to the box
+    await page.getByPlaceholder(/^Filter loaded cards/).focus();
+    await page.keyboard.press('Tab');
+    expect(await active()).toBe('big-0');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('[data-testid="card-grid"]') ?? null)).toBeNull();
+    await page.getByPlaceholder(/^Filter loaded cards/).focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect(await active()).toBe('INPUT');
+    await page.keyboard.press('Tab');
+    const columns = await page.evaluate(() => getComputedStyle(document.querySelector('.grid-window')!).gridTemplateColumns.split(' ').length);
+    expect(columns).toBeGreaterThan(1);
+    await page.keyboard.press('ArrowRight');
+    expect(await active()).toBe('big-1');
+    await page.keyboard.press('ArrowDown');
+    expect(await active()).toBe(`big-${1 + columns}`);
+    await page.keyboard.press('ArrowLeft');
+    expect(await active()).toBe(`big-${columns}`);
+    // twenty rows down: the grid scrolls along, the card reached is in view, and it is the grid's Tab stop now
+    for (let i = 0; i < 20; i++) await page.keyboard.press('ArrowDown');
+    expect(await active()).toBe(`big-${21 * columns}`);
+    const inView = await page.evaluate(() => {
+      const grid = document.querySelector('[data-testid="card-grid"]')!.getBoundingClientRect();
+      const card = document.activeElement!.getBoundingClientRect();
+      return card.top >= grid.top - 1 && card.bottom <= grid.bottom + 1;
+    });
+    expect(inView).toBe(true);
+    expect(await page.locator('.card[tabindex="0"]').getAttribute('data-event-id')).toBe(`big-${21 * columns}`);
+    // Enter still opens the card it is on
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.card.selected').getAttribute('data-event-id'), SLOW).toBe(`big-${21 * columns}`);
+  }, 60_000);
+
   it('searches a collection by image, shows distances, checks filters and reports the text search answer', async () => {
     await page.goto(`${base}/console#/search`);
     await page.getByLabel('Collection id').fill(collectionId);

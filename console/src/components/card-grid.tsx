@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { money, num } from '../lib/format.ts';
-import { gridWindow } from '../lib/virtual-grid.ts';
+import { arrowTarget, gridWindow } from '../lib/virtual-grid.ts';
 import type { Identification } from '../types.ts';
 
 const cellWidth = 172;
@@ -25,10 +25,38 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
   const keep = [focused, selected].flatMap((id) => (id === null ? [] : [rows.findIndex((r) => r.id === id)]));
   const w = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight, 2, keep);
   const visible = rows.slice(w.start, w.end);
+  // One tab stop for the grid, the arrows between its cards: Tab went through every card drawn before it reached what
+  // follows the grid. The stop is the card last focused while it is drawn, else the first card in view.
+  const inView = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight, 0);
+  const tabStop = focused !== null && visible.some((r) => r.id === focused) ? focused : rows[inView.start]?.id;
+  const moveTo = useRef<string | null>(null);
   // one scrolled too far to keep: the keyboard stays in the grid, not at the page's start
   useLayoutEffect(() => {
+    if (moveTo.current !== null) {
+      const id = moveTo.current;
+      moveTo.current = null;
+      const card = box.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
+      card?.focus({ preventScroll: true });
+      // the grid scrolls just enough to show the card, at once (a smooth scroll lagged behind held-down arrows)
+      card?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+      return;
+    }
     if (focused !== null && !visible.some((r) => r.id === focused) && (document.activeElement === document.body || document.activeElement === null)) box.current?.focus({ preventScroll: true });
   });
+  const arrows = (e: KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const id = (e.target as HTMLElement).closest<HTMLElement>('[data-row-id]')?.dataset.rowId;
+    const index = id === undefined ? -1 : rows.findIndex((r) => r.id === id);
+    if (index < 0) return;
+    const next = arrowTarget(e.key, index, w.columns, rows.length);
+    if (next === undefined) return;
+    // the arrow moves the keyboard, not the scroll (the grid scrolls to the card it reaches); the card a row away is
+    // drawn already, as the focused card's neighbours are
+    e.preventDefault();
+    if (next === index) return;
+    moveTo.current = rows[next]!.id;
+    setFocused(rows[next]!.id);
+  };
   return (
     <div
       class="grid-scroll"
@@ -36,15 +64,17 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
       ref={box}
       onScroll={(e) => setScrollTop((e.currentTarget as HTMLDivElement).scrollTop)}
       onFocusIn={(e) => setFocused((e.target as HTMLElement).closest<HTMLElement>('[data-row-id]')?.dataset.rowId ?? null)}
+      onKeyDown={arrows}
       role="list"
       aria-label={`${rows.length} cards`}
+      aria-description="Arrow keys move between cards"
       data-testid="card-grid"
     >
       <div style={{ height: `${w.totalHeight}px`, position: 'relative' }}>
         <div class="grid-window" style={{ transform: `translateY(${w.offset}px)`, gridTemplateColumns: `repeat(${w.columns}, minmax(0, 1fr))` }}>
           {visible.map((row, i) => (
             <div role="listitem" key={row.id} aria-setsize={rows.length} aria-posinset={w.start + i + 1}>
-              <button class={`card${selected === row.id ? ' selected' : ''}`} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id} data-row-id={row.id}>
+              <button class={`card${selected === row.id ? ' selected' : ''}`} tabIndex={row.id === tabStop ? 0 : -1} aria-expanded={selected === row.id} aria-controls={selected === row.id ? 'card-editor' : undefined} style={{ height: `${rowHeight - 12}px` }} onClick={() => onOpen(row)} data-event-id={row.event_id} data-row-id={row.id}>
                 {row.thumbnail ? <img src={row.thumbnail} alt="" loading="lazy" decoding="async" width={128} height={178} onError={() => onImageError?.(row.thumbnail!)} /> : <span class="no-image" aria-hidden="true">no image</span>}
                 {/* written right to left where the name is (Arabic, Hebrew): cut at its end, not its start (h146) */}
                 <span class="card-name" dir="auto" title={row.full_name || row.name || undefined}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gridWindow } from './virtual-grid.ts';
+import { arrowTarget, gridWindow } from './virtual-grid.ts';
 
 describe('gridWindow', () => {
   it('draws only the rows in view plus the overscan', () => {
@@ -33,5 +33,23 @@ describe('gridWindow', () => {
     expect(w.end).toBe(7);
     expect(w.start).toBeLessThanOrEqual(w.end);
     expect(gridWindow(0, 1000, 0, 600, 200, 300)).toMatchObject({ start: 0, end: 0, totalHeight: 0 });
+  });
+});
+
+describe('arrowTarget (one tab stop for the grid, arrows between its cards)', () => {
+  it('moves by one across rows and by a row up and down, stopping at the ends', () => {
+    // 12 cards in 5 columns: rows 0-4, 5-9, 10-11
+    expect(arrowTarget('ArrowRight', 4, 5, 12)).toBe(5);
+    expect(arrowTarget('ArrowLeft', 5, 5, 12)).toBe(4);
+    expect(arrowTarget('ArrowLeft', 0, 5, 12)).toBe(0);
+    expect(arrowTarget('ArrowRight', 11, 5, 12)).toBe(11);
+    expect(arrowTarget('ArrowDown', 2, 5, 12)).toBe(7);
+    expect(arrowTarget('ArrowUp', 7, 5, 12)).toBe(2);
+    expect(arrowTarget('ArrowUp', 3, 5, 12)).toBe(3);
+    // down into the shorter last row: its last card; from the last row: nowhere
+    expect(arrowTarget('ArrowDown', 8, 5, 12)).toBe(11);
+    expect(arrowTarget('ArrowDown', 11, 5, 12)).toBe(11);
+    expect(arrowTarget('PageDown', 2, 5, 12)).toBeUndefined();
+    expect(arrowTarget('ArrowDown', 0, 5, 0)).toBeUndefined();
   });
 });

@@ -38,3 +38,17 @@ export function gridWindow(itemCount: number, width: number, scrollTop: number, 
     totalHeight: rowCount * rowHeight,
   };
 }
+
+/**
+ * The item an arrow key moves the keyboard to in a grid of `columns`: left and right by one (across rows), up and down
+ * by a row, stopping at the ends. `undefined` for any other key, which keeps its own meaning (Page Down, Home and End
+ * scroll the grid).
+ */
+export function arrowTarget(key: string, index: number, columns: number, itemCount: number): number | undefined {
+  const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns }[key];
+  if (step === undefined || itemCount === 0) return undefined;
+  const next = index + step;
+  // down from the last full row to a shorter one: its last card, as a spreadsheet does
+  if (step === columns && next >= itemCount) return Math.floor(index / columns) < Math.floor((itemCount - 1) / columns) ? itemCount - 1 : index;
+  return Math.min(itemCount - 1, Math.max(0, next < 0 ? index : next));
+}
