@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ImageLoadError } from '../media/image-load-error.ts';
+import { ImageLoadError } from '../services/media-service.ts';
 import { withDownloadSignal } from '../util/download-scope.ts';
 
 /**
