@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 // The layer rule of docs/architecture.md ("Layers"): routes → services → adapters. A route reaches a
@@ -17,15 +18,38 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Every module a file imports (type-only imports too: a type from a store is still the store's). */
-function importsOf(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8');
-  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+/**
+ * Every module a source text imports, as TypeScript's own scanner finds them: `import … from`, type-only imports too (a
+ * type from a store is still the store's), side-effect imports (`import '../media/x.ts'`), `export … from`, dynamic
+ * `import('…')` and `require('…')`; none in a comment or a string. A line pattern missed the side-effect and dynamic
+ * forms (seventy-second session). A dynamic import of a computed name cannot be checked here.
+ */
+function importsIn(text: string): string[] {
+  return ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName);
 }
+
+const importsOf = (file: string) => importsIn(fs.readFileSync(file, 'utf8'));
 
 const relative = (file: string) => path.relative(src, file);
 
 describe('layers', () => {
+  it('reads every form of import, and none in a comment or a string', () => {
+    const text = [
+      "import type { A } from '../store/a.ts';",
+      "import '../media/side-effect.ts';",
+      "export * from '../index/all.ts';",
+      "export { b, type C } from '../vision/b.ts';",
+      'import {',
+      '  d,',
+      "} from '../catalog/multi-line.ts';",
+      "const m = async () => (await import('../store/dynamic.ts')).x;",
+      "const r = require('../queue/required.ts');",
+      "// import x from '../store/comment.ts';",
+      "const s = \"import y from '../store/string.ts'\";",
+    ].join('\n');
+    expect(importsIn(text)).toEqual(['../store/a.ts', '../media/side-effect.ts', '../index/all.ts', '../vision/b.ts', '../catalog/multi-line.ts', '../store/dynamic.ts', '../queue/required.ts']);
+  });
+
   it('routes and the HTTP layer\'s hooks import no adapter', () => {
     // all of src/http, not its routes/ alone: request-downloads.ts, a hook every route runs under, imported media/'s
     // ImageLoadError until the seventy-second session
