@@ -22,4 +22,22 @@ describe('showsPlayerAndTeam (a sport front read whole, h316)', () => {
     // and a word that merely holds the nickname is not it
     expect(showsPlayerAndTeam(['BROCK PURDY', 'ERS'], [card(['Brock Purdy'], ['San Francisco 49ers'])])).toBe(false);
   });
+
+  it('takes a one-word player of four letters or fewer only as a line of that word alone, and only as a player of the checklist', () => {
+    // Pelé, Kaká and Nani were never seen: a name of under five letters never counted (h322)
+    expect(showsPlayerAndTeam(['PELÉ', 'SANTOS'], [card(['Pelé'], ['Santos FC'])])).toBe(true);
+    expect(showsPlayerAndTeam(['KAKA', 'AC MILAN'], [card(['Kaká'], ['AC Milan'])])).toBe(true);
+    expect(showsPlayerAndTeam(['Nani', 'MANCHESTER UNITED'], [card(['Nani'.normalize('NFD')], ['Manchester United'])])).toBe(true);
+    // the name inside a longer word, spaced or glued to another, or beside another word on its line: not his
+    for (const line of ['KAKAS', "KAKÁ'S", 'KA KA', 'KA-KA', 'KAKA 22', 'RICARDO KAKA']) expect(showsPlayerAndTeam([line, 'AC MILAN'], [card(['Kaká'], ['AC Milan'])]), line).toBe(false);
+    // a common four-letter word on a front is no player's name: a checklist card named by it (a team card, an insert)
+    // with no player, and a two-word player of four letters, are not taken
+    expect(showsPlayerAndTeam(['TEAM', 'CHICAGO CUBS'], [{ name: 'Team', fields: { teams: ['Chicago Cubs'] } }])).toBe(false);
+    expect(showsPlayerAndTeam(['GOLD', 'CUBS'], [card(['Bo Li'], ['Chicago Cubs']), card(['Marcus Stroman'], ['Chicago Cubs'])])).toBe(false);
+    expect(showsPlayerAndTeam(['BOLI', 'CUBS'], [card(['Bo Li'], ['Chicago Cubs'])])).toBe(false);
+    // two letters are no name to take on a front's word alone
+    expect(showsPlayerAndTeam(['ED', 'CUBS'], [card(['Ed'], ['Chicago Cubs'])])).toBe(false);
+    // and the team must still be read on another line
+    expect(showsPlayerAndTeam(['KAKA', 'PITCHER'], [card(['Kaká'], ['AC Milan'])])).toBe(false);
+  });
 });

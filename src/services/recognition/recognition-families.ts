@@ -216,10 +216,26 @@ export function showsPlayerAndTeam(lines: readonly string[], cards: readonly { n
     const players = strings(card.fields.players);
     const nicknames = strings(card.fields.teams).flatMap((t) => nickname(t) ?? []);
     return (players.length ? players : [card.name]).some((player) => {
-      const at = read.findIndex((l) => l.whole.length >= 5 && l.whole === letters(player));
+      const name = letters(player);
+      const at = name.length >= 5 ? read.findIndex((l) => l.whole === name) : players.length ? read.findIndex((l) => shortNameLine(l, player)) : -1;
       return at >= 0 && read.some((l, i) => i !== at && nicknames.some((n) => l.words.has(n)));
     });
   });
+}
+
+/**
+ * Whether a line is a short one-word player's name alone (`PELÉ`, `KAKÁ`, `NANI`): under five letters a name is too
+ * like a front's other words (`GOLD`, `FOIL`, `TEAM`) to be taken as the spaced, glued or partial letters longer ones
+ * are, so it counts only where the checklist names that player by this one word (never a card's own name standing in
+ * for a player's) and the line is that word and nothing else, of three letters at least.
+ */
+function shortNameLine(line: { words: ReadonlySet<string> }, player: string): boolean {
+  // composed first: a checklist's decomposed `é` is a letter and a mark, no longer a word of letters alone
+  const name = player.trim().normalize('NFC');
+  if (!/^\p{L}+$/u.test(name)) return false;
+  const word = letters(name);
+  const words = [...line.words].filter(Boolean);
+  return word.length >= 3 && words.length === 1 && words[0] === word;
 }
 
 /**
