@@ -387,42 +387,68 @@ async function run(services: Services, command: string, values: Values, rest: st
       return importCatalog(services, values, io, stop);
     case 'catalog list':
       return services.catalogs.list();
-    case 'catalog cards': {
-      const limit = values.limit !== undefined ? integer(values.limit, 'limit') : 20;
-      if (limit < 1 || limit > 1000) throw new UsageError(`--limit must be from 1 to 1000, got ${limit}`);
-      if (values.name !== undefined && values.number !== undefined) throw new UsageError('give --name or --number, not both');
-      if (values.number === '' || values.name === '') throw new UsageError(`--${values.name === '' ? 'name' : 'number'} is empty`);
-      return services.catalogs.findCards({ catalog: need(values.catalog, 'catalog'), name: values.name, number: values.number, setCode: values.set, limit });
-    }
+    case 'catalog cards':
+      return services.catalogs.findCards(catalogCardsQuery(values));
     case 'catalog images': {
-      const match = values.match ?? 'id';
-      if (!(MATCH_MODES as readonly string[]).includes(match)) throw new UsageError(`--match must be one of ${MATCH_MODES.join(', ')}, not "${match}"`);
-      const catalog = need(values.catalog, 'catalog');
+      const request = catalogImagesRequest(values, rest);
       let last = 0;
-      return services.catalogs.attachImages({ catalog, dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set }, (p) => {
+      return services.catalogs.attachImages(request, (p) => {
         stopPoint(stop);
         if (Date.now() - last < 1000 && p.done < p.total) return;
         last = Date.now();
-        io.err(`loupe: catalog ${catalog}: images ${p.done} of ${p.total}\n`);
+        io.err(`loupe: catalog ${request.catalog}: images ${p.done} of ${p.total}\n`);
       });
     }
     case 'catalog delete':
       return services.catalogs.delete(need(values.catalog ?? rest[0], 'catalog'));
-    case 'prices delete': {
-      const price = values.price === undefined ? undefined : Number(values.price);
-      if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
-      if (values.graded !== undefined && !['yes', 'no'].includes(values.graded)) throw new UsageError(`--graded is yes or no, not "${values.graded}"`);
-      // an option's form is the usage's (exit 2), as --price's is: these were exit 1 (h194)
-      if (values.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, not "${values.date}"`);
-      if (values.currency !== undefined && !/^[A-Za-z]{3}$/.test(values.currency)) throw new UsageError(`--currency must be a three-letter code such as USD, not "${values.currency}"`);
-      return services.catalogs.deletePrices({ catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' });
-    }
+    case 'prices delete':
+      return services.catalogs.deletePrices(pricesDeleteRequest(values, rest));
     case 'prices import':
       return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog'), restoreDeleted: values['restore-deleted'] === true }, progressLines(`prices ${values.catalog}`, io, stop));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
 }
+
+/** `catalog cards`' query, its options' forms checked (usageFirst). */
+function catalogCardsQuery(values: Values): { catalog: string; name?: string | undefined; number?: string | undefined; setCode?: string | undefined; limit: number } {
+  const limit = values.limit !== undefined ? integer(values.limit, 'limit') : 20;
+  if (limit < 1 || limit > 1000) throw new UsageError(`--limit must be from 1 to 1000, got ${limit}`);
+  if (values.name !== undefined && values.number !== undefined) throw new UsageError('give --name or --number, not both');
+  if (values.number === '' || values.name === '') throw new UsageError(`--${values.name === '' ? 'name' : 'number'} is empty`);
+  return { catalog: need(values.catalog, 'catalog'), name: values.name, number: values.number, setCode: values.set, limit };
+}
+
+/** `catalog images`' request, its options' forms checked (usageFirst). */
+function catalogImagesRequest(values: Values, rest: readonly string[]): { catalog: string; dir: string; match: MatchMode; setCode: string | undefined } {
+  const match = values.match ?? 'id';
+  if (!(MATCH_MODES as readonly string[]).includes(match)) throw new UsageError(`--match must be one of ${MATCH_MODES.join(', ')}, not "${match}"`);
+  return { catalog: need(values.catalog, 'catalog'), dir: need(values.dir ?? rest[0], 'dir'), match: match as MatchMode, setCode: values.set };
+}
+
+/** `prices delete`'s request, its options' forms checked (usageFirst). */
+function pricesDeleteRequest(values: Values, rest: readonly string[]) {
+  const price = values.price === undefined ? undefined : Number(values.price);
+  if (price !== undefined && !/^\s*\d+(\.\d+)?\s*$/.test(values.price!)) throw new UsageError(`--price must be a price like 12.50, not "${values.price}"`);
+  if (values.graded !== undefined && !['yes', 'no'].includes(values.graded)) throw new UsageError(`--graded is yes or no, not "${values.graded}"`);
+  // an option's form is the usage's (exit 2), as --price's is: these were exit 1 (h194)
+  if (values.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError(`--date must be a day written YYYY-MM-DD, not "${values.date}"`);
+  if (values.currency !== undefined && !/^[A-Za-z]{3}$/.test(values.currency)) throw new UsageError(`--currency must be a three-letter code such as USD, not "${values.currency}"`);
+  return { catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' };
+}
+
+/**
+ * The commands whose options' forms are checked before the database is opened, as the usage checks of main are: with
+ * no database to open (a mistyped LOUPE_DATA_DIR, a PostgreSQL down), `catalog cards --name … --number …` was exit 1,
+ * "no database", where the same slip beside one is exit 2 with the usage (h322). run checks them again as it builds
+ * the request; they are pure.
+ */
+const usageFirst: Partial<Record<string, (values: Values, rest: readonly string[]) => unknown>> = {
+  'catalog cards': catalogCardsQuery,
+  'catalog images': catalogImagesRequest,
+  'prices delete': pricesDeleteRequest,
+  'catalog import': (values) => importChecks(values),
+};
 
 /** A catalog import's kind and files, checked before anything is opened (a usage slip makes no database, h263). */
 function catalogImportRequest(values: Values): { kind: (typeof CATALOG_KINDS)[number]; files: { cards?: string | undefined; sets?: string | undefined; csv?: string | undefined; file?: string | undefined } } {
@@ -438,7 +464,8 @@ function catalogImportRequest(values: Values): { kind: (typeof CATALOG_KINDS)[nu
   return { kind, files };
 }
 
-async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
+/** A catalog import's options: its kind and files (catalogImportRequest), its column map, catalog name and --force. */
+function importChecks(values: Values) {
   const { kind, files } = catalogImportRequest(values);
   if (values.map !== undefined && kind !== 'csv') throw new UsageError('--map is for --kind csv');
   let map: Map<string, string> | undefined;
@@ -452,7 +479,12 @@ async function importCatalog(services: Services, values: Values, io: CliIo, stop
   if (values.catalog === '') throw new UsageError('--catalog needs a name');
   const catalog = values.catalog ?? kind;
   if (values.force && !values['remove-missing']) throw new UsageError('--force is for --remove-missing: it removes the cards the file lacks however many');
-  return services.catalogs.import({ kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true }, progressLines(`catalog ${catalog}`, io, stop));
+  return { kind, catalog, files, map, removeMissing: values['remove-missing'] === true, force: values.force === true };
+}
+
+async function importCatalog(services: Services, values: Values, io: CliIo, stop?: StopState): Promise<unknown> {
+  const request = importChecks(values);
+  return services.catalogs.import(request, progressLines(`catalog ${request.catalog}`, io, stop));
 }
 
 /** A command waiting on another process's database upgrade says so on stderr (h226: `loupe migrate` waited silently). */
@@ -745,6 +777,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     const stray = command === 'backup' || command === 'move-to-postgres' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
+    usageFirst[command]?.(values, rest);
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
@@ -775,7 +808,6 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // ./data and a new media secret, and reported every file missing (h110)
       if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !present(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
       if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need((values[flag as keyof Values] as string | undefined) ?? (flag === 'file' ? rest[0] : undefined), flag);
-      if (fresh && command === 'catalog import') catalogImportRequest(values);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite

@@ -32,6 +32,33 @@ describe('catalog cards usage', () => {
     const help = await loupeInProcess(env, ['catalog', 'cards', '--help']);
     expect([help.code, help.stdout.split('\n')[0]]).toEqual([0, '  loupe catalog cards --catalog NAME [--name TEXT | --number N] [--set CODE] [--limit N]']);
   });
+
+  it('says a usage slip, exit 2, before it finds no database to open (h322: exit 1, "no database", with no usage)', async () => {
+    const missing = path.join(os.tmpdir(), `loupe-never-made-${process.pid}`);
+    // no data folder (SQLite), and a PostgreSQL that refuses connections
+    for (const env of [{ ...process.env, LOUPE_DATA_DIR: missing, DATABASE_URL: '' }, { ...process.env, LOUPE_DATA_DIR: missing, DATABASE_URL: 'postgres://loupe@127.0.0.1:1/none' }]) {
+      const both = await loupeInProcess(env, ['catalog', 'cards', '--catalog', 'keys', '--name', 'emberon', '--number', '3']);
+      expect([both.code, both.stdout]).toEqual([2, '']);
+      expect(both.stderr).toMatch(/^loupe: give --name or --number, not both\n\n {2}loupe catalog cards --catalog NAME/);
+      for (const args of [
+        ['catalog', 'cards', '--name', 'emberon'],
+        ['catalog', 'cards', '--catalog', 'keys', '--limit', '0'],
+        ['catalog', 'images', '--catalog', 'keys', '--dir', missing, '--match', 'colour'],
+        ['prices', 'delete', '--catalog', 'keys', '--card', 'tst1-4', '--price', 'cheap'],
+        ['catalog', 'import', '--kind', 'pokemon', '--csv', 'cards.csv'],
+      ]) {
+        const slip = await loupeInProcess(env, args);
+        expect([slip.code, slip.stdout], args.join(' ')).toEqual([2, '']);
+        expect(slip.stderr, args.join(' ')).toMatch(new RegExp(`^loupe: [^\\n]+\\n\\n {2}loupe ${args[0]} ${args[1]} `));
+      }
+      // what is typed right still meets the missing database, exit 1, nothing on stdout
+      const right = await loupeInProcess(env, ['catalog', 'cards', '--catalog', 'keys', '--number', '3']);
+      expect([right.code, right.stdout]).toEqual([1, '']);
+      expect(right.stderr).toMatch(env.DATABASE_URL ? /ECONNREFUSED/ : /^loupe: no database in /);
+    }
+    // and no folder was made for it
+    await expect(fs.stat(missing)).rejects.toThrow(/ENOENT/);
+  });
 });
 
 describe.each(backends)('loupe catalog (%s)', (backend) => {
