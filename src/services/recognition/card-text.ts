@@ -618,6 +618,20 @@ export function cornerIssueNumbers(lines: readonly CardTextLine[]): CollectorNum
     });
 }
 
+/**
+ * The line of 1 to 4 digits alone that a cover's top fifth sets as its title would be: a series titled with digits alone
+ * (`1602`, `52`, `300`), its logo read where a price was read too, was taken by cornerIssueNumbers for the corner box's
+ * issue (h322). A logo is set large: 4 % of the cover's height at least, and half again as tall as any other line of
+ * the top fifth (the corner box's issue is set about as large as its price and month). Whether the catalog holds a
+ * series of that name is the caller's to ask (withSeriesTitledByNumber).
+ */
+export function titleNumberLine(lines: readonly CardTextLine[]): CardTextLine | undefined {
+  const top = lines.filter((l) => l.box.y0 < 0.2);
+  const height = (l: CardTextLine) => l.box.y1 - l.box.y0;
+  const title = top.find((l) => /^[0-9]{1,4}$/.test(l.text.trim()) && height(l) >= 0.04);
+  return title && top.every((l) => l === title || height(title) >= 1.5 * height(l)) ? title : undefined;
+}
+
 /** A line that is letters only (a name part: `JULIO`, `ACUNA JR.`), no digits or signs beside them. */
 const NAME_PART = /^[\p{L}][\p{L}\s'’.-]*$/u;
 

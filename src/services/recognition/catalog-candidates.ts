@@ -96,6 +96,8 @@ export interface CatalogSearch {
   setNeeds?: 'include_mtg_oversized' | 'include_mtg_digital';
   /** The catalog's reference artworks, when it has any (artwork-references.ts). */
   art?: ArtworkIndex | null;
+  /** Whether a card of the catalog is named exactly so (a folded name): a comic's series, asked of a digits-only title (h322). */
+  hasName(nameNorm: string): Promise<boolean>;
 }
 
 /**
@@ -134,6 +136,7 @@ export async function catalogSearch(store: CatalogStore, catalog: CatalogSummary
     catalog,
     hasSet,
     ...(setNeeds ? { setNeeds } : {}),
+    hasName: async (nameNorm) => (await store.cardsByName(catalog.id, nameNorm, { limit: 1 })).length > 0,
     detail: (key) => {
       const card = seen.get(key);
       return card ? { card, set: card.setCode !== null ? sets.get(card.setCode) : undefined } : undefined;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { coverDateYear, readCardText, type CardTextLine } from './card-text.ts';
 import { ART_NONE, artScore, bestMatch, comboLikeness, identify, identifyAcross, englishNameLines, logoStem, MIN_SCORE, NAME_PRINTINGS, NAME_READ, nameLikeness, printedSetYear, printingMatch, scoreCandidate, SUFFIX_UNREAD, SURE_PRINT_CARD, totalFits, WEIGHTS, type ArtEvidence, type CandidateCard, type CandidateSource } from './identify.ts';
 import { normalizeName } from '../../catalog/card-keys.ts';
-import { COMICS, SPORT } from './recognition-families.ts';
+import { COMICS, SPORT, withSeriesTitledByNumber } from './recognition-families.ts';
 import { withLabelClues } from './recognition-service.ts';
 
 const card = (key: string, name: string, number: string, setTotal: number | null, year: string | null, extra: Partial<CandidateCard> = {}): CandidateCard => ({
@@ -139,6 +139,39 @@ describe('sport cards and comics: the year a card or cover prints', () => {
     const dd323 = card('dd-323', 'Daredevil', '323', null, null, { setCodes: [] });
     const dd12 = card('dd22-12', 'Daredevil', '12', null, '2023', { setCodes: [] });
     expect(bestMatch(await identify(clues, source([dd323, dd12]), 5, 4, true))?.card.key).toBe('dd-323');
+  });
+
+  it('reads a title of digits alone (1602, 52) as the series a catalog holds, not its issue, where a price is read beside it (h322)', async () => {
+    // the logo set large across the top, the corner box's price small: no `#` issue read
+    const cover = (title: string) => lines([['MARVEL', 0.01, 0.01, 0.02], ['$3.50', 0.04, 0.01, 0.02], [title, 0.05, 0.3, 0.12], ['NEIL GAIMAN', 0.9, 0.3, 0.03]]);
+    const series = (name: string, issues: string[]) => issues.map((i) => card(`${name}-${i}`, name, i, null, '2003', { setCodes: [] }));
+    const catalog = [...series('1602', ['1', '2', '3']), ...series('52', ['1', '2', '52']), ...series('Fantastic Four', ['52']), ...series('Uncanny X-Men', ['300'])];
+    const held = async (norm: string) => catalog.some((c) => c.nameNorm === norm);
+    const ranked = async (title: string) => {
+      const given = COMICS.clues!(readCardText(cover(title)), cover(title));
+      // what the comics clues alone make of it: the title as the corner box's issue
+      expect(given.numbers.map((n) => n.key)).toEqual([title]);
+      const clues = await withSeriesTitledByNumber(given, cover(title), held);
+      return { clues, found: await identify(clues, source(catalog), 6, COMICS.nameLines, true) };
+    };
+    const a = await ranked('1602');
+    expect(a.clues.numbers).toEqual([]);
+    expect(a.clues.names[0]!.text).toBe('1602');
+    expect(new Set(a.found.map((r) => r.card.name))).toEqual(new Set(['1602']));
+    // two digits: searched by name all the same; 52's own #52 is one of its issues, no other series' #52 comes in
+    const b = await ranked('52');
+    expect(b.found.map((r) => r.card.key).sort()).toEqual(['52-1', '52-2', '52-52']);
+    expect(bestMatch(b.found, COMICS.rule)).toBeNull();
+    // a catalog without that series: the number stays what it was read as
+    expect((await withSeriesTitledByNumber(COMICS.clues!(readCardText(cover('1602')), cover('1602')), cover('1602'), async () => false)).numbers.map((n) => n.key)).toEqual(['1602']);
+    // a corner box's issue beside a series' logo stays the issue, though a catalog holds a series of that name (Dark
+    // Horse's 300): set no larger than the box's price, it is no title
+    const box = lines([['MARVEL', 0.01, 0.01, 0.03], ['$3.95', 0.05, 0.01, 0.02], ['300', 0.08, 0.01, 0.03], ['MAY', 0.12, 0.01, 0.02], ['UNCANNY X-MEN', 0.03, 0.25, 0.08]]);
+    const boxed = await withSeriesTitledByNumber(COMICS.clues!(readCardText(box), box), box, async (norm) => norm === '300' || (await held(norm)));
+    expect(boxed.numbers.map((n) => n.key)).toEqual(['300']);
+    // nor is a box read without the logo: its 300 is not set as large as a title
+    const bare = lines([['$3.95', 0.05, 0.01, 0.02], ['300', 0.08, 0.01, 0.03], ['MAY', 0.12, 0.01, 0.02]]);
+    expect((await withSeriesTitledByNumber(COMICS.clues!(readCardText(bare), bare), bare, async () => true)).numbers.map((n) => n.key)).toEqual(['300']);
   });
 
   it('keeps a line’s own likeness to a card where the English name it stands for was spotted in it (a Magic Quagmire read right, spotted as Quagsire)', () => {

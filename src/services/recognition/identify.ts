@@ -561,7 +561,8 @@ export async function identifyAcross<T>(given: CardClues, catalogs: readonly Cat
       for (const c of [...cards, ...written]) seen.set(c.key, c);
     }
     for (const n of clues.names.slice(0, nameLines)) {
-      if (n.norm.length >= 3) for (const c of await source.byName(n.text, NAME_PRINTINGS)) seen.set(c.key, c);
+      // a name of digits alone is a comic's series its catalog holds (withSeriesTitledByNumber: `52`), searched however short
+      if (n.norm.length >= 3 || /^[0-9]+$/.test(n.norm)) for (const c of await source.byName(n.text, NAME_PRINTINGS)) seen.set(c.key, c);
       if (n.english) for (const c of await source.byName(n.english.text, NAME_PRINTINGS)) seen.set(c.key, c);
     }
     const unseen = art?.nearest.filter((k) => !seen.has(k)) ?? [];

@@ -1,6 +1,6 @@
 import { editDistance } from '../../util/edit-distance.ts';
 import type { StoredCard, StoredSet } from '../../store/catalog-store.ts';
-import { comicNames, comicNumbers, cornerIssueNumbers, coverDateYear, joinedNames, type CardTextLine } from './card-text.ts';
+import { comicNames, comicNumbers, cornerIssueNumbers, coverDateYear, joinedNames, normalizeName, numberKey, titleNumberLine, type CardTextLine } from './card-text.ts';
 import { TRADING_CARDS, type CardClues, type MatchRule } from './identify.ts';
 import { comicsMatch, sportCardMatch, tradingCardMatch } from './match-fields.ts';
 
@@ -186,6 +186,22 @@ export function catalogsElsewhere(family: Family, all: readonly { name: string; 
   }
   const read = [...paths].map(([path, names]) => `${path} (${names.join(', ')})`);
   return read.length ? ` The catalogs imported here are read by ${read.join(' and ')}.` : '';
+}
+
+/**
+ * A comic's clues with its digits-only title (`1602`) read as the series' name, not its issue: where the top fifth's
+ * largest line is a bare number (titleNumberLine) that a catalog names a series by (`isSeries`, the folded name asked
+ * exactly), it leaves the numbers and leads the names. Else the clues as they were: a corner box's `300` beside the
+ * Uncanny X-Men logo stays that issue, however a catalog holds Dark Horse's 300 (h322).
+ */
+export async function withSeriesTitledByNumber(clues: CardClues, lines: readonly CardTextLine[], isSeries: (nameNorm: string) => Promise<boolean>): Promise<CardClues> {
+  const line = titleNumberLine(lines);
+  if (!line) return clues;
+  const text = line.text.trim();
+  const key = numberKey(text);
+  const taken = (n: CardClues['numbers'][number]) => n.form === 'lone' && n.key === key;
+  if (!clues.numbers.some(taken) || !(await isSeries(normalizeName(text)))) return clues;
+  return { ...clues, numbers: clues.numbers.filter((n) => !taken(n)), names: [{ text, norm: normalizeName(text), prob: line.prob, score: line.prob }, ...clues.names.filter((n) => n.norm !== normalizeName(text))] };
 }
 
 /** Sports as checklists and hints name them, letters only, lower case. */

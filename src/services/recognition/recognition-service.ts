@@ -21,7 +21,7 @@ import { readLabelText, type LabelReading } from './slab-label-text.ts';
 import { languageName } from './language-names.ts';
 import { labelClues, slabLabelObject, slabTags, type LabelMatch, type ReadLabel } from './slab-label-object.ts';
 import { tcgplayerProduct } from '../../catalog/formats/mtg-common.ts';
-import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, type Family, type TcgOptions } from './recognition-families.ts';
+import { ALL_OPTIONS, catalogsElsewhere, COMICS, COMICS_OPTIONS, familyOfKind, gameOfHints, hintProblem, latinAlphabet, meantName, misspeltMessage, recordHints, searchesPokemon, showsPlayerAndTeam, SPORT, SPORT_OPTIONS, sportKey, sportOfHints, TCG, TCG_KINDS, TCG_OPTIONS, withSeriesTitledByNumber, type Family, type TcgOptions } from './recognition-families.ts';
 
 /** Records `magic_ai` may take (document 3 §8). */
 const MAGIC_AI_RECORDS = 2;
@@ -460,7 +460,9 @@ export class RecognitionService {
     let furniture = false;
     for (const reading of readings) {
       const card = read.cards[reading.index]!;
-      const own = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
+      const given = family.clues ? family.clues(cardClues(reading), reading.lines) : cardClues(reading);
+      // a comic titled with digits alone (`1602`) is that series, not its issue, where a catalog holds the series (h322)
+      const own = family === COMICS ? await withSeriesTitledByNumber(given, reading.lines, async (norm) => (await Promise.all(searches.map((s) => s.hasName(norm)))).some(Boolean)) : given;
       // a slab's label (read when the client asked for it) names the card inside: its number, name and set line count as the card's
       const clues = reading.index === 0 && card.kind === 'slab' && read.label && slabShown ? withLabelClues(own, read.label) : own;
       // a sport card's checklist number (`#50`) is as much a card's print: with a player's name no longer enough for a
