@@ -777,6 +777,13 @@ describe.each(backends)('collectibles recognition (%s)', (backend) => {
     expect(twelve._objects![0]!._ocr.full_text).toMatch(/^12$/m);
     expect(twelve._objects![0]!._identification.best_match, twelve._objects![0]!._ocr.full_text).toBeNull();
     expect(twelve._objects![0]!._identification.alternatives.map((m) => m.title)).toContain('Tester Tales (1963) #12');
+    // a series titled with digits alone, set large across the top, its issue in the corner box by the price: the title
+    // is the series, not the issue (h322: `1602` was taken as the issue and never searched as a name)
+    await fs.writeFile(path.join(dir, 'sixteen.csv'), 'title,series,issue_number,series_start_year,publisher\n1602 (2003) #2,1602,2,2003,Marvel\n1602 (2003) #3,1602,3,2003,Marvel\n1602 (2003) #4,1602,4,2003,Marvel\n');
+    await (h.app.loupe as unknown as Services).catalogs.import({ kind: 'comics', catalog: 'shop-comics', files: { file: path.join(dir, 'sixteen.csv') } });
+    const titled = (await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="660" height="1020"><rect width="660" height="1020" fill="#2b2b2b"/><rect width="120" height="160" fill="#fff"/><text x="10" y="40" ${font} font-size="22" font-weight="bold" fill="#c8102e">MARVEL</text><text x="10" y="80" ${font} font-size="20" fill="#111">$3.50</text><text x="10" y="110" ${font} font-size="22" fill="#111">3</text><text x="10" y="140" ${font} font-size="18" fill="#111">NOV</text><text x="180" y="130" ${font} font-size="110" font-weight="bold" fill="#e8c547">1602</text><rect x="20" y="190" width="620" height="810" fill="#5a3a2c"/></svg>`)).jpeg({ quality: 92 }).toBuffer()).toString('base64');
+    const sixteen = ((await h.request('POST', '/collectibles/v2/comics_id', { body: { records: [{ _base64: titled }] } })).json() as { records: Rec[] }).records[0]!._objects![0]!;
+    expect(sixteen._identification.best_match, sixteen._ocr.full_text).toMatchObject({ title: '1602 (2003) #3', number: '3' });
   }, 120_000);
 
   it('analyze_all charges each further card at the call\'s price; without the credits only the largest card is analyzed', async () => {
