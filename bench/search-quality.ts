@@ -24,6 +24,8 @@
  * 5. A CLIP-family pack's row, only when LOUPE_BENCH_CLIP_PACK names a pack folder.
  * 6. Colour words held out: with BENCH_COLOUR_HELDOUT=<folder> (training/card-detector/gather_backgrounds.py's
  *    80 wallpapers), the 34 labelled in wallpaper-colour-labels.json, in a collection of their own.
+ * 7. Two object words (h321, English, on the photos of 1.): a query naming two of the classes above, judged on the
+ *    union of both; how many of each are among the first 10 says whether both objects lead.
  *
  * Recall@10 of a query: relevant images in its first 10 answers / min(10, relevant images). Also
  * "found": relevant images among all its answers (k = 1000) / relevant images, how many the
@@ -114,6 +116,16 @@ const objectQueries: Query[] = [
   { concept: 'person', words: { en: 'person', es: 'persona', zh: '人', ru: 'человек' }, relevant: (p) => p.persons !== undefined, judged: 'every faces_persons photo' },
   { concept: 'people', words: { en: 'people', es: 'gente', zh: '人们', ru: 'люди' }, relevant: (p) => (p.persons ?? 0) >= 2, judged: 'faces_persons photos of 2 or more people' },
   { concept: 'face', words: { en: 'face', es: 'cara', zh: '脸', ru: 'лицо' }, relevant: (p) => (p.faces ?? 0) >= 1, judged: 'every faces_persons photo' },
+];
+
+/** Two object words each (h321): the pairs of the four classes the detector finds at all (soccer balls it never names). */
+const pairQueries: [string, string][] = [
+  ['airplane', 'bird'],
+  ['airplane', 'cell phone'],
+  ['bird', 'cell phone'],
+  ['dog', 'airplane'],
+  ['dog', 'bird'],
+  ['dog', 'cell phone'],
 ];
 
 interface Labels {
@@ -337,6 +349,17 @@ async function measure(label: string, server: Pick<BenchServer, 'url' | 'token' 
   out.push(`Engine that answered: ${[...engines].join(', ') || '(not reported)'}.`);
   out.push(...queryTable(`Object words: ${photos.length} photos (${photos.filter((p) => p.cls).length} Caltech, ${photos.filter((p) => !p.cls).length} faces_persons), Recall@10`, objectRows));
   out.push(...queryTable(`Colour words: ${colorPhotos.length} hand-labelled photos, Recall@10`, colourRows));
+  out.push('\n### Two object words (English), Recall@10 of the union of both classes\n', '| query | relevant | R@10 | of each in the first 10 | found |', '|---|---|---|---|---|');
+  const pairScores: number[] = [];
+  for (const [a, b] of pairQueries) {
+    const of = (w: string) => new Set(photos.filter((p) => objectClasses[w]!.includes(p.cls ?? '')).map((p) => p.id));
+    const [A, B] = [of(a), of(b)];
+    const s = score(await c.text(objects, `${a} ${b}`), new Set([...A, ...B]));
+    const top = s.answer.ids.slice(0, 10);
+    pairScores.push(s.recall10);
+    out.push(`| ${a} ${b} | ${s.relevant} | ${cell(s)} | ${top.filter((id) => A.has(id)).length} + ${top.filter((id) => B.has(id)).length} | ${f2(s.found)} |`);
+  }
+  out.push(`| **mean** | ${pairQueries.length} queries | **${f2(mean(pairScores))}** | | |`);
   // The server describes the colours of what is in front, the background dropped (docs/colors.md):
   // the same English queries judged on the labels that name the subject's own colour only, the
   // photos labelled with the family for their background left out of the ranking (unjudged).

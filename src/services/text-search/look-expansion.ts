@@ -15,8 +15,11 @@ export const LOOK_FIRST = 20;
 export const KEYWORD_POOL = 200;
 /** Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, SIGIR 2009). */
 export const RRF_K = 60;
-/** A record first in both lists. */
-const BEST = 2 / (RRF_K + 1);
+/**
+ * Object concepts of one query that get a look of their own (its first ones, in query order); those after them are
+ * searched by their keywords alone. Each look costs a neighbour search (up to 200 nearest, ef_search 400 on PostgreSQL).
+ */
+export const MAX_LOOKS = 3;
 
 interface Ranked {
   record: StoredRecord;
@@ -52,10 +55,12 @@ export function withinSeeds(near: readonly Hit[], look: Float32Array, seeds: rea
 }
 
 /**
- * Keyword answers and the records nearest their first answers' look in one order, by reciprocal rank fusion: a record
+ * Keyword answers and the records nearest each object concept's look in one order, by reciprocal rank fusion: a record
  * the detector named that looks like the others rises, one it named that looks like none of them sinks, and one it
- * missed that looks like them joins (docs/text-search.md "Objects by their look"). Distances 100·(1 − score / best):
- * 0 for a record first in both lists, ascending; ties by record key.
+ * missed that looks like them joins (docs/text-search.md "Objects by their look"). One look list per concept of the
+ * query ("dog cat": the dogs' and the cats', h321: one look of both was the mean of two things and looked like
+ * neither). Distances 100·(1 − score / best), best the score of a record first in every list (the keyword list and
+ * each look): 0 for such a record, ascending; ties by record key.
  *
  * Only the first KEYWORD_POOL keyword answers are fused; those after them follow in keyword order, each scored by its
  * keyword term alone (below every fused one: 1/(RRF_K + KEYWORD_POOL + 1) is less than any fused score), and a record
@@ -63,7 +68,7 @@ export function withinSeeds(near: readonly Hit[], look: Float32Array, seeds: rea
  * appends to the order a shallower page reads (h313: a record of the look at keyword rank 250 rose by 1/310 once a
  * page read 250, and pages of one query were no slices of one order).
  */
-export function fuseByLook(keyword: readonly Ranked[], look: readonly Hit[]): Ranked[] {
+export function fuseByLook(keyword: readonly Ranked[], looks: readonly (readonly Hit[])[]): Ranked[] {
   const score = new Map<number, { record: StoredRecord; score: number }>();
   const add = (record: StoredRecord, rank: number) => {
     const s = score.get(record.key) ?? { record, score: 0 };
@@ -71,8 +76,9 @@ export function fuseByLook(keyword: readonly Ranked[], look: readonly Hit[]): Ra
     score.set(record.key, s);
   };
   keyword.slice(0, KEYWORD_POOL).forEach((h, i) => add(h.record, i + 1));
-  look.slice(0, LOOK_POOL).forEach((h, i) => add(h.record, i + 1));
-  const distance = (s: number) => Math.round(100 * (1 - s / BEST) * 10_000) / 10_000;
+  for (const look of looks) look.slice(0, LOOK_POOL).forEach((h, i) => add(h.record, i + 1));
+  const best = (1 + looks.length) / (RRF_K + 1);
+  const distance = (s: number) => Math.round(100 * (1 - s / best) * 10_000) / 10_000;
   const fused = [...score.values()].sort((a, b) => b.score - a.score || a.record.key - b.record.key).map((s) => ({ record: s.record, distance: distance(s.score) }));
   const rest = keyword.flatMap((h, i) => (i < KEYWORD_POOL || score.has(h.record.key) ? [] : [{ record: h.record, distance: distance(1 / (RRF_K + i + 1)) }]));
   return [...fused, ...rest];

@@ -7,7 +7,7 @@ import { maxQueryWords, parseQuery, type ParsedQuery } from '../../text-search/q
 import { MIN_COMPOUND, splitCompound } from '../../text-search/compound-words.ts';
 import { nameColor } from '../../vision/models/dominant-colors.ts';
 import { ownWordsName } from './own-words.ts';
-import { fuseByLook, KEYWORD_POOL, LOOK_FIRST, LOOK_POOL, lookOf, SEEDS, withinSeeds } from './look-expansion.ts';
+import { fuseByLook, KEYWORD_POOL, LOOK_FIRST, LOOK_POOL, lookOf, MAX_LOOKS, SEEDS, withinSeeds } from './look-expansion.ts';
 import { colorMatch, colorWordShare, dominantColorsProblem, storedColors, type DominantColorsQuery } from './color-match.ts';
 import { status, stopwatch, type SearchContext } from '../envelope.ts';
 import { ServiceError } from '../errors.ts';
@@ -114,31 +114,65 @@ export class TextSearchService {
   }
 
   /**
-   * The keyword answers fused with the records nearest the look of their first SEEDS (look-expansion.ts), the first `m`,
-   * where each of those was found by what the server saw (one of `objectCodes` in its seen codes, none in its own words):
-   * the look then stands for what the detector saw, and a seller's own words are never outranked by a photo's look.
-   * Otherwise, or where fewer than MIN_SEEDS have a vector, the keyword answers as they are. `memo` keeps the look's
-   * records (or that there are none) for the request's later calls: the first SEEDS answers are the same whatever `m`,
-   * and product grouping calls again with a larger `m` (h313: the seeds and the neighbour search ran again each time).
+   * The keyword answers fused with the records nearest the look of each object concept's first SEEDS answers
+   * (look-expansion.ts), the first `m`. A concept's answers are those found by it (its code in their seen codes or own
+   * words; an answer holding no code of the query's is every concept's), in keyword order among the first KEYWORD_POOL;
+   * its look applies where each of its first SEEDS was found by what the server saw (its code in the seen codes, not in
+   * the record's own words): the look then stands for what the detector saw, and a seller's own words are never
+   * outranked by a photo's look. A concept whose look does not apply (or whose seeds have fewer than MIN_SEEDS vectors) adds no list; none: the
+   * keyword answers as they are. `memo` keeps the looks' records for the request's later calls: the first KEYWORD_POOL
+   * answers are the same whatever `m`, and product grouping calls again with a larger `m` (h313: the seeds and the
+   * neighbour search ran again each time).
    */
-  private async withLook(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], byKeyword: (m: number) => Promise<Ranked[]>, m: number, memo: { look?: Promise<Hit[] | null> }): Promise<Ranked[]> {
+  private async withLook(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], byKeyword: (m: number) => Promise<Ranked[]>, m: number, memo: { looks?: Promise<Hit[][]> }): Promise<Ranked[]> {
     const keyword = await byKeyword(Math.max(KEYWORD_POOL, m));
-    memo.look ??= this.lookHits(c, filter, objectCodes, keyword.slice(0, SEEDS));
-    const look = await memo.look;
-    return look ? fuseByLook(keyword, look).slice(0, m) : keyword.slice(0, m);
+    memo.looks ??= this.looksOf(c, filter, objectCodes, keyword.slice(0, KEYWORD_POOL));
+    const looks = await memo.looks;
+    return looks.length ? fuseByLook(keyword, looks).slice(0, m) : keyword.slice(0, m);
   }
 
-  /** The records near the look of `first` that count (withinSeeds), or null where the look does not apply (withLook). */
-  private async lookHits(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], first: readonly Ranked[]): Promise<Hit[] | null> {
-    const rows = await this.store.text.seenAndBodiesOf(this.store.store.db, first.map((h) => h.record.key));
-    const holds = (text: string | undefined) => (text ?? '').split(' ').some((t) => objectCodes.includes(t));
-    if (!first.every((h) => holds(rows.get(h.record.key)?.seen) && !holds(rows.get(h.record.key)?.body))) return null;
-    const seeds = await Promise.all(first.map((h) => this.queries.lookup(c, h.record.recordId).then((found) => found?.vector)));
-    const look = lookOf(seeds);
-    if (!look) return null;
-    // most looks reach few records: the 200 nearest (ef_search 400 on PostgreSQL) only where the first 20 all lie within reach
-    const first20 = withinSeeds(await this.queries.knn(c, look, LOOK_FIRST, filter), look, seeds);
-    return first20.length < LOOK_FIRST ? first20 : withinSeeds(await this.queries.knn(c, look, LOOK_POOL, filter), look, seeds);
+  /** The look of each of the first MAX_LOOKS concepts that applies (withLook), in query order: the records near it that count (withinSeeds). */
+  private async looksOf(c: CollectionRecord, filter: Filter | undefined, objectCodes: readonly string[], pool: readonly Ranked[]): Promise<Hit[][]> {
+    const codes = objectCodes.slice(0, MAX_LOOKS);
+    const holds = (text: string | undefined, code: string) => (text ?? '').split(' ').includes(code);
+    const first = new Map(codes.map((code) => [code, [] as Ranked[]]));
+    const failed = new Set<string>();
+    const rows = new Map<number, { seen: string; body: string }>();
+    // the answers' rows are read a few at a time (a row's body is up to 16 KB): one concept reads its first SEEDS, as it
+    // did before each concept had its look; several read on (twice as many each time) until each has its SEEDS, or
+    // one not found by what was seen, or the pool ends
+    for (let read = 0, n = SEEDS * codes.length; read < pool.length && codes.some((code) => first.get(code)!.length < SEEDS && !failed.has(code)); read = n, n *= 2) {
+      const more = pool.slice(read, n);
+      for (const [key, row] of await this.store.text.seenAndBodiesOf(this.store.store.db, more.map((h) => h.record.key))) rows.set(key, row);
+      for (const h of more) {
+        const row = rows.get(h.record.key);
+        // a record found by a concept past MAX_LOOKS alone is none of theirs
+        const by = objectCodes.filter((code) => holds(row?.seen, code) || holds(row?.body, code));
+        for (const code of by.length ? by : codes) {
+          const seeds = first.get(code);
+          if (!seeds || seeds.length >= SEEDS || failed.has(code)) continue;
+          seeds.push(h);
+          if (!holds(row?.seen, code) || holds(row?.body, code)) failed.add(code);
+        }
+      }
+    }
+    const vectors = new Map<string, Promise<Float32Array | undefined>>();
+    const vectorOf = (id: string) => {
+      if (!vectors.has(id)) vectors.set(id, this.queries.lookup(c, id).then((found) => found?.vector));
+      return vectors.get(id)!;
+    };
+    const looks = await Promise.all(
+      codes.map(async (code) => {
+        if (failed.has(code)) return null;
+        const seeds = await Promise.all(first.get(code)!.map((h) => vectorOf(h.record.recordId)));
+        const look = lookOf(seeds);
+        if (!look) return null;
+        // most looks reach few records: the 200 nearest (ef_search 400 on PostgreSQL) only where the first 20 all lie within reach
+        const first20 = withinSeeds(await this.queries.knn(c, look, LOOK_FIRST, filter), look, seeds);
+        return first20.length < LOOK_FIRST ? first20 : withinSeeds(await this.queries.knn(c, look, LOOK_POOL, filter), look, seeds);
+      }),
+    );
+    return looks.filter((l): l is Hit[] => l !== null);
   }
 
   /** Collections whose every row is tokenised as this release tokenises (a collection never goes back). */
