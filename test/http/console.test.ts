@@ -549,6 +549,15 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       await tab.clock.resume();
       await tab.locator('[data-event-id="e1"]').waitFor(STEP);
       expect(await tab.locator('#session-title').textContent()).toBe('Friday stream');
+      // the list still writes its search into every address that shows it (a typed `#/` kept it out, so a reload lost it)
+      for (const start of ['#/', '#/sessions/']) {
+        await tab.evaluate((hash) => void (location.hash = hash), start);
+        await tab.getByRole('link', { name: 'Friday stream' }).waitFor(STEP);
+        await tab.getByPlaceholder('Search name, game, platform…').fill('binder');
+        await expect.poll(() => tab.evaluate(() => location.hash), SLOW).toBe('#/sessions?q=binder');
+        await tab.getByPlaceholder('Search name, game, platform…').fill('');
+        await expect.poll(() => tab.evaluate(() => location.hash), SLOW).toBe('#/sessions');
+      }
     } finally {
       tab.removeAllListeners();
       await within(10_000, tab.close({ runBeforeUnload: false }).catch(() => undefined));

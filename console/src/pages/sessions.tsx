@@ -76,8 +76,9 @@ export function SessionsPage({ shell }: { shell: Shell }) {
     const address = `#/sessions${params.size ? `?${params}` : ''}`;
     // replaced, not pushed: paging is not a step Back should retrace. Only while the address is still the list's: one
     // moved to another page before this ran (a link opened as the console starts) is that page's (CI, stop 89: a
-    // session's address was overwritten with the list's, and the list stayed)
-    if (location.hash !== address && /^(#\/?sessions(\?|$)|#?$)/.test(location.hash)) history.replaceState(null, '', address);
+    // session's address was overwritten with the list's, and the list stayed). The list's are every form the route
+    // reads as it: none, `#/`, `#/sessions`, `#/sessions/` (a typed `#/` kept its search and page out of the address)
+    if (location.hash !== address && /^(#\/?)?(sessions\/?)?(\?|$)/.test(location.hash)) history.replaceState(null, '', address);
     return () => ac.abort();
   }, [page, query, tick]);
 
