@@ -738,11 +738,17 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       await page.locator('[data-event-id="e4"] img').waitFor({ timeout: 15_000 });
       // the scanner deletes a misread card and sends the right one at the same price: count and total as they were
       const e4 = (await h.request('GET', cs(`identification/?session=${sessionId}&event_id=e4`))).json().results[0] as { id: string; price: number };
+      await page.locator('[data-event-id="e4"]').focus();
       expect((await h.request('DELETE', cs(`identification/${e4.id}/`))).statusCode).toBe(204);
       expect((await h.request('POST', cs(`session/${sessionId}/identifications/`), { body: { identifications: [{ event_id: 'e5', name: 'Mew', price: e4.price }] } })).statusCode).toBe(200);
       await nextPoll();
       await page.locator('[data-event-id="e5"]').waitFor({ timeout: 15_000 });
       await expect.poll(() => page.locator('[data-event-id="e4"]').count(), SLOW).toBe(0);
+      // the keyboard was on the deleted card: it is on the grid, and an arrow takes it to the grid's Tab stop (the
+      // arrows did nothing there, though the grid says they move between its cards)
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('card-grid');
+      await page.keyboard.press('ArrowRight');
+      expect(await page.evaluate(() => document.activeElement?.matches('.card[tabindex="0"][data-event-id]') ?? false)).toBe(true);
     }, 45_000);
 
     it('closes a session only as this page read it: one renamed elsewhere meanwhile is refused and read again (session versions, h263)', async () => {

@@ -30,15 +30,18 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
   const inView = gridWindow(rows.length, size.width, scrollTop, size.height, cellWidth, rowHeight, 0);
   const tabStop = focused !== null && visible.some((r) => r.id === focused) ? focused : rows[inView.start]?.id;
   const moveTo = useRef<string | null>(null);
+  const focusCard = (id: string) => {
+    const card = box.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
+    card?.focus({ preventScroll: true });
+    // the grid scrolls just enough to show the card, at once (a smooth scroll lagged behind held-down arrows)
+    card?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+  };
   // one scrolled too far to keep: the keyboard stays in the grid, not at the page's start
   useLayoutEffect(() => {
     if (moveTo.current !== null) {
       const id = moveTo.current;
       moveTo.current = null;
-      const card = box.current?.querySelector<HTMLElement>(`[data-row-id="${CSS.escape(id)}"]`);
-      card?.focus({ preventScroll: true });
-      // the grid scrolls just enough to show the card, at once (a smooth scroll lagged behind held-down arrows)
-      card?.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+      focusCard(id);
       return;
     }
     if (focused !== null && !visible.some((r) => r.id === focused) && (document.activeElement === document.body || document.activeElement === null)) box.current?.focus({ preventScroll: true });
@@ -47,7 +50,14 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
     if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
     const id = (e.target as HTMLElement).closest<HTMLElement>('[data-row-id]')?.dataset.rowId;
     const index = id === undefined ? -1 : rows.findIndex((r) => r.id === id);
-    if (index < 0) return;
+    if (index < 0) {
+      // the keyboard on the grid itself, its card gone (deleted by a live refresh, scrolled out of the drawn rows): an
+      // arrow takes it to the grid's Tab stop, where the arrows did nothing until Tab
+      if (e.target !== box.current || tabStop === undefined || !e.key.startsWith('Arrow')) return;
+      e.preventDefault();
+      focusCard(tabStop);
+      return;
+    }
     const next = arrowTarget(e.key, index, w.columns, rows.length);
     if (next === undefined) return;
     // the arrow moves the keyboard, not the scroll (the grid scrolls to the card it reaches); the card a row away is
