@@ -272,17 +272,17 @@ async function run(services: Services, command: string, values: Values, rest: st
   const { accounts } = services;
   switch (command) {
     case 'account create': {
-      const credits = values.credits !== undefined ? integer(values.credits, 'credits') : loadConfig(io.env).defaultCredits;
-      return accounts.createAccount({ name: need(values.name, 'name'), credits, ...(values.services !== undefined ? { services: parseServices(values.services) } : {}) });
+      const { name, credits, services: list } = usageFirst['account create'](values);
+      return accounts.createAccount({ name, credits: credits ?? loadConfig(io.env).defaultCredits, ...(list !== undefined ? { services: list } : {}) });
     }
     case 'account list':
       return { accounts: (await accounts.listAccounts()).map(snakeKeys) };
     case 'account show': {
-      const id = need(values.account, 'account');
+      const id = usageFirst['account show'](values);
       return { ...snakeKeys(await accounts.getAccount(id)), workspaces: (await accounts.listWorkspaces(id)).map(snakeKeys) };
     }
     case 'account delete': {
-      const erased = await services.erasure.erase(need(values.account, 'account'));
+      const erased = await services.erasure.erase(usageFirst['account delete'](values));
       sayFilesNotRemoved(io, 'account', erased);
       if (erased.left_in?.length) {
         io.err(`loupe: the account is erased from PostgreSQL, but ${erased.left_in.length} file${erased.left_in.length > 1 ? 's' : ''} that \`loupe move-to-postgres\` left in the data folder still hold${erased.left_in.length > 1 ? '' : 's'} it as it was at the move (${erased.left_in.slice(0, 3).join(', ')}${erased.left_in.length > 3 ? ', …' : ''}): remove them (README "Moving to PostgreSQL")\n`);
@@ -290,66 +290,56 @@ async function run(services: Services, command: string, values: Values, rest: st
       return erased;
     }
     case 'workspace add':
-      return accounts.addWorkspace(need(values.account, 'account'), values.name ?? 'workspace');
+      return accounts.addWorkspace(...usageFirst['workspace add'](values));
     case 'workspace list':
-      return { workspaces: (await accounts.listWorkspaces(need(values.account, 'account'))).map(snakeKeys) };
+      return { workspaces: (await accounts.listWorkspaces(usageFirst['workspace list'](values))).map(snakeKeys) };
     case 'workspace delete': {
-      const erased = await services.erasure.eraseWorkspace(need(values.workspace ?? values.id ?? rest[0], 'workspace'));
+      const erased = await services.erasure.eraseWorkspace(usageFirst['workspace delete'](values, rest));
       sayFilesNotRemoved(io, 'workspace', erased);
       return erased;
     }
     case 'token add':
-      return accounts.addToken(need(values.account, 'account'), values.name ?? '');
+      return accounts.addToken(...usageFirst['token add'](values));
     case 'token list':
-      return accounts.listTokens(need(values.account, 'account'));
+      return accounts.listTokens(usageFirst['token list'](values));
     case 'token revoke':
-      return accounts.revokeToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
+      return accounts.revokeToken(usageFirst['token revoke'](values, rest));
     case 'token delete':
-      return accounts.deleteToken(values.token ?? values.id ?? rest[0] ?? need(undefined, 'token'));
-    case 'credits add': {
-      const amount = values.amount ?? values.credits ?? rest[0];
-      return accounts.addCredits(need(values.account, 'account'), integer(need(amount, 'amount'), 'amount'));
-    }
+      return accounts.deleteToken(usageFirst['token delete'](values, rest));
+    case 'credits add':
+      return accounts.addCredits(...usageFirst['credits add'](values, rest));
     case 'services enable':
-    case 'services disable': {
-      const list = values.services ?? rest.join(',');
-      return accounts.setServiceState(need(values.account, 'account'), parseServices(need(list, 'services')), command === 'services enable');
-    }
+    case 'services disable':
+      return accounts.setServiceState(...usageFirst[command](values, rest), command === 'services enable');
     case 'collection create': {
-      const created = await services.collections.create({
-        accountId: need(values.account, 'account'),
-        type: need(values.type, 'type'),
-        name: need(values.name, 'name'),
-        productField: values['product-field'],
-        capacity: values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined,
-      });
+      const created = await services.collections.create(usageFirst['collection create'](values));
       return { collection_id: created.id };
     }
     case 'collection list':
       return { collections: (await services.collections.list(values.account)).map(describeCollection) };
     case 'collection show':
-      return describeCollection(await services.collections.get(need(values.collection ?? values.id ?? rest[0], 'collection')));
+      return describeCollection(await services.collections.get(usageFirst['collection show'](values, rest)));
     case 'collection delete': {
-      const deleted = await services.collections.delete(need(values.collection ?? values.id ?? rest[0], 'collection'));
+      const deleted = await services.collections.delete(usageFirst['collection delete'](values, rest));
       await flushErased(services.store);
       return deleted;
     }
     case 'collection compact': {
-      const compacted = await services.collections.compact(need(values.collection ?? values.id ?? rest[0], 'collection'));
+      const compacted = await services.collections.compact(usageFirst['collection compact'](values, rest));
       await flushErased(services.store);
       return compacted;
     }
     case 'migrate':
       return { migrated: true, applied: services.store.migrated ?? [] };
     case 'request delete': {
-      const deleted = await services.deleteRequest(need(values.request ?? rest[0], 'request'));
+      const deleted = await services.deleteRequest(usageFirst['request delete'](values, rest));
       await flushErased(services.store);
       return deleted;
     }
     case 'media check':
       return services.mediaAudit({ decode: values.decode === true });
     case 'flow create': {
-      const file = need(values.file ?? rest[0], 'file');
+      const file = usageFirst['flow create'](values, rest);
       let definition: unknown;
       try {
         definition = JSON.parse(await readFile(file, 'utf8'));
@@ -363,23 +353,23 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'flow list':
       return { flows: await services.flows.list() };
     case 'flow show': {
-      const name = need(values.name ?? rest[0], 'name');
+      const name = usageFirst['flow show'](values, rest);
       const flow = (await services.flows.list()).find((f) => f.name === name);
       if (!flow) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
       return flow;
     }
     case 'flow delete': {
-      const name = need(values.name ?? rest[0], 'name');
+      const name = usageFirst['flow delete'](values, rest);
       if (!(await services.flows.delete(name))) throw new ServiceError(404, 'not_found', `Flow ${name} not found.`);
       return { deleted: name };
     }
     case 'webhook resend': {
-      const account = await accounts.getAccount(need(values.account, 'account'));
+      const account = await accounts.getAccount(usageFirst['webhook resend'](values));
       return { account: account.id, ...(await services.requests.resendFailedWebhooks(account.id)) };
     }
     case 'webhook-secret show':
     case 'webhook-secret rotate': {
-      const account = await accounts.getAccount(need(values.account, 'account'));
+      const account = await accounts.getAccount(usageFirst[command](values));
       const secret = command === 'webhook-secret show' ? await services.requests.webhookSecret(account.id) : await services.requests.rotateWebhookSecret(account.id);
       return { account: account.id, webhook_secret: secret };
     }
@@ -388,9 +378,9 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'catalog list':
       return services.catalogs.list();
     case 'catalog cards':
-      return services.catalogs.findCards(catalogCardsQuery(values));
+      return services.catalogs.findCards(usageFirst['catalog cards'](values));
     case 'catalog images': {
-      const request = catalogImagesRequest(values, rest);
+      const request = usageFirst['catalog images'](values, rest);
       let last = 0;
       return services.catalogs.attachImages(request, (p) => {
         stopPoint(stop);
@@ -400,11 +390,13 @@ async function run(services: Services, command: string, values: Values, rest: st
       });
     }
     case 'catalog delete':
-      return services.catalogs.delete(need(values.catalog ?? rest[0], 'catalog'));
+      return services.catalogs.delete(usageFirst['catalog delete'](values, rest));
     case 'prices delete':
-      return services.catalogs.deletePrices(pricesDeleteRequest(values, rest));
-    case 'prices import':
-      return services.catalogs.importPrices({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog'), restoreDeleted: values['restore-deleted'] === true }, progressLines(`prices ${values.catalog}`, io, stop));
+      return services.catalogs.deletePrices(usageFirst['prices delete'](values, rest));
+    case 'prices import': {
+      const request = usageFirst['prices import'](values, rest);
+      return services.catalogs.importPrices(request, progressLines(`prices ${request.catalog}`, io, stop));
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -437,18 +429,96 @@ function pricesDeleteRequest(values: Values, rest: readonly string[]) {
   return { catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' };
 }
 
+/** An unknown service is a mistake in what was typed (h272: exit 1, as a failure). */
+function servicesOf(list: string): string[] {
+  try {
+    return parseServices(list);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+const accountOf = (values: Values): string => need(values.account, 'account');
+/** The commands whose one word names what they act on (`collection show C`, `token revoke ID`): that word or an option. */
+const collectionOf = (values: Values, rest: readonly string[]): string => need(values.collection ?? values.id ?? rest[0], 'collection');
+const tokenOf = (values: Values, rest: readonly string[]): string => {
+  if (values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both');
+  return need(values.token ?? values.id ?? rest[0], 'token');
+};
+const servicesChange = (values: Values, rest: readonly string[]): [string, string[]] => [accountOf(values), servicesOf(need(values.services ?? rest.join(','), 'services'))];
+
 /**
- * The commands whose options' forms are checked before the database is opened, as the usage checks of main are: with
- * no database to open (a mistyped LOUPE_DATA_DIR, a PostgreSQL down), `catalog cards --name … --number …` was exit 1,
- * "no database", where the same slip beside one is exit 2 with the usage (h322). run checks them again as it builds
- * the request; they are pure.
+ * Each command's request built from what was typed, its required options and their forms checked: main calls the
+ * command's entry before anything is opened, and run (and the models, backup and move branches) build their request
+ * with the same entry, so a usage slip is exit 2 with the usage whether or not there is a database to open. With no
+ * database (a mistyped LOUPE_DATA_DIR, a PostgreSQL down) `catalog cards --name … --number …` was exit 1, "no
+ * database" (h322), and `account show` with no --account too (h324): the checks ran in run, after openServices. The
+ * entries are pure (no file, setting or database read); what needs one (an account that exists, a balance's range: exit
+ * 1; a flow file's "name": exit 2) is told by run or the service, after the database is opened. A command with a
+ * required option has its entry here, and run reads its options through it, never with need() of its own (the test
+ * "a usage slip before the database" in test/cli.test.ts holds every such command of the usage to it).
  */
-const usageFirst: Partial<Record<string, (values: Values, rest: readonly string[]) => unknown>> = {
+const usageFirst = {
+  'account create': (values: Values) => ({
+    name: need(values.name, 'name'),
+    // the default is the configuration's (LOUPE_DEFAULT_CREDITS), read by run
+    credits: values.credits !== undefined ? integer(values.credits, 'credits') : undefined,
+    services: values.services !== undefined ? servicesOf(values.services) : undefined,
+  }),
+  'account show': accountOf,
+  'account delete': accountOf,
+  'workspace add': (values: Values): [string, string] => [accountOf(values), values.name ?? 'workspace'],
+  'workspace list': accountOf,
+  'workspace delete': (values: Values, rest: readonly string[]) => need(values.workspace ?? values.id ?? rest[0], 'workspace'),
+  'token add': (values: Values): [string, string] => [accountOf(values), values.name ?? ''],
+  'token list': accountOf,
+  'token revoke': tokenOf,
+  'token delete': tokenOf,
+  'credits add': (values: Values, rest: readonly string[]): [string, number] => [accountOf(values), integer(need(values.amount ?? values.credits ?? rest[0], 'amount'), 'amount')],
+  'services enable': servicesChange,
+  'services disable': servicesChange,
+  'collection create': (values: Values) => {
+    // a type no collection has is a mistake in what was typed (h274: exit 1, as a failure)
+    if (values.type !== undefined && !(collectionTypes as readonly string[]).includes(values.type)) throw new UsageError(`--type is one of ${collectionTypes.join(', ')}, not ${JSON.stringify(values.type.slice(0, 40))}`);
+    return { accountId: accountOf(values), type: need(values.type, 'type'), name: need(values.name, 'name'), productField: values['product-field'], capacity: values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined };
+  },
+  'collection show': collectionOf,
+  'collection delete': collectionOf,
+  'collection compact': collectionOf,
+  'request delete': (values: Values, rest: readonly string[]) => need(values.request ?? rest[0], 'request'),
+  'flow create': (values: Values, rest: readonly string[]) => need(values.file ?? rest[0], 'file'),
+  'flow show': (values: Values, rest: readonly string[]) => need(values.name ?? rest[0], 'name'),
+  'flow delete': (values: Values, rest: readonly string[]) => need(values.name ?? rest[0], 'name'),
+  'webhook resend': accountOf,
+  'webhook-secret show': accountOf,
+  'webhook-secret rotate': accountOf,
+  'catalog import': (values: Values) => importChecks(values),
   'catalog cards': catalogCardsQuery,
   'catalog images': catalogImagesRequest,
+  'catalog delete': (values: Values, rest: readonly string[]) => need(values.catalog ?? rest[0], 'catalog'),
+  'prices import': (values: Values, rest: readonly string[]) => ({ file: need(values.file ?? rest[0], 'file'), catalog: need(values.catalog, 'catalog'), restoreDeleted: values['restore-deleted'] === true }),
   'prices delete': pricesDeleteRequest,
-  'catalog import': (values) => importChecks(values),
-};
+  'models add': (values: Values, rest: readonly string[]) => {
+    if (!rest[0]) throw new UsageError('missing the pack folder: loupe models add <dir>');
+    return { dir: rest[0], options: { ...(values.name !== undefined ? { name: values.name } : {}), activate: !values['no-activate'] } };
+  },
+  'models activate': (values: Values, rest: readonly string[]) => need(values.name ?? rest[0], 'name'),
+  'models remove': (values: Values, rest: readonly string[]) => need(values.name ?? rest[0], 'name'),
+  backup: (values: Values, rest: readonly string[]) => {
+    if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    if (typeof values.to !== 'string' || !values.to) throw new UsageError('backup needs --to DIR');
+    return values.to;
+  },
+  'move-to-postgres': (values: Values, rest: readonly string[]) => {
+    if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
+    if (typeof values.to !== 'string' || !values.to) throw new UsageError('move-to-postgres needs --to URL, the new PostgreSQL database (postgres://…)');
+    if (!/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError(`--to names a PostgreSQL database as a URL (postgres://user@host:port/name), not ${JSON.stringify(values.to)}`);
+    return values.to;
+  },
+} satisfies Record<string, (values: Values, rest: readonly string[]) => unknown>;
+
+/** The command's entry of usageFirst, if it has one. */
+const usageFirstOf = (command: string): ((values: Values, rest: readonly string[]) => unknown) | undefined => (Object.hasOwn(usageFirst, command) ? usageFirst[command as keyof typeof usageFirst] : undefined);
 
 /** A catalog import's kind and files, checked before anything is opened (a usage slip makes no database, h263). */
 function catalogImportRequest(values: Values): { kind: (typeof CATALOG_KINDS)[number]; files: { cards?: string | undefined; sets?: string | undefined; csv?: string | undefined; file?: string | undefined } } {
@@ -529,17 +599,18 @@ async function runModels(dataDir: string, command: string, values: Values, rest:
   // Loaded here so the other commands do not load the ONNX runtime's native library.
   const { activatePack, deactivatePack, installPack, listPacks, removePack } = await import('./vision/clip/clip-pack.ts');
   switch (command) {
-    case 'models add':
-      if (!rest[0]) throw new UsageError('missing the pack folder: loupe models add <dir>');
-      return installPack(rest[0], dataDir, { ...(values.name !== undefined ? { name: values.name } : {}), activate: !values['no-activate'] });
+    case 'models add': {
+      const { dir, options: pack } = usageFirst['models add'](values, rest);
+      return installPack(dir, dataDir, pack);
+    }
     case 'models list':
       return listPacks(dataDir);
     case 'models activate':
-      return activatePack(dataDir, need(values.name ?? rest[0], 'name'));
+      return activatePack(dataDir, usageFirst['models activate'](values, rest));
     case 'models deactivate':
       return deactivatePack(dataDir);
     case 'models remove':
-      return removePack(dataDir, need(values.name ?? rest[0], 'name'));
+      return removePack(dataDir, usageFirst['models remove'](values, rest));
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -606,9 +677,6 @@ const knownCommands = new Set(['account create', 'account list', 'account show',
 
 /** The commands that may make a new database in an empty data folder: a deployment's first steps (README "Admin CLI"). */
 const MAKES_DATABASE = new Set(['account create', 'catalog import', 'flow create']);
-
-/** What those commands cannot run without, checked before a database is made for them (h260: a usage error made ./data). */
-const NEEDED_FIRST: Record<string, readonly string[]> = { 'account create': ['name'], 'catalog import': ['kind'], 'flow create': ['file'] };
 
 /**
  * The commands whose answer is about the media folder's files (an erasure or a request's deletion run elsewhere says
@@ -760,24 +828,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const allowed = optionsOf(command);
     const foreign = Object.keys(values).filter((k) => !allowed.has(k));
     if (foreign.length) throw new UsageError(`${foreign.map((f) => `--${f}`).join(', ')} ${foreign.length > 1 ? 'are not options' : 'is not an option'} of "${command}"`, command);
-    // a type no collection has is a mistake in what was typed (h274: exit 1, as a failure)
-    if (command === 'collection create' && values.type !== undefined && !(collectionTypes as readonly string[]).includes(values.type)) throw new UsageError(`--type is one of ${collectionTypes.join(', ')}, not ${JSON.stringify(values.type.slice(0, 40))}`, command);
-    if ((command === 'token revoke' || command === 'token delete') && values.token !== undefined && values.id !== undefined) throw new UsageError('give --token or --id, not both', command);
     // `--id=` is no id: a usage error, not "Active token not found" (h113)
     const blank = Object.entries(values).find(([, v]) => v === '');
     if (blank) throw new UsageError(`--${blank[0]} is empty: give it a value`, command);
-    // an unknown service is a mistake in what was typed, told before any database is opened (h272: exit 1, as a failure)
-    const serviceList = values.services ?? (command === 'services enable' || command === 'services disable' ? rest.join(',') : undefined);
-    if (serviceList) {
-      try {
-        parseServices(serviceList);
-      } catch (err) {
-        throw new UsageError((err as Error).message, command);
-      }
-    }
     const stray = command === 'backup' || command === 'move-to-postgres' ? undefined : unexpectedWord(command, values, rest);
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
-    usageFirst[command]?.(values, rest);
+    // each command's required options and their forms, before any folder or database is touched (usageFirst)
+    usageFirstOf(command)?.(values, rest);
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
@@ -785,17 +842,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       if (command !== 'models add' && !present(config.dataDir)) throw new Error(`no data folder ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder`);
       result = await runModels(config.dataDir, command, values, rest);
     } else if (command === 'backup') {
-      if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`);
-      if (typeof values.to !== 'string' || !values.to) throw new UsageError('backup needs --to DIR');
+      const to = usageFirst.backup(values, rest);
       if (config.databaseUrl) throw new Error('with PostgreSQL (DATABASE_URL), back up the database with pg_dump, and copy the media folder and LOUPE_MEDIA_SECRET (README "Backups")');
-      result = await backupDataFolder(config.dataDir, values.to);
+      result = await backupDataFolder(config.dataDir, to);
     } else if (command === 'move-to-postgres') {
-      if (rest.length) throw new UsageError(`unexpected argument: ${rest[0]}`, command);
-      if (typeof values.to !== 'string' || !values.to) throw new UsageError('move-to-postgres needs --to URL, the new PostgreSQL database (postgres://…)', command);
-      if (!/^postgres(ql)?:\/\//.test(values.to)) throw new UsageError(`--to names a PostgreSQL database as a URL (postgres://user@host:port/name), not ${JSON.stringify(values.to)}`, command);
+      const to = usageFirst['move-to-postgres'](values, rest);
       // the source is the embedded database: with DATABASE_URL set, which of the two was meant is unclear
       if (config.databaseUrl) throw new Error('DATABASE_URL is set: the move reads the embedded database in LOUPE_DATA_DIR and writes the one --to names; unset DATABASE_URL for it');
-      result = await moveToPostgres(config.dataDir, values.to, (line) => io.err(`loupe: ${line}\n`));
+      result = await moveToPostgres(config.dataDir, to, (line) => io.err(`loupe: ${line}\n`));
     } else {
       // a mistyped or unset LOUPE_DATA_DIR would make and answer from a new, empty database
       const fresh = !config.databaseUrl && !present(sqliteFileOf(config.dataDir));
@@ -807,7 +861,6 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       // with PostgreSQL the media folder is still the data folder's: a check from cron with LOUPE_DATA_DIR unset made
       // ./data and a new media secret, and reported every file missing (h110)
       if (config.databaseUrl && MEDIA_COMMANDS.has(command) && !present(path.join(config.dataDir, 'media'))) throw new Error(`no media folder in ${path.resolve(config.dataDir)}: set LOUPE_DATA_DIR to the server's data folder, where its media folder is`);
-      if (fresh) for (const flag of NEEDED_FIRST[command] ?? []) need((values[flag as keyof Values] as string | undefined) ?? (flag === 'file' ? rest[0] : undefined), flag);
       if (fresh) io.err(`loupe: no database in ${path.resolve(config.dataDir)}: making a new, empty one (set LOUPE_DATA_DIR to the server's data folder if it is elsewhere)\n`);
       // only `migrate` upgrades a database an earlier release made (the server and workers do at start)
       // `migrate` makes the schema of an empty PostgreSQL database, as a first install does (README); a fresh SQLite

@@ -682,6 +682,117 @@ describe.each(backends)('admin CLI (%s)', (backend) => {
   }, 60_000); // two CLI processes
 });
 
+describe('admin CLI: a usage slip before the database', () => {
+  const A = '00000000-0000-4000-8000-000000000000';
+  // [what is typed, the slip said]: every command with a required option (the usage's, outside [ ]), and the forms of
+  // the options that have one (integers, --type, --services, one of two)
+  const slips: [string[], RegExp][] = [
+    [['account', 'create'], /missing --name/],
+    [['account', 'create', '--name', 'x', '--credits', 'lots'], /--credits must be an integer/],
+    [['account', 'create', '--name', 'x', '--services', 'teleport'], /Unknown service "teleport"/],
+    [['account', 'show'], /missing --account/],
+    [['account', 'delete'], /missing --account/],
+    [['workspace', 'add', '--name', 'w'], /missing --account/],
+    [['workspace', 'list'], /missing --account/],
+    [['workspace', 'delete'], /missing --workspace/],
+    [['token', 'add', '--name', 't'], /missing --account/],
+    [['token', 'list'], /missing --account/],
+    [['token', 'revoke'], /missing --token/],
+    [['token', 'revoke', '--token', 'lp_x', '--id', A], /give --token or --id, not both/],
+    [['token', 'delete'], /missing --token/],
+    [['credits', 'add', '--amount', '5'], /missing --account/],
+    [['credits', 'add', '--account', A], /missing --amount/],
+    [['credits', 'add', '--account', A, '--amount', 'five'], /--amount must be an integer/],
+    [['credits', 'add', '--account', A, '--amount', '99999999999999999999'], /--amount must be an integer of at most 15 digits/],
+    [['services', 'enable', '--account', A], /missing --services/],
+    [['services', 'enable', '--services', 'identity'], /missing --account/],
+    [['services', 'disable', '--account', A, 'identity', 'teleport'], /Unknown service "teleport"/],
+    [['collection', 'create', '--account', A, '--name', 'c'], /missing --type/],
+    [['collection', 'create', '--account', A, '--type', 'photo'], /missing --name/],
+    [['collection', 'create', '--type', 'photo', '--name', 'c'], /missing --account/],
+    [['collection', 'create', '--account', A, '--type', 'music', '--name', 'c'], /--type is one of photo, product, custom, fashion, homedecor, not "music"/],
+    [['collection', 'create', '--account', A, '--type', 'photo', '--name', 'c', '--capacity', 'big'], /--capacity must be an integer/],
+    [['collection', 'show'], /missing --collection/],
+    [['collection', 'delete'], /missing --collection/],
+    [['collection', 'compact'], /missing --collection/],
+    [['backup'], /backup needs --to DIR/],
+    [['move-to-postgres'], /move-to-postgres needs --to URL/],
+    [['move-to-postgres', '--to', 'loupe.db'], /--to names a PostgreSQL database as a URL/],
+    [['request', 'delete'], /missing --request/],
+    [['flow', 'create', '--name', 'f'], /missing --file/],
+    [['flow', 'show'], /missing --name/],
+    [['flow', 'delete'], /missing --name/],
+    [['webhook-secret', 'show'], /missing --account/],
+    [['webhook-secret', 'rotate'], /missing --account/],
+    [['webhook', 'resend'], /missing --account/],
+    [['catalog', 'import', '--cards', 'cards.json'], /missing --kind/],
+    [['catalog', 'images', '--dir', 'scans'], /missing --catalog/],
+    [['catalog', 'images', '--catalog', 'keys'], /missing --dir/],
+    [['catalog', 'cards'], /missing --catalog/],
+    [['catalog', 'delete'], /missing --catalog/],
+    [['prices', 'import', '--catalog', 'keys'], /missing --file/],
+    [['prices', 'import', '--file', 'prices.csv'], /missing --catalog/],
+    [['prices', 'delete', '--catalog', 'keys'], /missing --card/],
+    [['models', 'add'], /missing the pack folder/],
+    [['models', 'activate'], /missing --name/],
+    [['models', 'remove'], /missing --name/],
+  ];
+  const commandOf = (args: string[]) => (['migrate', 'backup', 'worker', 'move-to-postgres'].includes(args[0]!) ? args[0]! : args.slice(0, 2).join(' '));
+
+  it('covers every command whose usage has a required option', async () => {
+    const help = await inProcess(process.env, ['--help']);
+    const needing = help.stdout
+      .split('\n')
+      .filter((l) => /^ {2}loupe [a-z]/.test(l))
+      .map((l) => {
+        // the command's form, without its description (after two spaces) and its optional parts
+        let form = l.trim().split(/\s{2,}/)[0]!;
+        while (/\[[^[\]]*\]/.test(form)) form = form.replace(/\[[^[\]]*\]/g, '');
+        const words = form.split(/\s+/).slice(1);
+        return { command: commandOf(words), required: /(^|\s)(--[a-z]|<)/.test(form) };
+      })
+      .filter((c) => c.required)
+      .map((c) => c.command);
+    expect(needing.length).toBeGreaterThan(30);
+    expect([...new Set(slips.map(([args]) => commandOf(args)))].sort()).toEqual([...new Set(needing)].sort());
+  });
+
+  it('exits 2 with the usage, nothing on stdout and no folder made, where there is no database to open (h324: exit 1, "no database")', async () => {
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-nodb-'));
+    const missing = path.join(scratch, 'data');
+    try {
+      // no data folder (SQLite), and a PostgreSQL that refuses connections
+      for (const env of [{ ...process.env, LOUPE_DATA_DIR: missing, DATABASE_URL: '' }, { ...process.env, LOUPE_DATA_DIR: missing, DATABASE_URL: 'postgres://loupe@127.0.0.1:1/x' }]) {
+        const where = env.DATABASE_URL ? 'refusing PostgreSQL' : 'no SQLite folder';
+        for (const [args, said] of slips) {
+          const r = await inProcess(env, args);
+          const what = `${where}: loupe ${args.join(' ')}`;
+          expect([r.code, r.stdout], `${what}: ${r.stderr}`).toEqual([2, '']);
+          expect(r.stderr, what).toMatch(said);
+          expect(r.stderr, what).toMatch(new RegExp(`^loupe: [^\\n]+\\n\\n {2}loupe ${commandOf(args)} `));
+          // nor made a folder for it (which the next command would find)
+          expect(existsSync(missing), what).toBe(false);
+        }
+        // typed right, the command still meets the missing database: exit 1, nothing on stdout
+        for (const args of [
+          ['account', 'show', '--account', A],
+          ['credits', 'add', '--account', A, '--amount', '5'],
+          ['collection', 'create', '--account', A, '--type', 'photo', '--name', 'c', '--capacity', '10'],
+          ['services', 'enable', '--account', A, '--services', 'identity'],
+        ]) {
+          const r = await inProcess(env, args);
+          const what = `${where}: loupe ${args.join(' ')}`;
+          expect([r.code, r.stdout], `${what}: ${r.stderr}`).toEqual([1, '']);
+          expect(r.stderr, what).toMatch(env.DATABASE_URL ? /ECONNREFUSED/ : /^loupe: no database in /);
+        }
+      }
+      expect(await fs.readdir(scratch)).toEqual([]);
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('admin CLI: model packs', () => {
   it('installs a CLIP pack with `loupe models add`, lists, activates and removes it, without a database', async () => {
     const { writeTinyClipPack } = await import('./helpers/tiny-clip.ts');
