@@ -429,7 +429,7 @@ function pricesDeleteRequest(values: Values, rest: readonly string[]) {
   return { catalog: need(values.catalog, 'catalog'), card: need(values.card ?? rest[0], 'card'), date: values.date, source: values.source, price, currency: values.currency, graded: values.graded === undefined ? undefined : values.graded === 'yes' };
 }
 
-/** An unknown service is a mistake in what was typed (h272: exit 1, as a failure). */
+/** An unknown service is a mistake in what was typed (h272: it was exit 1, as a failure; a usage slip is exit 2). */
 function servicesOf(list: string): string[] {
   try {
     return parseServices(list);
@@ -478,7 +478,7 @@ const usageFirst = {
   'services enable': servicesChange,
   'services disable': servicesChange,
   'collection create': (values: Values) => {
-    // a type no collection has is a mistake in what was typed (h274: exit 1, as a failure)
+    // a type no collection has is a mistake in what was typed (h274: it was exit 1, as a failure)
     if (values.type !== undefined && !(collectionTypes as readonly string[]).includes(values.type)) throw new UsageError(`--type is one of ${collectionTypes.join(', ')}, not ${JSON.stringify(values.type.slice(0, 40))}`);
     return { accountId: accountOf(values), type: need(values.type, 'type'), name: need(values.name, 'name'), productField: values['product-field'], capacity: values.capacity !== undefined ? integer(values.capacity, 'capacity') : undefined };
   },
