@@ -20,6 +20,8 @@
  * OUT=1 with SET=generated: the tune quarter's designs are taken out of the Pokémon catalog, so every
  * photo is of a card the catalog lacks (what the bench's out quarter checks, without looking at it):
  * each best match made is a false one.
+ * RECORDS=<file>: each photo's whole answer record written there, one JSON line a photo (its request id left
+ * out), so that a change meant to leave every answer as it was can be checked byte for byte (`cmp` two runs' files).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -76,6 +78,7 @@ try {
   const ms: number[] = [];
   const msBySize: number[][] = [];
   const marks = new Map<string, string>();
+  if (process.env.RECORDS) fs.writeFileSync(process.env.RECORDS, '');
   for (const shrink of shrinks) {
     const tally = { right: 0, name: 0, wrong: 0, none: 0, listed: 0, n: 0, outside: 0, matchedOutside: 0 };
     const sizeMs: number[] = [];
@@ -87,6 +90,10 @@ try {
       ms.push(performance.now() - t0);
       sizeMs.push(ms.at(-1)!);
       const rec = (body as { records: { _objects?: { _ocr?: { full_text: string }; _identification: { best_match: { id: string; name: string } | null; alternatives: { id: string; name: string }[]; distances: number[] } }[] }[] }).records[0]!;
+      if (process.env.RECORDS) {
+        const { request_id: _id, ...status } = (rec as unknown as { _status: Record<string, unknown> })._status;
+        fs.appendFileSync(process.env.RECORDS, `${JSON.stringify({ photo: p.file, width: p.width, record: { ...rec, _status: status } })}\n`);
+      }
       const obj = rec._objects?.[0];
       const idn = obj?._identification;
       const best = idn?.best_match ?? null;
