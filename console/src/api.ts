@@ -96,7 +96,8 @@ export async function call<T>(method: string, path: string, options: CallOptions
       }
       throw err;
     }
-    throw new ApiError(0, 'network', 'The server could not be reached. Is it running?', undefined);
+    // a phone without signal says this too (h97): the connection is the first thing a shop can check
+    throw new ApiError(0, 'network', "The server could not be reached: check this device's internet connection, then whether the Loupe server is running.", undefined);
   };
   let text: string;
   try {

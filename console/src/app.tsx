@@ -17,6 +17,21 @@ const pages = [
   { path: 'matching', label: 'Image matching', service: 'image_matching' },
 ] as const;
 
+/**
+ * The header's services in the words of the pages they open (the API's own names, `cardstream`, `image_matching`, were
+ * a developer's; they stay in the title). The services no page uses are named for what they do.
+ */
+const serviceNames: Record<string, string> = {
+  cardstream: 'Sessions',
+  visual_search: 'Search',
+  text_search: 'Text search',
+  requests: 'Grading',
+  collectibles: 'Recognition',
+  image_matching: 'Image matching',
+  descriptor: 'Image descriptors',
+  identity: 'Face identity',
+};
+
 /** Hash routes (`#/sessions/<id>`): the server serves one page, and a reload keeps the place. */
 function useRoute(): string[] {
   // a page's own state (`#/sessions?page=5&q=…`) follows a `?` and is the page's to read (hashParams)
@@ -102,8 +117,9 @@ function WorkspaceSwitch({ account, onChanged }: { account: AccountInfo; onChang
   if (!editing)
     return (
       <dd>
+        {/* the token's own workspace is "default"; another is its id's start (the whole id in the title) */}
         <span title={account.workspace ?? ''} data-testid="workspace">
-          {account.workspace ? account.workspace.slice(0, 8) : '—'}
+          {!account.workspace ? '—' : storedWorkspace() ? account.workspace.slice(0, 8) : 'default'}
         </span>{' '}
         <button
           ref={opener}
@@ -167,7 +183,8 @@ function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: Ac
       const t = token.trim().replace(/^(Token|Bearer)\s+/i, '');
       onSignedIn(t, await loadAccount(t));
     } catch (err) {
-      setFailure(err instanceof ApiError && err.status === 401 ? 'The server does not know this token (401). Tokens start with lp_; make one with npx loupe token add --account <id>.' : messageOf(err));
+      // what to do first, in a shop's words; how a token is made after it, for whoever runs the server
+      setFailure(err instanceof ApiError && err.status === 401 ? 'The server does not know this token. Check that it was pasted whole (tokens start with lp_), or ask whoever runs Loupe for one. (401; tokens are made with npx loupe token add --account <id>.)' : messageOf(err));
     } finally {
       setBusy(false);
     }
@@ -179,7 +196,9 @@ function SignIn({ onSignedIn, error }: { onSignedIn: (token: string, account: Ac
         <label for="token">API token</label>
         {/* the refusal is the field's own error, read with it (h166: said aloud, tied to nothing) */}
         <input id="token" name="token" type="password" autocomplete="off" required placeholder="lp_…" value={token} aria-invalid={failure ? true : undefined} aria-describedby={failure ? 'token-error' : undefined} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
-        <p class="hint">Kept in this tab only (session storage); closing the tab signs you out.</p>
+        <p class="hint" title="Kept in the tab's session storage">
+          Kept in this browser tab only: closing the tab signs you out.
+        </p>
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
@@ -237,7 +256,7 @@ export function App() {
     // A token revoked while the console is open: every page falls back to sign-in, saying why.
     const on = () => {
       signOut();
-      setRestoreError(new ApiError(401, 'unauthorized', 'The server no longer accepts this token (revoked, or another server): sign in again.', undefined));
+      setRestoreError(new ApiError(401, 'unauthorized', 'The server no longer accepts this token (it was withdrawn, or this is another server): sign in again.', undefined));
     };
     window.addEventListener('loupe:unauthorized', on);
     return () => window.removeEventListener('loupe:unauthorized', on);
@@ -339,7 +358,7 @@ export function App() {
         </button>
         <nav id="nav" class={menuOpen ? 'open' : ''} aria-label="Pages">
           {pages.map((p) => (
-            <a key={p.path} href={`#/${p.path}`} aria-current={page === p.path ? 'page' : undefined} class={account.services[p.service] === false ? 'off' : ''} title={account.services[p.service] === false ? `${p.service} is not enabled for this account` : undefined}>
+            <a key={p.path} href={`#/${p.path}`} aria-current={page === p.path ? 'page' : undefined} class={account.services[p.service] === false ? 'off' : ''} title={account.services[p.service] === false ? `Not enabled for this account (the ${p.service} service)` : undefined}>
               {p.label}
             </a>
           ))}
@@ -355,7 +374,9 @@ export function App() {
           </div>
           <div class="services">
             <dt>Services</dt>
-            <dd data-testid="services">{enabled.length ? enabled.join(', ') : 'none'}</dd>
+            <dd data-testid="services" title={enabled.length ? `API services: ${enabled.join(', ')}` : undefined}>
+              {enabled.length ? enabled.map((s) => serviceNames[s] ?? s).sort().join(', ') : 'none'}
+            </dd>
           </div>
         </dl>
         <button class="link" onClick={signOutAsked}>

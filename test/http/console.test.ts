@@ -280,8 +280,12 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await page.getByTestId('workspace').getAttribute('title')).toBe(h.account.workspace);
     const credits = (await h.app.loupe.accounts.getAccount(h.account.account)).credits;
     expect(await page.getByTestId('credits').textContent()).toBe(String(credits));
+    // the services in the pages' words, the API's names in the title for a developer
     const services = (await page.getByTestId('services').textContent())!.split(', ');
-    expect(services).toEqual(expect.arrayContaining(['cardstream', 'collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'visual_search']));
+    expect(services).toEqual(expect.arrayContaining(['Sessions', 'Recognition', 'Image descriptors', 'Face identity', 'Image matching', 'Grading', 'Search']));
+    const apiNames = (await page.getByTestId('services').getAttribute('title'))!.replace(/^API services: /, '').split(', ');
+    expect(apiNames).toEqual(expect.arrayContaining(['cardstream', 'collectibles', 'descriptor', 'identity', 'image_matching', 'requests', 'visual_search']));
+    expect(await page.getByTestId('workspace').textContent()).toBe('default');
     // The token lives in this tab's session storage and nowhere else.
     expect(await page.evaluate(() => [sessionStorage.getItem('loupe.token'), localStorage.length])).toEqual([h.account.token, 0]);
   });
@@ -303,6 +307,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     // the card recognition was not sure of says so in the grid
     expect(await page.locator('[data-event-id="e2"] .tag', { hasText: 'check' }).count()).toBe(1);
     expect(await page.locator('[data-event-id="e3"] .tag', { hasText: 'check' }).count()).toBe(0);
+    // beside Export CSV, until when the file's photo links work: the time the first of them expires (h326)
+    const firstExpiry = await page.evaluate(() => Math.min(...[...document.querySelectorAll<HTMLImageElement>('.card img')].map((i) => Number(/expires=(\d+)/.exec(i.src)?.[1] ?? Infinity))));
+    expect(Number.isFinite(firstExpiry) && firstExpiry * 1000 - Date.now()).toBeGreaterThan(50 * 60_000);
+    await expect.poll(() => page.getByTestId('csv-links').textContent(), SLOW).toMatch(/^Photo links in the CSV work until \d{1,2}:\d{2}.*; Refresh renews them\.$/);
+    expect(await page.getByRole('button', { name: 'Export CSV' }).getAttribute('aria-describedby')).toBe('csv-links');
     await page.locator('[data-event-id="e1"]').click();
     // the photo opens full size a tap away (on a phone the panel shows it 160 px high, h203)
     await page.locator('img.big').waitFor(SLOW);
@@ -950,9 +959,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.getByTestId('collection-info').waitFor();
     // the results' live region is on the page before the first results (h138: added already filled, not read out)
     expect(await page.locator('h2#results-title + [aria-live="polite"]').count()).toBe(1);
-    await page.getByLabel('Filter (MongoDB syntax)').fill('{"price": {"$where": 1}}');
+    await page.getByLabel('Filter (optional, MongoDB syntax)').fill('{"price": {"$where": 1}}');
     expect(await page.locator('#filter-msg').textContent()).toMatch(/\$where is not an operator/);
-    await page.getByLabel('Filter (MongoDB syntax)').fill('{"price": {"$lt": 50}}');
+    await page.getByLabel('Filter (optional, MongoDB syntax)').fill('{"price": {"$lt": 50}}');
     await page.getByLabel('Drop a query image or choose one').setInputFiles(photoPath('caltech101/Leopards/image_0001.jpg'));
     await page.locator('[data-testid="result-status"], [role="alert"]').first().waitFor({ timeout: 30_000 });
     expect(await page.getByRole('alert').count(), await page.locator('main').textContent() ?? '').toBe(0);
@@ -963,7 +972,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     expect(await first.locator('.distance').textContent()).toMatch(/^distance 0(\.0+)?$|^distance 0\.0\d*/);
     expect(await page.locator('.result').count()).toBe(3); // plane-1 costs 99
     // the live region is the one-line summary, not the whole list read out at each search (h219)
-    expect(await page.locator('h2#results-title + [aria-live="polite"]').textContent()).toMatch(/^\d{3} .+ · 3 results$/);
+    // in words, the API's status (`200 OK`) in its title (h326)
+    expect(await page.locator('h2#results-title + [aria-live="polite"]').textContent()).toBe('3 results, most alike first');
+    expect(await page.getByTestId('result-status').getAttribute('title')).toMatch(/^\d{3} /);
+    // what a distance is, said once above the results
+    expect(await page.getByText(/^Distance: how different a result is from the query; 0 is the same picture/).count()).toBe(1);
     expect(await page.locator('[aria-live] .result').count()).toBe(0);
     await shot('search');
     // a result's Delete hands the focus to the next result's Delete, not to the page's start (h138)
@@ -978,19 +991,19 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await expect.poll(async () => (await page.getByRole('alert').count()) > 0 || /for text/.test((await page.getByRole('heading', { name: /^Results/ }).textContent()) ?? ''), { timeout: 15_000 }).toBe(true);
     // two photos of one file name from different folders are two records, and the collection's line counts them (h240:
     // the second was refused as a repeat, and the line kept the count from before the insert)
-    const countIn = (text: string | null | undefined) => Number(/(\d+) records?/.exec(text ?? '')?.[1] ?? NaN);
-    const countOf = async () => countIn(await page.getByTestId('collection-info').textContent());
-    const stored = async () => countIn((await h.request('GET', '/similarity/photos/v2/ping', { headers: { 'collection-id': collectionId } })).json().info);
+    // the page's line says items (h326: the server's line, with its index and vector size, is under Technical details)
+    const countOf = async () => Number(/(\d+) items? stored/.exec((await page.getByTestId('collection-info').textContent()) ?? '')?.[1] ?? NaN);
+    const stored = async () => Number(/(\d+) records?/.exec((await h.request('GET', '/similarity/photos/v2/ping', { headers: { 'collection-id': collectionId } })).json().info)?.[1] ?? NaN);
     const before = await stored();
     // the line followed the delete above too
     await expect.poll(countOf, { timeout: 10_000 }).toBe(before);
-    await page.getByText('Insert records').click();
+    await page.getByText('Add images to the collection').click();
     const buffer = async (rel: string) => fsp.readFile(photoPath(rel));
-    await page.getByLabel('Drop images to insert (the file name is the _id)').setInputFiles([
+    await page.getByLabel('Drop images to add (each is stored under its file name)').setInputFiles([
       { name: 'image_0001.jpg', mimeType: 'image/jpeg', buffer: await buffer('caltech101/airplanes/image_0001.jpg') },
       { name: 'image_0001.jpg', mimeType: 'image/jpeg', buffer: await buffer('caltech101/watch/image_0001.jpg') },
     ]);
-    await expect.poll(() => page.locator('pre.log').textContent(), { timeout: 60_000 }).toMatch(/2 inserted/);
+    await expect.poll(() => page.locator('pre.log').textContent(), { timeout: 60_000 }).toMatch(/2 images added/);
     await expect.poll(countOf, { timeout: 10_000 }).toBe(before + 2);
     const ids = (await h.request('POST', '/similarity/photos/v2/get', { body: { records: [{ _id: 'image_0001.jpg' }, { _id: 'image_0001.jpg (2)' }] }, headers: { 'collection-id': collectionId } })).json().answer_records.map((r: { _id: string }) => r._id);
     expect(ids).toEqual(['image_0001.jpg', 'image_0001.jpg (2)']);
@@ -1000,7 +1013,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     await page.goto(`${base}/console#/grading`);
     await page.getByLabel('Photo of the front (then the back, optional)').setInputFiles(photoPath(gradePhoto));
     await page.getByRole('button', { name: /^Grade/ }).click();
-    await expect.poll(() => page.getByTestId('grading-status').textContent(), { timeout: 60_000 }).toMatch(/^DONE/);
+    await expect.poll(() => page.getByTestId('grading-status').textContent(), { timeout: 60_000 }).toMatch(/^Done · /);
+    // the API's state stays in the title (h326: the line said DONE)
+    expect(await page.getByTestId('grading-status').getAttribute('title')).toBe('DONE');
     const overlay = page.getByTestId('full-overlay');
     await overlay.waitFor();
     await expect.poll(() => overlay.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { timeout: 10_000 }).toBeGreaterThan(0);
@@ -1082,7 +1097,9 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       await page.getByLabel('Drop photos of cards, or a binder page').setInputFiles(sport);
       await expect.poll(() => page.getByTestId('best-match').first().textContent(), SLOW).toBe('2022 Topps Update Series #50 Marcus Stroman');
       expect(sent).toHaveLength(1);
-      expect(await page.locator('.match .hint').first().textContent()).toMatch(/^2022 Topps Update Series · #50 · 2022 · distance/);
+      expect(await page.locator('.match .hint').first().textContent()).toMatch(/^2022 Topps Update Series · #50 · 2022 · (high|medium|low) confidence$/);
+      // the distance it comes from is the title's, for a developer (h326: "distance 0.031" said nothing to a shop)
+      expect(await page.locator('.match .hint [title^="match distance"]').first().getAttribute('title')).toMatch(/^match distance \d/);
       await page.getByRole('combobox', { name: /Add 1 identified card to/ }).selectOption({ value: '' });
       await page.getByRole('button', { name: 'Add to session' }).click();
       await page.getByTestId('added-link').waitFor({ timeout: 30_000 });
@@ -1101,10 +1118,10 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
     try {
       for (const [name, rel] of [['a.jpg', 'caltech101/Leopards/image_0001.jpg'], ['a-copy.jpg', 'caltech101/Leopards/image_0001.jpg'], ['b.jpg', 'caltech101/watch/image_0001.jpg']]) await fsp.copyFile(photoPath(rel!), path.join(dir, name!));
       await page.getByLabel('Choose a folder of photos (or drop photos)').setInputFiles(dir);
-      await expect.poll(() => page.getByTestId('dup-summary').textContent(), { timeout: 30_000 }).toMatch(/^At 10 bits: 2 distinct images, 1 with duplicates/);
-      // the kept image said as kept, an exact copy with its 0 bits (it read as the kept one, h240)
+      await expect.poll(() => page.getByTestId('dup-summary').textContent(), { timeout: 30_000 }).toMatch(/^With differences up to 10: 2 distinct images, 1 with duplicates/);
+      // the kept image said as kept, an exact copy with its difference of 0 (it read as the kept one, h240)
       const said = (await page.locator('.dup-group li span').allTextContents()).map((t) => t.trim().replace(/^\S+ /, ''));
-      expect(said.sort()).toEqual(['(0 bits)', '(kept)']);
+      expect(said.sort()).toEqual(['(difference 0)', '(kept)']);
       await shot('matching');
       // the slider moved by keys regroups once it rests, for the value it shows (each press sent a paid call, and
       // presses during one were dropped: the groups shown were another value's, h84)
@@ -1114,7 +1131,7 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
       });
       await page.getByRole('slider').focus();
       for (let i = 0; i < 12; i++) await page.keyboard.press('ArrowRight');
-      await expect.poll(() => page.getByTestId('dup-summary').textContent(), { timeout: 30_000 }).toMatch(/^At 22 bits: /);
+      await expect.poll(() => page.getByTestId('dup-summary').textContent(), { timeout: 30_000 }).toMatch(/^With differences up to 22: /);
       expect(calls.length).toBe(1);
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });

@@ -103,9 +103,10 @@ export function CardGrid({ rows, onOpen, selected, onImageError }: { rows: reado
                 </span>
                 <span class="card-foot">
                   <span class="price">{row.price === null || row.price === undefined ? <span aria-label="no price">—</span> : money(row.price)}</span>
-                  {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade">
+                  {row.grade !== null && row.grade !== undefined ? <span class="grade" title="Final grade, out of 10">
                       <span class="sr-only">grade </span>
                       {num(row.grade, 1)}
+                      <span class="sr-only"> of 10</span>
                     </span> : null}
                   {row.sold ? (
                     <span class="tag" title="Sold">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkExpired, priceInput } from './format.ts';
+import { linkExpired, linksExpireAt, priceInput } from './format.ts';
 
 describe('linkExpired', () => {
   it('reads the expiry of a signed media link', () => {
@@ -8,6 +8,13 @@ describe('linkExpired', () => {
     expect(linkExpired(`/media/k?expires=${now / 1000 + 30}&sig=ab`, now)).toBe(true);
     expect(linkExpired(`/media/k?expires=${now / 1000 + 3600}&sig=ab`, now)).toBe(false);
     expect(linkExpired('https://shop.example/photo.jpg', now)).toBe(false);
+  });
+});
+
+describe('linksExpireAt', () => {
+  it('gives when the first signed link runs out, and nothing where none is signed', () => {
+    expect(linksExpireAt(['/media/a?expires=1800003600&sig=ab', null, '/media/b?expires=1800000060&sig=cd', 'https://shop.example/x.jpg'])).toBe(1_800_000_060_000);
+    expect(linksExpireAt([null, undefined, 'https://shop.example/x.jpg'])).toBeUndefined();
   });
 });
 

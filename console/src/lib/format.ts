@@ -12,6 +12,11 @@ export function moneyIn(v: number | null | undefined, currency = 'USD'): string 
     return `${v.toFixed(2)} ${currency}`;
   }
 }
+/** What a session's status badge means to whoever is at the counter. */
+export const statusMeaning: Record<string, string> = {
+  live: 'Live: the scanner app can still add cards',
+  closed: 'Closed: no more cards can be added until it is reopened',
+};
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const num = (v: unknown, digits = 2) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits).replace(/\.?0+$/, '') : typeof v === 'string' ? v : '—');
 
@@ -19,6 +24,20 @@ export const num = (v: unknown, digits = 2) => (typeof v === 'number' && Number.
 export function linkExpired(url: string, now = Date.now()): boolean {
   const expires = Number(/[?&]expires=(\d+)/.exec(url)?.[1]);
   return Number.isFinite(expires) && expires * 1000 < now + 60_000;
+}
+
+/**
+ * When the first of these signed media links stops working (ms since the epoch), or undefined when none is signed.
+ * The server signs session images for `LOUPE_MEDIA_LINK_TTL_S` (an hour unless its operator changed it), from the read
+ * that gave the link: the links themselves say when, whatever the server's setting.
+ */
+export function linksExpireAt(urls: readonly (string | null | undefined)[]): number | undefined {
+  let first: number | undefined;
+  for (const url of urls) {
+    const expires = Number(/[?&]expires=(\d+)/.exec(url ?? '')?.[1]);
+    if (Number.isFinite(expires) && expires > 0 && (first === undefined || expires * 1000 < first)) first = expires * 1000;
+  }
+  return first;
 }
 
 /**

@@ -7,6 +7,11 @@ import { isImage, prepareImage } from '../lib/images.ts';
 import type { AsyncRequest, Page } from '../types.ts';
 
 const steps = ['CREATED', 'PROCESSING', 'DONE'] as const;
+/** A request's state in words (the API's CREATED, PROCESSING, DONE stay in the titles, h326). */
+const stepNames: Record<string, string> = { CREATED: 'Sent', PROCESSING: 'Grading', DONE: 'Done' };
+const stepName = (status: string) => stepNames[status] ?? status.charAt(0) + status.slice(1).toLowerCase();
+/** The grade labels as headings (`final` read as the API's key). */
+const gradeLabels: Record<string, string> = { final: 'Final', condition: 'Condition', centering: 'Centering', corners: 'Corners', edges: 'Edges', surface: 'Surface' };
 
 type Rec = Record<string, unknown> & {
   _id?: string;
@@ -31,7 +36,12 @@ function GradeRecord({ rec }: { rec: Rec }) {
       {/* the heading the record's name, its status under it: heading navigation read a 300-character sentence (h166) */}
       <h2>{rec._id ?? 'Card'}</h2>
       {/* a failed record drawn as an error, not a grey hint (h240) */}
-      {rec._status ? <p class={ok ? 'hint' : 'error'}>{`${rec._status.code} ${rec._status.text}`}</p> : null}
+      {/* only a photo that could not be graded says anything here: "200 OK" over every result was a developer's (h326) */}
+      {rec._status && !ok ? (
+        <p class="error" title={`${rec._status.code} ${rec._status.text}`}>
+          Could not grade this photo: {rec._status.text}
+        </p>
+      ) : null}
       {ok ? (
         <>
           <div class="stats">
@@ -39,7 +49,7 @@ function GradeRecord({ rec }: { rec: Rec }) {
               .filter((k) => grades[k] !== undefined)
               .map((k) => (
                 // a grade's scale said (h312: "Final 8.6" read as a score of unknown range; the condition line says "of 10")
-                <Stat key={k} label={k} value={typeof grades[k] === 'number' ? `${num(grades[k], 1)} of 10` : grades[k] === null ? 'not measured' : String(grades[k])} />
+                <Stat key={k} label={gradeLabels[k] ?? k} value={typeof grades[k] === 'number' ? `${num(grades[k], 1)} of 10` : grades[k] === null ? 'not measured' : String(grades[k])} />
               ))}
           </div>
           {condition ? (
@@ -71,12 +81,12 @@ function GradeRecord({ rec }: { rec: Rec }) {
             <p>
               {typeof centering.detail === 'string' && !centering['left/right']
                 ? `Centering not measured: ${centering.detail}`
-                : `Centering: left/right ${String(centering['left/right'] ?? '—')}, top/bottom ${String(centering['top/bottom'] ?? '—')}`}
+                : `Centering: left/right ${String(centering['left/right'] ?? '—')}, top/bottom ${String(centering['top/bottom'] ?? '—')} (the share of the border on each side; 50/50 is perfectly centred)`}
             </p>
           ) : null}
           {rec.corners?.some((c) => c.grade !== undefined) || rec.edges?.some((c) => c.grade !== undefined) ? (
             <table class="mini">
-              <caption>Corners and edges</caption>
+              <caption>Corners and edges, each graded out of 10</caption>
               <tbody>
                 {[...(rec.corners ?? []), ...(rec.edges ?? [])].map((c) => (
                   <tr key={c.name}>
@@ -176,7 +186,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
     const chosen = files.filter(isImage);
     if (!chosen.length) return setError('Choose a photo of a card (and its back, for a full grade).');
     // a third photo was dropped without a word, and the second taken for the first card's back
-    if (endpoint === 'grade' && chosen.length > 2) return setError(`grade grades one card: the photo of its front, and of its back if you have one (${chosen.length} chosen). For one result per photo, choose condition or centering.`);
+    if (endpoint === 'grade' && chosen.length > 2) return setError(`A full grade is for one card: the photo of its front, and of its back if you have one (${chosen.length} chosen). For one result per photo, choose Centering only or Condition only.`);
     if (chosen.length > 10) return setError(`At most 10 photos a request (${chosen.length} chosen).`);
     const images = chosen;
     setError(null);
@@ -218,12 +228,13 @@ export function GradingPage({ shell }: { shell: Shell }) {
       <h1 id="grading-title">Grading</h1>
       <form class="panel" onSubmit={submit}>
         <div class="row">
+          {/* what to measure, in words; the API's endpoint names are the options' values (h326: "Endpoint") */}
           <label>
-            Endpoint
+            What to measure
             <select value={endpoint} onChange={(e) => setEndpoint((e.target as HTMLSelectElement).value)}>
-              <option value="grade">grade (front, optional back)</option>
-              <option value="centering">centering</option>
-              <option value="condition">condition</option>
+              <option value="grade">Full grade (front, optional back)</option>
+              <option value="centering">Centering only</option>
+              <option value="condition">Condition only</option>
             </select>
           </label>
         </div>
@@ -240,14 +251,14 @@ export function GradingPage({ shell }: { shell: Shell }) {
         <div class="progress">
           <ol class="steps">
             {steps.map((s, i) => (
-              <li key={s} class={i < step ? 'done' : i === step ? 'current' : ''} aria-current={i === step ? 'step' : undefined}>
-                {s}
+              <li key={s} class={i < step ? 'done' : i === step ? 'current' : ''} aria-current={i === step ? 'step' : undefined} title={s}>
+                {stepName(s)}
               </li>
             ))}
           </ol>
-          <progress max={2} value={Math.max(0, step)} aria-label="Request progress" />
-          <span class="hint" data-testid="grading-status">
-            {status} · {((status === 'DONE' ? elapsed : Math.max(elapsed, Date.now() - started)) / 1000).toFixed(1)} s
+          <progress max={2} value={Math.max(0, step)} aria-label="Grading progress" />
+          <span class="hint" data-testid="grading-status" title={status}>
+            {stepName(status)} · {((status === 'DONE' ? elapsed : Math.max(elapsed, Date.now() - started)) / 1000).toFixed(1)} s
           </span>
         </div>
       ) : null}
@@ -255,11 +266,11 @@ export function GradingPage({ shell }: { shell: Shell }) {
       <p class="sr-only" role="status">
         {/* DONE is said once its result is here: "Done. 0 results." came a moment before "Done. 1 result, final 9.6." (h138) */}
         {/* a photo that could not be graded is said as one (h240: "Done. 1 result." for a 422) */}
-        {status === 'DONE' && !request ? 'Request processing.' : status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${failedCount(records) ? `, ${failedCount(records)} could not be graded` : ''}${request?.response?.grades ? `, final ${num(request.response.grades.final, 1)}` : records[0]?.grades?.final !== undefined ? `, final ${num(records[0].grades.final, 1)}` : ''}.` : status ? `Request ${status.toLowerCase()}.` : ''}
+        {status === 'DONE' && !request ? 'Grading…' : status === 'DONE' ? `Done. ${records.length} ${records.length === 1 ? 'result' : 'results'}${failedCount(records) ? `, ${failedCount(records)} could not be graded` : ''}${request?.response?.grades ? `, final grade ${num(request.response.grades.final, 1)} of 10` : typeof records[0]?.grades?.final === 'number' ? `, final grade ${num(records[0].grades.final, 1)} of 10` : ''}.` : status === 'CREATED' ? 'Sent, waiting its turn.' : status === 'PROCESSING' ? 'Grading…' : status ? `${stepName(status)}.` : ''}
       </p>
       {request?.response?.grades ? (
         <p>
-          Overall: final {num(request.response.grades.final, 1)} {String(request.response.grades.condition ?? '')}
+          Overall: final grade {num(request.response.grades.final, 1)} of 10{request.response.grades.condition ? `, ${String(request.response.grades.condition)}` : ''}
         </p>
       ) : null}
       {records.map((r, i) => (
@@ -272,7 +283,7 @@ export function GradingPage({ shell }: { shell: Shell }) {
           {recent.map((r) => (
             <li key={r.id}>
               <button class="link" onClick={() => void open(r.id)}>
-                {when(r.created)} · {r.status}
+                {when(r.created)} · <span title={r.status}>{stepName(r.status)}</span>
               </button>
             </li>
           ))}

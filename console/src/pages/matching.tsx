@@ -61,7 +61,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
   const run = async (files: File[], within = range) => {
     let images = files.filter(isImage);
     if (!images.length) return setError('The folder holds no images.');
-    setNote(images.length > maxRecords ? `The API groups at most ${maxRecords} images a call; the first ${maxRecords} of ${images.length} were compared.` : null);
+    setNote(images.length > maxRecords ? `At most ${maxRecords} photos are compared at a time: the first ${maxRecords} of ${images.length} were compared.` : null);
     images = images.slice(0, maxRecords);
     setLastFiles(files);
     filesRef.current = files;
@@ -98,8 +98,9 @@ export function MatchingPage({ shell }: { shell: Shell }) {
         <label>
           {/* the value beside the name, not in it: read twice, and the name changed as the slider moved (h166); one line
               with the name, not ": 10" on a line of its own (a label's parts are its flex items, h312) */}
-          <span>
-            Largest difference counted as a duplicate (bits of the 256-bit hash)<span aria-hidden="true">: {range}</span>
+          {/* in words, the hash's bits in the title: "bits of the 256-bit hash" was a developer's measure (h326) */}
+          <span title="The difference is the number of bits in which two photos' 256-bit visual hashes differ">
+            Largest difference still counted as a duplicate (0: exact copies only; higher also groups crops and re-shoots)<span aria-hidden="true">: {range}</span>
           </span>
           <input
             type="range"
@@ -121,7 +122,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
       <p aria-live="polite" data-testid="dup-summary">
         {groups ? (
           <>
-            {shownRange !== null ? `At ${shownRange} bits: ` : ''}
+            {shownRange !== null ? `With differences up to ${shownRange}: ` : ''}
             {groups.length - failed.length} distinct {groups.length - failed.length === 1 ? 'image' : 'images'}, {dupGroups.length} with duplicates{failed.length ? `, ${failed.length} could not be read` : ''}.
           </>
         ) : null}
@@ -138,7 +139,7 @@ export function MatchingPage({ shell }: { shell: Shell }) {
               <li key={r._id}>
                 <img src={previews.get(r._id)} alt="" />
                 <span>
-                  {r._id} {r.kept ? '(kept)' : `(${(r as { _distance?: number })._distance ?? 0} bits)`}
+                  {r._id} {r.kept ? '(kept)' : `(difference ${(r as { _distance?: number })._distance ?? 0})`}
                 </span>
               </li>
             ))}

@@ -5,7 +5,7 @@ import { DropZone, ErrorBox, Links } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { num } from '../lib/format.ts';
 import { cropToBase64, isImage, prepareImage, type PreparedImage } from '../lib/images.ts';
-import { eventIdOf, hashBytes, identificationFromObject, matchPlace, pickAlternative, READ_AS, type ReadAs } from '../lib/recognition-row.ts';
+import { confidenceOf, eventIdOf, hashBytes, identificationFromObject, matchPlace, pickAlternative, READ_AS, type ReadAs } from '../lib/recognition-row.ts';
 import type { MatchObject, Page, PriceStatsEntry, RecognitionRecord, Session } from '../types.ts';
 
 interface Photo {
@@ -16,6 +16,17 @@ interface Photo {
   hash: string;
   record?: RecognitionRecord;
   error?: string;
+}
+
+/**
+ * How sure recognition is of a match, in words, the distance it comes from in the title: "distance 0.031" said
+ * neither what it measures nor that lower is surer (h326). The bands are the session rows' (`confidenceOf`).
+ */
+function Sureness({ distance }: { distance: number | undefined }) {
+  const level = confidenceOf(distance);
+  return (
+    <span title={`match distance ${num(distance, 3)}: 0 is an exact match, the lower the surer`}>{level ? `${level} confidence` : 'confidence not known'}</span>
+  );
 }
 
 /** A card's name as shown: an empty `full_name` falls back to `name`, then to words (an empty string named nothing). */
@@ -47,7 +58,7 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
             {cardName(best)}
           </h3>
           <p class="hint">
-            {[place!.set, best.set_code, place!.number ? `#${String(place!.number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, place!.year].filter(Boolean).map(String).join(' · ')} · distance {num(ident.distances[0], 3)}
+            {[place!.set, best.set_code, place!.number ? `#${String(place!.number)}${best.out_of ? `/${String(best.out_of)}` : ''}` : null, best.rarity, place!.year].filter(Boolean).map(String).join(' · ')} · <Sureness distance={ident.distances[0]} />
           </p>
           <Links links={best.links} />
           <PriceChart stats={best.price_stats as PriceStatsEntry[] | undefined} />
@@ -63,7 +74,10 @@ function CardResult({ object, onPick }: { object: MatchObject; onPick: (index: n
           <ol class="alts">
             {ident.alternatives.map((a, i) => (
               <li key={i}>
-                {cardName(a)} <span class="hint">distance {num(ident.distances[i + (best ? 1 : 0)], 3)}</span>
+                {cardName(a)}{' '}
+                <span class="hint">
+                  <Sureness distance={ident.distances[i + (best ? 1 : 0)]} />
+                </span>
                 {/* a card recognition could not name: a person who sees it is this one can say so, and add it. The
                     name holds the words shown, the card after them (WCAG 2.5.3: it was "It is Pikachu V") */}
                 {!best ? (
@@ -111,6 +125,15 @@ function PhotoBoxes({ photo }: { photo: Photo }) {
       ) : null}
     </div>
   );
+}
+
+/** A photo's result in a line: how many cards were found in it and how many of them named. */
+function photoLine(record: RecognitionRecord): string {
+  const objects = (record._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification);
+  const named = objects.filter((o) => o._identification?.best_match).length;
+  if (!objects.length) return 'No card found in this photo.';
+  if (objects.length === 1) return named ? '1 card found and identified.' : '1 card found, not identified.';
+  return `${objects.length} cards found, ${named === objects.length ? 'all identified' : `${named} identified`}.`;
 }
 
 export function RecognitionPage({ shell }: { shell: Shell }) {
@@ -254,7 +277,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
         </label>
         <DropZone label="Drop photos of cards, or a binder page" multiple onFiles={(f) => void recognise(f)} />
         <label class="check">
-          <input type="checkbox" checked={analyzeAll} onChange={(e) => setAnalyzeAll((e.target as HTMLInputElement).checked)} /> Every card in a photo (analyze_all: a credit per card)
+          <input type="checkbox" checked={analyzeAll} onChange={(e) => setAnalyzeAll((e.target as HTMLInputElement).checked)} /> <span title="The API's analyze_all option">Every card in a photo (a credit per card)</span>
         </label>
       </div>
       {busy ? <p class="loading">Recognising…</p> : null}
@@ -302,7 +325,14 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
                 {p.error}
               </p>
             ) : null}
-            {p.record ? <p class="hint">{`${p.record._status.code} ${p.record._status.text}`}</p> : !p.error ? <p class="loading">Waiting…</p> : null}
+            {/* what the photo gave, in words (it read "200 OK"); the API's status in the title (h326) */}
+            {p.record ? (
+              <p class={p.record._status.code >= 400 ? 'error' : 'hint'} title={`${p.record._status.code} ${p.record._status.text}`}>
+                {p.record._status.code >= 400 ? `Could not be read: ${p.record._status.text}` : photoLine(p.record)}
+              </p>
+            ) : !p.error ? (
+              <p class="loading">Waiting…</p>
+            ) : null}
             {(p.record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification).map((o) => (
               <CardResult key={o.id} object={o} onPick={(i) => pick(p, o, i)} />
             ))}

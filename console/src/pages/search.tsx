@@ -4,6 +4,7 @@ import type { Shell } from '../app.tsx';
 import { DropZone, ErrorBox } from '../components/common.tsx';
 import { checkFilter } from '../lib/filter-check.ts';
 import { num } from '../lib/format.ts';
+import { collectionLine } from '../lib/collection-info.ts';
 import { isImage, prepareImage } from '../lib/images.ts';
 
 /** Collection types and the bases of spec 2 §4 (the `-new` ones for fashion and home decor). */
@@ -15,6 +16,8 @@ const types = {
   homedecor: { base: '/similarity/homedecor-new/v2', text: '/similarity/text/homedecor/v2/text' },
 } as const;
 type CollectionType = keyof typeof types;
+/** The types as a shop names them (the API's `homedecor` is the option's value). */
+const typeLabels: Record<CollectionType, string> = { photo: 'Photos', product: 'Products', custom: 'Custom', fashion: 'Fashion', homedecor: 'Home decor' };
 
 interface Envelope {
   status: { code: number; text: string };
@@ -39,16 +42,19 @@ function savedCollection(): { id: string; type: CollectionType } {
   return { id: '', type: 'photo' };
 }
 
-/** The answer in one line (`200 OK · 3 results`): what the results' status region says. */
+/** The answer in one line (`3 results, most alike first`): what the results' status region says. */
 function resultSummary(envelope: Envelope): string {
   const n = (envelope.answer_records ?? []).length;
-  return `${envelope.status.code} ${envelope.status.text} · ${n} ${n === 1 ? 'result' : 'results'}`;
+  // the API's `200 OK` led the line (h326: a developer's words); it is the line's title now
+  return `${n} ${n === 1 ? 'result' : 'results'}${n > 1 ? ', most alike first' : ''}`;
 }
 
 function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: string) => void }) {
   const records = envelope.answer_records ?? [];
   return (
     <div>
+      {/* what a distance is, once: "distance 42.8" said nothing of its scale or direction (h326) */}
+      {records.length && envelope.answer_distances?.length ? <p class="hint">Distance: how different a result is from the query; 0 is the same picture, and the lower it is, the more alike.</p> : null}
       <ul class="results">
         {records.map((r, i) => {
           const id = String(r._id);
@@ -62,7 +68,7 @@ function Results({ envelope, onDelete }: { envelope: Envelope; onDelete: (id: st
               {envelope.answer_distances?.[i] !== undefined ? <span class="distance" title="lower is closer (0 is the same image or the best match)">distance {num(envelope.answer_distances[i], 4)}</span> : null}
               {extra.length ? (
                 <details>
-                  <summary>fields</summary>
+                  <summary>Stored details</summary>
                   <pre>{JSON.stringify(Object.fromEntries(extra), null, 1)}</pre>
                 </details>
               ) : null}
@@ -126,8 +132,8 @@ export function SearchPage({ shell }: { shell: Shell }) {
       shell.creditsChanged();
     } catch (err) {
       setResults(null);
-      if (err instanceof ApiError && path.includes('/text') && err.status === 404) setError(`Text search is not available on this server yet (404: ${err.detail}). Image search works.`);
-      else if (err instanceof ApiError && err.status === 422) setError(`The server could not read this query (422): ${err.detail}`);
+      if (err instanceof ApiError && path.includes('/text') && err.status === 404) setError(`Text search is not available on this server yet: search with an image instead. (404: ${err.detail})`);
+      else if (err instanceof ApiError && err.status === 422) setError(`The server could not read this query: ${err.detail} (422)`);
       else setError(err);
     } finally {
       setBusy(false);
@@ -150,13 +156,13 @@ export function SearchPage({ shell }: { shell: Shell }) {
     // the button is aria-disabled while a search runs, and still pressed
     if (busy) return;
     const path = types[collection.type].text;
-    if (!path) return refused('Custom collections have no text search in the API (spec 2 §4 lists photo, product, fashion and home decor).');
+    if (!path) return refused('Custom collections cannot be searched by words: search with an image. (The API has text search for photo, product, fashion and home decor collections, spec 2 §4.)');
     void run(`text “${text}”`, path, { query_record: { _text_data: text } });
   };
   const insert = async (files: File[]) => {
     const images = files.filter(isImage);
     // a drop of no image did nothing at all
-    if (!images.length) return setError(`No image among ${files.map((f) => f.name).join(', ') || 'the files'}: insert takes JPEG, PNG, WebP or TIFF files.`);
+    if (!images.length) return setError(`No image among ${files.map((f) => f.name).join(', ') || 'the files'}: only JPEG, PNG, WebP or TIFF files can be added.`);
     // the others are named, not dropped unsaid (h312: "1 inserted" for two files chosen)
     const notImages = files.filter((f) => !isImage(f)).map((f) => `${f.name}: not an image, not sent`);
     let extra: Record<string, unknown> = {};
@@ -165,11 +171,11 @@ export function SearchPage({ shell }: { shell: Shell }) {
         extra = JSON.parse(attrs) as Record<string, unknown>;
         if (!extra || typeof extra !== 'object' || Array.isArray(extra)) throw new Error('not an object');
       } catch {
-        return setError('Attributes must be a JSON object, such as {"price": 12, "color": "red"}.');
+        return setError('Details to store must be written as a JSON object, such as {"price": 12, "color": "red"}.');
       }
     }
     // an _id given in Attributes names the record (it was replaced by the file name); it can name one only
-    if (extra._id !== undefined && images.length > 1) return setError(`An _id in Attributes names one record, and ${images.length} images were dropped: drop one, or leave _id out (each file's name is its _id).`);
+    if (extra._id !== undefined && images.length > 1) return setError(`An _id in the details names one image, and ${images.length} images were dropped: drop one, or leave _id out (each image is stored under its file name).`);
     setBusy(true);
     setError(null);
     const lines: string[] = [...notImages];
@@ -189,12 +195,14 @@ export function SearchPage({ shell }: { shell: Shell }) {
         const records = batch.map((img, k) => ({ _id: ids[i + k]!, ...extra, _base64: img.base64, ...(tagList.length ? { tags: tagList } : {}) }));
         try {
           const env = await call<Envelope>('POST', `${base}/insert`, { headers, body: { records } });
-          lines.push(`${env.status.code} ${env.status.text}: ${env.answer_count ?? 0} inserted`);
-          for (const s of env.skipped_records ?? []) lines.push(`${String(s._id)}: ${s._reason?.status?.text ?? 'skipped'}`);
+          // how many were added, in words (it read `200 OK: 2 inserted`)
+          const n = env.answer_count ?? 0;
+          lines.push(`${n} ${n === 1 ? 'image' : 'images'} added`);
+          for (const s of env.skipped_records ?? []) lines.push(`${String(s._id)}: not added (${s._reason?.status?.text ?? 'skipped'})`);
         } catch (err) {
           const body = err instanceof ApiError ? (err.body as Envelope | undefined) : undefined;
           lines.push(messageOf(err));
-          for (const s of body?.skipped_records ?? []) lines.push(`${String(s._id)}: ${s._reason?.status?.text ?? 'skipped'}`);
+          for (const s of body?.skipped_records ?? []) lines.push(`${String(s._id)}: not added (${s._reason?.status?.text ?? 'skipped'})`);
         }
       }
       shell.creditsChanged();
@@ -229,33 +237,42 @@ export function SearchPage({ shell }: { shell: Shell }) {
 
   return (
     <section aria-labelledby="search-title">
-      <h1 id="search-title">Search playground</h1>
+      <h1 id="search-title">Search a collection</h1>
       <form class="row panel" onSubmit={connect} aria-label="Collection">
         <label>
           Collection type
           <select value={collection.type} onChange={(e) => setCollection({ ...collection, type: (e.target as HTMLSelectElement).value as CollectionType })}>
-            {Object.keys(types).map((t) => (
-              <option key={t}>{t}</option>
+            {(Object.keys(types) as CollectionType[]).map((t) => (
+              <option key={t} value={t}>
+                {typeLabels[t]}
+              </option>
             ))}
           </select>
         </label>
         <label class="grow">
           Collection id
-          <input name="collection" value={collection.id} required placeholder="from loupe collection create" onInput={(e) => setCollection({ ...collection, id: (e.target as HTMLInputElement).value })} />
+          <input name="collection" value={collection.id} required placeholder="as given by whoever runs Loupe" title="Made with loupe collection create (the API cannot list collections)" onInput={(e) => setCollection({ ...collection, id: (e.target as HTMLInputElement).value })} />
         </label>
         <button type="submit">Open</button>
       </form>
-      {/* a status, said when a collection opens (h166: only a failure was) */}
+      {/* a status, said when a collection opens (h166: only a failure was); its name and size in words, the server's
+          line (the index, its vector size, the text engine) folded under it for a developer (h326) */}
       <p class="hint" role="status" data-testid="collection-info">
-        {info}
+        {info !== null ? collectionLine(info) : null}
       </p>
+      {info ? (
+        <details class="hint">
+          <summary>Technical details</summary>
+          {info}
+        </details>
+      ) : null}
       <div class="search-grid">
         <div class="panel">
           <h2>Query</h2>
           <DropZone label="Drop a query image or choose one" onFiles={(f) => void byImage(f)} />
           {lastImage ? (
             <button type="button" aria-disabled={busy} onClick={() => !busy && void byImage([lastImage])}>
-              Search again with {lastImage.name} (the filter and k as they are now)
+              Search again with {lastImage.name} (the filter and number of results as they are now)
             </button>
           ) : null}
           <form class="row" onSubmit={byText}>
@@ -268,26 +285,26 @@ export function SearchPage({ shell }: { shell: Shell }) {
               Search text
             </button>
           </form>
-          <label>
-            Results (k)
+          <label title="k: the number of nearest records asked for">
+            How many results
             <input type="number" min={1} max={1000} value={kText} onInput={(e) => setKText((e.target as HTMLInputElement).value)} />
           </label>
-          <label for="filter">Filter (MongoDB syntax)</label>
+          <label for="filter">Filter (optional, MongoDB syntax)</label>
           <textarea id="filter" rows={3} value={filterText} placeholder='{"price": {"$lt": 50}}' aria-invalid={!filter.ok} aria-describedby="filter-msg" onInput={(e) => setFilterText((e.target as HTMLTextAreaElement).value)} />
           <p id="filter-msg" class={filter.ok ? 'hint' : 'error'}>
-            {filter.ok ? (filter.filter ? 'Filter is valid JSON.' : 'No filter.') : filter.message}
+            {filter.ok ? (filter.filter ? 'Only records whose stored details match the filter are searched.' : 'No filter: every record is searched. Example: {"price": {"$lt": 50}} keeps prices under 50.') : filter.message}
           </p>
           <details>
-            <summary>Insert records</summary>
+            <summary>Add images to the collection</summary>
             <label>
               Tags (comma-separated)
               <input value={tags} onInput={(e) => setTags((e.target as HTMLInputElement).value)} />
             </label>
-            <label>
-              Attributes (JSON object)
+            <label title="A JSON object stored with each image">
+              Details to store (JSON, optional)
               <textarea rows={2} value={attrs} onInput={(e) => setAttrs((e.target as HTMLTextAreaElement).value)} placeholder='{"price": 12}' />
             </label>
-            <DropZone label="Drop images to insert (the file name is the _id)" multiple onFiles={(f) => void insert(f)} />
+            <DropZone label="Drop images to add (each is stored under its file name)" multiple onFiles={(f) => void insert(f)} />
             {/* on the page from the start, so what an insert did is announced when it is written (h138) */}
             <div role="status">{insertMsg ? <pre class="log">{insertMsg}</pre> : null}</div>
           </details>
@@ -300,7 +317,7 @@ export function SearchPage({ shell }: { shell: Shell }) {
               reader (h138). Only the one-line summary: the whole list in it was read out, ids, fields and every Delete, at
               each search (h219) */}
           <p class="hint" aria-live="polite">
-            {busy ? <span class="loading">Searching…</span> : results ? <span data-testid="result-status">{resultSummary(results)}</span> : null}
+            {busy ? <span class="loading">Searching…</span> : results ? <span data-testid="result-status" title={`${results.status.code} ${results.status.text}`}>{resultSummary(results)}</span> : null}
           </p>
           {results ? <Results envelope={results} onDelete={(id) => void remove(id)} /> : null}
           <ErrorBox error={error} />

@@ -5,7 +5,7 @@ import { CardGrid } from '../components/card-grid.tsx';
 import { ErrorBox, Links, Stat } from '../components/common.tsx';
 import { PriceChart } from '../components/price-chart.tsx';
 import { csvFileName, sessionCsv } from '../lib/csv.ts';
-import { linkExpired, money, num, priceInput, when } from '../lib/format.ts';
+import { linkExpired, linksExpireAt, money, num, priceInput, statusMeaning, when } from '../lib/format.ts';
 import { filterRows } from '../lib/card-filter.ts';
 import { leaveUnsaved, unsavedEdits as unsaved } from '../lib/unsaved.ts';
 import { matchTextFields, type Correction, type Identification, type MatchTextField, type Page, type Session, type Summary } from '../types.ts';
@@ -195,10 +195,21 @@ function Editor({ row, sessionId, onSaved, onClose, modal = false }: { row: Iden
           <img class="big" src={row.image ?? row.thumbnail ?? ''} alt={`Photo of ${row.name || 'an unnamed card'} (opens full size)`} />
         </a>
       ) : null}
+      {/* the words a shop reads first; the scanner's event id and the match distance under "Details" for whoever needs
+          them (the line read "event 1796… · distance 0.031 · high confidence") */}
       <p class="hint">
-        event <bdi>{row.event_id}</bdi> · seen <bdi>{when(row.seen)}</bdi> · distance {num(row.distance, 3)} · {row.confidence ?? 'no'} confidence
-        {row.grade !== null && row.grade !== undefined ? ` · grade ${num(row.grade, 1)} ${String(row.grading?.grades?.condition ?? '')}` : ''}
+        {row.seen ? (
+          <>
+            Scanned <bdi>{when(row.seen)}</bdi> ·{' '}
+          </>
+        ) : null}
+        {row.confidence ? `Recognised with ${row.confidence} confidence` : 'Confidence not known'}
+        {row.grade !== null && row.grade !== undefined ? ` · grade ${num(row.grade, 1)} of 10${row.grading?.grades?.condition ? `, ${String(row.grading.grades.condition)}` : ''}` : ''}
       </p>
+      <details class="hint">
+        <summary>Details</summary>
+        Event id <bdi>{row.event_id}</bdi> · match distance {num(row.distance, 3)} (how far the photo is from the card recognised: 0 is an exact match, the lower the surer)
+      </details>
       <form onSubmit={submit} class="editor" aria-label="Correct this card">
         {editable.map((k, i) => (
           <label key={k}>
@@ -559,6 +570,10 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       </section>
     );
   const exportable = loadedOnce && rows.length > 0;
+  // the CSV's photo links are signed and stop working (an hour after the cards were read, unless the server says
+  // otherwise): said beside the button, as the file's image column does
+  const linksUntil = exportable ? linksExpireAt(rows.map((r) => r.image)) : undefined;
+  const untilText = linksUntil === undefined ? '' : new Date(linksUntil).toDateString() === new Date().toDateString() ? new Date(linksUntil).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : new Date(linksUntil).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   const actions = (
     <div class="actions">
       {!renaming ? (
@@ -568,13 +583,18 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       ) : null}
       {session.status === 'live' ? <button onClick={() => act('close')}>Close session</button> : <button onClick={() => act('reopen')}>Reopen session</button>}
       {/* aria-disabled until the cards are read: disabled, a live session's refresh took the focus away from it (h219) */}
-      <button onClick={() => exportable && exportCsv()} aria-disabled={!exportable}>
+      <button onClick={() => exportable && exportCsv()} aria-disabled={!exportable} aria-describedby={linksUntil !== undefined ? 'csv-links' : undefined}>
         Export CSV
       </button>
       <button onClick={() => refresh(true)}>Refresh</button>
       <button class="danger" onClick={remove}>
         Delete
       </button>
+      {linksUntil !== undefined ? (
+        <span class="hint" id="csv-links" data-testid="csv-links">
+          {linksUntil > Date.now() ? <>Photo links in the CSV work until <bdi>{untilText}</bdi>; Refresh renews them.</> : 'Photo links have expired: Refresh before exporting.'}
+        </span>
+      ) : null}
     </div>
   );
   return (
@@ -607,7 +627,9 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
             <h1 id="session-title" dir="auto" tabIndex={-1} ref={title}>
               {session.name}
             </h1>
-            <span class={`badge ${session.status}`}>{session.status}</span>
+            <span class={`badge ${session.status}`} title={statusMeaning[session.status]}>
+              {session.status}
+            </span>
           </div>
         )}
         {/* on a phone the session's actions fold behind one button, so its cards start on the first screen (h97: at y = 718 of 740) */}
@@ -622,10 +644,11 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
       </div>
       <div class="stats" role="group" aria-label="Summary">
         <Stat label="Cards" value={summary?.identifications ?? session.identification_count} />
-        <Stat label="Distinct" value={summary?.distinct_cards ?? '—'} />
+        <Stat label="Different cards" value={summary?.distinct_cards ?? '—'} />
         <Stat label="Total" value={rows.length > 0 && !rows.some((r) => r.price !== null && r.price !== undefined) ? 'not priced' : money(summary?.total_price ?? session.total_price)} />
-        <Stat label="Paid calls" value={summary?.paid_calls ?? '—'} />
-        <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? num(summary.average_grade, 2) : '—'} />
+        {/* spec 1's paid_calls: the recognition calls charged for identifying these cards */}
+        <Stat label="Paid recognitions" value={summary?.paid_calls ?? '—'} />
+        <Stat label="Average grade" value={summary?.average_grade !== null && summary?.average_grade !== undefined ? `${num(summary.average_grade, 2)} of 10` : '—'} />
         <Stat label="Started" value={<bdi>{when(session.started)}</bdi>} kind="started" />
       </div>
       <div class="row">

@@ -3,7 +3,7 @@ import { call, newKey } from '../api.ts';
 import type { Shell } from '../app.tsx';
 import { hashParams } from '../lib/hash-params.ts';
 import { ErrorBox, HeadRow } from '../components/common.tsx';
-import { money, when } from '../lib/format.ts';
+import { money, statusMeaning, when } from '../lib/format.ts';
 import type { Page, Session } from '../types.ts';
 
 const pageSize = 50;
@@ -154,7 +154,9 @@ export function SessionsPage({ shell }: { shell: Shell }) {
                       <bdi>{s.game || 'Mixed'}</bdi>
                     </td>
                     <td data-label="Status">
-                      <span class={`badge ${s.status}`}>{s.status}</span>
+                      <span class={`badge ${s.status}`} title={statusMeaning[s.status]}>
+                        {s.status}
+                      </span>
                     </td>
                     <td data-label="Started">
                       <bdi>{when(s.started)}</bdi>
