@@ -1,4 +1,3 @@
-import { linksExpireAt } from './format.ts';
 import type { Identification } from '../types.ts';
 
 /** The columns of a session export, in the order a spreadsheet user reads them; most are the row's own fields. */
@@ -64,18 +63,9 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/**
- * The image column's header: where the rows' links are signed, it says until when they work (the first to run out,
- * in the time zone the `seen` column is in). Whoever opens the file a day later met dead links with no word why.
- */
-function imageHeader(rows: readonly Identification[], zone: string): string {
-  const until = linksExpireAt(rows.map((r) => r.image));
-  return until === undefined ? 'image' : `image (links work until ${String(localTime(new Date(until).toISOString(), zone)).slice(0, 16)})`;
-}
-
 /** The whole export; CRLF line ends and a byte-order mark so Excel reads UTF-8 names (Pokémon) right. */
 export function sessionCsv(rows: readonly Identification[], zone = browserZone()): string {
-  const lines = [csvHeaders.map((h) => csvField(h === 'seen' ? `seen (${zone})` : h === 'image' ? imageHeader(rows, zone) : h)).join(',')];
+  const lines = [csvHeaders.map((h) => csvField(h === 'seen' ? `seen (${zone})` : h)).join(',')];
   for (const row of rows) lines.push(csvHeaders.map((h) => csvField(textColumns.has(h) ? textCell(valueOf(row, h, zone)) : valueOf(row, h, zone))).join(','));
   return `\uFEFF${lines.join('\r\n')}\r\n`;
 }
