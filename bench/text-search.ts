@@ -88,6 +88,13 @@ const queries: { label: string; body: Record<string, unknown> }[] = [
   { label: 'phrases ("navy blue t-shirt")', body: { query_record: { _text_data: 'navy blue t-shirt' } } },
   { label: '"red car", 10 % filter', body: { query_record: { _text_data: 'red car' }, filter: { category: 'c3' } } },
   { label: '"red car" + _dominant_colors', body: { query_record: { _text_data: 'red car', _dominant_colors: { luv_colors: [[53, 175, 38]], percentages: [40] } } } },
+  // each object word of a query gets its own look, one more neighbour search each (h321): these against their words alone
+  { label: 'object ("dog")', body: { query_record: { _text_data: 'dog' } } },
+  { label: 'object ("cat")', body: { query_record: { _text_data: 'cat' } } },
+  { label: 'object ("bird")', body: { query_record: { _text_data: 'bird' } } },
+  { label: 'two objects ("dog cat")', body: { query_record: { _text_data: 'dog cat' } } },
+  { label: 'two objects ("person giraffe")', body: { query_record: { _text_data: 'person giraffe' } } },
+  { label: 'three objects ("dog cat bird")', body: { query_record: { _text_data: 'dog cat bird' } } },
 ];
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
