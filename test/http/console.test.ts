@@ -810,9 +810,11 @@ describe.skipIf(!chromium)('web console (/console) in a real browser', () => {
         await expect.poll(() => page.getByRole('alert').first().textContent(), SLOW).toMatch(/no longer exists/);
         // the cards it held stay on the page to read; the polling stopped with the first 404
         expect(await page.locator('[data-event-id="d1"]').count()).toBe(1);
-        // counted from a page at rest: the 404's render and its effects (the poll's timer cleared) given a moment of
-        // real time first, so a request sent before the page took the 404 in is not counted as one after it
-        await new Promise((r) => setTimeout(r, 300));
+        // counted once the 404's render has run its effects, the poll's interval cleared among them: Preact runs them in a
+        // timeout after the next frame, which a frame and a timeout asked for now follow. Counted before (one full-file run
+        // in six here), the clock moved on 4.5 s at once fired the interval in the same jump as the effects, and the
+        // page was seen asking once more, which real time, 4 s between the two, never lets happen.
+        await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0))));
         const after = asked;
         // two of its 4-s ticks on the page's clock (9 s of real waiting before), each given time to send what it would
         for (let i = 0; i < 2; i++) {
