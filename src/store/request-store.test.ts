@@ -278,3 +278,32 @@ describe.each(backends)('requests listed newest first (%s)', (backend) => {
     expect(created).toEqual([...created].sort().reverse());
   });
 });
+
+describe.each(backends)('a request as its submit answers it (%s)', (backend) => {
+  let t: TestStore;
+  beforeAll(async () => {
+    t = await openTestStore(backend);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('is the row as stored, CREATED, though a queue worker claims it the moment it is committed (a 201 said PROCESSING)', async () => {
+    // a worker that claims whatever it can read before anyone reads it back: the read after the commit came second
+    const racing = new (class extends RequestStore {
+      override async get(id: string) {
+        await this.claim(10, 60_000);
+        return super.get(id);
+      }
+    })(t.store);
+    const accounts = new AccountStore(t.store);
+    const accountId = randomUUID();
+    const workspaceId = randomUUID();
+    await accounts.createAccount({ id: accountId, name: 'race', credits: 5, services: [], workspaceId, tokenId: randomUUID(), tokenHash: randomUUID() });
+    const id = randomUUID();
+    const row = await racing.insert({ id, accountId, workspaceId, type: 't', endpoint: 'e', request: {}, options: {}, charged: 1, webhook: null, expiresAt: Date.now() + 3_600_000, inputs: new Map() });
+    expect(row).toMatchObject({ id, status: 'CREATED' });
+    // the worker takes it at the next read: what the submit answered was the row as stored
+    expect((await racing.get(id))?.status).toBe('PROCESSING');
+  });
+});

@@ -146,18 +146,15 @@ export class RequestStore {
         throw err;
       }
     }
-    let paid: boolean;
+    let stored: AsyncRequestRow | null;
     try {
-      paid = await this.commitRequest(r, staged, now);
+      stored = await this.commitRequest(r, staged, now);
     } catch (err) {
       if (staged) await this.unstage(r.id).catch(() => undefined);
       throw err;
     }
-    if (!paid) {
-      if (staged) await this.unstage(r.id).catch(() => undefined);
-      return null;
-    }
-    return (await this.get(r.id))!;
+    if (!stored && staged) await this.unstage(r.id).catch(() => undefined);
+    return stored;
   }
 
   /**
@@ -201,7 +198,7 @@ export class RequestStore {
   }
 
   /** The request and its debit; its images' parts too when not staged, or its upload's row deleted when they were. */
-  private async commitRequest(r: NewRequest, staged: boolean, now?: Date): Promise<boolean> {
+  private async commitRequest(r: NewRequest, staged: boolean, now?: Date): Promise<AsyncRequestRow | null> {
     return this.db.transaction().execute(async (trx) => {
       if (r.charged > 0) {
         const debited = await trx
@@ -210,7 +207,7 @@ export class RequestStore {
           .where('id', '=', r.accountId)
           .where('credits', '>=', r.charged)
           .executeTakeFirst();
-        if (Number(debited.numUpdatedRows) === 0) return false;
+        if (Number(debited.numUpdatedRows) === 0) return null;
       } else if (this.store.dialect === 'postgres') {
         await sql`SELECT id FROM accounts WHERE id = ${r.accountId} FOR UPDATE`.execute(trx);
       }
@@ -258,7 +255,9 @@ export class RequestStore {
           }
         }
       }
-      return true;
+      // read in the transaction, as stored: read after it, a queue worker could have claimed it already, and the submit's
+      // 201 said PROCESSING (a run of the suite on PostgreSQL)
+      return toRow(await trx.selectFrom('async_requests').selectAll().where('id', '=', r.id).executeTakeFirstOrThrow());
     });
   }
 
