@@ -20,10 +20,16 @@ export const statusMeaning: Record<string, string> = {
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const num = (v: unknown, digits = 2) => (typeof v === 'number' && Number.isFinite(v) ? v.toFixed(digits).replace(/\.?0+$/, '') : typeof v === 'string' ? v : '—');
 
-/** Whether a signed media link (`…?expires=<unix seconds>&sig=…`) has run out, or will within a minute. */
+/** When a signed media link (`…?expires=<unix seconds>&sig=…`) stops working, in ms since the epoch; undefined unsigned. */
+const expiresOf = (url: string | null | undefined): number | undefined => {
+  const expires = Number(/[?&]expires=(\d+)/.exec(url ?? '')?.[1]);
+  return Number.isFinite(expires) && expires > 0 ? expires * 1000 : undefined;
+};
+
+/** Whether a signed media link has run out, or will within a minute. */
 export function linkExpired(url: string, now = Date.now()): boolean {
-  const expires = Number(/[?&]expires=(\d+)/.exec(url)?.[1]);
-  return Number.isFinite(expires) && expires * 1000 < now + 60_000;
+  const expires = expiresOf(url);
+  return expires !== undefined && expires < now + 60_000;
 }
 
 /**
@@ -34,8 +40,8 @@ export function linkExpired(url: string, now = Date.now()): boolean {
 export function linksExpireAt(urls: readonly (string | null | undefined)[]): number | undefined {
   let first: number | undefined;
   for (const url of urls) {
-    const expires = Number(/[?&]expires=(\d+)/.exec(url ?? '')?.[1]);
-    if (Number.isFinite(expires) && expires > 0 && (first === undefined || expires * 1000 < first)) first = expires * 1000;
+    const expires = expiresOf(url);
+    if (expires !== undefined && (first === undefined || expires < first)) first = expires;
   }
   return first;
 }

@@ -127,9 +127,12 @@ function PhotoBoxes({ photo }: { photo: Photo }) {
   );
 }
 
+/** A record's objects shown as results: a slab's label only where it was identified on its own. */
+const shownObjects = (record: RecognitionRecord | undefined) => (record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification);
+
 /** A photo's result in a line: how many cards were found in it and how many of them named. */
 function photoLine(record: RecognitionRecord): string {
-  const objects = (record._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification);
+  const objects = shownObjects(record);
   const named = objects.filter((o) => o._identification?.best_match).length;
   if (!objects.length) return 'No card found in this photo.';
   if (objects.length === 1) return named ? '1 card found and identified.' : '1 card found, not identified.';
@@ -333,7 +336,7 @@ export function RecognitionPage({ shell }: { shell: Shell }) {
             ) : !p.error ? (
               <p class="loading">Waiting…</p>
             ) : null}
-            {(p.record?._objects ?? []).filter((o) => o.name !== 'Slab Label' || o._identification).map((o) => (
+            {shownObjects(p.record).map((o) => (
               <CardResult key={o.id} object={o} onPick={(i) => pick(p, o, i)} />
             ))}
           </div>

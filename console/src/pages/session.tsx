@@ -571,7 +571,7 @@ export function SessionPage({ id }: { shell: Shell; id: string }) {
     );
   const exportable = loadedOnce && rows.length > 0;
   // the CSV's photo links are signed and stop working (an hour after the cards were read, unless the server says
-  // otherwise): said beside the button, as the file's image column does
+  // otherwise): said beside the button
   const linksUntil = exportable ? linksExpireAt(rows.map((r) => r.image)) : undefined;
   const untilText = linksUntil === undefined ? '' : new Date(linksUntil).toDateString() === new Date().toDateString() ? new Date(linksUntil).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : new Date(linksUntil).toLocaleString([], { dateStyle: 'medium', timeStyle: 'short' });
   const actions = (
