@@ -238,6 +238,10 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
   it('saturated: the event loop stays responsive, and a full queue answers 503 with Retry-After', async () => {
     readFreshInThisTest();
     const rec = { _base64: b64('faces/linzaer_9.jpg') };
+    // What one record costs on this machine now, to hold the pings to below: a fixed bound failed under heavy load
+    const single = performance.now();
+    expect((await h.request('POST', '/identity/v2/face', { body: { records: [rec] } })).json().status.code).toBe(200);
+    const recordMs = performance.now() - single;
     // A request holds its room until its last record is done: each load request ends with a record
     // that holds a worker for seconds, so the queue is still full when the refused request comes, on
     // however fast a machine the nine real inferences before it run (CI's ran them all first).
@@ -256,9 +260,10 @@ describe.each(backends)('vision endpoints (%s)', (backend) => {
       pings.push(performance.now() - t0);
       expect(ping.statusCode).toBe(200);
     }
-    // The median: one ping may meet a GC pause or a busy core; inference on the event loop
-    // (~200 ms a record) would hold up every one of them.
-    expect(pings.sort((a, b) => a - b)[2]!).toBeLessThan(50);
+    // The median: one ping may meet a GC pause or a busy core; inference on the event loop would hold up every one
+    // of them by a record's work at least. Against that record's time measured above, not a fixed 50 ms: the two
+    // scale together with the machine's load (a ping took 50–90 ms at load average 17 on two cores).
+    expect(pings.sort((a, b) => a - b)[2]!).toBeLessThan(Math.max(50, recordMs / 2));
     const refused = await h.request('POST', '/identity/v2/face', { body: { records: Array(10).fill(rec) } });
     expect(refused.statusCode).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);

@@ -265,7 +265,8 @@ describe('vision engine timeouts', () => {
   it('after a timeout the replaced worker warms its models first and serves the next task', async () => {
     // The replacement used to take its next task cold: its start-up and model loading counted
     // against that task's limit, so it timed out too, and every one after it.
-    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 1_500, timeoutGraceMs: 500, warm: ['faces'], embedder: '', testHooks: true });
+    // 3 s: a warm face task takes about 100 ms, and 1.5 s was passed under heavy load (load average 17 on two cores)
+    const engine = new VisionEngine({ threads: 1, maxQueue: 8, taskTimeoutMs: 3_000, timeoutGraceMs: 500, warm: ['faces'], embedder: '', testHooks: true });
     try {
       await engine.start();
       const stuck = await engine.image('colors', busy(20_000), 40_000_000).catch((e: unknown) => e);
