@@ -268,7 +268,23 @@ function sayFilesNotRemoved(io: CliIo, what: 'account' | 'workspace', erased: { 
   if (erased.files_left) io.err(`loupe: ${erased.files_left} of the ${what}'s files could not be removed now (a read-only or failing disk): the rows naming them are erased, and the server's sweep removes the files once it can\n`);
 }
 
-async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo, stop?: StopState): Promise<unknown> {
+/**
+ * A flow file read and named before the database is opened: a file that is not there, not JSON or names no flow made
+ * the deployment's new database first (`flow create` may make one), then failed.
+ */
+async function readFlowFile(file: string, nameOption: string | undefined): Promise<{ name: string; definition: unknown }> {
+  let definition: unknown;
+  try {
+    definition = JSON.parse(await readFile(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read ${file} as JSON: ${(err as Error).message}`);
+  }
+  const name = nameOption ?? (definition as { name?: unknown } | null)?.name;
+  if (typeof name !== 'string') throw new UsageError('name the flow with --name or a "name" field in the file', 'flow create');
+  return { name, definition };
+}
+
+async function run(services: Services, command: string, values: Values, rest: string[], io: CliIo, stop?: StopState, flow?: { name: string; definition: unknown }): Promise<unknown> {
   const { accounts } = services;
   switch (command) {
     case 'account create': {
@@ -339,15 +355,7 @@ async function run(services: Services, command: string, values: Values, rest: st
     case 'media check':
       return services.mediaAudit({ decode: values.decode === true });
     case 'flow create': {
-      const file = usageFirst['flow create'](values, rest);
-      let definition: unknown;
-      try {
-        definition = JSON.parse(await readFile(file, 'utf8'));
-      } catch (err) {
-        throw new Error(`cannot read ${file} as JSON: ${(err as Error).message}`);
-      }
-      const name = values.name ?? (definition as { name?: unknown } | null)?.name;
-      if (typeof name !== 'string') throw new UsageError('name the flow with --name or a "name" field in the file');
+      const { name, definition } = flow ?? (await readFlowFile(usageFirst['flow create'](values, rest), values.name));
       return services.flows.put(name, definition);
     }
     case 'flow list':
@@ -454,7 +462,7 @@ const servicesChange = (values: Values, rest: readonly string[]): [string, strin
  * database (a mistyped LOUPE_DATA_DIR, a PostgreSQL down) `catalog cards --name … --number …` was exit 1, "no
  * database" (h322), and `account show` with no --account too (h324): the checks ran in run, after openServices. The
  * entries are pure (no file, setting or database read); what needs one (an account that exists, a balance's range: exit
- * 1; a flow file's "name": exit 2) is told by run or the service, after the database is opened. A command with a
+ * 1) is told by run or the service, after the database is opened; a flow file is read before it (readFlowFile). A command with a
  * required option has its entry here, and run reads its options through it, never with need() of its own (the test
  * "a usage slip before the database" in test/cli.test.ts holds every such command of the usage to it).
  */
@@ -835,6 +843,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (stray !== undefined) throw new UsageError(`unexpected argument: ${stray} (a value with spaces is quoted: --name "Card Shop")`, command);
     // each command's required options and their forms, before any folder or database is touched (usageFirst)
     usageFirstOf(command)?.(values, rest);
+    const flow = command === 'flow create' ? await readFlowFile(usageFirst['flow create'](values, rest), values.name) : undefined;
     const config = loadConfig(io.env);
     let result: unknown;
     if (positionals[0] === 'models') {
@@ -909,7 +918,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         }
         if (stop.asked) io.err(`loupe: ${stop.asked} came as the import ended: it is complete\n`);
       } else {
-        result = await run(services, command, values, rest, io);
+        result = await run(services, command, values, rest, io, undefined, flow);
       }
     }
     io.out(`${JSON.stringify(result)}\n`);

@@ -791,6 +791,29 @@ describe('admin CLI: a usage slip before the database', () => {
       await fs.rm(scratch, { recursive: true, force: true });
     }
   });
+
+  it('reads a flow file before a database is made for it: no file, no JSON or no name leaves no data folder', async () => {
+    const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'loupe-cli-flowfile-'));
+    const data = path.join(scratch, 'data');
+    try {
+      await fs.writeFile(path.join(scratch, 'nameless.json'), JSON.stringify({ steps: [] }));
+      await fs.writeFile(path.join(scratch, 'broken.json'), '{"name": "f",');
+      const env = { ...process.env, LOUPE_DATA_DIR: data, DATABASE_URL: '' };
+      for (const [file, code, said] of [
+        ['nameless.json', 2, /^loupe: name the flow with --name or a "name" field in the file\n\n {2}loupe flow create /],
+        ['broken.json', 1, /^loupe: cannot read .*broken\.json as JSON: /],
+        ['absent.json', 1, /^loupe: cannot read .*absent\.json as JSON: ENOENT/],
+      ] as const) {
+        const r = await inProcess(env, ['flow', 'create', '--file', path.join(scratch, file)]);
+        expect([r.code, r.stdout], `${file}: ${r.stderr}`).toEqual([code, '']);
+        expect(r.stderr, file).toMatch(said);
+        // before, the database was made first (flow create may start a deployment), then the file refused
+        expect(existsSync(data), file).toBe(false);
+      }
+    } finally {
+      await fs.rm(scratch, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('admin CLI: model packs', () => {
